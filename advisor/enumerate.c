@@ -1,0 +1,461 @@
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cloudfit/advisor.h"
+
+/* A VM shape: everything the step time depends on. Rows of the catalog
+ * that share a shape (same GPU, GPUs per VM and NIC) differ only in price,
+ * so the model runs once per shape and node count. */
+typedef struct {
+    const cf_gpu_perf *perf;
+    cf_perf_params params;     /* with inter_gbps set for this NIC */
+    int gpus_per_vm;
+    double network_gbps;
+    int max_local_batch;
+    cf_provenance memory_provenance;
+    /* per node count n (index n-1): time-optimal batch and accumulation */
+    int *best_m, *best_s;
+    double *best_train_h, *best_step_s;
+} shape;
+
+typedef struct {
+    uint32_t vm;      /* index into input->vms */
+    uint32_t shape;
+    uint16_t nodes;
+    uint8_t spot;
+    double hours;
+    double usd;
+    int feasible;
+} candidate;
+
+static double gradient_bytes(const cf_spec *spec) { return spec->parameters * spec->gradient_bytes; }
+
+static const cf_gpu_perf *find_perf(const cf_advisor_input *in, const char *gpu)
+{
+    for (size_t i = 0; i < in->n_perf; i++)
+        if (strcasecmp(in->perf[i].gpu, gpu) == 0)
+            return &in->perf[i];
+    return NULL;
+}
+
+static void shape_network(shape *sh)
+{
+    const cf_gpu_perf *perf = sh->perf;
+    double nominal = sh->network_gbps > 0 ? sh->network_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    if (perf->params.inter_gbps > 0 && perf->reference_network_gbps > 0) {
+        /* Efficiency measured on one NIC, carried to this one. */
+        sh->params.inter_gbps = perf->params.inter_gbps * nominal / perf->reference_network_gbps;
+        sh->params.network_provenance =
+            nominal == perf->reference_network_gbps ? perf->params.network_provenance : CF_PROV_ESTIMATED;
+    } else if (perf->params.inter_gbps > 0) {
+        sh->params.inter_gbps = perf->params.inter_gbps; /* given as an effective figure */
+    } else {
+        sh->params.inter_gbps = nominal * CF_DEFAULT_INTER_EFFICIENCY;
+        sh->params.network_provenance = CF_PROV_DEFAULT;
+    }
+}
+
+static int default_max_local_batch(const cf_spec *spec)
+{
+    if (spec->has_current && spec->current_nodes > 0 && spec->current_gpus_per_node > 0) {
+        int m = spec->batch / (spec->current_nodes * spec->current_gpus_per_node);
+        return m > 0 ? m : 1;
+    }
+    return spec->batch;
+}
+
+/* Per-GPU batches to try: 1,2,3,4,6,8,12,... up to the ceiling, and the
+ * ceiling itself. Returns the count (out has room for 64). */
+static int batch_grid(int max_m, int *out)
+{
+    int n = 0;
+    for (int p = 1; p <= max_m && n < 62; p *= 2) {
+        out[n++] = p;
+        if (p >= 2 && p + p / 2 <= max_m)
+            out[n++] = p + p / 2;
+    }
+    if (n == 0 || out[n - 1] != max_m)
+        out[n++] = max_m;
+    return n;
+}
+
+static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, size_t *evals)
+{
+    const cf_spec *spec = in->spec;
+    double e0 = spec->total_samples, s_bytes = gradient_bytes(spec);
+    int grid[64], n_grid = batch_grid(sh->max_local_batch, grid);
+    sh->best_m = calloc((size_t)max_nodes, sizeof *sh->best_m);
+    sh->best_s = calloc((size_t)max_nodes, sizeof *sh->best_s);
+    sh->best_train_h = malloc((size_t)max_nodes * sizeof *sh->best_train_h);
+    sh->best_step_s = malloc((size_t)max_nodes * sizeof *sh->best_step_s);
+    if (!sh->best_m || !sh->best_s || !sh->best_train_h || !sh->best_step_s)
+        return 0;
+    for (int n = 1; n <= max_nodes; n++) {
+        double best = INFINITY;
+        sh->best_train_h[n - 1] = INFINITY;
+        if (n * sh->gpus_per_vm > spec->max_gpus)
+            continue;
+        long k = (long)n * sh->gpus_per_vm;
+        for (int i = 0; i < n_grid; i++) {
+            for (int s = 1; s <= spec->max_accumulation; s *= 2) {
+                long global = k * grid[i] * s;
+                if (global > spec->max_global_batch)
+                    break;
+                double step = cf_perf_step_s(&sh->params, s_bytes, n, sh->gpus_per_vm, grid[i], s);
+                double steps = cf_samples_to_target(in->noise, e0, (double)global) / (double)global;
+                double train_s = steps * step;
+                (*evals)++;
+                if (train_s < best) {
+                    best = train_s;
+                    sh->best_m[n - 1] = grid[i];
+                    sh->best_s[n - 1] = s;
+                    sh->best_step_s[n - 1] = step;
+                    sh->best_train_h[n - 1] = train_s / 3600.0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+static void shapes_free(shape *shapes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(shapes[i].best_m);
+        free(shapes[i].best_s);
+        free(shapes[i].best_train_h);
+        free(shapes[i].best_step_s);
+    }
+    free(shapes);
+}
+
+static double spot_interruptions(const cf_vm *vm)
+{
+    return vm->interruptions_pct_per_month >= 0 ? vm->interruptions_pct_per_month
+                                                : CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH;
+}
+
+static void fill_config(const cf_advisor_input *in, const shape *sh, const candidate *c, cf_config *cfg)
+{
+    const cf_spec *spec = in->spec;
+    const cf_vm *vm = in->vms[c->vm];
+    int n = c->nodes, m = sh->best_m[n - 1], s = sh->best_s[n - 1], g = sh->gpus_per_vm;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->vm = vm;
+    cfg->spot = c->spot;
+    cfg->nodes = n;
+    cfg->gpus_per_node = g;
+    cfg->local_batch = m;
+    cfg->accumulation = s;
+    cfg->global_batch = (long)n * g * m * s;
+    double M = (double)cfg->global_batch;
+    cfg->lr = cf_lr_for_batch(spec->lr_rule, spec->optimizer, spec->lr, spec->batch,
+                              in->noise->b_noise_effective, M);
+    cfg->step_time_s = sh->best_step_s[n - 1];
+    cfg->compute_s = cf_perf_compute_s(&sh->params, m, g);
+    cfg->sync_s = n * g > 1 ? cf_perf_sync_s(&sh->params, gradient_bytes(spec), n, g) : 0;
+    cfg->samples_per_s = M / cfg->step_time_s;
+    cfg->samples_to_target = cf_samples_to_target(in->noise, spec->total_samples, M);
+    cfg->steps = ceil(cfg->samples_to_target / M);
+    cfg->stat_efficiency = cf_stat_efficiency(in->noise, M);
+    double single = m / cf_perf_compute_s(&sh->params, m, 1);
+    cfg->parallel_efficiency = cfg->samples_per_s / ((double)n * g * single);
+    cfg->train_hours = sh->best_train_h[n - 1];
+    cfg->spot_factor = 1.0;
+    if (c->spot)
+        cfg->spot_factor = cf_spot_time_factor(spot_interruptions(vm), n, spec->checkpoint_minutes / 60.0,
+                                               spec->startup_minutes / 60.0, &cfg->checkpoint_interval_hours);
+    cfg->hours = c->hours;
+    cfg->usd_per_hour = n * (c->spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr);
+    cfg->total_usd = c->usd;
+    cfg->prov_throughput = sh->params.compute_provenance;
+    cfg->prov_noise = in->noise->provenance;
+    cfg->prov_network = sh->params.network_provenance;
+    cfg->prov_price = c->spot && vm->spot_price_estimated ? CF_PROV_ESTIMATED : CF_PROV_MEASURED;
+}
+
+size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order)
+{
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    /* Shell sort of the indices by (x, y): no qsort context in C11. */
+    for (size_t gap = n / 2; gap > 0; gap /= 2)
+        for (size_t i = gap; i < n; i++) {
+            size_t v = order[i], j = i;
+            while (j >= gap && (x[order[j - gap]] > x[v] || (x[order[j - gap]] == x[v] && y[order[j - gap]] > y[v]))) {
+                order[j] = order[j - gap];
+                j -= gap;
+            }
+            order[j] = v;
+        }
+    size_t kept = 0;
+    double best_y = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        size_t v = order[i];
+        if (y[v] < best_y) {
+            best_y = y[v];
+            order[kept++] = v;
+        }
+    }
+    return kept;
+}
+
+typedef struct {
+    cf_objective objective;
+    double hours_min, usd_min;
+} rank_ctx;
+
+static double score(const rank_ctx *r, const candidate *c)
+{
+    switch (r->objective) {
+    case CF_OBJ_COST: return c->usd;
+    case CF_OBJ_TIME: return c->hours;
+    case CF_OBJ_BALANCED: return (c->hours / r->hours_min) * (c->usd / r->usd_min);
+    }
+    return c->usd;
+}
+
+static int better(const rank_ctx *r, const candidate *a, const candidate *b)
+{
+    double sa = score(r, a), sb = score(r, b);
+    if (sa != sb)
+        return sa < sb;
+    if (r->objective == CF_OBJ_TIME)
+        return a->usd < b->usd;
+    return a->hours < b->hours;
+}
+
+static int same_offer(const cf_advisor_input *in, const candidate *a, const candidate *b)
+{
+    const cf_vm *x = in->vms[a->vm], *y = in->vms[b->vm];
+    return a->spot == b->spot && strcmp(x->cloud, y->cloud) == 0 &&
+           strcmp(x->instance_type, y->instance_type) == 0 && strcmp(x->gpu_model, y->gpu_model) == 0 &&
+           x->gpu_count == y->gpu_count;
+}
+
+static cf_status price_candidates(const cf_advisor_input *in, const shape *shapes, const size_t *vm_shape,
+                                  int max_nodes, candidate **out, size_t *n_out)
+{
+    const cf_spec *spec = in->spec;
+    size_t cap = in->n_vms * (size_t)max_nodes * 2, n = 0;
+    candidate *cands = malloc((cap ? cap : 1) * sizeof *cands);
+    if (!cands)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    double startup_h = spec->startup_minutes / 60.0, ckpt_h = spec->checkpoint_minutes / 60.0;
+    for (size_t v = 0; v < in->n_vms; v++) {
+        if (vm_shape[v] == SIZE_MAX)
+            continue;
+        const cf_vm *vm = in->vms[v];
+        const shape *sh = &shapes[vm_shape[v]];
+        for (int nodes = 1; nodes <= max_nodes; nodes++) {
+            double train_h = sh->best_train_h[nodes - 1];
+            if (!isfinite(train_h))
+                continue;
+            for (int spot = 0; spot <= 1; spot++) {
+                if ((spot == 0 && spec->spot == CF_SPOT_ONLY) || (spot == 1 && spec->spot == CF_SPOT_NEVER))
+                    continue;
+                double price = spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
+                if (price <= 0)
+                    continue;
+                double factor = spot ? cf_spot_time_factor(spot_interruptions(vm), nodes, ckpt_h, startup_h, NULL) : 1.0;
+                if (!isfinite(factor))
+                    continue;
+                candidate *c = &cands[n++];
+                c->vm = (uint32_t)v;
+                c->shape = (uint32_t)vm_shape[v];
+                c->nodes = (uint16_t)nodes;
+                c->spot = (uint8_t)spot;
+                c->hours = startup_h + train_h * factor;
+                c->usd = c->hours * nodes * price;
+                c->feasible = (spec->deadline_hours <= 0 || c->hours <= spec->deadline_hours) &&
+                              (spec->budget_usd <= 0 || c->usd <= spec->budget_usd);
+            }
+        }
+    }
+    *out = cands;
+    *n_out = n;
+    return CF_OK;
+}
+
+static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape **out_shapes, size_t *out_n,
+                              size_t *vm_shape, size_t *evals)
+{
+    shape *shapes = calloc(in->n_vms ? in->n_vms : 1, sizeof *shapes);
+    if (!shapes)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t v = 0; v < in->n_vms; v++) {
+        const cf_vm *vm = in->vms[v];
+        vm_shape[v] = SIZE_MAX;
+        const cf_gpu_perf *perf = find_perf(in, vm->gpu_model);
+        if (!perf)
+            continue;
+        size_t s;
+        for (s = 0; s < n; s++)
+            if (shapes[s].perf == perf && shapes[s].gpus_per_vm == vm->gpu_count &&
+                shapes[s].network_gbps == vm->network_gbps)
+                break;
+        if (s == n) {
+            shape *sh = &shapes[n];
+            sh->perf = perf;
+            sh->params = perf->params;
+            sh->gpus_per_vm = vm->gpu_count;
+            sh->network_gbps = vm->network_gbps;
+            sh->max_local_batch = perf->params.max_local_batch;
+            sh->memory_provenance = perf->params.memory_provenance;
+            if (sh->max_local_batch < 0)
+                continue; /* the model does not fit this GPU */
+            if (sh->max_local_batch == 0) {
+                sh->max_local_batch = default_max_local_batch(in->spec);
+                sh->memory_provenance = CF_PROV_DEFAULT;
+            }
+            shape_network(sh);
+            n++;
+            if (!shape_evaluate(in, sh, max_nodes, evals)) {
+                shapes_free(shapes, n);
+                return cf_error_set(CF_ERR_NOMEM, "out of memory");
+            }
+        }
+        vm_shape[v] = s;
+    }
+    *out_shapes = shapes;
+    *out_n = n;
+    return CF_OK;
+}
+
+static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
+                          cf_advice *advice)
+{
+    const candidate *fastest = NULL, *cheapest = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!fastest || cands[i].hours < fastest->hours)
+            fastest = &cands[i];
+        if (!cheapest || cands[i].usd < cheapest->usd)
+            cheapest = &cands[i];
+    }
+    if (fastest && cheapest) {
+        fill_config(in, &shapes[fastest->shape], fastest, &advice->fastest);
+        fill_config(in, &shapes[cheapest->shape], cheapest, &advice->cheapest);
+        advice->have_extremes = 1;
+    }
+}
+
+static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes, candidate *cands, size_t n,
+                                cf_advice *advice)
+{
+    size_t n_feasible = 0;
+    rank_ctx rc = {.objective = in->spec->objective, .hours_min = INFINITY, .usd_min = INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i].feasible)
+            continue;
+        cands[n_feasible++] = cands[i];
+        rc.hours_min = fmin(rc.hours_min, cands[i].hours);
+        rc.usd_min = fmin(rc.usd_min, cands[i].usd);
+    }
+    advice->n_feasible = n_feasible;
+    if (n_feasible == 0)
+        return CF_ERR_INFEASIBLE;
+
+    /* Ranked: best per offer (cloud, instance, spot), then the top ones. */
+    size_t top = in->top ? in->top : 10;
+    candidate *best = malloc(top * sizeof *best);
+    double *hx = malloc(n_feasible * sizeof *hx), *cy = malloc(n_feasible * sizeof *cy);
+    size_t *order = malloc(n_feasible * sizeof *order);
+    if (!best || !hx || !cy || !order) {
+        free(best); free(hx); free(cy); free(order);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    size_t n_best = 0;
+    for (size_t i = 0; i < n_feasible; i++) {
+        const candidate *c = &cands[i];
+        size_t j;
+        for (j = 0; j < n_best; j++)
+            if (same_offer(in, &best[j], c))
+                break;
+        if (j < n_best) {
+            if (!better(&rc, c, &best[j]))
+                continue;
+            memmove(&best[j], &best[j + 1], (n_best - j - 1) * sizeof *best);
+            n_best--;
+        } else if (n_best == top && !better(&rc, c, &best[n_best - 1])) {
+            continue;
+        } else if (n_best == top) {
+            n_best--; /* drop the worst; the new one ranks above it */
+        }
+        size_t k = n_best;
+        while (k > 0 && better(&rc, c, &best[k - 1])) {
+            best[k] = best[k - 1];
+            k--;
+        }
+        best[k] = *c;
+        n_best++;
+    }
+    for (size_t i = 0; i < n_feasible; i++) {
+        hx[i] = cands[i].hours;
+        cy[i] = cands[i].usd;
+    }
+    size_t n_front = cf_pareto_front(hx, cy, n_feasible, order);
+    advice->ranked = calloc(n_best, sizeof *advice->ranked);
+    advice->pareto = calloc(n_front, sizeof *advice->pareto);
+    cf_status st = CF_OK;
+    if (!advice->ranked || !advice->pareto) {
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    } else {
+        for (size_t i = 0; i < n_best; i++)
+            fill_config(in, &shapes[best[i].shape], &best[i], &advice->ranked[i]);
+        for (size_t i = 0; i < n_front; i++)
+            fill_config(in, &shapes[cands[order[i]].shape], &cands[order[i]], &advice->pareto[i]);
+        advice->n_ranked = n_best;
+        advice->n_pareto = n_front;
+    }
+    free(best); free(hx); free(cy); free(order);
+    return st;
+}
+
+cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
+{
+    memset(advice, 0, sizeof *advice);
+    const cf_spec *spec = in->spec;
+    int max_nodes = spec->max_nodes > 0 ? spec->max_nodes : 16;
+    if (max_nodes > 4096)
+        max_nodes = 4096;
+    size_t *vm_shape = malloc((in->n_vms ? in->n_vms : 1) * sizeof *vm_shape);
+    if (!vm_shape)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    shape *shapes = NULL;
+    size_t n_shapes = 0;
+    cf_status st = build_shapes(in, max_nodes, &shapes, &n_shapes, vm_shape, &advice->n_evaluated);
+    if (st != CF_OK) {
+        free(vm_shape);
+        return st;
+    }
+    candidate *cands = NULL;
+    size_t n = 0;
+    st = price_candidates(in, shapes, vm_shape, max_nodes, &cands, &n);
+    if (st == CF_OK) {
+        advice->n_candidates = n;
+        pick_extremes(in, shapes, cands, n, advice);
+        if (n == 0) {
+            st = cf_error_set(CF_ERR_INFEASIBLE, "no configuration fits the search limits");
+            cf_error_hint("check search.gpus, search.clouds, search.spot and the model's memory needs");
+        } else {
+            st = rank_and_front(in, shapes, cands, n, advice);
+            if (st == CF_ERR_INFEASIBLE)
+                cf_error_set(CF_ERR_INFEASIBLE, "no configuration meets the deadline and budget");
+        }
+    }
+    free(cands);
+    shapes_free(shapes, n_shapes);
+    free(vm_shape);
+    return st;
+}
+
+void cf_advice_free(cf_advice *advice)
+{
+    free(advice->ranked);
+    free(advice->pareto);
+    memset(advice, 0, sizeof *advice);
+}

@@ -1,0 +1,120 @@
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/advisor.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
+/* CUDA context, framework workspace and allocator slack kept free, GiB. */
+#define RUNTIME_RESERVE_GIB 1.5
+/* Fraction of GPU memory a training job can count on. */
+#define USABLE_MEMORY_FRACTION 0.92
+
+static double optimizer_state_bytes_per_param(cf_optimizer optimizer)
+{
+    switch (optimizer) {
+    case CF_OPT_SGD: return 0;
+    case CF_OPT_MOMENTUM: return 4;
+    case CF_OPT_ADAM:
+    case CF_OPT_ADAMW:
+    case CF_OPT_LAMB: return 8;
+    }
+    return 8;
+}
+
+/* Weights (fp32 master copy), gradients and optimizer state, bytes. */
+static double static_memory_bytes(const cf_spec *spec)
+{
+    double per_param = 4.0 + spec->gradient_bytes + optimizer_state_bytes_per_param(spec->optimizer);
+    if (spec->gradient_bytes < 4)
+        per_param += spec->gradient_bytes; /* half-precision working copy of the weights */
+    return spec->parameters * per_param + RUNTIME_RESERVE_GIB * GIB;
+}
+
+int cf_estimate_max_local_batch(const cf_spec *spec, double gpu_memory_gib, const cf_gpu_perf *ref,
+                                double ref_memory_gib)
+{
+    double per_sample_bytes = spec->memory_per_sample_mib * MIB;
+    if (per_sample_bytes <= 0 && ref && ref->params.max_local_batch > 0 && ref_memory_gib > 0) {
+        /* Infer activation memory per sample from the reference ceiling. */
+        double free_ref = ref_memory_gib * GIB * USABLE_MEMORY_FRACTION - static_memory_bytes(spec);
+        if (free_ref > 0)
+            per_sample_bytes = free_ref / ref->params.max_local_batch;
+    }
+    if (per_sample_bytes <= 0)
+        return 0;
+    double free_bytes = gpu_memory_gib * GIB * USABLE_MEMORY_FRACTION - static_memory_bytes(spec);
+    if (free_bytes < per_sample_bytes)
+        return 0 - 1; /* does not fit even one sample */
+    double m = floor(free_bytes / per_sample_bytes);
+    return m > 1e6 ? 1000000 : (int)m;
+}
+
+static double bandwidth_ratio(const cf_gpu *from, const cf_gpu *to)
+{
+    if (from->memory_bandwidth_gbs > 0 && to->memory_bandwidth_gbs > 0)
+        return from->memory_bandwidth_gbs / to->memory_bandwidth_gbs;
+    return 1.0;
+}
+
+/* Intra-node all-reduce bandwidth from the GPU table, Gbit/s. */
+static double nominal_intra_gbps(const cf_gpu *gpu)
+{
+    double gbs = gpu->interconnect_gbs_per_gpu > 0 ? gpu->interconnect_gbs_per_gpu : 16.0;
+    return gbs * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY;
+}
+
+cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const cf_gpu_perf *ref,
+                               const cf_gpu *ref_gpu, cf_gpu_perf *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->gpu, sizeof out->gpu, "%s", target->model);
+    cf_perf_params *p = &out->params;
+    double peak_t = cf_gpu_peak_tflops(target, spec->precision) * 1e12;
+    if (ref && ref_gpu) {
+        /* Roofline per term: the part of the per-sample time that the FLOPs
+         * explain at a realistic fraction of the reference's peak scales
+         * with peak FLOP/s; the rest (memory-bound kernels, data movement)
+         * with memory bandwidth. The fixed part (launches, optimizer step)
+         * is bandwidth-bound. */
+        double peak_r = cf_gpu_peak_tflops(ref_gpu, spec->precision) * 1e12;
+        double beta_r = ref->params.beta_s, beta_compute = 0;
+        if (spec->flops_per_sample > 0 && peak_r > 0 && peak_t > 0)
+            beta_compute = fmin(beta_r, spec->flops_per_sample / (peak_r * CF_DEFAULT_ROOFLINE_EFFICIENCY));
+        double bw = bandwidth_ratio(ref_gpu, target);
+        p->beta_s = (beta_compute > 0 ? beta_compute * peak_r / peak_t : 0) + (beta_r - beta_compute) * bw;
+        p->alpha_s = ref->params.alpha_s * bw;
+        p->contention = ref->params.contention;
+        p->gamma = ref->params.gamma;
+        snprintf(out->carried_from, sizeof out->carried_from, "%s", ref_gpu->model);
+        snprintf(out->note, sizeof out->note, "carried over from the %s profile (roofline: %s)",
+                 ref_gpu->model, beta_compute > 0 ? "FLOP/s and memory bandwidth" : "memory bandwidth");
+    } else if (spec->flops_per_sample > 0 && peak_t > 0) {
+        p->beta_s = spec->flops_per_sample / (peak_t * CF_DEFAULT_ROOFLINE_EFFICIENCY);
+        /* Optimizer step: read weights, gradients and state, write weights
+         * and state, at memory bandwidth; plus launch overhead. */
+        double bytes = spec->parameters * (4.0 + spec->gradient_bytes + 2 * optimizer_state_bytes_per_param(spec->optimizer) + 4.0);
+        p->alpha_s = 0.005 + bytes / (target->memory_bandwidth_gbs * 1e9);
+        p->contention = 0.02;
+        p->gamma = CF_DEFAULT_GAMMA;
+        snprintf(out->note, sizeof out->note,
+                 "estimated from %.3g FLOP/sample at %.0f%% of the %s peak %.0f TFLOP/s (%s)",
+                 spec->flops_per_sample, 100 * CF_DEFAULT_ROOFLINE_EFFICIENCY, target->model, peak_t / 1e12,
+                 cf_precision_name(spec->precision));
+    } else {
+        cf_error_set(CF_ERR_INVALID, "no way to predict throughput on %s: no profile and no model.flops_per_sample",
+                     target->model);
+        cf_error_hint("add profile.gpus with a measured GPU type, or model.flops_per_sample (training FLOPs per sample)");
+        return CF_ERR_INVALID;
+    }
+    p->compute_provenance = CF_PROV_ESTIMATED;
+    p->intra_gbps = nominal_intra_gbps(target);
+    p->inter_gbps = 0; /* set per VM from its NIC */
+    p->latency_s = 0.001;
+    p->network_provenance = CF_PROV_DEFAULT;
+    int m = cf_estimate_max_local_batch(spec, target->memory_gib, ref, ref_gpu ? ref_gpu->memory_gib : 0);
+    p->max_local_batch = m;
+    p->memory_provenance = m != 0 ? CF_PROV_ESTIMATED : CF_PROV_DEFAULT;
+    return CF_OK;
+}

@@ -1,0 +1,44 @@
+#include "cloudfit/perf.h"
+
+#include <math.h>
+
+double cf_perf_compute_s(const cf_perf_params *p, double local_batch, int gpus_in_node)
+{
+    double slowdown = 1.0 + p->contention * (gpus_in_node > 1 ? gpus_in_node - 1 : 0);
+    return (p->alpha_s + p->beta_s * local_batch) * slowdown;
+}
+
+double cf_perf_sync_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node)
+{
+    double bits = gradient_bytes * 8.0;
+    double t = 0.0;
+    if (gpus_per_node > 1 && p->intra_gbps > 0)
+        t += 2.0 * (gpus_per_node - 1) / gpus_per_node * bits / (p->intra_gbps * 1e9);
+    if (nodes > 1 && p->inter_gbps > 0) {
+        /* NCCL's ring runs through all K GPUs; every node boundary it
+         * crosses carries 2(K−1)/K·S, so the NIC is the bottleneck. */
+        int gpus = nodes * gpus_per_node;
+        t += 2.0 * (gpus - 1) / gpus * bits / (p->inter_gbps * 1e9) + p->latency_s;
+    }
+    return t;
+}
+
+/* (a^γ + b^γ)^(1/γ), computed as max·(1 + (min/max)^γ)^(1/γ) so that large γ
+ * cannot overflow. */
+static double overlap(double a, double b, double gamma)
+{
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    if (hi <= 0)
+        return 0;
+    if (gamma == 1.0)
+        return hi + lo;
+    return hi * pow(1.0 + pow(lo / hi, gamma), 1.0 / gamma);
+}
+
+double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
+                      double local_batch, int accumulation)
+{
+    double t_c = cf_perf_compute_s(p, local_batch, gpus_per_node);
+    double t_sync = nodes * gpus_per_node > 1 ? cf_perf_sync_s(p, gradient_bytes, nodes, gpus_per_node) : 0;
+    return (accumulation - 1) * t_c + overlap(t_c, t_sync, p->gamma);
+}

@@ -1,0 +1,11 @@
+/* Wall-clock helpers. SOURCE_DATE_EPOCH (reproducible-builds convention)
+ * fixes "now" so golden-file tests are stable. */
+#ifndef CLOUDFIT_CLI_CLOCK_H
+#define CLOUDFIT_CLI_CLOCK_H
+#include <stddef.h>
+
+void cf_now_iso8601(char *out, size_t n);
+/* Days from a YYYY-MM-DD date to now (0 when the date cannot be parsed). */
+double cf_days_since(const char *ymd);
+
+#endif

@@ -1,0 +1,270 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cloudfit/exit_codes.h"
+#include "cloudfit/fileio.h"
+#include "cloudfit/history.h"
+#include "cloudfit/log.h"
+#include "cloudfit/version.h"
+#include "clock.h"
+#include "commands.h"
+#include "report.h"
+
+static int parse_enum(const char *value, const char *const *names, int n, const char *option, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(value, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    cf_log_error("option '--%s' does not accept '%s'", option, value);
+    cf_log_hint("use one of: %s, %s%s%s", names[0], names[1], n > 2 ? ", " : "", n > 2 ? names[2] : "");
+    return CF_EXIT_USAGE;
+}
+
+/* Command-line overrides of the spec's search section. */
+static int apply_overrides(const cf_cli_options *o, cf_spec *spec)
+{
+    static const char *const objectives[] = {"cost", "time", "balanced"};
+    static const char *const spots[] = {"never", "allow", "only"};
+    int v, rc;
+    if (o->objective) {
+        if ((rc = parse_enum(o->objective, objectives, 3, "objective", &v)))
+            return rc;
+        spec->objective = (cf_objective)v;
+    }
+    if (o->spot) {
+        if ((rc = parse_enum(o->spot, spots, 3, "spot", &v)))
+            return rc;
+        spec->spot = (cf_spot_policy)v;
+    }
+    if (o->deadline_hours > 0)
+        spec->deadline_hours = o->deadline_hours;
+    if (o->budget_usd > 0)
+        spec->budget_usd = o->budget_usd;
+    if (o->max_nodes > 0)
+        spec->max_nodes = o->max_nodes;
+    if (o->max_gpus > 0)
+        spec->max_gpus = o->max_gpus;
+    if (o->clouds.n) {
+        spec->n_clouds = 0;
+        for (int i = 0; i < o->clouds.n && i < CF_SPEC_MAX_LIST; i++)
+            snprintf(spec->clouds[spec->n_clouds++], sizeof spec->clouds[0], "%s", o->clouds.items[i]);
+    }
+    if (o->regions.n) {
+        spec->n_regions = 0;
+        for (int i = 0; i < o->regions.n && i < CF_SPEC_MAX_LIST; i++)
+            snprintf(spec->regions[spec->n_regions++], sizeof spec->regions[0], "%s", o->regions.items[i]);
+    }
+    if (o->gpus.n) {
+        spec->n_search_gpus = 0;
+        for (int i = 0; i < o->gpus.n && i < CF_SPEC_MAX_GPUS; i++)
+            snprintf(spec->search_gpus[spec->n_search_gpus++], sizeof spec->search_gpus[0], "%s", o->gpus.items[i]);
+    }
+    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json")) {
+        cf_log_error("option '--format' does not accept '%s'", o->format);
+        cf_log_hint("use one of: table, json");
+        return CF_EXIT_USAGE;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *clouds[CF_SPEC_MAX_LIST];
+    const char *regions[CF_SPEC_MAX_LIST];
+    const char *gpus[CF_SPEC_MAX_GPUS];
+    cf_catalog_filter filter;
+} filter_storage;
+
+static void make_filter(const cf_spec *spec, filter_storage *fs)
+{
+    for (int i = 0; i < spec->n_clouds; i++)
+        fs->clouds[i] = spec->clouds[i];
+    for (int i = 0; i < spec->n_regions; i++)
+        fs->regions[i] = spec->regions[i];
+    for (int i = 0; i < spec->n_search_gpus; i++)
+        fs->gpus[i] = spec->search_gpus[i];
+    fs->filter = (cf_catalog_filter){fs->clouds, (size_t)spec->n_clouds, fs->regions, (size_t)spec->n_regions,
+                                     fs->gpus, (size_t)spec->n_search_gpus, spec->spot};
+}
+
+/* Explains an infeasible search: how far the fastest / cheapest miss. */
+static void explain_infeasible(const cf_spec *spec, const cf_advice *advice)
+{
+    if (!advice->have_extremes)
+        return;
+    const cf_config *f = &advice->fastest, *c = &advice->cheapest;
+    if (spec->deadline_hours > 0 && f->hours > spec->deadline_hours)
+        cf_error_set(CF_ERR_INFEASIBLE,
+                     "no configuration finishes within %g h: the fastest, %d × %s (%d×%s) on %s, takes %.1f h",
+                     spec->deadline_hours, f->nodes, f->vm->instance_type, f->gpus_per_node, f->vm->gpu_model,
+                     f->vm->cloud, f->hours);
+    else if (spec->budget_usd > 0 && c->total_usd > spec->budget_usd)
+        cf_error_set(CF_ERR_INFEASIBLE,
+                     "no configuration stays within $%g: the cheapest, %d × %s on %s, costs $%.0f",
+                     spec->budget_usd, c->nodes, c->vm->instance_type, c->vm->cloud, c->total_usd);
+    else
+        cf_error_set(CF_ERR_INFEASIBLE,
+                     "no configuration meets both the deadline (%g h) and the budget ($%g)", spec->deadline_hours,
+                     spec->budget_usd);
+    cf_error_hint("raise search.deadline_hours or search.budget_usd, or allow more nodes, GPUs, clouds or spot VMs");
+}
+
+static int write_history(const cf_cli_options *o, const cf_report *r, const char *json_text)
+{
+    char path[1024];
+    cf_status st;
+    if (o->db_path) {
+        snprintf(path, sizeof path, "%s", o->db_path);
+    } else {
+        if ((st = cf_db_default_path(path, sizeof path)) != CF_OK)
+            return cf_report_error();
+        char dir[1024];
+        cf_dirname(path, dir, sizeof dir);
+        if ((st = cf_mkdir_p(dir)) != CF_OK)
+            return cf_report_error();
+    }
+    cf_db *db = NULL;
+    if ((st = cf_db_open(path, &db)) != CF_OK)
+        return cf_report_error();
+    const cf_config *c = &r->advice->ranked[0];
+    cf_history_record rec = {
+        .created_at = r->created_at, .tool_version = CF_VERSION, .spec_hash = r->spec->hash,
+        .spec_name = r->spec->name, .spec_json = r->spec->canonical_json,
+        .objective = cf_objective_name(r->spec->objective), .catalog_name = r->catalog->name,
+        .catalog_date = r->catalog->data_date, .cloud = c->vm->cloud, .region = c->vm->region,
+        .instance_type = c->vm->instance_type, .gpu = c->vm->gpu_model, .gpus_per_node = c->gpus_per_node,
+        .nodes = c->nodes, .local_batch = c->local_batch, .accumulation = c->accumulation,
+        .global_batch = c->global_batch, .lr = c->lr.lr, .spot = c->spot, .step_time_s = c->step_time_s,
+        .hours = c->hours, .total_usd = c->total_usd, .usd_per_node_hour = c->usd_per_hour / c->nodes,
+        .result_json = json_text};
+    long long id = 0;
+    st = cf_history_insert(db, &rec, &id);
+    cf_db_close(db);
+    if (st != CF_OK)
+        return cf_report_error();
+    cf_log_info("recorded as recommendation %lld in %s", id, path);
+    return 0;
+}
+
+static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
+{
+    cJSON *doc = cf_report_json(r);
+    *out_json = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    int as_json = o->format && strcmp(o->format, "json") == 0;
+    char *pretty = as_json && doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!*out_json || (as_json && !pretty)) {
+        free(pretty);
+        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+        return cf_report_error();
+    }
+    cf_buf text = CF_BUF_INIT;
+    if (as_json) {
+        cf_buf_puts(&text, pretty);
+        cf_buf_puts(&text, "\n");
+    } else {
+        cf_report_table(r, &text, !o->out_file && cf_log_color_enabled(stdout));
+    }
+    free(pretty);
+    if (cf_buf_failed(&text)) {
+        cf_buf_free(&text);
+        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+        return cf_report_error();
+    }
+    int rc = 0;
+    if (o->out_file) {
+        if (cf_write_file_atomic(o->out_file, text.data, text.len) != CF_OK)
+            rc = cf_report_error();
+    } else {
+        fwrite(text.data, 1, text.len, stdout);
+        fflush(stdout);
+    }
+    cf_buf_free(&text);
+    return rc;
+}
+
+static int run(const cf_cli_options *o, cf_spec *spec, const cf_catalog *catalog)
+{
+    filter_storage fs;
+    make_filter(spec, &fs);
+    if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
+        cf_error_prefix("%s: search", spec->path);
+        return cf_report_error();
+    }
+    const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);
+    if (!rows) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    size_t n_rows = cf_catalog_filter_rows(catalog, &fs.filter, rows);
+    cf_inputs inputs;
+    if (cf_inputs_build(spec, catalog, rows, n_rows, &inputs) != CF_OK) {
+        free(rows);
+        return cf_report_error();
+    }
+    cf_advisor_input in = {.spec = spec, .vms = rows, .n_vms = n_rows, .perf = inputs.perf,
+                           .n_perf = inputs.n_perf, .noise = &inputs.noise,
+                           .top = o->top > 0 ? (size_t)o->top : 10};
+    cf_advice advice;
+    cf_status st = cf_advise(&in, &advice);
+    int rc = 0;
+    if (st == CF_ERR_INFEASIBLE) {
+        explain_infeasible(spec, &advice);
+        rc = cf_report_error();
+    } else if (st != CF_OK) {
+        rc = cf_report_error();
+    } else {
+        char created_at[32];
+        cf_now_iso8601(created_at, sizeof created_at);
+        cf_report report = {.spec = spec, .catalog = catalog, .inputs = &inputs, .advice = &advice,
+                            .created_at = created_at, .n_offers = n_rows,
+                            .catalog_age_days = cf_days_since(catalog->data_date)};
+        char *json_text = NULL;
+        rc = emit(o, &report, &json_text);
+        if (rc == 0 && !o->no_history)
+            rc = write_history(o, &report, json_text);
+        free(json_text);
+    }
+    cf_advice_free(&advice);
+    cf_inputs_free(&inputs);
+    free(rows);
+    return rc;
+}
+
+int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_positional)
+{
+    (void)argc;
+    if (n_positional != 1) {
+        cf_log_error(n_positional ? "recommend takes one spec file, got %d arguments" : "missing the spec file%.0d",
+                     n_positional);
+        cf_log_hint("usage: cloudfit recommend [options] MODEL.json");
+        return CF_EXIT_USAGE;
+    }
+    cf_spec *spec = calloc(1, sizeof *spec);
+    if (!spec) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    int rc;
+    if (cf_spec_load_file(argv[1], spec) != CF_OK) {
+        rc = cf_report_error();
+        free(spec);
+        return rc;
+    }
+    rc = apply_overrides(o, spec);
+    cf_catalog catalog;
+    if (rc == 0) {
+        if (cf_catalog_load_embedded(&catalog) != CF_OK) {
+            rc = cf_report_error();
+        } else {
+            rc = run(o, spec, &catalog);
+            cf_catalog_free(&catalog);
+        }
+    }
+    cf_spec_free(spec);
+    free(spec);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* The command table (git's cmd_struct): one file per command. */
+#ifndef CLOUDFIT_CLI_COMMANDS_H
+#define CLOUDFIT_CLI_COMMANDS_H
+#include "cloudfit/status.h"
+#include "options.h"
+
+typedef int (*cf_command_fn)(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+
+typedef struct {
+    const char *name;
+    cf_command_fn run;
+    unsigned bit;            /* CMD_* for the option table */
+    const char *usage;       /* after "cloudfit " */
+    const char *summary;
+} cf_command;
+
+int cmd_recommend(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_version(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+
+extern const cf_command cf_commands[];
+extern const size_t cf_command_count;
+const cf_command *cf_command_find(const char *name);
+/* Maps a library status to the documented exit code. */
+int cf_exit_code_for(cf_status status);
+/* Prints the last error ("cloudfit: ...", "hint: ...") and returns its exit code. */
+int cf_report_error(void);
+
+#endif

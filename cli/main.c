@@ -1,0 +1,102 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/exit_codes.h"
+#include "cloudfit/log.h"
+#include "commands.h"
+
+const cf_command cf_commands[] = {
+    {"recommend", cmd_recommend, CMD_RECOMMEND, "recommend [options] MODEL.json",
+     "rank cloud configurations (VM, nodes, batch, LR) for a training job"},
+    {"version", cmd_version, CMD_VERSION, "version", "print the version and build features"},
+    {"help", cmd_help, CMD_HELP, "help [COMMAND] | help --man", "show help for a command, or the manual page"},
+};
+const size_t cf_command_count = sizeof cf_commands / sizeof *cf_commands;
+
+const cf_command *cf_command_find(const char *name)
+{
+    for (size_t i = 0; i < cf_command_count; i++)
+        if (strcmp(cf_commands[i].name, name) == 0)
+            return &cf_commands[i];
+    return NULL;
+}
+
+int cf_exit_code_for(cf_status status)
+{
+    switch (status) {
+    case CF_OK: return CF_EXIT_OK;
+    case CF_ERR_USAGE: return CF_EXIT_USAGE;
+    case CF_ERR_INVALID: return CF_EXIT_DATA;
+    case CF_ERR_INFEASIBLE: return CF_EXIT_INFEASIBLE;
+    case CF_ERR_UNAVAILABLE: return CF_EXIT_UNAVAILABLE;
+    case CF_ERR_INTERNAL: return CF_EXIT_INTERNAL;
+    case CF_ERR_IO: return CF_EXIT_DATA;
+    case CF_ERR_NOMEM:
+    case CF_ERR_DB:
+    case CF_ERR_NETWORK: return CF_EXIT_FAILURE;
+    }
+    return CF_EXIT_FAILURE;
+}
+
+int cf_report_error(void)
+{
+    cf_log_error("%s", cf_error_message());
+    if (cf_error_hint_text()[0])
+        cf_log_hint("%s", cf_error_hint_text());
+    return cf_exit_code_for(cf_error_status());
+}
+
+static void main_usage(FILE *out)
+{
+    fprintf(out, "usage: cloudfit [--help] [--version] COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < cf_command_count; i++)
+        fprintf(out, "  %-12s %s\n", cf_commands[i].name, cf_commands[i].summary);
+    fprintf(out, "\nSee 'cloudfit COMMAND --help' for a command's options. Exit codes: docs/exit-codes.md.\n");
+}
+
+static cf_color_mode color_mode(const char *when)
+{
+    if (when && strcmp(when, "always") == 0)
+        return CF_COLOR_ALWAYS;
+    if (when && strcmp(when, "never") == 0)
+        return CF_COLOR_NEVER;
+    return CF_COLOR_AUTO;
+}
+
+int main(int argc, char **argv)
+{
+    cf_log_init(CF_COLOR_AUTO, 0);
+    if (argc < 2) {
+        main_usage(stderr);
+        return CF_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        main_usage(stdout);
+        return CF_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0)
+        return cmd_version(0, NULL, NULL, 0);
+    const cf_command *cmd = cf_command_find(argv[1]);
+    if (!cmd) {
+        cf_log_error("'%s' is not a cloudfit command", argv[1]);
+        cf_log_hint("see 'cloudfit --help' for the list of commands");
+        return CF_EXIT_USAGE;
+    }
+    cf_cli_options opts;
+    cf_cli_options_init(&opts);
+    int n_positional = 0;
+    int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
+    if (rc)
+        return rc;
+    if (opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") && strcmp(opts.color, "never")) {
+        cf_log_error("option '--color' expects auto, always or never, got '%s'", opts.color);
+        return CF_EXIT_USAGE;
+    }
+    cf_log_init(color_mode(opts.color), opts.quiet ? -1 : 0);
+    if (opts.help) {
+        printf("usage: cloudfit %s\n\n%s\n\noptions:\n", cmd->usage, cmd->summary);
+        cf_cli_print_options(stdout, cmd->bit);
+        return CF_EXIT_OK;
+    }
+    return cmd->run(argc - 1, argv + 1, &opts, n_positional);
+}

@@ -1,0 +1,65 @@
+/* The one declarative option table: it drives getopt_long parsing,
+ * per-command --help and the man page (cloudfit help --man). */
+#ifndef CLOUDFIT_CLI_OPTIONS_H
+#define CLOUDFIT_CLI_OPTIONS_H
+#include <stddef.h>
+#include <stdio.h>
+
+enum {
+    CMD_RECOMMEND = 1u << 0,
+    CMD_VERSION = 1u << 1,
+    CMD_HELP = 1u << 2,
+    CMD_ALL = 0xffffu
+};
+
+#define CF_CLI_MAX_LIST 16
+
+typedef struct {
+    const char *items[CF_CLI_MAX_LIST];
+    int n;
+} cf_cli_list;
+
+/* Every option's value; -1 / NULL / 0 mean "not given" as documented per field. */
+typedef struct {
+    int help;
+    const char *format;          /* table | json */
+    const char *out_file;
+    const char *db_path;
+    int no_history;
+    int top;                     /* -1 = default */
+    const char *objective;
+    double deadline_hours;       /* < 0 = from spec */
+    double budget_usd;           /* < 0 = from spec */
+    cf_cli_list clouds, regions, gpus;
+    const char *spot;
+    int max_nodes, max_gpus;     /* -1 = from spec */
+    const char *color;           /* auto | always | never */
+    int quiet;
+    int man;
+} cf_cli_options;
+
+typedef enum { OPT_FLAG, OPT_STRING, OPT_INT, OPT_DOUBLE, OPT_LIST } cf_opt_kind;
+
+typedef struct {
+    const char *long_name;
+    int short_name;              /* 0 = none */
+    cf_opt_kind kind;
+    const char *arg_name;        /* shown in help, NULL for flags */
+    unsigned commands;           /* CMD_* bits that accept the option */
+    size_t offset;               /* into cf_cli_options */
+    const char *help;
+} cf_cli_option;
+
+extern const cf_cli_option cf_cli_option_table[];
+extern const size_t cf_cli_option_count;
+
+void cf_cli_options_init(cf_cli_options *opts);
+/* Parses argv (argv[0] is the command name) for `command`; positional
+ * arguments are moved to the front of argv and counted in *out_npos.
+ * Returns 0, or prints a usage error and returns the exit code. */
+int cf_cli_parse(unsigned command, const char *command_name, int argc, char **argv, cf_cli_options *opts,
+                 int *out_first_positional);
+/* Prints the option lines of `command` (for --help). */
+void cf_cli_print_options(FILE *out, unsigned command);
+
+#endif

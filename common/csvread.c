@@ -1,0 +1,220 @@
+#include "cloudfit/csvread.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    cf_csv_record *records;
+    size_t n_records, cap_records;
+    cf_csv_record current;
+    size_t cap_fields;
+    long line;          /* physical line being fed */
+    int failed;
+} csv_state;
+
+static void on_field(void *data, size_t len, void *ctx)
+{
+    csv_state *st = ctx;
+    if (st->failed)
+        return;
+    if (st->current.n_fields == 0)
+        st->current.line = st->line;
+    if (st->current.n_fields == st->cap_fields) {
+        size_t cap = st->cap_fields ? st->cap_fields * 2 : 16;
+        char **grown = realloc(st->current.fields, cap * sizeof *grown);
+        if (!grown) {
+            st->failed = 1;
+            return;
+        }
+        st->current.fields = grown;
+        st->cap_fields = cap;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        st->failed = 1;
+        return;
+    }
+    if (len)
+        memcpy(copy, data, len);
+    copy[len] = '\0';
+    st->current.fields[st->current.n_fields++] = copy;
+}
+
+static void on_record(int terminator, void *ctx)
+{
+    (void)terminator;
+    csv_state *st = ctx;
+    if (st->failed)
+        return;
+    if (st->n_records == st->cap_records) {
+        size_t cap = st->cap_records ? st->cap_records * 2 : 256;
+        cf_csv_record *grown = realloc(st->records, cap * sizeof *grown);
+        if (!grown) {
+            st->failed = 1;
+            return;
+        }
+        st->records = grown;
+        st->cap_records = cap;
+    }
+    st->records[st->n_records++] = st->current;
+    memset(&st->current, 0, sizeof st->current);
+    st->cap_fields = 0;
+}
+
+static void record_free(cf_csv_record *record)
+{
+    for (size_t i = 0; i < record->n_fields; i++)
+        free(record->fields[i]);
+    free(record->fields);
+    memset(record, 0, sizeof *record);
+}
+
+static int record_is_blank(const cf_csv_record *record)
+{
+    return record->n_fields == 1 && record->fields[0][0] == '\0';
+}
+
+cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_doc *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    struct csv_parser parser;
+    if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+        return cf_error_set(CF_ERR_NOMEM, "cannot initialise the CSV parser");
+    csv_state st;
+    memset(&st, 0, sizeof st);
+    st.line = 1;
+    size_t pos = 0;
+    cf_status status = CF_OK;
+    /* Feed one physical line at a time so fields know their line number. */
+    while (pos < len && !st.failed) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t chunk = nl ? (size_t)(nl - (text + pos)) + 1 : len - pos;
+        if (csv_parse(&parser, text + pos, chunk, on_field, on_record, &st) != chunk) {
+            status = cf_error_set(CF_ERR_INVALID, "%s:%ld: malformed CSV: %s", name, st.line,
+                                  csv_strerror(csv_error(&parser)));
+            break;
+        }
+        pos += chunk;
+        st.line++;
+    }
+    if (status == CF_OK && !st.failed && csv_fini(&parser, on_field, on_record, &st) != 0)
+        status = cf_error_set(CF_ERR_INVALID, "%s:%ld: malformed CSV: %s", name, st.line,
+                              csv_strerror(csv_error(&parser)));
+    csv_free(&parser);
+    record_free(&st.current);
+    if (status == CF_OK && st.failed)
+        status = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
+    /* Drop blank lines (a lone empty field). */
+    size_t kept = 0;
+    for (size_t i = 0; i < st.n_records; i++) {
+        if (record_is_blank(&st.records[i]))
+            record_free(&st.records[i]);
+        else
+            st.records[kept++] = st.records[i];
+    }
+    st.n_records = kept;
+    if (status == CF_OK && st.n_records == 0)
+        status = cf_error_set(CF_ERR_INVALID, "%s: empty CSV file (expected a header line)", name);
+    if (status != CF_OK) {
+        for (size_t i = 0; i < st.n_records; i++)
+            record_free(&st.records[i]);
+        free(st.records);
+        return status;
+    }
+    out->header = st.records[0];
+    out->n_records = st.n_records - 1;
+    if (out->n_records) {
+        out->records = st.records;
+        memmove(out->records, out->records + 1, out->n_records * sizeof *out->records);
+    } else {
+        free(st.records);
+    }
+    return CF_OK;
+}
+
+int cf_csv_column(const cf_csv_doc *doc, const char *column)
+{
+    for (size_t i = 0; i < doc->header.n_fields; i++)
+        if (strcmp(doc->header.fields[i], column) == 0)
+            return (int)i;
+    return -1;
+}
+
+cf_status cf_csv_require_column(const cf_csv_doc *doc, const char *column, int *out_index)
+{
+    *out_index = cf_csv_column(doc, column);
+    if (*out_index < 0) {
+        cf_error_set(CF_ERR_INVALID, "%s:%ld: missing required column '%s'", doc->name,
+                     doc->header.line, column);
+        return CF_ERR_INVALID;
+    }
+    return CF_OK;
+}
+
+const char *cf_csv_field(const cf_csv_record *record, int col)
+{
+    if (col < 0 || (size_t)col >= record->n_fields)
+        return "";
+    return record->fields[col];
+}
+
+static const char *column_name(const cf_csv_doc *doc, int col)
+{
+    return cf_csv_field(&doc->header, col);
+}
+
+cf_status cf_csv_double(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                        int required, double fallback, double *out)
+{
+    const char *text = cf_csv_field(record, col);
+    if (!*text) {
+        if (required)
+            return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a number, got an empty field",
+                                doc->name, record->line, column_name(doc, col));
+        *out = fallback;
+        return CF_OK;
+    }
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(value))
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a number, got '%s'", doc->name,
+                            record->line, column_name(doc, col), text);
+    *out = value;
+    return CF_OK;
+}
+
+cf_status cf_csv_int(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                     int required, long fallback, long *out)
+{
+    const char *text = cf_csv_field(record, col);
+    if (!*text) {
+        if (required)
+            return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected an integer, got an empty field",
+                                doc->name, record->line, column_name(doc, col));
+        *out = fallback;
+        return CF_OK;
+    }
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected an integer, got '%s'", doc->name,
+                            record->line, column_name(doc, col), text);
+    *out = value;
+    return CF_OK;
+}
+
+void cf_csv_free(cf_csv_doc *doc)
+{
+    record_free(&doc->header);
+    for (size_t i = 0; i < doc->n_records; i++)
+        record_free(&doc->records[i]);
+    free(doc->records);
+    memset(doc, 0, sizeof *doc);
+}

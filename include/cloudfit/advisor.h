@@ -1,0 +1,109 @@
+/* The advisor: per-GPU-type performance parameters (measured, fitted,
+ * carried over or estimated), then an enumeration over VM type × nodes ×
+ * per-GPU batch × accumulation × spot/on-demand with constraints, a Pareto
+ * front of (time, cost) and a pick by objective (DESIGN.md §3.5, §3.7).
+ * Pure computation: no files, no network, no database. */
+#ifndef CLOUDFIT_ADVISOR_H
+#define CLOUDFIT_ADVISOR_H
+#include <stddef.h>
+#include "cloudfit/catalog.h"
+#include "cloudfit/perf.h"
+#include "cloudfit/spec.h"
+#include "cloudfit/stateff.h"
+#include "cloudfit/status.h"
+
+/* Performance parameters of one GPU type as the enumeration uses them. */
+typedef struct {
+    char gpu[32];
+    cf_perf_params params;
+    double reference_network_gbps;  /* nominal NIC of the VM the network was fitted on; 0 = none */
+    char carried_from[32];          /* GPU type the compute profile was carried over from, "" if none */
+    char note[160];                 /* how the numbers were obtained, one line */
+} cf_gpu_perf;
+
+/* Default effective fraction of nominal bandwidth for all-reduce when
+ * nothing was measured (documented in docs/model.md). */
+#define CF_DEFAULT_INTER_EFFICIENCY 0.25
+#define CF_DEFAULT_INTRA_EFFICIENCY 0.5
+#define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0
+#define CF_DEFAULT_GAMMA 2.0
+#define CF_DEFAULT_ROOFLINE_EFFICIENCY 0.35
+#define CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH 15.0
+
+/* Derives a GPU type's parameters without a profile of its own: carries
+ * `ref` (a profiled type) over with the GPU table — a roofline per term —
+ * or, when ref is NULL, estimates from model.flops_per_sample alone.
+ * Fails with CF_ERR_INVALID when neither is possible. */
+cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const cf_gpu_perf *ref,
+                               const cf_gpu *ref_gpu, cf_gpu_perf *out);
+/* Memory ceiling estimate (per-GPU batch) from model.memory_per_sample_mib
+ * or, failing that, from a reference ceiling on another GPU. 0 = unknown. */
+int cf_estimate_max_local_batch(const cf_spec *spec, double gpu_memory_gib, const cf_gpu_perf *ref,
+                                double ref_memory_gib);
+
+/* Spot preemption overhead (Young/Daly checkpointing): the factor by which
+ * training time grows on `nodes` spot VMs with the given interruption rate. */
+double cf_spot_time_factor(double interruptions_pct_per_month, int nodes, double checkpoint_hours,
+                           double restart_hours, double *out_checkpoint_interval_hours);
+
+typedef struct {
+    const cf_vm *vm;
+    int spot;
+    int nodes;
+    int gpus_per_node;
+    int local_batch;
+    int accumulation;
+    long global_batch;
+    cf_lr_choice lr;
+    double step_time_s;
+    double compute_s;             /* one micro-batch */
+    double sync_s;                /* raw all-reduce time (before overlap) */
+    double samples_per_s;
+    double samples_to_target;
+    double steps;
+    double stat_efficiency;       /* E0 / E(M) */
+    double parallel_efficiency;   /* throughput / (K × single-GPU throughput at the same m) */
+    double train_hours;           /* without startup and preemption */
+    double hours;                 /* total wall time */
+    double spot_factor;           /* 1 for on-demand */
+    double checkpoint_interval_hours; /* spot only */
+    double usd_per_hour;          /* whole cluster */
+    double total_usd;
+    cf_provenance prov_throughput, prov_noise, prov_network, prov_price;
+} cf_config;
+
+typedef struct {
+    const cf_spec *spec;
+    const cf_vm *const *vms;      /* candidate rows (already filtered) */
+    size_t n_vms;
+    const cf_gpu_perf *perf;      /* one per GPU type appearing in vms */
+    size_t n_perf;
+    const cf_noise_model *noise;
+    size_t top;                   /* alternatives to keep (ranked), e.g. 10 */
+} cf_advisor_input;
+
+typedef struct {
+    cf_config *ranked;            /* best first; ranked[0] is the pick; deduplicated by (cloud, instance, spot) */
+    size_t n_ranked;
+    cf_config *pareto;            /* (hours, total_usd) front over all feasible configs, by hours */
+    size_t n_pareto;
+    size_t n_evaluated;           /* model evaluations (shape × nodes × batch × accumulation) */
+    size_t n_candidates;          /* priced (VM × nodes × spot) points */
+    size_t n_feasible;
+    cf_config fastest;            /* fastest within all limits but deadline/budget (for messages) */
+    cf_config cheapest;           /* cheapest likewise */
+    int have_extremes;
+} cf_advice;
+
+/* Runs the enumeration. CF_ERR_INFEASIBLE when no configuration meets the
+ * deadline and budget; advice->fastest / cheapest are filled then, so the
+ * caller can say how far off the constraints are. */
+cf_status cf_advise(const cf_advisor_input *input, cf_advice *advice);
+void cf_advice_free(cf_advice *advice);
+
+/* Pareto front of points (x, y), both minimised: indices of the
+ * non-dominated points sorted by x; returns their count. `order` needs n
+ * slots. Exposed for tests. */
+size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order);
+
+#endif

@@ -1,0 +1,84 @@
+/* The VM price catalog and the GPU table (DESIGN.md §5).
+ *
+ * The default catalog is compiled into the binary from data/gpu_vms.csv,
+ * data/gpus.csv and data/aws_spot_advisor.csv, so it works offline. */
+#ifndef CLOUDFIT_CATALOG_H
+#define CLOUDFIT_CATALOG_H
+#include <stddef.h>
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+typedef struct {
+    char cloud[8];                      /* aws | gcp | azure | lambda */
+    char region[32];
+    char instance_type[48];
+    char gpu_model[32];                 /* key into the GPU table */
+    int gpu_count;                      /* GPUs per VM */
+    double gpu_memory_gib;              /* per GPU */
+    int vcpus;
+    double memory_gib;
+    double network_gbps;                /* 0 = not recorded */
+    double price_ondemand_usd_per_hr;   /* whole VM */
+    double price_spot_usd_per_hr;       /* whole VM; 0 = no spot offer known */
+    int spot_price_estimated;           /* 1 when derived from the AWS Spot Advisor savings % */
+    double interruptions_pct_per_month; /* spot interruption frequency; < 0 = unknown */
+    int source_index;                   /* index into cf_catalog.sources */
+} cf_vm;
+
+typedef struct {
+    char model[32];
+    char architecture[32];
+    double memory_gib;
+    double memory_bandwidth_gbs;        /* GB/s */
+    double fp32_tflops;                 /* 0 = not known */
+    double tf32_tflops;                 /* dense tensor; 0 = none */
+    double fp16_tflops;                 /* dense tensor (or packed FP16); 0 = none */
+    double bf16_tflops;                 /* dense tensor; 0 = none */
+    char interconnect[64];              /* intra-node: "PCIe", "NVLink 3.0 ..." */
+    double interconnect_gbs_per_gpu;    /* GB/s per GPU, nominal */
+} cf_gpu;
+
+typedef struct {
+    cf_vm *vms;
+    size_t n_vms;
+    cf_gpu *gpus;
+    size_t n_gpus;
+    char **sources;                     /* distinct provenance strings of rows */
+    size_t n_sources;
+    char name[64];                      /* "embedded" or a snapshot name */
+    char data_date[16];                 /* newest date of the data, YYYY-MM-DD */
+    char oldest_date[16];               /* oldest date of the data, YYYY-MM-DD */
+} cf_catalog;
+
+typedef struct {
+    const char *const *clouds;   size_t n_clouds;    /* empty = all */
+    const char *const *regions;  size_t n_regions;   /* empty = all */
+    const char *const *gpus;     size_t n_gpus;      /* empty = all; case-insensitive */
+    cf_spot_policy spot;         /* only: rows without a spot price are dropped */
+} cf_catalog_filter;
+
+/* Loads the catalog compiled into the binary. */
+cf_status cf_catalog_load_embedded(cf_catalog *out);
+/* Loads catalog CSV texts (columns as data/gpu_vms.csv, data/gpus.csv,
+ * data/aws_spot_advisor.csv; spot_csv may be NULL). Names are for messages. */
+cf_status cf_catalog_load_csv(const char *vms_csv, size_t vms_len, const char *vms_name,
+                              const char *gpus_csv, size_t gpus_len, const char *gpus_name,
+                              const char *spot_csv, size_t spot_len, const char *spot_name,
+                              cf_catalog *out);
+void cf_catalog_free(cf_catalog *catalog);
+
+/* GPU table look-up by model name (case-insensitive); NULL when unknown. */
+const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model);
+/* Peak dense TFLOP/s for a precision, falling back to FP32 when the GPU has
+ * no tensor rate for it. 0 when unknown. */
+double cf_gpu_peak_tflops(const cf_gpu *gpu, cf_precision precision);
+
+/* Fills out[] (capacity catalog->n_vms) with the rows that pass the filter,
+ * in catalog order; returns the count. */
+size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter *filter,
+                              const cf_vm **out);
+/* Checks filter values against the catalog: an unknown cloud or GPU name is
+ * CF_ERR_INVALID with a hint listing the known ones. */
+cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter);
+
+#endif

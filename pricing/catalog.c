@@ -1,0 +1,542 @@
+/* Catalog loading from CSV text, GPU look-up and peak rates (DESIGN.md §5).
+ *
+ * cf_catalog_load_csv reads three documents (formats in data/README of the
+ * shared catalog and docs/catalog.md):
+ *   gpus.csv             the GPU table, read first so VM rows can be checked
+ *   gpu_vms.csv          one row per VM offer (cloud, region, type, GPU, prices)
+ *   aws_spot_advisor.csv optional; fills AWS spot estimates and interruption rates
+ *
+ * Every row is validated; the first bad value is an error that names the
+ * document and line ("gpu_vms.csv:12: column 'gpu_count': ..."). On failure
+ * the output catalog is left empty, so callers never see half a catalog. */
+#include "cloudfit/catalog.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cloudfit/csvread.h"
+
+/* ---- row-level error helpers ------------------------------------------- */
+
+/* Sets "NAME:LINE: column 'c': <message>" and returns CF_ERR_INVALID. */
+static cf_status field_error(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                             const char *fmt, ...) CF_PRINTF(4, 5);
+static cf_status field_error(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                             const char *fmt, ...)
+{
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': %s", doc->name, record->line,
+                        cf_csv_field(&doc->header, col), message);
+}
+
+/* Resolves every name in `names` to a column index; a missing one is an
+ * error naming the file (cf_csv_require_column). */
+static cf_status require_columns(const cf_csv_doc *doc, const char *const *names, size_t n,
+                                 int *indices)
+{
+    for (size_t i = 0; i < n; i++) {
+        cf_status status = cf_csv_require_column(doc, names[i], &indices[i]);
+        if (status != CF_OK)
+            return status;
+    }
+    return CF_OK;
+}
+
+/* Copies a key field (cloud, region, type, model) into a fixed-size member.
+ * Empty or too long is an error: truncating a key could merge distinct rows. */
+static cf_status copy_key(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                          char *dst, size_t cap)
+{
+    const char *text = cf_csv_field(record, col);
+    size_t len = strlen(text);
+    if (len == 0)
+        return field_error(doc, record, col, "must not be empty");
+    if (len >= cap)
+        return field_error(doc, record, col, "'%s' is too long (at most %zu characters)", text,
+                           cap - 1);
+    memcpy(dst, text, len + 1);
+    return CF_OK;
+}
+
+/* Copies a descriptive field; it is only shown to people, so a value longer
+ * than the member is cut rather than rejected. */
+static void copy_label(const cf_csv_record *record, int col, char *dst, size_t cap)
+{
+    snprintf(dst, cap, "%s", cf_csv_field(record, col));
+}
+
+/* Required number > 0. */
+static cf_status read_positive(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                               double *out)
+{
+    cf_status status = cf_csv_double(doc, record, col, 1, 0.0, out);
+    if (status != CF_OK)
+        return status;
+    if (!(*out > 0.0))
+        return field_error(doc, record, col, "must be > 0, got %g", *out);
+    return CF_OK;
+}
+
+/* Number >= 0; an empty optional field reads as 0 (= not known). */
+static cf_status read_nonnegative(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                                  int required, double *out)
+{
+    cf_status status = cf_csv_double(doc, record, col, required, 0.0, out);
+    if (status != CF_OK)
+        return status;
+    if (*out < 0.0)
+        return field_error(doc, record, col, "must be >= 0, got %g", *out);
+    return CF_OK;
+}
+
+/* Required integer in [min, max]. */
+static cf_status read_int_range(const cf_csv_doc *doc, const cf_csv_record *record, int col,
+                                long min, long max, int *out)
+{
+    long value = 0;
+    cf_status status = cf_csv_int(doc, record, col, 1, 0, &value);
+    if (status != CF_OK)
+        return status;
+    if (value < min || value > max)
+        return field_error(doc, record, col, "must be between %ld and %ld, got %ld", min, max,
+                           value);
+    *out = (int)value;
+    return CF_OK;
+}
+
+/* ---- gpus.csv ------------------------------------------------------------ */
+
+enum {
+    GPU_MODEL, GPU_ARCH, GPU_MEMORY, GPU_BANDWIDTH, GPU_FP32, GPU_TF32, GPU_FP16, GPU_BF16,
+    GPU_INTERCONNECT, GPU_INTERCONNECT_GBS, GPU_NCOLS
+};
+static const char *const GPU_COLUMNS[GPU_NCOLS] = {
+    "gpu_model", "architecture", "memory_gib", "memory_bandwidth_gbs", "fp32_tflops",
+    "tf32_tensor_tflops_dense", "fp16_tensor_tflops_dense", "bf16_tensor_tflops_dense",
+    "intra_node_interconnect", "interconnect_gbs_per_gpu",
+};
+
+static cf_status parse_gpu_rates(const cf_csv_doc *doc, const cf_csv_record *record,
+                                 const int *col, cf_gpu *gpu)
+{
+    /* Empty peak rates mean "no such unit / not known" and read as 0. */
+    struct { int col; double *dst; } rates[] = {
+        {col[GPU_FP32], &gpu->fp32_tflops}, {col[GPU_TF32], &gpu->tf32_tflops},
+        {col[GPU_FP16], &gpu->fp16_tflops}, {col[GPU_BF16], &gpu->bf16_tflops},
+        {col[GPU_INTERCONNECT_GBS], &gpu->interconnect_gbs_per_gpu},
+    };
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
+        cf_status status = read_nonnegative(doc, record, rates[i].col, 0, rates[i].dst);
+        if (status != CF_OK)
+            return status;
+    }
+    return CF_OK;
+}
+
+static cf_status parse_gpu_row(const cf_csv_doc *doc, const cf_csv_record *record,
+                               const int *col, cf_gpu *gpu)
+{
+    memset(gpu, 0, sizeof *gpu);
+    cf_status status = copy_key(doc, record, col[GPU_MODEL], gpu->model, sizeof gpu->model);
+    if (status == CF_OK)
+        status = read_positive(doc, record, col[GPU_MEMORY], &gpu->memory_gib);
+    if (status == CF_OK)
+        status = read_positive(doc, record, col[GPU_BANDWIDTH], &gpu->memory_bandwidth_gbs);
+    if (status == CF_OK)
+        status = parse_gpu_rates(doc, record, col, gpu);
+    if (status != CF_OK)
+        return status;
+    copy_label(record, col[GPU_ARCH], gpu->architecture, sizeof gpu->architecture);
+    copy_label(record, col[GPU_INTERCONNECT], gpu->interconnect, sizeof gpu->interconnect);
+    return CF_OK;
+}
+
+static cf_status parse_gpus(const cf_csv_doc *doc, cf_catalog *cat)
+{
+    int col[GPU_NCOLS];
+    cf_status status = require_columns(doc, GPU_COLUMNS, GPU_NCOLS, col);
+    if (status != CF_OK)
+        return status;
+    if (doc->n_records == 0)
+        return cf_error_set(CF_ERR_INVALID, "%s: no GPU rows", doc->name);
+    cat->gpus = calloc(doc->n_records, sizeof *cat->gpus);
+    if (!cat->gpus)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", doc->name);
+    for (size_t i = 0; i < doc->n_records; i++) {
+        const cf_csv_record *record = &doc->records[i];
+        cf_gpu gpu;
+        status = parse_gpu_row(doc, record, col, &gpu);
+        if (status != CF_OK)
+            return status;
+        /* Look-ups are case-insensitive, so names must be distinct that way. */
+        if (cf_catalog_gpu(cat, gpu.model))
+            return field_error(doc, record, col[GPU_MODEL], "duplicate GPU '%s'", gpu.model);
+        cat->gpus[cat->n_gpus++] = gpu;
+    }
+    return CF_OK;
+}
+
+/* ---- gpu_vms.csv --------------------------------------------------------- */
+
+enum {
+    VM_CLOUD, VM_REGION, VM_TYPE, VM_GPU_MODEL, VM_GPU_COUNT, VM_GPU_MEMORY, VM_VCPUS,
+    VM_MEMORY, VM_NETWORK, VM_ONDEMAND, VM_SPOT, VM_SOURCE, VM_NCOLS
+};
+static const char *const VM_COLUMNS[VM_NCOLS] = {
+    "cloud", "region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gib", "vcpus",
+    "memory_gib", "network_gbps", "price_ondemand_usd_per_hour", "price_spot_usd_per_hour",
+    "source",
+};
+
+/* Upper bounds that only catch garbage (a 16-GPU VM is the largest today). */
+enum { MAX_GPUS_PER_VM = 1024, MAX_VCPUS = 1 << 20 };
+
+/* Returns the index of `text` in cat->sources, adding it when new. Linear:
+ * real catalogs have a handful of distinct sources. */
+static cf_status intern_source(cf_catalog *cat, size_t *cap, const char *text, int *out_index)
+{
+    for (size_t i = 0; i < cat->n_sources; i++) {
+        if (strcmp(cat->sources[i], text) == 0) {
+            *out_index = (int)i;
+            return CF_OK;
+        }
+    }
+    if (cat->n_sources == *cap) {
+        size_t grown_cap = *cap ? *cap * 2 : 8;
+        char **grown = realloc(cat->sources, grown_cap * sizeof *grown);
+        if (!grown)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory interning catalog sources");
+        cat->sources = grown;
+        *cap = grown_cap;
+    }
+    size_t len = strlen(text);
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory interning catalog sources");
+    memcpy(copy, text, len + 1);
+    cat->sources[cat->n_sources] = copy;
+    *out_index = (int)cat->n_sources++;
+    return CF_OK;
+}
+
+static cf_status parse_vm_keys(const cf_csv_doc *doc, const cf_csv_record *record,
+                               const int *col, const cf_catalog *cat, cf_vm *vm)
+{
+    cf_status status = copy_key(doc, record, col[VM_CLOUD], vm->cloud, sizeof vm->cloud);
+    if (status == CF_OK)
+        status = copy_key(doc, record, col[VM_REGION], vm->region, sizeof vm->region);
+    if (status == CF_OK)
+        status = copy_key(doc, record, col[VM_TYPE], vm->instance_type, sizeof vm->instance_type);
+    if (status != CF_OK)
+        return status;
+    const char *model = cf_csv_field(record, col[VM_GPU_MODEL]);
+    const cf_gpu *gpu = cf_catalog_gpu(cat, model);
+    if (!gpu)
+        return field_error(doc, record, col[VM_GPU_MODEL], "unknown GPU '%s' (not in the GPU table)",
+                           model);
+    /* Keep the GPU table's spelling so later exact comparisons agree. */
+    snprintf(vm->gpu_model, sizeof vm->gpu_model, "%s", gpu->model);
+    return CF_OK;
+}
+
+static cf_status parse_vm_sizes(const cf_csv_doc *doc, const cf_csv_record *record,
+                                const int *col, cf_vm *vm)
+{
+    cf_status status = read_int_range(doc, record, col[VM_GPU_COUNT], 1, MAX_GPUS_PER_VM,
+                                      &vm->gpu_count);
+    if (status == CF_OK)
+        status = read_positive(doc, record, col[VM_GPU_MEMORY], &vm->gpu_memory_gib);
+    if (status == CF_OK)
+        status = read_int_range(doc, record, col[VM_VCPUS], 0, MAX_VCPUS, &vm->vcpus);
+    if (status == CF_OK)
+        status = read_nonnegative(doc, record, col[VM_MEMORY], 1, &vm->memory_gib);
+    if (status == CF_OK)
+        status = read_nonnegative(doc, record, col[VM_NETWORK], 0, &vm->network_gbps);
+    return status;
+}
+
+static cf_status parse_vm_prices(const cf_csv_doc *doc, const cf_csv_record *record,
+                                 const int *col, cf_vm *vm)
+{
+    cf_status status = read_positive(doc, record, col[VM_ONDEMAND], &vm->price_ondemand_usd_per_hr);
+    if (status != CF_OK)
+        return status;
+    /* Empty spot = no spot offer known (0); a present value must be a price. */
+    vm->price_spot_usd_per_hr = 0.0;
+    if (*cf_csv_field(record, col[VM_SPOT]))
+        status = read_positive(doc, record, col[VM_SPOT], &vm->price_spot_usd_per_hr);
+    return status;
+}
+
+static cf_status parse_vm_row(const cf_csv_doc *doc, const cf_csv_record *record, const int *col,
+                              cf_catalog *cat, size_t *sources_cap, cf_vm *vm)
+{
+    memset(vm, 0, sizeof *vm);
+    vm->interruptions_pct_per_month = -1.0; /* unknown until the advisor says otherwise */
+    cf_status status = parse_vm_keys(doc, record, col, cat, vm);
+    if (status == CF_OK)
+        status = parse_vm_sizes(doc, record, col, vm);
+    if (status == CF_OK)
+        status = parse_vm_prices(doc, record, col, vm);
+    if (status != CF_OK)
+        return status;
+    const char *source = cf_csv_field(record, col[VM_SOURCE]);
+    if (!*source)
+        return field_error(doc, record, col[VM_SOURCE],
+                           "must not be empty (every price needs its provenance)");
+    return intern_source(cat, sources_cap, source, &vm->source_index);
+}
+
+static cf_status parse_vms(const cf_csv_doc *doc, cf_catalog *cat)
+{
+    int col[VM_NCOLS];
+    cf_status status = require_columns(doc, VM_COLUMNS, VM_NCOLS, col);
+    if (status != CF_OK)
+        return status;
+    if (doc->n_records == 0)
+        return cf_error_set(CF_ERR_INVALID, "%s: no VM rows", doc->name);
+    cat->vms = calloc(doc->n_records, sizeof *cat->vms);
+    if (!cat->vms)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", doc->name);
+    size_t sources_cap = 0;
+    for (size_t i = 0; i < doc->n_records; i++) {
+        status = parse_vm_row(doc, &doc->records[i], col, cat, &sources_cap, &cat->vms[i]);
+        if (status != CF_OK)
+            return status;
+        cat->n_vms++;
+    }
+    return CF_OK;
+}
+
+/* ---- aws_spot_advisor.csv ------------------------------------------------ */
+
+enum { ADV_REGION, ADV_TYPE, ADV_OS, ADV_SAVINGS, ADV_BAND, ADV_NCOLS };
+static const char *const ADV_COLUMNS[ADV_NCOLS] = {
+    "region", "instance_type", "os", "savings_pct_vs_ondemand", "interruption_range_index",
+};
+
+/* Midpoints of the advisor's interruption bands, % of instances interrupted
+ * per month: "<5%", "5-10%", "10-15%", "15-20%", ">20%" (open band → 25). */
+static const double BAND_MIDPOINT_PCT[] = {2.5, 7.5, 12.5, 17.5, 25.0};
+enum { N_BANDS = sizeof BAND_MIDPOINT_PCT / sizeof *BAND_MIDPOINT_PCT };
+
+typedef struct {
+    const char *region;        /* points into the parsed document */
+    const char *instance_type;
+    double savings_pct;
+    int band;
+    long line;
+} advisor_row;
+
+static int advisor_cmp(const void *a, const void *b)
+{
+    const advisor_row *x = a, *y = b;
+    int c = strcmp(x->region, y->region);
+    return c ? c : strcmp(x->instance_type, y->instance_type);
+}
+
+static cf_status parse_advisor_row(const cf_csv_doc *doc, const cf_csv_record *record,
+                                   const int *col, advisor_row *row)
+{
+    row->region = cf_csv_field(record, col[ADV_REGION]);
+    row->instance_type = cf_csv_field(record, col[ADV_TYPE]);
+    row->line = record->line;
+    if (!*row->region)
+        return field_error(doc, record, col[ADV_REGION], "must not be empty");
+    if (!*row->instance_type)
+        return field_error(doc, record, col[ADV_TYPE], "must not be empty");
+    cf_status status = cf_csv_double(doc, record, col[ADV_SAVINGS], 1, 0.0, &row->savings_pct);
+    if (status != CF_OK)
+        return status;
+    /* 100 % savings would make spot free: certainly a bad value. */
+    if (row->savings_pct < 0.0 || row->savings_pct >= 100.0)
+        return field_error(doc, record, col[ADV_SAVINGS], "must be in [0, 100), got %g",
+                           row->savings_pct);
+    return read_int_range(doc, record, col[ADV_BAND], 0, N_BANDS - 1, &row->band);
+}
+
+/* Parses the Linux rows into a sorted array (freed by the caller). The
+ * catalog prices are Linux prices, so other OS rows are skipped. */
+static cf_status parse_advisor(const cf_csv_doc *doc, advisor_row **out, size_t *out_n)
+{
+    int col[ADV_NCOLS];
+    cf_status status = require_columns(doc, ADV_COLUMNS, ADV_NCOLS, col);
+    if (status != CF_OK)
+        return status;
+    advisor_row *rows = calloc(doc->n_records ? doc->n_records : 1, sizeof *rows);
+    if (!rows)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", doc->name);
+    size_t n = 0;
+    for (size_t i = 0; i < doc->n_records && status == CF_OK; i++) {
+        const cf_csv_record *record = &doc->records[i];
+        if (strcasecmp(cf_csv_field(record, col[ADV_OS]), "linux") != 0)
+            continue;
+        status = parse_advisor_row(doc, record, col, &rows[n]);
+        n += status == CF_OK;
+    }
+    qsort(rows, n, sizeof *rows, advisor_cmp);
+    for (size_t i = 1; i < n && status == CF_OK; i++)
+        if (advisor_cmp(&rows[i - 1], &rows[i]) == 0)
+            status = cf_error_set(CF_ERR_INVALID, "%s:%ld: duplicate advisor row for %s %s",
+                                  doc->name, rows[i].line, rows[i].region, rows[i].instance_type);
+    if (status != CF_OK) {
+        free(rows);
+        return status;
+    }
+    *out = rows;
+    *out_n = n;
+    return CF_OK;
+}
+
+/* AWS rows: interruption rate from the advisor band; when the row has no
+ * spot price, estimate it from the advisor's average savings. The estimate
+ * is flagged (spot_price_estimated) so reports can say so. */
+static void apply_advisor(cf_catalog *cat, const advisor_row *rows, size_t n)
+{
+    for (size_t i = 0; i < cat->n_vms; i++) {
+        cf_vm *vm = &cat->vms[i];
+        if (strcasecmp(vm->cloud, "aws") != 0)
+            continue;
+        advisor_row key = {.region = vm->region, .instance_type = vm->instance_type};
+        const advisor_row *hit = bsearch(&key, rows, n, sizeof *rows, advisor_cmp);
+        if (!hit)
+            continue;
+        vm->interruptions_pct_per_month = BAND_MIDPOINT_PCT[hit->band];
+        if (vm->price_spot_usd_per_hr == 0.0) {
+            vm->price_spot_usd_per_hr = vm->price_ondemand_usd_per_hr * (1.0 - hit->savings_pct / 100.0);
+            vm->spot_price_estimated = 1;
+        }
+    }
+}
+
+/* ---- dates --------------------------------------------------------------- */
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Whether text[0..9] is a plausible 20YY-MM-DD date not glued to other digits. */
+static int date_at(const char *text, size_t pos, size_t len)
+{
+    if (pos + 10 > len || (pos > 0 && is_digit(text[pos - 1])))
+        return 0;
+    const char *d = text + pos;
+    if (d[0] != '2' || d[1] != '0' || !is_digit(d[2]) || !is_digit(d[3]) || d[4] != '-' ||
+        !is_digit(d[5]) || !is_digit(d[6]) || d[7] != '-' || !is_digit(d[8]) || !is_digit(d[9]))
+        return 0;
+    if (pos + 10 < len && is_digit(d[10]))
+        return 0;
+    int month = (d[5] - '0') * 10 + (d[6] - '0');
+    int day = (d[8] - '0') * 10 + (d[9] - '0');
+    return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+/* Widens [oldest, newest] (YYYY-MM-DD, "" = none yet) with every date found
+ * in `text`. ISO dates compare correctly as strings. */
+static void scan_dates(const char *text, char *oldest, char *newest)
+{
+    size_t len = strlen(text);
+    for (size_t pos = 0; pos < len; pos++) {
+        if (!date_at(text, pos, len))
+            continue;
+        char date[11];
+        memcpy(date, text + pos, 10);
+        date[10] = '\0';
+        if (!*oldest || strcmp(date, oldest) < 0)
+            memcpy(oldest, date, sizeof date);
+        if (!*newest || strcmp(date, newest) > 0)
+            memcpy(newest, date, sizeof date);
+        pos += 9;
+    }
+}
+
+/* The catalog's dates come from the provenance of its VM rows; the advisor
+ * (a savings average, not a price) does not count. */
+static void compute_dates(cf_catalog *cat)
+{
+    cat->data_date[0] = cat->oldest_date[0] = '\0';
+    for (size_t i = 0; i < cat->n_sources; i++)
+        scan_dates(cat->sources[i], cat->oldest_date, cat->data_date);
+}
+
+/* ---- public API ---------------------------------------------------------- */
+
+static cf_status load_docs(const cf_csv_doc *vms, const cf_csv_doc *gpus, const cf_csv_doc *spot,
+                           cf_catalog *out)
+{
+    cf_status status = parse_gpus(gpus, out);
+    if (status == CF_OK)
+        status = parse_vms(vms, out);
+    if (status != CF_OK || !spot)
+        return status;
+    advisor_row *rows = NULL;
+    size_t n_rows = 0;
+    status = parse_advisor(spot, &rows, &n_rows);
+    if (status == CF_OK)
+        apply_advisor(out, rows, n_rows);
+    free(rows);
+    return status;
+}
+
+cf_status cf_catalog_load_csv(const char *vms_csv, size_t vms_len, const char *vms_name,
+                              const char *gpus_csv, size_t gpus_len, const char *gpus_name,
+                              const char *spot_csv, size_t spot_len, const char *spot_name,
+                              cf_catalog *out)
+{
+    if (!out)
+        return cf_error_set(CF_ERR_INTERNAL, "cf_catalog_load_csv: no output catalog");
+    memset(out, 0, sizeof *out);
+    if (!vms_csv || !gpus_csv || !vms_name || !gpus_name || (spot_csv && !spot_name))
+        return cf_error_set(CF_ERR_INTERNAL, "cf_catalog_load_csv: missing CSV text or name");
+    cf_csv_doc vms, gpus, spot;
+    memset(&vms, 0, sizeof vms);
+    memset(&gpus, 0, sizeof gpus);
+    memset(&spot, 0, sizeof spot);
+    cf_status status = cf_csv_parse(gpus_csv, gpus_len, gpus_name, &gpus);
+    if (status == CF_OK)
+        status = cf_csv_parse(vms_csv, vms_len, vms_name, &vms);
+    if (status == CF_OK && spot_csv)
+        status = cf_csv_parse(spot_csv, spot_len, spot_name, &spot);
+    if (status == CF_OK)
+        status = load_docs(&vms, &gpus, spot_csv ? &spot : NULL, out);
+    cf_csv_free(&vms);
+    cf_csv_free(&gpus);
+    cf_csv_free(&spot);
+    if (status != CF_OK) {
+        cf_catalog_free(out);
+        return status;
+    }
+    /* A file-based catalog is named after its VM document; snapshot loaders
+     * and the embedded loader overwrite this. */
+    snprintf(out->name, sizeof out->name, "%s", vms_name);
+    compute_dates(out);
+    return CF_OK;
+}
+
+void cf_catalog_free(cf_catalog *catalog)
+{
+    if (!catalog)
+        return;
+    for (size_t i = 0; i < catalog->n_sources; i++)
+        free(catalog->sources[i]);
+    free(catalog->sources);
+    free(catalog->vms);
+    free(catalog->gpus);
+    memset(catalog, 0, sizeof *catalog);
+}
+
+const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model)
+{
+    if (!catalog || !model)
+        return NULL;
+    for (size_t i = 0; i < catalog->n_gpus; i++)
+        if (strcasecmp(catalog->gpus[i].model, model) == 0)
+            return &catalog->gpus[i];
+    return NULL;
+}
+

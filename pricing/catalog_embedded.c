@@ -1,0 +1,33 @@
+/* The default catalog compiled into the binary (DESIGN.md §5).
+ *
+ * pricing/CMakeLists.txt runs tools/cf_embed over data/gpu_vms.csv,
+ * data/gpus.csv and data/aws_spot_advisor.csv; the generated arrays are
+ * parsed here on each call. Parsing takes a few milliseconds (measured by
+ * tests/test_catalog.c), cheap enough to run on every `recommend`, and keeps
+ * one code path for the embedded catalog and for CSV files. */
+#include "cloudfit/catalog.h"
+
+#include <stdio.h>
+
+/* Defined in the generated embedded_catalog_*.c files. Each array ends with
+ * an extra 0 byte that *_len does not count. */
+extern const unsigned char cf_embedded_gpu_vms_csv[];
+extern const unsigned long cf_embedded_gpu_vms_csv_len;
+extern const unsigned char cf_embedded_gpus_csv[];
+extern const unsigned long cf_embedded_gpus_csv_len;
+extern const unsigned char cf_embedded_aws_spot_advisor_csv[];
+extern const unsigned long cf_embedded_aws_spot_advisor_csv_len;
+
+cf_status cf_catalog_load_embedded(cf_catalog *out)
+{
+    cf_status status = cf_catalog_load_csv(
+        (const char *)cf_embedded_gpu_vms_csv, (size_t)cf_embedded_gpu_vms_csv_len,
+        "embedded:data/gpu_vms.csv",
+        (const char *)cf_embedded_gpus_csv, (size_t)cf_embedded_gpus_csv_len,
+        "embedded:data/gpus.csv",
+        (const char *)cf_embedded_aws_spot_advisor_csv, (size_t)cf_embedded_aws_spot_advisor_csv_len,
+        "embedded:data/aws_spot_advisor.csv", out);
+    if (status == CF_OK)
+        snprintf(out->name, sizeof out->name, "embedded");
+    return status;
+}

@@ -1,0 +1,109 @@
+#include "cloudfit/measurement.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/csvread.h"
+#include "cloudfit/fileio.h"
+
+static cf_status positive_int(const cf_csv_doc *doc, const cf_csv_record *rec, int col, int *out)
+{
+    long value = 0;
+    cf_status st = cf_csv_int(doc, rec, col, 1, 0, &value);
+    if (st != CF_OK)
+        return st;
+    if (value < 1 || value > 1000000)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a positive integer, got %ld",
+                            doc->name, rec->line, cf_csv_field(&doc->header, col), value);
+    *out = (int)value;
+    return CF_OK;
+}
+
+static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, const int *cols,
+                           cf_measurement *row)
+{
+    enum { MODEL, GPU, HW, NODES, GPUS, BSZ, STEP, SYNC, PROFILE, PLACEMENT };
+    memset(row, 0, sizeof *row);
+    row->line = rec->line;
+    snprintf(row->model, sizeof row->model, "%s", cf_csv_field(rec, cols[MODEL]));
+    snprintf(row->gpu, sizeof row->gpu, "%s", cf_csv_field(rec, cols[GPU]));
+    snprintf(row->profile, sizeof row->profile, "%s", cf_csv_field(rec, cols[PROFILE]));
+    snprintf(row->placement, sizeof row->placement, "%s", cf_csv_field(rec, cols[PLACEMENT]));
+    if (!row->gpu[0])
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpu': expected a GPU model, got an empty field",
+                            doc->name, rec->line);
+    cf_status st;
+    if ((st = positive_int(doc, rec, cols[HW], &row->hw_gpus_per_node)) != CF_OK ||
+        (st = positive_int(doc, rec, cols[NODES], &row->num_nodes)) != CF_OK ||
+        (st = positive_int(doc, rec, cols[GPUS], &row->num_gpus)) != CF_OK ||
+        (st = positive_int(doc, rec, cols[BSZ], &row->local_bsz)) != CF_OK ||
+        (st = cf_csv_double(doc, rec, cols[STEP], 1, 0, &row->step_time_s)) != CF_OK ||
+        (st = cf_csv_double(doc, rec, cols[SYNC], 0, -1, &row->sync_time_s)) != CF_OK)
+        return st;
+    if (row->step_time_s <= 0)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'step_time_s': expected a positive number, got %g",
+                            doc->name, rec->line, row->step_time_s);
+    if (row->num_gpus < row->num_nodes || row->num_gpus > row->num_nodes * row->hw_gpus_per_node)
+        return cf_error_set(CF_ERR_INVALID,
+                            "%s:%ld: num_gpus %d does not fit %d node(s) of %d GPU(s) (hw_gpus_per_node)",
+                            doc->name, rec->line, row->num_gpus, row->num_nodes, row->hw_gpus_per_node);
+    return CF_OK;
+}
+
+cf_status cf_measurements_parse(const char *text, size_t len, const char *name, cf_measurement_set *out)
+{
+    static const char *const required[] = {"model", "gpu", "hw_gpus_per_node", "num_nodes",
+                                           "num_gpus", "local_bsz", "step_time_s"};
+    memset(out, 0, sizeof *out);
+    cf_csv_doc doc;
+    cf_status st = cf_csv_parse(text, len, name, &doc);
+    if (st != CF_OK)
+        return st;
+    int cols[10];
+    for (size_t i = 0; i < 7; i++)
+        if ((st = cf_csv_require_column(&doc, required[i], &cols[i])) != CF_OK)
+            goto done;
+    cols[7] = cf_csv_column(&doc, "sync_time_s");
+    cols[8] = cf_csv_column(&doc, "profile");
+    cols[9] = cf_csv_column(&doc, "placement");
+    if (doc.n_records == 0) {
+        st = cf_error_set(CF_ERR_INVALID, "%s: no measurement rows after the header", name);
+        goto done;
+    }
+    out->rows = calloc(doc.n_records, sizeof *out->rows);
+    if (!out->rows) {
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
+        goto done;
+    }
+    for (size_t i = 0; i < doc.n_records; i++) {
+        if ((st = parse_row(&doc, &doc.records[i], cols, &out->rows[i])) != CF_OK) {
+            cf_measurements_free(out);
+            goto done;
+        }
+        out->n_rows++;
+    }
+done:
+    cf_csv_free(&doc);
+    return st;
+}
+
+cf_status cf_measurements_load(const char *path, cf_measurement_set *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    memset(out, 0, sizeof *out);
+    cf_status st = cf_read_file(path, &text, &len);
+    if (st != CF_OK)
+        return st;
+    st = cf_measurements_parse(text, len, path, out);
+    free(text);
+    return st;
+}
+
+void cf_measurements_free(cf_measurement_set *set)
+{
+    free(set->rows);
+    set->rows = NULL;
+    set->n_rows = 0;
+}

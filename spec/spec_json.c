@@ -1,0 +1,364 @@
+/* JSON text → cJSON tree, with syntax errors reported as
+ * "FILE:LINE:COLUMN: invalid JSON: WHAT".
+ *
+ * cJSON only says where it stopped (the error pointer). To say *what* is
+ * wrong, a small scanner re-reads the text up to that point, tracking which
+ * token the grammar expects next. Where cJSON's pointer lands one character
+ * past the culprit (a bad key, a trailing comma), the scanner finds the
+ * culprit itself first, so the reported position is the earlier of the two. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_internal.h"
+
+#define JSON_MAX_DEPTH (CJSON_NESTING_LIMIT + 1)
+
+typedef enum {
+    EXPECT_VALUE,            /* after ':' or ',' in an array, or at the start */
+    EXPECT_VALUE_OR_CLOSE,   /* just after '[' */
+    EXPECT_KEY,              /* after ',' in an object */
+    EXPECT_KEY_OR_CLOSE,     /* just after '{' */
+    EXPECT_COLON,            /* after a key */
+    EXPECT_COMMA_OR_CLOSE,   /* after a value inside a container */
+    EXPECT_END               /* after the top-level value */
+} json_expect;
+
+typedef struct {
+    const char *text;
+    size_t len;
+    size_t pos;                        /* where the scan stopped: the error position */
+    json_expect expect;
+    int depth;
+    char open[JSON_MAX_DEPTH];         /* '{' or '[' per open container */
+    size_t open_pos[JSON_MAX_DEPTH];   /* where each one was opened */
+    char last;                         /* last punctuation seen (',', ':', '{', '[') or 0 */
+    size_t token_end;                  /* offset just after the last complete token */
+    char what[160];                    /* the diagnosis */
+    char hint[160];
+} json_scan;
+
+/* ---- positions ----------------------------------------------------------------- */
+
+/* 1-based line and column (in characters, not bytes) of byte `offset`. */
+static void locate(const char *text, size_t offset, int *line, int *column)
+{
+    size_t i = offset >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;   /* a BOM is no column */
+    *line = 1;
+    *column = 1;
+    for (; i < offset; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *column = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            (*column)++;
+        }
+    }
+}
+
+/* ---- the scanner --------------------------------------------------------------- */
+
+static int is_word_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '+' || ch == '-' || ch == '.';
+}
+
+static int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
+
+/* The grammar state after a complete value. */
+static json_expect after_value(const json_scan *s)
+{
+    return s->depth == 0 ? EXPECT_END : EXPECT_COMMA_OR_CLOSE;
+}
+
+static const char *expect_text(const json_scan *s)
+{
+    switch (s->expect) {
+    case EXPECT_VALUE: return "a value";
+    case EXPECT_VALUE_OR_CLOSE: return "a value or ']'";
+    case EXPECT_KEY: return "a key in double quotes";
+    case EXPECT_KEY_OR_CLOSE: return "a key in double quotes or '}'";
+    case EXPECT_COLON: return "':' after the key";
+    case EXPECT_COMMA_OR_CLOSE: return s->open[s->depth - 1] == '{' ? "',' or '}'" : "',' or ']'";
+    case EXPECT_END: return "the end of the input";
+    }
+    return "?";
+}
+
+/* Describes the character at s->pos as "'c'", "end of input" or "byte 0xNN". */
+static void describe_here(const json_scan *s, char *out, size_t n)
+{
+    if (s->pos >= s->len) {
+        snprintf(out, n, "end of input");
+        return;
+    }
+    unsigned char ch = (unsigned char)s->text[s->pos];
+    if (ch >= 0x20 && ch < 0x7f)
+        snprintf(out, n, "'%c'", ch);
+    else
+        snprintf(out, n, "byte 0x%02x", ch);
+}
+
+/* Sets the diagnosis "expected X, got Y" with a hint for the common slips. */
+static void diagnose_unexpected(json_scan *s)
+{
+    char got[32];
+    describe_here(s, got, sizeof got);
+    snprintf(s->what, sizeof s->what, "expected %s, got %s", expect_text(s), got);
+    char ch = s->pos < s->len ? s->text[s->pos] : '\0';
+    if (s->pos >= s->len && s->depth > 0) {
+        int line, column;
+        locate(s->text, s->open_pos[s->depth - 1], &line, &column);
+        snprintf(s->hint, sizeof s->hint, "the '%c' opened at line %d, column %d is not closed",
+                 s->open[s->depth - 1], line, column);
+    } else if (s->pos >= s->len && s->expect == EXPECT_VALUE && s->depth == 0) {
+        snprintf(s->hint, sizeof s->hint, "the input is empty: a job spec is one JSON object");
+    } else if (ch == '/' || ch == '#') {
+        snprintf(s->hint, sizeof s->hint, "JSON has no comments: use a \"description\" string instead");
+    } else if (ch == '\'') {
+        snprintf(s->hint, sizeof s->hint, "JSON strings and keys take double quotes");
+    } else if ((ch == '}' || ch == ']') && s->last == ',') {
+        snprintf(s->hint, sizeof s->hint, "remove the trailing ',' before the '%c'", ch);
+    } else if (s->expect == EXPECT_COMMA_OR_CLOSE && (ch == '"' || ch == '{' || ch == '[' || is_word_char(ch))) {
+        int line, column;
+        locate(s->text, s->token_end, &line, &column);
+        snprintf(s->hint, sizeof s->hint, "a ',' is probably missing at line %d, column %d", line, column);
+    } else if ((s->expect == EXPECT_KEY || s->expect == EXPECT_KEY_OR_CLOSE) && is_word_char(ch)) {
+        snprintf(s->hint, sizeof s->hint, "JSON keys take double quotes");
+    } else if (s->expect == EXPECT_END) {
+        snprintf(s->hint, sizeof s->hint, "a job spec is a single JSON object: remove what follows it");
+    }
+}
+
+/* Length of the bare word (number or literal) at s->pos. */
+static size_t word_length(const json_scan *s)
+{
+    size_t n = 0;
+    while (s->pos + n < s->len && is_word_char(s->text[s->pos + n]))
+        n++;
+    return n;
+}
+
+/* 1 when the word is true, false, null or a number that strtod reads whole. */
+static int word_is_valid(const char *word)
+{
+    if (strcmp(word, "true") == 0 || strcmp(word, "false") == 0 || strcmp(word, "null") == 0)
+        return 1;
+    if (!(word[0] == '-' || (word[0] >= '0' && word[0] <= '9')))
+        return 0;
+    char *end = NULL;
+    strtod(word, &end);
+    return end && *end == '\0';
+}
+
+/* Scans the bare word at s->pos. Returns 0 with a diagnosis when it is
+ * invalid or when `limit` (cJSON's error position) falls inside it. */
+static int scan_word(json_scan *s, size_t limit)
+{
+    char word[40];
+    size_t n = word_length(s);
+    snprintf(word, sizeof word, "%.*s%s", (int)(n < 32 ? n : 32), s->text + s->pos, n > 32 ? "..." : "");
+    if (n > 32 || !word_is_valid(word) || limit < s->pos + n) {
+        int numeric = word[0] == '-' || (word[0] >= '0' && word[0] <= '9');
+        snprintf(s->what, sizeof s->what, "invalid %s '%s'", numeric ? "number" : "value", word);
+        if (!numeric)
+            snprintf(s->hint, sizeof s->hint,
+                     "the JSON literals are true, false and null; strings take double quotes");
+        return 0;
+    }
+    s->pos += n;
+    return 1;
+}
+
+static int is_hex(char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
+
+/* 1 when the escape sequence at text[i] (a backslash) is well formed. */
+static int escape_is_valid(const json_scan *s, size_t i)
+{
+    char esc = i + 1 < s->len ? s->text[i + 1] : '\0';
+    if (esc == '\0' || !strchr("\"\\/bfnrtu", esc))
+        return 0;
+    if (esc != 'u')
+        return 1;
+    for (size_t k = i + 2; k < i + 6; k++)
+        if (k >= s->len || !is_hex(s->text[k]))
+            return 0;
+    return 1;
+}
+
+/* Stops the scan at s->pos = at with a diagnosis; returns 0. */
+static int scan_error(json_scan *s, size_t at, const char *what, const char *hint)
+{
+    s->pos = at;
+    snprintf(s->what, sizeof s->what, "%s", what);
+    snprintf(s->hint, sizeof s->hint, "%s", hint);
+    return 0;
+}
+
+/* Index of the quote that closes the string opening at `start`, or s->len. */
+static size_t string_end(const json_scan *s, size_t start)
+{
+    size_t i = start + 1;
+    while (i < s->len && s->text[i] != '"')
+        i += s->text[i] == '\\' ? 2 : 1;
+    return i < s->len ? i : s->len;
+}
+
+/* Scans the string at s->pos (on its opening quote). Returns 0 with a
+ * diagnosis (and s->pos on the culprit) when it is invalid or when `limit`
+ * (cJSON's error position) falls inside it. */
+static int scan_string(json_scan *s, size_t limit)
+{
+    size_t start = s->pos, end = string_end(s, start);
+    if (end >= s->len)
+        return scan_error(s, start, "unterminated string", "add the closing '\"'");
+    for (size_t i = start + 1; i < end; i++) {
+        unsigned char ch = (unsigned char)s->text[i];
+        if (ch < 0x20)
+            return scan_error(s, i, "control character in a string",
+                              "write a newline as \\n and a tab as \\t");
+        if (ch == '\\' && (i == limit || !escape_is_valid(s, i)))
+            return scan_error(s, i, "invalid escape sequence in a string",
+                              "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX "
+                              "(surrogates in pairs)");
+        if (i == limit)
+            return scan_error(s, i, "invalid string", "");
+        if (ch == '\\')
+            i++;
+    }
+    s->pos = end + 1;
+    return 1;
+}
+
+/* Checks the token at s->pos against the expected grammar and consumes it.
+ * Returns 0 with a diagnosis at the error. */
+static int scan_token(json_scan *s, size_t limit)
+{
+    char ch = s->text[s->pos];
+    int want_value = s->expect == EXPECT_VALUE || s->expect == EXPECT_VALUE_OR_CLOSE;
+    int want_key = s->expect == EXPECT_KEY || s->expect == EXPECT_KEY_OR_CLOSE;
+    int closes = (ch == '}' && (s->expect == EXPECT_KEY_OR_CLOSE ||
+                                (s->expect == EXPECT_COMMA_OR_CLOSE && s->open[s->depth - 1] == '{'))) ||
+                 (ch == ']' && (s->expect == EXPECT_VALUE_OR_CLOSE ||
+                                (s->expect == EXPECT_COMMA_OR_CLOSE && s->open[s->depth - 1] == '[')));
+    if (ch == '"' && (want_value || want_key)) {
+        if (!scan_string(s, limit))
+            return 0;
+        s->expect = want_key ? EXPECT_COLON : after_value(s);
+        s->last = 0;
+        return 1;
+    }
+    if ((ch == '{' || ch == '[') && want_value) {
+        if (s->depth >= CJSON_NESTING_LIMIT)
+            return scan_error(s, s->pos, "nested too deeply", "");
+        s->open[s->depth] = ch;
+        s->open_pos[s->depth++] = s->pos++;
+        s->expect = ch == '{' ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE;
+        s->last = ch;
+        return 1;
+    }
+    if (closes) {
+        s->depth--;
+        s->pos++;
+        s->expect = after_value(s);
+        s->last = 0;
+        return 1;
+    }
+    if ((ch == ':' && s->expect == EXPECT_COLON) || (ch == ',' && s->expect == EXPECT_COMMA_OR_CLOSE)) {
+        s->expect = ch == ':' ? EXPECT_VALUE : s->open[s->depth - 1] == '{' ? EXPECT_KEY : EXPECT_VALUE;
+        s->last = ch;
+        s->pos++;
+        return 1;
+    }
+    if (want_value && is_word_char(ch)) {
+        if (!scan_word(s, limit))
+            return 0;
+        s->expect = after_value(s);
+        s->last = 0;
+        return 1;
+    }
+    diagnose_unexpected(s);
+    return 0;
+}
+
+/* Scans from the start through the token at `limit` (cJSON's error offset)
+ * and leaves the earliest error it can name in s->pos / s->what / s->hint. */
+static void scan_to_error(json_scan *s, size_t limit)
+{
+    if (s->len >= 3 && memcmp(s->text, "\xEF\xBB\xBF", 3) == 0)
+        s->pos = 3;
+    for (;;) {
+        while (s->pos < s->len && is_space(s->text[s->pos]))
+            s->pos++;
+        if (s->pos >= s->len || s->pos > limit)
+            break;
+        if (!scan_token(s, limit))
+            return;
+        s->token_end = s->pos;
+    }
+    if (s->pos > limit) {
+        /* cJSON rejected something this scanner accepts: name the place only. */
+        char got[32];
+        s->pos = limit;
+        describe_here(s, got, sizeof got);
+        snprintf(s->what, sizeof s->what, "unexpected %s", got);
+        return;
+    }
+    diagnose_unexpected(s);
+}
+
+/* ---- entry point --------------------------------------------------------------- */
+
+static cf_status report_syntax(const char *text, size_t len, size_t cjson_offset, const char *file)
+{
+    json_scan *s = calloc(1, sizeof *s);
+    if (!s)
+        return cf_error_set(CF_ERR_NOMEM, "%s: out of memory", file);
+    s->text = text;
+    s->len = len;
+    s->expect = EXPECT_VALUE;
+    scan_to_error(s, cjson_offset);
+    int line, column;
+    locate(text, s->pos, &line, &column);
+    cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: %s", file, line, column, s->what);
+    if (s->hint[0])
+        cf_error_hint("%s", s->hint);
+    free(s);
+    return st;
+}
+
+cf_status spec_parse_json(const char *text, size_t len, const char *file, cJSON **out_doc)
+{
+    *out_doc = NULL;
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        int line, column;
+        locate(text, (size_t)(nul - text), &line, &column);
+        cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: NUL byte in the text", file,
+                                    line, column);
+        cf_error_hint("is this a binary file? a job spec is UTF-8 JSON text");
+        return st;
+    }
+    /* cJSON wants the terminating NUL inside the length to check that
+     * nothing follows the value. */
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return cf_error_set(CF_ERR_NOMEM, "%s: out of memory", file);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    const char *error_at = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(copy, len + 1, &error_at, 1);
+    if (!doc) {
+        size_t offset = error_at && error_at >= copy ? (size_t)(error_at - copy) : 0;
+        cf_status st = report_syntax(copy, len, offset > len ? len : offset, file);
+        free(copy);
+        return st;
+    }
+    free(copy);
+    *out_doc = doc;
+    return CF_OK;
+}

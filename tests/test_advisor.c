@@ -1,0 +1,384 @@
+/* Advisor: formulas against hand-computed values, the Pareto front against
+ * brute force, and the enumeration's invariants on a small catalog. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cloudfit/advisor.h"
+
+static cf_perf_params hand_params(void)
+{
+    cf_perf_params p = {0};
+    p.alpha_s = 0.05;
+    p.beta_s = 0.004;
+    p.contention = 0.02;
+    p.intra_gbps = 80;
+    p.inter_gbps = 8;
+    p.latency_s = 0.001;
+    p.gamma = 2;
+    return p;
+}
+
+static void test_compute_time(void **state)
+{
+    (void)state;
+    cf_perf_params p = hand_params();
+    assert_float_equal(cf_perf_compute_s(&p, 100, 1), 0.45, 1e-12);
+    assert_float_equal(cf_perf_compute_s(&p, 100, 4), 0.45 * 1.06, 1e-12);
+}
+
+static void test_sync_time(void **state)
+{
+    (void)state;
+    cf_perf_params p = hand_params();
+    /* 100 MB of gradients = 800 Mbit. One node of 4: 2·3/4·0.8/80 = 0.015 s. */
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 1, 4), 0.015, 1e-12);
+    /* Two nodes of 4 (K = 8): 0.015 + 2·7/8·0.8/8 + 0.001 = 0.191 s. */
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 2, 4), 0.191, 1e-12);
+    /* 16 nodes of 1: no intra-node part; 2·15/16·0.1 + 0.001. */
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 16, 1), 0.1885, 1e-12);
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 1, 1), 0.0, 1e-15);
+}
+
+static void test_step_time_overlap_and_accumulation(void **state)
+{
+    (void)state;
+    cf_perf_params p = hand_params();
+    double t_c = 0.477, t_s = 0.191;
+    double overlapped = sqrt(t_c * t_c + t_s * t_s); /* γ = 2 */
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), overlapped, 1e-9);
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 4), 3 * t_c + overlapped, 1e-9);
+    p.gamma = 1; /* no overlap: plain sum */
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), t_c + t_s, 1e-9);
+    p.gamma = 10; /* nearly full overlap: close to the max */
+    double step = cf_perf_step_s(&p, 100e6, 2, 4, 100, 1);
+    assert_true(step > t_c && step < t_c * 1.0001);
+    /* one GPU: compute only */
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 1, 1, 100, 2), 0.9, 1e-12);
+}
+
+static void test_samples_and_efficiency(void **state)
+{
+    (void)state;
+    cf_noise_model nm;
+    cf_noise_model_init(&nm, 256, 1000, NULL, 0, CF_PROV_MEASURED);
+    /* E(M) = E0 (B + M)/(B + M0) */
+    assert_float_equal(cf_samples_to_target(&nm, 1e6, 1024), 1e6 * 2024.0 / 1256.0, 1e-6);
+    assert_float_equal(cf_samples_to_target(&nm, 1e6, 256), 1e6, 1e-6);
+    assert_float_equal(cf_stat_efficiency(&nm, 1024), 1256.0 / 2024.0, 1e-12);
+    assert_float_equal(nm.b_noise_effective, 1000, 1e-9);
+}
+
+static void test_noise_trace_integral(void **state)
+{
+    (void)state;
+    /* B(p) = 1000 + 1000 p: ∫ dp/(B + 256) = ln(2256/1256)/1000. */
+    cf_noise_point trace[] = {{0, 1000}, {1, 2000}};
+    cf_noise_model nm;
+    cf_noise_model_init(&nm, 256, 0, trace, 2, CF_PROV_MEASURED);
+    double integral = log(2256.0 / 1256.0) / 1000.0;
+    assert_float_equal(nm.inv_integral, integral, 1e-10);
+    assert_float_equal(cf_samples_to_target(&nm, 1.0, 4096), 1.0 + (4096 - 256) * integral, 1e-9);
+    assert_float_equal(nm.b_noise_effective, 1.0 / integral - 256, 1e-6);
+    /* A constant trace equals the constant noise scale. */
+    cf_noise_point flat[] = {{0.2, 500}, {0.8, 500}};
+    cf_noise_model_init(&nm, 64, 0, flat, 2, CF_PROV_MEASURED);
+    assert_float_equal(nm.b_noise_effective, 500, 1e-6);
+    /* A growing noise scale costs fewer samples than its early value says. */
+    cf_noise_model early;
+    cf_noise_model_init(&early, 256, 1000, NULL, 0, CF_PROV_MEASURED);
+    cf_noise_model_init(&nm, 256, 0, trace, 2, CF_PROV_MEASURED);
+    assert_true(cf_samples_to_target(&nm, 1.0, 8192) < cf_samples_to_target(&early, 1.0, 8192));
+}
+
+static void test_lr_rules(void **state)
+{
+    (void)state;
+    double r = 1256.0 * 1024.0 / (2024.0 * 256.0);
+    assert_float_equal(cf_lr_gain(1000, 256, 1024), r, 1e-12);
+    cf_lr_choice c = cf_lr_for_batch(CF_LR_AUTO, CF_OPT_SGD, 0.1, 256, 1000, 1024);
+    assert_int_equal(c.rule_used, CF_LR_GAIN);
+    assert_float_equal(c.lr, 0.1 * r, 1e-12);
+    assert_true(c.warmup_recommended);
+    c = cf_lr_for_batch(CF_LR_AUTO, CF_OPT_ADAMW, 1e-3, 256, 1000, 1024);
+    assert_float_equal(c.lr, 1e-3 * sqrt(r), 1e-15);
+    assert_true(c.sqrt_form);
+    c = cf_lr_for_batch(CF_LR_LINEAR, CF_OPT_ADAM, 1e-3, 256, 1000, 1024);
+    assert_float_equal(c.lr, 4e-3, 1e-15);
+    c = cf_lr_for_batch(CF_LR_SQRT, CF_OPT_SGD, 0.1, 256, 1000, 1024);
+    assert_float_equal(c.lr, 0.2, 1e-12);
+    c = cf_lr_for_batch(CF_LR_NONE, CF_OPT_SGD, 0.1, 256, 1000, 1024);
+    assert_float_equal(c.lr, 0.1, 1e-15);
+    assert_false(c.warmup_recommended);
+    /* The gain lies in [1, S] and approaches S for a huge noise scale. */
+    for (double m = 256; m <= 65536; m *= 2) {
+        double g = cf_lr_gain(4000, 256, m);
+        assert_true(g >= 1.0 - 1e-12 && g <= m / 256 + 1e-12);
+    }
+    assert_float_equal(cf_lr_gain(1e12, 256, 2048), 8.0, 1e-6);
+}
+
+static void test_spot_factor(void **state)
+{
+    (void)state;
+    double interval = 0;
+    /* 7.3 %/month on one node: λ = 1e-4/h; C = 0.1 h → τ = √(2·0.1·1e4) = 44.72 h. */
+    double f = cf_spot_time_factor(7.3, 1, 0.1, 0.5, &interval);
+    assert_float_equal(interval, sqrt(2 * 0.1 / 1e-4), 1e-9);
+    double overhead = 0.1 / interval + 1e-4 * (interval / 2 + 0.5);
+    assert_float_equal(f, 1 / (1 - overhead), 1e-12);
+    /* more nodes, more interruptions */
+    assert_true(cf_spot_time_factor(7.3, 16, 0.1, 0.5, NULL) > f);
+    assert_float_equal(cf_spot_time_factor(0, 4, 0.1, 0.5, NULL), 1.0, 0);
+    assert_true(isinf(cf_spot_time_factor(5000, 64, 0.5, 2, NULL)));
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+static double rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static int dominates(double xa, double ya, double xb, double yb)
+{
+    return xa <= xb && ya <= yb && (xa < xb || ya < yb);
+}
+
+static void test_pareto_brute_force(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 200; trial++) {
+        size_t n = 1 + (size_t)(rnd() * 300);
+        double x[300], y[300];
+        size_t order[300];
+        for (size_t i = 0; i < n; i++) {
+            /* coarse grid so ties occur */
+            x[i] = floor(rnd() * 20);
+            y[i] = floor(rnd() * 20);
+        }
+        size_t k = cf_pareto_front(x, y, n, order);
+        int on_front[300] = {0};
+        for (size_t i = 0; i < k; i++) {
+            on_front[order[i]] = 1;
+            if (i > 0) {
+                assert_true(x[order[i]] > x[order[i - 1]]);
+                assert_true(y[order[i]] < y[order[i - 1]]);
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            int dominated = 0, duplicate_on_front = 0;
+            for (size_t j = 0; j < n; j++) {
+                if (dominates(x[j], y[j], x[i], y[i]))
+                    dominated = 1;
+                if (j != i && on_front[j] && x[j] == x[i] && y[j] == y[i])
+                    duplicate_on_front = 1;
+            }
+            if (on_front[i])
+                assert_false(dominated);
+            else
+                assert_true(dominated || duplicate_on_front);
+        }
+    }
+}
+
+/* A small synthetic catalog: two GPU types, several prices and shapes. */
+static cf_vm test_vms[] = {
+    {"aws", "us-east-1", "big.8x", "FAST", 8, 80, 96, 1152, 400, 32.0, 10.0, 0, 7.5, 0},
+    {"aws", "us-east-1", "big.1x", "FAST", 1, 80, 12, 144, 50, 4.5, 1.5, 0, 7.5, 0},
+    {"gcp", "us-central1", "slow-4", "SLOW", 4, 16, 48, 192, 50, 3.9, 1.2, 0, -1, 0},
+    {"gcp", "europe-west4", "slow-4", "SLOW", 4, 16, 48, 192, 50, 4.4, 1.4, 0, -1, 0},
+    {"azure", "eastus", "slow-1", "SLOW", 1, 16, 8, 56, 0, 0.9, 0, 0, -1, 0},
+};
+#define N_TEST_VMS (sizeof test_vms / sizeof *test_vms)
+
+static void setup_input(cf_spec *spec, cf_gpu_perf perf[2], cf_noise_model *nm, const cf_vm *rows[],
+                        cf_advisor_input *in)
+{
+    memset(spec, 0, sizeof *spec);
+    snprintf(spec->name, sizeof spec->name, "unit");
+    spec->parameters = 25e6;
+    spec->gradient_bytes = 4;
+    spec->total_samples = 90 * 1.28e6;
+    spec->batch = 256;
+    spec->lr = 0.1;
+    spec->max_gpus = 64;
+    spec->max_nodes = 8;
+    spec->max_accumulation = 8;
+    spec->max_global_batch = 64 * 256;
+    spec->startup_minutes = 10;
+    spec->checkpoint_minutes = 1;
+    memset(perf, 0, 2 * sizeof *perf);
+    snprintf(perf[0].gpu, sizeof perf[0].gpu, "FAST");
+    perf[0].params = hand_params();
+    perf[0].params.alpha_s = 0.02;
+    perf[0].params.beta_s = 0.001;
+    perf[0].params.max_local_batch = 256;
+    perf[0].params.inter_gbps = 0;
+    perf[0].params.intra_gbps = 1000;
+    snprintf(perf[1].gpu, sizeof perf[1].gpu, "SLOW");
+    perf[1].params = hand_params();
+    perf[1].params.max_local_batch = 64;
+    perf[1].params.inter_gbps = 0;
+    cf_noise_model_init(nm, 256, 4000, NULL, 0, CF_PROV_MEASURED);
+    for (size_t i = 0; i < N_TEST_VMS; i++)
+        rows[i] = &test_vms[i];
+    *in = (cf_advisor_input){.spec = spec, .vms = rows, .n_vms = N_TEST_VMS, .perf = perf, .n_perf = 2,
+                             .noise = nm, .top = 10};
+}
+
+static void test_enumeration_invariants(void **state)
+{
+    (void)state;
+    static const cf_objective objectives[] = {CF_OBJ_COST, CF_OBJ_TIME, CF_OBJ_BALANCED};
+    static const cf_spot_policy spots[] = {CF_SPOT_NEVER, CF_SPOT_ALLOW, CF_SPOT_ONLY};
+    for (size_t oi = 0; oi < 3; oi++) {
+        for (size_t si = 0; si < 3; si++) {
+            cf_spec spec;
+            cf_gpu_perf perf[2];
+            cf_noise_model nm;
+            const cf_vm *rows[N_TEST_VMS];
+            cf_advisor_input in;
+            setup_input(&spec, perf, &nm, rows, &in);
+            spec.objective = objectives[oi];
+            spec.spot = spots[si];
+            spec.deadline_hours = 60;
+            spec.budget_usd = 4000;
+            cf_advice advice;
+            assert_int_equal(cf_advise(&in, &advice), CF_OK);
+            assert_true(advice.n_ranked >= 1);
+            const cf_config *best = &advice.ranked[0];
+            for (size_t i = 0; i < advice.n_ranked; i++) {
+                const cf_config *c = &advice.ranked[i];
+                assert_true(c->hours <= spec.deadline_hours);
+                assert_true(c->total_usd <= spec.budget_usd);
+                assert_true(c->nodes * c->gpus_per_node <= spec.max_gpus);
+                assert_true(c->local_batch <= (strcmp(c->vm->gpu_model, "FAST") ? 64 : 256));
+                assert_int_equal(c->global_batch, (long)c->nodes * c->gpus_per_node * c->local_batch * c->accumulation);
+                if (spots[si] == CF_SPOT_NEVER)
+                    assert_false(c->spot);
+                if (spots[si] == CF_SPOT_ONLY)
+                    assert_true(c->spot);
+                assert_float_equal(c->total_usd, c->hours * c->usd_per_hour, 1e-6 * c->total_usd);
+                if (objectives[oi] == CF_OBJ_COST)
+                    assert_true(best->total_usd <= c->total_usd);
+                if (objectives[oi] == CF_OBJ_TIME)
+                    assert_true(best->hours <= c->hours);
+            }
+            /* The front is non-dominated and contains the pick's trade-off. */
+            for (size_t i = 0; i < advice.n_pareto; i++)
+                for (size_t j = 0; j < advice.n_pareto; j++)
+                    assert_false(dominates(advice.pareto[j].hours, advice.pareto[j].total_usd,
+                                           advice.pareto[i].hours, advice.pareto[i].total_usd));
+            for (size_t i = 0; i < advice.n_ranked; i++) {
+                int covered = 0;
+                for (size_t j = 0; j < advice.n_pareto; j++)
+                    if (advice.pareto[j].hours <= advice.ranked[i].hours + 1e-12 &&
+                        advice.pareto[j].total_usd <= advice.ranked[i].total_usd + 1e-9)
+                        covered = 1;
+                assert_true(covered);
+            }
+            cf_advice_free(&advice);
+        }
+    }
+}
+
+static void test_enumeration_time_optimal_batch(void **state)
+{
+    (void)state;
+    /* On one VM of 8 GPUs and one node, the chosen (batch, accumulation) is
+     * at least as fast as every power-of-two batch (all on the grid) and no
+     * faster than the best integer batch (nothing beats the model). */
+    cf_spec spec;
+    cf_gpu_perf perf[2];
+    cf_noise_model nm;
+    const cf_vm *rows[N_TEST_VMS];
+    cf_advisor_input in;
+    setup_input(&spec, perf, &nm, rows, &in);
+    spec.objective = CF_OBJ_TIME;
+    spec.max_nodes = 1;
+    in.n_vms = 1; /* big.8x only */
+    cf_advice advice;
+    assert_int_equal(cf_advise(&in, &advice), CF_OK);
+    double chosen = advice.ranked[0].train_hours, best_any = INFINITY, best_pow2 = INFINITY;
+    for (int m = 1; m <= 256; m++) {
+        for (int s = 1; s <= 8; s *= 2) {
+            long global = 8L * m * s;
+            if (global > spec.max_global_batch)
+                continue;
+            double step = cf_perf_step_s(&perf[0].params, 25e6 * 4, 1, 8, m, s);
+            double hours = cf_samples_to_target(&nm, spec.total_samples, (double)global) / global * step / 3600;
+            best_any = fmin(best_any, hours);
+            if ((m & (m - 1)) == 0)
+                best_pow2 = fmin(best_pow2, hours);
+        }
+    }
+    assert_true(chosen <= best_pow2 * (1 + 1e-12));
+    assert_true(chosen >= best_any * (1 - 1e-12));
+    cf_advice_free(&advice);
+}
+
+static void test_enumeration_infeasible(void **state)
+{
+    (void)state;
+    cf_spec spec;
+    cf_gpu_perf perf[2];
+    cf_noise_model nm;
+    const cf_vm *rows[N_TEST_VMS];
+    cf_advisor_input in;
+    setup_input(&spec, perf, &nm, rows, &in);
+    spec.deadline_hours = 0.01; /* shorter than startup */
+    cf_advice advice;
+    assert_int_equal(cf_advise(&in, &advice), CF_ERR_INFEASIBLE);
+    assert_true(advice.have_extremes);
+    assert_true(advice.fastest.hours > spec.deadline_hours);
+    assert_int_equal(advice.n_ranked, 0);
+    cf_advice_free(&advice);
+}
+
+static void test_memory_ceiling(void **state)
+{
+    (void)state;
+    cf_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.parameters = 100e6;
+    spec.gradient_bytes = 4;
+    spec.optimizer = CF_OPT_ADAM;
+    spec.memory_per_sample_mib = 100;
+    /* 16 GiB × 0.92 − (100e6 × 16 B + 1.5 GiB) over 100 MiB per sample */
+    double free_bytes = 16.0 * 1073741824.0 * 0.92 - (100e6 * 16 + 1.5 * 1073741824.0);
+    int expected = (int)floor(free_bytes / (100 * 1048576.0));
+    assert_int_equal(cf_estimate_max_local_batch(&spec, 16, NULL, 0), expected);
+    assert_true(cf_estimate_max_local_batch(&spec, 80, NULL, 0) > 5 * expected);
+    spec.parameters = 2e9; /* 32 GB of state: does not fit a 16 GiB GPU */
+    assert_true(cf_estimate_max_local_batch(&spec, 16, NULL, 0) < 0);
+    spec.memory_per_sample_mib = 0; /* unknown and no reference */
+    assert_int_equal(cf_estimate_max_local_batch(&spec, 16, NULL, 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compute_time),
+        cmocka_unit_test(test_sync_time),
+        cmocka_unit_test(test_step_time_overlap_and_accumulation),
+        cmocka_unit_test(test_samples_and_efficiency),
+        cmocka_unit_test(test_noise_trace_integral),
+        cmocka_unit_test(test_lr_rules),
+        cmocka_unit_test(test_spot_factor),
+        cmocka_unit_test(test_pareto_brute_force),
+        cmocka_unit_test(test_enumeration_invariants),
+        cmocka_unit_test(test_enumeration_time_optimal_batch),
+        cmocka_unit_test(test_enumeration_infeasible),
+        cmocka_unit_test(test_memory_ceiling),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,96 @@
+/* CSV reader over libcsv: quoted fields, line numbers, typed getters,
+ * measurement rows with their errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cloudfit/csvread.h"
+#include "cloudfit/measurement.h"
+
+static void test_quoted_fields_and_lines(void **state)
+{
+    (void)state;
+    const char *text = "a,b,c\n1,\"x, y\",3\n\n4,\"multi\nline\",6\n7,8,9\n";
+    cf_csv_doc doc;
+    assert_int_equal(cf_csv_parse(text, strlen(text), "t.csv", &doc), CF_OK);
+    assert_int_equal(doc.n_records, 3);
+    assert_string_equal(cf_csv_field(&doc.records[0], 1), "x, y");
+    assert_string_equal(cf_csv_field(&doc.records[1], 1), "multi\nline");
+    assert_int_equal(doc.records[0].line, 2);
+    assert_int_equal(doc.records[1].line, 4);
+    assert_int_equal(doc.records[2].line, 6);
+    assert_int_equal(cf_csv_column(&doc, "c"), 2);
+    assert_int_equal(cf_csv_column(&doc, "zz"), -1);
+    double v = 0;
+    assert_int_equal(cf_csv_double(&doc, &doc.records[2], 2, 1, 0, &v), CF_OK);
+    assert_float_equal(v, 9, 0);
+    assert_int_equal(cf_csv_double(&doc, &doc.records[0], 1, 1, 0, &v), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv:2: column 'b': expected a number, got 'x, y'");
+    cf_csv_free(&doc);
+}
+
+static void test_empty_and_missing_column(void **state)
+{
+    (void)state;
+    cf_csv_doc doc;
+    assert_int_equal(cf_csv_parse("", 0, "e.csv", &doc), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "e.csv: empty CSV"));
+    const char *text = "x,y\n1,2\n";
+    assert_int_equal(cf_csv_parse(text, strlen(text), "m.csv", &doc), CF_OK);
+    int col;
+    assert_int_equal(cf_csv_require_column(&doc, "z", &col), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.csv:1: missing required column 'z'");
+    long iv;
+    assert_int_equal(cf_csv_int(&doc, &doc.records[0], 5, 0, 42, &iv), CF_OK); /* short row → fallback */
+    assert_int_equal(iv, 42);
+    cf_csv_free(&doc);
+}
+
+static const char header[] =
+    "model,gpu,profile,hw_gpus_per_node,source,placement,num_nodes,num_gpus,local_bsz,global_bsz,step_time_s,sync_time_s\n";
+
+static void test_measurements(void **state)
+{
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,0.05,0.001\n",
+             "m,T4,aws,4,placement,44,2,8,32,256,0.4,\n");
+    cf_measurement_set set;
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "ok.csv", &set), CF_OK);
+    assert_int_equal(set.n_rows, 2);
+    assert_float_equal(set.rows[1].sync_time_s, -1, 0);
+    assert_string_equal(set.rows[1].placement, "44");
+    cf_measurements_free(&set);
+
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,fast,0.001\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "bad.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "bad.csv:2: column 'step_time_s': expected a number, got 'fast'");
+
+    snprintf(text, sizeof text, "%s%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,0.05,\n",
+             "m,T4,aws,4,placement,1,2,9,32,32,0.05,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "fit.csv", &set), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "fit.csv:3: num_gpus 9 does not fit 2 node(s)"));
+
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,-3,32,0.05,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "neg.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "neg.csv:2: column 'local_bsz': expected a positive integer, got -3");
+
+    assert_int_equal(cf_measurements_parse("model,gpu\nm,T4\n", 15, "cols.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "cols.csv:1: missing required column 'hw_gpus_per_node'");
+
+    assert_int_equal(cf_measurements_load("/nonexistent/m.csv", &set), CF_ERR_IO);
+    assert_string_equal(cf_error_message(), "cannot open '/nonexistent/m.csv': No such file or directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quoted_fields_and_lines),
+        cmocka_unit_test(test_empty_and_missing_column),
+        cmocka_unit_test(test_measurements),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

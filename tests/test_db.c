@@ -1,0 +1,141 @@
+/* History database: migrations, inserts, reopen, hostile strings, and a
+ * database from a newer cloudfit. Real SQLite files in a temp directory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "cloudfit/history.h"
+
+static char dir_template[] = "/tmp/cloudfit-test-db-XXXXXX";
+static char db_path[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp(dir_template);
+    assert_non_null(dir);
+    snprintf(db_path, sizeof db_path, "%s/history.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir_template);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static cf_history_record sample(const char *name)
+{
+    cf_history_record r = {
+        .created_at = "2026-11-21T00:00:00Z", .tool_version = "0.1.0", .spec_hash = "abc123",
+        .spec_name = name, .spec_json = "{\"name\":\"x\"}", .objective = "cost", .catalog_name = "embedded",
+        .catalog_date = "2026-07-30", .cloud = "aws", .region = "us-east-1", .instance_type = "g4dn.12xlarge",
+        .gpu = "T4", .gpus_per_node = 4, .nodes = 2, .local_batch = 64, .accumulation = 1, .global_batch = 512,
+        .lr = 0.2, .spot = 0, .step_time_s = 0.3, .hours = 10, .total_usd = 78.2, .usd_per_node_hour = 3.91,
+        .result_json = "{}"};
+    return r;
+}
+
+static void test_open_migrate_insert(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    assert_int_equal(cf_db_schema_version(db), 1);
+    cf_history_record r = sample("resnet50");
+    long long id1 = 0, id2 = 0, count = 0;
+    assert_int_equal(cf_history_insert(db, &r, &id1), CF_OK);
+    assert_int_equal(cf_history_insert(db, &r, &id2), CF_OK);
+    assert_true(id2 > id1);
+    assert_int_equal(cf_history_count(db, &count), CF_OK);
+    assert_int_equal(count, 2);
+    cf_db_close(db);
+    /* reopen: migrations are not re-applied, rows are kept */
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    assert_int_equal(cf_db_schema_version(db), 1);
+    assert_int_equal(cf_history_count(db, &count), CF_OK);
+    assert_int_equal(count, 2);
+    cf_db_close(db);
+}
+
+static void test_hostile_strings_are_data(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    const char *hostile = "x'); DROP TABLE recommendations; --\"";
+    cf_history_record r = sample(hostile);
+    r.spec_hash = "h'o\"stile";
+    long long before = 0, after = 0, id = 0;
+    cf_history_count(db, &before);
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    cf_history_count(db, &after);
+    assert_int_equal(after, before + 1);
+    cf_db_close(db);
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(db_path, &raw), SQLITE_OK);
+    sqlite3_stmt *stmt = NULL;
+    assert_int_equal(sqlite3_prepare_v2(raw, "SELECT spec_name FROM recommendations WHERE id = ?1", -1, &stmt, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(stmt, 1, id);
+    assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(stmt, 0), hostile);
+    sqlite3_finalize(stmt);
+    sqlite3_close(raw);
+}
+
+static void test_newer_schema_is_refused(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s.future", db_path);
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(path, &db), CF_ERR_DB);
+    assert_null(db);
+    assert_non_null(strstr(cf_error_message(), "schema version 99"));
+}
+
+static void test_unwritable_path(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open("/nonexistent-dir/x/history.db", &db), CF_ERR_DB);
+    assert_non_null(strstr(cf_error_message(), "/nonexistent-dir/x/history.db"));
+}
+
+static void test_default_path(void **state)
+{
+    (void)state;
+    char path[512];
+    setenv("XDG_DATA_HOME", "/data/home", 1);
+    assert_int_equal(cf_db_default_path(path, sizeof path), CF_OK);
+    assert_string_equal(path, "/data/home/cloudfit/history.db");
+    unsetenv("XDG_DATA_HOME");
+    setenv("HOME", "/home/u", 1);
+    assert_int_equal(cf_db_default_path(path, sizeof path), CF_OK);
+    assert_string_equal(path, "/home/u/.local/share/cloudfit/history.db");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_migrate_insert),
+        cmocka_unit_test(test_hostile_strings_are_data),
+        cmocka_unit_test(test_newer_schema_is_refused),
+        cmocka_unit_test(test_unwritable_path),
+        cmocka_unit_test(test_default_path),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

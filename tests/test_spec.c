@@ -1,0 +1,799 @@
+/* Tests of the job spec (spec/): defaults, every field, derived values, path
+ * resolution, error messages with key paths (a table of bad specs), JSON
+ * syntax positions, the hash, the example specs and the JSON Schema's
+ * agreement with the validator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cloudfit/fileio.h"
+#include "cloudfit/spec.h"
+#include "../spec/spec_internal.h"
+
+/* A valid minimal spec, in pieces that the bad cases replace one at a time. */
+#define NAME "\"name\": \"t\""
+#define MODEL "\"model\": {\"parameters\": 1000}"
+#define DATA "\"data\": {\"samples\": 1000}"
+#define TRAIN "\"training\": {\"epochs\": 2, \"batch\": 32, \"lr\": 0.1}"
+#define MIN_SPEC "{" NAME ", " MODEL ", " DATA ", " TRAIN "}"
+/* MIN_SPEC plus extra top-level members. */
+#define WITH(extra) "{" NAME ", " MODEL ", " DATA ", " TRAIN ", " extra "}"
+/* MIN_SPEC with its training object replaced. */
+#define TRAINING(body) "{" NAME ", " MODEL ", " DATA ", \"training\": {" body "}}"
+
+static cf_status parse_text(const char *json, const char *path, cf_spec *out)
+{
+    return cf_spec_parse(json, strlen(json), path, out);
+}
+
+/* Parses `json` expecting success, failing the test with the message if not. */
+static void parse_ok(const char *json, const char *path, cf_spec *out)
+{
+    cf_status st = parse_text(json, path, out);
+    if (st != CF_OK)
+        fail_msg("unexpected error: %s (hint: %s)", cf_error_message(), cf_error_hint_text());
+}
+
+/* ---- defaults and every field --------------------------------------------------- */
+
+static void test_minimal_defaults(void **state)
+{
+    (void)state;
+    cf_spec s;
+    parse_ok(MIN_SPEC, "model.json", &s);
+    assert_string_equal(s.name, "t");
+    assert_string_equal(s.path, "model.json");
+    assert_true(s.parameters == 1000.0);
+    assert_int_equal(s.gradient_bytes, 4);
+    assert_int_equal(s.precision, CF_PREC_FP32);
+    assert_true(s.flops_per_sample == 0.0 && s.memory_per_sample_mib == 0.0);
+    assert_string_equal(s.architecture_type, "");
+    assert_int_equal(s.n_mlp_layers, 0);
+    assert_string_equal(s.activation, "relu");
+    assert_true(s.samples_per_epoch == 1000.0);
+    assert_string_equal(s.data_source, "synthetic");
+    assert_true(s.epochs == 2.0 && s.total_samples == 2000.0);
+    assert_int_equal(s.batch, 32);
+    assert_true(s.lr == 0.1);
+    assert_int_equal(s.optimizer, CF_OPT_SGD);
+    assert_int_equal(s.lr_rule, CF_LR_AUTO);
+    assert_int_equal(s.has_current, 0);
+    assert_int_equal(s.has_noise_scale, 0);
+    assert_int_equal(s.n_noise_trace, 0);
+    assert_int_equal(s.n_gpus, 0);
+    assert_string_equal(s.backend, "");
+    assert_int_equal(s.n_command, 0);
+    assert_null(s.command[0]);
+    assert_int_equal(s.n_local_batches, 0);
+    assert_int_equal(s.steps, 30);
+    assert_int_equal(s.objective, CF_OBJ_COST);
+    assert_true(s.deadline_hours == 0.0 && s.budget_usd == 0.0);
+    assert_int_equal(s.n_clouds, 0);
+    assert_int_equal(s.n_regions, 0);
+    assert_int_equal(s.n_search_gpus, 0);
+    assert_int_equal(s.max_gpus, 64);
+    assert_int_equal(s.max_nodes, 16);
+    assert_int_equal(s.max_accumulation, 8);
+    assert_int_equal(s.max_global_batch, 64 * 32);
+    assert_int_equal(s.spot, CF_SPOT_NEVER);
+    assert_true(s.startup_minutes == 10.0 && s.checkpoint_minutes == 1.0);
+    assert_int_equal((int)strlen(s.hash), 64);
+    cf_spec_free(&s);
+}
+
+static void test_fp16_default_precision(void **state)
+{
+    (void)state;
+    cf_spec s;
+    parse_ok("{" NAME ", \"model\": {\"parameters\": 10, \"gradient_bytes\": 2}, " DATA ", " TRAIN "}", NULL, &s);
+    assert_int_equal(s.gradient_bytes, 2);
+    assert_int_equal(s.precision, CF_PREC_FP16);
+    assert_string_equal(s.path, "");
+    cf_spec_free(&s);
+}
+
+static const char full_spec[] =
+    "{\n"
+    "  \"$schema\": \"../data/schema/spec.schema.json\",\n"
+    "  \"description\": \"every field\",\n"
+    "  \"name\": \"resnet50-imagenet_v1.2\",\n"
+    "  \"model\": {\"parameters\": 25557032, \"gradient_bytes\": 2, \"precision\": \"bf16\",\n"
+    "            \"flops_per_sample\": 1.23e10, \"memory_per_sample_mib\": 95,\n"
+    "            \"architecture\": {\"type\": \"cnn\", \"channels\": [64, 128, 256], \"image_size\": 224,\n"
+    "                             \"classes\": 1000}},\n"
+    "  \"data\": {\"samples\": 1281167, \"source\": {\"npy\": {\"x\": \"x.npy\", \"y\": \"/abs/y.npy\"}}},\n"
+    "  \"training\": {\"samples\": 115305030, \"batch\": 256, \"lr\": 0.1, \"optimizer\": \"adamw\",\n"
+    "               \"lr_rule\": \"sqrt\", \"current\": {\"gpu\": \"V100\", \"gpus_per_node\": 8, \"nodes\": 2}},\n"
+    "  \"profile\": {\n"
+    "    \"noise_scale\": 4000,\n"
+    "    \"gpus\": {\"T4\": {\"compute_s\": {\"alpha\": 0.078, \"beta\": 0.0042}, \"max_local_batch\": 256,\n"
+    "                      \"sync_s\": {\"intra_node_gbps\": 40, \"inter_node_gbps\": 5, \"latency_s\": 0.001,\n"
+    "                                 \"overlap_gamma\": 2.5}},\n"
+    "             \"A100.40GB\": \"measurements/a100.csv\"},\n"
+    "    \"backend\": \"exec\",\n"
+    "    \"command\": [\"python3\", \"train.py\", \"--cloudfit-probe\"],\n"
+    "    \"local_batches\": [16, 32, 64, 128],\n"
+    "    \"steps\": 50\n"
+    "  },\n"
+    "  \"search\": {\"objective\": \"balanced\", \"deadline_hours\": 24, \"budget_usd\": 500,\n"
+    "             \"clouds\": [\"aws\", \"gcp\", \"azure\", \"lambda\"], \"regions\": [\"us-east-1\", \"europe-west4\"],\n"
+    "             \"gpus\": [\"A100-80GB\", \"H100\"], \"max_gpus\": 128, \"max_nodes\": 32, \"max_accumulation\": 4,\n"
+    "             \"max_global_batch\": 8192, \"spot\": \"allow\", \"startup_minutes\": 5, \"checkpoint_minutes\": 0}\n"
+    "}\n";
+
+static void check_full_model(const cf_spec *s)
+{
+    assert_string_equal(s->name, "resnet50-imagenet_v1.2");
+    assert_true(s->parameters == 25557032.0);
+    assert_int_equal(s->gradient_bytes, 2);
+    assert_int_equal(s->precision, CF_PREC_BF16);
+    assert_true(s->flops_per_sample == 1.23e10);
+    assert_true(s->memory_per_sample_mib == 95.0);
+    assert_string_equal(s->architecture_type, "cnn");
+    assert_true(s->samples_per_epoch == 1281167.0);
+    assert_string_equal(s->data_source, "npy");
+    assert_string_equal(s->npy_x, "jobs/x.npy");
+    assert_string_equal(s->npy_y, "/abs/y.npy");
+    assert_true(s->epochs == 0.0 && s->total_samples == 115305030.0);
+    assert_int_equal(s->batch, 256);
+    assert_int_equal(s->optimizer, CF_OPT_ADAMW);
+    assert_int_equal(s->lr_rule, CF_LR_SQRT);
+    assert_int_equal(s->has_current, 1);
+    assert_string_equal(s->current_gpu, "V100");
+    assert_int_equal(s->current_gpus_per_node, 8);
+    assert_int_equal(s->current_nodes, 2);
+}
+
+static void check_full_profile(const cf_spec *s)
+{
+    assert_int_equal(s->has_noise_scale, 1);
+    assert_true(s->noise_scale == 4000.0);
+    assert_int_equal(s->n_gpus, 2);
+    const cf_spec_gpu_profile *t4 = &s->gpus[0], *a100 = &s->gpus[1];
+    assert_string_equal(t4->gpu, "T4");
+    assert_int_equal(t4->has_compute, 1);
+    assert_true(t4->alpha_s == 0.078 && t4->beta_s == 0.0042);
+    assert_int_equal(t4->max_local_batch, 256);
+    assert_true(t4->intra_node_gbps == 40.0 && t4->inter_node_gbps == 5.0);
+    assert_true(t4->latency_s == 0.001 && t4->overlap_gamma == 2.5);
+    assert_string_equal(t4->measurements_path, "");
+    assert_string_equal(a100->gpu, "A100.40GB");
+    assert_int_equal(a100->has_compute, 0);
+    assert_string_equal(a100->measurements_path, "jobs/measurements/a100.csv");
+    assert_string_equal(s->backend, "exec");
+    assert_int_equal(s->n_command, 3);
+    assert_string_equal(s->command[0], "python3");
+    assert_string_equal(s->command[2], "--cloudfit-probe");
+    assert_null(s->command[3]);
+    assert_int_equal(s->n_local_batches, 4);
+    assert_int_equal(s->local_batches[3], 128);
+    assert_int_equal(s->steps, 50);
+}
+
+static void check_full_search(const cf_spec *s)
+{
+    assert_int_equal(s->objective, CF_OBJ_BALANCED);
+    assert_true(s->deadline_hours == 24.0 && s->budget_usd == 500.0);
+    assert_int_equal(s->n_clouds, 4);
+    assert_string_equal(s->clouds[3], "lambda");
+    assert_int_equal(s->n_regions, 2);
+    assert_string_equal(s->regions[1], "europe-west4");
+    assert_int_equal(s->n_search_gpus, 2);
+    assert_string_equal(s->search_gpus[0], "A100-80GB");
+    assert_int_equal(s->max_gpus, 128);
+    assert_int_equal(s->max_nodes, 32);
+    assert_int_equal(s->max_accumulation, 4);
+    assert_int_equal(s->max_global_batch, 8192);
+    assert_int_equal(s->spot, CF_SPOT_ALLOW);
+    assert_true(s->startup_minutes == 5.0 && s->checkpoint_minutes == 0.0);
+}
+
+static void test_full_spec(void **state)
+{
+    (void)state;
+    cf_spec s;
+    parse_ok(full_spec, "jobs/model.json", &s);
+    check_full_model(&s);
+    check_full_profile(&s);
+    check_full_search(&s);
+    cf_spec_free(&s);
+    cf_spec_free(&s);   /* idempotent */
+}
+
+static void test_full_spec_decoder(void **state)
+{
+    (void)state;
+    cf_spec s;
+    parse_ok("{" NAME ", \"model\": {\"parameters\": 1.2e8, \"architecture\": {\"type\": \"decoder\", \"layers\": 12,"
+             " \"d_model\": 768, \"heads\": 12, \"vocab\": 50257, \"context\": 1024}}, "
+             "\"data\": {\"samples\": 9000000, \"source\": {\"tokens\": \"./train.bin\"}}, " TRAIN "}",
+             "/srv/jobs/gpt2.json", &s);
+    assert_string_equal(s.architecture_type, "decoder");
+    assert_string_equal(s.data_source, "tokens");
+    assert_string_equal(s.tokens_path, "/srv/jobs/train.bin");
+    cf_spec_free(&s);
+}
+
+/* ---- derived values --------------------------------------------------------------- */
+
+static void test_mlp_parameters(void **state)
+{
+    (void)state;
+    cf_spec s;
+    parse_ok("{" NAME ", \"model\": {\"architecture\": {\"type\": \"mlp\", \"layers\": [784, 256, 10],"
+             " \"activation\": \"gelu\"}}, " DATA ", " TRAIN "}", "model.json", &s);
+    assert_string_equal(s.architecture_type, "mlp");
+    assert_int_equal(s.n_mlp_layers, 3);
+    assert_int_equal(s.mlp_layers[0], 784);
+    assert_int_equal(s.mlp_layers[2], 10);
+    assert_string_equal(s.activation, "gelu");
+    assert_true(s.parameters == 784.0 * 256 + 256 + 256.0 * 10 + 10);
+    cf_spec_free(&s);
+
+    /* An explicit count wins over the derived one. */
+    parse_ok("{" NAME ", \"model\": {\"parameters\": 5, \"architecture\": {\"type\": \"mlp\", \"layers\": [2, 2]}}, "
+             DATA ", " TRAIN "}", "model.json", &s);
+    assert_true(s.parameters == 5.0);
+    cf_spec_free(&s);
+}
+
+static void test_relative_paths(void **state)
+{
+    (void)state;
+    cf_spec s;
+    const char *json = "{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": {\"npy\": {\"x\": \"d/x.npy\","
+                       " \"y\": \"./y.npy\"}}}, " TRAIN ", \"profile\": {\"gpus\": {\"T4\": \"t4.csv\"}}}";
+    parse_ok(json, "conf/sub/model.json", &s);
+    assert_string_equal(s.npy_x, "conf/sub/d/x.npy");
+    assert_string_equal(s.npy_y, "conf/sub/y.npy");
+    assert_string_equal(s.gpus[0].measurements_path, "conf/sub/t4.csv");
+    cf_spec_free(&s);
+
+    parse_ok(json, "model.json", &s);   /* no directory part: as given */
+    assert_string_equal(s.npy_x, "d/x.npy");
+    cf_spec_free(&s);
+    parse_ok(json, NULL, &s);
+    assert_string_equal(s.gpus[0].measurements_path, "t4.csv");
+    cf_spec_free(&s);
+
+    /* Through a real file: the directory of the file. */
+    char dir[] = "/tmp/cf_spec_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char file[256], expected[300];
+    snprintf(file, sizeof file, "%s/job.json", dir);
+    assert_int_equal(cf_write_file_atomic(file, json, strlen(json)), CF_OK);
+    assert_int_equal(cf_spec_load_file(file, &s), CF_OK);
+    snprintf(expected, sizeof expected, "%s/d/x.npy", dir);
+    assert_string_equal(s.npy_x, expected);
+    assert_string_equal(s.path, file);
+    cf_spec_free(&s);
+    remove(file);
+    rmdir(dir);
+}
+
+static void test_noise_trace(void **state)
+{
+    (void)state;
+    cf_spec s;
+    parse_ok(WITH("\"profile\": {\"noise_scale\": {\"trace\": [[0, 900], [0.25, 2500.5], [1, 14000]]}}"),
+             "model.json", &s);
+    assert_int_equal(s.has_noise_scale, 1);
+    assert_int_equal(s.n_noise_trace, 3);
+    assert_true(s.noise_trace[0].progress == 0.0 && s.noise_trace[0].b_noise == 900.0);
+    assert_true(s.noise_trace[1].progress == 0.25 && s.noise_trace[1].b_noise == 2500.5);
+    assert_true(s.noise_trace[2].progress == 1.0 && s.noise_trace[2].b_noise == 14000.0);
+    assert_true(s.noise_scale == 900.0);
+    cf_spec_free(&s);
+}
+
+static void test_hash_stability(void **state)
+{
+    (void)state;
+    cf_spec a, b, c;
+    parse_ok(MIN_SPEC, "a.json", &a);
+    parse_ok("{\n\t\"name\" :\"t\",\n  \"model\":{ \"parameters\" : 1000 },\"data\":{\"samples\":1000},\r\n"
+             "\"training\":{\"epochs\":2,\"batch\":32,\"lr\":0.1}\n}\n", "b.json", &b);
+    parse_ok(TRAINING("\"epochs\": 2, \"batch\": 32, \"lr\": 0.2"), "a.json", &c);
+    assert_string_equal(a.hash, b.hash);
+    assert_string_equal(a.canonical_json, b.canonical_json);
+    assert_non_null(strstr(a.canonical_json, "\"training\":{\"epochs\":2,\"batch\":32,\"lr\":0.1}"));
+    assert_string_not_equal(a.hash, c.hash);
+    for (int i = 0; i < 64; i++)
+        assert_non_null(strchr("0123456789abcdef", a.hash[i]));
+    cf_spec_free(&a);
+    cf_spec_free(&b);
+    cf_spec_free(&c);
+}
+
+/* ---- bad specs ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *json;
+    cf_status status;
+    const char *message;   /* expected substring of the message */
+    const char *hint;      /* expected substring of the hint, or NULL */
+} bad_case;
+
+#define GPU(body) WITH("\"profile\": {\"gpus\": {\"T4\": " body "}}")
+#define PROFILE(body) WITH("\"profile\": {" body "}")
+#define SEARCH(body) WITH("\"search\": {" body "}")
+#define TRACE(points) PROFILE("\"noise_scale\": {\"trace\": [" points "]}")
+
+static const bad_case bad_cases[] = {
+    /* top level and name */
+    {"[1, 2]", CF_ERR_INVALID, "model.json: expected a JSON object at the top level, got an array", NULL},
+    {"{" MODEL ", " DATA ", " TRAIN "}", CF_ERR_INVALID, "model.json: name: required key is missing", "add \"name\""},
+    {"{\"name\": \"my model\", " MODEL ", " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: name: expected a name of 1 to 64 letters, digits, '.', '_' or '-', got \"my model\"", "\"my-model\""},
+    {"{\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", " MODEL ", " DATA ", " TRAIN "}",
+     CF_ERR_INVALID, "model.json: name: expected a name of 1 to 64", NULL},
+    {"{\"name\": 7, " MODEL ", " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: name: expected a name of 1 to 64 letters, digits, '.', '_' or '-', got a number", NULL},
+    {WITH("\"serach\": {}"), CF_ERR_INVALID, "model.json: serach: unknown key", "did you mean 'search'?"},
+    {WITH("\"$schema\": 5"), CF_ERR_INVALID, "model.json: $schema: expected a string, got a number", NULL},
+    {WITH("\"zzz\": 1"), CF_ERR_INVALID, "model.json: zzz: unknown key", "allowed keys here: $schema, description, name"},
+    {"{" NAME ", \"model\": null, " DATA ", " TRAIN "}", CF_ERR_INVALID, "model.json: model: expected an object, got null",
+     NULL},
+    {"{" NAME ", " DATA ", " TRAIN "}", CF_ERR_INVALID, "model.json: model: required key is missing", NULL},
+    /* model */
+    {"{" NAME ", \"model\": {\"parameters\": 0}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: model.parameters: expected a number >= 1, got 0", NULL},
+    {"{" NAME ", \"model\": {\"gradient_bytes\": 4}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: model.parameters: required key is missing", "\"mlp\""},
+    {"{" NAME ", \"model\": {\"parameters\": 10, \"gradient_bytes\": 3}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: model.gradient_bytes: expected one of 1, 2, 4, 8, got 3", NULL},
+    {"{" NAME ", \"model\": {\"parameters\": 10, \"precision\": \"fp8\"}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: model.precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", got \"fp8\"", NULL},
+    {"{" NAME ", \"model\": {\"parameters\": 10, \"flops_per_sample\": -1e9}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: model.flops_per_sample: expected a positive number, got -1000000000", NULL},
+    {"{" NAME ", \"model\": {\"architecture\": {\"type\": \"mlp\", \"layers\": [784]}}, " DATA ", " TRAIN "}",
+     CF_ERR_INVALID,
+     "model.json: model.architecture.layers: expected an array of 2 to 16 positive integers (layer widths), got 1 element",
+     NULL},
+    {"{" NAME ", \"model\": {\"architecture\": {\"type\": \"mlp\", \"layers\": [784, 0, 10]}}, " DATA ", " TRAIN "}",
+     CF_ERR_INVALID, "model.json: model.architecture.layers[1]: expected a positive integer, got 0", NULL},
+    {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"rnn\"}}, " DATA ", " TRAIN "}",
+     CF_ERR_INVALID, "model.json: model.architecture.type: expected one of \"mlp\", \"cnn\", \"decoder\", got \"rnn\"",
+     NULL},
+    {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"cnn\", \"layers\": [3]}}, " DATA ", "
+     TRAIN "}", CF_ERR_INVALID, "model.json: model.architecture.layers: unknown key", "channels"},
+    {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"decoder\", \"heads\": 1.5}}, " DATA
+     ", " TRAIN "}", CF_ERR_INVALID, "model.json: model.architecture.heads: expected a positive integer, got 1.5",
+     NULL},
+    {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"mlp\", \"activation\": \"relu\"}}, "
+     DATA ", " TRAIN "}", CF_ERR_INVALID, "model.json: model.architecture.layers: required key is missing", NULL},
+    /* data */
+    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 0}, " TRAIN "}", CF_ERR_INVALID,
+     "model.json: data.samples: expected a positive integer, got 0", NULL},
+    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": \"synth\"}, " TRAIN "}", CF_ERR_INVALID,
+     "model.json: data.source: expected \"synthetic\", {\"npy\"", "did you mean \"synthetic\"?"},
+    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": {\"npy\": {\"x\": \"a.npy\"}}}, " TRAIN "}",
+     CF_ERR_INVALID, "model.json: data.source.npy.y: required key is missing", NULL},
+    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": {\"npy\": {\"x\": \"a\", \"y\": \"b\"},"
+     " \"tokens\": \"t\"}}, " TRAIN "}", CF_ERR_INVALID,
+     "model.json: data.source: expected exactly one of \"npy\" or \"tokens\", got both", NULL},
+    /* training */
+    {TRAINING("\"epochs\": 2, \"batch\": -1, \"lr\": 0.1"), CF_ERR_INVALID,
+     "model.json: training.batch: expected a positive integer, got -1", NULL},
+    {TRAINING("\"epochs\": 2, \"batch\": 1.5, \"lr\": 0.1"), CF_ERR_INVALID,
+     "model.json: training.batch: expected a positive integer, got 1.5", NULL},
+    {TRAINING("\"epochs\": 2, \"batch\": \"3\", \"lr\": 0.1"), CF_ERR_INVALID,
+     "model.json: training.batch: expected a positive integer, got a string", "without quotes: 3"},
+    {TRAINING("\"epochs\": 2, \"batch\": 3e10, \"lr\": 0.1"), CF_ERR_INVALID,
+     "model.json: training.batch: expected a positive integer, got 30000000000", "2147483647"},
+    {TRAINING("\"epochs\": 2, \"lr\": 0.1"), CF_ERR_INVALID, "model.json: training.batch: required key is missing",
+     "add \"batch\""},
+    {TRAINING("\"epoch\": 2, \"batch\": 32, \"lr\": 0.1"), CF_ERR_INVALID, "model.json: training.epoch: unknown key",
+     "did you mean 'epochs'?"},
+    {TRAINING("\"epochs\": 2, \"samples\": 100, \"batch\": 32, \"lr\": 0.1"), CF_ERR_INVALID,
+     "model.json: training: expected exactly one of \"epochs\" or \"samples\", got both", "not both"},
+    {TRAINING("\"batch\": 32, \"lr\": 0.1"), CF_ERR_INVALID,
+     "model.json: training: expected exactly one of \"epochs\" or \"samples\", got neither", NULL},
+    {TRAINING("\"epochs\": 2, \"batch\": 32, \"lr\": true"), CF_ERR_INVALID,
+     "model.json: training.lr: expected a positive number, got true", NULL},
+    {TRAINING("\"epochs\": 2, \"batch\": 32, \"lr\": 0.1, \"optimizer\": \"Adam\""), CF_ERR_INVALID,
+     "model.json: training.optimizer: expected one of \"sgd\", \"momentum\", \"adam\", \"adamw\", \"lamb\", got \"Adam\"",
+     "did you mean \"adam\"?"},
+    {TRAINING("\"epochs\": 2, \"batch\": 32, \"lr\": 0.1, \"lr_rule\": \"linaer\""), CF_ERR_INVALID,
+     "model.json: training.lr_rule: expected one of", "did you mean \"linear\"?"},
+    {TRAINING("\"epochs\": 2, \"batch\": 32, \"lr\": 0.1, \"current\": {\"gpu\": \"V100\", \"gpus_per_node\": 8}"),
+     CF_ERR_INVALID, "model.json: training.current.nodes: required key is missing", NULL},
+    {TRAINING("\"epochs\": 2, \"batch\": 32, \"batch\": 64, \"lr\": 0.1"), CF_ERR_INVALID,
+     "model.json: training.batch: duplicate key", "only once"},
+    /* profile */
+    {PROFILE("\"noise_scale\": -5"), CF_ERR_INVALID, "model.json: profile.noise_scale: expected a positive number, got -5",
+     NULL},
+    {PROFILE("\"noise_scale\": \"high\""), CF_ERR_INVALID,
+     "model.json: profile.noise_scale: expected a positive number or {\"trace\": [[progress, b_noise], ...]}, got a string",
+     NULL},
+    {TRACE("[0, 900], [0.5, 1000], [0.25, 2000]"), CF_ERR_INVALID,
+     "model.json: profile.noise_scale.trace[2][0]: expected a progress greater than 0.5 (the point before), got 0.25",
+     "increasing"},
+    {TRACE("[0, 0]"), CF_ERR_INVALID, "model.json: profile.noise_scale.trace[0][1]: expected a positive number, got 0",
+     NULL},
+    {TRACE("[1.5, 10]"), CF_ERR_INVALID,
+     "model.json: profile.noise_scale.trace[0][0]: expected a number from 0 to 1, got 1.5", NULL},
+    {TRACE("[0.5]"), CF_ERR_INVALID,
+     "model.json: profile.noise_scale.trace[0]: expected a pair [progress, b_noise], got 1 element", NULL},
+    {TRACE(""), CF_ERR_INVALID,
+     "model.json: profile.noise_scale.trace: expected an array of 1 to 256 [progress, b_noise] pairs, got an empty array",
+     NULL},
+    {GPU("{\"compute_s\": {\"alpha\": -1, \"beta\": 0.1}}"), CF_ERR_INVALID,
+     "model.json: profile.gpus.T4.compute_s.alpha: expected a number >= 0, got -1", NULL},
+    {GPU("{\"compute_s\": {\"alpha\": 0.1}}"), CF_ERR_INVALID,
+     "model.json: profile.gpus.T4.compute_s.beta: required key is missing", NULL},
+    {GPU("{}"), CF_ERR_INVALID, "model.json: profile.gpus.T4: expected \"compute_s\", \"max_local_batch\" or \"sync_s\"",
+     "compute_s"},
+    {GPU("{\"sync_s\": {\"overlap_gamma\": 0.5}}"), CF_ERR_INVALID,
+     "model.json: profile.gpus.T4.sync_s.overlap_gamma: expected a number from 1 to 10, got 0.5", NULL},
+    {GPU("{\"max_local_bach\": 64}"), CF_ERR_INVALID, "model.json: profile.gpus.T4.max_local_bach: unknown key",
+     "did you mean 'max_local_batch'?"},
+    {WITH("\"profile\": {\"gpus\": {\"A100.40GB\": 5}}"), CF_ERR_INVALID,
+     "model.json: profile.gpus.A100.40GB: expected a measurements CSV path or an object with \"compute_s\", "
+     "\"max_local_batch\" or \"sync_s\", got a number", NULL},
+    {WITH("\"profile\": {\"gpus\": {\"NVIDIA-A100-SXM4-80GB-with-a-long-name\": \"x.csv\"}}"), CF_ERR_INVALID,
+     "model.json: profile.gpus: expected GPU model names of 1 to 31 characters", NULL},
+    {PROFILE("\"command\": \"python3 train.py\""), CF_ERR_INVALID,
+     "model.json: profile.command: expected an argv list of 1 to 63 non-empty strings, got a string",
+     "give an argv list, e.g. [\"python3\", \"train.py\"]: cloudfit never runs a shell"},
+    {PROFILE("\"command\": [\"python3\", \"\"]"), CF_ERR_INVALID,
+     "model.json: profile.command[1]: expected a non-empty string, got \"\"", NULL},
+    {PROFILE("\"backend\": \"exec\""), CF_ERR_INVALID, "model.json: profile.command: required key is missing", "argv"},
+    {PROFILE("\"backend\": \"gpu\""), CF_ERR_INVALID,
+     "model.json: profile.backend: expected one of \"cpu\", \"cuda\", \"exec\", got \"gpu\"", NULL},
+    {PROFILE("\"local_batches\": [16, 64, 32]"), CF_ERR_INVALID,
+     "model.json: profile.local_batches[2]: expected an integer greater than 64 (the entry before), got 32", NULL},
+    {PROFILE("\"steps\": 2"), CF_ERR_INVALID, "model.json: profile.steps: expected an integer from 3 to 100000, got 2",
+     NULL},
+    /* search */
+    {SEARCH("\"spot\": \"sometimes\""), CF_ERR_INVALID,
+     "model.json: search.spot: expected one of \"never\", \"allow\", \"only\", got \"sometimes\"", NULL},
+    {SEARCH("\"clouds\": [\"aws\", \"aws\"]"), CF_ERR_INVALID,
+     "model.json: search.clouds[1]: expected each entry once, got \"aws\"", "remove"},
+    {SEARCH("\"clouds\": [\"oracle\"]"), CF_ERR_INVALID,
+     "model.json: search.clouds[0]: expected one of \"aws\", \"gcp\", \"azure\", \"lambda\", got \"oracle\"", NULL},
+    {SEARCH("\"clouds\": \"aws\""), CF_ERR_INVALID,
+     "model.json: search.clouds: expected an array of distinct cloud names, got a string", NULL},
+    {SEARCH("\"regions\": [\"\"]"), CF_ERR_INVALID, "model.json: search.regions[0]: expected a non-empty string, got \"\"",
+     NULL},
+    {SEARCH("\"max_gpus\": 5000"), CF_ERR_INVALID, "model.json: search.max_gpus: expected an integer from 1 to 4096, got 5000",
+     NULL},
+    {SEARCH("\"max_global_batch\": 16"), CF_ERR_INVALID,
+     "model.json: search.max_global_batch: expected an integer >= training.batch (32), got 16", NULL},
+    {SEARCH("\"deadline_hours\": 0"), CF_ERR_INVALID, "model.json: search.deadline_hours: expected a positive number, got 0",
+     NULL},
+    {SEARCH("\"startup_minutes\": -1"), CF_ERR_INVALID, "model.json: search.startup_minutes: expected a number >= 0, got -1",
+     NULL},
+    {SEARCH("\"objective\": \"fast\""), CF_ERR_INVALID, "model.json: search.objective: expected one of \"cost\", \"time\"",
+     NULL},
+};
+
+static void check_bad_case(const bad_case *bc, size_t index)
+{
+    cf_spec s;
+    memset(&s, 0x5a, sizeof s);   /* the parser must not rely on a zeroed struct */
+    cf_status st = parse_text(bc->json, "model.json", &s);
+    if (st != bc->status || !strstr(cf_error_message(), bc->message) ||
+        (bc->hint && !strstr(cf_error_hint_text(), bc->hint)))
+        fail_msg("bad case %zu: got status %s, message '%s', hint '%s'; expected %s, '%s', hint '%s'", index,
+                 cf_status_name(st), cf_error_message(), cf_error_hint_text(), cf_status_name(bc->status),
+                 bc->message, bc->hint ? bc->hint : "(any)");
+    assert_int_equal(s.n_command, 0);   /* nothing left to free */
+    assert_null(s.canonical_json);
+    cf_spec_free(&s);
+}
+
+static void test_bad_specs(void **state)
+{
+    (void)state;
+    size_t n = sizeof bad_cases / sizeof *bad_cases;
+    assert_true(n >= 25);
+    for (size_t i = 0; i < n; i++)
+        check_bad_case(&bad_cases[i], i);
+}
+
+static void test_error_file_names(void **state)
+{
+    (void)state;
+    cf_spec s;
+    assert_int_equal(parse_text(TRAINING("\"epochs\": 2, \"batch\": 0, \"lr\": 0.1"), NULL, &s), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "<spec>: training.batch: expected a positive integer, got 0");
+    assert_int_equal(parse_text(TRAINING("\"epochs\": 2, \"batch\": 0, \"lr\": 0.1"), "jobs/a.json", &s),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "jobs/a.json: training.batch: expected a positive integer, got 0");
+}
+
+static void test_command_freed_on_later_error(void **state)
+{
+    (void)state;
+    cf_spec s;
+    cf_status st = parse_text(WITH("\"profile\": {\"command\": [\"a\", \"b\"], \"steps\": 1}"), "m.json", &s);
+    assert_int_equal(st, CF_ERR_INVALID);
+    assert_int_equal(s.n_command, 0);
+    assert_null(s.command[0]);
+}
+
+/* Lists longer than the struct holds are errors, not truncations. */
+static void test_list_limits(void **state)
+{
+    (void)state;
+    char json[4096];
+    size_t len = (size_t)snprintf(json, sizeof json, "{" NAME ", " MODEL ", " DATA ", " TRAIN ", \"profile\": {\"gpus\": {");
+    for (int i = 0; i < 33; i++)
+        len += (size_t)snprintf(json + len, sizeof json - len, "%s\"G%d\": \"g%d.csv\"", i ? ", " : "", i, i);
+    snprintf(json + len, sizeof json - len, "}}}");
+    cf_spec s;
+    assert_int_equal(parse_text(json, "m.json", &s), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.json: profile.gpus: expected at most 32 GPU types, got 33");
+
+    len = (size_t)snprintf(json, sizeof json, "{" NAME ", " MODEL ", " DATA ", " TRAIN ", \"search\": {\"regions\": [");
+    for (int i = 0; i < 17; i++)
+        len += (size_t)snprintf(json + len, sizeof json - len, "%s\"r%d\"", i ? ", " : "", i);
+    snprintf(json + len, sizeof json - len, "]}}");
+    assert_int_equal(parse_text(json, "m.json", &s), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(),
+                        "m.json: search.regions: expected an array of 1 to 16 distinct region names, got 17 elements");
+}
+
+/* ---- JSON syntax ----------------------------------------------------------------------- */
+
+typedef struct {
+    const char *json;
+    const char *message;   /* the whole expected message */
+    const char *hint;      /* expected substring of the hint, or NULL */
+} syntax_case;
+
+static const syntax_case syntax_cases[] = {
+    {"{\n  \"name\": \"t\",\n  \"model\": {} \"data\": {}\n}\n",
+     "model.json:3:15: invalid JSON: expected ',' or '}', got '\"'", "',' is probably missing at line 3, column 14"},
+    {"{\n  \"name\": \"t\",\n}", "model.json:3:1: invalid JSON: expected a key in double quotes, got '}'",
+     "trailing ','"},
+    {"[1, 2,]", "model.json:1:7: invalid JSON: expected a value, got ']'", "trailing ','"},
+    {"{\"name\": \"t", "model.json:1:10: invalid JSON: unterminated string", NULL},
+    {"{\"a\": [1, 2", "model.json:1:12: invalid JSON: expected ',' or ']', got end of input", "line 1, column 7"},
+    {"{name: 1}", "model.json:1:2: invalid JSON: expected a key in double quotes or '}', got 'n'", "double quotes"},
+    {"{\"a\" 1}", "model.json:1:6: invalid JSON: expected ':' after the key, got '1'", NULL},
+    {"{\"a\": tru}", "model.json:1:7: invalid JSON: invalid value 'tru'", "true, false and null"},
+    {"{\"a\": 1.2.3}", "model.json:1:7: invalid JSON: invalid number '1.2.3'", NULL},
+    {"{\"a\": \"x\\q\"}", "model.json:1:9: invalid JSON: invalid escape sequence in a string", NULL},
+    {"{\"a\": \"\\ud800\"}", "model.json:1:8: invalid JSON: invalid escape sequence in a string", NULL},
+    {"{\"a\": 1} x", "model.json:1:10: invalid JSON: expected the end of the input, got 'x'", "single JSON object"},
+    {"", "model.json:1:1: invalid JSON: expected a value, got end of input", "empty"},
+    {"{\n  // comment\n}", "model.json:2:3: invalid JSON: expected a key in double quotes or '}', got '/'", "comments"},
+    {"{\"a\": \"é\", \"b\": 1 2}", "model.json:1:19: invalid JSON: expected ',' or '}', got '2'", NULL},
+    {"[1}", "model.json:1:3: invalid JSON: expected ',' or ']', got '}'", NULL},
+    {"[\"a\", \"b\"}", "model.json:1:10: invalid JSON: expected ',' or ']', got '}'", NULL},
+    {"\xEF\xBB\xBF{\"a\" 1}", "model.json:1:6: invalid JSON: expected ':' after the key, got '1'", NULL},
+    {"{\"a\": 1\n \"b\": 2}", "model.json:2:2: invalid JSON: expected ',' or '}', got '\"'",
+     "missing at line 1, column 8"},
+};
+
+static void test_invalid_json(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof syntax_cases / sizeof *syntax_cases; i++) {
+        const syntax_case *sc = &syntax_cases[i];
+        cf_spec s;
+        cf_status st = parse_text(sc->json, "model.json", &s);
+        if (st != CF_ERR_INVALID || strcmp(cf_error_message(), sc->message) != 0 ||
+            (sc->hint ? !strstr(cf_error_hint_text(), sc->hint) : strstr(cf_error_hint_text(), "trailing") != NULL))
+            fail_msg("syntax case %zu: got %s '%s' (hint '%s'); expected '%s' (hint '%s')", i, cf_status_name(st),
+                     cf_error_message(), cf_error_hint_text(), sc->message, sc->hint ? sc->hint : "(any)");
+    }
+}
+
+static void test_json_length_and_nul(void **state)
+{
+    (void)state;
+    cf_spec s;
+    /* Only `len` bytes count: the text need not be NUL-terminated there. */
+    char text[sizeof MIN_SPEC + 8];
+    memcpy(text, MIN_SPEC, sizeof MIN_SPEC - 1);
+    memcpy(text + sizeof MIN_SPEC - 1, "garbage", 8);
+    assert_int_equal(cf_spec_parse(text, sizeof MIN_SPEC - 1, "m.json", &s), CF_OK);
+    cf_spec_free(&s);
+    const char with_nul[] = "{\"name\": \"t\"\0}";
+    assert_int_equal(cf_spec_parse(with_nul, sizeof with_nul - 1, "m.json", &s), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.json:1:13: invalid JSON: NUL byte in the text");
+    assert_int_equal(cf_spec_parse(NULL, 0, "m.json", &s), CF_ERR_INVALID);
+}
+
+static void test_deep_nesting(void **state)
+{
+    (void)state;
+    size_t depth = 1200;
+    char *text = malloc(depth * 2 + 1);
+    assert_non_null(text);
+    memset(text, '[', depth);
+    memset(text + depth, ']', depth);
+    text[depth * 2] = '\0';
+    cf_spec s;
+    assert_int_equal(cf_spec_parse(text, depth * 2, "deep.json", &s), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "deep.json:1:"));
+    assert_non_null(strstr(cf_error_message(), "nested too deeply"));
+    free(text);
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    cf_spec s;
+    assert_int_equal(cf_spec_load_file("/nonexistent/cloudfit/model.json", &s), CF_ERR_IO);
+    assert_string_equal(cf_error_message(), "cannot open '/nonexistent/cloudfit/model.json': No such file or directory");
+    assert_int_equal(s.n_command, 0);
+}
+
+/* ---- examples and schema ---------------------------------------------------------------- */
+
+static int has_json_suffix(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 5 && strcmp(name + len - 5, ".json") == 0;
+}
+
+/* Every examples/NAME.json must load; there may be none. */
+static void test_examples_parse(void **state)
+{
+    (void)state;
+    DIR *dir = opendir(CF_SOURCE_DIR "/examples");
+    if (!dir)
+        return;
+    int failures = 0;
+    for (struct dirent *entry = readdir(dir); entry; entry = readdir(dir)) {
+        if (!has_json_suffix(entry->d_name))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/examples/%s", CF_SOURCE_DIR, entry->d_name);
+        cf_spec s;
+        if (cf_spec_load_file(path, &s) != CF_OK) {
+            print_error("%s (hint: %s)\n", cf_error_message(), cf_error_hint_text());
+            failures++;
+        }
+        cf_spec_free(&s);
+    }
+    closedir(dir);
+    assert_int_equal(failures, 0);
+}
+
+static cJSON *load_schema(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(cf_read_file(CF_SOURCE_DIR "/data/schema/spec.schema.json", &text, &len), CF_OK);
+    cJSON *schema = cJSON_ParseWithLength(text, len);
+    free(text);
+    assert_non_null(schema);
+    return schema;
+}
+
+/* Follows a "/"-separated pointer of object keys from the schema root. */
+static const cJSON *schema_at(const cJSON *schema, const char *pointer)
+{
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", pointer);
+    const cJSON *node = schema;
+    for (char *save = NULL, *key = strtok_r(copy, "/", &save); key; key = strtok_r(NULL, "/", &save))
+        node = cJSON_GetObjectItemCaseSensitive(node, key);
+    if (!node)
+        fail_msg("schema has no %s", pointer);
+    return node;
+}
+
+/* The object schema at `pointer` allows exactly the validator's keys for `section`. */
+static void check_schema_keys(const cJSON *schema, const char *section, const char *pointer)
+{
+    const cJSON *object = schema_at(schema, pointer);
+    const cJSON *properties = cJSON_GetObjectItemCaseSensitive(object, "properties");
+    const char *const *keys = cf_spec_allowed_keys(section);
+    assert_non_null(properties);
+    assert_non_null(keys);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(object, "additionalProperties")));
+    int n = 0;
+    for (; keys[n]; n++)
+        if (!cJSON_GetObjectItemCaseSensitive(properties, keys[n]))
+            fail_msg("schema %s lacks key %s of section '%s'", pointer, keys[n], section);
+    if (cJSON_GetArraySize(properties) != n)
+        fail_msg("schema %s has %d keys, validator section '%s' has %d", pointer, cJSON_GetArraySize(properties),
+                 section, n);
+}
+
+/* The "enum" at `pointer` lists exactly the validator's strings for `field`, in order. */
+static void check_schema_enum(const cJSON *schema, const char *field, const char *pointer)
+{
+    const cJSON *values = cJSON_GetObjectItemCaseSensitive(schema_at(schema, pointer), "enum");
+    const char *const *names = cf_spec_enum_values(field);
+    assert_non_null(values);
+    assert_non_null(names);
+    int i = 0;
+    for (const cJSON *v = values->child; v; v = v->next, i++) {
+        if (!names[i] || !cJSON_IsString(v) || strcmp(v->valuestring, names[i]) != 0)
+            fail_msg("schema enum %s differs from validator '%s' at %d", pointer, field, i);
+    }
+    assert_null(names[i]);
+}
+
+static void check_schema_required(const cJSON *schema, const char *pointer, const char *expected)
+{
+    const cJSON *required = cJSON_GetObjectItemCaseSensitive(schema_at(schema, pointer), "required");
+    char joined[256] = "";
+    for (const cJSON *r = required ? required->child : NULL; r; r = r->next)
+        snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", joined[0] ? "," : "", r->valuestring);
+    assert_string_equal(joined, expected);
+}
+
+static void test_schema_agrees(void **state)
+{
+    (void)state;
+    cJSON *schema = load_schema();
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(schema, "$schema")->valuestring,
+                        "https://json-schema.org/draft/2020-12/schema");
+    static const char *const sections[][2] = {
+        {"", ""},
+        {"model", "$defs/model"},
+        {"model.architecture:mlp", "$defs/mlp"},
+        {"model.architecture:cnn", "$defs/cnn"},
+        {"model.architecture:decoder", "$defs/decoder"},
+        {"data", "$defs/data"},
+        {"training", "$defs/training"},
+        {"training.current", "$defs/training/properties/current"},
+        {"profile", "$defs/profile"},
+        {"profile.gpus.*", "$defs/gpuProfile"},
+        {"profile.gpus.*.compute_s", "$defs/gpuProfile/properties/compute_s"},
+        {"profile.gpus.*.sync_s", "$defs/gpuProfile/properties/sync_s"},
+        {"search", "$defs/search"},
+    };
+    for (size_t i = 0; i < sizeof sections / sizeof *sections; i++)
+        check_schema_keys(schema, sections[i][0], sections[i][1]);
+    static const char *const enums[][2] = {
+        {"model.precision", "$defs/model/properties/precision"},
+        {"model.architecture.activation", "$defs/mlp/properties/activation"},
+        {"training.optimizer", "$defs/training/properties/optimizer"},
+        {"training.lr_rule", "$defs/training/properties/lr_rule"},
+        {"profile.backend", "$defs/profile/properties/backend"},
+        {"search.objective", "$defs/search/properties/objective"},
+        {"search.clouds", "$defs/search/properties/clouds/items"},
+        {"search.spot", "$defs/search/properties/spot"},
+    };
+    for (size_t i = 0; i < sizeof enums / sizeof *enums; i++)
+        check_schema_enum(schema, enums[i][0], enums[i][1]);
+    check_schema_required(schema, "", "name,model,data,training");
+    check_schema_required(schema, "$defs/data", "samples");
+    check_schema_required(schema, "$defs/training", "batch,lr");
+    check_schema_required(schema, "$defs/training/properties/current", "gpu,gpus_per_node,nodes");
+    check_schema_required(schema, "$defs/mlp", "type,layers");
+    check_schema_required(schema, "$defs/gpuProfile/properties/compute_s", "alpha,beta");
+    cJSON_Delete(schema);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_minimal_defaults),
+        cmocka_unit_test(test_fp16_default_precision),
+        cmocka_unit_test(test_full_spec),
+        cmocka_unit_test(test_full_spec_decoder),
+        cmocka_unit_test(test_mlp_parameters),
+        cmocka_unit_test(test_relative_paths),
+        cmocka_unit_test(test_noise_trace),
+        cmocka_unit_test(test_hash_stability),
+        cmocka_unit_test(test_bad_specs),
+        cmocka_unit_test(test_error_file_names),
+        cmocka_unit_test(test_command_freed_on_later_error),
+        cmocka_unit_test(test_list_limits),
+        cmocka_unit_test(test_invalid_json),
+        cmocka_unit_test(test_json_length_and_nul),
+        cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_examples_parse),
+        cmocka_unit_test(test_schema_agrees),
+    };
+    return cmocka_run_group_tests_name("spec", tests, NULL, NULL);
+}
