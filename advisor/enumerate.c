@@ -41,6 +41,13 @@ static const cf_gpu_perf *find_perf(const cf_advisor_input *in, const char *gpu)
     return NULL;
 }
 
+/* One offer: the same machine in any region of the same cloud. */
+static int same_vm_offer(const cf_vm *x, const cf_vm *y)
+{
+    return strcmp(x->cloud, y->cloud) == 0 && strcmp(x->instance_type, y->instance_type) == 0 &&
+           strcmp(x->gpu_model, y->gpu_model) == 0 && x->gpu_count == y->gpu_count;
+}
+
 static void shape_network(shape *sh)
 {
     const cf_gpu_perf *perf = sh->perf;
@@ -100,11 +107,15 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
             continue;
         long k = (long)n * sh->gpus_per_vm;
         for (int i = 0; i < n_grid; i++) {
+            /* step(s) = (s−1)·t_c + step(1): one overlap (two pow calls)
+             * per batch, not per accumulation. */
+            double step_1 = cf_perf_step_s(&sh->params, s_bytes, n, sh->gpus_per_vm, grid[i], 1);
+            double t_c = cf_perf_compute_s(&sh->params, grid[i], sh->gpus_per_vm);
             for (int s = 1; s <= spec->max_accumulation; s *= 2) {
                 long global = k * grid[i] * s;
                 if (global > spec->max_global_batch)
                     break;
-                double step = cf_perf_step_s(&sh->params, s_bytes, n, sh->gpus_per_vm, grid[i], s);
+                double step = step_1 + (s - 1) * t_c;
                 double steps = cf_samples_to_target(in->noise, e0, (double)global) / (double)global;
                 double train_s = steps * step;
                 (*evals)++;
@@ -177,29 +188,40 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->prov_price = c->spot && vm->spot_price_estimated ? CF_PROV_ESTIMATED : CF_PROV_MEASURED;
 }
 
+typedef struct {
+    double x, y;
+    size_t index;
+} point;
+
+static int point_order(const void *pa, const void *pb)
+{
+    const point *a = pa, *b = pb;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->y != b->y)
+        return a->y < b->y ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
 size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order)
 {
+    point *pts = malloc((n ? n : 1) * sizeof *pts);
+    if (!pts)
+        return 0;
     for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    /* Shell sort of the indices by (x, y): no qsort context in C11. */
-    for (size_t gap = n / 2; gap > 0; gap /= 2)
-        for (size_t i = gap; i < n; i++) {
-            size_t v = order[i], j = i;
-            while (j >= gap && (x[order[j - gap]] > x[v] || (x[order[j - gap]] == x[v] && y[order[j - gap]] > y[v]))) {
-                order[j] = order[j - gap];
-                j -= gap;
-            }
-            order[j] = v;
-        }
+        pts[i] = (point){x[i], y[i], i};
+    qsort(pts, n, sizeof *pts, point_order);
+    /* Sweep by x: a point is on the front when its y beats every point
+     * with a smaller (or equal) x. */
     size_t kept = 0;
     double best_y = INFINITY;
     for (size_t i = 0; i < n; i++) {
-        size_t v = order[i];
-        if (y[v] < best_y) {
-            best_y = y[v];
-            order[kept++] = v;
+        if (pts[i].y < best_y) {
+            best_y = pts[i].y;
+            order[kept++] = pts[i].index;
         }
     }
+    free(pts);
     return kept;
 }
 
@@ -230,14 +252,73 @@ static int better(const rank_ctx *r, const candidate *a, const candidate *b)
 
 static int same_offer(const cf_advisor_input *in, const candidate *a, const candidate *b)
 {
-    const cf_vm *x = in->vms[a->vm], *y = in->vms[b->vm];
-    return a->spot == b->spot && strcmp(x->cloud, y->cloud) == 0 &&
-           strcmp(x->instance_type, y->instance_type) == 0 && strcmp(x->gpu_model, y->gpu_model) == 0 &&
-           x->gpu_count == y->gpu_count;
+    return a->spot == b->spot && same_vm_offer(in->vms[a->vm], in->vms[b->vm]);
+}
+
+enum { KEEP_ONDEMAND = 1, KEEP_SPOT = 2 };
+
+static const cf_advisor_input *offer_sort_input;
+
+static int offer_order(const void *pa, const void *pb)
+{
+    const cf_vm *a = offer_sort_input->vms[*(const size_t *)pa], *b = offer_sort_input->vms[*(const size_t *)pb];
+    int c = strcmp(a->cloud, b->cloud);
+    if (!c) c = strcmp(a->instance_type, b->instance_type);
+    if (!c) c = strcmp(a->gpu_model, b->gpu_model);
+    if (!c) c = a->gpu_count - b->gpu_count;
+    if (!c) c = (*(const size_t *)pa > *(const size_t *)pb) - (*(const size_t *)pa < *(const size_t *)pb);
+    return c;
+}
+
+/* Regions of one offer (cloud, instance type, GPUs) differ only in price
+ * (and, for spot, interruption rate), so only the cheapest region can win:
+ * keep the cheapest on-demand row, and the cheapest spot row per
+ * interruption rate. This cuts the priced points several-fold. */
+static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t *vm_shape, unsigned char *keep)
+{
+    size_t *idx = malloc((in->n_vms ? in->n_vms : 1) * sizeof *idx), n = 0;
+    if (!idx)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t v = 0; v < in->n_vms; v++) {
+        keep[v] = 0;
+        if (vm_shape[v] != SIZE_MAX)
+            idx[n++] = v;
+    }
+    offer_sort_input = in;
+    qsort(idx, n, sizeof *idx, offer_order);
+    for (size_t start = 0; start < n;) {
+        size_t end = start + 1;
+        while (end < n && same_vm_offer(in->vms[idx[start]], in->vms[idx[end]]))
+            end++;
+        size_t best_od = SIZE_MAX;
+        for (size_t i = start; i < end; i++) {
+            const cf_vm *vm = in->vms[idx[i]];
+            if (best_od == SIZE_MAX || vm->price_ondemand_usd_per_hr < in->vms[best_od]->price_ondemand_usd_per_hr)
+                best_od = idx[i];
+            if (vm->price_spot_usd_per_hr <= 0)
+                continue;
+            int cheapest_spot = 1;
+            for (size_t j = start; j < end && cheapest_spot; j++) {
+                const cf_vm *other = in->vms[idx[j]];
+                if (j != i && other->price_spot_usd_per_hr > 0 &&
+                    other->interruptions_pct_per_month == vm->interruptions_pct_per_month &&
+                    (other->price_spot_usd_per_hr < vm->price_spot_usd_per_hr ||
+                     (other->price_spot_usd_per_hr == vm->price_spot_usd_per_hr && idx[j] < idx[i])))
+                    cheapest_spot = 0;
+            }
+            if (cheapest_spot)
+                keep[idx[i]] |= KEEP_SPOT;
+        }
+        if (best_od != SIZE_MAX)
+            keep[best_od] |= KEEP_ONDEMAND;
+        start = end;
+    }
+    free(idx);
+    return CF_OK;
 }
 
 static cf_status price_candidates(const cf_advisor_input *in, const shape *shapes, const size_t *vm_shape,
-                                  int max_nodes, candidate **out, size_t *n_out)
+                                  const unsigned char *keep, int max_nodes, candidate **out, size_t *n_out)
 {
     const cf_spec *spec = in->spec;
     size_t cap = in->n_vms * (size_t)max_nodes * 2, n = 0;
@@ -256,6 +337,8 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
                 continue;
             for (int spot = 0; spot <= 1; spot++) {
                 if ((spot == 0 && spec->spot == CF_SPOT_ONLY) || (spot == 1 && spec->spot == CF_SPOT_NEVER))
+                    continue;
+                if (!(keep[v] & (spot ? KEEP_SPOT : KEEP_ONDEMAND)))
                     continue;
                 double price = spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
                 if (price <= 0)
@@ -399,9 +482,9 @@ static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes,
     }
     size_t n_front = cf_pareto_front(hx, cy, n_feasible, order);
     advice->ranked = calloc(n_best, sizeof *advice->ranked);
-    advice->pareto = calloc(n_front, sizeof *advice->pareto);
+    advice->pareto = calloc(n_front ? n_front : 1, sizeof *advice->pareto);
     cf_status st = CF_OK;
-    if (!advice->ranked || !advice->pareto) {
+    if (!advice->ranked || !advice->pareto || n_front == 0) {
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
     } else {
         for (size_t i = 0; i < n_best; i++)
@@ -434,7 +517,11 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
     }
     candidate *cands = NULL;
     size_t n = 0;
-    st = price_candidates(in, shapes, vm_shape, max_nodes, &cands, &n);
+    unsigned char *keep = malloc(in->n_vms ? in->n_vms : 1);
+    st = keep ? mark_cheapest_regions(in, vm_shape, keep) : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    if (st == CF_OK)
+        st = price_candidates(in, shapes, vm_shape, keep, max_nodes, &cands, &n);
+    free(keep);
     if (st == CF_OK) {
         advice->n_candidates = n;
         pick_extremes(in, shapes, cands, n, advice);

@@ -326,6 +326,42 @@ static void test_enumeration_time_optimal_batch(void **state)
     cf_advice_free(&advice);
 }
 
+static void test_region_pruning_matches_per_row_brute_force(void **state)
+{
+    (void)state;
+    /* The full search keeps only the cheapest region of each offer; the
+     * best of one-row searches over every row must give the same pick. */
+    static const cf_objective objectives[] = {CF_OBJ_COST, CF_OBJ_TIME};
+    for (size_t oi = 0; oi < 2; oi++) {
+        cf_spec spec;
+        cf_gpu_perf perf[2];
+        cf_noise_model nm;
+        const cf_vm *rows[N_TEST_VMS];
+        cf_advisor_input in;
+        setup_input(&spec, perf, &nm, rows, &in);
+        spec.objective = objectives[oi];
+        spec.spot = CF_SPOT_ALLOW;
+        spec.deadline_hours = 60;
+        cf_advice full;
+        assert_int_equal(cf_advise(&in, &full), CF_OK);
+        double best = INFINITY;
+        for (size_t v = 0; v < N_TEST_VMS; v++) {
+            cf_advisor_input one = in;
+            one.vms = &rows[v];
+            one.n_vms = 1;
+            cf_advice a;
+            if (cf_advise(&one, &a) == CF_OK)
+                best = fmin(best, oi == 0 ? a.ranked[0].total_usd : a.ranked[0].hours);
+            cf_advice_free(&a);
+        }
+        double got = oi == 0 ? full.ranked[0].total_usd : full.ranked[0].hours;
+        assert_float_equal(got, best, 1e-9 * best);
+        for (size_t i = 0; i < full.n_ranked; i++)
+            assert_string_not_equal(full.ranked[i].vm->region, "europe-west4"); /* pricier region of slow-4 */
+        cf_advice_free(&full);
+    }
+}
+
 static void test_enumeration_infeasible(void **state)
 {
     (void)state;
@@ -377,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_pareto_brute_force),
         cmocka_unit_test(test_enumeration_invariants),
         cmocka_unit_test(test_enumeration_time_optimal_batch),
+        cmocka_unit_test(test_region_pruning_matches_per_row_brute_force),
         cmocka_unit_test(test_enumeration_infeasible),
         cmocka_unit_test(test_memory_ceiling),
     };

@@ -102,8 +102,9 @@ cf_status cf_advise(const cf_advisor_input *input, cf_advice *advice);
 void cf_advice_free(cf_advice *advice);
 
 /* Pareto front of points (x, y), both minimised: indices of the
- * non-dominated points sorted by x; returns their count. `order` needs n
- * slots. Exposed for tests. */
+ * non-dominated points sorted by x (of equal points, the first); returns
+ * their count, 0 for n == 0 or when memory runs out. `order` needs n slots.
+ * O(n log n). */
 size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order);
 
 #endif

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs cloudfit's build and test dependencies from Debian packages.
+# Runs as root, or through sudo when not root.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libcjson-dev libgsl-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev
+  libcmocka-dev libopenblas-dev libcsv-dev libyaml-dev
+  python3 python3-jsonschema python3-yaml python3-numpy sqlite3
+)
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update
+"${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${packages[@]}"

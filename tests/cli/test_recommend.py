@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""End-to-end tests of `cloudfit recommend`: run the real binary the way a
+user does, check exit codes, messages, the JSON against its schema, and the
+SQLite history. Usage: test_recommend.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import jsonschema
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+EXAMPLES = os.path.join(SRC, "examples")
+SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
+TMP = tempfile.mkdtemp(prefix="cloudfit-cli-")
+ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH="1795000000")
+ENV.pop("NO_COLOR", None)
+
+
+def run(*args, env=None):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env or ENV, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def db_rows(path):
+    if not os.path.exists(path):
+        return 0
+    with sqlite3.connect(path) as con:
+        return con.execute("SELECT count(*) FROM recommendations").fetchone()[0]
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def example(name):
+    return os.path.join(EXAMPLES, name)
+
+
+def test_resnet50_table_meets_constraints():
+    db = os.path.join(TMP, "t1.db")
+    rc, out, err = run("recommend", "--db", db, example("resnet50-imagenet.json"))
+    assert rc == 0, err
+    assert "✔" in out and "Why " in out, out
+    assert "\x1b[" not in out + err, "colour escapes outside a terminal"
+    rc, out, err = run("recommend", "--db", db, "-f", "json", example("resnet50-imagenet.json"))
+    assert rc == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    chosen, cons = doc["chosen"], doc["constraints"]
+    assert chosen["hours"] <= cons["deadline_hours"], chosen
+    assert chosen["total_usd"] <= cons["budget_usd"], chosen
+    totals = [chosen["total_usd"]] + [a["total_usd"] for a in doc["alternatives"]]
+    assert totals == sorted(totals), totals
+    assert chosen["global_batch"] == chosen["nodes"] * chosen["gpus_per_node"] * chosen["local_batch"] * chosen["accumulation"]
+    assert db_rows(db) == 2
+    with sqlite3.connect(db) as con:
+        spec_hash, total, result = con.execute(
+            "SELECT spec_hash, total_usd, result_json FROM recommendations ORDER BY id DESC LIMIT 1").fetchone()
+    assert spec_hash == doc["spec"]["hash"]
+    assert abs(total - chosen["total_usd"]) <= 1e-3 * total
+    assert json.loads(result)["chosen"]["instance_type"] == chosen["instance_type"]
+
+
+def test_every_example_validates():
+    for name in sorted(os.listdir(EXAMPLES)):
+        if not name.endswith(".json"):
+            continue
+        rc, out, err = run("recommend", "--no-history", "--format", "json", example(name))
+        assert rc == 0, (name, err)
+        jsonschema.validate(json.loads(out), SCHEMA)
+
+
+def test_out_file_and_determinism():
+    a, b = os.path.join(TMP, "a.json"), os.path.join(TMP, "b.json")
+    for path in (a, b):
+        rc, out, err = run("recommend", "--no-history", "-f", "json", "-o", path, example("resnet18-cifar10.json"))
+        assert rc == 0 and out == "", (rc, out, err)
+    assert open(a).read() == open(b).read()
+    assert not [f for f in os.listdir(TMP) if ".tmp." in f], "temporary file left behind"
+
+
+def test_missing_file():
+    db = os.path.join(TMP, "missing.db")
+    rc, out, err = run("recommend", "--db", db, "nope.json")
+    assert rc == 3, rc
+    assert err == "cloudfit: cannot open 'nope.json': No such file or directory\n", err
+    assert out == "" and db_rows(db) == 0
+
+
+def test_invalid_json_names_line_and_column():
+    bad = write("bad.json", '{\n  "name": "x",\n  "model": {"parameters": 10}\n  "data": {}\n}\n')
+    rc, out, err = run("recommend", "--no-history", bad)
+    assert rc == 3, rc
+    assert err.startswith("cloudfit: " + bad + ":4:"), err
+    assert "invalid JSON" in err
+
+
+def test_wrong_type_names_key_path():
+    spec = json.load(open(example("mlp-synthetic.json")))
+    spec["training"]["batch"] = -1
+    path = write("negbatch.json", json.dumps(spec))
+    rc, out, err = run("recommend", "--no-history", path)
+    assert rc == 3
+    assert path + ": training.batch: expected a positive integer, got -1" in err, err
+
+
+def test_unknown_gpu_in_search():
+    spec = json.load(open(example("mlp-synthetic.json")))
+    spec["search"]["gpus"] = ["A100-80G"]
+    path = write("badgpu.json", json.dumps(spec))
+    rc, out, err = run("recommend", "--no-history", path)
+    assert rc == 3, (rc, err)
+    assert "unknown GPU 'A100-80G'" in err and "hint: " in err and "A100-80GB" in err, err
+
+
+def test_impossible_deadline_is_infeasible_and_not_recorded():
+    db = os.path.join(TMP, "infeasible.db")
+    rc, out, err = run("recommend", "--db", db, "--deadline-hours", "0.05", example("resnet50-imagenet.json"))
+    assert rc == 4, (rc, err)
+    assert "no configuration finishes within 0.05 h: the fastest" in err, err
+    assert "hint: " in err
+    assert out == "" and db_rows(db) == 0
+    rc, out, err = run("recommend", "--db", db, "--budget-usd", "0.5", example("resnet50-imagenet.json"))
+    assert rc == 4 and "no configuration stays within $0.5" in err, err
+
+
+def test_usage_errors():
+    rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
+    assert rc == 2 and "unknown option '--frobnicate'" in err, err
+    rc, out, err = run("recommend", example("mlp-synthetic.json"), "--format")
+    assert rc == 2 and "requires an argument" in err, err
+    rc, out, err = run("recommend", "--format", "yaml", "--no-history", example("mlp-synthetic.json"))
+    assert rc == 2 and "'yaml'" in err, err
+    rc, out, err = run("recommend")
+    assert rc == 2 and "missing the spec file" in err, err
+    rc, out, err = run("frobnicate")
+    assert rc == 2 and "'frobnicate' is not a cloudfit command" in err, err
+    rc, out, err = run("recommend", "--max-nodes", "zero", example("mlp-synthetic.json"))
+    assert rc == 2 and "positive integer" in err, err
+
+
+def test_overrides_and_filters():
+    rc, out, err = run("recommend", "--no-history", "-f", "json", "--cloud", "gcp", "--gpu", "L4",
+                       "--objective", "time", example("resnet18-cifar10.json"))
+    assert rc == 0, err
+    doc = json.loads(out)
+    for c in [doc["chosen"], *doc["alternatives"], *doc["pareto"]]:
+        assert c["cloud"] == "gcp" and c["gpu"] == "L4", c
+    hours = [doc["chosen"]["hours"]] + [a["hours"] for a in doc["alternatives"]]
+    assert hours == sorted(hours)
+    rc, out, err = run("recommend", "--no-history", "-f", "json", "--spot", "only", example("resnet18-cifar10.json"))
+    assert rc == 0, err
+    assert all(c["spot"] for c in [json.loads(out)["chosen"], *json.loads(out)["alternatives"]])
+
+
+def test_default_history_location():
+    rc, out, err = run("recommend", example("mlp-synthetic.json"))
+    assert rc == 0, err
+    assert db_rows(os.path.join(TMP, "xdg", "cloudfit", "history.db")) == 1
+
+
+def test_help_and_man():
+    rc, out, err = run("recommend", "--help")
+    assert rc == 0 and "--deadline-hours" in out and "--no-history" in out, out
+    rc, out, err = run("help", "--man")
+    assert rc == 0 and out.startswith(".TH CLOUDFIT 1") and "deadline" in out
+    rc, out, err = run("--help")
+    assert rc == 0 and "recommend" in out
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+            print(f"[ OK ] {name}")
+        except Exception:
+            failed += 1
+            print(f"[FAIL] {name}")
+            traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
