@@ -134,9 +134,13 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "\nWhy %s/%s %s × %d%s:\n", c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes,
                   c->spot ? " (spot)" : "");
     constraint_line(r, c, out);
-    cf_buf_printf(out, "  - step %.3f s: compute %.3f s per micro-batch, all-reduce %.3f s (overlapped with the backward pass); "
-                       "parallel efficiency %.0f%%\n",
-                  c->step_time_s, c->compute_s, c->sync_s, 100 * c->parallel_efficiency);
+    if (c->nodes * c->gpus_per_node == 1)
+        cf_buf_printf(out, "  - step %.3f s: compute %.3f s per micro-batch; one GPU, so no gradient all-reduce\n",
+                      c->step_time_s, c->compute_s);
+    else
+        cf_buf_printf(out, "  - step %.3f s: compute %.3f s per micro-batch, all-reduce %.3f s (overlapped with the backward "
+                           "pass); parallel efficiency %.0f%%\n",
+                      c->step_time_s, c->compute_s, c->sync_s, 100 * c->parallel_efficiency);
     char samples[32], steps[32];
     fmt_count(samples, sizeof samples, c->samples_to_target);
     fmt_count(steps, sizeof steps, c->steps);
@@ -170,6 +174,9 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "  - network %s, price %s; catalog: %s, data of %s (oldest %s), %.0f days old\n",
                   cf_provenance_name(c->prov_network), cf_provenance_name(c->prov_price), r->catalog->name,
                   r->catalog->data_date, r->catalog->oldest_date, floor(r->catalog_age_days));
+    if (c->prov_throughput == CF_PROV_ESTIMATED)
+        cf_buf_printf(out, "  note: the chosen GPU type (%s) was not measured; its throughput is an estimate — profile it "
+                           "before committing to a long run\n", c->vm->gpu_model);
     for (int i = 0; i < in->n_notes; i++)
         cf_buf_printf(out, "  note: %s\n", in->notes[i]);
 }
