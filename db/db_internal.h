@@ -1,0 +1,25 @@
+/* Shared by the files of db/ only. */
+#ifndef CLOUDFIT_DB_INTERNAL_H
+#define CLOUDFIT_DB_INTERNAL_H
+#include <sqlite3.h>
+
+#include "cloudfit/history.h"
+
+struct cf_db {
+    sqlite3 *handle;
+    char path[1024];
+};
+
+/* Numbered migrations: entry i brings user_version from i to i+1. Never
+ * edit one that has been released; append a new one. */
+extern const char *const cf_db_migrations[];
+extern const int cf_db_migration_count;
+
+/* "WHAT 'path': sqlite message" as CF_ERR_DB. */
+cf_status cf_db_error(cf_db *db, const char *what);
+/* Runs SQL without results; errors as above. */
+cf_status cf_db_exec(cf_db *db, const char *sql, const char *what);
+/* Binds text (NULL as ""), copying it. */
+int cf_db_bind_text(sqlite3_stmt *stmt, int index, const char *text);
+
+#endif
