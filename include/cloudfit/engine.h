@@ -1,0 +1,58 @@
+/* The built-in training engine (cuda_probe/): trains the spec's model for
+ * real so the profiler can time steps and measure gradient noise. The CPU
+ * twin (OpenBLAS) is the reference; a CUDA engine implements the same ops
+ * with mirrored names and arguments (llm.c style) and is compared with it
+ * by a parity test at an explicit tolerance. */
+#ifndef CLOUDFIT_ENGINE_H
+#define CLOUDFIT_ENGINE_H
+#include "cloudfit/device.h"
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+#define CF_ENGINE_MAX_LAYERS 16
+#define CF_ENGINE_MAX_MICRO 64
+
+typedef enum { CF_ACT_RELU, CF_ACT_GELU } cf_activation;
+
+typedef struct {
+    int widths[CF_ENGINE_MAX_LAYERS]; /* layer widths incl. input and output (classes) */
+    int n_widths;
+    cf_activation activation;
+    cf_optimizer optimizer;           /* sgd, momentum (0.9), adam/adamw (0.9, 0.999, 1e-8; adamw decay 0.01) */
+    double lr;
+    unsigned long seed;               /* weights, teacher and data order */
+    const char *npy_x, *npy_y;        /* NumPy .npy inputs (float32 [n, in]) and labels (int [n]); NULL = synthetic */
+    long synthetic_samples;           /* size of the synthetic data set (from a fixed random teacher) */
+    int threads;                      /* BLAS threads; 0 = library default */
+} cf_engine_config;
+
+/* One optimizer step over `micro_batches` micro-batches of `local_batch`
+ * samples each (gradients averaged, then one update). */
+typedef struct {
+    double time_s;                              /* wall time of the whole step */
+    double loss;                                /* mean training loss over the step's samples */
+    long samples;                               /* local_batch × micro_batches */
+    double micro_sqnorms[CF_ENGINE_MAX_MICRO];  /* |g_i|² of each micro-batch's mean gradient */
+    int n_micro;
+    double mean_sqnorm;                         /* |mean of the micro-batch gradients|² */
+} cf_engine_step;
+
+typedef struct cf_engine cf_engine;
+
+typedef struct {
+    const char *name;                           /* "cpu" or "cuda" */
+    cf_status (*create)(const cf_engine_config *config, cf_engine **out);
+    /* Device the engine runs on (CPU model / GPU name, memory). */
+    cf_status (*describe)(cf_engine *engine, cf_device_info *out);
+    /* CF_ERR_UNAVAILABLE with "out of memory" text when the batch does not fit. */
+    cf_status (*train_step)(cf_engine *engine, int local_batch, int micro_batches, cf_engine_step *out);
+    void (*destroy)(cf_engine *engine);
+} cf_engine_ops;
+
+/* The CPU twin; always available. */
+const cf_engine_ops *cf_engine_cpu(void);
+/* The CUDA engine, or NULL (with the reason as the last error) when this
+ * build has no CUDA or the machine no usable GPU. */
+const cf_engine_ops *cf_engine_cuda(void);
+
+#endif
