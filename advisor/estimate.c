@@ -51,11 +51,21 @@ int cf_estimate_max_local_batch(const cf_spec *spec, double gpu_memory_gib, cons
     return m > 1e6 ? 1000000 : (int)m;
 }
 
-static double bandwidth_ratio(const cf_gpu *from, const cf_gpu *to)
+double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision precision, double peak_exponent,
+                              double bandwidth_exponent)
 {
+    double ratio = 1.0;
+    double peak_from = cf_gpu_peak_tflops(from, precision), peak_to = cf_gpu_peak_tflops(to, precision);
+    if (peak_from > 0 && peak_to > 0)
+        ratio *= pow(peak_from / peak_to, peak_exponent);
     if (from->memory_bandwidth_gbs > 0 && to->memory_bandwidth_gbs > 0)
-        return from->memory_bandwidth_gbs / to->memory_bandwidth_gbs;
-    return 1.0;
+        ratio *= pow(from->memory_bandwidth_gbs / to->memory_bandwidth_gbs, bandwidth_exponent);
+    return ratio;
+}
+
+double cf_gpu_time_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision)
+{
+    return cf_gpu_time_ratio_with(from, to, precision, CF_CARRY_PEAK_EXPONENT, CF_CARRY_BANDWIDTH_EXPONENT);
 }
 
 /* Intra-node all-reduce bandwidth from the GPU table, Gbit/s. */
@@ -73,23 +83,17 @@ cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const 
     cf_perf_params *p = &out->params;
     double peak_t = cf_gpu_peak_tflops(target, spec->precision) * 1e12;
     if (ref && ref_gpu) {
-        /* Roofline per term: the part of the per-sample time that the FLOPs
-         * explain at a realistic fraction of the reference's peak scales
-         * with peak FLOP/s; the rest (memory-bound kernels, data movement)
-         * with memory bandwidth. The fixed part (launches, optimizer step)
-         * is bandwidth-bound. */
-        double peak_r = cf_gpu_peak_tflops(ref_gpu, spec->precision) * 1e12;
-        double beta_r = ref->params.beta_s, beta_compute = 0;
-        if (spec->flops_per_sample > 0 && peak_r > 0 && peak_t > 0)
-            beta_compute = fmin(beta_r, spec->flops_per_sample / (peak_r * CF_DEFAULT_ROOFLINE_EFFICIENCY));
-        double bw = bandwidth_ratio(ref_gpu, target);
-        p->beta_s = (beta_compute > 0 ? beta_compute * peak_r / peak_t : 0) + (beta_r - beta_compute) * bw;
-        p->alpha_s = ref->params.alpha_s * bw;
+        /* Measured speed ratios between GPU types follow neither peak
+         * FLOP/s nor memory bandwidth alone; a power law in both, fitted
+         * on published training throughput, does better (docs/model.md). */
+        double ratio = cf_gpu_time_ratio(ref_gpu, target, spec->precision);
+        p->beta_s = ref->params.beta_s * ratio;
+        p->alpha_s = ref->params.alpha_s * ratio;
         p->contention = ref->params.contention;
         p->gamma = ref->params.gamma;
         snprintf(out->carried_from, sizeof out->carried_from, "%s", ref_gpu->model);
-        snprintf(out->note, sizeof out->note, "carried over from the %s profile (roofline: %s)",
-                 ref_gpu->model, beta_compute > 0 ? "FLOP/s and memory bandwidth" : "memory bandwidth");
+        snprintf(out->note, sizeof out->note, "carried over from the %s profile (×%.2f time per sample: peak FLOP/s and memory bandwidth)",
+                 ref_gpu->model, ratio);
     } else if (spec->flops_per_sample > 0 && peak_t > 0) {
         p->beta_s = spec->flops_per_sample / (peak_t * CF_DEFAULT_ROOFLINE_EFFICIENCY);
         /* Optimizer step: read weights, gradients and state, write weights

@@ -55,24 +55,24 @@ static void pack(const fit_ctx *ctx, const cf_perf_params *p, gsl_vector *x)
     if (f[P_GAMMA] >= 0) gsl_vector_set(x, f[P_GAMMA], logit_gamma(p->gamma));
 }
 
-static double predict_row(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes)
+int cf_measurement_gpus_per_node(const cf_measurement *row)
 {
-    /* GPUs per node actually used: spread evenly (placement strings can be
-     * uneven; the busiest node bounds compute contention). */
-    int gpn = (row->num_gpus + row->num_nodes - 1) / row->num_nodes;
+    /* Uneven placements ("1124"): the busiest node bounds compute
+     * contention and NIC sharing. */
     if (row->placement[0]) {
-        gpn = 0;
+        int busiest = 0;
         for (const char *c = row->placement; *c; c++)
-            if (*c - '0' > gpn)
-                gpn = *c - '0';
+            if (*c >= '0' && *c <= '9' && *c - '0' > busiest)
+                busiest = *c - '0';
+        if (busiest > 0)
+            return busiest;
     }
-    double t_c = cf_perf_compute_s(p, row->local_bsz, gpn);
-    if (row->num_gpus == 1)
-        return t_c;
-    cf_perf_params q = *p;
-    double t_sync = cf_perf_sync_s(&q, gradient_bytes, row->num_nodes, gpn);
-    double hi = fmax(t_c, t_sync), lo = fmin(t_c, t_sync);
-    return hi * pow(1.0 + pow(lo / hi, p->gamma), 1.0 / p->gamma);
+    return (row->num_gpus + row->num_nodes - 1) / row->num_nodes;
+}
+
+double cf_perf_predict_measurement(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes)
+{
+    return cf_perf_step_s(p, gradient_bytes, row->num_nodes, cf_measurement_gpus_per_node(row), row->local_bsz, 1);
 }
 
 static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
@@ -81,7 +81,7 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
     cf_perf_params p;
     unpack(ctx, x, &p);
     for (size_t i = 0; i < ctx->n_rows; i++) {
-        double pred = predict_row(&p, &ctx->rows[i], ctx->gradient_bytes);
+        double pred = cf_perf_predict_measurement(&p, &ctx->rows[i], ctx->gradient_bytes);
         gsl_vector_set(f, i, (pred - ctx->rows[i].step_time_s) / ctx->rows[i].step_time_s);
     }
     return GSL_SUCCESS;
@@ -91,7 +91,7 @@ static double rel_rmse(const fit_ctx *ctx, const cf_perf_params *p)
 {
     double sum = 0;
     for (size_t i = 0; i < ctx->n_rows; i++) {
-        double r = predict_row(p, &ctx->rows[i], ctx->gradient_bytes) / ctx->rows[i].step_time_s - 1.0;
+        double r = cf_perf_predict_measurement(p, &ctx->rows[i], ctx->gradient_bytes) / ctx->rows[i].step_time_s - 1.0;
         sum += r * r;
     }
     return ctx->n_rows ? sqrt(sum / ctx->n_rows) : 0;

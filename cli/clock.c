@@ -24,6 +24,14 @@ void cf_now_iso8601(char *out, size_t n)
     strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+void cf_iso8601_ago(double seconds, char *out, size_t n)
+{
+    time_t t = now_epoch() - (time_t)seconds;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
  * days_from_civil), avoiding the non-standard timegm(). */
 static long days_from_civil(long y, unsigned m, unsigned d)

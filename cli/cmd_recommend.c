@@ -10,6 +10,7 @@
 #include "cloudfit/version.h"
 #include "clock.h"
 #include "commands.h"
+#include "recommend_ci.h"
 #include "report.h"
 
 static int parse_enum(const char *value, const char *const *names, int n, const char *option, int *out)
@@ -63,9 +64,9 @@ static int apply_overrides(const cf_cli_options *o, cf_spec *spec)
         for (int i = 0; i < o->gpus.n && i < CF_SPEC_MAX_GPUS; i++)
             snprintf(spec->search_gpus[spec->n_search_gpus++], sizeof spec->search_gpus[0], "%s", o->gpus.items[i]);
     }
-    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json")) {
+    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json") && strcmp(o->format, "markdown")) {
         cf_log_error("option '--format' does not accept '%s'", o->format);
-        cf_log_hint("use one of: table, json");
+        cf_log_hint("use one of: table, json, markdown");
         return CF_EXIT_USAGE;
     }
     return 0;
@@ -112,43 +113,6 @@ static void explain_infeasible(const cf_spec *spec, const cf_advice *advice)
     cf_error_hint("raise search.deadline_hours or search.budget_usd, or allow more nodes, GPUs, clouds or spot VMs");
 }
 
-static int write_history(const cf_cli_options *o, const cf_report *r, const char *json_text)
-{
-    char path[1024];
-    cf_status st;
-    if (o->db_path) {
-        snprintf(path, sizeof path, "%s", o->db_path);
-    } else {
-        if ((st = cf_db_default_path(path, sizeof path)) != CF_OK)
-            return cf_report_error();
-        char dir[1024];
-        cf_dirname(path, dir, sizeof dir);
-        if ((st = cf_mkdir_p(dir)) != CF_OK)
-            return cf_report_error();
-    }
-    cf_db *db = NULL;
-    if ((st = cf_db_open(path, &db)) != CF_OK)
-        return cf_report_error();
-    const cf_config *c = &r->advice->ranked[0];
-    cf_history_record rec = {
-        .created_at = r->created_at, .tool_version = CF_VERSION, .spec_hash = r->spec->hash,
-        .spec_name = r->spec->name, .spec_json = r->spec->canonical_json,
-        .objective = cf_objective_name(r->spec->objective), .catalog_name = r->catalog->name,
-        .catalog_date = r->catalog->data_date, .cloud = c->vm->cloud, .region = c->vm->region,
-        .instance_type = c->vm->instance_type, .gpu = c->vm->gpu_model, .gpus_per_node = c->gpus_per_node,
-        .nodes = c->nodes, .local_batch = c->local_batch, .accumulation = c->accumulation,
-        .global_batch = c->global_batch, .lr = c->lr.lr, .spot = c->spot, .step_time_s = c->step_time_s,
-        .hours = c->hours, .total_usd = c->total_usd, .usd_per_node_hour = c->usd_per_hour / c->nodes,
-        .result_json = json_text};
-    long long id = 0;
-    st = cf_history_insert(db, &rec, &id);
-    cf_db_close(db);
-    if (st != CF_OK)
-        return cf_report_error();
-    cf_log_info("recorded as recommendation %lld in %s", id, path);
-    return 0;
-}
-
 static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
 {
     cJSON *doc = cf_report_json(r);
@@ -165,8 +129,11 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
     if (as_json) {
         cf_buf_puts(&text, pretty);
         cf_buf_puts(&text, "\n");
+    } else if (o->format && strcmp(o->format, "markdown") == 0) {
+        cf_report_markdown(r, &text);
     } else {
         cf_report_table(r, &text, !o->out_file && cf_log_color_enabled(stdout));
+        cf_gates_text(r->gates, r->n_gates, &text);
     }
     free(pretty);
     if (cf_buf_failed(&text)) {
@@ -186,8 +153,9 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
     return rc;
 }
 
-static int run(const cf_cli_options *o, cf_spec *spec, const cf_catalog *catalog)
+static int run(const cf_cli_options *o, cf_spec *spec, const cf_catalog_source *src, cf_recommend_ci *ci)
 {
+    const cf_catalog *catalog = &src->catalog;
     filter_storage fs;
     make_filter(spec, &fs);
     if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
@@ -201,10 +169,12 @@ static int run(const cf_cli_options *o, cf_spec *spec, const cf_catalog *catalog
     }
     size_t n_rows = cf_catalog_filter_rows(catalog, &fs.filter, rows);
     cf_inputs inputs;
+    cf_inputs_use_profile_cache(o->db_path); /* cloudfit profile (issue 3) */
     if (cf_inputs_build(spec, catalog, rows, n_rows, &inputs) != CF_OK) {
         free(rows);
         return cf_report_error();
     }
+    cf_recommend_ci_apply_recorded(ci, spec, catalog, &inputs); /* cloudfit record (issue 5) */
     cf_advisor_input in = {.spec = spec, .vms = rows, .n_vms = n_rows, .perf = inputs.perf,
                            .n_perf = inputs.n_perf, .noise = &inputs.noise,
                            .top = o->top > 0 ? (size_t)o->top : 10};
@@ -221,11 +191,20 @@ static int run(const cf_cli_options *o, cf_spec *spec, const cf_catalog *catalog
         cf_now_iso8601(created_at, sizeof created_at);
         cf_report report = {.spec = spec, .catalog = catalog, .inputs = &inputs, .advice = &advice,
                             .created_at = created_at, .n_offers = n_rows,
-                            .catalog_age_days = cf_days_since(catalog->data_date)};
+                            .catalog_age_days = src->age_days, .catalog_source = src};
         char *json_text = NULL;
-        rc = emit(o, &report, &json_text);
+        /* Baseline and gates first (they are part of every format), then
+         * the full result, launch specs and history; a failed gate decides
+         * the exit code last (issue 5). */
+        rc = cf_recommend_ci_gates(o, ci, &report);
+        if (rc == 0)
+            rc = emit(o, &report, &json_text);
+        if (rc == 0)
+            rc = cf_recommend_ci_emit(o, &report);
         if (rc == 0 && !o->no_history)
-            rc = write_history(o, &report, json_text);
+            rc = cf_recommend_ci_record(ci, &report, json_text);
+        if (rc == 0)
+            rc = cf_recommend_ci_gate_exit(ci);
         free(json_text);
     }
     cf_advice_free(&advice);
@@ -255,15 +234,20 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
         return rc;
     }
     rc = apply_overrides(o, spec);
-    cf_catalog catalog;
-    if (rc == 0) {
-        if (cf_catalog_load_embedded(&catalog) != CF_OK) {
-            rc = cf_report_error();
-        } else {
-            rc = run(o, spec, &catalog);
-            cf_catalog_free(&catalog);
-        }
+    cf_recommend_ci ci; /* CI options, history database, gates (issue 5) */
+    memset(&ci, 0, sizeof ci);
+    if (rc == 0)
+        rc = cf_recommend_ci_check_options(o, &ci);
+    if (rc == 0)
+        rc = cf_recommend_ci_open(o, spec, &ci);
+    /* Newest good price snapshot, else the embedded catalog (issue 4). */
+    cf_catalog_source source;
+    if (rc == 0 && (rc = cf_catalog_source_open(o, 1, &source)) == 0) {
+        cf_catalog_source_warn(&source);
+        rc = run(o, spec, &source, &ci);
+        cf_catalog_source_close(&source);
     }
+    cf_recommend_ci_close(&ci);
     cf_spec_free(spec);
     free(spec);
     return rc;

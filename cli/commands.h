@@ -16,7 +16,12 @@ typedef struct {
 
 int cmd_recommend(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_version(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_profile(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_validate(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_history(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_record(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_prices(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 
 extern const cf_command cf_commands[];
 extern const size_t cf_command_count;

@@ -242,6 +242,9 @@ cf_status cf_inputs_build(const cf_spec *spec, const cf_catalog *catalog, const 
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     cf_status st = add_profiled(spec, catalog, out);
+    build_noise(spec, out);
+    if (st == CF_OK) /* cached `cloudfit profile` results override the above (cli/inputs_profiled.c) */
+        st = cf_inputs_add_profiled(spec, catalog, cap, out);
     if (st != CF_OK) {
         cf_inputs_free(out);
         return st;
@@ -272,7 +275,6 @@ cf_status cf_inputs_build(const cf_spec *spec, const cf_catalog *catalog, const 
         apply_partial_profile(spec_profile(spec, model), perf);
         out->n_perf++;
     }
-    build_noise(spec, out);
     return CF_OK;
 }
 

@@ -4,6 +4,7 @@
 #ifndef CLOUDFIT_CLI_INPUTS_H
 #define CLOUDFIT_CLI_INPUTS_H
 #include "cloudfit/advisor.h"
+#include "cloudfit/history.h"
 
 #define CF_INPUTS_MAX_NOTES 16
 
@@ -20,5 +21,22 @@ typedef struct {
 cf_status cf_inputs_build(const cf_spec *spec, const cf_catalog *catalog, const cf_vm *const *rows, size_t n_rows,
                           cf_inputs *out);
 void cf_inputs_free(cf_inputs *in);
+
+/* Hook for `cloudfit record` (cli/inputs_recorded.c): measured step times
+ * of earlier runs of this spec replace the estimate for their GPU type —
+ * its compute time is scaled so the model reproduces them — with
+ * provenance "measured" and a note. Call after cf_inputs_build. */
+void cf_inputs_apply_recorded(const cf_spec *spec, const cf_catalog *catalog,
+                              const cf_history_measurement *measurements, size_t n_measurements, cf_inputs *in);
+
+/* Hook for `cloudfit profile` (cli/inputs_profiled.c): profiles cached for
+ * this spec replace the noise scale and, for GPUs the catalog knows, the
+ * throughput (before other GPU types are carried over from them). Off
+ * until cf_inputs_use_profile_cache() names the database (NULL = default). */
+void cf_inputs_use_profile_cache(const char *db_path);
+cf_status cf_inputs_add_profiled(const cf_spec *spec, const cf_catalog *catalog, size_t cap, cf_inputs *in);
+/* The catalog GPU model a device name denotes ("NVIDIA A100-SXM4-40GB" →
+ * A100-40GB), or NULL. */
+const cf_gpu *cf_catalog_gpu_for_device(const cf_catalog *catalog, const char *device);
 
 #endif

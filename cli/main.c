@@ -10,7 +10,18 @@ const cf_command cf_commands[] = {
     {"recommend", cmd_recommend, CMD_RECOMMEND, "recommend [options] MODEL.json",
      "rank cloud configurations (VM, nodes, batch, LR) for a training job"},
     {"version", cmd_version, CMD_VERSION, "version", "print the version and build features"},
+    {"profile", cmd_profile, CMD_PROFILE, "profile [--backend cpu|cuda|exec] [options] MODEL.json",
+     "measure step times, memory ceiling and gradient noise scale of the model"},
     {"help", cmd_help, CMD_HELP, "help [COMMAND] | help --man", "show help for a command, or the manual page"},
+    {"validate", cmd_validate, CMD_VALIDATE,
+     "validate [options] MEASUREMENTS.csv | validate --gns TRACES.csv --models MODELS.csv | validate --crossgpu FILE",
+     "score the throughput, noise and carry-over models against measurements"},
+    {"history", cmd_history, CMD_HISTORY, "history [list] [filters] | history show ID | history diff ID1 ID2 | history prune --older-than AGE",
+     "query, compare and prune past recommendations"},
+    {"record", cmd_record, CMD_RECORD, "record ID --step-time-s S [--total-hours H] [--total-usd USD]",
+     "store what a real run measured; later recommendations use it"},
+    {"prices", cmd_prices, CMD_PRICES, "prices [GPU[:N]] [--cloud C] [--region R] [--spot] | prices update [--cloud C]...",
+     "show GPU prices from the catalog in use, or fetch current prices into a snapshot"},
 };
 const size_t cf_command_count = sizeof cf_commands / sizeof *cf_commands;
 

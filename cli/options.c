@@ -14,10 +14,11 @@
 
 const cf_cli_option cf_cli_option_table[] = {
     {"help", 'h', OPT_FLAG, NULL, CMD_ALL, OFF(help), "show help for the command and exit"},
-    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND, OFF(format), "output format: table (default) or json"},
+    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_VALIDATE | CMD_PROFILE, OFF(format),
+     "output format: table (default) or json; recommend also markdown, history and prices also csv"},
     {"out-file", 'o', OPT_STRING, "PATH", CMD_RECOMMEND, OFF(out_file),
      "write the result to PATH (atomically) instead of standard output"},
-    {"db", 0, OPT_STRING, "PATH", CMD_RECOMMEND, OFF(db_path),
+    {"db", 0, OPT_STRING, "PATH", CMD_RECOMMEND | CMD_HISTORY | CMD_RECORD | CMD_PRICES | CMD_PROFILE, OFF(db_path),
      "history database (default $XDG_DATA_HOME/cloudfit/history.db)"},
     {"no-history", 0, OPT_FLAG, NULL, CMD_RECOMMEND, OFF(no_history), "do not record the recommendation"},
     {"top", 'n', OPT_INT, "N", CMD_RECOMMEND, OFF(top), "rows in the ranked table (default 10)"},
@@ -25,16 +26,80 @@ const cf_cli_option cf_cli_option_table[] = {
      "cost (cheapest within the deadline), time (fastest within the budget) or balanced"},
     {"deadline-hours", 0, OPT_DOUBLE, "H", CMD_RECOMMEND, OFF(deadline_hours), "override search.deadline_hours"},
     {"budget-usd", 0, OPT_DOUBLE, "USD", CMD_RECOMMEND, OFF(budget_usd), "override search.budget_usd"},
-    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND, OFF(clouds),
+    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES, OFF(clouds),
      "only this cloud (aws, gcp, azure, lambda); repeatable; overrides search.clouds"},
-    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND, OFF(regions), "only this region; repeatable"},
-    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND, OFF(gpus), "only this GPU model; repeatable"},
+    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES, OFF(regions), "only this region; repeatable"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_HISTORY, OFF(gpus), "only this GPU model; repeatable"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND, OFF(spot), "spot VMs: never, allow or only"},
     {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND, OFF(max_nodes), "override search.max_nodes"},
     {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND, OFF(max_gpus), "override search.max_gpus"},
     {"color", 0, OPT_STRING, "WHEN", CMD_ALL, OFF(color), "colour: auto (default), always or never"},
     {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL, OFF(quiet), "no progress or informational lines on stderr"},
     {"man", 0, OPT_FLAG, NULL, CMD_HELP, OFF(man), "print the manual page (troff) generated from this table"},
+    /* validate */
+    {"gns", 0, OPT_STRING, "TRACES.csv", CMD_VALIDATE, OFF(gns_path),
+     "validate iterations-to-target from gradient-noise traces instead of step times"},
+    {"models", 0, OPT_STRING, "MODELS.csv", CMD_VALIDATE, OFF(models_path), "the traces' models table (with --gns)"},
+    {"crossgpu", 0, OPT_STRING, "THROUGHPUT.csv", CMD_VALIDATE, OFF(crossgpu_path),
+     "validate carrying single-GPU throughput across GPU types"},
+    {"train-max-nodes", 0, OPT_INT, "N", CMD_VALIDATE, OFF(train_max_nodes),
+     "fit on rows with at most N nodes (default 1: a single-node profile)"},
+    {"with-2node-probe", 0, OPT_FLAG, NULL, CMD_VALIDATE, OFF(with_2node_probe),
+     "also fit the 2-node × 1-GPU rows (placement 11)"},
+    {"train-gpus", 0, OPT_LIST, "GPU[,GPU]", CMD_VALIDATE, OFF(train_gpus),
+     "fit these GPU types; predict the others by carrying the fit over"},
+    {"params", 0, OPT_LIST, "NAME=COUNT", CMD_VALIDATE, OFF(params),
+     "parameter count of a model in the CSV (overrides the built-in table); repeatable"},
+    {"inter-node-gbps", 0, OPT_DOUBLE, "GBPS", CMD_VALIDATE, OFF(inter_node_gbps),
+     "nominal inter-node bandwidth instead of the catalog VM's"},
+    {"train-epochs", 0, OPT_DOUBLE, "K", CMD_VALIDATE, OFF(train_epochs),
+     "with --gns: use only the first K epochs of the M0 run"},
+    /* price catalog choice and overrides (docs/pricing.md) */
+    {"spot", 0, OPT_FLAG, NULL, CMD_PRICES, OFF(spot_only), "only offers with a spot price, sorted by it"},
+    {"max-catalog-age-days", 0, OPT_DOUBLE, "DAYS", CMD_RECOMMEND | CMD_PRICES, OFF(max_catalog_age_days),
+     "warn when the price catalog is older than DAYS (default 30)"},
+    {"price-overrides", 0, OPT_STRING, "FILE", CMD_RECOMMEND | CMD_PRICES, OFF(price_overrides),
+     "apply negotiated discounts and per-instance prices from FILE (JSON, docs/pricing.md)"},
+    {"max-price-change", 0, OPT_DOUBLE, "FACTOR", CMD_PRICES, OFF(max_price_change),
+     "prices update: keep out a price that moved by more than FACTOR× since the last catalog (default 3)"},
+    /* CI gates and launch specs (docs/ci.md) */
+    {"max-cost", 0, OPT_DOUBLE, "USD", CMD_RECOMMEND, OFF(max_cost_usd),
+     "gate: exit 5 after printing the result when the predicted cost exceeds USD"},
+    {"max-hours", 0, OPT_DOUBLE, "H", CMD_RECOMMEND, OFF(max_hours),
+     "gate: exit 5 after printing the result when the predicted time exceeds H hours"},
+    {"max-cost-increase", 0, OPT_STRING, "PCT%|USD", CMD_RECOMMEND, OFF(max_cost_increase),
+     "gate: exit 5 when the cost rose by more than PCT% (e.g. 10%) or USD over the baseline"},
+    {"compare-to", 0, OPT_STRING, "FILE.json", CMD_RECOMMEND, OFF(compare_to),
+     "baseline: an earlier 'recommend --format json' document instead of the history"},
+    {"base-branch", 0, OPT_STRING, "BRANCH", CMD_RECOMMEND, OFF(base_branch),
+     "baseline: the last recommendation for this spec on BRANCH (default: the CI's target branch)"},
+    {"emit", 0, OPT_LIST, "KIND", CMD_RECOMMEND, OFF(emit),
+     "write a launch spec: skypilot, torchrun or k8s (PyTorchJob); repeatable"},
+    {"emit-dir", 0, OPT_STRING, "DIR", CMD_RECOMMEND, OFF(emit_dir), "directory for --emit files (default .)"},
+    {"entrypoint", 0, OPT_STRING, "CMD", CMD_RECOMMEND, OFF(entrypoint),
+     "training command in launch specs (default train.py)"},
+    /* history and record */
+    {"limit", 0, OPT_INT, "N", CMD_HISTORY, OFF(limit), "at most N rows (default 20; newest first)"},
+    {"model", 0, OPT_STRING, "NAME", CMD_HISTORY, OFF(model), "only this spec name"},
+    {"spec-hash", 0, OPT_STRING, "HASH", CMD_HISTORY, OFF(spec_hash), "only this spec hash (or a prefix of it)"},
+    {"since", 0, OPT_STRING, "DATE", CMD_HISTORY, OFF(since), "only rows created at or after DATE (ISO 8601)"},
+    {"until", 0, OPT_STRING, "DATE", CMD_HISTORY, OFF(until), "only rows created before DATE (ISO 8601)"},
+    {"branch", 0, OPT_STRING, "BRANCH", CMD_HISTORY, OFF(branch), "only rows made in CI on BRANCH"},
+    {"older-than", 0, OPT_STRING, "AGE", CMD_HISTORY, OFF(older_than),
+     "history prune: delete rows older than AGE (30d, 12h) or created before an ISO date"},
+    {"step-time-s", 0, OPT_DOUBLE, "S", CMD_RECORD, OFF(step_time_s), "measured seconds per optimizer step"},
+    {"total-hours", 0, OPT_DOUBLE, "H", CMD_RECORD, OFF(total_hours), "measured wall time of the whole run"},
+    {"total-usd", 0, OPT_DOUBLE, "USD", CMD_RECORD, OFF(total_usd), "measured cost of the whole run"},
+    {"note", 0, OPT_STRING, "TEXT", CMD_RECORD, OFF(note), "free text stored with the measurement"},
+    /* profile (docs/profiler.md) */
+    {"backend", 0, OPT_STRING, "NAME", CMD_PROFILE, OFF(backend),
+     "probe backend: cpu (built-in engine), cuda or exec (profile.command); default profile.backend, else cpu"},
+    {"csv", 0, OPT_STRING, "FILE", CMD_PROFILE, OFF(csv_path),
+     "also write the measurements as CSV (columns of the Pollux throughput.csv) to FILE"},
+    {"timeout", 0, OPT_DOUBLE, "S", CMD_PROFILE, OFF(timeout_s),
+     "exec backend: stop a script that prints nothing for S seconds (default 120)"},
+    {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
+     "training steps of the noise-scale run (default 200)"},
 };
 const size_t cf_cli_option_count = sizeof cf_cli_option_table / sizeof *cf_cli_option_table;
 
@@ -46,6 +111,19 @@ void cf_cli_options_init(cf_cli_options *opts)
     opts->budget_usd = -1;
     opts->max_nodes = -1;
     opts->max_gpus = -1;
+    opts->train_max_nodes = -1;
+    opts->inter_node_gbps = -1;
+    opts->train_epochs = -1;
+    opts->max_cost_usd = -1;
+    opts->max_hours = -1;
+    opts->limit = -1;
+    opts->step_time_s = -1;
+    opts->total_hours = -1;
+    opts->total_usd = -1;
+    opts->max_catalog_age_days = -1;
+    opts->max_price_change = -1;
+    opts->timeout_s = -1;
+    opts->noise_steps = -1;
 }
 
 static int usage_error(const char *command, const char *fmt, ...) CF_PRINTF(2, 3);

@@ -42,6 +42,46 @@ typedef struct {
     const char *color;           /* auto | always | never */
     int quiet;
     int man;
+    /* CI gates, markdown, launch specs (recommend) — issue 5 */
+    double max_cost_usd;         /* < 0 = no gate */
+    double max_hours;            /* < 0 = no gate */
+    const char *max_cost_increase; /* "10%" or "25" (USD); NULL = no gate */
+    const char *compare_to;      /* earlier recommendation JSON */
+    const char *base_branch;     /* branch whose last recommendation is the baseline */
+    cf_cli_list emit;            /* skypilot | torchrun | k8s */
+    const char *emit_dir;        /* where launch specs go (default ".") */
+    const char *entrypoint;      /* training command in launch specs */
+    /* history / record */
+    int limit;                   /* -1 = default */
+    const char *model;           /* spec name filter */
+    const char *spec_hash;
+    const char *since, *until;
+    const char *branch;
+    const char *older_than;      /* 30d, 12h or an ISO date */
+    double step_time_s;          /* < 0 = not given */
+    double total_hours;          /* < 0 = not given */
+    double total_usd;            /* < 0 = not given */
+    const char *note;
+    /* prices, catalog choice, price overrides — issue 4 */
+    double max_catalog_age_days; /* < 0 = default (30) */
+    const char *price_overrides; /* overrides file (JSON) */
+    int spot_only;               /* prices --spot */
+    double max_price_change;     /* < 0 = default factor (3) */
+    /* validate — issue 7 */
+    const char *gns_path;        /* gradient-noise traces CSV */
+    const char *models_path;     /* the traces' models CSV */
+    const char *crossgpu_path;   /* cross-GPU throughput CSV */
+    int train_max_nodes;         /* -1 = default (1) */
+    int with_2node_probe;
+    cf_cli_list train_gpus;      /* comma lists allowed */
+    cf_cli_list params;          /* NAME=COUNT */
+    double inter_node_gbps;      /* < 0 = from the catalog */
+    double train_epochs;         /* < 0 = all */
+    /* profile — issue 3 */
+    const char *backend;         /* cpu | cuda | exec; NULL = spec's profile.backend, else cpu */
+    const char *csv_path;        /* measurements CSV to write */
+    double timeout_s;            /* < 0 = default (120): exec silence allowed */
+    int noise_steps;             /* -1 = default (200) */
 } cf_cli_options;
 
 typedef enum { OPT_FLAG, OPT_STRING, OPT_INT, OPT_DOUBLE, OPT_LIST } cf_opt_kind;

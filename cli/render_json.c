@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cloudfit/version.h"
+#include "ci_env.h"
 #include "report.h"
 
 /* Rounds to `digits` significant digits so documents are stable and readable. */
@@ -163,16 +164,13 @@ cJSON *cf_report_json(const cf_report *r)
     cJSON *meta = cJSON_AddObjectToObject(doc, "metadata");
     cJSON_AddStringToObject(meta, "tool", "cloudfit " CF_VERSION);
     cJSON_AddStringToObject(meta, "created_at", r->created_at);
-    cJSON_AddNullToObject(meta, "ci");
+    cJSON_AddItemToObject(meta, "ci", cf_ci_json(r->ci));
     cJSON *spec = cJSON_AddObjectToObject(doc, "spec");
     cJSON_AddStringToObject(spec, "name", r->spec->name);
     cJSON_AddStringToObject(spec, "hash", r->spec->hash);
-    cJSON *cat = cJSON_AddObjectToObject(doc, "catalog");
-    cJSON_AddStringToObject(cat, "source", r->catalog->name);
-    cJSON_AddStringToObject(cat, "snapshot", r->catalog->name);
-    cJSON_AddStringToObject(cat, "fetched_at", r->catalog->data_date);
-    cJSON_AddStringToObject(cat, "oldest_data", r->catalog->oldest_date);
-    cJSON_AddNumberToObject(cat, "age_days", floor(r->catalog_age_days));
+    /* snapshot or embedded, fetch time, age, overrides (cli/catalog_source.c) */
+    cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(r->catalog_source, r->catalog, r->catalog_age_days,
+                                                                 r->advice->ranked[0].vm));
     cJSON_AddStringToObject(doc, "objective", cf_objective_name(r->spec->objective));
     cJSON_AddItemToObject(doc, "constraints", constraints_json(r->spec));
     cJSON_AddItemToObject(doc, "chosen", cf_config_json(&r->advice->ranked[0]));
@@ -183,6 +181,6 @@ cJSON *cf_report_json(const cf_report *r)
     for (size_t i = 0; i < r->advice->n_pareto; i++)
         cJSON_AddItemToArray(front, cf_config_json(&r->advice->pareto[i]));
     cJSON_AddItemToObject(doc, "explanation", explanation_json(r));
-    cJSON_AddArrayToObject(doc, "gates");
+    cJSON_AddItemToObject(doc, "gates", cf_gates_json(r->gates, r->n_gates));
     return doc;
 }

@@ -171,9 +171,10 @@ static void explanation(const cf_report *r, cf_buf *out)
         n_est += in->perf[i].params.compute_provenance == CF_PROV_ESTIMATED;
     if (n_est)
         cf_buf_printf(out, "  - %zu other GPU type(s) estimated from the GPU table (see --format json)\n", n_est);
-    cf_buf_printf(out, "  - network %s, price %s; catalog: %s, data of %s (oldest %s), %.0f days old\n",
-                  cf_provenance_name(c->prov_network), cf_provenance_name(c->prov_price), r->catalog->name,
-                  r->catalog->data_date, r->catalog->oldest_date, floor(r->catalog_age_days));
+    cf_buf_printf(out, "  - network %s, price %s\n", cf_provenance_name(c->prov_network),
+                  cf_provenance_name(c->prov_price));
+    /* catalog name, source, age, too-old note and price overrides (cli/catalog_source.c) */
+    cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
     if (c->prov_throughput == CF_PROV_ESTIMATED)
         cf_buf_printf(out, "  note: the chosen GPU type (%s) was not measured; its throughput is an estimate — profile it "
                            "before committing to a long run\n", c->vm->gpu_model);

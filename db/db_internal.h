@@ -21,5 +21,8 @@ cf_status cf_db_error(cf_db *db, const char *what);
 cf_status cf_db_exec(cf_db *db, const char *sql, const char *what);
 /* Binds text (NULL as ""), copying it. */
 int cf_db_bind_text(sqlite3_stmt *stmt, int index, const char *text);
+/* Writes a record's schema-2 rows (alternatives, CI, gates) for
+ * recommendation `id`; called inside cf_history_insert's transaction. */
+cf_status cf_db_insert_extras(cf_db *db, const cf_history_record *rec, long long id);
 
 #endif

@@ -66,13 +66,17 @@ cf_status cf_history_insert(cf_db *db, const cf_history_record *rec, long long *
     cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
     if (st != CF_OK)
         return st;
-    if ((st = insert_spec(db, rec)) != CF_OK || (st = insert_recommendation(db, rec, out_id)) != CF_OK) {
+    long long id = 0;
+    if ((st = insert_spec(db, rec)) != CF_OK || (st = insert_recommendation(db, rec, &id)) != CF_OK ||
+        (st = cf_db_insert_extras(db, rec, id)) != CF_OK) {
         sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
         return st;
     }
     st = cf_db_exec(db, "COMMIT", "cannot commit to");
     if (st != CF_OK)
         sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+    else if (out_id)
+        *out_id = id;
     return st;
 }
 

@@ -26,12 +26,73 @@ const char *const cf_db_migrations[] = {
     "  usd_per_node_hour REAL NOT NULL,"
     "  result_json TEXT NOT NULL);"
     "CREATE INDEX recommendations_spec ON recommendations(spec_hash, created_at);",
-    /* 2: history and CI metadata (alternatives, CI runs, gates) — issue 5 */
-    "SELECT 1;",
-    /* 3: price snapshots — issue 4 */
-    "SELECT 1;",
-    /* 4: profile cache — issue 3 */
-    "SELECT 1;",
+    /* 2: history and CI metadata (alternatives, CI runs, gates) — issue 5.
+     * Child rows cascade with their recommendation (history prune);
+     * recorded measurements outlive it (they carry spec hash and GPU). */
+    "CREATE TABLE alternatives ("
+    "  recommendation_id INTEGER NOT NULL REFERENCES recommendations(id) ON DELETE CASCADE,"
+    "  rank INTEGER NOT NULL,"
+    "  cloud TEXT NOT NULL, region TEXT NOT NULL, instance_type TEXT NOT NULL, gpu TEXT NOT NULL,"
+    "  gpus_per_node INTEGER NOT NULL, nodes INTEGER NOT NULL,"
+    "  local_batch INTEGER NOT NULL, accumulation INTEGER NOT NULL, global_batch INTEGER NOT NULL,"
+    "  lr REAL NOT NULL, spot INTEGER NOT NULL,"
+    "  step_time_s REAL NOT NULL, hours REAL NOT NULL, total_usd REAL NOT NULL,"
+    "  usd_per_node_hour REAL NOT NULL,"
+    "  PRIMARY KEY (recommendation_id, rank));"
+    "CREATE TABLE ci_runs ("
+    "  recommendation_id INTEGER PRIMARY KEY REFERENCES recommendations(id) ON DELETE CASCADE,"
+    "  provider TEXT NOT NULL, commit_sha TEXT NOT NULL, branch TEXT NOT NULL, base_branch TEXT NOT NULL,"
+    "  pull_request TEXT NOT NULL, run_id TEXT NOT NULL, run_url TEXT NOT NULL);"
+    "CREATE INDEX ci_runs_branch ON ci_runs(branch);"
+    "CREATE TABLE gate_results ("
+    "  recommendation_id INTEGER NOT NULL REFERENCES recommendations(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL, limit_value REAL NOT NULL, value REAL, passed INTEGER NOT NULL, note TEXT NOT NULL,"
+    "  PRIMARY KEY (recommendation_id, name));"
+    "CREATE TABLE measurements ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  recommendation_id INTEGER REFERENCES recommendations(id) ON DELETE SET NULL,"
+    "  recorded_at TEXT NOT NULL, spec_hash TEXT NOT NULL, spec_name TEXT NOT NULL,"
+    "  cloud TEXT NOT NULL, instance_type TEXT NOT NULL, gpu TEXT NOT NULL,"
+    "  gpus_per_node INTEGER NOT NULL, nodes INTEGER NOT NULL,"
+    "  local_batch INTEGER NOT NULL, accumulation INTEGER NOT NULL,"
+    "  step_time_s REAL, total_hours REAL, total_usd REAL,"
+    "  predicted_step_time_s REAL NOT NULL, predicted_hours REAL NOT NULL, predicted_total_usd REAL NOT NULL,"
+    "  note TEXT NOT NULL);"
+    "CREATE INDEX measurements_spec ON measurements(spec_hash, gpu);"
+    "CREATE INDEX recommendations_created ON recommendations(created_at);",
+    /* 3: price snapshots — issue 4 (db/snapshots.c, cloudfit/snapshot.h) */
+    "CREATE TABLE price_snapshots ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  fetched_at TEXT NOT NULL,"
+    "  sources TEXT NOT NULL,"
+    "  base TEXT NOT NULL,"
+    "  row_count INTEGER NOT NULL CHECK (row_count > 0),"
+    "  content_hash TEXT NOT NULL,"
+    "  status TEXT NOT NULL CHECK (status IN ('good', 'retired')),"
+    "  vms_csv TEXT NOT NULL,"
+    "  report TEXT NOT NULL);"
+    "CREATE TABLE price_snapshot_rows ("
+    "  snapshot_id INTEGER NOT NULL REFERENCES price_snapshots(id) ON DELETE CASCADE,"
+    "  cloud TEXT NOT NULL, region TEXT NOT NULL, instance_type TEXT NOT NULL,"
+    "  gpu_model TEXT NOT NULL, gpu_count INTEGER NOT NULL,"
+    "  price_ondemand_usd_per_hr REAL NOT NULL CHECK (price_ondemand_usd_per_hr > 0),"
+    "  price_spot_usd_per_hr REAL CHECK (price_spot_usd_per_hr > 0),"
+    "  PRIMARY KEY (snapshot_id, cloud, region, instance_type, gpu_model, gpu_count));",
+    /* 4: profile cache — issue 3. One row per (spec key, backend, device):
+     * a new profile of the same triple replaces the old one. The whole
+     * profile is JSON (profiler/profile_json.c); a few figures are copied
+     * into columns for queries. */
+    "CREATE TABLE profiles ("
+    "  spec_key TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  device TEXT NOT NULL,"
+    "  spec_name TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL,"
+    "  is_gpu INTEGER NOT NULL,"
+    "  b_noise REAL,"
+    "  max_local_batch INTEGER NOT NULL,"
+    "  profile_json TEXT NOT NULL,"
+    "  PRIMARY KEY (spec_key, backend, device));",
 };
 
 const int cf_db_migration_count = (int)(sizeof cf_db_migrations / sizeof *cf_db_migrations);

@@ -6,6 +6,7 @@
  * tests/test_catalog.c), cheap enough to run on every `recommend`, and keeps
  * one code path for the embedded catalog and for CSV files. */
 #include "cloudfit/catalog.h"
+#include "cloudfit/pricing_update.h"
 
 #include <stdio.h>
 
@@ -30,4 +31,14 @@ cf_status cf_catalog_load_embedded(cf_catalog *out)
     if (status == CF_OK)
         snprintf(out->name, sizeof out->name, "embedded");
     return status;
+}
+
+cf_status cf_catalog_load_with_vms(const char *vms_csv, size_t vms_len, const char *vms_name, cf_catalog *out)
+{
+    return cf_catalog_load_csv(vms_csv, vms_len, vms_name,
+                               (const char *)cf_embedded_gpus_csv, (size_t)cf_embedded_gpus_csv_len,
+                               "embedded:data/gpus.csv",
+                               (const char *)cf_embedded_aws_spot_advisor_csv,
+                               (size_t)cf_embedded_aws_spot_advisor_csv_len, "embedded:data/aws_spot_advisor.csv",
+                               out);
 }

@@ -7,6 +7,7 @@ packages=(
   libcjson-dev libgsl-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev
   libcmocka-dev libopenblas-dev libcsv-dev libyaml-dev
   python3 python3-jsonschema python3-yaml python3-numpy sqlite3
+  python3-torch
 )
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

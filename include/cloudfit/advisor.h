@@ -108,3 +108,18 @@ void cf_advice_free(cf_advice *advice);
 size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order);
 
 #endif
+
+#ifndef CLOUDFIT_ADVISOR_CARRY_H
+#define CLOUDFIT_ADVISOR_CARRY_H
+/* Exponents of the carry-over rule t_to/t_from = (peak_from/peak_to)^a ·
+ * (bw_from/bw_to)^b, fitted on published single-GPU training throughput of
+ * 11 models on 13 GPU types (docs/model.md; leave-one-model-out scores in
+ * `cloudfit validate --crossgpu`). */
+#define CF_CARRY_PEAK_EXPONENT 0.302
+#define CF_CARRY_BANDWIDTH_EXPONENT 0.588
+
+/* Predicted ratio of per-sample compute time on `to` over `from`. */
+double cf_gpu_time_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision);
+double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision precision, double peak_exponent,
+                              double bandwidth_exponent);
+#endif

@@ -24,6 +24,13 @@ typedef struct {
     const char *npy_x, *npy_y;        /* NumPy .npy inputs (float32 [n, in]) and labels (int [n]); NULL = synthetic */
     long synthetic_samples;           /* size of the synthetic data set (from a fixed random teacher) */
     int threads;                      /* BLAS threads; 0 = library default */
+    /* Memory the engine may use for the model state (weights, gradients,
+     * optimizer state) and one micro-batch's activations; a batch that
+     * needs more fails with "out of memory" (CF_ERR_UNAVAILABLE), like a
+     * GPU running out of device memory. 0 = $CLOUDFIT_CPU_MEMORY_LIMIT_MIB
+     * when set, else the machine's memory (cgroup limit or physical RAM).
+     * The data set is host memory and is not counted. */
+    double memory_limit_mib;
 } cf_engine_config;
 
 /* One optimizer step over `micro_batches` micro-batches of `local_batch`
@@ -51,6 +58,15 @@ typedef struct {
 
 /* The CPU twin; always available. */
 const cf_engine_ops *cf_engine_cpu(void);
+/* Training FLOPs per sample of the config's MLP (forward 2·Σ in·out,
+ * backward 2·Σ in·out for weights plus 2·Σ in·out for the inputs of every
+ * layer but the first), the figure the engine's FLOP/s is quoted with. */
+double cf_engine_flops_per_sample(const cf_engine_config *config);
+/* Writes the synthetic data set the CPU engine would train on for
+ * `config` (its seed, widths and synthetic_samples) as NumPy files: x
+ * float32 [n, in] and y int64 [n], so another implementation (a PyTorch
+ * script) can train on exactly the same samples. */
+cf_status cf_engine_write_synthetic_npy(const cf_engine_config *config, const char *x_path, const char *y_path);
 /* The CUDA engine, or NULL (with the reason as the last error) when this
  * build has no CUDA or the machine no usable GPU. */
 const cf_engine_ops *cf_engine_cuda(void);

@@ -36,6 +36,12 @@ double cf_perf_sync_s(const cf_perf_params *p, double gradient_bytes, int nodes,
 double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
                       double local_batch, int accumulation);
 
+/* GPUs per node of a measured configuration: the busiest node of its
+ * placement, else num_gpus spread evenly. */
+int cf_measurement_gpus_per_node(const cf_measurement *row);
+/* The model's step time for a measured configuration (no accumulation). */
+double cf_perf_predict_measurement(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes);
+
 /* Which parameters a fit may change; the others keep their start values. */
 typedef struct {
     double rel_rmse;       /* root mean square relative residual over the rows */

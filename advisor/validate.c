@@ -1,0 +1,396 @@
+#include "cloudfit/validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int double_order(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+cf_ape_stats cf_ape_summarise(const double *errors, size_t n)
+{
+    cf_ape_stats s = {0};
+    s.n = n;
+    if (n == 0)
+        return s;
+    double *abs_err = malloc(n * sizeof *abs_err);
+    if (!abs_err)
+        return s;
+    for (size_t i = 0; i < n; i++)
+        abs_err[i] = fabs(errors[i]);
+    qsort(abs_err, n, sizeof *abs_err, double_order);
+    s.median_ape = n % 2 ? abs_err[n / 2] : 0.5 * (abs_err[n / 2 - 1] + abs_err[n / 2]);
+    size_t rank = (size_t)ceil(0.9 * (double)n); /* nearest rank, 1-based */
+    s.p90_ape = abs_err[rank - 1];
+    s.max_ape = abs_err[n - 1];
+    free(abs_err);
+    return s;
+}
+
+/* ---- step times ------------------------------------------------------------ */
+
+static int same_group(const cf_validate_group *g, const cf_measurement *r)
+{
+    return strcmp(g->model, r->model) == 0 && strcmp(g->gpu, r->gpu) == 0 && strcmp(g->profile, r->profile) == 0;
+}
+
+cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_validate_group **out, size_t *n_out)
+{
+    *out = calloc(n_rows ? n_rows : 1, sizeof **out);
+    *n_out = 0;
+    if (!*out)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n_rows; i++) {
+        size_t g;
+        for (g = 0; g < *n_out; g++)
+            if (same_group(&(*out)[g], &rows[i]))
+                break;
+        if (g == *n_out) {
+            cf_validate_group *grp = &(*out)[(*n_out)++];
+            snprintf(grp->model, sizeof grp->model, "%s", rows[i].model);
+            snprintf(grp->gpu, sizeof grp->gpu, "%s", rows[i].gpu);
+            snprintf(grp->profile, sizeof grp->profile, "%s", rows[i].profile);
+        }
+    }
+    return CF_OK;
+}
+
+static int in_training_subset(const cf_validate_options *o, const cf_measurement *r)
+{
+    if (r->num_nodes <= (o->train_max_nodes > 0 ? o->train_max_nodes : 1))
+        return 1;
+    if (o->with_2node_probe && r->num_nodes == 2 && r->num_gpus == 2)
+        return !r->placement[0] || strcmp(r->placement, "11") == 0;
+    return 0;
+}
+
+static int is_train_gpu(const cf_validate_options *o, const char *gpu)
+{
+    if (o->n_train_gpus == 0)
+        return 1;
+    for (size_t i = 0; i < o->n_train_gpus; i++)
+        if (strcasecmp(o->train_gpus[i], gpu) == 0)
+            return 1;
+    return 0;
+}
+
+/* Node-count buckets for the error split: 1, 2, 3, 4, 5–8, 9–16, 17+. */
+static const int bucket_lower[] = {1, 2, 3, 4, 5, 9, 17};
+#define N_BUCKETS ((int)(sizeof bucket_lower / sizeof *bucket_lower))
+
+static int bucket_of(int nodes)
+{
+    int b = 0;
+    while (b + 1 < N_BUCKETS && nodes >= bucket_lower[b + 1])
+        b++;
+    return b;
+}
+
+static void start_params(const cf_validate_group *g, cf_perf_params *p)
+{
+    memset(p, 0, sizeof *p);
+    double interconnect = g->gpu_info && g->gpu_info->interconnect_gbs_per_gpu > 0 ? g->gpu_info->interconnect_gbs_per_gpu
+                                                                                   : 16.0;
+    p->intra_gbps = interconnect * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY;
+    double nominal = g->nominal_inter_gbps > 0 ? g->nominal_inter_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    p->inter_gbps = nominal * CF_DEFAULT_INTER_EFFICIENCY;
+    p->latency_s = 0.001;
+    p->gamma = CF_DEFAULT_GAMMA;
+    p->contention = 0.02;
+    p->network_provenance = CF_PROV_DEFAULT;
+}
+
+/* Scores every row of `g` that is not in `fitted` with params `p`. */
+static cf_status score_group(const cf_measurement *rows, size_t n_rows, cf_validate_group *g, const char *fitted,
+                             double *all_errors, size_t *n_all)
+{
+    double *errs = malloc((n_rows ? n_rows : 1) * sizeof *errs);
+    double *bucket_errs = malloc((n_rows ? n_rows : 1) * N_BUCKETS * sizeof *bucket_errs);
+    size_t n = 0, n_bucket[N_BUCKETS] = {0};
+    if (!errs || !bucket_errs) {
+        free(errs);
+        free(bucket_errs);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n_rows; i++) {
+        if (!same_group(g, &rows[i]) || (fitted && fitted[i]))
+            continue;
+        double e = cf_perf_predict_measurement(&g->params, &rows[i], g->gradient_bytes) / rows[i].step_time_s - 1.0;
+        errs[n++] = e;
+        all_errors[(*n_all)++] = e;
+        int b = bucket_of(rows[i].num_nodes);
+        bucket_errs[(size_t)b * n_rows + n_bucket[b]++] = e;
+    }
+    g->n_pred = n;
+    g->all = cf_ape_summarise(errs, n);
+    g->n_buckets = 0;
+    for (int b = 0; b < N_BUCKETS; b++) {
+        if (!n_bucket[b])
+            continue;
+        g->bucket_nodes[g->n_buckets] = bucket_lower[b];
+        g->by_nodes[g->n_buckets++] = cf_ape_summarise(&bucket_errs[(size_t)b * n_rows], n_bucket[b]);
+    }
+    free(errs);
+    free(bucket_errs);
+    return CF_OK;
+}
+
+static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_validate_options *o,
+                           cf_validate_group *g, char *fitted)
+{
+    cf_measurement *train = malloc((n_rows ? n_rows : 1) * sizeof *train);
+    if (!train)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        fitted[i] = same_group(g, &rows[i]) && in_training_subset(o, &rows[i]);
+        if (fitted[i])
+            train[n++] = rows[i];
+    }
+    g->n_fit = n;
+    cf_perf_params start;
+    start_params(g, &start);
+    cf_perf_fit_report rep;
+    cf_status st = cf_perf_fit(train, n, g->gradient_bytes, &start, &g->params, &rep);
+    free(train);
+    if (st == CF_OK && !rep.fitted_inter)
+        g->params.inter_gbps = start.inter_gbps; /* the catalog figure with the default efficiency */
+    return st;
+}
+
+/* Carries the fit of `ref` (same model, a training GPU) to `g`'s GPU. */
+static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
+{
+    if (!ref->gpu_info || !g->gpu_info)
+        return cf_error_set(CF_ERR_INVALID, "GPU '%s' or '%s' is not in the GPU table", ref->gpu, g->gpu);
+    cf_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.precision = CF_PREC_FP32;
+    spec.gradient_bytes = 4;
+    spec.parameters = g->gradient_bytes / 4;
+    cf_gpu_perf ref_perf, out;
+    memset(&ref_perf, 0, sizeof ref_perf);
+    ref_perf.params = ref->params;
+    cf_status st = cf_gpu_perf_estimate(&spec, g->gpu_info, &ref_perf, ref->gpu_info, &out);
+    if (st != CF_OK)
+        return st;
+    g->params = out.params;
+    g->params.inter_gbps = ref->params.inter_gbps; /* same kind of network assumed */
+    g->params.latency_s = ref->params.latency_s;
+    g->params.contention = ref->params.contention;
+    g->params.gamma = ref->params.gamma;
+    snprintf(g->carried_from, sizeof g->carried_from, "%s", ref->gpu);
+    return CF_OK;
+}
+
+cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_validate_options *options,
+                            cf_validate_group *groups, size_t n_groups, cf_ape_stats *overall)
+{
+    char *fitted = calloc(n_rows ? n_rows : 1, 1);
+    double *all_errors = malloc((n_rows ? n_rows : 1) * sizeof *all_errors);
+    size_t n_all = 0;
+    cf_status st = CF_OK;
+    if (!fitted || !all_errors) {
+        free(fitted);
+        free(all_errors);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    /* First the groups that are fitted, then the carried-over ones. */
+    for (int pass = 0; pass < 2 && st == CF_OK; pass++) {
+        for (size_t k = 0; k < n_groups && st == CF_OK; k++) {
+            cf_validate_group *g = &groups[k];
+            int train_gpu = is_train_gpu(options, g->gpu);
+            if (train_gpu != (pass == 0))
+                continue;
+            cf_status gst;
+            if (train_gpu) {
+                gst = fit_group(rows, n_rows, options, g, fitted);
+            } else {
+                const cf_validate_group *ref = NULL;
+                for (size_t r = 0; r < n_groups && !ref; r++)
+                    if (!groups[r].failed && is_train_gpu(options, groups[r].gpu) &&
+                        strcmp(groups[r].model, g->model) == 0 && groups[r].n_fit > 0)
+                        ref = &groups[r];
+                gst = ref ? carry_group(ref, g)
+                          : cf_error_set(CF_ERR_INVALID, "no fitted GPU type for model '%s' to carry over from", g->model);
+                memset(fitted, 0, n_rows);
+            }
+            if (gst == CF_ERR_NOMEM) {
+                st = gst;
+                break;
+            }
+            if (gst != CF_OK) {
+                g->failed = 1;
+                snprintf(g->message, sizeof g->message, "%s", cf_error_message());
+                continue;
+            }
+            st = score_group(rows, n_rows, g, train_gpu ? fitted : NULL, all_errors, &n_all);
+        }
+    }
+    if (st == CF_OK && overall)
+        *overall = cf_ape_summarise(all_errors, n_all);
+    free(fitted);
+    free(all_errors);
+    return st;
+}
+
+/* ---- iterations to target ----------------------------------------------- */
+
+/* Rows of one (model, batch) run: [start, end) in the sorted row array. */
+typedef struct {
+    size_t start, end;
+    int batch;
+} run_span;
+
+static size_t runs_of(const cf_gns_traces *t, const char *model, run_span *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_rows;) {
+        size_t j = i;
+        while (j < t->n_rows && strcmp(t->rows[j].model, t->rows[i].model) == 0 &&
+               t->rows[j].batch_size == t->rows[i].batch_size)
+            j++;
+        if (strcmp(t->rows[i].model, model) == 0 && n < cap)
+            out[n++] = (run_span){i, j, t->rows[i].batch_size};
+        i = j;
+    }
+    return n;
+}
+
+static int reached(double v, double target, int higher)
+{
+    return higher ? v >= target : v <= target;
+}
+
+cf_status cf_gns_target(const cf_gns_traces *traces, const cf_gns_model_info *model, double *out_target)
+{
+    run_span runs[64];
+    size_t n = runs_of(traces, model->model, runs, 64);
+    if (n == 0)
+        return cf_error_set(CF_ERR_INVALID, "no trace rows for model '%s'", model->model);
+    int have = 0;
+    double target = 0;
+    for (size_t r = 0; r < n; r++) {
+        double best = traces->rows[runs[r].start].metric;
+        for (size_t i = runs[r].start; i < runs[r].end; i++)
+            if (reached(traces->rows[i].metric, best, model->higher_is_better))
+                best = traces->rows[i].metric;
+        /* the weakest run's best value is reached by every run */
+        if (!have || reached(target, best, model->higher_is_better))
+            target = best;
+        have = 1;
+    }
+    *out_target = target;
+    return CF_OK;
+}
+
+/* Linear interpolation of `key` (progress or iteration) where the run first
+ * reaches the target; NAN when it never does. */
+static double first_reach(const cf_gns_traces *t, run_span run, double target, int higher, int by_iteration)
+{
+    double prev_metric = 0, prev_x = 0;
+    for (size_t i = run.start; i < run.end; i++) {
+        const cf_gns_row *r = &t->rows[i];
+        double x = by_iteration ? r->iteration : r->progress;
+        if (reached(r->metric, target, higher)) {
+            if (i == run.start || r->metric == prev_metric)
+                return x;
+            double w = (target - prev_metric) / (r->metric - prev_metric);
+            return prev_x + w * (x - prev_x);
+        }
+        prev_metric = r->metric;
+        prev_x = x;
+    }
+    return NAN;
+}
+
+static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *info,
+                               const cf_gns_validate_options *o, cf_gns_prediction *out, size_t *n_out)
+{
+    run_span runs[64];
+    size_t n_runs = runs_of(t, info->model, runs, 64);
+    const run_span *base = NULL;
+    for (size_t r = 0; r < n_runs; r++)
+        if (runs[r].batch == info->m0)
+            base = &runs[r];
+    if (!base)
+        return cf_error_set(CF_ERR_INVALID, "model '%s': no run at its M0 batch %d", info->model, info->m0);
+    double target;
+    cf_status st = cf_gns_target(t, info, &target);
+    if (st != CF_OK)
+        return st;
+    double p0 = first_reach(t, *base, target, info->higher_is_better, 0);
+    if (!isfinite(p0) || p0 <= 0)
+        return cf_error_set(CF_ERR_INVALID, "model '%s': the M0 run never reaches the target", info->model);
+    /* The M0 run's noise scale over progress, as a fraction of the progress
+     * that reaches the target: the same noise model `recommend` uses. */
+    cf_noise_point trace[CF_SPEC_MAX_TRACE];
+    int n_trace = 0;
+    for (size_t i = base->start; i < base->end && n_trace < CF_SPEC_MAX_TRACE; i++) {
+        const cf_gns_row *r = &t->rows[i];
+        if (r->b_noise <= 0 || (o->train_epochs > 0 && r->epoch > o->train_epochs))
+            continue;
+        if (n_trace > 0 && r->progress / p0 <= trace[n_trace - 1].progress)
+            continue;
+        trace[n_trace++] = (cf_noise_point){r->progress / p0, r->b_noise};
+    }
+    if (n_trace == 0)
+        return cf_error_set(CF_ERR_INVALID, "model '%s': the M0 run has no noise-scale values in the epochs used",
+                            info->model);
+    cf_noise_model nm;
+    cf_noise_model_init(&nm, info->m0, 0, trace, n_trace, CF_PROV_MEASURED);
+    double e0 = p0 * info->m0;
+    for (size_t r = 0; r < n_runs; r++) {
+        if (runs[r].batch <= info->m0)
+            continue;
+        double measured = first_reach(t, runs[r], target, info->higher_is_better, 1);
+        if (!isfinite(measured))
+            continue;
+        cf_gns_prediction *p = &out[(*n_out)++];
+        snprintf(p->model, sizeof p->model, "%s", info->model);
+        p->batch = runs[r].batch;
+        p->m0 = info->m0;
+        p->target = target;
+        p->measured_iterations = measured;
+        p->predicted_iterations = cf_samples_to_target(&nm, e0, runs[r].batch) / runs[r].batch;
+        p->error = p->predicted_iterations / measured - 1.0;
+    }
+    return CF_OK;
+}
+
+cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_options *options,
+                          cf_gns_prediction **out, size_t *n_out, cf_ape_stats *overall)
+{
+    *n_out = 0;
+    *out = calloc(traces->n_rows ? traces->n_rows : 1, sizeof **out);
+    double *errors = malloc((traces->n_rows ? traces->n_rows : 1) * sizeof *errors);
+    if (!*out || !errors) {
+        free(*out);
+        free(errors);
+        *out = NULL;
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    cf_status st = CF_OK;
+    for (size_t m = 0; m < traces->n_models && st == CF_OK; m++) {
+        run_span runs[1];
+        if (runs_of(traces, traces->models[m].model, runs, 1) == 0)
+            continue; /* a model without traces: nothing to score */
+        st = predict_model(traces, &traces->models[m], options, *out, n_out);
+    }
+    for (size_t i = 0; i < *n_out; i++)
+        errors[i] = (*out)[i].error;
+    if (st == CF_OK && overall)
+        *overall = cf_ape_summarise(errors, *n_out);
+    free(errors);
+    if (st != CF_OK) {
+        free(*out);
+        *out = NULL;
+        *n_out = 0;
+    }
+    return st;
+}

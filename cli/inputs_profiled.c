@@ -1,0 +1,241 @@
+/* `cloudfit profile` → `recommend`: profiles cached in the database for
+ * this spec's key (cf_profile_spec_key) feed the advisor's inputs.
+ *
+ * What a profile can honestly tell a GPU recommendation:
+ *  - the gradient noise scale, always: it is a property of the model, the
+ *    data and the training state, not of the hardware, so a CPU run
+ *    measures the same B_noise a GPU run would (same model, data, seed);
+ *  - throughput only when the device was a GPU that the catalog knows
+ *    (device name → GPU model): then t_c(m) = α + β·m and the memory
+ *    ceiling are that GPU's measured figures, and other GPU types are
+ *    carried over from it by the roofline model. A CPU's step times say
+ *    nothing about a GPU's and are not used (the output says so).
+ * Measured numbers override the spec's inline ones and the estimates. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cloudfit/log.h"
+#include "cloudfit/profile_cache.h"
+#include "cloudfit/profiler.h"
+#include "inputs.h"
+
+static const char *profile_db_path; /* NULL = the default database */
+static int profile_cache_enabled;
+
+void cf_inputs_use_profile_cache(const char *db_path)
+{
+    profile_db_path = db_path;
+    profile_cache_enabled = 1;
+}
+
+static void note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
+static void note(cf_inputs *in, const char *fmt, ...)
+{
+    if (in->n_notes == CF_INPUTS_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->notes[in->n_notes++], sizeof in->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Upper-case alphanumeric tokens of a name ("NVIDIA A100-SXM4-40GB" →
+ * NVIDIA, A100, SXM4, 40GB). Returns the count (at most max). */
+static int tokens(const char *name, char out[][24], int max)
+{
+    int n = 0;
+    for (const char *p = name; *p && n < max;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        int len = 0;
+        while (*p && isalnum((unsigned char)*p)) {
+            if (len < 23)
+                out[n][len++] = (char)toupper((unsigned char)*p);
+            p++;
+        }
+        if (len) {
+            out[n][len] = '\0';
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The catalog GPU model whose every token appears in the device name; of
+ * several, the most specific (most tokens): "NVIDIA A100-SXM4-80GB" is
+ * A100-80GB, "Tesla T4" is T4, "NVIDIA H100 80GB HBM3" is H100. */
+const cf_gpu *cf_catalog_gpu_for_device(const cf_catalog *catalog, const char *device)
+{
+    char dev[16][24], mod[8][24];
+    int nd = tokens(device, dev, 16);
+    const cf_gpu *best = NULL;
+    int best_tokens = 0;
+    for (size_t g = 0; g < catalog->n_gpus; g++) {
+        int nm = tokens(catalog->gpus[g].model, mod, 8), all = nm > 0;
+        for (int i = 0; i < nm && all; i++) {
+            int found = 0;
+            for (int j = 0; j < nd && !found; j++)
+                found = strcmp(mod[i], dev[j]) == 0;
+            all = found;
+        }
+        if (all && nm > best_tokens) {
+            best = &catalog->gpus[g];
+            best_tokens = nm;
+        }
+    }
+    return best;
+}
+
+static void use_noise(const cf_spec *spec, const cf_profile *p, cf_inputs *in)
+{
+    double total = spec->total_samples > 0 ? spec->total_samples : spec->samples_per_epoch;
+    double covered = total > 0 ? p->noise_samples / total : 0;
+    if (spec->n_noise_trace > 0 && spec->noise_trace[spec->n_noise_trace - 1].progress > covered) {
+        note(in, "the cached %s profile measured a noise scale of %.0f ± %.0f over the first %.2g%% of training; the "
+                 "spec's trace covers more of training and is kept", p->backend, p->b_noise, p->b_noise_stderr,
+             100 * covered);
+        return;
+    }
+    cf_noise_point trace[CF_PROFILE_MAX_TRACE];
+    int n = 0;
+    for (int i = 0; i < p->n_noise_trace && total > 0; i++) {
+        double progress = p->noise_trace[i].progress / total;
+        if (progress > 1)
+            break;
+        trace[n++] = (cf_noise_point){progress, p->noise_trace[i].b_noise};
+    }
+    if (n >= 2)
+        cf_noise_model_init(&in->noise, spec->batch, 0, trace, n, CF_PROV_MEASURED);
+    else
+        cf_noise_model_init(&in->noise, spec->batch, p->b_noise, NULL, 0, CF_PROV_MEASURED);
+    snprintf(in->noise_note, sizeof in->noise_note,
+             "%.0f ± %.0f measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %.2g%% of "
+             "training, held constant after)",
+             p->b_noise, p->b_noise_stderr, p->backend, p->created_at, p->noise_steps, p->noise_micro_batches,
+             p->noise_local_batch, 100 * covered);
+    /* The note about a default noise scale no longer applies. */
+    for (int i = 0; i < in->n_notes; i++)
+        if (strstr(in->notes[i], "noise scale is a default")) {
+            memmove(in->notes[i], in->notes[i + 1], (size_t)(in->n_notes - i - 1) * sizeof in->notes[0]);
+            in->n_notes--;
+            i--;
+        }
+}
+
+/* A measured GPU profile becomes that GPU type's parameters. */
+static void use_throughput(const cf_spec *spec, const cf_catalog *catalog, const cf_profile *p, size_t cap,
+                           cf_inputs *in)
+{
+    if (!p->device.is_gpu) {
+        if (p->has_fit)
+            note(in, "the %s profile's step times (t_c(m) = %.3g + %.3g·m s on %s) are CPU times and are not used "
+                     "for GPU throughput", p->backend, p->alpha_s, p->beta_s, p->device.name);
+        return;
+    }
+    const cf_gpu *gpu = cf_catalog_gpu_for_device(catalog, p->device.name);
+    if (!gpu) {
+        note(in, "the %s profile ran on '%s', which is not a GPU model of the catalog: its throughput is not used",
+             p->backend, p->device.name);
+        return;
+    }
+    if (!p->has_fit || p->device.gpus != 1) {
+        note(in, "the %s profile on %s has %s: its throughput is not used", p->backend, gpu->model,
+             p->device.gpus != 1 ? "several GPUs per step" : "fewer than 2 batch sizes");
+        return;
+    }
+    size_t k;
+    for (k = 0; k < in->n_perf; k++)
+        if (strcasecmp(in->perf[k].gpu, gpu->model) == 0)
+            break;
+    if (k == in->n_perf) {
+        if (k >= cap)
+            return;
+        in->n_perf++;
+    }
+    cf_gpu_perf *perf = &in->perf[k];
+    memset(perf, 0, sizeof *perf);
+    memset(&in->fits[k], 0, sizeof in->fits[k]);
+    snprintf(perf->gpu, sizeof perf->gpu, "%s", gpu->model);
+    cf_perf_params *q = &perf->params;
+    q->alpha_s = p->alpha_s > 0 ? p->alpha_s : 0;
+    q->beta_s = p->beta_s;
+    q->compute_provenance = CF_PROV_MEASURED;
+    q->contention = 0.02;
+    q->gamma = CF_DEFAULT_GAMMA;
+    q->intra_gbps = gpu->interconnect_gbs_per_gpu * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY;
+    q->inter_gbps = 0; /* set per VM from its NIC */
+    q->latency_s = 0.001;
+    q->network_provenance = CF_PROV_DEFAULT;
+    if (p->ceiling_found) {
+        q->max_local_batch = p->max_local_batch;
+        q->memory_provenance = CF_PROV_MEASURED;
+    } else {
+        /* Nothing ran out of memory: the largest batch tried is a lower bound. */
+        int estimate = cf_estimate_max_local_batch(spec, gpu->memory_gib, NULL, 0);
+        q->max_local_batch = estimate > p->max_local_batch ? estimate : p->max_local_batch;
+        q->memory_provenance = estimate > p->max_local_batch ? CF_PROV_ESTIMATED : CF_PROV_MEASURED;
+    }
+    snprintf(perf->note, sizeof perf->note, "measured by 'cloudfit profile' (%s backend, %s): t_c(m) = %.3g + %.3g·m s, "
+             "R² %.4f", p->backend, p->created_at, p->alpha_s, p->beta_s, p->r2);
+}
+
+cf_status cf_inputs_add_profiled(const cf_spec *spec, const cf_catalog *catalog, size_t cap, cf_inputs *in)
+{
+    if (!profile_cache_enabled)
+        return CF_OK;
+    char path[1024];
+    if (profile_db_path)
+        snprintf(path, sizeof path, "%s", profile_db_path);
+    else if (cf_db_default_path(path, sizeof path) != CF_OK)
+        path[0] = '\0';
+    if (!path[0] || access(path, F_OK) != 0) {
+        cf_error_clear();
+        return CF_OK; /* no database yet: nothing was profiled (and reading creates nothing) */
+    }
+    char key[65];
+    cf_status st = cf_profile_spec_key(spec, key);
+    cf_db *db = NULL;
+    cf_cached_profile_list list = {0};
+    if (st == CF_OK)
+        st = cf_db_open(path, &db);
+    if (st == CF_OK)
+        st = cf_profile_cache_get(db, key, &list);
+    cf_db_close(db);
+    if (st != CF_OK) {
+        note(in, "the profile cache could not be read (%s); using the spec and estimates", cf_error_message());
+        cf_error_clear();
+        return CF_OK;
+    }
+    int noise_done = 0;
+    for (size_t i = 0; i < list.n; i++) {
+        cf_profile *p = malloc(sizeof *p);
+        if (!p) {
+            cf_profile_cache_list_free(&list);
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        }
+        if (cf_profile_from_json(list.rows[i].profile_json, p) != CF_OK) {
+            note(in, "cached profile of %s (%s backend) is unreadable: %s", list.rows[i].device, list.rows[i].backend,
+                 cf_error_message());
+            cf_error_clear();
+            free(p);
+            continue;
+        }
+        cf_log_info("using the cached %s profile of '%s' on %s (%s)", p->backend, p->spec_name, p->device.name,
+                    p->created_at);
+        note(in, "cached profile used: %s backend on %s, %s (from %s)", p->backend, p->device.name, p->created_at,
+             path);
+        if (p->has_noise && !noise_done) { /* newest first */
+            use_noise(spec, p, in);
+            noise_done = 1;
+        }
+        use_throughput(spec, catalog, p, cap, in);
+        free(p);
+    }
+    cf_profile_cache_list_free(&list);
+    return CF_OK;
+}

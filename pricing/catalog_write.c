@@ -1,0 +1,71 @@
+/* Writes catalog rows back as gpu_vms.csv text: how snapshots are stored,
+ * so a snapshot is loaded by the same validated loader as the embedded
+ * catalog. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_write.h"
+#include "cloudfit/pricing_update.h"
+
+void cf_vms_csv_header(cf_buf *out)
+{
+    cf_buf_puts(out, "cloud,region,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"
+                     "price_ondemand_usd_per_hour,price_spot_usd_per_hour,source\n");
+}
+
+/* RFC 4180: quote when the field has a comma, quote or newline. */
+static void csv_field(cf_buf *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\n\r")) {
+        cf_buf_puts(out, text);
+        return;
+    }
+    cf_buf_puts(out, "\"");
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            cf_buf_puts(out, "\"\"");
+        else
+            cf_buf_append(out, p, 1);
+    }
+    cf_buf_puts(out, "\"");
+}
+
+void cf_vms_csv_row(cf_buf *out, const cf_vm *vm, double spot_usd_per_hr, const char *source)
+{
+    csv_field(out, vm->cloud);
+    cf_buf_puts(out, ",");
+    csv_field(out, vm->region);
+    cf_buf_puts(out, ",");
+    csv_field(out, vm->instance_type);
+    cf_buf_puts(out, ",");
+    csv_field(out, vm->gpu_model);
+    cf_buf_printf(out, ",%d,%.10g,%d,%.10g,", vm->gpu_count, vm->gpu_memory_gib, vm->vcpus, vm->memory_gib);
+    if (vm->network_gbps > 0)
+        cf_buf_printf(out, "%.10g", vm->network_gbps);
+    cf_buf_printf(out, ",%.10g,", vm->price_ondemand_usd_per_hr);
+    if (spot_usd_per_hr > 0)
+        cf_buf_printf(out, "%.10g", spot_usd_per_hr);
+    cf_buf_puts(out, ",");
+    csv_field(out, source);
+    cf_buf_puts(out, "\n");
+}
+
+cf_status cf_catalog_write_vms_csv(const cf_catalog *catalog, char **out_text, size_t *out_len)
+{
+    cf_buf out = CF_BUF_INIT;
+    cf_vms_csv_header(&out);
+    for (size_t i = 0; i < catalog->n_vms; i++) {
+        const cf_vm *vm = &catalog->vms[i];
+        const char *source = vm->source_index >= 0 && (size_t)vm->source_index < catalog->n_sources
+                                 ? catalog->sources[vm->source_index]
+                                 : "unknown";
+        cf_vms_csv_row(&out, vm, vm->spot_price_estimated ? 0 : vm->price_spot_usd_per_hr, source);
+    }
+    if (cf_buf_failed(&out)) {
+        cf_buf_free(&out);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory writing the catalog");
+    }
+    *out_text = out.data;
+    *out_len = out.len;
+    return CF_OK;
+}

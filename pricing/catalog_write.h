@@ -1,0 +1,14 @@
+/* gpu_vms.csv writing, shared by cf_catalog_write_vms_csv and the update
+ * merge (private to pricing/). */
+#ifndef CLOUDFIT_PRICING_CATALOG_WRITE_H
+#define CLOUDFIT_PRICING_CATALOG_WRITE_H
+#include "cloudfit/buf.h"
+#include "cloudfit/catalog.h"
+
+/* The header line of data/gpu_vms.csv. */
+void cf_vms_csv_header(cf_buf *out);
+/* One row; prices with %.10g so a round trip keeps them exactly enough
+ * (micro-dollars). spot <= 0 is written empty. */
+void cf_vms_csv_row(cf_buf *out, const cf_vm *vm, double spot_usd_per_hr, const char *source);
+
+#endif

@@ -1,0 +1,347 @@
+/* AWS Price List bulk API (no auth) and the public spot price feed.
+ *
+ *   {base}/offers/v1.0/aws/index.json            offer index → AmazonEC2 region index URL
+ *   {base}{currentRegionIndexUrl}                 region index → each region's offer file
+ *   {base}{currentVersionUrl with .csv}           the region's offer file, STREAMED through
+ *                                                 libcsv (the real file is hundreds of MB)
+ *   {spot}                                         spot.json (or JSONP spot.js), optional
+ *
+ * Kept offer rows: TermType OnDemand, Unit Hrs, Product Family "Compute
+ * Instance" or "Compute Instance (bare metal)", Operating System Linux,
+ * Pre Installed S/W NA, CapacityStatus Used, License Model "No License
+ * required", Operation RunInstances, tenancy Shared. A bare-metal type with
+ * no Shared row takes its price from any tenancy (AWS lists some metal
+ * types as Dedicated). Columns are found by header name. */
+#include <csv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "price_source.h"
+
+enum { MAX_FIELDS = 160, MAX_OFFER_BYTES_PER_FIELD = 4096 };
+
+enum {
+    C_TERM, C_UNIT, C_PRICE, C_CURRENCY, C_FAMILY, C_TYPE, C_TENANCY, C_OS, C_LICENSE, C_OPERATION, C_CAPACITY,
+    C_PREINSTALLED, C_REGION, N_COLS
+};
+static const char *const COLUMN_NAMES[N_COLS] = {
+    "TermType", "Unit", "PricePerUnit", "Currency", "Product Family", "Instance Type", "Tenancy",
+    "Operating System", "License Model", "Operation", "CapacityStatus", "Pre Installed S/W", "Region Code",
+};
+
+typedef struct {
+    const cf_fetch_ctx *ctx;
+    const char *region;
+    const char *what;
+    cf_price_list *out;
+    size_t start_n;                /* out->n when the transfer began (rolled back on retry) */
+    cf_price_list metal_fallback;  /* non-Shared bare-metal prices */
+    struct csv_parser parser;
+    int parser_ready;
+    char *fields[MAX_FIELDS];
+    size_t n_fields;
+    int col[N_COLS];
+    int have_header;
+    long record;
+    int failed;
+} offer_stream;
+
+static void clear_fields(offer_stream *s)
+{
+    for (size_t i = 0; i < s->n_fields; i++)
+        free(s->fields[i]);
+    s->n_fields = 0;
+}
+
+static void on_field(void *text, size_t len, void *data)
+{
+    offer_stream *s = data;
+    if (s->failed || s->n_fields == MAX_FIELDS)
+        return;
+    if (len > MAX_OFFER_BYTES_PER_FIELD)
+        len = MAX_OFFER_BYTES_PER_FIELD;
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        s->failed = 1;
+        cf_error_set(CF_ERR_NOMEM, "out of memory reading %s", s->what);
+        return;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    s->fields[s->n_fields++] = copy;
+}
+
+static const char *field(const offer_stream *s, int c)
+{
+    int i = s->col[c];
+    return i >= 0 && (size_t)i < s->n_fields ? s->fields[i] : "";
+}
+
+static void take_header(offer_stream *s)
+{
+    for (int c = 0; c < N_COLS; c++) {
+        s->col[c] = -1;
+        for (size_t i = 0; i < s->n_fields; i++)
+            if (strcmp(s->fields[i], COLUMN_NAMES[c]) == 0)
+                s->col[c] = (int)i;
+        if (s->col[c] < 0 && c != C_REGION) {
+            s->failed = 1;
+            cf_error_set(CF_ERR_NETWORK, "%s: the offer file has no column '%s'", s->what, COLUMN_NAMES[c]);
+            return;
+        }
+    }
+    s->have_header = 1;
+}
+
+static void take_row(offer_stream *s)
+{
+    if (strcmp(field(s, C_TERM), "OnDemand") != 0 || strcmp(field(s, C_UNIT), "Hrs") != 0)
+        return;
+    const char *family = field(s, C_FAMILY);
+    int metal = strcmp(family, "Compute Instance (bare metal)") == 0;
+    if (!metal && strcmp(family, "Compute Instance") != 0)
+        return;
+    if (strcmp(field(s, C_OS), "Linux") != 0 || strcmp(field(s, C_PREINSTALLED), "NA") != 0 ||
+        strcmp(field(s, C_CAPACITY), "Used") != 0 || strcmp(field(s, C_LICENSE), "No License required") != 0 ||
+        strcmp(field(s, C_OPERATION), "RunInstances") != 0 || strcmp(field(s, C_CURRENCY), "USD") != 0)
+        return;
+    const char *type = field(s, C_TYPE);
+    if (!cf_fetch_knows_type(s->ctx, type))
+        return;
+    const char *region = *field(s, C_REGION) ? field(s, C_REGION) : s->region;
+    if (strcmp(region, s->region) != 0)
+        return;
+    char *end = NULL;
+    double price = strtod(field(s, C_PRICE), &end);
+    if (end == field(s, C_PRICE) || *end) {
+        s->failed = 1;
+        cf_error_set(CF_ERR_NETWORK, "%s: record %ld: PricePerUnit '%s' is not a number", s->what, s->record,
+                     field(s, C_PRICE));
+        return;
+    }
+    int shared = strcmp(field(s, C_TENANCY), "Shared") == 0;
+    if (!shared && !metal)
+        return;
+    cf_price_list *into = shared ? s->out : &s->metal_fallback;
+    cf_price_quote *q = cf_fetch_quote_slot(into, "aws", region, type, "", 0);
+    if (!q) {
+        s->failed = 1;
+        return;
+    }
+    if (!q->has_ondemand) {
+        q->has_ondemand = 1;
+        q->price_ondemand_usd_per_hr = price;
+    }
+}
+
+static void on_record(int terminator, void *data)
+{
+    (void)terminator;
+    offer_stream *s = data;
+    s->record++;
+    if (!s->failed) {
+        /* Metadata lines ("FormatVersion","v1.0" ...) come before the header. */
+        if (!s->have_header) {
+            if (s->n_fields > 0 && strcmp(s->fields[0], "SKU") == 0)
+                take_header(s);
+        } else {
+            take_row(s);
+        }
+    }
+    clear_fields(s);
+}
+
+static void stream_reset(void *data)
+{
+    offer_stream *s = data;
+    if (s->parser_ready)
+        csv_free(&s->parser);
+    s->parser_ready = csv_init(&s->parser, CSV_APPEND_NULL) == 0;
+    clear_fields(s);
+    s->out->n = s->start_n;
+    s->metal_fallback.n = 0;
+    s->have_header = 0;
+    s->record = 0;
+    s->failed = !s->parser_ready;
+}
+
+static int stream_write(void *data, const char *bytes, size_t len)
+{
+    offer_stream *s = data;
+    if (csv_parse(&s->parser, bytes, len, on_field, on_record, s) != len && !s->failed) {
+        s->failed = 1;
+        cf_error_set(CF_ERR_NETWORK, "%s: malformed CSV near record %ld: %s", s->what, s->record,
+                     csv_strerror(csv_error(&s->parser)));
+    }
+    return s->failed;
+}
+
+static cf_status stream_offer(const cf_fetch_ctx *ctx, const char *region, const char *url, cf_price_list *out)
+{
+    char what[96];
+    snprintf(what, sizeof what, "aws %s offer file", region);
+    offer_stream s;
+    memset(&s, 0, sizeof s);
+    s.ctx = ctx;
+    s.region = region;
+    s.what = what;
+    s.out = out;
+    s.start_n = out->n;
+    cf_http_sink sink = {stream_write, stream_reset, &s};
+    cf_error_clear();
+    cf_status st = cf_http_get(ctx->http, url, what, &sink, NULL);
+    if (st == CF_OK) {
+        csv_fini(&s.parser, on_field, on_record, &s);
+        if (s.failed)
+            st = cf_error_status();
+        else if (!s.have_header)
+            st = cf_error_set(CF_ERR_NETWORK, "%s: no header row (\"SKU\",...) in %s: truncated or not an offer file",
+                              what, url);
+    }
+    for (size_t i = 0; st == CF_OK && i < s.metal_fallback.n; i++) {
+        const cf_price_quote *m = &s.metal_fallback.items[i];
+        cf_price_quote *q = cf_fetch_quote_slot(out, "aws", m->region, m->instance_type, "", 0);
+        if (!q)
+            st = CF_ERR_NOMEM;
+        else if (!q->has_ondemand)
+            *q = *m;
+    }
+    if (st != CF_OK)
+        out->n = s.start_n;
+    if (s.parser_ready)
+        csv_free(&s.parser);
+    clear_fields(&s);
+    cf_price_list_free(&s.metal_fallback);
+    return st;
+}
+
+static const char *str_at(const cJSON *obj, const char *a, const char *b, const char *c)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
+    if (b)
+        v = cJSON_GetObjectItemCaseSensitive(v, b);
+    if (c)
+        v = cJSON_GetObjectItemCaseSensitive(v, c);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The spot feed names the old regions in a legacy scheme. */
+static const char *spot_region_code(const char *name)
+{
+    static const char *const map[][2] = {
+        {"us-east", "us-east-1"},       {"us-west", "us-west-1"},          {"eu-ireland", "eu-west-1"},
+        {"apac-sin", "ap-southeast-1"}, {"apac-syd", "ap-southeast-2"},    {"apac-tokyo", "ap-northeast-1"},
+        {"eu-central", "eu-central-1"}, {"sa-east", "sa-east-1"},          {"us-east-2", "us-east-2"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (strcmp(name, map[i][0]) == 0)
+            return map[i][1];
+    return name;
+}
+
+static int wanted_region(const cf_fetch_ctx *ctx, const char *region)
+{
+    for (size_t i = 0; i < ctx->n_regions; i++)
+        if (strcmp(ctx->regions[i], region) == 0)
+            return 1;
+    return 0;
+}
+
+static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const cJSON *sizes, cf_price_list *out)
+{
+    const cJSON *size;
+    cJSON_ArrayForEach(size, sizes)
+    {
+        const char *type = str_at(size, "size", NULL, NULL);
+        if (!cf_fetch_knows_type(ctx, type))
+            continue;
+        const cJSON *col;
+        cJSON_ArrayForEach(col, cJSON_GetObjectItemCaseSensitive(size, "valueColumns"))
+        {
+            const char *name = str_at(col, "name", NULL, NULL);
+            const char *usd = str_at(col, "prices", "USD", NULL);
+            if (!name || strcmp(name, "linux") != 0 || !usd)
+                continue;
+            char *end = NULL;
+            double price = strtod(usd, &end);
+            if (end == usd || *end)
+                continue; /* "N/A*": not offered there */
+            cf_price_quote *q = cf_fetch_quote_slot(out, "aws", region, type, "", 0);
+            if (q && !q->has_spot) {
+                q->has_spot = 1;
+                q->price_spot_usd_per_hr = price;
+            }
+        }
+    }
+}
+
+/* The spot feed is undocumented: when it is missing or malformed the
+ * on-demand prices still count, and the note says so. */
+static void fetch_spot(const cf_fetch_ctx *ctx, cf_price_list *out)
+{
+    const char *url = getenv("CLOUDFIT_AWS_SPOT_URL");
+    if (!url || !*url)
+        url = "https://website.spot.ec2.aws.a2z.com/spot.json";
+    cJSON *doc = NULL;
+    if (cf_fetch_json(ctx, url, "aws spot feed", &doc) != CF_OK) {
+        cf_buf_printf(ctx->notes, "aws: spot feed not used (%s); spot prices stay as they were\n", cf_error_message());
+        cf_error_clear();
+        return;
+    }
+    const cJSON *regions = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "config"), "regions");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, regions)
+    {
+        const char *name = str_at(r, "region", NULL, NULL);
+        if (!name || !wanted_region(ctx, spot_region_code(name)))
+            continue;
+        const cJSON *group;
+        cJSON_ArrayForEach(group, cJSON_GetObjectItemCaseSensitive(r, "instanceTypes"))
+            take_spot_sizes(ctx, spot_region_code(name), cJSON_GetObjectItemCaseSensitive(group, "sizes"), out);
+    }
+    cJSON_Delete(doc);
+}
+
+static cf_status fetch_aws(const cf_fetch_ctx *ctx, cf_price_list *out)
+{
+    char url[2048];
+    snprintf(url, sizeof url, "%s/offers/v1.0/aws/index.json", ctx->base_url);
+    cJSON *offers = NULL, *regions = NULL;
+    cf_status st = cf_fetch_json(ctx, url, "aws offer index", &offers);
+    if (st != CF_OK)
+        return st;
+    const char *region_index = str_at(offers, "offers", "AmazonEC2", "currentRegionIndexUrl");
+    if (!region_index || region_index[0] != '/') {
+        cJSON_Delete(offers);
+        return cf_error_set(CF_ERR_NETWORK, "aws offer index %s: no offers.AmazonEC2.currentRegionIndexUrl", url);
+    }
+    snprintf(url, sizeof url, "%s%s", ctx->base_url, region_index);
+    cJSON_Delete(offers);
+    if ((st = cf_fetch_json(ctx, url, "aws EC2 region index", &regions)) != CF_OK)
+        return st;
+    for (size_t i = 0; i < ctx->n_regions && st == CF_OK; i++) {
+        const char *version = str_at(regions, "regions", ctx->regions[i], "currentVersionUrl");
+        size_t len = version ? strlen(version) : 0;
+        if (!version || len < 5 || strcmp(version + len - 5, ".json") != 0 || version[0] != '/') {
+            cf_buf_printf(ctx->notes, "aws: region %s is not in the EC2 region index; its prices stay as they were\n",
+                          ctx->regions[i]);
+            continue;
+        }
+        /* Same file as CSV: streamable row by row, unlike one huge JSON object. */
+        snprintf(url, sizeof url, "%s%.*s.csv", ctx->base_url, (int)(len - 5), version);
+        st = stream_offer(ctx, ctx->regions[i], url, out);
+    }
+    cJSON_Delete(regions);
+    if (st == CF_OK)
+        fetch_spot(ctx, out);
+    return st;
+}
+
+const cf_price_source cf_price_source_aws = {
+    .cloud = "aws",
+    .url_env = "CLOUDFIT_AWS_PRICES_URL",
+    .default_url = "https://pricing.us-east-1.amazonaws.com",
+    .label = "AWS Price List bulk API",
+    .fetch = fetch_aws,
+};

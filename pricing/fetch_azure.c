@@ -1,0 +1,158 @@
+/* Azure Retail Prices API (no auth): one listing per region,
+ *   GET {base}?api-version=2023-01-01-preview&$filter=serviceName eq 'Virtual Machines'
+ *       and armRegionName eq '{region}'
+ * following NextPageLink until null. Kept: type "Consumption", hourly
+ * meters, not Windows products, not Low Priority meters; a skuName ending
+ * " Spot" is the spot price. Reservation and DevTestConsumption items and
+ * the savingsPlan arrays are ignored. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "price_source.h"
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const char *str_of(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* NextPageLink is absolute and points at prices.azure.com; keep its query
+ * and send it to the configured base URL (so mirrors and tests work), with
+ * its raw spaces and quotes percent-encoded. */
+static void next_url(const cf_fetch_ctx *ctx, const char *link, cf_buf *out)
+{
+    const char *query = strchr(link, '?');
+    cf_buf raw = CF_BUF_INIT;
+    cf_buf_puts(&raw, ctx->base_url);
+    cf_buf_puts(&raw, query ? query : "");
+    out->len = 0;
+    cf_url_encode_query(cf_buf_cstr(&raw), out);
+    cf_buf_free(&raw);
+}
+
+static cf_status take_item(const cf_fetch_ctx *ctx, const char *region, const cJSON *item, cf_price_list *out)
+{
+    const char *type = str_of(item, "type");
+    const char *sku = str_of(item, "armSkuName");
+    const char *sku_name = str_of(item, "skuName");
+    const char *meter = str_of(item, "meterName");
+    const char *product = str_of(item, "productName");
+    if (strcmp(type, "Consumption") != 0 || strcmp(str_of(item, "unitOfMeasure"), "1 Hour") != 0)
+        return CF_OK;
+    if (ends_with(product, " Windows") || strstr(sku_name, "Low Priority") || strstr(meter, "Low Priority"))
+        return CF_OK;
+    if (!cf_fetch_knows_type(ctx, sku))
+        return CF_OK; /* not a GPU VM the catalog knows */
+    const char *item_region = str_of(item, "armRegionName");
+    if (*item_region && strcmp(item_region, region) != 0)
+        return CF_OK;
+    const cJSON *price = cJSON_GetObjectItemCaseSensitive(item, "retailPrice");
+    if (!cJSON_IsNumber(price))
+        return cf_error_set(CF_ERR_INVALID, "azure %s: item for '%s' has no numeric retailPrice", region, sku);
+    int spot = ends_with(sku_name, " Spot") || ends_with(meter, " Spot");
+    cf_price_quote *q = cf_fetch_quote_slot(out, "azure", region, sku, "", 0);
+    if (!q)
+        return CF_ERR_NOMEM;
+    /* The first meter wins; Azure lists one Linux Consumption meter per size. */
+    if (spot && !q->has_spot) {
+        q->has_spot = 1;
+        q->price_spot_usd_per_hr = price->valuedouble;
+    } else if (!spot && !q->has_ondemand) {
+        q->has_ondemand = 1;
+        q->price_ondemand_usd_per_hr = price->valuedouble;
+    }
+    return CF_OK;
+}
+
+static int seen_before(char **seen, int n, const char *url)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(seen[i], url) == 0)
+            return 1;
+    return 0;
+}
+
+static cf_status fetch_region(const cf_fetch_ctx *ctx, const char *region, cf_price_list *out)
+{
+    char first[512];
+    snprintf(first, sizeof first,
+             "?api-version=2023-01-01-preview&$filter=serviceName eq 'Virtual Machines' and armRegionName eq '%s'",
+             region);
+    cf_buf url = CF_BUF_INIT;
+    next_url(ctx, first, &url);
+    char **seen = calloc((size_t)ctx->max_pages, sizeof *seen);
+    cf_status st = seen ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    int page = 0;
+    while (st == CF_OK) {
+        if (page == ctx->max_pages) {
+            st = cf_error_set(CF_ERR_NETWORK, "azure %s: more than %d pages; stopping rather than keeping a truncated "
+                              "price list", region, ctx->max_pages);
+            cf_error_hint("raise CLOUDFIT_MAX_PAGES if the listing really is that long");
+            break;
+        }
+        if (seen_before(seen, page, cf_buf_cstr(&url))) {
+            st = cf_error_set(CF_ERR_NETWORK, "azure %s: pagination loop: page %d links back to %s", region, page,
+                              cf_buf_cstr(&url));
+            break;
+        }
+        seen[page] = strdup(cf_buf_cstr(&url));
+        char what[96];
+        snprintf(what, sizeof what, "azure %s page %d", region, page + 1);
+        cJSON *doc = NULL;
+        if ((st = cf_fetch_json(ctx, cf_buf_cstr(&url), what, &doc)) != CF_OK)
+            break;
+        page++;
+        const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "Items");
+        if (!cJSON_IsArray(items)) {
+            st = cf_error_set(CF_ERR_NETWORK, "%s: response has no 'Items' array", what);
+        } else {
+            const cJSON *item;
+            cJSON_ArrayForEach(item, items)
+            {
+                if ((st = take_item(ctx, region, item, out)) != CF_OK)
+                    break;
+            }
+        }
+        const cJSON *link = cJSON_GetObjectItemCaseSensitive(doc, "NextPageLink");
+        int more = 0;
+        if (st == CF_OK && cJSON_IsString(link) && *link->valuestring) {
+            next_url(ctx, link->valuestring, &url);
+            more = 1;
+        } else if (st == CF_OK && link && !cJSON_IsNull(link)) {
+            st = cf_error_set(CF_ERR_NETWORK, "%s: 'NextPageLink' is neither a URL nor null", what);
+        }
+        cJSON_Delete(doc);
+        if (!more)
+            break;
+    }
+    for (int i = 0; seen && i < ctx->max_pages; i++)
+        free(seen[i]);
+    free(seen);
+    cf_buf_free(&url);
+    return st;
+}
+
+static cf_status fetch_azure(const cf_fetch_ctx *ctx, cf_price_list *out)
+{
+    for (size_t i = 0; i < ctx->n_regions; i++) {
+        cf_status st = fetch_region(ctx, ctx->regions[i], out);
+        if (st != CF_OK)
+            return st;
+    }
+    return CF_OK;
+}
+
+const cf_price_source cf_price_source_azure = {
+    .cloud = "azure",
+    .url_env = "CLOUDFIT_AZURE_PRICES_URL",
+    .default_url = "https://prices.azure.com/api/retail/prices",
+    .label = "Azure Retail Prices API",
+    .fetch = fetch_azure,
+};

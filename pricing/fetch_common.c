@@ -1,0 +1,94 @@
+/* Helpers shared by the price sources. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "price_source.h"
+
+/* Responses larger than this are refused: the paginated JSON APIs send at
+ * most a few MB per page. The AWS offer file is streamed instead. */
+enum { MAX_JSON_BYTES = 64u << 20 };
+
+cf_status cf_price_list_add(cf_price_list *list, const cf_price_quote *quote)
+{
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 64;
+        cf_price_quote *grown = realloc(list->items, cap * sizeof *grown);
+        if (!grown)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory collecting prices");
+        list->items = grown;
+        list->cap = cap;
+    }
+    list->items[list->n++] = *quote;
+    return CF_OK;
+}
+
+void cf_price_list_free(cf_price_list *list)
+{
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int cf_fetch_knows_type(const cf_fetch_ctx *ctx, const char *instance_type)
+{
+    return instance_type &&
+           bsearch(&instance_type, ctx->known_types, ctx->n_known_types, sizeof *ctx->known_types, str_cmp) != NULL;
+}
+
+cf_status cf_fetch_json(const cf_fetch_ctx *ctx, const char *url, const char *what, cJSON **out)
+{
+    *out = NULL;
+    cf_buf body = CF_BUF_INIT;
+    cf_status st = cf_http_get_buf(ctx->http, url, what, MAX_JSON_BYTES, &body);
+    if (st != CF_OK) {
+        cf_buf_free(&body);
+        return st;
+    }
+    const char *text = body.data;
+    /* The AWS spot feed also comes as JSONP: callback({...}); */
+    const char *open = strchr(text, '(');
+    if (strncmp(text, "callback(", 9) == 0 && open) {
+        char *close = strrchr(body.data, ')');
+        if (close)
+            *close = '\0';
+        text = open + 1;
+    }
+    const char *end = NULL;
+    *out = cJSON_ParseWithOpts(text, &end, 0);
+    if (!*out) {
+        size_t at = end ? (size_t)(end - text) : 0;
+        char shown[2048];
+        cf_http_redact(url, shown, sizeof shown);
+        st = cf_error_set(CF_ERR_NETWORK, "%s: the response from %s is not valid JSON (%zu bytes, error near byte %zu): "
+                          "truncated or corrupt", what, shown, body.len, at);
+        cf_error_hint("nothing from this response was used; run the update again later");
+    }
+    cf_buf_free(&body);
+    return st;
+}
+
+cf_price_quote *cf_fetch_quote_slot(cf_price_list *list, const char *cloud, const char *region, const char *type,
+                                    const char *gpu_model, int gpu_count)
+{
+    for (size_t i = list->n; i-- > 0;) {
+        cf_price_quote *q = &list->items[i];
+        if (strcmp(q->region, region) == 0 && strcmp(q->instance_type, type) == 0 &&
+            strcmp(q->gpu_model, gpu_model) == 0 && q->gpu_count == gpu_count)
+            return q;
+    }
+    cf_price_quote q;
+    memset(&q, 0, sizeof q);
+    snprintf(q.cloud, sizeof q.cloud, "%s", cloud);
+    snprintf(q.region, sizeof q.region, "%s", region);
+    snprintf(q.instance_type, sizeof q.instance_type, "%s", type);
+    snprintf(q.gpu_model, sizeof q.gpu_model, "%s", gpu_model);
+    q.gpu_count = gpu_count;
+    if (cf_price_list_add(list, &q) != CF_OK)
+        return NULL;
+    return &list->items[list->n - 1];
+}

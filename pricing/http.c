@@ -1,0 +1,297 @@
+/* HTTP GET with timeouts, bounded retries and backoff (see http.h). */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cloudfit/version.h"
+
+static double env_double(const char *name, double fallback, double min, double max)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return fallback;
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= min && v <= max))
+        return fallback;
+    return v;
+}
+
+void cf_http_config_from_env(cf_http_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->timeout_s = env_double("CLOUDFIT_HTTP_TIMEOUT_S", 60, 0.1, 86400);
+    cfg->connect_timeout_s = env_double("CLOUDFIT_HTTP_CONNECT_TIMEOUT_S", 10, 0.1, 3600);
+    cfg->retries = (int)env_double("CLOUDFIT_HTTP_RETRIES", 4, 0, 20);
+    cfg->retry_base_ms = env_double("CLOUDFIT_HTTP_RETRY_BASE_MS", 500, 0, 600000);
+    cfg->retry_after_max_s = env_double("CLOUDFIT_HTTP_RETRY_AFTER_MAX_S", 120, 0, 3600);
+}
+
+static void once_global_init(void)
+{
+    static int done;
+    if (!done) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        done = 1;
+    }
+}
+
+/* Loopback only by address (127.0.0.0/8, ::1) or the name libcurl itself
+ * resolves to loopback ("localhost"); "127.0.0.1.example.com" is not. */
+static int is_loopback(const char *host)
+{
+    struct in_addr v4;
+    if (inet_pton(AF_INET, host, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    return strcasecmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 || strcmp(host, "[::1]") == 0;
+}
+
+cf_status cf_http_check_url(const char *url)
+{
+    once_global_init();
+    CURLU *u = curl_url();
+    if (!u)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory parsing a URL");
+    char *scheme = NULL, *host = NULL;
+    cf_status st = CF_OK;
+    if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME | CURLU_ALLOW_SPACE) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+        st = cf_error_set(CF_ERR_USAGE, "'%s' is not a valid URL", url);
+    } else if (strcasecmp(scheme, "https") != 0 && !(strcasecmp(scheme, "http") == 0 && is_loopback(host))) {
+        st = cf_error_set(CF_ERR_USAGE, "refusing to fetch '%s': only https:// (or http:// to 127.0.0.1) is allowed",
+                          url);
+        cf_error_hint("price data must not travel unencrypted; use an https:// base URL");
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_url_cleanup(u);
+    return st;
+}
+
+void cf_url_encode_query(const char *url, cf_buf *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)url; *p; p++) {
+        if (*p <= ' ' || *p >= 0x7f || *p == '\'' || *p == '"' || *p == '<' || *p == '>' || *p == '`' ||
+            *p == '{' || *p == '}' || *p == '|' || *p == '\\' || *p == '^') {
+            char esc[4] = {'%', hex[*p >> 4], hex[*p & 15], 0};
+            cf_buf_puts(out, esc);
+        } else {
+            cf_buf_append(out, (const char *)p, 1);
+        }
+    }
+}
+
+void cf_http_redact(const char *url, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const char *p = url; *p && o + 1 < cap;) {
+        if ((p == url || p[-1] == '?' || p[-1] == '&') && strncmp(p, "key=", 4) == 0) {
+            const char *mask = "key=***";
+            for (const char *m = mask; *m && o + 1 < cap; m++)
+                out[o++] = *m;
+            while (*p && *p != '&')
+                p++;
+            continue;
+        }
+        out[o++] = *p++;
+    }
+    out[o] = '\0';
+}
+
+typedef struct {
+    const cf_http_sink *sink;
+    int aborted;
+} write_ctx;
+
+static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    write_ctx *w = userdata;
+    size_t len = size * nmemb;
+    if (w->sink->write(w->sink->data, ptr, len) != 0) {
+        w->aborted = 1;
+        return 0;
+    }
+    return len;
+}
+
+static void sleep_ms(double ms)
+{
+    if (ms <= 0)
+        return;
+    struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000.0 * (double)(time_t)(ms / 1000)) * 1e6)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* Transport errors worth another try: the peer went away, the transfer was
+ * cut or timed out. DNS or TLS failures are not transient enough. */
+static int transient_curl_error(CURLcode rc)
+{
+    return rc == CURLE_COULDNT_CONNECT || rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_PARTIAL_FILE ||
+           rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_GOT_NOTHING ||
+           rc == CURLE_HTTP2 || rc == CURLE_HTTP2_STREAM;
+}
+
+static int transient_status(long status) { return status == 429 || (status >= 500 && status <= 599); }
+
+static void progress(const cf_http_config *cfg, const char *fmt, ...) CF_PRINTF(2, 3);
+static void progress(const cf_http_config *cfg, const char *fmt, ...)
+{
+    if (!cfg->progress)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    cfg->progress(cfg->progress_data, line);
+}
+
+static CURL *make_handle(const cf_http_config *cfg, const char *url, write_ctx *w, char *errbuf)
+{
+    CURL *h = curl_easy_init();
+    if (!h)
+        return NULL;
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "cloudfit/" CF_VERSION " (+https://github.com/cloudfit; libcurl)");
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");     /* every encoding libcurl can decode (gzip, deflate) */
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http"); /* http only reaches here for loopback */
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->connect_timeout_s * 1000));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_s * 1000));
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_FAILONERROR, 0L);
+    return h;
+}
+
+/* Backoff before retry `attempt` (1-based): base × 2^(attempt-1), with
+ * jitter in [50 %, 100 %] so many clients do not retry in step, or the
+ * server's Retry-After when it is longer (capped). */
+static double backoff_ms(const cf_http_config *cfg, int attempt, long retry_after_s, unsigned *seed)
+{
+    double exp_ms = cfg->retry_base_ms * (double)(1u << (attempt - 1 < 10 ? attempt - 1 : 10));
+    double jitter = 0.5 + 0.5 * ((double)rand_r(seed) / (double)RAND_MAX);
+    double ms = exp_ms * jitter;
+    if (retry_after_s > 0) {
+        double ra_ms = 1000.0 * (retry_after_s < cfg->retry_after_max_s ? (double)retry_after_s : cfg->retry_after_max_s);
+        if (ra_ms > ms)
+            ms = ra_ms;
+    }
+    return ms;
+}
+
+cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *what, const cf_http_sink *sink,
+                      long *out_http_status)
+{
+    cf_status st = cf_http_check_url(url);
+    if (st != CF_OK)
+        return st;
+    once_global_init();
+    unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+    int attempts = cfg->retries + 1;
+    for (int attempt = 1; attempt <= attempts; attempt++) {
+        char errbuf[CURL_ERROR_SIZE] = "";
+        write_ctx w = {sink, 0};
+        if (sink->reset)
+            sink->reset(sink->data);
+        CURL *h = make_handle(cfg, url, &w, errbuf);
+        if (!h)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory starting a transfer");
+        progress(cfg, "fetching %s%s", what, attempt > 1 ? " (retry)" : "");
+        CURLcode rc = curl_easy_perform(h);
+        long status = 0;
+        curl_off_t retry_after = 0;
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
+        curl_easy_cleanup(h);
+        if (out_http_status)
+            *out_http_status = status;
+        if (w.aborted)
+            return cf_error_status() != CF_OK ? cf_error_status()
+                                              : cf_error_set(CF_ERR_INVALID, "%s: response rejected", what);
+        int retry = 0;
+        char reason[CURL_ERROR_SIZE + 64];
+        if (rc != CURLE_OK) {
+            snprintf(reason, sizeof reason, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+            retry = transient_curl_error(rc);
+        } else if (status < 200 || status > 299) {
+            snprintf(reason, sizeof reason, "HTTP %ld", status);
+            retry = transient_status(status);
+        } else {
+            return CF_OK;
+        }
+        if (!retry || attempt == attempts) {
+            char shown[2048];
+            cf_http_redact(url, shown, sizeof shown);
+            cf_error_set(CF_ERR_NETWORK, "%s: GET %s failed: %s%s", what, shown, reason,
+                         retry ? " (gave up after retries)" : "");
+            if (status == 401 || status == 403)
+                cf_error_hint("the server refused the request: check the API key or credentials");
+            else if (retry)
+                cf_error_hint("the pricing API is unreachable or overloaded; try again later "
+                              "(CLOUDFIT_HTTP_RETRIES, CLOUDFIT_HTTP_TIMEOUT_S tune this)");
+            return CF_ERR_NETWORK;
+        }
+        double wait_ms = backoff_ms(cfg, attempt, (long)retry_after, &seed);
+        progress(cfg, "%s: %s, retrying in %.1f s (attempt %d of %d)", what, reason, wait_ms / 1000, attempt + 1,
+                 attempts);
+        sleep_ms(wait_ms);
+    }
+    return cf_error_set(CF_ERR_INTERNAL, "unreachable retry loop end");
+}
+
+typedef struct {
+    cf_buf *buf;
+    size_t max_bytes;
+    const char *what;
+} buf_sink;
+
+static int buf_write(void *data, const char *bytes, size_t len)
+{
+    buf_sink *s = data;
+    if (s->buf->len + len > s->max_bytes) {
+        cf_error_set(CF_ERR_INVALID, "%s: response larger than %zu bytes; refusing it", s->what, s->max_bytes);
+        return 1;
+    }
+    cf_buf_append(s->buf, bytes, len);
+    if (cf_buf_failed(s->buf)) {
+        cf_error_set(CF_ERR_NOMEM, "%s: out of memory reading the response", s->what);
+        return 1;
+    }
+    return 0;
+}
+
+static void buf_reset(void *data)
+{
+    buf_sink *s = data;
+    s->buf->len = 0;
+    if (s->buf->data)
+        s->buf->data[0] = '\0';
+}
+
+cf_status cf_http_get_buf(const cf_http_config *cfg, const char *url, const char *what, size_t max_bytes,
+                          cf_buf *out)
+{
+    cf_error_clear();
+    buf_sink s = {out, max_bytes, what};
+    cf_http_sink sink = {buf_write, buf_reset, &s};
+    cf_status st = cf_http_get(cfg, url, what, &sink, NULL);
+    if (st == CF_OK && !out->data)
+        cf_buf_puts(out, ""); /* an empty body is still a string */
+    return st;
+}

@@ -1,0 +1,248 @@
+/* Price overrides file: parse strictly, apply to a catalog (see
+ * cloudfit/price_overrides.h). */
+#include "cloudfit/price_overrides.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cloudfit/fileio.h"
+
+static cf_status bad(const char *name, const char *path, const char *what)
+{
+    return cf_error_set(CF_ERR_INVALID, "%s: %s: %s", name, path, what);
+}
+
+static cf_status get_string(const char *name, const char *path, const cJSON *item, char *dst, size_t cap)
+{
+    char where[96];
+    snprintf(where, sizeof where, "%s.%s", path, item->string);
+    if (!cJSON_IsString(item) || !*item->valuestring)
+        return bad(name, where, "expected a non-empty string");
+    if (strlen(item->valuestring) >= cap)
+        return bad(name, where, "is too long");
+    snprintf(dst, cap, "%s", item->valuestring);
+    return CF_OK;
+}
+
+static cf_status get_price(const char *name, const char *path, const cJSON *item, double max, double *out)
+{
+    char where[96], what[128];
+    snprintf(where, sizeof where, "%s.%s", path, item->string);
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble <= 0 || item->valuedouble >= max) {
+        snprintf(what, sizeof what, "expected a number > 0 and < %g", max);
+        return bad(name, where, what);
+    }
+    *out = item->valuedouble;
+    return CF_OK;
+}
+
+static cf_status parse_rule(const char *name, const cJSON *obj, cf_override_kind kind, cf_price_override *r)
+{
+    const char *path = r->key_path;
+    if (!cJSON_IsObject(obj))
+        return bad(name, path, "expected an object");
+    r->kind = kind;
+    r->applies_ondemand = r->applies_spot = 1;
+    const cJSON *item;
+    cf_status st = CF_OK;
+    cJSON_ArrayForEach(item, obj)
+    {
+        const char *k = item->string;
+        if (strcmp(k, "cloud") == 0)
+            st = get_string(name, path, item, r->cloud, sizeof r->cloud);
+        else if (strcmp(k, "region") == 0)
+            st = get_string(name, path, item, r->region, sizeof r->region);
+        else if (strcmp(k, "instance_type") == 0)
+            st = get_string(name, path, item, r->instance_type, sizeof r->instance_type);
+        else if (strcmp(k, "gpu") == 0)
+            st = get_string(name, path, item, r->gpu, sizeof r->gpu);
+        else if (strcmp(k, "note") == 0)
+            st = get_string(name, path, item, r->note, sizeof r->note);
+        else if (kind == CF_OVERRIDE_DISCOUNT && strcmp(k, "percent") == 0)
+            st = get_price(name, path, item, 100, &r->percent);
+        else if (kind == CF_OVERRIDE_DISCOUNT && strcmp(k, "applies_to") == 0) {
+            char v[16] = "";
+            st = get_string(name, path, item, v, sizeof v);
+            if (st == CF_OK && strcmp(v, "ondemand") == 0)
+                r->applies_spot = 0;
+            else if (st == CF_OK && strcmp(v, "spot") == 0)
+                r->applies_ondemand = 0;
+            else if (st == CF_OK && strcmp(v, "both") != 0) {
+                char where[96];
+                snprintf(where, sizeof where, "%s.applies_to", path);
+                st = bad(name, where, "expected \"ondemand\", \"spot\" or \"both\"");
+            }
+        } else if (kind == CF_OVERRIDE_INSTANCE && strcmp(k, "price_ondemand_usd_per_hr") == 0)
+            st = get_price(name, path, item, 1e5, &r->price_ondemand_usd_per_hr);
+        else if (kind == CF_OVERRIDE_INSTANCE && strcmp(k, "price_spot_usd_per_hr") == 0)
+            st = get_price(name, path, item, 1e5, &r->price_spot_usd_per_hr);
+        else {
+            char where[96];
+            snprintf(where, sizeof where, "%s.%s", path, k);
+            st = bad(name, where, kind == CF_OVERRIDE_DISCOUNT
+                                      ? "unknown key (expected cloud, region, instance_type, gpu, percent, applies_to, note)"
+                                      : "unknown key (expected cloud, region, instance_type, gpu, "
+                                        "price_ondemand_usd_per_hr, price_spot_usd_per_hr, note)");
+        }
+        if (st != CF_OK)
+            return st;
+    }
+    if (kind == CF_OVERRIDE_DISCOUNT && r->percent <= 0)
+        return bad(name, path, "missing 'percent'");
+    if (kind == CF_OVERRIDE_INSTANCE) {
+        if (!r->cloud[0] || !r->instance_type[0])
+            return bad(name, path, "an instance override needs 'cloud' and 'instance_type'");
+        if (r->price_ondemand_usd_per_hr <= 0 && r->price_spot_usd_per_hr <= 0)
+            return bad(name, path, "needs 'price_ondemand_usd_per_hr' or 'price_spot_usd_per_hr'");
+    }
+    return CF_OK;
+}
+
+static cf_status parse_doc(const cJSON *doc, const char *name, cf_price_overrides *out)
+{
+    if (!cJSON_IsObject(doc))
+        return cf_error_set(CF_ERR_INVALID, "%s: expected a JSON object with 'discounts' and/or 'instances'", name);
+    const cJSON *item;
+    size_t n = 0;
+    cJSON_ArrayForEach(item, doc)
+    {
+        if (strcmp(item->string, "discounts") != 0 && strcmp(item->string, "instances") != 0)
+            return cf_error_set(CF_ERR_INVALID, "%s: %s: unknown key (expected discounts, instances)", name,
+                                item->string);
+        if (!cJSON_IsArray(item))
+            return cf_error_set(CF_ERR_INVALID, "%s: %s: expected an array", name, item->string);
+        n += (size_t)cJSON_GetArraySize(item);
+    }
+    out->items = calloc(n ? n : 1, sizeof *out->items);
+    if (!out->items)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    static const char *const sections[] = {"discounts", "instances"};
+    for (int s = 0; s < 2; s++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, sections[s]);
+        int i = 0;
+        cJSON_ArrayForEach(item, arr)
+        {
+            cf_price_override *r = &out->items[out->n];
+            snprintf(r->key_path, sizeof r->key_path, "%s[%d]", sections[s], i++);
+            cf_status st = parse_rule(name, item, s == 0 ? CF_OVERRIDE_DISCOUNT : CF_OVERRIDE_INSTANCE, r);
+            if (st != CF_OK)
+                return st;
+            out->n++;
+        }
+    }
+    return CF_OK;
+}
+
+cf_status cf_price_overrides_parse(const char *text, size_t len, const char *name, cf_price_overrides *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->path, sizeof out->path, "%s", name);
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!doc) {
+        long line = 1;
+        for (const char *p = text; end && p < end; p++)
+            line += *p == '\n';
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: not valid JSON", name, line);
+    }
+    cf_status st = parse_doc(doc, name, out);
+    cJSON_Delete(doc);
+    if (st != CF_OK)
+        cf_price_overrides_free(out);
+    return st;
+}
+
+cf_status cf_price_overrides_load(const char *path, cf_price_overrides *out)
+{
+    memset(out, 0, sizeof *out);
+    char *text = NULL;
+    size_t len = 0;
+    cf_status st = cf_read_file(path, &text, &len);
+    if (st != CF_OK)
+        return st;
+    st = cf_price_overrides_parse(text, len, path, out);
+    free(text);
+    return st;
+}
+
+static int matches(const cf_price_override *r, const cf_vm *vm)
+{
+    return (!r->cloud[0] || strcasecmp(r->cloud, vm->cloud) == 0) && (!r->region[0] || strcmp(r->region, vm->region) == 0) &&
+           (!r->instance_type[0] || strcmp(r->instance_type, vm->instance_type) == 0) &&
+           (!r->gpu[0] || strcasecmp(r->gpu, vm->gpu_model) == 0);
+}
+
+cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, int *rule_of_row)
+{
+    /* Work on a copy of the prices so a failure leaves the catalog as it was. */
+    cf_vm *work = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *work);
+    if (!work)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    memcpy(work, catalog->vms, catalog->n_vms * sizeof *work);
+    int *rules = calloc(catalog->n_vms + 1, sizeof *rules);
+    if (!rules) {
+        free(work);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    cf_status st = CF_OK;
+    for (int pass = 0; pass < 2 && st == CF_OK; pass++) {
+        for (size_t k = 0; k < ov->n && st == CF_OK; k++) {
+            cf_price_override *r = &ov->items[k];
+            if ((pass == 0) != (r->kind == CF_OVERRIDE_DISCOUNT))
+                continue;
+            r->rows_matched = 0;
+            for (size_t i = 0; i < catalog->n_vms; i++) {
+                cf_vm *vm = &work[i];
+                if (!matches(r, vm))
+                    continue;
+                r->rows_matched++;
+                rules[i] = (int)k + 1;
+                if (r->kind == CF_OVERRIDE_DISCOUNT) {
+                    double keep = 1 - r->percent / 100;
+                    if (r->applies_ondemand)
+                        vm->price_ondemand_usd_per_hr *= keep;
+                    if (r->applies_spot)
+                        vm->price_spot_usd_per_hr *= keep;
+                } else {
+                    if (r->price_ondemand_usd_per_hr > 0)
+                        vm->price_ondemand_usd_per_hr = r->price_ondemand_usd_per_hr;
+                    if (r->price_spot_usd_per_hr > 0) {
+                        vm->price_spot_usd_per_hr = r->price_spot_usd_per_hr;
+                        vm->spot_price_estimated = 0;
+                    }
+                }
+                if (vm->price_spot_usd_per_hr > vm->price_ondemand_usd_per_hr * (1 + 1e-9) &&
+                    r->kind == CF_OVERRIDE_INSTANCE) {
+                    st = cf_error_set(CF_ERR_INVALID, "%s: %s: makes the spot price of %s/%s %s ($%.4g/h) higher "
+                                      "than its on-demand price ($%.4g/h)", ov->path, r->key_path, vm->cloud,
+                                      vm->region, vm->instance_type, vm->price_spot_usd_per_hr,
+                                      vm->price_ondemand_usd_per_hr);
+                    break;
+                }
+            }
+            if (st == CF_OK && r->kind == CF_OVERRIDE_INSTANCE && r->rows_matched == 0) {
+                st = cf_error_set(CF_ERR_INVALID, "%s: %s: no catalog row matches %s%s%s %s", ov->path, r->key_path,
+                                  r->cloud, r->region[0] ? "/" : "", r->region, r->instance_type);
+                cf_error_hint("check the spelling against 'cloudfit prices GPU' (the catalog's instance types)");
+            }
+        }
+    }
+    if (st == CF_OK) {
+        memcpy(catalog->vms, work, catalog->n_vms * sizeof *work);
+        if (rule_of_row)
+            memcpy(rule_of_row, rules, catalog->n_vms * sizeof *rules);
+    }
+    free(rules);
+    free(work);
+    return st;
+}
+
+void cf_price_overrides_free(cf_price_overrides *ov)
+{
+    free(ov->items);
+    memset(ov, 0, sizeof *ov);
+}

@@ -1,0 +1,50 @@
+/* Price sources: one backend per cloud, a struct of function pointers
+ * (private to pricing/). A source fetches the public price API for the
+ * regions it is given and returns filtered quotes; update.c joins them to
+ * the catalog's machine shapes, validates and merges. */
+#ifndef CLOUDFIT_PRICING_PRICE_SOURCE_H
+#define CLOUDFIT_PRICING_PRICE_SOURCE_H
+#include <cjson/cJSON.h>
+
+#include "cloudfit/buf.h"
+#include "cloudfit/catalog.h"
+#include "cloudfit/pricing_update.h"
+#include "http.h"
+
+typedef struct {
+    const cf_http_config *http;
+    const char *base_url;                 /* configured, no trailing '/' */
+    const cf_catalog *base;               /* shapes the quotes will be joined to */
+    const char *cloud;
+    const char *const *regions;           /* regions to fetch for this cloud */
+    size_t n_regions;
+    const char **known_types;             /* sorted instance types of this cloud in `base` */
+    size_t n_known_types;
+    int max_pages;                        /* per paginated listing; more is an error */
+    cf_buf *notes;                        /* non-fatal notes, one per line */
+} cf_fetch_ctx;
+
+typedef struct {
+    const char *cloud;
+    const char *url_env;                  /* environment variable overriding the base URL */
+    const char *default_url;
+    const char *label;                    /* written into refreshed rows' source */
+    /* Fills `out` with quotes. All-or-nothing: on failure the caller drops
+     * whatever was added. CF_ERR_UNAVAILABLE = cannot run here (no API key). */
+    cf_status (*fetch)(const cf_fetch_ctx *ctx, cf_price_list *out);
+} cf_price_source;
+
+extern const cf_price_source cf_price_source_azure;
+extern const cf_price_source cf_price_source_aws;
+extern const cf_price_source cf_price_source_gcp;
+
+/* Whether the base catalog has `instance_type` for ctx->cloud (any region). */
+int cf_fetch_knows_type(const cf_fetch_ctx *ctx, const char *instance_type);
+/* GETs `url` and parses JSON; a body that does not parse is an error
+ * naming `what` and the URL (truncated responses land here). */
+cf_status cf_fetch_json(const cf_fetch_ctx *ctx, const char *url, const char *what, cJSON **out);
+/* Finds the quote for (region, type, model, count) or appends an empty one. */
+cf_price_quote *cf_fetch_quote_slot(cf_price_list *list, const char *cloud, const char *region, const char *type,
+                                    const char *gpu_model, int gpu_count);
+
+#endif

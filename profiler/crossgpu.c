@@ -1,0 +1,84 @@
+#include "cloudfit/crossgpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/csvread.h"
+#include "cloudfit/fileio.h"
+
+/* "benchmark v1; table row ..." → "v1". */
+static void benchmark_of(const char *notes, char *out, size_t n)
+{
+    const char *p = strstr(notes, "benchmark v");
+    if (!p) {
+        snprintf(out, n, "?");
+        return;
+    }
+    p += strlen("benchmark ");
+    size_t len = strspn(p, "v0123456789");
+    snprintf(out, n, "%.*s", (int)len, p);
+}
+
+cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_crossgpu_set *out)
+{
+    static const char *const required[] = {"gpu", "gpu_count", "model", "precision", "batch_size_per_gpu",
+                                           "throughput", "notes"};
+    memset(out, 0, sizeof *out);
+    cf_csv_doc doc;
+    cf_status st = cf_csv_parse(text, len, name, &doc);
+    if (st != CF_OK)
+        return st;
+    int cols[7];
+    for (int i = 0; i < 7 && st == CF_OK; i++)
+        st = cf_csv_require_column(&doc, required[i], &cols[i]);
+    if (st == CF_OK && !(out->rows = calloc(doc.n_records ? doc.n_records : 1, sizeof *out->rows)))
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
+    for (size_t i = 0; st == CF_OK && i < doc.n_records; i++) {
+        const cf_csv_record *rec = &doc.records[i];
+        cf_crossgpu_row *r = &out->rows[out->n_rows];
+        long count = 0;
+        r->line = rec->line;
+        snprintf(r->gpu, sizeof r->gpu, "%s", cf_csv_field(rec, cols[0]));
+        snprintf(r->model, sizeof r->model, "%s", cf_csv_field(rec, cols[2]));
+        snprintf(r->precision, sizeof r->precision, "%s", cf_csv_field(rec, cols[3]));
+        const char *notes = cf_csv_field(rec, cols[6]);
+        benchmark_of(notes, r->benchmark, sizeof r->benchmark);
+        r->suspect = strstr(notes, "SUSPECT") != NULL;
+        if ((st = cf_csv_int(&doc, rec, cols[1], 1, 0, &count)) != CF_OK ||
+            (st = cf_csv_double(&doc, rec, cols[4], 0, 0, &r->batch_per_gpu)) != CF_OK ||
+            (st = cf_csv_double(&doc, rec, cols[5], 1, 0, &r->throughput)) != CF_OK)
+            break;
+        if (count < 1 || r->throughput <= 0)
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: expected a positive gpu_count and throughput", name, rec->line);
+        if (strcmp(r->precision, "fp32") && strcmp(r->precision, "tf32") && strcmp(r->precision, "fp16") &&
+            strcmp(r->precision, "amp"))
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'precision': expected fp32, tf32, fp16 or amp, got '%s'",
+                              name, rec->line, r->precision);
+        r->gpu_count = (int)count;
+        out->n_rows++;
+    }
+    cf_csv_free(&doc);
+    if (st != CF_OK)
+        cf_crossgpu_free(out);
+    return st;
+}
+
+cf_status cf_crossgpu_load(const char *path, cf_crossgpu_set *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    memset(out, 0, sizeof *out);
+    cf_status st = cf_read_file(path, &text, &len);
+    if (st == CF_OK)
+        st = cf_crossgpu_parse(text, len, path, out);
+    free(text);
+    return st;
+}
+
+void cf_crossgpu_free(cf_crossgpu_set *set)
+{
+    free(set->rows);
+    set->rows = NULL;
+    set->n_rows = 0;
+}

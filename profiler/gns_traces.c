@@ -1,0 +1,153 @@
+#include "cloudfit/gns_traces.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/csvread.h"
+#include "cloudfit/fileio.h"
+
+static int row_order(const void *pa, const void *pb)
+{
+    const cf_gns_row *a = pa, *b = pb;
+    int c = strcmp(a->model, b->model);
+    if (c)
+        return c;
+    if (a->batch_size != b->batch_size)
+        return a->batch_size < b->batch_size ? -1 : 1;
+    return (a->epoch > b->epoch) - (a->epoch < b->epoch);
+}
+
+static cf_status need_positive(const cf_csv_doc *doc, const cf_csv_record *rec, const char *column, double v)
+{
+    if (v > 0)
+        return CF_OK;
+    return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a positive number, got %g", doc->name,
+                        rec->line, column, v);
+}
+
+static cf_status parse_traces(const char *text, size_t len, const char *name, cf_gns_traces *out)
+{
+    static const char *const required[] = {"model", "batch_size", "m0", "epoch", "progress", "iteration", "metric",
+                                           "b_noise"};
+    enum { MODEL, BATCH, M0, EPOCH, PROGRESS, ITERATION, METRIC, BNOISE };
+    cf_csv_doc doc;
+    cf_status st = cf_csv_parse(text, len, name, &doc);
+    if (st != CF_OK)
+        return st;
+    int cols[8];
+    for (int i = 0; i < 8 && st == CF_OK; i++)
+        st = cf_csv_require_column(&doc, required[i], &cols[i]);
+    if (st == CF_OK && doc.n_records == 0)
+        st = cf_error_set(CF_ERR_INVALID, "%s: no rows after the header", name);
+    if (st == CF_OK && !(out->rows = calloc(doc.n_records, sizeof *out->rows)))
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
+    for (size_t i = 0; st == CF_OK && i < doc.n_records; i++) {
+        const cf_csv_record *rec = &doc.records[i];
+        cf_gns_row *r = &out->rows[i];
+        long batch = 0, m0 = 0, epoch = 0;
+        snprintf(r->model, sizeof r->model, "%s", cf_csv_field(rec, cols[MODEL]));
+        r->line = rec->line;
+        if ((st = cf_csv_int(&doc, rec, cols[BATCH], 1, 0, &batch)) != CF_OK ||
+            (st = cf_csv_int(&doc, rec, cols[M0], 1, 0, &m0)) != CF_OK ||
+            (st = cf_csv_int(&doc, rec, cols[EPOCH], 1, 0, &epoch)) != CF_OK ||
+            (st = cf_csv_double(&doc, rec, cols[PROGRESS], 1, 0, &r->progress)) != CF_OK ||
+            (st = cf_csv_double(&doc, rec, cols[ITERATION], 1, 0, &r->iteration)) != CF_OK ||
+            (st = cf_csv_double(&doc, rec, cols[METRIC], 1, 0, &r->metric)) != CF_OK ||
+            (st = cf_csv_double(&doc, rec, cols[BNOISE], 0, -1, &r->b_noise)) != CF_OK)
+            break;
+        if (!r->model[0])
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'model': expected a name, got an empty field", name,
+                              rec->line);
+        else if ((st = need_positive(&doc, rec, "batch_size", (double)batch)) == CF_OK &&
+                 (st = need_positive(&doc, rec, "m0", (double)m0)) == CF_OK &&
+                 (st = need_positive(&doc, rec, "epoch", (double)epoch)) == CF_OK &&
+                 (st = need_positive(&doc, rec, "progress", r->progress)) == CF_OK)
+            st = need_positive(&doc, rec, "iteration", r->iteration);
+        r->batch_size = (int)batch;
+        r->m0 = (int)m0;
+        r->epoch = (int)epoch;
+        out->n_rows++;
+    }
+    cf_csv_free(&doc);
+    if (st == CF_OK)
+        qsort(out->rows, out->n_rows, sizeof *out->rows, row_order);
+    return st;
+}
+
+static cf_status parse_models(const char *text, size_t len, const char *name, cf_gns_traces *out)
+{
+    cf_csv_doc doc;
+    cf_status st = cf_csv_parse(text, len, name, &doc);
+    if (st != CF_OK)
+        return st;
+    int c_model, c_m0, c_metric, c_better;
+    if ((st = cf_csv_require_column(&doc, "model", &c_model)) != CF_OK ||
+        (st = cf_csv_require_column(&doc, "m0", &c_m0)) != CF_OK ||
+        (st = cf_csv_require_column(&doc, "metric_name", &c_metric)) != CF_OK ||
+        (st = cf_csv_require_column(&doc, "metric_better", &c_better)) != CF_OK) {
+        cf_csv_free(&doc);
+        return st;
+    }
+    out->models = calloc(doc.n_records ? doc.n_records : 1, sizeof *out->models);
+    if (!out->models) {
+        cf_csv_free(&doc);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
+    }
+    for (size_t i = 0; st == CF_OK && i < doc.n_records; i++) {
+        const cf_csv_record *rec = &doc.records[i];
+        cf_gns_model_info *m = &out->models[i];
+        long m0 = 0;
+        snprintf(m->model, sizeof m->model, "%s", cf_csv_field(rec, c_model));
+        snprintf(m->metric_name, sizeof m->metric_name, "%s", cf_csv_field(rec, c_metric));
+        const char *better = cf_csv_field(rec, c_better);
+        if ((st = cf_csv_int(&doc, rec, c_m0, 1, 0, &m0)) != CF_OK)
+            break;
+        if (m0 < 1)
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'm0': expected a positive integer, got %ld", name,
+                              rec->line, m0);
+        else if (strcmp(better, "higher") && strcmp(better, "lower"))
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'metric_better': expected \"higher\" or \"lower\", got '%s'",
+                              name, rec->line, better);
+        m->m0 = (int)m0;
+        m->higher_is_better = strcmp(better, "higher") == 0;
+        out->n_models++;
+    }
+    cf_csv_free(&doc);
+    return st;
+}
+
+cf_status cf_gns_traces_parse(const char *traces_text, size_t traces_len, const char *traces_name,
+                              const char *models_text, size_t models_len, const char *models_name,
+                              cf_gns_traces *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_status st = parse_traces(traces_text, traces_len, traces_name, out);
+    if (st == CF_OK)
+        st = parse_models(models_text, models_len, models_name, out);
+    if (st != CF_OK)
+        cf_gns_traces_free(out);
+    return st;
+}
+
+cf_status cf_gns_traces_load(const char *traces_path, const char *models_path, cf_gns_traces *out)
+{
+    char *t = NULL, *m = NULL;
+    size_t tl = 0, ml = 0;
+    memset(out, 0, sizeof *out);
+    cf_status st = cf_read_file(traces_path, &t, &tl);
+    if (st == CF_OK)
+        st = cf_read_file(models_path, &m, &ml);
+    if (st == CF_OK)
+        st = cf_gns_traces_parse(t, tl, traces_path, m, ml, models_path, out);
+    free(t);
+    free(m);
+    return st;
+}
+
+void cf_gns_traces_free(cf_gns_traces *traces)
+{
+    free(traces->rows);
+    free(traces->models);
+    memset(traces, 0, sizeof *traces);
+}

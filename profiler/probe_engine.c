@@ -1,0 +1,187 @@
+/* Probe backends over the built-in training engine (include/cloudfit/engine.h):
+ * cpu (cf_engine_cpu) and cuda (cf_engine_cuda). Each run creates a fresh
+ * engine from the spec's seed, so every batch size and the noise run start
+ * from the same weights. */
+#include "cloudfit/profiler.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cf_probe {
+    const cf_engine_ops *ops;
+    cf_engine_config config;
+    const char *backend;
+};
+
+static cf_status config_from_spec(const cf_spec *spec, const char *backend, cf_engine_config *c)
+{
+    memset(c, 0, sizeof *c);
+    if (strcmp(spec->architecture_type, "mlp") != 0) {
+        cf_error_set(CF_ERR_INVALID, "%s: the %s backend trains model.architecture of type \"mlp\", got %s%s%s",
+                     spec->path[0] ? spec->path : "<spec>", backend, spec->architecture_type[0] ? "\"" : "none",
+                     spec->architecture_type, spec->architecture_type[0] ? "\"" : "");
+        cf_error_hint("describe the model in model.architecture, or profile your own training script with "
+                      "--backend exec (profile.command)");
+        return CF_ERR_INVALID;
+    }
+    if (spec->n_mlp_layers < 2 || spec->n_mlp_layers > CF_ENGINE_MAX_LAYERS)
+        return cf_error_set(CF_ERR_INVALID, "%s: model.architecture.layers: expected 2 to %d widths, got %d",
+                            spec->path, CF_ENGINE_MAX_LAYERS, spec->n_mlp_layers);
+    for (int i = 0; i < spec->n_mlp_layers; i++)
+        c->widths[i] = spec->mlp_layers[i];
+    c->n_widths = spec->n_mlp_layers;
+    c->activation = strcmp(spec->activation, "gelu") == 0 ? CF_ACT_GELU : CF_ACT_RELU;
+    c->optimizer = spec->optimizer;
+    c->lr = spec->lr;
+    if (strcmp(spec->data_source, "npy") == 0) {
+        c->npy_x = spec->npy_x;
+        c->npy_y = spec->npy_y;
+    } else if (strcmp(spec->data_source, "tokens") == 0) {
+        return cf_error_set(CF_ERR_INVALID, "%s: data.source: the %s backend's MLP reads \"synthetic\" or npy data, "
+                            "not tokens", spec->path, backend);
+    }
+    c->synthetic_samples = (long)spec->samples_per_epoch;
+    return CF_OK;
+}
+
+static cf_status engine_open(const cf_probe_backend *self, const cf_spec *spec, const cf_probe_options *options,
+                             cf_probe **out)
+{
+    cf_probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    p->ops = self->impl;
+    p->backend = self->name;
+    cf_status st = config_from_spec(spec, self->name, &p->config);
+    if (st != CF_OK) {
+        free(p);
+        return st;
+    }
+    p->config.threads = options ? options->threads : 0;
+    *out = p;
+    return CF_OK;
+}
+
+static int is_oom(cf_status st)
+{
+    return st == CF_ERR_UNAVAILABLE && strstr(cf_error_message(), "out of memory") != NULL;
+}
+
+static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (run->micro_batches < 1 || run->micro_batches > CF_ENGINE_MAX_MICRO)
+        return cf_error_set(CF_ERR_INVALID, "%s backend: micro-batches per step must be 1 to %d, got %d", p->backend,
+                            CF_ENGINE_MAX_MICRO, run->micro_batches);
+    cf_engine_config config = p->config;
+    config.seed = run->seed;
+    cf_engine *engine = NULL;
+    cf_status st = p->ops->create(&config, &engine);
+    if (is_oom(st)) { /* not even the model state fits */
+        cf_error_clear();
+        out->oom = 1;
+        return CF_OK;
+    }
+    if (st != CF_OK)
+        return st;
+    cf_device_info info;
+    memset(&info, 0, sizeof info);
+    if ((st = p->ops->describe(engine, &info)) != CF_OK) {
+        p->ops->destroy(engine);
+        return st;
+    }
+    snprintf(out->device.name, sizeof out->device.name, "%s", info.name);
+    out->device.memory_gib = info.memory_gib;
+    out->device.gpus = 1;
+    out->device.is_gpu = strcmp(p->backend, "cpu") != 0;
+    out->has_device = 1;
+    int total = run->warmup_steps + run->steps;
+    out->steps = calloc((size_t)(total > 0 ? total : 1), sizeof *out->steps);
+    if (!out->steps) {
+        p->ops->destroy(engine);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < total; i++) {
+        cf_engine_step es;
+        memset(&es, 0, sizeof es);
+        st = p->ops->train_step(engine, run->local_batch, run->micro_batches, &es);
+        if (is_oom(st)) {
+            cf_error_clear();
+            free(out->steps);
+            out->steps = NULL;
+            out->n_steps = 0;
+            out->oom = 1;
+            st = CF_OK;
+            break;
+        }
+        if (st != CF_OK) {
+            cf_error_prefix("step %d", i + 1);
+            break;
+        }
+        cf_probe_step *s = &out->steps[out->n_steps++];
+        s->time_s = es.time_s;
+        s->samples = es.samples;
+        s->loss = es.loss;
+        s->n_micro = es.n_micro > 1 ? es.n_micro : 0;
+        for (int k = 0; k < s->n_micro && k < CF_PROBE_MAX_MICRO; k++)
+            s->micro_sqnorms[k] = es.micro_sqnorms[k];
+        s->mean_sqnorm = es.n_micro > 1 ? es.mean_sqnorm : -1;
+    }
+    p->ops->destroy(engine);
+    if (st != CF_OK)
+        cf_probe_result_free(out);
+    return st;
+}
+
+static void engine_close(cf_probe *p)
+{
+    free(p);
+}
+
+cf_probe_backend cf_probe_engine_backend(const cf_engine_ops *ops)
+{
+    cf_probe_backend b = {ops->name, engine_open, engine_run, engine_close, ops};
+    return b;
+}
+
+cf_probe_backend cf_probe_cpu(void)
+{
+    return cf_probe_engine_backend(cf_engine_cpu());
+}
+
+cf_status cf_probe_cuda(cf_probe_backend *out)
+{
+    const cf_engine_ops *ops = cf_engine_cuda();
+    if (!ops) {
+        if (!cf_error_message()[0])
+            cf_error_set(CF_ERR_UNAVAILABLE, "the CUDA engine is not available on this build or machine");
+        else if (cf_error_status() != CF_ERR_UNAVAILABLE) {
+            char message[1024], hint[1024];
+            snprintf(message, sizeof message, "%s", cf_error_message());
+            snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
+            cf_error_set(CF_ERR_UNAVAILABLE, "%s", message);
+            if (hint[0])
+                cf_error_hint("%s", hint);
+        }
+        return CF_ERR_UNAVAILABLE;
+    }
+    *out = cf_probe_engine_backend(ops);
+    return CF_OK;
+}
+
+cf_status cf_probe_backend_by_name(const char *name, cf_probe_backend *out)
+{
+    if (strcmp(name, "cpu") == 0) {
+        *out = cf_probe_cpu();
+        return CF_OK;
+    }
+    if (strcmp(name, "cuda") == 0)
+        return cf_probe_cuda(out);
+    if (strcmp(name, "exec") == 0) {
+        *out = cf_probe_exec();
+        return CF_OK;
+    }
+    return cf_error_set(CF_ERR_USAGE, "unknown probe backend '%s'", name);
+}

@@ -1,0 +1,589 @@
+/* The exec probe backend: runs the spec's profile.command (argv, never a
+ * shell) once per configuration with the run in CLOUDFIT_* environment
+ * variables, and reads the JSON-lines protocol of docs/exec-protocol.md
+ * from its standard output. Any protocol violation, crash, non-zero exit or
+ * silence longer than the timeout is an error naming the stdout line; the
+ * process group is killed and nothing of the run is kept. */
+#include "cloudfit/profiler.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_LINE_BYTES (1 << 20)
+#define STDERR_TAIL 2048
+
+struct cf_probe {
+    char *const *argv;
+    char label[160];          /* 'python3 train.py' for messages */
+    double timeout_s;
+};
+
+static cf_status exec_open(const cf_probe_backend *self, const cf_spec *spec, const cf_probe_options *options,
+                           cf_probe **out)
+{
+    (void)self;
+    if (spec->n_command < 1) {
+        cf_error_set(CF_ERR_INVALID, "%s: profile.command: required for the exec backend",
+                     spec->path[0] ? spec->path : "<spec>");
+        cf_error_hint("give the training script as an argv list, e.g. \"command\": [\"python3\", \"train.py\"]; "
+                      "the protocol is in docs/exec-protocol.md");
+        return CF_ERR_INVALID;
+    }
+    cf_probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    p->argv = spec->command;
+    p->timeout_s = options && options->timeout_s > 0 ? options->timeout_s : 120;
+    size_t used = 0;
+    for (int i = 0; i < spec->n_command && used + 2 < sizeof p->label; i++) {
+        int n = snprintf(p->label + used, sizeof p->label - used, "%s%s", i ? " " : "", spec->command[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    if (used >= sizeof p->label)
+        memcpy(p->label + sizeof p->label - 4, "...", 4);
+    *out = p;
+    return CF_OK;
+}
+
+static void exec_close(cf_probe *p)
+{
+    free(p);
+}
+
+/* ---- child process ---------------------------------------------------------------- */
+
+typedef struct {
+    char *vars[5];
+    char **envp;
+} child_env;
+
+static void env_free(child_env *e)
+{
+    for (int i = 0; i < 5; i++)
+        free(e->vars[i]);
+    free(e->envp);
+}
+
+/* The parent's environment without CLOUDFIT_* run variables, plus the run's. */
+static cf_status env_build(const cf_probe_run *run, child_env *e)
+{
+    memset(e, 0, sizeof *e);
+    static const char *const names[] = {"CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS",
+                                        "CLOUDFIT_WARMUP_STEPS", "CLOUDFIT_SEED"};
+    const unsigned long values[] = {(unsigned long)run->local_batch, (unsigned long)run->micro_batches,
+                                    (unsigned long)run->steps, (unsigned long)run->warmup_steps, run->seed};
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    e->envp = calloc(n + 6, sizeof *e->envp);
+    if (!e->envp)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int ours = 0;
+        for (int v = 0; v < 5; v++) {
+            size_t len = strlen(names[v]);
+            if (strncmp(environ[i], names[v], len) == 0 && environ[i][len] == '=')
+                ours = 1;
+        }
+        if (!ours)
+            e->envp[k++] = environ[i];
+    }
+    for (int v = 0; v < 5; v++) {
+        char buf[96];
+        snprintf(buf, sizeof buf, "%s=%lu", names[v], values[v]);
+        if (!(e->vars[v] = strdup(buf))) {
+            env_free(e);
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        }
+        e->envp[k++] = e->vars[v];
+    }
+    e->envp[k] = NULL;
+    return CF_OK;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static int make_pipe(int fds[2])
+{
+    if (pipe(fds) != 0)
+        return -1;
+    for (int i = 0; i < 2; i++)
+        fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+/* ---- parsing ------------------------------------------------------------------------ */
+
+typedef struct {
+    cf_probe *probe;
+    const cf_probe_run *run;
+    cf_probe_result *out;
+    long line;                 /* stdout lines read */
+    int cap_steps;
+    int done;
+    long last_step;
+} parse_state;
+
+static cf_status line_error(const parse_state *ps, const char *fmt, ...) CF_PRINTF(2, 3);
+static cf_status line_error(const parse_state *ps, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return cf_error_set(CF_ERR_INVALID, "'%s': stdout line %ld: %s", ps->probe->label, ps->line, what);
+}
+
+/* Shortens a line for a message. */
+static void excerpt(const char *text, char *out, size_t n)
+{
+    size_t len = strlen(text);
+    if (len + 1 <= n) {
+        memcpy(out, text, len + 1);
+        return;
+    }
+    snprintf(out, n, "%.*s...", (int)(n > 4 ? n - 4 : 0), text);
+}
+
+static cf_status field_number(const parse_state *ps, const cJSON *obj, const char *key, int required, double min,
+                              int exclusive, double *out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char what[160];
+    if (!item) {
+        if (!required)
+            return CF_OK;
+        snprintf(what, sizeof what, "'%s' event without \"%s\"", cJSON_GetObjectItem(obj, "event")->valuestring, key);
+        return line_error(ps, "%s", what);
+    }
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < min ||
+        (exclusive && item->valuedouble <= min)) {
+        snprintf(what, sizeof what, "\"%s\": expected a %s number", key,
+                 exclusive ? "positive" : min == 0 ? "non-negative" : "finite");
+        return line_error(ps, "%s", what);
+    }
+    *out = item->valuedouble;
+    return CF_OK;
+}
+
+static cf_status on_device(parse_state *ps, const cJSON *ev)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(ev, "name");
+    if (!cJSON_IsString(name) || !name->valuestring[0])
+        return line_error(ps, "%s", "'device' event: \"name\": expected a non-empty string");
+    cf_probe_device *d = &ps->out->device;
+    double mem = 0, gpus = 1;
+    cf_status st = field_number(ps, ev, "memory_gib", 0, 0, 0, &mem);
+    if (st == CF_OK)
+        st = field_number(ps, ev, "gpus", 0, 1, 0, &gpus);
+    if (st != CF_OK)
+        return st;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "gpu") && strcmp(type->valuestring, "cpu"))))
+        return line_error(ps, "%s", "'device' event: \"type\": expected \"gpu\" or \"cpu\"");
+    if (ps->out->has_device && strcmp(d->name, name->valuestring) != 0)
+        return line_error(ps, "%s", "a second 'device' event names another device");
+    snprintf(d->name, sizeof d->name, "%s", name->valuestring);
+    d->memory_gib = mem;
+    d->gpus = (int)gpus;
+    d->is_gpu = !(type && strcmp(type->valuestring, "cpu") == 0);
+    ps->out->has_device = 1;
+    return CF_OK;
+}
+
+static cf_status on_step(parse_state *ps, const cJSON *ev)
+{
+    if (!ps->out->has_device)
+        return line_error(ps, "%s", "a 'step' event before the 'device' event");
+    cf_probe_step s;
+    memset(&s, 0, sizeof s);
+    s.mean_sqnorm = -1;
+    s.loss = NAN;
+    double step = 0, samples = 0;
+    cf_status st = field_number(ps, ev, "step", 1, 1, 0, &step);
+    if (st == CF_OK)
+        st = field_number(ps, ev, "time_s", 1, 0, 1, &s.time_s);
+    if (st == CF_OK)
+        st = field_number(ps, ev, "samples", 1, 0, 1, &samples);
+    if (st == CF_OK)
+        st = field_number(ps, ev, "mean_sqnorm", 0, 0, 0, &s.mean_sqnorm);
+    if (st == CF_OK)
+        st = field_number(ps, ev, "loss", 0, -INFINITY, 0, &s.loss);
+    if (st != CF_OK)
+        return st;
+    if ((long)step <= ps->last_step) {
+        char what[96];
+        snprintf(what, sizeof what, "step %ld does not follow step %ld", (long)step, ps->last_step);
+        return line_error(ps, "%s", what);
+    }
+    ps->last_step = (long)step;
+    s.samples = (long)samples;
+    const cJSON *micro = cJSON_GetObjectItemCaseSensitive(ev, "micro_sqnorms");
+    if (micro) {
+        if (!cJSON_IsArray(micro) || cJSON_GetArraySize(micro) > CF_PROBE_MAX_MICRO)
+            return line_error(ps, "%s", "\"micro_sqnorms\": expected an array of at most 64 numbers");
+        const cJSON *v;
+        cJSON_ArrayForEach(v, micro)
+        {
+            if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
+                return line_error(ps, "%s", "\"micro_sqnorms\": expected non-negative numbers");
+            s.micro_sqnorms[s.n_micro++] = v->valuedouble;
+        }
+    }
+    int expected = ps->run->warmup_steps + ps->run->steps;
+    if (ps->out->n_steps >= expected) {
+        char what[96];
+        snprintf(what, sizeof what, "more than the %d steps asked for (CLOUDFIT_WARMUP_STEPS + CLOUDFIT_STEPS)",
+                 expected);
+        return line_error(ps, "%s", what);
+    }
+    if (ps->out->n_steps == ps->cap_steps) {
+        int cap = ps->cap_steps ? 2 * ps->cap_steps : 64;
+        cf_probe_step *grown = realloc(ps->out->steps, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        ps->out->steps = grown;
+        ps->cap_steps = cap;
+    }
+    ps->out->steps[ps->out->n_steps++] = s;
+    return CF_OK;
+}
+
+static cf_status on_line(parse_state *ps, char *text)
+{
+    ps->line++;
+    size_t len = strlen(text);
+    while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
+        text[--len] = '\0';
+    if (len == 0)
+        return CF_OK; /* blank lines are allowed */
+    char shown[96];
+    excerpt(text, shown, sizeof shown);
+    if (ps->done)
+        return line_error(ps, "output after the 'done' event: '%s'", shown);
+    cJSON *ev = cJSON_Parse(text);
+    if (!ev || !cJSON_IsObject(ev)) {
+        cJSON_Delete(ev);
+        return line_error(ps, "expected one JSON object per line, got '%s'", shown);
+    }
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ev, "event");
+    cf_status st = CF_OK;
+    if (!cJSON_IsString(kind)) {
+        st = line_error(ps, "expected an \"event\" member (device, step, oom, error or done) in '%s'", shown);
+    } else if (strcmp(kind->valuestring, "device") == 0) {
+        st = on_device(ps, ev);
+    } else if (strcmp(kind->valuestring, "step") == 0) {
+        st = on_step(ps, ev);
+    } else if (strcmp(kind->valuestring, "oom") == 0) {
+        ps->out->oom = 1;
+    } else if (strcmp(kind->valuestring, "done") == 0) {
+        ps->done = 1;
+    } else if (strcmp(kind->valuestring, "error") == 0) {
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
+        char what[600];
+        snprintf(what, sizeof what, "the script reported an error: %s",
+                 cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+        st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s': stdout line %ld: %s", ps->probe->label, ps->line, what);
+    } else {
+        excerpt(kind->valuestring, shown, sizeof shown);
+        st = line_error(ps, "unknown event '%s' (expected device, step, oom, error or done)", shown);
+    }
+    cJSON_Delete(ev);
+    return st;
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} bytes;
+
+static int bytes_append(bytes *b, const char *data, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown)
+            return -1;
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+/* Keeps the last STDERR_TAIL bytes of the script's standard error. */
+static void tail_append(char *tail, const char *data, size_t n)
+{
+    size_t have = strlen(tail);
+    if (n >= STDERR_TAIL - 1) {
+        memcpy(tail, data + n - (STDERR_TAIL - 1), STDERR_TAIL - 1);
+        tail[STDERR_TAIL - 1] = '\0';
+        return;
+    }
+    if (have + n > STDERR_TAIL - 1) {
+        size_t drop = have + n - (STDERR_TAIL - 1);
+        memmove(tail, tail + drop, have - drop + 1);
+        have -= drop;
+    }
+    memcpy(tail + have, data, n);
+    tail[have + n] = '\0';
+}
+
+/* The last non-empty line of the script's stderr, for messages. */
+static void last_stderr_line(const char *tail, char *out, size_t n)
+{
+    size_t len = strlen(tail);
+    while (len && (tail[len - 1] == '\n' || tail[len - 1] == '\r' || tail[len - 1] == ' '))
+        len--;
+    size_t start = len;
+    while (start && tail[start - 1] != '\n')
+        start--;
+    snprintf(out, n, "%.*s", (int)(len - start), tail + start);
+}
+
+static void kill_group(pid_t pid)
+{
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+}
+
+/* Consumes complete lines from `pending`. */
+static cf_status drain_lines(parse_state *ps, bytes *pending, int eof)
+{
+    size_t start = 0;
+    cf_status st = CF_OK;
+    for (;;) {
+        char *nl = pending->len > start ? memchr(pending->data + start, '\n', pending->len - start) : NULL;
+        if (!nl) {
+            if (eof && pending->len > start) { /* a last line without its newline */
+                st = on_line(ps, pending->data + start);
+                start = pending->len;
+            }
+            break;
+        }
+        *nl = '\0';
+        st = on_line(ps, pending->data + start);
+        start = (size_t)(nl - pending->data) + 1;
+        if (st != CF_OK)
+            break;
+    }
+    if (st == CF_OK && pending->len - start > MAX_LINE_BYTES) {
+        ps->line++;
+        return line_error(ps, "%s", "a line longer than 1 MiB");
+    }
+    if (!pending->data)
+        return st; /* nothing was read */
+    memmove(pending->data, pending->data + start, pending->len - start);
+    pending->len -= start;
+    pending->data[pending->len] = '\0';
+    return st;
+}
+
+static cf_status describe_exit(const parse_state *ps, int status, const char *tail)
+{
+    char last[300];
+    last_stderr_line(tail, last, sizeof last);
+    const char *label = ps->probe->label;
+    if (WIFSIGNALED(status)) {
+        cf_error_set(CF_ERR_UNAVAILABLE, "'%s' crashed (signal %d, %s) after stdout line %ld", label,
+                     WTERMSIG(status), strsignal(WTERMSIG(status)), ps->line);
+    } else if (WEXITSTATUS(status) != 0) {
+        cf_error_set(CF_ERR_UNAVAILABLE, "'%s' exited with status %d after stdout line %ld%s%s", label,
+                     WEXITSTATUS(status), ps->line, last[0] ? ": " : "", last);
+    } else {
+        return CF_OK;
+    }
+    if (last[0] && WIFSIGNALED(status))
+        cf_error_hint("its last words on stderr: %s", last);
+    return CF_ERR_UNAVAILABLE;
+}
+
+static cf_status check_complete(const parse_state *ps)
+{
+    if (ps->out->oom)
+        return CF_OK;
+    if (!ps->done)
+        return cf_error_set(CF_ERR_INVALID, "'%s': output ended at stdout line %ld without a 'done' event",
+                            ps->probe->label, ps->line);
+    int expected = ps->run->warmup_steps + ps->run->steps;
+    if (ps->out->n_steps != expected)
+        return cf_error_set(CF_ERR_INVALID, "'%s': %d 'step' events by stdout line %ld, expected %d "
+                            "(CLOUDFIT_WARMUP_STEPS + CLOUDFIT_STEPS)", ps->probe->label, ps->out->n_steps,
+                            ps->line, expected);
+    return CF_OK;
+}
+
+static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result *out)
+{
+    memset(out, 0, sizeof *out);
+    child_env env;
+    cf_status st = env_build(run, &env);
+    if (st != CF_OK)
+        return st;
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    if (make_pipe(out_pipe) != 0 || make_pipe(err_pipe) != 0) {
+        close_fd(&out_pipe[0]);
+        close_fd(&out_pipe[1]);
+        env_free(&env);
+        return cf_error_set(CF_ERR_UNAVAILABLE, "cannot create a pipe for '%s': %s", p->label, strerror(errno));
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close_fd(&out_pipe[0]);
+        close_fd(&out_pipe[1]);
+        close_fd(&err_pipe[0]);
+        close_fd(&err_pipe[1]);
+        env_free(&env);
+        return cf_error_set(CF_ERR_UNAVAILABLE, "cannot start '%s': %s", p->label, strerror(e));
+    }
+    if (pid == 0) {
+        /* Child: own process group (so a timeout kills its children too),
+         * stdout/stderr to the pipes, the run's environment, no shell. */
+        setpgid(0, 0);
+        dup2(out_pipe[1], STDOUT_FILENO);
+        dup2(err_pipe[1], STDERR_FILENO);
+        int null_fd = open("/dev/null", O_RDONLY);
+        if (null_fd >= 0)
+            dup2(null_fd, STDIN_FILENO);
+        environ = env.envp;
+        execvp(p->argv[0], p->argv);
+        dprintf(STDERR_FILENO, "cannot run '%s': %s\n", p->argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close_fd(&out_pipe[1]);
+    close_fd(&err_pipe[1]);
+    env_free(&env);
+
+    parse_state ps = {p, run, out, 0, 0, 0, 0};
+    bytes pending = {0};
+    char tail[STDERR_TAIL] = "";
+    double deadline = now_s() + p->timeout_s;
+    int status = 0, exited = 0, timed_out = 0;
+    while (st == CF_OK && (out_pipe[0] >= 0 || err_pipe[0] >= 0)) {
+        struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+        double left = deadline - now_s();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        int r = poll(fds, 2, (int)ceil(left * 1000));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            st = cf_error_set(CF_ERR_UNAVAILABLE, "waiting for '%s': %s", p->label, strerror(errno));
+            break;
+        }
+        char buf[65536];
+        for (int i = 0; i < 2 && st == CF_OK; i++) {
+            int *fd = i == 0 ? &out_pipe[0] : &err_pipe[0];
+            if (*fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t n = read(*fd, buf, sizeof buf);
+            if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                continue;
+            if (n <= 0) {
+                close_fd(fd);
+                if (i == 0)
+                    st = drain_lines(&ps, &pending, 1);
+                continue;
+            }
+            if (i == 1) {
+                tail_append(tail, buf, (size_t)n);
+                continue;
+            }
+            if (bytes_append(&pending, buf, (size_t)n) != 0) {
+                st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+                break;
+            }
+            long before = ps.line;
+            st = drain_lines(&ps, &pending, 0);
+            if (ps.line > before)
+                deadline = now_s() + p->timeout_s; /* the timeout counts silence */
+        }
+    }
+    /* Wait for the exit, still bounded by the deadline. */
+    while (st == CF_OK && !timed_out && !exited) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) {
+            exited = 1;
+        } else if (now_s() >= deadline) {
+            timed_out = 1;
+        } else {
+            struct timespec pause = {0, 10 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    if (!exited) {
+        kill_group(pid);
+        waitpid(pid, &status, 0);
+    } else {
+        kill(-pid, SIGKILL); /* leftovers of the group, if any */
+    }
+    close_fd(&out_pipe[0]);
+    close_fd(&err_pipe[0]);
+    free(pending.data);
+    if (st == CF_OK && timed_out) {
+        st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: no output for %g s after stdout line %ld", p->label,
+                          p->timeout_s, ps.line);
+        cf_error_hint("a slow step needs a longer --timeout (seconds of silence allowed)");
+    }
+    if (st == CF_OK)
+        st = describe_exit(&ps, status, tail);
+    if (st == CF_OK)
+        st = check_complete(&ps);
+    if (st == CF_OK && out->oom) {
+        free(out->steps);
+        out->steps = NULL;
+        out->n_steps = 0;
+    }
+    if (st != CF_OK) {
+        cf_probe_result_free(out);
+    }
+    return st;
+}
+
+cf_probe_backend cf_probe_exec(void)
+{
+    cf_probe_backend b = {"exec", exec_open, exec_run, exec_close, NULL};
+    return b;
+}

@@ -1,0 +1,226 @@
+/* A profile as JSON: the profile cache's storage form and the output of
+ * `cloudfit profile --format json` (documented in docs/profiler.md). */
+#include "cloudfit/profiler.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PROFILE_JSON_VERSION 1
+
+/* JSON has no NaN: a missing figure is null. */
+static void add_number(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+char *cf_profile_to_json(const cf_profile *p, int pretty)
+{
+    cJSON *doc = cJSON_CreateObject();
+    if (!doc)
+        return NULL;
+    cJSON_AddNumberToObject(doc, "version", PROFILE_JSON_VERSION);
+    cJSON *spec = cJSON_AddObjectToObject(doc, "spec");
+    cJSON_AddStringToObject(spec, "name", p->spec_name);
+    cJSON_AddStringToObject(spec, "key", p->spec_key);
+    cJSON_AddStringToObject(doc, "backend", p->backend);
+    cJSON *dev = cJSON_AddObjectToObject(doc, "device");
+    cJSON_AddStringToObject(dev, "name", p->device.name);
+    cJSON_AddNumberToObject(dev, "memory_gib", p->device.memory_gib);
+    cJSON_AddNumberToObject(dev, "gpus", p->device.gpus);
+    cJSON_AddBoolToObject(dev, "is_gpu", p->device.is_gpu);
+    cJSON_AddStringToObject(doc, "created_at", p->created_at);
+    cJSON_AddNumberToObject(doc, "steps", p->steps);
+    cJSON_AddNumberToObject(doc, "warmup_steps", p->warmup_steps);
+    cJSON *points = cJSON_AddArrayToObject(doc, "points");
+    for (int i = 0; i < p->n_points; i++) {
+        const cf_profile_point *pt = &p->points[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(points, o);
+        cJSON_AddNumberToObject(o, "local_batch", pt->local_batch);
+        add_number(o, "step_time_s", pt->step_time_s);
+        add_number(o, "min_s", pt->min_s);
+        add_number(o, "max_s", pt->max_s);
+        cJSON_AddNumberToObject(o, "n_timed", pt->n_timed);
+        add_number(o, "residual_s", p->has_fit ? pt->residual_s : NAN);
+    }
+    if (p->has_fit) {
+        cJSON *fit = cJSON_AddObjectToObject(doc, "fit");
+        add_number(fit, "alpha_s", p->alpha_s);
+        add_number(fit, "beta_s", p->beta_s);
+        add_number(fit, "r2", p->r2);
+        add_number(fit, "rel_rmse", p->rel_rmse);
+    } else {
+        cJSON_AddNullToObject(doc, "fit");
+    }
+    cJSON *mem = cJSON_AddObjectToObject(doc, "memory");
+    cJSON_AddNumberToObject(mem, "max_local_batch", p->max_local_batch);
+    cJSON_AddBoolToObject(mem, "ceiling_found", p->ceiling_found);
+    cJSON_AddNumberToObject(mem, "oom_batch", p->oom_batch);
+    cJSON *noise = cJSON_AddObjectToObject(doc, "noise");
+    if (p->has_noise) {
+        add_number(noise, "b_noise", p->b_noise);
+        add_number(noise, "stderr", p->b_noise_stderr);
+        cJSON_AddNumberToObject(noise, "local_batch", p->noise_local_batch);
+        cJSON_AddNumberToObject(noise, "micro_batches", p->noise_micro_batches);
+        cJSON_AddNumberToObject(noise, "steps", p->noise_steps);
+        cJSON_AddNumberToObject(noise, "samples", p->noise_samples);
+        cJSON *trace = cJSON_AddArrayToObject(noise, "trace");
+        for (int i = 0; i < p->n_noise_trace; i++) {
+            const double pair[2] = {p->noise_trace[i].progress, p->noise_trace[i].b_noise};
+            cJSON_AddItemToArray(trace, cJSON_CreateDoubleArray(pair, 2));
+        }
+    } else {
+        cJSON_AddStringToObject(noise, "error", p->noise_error);
+    }
+    char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    return text;
+}
+
+/* ---- reading back --------------------------------------------------------------- */
+
+typedef struct {
+    const char *where;
+    cf_status st;
+} reader;
+
+static const cJSON *get(reader *r, const cJSON *obj, const char *key, int (*is)(const cJSON *), const char *what)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (r->st == CF_OK && (!item || !is(item)))
+        r->st = cf_error_set(CF_ERR_INVALID, "%s: '%s': expected %s", r->where, key, what);
+    return r->st == CF_OK ? item : NULL;
+}
+
+static int is_string(const cJSON *i) { return cJSON_IsString(i); }
+static int is_object(const cJSON *i) { return cJSON_IsObject(i); }
+static int is_array(const cJSON *i) { return cJSON_IsArray(i); }
+static int is_bool(const cJSON *i) { return cJSON_IsBool(i); }
+static int is_number_or_null(const cJSON *i) { return cJSON_IsNumber(i) || cJSON_IsNull(i); }
+
+static double num(reader *r, const cJSON *obj, const char *key)
+{
+    const cJSON *i = get(r, obj, key, is_number_or_null, "a number");
+    return i && cJSON_IsNumber(i) ? i->valuedouble : NAN;
+}
+
+static void str(reader *r, const cJSON *obj, const char *key, char *out, size_t n)
+{
+    const cJSON *i = get(r, obj, key, is_string, "a string");
+    if (i)
+        snprintf(out, n, "%s", i->valuestring);
+}
+
+static int flag(reader *r, const cJSON *obj, const char *key)
+{
+    const cJSON *i = get(r, obj, key, is_bool, "true or false");
+    return i ? cJSON_IsTrue(i) : 0;
+}
+
+static void read_points(reader *r, const cJSON *doc, cf_profile *p)
+{
+    const cJSON *points = get(r, doc, "points", is_array, "an array");
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, points)
+    {
+        if (p->n_points == CF_PROFILE_MAX_POINTS || !cJSON_IsObject(pt)) {
+            r->st = cf_error_set(CF_ERR_INVALID, "%s: 'points': expected at most %d objects", r->where,
+                                 CF_PROFILE_MAX_POINTS);
+            return;
+        }
+        cf_profile_point *o = &p->points[p->n_points++];
+        o->local_batch = (int)num(r, pt, "local_batch");
+        o->step_time_s = num(r, pt, "step_time_s");
+        o->min_s = num(r, pt, "min_s");
+        o->max_s = num(r, pt, "max_s");
+        o->n_timed = (int)num(r, pt, "n_timed");
+        o->residual_s = num(r, pt, "residual_s");
+    }
+}
+
+static void read_noise(reader *r, const cJSON *doc, cf_profile *p)
+{
+    const cJSON *noise = get(r, doc, "noise", is_object, "an object");
+    if (!noise)
+        return;
+    if (cJSON_GetObjectItemCaseSensitive(noise, "error")) {
+        str(r, noise, "error", p->noise_error, sizeof p->noise_error);
+        return;
+    }
+    p->has_noise = 1;
+    p->b_noise = num(r, noise, "b_noise");
+    p->b_noise_stderr = num(r, noise, "stderr");
+    p->noise_local_batch = (int)num(r, noise, "local_batch");
+    p->noise_micro_batches = (int)num(r, noise, "micro_batches");
+    p->noise_steps = (int)num(r, noise, "steps");
+    p->noise_samples = num(r, noise, "samples");
+    const cJSON *trace = get(r, noise, "trace", is_array, "an array");
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, trace)
+    {
+        if (p->n_noise_trace == CF_PROFILE_MAX_TRACE || cJSON_GetArraySize(pair) != 2 ||
+            !cJSON_IsNumber(pair->child) || !cJSON_IsNumber(pair->child->next)) {
+            r->st = cf_error_set(CF_ERR_INVALID, "%s: 'noise.trace': expected at most %d [samples, b_noise] pairs",
+                                 r->where, CF_PROFILE_MAX_TRACE);
+            return;
+        }
+        p->noise_trace[p->n_noise_trace++] = (cf_noise_point){pair->child->valuedouble, pair->child->next->valuedouble};
+    }
+    if (r->st == CF_OK && !(p->b_noise > 0))
+        r->st = cf_error_set(CF_ERR_INVALID, "%s: 'noise.b_noise': expected a positive number", r->where);
+}
+
+cf_status cf_profile_from_json(const char *text, cf_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    cJSON *doc = cJSON_Parse(text);
+    reader r = {"stored profile", CF_OK};
+    if (!doc || !cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return cf_error_set(CF_ERR_INVALID, "stored profile: not a JSON object");
+    }
+    if ((int)num(&r, doc, "version") != PROFILE_JSON_VERSION && r.st == CF_OK)
+        r.st = cf_error_set(CF_ERR_INVALID, "stored profile: version %d is not supported (expected %d)",
+                            (int)num(&r, doc, "version"), PROFILE_JSON_VERSION);
+    const cJSON *spec = get(&r, doc, "spec", is_object, "an object");
+    if (spec) {
+        str(&r, spec, "name", p->spec_name, sizeof p->spec_name);
+        str(&r, spec, "key", p->spec_key, sizeof p->spec_key);
+    }
+    str(&r, doc, "backend", p->backend, sizeof p->backend);
+    const cJSON *dev = get(&r, doc, "device", is_object, "an object");
+    if (dev) {
+        str(&r, dev, "name", p->device.name, sizeof p->device.name);
+        p->device.memory_gib = num(&r, dev, "memory_gib");
+        p->device.gpus = (int)num(&r, dev, "gpus");
+        p->device.is_gpu = flag(&r, dev, "is_gpu");
+    }
+    str(&r, doc, "created_at", p->created_at, sizeof p->created_at);
+    p->steps = (int)num(&r, doc, "steps");
+    p->warmup_steps = (int)num(&r, doc, "warmup_steps");
+    read_points(&r, doc, p);
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(doc, "fit");
+    if (r.st == CF_OK && cJSON_IsObject(fit)) {
+        p->has_fit = 1;
+        p->alpha_s = num(&r, fit, "alpha_s");
+        p->beta_s = num(&r, fit, "beta_s");
+        p->r2 = num(&r, fit, "r2");
+        p->rel_rmse = num(&r, fit, "rel_rmse");
+    }
+    const cJSON *mem = get(&r, doc, "memory", is_object, "an object");
+    if (mem) {
+        p->max_local_batch = (int)num(&r, mem, "max_local_batch");
+        p->ceiling_found = flag(&r, mem, "ceiling_found");
+        p->oom_batch = (int)num(&r, mem, "oom_batch");
+    }
+    read_noise(&r, doc, p);
+    cJSON_Delete(doc);
+    if (r.st != CF_OK)
+        memset(p, 0, sizeof *p);
+    return r.st;
+}

@@ -1,0 +1,84 @@
+"""Shared helpers of the history/CI end-to-end tests: run the real binary
+with a clean environment (no CI variables, fixed clock), small test
+runner printing "N passed, N failed"."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import traceback
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+EXAMPLES = os.path.join(SRC, "examples")
+TMP = tempfile.mkdtemp(prefix="cloudfit-hist-")
+
+# Variables that make cloudfit think it runs in CI (ci_env.c), removed so the
+# tests behave the same on a developer machine and in a CI pipeline.
+CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "CIRCLECI")
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in CI_VARS and not k.startswith(("GITHUB_", "CI_", "CLOUDFIT_CI_", "BUILDKITE_", "CIRCLE_"))}
+    env.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH="1795000000", NO_COLOR="1")
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+ENV = clean_env()
+
+
+def run(*args, env=None, cwd=None):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env or ENV, timeout=120, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def example(name):
+    return os.path.join(EXAMPLES, name)
+
+
+def tmp(name):
+    return os.path.join(TMP, name)
+
+
+def write(name, text):
+    path = tmp(name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def spec_variant(stem, /, **changes):
+    """A copy of examples/resnet18-cifar10.json with top-level sections updated."""
+    spec = json.load(open(example("resnet18-cifar10.json")))
+    for gpu, profile in spec.get("profile", {}).get("gpus", {}).items():
+        if isinstance(profile, str):  # measurement CSVs are relative to the spec's folder
+            spec["profile"]["gpus"][gpu] = os.path.join(EXAMPLES, profile)
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            spec.setdefault(key, {}).update(value)
+        else:
+            spec[key] = value
+    return write(stem + ".json", json.dumps(spec))
+
+
+def query(db, sql, *args):
+    with sqlite3.connect(db) as con:
+        return con.execute(sql, args).fetchall()
+
+
+def main(namespace):
+    tests = [(n, f) for n, f in sorted(namespace.items()) if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+            print(f"[ OK ] {name}", flush=True)
+        except Exception:
+            failed += 1
+            print(f"[FAIL] {name}", flush=True)
+            traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0

@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""CI gates: each gate passes and fails where it should, with exit code 5
+(CF_EXIT_GATE) on failure, and the full result is printed in both cases.
+Usage: test_gates.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import sys
+
+import jsonschema
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cfhelp import SRC, clean_env, example, main, query, run, tmp, write  # noqa: E402
+
+SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
+
+SPEC = example("resnet18-cifar10.json")
+FAST = ["--cloud", "gcp"]
+GATE_EXIT = 5
+
+
+def base_json():
+    rc, out, err = run("recommend", "--no-history", *FAST, "-f", "json", SPEC)
+    assert rc == 0, err
+    return json.loads(out)
+
+
+BASE = None
+
+
+def chosen():
+    global BASE
+    if BASE is None:
+        BASE = base_json()
+    return BASE["chosen"]
+
+
+def gate_run(*args, fmt="json", db=None, env=None):
+    hist = ["--db", db] if db else ["--no-history"]
+    return run("recommend", *hist, *FAST, "-f", fmt, *args, SPEC, env=env)
+
+
+def check(args, expect_pass, name):
+    rc, out, err = gate_run(*args)
+    doc = json.loads(out)  # the full result is printed whether the gate passes or not
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["chosen"] == chosen(), "gates must not change the result"
+    gates = {g["name"]: g for g in doc["gates"]}
+    assert name in gates, gates
+    assert gates[name]["passed"] is expect_pass, gates[name]
+    if expect_pass:
+        assert rc == 0, (rc, err)
+    else:
+        assert rc == GATE_EXIT, (rc, err)
+        assert f"cloudfit: gate {name} failed" in err, err
+    return doc, err
+
+
+def test_max_cost():
+    cost = chosen()["total_usd"]
+    doc, _ = check(["--max-cost", str(cost * 1.01)], True, "max_cost_usd")
+    assert doc["gates"][0]["value"] == cost and doc["gates"][0]["limit"] == cost * 1.01
+    check(["--max-cost", str(cost * 0.99)], False, "max_cost_usd")
+
+
+def test_max_hours():
+    hours = chosen()["hours"]
+    check(["--max-hours", str(hours * 1.01)], True, "max_hours")
+    check(["--max-hours", str(hours * 0.99)], False, "max_hours")
+
+
+def test_max_cost_increase_against_file():
+    base = json.loads(json.dumps(BASE or base_json()))
+    cost = chosen()["total_usd"]
+    # An earlier run that was 10 % cheaper: now +11.1 %.
+    base["chosen"]["total_usd"] = cost / 1.111
+    path = write("earlier.json", json.dumps(base))
+    doc, _ = check(["--compare-to", path, "--max-cost-increase", "12%"], True, "max_cost_increase_pct")
+    assert abs(doc["gates"][0]["value"] - 11.1) < 0.05, doc["gates"]
+    check(["--compare-to", path, "--max-cost-increase", "10%"], False, "max_cost_increase_pct")
+    delta = cost - cost / 1.111
+    check(["--compare-to", path, "--max-cost-increase", "$%.4f" % (delta * 1.01)], True, "max_cost_increase_usd")
+    check(["--compare-to", path, "--max-cost-increase", "%.4f" % (delta * 0.99)], False, "max_cost_increase_usd")
+    # Cheaper than before: a 0 % limit passes.
+    base["chosen"]["total_usd"] = cost * 2
+    cheaper = write("pricier.json", json.dumps(base))
+    check(["--compare-to", cheaper, "--max-cost-increase", "0%"], True, "max_cost_increase_pct")
+
+
+def test_max_cost_increase_against_base_branch_history():
+    db = tmp("gates-history.db")
+    main_env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="main")
+    pr_env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="feature", CLOUDFIT_CI_BASE_BRANCH="main")
+    # No earlier recommendation: the gate passes and says why.
+    rc, out, err = gate_run("--max-cost-increase", "5%", db=db, env=pr_env)
+    assert rc == 0, err
+    jsonschema.validate(json.loads(out), SCHEMA)
+    gate = json.loads(out)["gates"][0]
+    assert gate["passed"] and gate["value"] is None and "no earlier" in gate["note"], gate
+    # The base branch's run used a cheaper budget-limited spot choice: make it
+    # the baseline by recording it on main with a tighter objective.
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", "--spot", "only", SPEC, env=main_env)
+    assert rc == 0, err
+    main_cost = json.loads(out)["chosen"]["total_usd"]
+    rc, out, err = gate_run("--max-cost-increase", "0%", db=db, env=pr_env)
+    doc = json.loads(out)
+    gate = doc["gates"][0]
+    expect = 100 * (doc["chosen"]["total_usd"] - main_cost) / main_cost
+    assert abs(gate["value"] - round(expect, 4)) < 0.01, (gate, expect)
+    assert gate["passed"] is (expect <= 0) and rc == (0 if expect <= 0 else GATE_EXIT), (gate, rc)
+    assert "feature" not in gate["note"] and "main" in gate["note"], gate
+    # The gate outcome is stored with the row.
+    stored = query(db, "SELECT name, passed FROM gate_results ORDER BY recommendation_id DESC LIMIT 1")
+    assert stored == [("max_cost_increase_pct", int(gate["passed"]))], stored
+
+
+def test_full_output_printed_before_gate_in_every_format():
+    cost = chosen()["total_usd"]
+    for fmt in ("table", "markdown", "json"):
+        rc_ok, out_ok, _ = gate_run(fmt=fmt)
+        rc, out, err = gate_run("--max-cost", str(cost / 2), fmt=fmt)
+        assert rc == GATE_EXIT and rc_ok == 0, (fmt, rc, err)
+        # The same result, plus the gate section.
+        if fmt == "table":
+            assert out.startswith(out_ok) and "Gates: FAILED" in out and "FAIL max_cost_usd" in out, out
+        elif fmt == "markdown":
+            assert "### Gates: **failed**" in out and "❌ fail" in out, out
+            assert out.split("### Compared")[0] == out_ok.split("### Compared")[0]
+        assert "gate max_cost_usd failed" in err
+    rc, out, err = gate_run("--max-cost", str(cost * 2), fmt="markdown")
+    assert rc == 0 and "### Gates: passed" in out and "✅ pass" in out
+
+
+def test_gate_failure_still_records_and_writes_out_file():
+    db = tmp("gate-record.db")
+    out_file = tmp("gated.json")
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", "-o", out_file, "--max-hours", "0.001", SPEC)
+    assert rc == GATE_EXIT and out == "", (rc, out, err)
+    doc = json.load(open(out_file))
+    assert doc["gates"][0]["passed"] is False
+    assert query(db, "SELECT passed FROM gate_results") == [(0,)]
+
+
+def test_gate_usage_errors():
+    for args, text in ((["--max-cost-increase", "ten"], "percentage"), (["--max-cost-increase", "-5%"], "percentage"),
+                       (["--max-cost", "0"], "positive number"), (["--compare-to", tmp("missing.json")], "cannot open")):
+        rc, out, err = gate_run(*args)
+        assert rc in (2, 3) and text in err, (args, rc, err)
+        assert out == "", out
+    bad = write("bad-baseline.json", json.dumps({"chosen": {"cloud": "gcp"}}))
+    rc, out, err = gate_run("--compare-to", bad, "--max-cost-increase", "1%")
+    assert rc == 3 and "chosen.region" in err, err
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))

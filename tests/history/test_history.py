@@ -1,0 +1,256 @@
+#!/usr/bin/python3
+"""End-to-end tests of `cloudfit history` (list, filters, show, diff,
+prune, formats), CI metadata, `cloudfit record` feeding later
+recommendations, and bound SQL parameters against hostile names.
+Usage: test_history.py CLOUDFIT_BINARY SOURCE_DIR"""
+import csv
+import io
+import json
+import os
+import sys
+
+import jsonschema
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cfhelp import ENV, SRC, clean_env, example, main, query, run, spec_variant, tmp  # noqa: E402
+
+SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
+FAST = ["--cloud", "gcp"]  # a smaller search keeps the suite fast
+
+
+def recommend(db, spec, *args, env=None):
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", *args, spec, env=env)
+    assert rc == 0, (rc, err)
+    return json.loads(out)
+
+
+def last_id(db):
+    return query(db, "SELECT max(id) FROM recommendations")[0][0]
+
+
+def test_schema_v2_tables_and_alternatives_stored():
+    db = tmp("schema.db")
+    doc = recommend(db, example("resnet18-cifar10.json"), "-n", "7")
+    assert query(db, "PRAGMA user_version")[0][0] >= 2
+    tables = {r[0] for r in query(db, "SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"specs", "recommendations", "alternatives", "ci_runs", "gate_results", "measurements"} <= tables, tables
+    alts = query(db, "SELECT rank, instance_type, total_usd FROM alternatives WHERE recommendation_id = ? ORDER BY rank",
+                 last_id(db))
+    assert [a[0] for a in alts] == list(range(2, 2 + len(doc["alternatives"]))), alts
+    assert [a[1] for a in alts] == [a["instance_type"] for a in doc["alternatives"]]
+    # Not in CI: no ci_runs row, and metadata.ci is null.
+    assert doc["metadata"]["ci"] is None
+    assert query(db, "SELECT count(*) FROM ci_runs")[0][0] == 0
+
+
+def test_ci_metadata_github_actions():
+    db = tmp("ci-gh.db")
+    env = clean_env(GITHUB_ACTIONS="true", GITHUB_SHA="0123456789abcdef0123456789abcdef01234567",
+                    GITHUB_REF="refs/pull/42/merge", GITHUB_HEAD_REF="feature/faster", GITHUB_BASE_REF="main",
+                    GITHUB_RUN_ID="987654", GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="acme/train")
+    doc = recommend(db, example("resnet18-cifar10.json"), env=env)
+    jsonschema.validate(doc, SCHEMA)
+    ci = doc["metadata"]["ci"]
+    assert ci == {"provider": "github-actions", "commit": "0123456789abcdef0123456789abcdef01234567",
+                  "branch": "feature/faster", "base_branch": "main", "pull_request": "42", "run": "987654",
+                  "run_url": "https://github.com/acme/train/actions/runs/987654"}, ci
+    row = query(db, "SELECT provider, branch, base_branch, pull_request FROM ci_runs")
+    assert row == [("github-actions", "feature/faster", "main", "42")], row
+
+
+def test_ci_metadata_other_providers():
+    cases = [
+        (dict(GITLAB_CI="true", CI_COMMIT_SHA="c0ffee", CI_MERGE_REQUEST_SOURCE_BRANCH_NAME="mr-branch",
+              CI_MERGE_REQUEST_TARGET_BRANCH_NAME="develop", CI_MERGE_REQUEST_IID="7", CI_PIPELINE_ID="55",
+              CI_PIPELINE_URL="https://gitlab.example/p/55"),
+         ("gitlab-ci", "c0ffee", "mr-branch", "develop", "7", "55")),
+        (dict(JENKINS_URL="https://jenkins.example/", GIT_COMMIT="abc", BRANCH_NAME="PR-3", CHANGE_BRANCH="fix",
+              CHANGE_TARGET="main", CHANGE_ID="3", BUILD_NUMBER="12"),
+         ("jenkins", "abc", "fix", "main", "3", "12")),
+        (dict(BUILDKITE="true", BUILDKITE_COMMIT="def", BUILDKITE_BRANCH="bk", BUILDKITE_PULL_REQUEST="false",
+              BUILDKITE_PIPELINE_DEFAULT_BRANCH="main", BUILDKITE_BUILD_NUMBER="9"),
+         ("buildkite", "def", "bk", "main", None, "9")),
+        (dict(CIRCLECI="true", CIRCLE_SHA1="fed", CIRCLE_BRANCH="cc",
+              CIRCLE_PULL_REQUEST="https://github.com/o/r/pull/77", CIRCLE_BUILD_NUM="31"),
+         ("circleci", "fed", "cc", None, "77", "31")),
+        (dict(CI="true", CLOUDFIT_CI_BRANCH="generic", CLOUDFIT_CI_COMMIT="123"),
+         ("ci", "123", "generic", None, None, None)),
+    ]
+    for env_vars, want in cases:
+        rc, out, err = run("recommend", "--no-history", *FAST, "-f", "json", example("resnet18-cifar10.json"),
+                           env=clean_env(**env_vars))
+        assert rc == 0, err
+        ci = json.loads(out)["metadata"]["ci"]
+        got = (ci["provider"], ci["commit"], ci["branch"], ci["base_branch"], ci["pull_request"], ci["run"])
+        assert got == want, (env_vars, got)
+        assert "\x1b[" not in out + err
+
+
+def fill(db):
+    """Three specs × a few runs, on two branches."""
+    a = example("resnet18-cifar10.json")
+    b = spec_variant("other", name="other-model")
+    for spec, branch in ((a, "main"), (a, "main"), (b, "main"), (a, "feature"), (b, "feature")):
+        recommend(db, spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH=branch))
+
+
+def test_list_filters_limit_and_formats():
+    db = tmp("list.db")
+    fill(db)
+    rc, out, err = run("history", "--db", db)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["ID", "CREATED", "SPEC"], lines[0]
+    assert len(lines) == 1 + 5, out
+    rc, out, err = run("history", "--db", db, "-f", "json")
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == [5, 4, 3, 2, 1], rows  # newest first (same timestamp: by id)
+    rc, out, err = run("history", "--db", db, "-f", "json", "--model", "other-model")
+    assert {r["spec"]["name"] for r in json.loads(out)} == {"other-model"} and len(json.loads(out)) == 2
+    rc, out, err = run("history", "--db", db, "-f", "json", "--branch", "feature")
+    assert sorted(r["id"] for r in json.loads(out)) == [4, 5], out
+    h = rows[-1]["spec"]["hash"]
+    rc, out, err = run("history", "--db", db, "-f", "json", "--spec-hash", h[:10])
+    assert {r["spec"]["hash"] for r in json.loads(out)} == {h} and len(json.loads(out)) == 3
+    rc, out, err = run("history", "--db", db, "-f", "json", "--limit", "2")
+    assert len(json.loads(out)) == 2
+    rc, out, err = run("history", "--db", db, "-f", "json", "--cloud", "GCP", "--gpu", rows[0]["chosen"]["gpu"].lower())
+    assert len(json.loads(out)) >= 1 and all(r["chosen"]["cloud"] == "gcp" for r in json.loads(out))
+    rc, out, err = run("history", "--db", db, "-f", "json", "--cloud", "aws")
+    assert json.loads(out) == []
+    rc, out, err = run("history", "--db", db, "-f", "json", "--since", "2026-11-01", "--until", "2026-11-30")
+    assert len(json.loads(out)) == 5, out  # SOURCE_DATE_EPOCH 1795000000 = 2026-11-18
+    rc, out, err = run("history", "--db", db, "-f", "json", "--since", "2026-11-19")
+    assert json.loads(out) == []
+    rc, out, err = run("history", "--db", db, "-f", "csv")
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert len(table) == 5 and table[0]["id"] == "5" and table[0]["branch"] == "feature", table[0]
+    assert abs(float(table[0]["total_usd"]) / rows[0]["chosen"]["total_usd"] - 1) < 1e-12
+
+
+def test_show_and_diff():
+    db = tmp("show.db")
+    recommend(db, example("resnet18-cifar10.json"), "-n", "4")
+    doc2 = recommend(db, example("resnet18-cifar10.json"), "--objective", "time", "-n", "4")
+    rc, out, err = run("history", "--db", db, "show", "2")
+    assert rc == 0, err
+    assert "recommendation 2" in out and doc2["chosen"]["instance_type"] in out and "alternatives" in out, out
+    rc, out, err = run("history", "--db", db, "show", "2", "-f", "json")
+    shown = json.loads(out)
+    assert shown["id"] == 2 and shown["document"]["chosen"] == doc2["chosen"]
+    rc, out, err = run("history", "--db", db, "show", "2", "-f", "csv")
+    assert len(list(csv.DictReader(io.StringIO(out)))) == 1 + len(doc2["alternatives"])
+    rc, out, err = run("history", "--db", db, "diff", "1", "2", "-f", "json")
+    assert rc == 0, err
+    d = json.loads(out)
+    fields = {c["field"]: c for c in d["changes"]}
+    assert "objective" in fields and fields["objective"]["before"] == "cost" and fields["objective"]["after"] == "time"
+    assert "hours" in fields and fields["hours"]["after"] < fields["hours"]["before"], fields
+    assert "catalog_date" in d["unchanged"]
+    rc, out, err = run("history", "--db", db, "diff", "1", "2")
+    assert "→" in out and "objective" in out, out
+    rc, out, err = run("history", "--db", db, "diff", "1", "1", "-f", "csv")
+    assert all(r["changed"] == "0" for r in csv.DictReader(io.StringIO(out)))
+    rc, out, err = run("history", "--db", db, "show", "99")
+    assert rc == 3 and "no recommendation 99" in err, (rc, err)
+    rc, out, err = run("history", "--db", db, "show", "x")
+    assert rc == 2, rc
+    rc, out, err = run("history", "--db", db, "frob")
+    assert rc == 2 and "not a history command" in err
+    rc, out, err = run("history", "--db", tmp("nope.db"))
+    assert rc == 3 and "no history database" in err and not os.path.exists(tmp("nope.db")), err
+
+
+def test_prune():
+    db = tmp("prune.db")
+    old = clean_env(SOURCE_DATE_EPOCH="1700000000")  # 2023-11-14
+    recommend(db, example("resnet18-cifar10.json"), env=old)
+    recommend(db, spec_variant("pruned-only", name="pruned-only"), env=old)
+    recommend(db, example("resnet18-cifar10.json"))
+    rc, out, err = run("record", "--db", db, "1", "--step-time-s", "0.5")
+    assert rc == 0, err
+    rc, out, err = run("history", "--db", db, "prune", "--older-than", "30d")
+    assert rc == 0 and "pruned 2 recommendations" in out, (out, err)
+    assert query(db, "SELECT id FROM recommendations") == [(3,)]
+    assert query(db, "SELECT count(*) FROM alternatives WHERE recommendation_id < 3")[0][0] == 0
+    assert query(db, "SELECT name FROM specs") == [("resnet18-cifar10",)]
+    # The measurement survives, unlinked from its pruned recommendation.
+    assert query(db, "SELECT recommendation_id, gpu FROM measurements")[0][0] is None
+    assert query(db, "PRAGMA foreign_key_check") == []
+    rc, out, err = run("history", "--db", db, "prune")
+    assert rc == 2 and "--older-than" in err
+    rc, out, err = run("history", "--db", db, "prune", "--older-than", "soon")
+    assert rc == 2
+
+
+def test_record_replaces_estimate():
+    db = tmp("record.db")
+    spec = example("resnet18-cifar10.json")
+    first = recommend(db, spec, "--gpu", "L4")
+    chosen = first["chosen"]
+    gpu = chosen["gpu"]
+    measured = chosen["step_time_s"] * 1.5
+    rc, out, err = run("record", "--db", db, str(last_id(db)), "--step-time-s", str(measured),
+                       "--total-hours", "3", "--total-usd", "12.5", "--note", "run 1")
+    assert rc == 0, err
+    assert "later recommendations" in out and gpu in out, out
+    row = query(db, "SELECT gpu, step_time_s, total_hours, total_usd, note FROM measurements")
+    assert row == [(gpu, measured, 3.0, 12.5, "run 1")], row
+    second = recommend(db, spec, "--gpu", "L4")
+    g = [x for x in second["explanation"]["gpus"] if x["gpu"] == gpu][0]
+    assert g["throughput"] == "measured" and "recorded run" in g["note"], g
+    assert any("cloudfit record" in n for n in second["explanation"]["notes"]), second["explanation"]["notes"]
+    assert second["chosen"]["provenance"]["throughput"] == "measured", second["chosen"]
+    # The same configuration is now predicted at the measured step time.
+    same = [c for c in [second["chosen"], *second["alternatives"]] if c["instance_type"] == chosen["instance_type"]
+            and c["nodes"] == chosen["nodes"] and c["local_batch"] == chosen["local_batch"]]
+    if same:
+        assert abs(same[0]["step_time_s"] / measured - 1) < 0.02, (same[0]["step_time_s"], measured)
+    else:
+        assert second["chosen"]["step_time_s"] > chosen["step_time_s"]
+    # Another spec is unaffected.
+    other = recommend(db, spec_variant("unrelated", name="unrelated"), "--gpu", "L4")
+    assert other["chosen"]["provenance"]["throughput"] != "measured"
+    rc, out, err = run("record", "--db", db, "999", "--step-time-s", "1")
+    assert rc == 3 and "no recommendation 999" in err
+    rc, out, err = run("record", "--db", db, "1")
+    assert rc == 2 and "nothing to record" in err
+
+
+HOSTILE = ["x'; DROP TABLE recommendations; --", "\"quoted\" name", "a%_*", "robert'); DELETE FROM specs;--"]
+
+
+def test_hostile_names_are_bound_parameters():
+    db = tmp("hostile.db")
+    for i, branch in enumerate(HOSTILE):
+        name = "evil-" + str(i)  # spec names are restricted to [A-Za-z0-9._-]; branches are free text
+        recommend(db, spec_variant(name, name=name), env=clean_env(CI="true", CLOUDFIT_CI_BRANCH=branch,
+                                                                    CLOUDFIT_CI_COMMIT=branch))
+    assert query(db, "SELECT count(*) FROM recommendations")[0][0] == len(HOSTILE)
+    for branch in HOSTILE:
+        rc, out, err = run("history", "--db", db, "-f", "json", "--branch", branch)
+        assert rc == 0, err
+        rows = json.loads(out)
+        assert len(rows) == 1 and rows[0]["ci"]["branch"] == branch, (branch, rows)
+        rc, out, err = run("history", "--db", db, "-f", "csv", "--branch", branch)
+        assert list(csv.DictReader(io.StringIO(out)))[0]["branch"].lstrip("'") == branch
+    # Hostile filter values match nothing and break nothing.
+    for value in HOSTILE + ["' OR '1'='1", "%"]:
+        for opt in ("--model", "--spec-hash", "--since", "--cloud", "--gpu"):
+            rc, out, err = run("history", "--db", db, "-f", "json", opt, value)
+            assert rc == 0, (opt, value, err)
+            got = json.loads(out)
+            if opt == "--since":
+                continue  # a text comparison: may legitimately match
+            assert got == [], (opt, value, got)
+    # A spec name with SQL in it is rejected by the spec validator before any SQL.
+    bad = spec_variant("sqlname", name="x'); DROP TABLE specs;--")
+    rc, out, err = run("recommend", "--db", db, *FAST, bad)
+    assert rc == 3 and "name" in err, err
+    rc, out, err = run("history", "--db", db)
+    assert rc == 0 and out.count("\n") == 1 + len(HOSTILE), out
+    assert query(db, "PRAGMA integrity_check") == [("ok",)]
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))

@@ -1,0 +1,160 @@
+"""A local stand-in for the three public pricing APIs, for tests only.
+
+Serves tests/fixtures/pricing/ on 127.0.0.1 (an ephemeral port) with the
+same paths as the real endpoints, gzip when the client asks for it, and
+fault injection per request path:
+
+    server.faults["/api/retail/prices"] = {"kind": "429", "times": 1}
+
+kinds: 429 (with Retry-After: 1), 500, drop (connection closed mid-body),
+truncate (a complete HTTP response whose JSON is cut short), slow (no
+answer before the client's timeout), loop (pagination points back at the
+same page). "times" = how many requests get the fault (default: all).
+Every request is logged in server.log as (path, query, headers)."""
+import gzip
+import http.server
+import os
+import threading
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "fixtures", "pricing")
+
+
+def fixture(*parts):
+    with open(os.path.join(FIXTURES, *parts), "rb") as f:
+        return f.read()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def route(self, path, query):
+        """Returns (status, body) for the fixture that answers this request."""
+        if path == "/api/retail/prices":
+            flt = query.get("$filter", [""])[0]
+            if "armRegionName eq 'eastus'" not in flt or "serviceName eq 'Virtual Machines'" not in flt:
+                return 200, fixture("azure", "retail_prices_empty.json")
+            if query.get("$skip", [""])[0] == "1000":
+                return 200, fixture("azure", "retail_prices_eastus_page2.json")
+            return 200, fixture("azure", "retail_prices_eastus_page1.json")
+        aws = {
+            "/offers/v1.0/aws/index.json": "offers_index.json",
+            "/offers/v1.0/aws/AmazonEC2/current/region_index.json": "ec2_region_index.json",
+            "/offers/v1.0/aws/AmazonEC2/20260720134430/us-east-1/index.csv": "ec2_us-east-1_index_excerpt.csv",
+            "/offers/v1.0/aws/AmazonEC2/20260720134430/us-east-1/index.json": "ec2_us-east-1_index_excerpt.json",
+            "/spot.json": "spot_price_feed.json",
+            "/spot.js": "spot_price_feed.js",
+        }
+        if path in aws:
+            return 200, fixture("aws", aws[path])
+        if path.startswith("/v1/services"):
+            if not query.get("key", [""])[0]:
+                return 403, fixture("gcp", "error_api_key_missing.json")
+            if path == "/v1/services":
+                return 200, fixture("gcp", "services.json")
+            if path == "/v1/services/6F81-5844-456A/skus":
+                if query.get("pageToken", [""])[0] == "FIXTURE-PAGE-2-TOKEN":
+                    return 200, fixture("gcp", "compute_skus_page2.json")
+                return 200, fixture("gcp", "compute_skus_page1.json")
+        return 404, b'{"error": "not found"}'
+
+    def fault_for(self, path):
+        for prefix, fault in self.server.faults.items():
+            if path.startswith(prefix) and fault.get("times", 1 << 30) > 0:
+                fault["times"] = fault.get("times", 1 << 30) - 1
+                return fault["kind"]
+        return None
+
+    def send(self, status, body, extra=(), length=None):
+        gz = "gzip" in self.headers.get("Accept-Encoding", "") and status == 200
+        if gz:
+            body = gzip.compress(body)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        if gz:
+            self.send_header("Content-Encoding", "gzip")
+        for k, v in extra:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.end_headers()
+        return body
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+        self.server.log.append((url.path, query, dict(self.headers)))
+        status, body = self.route(url.path, query)
+        kind = self.fault_for(url.path)
+        if kind == "429":
+            self.wfile.write(self.send(429, b'{"error": "slow down"}', [("Retry-After", "1")]))
+        elif kind == "500":
+            self.wfile.write(self.send(500, b'{"error": "internal"}'))
+        elif kind == "slow":
+            time.sleep(self.server.slow_s)
+            try:
+                self.wfile.write(self.send(status, body))
+            except OSError:
+                pass
+        elif kind == "drop":
+            full = self.send(status, body)
+            self.wfile.write(full[: len(full) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+        elif kind == "truncate":
+            self.wfile.write(self.send(status, body[: len(body) // 2]))
+        elif kind == "loop":
+            text = body.decode()
+            if url.path == "/api/retail/prices":
+                # page 2 links back to itself
+                text = fixture("azure", "retail_prices_eastus_page2.json").decode().replace(
+                    '"NextPageLink": null',
+                    '"NextPageLink": "https://prices.azure.com:443/api/retail/prices?api-version=2023-01-01-preview'
+                    '&$filter=serviceName eq \'Virtual Machines\' and armRegionName eq \'eastus\'&$skip=1000"')
+            else:
+                text = text.replace('"nextPageToken": ""', '"nextPageToken": "FIXTURE-PAGE-2-TOKEN"')
+            self.wfile.write(self.send(200, text.encode()))
+        else:
+            self.wfile.write(self.send(status, body))
+
+
+class FixtureServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.faults = {}
+        self.log = []
+        self.slow_s = 3.0
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.server_address[1]
+
+    def env(self):
+        """Environment that points cloudfit's fetchers here, with fast retries."""
+        return {
+            "CLOUDFIT_AZURE_PRICES_URL": self.url + "/api/retail/prices",
+            "CLOUDFIT_AWS_PRICES_URL": self.url,
+            "CLOUDFIT_AWS_SPOT_URL": self.url + "/spot.json",
+            "CLOUDFIT_GCP_BILLING_URL": self.url,
+            "CLOUDFIT_GCP_API_KEY": "fixture-key",
+            "CLOUDFIT_HTTP_RETRY_BASE_MS": "20",
+            "CLOUDFIT_HTTP_RETRIES": "2",
+            "CLOUDFIT_HTTP_TIMEOUT_S": "1",
+            "CLOUDFIT_HTTP_CONNECT_TIMEOUT_S": "1",
+        }
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()
+        self.server_close()

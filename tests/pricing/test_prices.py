@@ -1,0 +1,435 @@
+#!/usr/bin/python3
+"""End-to-end tests of `cloudfit prices` and `prices update` against a local
+stand-in for the pricing APIs (fixture_server.py, 127.0.0.1 only), with
+fault injection; the database is checked after every update.
+Usage: test_prices.py CLOUDFIT_BINARY SOURCE_DIR"""
+import csv
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture_server import FixtureServer  # noqa: E402
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+EXAMPLE = os.path.join(SRC, "examples", "resnet50-imagenet.json")
+TMP = tempfile.mkdtemp(prefix="cloudfit-prices-")
+EPOCH = 1795000000  # 2026-11-18
+BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLOUDFIT_")}
+BASE_ENV.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH=str(EPOCH))
+_n = [0]
+
+# fixtures/README.md: the prices a correct update must produce
+EXPECTED = {
+    ("azure", "eastus", "Standard_ND96isr_H100_v5"): (98.32, 18.169536),
+    ("azure", "eastus", "Standard_NC24ads_A100_v4"): (3.673, 0.746721),
+    ("azure", "eastus", "Standard_NC40ads_H100_v5"): (6.98, 2.192418),
+    ("azure", "eastus", "Standard_NC4as_T4_v3"): (0.526, 0.204246),
+    ("azure", "eastus", "Standard_ND96amsr_A100_v4"): (32.77, 8.5202),
+    ("azure", "eastus", "Standard_NC6s_v3"): (3.06, 0.565488),
+    ("aws", "us-east-1", "p5.48xlarge"): (55.04, 26.4192),
+    ("aws", "us-east-1", "p5en.48xlarge"): (63.296, None),
+    ("aws", "us-east-1", "p4d.24xlarge"): (21.957642, 7.2460),
+    ("aws", "us-east-1", "g6e.xlarge"): (1.861, 0.7816),
+    ("aws", "us-east-1", "g6.xlarge"): (0.8048, 0.4104),
+    ("aws", "us-east-1", "g5.xlarge"): (1.006, 0.4125),
+    ("aws", "us-east-1", "g4dn.xlarge"): (0.526, 0.1894),
+    ("aws", "us-east-1", "g4dn.metal"): (7.824, None),
+}
+EXPECTED_GCP = {  # (instance, gpu, count) in us-central1
+    ("n1-highmem-8", "V100", 1): (2.953212, 1.41276),
+    ("n1-highmem-8", "T4", 2): (1.173212, 0.50356),
+    ("n1-highmem-4", "T4", 1): (0.586606, 0.25178),
+    ("a2-highgpu-1g", "A100-40GB", 1): (3.673385, None),  # no A2 spot SKU in the fixture
+}
+# illustrative prices on rows that must be filtered out
+LEAKS = [102.736, 0.71, 19.664, 516788.0, 3.306, 2.6077, 1.8732, 63.872, 56.6528, 60.544, 57.04, 36.3264,
+         1.848362, 0.0384]
+
+
+def new_db():
+    _n[0] += 1
+    return os.path.join(TMP, "h%d.db" % _n[0])
+
+
+def run(*args, env=None, timeout=60):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env or BASE_ENV, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def env_for(server, **extra):
+    e = dict(BASE_ENV)
+    e.update(server.env())
+    e.update({k: str(v) for k, v in extra.items()})
+    return e
+
+
+def snapshots(db):
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT id, sources, row_count, content_hash, vms_csv FROM price_snapshots ORDER BY id").fetchall()
+
+
+def refreshed(db, snap_id):
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT cloud, region, instance_type, gpu_model, gpu_count, price_ondemand_usd_per_hr,"
+                           " price_spot_usd_per_hr FROM price_snapshot_rows WHERE snapshot_id = ?", (snap_id,)).fetchall()
+    return rows
+
+
+def catalog_in_use(db):
+    rc, out, err = run("recommend", "--db", db, "--no-history", "-f", "json", EXAMPLE)
+    assert rc == 0, err
+    return json.loads(out)["catalog"]
+
+
+def good_update(server, db, *args):
+    rc, out, err = run("prices", "update", "--db", db, *args, env=env_for(server))
+    assert rc == 0, (out, err)
+    return out, err
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+# ---- happy path ---------------------------------------------------------------
+
+def test_update_from_fixtures_gives_exact_prices():
+    db = new_db()
+    with FixtureServer() as s:
+        out, err = good_update(s, db)
+        log = list(s.log)
+    snaps = snapshots(db)
+    assert len(snaps) == 1, snaps
+    sid, sources, row_count, content_hash, vms_csv = snaps[0]
+    assert sources == "aws,azure,gcp", sources
+    assert row_count == 1868 and content_hash == hashlib.sha256(vms_csv.encode()).hexdigest()
+    rows = refreshed(db, sid)
+    by_key = {(c, r, t): (od, sp) for c, r, t, g, n, od, sp in rows if c != "gcp"}
+    for key, (od, spot) in EXPECTED.items():
+        assert key in by_key, (key, sorted(by_key))
+        got_od, got_spot = by_key[key]
+        assert close(got_od, od), (key, got_od, od)
+        assert (got_spot is None) if spot is None else close(got_spot, spot), (key, got_spot, spot)
+    assert len(by_key) == len(EXPECTED), sorted(set(by_key) - set(EXPECTED))
+    gcp = {(t, g, n): (od, sp) for c, r, t, g, n, od, sp in rows if c == "gcp" and r == "us-central1"}
+    for key, (od, spot) in EXPECTED_GCP.items():
+        assert key in gcp, (key, sorted(gcp))
+        assert close(gcp[key][0], od), (key, gcp[key], od)
+        if spot is not None:
+            assert close(gcp[key][1], spot), (key, gcp[key], spot)
+    # nothing that must be filtered out leaked into the stored catalog
+    reader = csv.DictReader(io.StringIO(vms_csv))
+    stored = list(reader)
+    for row in stored:
+        for col in ("price_ondemand_usd_per_hour", "price_spot_usd_per_hour"):
+            if row[col] and "fetched" in row["source"]:
+                assert float(row[col]) not in LEAKS, row
+    # the client: percent-encoded OData filter, followed NextPageLink to our base URL, gzip, user agent
+    azure = [q for p, q, h in log if p == "/api/retail/prices" and "'eastus'" in q.get("$filter", [""])[0]]
+    assert len(azure) == 2 and azure[1].get("$skip") == ["1000"], azure
+    heads = [h for p, q, h in log]
+    assert all(h.get("User-Agent", "").startswith("cloudfit/") for h in heads), heads[0]
+    assert all("gzip" in h.get("Accept-Encoding", "") for h in heads)
+    assert any(p.endswith("/us-east-1/index.csv") for p, q, h in log), "offer file not streamed as CSV"
+    assert "stored snapshot-1" in out
+
+
+def test_recommend_and_prices_use_the_snapshot():
+    db = new_db()
+    with FixtureServer() as s:
+        good_update(s, db, "--cloud", "azure", "--region", "eastus")
+    cat = catalog_in_use(db)
+    assert cat["source"] == "snapshot" and cat["snapshot"] == "snapshot-1", cat
+    assert cat["fetched_at"].startswith("2026-11-18") and cat["age_days"] == 0, cat
+    rc, out, err = run("recommend", "--db", db, "--no-history", EXAMPLE)
+    assert rc == 0 and "catalog: snapshot-1 fetched 2026-11-18" in out, out
+    rc, out, err = run("prices", "T4:1", "--cloud", "azure", "--region", "eastus", "--db", db, "-f", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["catalog"]["snapshot"] == "snapshot-1"
+    offer = [o for o in doc["offers"] if o["instance_type"] == "Standard_NC4as_T4_v3"][0]
+    assert offer["usd_per_hour"] == 0.526 and offer["spot_usd_per_hour"] == 0.204246, offer
+    assert "Azure Retail Prices API fetched" in offer["source"], offer
+
+
+def test_snapshot_older_than_limit_warns():
+    db = new_db()
+    with FixtureServer() as s:
+        good_update(s, db, "--cloud", "azure", "--region", "eastus")
+    later = dict(BASE_ENV, SOURCE_DATE_EPOCH=str(EPOCH + 40 * 86400))
+    rc, out, err = run("recommend", "--db", db, "--no-history", EXAMPLE, env=later)
+    assert rc == 0 and "warning: the price catalog (snapshot-1) is 40 days old, more than 30 days" in err, err
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--max-catalog-age-days", "60", EXAMPLE, env=later)
+    assert rc == 0 and "days old" not in err, err
+    rc, out, err = run("recommend", "--db", db, "--no-history", "-f", "json", "--max-catalog-age-days", "10", EXAMPLE,
+                       env=later)
+    cat = json.loads(out)["catalog"]
+    assert cat["too_old"] is True and cat["age_days"] == 40 and cat["max_age_days"] == 10, cat
+
+
+# ---- faults: recover, or fail clearly and keep the previous snapshot -----------
+
+def fault_case(path, kind, times=None, args=("--cloud", "azure", "--region", "eastus"), extra=None, slow_s=None):
+    """A good snapshot first, then an update with the fault; returns (rc, err, db, before, after, elapsed)."""
+    db = new_db()
+    with FixtureServer() as s:
+        good_update(s, db, *args)
+        before = snapshots(db)
+        s.faults[path] = {"kind": kind} if times is None else {"kind": kind, "times": times}
+        if slow_s:
+            s.slow_s = slow_s
+        t0 = time.monotonic()
+        rc, out, err = run("prices", "update", "--db", db, *args, env=env_for(s, **(extra or {})))
+        elapsed = time.monotonic() - t0
+    return rc, err, db, before, snapshots(db), elapsed
+
+
+def assert_kept(rc, err, db, before, after, *needles):
+    assert rc != 0, err
+    for n in needles:
+        assert n in err, (n, err)
+    assert after == before, "the stored snapshots changed after a failed update"
+    assert catalog_in_use(db)["snapshot"] == "snapshot-1"
+    assert "nothing stored; the catalog in use is still snapshot-1" in err, err
+
+
+def test_429_with_retry_after_recovers():
+    rc, err, db, before, after, elapsed = fault_case("/api/retail/prices", "429", times=1)
+    assert rc == 0, err
+    assert len(after) == 2 and elapsed >= 0.9, (len(after), elapsed)  # waited for Retry-After: 1
+    assert "HTTP 429, retrying in 1.0 s" in err, err
+
+
+def test_500_once_recovers():
+    rc, err, db, before, after, elapsed = fault_case("/offers/v1.0/aws/AmazonEC2/20260720134430", "500", times=1,
+                                                     args=("--cloud", "aws"))
+    assert rc == 0 and len(after) == 2, err
+    assert refreshed(db, 2) == refreshed(db, 1)
+
+
+def test_dropped_connection_once_recovers():
+    rc, err, db, before, after, elapsed = fault_case("/api/retail/prices", "drop", times=1)
+    assert rc == 0 and len(after) == 2, err
+
+
+def test_500_always_fails_and_keeps_snapshot():
+    rc, err, db, before, after, _ = fault_case("/api/retail/prices", "500")
+    assert_kept(rc, err, db, before, after, "azure eastus page 1", "HTTP 500 (gave up after retries)")
+
+
+def test_dropped_connection_always_fails_on_streamed_offer_file():
+    rc, err, db, before, after, _ = fault_case("/offers/v1.0/aws/AmazonEC2/20260720134430", "drop",
+                                               args=("--cloud", "aws"))
+    assert_kept(rc, err, db, before, after, "aws us-east-1 offer file")
+
+
+def test_truncated_json_fails_and_keeps_snapshot():
+    rc, err, db, before, after, _ = fault_case("/api/retail/prices", "truncate")
+    assert_kept(rc, err, db, before, after, "is not valid JSON", "truncated or corrupt")
+
+
+def test_slow_response_times_out():
+    rc, err, db, before, after, elapsed = fault_case("/api/retail/prices", "slow", slow_s=2.5,
+                                                     extra={"CLOUDFIT_HTTP_RETRIES": 1})
+    assert_kept(rc, err, db, before, after, "timed out")
+    assert elapsed < 10, elapsed
+
+
+def test_pagination_loop_fails_loudly():
+    rc, err, db, before, after, _ = fault_case("/api/retail/prices", "loop")
+    assert_kept(rc, err, db, before, after, "pagination loop")
+    rc, err, db, before, after, _ = fault_case("/v1/services/6F81-5844-456A/skus", "loop",
+                                               args=("--cloud", "gcp"))
+    assert_kept(rc, err, db, before, after, "gcp: pagination loop")
+
+
+def test_page_cap_is_a_failure_not_truncation():
+    rc, err, db, before, after, _ = fault_case("/nothing", "500", extra={"CLOUDFIT_MAX_PAGES": 1})
+    assert_kept(rc, err, db, before, after, "more than 1 pages")
+
+
+def test_one_cloud_failing_does_not_block_the_others():
+    db = new_db()
+    with FixtureServer() as s:
+        s.faults["/api/retail/prices"] = {"kind": "500"}
+        rc, out, err = run("prices", "update", "--db", db, "--region", "eastus", "--region", "us-east-1",
+                           env=env_for(s))
+    assert rc == 1, (rc, err)  # a failure is reported in the exit code...
+    assert "azure not updated" in err and "stored snapshot-1" in out, (out, err)
+    snaps = snapshots(db)  # ...but the clouds that answered are stored; azure rows stay as they were
+    assert len(snaps) == 1 and snaps[0][1] == "aws", snaps
+    assert not [r for r in refreshed(db, 1) if r[0] == "azure"]
+
+
+# ---- GCP key, validation, HTTPS ---------------------------------------------------
+
+def test_gcp_without_key_skips_gcp_only():
+    db = new_db()
+    with FixtureServer() as s:
+        e = env_for(s)
+        del e["CLOUDFIT_GCP_API_KEY"]
+        rc, out, err = run("prices", "update", "--db", db, env=e)
+        assert rc == 0, err
+        assert "gcp skipped: gcp: no API key" in err and "CLOUDFIT_GCP_API_KEY" in err, err
+        assert snapshots(db)[0][1] == "aws,azure"
+        rc, out, err = run("prices", "update", "--db", db, "--cloud", "gcp", env=e)
+        assert rc != 0 and "no API key" in err, err
+        assert len(snapshots(db)) == 1
+
+
+def test_nonsense_prices_are_kept_out():
+    db = new_db()
+    with FixtureServer() as s:
+        good_update(s, db, "--cloud", "azure", "--region", "eastus")
+        real_route = s.RequestHandlerClass.route
+
+        def bad_route(self, path, query):
+            status, body = real_route(self, path, query)
+            text = body.decode().replace('"retailPrice": 98.32', '"retailPrice": 983.2')  # 10x jump
+            text = text.replace('"retailPrice": 0.526', '"retailPrice": -1.0')          # negative
+            text = text.replace('"retailPrice": 0.746721', '"retailPrice": 5.0')        # spot above on-demand
+            return status, text.encode()
+        s.RequestHandlerClass.route = bad_route
+        try:
+            rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus", env=env_for(s))
+            rc2, out2, err2 = run("prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus",
+                                  "--max-price-change", "20", env=env_for(s))
+        finally:
+            s.RequestHandlerClass.route = real_route
+    assert rc == 0, err
+    assert "Standard_ND96isr_H100_v5 (8×H100): on-demand price moved from 98.32 to 983.2 (more than 3×); kept out" in err, err
+    assert "Standard_NC4as_T4_v3 (1×T4): on-demand price -1 is not a positive price; kept out" in err, err
+    assert "spot price 5 is above the on-demand price 3.673; kept out" in err, err
+    rows = {r[2]: r for r in refreshed(db, 2)}
+    assert "Standard_NC4as_T4_v3" in rows and rows["Standard_NC4as_T4_v3"][5] == 0.526  # spot refreshed, od kept
+    assert rows["Standard_NC24ads_A100_v4"][6] == 0.746721  # previous spot kept
+    prices = {row["instance_type"]: row for row in csv.DictReader(io.StringIO(snapshots(db)[1][4]))
+              if row["cloud"] == "azure" and row["region"] == "eastus"}
+    assert float(prices["Standard_ND96isr_H100_v5"]["price_ondemand_usd_per_hour"]) == 98.32
+    assert rc2 == 0 and "moved from 98.32" not in err2, err2
+    assert refreshed(db, 3) and [r for r in refreshed(db, 3) if r[2] == "Standard_ND96isr_H100_v5"][0][5] == 983.2
+
+
+def test_https_required_except_loopback():
+    db = new_db()
+    e = dict(BASE_ENV, CLOUDFIT_AZURE_PRICES_URL="http://prices.example.com/api/retail/prices")
+    rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", env=e)
+    assert rc != 0 and "only https:// (or http:// to 127.0.0.1) is allowed" in err, err
+    e = dict(BASE_ENV, CLOUDFIT_AZURE_PRICES_URL="http://127.0.0.1:1/api/retail/prices", CLOUDFIT_HTTP_RETRIES="0")
+    rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus", env=e)
+    assert rc != 0 and "Could not connect" in err or "Failed to connect" in err, err
+    rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda")
+    assert rc == 2 and "Lambda publishes no price API" in err, err
+
+
+# ---- offline views ------------------------------------------------------------------
+
+def test_prices_offline_from_embedded():
+    rc, out, err = run("prices", "H100", "--max-catalog-age-days", "999")
+    assert rc == 0 and err == "", err
+    assert "p5.48xlarge" in out and "Standard_ND96isr_H100_v5" in out and "embedded, data of 2026-07-30" in out, out
+    rc, out, err = run("prices", "A100:8", "--spot", "--format", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    offers = doc["offers"]
+    assert doc["catalog"]["source"] == "embedded" and offers
+    assert all(o["gpus"] == 8 and o["gpu"].startswith("A100") and o["spot_usd_per_hour"] for o in offers)
+    spots = [o["spot_usd_per_hour"] for o in offers]
+    assert spots == sorted(spots)
+    rc, out, err = run("prices", "--format", "csv", "--cloud", "aws")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rc == 0 and rows and all(r["cloud"] == "aws" for r in rows), out
+    h100 = [r for r in rows if r["gpu"] == "H100"][0]
+    assert float(h100["cheapest_usd_per_gpu_hr"]) > 0 and "8" in h100["gpu_counts"]
+    rc, out, err = run("prices", "--format", "json")
+    assert rc == 0 and {g["cloud"] for g in json.loads(out)["gpus"]} == {"aws", "azure", "gcp", "lambda"}
+
+
+def test_prices_usage_errors():
+    rc, out, err = run("prices", "H1OO")
+    assert rc == 3 and "H1OO" in err and "hint:" in err, err
+    rc, out, err = run("prices", "H100:x")
+    assert rc == 2 and "positive integer" in err, err
+    rc, out, err = run("prices", "--format", "xml")
+    assert rc == 2, err
+    rc, out, err = run("prices", "H100:3")
+    assert rc == 4 and "no offer of H100 with 3" in err, err
+
+
+# ---- overrides ------------------------------------------------------------------------
+
+def write(name, obj):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(obj if isinstance(obj, str) else json.dumps(obj))
+    return path
+
+
+def test_price_overrides_change_prices_and_are_reported():
+    ov = write("ov.json", {"discounts": [{"cloud": "lambda", "percent": 50, "note": "negotiated"}],
+                           "instances": [{"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge",
+                                          "price_ondemand_usd_per_hr": 40.0, "note": "1-year reservation"}]})
+    rc, out, err = run("prices", "H100:8", "--cloud", "aws", "--price-overrides", ov, "-f", "json")
+    assert rc == 0, err
+    p5 = [o for o in json.loads(out)["offers"] if o["instance_type"] == "p5.48xlarge"][0]
+    assert p5["usd_per_hour"] == 40.0 and p5["price_override_rule"] == 2, p5
+    db = new_db()
+    rc, out, err = run("recommend", "--db", db, "-f", "json", "--price-overrides", ov, EXAMPLE)
+    assert rc == 0, err
+    doc = json.loads(out)
+    po = doc["catalog"]["price_overrides"]
+    assert po["file"] == ov and po["rules"][0]["rows_matched"] == 115 and po["rules"][1]["rows_matched"] == 1, po
+    chosen = doc["chosen"]
+    if chosen["cloud"] == "lambda":
+        assert po["chosen_price_rule"] == 1
+    rc, base, err = run("recommend", "--no-history", "-f", "json", EXAMPLE)
+    assert json.loads(base)["chosen"]["total_usd"] > chosen["total_usd"]  # half-price Lambda is cheaper
+    rc, out, err = run("recommend", "--no-history", "--price-overrides", ov, EXAMPLE)
+    assert "price overrides from %s: 2 rules changed 116 catalog rows" % ov in out, out
+    # stored snapshots never hold overridden prices: overrides are applied in memory only
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM price_snapshots").fetchone()[0] == 0
+
+
+def test_bad_override_files():
+    cases = [
+        ({"discounts": [{"cloud": "aws", "percnt": 5}]}, "discounts[0].percnt: unknown key"),
+        ({"discounts": [{"cloud": "aws", "percent": 150}]}, "discounts[0].percent: expected a number > 0 and < 100"),
+        ({"instances": [{"cloud": "aws", "instance_type": "p5.48xlarg", "price_ondemand_usd_per_hr": 1}]},
+         "instances[0]: no catalog row matches aws p5.48xlarg"),
+        ({"instances": [{"cloud": "aws", "instance_type": "p5.48xlarge"}]}, "needs 'price_ondemand_usd_per_hr'"),
+        ({"rebates": []}, "rebates: unknown key"),
+        ("{\n\"discounts\": [\n", ": not valid JSON"),
+    ]
+    for i, (body, needle) in enumerate(cases):
+        path = write("bad%d.json" % i, body)
+        rc, out, err = run("recommend", "--no-history", "--price-overrides", path, EXAMPLE)
+        assert rc == 3 and path in err and needle in err, (needle, err)
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+            print(f"[ OK ] {name}")
+        except Exception:
+            failed += 1
+            print(f"[FAIL] {name}")
+            traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

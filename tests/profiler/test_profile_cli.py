@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""End-to-end tests of `cloudfit profile`: the CPU engine on the shipped MLP
+example (under a minute) and `recommend` reusing the cached profile; the
+exec backend's failures through the command line (exit codes, line numbers,
+nothing cached); a GPU profile from an exec script feeding the throughput
+of its catalog GPU; the measurements CSV; `--backend cuda` without a GPU.
+Usage: test_profile_cli.py CLOUDFIT_BINARY SOURCE_DIR"""
+import csv
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import jsonschema
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+EXAMPLES = os.path.join(SRC, "examples")
+SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
+TMP = tempfile.mkdtemp(prefix="cloudfit-profile-")
+ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH="1795000000")
+ENV.pop("NO_COLOR", None)
+# The columns of groundtruth/pollux_aws_t4/throughput.csv (DESIGN.md §4.2).
+POLLUX_COLUMNS = ["model", "gpu", "profile", "hw_gpus_per_node", "source", "placement", "num_nodes", "num_gpus",
+                  "local_bsz", "global_bsz", "step_time_s", "sync_time_s", "compute_time_s", "samples_per_s"]
+
+
+def run(*args, timeout=120):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=ENV, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def profiles_rows(db):
+    if not os.path.exists(db):
+        return 0
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT count(*) FROM profiles").fetchone()[0]
+
+
+def exec_spec(name, script_body, batches=(8, 16)):
+    """A spec whose profile.command runs a shell script (the user's choice of argv)."""
+    script = write(name + ".sh", script_body)
+    spec = {
+        "name": name, "model": {"parameters": 1000000, "flops_per_sample": 1e9},
+        "data": {"samples": 10000}, "training": {"epochs": 1, "batch": 32, "lr": 0.1},
+        "profile": {"backend": "exec", "command": ["/bin/sh", script], "local_batches": list(batches), "steps": 3},
+        "search": {"max_nodes": 2},
+    }
+    return write(name + ".json", json.dumps(spec))
+
+
+DEVICE = 'echo \'{"event": "device", "name": "%s", "memory_gib": 40, "type": "%s"}\'\n'
+STEPS = ('n=$((CLOUDFIT_WARMUP_STEPS + CLOUDFIT_STEPS)); i=1\n'
+         'while [ $i -le $n ]; do\n'
+         '  t=$(awk "BEGIN {print 0.02 + 0.001 * $CLOUDFIT_LOCAL_BATCH}")\n'
+         '  echo "{\\"event\\": \\"step\\", \\"step\\": $i, \\"time_s\\": $t, \\"samples\\": $CLOUDFIT_LOCAL_BATCH,'
+         ' \\"micro_sqnorms\\": [$(awk "BEGIN {for (j = 1; j <= $CLOUDFIT_MICRO_BATCHES; j++)'
+         ' printf \\"%s3.0\\", (j > 1 ? \\",\\" : \\"\\")}")], \\"mean_sqnorm\\": 1.0}"\n'
+         '  i=$((i + 1))\n'
+         'done\n'
+         'echo \'{"event": "done"}\'\n')
+
+
+def test_cpu_engine_profile_then_recommend_uses_it():
+    db = os.path.join(TMP, "cpu.db")
+    spec = os.path.join(EXAMPLES, "mlp-synthetic.json")
+    out_csv = os.path.join(TMP, "mlp.csv")
+    t0 = time.monotonic()
+    rc, out, err = run("profile", "--db", db, "--backend", "cpu", "--csv", out_csv, spec, timeout=300)
+    elapsed = time.monotonic() - t0
+    assert rc == 0, err
+    # The under-a-minute target is measured by bench/profile.sh, not asserted here.
+    print(f"  cloudfit profile mlp-synthetic --backend cpu: {elapsed:.1f} s")
+    assert "fit: t_c(m) = " in out and "noise scale: B_noise = " in out, out
+    assert "profile: [1/" in err and "\r" not in err, err       # plain progress lines, not a bar
+    assert profiles_rows(db) == 1
+    with open(out_csv) as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == POLLUX_COLUMNS, rows[0]
+    assert [int(r[8]) for r in rows[1:]] == [16, 32, 64, 128, 256]
+    assert all(float(r[10]) > 0 and r[0] == "mlp-synthetic" for r in rows[1:])
+    with sqlite3.connect(db) as con:
+        b_noise, stored = con.execute("SELECT b_noise, profile_json FROM profiles").fetchone()
+    assert b_noise > 0 and json.loads(stored)["noise"]["b_noise"] == b_noise
+    # recommend: the noise scale comes from the profile; CPU step times are not a GPU's.
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--format", "json", spec)
+    assert rc == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    noise = doc["explanation"]["noise_scale"]
+    text = json.dumps(doc)
+    assert "measured by 'cloudfit profile' (cpu backend" in text, text[:2000]
+    assert "are CPU times and are not used for GPU throughput" in text
+    assert doc["chosen"]["provenance"]["noise_scale"] == "measured", doc["chosen"]["provenance"]
+    assert doc["chosen"]["provenance"]["throughput"] == "estimated"
+    assert "using the cached cpu profile" in err, err
+    assert noise["source"] == "measured" and abs(noise["start"] - noise["end"]) > 0, noise
+    # Without the cache (another database) the noise scale is the default.
+    rc, out, err = run("recommend", "--db", os.path.join(TMP, "empty.db"), "--no-history", "--format", "json", spec)
+    assert rc == 0, err
+    assert json.loads(out)["chosen"]["provenance"]["noise_scale"] == "default"
+    # Editing the search section keeps the profile (its key covers model, data, recipe).
+    with open(spec) as f:
+        edited = json.load(f)
+    edited["search"]["deadline_hours"] = 2
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--format", "json",
+                       write("edited.json", json.dumps(edited)))
+    assert rc == 0 and json.loads(out)["chosen"]["provenance"]["noise_scale"] == "measured", err
+    # Changing the learning rate does not.
+    edited["training"]["lr"] = 0.1
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--format", "json",
+                       write("edited2.json", json.dumps(edited)))
+    assert rc == 0 and json.loads(out)["chosen"]["provenance"]["noise_scale"] == "default", err
+
+
+def test_gpu_exec_profile_feeds_throughput():
+    db = os.path.join(TMP, "gpu.db")
+    spec = exec_spec("gpu-probe", DEVICE % ("NVIDIA A100-SXM4-40GB", "gpu") + STEPS, batches=(8, 16, 32, 64))
+    rc, out, err = run("profile", "--db", db, "--format", "json", "--csv", os.path.join(TMP, "gpu.csv"), spec)
+    assert rc == 0, err
+    prof = json.loads(out)
+    assert abs(prof["fit"]["alpha_s"] - 0.02) < 1e-6 and abs(prof["fit"]["beta_s"] - 0.001) < 1e-8, prof["fit"]
+    # k = 8 micro-batches of 4: |G_b|² = 3, |G_B|² = 1 → |G|² = (32·1 − 4·3)/28, tr Σ = 2/(1/4 − 1/32)
+    expected = (2 / (1 / 4 - 1 / 32)) / ((32 * 1 - 4 * 3) / 28)
+    assert abs(prof["noise"]["b_noise"] - expected) < 1e-6 * expected, prof["noise"]
+    with open(os.path.join(TMP, "gpu.csv")) as f:
+        rows = list(csv.reader(f))
+    assert rows[1][1] == "A100-40GB", rows[1]              # the catalog's name for the device
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--format", "json", spec)
+    assert rc == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    text = json.dumps(doc)
+    assert "measured by 'cloudfit profile' (exec backend" in text
+    gpus = {g["gpu"]: g for g in doc["explanation"]["gpus"]}
+    a100 = gpus["A100-40GB"]
+    assert a100["throughput"] == "measured" and abs(a100["alpha_s"] - 0.02) < 1e-4, a100
+    assert abs(a100["beta_s"] - 0.001) < 1e-6, a100
+    carried = [g for g in gpus.values() if g.get("carried_from") == "A100-40GB"]
+    assert carried, "no GPU type carried over from the measured A100"
+    assert doc["explanation"]["noise_scale"]["source"] == "measured"
+    rc, out, err = run("recommend", "--db", db, "--no-history", spec)
+    assert rc == 0, err
+    assert "A100-40GB throughput measured: measured by 'cloudfit profile' (exec backend" in out, out
+
+
+def check_failure(name, script, want_rc, *parts, timeout_arg=None):
+    db = os.path.join(TMP, name + ".db")
+    args = ["profile", "--db", db]
+    if timeout_arg:
+        args += ["--timeout", timeout_arg]
+    rc, out, err = run(*args, exec_spec(name, script))
+    assert rc == want_rc, (rc, err)
+    for part in parts:
+        assert part in err, (part, err)
+    assert "nothing was stored" in err, err
+    assert out == "", out
+    assert profiles_rows(db) == 0, "a failed profile was cached"
+    print(f"  {name}: " + next(l for l in err.splitlines() if l.startswith("cloudfit:")))
+
+
+def test_exec_malformed_line():
+    check_failure("malformed", DEVICE % ("T4", "gpu") + "echo 'epoch 1 loss 0.3'\n" + STEPS, 3,
+                  "exec backend, local batch 8", "stdout line 2", "expected one JSON object per line")
+
+
+def test_exec_crash():
+    check_failure("crash", DEVICE % ("T4", "gpu") + 'kill -SEGV $$\n', 6, "crashed (signal 11", "after stdout line 1")
+
+
+def test_exec_timeout():
+    t0 = time.monotonic()
+    check_failure("hang", DEVICE % ("T4", "gpu") + "sleep 60\n", 6, "timed out", "after stdout line 1",
+                  timeout_arg="1")
+    assert time.monotonic() - t0 < 40  # the script would sleep 60 s: it was killed
+
+
+def test_exec_nonzero_exit():
+    check_failure("exit", DEVICE % ("T4", "gpu") + "echo 'RuntimeError: boom' >&2\nexit 4\n", 6,
+                  "exited with status 4 after stdout line 1: RuntimeError: boom")
+
+
+def test_exec_failure_in_a_later_run_caches_nothing():
+    # The first batch works, the second crashes: the whole profile is dropped.
+    check_failure("later", DEVICE % ("T4", "gpu") + '[ "$CLOUDFIT_LOCAL_BATCH" = 16 ] && exit 2\n' + STEPS, 6,
+                  "local batch 16", "exited with status 2")
+
+
+def test_cuda_backend_unavailable():
+    rc, out, err = run("profile", "--db", os.path.join(TMP, "cuda.db"), "--backend", "cuda",
+                       os.path.join(EXAMPLES, "mlp-synthetic.json"))
+    assert rc == 6, (rc, err)
+    assert err.startswith("cloudfit: cannot profile on CUDA: "), err
+    assert "hint: " in err
+    print(f"  cuda: {err.splitlines()[0]}")
+
+
+def test_usage_errors():
+    rc, out, err = run("profile", "--backend", "tpu", os.path.join(EXAMPLES, "mlp-synthetic.json"))
+    assert rc == 2 and "'tpu'" in err, err
+    rc, out, err = run("profile")
+    assert rc == 2 and "missing the spec file" in err, err
+    rc, out, err = run("profile", "--backend", "cpu", os.path.join(EXAMPLES, "resnet50-imagenet.json"))
+    assert rc == 3 and "\"mlp\"" in err and "--backend exec" in err, err
+    rc, out, err = run("profile", "--backend", "exec", os.path.join(EXAMPLES, "resnet50-imagenet.json"))
+    assert rc == 3 and "profile.command" in err, err
+    rc, out, err = run("profile", "--help")
+    assert rc == 0 and "--backend" in out and "--csv" in out and "--timeout" in out, out
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+            print(f"[ OK ] {name}")
+        except Exception:
+            failed += 1
+            print(f"[FAIL] {name}")
+            traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    shutil.rmtree(TMP, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+/* Unit tests of the pricing module around live updates: URL policy and
+ * redaction of the HTTP client, catalog CSV round trip (how snapshots are
+ * stored), price overrides, and cf_prices_update's failure contract.
+ * Network behaviour against a server is tested end to end in
+ * tests/pricing/test_prices.py. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/buf.h"
+#include "cloudfit/catalog.h"
+#include "cloudfit/price_overrides.h"
+#include "cloudfit/pricing_update.h"
+#include "http.h"
+
+static void test_url_policy(void **state)
+{
+    (void)state;
+    assert_int_equal(cf_http_check_url("https://prices.azure.com/api/retail/prices"), CF_OK);
+    assert_int_equal(cf_http_check_url("http://127.0.0.1:8080/x"), CF_OK);
+    assert_int_equal(cf_http_check_url("http://localhost/x"), CF_OK);
+    assert_int_equal(cf_http_check_url("http://[::1]:9/x"), CF_OK);
+    assert_int_equal(cf_http_check_url("http://prices.azure.com/api"), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "only https://"));
+    assert_int_equal(cf_http_check_url("http://127.0.0.1.evil.example/x"), CF_ERR_USAGE);
+    assert_int_equal(cf_http_check_url("ftp://127.0.0.1/x"), CF_ERR_USAGE);
+}
+
+static void test_redact_and_encode(void **state)
+{
+    (void)state;
+    char out[256];
+    cf_http_redact("https://x/v1/services?key=SECRET123&pageSize=5", out, sizeof out);
+    assert_string_equal(out, "https://x/v1/services?key=***&pageSize=5");
+    cf_http_redact("https://x/skus?currencyCode=USD&key=SECRET", out, sizeof out);
+    assert_string_equal(out, "https://x/skus?currencyCode=USD&key=***");
+    cf_http_redact("https://x/?monkey=1", out, sizeof out); /* only a whole 'key' parameter */
+    assert_string_equal(out, "https://x/?monkey=1");
+    cf_buf b = CF_BUF_INIT;
+    cf_url_encode_query("https://h/p?$filter=serviceName eq 'Virtual Machines'&$skip=1000", &b);
+    assert_string_equal(cf_buf_cstr(&b), "https://h/p?$filter=serviceName%20eq%20%27Virtual%20Machines%27&$skip=1000");
+    cf_buf_free(&b);
+}
+
+static void test_csv_round_trip(void **state)
+{
+    (void)state;
+    cf_catalog a, b;
+    assert_int_equal(cf_catalog_load_embedded(&a), CF_OK);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(cf_catalog_write_vms_csv(&a, &text, &len), CF_OK);
+    assert_int_equal(cf_catalog_load_with_vms(text, len, "round-trip", &b), CF_OK);
+    assert_int_equal(a.n_vms, b.n_vms);
+    size_t estimated = 0;
+    for (size_t i = 0; i < a.n_vms; i++) {
+        const cf_vm *x = &a.vms[i], *y = &b.vms[i];
+        assert_string_equal(x->instance_type, y->instance_type);
+        assert_string_equal(x->region, y->region);
+        assert_true(x->price_ondemand_usd_per_hr == y->price_ondemand_usd_per_hr);
+        assert_true(x->price_spot_usd_per_hr == y->price_spot_usd_per_hr);
+        /* advisor estimates are re-derived on load, not frozen as prices */
+        assert_int_equal(x->spot_price_estimated, y->spot_price_estimated);
+        estimated += y->spot_price_estimated;
+        assert_string_equal(a.sources[x->source_index], b.sources[y->source_index]);
+    }
+    assert_true(estimated > 0);
+    assert_string_equal(a.data_date, b.data_date);
+    free(text);
+    cf_catalog_free(&a);
+    cf_catalog_free(&b);
+}
+
+static const char OVERRIDES[] =
+    "{\"discounts\": [{\"cloud\": \"lambda\", \"percent\": 50},"
+    "                 {\"cloud\": \"lambda\", \"gpu\": \"h100\", \"percent\": 10, \"applies_to\": \"ondemand\"}],"
+    " \"instances\": [{\"cloud\": \"aws\", \"region\": \"us-east-1\", \"instance_type\": \"p5.48xlarge\","
+    "                  \"price_ondemand_usd_per_hr\": 40, \"price_spot_usd_per_hr\": 20, \"note\": \"RI\"}]}";
+
+static const cf_vm *find(const cf_catalog *c, const char *cloud, const char *region, const char *type)
+{
+    for (size_t i = 0; i < c->n_vms; i++)
+        if (!strcmp(c->vms[i].cloud, cloud) && !strcmp(c->vms[i].region, region) &&
+            !strcmp(c->vms[i].instance_type, type))
+            return &c->vms[i];
+    return NULL;
+}
+
+static void test_overrides_apply(void **state)
+{
+    (void)state;
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
+    double h100 = find(&cat, "lambda", "us-east-1", "gpu_1x_h100_sxm5")->price_ondemand_usd_per_hr;
+    double a10 = find(&cat, "lambda", "us-east-1", "gpu_1x_a10")->price_ondemand_usd_per_hr;
+    cf_price_overrides ov;
+    assert_int_equal(cf_price_overrides_parse(OVERRIDES, strlen(OVERRIDES), "ov.json", &ov), CF_OK);
+    assert_int_equal(ov.n, 3);
+    int *rules = calloc(cat.n_vms, sizeof *rules);
+    assert_int_equal(cf_price_overrides_apply(&ov, &cat, rules), CF_OK);
+    const cf_vm *p5 = find(&cat, "aws", "us-east-1", "p5.48xlarge");
+    assert_true(p5->price_ondemand_usd_per_hr == 40 && p5->price_spot_usd_per_hr == 20 && !p5->spot_price_estimated);
+    assert_int_equal(rules[p5 - cat.vms], 3);
+    /* discounts compound: 50 % then 10 % on H100 on-demand */
+    assert_float_equal(find(&cat, "lambda", "us-east-1", "gpu_1x_h100_sxm5")->price_ondemand_usd_per_hr,
+                       h100 * 0.5 * 0.9, 1e-9);
+    assert_float_equal(find(&cat, "lambda", "us-east-1", "gpu_1x_a10")->price_ondemand_usd_per_hr, a10 * 0.5, 1e-9);
+    assert_int_equal(ov.items[2].rows_matched, 1);
+    cf_price_overrides_free(&ov);
+    free(rules);
+    cf_catalog_free(&cat);
+}
+
+static void test_overrides_errors_leave_catalog_alone(void **state)
+{
+    (void)state;
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
+    double before = find(&cat, "lambda", "us-east-1", "gpu_1x_a10")->price_ondemand_usd_per_hr;
+    static const char bad_spot[] =
+        "{\"discounts\": [{\"cloud\": \"lambda\", \"percent\": 20}],"
+        " \"instances\": [{\"cloud\": \"azure\", \"region\": \"eastus\", \"instance_type\": \"Standard_NC6s_v3\","
+        " \"price_spot_usd_per_hr\": 50}]}";
+    cf_price_overrides ov;
+    assert_int_equal(cf_price_overrides_parse(bad_spot, strlen(bad_spot), "ov.json", &ov), CF_OK);
+    assert_int_equal(cf_price_overrides_apply(&ov, &cat, NULL), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "instances[0]: makes the spot price"));
+    assert_true(find(&cat, "lambda", "us-east-1", "gpu_1x_a10")->price_ondemand_usd_per_hr == before);
+    cf_price_overrides_free(&ov);
+    static const char wrong_type[] = "{\"discounts\": [{\"cloud\": 5, \"percent\": 20}]}";
+    assert_int_equal(cf_price_overrides_parse(wrong_type, strlen(wrong_type), "ov.json", &ov), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "ov.json: discounts[0].cloud: expected a non-empty string");
+    cf_catalog_free(&cat);
+}
+
+static void test_update_failure_contract(void **state)
+{
+    (void)state;
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
+    cf_price_update_result res;
+    const char *lambda[] = {"lambda"};
+    cf_price_update_options o = {.clouds = lambda, .n_clouds = 1, .fetched_at = "2026-11-21T00:00:00Z"};
+    assert_int_equal(cf_prices_update(&cat, &o, &res), CF_ERR_USAGE);
+    cf_price_update_result_free(&res);
+    /* Nothing listens on port 1: the cloud fails, nothing is produced. */
+    setenv("CLOUDFIT_AZURE_PRICES_URL", "http://127.0.0.1:1/api/retail/prices", 1);
+    setenv("CLOUDFIT_HTTP_RETRIES", "1", 1);
+    setenv("CLOUDFIT_HTTP_RETRY_BASE_MS", "1", 1);
+    const char *azure[] = {"azure"};
+    const char *region[] = {"eastus"};
+    o = (cf_price_update_options){.clouds = azure, .n_clouds = 1, .regions = region, .n_regions = 1,
+                                  .clouds_explicit = 1, .fetched_at = "2026-11-21T00:00:00Z"};
+    assert_int_equal(cf_prices_update(&cat, &o, &res), CF_ERR_NETWORK);
+    assert_null(res.vms_csv);
+    assert_int_equal(res.n_clouds, 1);
+    assert_int_equal(res.clouds[0].outcome, CF_CLOUD_FAILED);
+    assert_non_null(strstr(res.clouds[0].message, "azure eastus page 1"));
+    cf_price_update_result_free(&res);
+    /* GCP without a key: skipped when not asked for by name. */
+    unsetenv("CLOUDFIT_GCP_API_KEY");
+    const char *gcp[] = {"gcp"};
+    o = (cf_price_update_options){.clouds = gcp, .n_clouds = 1, .fetched_at = "2026-11-21T00:00:00Z"};
+    assert_int_equal(cf_prices_update(&cat, &o, &res), CF_ERR_UNAVAILABLE);
+    assert_int_equal(res.clouds[0].outcome, CF_CLOUD_SKIPPED);
+    assert_non_null(strstr(res.clouds[0].hint, "CLOUDFIT_GCP_API_KEY"));
+    cf_price_update_result_free(&res);
+    cf_catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_url_policy),
+        cmocka_unit_test(test_redact_and_encode),
+        cmocka_unit_test(test_csv_round_trip),
+        cmocka_unit_test(test_overrides_apply),
+        cmocka_unit_test(test_overrides_errors_leave_catalog_alone),
+        cmocka_unit_test(test_update_failure_contract),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,77 @@
+/* The profile cache (db/profiles.c): store, read back newest first,
+ * replace the row of the same (key, backend, device), keep others apart. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cloudfit/profile_cache.h"
+
+static char dir[64];
+static char path[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/cf-pcache-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/cache.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_put_get_replace(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    cf_cached_profile a = {"key1", "cpu", "Some CPU (CPU, 2 threads)", "mlp", "2026-11-21T10:00:00Z", 0, 120.5, 4096,
+                           "{\"v\": 1}"};
+    cf_cached_profile b = {"key1", "exec", "NVIDIA A100-SXM4-40GB", "mlp", "2026-11-21T11:00:00Z", 1, 0, 512,
+                           "{\"v\": 2}"};
+    cf_cached_profile c = {"key2", "cpu", "Some CPU (CPU, 2 threads)", "other", "2026-11-21T12:00:00Z", 0, 5, 8,
+                           "{\"v\": 3}"};
+    assert_int_equal(cf_profile_cache_put(db, &a), CF_OK);
+    assert_int_equal(cf_profile_cache_put(db, &b), CF_OK);
+    assert_int_equal(cf_profile_cache_put(db, &c), CF_OK);
+    cf_cached_profile_list list;
+    assert_int_equal(cf_profile_cache_get(db, "key1", &list), CF_OK);
+    assert_int_equal(list.n, 2);
+    assert_string_equal(list.rows[0].backend, "exec"); /* newest first */
+    assert_true(list.rows[0].is_gpu && list.rows[0].b_noise == 0 && list.rows[0].max_local_batch == 512);
+    assert_string_equal(list.rows[1].profile_json, "{\"v\": 1}");
+    assert_true(list.rows[1].b_noise == 120.5);
+    cf_profile_cache_list_free(&list);
+    /* Same (key, backend, device): replaced, not added. */
+    a.created_at = "2026-11-21T13:00:00Z";
+    a.profile_json = "{\"v\": 4}";
+    assert_int_equal(cf_profile_cache_put(db, &a), CF_OK);
+    assert_int_equal(cf_profile_cache_get(db, "key1", &list), CF_OK);
+    assert_int_equal(list.n, 2);
+    assert_string_equal(list.rows[0].profile_json, "{\"v\": 4}");
+    cf_profile_cache_list_free(&list);
+    assert_int_equal(cf_profile_cache_get(db, "nope", &list), CF_OK);
+    assert_int_equal(list.n, 0);
+    cf_profile_cache_list_free(&list);
+    cf_db_close(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_put_get_replace),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

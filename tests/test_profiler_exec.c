@@ -1,0 +1,254 @@
+/* The exec probe backend against small shell scripts that speak (or break)
+ * the protocol of docs/exec-protocol.md: a good run, the environment it
+ * gets, out-of-memory, and every failure — malformed line, crash, hang,
+ * non-zero exit, missing 'done', a script's own error — each with the
+ * stdout line number in the message and nothing returned. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cloudfit/profiler.h"
+
+static char tmpdir[256];
+
+#define DEVICE "echo '{\"event\": \"device\", \"name\": \"Test GPU\", \"memory_gib\": 16}'\n"
+/* One step line; $i is the step number, samples from the environment. */
+#define STEP_LOOP                                                                                           \
+    "n=$((CLOUDFIT_WARMUP_STEPS + CLOUDFIT_STEPS)); i=1\n"                                                 \
+    "while [ $i -le $n ]; do\n"                                                                            \
+    "  echo \"{\\\"event\\\": \\\"step\\\", \\\"step\\\": $i, \\\"time_s\\\": 0.0$i, "                     \
+    "\\\"samples\\\": $((CLOUDFIT_LOCAL_BATCH * CLOUDFIT_MICRO_BATCHES)), "                                 \
+    "\\\"micro_sqnorms\\\": [2.0, 3.0], \\\"mean_sqnorm\\\": 1.5}\"\n"                                     \
+    "  i=$((i + 1))\n"                                                                                      \
+    "done\n"
+#define DONE "echo '{\"event\": \"done\"}'\n"
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/cf-exec-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes the script and a spec whose profile.command runs it with sh. */
+static void make_spec(const char *name, const char *script, cf_spec *spec)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.sh", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(script, f);
+    fclose(f);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"name\": \"exec-test\", \"model\": {\"parameters\": 1000}, \"data\": {\"samples\": 100},"
+             " \"training\": {\"epochs\": 1, \"batch\": 8, \"lr\": 0.1},"
+             " \"profile\": {\"backend\": \"exec\", \"command\": [\"/bin/sh\", \"%s\"]}}",
+             path);
+    if (cf_spec_parse(text, strlen(text), "exec.json", spec) != CF_OK)
+        fail_msg("spec: %s", cf_error_message());
+}
+
+static cf_status run_script(const char *name, const char *script, double timeout_s, cf_probe_result *res)
+{
+    cf_spec spec;
+    make_spec(name, script, &spec);
+    cf_probe_backend be = cf_probe_exec();
+    cf_probe_options po = {timeout_s, 0};
+    cf_probe *probe = NULL;
+    assert_int_equal(be.open(&be, &spec, &po, &probe), CF_OK);
+    cf_probe_run run = {4, 2, 3, 1, 42};
+    memset(res, 0x5a, sizeof *res);
+    cf_status st = be.run(probe, &run, res);
+    be.close(probe);
+    cf_spec_free(&spec);
+    return st;
+}
+
+static void expect_error(cf_status got, cf_status want, const cf_probe_result *res, const char *part1,
+                         const char *part2)
+{
+    assert_int_equal(got, want);
+    const char *msg = cf_error_message();
+    printf("  message: %s\n", msg);
+    if (!strstr(msg, part1) || (part2 && !strstr(msg, part2)))
+        fail_msg("expected '%s' and '%s' in: %s", part1, part2 ? part2 : "", msg);
+    assert_null(res->steps);
+    assert_int_equal(res->n_steps, 0);
+}
+
+static void test_good_run_and_environment(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    assert_int_equal(run_script("good", DEVICE STEP_LOOP DONE, 5, &res), CF_OK);
+    assert_true(res.has_device);
+    assert_string_equal(res.device.name, "Test GPU");
+    assert_true(res.device.memory_gib == 16 && res.device.is_gpu && res.device.gpus == 1);
+    assert_int_equal(res.n_steps, 4); /* 1 warm-up + 3 */
+    assert_int_equal(res.oom, 0);
+    for (int i = 0; i < 4; i++) {
+        assert_true(fabs(res.steps[i].time_s - 0.01 * (i + 1)) < 1e-12);
+        assert_int_equal(res.steps[i].samples, 8); /* CLOUDFIT_LOCAL_BATCH 4 × CLOUDFIT_MICRO_BATCHES 2 */
+        assert_int_equal(res.steps[i].n_micro, 2);
+        assert_true(res.steps[i].micro_sqnorms[1] == 3.0 && res.steps[i].mean_sqnorm == 1.5);
+    }
+    cf_probe_result_free(&res);
+    /* The seed and the other variables arrive as set. */
+    const char *env_script = DEVICE
+        "[ \"$CLOUDFIT_SEED\" = 42 ] && [ \"$CLOUDFIT_STEPS\" = 3 ] && [ \"$CLOUDFIT_WARMUP_STEPS\" = 1 ] || exit 9\n"
+        STEP_LOOP DONE;
+    assert_int_equal(run_script("env", env_script, 5, &res), CF_OK);
+    cf_probe_result_free(&res);
+}
+
+static void test_oom(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    assert_int_equal(run_script("oom", DEVICE "echo '{\"event\": \"oom\"}'\n", 5, &res), CF_OK);
+    assert_int_equal(res.oom, 1);
+    assert_int_equal(res.n_steps, 0);
+    cf_probe_result_free(&res);
+}
+
+static void test_malformed_line(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    printf("malformed:\n");
+    expect_error(run_script("bad", DEVICE "echo ''\necho 'loss = 0.3'\n" STEP_LOOP DONE, 5, &res), CF_ERR_INVALID,
+                 &res, "stdout line 3", "expected one JSON object per line, got 'loss = 0.3'");
+    expect_error(run_script("bad2", DEVICE "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": -1, \"samples\": 8}'\n",
+                            5, &res),
+                 CF_ERR_INVALID, &res, "stdout line 2", "\"time_s\": expected a positive number");
+    expect_error(run_script("bad3", "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": 1, \"samples\": 8}'\n", 5,
+                            &res),
+                 CF_ERR_INVALID, &res, "stdout line 1", "before the 'device' event");
+    expect_error(run_script("bad4", DEVICE "echo '{\"event\": \"warp\"}'\n", 5, &res), CF_ERR_INVALID, &res,
+                 "stdout line 2", "unknown event 'warp'");
+}
+
+static void test_crash(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    printf("crash:\n");
+    expect_error(run_script("crash", DEVICE "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": 1, \"samples\": 8}'\n"
+                                             "echo 'Segmentation fault coming' >&2\nkill -SEGV $$\n",
+                            5, &res),
+                 CF_ERR_UNAVAILABLE, &res, "crashed (signal 11", "after stdout line 2");
+}
+
+static void test_timeout(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    printf("timeout:\n");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* The script and its child sleep; both must be killed. */
+    expect_error(run_script("hang", DEVICE "sleep 30 & sleep 30\n", 0.5, &res), CF_ERR_UNAVAILABLE, &res,
+                 "timed out", "after stdout line 1");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double elapsed = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    assert_true(elapsed < 20); /* the script would sleep 30 s: it was killed */
+}
+
+static void test_nonzero_exit(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    printf("exit status:\n");
+    expect_error(run_script("exit3", DEVICE "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": 1, \"samples\": 8}'\n"
+                                             "echo 'CUDA error: device-side assert' >&2\nexit 3\n",
+                            5, &res),
+                 CF_ERR_UNAVAILABLE, &res, "exited with status 3 after stdout line 2",
+                 "CUDA error: device-side assert");
+    /* Even after 'done', a failing exit status is a failure. */
+    expect_error(run_script("exit1", DEVICE STEP_LOOP DONE "exit 1\n", 5, &res), CF_ERR_UNAVAILABLE, &res,
+                 "exited with status 1 after stdout line 6", NULL);
+    expect_error(run_script("missing", "exec /nonexistent/cloudfit-probe\n", 5, &res), CF_ERR_UNAVAILABLE, &res,
+                 "exited with status", "not found");
+}
+
+static void test_incomplete_and_script_error(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    printf("incomplete:\n");
+    expect_error(run_script("nodone", DEVICE STEP_LOOP, 5, &res), CF_ERR_INVALID, &res,
+                 "ended at stdout line 5 without a 'done' event", NULL);
+    expect_error(run_script("short", DEVICE "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": 1, \"samples\": 8}'\n" DONE,
+                            5, &res),
+                 CF_ERR_INVALID, &res, "1 'step' events by stdout line 3, expected 4", NULL);
+    expect_error(run_script("err", DEVICE "echo '{\"event\": \"error\", \"message\": \"no CUDA device\"}'\n", 5, &res),
+                 CF_ERR_UNAVAILABLE, &res, "stdout line 2", "the script reported an error: no CUDA device");
+    expect_error(run_script("after", DEVICE STEP_LOOP DONE DEVICE, 5, &res), CF_ERR_INVALID, &res,
+                 "stdout line 7", "after the 'done' event");
+}
+
+/* Through the whole profiler: a failing run leaves no profile. */
+static void test_profile_all_or_nothing(void **state)
+{
+    (void)state;
+    cf_spec spec;
+    /* Batches above 16 crash. */
+    make_spec("sweep", DEVICE "[ \"$CLOUDFIT_LOCAL_BATCH\" -gt 16 ] && kill -SEGV $$\n" STEP_LOOP DONE, &spec);
+    cf_probe_backend be = cf_probe_exec();
+    cf_profile_options o;
+    cf_profile_options_init(&o);
+    o.n_local_batches = 3;
+    o.local_batches[0] = 8;
+    o.local_batches[1] = 16;
+    o.local_batches[2] = 32;
+    o.steps = 3;
+    o.probe.timeout_s = 5;
+    cf_profile p;
+    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_ERR_UNAVAILABLE);
+    assert_non_null(strstr(cf_error_message(), "exec backend, local batch 32"));
+    assert_int_equal(p.n_points, 0);
+    /* Without the crash the sweep and the noise run (k = 2 norms per step, as the script reports) work. */
+    cf_spec_free(&spec);
+    make_spec("sweep2", DEVICE STEP_LOOP DONE, &spec);
+    o.noise_micro_batches = 2;
+    o.noise_steps = 20;
+    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_OK);
+    assert_int_equal(p.n_points, 3);
+    assert_string_equal(p.device.name, "Test GPU");
+    assert_int_equal(p.noise_micro_batches, 2);
+    /* |G_b|² = 2.5, |G_B|² = 1.5 with b = 4, B = 8: |G|² = 0.5, tr Σ = 8, B_noise = 16. */
+    assert_true(p.has_noise);
+    assert_true(fabs(p.b_noise - 16) < 1e-9);
+    cf_spec_free(&spec);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_run_and_environment),
+        cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_malformed_line),
+        cmocka_unit_test(test_crash),
+        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_nonzero_exit),
+        cmocka_unit_test(test_incomplete_and_script_error),
+        cmocka_unit_test(test_profile_all_or_nothing),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,201 @@
+/* validate: error statistics, target selection, the trace and cross-GPU CSV
+ * readers, and exactness on data generated from the models themselves. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cloudfit/validate.h"
+
+static void test_ape_summary(void **state)
+{
+    (void)state;
+    double odd[] = {0.05, -0.10, 0.01, 0.30, -0.02};
+    cf_ape_stats s = cf_ape_summarise(odd, 5);
+    assert_int_equal(s.n, 5);
+    assert_float_equal(s.median_ape, 0.05, 1e-15);
+    assert_float_equal(s.p90_ape, 0.30, 1e-15); /* nearest rank: ceil(4.5) = 5th */
+    assert_float_equal(s.max_ape, 0.30, 1e-15);
+    double even[20];
+    for (int i = 0; i < 20; i++)
+        even[i] = (i % 2 ? -1 : 1) * (i + 1) / 100.0;
+    s = cf_ape_summarise(even, 20);
+    assert_float_equal(s.median_ape, 0.105, 1e-12); /* mean of 10th and 11th */
+    assert_float_equal(s.p90_ape, 0.18, 1e-12);     /* 18th of 20 */
+    assert_float_equal(s.max_ape, 0.20, 1e-12);
+    s = cf_ape_summarise(NULL, 0);
+    assert_int_equal(s.n, 0);
+}
+
+static const char models_csv[] =
+    "model,architecture,dataset,task,m0,trace_batch_sizes,epochs_in_trace,progress_per_epoch,metric_name,metric_better,sim_max_epochs\n"
+    "up,x,x,x,100,100 400,4,10,acc,higher,4\n"
+    "down,x,x,x,100,100 400,4,10,loss,lower,4\n";
+
+static void test_target_selection(void **state)
+{
+    (void)state;
+    const char *traces =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+        "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n"
+        "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
+        "up,400,100,2,20,10,4000,acc,0.85,1,1,100\n"
+        "down,100,100,1,10,10,1000,loss,2.0,1,1,100\n"
+        "down,100,100,2,20,20,2000,loss,1.0,1,1,100\n"
+        "down,400,100,1,10,5,2000,loss,1.5,1,1,100\n"
+        "down,400,100,2,20,10,4000,loss,1.2,1,1,100\n";
+    cf_gns_traces t;
+    assert_int_equal(cf_gns_traces_parse(traces, strlen(traces), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_OK);
+    double target = 0;
+    assert_int_equal(cf_gns_target(&t, &t.models[0], &target), CF_OK);
+    assert_float_equal(target, 0.85, 1e-12); /* every run reaches 0.85; not 0.9 */
+    assert_int_equal(cf_gns_target(&t, &t.models[1], &target), CF_OK);
+    assert_float_equal(target, 1.2, 1e-12);  /* lower is better: the worst best */
+    cf_gns_traces_free(&t);
+}
+
+/* Traces generated from the noise model itself: the prediction is exact. */
+static void test_gns_prediction_exact_on_model_data(void **state)
+{
+    (void)state;
+    const double b_noise = 300, m0 = 100;
+    char traces[4096];
+    int len = snprintf(traces, sizeof traces,
+                       "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n");
+    static const int batches[] = {100, 400, 1600};
+    for (int b = 0; b < 3; b++) {
+        double M = batches[b];
+        for (int e = 1; e <= 4; e++) {
+            double progress = 10.0 * e; /* M0-iterations */
+            double iterations = progress * m0 * (b_noise + M) / (b_noise + m0) / M;
+            len += snprintf(traces + len, sizeof traces - (size_t)len, "up,%d,100,%d,%g,%.10g,0,acc,%g,1,1,%g\n",
+                            batches[b], e, progress, iterations, 0.2 * e, b_noise);
+        }
+    }
+    cf_gns_traces t;
+    assert_int_equal(cf_gns_traces_parse(traces, (size_t)len, "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_OK);
+    cf_gns_validate_options o = {0};
+    cf_gns_prediction *p = NULL;
+    size_t n = 0;
+    cf_ape_stats overall;
+    assert_int_equal(cf_validate_gns(&t, &o, &p, &n, &overall), CF_OK);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        assert_float_equal(p[i].target, 0.8, 1e-12);
+        assert_true(fabs(p[i].error) < 1e-6);
+    }
+    assert_true(overall.max_ape < 1e-6);
+    free(p);
+    cf_gns_traces_free(&t);
+}
+
+static void test_trace_reader_errors(void **state)
+{
+    (void)state;
+    cf_gns_traces t;
+    const char *bad =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+        "up,100,100,two,20,20,2000,acc,0.9,1,1,100\n";
+    assert_int_equal(cf_gns_traces_parse(bad, strlen(bad), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv:3: column 'epoch': expected an integer, got 'two'");
+    const char *neg =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,-5,100,1,10,10,1000,acc,0.5,1,1,100\n";
+    assert_int_equal(cf_gns_traces_parse(neg, strlen(neg), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv:2: column 'batch_size': expected a positive number, got -5");
+    const char *models_bad = "model,m0,metric_name,metric_better\nup,100,acc,sideways\n";
+    const char *ok = "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+                     "up,100,100,1,10,10,1000,acc,0.5,1,1,\n";
+    assert_int_equal(cf_gns_traces_parse(ok, strlen(ok), "t.csv", models_bad, strlen(models_bad), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(),
+                        "m.csv:2: column 'metric_better': expected \"higher\" or \"lower\", got 'sideways'");
+}
+
+static void test_crossgpu_reader(void **state)
+{
+    (void)state;
+    const char *text = "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n"
+                       "s,H100,1,resnet50,amp,256,2700,images/s,\"benchmark v1; table row 'x'\"\n"
+                       "s,A100-80GB,1,resnet50,amp,256,1600,images/s,\"benchmark v1; SUSPECT: something\"\n"
+                       "s,A100-80GB,1,resnet50,int8,256,1600,images/s,benchmark v1\n";
+    cf_crossgpu_set set;
+    assert_int_equal(cf_crossgpu_parse(text, strlen(text), "x.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "x.csv:4: column 'precision': expected fp32, tf32, fp16 or amp, got 'int8'");
+    assert_int_equal(cf_crossgpu_parse(text, strlen(text) - strlen("s,A100-80GB,1,resnet50,int8,256,1600,images/s,benchmark v1\n"),
+                                       "x.csv", &set), CF_OK);
+    assert_int_equal(set.n_rows, 2);
+    assert_string_equal(set.rows[0].benchmark, "v1");
+    assert_false(set.rows[0].suspect);
+    assert_true(set.rows[1].suspect);
+    cf_crossgpu_free(&set);
+}
+
+/* Step times generated by the throughput model: fitting two nodes and
+ * predicting sixteen is exact up to the fit's tolerance. */
+static void test_steps_exact_on_model_data(void **state)
+{
+    (void)state;
+    cf_perf_params truth = {0};
+    truth.alpha_s = 0.03;
+    truth.beta_s = 0.002;
+    truth.contention = 0.04;
+    truth.intra_gbps = 40;
+    truth.inter_gbps = 4;
+    truth.latency_s = 0.003;
+    truth.gamma = 2.5;
+    const double bytes = 40e6;
+    cf_measurement rows[256];
+    size_t n = 0;
+    static const int layouts[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 2}, {2, 4}, {3, 4}, {8, 4}, {16, 4}};
+    for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++)
+        for (int m = 8; m <= 256; m *= 2) {
+            cf_measurement *r = &rows[n++];
+            memset(r, 0, sizeof *r);
+            snprintf(r->model, sizeof r->model, "synthetic");
+            snprintf(r->gpu, sizeof r->gpu, "T4");
+            snprintf(r->profile, sizeof r->profile, "lab");
+            r->hw_gpus_per_node = 4;
+            r->num_nodes = layouts[l][0];
+            r->num_gpus = layouts[l][0] * layouts[l][1];
+            r->local_bsz = m;
+            r->step_time_s = cf_perf_step_s(&truth, bytes, r->num_nodes, layouts[l][1], m, 1);
+        }
+    cf_validate_group *groups = NULL;
+    size_t n_groups = 0;
+    assert_int_equal(cf_validate_find_groups(rows, n, &groups, &n_groups), CF_OK);
+    assert_int_equal(n_groups, 1);
+    groups[0].gradient_bytes = bytes;
+    groups[0].nominal_inter_gbps = 50;
+    cf_validate_options o = {.train_max_nodes = 2};
+    cf_ape_stats overall;
+    assert_int_equal(cf_validate_steps(rows, n, &o, groups, n_groups, &overall), CF_OK);
+    assert_int_equal(groups[0].n_fit, 36);
+    assert_int_equal(groups[0].n_pred, 18);
+    assert_true(overall.max_ape < 0.02);
+    assert_int_equal(groups[0].n_buckets, 3); /* 3, 5–8 and 9–16 nodes */
+    free(groups);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ape_summary),
+        cmocka_unit_test(test_target_selection),
+        cmocka_unit_test(test_gns_prediction_exact_on_model_data),
+        cmocka_unit_test(test_trace_reader_errors),
+        cmocka_unit_test(test_crossgpu_reader),
+        cmocka_unit_test(test_steps_exact_on_model_data),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
