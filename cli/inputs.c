@@ -8,8 +8,7 @@
 
 #include "cloudfit/measurement.h"
 
-static void add_note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
-static void add_note(cf_inputs *in, const char *fmt, ...)
+void cf_inputs_add_note(cf_inputs *in, const char *fmt, ...)
 {
     if (in->n_notes == CF_INPUTS_MAX_NOTES)
         return;
@@ -226,7 +225,7 @@ static void build_noise(const cf_spec *spec, cf_inputs *in)
         snprintf(in->noise_note, sizeof in->noise_note,
                  "noise scale unknown: assumed equal to the recipe batch (%d), which penalises larger batches",
                  spec->batch);
-        add_note(in, "the gradient noise scale is a default; measure it (profile.noise_scale) to allow larger batches safely");
+        cf_inputs_add_note(in, "the gradient noise scale is a default; measure it (profile.noise_scale) to allow larger batches safely");
     }
 }
 

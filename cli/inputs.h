@@ -21,6 +21,8 @@ typedef struct {
 cf_status cf_inputs_build(const cf_spec *spec, const cf_catalog *catalog, const cf_vm *const *rows, size_t n_rows,
                           cf_inputs *out);
 void cf_inputs_free(cf_inputs *in);
+/* Adds a note for the explanation (dropped past CF_INPUTS_MAX_NOTES). */
+void cf_inputs_add_note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
 
 /* Hook for `cloudfit record` (cli/inputs_recorded.c): measured step times
  * of earlier runs of this spec replace the estimate for their GPU type —

@@ -33,17 +33,6 @@ void cf_inputs_use_profile_cache(const char *db_path)
     profile_cache_enabled = 1;
 }
 
-static void note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
-static void note(cf_inputs *in, const char *fmt, ...)
-{
-    if (in->n_notes == CF_INPUTS_MAX_NOTES)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(in->notes[in->n_notes++], sizeof in->notes[0], fmt, ap);
-    va_end(ap);
-}
-
 /* Upper-case alphanumeric tokens of a name ("NVIDIA A100-SXM4-40GB" →
  * NVIDIA, A100, SXM4, 40GB). Returns the count (at most max). */
 static int tokens(const char *name, char out[][24], int max)
@@ -96,7 +85,7 @@ static void use_noise(const cf_spec *spec, const cf_profile *p, cf_inputs *in)
     double total = spec->total_samples > 0 ? spec->total_samples : spec->samples_per_epoch;
     double covered = total > 0 ? p->noise_samples / total : 0;
     if (spec->n_noise_trace > 0 && spec->noise_trace[spec->n_noise_trace - 1].progress > covered) {
-        note(in, "the cached %s profile measured a noise scale of %.0f ± %.0f over the first %.2g%% of training; the "
+        cf_inputs_add_note(in, "the cached %s profile measured a noise scale of %.0f ± %.0f over the first %.2g%% of training; the "
                  "spec's trace covers more of training and is kept", p->backend, p->b_noise, p->b_noise_stderr,
              100 * covered);
         return;
@@ -133,18 +122,18 @@ static void use_throughput(const cf_spec *spec, const cf_catalog *catalog, const
 {
     if (!p->device.is_gpu) {
         if (p->has_fit)
-            note(in, "the %s profile's step times (t_c(m) = %.3g + %.3g·m s on %s) are CPU times and are not used "
+            cf_inputs_add_note(in, "the %s profile's step times (t_c(m) = %.3g + %.3g·m s on %s) are CPU times and are not used "
                      "for GPU throughput", p->backend, p->alpha_s, p->beta_s, p->device.name);
         return;
     }
     const cf_gpu *gpu = cf_catalog_gpu_for_device(catalog, p->device.name);
     if (!gpu) {
-        note(in, "the %s profile ran on '%s', which is not a GPU model of the catalog: its throughput is not used",
+        cf_inputs_add_note(in, "the %s profile ran on '%s', which is not a GPU model of the catalog: its throughput is not used",
              p->backend, p->device.name);
         return;
     }
     if (!p->has_fit || p->device.gpus != 1) {
-        note(in, "the %s profile on %s has %s: its throughput is not used", p->backend, gpu->model,
+        cf_inputs_add_note(in, "the %s profile on %s has %s: its throughput is not used", p->backend, gpu->model,
              p->device.gpus != 1 ? "several GPUs per step" : "fewer than 2 batch sizes");
         return;
     }
@@ -207,7 +196,7 @@ cf_status cf_inputs_add_profiled(const cf_spec *spec, const cf_catalog *catalog,
         st = cf_profile_cache_get(db, key, &list);
     cf_db_close(db);
     if (st != CF_OK) {
-        note(in, "the profile cache could not be read (%s); using the spec and estimates", cf_error_message());
+        cf_inputs_add_note(in, "the profile cache could not be read (%s); using the spec and estimates", cf_error_message());
         cf_error_clear();
         return CF_OK;
     }
@@ -219,7 +208,7 @@ cf_status cf_inputs_add_profiled(const cf_spec *spec, const cf_catalog *catalog,
             return cf_error_set(CF_ERR_NOMEM, "out of memory");
         }
         if (cf_profile_from_json(list.rows[i].profile_json, p) != CF_OK) {
-            note(in, "cached profile of %s (%s backend) is unreadable: %s", list.rows[i].device, list.rows[i].backend,
+            cf_inputs_add_note(in, "cached profile of %s (%s backend) is unreadable: %s", list.rows[i].device, list.rows[i].backend,
                  cf_error_message());
             cf_error_clear();
             free(p);
@@ -227,7 +216,7 @@ cf_status cf_inputs_add_profiled(const cf_spec *spec, const cf_catalog *catalog,
         }
         cf_log_info("using the cached %s profile of '%s' on %s (%s)", p->backend, p->spec_name, p->device.name,
                     p->created_at);
-        note(in, "cached profile used: %s backend on %s, %s (from %s)", p->backend, p->device.name, p->created_at,
+        cf_inputs_add_note(in, "cached profile used: %s backend on %s, %s (from %s)", p->backend, p->device.name, p->created_at,
              path);
         if (p->has_noise && !noise_done) { /* newest first */
             use_noise(spec, p, in);

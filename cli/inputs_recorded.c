@@ -64,17 +64,6 @@ static double solve_scale(const cf_perf_params *p, double bytes, const cf_histor
     return sqrt(lo * hi);
 }
 
-static void add_note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
-static void add_note(cf_inputs *in, const char *fmt, ...)
-{
-    if (in->n_notes == CF_INPUTS_MAX_NOTES)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(in->notes[in->n_notes++], sizeof in->notes[0], fmt, ap);
-    va_end(ap);
-}
-
 void cf_inputs_apply_recorded(const cf_spec *spec, const cf_catalog *catalog, const cf_history_measurement *ms,
                               size_t n, cf_inputs *in)
 {
@@ -105,7 +94,7 @@ void cf_inputs_apply_recorded(const cf_spec *spec, const cf_catalog *catalog, co
         snprintf(perf->note, sizeof perf->note,
                  "from %zu recorded run(s): measured step %.4g s vs %.4g s %s, compute time × %.3g", used,
                  measured_sum / (double)used, predicted_sum / (double)used, was, scale);
-        add_note(in, "%s throughput uses %zu measured run(s) recorded with 'cloudfit record' in place of the %s "
+        cf_inputs_add_note(in, "%s throughput uses %zu measured run(s) recorded with 'cloudfit record' in place of the %s "
                      "model (compute time × %.3g)",
                  perf->gpu, used, was, scale);
     }

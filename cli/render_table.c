@@ -27,7 +27,13 @@ static void fmt_money(char *out, size_t n, double v)
     }
 }
 
-static void fmt_count(char *out, size_t n, double v) { fmt_money(out, n, v < 100 ? round(v) : v); }
+static void fmt_count(char *out, size_t n, double v)
+{
+    if (v < 100)
+        snprintf(out, n, "%.0f", v);
+    else
+        fmt_money(out, n, v);
+}
 
 typedef struct {
     const char *title;
