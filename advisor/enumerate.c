@@ -50,19 +50,7 @@ static int same_vm_offer(const cf_vm *x, const cf_vm *y)
 
 static void shape_network(shape *sh)
 {
-    const cf_gpu_perf *perf = sh->perf;
-    double nominal = sh->network_gbps > 0 ? sh->network_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    if (perf->params.inter_gbps > 0 && perf->reference_network_gbps > 0) {
-        /* Efficiency measured on one NIC, carried to this one. */
-        sh->params.inter_gbps = perf->params.inter_gbps * nominal / perf->reference_network_gbps;
-        sh->params.network_provenance =
-            nominal == perf->reference_network_gbps ? perf->params.network_provenance : CF_PROV_ESTIMATED;
-    } else if (perf->params.inter_gbps > 0) {
-        sh->params.inter_gbps = perf->params.inter_gbps; /* given as an effective figure */
-    } else {
-        sh->params.inter_gbps = nominal * CF_DEFAULT_INTER_EFFICIENCY;
-        sh->params.network_provenance = CF_PROV_DEFAULT;
-    }
+    sh->params.inter_gbps = cf_effective_inter_gbps(sh->perf, sh->network_gbps, &sh->params.network_provenance);
 }
 
 static int default_max_local_batch(const cf_spec *spec)

@@ -63,6 +63,33 @@ double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision
     return ratio;
 }
 
+double cf_default_inter_gbps(double nominal_gbps)
+{
+    double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    if (nominal >= CF_RDMA_MIN_NOMINAL_GBPS)
+        return nominal * CF_DEFAULT_RDMA_EFFICIENCY;
+    return fmin(nominal * CF_DEFAULT_RDMA_EFFICIENCY, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
+}
+
+double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, cf_provenance *out_prov)
+{
+    double nominal = vm_nominal_gbps > 0 ? vm_nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    if (perf->params.inter_gbps > 0 && perf->reference_network_gbps > 0) {
+        /* Efficiency measured on one NIC, carried to this one. */
+        if (out_prov)
+            *out_prov = nominal == perf->reference_network_gbps ? perf->params.network_provenance : CF_PROV_ESTIMATED;
+        return perf->params.inter_gbps * nominal / perf->reference_network_gbps;
+    }
+    if (perf->params.inter_gbps > 0) {
+        if (out_prov)
+            *out_prov = perf->params.network_provenance;
+        return perf->params.inter_gbps; /* given as an effective figure */
+    }
+    if (out_prov)
+        *out_prov = CF_PROV_DEFAULT;
+    return cf_default_inter_gbps(vm_nominal_gbps);
+}
+
 double cf_gpu_time_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision)
 {
     return cf_gpu_time_ratio_with(from, to, precision, CF_CARRY_PEAK_EXPONENT, CF_CARRY_BANDWIDTH_EXPONENT);

@@ -8,6 +8,10 @@
 
 #include "cloudfit/perf.h"
 
+/* Residual scale of the robust loss: errors well beyond 5 % count
+ * linearly, not quadratically. */
+#define CF_FIT_SOFT_L1_SCALE 0.05
+
 /* Free parameters of the nonlinear fit, each through a transform that keeps
  * it in its physical range. */
 enum { P_ALPHA, P_BETA, P_CONTENTION, P_INTRA, P_INTER, P_LATENCY, P_GAMMA, P_COUNT };
@@ -233,6 +237,26 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double gradient
                 best = cand;
             }
         }
+        /* Robust refinement (soft-L1 loss by iteratively reweighted least
+         * squares): measured step times have outliers — a slow network
+         * minute, a straggler — that plain least squares chases. */
+        gsl_vector *weights = gsl_vector_alloc(n_rows);
+        for (int round = 0; weights && round < 3; round++) {
+            for (size_t i = 0; i < n_rows; i++) {
+                double r = cf_perf_predict_measurement(&best, &rows[i], gradient_bytes) / rows[i].step_time_s - 1.0;
+                gsl_vector_set(weights, i, 1.0 / sqrt(1.0 + (r / CF_FIT_SOFT_L1_SCALE) * (r / CF_FIT_SOFT_L1_SCALE)));
+            }
+            pack(&ctx, &best, x);
+            gsl_multifit_nlinear_winit(x, weights, &fdf, w);
+            int info = 0;
+            gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
+            cf_perf_params cand;
+            unpack(&ctx, gsl_multifit_nlinear_position(w), &cand);
+            if (isfinite(rel_rmse(&ctx, &cand)))
+                best = cand;
+        }
+        if (weights)
+            gsl_vector_free(weights);
         gsl_vector_free(x);
         gsl_multifit_nlinear_free(w);
     }

@@ -39,6 +39,9 @@ double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes,
                       double local_batch, int accumulation)
 {
     double t_c = cf_perf_compute_s(p, local_batch, gpus_per_node);
-    double t_sync = nodes * gpus_per_node > 1 ? cf_perf_sync_s(p, gradient_bytes, nodes, gpus_per_node) : 0;
-    return (accumulation - 1) * t_c + overlap(t_c, t_sync, p->gamma);
+    if (nodes * gpus_per_node <= 1)
+        return accumulation * t_c;
+    double t_sync = cf_perf_sync_s(p, gradient_bytes, nodes, gpus_per_node);
+    double last = gradient_bytes > 0 ? fmin(1.0, CF_DDP_BUCKET_BYTES / gradient_bytes) : 1.0;
+    return (accumulation - 1) * t_c + overlap(t_c, (1.0 - last) * t_sync, p->gamma) + last * t_sync;
 }

@@ -97,8 +97,7 @@ static void start_params(const cf_validate_group *g, cf_perf_params *p)
     double interconnect = g->gpu_info && g->gpu_info->interconnect_gbs_per_gpu > 0 ? g->gpu_info->interconnect_gbs_per_gpu
                                                                                    : 16.0;
     p->intra_gbps = interconnect * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY;
-    double nominal = g->nominal_inter_gbps > 0 ? g->nominal_inter_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    p->inter_gbps = nominal * CF_DEFAULT_INTER_EFFICIENCY;
+    p->inter_gbps = cf_default_inter_gbps(g->nominal_inter_gbps);
     p->latency_s = 0.001;
     p->gamma = CF_DEFAULT_GAMMA;
     p->contention = 0.02;

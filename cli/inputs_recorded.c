@@ -18,7 +18,7 @@
 #define SCALE_MAX 20.0
 
 /* Effective inter-node bandwidth on the recorded VM, as the enumeration
- * sets it (advisor/enumerate.c, shape_network). */
+ * sets it. */
 static double inter_gbps_for(const cf_catalog *catalog, const cf_gpu_perf *perf, const cf_history_measurement *m)
 {
     double nominal = 0;
@@ -28,13 +28,7 @@ static double inter_gbps_for(const cf_catalog *catalog, const cf_gpu_perf *perf,
             nominal = catalog->vms[i].network_gbps;
             break;
         }
-    if (nominal <= 0)
-        nominal = CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    if (perf->params.inter_gbps > 0 && perf->reference_network_gbps > 0)
-        return perf->params.inter_gbps * nominal / perf->reference_network_gbps;
-    if (perf->params.inter_gbps > 0)
-        return perf->params.inter_gbps;
-    return nominal * CF_DEFAULT_INTER_EFFICIENCY;
+    return cf_effective_inter_gbps(perf, nominal, NULL);
 }
 
 static double model_step(const cf_perf_params *base, double scale, double bytes, const cf_history_measurement *m)

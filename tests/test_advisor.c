@@ -51,14 +51,20 @@ static void test_step_time_overlap_and_accumulation(void **state)
     (void)state;
     cf_perf_params p = hand_params();
     double t_c = 0.477, t_s = 0.191;
-    double overlapped = sqrt(t_c * t_c + t_s * t_s); /* γ = 2 */
+    /* DDP's last 25 MiB bucket of the 100 MB never overlaps: f = 0.262144 */
+    double f = 25.0 * 1024 * 1024 / 100e6;
+    double overlapped = sqrt(t_c * t_c + (1 - f) * t_s * (1 - f) * t_s) + f * t_s; /* γ = 2 */
     assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), overlapped, 1e-9);
     assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 4), 3 * t_c + overlapped, 1e-9);
     p.gamma = 1; /* no overlap: plain sum */
     assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), t_c + t_s, 1e-9);
-    p.gamma = 10; /* nearly full overlap: close to the max */
+    p.gamma = 10; /* nearly full overlap: compute plus the last bucket */
     double step = cf_perf_step_s(&p, 100e6, 2, 4, 100, 1);
-    assert_true(step > t_c && step < t_c * 1.0001);
+    assert_true(step > t_c + f * t_s && step < (t_c + f * t_s) * 1.0001);
+    /* a model smaller than one bucket cannot overlap at all */
+    p.gamma = 2;
+    double small_sync = cf_perf_sync_s(&p, 10e6, 2, 4);
+    assert_float_equal(cf_perf_step_s(&p, 10e6, 2, 4, 100, 1), t_c + small_sync, 1e-9);
     /* one GPU: compute only */
     assert_float_equal(cf_perf_step_s(&p, 100e6, 1, 1, 100, 2), 0.9, 1e-12);
 }

@@ -21,14 +21,27 @@ typedef struct {
     char note[160];                 /* how the numbers were obtained, one line */
 } cf_gpu_perf;
 
-/* Default effective fraction of nominal bandwidth for all-reduce when
- * nothing was measured (documented in docs/model.md). */
-#define CF_DEFAULT_INTER_EFFICIENCY 0.25
+/* Defaults when nothing was measured (docs/model.md). Between VMs, NCCL
+ * over TCP sockets is bound by the cloud's per-flow limits, not the NIC:
+ * on AWS g4dn (50 Gbit/s NIC) all-reduce runs at ~6 Gbit/s. RDMA fabrics
+ * (EFA, InfiniBand: the catalog's ≥ 400 Gbit/s aggregates) reach about
+ * half their nominal rate. */
+#define CF_DEFAULT_RDMA_EFFICIENCY 0.5
+#define CF_RDMA_MIN_NOMINAL_GBPS 400.0
+#define CF_DEFAULT_TCP_ALLREDUCE_GBPS 6.0
 #define CF_DEFAULT_INTRA_EFFICIENCY 0.5
 #define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0
 #define CF_DEFAULT_GAMMA 2.0
 #define CF_DEFAULT_ROOFLINE_EFFICIENCY 0.35
 #define CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH 15.0
+
+/* Effective all-reduce bandwidth between VMs with a NIC of `nominal_gbps`
+ * (0 = unknown) when nothing was measured. */
+double cf_default_inter_gbps(double nominal_gbps);
+/* The effective inter-node bandwidth of `perf` on a VM whose NIC is
+ * `vm_nominal_gbps`: a measured figure carried in proportion to the NIC,
+ * a given effective figure as is, else the default; *out_prov says which. */
+double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, cf_provenance *out_prov);
 
 /* Derives a GPU type's parameters without a profile of its own: carries
  * `ref` (a profiled type) over with the GPU table — a roofline per term —

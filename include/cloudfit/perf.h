@@ -24,15 +24,18 @@ typedef struct {
 /* Compute time of one micro-batch of `local_batch` samples with
  * `gpus_in_node` GPUs busy on the same node. */
 double cf_perf_compute_s(const cf_perf_params *p, double local_batch, int gpus_in_node);
+/* PyTorch DDP all-reduces gradients in buckets of 25 MiB as the backward
+ * pass produces them; the last bucket (the first layers' gradients) is
+ * ready only when the backward pass ends, so it can never overlap. */
+#define CF_DDP_BUCKET_BYTES (25.0 * 1024 * 1024)
 /* All-reduce time of `gradient_bytes` S over K = `nodes` × `gpus_per_node`
  * GPUs: a ring inside the node plus a ring through all K GPUs whose node
  * crossings share each VM's NIC:
- *   2(g−1)/g · S/BW_intra + [N > 1] (2(K−1)/K · S/BW_inter + latency).
- * Measured on the T4 cluster this beats the hierarchical 2(N−1)/N form
- * (64-GPU ResNet-50 from 1- and 2-node rows: max error 13 % vs 29 %). */
+ *   2(g−1)/g · S/BW_intra + [N > 1] (2(K−1)/K · S/BW_inter + latency). */
 double cf_perf_sync_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node);
 /* Iteration time with `accumulation` micro-batches per optimizer step:
- *   (s−1)·t_c + (t_c^γ + t_sync^γ)^(1/γ). */
+ *   (s−1)·t_c + (t_c^γ + ((1−f)·t_sync)^γ)^(1/γ) + f·t_sync,
+ * f = min(1, bucket / S): Pollux's overlap for all but the last bucket. */
 double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
                       double local_batch, int accumulation);
 
