@@ -132,6 +132,42 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
     cf_buf_puts(out, "\n");
 }
 
+/* How the inter-node cost was obtained: a fitted probe, a carried or given
+ * figure, or the documented default for the VM's NIC. */
+static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
+{
+    const cf_gpu_perf *perf = NULL;
+    for (size_t i = 0; i < r->inputs->n_perf; i++)
+        if (strcmp(r->inputs->perf[i].gpu, c->vm->gpu_model) == 0)
+            perf = &r->inputs->perf[i];
+    if (!perf || c->nodes == 1) {
+        cf_buf_printf(out, "  - network: one VM, no inter-node all-reduce\n");
+        return;
+    }
+    cf_provenance prov;
+    double gbps = cf_effective_inter_gbps(perf, c->vm->network_gbps, &prov);
+    char nic[48];
+    if (c->vm->network_gbps > 0)
+        snprintf(nic, sizeof nic, "the %g Gbit/s NIC", c->vm->network_gbps);
+    else
+        snprintf(nic, sizeof nic, "a NIC of unknown speed (%g Gbit/s assumed)", CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
+    switch (prov) {
+    case CF_PROV_DEFAULT:
+        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, the default for %s (min(½ nominal, %g Gbit/s) "
+                           "over TCP, ½ nominal for RDMA; docs/model.md) — a 2-node probe would measure it\n",
+                      gbps, nic, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
+        break;
+    case CF_PROV_ESTIMATED:
+        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried from a measurement on a %g Gbit/s NIC "
+                           "to %s\n", gbps, perf->reference_network_gbps, nic);
+        break;
+    default:
+        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from multi-node measurements\n", gbps,
+                      cf_provenance_name(prov));
+        break;
+    }
+}
+
 static void explanation(const cf_report *r, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
@@ -177,8 +213,8 @@ static void explanation(const cf_report *r, cf_buf *out)
         n_est += in->perf[i].params.compute_provenance == CF_PROV_ESTIMATED;
     if (n_est)
         cf_buf_printf(out, "  - %zu other GPU type(s) estimated from the GPU table (see --format json)\n", n_est);
-    cf_buf_printf(out, "  - network %s, price %s\n", cf_provenance_name(c->prov_network),
-                  cf_provenance_name(c->prov_price));
+    network_line(r, c, out);
+    cf_buf_printf(out, "  - price %s\n", cf_provenance_name(c->prov_price));
     /* catalog name, source, age, too-old note and price overrides (cli/catalog_source.c) */
     cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
     if (c->prov_throughput == CF_PROV_ESTIMATED)
