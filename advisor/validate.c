@@ -327,7 +327,10 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
     if (!isfinite(p0) || p0 <= 0)
         return cf_error_set(CF_ERR_INVALID, "model '%s': the M0 run never reaches the target", info->model);
     /* The M0 run's noise scale over progress, as a fraction of the progress
-     * that reaches the target: the same noise model `recommend` uses. */
+     * that reaches the target: the same noise model `recommend` uses for a
+     * spec's trace (continued along its trend where it ends early, as with
+     * --train-epochs). Only the M0 run's trace is used: the noise scale the
+     * larger runs measured is predicted (cf_noise_at_batch), not read. */
     cf_noise_point trace[CF_SPEC_MAX_TRACE];
     int n_trace = 0;
     for (size_t i = base->start; i < base->end && n_trace < CF_SPEC_MAX_TRACE; i++) {
@@ -342,7 +345,7 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
         return cf_error_set(CF_ERR_INVALID, "model '%s': the M0 run has no noise-scale values in the epochs used",
                             info->model);
     cf_noise_model nm;
-    cf_noise_model_init(&nm, info->m0, 0, trace, n_trace, CF_PROV_MEASURED);
+    cf_noise_model_init_trend(&nm, info->m0, trace, n_trace, CF_PROV_MEASURED);
     double e0 = p0 * info->m0;
     for (size_t r = 0; r < n_runs; r++) {
         if (runs[r].batch <= info->m0)

@@ -252,8 +252,10 @@ static int validate_gns(const cf_cli_options *o)
         cJSON_AddStringToObject(doc, "version", "1");
         cJSON_AddStringToObject(doc, "kind", "iterations_to_target");
         cJSON_AddNumberToObject(doc, "train_epochs", vo.train_epochs);
-        cf_buf_printf(&table, "iterations to target from the M0 run%s\n\n",
-                      vo.train_epochs > 0 ? " (first epochs only)" : "");
+        cf_buf_printf(&table,
+                      "iterations to target from the M0 run's noise trace%s; the larger runs' noise scale is "
+                      "predicted from it, not read\n\n",
+                      vo.train_epochs > 0 ? " (first epochs only, then its trend)" : "");
         cf_buf_printf(&table, "  %-10s %7s %7s %10s %12s %12s %8s\n", "MODEL", "M0", "BATCH", "TARGET", "MEASURED",
                       "PREDICTED", "ERROR");
         for (size_t i = 0; i < n; i++) {

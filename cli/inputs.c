@@ -212,10 +212,11 @@ static void apply_partial_profile(const cf_spec_gpu_profile *gp, cf_gpu_perf *pe
 static void build_noise(const cf_spec *spec, cf_inputs *in)
 {
     if (spec->n_noise_trace > 0) {
-        cf_noise_model_init(&in->noise, spec->batch, 0, spec->noise_trace, spec->n_noise_trace, CF_PROV_MEASURED);
+        cf_noise_model_init_trend(&in->noise, spec->batch, spec->noise_trace, spec->n_noise_trace, CF_PROV_MEASURED);
         snprintf(in->noise_note, sizeof in->noise_note,
-                 "noise-scale trace in the spec (%d points, %.0f → %.0f over training; effective %.0f)",
-                 spec->n_noise_trace, in->noise.b_noise_start, in->noise.b_noise_end, in->noise.b_noise_effective);
+                 "noise-scale trace in the spec (%d points, %.0f → %.0f over training%s; effective %.0f)",
+                 spec->n_noise_trace, in->noise.b_noise_start, in->noise.b_noise_end,
+                 in->noise.trace_end_progress < 1 ? ", continued along its trend" : "", in->noise.b_noise_effective);
     } else if (spec->has_noise_scale) {
         cf_noise_model_init(&in->noise, spec->batch, spec->noise_scale, NULL, 0, CF_PROV_MEASURED);
         snprintf(in->noise_note, sizeof in->noise_note, "noise scale %.0f from the spec (constant over training)",

@@ -69,16 +69,66 @@ static void test_step_time_overlap_and_accumulation(void **state)
     assert_float_equal(cf_perf_step_s(&p, 100e6, 1, 1, 100, 2), 0.9, 1e-12);
 }
 
+static void test_noise_at_batch(void **state)
+{
+    (void)state;
+    /* B_M = B (B + M)/(B + M0): unchanged at M0, 1000·2024/1256 at 4 × 256. */
+    assert_float_equal(cf_noise_at_batch(1000, 256, 256), 1000, 1e-12);
+    assert_float_equal(cf_noise_at_batch(1000, 256, 1024), 1611.464968152866, 1e-9);
+    /* It is B·S/r: the measured noise scale grows as M/lr with lr = r·lr0. */
+    assert_float_equal(cf_noise_at_batch(1000, 256, 1024), 1000 * 4.0 / cf_lr_gain(1000, 256, 1024), 1e-9);
+    /* A huge noise scale hardly moves (the gain is ≈ S: lr ∝ M). */
+    assert_float_equal(cf_noise_at_batch(1e9, 256, 4096) / 1e9, 1.0, 1e-5);
+}
+
 static void test_samples_and_efficiency(void **state)
 {
     (void)state;
     cf_noise_model nm;
     cf_noise_model_init(&nm, 256, 1000, NULL, 0, CF_PROV_MEASURED);
-    /* E(M) = E0 (B + M)/(B + M0) */
-    assert_float_equal(cf_samples_to_target(&nm, 1e6, 1024), 1e6 * 2024.0 / 1256.0, 1e-6);
+    /* E(M) = E0 (B_M + M)/(B_M + M0), B_M = 1000·2024/1256 at M = 1024:
+     * 2635.464968…/1867.464968… = 1.411252… (the M0-noise form gave 1.6115). */
+    double b_m = 1000.0 * 2024.0 / 1256.0;
+    double ratio = (b_m + 1024) / (b_m + 256);
+    assert_float_equal(ratio, 1.411252, 1e-6);
+    /* E(M) is read from a table (relative accuracy ~1e-6, see stateff.c). */
+    assert_float_equal(cf_samples_to_target(&nm, 1e6, 1024), 1e6 * ratio, 1e6 * ratio * 2e-6);
     assert_float_equal(cf_samples_to_target(&nm, 1e6, 256), 1e6, 1e-6);
-    assert_float_equal(cf_stat_efficiency(&nm, 1024), 1256.0 / 2024.0, 1e-12);
+    assert_float_equal(cf_stat_efficiency(&nm, 1024), 1.0 / ratio, 2e-6);
+    /* … over the whole range of batch sizes, below and above M0, and for
+     * noise scales far below and far above the batch. */
+    static const double b_consts[] = {5, 1000, 1e7};
+    for (int c = 0; c < 3; c++) {
+        cf_noise_model_init(&nm, 256, b_consts[c], NULL, 0, CF_PROV_MEASURED);
+        for (double m = 1; m < 1e8; m *= 1.07) {
+            double b = b_consts[c], bm = b * (b + m) / (b + 256);
+            double exact = (bm + m) / (bm + 256);
+            assert_true(fabs(cf_samples_to_target(&nm, 1.0, m) / exact - 1) < 2e-6);
+        }
+    }
+    cf_noise_model_init(&nm, 256, 1000, NULL, 0, CF_PROV_MEASURED);
     assert_float_equal(nm.b_noise_effective, 1000, 1e-9);
+    /* More samples at every larger batch, never fewer than at M0, and never
+     * more than the linear-scaling limit M/M0 (zero progress per extra sample). */
+    double prev = 1e6;
+    for (double m = 512; m <= 65536; m *= 2) {
+        double e = cf_samples_to_target(&nm, 1e6, m);
+        assert_true(e > prev && e < 1e6 * m / 256);
+        prev = e;
+    }
+}
+
+/* ∫₀¹ (B_M+M)/(B_M+M0) dp for B(p) = 1000 + 1000 p by the midpoint rule. */
+static double linear_trace_ratio(double m0, double m)
+{
+    const int steps = 100000;
+    double sum = 0;
+    for (int i = 0; i < steps; i++) {
+        double b = 1000 + 1000 * (i + 0.5) / steps;
+        double b_m = b * (b + m) / (b + m0);
+        sum += (b_m + m) / (b_m + m0);
+    }
+    return sum / steps;
 }
 
 static void test_noise_trace_integral(void **state)
@@ -90,8 +140,8 @@ static void test_noise_trace_integral(void **state)
     cf_noise_model_init(&nm, 256, 0, trace, 2, CF_PROV_MEASURED);
     double integral = log(2256.0 / 1256.0) / 1000.0;
     assert_float_equal(nm.inv_integral, integral, 1e-10);
-    assert_float_equal(cf_samples_to_target(&nm, 1.0, 4096), 1.0 + (4096 - 256) * integral, 1e-9);
     assert_float_equal(nm.b_noise_effective, 1.0 / integral - 256, 1e-6);
+    assert_float_equal(cf_samples_to_target(&nm, 1.0, 4096), linear_trace_ratio(256, 4096), 2e-6);
     /* A constant trace equals the constant noise scale. */
     cf_noise_point flat[] = {{0.2, 500}, {0.8, 500}};
     cf_noise_model_init(&nm, 64, 0, flat, 2, CF_PROV_MEASURED);
@@ -101,6 +151,34 @@ static void test_noise_trace_integral(void **state)
     cf_noise_model_init(&early, 256, 1000, NULL, 0, CF_PROV_MEASURED);
     cf_noise_model_init(&nm, 256, 0, trace, 2, CF_PROV_MEASURED);
     assert_true(cf_samples_to_target(&nm, 1.0, 8192) < cf_samples_to_target(&early, 1.0, 8192));
+}
+
+static void test_noise_trace_trend(void **state)
+{
+    (void)state;
+    /* The first half of B(p) = 1000 + 1000 p, continued along its trend, is
+     * the whole line; held constant, it stays at 1500. */
+    cf_noise_point half[] = {{0, 1000}, {0.25, 1250}, {0.5, 1500}};
+    cf_noise_point whole[] = {{0, 1000}, {1, 2000}};
+    cf_noise_model trend, held, full;
+    cf_noise_model_init_trend(&trend, 256, half, 3, CF_PROV_MEASURED);
+    cf_noise_model_init(&held, 256, 0, half, 3, CF_PROV_MEASURED);
+    cf_noise_model_init(&full, 256, 0, whole, 2, CF_PROV_MEASURED);
+    assert_float_equal(trend.trend_per_progress, 1000, 1e-9);
+    assert_float_equal(trend.b_grid[CF_NOISE_GRID], 2000, 1e-9);
+    assert_float_equal(held.b_grid[CF_NOISE_GRID], 1500, 1e-9);
+    assert_float_equal(trend.inv_integral, full.inv_integral, 1e-14);
+    assert_float_equal(cf_samples_to_target(&trend, 1.0, 4096), linear_trace_ratio(256, 4096), 2e-6);
+    /* Least squares over all points: a noisy middle point tilts the slope. */
+    cf_noise_point noisy[] = {{0, 1000}, {0.25, 1500}, {0.5, 1500}};
+    cf_noise_model_init_trend(&trend, 256, noisy, 3, CF_PROV_MEASURED);
+    assert_float_equal(trend.trend_per_progress, 1000, 1e-9); /* slope of (0,1000),(.25,1500),(.5,1500) */
+    assert_float_equal(trend.b_grid[CF_NOISE_GRID], 2000, 1e-9);
+    /* A falling trace is held at its last value, not extrapolated down. */
+    cf_noise_point falling[] = {{0, 2000}, {0.5, 1000}};
+    cf_noise_model_init_trend(&trend, 256, falling, 2, CF_PROV_MEASURED);
+    assert_float_equal(trend.trend_per_progress, 0, 1e-12);
+    assert_float_equal(trend.b_grid[CF_NOISE_GRID], 1000, 1e-9);
 }
 
 static void test_lr_rules(void **state)
@@ -412,8 +490,10 @@ int main(void)
         cmocka_unit_test(test_compute_time),
         cmocka_unit_test(test_sync_time),
         cmocka_unit_test(test_step_time_overlap_and_accumulation),
+        cmocka_unit_test(test_noise_at_batch),
         cmocka_unit_test(test_samples_and_efficiency),
         cmocka_unit_test(test_noise_trace_integral),
+        cmocka_unit_test(test_noise_trace_trend),
         cmocka_unit_test(test_lr_rules),
         cmocka_unit_test(test_spot_factor),
         cmocka_unit_test(test_pareto_brute_force),
