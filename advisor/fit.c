@@ -11,6 +11,8 @@
 /* Residual scale of the robust loss: errors well beyond 5 % count
  * linearly, not quadratically. */
 #define CF_FIT_SOFT_L1_SCALE 0.05
+/* Upper bound of a fitted bandwidth, Gbit/s. */
+#define CF_FIT_MAX_GBPS 1e5
 
 /* Free parameters of the nonlinear fit, each through a transform that keeps
  * it in its physical range. */
@@ -33,8 +35,10 @@ static void unpack(const fit_ctx *ctx, const gsl_vector *x, cf_perf_params *p)
     if (f[P_ALPHA] >= 0) p->alpha_s = exp(gsl_vector_get(x, f[P_ALPHA]));
     if (f[P_BETA] >= 0) p->beta_s = exp(gsl_vector_get(x, f[P_BETA]));
     if (f[P_CONTENTION] >= 0) p->contention = exp(gsl_vector_get(x, f[P_CONTENTION]));
-    if (f[P_INTRA] >= 0) p->intra_gbps = exp(gsl_vector_get(x, f[P_INTRA]));
-    if (f[P_INTER] >= 0) p->inter_gbps = exp(gsl_vector_get(x, f[P_INTER]));
+    /* Bandwidths that the rows cannot bound (all sync hidden) run off to
+     * infinity; cap them at a figure no interconnect reaches. */
+    if (f[P_INTRA] >= 0) p->intra_gbps = fmin(exp(gsl_vector_get(x, f[P_INTRA])), CF_FIT_MAX_GBPS);
+    if (f[P_INTER] >= 0) p->inter_gbps = fmin(exp(gsl_vector_get(x, f[P_INTER])), CF_FIT_MAX_GBPS);
     if (f[P_LATENCY] >= 0) p->latency_s = exp(gsl_vector_get(x, f[P_LATENCY]));
     if (f[P_GAMMA] >= 0) p->gamma = 1.0 + 9.0 * sigmoid(gsl_vector_get(x, f[P_GAMMA]));
 }

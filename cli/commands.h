@@ -22,6 +22,7 @@ int cmd_validate(int argc, char **argv, const cf_cli_options *opts, int n_positi
 int cmd_history(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_record(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_prices(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_search(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 
 extern const cf_command cf_commands[];
 extern const size_t cf_command_count;

@@ -22,6 +22,8 @@ const cf_command cf_commands[] = {
      "store what a real run measured; later recommendations use it"},
     {"prices", cmd_prices, CMD_PRICES, "prices [GPU[:N]] [--cloud C] [--region R] [--spot] | prices update [--cloud C]...",
      "show GPU prices from the catalog in use, or fetch current prices into a snapshot"},
+    {"search", cmd_search, CMD_SEARCH, "search --runner trace:MEASUREMENTS.csv|exec:'COMMAND TEMPLATE' [options] MODEL.json",
+     "find the best configuration with a few real probe runs (online search)"},
 };
 const size_t cf_command_count = sizeof cf_commands / sizeof *cf_commands;
 

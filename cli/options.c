@@ -14,25 +14,25 @@
 
 const cf_cli_option cf_cli_option_table[] = {
     {"help", 'h', OPT_FLAG, NULL, CMD_ALL, OFF(help), "show help for the command and exit"},
-    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_VALIDATE | CMD_PROFILE, OFF(format),
+    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_VALIDATE | CMD_PROFILE | CMD_SEARCH, OFF(format),
      "output format: table (default) or json; recommend also markdown, history and prices also csv"},
     {"out-file", 'o', OPT_STRING, "PATH", CMD_RECOMMEND, OFF(out_file),
      "write the result to PATH (atomically) instead of standard output"},
-    {"db", 0, OPT_STRING, "PATH", CMD_RECOMMEND | CMD_HISTORY | CMD_RECORD | CMD_PRICES | CMD_PROFILE, OFF(db_path),
+    {"db", 0, OPT_STRING, "PATH", CMD_RECOMMEND | CMD_HISTORY | CMD_RECORD | CMD_PRICES | CMD_PROFILE | CMD_SEARCH, OFF(db_path),
      "history database (default $XDG_DATA_HOME/cloudfit/history.db)"},
-    {"no-history", 0, OPT_FLAG, NULL, CMD_RECOMMEND, OFF(no_history), "do not record the recommendation"},
-    {"top", 'n', OPT_INT, "N", CMD_RECOMMEND, OFF(top), "rows in the ranked table (default 10)"},
-    {"objective", 0, OPT_STRING, "OBJ", CMD_RECOMMEND, OFF(objective),
+    {"no-history", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_SEARCH, OFF(no_history), "do not record the recommendation"},
+    {"top", 'n', OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(top), "rows in the ranked table (default 10)"},
+    {"objective", 0, OPT_STRING, "OBJ", CMD_RECOMMEND | CMD_SEARCH, OFF(objective),
      "cost (cheapest within the deadline), time (fastest within the budget) or balanced"},
-    {"deadline-hours", 0, OPT_DOUBLE, "H", CMD_RECOMMEND, OFF(deadline_hours), "override search.deadline_hours"},
-    {"budget-usd", 0, OPT_DOUBLE, "USD", CMD_RECOMMEND, OFF(budget_usd), "override search.budget_usd"},
-    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES, OFF(clouds),
+    {"deadline-hours", 0, OPT_DOUBLE, "H", CMD_RECOMMEND | CMD_SEARCH, OFF(deadline_hours), "override search.deadline_hours"},
+    {"budget-usd", 0, OPT_DOUBLE, "USD", CMD_RECOMMEND | CMD_SEARCH, OFF(budget_usd), "override search.budget_usd"},
+    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_SEARCH, OFF(clouds),
      "only this cloud (aws, gcp, azure, lambda); repeatable; overrides search.clouds"},
-    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES, OFF(regions), "only this region; repeatable"},
-    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_HISTORY, OFF(gpus), "only this GPU model; repeatable"},
+    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH, OFF(regions), "only this region; repeatable"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_HISTORY | CMD_SEARCH, OFF(gpus), "only this GPU model; repeatable"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND, OFF(spot), "spot VMs: never, allow or only"},
-    {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND, OFF(max_nodes), "override search.max_nodes"},
-    {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND, OFF(max_gpus), "override search.max_gpus"},
+    {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes"},
+    {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus"},
     {"color", 0, OPT_STRING, "WHEN", CMD_ALL, OFF(color), "colour: auto (default), always or never"},
     {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL, OFF(quiet), "no progress or informational lines on stderr"},
     {"man", 0, OPT_FLAG, NULL, CMD_HELP, OFF(man), "print the manual page (troff) generated from this table"},
@@ -96,10 +96,29 @@ const cf_cli_option cf_cli_option_table[] = {
      "probe backend: cpu (built-in engine), cuda or exec (profile.command); default profile.backend, else cpu"},
     {"csv", 0, OPT_STRING, "FILE", CMD_PROFILE, OFF(csv_path),
      "also write the measurements as CSV (columns of the Pollux throughput.csv) to FILE"},
-    {"timeout", 0, OPT_DOUBLE, "S", CMD_PROFILE, OFF(timeout_s),
+    {"timeout", 0, OPT_DOUBLE, "S", CMD_PROFILE | CMD_SEARCH, OFF(timeout_s),
      "exec backend: stop a script that prints nothing for S seconds (default 120)"},
     {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
      "training steps of the noise-scale run (default 200)"},
+    /* search (docs/search.md) */
+    {"runner", 0, OPT_STRING, "RUNNER", CMD_SEARCH, OFF(runner),
+     "where probes run: trace:MEASUREMENTS.csv or exec:'COMMAND {nodes} {gpus_per_node} ...' (required)"},
+    {"trace-model", 0, OPT_STRING, "NAME", CMD_SEARCH, OFF(trace_model),
+     "trace runner: use the CSV rows whose model column is NAME (default: the spec's name)"},
+    {"trace-noise", 0, OPT_STRING, "PCT%", CMD_SEARCH, OFF(trace_noise),
+     "trace runner: seeded multiplicative noise on every probe (default 2%)"},
+    {"margin", 0, OPT_STRING, "PCT%", CMD_SEARCH, OFF(margin),
+     "stop when no untried configuration can beat the best by more than PCT% (default 3%)"},
+    {"max-probes", 0, OPT_INT, "N", CMD_SEARCH, OFF(max_probes),
+     "at most N probes after the light profile, the final measurement included (default 12)"},
+    {"probe-steps", 0, OPT_INT, "N", CMD_SEARCH, OFF(probe_steps), "training steps per probe and profile run (default 50 per probe, 20 per profile run)"},
+    {"seed", 0, OPT_INT, "N", CMD_SEARCH, OFF(seed), "seed of the trace noise and the random starts (default 1)"},
+    {"method", 0, OPT_STRING, "NAME", CMD_SEARCH, OFF(method),
+     "cloudfit (default), or a baseline: model (profile + model, no probes), bo (plain Bayesian optimisation)"},
+    {"price", 0, OPT_LIST, "GPU=USD", CMD_SEARCH, OFF(prices),
+     "trace runner: price GPU at USD per GPU-hour instead of the catalog; repeatable"},
+    {"probe-startup-s", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(probe_startup_s),
+     "charge S seconds of start-up (paid, no progress) per profile run and probe (default 0)"},
 };
 const size_t cf_cli_option_count = sizeof cf_cli_option_table / sizeof *cf_cli_option_table;
 
@@ -124,6 +143,10 @@ void cf_cli_options_init(cf_cli_options *opts)
     opts->max_price_change = -1;
     opts->timeout_s = -1;
     opts->noise_steps = -1;
+    opts->max_probes = -1;
+    opts->probe_steps = -1;
+    opts->seed = -1;
+    opts->probe_startup_s = -1;
 }
 
 static int usage_error(const char *command, const char *fmt, ...) CF_PRINTF(2, 3);

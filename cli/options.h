@@ -82,6 +82,17 @@ typedef struct {
     const char *csv_path;        /* measurements CSV to write */
     double timeout_s;            /* < 0 = default (120): exec silence allowed */
     int noise_steps;             /* -1 = default (200) */
+    /* search — issue 6 */
+    const char *runner;          /* trace:MEASUREMENTS.csv | exec:'COMMAND TEMPLATE' */
+    const char *trace_model;     /* trace rows of this model; NULL = the spec's name */
+    const char *trace_noise;     /* "2%" or "0.02"; NULL = default (2 %) */
+    const char *margin;          /* "3%" or "0.03"; NULL = default (3 %) */
+    int max_probes;              /* -1 = default (8) */
+    int probe_steps;             /* -1 = default (50) */
+    int seed;                    /* -1 = default (1) */
+    const char *method;          /* cloudfit | model | bo; NULL = cloudfit */
+    cf_cli_list prices;          /* GPU=USD_PER_GPU_HR */
+    double probe_startup_s;      /* < 0 = default (0) */
 } cf_cli_options;
 
 typedef enum { OPT_FLAG, OPT_STRING, OPT_INT, OPT_DOUBLE, OPT_LIST } cf_opt_kind;

@@ -93,6 +93,31 @@ const char *const cf_db_migrations[] = {
     "  max_local_batch INTEGER NOT NULL,"
     "  profile_json TEXT NOT NULL,"
     "  PRIMARY KEY (spec_key, backend, device));",
+    /* 5: online search runs and every probe they ran — issue 6
+     * (db/search_runs.c, cloudfit/search_history.h). Probes cascade with
+     * their run; a failed probe has a NULL measurement and its error. */
+    "CREATE TABLE search_runs ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  created_at TEXT NOT NULL, tool_version TEXT NOT NULL,"
+    "  spec_hash TEXT NOT NULL, spec_name TEXT NOT NULL,"
+    "  runner TEXT NOT NULL, method TEXT NOT NULL, objective TEXT NOT NULL, seed INTEGER NOT NULL,"
+    "  chosen_cloud TEXT, chosen_instance_type TEXT, chosen_gpu TEXT,"
+    "  chosen_gpus_per_node INTEGER, chosen_nodes INTEGER, chosen_local_batch INTEGER,"
+    "  chosen_step_time_s REAL, chosen_hours REAL, chosen_usd REAL,"
+    "  probe_count INTEGER NOT NULL, profile_cost_usd REAL NOT NULL, probe_cost_usd REAL NOT NULL,"
+    "  overhead_usd REAL NOT NULL, regret_pct REAL,"
+    "  result_json TEXT NOT NULL);"
+    "CREATE INDEX search_runs_spec ON search_runs(spec_hash, created_at);"
+    "CREATE TABLE search_probes ("
+    "  search_id INTEGER NOT NULL REFERENCES search_runs(id) ON DELETE CASCADE,"
+    "  seq INTEGER NOT NULL,"
+    "  kind TEXT NOT NULL CHECK (kind IN ('profile', 'probe')),"
+    "  cloud TEXT NOT NULL, region TEXT NOT NULL, instance_type TEXT NOT NULL, gpu TEXT NOT NULL,"
+    "  gpus_per_node INTEGER NOT NULL, nodes INTEGER NOT NULL, local_batch INTEGER NOT NULL,"
+    "  steps INTEGER NOT NULL, attempts INTEGER NOT NULL,"
+    "  measured_step_time_s REAL, predicted_step_time_s REAL,"
+    "  cost_usd REAL NOT NULL, error TEXT NOT NULL,"
+    "  PRIMARY KEY (search_id, seq));",
 };
 
 const int cf_db_migration_count = (int)(sizeof cf_db_migrations / sizeof *cf_db_migrations);

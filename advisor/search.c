@@ -1,0 +1,687 @@
+/* The online search loop (docs/search.md):
+ *   1. light profile: per GPU type, three per-GPU batches on one GPU and
+ *      two on a full node (the fit needs ≥ 2 single-GPU batches);
+ *   2. estimate = analytic model (cf_perf_step_s, refitted per GPU type on
+ *      every measurement so far) × exp(GP posterior of the log residuals);
+ *   3. if the best configuration that meets the deadline/budget with a
+ *      safety margin (safety_sds × max(sd, noise)) is not measured yet,
+ *      probe it (the final pick is always measured before committing);
+ *   4. otherwise probe the untried configuration with the largest expected
+ *      improvement among those whose optimistic value (2 sd below) could
+ *      beat the best by more than the margin; stop when there is none or at
+ *      max_probes.
+ * The baselines share the machinery: model-only stops after step 2 with
+ * no GP and no margin; plain BO has no model (a constant prior mean), no
+ * profile, three random starts, picks the best measured configuration and
+ * stops when the expected improvement falls below the margin. */
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_min.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "search_internal.h"
+
+#define LCB_SDS 2.0
+/* The error model's prior (log sd): the smooth part of the model's error
+ * and the configuration-to-configuration scatter that no smooth model
+ * captures (neighbouring configurations in the Pollux data differ by a few
+ * % in ways no throughput model predicts). Length scales in log2 units. */
+#define SD_SINGLE 0.04
+#define SD_MULTI_GPU 0.06
+#define SD_MULTI_NODE 0.15
+#define NUGGET_SINGLE_NODE 0.01
+#define NUGGET_MULTI_NODE 0.04
+#define LEN_NODES 1.5
+#define LEN_GPUS 1.5
+#define LEN_BATCH 1.5
+#define BO_RANDOM_STARTS 3
+
+typedef struct {
+    const cf_search_options *o;
+    const cf_search_runner *runner;
+    cf_search_result *r;
+    size_t n;
+    size_t n_types;
+    char (*type_name)[32];
+    int *type_ok;                 /* compute parameters known (fitted or given) */
+    int *cand_type;
+    unsigned char *excluded;      /* over the limits, or its GPU type cannot be modelled */
+    double *model_s;              /* prior mean of the step time */
+    double *mu;                   /* GP posterior of log(measured / model) */
+    size_t *obs;
+    double *obs_step;
+    size_t n_obs;
+    cf_gp gp;
+    gsl_rng *rng;
+} state;
+
+static double gradient_bytes(const cf_spec *spec) { return spec->parameters * spec->gradient_bytes; }
+
+static int usable(const state *s, size_t c) { return !s->excluded[c] && !s->r->failed[c]; }
+
+/* ---- GPU types and the analytic model ---------------------------------------- */
+
+static cf_status init_types(state *s)
+{
+    const cf_search_options *o = s->o;
+    s->type_name = calloc(s->n, sizeof *s->type_name);
+    s->type_ok = calloc(s->n, sizeof *s->type_ok);
+    s->r->fitted = calloc(s->n, sizeof *s->r->fitted);
+    if (!s->type_name || !s->type_ok || !s->r->fitted)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < s->n; c++) {
+        const char *g = o->candidates[c].gpu;
+        size_t t;
+        for (t = 0; t < s->n_types; t++)
+            if (strcasecmp(s->type_name[t], g) == 0)
+                break;
+        if (t == s->n_types) {
+            snprintf(s->type_name[t], sizeof s->type_name[t], "%s", g);
+            cf_gpu_perf *perf = &s->r->fitted[t];
+            snprintf(perf->gpu, sizeof perf->gpu, "%s", g);
+            perf->params = (cf_perf_params){.contention = 0.02, .intra_gbps = 100, .latency_s = 0.001,
+                                            .gamma = CF_DEFAULT_GAMMA, .compute_provenance = CF_PROV_DEFAULT,
+                                            .network_provenance = CF_PROV_DEFAULT};
+            for (size_t p = 0; p < o->n_prior; p++)
+                if (strcasecmp(o->prior[p].gpu, g) == 0) {
+                    *perf = o->prior[p];
+                    s->type_ok[t] = perf->params.beta_s > 0;
+                }
+            snprintf(perf->note, sizeof perf->note, "%s", s->type_ok[t] ? "prior (not refitted)" : "no profile");
+            s->n_types++;
+        }
+        s->cand_type[c] = (int)t;
+        const cf_search_candidate *k = &o->candidates[c];
+        if (k->nodes < 1 || k->gpus_per_node < 1 || k->local_batch < 1 || !(k->usd_per_node_hr > 0) ||
+            k->nodes > o->spec->max_nodes || k->nodes * k->gpus_per_node > o->spec->max_gpus ||
+            (long)k->nodes * k->gpus_per_node * k->local_batch > o->spec->max_global_batch)
+            s->excluded[c] = 1;
+    }
+    s->r->n_fitted = s->n_types;
+    return CF_OK;
+}
+
+static double model_step(const state *s, size_t c)
+{
+    const cf_search_candidate *k = &s->o->candidates[c];
+    cf_perf_params p = s->r->fitted[s->cand_type[c]].params;
+    if (p.inter_gbps <= 0)
+        p.inter_gbps = cf_default_inter_gbps(k->network_gbps);
+    return cf_perf_step_s(&p, gradient_bytes(s->o->spec), k->nodes, k->gpus_per_node, k->local_batch, 1);
+}
+
+typedef struct {
+    cf_perf_params p;
+    const cf_measurement *row;
+    double bytes;
+} inter_ctx;
+
+static double inter_loss(double log_gbps, void *v)
+{
+    inter_ctx *c = v;
+    c->p.inter_gbps = exp(log_gbps);
+    double r = log(cf_perf_predict_measurement(&c->p, c->row, c->bytes) / c->row->step_time_s);
+    return r * r;
+}
+
+/* The inter-node bandwidth that makes the model reproduce one multi-node
+ * measurement with every other parameter fixed (Brent's method on its
+ * logarithm, 0.05 .. 2000 Gbit/s). */
+static double fit_inter_gbps(const cf_perf_params *p, const cf_measurement *row, double bytes)
+{
+    inter_ctx c = {*p, row, bytes};
+    double lo = log(0.05), hi = log(2000), best = log(CF_DEFAULT_TCP_ALLREDUCE_GBPS);
+    /* Brent needs a bracketing point strictly below both ends: scan first. */
+    double best_loss = INFINITY;
+    for (int i = 0; i <= 40; i++) {
+        double x = lo + (hi - lo) * i / 40.0, f = inter_loss(x, &c);
+        if (f < best_loss) {
+            best_loss = f;
+            best = x;
+        }
+    }
+    gsl_function fn = {inter_loss, &c};
+    double a = best - (hi - lo) / 40.0, b = best + (hi - lo) / 40.0;
+    if (a > lo && b < hi && inter_loss(a, &c) > best_loss && inter_loss(b, &c) > best_loss) {
+        gsl_min_fminimizer *m = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
+        if (m && gsl_min_fminimizer_set(m, &fn, best, a, b) == GSL_SUCCESS) {
+            for (int it = 0; it < 60; it++) {
+                if (gsl_min_fminimizer_iterate(m) != GSL_SUCCESS)
+                    break;
+                if (gsl_min_test_interval(gsl_min_fminimizer_x_lower(m), gsl_min_fminimizer_x_upper(m), 1e-4, 0) ==
+                    GSL_SUCCESS)
+                    break;
+            }
+            best = gsl_min_fminimizer_x_minimum(m);
+        }
+        if (m)
+            gsl_min_fminimizer_free(m);
+    }
+    return exp(best);
+}
+
+/* A fit the search can use: finite, positive parameters in range, and
+ * within 30 % of every row it was fitted to. */
+static int plausible(const cf_perf_params *p, const cf_measurement *rows, size_t n, double bytes)
+{
+    if (!(p->alpha_s >= 0 && p->beta_s > 0 && isfinite(p->alpha_s) && isfinite(p->beta_s)) ||
+        !(p->gamma >= 1 && p->gamma <= 10) || !(p->contention >= 0 && p->contention < 1) ||
+        !(p->latency_s >= 0 && p->latency_s < 10) || !(p->intra_gbps > 0 && isfinite(p->intra_gbps)) ||
+        !(p->inter_gbps >= 0)) /* +inf: the sync is all latency */
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        double pred = cf_perf_predict_measurement(p, &rows[i], bytes);
+        if (!(pred > 0) || fabs(pred / rows[i].step_time_s - 1) > 0.3)
+            return 0;
+    }
+    return 1;
+}
+
+/* Refits each GPU type on all its measurements so far (cf_perf_fit, GSL). */
+static cf_status refit(state *s)
+{
+    cf_measurement *rows = malloc((s->n_obs ? s->n_obs : 1) * sizeof *rows);
+    if (!rows)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t t = 0; t < s->n_types; t++) {
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_obs; i++) {
+            const cf_search_candidate *k = &s->o->candidates[s->obs[i]];
+            if (s->cand_type[s->obs[i]] != (int)t)
+                continue;
+            cf_measurement *m = &rows[n++];
+            memset(m, 0, sizeof *m);
+            snprintf(m->gpu, sizeof m->gpu, "%s", k->gpu);
+            m->hw_gpus_per_node = k->gpus_per_node;
+            m->num_nodes = k->nodes;
+            m->num_gpus = k->nodes * k->gpus_per_node;
+            m->local_bsz = k->local_batch;
+            m->step_time_s = s->obs_step[i];
+            m->sync_time_s = -1;
+            m->line = (long)i + 1;
+        }
+        if (n < 2)
+            continue;
+        cf_gpu_perf *perf = &s->r->fitted[t];
+        cf_perf_params out, start = perf->params;
+        cf_perf_fit_report rep;
+        /* One multi-node row cannot identify the network (cf_perf_fit needs
+         * two) but would pull the overlap and contention towards itself:
+         * until there are two, fit the single-node rows and leave that row
+         * to the error model. */
+        size_t n_multi_node = 0;
+        for (size_t i = 0; i < n; i++)
+            n_multi_node += rows[i].num_nodes > 1;
+        cf_measurement probe_row;
+        if (n_multi_node == 1) {
+            size_t kept = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (rows[i].num_nodes == 1)
+                    rows[kept++] = rows[i];
+                else
+                    probe_row = rows[i];
+            }
+            n = kept;
+        }
+        int unset_inter = start.inter_gbps <= 0;
+        if (cf_perf_fit(rows, n, gradient_bytes(s->o->spec), &start, &out, &rep) != CF_OK)
+            continue; /* e.g. < 2 single-GPU batches: keep the previous parameters */
+        if (!plausible(&out, rows, n, gradient_bytes(s->o->spec))) {
+            /* A nonlinear fit that ran off (a negative fixed time, an
+             * infinite bandwidth): keep the compute fit on the single-GPU
+             * rows only and the previous network figures. */
+            size_t n_single = 0;
+            for (size_t i = 0; i < n; i++)
+                if (rows[i].num_gpus == 1)
+                    rows[n_single++] = rows[i];
+            cf_perf_params base = perf->params;
+            if (cf_perf_fit(rows, n_single, gradient_bytes(s->o->spec), &base, &out, &rep) != CF_OK ||
+                !plausible(&out, rows, n_single, gradient_bytes(s->o->spec)))
+                continue;
+        }
+        if (n_multi_node == 1) {
+            /* ... but it does tell the inter-node bandwidth, given the rest. */
+            out.inter_gbps = fit_inter_gbps(&out, &probe_row, gradient_bytes(s->o->spec));
+            out.network_provenance = CF_PROV_FITTED;
+        } else if (unset_inter && !rep.fitted_inter) {
+            out.inter_gbps = 0; /* still unknown: each VM's default (model_step) */
+        }
+        out.max_local_batch = perf->params.max_local_batch;
+        out.memory_provenance = perf->params.memory_provenance;
+        perf->params = out;
+        s->type_ok[t] = 1;
+        snprintf(perf->note, sizeof perf->note,
+                 "refitted to %zu search measurements (%zu single-GPU, %zu multi-GPU, %zu multi-node), rms error %.1f%%",
+                 rep.n_rows, rep.n_single_gpu, rep.n_multi_gpu_node, rep.n_multi_node, 100 * rep.rel_rmse);
+    }
+    free(rows);
+    cf_error_clear();
+    return CF_OK;
+}
+
+/* Model refit (not for plain BO), prior means, GP posterior, estimates. */
+static cf_status update(state *s)
+{
+    cf_search_result *r = s->r;
+    int bo = s->o->method == CF_SEARCH_PLAIN_BO;
+    if (!bo) {
+        cf_status st = refit(s);
+        if (st != CF_OK)
+            return st;
+    }
+    double mean_log = 0;
+    for (size_t i = 0; i < s->n_obs; i++)
+        mean_log += log(s->obs_step[i]) / (double)s->n_obs;
+    for (size_t c = 0; c < s->n; c++) {
+        if (!bo && !s->type_ok[s->cand_type[c]])
+            s->excluded[c] = 1;
+        s->model_s[c] = bo ? exp(mean_log) : (s->excluded[c] ? NAN : model_step(s, c));
+    }
+    double *y = malloc((s->n_obs ? s->n_obs : 1) * sizeof *y);
+    if (!y)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < s->n_obs; i++)
+        y[i] = log(s->obs_step[i] / s->model_s[s->obs[i]]);
+    cf_status st = CF_OK;
+    if (s->o->method == CF_SEARCH_MODEL_ONLY) {
+        for (size_t c = 0; c < s->n; c++) {
+            s->mu[c] = 0;
+            r->est_sd[c] = hypot(s->gp.prior_sd[c], s->gp.nugget_sd[c]);
+        }
+    } else {
+        st = cf_gp_posterior(&s->gp, s->obs, y, s->n_obs, s->mu, r->est_sd);
+    }
+    free(y);
+    for (size_t c = 0; c < s->n; c++)
+        r->est_step_s[c] = usable(s, c) ? s->model_s[c] * exp(s->mu[c]) : NAN;
+    return st;
+}
+
+/* ---- decisions ------------------------------------------------------------------ */
+
+/* Time, cost and objective of candidate c at z posterior sds. */
+static double value_at(const state *s, size_t c, double z, int *feasible, double slack_sds)
+{
+    double sd = s->r->est_sd[c], step = s->r->est_step_s[c] * exp(z * sd), h, u;
+    cf_search_job(s->o, &s->o->candidates[c], step, &h, &u);
+    if (feasible) {
+        /* The safety margin: the constraints must hold at the upper end. */
+        double margin = exp(slack_sds * (sd > s->o->noise_sd ? sd : s->o->noise_sd));
+        double hs, us;
+        cf_search_job(s->o, &s->o->candidates[c], step * margin, &hs, &us);
+        *feasible = cf_search_feasible(s->o, hs, us, 0);
+    }
+    return cf_search_objective(s->o, h, u);
+}
+
+static long select_best(const state *s, double safety_sds, int measured_only)
+{
+    long best = -1;
+    double best_v = INFINITY;
+    for (size_t c = 0; c < s->n; c++) {
+        if (!usable(s, c) || !isfinite(s->r->est_step_s[c]) || (measured_only && !s->r->measured[c]))
+            continue;
+        int ok;
+        double v = value_at(s, c, 0, &ok, safety_sds);
+        if (ok && (v < best_v || (v == best_v && s->r->measured[c] && !s->r->measured[best]))) {
+            best_v = v;
+            best = (long)c;
+        }
+    }
+    return best;
+}
+
+/* Expected improvement over `v_best` (INFINITY: probability of meeting the
+ * constraints), by quadrature over z ∈ [−3, 3]. */
+static double expected_improvement(const state *s, size_t c, double v_best)
+{
+    double sum = 0, wsum = 0;
+    for (int i = -6; i <= 6; i++) {
+        double z = 0.5 * i, w = exp(-0.5 * z * z);
+        int ok;
+        double v = value_at(s, c, z, &ok, 0);
+        wsum += w;
+        if (!ok)
+            continue;
+        sum += w * (isfinite(v_best) ? (v < v_best ? v_best - v : 0) : 1.0);
+    }
+    return sum / wsum;
+}
+
+/* ---- runs ----------------------------------------------------------------------- */
+
+static cf_status add_obs(state *s, size_t c, double step_s)
+{
+    size_t *obs = realloc(s->obs, (s->n_obs + 1) * sizeof *obs);
+    if (obs)
+        s->obs = obs;
+    double *st = realloc(s->obs_step, (s->n_obs + 1) * sizeof *st);
+    if (st)
+        s->obs_step = st;
+    if (!obs || !st)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    s->obs[s->n_obs] = c;
+    s->obs_step[s->n_obs++] = step_s;
+    return CF_OK;
+}
+
+/* One run with one retry; a twice-failed configuration is marked failed. */
+static cf_status run_one(state *s, size_t c, cf_search_run_kind kind, int steps)
+{
+    cf_search_result *r = s->r;
+    cf_search_step *runs = realloc(r->runs, (r->n_runs + 1) * sizeof *runs);
+    if (!runs)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    r->runs = runs;
+    cf_search_step *run = &runs[r->n_runs++];
+    memset(run, 0, sizeof *run);
+    run->candidate = c;
+    run->kind = kind;
+    run->steps = steps;
+    run->predicted_step_s = r->est_step_s[c];
+    run->predicted_sd = r->est_sd[c];
+    run->measured_step_s = NAN;
+    const cf_search_candidate *k = &s->o->candidates[c];
+    double step_s = NAN;
+    for (run->attempts = 1; run->attempts <= 2; run->attempts++) {
+        cf_error_clear();
+        double t = NAN;
+        cf_status st = s->runner->probe(s->runner->ctx, k, steps, &t);
+        if (st == CF_OK && t > 0 && isfinite(t)) {
+            step_s = t;
+            break;
+        }
+        if (st == CF_ERR_NOMEM)
+            return st;
+        snprintf(run->error, sizeof run->error, "%s",
+                 st == CF_OK ? "the runner reported no valid step time" : cf_error_message());
+    }
+    if (run->attempts > 2)
+        run->attempts = 2;
+    if (kind == CF_RUN_PROFILE)
+        r->n_profile_runs++;
+    else
+        r->n_probes++;
+    if (!isfinite(step_s)) {
+        run->failed = 1;
+        r->failed[c] = 1;
+        r->n_failed++;
+        return CF_OK;
+    }
+    run->measured_step_s = step_s;
+    run->cost_usd = (steps * step_s + s->o->probe_startup_s) / 3600.0 * k->nodes * k->usd_per_node_hr;
+    double m = (double)k->nodes * k->gpus_per_node * k->local_batch;
+    run->progress = steps * m / cf_samples_to_target(s->o->noise, s->o->spec->total_samples, m);
+    if (kind == CF_RUN_PROFILE)
+        r->profile_cost_usd += run->cost_usd;
+    else
+        r->probe_cost_usd += run->cost_usd;
+    r->measured[c] = 1;
+    return add_obs(s, c, step_s);
+}
+
+static const cf_search_candidate *sort_cands;
+
+/* By per-GPU batch, then price (the profile runs on the cheapest VM of a
+ * shape), then index: a total order, so the profile is deterministic. */
+static int by_batch(const void *pa, const void *pb)
+{
+    size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+    const cf_search_candidate *a = &sort_cands[ia], *b = &sort_cands[ib];
+    if (a->local_batch != b->local_batch)
+        return a->local_batch - b->local_batch;
+    if (a->usd_per_node_hr != b->usd_per_node_hr)
+        return a->usd_per_node_hr < b->usd_per_node_hr ? -1 : 1;
+    return (ia > ib) - (ia < ib);
+}
+
+/* Light profile of one GPU type: 3 batches on 1 GPU, 2 on a full node. */
+static cf_status profile_type(state *s, size_t t)
+{
+    size_t *idx = malloc(s->n * sizeof *idx);
+    if (!idx)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    int g_full = 1;
+    for (size_t c = 0; c < s->n; c++)
+        if (s->cand_type[c] == (int)t && !s->excluded[c] && s->o->candidates[c].nodes == 1 &&
+            s->o->candidates[c].gpus_per_node > g_full)
+            g_full = s->o->candidates[c].gpus_per_node;
+    cf_status st = CF_OK;
+    for (int pass = 0; pass < 2 && st == CF_OK; pass++) {
+        int g = pass == 0 ? 1 : g_full;
+        if (pass == 1 && g_full == 1)
+            break;
+        size_t n = 0;
+        for (size_t c = 0; c < s->n; c++) {
+            const cf_search_candidate *k = &s->o->candidates[c];
+            if (s->cand_type[c] == (int)t && !s->excluded[c] && k->nodes == 1 && k->gpus_per_node == g)
+                idx[n++] = c;
+        }
+        if (n == 0)
+            continue;
+        sort_cands = s->o->candidates;
+        qsort(idx, n, sizeof *idx, by_batch);
+        /* One VM per batch: the cheapest (first after the sort). */
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (kept == 0 || s->o->candidates[idx[i]].local_batch != s->o->candidates[idx[kept - 1]].local_batch)
+                idx[kept++] = idx[i];
+        n = kept;
+        size_t pick[3] = {0, n - 1, n / 2};
+        int n_pick = pass == 0 ? 3 : 2;
+        for (int i = 0; i < n_pick && st == CF_OK; i++) {
+            if ((i == 1 && pick[1] == pick[0]) || (i == 2 && (pick[2] == pick[0] || pick[2] == pick[1])))
+                continue;
+            st = run_one(s, idx[pick[i]], CF_RUN_PROFILE, s->o->profile_steps);
+        }
+    }
+    free(idx);
+    return st;
+}
+
+static cf_status random_starts(state *s)
+{
+    size_t n_usable = 0;
+    for (size_t c = 0; c < s->n; c++)
+        n_usable += usable(s, c);
+    for (int i = 0; i < BO_RANDOM_STARTS && (size_t)i < n_usable && s->r->n_probes < (size_t)s->o->max_probes; i++) {
+        size_t c;
+        do
+            c = gsl_rng_uniform_int(s->rng, s->n);
+        while (!usable(s, c) || s->r->measured[c]);
+        cf_status st = run_one(s, c, CF_RUN_PROBE, s->o->probe_steps);
+        if (st != CF_OK)
+            return st;
+    }
+    return CF_OK;
+}
+
+static void setup_gp(state *s)
+{
+    int bo = s->o->method == CF_SEARCH_PLAIN_BO;
+    cf_gp *gp = &s->gp;
+    gp->n = s->n;
+    gp->type = s->cand_type;
+    for (size_t c = 0; c < s->n; c++) {
+        const cf_search_candidate *k = &s->o->candidates[c];
+        double *x = &gp->x[c * CF_GP_FEATURES];
+        x[0] = log2(k->nodes);
+        x[1] = log2(k->gpus_per_node);
+        x[2] = log2(k->local_batch);
+        x[3] = k->nodes > 1;
+        /* The model's error: a few % where the profile ran (one node),
+         * up to ~20 % p90 across nodes (DESIGN.md §7, `cloudfit validate`). */
+        gp->prior_sd[c] = bo ? 1.0 : k->nodes > 1 ? SD_MULTI_NODE : k->gpus_per_node > 1 ? SD_MULTI_GPU : SD_SINGLE;
+        gp->nugget_sd[c] = bo ? 0 : k->nodes > 1 ? NUGGET_MULTI_NODE : NUGGET_SINGLE_NODE;
+    }
+    double len_model[CF_GP_FEATURES] = {LEN_NODES, LEN_GPUS, LEN_BATCH, 1.0}, len_bo[CF_GP_FEATURES] = {2.0, 2.0, 2.0, 1.0};
+    memcpy(gp->length, bo ? len_bo : len_model, sizeof gp->length);
+    gp->cross_type_corr = 0.3;
+    gp->noise_var = s->o->noise_sd * s->o->noise_sd;
+}
+
+static cf_status search_loop(state *s)
+{
+    const cf_search_options *o = s->o;
+    cf_search_result *r = s->r;
+    int bo = o->method == CF_SEARCH_PLAIN_BO;
+    for (;;) {
+        cf_status st = update(s);
+        if (st != CF_OK)
+            return st;
+        long best = select_best(s, o->safety_sds, bo);
+        if (r->n_probes >= (size_t)o->max_probes) {
+            r->stop = CF_STOP_MAX_PROBES;
+            return CF_OK;
+        }
+        if (!bo && best >= 0 && !r->measured[best]) {
+            if ((st = run_one(s, (size_t)best, CF_RUN_PROBE, o->probe_steps)) != CF_OK)
+                return st;
+            continue;
+        }
+        double v_best = best >= 0 ? value_at(s, (size_t)best, 0, NULL, 0) : INFINITY;
+        long next = -1;
+        double next_ei = 0;
+        for (size_t c = 0; c < s->n; c++) {
+            if (!usable(s, c) || r->measured[c])
+                continue;
+            if (!bo) {
+                int ok;
+                double v_low = value_at(s, c, -LCB_SDS, &ok, 0);
+                if (!ok || (best >= 0 && v_low > v_best * (1 - o->margin)))
+                    continue; /* cannot beat the best by more than the margin */
+            }
+            double ei = expected_improvement(s, c, v_best);
+            if (ei > next_ei) {
+                next_ei = ei;
+                next = (long)c;
+            }
+        }
+        if (bo && best >= 0 && next_ei < o->margin * v_best)
+            next = -1;
+        if (next < 0) {
+            r->stop = best >= 0 ? CF_STOP_MARGIN : CF_STOP_EXHAUSTED;
+            return CF_OK;
+        }
+        if ((st = run_one(s, (size_t)next, CF_RUN_PROBE, o->probe_steps)) != CF_OK)
+            return st;
+    }
+}
+
+static cf_status check_options(const cf_search_options *o)
+{
+    if (!o->spec || !o->noise || (!o->candidates && o->n_candidates))
+        return cf_error_set(CF_ERR_INVALID, "search: options without a spec or noise model");
+    if (o->n_candidates == 0) {
+        cf_error_set(CF_ERR_INVALID, "search: no candidate configurations");
+        cf_error_hint("allow more GPU types, clouds or nodes, or check the runner's data");
+        return CF_ERR_INVALID;
+    }
+    if (!(o->margin >= 0 && o->margin < 1) || o->max_probes < 0 || o->probe_steps < 1 || o->profile_steps < 1 ||
+        !(o->noise_sd > 0) || !(o->safety_sds >= 0) || !(o->probe_startup_s >= 0))
+        return cf_error_set(CF_ERR_INVALID, "search: an option is out of range (margin in [0,1), steps ≥ 1, noise > 0)");
+    return CF_OK;
+}
+
+cf_status cf_search_run(const cf_search_options *o, const cf_search_runner *runner, cf_search_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->chosen = -1;
+    cf_status st = check_options(o);
+    if (st != CF_OK)
+        return st;
+    state s = {.o = o, .runner = runner, .r = r, .n = o->n_candidates};
+    size_t n = s.n;
+    r->est_step_s = calloc(n, sizeof *r->est_step_s);
+    r->est_sd = calloc(n, sizeof *r->est_sd);
+    r->failed = calloc(n, 1);
+    r->measured = calloc(n, 1);
+    s.cand_type = calloc(n, sizeof *s.cand_type);
+    s.excluded = calloc(n, 1);
+    s.model_s = calloc(n, sizeof *s.model_s);
+    s.mu = calloc(n, sizeof *s.mu);
+    s.gp.x = calloc(n * CF_GP_FEATURES, sizeof *s.gp.x);
+    s.gp.prior_sd = calloc(n, sizeof *s.gp.prior_sd);
+    s.gp.nugget_sd = calloc(n, sizeof *s.gp.nugget_sd);
+    s.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r->est_step_s || !r->est_sd || !r->failed || !r->measured || !s.cand_type || !s.excluded || !s.model_s ||
+        !s.mu || !s.gp.x || !s.gp.prior_sd || !s.gp.nugget_sd || !s.rng) {
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    gsl_rng_set(s.rng, o->seed);
+    for (size_t c = 0; c < n; c++)
+        r->est_step_s[c] = NAN;
+    if ((st = init_types(&s)) != CF_OK)
+        goto done;
+    setup_gp(&s);
+    if (o->method == CF_SEARCH_PLAIN_BO) {
+        st = random_starts(&s);
+    } else {
+        for (size_t t = 0; t < s.n_types && st == CF_OK; t++)
+            st = profile_type(&s, t);
+    }
+    if (st != CF_OK)
+        goto done;
+    if (o->method == CF_SEARCH_MODEL_ONLY) {
+        st = update(&s);
+        r->stop = CF_STOP_NO_PROBES;
+    } else {
+        st = search_loop(&s);
+        if (st == CF_OK)
+            st = update(&s);
+    }
+    if (st != CF_OK)
+        goto done;
+    /* The pick: the best that meets the constraints with the margin (the
+     * model alone uses none, as `recommend` does), measured if possible. */
+    int bo = o->method == CF_SEARCH_PLAIN_BO;
+    double safety = o->method == CF_SEARCH_MODEL_ONLY ? 0 : o->safety_sds;
+    long best = select_best(&s, safety, bo);
+    if (best >= 0 && !r->measured[best] && o->method == CF_SEARCH_CLOUDFIT) {
+        long measured = select_best(&s, safety, 1);
+        if (measured >= 0)
+            best = measured;
+    }
+    r->chosen = best;
+    if (best < 0) {
+        st = cf_error_set(CF_ERR_INFEASIBLE, "search: no configuration meets the deadline and budget");
+        goto done;
+    }
+    int ok;
+    value_at(&s, (size_t)best, 0, &ok, o->safety_sds);
+    r->chosen_safe = ok;
+    r->chosen_measured = r->measured[best];
+    cf_search_job(o, &o->candidates[best], r->est_step_s[best], &r->chosen_hours, &r->chosen_usd);
+    r->overhead_usd = cf_search_overhead_usd(o, r, (size_t)best, r->est_step_s[best]);
+done:
+    free(s.type_name);
+    free(s.type_ok);
+    free(s.cand_type);
+    free(s.excluded);
+    free(s.model_s);
+    free(s.mu);
+    free(s.obs);
+    free(s.obs_step);
+    free(s.gp.x);
+    free(s.gp.prior_sd);
+    free(s.gp.nugget_sd);
+    if (s.rng)
+        gsl_rng_free(s.rng);
+    return st;
+}
+
+void cf_search_result_free(cf_search_result *r)
+{
+    free(r->runs);
+    free(r->est_step_s);
+    free(r->est_sd);
+    free(r->failed);
+    free(r->measured);
+    free(r->fitted);
+    memset(r, 0, sizeof *r);
+    r->chosen = -1;
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""End-to-end tests of `cloudfit search`: the trace runner on a subset of the
+Pollux T4 measurements (tests/data/search-t4-imagenet.csv), the exec runner
+with a fake probe command that fails, prints garbage or hangs, the history
+database, determinism and usage errors.
+Usage: test_search_cli.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import jsonschema
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+TRACE = os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
+FAKE = os.path.join(SRC, "tests", "search", "fake_runner.py")
+SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
+TMP = tempfile.mkdtemp(prefix="cloudfit-search-")
+ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), NO_COLOR="1")
+EXEC = ("exec:/usr/bin/python3 " + FAKE +
+        " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
+
+
+def run(*args, env=None):
+    p = subprocess.run([BIN, "search", *args], capture_output=True, text=True, env=env or ENV, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+SPEC = write("imagenet.json", json.dumps({
+    "name": "imagenet", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+    "training": {"epochs": 90, "batch": 200, "lr": 0.08, "optimizer": "momentum",
+                 "current": {"gpu": "T4", "gpus_per_node": 4, "nodes": 1}},
+    "profile": {"noise_scale": 4000}, "search": {"objective": "cost", "deadline_hours": 30}}))
+EXEC_SPEC = write("fake.json", json.dumps({
+    "name": "fake-t4", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+    "training": {"epochs": 10, "batch": 256, "lr": 0.1},
+    "profile": {"noise_scale": 4000, "local_batches": [16, 32, 64]},
+    "search": {"objective": "cost", "deadline_hours": 3, "gpus": ["T4"], "clouds": ["aws"], "max_nodes": 4}}))
+
+
+def trace_json(*extra):
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "-f", "json", *extra)
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def test_trace_json_reports_probes_and_oracle():
+    doc = trace_json("--seed", "3")
+    jsonschema.validate(doc, SCHEMA)  # the recommend document, plus search and overall
+    ov, s = doc["overall"], doc["search"]
+    for key in ("regret_pct", "probe_count", "overhead_pct", "profile_cost_pct", "oracle", "n", "median_ape"):
+        assert key in ov, key
+    assert ov["oracle"]["nodes"] >= 1 and ov["regret_pct"] >= 0
+    assert ov["probe_count"] == sum(1 for r in s["runs"] if r["kind"] == "probe") <= s["max_probes"]
+    assert sum(1 for r in s["runs"] if r["kind"] == "profile") == 5
+    assert s["chosen_measured"] is True
+    for r in s["runs"]:
+        assert r["measured_step_time_s"] > 0 and not r["failed"]
+        if r["kind"] == "probe":
+            assert r["predicted_step_time_s"] > 0  # the estimate before the probe
+    chosen = doc["chosen"]
+    assert chosen["hours"] <= 30 and chosen["gpu"] == "T4"
+    assert any(r["config"]["nodes"] == chosen["nodes"] and r["config"]["local_batch"] == chosen["local_batch"]
+               and r["config"]["instance_type"] == chosen["instance_type"] for r in s["runs"])
+    assert s["savings"]["current"]["gpus_per_node"] == 4  # training.current is among the candidates
+    assert 0 <= ov["profile_cost_pct"] < 5 and ov["overhead_pct"] >= 0
+
+
+def test_deterministic_for_a_seed():
+    a, b, c = trace_json("--seed", "5"), trace_json("--seed", "5"), trace_json("--seed", "6")
+    assert a["search"]["runs"] == b["search"]["runs"] and a["chosen"] == b["chosen"]
+    assert a["search"]["runs"] != c["search"]["runs"]  # the trace noise follows the seed
+    noiseless = trace_json("--trace-noise", "0%")
+    profile = [r for r in noiseless["search"]["runs"] if r["kind"] == "profile"]
+    times = {}
+    for line in open(TRACE).read().splitlines()[1:]:
+        f = line.split(",")
+        if f[6] == "1" and f[7] == "1":  # one node, one GPU
+            times.setdefault(int(f[8]), []).append(float(f[10]))
+    for run_ in profile:
+        c = run_["config"]
+        if c["gpus_per_node"] != 1:
+            continue
+        t = sorted(times[c["local_batch"]])
+        median = t[len(t) // 2] if len(t) % 2 else (t[len(t) // 2 - 1] + t[len(t) // 2]) / 2
+        assert abs(run_["measured_step_time_s"] - median) < 1e-12 * median, (run_, t)
+
+
+def test_table_and_history():
+    db = os.path.join(TMP, "h.db")
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--db", db, "--max-probes", "4")
+    assert rc == 0, err
+    for text in ("profile", "probe", "chosen:", "measured before committing", "profile cost:", "overhead",
+                 "oracle (measured times)", "savings vs training.current", "CLOUD/REGION"):
+        assert text in out, (text, out)
+    with sqlite3.connect(db) as con:
+        runs = con.execute("SELECT count(*), max(probe_count), max(runner) FROM search_runs").fetchone()
+        probes = con.execute("SELECT count(*), sum(measured_step_time_s IS NULL), min(kind) FROM search_probes").fetchone()
+        doc = json.loads(con.execute("SELECT result_json FROM search_runs").fetchone()[0])
+    assert runs[0] == 1 and runs[1] <= 4 and runs[2].startswith("trace:"), runs
+    assert probes[0] == len(doc["search"]["runs"]) and probes[1] == 0, probes
+    assert doc["overall"]["probe_count"] == runs[1]
+
+
+def test_price_option_and_baselines():
+    doc = trace_json("--price", "T4=0.5", "--method", "model")
+    assert "(--price)" in doc["chosen"]["instance_type"] and doc["overall"]["probe_count"] == 0
+    assert abs(doc["chosen"]["usd_per_hour"] - 0.5 * doc["chosen"]["gpus_per_node"] * doc["chosen"]["nodes"]) < 1e-9
+    bo = trace_json("--method", "bo", "--max-probes", "5")
+    assert bo["search"]["method"] == "bo" and bo["overall"]["probe_count"] <= 5
+    assert all(r["kind"] == "probe" for r in bo["search"]["runs"])  # no profile
+
+
+def test_exec_failures_are_retried_then_skipped():
+    env = dict(ENV, FAKE_FAIL="exit:1:16,garbage:8:16,hang:8:64")
+    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "1", env=env)
+    assert rc == 0, err
+    assert out.count("FAILED after 2 attempts") == 3, out
+    assert "exited with status 1" in out and "expected one JSON object per line" in out and "timed out" in out, out
+    assert "3 configurations failed" in err, err
+    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "1", "-f", "json",
+                       env=dict(ENV, FAKE_FAIL="exit:1:16"))
+    assert rc == 0, err
+    doc = json.loads(out)
+    failed = doc["search"]["failed_configurations"]
+    assert len(failed) == 1 and failed[0]["local_batch"] == 16 and failed[0]["gpus_per_node"] == 1
+    assert doc["chosen"] is not None and doc["search"]["chosen_measured"]
+
+
+def test_exec_flaky_run_is_retried():
+    state = tempfile.mkdtemp(dir=TMP)
+    env = dict(ENV, FAKE_FAIL="flaky:1:32", FAKE_STATE_DIR=state)
+    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "-f", "json", env=env)
+    assert rc == 0, err
+    runs = json.loads(out)["search"]["runs"]
+    flaky = [r for r in runs if r["config"]["local_batch"] == 32 and r["config"]["gpus_per_node"] == 1
+             and r["config"]["nodes"] == 1]
+    assert flaky and flaky[0]["attempts"] == 2 and not flaky[0]["failed"], flaky
+    assert "exited with status 3" in flaky[0]["error"]
+
+
+def test_usage_and_data_errors():
+    rc, _, err = run(SPEC)
+    assert rc == 2 and "--runner" in err, err
+    rc, _, err = run(SPEC, "--runner", "ssh:somewhere")
+    assert rc == 2 and "trace:MEASUREMENTS.csv" in err, err
+    rc, _, err = run(SPEC, "--runner", "trace:" + TRACE, "--trace-model", "nosuchmodel", "--no-history")
+    assert rc == 3 and "search-t4-imagenet.csv" in err and "nosuchmodel" in err, err
+    rc, _, err = run(SPEC, "--runner", "trace:" + TRACE, "--price", "T4", "--no-history")
+    assert rc == 2 and "GPU=USD_PER_GPU_HR" in err, err
+    rc, _, err = run(SPEC, "--runner", "trace:" + TRACE, "--margin", "150%", "--no-history")
+    assert rc == 2 and "--margin" in err, err
+    rc, _, err = run(EXEC_SPEC, "--runner", "exec:/bin/true {nodes} {bogus}", "--no-history")
+    assert rc == 2 and "unknown placeholder" in err and "{local_batch}" in err, err
+    rc, _, err = run(os.path.join(TMP, "missing.json"), "--runner", "trace:" + TRACE)
+    assert rc == 3 and "missing.json" in err, err
+
+
+def test_infeasible_deadline():
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--deadline-hours", "0.5", "-f", "json")
+    assert rc == 4, (rc, err)
+    doc = json.loads(out)
+    assert doc["chosen"] is None and doc["overall"]["oracle"] is None
+    assert "no configuration meets the deadline" in err
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            passed += 1
+            print(f"[ OK ] {name}")
+        except Exception:
+            failed += 1
+            print(f"[FAIL] {name}")
+            traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,400 @@
+/* The online search (advisor/search*.c) on synthetic problems with known
+ * optima: true step times from the throughput model with known parameters,
+ * multi-node configurations made slower than any fit of single-node data
+ * predicts, a runner of function pointers. Acquisition, stopping, the
+ * final measurement, failures, determinism, scoring and the error model. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../advisor/search_internal.h"
+#include "cloudfit/search.h"
+
+#define N_MAX 64
+
+typedef struct {
+    cf_search_candidate cands[N_MAX];
+    double truth[N_MAX];
+    size_t n;
+    cf_spec spec;
+    cf_noise_model noise;
+} problem;
+
+typedef enum { RUN_OK, RUN_FAIL_FIRST_PROFILE, RUN_FLAKY } run_mode;
+
+typedef struct {
+    const problem *p;
+    gsl_rng *rng;
+    double noise_sd;
+    run_mode mode;
+    int calls[N_MAX];
+    int total_calls;
+} runner_ctx;
+
+static cf_status probe(void *ctx, const cf_search_candidate *c, int steps, double *out)
+{
+    runner_ctx *r = ctx;
+    size_t i = (size_t)(c - r->p->cands);
+    assert_true(i < r->p->n);
+    assert_true(steps > 0);
+    r->total_calls++;
+    if (r->mode == RUN_FAIL_FIRST_PROFILE && c->nodes == 1 && c->gpus_per_node == 1 && c->local_batch == 16)
+        return cf_error_set(CF_ERR_UNAVAILABLE, "'fake' exited with status 1");
+    if (r->mode == RUN_FLAKY && r->calls[i]++ == 0)
+        return cf_error_set(CF_ERR_UNAVAILABLE, "'fake' stdout line 1: not JSON");
+    *out = r->p->truth[i] * (r->rng ? exp(gsl_ran_gaussian(r->rng, r->noise_sd)) : 1.0);
+    return CF_OK;
+}
+
+/* GPU "X": nodes 1..8, 1 or 4 GPUs per VM, batches 16..128; the 4-GPU VM
+ * is cheaper per GPU. Across nodes the truth is `multi_node_factor` slower
+ * than the model with the true parameters. */
+static void make_problem(problem *p, double multi_node_factor)
+{
+    memset(p, 0, sizeof *p);
+    static const char spec_json[] =
+        "{\"name\": \"synthetic\", \"model\": {\"parameters\": 25000000}, \"data\": {\"samples\": 1000000},"
+        " \"training\": {\"epochs\": 20, \"batch\": 64, \"lr\": 0.1}}";
+    assert_int_equal(cf_spec_parse(spec_json, strlen(spec_json), NULL, &p->spec), CF_OK);
+    p->spec.startup_minutes = 0;
+    cf_noise_model_init(&p->noise, 64, 4000, NULL, 0, CF_PROV_MEASURED);
+    cf_perf_params truth = {.alpha_s = 0.02, .beta_s = 0.002, .contention = 0.03, .intra_gbps = 80,
+                            .inter_gbps = 4, .latency_s = 0.003, .gamma = 2.5};
+    static const int nodes[] = {1, 2, 4, 8}, gpus[] = {1, 4}, batches[] = {16, 32, 64, 128};
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 2; b++)
+            for (int m = 0; m < 4; m++) {
+                cf_search_candidate *c = &p->cands[p->n];
+                snprintf(c->gpu, sizeof c->gpu, "X");
+                c->nodes = nodes[a];
+                c->gpus_per_node = gpus[b];
+                c->local_batch = batches[m];
+                c->usd_per_node_hr = gpus[b] == 1 ? 1.0 : 3.4;
+                c->network_gbps = 25;
+                double t = cf_perf_step_s(&truth, 25e6 * 4, c->nodes, c->gpus_per_node, c->local_batch, 1);
+                p->truth[p->n++] = t * (c->nodes > 1 ? multi_node_factor : 1.0);
+            }
+}
+
+static void options_for(const problem *p, cf_search_options *o)
+{
+    cf_search_options_init(o);
+    o->spec = &p->spec;
+    o->noise = &p->noise;
+    o->candidates = p->cands;
+    o->n_candidates = p->n;
+}
+
+/* Deadline/budget at `factor` × the fastest time / cheapest cost. */
+static void set_limit(problem *p, cf_objective objective, double factor)
+{
+    cf_search_options o;
+    options_for(p, &o);
+    cf_search_result empty = {.chosen = -1};
+    cf_search_score sc;
+    p->spec.deadline_hours = p->spec.budget_usd = 0;
+    p->spec.objective = objective;
+    assert_int_equal(cf_search_score_against(&o, p->truth, &empty, &sc), CF_OK);
+    if (objective == CF_OBJ_COST)
+        p->spec.deadline_hours = factor * sc.fastest_hours;
+    else
+        p->spec.budget_usd = factor * sc.cheapest_usd;
+}
+
+static void test_finds_known_optimum(void **state)
+{
+    (void)state;
+    static const double factors[] = {1.2, 2, 4};
+    for (int obj = 0; obj < 2; obj++)
+        for (int f = 0; f < 3; f++) {
+            problem *p = malloc(sizeof *p);
+            make_problem(p, 1.25);
+            set_limit(p, obj ? CF_OBJ_TIME : CF_OBJ_COST, factors[f]);
+            cf_search_options o;
+            options_for(p, &o);
+            runner_ctx ctx = {.p = p};
+            cf_search_runner runner = {&ctx, probe};
+            cf_search_result r;
+            assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+            cf_search_score sc;
+            assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
+            assert_true(sc.oracle >= 0);
+            assert_false(sc.miss);
+            if (!(sc.regret <= 0.03))
+                fail_msg("objective %d factor %g: regret %.1f%% (chosen %ld, oracle %ld)", obj, factors[f],
+                         100 * sc.regret, r.chosen, sc.oracle);
+            assert_true(r.chosen_measured);        /* measured before committing */
+            assert_true(r.n_probes <= (size_t)o.max_probes);
+            assert_int_equal(r.n_profile_runs, 5); /* 3 batches on 1 GPU, 2 on a full node */
+            for (size_t i = 0; i < r.n_runs; i++)
+                if (r.runs[i].kind == CF_RUN_PROBE) /* every probe had an estimate first */
+                    assert_true(isfinite(r.runs[i].predicted_step_s));
+            cf_search_result_free(&r);
+            cf_spec_free(&p->spec);
+            free(p);
+        }
+}
+
+/* The model alone cannot see the multi-node slowdown; the search can (see
+ * test_finds_known_optimum): in some of the same scenarios the model's
+ * pick breaks the constraint or costs more than 3 % over the optimum. */
+static void test_model_alone_is_fooled(void **state)
+{
+    (void)state;
+    static const double factors[] = {1.2, 2, 4};
+    int fooled = 0;
+    for (int obj = 0; obj < 2; obj++)
+        for (int f = 0; f < 3; f++) {
+            problem *p = malloc(sizeof *p);
+            make_problem(p, 1.25);
+            set_limit(p, obj ? CF_OBJ_TIME : CF_OBJ_COST, factors[f]);
+            cf_search_options o;
+            options_for(p, &o);
+            o.method = CF_SEARCH_MODEL_ONLY;
+            runner_ctx ctx = {.p = p};
+            cf_search_runner runner = {&ctx, probe};
+            cf_search_result r;
+            cf_status st = cf_search_run(&o, &runner, &r);
+            assert_true(st == CF_OK || st == CF_ERR_INFEASIBLE);
+            assert_int_equal(r.n_probes, 0);
+            cf_search_score sc;
+            assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
+            fooled += sc.miss || !(sc.regret <= 0.03);
+            cf_search_result_free(&r);
+            cf_spec_free(&p->spec);
+            free(p);
+        }
+    assert_true(fooled >= 1);
+}
+
+static void test_stopping_rules(void **state)
+{
+    (void)state;
+    problem *p = malloc(sizeof *p);
+    make_problem(p, 1.25);
+    set_limit(p, CF_OBJ_COST, 2);
+    cf_search_options o;
+    options_for(p, &o);
+    runner_ctx ctx = {.p = p};
+    cf_search_runner runner = {&ctx, probe};
+    cf_search_result r;
+    /* At most one probe: it is the best estimate, measured. */
+    o.max_probes = 1;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    assert_int_equal(r.n_probes, 1);
+    assert_int_equal(r.stop, CF_STOP_MAX_PROBES);
+    cf_search_result_free(&r);
+    /* A wide margin: nothing can beat the measured best by 90 %. */
+    o.max_probes = 20;
+    o.margin = 0.9;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    assert_int_equal(r.stop, CF_STOP_MARGIN);
+    assert_true(r.chosen_measured);
+    size_t wide = r.n_probes;
+    cf_search_result_free(&r);
+    /* A tight margin probes at least as much. */
+    o.margin = 0.0;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    assert_true(r.n_probes >= wide);
+    cf_search_result_free(&r);
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
+static void test_runner_failures(void **state)
+{
+    (void)state;
+    problem *p = malloc(sizeof *p);
+    make_problem(p, 1.1);
+    set_limit(p, CF_OBJ_COST, 2);
+    cf_search_options o;
+    options_for(p, &o);
+    runner_ctx ctx = {.p = p, .mode = RUN_FAIL_FIRST_PROFILE};
+    cf_search_runner runner = {&ctx, probe};
+    cf_search_result r;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    assert_int_equal(r.n_failed, 1);
+    assert_true(r.runs[0].failed);
+    assert_int_equal(r.runs[0].attempts, 2); /* retried once */
+    assert_non_null(strstr(r.runs[0].error, "exited with status 1"));
+    assert_true(r.failed[r.runs[0].candidate]);
+    assert_true(r.chosen >= 0 && r.chosen != (long)r.runs[0].candidate);
+    for (size_t i = 1; i < r.n_runs; i++)
+        assert_false(r.runs[i].candidate == r.runs[0].candidate); /* never tried again */
+    cf_search_result_free(&r);
+    /* A failure that goes away on the retry is not a failed configuration. */
+    runner_ctx flaky = {.p = p, .mode = RUN_FLAKY};
+    runner.ctx = &flaky;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    assert_int_equal(r.n_failed, 0);
+    for (size_t i = 0; i < r.n_runs; i++) {
+        assert_int_equal(r.runs[i].attempts, 2);
+        assert_true(isfinite(r.runs[i].measured_step_s));
+    }
+    cf_search_result_free(&r);
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
+static void run_seeded(const problem *p, cf_search_method method, unsigned long seed, cf_search_result *r)
+{
+    cf_search_options o;
+    options_for(p, &o);
+    o.method = method;
+    o.seed = seed;
+    runner_ctx ctx = {.p = p, .rng = gsl_rng_alloc(gsl_rng_mt19937), .noise_sd = 0.02};
+    gsl_rng_set(ctx.rng, seed);
+    cf_search_runner runner = {&ctx, probe};
+    assert_int_equal(cf_search_run(&o, &runner, r), CF_OK);
+    gsl_rng_free(ctx.rng);
+}
+
+static int same_runs(const cf_search_result *a, const cf_search_result *b)
+{
+    if (a->n_runs != b->n_runs || a->chosen != b->chosen)
+        return 0;
+    for (size_t i = 0; i < a->n_runs; i++)
+        if (a->runs[i].candidate != b->runs[i].candidate || a->runs[i].measured_step_s != b->runs[i].measured_step_s)
+            return 0;
+    return 1;
+}
+
+static void test_deterministic_for_a_seed(void **state)
+{
+    (void)state;
+    problem *p = malloc(sizeof *p);
+    make_problem(p, 1.2);
+    set_limit(p, CF_OBJ_TIME, 2);
+    for (int m = 0; m < 2; m++) {
+        cf_search_method method = m ? CF_SEARCH_PLAIN_BO : CF_SEARCH_CLOUDFIT;
+        cf_search_result a, b, c;
+        run_seeded(p, method, 7, &a);
+        run_seeded(p, method, 7, &b);
+        assert_true(same_runs(&a, &b));
+        run_seeded(p, method, 8, &c);
+        assert_false(same_runs(&a, &c)); /* the noise (and BO's starts) follow the seed */
+        cf_search_result_free(&a);
+        cf_search_result_free(&b);
+        cf_search_result_free(&c);
+    }
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
+static void test_score_and_accounting(void **state)
+{
+    (void)state;
+    problem *p = malloc(sizeof *p);
+    make_problem(p, 1.0);
+    set_limit(p, CF_OBJ_COST, 1.5);
+    cf_search_options o;
+    options_for(p, &o);
+    runner_ctx ctx = {.p = p};
+    cf_search_runner runner = {&ctx, probe};
+    cf_search_result r;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    cf_search_score sc;
+    assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
+    /* Runs do real work: overhead is at most their cost, and the profile
+     * and probe costs add up to the runs'. */
+    double sum = 0;
+    for (size_t i = 0; i < r.n_runs; i++) {
+        sum += r.runs[i].cost_usd;
+        assert_true(r.runs[i].progress > 0 && r.runs[i].progress < 1);
+    }
+    assert_float_equal(sum, r.profile_cost_usd + r.probe_cost_usd, 1e-12);
+    assert_true(r.overhead_usd >= 0 && r.overhead_usd <= sum + 1e-12);
+    /* Choosing the oracle is zero regret; a pick past the deadline by more
+     * than 3 % is a miss. */
+    long keep = r.chosen;
+    r.chosen = sc.oracle;
+    assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
+    assert_float_equal(sc.regret, 0, 1e-12);
+    assert_false(sc.miss);
+    long slow = -1;
+    for (size_t i = 0; i < p->n; i++) {
+        double h, u;
+        cf_search_job(&o, &p->cands[i], p->truth[i], &h, &u);
+        if (h > 1.04 * p->spec.deadline_hours)
+            slow = (long)i;
+    }
+    assert_true(slow >= 0);
+    r.chosen = slow;
+    assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
+    assert_true(sc.miss);
+    r.chosen = keep;
+    cf_search_result_free(&r);
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
+static void test_error_model(void **state)
+{
+    (void)state;
+    /* Three candidates on a line, one far away and of another GPU type. */
+    double x[4 * CF_GP_FEATURES] = {0, 0, 4, 0, 0, 0, 4.5, 0, 0, 0, 12, 0, 0, 0, 4, 0};
+    int type[4] = {0, 0, 0, 1};
+    double sd[4] = {0.1, 0.1, 0.1, 0.1}, nugget[4] = {0, 0, 0, 0};
+    cf_gp gp = {.n = 4, .x = x, .type = type, .prior_sd = sd, .nugget_sd = nugget,
+                .length = {1, 1, 1, 1}, .cross_type_corr = 0.0, .noise_var = 1e-6};
+    size_t obs[1] = {0};
+    double y[1] = {0.08}, mean[4], post_sd[4];
+    assert_int_equal(cf_gp_posterior(&gp, obs, y, 1, mean, post_sd), CF_OK);
+    assert_float_equal(mean[0], 0.08, 1e-3);  /* interpolates the observation */
+    assert_true(post_sd[0] < 0.002);
+    assert_true(mean[1] > 0.05 && mean[1] < 0.08); /* a near neighbour follows */
+    assert_true(post_sd[1] < 0.1 && post_sd[1] > post_sd[0]);
+    assert_float_equal(mean[2], 0, 1e-6);     /* far away: the prior */
+    assert_float_equal(post_sd[2], 0.1, 1e-6);
+    assert_float_equal(mean[3], 0, 1e-12);    /* other GPU type, uncorrelated here */
+    /* A nugget keeps unmeasured neighbours uncertain. */
+    double nug[4] = {0.05, 0.05, 0.05, 0.05};
+    gp.nugget_sd = nug;
+    assert_int_equal(cf_gp_posterior(&gp, obs, y, 1, mean, post_sd), CF_OK);
+    assert_true(post_sd[1] >= 0.05);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    problem *p = malloc(sizeof *p);
+    make_problem(p, 1.0);
+    cf_search_options o;
+    options_for(p, &o);
+    runner_ctx ctx = {.p = p};
+    cf_search_runner runner = {&ctx, probe};
+    cf_search_result r;
+    o.n_candidates = 0;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_ERR_INVALID);
+    cf_search_result_free(&r);
+    options_for(p, &o);
+    o.margin = 1.5;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_ERR_INVALID);
+    cf_search_result_free(&r);
+    /* Nothing can meet an impossible deadline. */
+    options_for(p, &o);
+    p->spec.deadline_hours = 1e-6;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_ERR_INFEASIBLE);
+    assert_int_equal(r.chosen, -1);
+    cf_search_result_free(&r);
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_finds_known_optimum),  cmocka_unit_test(test_model_alone_is_fooled),
+        cmocka_unit_test(test_stopping_rules),       cmocka_unit_test(test_runner_failures),
+        cmocka_unit_test(test_deterministic_for_a_seed), cmocka_unit_test(test_score_and_accounting),
+        cmocka_unit_test(test_error_model),          cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
