@@ -16,6 +16,7 @@
 #include "cloudfit/version.h"
 #include "clock.h"
 #include "commands.h"
+#include "spec_overrides.h"
 #include "db_open.h"
 #include "search_report.h"
 #include "search_runners.h"
@@ -51,31 +52,9 @@ static int usage(const char *fmt, ...)
 
 static int apply_overrides(const cf_cli_options *o, cf_spec *spec)
 {
-    if (o->objective) {
-        if (!strcmp(o->objective, "cost")) spec->objective = CF_OBJ_COST;
-        else if (!strcmp(o->objective, "time")) spec->objective = CF_OBJ_TIME;
-        else if (!strcmp(o->objective, "balanced")) spec->objective = CF_OBJ_BALANCED;
-        else return usage("option '--objective' does not accept '%s' (cost, time or balanced)", o->objective);
-    }
-    if (o->deadline_hours > 0) spec->deadline_hours = o->deadline_hours;
-    if (o->budget_usd > 0) spec->budget_usd = o->budget_usd;
-    if (o->max_nodes > 0) spec->max_nodes = o->max_nodes;
-    if (o->max_gpus > 0) spec->max_gpus = o->max_gpus;
-    if (o->clouds.n) {
-        spec->n_clouds = 0;
-        for (int i = 0; i < o->clouds.n && i < CF_SPEC_MAX_LIST; i++)
-            snprintf(spec->clouds[spec->n_clouds++], sizeof spec->clouds[0], "%s", o->clouds.items[i]);
-    }
-    if (o->regions.n) {
-        spec->n_regions = 0;
-        for (int i = 0; i < o->regions.n && i < CF_SPEC_MAX_LIST; i++)
-            snprintf(spec->regions[spec->n_regions++], sizeof spec->regions[0], "%s", o->regions.items[i]);
-    }
-    if (o->gpus.n) {
-        spec->n_search_gpus = 0;
-        for (int i = 0; i < o->gpus.n && i < CF_SPEC_MAX_GPUS; i++)
-            snprintf(spec->search_gpus[spec->n_search_gpus++], sizeof spec->search_gpus[0], "%s", o->gpus.items[i]);
-    }
+    int rc = cf_cli_apply_search_overrides(o, spec);
+    if (rc)
+        return rc;
     if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json"))
         return usage("option '--format' does not accept '%s' (table or json)", o->format);
     return 0;
