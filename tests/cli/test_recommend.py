@@ -8,9 +8,11 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import traceback
 
 import jsonschema
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
 
 BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
@@ -176,19 +178,7 @@ def test_help_and_man():
 
 
 def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            passed += 1
-            print(f"[ OK ] {name}")
-        except Exception:
-            failed += 1
-            print(f"[FAIL] {name}")
-            traceback.print_exc()
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return pyharness.run(globals())
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
 
 BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
@@ -69,16 +71,4 @@ def query(db, sql, *args):
 
 
 def main(namespace):
-    tests = [(n, f) for n, f in sorted(namespace.items()) if n.startswith("test_") and callable(f)]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            passed += 1
-            print(f"[ OK ] {name}", flush=True)
-        except Exception:
-            failed += 1
-            print(f"[FAIL] {name}", flush=True)
-            traceback.print_exc()
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return pyharness.run(namespace)

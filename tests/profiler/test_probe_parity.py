@@ -13,7 +13,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
 
 BIN, SRC = sys.argv[1], sys.argv[2]
 TMP = tempfile.mkdtemp(prefix="cloudfit-parity-")
@@ -84,20 +86,7 @@ def test_numpy_gelu_adamw():
 
 
 def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            passed += 1
-            print(f"[ OK ] {name}")
-        except Exception:
-            failed += 1
-            print(f"[FAIL] {name}")
-            traceback.print_exc()
-    print(f"{passed} passed, {failed} failed")
-    shutil.rmtree(TMP, ignore_errors=True)
-    return 1 if failed else 0
+    return pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
 
 if __name__ == "__main__":
