@@ -90,9 +90,25 @@ double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, 
     return cf_default_inter_gbps(vm_nominal_gbps);
 }
 
+cf_carry_rule cf_carry_rule_default(void)
+{
+    return (cf_carry_rule){CF_CARRY_PEAK_EXPONENT, CF_CARRY_BANDWIDTH_EXPONENT, CF_CARRY_OVERHEAD_FRACTION};
+}
+
 double cf_gpu_time_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision)
 {
     return cf_gpu_time_ratio_with(from, to, precision, CF_CARRY_PEAK_EXPONENT, CF_CARRY_BANDWIDTH_EXPONENT);
+}
+
+double cf_carry_throughput_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision,
+                                 const cf_carry_rule *rule, double overhead_fraction, double batch_ratio_to_from)
+{
+    double r = cf_gpu_time_ratio_with(from, to, precision, rule->peak_exponent, rule->bandwidth_exponent);
+    double phi = overhead_fraction > 0 ? overhead_fraction : 0;
+    double m = batch_ratio_to_from > 0 ? batch_ratio_to_from : 1;
+    /* Step time per sample is R·beta·(1 + phi·m_from/m) on `to` against
+     * beta·(1 + phi) on `from`: alpha and beta both scale by R. */
+    return (1.0 + phi) / (r * (1.0 + phi / m));
 }
 
 /* Intra-node all-reduce bandwidth from the GPU table, Gbit/s. */
@@ -119,8 +135,24 @@ cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const 
         p->contention = ref->params.contention;
         p->gamma = ref->params.gamma;
         snprintf(out->carried_from, sizeof out->carried_from, "%s", ref_gpu->model);
-        snprintf(out->note, sizeof out->note, "carried over from the %s profile (×%.2f time per sample: peak FLOP/s and memory bandwidth)",
-                 ref_gpu->model, ratio);
+        /* The same rule `validate --crossgpu` scores, with this profile's
+         * own fixed per-step share and the memory-ceiling batch ratio. */
+        int m_ref = ref->params.max_local_batch;
+        int m_to = cf_estimate_max_local_batch(spec, target->memory_gib, ref, ref_gpu->memory_gib);
+        if (m_ref > 0 && m_to > 0 && ref->params.beta_s > 0) {
+            cf_carry_rule rule = cf_carry_rule_default();
+            double phi = ref->params.alpha_s / (ref->params.beta_s * m_ref);
+            snprintf(out->note, sizeof out->note,
+                     "carried over from the %s profile (×%.2f time per sample; ×%.2f throughput at the largest "
+                     "batch, %d vs %d)",
+                     ref_gpu->model, ratio,
+                     cf_carry_throughput_ratio(ref_gpu, target, spec->precision, &rule, phi, (double)m_to / m_ref),
+                     m_to, m_ref);
+        } else {
+            snprintf(out->note, sizeof out->note,
+                     "carried over from the %s profile (×%.2f time per sample: peak FLOP/s and memory bandwidth)",
+                     ref_gpu->model, ratio);
+        }
     } else if (spec->flops_per_sample > 0 && peak_t > 0) {
         p->beta_s = spec->flops_per_sample / (peak_t * CF_DEFAULT_ROOFLINE_EFFICIENCY);
         /* Optimizer step: read weights, gradients and state, write weights

@@ -423,62 +423,14 @@ static cf_status run_one(state *s, size_t c, cf_search_run_kind kind, int steps)
     return add_obs(s, c, step_s);
 }
 
-static const cf_search_candidate *sort_cands;
-
-/* By per-GPU batch, then price (the profile runs on the cheapest VM of a
- * shape), then index: a total order, so the profile is deterministic. */
-static int by_batch(const void *pa, const void *pb)
-{
-    size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
-    const cf_search_candidate *a = &sort_cands[ia], *b = &sort_cands[ib];
-    if (a->local_batch != b->local_batch)
-        return a->local_batch - b->local_batch;
-    if (a->usd_per_node_hr != b->usd_per_node_hr)
-        return a->usd_per_node_hr < b->usd_per_node_hr ? -1 : 1;
-    return (ia > ib) - (ia < ib);
-}
-
-/* Light profile of one GPU type: 3 batches on 1 GPU, 2 on a full node. */
+/* Light profile of one GPU type: 3 batches on 1 GPU, 2 on a full node
+ * (cf_search_light_profile, shared with `cloudfit profile --runner`). */
 static cf_status profile_type(state *s, size_t t)
 {
-    size_t *idx = malloc(s->n * sizeof *idx);
-    if (!idx)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    int g_full = 1;
-    for (size_t c = 0; c < s->n; c++)
-        if (s->cand_type[c] == (int)t && !s->excluded[c] && s->o->candidates[c].nodes == 1 &&
-            s->o->candidates[c].gpus_per_node > g_full)
-            g_full = s->o->candidates[c].gpus_per_node;
-    cf_status st = CF_OK;
-    for (int pass = 0; pass < 2 && st == CF_OK; pass++) {
-        int g = pass == 0 ? 1 : g_full;
-        if (pass == 1 && g_full == 1)
-            break;
-        size_t n = 0;
-        for (size_t c = 0; c < s->n; c++) {
-            const cf_search_candidate *k = &s->o->candidates[c];
-            if (s->cand_type[c] == (int)t && !s->excluded[c] && k->nodes == 1 && k->gpus_per_node == g)
-                idx[n++] = c;
-        }
-        if (n == 0)
-            continue;
-        sort_cands = s->o->candidates;
-        qsort(idx, n, sizeof *idx, by_batch);
-        /* One VM per batch: the cheapest (first after the sort). */
-        size_t kept = 0;
-        for (size_t i = 0; i < n; i++)
-            if (kept == 0 || s->o->candidates[idx[i]].local_batch != s->o->candidates[idx[kept - 1]].local_batch)
-                idx[kept++] = idx[i];
-        n = kept;
-        size_t pick[3] = {0, n - 1, n / 2};
-        int n_pick = pass == 0 ? 3 : 2;
-        for (int i = 0; i < n_pick && st == CF_OK; i++) {
-            if ((i == 1 && pick[1] == pick[0]) || (i == 2 && (pick[2] == pick[0] || pick[2] == pick[1])))
-                continue;
-            st = run_one(s, idx[pick[i]], CF_RUN_PROFILE, s->o->profile_steps);
-        }
-    }
-    free(idx);
+    size_t pick[CF_SEARCH_PROFILE_MAX_RUNS], n_pick = 0;
+    cf_status st = cf_search_light_profile(s->o->candidates, s->n, s->type_name[t], s->excluded, pick, &n_pick);
+    for (size_t i = 0; i < n_pick && st == CF_OK; i++)
+        st = run_one(s, pick[i], CF_RUN_PROFILE, s->o->profile_steps);
     return st;
 }
 

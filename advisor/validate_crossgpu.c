@@ -5,6 +5,10 @@
 
 #include "cloudfit/validate.h"
 
+/* The shipped constants as text, for the method description. */
+#define CF_STR_(x) #x
+#define CF_STR(x) CF_STR_(x)
+
 typedef struct {
     const char *model, *precision, *benchmark;
     const cf_gpu *from, *to;
@@ -51,28 +55,83 @@ static double median_throughput(const cf_crossgpu_set *set, const char *gpu, con
     return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
 }
 
-/* Least squares of log(measured time ratio) on the two log ratios, without
- * an intercept, leaving out pairs of `skip_model` (−1: use all). */
-static void fit_exponents(const carry_pair *pairs, size_t n, int skip_model, double *a, double *b)
+/* Memory-size ratio to/from: the proxy for the batch ratio (a row's own
+ * batch is in the data, but `recommend` only has its memory-ceiling
+ * estimate, and no spec here says how much of the memory the weights take). */
+static double memory_ratio(const carry_pair *p)
 {
-    double sxx = 0, sxy = 0, syy = 0, sxz = 0, syz = 0;
+    return p->from->memory_gib > 0 && p->to->memory_gib > 0 ? p->to->memory_gib / p->from->memory_gib : 1.0;
+}
+
+/* Whether pair i is left out of a fit: pairs of model `skip_model`, or
+ * pairs touching GPU `skip_gpu` (-1: none). */
+static int left_out(const carry_pair *p, int skip_model, const cf_gpu *skip_gpu)
+{
+    return p->model_index == skip_model || (skip_gpu && (p->from == skip_gpu || p->to == skip_gpu));
+}
+
+/* For a fixed phi, least squares of log(measured time ratio) − the phi term
+ * on the two log ratios without an intercept; returns the residual sum of
+ * squares (HUGE_VAL when the two ratios are collinear). */
+static double fit_exponents_at(const carry_pair *pairs, size_t n, int skip_model, const cf_gpu *skip_gpu,
+                               double phi, double *a, double *b)
+{
+    double sxx = 0, sxy = 0, syy = 0, sxz = 0, syz = 0, szz = 0;
     for (size_t i = 0; i < n; i++) {
-        if (pairs[i].model_index == skip_model)
+        if (left_out(&pairs[i], skip_model, skip_gpu))
             continue;
         cf_precision prec = precision_of(pairs[i].precision);
         double x = log(cf_gpu_peak_tflops(pairs[i].from, prec) / cf_gpu_peak_tflops(pairs[i].to, prec));
         double y = log(pairs[i].from->memory_bandwidth_gbs / pairs[i].to->memory_bandwidth_gbs);
-        double z = log(1.0 / pairs[i].measured_ratio); /* time ratio to/from */
-        sxx += x * x; sxy += x * y; syy += y * y; sxz += x * z; syz += y * z;
+        /* log(t_to/t_from) = a·x + b·y + log(1 + phi/m) − log(1 + phi) */
+        double z = log(1.0 / pairs[i].measured_ratio) - log1p(phi / memory_ratio(&pairs[i])) + log1p(phi);
+        sxx += x * x; sxy += x * y; syy += y * y; sxz += x * z; syz += y * z; szz += z * z;
     }
     double det = sxx * syy - sxy * sxy;
-    if (fabs(det) < 1e-12) {
-        *a = CF_CARRY_PEAK_EXPONENT;
-        *b = CF_CARRY_BANDWIDTH_EXPONENT;
-        return;
-    }
+    if (fabs(det) < 1e-12)
+        return HUGE_VAL;
     *a = (sxz * syy - syz * sxy) / det;
     *b = (syz * sxx - sxz * sxy) / det;
+    return szz - *a * sxz - *b * syz;
+}
+
+/* The rule's three parameters by least squares in log space: a and b in
+ * closed form for each phi, phi on a grid of log phi (step 0.01 from e^-8
+ * to e^1, plus phi = 0) refined by golden section. Leaves out pairs as
+ * left_out() says; falls back to the shipped rule when nothing is left. */
+static cf_carry_rule fit_rule(const carry_pair *pairs, size_t n, int skip_model, const cf_gpu *skip_gpu)
+{
+    cf_carry_rule best = cf_carry_rule_default();
+    double a, b, best_sse = fit_exponents_at(pairs, n, skip_model, skip_gpu, 0.0, &a, &b);
+    double best_log_phi = -8.0;
+    if (best_sse < HUGE_VAL)
+        best = (cf_carry_rule){a, b, 0.0};
+    for (int k = 0; k <= 900; k++) {
+        double log_phi = -8.0 + 0.01 * k;
+        double sse = fit_exponents_at(pairs, n, skip_model, skip_gpu, exp(log_phi), &a, &b);
+        if (sse < best_sse) {
+            best_sse = sse;
+            best_log_phi = log_phi;
+            best = (cf_carry_rule){a, b, exp(log_phi)};
+        }
+    }
+    if (best.overhead_fraction <= 0 || best_sse == HUGE_VAL)
+        return best;
+    double lo = best_log_phi - 0.01, hi = best_log_phi + 0.01;
+    const double g = 0.5 * (sqrt(5.0) - 1.0);
+    for (int it = 0; it < 40; it++) {
+        double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
+        double s1 = fit_exponents_at(pairs, n, skip_model, skip_gpu, exp(m1), &a, &b);
+        double s2 = fit_exponents_at(pairs, n, skip_model, skip_gpu, exp(m2), &a, &b);
+        if (s1 < s2)
+            hi = m2;
+        else
+            lo = m1;
+    }
+    double log_phi = 0.5 * (lo + hi);
+    if (fit_exponents_at(pairs, n, skip_model, skip_gpu, exp(log_phi), &a, &b) <= best_sse)
+        best = (cf_carry_rule){a, b, exp(log_phi)};
+    return best;
 }
 
 static cf_status collect_pairs(const cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus, carry_pair **out,
@@ -140,32 +199,45 @@ static cf_status collect_pairs(const cf_crossgpu_set *set, const cf_gpu *gpus, s
 cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus,
                                cf_carry_score scores[CF_CARRY_METHODS], size_t *out_pairs, size_t *out_models)
 {
-    static const char *const names[] = {"peak", "bandwidth", "geomean", "cloudfit", "cloudfit-lomo"};
+    static const char *const names[] = {"peak", "bandwidth", "geomean", "cloudfit", "cloudfit-lomo", "cloudfit-logo"};
     static const char *const descriptions[] = {
         "peak FLOP/s ratio at the run's precision", "memory-bandwidth ratio", "geometric mean of the two",
-        "cloudfit: peak^0.302 · bandwidth^0.588", "cloudfit's rule refitted without the predicted model"};
+        "cloudfit: peak^" CF_STR(CF_CARRY_PEAK_EXPONENT) " · bandwidth^" CF_STR(CF_CARRY_BANDWIDTH_EXPONENT)
+        ", fixed share " CF_STR(CF_CARRY_OVERHEAD_FRACTION) " at memory-size batch ratio",
+        "cloudfit's rule, its 3 parameters refitted without the predicted model",
+        "cloudfit's rule, its 3 parameters refitted without the predicted pair's GPU types"};
     carry_pair *pairs = NULL;
     size_t n = 0;
     cf_status st = collect_pairs(set, gpus, n_gpus, &pairs, &n, out_models);
     if (st != CF_OK)
         return st;
     double *errors = malloc((n ? n : 1) * CF_CARRY_METHODS * sizeof *errors);
-    double *lomo_a = malloc((*out_models ? *out_models : 1) * sizeof *lomo_a);
-    double *lomo_b = malloc((*out_models ? *out_models : 1) * sizeof *lomo_b);
-    if (!errors || !lomo_a || !lomo_b) {
-        free(pairs); free(errors); free(lomo_a); free(lomo_b);
+    cf_carry_rule *lomo = malloc((*out_models ? *out_models : 1) * sizeof *lomo);
+    cf_carry_rule *logo = malloc((n_gpus ? n_gpus : 1) * sizeof *logo);
+    if (!errors || !lomo || !logo) {
+        free(pairs); free(errors); free(lomo); free(logo);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     for (size_t m = 0; m < *out_models; m++)
-        fit_exponents(pairs, n, (int)m, &lomo_a[m], &lomo_b[m]);
+        lomo[m] = fit_rule(pairs, n, (int)m, NULL);
+    for (size_t g = 0; g < n_gpus; g++)
+        logo[g] = fit_rule(pairs, n, -1, &gpus[g]);
+    cf_carry_rule shipped = cf_carry_rule_default();
     for (size_t i = 0; i < n; i++) {
         const carry_pair *p = &pairs[i];
         cf_precision prec = precision_of(p->precision);
         double peak = cf_gpu_peak_tflops(p->to, prec) / cf_gpu_peak_tflops(p->from, prec);
         double bw = p->to->memory_bandwidth_gbs / p->from->memory_bandwidth_gbs;
+        double mem = memory_ratio(p);
+        /* Leave one GPU type out: a pair touches two; the fit without
+         * either is the one that never saw the GPU being predicted (`to`). */
+        const cf_carry_rule *held = &logo[p->to - gpus];
         double predicted[CF_CARRY_METHODS] = {
-            peak, bw, sqrt(peak * bw), 1.0 / cf_gpu_time_ratio(p->from, p->to, prec),
-            1.0 / cf_gpu_time_ratio_with(p->from, p->to, prec, lomo_a[p->model_index], lomo_b[p->model_index])};
+            peak, bw, sqrt(peak * bw),
+            cf_carry_throughput_ratio(p->from, p->to, prec, &shipped, shipped.overhead_fraction, mem),
+            cf_carry_throughput_ratio(p->from, p->to, prec, &lomo[p->model_index],
+                                      lomo[p->model_index].overhead_fraction, mem),
+            cf_carry_throughput_ratio(p->from, p->to, prec, held, held->overhead_fraction, mem)};
         for (int k = 0; k < CF_CARRY_METHODS; k++)
             errors[(size_t)k * n + i] = predicted[k] / p->measured_ratio - 1.0;
     }
@@ -175,6 +247,6 @@ cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, s
         scores[k].stats = cf_ape_summarise(&errors[(size_t)k * n], n);
     }
     *out_pairs = n;
-    free(pairs); free(errors); free(lomo_a); free(lomo_b);
+    free(pairs); free(errors); free(lomo); free(logo);
     return CF_OK;
 }

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "db_open.h"
 #include "inputs.h"
+#include "profile_runner.h"
 
 /* ---- progress on stderr: a bar on a terminal, plain lines otherwise ---------- */
 
@@ -61,11 +62,33 @@ static void progress_end(progress_view *v)
 
 /* ---- output ------------------------------------------------------------------- */
 
+/* The runs of a runner profile, and what became of the 2-node probe. */
+static void runner_table(const cf_profile *p, cf_buf *out)
+{
+    cf_buf_printf(out, "%s on %s through %s: %d run%s (light profile + 2-node probe)\n", p->spec_name, p->device.name,
+                  p->runner, p->n_runs, p->n_runs == 1 ? "" : "s");
+    cf_buf_printf(out, "  %-8s  %-20s  %9s  %5s  %11s  %10s  %10s\n", "RUN", "INSTANCE", "PLACEMENT", "NODES",
+                  "LOCAL BATCH", "STEP s", "SAMPLES/s");
+    for (int i = 0; i < p->n_runs; i++) {
+        const cf_profile_run_row *r = &p->runs[i];
+        char placement[24] = "";
+        for (int n = 0; n < r->nodes && n < 8; n++)
+            snprintf(placement + n, sizeof placement - (size_t)n, "%d", r->gpus_per_node % 10);
+        cf_buf_printf(out, "  %-8s  %-20s  %9s  %5d  %11d  %10.4g  %10.0f\n", r->kind,
+                      r->instance_type[0] ? r->instance_type : "-", placement, r->nodes, r->local_batch,
+                      r->step_time_s, (double)r->nodes * r->gpus_per_node * r->local_batch / r->step_time_s);
+    }
+    cf_buf_printf(out, "2-node probe: %s%s%s\n", p->probe_status, p->probe_note[0] ? ": " : "", p->probe_note);
+}
+
 static void table(const cf_profile *p, const char *gpu_model, cf_buf *out)
 {
-    cf_buf_printf(out, "%s on %s (%s backend): %d batch size%s, median of %d timed steps after %d warm-up\n",
-                  p->spec_name, p->device.name, p->backend, p->n_points, p->n_points == 1 ? "" : "s", p->steps,
-                  p->warmup_steps);
+    if (p->n_runs > 0)
+        runner_table(p, out);
+    else
+        cf_buf_printf(out, "%s on %s (%s backend): %d batch size%s, median of %d timed steps after %d warm-up\n",
+                      p->spec_name, p->device.name, p->backend, p->n_points, p->n_points == 1 ? "" : "s", p->steps,
+                      p->warmup_steps);
     cf_buf_printf(out, "  %11s  %13s  %10s  %10s  %11s  %10s\n", "LOCAL BATCH", "MEDIAN STEP s", "MIN s", "MAX s",
                   "RESIDUAL s", "SAMPLES/s");
     for (int i = 0; i < p->n_points; i++) {
@@ -129,7 +152,21 @@ static void csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
                      "step_time_s,sync_time_s,compute_time_s,samples_per_s\n");
     char profile[32];
     snprintf(profile, sizeof profile, "cloudfit-%s", p->backend);
-    for (int i = 0; i < p->n_points; i++) {
+    /* A runner profile: every run, placement = GPUs busy per node ("1", "4", "11"). */
+    for (int i = 0; i < p->n_runs; i++) {
+        const cf_profile_run_row *r = &p->runs[i];
+        char placement[24] = "";
+        for (int n = 0; n < r->nodes && n < 16; n++)
+            snprintf(placement + n, sizeof placement - (size_t)n, "%d", r->gpus_per_node % 10);
+        int gpus = r->nodes * r->gpus_per_node;
+        csv_field(out, p->spec_name);
+        cf_buf_puts(out, ",");
+        csv_field(out, gpu_model ? gpu_model : p->device.name);
+        cf_buf_printf(out, ",%s,%d,cloudfit profile --runner,%s,%d,%d,%d,%d,%.9g,,,%.9g\n", profile,
+                      r->hw_gpus_per_node, placement, r->nodes, gpus, r->local_batch, gpus * r->local_batch,
+                      r->step_time_s, gpus * r->local_batch / r->step_time_s);
+    }
+    for (int i = 0; i < p->n_points && p->n_runs == 0; i++) {
         const cf_profile_point *pt = &p->points[i];
         csv_field(out, p->spec_name);
         cf_buf_puts(out, ",");
@@ -224,7 +261,7 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
         cf_buf_free(&out);
         cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
         if (o->csv_path)
-            cf_log_info("wrote %d measurement row(s) to %s", p->n_points, o->csv_path);
+            cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);
     }
     if (have_catalog)
         cf_catalog_free(&catalog);
@@ -240,6 +277,7 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         cf_log_error(n_positional ? "profile takes one spec file, got %d arguments" : "missing the spec file%.0d",
                      n_positional);
         cf_log_hint("usage: cloudfit profile [--backend cpu|cuda|exec] [options] MODEL.json");
+        cf_log_hint("   or: cloudfit profile --runner RUNNER --gpu GPU [--instance-type TYPE] [options] MODEL.json");
         return CF_EXIT_USAGE;
     }
     if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json")) {
@@ -259,6 +297,15 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     cf_probe_backend be;
     if (cf_spec_load_file(argv[1], spec) != CF_OK) {
         rc = cf_report_error();
+        free(spec);
+        free(profile);
+        return rc;
+    }
+    if (o->runner) { /* light profile + 2-node probe through a search runner (cli/profile_runner.c) */
+        rc = cf_profile_with_runner(o, spec, profile);
+        if (rc == 0)
+            rc = finish(o, profile);
+        cf_spec_free(spec);
         free(spec);
         free(profile);
         return rc;

@@ -81,11 +81,23 @@ static cf_status perf_from_measurements(const cf_spec *spec, const cf_catalog *c
         cf_measurements_free(&set);
         return st;
     }
-    int hw = rows[0].hw_gpus_per_node, largest_batch = 0;
+    st = cf_inputs_fit_rows(spec, gpu, rows, n, catalog_network_gbps(catalog, gpu->model, rows[0].hw_gpus_per_node),
+                            perf, rep);
+    if (st != CF_OK)
+        cf_error_prefix("%s: GPU '%s'", gp->measurements_path, gp->gpu);
+    free(rows);
+    cf_measurements_free(&set);
+    return st;
+}
+
+cf_status cf_inputs_fit_rows(const cf_spec *spec, const cf_gpu *gpu, const cf_measurement *rows, size_t n,
+                             double reference_network_gbps, cf_gpu_perf *perf, cf_perf_fit_report *rep)
+{
+    int largest_batch = 0;
     for (size_t i = 0; i < n; i++)
         if (rows[i].local_bsz > largest_batch)
             largest_batch = rows[i].local_bsz;
-    perf->reference_network_gbps = catalog_network_gbps(catalog, gpu->model, hw);
+    perf->reference_network_gbps = reference_network_gbps;
     cf_perf_params start = {0};
     start.intra_gbps = gpu->interconnect_gbs_per_gpu * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY;
     start.inter_gbps = 0; /* unidentified without multi-node rows: set per VM later */
@@ -93,17 +105,13 @@ static cf_status perf_from_measurements(const cf_spec *spec, const cf_catalog *c
     start.gamma = CF_DEFAULT_GAMMA;
     start.contention = 0.02;
     start.network_provenance = CF_PROV_DEFAULT;
-    st = cf_perf_fit(rows, n, spec->parameters * spec->gradient_bytes, &start, &perf->params, rep);
-    if (st != CF_OK)
-        cf_error_prefix("%s: GPU '%s'", gp->measurements_path, gp->gpu);
-    else if (!rep->fitted_inter)
+    cf_status st = cf_perf_fit(rows, n, spec->parameters * spec->gradient_bytes, &start, &perf->params, rep);
+    if (st == CF_OK && !rep->fitted_inter)
         perf->params.inter_gbps = 0;
     perf->params.max_local_batch = largest_batch;
     perf->params.memory_provenance = CF_PROV_MEASURED;
     snprintf(perf->note, sizeof perf->note, "fitted to %zu measured step times (%zu single-GPU, %zu multi-GPU, %zu multi-node), rms error %.1f%%",
              n, rep->n_single_gpu, rep->n_multi_gpu_node, rep->n_multi_node, 100 * rep->rel_rmse);
-    free(rows);
-    cf_measurements_free(&set);
     return st;
 }
 

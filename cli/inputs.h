@@ -5,6 +5,7 @@
 #define CLOUDFIT_CLI_INPUTS_H
 #include "cloudfit/advisor.h"
 #include "cloudfit/history.h"
+#include "cloudfit/measurement.h"
 
 #define CF_INPUTS_MAX_NOTES 16
 
@@ -23,6 +24,14 @@ cf_status cf_inputs_build(const cf_spec *spec, const cf_catalog *catalog, const 
 void cf_inputs_free(cf_inputs *in);
 /* Adds a note for the explanation (dropped past CF_INPUTS_MAX_NOTES). */
 void cf_inputs_add_note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
+
+/* Fits one GPU type's parameters to measured rows (cf_perf_fit; the spec's
+ * measurements CSV and `cloudfit profile --runner` both come here, so they
+ * use exactly what `cloudfit validate` scores). The inter-node bandwidth is
+ * fitted only from ≥ 2 multi-node rows (else 0: each VM's default);
+ * `reference_network_gbps` is the nominal NIC those rows ran on. */
+cf_status cf_inputs_fit_rows(const cf_spec *spec, const cf_gpu *gpu, const cf_measurement *rows, size_t n,
+                             double reference_network_gbps, cf_gpu_perf *perf, cf_perf_fit_report *rep);
 
 /* Hook for `cloudfit record` (cli/inputs_recorded.c): measured step times
  * of earlier runs of this spec replace the estimate for their GPU type —

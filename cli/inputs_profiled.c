@@ -116,6 +116,65 @@ static void use_noise(const cf_spec *spec, const cf_profile *p, cf_inputs *in)
         }
 }
 
+/* A runner profile (`cloudfit profile --runner`): its runs as measurement
+ * rows — 1 GPU, a full VM and the 2-node × 1-GPU probe — fitted like the
+ * spec's measurements CSV (cf_inputs_fit_rows), so the probe's two rows
+ * identify the effective inter-node bandwidth (provenance "fitted").
+ * Returns 0 when the fit failed (the caller falls back to α + β·m). */
+static int use_runner_runs(const cf_spec *spec, const cf_gpu *gpu, const cf_profile *p, cf_gpu_perf *perf,
+                           cf_perf_fit_report *rep, cf_inputs *in)
+{
+    cf_measurement rows[CF_PROFILE_MAX_RUNS];
+    double probe_nic_gbps = 0;
+    const char *probe_vm = "";
+    char batches[64] = "";
+    size_t len = 0;
+    for (int i = 0; i < p->n_runs; i++) {
+        const cf_profile_run_row *r = &p->runs[i];
+        cf_measurement *m = &rows[i];
+        memset(m, 0, sizeof *m);
+        snprintf(m->model, sizeof m->model, "%.63s", p->spec_name);
+        snprintf(m->gpu, sizeof m->gpu, "%s", gpu->model);
+        for (int n = 0; n < r->nodes && n < (int)sizeof m->placement - 1; n++)
+            m->placement[n] = (char)('0' + r->gpus_per_node % 10);
+        m->hw_gpus_per_node = r->hw_gpus_per_node;
+        m->num_nodes = r->nodes;
+        m->num_gpus = r->nodes * r->gpus_per_node;
+        m->local_bsz = r->local_batch;
+        m->step_time_s = r->step_time_s;
+        m->sync_time_s = -1;
+        m->line = i + 1;
+        if (r->nodes > 1) {
+            probe_nic_gbps = r->network_gbps;
+            probe_vm = r->instance_type;
+            if (len < sizeof batches)
+                len += (size_t)snprintf(batches + len, sizeof batches - len, "%s%d", len ? ", " : "", r->local_batch);
+        }
+    }
+    if (cf_inputs_fit_rows(spec, gpu, rows, (size_t)p->n_runs, probe_nic_gbps, perf, rep) != CF_OK) {
+        cf_inputs_add_note(in, "the %s profile's runs on %s could not be fitted (%s): only t_c(m) = α + β·m is used",
+                           p->backend, gpu->model, cf_error_message());
+        cf_error_clear();
+        return 0;
+    }
+    snprintf(perf->note, sizeof perf->note, "measured by 'cloudfit profile --runner' (%s, %s): %zu runs (%zu single-GPU, "
+             "%zu multi-GPU, %zu multi-node), rms error %.1f%%", p->backend, p->created_at, rep->n_rows,
+             rep->n_single_gpu, rep->n_multi_gpu_node, rep->n_multi_node, 100 * rep->rel_rmse);
+    if (rep->fitted_inter) {
+        char nic[40] = "";
+        if (probe_nic_gbps > 0)
+            snprintf(nic, sizeof nic, ", %g Gbit/s NIC", probe_nic_gbps);
+        snprintf(perf->network_note, sizeof perf->network_note,
+                 "measured probe: 2 nodes × 1 GPU at per-GPU batch %s on %s%s ('cloudfit profile --runner', %s)",
+                 batches, probe_vm[0] ? probe_vm : "the runner's VMs", nic, p->created_at);
+    } else {
+        cf_inputs_add_note(in, "the cached %s profile of %s has no 2-node probe (%s%s%s): the inter-node bandwidth is "
+                           "not measured", p->backend, gpu->model, p->probe_status[0] ? p->probe_status : "not run",
+                           p->probe_note[0] ? ": " : "", p->probe_note);
+    }
+    return 1;
+}
+
 /* A measured GPU profile becomes that GPU type's parameters. */
 static void use_throughput(const cf_spec *spec, const cf_catalog *catalog, const cf_profile *p, size_t cap,
                            cf_inputs *in)
@@ -151,6 +210,16 @@ static void use_throughput(const cf_spec *spec, const cf_catalog *catalog, const
     memset(&in->fits[k], 0, sizeof in->fits[k]);
     snprintf(perf->gpu, sizeof perf->gpu, "%s", gpu->model);
     cf_perf_params *q = &perf->params;
+    if (p->n_runs > 0 && use_runner_runs(spec, gpu, p, perf, &in->fits[k], in)) {
+        /* A runner sees no out-of-memory answer: the largest batch run is a lower bound. */
+        int estimate = cf_estimate_max_local_batch(spec, gpu->memory_gib, NULL, 0);
+        q->max_local_batch = estimate > p->max_local_batch ? estimate : p->max_local_batch;
+        q->memory_provenance = estimate > p->max_local_batch ? CF_PROV_ESTIMATED : CF_PROV_MEASURED;
+        return;
+    }
+    memset(perf, 0, sizeof *perf);
+    memset(&in->fits[k], 0, sizeof in->fits[k]);
+    snprintf(perf->gpu, sizeof perf->gpu, "%s", gpu->model);
     q->alpha_s = p->alpha_s > 0 ? p->alpha_s : 0;
     q->beta_s = p->beta_s;
     q->compute_provenance = CF_PROV_MEASURED;

@@ -82,6 +82,7 @@ typedef struct {
     const char *csv_path;        /* measurements CSV to write */
     double timeout_s;            /* < 0 = default (120): exec silence allowed */
     int noise_steps;             /* -1 = default (200) */
+    const char *instance_type;   /* profile --runner: full-VM runs on this instance type; NULL = any */
     /* search — issue 6 */
     const char *runner;          /* trace:MEASUREMENTS.csv | exec:'COMMAND TEMPLATE' */
     const char *trace_model;     /* trace rows of this model; NULL = the spec's name */

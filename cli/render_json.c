@@ -99,6 +99,8 @@ static cJSON *gpus_json(const cf_inputs *in)
         cJSON_AddNumberToObject(o, "max_local_batch", g->params.max_local_batch);
         cJSON_AddStringToObject(o, "memory", cf_provenance_name(g->params.memory_provenance));
         cJSON_AddStringToObject(o, "network", cf_provenance_name(g->params.network_provenance));
+        if (g->network_note[0])
+            cJSON_AddStringToObject(o, "network_note", g->network_note);
         cJSON_AddStringToObject(o, "note", g->note);
         cJSON_AddItemToArray(a, o);
     }

@@ -159,11 +159,16 @@ static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
         break;
     case CF_PROV_ESTIMATED:
         cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried from a measurement on a %g Gbit/s NIC "
-                           "to %s\n", gbps, perf->reference_network_gbps, nic);
+                           "to %s%s%s\n", gbps, perf->reference_network_gbps, nic,
+                      perf->network_note[0] ? "; " : "", perf->network_note);
         break;
     default:
-        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from multi-node measurements\n", gbps,
-                      cf_provenance_name(prov));
+        if (perf->network_note[0]) /* e.g. the 2-node probe of `cloudfit profile --runner` */
+            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from the %s\n", gbps,
+                          cf_provenance_name(prov), perf->network_note);
+        else
+            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from multi-node measurements\n",
+                          gbps, cf_provenance_name(prov));
         break;
     }
 }

@@ -77,6 +77,27 @@ char *cf_profile_to_json(const cf_profile *p, int pretty)
     } else {
         cJSON_AddStringToObject(noise, "error", p->noise_error);
     }
+    if (p->n_runs > 0) { /* runner profiles only; absent for cpu/cuda/exec */
+        cJSON *runner = cJSON_AddObjectToObject(doc, "runner");
+        cJSON_AddStringToObject(runner, "runner", p->runner);
+        cJSON_AddStringToObject(runner, "probe_status", p->probe_status);
+        cJSON_AddStringToObject(runner, "probe_note", p->probe_note);
+        cJSON *runs = cJSON_AddArrayToObject(runner, "runs");
+        for (int i = 0; i < p->n_runs; i++) {
+            const cf_profile_run_row *r = &p->runs[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddItemToArray(runs, o);
+            cJSON_AddStringToObject(o, "kind", r->kind);
+            cJSON_AddStringToObject(o, "cloud", r->cloud);
+            cJSON_AddStringToObject(o, "instance_type", r->instance_type);
+            cJSON_AddNumberToObject(o, "hw_gpus_per_node", r->hw_gpus_per_node);
+            cJSON_AddNumberToObject(o, "nodes", r->nodes);
+            cJSON_AddNumberToObject(o, "gpus_per_node", r->gpus_per_node);
+            cJSON_AddNumberToObject(o, "local_batch", r->local_batch);
+            add_number(o, "step_time_s", r->step_time_s);
+            cJSON_AddNumberToObject(o, "network_gbps", r->network_gbps);
+        }
+    }
     char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     return text;
@@ -175,6 +196,45 @@ static void read_noise(reader *r, const cJSON *doc, cf_profile *p)
         r->st = cf_error_set(CF_ERR_INVALID, "%s: 'noise.b_noise': expected a positive number", r->where);
 }
 
+/* The optional "runner" object of a runner profile. */
+static void read_runner(reader *r, const cJSON *doc, cf_profile *p)
+{
+    const cJSON *runner = cJSON_GetObjectItemCaseSensitive(doc, "runner");
+    if (!runner || r->st != CF_OK)
+        return;
+    if (!cJSON_IsObject(runner)) {
+        r->st = cf_error_set(CF_ERR_INVALID, "%s: 'runner': expected an object", r->where);
+        return;
+    }
+    str(r, runner, "runner", p->runner, sizeof p->runner);
+    str(r, runner, "probe_status", p->probe_status, sizeof p->probe_status);
+    str(r, runner, "probe_note", p->probe_note, sizeof p->probe_note);
+    const cJSON *runs = get(r, runner, "runs", is_array, "an array");
+    const cJSON *o;
+    cJSON_ArrayForEach(o, runs)
+    {
+        if (p->n_runs == CF_PROFILE_MAX_RUNS || !cJSON_IsObject(o)) {
+            r->st = cf_error_set(CF_ERR_INVALID, "%s: 'runner.runs': expected at most %d objects", r->where,
+                                 CF_PROFILE_MAX_RUNS);
+            return;
+        }
+        cf_profile_run_row *row = &p->runs[p->n_runs++];
+        str(r, o, "kind", row->kind, sizeof row->kind);
+        str(r, o, "cloud", row->cloud, sizeof row->cloud);
+        str(r, o, "instance_type", row->instance_type, sizeof row->instance_type);
+        row->hw_gpus_per_node = (int)num(r, o, "hw_gpus_per_node");
+        row->nodes = (int)num(r, o, "nodes");
+        row->gpus_per_node = (int)num(r, o, "gpus_per_node");
+        row->local_batch = (int)num(r, o, "local_batch");
+        row->step_time_s = num(r, o, "step_time_s");
+        row->network_gbps = num(r, o, "network_gbps");
+        if (r->st == CF_OK && (row->nodes < 1 || row->gpus_per_node < 1 || row->local_batch < 1 ||
+                               !(row->step_time_s > 0)))
+            r->st = cf_error_set(CF_ERR_INVALID, "%s: 'runner.runs[%d]': expected nodes, gpus_per_node, local_batch "
+                                 "≥ 1 and a positive step_time_s", r->where, p->n_runs - 1);
+    }
+}
+
 cf_status cf_profile_from_json(const char *text, cf_profile *p)
 {
     memset(p, 0, sizeof *p);
@@ -219,6 +279,7 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
         p->oom_batch = (int)num(&r, mem, "oom_batch");
     }
     read_noise(&r, doc, p);
+    read_runner(&r, doc, p);
     cJSON_Delete(doc);
     if (r.st != CF_OK)
         memset(p, 0, sizeof *p);

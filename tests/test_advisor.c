@@ -484,6 +484,78 @@ static void test_memory_ceiling(void **state)
     assert_int_equal(cf_estimate_max_local_batch(&spec, 16, NULL, 0), 0);
 }
 
+static cf_gpu carry_gpu(const char *name, double fp16_tflops, double bandwidth_gbs, double memory_gib)
+{
+    cf_gpu g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.model, sizeof g.model, "%s", name);
+    g.fp32_tflops = fp16_tflops / 8;
+    g.fp16_tflops = fp16_tflops;
+    g.memory_bandwidth_gbs = bandwidth_gbs;
+    g.memory_gib = memory_gib;
+    return g;
+}
+
+/* The carry-over rule against values computed by hand (docs/model.md). */
+static void test_carry_rule_known_answers(void **state)
+{
+    (void)state;
+    cf_gpu from = carry_gpu("small", 100, 1000, 16), to = carry_gpu("big", 400, 2000, 80);
+    cf_carry_rule rule = cf_carry_rule_default();
+    assert_float_equal(rule.peak_exponent, 0.283, 1e-12);
+    assert_float_equal(rule.bandwidth_exponent, 0.499, 1e-12);
+    assert_float_equal(rule.overhead_fraction, 0.148, 1e-12);
+    /* R = (100/400)^0.283 · (1000/2000)^0.499 */
+    assert_float_equal(cf_gpu_time_ratio(&from, &to, CF_PREC_FP16), 0.477972659, 1e-8);
+    assert_float_equal(cf_gpu_time_ratio(&to, &from, CF_PREC_FP16), 1 / 0.477972659, 1e-7);
+    /* No fixed share, or equal batches: throughput ratio 1/R. */
+    assert_float_equal(cf_carry_throughput_ratio(&from, &to, CF_PREC_FP16, &rule, 0, 5), 2.092169880, 1e-8);
+    assert_float_equal(cf_carry_throughput_ratio(&from, &to, CF_PREC_FP16, &rule, 0.148, 1), 2.092169880, 1e-8);
+    /* (1 + 0.148) / (R · (1 + 0.148/5)): five times the batch amortises the fixed share. */
+    assert_float_equal(cf_carry_throughput_ratio(&from, &to, CF_PREC_FP16, &rule, 0.148, 5), 2.332761288, 1e-8);
+    /* Unknown batch ratio (0) counts as equal batches. */
+    assert_float_equal(cf_carry_throughput_ratio(&from, &to, CF_PREC_FP16, &rule, 0.148, 0), 2.092169880, 1e-8);
+    /* A peak rate the GPU table lacks drops that term. */
+    cf_gpu no_peak = to;
+    no_peak.fp16_tflops = no_peak.fp32_tflops = 0;
+    assert_float_equal(cf_gpu_time_ratio(&from, &no_peak, CF_PREC_FP16), 0.707597080, 1e-8);
+}
+
+/* What `recommend` does with a carried profile (alpha and beta scaled by R,
+ * run at the target's own memory ceiling) is what validate --crossgpu
+ * scores: cf_carry_throughput_ratio with the profile's fixed share. */
+static void test_carry_matches_estimate(void **state)
+{
+    (void)state;
+    cf_gpu from = carry_gpu("small", 100, 1000, 16), to = carry_gpu("big", 400, 2000, 80);
+    cf_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.parameters = 100e6;
+    spec.gradient_bytes = 2;
+    spec.optimizer = CF_OPT_ADAM;
+    spec.precision = CF_PREC_FP16;
+    cf_gpu_perf ref;
+    memset(&ref, 0, sizeof ref);
+    snprintf(ref.gpu, sizeof ref.gpu, "small");
+    ref.params = hand_params();
+    ref.params.max_local_batch = 64;
+    cf_gpu_perf out;
+    assert_int_equal(cf_gpu_perf_estimate(&spec, &to, &ref, &from, &out), CF_OK);
+    int m_to = out.params.max_local_batch;
+    assert_true(m_to > 5 * 64); /* the weights take a larger share of the small GPU */
+    double r = cf_gpu_time_ratio(&from, &to, CF_PREC_FP16);
+    assert_float_equal(out.params.alpha_s, 0.05 * r, 1e-12);
+    assert_float_equal(out.params.beta_s, 0.004 * r, 1e-12);
+    double x_ref = 64 / cf_perf_compute_s(&ref.params, 64, 1);
+    double x_to = m_to / cf_perf_compute_s(&out.params, m_to, 1);
+    cf_carry_rule rule = cf_carry_rule_default();
+    double phi = 0.05 / (0.004 * 64);
+    assert_float_equal(x_to / x_ref, cf_carry_throughput_ratio(&from, &to, CF_PREC_FP16, &rule, phi, m_to / 64.0),
+                       1e-9);
+    assert_non_null(strstr(out.note, "throughput at the largest batch"));
+    assert_string_equal(out.carried_from, "small");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -502,6 +574,8 @@ int main(void)
         cmocka_unit_test(test_region_pruning_matches_per_row_brute_force),
         cmocka_unit_test(test_enumeration_infeasible),
         cmocka_unit_test(test_memory_ceiling),
+        cmocka_unit_test(test_carry_rule_known_answers),
+        cmocka_unit_test(test_carry_matches_estimate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

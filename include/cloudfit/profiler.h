@@ -102,10 +102,24 @@ typedef struct {
     double residual_s;         /* measured median − fitted α + β·m */
 } cf_profile_point;
 
+/* One run of a runner profile (`cloudfit profile --runner`): a
+ * configuration of whole VMs, as a row of the measurements CSV. */
+#define CF_PROFILE_MAX_RUNS 16
+typedef struct {
+    int nodes, gpus_per_node;  /* placement: `gpus_per_node` GPUs busy on each of `nodes` VMs */
+    int hw_gpus_per_node;      /* GPUs installed in the VM */
+    int local_batch;
+    double step_time_s;        /* as the runner reported it (median of its timed steps) */
+    double network_gbps;       /* nominal NIC of the VM; 0 = unknown */
+    char cloud[8];             /* of the VM; "" when the runner has no VM */
+    char instance_type[64];    /* "" when the runner has no VM */
+    char kind[16];             /* "profile" (light profile, one VM) or "probe" (2 nodes × 1 GPU) */
+} cf_profile_run_row;
+
 typedef struct {
     char spec_name[CF_SPEC_NAME_MAX];
     char spec_key[65];         /* cf_profile_spec_key(): what the measurement depends on */
-    char backend[8];
+    char backend[8];           /* cpu | cuda | exec, or trace | runner for `profile --runner` */
     cf_probe_device device;
     char created_at[32];       /* ISO 8601 UTC */
     int steps, warmup_steps;   /* per timed run */
@@ -128,6 +142,16 @@ typedef struct {
     cf_noise_point noise_trace[CF_PROFILE_MAX_TRACE]; /* progress here = samples seen (absolute), not a fraction */
     int n_noise_trace;
     char noise_error[200];     /* why there is no noise scale, when has_noise == 0 */
+
+    /* Runner profiles only (n_runs > 0): every run, the light profile's
+     * single-VM runs and the 2-node × 1-GPU probe; points[] then hold the
+     * 1-GPU runs. probe_status: "measured", "skipped" or "failed", with
+     * probe_note saying why (empty for other backends). */
+    cf_profile_run_row runs[CF_PROFILE_MAX_RUNS];
+    int n_runs;
+    char runner[160];          /* the --runner text, shortened */
+    char probe_status[16];
+    char probe_note[240];
 } cf_profile;
 
 /* Progress of a sweep, for the CLI's bar. `done` of `total` runs. */

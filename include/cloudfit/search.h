@@ -135,6 +135,21 @@ typedef struct {
 cf_status cf_search_score_against(const cf_search_options *options, const double *true_step_s,
                                   const cf_search_result *result, cf_search_score *out);
 
+/* The light profile of one GPU type (the search's first runs, and
+ * `cloudfit profile --runner`): among the candidates of `gpu` on one node
+ * that are not excluded (excluded may be NULL), three per-GPU batches on
+ * one GPU and two on the fullest node — smallest, largest (and middle) —
+ * each on the cheapest VM of that shape (then the lowest index). */
+#define CF_SEARCH_PROFILE_MAX_RUNS 5
+cf_status cf_search_light_profile(const cf_search_candidate *cands, size_t n, const char *gpu,
+                                  const unsigned char *excluded, size_t out[CF_SEARCH_PROFILE_MAX_RUNS], size_t *n_out);
+/* The 2-node × 1-GPU probe (placement 11) of one GPU type: the smallest and
+ * the largest per-GPU batch among the candidates with 2 nodes × 1 GPU
+ * (0, 1 or 2 indices). Two rows are what cf_perf_fit needs to identify the
+ * inter-node bandwidth; the smallest batch exposes the all-reduce most. */
+cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, const char *gpu,
+                                   const unsigned char *excluded, size_t out[2], size_t *n_out);
+
 const char *cf_search_method_name(cf_search_method method);
 const char *cf_search_stop_name(cf_search_stop stop);
 

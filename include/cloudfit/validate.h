@@ -84,7 +84,8 @@ cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_opt
 #define CLOUDFIT_VALIDATE_CROSSGPU_H
 #include "cloudfit/crossgpu.h"
 
-enum { CF_CARRY_PEAK, CF_CARRY_BANDWIDTH, CF_CARRY_GEOMEAN, CF_CARRY_CLOUDFIT, CF_CARRY_CLOUDFIT_LOMO, CF_CARRY_METHODS };
+enum { CF_CARRY_PEAK, CF_CARRY_BANDWIDTH, CF_CARRY_GEOMEAN, CF_CARRY_CLOUDFIT, CF_CARRY_CLOUDFIT_LOMO, CF_CARRY_CLOUDFIT_LOGO,
+       CF_CARRY_METHODS };
 
 typedef struct {
     const char *name;          /* method */
@@ -95,8 +96,11 @@ typedef struct {
 /* Predicts every GPU's single-GPU throughput from every other GPU's, per
  * (model, precision, benchmark version), SUSPECT rows out, GPUs without a
  * GPU-table row out. Methods: peak FLOP/s ratio, memory-bandwidth ratio,
- * their geometric mean, cloudfit's rule, and cloudfit's rule with its two
- * exponents refitted without the predicted model (leave one model out). */
+ * their geometric mean, cloudfit's rule (cf_carry_throughput_ratio with
+ * the rule's own fixed share and GPU memory size as the batch ratio), and
+ * the same rule with its three parameters refitted without the predicted
+ * model (leave one model out), and without any pair that involves the
+ * predicted GPU type (leave one GPU type out). */
 cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus,
                                cf_carry_score scores[CF_CARRY_METHODS], size_t *out_pairs, size_t *out_models);
 #endif

@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""End-to-end tests of `cloudfit profile --runner RUNNER --gpu GPU`: the
+light profile plus the 2-node × 1-GPU probe through the trace runner on the
+Pollux T4 rows of tests/data/search-t4-imagenet.csv (1-GPU, full-VM and
+placement-11 rows), the measurements CSV, the profile cache, and
+`recommend` fitting the inter-node bandwidth from the probe; the probe
+skipped (trace without placement 11, exec template without {nodes}); a
+failing light profile; usage errors.
+Usage: test_profile_runner.py CLOUDFIT_BINARY SOURCE_DIR"""
+import csv
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+TRACE = os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
+FAKE = os.path.join(SRC, "tests", "search", "fake_runner.py")
+TMP = tempfile.mkdtemp(prefix="cloudfit-profile-runner-")
+ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), NO_COLOR="1")
+POLLUX_COLUMNS = ["model", "gpu", "profile", "hw_gpus_per_node", "source", "placement", "num_nodes", "num_gpus",
+                  "local_bsz", "global_bsz", "step_time_s", "sync_time_s", "compute_time_s", "samples_per_s"]
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+SPEC = {"name": "imagenet", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+        "training": {"epochs": 90, "batch": 200, "lr": 0.08, "optimizer": "momentum"},
+        "profile": {"noise_scale": 4000}, "search": {"objective": "cost", "deadline_hours": 30}}
+
+
+def spec(name, **search):
+    s = json.loads(json.dumps(SPEC))
+    s["search"].update(search)
+    return write(name + ".json", json.dumps(s))
+
+
+def run(cmd, *args, db=None):
+    extra = ["--db", db] if db else []
+    p = subprocess.run([BIN, cmd, *args, *extra], capture_output=True, text=True, env=ENV, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def stored(db):
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT backend, device, profile_json FROM profiles").fetchall()
+    con.close()
+    return rows
+
+
+def test_trace_profile_probe_csv_cache_and_recommend():
+    db, out_csv = os.path.join(TMP, "a.db"), os.path.join(TMP, "a.csv")
+    path = spec("a")
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "--csv", out_csv, db=db)
+    assert rc == 0, err
+    assert "2-node probe: measured" in out, out
+    # The measurements CSV: Pollux columns, 1-GPU, full-VM (4) and placement-11 rows.
+    with open(out_csv) as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == POLLUX_COLUMNS, reader.fieldnames
+        rows = list(reader)
+    placements = sorted({r["placement"] for r in rows})
+    assert placements == ["1", "11", "4"], placements
+    assert sum(r["placement"] == "1" for r in rows) == 3 and sum(r["placement"] == "4" for r in rows) == 2
+    probe = [r for r in rows if r["placement"] == "11"]
+    assert len(probe) == 2 and all(r["num_nodes"] == "2" and r["num_gpus"] == "2" for r in probe)
+    assert {r["local_bsz"] for r in probe} == {"20", "200"}  # smallest and largest batch of the trace
+    # Step times are the trace's (2 % seeded noise): within 10 % of the file's medians.
+    with open(TRACE) as f:
+        truth = {(r["placement"], r["local_bsz"]): float(r["step_time_s"]) for r in csv.DictReader(f)}
+    for r in rows:
+        t = truth[(r["placement"], r["local_bsz"])]
+        assert abs(float(r["step_time_s"]) / t - 1) < 0.1, (r, t)
+        assert r["hw_gpus_per_node"] == "4" and r["gpu"] == "T4" and r["model"] == "imagenet"
+    # The cache holds every run, the probe included.
+    (backend, device, text), = stored(db)
+    assert (backend, device) == ("trace", "T4")
+    doc = json.loads(text)
+    assert doc["runner"]["probe_status"] == "measured"
+    assert [r["kind"] for r in doc["runner"]["runs"]].count("probe") == 2
+    # recommend fits BW_inter from the probe: provenance fitted, "measured probe".
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--cloud", "aws", "--deadline-hours", "6", "--no-history",
+                       db=db)
+    assert rc == 0, err
+    net = [line for line in out.splitlines() if "network:" in line]
+    assert len(net) == 1 and "fitted from the measured probe: 2 nodes × 1 GPU" in net[0], net
+    gbps = float(net[0].split("network:")[1].split()[0])
+    assert 1 < gbps < 10, net  # the Pollux T4 VMs: a few Gbit/s effective on a 50 Gbit/s NIC
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--cloud", "aws", "--deadline-hours", "6", "--no-history",
+                       "-f", "json", db=db)
+    assert rc == 0, err
+    doc = json.loads(out)
+    t4 = [g for g in doc["explanation"]["gpus"] if g["gpu"] == "T4"][0]
+    assert t4["network"] == "fitted" and t4["network_note"].startswith("measured probe"), t4
+    assert doc["chosen"]["nodes"] > 1 and doc["chosen"]["provenance"]["network"] == "fitted", doc["chosen"]
+
+
+def test_without_probe_the_network_is_the_default():
+    """The probe is what changes the network figure: the same spec profiled
+    from a trace without placement 11 keeps the default bandwidth."""
+    db = os.path.join(TMP, "b.db")
+    with open(TRACE) as f:
+        lines = f.read().splitlines()
+    header = lines[0].split(",")
+    col = header.index("placement")
+    no11 = write("no11.csv", "\n".join([lines[0]] + [l for l in lines[1:] if l.split(",")[col] != "11"]) + "\n")
+    path = spec("b")
+    rc, out, err = run("profile", path, "--runner", "trace:" + no11, "--gpu", "T4", "--csv",
+                       os.path.join(TMP, "b.csv"), db=db)
+    assert rc == 0, err  # the single-node profile is complete and kept
+    assert "the 2-node × 1-GPU probe is skipped: the trace has no 2-node × 1-GPU rows (placement 11)" in err, err
+    assert "2-node probe: skipped" in out, out
+    with open(os.path.join(TMP, "b.csv")) as f:
+        assert sorted({r["placement"] for r in csv.DictReader(f)}) == ["1", "4"]
+    (backend, device, text), = stored(db)
+    assert json.loads(text)["runner"]["probe_status"] == "skipped"
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--cloud", "aws", "--deadline-hours", "6", "--no-history",
+                       db=db)
+    assert rc == 0, err
+    net = [line for line in out.splitlines() if "network:" in line][0]
+    assert "the default for" in net and "a 2-node probe would measure it" in net, net
+    assert "has no 2-node probe (skipped: the trace has no 2-node" in out, out
+
+
+def test_exec_runner_probe_and_template_without_nodes():
+    db = os.path.join(TMP, "c.db")
+    path = write("fake.json", json.dumps({
+        "name": "fake-t4", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+        "training": {"epochs": 10, "batch": 256, "lr": 0.1},
+        "profile": {"noise_scale": 4000, "local_batches": [16, 32, 64]},
+        "search": {"objective": "cost", "deadline_hours": 3, "clouds": ["aws"], "max_nodes": 4}}))
+    template = ("exec:/usr/bin/python3 " + FAKE +
+                " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
+    rc, out, err = run("profile", path, "--runner", template, "--gpu", "T4", "--instance-type", "g4dn.12xlarge",
+                       "--probe-steps", "5", "-f", "json", db=db)
+    assert rc == 0, err
+    doc = json.loads(out)
+    runs = doc["runner"]["runs"]
+    assert all(r["instance_type"] == "g4dn.12xlarge" for r in runs), runs
+    shapes = sorted({(r["nodes"], r["gpus_per_node"]) for r in runs})
+    assert shapes == [(1, 1), (1, 4), (2, 1)], shapes
+    probe = [r for r in runs if r["kind"] == "probe"]
+    # fake_runner.py: (0.02 + 0.002·m)·(1 + 0.03·(g − 1)) + 0.08 + 0.01·nodes for nodes > 1
+    for r in probe:
+        assert abs(r["step_time_s"] - (0.02 + 0.002 * r["local_batch"] + 0.1)) < 1e-6, r
+    assert doc["runner"]["probe_status"] == "measured"
+    # Without {nodes} the template cannot start two nodes: the probe is skipped.
+    no_nodes = "exec:/usr/bin/python3 " + FAKE + " --nodes 1 --gpus {gpus_per_node} --batch {local_batch} --instance x"
+    rc, out, err = run("profile", path, "--runner", no_nodes, "--gpu", "T4", "--instance-type", "g4dn.12xlarge",
+                       "--probe-steps", "5", db=db)
+    assert rc == 0, err
+    assert "probe is skipped: the exec template has no {nodes} placeholder" in err, err
+
+
+def test_failing_light_profile_stores_nothing():
+    db = os.path.join(TMP, "d.db")
+    path = write("fail.json", json.dumps({
+        "name": "fail-t4", "model": {"parameters": 1000000}, "data": {"samples": 100000},
+        "training": {"epochs": 1, "batch": 64, "lr": 0.1},
+        "profile": {"noise_scale": 100, "local_batches": [16, 32]}, "search": {"clouds": ["aws"]}}))
+    template = "exec:/usr/bin/python3 -c 'import sys; sys.exit(4)' {nodes} {local_batch}"
+    rc, out, err = run("profile", path, "--runner", template, "--gpu", "T4", "--probe-steps", "2", db=db)
+    assert rc != 0 and rc != 2, (rc, err)
+    assert "light profile run 1 node × 1 GPU" in err and "nothing was stored" in err, err
+    assert not os.path.exists(db) or stored(db) == []
+
+
+def test_usage_errors():
+    path = spec("e")
+    cases = [
+        (["--runner", "trace:" + TRACE], "needs exactly one --gpu"),
+        (["--runner", "trace:" + TRACE, "--gpu", "T4", "--gpu", "V100"], "needs exactly one --gpu"),
+        (["--runner", "trace:" + TRACE, "--gpu", "T4", "--backend", "cpu"], "exclude each other"),
+        (["--runner", "ssh:host", "--gpu", "T4"], "expects trace:MEASUREMENTS.csv"),
+        (["--runner", "trace:" + TRACE, "--gpu", "NoSuchGPU"], "unknown GPU model 'NoSuchGPU'"),
+    ]
+    for args, message in cases:
+        rc, out, err = run("profile", path, *args, db=os.path.join(TMP, "e.db"))
+        assert rc == 2 and message in err, (args, rc, err)
+        assert out == ""
+    # A GPU the trace does not hold, an instance type without configurations: bad input (3).
+    for args, message in [(["--gpu", "V100"], "no configuration of GPU 'V100'"),
+                          (["--gpu", "T4", "--instance-type", "p3.2xlarge"], "on instance type 'p3.2xlarge'")]:
+        rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, *args, db=os.path.join(TMP, "e.db"))
+        assert rc == 3 and message in err, (args, rc, err)
+
+
+sys.exit(pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True)))
