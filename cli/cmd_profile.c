@@ -17,6 +17,7 @@
 #include "cloudfit/profile_cache.h"
 #include "cloudfit/profiler.h"
 #include "commands.h"
+#include "spec_overrides.h"
 #include "db_open.h"
 #include "inputs.h"
 #include "profile_runner.h"
@@ -285,22 +286,18 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         cf_log_hint("use one of: table, json");
         return CF_EXIT_USAGE;
     }
-    cf_spec *spec = calloc(1, sizeof *spec);
+    cf_spec *spec = NULL;
+    int rc = cf_cli_load_spec(argv[1], &spec);
+    if (rc)
+        return rc;
     cf_profile *profile = calloc(1, sizeof *profile);
-    if (!spec || !profile) {
+    if (!profile) {
+        cf_spec_free(spec);
         free(spec);
-        free(profile);
         cf_error_set(CF_ERR_NOMEM, "out of memory");
         return cf_report_error();
     }
-    int rc = 0;
     cf_probe_backend be;
-    if (cf_spec_load_file(argv[1], spec) != CF_OK) {
-        rc = cf_report_error();
-        free(spec);
-        free(profile);
-        return rc;
-    }
     if (o->runner) { /* light profile + 2-node probe through a search runner (cli/profile_runner.c) */
         rc = cf_profile_with_runner(o, spec, profile);
         if (rc == 0)

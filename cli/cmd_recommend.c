@@ -178,17 +178,10 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
         cf_log_hint("usage: cloudfit recommend [options] MODEL.json");
         return CF_EXIT_USAGE;
     }
-    cf_spec *spec = calloc(1, sizeof *spec);
-    if (!spec) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    int rc;
-    if (cf_spec_load_file(argv[1], spec) != CF_OK) {
-        rc = cf_report_error();
-        free(spec);
+    cf_spec *spec = NULL;
+    int rc = cf_cli_load_spec(argv[1], &spec);
+    if (rc)
         return rc;
-    }
     rc = apply_overrides(o, spec);
     cf_recommend_ci ci; /* CI options, history database, gates (issue 5) */
     memset(&ci, 0, sizeof ci);

@@ -23,20 +23,6 @@
 
 #define MAX_GPU_TYPES_EXEC 4
 
-/* "3%" → 0.03, "0.03" → 0.03; -1 when malformed or out of [0, 1). */
-static double parse_fraction(const char *text)
-{
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || !isfinite(v))
-        return -1;
-    if (*end == '%' && end[1] == '\0')
-        v /= 100;
-    else if (*end)
-        return -1;
-    return v >= 0 && v < 1 ? v : -1;
-}
-
 static int usage(const char *fmt, ...) CF_PRINTF(1, 2);
 static int usage(const char *fmt, ...)
 {
@@ -286,7 +272,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
     else if (o->method && !strcmp(o->method, "bo"))
         so.method = CF_SEARCH_PLAIN_BO;
     if (o->margin)
-        so.margin = parse_fraction(o->margin);
+        so.margin = cf_cli_parse_fraction(o->margin);
     if (o->max_probes > 0)
         so.max_probes = o->max_probes;
     if (o->probe_steps > 0)
@@ -329,7 +315,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
 static int with_trace(search_ctx *x)
 {
     const cf_cli_options *o = x->o;
-    double noise = o->trace_noise ? parse_fraction(o->trace_noise) : 0.02;
+    double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
     if (noise < 0)
         return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%%), got '%s'", o->trace_noise);
     cf_search_price prices[CF_CLI_MAX_LIST];
@@ -417,21 +403,14 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
         !o->runner[strncmp(o->runner, "trace:", 6) ? 5 : 6])
         return usage("option '--runner' expects trace:MEASUREMENTS.csv or exec:'COMMAND TEMPLATE', got '%s'",
                      o->runner ? o->runner : "(none)");
-    if (o->margin && parse_fraction(o->margin) < 0)
+    if (o->margin && cf_cli_parse_fraction(o->margin) < 0)
         return usage("option '--margin' expects a fraction or a percentage (e.g. 3%%), got '%s'", o->margin);
     if (o->method && strcmp(o->method, "cloudfit") && strcmp(o->method, "model") && strcmp(o->method, "bo"))
         return usage("option '--method' expects cloudfit, model or bo, got '%s'", o->method);
-    cf_spec *spec = calloc(1, sizeof *spec);
-    if (!spec) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    int rc;
-    if (cf_spec_load_file(argv[1], spec) != CF_OK) {
-        rc = cf_report_error();
-        free(spec);
+    cf_spec *spec = NULL;
+    int rc = cf_cli_load_spec(argv[1], &spec);
+    if (rc)
         return rc;
-    }
     rc = apply_overrides(o, spec);
     cf_catalog_source source;
     if (rc == 0 && (rc = cf_catalog_source_open(o, 0, &source)) == 0) {

@@ -27,6 +27,7 @@
 #include "cloudfit/profiler.h"
 #include "commands.h"
 #include "profile_runner.h"
+#include "spec_overrides.h"
 #include "search_runners.h"
 
 typedef struct {
@@ -46,20 +47,6 @@ static int usage(const char *message, const char *hint)
     cf_log_error("%s", message);
     cf_log_hint("%s", hint);
     return CF_EXIT_USAGE;
-}
-
-/* "3%" → 0.03, "0.03" → 0.03; -1 when malformed or out of [0, 1). */
-static double fraction(const char *text)
-{
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || !isfinite(v))
-        return -1;
-    if (*end == '%' && end[1] == '\0')
-        v /= 100;
-    else if (*end)
-        return -1;
-    return v >= 0 && v < 1 ? v : -1;
 }
 
 /* Out of the plan: other GPU types, and with --instance-type the multi-GPU
@@ -352,7 +339,7 @@ int cf_profile_with_runner(const cf_cli_options *o, const cf_spec *spec, cf_prof
     if (o->gpus.n != 1)
         return usage("option '--runner' needs exactly one --gpu GPU (the GPU type to profile)",
                      "e.g. cloudfit profile model.json --runner trace:runs.csv --gpu T4");
-    double noise = o->trace_noise ? fraction(o->trace_noise) : 0.02;
+    double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
     if (noise < 0)
         return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%)", "e.g. --trace-noise 0");
     cf_catalog_source src;

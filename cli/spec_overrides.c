@@ -1,10 +1,14 @@
-/* Command-line overrides of the spec's search section, shared by the
- * commands that search (recommend, search). */
+/* The spec as the commands take it from the command line: loading it,
+ * overriding its search section from options (recommend, search), and the
+ * fraction-valued options ("3%"). Shared so the commands agree. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/exit_codes.h"
 #include "cloudfit/log.h"
+#include "commands.h"
 #include "spec_overrides.h"
 
 static int parse_enum(const char *value, const char *const *names, int n, const char *option, int *out)
@@ -58,4 +62,33 @@ int cf_cli_apply_search_overrides(const cf_cli_options *o, cf_spec *spec)
             snprintf(spec->search_gpus[spec->n_search_gpus++], sizeof spec->search_gpus[0], "%s", o->gpus.items[i]);
     }
     return 0;
+}
+
+int cf_cli_load_spec(const char *path, cf_spec **out)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    if (cf_spec_load_file(path, *out) != CF_OK) {
+        int rc = cf_report_error();
+        free(*out);
+        *out = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+double cf_cli_parse_fraction(const char *text)
+{
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || !isfinite(v))
+        return -1;
+    if (*end == '%' && end[1] == '\0')
+        v /= 100;
+    else if (*end)
+        return -1;
+    return v >= 0 && v < 1 ? v : -1;
 }
