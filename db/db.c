@@ -24,6 +24,18 @@ cf_status cf_db_exec(cf_db *db, const char *sql, const char *what)
     return CF_OK;
 }
 
+cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx)
+{
+    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
+    if (st != CF_OK)
+        return st;
+    if ((st = body(db, ctx)) == CF_OK)
+        st = cf_db_exec(db, "COMMIT", "cannot commit to");
+    if (st != CF_OK)
+        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+    return st;
+}
+
 int cf_db_schema_version(cf_db *db)
 {
     sqlite3_stmt *stmt = NULL;

@@ -17,6 +17,10 @@ extern const int cf_db_migration_count;
 
 /* "WHAT 'path': sqlite message" as CF_ERR_DB. */
 cf_status cf_db_error(cf_db *db, const char *what);
+/* Runs body(db, ctx) inside one BEGIN IMMEDIATE transaction: committed when
+ * body returns CF_OK, rolled back when it fails or the commit does, so a
+ * writer killed or failing halfway leaves nothing behind. */
+cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx);
 /* Runs SQL without results; errors as above. */
 cf_status cf_db_exec(cf_db *db, const char *sql, const char *what);
 /* Binds text (NULL as ""), copying it. */

@@ -61,22 +61,26 @@ static cf_status insert_recommendation(cf_db *db, const cf_history_record *rec, 
     return CF_OK;
 }
 
+typedef struct {
+    const cf_history_record *rec;
+    long long id;
+} insert_ctx;
+
+static cf_status insert_body(cf_db *db, void *data)
+{
+    insert_ctx *x = data;
+    cf_status st;
+    if ((st = insert_spec(db, x->rec)) != CF_OK || (st = insert_recommendation(db, x->rec, &x->id)) != CF_OK)
+        return st;
+    return cf_db_insert_extras(db, x->rec, x->id);
+}
+
 cf_status cf_history_insert(cf_db *db, const cf_history_record *rec, long long *out_id)
 {
-    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
-    if (st != CF_OK)
-        return st;
-    long long id = 0;
-    if ((st = insert_spec(db, rec)) != CF_OK || (st = insert_recommendation(db, rec, &id)) != CF_OK ||
-        (st = cf_db_insert_extras(db, rec, id)) != CF_OK) {
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
-    st = cf_db_exec(db, "COMMIT", "cannot commit to");
-    if (st != CF_OK)
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-    else if (out_id)
-        *out_id = id;
+    insert_ctx x = {rec, 0};
+    cf_status st = cf_db_transaction(db, insert_body, &x);
+    if (st == CF_OK && out_id)
+        *out_id = x.id;
     return st;
 }
 

@@ -281,32 +281,34 @@ cf_status cf_history_latest(cf_db *db, const char *spec_hash, const char *branch
     return CF_OK;
 }
 
-cf_status cf_history_prune(cf_db *db, const char *before, long long *n_deleted)
+typedef struct {
+    const char *before;
+    long long deleted;
+} prune_ctx;
+
+static cf_status prune_body(cf_db *db, void *data)
 {
-    *n_deleted = 0;
-    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
-    if (st != CF_OK)
-        return st;
+    prune_ctx *x = data;
     sqlite3_stmt *stmt = NULL;
     int ok = sqlite3_prepare_v2(db->handle, "DELETE FROM recommendations WHERE created_at < ?1", -1, &stmt,
                                 NULL) == SQLITE_OK;
     if (ok) {
-        cf_db_bind_text(stmt, 1, before);
+        cf_db_bind_text(stmt, 1, x->before);
         ok = sqlite3_step(stmt) == SQLITE_DONE;
-        *n_deleted = sqlite3_changes(db->handle);
+        x->deleted = sqlite3_changes(db->handle);
     }
     sqlite3_finalize(stmt);
-    if (!ok) {
-        st = cf_db_error(db, "cannot prune");
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
-    if ((st = cf_db_exec(db, "DELETE FROM specs WHERE hash NOT IN (SELECT spec_hash FROM recommendations)",
-                         "cannot prune")) != CF_OK ||
-        (st = cf_db_exec(db, "COMMIT", "cannot commit to")) != CF_OK) {
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        *n_deleted = 0;
-    }
+    if (!ok)
+        return cf_db_error(db, "cannot prune");
+    return cf_db_exec(db, "DELETE FROM specs WHERE hash NOT IN (SELECT spec_hash FROM recommendations)",
+                      "cannot prune");
+}
+
+cf_status cf_history_prune(cf_db *db, const char *before, long long *n_deleted)
+{
+    prune_ctx x = {before, 0};
+    cf_status st = cf_db_transaction(db, prune_body, &x);
+    *n_deleted = st == CF_OK ? x.deleted : 0;
     return st;
 }
 
@@ -318,7 +320,7 @@ static void bind_number(sqlite3_stmt *stmt, int index, double v)
         sqlite3_bind_double(stmt, index, v);
 }
 
-cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, long long *out_id)
+static cf_status record_body(cf_db *db, void *data)
 {
     static const char sql[] =
         "INSERT INTO measurements(recommendation_id, recorded_at, spec_hash, spec_name, cloud, instance_type, gpu,"
@@ -326,15 +328,10 @@ cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, lo
         " predicted_step_time_s, predicted_hours, predicted_total_usd, note)"
         " SELECT id, ?2, spec_hash, spec_name, cloud, instance_type, gpu, gpus_per_node, nodes, local_batch,"
         " accumulation, ?3, ?4, ?5, step_time_s, hours, total_usd, ?6 FROM recommendations WHERE id = ?1";
-    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
-    if (st != CF_OK)
-        return st;
+    cf_history_measurement *m = data;
     sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK) {
-        st = cf_db_error(db, "cannot prepare insert into");
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+        return cf_db_error(db, "cannot prepare insert into");
     sqlite3_bind_int64(stmt, 1, m->recommendation_id);
     cf_db_bind_text(stmt, 2, m->recorded_at);
     bind_number(stmt, 3, m->step_time_s);
@@ -345,23 +342,22 @@ cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, lo
     int changes = sqlite3_changes(db->handle);
     sqlite3_finalize(stmt);
     if (rc != SQLITE_DONE)
-        st = cf_db_error(db, "cannot write measurement to");
-    else if (changes != 1) {
+        return cf_db_error(db, "cannot write measurement to");
+    if (changes != 1) {
         cf_error_set(CF_ERR_INVALID, "no recommendation %lld in '%s'", m->recommendation_id, db->path);
         cf_error_hint("see 'cloudfit history' for the stored ids");
-        st = CF_ERR_INVALID;
+        return CF_ERR_INVALID;
     }
-    long long id = sqlite3_last_insert_rowid(db->handle);
-    if (st == CF_OK)
-        st = cf_db_exec(db, "COMMIT", "cannot commit to");
-    if (st != CF_OK) {
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
-    m->id = id;
-    if (out_id)
-        *out_id = id;
+    m->id = sqlite3_last_insert_rowid(db->handle);
     return CF_OK;
+}
+
+cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, long long *out_id)
+{
+    cf_status st = cf_db_transaction(db, record_body, m);
+    if (st == CF_OK && out_id)
+        *out_id = m->id;
+    return st;
 }
 
 cf_status cf_history_measurements_for_spec(cf_db *db, const char *spec_hash, cf_history_measurement **out,

@@ -6,20 +6,15 @@
 #include "cloudfit/profile_cache.h"
 #include "db_internal.h"
 
-cf_status cf_profile_cache_put(cf_db *db, const cf_cached_profile *row)
+static cf_status put_body(cf_db *db, void *data)
 {
     static const char sql[] =
         "INSERT OR REPLACE INTO profiles(spec_key, backend, device, spec_name, created_at, is_gpu, b_noise,"
         " max_local_batch, profile_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
-    if (st != CF_OK)
-        return st;
+    const cf_cached_profile *row = data;
     sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK) {
-        st = cf_db_error(db, "cannot prepare insert into");
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+        return cf_db_error(db, "cannot prepare insert into");
     const char *texts[] = {row->spec_key, row->backend, row->device, row->spec_name, row->created_at};
     for (int i = 0; i < 5; i++)
         cf_db_bind_text(stmt, i + 1, texts[i]);
@@ -32,15 +27,12 @@ cf_status cf_profile_cache_put(cf_db *db, const cf_cached_profile *row)
     cf_db_bind_text(stmt, 9, row->profile_json);
     int rc = sqlite3_step(stmt);
     sqlite3_finalize(stmt);
-    if (rc != SQLITE_DONE) {
-        st = cf_db_error(db, "cannot write profile to");
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
-    st = cf_db_exec(db, "COMMIT", "cannot commit to");
-    if (st != CF_OK)
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-    return st;
+    return rc == SQLITE_DONE ? CF_OK : cf_db_error(db, "cannot write profile to");
+}
+
+cf_status cf_profile_cache_put(cf_db *db, const cf_cached_profile *row)
+{
+    return cf_db_transaction(db, put_body, (void *)row);
 }
 
 static char *dup_column(sqlite3_stmt *stmt, int col)

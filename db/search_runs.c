@@ -89,22 +89,27 @@ static cf_status insert_probes(cf_db *db, long long id, const cf_search_probe_re
     return CF_OK;
 }
 
+typedef struct {
+    const cf_search_record *rec;
+    const cf_search_probe_record *probes;
+    size_t n_probes;
+    long long id;
+} run_ctx;
+
+static cf_status insert_body(cf_db *db, void *data)
+{
+    run_ctx *x = data;
+    cf_status st = insert_run(db, x->rec, &x->id);
+    return st == CF_OK ? insert_probes(db, x->id, x->probes, x->n_probes) : st;
+}
+
 cf_status cf_search_history_insert(cf_db *db, const cf_search_record *rec, const cf_search_probe_record *probes,
                                    size_t n_probes, long long *out_id)
 {
-    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
-    if (st != CF_OK)
-        return st;
-    long long id = 0;
-    if ((st = insert_run(db, rec, &id)) != CF_OK || (st = insert_probes(db, id, probes, n_probes)) != CF_OK) {
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
-    st = cf_db_exec(db, "COMMIT", "cannot commit to");
-    if (st != CF_OK)
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-    else if (out_id)
-        *out_id = id;
+    run_ctx x = {rec, probes, n_probes, 0};
+    cf_status st = cf_db_transaction(db, insert_body, &x);
+    if (st == CF_OK && out_id)
+        *out_id = x.id;
     return st;
 }
 

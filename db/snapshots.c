@@ -61,22 +61,30 @@ static cf_status insert_prices(cf_db *db, const cf_snapshot_new *s, long long id
     return st;
 }
 
+typedef struct {
+    const cf_snapshot_new *s;
+    const char *hash;
+    long long id;
+} snapshot_ctx;
+
+static cf_status insert_body(cf_db *db, void *data)
+{
+    snapshot_ctx *x = data;
+    cf_status st = insert_header(db, x->s, x->hash, &x->id);
+    return st == CF_OK ? insert_prices(db, x->s, x->id) : st;
+}
+
 cf_status cf_snapshot_insert(cf_db *db, const cf_snapshot_new *s, long long *out_id)
 {
     char hash[CF_SHA256_HEX_LEN + 1];
     cf_status st = cf_sha256_hex(s->vms_csv, s->vms_csv_len, hash);
     if (st != CF_OK)
         return st;
-    if ((st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database")) != CF_OK)
+    snapshot_ctx x = {s, hash, 0};
+    if ((st = cf_db_transaction(db, insert_body, &x)) != CF_OK)
         return st;
-    long long id = 0;
-    if ((st = insert_header(db, s, hash, &id)) != CF_OK || (st = insert_prices(db, s, id)) != CF_OK ||
-        (st = cf_db_exec(db, "COMMIT", "cannot commit to")) != CF_OK) {
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-        return st;
-    }
     if (out_id)
-        *out_id = id;
+        *out_id = x.id;
     return CF_OK;
 }
 
