@@ -148,7 +148,8 @@ static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_v
     size_t n = 0;
     for (size_t i = 0; i < n_rows; i++) {
         fitted[i] = same_group(g, &rows[i]) && in_training_subset(o, &rows[i]);
-        if (fitted[i])
+        /* --fit-all-rows: the fit also sees the rows it is scored on. */
+        if (fitted[i] || (o->fit_all_rows && same_group(g, &rows[i])))
             train[n++] = rows[i];
     }
     g->n_fit = n;

@@ -21,9 +21,32 @@ echo "== step time, T4 data ($t4)"
 printf '  %-36s ' "single-node profile:";          "$bin" validate -f json "$t4" | summary
 printf '  %-36s ' "single-node + 2-node probe:";   "$bin" validate -f json --with-2node-probe "$t4" | summary
 printf '  %-36s ' "--train-max-nodes 2:";          "$bin" validate -f json --train-max-nodes 2 "$t4" | summary
+echo "  the same rows, the model fitted to every row (--fit-all-rows: its in-sample error, a floor for the lines above)"
+printf '  %-36s ' "  floor, single-node profile's rows:"; "$bin" validate -f json --fit-all-rows "$t4" | summary
+printf '  %-36s ' "  floor, the probe's rows:"; "$bin" validate -f json --fit-all-rows --with-2node-probe "$t4" | summary
+printf '  %-36s ' "  floor, --train-max-nodes 2 rows:"; "$bin" validate -f json --fit-all-rows --train-max-nodes 2 "$t4" | summary
 traces=$data/groundtruth/gns_traces
 echo "== iterations to target ($traces)"
 printf '  %-36s ' "full M0 trace:"; "$bin" validate -f json --gns "$traces/gns_traces.csv" --models "$traces/models.csv" | summary
+# What any predictor can reach: samples to target never fall as the batch
+# grows (E(M) is non-decreasing in M), so doubling the batch at most halves
+# the iterations. Where the measured iterations fall faster, some error is
+# unavoidable; print the least maximum error each such pair forces.
+"$bin" validate -f json --gns "$traces/gns_traces.csv" --models "$traces/models.csv" | /usr/bin/python3 -c '
+import json, sys
+p = json.load(sys.stdin)["predictions"]
+for a, b in zip(p, p[1:]):
+    if a["model"] != b["model"]:
+        continue
+    # predicted iterations must satisfy I(b) >= I(a)·batch_a/batch_b
+    drop = a["measured_iterations"] / b["measured_iterations"]
+    limit = b["batch"] / a["batch"]
+    if drop > limit:
+        # least e with I(a) = m_a(1−e), I(b) = m_b(1+e), I(b) = I(a)/limit
+        e = (drop - limit) / (drop + limit)
+        print("    bound: %s %d->%d, measured iterations fall %.2fx for %.0fx the batch: a monotone predictor errs >= %.1f%% on one"
+              % (a["model"], a["batch"], b["batch"], drop, limit, 100 * e))
+'
 # first quarter of each model's trace: cifar10 100 epochs, imagenet 90, ncf 10 → 25, 22.5, 2.5 is not one K for
 # all models, so run per model with its own quarter and pool the errors.
 /usr/bin/python3 - "$bin" "$traces" <<'PY'

@@ -52,13 +52,45 @@ static int model_parameters(const cf_cli_options *o, const char *model, double *
     return 0;
 }
 
-static double catalog_nominal_gbps(const cf_catalog *catalog, const char *gpu, int gpus_per_vm)
+/* The catalog VM for a measured (GPU, GPUs per node): one of the
+ * campaign's cloud when the profile names one ("aws"), and among several
+ * the smallest NIC figure (the conservative reading). NULL when none. */
+static const cf_vm *catalog_vm(const cf_catalog *catalog, const cf_gpu *gpu, int gpus_per_vm, const char *profile)
 {
-    for (size_t i = 0; i < catalog->n_vms; i++)
-        if (strcasecmp(catalog->vms[i].gpu_model, gpu) == 0 && catalog->vms[i].gpu_count == gpus_per_vm &&
-            catalog->vms[i].network_gbps > 0)
-            return catalog->vms[i].network_gbps;
-    return 0;
+    const cf_vm *best = NULL;
+    int best_same_cloud = 0;
+    for (size_t i = 0; gpu && i < catalog->n_vms; i++) {
+        const cf_vm *vm = &catalog->vms[i];
+        if (strcmp(vm->gpu_model, gpu->model) != 0 || vm->gpu_count != gpus_per_vm || !(vm->network_gbps > 0))
+            continue;
+        int same_cloud = strcasecmp(vm->cloud, profile) == 0;
+        if (!best || same_cloud > best_same_cloud ||
+            (same_cloud == best_same_cloud && vm->network_gbps < best->network_gbps)) {
+            best = vm;
+            best_same_cloud = same_cloud;
+        }
+    }
+    return best;
+}
+
+/* Where a group's inter-node bandwidth came from, for the output. */
+static void network_source(const cf_cli_options *o, const cf_vm *vm, const cf_validate_group *g, char *out,
+                           size_t n)
+{
+    if (g->carried_from[0])
+        snprintf(out, n, "as for %s (same network assumed)", g->carried_from);
+    else if (g->params.network_provenance == CF_PROV_FITTED)
+        snprintf(out, n, "fitted from the multi-node rows");
+    else if (o->inter_node_gbps > 0)
+        snprintf(out, n, "--inter-node-gbps %g with the default efficiency", o->inter_node_gbps);
+    else if (vm)
+        snprintf(out, n, "catalog VM %s %s (%g Gbit/s NIC) with the default efficiency", vm->cloud,
+                 vm->instance_type, vm->network_gbps);
+    else if (!g->gpu_info)
+        snprintf(out, n, "GPU not in the GPU table: default network (pass --inter-node-gbps)");
+    else
+        snprintf(out, n, "no catalog VM with %s × this many GPUs: default network (pass --inter-node-gbps)",
+                 g->gpu_info->model);
 }
 
 static void split_list(const cf_cli_list *in, const char **out, size_t *n_out, char *storage, size_t cap)
@@ -137,10 +169,13 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         return cf_report_error();
     }
     cf_validate_group *groups = NULL;
+    const cf_vm **vms = NULL;
     size_t n_groups = 0;
     int rc = 0;
     if (cf_validate_find_groups(set.rows, set.n_rows, &groups, &n_groups) != CF_OK)
         rc = cf_report_error();
+    else if (!(vms = calloc(n_groups ? n_groups : 1, sizeof *vms)))
+        rc = (cf_error_set(CF_ERR_NOMEM, "out of memory"), cf_report_error());
     for (size_t g = 0; rc == 0 && g < n_groups; g++) {
         double params = 0;
         if ((rc = model_parameters(o, groups[g].model, &params)))
@@ -150,9 +185,9 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         for (size_t i = 0; i < set.n_rows && !hw; i++)
             if (!strcmp(set.rows[i].model, groups[g].model) && !strcmp(set.rows[i].gpu, groups[g].gpu))
                 hw = set.rows[i].hw_gpus_per_node;
-        groups[g].nominal_inter_gbps = o->inter_node_gbps > 0 ? o->inter_node_gbps
-                                                              : catalog_nominal_gbps(&catalog, groups[g].gpu, hw);
-        groups[g].gpu_info = cf_catalog_gpu(&catalog, groups[g].gpu);
+        groups[g].gpu_info = cf_catalog_gpu_resolve(&catalog, groups[g].gpu);
+        vms[g] = catalog_vm(&catalog, groups[g].gpu_info, hw, groups[g].profile);
+        groups[g].nominal_inter_gbps = o->inter_node_gbps > 0 ? o->inter_node_gbps : vms[g] ? vms[g]->network_gbps : 0;
     }
     char storage[1024];
     const char *train_gpus[64];
@@ -160,7 +195,7 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     split_list(&o->train_gpus, train_gpus, &n_train, storage, sizeof storage);
     cf_validate_options vo = {.train_max_nodes = o->train_max_nodes > 0 ? o->train_max_nodes : 1,
                               .with_2node_probe = o->with_2node_probe, .train_gpus = train_gpus,
-                              .n_train_gpus = n_train};
+                              .n_train_gpus = n_train, .fit_all_rows = o->fit_all_rows};
     cf_ape_stats overall = {0};
     if (rc == 0 && cf_validate_steps(set.rows, set.n_rows, &vo, groups, n_groups, &overall) != CF_OK)
         rc = cf_report_error();
@@ -173,9 +208,14 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         cJSON *jo = cJSON_AddObjectToObject(doc, "options");
         cJSON_AddNumberToObject(jo, "train_max_nodes", vo.train_max_nodes);
         cJSON_AddBoolToObject(jo, "with_2node_probe", vo.with_2node_probe);
-        cf_buf_printf(&table, "step-time validation of %s (%zu rows): fitted on rows with ≤ %d node%s%s\n\n", path,
-                      set.n_rows, vo.train_max_nodes, vo.train_max_nodes == 1 ? "" : "s",
+        cJSON_AddBoolToObject(jo, "fit_all_rows", vo.fit_all_rows);
+        cf_buf_printf(&table, "step-time validation of %s (%zu rows): %s rows with ≤ %d node%s%s\n", path,
+                      set.n_rows, vo.fit_all_rows ? "fitted on every row, scored on all but the" : "fitted on",
+                      vo.train_max_nodes, vo.train_max_nodes == 1 ? "" : "s",
                       vo.with_2node_probe ? " and the 2-node × 1-GPU probe" : "");
+        if (vo.fit_all_rows)
+            cf_buf_printf(&table, "(in-sample: the model's fit error on the scored rows, not a prediction)\n");
+        cf_buf_printf(&table, "\n");
         cf_buf_printf(&table, "  %-28s %7s %9s %9s %9s %9s\n", "GROUP / NODES", "FITTED", "PREDICTED", "MEDIAN",
                       "P90", "MAX");
         for (size_t g = 0; g < n_groups; g++) {
@@ -193,7 +233,10 @@ static int validate_steps(const cf_cli_options *o, const char *path)
                 cJSON_AddItemToArray(jg, j);
                 continue;
             }
+            char network[200];
+            network_source(o, vms[g], grp, network, sizeof network);
             print_stats_row(&table, label, grp->n_fit, &grp->all);
+            cf_buf_printf(&table, "      inter-node all-reduce %.3g Gbit/s: %s\n", grp->params.inter_gbps, network);
             cJSON_AddNumberToObject(j, "fitted", (double)grp->n_fit);
             cJSON_AddNumberToObject(j, "predicted", (double)grp->n_pred);
             if (grp->carried_from[0])
@@ -217,6 +260,7 @@ static int validate_steps(const cf_cli_options *o, const char *path)
             cJSON_AddNumberToObject(jp, "inter_gbps", grp->params.inter_gbps);
             cJSON_AddNumberToObject(jp, "latency_s", grp->params.latency_s);
             cJSON_AddNumberToObject(jp, "gamma", grp->params.gamma);
+            cJSON_AddStringToObject(j, "inter_node_source", network);
             cJSON_AddItemToArray(jg, j);
         }
         print_stats_row(&table, "overall", 0, &overall);
@@ -226,6 +270,7 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         cJSON_Delete(doc);
         cf_buf_free(&table);
     }
+    free(vms);
     free(groups);
     cf_catalog_free(&catalog);
     cf_measurements_free(&set);

@@ -47,6 +47,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "fit on rows with at most N nodes (default 1: a single-node profile)"},
     {"with-2node-probe", 0, OPT_FLAG, NULL, CMD_VALIDATE, OFF(with_2node_probe),
      "also fit the 2-node × 1-GPU rows (placement 11)"},
+    {"fit-all-rows", 0, OPT_FLAG, NULL, CMD_VALIDATE, OFF(fit_all_rows),
+     "fit every row, score the rows the subset leaves out: the model's fit error there, a floor for prediction"},
     {"train-gpus", 0, OPT_LIST, "GPU[,GPU]", CMD_VALIDATE, OFF(train_gpus),
      "fit these GPU types; predict the others by carrying the fit over"},
     {"params", 0, OPT_LIST, "NAME=COUNT", CMD_VALIDATE, OFF(params),

@@ -73,6 +73,7 @@ typedef struct {
     const char *crossgpu_path;   /* cross-GPU throughput CSV */
     int train_max_nodes;         /* -1 = default (1) */
     int with_2node_probe;
+    int fit_all_rows;
     cf_cli_list train_gpus;      /* comma lists allowed */
     cf_cli_list params;          /* NAME=COUNT */
     double inter_node_gbps;      /* < 0 = from the catalog */

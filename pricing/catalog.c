@@ -11,6 +11,7 @@
  * the output catalog is left empty, so callers never see half a catalog. */
 #include "cloudfit/catalog.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,3 +541,76 @@ const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model)
     return NULL;
 }
 
+
+/* Compares ignoring case and the separators - _ and space. */
+static int gpu_name_eq(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '-' || *a == '_' || *a == ' ')
+            a++;
+        while (*b == '-' || *b == '_' || *b == ' ')
+            b++;
+        if (!*b)
+            return !*a;
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+        a++;
+        b++;
+    }
+}
+
+/* Number of words (split at - _ and space) of `entry` when every one of
+ * them is a word of `name` (ignoring case), else 0. */
+static int words_within(const char *entry, const char *name)
+{
+    int words = 0;
+    for (const char *w = entry; *w;) {
+        size_t len = strcspn(w, "-_ ");
+        int found = 0;
+        for (const char *v = name; *v && !found;) {
+            size_t vlen = strcspn(v, "-_ ");
+            found = vlen == len && len > 0 && strncasecmp(v, w, len) == 0;
+            v += vlen;
+            v += strspn(v, "-_ ");
+        }
+        if (len > 0 && !found)
+            return 0;
+        words += len > 0;
+        w += len;
+        w += strspn(w, "-_ ");
+    }
+    return words;
+}
+
+const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name)
+{
+    const cf_gpu *exact = cf_catalog_gpu(catalog, name);
+    if (exact || !name)
+        return exact;
+    static const char *const vendor[] = {"NVIDIA ", "Tesla ", "AMD "};
+    for (size_t v = 0; v < sizeof vendor / sizeof *vendor; v++)
+        if (strncasecmp(name, vendor[v], strlen(vendor[v])) == 0)
+            name += strlen(vendor[v]);
+    for (size_t i = 0; i < catalog->n_gpus; i++)
+        if (gpu_name_eq(name, catalog->gpus[i].model))
+            return &catalog->gpus[i];
+    /* "A100" → "A100-40GB": the name is the start of a table entry. */
+    size_t len = strlen(name);
+    for (size_t i = 0; i < catalog->n_gpus; i++) {
+        const char *m = catalog->gpus[i].model;
+        if (strncasecmp(m, name, len) == 0 && (m[len] == '-' || m[len] == ' '))
+            return &catalog->gpus[i];
+    }
+    /* "V100-SXM2-16GB" → "V100", "A100-SXM4-80GB" → "A100-80GB": the entry
+     * with the most words, all of which are words of the name. */
+    const cf_gpu *best = NULL;
+    int best_words = 0;
+    for (size_t i = 0; i < catalog->n_gpus; i++) {
+        int words = words_within(catalog->gpus[i].model, name);
+        if (words > best_words) {
+            best = &catalog->gpus[i];
+            best_words = words;
+        }
+    }
+    return best;
+}

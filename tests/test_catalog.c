@@ -316,6 +316,25 @@ static size_t filter_count(const cf_catalog_filter *f)
 
 #define LIST(...) (const char *const[]){__VA_ARGS__}, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)
 
+/* Names from measurement files and nvidia-smi map to the GPU table. */
+static void test_gpu_resolve(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"A100-40GB", "A100-40GB"},     {"a100 40gb", "A100-40GB"},       {"A100", "A100-40GB"},
+        {"NVIDIA A100-SXM4-80GB", "A100-80GB"}, {"Tesla V100-SXM2-16GB", "V100"}, {"Tesla T4", "T4"},
+        {"NVIDIA H100 80GB HBM3", "H100"}, {"v100_32gb", "V100-32GB"},      {"NVIDIA-L4", "L4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const cf_gpu *g = cf_catalog_gpu_resolve(&embedded, cases[i][0]);
+        if (!g || strcmp(g->model, cases[i][1]) != 0)
+            fail_msg("'%s' resolved to '%s', expected '%s'", cases[i][0], g ? g->model : "(none)", cases[i][1]);
+    }
+    assert_null(cf_catalog_gpu_resolve(&embedded, "RTX 8000"));
+    assert_null(cf_catalog_gpu_resolve(&embedded, "A1"));
+    assert_null(cf_catalog_gpu_resolve(&embedded, NULL));
+}
+
 static void test_filters(void **state)
 {
     (void)state;
@@ -559,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_embedded_matches_files),
         cmocka_unit_test(test_embedded_load_time),
         cmocka_unit_test(test_gpu_lookup_and_peak),
+        cmocka_unit_test(test_gpu_resolve),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_check_filter_errors),
         cmocka_unit_test(test_small_catalog_loads),

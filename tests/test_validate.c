@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cloudfit/buf.h"
+#include "cloudfit/model_sizes.h"
 #include "cloudfit/validate.h"
 
 static void test_ape_summary(void **state)
@@ -301,6 +302,27 @@ static void test_steps_exact_on_model_data(void **state)
     free(groups);
 }
 
+/* Model names in measurement files vary in case and separators. */
+static void test_model_size_names(void **state)
+{
+    (void)state;
+    assert_non_null(cf_model_size_find("ResNet-50"));
+    assert_float_equal(cf_model_size_find("resnet_50")->parameters, 25557032, 0);
+    assert_float_equal(cf_model_size_find("GPT2-Medium")->parameters, 354823168, 0);
+    assert_float_equal(cf_model_size_find("BERT large")->parameters, 335141888, 0);
+    assert_null(cf_model_size_find("resnet5"));
+    assert_null(cf_model_size_find("resnet500"));
+    int n = 0;
+    const cf_model_size *all = cf_model_sizes(&n);
+    for (int i = 0; i < n; i++) {
+        assert_true(all[i].parameters >= 1e6);
+        assert_true(strlen(all[i].source) > 0);
+        for (int j = 0; j < i; j++) /* no two entries that the matching cannot tell apart */
+            if (cf_model_size_find(all[j].name) == &all[i])
+                fail_msg("'%s' and '%s' collide", all[i].name, all[j].name);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_crossgpu_reader),
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
         cmocka_unit_test(test_steps_exact_on_model_data),
+        cmocka_unit_test(test_model_size_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,13 @@ void cf_catalog_free(cf_catalog *catalog);
 
 /* GPU table look-up by model name (case-insensitive); NULL when unknown. */
 const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model);
+/* The GPU a name from outside the catalog means (a measurements CSV,
+ * nvidia-smi): exact match first, then ignoring case, separators and a
+ * leading "NVIDIA ", "Tesla " or "AMD ", then the family — "A100" is the
+ * table's first A100 variant — then the entry with the most words that are
+ * all words of the name ("A100-SXM4-80GB" is "A100-80GB", "V100-SXM2-16GB"
+ * is "V100"). NULL when none fits. */
+const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name);
 /* Peak dense TFLOP/s for a precision, falling back to FP32 when the GPU has
  * no tensor rate for it. 0 when unknown. */
 double cf_gpu_peak_tflops(const cf_gpu *gpu, cf_precision precision);

@@ -11,7 +11,7 @@ typedef struct {
     const char *source;
 } cf_model_size;
 
-/* The entry for `name` (case-insensitive), or NULL. */
+/* The entry for `name` (ignoring case and the separators - _ . and space), or NULL. */
 const cf_model_size *cf_model_size_find(const char *name);
 const cf_model_size *cf_model_sizes(int *out_count);
 

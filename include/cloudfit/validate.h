@@ -25,6 +25,10 @@ typedef struct {
     int with_2node_probe;                /* also fit placement "11" (2 nodes × 1 GPU) */
     const char *const *train_gpus;       /* when given: fit these GPU types, predict the others by carry-over */
     size_t n_train_gpus;
+    /* Fit every row of the group, but still score only the rows the
+     * training subset leaves out: the model's own fit error on them, a floor
+     * for its prediction error there (not a prediction). */
+    int fit_all_rows;
 } cf_validate_options;
 
 /* One (model, gpu, profile) group. The caller fills the inputs (which need
