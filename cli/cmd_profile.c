@@ -234,7 +234,7 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
     const cf_gpu *gpu = NULL;
     int have_catalog = cf_catalog_load_embedded(&catalog) == CF_OK;
     if (have_catalog && p->device.is_gpu)
-        gpu = cf_catalog_gpu_for_device(&catalog, p->device.name);
+        gpu = cf_catalog_gpu_resolve(&catalog, p->device.name);
     cf_error_clear();
     int rc = 0;
     if (o->csv_path) {

@@ -46,8 +46,5 @@ void cf_inputs_apply_recorded(const cf_spec *spec, const cf_catalog *catalog,
  * until cf_inputs_use_profile_cache() names the database (NULL = default). */
 void cf_inputs_use_profile_cache(const char *db_path);
 cf_status cf_inputs_add_profiled(const cf_spec *spec, const cf_catalog *catalog, size_t cap, cf_inputs *in);
-/* The catalog GPU model a device name denotes ("NVIDIA A100-SXM4-40GB" →
- * A100-40GB), or NULL. */
-const cf_gpu *cf_catalog_gpu_for_device(const cf_catalog *catalog, const char *device);
 
 #endif

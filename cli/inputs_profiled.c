@@ -33,53 +33,6 @@ void cf_inputs_use_profile_cache(const char *db_path)
     profile_cache_enabled = 1;
 }
 
-/* Upper-case alphanumeric tokens of a name ("NVIDIA A100-SXM4-40GB" →
- * NVIDIA, A100, SXM4, 40GB). Returns the count (at most max). */
-static int tokens(const char *name, char out[][24], int max)
-{
-    int n = 0;
-    for (const char *p = name; *p && n < max;) {
-        while (*p && !isalnum((unsigned char)*p))
-            p++;
-        int len = 0;
-        while (*p && isalnum((unsigned char)*p)) {
-            if (len < 23)
-                out[n][len++] = (char)toupper((unsigned char)*p);
-            p++;
-        }
-        if (len) {
-            out[n][len] = '\0';
-            n++;
-        }
-    }
-    return n;
-}
-
-/* The catalog GPU model whose every token appears in the device name; of
- * several, the most specific (most tokens): "NVIDIA A100-SXM4-80GB" is
- * A100-80GB, "Tesla T4" is T4, "NVIDIA H100 80GB HBM3" is H100. */
-const cf_gpu *cf_catalog_gpu_for_device(const cf_catalog *catalog, const char *device)
-{
-    char dev[16][24], mod[8][24];
-    int nd = tokens(device, dev, 16);
-    const cf_gpu *best = NULL;
-    int best_tokens = 0;
-    for (size_t g = 0; g < catalog->n_gpus; g++) {
-        int nm = tokens(catalog->gpus[g].model, mod, 8), all = nm > 0;
-        for (int i = 0; i < nm && all; i++) {
-            int found = 0;
-            for (int j = 0; j < nd && !found; j++)
-                found = strcmp(mod[i], dev[j]) == 0;
-            all = found;
-        }
-        if (all && nm > best_tokens) {
-            best = &catalog->gpus[g];
-            best_tokens = nm;
-        }
-    }
-    return best;
-}
-
 static void use_noise(const cf_spec *spec, const cf_profile *p, cf_inputs *in)
 {
     double total = spec->total_samples > 0 ? spec->total_samples : spec->samples_per_epoch;
@@ -185,7 +138,7 @@ static void use_throughput(const cf_spec *spec, const cf_catalog *catalog, const
                      "for GPU throughput", p->backend, p->alpha_s, p->beta_s, p->device.name);
         return;
     }
-    const cf_gpu *gpu = cf_catalog_gpu_for_device(catalog, p->device.name);
+    const cf_gpu *gpu = cf_catalog_gpu_resolve(catalog, p->device.name);
     if (!gpu) {
         cf_inputs_add_note(in, "the %s profile ran on '%s', which is not a GPU model of the catalog: its throughput is not used",
              p->backend, p->device.name);

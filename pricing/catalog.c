@@ -559,25 +559,34 @@ static int gpu_name_eq(const char *a, const char *b)
     }
 }
 
-/* Number of words (split at - _ and space) of `entry` when every one of
- * them is a word of `name` (ignoring case), else 0. */
+/* Number of words (alphanumeric runs) of `entry` when every one of them is
+ * a word of `name` (ignoring case), else 0. */
+static size_t word_len(const char *w)
+{
+    size_t n = 0;
+    while (isalnum((unsigned char)w[n]))
+        n++;
+    return n;
+}
+
+static const char *next_word(const char *p)
+{
+    while (*p && !isalnum((unsigned char)*p))
+        p++;
+    return p;
+}
+
 static int words_within(const char *entry, const char *name)
 {
     int words = 0;
-    for (const char *w = entry; *w;) {
-        size_t len = strcspn(w, "-_ ");
+    for (const char *w = next_word(entry); *w; w = next_word(w + word_len(w))) {
+        size_t len = word_len(w);
         int found = 0;
-        for (const char *v = name; *v && !found;) {
-            size_t vlen = strcspn(v, "-_ ");
-            found = vlen == len && len > 0 && strncasecmp(v, w, len) == 0;
-            v += vlen;
-            v += strspn(v, "-_ ");
-        }
-        if (len > 0 && !found)
+        for (const char *v = next_word(name); *v && !found; v = next_word(v + word_len(v)))
+            found = word_len(v) == len && strncasecmp(v, w, len) == 0;
+        if (!found)
             return 0;
-        words += len > 0;
-        w += len;
-        w += strspn(w, "-_ ");
+        words++;
     }
     return words;
 }
@@ -601,8 +610,8 @@ const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name
         if (strncasecmp(m, name, len) == 0 && (m[len] == '-' || m[len] == ' '))
             return &catalog->gpus[i];
     }
-    /* "V100-SXM2-16GB" → "V100", "A100-SXM4-80GB" → "A100-80GB": the entry
-     * with the most words, all of which are words of the name. */
+    /* "V100-SXM2-16GB" → "V100", "NVIDIA H100 80GB HBM3" → "H100": the
+     * entry with the most words, all of which are words of the name. */
     const cf_gpu *best = NULL;
     int best_words = 0;
     for (size_t i = 0; i < catalog->n_gpus; i++) {

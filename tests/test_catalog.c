@@ -330,7 +330,10 @@ static void test_gpu_resolve(void **state)
         if (!g || strcmp(g->model, cases[i][1]) != 0)
             fail_msg("'%s' resolved to '%s', expected '%s'", cases[i][0], g ? g->model : "(none)", cases[i][1]);
     }
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA A100-SXM4-40GB")->model, "A100-40GB");
     assert_null(cf_catalog_gpu_resolve(&embedded, "RTX 8000"));
+    assert_null(cf_catalog_gpu_resolve(&embedded, "NVIDIA GeForce RTX 3090"));
+    assert_null(cf_catalog_gpu_resolve(&embedded, "Intel(R) Xeon(R) CPU @ 2.20GHz"));
     assert_null(cf_catalog_gpu_resolve(&embedded, "A1"));
     assert_null(cf_catalog_gpu_resolve(&embedded, NULL));
 }
