@@ -10,7 +10,6 @@
 
 #include "cloudfit/buf.h"
 #include "cloudfit/catalog.h"
-#include "cloudfit/device.h"
 #include "cloudfit/exit_codes.h"
 #include "cloudfit/fileio.h"
 #include "cloudfit/log.h"
@@ -190,18 +189,11 @@ static int backend_for(const cf_cli_options *o, const cf_spec *spec, cf_probe_ba
     if (cf_probe_backend_by_name(name, be) == CF_OK)
         return 0;
     if (strcmp(name, "cuda") == 0) {
-        /* Say what device discovery found, too (e.g. no driver). */
-        char message[1024], hint[1024];
-        snprintf(message, sizeof message, "%s", cf_error_message());
-        snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
-        cf_device_info dev[4];
-        int n = 0;
-        if (cf_devices_list(dev, 4, &n) != CF_OK)
-            cf_log_error("cannot profile on CUDA: %s; %s", message, cf_error_message());
-        else
-            cf_log_error("cannot profile on CUDA: %s (%d device(s) found)", message, n);
-        if (hint[0])
-            cf_log_hint("%s", hint);
+        /* cf_engine_cuda() names the reason: no CUDA in this build, or
+         * what the driver answered. */
+        cf_log_error("cannot profile on CUDA: %s", cf_error_message());
+        if (cf_error_hint_text()[0])
+            cf_log_hint("%s", cf_error_hint_text());
         return CF_EXIT_UNAVAILABLE;
     }
     return cf_report_error();

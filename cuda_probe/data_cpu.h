@@ -7,6 +7,10 @@
 #include "cloudfit/status.h"
 #include "rng.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Hidden width of the synthetic teacher (in → 64 ReLU → classes). */
 #define CF_TEACHER_HIDDEN 64
 
@@ -42,5 +46,9 @@ void cf_dataset_gather(const cf_dataset *ds, const long *idx, int B, float *x_ou
 /* Generates every synthetic sample (for export). */
 void cf_dataset_materialize(cf_dataset *ds);
 void cf_dataset_free(cf_dataset *ds);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

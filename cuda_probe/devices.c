@@ -6,6 +6,7 @@
 
 #ifdef CLOUDFIT_HAVE_CUDA
 #include "cuda_devices.h"
+#include "engine_cuda.h"
 
 int cf_cuda_built(void) { return 1; }
 
@@ -14,15 +15,20 @@ cf_status cf_devices_list(cf_device_info *out, int max, int *out_count)
     return cf_cuda_devices_list(out, max, out_count);
 }
 
-/* This build has the toolkit and device discovery, but the GPU training
- * engine (the cuBLAS mirror of the CPU twin) is not written yet: say so
- * rather than pretend (docs/engine.md). */
+/* The GPU engine when a device answers; otherwise NULL with the driver's
+ * reason (no driver, no device) as the last error. */
 const cf_engine_ops *cf_engine_cuda(void)
 {
-    cf_error_set(CF_ERR_UNAVAILABLE,
-                 "the GPU training engine is not part of this build (it has CUDA device discovery only)");
-    cf_error_hint("use --backend cpu (the CPU engine) or --backend exec with your own training script");
-    return NULL;
+    cf_device_info devices[1];
+    int n = 0;
+    if (cf_cuda_devices_list(devices, 1, &n) != CF_OK)
+        return NULL;
+    if (n == 0) {
+        cf_error_set(CF_ERR_UNAVAILABLE, "no CUDA GPU on this machine");
+        cf_error_hint("run on a machine with an NVIDIA GPU and driver, or use the cpu/exec backends");
+        return NULL;
+    }
+    return cf_cuda_engine_ops();
 }
 #else
 int cf_cuda_built(void) { return 0; }

@@ -199,7 +199,7 @@ static cf_status ensure_workspace(cf_engine *e, int B, int micro)
 
 /* ---- creation --------------------------------------------------------------- */
 
-static cf_status check_config(const cf_engine_config *c)
+cf_status cf_engine_check_config(const cf_engine_config *c)
 {
     if (c->n_widths < 2 || c->n_widths > CF_ENGINE_MAX_LAYERS)
         return cf_error_set(CF_ERR_INVALID, "the MLP needs 2 to %d layer widths (input … classes), got %d",
@@ -225,18 +225,19 @@ static cf_status check_config(const cf_engine_config *c)
     return CF_OK;
 }
 
-static void init_weights(cf_engine *e, uint64_t seed)
+void cf_engine_init_weights(const int *widths, int n_layers, uint64_t seed, float *params)
 {
-    /* PyTorch's nn.Linear default: weight and bias ~ U(−1/√in, 1/√in). */
+    /* PyTorch's nn.Linear default: weight and bias ~ U(−1/√in, 1/√in),
+     * laid out layer by layer as weight [in, out] then bias [out]. */
     cf_rng rng;
     cf_rng_seed(&rng, seed, 0);
-    for (int l = 0; l < e->n_layers; l++) {
-        double bound = 1.0 / sqrt((double)e->widths[l]);
-        size_t nw = (size_t)e->widths[l] * e->widths[l + 1];
-        for (size_t i = 0; i < nw; i++)
-            e->params[e->w_off[l] + i] = (float)((2.0 * cf_rng_uniform(&rng) - 1.0) * bound);
-        for (int i = 0; i < e->widths[l + 1]; i++)
-            e->params[e->b_off[l] + i] = (float)((2.0 * cf_rng_uniform(&rng) - 1.0) * bound);
+    size_t off = 0;
+    for (int l = 0; l < n_layers; l++) {
+        double bound = 1.0 / sqrt((double)widths[l]);
+        size_t n = (size_t)widths[l] * widths[l + 1] + (size_t)widths[l + 1];
+        for (size_t i = 0; i < n; i++)
+            params[off + i] = (float)((2.0 * cf_rng_uniform(&rng) - 1.0) * bound);
+        off += n;
     }
 }
 
@@ -259,7 +260,7 @@ static void cpu_destroy(cf_engine *e)
 static cf_status cpu_create(const cf_engine_config *config, cf_engine **out)
 {
     *out = NULL;
-    cf_status st = check_config(config);
+    cf_status st = cf_engine_check_config(config);
     if (st != CF_OK)
         return st;
     cf_engine *e = calloc(1, sizeof *e);
@@ -300,7 +301,7 @@ static cf_status cpu_create(const cf_engine_config *config, cf_engine **out)
         return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory: cannot allocate the model state (%.3g MiB)",
                             need / MIB);
     }
-    init_weights(e, config->seed);
+    cf_engine_init_weights(e->widths, e->n_layers, config->seed, e->params);
     int in = e->widths[0], classes = e->widths[e->n_layers];
     if (config->npy_x)
         st = cf_dataset_npy(&e->data, config->npy_x, config->npy_y, in, classes, config->seed);
@@ -468,7 +469,7 @@ double cf_engine_flops_per_sample(const cf_engine_config *config)
 
 cf_status cf_engine_write_synthetic_npy(const cf_engine_config *config, const char *x_path, const char *y_path)
 {
-    cf_status st = check_config(config);
+    cf_status st = cf_engine_check_config(config);
     if (st != CF_OK)
         return st;
     cf_dataset ds;

@@ -4,7 +4,17 @@
 #ifndef CF_PROBE_ENGINE_CPU_H
 #define CF_PROBE_ENGINE_CPU_H
 #include <stddef.h>
+#include <stdint.h>
 #include "cloudfit/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Shared with the CUDA mirror: the same checks and the same initial
+ * weights (from `seed`) for the same config. */
+cf_status cf_engine_check_config(const cf_engine_config *config);
+void cf_engine_init_weights(const int *widths, int n_layers, uint64_t seed, float *params);
 
 size_t cf_engine_cpu_n_params(const cf_engine *engine);
 /* Writable: tests set weights to chosen values. */
@@ -14,5 +24,9 @@ const float *cf_engine_cpu_grads(const cf_engine *engine);
 /* Sample indices of the last step: micro-batch i is entries
  * [i·local_batch, (i+1)·local_batch). */
 const long *cf_engine_cpu_last_indices(const cf_engine *engine);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #define CF_PROBE_MLP_CPU_H
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What follows a dense layer's affine map. */
 typedef enum { CF_LAYER_LINEAR, CF_LAYER_RELU, CF_LAYER_GELU } cf_layer_act;
 
@@ -41,5 +45,9 @@ double cf_softmax_xent(float *dlogits, const float *logits, const int *labels, i
 double cf_sqnorm(const float *x, size_t n);
 /* acc[i] += x[i]; returns Σ x[i]² (the micro-batch norm, read in the same pass). */
 double cf_accumulate_sqnorm(float *acc, const float *x, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include "cloudfit/types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     cf_optimizer kind;
     float lr, momentum, beta1, beta2, eps, weight_decay;
@@ -28,5 +32,9 @@ int cf_optim_state_per_param(cf_optimizer kind);
  * ones may be NULL). Returns Σ grads[i]², read in the same pass (the
  * engine's |mean gradient|² costs no extra pass over memory). */
 double cf_optim_update(const cf_optim *o, float *params, const float *grads, float *m, float *v, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 #define CF_PROBE_RNG_H
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     uint64_t s[4];
 } cf_rng;
@@ -19,5 +23,9 @@ double cf_rng_uniform(cf_rng *rng);
 uint64_t cf_rng_below(cf_rng *rng, uint64_t n);
 /* Standard normal (Box–Muller). */
 double cf_rng_normal(cf_rng *rng);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
