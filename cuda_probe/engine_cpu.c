@@ -36,7 +36,7 @@ struct cf_engine {
     /* Workspace for ws_batch rows (one micro-batch), grown on demand. */
     int ws_batch;
     float *ws;
-    float *x_in, *act[CF_ENGINE_MAX_LAYERS], *pre[CF_ENGINE_MAX_LAYERS], *dlogits, *dbuf[2];
+    cf_engine_ws w;                     /* views into ws */
     int *labels;
     long *idx;
     long idx_cap;
@@ -51,32 +51,70 @@ static double now_s(void)
 
 /* ---- memory accounting ---------------------------------------------------- */
 
-static int max_hidden(const cf_engine *e)
-{
-    int m = 1;
-    for (int l = 1; l < e->n_layers; l++)
-        if (e->widths[l] > m)
-            m = e->widths[l];
-    return m;
-}
-
 static double state_bytes(const cf_engine *e, int with_micro)
 {
     int floats = 2 + cf_optim_state_per_param(e->optim.kind) + (with_micro ? 1 : 0);
     return (double)e->n_params * floats * sizeof(float);
 }
 
-/* Floats of workspace per row of a micro-batch. */
+static int widest_hidden(const int *widths, int n_layers)
+{
+    int m = 1;
+    for (int l = 1; l < n_layers; l++)
+        if (widths[l] > m)
+            m = widths[l];
+    return m;
+}
+
+cf_status cf_engine_check_step(int local_batch, int micro_batches)
+{
+    if (local_batch < 1)
+        return cf_error_set(CF_ERR_INVALID, "the local batch must be at least 1, got %d", local_batch);
+    if (micro_batches < 1 || micro_batches > CF_ENGINE_MAX_MICRO)
+        return cf_error_set(CF_ERR_INVALID, "micro-batches per step must be 1 to %d, got %d", CF_ENGINE_MAX_MICRO,
+                            micro_batches);
+    return CF_OK;
+}
+
+size_t cf_engine_ws_floats_per_row(const int *widths, int n_layers, cf_layer_act hidden_act)
+{
+    size_t f = (size_t)widths[0];
+    for (int l = 0; l < n_layers; l++) {
+        int keep_pre = hidden_act == CF_LAYER_GELU && l < n_layers - 1;
+        f += (size_t)widths[l + 1] * (keep_pre ? 2 : 1);
+    }
+    f += (size_t)widths[n_layers];              /* dlogits */
+    f += 2 * (size_t)widest_hidden(widths, n_layers); /* backward ping-pong */
+    return f;
+}
+
+void cf_engine_ws_carve(const int *widths, int n_layers, cf_layer_act hidden_act, int B, float *ws,
+                        cf_engine_ws *out)
+{
+    float *p = ws;
+    out->x_in = p;
+    p += (size_t)B * widths[0];
+    for (int l = 0; l < n_layers; l++) {
+        size_t len = (size_t)B * widths[l + 1];
+        out->act[l] = p;
+        p += len;
+        if (hidden_act == CF_LAYER_GELU && l < n_layers - 1) {
+            out->pre[l] = p;
+            p += len;
+        } else {
+            out->pre[l] = out->act[l];
+        }
+    }
+    out->dlogits = p;
+    p += (size_t)B * widths[n_layers];
+    out->dbuf[0] = p;
+    p += (size_t)B * widest_hidden(widths, n_layers);
+    out->dbuf[1] = p;
+}
+
 static size_t ws_floats_per_row(const cf_engine *e)
 {
-    size_t f = (size_t)e->widths[0];
-    for (int l = 0; l < e->n_layers; l++) {
-        int keep_pre = e->hidden_act == CF_LAYER_GELU && l < e->n_layers - 1;
-        f += (size_t)e->widths[l + 1] * (keep_pre ? 2 : 1);
-    }
-    f += (size_t)e->widths[e->n_layers];  /* dlogits */
-    f += 2 * (size_t)max_hidden(e);       /* backward ping-pong */
-    return f;
+    return cf_engine_ws_floats_per_row(e->widths, e->n_layers, e->hidden_act);
 }
 
 static double ws_bytes(const cf_engine *e, int B, int micro)
@@ -176,24 +214,7 @@ static cf_status ensure_workspace(cf_engine *e, int B, int micro)
     e->ws = ws;
     e->labels = labels;
     e->ws_batch = B;
-    float *p = ws;
-    e->x_in = p;
-    p += (size_t)B * e->widths[0];
-    for (int l = 0; l < e->n_layers; l++) {
-        size_t len = (size_t)B * e->widths[l + 1];
-        e->act[l] = p;
-        p += len;
-        if (e->hidden_act == CF_LAYER_GELU && l < e->n_layers - 1) {
-            e->pre[l] = p;
-            p += len;
-        } else
-            e->pre[l] = e->act[l];
-    }
-    e->dlogits = p;
-    p += (size_t)B * e->widths[e->n_layers];
-    e->dbuf[0] = p;
-    p += (size_t)B * max_hidden(e);
-    e->dbuf[1] = p;
+    cf_engine_ws_carve(e->widths, e->n_layers, e->hidden_act, B, ws, &e->w);
     return CF_OK;
 }
 
@@ -364,20 +385,20 @@ static cf_status cpu_describe(cf_engine *e, cf_device_info *out)
 static double forward_backward(cf_engine *e, int B, float dscale, float *grads)
 {
     const int L = e->n_layers;
-    const float *inp = e->x_in;
+    const float *inp = e->w.x_in;
     for (int l = 0; l < L; l++) {
         cf_layer_act act = l < L - 1 ? e->hidden_act : CF_LAYER_LINEAR;
-        cf_dense_forward(e->pre[l], e->act[l], inp, e->params + e->w_off[l], e->params + e->b_off[l], B,
+        cf_dense_forward(e->w.pre[l], e->w.act[l], inp, e->params + e->w_off[l], e->params + e->b_off[l], B,
                          e->widths[l], e->widths[l + 1], act);
-        inp = e->act[l];
+        inp = e->w.act[l];
     }
-    double loss = cf_softmax_xent(e->dlogits, e->act[L - 1], e->labels, B, e->widths[L], dscale);
-    float *dout = e->dlogits;
+    double loss = cf_softmax_xent(e->w.dlogits, e->w.act[L - 1], e->labels, B, e->widths[L], dscale);
+    float *dout = e->w.dlogits;
     for (int l = L - 1; l >= 0; l--) {
         cf_layer_act act = l < L - 1 ? e->hidden_act : CF_LAYER_LINEAR;
-        float *dinp = l > 0 ? e->dbuf[l & 1] : NULL;
+        float *dinp = l > 0 ? e->w.dbuf[l & 1] : NULL;
         cf_dense_backward(dinp, grads + e->w_off[l], grads + e->b_off[l], dout,
-                          act == CF_LAYER_LINEAR ? NULL : e->pre[l], l > 0 ? e->act[l - 1] : e->x_in,
+                          act == CF_LAYER_LINEAR ? NULL : e->w.pre[l], l > 0 ? e->w.act[l - 1] : e->w.x_in,
                           e->params + e->w_off[l], B, e->widths[l], e->widths[l + 1], act);
         dout = dinp;
     }
@@ -387,12 +408,10 @@ static double forward_backward(cf_engine *e, int B, float dscale, float *grads)
 static cf_status cpu_train_step(cf_engine *e, int local_batch, int micro_batches, cf_engine_step *out)
 {
     memset(out, 0, sizeof *out);
-    if (local_batch < 1)
-        return cf_error_set(CF_ERR_INVALID, "the local batch must be at least 1, got %d", local_batch);
-    if (micro_batches < 1 || micro_batches > CF_ENGINE_MAX_MICRO)
-        return cf_error_set(CF_ERR_INVALID, "micro-batches per step must be 1 to %d, got %d", CF_ENGINE_MAX_MICRO,
-                            micro_batches);
-    cf_status st = ensure_workspace(e, local_batch, micro_batches);
+    cf_status st = cf_engine_check_step(local_batch, micro_batches);
+    if (st != CF_OK)
+        return st;
+    st = ensure_workspace(e, local_batch, micro_batches);
     if (st != CF_OK)
         return st;
     if (e->threads > 0 && openblas_get_num_threads() != e->threads)
@@ -408,7 +427,7 @@ static cf_status cpu_train_step(cf_engine *e, int local_batch, int micro_batches
     float dscale = 1.0f / ((float)B * (float)k);
     double loss = 0.0;
     for (int i = 0; i < k; i++) {
-        cf_dataset_gather(&e->data, e->idx + (size_t)i * B, B, e->x_in, e->labels);
+        cf_dataset_gather(&e->data, e->idx + (size_t)i * B, B, e->w.x_in, e->labels);
         float *target = (k == 1 || i == 0) ? e->grads : e->micro;
         loss += forward_backward(e, B, dscale, target);
         if (k > 1) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cloudfit/engine.h"
+#include "mlp_cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +16,20 @@ extern "C" {
  * weights (from `seed`) for the same config. */
 cf_status cf_engine_check_config(const cf_engine_config *config);
 void cf_engine_init_weights(const int *widths, int n_layers, uint64_t seed, float *params);
+
+/* CF_ERR_INVALID unless 1 ≤ local_batch and 1 ≤ micro_batches ≤ CF_ENGINE_MAX_MICRO. */
+cf_status cf_engine_check_step(int local_batch, int micro_batches);
+/* One micro-batch's workspace, shared layout of both engines: input rows,
+ * each layer's output (and pre-activation for GELU hidden layers), the
+ * logits' gradient and two backward buffers. */
+typedef struct {
+    float *x_in, *act[CF_ENGINE_MAX_LAYERS], *pre[CF_ENGINE_MAX_LAYERS], *dlogits, *dbuf[2];
+} cf_engine_ws;
+/* Floats of workspace per row of a micro-batch. */
+size_t cf_engine_ws_floats_per_row(const int *widths, int n_layers, cf_layer_act hidden_act);
+/* Points `out` into `ws` (B rows × the floats per row above). */
+void cf_engine_ws_carve(const int *widths, int n_layers, cf_layer_act hidden_act, int B, float *ws,
+                        cf_engine_ws *out);
 
 size_t cf_engine_cpu_n_params(const cf_engine *engine);
 /* Writable: tests set weights to chosen values. */

@@ -31,7 +31,7 @@ struct cf_engine {
     // One micro-batch's workspace (device) and its host staging (pinned).
     int ws_batch;
     float *ws;
-    float *x_in, *act[CF_ENGINE_MAX_LAYERS], *pre[CF_ENGINE_MAX_LAYERS], *dlogits, *dbuf[2];
+    cf_engine_ws w; // views into ws
     int *labels;
     float *x_host;
     int *labels_host;
@@ -58,25 +58,9 @@ cf_status cuda_error(cudaError_t e, const char *what)
     return cf_error_set(CF_ERR_UNAVAILABLE, "CUDA error in %s: %s", what, cudaGetErrorString(e));
 }
 
-int max_hidden(const cf_engine *e)
-{
-    int m = 1;
-    for (int l = 1; l < e->n_layers; l++)
-        if (e->widths[l] > m)
-            m = e->widths[l];
-    return m;
-}
-
 size_t ws_floats_per_row(const cf_engine *e)
 {
-    size_t f = (size_t)e->widths[0];
-    for (int l = 0; l < e->n_layers; l++) {
-        int keep_pre = e->hidden_act == CF_LAYER_GELU && l < e->n_layers - 1;
-        f += (size_t)e->widths[l + 1] * (keep_pre ? 2 : 1);
-    }
-    f += (size_t)e->widths[e->n_layers];
-    f += 2 * (size_t)max_hidden(e);
-    return f;
+    return cf_engine_ws_floats_per_row(e->widths, e->n_layers, e->hidden_act);
 }
 
 cf_status out_of_memory(const cf_engine *e, int B, int micro)
@@ -130,25 +114,7 @@ cf_status ensure_workspace(cf_engine *e, int B, int micro)
     e->x_host = x_host;
     e->labels_host = labels_host;
     e->ws_batch = B;
-    float *p = ws;
-    e->x_in = p;
-    p += (size_t)B * e->widths[0];
-    for (int l = 0; l < e->n_layers; l++) {
-        size_t len = (size_t)B * e->widths[l + 1];
-        e->act[l] = p;
-        p += len;
-        if (e->hidden_act == CF_LAYER_GELU && l < e->n_layers - 1) {
-            e->pre[l] = p;
-            p += len;
-        } else {
-            e->pre[l] = e->act[l];
-        }
-    }
-    e->dlogits = p;
-    p += (size_t)B * e->widths[e->n_layers];
-    e->dbuf[0] = p;
-    p += (size_t)B * max_hidden(e);
-    e->dbuf[1] = p;
+    cf_engine_ws_carve(e->widths, e->n_layers, e->hidden_act, B, ws, &e->w);
     return CF_OK;
 }
 
@@ -255,20 +221,20 @@ cf_status cuda_describe(cf_engine *e, cf_device_info *out)
 double forward_backward(cf_engine *e, int B, float dscale, float *grads)
 {
     const int L = e->n_layers;
-    const float *inp = e->x_in;
+    const float *inp = e->w.x_in;
     for (int l = 0; l < L; l++) {
         cf_layer_act act = l < L - 1 ? e->hidden_act : CF_LAYER_LINEAR;
-        cf_dense_forward_cuda(e->pre[l], e->act[l], inp, e->params + e->w_off[l], e->params + e->b_off[l], B,
+        cf_dense_forward_cuda(e->w.pre[l], e->w.act[l], inp, e->params + e->w_off[l], e->params + e->b_off[l], B,
                               e->widths[l], e->widths[l + 1], act);
-        inp = e->act[l];
+        inp = e->w.act[l];
     }
-    double loss = cf_softmax_xent_cuda(e->dlogits, e->act[L - 1], e->labels, B, e->widths[L], dscale);
-    float *dout = e->dlogits;
+    double loss = cf_softmax_xent_cuda(e->w.dlogits, e->w.act[L - 1], e->labels, B, e->widths[L], dscale);
+    float *dout = e->w.dlogits;
     for (int l = L - 1; l >= 0; l--) {
         cf_layer_act act = l < L - 1 ? e->hidden_act : CF_LAYER_LINEAR;
-        float *dinp = l > 0 ? e->dbuf[l & 1] : nullptr;
+        float *dinp = l > 0 ? e->w.dbuf[l & 1] : nullptr;
         cf_dense_backward_cuda(dinp, grads + e->w_off[l], grads + e->b_off[l], dout,
-                               act == CF_LAYER_LINEAR ? nullptr : e->pre[l], l > 0 ? e->act[l - 1] : e->x_in,
+                               act == CF_LAYER_LINEAR ? nullptr : e->w.pre[l], l > 0 ? e->w.act[l - 1] : e->w.x_in,
                                e->params + e->w_off[l], B, e->widths[l], e->widths[l + 1], act);
         dout = dinp;
     }
@@ -278,12 +244,10 @@ double forward_backward(cf_engine *e, int B, float dscale, float *grads)
 cf_status cuda_train_step(cf_engine *e, int local_batch, int micro_batches, cf_engine_step *out)
 {
     std::memset(out, 0, sizeof *out);
-    if (local_batch < 1)
-        return cf_error_set(CF_ERR_INVALID, "the local batch must be at least 1, got %d", local_batch);
-    if (micro_batches < 1 || micro_batches > CF_ENGINE_MAX_MICRO)
-        return cf_error_set(CF_ERR_INVALID, "micro-batches per step must be 1 to %d, got %d", CF_ENGINE_MAX_MICRO,
-                            micro_batches);
-    cf_status st = ensure_workspace(e, local_batch, micro_batches);
+    cf_status st = cf_engine_check_step(local_batch, micro_batches);
+    if (st != CF_OK)
+        return st;
+    st = ensure_workspace(e, local_batch, micro_batches);
     if (st != CF_OK)
         return st;
     const int B = local_batch, k = micro_batches;
@@ -297,7 +261,7 @@ cf_status cuda_train_step(cf_engine *e, int local_batch, int micro_batches, cf_e
         // Host gather and copy: a data loader's last step, inside the
         // timed step as in the CPU twin.
         cf_dataset_gather(&e->data, e->idx + (size_t)i * B, B, e->x_host, e->labels_host);
-        cudaMemcpy(e->x_in, e->x_host, (size_t)B * e->widths[0] * sizeof(float), cudaMemcpyHostToDevice);
+        cudaMemcpy(e->w.x_in, e->x_host, (size_t)B * e->widths[0] * sizeof(float), cudaMemcpyHostToDevice);
         cudaMemcpy(e->labels, e->labels_host, (size_t)B * sizeof(int), cudaMemcpyHostToDevice);
         float *target = (k == 1 || i == 0) ? e->grads : e->micro;
         loss += forward_backward(e, B, dscale, target);
