@@ -340,6 +340,19 @@ static int validate_crossgpu(const cf_cli_options *o)
         cf_crossgpu_free(&set);
         return cf_report_error();
     }
+    /* GPU names as the file spells them ("Tesla V100-SXM2-16GB") map to
+     * the GPU table; rows of GPUs it does not have cannot be carried. */
+    size_t n_unknown = 0;
+    for (size_t i = 0; i < set.n_rows; i++) {
+        const cf_gpu *g = cf_catalog_gpu_resolve(&catalog, set.rows[i].gpu);
+        if (g)
+            snprintf(set.rows[i].gpu, sizeof set.rows[i].gpu, "%s", g->model);
+        else
+            n_unknown++;
+    }
+    if (n_unknown)
+        cf_log_info("%zu of %zu rows name a GPU that is not in the GPU table (docs/catalog.md); they are left out",
+                    n_unknown, set.n_rows);
     cf_carry_score scores[CF_CARRY_METHODS];
     size_t n_pairs = 0, n_models = 0;
     int rc = 0;

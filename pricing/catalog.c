@@ -559,8 +559,7 @@ static int gpu_name_eq(const char *a, const char *b)
     }
 }
 
-/* Number of words (alphanumeric runs) of `entry` when every one of them is
- * a word of `name` (ignoring case), else 0. */
+/* Words are alphanumeric runs. */
 static size_t word_len(const char *w)
 {
     size_t n = 0;
@@ -576,18 +575,52 @@ static const char *next_word(const char *p)
     return p;
 }
 
-static int words_within(const char *entry, const char *name)
+static int has_word(const char *text, const char *w, size_t len)
 {
-    int words = 0;
+    for (const char *v = next_word(text); *v; v = next_word(v + word_len(v)))
+        if (word_len(v) == len && strncasecmp(v, w, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* "16GB", "80GB": a memory size. */
+static int is_memory_word(const char *w, size_t len)
+{
+    size_t digits = 0;
+    while (digits < len && isdigit((unsigned char)w[digits]))
+        digits++;
+    return digits > 0 && len == digits + 2 && strncasecmp(w + digits, "GB", 2) == 0;
+}
+
+/* Words of a device name that do not tell GPU products apart: vendor and
+ * product-line names, the SXM form factor, the HBM generation, and the
+ * memory size when the table entry does not name one. "PCIE", "NVL",
+ * "Ada", "Ti" do tell products apart and are never ignored. */
+static int ignorable_word(const char *w, size_t len, int entry_has_memory)
+{
+    static const char *const words[] = {"NVIDIA", "Tesla", "AMD", "Quadro", "RTX"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (len == strlen(words[i]) && strncasecmp(w, words[i], len) == 0)
+            return 1;
+    if ((len >= 3 && strncasecmp(w, "SXM", 3) == 0) || (len >= 3 && strncasecmp(w, "HBM", 3) == 0))
+        return 1;
+    return !entry_has_memory && is_memory_word(w, len);
+}
+
+/* Number of words of `entry` when every one of them is a word of `name`
+ * and every other word of `name` is ignorable; else 0. */
+static int words_match(const char *entry, const char *name)
+{
+    int words = 0, entry_has_memory = 0;
     for (const char *w = next_word(entry); *w; w = next_word(w + word_len(w))) {
-        size_t len = word_len(w);
-        int found = 0;
-        for (const char *v = next_word(name); *v && !found; v = next_word(v + word_len(v)))
-            found = word_len(v) == len && strncasecmp(v, w, len) == 0;
-        if (!found)
+        if (!has_word(name, w, word_len(w)))
             return 0;
+        entry_has_memory |= is_memory_word(w, word_len(w));
         words++;
     }
+    for (const char *v = next_word(name); *v; v = next_word(v + word_len(v)))
+        if (!has_word(entry, v, word_len(v)) && !ignorable_word(v, word_len(v), entry_has_memory))
+            return 0;
     return words;
 }
 
@@ -596,7 +629,7 @@ const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name
     const cf_gpu *exact = cf_catalog_gpu(catalog, name);
     if (exact || !name)
         return exact;
-    static const char *const vendor[] = {"NVIDIA ", "Tesla ", "AMD "};
+    static const char *const vendor[] = {"NVIDIA ", "Tesla ", "AMD ", "Quadro "};
     for (size_t v = 0; v < sizeof vendor / sizeof *vendor; v++)
         if (strncasecmp(name, vendor[v], strlen(vendor[v])) == 0)
             name += strlen(vendor[v]);
@@ -611,11 +644,11 @@ const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name
             return &catalog->gpus[i];
     }
     /* "V100-SXM2-16GB" → "V100", "NVIDIA H100 80GB HBM3" → "H100": the
-     * entry with the most words, all of which are words of the name. */
+     * entry with the most words that, up to ignorable words, is the name. */
     const cf_gpu *best = NULL;
     int best_words = 0;
     for (size_t i = 0; i < catalog->n_gpus; i++) {
-        int words = words_within(catalog->gpus[i].model, name);
+        int words = words_match(catalog->gpus[i].model, name);
         if (words > best_words) {
             best = &catalog->gpus[i];
             best_words = words;

@@ -332,6 +332,14 @@ static void test_gpu_resolve(void **state)
     }
     assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA A100-SXM4-40GB")->model, "A100-40GB");
     assert_null(cf_catalog_gpu_resolve(&embedded, "RTX 8000"));
+    /* other products, not variants of a table entry */
+    assert_null(cf_catalog_gpu_resolve(&embedded, "A100-40GB-PCIE"));
+    assert_null(cf_catalog_gpu_resolve(&embedded, "RTX6000-Ada"));
+    assert_null(cf_catalog_gpu_resolve(&embedded, "H200-NVL"));
+    assert_null(cf_catalog_gpu_resolve(&embedded, "RTX3080-MaxQ"));
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100-PCIE-32GB")->model, "V100-PCIE");
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA RTX A6000")->model, "A6000");
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Quadro RTX 6000")->model, "RTX6000");
     assert_null(cf_catalog_gpu_resolve(&embedded, "NVIDIA GeForce RTX 3090"));
     assert_null(cf_catalog_gpu_resolve(&embedded, "Intel(R) Xeon(R) CPU @ 2.20GHz"));
     assert_null(cf_catalog_gpu_resolve(&embedded, "A1"));

@@ -71,10 +71,13 @@ void cf_catalog_free(cf_catalog *catalog);
 const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model);
 /* The GPU a name from outside the catalog means (a measurements CSV,
  * nvidia-smi): exact match first, then ignoring case, separators and a
- * leading "NVIDIA ", "Tesla " or "AMD ", then the family — "A100" is the
- * table's first A100 variant — then the entry with the most words that are
- * all words of the name ("A100-SXM4-80GB" is "A100-80GB", "V100-SXM2-16GB"
- * is "V100"). NULL when none fits. */
+ * leading "NVIDIA ", "Tesla ", "AMD " or "Quadro ", then the family —
+ * "A100" is the table's first A100 variant — then the entry whose words
+ * are the name's up to words that do not tell products apart (vendor,
+ * SXM form factor, HBM generation, a memory size the entry does not name):
+ * "NVIDIA A100-SXM4-80GB" is A100-80GB, "Tesla V100-SXM2-16GB" is V100;
+ * "A100-40GB-PCIE", "RTX6000-Ada" and "H200-NVL" are not in the table and
+ * give NULL. */
 const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name);
 /* Peak dense TFLOP/s for a precision, falling back to FP32 when the GPU has
  * no tensor rate for it. 0 when unknown. */

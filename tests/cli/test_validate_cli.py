@@ -106,4 +106,20 @@ def test_unknown_model_needs_params():
     assert rc == 2 and "positive parameter count" in err, err
 
 
+def test_crossgpu_names_resolve_and_unknown_gpus_are_reported():
+    path = os.path.join(TMP, "crossgpu.csv")
+    rows = [("NVIDIA A100-SXM4-40GB", 900), ("Tesla V100-SXM2-16GB", 400), ("H100", 2000), ("RTX 9999", 100)]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "gpu", "gpu_count", "model", "precision", "batch_size_per_gpu", "throughput", "unit",
+                    "notes"])
+        for gpu, x in rows:
+            w.writerow(["test", gpu, 1, "resnet50", "fp16", 256, x, "images/s", "benchmark v1"])
+    rc, out, err = run("-f", "json", "--crossgpu", path)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["pairs"] == 6, doc  # 3 known GPUs, both directions; RTX 9999 left out
+    assert "1 of 4 rows name a GPU that is not in the GPU table" in err, err
+
+
 sys.exit(pyharness.run(globals()))
