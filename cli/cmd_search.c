@@ -275,6 +275,8 @@ static int run_search(search_ctx *x, cf_search_runner runner)
         so.margin = cf_cli_parse_fraction(o->margin);
     if (o->max_probes > 0)
         so.max_probes = o->max_probes;
+    if (o->safety_sds)
+        so.safety_sds = strtod(o->safety_sds, NULL); /* range checked with the other options */
     if (o->probe_steps > 0)
         so.probe_steps = so.profile_steps = o->probe_steps;
     if (o->seed > 0)
@@ -405,6 +407,12 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
                      o->runner ? o->runner : "(none)");
     if (o->margin && cf_cli_parse_fraction(o->margin) < 0)
         return usage("option '--margin' expects a fraction or a percentage (e.g. 3%%), got '%s'", o->margin);
+    if (o->safety_sds) {
+        char *end = NULL;
+        double z = strtod(o->safety_sds, &end);
+        if (end == o->safety_sds || *end || !(z >= 0 && z <= 5))
+            return usage("option '--safety-sds' expects a number from 0 to 5, got '%s'", o->safety_sds);
+    }
     if (o->method && strcmp(o->method, "cloudfit") && strcmp(o->method, "model") && strcmp(o->method, "bo"))
         return usage("option '--method' expects cloudfit, model or bo, got '%s'", o->method);
     cf_spec *spec = NULL;

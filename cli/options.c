@@ -115,6 +115,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "trace runner: seeded multiplicative noise on every probe (default 2%)"},
     {"margin", 0, OPT_STRING, "PCT%", CMD_SEARCH, OFF(margin),
      "stop when no untried configuration can beat the best by more than PCT% (default 3%)"},
+    {"safety-sds", 0, OPT_STRING, "Z", CMD_SEARCH, OFF(safety_sds),
+     "the pick must meet the deadline and budget at exp(Z × its uncertainty) × the estimate (default 1; 0 = none)"},
     {"max-probes", 0, OPT_INT, "N", CMD_SEARCH, OFF(max_probes),
      "at most N probes after the light profile, the final measurement included (default 12)"},
     {"probe-steps", 0, OPT_INT, "N", CMD_SEARCH | CMD_PROFILE, OFF(probe_steps), "training steps per probe and profile run (default 50 per probe, 20 per profile run)"},

@@ -89,7 +89,8 @@ typedef struct {
     const char *trace_model;     /* trace rows of this model; NULL = the spec's name */
     const char *trace_noise;     /* "2%" or "0.02"; NULL = default (2 %) */
     const char *margin;          /* "3%" or "0.03"; NULL = default (3 %) */
-    int max_probes;              /* -1 = default (8) */
+    int max_probes;              /* -1 = default (12) */
+    const char *safety_sds;      /* 0 to 5; NULL = default (1) */
     int probe_steps;             /* -1 = default (50) */
     int seed;                    /* -1 = default (1) */
     const char *method;          /* cloudfit | model | bo; NULL = cloudfit */

@@ -5,6 +5,7 @@ with a fake probe command that fails, prints garbage or hangs, the history
 database, determinism and usage errors.
 Usage: test_search_cli.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
+import math
 import os
 import sqlite3
 import subprocess
@@ -166,6 +167,17 @@ def test_usage_and_data_errors():
     assert rc == 2 and "unknown placeholder" in err and "{local_batch}" in err, err
     rc, _, err = run(os.path.join(TMP, "missing.json"), "--runner", "trace:" + TRACE)
     assert rc == 3 and "missing.json" in err, err
+
+
+def test_safety_margin_bounds_the_pick():
+    # The pick's estimated hours must leave room for Z × (at least the
+    # assumed 2 % noise) below the deadline (30 h in SPEC).
+    for z in (0, 1, 3):
+        doc = trace_json("--seed", "2", "--safety-sds", str(z))
+        hours = doc["chosen"]["hours"]
+        assert hours * math.exp(z * 0.02) <= 30 * (1 + 1e-9), (z, hours)
+    rc, _, err = run(SPEC, "--runner", "trace:" + TRACE, "--safety-sds", "7", "--no-history")
+    assert rc == 2 and "'--safety-sds' expects a number from 0 to 5, got '7'" in err, err
 
 
 def test_infeasible_deadline():
