@@ -1,7 +1,8 @@
 #include "cloudfit/model_sizes.h"
 
-#include <ctype.h>
 #include <stddef.h>
+
+#include "cloudfit/names.h"
 
 static const cf_model_size sizes[] = {
     {"cifar10", "ResNet-18 (CIFAR variant)", 11173962,
@@ -44,28 +45,11 @@ static const cf_model_size sizes[] = {
     {"t5-base", "T5 base", 222903552, "HF t5-base"},
 };
 
-/* Names compare without case and without the separators people vary
- * ("ResNet-50", "resnet_50", "resnet50" are one model). */
-static int same_name(const char *a, const char *b)
-{
-    for (;;) {
-        while (*a == '-' || *a == '_' || *a == ' ' || *a == '.')
-            a++;
-        while (*b == '-' || *b == '_' || *b == ' ' || *b == '.')
-            b++;
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-        if (!*a)
-            return 1;
-        a++;
-        b++;
-    }
-}
-
 const cf_model_size *cf_model_size_find(const char *name)
 {
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        if (same_name(sizes[i].name, name))
+        /* "ResNet-50", "resnet_50" and "resnet50" are one model */
+        if (cf_names_equal(sizes[i].name, name, "-_ ."))
             return &sizes[i];
     return 0;
 }

@@ -88,12 +88,6 @@ __device__ void add_to(double *sum, double block_value)
         atomicAdd(sum, v);
 }
 
-__global__ void act_forward_kernel(float *out, const float *inp, size_t n, int act)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        out[i] = activate(inp[i], act);
-}
-
 __global__ void act_backward_kernel(float *dinp, const float *dout, const float *pre, size_t n, int act)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -304,16 +298,6 @@ extern "C" cf_status cf_cuda_check(const char *what)
     if (b != CUBLAS_STATUS_SUCCESS)
         return cf_error_set(CF_ERR_UNAVAILABLE, "cuBLAS error in %s: %s", what, cublasGetStatusString(b));
     return CF_OK;
-}
-
-extern "C" void cf_act_forward_cuda(float *out, const float *inp, size_t n, cf_layer_act act)
-{
-    act_forward_kernel<<<blocks_for(n), kThreads>>>(out, inp, n, (int)act);
-}
-
-extern "C" void cf_act_backward_cuda(float *dinp, const float *dout, const float *pre, size_t n, cf_layer_act act)
-{
-    act_backward_kernel<<<blocks_for(n), kThreads>>>(dinp, dout, pre, n, (int)act);
 }
 
 extern "C" void cf_dense_forward_cuda(float *pre, float *out, const float *inp, const float *weight, const float *bias,

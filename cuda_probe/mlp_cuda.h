@@ -1,6 +1,7 @@
 /* The CUDA mirror of mlp_cpu.h and optim_cpu.h (private to cuda_probe/):
  * the same kernels under the same names with a _cuda suffix and the same
- * arguments, every pointer a device pointer. Matrix products go through
+ * arguments, every pointer a device pointer (the standalone activation
+ * kernels are not mirrored: the dense layers apply activations fused). Matrix products go through
  * cuBLAS; the row-major [rows, cols] layouts of the CPU twin are kept (a
  * row-major matrix is its transpose to column-major cuBLAS, so no copy is
  * needed). Calls run in order on the default stream; the ones that return
@@ -25,8 +26,6 @@ void cf_cuda_blas_release(void);
  * its message (`what` names the operation), or CF_OK. */
 cf_status cf_cuda_check(const char *what);
 
-void cf_act_forward_cuda(float *out, const float *inp, size_t n, cf_layer_act act);
-void cf_act_backward_cuda(float *dinp, const float *dout, const float *pre, size_t n, cf_layer_act act);
 void cf_dense_forward_cuda(float *pre, float *out, const float *inp, const float *weight, const float *bias,
                            int B, int C_in, int C_out, cf_layer_act act);
 void cf_dense_backward_cuda(float *dinp, float *dweight, float *dbias, float *dout, const float *pre,

@@ -10,6 +10,7 @@
  * document and line ("gpu_vms.csv:12: column 'gpu_count': ..."). On failure
  * the output catalog is left empty, so callers never see half a catalog. */
 #include "cloudfit/catalog.h"
+#include "cloudfit/names.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -542,23 +543,6 @@ const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model)
 }
 
 
-/* Compares ignoring case and the separators - _ and space. */
-static int gpu_name_eq(const char *a, const char *b)
-{
-    for (;;) {
-        while (*a == '-' || *a == '_' || *a == ' ')
-            a++;
-        while (*b == '-' || *b == '_' || *b == ' ')
-            b++;
-        if (!*b)
-            return !*a;
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-        a++;
-        b++;
-    }
-}
-
 /* Words are alphanumeric runs. */
 static size_t word_len(const char *w)
 {
@@ -634,7 +618,7 @@ const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name
         if (strncasecmp(name, vendor[v], strlen(vendor[v])) == 0)
             name += strlen(vendor[v]);
     for (size_t i = 0; i < catalog->n_gpus; i++)
-        if (gpu_name_eq(name, catalog->gpus[i].model))
+        if (cf_names_equal(name, catalog->gpus[i].model, "-_ "))
             return &catalog->gpus[i];
     /* "A100" → "A100-40GB": the name is the start of a table entry. */
     size_t len = strlen(name);
