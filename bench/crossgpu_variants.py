@@ -5,7 +5,8 @@ single-GPU (model, precision, benchmark) throughput of a GPU in
 data/gpus.csv predicted from every other one (SUSPECT rows out), least
 squares in log space, in-sample / leave-one-model-out / leave-one-GPU-out
 (fit without any pair touching the GPU, predict the pairs *to* it).
-Prints median / p90 absolute percentage error. Needs python3-numpy and
+Prints median / p90 absolute percentage error, then two in-sample floors
+(per-model exponents; the shipped rule on same-PyTorch-build pairs). Needs python3-numpy and
 python3-scipy (Debian). Rows marked ORACLE use each row's measured batch,
 which `recommend` does not have; they are upper bounds, not candidates.
 Usage: bench/crossgpu_variants.py [THROUGHPUT.csv] (default
@@ -187,3 +188,35 @@ V['ORACLE power · fixed share φ, measured batch ratio'] = (3, np.array([.3, .6
 print("median / p90 APE, %: in-sample, leave one model out, leave one GPU type out; θ fitted on all rows")
 for k, v in V.items():
     evaluate(k, v, 'linear')
+
+# Floors: what no rule over these GPU features can beat on this data.
+# (1) every model gets its own exponents and φ (per-model constants, which
+# issue 7 rules out), fitted in-sample: the fit error of the rule's family
+# when it may bend to each model; (2) the shipped rule on the pairs whose two
+# rows ran the same PyTorch build, i.e. without software-version differences.
+M = len(models)
+mi = A['mi'].astype(int)
+
+
+def per_model(t):
+    a, b, ph = t[0:M][mi], t[M:2 * M][mi], t[2 * M:3 * M][mi]
+    return a * lpk + b * lbw + np.log1p(np.exp(ph) * mf / mt) - np.log1p(np.exp(ph))
+
+
+th_pm = least_squares(lambda t: per_model(t) - y, np.r_[np.full(M, .3), np.full(M, .5), np.full(M, -1.)]).x
+build = {}
+for r in csv.DictReader(open(DATA)):
+    if r['gpu_count'] != '1' or 'SUSPECT' in r['notes'] or r['gpu'] not in G:
+        continue
+    b = re.search(r'benchmark (v\d+)', r['notes']).group(1)
+    m = re.search(r'PyTorch ([^;]+)', r['notes'])
+    build.setdefault((r['model'], r['precision'], b, r['gpu']), set()).add(m.group(1) if m else '?')
+bset = lambda p, g: build[(p['model'], p['prec'], p['bench'], g)]
+same = np.array([bset(p, p['f']) == bset(p, p['t']) and len(bset(p, p['f'])) == 1 for p in pairs])
+n_s, x_s, f_s = V['power · fixed share φ, memory ratio  [SHIPPED]']
+pred_s = f_s(fit((n_s, x_s, f_s), np.ones(N, bool), 'linear'))
+print("floors (in-sample, not predictions):")
+print("%-58s %5.1f/%5.1f" % ("FLOOR per-model a, b, φ (33 parameters)", *stats(per_model(th_pm))))
+print("%-58s %5.1f/%5.1f  (%d pairs; other pairs %.1f/%.1f)" % (
+    "shipped rule, pairs with one PyTorch build on both sides", *stats(pred_s, same), same.sum(),
+    *stats(pred_s, ~same)))
