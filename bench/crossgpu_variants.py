@@ -6,8 +6,8 @@ data/gpus.csv predicted from every other one (SUSPECT rows out), least
 squares in log space, in-sample / leave-one-model-out / leave-one-GPU-out
 (fit without any pair touching the GPU, predict the pairs *to* it).
 Prints median / p90 absolute percentage error, then two in-sample floors
-(per-model exponents; the shipped rule on same-PyTorch-build pairs). Needs python3-numpy and
-python3-scipy (Debian). Rows marked ORACLE use each row's measured batch,
+(per-model exponents; the shipped rule on same-PyTorch-build pairs).
+Needs python3-numpy and python3-scipy (Debian). Rows marked ORACLE use each row's measured batch,
 which `recommend` does not have; they are upper bounds, not candidates.
 Usage: bench/crossgpu_variants.py [THROUGHPUT.csv] (default
 ../shared/data/crossgpu/throughput.csv)"""
@@ -33,11 +33,14 @@ for r in csv.DictReader(open('' + os.path.join(SRC, 'data', 'gpus.csv') + '')):
 def peak(g, p):
     return G[g]['fp16' if p in ('fp16','amp') else p]
 rows = {}
+build = {}  # (model, precision, benchmark, gpu) -> PyTorch builds of its rows
 for r in csv.DictReader(open(DATA)):
     if r['gpu_count'] != '1' or 'SUSPECT' in r['notes'] or r['gpu'] not in G: continue
     b = re.search(r'benchmark (v\d+)', r['notes']).group(1)
     key = (r['model'], r['precision'], b)
     rows.setdefault(key, {}).setdefault(r['gpu'], []).append((float(r['throughput']), float(r['batch_size_per_gpu'] or 'nan')))
+    torch_build = re.search(r'PyTorch ([^;]+)', r['notes'])
+    build.setdefault(key + (r['gpu'],), set()).add(torch_build.group(1) if torch_build else '?')
 models = sorted({k[0] for k in rows})
 pairs = []
 for key, d in rows.items():
@@ -204,19 +207,12 @@ def per_model(t):
 
 
 th_pm = least_squares(lambda t: per_model(t) - y, np.r_[np.full(M, .3), np.full(M, .5), np.full(M, -1.)]).x
-build = {}
-for r in csv.DictReader(open(DATA)):
-    if r['gpu_count'] != '1' or 'SUSPECT' in r['notes'] or r['gpu'] not in G:
-        continue
-    b = re.search(r'benchmark (v\d+)', r['notes']).group(1)
-    m = re.search(r'PyTorch ([^;]+)', r['notes'])
-    build.setdefault((r['model'], r['precision'], b, r['gpu']), set()).add(m.group(1) if m else '?')
 bset = lambda p, g: build[(p['model'], p['prec'], p['bench'], g)]
 same = np.array([bset(p, p['f']) == bset(p, p['t']) and len(bset(p, p['f'])) == 1 for p in pairs])
 n_s, x_s, f_s = V['power · fixed share φ, memory ratio  [SHIPPED]']
 pred_s = f_s(fit((n_s, x_s, f_s), np.ones(N, bool), 'linear'))
 print("floors (in-sample, not predictions):")
-print("%-58s %5.1f/%5.1f" % ("FLOOR per-model a, b, φ (33 parameters)", *stats(per_model(th_pm))))
+print("%-58s %5.1f/%5.1f" % ("FLOOR per-model a, b, φ (%d parameters)" % (3 * M), *stats(per_model(th_pm))))
 print("%-58s %5.1f/%5.1f  (%d pairs; other pairs %.1f/%.1f)" % (
     "shipped rule, pairs with one PyTorch build on both sides", *stats(pred_s, same), same.sum(),
     *stats(pred_s, ~same)))
