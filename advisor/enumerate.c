@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "cloudfit/advisor.h"
+#include "cloudfit/advisor/spot.h"
 
 /* A VM shape: everything the step time depends on. Rows of the catalog
  * that share a shape (same GPU, GPUs per VM and NIC) differ only in price,
@@ -31,7 +32,7 @@ typedef struct {
     int feasible;
 } candidate;
 
-static double gradient_bytes(const cf_spec *spec) { return spec->parameters * spec->gradient_bytes; }
+static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
 
 static const cf_gpu_perf *find_perf(const cf_advisor_input *in, const char *gpu)
 {
@@ -53,13 +54,13 @@ static void shape_network(shape *sh)
     sh->params.inter_gbps = cf_effective_inter_gbps(sh->perf, sh->network_gbps, &sh->params.network_provenance);
 }
 
-static int default_max_local_batch(const cf_spec *spec)
+static int default_max_local_batch(const cf_job *job)
 {
-    if (spec->has_current && spec->current_nodes > 0 && spec->current_gpus_per_node > 0) {
-        int m = spec->batch / (spec->current_nodes * spec->current_gpus_per_node);
+    if (job->has_current && job->current_nodes > 0 && job->current_gpus_per_node > 0) {
+        int m = job->batch / (job->current_nodes * job->current_gpus_per_node);
         return m > 0 ? m : 1;
     }
-    return spec->batch;
+    return job->batch;
 }
 
 /* Per-GPU batches to try: 1,2,3,4,6,8,12,... up to the ceiling, and the
@@ -79,8 +80,9 @@ static int batch_grid(int max_m, int *out)
 
 static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, size_t *evals)
 {
-    const cf_spec *spec = in->spec;
-    double e0 = spec->total_samples, s_bytes = gradient_bytes(spec);
+    const cf_job *job = in->job;
+    const cf_constraints *limits = in->constraints;
+    double e0 = job->total_samples, s_bytes = gradient_bytes(job);
     int grid[64], n_grid = batch_grid(sh->max_local_batch, grid);
     sh->best_m = calloc((size_t)max_nodes, sizeof *sh->best_m);
     sh->best_s = calloc((size_t)max_nodes, sizeof *sh->best_s);
@@ -91,7 +93,7 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
     for (int n = 1; n <= max_nodes; n++) {
         double best = INFINITY;
         sh->best_train_h[n - 1] = INFINITY;
-        if (n * sh->gpus_per_vm > spec->max_gpus)
+        if (n * sh->gpus_per_vm > limits->max_gpus)
             continue;
         long k = (long)n * sh->gpus_per_vm;
         for (int i = 0; i < n_grid; i++) {
@@ -99,9 +101,9 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
              * per batch, not per accumulation. */
             double step_1 = cf_perf_step_s(&sh->params, s_bytes, n, sh->gpus_per_vm, grid[i], 1);
             double t_c = cf_perf_compute_s(&sh->params, grid[i], sh->gpus_per_vm);
-            for (int s = 1; s <= spec->max_accumulation; s *= 2) {
+            for (int s = 1; s <= limits->max_accumulation; s *= 2) {
                 long global = k * grid[i] * s;
-                if (global > spec->max_global_batch)
+                if (global > limits->max_global_batch)
                     break;
                 double step = step_1 + (s - 1) * t_c;
                 double steps = cf_samples_to_target(in->noise, e0, (double)global) / (double)global;
@@ -139,7 +141,8 @@ static double spot_interruptions(const cf_vm *vm)
 
 static void fill_config(const cf_advisor_input *in, const shape *sh, const candidate *c, cf_config *cfg)
 {
-    const cf_spec *spec = in->spec;
+    const cf_job *job = in->job;
+    const cf_constraints *limits = in->constraints;
     const cf_vm *vm = in->vms[c->vm];
     int n = c->nodes, m = sh->best_m[n - 1], s = sh->best_s[n - 1], g = sh->gpus_per_vm;
     memset(cfg, 0, sizeof *cfg);
@@ -151,13 +154,13 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->accumulation = s;
     cfg->global_batch = (long)n * g * m * s;
     double M = (double)cfg->global_batch;
-    cfg->lr = cf_lr_for_batch(spec->lr_rule, spec->optimizer, spec->lr, spec->batch,
+    cfg->lr = cf_lr_for_batch(job->lr_rule, job->optimizer, job->lr, job->batch,
                               in->noise->b_noise_effective, M);
     cfg->step_time_s = sh->best_step_s[n - 1];
     cfg->compute_s = cf_perf_compute_s(&sh->params, m, g);
-    cfg->sync_s = n * g > 1 ? cf_perf_sync_s(&sh->params, gradient_bytes(spec), n, g) : 0;
+    cfg->sync_s = n * g > 1 ? cf_perf_sync_s(&sh->params, gradient_bytes(job), n, g) : 0;
     cfg->samples_per_s = M / cfg->step_time_s;
-    cfg->samples_to_target = cf_samples_to_target(in->noise, spec->total_samples, M);
+    cfg->samples_to_target = cf_samples_to_target(in->noise, job->total_samples, M);
     cfg->steps = ceil(cfg->samples_to_target / M);
     cfg->stat_efficiency = cf_stat_efficiency(in->noise, M);
     double single = m / cf_perf_compute_s(&sh->params, m, 1);
@@ -165,8 +168,8 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->train_hours = sh->best_train_h[n - 1];
     cfg->spot_factor = 1.0;
     if (c->spot)
-        cfg->spot_factor = cf_spot_time_factor(spot_interruptions(vm), n, spec->checkpoint_minutes / 60.0,
-                                               spec->startup_minutes / 60.0, &cfg->checkpoint_interval_hours);
+        cfg->spot_factor = cf_spot_time_factor(spot_interruptions(vm), n, limits->checkpoint_minutes / 60.0,
+                                               limits->startup_minutes / 60.0, &cfg->checkpoint_interval_hours);
     cfg->hours = c->hours;
     cfg->usd_per_hour = n * (c->spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr);
     cfg->total_usd = c->usd;
@@ -308,12 +311,12 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
 static cf_status price_candidates(const cf_advisor_input *in, const shape *shapes, const size_t *vm_shape,
                                   const unsigned char *keep, int max_nodes, candidate **out, size_t *n_out)
 {
-    const cf_spec *spec = in->spec;
+    const cf_constraints *limits = in->constraints;
     size_t cap = in->n_vms * (size_t)max_nodes * 2, n = 0;
     candidate *cands = malloc((cap ? cap : 1) * sizeof *cands);
     if (!cands)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    double startup_h = spec->startup_minutes / 60.0, ckpt_h = spec->checkpoint_minutes / 60.0;
+    double startup_h = limits->startup_minutes / 60.0, ckpt_h = limits->checkpoint_minutes / 60.0;
     for (size_t v = 0; v < in->n_vms; v++) {
         if (vm_shape[v] == SIZE_MAX)
             continue;
@@ -324,7 +327,7 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
             if (!isfinite(train_h))
                 continue;
             for (int spot = 0; spot <= 1; spot++) {
-                if ((spot == 0 && spec->spot == CF_SPOT_ONLY) || (spot == 1 && spec->spot == CF_SPOT_NEVER))
+                if ((spot == 0 && limits->spot == CF_SPOT_ONLY) || (spot == 1 && limits->spot == CF_SPOT_NEVER))
                     continue;
                 if (!(keep[v] & (spot ? KEEP_SPOT : KEEP_ONDEMAND)))
                     continue;
@@ -341,8 +344,7 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
                 c->spot = (uint8_t)spot;
                 c->hours = startup_h + train_h * factor;
                 c->usd = c->hours * nodes * price;
-                c->feasible = (spec->deadline_hours <= 0 || c->hours <= spec->deadline_hours) &&
-                              (spec->budget_usd <= 0 || c->usd <= spec->budget_usd);
+                c->feasible = cf_constraints_met(limits, c->hours, c->usd, 0);
             }
         }
     }
@@ -380,7 +382,7 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
             if (sh->max_local_batch < 0)
                 continue; /* the model does not fit this GPU */
             if (sh->max_local_batch == 0) {
-                sh->max_local_batch = default_max_local_batch(in->spec);
+                sh->max_local_batch = default_max_local_batch(in->job);
                 sh->memory_provenance = CF_PROV_DEFAULT;
             }
             shape_network(sh);
@@ -418,7 +420,7 @@ static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes,
                                 cf_advice *advice)
 {
     size_t n_feasible = 0;
-    rank_ctx rc = {.objective = in->spec->objective, .hours_min = INFINITY, .usd_min = INFINITY};
+    rank_ctx rc = {.objective = in->constraints->objective, .hours_min = INFINITY, .usd_min = INFINITY};
     for (size_t i = 0; i < n; i++) {
         if (!cands[i].feasible)
             continue;
@@ -489,8 +491,8 @@ static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes,
 cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
 {
     memset(advice, 0, sizeof *advice);
-    const cf_spec *spec = in->spec;
-    int max_nodes = spec->max_nodes > 0 ? spec->max_nodes : 16;
+    const cf_constraints *limits = in->constraints;
+    int max_nodes = limits->max_nodes > 0 ? limits->max_nodes : 16;
     if (max_nodes > 4096)
         max_nodes = 4096;
     size_t *vm_shape = malloc((in->n_vms ? in->n_vms : 1) * sizeof *vm_shape);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cloudfit/advisor.h"
+#include "cloudfit/advisor/carry.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MIB (1024.0 * 1024.0)
@@ -24,43 +25,31 @@ static double optimizer_state_bytes_per_param(cf_optimizer optimizer)
 }
 
 /* Weights (fp32 master copy), gradients and optimizer state, bytes. */
-static double static_memory_bytes(const cf_spec *spec)
+static double static_memory_bytes(const cf_job *job)
 {
-    double per_param = 4.0 + spec->gradient_bytes + optimizer_state_bytes_per_param(spec->optimizer);
-    if (spec->gradient_bytes < 4)
-        per_param += spec->gradient_bytes; /* half-precision working copy of the weights */
-    return spec->parameters * per_param + RUNTIME_RESERVE_GIB * GIB;
+    double per_param = 4.0 + job->gradient_bytes + optimizer_state_bytes_per_param(job->optimizer);
+    if (job->gradient_bytes < 4)
+        per_param += job->gradient_bytes; /* half-precision working copy of the weights */
+    return job->parameters * per_param + RUNTIME_RESERVE_GIB * GIB;
 }
 
-int cf_estimate_max_local_batch(const cf_spec *spec, double gpu_memory_gib, const cf_gpu_perf *ref,
+int cf_estimate_max_local_batch(const cf_job *job, double gpu_memory_gib, const cf_gpu_perf *ref,
                                 double ref_memory_gib)
 {
-    double per_sample_bytes = spec->memory_per_sample_mib * MIB;
+    double per_sample_bytes = job->memory_per_sample_mib * MIB;
     if (per_sample_bytes <= 0 && ref && ref->params.max_local_batch > 0 && ref_memory_gib > 0) {
         /* Infer activation memory per sample from the reference ceiling. */
-        double free_ref = ref_memory_gib * GIB * USABLE_MEMORY_FRACTION - static_memory_bytes(spec);
+        double free_ref = ref_memory_gib * GIB * USABLE_MEMORY_FRACTION - static_memory_bytes(job);
         if (free_ref > 0)
             per_sample_bytes = free_ref / ref->params.max_local_batch;
     }
     if (per_sample_bytes <= 0)
         return 0;
-    double free_bytes = gpu_memory_gib * GIB * USABLE_MEMORY_FRACTION - static_memory_bytes(spec);
+    double free_bytes = gpu_memory_gib * GIB * USABLE_MEMORY_FRACTION - static_memory_bytes(job);
     if (free_bytes < per_sample_bytes)
         return 0 - 1; /* does not fit even one sample */
     double m = floor(free_bytes / per_sample_bytes);
     return m > 1e6 ? 1000000 : (int)m;
-}
-
-double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision precision, double peak_exponent,
-                              double bandwidth_exponent)
-{
-    double ratio = 1.0;
-    double peak_from = cf_gpu_peak_tflops(from, precision), peak_to = cf_gpu_peak_tflops(to, precision);
-    if (peak_from > 0 && peak_to > 0)
-        ratio *= pow(peak_from / peak_to, peak_exponent);
-    if (from->memory_bandwidth_gbs > 0 && to->memory_bandwidth_gbs > 0)
-        ratio *= pow(from->memory_bandwidth_gbs / to->memory_bandwidth_gbs, bandwidth_exponent);
-    return ratio;
 }
 
 double cf_default_inter_gbps(double nominal_gbps)
@@ -90,46 +79,19 @@ double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, 
     return cf_default_inter_gbps(vm_nominal_gbps);
 }
 
-cf_carry_rule cf_carry_rule_default(void)
-{
-    return (cf_carry_rule){CF_CARRY_PEAK_EXPONENT, CF_CARRY_BANDWIDTH_EXPONENT, CF_CARRY_OVERHEAD_FRACTION};
-}
-
-double cf_gpu_time_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision)
-{
-    return cf_gpu_time_ratio_with(from, to, precision, CF_CARRY_PEAK_EXPONENT, CF_CARRY_BANDWIDTH_EXPONENT);
-}
-
-double cf_carry_throughput_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision,
-                                 const cf_carry_rule *rule, double overhead_fraction, double batch_ratio_to_from)
-{
-    double r = cf_gpu_time_ratio_with(from, to, precision, rule->peak_exponent, rule->bandwidth_exponent);
-    double phi = overhead_fraction > 0 ? overhead_fraction : 0;
-    double m = batch_ratio_to_from > 0 ? batch_ratio_to_from : 1;
-    /* Step time per sample is R·beta·(1 + phi·m_from/m) on `to` against
-     * beta·(1 + phi) on `from`: alpha and beta both scale by R. */
-    return (1.0 + phi) / (r * (1.0 + phi / m));
-}
-
-/* Intra-node all-reduce bandwidth from the GPU table, Gbit/s. */
-static double nominal_intra_gbps(const cf_gpu *gpu)
-{
-    double gbs = gpu->interconnect_gbs_per_gpu > 0 ? gpu->interconnect_gbs_per_gpu : 16.0;
-    return gbs * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY;
-}
-
-cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const cf_gpu_perf *ref,
+cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf_gpu_perf *ref,
                                const cf_gpu *ref_gpu, cf_gpu_perf *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->gpu, sizeof out->gpu, "%s", target->model);
     cf_perf_params *p = &out->params;
-    double peak_t = cf_gpu_peak_tflops(target, spec->precision) * 1e12;
+    *p = cf_perf_defaults(target);
+    double peak_t = cf_gpu_peak_tflops(target, job->precision) * 1e12;
     if (ref && ref_gpu) {
         /* Measured speed ratios between GPU types follow neither peak
          * FLOP/s nor memory bandwidth alone; a power law in both, fitted
          * on published training throughput, does better (docs/model.md). */
-        double ratio = cf_gpu_time_ratio(ref_gpu, target, spec->precision);
+        double ratio = cf_gpu_time_ratio(ref_gpu, target, job->precision);
         p->beta_s = ref->params.beta_s * ratio;
         p->alpha_s = ref->params.alpha_s * ratio;
         p->contention = ref->params.contention;
@@ -138,7 +100,7 @@ cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const 
         /* The same rule `validate --crossgpu` scores, with this profile's
          * own fixed per-step share and the memory-ceiling batch ratio. */
         int m_ref = ref->params.max_local_batch;
-        int m_to = cf_estimate_max_local_batch(spec, target->memory_gib, ref, ref_gpu->memory_gib);
+        int m_to = cf_estimate_max_local_batch(job, target->memory_gib, ref, ref_gpu->memory_gib);
         if (m_ref > 0 && m_to > 0 && ref->params.beta_s > 0) {
             cf_carry_rule rule = cf_carry_rule_default();
             double phi = ref->params.alpha_s / (ref->params.beta_s * m_ref);
@@ -146,25 +108,23 @@ cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const 
                      "carried over from the %s profile (×%.2f time per sample; ×%.2f throughput at the largest "
                      "batch, %d vs %d)",
                      ref_gpu->model, ratio,
-                     cf_carry_throughput_ratio(ref_gpu, target, spec->precision, &rule, phi, (double)m_to / m_ref),
+                     cf_carry_throughput_ratio(ref_gpu, target, job->precision, &rule, phi, (double)m_to / m_ref),
                      m_to, m_ref);
         } else {
             snprintf(out->note, sizeof out->note,
                      "carried over from the %s profile (×%.2f time per sample: peak FLOP/s and memory bandwidth)",
                      ref_gpu->model, ratio);
         }
-    } else if (spec->flops_per_sample > 0 && peak_t > 0) {
-        p->beta_s = spec->flops_per_sample / (peak_t * CF_DEFAULT_ROOFLINE_EFFICIENCY);
+    } else if (job->flops_per_sample > 0 && peak_t > 0) {
+        p->beta_s = job->flops_per_sample / (peak_t * CF_DEFAULT_ROOFLINE_EFFICIENCY);
         /* Optimizer step: read weights, gradients and state, write weights
          * and state, at memory bandwidth; plus launch overhead. */
-        double bytes = spec->parameters * (4.0 + spec->gradient_bytes + 2 * optimizer_state_bytes_per_param(spec->optimizer) + 4.0);
+        double bytes = job->parameters * (4.0 + job->gradient_bytes + 2 * optimizer_state_bytes_per_param(job->optimizer) + 4.0);
         p->alpha_s = 0.005 + bytes / (target->memory_bandwidth_gbs * 1e9);
-        p->contention = 0.02;
-        p->gamma = CF_DEFAULT_GAMMA;
         snprintf(out->note, sizeof out->note,
                  "estimated from %.3g FLOP/sample at %.0f%% of the %s peak %.0f TFLOP/s (%s)",
-                 spec->flops_per_sample, 100 * CF_DEFAULT_ROOFLINE_EFFICIENCY, target->model, peak_t / 1e12,
-                 cf_precision_name(spec->precision));
+                 job->flops_per_sample, 100 * CF_DEFAULT_ROOFLINE_EFFICIENCY, target->model, peak_t / 1e12,
+                 cf_precision_name(job->precision));
     } else {
         cf_error_set(CF_ERR_INVALID, "no way to predict throughput on %s: no profile and no model.flops_per_sample",
                      target->model);
@@ -172,11 +132,7 @@ cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const 
         return CF_ERR_INVALID;
     }
     p->compute_provenance = CF_PROV_ESTIMATED;
-    p->intra_gbps = nominal_intra_gbps(target);
-    p->inter_gbps = 0; /* set per VM from its NIC */
-    p->latency_s = 0.001;
-    p->network_provenance = CF_PROV_DEFAULT;
-    int m = cf_estimate_max_local_batch(spec, target->memory_gib, ref, ref_gpu ? ref_gpu->memory_gib : 0);
+    int m = cf_estimate_max_local_batch(job, target->memory_gib, ref, ref_gpu ? ref_gpu->memory_gib : 0);
     p->max_local_batch = m;
     p->memory_provenance = m != 0 ? CF_PROV_ESTIMATED : CF_PROV_DEFAULT;
     return CF_OK;

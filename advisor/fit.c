@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/perf.h"
+#include "cloudfit/advisor/perf.h"
 
 /* Residual scale of the robust loss: errors well beyond 5 % count
  * linearly, not quadratically. */

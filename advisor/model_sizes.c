@@ -1,8 +1,8 @@
-#include "cloudfit/model_sizes.h"
+#include "cloudfit/advisor/model_sizes.h"
 
 #include <stddef.h>
 
-#include "cloudfit/names.h"
+#include "cloudfit/common/names.h"
 
 static const cf_model_size sizes[] = {
     {"cifar10", "ResNet-18 (CIFAR variant)", 11173962,

@@ -1,4 +1,4 @@
-#include "cloudfit/perf.h"
+#include "cloudfit/advisor/perf.h"
 
 #include <math.h>
 
@@ -44,4 +44,18 @@ double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes,
     double t_sync = cf_perf_sync_s(p, gradient_bytes, nodes, gpus_per_node);
     double last = gradient_bytes > 0 ? fmin(1.0, CF_DDP_BUCKET_BYTES / gradient_bytes) : 1.0;
     return (accumulation - 1) * t_c + overlap(t_c, (1.0 - last) * t_sync, p->gamma) + last * t_sync;
+}
+
+cf_perf_params cf_perf_defaults(const cf_gpu *gpu)
+{
+    double interconnect_gbs = gpu && gpu->interconnect_gbs_per_gpu > 0 ? gpu->interconnect_gbs_per_gpu
+                                                                       : CF_DEFAULT_UNKNOWN_INTERCONNECT_GBS;
+    return (cf_perf_params){.contention = CF_DEFAULT_CONTENTION,
+                            .intra_gbps = interconnect_gbs * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY,
+                            .inter_gbps = 0,
+                            .latency_s = CF_DEFAULT_LATENCY_S,
+                            .gamma = CF_DEFAULT_GAMMA,
+                            .compute_provenance = CF_PROV_DEFAULT,
+                            .network_provenance = CF_PROV_DEFAULT,
+                            .memory_provenance = CF_PROV_DEFAULT};
 }

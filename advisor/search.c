@@ -58,7 +58,7 @@ typedef struct {
     gsl_rng *rng;
 } state;
 
-static double gradient_bytes(const cf_spec *spec) { return spec->parameters * spec->gradient_bytes; }
+static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
 
 static int usable(const state *s, size_t c) { return !s->excluded[c] && !s->r->failed[c]; }
 
@@ -82,9 +82,7 @@ static cf_status init_types(state *s)
             snprintf(s->type_name[t], sizeof s->type_name[t], "%s", g);
             cf_gpu_perf *perf = &s->r->fitted[t];
             snprintf(perf->gpu, sizeof perf->gpu, "%s", g);
-            perf->params = (cf_perf_params){.contention = 0.02, .intra_gbps = 100, .latency_s = 0.001,
-                                            .gamma = CF_DEFAULT_GAMMA, .compute_provenance = CF_PROV_DEFAULT,
-                                            .network_provenance = CF_PROV_DEFAULT};
+            perf->params = cf_perf_defaults(NULL);
             for (size_t p = 0; p < o->n_prior; p++)
                 if (strcasecmp(o->prior[p].gpu, g) == 0) {
                     *perf = o->prior[p];
@@ -96,8 +94,8 @@ static cf_status init_types(state *s)
         s->cand_type[c] = (int)t;
         const cf_search_candidate *k = &o->candidates[c];
         if (k->nodes < 1 || k->gpus_per_node < 1 || k->local_batch < 1 || !(k->usd_per_node_hr > 0) ||
-            k->nodes > o->spec->max_nodes || k->nodes * k->gpus_per_node > o->spec->max_gpus ||
-            (long)k->nodes * k->gpus_per_node * k->local_batch > o->spec->max_global_batch)
+            k->nodes > o->constraints->max_nodes || k->nodes * k->gpus_per_node > o->constraints->max_gpus ||
+            (long)k->nodes * k->gpus_per_node * k->local_batch > o->constraints->max_global_batch)
             s->excluded[c] = 1;
     }
     s->r->n_fitted = s->n_types;
@@ -110,7 +108,7 @@ static double model_step(const state *s, size_t c)
     cf_perf_params p = s->r->fitted[s->cand_type[c]].params;
     if (p.inter_gbps <= 0)
         p.inter_gbps = cf_default_inter_gbps(k->network_gbps);
-    return cf_perf_step_s(&p, gradient_bytes(s->o->spec), k->nodes, k->gpus_per_node, k->local_batch, 1);
+    return cf_perf_step_s(&p, gradient_bytes(s->o->job), k->nodes, k->gpus_per_node, k->local_batch, 1);
 }
 
 typedef struct {
@@ -227,9 +225,9 @@ static cf_status refit(state *s)
             n = kept;
         }
         int unset_inter = start.inter_gbps <= 0;
-        if (cf_perf_fit(rows, n, gradient_bytes(s->o->spec), &start, &out, &rep) != CF_OK)
+        if (cf_perf_fit(rows, n, gradient_bytes(s->o->job), &start, &out, &rep) != CF_OK)
             continue; /* e.g. < 2 single-GPU batches: keep the previous parameters */
-        if (!plausible(&out, rows, n, gradient_bytes(s->o->spec))) {
+        if (!plausible(&out, rows, n, gradient_bytes(s->o->job))) {
             /* A nonlinear fit that ran off (a negative fixed time, an
              * infinite bandwidth): keep the compute fit on the single-GPU
              * rows only and the previous network figures. */
@@ -238,13 +236,13 @@ static cf_status refit(state *s)
                 if (rows[i].num_gpus == 1)
                     rows[n_single++] = rows[i];
             cf_perf_params base = perf->params;
-            if (cf_perf_fit(rows, n_single, gradient_bytes(s->o->spec), &base, &out, &rep) != CF_OK ||
-                !plausible(&out, rows, n_single, gradient_bytes(s->o->spec)))
+            if (cf_perf_fit(rows, n_single, gradient_bytes(s->o->job), &base, &out, &rep) != CF_OK ||
+                !plausible(&out, rows, n_single, gradient_bytes(s->o->job)))
                 continue;
         }
         if (n_multi_node == 1) {
             /* ... but it does tell the inter-node bandwidth, given the rest. */
-            out.inter_gbps = fit_inter_gbps(&out, &probe_row, gradient_bytes(s->o->spec));
+            out.inter_gbps = fit_inter_gbps(&out, &probe_row, gradient_bytes(s->o->job));
             out.network_provenance = CF_PROV_FITTED;
         } else if (unset_inter && !rep.fitted_inter) {
             out.inter_gbps = 0; /* still unknown: each VM's default (model_step) */
@@ -414,7 +412,7 @@ static cf_status run_one(state *s, size_t c, cf_search_run_kind kind, int steps)
     run->measured_step_s = step_s;
     run->cost_usd = (steps * step_s + s->o->probe_startup_s) / 3600.0 * k->nodes * k->usd_per_node_hr;
     double m = (double)k->nodes * k->gpus_per_node * k->local_batch;
-    run->progress = steps * m / cf_samples_to_target(s->o->noise, s->o->spec->total_samples, m);
+    run->progress = steps * m / cf_samples_to_target(s->o->noise, s->o->job->total_samples, m);
     if (kind == CF_RUN_PROFILE)
         r->profile_cost_usd += run->cost_usd;
     else
@@ -525,8 +523,8 @@ static cf_status search_loop(state *s)
 
 static cf_status check_options(const cf_search_options *o)
 {
-    if (!o->spec || !o->noise || (!o->candidates && o->n_candidates))
-        return cf_error_set(CF_ERR_INVALID, "search: options without a spec or noise model");
+    if (!o->job || !o->constraints || !o->noise || (!o->candidates && o->n_candidates))
+        return cf_error_set(CF_ERR_INVALID, "search: options without a job, constraints or noise model");
     if (o->n_candidates == 0) {
         cf_error_set(CF_ERR_INVALID, "search: no candidate configurations");
         cf_error_hint("allow more GPU types, clouds or nodes, or check the runner's data");

@@ -2,7 +2,7 @@
 #ifndef CLOUDFIT_ADVISOR_SEARCH_INTERNAL_H
 #define CLOUDFIT_ADVISOR_SEARCH_INTERNAL_H
 #include <stddef.h>
-#include "cloudfit/search.h"
+#include "cloudfit/advisor/search.h"
 
 #define CF_GP_FEATURES 4
 

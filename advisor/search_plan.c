@@ -1,11 +1,12 @@
 /* Which runs profile one GPU type (include/cloudfit/search.h): the light
  * profile the search starts with, and the 2-node × 1-GPU probe that
  * `cloudfit profile --runner` adds. Pure selection over the candidates. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cloudfit/search.h"
+#include "cloudfit/advisor/search.h"
 
 static int is_type(const cf_search_candidate *c, const char *gpu) { return strcasecmp(c->gpu, gpu) == 0; }
 
@@ -79,5 +80,30 @@ cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, c
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 2, 1, idx), 2, out, 0);
     free(idx);
+    return CF_OK;
+}
+
+cf_status cf_search_prior(const cf_inputs *inputs, const cf_gpu *gpus, size_t n_gpus, const cf_search_candidate *cands,
+                          size_t n, cf_gpu_perf **out, size_t *n_out)
+{
+    *n_out = 0;
+    *out = calloc(n ? n : 1, sizeof **out);
+    if (!*out)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < n; c++) {
+        size_t k;
+        for (k = 0; k < *n_out; k++)
+            if (!strcasecmp((*out)[k].gpu, cands[c].gpu))
+                break;
+        if (k < *n_out)
+            continue;
+        cf_gpu_perf *p = &(*out)[(*n_out)++];
+        const cf_gpu_perf *known = inputs ? cf_inputs_perf(inputs, cands[c].gpu) : NULL;
+        if (known)
+            *p = *known;
+        snprintf(p->gpu, sizeof p->gpu, "%s", cands[c].gpu);
+        if (p->params.beta_s <= 0)
+            p->params = cf_perf_defaults(cf_gpu_find(gpus, n_gpus, cands[c].gpu));
+    }
     return CF_OK;
 }

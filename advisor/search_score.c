@@ -23,15 +23,15 @@ void cf_search_job(const cf_search_options *o, const cf_search_candidate *c, dou
                    double *out_usd)
 {
     double m = (double)c->nodes * c->gpus_per_node * c->local_batch;
-    double steps = cf_samples_to_target(o->noise, o->spec->total_samples, m) / m;
-    double hours = o->spec->startup_minutes / 60.0 + steps * step_s / 3600.0;
+    double steps = cf_samples_to_target(o->noise, o->job->total_samples, m) / m;
+    double hours = o->constraints->startup_minutes / 60.0 + steps * step_s / 3600.0;
     *out_hours = hours;
     *out_usd = hours * c->nodes * c->usd_per_node_hr;
 }
 
 double cf_search_objective(const cf_search_options *o, double hours, double usd)
 {
-    switch (o->spec->objective) {
+    switch (o->constraints->objective) {
     case CF_OBJ_TIME: return hours;
     case CF_OBJ_BALANCED: return hours * usd; /* ranks as (h/h_min)·(usd/usd_min) does */
     case CF_OBJ_COST: break;
@@ -41,11 +41,7 @@ double cf_search_objective(const cf_search_options *o, double hours, double usd)
 
 int cf_search_feasible(const cf_search_options *o, double hours, double usd, double slack)
 {
-    if (o->spec->deadline_hours > 0 && hours > o->spec->deadline_hours * (1 + slack))
-        return 0;
-    if (o->spec->budget_usd > 0 && usd > o->spec->budget_usd * (1 + slack))
-        return 0;
-    return 1;
+    return cf_constraints_met(o->constraints, hours, usd, slack);
 }
 
 /* Cost of the runs beyond what `pick_train_usd` (the pick's training cost
@@ -67,7 +63,7 @@ double cf_search_overhead_usd(const cf_search_options *o, const cf_search_result
     const cf_search_candidate *c = &o->candidates[pick];
     double hours, usd;
     cf_search_job(o, c, step_s, &hours, &usd);
-    double train_usd = usd - o->spec->startup_minutes / 60.0 * c->nodes * c->usd_per_node_hr;
+    double train_usd = usd - o->constraints->startup_minutes / 60.0 * c->nodes * c->usd_per_node_hr;
     return overhead(r, train_usd);
 }
 
@@ -81,9 +77,9 @@ cf_status cf_search_score_against(const cf_search_options *o, const double *true
     double best = INFINITY;
     for (size_t i = 0; i < o->n_candidates; i++) {
         const cf_search_candidate *c = &o->candidates[i];
-        if (!isfinite(true_step_s[i]) || c->nodes > o->spec->max_nodes ||
-            c->nodes * c->gpus_per_node > o->spec->max_gpus ||
-            (long)c->nodes * c->gpus_per_node * c->local_batch > o->spec->max_global_batch)
+        if (!isfinite(true_step_s[i]) || c->nodes > o->constraints->max_nodes ||
+            c->nodes * c->gpus_per_node > o->constraints->max_gpus ||
+            (long)c->nodes * c->gpus_per_node * c->local_batch > o->constraints->max_global_batch)
             continue;
         double h, u;
         cf_search_job(o, c, true_step_s[i], &h, &u);

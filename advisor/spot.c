@@ -1,6 +1,6 @@
 #include <math.h>
 
-#include "cloudfit/advisor.h"
+#include "cloudfit/advisor/spot.h"
 
 #define HOURS_PER_MONTH 730.0
 

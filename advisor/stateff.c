@@ -1,4 +1,4 @@
-#include "cloudfit/stateff.h"
+#include "cloudfit/advisor/stateff.h"
 
 #include <math.h>
 
@@ -7,16 +7,16 @@
  * `trend` (samples per unit progress). */
 static double trace_value(const cf_noise_point *trace, int n, double trend, double progress)
 {
-    if (progress <= trace[0].progress)
+    if (progress <= trace[0].progress_fraction)
         return trace[0].b_noise;
     for (int i = 1; i < n; i++) {
-        if (progress <= trace[i].progress) {
-            double span = trace[i].progress - trace[i - 1].progress;
-            double w = span > 0 ? (progress - trace[i - 1].progress) / span : 1.0;
+        if (progress <= trace[i].progress_fraction) {
+            double span = trace[i].progress_fraction - trace[i - 1].progress_fraction;
+            double w = span > 0 ? (progress - trace[i - 1].progress_fraction) / span : 1.0;
             return trace[i - 1].b_noise + w * (trace[i].b_noise - trace[i - 1].b_noise);
         }
     }
-    return trace[n - 1].b_noise + trend * (progress - trace[n - 1].progress);
+    return trace[n - 1].b_noise + trend * (progress - trace[n - 1].progress_fraction);
 }
 
 /* Least-squares slope of B over p through all trace points, clamped at 0:
@@ -30,15 +30,15 @@ static double trace_trend(const cf_noise_point *trace, int n)
         return 0;
     double mp = 0, mb = 0;
     for (int i = 0; i < n; i++) {
-        mp += trace[i].progress;
+        mp += trace[i].progress_fraction;
         mb += trace[i].b_noise;
     }
     mp /= n;
     mb /= n;
     double sxy = 0, sxx = 0;
     for (int i = 0; i < n; i++) {
-        sxy += (trace[i].progress - mp) * (trace[i].b_noise - mb);
-        sxx += (trace[i].progress - mp) * (trace[i].progress - mp);
+        sxy += (trace[i].progress_fraction - mp) * (trace[i].b_noise - mb);
+        sxx += (trace[i].progress_fraction - mp) * (trace[i].progress_fraction - mp);
     }
     double slope = sxx > 0 ? sxy / sxx : 0;
     return slope > 0 ? slope : 0;
@@ -59,7 +59,7 @@ static void init_model(cf_noise_model *nm, double m0, double b_noise_const, cons
     nm->provenance = provenance;
     if (n_trace > 0) {
         nm->trend_per_progress = follow_trend ? trace_trend(trace, n_trace) : 0;
-        nm->trace_end_progress = trace[n_trace - 1].progress;
+        nm->trace_end_progress = trace[n_trace - 1].progress_fraction;
         nm->b_noise_start = trace[0].b_noise;
         nm->b_noise_end = trace[n_trace - 1].b_noise;
         for (int i = 0; i <= CF_NOISE_GRID; i++)

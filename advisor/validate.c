@@ -1,4 +1,8 @@
-#include "cloudfit/validate.h"
+#include "cloudfit/advisor/validate.h"
+
+#include "cloudfit/advisor.h"
+#include "cloudfit/advisor/carry.h"
+#include "cloudfit/advisor/model_sizes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,15 +97,8 @@ static int bucket_of(int nodes)
 
 static void start_params(const cf_validate_group *g, cf_perf_params *p)
 {
-    memset(p, 0, sizeof *p);
-    double interconnect = g->gpu_info && g->gpu_info->interconnect_gbs_per_gpu > 0 ? g->gpu_info->interconnect_gbs_per_gpu
-                                                                                   : 16.0;
-    p->intra_gbps = interconnect * 8.0 * CF_DEFAULT_INTRA_EFFICIENCY;
+    *p = cf_perf_defaults(g->gpu_info);
     p->inter_gbps = cf_default_inter_gbps(g->nominal_inter_gbps);
-    p->latency_s = 0.001;
-    p->gamma = CF_DEFAULT_GAMMA;
-    p->contention = 0.02;
-    p->network_provenance = CF_PROV_DEFAULT;
 }
 
 /* Scores every row of `g` that is not in `fitted` with params `p`. */
@@ -168,15 +165,15 @@ static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
 {
     if (!ref->gpu_info || !g->gpu_info)
         return cf_error_set(CF_ERR_INVALID, "GPU '%s' or '%s' is not in the GPU table", ref->gpu, g->gpu);
-    cf_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.precision = CF_PREC_FP32;
-    spec.gradient_bytes = 4;
-    spec.parameters = g->gradient_bytes / 4;
+    cf_job job;
+    memset(&job, 0, sizeof job);
+    job.precision = CF_PREC_FP32;
+    job.gradient_bytes = 4;
+    job.parameters = g->gradient_bytes / 4;
     cf_gpu_perf ref_perf, out;
     memset(&ref_perf, 0, sizeof ref_perf);
     ref_perf.params = ref->params;
-    cf_status st = cf_gpu_perf_estimate(&spec, g->gpu_info, &ref_perf, ref->gpu_info, &out);
+    cf_status st = cf_gpu_perf_estimate(&job, g->gpu_info, &ref_perf, ref->gpu_info, &out);
     if (st != CF_OK)
         return st;
     g->params = out.params;
@@ -205,7 +202,7 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
         for (size_t k = 0; k < n_groups && st == CF_OK; k++) {
             cf_validate_group *g = &groups[k];
             int train_gpu = is_train_gpu(options, g->gpu);
-            if (train_gpu != (pass == 0))
+            if (train_gpu != (pass == 0) || g->skipped)
                 continue;
             cf_status gst;
             if (train_gpu) {
@@ -237,6 +234,86 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
     free(fitted);
     free(all_errors);
     return st;
+}
+
+/* ---- the groups' inputs ------------------------------------------------- */
+
+/* The offer for a measured (GPU, GPUs per node): one of the campaign's
+ * cloud when the profile names one ("aws"), and among several the smallest
+ * NIC figure (the conservative reading). NULL when none. */
+static const cf_vm *measured_offer(const cf_validate_context *ctx, const cf_gpu *gpu, int gpus_per_vm,
+                                   const char *profile)
+{
+    const cf_vm *best = NULL;
+    int best_same_cloud = 0;
+    for (size_t i = 0; gpu && i < ctx->n_vms; i++) {
+        const cf_vm *vm = &ctx->vms[i];
+        if (strcmp(vm->gpu_model, gpu->model) != 0 || vm->gpu_count != gpus_per_vm || !(vm->network_gbps > 0))
+            continue;
+        int same_cloud = strcasecmp(vm->cloud, profile) == 0;
+        if (!best || same_cloud > best_same_cloud ||
+            (same_cloud == best_same_cloud && vm->network_gbps < best->network_gbps)) {
+            best = vm;
+            best_same_cloud = same_cloud;
+        }
+    }
+    return best;
+}
+
+/* The model's parameter count: the caller's figure, else the built-in
+ * table; 0 when neither knows it. */
+static double model_parameters(const cf_validate_context *ctx, const char *model)
+{
+    for (size_t i = 0; i < ctx->n_params; i++)
+        if (strcmp(ctx->params[i].name, model) == 0)
+            return ctx->params[i].parameters;
+    const cf_model_size *known = cf_model_size_find(model);
+    return known ? known->parameters : 0;
+}
+
+void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_validate_context *ctx,
+                         cf_validate_group *groups, size_t n_groups)
+{
+    for (size_t k = 0; k < n_groups; k++) {
+        cf_validate_group *g = &groups[k];
+        double params = model_parameters(ctx, g->model);
+        if (!(params > 0)) {
+            g->skipped = 1;
+            snprintf(g->message, sizeof g->message,
+                     "model '%s' has no known parameter count (needed for the communication term)", g->model);
+            snprintf(g->hint, sizeof g->hint, "pass --params %s=COUNT", g->model);
+            continue;
+        }
+        g->gradient_bytes = params * 4.0; /* fp32 gradients, as DDP all-reduces them */
+        int hw = 0;
+        for (size_t i = 0; i < n_rows && !hw; i++)
+            if (!strcmp(rows[i].model, g->model) && !strcmp(rows[i].gpu, g->gpu))
+                hw = rows[i].hw_gpus_per_node;
+        g->gpu_info = cf_gpu_resolve(ctx->gpus, ctx->n_gpus, g->gpu);
+        g->network_vm = measured_offer(ctx, g->gpu_info, hw, g->profile);
+        g->nominal_inter_gbps = ctx->inter_node_gbps > 0 ? ctx->inter_node_gbps
+                                : g->network_vm          ? g->network_vm->network_gbps
+                                                         : 0;
+    }
+}
+
+void cf_validate_network_source(const cf_validate_group *g, const cf_validate_context *ctx, char *out, size_t n)
+{
+    const cf_vm *vm = g->network_vm;
+    if (g->carried_from[0])
+        snprintf(out, n, "as for %s (same network assumed)", g->carried_from);
+    else if (g->params.network_provenance == CF_PROV_FITTED)
+        snprintf(out, n, "fitted from the multi-node rows");
+    else if (ctx->inter_node_gbps > 0)
+        snprintf(out, n, "--inter-node-gbps %g with the default efficiency", ctx->inter_node_gbps);
+    else if (vm)
+        snprintf(out, n, "catalog VM %s %s (%g Gbit/s NIC) with the default efficiency", vm->cloud, vm->instance_type,
+                 vm->network_gbps);
+    else if (!g->gpu_info)
+        snprintf(out, n, "GPU not in the GPU table: default network (pass --inter-node-gbps)");
+    else
+        snprintf(out, n, "no catalog VM with %s × this many GPUs: default network (pass --inter-node-gbps)",
+                 g->gpu_info->model);
 }
 
 /* ---- iterations to target ----------------------------------------------- */
@@ -338,7 +415,7 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
         const cf_gns_row *r = &t->rows[i];
         if (r->b_noise <= 0 || (o->train_epochs > 0 && r->epoch > o->train_epochs))
             continue;
-        if (n_trace > 0 && r->progress / p0 <= trace[n_trace - 1].progress)
+        if (n_trace > 0 && r->progress / p0 <= trace[n_trace - 1].progress_fraction)
             continue;
         trace[n_trace++] = (cf_noise_point){r->progress / p0, r->b_noise};
     }

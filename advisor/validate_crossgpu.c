@@ -1,9 +1,11 @@
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cloudfit/validate.h"
+#include "cloudfit/advisor/carry.h"
+#include "cloudfit/advisor/validate_crossgpu.h"
 
 /* The shipped constants as text, for the method description. */
 #define CF_STR_(x) #x
@@ -249,4 +251,17 @@ cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, s
     *out_pairs = n;
     free(pairs); free(errors); free(lomo); free(logo);
     return CF_OK;
+}
+
+size_t cf_crossgpu_resolve_gpus(cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus)
+{
+    size_t n_unknown = 0;
+    for (size_t i = 0; i < set->n_rows; i++) {
+        const cf_gpu *g = cf_gpu_resolve(gpus, n_gpus, set->rows[i].gpu);
+        if (g)
+            snprintf(set->rows[i].gpu, sizeof set->rows[i].gpu, "%s", g->model);
+        else
+            n_unknown++;
+    }
+    return n_unknown;
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 
 static double now_s(void)
 {

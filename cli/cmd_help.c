@@ -1,8 +1,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cloudfit/exit_codes.h"
-#include "cloudfit/log.h"
+#include "exit_codes.h"
+#include "log.h"
 #include "cloudfit/version.h"
 #include "commands.h"
 

@@ -1,7 +1,7 @@
 #include <stdio.h>
 
-#include "cloudfit/device.h"
-#include "cloudfit/exit_codes.h"
+#include "cloudfit/cuda_probe.h"
+#include "exit_codes.h"
 #include "cloudfit/version.h"
 #include "commands.h"
 

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cloudfit/exit_codes.h"
-#include "cloudfit/log.h"
+#include "exit_codes.h"
+#include "log.h"
 #include "commands.h"
 
 const cf_command cf_commands[] = {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/exit_codes.h"
-#include "cloudfit/log.h"
+#include "exit_codes.h"
+#include "log.h"
 
 #define OFF(field) offsetof(cf_cli_options, field)
 

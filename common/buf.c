@@ -1,4 +1,4 @@
-#include "cloudfit/buf.h"
+#include "cloudfit/common/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

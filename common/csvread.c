@@ -1,4 +1,4 @@
-#include "cloudfit/csvread.h"
+#include "cloudfit/common/csvread.h"
 
 #include <csv.h>
 #include <errno.h>

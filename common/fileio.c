@@ -1,4 +1,4 @@
-#include "cloudfit/fileio.h"
+#include "cloudfit/common/fileio.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "cloudfit/hash.h"
+#include "cloudfit/common/hash.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "cloudfit/names.h"
+#include "cloudfit/common/names.h"
 
 #include <ctype.h>
 #include <string.h>

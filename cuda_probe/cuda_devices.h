@@ -1,7 +1,7 @@
 /* C interface of the CUDA translation unit (cuda_devices.cu). */
 #ifndef CLOUDFIT_CUDA_DEVICES_H
 #define CLOUDFIT_CUDA_DEVICES_H
-#include "cloudfit/device.h"
+#include "cloudfit/cuda_probe.h"
 
 #ifdef __cplusplus
 extern "C" {

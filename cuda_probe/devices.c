@@ -1,6 +1,5 @@
 /* The one place that knows whether this build has CUDA. */
-#include "cloudfit/device.h"
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* The CPU twin of the training engine: an MLP trained in float32 with
  * OpenBLAS (see include/cloudfit/engine.h for the contract). */
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 
 #include <cblas.h>
 #include <errno.h>

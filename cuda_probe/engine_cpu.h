@@ -5,7 +5,7 @@
 #define CF_PROBE_ENGINE_CPU_H
 #include <stddef.h>
 #include <stdint.h>
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 #include "mlp_cpu.h"
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
  * in include/cloudfit/engine.h, which checks for a device first. */
 #ifndef CF_PROBE_ENGINE_CUDA_H
 #define CF_PROBE_ENGINE_CUDA_H
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 
 #ifdef __cplusplus
 extern "C" {

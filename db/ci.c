@@ -3,7 +3,7 @@
 #include <math.h>
 #include <sqlite3.h>
 
-#include "cloudfit/history.h"
+#include "cloudfit/db/history.h"
 #include "db_internal.h"
 
 static cf_status step_done(cf_db *db, sqlite3_stmt *stmt, const char *what)

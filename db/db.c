@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/fileio.h"
-#include "cloudfit/history.h"
+#include "cloudfit/common/fileio.h"
+#include "cloudfit/db/history.h"
 #include "db_internal.h"
 
 

@@ -3,7 +3,7 @@
 #define CLOUDFIT_DB_INTERNAL_H
 #include <sqlite3.h>
 
-#include "cloudfit/history.h"
+#include "cloudfit/db/history.h"
 
 struct cf_db {
     sqlite3 *handle;

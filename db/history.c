@@ -1,6 +1,6 @@
 #include <sqlite3.h>
 
-#include "cloudfit/history.h"
+#include "cloudfit/db/history.h"
 #include "db_internal.h"
 
 int cf_db_bind_text(sqlite3_stmt *stmt, int index, const char *text)
@@ -29,9 +29,9 @@ static cf_status insert_recommendation(cf_db *db, const cf_history_record *rec, 
     static const char sql[] =
         "INSERT INTO recommendations(created_at, tool_version, spec_hash, spec_name, objective, catalog_name,"
         " catalog_date, cloud, region, instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation,"
-        " global_batch, lr, spot, step_time_s, hours, total_usd, usd_per_node_hour, result_json)"
+        " global_batch, lr, spot, step_time_s, hours, total_usd, usd_per_node_hour, result_json, source_hash)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-        " ?21, ?22, ?23)";
+        " ?21, ?22, ?23, ?24)";
     sqlite3_stmt *stmt = NULL;
     if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
         return cf_db_error(db, "cannot prepare insert into");
@@ -52,6 +52,7 @@ static cf_status insert_recommendation(cf_db *db, const cf_history_record *rec, 
     sqlite3_bind_double(stmt, 21, rec->total_usd);
     sqlite3_bind_double(stmt, 22, rec->usd_per_node_hour);
     cf_db_bind_text(stmt, 23, rec->result_json);
+    cf_db_bind_text(stmt, 24, rec->source_hash && rec->source_hash[0] ? rec->source_hash : rec->spec_hash);
     int rc = sqlite3_step(stmt);
     sqlite3_finalize(stmt);
     if (rc != SQLITE_DONE)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/history.h"
+#include "cloudfit/db/history.h"
 #include "db_internal.h"
 
 #define ROW_COLUMNS                                                                                             \
@@ -126,6 +126,7 @@ cf_status cf_history_list(cf_db *db, const cf_history_filter *f, cf_history_row 
     } clauses[] = {
         {f->spec_name, " AND r.spec_name = ?", 1},
         {f->spec_hash, " AND substr(r.spec_hash, 1, length(?)) = ?", 2},
+        {f->source_hash, " AND coalesce(r.source_hash, r.spec_hash) = ?", 1},
         {f->since, " AND r.created_at >= ?", 1},
         {f->until, " AND r.created_at < ?", 1},
         {f->cloud, " AND r.cloud = ? COLLATE NOCASE", 1},
@@ -262,13 +263,12 @@ cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_
     return CF_OK;
 }
 
-cf_status cf_history_latest(cf_db *db, const char *spec_hash, const char *branch, cf_history_row *out, int *found)
+cf_status cf_history_latest(cf_db *db, const char *source_hash, const char *branch, cf_history_row *out, int *found)
 {
     *found = 0;
-    cf_history_filter f = {.spec_hash = spec_hash, .branch = branch, .limit = 1};
+    cf_history_filter f = {.source_hash = source_hash, .branch = branch, .limit = 1};
     cf_history_row *rows = NULL;
     size_t n = 0;
-    /* The full hash: an exact match (a prefix of 64 hex digits is the hash). */
     cf_status st = cf_history_list(db, &f, &rows, &n);
     if (st != CF_OK)
         return st;
@@ -325,9 +325,10 @@ static cf_status record_body(cf_db *db, void *data)
     static const char sql[] =
         "INSERT INTO measurements(recommendation_id, recorded_at, spec_hash, spec_name, cloud, instance_type, gpu,"
         " gpus_per_node, nodes, local_batch, accumulation, step_time_s, total_hours, total_usd,"
-        " predicted_step_time_s, predicted_hours, predicted_total_usd, note)"
+        " predicted_step_time_s, predicted_hours, predicted_total_usd, note, source_hash)"
         " SELECT id, ?2, spec_hash, spec_name, cloud, instance_type, gpu, gpus_per_node, nodes, local_batch,"
-        " accumulation, ?3, ?4, ?5, step_time_s, hours, total_usd, ?6 FROM recommendations WHERE id = ?1";
+        " accumulation, ?3, ?4, ?5, step_time_s, hours, total_usd, ?6, coalesce(source_hash, spec_hash)"
+        " FROM recommendations WHERE id = ?1";
     cf_history_measurement *m = data;
     sqlite3_stmt *stmt = NULL;
     if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
@@ -360,7 +361,7 @@ cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, lo
     return st;
 }
 
-cf_status cf_history_measurements_for_spec(cf_db *db, const char *spec_hash, cf_history_measurement **out,
+cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, cf_history_measurement **out,
                                            size_t *n_out)
 {
     *out = NULL;
@@ -370,10 +371,11 @@ cf_status cf_history_measurements_for_spec(cf_db *db, const char *spec_hash, cf_
                            "SELECT id, coalesce(recommendation_id, 0), recorded_at, spec_hash, spec_name, cloud,"
                            " instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation, step_time_s,"
                            " total_hours, total_usd, predicted_step_time_s, predicted_hours, predicted_total_usd,"
-                           " note FROM measurements WHERE spec_hash = ?1 AND step_time_s IS NOT NULL ORDER BY id",
+                           " note FROM measurements WHERE coalesce(source_hash, spec_hash) = ?1"
+                           " AND step_time_s IS NOT NULL ORDER BY id",
                            -1, &stmt, NULL) != SQLITE_OK)
         return cf_db_error(db, "cannot query");
-    cf_db_bind_text(stmt, 1, spec_hash);
+    cf_db_bind_text(stmt, 1, source_hash);
     size_t n = 0;
     cf_history_measurement *rows = NULL;
     int rc;

@@ -118,6 +118,13 @@ const char *const cf_db_migrations[] = {
     "  measured_step_time_s REAL, predicted_step_time_s REAL,"
     "  cost_usd REAL NOT NULL, error TEXT NOT NULL,"
     "  PRIMARY KEY (search_id, seq));",
+    /* 6: the spec file behind an effective spec — issue 12. spec_hash is
+     * the hash of the spec as computed (command-line overrides included);
+     * source_hash the hash of the file as given, which baselines and
+     * recorded runs follow (NULL in older rows: the two were the same). */
+    "ALTER TABLE recommendations ADD COLUMN source_hash TEXT;"
+    "ALTER TABLE measurements ADD COLUMN source_hash TEXT;"
+    "CREATE INDEX recommendations_source ON recommendations(source_hash, created_at);",
 };
 
 const int cf_db_migration_count = (int)(sizeof cf_db_migrations / sizeof *cf_db_migrations);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/profile_cache.h"
+#include "cloudfit/db/profiles.h"
 #include "db_internal.h"
 
 static cf_status put_body(cf_db *db, void *data)

@@ -1,7 +1,7 @@
 #include <math.h>
 #include <sqlite3.h>
 
-#include "cloudfit/search_history.h"
+#include "cloudfit/db/search_runs.h"
 #include "db_internal.h"
 
 static void bind_real_or_null(sqlite3_stmt *stmt, int index, double v)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/hash.h"
-#include "cloudfit/snapshot.h"
+#include "cloudfit/common/hash.h"
+#include "cloudfit/db/snapshots.h"
 #include "db_internal.h"
 
 static cf_status insert_header(cf_db *db, const cf_snapshot_new *s, const char *hash, long long *out_id)

@@ -5,8 +5,8 @@
  * parsed here on each call. Parsing takes a few milliseconds (measured by
  * tests/test_catalog.c), cheap enough to run on every `recommend`, and keeps
  * one code path for the embedded catalog and for CSV files. */
-#include "cloudfit/catalog.h"
-#include "cloudfit/pricing_update.h"
+#include "cloudfit/pricing.h"
+#include "cloudfit/pricing/update.h"
 
 #include <stdio.h>
 

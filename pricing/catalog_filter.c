@@ -4,14 +4,14 @@
  * recommendation, linear in the rows). cf_catalog_check_filter runs once on
  * user input and explains a bad value: the known names, and a "did you mean"
  * for near misses, so a typo in search.gpus does not silently match nothing. */
-#include "cloudfit/catalog.h"
+#include "cloudfit/pricing.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cloudfit/buf.h"
+#include "cloudfit/common/buf.h"
 
 /* The clouds cloudfit knows how to price (DESIGN.md §5). */
 static const char *const SUPPORTED_CLOUDS[] = {"aws", "gcp", "azure", "lambda"};
@@ -343,4 +343,16 @@ cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_fi
     if (status == CF_OK)
         status = check_regions(catalog, filter);
     return status;
+}
+
+void cf_catalog_filter_from(const cf_constraints *c, cf_spot_policy spot, cf_catalog_filter_storage *out)
+{
+    for (int i = 0; i < c->n_clouds; i++)
+        out->clouds[i] = c->clouds[i];
+    for (int i = 0; i < c->n_regions; i++)
+        out->regions[i] = c->regions[i];
+    for (int i = 0; i < c->n_gpus; i++)
+        out->gpus[i] = c->gpus[i];
+    out->filter = (cf_catalog_filter){out->clouds, (size_t)c->n_clouds, out->regions, (size_t)c->n_regions,
+                                      out->gpus, (size_t)c->n_gpus, spot};
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "catalog_write.h"
-#include "cloudfit/pricing_update.h"
+#include "cloudfit/pricing/update.h"
 
 void cf_vms_csv_header(cf_buf *out)
 {

@@ -2,8 +2,8 @@
  * merge (private to pricing/). */
 #ifndef CLOUDFIT_PRICING_CATALOG_WRITE_H
 #define CLOUDFIT_PRICING_CATALOG_WRITE_H
-#include "cloudfit/buf.h"
-#include "cloudfit/catalog.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/pricing.h"
 
 /* The header line of data/gpu_vms.csv. */
 void cf_vms_csv_header(cf_buf *out);

@@ -19,8 +19,8 @@
 #define CLOUDFIT_PRICING_HTTP_H
 #include <stddef.h>
 
-#include "cloudfit/buf.h"
-#include "cloudfit/pricing_update.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/pricing/update.h"
 
 typedef struct {
     double timeout_s;

@@ -1,6 +1,6 @@
 /* Price overrides file: parse strictly, apply to a catalog (see
  * cloudfit/price_overrides.h). */
-#include "cloudfit/price_overrides.h"
+#include "cloudfit/pricing/overrides.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cloudfit/fileio.h"
+#include "cloudfit/common/fileio.h"
 
 static cf_status bad(const char *name, const char *path, const char *what)
 {

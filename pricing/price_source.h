@@ -6,9 +6,9 @@
 #define CLOUDFIT_PRICING_PRICE_SOURCE_H
 #include <cjson/cJSON.h>
 
-#include "cloudfit/buf.h"
-#include "cloudfit/catalog.h"
-#include "cloudfit/pricing_update.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/pricing.h"
+#include "cloudfit/pricing/update.h"
 #include "http.h"
 
 typedef struct {

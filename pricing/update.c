@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "catalog_write.h"
-#include "cloudfit/pricing_update.h"
+#include "cloudfit/pricing/update.h"
 #include "price_source.h"
 
 static const cf_price_source *const SOURCES[] = {&cf_price_source_aws, &cf_price_source_azure, &cf_price_source_gcp};

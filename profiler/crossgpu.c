@@ -1,11 +1,11 @@
-#include "cloudfit/crossgpu.h"
+#include "cloudfit/profiler/crossgpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/csvread.h"
-#include "cloudfit/fileio.h"
+#include "cloudfit/common/csvread.h"
+#include "cloudfit/common/fileio.h"
 
 /* "benchmark v1; table row ..." → "v1". */
 static void benchmark_of(const char *notes, char *out, size_t n)

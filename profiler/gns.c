@@ -1,6 +1,6 @@
 /* Gradient noise scale: two-batch-size unbiased estimator with separately
  * smoothed numerator and denominator (see include/cloudfit/gns.h). */
-#include "cloudfit/gns.h"
+#include "cloudfit/profiler/gns.h"
 
 #include <math.h>
 #include <stdlib.h>

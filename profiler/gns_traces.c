@@ -1,11 +1,11 @@
-#include "cloudfit/gns_traces.h"
+#include "cloudfit/profiler/gns_traces.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/csvread.h"
-#include "cloudfit/fileio.h"
+#include "cloudfit/common/csvread.h"
+#include "cloudfit/common/fileio.h"
 
 static int row_order(const void *pa, const void *pb)
 {

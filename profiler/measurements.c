@@ -1,11 +1,11 @@
-#include "cloudfit/measurement.h"
+#include "cloudfit/profiler/measurements.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/csvread.h"
-#include "cloudfit/fileio.h"
+#include "cloudfit/common/csvread.h"
+#include "cloudfit/common/fileio.h"
 
 static cf_status positive_int(const cf_csv_doc *doc, const cf_csv_record *rec, int col, int *out)
 {

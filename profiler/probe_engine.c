@@ -15,38 +15,38 @@ struct cf_probe {
     const char *backend;
 };
 
-static cf_status config_from_spec(const cf_spec *spec, const char *backend, cf_engine_config *c)
+static cf_status config_from_job(const cf_job *job, const char *backend, cf_engine_config *c)
 {
     memset(c, 0, sizeof *c);
-    if (strcmp(spec->architecture_type, "mlp") != 0) {
+    if (strcmp(job->architecture_type, "mlp") != 0) {
         cf_error_set(CF_ERR_INVALID, "%s: the %s backend trains model.architecture of type \"mlp\", got %s%s%s",
-                     spec->path[0] ? spec->path : "<spec>", backend, spec->architecture_type[0] ? "\"" : "none",
-                     spec->architecture_type, spec->architecture_type[0] ? "\"" : "");
+                     job->source[0] ? job->source : "<spec>", backend, job->architecture_type[0] ? "\"" : "none",
+                     job->architecture_type, job->architecture_type[0] ? "\"" : "");
         cf_error_hint("describe the model in model.architecture, or profile your own training script with "
                       "--backend exec (profile.command)");
         return CF_ERR_INVALID;
     }
-    if (spec->n_mlp_layers < 2 || spec->n_mlp_layers > CF_ENGINE_MAX_LAYERS)
+    if (job->n_mlp_layers < 2 || job->n_mlp_layers > CF_ENGINE_MAX_LAYERS)
         return cf_error_set(CF_ERR_INVALID, "%s: model.architecture.layers: expected 2 to %d widths, got %d",
-                            spec->path, CF_ENGINE_MAX_LAYERS, spec->n_mlp_layers);
-    for (int i = 0; i < spec->n_mlp_layers; i++)
-        c->widths[i] = spec->mlp_layers[i];
-    c->n_widths = spec->n_mlp_layers;
-    c->activation = strcmp(spec->activation, "gelu") == 0 ? CF_ACT_GELU : CF_ACT_RELU;
-    c->optimizer = spec->optimizer;
-    c->lr = spec->lr;
-    if (strcmp(spec->data_source, "npy") == 0) {
-        c->npy_x = spec->npy_x;
-        c->npy_y = spec->npy_y;
-    } else if (strcmp(spec->data_source, "tokens") == 0) {
+                            job->source, CF_ENGINE_MAX_LAYERS, job->n_mlp_layers);
+    for (int i = 0; i < job->n_mlp_layers; i++)
+        c->widths[i] = job->mlp_layers[i];
+    c->n_widths = job->n_mlp_layers;
+    c->activation = strcmp(job->activation, "gelu") == 0 ? CF_ACT_GELU : CF_ACT_RELU;
+    c->optimizer = job->optimizer;
+    c->lr = job->lr;
+    if (strcmp(job->data_source, "npy") == 0) {
+        c->npy_x = job->npy_x;
+        c->npy_y = job->npy_y;
+    } else if (strcmp(job->data_source, "tokens") == 0) {
         return cf_error_set(CF_ERR_INVALID, "%s: data.source: the %s backend's MLP reads \"synthetic\" or npy data, "
-                            "not tokens", spec->path, backend);
+                            "not tokens", job->source, backend);
     }
-    c->synthetic_samples = (long)spec->samples_per_epoch;
+    c->synthetic_samples = (long)job->samples_per_epoch;
     return CF_OK;
 }
 
-static cf_status engine_open(const cf_probe_backend *self, const cf_spec *spec, const cf_probe_options *options,
+static cf_status engine_open(const cf_probe_backend *self, const cf_job *job, const cf_probe_options *options,
                              cf_probe **out)
 {
     cf_probe *p = calloc(1, sizeof *p);
@@ -54,7 +54,7 @@ static cf_status engine_open(const cf_probe_backend *self, const cf_spec *spec, 
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     p->ops = self->impl;
     p->backend = self->name;
-    cf_status st = config_from_spec(spec, self->name, &p->config);
+    cf_status st = config_from_job(job, self->name, &p->config);
     if (st != CF_OK) {
         free(p);
         return st;

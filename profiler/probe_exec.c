@@ -32,13 +32,14 @@ struct cf_probe {
     double timeout_s;
 };
 
-static cf_status exec_open(const cf_probe_backend *self, const cf_spec *spec, const cf_probe_options *options,
+static cf_status exec_open(const cf_probe_backend *self, const cf_job *job, const cf_probe_options *options,
                            cf_probe **out)
 {
     (void)self;
-    if (spec->n_command < 1) {
+    const cf_probe_settings *settings = options ? options->settings : NULL;
+    if (!settings || settings->n_command < 1) {
         cf_error_set(CF_ERR_INVALID, "%s: profile.command: required for the exec backend",
-                     spec->path[0] ? spec->path : "<spec>");
+                     job->source[0] ? job->source : "<spec>");
         cf_error_hint("give the training script as an argv list, e.g. \"command\": [\"python3\", \"train.py\"]; "
                       "the protocol is in docs/exec-protocol.md");
         return CF_ERR_INVALID;
@@ -46,11 +47,11 @@ static cf_status exec_open(const cf_probe_backend *self, const cf_spec *spec, co
     cf_probe *p = calloc(1, sizeof *p);
     if (!p)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    p->argv = spec->command;
+    p->argv = settings->command;
     p->timeout_s = options && options->timeout_s > 0 ? options->timeout_s : 120;
     size_t used = 0;
-    for (int i = 0; i < spec->n_command && used + 2 < sizeof p->label; i++) {
-        int n = snprintf(p->label + used, sizeof p->label - used, "%s%s", i ? " " : "", spec->command[i]);
+    for (int i = 0; i < settings->n_command && used + 2 < sizeof p->label; i++) {
+        int n = snprintf(p->label + used, sizeof p->label - used, "%s%s", i ? " " : "", settings->command[i]);
         if (n < 0)
             break;
         used += (size_t)n;

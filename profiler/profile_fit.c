@@ -1,13 +1,11 @@
-/* The linear compute fit of a profile and the key it is cached under. */
+/* The linear compute fit of a profile. */
 #include "cloudfit/profiler.h"
 
-#include <cjson/cJSON.h>
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/hash.h"
 
 cf_status cf_profile_fit(cf_profile *p)
 {
@@ -39,45 +37,4 @@ cf_status cf_profile_fit(cf_profile *p)
     p->rel_rmse = sqrt(rel / n);
     p->has_fit = 1;
     return CF_OK;
-}
-
-static cJSON *copy_member(const cJSON *from, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(from, key);
-    return item ? cJSON_Duplicate(item, 1) : NULL;
-}
-
-cf_status cf_profile_spec_key(const cf_spec *spec, char out[65])
-{
-    if (!spec->canonical_json)
-        return cf_error_set(CF_ERR_INTERNAL, "profile: the spec has no canonical JSON to key the profile");
-    cJSON *doc = cJSON_Parse(spec->canonical_json);
-    cJSON *key = cJSON_CreateObject();
-    if (!doc || !key) {
-        cJSON_Delete(doc);
-        cJSON_Delete(key);
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    }
-    cJSON *item;
-    if ((item = copy_member(doc, "model")))
-        cJSON_AddItemToObject(key, "model", item);
-    if ((item = copy_member(doc, "data")))
-        cJSON_AddItemToObject(key, "data", item);
-    const cJSON *training = cJSON_GetObjectItemCaseSensitive(doc, "training");
-    cJSON *t = cJSON_AddObjectToObject(key, "training");
-    static const char *const training_keys[] = {"batch", "lr", "optimizer"};
-    for (size_t i = 0; training && t && i < sizeof training_keys / sizeof *training_keys; i++)
-        if ((item = copy_member(training, training_keys[i])))
-            cJSON_AddItemToObject(t, training_keys[i], item);
-    const cJSON *profile = cJSON_GetObjectItemCaseSensitive(doc, "profile");
-    if (profile && (item = copy_member(profile, "command")))
-        cJSON_AddItemToObject(key, "command", item);
-    char *text = cJSON_PrintUnformatted(key);
-    cJSON_Delete(doc);
-    cJSON_Delete(key);
-    if (!text)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    cf_status st = cf_sha256_hex(text, strlen(text), out);
-    free(text);
-    return st;
 }

@@ -71,7 +71,7 @@ char *cf_profile_to_json(const cf_profile *p, int pretty)
         cJSON_AddNumberToObject(noise, "samples", p->noise_samples);
         cJSON *trace = cJSON_AddArrayToObject(noise, "trace");
         for (int i = 0; i < p->n_noise_trace; i++) {
-            const double pair[2] = {p->noise_trace[i].progress, p->noise_trace[i].b_noise};
+            const double pair[2] = {p->noise_trace[i].samples_seen, p->noise_trace[i].b_noise};
             cJSON_AddItemToArray(trace, cJSON_CreateDoubleArray(pair, 2));
         }
     } else {
@@ -190,7 +190,7 @@ static void read_noise(reader *r, const cJSON *doc, cf_profile *p)
                                  r->where, CF_PROFILE_MAX_TRACE);
             return;
         }
-        p->noise_trace[p->n_noise_trace++] = (cf_noise_point){pair->child->valuedouble, pair->child->next->valuedouble};
+        p->noise_trace[p->n_noise_trace++] = (cf_noise_sample){pair->child->valuedouble, pair->child->next->valuedouble};
     }
     if (r->st == CF_OK && !(p->b_noise > 0))
         r->st = cf_error_set(CF_ERR_INVALID, "%s: 'noise.b_noise': expected a positive number", r->where);

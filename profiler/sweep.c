@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cloudfit/gns.h"
+#include "cloudfit/profiler/gns.h"
 
 #define DEFAULT_WARMUP_STEPS 3
 #define DEFAULT_NOISE_MICRO 8
@@ -190,9 +190,9 @@ static void copy_trace(const cf_gns *gns, cf_profile *out)
         const cf_gns_point *p = &gns->points[i];
         if (!isfinite(p->b_noise) || p->b_noise <= 0)
             continue;
-        if (out->n_noise_trace > 0 && out->noise_trace[out->n_noise_trace - 1].progress >= p->samples)
+        if (out->n_noise_trace > 0 && out->noise_trace[out->n_noise_trace - 1].samples_seen >= p->samples)
             continue;
-        out->noise_trace[out->n_noise_trace++] = (cf_noise_point){p->samples, p->b_noise};
+        out->noise_trace[out->n_noise_trace++] = (cf_noise_sample){p->samples, p->b_noise};
     }
 }
 
@@ -280,7 +280,7 @@ static void now_iso8601(char *out, size_t n)
     strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-cf_status cf_profile_run(const cf_probe_backend *be, const cf_spec *spec, const cf_profile_options *o,
+cf_status cf_profile_run(const cf_probe_backend *be, const cf_job *job, const cf_profile_options *o,
                          cf_profile *out)
 {
     memset(out, 0, sizeof *out);
@@ -289,9 +289,9 @@ cf_status cf_profile_run(const cf_probe_backend *be, const cf_spec *spec, const 
     if (o->n_local_batches > 0) {
         batches = o->local_batches;
         n_batches = o->n_local_batches;
-    } else if (spec->n_local_batches > 0) {
-        batches = spec->local_batches;
-        n_batches = spec->n_local_batches;
+    } else if (o->probe.settings && o->probe.settings->n_local_batches > 0) {
+        batches = o->probe.settings->local_batches;
+        n_batches = o->probe.settings->n_local_batches;
     }
     for (int i = 1; i < n_batches; i++)
         if (batches[i] <= batches[i - 1])
@@ -300,24 +300,25 @@ cf_status cf_profile_run(const cf_probe_backend *be, const cf_spec *spec, const 
     if (n_batches > CF_PROFILE_MAX_POINTS)
         return cf_error_set(CF_ERR_INVALID, "profile: at most %d local batches, got %d", CF_PROFILE_MAX_POINTS,
                             n_batches);
-    out->steps = o->steps > 0 ? o->steps : spec->steps > 0 ? spec->steps : 30;
+    out->steps = o->steps > 0                                        ? o->steps
+                 : o->probe.settings && o->probe.settings->steps > 0 ? o->probe.settings->steps
+                                                                   : 30;
     out->warmup_steps = o->warmup_steps;
-    snprintf(out->spec_name, sizeof out->spec_name, "%s", spec->name);
+    snprintf(out->spec_name, sizeof out->spec_name, "%s", job->name);
     snprintf(out->backend, sizeof out->backend, "%s", be->name);
-    cf_status st = cf_profile_spec_key(spec, out->spec_key);
-    if (st != CF_OK)
-        return st;
+    snprintf(out->spec_key, sizeof out->spec_key, "%s", o->spec_key);
     now_iso8601(out->created_at, sizeof out->created_at);
 
     cf_probe *probe = NULL;
-    if ((st = be->open(be, spec, &o->probe, &probe)) != CF_OK)
+    cf_status st = be->open(be, job, &o->probe, &probe);
+    if (st != CF_OK)
         return st;
     progress_state ps = {o, 0, n_batches + (o->noise_micro_batches > 0)};
     st = sweep(be, probe, o, batches, n_batches, out, &ps);
     if (st == CF_OK && out->n_points >= 2)
         st = cf_profile_fit(out);
     if (st == CF_OK && o->noise_micro_batches > 0)
-        st = noise_run(be, probe, o, spec->batch, out, &ps);
+        st = noise_run(be, probe, o, job->batch, out, &ps);
     else if (st == CF_OK)
         snprintf(out->noise_error, sizeof out->noise_error, "not measured (no noise run requested)");
     be->close(probe);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/fileio.h"
-#include "cloudfit/hash.h"
+#include "cloudfit/common/fileio.h"
+#include "cloudfit/common/hash.h"
 #include "cloudfit/spec.h"
 #include "spec_internal.h"
 
@@ -67,7 +67,7 @@ static cf_status read_name(spec_ctx *c, const cJSON *root, cf_spec *out)
     if (!item)
         return spec_fail_missing(c, "name", "\"resnet50-imagenet\" (letters, digits, '.', '_', '-')");
     size_t mark = spec_push_key(c, "name");
-    cf_status st = check_name(c, item, out->name);
+    cf_status st = check_name(c, item, out->job.name);
     spec_pop(c, mark);
     return st;
 }
@@ -88,27 +88,27 @@ static cf_status check_ignored_string(spec_ctx *c, const cJSON *root, const char
 
 static void set_defaults(cf_spec *out)
 {
-    out->gradient_bytes = 4;
-    snprintf(out->activation, sizeof out->activation, "relu");
-    snprintf(out->data_source, sizeof out->data_source, "synthetic");
-    out->optimizer = CF_OPT_SGD;
-    out->lr_rule = CF_LR_AUTO;
-    out->steps = 30;
-    out->objective = CF_OBJ_COST;
-    out->max_gpus = 64;
-    out->max_nodes = 16;
-    out->max_accumulation = 8;
-    out->spot = CF_SPOT_NEVER;
-    out->startup_minutes = 10.0;
-    out->checkpoint_minutes = 1.0;
+    out->job.gradient_bytes = 4;
+    snprintf(out->job.activation, sizeof out->job.activation, "relu");
+    snprintf(out->job.data_source, sizeof out->job.data_source, "synthetic");
+    out->job.optimizer = CF_OPT_SGD;
+    out->job.lr_rule = CF_LR_AUTO;
+    out->probe.steps = 30;
+    out->search.objective = CF_OBJ_COST;
+    out->search.max_gpus = 64;
+    out->search.max_nodes = 16;
+    out->search.max_accumulation = 8;
+    out->search.spot = CF_SPOT_NEVER;
+    out->search.startup_minutes = 10.0;
+    out->search.checkpoint_minutes = 1.0;
 }
 
 /* Defaults that depend on other fields, once everything is read. */
 static void finish_defaults(cf_spec *out)
 {
-    if (out->max_global_batch == 0) {
-        long long limit = (long long)DEFAULT_GLOBAL_BATCH_FACTOR * out->batch;
-        out->max_global_batch = limit > INT_MAX ? INT_MAX : (int)limit;
+    if (out->search.max_global_batch == 0) {
+        long long limit = (long long)DEFAULT_GLOBAL_BATCH_FACTOR * out->job.batch;
+        out->search.max_global_batch = limit > INT_MAX ? INT_MAX : (int)limit;
     }
 }
 
@@ -145,7 +145,9 @@ static cf_status keep_canonical(const cJSON *root, const char *file, cf_spec *ou
     out->canonical_json = cJSON_PrintUnformatted(root);
     if (!out->canonical_json)
         return cf_error_set(CF_ERR_NOMEM, "%s: out of memory", file);
-    return cf_sha256_hex(out->canonical_json, strlen(out->canonical_json), out->hash);
+    cf_status st = cf_sha256_hex(out->canonical_json, strlen(out->canonical_json), out->hash);
+    memcpy(out->source_hash, out->hash, sizeof out->hash);
+    return st;
 }
 
 /* ---- public API ---------------------------------------------------------------------- */
@@ -160,7 +162,7 @@ static cf_status init_context(spec_ctx *c, const char *path, cf_spec *out)
     if (strlen(path) >= CF_PATH_MAX)
         return cf_error_set(CF_ERR_INVALID, "%.64s...: path too long (at most %d bytes)", path,
                             CF_PATH_MAX - 1);
-    memcpy(out->path, path, strlen(path) + 1);
+    memcpy(out->job.source, path, strlen(path) + 1);
     cf_dirname(path, c->dir, sizeof c->dir);
     return CF_OK;
 }
@@ -210,10 +212,10 @@ void cf_spec_free(cf_spec *spec)
     if (!spec)
         return;
     for (int i = 0; i < CF_SPEC_MAX_ARGV; i++) {
-        free(spec->command[i]);
-        spec->command[i] = NULL;
+        free(spec->probe.command[i]);
+        spec->probe.command[i] = NULL;
     }
-    spec->n_command = 0;
+    spec->probe.n_command = 0;
     free(spec->canonical_json);
     spec->canonical_json = NULL;
 }

@@ -143,7 +143,5 @@ cf_status spec_read_search(spec_ctx *c, const cJSON *root, cf_spec *out);
 /* The keys allowed in the object at `section` (a key path with "*" for a GPU
  * name, e.g. "profile.gpus.*.sync_s"), or NULL when the section is unknown. */
 const char *const *cf_spec_allowed_keys(const char *section);
-/* The accepted strings of the enum at key path `field` ("search.spot"), or NULL. */
-const char *const *cf_spec_enum_values(const char *field);
 
 #endif

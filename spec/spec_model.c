@@ -21,14 +21,14 @@ static cf_status read_mlp(spec_ctx *c, const cJSON *arch, cf_spec *out)
     size_t mark = spec_push_key(c, "layers");
     cf_status st = spec_read_int_array(c, layers, MLP_MIN_LAYERS, MLP_MAX_LAYERS,
                                        "an array of 2 to 16 positive integers (layer widths)",
-                                       &SPEC_POSITIVE_INT, 0, out->mlp_layers, &out->n_mlp_layers);
+                                       &SPEC_POSITIVE_INT, 0, out->job.mlp_layers, &out->job.n_mlp_layers);
     spec_pop(c, mark);
     int activation = 0;
     if (st == CF_OK)
         st = spec_field_enum(c, arch, "activation", cf_spec_enum_values("model.architecture.activation"),
                              &activation);
     if (st == CF_OK)
-        snprintf(out->activation, sizeof out->activation, "%s",
+        snprintf(out->job.activation, sizeof out->job.activation, "%s",
                  cf_spec_enum_values("model.architecture.activation")[activation]);
     return st;
 }
@@ -83,7 +83,7 @@ static cf_status read_architecture(spec_ctx *c, const cJSON *arch, cf_spec *out)
     st = spec_check_keys(c, arch, cf_spec_allowed_keys(section));
     if (st != CF_OK)
         return st;
-    snprintf(out->architecture_type, sizeof out->architecture_type, "%s", types[type]);
+    snprintf(out->job.architecture_type, sizeof out->job.architecture_type, "%s", types[type]);
     if (strcmp(types[type], "mlp") == 0)
         return read_mlp(c, arch, out);
     if (strcmp(types[type], "cnn") == 0)
@@ -97,17 +97,17 @@ static cf_status read_architecture(spec_ctx *c, const cJSON *arch, cf_spec *out)
 static double mlp_parameters(const cf_spec *spec)
 {
     double total = 0.0;
-    for (int i = 1; i < spec->n_mlp_layers; i++)
-        total += (double)spec->mlp_layers[i - 1] * spec->mlp_layers[i] + spec->mlp_layers[i];
+    for (int i = 1; i < spec->job.n_mlp_layers; i++)
+        total += (double)spec->job.mlp_layers[i - 1] * spec->job.mlp_layers[i] + spec->job.mlp_layers[i];
     return total;
 }
 
 static cf_status read_parameters(spec_ctx *c, const cJSON *model, cf_spec *out)
 {
     if (spec_member(model, "parameters"))
-        return spec_field_number(c, model, "parameters", &at_least_one, NULL, &out->parameters);
-    if (out->n_mlp_layers >= MLP_MIN_LAYERS) {
-        out->parameters = mlp_parameters(out);
+        return spec_field_number(c, model, "parameters", &at_least_one, NULL, &out->job.parameters);
+    if (out->job.n_mlp_layers >= MLP_MIN_LAYERS) {
+        out->job.parameters = mlp_parameters(out);
         return CF_OK;
     }
     return spec_fail_missing(c, "parameters",
@@ -131,7 +131,7 @@ static cf_status read_gradient_bytes(spec_ctx *c, const cJSON *model, cf_spec *o
     }
     spec_pop(c, mark);
     if (st == CF_OK)
-        out->gradient_bytes = bytes;
+        out->job.gradient_bytes = bytes;
     return st;
 }
 
@@ -144,16 +144,16 @@ static cf_status read_model_object(spec_ctx *c, const cJSON *model, cf_spec *out
         st = read_parameters(c, model, out);
     if (st == CF_OK)
         st = read_gradient_bytes(c, model, out);
-    int precision = out->gradient_bytes == 2 ? CF_PREC_FP16 : CF_PREC_FP32;
+    int precision = out->job.gradient_bytes == 2 ? CF_PREC_FP16 : CF_PREC_FP32;
     if (st == CF_OK)
         st = spec_field_enum(c, model, "precision", cf_spec_enum_values("model.precision"), &precision);
-    out->precision = (cf_precision)precision;
+    out->job.precision = (cf_precision)precision;
     if (st == CF_OK)
         st = spec_field_number(c, model, "flops_per_sample", &SPEC_POSITIVE_NUM, NULL,
-                               &out->flops_per_sample);
+                               &out->job.flops_per_sample);
     if (st == CF_OK)
         st = spec_field_number(c, model, "memory_per_sample_mib", &SPEC_POSITIVE_NUM, NULL,
-                               &out->memory_per_sample_mib);
+                               &out->job.memory_per_sample_mib);
     return st;
 }
 
@@ -171,7 +171,7 @@ static cf_status read_npy(spec_ctx *c, const cJSON *npy, cf_spec *out)
 {
     cf_status st = spec_check_keys(c, npy, cf_spec_allowed_keys("data.source.npy"));
     const char *const keys[] = {"x", "y"};
-    char *paths[] = {out->npy_x, out->npy_y};
+    char *paths[] = {out->job.npy_x, out->job.npy_y};
     for (int i = 0; st == CF_OK && i < 2; i++) {
         const cJSON *item = spec_member(npy, keys[i]);
         if (!item)
@@ -181,17 +181,17 @@ static cf_status read_npy(spec_ctx *c, const cJSON *npy, cf_spec *out)
         spec_pop(c, mark);
     }
     if (st == CF_OK)
-        snprintf(out->data_source, sizeof out->data_source, "npy");
+        snprintf(out->job.data_source, sizeof out->job.data_source, "npy");
     return st;
 }
 
 static cf_status read_tokens(spec_ctx *c, const cJSON *tokens, cf_spec *out)
 {
     size_t mark = spec_push_key(c, "tokens");
-    cf_status st = spec_read_path(c, tokens, out->tokens_path);
+    cf_status st = spec_read_path(c, tokens, out->job.tokens_path);
     spec_pop(c, mark);
     if (st == CF_OK)
-        snprintf(out->data_source, sizeof out->data_source, "tokens");
+        snprintf(out->job.data_source, sizeof out->job.data_source, "tokens");
     return st;
 }
 
@@ -238,7 +238,7 @@ static cf_status read_data_object(spec_ctx *c, const cJSON *data, cf_spec *out)
     if (!samples)
         return spec_fail_missing(c, "samples", "1281167 (training samples per epoch)");
     size_t mark = spec_push_key(c, "samples");
-    st = spec_read_count(c, samples, &out->samples_per_epoch);
+    st = spec_read_count(c, samples, &out->job.samples_per_epoch);
     spec_pop(c, mark);
     const cJSON *source = spec_member(data, "source");
     if (st == CF_OK && source) {
@@ -260,13 +260,13 @@ static cf_status read_current(spec_ctx *c, const cJSON *current, cf_spec *out)
 {
     cf_status st = spec_check_keys(c, current, cf_spec_allowed_keys("training.current"));
     if (st == CF_OK)
-        st = spec_field_string(c, current, "gpu", CF_GPU_NAME_MAX - 1, "\"V100\"", out->current_gpu);
+        st = spec_field_string(c, current, "gpu", CF_GPU_NAME_MAX - 1, "\"V100\"", out->job.current_gpu);
     if (st == CF_OK)
         st = spec_field_int(c, current, "gpus_per_node", &SPEC_POSITIVE_INT, "8",
-                            &out->current_gpus_per_node);
+                            &out->job.current_gpus_per_node);
     if (st == CF_OK)
-        st = spec_field_int(c, current, "nodes", &SPEC_POSITIVE_INT, "1", &out->current_nodes);
-    out->has_current = st == CF_OK;
+        st = spec_field_int(c, current, "nodes", &SPEC_POSITIVE_INT, "1", &out->job.current_nodes);
+    out->job.has_current = st == CF_OK;
     return st;
 }
 
@@ -282,9 +282,9 @@ static cf_status read_duration(spec_ctx *c, const cJSON *training, cf_spec *out)
         return st;
     }
     if (samples)
-        return spec_field_number(c, training, "samples", &SPEC_POSITIVE_NUM, NULL, &out->total_samples);
-    cf_status st = spec_field_number(c, training, "epochs", &SPEC_POSITIVE_NUM, NULL, &out->epochs);
-    out->total_samples = out->epochs * out->samples_per_epoch;
+        return spec_field_number(c, training, "samples", &SPEC_POSITIVE_NUM, NULL, &out->job.total_samples);
+    cf_status st = spec_field_number(c, training, "epochs", &SPEC_POSITIVE_NUM, NULL, &out->job.epochs);
+    out->job.total_samples = out->job.epochs * out->job.samples_per_epoch;
     return st;
 }
 
@@ -296,16 +296,16 @@ static cf_status read_training_object(spec_ctx *c, const cJSON *training, cf_spe
         st = read_duration(c, training, out);
     if (st == CF_OK)
         st = spec_field_int(c, training, "batch", &SPEC_POSITIVE_INT,
-                            "256 (the global batch of your known-good recipe)", &out->batch);
+                            "256 (the global batch of your known-good recipe)", &out->job.batch);
     if (st == CF_OK)
         st = spec_field_number(c, training, "lr", &SPEC_POSITIVE_NUM, "0.1 (the learning rate at that batch)",
-                               &out->lr);
+                               &out->job.lr);
     if (st == CF_OK)
         st = spec_field_enum(c, training, "optimizer", cf_spec_enum_values("training.optimizer"), &optimizer);
     if (st == CF_OK)
         st = spec_field_enum(c, training, "lr_rule", cf_spec_enum_values("training.lr_rule"), &lr_rule);
-    out->optimizer = (cf_optimizer)optimizer;
-    out->lr_rule = (cf_lr_rule)lr_rule;
+    out->job.optimizer = (cf_optimizer)optimizer;
+    out->job.lr_rule = (cf_lr_rule)lr_rule;
     if (st == CF_OK)
         st = spec_field_object(c, training, "current", NULL, read_current, out);
     return st;

@@ -23,11 +23,11 @@ static cf_status read_trace_point(spec_ctx *c, const cJSON *pair, int i, cf_spec
     cf_noise_point point = {0.0, 0.0};
     size_t mark = spec_push_index(c, 0);
     if (st == CF_OK)
-        st = spec_read_number(c, pair->child, &progress_rule, &point.progress);
-    if (st == CF_OK && i > 0 && point.progress <= out->noise_trace[i - 1].progress) {
+        st = spec_read_number(c, pair->child, &progress_rule, &point.progress_fraction);
+    if (st == CF_OK && i > 0 && point.progress_fraction <= out->noise_trace[i - 1].progress_fraction) {
         char what[96];
         snprintf(what, sizeof what, "a progress greater than %g (the point before)",
-                 out->noise_trace[i - 1].progress);
+                 out->noise_trace[i - 1].progress_fraction);
         st = spec_fail_value(c, what, pair->child);
         cf_error_hint("list the points in increasing order of progress");
     }
@@ -96,7 +96,7 @@ static cf_status read_noise_scale(spec_ctx *c, const cJSON *profile, cf_spec *ou
 /* ---- gpus --------------------------------------------------------------------------- */
 
 /* compute_s: alpha (s, >= 0) and beta (s per sample, > 0), both required. */
-static cf_status read_compute(spec_ctx *c, const cJSON *compute, cf_spec_gpu_profile *gpu)
+static cf_status read_compute(spec_ctx *c, const cJSON *compute, cf_gpu_profile_given *gpu)
 {
     cf_status st = spec_expect_object(c, compute);
     if (st == CF_OK)
@@ -111,7 +111,7 @@ static cf_status read_compute(spec_ctx *c, const cJSON *compute, cf_spec_gpu_pro
     return st;
 }
 
-static cf_status read_sync(spec_ctx *c, const cJSON *sync, cf_spec_gpu_profile *gpu)
+static cf_status read_sync(spec_ctx *c, const cJSON *sync, cf_gpu_profile_given *gpu)
 {
     cf_status st = spec_expect_object(c, sync);
     if (st == CF_OK)
@@ -129,8 +129,8 @@ static cf_status read_sync(spec_ctx *c, const cJSON *sync, cf_spec_gpu_profile *
 
 /* Runs `reader` on obj[key] with the key pushed, when present. */
 static cf_status gpu_member(spec_ctx *c, const cJSON *obj, const char *key,
-                            cf_status (*reader)(spec_ctx *, const cJSON *, cf_spec_gpu_profile *),
-                            cf_spec_gpu_profile *gpu)
+                            cf_status (*reader)(spec_ctx *, const cJSON *, cf_gpu_profile_given *),
+                            cf_gpu_profile_given *gpu)
 {
     const cJSON *item = spec_member(obj, key);
     if (!item)
@@ -141,7 +141,7 @@ static cf_status gpu_member(spec_ctx *c, const cJSON *obj, const char *key,
     return st;
 }
 
-static cf_status read_gpu_object(spec_ctx *c, const cJSON *entry, cf_spec_gpu_profile *gpu)
+static cf_status read_gpu_object(spec_ctx *c, const cJSON *entry, cf_gpu_profile_given *gpu)
 {
     cf_status st = spec_check_keys(c, entry, cf_spec_allowed_keys("profile.gpus.*"));
     if (st != CF_OK)
@@ -161,7 +161,7 @@ static cf_status read_gpu_object(spec_ctx *c, const cJSON *entry, cf_spec_gpu_pr
 }
 
 /* profile.gpus.<name>: a measurements CSV path or fitted numbers. */
-static cf_status read_gpu_entry(spec_ctx *c, const cJSON *entry, cf_spec_gpu_profile *gpu)
+static cf_status read_gpu_entry(spec_ctx *c, const cJSON *entry, cf_gpu_profile_given *gpu)
 {
     if (cJSON_IsString(entry))
         return spec_read_path(c, entry, gpu->measurements_path);
@@ -192,7 +192,7 @@ static cf_status read_gpus(spec_ctx *c, const cJSON *gpus, cf_spec *out)
     if (st == CF_OK)
         st = spec_check_duplicates(c, gpus);
     for (const cJSON *entry = st == CF_OK ? gpus->child : NULL; entry; entry = entry->next) {
-        cf_spec_gpu_profile *gpu = &out->gpus[out->n_gpus];
+        cf_gpu_profile_given *gpu = &out->gpus[out->n_gpus];
         st = check_gpu_name(c, entry->string);
         if (st != CF_OK)
             return st;
@@ -229,10 +229,10 @@ static cf_status read_command(spec_ctx *c, const cJSON *command, cf_spec *out)
         spec_pop(c, mark);
         if (st != CF_OK)
             return st;
-        out->command[i] = strdup(arg->valuestring);
-        if (!out->command[i])
+        out->probe.command[i] = strdup(arg->valuestring);
+        if (!out->probe.command[i])
             return cf_error_set(CF_ERR_NOMEM, "%s: out of memory", c->file);
-        out->n_command = i + 1;
+        out->probe.n_command = i + 1;
     }
     return st;
 }
@@ -243,14 +243,14 @@ static cf_status read_backend(spec_ctx *c, const cJSON *profile, cf_spec *out)
     int backend = -1;
     cf_status st = spec_field_enum(c, profile, "backend", backends, &backend);
     if (st == CF_OK && backend >= 0)
-        snprintf(out->backend, sizeof out->backend, "%s", backends[backend]);
+        snprintf(out->probe.backend, sizeof out->probe.backend, "%s", backends[backend]);
     const cJSON *command = spec_member(profile, "command");
     if (st == CF_OK && command) {
         size_t mark = spec_push_key(c, "command");
         st = read_command(c, command, out);
         spec_pop(c, mark);
     }
-    if (st == CF_OK && !command && strcmp(out->backend, "exec") == 0)
+    if (st == CF_OK && !command && strcmp(out->probe.backend, "exec") == 0)
         st = spec_fail_missing(c, "command",
                                "[\"python3\", \"train.py\", \"--cloudfit-probe\"] (the exec backend runs an "
                                "argv list, never a shell)");
@@ -277,11 +277,11 @@ static cf_status read_profile_object(spec_ctx *c, const cJSON *profile, cf_spec 
         size_t mark = spec_push_key(c, "local_batches");
         st = spec_read_int_array(c, batches, 1, CF_SPEC_MAX_BATCHES,
                                  "an array of 1 to 32 increasing positive integers", &SPEC_POSITIVE_INT, 1,
-                                 out->local_batches, &out->n_local_batches);
+                                 out->probe.local_batches, &out->probe.n_local_batches);
         spec_pop(c, mark);
     }
     if (st == CF_OK)
-        st = spec_field_int(c, profile, "steps", &steps_rule, NULL, &out->steps);
+        st = spec_field_int(c, profile, "steps", &steps_rule, NULL, &out->probe.steps);
     return st;
 }
 

@@ -80,16 +80,16 @@ static cf_status read_string_list(spec_ctx *c, const cJSON *search, const string
 static cf_status read_lists(spec_ctx *c, const cJSON *search, cf_spec *out)
 {
     const string_list_rule clouds = {"clouds", "an array of distinct cloud names", cf_spec_enum_values("search.clouds"),
-                                     CF_SPEC_MAX_LIST, sizeof out->clouds[0]};
+                                     CF_SPEC_MAX_LIST, sizeof out->search.clouds[0]};
     const string_list_rule regions = {"regions", "an array of 1 to 16 distinct region names", NULL,
-                                      CF_SPEC_MAX_LIST, sizeof out->regions[0]};
+                                      CF_SPEC_MAX_LIST, sizeof out->search.regions[0]};
     const string_list_rule gpus = {"gpus", "an array of 1 to 32 distinct GPU model names", NULL, CF_SPEC_MAX_GPUS,
-                                   sizeof out->search_gpus[0]};
-    cf_status st = read_string_list(c, search, &clouds, &out->clouds[0][0], &out->n_clouds);
+                                   sizeof out->search.gpus[0]};
+    cf_status st = read_string_list(c, search, &clouds, &out->search.clouds[0][0], &out->search.n_clouds);
     if (st == CF_OK)
-        st = read_string_list(c, search, &regions, &out->regions[0][0], &out->n_regions);
+        st = read_string_list(c, search, &regions, &out->search.regions[0][0], &out->search.n_regions);
     if (st == CF_OK)
-        st = read_string_list(c, search, &gpus, &out->search_gpus[0][0], &out->n_search_gpus);
+        st = read_string_list(c, search, &gpus, &out->search.gpus[0][0], &out->search.n_gpus);
     return st;
 }
 
@@ -102,26 +102,26 @@ static cf_status read_max_global_batch(spec_ctx *c, const cJSON *search, cf_spec
     size_t mark = spec_push_key(c, "max_global_batch");
     int limit = 0;
     cf_status st = spec_read_int(c, item, &SPEC_POSITIVE_INT, &limit);
-    if (st == CF_OK && limit < out->batch) {
+    if (st == CF_OK && limit < out->job.batch) {
         char what[96];
-        snprintf(what, sizeof what, "an integer >= training.batch (%d)", out->batch);
+        snprintf(what, sizeof what, "an integer >= training.batch (%d)", out->job.batch);
         st = spec_fail_value(c, what, item);
-        cf_error_hint("the search starts from the base batch: raise max_global_batch to at least %d", out->batch);
+        cf_error_hint("the search starts from the base batch: raise max_global_batch to at least %d", out->job.batch);
     }
     spec_pop(c, mark);
     if (st == CF_OK)
-        out->max_global_batch = limit;
+        out->search.max_global_batch = limit;
     return st;
 }
 
 static cf_status read_enums(spec_ctx *c, const cJSON *search, cf_spec *out)
 {
-    int objective = (int)out->objective, spot = (int)out->spot;
+    int objective = (int)out->search.objective, spot = (int)out->search.spot;
     cf_status st = spec_field_enum(c, search, "objective", cf_spec_enum_values("search.objective"), &objective);
     if (st == CF_OK)
         st = spec_field_enum(c, search, "spot", cf_spec_enum_values("search.spot"), &spot);
-    out->objective = (cf_objective)objective;
-    out->spot = (cf_spot_policy)spot;
+    out->search.objective = (cf_objective)objective;
+    out->search.spot = (cf_spot_policy)spot;
     return st;
 }
 
@@ -131,24 +131,24 @@ static cf_status read_search_object(spec_ctx *c, const cJSON *search, cf_spec *o
     if (st == CF_OK)
         st = read_enums(c, search, out);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "deadline_hours", &SPEC_POSITIVE_NUM, NULL, &out->deadline_hours);
+        st = spec_field_number(c, search, "deadline_hours", &SPEC_POSITIVE_NUM, NULL, &out->search.deadline_hours);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "budget_usd", &SPEC_POSITIVE_NUM, NULL, &out->budget_usd);
+        st = spec_field_number(c, search, "budget_usd", &SPEC_POSITIVE_NUM, NULL, &out->search.budget_usd);
     if (st == CF_OK)
         st = read_lists(c, search, out);
     if (st == CF_OK)
-        st = spec_field_int(c, search, "max_gpus", &max_gpus_rule, NULL, &out->max_gpus);
+        st = spec_field_int(c, search, "max_gpus", &max_gpus_rule, NULL, &out->search.max_gpus);
     if (st == CF_OK)
-        st = spec_field_int(c, search, "max_nodes", &max_nodes_rule, NULL, &out->max_nodes);
+        st = spec_field_int(c, search, "max_nodes", &max_nodes_rule, NULL, &out->search.max_nodes);
     if (st == CF_OK)
-        st = spec_field_int(c, search, "max_accumulation", &max_accumulation_rule, NULL, &out->max_accumulation);
+        st = spec_field_int(c, search, "max_accumulation", &max_accumulation_rule, NULL, &out->search.max_accumulation);
     if (st == CF_OK)
         st = read_max_global_batch(c, search, out);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "startup_minutes", &SPEC_NONNEG_NUM, NULL, &out->startup_minutes);
+        st = spec_field_number(c, search, "startup_minutes", &SPEC_NONNEG_NUM, NULL, &out->search.startup_minutes);
     if (st == CF_OK)
         st = spec_field_number(c, search, "checkpoint_minutes", &SPEC_NONNEG_NUM, NULL,
-                               &out->checkpoint_minutes);
+                               &out->search.checkpoint_minutes);
     return st;
 }
 

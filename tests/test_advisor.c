@@ -11,6 +11,9 @@
 #include <cmocka.h>
 
 #include "cloudfit/advisor.h"
+#include "cloudfit/advisor/carry.h"
+#include "cloudfit/advisor/spot.h"
+#include "cloudfit/spec.h"
 
 static cf_perf_params hand_params(void)
 {
@@ -288,18 +291,18 @@ static void setup_input(cf_spec *spec, cf_gpu_perf perf[2], cf_noise_model *nm, 
                         cf_advisor_input *in)
 {
     memset(spec, 0, sizeof *spec);
-    snprintf(spec->name, sizeof spec->name, "unit");
-    spec->parameters = 25e6;
-    spec->gradient_bytes = 4;
-    spec->total_samples = 90 * 1.28e6;
-    spec->batch = 256;
-    spec->lr = 0.1;
-    spec->max_gpus = 64;
-    spec->max_nodes = 8;
-    spec->max_accumulation = 8;
-    spec->max_global_batch = 64 * 256;
-    spec->startup_minutes = 10;
-    spec->checkpoint_minutes = 1;
+    snprintf(spec->job.name, sizeof spec->job.name, "unit");
+    spec->job.parameters = 25e6;
+    spec->job.gradient_bytes = 4;
+    spec->job.total_samples = 90 * 1.28e6;
+    spec->job.batch = 256;
+    spec->job.lr = 0.1;
+    spec->search.max_gpus = 64;
+    spec->search.max_nodes = 8;
+    spec->search.max_accumulation = 8;
+    spec->search.max_global_batch = 64 * 256;
+    spec->search.startup_minutes = 10;
+    spec->search.checkpoint_minutes = 1;
     memset(perf, 0, 2 * sizeof *perf);
     snprintf(perf[0].gpu, sizeof perf[0].gpu, "FAST");
     perf[0].params = hand_params();
@@ -315,7 +318,7 @@ static void setup_input(cf_spec *spec, cf_gpu_perf perf[2], cf_noise_model *nm, 
     cf_noise_model_init(nm, 256, 4000, NULL, 0, CF_PROV_MEASURED);
     for (size_t i = 0; i < N_TEST_VMS; i++)
         rows[i] = &test_vms[i];
-    *in = (cf_advisor_input){.spec = spec, .vms = rows, .n_vms = N_TEST_VMS, .perf = perf, .n_perf = 2,
+    *in = (cf_advisor_input){.job = &spec->job, .constraints = &spec->search, .vms = rows, .n_vms = N_TEST_VMS, .perf = perf, .n_perf = 2,
                              .noise = nm, .top = 10};
 }
 
@@ -332,19 +335,19 @@ static void test_enumeration_invariants(void **state)
             const cf_vm *rows[N_TEST_VMS];
             cf_advisor_input in;
             setup_input(&spec, perf, &nm, rows, &in);
-            spec.objective = objectives[oi];
-            spec.spot = spots[si];
-            spec.deadline_hours = 60;
-            spec.budget_usd = 4000;
+            spec.search.objective = objectives[oi];
+            spec.search.spot = spots[si];
+            spec.search.deadline_hours = 60;
+            spec.search.budget_usd = 4000;
             cf_advice advice;
             assert_int_equal(cf_advise(&in, &advice), CF_OK);
             assert_true(advice.n_ranked >= 1);
             const cf_config *best = &advice.ranked[0];
             for (size_t i = 0; i < advice.n_ranked; i++) {
                 const cf_config *c = &advice.ranked[i];
-                assert_true(c->hours <= spec.deadline_hours);
-                assert_true(c->total_usd <= spec.budget_usd);
-                assert_true(c->nodes * c->gpus_per_node <= spec.max_gpus);
+                assert_true(c->hours <= spec.search.deadline_hours);
+                assert_true(c->total_usd <= spec.search.budget_usd);
+                assert_true(c->nodes * c->gpus_per_node <= spec.search.max_gpus);
                 assert_true(c->local_batch <= (strcmp(c->vm->gpu_model, "FAST") ? 64 : 256));
                 assert_int_equal(c->global_batch, (long)c->nodes * c->gpus_per_node * c->local_batch * c->accumulation);
                 if (spots[si] == CF_SPOT_NEVER)
@@ -387,8 +390,8 @@ static void test_enumeration_time_optimal_batch(void **state)
     const cf_vm *rows[N_TEST_VMS];
     cf_advisor_input in;
     setup_input(&spec, perf, &nm, rows, &in);
-    spec.objective = CF_OBJ_TIME;
-    spec.max_nodes = 1;
+    spec.search.objective = CF_OBJ_TIME;
+    spec.search.max_nodes = 1;
     in.n_vms = 1; /* big.8x only */
     cf_advice advice;
     assert_int_equal(cf_advise(&in, &advice), CF_OK);
@@ -396,10 +399,10 @@ static void test_enumeration_time_optimal_batch(void **state)
     for (int m = 1; m <= 256; m++) {
         for (int s = 1; s <= 8; s *= 2) {
             long global = 8L * m * s;
-            if (global > spec.max_global_batch)
+            if (global > spec.search.max_global_batch)
                 continue;
             double step = cf_perf_step_s(&perf[0].params, 25e6 * 4, 1, 8, m, s);
-            double hours = cf_samples_to_target(&nm, spec.total_samples, (double)global) / global * step / 3600;
+            double hours = cf_samples_to_target(&nm, spec.job.total_samples, (double)global) / global * step / 3600;
             best_any = fmin(best_any, hours);
             if ((m & (m - 1)) == 0)
                 best_pow2 = fmin(best_pow2, hours);
@@ -423,9 +426,9 @@ static void test_region_pruning_matches_per_row_brute_force(void **state)
         const cf_vm *rows[N_TEST_VMS];
         cf_advisor_input in;
         setup_input(&spec, perf, &nm, rows, &in);
-        spec.objective = objectives[oi];
-        spec.spot = CF_SPOT_ALLOW;
-        spec.deadline_hours = 60;
+        spec.search.objective = objectives[oi];
+        spec.search.spot = CF_SPOT_ALLOW;
+        spec.search.deadline_hours = 60;
         cf_advice full;
         assert_int_equal(cf_advise(&in, &full), CF_OK);
         double best = INFINITY;
@@ -455,11 +458,11 @@ static void test_enumeration_infeasible(void **state)
     const cf_vm *rows[N_TEST_VMS];
     cf_advisor_input in;
     setup_input(&spec, perf, &nm, rows, &in);
-    spec.deadline_hours = 0.01; /* shorter than startup */
+    spec.search.deadline_hours = 0.01; /* shorter than startup */
     cf_advice advice;
     assert_int_equal(cf_advise(&in, &advice), CF_ERR_INFEASIBLE);
     assert_true(advice.have_extremes);
-    assert_true(advice.fastest.hours > spec.deadline_hours);
+    assert_true(advice.fastest.hours > spec.search.deadline_hours);
     assert_int_equal(advice.n_ranked, 0);
     cf_advice_free(&advice);
 }
@@ -469,19 +472,19 @@ static void test_memory_ceiling(void **state)
     (void)state;
     cf_spec spec;
     memset(&spec, 0, sizeof spec);
-    spec.parameters = 100e6;
-    spec.gradient_bytes = 4;
-    spec.optimizer = CF_OPT_ADAM;
-    spec.memory_per_sample_mib = 100;
+    spec.job.parameters = 100e6;
+    spec.job.gradient_bytes = 4;
+    spec.job.optimizer = CF_OPT_ADAM;
+    spec.job.memory_per_sample_mib = 100;
     /* 16 GiB × 0.92 − (100e6 × 16 B + 1.5 GiB) over 100 MiB per sample */
     double free_bytes = 16.0 * 1073741824.0 * 0.92 - (100e6 * 16 + 1.5 * 1073741824.0);
     int expected = (int)floor(free_bytes / (100 * 1048576.0));
-    assert_int_equal(cf_estimate_max_local_batch(&spec, 16, NULL, 0), expected);
-    assert_true(cf_estimate_max_local_batch(&spec, 80, NULL, 0) > 5 * expected);
-    spec.parameters = 2e9; /* 32 GB of state: does not fit a 16 GiB GPU */
-    assert_true(cf_estimate_max_local_batch(&spec, 16, NULL, 0) < 0);
-    spec.memory_per_sample_mib = 0; /* unknown and no reference */
-    assert_int_equal(cf_estimate_max_local_batch(&spec, 16, NULL, 0), 0);
+    assert_int_equal(cf_estimate_max_local_batch(&spec.job, 16, NULL, 0), expected);
+    assert_true(cf_estimate_max_local_batch(&spec.job, 80, NULL, 0) > 5 * expected);
+    spec.job.parameters = 2e9; /* 32 GB of state: does not fit a 16 GiB GPU */
+    assert_true(cf_estimate_max_local_batch(&spec.job, 16, NULL, 0) < 0);
+    spec.job.memory_per_sample_mib = 0; /* unknown and no reference */
+    assert_int_equal(cf_estimate_max_local_batch(&spec.job, 16, NULL, 0), 0);
 }
 
 static cf_gpu carry_gpu(const char *name, double fp16_tflops, double bandwidth_gbs, double memory_gib)
@@ -530,17 +533,17 @@ static void test_carry_matches_estimate(void **state)
     cf_gpu from = carry_gpu("small", 100, 1000, 16), to = carry_gpu("big", 400, 2000, 80);
     cf_spec spec;
     memset(&spec, 0, sizeof spec);
-    spec.parameters = 100e6;
-    spec.gradient_bytes = 2;
-    spec.optimizer = CF_OPT_ADAM;
-    spec.precision = CF_PREC_FP16;
+    spec.job.parameters = 100e6;
+    spec.job.gradient_bytes = 2;
+    spec.job.optimizer = CF_OPT_ADAM;
+    spec.job.precision = CF_PREC_FP16;
     cf_gpu_perf ref;
     memset(&ref, 0, sizeof ref);
     snprintf(ref.gpu, sizeof ref.gpu, "small");
     ref.params = hand_params();
     ref.params.max_local_batch = 64;
     cf_gpu_perf out;
-    assert_int_equal(cf_gpu_perf_estimate(&spec, &to, &ref, &from, &out), CF_OK);
+    assert_int_equal(cf_gpu_perf_estimate(&spec.job, &to, &ref, &from, &out), CF_OK);
     int m_to = out.params.max_local_batch;
     assert_true(m_to > 5 * 64); /* the weights take a larger share of the small GPU */
     double r = cf_gpu_time_ratio(&from, &to, CF_PREC_FP16);

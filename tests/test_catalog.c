@@ -14,9 +14,9 @@
 #include <strings.h>
 #include <time.h>
 
-#include "cloudfit/catalog.h"
-#include "cloudfit/csvread.h"
-#include "cloudfit/fileio.h"
+#include "cloudfit/pricing.h"
+#include "cloudfit/common/csvread.h"
+#include "cloudfit/common/fileio.h"
 
 static cf_catalog embedded;
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cloudfit/csvread.h"
-#include "cloudfit/measurement.h"
+#include "cloudfit/common/csvread.h"
+#include "cloudfit/profiler/measurements.h"
 
 static void test_quoted_fields_and_lines(void **state)
 {

@@ -1,5 +1,6 @@
 /* History database: migrations, inserts, reopen, hostile strings, and a
  * database from a newer cloudfit. Real SQLite files in a temp directory. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +11,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "cloudfit/history.h"
+#include "cloudfit/db/history.h"
 
 static char dir_template[] = "/tmp/cloudfit-test-db-XXXXXX";
 static char db_path[256];
@@ -49,7 +50,7 @@ static void test_open_migrate_insert(void **state)
     (void)state;
     cf_db *db = NULL;
     assert_int_equal(cf_db_open(db_path, &db), CF_OK);
-    assert_int_equal(cf_db_schema_version(db), 5); /* 5: search runs (issue 6) */
+    assert_int_equal(cf_db_schema_version(db), 6); /* 6: source hash (issue 12) */
     cf_history_record r = sample("resnet50");
     long long id1 = 0, id2 = 0, count = 0;
     assert_int_equal(cf_history_insert(db, &r, &id1), CF_OK);
@@ -60,7 +61,7 @@ static void test_open_migrate_insert(void **state)
     cf_db_close(db);
     /* reopen: migrations are not re-applied, rows are kept */
     assert_int_equal(cf_db_open(db_path, &db), CF_OK);
-    assert_int_equal(cf_db_schema_version(db), 5); /* 5: search runs (issue 6) */
+    assert_int_equal(cf_db_schema_version(db), 6); /* 6: source hash (issue 12) */
     assert_int_equal(cf_history_count(db, &count), CF_OK);
     assert_int_equal(count, 2);
     cf_db_close(db);
@@ -90,6 +91,50 @@ static void test_hostile_strings_are_data(void **state)
     assert_string_equal((const char *)sqlite3_column_text(stmt, 0), hostile);
     sqlite3_finalize(stmt);
     sqlite3_close(raw);
+}
+
+/* An effective spec (the file plus command-line overrides) is stored under
+ * its own hash; the baseline and recorded runs follow the file's hash, so
+ * a run recorded against `--deadline-hours 50` applies to a plain run of
+ * the same file. Rows from before schema 6 (no source hash) match by their
+ * spec hash. */
+static void test_source_hash_lineage(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s.lineage", db_path);
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    cf_history_record overridden = sample("lineage");
+    overridden.spec_hash = "effective-50h";
+    overridden.source_hash = "file-hash";
+    overridden.total_usd = 50;
+    long long id = 0;
+    assert_int_equal(cf_history_insert(db, &overridden, &id), CF_OK);
+    cf_history_row row;
+    int found = 0;
+    assert_int_equal(cf_history_latest(db, "file-hash", NULL, &row, &found), CF_OK);
+    assert_true(found && row.id == id && strcmp(row.spec_hash, "effective-50h") == 0);
+    assert_int_equal(cf_history_latest(db, "effective-50h", NULL, &row, &found), CF_OK);
+    assert_false(found); /* the baseline key is the file, not the overrides */
+    cf_history_measurement m = {.recommendation_id = id, .step_time_s = 0.5, .total_hours = NAN, .total_usd = NAN};
+    snprintf(m.recorded_at, sizeof m.recorded_at, "2026-11-23T00:00:00Z");
+    assert_int_equal(cf_history_record_measurement(db, &m, NULL), CF_OK);
+    cf_history_measurement *ms = NULL;
+    size_t n = 0;
+    assert_int_equal(cf_history_measurements_for_spec(db, "file-hash", &ms, &n), CF_OK);
+    assert_int_equal(n, 1);
+    free(ms);
+    /* A row written before schema 6: no source hash, found by its spec hash. */
+    cf_db_close(db);
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "UPDATE recommendations SET source_hash = NULL", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    assert_int_equal(cf_history_latest(db, "effective-50h", NULL, &row, &found), CF_OK);
+    assert_true(found && row.id == id);
+    cf_db_close(db);
 }
 
 static void test_newer_schema_is_refused(void **state)
@@ -133,6 +178,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_migrate_insert),
         cmocka_unit_test(test_hostile_strings_are_data),
+        cmocka_unit_test(test_source_hash_lineage),
         cmocka_unit_test(test_newer_schema_is_refused),
         cmocka_unit_test(test_unwritable_path),
         cmocka_unit_test(test_default_path),

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 #include "engine_cpu.h"
 #include "mlp_cpu.h"
 #include "npy.h"

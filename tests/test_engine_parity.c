@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 #include "cloudfit/status.h"
 
 /* float32 on both sides, but different summation orders (cuBLAS tiles,

@@ -12,8 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cloudfit/device.h"
-#include "cloudfit/engine.h"
+#include "cloudfit/cuda_probe.h"
 #include "engine_cpu.h"
 
 static cf_engine_config small_config(cf_optimizer opt, double lr)

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cloudfit/measurement.h"
-#include "cloudfit/perf.h"
+#include "cloudfit/profiler/measurements.h"
+#include "cloudfit/advisor/perf.h"
 
 #define RESNET50_PARAMS 25557032.0
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cloudfit/gns.h"
+#include "cloudfit/profiler/gns.h"
 
 #define MAX_DIM 128
 #define MAX_MICRO 16

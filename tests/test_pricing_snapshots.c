@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cloudfit/snapshot.h"
+#include "cloudfit/db/snapshots.h"
 
 static char path[256];
 

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/buf.h"
-#include "cloudfit/catalog.h"
-#include "cloudfit/price_overrides.h"
-#include "cloudfit/pricing_update.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/pricing.h"
+#include "cloudfit/pricing/overrides.h"
+#include "cloudfit/pricing/update.h"
 #include "http.h"
 
 static void test_url_policy(void **state)

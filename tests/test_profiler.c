@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cloudfit/profiler.h"
+#include "cloudfit/spec.h"
 
 #define DIM 16
 #define ALPHA_S 0.002
@@ -29,6 +30,14 @@ struct cf_engine {
     long steps;
     double d[DIM];
 };
+
+
+/* cf_profile_run over a spec: its job, and its profile section as the settings. */
+static cf_status run_profile(const cf_probe_backend *be, const cf_spec *spec, cf_profile_options *o, cf_profile *p)
+{
+    o->probe.settings = &spec->probe;
+    return cf_profile_run(be, &spec->job, o, p);
+}
 
 static int fail_at_batch = 0;   /* train_step fails (not OOM) at this batch */
 
@@ -169,7 +178,7 @@ static void test_sweep_fit_ceiling_and_noise(void **state)
     o.progress = on_progress;
     o.progress_ctx = &log;
     cf_profile p;
-    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_OK);
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_OK);
     assert_string_equal(p.backend, "fake");
     assert_string_equal(p.device.name, "Fake GPU 16GB");
     assert_string_equal(p.spec_name, "fake-mlp");
@@ -202,10 +211,10 @@ static void test_sweep_fit_ceiling_and_noise(void **state)
     assert_true(fabs(p.b_noise - truth) / truth < 0.10);
     assert_true(fabs(p.b_noise - truth) < 4 * p.b_noise_stderr);
     assert_true(p.n_noise_trace > 10 && p.n_noise_trace <= CF_PROFILE_MAX_TRACE);
-    assert_true(p.noise_trace[p.n_noise_trace - 1].progress == 800.0 * 64);
+    assert_true(p.noise_trace[p.n_noise_trace - 1].samples_seen == 800.0 * 64);
     assert_true(fabs(p.noise_trace[p.n_noise_trace - 1].b_noise - p.b_noise) < 1e-9 * p.b_noise);
     for (int i = 1; i < p.n_noise_trace; i++)
-        assert_true(p.noise_trace[i].progress > p.noise_trace[i - 1].progress);
+        assert_true(p.noise_trace[i].samples_seen > p.noise_trace[i - 1].samples_seen);
     assert_true(log.calls >= 6);
     assert_int_equal(log.last_done, log.last_total);
     cf_spec_free(&spec);
@@ -221,7 +230,7 @@ static void test_json_round_trip(void **state)
     cf_profile_options_init(&o);
     o.noise_steps = 50;
     cf_profile p, q;
-    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_OK);
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_OK);
     char *a = cf_profile_to_json(&p, 0);
     assert_non_null(a);
     assert_int_equal(cf_profile_from_json(a, &q), CF_OK);
@@ -251,9 +260,9 @@ static void test_spec_key(void **state)
     at[8] = '2';
     load_spec(other, &c);
     char ka[65], kb[65], kc[65];
-    assert_int_equal(cf_profile_spec_key(&a, ka), CF_OK);
-    assert_int_equal(cf_profile_spec_key(&b, kb), CF_OK);
-    assert_int_equal(cf_profile_spec_key(&c, kc), CF_OK);
+    assert_int_equal(cf_spec_profile_key(&a, ka), CF_OK);
+    assert_int_equal(cf_spec_profile_key(&b, kb), CF_OK);
+    assert_int_equal(cf_spec_profile_key(&c, kc), CF_OK);
     assert_string_equal(ka, kb);
     assert_string_not_equal(ka, kc);
     assert_string_not_equal(a.hash, b.hash);
@@ -274,7 +283,7 @@ static void test_failure_returns_nothing(void **state)
     cf_profile_options_init(&o);
     cf_profile p;
     fail_at_batch = 64;
-    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_ERR_INVALID);
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_ERR_INVALID);
     fail_at_batch = 0;
     assert_non_null(strstr(cf_error_message(), "local batch 64"));
     assert_non_null(strstr(cf_error_message(), "diverged"));
@@ -285,7 +294,7 @@ static void test_failure_returns_nothing(void **state)
     o.n_local_batches = 2;
     o.local_batches[0] = 300;
     o.local_batches[1] = 400;
-    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_ERR_INFEASIBLE);
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_ERR_INFEASIBLE);
     assert_non_null(strstr(cf_error_message(), "not even a local batch of 300"));
     cf_spec_free(&spec);
 }
@@ -302,7 +311,7 @@ static void test_engine_backend_needs_mlp(void **state)
     cf_profile_options o;
     cf_profile_options_init(&o);
     cf_profile p;
-    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_ERR_INVALID);
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_message(), "\"mlp\""));
     assert_non_null(strstr(cf_error_hint_text(), "--backend exec"));
     cf_spec_free(&spec);

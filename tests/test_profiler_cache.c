@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cloudfit/profile_cache.h"
+#include "cloudfit/db/profiles.h"
 
 static char dir[64];
 static char path[128];

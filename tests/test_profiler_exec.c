@@ -15,6 +15,15 @@
 #include <cmocka.h>
 
 #include "cloudfit/profiler.h"
+#include "cloudfit/spec.h"
+
+
+/* cf_profile_run over a spec: its job, and its profile section as the settings. */
+static cf_status run_profile(const cf_probe_backend *be, const cf_spec *spec, cf_profile_options *o, cf_profile *p)
+{
+    o->probe.settings = &spec->probe;
+    return cf_profile_run(be, &spec->job, o, p);
+}
 
 static char tmpdir[256];
 
@@ -69,9 +78,9 @@ static cf_status run_script(const char *name, const char *script, double timeout
     cf_spec spec;
     make_spec(name, script, &spec);
     cf_probe_backend be = cf_probe_exec();
-    cf_probe_options po = {timeout_s, 0};
+    cf_probe_options po = {.timeout_s = timeout_s, .settings = NULL};
     cf_probe *probe = NULL;
-    assert_int_equal(be.open(&be, &spec, &po, &probe), CF_OK);
+    assert_int_equal((po.settings = &spec.probe, be.open(&be, &spec.job, &po, &probe)), CF_OK);
     cf_probe_run run = {4, 2, 3, 1, 42};
     memset(res, 0x5a, sizeof *res);
     cf_status st = be.run(probe, &run, res);
@@ -220,7 +229,7 @@ static void test_profile_all_or_nothing(void **state)
     o.steps = 3;
     o.probe.timeout_s = 5;
     cf_profile p;
-    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_ERR_UNAVAILABLE);
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_ERR_UNAVAILABLE);
     assert_non_null(strstr(cf_error_message(), "exec backend, local batch 32"));
     assert_int_equal(p.n_points, 0);
     /* Without the crash the sweep and the noise run (k = 2 norms per step, as the script reports) work. */
@@ -228,7 +237,7 @@ static void test_profile_all_or_nothing(void **state)
     make_spec("sweep2", DEVICE STEP_LOOP DONE, &spec);
     o.noise_micro_batches = 2;
     o.noise_steps = 20;
-    assert_int_equal(cf_profile_run(&be, &spec, &o, &p), CF_OK);
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_OK);
     assert_int_equal(p.n_points, 3);
     assert_string_equal(p.device.name, "Test GPU");
     assert_int_equal(p.noise_micro_batches, 2);

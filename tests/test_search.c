@@ -15,7 +15,8 @@
 #include <cmocka.h>
 
 #include "../advisor/search_internal.h"
-#include "cloudfit/search.h"
+#include "cloudfit/advisor/search.h"
+#include "cloudfit/spec.h"
 
 #define N_MAX 64
 
@@ -63,7 +64,7 @@ static void make_problem(problem *p, double multi_node_factor)
         "{\"name\": \"synthetic\", \"model\": {\"parameters\": 25000000}, \"data\": {\"samples\": 1000000},"
         " \"training\": {\"epochs\": 20, \"batch\": 64, \"lr\": 0.1}}";
     assert_int_equal(cf_spec_parse(spec_json, strlen(spec_json), NULL, &p->spec), CF_OK);
-    p->spec.startup_minutes = 0;
+    p->spec.search.startup_minutes = 0;
     cf_noise_model_init(&p->noise, 64, 4000, NULL, 0, CF_PROV_MEASURED);
     cf_perf_params truth = {.alpha_s = 0.02, .beta_s = 0.002, .contention = 0.03, .intra_gbps = 80,
                             .inter_gbps = 4, .latency_s = 0.003, .gamma = 2.5};
@@ -86,7 +87,8 @@ static void make_problem(problem *p, double multi_node_factor)
 static void options_for(const problem *p, cf_search_options *o)
 {
     cf_search_options_init(o);
-    o->spec = &p->spec;
+    o->job = &p->spec.job;
+    o->constraints = &p->spec.search;
     o->noise = &p->noise;
     o->candidates = p->cands;
     o->n_candidates = p->n;
@@ -99,13 +101,13 @@ static void set_limit(problem *p, cf_objective objective, double factor)
     options_for(p, &o);
     cf_search_result empty = {.chosen = -1};
     cf_search_score sc;
-    p->spec.deadline_hours = p->spec.budget_usd = 0;
-    p->spec.objective = objective;
+    p->spec.search.deadline_hours = p->spec.search.budget_usd = 0;
+    p->spec.search.objective = objective;
     assert_int_equal(cf_search_score_against(&o, p->truth, &empty, &sc), CF_OK);
     if (objective == CF_OBJ_COST)
-        p->spec.deadline_hours = factor * sc.fastest_hours;
+        p->spec.search.deadline_hours = factor * sc.fastest_hours;
     else
-        p->spec.budget_usd = factor * sc.cheapest_usd;
+        p->spec.search.budget_usd = factor * sc.cheapest_usd;
 }
 
 static void test_finds_known_optimum(void **state)
@@ -322,7 +324,7 @@ static void test_score_and_accounting(void **state)
     for (size_t i = 0; i < p->n; i++) {
         double h, u;
         cf_search_job(&o, &p->cands[i], p->truth[i], &h, &u);
-        if (h > 1.04 * p->spec.deadline_hours)
+        if (h > 1.04 * p->spec.search.deadline_hours)
             slow = (long)i;
     }
     assert_true(slow >= 0);
@@ -380,7 +382,7 @@ static void test_bad_options(void **state)
     cf_search_result_free(&r);
     /* Nothing can meet an impossible deadline. */
     options_for(p, &o);
-    p->spec.deadline_hours = 1e-6;
+    p->spec.search.deadline_hours = 1e-6;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_ERR_INFEASIBLE);
     assert_int_equal(r.chosen, -1);
     cf_search_result_free(&r);

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "cloudfit/search_history.h"
+#include "cloudfit/db/search_runs.h"
 
 static void test_insert_run_and_probes(void **state)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cloudfit/fileio.h"
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/spec.h"
 #include "../spec/spec_internal.h"
 
@@ -49,42 +49,42 @@ static void test_minimal_defaults(void **state)
     (void)state;
     cf_spec s;
     parse_ok(MIN_SPEC, "model.json", &s);
-    assert_string_equal(s.name, "t");
-    assert_string_equal(s.path, "model.json");
-    assert_true(s.parameters == 1000.0);
-    assert_int_equal(s.gradient_bytes, 4);
-    assert_int_equal(s.precision, CF_PREC_FP32);
-    assert_true(s.flops_per_sample == 0.0 && s.memory_per_sample_mib == 0.0);
-    assert_string_equal(s.architecture_type, "");
-    assert_int_equal(s.n_mlp_layers, 0);
-    assert_string_equal(s.activation, "relu");
-    assert_true(s.samples_per_epoch == 1000.0);
-    assert_string_equal(s.data_source, "synthetic");
-    assert_true(s.epochs == 2.0 && s.total_samples == 2000.0);
-    assert_int_equal(s.batch, 32);
-    assert_true(s.lr == 0.1);
-    assert_int_equal(s.optimizer, CF_OPT_SGD);
-    assert_int_equal(s.lr_rule, CF_LR_AUTO);
-    assert_int_equal(s.has_current, 0);
+    assert_string_equal(s.job.name, "t");
+    assert_string_equal(s.job.source, "model.json");
+    assert_true(s.job.parameters == 1000.0);
+    assert_int_equal(s.job.gradient_bytes, 4);
+    assert_int_equal(s.job.precision, CF_PREC_FP32);
+    assert_true(s.job.flops_per_sample == 0.0 && s.job.memory_per_sample_mib == 0.0);
+    assert_string_equal(s.job.architecture_type, "");
+    assert_int_equal(s.job.n_mlp_layers, 0);
+    assert_string_equal(s.job.activation, "relu");
+    assert_true(s.job.samples_per_epoch == 1000.0);
+    assert_string_equal(s.job.data_source, "synthetic");
+    assert_true(s.job.epochs == 2.0 && s.job.total_samples == 2000.0);
+    assert_int_equal(s.job.batch, 32);
+    assert_true(s.job.lr == 0.1);
+    assert_int_equal(s.job.optimizer, CF_OPT_SGD);
+    assert_int_equal(s.job.lr_rule, CF_LR_AUTO);
+    assert_int_equal(s.job.has_current, 0);
     assert_int_equal(s.has_noise_scale, 0);
     assert_int_equal(s.n_noise_trace, 0);
     assert_int_equal(s.n_gpus, 0);
-    assert_string_equal(s.backend, "");
-    assert_int_equal(s.n_command, 0);
-    assert_null(s.command[0]);
-    assert_int_equal(s.n_local_batches, 0);
-    assert_int_equal(s.steps, 30);
-    assert_int_equal(s.objective, CF_OBJ_COST);
-    assert_true(s.deadline_hours == 0.0 && s.budget_usd == 0.0);
-    assert_int_equal(s.n_clouds, 0);
-    assert_int_equal(s.n_regions, 0);
-    assert_int_equal(s.n_search_gpus, 0);
-    assert_int_equal(s.max_gpus, 64);
-    assert_int_equal(s.max_nodes, 16);
-    assert_int_equal(s.max_accumulation, 8);
-    assert_int_equal(s.max_global_batch, 64 * 32);
-    assert_int_equal(s.spot, CF_SPOT_NEVER);
-    assert_true(s.startup_minutes == 10.0 && s.checkpoint_minutes == 1.0);
+    assert_string_equal(s.probe.backend, "");
+    assert_int_equal(s.probe.n_command, 0);
+    assert_null(s.probe.command[0]);
+    assert_int_equal(s.probe.n_local_batches, 0);
+    assert_int_equal(s.probe.steps, 30);
+    assert_int_equal(s.search.objective, CF_OBJ_COST);
+    assert_true(s.search.deadline_hours == 0.0 && s.search.budget_usd == 0.0);
+    assert_int_equal(s.search.n_clouds, 0);
+    assert_int_equal(s.search.n_regions, 0);
+    assert_int_equal(s.search.n_gpus, 0);
+    assert_int_equal(s.search.max_gpus, 64);
+    assert_int_equal(s.search.max_nodes, 16);
+    assert_int_equal(s.search.max_accumulation, 8);
+    assert_int_equal(s.search.max_global_batch, 64 * 32);
+    assert_int_equal(s.search.spot, CF_SPOT_NEVER);
+    assert_true(s.search.startup_minutes == 10.0 && s.search.checkpoint_minutes == 1.0);
     assert_int_equal((int)strlen(s.hash), 64);
     cf_spec_free(&s);
 }
@@ -94,9 +94,9 @@ static void test_fp16_default_precision(void **state)
     (void)state;
     cf_spec s;
     parse_ok("{" NAME ", \"model\": {\"parameters\": 10, \"gradient_bytes\": 2}, " DATA ", " TRAIN "}", NULL, &s);
-    assert_int_equal(s.gradient_bytes, 2);
-    assert_int_equal(s.precision, CF_PREC_FP16);
-    assert_string_equal(s.path, "");
+    assert_int_equal(s.job.gradient_bytes, 2);
+    assert_int_equal(s.job.precision, CF_PREC_FP16);
+    assert_string_equal(s.job.source, "");
     cf_spec_free(&s);
 }
 
@@ -131,25 +131,25 @@ static const char full_spec[] =
 
 static void check_full_model(const cf_spec *s)
 {
-    assert_string_equal(s->name, "resnet50-imagenet_v1.2");
-    assert_true(s->parameters == 25557032.0);
-    assert_int_equal(s->gradient_bytes, 2);
-    assert_int_equal(s->precision, CF_PREC_BF16);
-    assert_true(s->flops_per_sample == 1.23e10);
-    assert_true(s->memory_per_sample_mib == 95.0);
-    assert_string_equal(s->architecture_type, "cnn");
-    assert_true(s->samples_per_epoch == 1281167.0);
-    assert_string_equal(s->data_source, "npy");
-    assert_string_equal(s->npy_x, "jobs/x.npy");
-    assert_string_equal(s->npy_y, "/abs/y.npy");
-    assert_true(s->epochs == 0.0 && s->total_samples == 115305030.0);
-    assert_int_equal(s->batch, 256);
-    assert_int_equal(s->optimizer, CF_OPT_ADAMW);
-    assert_int_equal(s->lr_rule, CF_LR_SQRT);
-    assert_int_equal(s->has_current, 1);
-    assert_string_equal(s->current_gpu, "V100");
-    assert_int_equal(s->current_gpus_per_node, 8);
-    assert_int_equal(s->current_nodes, 2);
+    assert_string_equal(s->job.name, "resnet50-imagenet_v1.2");
+    assert_true(s->job.parameters == 25557032.0);
+    assert_int_equal(s->job.gradient_bytes, 2);
+    assert_int_equal(s->job.precision, CF_PREC_BF16);
+    assert_true(s->job.flops_per_sample == 1.23e10);
+    assert_true(s->job.memory_per_sample_mib == 95.0);
+    assert_string_equal(s->job.architecture_type, "cnn");
+    assert_true(s->job.samples_per_epoch == 1281167.0);
+    assert_string_equal(s->job.data_source, "npy");
+    assert_string_equal(s->job.npy_x, "jobs/x.npy");
+    assert_string_equal(s->job.npy_y, "/abs/y.npy");
+    assert_true(s->job.epochs == 0.0 && s->job.total_samples == 115305030.0);
+    assert_int_equal(s->job.batch, 256);
+    assert_int_equal(s->job.optimizer, CF_OPT_ADAMW);
+    assert_int_equal(s->job.lr_rule, CF_LR_SQRT);
+    assert_int_equal(s->job.has_current, 1);
+    assert_string_equal(s->job.current_gpu, "V100");
+    assert_int_equal(s->job.current_gpus_per_node, 8);
+    assert_int_equal(s->job.current_nodes, 2);
 }
 
 static void check_full_profile(const cf_spec *s)
@@ -157,7 +157,7 @@ static void check_full_profile(const cf_spec *s)
     assert_int_equal(s->has_noise_scale, 1);
     assert_true(s->noise_scale == 4000.0);
     assert_int_equal(s->n_gpus, 2);
-    const cf_spec_gpu_profile *t4 = &s->gpus[0], *a100 = &s->gpus[1];
+    const cf_gpu_profile_given *t4 = &s->gpus[0], *a100 = &s->gpus[1];
     assert_string_equal(t4->gpu, "T4");
     assert_int_equal(t4->has_compute, 1);
     assert_true(t4->alpha_s == 0.078 && t4->beta_s == 0.0042);
@@ -168,32 +168,32 @@ static void check_full_profile(const cf_spec *s)
     assert_string_equal(a100->gpu, "A100.40GB");
     assert_int_equal(a100->has_compute, 0);
     assert_string_equal(a100->measurements_path, "jobs/measurements/a100.csv");
-    assert_string_equal(s->backend, "exec");
-    assert_int_equal(s->n_command, 3);
-    assert_string_equal(s->command[0], "python3");
-    assert_string_equal(s->command[2], "--cloudfit-probe");
-    assert_null(s->command[3]);
-    assert_int_equal(s->n_local_batches, 4);
-    assert_int_equal(s->local_batches[3], 128);
-    assert_int_equal(s->steps, 50);
+    assert_string_equal(s->probe.backend, "exec");
+    assert_int_equal(s->probe.n_command, 3);
+    assert_string_equal(s->probe.command[0], "python3");
+    assert_string_equal(s->probe.command[2], "--cloudfit-probe");
+    assert_null(s->probe.command[3]);
+    assert_int_equal(s->probe.n_local_batches, 4);
+    assert_int_equal(s->probe.local_batches[3], 128);
+    assert_int_equal(s->probe.steps, 50);
 }
 
 static void check_full_search(const cf_spec *s)
 {
-    assert_int_equal(s->objective, CF_OBJ_BALANCED);
-    assert_true(s->deadline_hours == 24.0 && s->budget_usd == 500.0);
-    assert_int_equal(s->n_clouds, 4);
-    assert_string_equal(s->clouds[3], "lambda");
-    assert_int_equal(s->n_regions, 2);
-    assert_string_equal(s->regions[1], "europe-west4");
-    assert_int_equal(s->n_search_gpus, 2);
-    assert_string_equal(s->search_gpus[0], "A100-80GB");
-    assert_int_equal(s->max_gpus, 128);
-    assert_int_equal(s->max_nodes, 32);
-    assert_int_equal(s->max_accumulation, 4);
-    assert_int_equal(s->max_global_batch, 8192);
-    assert_int_equal(s->spot, CF_SPOT_ALLOW);
-    assert_true(s->startup_minutes == 5.0 && s->checkpoint_minutes == 0.0);
+    assert_int_equal(s->search.objective, CF_OBJ_BALANCED);
+    assert_true(s->search.deadline_hours == 24.0 && s->search.budget_usd == 500.0);
+    assert_int_equal(s->search.n_clouds, 4);
+    assert_string_equal(s->search.clouds[3], "lambda");
+    assert_int_equal(s->search.n_regions, 2);
+    assert_string_equal(s->search.regions[1], "europe-west4");
+    assert_int_equal(s->search.n_gpus, 2);
+    assert_string_equal(s->search.gpus[0], "A100-80GB");
+    assert_int_equal(s->search.max_gpus, 128);
+    assert_int_equal(s->search.max_nodes, 32);
+    assert_int_equal(s->search.max_accumulation, 4);
+    assert_int_equal(s->search.max_global_batch, 8192);
+    assert_int_equal(s->search.spot, CF_SPOT_ALLOW);
+    assert_true(s->search.startup_minutes == 5.0 && s->search.checkpoint_minutes == 0.0);
 }
 
 static void test_full_spec(void **state)
@@ -216,9 +216,9 @@ static void test_full_spec_decoder(void **state)
              " \"d_model\": 768, \"heads\": 12, \"vocab\": 50257, \"context\": 1024}}, "
              "\"data\": {\"samples\": 9000000, \"source\": {\"tokens\": \"./train.bin\"}}, " TRAIN "}",
              "/srv/jobs/gpt2.json", &s);
-    assert_string_equal(s.architecture_type, "decoder");
-    assert_string_equal(s.data_source, "tokens");
-    assert_string_equal(s.tokens_path, "/srv/jobs/train.bin");
+    assert_string_equal(s.job.architecture_type, "decoder");
+    assert_string_equal(s.job.data_source, "tokens");
+    assert_string_equal(s.job.tokens_path, "/srv/jobs/train.bin");
     cf_spec_free(&s);
 }
 
@@ -230,18 +230,18 @@ static void test_mlp_parameters(void **state)
     cf_spec s;
     parse_ok("{" NAME ", \"model\": {\"architecture\": {\"type\": \"mlp\", \"layers\": [784, 256, 10],"
              " \"activation\": \"gelu\"}}, " DATA ", " TRAIN "}", "model.json", &s);
-    assert_string_equal(s.architecture_type, "mlp");
-    assert_int_equal(s.n_mlp_layers, 3);
-    assert_int_equal(s.mlp_layers[0], 784);
-    assert_int_equal(s.mlp_layers[2], 10);
-    assert_string_equal(s.activation, "gelu");
-    assert_true(s.parameters == 784.0 * 256 + 256 + 256.0 * 10 + 10);
+    assert_string_equal(s.job.architecture_type, "mlp");
+    assert_int_equal(s.job.n_mlp_layers, 3);
+    assert_int_equal(s.job.mlp_layers[0], 784);
+    assert_int_equal(s.job.mlp_layers[2], 10);
+    assert_string_equal(s.job.activation, "gelu");
+    assert_true(s.job.parameters == 784.0 * 256 + 256 + 256.0 * 10 + 10);
     cf_spec_free(&s);
 
     /* An explicit count wins over the derived one. */
     parse_ok("{" NAME ", \"model\": {\"parameters\": 5, \"architecture\": {\"type\": \"mlp\", \"layers\": [2, 2]}}, "
              DATA ", " TRAIN "}", "model.json", &s);
-    assert_true(s.parameters == 5.0);
+    assert_true(s.job.parameters == 5.0);
     cf_spec_free(&s);
 }
 
@@ -252,13 +252,13 @@ static void test_relative_paths(void **state)
     const char *json = "{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": {\"npy\": {\"x\": \"d/x.npy\","
                        " \"y\": \"./y.npy\"}}}, " TRAIN ", \"profile\": {\"gpus\": {\"T4\": \"t4.csv\"}}}";
     parse_ok(json, "conf/sub/model.json", &s);
-    assert_string_equal(s.npy_x, "conf/sub/d/x.npy");
-    assert_string_equal(s.npy_y, "conf/sub/y.npy");
+    assert_string_equal(s.job.npy_x, "conf/sub/d/x.npy");
+    assert_string_equal(s.job.npy_y, "conf/sub/y.npy");
     assert_string_equal(s.gpus[0].measurements_path, "conf/sub/t4.csv");
     cf_spec_free(&s);
 
     parse_ok(json, "model.json", &s);   /* no directory part: as given */
-    assert_string_equal(s.npy_x, "d/x.npy");
+    assert_string_equal(s.job.npy_x, "d/x.npy");
     cf_spec_free(&s);
     parse_ok(json, NULL, &s);
     assert_string_equal(s.gpus[0].measurements_path, "t4.csv");
@@ -272,8 +272,8 @@ static void test_relative_paths(void **state)
     assert_int_equal(cf_write_file_atomic(file, json, strlen(json)), CF_OK);
     assert_int_equal(cf_spec_load_file(file, &s), CF_OK);
     snprintf(expected, sizeof expected, "%s/d/x.npy", dir);
-    assert_string_equal(s.npy_x, expected);
-    assert_string_equal(s.path, file);
+    assert_string_equal(s.job.npy_x, expected);
+    assert_string_equal(s.job.source, file);
     cf_spec_free(&s);
     remove(file);
     rmdir(dir);
@@ -287,9 +287,9 @@ static void test_noise_trace(void **state)
              "model.json", &s);
     assert_int_equal(s.has_noise_scale, 1);
     assert_int_equal(s.n_noise_trace, 3);
-    assert_true(s.noise_trace[0].progress == 0.0 && s.noise_trace[0].b_noise == 900.0);
-    assert_true(s.noise_trace[1].progress == 0.25 && s.noise_trace[1].b_noise == 2500.5);
-    assert_true(s.noise_trace[2].progress == 1.0 && s.noise_trace[2].b_noise == 14000.0);
+    assert_true(s.noise_trace[0].progress_fraction == 0.0 && s.noise_trace[0].b_noise == 900.0);
+    assert_true(s.noise_trace[1].progress_fraction == 0.25 && s.noise_trace[1].b_noise == 2500.5);
+    assert_true(s.noise_trace[2].progress_fraction == 1.0 && s.noise_trace[2].b_noise == 14000.0);
     assert_true(s.noise_scale == 900.0);
     cf_spec_free(&s);
 }
@@ -486,7 +486,7 @@ static void check_bad_case(const bad_case *bc, size_t index)
         fail_msg("bad case %zu: got status %s, message '%s', hint '%s'; expected %s, '%s', hint '%s'", index,
                  cf_status_name(st), cf_error_message(), cf_error_hint_text(), cf_status_name(bc->status),
                  bc->message, bc->hint ? bc->hint : "(any)");
-    assert_int_equal(s.n_command, 0);   /* nothing left to free */
+    assert_int_equal(s.probe.n_command, 0);   /* nothing left to free */
     assert_null(s.canonical_json);
     cf_spec_free(&s);
 }
@@ -517,8 +517,8 @@ static void test_command_freed_on_later_error(void **state)
     cf_spec s;
     cf_status st = parse_text(WITH("\"profile\": {\"command\": [\"a\", \"b\"], \"steps\": 1}"), "m.json", &s);
     assert_int_equal(st, CF_ERR_INVALID);
-    assert_int_equal(s.n_command, 0);
-    assert_null(s.command[0]);
+    assert_int_equal(s.probe.n_command, 0);
+    assert_null(s.probe.command[0]);
 }
 
 /* Lists longer than the struct holds are errors, not truncations. */
@@ -628,7 +628,7 @@ static void test_missing_file(void **state)
     cf_spec s;
     assert_int_equal(cf_spec_load_file("/nonexistent/cloudfit/model.json", &s), CF_ERR_IO);
     assert_string_equal(cf_error_message(), "cannot open '/nonexistent/cloudfit/model.json': No such file or directory");
-    assert_int_equal(s.n_command, 0);
+    assert_int_equal(s.probe.n_command, 0);
 }
 
 /* ---- examples and schema ---------------------------------------------------------------- */

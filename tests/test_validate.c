@@ -9,9 +9,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cloudfit/buf.h"
-#include "cloudfit/model_sizes.h"
-#include "cloudfit/validate.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/advisor/model_sizes.h"
+#include "cloudfit/advisor/validate.h"
+#include "cloudfit/advisor/validate_crossgpu.h"
+#include "cloudfit/profiler/crossgpu.h"
+#include "cloudfit/profiler/gns_traces.h"
 
 static void test_ape_summary(void **state)
 {

@@ -1,4 +1,4 @@
-/* The advisor: per-GPU-type performance parameters (measured, fitted,
+/* The advisor's front door: per-GPU-type performance parameters (measured, fitted,
  * carried over or estimated), then an enumeration over VM type × nodes ×
  * per-GPU batch × accumulation × spot/on-demand with constraints, a Pareto
  * front of (time, cost) and a pick by objective (DESIGN.md §3.5, §3.7).
@@ -6,11 +6,10 @@
 #ifndef CLOUDFIT_ADVISOR_H
 #define CLOUDFIT_ADVISOR_H
 #include <stddef.h>
-#include "cloudfit/catalog.h"
-#include "cloudfit/perf.h"
-#include "cloudfit/spec.h"
-#include "cloudfit/stateff.h"
+#include "cloudfit/advisor/perf.h"
+#include "cloudfit/advisor/stateff.h"
 #include "cloudfit/status.h"
+#include "cloudfit/types.h"
 
 /* Performance parameters of one GPU type as the enumeration uses them. */
 typedef struct {
@@ -31,9 +30,7 @@ typedef struct {
 #define CF_DEFAULT_RDMA_EFFICIENCY 0.5
 #define CF_RDMA_MIN_NOMINAL_GBPS 400.0
 #define CF_DEFAULT_TCP_ALLREDUCE_GBPS 6.0
-#define CF_DEFAULT_INTRA_EFFICIENCY 0.5
 #define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0
-#define CF_DEFAULT_GAMMA 2.0
 #define CF_DEFAULT_ROOFLINE_EFFICIENCY 0.35
 #define CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH 15.0
 
@@ -49,17 +46,12 @@ double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, 
  * `ref` (a profiled type) over with the GPU table — a roofline per term —
  * or, when ref is NULL, estimates from model.flops_per_sample alone.
  * Fails with CF_ERR_INVALID when neither is possible. */
-cf_status cf_gpu_perf_estimate(const cf_spec *spec, const cf_gpu *target, const cf_gpu_perf *ref,
+cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf_gpu_perf *ref,
                                const cf_gpu *ref_gpu, cf_gpu_perf *out);
 /* Memory ceiling estimate (per-GPU batch) from model.memory_per_sample_mib
  * or, failing that, from a reference ceiling on another GPU. 0 = unknown. */
-int cf_estimate_max_local_batch(const cf_spec *spec, double gpu_memory_gib, const cf_gpu_perf *ref,
+int cf_estimate_max_local_batch(const cf_job *job, double gpu_memory_gib, const cf_gpu_perf *ref,
                                 double ref_memory_gib);
-
-/* Spot preemption overhead (Young/Daly checkpointing): the factor by which
- * training time grows on `nodes` spot VMs with the given interruption rate. */
-double cf_spot_time_factor(double interruptions_pct_per_month, int nodes, double checkpoint_hours,
-                           double restart_hours, double *out_checkpoint_interval_hours);
 
 typedef struct {
     const cf_vm *vm;
@@ -88,7 +80,8 @@ typedef struct {
 } cf_config;
 
 typedef struct {
-    const cf_spec *spec;
+    const cf_job *job;
+    const cf_constraints *constraints;
     const cf_vm *const *vms;      /* candidate rows (already filtered) */
     size_t n_vms;
     const cf_gpu_perf *perf;      /* one per GPU type appearing in vms */
@@ -116,49 +109,21 @@ typedef struct {
 cf_status cf_advise(const cf_advisor_input *input, cf_advice *advice);
 void cf_advice_free(cf_advice *advice);
 
+/* 1 when `hours` and `usd` meet the deadline and the budget of `c`, each
+ * with `slack` (a fraction) of room: the advisor's one feasibility test. */
+int cf_constraints_met(const cf_constraints *c, double hours, double usd, double slack);
+/* Sets CF_ERR_INFEASIBLE saying how far the best configurations miss:
+ * "WHERE: no configuration finishes within 24 h: the fastest, ... takes
+ * 30.1 h", or stays within the budget, or (fastest and cheapest NULL, or
+ * both within their limit) meets both. `qualifier` is appended to the
+ * constraint (e.g. " with the safety margin"); NULL for none. */
+cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
+                              const cf_config *cheapest, const char *qualifier);
+
 /* Pareto front of points (x, y), both minimised: indices of the
  * non-dominated points sorted by x (of equal points, the first); returns
  * their count, 0 for n == 0 or when memory runs out. `order` needs n slots.
  * O(n log n). */
 size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order);
 
-#endif
-
-#ifndef CLOUDFIT_ADVISOR_CARRY_H
-#define CLOUDFIT_ADVISOR_CARRY_H
-/* The carry-over rule (docs/model.md, "Other GPU types"). Both terms of
- * the reference's step time, alpha and beta, are scaled by
- *     R = t_to/t_from = (peak_from/peak_to)^a · (bw_from/bw_to)^b
- * and each GPU runs its own largest fitting batch m, so the single-GPU
- * throughput at that batch changes by
- *     X_to/X_from = (1/R) · (1 + phi) / (1 + phi · m_from/m_to),
- * phi = alpha/(beta · m_from), the fixed per-step share of the reference's
- * step at its largest batch (measured by a profile). a, b and the phi used
- * when the reference's phi is unknown were fitted together on published
- * single-GPU training throughput (11 models, 13 GPU types) with GPU memory
- * size standing in for the batch ratio; `cloudfit validate --crossgpu`
- * refits all three leaving out one model, and one GPU type. */
-#define CF_CARRY_PEAK_EXPONENT 0.283
-#define CF_CARRY_BANDWIDTH_EXPONENT 0.499
-#define CF_CARRY_OVERHEAD_FRACTION 0.148
-
-typedef struct {
-    double peak_exponent;       /* a */
-    double bandwidth_exponent;  /* b */
-    double overhead_fraction;   /* phi assumed when the reference's is unknown */
-} cf_carry_rule;
-
-/* The shipped rule (the three constants above). */
-cf_carry_rule cf_carry_rule_default(void);
-/* R: predicted ratio of per-sample (and per-step fixed) compute time on
- * `to` over `from`, at equal batch. Terms the GPU table lacks count as 1. */
-double cf_gpu_time_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision);
-double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision precision, double peak_exponent,
-                              double bandwidth_exponent);
-/* X_to/X_from above: throughput on `to` at its largest batch over the
- * reference's at its own, for a reference whose fixed per-step share is
- * `overhead_fraction` (>= 0) and a batch ratio m_to/m_from (> 0; 1 when
- * unknown). With overhead_fraction 0 or equal batches this is 1/R. */
-double cf_carry_throughput_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision,
-                                 const cf_carry_rule *rule, double overhead_fraction, double batch_ratio_to_from);
 #endif

@@ -1,0 +1,79 @@
+/* `cloudfit record ID --step-time-s S [--total-hours H] [--total-usd USD]`:
+ * stores what a real run of a stored recommendation measured. Later
+ * `recommend` runs for the same spec use the recorded step times for
+ * that GPU type in place of the estimate (cli/inputs.c) and say so. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit_codes.h"
+#include "log.h"
+#include "cloudfit/common/clock.h"
+#include "commands.h"
+#include "io/db_open.h"
+
+int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
+{
+    (void)argc;
+    if (n_positional != 1) {
+        cf_log_error(n_positional ? "record takes one recommendation id, got %d arguments"
+                                  : "missing the recommendation id%.0d",
+                     n_positional);
+        cf_log_hint("usage: cloudfit record ID --step-time-s S [--total-hours H] [--total-usd USD]");
+        return CF_EXIT_USAGE;
+    }
+    char *end = NULL;
+    errno = 0;
+    long long id = strtoll(argv[1], &end, 10);
+    if (end == argv[1] || *end || errno || id < 1) {
+        cf_log_error("expected a recommendation id (a positive integer), got '%s'", argv[1]);
+        cf_log_hint("see 'cloudfit history' for the stored ids");
+        return CF_EXIT_USAGE;
+    }
+    if (o->step_time_s <= 0 && o->total_hours <= 0 && o->total_usd <= 0) {
+        cf_log_error("nothing to record: give --step-time-s, --total-hours or --total-usd");
+        cf_log_hint("the step time is what later recommendations use; hours and cost are kept for the history");
+        return CF_EXIT_USAGE;
+    }
+    char path[1024];
+    cf_db *db = NULL;
+    if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
+        return cf_report_error();
+    cf_history_measurement m;
+    memset(&m, 0, sizeof m);
+    m.recommendation_id = id;
+    cf_now_iso8601(m.recorded_at, sizeof m.recorded_at);
+    m.step_time_s = o->step_time_s > 0 ? o->step_time_s : NAN;
+    m.total_hours = o->total_hours > 0 ? o->total_hours : NAN;
+    m.total_usd = o->total_usd > 0 ? o->total_usd : NAN;
+    snprintf(m.note, sizeof m.note, "%s", o->note ? o->note : "");
+    cf_history_row row;
+    memset(&row, 0, sizeof row);
+    cf_status st = cf_history_get(db, id, &row);
+    long long mid = 0;
+    if (st == CF_OK)
+        st = cf_history_record_measurement(db, &m, &mid);
+    cf_db_close(db);
+    free(row.result_json);
+    if (st != CF_OK)
+        return cf_report_error();
+    const cf_history_config *c = &row.chosen;
+    printf("recorded measurement %lld for recommendation %lld (%s on %d × %s, %d×%s)\n", mid, id, row.spec_name,
+           c->nodes, c->instance_type, c->gpus_per_node, c->gpu);
+    if (!isnan(m.step_time_s))
+        printf("  step time   %.4g s measured, %.4g s predicted (%+.1f%%)\n", m.step_time_s, c->step_time_s,
+               100 * (m.step_time_s / c->step_time_s - 1));
+    if (!isnan(m.total_hours))
+        printf("  wall time   %.4g h measured, %.4g h predicted (%+.1f%%)\n", m.total_hours, c->hours,
+               100 * (m.total_hours / c->hours - 1));
+    if (!isnan(m.total_usd))
+        printf("  cost        $%.2f measured, $%.2f predicted (%+.1f%%)\n", m.total_usd, c->total_usd,
+               100 * (m.total_usd / c->total_usd - 1));
+    if (!isnan(m.step_time_s))
+        printf("later recommendations for %s use this step time for %s\n", row.spec_name, c->gpu);
+    else
+        printf("no step time given: kept in the history, but later recommendations cannot use it\n");
+    return 0;
+}

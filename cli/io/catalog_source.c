@@ -1,0 +1,196 @@
+#include "io/catalog_source.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cloudfit/common/clock.h"
+#include "log.h"
+#include "cloudfit/pricing/update.h"
+#include "cloudfit/db/snapshots.h"
+#include "commands.h"
+#include "io/db_open.h"
+
+/* The newest good snapshot when the database exists; *found = 0 otherwise. */
+static cf_status load_snapshot(const cf_cli_options *o, cf_catalog_source *out, int *found)
+{
+    *found = 0;
+    char path[1024];
+    cf_status st = cf_cli_db_path(o, path, sizeof path);
+    if (st != CF_OK)
+        return o->db_path ? st : CF_OK; /* no HOME: nothing stored, use the embedded catalog */
+    if (access(path, F_OK) != 0)
+        return CF_OK;
+    cf_db *db = NULL;
+    if ((st = cf_db_open(path, &db)) != CF_OK)
+        return st;
+    cf_snapshot snap;
+    st = cf_snapshot_latest(db, &snap, found);
+    cf_db_close(db);
+    if (st != CF_OK || !*found)
+        return st;
+    char name[1100];
+    snprintf(name, sizeof name, "%s:%s", path, snap.name);
+    st = cf_catalog_load_with_vms(snap.vms_csv, snap.vms_csv_len, name, &out->catalog);
+    if (st == CF_OK) {
+        snprintf(out->catalog.name, sizeof out->catalog.name, "%s", snap.name);
+        snprintf(out->source, sizeof out->source, "snapshot");
+        snprintf(out->snapshot, sizeof out->snapshot, "%s", snap.name);
+        snprintf(out->fetched_at, sizeof out->fetched_at, "%s", snap.fetched_at);
+        snprintf(out->refreshed, sizeof out->refreshed, "%s", snap.sources);
+        snprintf(out->base, sizeof out->base, "%s", snap.base);
+    } else {
+        cf_error_hint("the stored snapshot does not load; run 'cloudfit prices update' or use another --db");
+    }
+    cf_snapshot_free(&snap);
+    return st;
+}
+
+int cf_catalog_source_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out)
+{
+    memset(out, 0, sizeof *out);
+    int found = 0;
+    if (load_snapshot(o, out, &found) != CF_OK)
+        return cf_report_error();
+    if (!found) {
+        if (cf_catalog_load_embedded(&out->catalog) != CF_OK)
+            return cf_report_error();
+        snprintf(out->source, sizeof out->source, "embedded");
+        snprintf(out->snapshot, sizeof out->snapshot, "embedded");
+        snprintf(out->fetched_at, sizeof out->fetched_at, "%s", out->catalog.data_date);
+    }
+    out->age_days = cf_days_since(out->fetched_at);
+    out->max_age_days = o->max_catalog_age_days > 0 ? o->max_catalog_age_days : CF_DEFAULT_MAX_CATALOG_AGE_DAYS;
+    out->too_old = out->age_days > out->max_age_days;
+    if (with_overrides && o->price_overrides) {
+        out->override_rule = calloc(out->catalog.n_vms + 1, sizeof *out->override_rule);
+        if (!out->override_rule)
+            cf_error_set(CF_ERR_NOMEM, "out of memory");
+        if (!out->override_rule || cf_price_overrides_load(o->price_overrides, &out->overrides) != CF_OK ||
+            cf_price_overrides_apply(&out->overrides, &out->catalog, out->override_rule) != CF_OK) {
+            cf_catalog_source_close(out);
+            return cf_report_error();
+        }
+        for (size_t i = 0; i < out->catalog.n_vms; i++)
+            out->n_rows_overridden += out->override_rule[i] != 0;
+        for (size_t i = 0; i < out->overrides.n; i++)
+            if (out->overrides.items[i].rows_matched == 0)
+                cf_log_warning("%s: %s matches no catalog row; it changes nothing", out->overrides.path,
+                               out->overrides.items[i].key_path);
+    }
+    return 0;
+}
+
+void cf_catalog_source_describe(const cf_catalog_source *s, char *out, size_t n)
+{
+    double days = floor(s->age_days);
+    if (strcmp(s->source, "snapshot") == 0)
+        snprintf(out, n, "%s fetched %s (%.0f day%s old; refreshed %s, other rows from %s)", s->snapshot, s->fetched_at,
+                 days, days == 1 ? "" : "s", s->refreshed, s->base);
+    else
+        snprintf(out, n, "embedded, data of %s (oldest %s), %.0f day%s old", s->catalog.data_date,
+                 s->catalog.oldest_date, days, days == 1 ? "" : "s");
+}
+
+void cf_catalog_source_warn(const cf_catalog_source *s)
+{
+    if (!s->too_old)
+        return;
+    cf_log_warning("the price catalog (%s) is %.0f days old, more than %g days", s->snapshot, floor(s->age_days),
+                   s->max_age_days);
+    cf_log_hint("run 'cloudfit prices update' to fetch current prices (or raise --max-catalog-age-days)");
+}
+
+void cf_catalog_source_close(cf_catalog_source *s)
+{
+    cf_catalog_free(&s->catalog);
+    cf_price_overrides_free(&s->overrides);
+    free(s->override_rule);
+    s->override_rule = NULL;
+}
+
+int cf_catalog_source_rule_of(const cf_catalog_source *s, const cf_vm *vm)
+{
+    if (!s || !s->override_rule || vm < s->catalog.vms || vm >= s->catalog.vms + s->catalog.n_vms)
+        return 0;
+    return s->override_rule[vm - s->catalog.vms];
+}
+
+cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
+                              const cf_vm *chosen)
+{
+    cJSON *cat = cJSON_CreateObject();
+    /* Without a source (callers that load a catalog themselves), describe
+     * the catalog by its name and newest data date. */
+    cJSON_AddStringToObject(cat, "source", s ? s->source : catalog->name);
+    cJSON_AddStringToObject(cat, "snapshot", s ? s->snapshot : catalog->name);
+    cJSON_AddStringToObject(cat, "fetched_at", s ? s->fetched_at : catalog->data_date);
+    cJSON_AddStringToObject(cat, "data_date", catalog->data_date);
+    cJSON_AddStringToObject(cat, "oldest_data", catalog->oldest_date);
+    cJSON_AddNumberToObject(cat, "age_days", floor(age_days));
+    if (!s)
+        return cat;
+    if (s->refreshed[0]) {
+        cJSON_AddStringToObject(cat, "refreshed_clouds", s->refreshed);
+        cJSON_AddStringToObject(cat, "base", s->base);
+    }
+    cJSON_AddNumberToObject(cat, "max_age_days", s->max_age_days);
+    cJSON_AddBoolToObject(cat, "too_old", s->too_old);
+    if (s->overrides.n) {
+        cJSON *ov = cJSON_AddObjectToObject(cat, "price_overrides");
+        cJSON_AddStringToObject(ov, "file", s->overrides.path);
+        cJSON_AddNumberToObject(ov, "rows_changed", (double)s->n_rows_overridden);
+        cJSON *rules = cJSON_AddArrayToObject(ov, "rules");
+        for (size_t i = 0; i < s->overrides.n; i++) {
+            const cf_price_override *r = &s->overrides.items[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "rule", (double)(i + 1));
+            cJSON_AddStringToObject(o, "key", r->key_path);
+            cJSON_AddStringToObject(o, "kind", r->kind == CF_OVERRIDE_DISCOUNT ? "discount" : "instance");
+            if (r->kind == CF_OVERRIDE_DISCOUNT)
+                cJSON_AddNumberToObject(o, "percent", r->percent);
+            if (r->price_ondemand_usd_per_hr > 0)
+                cJSON_AddNumberToObject(o, "price_ondemand_usd_per_hr", r->price_ondemand_usd_per_hr);
+            if (r->price_spot_usd_per_hr > 0)
+                cJSON_AddNumberToObject(o, "price_spot_usd_per_hr", r->price_spot_usd_per_hr);
+            cJSON_AddStringToObject(o, "note", r->note);
+            cJSON_AddNumberToObject(o, "rows_matched", (double)r->rows_matched);
+            cJSON_AddItemToArray(rules, o);
+        }
+        int rule = cf_catalog_source_rule_of(s, chosen);
+        if (rule)
+            cJSON_AddNumberToObject(ov, "chosen_price_rule", rule);
+        else
+            cJSON_AddNullToObject(ov, "chosen_price_rule");
+    }
+    return cat;
+}
+
+void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
+                               const cf_vm *chosen, cf_buf *out)
+{
+    char line[512];
+    if (s)
+        cf_catalog_source_describe(s, line, sizeof line);
+    else
+        snprintf(line, sizeof line, "%s, data of %s (oldest %s), %.0f days old", catalog->name, catalog->data_date,
+                 catalog->oldest_date, floor(age_days));
+    cf_buf_printf(out, "  - catalog: %s\n", line);
+    if (s && s->too_old)
+        cf_buf_printf(out, "  note: prices are %.0f days old (limit %g); run 'cloudfit prices update'\n",
+                      floor(s->age_days), s->max_age_days);
+    if (!s || !s->overrides.n)
+        return;
+    cf_buf_printf(out, "  - price overrides from %s: %zu rule%s changed %zu catalog row%s\n", s->overrides.path,
+                  s->overrides.n, s->overrides.n == 1 ? "" : "s", s->n_rows_overridden,
+                  s->n_rows_overridden == 1 ? "" : "s");
+    int rule = cf_catalog_source_rule_of(s, chosen);
+    if (rule > 0 && (size_t)rule <= s->overrides.n) {
+        const cf_price_override *r = &s->overrides.items[rule - 1];
+        cf_buf_printf(out, "  - the chosen VM's price comes from override %s%s%s%s\n", r->key_path,
+                      r->note[0] ? " (" : "", r->note, r->note[0] ? ")" : "");
+    }
+}

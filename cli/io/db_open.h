@@ -1,0 +1,17 @@
+/* Finding and opening the history database for a command (--db PATH or
+ * the default location). */
+#ifndef CLOUDFIT_CLI_DB_OPEN_H
+#define CLOUDFIT_CLI_DB_OPEN_H
+#include <stddef.h>
+
+#include "cloudfit/db/history.h"
+#include "options.h"
+
+/* The path (--db or the default). CF_ERR_DB when there is no default. */
+cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n);
+/* Opens it. With `create`, missing folders and the file are created;
+ * without, a missing database is CF_ERR_INVALID ("no history database at ...")
+ * and *out stays NULL. */
+cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n);
+
+#endif

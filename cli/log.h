@@ -1,0 +1,21 @@
+/* Diagnostics to stderr. Colour only on a terminal, never with NO_COLOR set
+ * or in CI (CI=true). Library modules do not print; only cli/ uses this. */
+#ifndef CLOUDFIT_CLI_LOG_H
+#define CLOUDFIT_CLI_LOG_H
+#include <stdio.h>
+#include "cloudfit/status.h"
+
+typedef enum { CF_COLOR_AUTO, CF_COLOR_ALWAYS, CF_COLOR_NEVER } cf_color_mode;
+
+void cf_log_init(cf_color_mode mode, int verbosity);
+/* Whether colour escapes may be written to `stream` under the current mode. */
+int cf_log_color_enabled(FILE *stream);
+int cf_log_verbosity(void);
+/* "cloudfit: <message>" then "hint: <hint>" when a hint is set. */
+void cf_log_error(const char *fmt, ...) CF_PRINTF(1, 2);
+void cf_log_warning(const char *fmt, ...) CF_PRINTF(1, 2);
+void cf_log_hint(const char *fmt, ...) CF_PRINTF(1, 2);
+/* Progress / informational lines (suppressed with verbosity < 0). */
+void cf_log_info(const char *fmt, ...) CF_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,329 @@
+/* cloudfit profile MODEL.json: batch-size sweep, memory ceiling and noise
+ * scale on a probe backend (docs/profiler.md), stored in the profile cache
+ * for `recommend`. Nothing is stored or written unless the whole profile
+ * succeeded. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cloudfit/common/buf.h"
+#include "cloudfit/pricing.h"
+#include "exit_codes.h"
+#include "cloudfit/common/fileio.h"
+#include "log.h"
+#include "cloudfit/db/profiles.h"
+#include "cloudfit/profiler.h"
+#include "commands.h"
+#include "io/spec_load.h"
+#include "io/db_open.h"
+#include "cloudfit/advisor/inputs.h"
+#include "profile/profile_runner.h"
+
+/* ---- progress on stderr: a bar on a terminal, plain lines otherwise ---------- */
+
+typedef struct {
+    int tty;
+    int quiet;
+    int drawn;
+} progress_view;
+
+static void on_progress(void *ctx, int done, int total, const char *what)
+{
+    progress_view *v = ctx;
+    if (v->quiet)
+        return;
+    if (!v->tty) {
+        if (done < total)
+            cf_log_info("profile: [%d/%d] %s", done + 1, total, what);
+        return;
+    }
+    enum { WIDTH = 24 };
+    int filled = total > 0 ? done * WIDTH / total : 0;
+    char bar[WIDTH + 1];
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[WIDTH] = '\0';
+    fprintf(stderr, "\r\033[K[%s] %d/%d %s", bar, done, total, what);
+    if (done >= total)
+        fputc('\n', stderr);
+    fflush(stderr);
+    v->drawn = done < total;
+}
+
+static void progress_end(progress_view *v)
+{
+    if (v->tty && v->drawn) {
+        fputc('\n', stderr);
+        v->drawn = 0;
+    }
+}
+
+/* ---- output ------------------------------------------------------------------- */
+
+/* The runs of a runner profile, and what became of the 2-node probe. */
+static void runner_table(const cf_profile *p, cf_buf *out)
+{
+    cf_buf_printf(out, "%s on %s through %s: %d run%s (light profile + 2-node probe)\n", p->spec_name, p->device.name,
+                  p->runner, p->n_runs, p->n_runs == 1 ? "" : "s");
+    cf_buf_printf(out, "  %-8s  %-20s  %9s  %5s  %11s  %10s  %10s\n", "RUN", "INSTANCE", "PLACEMENT", "NODES",
+                  "LOCAL BATCH", "STEP s", "SAMPLES/s");
+    for (int i = 0; i < p->n_runs; i++) {
+        const cf_profile_run_row *r = &p->runs[i];
+        char placement[24] = "";
+        for (int n = 0; n < r->nodes && n < 8; n++)
+            snprintf(placement + n, sizeof placement - (size_t)n, "%d", r->gpus_per_node % 10);
+        cf_buf_printf(out, "  %-8s  %-20s  %9s  %5d  %11d  %10.4g  %10.0f\n", r->kind,
+                      r->instance_type[0] ? r->instance_type : "-", placement, r->nodes, r->local_batch,
+                      r->step_time_s, (double)r->nodes * r->gpus_per_node * r->local_batch / r->step_time_s);
+    }
+    cf_buf_printf(out, "2-node probe: %s%s%s\n", p->probe_status, p->probe_note[0] ? ": " : "", p->probe_note);
+}
+
+static void table(const cf_profile *p, const char *gpu_model, cf_buf *out)
+{
+    if (p->n_runs > 0)
+        runner_table(p, out);
+    else
+        cf_buf_printf(out, "%s on %s (%s backend): %d batch size%s, median of %d timed steps after %d warm-up\n",
+                      p->spec_name, p->device.name, p->backend, p->n_points, p->n_points == 1 ? "" : "s", p->steps,
+                      p->warmup_steps);
+    cf_buf_printf(out, "  %11s  %13s  %10s  %10s  %11s  %10s\n", "LOCAL BATCH", "MEDIAN STEP s", "MIN s", "MAX s",
+                  "RESIDUAL s", "SAMPLES/s");
+    for (int i = 0; i < p->n_points; i++) {
+        const cf_profile_point *pt = &p->points[i];
+        char residual[32] = "-";
+        if (p->has_fit)
+            snprintf(residual, sizeof residual, "%+.3g", pt->residual_s);
+        cf_buf_printf(out, "  %11d  %13.4g  %10.4g  %10.4g  %11s  %10.0f\n", pt->local_batch, pt->step_time_s,
+                      pt->min_s, pt->max_s, residual, pt->local_batch / pt->step_time_s);
+    }
+    if (p->has_fit)
+        cf_buf_printf(out, "fit: t_c(m) = %.4g + %.4g·m s, R² %.4f, rms residual %.1f%%\n", p->alpha_s, p->beta_s,
+                      p->r2, 100 * p->rel_rmse);
+    else
+        cf_buf_puts(out, "fit: needs at least 2 batch sizes that fit\n");
+    if (p->ceiling_found)
+        cf_buf_printf(out, "memory: largest local batch that fits %d (%d does not)\n", p->max_local_batch,
+                      p->oom_batch);
+    else
+        cf_buf_printf(out, "memory: every batch up to %d fits (no out-of-memory answer; the ceiling is higher)\n",
+                      p->max_local_batch);
+    if (p->has_noise) {
+        cf_buf_printf(out, "noise scale: B_noise = %.4g ± %.2g (%d steps of %d micro-batches × %d samples, "
+                           "%.0f samples)\n",
+                      p->b_noise, p->b_noise_stderr, p->noise_steps, p->noise_micro_batches, p->noise_local_batch,
+                      p->noise_samples);
+        if (p->n_noise_trace > 1)
+            cf_buf_printf(out, "  trace: %.4g after %.0f samples → %.4g after %.0f samples (%d points)\n",
+                          p->noise_trace[0].b_noise, p->noise_trace[0].samples_seen,
+                          p->noise_trace[p->n_noise_trace - 1].b_noise, p->noise_trace[p->n_noise_trace - 1].samples_seen,
+                          p->n_noise_trace);
+    } else {
+        cf_buf_printf(out, "noise scale: not measured: %s\n", p->noise_error);
+    }
+    if (!p->device.is_gpu)
+        cf_buf_puts(out, "note: a CPU profile: recommend uses its noise scale (hardware-independent), not its step "
+                         "times\n");
+    else if (!gpu_model)
+        cf_buf_printf(out, "note: '%s' is not a GPU model of the catalog: recommend uses the noise scale only\n",
+                      p->device.name);
+}
+
+/* A CSV field, quoted when it holds a comma, quote or newline. */
+static void csv_field(cf_buf *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\n\r")) {
+        cf_buf_puts(out, text);
+        return;
+    }
+    cf_buf_puts(out, "\"");
+    for (const char *c = text; *c; c++)
+        cf_buf_append(out, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
+    cf_buf_puts(out, "\"");
+}
+
+/* Columns of groundtruth/pollux_aws_t4/throughput.csv (DESIGN.md §4.2). One
+ * device, one node: the step is all compute, no all-reduce. */
+static void csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
+{
+    cf_buf_puts(out, "model,gpu,profile,hw_gpus_per_node,source,placement,num_nodes,num_gpus,local_bsz,global_bsz,"
+                     "step_time_s,sync_time_s,compute_time_s,samples_per_s\n");
+    char profile[32];
+    snprintf(profile, sizeof profile, "cloudfit-%s", p->backend);
+    /* A runner profile: every run, placement = GPUs busy per node ("1", "4", "11"). */
+    for (int i = 0; i < p->n_runs; i++) {
+        const cf_profile_run_row *r = &p->runs[i];
+        char placement[24] = "";
+        for (int n = 0; n < r->nodes && n < 16; n++)
+            snprintf(placement + n, sizeof placement - (size_t)n, "%d", r->gpus_per_node % 10);
+        int gpus = r->nodes * r->gpus_per_node;
+        csv_field(out, p->spec_name);
+        cf_buf_puts(out, ",");
+        csv_field(out, gpu_model ? gpu_model : p->device.name);
+        cf_buf_printf(out, ",%s,%d,cloudfit profile --runner,%s,%d,%d,%d,%d,%.9g,,,%.9g\n", profile,
+                      r->hw_gpus_per_node, placement, r->nodes, gpus, r->local_batch, gpus * r->local_batch,
+                      r->step_time_s, gpus * r->local_batch / r->step_time_s);
+    }
+    for (int i = 0; i < p->n_points && p->n_runs == 0; i++) {
+        const cf_profile_point *pt = &p->points[i];
+        csv_field(out, p->spec_name);
+        cf_buf_puts(out, ",");
+        csv_field(out, gpu_model ? gpu_model : p->device.name);
+        cf_buf_printf(out, ",%s,1,cloudfit profile,1,1,1,%d,%d,%.9g,0,%.9g,%.9g\n", profile, pt->local_batch,
+                      pt->local_batch, pt->step_time_s, pt->step_time_s, pt->local_batch / pt->step_time_s);
+    }
+}
+
+/* ---- the command --------------------------------------------------------------- */
+
+static int backend_for(const cf_cli_options *o, const cf_spec *spec, cf_probe_backend *be)
+{
+    const char *name = o->backend ? o->backend : spec->probe.backend[0] ? spec->probe.backend : "cpu";
+    if (strcmp(name, "cpu") && strcmp(name, "cuda") && strcmp(name, "exec")) {
+        cf_log_error("option '--backend' does not accept '%s'", name);
+        cf_log_hint("use one of: cpu, cuda, exec");
+        return CF_EXIT_USAGE;
+    }
+    if (cf_probe_backend_by_name(name, be) == CF_OK)
+        return 0;
+    if (strcmp(name, "cuda") == 0) {
+        /* cf_engine_cuda() names the reason: no CUDA in this build, or
+         * what the driver answered. */
+        cf_log_error("cannot profile on CUDA: %s", cf_error_message());
+        if (cf_error_hint_text()[0])
+            cf_log_hint("%s", cf_error_hint_text());
+        return CF_EXIT_UNAVAILABLE;
+    }
+    return cf_report_error();
+}
+
+static int store(const cf_cli_options *o, const cf_profile *p, const char *json_text, char *path, size_t n)
+{
+    cf_db *db = NULL;
+    if (cf_cli_db_open(o, 1, &db, path, n) != CF_OK)
+        return cf_report_error();
+    cf_cached_profile row = {p->spec_key, p->backend, p->device.name, p->spec_name, p->created_at,
+                             p->device.is_gpu, p->has_noise ? p->b_noise : 0, p->max_local_batch, json_text};
+    cf_status st = cf_profile_cache_put(db, &row);
+    cf_db_close(db);
+    return st == CF_OK ? 0 : cf_report_error();
+}
+
+static int finish(const cf_cli_options *o, const cf_profile *p)
+{
+    int as_json = o->format && strcmp(o->format, "json") == 0;
+    char *json_text = cf_profile_to_json(p, 0);
+    char *pretty = as_json ? cf_profile_to_json(p, 1) : NULL;
+    if (!json_text || (as_json && !pretty)) {
+        free(json_text);
+        free(pretty);
+        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");
+        return cf_report_error();
+    }
+    cf_catalog catalog;
+    const cf_gpu *gpu = NULL;
+    int have_catalog = cf_catalog_load_embedded(&catalog) == CF_OK;
+    if (have_catalog && p->device.is_gpu)
+        gpu = cf_catalog_gpu_resolve(&catalog, p->device.name);
+    cf_error_clear();
+    int rc = 0;
+    if (o->csv_path) {
+        cf_buf text = CF_BUF_INIT;
+        csv(p, gpu ? gpu->model : NULL, &text);
+        if (cf_buf_failed(&text))
+            cf_error_set(CF_ERR_NOMEM, "out of memory writing the CSV");
+        if (cf_buf_failed(&text) || cf_write_file_atomic(o->csv_path, text.data, text.len) != CF_OK)
+            rc = cf_report_error();
+        cf_buf_free(&text);
+    }
+    char path[1024] = "";
+    if (rc == 0)
+        rc = store(o, p, json_text, path, sizeof path);
+    if (rc == 0) {
+        cf_buf out = CF_BUF_INIT;
+        if (as_json) {
+            cf_buf_puts(&out, pretty);
+            cf_buf_puts(&out, "\n");
+        } else {
+            table(p, gpu ? gpu->model : NULL, &out);
+        }
+        fwrite(out.data ? out.data : "", 1, out.len, stdout);
+        fflush(stdout);
+        cf_buf_free(&out);
+        cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
+        if (o->csv_path)
+            cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);
+    }
+    if (have_catalog)
+        cf_catalog_free(&catalog);
+    free(json_text);
+    free(pretty);
+    return rc;
+}
+
+int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional)
+{
+    (void)argc;
+    if (n_positional != 1) {
+        cf_log_error(n_positional ? "profile takes one spec file, got %d arguments" : "missing the spec file%.0d",
+                     n_positional);
+        cf_log_hint("usage: cloudfit profile [--backend cpu|cuda|exec] [options] MODEL.json");
+        cf_log_hint("   or: cloudfit profile --runner RUNNER --gpu GPU [--instance-type TYPE] [options] MODEL.json");
+        return CF_EXIT_USAGE;
+    }
+    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json")) {
+        cf_log_error("option '--format' does not accept '%s'", o->format);
+        cf_log_hint("use one of: table, json");
+        return CF_EXIT_USAGE;
+    }
+    cf_spec *spec = NULL;
+    int rc = cf_cli_spec_open(o, argv[1], 0, &spec);
+    if (rc)
+        return rc;
+    cf_profile *profile = calloc(1, sizeof *profile);
+    if (!profile) {
+        cf_cli_spec_close(spec);
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    cf_probe_backend be;
+    if (o->runner) { /* light profile + 2-node probe through a search runner (cli/profile_runner.c) */
+        rc = cf_profile_with_runner(o, spec, profile);
+        if (rc == 0)
+            rc = finish(o, profile);
+        cf_cli_spec_close(spec);
+        free(profile);
+        return rc;
+    }
+    rc = backend_for(o, spec, &be);
+    if (rc == 0) {
+        cf_profile_options po;
+        cf_profile_options_init(&po);
+        if (o->timeout_s > 0)
+            po.probe.timeout_s = o->timeout_s;
+        if (o->noise_steps > 0)
+            po.noise_steps = o->noise_steps;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        po.probe.threads = cpus > 0 ? (int)cpus : 1; /* main() keeps BLAS at 1 thread for the advisor */
+        progress_view view = {isatty(STDERR_FILENO), o->quiet || cf_log_verbosity() < 0, 0};
+        po.progress = on_progress;
+        po.progress_ctx = &view;
+        po.probe.settings = &spec->probe;
+        cf_status st = cf_spec_profile_key(spec, po.spec_key);
+        if (st == CF_OK)
+            st = cf_profile_run(&be, &spec->job, &po, profile);
+        progress_end(&view);
+        if (st != CF_OK) {
+            rc = cf_report_error();
+            if (!view.quiet)
+                cf_log_info("nothing was stored: a profile is kept only when every run succeeded");
+        } else {
+            rc = finish(o, profile);
+        }
+    }
+    cf_cli_spec_close(spec);
+    free(profile);
+    return rc;
+}

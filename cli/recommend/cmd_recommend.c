@@ -1,0 +1,166 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exit_codes.h"
+#include "cloudfit/common/fileio.h"
+#include "cloudfit/db/history.h"
+#include "log.h"
+#include "cloudfit/version.h"
+#include "cloudfit/common/clock.h"
+#include "commands.h"
+#include "io/evidence.h"
+#include "io/spec_load.h"
+#include "recommend/recommend_ci.h"
+#include "render/report.h"
+
+/* The formats recommend renders. */
+static int check_format(const cf_cli_options *o)
+{
+    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json") && strcmp(o->format, "markdown")) {
+        cf_log_error("option '--format' does not accept '%s'", o->format);
+        cf_log_hint("use one of: table, json, markdown");
+        return CF_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
+{
+    cJSON *doc = cf_report_json(r);
+    *out_json = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    int as_json = o->format && strcmp(o->format, "json") == 0;
+    char *pretty = as_json && doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!*out_json || (as_json && !pretty)) {
+        free(pretty);
+        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+        return cf_report_error();
+    }
+    cf_buf text = CF_BUF_INIT;
+    if (as_json) {
+        cf_buf_puts(&text, pretty);
+        cf_buf_puts(&text, "\n");
+    } else if (o->format && strcmp(o->format, "markdown") == 0) {
+        cf_report_markdown(r, &text);
+    } else {
+        cf_report_table(r, &text, !o->out_file && cf_log_color_enabled(stdout));
+        cf_gates_text(r->gates, r->n_gates, &text);
+    }
+    free(pretty);
+    if (cf_buf_failed(&text)) {
+        cf_buf_free(&text);
+        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+        return cf_report_error();
+    }
+    int rc = 0;
+    if (o->out_file) {
+        if (cf_write_file_atomic(o->out_file, text.data, text.len) != CF_OK)
+            rc = cf_report_error();
+    } else {
+        fwrite(text.data, 1, text.len, stdout);
+        fflush(stdout);
+    }
+    cf_buf_free(&text);
+    return rc;
+}
+
+static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_source *src, cf_recommend_ci *ci)
+{
+    const cf_catalog *catalog = &src->catalog;
+    cf_catalog_filter_storage fs;
+    cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
+    if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
+        cf_error_prefix("%s: search", spec->job.source);
+        return cf_report_error();
+    }
+    const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);
+    if (!rows) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    size_t n_rows = cf_catalog_filter_rows(catalog, &fs.filter, rows);
+    cf_cli_evidence evidence;
+    int rc = cf_cli_evidence_read(o, spec, 1, &evidence);
+    if (rc) {
+        free(rows);
+        return rc;
+    }
+    cf_inputs_request request;
+    cf_cli_evidence_request(&evidence, spec, catalog, rows, n_rows, &request);
+    cf_inputs inputs;
+    cf_status st = cf_inputs_build(&request, &inputs);
+    cf_cli_evidence_free(&evidence);
+    if (st != CF_OK) {
+        free(rows);
+        return cf_report_error();
+    }
+    cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = rows, .n_vms = n_rows,
+                           .perf = inputs.perf, .n_perf = inputs.n_perf, .noise = &inputs.noise,
+                           .top = o->top > 0 ? (size_t)o->top : 10};
+    cf_advice advice;
+    st = cf_advise(&in, &advice);
+    if (st == CF_ERR_INFEASIBLE) {
+        cf_infeasible_error(&spec->search, spec->job.source, advice.have_extremes ? &advice.fastest : NULL,
+                            advice.have_extremes ? &advice.cheapest : NULL, NULL);
+        rc = cf_report_error();
+    } else if (st != CF_OK) {
+        rc = cf_report_error();
+    } else {
+        char created_at[32];
+        cf_now_iso8601(created_at, sizeof created_at);
+        cf_report report = {.spec = spec, .catalog = catalog, .inputs = &inputs, .advice = &advice,
+                            .created_at = created_at, .n_offers = n_rows,
+                            .catalog_age_days = src->age_days, .catalog_source = src};
+        char *json_text = NULL;
+        /* Baseline and gates first (they are part of every format), then
+         * the full result, launch specs and history; a failed gate decides
+         * the exit code last (issue 5). */
+        rc = cf_recommend_ci_gates(o, ci, &report);
+        if (rc == 0)
+            rc = emit(o, &report, &json_text);
+        if (rc == 0)
+            rc = cf_recommend_ci_emit(o, &report);
+        if (rc == 0 && !o->no_history)
+            rc = cf_recommend_ci_record(ci, &report, json_text);
+        if (rc == 0)
+            rc = cf_recommend_ci_gate_exit(ci);
+        free(json_text);
+    }
+    cf_advice_free(&advice);
+    cf_inputs_free(&inputs);
+    free(rows);
+    return rc;
+}
+
+int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_positional)
+{
+    (void)argc;
+    if (n_positional != 1) {
+        cf_log_error(n_positional ? "recommend takes one spec file, got %d arguments" : "missing the spec file%.0d",
+                     n_positional);
+        cf_log_hint("usage: cloudfit recommend [options] MODEL.json");
+        return CF_EXIT_USAGE;
+    }
+    int rc = check_format(o);
+    cf_spec *spec = NULL;
+    if (rc == 0)
+        rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+    cf_recommend_ci ci; /* CI options, history database, gates (issue 5) */
+    memset(&ci, 0, sizeof ci);
+    if (rc == 0)
+        rc = cf_recommend_ci_check_options(o, &ci);
+    if (rc == 0)
+        rc = cf_recommend_ci_open(o, spec, &ci);
+    /* Newest good price snapshot, else the embedded catalog (issue 4). */
+    cf_catalog_source source;
+    if (rc == 0 && (rc = cf_catalog_source_open(o, 1, &source)) == 0) {
+        cf_catalog_source_warn(&source);
+        rc = run(o, spec, &source, &ci);
+        cf_catalog_source_close(&source);
+    }
+    cf_recommend_ci_close(&ci);
+    cf_cli_spec_close(spec);
+    return rc;
+}

@@ -1,0 +1,178 @@
+#include "recommend/recommend_ci.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cloudfit/common/ci_env.h"
+#include "exit_codes.h"
+#include "cloudfit/common/fileio.h"
+#include "log.h"
+#include "cloudfit/version.h"
+#include "commands.h"
+#include "io/db_open.h"
+#include "history/history_diff.h"
+
+typedef cf_status (*emitter_fn)(const cf_report *, const char *, cf_buf *);
+
+static const struct {
+    const char *kind;
+    const char *file_suffix;
+    emitter_fn fn;
+} emitters[] = {
+    {"skypilot", ".sky.yaml", cf_emit_skypilot},
+    {"torchrun", ".torchrun.sh", cf_emit_torchrun},
+    {"k8s", ".pytorchjob.yaml", cf_emit_k8s},
+};
+#define N_EMITTERS (sizeof emitters / sizeof *emitters)
+
+static const char *env_lookup(const char *name) { return getenv(name); }
+
+int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->limits.max_cost_usd = o->max_cost_usd;
+    ctx->limits.max_hours = o->max_hours;
+    ctx->limits.max_increase = -1;
+    if (o->max_cost_increase) {
+        int rc = cf_gate_parse_increase(o->max_cost_increase, &ctx->limits);
+        if (rc)
+            return rc;
+    }
+    for (int i = 0; i < o->emit.n; i++) {
+        size_t k;
+        for (k = 0; k < N_EMITTERS; k++)
+            if (strcmp(o->emit.items[i], emitters[k].kind) == 0)
+                break;
+        if (k == N_EMITTERS) {
+            cf_log_error("option '--emit' does not accept '%s'", o->emit.items[i]);
+            cf_log_hint("use one of: skypilot, torchrun, k8s");
+            return CF_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recommend_ci *ctx)
+{
+    cf_ci_detect(env_lookup, &ctx->ci);
+    cf_status st;
+    if (o->no_history) {
+        /* Read an existing database (baseline, measurements); never create one. */
+        if (cf_cli_db_path(o, ctx->db_path, sizeof ctx->db_path) != CF_OK || access(ctx->db_path, F_OK) != 0) {
+            cf_error_clear();
+            return 0;
+        }
+        st = cf_db_open(ctx->db_path, &ctx->db);
+    } else {
+        st = cf_cli_db_open(o, 1, &ctx->db, ctx->db_path, sizeof ctx->db_path);
+    }
+    (void)spec;
+    return st == CF_OK ? 0 : cf_report_error();
+}
+
+int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_report *r)
+{
+    r->ci = &ctx->ci;
+    if (o->compare_to) {
+        if (cf_baseline_from_file(o->compare_to, &ctx->baseline) != CF_OK)
+            return cf_report_error();
+    } else if (ctx->db) {
+        const char *branch = o->base_branch ? o->base_branch : ctx->ci.base_branch[0] ? ctx->ci.base_branch : NULL;
+        cf_history_row row;
+        int found = 0;
+        if (cf_history_latest(ctx->db, r->spec->source_hash, branch, &row, &found) != CF_OK)
+            return cf_report_error();
+        if (found)
+            cf_baseline_from_row(&row, &ctx->baseline);
+    }
+    r->baseline = ctx->baseline.have ? &ctx->baseline : NULL;
+    const cf_config *c = &r->advice->ranked[0];
+    ctx->n_gates = cf_gates_evaluate(&ctx->limits, c->total_usd, c->hours, &ctx->baseline, ctx->gates);
+    r->gates = ctx->gates;
+    r->n_gates = ctx->n_gates;
+    return 0;
+}
+
+int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r)
+{
+    const char *dir = o->emit_dir ? o->emit_dir : ".";
+    const char *entrypoint = o->entrypoint ? o->entrypoint : "train.py";
+    for (int i = 0; i < o->emit.n; i++) {
+        size_t k = 0;
+        while (strcmp(o->emit.items[i], emitters[k].kind) != 0)
+            k++;
+        /* A --emit given twice writes the file once. */
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= strcmp(o->emit.items[j], o->emit.items[i]) == 0;
+        if (seen)
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s%s", dir, r->spec->job.name, emitters[k].file_suffix);
+        cf_buf text = CF_BUF_INIT;
+        cf_status st = emitters[k].fn(r, entrypoint, &text);
+        if (st == CF_OK && cf_buf_failed(&text))
+            st = cf_error_set(CF_ERR_NOMEM, "out of memory writing the %s launch spec", emitters[k].kind);
+        if (st == CF_OK && o->emit_dir)
+            st = cf_mkdir_p(dir);
+        if (st == CF_OK)
+            st = cf_write_file_atomic(path, text.data, text.len);
+        cf_buf_free(&text);
+        if (st != CF_OK)
+            return cf_report_error();
+        cf_log_info("wrote %s launch spec to %s", emitters[k].kind, path);
+    }
+    return 0;
+}
+
+int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *r, const char *json_text)
+{
+    if (!ctx->db)
+        return 0;
+    const cf_advice *a = r->advice;
+    const cf_config *c = &a->ranked[0];
+    size_t n_alts = a->n_ranked > 1 ? a->n_ranked - 1 : 0;
+    cf_history_config *alts = calloc(n_alts ? n_alts : 1, sizeof *alts);
+    if (!alts) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    for (size_t i = 0; i < n_alts; i++)
+        cf_history_config_from(&a->ranked[i + 1], (int)i + 2, &alts[i]);
+    cf_history_record rec = {
+        .created_at = r->created_at, .tool_version = CF_VERSION, .spec_hash = r->spec->hash, .source_hash = r->spec->source_hash,
+        .spec_name = r->spec->job.name, .spec_json = r->spec->canonical_json,
+        .objective = cf_objective_name(r->spec->search.objective), .catalog_name = r->catalog->name,
+        .catalog_date = r->catalog->data_date, .cloud = c->vm->cloud, .region = c->vm->region,
+        .instance_type = c->vm->instance_type, .gpu = c->vm->gpu_model, .gpus_per_node = c->gpus_per_node,
+        .nodes = c->nodes, .local_batch = c->local_batch, .accumulation = c->accumulation,
+        .global_batch = c->global_batch, .lr = c->lr.lr, .spot = c->spot, .step_time_s = c->step_time_s,
+        .hours = c->hours, .total_usd = c->total_usd, .usd_per_node_hour = c->usd_per_hour / c->nodes,
+        .result_json = json_text, .alternatives = alts, .n_alternatives = n_alts, .ci = &ctx->ci,
+        .gates = ctx->gates, .n_gates = ctx->n_gates};
+    long long id = 0;
+    cf_status st = cf_history_insert(ctx->db, &rec, &id);
+    free(alts);
+    if (st != CF_OK)
+        return cf_report_error();
+    cf_log_info("recorded as recommendation %lld in %s", id, ctx->db_path);
+    return 0;
+}
+
+int cf_recommend_ci_gate_exit(const cf_recommend_ci *ctx)
+{
+    if (cf_gates_passed(ctx->gates, ctx->n_gates))
+        return 0;
+    for (size_t i = 0; i < ctx->n_gates; i++)
+        if (!ctx->gates[i].passed)
+            cf_log_error("gate %s failed: %s", ctx->gates[i].name, ctx->gates[i].note);
+    return CF_EXIT_GATE;
+}
+
+void cf_recommend_ci_close(cf_recommend_ci *ctx)
+{
+    cf_db_close(ctx->db);
+    ctx->db = NULL;
+}

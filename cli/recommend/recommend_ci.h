@@ -1,0 +1,39 @@
+/* The CI side of `recommend` (issue 5), kept out of cmd_recommend.c:
+ * CI detection, the history database for the run (recorded measurements,
+ * the baseline, the new row with alternatives/CI/gates), gates, launch
+ * specs and the gate exit code. */
+#ifndef CLOUDFIT_CLI_RECOMMEND_CI_H
+#define CLOUDFIT_CLI_RECOMMEND_CI_H
+#include "recommend/gates.h"
+#include "options.h"
+#include "render/report.h"
+
+typedef struct {
+    cf_ci_info ci;
+    cf_db *db;                   /* NULL with --no-history and no database yet */
+    char db_path[1024];
+    cf_gate_limits limits;
+    cf_baseline baseline;
+    cf_history_gate gates[CF_MAX_GATES];
+    size_t n_gates;
+} cf_recommend_ci;
+
+/* Checks the CI options (format markdown, --emit kinds, gate values).
+ * 0 or a usage exit code (message printed). */
+int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx);
+/* Detects CI and opens the database (created unless --no-history; with
+ * --no-history an existing one is only read). 0 or an exit code (message
+ * printed). */
+int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recommend_ci *ctx);
+/* Finds the baseline, evaluates the gates and points the report at the CI
+ * fields. 0 or an exit code. */
+int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_report *report);
+/* Writes the --emit launch specs. 0 or an exit code. */
+int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *report);
+/* Stores the recommendation (with alternatives, CI metadata and gates). */
+int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *report, const char *json_text);
+/* CF_EXIT_GATE (after a message per failed gate) when a gate failed, else 0. */
+int cf_recommend_ci_gate_exit(const cf_recommend_ci *ctx);
+void cf_recommend_ci_close(cf_recommend_ci *ctx);
+
+#endif

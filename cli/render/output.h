@@ -1,0 +1,19 @@
+/* Where a command's rendered result goes: stdout, or --out-file written
+ * atomically (temporary file, then rename). */
+#ifndef CLOUDFIT_CLI_OUTPUT_H
+#define CLOUDFIT_CLI_OUTPUT_H
+#include <cjson/cJSON.h>
+
+#include "cloudfit/common/buf.h"
+#include "options.h"
+
+/* Writes `len` bytes of text. 0 or the exit code (error printed). */
+int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len);
+/* The result in the format asked for: `doc` pretty-printed for --format
+ * json, else `table` (already rendered). `table` may be NULL when the
+ * format is json. 0 or the exit code. */
+int cf_cli_emit(const cf_cli_options *o, const cJSON *doc, const cf_buf *table);
+/* Whether --format json was asked for. */
+int cf_cli_format_is(const cf_cli_options *o, const char *format);
+
+#endif

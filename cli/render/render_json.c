@@ -1,0 +1,214 @@
+#include <math.h>
+#include <string.h>
+
+#include "cloudfit/version.h"
+#include "cloudfit/common/ci_env.h"
+#include "render/report.h"
+
+static void add_or_null(cJSON *o, const char *key, const char *value)
+{
+    if (value[0])
+        cJSON_AddStringToObject(o, key, value);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* The "metadata.ci" object (null when not in CI). */
+static cJSON *ci_json(const cf_ci_info *ci)
+{
+    if (!ci || !ci->provider[0])
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "provider", ci->provider);
+    add_or_null(o, "commit", ci->commit);
+    add_or_null(o, "branch", ci->branch);
+    add_or_null(o, "base_branch", ci->base_branch);
+    add_or_null(o, "pull_request", ci->pull_request);
+    add_or_null(o, "run", ci->run_id);
+    add_or_null(o, "run_url", ci->run_url);
+    return o;
+}
+
+
+/* Rounds to `digits` significant digits so documents are stable and readable. */
+static double sig(double v, int digits)
+{
+    if (v == 0 || !isfinite(v))
+        return v;
+    double scale = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
+    return round(v * scale) / scale;
+}
+
+cJSON *cf_config_json(const cf_config *cfg)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "cloud", cfg->vm->cloud);
+    cJSON_AddStringToObject(o, "region", cfg->vm->region);
+    cJSON_AddStringToObject(o, "instance_type", cfg->vm->instance_type);
+    cJSON_AddStringToObject(o, "gpu", cfg->vm->gpu_model);
+    cJSON_AddNumberToObject(o, "gpus_per_node", cfg->gpus_per_node);
+    cJSON_AddNumberToObject(o, "nodes", cfg->nodes);
+    cJSON_AddNumberToObject(o, "local_batch", cfg->local_batch);
+    cJSON_AddNumberToObject(o, "accumulation", cfg->accumulation);
+    cJSON_AddNumberToObject(o, "global_batch", (double)cfg->global_batch);
+    cJSON_AddNumberToObject(o, "lr", sig(cfg->lr.lr, 4));
+    cJSON_AddStringToObject(o, "lr_rule", cf_lr_rule_name(cfg->lr.rule_used));
+    cJSON_AddBoolToObject(o, "warmup_recommended", cfg->lr.warmup_recommended);
+    cJSON_AddBoolToObject(o, "spot", cfg->spot);
+    cJSON_AddNumberToObject(o, "step_time_s", sig(cfg->step_time_s, 4));
+    cJSON_AddNumberToObject(o, "steps", cfg->steps);
+    cJSON_AddNumberToObject(o, "samples_to_target", sig(cfg->samples_to_target, 6));
+    cJSON_AddNumberToObject(o, "statistical_efficiency", sig(cfg->stat_efficiency, 4));
+    cJSON_AddNumberToObject(o, "parallel_efficiency", sig(cfg->parallel_efficiency, 4));
+    cJSON_AddNumberToObject(o, "hours", sig(cfg->hours, 4));
+    cJSON_AddNumberToObject(o, "usd_per_hour", sig(cfg->usd_per_hour, 6));
+    cJSON_AddNumberToObject(o, "total_usd", sig(cfg->total_usd, 6));
+    if (cfg->spot) {
+        cJSON_AddNumberToObject(o, "spot_time_factor", sig(cfg->spot_factor, 4));
+        cJSON_AddNumberToObject(o, "checkpoint_interval_hours", sig(cfg->checkpoint_interval_hours, 3));
+    }
+    cJSON *prov = cJSON_AddObjectToObject(o, "provenance");
+    cJSON_AddStringToObject(prov, "throughput", cf_provenance_name(cfg->prov_throughput));
+    cJSON_AddStringToObject(prov, "noise_scale", cf_provenance_name(cfg->prov_noise));
+    cJSON_AddStringToObject(prov, "network", cf_provenance_name(cfg->prov_network));
+    cJSON_AddStringToObject(prov, "price", cf_provenance_name(cfg->prov_price));
+    return o;
+}
+
+static cJSON *string_array(const char (*items)[16], int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(items[i]));
+    return a;
+}
+
+static cJSON *constraints_json(const cf_constraints *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (s->deadline_hours > 0)
+        cJSON_AddNumberToObject(o, "deadline_hours", s->deadline_hours);
+    else
+        cJSON_AddNullToObject(o, "deadline_hours");
+    if (s->budget_usd > 0)
+        cJSON_AddNumberToObject(o, "budget_usd", s->budget_usd);
+    else
+        cJSON_AddNullToObject(o, "budget_usd");
+    cJSON_AddNumberToObject(o, "max_gpus", s->max_gpus);
+    cJSON_AddNumberToObject(o, "max_nodes", s->max_nodes);
+    cJSON_AddNumberToObject(o, "max_accumulation", s->max_accumulation);
+    cJSON_AddNumberToObject(o, "max_global_batch", s->max_global_batch);
+    cJSON_AddStringToObject(o, "spot", cf_spot_policy_name(s->spot));
+    cJSON_AddItemToObject(o, "clouds", string_array(s->clouds, s->n_clouds));
+    cJSON *regions = cJSON_AddArrayToObject(o, "regions");
+    for (int i = 0; i < s->n_regions; i++)
+        cJSON_AddItemToArray(regions, cJSON_CreateString(s->regions[i]));
+    cJSON *gpus = cJSON_AddArrayToObject(o, "gpus");
+    for (int i = 0; i < s->n_gpus; i++)
+        cJSON_AddItemToArray(gpus, cJSON_CreateString(s->gpus[i]));
+    return o;
+}
+
+static cJSON *gpus_json(const cf_inputs *in)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < in->n_perf; i++) {
+        const cf_gpu_perf *g = &in->perf[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "gpu", g->gpu);
+        cJSON_AddStringToObject(o, "throughput", cf_provenance_name(g->params.compute_provenance));
+        if (g->carried_from[0])
+            cJSON_AddStringToObject(o, "carried_from", g->carried_from);
+        cJSON_AddNumberToObject(o, "alpha_s", sig(g->params.alpha_s, 4));
+        cJSON_AddNumberToObject(o, "beta_s", sig(g->params.beta_s, 4));
+        cJSON_AddNumberToObject(o, "max_local_batch", g->params.max_local_batch);
+        cJSON_AddStringToObject(o, "memory", cf_provenance_name(g->params.memory_provenance));
+        cJSON_AddStringToObject(o, "network", cf_provenance_name(g->params.network_provenance));
+        if (g->network_note[0])
+            cJSON_AddStringToObject(o, "network_note", g->network_note);
+        cJSON_AddStringToObject(o, "note", g->note);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
+{
+    /* With spot or elastic training the batch changes at run time: the LR
+     * for each node count the job may run on. */
+    cJSON *a = cJSON_CreateArray();
+    for (int n = 1; n <= c->nodes; n++) {
+        double m = (double)n * c->gpus_per_node * c->local_batch * c->accumulation;
+        cf_lr_choice lr = cf_lr_for_batch(r->spec->job.lr_rule, r->spec->job.optimizer, r->spec->job.lr, r->spec->job.batch,
+                                          r->inputs->noise.b_noise_effective, m);
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "nodes", n);
+        cJSON_AddNumberToObject(row, "global_batch", m);
+        cJSON_AddNumberToObject(row, "lr", sig(lr.lr, 4));
+        cJSON_AddItemToArray(a, row);
+    }
+    return a;
+}
+
+static cJSON *explanation_json(const cf_report *r)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    const cf_inputs *in = r->inputs;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *noise = cJSON_AddObjectToObject(o, "noise_scale");
+    cJSON_AddNumberToObject(noise, "effective", sig(in->noise.b_noise_effective, 4));
+    cJSON_AddNumberToObject(noise, "start", sig(in->noise.b_noise_start, 4));
+    cJSON_AddNumberToObject(noise, "end", sig(in->noise.b_noise_end, 4));
+    cJSON_AddStringToObject(noise, "source", cf_provenance_name(in->noise.provenance));
+    cJSON_AddStringToObject(noise, "note", in->noise_note);
+    cJSON_AddNumberToObject(o, "statistical_efficiency", sig(c->stat_efficiency, 4));
+    cJSON_AddNumberToObject(o, "parallel_efficiency", sig(c->parallel_efficiency, 4));
+    cJSON_AddNumberToObject(o, "compute_s", sig(c->compute_s, 4));
+    cJSON_AddNumberToObject(o, "sync_s", sig(c->sync_s, 4));
+    cJSON *lr = cJSON_AddObjectToObject(o, "lr");
+    cJSON_AddNumberToObject(lr, "base_lr", r->spec->job.lr);
+    cJSON_AddNumberToObject(lr, "base_batch", r->spec->job.batch);
+    cJSON_AddStringToObject(lr, "rule", cf_lr_rule_name(c->lr.rule_used));
+    cJSON_AddBoolToObject(lr, "sqrt_form", c->lr.sqrt_form);
+    cJSON_AddNumberToObject(lr, "factor", sig(c->lr.factor, 4));
+    cJSON_AddItemToObject(lr, "by_nodes", lr_table_json(r, c));
+    cJSON_AddItemToObject(o, "gpus", gpus_json(in));
+    cJSON *counts = cJSON_AddObjectToObject(o, "search");
+    cJSON_AddNumberToObject(counts, "offers", (double)r->n_offers);
+    cJSON_AddNumberToObject(counts, "model_evaluations", (double)r->advice->n_evaluated);
+    cJSON_AddNumberToObject(counts, "priced_configurations", (double)r->advice->n_candidates);
+    cJSON_AddNumberToObject(counts, "feasible_configurations", (double)r->advice->n_feasible);
+    cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+    for (int i = 0; i < in->n_notes; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(in->notes[i]));
+    return o;
+}
+
+cJSON *cf_report_json(const cf_report *r)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON *meta = cJSON_AddObjectToObject(doc, "metadata");
+    cJSON_AddStringToObject(meta, "tool", "cloudfit " CF_VERSION);
+    cJSON_AddStringToObject(meta, "created_at", r->created_at);
+    cJSON_AddItemToObject(meta, "ci", ci_json(r->ci));
+    cJSON *spec = cJSON_AddObjectToObject(doc, "spec");
+    cJSON_AddStringToObject(spec, "name", r->spec->job.name);
+    cJSON_AddStringToObject(spec, "hash", r->spec->hash);
+    cJSON_AddStringToObject(spec, "source_hash", r->spec->source_hash);
+    /* snapshot or embedded, fetch time, age, overrides (cli/catalog_source.c) */
+    cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(r->catalog_source, r->catalog, r->catalog_age_days,
+                                                                 r->advice->ranked[0].vm));
+    cJSON_AddStringToObject(doc, "objective", cf_objective_name(r->spec->search.objective));
+    cJSON_AddItemToObject(doc, "constraints", constraints_json(&r->spec->search));
+    cJSON_AddItemToObject(doc, "chosen", cf_config_json(&r->advice->ranked[0]));
+    cJSON *alts = cJSON_AddArrayToObject(doc, "alternatives");
+    for (size_t i = 1; i < r->advice->n_ranked; i++)
+        cJSON_AddItemToArray(alts, cf_config_json(&r->advice->ranked[i]));
+    cJSON *front = cJSON_AddArrayToObject(doc, "pareto");
+    for (size_t i = 0; i < r->advice->n_pareto; i++)
+        cJSON_AddItemToArray(front, cf_config_json(&r->advice->pareto[i]));
+    cJSON_AddItemToObject(doc, "explanation", explanation_json(r));
+    cJSON_AddItemToObject(doc, "gates", cf_gates_json(r->gates, r->n_gates));
+    return doc;
+}

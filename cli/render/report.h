@@ -1,0 +1,45 @@
+/* Everything a renderer needs about one recommendation: compute once,
+ * render many (table, JSON). */
+#ifndef CLOUDFIT_CLI_REPORT_H
+#define CLOUDFIT_CLI_REPORT_H
+#include <cjson/cJSON.h>
+
+#include "io/catalog_source.h"
+#include "cloudfit/common/buf.h"
+#include "recommend/gates.h"
+#include "cloudfit/advisor/inputs.h"
+#include "cloudfit/spec.h"
+
+typedef struct {
+    const cf_spec *spec;
+    const cf_catalog *catalog;
+    const cf_inputs *inputs;
+    const cf_advice *advice;
+    const char *created_at;      /* ISO 8601 UTC */
+    double catalog_age_days;
+    size_t n_offers;             /* catalog rows that passed the filters */
+    /* Where the prices came from (snapshot or embedded, age, overrides);
+     * NULL = describe from `catalog` alone (issue 4). */
+    const cf_catalog_source *catalog_source;
+    /* CI (issue 5): metadata (NULL or provider "" = not in CI), the
+     * previous recommendation (NULL = none) and gate outcomes. */
+    const cf_ci_info *ci;
+    const cf_baseline *baseline;
+    const cf_history_gate *gates;
+    size_t n_gates;
+} cf_report;
+
+/* The versioned recommendation document (DESIGN.md §4.4); caller frees. */
+cJSON *cf_report_json(const cf_report *report);
+cJSON *cf_config_json(const cf_config *cfg);
+/* The human table and explanation. */
+void cf_report_table(const cf_report *report, cf_buf *out, int color);
+/* A pull-request comment (GitHub-flavoured markdown), cli/render_markdown.c. */
+void cf_report_markdown(const cf_report *report, cf_buf *out);
+/* Launch specs for distributed engines (cli/emit_*.c). `entrypoint` is the
+ * training command (e.g. "train.py --epochs 90"). YAML via libyaml. */
+cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_buf *out);
+cf_status cf_emit_torchrun(const cf_report *report, const char *entrypoint, cf_buf *out);
+cf_status cf_emit_k8s(const cf_report *report, const char *entrypoint, cf_buf *out);
+
+#endif

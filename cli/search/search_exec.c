@@ -1,0 +1,273 @@
+/* The exec runner: one probe = one run of the user's command template
+ * (e.g. a SkyPilot launch), with the configuration substituted into its
+ * words; each word stays one argv element (no shell, no splitting after
+ * substitution), so a value can never inject arguments. The command speaks
+ * the exec protocol (docs/exec-protocol.md); the profiler's exec backend
+ * (cf_probe_exec) runs it and parses its output. The probe's step time is
+ * the median of the timed steps. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cloudfit/profiler.h"
+#include "commands.h"
+#include "search/search_runners.h"
+
+static int split_words(const char *text, cf_exec_runner *e)
+{
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        if (e->n_words == CF_EXEC_MAX_WORDS - 1) {
+            cf_error_set(CF_ERR_USAGE, "--runner exec: more than %d words", CF_EXEC_MAX_WORDS - 1);
+            return -1;
+        }
+        char *word = malloc(strlen(p) + 1);
+        if (!word) {
+            cf_error_set(CF_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        size_t n = 0;
+        char quote = 0;
+        for (; *p && (quote || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
+            if (!quote && (*p == '\'' || *p == '"'))
+                quote = *p;
+            else if (quote && *p == quote)
+                quote = 0;
+            else
+                word[n++] = *p;
+        }
+        word[n] = '\0';
+        e->words[e->n_words++] = word;
+        if (quote) {
+            cf_error_set(CF_ERR_USAGE, "--runner exec: unterminated %c quote in the command template", quote);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The value of a placeholder for candidate c; NULL if the name is unknown. */
+static const char *value_of(const char *name, size_t len, const cf_search_candidate *c, int steps, char *buf,
+                            size_t n)
+{
+    const cf_vm *vm = c->vm;
+    if (len == 5 && !strncmp(name, "cloud", len)) return vm ? vm->cloud : "";
+    if (len == 6 && !strncmp(name, "region", len)) return vm ? vm->region : "";
+    if (len == 13 && !strncmp(name, "instance_type", len)) return vm ? vm->instance_type : "";
+    if (len == 3 && !strncmp(name, "gpu", len)) return c->gpu;
+    int v;
+    if (len == 5 && !strncmp(name, "nodes", len)) v = c->nodes;
+    else if (len == 13 && !strncmp(name, "gpus_per_node", len)) v = c->gpus_per_node;
+    else if (len == 11 && !strncmp(name, "local_batch", len)) v = c->local_batch;
+    else if (len == 5 && !strncmp(name, "steps", len)) v = steps;
+    else return NULL;
+    snprintf(buf, n, "%d", v);
+    return buf;
+}
+
+/* Substitutes the placeholders of one word; NULL + error for unknown ones. */
+static char *substitute(const char *word, const cf_search_candidate *c, int steps)
+{
+    size_t cap = strlen(word) + 256, n = 0;
+    char *out = malloc(cap);
+    if (!out) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (const char *p = word; *p;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        char buf[32];
+        const char *v = close ? value_of(p + 1, (size_t)(close - p - 1), c, steps, buf, sizeof buf) : NULL;
+        if (*p == '{' && !v) {
+            cf_error_set(CF_ERR_USAGE, "--runner exec: unknown placeholder in '%s'", word);
+            cf_error_hint("placeholders: {cloud} {region} {instance_type} {gpu} {nodes} {gpus_per_node} "
+                          "{local_batch} {steps}");
+            free(out);
+            return NULL;
+        }
+        size_t add = v ? strlen(v) : 1;
+        if (n + add + 1 > cap) {
+            cap = 2 * (n + add + 1);
+            char *grown = realloc(out, cap);
+            if (!grown) {
+                free(out);
+                cf_error_set(CF_ERR_NOMEM, "out of memory");
+                return NULL;
+            }
+            out = grown;
+        }
+        if (v) {
+            memcpy(out + n, v, add);
+            p = close + 1;
+        } else {
+            out[n] = *p++;
+        }
+        n += add;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+int cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *e)
+{
+    memset(e, 0, sizeof *e);
+    e->timeout_s = timeout_s > 0 ? timeout_s : 120;
+    e->seed = seed;
+    e->warmup_steps = 3;
+    if (split_words(template_text, e) != 0 || e->n_words == 0) {
+        if (e->n_words == 0 && cf_error_status() == CF_OK)
+            cf_error_set(CF_ERR_USAGE, "--runner exec: empty command template");
+        cf_exec_runner_close(e);
+        return cf_report_error();
+    }
+    /* Check every placeholder now rather than at the first probe. */
+    cf_search_candidate probe = {.nodes = 1, .gpus_per_node = 1, .local_batch = 1};
+    for (int i = 0; i < e->n_words; i++) {
+        char *s = substitute(e->words[i], &probe, 1);
+        if (!s) {
+            cf_exec_runner_close(e);
+            return cf_report_error();
+        }
+        free(s);
+    }
+    snprintf(e->label, sizeof e->label, "%s", e->words[0]);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, double *out)
+{
+    cf_exec_runner *e = ctx;
+    cf_job *job = calloc(1, sizeof *job);
+    cf_probe_settings *settings = calloc(1, sizeof *settings);
+    if (!job || !settings) {
+        free(job);
+        free(settings);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    cf_status st = CF_OK;
+    for (int i = 0; i < e->n_words && st == CF_OK; i++)
+        if (!(settings->command[i] = substitute(e->words[i], c, steps)))
+            st = cf_error_status();
+    settings->n_command = e->n_words;
+    snprintf(job->source, sizeof job->source, "%s", "--runner exec");
+    cf_probe_backend backend = cf_probe_exec();
+    cf_probe_options popts = {.timeout_s = e->timeout_s, .settings = settings};
+    cf_probe *probe = NULL;
+    if (st == CF_OK)
+        st = backend.open(&backend, job, &popts, &probe);
+    if (st == CF_OK) {
+        cf_probe_run run = {.local_batch = c->local_batch, .micro_batches = 1, .steps = steps,
+                            .warmup_steps = e->warmup_steps, .seed = e->seed};
+        cf_probe_result res;
+        st = backend.run(probe, &run, &res);
+        e->n_runs++;
+        if (st == CF_OK && res.oom) {
+            st = cf_error_set(CF_ERR_UNAVAILABLE, "per-GPU batch %d does not fit in memory ('oom' event)",
+                              c->local_batch);
+        } else if (st == CF_OK) {
+            int timed = res.n_steps - run.warmup_steps;
+            double *t = timed > 0 ? malloc((size_t)timed * sizeof *t) : NULL;
+            if (!t) {
+                st = timed > 0 ? cf_error_set(CF_ERR_NOMEM, "out of memory")
+                               : cf_error_set(CF_ERR_UNAVAILABLE, "'%s' reported no timed step", e->label);
+            } else {
+                for (int i = 0; i < timed; i++)
+                    t[i] = res.steps[run.warmup_steps + i].time_s;
+                qsort(t, (size_t)timed, sizeof *t, cmp_double);
+                *out = timed % 2 ? t[timed / 2] : 0.5 * (t[timed / 2 - 1] + t[timed / 2]);
+                free(t);
+            }
+        }
+        if (st == CF_OK || res.steps)
+            cf_probe_result_free(&res);
+        backend.close(probe);
+    }
+    for (int i = 0; i < e->n_words; i++)
+        free(settings->command[i]);
+    free(settings);
+    free(job);
+    return st;
+}
+
+cf_search_runner cf_exec_runner_iface(cf_exec_runner *e)
+{
+    return (cf_search_runner){e, exec_probe};
+}
+
+void cf_exec_runner_close(cf_exec_runner *e)
+{
+    for (int i = 0; i < e->n_words; i++)
+        free(e->words[i]);
+    memset(e, 0, sizeof *e);
+}
+
+/* ---- candidates from the catalog ---------------------------------------------- */
+
+static int same_offer(const cf_vm *a, const cf_vm *b)
+{
+    return !strcmp(a->cloud, b->cloud) && !strcmp(a->instance_type, b->instance_type) &&
+           !strcasecmp(a->gpu_model, b->gpu_model) && a->gpu_count == b->gpu_count;
+}
+
+cf_status cf_exec_candidates(const cf_spec *spec, const cf_vm *const *rows, size_t n_rows, cf_search_candidate **out,
+                             size_t *n_out)
+{
+    int batches[CF_SPEC_MAX_BATCHES], n_batches = 0;
+    for (int i = 0; i < spec->probe.n_local_batches; i++)
+        batches[n_batches++] = spec->probe.local_batches[i];
+    if (n_batches == 0)
+        for (int b = 8; b <= 256; b *= 2)
+            batches[n_batches++] = b;
+    size_t cap = n_rows * 10 * (size_t)n_batches + 1, n = 0;
+    cf_search_candidate *c = calloc(cap, sizeof *c);
+    if (!c)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t r = 0; r < n_rows; r++) {
+        const cf_vm *vm = rows[r];
+        int cheapest = vm->price_ondemand_usd_per_hr > 0;
+        for (size_t q = 0; q < n_rows && cheapest; q++)
+            if (q != r && same_offer(vm, rows[q]) && rows[q]->price_ondemand_usd_per_hr > 0 &&
+                (rows[q]->price_ondemand_usd_per_hr < vm->price_ondemand_usd_per_hr ||
+                 (rows[q]->price_ondemand_usd_per_hr == vm->price_ondemand_usd_per_hr && q < r)))
+                cheapest = 0;
+        if (!cheapest)
+            continue;
+        /* The profile needs single-GPU runs: without a 1-GPU VM of this GPU
+         * model, one GPU of this VM (paid in full) is a candidate too. */
+        int has_single = 0;
+        for (size_t q = 0; q < n_rows; q++)
+            has_single |= rows[q]->gpu_count == 1 && !strcasecmp(rows[q]->gpu_model, vm->gpu_model);
+        for (int single = 0; single <= (!has_single && vm->gpu_count > 1); single++) {
+            int g = single ? 1 : vm->gpu_count;
+            for (int nodes = 1; nodes <= (single ? 1 : spec->search.max_nodes) && nodes * g <= spec->search.max_gpus; nodes *= 2)
+                for (int b = 0; b < n_batches && n < cap; b++) {
+                    long global = (long)nodes * g * batches[b];
+                    if (global > spec->search.max_global_batch)
+                        continue;
+                    cf_search_candidate *k = &c[n++];
+                    k->vm = vm;
+                    snprintf(k->gpu, sizeof k->gpu, "%s", vm->gpu_model);
+                    k->nodes = nodes;
+                    k->gpus_per_node = g;
+                    k->local_batch = batches[b];
+                    k->usd_per_node_hr = vm->price_ondemand_usd_per_hr;
+                    k->network_gbps = vm->network_gbps;
+                }
+        }
+    }
+    *out = c;
+    *n_out = n;
+    return CF_OK;
+}

@@ -1,0 +1,31 @@
+/* What `cloudfit search` prints: the probes, the accounting and, for the
+ * final recommendation, the `recommend` formats (cli/render_*.c) over the
+ * search's estimates. */
+#ifndef CLOUDFIT_CLI_SEARCH_REPORT_H
+#define CLOUDFIT_CLI_SEARCH_REPORT_H
+#include "cloudfit/advisor/search.h"
+#include "render/report.h"
+
+typedef struct {
+    const cf_search_options *options;
+    const cf_search_result *result;
+    const char *runner;             /* "trace:FILE" / "exec:…" as given */
+    const char *runner_note;        /* one line about the runner's data */
+    const cf_search_score *score;   /* NULL unless the runner knows the truth (trace) */
+    const double *true_step_s;      /* with score */
+    /* savings against training.current */
+    long current;                   /* candidate index; -1 = none */
+    char current_note[200];
+} cf_search_report;
+
+/* The search's pick first, then the other configurations that meet the
+ * constraints with the margin, as cf_config rows (ranked, Pareto front). */
+cf_status cf_search_advice(const cf_search_report *sr, const cf_noise_model *noise, size_t top, cf_advice *out);
+/* The human part printed before the recommend table. */
+void cf_search_text(const cf_search_report *sr, cf_buf *out);
+/* "search" and "overall" objects added to the recommend document. */
+void cf_search_json(const cf_search_report *sr, cJSON *doc);
+/* "T4 4×g4dn.12xlarge m=32" */
+void cf_search_candidate_label(const cf_search_candidate *c, char *out, size_t n);
+
+#endif

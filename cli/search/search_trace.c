@@ -1,0 +1,203 @@
+/* The trace runner: probes answered from a measurements CSV (DESIGN.md
+ * §4.2) with seeded multiplicative noise. Candidates are the symmetric
+ * configurations in the file (every node runs the same number of GPUs), one
+ * per (GPU, nodes, GPUs per node, per-GPU batch); the true step time of a
+ * candidate is the median of its rows. Prices come from the catalog VM with
+ * the same GPU model and GPU count (the cloud in the file's `profile`
+ * column first), or --price GPU=USD_PER_GPU_HR. */
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "commands.h"
+#include "search/search_runners.h"
+
+static int symmetric_gpus_per_node(const cf_measurement *r)
+{
+    if (r->num_nodes < 1 || r->num_gpus < r->num_nodes || r->num_gpus % r->num_nodes)
+        return 0;
+    int g = r->num_gpus / r->num_nodes;
+    size_t len = strlen(r->placement);
+    if (len) {
+        if ((int)len != r->num_nodes)
+            return 0;
+        for (size_t i = 0; i < len; i++)
+            if (r->placement[i] - '0' != g)
+                return 0;
+    }
+    return g;
+}
+
+static const cf_vm *catalog_vm(const cf_catalog *catalog, const cf_spec *spec, const char *gpu, int g,
+                               const char *prefer_cloud)
+{
+    const cf_vm *best = NULL;
+    int best_pref = 0;
+    for (size_t i = 0; i < catalog->n_vms; i++) {
+        const cf_vm *vm = &catalog->vms[i];
+        if (strcasecmp(vm->gpu_model, gpu) || vm->gpu_count != g || !(vm->price_ondemand_usd_per_hr > 0))
+            continue;
+        if (spec->search.n_clouds) {
+            int ok = 0;
+            for (int k = 0; k < spec->search.n_clouds; k++)
+                ok |= strcmp(spec->search.clouds[k], vm->cloud) == 0;
+            if (!ok)
+                continue;
+        }
+        int pref = strcasecmp(vm->cloud, prefer_cloud) == 0;
+        if (!best || pref > best_pref ||
+            (pref == best_pref && vm->price_ondemand_usd_per_hr < best->price_ondemand_usd_per_hr)) {
+            best = vm;
+            best_pref = pref;
+        }
+    }
+    return best;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static const cf_search_price *price_for(const cf_search_price *prices, size_t n, const char *gpu)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(prices[i].gpu, gpu) == 0)
+            return &prices[i];
+    return NULL;
+}
+
+static int fail(cf_trace_runner *t, int rc)
+{
+    cf_trace_runner_close(t);
+    return rc;
+}
+
+int cf_trace_runner_open(const char *path, const char *model, const cf_catalog *catalog, const cf_spec *spec,
+                         const cf_search_price *prices, size_t n_prices, double noise_sd, unsigned long seed,
+                         cf_trace_runner *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    snprintf(t->model, sizeof t->model, "%s", model);
+    t->noise_sd = noise_sd;
+    cf_measurement_set set;
+    if (cf_measurements_load(path, &set) != CF_OK)
+        return cf_report_error();
+    size_t n_rows = 0;
+    cf_measurement *rows = malloc((set.n_rows ? set.n_rows : 1) * sizeof *rows);
+    t->cands = calloc(set.n_rows ? set.n_rows : 1, sizeof *t->cands);
+    t->true_step_s = calloc(set.n_rows ? set.n_rows : 1, sizeof *t->true_step_s);
+    t->synthetic = calloc(set.n_rows ? set.n_rows : 1, sizeof *t->synthetic);
+    double *times = malloc((set.n_rows ? set.n_rows : 1) * sizeof *times);
+    t->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rows || !t->cands || !t->true_step_s || !t->synthetic || !times || !t->rng) {
+        free(rows);
+        free(times);
+        cf_measurements_free(&set);
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return fail(t, cf_report_error());
+    }
+    gsl_rng_set(t->rng, seed);
+    for (size_t i = 0; i < set.n_rows; i++)
+        if (strcmp(set.rows[i].model, model) == 0)
+            rows[n_rows++] = set.rows[i];
+    if (n_rows == 0) {
+        free(rows);
+        free(times);
+        cf_measurements_free(&set);
+        cf_error_set(CF_ERR_INVALID, "%s: no rows whose model column is '%s'", path, model);
+        cf_error_hint("name the model with --trace-model NAME (default: the spec's name)");
+        return fail(t, cf_report_error());
+    }
+    unsigned char *used = calloc(n_rows, 1);
+    for (size_t i = 0; used && i < n_rows; i++) {
+        if (used[i])
+            continue;
+        const cf_measurement *r = &rows[i];
+        int g = symmetric_gpus_per_node(r);
+        if (!g) {
+            t->n_asymmetric++;
+            continue;
+        }
+        size_t n_times = 0;
+        for (size_t j = i; j < n_rows; j++) {
+            const cf_measurement *q = &rows[j];
+            if (!used[j] && strcasecmp(q->gpu, r->gpu) == 0 && q->num_nodes == r->num_nodes &&
+                symmetric_gpus_per_node(q) == g && q->local_bsz == r->local_bsz) {
+                used[j] = 1;
+                times[n_times++] = q->step_time_s;
+            }
+        }
+        qsort(times, n_times, sizeof *times, cmp_double);
+        double median = n_times % 2 ? times[n_times / 2] : 0.5 * (times[n_times / 2 - 1] + times[n_times / 2]);
+        cf_search_candidate *c = &t->cands[t->n];
+        snprintf(c->gpu, sizeof c->gpu, "%s", r->gpu);
+        c->nodes = r->num_nodes;
+        c->gpus_per_node = g;
+        c->local_batch = r->local_bsz;
+        const cf_search_price *p = price_for(prices, n_prices, r->gpu);
+        const cf_vm *vm = p ? NULL : catalog_vm(catalog, spec, r->gpu, g, r->profile);
+        if (!p && !vm) {
+            t->n_unpriced++;
+            continue;
+        }
+        if (p) {
+            cf_vm *s = &t->synthetic[t->n_synthetic++];
+            snprintf(s->cloud, sizeof s->cloud, "%s", r->profile[0] ? r->profile : "trace");
+            snprintf(s->region, sizeof s->region, "%s", "-");
+            snprintf(s->instance_type, sizeof s->instance_type, "%d×%s (--price)", g, r->gpu);
+            snprintf(s->gpu_model, sizeof s->gpu_model, "%s", r->gpu);
+            s->gpu_count = g;
+            s->price_ondemand_usd_per_hr = g * p->usd_per_gpu_hr;
+            s->interruptions_pct_per_month = -1;
+            vm = s;
+        }
+        c->vm = vm;
+        c->usd_per_node_hr = vm->price_ondemand_usd_per_hr;
+        c->network_gbps = vm->network_gbps;
+        t->true_step_s[t->n++] = median;
+        t->n_rows_used += n_times;
+    }
+    free(used);
+    free(rows);
+    free(times);
+    cf_measurements_free(&set);
+    if (t->n == 0) {
+        cf_error_set(CF_ERR_INVALID, "%s: no priced symmetric configuration of model '%s'", path, model);
+        cf_error_hint(t->n_unpriced ? "give a price for the GPU with --price GPU=USD_PER_GPU_HR"
+                                    : "the search needs rows where every node runs the same number of GPUs");
+        return fail(t, cf_report_error());
+    }
+    return 0;
+}
+
+static cf_status trace_probe(void *ctx, const cf_search_candidate *c, int steps, double *out)
+{
+    cf_trace_runner *t = ctx;
+    (void)steps;
+    size_t i = (size_t)(c - t->cands);
+    if (i >= t->n)
+        return cf_error_set(CF_ERR_INTERNAL, "trace runner: unknown configuration");
+    *out = t->true_step_s[i] * exp(gsl_ran_gaussian(t->rng, t->noise_sd));
+    return CF_OK;
+}
+
+cf_search_runner cf_trace_runner_iface(cf_trace_runner *t)
+{
+    return (cf_search_runner){t, trace_probe};
+}
+
+void cf_trace_runner_close(cf_trace_runner *t)
+{
+    free(t->cands);
+    free(t->true_step_s);
+    free(t->synthetic);
+    if (t->rng)
+        gsl_rng_free(t->rng);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,226 @@
+/* cloudfit validate: how well the models predict real measurements. Reads
+ * the files, lets the library compute (advisor/validate*.c), renders
+ * (validate_report.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/pricing.h"
+#include "cloudfit/profiler/crossgpu.h"
+#include "cloudfit/profiler/gns_traces.h"
+#include "cloudfit/profiler/measurements.h"
+#include "commands.h"
+#include "exit_codes.h"
+#include "log.h"
+#include "render/output.h"
+#include "validate/validate_report.h"
+
+static int usage(const char *fmt, const char *arg) CF_PRINTF(1, 0);
+static int usage(const char *fmt, const char *arg)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    cf_log_error(fmt, arg); /* every caller passes a literal with one %s */
+#pragma GCC diagnostic pop
+    cf_log_hint("usage: cloudfit validate MEASUREMENTS.csv | --gns TRACES.csv --models MODELS.csv | --crossgpu FILE");
+    return CF_EXIT_USAGE;
+}
+
+/* --params NAME=COUNT entries. */
+static int parse_params(const cf_cli_options *o, cf_model_param *out, size_t *n_out)
+{
+    *n_out = 0;
+    for (int i = 0; i < o->params.n; i++) {
+        const char *item = o->params.items[i], *eq = strchr(item, '=');
+        if (!eq || eq == item)
+            return usage("option '--params' expects NAME=COUNT, got '%s'", item);
+        char *end = NULL;
+        double v = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end || !(v >= 1) || !isfinite(v))
+            return usage("option '--params' expects a positive parameter count, got '%s'", item);
+        out[*n_out] = (cf_model_param){.name = NULL, .parameters = v};
+        char *name = strndup(item, (size_t)(eq - item));
+        if (!name) {
+            cf_error_set(CF_ERR_NOMEM, "out of memory");
+            return cf_report_error();
+        }
+        out[(*n_out)++].name = name;
+    }
+    return 0;
+}
+
+static void free_params(cf_model_param *params, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free((char *)params[i].name);
+}
+
+/* --train-gpus A,B --train-gpus C → A, B, C (in `storage`). */
+static void split_list(const cf_cli_list *in, const char **out, size_t *n_out, char *storage, size_t cap)
+{
+    size_t used = 0;
+    *n_out = 0;
+    for (int i = 0; i < in->n; i++) {
+        size_t len = strlen(in->items[i]);
+        if (used + len + 1 > cap)
+            break;
+        memcpy(storage + used, in->items[i], len + 1);
+        for (char *tok = strtok(storage + used, ","); tok && *n_out < 64; tok = strtok(NULL, ","))
+            out[(*n_out)++] = tok;
+        used += len + 1;
+    }
+}
+
+/* No row was scored: say why (every group skipped or failed, or no row
+ * outside the training subset) and fail. */
+static int nothing_predicted(const char *path, const cf_validate_options *vo, const cf_validate_group *groups,
+                             size_t n_groups)
+{
+    for (size_t g = 0; g < n_groups; g++)
+        if (groups[g].skipped || groups[g].failed) {
+            cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: %s/%s: %s", path, groups[g].model,
+                         groups[g].gpu, groups[g].message);
+            if (groups[g].hint[0])
+                cf_error_hint("%s", groups[g].hint);
+            return cf_report_error();
+        }
+    cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: every row is in the training subset (≤ %d node%s%s)",
+                 path, vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
+                 vo->with_2node_probe ? " and the 2-node probe" : "");
+    cf_error_hint("add multi-node rows, lower --train-max-nodes, or pass --fit-all-rows for the in-sample error");
+    return cf_report_error();
+}
+
+static int render(const cf_cli_options *o, cJSON *doc, cf_buf *table)
+{
+    int rc = cf_cli_emit(o, doc, table);
+    cJSON_Delete(doc);
+    cf_buf_free(table);
+    return rc;
+}
+
+static int validate_steps(const cf_cli_options *o, const char *path)
+{
+    cf_model_param params[CF_CLI_MAX_LIST];
+    size_t n_params = 0;
+    int rc = parse_params(o, params, &n_params);
+    if (rc)
+        return rc;
+    cf_measurement_set set = {0};
+    cf_catalog catalog = {0};
+    cf_validate_group *groups = NULL;
+    size_t n_groups = 0;
+    if (cf_measurements_load(path, &set) != CF_OK || cf_catalog_load_embedded(&catalog) != CF_OK ||
+        cf_validate_find_groups(set.rows, set.n_rows, &groups, &n_groups) != CF_OK)
+        rc = cf_report_error();
+    cf_validate_context ctx = {.gpus = catalog.gpus, .n_gpus = catalog.n_gpus, .vms = catalog.vms,
+                               .n_vms = catalog.n_vms, .params = params, .n_params = n_params,
+                               .inter_node_gbps = o->inter_node_gbps};
+    char storage[1024];
+    const char *train_gpus[64];
+    size_t n_train = 0;
+    split_list(&o->train_gpus, train_gpus, &n_train, storage, sizeof storage);
+    cf_validate_options vo = {.train_max_nodes = o->train_max_nodes > 0 ? o->train_max_nodes : 1,
+                              .with_2node_probe = o->with_2node_probe, .train_gpus = train_gpus,
+                              .n_train_gpus = n_train, .fit_all_rows = o->fit_all_rows};
+    cf_validate_steps_report report = {.path = path, .n_rows = set.n_rows, .options = &vo, .context = &ctx,
+                                       .groups = groups, .n_groups = n_groups};
+    if (rc == 0) {
+        cf_validate_prepare(set.rows, set.n_rows, &ctx, groups, n_groups);
+        for (size_t g = 0; g < n_groups; g++)
+            if (groups[g].skipped) {
+                cf_log_warning("%s: %s/%s skipped: %s", path, groups[g].model, groups[g].gpu, groups[g].message);
+                if (groups[g].hint[0])
+                    cf_log_hint("%s", groups[g].hint);
+            }
+        if (cf_validate_steps(set.rows, set.n_rows, &vo, groups, n_groups, &report.overall) != CF_OK)
+            rc = cf_report_error();
+        else if (report.overall.n == 0)
+            rc = nothing_predicted(path, &vo, groups, n_groups);
+    }
+    if (rc == 0) {
+        cf_buf table = CF_BUF_INIT;
+        if (!cf_cli_format_is(o, "json"))
+            cf_validate_steps_table(&report, &table);
+        rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_steps_json(&report) : NULL, &table);
+    }
+    free(groups);
+    cf_catalog_free(&catalog);
+    cf_measurements_free(&set);
+    free_params(params, n_params);
+    return rc;
+}
+
+static int validate_gns(const cf_cli_options *o)
+{
+    if (!o->models_path)
+        return usage("option '--gns' needs '--models MODELS.csv'%s", "");
+    cf_gns_traces traces;
+    if (cf_gns_traces_load(o->gns_path, o->models_path, &traces) != CF_OK)
+        return cf_report_error();
+    cf_gns_validate_options vo = {.train_epochs = o->train_epochs > 0 ? o->train_epochs : 0};
+    cf_gns_prediction *pred = NULL;
+    cf_validate_gns_report report = {.train_epochs = vo.train_epochs};
+    int rc = 0;
+    if (cf_validate_gns(&traces, &vo, &pred, &report.n, &report.overall) != CF_OK) {
+        rc = cf_report_error();
+    } else {
+        report.predictions = pred;
+        cf_buf table = CF_BUF_INIT;
+        if (!cf_cli_format_is(o, "json"))
+            cf_validate_gns_table(&report, &table);
+        rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_gns_json(&report) : NULL, &table);
+    }
+    free(pred);
+    cf_gns_traces_free(&traces);
+    return rc;
+}
+
+static int validate_crossgpu(const cf_cli_options *o)
+{
+    cf_crossgpu_set set;
+    if (cf_crossgpu_load(o->crossgpu_path, &set) != CF_OK)
+        return cf_report_error();
+    cf_catalog catalog;
+    if (cf_catalog_load_embedded(&catalog) != CF_OK) {
+        cf_crossgpu_free(&set);
+        return cf_report_error();
+    }
+    size_t n_unknown = cf_crossgpu_resolve_gpus(&set, catalog.gpus, catalog.n_gpus);
+    if (n_unknown)
+        cf_log_info("%zu of %zu rows name a GPU that is not in the GPU table (docs/catalog.md); they are left out",
+                    n_unknown, set.n_rows);
+    cf_validate_crossgpu_report report;
+    int rc = 0;
+    if (cf_validate_crossgpu(&set, catalog.gpus, catalog.n_gpus, report.scores, &report.n_pairs, &report.n_models) !=
+        CF_OK) {
+        rc = cf_report_error();
+    } else {
+        cf_buf table = CF_BUF_INIT;
+        if (!cf_cli_format_is(o, "json"))
+            cf_validate_crossgpu_table(&report, &table);
+        rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_crossgpu_json(&report) : NULL, &table);
+    }
+    cf_catalog_free(&catalog);
+    cf_crossgpu_free(&set);
+    return rc;
+}
+
+int cmd_validate(int argc, char **argv, const cf_cli_options *o, int n_positional)
+{
+    (void)argc;
+    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json"))
+        return usage("option '--format' does not accept '%s' (use table or json)", o->format);
+    int modes = (o->gns_path != NULL) + (o->crossgpu_path != NULL) + (n_positional > 0);
+    if (modes != 1)
+        return usage(modes ? "give one of MEASUREMENTS.csv, --gns or --crossgpu%s" : "missing the measurements file%s",
+                     "");
+    if (n_positional > 1)
+        return usage("validate takes one measurements file%s", "");
+    if (o->gns_path)
+        return validate_gns(o);
+    if (o->crossgpu_path)
+        return validate_crossgpu(o);
+    return validate_steps(o, argv[1]);
+}

@@ -1,0 +1,148 @@
+#include "cloudfit/common/ci_env.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The first of `names` that is set and non-empty, else NULL. */
+static const char *first(cf_env_lookup get, const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = get(*names);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
+#define FIRST(...) first(get, (const char *const[]){__VA_ARGS__, NULL})
+
+static void put(char *out, size_t n, const char *value)
+{
+    if (value)
+        snprintf(out, n, "%s", value);
+}
+
+static int truthy(const char *v)
+{
+    return v && *v && strcmp(v, "false") != 0 && strcmp(v, "0") != 0;
+}
+
+/* "refs/pull/42/merge" → "42". */
+static void github_pr(const char *ref, char *out, size_t n)
+{
+    unsigned long number = 0;
+    if (ref && sscanf(ref, "refs/pull/%lu/", &number) == 1)
+        snprintf(out, n, "%lu", number);
+}
+
+/* Last path segment of a URL ("https://github.com/o/r/pull/42" → "42"). */
+static void last_segment(const char *url, char *out, size_t n)
+{
+    if (!url)
+        return;
+    const char *slash = strrchr(url, '/');
+    put(out, n, slash ? slash + 1 : url);
+}
+
+static void github(cf_env_lookup get, cf_ci_info *ci)
+{
+    put(ci->provider, sizeof ci->provider, "github-actions");
+    put(ci->commit, sizeof ci->commit, FIRST("GITHUB_SHA"));
+    put(ci->branch, sizeof ci->branch, FIRST("GITHUB_HEAD_REF", "GITHUB_REF_NAME"));
+    put(ci->base_branch, sizeof ci->base_branch, FIRST("GITHUB_BASE_REF"));
+    github_pr(get("GITHUB_REF"), ci->pull_request, sizeof ci->pull_request);
+    put(ci->run_id, sizeof ci->run_id, FIRST("GITHUB_RUN_ID"));
+    const char *server = FIRST("GITHUB_SERVER_URL"), *repo = FIRST("GITHUB_REPOSITORY");
+    if (server && repo && ci->run_id[0])
+        snprintf(ci->run_url, sizeof ci->run_url, "%s/%s/actions/runs/%s", server, repo, ci->run_id);
+}
+
+static void gitlab(cf_env_lookup get, cf_ci_info *ci)
+{
+    put(ci->provider, sizeof ci->provider, "gitlab-ci");
+    put(ci->commit, sizeof ci->commit, FIRST("CI_COMMIT_SHA"));
+    put(ci->branch, sizeof ci->branch,
+        FIRST("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "CI_COMMIT_BRANCH", "CI_COMMIT_REF_NAME"));
+    put(ci->base_branch, sizeof ci->base_branch, FIRST("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_DEFAULT_BRANCH"));
+    put(ci->pull_request, sizeof ci->pull_request, FIRST("CI_MERGE_REQUEST_IID"));
+    put(ci->run_id, sizeof ci->run_id, FIRST("CI_PIPELINE_ID"));
+    put(ci->run_url, sizeof ci->run_url, FIRST("CI_PIPELINE_URL"));
+}
+
+static void jenkins(cf_env_lookup get, cf_ci_info *ci)
+{
+    put(ci->provider, sizeof ci->provider, "jenkins");
+    put(ci->commit, sizeof ci->commit, FIRST("GIT_COMMIT"));
+    put(ci->branch, sizeof ci->branch, FIRST("CHANGE_BRANCH", "BRANCH_NAME", "GIT_BRANCH"));
+    put(ci->base_branch, sizeof ci->base_branch, FIRST("CHANGE_TARGET"));
+    put(ci->pull_request, sizeof ci->pull_request, FIRST("CHANGE_ID"));
+    put(ci->run_id, sizeof ci->run_id, FIRST("BUILD_NUMBER", "BUILD_ID"));
+    put(ci->run_url, sizeof ci->run_url, FIRST("BUILD_URL"));
+}
+
+static void buildkite(cf_env_lookup get, cf_ci_info *ci)
+{
+    put(ci->provider, sizeof ci->provider, "buildkite");
+    put(ci->commit, sizeof ci->commit, FIRST("BUILDKITE_COMMIT"));
+    put(ci->branch, sizeof ci->branch, FIRST("BUILDKITE_BRANCH"));
+    const char *pr = FIRST("BUILDKITE_PULL_REQUEST");
+    if (truthy(pr)) {
+        put(ci->pull_request, sizeof ci->pull_request, pr);
+        put(ci->base_branch, sizeof ci->base_branch, FIRST("BUILDKITE_PULL_REQUEST_BASE_BRANCH"));
+    }
+    if (!ci->base_branch[0])
+        put(ci->base_branch, sizeof ci->base_branch, FIRST("BUILDKITE_PIPELINE_DEFAULT_BRANCH"));
+    put(ci->run_id, sizeof ci->run_id, FIRST("BUILDKITE_BUILD_NUMBER", "BUILDKITE_BUILD_ID"));
+    put(ci->run_url, sizeof ci->run_url, FIRST("BUILDKITE_BUILD_URL"));
+}
+
+static void circleci(cf_env_lookup get, cf_ci_info *ci)
+{
+    put(ci->provider, sizeof ci->provider, "circleci");
+    put(ci->commit, sizeof ci->commit, FIRST("CIRCLE_SHA1"));
+    put(ci->branch, sizeof ci->branch, FIRST("CIRCLE_BRANCH"));
+    put(ci->pull_request, sizeof ci->pull_request, FIRST("CIRCLE_PR_NUMBER"));
+    if (!ci->pull_request[0])
+        last_segment(FIRST("CIRCLE_PULL_REQUEST"), ci->pull_request, sizeof ci->pull_request);
+    put(ci->run_id, sizeof ci->run_id, FIRST("CIRCLE_BUILD_NUM", "CIRCLE_WORKFLOW_ID"));
+    put(ci->run_url, sizeof ci->run_url, FIRST("CIRCLE_BUILD_URL"));
+}
+
+int cf_ci_detect(cf_env_lookup get, cf_ci_info *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    if (truthy(get("GITHUB_ACTIONS")))
+        github(get, ci);
+    else if (truthy(get("GITLAB_CI")))
+        gitlab(get, ci);
+    else if (FIRST("JENKINS_URL", "JENKINS_HOME"))
+        jenkins(get, ci);
+    else if (truthy(get("BUILDKITE")))
+        buildkite(get, ci);
+    else if (truthy(get("CIRCLECI")))
+        circleci(get, ci);
+    else if (truthy(get("CI")))
+        put(ci->provider, sizeof ci->provider, "ci");
+    /* Explicit values win over detection, for any CI (or a local script). */
+    struct {
+        const char *name;
+        char *field;
+        size_t size;
+    } overrides[] = {
+        {"CLOUDFIT_CI_COMMIT", ci->commit, sizeof ci->commit},
+        {"CLOUDFIT_CI_BRANCH", ci->branch, sizeof ci->branch},
+        {"CLOUDFIT_CI_BASE_BRANCH", ci->base_branch, sizeof ci->base_branch},
+        {"CLOUDFIT_CI_PULL_REQUEST", ci->pull_request, sizeof ci->pull_request},
+        {"CLOUDFIT_CI_RUN_ID", ci->run_id, sizeof ci->run_id},
+        {"CLOUDFIT_CI_RUN_URL", ci->run_url, sizeof ci->run_url},
+    };
+    for (size_t i = 0; i < sizeof overrides / sizeof *overrides; i++) {
+        const char *v = get(overrides[i].name);
+        if (v && *v) {
+            put(overrides[i].field, overrides[i].size, v);
+            if (!ci->provider[0])
+                put(ci->provider, sizeof ci->provider, "ci");
+        }
+    }
+    return ci->provider[0] != '\0';
+}

@@ -1,0 +1,164 @@
+/* Online black-box search (DESIGN.md §3.7, docs/search.md): a light
+ * profile, then short probe runs where the analytic model's uncertainty can
+ * still change the decision, a refit after each probe, a stopping rule, and
+ * a measurement of the final pick before committing to it.
+ *
+ * Pure computation: the runner (which really runs the probes, or answers
+ * them from a trace) is a struct of function pointers passed in, so the
+ * advisor does no I/O. Deterministic for a fixed seed (the seed only drives
+ * the random starts of the plain-BO baseline; the runner has its own). */
+#ifndef CLOUDFIT_ADVISOR_SEARCH_H
+#define CLOUDFIT_ADVISOR_SEARCH_H
+#include <stddef.h>
+#include "cloudfit/advisor.h"
+#include "cloudfit/advisor/inputs.h"
+#include "cloudfit/advisor/stateff.h"
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+/* One configuration the search may pick: a VM type (on-demand), a node
+ * count and a per-GPU batch (no accumulation: a probe measures what runs). */
+typedef struct {
+    const cf_vm *vm;              /* catalog row it is priced from; NULL allowed (tests, --price) */
+    char gpu[32];                 /* GPU model; the refit groups probes by it */
+    int nodes, gpus_per_node, local_batch;
+    double usd_per_node_hr;       /* on-demand price of one VM */
+    double network_gbps;          /* nominal NIC of the VM; 0 = unknown */
+} cf_search_candidate;
+
+/* Runs `steps` training steps on one candidate and reports the steady
+ * step time. Anything but CF_OK is a failed run (non-zero exit, malformed
+ * output, timeout); cf_error_message() says why. The search retries a
+ * failed run once, then marks the configuration failed and goes on. */
+typedef struct {
+    void *ctx;
+    cf_status (*probe)(void *ctx, const cf_search_candidate *candidate, int steps, double *out_step_time_s);
+} cf_search_runner;
+
+typedef enum {
+    CF_SEARCH_CLOUDFIT,           /* model prior + error model, decision-aware probes (the default) */
+    CF_SEARCH_MODEL_ONLY,         /* light profile, refit, pick from the model: no probes (baseline) */
+    CF_SEARCH_PLAIN_BO            /* GP without the model, random starts, expected improvement (baseline) */
+} cf_search_method;
+
+typedef struct {
+    const cf_job *job;            /* job size, gradient bytes, recipe */
+    const cf_constraints *constraints; /* objective, deadline, budget, limits, startup */
+    const cf_noise_model *noise;
+    const cf_search_candidate *candidates;
+    size_t n_candidates;
+    /* Start values per GPU type (network, overlap, contention; compute when
+     * a profile cannot be fitted). GPU types without an entry start from
+     * defaults; candidates of a type whose profile failed are dropped. */
+    const cf_gpu_perf *prior;
+    size_t n_prior;
+    cf_search_method method;
+    double margin;                /* stop when nothing untried can beat the best by more (default 0.03) */
+    int max_probes;               /* probes after the profile, the final measurement included (default 12) */
+    int probe_steps;              /* steps per probe (default 50) */
+    int profile_steps;            /* steps per profile run (default 20) */
+    double noise_sd;              /* measurement noise, log sd (default 0.02) */
+    double safety_sds;            /* deadline/budget margin in sds of the estimate (default 1) */
+    double probe_startup_s;       /* paid per run and not progress, e.g. VM boot (default 0) */
+    unsigned long seed;           /* random starts of the plain-BO baseline */
+} cf_search_options;
+
+void cf_search_options_init(cf_search_options *options);
+
+typedef enum { CF_RUN_PROFILE, CF_RUN_PROBE } cf_search_run_kind;
+
+/* One run through the runner (profile or probe), in order. */
+typedef struct {
+    size_t candidate;
+    cf_search_run_kind kind;
+    int steps;
+    int attempts;                 /* 1, or 2 after a retry */
+    int failed;                   /* both attempts failed: the configuration is out */
+    char error[240];              /* the last failure's message ("" if none) */
+    double measured_step_s;       /* NAN when failed */
+    double predicted_step_s;      /* the search's estimate just before the run (NAN: none yet) */
+    double predicted_sd;          /* its log sd */
+    double cost_usd;              /* steps (and start-up) at the measured step time */
+    double progress;              /* fraction of the job the run's steps did */
+} cf_search_step;
+
+typedef enum { CF_STOP_MARGIN, CF_STOP_MAX_PROBES, CF_STOP_EXHAUSTED, CF_STOP_NO_PROBES } cf_search_stop;
+
+typedef struct {
+    cf_search_step *runs;
+    size_t n_runs, n_profile_runs, n_probes, n_failed;
+    long chosen;                  /* candidate index; -1 = nothing feasible */
+    int chosen_measured;          /* the pick was measured before committing */
+    int chosen_safe;              /* meets deadline/budget with the safety margin */
+    cf_search_stop stop;
+    /* Per candidate, final estimates (NAN for failed ones). */
+    double *est_step_s;
+    double *est_sd;               /* log sd of the step-time estimate */
+    unsigned char *failed;
+    unsigned char *measured;
+    cf_gpu_perf *fitted;          /* final model per GPU type */
+    size_t n_fitted;
+    /* Accounting under the search's own (measured) numbers. */
+    double chosen_hours, chosen_usd;
+    double profile_cost_usd, probe_cost_usd;
+    double overhead_usd;          /* runs' cost beyond what the pick spends for the same progress */
+} cf_search_result;
+
+/* Runs the search. CF_ERR_INVALID for bad options or no candidates; a
+ * failing runner is not an error (see cf_search_runner). When nothing is
+ * feasible, result->chosen is -1 and the status CF_ERR_INFEASIBLE. */
+cf_status cf_search_run(const cf_search_options *options, const cf_search_runner *runner, cf_search_result *result);
+void cf_search_result_free(cf_search_result *result);
+
+/* Training hours and cost of a candidate at a given step time (start-up
+ * included, as `recommend` counts it). */
+void cf_search_job(const cf_search_options *options, const cf_search_candidate *c, double step_s, double *out_hours,
+                   double *out_usd);
+/* Objective value (lower is better) and whether the constraints hold with
+ * `slack` (fraction, e.g. 0.03 for the miss rule). */
+double cf_search_objective(const cf_search_options *options, double hours, double usd);
+int cf_search_feasible(const cf_search_options *options, double hours, double usd, double slack);
+
+/* Scoring against known step times (the trace runner's oracle). */
+typedef struct {
+    long oracle;                  /* best candidate under the true times; -1 = none feasible */
+    double oracle_hours, oracle_usd;
+    double chosen_hours, chosen_usd;   /* the pick under the true times */
+    double regret;                /* chosen / oracle − 1 in the objective (cost or time) */
+    int miss;                     /* breaks the deadline or budget by more than 3 % */
+    double overhead_frac;         /* overhead / the pick's true job cost */
+    double profile_frac;          /* profile runs' cost / the pick's true job cost */
+    double fastest_hours, cheapest_usd;  /* over all candidates, no constraints */
+} cf_search_score;
+
+#define CF_SEARCH_MISS_TOLERANCE 0.03
+
+cf_status cf_search_score_against(const cf_search_options *options, const double *true_step_s,
+                                  const cf_search_result *result, cf_search_score *out);
+
+/* The light profile of one GPU type (the search's first runs, and
+ * `cloudfit profile --runner`): among the candidates of `gpu` on one node
+ * that are not excluded (excluded may be NULL), three per-GPU batches on
+ * one GPU and two on the fullest node — smallest, largest (and middle) —
+ * each on the cheapest VM of that shape (then the lowest index). */
+#define CF_SEARCH_PROFILE_MAX_RUNS 5
+cf_status cf_search_light_profile(const cf_search_candidate *cands, size_t n, const char *gpu,
+                                  const unsigned char *excluded, size_t out[CF_SEARCH_PROFILE_MAX_RUNS], size_t *n_out);
+/* The 2-node × 1-GPU probe (placement 11) of one GPU type: the smallest and
+ * the largest per-GPU batch among the candidates with 2 nodes × 1 GPU
+ * (0, 1 or 2 indices). Two rows are what cf_perf_fit needs to identify the
+ * inter-node bandwidth; the smallest batch exposes the all-reduce most. */
+cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, const char *gpu,
+                                   const unsigned char *excluded, size_t out[2], size_t *n_out);
+
+/* Start values per GPU type among the candidates (cf_search_options.prior):
+ * the inputs' parameters when they have the type (spec profile, cached
+ * profile, carry-over), else the defaults of the GPU table (cf_perf_defaults).
+ * *out is malloc'd with one entry per distinct GPU type of the candidates. */
+cf_status cf_search_prior(const cf_inputs *inputs, const cf_gpu *gpus, size_t n_gpus, const cf_search_candidate *cands,
+                          size_t n, cf_gpu_perf **out, size_t *n_out);
+
+const char *cf_search_method_name(cf_search_method method);
+const char *cf_search_stop_name(cf_search_stop stop);
+
+#endif

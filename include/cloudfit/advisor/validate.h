@@ -1,0 +1,114 @@
+/* How well the models predict measurements (`cloudfit validate`): step
+ * times from a measurements CSV, and iterations-to-target from gradient-
+ * noise traces. Pure computation over plain structs (advisor/). */
+#ifndef CLOUDFIT_ADVISOR_VALIDATE_H
+#define CLOUDFIT_ADVISOR_VALIDATE_H
+#include <stddef.h>
+#include "cloudfit/advisor/perf.h"
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+/* Absolute percentage errors summarised (fractions, not percent). */
+typedef struct {
+    size_t n;
+    double median_ape, p90_ape, max_ape;
+} cf_ape_stats;
+
+/* Median, p90 (nearest rank) and max of |errors|; `errors` are relative
+ * errors (pred/meas − 1). The array is not modified. */
+cf_ape_stats cf_ape_summarise(const double *errors, size_t n);
+
+#define CF_VALIDATE_MAX_NODE_BUCKETS 12
+
+typedef struct {
+    int train_max_nodes;                 /* rows with num_nodes <= this are fitted (default 1) */
+    int with_2node_probe;                /* also fit placement "11" (2 nodes × 1 GPU) */
+    const char *const *train_gpus;       /* when given: fit these GPU types, predict the others by carry-over */
+    size_t n_train_gpus;
+    /* Fit every row of the group, but still score only the rows the
+     * training subset leaves out: the model's own fit error on them, a floor
+     * for its prediction error there (not a prediction). */
+    int fit_all_rows;
+} cf_validate_options;
+
+/* One (model, gpu, profile) group. The caller fills the inputs (which need
+ * the catalog and model sizes), cf_validate_steps fills the results. */
+typedef struct {
+    char model[64], gpu[32], profile[32];
+    /* inputs */
+    double gradient_bytes;               /* parameters × bytes per gradient element */
+    double nominal_inter_gbps;           /* VM NIC for (gpu, GPUs per node); 0 = unknown */
+    const cf_gpu *gpu_info;              /* GPU table row, NULL when unknown */
+    const cf_vm *network_vm;             /* the offer whose NIC nominal_inter_gbps is; NULL when none */
+    int skipped;                         /* 1: not validated (message says why; e.g. no parameter count) */
+    /* results */
+    size_t n_fit, n_pred;
+    cf_perf_params params;               /* fitted (or carried-over) model */
+    char carried_from[32];               /* "" unless predicted from another GPU type */
+    cf_ape_stats all;
+    int bucket_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];   /* node count of each bucket (last: all larger) */
+    cf_ape_stats by_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];
+    int n_buckets;
+    int failed;                          /* 1 when the group could not be fitted */
+    char message[200];                   /* why it failed or was skipped */
+    char hint[120];                      /* what to do about it; "" = nothing to add */
+} cf_validate_group;
+
+/* What the groups' inputs come from. */
+typedef struct {
+    const char *name;                    /* model name as in the measurements */
+    double parameters;
+} cf_model_param;
+
+typedef struct {
+    const cf_gpu *gpus;                  /* GPU table: names resolved with cf_gpu_resolve */
+    size_t n_gpus;
+    const cf_vm *vms;                    /* offers: the NIC a measured (GPU, GPUs per node) ran on */
+    size_t n_vms;
+    const cf_model_param *params;        /* parameter counts given by the user (--params); they win over */
+    size_t n_params;                     /*   the built-in table (advisor/model_sizes.h) */
+    double inter_node_gbps;              /* > 0: the nominal NIC of every group (--inter-node-gbps) */
+} cf_validate_context;
+
+/* Fills each group's inputs: the gradient bytes (the caller's parameter
+ * count, else the built-in table; a model neither knows is `skipped` with
+ * a message naming --params), the GPU table row, and the nominal NIC (the
+ * caller's figure, else the offer of the campaign's cloud with the
+ * smallest NIC, else unknown). */
+void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_validate_context *ctx,
+                         cf_validate_group *groups, size_t n_groups);
+/* Where a group's inter-node bandwidth came from, after cf_validate_steps. */
+void cf_validate_network_source(const cf_validate_group *g, const cf_validate_context *ctx, char *out, size_t n);
+
+/* Distinct (model, gpu, profile) groups in row order; *out is malloc'd. */
+cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_validate_group **out,
+                                  size_t *n_out);
+/* Fits each group on its training subset and scores the other rows;
+ * `overall` gets the errors of every predicted row of every group.
+ * `spec_for_carry` gives precision and FLOPs for carrying a fit across GPU
+ * types (may be NULL: bandwidth ratio only). */
+cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_validate_options *options,
+                            cf_validate_group *groups, size_t n_groups, cf_ape_stats *overall);
+
+/* Iterations to the target metric, per (model, batch). */
+typedef struct {
+    char model[64];
+    int batch, m0;
+    double target;
+    double measured_iterations, predicted_iterations;
+    double error;                        /* predicted / measured − 1 */
+} cf_gns_prediction;
+
+typedef struct {
+    double train_epochs;                 /* use only the first K epochs of the M0 run; 0 = all */
+} cf_gns_validate_options;
+
+/* Target = the best metric value that every batch size's run reaches
+ * (direction from the model info). Exposed for tests. */
+cf_status cf_gns_target(const cf_gns_traces *traces, const cf_gns_model_info *model, double *out_target);
+/* Predicts, from the M0 run only, every larger batch's iterations to the
+ * target and compares with the measured ones. *out is malloc'd. */
+cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_options *options,
+                          cf_gns_prediction **out, size_t *n_out, cf_ape_stats *overall);
+
+#endif

@@ -1,0 +1,15 @@
+/* CI detection from the usual environment variables (docs/ci.md):
+ * GitHub Actions, GitLab CI, Jenkins, Buildkite, CircleCI, then any CI
+ * that sets CI=true. CLOUDFIT_CI_{COMMIT,BRANCH,BASE_BRANCH,PULL_REQUEST,
+ * RUN_ID,RUN_URL} override what was detected (and mark a run as CI). */
+#ifndef CLOUDFIT_COMMON_CI_ENV_H
+#define CLOUDFIT_COMMON_CI_ENV_H
+#include "cloudfit/types.h"
+
+/* Looks a variable up; NULL when unset. getenv in production. */
+typedef const char *(*cf_env_lookup)(const char *name);
+
+/* Fills *out (all "" first); returns 1 when running in CI, else 0. */
+int cf_ci_detect(cf_env_lookup lookup, cf_ci_info *out);
+
+#endif

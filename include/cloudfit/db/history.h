@@ -1,0 +1,142 @@
+/* The history of recommendations (db/history.c, db/history_query.c,
+ * db/ci.c): inserts, queries, pruning and recorded measurements. */
+#ifndef CLOUDFIT_DB_HISTORY_H
+#define CLOUDFIT_DB_HISTORY_H
+#include <stddef.h>
+#include "cloudfit/db.h"
+#include "cloudfit/types.h"
+#include "cloudfit/status.h"
+
+/* One ranked configuration as stored (rank 1 is the chosen one). */
+typedef struct {
+    int rank;
+    char cloud[16], region[48], instance_type[64], gpu[32];
+    int gpus_per_node, nodes, local_batch, accumulation;
+    long global_batch;
+    double lr;
+    int spot;
+    double step_time_s, hours, total_usd;
+    double usd_per_node_hour;
+} cf_history_config;
+
+/* One CI gate's outcome (docs/ci.md). value is NaN when there was nothing
+ * to compare with (the gate then passes and `note` says why). */
+typedef struct {
+    char name[32];             /* max_cost_usd | max_hours | max_cost_increase_pct | max_cost_increase_usd */
+    double limit;
+    double value;
+    int passed;
+    char note[200];
+} cf_history_gate;
+
+/* One recommendation as stored. Unit prices are copied in so old rows never
+ * depend on today's catalog. Strings are borrowed for the insert. */
+typedef struct {
+    const char *created_at;       /* ISO 8601 UTC, e.g. 2026-11-21T23:30:00Z */
+    const char *tool_version;
+    const char *spec_hash;        /* the effective spec's (command-line overrides included) */
+    const char *source_hash;      /* the spec file's as given; NULL or "" = spec_hash */
+    const char *spec_name;
+    const char *spec_json;        /* the effective spec (canonical JSON) */
+    const char *objective;
+    const char *catalog_name;     /* "embedded" or a snapshot id */
+    const char *catalog_date;     /* newest data date of the catalog */
+    /* chosen configuration */
+    const char *cloud, *region, *instance_type, *gpu;
+    int gpus_per_node, nodes, local_batch, accumulation;
+    long global_batch;
+    double lr;
+    int spot;
+    double step_time_s, hours, total_usd;
+    double usd_per_node_hour;     /* unit price used */
+    const char *result_json;      /* the whole recommendation document */
+    /* Optional (schema 2): ranked alternatives (rank ≥ 2), CI metadata
+     * (NULL = none), gate outcomes. Written in the same transaction. */
+    const cf_history_config *alternatives;
+    size_t n_alternatives;
+    const cf_ci_info *ci;
+    const cf_history_gate *gates;
+    size_t n_gates;
+} cf_history_record;
+
+/* Inserts one recommendation in a single transaction; *out_id gets its id. */
+cf_status cf_history_insert(cf_db *db, const cf_history_record *rec, long long *out_id);
+/* Number of stored recommendations (for tests and `history`). */
+cf_status cf_history_count(cf_db *db, long long *out_count);
+
+/* ---- queries (db/history_query.c) ----------------------------------------
+ * All SQL binds its values; strings in filters are matched literally. */
+
+/* A stored recommendation as read back. */
+typedef struct {
+    long long id;
+    char created_at[32];
+    char tool_version[32];
+    char spec_hash[65];
+    char spec_name[65];
+    char objective[16];
+    char catalog_name[64];
+    char catalog_date[16];
+    cf_history_config chosen;  /* rank 1 */
+    cf_ci_info ci;             /* all "" when the run was not in CI */
+    char *result_json;         /* owned; only filled by cf_history_get */
+} cf_history_row;
+
+/* Filters of `cloudfit history`; NULL / 0 = any. since/until are ISO 8601
+ * prefixes compared as text (created_at is UTC "YYYY-MM-DDTHH:MM:SSZ"). */
+typedef struct {
+    const char *spec_name;
+    const char *spec_hash;     /* full hash or a prefix */
+    const char *source_hash;   /* the spec file's hash, exact (rows before schema 6: their spec hash) */
+    const char *since;         /* created_at >= since */
+    const char *until;         /* created_at < until */
+    const char *cloud;
+    const char *gpu;           /* case-insensitive */
+    const char *branch;
+    int limit;                 /* 0 = no limit */
+} cf_history_filter;
+
+/* Rows matching `filter`, newest first; caller frees with cf_history_rows_free. */
+cf_status cf_history_list(cf_db *db, const cf_history_filter *filter, cf_history_row **out, size_t *n_out);
+void cf_history_rows_free(cf_history_row *rows, size_t n);
+/* One recommendation with its JSON document; CF_ERR_INVALID when absent. */
+cf_status cf_history_get(cf_db *db, long long id, cf_history_row *out);
+/* Its ranked alternatives (rank ≥ 2) in rank order; caller frees *out. */
+cf_status cf_history_alternatives(cf_db *db, long long id, cf_history_config **out, size_t *n_out);
+/* Its stored gate outcomes; caller frees *out. */
+cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_t *n_out);
+/* The newest recommendation for the spec file `source_hash` (on `branch`
+ * when not NULL), whatever the command-line overrides were; *found = 0 when
+ * there is none. */
+cf_status cf_history_latest(cf_db *db, const char *source_hash, const char *branch, cf_history_row *out, int *found);
+/* Deletes recommendations created before `before` (ISO 8601) with their
+ * alternatives, CI rows and gates, and specs no longer referenced, in one
+ * transaction. Recorded measurements stay (unlinked). */
+cf_status cf_history_prune(cf_db *db, const char *before, long long *n_deleted);
+
+/* ---- recorded measurements (cloudfit record) ----------------------------- */
+
+/* What a real run measured, for a stored recommendation's configuration.
+ * step_time_s / total_hours / total_usd: NaN = not measured. */
+typedef struct {
+    long long id;
+    long long recommendation_id;   /* 0 once pruned */
+    char recorded_at[32];
+    char spec_hash[65], spec_name[65];
+    char cloud[16], instance_type[64], gpu[32];
+    int gpus_per_node, nodes, local_batch, accumulation;
+    double step_time_s, total_hours, total_usd;
+    double predicted_step_time_s, predicted_hours, predicted_total_usd;
+    char note[256];
+} cf_history_measurement;
+
+/* Stores a measurement; the configuration and predictions are copied from
+ * recommendation `m->recommendation_id` (which must exist). */
+cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, long long *out_id);
+/* Measurements with a step time for the spec file `source_hash` (whatever
+ * the overrides of the recommendation they measured), oldest first; caller
+ * frees. */
+cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, cf_history_measurement **out,
+                                           size_t *n_out);
+
+#endif

@@ -1,0 +1,65 @@
+/* The pricing module's front door (pricing/catalog*.c): the VM price
+ * catalog and the GPU table (DESIGN.md §5); offers (cf_vm) and GPUs
+ * (cf_gpu) are the plain structs of cloudfit/types.h.
+ *
+ * The default catalog is compiled into the binary from data/gpu_vms.csv,
+ * data/gpus.csv and data/aws_spot_advisor.csv, so it works offline. */
+#ifndef CLOUDFIT_PRICING_H
+#define CLOUDFIT_PRICING_H
+#include <stddef.h>
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+typedef struct {
+    cf_vm *vms;
+    size_t n_vms;
+    cf_gpu *gpus;
+    size_t n_gpus;
+    char **sources;                     /* distinct provenance strings of rows */
+    size_t n_sources;
+    char name[64];                      /* "embedded" or a snapshot name */
+    char data_date[16];                 /* newest date of the data, YYYY-MM-DD */
+    char oldest_date[16];               /* oldest date of the data, YYYY-MM-DD */
+} cf_catalog;
+
+typedef struct {
+    const char *const *clouds;   size_t n_clouds;    /* empty = all */
+    const char *const *regions;  size_t n_regions;   /* empty = all */
+    const char *const *gpus;     size_t n_gpus;      /* empty = all; case-insensitive */
+    cf_spot_policy spot;         /* only: rows without a spot price are dropped */
+} cf_catalog_filter;
+
+/* Loads the catalog compiled into the binary. */
+cf_status cf_catalog_load_embedded(cf_catalog *out);
+/* Loads catalog CSV texts (columns as data/gpu_vms.csv, data/gpus.csv,
+ * data/aws_spot_advisor.csv; spot_csv may be NULL). Names are for messages. */
+cf_status cf_catalog_load_csv(const char *vms_csv, size_t vms_len, const char *vms_name,
+                              const char *gpus_csv, size_t gpus_len, const char *gpus_name,
+                              const char *spot_csv, size_t spot_len, const char *spot_name,
+                              cf_catalog *out);
+void cf_catalog_free(cf_catalog *catalog);
+
+/* GPU table look-up by model name (case-insensitive); NULL when unknown. */
+const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model);
+/* cf_gpu_resolve (cloudfit/types.h) over the catalog's GPU table. */
+const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name);
+
+/* A filter over the search section of a spec (clouds, regions, GPUs, spot
+ * policy), with the pointer arrays it needs. `spot` overrides c->spot. */
+typedef struct {
+    const char *clouds[CF_SPEC_MAX_LIST];
+    const char *regions[CF_SPEC_MAX_LIST];
+    const char *gpus[CF_SPEC_MAX_GPUS];
+    cf_catalog_filter filter;
+} cf_catalog_filter_storage;
+void cf_catalog_filter_from(const cf_constraints *c, cf_spot_policy spot, cf_catalog_filter_storage *out);
+
+/* Fills out[] (capacity catalog->n_vms) with the rows that pass the filter,
+ * in catalog order; returns the count. */
+size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter *filter,
+                              const cf_vm **out);
+/* Checks filter values against the catalog: an unknown cloud or GPU name is
+ * CF_ERR_INVALID with a hint listing the known ones. */
+cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter);
+
+#endif

@@ -1,0 +1,52 @@
+/* Price overrides: a user's negotiated discounts and per-instance prices
+ * (reservations, private offers), applied to a loaded catalog before the
+ * search so recommendations use what the user really pays. Format in
+ * docs/pricing.md:
+ *
+ *   {"discounts": [{"cloud": "aws", "percent": 12, "gpu": "H100", "applies_to": "ondemand", "note": "EDP"}],
+ *    "instances": [{"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge",
+ *                   "price_ondemand_usd_per_hr": 40.0, "note": "1-year reservation"}]}
+ *
+ * Strict: unknown keys, wrong types and out-of-range values are errors that
+ * name the file and key path; an instance override that matches no catalog
+ * row is an error (a typo must not silently keep the list price). */
+#ifndef CLOUDFIT_PRICING_OVERRIDES_H
+#define CLOUDFIT_PRICING_OVERRIDES_H
+#include <stddef.h>
+
+#include "cloudfit/pricing.h"
+#include "cloudfit/status.h"
+
+typedef enum { CF_OVERRIDE_DISCOUNT, CF_OVERRIDE_INSTANCE } cf_override_kind;
+
+typedef struct {
+    cf_override_kind kind;
+    char key_path[32];                  /* "discounts[0]" — for messages and reports */
+    /* match: empty = any */
+    char cloud[8], region[32], instance_type[48], gpu[32];
+    /* discount */
+    double percent;                     /* (0, 100) */
+    int applies_ondemand, applies_spot;
+    /* instance: <= 0 = leave that price as it is */
+    double price_ondemand_usd_per_hr, price_spot_usd_per_hr;
+    char note[128];
+    size_t rows_matched;                /* set by cf_price_overrides_apply */
+} cf_price_override;
+
+typedef struct {
+    cf_price_override *items;
+    size_t n;
+    char path[512];
+} cf_price_overrides;
+
+cf_status cf_price_overrides_parse(const char *text, size_t len, const char *name, cf_price_overrides *out);
+cf_status cf_price_overrides_load(const char *path, cf_price_overrides *out);
+/* Applies discounts (in file order; they compound) then instance prices
+ * (which replace, not compound). rule_of_row (n_vms entries, may be NULL)
+ * gets, per catalog row, 0 = list price or k = last rule k (1-based) that
+ * changed it. Fails without changing the catalog when an instance rule
+ * matches nothing or would put spot above on-demand. */
+cf_status cf_price_overrides_apply(cf_price_overrides *overrides, cf_catalog *catalog, int *rule_of_row);
+void cf_price_overrides_free(cf_price_overrides *overrides);
+
+#endif

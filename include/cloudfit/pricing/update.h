@@ -1,0 +1,93 @@
+/* Live price updates (DESIGN.md §5, docs/pricing.md).
+ *
+ * cf_prices_update fetches current prices from the public pricing APIs with
+ * libcurl (Azure Retail Prices, AWS bulk price list + spot feed, GCP Cloud
+ * Billing Catalog), joins them to the machine shapes of a base catalog,
+ * rejects nonsense and returns the merged catalog as gpu_vms.csv text. It
+ * never touches the database: the CLI stores the result as a snapshot.
+ *
+ * Each cloud is all-or-nothing: a cloud whose fetch fails part-way (HTTP
+ * error after retries, truncated body, pagination loop or cap) contributes
+ * no prices, so a partial answer can never replace good prices. */
+#ifndef CLOUDFIT_PRICING_UPDATE_H
+#define CLOUDFIT_PRICING_UPDATE_H
+#include <stddef.h>
+
+#include "cloudfit/pricing.h"
+#include "cloudfit/status.h"
+
+/* Progress lines for a person watching (the CLI prints them on stderr). */
+typedef void (*cf_progress_fn)(void *data, const char *line);
+
+/* One price the API quoted, or (in results) one refreshed catalog row. */
+typedef struct {
+    char cloud[8];
+    char region[32];
+    char instance_type[48];
+    char gpu_model[32];                 /* "" = every catalog row of this type */
+    int gpu_count;                      /* 0 = any */
+    int has_ondemand, has_spot;         /* which prices the API quoted */
+    double price_ondemand_usd_per_hr;   /* whole VM, as quoted (validated later) */
+    double price_spot_usd_per_hr;
+} cf_price_quote;
+
+typedef struct {
+    cf_price_quote *items;
+    size_t n, cap;
+} cf_price_list;
+
+cf_status cf_price_list_add(cf_price_list *list, const cf_price_quote *quote);
+void cf_price_list_free(cf_price_list *list);
+
+#define CF_PRICE_MAX_CLOUDS 3
+
+typedef struct {
+    const char *const *clouds;  size_t n_clouds;   /* empty = aws, azure, gcp */
+    const char *const *regions; size_t n_regions;  /* empty = regions of the base catalog */
+    int clouds_explicit;        /* 1: a missing GCP key is an error, not a skip */
+    double max_change_factor;   /* a price moving more than this × (or 1/×) is kept out; <= 1 → 3 */
+    const char *fetched_at;     /* ISO 8601 UTC; written into each refreshed row's source */
+    cf_progress_fn progress;    /* may be NULL */
+    void *progress_data;
+} cf_price_update_options;
+
+typedef enum { CF_CLOUD_UPDATED, CF_CLOUD_FAILED, CF_CLOUD_SKIPPED } cf_cloud_outcome;
+
+typedef struct {
+    char cloud[8];
+    cf_cloud_outcome outcome;
+    cf_status status;           /* of the fetch */
+    char message[768];          /* failure or skip reason; "" when updated */
+    char hint[256];
+    size_t n_quotes;            /* prices the API returned after filtering */
+    size_t n_rows_updated;      /* catalog rows whose prices were refreshed */
+    size_t n_rows_added;        /* rows added for a known shape in a new region */
+} cf_cloud_update;
+
+typedef struct {
+    cf_cloud_update clouds[CF_PRICE_MAX_CLOUDS];
+    size_t n_clouds;
+    char *warnings;             /* '\n'-separated rejected prices; "" when none */
+    size_t n_rejected;
+    char *vms_csv;              /* the merged catalog (data/gpu_vms.csv columns) */
+    size_t vms_csv_len;
+    size_t n_rows;              /* rows in vms_csv */
+    cf_price_list refreshed;    /* final values of every refreshed or added row */
+} cf_price_update_result;
+
+/* Fetches and merges. CF_OK when at least one cloud updated (see
+ * result->clouds for the others); otherwise the first failure's status and
+ * message. `base` is the catalog now in use (newest snapshot or embedded). */
+cf_status cf_prices_update(const cf_catalog *base, const cf_price_update_options *opts,
+                           cf_price_update_result *out);
+void cf_price_update_result_free(cf_price_update_result *result);
+
+/* Writes the VM rows of `catalog` as gpu_vms.csv text. Spot prices that
+ * were only estimated from the AWS Spot Advisor are written empty, so
+ * loading the text again re-derives them instead of freezing them. */
+cf_status cf_catalog_write_vms_csv(const cf_catalog *catalog, char **out_text, size_t *out_len);
+/* Loads VM rows from gpu_vms.csv text with the embedded GPU table and
+ * Spot Advisor (how a stored snapshot becomes a catalog). */
+cf_status cf_catalog_load_with_vms(const char *vms_csv, size_t vms_len, const char *vms_name, cf_catalog *out);
+
+#endif

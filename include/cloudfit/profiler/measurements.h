@@ -1,0 +1,17 @@
+/* Reading measurement CSVs (profiler/measurements.c, DESIGN.md §4.2): rows
+ * with the columns of groundtruth/pollux_aws_t4/throughput.csv become
+ * cf_measurement structs (cloudfit/types.h). */
+#ifndef CLOUDFIT_PROFILER_MEASUREMENTS_H
+#define CLOUDFIT_PROFILER_MEASUREMENTS_H
+#include <stddef.h>
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+/* Reads a measurements CSV. Required columns: model, gpu, hw_gpus_per_node,
+ * num_nodes, num_gpus, local_bsz, step_time_s. Bad rows are errors naming
+ * "file:line: column 'c'". */
+cf_status cf_measurements_load(const char *path, cf_measurement_set *out);
+cf_status cf_measurements_parse(const char *text, size_t len, const char *name, cf_measurement_set *out);
+void cf_measurements_free(cf_measurement_set *set);
+
+#endif

@@ -1,0 +1,148 @@
+/* The effective spec a command runs with (command-line overrides written
+ * into the search section, revalidated, rehashed) and the key a profile of
+ * the spec is cached under. Both work on the canonical JSON, so what is
+ * hashed is exactly what is validated and stored. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/hash.h"
+#include "cloudfit/spec.h"
+#include "spec_internal.h"
+
+void cf_spec_overrides_init(cf_spec_overrides *ov)
+{
+    memset(ov, 0, sizeof *ov);
+    ov->objective = -1;
+    ov->spot = -1;
+}
+
+static int has_overrides(const cf_spec_overrides *ov)
+{
+    return ov && (ov->objective >= 0 || ov->spot >= 0 || ov->deadline_hours > 0 || ov->budget_usd > 0 ||
+                  ov->max_nodes > 0 || ov->max_gpus > 0 || ov->n_clouds > 0 || ov->n_regions > 0 || ov->n_gpus > 0);
+}
+
+static int set_member(cJSON *obj, const char *key, cJSON *value)
+{
+    if (!value)
+        return 0;
+    if (cJSON_GetObjectItemCaseSensitive(obj, key))
+        return cJSON_ReplaceItemInObjectCaseSensitive(obj, key, value) ? 1 : (cJSON_Delete(value), 0);
+    return cJSON_AddItemToObject(obj, key, value) ? 1 : (cJSON_Delete(value), 0);
+}
+
+static cJSON *string_array(const char *const *items, int n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr && i < n; i++) {
+        cJSON *s = cJSON_CreateString(items[i]);
+        if (!s || !cJSON_AddItemToArray(arr, s)) {
+            cJSON_Delete(s);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* Writes the overrides into doc.search; 0 when memory ran out. */
+static int write_overrides(cJSON *doc, const cf_spec_overrides *ov)
+{
+    cJSON *search = cJSON_GetObjectItemCaseSensitive(doc, "search");
+    if (!search && !(search = cJSON_AddObjectToObject(doc, "search")))
+        return 0;
+    int ok = 1;
+    const char *const *objectives = cf_spec_enum_values("search.objective");
+    const char *const *spots = cf_spec_enum_values("search.spot");
+    if (ov->objective >= 0)
+        ok &= set_member(search, "objective", cJSON_CreateString(objectives[ov->objective]));
+    if (ov->spot >= 0)
+        ok &= set_member(search, "spot", cJSON_CreateString(spots[ov->spot]));
+    if (ov->deadline_hours > 0)
+        ok &= set_member(search, "deadline_hours", cJSON_CreateNumber(ov->deadline_hours));
+    if (ov->budget_usd > 0)
+        ok &= set_member(search, "budget_usd", cJSON_CreateNumber(ov->budget_usd));
+    if (ov->max_nodes > 0)
+        ok &= set_member(search, "max_nodes", cJSON_CreateNumber(ov->max_nodes));
+    if (ov->max_gpus > 0)
+        ok &= set_member(search, "max_gpus", cJSON_CreateNumber(ov->max_gpus));
+    if (ov->n_clouds > 0)
+        ok &= set_member(search, "clouds", string_array(ov->clouds, ov->n_clouds));
+    if (ov->n_regions > 0)
+        ok &= set_member(search, "regions", string_array(ov->regions, ov->n_regions));
+    if (ov->n_gpus > 0)
+        ok &= set_member(search, "gpus", string_array(ov->gpus, ov->n_gpus));
+    return ok;
+}
+
+cf_status cf_spec_effective(const cf_spec *spec, const cf_spec_overrides *ov, cf_spec *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!spec->canonical_json)
+        return cf_error_set(CF_ERR_INTERNAL, "spec: no canonical JSON to apply overrides to");
+    const char *path = spec->job.source[0] ? spec->job.source : NULL;
+    if (!has_overrides(ov)) {
+        cf_status st = cf_spec_parse(spec->canonical_json, strlen(spec->canonical_json), path, out);
+        if (st == CF_OK)
+            memcpy(out->source_hash, spec->source_hash, sizeof out->source_hash);
+        return st;
+    }
+    cJSON *doc = cJSON_Parse(spec->canonical_json);
+    if (!doc || !write_overrides(doc, ov)) {
+        cJSON_Delete(doc);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (!text)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = cf_spec_parse(text, strlen(text), path, out);
+    free(text);
+    if (st != CF_OK)
+        cf_error_prefix("with the command-line overrides");
+    else
+        memcpy(out->source_hash, spec->source_hash, sizeof out->source_hash);
+    return st;
+}
+
+static cJSON *copy_member(const cJSON *from, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(from, key);
+    return item ? cJSON_Duplicate(item, 1) : NULL;
+}
+
+cf_status cf_spec_profile_key(const cf_spec *spec, char out[65])
+{
+    if (!spec->canonical_json)
+        return cf_error_set(CF_ERR_INTERNAL, "spec: no canonical JSON to key the profile");
+    cJSON *doc = cJSON_Parse(spec->canonical_json);
+    cJSON *key = cJSON_CreateObject();
+    if (!doc || !key) {
+        cJSON_Delete(doc);
+        cJSON_Delete(key);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    cJSON *item;
+    if ((item = copy_member(doc, "model")))
+        cJSON_AddItemToObject(key, "model", item);
+    if ((item = copy_member(doc, "data")))
+        cJSON_AddItemToObject(key, "data", item);
+    const cJSON *training = cJSON_GetObjectItemCaseSensitive(doc, "training");
+    cJSON *t = cJSON_AddObjectToObject(key, "training");
+    static const char *const training_keys[] = {"batch", "lr", "optimizer"};
+    for (size_t i = 0; training && t && i < sizeof training_keys / sizeof *training_keys; i++)
+        if ((item = copy_member(training, training_keys[i])))
+            cJSON_AddItemToObject(t, training_keys[i], item);
+    const cJSON *profile = cJSON_GetObjectItemCaseSensitive(doc, "profile");
+    if (profile && (item = copy_member(profile, "command")))
+        cJSON_AddItemToObject(key, "command", item);
+    char *text = cJSON_PrintUnformatted(key);
+    cJSON_Delete(doc);
+    cJSON_Delete(key);
+    if (!text)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = cf_sha256_hex(text, strlen(text), out);
+    free(text);
+    return st;
+}
