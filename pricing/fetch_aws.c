@@ -343,5 +343,6 @@ const cf_price_source cf_price_source_aws = {
     .url_env = "CLOUDFIT_AWS_PRICES_URL",
     .default_url = "https://pricing.us-east-1.amazonaws.com",
     .label = "AWS Price List bulk API",
+    .spot_kind = CF_PRICE_OBSERVED,
     .fetch = fetch_aws,
 };

@@ -154,5 +154,6 @@ const cf_price_source cf_price_source_azure = {
     .url_env = "CLOUDFIT_AZURE_PRICES_URL",
     .default_url = "https://prices.azure.com/api/retail/prices",
     .label = "Azure Retail Prices API",
+    .spot_kind = CF_PRICE_LISTED,
     .fetch = fetch_azure,
 };

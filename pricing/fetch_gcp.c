@@ -332,5 +332,6 @@ const cf_price_source cf_price_source_gcp = {
     .url_env = "CLOUDFIT_GCP_BILLING_URL",
     .default_url = "https://cloudbilling.googleapis.com",
     .label = "GCP Cloud Billing Catalog API",
+    .spot_kind = CF_PRICE_LISTED,
     .fetch = fetch_gcp,
 };

@@ -7,8 +7,10 @@
  * never touches the database: the CLI stores the result as a snapshot.
  *
  * Each cloud is all-or-nothing: a cloud whose fetch fails part-way (HTTP
- * error after retries, truncated body, pagination loop or cap) contributes
- * no prices, so a partial answer can never replace good prices. */
+ * error after retries, truncated body, stalled stream, pagination loop or
+ * cap) or yields no usable price contributes no prices, so a partial or
+ * empty answer can never replace good prices. Quotes refresh the catalog's
+ * rows only: no offer is added from a price sheet. */
 #ifndef CLOUDFIT_PRICING_UPDATE_H
 #define CLOUDFIT_PRICING_UPDATE_H
 #include <stddef.h>
@@ -61,7 +63,6 @@ typedef struct {
     char hint[256];
     size_t n_quotes;            /* prices the API returned after filtering */
     size_t n_rows_updated;      /* catalog rows whose prices were refreshed */
-    size_t n_rows_added;        /* rows added for a known shape in a new region */
 } cf_cloud_update;
 
 typedef struct {
