@@ -52,7 +52,8 @@ static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][64]
 {
     snprintf(cells[0], 64, "%zu", rank);
     snprintf(cells[1], 64, "%s/%s", c->vm->cloud, c->vm->region);
-    snprintf(cells[2], 64, "%s%s", c->vm->instance_type, c->spot ? " (spot)" : "");
+    snprintf(cells[2], 64, "%s%s", c->vm->instance_type,
+             !c->spot ? "" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
     snprintf(cells[3], 64, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
     snprintf(cells[4], 64, "%d", c->local_batch);
     snprintf(cells[5], 64, "%d", c->accumulation);

@@ -11,6 +11,7 @@
  * the output catalog is left empty, so callers never see half a catalog. */
 #include "cloudfit/catalog.h"
 #include "cloudfit/names.h"
+#include "catalog_internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -676,6 +677,53 @@ cf_status cf_catalog_load_csv(const char *vms_csv, size_t vms_len, const char *v
      * and the embedded loader overwrite this. */
     snprintf(out->name, sizeof out->name, "%s", vms_name);
     compute_dates(out);
+    return CF_OK;
+}
+
+static int offer_key_cmp(const void *a, const void *b)
+{
+    const cf_vm *x = *(const cf_vm *const *)a, *y = *(const cf_vm *const *)b;
+    int c = strcmp(x->cloud, y->cloud);
+    if (!c) c = strcmp(x->region, y->region);
+    if (!c) c = strcmp(x->instance_type, y->instance_type);
+    if (!c) c = strcmp(x->gpu_model, y->gpu_model);
+    return c ? c : (x->gpu_count > y->gpu_count) - (x->gpu_count < y->gpu_count);
+}
+
+static int has_availability_table(const char *cloud)
+{
+    return strcmp(cloud, "gcp") == 0 || strcmp(cloud, "aws") == 0;
+}
+
+cf_status cf_catalog_keep_launchable(cf_catalog *cat, const cf_catalog *launchable)
+{
+    const cf_vm **keys = malloc((launchable->n_vms ? launchable->n_vms : 1) * sizeof *keys);
+    if (!keys)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory checking where offers can be launched");
+    size_t n_keys = 0;
+    for (size_t i = 0; i < launchable->n_vms; i++)
+        if (has_availability_table(launchable->vms[i].cloud))
+            keys[n_keys++] = &launchable->vms[i];
+    qsort(keys, n_keys, sizeof *keys, offer_key_cmp);
+    size_t kept = 0;
+    cat->n_not_launchable = 0;
+    for (size_t i = 0; i < cat->n_vms; i++) {
+        cf_vm *vm = &cat->vms[i];
+        if (has_availability_table(vm->cloud)) {
+            const cf_vm *key = vm;
+            const cf_vm *const *hit = bsearch(&key, keys, n_keys, sizeof *keys, offer_key_cmp);
+            if (!hit) {
+                cat->n_not_launchable++;
+                continue;
+            }
+            if (!vm->zones[0])
+                memcpy(vm->zones, (*hit)->zones, sizeof vm->zones);
+        }
+        cat->vms[kept++] = *vm;
+    }
+    cat->n_vms = kept;
+    free(keys);
+    compute_dates(cat);
     return CF_OK;
 }
 

@@ -65,6 +65,7 @@ typedef struct {
     char oldest_date[16];               /* oldest date of the data, YYYY-MM-DD */
     size_t n_undated_prices;            /* listed/observed prices whose source records no date */
     char advisor_date[16];              /* date of the Spot Advisor data behind estimates; "" = none */
+    size_t n_not_launchable;            /* snapshot rows left out: not offered where they can be launched */
 } cf_catalog;
 
 typedef struct {

@@ -88,7 +88,10 @@ void cf_price_update_result_free(cf_price_update_result *result);
  * loading the text again re-derives them instead of freezing them. */
 cf_status cf_catalog_write_vms_csv(const cf_catalog *catalog, char **out_text, size_t *out_len);
 /* Loads VM rows from gpu_vms.csv text with the embedded GPU table and
- * Spot Advisor (how a stored snapshot becomes a catalog). */
+ * Spot Advisor (how a stored snapshot becomes a catalog). GCP and AWS rows
+ * the embedded catalog does not offer (not launchable there) are left out
+ * and counted in n_not_launchable; rows without zones get the embedded
+ * row's. */
 cf_status cf_catalog_load_with_vms(const char *vms_csv, size_t vms_len, const char *vms_name, cf_catalog *out);
 
 #endif

@@ -545,6 +545,54 @@ def test_prices_offline_from_embedded():
     assert rc == 0 and {g["cloud"] for g in json.loads(out)["gpus"]} == {"aws", "azure", "gcp", "lambda"}
 
 
+def test_prices_every_aws_region_and_spot_kinds():
+    """Issue 14: other AWS regions are offered; every spot price says whether it is observed, listed or estimated."""
+    rc, out, err = run("prices", "H100", "--cloud", "aws", "--region", "us-west-2", "-f", "json")
+    assert rc == 0, err
+    offers = json.loads(out)["offers"]
+    assert {o["instance_type"] for o in offers} >= {"p5.48xlarge"}, offers
+    assert all(o["region"] == "us-west-2" and o["zones"].startswith("usw2-") for o in offers), offers
+    rc, table, err = run("prices", "H100", "--cloud", "aws", "--region", "us-west-2")
+    assert rc == 0 and "p5.48xlarge" in table, (table, err)
+
+    in_file = {(r["cloud"], r["region"], r["instance_type"]): r for r in catalog_rows()}
+    for gpu in ("A100:8", "A10G:8"):
+        rc, out, err = run("prices", gpu, "--spot", "-f", "json")
+        assert rc == 0, err
+        kinds = set()
+        for o in json.loads(out)["offers"]:
+            row = in_file[(o["cloud"], o["region"], o["instance_type"])]
+            if o["cloud"] == "aws":
+                want = "observed" if row["price_spot_usd_per_hour"] else "estimated"
+            else:
+                want = "listed"
+            assert o["spot_kind"] == want, (o, row)
+            assert o["spot_estimated"] == (want == "estimated")
+            if want == "estimated":
+                assert o["spot_origin"].startswith("estimated: on-demand × (1 − ") and o["spot_date"] == "2025-06-28", o
+                assert o["interruptions_source"].startswith("AWS Spot Advisor band"), o
+            if o["cloud"] in ("gcp", "azure"):
+                assert o["interruptions_source"].startswith("default"), o
+            kinds.add(want)
+        rc, table, err = run("prices", gpu, "--spot")
+        assert rc == 0, err
+        for kind in kinds:
+            assert " %s" % kind in table, (kind, table)
+        assert "estimated = AWS on-demand × (1 − Spot Instance Advisor average savings)" in table
+    # the one AWS A10G:8 offer without an observed spot price is an advisor estimate, and shown as one
+    assert "estimated 2025-06-28" in table and "observed (undated)" in table, table
+
+
+def test_examples_pick_launchable_offers():
+    """recommend --spot allow on every example picks a (machine, region) of the availability tables."""
+    p = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts", "catalog", "check_launchable.py"), BIN],
+                       capture_output=True, text=True, env=BASE_ENV, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    checked = [line for line in p.stdout.splitlines() if ": launchable (zones " in line]
+    assert checked, p.stdout
+    assert "NOT LAUNCHABLE" not in p.stdout
+
+
 def test_prices_usage_errors():
     rc, out, err = run("prices", "H1OO")
     assert rc == 3 and "H1OO" in err and "hint:" in err, err
