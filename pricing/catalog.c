@@ -766,7 +766,10 @@ void cf_vm_price_origin(const cf_vm *vm, int spot, char *out, size_t cap)
     snprintf(when, sizeof when, "%s", date[0] ? date : "date not recorded");
     switch (kind) {
     case CF_PRICE_NONE:
-        snprintf(out, cap, "%s", spot ? "no spot price known" : "not offered on demand (spot or flex-start only)");
+        if ((spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr) > 0)
+            snprintf(out, cap, "given, not from the catalog"); /* e.g. search --price */
+        else
+            snprintf(out, cap, "%s", spot ? "no spot price known" : "not offered on demand (spot or flex-start only)");
         break;
     case CF_PRICE_LISTED:
         snprintf(out, cap, "listed, %s", when);
