@@ -284,7 +284,9 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
         size_t best_od = SIZE_MAX;
         for (size_t i = start; i < end; i++) {
             const cf_vm *vm = in->vms[idx[i]];
-            if (best_od == SIZE_MAX || vm->price_ondemand_usd_per_hr < in->vms[best_od]->price_ondemand_usd_per_hr)
+            /* 0 = not offered on demand (spot or flex-start only). */
+            if (vm->price_ondemand_usd_per_hr > 0 &&
+                (best_od == SIZE_MAX || vm->price_ondemand_usd_per_hr < in->vms[best_od]->price_ondemand_usd_per_hr))
                 best_od = idx[i];
             if (vm->price_spot_usd_per_hr <= 0)
                 continue;

@@ -11,6 +11,7 @@
  * the output catalog is left empty, so callers never see half a catalog. */
 #include "cloudfit/pricing.h"
 #include "cloudfit/common/names.h"
+#include "catalog_internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -196,9 +197,23 @@ static const char *const VM_COLUMNS[VM_NCOLS] = {
     "memory_gib", "network_gbps", "price_ondemand_usd_per_hour", "price_spot_usd_per_hour",
     "source",
 };
+/* Columns added with price provenance. The four kind/date columns come
+ * together; a document without them (a snapshot stored by an older
+ * cloudfit) reads every present price as listed, dated by the first date in
+ * its source. `zones` is optional on its own. */
+enum { VMX_ZONES, VMX_OD_KIND, VMX_OD_DATE, VMX_SPOT_KIND, VMX_SPOT_DATE, VMX_NCOLS };
+static const char *const VMX_COLUMNS[VMX_NCOLS] = {
+    "zones", "ondemand_kind", "ondemand_date", "spot_kind", "spot_date",
+};
 
 /* Upper bounds that only catch garbage (a 16-GPU VM is the largest today). */
 enum { MAX_GPUS_PER_VM = 1024, MAX_VCPUS = 1 << 20 };
+
+typedef struct {
+    int col[VM_NCOLS];
+    int ext[VMX_NCOLS];       /* -1 = column absent */
+    int has_kinds;
+} vm_columns;
 
 /* Returns the index of `text` in cat->sources, adding it when new. Linear:
  * real catalogs have a handful of distinct sources. */
@@ -264,42 +279,149 @@ static cf_status parse_vm_sizes(const cf_csv_doc *doc, const cf_csv_record *reco
     return status;
 }
 
-static cf_status parse_vm_prices(const cf_csv_doc *doc, const cf_csv_record *record,
-                                 const int *col, cf_vm *vm)
+static int date_at(const char *text, size_t pos, size_t len);
+
+/* The first 20YY-MM-DD in `text` into out[11]; "" when none. */
+static void first_date(const char *text, char *out)
 {
-    cf_status status = read_positive(doc, record, col[VM_ONDEMAND], &vm->price_ondemand_usd_per_hr);
-    if (status != CF_OK)
-        return status;
-    /* Empty spot = no spot offer known (0); a present value must be a price. */
-    vm->price_spot_usd_per_hr = 0.0;
-    if (*cf_csv_field(record, col[VM_SPOT]))
-        status = read_positive(doc, record, col[VM_SPOT], &vm->price_spot_usd_per_hr);
-    return status;
+    size_t len = strlen(text);
+    out[0] = '\0';
+    for (size_t pos = 0; pos < len; pos++) {
+        if (date_at(text, pos, len)) {
+            memcpy(out, text + pos, 10);
+            out[10] = '\0';
+            return;
+        }
+    }
 }
 
-static cf_status parse_vm_row(const cf_csv_doc *doc, const cf_csv_record *record, const int *col,
+/* A price's kind and date columns: both empty without a price; with one,
+ * the kind is listed or observed (estimates are derived on load, never
+ * stored) and the date is YYYY-MM-DD or empty (not recorded). */
+static cf_status parse_kind_date(const cf_csv_doc *doc, const cf_csv_record *record, int kind_col,
+                                 int date_col, int has_price, cf_price_kind *kind, char *date)
+{
+    const char *k = cf_csv_field(record, kind_col), *d = cf_csv_field(record, date_col);
+    *kind = CF_PRICE_NONE;
+    date[0] = '\0';
+    if (!has_price) {
+        if (*k)
+            return field_error(doc, record, kind_col, "'%s' without a price (leave it empty)", k);
+        if (*d)
+            return field_error(doc, record, date_col, "'%s' without a price (leave it empty)", d);
+        return CF_OK;
+    }
+    if (strcmp(k, "listed") == 0)
+        *kind = CF_PRICE_LISTED;
+    else if (strcmp(k, "observed") == 0)
+        *kind = CF_PRICE_OBSERVED;
+    else
+        return field_error(doc, record, kind_col, "expected 'listed' or 'observed', got '%s'", k);
+    if (*d && !(strlen(d) == 10 && date_at(d, 0, 10)))
+        return field_error(doc, record, date_col, "expected a date YYYY-MM-DD or nothing, got '%s'", d);
+    snprintf(date, 11, "%s", d);
+    return CF_OK;
+}
+
+static cf_status parse_vm_prices(const cf_csv_doc *doc, const cf_csv_record *record,
+                                 const vm_columns *c, const char *source, cf_vm *vm)
+{
+    const int *col = c->col;
+    /* Empty = not offered that way (on-demand: spot / flex-start only
+     * machines) or not known (spot); a present value must be a price. */
+    cf_status status = CF_OK;
+    vm->price_ondemand_usd_per_hr = vm->price_spot_usd_per_hr = 0.0;
+    if (*cf_csv_field(record, col[VM_ONDEMAND]))
+        status = read_positive(doc, record, col[VM_ONDEMAND], &vm->price_ondemand_usd_per_hr);
+    if (status == CF_OK && *cf_csv_field(record, col[VM_SPOT]))
+        status = read_positive(doc, record, col[VM_SPOT], &vm->price_spot_usd_per_hr);
+    if (status != CF_OK)
+        return status;
+    if (vm->price_ondemand_usd_per_hr == 0.0 && vm->price_spot_usd_per_hr == 0.0)
+        return field_error(doc, record, col[VM_ONDEMAND],
+                           "empty, and so is the spot price: an offer needs at least one price");
+    if (c->has_kinds) {
+        status = parse_kind_date(doc, record, c->ext[VMX_OD_KIND], c->ext[VMX_OD_DATE],
+                                 vm->price_ondemand_usd_per_hr > 0, &vm->ondemand_kind, vm->ondemand_date);
+        if (status == CF_OK)
+            status = parse_kind_date(doc, record, c->ext[VMX_SPOT_KIND], c->ext[VMX_SPOT_DATE],
+                                     vm->price_spot_usd_per_hr > 0, &vm->spot_kind, vm->spot_date);
+        if (status != CF_OK)
+            return status;
+    } else {
+        char date[11];
+        first_date(source, date);
+        if (vm->price_ondemand_usd_per_hr > 0) {
+            vm->ondemand_kind = CF_PRICE_LISTED;
+            memcpy(vm->ondemand_date, date, sizeof date);
+        }
+        if (vm->price_spot_usd_per_hr > 0) {
+            vm->spot_kind = CF_PRICE_LISTED;
+            memcpy(vm->spot_date, date, sizeof date);
+        }
+    }
+    /* A "spot" price that is not below on-demand means no discount was on
+     * offer: it is not a spot price (Azure quotes some sizes that way). */
+    if (vm->price_ondemand_usd_per_hr > 0 && vm->price_spot_usd_per_hr >= vm->price_ondemand_usd_per_hr) {
+        vm->price_spot_usd_per_hr = 0.0;
+        vm->spot_kind = CF_PRICE_NONE;
+        vm->spot_date[0] = '\0';
+    }
+    return CF_OK;
+}
+
+static cf_status parse_vm_row(const cf_csv_doc *doc, const cf_csv_record *record, const vm_columns *c,
                               cf_catalog *cat, size_t *sources_cap, cf_vm *vm)
 {
     memset(vm, 0, sizeof *vm);
     vm->interruptions_pct_per_month = -1.0; /* unknown until the advisor says otherwise */
-    cf_status status = parse_vm_keys(doc, record, col, cat, vm);
+    vm->interruption_band = -1;
+    const char *source = cf_csv_field(record, c->col[VM_SOURCE]);
+    if (!*source)
+        return field_error(doc, record, c->col[VM_SOURCE],
+                           "must not be empty (every price needs its provenance)");
+    cf_status status = parse_vm_keys(doc, record, c->col, cat, vm);
     if (status == CF_OK)
-        status = parse_vm_sizes(doc, record, col, vm);
+        status = parse_vm_sizes(doc, record, c->col, vm);
     if (status == CF_OK)
-        status = parse_vm_prices(doc, record, col, vm);
+        status = parse_vm_prices(doc, record, c, source, vm);
     if (status != CF_OK)
         return status;
-    const char *source = cf_csv_field(record, col[VM_SOURCE]);
-    if (!*source)
-        return field_error(doc, record, col[VM_SOURCE],
-                           "must not be empty (every price needs its provenance)");
+    if (c->ext[VMX_ZONES] >= 0) {
+        const char *zones = cf_csv_field(record, c->ext[VMX_ZONES]);
+        if (strlen(zones) >= sizeof vm->zones)
+            return field_error(doc, record, c->ext[VMX_ZONES], "too long (at most %zu characters)",
+                               sizeof vm->zones - 1);
+        snprintf(vm->zones, sizeof vm->zones, "%s", zones);
+    }
     return intern_source(cat, sources_cap, source, &vm->source_index);
+}
+
+static cf_status find_vm_columns(const cf_csv_doc *doc, vm_columns *c)
+{
+    cf_status status = require_columns(doc, VM_COLUMNS, VM_NCOLS, c->col);
+    if (status != CF_OK)
+        return status;
+    int present = 0;
+    for (int i = 0; i < VMX_NCOLS; i++) {
+        c->ext[i] = cf_csv_column(doc, VMX_COLUMNS[i]);
+        present += i != VMX_ZONES && c->ext[i] >= 0;
+    }
+    c->has_kinds = present == VMX_NCOLS - 1;
+    if (present == 0 || c->has_kinds)
+        return CF_OK;
+    for (int i = VMX_OD_KIND; i < VMX_NCOLS; i++)
+        if (c->ext[i] < 0)
+            return cf_error_set(CF_ERR_INVALID, "%s: has some of the price kind/date columns but not '%s' "
+                                "(ondemand_kind, ondemand_date, spot_kind and spot_date come together)",
+                                doc->name, VMX_COLUMNS[i]);
+    return CF_OK;
 }
 
 static cf_status parse_vms(const cf_csv_doc *doc, cf_catalog *cat)
 {
-    int col[VM_NCOLS];
-    cf_status status = require_columns(doc, VM_COLUMNS, VM_NCOLS, col);
+    vm_columns c;
+    cf_status status = find_vm_columns(doc, &c);
     if (status != CF_OK)
         return status;
     if (doc->n_records == 0)
@@ -309,7 +431,7 @@ static cf_status parse_vms(const cf_csv_doc *doc, cf_catalog *cat)
         return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", doc->name);
     size_t sources_cap = 0;
     for (size_t i = 0; i < doc->n_records; i++) {
-        status = parse_vm_row(doc, &doc->records[i], col, cat, &sources_cap, &cat->vms[i]);
+        status = parse_vm_row(doc, &doc->records[i], &c, cat, &sources_cap, &cat->vms[i]);
         if (status != CF_OK)
             return status;
         cat->n_vms++;
@@ -320,6 +442,8 @@ static cf_status parse_vms(const cf_csv_doc *doc, cf_catalog *cat)
 /* ---- aws_spot_advisor.csv ------------------------------------------------ */
 
 enum { ADV_REGION, ADV_TYPE, ADV_OS, ADV_SAVINGS, ADV_BAND, ADV_NCOLS };
+/* Interruption band labels, for people (the advisor's own wording). */
+static const char *const BAND_LABEL[] = {"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
 static const char *const ADV_COLUMNS[ADV_NCOLS] = {
     "region", "instance_type", "os", "savings_pct_vs_ondemand", "interruption_range_index",
 };
@@ -335,6 +459,7 @@ typedef struct {
     double savings_pct;
     int band;
     long line;
+    char date[11];             /* first date in the row's source; "" = none */
 } advisor_row;
 
 static int advisor_cmp(const void *a, const void *b)
@@ -345,8 +470,9 @@ static int advisor_cmp(const void *a, const void *b)
 }
 
 static cf_status parse_advisor_row(const cf_csv_doc *doc, const cf_csv_record *record,
-                                   const int *col, advisor_row *row)
+                                   const int *col, int source_col, advisor_row *row)
 {
+    first_date(cf_csv_field(record, source_col), row->date);
     row->region = cf_csv_field(record, col[ADV_REGION]);
     row->instance_type = cf_csv_field(record, col[ADV_TYPE]);
     row->line = record->line;
@@ -372,6 +498,7 @@ static cf_status parse_advisor(const cf_csv_doc *doc, advisor_row **out, size_t 
     cf_status status = require_columns(doc, ADV_COLUMNS, ADV_NCOLS, col);
     if (status != CF_OK)
         return status;
+    int source_col = cf_csv_column(doc, "source"); /* optional: dates the estimates */
     advisor_row *rows = calloc(doc->n_records ? doc->n_records : 1, sizeof *rows);
     if (!rows)
         return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", doc->name);
@@ -380,7 +507,7 @@ static cf_status parse_advisor(const cf_csv_doc *doc, advisor_row **out, size_t 
         const cf_csv_record *record = &doc->records[i];
         if (strcasecmp(cf_csv_field(record, col[ADV_OS]), "linux") != 0)
             continue;
-        status = parse_advisor_row(doc, record, col, &rows[n]);
+        status = parse_advisor_row(doc, record, col, source_col, &rows[n]);
         n += status == CF_OK;
     }
     qsort(rows, n, sizeof *rows, advisor_cmp);
@@ -397,9 +524,10 @@ static cf_status parse_advisor(const cf_csv_doc *doc, advisor_row **out, size_t 
     return CF_OK;
 }
 
-/* AWS rows: interruption rate from the advisor band; when the row has no
- * spot price, estimate it from the advisor's average savings. The estimate
- * is flagged (spot_price_estimated) so reports can say so. */
+/* AWS rows: interruption rate from the advisor band; when the row has an
+ * on-demand but no spot price, estimate spot from the advisor's average
+ * savings. The estimate is marked (spot_kind CF_PRICE_ESTIMATED, dated by
+ * the advisor data, savings kept) so reports can say how it was made. */
 static void apply_advisor(cf_catalog *cat, const advisor_row *rows, size_t n)
 {
     for (size_t i = 0; i < cat->n_vms; i++) {
@@ -411,9 +539,15 @@ static void apply_advisor(cf_catalog *cat, const advisor_row *rows, size_t n)
         if (!hit)
             continue;
         vm->interruptions_pct_per_month = BAND_MIDPOINT_PCT[hit->band];
-        if (vm->price_spot_usd_per_hr == 0.0) {
+        vm->interruption_band = hit->band;
+        if (hit->date[0] && strcmp(hit->date, cat->advisor_date) > 0)
+            snprintf(cat->advisor_date, sizeof cat->advisor_date, "%s", hit->date);
+        if (vm->price_spot_usd_per_hr == 0.0 && vm->price_ondemand_usd_per_hr > 0.0) {
             vm->price_spot_usd_per_hr = vm->price_ondemand_usd_per_hr * (1.0 - hit->savings_pct / 100.0);
             vm->spot_price_estimated = 1;
+            vm->spot_kind = CF_PRICE_ESTIMATED;
+            vm->spot_savings_pct = hit->savings_pct;
+            snprintf(vm->spot_date, sizeof vm->spot_date, "%s", hit->date);
         }
     }
 }
@@ -457,11 +591,37 @@ static void scan_dates(const char *text, char *oldest, char *newest)
     }
 }
 
-/* The catalog's dates come from the provenance of its VM rows; the advisor
- * (a savings average, not a price) does not count. */
+static void widen(const char *date, char *oldest, char *newest)
+{
+    if (!*oldest || strcmp(date, oldest) < 0)
+        snprintf(oldest, 11, "%s", date);
+    if (!*newest || strcmp(date, newest) > 0)
+        snprintf(newest, 11, "%s", date);
+}
+
+/* The catalog's dates are those of its listed and observed prices; an
+ * estimate (a savings average applied to a price) does not count, and a
+ * price whose source records no date is counted apart. A catalog without
+ * any dated price (hand-made test files) is dated by its sources' text. */
 static void compute_dates(cf_catalog *cat)
 {
     cat->data_date[0] = cat->oldest_date[0] = '\0';
+    cat->n_undated_prices = 0;
+    for (size_t i = 0; i < cat->n_vms; i++) {
+        const cf_vm *vm = &cat->vms[i];
+        const cf_price_kind kinds[2] = {vm->ondemand_kind, vm->spot_kind};
+        const char *dates[2] = {vm->ondemand_date, vm->spot_date};
+        for (int k = 0; k < 2; k++) {
+            if (kinds[k] != CF_PRICE_LISTED && kinds[k] != CF_PRICE_OBSERVED)
+                continue;
+            if (dates[k][0])
+                widen(dates[k], cat->oldest_date, cat->data_date);
+            else
+                cat->n_undated_prices++;
+        }
+    }
+    if (cat->data_date[0])
+        return;
     for (size_t i = 0; i < cat->n_sources; i++)
         scan_dates(cat->sources[i], cat->oldest_date, cat->data_date);
 }
@@ -520,6 +680,53 @@ cf_status cf_catalog_load_csv(const char *vms_csv, size_t vms_len, const char *v
     return CF_OK;
 }
 
+static int offer_key_cmp(const void *a, const void *b)
+{
+    const cf_vm *x = *(const cf_vm *const *)a, *y = *(const cf_vm *const *)b;
+    int c = strcmp(x->cloud, y->cloud);
+    if (!c) c = strcmp(x->region, y->region);
+    if (!c) c = strcmp(x->instance_type, y->instance_type);
+    if (!c) c = strcmp(x->gpu_model, y->gpu_model);
+    return c ? c : (x->gpu_count > y->gpu_count) - (x->gpu_count < y->gpu_count);
+}
+
+static int has_availability_table(const char *cloud)
+{
+    return strcmp(cloud, "gcp") == 0 || strcmp(cloud, "aws") == 0;
+}
+
+cf_status cf_catalog_keep_launchable(cf_catalog *cat, const cf_catalog *launchable)
+{
+    const cf_vm **keys = malloc((launchable->n_vms ? launchable->n_vms : 1) * sizeof *keys);
+    if (!keys)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory checking where offers can be launched");
+    size_t n_keys = 0;
+    for (size_t i = 0; i < launchable->n_vms; i++)
+        if (has_availability_table(launchable->vms[i].cloud))
+            keys[n_keys++] = &launchable->vms[i];
+    qsort(keys, n_keys, sizeof *keys, offer_key_cmp);
+    size_t kept = 0;
+    cat->n_not_launchable = 0;
+    for (size_t i = 0; i < cat->n_vms; i++) {
+        cf_vm *vm = &cat->vms[i];
+        if (has_availability_table(vm->cloud)) {
+            const cf_vm *key = vm;
+            const cf_vm *const *hit = bsearch(&key, keys, n_keys, sizeof *keys, offer_key_cmp);
+            if (!hit) {
+                cat->n_not_launchable++;
+                continue;
+            }
+            if (!vm->zones[0])
+                memcpy(vm->zones, (*hit)->zones, sizeof vm->zones);
+        }
+        cat->vms[kept++] = *vm;
+    }
+    cat->n_vms = kept;
+    free(keys);
+    compute_dates(cat);
+    return CF_OK;
+}
+
 void cf_catalog_free(cf_catalog *catalog)
 {
     if (!catalog)
@@ -530,6 +737,67 @@ void cf_catalog_free(cf_catalog *catalog)
     free(catalog->vms);
     free(catalog->gpus);
     memset(catalog, 0, sizeof *catalog);
+}
+
+const char *cf_price_kind_name(cf_price_kind kind)
+{
+    switch (kind) {
+    case CF_PRICE_LISTED: return "listed";
+    case CF_PRICE_OBSERVED: return "observed";
+    case CF_PRICE_ESTIMATED: return "estimated";
+    case CF_PRICE_NONE: break;
+    }
+    return "none";
+}
+
+static size_t count_words(const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p != ' ' && (p == text || p[-1] == ' ');
+    return n;
+}
+
+void cf_vm_price_origin(const cf_vm *vm, int spot, char *out, size_t cap)
+{
+    cf_price_kind kind = spot ? vm->spot_kind : vm->ondemand_kind;
+    const char *date = spot ? vm->spot_date : vm->ondemand_date;
+    char when[40];
+    snprintf(when, sizeof when, "%s", date[0] ? date : "date not recorded");
+    switch (kind) {
+    case CF_PRICE_NONE:
+        if ((spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr) > 0)
+            snprintf(out, cap, "given, not from the catalog"); /* e.g. search --price */
+        else
+            snprintf(out, cap, "%s", spot ? "no spot price known" : "not offered on demand (spot or flex-start only)");
+        break;
+    case CF_PRICE_LISTED:
+        snprintf(out, cap, "listed, %s", when);
+        break;
+    case CF_PRICE_OBSERVED: {
+        size_t zones = count_words(vm->zones);
+        if (zones > 1)
+            snprintf(out, cap, "observed, lowest of %zu zones, %s", zones, when);
+        else
+            snprintf(out, cap, "observed, %s", when);
+        break;
+    }
+    case CF_PRICE_ESTIMATED:
+        snprintf(out, cap, "estimated: on-demand × (1 − %.0f%% AWS Spot Advisor savings%s%s)", vm->spot_savings_pct,
+                 date[0] ? " of " : "", date);
+        break;
+    }
+}
+
+void cf_vm_interruptions_origin(const cf_catalog *catalog, const cf_vm *vm, char *out, size_t cap)
+{
+    if (vm->interruption_band < 0 || vm->interruption_band >= N_BANDS || vm->interruptions_pct_per_month < 0) {
+        out[0] = '\0';
+        return;
+    }
+    const char *date = catalog && catalog->advisor_date[0] ? catalog->advisor_date : "";
+    snprintf(out, cap, "AWS Spot Advisor band %s%s%s%s", BAND_LABEL[vm->interruption_band], date[0] ? " (" : "",
+             date, date[0] ? ")" : "");
 }
 
 const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model)

@@ -46,6 +46,9 @@ static int row_passes(const cf_vm *vm, const cf_catalog_filter *filter)
         return 0;
     if (filter->spot == CF_SPOT_ONLY && vm->price_spot_usd_per_hr == 0.0)
         return 0;
+    /* Spot / flex-start only machines have no on-demand price. */
+    if (filter->spot == CF_SPOT_NEVER && vm->price_ondemand_usd_per_hr == 0.0)
+        return 0;
     return 1;
 }
 
@@ -312,9 +315,9 @@ static cf_status region_error(const cf_catalog *catalog, const cf_catalog_filter
     return CF_ERR_INVALID;
 }
 
-/* Regions are checked against the rows of the selected clouds: AWS has only
- * us-east-1 in the embedded catalog, and asking for us-west-2 must say so
- * rather than return no rows. */
+/* Regions are checked against the rows of the selected clouds: a region
+ * where none of them can launch a GPU machine must say so rather than
+ * return no rows. */
 static cf_status check_regions(const cf_catalog *catalog, const cf_catalog_filter *filter)
 {
     for (size_t i = 0; i < filter->n_regions; i++) {

@@ -9,8 +9,9 @@
 
 void cf_vms_csv_header(cf_buf *out)
 {
-    cf_buf_puts(out, "cloud,region,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"
-                     "price_ondemand_usd_per_hour,price_spot_usd_per_hour,source\n");
+    cf_buf_puts(out, "cloud,region,zones,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"
+                     "price_ondemand_usd_per_hour,ondemand_kind,ondemand_date,price_spot_usd_per_hour,spot_kind,spot_date,"
+                     "source\n");
 }
 
 /* RFC 4180: quote when the field has a comma, quote or newline. */
@@ -30,11 +31,23 @@ static void csv_field(cf_buf *out, const char *text)
     cf_buf_puts(out, "\"");
 }
 
+/* One price with its kind and date; nothing (three empty fields) when the
+ * price is absent. Estimates are never stored as prices. */
+static void price_fields(cf_buf *out, double price, cf_price_kind kind, const char *date)
+{
+    if (price > 0 && (kind == CF_PRICE_LISTED || kind == CF_PRICE_OBSERVED))
+        cf_buf_printf(out, "%.10g,%s,%s", price, cf_price_kind_name(kind), date);
+    else
+        cf_buf_puts(out, ",,");
+}
+
 void cf_vms_csv_row(cf_buf *out, const cf_vm *vm, double spot_usd_per_hr, const char *source)
 {
     csv_field(out, vm->cloud);
     cf_buf_puts(out, ",");
     csv_field(out, vm->region);
+    cf_buf_puts(out, ",");
+    csv_field(out, vm->zones);
     cf_buf_puts(out, ",");
     csv_field(out, vm->instance_type);
     cf_buf_puts(out, ",");
@@ -42,9 +55,10 @@ void cf_vms_csv_row(cf_buf *out, const cf_vm *vm, double spot_usd_per_hr, const 
     cf_buf_printf(out, ",%d,%.10g,%d,%.10g,", vm->gpu_count, vm->gpu_memory_gib, vm->vcpus, vm->memory_gib);
     if (vm->network_gbps > 0)
         cf_buf_printf(out, "%.10g", vm->network_gbps);
-    cf_buf_printf(out, ",%.10g,", vm->price_ondemand_usd_per_hr);
-    if (spot_usd_per_hr > 0)
-        cf_buf_printf(out, "%.10g", spot_usd_per_hr);
+    cf_buf_puts(out, ",");
+    price_fields(out, vm->price_ondemand_usd_per_hr, vm->ondemand_kind, vm->ondemand_date);
+    cf_buf_puts(out, ",");
+    price_fields(out, spot_usd_per_hr, spot_usd_per_hr > 0 ? vm->spot_kind : CF_PRICE_NONE, vm->spot_date);
     cf_buf_puts(out, ",");
     csv_field(out, source);
     cf_buf_puts(out, "\n");

@@ -2,20 +2,32 @@
  *
  *   {base}/offers/v1.0/aws/index.json            offer index → AmazonEC2 region index URL
  *   {base}{currentRegionIndexUrl}                 region index → each region's offer file
- *   {base}{currentVersionUrl with .csv}           the region's offer file, STREAMED through
- *                                                 libcsv (the real file is hundreds of MB)
+ *   {base}{currentVersionUrl with .csv}           the offer file of each region the update needs
+ *                                                 (never the global one), STREAMED through libcsv:
+ *                                                 a real region file is 0.45-3 GB
  *   {spot}                                         spot.json (or JSONP spot.js), optional
+ *
+ * Columns are found by header name, compared without case and without
+ * spaces, '_', '-' and '/' ("operation" = "Operation", "Pre Installed S/W"
+ * = "preInstalledSw"), against the alias set below: the real file spells
+ * `usageType` and `operation` in lower case and the rest in Title Case.
  *
  * Kept offer rows: TermType OnDemand, Unit Hrs, Product Family "Compute
  * Instance" or "Compute Instance (bare metal)", Operating System Linux,
  * Pre Installed S/W NA, CapacityStatus Used, License Model "No License
- * required", Operation RunInstances, tenancy Shared. A bare-metal type with
- * no Shared row takes its price from any tenancy (AWS lists some metal
- * types as Dedicated). Columns are found by header name. */
+ * required", operation RunInstances, Tenancy Shared, Currency USD, and when
+ * the columns exist: Location Type "AWS Region", the file's Region Code,
+ * MarketOption OnDemand, usageType [PREFIX-]BoxUsage:TYPE. A bare-metal type
+ * is priced from its own Shared row like any other (its $0 Host row is the
+ * dedicated-host listing, not a price). A row that passes with a zero price
+ * is not a price; two kept rows that disagree leave the type unpriced. Both
+ * are counted in the notes. */
 #include <csv.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "price_source.h"
 
@@ -23,12 +35,39 @@ enum { MAX_FIELDS = 160, MAX_OFFER_BYTES_PER_FIELD = 4096 };
 
 enum {
     C_TERM, C_UNIT, C_PRICE, C_CURRENCY, C_FAMILY, C_TYPE, C_TENANCY, C_OS, C_LICENSE, C_OPERATION, C_CAPACITY,
-    C_PREINSTALLED, C_REGION, N_COLS
+    C_PREINSTALLED, C_REGION, C_LOCATION_TYPE, C_MARKET, C_USAGE, N_COLS
 };
-static const char *const COLUMN_NAMES[N_COLS] = {
-    "TermType", "Unit", "PricePerUnit", "Currency", "Product Family", "Instance Type", "Tenancy",
-    "Operating System", "License Model", "Operation", "CapacityStatus", "Pre Installed S/W", "Region Code",
+enum { FIRST_OPTIONAL = C_REGION };
+/* Accepted spellings of each column (compared as by column_key). The first
+ * is the real file's spelling and the one messages use. */
+static const char *const COLUMN_ALIASES[N_COLS][3] = {
+    {"TermType", "Term Type", NULL},
+    {"Unit", NULL, NULL},
+    {"PricePerUnit", "Price Per Unit", NULL},
+    {"Currency", NULL, NULL},
+    {"Product Family", "productFamily", NULL},
+    {"Instance Type", "instanceType", NULL},
+    {"Tenancy", NULL, NULL},
+    {"Operating System", "operatingSystem", NULL},
+    {"License Model", "licenseModel", NULL},
+    {"operation", NULL, NULL},
+    {"CapacityStatus", NULL, NULL},
+    {"Pre Installed S/W", "preInstalledSw", "Pre Installed Software"},
+    {"Region Code", "regionCode", NULL},
+    {"Location Type", "locationType", NULL},
+    {"MarketOption", "Market Option", NULL},
+    {"usageType", "Usage Type", NULL},
 };
+
+/* Lower case without ' ', '_', '-', '/': the comparison key of a column name. */
+static void column_key(const char *name, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < cap; p++)
+        if (*p != ' ' && *p != '_' && *p != '-' && *p != '/')
+            out[n++] = (char)tolower((unsigned char)*p);
+    out[n] = '\0';
+}
 
 typedef struct {
     const cf_fetch_ctx *ctx;
@@ -36,7 +75,6 @@ typedef struct {
     const char *what;
     cf_price_list *out;
     size_t start_n;                /* out->n when the transfer began (rolled back on retry) */
-    cf_price_list metal_fallback;  /* non-Shared bare-metal prices */
     struct csv_parser parser;
     int parser_ready;
     char *fields[MAX_FIELDS];
@@ -45,6 +83,8 @@ typedef struct {
     int have_header;
     long record;
     int failed;
+    size_t zero_prices;            /* kept rows priced 0: not a price */
+    cf_price_list conflicts;       /* types whose kept rows disagree */
 } offer_stream;
 
 static void clear_fields(offer_stream *s)
@@ -80,34 +120,73 @@ static const char *field(const offer_stream *s, int c)
 
 static void take_header(offer_stream *s)
 {
+    char key[96], want[96];
     for (int c = 0; c < N_COLS; c++) {
         s->col[c] = -1;
-        for (size_t i = 0; i < s->n_fields; i++)
-            if (strcmp(s->fields[i], COLUMN_NAMES[c]) == 0)
-                s->col[c] = (int)i;
-        if (s->col[c] < 0 && c != C_REGION) {
+        for (size_t i = 0; i < s->n_fields; i++) {
+            column_key(s->fields[i], key, sizeof key);
+            int match = 0;
+            for (int a = 0; a < 3 && COLUMN_ALIASES[c][a] && !match; a++) {
+                column_key(COLUMN_ALIASES[c][a], want, sizeof want);
+                match = strcmp(key, want) == 0;
+            }
+            if (!match)
+                continue;
+            if (s->col[c] >= 0) {
+                s->failed = 1;
+                cf_error_set(CF_ERR_NETWORK, "%s: header columns %d ('%s') and %zu ('%s') both name '%s'", s->what,
+                             s->col[c] + 1, s->fields[s->col[c]], i + 1, s->fields[i], COLUMN_ALIASES[c][0]);
+                return;
+            }
+            s->col[c] = (int)i;
+        }
+        if (s->col[c] < 0 && c < FIRST_OPTIONAL) {
             s->failed = 1;
-            cf_error_set(CF_ERR_NETWORK, "%s: the offer file has no column '%s'", s->what, COLUMN_NAMES[c]);
+            cf_error_set(CF_ERR_NETWORK, "%s: the offer file has no column '%s' (header on record %ld; names are "
+                         "matched ignoring case, spaces, '_', '-' and '/')", s->what, COLUMN_ALIASES[c][0],
+                         s->record);
+            cf_error_hint("the offer file format changed: see the column aliases in docs/pricing.md");
             return;
         }
     }
     s->have_header = 1;
 }
 
+static int is(const offer_stream *s, int c, const char *value)
+{
+    return strcasecmp(field(s, c), value) == 0;
+}
+
+/* usageType of a Shared on-demand instance hour: [PREFIX-]BoxUsage:TYPE
+ * (HostBoxUsage, DedicatedUsage, UnusedBox, Reservation are other things). */
+static int box_usage(const char *usage, const char *type)
+{
+    const char *colon = strchr(usage, ':');
+    if (!colon || strcmp(colon + 1, type) != 0)
+        return 0;
+    size_t n = (size_t)(colon - usage);
+    return n >= 8 && strncmp(colon - 8, "BoxUsage", 8) == 0 && (n == 8 || colon[-9] == '-');
+}
+
 static void take_row(offer_stream *s)
 {
-    if (strcmp(field(s, C_TERM), "OnDemand") != 0 || strcmp(field(s, C_UNIT), "Hrs") != 0)
+    if (!is(s, C_TERM, "OnDemand") || !is(s, C_UNIT, "Hrs"))
         return;
     const char *family = field(s, C_FAMILY);
-    int metal = strcmp(family, "Compute Instance (bare metal)") == 0;
-    if (!metal && strcmp(family, "Compute Instance") != 0)
+    if (strcasecmp(family, "Compute Instance (bare metal)") != 0 && strcasecmp(family, "Compute Instance") != 0)
         return;
-    if (strcmp(field(s, C_OS), "Linux") != 0 || strcmp(field(s, C_PREINSTALLED), "NA") != 0 ||
-        strcmp(field(s, C_CAPACITY), "Used") != 0 || strcmp(field(s, C_LICENSE), "No License required") != 0 ||
-        strcmp(field(s, C_OPERATION), "RunInstances") != 0 || strcmp(field(s, C_CURRENCY), "USD") != 0)
+    if (!is(s, C_OS, "Linux") || !is(s, C_PREINSTALLED, "NA") || !is(s, C_CAPACITY, "Used") ||
+        !is(s, C_LICENSE, "No License required") || !is(s, C_OPERATION, "RunInstances") || !is(s, C_CURRENCY, "USD") ||
+        !is(s, C_TENANCY, "Shared"))
+        return;
+    if (s->col[C_LOCATION_TYPE] >= 0 && !is(s, C_LOCATION_TYPE, "AWS Region"))
+        return;
+    if (s->col[C_MARKET] >= 0 && *field(s, C_MARKET) && !is(s, C_MARKET, "OnDemand"))
         return;
     const char *type = field(s, C_TYPE);
     if (!cf_fetch_knows_type(s->ctx, type))
+        return;
+    if (s->col[C_USAGE] >= 0 && !box_usage(field(s, C_USAGE), type))
         return;
     const char *region = *field(s, C_REGION) ? field(s, C_REGION) : s->region;
     if (strcmp(region, s->region) != 0)
@@ -120,11 +199,11 @@ static void take_row(offer_stream *s)
                      field(s, C_PRICE));
         return;
     }
-    int shared = strcmp(field(s, C_TENANCY), "Shared") == 0;
-    if (!shared && !metal)
+    if (!(price > 0)) {
+        s->zero_prices++;
         return;
-    cf_price_list *into = shared ? s->out : &s->metal_fallback;
-    cf_price_quote *q = cf_fetch_quote_slot(into, "aws", region, type, "", 0);
+    }
+    cf_price_quote *q = cf_fetch_quote_slot(s->out, "aws", region, type, "", 0);
     if (!q) {
         s->failed = 1;
         return;
@@ -132,6 +211,8 @@ static void take_row(offer_stream *s)
     if (!q->has_ondemand) {
         q->has_ondemand = 1;
         q->price_ondemand_usd_per_hr = price;
+    } else if (q->price_ondemand_usd_per_hr != price && !cf_fetch_quote_slot(&s->conflicts, "aws", region, type, "", 0)) {
+        s->failed = 1;
     }
 }
 
@@ -143,7 +224,7 @@ static void on_record(int terminator, void *data)
     if (!s->failed) {
         /* Metadata lines ("FormatVersion","v1.0" ...) come before the header. */
         if (!s->have_header) {
-            if (s->n_fields > 0 && strcmp(s->fields[0], "SKU") == 0)
+            if (s->n_fields > 0 && strcasecmp(s->fields[0], "SKU") == 0)
                 take_header(s);
         } else {
             take_row(s);
@@ -160,7 +241,8 @@ static void stream_reset(void *data)
     s->parser_ready = csv_init(&s->parser, CSV_APPEND_NULL) == 0;
     clear_fields(s);
     s->out->n = s->start_n;
-    s->metal_fallback.n = 0;
+    s->conflicts.n = 0;
+    s->zero_prices = 0;
     s->have_header = 0;
     s->record = 0;
     s->failed = !s->parser_ready;
@@ -199,20 +281,29 @@ static cf_status stream_offer(const cf_fetch_ctx *ctx, const char *region, const
             st = cf_error_set(CF_ERR_NETWORK, "%s: no header row (\"SKU\",...) in %s: truncated or not an offer file",
                               what, url);
     }
-    for (size_t i = 0; st == CF_OK && i < s.metal_fallback.n; i++) {
-        const cf_price_quote *m = &s.metal_fallback.items[i];
-        cf_price_quote *q = cf_fetch_quote_slot(out, "aws", m->region, m->instance_type, "", 0);
-        if (!q)
-            st = CF_ERR_NOMEM;
-        else if (!q->has_ondemand)
-            *q = *m;
+    /* Kept rows that disagree: the price is not known, so the type is not
+     * re-priced (and the note says so) rather than picking one by order. */
+    for (size_t i = 0; st == CF_OK && i < s.conflicts.n; i++) {
+        const cf_price_quote *c = &s.conflicts.items[i];
+        for (size_t k = s.start_n; k < out->n; k++)
+            if (strcmp(out->items[k].instance_type, c->instance_type) == 0) {
+                out->items[k] = out->items[--out->n];
+                break;
+            }
+        cf_buf_printf(ctx->notes, "aws %s: %s has several Shared Linux on-demand prices; not re-priced\n", region,
+                      c->instance_type);
     }
+    if (st == CF_OK && s.zero_prices)
+        cf_buf_printf(ctx->notes, "aws %s: %zu on-demand rows priced 0 ignored (not a price)\n", region,
+                      s.zero_prices);
+    if (st == CF_OK && out->n == s.start_n)
+        cf_buf_printf(ctx->notes, "aws %s: the offer file has no usable price for the catalog's types\n", region);
     if (st != CF_OK)
         out->n = s.start_n;
     if (s.parser_ready)
         csv_free(&s.parser);
     clear_fields(&s);
-    cf_price_list_free(&s.metal_fallback);
+    cf_price_list_free(&s.conflicts);
     return st;
 }
 
@@ -320,18 +411,37 @@ static cf_status fetch_aws(const cf_fetch_ctx *ctx, cf_price_list *out)
     cJSON_Delete(offers);
     if ((st = cf_fetch_json(ctx, url, "aws EC2 region index", &regions)) != CF_OK)
         return st;
+    cf_buf missing = CF_BUF_INIT;
+    size_t n_missing = 0;
     for (size_t i = 0; i < ctx->n_regions && st == CF_OK; i++) {
         const char *version = str_at(regions, "regions", ctx->regions[i], "currentVersionUrl");
         size_t len = version ? strlen(version) : 0;
         if (!version || len < 5 || strcmp(version + len - 5, ".json") != 0 || version[0] != '/') {
-            cf_buf_printf(ctx->notes, "aws: region %s is not in the EC2 region index; its prices stay as they were\n",
-                          ctx->regions[i]);
+            cf_buf_printf(&missing, "%s%s", n_missing++ ? ", " : "", ctx->regions[i]);
             continue;
         }
-        /* Same file as CSV: streamable row by row, unlike one huge JSON object. */
+        /* Only the regions the catalog offers (or --region asks for), one
+         * file each; the same file as CSV streams row by row, unlike one
+         * huge JSON object. */
         snprintf(url, sizeof url, "%s%.*s.csv", ctx->base_url, (int)(len - 5), version);
         st = stream_offer(ctx, ctx->regions[i], url, out);
     }
+    /* The offer files are the source of on-demand prices: files that
+     * answered but priced nothing fail the cloud (the spot feed alone is
+     * no update). */
+    size_t n_priced = 0;
+    for (size_t i = 0; st == CF_OK && i < out->n; i++)
+        n_priced += out->items[i].has_ondemand;
+    if (st == CF_OK && n_priced == 0 && n_missing < ctx->n_regions) {
+        st = cf_error_set(CF_ERR_NETWORK, "aws: the update yielded no usable prices (the API answered, but no item "
+                          "passed the filters for the catalog's machines in %zu region%s)", ctx->n_regions - n_missing,
+                          ctx->n_regions - n_missing == 1 ? "" : "s");
+        cf_error_hint("the previous prices stay in use; check the notes above and the offer files' rows");
+    }
+    if (n_missing)
+        cf_buf_printf(ctx->notes, "aws: %zu region%s not in the EC2 region index (%s); their prices stay as they were\n",
+                      n_missing, n_missing == 1 ? " is" : "s are", cf_buf_cstr(&missing));
+    cf_buf_free(&missing);
     cJSON_Delete(regions);
     if (st == CF_OK)
         fetch_spot(ctx, out);
@@ -343,5 +453,6 @@ const cf_price_source cf_price_source_aws = {
     .url_env = "CLOUDFIT_AWS_PRICES_URL",
     .default_url = "https://pricing.us-east-1.amazonaws.com",
     .label = "AWS Price List bulk API",
+    .spot_kind = CF_PRICE_OBSERVED,
     .fetch = fetch_aws,
 };

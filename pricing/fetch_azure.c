@@ -2,9 +2,14 @@
  *   GET {base}?api-version=2023-01-01-preview&$filter=serviceName eq 'Virtual Machines'
  *       and armRegionName eq '{region}'
  * following NextPageLink until null. Kept: type "Consumption", hourly
- * meters, not Windows products, not Low Priority meters; a skuName ending
- * " Spot" is the spot price. Reservation and DevTestConsumption items and
- * the savingsPlan arrays are ignored. */
+ * meters, not Windows products, not Low Priority meters, the region's
+ * primary meter (isPrimaryMeterRegion; a non-primary item repeats a meter
+ * of another region); a skuName ending " Spot" is the spot price. Prices
+ * must be in USD: an item in another currency fails the listing (a price
+ * in the wrong unit must never be stored). Reservation and
+ * DevTestConsumption items and the savingsPlan arrays are ignored. A spot
+ * price equal to on-demand is kept out by the merge (no discount is not a
+ * spot price). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +58,16 @@ static cf_status take_item(const cf_fetch_ctx *ctx, const char *region, const cJ
     const char *item_region = str_of(item, "armRegionName");
     if (*item_region && strcmp(item_region, region) != 0)
         return CF_OK;
+    const cJSON *primary = cJSON_GetObjectItemCaseSensitive(item, "isPrimaryMeterRegion");
+    if (cJSON_IsFalse(primary))
+        return CF_OK;
+    const char *currency = str_of(item, "currencyCode");
+    if (strcmp(currency, "USD") != 0) {
+        cf_error_set(CF_ERR_NETWORK, "azure %s: item for '%s' is priced in '%s', not USD", region, sku,
+                     *currency ? currency : "(no currencyCode)");
+        cf_error_hint("cloudfit's prices are USD; the API answers in USD unless asked otherwise (check the base URL)");
+        return CF_ERR_NETWORK;
+    }
     const cJSON *price = cJSON_GetObjectItemCaseSensitive(item, "retailPrice");
     if (!cJSON_IsNumber(price))
         return cf_error_set(CF_ERR_INVALID, "azure %s: item for '%s' has no numeric retailPrice", region, sku);
@@ -154,5 +169,6 @@ const cf_price_source cf_price_source_azure = {
     .url_env = "CLOUDFIT_AZURE_PRICES_URL",
     .default_url = "https://prices.azure.com/api/retail/prices",
     .label = "Azure Retail Prices API",
+    .spot_kind = CF_PRICE_LISTED,
     .fetch = fetch_azure,
 };

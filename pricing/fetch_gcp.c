@@ -7,7 +7,20 @@
  * machine family, plus each attached/bundled GPU. Kept SKUs:
  * category.resourceFamily "Compute", usageType OnDemand or Preemptible
  * (= spot); price = units + nanos/1e9 of the first tiered rate; regions
- * from serviceRegions. A catalog row is re-priced only when every part is
+ * from serviceRegions.
+ *
+ * SKUs are chosen by meaning, never by order: a part's list price is the
+ * SKU whose description is the part name and a location only ("Nvidia
+ * Tesla A100 GPU running in Americas"); spot adds only the preemptible
+ * wording ("Spot Preemptible ... running in", "... attached to Spot
+ * Preemptible VMs running in"). Any other qualifier — "attached to DWS
+ * Defined Duration VMs", flex-start, commitments, reservations, calendar
+ * mode, sole tenancy — is a discounted or different product, not the list
+ * price, and is ignored (counted in the notes). When two SKUs that pass
+ * still disagree for the same part and region, that part is not priced
+ * there (noted), so the SKU list's order can never decide a price.
+ *
+ * A catalog row is re-priced only when every part is
  * found: vcpus × core + memory_gib × ram + gpu_count × gpu. Families whose
  * price also bundles local SSD or has no per-part SKUs here (a2-ultragpu,
  * a3, a4, g4) keep their catalog price, and the update says so. */
@@ -26,11 +39,14 @@ typedef struct {
     char region[32];
     int preemptible;
     double usd_per_hr;   /* per vCPU, per GiB, or per GPU */
+    int ambiguous;       /* two list-price SKUs disagree: not used */
 } part_rate;
 
 typedef struct {
     part_rate *items;
     size_t n, cap;
+    size_t not_list_price;   /* SKUs of our parts that are not list prices (DWS, flex, commitments ...) */
+    char not_list_example[160];
 } rate_table;
 
 /* SKU description name of a GPU → catalog GPU model. */
@@ -64,35 +80,70 @@ static int priced_by_parts(const char *instance_type, const char **family)
     return 0;
 }
 
-/* Classifies a SKU description: a core, RAM or GPU part, and its key. */
-static int classify(const char *description, part_kind *kind, const char **key)
+/* Words that make a SKU something other than the list price of a part. */
+static const char *const NOT_LIST_PRICE[] = {
+    "DWS", "Defined Duration", "Flex", "Commit", "Reserv", "Calendar", "Sole Tenan", "Custom", "Extended",
+};
+
+/* What follows the part name in a list-price SKU: a location, or for spot
+ * the preemptible wording and a location. */
+static int plain_tail(const char *tail, int preemptible_prefix, int *preemptible)
+{
+    static const char *const attached[] = {" attached to Spot Preemptible VMs", " attached to Preemptible VMs"};
+    *preemptible = preemptible_prefix;
+    for (size_t i = 0; i < 2 && !preemptible_prefix; i++)
+        if (starts_with(tail, attached[i])) {
+            tail += strlen(attached[i]);
+            *preemptible = 1;
+        }
+    return *tail == '\0' || starts_with(tail, " running in ") || starts_with(tail, " in ");
+}
+
+/* Classifies a SKU description: a core, RAM or GPU part, its key, and
+ * whether it is the on-demand (0) or spot (1) list price of the part.
+ * Returns 0 when it is not one of our parts, -1 when it is one of our parts
+ * but not a list price. */
+static int classify(const char *description, part_kind *kind, const char **key, int *preemptible)
 {
     const char *d = description;
+    int prefix = 0;
     if (starts_with(d, "Spot Preemptible "))
-        d += strlen("Spot Preemptible ");
+        d += strlen("Spot Preemptible "), prefix = 1;
     else if (starts_with(d, "Preemptible "))
-        d += strlen("Preemptible ");
-    for (size_t i = 0; i < sizeof GPU_NAMES / sizeof *GPU_NAMES; i++) {
+        d += strlen("Preemptible "), prefix = 1;
+    const char *tail = NULL;
+    for (size_t i = 0; i < sizeof GPU_NAMES / sizeof *GPU_NAMES && !tail; i++) {
         size_t n = strlen(GPU_NAMES[i][0]);
         if (strncmp(d, GPU_NAMES[i][0], n) == 0 && strncmp(d + n, " GPU", 4) == 0) {
             *kind = PART_GPU;
             *key = GPU_NAMES[i][1];
-            return 1;
+            tail = d + n + 4;
         }
     }
-    for (size_t i = 0; i < sizeof FAMILIES / sizeof *FAMILIES; i++) {
-        if (starts_with(d, FAMILIES[i][1]) && d[strlen(FAMILIES[i][1])] == ' ') {
-            *kind = PART_CORE;
-            *key = FAMILIES[i][0];
-            return 1;
-        }
-        if (starts_with(d, FAMILIES[i][2]) && d[strlen(FAMILIES[i][2])] == ' ') {
-            *kind = PART_RAM;
-            *key = FAMILIES[i][0];
-            return 1;
+    for (size_t i = 0; i < sizeof FAMILIES / sizeof *FAMILIES && !tail; i++) {
+        for (int part = 1; part <= 2 && !tail; part++) {
+            size_t n = strlen(FAMILIES[i][part]);
+            if (strncmp(d, FAMILIES[i][part], n) == 0 && (d[n] == ' ' || d[n] == '\0')) {
+                *kind = part == 1 ? PART_CORE : PART_RAM;
+                *key = FAMILIES[i][0];
+                tail = d + n;
+            }
         }
     }
-    return 0;
+    if (!tail) {
+        /* "Commitment v1: Nvidia Tesla A100 GPU ...", "DWS ... A2 Instance Core": ours, but not list prices. */
+        for (size_t i = 0; i < sizeof GPU_NAMES / sizeof *GPU_NAMES; i++)
+            if (strstr(description, GPU_NAMES[i][0]))
+                return -1;
+        for (size_t i = 0; i < sizeof FAMILIES / sizeof *FAMILIES; i++)
+            if (strstr(description, FAMILIES[i][1]) || strstr(description, FAMILIES[i][2]))
+                return -1;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof NOT_LIST_PRICE / sizeof *NOT_LIST_PRICE; i++)
+        if (strstr(description, NOT_LIST_PRICE[i]))
+            return -1;
+    return plain_tail(tail, prefix, preemptible) ? 1 : -1;
 }
 
 static int wanted_region(const cf_fetch_ctx *ctx, const char *region)
@@ -114,8 +165,10 @@ static cf_status add_rate(rate_table *t, const part_rate *r)
     for (size_t i = 0; i < t->n; i++) {
         part_rate *x = &t->items[i];
         if (x->kind == r->kind && x->preemptible == r->preemptible && strcmp(x->key, r->key) == 0 &&
-            strcmp(x->region, r->region) == 0)
-            return CF_OK; /* first SKU wins */
+            strcmp(x->region, r->region) == 0) {
+            x->ambiguous |= x->usd_per_hr != r->usd_per_hr;
+            return CF_OK;
+        }
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
@@ -129,6 +182,7 @@ static cf_status add_rate(rate_table *t, const part_rate *r)
     return CF_OK;
 }
 
+/* The list price of a part in a region; NULL when none or ambiguous. */
 static const part_rate *find_rate(const rate_table *t, part_kind kind, const char *key, const char *region,
                                   int preemptible)
 {
@@ -136,7 +190,7 @@ static const part_rate *find_rate(const rate_table *t, part_kind kind, const cha
         const part_rate *x = &t->items[i];
         if (x->kind == kind && x->preemptible == preemptible && strcmp(x->key, key) == 0 &&
             strcmp(x->region, region) == 0)
-            return x;
+            return x->ambiguous ? NULL : x;
     }
     return NULL;
 }
@@ -150,8 +204,16 @@ static cf_status take_sku(const cf_fetch_ctx *ctx, const char *what, const cJSON
         return CF_OK;
     part_kind kind;
     const char *key = NULL;
-    if (!classify(str_of(sku, "description"), &kind, &key))
+    int preemptible = 0;
+    const char *description = str_of(sku, "description");
+    int meaning = classify(description, &kind, &key, &preemptible);
+    if (meaning == 0)
         return CF_OK;
+    if (meaning < 0 || preemptible != (strcmp(usage, "Preemptible") == 0)) {
+        if (!rates->not_list_price++)
+            snprintf(rates->not_list_example, sizeof rates->not_list_example, "%s", description);
+        return CF_OK;
+    }
     const cJSON *info = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sku, "pricingInfo"), 0);
     const cJSON *expr = cJSON_GetObjectItemCaseSensitive(info, "pricingExpression");
     const cJSON *rate0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(expr, "tieredRates"), 0);
@@ -177,7 +239,7 @@ static cf_status take_sku(const cf_fetch_ctx *ctx, const char *what, const cJSON
     {
         if (!cJSON_IsString(region) || !wanted_region(ctx, region->valuestring))
             continue;
-        part_rate r = {.kind = kind, .preemptible = strcmp(usage, "Preemptible") == 0, .usd_per_hr = price};
+        part_rate r = {.kind = kind, .preemptible = preemptible, .usd_per_hr = price};
         snprintf(r.key, sizeof r.key, "%s", key);
         snprintf(r.region, sizeof r.region, "%s", region->valuestring);
         cf_status st = add_rate(rates, &r);
@@ -321,6 +383,16 @@ static cf_status fetch_gcp(const cf_fetch_ctx *ctx, cf_price_list *out)
              service_id, key);
     rate_table rates = {0};
     st = list_skus(ctx, url, &rates);
+    if (st == CF_OK && rates.not_list_price)
+        cf_buf_printf(ctx->notes, "gcp: ignored %zu SKU%s for priced parts that %s (e.g. '%s')\n",
+                      rates.not_list_price, rates.not_list_price == 1 ? "" : "s",
+                      rates.not_list_price == 1 ? "is not a list price" : "are not list prices",
+                      rates.not_list_example);
+    for (size_t i = 0; st == CF_OK && i < rates.n; i++)
+        if (rates.items[i].ambiguous)
+            cf_buf_printf(ctx->notes, "gcp %s: several %s list prices for %s %s; not re-priced there\n",
+                          rates.items[i].region, rates.items[i].preemptible ? "spot" : "on-demand", rates.items[i].key,
+                          rates.items[i].kind == PART_GPU ? "GPUs" : rates.items[i].kind == PART_CORE ? "cores" : "RAM");
     if (st == CF_OK)
         st = compose(ctx, &rates, out);
     free(rates.items);
@@ -332,5 +404,6 @@ const cf_price_source cf_price_source_gcp = {
     .url_env = "CLOUDFIT_GCP_BILLING_URL",
     .default_url = "https://cloudbilling.googleapis.com",
     .label = "GCP Cloud Billing Catalog API",
+    .spot_kind = CF_PRICE_LISTED,
     .fetch = fetch_gcp,
 };

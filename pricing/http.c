@@ -28,7 +28,12 @@ static double env_double(const char *name, double fallback, double min, double m
 void cf_http_config_from_env(cf_http_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->timeout_s = env_double("CLOUDFIT_HTTP_TIMEOUT_S", 60, 0.1, 86400);
+    /* No whole-transfer limit by default: a real AWS offer file is 0.45-3 GB.
+     * A transfer is given up when it stalls (below the low-speed limit for
+     * the whole window); CLOUDFIT_HTTP_TIMEOUT_S adds an overall cap. */
+    cfg->timeout_s = env_double("CLOUDFIT_HTTP_TIMEOUT_S", 0, 0, 86400 * 7);
+    cfg->low_speed_bps = env_double("CLOUDFIT_HTTP_LOW_SPEED_BPS", 1024, 1, 1e9);
+    cfg->low_speed_time_s = env_double("CLOUDFIT_HTTP_LOW_SPEED_TIME_S", 60, 1, 86400);
     cfg->connect_timeout_s = env_double("CLOUDFIT_HTTP_CONNECT_TIMEOUT_S", 10, 0.1, 3600);
     cfg->retries = (int)env_double("CLOUDFIT_HTTP_RETRIES", 4, 0, 20);
     cfg->retry_base_ms = env_double("CLOUDFIT_HTTP_RETRY_BASE_MS", 500, 0, 600000);
@@ -171,7 +176,10 @@ static CURL *make_handle(const cf_http_config *cfg, const char *url, write_ctx *
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->connect_timeout_s * 1000));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_s * 1000));
+    if (cfg->timeout_s > 0)
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_s * 1000));
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)cfg->low_speed_bps);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)cfg->low_speed_time_s);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -225,9 +233,16 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
             return cf_error_status() != CF_OK ? cf_error_status()
                                               : cf_error_set(CF_ERR_INVALID, "%s: response rejected", what);
         int retry = 0;
-        char reason[CURL_ERROR_SIZE + 64];
+        char reason[CURL_ERROR_SIZE + 160];
+        int stalled = 0;
         if (rc != CURLE_OK) {
-            snprintf(reason, sizeof reason, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+            const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+            stalled = rc == CURLE_OPERATION_TIMEDOUT && strstr(why, "too slow") != NULL;
+            if (stalled)
+                snprintf(reason, sizeof reason, "the transfer stalled: fewer than %.0f bytes/s for %.0f s (%s)",
+                         cfg->low_speed_bps, cfg->low_speed_time_s, why);
+            else
+                snprintf(reason, sizeof reason, "%s", why);
             retry = transient_curl_error(rc);
         } else if (status < 200 || status > 299) {
             snprintf(reason, sizeof reason, "HTTP %ld", status);
@@ -242,9 +257,12 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
                          retry ? " (gave up after retries)" : "");
             if (status == 401 || status == 403)
                 cf_error_hint("the server refused the request: check the API key or credentials");
+            else if (stalled)
+                cf_error_hint("the server stopped sending; try again later (CLOUDFIT_HTTP_LOW_SPEED_BPS and "
+                              "CLOUDFIT_HTTP_LOW_SPEED_TIME_S set the low-speed limit)");
             else if (retry)
                 cf_error_hint("the pricing API is unreachable or overloaded; try again later "
-                              "(CLOUDFIT_HTTP_RETRIES, CLOUDFIT_HTTP_TIMEOUT_S tune this)");
+                              "(CLOUDFIT_HTTP_RETRIES, CLOUDFIT_HTTP_LOW_SPEED_TIME_S tune this)");
             return CF_ERR_NETWORK;
         }
         double wait_ms = backoff_ms(cfg, attempt, (long)retry_after, &seed);

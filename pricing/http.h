@@ -4,15 +4,19 @@
  * Contract:
  *  - HTTPS only, except plain HTTP to loopback hosts (127.0.0.0/8, ::1,
  *    localhost), which is what the tests use. Redirects stay on HTTPS.
- *  - Connect and total timeouts; retries with exponential backoff and full
- *    jitter on 429, 5xx, connection resets, truncated transfers and timeouts,
- *    bounded by a number of attempts; a Retry-After header (seconds) is
- *    honoured up to a cap.
+ *  - A connect timeout and a low-speed limit (libcurl LOW_SPEED_LIMIT /
+ *    LOW_SPEED_TIME: fewer than N bytes/s over a window of T s aborts), not
+ *    a whole-transfer timeout: a real offer file takes minutes, a stalled
+ *    one is given up after T s. An overall cap is optional. Retries with
+ *    exponential backoff and full jitter on 429, 5xx, connection resets,
+ *    truncated transfers, stalls and timeouts, bounded by a number of
+ *    attempts; a Retry-After header (seconds) is honoured up to a cap.
  *  - gzip/deflate accepted; User-Agent "cloudfit/VERSION".
  *  - The body goes to a sink; on a retry the sink is reset first, so a
  *    streaming consumer never sees two partial copies.
  * Tunables come from the environment so tests can make them fast:
- *   CLOUDFIT_HTTP_TIMEOUT_S (60), CLOUDFIT_HTTP_CONNECT_TIMEOUT_S (10),
+ *   CLOUDFIT_HTTP_LOW_SPEED_BPS (1024), CLOUDFIT_HTTP_LOW_SPEED_TIME_S (60),
+ *   CLOUDFIT_HTTP_TIMEOUT_S (0 = no overall cap), CLOUDFIT_HTTP_CONNECT_TIMEOUT_S (10),
  *   CLOUDFIT_HTTP_RETRIES (4 retries after the first try),
  *   CLOUDFIT_HTTP_RETRY_BASE_MS (500), CLOUDFIT_HTTP_RETRY_AFTER_MAX_S (120). */
 #ifndef CLOUDFIT_PRICING_HTTP_H
@@ -23,7 +27,9 @@
 #include "cloudfit/pricing/update.h"
 
 typedef struct {
-    double timeout_s;
+    double timeout_s;            /* whole transfer; 0 = no cap */
+    double low_speed_bps;        /* a transfer slower than this ... */
+    double low_speed_time_s;     /* ... for this long is given up */
     double connect_timeout_s;
     int retries;
     double retry_base_ms;

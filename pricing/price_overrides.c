@@ -215,7 +215,8 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
                         vm->spot_price_estimated = 0;
                     }
                 }
-                if (vm->price_spot_usd_per_hr > vm->price_ondemand_usd_per_hr * (1 + 1e-9) &&
+                if (vm->price_ondemand_usd_per_hr > 0 &&
+                    vm->price_spot_usd_per_hr > vm->price_ondemand_usd_per_hr * (1 + 1e-9) &&
                     r->kind == CF_OVERRIDE_INSTANCE) {
                     st = cf_error_set(CF_ERR_INVALID, "%s: %s: makes the spot price of %s/%s %s ($%.4g/h) higher "
                                       "than its on-demand price ($%.4g/h)", ov->path, r->key_path, vm->cloud,

@@ -29,6 +29,7 @@ typedef struct {
     const char *url_env;                  /* environment variable overriding the base URL */
     const char *default_url;
     const char *label;                    /* written into refreshed rows' source */
+    cf_price_kind spot_kind;              /* what its spot prices are: listed, or observed (a market feed) */
     /* Fills `out` with quotes. All-or-nothing: on failure the caller drops
      * whatever was added. CF_ERR_UNAVAILABLE = cannot run here (no API key). */
     cf_status (*fetch)(const cf_fetch_ctx *ctx, cf_price_list *out);

@@ -4,9 +4,19 @@
  *
  * Validation, per quoted price, against the row it would replace:
  *  - not a positive finite number                    → kept out
- *  - spot above the (new) on-demand price            → spot kept out
+ *  - spot not below the (new) on-demand price        → spot kept out (no
+ *    discount on offer is not a spot price)
+ *  - on-demand for a machine offered as spot only    → kept out
  *  - moved by more than max_change_factor either way → kept out
- * Kept-out prices leave the row as it was and are listed as warnings. */
+ * Kept-out prices leave the row as it was and are listed as warnings.
+ *
+ * Quotes only refresh rows the catalog has: an offer exists only where it
+ * can be launched (the availability-joined catalog, docs/catalog.md), and
+ * a price sheet that bills a machine in a region does not make it
+ * launchable there. Every refreshed price gets its kind (listed, or
+ * observed for the AWS spot feed) and the fetch date. A cloud whose fetch
+ * yields no usable price fails, so an empty answer never passes for a
+ * fresh one. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,7 +31,7 @@ static const cf_price_source *const SOURCES[] = {&cf_price_source_aws, &cf_price
 enum { N_SOURCES = sizeof SOURCES / sizeof *SOURCES };
 
 typedef struct {
-    cf_vm vm;
+    cf_vm vm;               /* kinds and dates follow the prices */
     double spot;            /* 0 = none (advisor estimates are not prices) */
     const char *source;     /* borrowed from the base catalog or merge_state.pool */
     int touched;
@@ -70,16 +80,6 @@ static size_t distinct(const cf_catalog *base, const char *cloud, int want_regio
     return kept;
 }
 
-/* An AWS region code has two dashes and ends in a digit (us-west-2); the
- * AWS catalog may gain regions the base does not have yet. */
-static int looks_like_aws_region(const char *r)
-{
-    const char *a = strchr(r, '-');
-    const char *b = a ? strchr(a + 1, '-') : NULL;
-    size_t n = strlen(r);
-    return b && n && r[n - 1] >= '0' && r[n - 1] <= '9';
-}
-
 static size_t select_regions(const cf_catalog *base, const char *cloud, const cf_price_update_options *o,
                              const char **scratch, const char **out)
 {
@@ -91,8 +91,7 @@ static size_t select_regions(const cf_catalog *base, const char *cloud, const cf
     size_t n = 0;
     for (size_t i = 0; i < o->n_regions; i++) {
         const char *r = o->regions[i];
-        int known = bsearch(&r, scratch, n_base, sizeof *scratch, str_cmp) != NULL;
-        if (known || (strcmp(cloud, "aws") == 0 && looks_like_aws_region(r)))
+        if (bsearch(&r, scratch, n_base, sizeof *scratch, str_cmp) != NULL)
             out[n++] = r;
     }
     return n;
@@ -139,8 +138,10 @@ static cf_status set_source(merge_state *m, work_row *r, const char *label, cons
     return CF_OK;
 }
 
-/* Applies one quote to one row; returns whether the row changed. */
-static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q)
+/* Applies one quote to one row; returns 0 when nothing was taken, else 1
+ * | 2 (on-demand kept from before) | 4 (spot kept from before). Taken
+ * prices get `spot_kind` (spot) or listed (on-demand) and `date`. */
+static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q, cf_price_kind spot_kind, const char *date)
 {
     double od = r->vm.price_ondemand_usd_per_hr, spot = r->spot;
     int od_new = 0, spot_new = 0;
@@ -148,6 +149,8 @@ static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q)
         double v = q->price_ondemand_usd_per_hr;
         if (!(v > 0) || !isfinite(v))
             reject(m, &r->vm, "on-demand price %g is not a positive price", v);
+        else if (od == 0)
+            reject(m, &r->vm, "on-demand price %.6g for a machine offered as spot or flex-start only", v);
         else if (moved_too_far(od, v, m->factor))
             reject(m, &r->vm, "on-demand price moved from %.6g to %.6g (more than %g×)", od, v, m->factor);
         else
@@ -157,8 +160,10 @@ static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q)
         double v = q->price_spot_usd_per_hr;
         if (!(v > 0) || !isfinite(v))
             reject(m, &r->vm, "spot price %g is not a positive price", v);
-        else if (v > od)
+        else if (od > 0 && v > od)
             reject(m, &r->vm, "spot price %.6g is above the on-demand price %.6g", v, od);
+        else if (od > 0 && v == od)
+            reject(m, &r->vm, "spot price %.6g equals the on-demand price (no discount is not a spot price)", v);
         else if (moved_too_far(spot, v, m->factor))
             reject(m, &r->vm, "spot price moved from %.6g to %.6g (more than %g×)", spot, v, m->factor);
         else
@@ -166,14 +171,25 @@ static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q)
     }
     if (!od_new && !spot_new)
         return 0;
-    if (spot > od) {
-        reject(m, &r->vm, "previous spot price %.6g is above the new on-demand price %.6g", spot, od);
+    if (od > 0 && spot >= od) {
+        reject(m, &r->vm, "previous spot price %.6g is not below the new on-demand price %.6g", spot, od);
         spot = 0;
     }
     r->vm.price_ondemand_usd_per_hr = od;
+    if (od_new) {
+        r->vm.ondemand_kind = CF_PRICE_LISTED;
+        snprintf(r->vm.ondemand_date, sizeof r->vm.ondemand_date, "%s", date);
+    }
     r->spot = spot;
+    if (spot_new) {
+        r->vm.spot_kind = spot_kind;
+        snprintf(r->vm.spot_date, sizeof r->vm.spot_date, "%s", date);
+    } else if (spot == 0) {
+        r->vm.spot_kind = CF_PRICE_NONE;
+        r->vm.spot_date[0] = '\0';
+    }
     r->touched = 1;
-    return 1 | (od_new ? 0 : 2) | (spot_new || spot == 0 ? 0 : 4);
+    return 1 | (od_new || od == 0 ? 0 : 2) | (spot_new || spot == 0 ? 0 : 4);
 }
 
 static cf_status add_row(merge_state *m, const work_row *proto)
@@ -190,41 +206,11 @@ static cf_status add_row(merge_state *m, const work_row *proto)
     return CF_OK;
 }
 
-/* A quote for a region the catalog does not list yet: copy every shape the
- * catalog knows for that instance type (from any region). */
-static cf_status add_region_rows(merge_state *m, const cf_price_quote *q, const char *label, const char *fetched_at,
-                                 size_t *added)
-{
-    size_t n_before = m->n;
-    for (size_t i = 0; i < n_before; i++) {
-        const work_row *r = &m->rows[i];
-        if (strcmp(r->vm.cloud, q->cloud) != 0 || strcmp(r->vm.instance_type, q->instance_type) != 0)
-            continue;
-        int dup = 0;
-        for (size_t j = n_before; j < m->n; j++)
-            dup |= strcmp(m->rows[j].vm.gpu_model, r->vm.gpu_model) == 0 && m->rows[j].vm.gpu_count == r->vm.gpu_count;
-        if (dup)
-            continue;
-        work_row nr = {.vm = r->vm, .spot = 0, .source = NULL, .touched = 0};
-        snprintf(nr.vm.region, sizeof nr.vm.region, "%s", q->region);
-        nr.vm.price_spot_usd_per_hr = 0;
-        /* No previous price to compare with (0): only the sanity checks apply. */
-        nr.vm.price_ondemand_usd_per_hr = 0;
-        if (!apply_quote(m, &nr, q) || !(nr.vm.price_ondemand_usd_per_hr > 0))
-            return CF_OK;
-        cf_status st = set_source(m, &nr, label, fetched_at, 0, 0);
-        if (st == CF_OK)
-            st = add_row(m, &nr);
-        if (st != CF_OK)
-            return st;
-        (*added)++;
-    }
-    return CF_OK;
-}
-
 static cf_status merge_quotes(merge_state *m, const cf_price_source *src, const cf_price_list *quotes,
-                              const char *fetched_at, cf_cloud_update *cu)
+                              const char *fetched_at, cf_cloud_update *cu, size_t *unmatched)
 {
+    char date[11];
+    snprintf(date, sizeof date, "%.10s", fetched_at);
     for (size_t k = 0; k < quotes->n; k++) {
         const cf_price_quote *q = &quotes->items[k];
         size_t matched = 0;
@@ -236,7 +222,7 @@ static cf_status merge_quotes(merge_state *m, const cf_price_source *src, const 
             if (q->gpu_model[0] && (strcmp(r->vm.gpu_model, q->gpu_model) != 0 || r->vm.gpu_count != q->gpu_count))
                 continue;
             matched++;
-            int changed = apply_quote(m, r, q);
+            int changed = apply_quote(m, r, q, src->spot_kind, date);
             if (!changed)
                 continue;
             cf_status st = set_source(m, r, src->label, fetched_at, (changed & 2) != 0, (changed & 4) != 0);
@@ -244,11 +230,7 @@ static cf_status merge_quotes(merge_state *m, const cf_price_source *src, const 
                 return st;
             cu->n_rows_updated++;
         }
-        if (!matched && q->has_ondemand && !q->gpu_model[0]) {
-            cf_status st = add_region_rows(m, q, src->label, fetched_at, &cu->n_rows_added);
-            if (st != CF_OK)
-                return st;
-        }
+        *unmatched += matched == 0;
     }
     return CF_OK;
 }
@@ -294,9 +276,21 @@ static cf_status run_source(merge_state *m, const cf_catalog *base, const cf_pri
                  url);
         cf_error_clear();
         st = src->fetch(&ctx, &quotes);
+        size_t unmatched = 0, rejected_before = m->n_rejected;
         if (st == CF_OK) {
             cu->n_quotes = quotes.n;
-            st = merge_quotes(m, src, &quotes, o->fetched_at, cu);
+            st = merge_quotes(m, src, &quotes, o->fetched_at, cu, &unmatched);
+        }
+        if (st == CF_OK && cu->n_rows_updated == 0) {
+            /* Nothing usable: a failure, never an empty "fresh" snapshot. */
+            st = quotes.n == 0
+                     ? cf_error_set(CF_ERR_NETWORK, "%s: the update yielded no usable prices (the API answered, but "
+                                    "no item passed the filters for the catalog's machines in %zu region%s)",
+                                    src->cloud, n_regions, n_regions == 1 ? "" : "s")
+                     : cf_error_set(CF_ERR_NETWORK, "%s: the update yielded no usable prices (%zu quoted: %zu kept "
+                                    "out by validation, %zu for machines or regions the catalog does not offer)",
+                                    src->cloud, quotes.n, m->n_rejected - rejected_before, unmatched);
+            cf_error_hint("the previous prices stay in use; check the notes above and the API's answer");
         }
     }
     if (st != CF_OK) {
@@ -431,13 +425,12 @@ cf_status cf_prices_update(const cf_catalog *base, const cf_price_update_options
             m.warnings.len = warn_len;
             if (m.warnings.data)
                 m.warnings.data[warn_len] = '\0';
-            cu->n_rows_updated = cu->n_rows_added = 0;
+            cu->n_rows_updated = 0;
         }
         free(saved);
         if (cst == CF_OK && cu->outcome == CF_CLOUD_UPDATED) {
             any_updated = 1;
-            progress(o, "%s: %zu prices, %zu rows refreshed, %zu added", src->cloud, cu->n_quotes, cu->n_rows_updated,
-                     cu->n_rows_added);
+            progress(o, "%s: %zu prices, %zu rows refreshed", src->cloud, cu->n_quotes, cu->n_rows_updated);
         } else if (cu->outcome == CF_CLOUD_FAILED && first_failure == CF_OK) {
             first_failure = cst;
             snprintf(first_message, sizeof first_message, "%s", cu->message);

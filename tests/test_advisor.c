@@ -278,12 +278,17 @@ static void test_pareto_brute_force(void **state)
 }
 
 /* A small synthetic catalog: two GPU types, several prices and shapes. */
+/* Designated initializers: cf_vm grows (price provenance, zones). */
+#define VM(c, r, t, g, n, mem, cpu, ram, net, od, spot, intr)                                                      \
+    {.cloud = c, .region = r, .instance_type = t, .gpu_model = g, .gpu_count = n, .gpu_memory_gib = mem, .vcpus = cpu, \
+     .memory_gib = ram, .network_gbps = net, .price_ondemand_usd_per_hr = od, .price_spot_usd_per_hr = spot,         \
+     .interruptions_pct_per_month = intr, .interruption_band = -1}
 static cf_vm test_vms[] = {
-    {"aws", "us-east-1", "big.8x", "FAST", 8, 80, 96, 1152, 400, 32.0, 10.0, 0, 7.5, 0},
-    {"aws", "us-east-1", "big.1x", "FAST", 1, 80, 12, 144, 50, 4.5, 1.5, 0, 7.5, 0},
-    {"gcp", "us-central1", "slow-4", "SLOW", 4, 16, 48, 192, 50, 3.9, 1.2, 0, -1, 0},
-    {"gcp", "europe-west4", "slow-4", "SLOW", 4, 16, 48, 192, 50, 4.4, 1.4, 0, -1, 0},
-    {"azure", "eastus", "slow-1", "SLOW", 1, 16, 8, 56, 0, 0.9, 0, 0, -1, 0},
+    VM("aws", "us-east-1", "big.8x", "FAST", 8, 80, 96, 1152, 400, 32.0, 10.0, 7.5),
+    VM("aws", "us-east-1", "big.1x", "FAST", 1, 80, 12, 144, 50, 4.5, 1.5, 7.5),
+    VM("gcp", "us-central1", "slow-4", "SLOW", 4, 16, 48, 192, 50, 3.9, 1.2, -1),
+    VM("gcp", "europe-west4", "slow-4", "SLOW", 4, 16, 48, 192, 50, 4.4, 1.4, -1),
+    VM("azure", "eastus", "slow-1", "SLOW", 1, 16, 8, 56, 0, 0.9, 0, -1),
 };
 #define N_TEST_VMS (sizeof test_vms / sizeof *test_vms)
 

@@ -1,6 +1,9 @@
 /* Tests of the pricing catalog: the embedded data (facts of the shipped
- * CSV files, see /work/shared/data/catalog/README.md), CSV validation,
- * GPU look-ups, filters and filter errors. */
+ * CSV files under data/, built by scripts/catalog/build_catalog.py; see
+ * docs/catalog.md), that every embedded GCP and AWS offer can be launched
+ * where it is offered (data/gcp_availability.csv, data/aws_gpu_regions.csv),
+ * the kind and date of every price, CSV validation, GPU look-ups, filters
+ * and filter errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,7 @@
 #include "cloudfit/pricing.h"
 #include "cloudfit/common/csvread.h"
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/pricing/update.h"
 
 static cf_catalog embedded;
 
@@ -65,93 +69,174 @@ static char *read_data(const char *name, size_t *len)
 
 /* ---- the embedded catalog: facts of the shipped data ---------------------- */
 
+/* The shipped gpu_vms.csv, parsed independently of the loader. */
+typedef struct {
+    char *text;
+    cf_csv_doc doc;
+    int cloud, region, zones, type, gpu, count, od, od_kind, od_date, spot, spot_kind, spot_date, source, network;
+} vms_file;
+
+static void vms_open(vms_file *f)
+{
+    size_t len;
+    f->text = read_data("gpu_vms.csv", &len);
+    assert_int_equal(cf_csv_parse(f->text, len, "gpu_vms.csv", &f->doc), CF_OK);
+    struct { int *dst; const char *name; } cols[] = {
+        {&f->cloud, "cloud"}, {&f->region, "region"}, {&f->zones, "zones"}, {&f->type, "instance_type"},
+        {&f->gpu, "gpu_model"}, {&f->count, "gpu_count"}, {&f->od, "price_ondemand_usd_per_hour"},
+        {&f->od_kind, "ondemand_kind"}, {&f->od_date, "ondemand_date"}, {&f->spot, "price_spot_usd_per_hour"},
+        {&f->spot_kind, "spot_kind"}, {&f->spot_date, "spot_date"}, {&f->source, "source"},
+        {&f->network, "network_gbps"},
+    };
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        *cols[i].dst = cf_csv_column(&f->doc, cols[i].name);
+        assert_true(*cols[i].dst >= 0);
+    }
+}
+
+static void vms_close(vms_file *f)
+{
+    cf_csv_free(&f->doc);
+    free(f->text);
+}
+
+static const char *vf(const vms_file *f, size_t row, int col)
+{
+    return cf_csv_field(&f->doc.records[row], col);
+}
+
 static void test_embedded_counts(void **state)
 {
     (void)state;
+    vms_file f;
+    vms_open(&f);
     assert_string_equal(embedded.name, "embedded");
-    assert_int_equal(embedded.n_vms, 1868);
+    assert_int_equal(embedded.n_vms, f.doc.n_records);
     assert_int_equal(embedded.n_gpus, 27);
-    assert_int_equal(count_cloud(&embedded, "aws"), 62);
-    assert_int_equal(count_cloud(&embedded, "gcp"), 1062);
-    assert_int_equal(count_cloud(&embedded, "azure"), 629);
-    assert_int_equal(count_cloud(&embedded, "lambda"), 115);
-    /* Six distinct provenance strings in gpu_vms.csv (2 AWS, 2 GCP, Azure, Lambda). */
-    assert_int_equal(embedded.n_sources, 6);
+    static const char *const clouds[] = {"aws", "gcp", "azure", "lambda"};
+    for (size_t c = 0; c < 4; c++) {
+        size_t in_file = 0;
+        for (size_t i = 0; i < f.doc.n_records; i++)
+            in_file += strcmp(vf(&f, i, f.cloud), clouds[c]) == 0;
+        assert_true(in_file > 0);
+        assert_int_equal(count_cloud(&embedded, clouds[c]), in_file);
+    }
     for (size_t i = 0; i < embedded.n_vms; i++) {
         assert_true(embedded.vms[i].source_index >= 0);
         assert_true((size_t)embedded.vms[i].source_index < embedded.n_sources);
         assert_non_null(cf_catalog_gpu(&embedded, embedded.vms[i].gpu_model));
+        assert_string_equal(embedded.sources[embedded.vms[i].source_index], vf(&f, i, f.source));
+        assert_string_equal(embedded.vms[i].zones, vf(&f, i, f.zones));
     }
+    vms_close(&f);
 }
 
 static void test_known_row(void **state)
 {
     (void)state;
+    /* us-east-1 p4d.24xlarge: Karpenter's on-demand (2026-07-20), observed
+     * spot = the lowest of the four us-east-1 zones in aws_gpu_regions.csv
+     * (use1-az1 2.4655, az2 8.1915, az4 8.1203, az6 7.8799). */
     const cf_vm *vm = find_row(&embedded, "aws", "us-east-1", "p4d.24xlarge", "A100-40GB");
     assert_non_null(vm);
     assert_int_equal(vm->gpu_count, 8);
     assert_float_equal(vm->price_ondemand_usd_per_hr, 21.957642, 1e-9);
+    assert_int_equal(vm->ondemand_kind, CF_PRICE_LISTED);
+    assert_string_equal(vm->ondemand_date, "2026-07-20");
+    assert_float_equal(vm->price_spot_usd_per_hr, 2.4655, 1e-9);
+    assert_int_equal(vm->spot_kind, CF_PRICE_OBSERVED);
+    assert_string_equal(vm->spot_date, "");
+    assert_int_equal(vm->spot_price_estimated, 0);
+    assert_string_equal(vm->zones, "use1-az1 use1-az2 use1-az4 use1-az6");
     assert_float_equal(vm->gpu_memory_gib, 40, 0);
     assert_int_equal(vm->vcpus, 96);
     assert_float_equal(vm->memory_gib, 1152, 0);
     assert_float_equal(vm->network_gbps, 400, 0);
     assert_non_null(strstr(embedded.sources[vm->source_index], "karpenter-provider-aws@1d92708"));
+    char text[192];
+    cf_vm_price_origin(vm, 1, text, sizeof text);
+    assert_string_equal(text, "observed, lowest of 4 zones, date not recorded");
+    cf_vm_price_origin(vm, 0, text, sizeof text);
+    assert_string_equal(text, "listed, 2026-07-20");
+
+    /* Another AWS region (issue 14): p5.48xlarge in us-west-2 is offered. */
+    vm = find_row(&embedded, "aws", "us-west-2", "p5.48xlarge", "H100");
+    assert_non_null(vm);
+    assert_true(vm->price_ondemand_usd_per_hr > 0 && vm->price_spot_usd_per_hr > 0);
 
     /* An Azure row with an empty network column reads as 0 (not recorded). */
-    size_t azure_no_network = 0;
-    for (size_t i = 0; i < embedded.n_vms; i++)
+    vms_file f;
+    vms_open(&f);
+    size_t azure_no_network = 0, in_file = 0;
+    for (size_t i = 0; i < embedded.n_vms; i++) {
         azure_no_network += !strcmp(embedded.vms[i].cloud, "azure") && embedded.vms[i].network_gbps == 0;
-    assert_int_equal(azure_no_network, 521);
+        in_file += !strcmp(vf(&f, i, f.cloud), "azure") && !*vf(&f, i, f.network);
+    }
+    assert_true(in_file > 0);
+    assert_int_equal(azure_no_network, in_file);
+    vms_close(&f);
 }
 
-/* The expected AWS spot values are recomputed here from the CSV text, not
- * taken from the loader: on-demand from gpu_vms.csv, savings and band from
- * aws_spot_advisor.csv. */
+/* AWS spot: observed where the CSV has one; otherwise estimated from the
+ * advisor (recomputed here from the CSV text, not taken from the loader);
+ * the interruption rate and its band from the advisor. */
 static void test_aws_spot_from_advisor(void **state)
 {
     (void)state;
-    size_t vms_len, adv_len;
-    char *vms_text = read_data("gpu_vms.csv", &vms_len);
+    vms_file f;
+    vms_open(&f);
+    size_t adv_len;
     char *adv_text = read_data("aws_spot_advisor.csv", &adv_len);
-    cf_csv_doc vms, adv;
-    assert_int_equal(cf_csv_parse(vms_text, vms_len, "gpu_vms.csv", &vms), CF_OK);
+    cf_csv_doc adv;
     assert_int_equal(cf_csv_parse(adv_text, adv_len, "aws_spot_advisor.csv", &adv), CF_OK);
     static const double midpoint[] = {2.5, 7.5, 12.5, 17.5, 25.0};
 
-    size_t with_advisor = 0;
-    for (size_t i = 0; i < vms.n_records; i++) {
-        const cf_csv_record *row = &vms.records[i];
-        if (strcmp(cf_csv_field(row, 0), "aws") != 0)
+    size_t estimated = 0, observed = 0, none = 0;
+    for (size_t i = 0; i < f.doc.n_records; i++) {
+        if (strcmp(vf(&f, i, f.cloud), "aws") != 0)
             continue;
-        const cf_vm *vm = find_row(&embedded, "aws", cf_csv_field(row, 1), cf_csv_field(row, 2),
-                                   cf_csv_field(row, 3));
-        assert_non_null(vm);
+        const cf_vm *vm = &embedded.vms[i];
+        assert_string_equal(vm->instance_type, vf(&f, i, f.type));
         const cf_csv_record *hit = NULL;
         for (size_t a = 0; a < adv.n_records && !hit; a++)
             if (!strcmp(cf_csv_field(&adv.records[a], 0), vm->region) &&
                 !strcmp(cf_csv_field(&adv.records[a], 1), vm->instance_type))
                 hit = &adv.records[a];
-        if (!hit) {
-            assert_float_equal(vm->price_spot_usd_per_hr, 0, 0);
-            assert_int_equal(vm->spot_price_estimated, 0);
+        if (hit) {
+            int band = atoi(cf_csv_field(hit, 4));
+            assert_float_equal(vm->interruptions_pct_per_month, midpoint[band], 0);
+            assert_int_equal(vm->interruption_band, band);
+        } else {
             assert_true(vm->interruptions_pct_per_month < 0);
-            continue;
+            assert_int_equal(vm->interruption_band, -1);
         }
-        with_advisor++;
-        double ondemand = atof(cf_csv_field(row, 9));
-        double savings = atof(cf_csv_field(hit, 3));
-        int band = atoi(cf_csv_field(hit, 4));
-        assert_int_equal(vm->spot_price_estimated, 1);
-        assert_float_equal(vm->price_spot_usd_per_hr, ondemand * (1 - savings / 100), 1e-9);
-        assert_float_equal(vm->interruptions_pct_per_month, midpoint[band], 0);
+        if (*vf(&f, i, f.spot)) {
+            observed++;
+            assert_string_equal(vf(&f, i, f.spot_kind), "observed");
+            assert_int_equal(vm->spot_kind, CF_PRICE_OBSERVED);
+            assert_int_equal(vm->spot_price_estimated, 0);
+            assert_float_equal(vm->price_spot_usd_per_hr, atof(vf(&f, i, f.spot)), 0);
+        } else if (hit && *vf(&f, i, f.od)) {
+            estimated++;
+            double ondemand = atof(vf(&f, i, f.od)), savings = atof(cf_csv_field(hit, 3));
+            assert_int_equal(vm->spot_kind, CF_PRICE_ESTIMATED);
+            assert_int_equal(vm->spot_price_estimated, 1);
+            assert_float_equal(vm->price_spot_usd_per_hr, ondemand * (1 - savings / 100), 1e-9);
+            assert_float_equal(vm->spot_savings_pct, savings, 0);
+            assert_string_equal(vm->spot_date, "2025-06-28");
+            char text[192];
+            cf_vm_price_origin(vm, 1, text, sizeof text);
+            assert_non_null(strstr(text, "estimated: on-demand × (1 − "));
+            assert_non_null(strstr(text, "AWS Spot Advisor savings of 2025-06-28"));
+        } else {
+            none++;
+            assert_float_equal(vm->price_spot_usd_per_hr, 0, 0);
+            assert_int_equal(vm->spot_kind, CF_PRICE_NONE);
+        }
     }
-    assert_int_equal(with_advisor, 44);
-
-    /* One row spelled out: g5.2xlarge is 1.212 $/h, advisor 58 % / band 3 "15-20%". */
-    const cf_vm *g5 = find_row(&embedded, "aws", "us-east-1", "g5.2xlarge", "A10G");
-    assert_non_null(g5);
-    assert_float_equal(g5->price_spot_usd_per_hr, 1.212 * 0.42, 1e-9);
-    assert_float_equal(g5->interruptions_pct_per_month, 17.5, 0);
+    /* Observed spot prices are the rule now; estimates fill a few gaps. */
+    assert_true(observed > 10 * estimated && estimated > 0);
+    print_message("AWS spot: %zu observed, %zu estimated, %zu none\n", observed, estimated, none);
 
     /* Other clouds: spot from the data, never estimated, interruptions unknown. */
     for (size_t i = 0; i < embedded.n_vms; i++) {
@@ -159,23 +244,155 @@ static void test_aws_spot_from_advisor(void **state)
         if (strcmp(vm->cloud, "aws") == 0)
             continue;
         assert_int_equal(vm->spot_price_estimated, 0);
+        assert_true(vm->spot_kind != CF_PRICE_ESTIMATED && vm->spot_kind != CF_PRICE_OBSERVED);
         assert_true(vm->interruptions_pct_per_month < 0);
+        char text[64];
+        cf_vm_interruptions_origin(&embedded, vm, text, sizeof text);
+        assert_string_equal(text, "");
         if (strcmp(vm->cloud, "lambda") == 0)
             assert_float_equal(vm->price_spot_usd_per_hr, 0, 0);
     }
-    cf_csv_free(&vms);
     cf_csv_free(&adv);
-    free(vms_text);
     free(adv_text);
+    vms_close(&f);
 }
 
+/* Every price has a kind that matches its presence, and a spot price is
+ * below the on-demand price (no discount is not a spot price). */
+static void test_price_kinds(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < embedded.n_vms; i++) {
+        const cf_vm *vm = &embedded.vms[i];
+        assert_int_equal(vm->ondemand_kind != CF_PRICE_NONE, vm->price_ondemand_usd_per_hr > 0);
+        assert_int_equal(vm->spot_kind != CF_PRICE_NONE, vm->price_spot_usd_per_hr > 0);
+        assert_true(vm->price_ondemand_usd_per_hr > 0 || vm->price_spot_usd_per_hr > 0);
+        if (vm->price_ondemand_usd_per_hr > 0 && vm->price_spot_usd_per_hr > 0)
+            assert_true(vm->price_spot_usd_per_hr < vm->price_ondemand_usd_per_hr);
+        /* Issue 14: Azure's fractional A10 sizes are not whole GPUs; H200
+         * v5 "spot" equal to on-demand is no spot price. */
+        assert_true(strcmp(vm->instance_type, "Standard_NC8ads_A10_v4") != 0);
+        assert_true(strcmp(vm->instance_type, "Standard_NC16ads_A10_v4") != 0);
+        if (!strcmp(vm->instance_type, "Standard_ND96isr_H200_v5"))
+            assert_float_equal(vm->price_spot_usd_per_hr, 0, 0);
+        /* a3-highgpu-1g/2g/4g: spot or flex-start only. */
+        if (!strncmp(vm->instance_type, "a3-highgpu-", 11) && strcmp(vm->instance_type, "a3-highgpu-8g") != 0) {
+            assert_float_equal(vm->price_ondemand_usd_per_hr, 0, 0);
+            assert_true(vm->price_spot_usd_per_hr > 0);
+        }
+    }
+    assert_non_null(find_row(&embedded, "azure", "westus3", "Standard_ND96isr_H200_v5", "H200"));
+}
+
+/* ---- launchable offers (issue 14) ------------------------------------------- */
+
+/* Every embedded GCP offer is a (machine, region) — or for N1 hosts an
+ * (attached GPU, count, region) — of data/gcp_availability.csv, with its
+ * zones; every AWS offer a (type, region) of data/aws_gpu_regions.csv whose
+ * zones are zones of that type there. A catalog that offers a machine
+ * where it cannot be launched fails the build here. */
+static void test_embedded_offers_launchable(void **state)
+{
+    (void)state;
+    size_t gl, al;
+    char *gtext = read_data("gcp_availability.csv", &gl), *atext = read_data("aws_gpu_regions.csv", &al);
+    cf_csv_doc gav, aav;
+    assert_int_equal(cf_csv_parse(gtext, gl, "gcp_availability.csv", &gav), CF_OK);
+    assert_int_equal(cf_csv_parse(atext, al, "aws_gpu_regions.csv", &aav), CF_OK);
+    int g_kind = cf_csv_column(&gav, "kind"), g_name = cf_csv_column(&gav, "name"),
+        g_count = cf_csv_column(&gav, "gpu_count"), g_region = cf_csv_column(&gav, "region"),
+        g_zones = cf_csv_column(&gav, "zones");
+    int a_type = cf_csv_column(&aav, "instance_type"), a_region = cf_csv_column(&aav, "region"),
+        a_zone = cf_csv_column(&aav, "zone");
+    assert_true(g_kind >= 0 && g_name >= 0 && g_count >= 0 && g_region >= 0 && g_zones >= 0);
+    assert_true(a_type >= 0 && a_region >= 0 && a_zone >= 0);
+    size_t gcp = 0, aws = 0, spot_only = 0;
+    for (size_t i = 0; i < embedded.n_vms; i++) {
+        const cf_vm *vm = &embedded.vms[i];
+        if (!strcmp(vm->cloud, "gcp")) {
+            gcp++;
+            int n1 = !strncmp(vm->instance_type, "n1-", 3);
+            const cf_csv_record *hit = NULL;
+            for (size_t r = 0; r < gav.n_records && !hit; r++) {
+                const cf_csv_record *rec = &gav.records[r];
+                if (strcmp(cf_csv_field(rec, g_region), vm->region) != 0)
+                    continue;
+                if (n1 ? !strcmp(cf_csv_field(rec, g_kind), "accelerator") &&
+                             !strcmp(cf_csv_field(rec, g_name), vm->gpu_model) &&
+                             atoi(cf_csv_field(rec, g_count)) == vm->gpu_count
+                       : !strcmp(cf_csv_field(rec, g_kind), "instance") &&
+                             !strcmp(cf_csv_field(rec, g_name), vm->instance_type))
+                    hit = rec;
+            }
+            if (!hit)
+                fail_msg("embedded GCP offer %s %d×%s in %s is not launchable there (gcp_availability.csv)",
+                         vm->instance_type, vm->gpu_count, vm->gpu_model, vm->region);
+            assert_string_equal(vm->zones, cf_csv_field(hit, g_zones));
+            spot_only += vm->price_ondemand_usd_per_hr == 0;
+        } else if (!strcmp(vm->cloud, "aws")) {
+            aws++;
+            assert_true(vm->zones[0] != '\0');
+            /* Each zone of the offer is a zone of this type in this region. */
+            char zones[sizeof vm->zones];
+            snprintf(zones, sizeof zones, "%s", vm->zones);
+            for (char *save = NULL, *z = strtok_r(zones, " ", &save); z; z = strtok_r(NULL, " ", &save)) {
+                int found = 0;
+                for (size_t r = 0; r < aav.n_records && !found; r++)
+                    found = !strcmp(cf_csv_field(&aav.records[r], a_type), vm->instance_type) &&
+                            !strcmp(cf_csv_field(&aav.records[r], a_region), vm->region) &&
+                            !strcmp(cf_csv_field(&aav.records[r], a_zone), z);
+                if (!found)
+                    fail_msg("embedded AWS offer %s in %s: zone %s is not in aws_gpu_regions.csv", vm->instance_type,
+                             vm->region, z);
+            }
+        }
+    }
+    print_message("launchable: %zu GCP offers (%zu spot/flex-start only), %zu AWS offers\n", gcp, spot_only, aws);
+    assert_true(gcp > 0 && aws > 0 && spot_only > 0);
+    /* The price sheet's a2-highgpu-1g regions that cannot launch it are gone. */
+    size_t a2 = 0;
+    for (size_t i = 0; i < embedded.n_vms; i++)
+        a2 += !strcmp(embedded.vms[i].instance_type, "a2-highgpu-1g");
+    size_t a2_avail = 0;
+    for (size_t r = 0; r < gav.n_records; r++)
+        a2_avail += !strcmp(cf_csv_field(&gav.records[r], g_name), "a2-highgpu-1g");
+    assert_true(a2 <= a2_avail);
+    cf_csv_free(&gav);
+    cf_csv_free(&aav);
+    free(gtext);
+    free(atext);
+}
+
+/* The catalog's dates are those of its listed and observed prices (the
+ * kind/date columns), recomputed here from the file. */
 static void test_dates(void **state)
 {
     (void)state;
-    /* README: GCP-Cyclenerd 2026-07-30 is the newest; GCP-SkyPilot, Azure and
-     * Lambda (anycloud-sh/catalog) 2026-05-20 the oldest. */
-    assert_string_equal(embedded.data_date, "2026-07-30");
-    assert_string_equal(embedded.oldest_date, "2026-05-20");
+    vms_file f;
+    vms_open(&f);
+    char newest[11] = "", oldest[11] = "";
+    size_t undated = 0;
+    for (size_t i = 0; i < f.doc.n_records; i++) {
+        const int cols[2][2] = {{f.od, f.od_date}, {f.spot, f.spot_date}};
+        for (int k = 0; k < 2; k++) {
+            if (!*vf(&f, i, cols[k][0]))
+                continue;
+            const char *d = vf(&f, i, cols[k][1]);
+            if (!*d) {
+                undated++;
+                continue;
+            }
+            if (!*newest || strcmp(d, newest) > 0)
+                snprintf(newest, sizeof newest, "%s", d);
+            if (!*oldest || strcmp(d, oldest) < 0)
+                snprintf(oldest, sizeof oldest, "%s", d);
+        }
+    }
+    assert_string_equal(embedded.data_date, newest);
+    assert_string_equal(embedded.oldest_date, oldest);
+    assert_int_equal(embedded.n_undated_prices, undated);
+    assert_string_equal(embedded.advisor_date, "2025-06-28");
+    vms_close(&f);
 }
 
 /* The embedded arrays are byte copies of the data/ CSV files: loading the files
@@ -295,7 +512,8 @@ static size_t brute_force_count(const cf_catalog *cat, const cf_catalog_filter *
         int ok = (f->n_clouds == 0 || listed(vm->cloud, f->clouds, f->n_clouds, 1)) &&
                  (f->n_regions == 0 || listed(vm->region, f->regions, f->n_regions, 0)) &&
                  (f->n_gpus == 0 || listed(vm->gpu_model, f->gpus, f->n_gpus, 1)) &&
-                 (f->spot != CF_SPOT_ONLY || vm->price_spot_usd_per_hr > 0);
+                 (f->spot != CF_SPOT_ONLY || vm->price_spot_usd_per_hr > 0) &&
+                 (f->spot != CF_SPOT_NEVER || vm->price_ondemand_usd_per_hr > 0);
         n += ok;
     }
     return n;
@@ -371,19 +589,36 @@ static void test_filters(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         assert_int_equal(filter_count(&cases[i]), brute_force_count(&embedded, &cases[i]));
 
-    /* A few absolute counts from the data, so the reference cannot drift. */
-    assert_int_equal(filter_count(&cases[0]), 1868);
-    assert_int_equal(filter_count(&cases[1]), 62);
-    assert_int_equal(filter_count(&cases[2]), 1062);
-    /* Spot: 197 rows have no spot price in the CSV (Lambda 115, AWS 62,
-     * Azure 20); 44 AWS rows get one from the advisor. */
-    assert_int_equal(filter_count(&cases[8]), 1868 - 197 + 44);
-    assert_int_equal(filter_count(&cases[14]), 44);
+    /* Absolute counts from the file, so the reference cannot drift. A zero
+     * filter is spot "never": offers without an on-demand price (spot or
+     * flex-start only) are left out. */
+    vms_file f;
+    vms_open(&f);
+    size_t all = f.doc.n_records, aws_od = 0, gcp_od = 0, with_spot = 0, aws_spot = 0, no_od = 0;
+    for (size_t i = 0; i < all; i++) {
+        int is_aws = !strcmp(vf(&f, i, f.cloud), "aws"), od = *vf(&f, i, f.od) != '\0';
+        aws_od += is_aws && od;
+        gcp_od += !strcmp(vf(&f, i, f.cloud), "gcp") && od;
+        no_od += !od;
+        /* a spot price in the file, or an AWS advisor estimate */
+        int spot = *vf(&f, i, f.spot) || embedded.vms[i].spot_kind == CF_PRICE_ESTIMATED;
+        with_spot += spot;
+        aws_spot += spot && is_aws;
+    }
+    vms_close(&f);
+    assert_true(no_od > 0);
+    assert_int_equal(filter_count(&cases[0]), all - no_od);
+    assert_int_equal(filter_count(&cases[1]), aws_od);
+    assert_int_equal(filter_count(&cases[2]), gcp_od);
+    assert_int_equal(filter_count(&cases[8]), with_spot);
+    assert_int_equal(filter_count(&cases[9]), all - no_od);
+    assert_int_equal(filter_count(&cases[10]), all);
+    assert_int_equal(filter_count(&cases[14]), aws_spot);
     assert_int_equal(filter_count(&cases[15]), 0);
     /* Several filter values or NULL filter. */
     const cf_vm **rows = calloc(embedded.n_vms, sizeof *rows);
     assert_non_null(rows);
-    assert_int_equal(cf_catalog_filter_rows(&embedded, NULL, rows), 1868);
+    assert_int_equal(cf_catalog_filter_rows(&embedded, NULL, rows), all);
     assert_ptr_equal(rows[0], &embedded.vms[0]);
     free(rows);
 }
@@ -422,13 +657,15 @@ static void test_check_filter_errors(void **state)
     expect_filter_error(&(cf_catalog_filter){.clouds = LIST("azrue")}, "unknown cloud 'azrue'",
                         "did you mean 'azure'? known clouds:");
 
-    /* AWS has only us-east-1 in this catalog. */
-    expect_filter_error(&(cf_catalog_filter){.clouds = LIST("aws"), .regions = LIST("us-west-2")},
-                        "unknown region 'us-west-2'",
-                        "regions of aws in this catalog: us-east-1");
+    /* Every AWS region is in the catalog now; a typo is still caught. */
+    expect_filter_error(&(cf_catalog_filter){.clouds = LIST("aws"), .regions = LIST("us-west-9")},
+                        "unknown region 'us-west-9'", "did you mean 'us-west-1' or 'us-west-2'?");
     expect_filter_error(&(cf_catalog_filter){.clouds = LIST("aws"), .regions = LIST("eastus")},
                         "region 'eastus' has no rows for the selected clouds (aws)",
-                        "regions of aws in this catalog: us-east-1");
+                        "regions of aws in this catalog: af-south-1, ap-east-1,");
+    /* A GCP region the price sheet bills but where no GPU machine launches. */
+    expect_filter_error(&(cf_catalog_filter){.clouds = LIST("gcp"), .regions = LIST("europe-west12")},
+                        "unknown region 'europe-west12'", "regions of gcp in this catalog");
     expect_filter_error(&(cf_catalog_filter){.clouds = LIST("gcp"), .regions = LIST("us-central-1")},
                         "unknown region 'us-central-1'", "did you mean 'us-central1'?");
     expect_filter_error(&(cf_catalog_filter){.clouds = LIST("gcp"), .regions = LIST("mars-1")},
@@ -556,6 +793,76 @@ static void test_malformed_vms(void **state)
 #undef ROW_OK
 }
 
+#define VMS2_HEADER                                                                              \
+    "cloud,region,zones,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"  \
+    "price_ondemand_usd_per_hour,ondemand_kind,ondemand_date,price_spot_usd_per_hour,spot_kind,spot_date,source\n"
+
+/* The kind and date of every price (issue 14): read, checked, and the
+ * rules for spot-only offers and "spot" prices that are no discount. */
+static void test_price_kind_columns(void **state)
+{
+    (void)state;
+    const char *gpus = GPUS_HEADER GPU_T4;
+    const char *vms = VMS2_HEADER
+        "aws,us-west-2,usw2-az1 usw2-az2,g4dn.xlarge,T4,1,16,4,16,25,0.526,listed,,0.2,observed,,s1\n"
+        "gcp,us-central1,us-central1-a,a3-like,T4,1,16,4,16,,,,,0.3,listed,2026-07-30,s2\n"
+        "azure,eastus,,nc-like,T4,1,16,4,16,,0.9,listed,2026-05-20,0.9,listed,2026-05-20,s3\n"
+        "aws,us-east-1,use1-az1,g4dn.2xlarge,T4,1,16,8,32,,0.752,listed,2026-07-20,,,,s4 2020-01-01\n";
+    const char *adv = ADV_HEADER "us-east-1,g4dn.2xlarge,Linux,60,2,10-15%,feed committed 2025-06-28\n";
+    cf_catalog cat;
+    assert_int_equal(load_small(vms, gpus, adv, &cat), CF_OK);
+    assert_string_equal(cat.vms[0].zones, "usw2-az1 usw2-az2");
+    assert_int_equal(cat.vms[0].spot_kind, CF_PRICE_OBSERVED);
+    assert_string_equal(cat.vms[0].spot_date, "");
+    /* spot only: no on-demand price, kind none */
+    assert_float_equal(cat.vms[1].price_ondemand_usd_per_hr, 0, 0);
+    assert_int_equal(cat.vms[1].ondemand_kind, CF_PRICE_NONE);
+    assert_int_equal(cat.vms[1].spot_kind, CF_PRICE_LISTED);
+    char text[192];
+    cf_vm_price_origin(&cat.vms[1], 0, text, sizeof text);
+    assert_string_equal(text, "not offered on demand (spot or flex-start only)");
+    /* spot equal to on-demand: no spot price */
+    assert_float_equal(cat.vms[2].price_spot_usd_per_hr, 0, 0);
+    assert_int_equal(cat.vms[2].spot_kind, CF_PRICE_NONE);
+    /* estimated from the advisor, dated by it */
+    assert_int_equal(cat.vms[3].spot_kind, CF_PRICE_ESTIMATED);
+    assert_float_equal(cat.vms[3].price_spot_usd_per_hr, 0.752 * 0.4, 1e-12);
+    assert_string_equal(cat.vms[3].spot_date, "2025-06-28");
+    cf_vm_interruptions_origin(&cat, &cat.vms[3], text, sizeof text);
+    assert_string_equal(text, "AWS Spot Advisor band 10-15% (2025-06-28)");
+    /* dates: from the kind/date columns, not the sources (2020-01-01);
+     * two prices undated (row 1's on-demand and observed spot) */
+    assert_string_equal(cat.data_date, "2026-07-30");
+    assert_string_equal(cat.oldest_date, "2026-05-20");
+    assert_int_equal(cat.n_undated_prices, 2);
+    /* writing keeps kinds and dates, and never stores the estimate */
+    char *text_out = NULL;
+    size_t len = 0;
+    assert_int_equal(cf_catalog_write_vms_csv(&cat, &text_out, &len), CF_OK);
+    assert_non_null(strstr(text_out, "0.526,listed,,0.2,observed,,s1\n"));
+    assert_non_null(strstr(text_out, ",,,,0.3,listed,2026-07-30,s2\n"));
+    assert_non_null(strstr(text_out, "0.752,listed,2026-07-20,,,,"));
+    free(text_out);
+    cf_catalog_free(&cat);
+
+    expect_load_error(VMS2_HEADER "gcp,r,,t,T4,1,16,4,16,,,,,,,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'price_ondemand_usd_per_hour': empty, and so is the spot price: an offer "
+                      "needs at least one price");
+    expect_load_error(VMS2_HEADER "gcp,r,,t,T4,1,16,4,16,,1,guessed,,,,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'ondemand_kind': expected 'listed' or 'observed', got 'guessed'");
+    expect_load_error(VMS2_HEADER "gcp,r,,t,T4,1,16,4,16,,1,estimated,,,,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'ondemand_kind': expected 'listed' or 'observed', got 'estimated'");
+    expect_load_error(VMS2_HEADER "gcp,r,,t,T4,1,16,4,16,,1,listed,2026-13-01,,,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'ondemand_date': expected a date YYYY-MM-DD or nothing, got '2026-13-01'");
+    expect_load_error(VMS2_HEADER "gcp,r,,t,T4,1,16,4,16,,1,listed,,,observed,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'spot_kind': 'observed' without a price (leave it empty)");
+    expect_load_error("cloud,region,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"
+                      "price_ondemand_usd_per_hour,ondemand_kind,price_spot_usd_per_hour,source\n"
+                      "gcp,r,t,T4,1,16,4,16,,1,listed,,s\n", gpus, NULL,
+                      "vms.csv: has some of the price kind/date columns but not 'ondemand_date' (ondemand_kind, "
+                      "ondemand_date, spot_kind and spot_date come together)");
+}
+
 static void test_malformed_gpus_and_advisor(void **state)
 {
     (void)state;
@@ -585,6 +892,8 @@ int main(void)
         cmocka_unit_test(test_embedded_counts),
         cmocka_unit_test(test_known_row),
         cmocka_unit_test(test_aws_spot_from_advisor),
+        cmocka_unit_test(test_price_kinds),
+        cmocka_unit_test(test_embedded_offers_launchable),
         cmocka_unit_test(test_dates),
         cmocka_unit_test(test_embedded_matches_files),
         cmocka_unit_test(test_embedded_load_time),
@@ -594,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_check_filter_errors),
         cmocka_unit_test(test_small_catalog_loads),
         cmocka_unit_test(test_malformed_vms),
+        cmocka_unit_test(test_price_kind_columns),
         cmocka_unit_test(test_malformed_gpus_and_advisor),
     };
     return cmocka_run_group_tests(tests, setup_embedded, teardown_embedded);

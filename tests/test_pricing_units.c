@@ -77,6 +77,33 @@ static void test_csv_round_trip(void **state)
     cf_catalog_free(&b);
 }
 
+/* A snapshot stored by an older cloudfit (no zones or kind columns) loads,
+ * and its offers where a machine cannot be launched are left out (issue 14). */
+static void test_old_snapshot_keeps_launchable_rows(void **state)
+{
+    (void)state;
+    const char *old =
+        "cloud,region,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"
+        "price_ondemand_usd_per_hour,price_spot_usd_per_hour,source\n"
+        "gcp,us-central1,a2-highgpu-1g,A100-40GB,1,40,12,85,24,3.673385,1.92802,gcp:x 2026-07-30\n"
+        "gcp,europe-north1,g2-standard-4,L4,1,24,4,16,10,0.7,0.2,gcp:x 2026-07-30\n"
+        "aws,us-east-1,p2.xlarge,K80,1,12,4,61,1.25,0.9,,aws:x 2026-07-20\n"
+        "lambda,us-east-1,gpu_1x_h100_pcie,H100-PCIE,1,80,26,200,,2.49,,lambda:x 2026-05-20\n";
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_with_vms(old, strlen(old), "old-snapshot", &cat), CF_OK);
+    /* g2-standard-4 does not launch in europe-north1, p2 is gone: 2 left out */
+    assert_int_equal(cat.n_vms, 2);
+    assert_int_equal(cat.n_not_launchable, 2);
+    assert_string_equal(cat.vms[0].instance_type, "a2-highgpu-1g");
+    assert_true(cat.vms[0].zones[0] != '\0'); /* from the embedded row */
+    assert_int_equal(cat.vms[0].ondemand_kind, CF_PRICE_LISTED);
+    assert_string_equal(cat.vms[0].ondemand_date, "2026-07-30");
+    assert_string_equal(cat.vms[1].cloud, "lambda");
+    assert_string_equal(cat.data_date, "2026-07-30");
+    assert_string_equal(cat.oldest_date, "2026-05-20");
+    cf_catalog_free(&cat);
+}
+
 static const char OVERRIDES[] =
     "{\"discounts\": [{\"cloud\": \"lambda\", \"percent\": 50},"
     "                 {\"cloud\": \"lambda\", \"gpu\": \"h100\", \"percent\": 10, \"applies_to\": \"ondemand\"}],"
@@ -180,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_url_policy),
         cmocka_unit_test(test_redact_and_encode),
         cmocka_unit_test(test_csv_round_trip),
+        cmocka_unit_test(test_old_snapshot_keeps_launchable_rows),
         cmocka_unit_test(test_overrides_apply),
         cmocka_unit_test(test_overrides_errors_leave_catalog_alone),
         cmocka_unit_test(test_update_failure_contract),

@@ -87,12 +87,18 @@ int cf_catalog_source_open(const cf_cli_options *o, int with_overrides, cf_catal
 void cf_catalog_source_describe(const cf_catalog_source *s, char *out, size_t n)
 {
     double days = floor(s->age_days);
+    char undated[48] = ""; /* prices whose source records no date (docs/catalog.md) */
+    if (s->catalog.n_undated_prices)
+        snprintf(undated, sizeof undated, "; %zu prices undated", s->catalog.n_undated_prices);
+    char dropped[64] = ""; /* offers of an older snapshot that cannot be launched where offered */
+    if (s->catalog.n_not_launchable)
+        snprintf(dropped, sizeof dropped, "; %zu rows not launchable left out", s->catalog.n_not_launchable);
     if (strcmp(s->source, "snapshot") == 0)
-        snprintf(out, n, "%s fetched %s (%.0f day%s old; refreshed %s, other rows from %s)", s->snapshot, s->fetched_at,
-                 days, days == 1 ? "" : "s", s->refreshed, s->base);
+        snprintf(out, n, "%s fetched %s (%.0f day%s old; refreshed %s, other rows from %s%s%s)", s->snapshot,
+                 s->fetched_at, days, days == 1 ? "" : "s", s->refreshed, s->base, undated, dropped);
     else
-        snprintf(out, n, "embedded, data of %s (oldest %s), %.0f day%s old", s->catalog.data_date,
-                 s->catalog.oldest_date, days, days == 1 ? "" : "s");
+        snprintf(out, n, "embedded, data of %s (oldest %s%s), %.0f day%s old", s->catalog.data_date,
+                 s->catalog.oldest_date, undated, days, days == 1 ? "" : "s");
 }
 
 void cf_catalog_source_warn(const cf_catalog_source *s)

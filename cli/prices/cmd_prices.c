@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "io/catalog_source.h"
+#include "cloudfit/advisor.h"
 #include "cloudfit/common/clock.h"
 #include "cloudfit/common/buf.h"
 #include "exit_codes.h"
@@ -96,6 +97,76 @@ static void out_text(const cf_buf *b)
 
 static void fmt_price(char *out, size_t n, double v) { v > 0 ? snprintf(out, n, "%.4g", v) : snprintf(out, n, "-"); }
 
+/* "observed", "estimated 2025-06-28", "listed 2026-07-30", "-": the kind
+ * and date of a spot price, short enough for a table cell. */
+static void spot_kind_cell(const cf_vm *vm, char *out, size_t n)
+{
+    if (vm->spot_kind == CF_PRICE_NONE)
+        snprintf(out, n, "-");
+    else
+        snprintf(out, n, "%s%s%s", cf_price_kind_name(vm->spot_kind), vm->spot_date[0] ? " " : " (undated)",
+                 vm->spot_date);
+}
+
+/* "12.5%/mo advisor", "15%/mo default", "-" (no spot price). */
+static void interruptions_cell(const cf_catalog *cat, const cf_vm *vm, char *out, size_t n)
+{
+    char origin[128];
+    cf_vm_interruptions_origin(cat, vm, origin, sizeof origin);
+    if (vm->spot_kind == CF_PRICE_NONE)
+        snprintf(out, n, "-");
+    else if (origin[0])
+        snprintf(out, n, "%g%%/mo advisor", vm->interruptions_pct_per_month);
+    else
+        snprintf(out, n, "%g%%/mo default", CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH);
+}
+
+/* Where each price of an offer comes from, for the JSON views. */
+static void add_price_provenance(cJSON *e, const cf_catalog *cat, const cf_vm *vm)
+{
+    char text[192];
+    cJSON_AddStringToObject(e, "zones", vm->zones);
+    const cf_price_kind kinds[2] = {vm->ondemand_kind, vm->spot_kind};
+    const char *dates[2] = {vm->ondemand_date, vm->spot_date};
+    static const char *const names[2][3] = {{"ondemand_kind", "ondemand_date", "ondemand_origin"},
+                                            {"spot_kind", "spot_date", "spot_origin"}};
+    for (int k = 0; k < 2; k++) {
+        if (kinds[k] == CF_PRICE_NONE) {
+            cJSON_AddNullToObject(e, names[k][0]);
+            cJSON_AddNullToObject(e, names[k][1]);
+        } else {
+            cJSON_AddStringToObject(e, names[k][0], cf_price_kind_name(kinds[k]));
+            if (dates[k][0])
+                cJSON_AddStringToObject(e, names[k][1], dates[k]);
+            else
+                cJSON_AddNullToObject(e, names[k][1]);
+        }
+        cf_vm_price_origin(vm, k, text, sizeof text);
+        cJSON_AddStringToObject(e, names[k][2], text);
+    }
+    cf_vm_interruptions_origin(cat, vm, text, sizeof text);
+    if (vm->spot_kind == CF_PRICE_NONE) {
+        cJSON_AddNullToObject(e, "interruptions_pct_per_month");
+        cJSON_AddNullToObject(e, "interruptions_source");
+    } else if (text[0]) {
+        cJSON_AddNumberToObject(e, "interruptions_pct_per_month", vm->interruptions_pct_per_month);
+        cJSON_AddStringToObject(e, "interruptions_source", text);
+    } else {
+        cJSON_AddNumberToObject(e, "interruptions_pct_per_month", CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH);
+        cJSON_AddStringToObject(e, "interruptions_source", "default (no interruption data for this offer)");
+    }
+}
+
+/* Table mark of a spot price that is not a listed price. */
+static const char *kind_mark(cf_price_kind kind)
+{
+    return kind == CF_PRICE_ESTIMATED ? " (est.)" : kind == CF_PRICE_OBSERVED ? " (obs.)" : "";
+}
+
+static const char SPOT_LEGEND[] =
+    "spot prices: (obs.) = observed AWS spot price, the lowest over the region's zones; (est.) = AWS on-demand × "
+    "(1 − Spot Instance Advisor average savings), an estimate; unmarked = the cloud's listed spot price\n";
+
 /* Pads a table of cells (rows × cols) to column widths and prints it. */
 static void print_table(cf_buf *b, char (*cells)[12][128], size_t n_rows, size_t n_cols, const int *right)
 {
@@ -171,7 +242,7 @@ static size_t summarize(const row_set *rs, gpu_cloud *out)
             g->counts_other = 1;
         double od = vm->price_ondemand_usd_per_hr / vm->gpu_count;
         double spot = vm->price_spot_usd_per_hr / vm->gpu_count;
-        if (!g->best_od_vm || od < g->best_od) {
+        if (od > 0 && (!g->best_od_vm || od < g->best_od)) {
             g->best_od = od;
             g->best_od_vm = vm;
         }
@@ -211,12 +282,17 @@ static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, o
             for (int k = 1; k < 32; k++)
                 if (g[i].counts_mask & (1u << k))
                     cJSON_AddItemToArray(c, cJSON_CreateNumber(k));
-            cJSON_AddNumberToObject(e, "cheapest_usd_per_gpu_hr", g[i].best_od);
-            cJSON_AddStringToObject(e, "cheapest_instance", g[i].best_od_vm->instance_type);
-            cJSON_AddStringToObject(e, "cheapest_region", g[i].best_od_vm->region);
+            if (g[i].best_od_vm) { /* none: spot / flex-start only */
+                cJSON_AddNumberToObject(e, "cheapest_usd_per_gpu_hr", g[i].best_od);
+                cJSON_AddStringToObject(e, "cheapest_instance", g[i].best_od_vm->instance_type);
+                cJSON_AddStringToObject(e, "cheapest_region", g[i].best_od_vm->region);
+            } else {
+                cJSON_AddNullToObject(e, "cheapest_usd_per_gpu_hr");
+            }
             if (g[i].best_spot_vm) {
                 cJSON_AddNumberToObject(e, "cheapest_spot_usd_per_gpu_hr", g[i].best_spot);
                 cJSON_AddBoolToObject(e, "spot_estimated", g[i].best_spot_vm->spot_price_estimated);
+                cJSON_AddStringToObject(e, "cheapest_spot_kind", cf_price_kind_name(g[i].best_spot_vm->spot_kind));
             } else {
                 cJSON_AddNullToObject(e, "cheapest_spot_usd_per_gpu_hr");
             }
@@ -232,8 +308,11 @@ static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, o
                         "cheapest_spot_usd_per_gpu_hr\n");
         for (size_t i = 0; i < n; i++) {
             counts_text(&g[i], counts, sizeof counts);
-            cf_buf_printf(&b, "%s,%s,\"%s\",%.6g,%s,%s,", g[i].gpu, CLOUD_ORDER[g[i].cloud], counts, g[i].best_od,
-                          g[i].best_od_vm->instance_type, g[i].best_od_vm->region);
+            cf_buf_printf(&b, "%s,%s,\"%s\",", g[i].gpu, CLOUD_ORDER[g[i].cloud], counts);
+            if (g[i].best_od_vm)
+                cf_buf_printf(&b, "%.6g,%s,%s,", g[i].best_od, g[i].best_od_vm->instance_type, g[i].best_od_vm->region);
+            else
+                cf_buf_puts(&b, ",,,");
             if (g[i].best_spot_vm)
                 cf_buf_printf(&b, "%.6g", g[i].best_spot);
             cf_buf_puts(&b, "\n");
@@ -252,9 +331,11 @@ static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, o
             snprintf(cells[i + 1][1], 128, "%s", CLOUD_ORDER[g[i].cloud]);
             snprintf(cells[i + 1][2], 128, "%s", counts);
             snprintf(cells[i + 1][3], 128, "%s", od);
-            snprintf(cells[i + 1][4], 128, "%s%s", spot,
-                     g[i].best_spot_vm && g[i].best_spot_vm->spot_price_estimated ? " (est.)" : "");
-            snprintf(cells[i + 1][5], 128, "%s %s", g[i].best_od_vm->instance_type, g[i].best_od_vm->region);
+            snprintf(cells[i + 1][4], 128, "%s%s", spot, g[i].best_spot_vm ? kind_mark(g[i].best_spot_vm->spot_kind) : "");
+            if (g[i].best_od_vm)
+                snprintf(cells[i + 1][5], 128, "%s %s", g[i].best_od_vm->instance_type, g[i].best_od_vm->region);
+            else
+                snprintf(cells[i + 1][5], 128, "- (spot or flex-start only)");
         }
         if (cells)
             print_table(&b, cells, n + 1, 6, right);
@@ -263,6 +344,7 @@ static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, o
         cf_catalog_source_describe(src, line, sizeof line);
         cf_buf_printf(&b, "\ncatalog: %s; %zu offers. 'cloudfit prices GPU' lists every offer of one GPU.\n", line,
                       rs.n);
+        cf_buf_puts(&b, SPOT_LEGEND);
     }
     out_text(&b);
     cf_buf_free(&b);
@@ -280,6 +362,8 @@ static int offer_cmp(const void *a, const void *b)
     const cf_vm *x = *(const cf_vm *const *)a, *y = *(const cf_vm *const *)b;
     double px = spot_sort ? x->price_spot_usd_per_hr : x->price_ondemand_usd_per_hr;
     double py = spot_sort ? y->price_spot_usd_per_hr : y->price_ondemand_usd_per_hr;
+    px = px > 0 ? px : HUGE_VAL; /* no on-demand price (spot only): last */
+    py = py > 0 ? py : HUGE_VAL;
     if (px != py)
         return px < py ? -1 : 1;
     int c = strcmp(x->cloud, y->cloud);
@@ -358,12 +442,16 @@ static int show_detail(const cf_catalog_source *src, const cf_cli_options *o, ou
                 cJSON_AddNumberToObject(e, "network_gbps", vm->network_gbps);
             else
                 cJSON_AddNullToObject(e, "network_gbps");
-            cJSON_AddNumberToObject(e, "usd_per_hour", vm->price_ondemand_usd_per_hr);
+            if (vm->price_ondemand_usd_per_hr > 0)
+                cJSON_AddNumberToObject(e, "usd_per_hour", vm->price_ondemand_usd_per_hr);
+            else
+                cJSON_AddNullToObject(e, "usd_per_hour");
             if (vm->price_spot_usd_per_hr > 0)
                 cJSON_AddNumberToObject(e, "spot_usd_per_hour", vm->price_spot_usd_per_hr);
             else
                 cJSON_AddNullToObject(e, "spot_usd_per_hour");
             cJSON_AddBoolToObject(e, "spot_estimated", vm->spot_price_estimated);
+            add_price_provenance(e, &src->catalog, vm);
             if (cf_catalog_source_rule_of(src, vm))
                 cJSON_AddNumberToObject(e, "price_override_rule", cf_catalog_source_rule_of(src, vm));
             cJSON_AddStringToObject(e, "source", src->catalog.sources[vm->source_index]);
@@ -376,24 +464,29 @@ static int show_detail(const cf_catalog_source *src, const cf_cli_options *o, ou
         free(text);
     } else if (fmt == FMT_CSV) {
         cf_buf_puts(&b, "cloud,region,instance_type,gpus,gpu_memory_gib,vcpus,memory_gib,network_gbps,usd_per_hour,"
-                        "spot_usd_per_hour,spot_estimated\n");
+                        "spot_usd_per_hour,spot_estimated,ondemand_kind,ondemand_date,spot_kind,spot_date,zones\n");
         for (size_t i = 0; i < n; i++) {
             const cf_vm *vm = rs.rows[i];
             cf_buf_printf(&b, "%s,%s,%s,%d,%g,%d,%g,", vm->cloud, vm->region, vm->instance_type, vm->gpu_count,
                           vm->gpu_memory_gib, vm->vcpus, vm->memory_gib);
             if (vm->network_gbps > 0)
                 cf_buf_printf(&b, "%g", vm->network_gbps);
-            cf_buf_printf(&b, ",%.6g,", vm->price_ondemand_usd_per_hr);
+            cf_buf_puts(&b, ",");
+            if (vm->price_ondemand_usd_per_hr > 0)
+                cf_buf_printf(&b, "%.6g", vm->price_ondemand_usd_per_hr);
+            cf_buf_puts(&b, ",");
             if (vm->price_spot_usd_per_hr > 0)
                 cf_buf_printf(&b, "%.6g", vm->price_spot_usd_per_hr);
-            cf_buf_printf(&b, ",%d\n", vm->spot_price_estimated);
+            cf_buf_printf(&b, ",%d,%s,%s,%s,%s,%s\n", vm->spot_price_estimated,
+                          vm->ondemand_kind ? cf_price_kind_name(vm->ondemand_kind) : "", vm->ondemand_date,
+                          vm->spot_kind ? cf_price_kind_name(vm->spot_kind) : "", vm->spot_date, vm->zones);
         }
     } else {
         char(*cells)[12][128] = calloc(n + 1, sizeof *cells);
-        static const int right[] = {0, 0, 0, 1, 1, 1, 1, 1, 1};
+        static const int right[] = {0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0};
         const char *head[] = {"CLOUD", "REGION", "INSTANCE", "GPUS", "VCPUS", "MEM GIB", "NET GBPS", "$/HR",
-                              "SPOT $/HR"};
-        for (int c = 0; cells && c < 9; c++)
+                              "SPOT $/HR", "SPOT PRICE", "INTERRUPTIONS"};
+        for (int c = 0; cells && c < 11; c++)
             snprintf(cells[0][c], 128, "%s", head[c]);
         for (size_t i = 0; cells && i < n; i++) {
             const cf_vm *vm = rs.rows[i];
@@ -407,18 +500,21 @@ static int show_detail(const cf_catalog_source *src, const cf_cli_options *o, ou
             vm->network_gbps > 0 ? snprintf(row[6], 128, "%g", vm->network_gbps) : snprintf(row[6], 128, "-");
             fmt_price(row[7], 128, vm->price_ondemand_usd_per_hr);
             fmt_price(row[8], 128, vm->price_spot_usd_per_hr);
-            if (vm->spot_price_estimated)
-                strncat(row[8], " (est.)", 127 - strlen(row[8]));
+            spot_kind_cell(vm, row[9], 128);
+            interruptions_cell(&src->catalog, vm, row[10], 128);
         }
         if (cells)
-            print_table(&b, cells, n + 1, 9, right);
+            print_table(&b, cells, n + 1, 11, right);
         free(cells);
         char line[512];
         cf_catalog_source_describe(src, line, sizeof line);
         cf_buf_printf(&b, "\n%zu offers; catalog: %s\n", n, line);
         if (src->overrides.n)
             cf_buf_printf(&b, "* price from %s\n", src->overrides.path);
-        cf_buf_puts(&b, "(est.) = AWS spot estimated from the Spot Instance Advisor's average savings\n");
+        cf_buf_puts(&b, "SPOT PRICE: observed = AWS spot price seen in the region, the lowest over its zones; estimated = "
+                        "AWS on-demand × (1 − Spot Instance Advisor average savings), not a price anyone quoted; "
+                        "listed = the cloud's published spot price. INTERRUPTIONS: % of spot VMs interrupted per "
+                        "month, from the AWS Spot Advisor band, else cloudfit's default.\n");
     }
     out_text(&b);
     cf_buf_free(&b);
@@ -521,12 +617,11 @@ static int cmd_update(const cf_cli_options *o, int n_positional)
         rc = cf_report_error();
         cf_log_info("nothing stored; the catalog in use is still %s", base.snapshot);
     } else {
-        printf("%-6s  %-8s  %7s  %7s  %5s\n", "CLOUD", "STATUS", "PRICES", "UPDATED", "ADDED");
+        printf("%-6s  %-8s  %7s  %7s\n", "CLOUD", "STATUS", "PRICES", "UPDATED");
         for (size_t i = 0; i < res.n_clouds; i++) {
             const cf_cloud_update *c = &res.clouds[i];
             static const char *const names[] = {"updated", "FAILED", "skipped"};
-            printf("%-6s  %-8s  %7zu  %7zu  %5zu\n", c->cloud, names[c->outcome], c->n_quotes, c->n_rows_updated,
-                   c->n_rows_added);
+            printf("%-6s  %-8s  %7zu  %7zu\n", c->cloud, names[c->outcome], c->n_quotes, c->n_rows_updated);
         }
         printf("stored snapshot-%lld: %zu rows, %zu prices kept out, fetched %s (in %s)\n", id, res.n_rows,
                res.n_rejected, fetched_at, path);

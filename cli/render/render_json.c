@@ -67,6 +67,23 @@ cJSON *cf_config_json(const cf_config *cfg)
         cJSON_AddNumberToObject(o, "spot_time_factor", sig(cfg->spot_factor, 4));
         cJSON_AddNumberToObject(o, "checkpoint_interval_hours", sig(cfg->checkpoint_interval_hours, 3));
     }
+    char text[192];
+    cf_price_kind kind = cfg->spot ? cfg->vm->spot_kind : cfg->vm->ondemand_kind;
+    const char *date = cfg->spot ? cfg->vm->spot_date : cfg->vm->ondemand_date;
+    cJSON *price = cJSON_AddObjectToObject(o, "price");
+    cJSON_AddStringToObject(price, "kind", cf_price_kind_name(kind));
+    if (date[0])
+        cJSON_AddStringToObject(price, "date", date);
+    else
+        cJSON_AddNullToObject(price, "date");
+    cf_vm_price_origin(cfg->vm, cfg->spot, text, sizeof text);
+    cJSON_AddStringToObject(price, "origin", text);
+    if (cfg->spot) {
+        cf_vm_interruptions_origin(NULL, cfg->vm, text, sizeof text);
+        cJSON_AddNumberToObject(price, "interruptions_pct_per_month",
+                                text[0] ? cfg->vm->interruptions_pct_per_month : CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH);
+        cJSON_AddStringToObject(price, "interruptions_source", text[0] ? text : "default");
+    }
     cJSON *prov = cJSON_AddObjectToObject(o, "provenance");
     cJSON_AddStringToObject(prov, "throughput", cf_provenance_name(cfg->prov_throughput));
     cJSON_AddStringToObject(prov, "noise_scale", cf_provenance_name(cfg->prov_noise));

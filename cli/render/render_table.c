@@ -52,7 +52,8 @@ static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][64]
 {
     snprintf(cells[0], 64, "%zu", rank);
     snprintf(cells[1], 64, "%s/%s", c->vm->cloud, c->vm->region);
-    snprintf(cells[2], 64, "%s%s", c->vm->instance_type, c->spot ? " (spot)" : "");
+    snprintf(cells[2], 64, "%s%s", c->vm->instance_type,
+             !c->spot ? "" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
     snprintf(cells[3], 64, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
     snprintf(cells[4], 64, "%d", c->local_batch);
     snprintf(cells[5], 64, "%d", c->accumulation);
@@ -203,9 +204,18 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "  - learning rate %.4g = %g × %.3g (%s rule, %s)%s\n", c->lr.lr, s->job.lr, c->lr.factor,
                   cf_lr_rule_name(c->lr.rule_used), why_rule,
                   c->lr.warmup_recommended ? "; warm up linearly over the first ~5% of steps" : "");
-    if (c->spot)
-        cf_buf_printf(out, "  - spot: expected %.0f%% extra time for preemptions, checkpoint every %.1f h\n",
+    if (c->spot) {
+        char origin[192];
+        cf_vm_interruptions_origin(r->catalog, c->vm, origin, sizeof origin);
+        if (origin[0])
+            cf_buf_printf(out, "  - spot: %g%% of VMs interrupted per month (%s)", c->vm->interruptions_pct_per_month,
+                          origin);
+        else
+            cf_buf_printf(out, "  - spot: %g%% of VMs interrupted per month (cloudfit's default: no interruption data "
+                               "for this offer)", CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH);
+        cf_buf_printf(out, ", expected %.0f%% extra time for preemptions, checkpoint every %.1f h\n",
                       100 * (c->spot_factor - 1), c->checkpoint_interval_hours);
+    }
     cf_buf_printf(out, "  - noise scale: %s\n", in->noise_note);
     for (size_t i = 0; i < in->n_perf; i++) {
         const cf_gpu_perf *g = &in->perf[i];
@@ -219,7 +229,9 @@ static void explanation(const cf_report *r, cf_buf *out)
     if (n_est)
         cf_buf_printf(out, "  - %zu other GPU type(s) estimated from the GPU table (see --format json)\n", n_est);
     network_line(r, c, out);
-    cf_buf_printf(out, "  - price %s\n", cf_provenance_name(c->prov_price));
+    char price_origin[192];
+    cf_vm_price_origin(c->vm, c->spot, price_origin, sizeof price_origin);
+    cf_buf_printf(out, "  - price %s per VM-hour: %s\n", c->spot ? "spot" : "on-demand", price_origin);
     /* catalog name, source, age, too-old note and price overrides (cli/catalog_source.c) */
     cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
     if (c->prov_throughput == CF_PROV_ESTIMATED)

@@ -20,14 +20,30 @@ typedef struct {
     char name[64];                      /* "embedded" or a snapshot name */
     char data_date[16];                 /* newest date of the data, YYYY-MM-DD */
     char oldest_date[16];               /* oldest date of the data, YYYY-MM-DD */
+    size_t n_undated_prices;            /* listed/observed prices whose source records no date */
+    char advisor_date[16];              /* date of the Spot Advisor data behind estimates; "" = none */
+    size_t n_not_launchable;            /* snapshot rows left out: not offered where they can be launched */
 } cf_catalog;
 
 typedef struct {
     const char *const *clouds;   size_t n_clouds;    /* empty = all */
     const char *const *regions;  size_t n_regions;   /* empty = all */
     const char *const *gpus;     size_t n_gpus;      /* empty = all; case-insensitive */
-    cf_spot_policy spot;         /* only: rows without a spot price are dropped */
+    cf_spot_policy spot;         /* only: rows without a spot price are dropped; never: rows without an on-demand price */
 } cf_catalog_filter;
+
+/* "listed", "observed", "estimated", "none". */
+const char *cf_price_kind_name(cf_price_kind kind);
+/* Where one price of `vm` (spot = 0: on-demand, 1: spot) comes from, for
+ * people: "listed, 2026-07-30", "observed, lowest of 3 zones, date not
+ * recorded", "estimated: on-demand × (1 − 62% AWS Spot Advisor savings of
+ * 2025-06-28)". */
+void cf_vm_price_origin(const cf_vm *vm, int spot, char *out, size_t cap);
+/* Where the spot interruption rate of `vm` comes from: "AWS Spot Advisor
+ * band 10-15% (2025-06-28)", or "" when the catalog has none (then the
+ * advisor module's default applies and the caller says so). `catalog` may
+ * be NULL (the advisor's date is then left out). */
+void cf_vm_interruptions_origin(const cf_catalog *catalog, const cf_vm *vm, char *out, size_t cap);
 
 /* Loads the catalog compiled into the binary. */
 cf_status cf_catalog_load_embedded(cf_catalog *out);

@@ -101,22 +101,37 @@ typedef struct {
 
 /* ---- offers and GPUs (pricing/ fills them) --------------------------------- */
 
+/* Where a price comes from (DESIGN.md §5): every price carries its kind
+ * and date, and the output says which one it used. */
+typedef enum {
+    CF_PRICE_NONE = 0,   /* no such price (not offered, or not known) */
+    CF_PRICE_LISTED,     /* a published price list or API (on-demand; GCP/Azure spot) */
+    CF_PRICE_OBSERVED,   /* a market price seen (AWS spot: lowest over the region's zones) */
+    CF_PRICE_ESTIMATED,  /* derived: AWS on-demand × (1 − Spot Advisor savings) */
+} cf_price_kind;
+
 /* One VM offer: an instance type in a region at a price. */
 typedef struct {
     char cloud[8];                      /* aws | gcp | azure | lambda */
     char region[32];
     char instance_type[48];
     char gpu_model[32];                 /* key into the GPU table */
-    int gpu_count;                      /* GPUs per VM */
+    int gpu_count;                      /* GPUs per VM (whole GPUs; fractional sizes are not in the catalog) */
     double gpu_memory_gib;              /* per GPU */
     int vcpus;
     double memory_gib;
     double network_gbps;                /* 0 = not recorded */
-    double price_ondemand_usd_per_hr;   /* whole VM */
+    double price_ondemand_usd_per_hr;   /* whole VM; 0 = not offered on demand (spot / flex-start only) */
     double price_spot_usd_per_hr;       /* whole VM; 0 = no spot offer known */
-    int spot_price_estimated;           /* 1 when derived from the AWS Spot Advisor savings % */
-    double interruptions_pct_per_month; /* spot interruption frequency; < 0 = unknown */
+    int spot_price_estimated;           /* 1 when spot_kind is CF_PRICE_ESTIMATED */
+    double interruptions_pct_per_month; /* spot interruption frequency; < 0 = unknown (the advisor's default applies) */
     int source_index;                   /* index into the catalog's sources */
+    /* Provenance of each price and where the offer can be launched. */
+    cf_price_kind ondemand_kind, spot_kind;          /* CF_PRICE_NONE exactly when the price is 0 */
+    char ondemand_date[11], spot_date[11];           /* YYYY-MM-DD of the price; "" = not recorded */
+    double spot_savings_pct;            /* estimated spot: the advisor savings % it used */
+    int interruption_band;              /* AWS Spot Advisor band 0..4 behind the rate; -1 = none */
+    char zones[128];                    /* space-separated zones it can be launched in; "" = not recorded */
 } cf_vm;
 
 /* One GPU model of the GPU table. */

@@ -8,12 +8,21 @@ fault injection per request path:
 
 kinds: 429 (with Retry-After: 1), 500, drop (connection closed mid-body),
 truncate (a complete HTTP response whose JSON is cut short), slow (no
-answer before the client's timeout), loop (pagination points back at the
-same page). "times" = how many requests get the fault (default: all).
+answer before the client's timeout), stall (headers and the first 64 bytes
+of the body, then nothing for server.stall_s while the connection stays open),
+trickle (the whole body in small pieces spread over server.trickle_s:
+slow but steady), loop (pagination points back at the same page). "times"
+= how many requests get the fault (default: all).
+
+server.gcp_shuffle = SEED serves the GCP SKU list in a shuffled order
+(every SKU of both pages, dealt back into two pages of the same sizes), so
+a client that picks SKUs by order gets different answers per seed.
 Every request is logged in server.log as (path, query, headers)."""
 import gzip
 import http.server
+import json
 import os
+import random
 import threading
 import time
 import urllib.parse
@@ -45,11 +54,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         aws = {
             "/offers/v1.0/aws/index.json": "offers_index.json",
             "/offers/v1.0/aws/AmazonEC2/current/region_index.json": "ec2_region_index.json",
-            "/offers/v1.0/aws/AmazonEC2/20260720134430/us-east-1/index.csv": "ec2_us-east-1_index_excerpt.csv",
             "/offers/v1.0/aws/AmazonEC2/20260720134430/us-east-1/index.json": "ec2_us-east-1_index_excerpt.json",
             "/spot.json": "spot_price_feed.json",
             "/spot.js": "spot_price_feed.js",
         }
+        for region in ("us-east-1", "us-east-2", "us-west-2"):  # one offer file per region (make_offer_files.py)
+            aws["/offers/v1.0/aws/AmazonEC2/20260720134430/%s/index.csv" % region] = "ec2_%s_index.csv" % region
         if path in aws:
             return 200, fixture("aws", aws[path])
         if path.startswith("/v1/services"):
@@ -58,10 +68,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if path == "/v1/services":
                 return 200, fixture("gcp", "services.json")
             if path == "/v1/services/6F81-5844-456A/skus":
-                if query.get("pageToken", [""])[0] == "FIXTURE-PAGE-2-TOKEN":
-                    return 200, fixture("gcp", "compute_skus_page2.json")
-                return 200, fixture("gcp", "compute_skus_page1.json")
+                page = 2 if query.get("pageToken", [""])[0] == "FIXTURE-PAGE-2-TOKEN" else 1
+                if self.server.gcp_shuffle is not None:
+                    return 200, self.shuffled_skus(page)
+                return 200, fixture("gcp", "compute_skus_page%d.json" % page)
         return 404, b'{"error": "not found"}'
+
+    def shuffled_skus(self, page):
+        pages = [json.loads(fixture("gcp", "compute_skus_page%d.json" % p)) for p in (1, 2)]
+        skus = pages[0]["skus"] + pages[1]["skus"]
+        random.Random(self.server.gcp_shuffle).shuffle(skus)
+        n1 = len(pages[0]["skus"])
+        doc = pages[page - 1]
+        doc["skus"] = skus[:n1] if page == 1 else skus[n1:]
+        return json.dumps(doc, indent=1).encode()
 
     def fault_for(self, path):
         for prefix, fault in self.server.faults.items():
@@ -106,6 +126,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(2)
+        elif kind == "stall":
+            full = self.send(status, body)
+            self.wfile.write(full[:64])  # a little of the body (libcurl averages speed over a few seconds)
+            self.wfile.flush()
+            time.sleep(self.server.stall_s)
+            self.close_connection = True
+        elif kind == "trickle":
+            full = self.send(status, body)
+            pieces = 20
+            step = (len(full) + pieces - 1) // pieces
+            for i in range(0, len(full), step):
+                self.wfile.write(full[i:i + step])
+                self.wfile.flush()
+                time.sleep(self.server.trickle_s / pieces)
         elif kind == "truncate":
             self.wfile.write(self.send(status, body[: len(body) // 2]))
         elif kind == "loop":
@@ -131,6 +165,9 @@ class FixtureServer(http.server.ThreadingHTTPServer):
         self.faults = {}
         self.log = []
         self.slow_s = 3.0
+        self.stall_s = 4.0
+        self.trickle_s = 3.0
+        self.gcp_shuffle = None
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property
@@ -147,7 +184,9 @@ class FixtureServer(http.server.ThreadingHTTPServer):
             "CLOUDFIT_GCP_API_KEY": "fixture-key",
             "CLOUDFIT_HTTP_RETRY_BASE_MS": "20",
             "CLOUDFIT_HTTP_RETRIES": "2",
-            "CLOUDFIT_HTTP_TIMEOUT_S": "1",
+            # a stall is fewer than 200 bytes/s for 1 s; no whole-transfer timeout
+            "CLOUDFIT_HTTP_LOW_SPEED_BPS": "200",
+            "CLOUDFIT_HTTP_LOW_SPEED_TIME_S": "1",
             "CLOUDFIT_HTTP_CONNECT_TIMEOUT_S": "1",
         }
 

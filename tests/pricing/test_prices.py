@@ -8,11 +8,13 @@ import hashlib
 import io
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_server import FixtureServer  # noqa: E402
@@ -28,32 +30,57 @@ BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLOUDFIT_")
 BASE_ENV.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH=str(EPOCH))
 _n = [0]
 
-# fixtures/README.md: the prices a correct update must produce
+# tests/fixtures/pricing/README.md: the prices a correct update must produce
 EXPECTED = {
     ("azure", "eastus", "Standard_ND96isr_H100_v5"): (98.32, 18.169536),
     ("azure", "eastus", "Standard_NC24ads_A100_v4"): (3.673, 0.746721),
     ("azure", "eastus", "Standard_NC40ads_H100_v5"): (6.98, 2.192418),
     ("azure", "eastus", "Standard_NC4as_T4_v3"): (0.526, 0.204246),
     ("azure", "eastus", "Standard_ND96amsr_A100_v4"): (32.77, 8.5202),
-    ("azure", "eastus", "Standard_NC6s_v3"): (3.06, 0.565488),
-    ("aws", "us-east-1", "p5.48xlarge"): (55.04, 26.4192),
-    ("aws", "us-east-1", "p5en.48xlarge"): (63.296, None),
-    ("aws", "us-east-1", "p4d.24xlarge"): (21.957642, 7.2460),
-    ("aws", "us-east-1", "g6e.xlarge"): (1.861, 0.7816),
-    ("aws", "us-east-1", "g6.xlarge"): (0.8048, 0.4104),
-    ("aws", "us-east-1", "g5.xlarge"): (1.006, 0.4125),
-    ("aws", "us-east-1", "g4dn.xlarge"): (0.526, 0.1894),
-    ("aws", "us-east-1", "g4dn.metal"): (7.824, None),
+    ("azure", "eastus", "Standard_NC6s_v3"): (3.06, 0.565488),      # not the non-primary meter's 3.366
+    ("azure", "eastus", "Standard_NC48ads_A100_v4"): (7.346, 1.493442),  # "spot" = on-demand kept out
 }
 EXPECTED_GCP = {  # (instance, gpu, count) in us-central1
     ("n1-highmem-8", "V100", 1): (2.953212, 1.41276),
     ("n1-highmem-8", "T4", 2): (1.173212, 0.50356),
     ("n1-highmem-4", "T4", 1): (0.586606, 0.25178),
+    # the list price, not the DWS Defined Duration SKU listed before it (2.353)
     ("a2-highgpu-1g", "A100-40GB", 1): (3.673385, None),  # no A2 spot SKU in the fixture
 }
+# The AWS spot feed fixture (aws/spot_price_feed.json): linux prices per region.
+AWS_SPOT_FEED = {
+    "us-east-1": {"g4dn.xlarge": 0.1894, "g5.xlarge": 0.4125, "g6.xlarge": 0.4104, "g6e.xlarge": 0.7816,
+                  "p4d.24xlarge": 7.2460, "p5.48xlarge": 26.4192},
+    "us-west-2": {"g4dn.xlarge": 0.1894, "g5.xlarge": 0.3722, "g6.xlarge": 0.4265, "g6e.xlarge": 0.9305,
+                  "p4d.24xlarge": 10.3201, "p5.48xlarge": 29.7216},
+}
+AWS_FIXTURE_REGIONS = ("us-east-1", "us-east-2", "us-west-2")  # the offer files make_offer_files.py writes
 # illustrative prices on rows that must be filtered out
 LEAKS = [102.736, 0.71, 19.664, 516788.0, 3.306, 2.6077, 1.8732, 63.872, 56.6528, 60.544, 57.04, 36.3264,
-         1.848362, 0.0384]
+         1.848362, 0.0384, 51.5, 3.366, 250000.0, 0.096]
+
+
+def catalog_rows():
+    with open(os.path.join(SRC, "data", "gpu_vms.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def expected_aws(factor=3.0):
+    """What the AWS update must produce, from the catalog and the fixtures: every catalog type of the fixture's
+    regions re-priced at the offer file's price (the catalog's, make_offer_files.py), spot from the feed when
+    it is within the change limit of the previous spot and below on-demand, else the previous spot."""
+    out = {}
+    for r in catalog_rows():
+        if r["cloud"] != "aws" or r["region"] not in AWS_FIXTURE_REGIONS or not r["price_ondemand_usd_per_hour"]:
+            continue
+        od = float(r["price_ondemand_usd_per_hour"])
+        prev = float(r["price_spot_usd_per_hour"]) if r["price_spot_usd_per_hour"] else None
+        spot, kind = prev, "observed" if prev else None
+        feed = AWS_SPOT_FEED.get(r["region"], {}).get(r["instance_type"])
+        if feed is not None and feed < od and (prev is None or prev / factor <= feed <= prev * factor):
+            spot, kind = feed, "observed-fetched"
+        out[("aws", r["region"], r["instance_type"])] = (od, spot, kind)
+    return out
 
 
 def new_db():
@@ -112,36 +139,56 @@ def test_update_from_fixtures_gives_exact_prices():
     assert len(snaps) == 1, snaps
     sid, sources, row_count, content_hash, vms_csv = snaps[0]
     assert sources == "aws,azure,gcp", sources
-    assert row_count == 1868 and content_hash == hashlib.sha256(vms_csv.encode()).hexdigest()
+    assert row_count == len(catalog_rows()) and content_hash == hashlib.sha256(vms_csv.encode()).hexdigest()
     rows = refreshed(db, sid)
     by_key = {(c, r, t): (od, sp) for c, r, t, g, n, od, sp in rows if c != "gcp"}
-    for key, (od, spot) in EXPECTED.items():
+    want = dict(EXPECTED)
+    want.update({k: (od, spot) for k, (od, spot, kind) in expected_aws().items()})
+    for key, (od, spot) in want.items():
         assert key in by_key, (key, sorted(by_key))
         got_od, got_spot = by_key[key]
         assert close(got_od, od), (key, got_od, od)
         assert (got_spot is None) if spot is None else close(got_spot, spot), (key, got_spot, spot)
-    assert len(by_key) == len(EXPECTED), sorted(set(by_key) - set(EXPECTED))
+    assert len(by_key) == len(want), sorted(set(by_key) - set(want))
+    # the metal type is priced from its own Shared row, never the $0 Host row listed before it
+    assert close(by_key[("aws", "us-west-2", "g4dn.metal")][0], 7.824)
     gcp = {(t, g, n): (od, sp) for c, r, t, g, n, od, sp in rows if c == "gcp" and r == "us-central1"}
     for key, (od, spot) in EXPECTED_GCP.items():
         assert key in gcp, (key, sorted(gcp))
         assert close(gcp[key][0], od), (key, gcp[key], od)
         if spot is not None:
             assert close(gcp[key][1], spot), (key, gcp[key], spot)
-    # nothing that must be filtered out leaked into the stored catalog
-    reader = csv.DictReader(io.StringIO(vms_csv))
-    stored = list(reader)
+    # nothing that must be filtered out leaked into the stored catalog; every refreshed price says so
+    stored = list(csv.DictReader(io.StringIO(vms_csv)))
+    date = "2026-11-18"
     for row in stored:
         for col in ("price_ondemand_usd_per_hour", "price_spot_usd_per_hour"):
             if row[col] and "fetched" in row["source"]:
                 assert float(row[col]) not in LEAKS, row
+    by_row = {(r["cloud"], r["region"], r["instance_type"]): r for r in stored}
+    for key, (od, spot, kind) in expected_aws().items():
+        r = by_row[key]
+        assert r["ondemand_kind"] == "listed" and r["ondemand_date"] == date, r
+        if kind == "observed-fetched":
+            assert r["spot_kind"] == "observed" and r["spot_date"] == date, r
+        elif kind == "observed":  # the catalog's observed spot, kept with its (missing) date
+            assert r["spot_kind"] == "observed" and r["spot_date"] == "", r
+    nc6 = by_row[("azure", "eastus", "Standard_NC6s_v3")]
+    assert nc6["spot_kind"] == "listed" and nc6["spot_date"] == date and nc6["ondemand_date"] == date, nc6
     # the client: percent-encoded OData filter, followed NextPageLink to our base URL, gzip, user agent
     azure = [q for p, q, h in log if p == "/api/retail/prices" and "'eastus'" in q.get("$filter", [""])[0]]
     assert len(azure) == 2 and azure[1].get("$skip") == ["1000"], azure
     heads = [h for p, q, h in log]
     assert all(h.get("User-Agent", "").startswith("cloudfit/") for h in heads), heads[0]
     assert all("gzip" in h.get("Accept-Encoding", "") for h in heads)
-    assert any(p.endswith("/us-east-1/index.csv") for p, q, h in log), "offer file not streamed as CSV"
+    # AWS: one offer file per region the catalog offers and the index lists, streamed as CSV; never a global file
+    offer_files = sorted(p for p, q, h in log if p.startswith("/offers/v1.0/aws/AmazonEC2/2026"))
+    assert offer_files == ["/offers/v1.0/aws/AmazonEC2/20260720134430/%s/index.csv" % r
+                           for r in AWS_FIXTURE_REGIONS], offer_files
+    assert "regions are not in the EC2 region index" in err, err
     assert "stored snapshot-1" in out
+    # a spot price equal to on-demand is no spot price
+    assert "Standard_NC48ads_A100_v4 (2×A100-80GB-PCIE): spot price 7.346 equals the on-demand price" in err, err
 
 
 def test_recommend_and_prices_use_the_snapshot():
@@ -241,8 +288,151 @@ def test_truncated_json_fails_and_keeps_snapshot():
 def test_slow_response_times_out():
     rc, err, db, before, after, elapsed = fault_case("/api/retail/prices", "slow", slow_s=2.5,
                                                      extra={"CLOUDFIT_HTTP_RETRIES": 1})
-    assert_kept(rc, err, db, before, after, "timed out")
+    assert_kept(rc, err, db, before, after, "the transfer stalled: fewer than 200 bytes/s for 1 s")
     assert elapsed < 10, elapsed
+
+
+AWS_ONE = ("--cloud", "aws", "--region", "us-east-1")
+
+
+def test_stalled_offer_stream_fails_and_keeps_snapshot():
+    """The low-speed limit: headers and a third of the offer file, then nothing; given up after the 1 s window."""
+    rc, err, db, before, after, elapsed = fault_case("/offers/v1.0/aws/AmazonEC2/20260720134430", "stall",
+                                                     args=AWS_ONE, extra={"CLOUDFIT_HTTP_RETRIES": 1})
+    assert_kept(rc, err, db, before, after, "aws us-east-1 offer file", "the transfer stalled",
+                "CLOUDFIT_HTTP_LOW_SPEED_BPS")
+    assert elapsed < 12, elapsed  # 2 attempts × ~1 s window, not the 4 s the server stays silent
+
+
+def test_slow_but_steady_stream_is_not_cut():
+    """No whole-transfer timeout: an offer file that trickles in over 3 s (above the low-speed limit) is read."""
+    db = new_db()
+    with FixtureServer() as s:
+        s.faults["/offers/v1.0/aws/AmazonEC2/20260720134430"] = {"kind": "trickle"}
+        t0 = time.monotonic()
+        rc, out, err = run("prices", "update", "--db", db, *AWS_ONE, env=env_for(s, CLOUDFIT_HTTP_RETRIES=0))
+        elapsed = time.monotonic() - t0
+    assert rc == 0, err
+    assert elapsed >= 2.5, elapsed
+    rows = {r[2]: r for r in refreshed(db, 1)}
+    assert close(rows["p5.48xlarge"][5], 55.04), rows["p5.48xlarge"]
+
+
+def strip_kept_aws_rows(text):
+    """An offer file with only the rows a client must skip: make_offer_files.py numbers those SKUs from 900."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        m = re.match(r'"FX\d\dR(\d{8})"', line)
+        if not m or int(m.group(1)) >= 900:
+            out.append(line)
+    return "".join(out)
+
+
+def patched(server, fn):
+    """Serve every fixture through fn(path, text) -> text."""
+    real_route = server.RequestHandlerClass.route
+
+    def route(self, path, query):
+        status, body = real_route(self, path, query)
+        return status, fn(path, body.decode()).encode()
+    server.RequestHandlerClass.route = route
+    return real_route
+
+
+def test_no_usable_prices_fails_and_keeps_snapshot():
+    """An answer without a usable price is a failure: nothing stored, the catalog in use and its age unchanged."""
+    for cloud, args, edit, needle in [
+        ("aws", AWS_ONE, lambda p, t: strip_kept_aws_rows(t) if p.endswith("index.csv") else t,
+         "aws: the update yielded no usable prices (the API answered, but no item passed the filters"),
+        ("azure", ("--cloud", "azure", "--region", "eastus"),
+         lambda p, t: t.replace('"type": "Consumption"', '"type": "DevTestConsumption"'),
+         "azure: the update yielded no usable prices"),
+    ]:
+        db = new_db()
+        with FixtureServer() as s:
+            good_update(s, db, *args)
+            before = snapshots(db)
+            cat_before = catalog_in_use(db)
+            real = patched(s, edit)
+            try:
+                later = env_for(s)
+                later["SOURCE_DATE_EPOCH"] = str(EPOCH + 5 * 86400)
+                rc, out, err = run("prices", "update", "--db", db, *args, env=later)
+            finally:
+                s.RequestHandlerClass.route = real
+        assert_kept(rc, err, db, before, snapshots(db), needle)
+        later_env = dict(BASE_ENV, SOURCE_DATE_EPOCH=str(EPOCH + 5 * 86400))
+        rc, out, _ = run("recommend", "--db", db, "--no-history", "-f", "json", EXAMPLE, env=later_env)
+        cat = json.loads(out)["catalog"]
+        assert cat["fetched_at"] == cat_before["fetched_at"] and cat["age_days"] == 5, (cloud, cat)
+
+
+def test_offer_file_columns_by_alias_any_case():
+    """Header names are matched without case and spacing against the alias set; a missing one is a clear error."""
+    def respell(p, t):
+        if not p.endswith("index.csv"):
+            return t
+        head, sep, rest = t.partition('"SKU",')
+        rest = rest.replace('"operation"', '"Operation"', 1).replace('"Product Family"', '"productFamily"', 1)
+        rest = rest.replace('"TermType"', '"TERMTYPE"', 1).replace('"Pre Installed S/W"', '"preInstalledSw"', 1)
+        return head + sep + rest
+
+    def drop_operation(p, t):
+        return t.replace('"operation"', '"op"', 1) if p.endswith("index.csv") else t
+    db = new_db()
+    with FixtureServer() as s:
+        real = patched(s, respell)
+        try:
+            rc, out, err = run("prices", "update", "--db", db, *AWS_ONE, env=env_for(s))
+            s.RequestHandlerClass.route = real
+            patched(s, drop_operation)
+            rc2, out2, err2 = run("prices", "update", "--db", db, *AWS_ONE, env=env_for(s))
+        finally:
+            s.RequestHandlerClass.route = real
+    assert rc == 0, err
+    assert close({r[2]: r for r in refreshed(db, 1)}["p5.48xlarge"][5], 55.04)
+    assert rc2 != 0 and "aws us-east-1 offer file: the offer file has no column 'operation'" in err2, err2
+    assert len(snapshots(db)) == 1
+
+
+def test_gcp_list_price_whatever_the_sku_order():
+    """A shuffled SKU list with a DWS Defined Duration SKU: the list price is chosen every time."""
+    seen_dws_first = False
+    for seed in range(6):
+        db = new_db()
+        with FixtureServer() as s:
+            s.gcp_shuffle = seed
+            rc, out, err = run("prices", "update", "--db", db, "--cloud", "gcp", "--region", "us-central1",
+                               env=env_for(s))
+        assert rc == 0, err
+        gcp = {(t, g, n): (od, sp) for c, r, t, g, n, od, sp in refreshed(db, 1) if r == "us-central1"}
+        for key, (od, spot) in EXPECTED_GCP.items():
+            assert close(gcp[key][0], od), (seed, key, gcp[key])
+        assert ("gcp: ignored 1 SKU for priced parts that is not a list price (e.g. 'Nvidia Tesla A100 GPU attached "
+                "to DWS Defined Duration VMs running in Americas')") in err, err
+        # the order really changed: in some seeds the DWS SKU comes before the list-price SKU
+        with FixtureServer() as s2:
+            s2.gcp_shuffle = seed
+            ids = []
+            for tok in ("", "&pageToken=FIXTURE-PAGE-2-TOKEN"):
+                url = s2.url + "/v1/services/6F81-5844-456A/skus?key=k" + tok
+                ids += [x["skuId"] for x in json.loads(urllib.request.urlopen(url).read())["skus"]]
+        seen_dws_first |= ids.index("2E27-4F9A-7C10") < ids.index("2E27-4F9A-7C0C")
+    assert seen_dws_first
+
+
+def test_azure_currency_and_primary_meter():
+    db = new_db()
+    with FixtureServer() as s:
+        good_update(s, db, "--cloud", "azure", "--region", "eastus")
+        before = snapshots(db)
+        real = patched(s, lambda p, t: t.replace('"currencyCode": "USD"', '"currencyCode": "EUR"', 1))
+        try:
+            rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus",
+                               env=env_for(s))
+        finally:
+            s.RequestHandlerClass.route = real
+    assert_kept(rc, err, db, before, snapshots(db), "item for 'Standard_ND96isr_H100_v5' is priced in 'EUR', not USD")
 
 
 def test_pagination_loop_fails_loudly():
@@ -353,6 +543,54 @@ def test_prices_offline_from_embedded():
     assert float(h100["cheapest_usd_per_gpu_hr"]) > 0 and "8" in h100["gpu_counts"]
     rc, out, err = run("prices", "--format", "json")
     assert rc == 0 and {g["cloud"] for g in json.loads(out)["gpus"]} == {"aws", "azure", "gcp", "lambda"}
+
+
+def test_prices_every_aws_region_and_spot_kinds():
+    """Issue 14: other AWS regions are offered; every spot price says whether it is observed, listed or estimated."""
+    rc, out, err = run("prices", "H100", "--cloud", "aws", "--region", "us-west-2", "-f", "json")
+    assert rc == 0, err
+    offers = json.loads(out)["offers"]
+    assert {o["instance_type"] for o in offers} >= {"p5.48xlarge"}, offers
+    assert all(o["region"] == "us-west-2" and o["zones"].startswith("usw2-") for o in offers), offers
+    rc, table, err = run("prices", "H100", "--cloud", "aws", "--region", "us-west-2")
+    assert rc == 0 and "p5.48xlarge" in table, (table, err)
+
+    in_file = {(r["cloud"], r["region"], r["instance_type"]): r for r in catalog_rows()}
+    for gpu in ("A100:8", "A10G:8"):
+        rc, out, err = run("prices", gpu, "--spot", "-f", "json")
+        assert rc == 0, err
+        kinds = set()
+        for o in json.loads(out)["offers"]:
+            row = in_file[(o["cloud"], o["region"], o["instance_type"])]
+            if o["cloud"] == "aws":
+                want = "observed" if row["price_spot_usd_per_hour"] else "estimated"
+            else:
+                want = "listed"
+            assert o["spot_kind"] == want, (o, row)
+            assert o["spot_estimated"] == (want == "estimated")
+            if want == "estimated":
+                assert o["spot_origin"].startswith("estimated: on-demand × (1 − ") and o["spot_date"] == "2025-06-28", o
+                assert o["interruptions_source"].startswith("AWS Spot Advisor band"), o
+            if o["cloud"] in ("gcp", "azure"):
+                assert o["interruptions_source"].startswith("default"), o
+            kinds.add(want)
+        rc, table, err = run("prices", gpu, "--spot")
+        assert rc == 0, err
+        for kind in kinds:
+            assert " %s" % kind in table, (kind, table)
+        assert "estimated = AWS on-demand × (1 − Spot Instance Advisor average savings)" in table
+    # the one AWS A10G:8 offer without an observed spot price is an advisor estimate, and shown as one
+    assert "estimated 2025-06-28" in table and "observed (undated)" in table, table
+
+
+def test_examples_pick_launchable_offers():
+    """recommend --spot allow on every example picks a (machine, region) of the availability tables."""
+    p = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts", "catalog", "check_launchable.py"), BIN],
+                       capture_output=True, text=True, env=BASE_ENV, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    checked = [line for line in p.stdout.splitlines() if ": launchable (zones " in line]
+    assert checked, p.stdout
+    assert "NOT LAUNCHABLE" not in p.stdout
 
 
 def test_prices_usage_errors():

@@ -7,8 +7,10 @@
  * never touches the database: the CLI stores the result as a snapshot.
  *
  * Each cloud is all-or-nothing: a cloud whose fetch fails part-way (HTTP
- * error after retries, truncated body, pagination loop or cap) contributes
- * no prices, so a partial answer can never replace good prices. */
+ * error after retries, truncated body, stalled stream, pagination loop or
+ * cap) or yields no usable price contributes no prices, so a partial or
+ * empty answer can never replace good prices. Quotes refresh the catalog's
+ * rows only: no offer is added from a price sheet. */
 #ifndef CLOUDFIT_PRICING_UPDATE_H
 #define CLOUDFIT_PRICING_UPDATE_H
 #include <stddef.h>
@@ -61,7 +63,6 @@ typedef struct {
     char hint[256];
     size_t n_quotes;            /* prices the API returned after filtering */
     size_t n_rows_updated;      /* catalog rows whose prices were refreshed */
-    size_t n_rows_added;        /* rows added for a known shape in a new region */
 } cf_cloud_update;
 
 typedef struct {
@@ -87,7 +88,10 @@ void cf_price_update_result_free(cf_price_update_result *result);
  * loading the text again re-derives them instead of freezing them. */
 cf_status cf_catalog_write_vms_csv(const cf_catalog *catalog, char **out_text, size_t *out_len);
 /* Loads VM rows from gpu_vms.csv text with the embedded GPU table and
- * Spot Advisor (how a stored snapshot becomes a catalog). */
+ * Spot Advisor (how a stored snapshot becomes a catalog). GCP and AWS rows
+ * the embedded catalog does not offer (not launchable there) are left out
+ * and counted in n_not_launchable; rows without zones get the embedded
+ * row's. */
 cf_status cf_catalog_load_with_vms(const char *vms_csv, size_t vms_len, const char *vms_name, cf_catalog *out);
 
 #endif
