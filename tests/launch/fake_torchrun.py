@@ -16,6 +16,12 @@ with open(os.environ["FAKE_TORCHRUN_LOG"], "a") as f:
 
 if os.environ.get("FAKE_TORCHRUN_EXEC") == "1":
     args = sys.argv[1:]
+    flags = {}
     while args and args[0].startswith("--"):  # the launcher's own flags, all in --flag=value form
+        key, _, value = args[0][2:].partition("=")
+        flags[key] = value
         args = args[1:]
+    # what the probe learns from the launch (torchrun reads PET_* when a flag is absent)
+    nnodes = flags.get("nnodes", os.environ.get("PET_NNODES", "1")).split(":")[-1]
+    os.environ["FAKE_TORCHRUN_NNODES"] = nnodes
     os.execv(sys.executable, [sys.executable, *args])
