@@ -1,7 +1,8 @@
 /* --emit skypilot: a SkyPilot task YAML. num_nodes and the batch/LR in
  * envs come from the chosen configuration; resources.ordered lists it
  * first, then the ranked alternatives with the same VM shape (GPU model and
- * GPUs per VM) as fallbacks SkyPilot tries in order: on the same hardware
+ * GPUs per VM; on-demand ones only for an on-demand task) as fallbacks
+ * SkyPilot tries in order: on the same hardware
  * the chosen node count, per-GPU batch and LR stay valid (num_nodes and
  * envs are per task, so other shapes would need another recipe).
  * Accelerator names are SkyPilot's for each cloud and instance type
@@ -14,9 +15,14 @@
 #include "emit_common.h"
 #include "yaml_out.h"
 
-static int same_shape(const cf_config *a, const cf_config *b)
+/* A fallback runs the same recipe (same GPU model and GPUs per VM); an
+ * on-demand task takes no spot fallback, which `sky launch` would run
+ * without recovery (a spot task is a managed job and may fall back to
+ * on-demand VMs). */
+static int fallback_ok(const cf_config *chosen, const cf_config *alt)
 {
-    return strcmp(a->vm->gpu_model, b->vm->gpu_model) == 0 && a->gpus_per_node == b->gpus_per_node;
+    return strcmp(chosen->vm->gpu_model, alt->vm->gpu_model) == 0 && chosen->gpus_per_node == alt->gpus_per_node &&
+           (chosen->spot || !alt->spot);
 }
 
 /* "NAME:COUNT" in SkyPilot's accelerator names for this VM. */
@@ -85,11 +91,11 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
 
     size_t n_fallbacks = 0;
     for (size_t i = 1; i < a->n_ranked; i++)
-        n_fallbacks += same_shape(c, &a->ranked[i]);
+        n_fallbacks += fallback_ok(c, &a->ranked[i]);
     cf_emit_header(r, "SkyPilot task", out);
     cf_buf_printf(out, "# resources.ordered: the chosen offer, then %zu ranked alternative(s) with the same GPU model and\n"
-                       "# GPUs per VM, which run the same recipe (%zu others need another one; see --format json).\n",
-                  n_fallbacks, a->n_ranked - 1 - n_fallbacks);
+                       "# GPUs per VM, which run the same recipe%s (%zu others are left out; see --format json).\n",
+                  n_fallbacks, c->spot ? "" : ", on demand", a->n_ranked - 1 - n_fallbacks);
     if (c->spot)
         cf_buf_printf(out, "# Spot: launch as a managed job, which recovers from preemptions (job_recovery):\n"
                            "#   sky jobs launch -n %s THIS_FILE\n",
@@ -112,7 +118,7 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
     yo_seq(&y);
     st = candidate(&y, c);
     for (size_t i = 1; st == CF_OK && i < a->n_ranked; i++)
-        if (same_shape(c, &a->ranked[i]))
+        if (fallback_ok(c, &a->ranked[i]))
             st = candidate(&y, &a->ranked[i]);
     yo_seq_end(&y);
     yo_map_end(&y);

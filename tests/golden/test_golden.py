@@ -98,7 +98,8 @@ def check_yaml(name, text):
         alts = [a["instance_type"] for a in result["alternatives"]]
         assert [o["instance_type"] for o in res["ordered"][1:]] == [
             a["instance_type"] for a in result["alternatives"]
-            if a["gpu"] == c["gpu"] and a["gpus_per_node"] == c["gpus_per_node"]], (res["ordered"], alts)
+            if a["gpu"] == c["gpu"] and a["gpus_per_node"] == c["gpus_per_node"] and (c["spot"] or not a["spot"])
+        ], (res["ordered"], alts)
         assert doc["envs"]["CLOUDFIT_LOCAL_BATCH"] == str(c["local_batch"])
         assert float(doc["envs"]["CLOUDFIT_LR"]) == c["lr"] or abs(float(doc["envs"]["CLOUDFIT_LR"]) / c["lr"] - 1) < 1e-3
         assert "'train.py' '--epochs' '90'" in doc["run"], doc["run"]

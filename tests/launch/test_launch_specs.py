@@ -199,6 +199,8 @@ def check_all(c, files, alternatives, entry_words=ENTRY_WORDS):
                    and cand["infra"] == f"{a['cloud']}/{a['region']}")
         want = mapped(alt["cloud"], alt["instance_type"], alt["gpu"])["skypilot_accelerator"]
         assert cand["accelerators"] == f"{want}:{alt['gpus_per_node']}", (cand, alt)
+    if not c["spot"]:  # `sky launch` would run a spot fallback without recovery
+        assert not any(cand["use_spot"] for cand in res["ordered"]), res["ordered"]
     hint = [line for line in sky.splitlines() if "sky launch" in line or "sky jobs launch" in line]
     assert len(hint) == 1, hint
     if c["spot"]:
