@@ -2,66 +2,262 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static void set(cf_emit_env *e, const char *name, const char *value)
+#include "cloudfit/common/hash.h"
+
+/* ---- environment ------------------------------------------------------------- */
+
+/* Takes `value` (a cf_buf) into the list. */
+static cf_status add_env(cf_emit_env_list *list, const char *name, cf_buf *value)
 {
-    snprintf(e->name, sizeof e->name, "%s", name);
-    snprintf(e->value, sizeof e->value, "%s", value);
+    cf_buf_append(value, "", 0); /* allocates an empty value too */
+    if (cf_buf_failed(value)) {
+        cf_buf_free(value);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    list->items[list->n].name = name;
+    list->items[list->n].value = value->data;
+    list->n++;
+    *value = (cf_buf)CF_BUF_INIT;
+    return CF_OK;
 }
 
-size_t cf_emit_envs(const cf_report *r, cf_emit_env *env)
+static cf_status add_env_long(cf_emit_env_list *list, const char *name, long v)
+{
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_printf(&text, "%ld", v);
+    return add_env(list, name, &text);
+}
+
+cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    size_t n = 0;
-    char v[400];
-    set(&env[n++], "CLOUDFIT_SPEC", r->spec->job.name);
-    snprintf(v, sizeof v, "%d", c->nodes);
-    set(&env[n++], "CLOUDFIT_NODES", v);
-    snprintf(v, sizeof v, "%d", c->gpus_per_node);
-    set(&env[n++], "CLOUDFIT_GPUS_PER_NODE", v);
-    snprintf(v, sizeof v, "%d", c->local_batch);
-    set(&env[n++], "CLOUDFIT_LOCAL_BATCH", v);
-    snprintf(v, sizeof v, "%d", c->accumulation);
-    set(&env[n++], "CLOUDFIT_ACCUMULATION", v);
-    snprintf(v, sizeof v, "%ld", c->global_batch);
-    set(&env[n++], "CLOUDFIT_GLOBAL_BATCH", v);
-    snprintf(v, sizeof v, "%.6g", c->lr.lr);
-    set(&env[n++], "CLOUDFIT_LR", v);
-    set(&env[n++], "CLOUDFIT_WARMUP", c->lr.warmup_recommended ? "1" : "0");
-    /* "nodes:lr,..." — with spot/elastic training the global batch follows
-     * the node count, and so must the learning rate. */
-    size_t len = 0;
-    v[0] = '\0';
-    for (int k = 1; k <= c->nodes && len + 32 < sizeof v; k++) {
-        double m = (double)k * c->gpus_per_node * c->local_batch * c->accumulation;
-        cf_lr_choice lr = cf_lr_for_batch(r->spec->job.lr_rule, r->spec->job.optimizer, r->spec->job.lr, r->spec->job.batch,
-                                          r->inputs->noise.b_noise_effective, m);
-        len += (size_t)snprintf(v + len, sizeof v - len, "%s%d:%.6g", k > 1 ? "," : "", k, lr.lr);
+    memset(out, 0, sizeof *out);
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_puts(&text, r->spec->job.name);
+    cf_status st = add_env(out, "CLOUDFIT_SPEC", &text);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_NODES", c->nodes);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_GPUS_PER_NODE", c->gpus_per_node);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_LOCAL_BATCH", c->local_batch);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_ACCUMULATION", c->accumulation);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_GLOBAL_BATCH", c->global_batch);
+    if (st == CF_OK) {
+        cf_buf_printf(&text, "%.6g", c->lr.lr);
+        st = add_env(out, "CLOUDFIT_LR", &text);
     }
-    set(&env[n++], "CLOUDFIT_LR_BY_NODES", v);
-    return n;
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_WARMUP", c->lr.warmup_recommended ? 1 : 0);
+    if (st == CF_OK) {
+        /* "nodes:lr,..." for every node count up to the chosen one: with
+         * spot/elastic training the global batch follows the node count,
+         * and so must the learning rate. */
+        for (int k = 1; k <= c->nodes; k++) {
+            double m = (double)k * c->gpus_per_node * c->local_batch * c->accumulation;
+            cf_lr_choice lr = cf_lr_for_batch(r->spec->job.lr_rule, r->spec->job.optimizer, r->spec->job.lr, r->spec->job.batch,
+                                              r->inputs->noise.b_noise_effective, m);
+            cf_buf_printf(&text, "%s%d:%.6g", k > 1 ? "," : "", k, lr.lr);
+        }
+        st = add_env(out, "CLOUDFIT_LR_BY_NODES", &text);
+    }
+    cf_buf_free(&text);
+    if (st != CF_OK)
+        cf_emit_envs_free(out);
+    return st;
+}
+
+void cf_emit_envs_free(cf_emit_env_list *list)
+{
+    for (size_t i = 0; i < list->n; i++)
+        free(list->items[i].value);
+    memset(list, 0, sizeof *list);
 }
 
 int cf_emit_min_nodes(const cf_config *c) { return c->spot ? (c->nodes + 1) / 2 : c->nodes; }
 
-void cf_emit_dns_name(const char *name, char *out, size_t n)
+/* ---- entry point words ---------------------------------------------------------- */
+
+/* Takes `word` into the list. */
+static cf_status push_word(cf_emit_words *w, cf_buf *word)
 {
-    size_t o = 0;
-    for (const char *p = name; *p && o + 1 < n && o < 63; p++) {
-        char ch = (char)tolower((unsigned char)*p);
-        out[o++] = isalnum((unsigned char)ch) ? ch : '-';
+    cf_buf_append(word, "", 0); /* an empty word ('') is a word */
+    char **grown = cf_buf_failed(word) ? NULL : realloc(w->words, (w->n + 1) * sizeof *grown);
+    if (!grown) {
+        cf_buf_free(word);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
-    while (o > 0 && out[o - 1] == '-')
-        o--;
-    out[o] = '\0';
-    size_t start = 0;
-    while (out[start] == '-')
-        start++;
-    memmove(out, out + start, o - start + 1);
-    if (!out[0])
-        snprintf(out, n, "cloudfit-job");
+    w->words = grown;
+    w->words[w->n++] = word->data;
+    *word = (cf_buf)CF_BUF_INIT;
+    return CF_OK;
 }
+
+static cf_status refuse(const char *text, const char *p, const char *what)
+{
+    cf_error_set(CF_ERR_USAGE, "--entrypoint: %s at character %zu of '%s'", what, (size_t)(p - text) + 1, text);
+    cf_error_hint("the entry point is split into words like a POSIX shell command line but nothing is expanded; "
+                  "put text that a shell would act on in single quotes (docs/launch.md)");
+    return CF_ERR_USAGE;
+}
+
+cf_status cf_emit_split_words(const char *text, cf_emit_words *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_buf word = CF_BUF_INIT;
+    int in_word = 0;
+    cf_status st = CF_OK;
+    const char *p = text;
+    while (st == CF_OK) {
+        char ch = *p;
+        if (ch == '\0' || ch == ' ' || ch == '\t') {
+            if (in_word) {
+                st = push_word(out, &word);
+                in_word = 0;
+            }
+            if (ch == '\0')
+                break;
+            p++;
+            continue;
+        }
+        if (ch == '\n')
+            st = refuse(text, p, "a newline outside quotes (it would end a shell command)");
+        else if (strchr("|&;<>(){}", ch))
+            st = refuse(text, p, "an unquoted shell operator");
+        else if (ch == '$' || ch == '`')
+            st = refuse(text, p, "an unquoted '$' or '`' (a shell would expand it)");
+        else if (strchr("*?[", ch))
+            st = refuse(text, p, "an unquoted glob character (a shell would expand it)");
+        else if (!in_word && (ch == '~' || ch == '#'))
+            st = refuse(text, p, ch == '~' ? "a word starting with an unquoted '~' (a shell would expand it)"
+                                           : "a word starting with an unquoted '#' (a shell comment)");
+        if (st != CF_OK)
+            break;
+        in_word = 1;
+        if (ch == '\'') {
+            const char *end = strchr(p + 1, '\'');
+            if (!end) {
+                st = refuse(text, p, "an unterminated single quote");
+                break;
+            }
+            cf_buf_append(&word, p + 1, (size_t)(end - p - 1));
+            p = end + 1;
+        } else if (ch == '"') {
+            const char *q = p + 1;
+            for (; *q && *q != '"'; q++) {
+                if (*q == '\\' && q[1] && strchr("$`\"\\\n", q[1])) {
+                    if (q[1] != '\n') /* backslash-newline is a line continuation */
+                        cf_buf_append(&word, q + 1, 1);
+                    q++;
+                } else if (*q == '$' || *q == '`') {
+                    st = refuse(text, q, "a '$' or '`' in double quotes (a shell would expand it)");
+                    break;
+                } else {
+                    cf_buf_append(&word, q, 1);
+                }
+            }
+            if (st != CF_OK)
+                break;
+            if (*q != '"') {
+                st = refuse(text, p, "an unterminated double quote");
+                break;
+            }
+            p = q + 1;
+        } else if (ch == '\\') {
+            if (p[1] == '\0') {
+                st = refuse(text, p, "a backslash at the end");
+                break;
+            }
+            if (p[1] != '\n')
+                cf_buf_append(&word, p + 1, 1);
+            else if (!word.len && !(p > text && (p[-1] == '\'' || p[-1] == '"')))
+                in_word = 0; /* a line continuation between words is no word */
+            p += 2;
+        } else {
+            cf_buf_append(&word, p, 1);
+            p++;
+        }
+    }
+    cf_buf_free(&word);
+    if (st == CF_OK && out->n == 0)
+        st = cf_error_set(CF_ERR_USAGE, "--entrypoint: no words in '%s'", text);
+    if (st != CF_OK)
+        cf_emit_words_free(out);
+    return st;
+}
+
+void cf_emit_words_free(cf_emit_words *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->words[i]);
+    free(w->words);
+    memset(w, 0, sizeof *w);
+}
+
+void cf_emit_shell_quote(cf_buf *out, const char *word)
+{
+    cf_buf_puts(out, "'");
+    for (const char *p = word; *p; p++) {
+        if (*p == '\'')
+            cf_buf_puts(out, "'\\''");
+        else
+            cf_buf_append(out, p, 1);
+    }
+    cf_buf_puts(out, "'");
+}
+
+/* ---- job name ----------------------------------------------------------------- */
+
+cf_status cf_emit_job_name(const char *spec_name, char **out)
+{
+    *out = NULL;
+    cf_buf base = CF_BUF_INIT;
+    int dash = 0;
+    for (const char *p = spec_name; *p; p++) {
+        unsigned char ch = (unsigned char)tolower((unsigned char)*p);
+        if (isalnum(ch) && ch < 128) {
+            if (dash && base.len)
+                cf_buf_puts(&base, "-");
+            dash = 0;
+            cf_buf_append(&base, (const char *)&ch, 1);
+        } else {
+            dash = 1;
+        }
+    }
+    cf_buf name = CF_BUF_INIT;
+    if (!base.len || !isalpha((unsigned char)base.data[0]))
+        cf_buf_puts(&name, base.len ? "cf-" : "cf");
+    if (base.len)
+        cf_buf_append(&name, base.data, base.len);
+    cf_buf_free(&base);
+    if (cf_buf_failed(&name)) {
+        cf_buf_free(&name);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    int changed = strcmp(name.data, spec_name) != 0 || name.len > CF_EMIT_NAME_MAX_CHARS;
+    if (changed) {
+        char hex[CF_SHA256_HEX_LEN + 1];
+        cf_status st = cf_sha256_hex(spec_name, strlen(spec_name), hex);
+        if (st != CF_OK) {
+            cf_buf_free(&name);
+            return st;
+        }
+        size_t keep = CF_EMIT_NAME_MAX_CHARS - 9; /* "-" and 8 hex digits */
+        if (name.len > keep)
+            name.len = keep;
+        while (name.len && name.data[name.len - 1] == '-')
+            name.len--;
+        name.data[name.len] = '\0';
+        cf_buf_printf(&name, "-%.8s", hex);
+    }
+    if (cf_buf_failed(&name)) {
+        cf_buf_free(&name);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    *out = name.data;
+    return CF_OK;
+}
+
+/* ---- header ------------------------------------------------------------------- */
 
 void cf_emit_header(const cf_report *r, const char *what, cf_buf *out)
 {

@@ -1,25 +1,74 @@
-/* What every launch-spec emitter passes to the training job: the chosen
- * batch and learning rate as CLOUDFIT_* environment variables, and the
- * learning rate per node count for elastic (spot) runs. */
+/* What every launch-spec emitter shares: the chosen batch and learning
+ * rate as CLOUDFIT_* environment variables (the learning rate per node
+ * count for elastic runs), the entry point split into words once for all
+ * three outputs, the job name every launcher accepts, and the
+ * launcher's name for the chosen GPU (data/launch_accelerators.csv).
+ * Nothing here has a size limit: texts are cf_buf or malloc'd. */
 #ifndef CLOUDFIT_CLI_EMIT_COMMON_H
 #define CLOUDFIT_CLI_EMIT_COMMON_H
 #include "render/report.h"
 
-#define CF_EMIT_MAX_ENV 12
+/* The number of CLOUDFIT_* variables (a count, not a buffer size). */
+#define CF_EMIT_N_ENV 9
 
 typedef struct {
-    char name[40];
-    char value[400];
+    const char *name;   /* static */
+    char *value;        /* malloc'd */
 } cf_emit_env;
 
-/* Fills env[0..CF_EMIT_MAX_ENV); returns the count. */
-size_t cf_emit_envs(const cf_report *r, cf_emit_env *env);
+typedef struct {
+    cf_emit_env items[CF_EMIT_N_ENV];
+    size_t n;
+} cf_emit_env_list;
+
+/* Fills `out` (every value malloc'd; free with cf_emit_envs_free). */
+cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out);
+void cf_emit_envs_free(cf_emit_env_list *list);
+
 /* Smallest node count an elastic (spot) run keeps going with: half the
  * cluster, rounded up (below that the per-node-count LR table still
  * applies, but throughput falls too far to meet the prediction). */
 int cf_emit_min_nodes(const cf_config *c);
-/* The spec name as a DNS-1123 label (Kubernetes object names). */
-void cf_emit_dns_name(const char *name, char *out, size_t n);
+
+/* The entry point as words, split the way a POSIX shell splits a command
+ * line (blanks separate words; '...' and "..." quote; a backslash escapes)
+ * with no expansion. Text a shell would expand or treat as an operator
+ * ($, `, unquoted * ? [ | & ; < > ( ) { }, a word starting with ~ or #,
+ * an unquoted newline) is refused with CF_ERR_USAGE unless quoted, so an
+ * accepted entry point means the same words to sh, to torchrun and in a
+ * Kubernetes command list. */
+typedef struct {
+    char **words;
+    size_t n;
+} cf_emit_words;
+cf_status cf_emit_split_words(const char *text, cf_emit_words *out);
+void cf_emit_words_free(cf_emit_words *w);
+
+/* One word in single quotes for a POSIX shell (' becomes '\''). */
+void cf_emit_shell_quote(cf_buf *out, const char *word);
+
+/* The job name for every launcher: a DNS-1035 label (Kubernetes object
+ * names, the Training Operator's webhook) that is also a valid SkyPilot
+ * cluster and task name: lower case, [a-z0-9-], starting with a letter,
+ * at most CF_EMIT_NAME_MAX_CHARS so "<name>-worker-<index>" stays a
+ * 63-character label. A spec name that does not already have that form
+ * gets "-" and the first 8 hex digits of its SHA-256 appended, so distinct
+ * spec names never share a job name ("a.b" and "a_b"). Malloc'd. */
+#define CF_EMIT_NAME_MAX_CHARS 48
+cf_status cf_emit_job_name(const char *spec_name, char **out);
+
+/* The launchers' names for the GPUs of a catalog VM, from
+ * data/launch_accelerators.csv (compiled in): SkyPilot's accelerator name
+ * on that cloud and instance type, and the Kubernetes extended resource of
+ * the device plugin (nvidia.com/gpu, amd.com/gpu). CF_ERR_INVALID naming the
+ * table when the VM's GPU is not in it. Both strings malloc'd. */
+typedef struct {
+    char *skypilot;
+    char *k8s_resource;
+} cf_emit_accelerator;
+cf_status cf_emit_accelerator_for(const cf_vm *vm, cf_emit_accelerator *out);
+void cf_emit_accelerator_free(cf_emit_accelerator *a);
+
 /* Header comment lines ("# ...") shared by the emitted files. */
 void cf_emit_header(const cf_report *r, const char *what, cf_buf *out);
 

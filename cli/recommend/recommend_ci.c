@@ -11,8 +11,9 @@
 #include "log.h"
 #include "cloudfit/version.h"
 #include "commands.h"
-#include "io/db_open.h"
 #include "history/history_diff.h"
+#include "io/db_open.h"
+#include "recommend/emit_common.h"
 
 typedef cf_status (*emitter_fn)(const cf_report *, const char *, cf_buf *);
 
@@ -50,6 +51,13 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
             cf_log_hint("use one of: skypilot, torchrun, k8s");
             return CF_EXIT_USAGE;
         }
+    }
+    /* A bad entry point is a usage error before anything is computed. */
+    if (o->emit.n > 0) {
+        cf_emit_words words;
+        if (cf_emit_split_words(o->entrypoint ? o->entrypoint : "train.py", &words) != CF_OK)
+            return cf_report_error();
+        cf_emit_words_free(&words);
     }
     return 0;
 }
@@ -109,20 +117,24 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r)
             seen |= strcmp(o->emit.items[j], o->emit.items[i]) == 0;
         if (seen)
             continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s%s", dir, r->spec->job.name, emitters[k].file_suffix);
+        cf_buf path = CF_BUF_INIT;
+        cf_buf_printf(&path, "%s/%s%s", dir, r->spec->job.name, emitters[k].file_suffix);
         cf_buf text = CF_BUF_INIT;
         cf_status st = emitters[k].fn(r, entrypoint, &text);
         if (st == CF_OK && cf_buf_failed(&text))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory writing the %s launch spec", emitters[k].kind);
         if (st == CF_OK && o->emit_dir)
             st = cf_mkdir_p(dir);
+        if (st == CF_OK && cf_buf_failed(&path))
+            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         if (st == CF_OK)
-            st = cf_write_file_atomic(path, text.data, text.len);
+            st = cf_write_file_atomic(path.data, text.data, text.len);
         cf_buf_free(&text);
+        if (st == CF_OK)
+            cf_log_info("wrote %s launch spec to %s", emitters[k].kind, path.data);
+        cf_buf_free(&path);
         if (st != CF_OK)
             return cf_report_error();
-        cf_log_info("wrote %s launch spec to %s", emitters[k].kind, path);
     }
     return 0;
 }

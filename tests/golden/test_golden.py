@@ -75,6 +75,14 @@ def chosen_for(args):
     return json.loads(p.stdout)
 
 
+def skypilot_name(c):
+    import csv
+    rows = list(csv.DictReader(open(os.path.join(SRC, "data", "launch_accelerators.csv"))))
+    exact = [r for r in rows if (r["cloud"], r["instance_type"], r["cloudfit_gpu"]) == (c["cloud"], c["instance_type"], c["gpu"])]
+    wild = [r for r in rows if (r["cloud"], r["instance_type"], r["cloudfit_gpu"]) == (c["cloud"], "*", c["gpu"])]
+    return (exact or wild)[0]["skypilot_accelerator"]
+
+
 def check_yaml(name, text):
     """The emitted YAML parses and says what the JSON result says."""
     doc = yaml.safe_load(text)
@@ -83,21 +91,24 @@ def check_yaml(name, text):
     if name == "skypilot.yaml":
         assert doc["num_nodes"] == c["nodes"], doc
         res = doc["resources"]
-        assert res["accelerators"] == f"{c['gpu']}:{c['gpus_per_node']}" and res["use_spot"] is c["spot"], res
+        # SkyPilot's accelerator name for the chosen cloud and instance type (data/launch_accelerators.csv)
+        assert res["accelerators"] == f"{skypilot_name(c)}:{c['gpus_per_node']}" and res["use_spot"] is c["spot"], res
         first = res["ordered"][0]
         assert first["instance_type"] == c["instance_type"] and first["infra"] == f"{c['cloud']}/{c['region']}"
         alts = [a["instance_type"] for a in result["alternatives"]]
         assert [o["instance_type"] for o in res["ordered"][1:]] == [
             a["instance_type"] for a in result["alternatives"]
-            if a["gpu"] == c["gpu"] and a["gpus_per_node"] == c["gpus_per_node"]], (res["ordered"], alts)
+            if a["gpu"] == c["gpu"] and a["gpus_per_node"] == c["gpus_per_node"] and (c["spot"] or not a["spot"])
+        ], (res["ordered"], alts)
         assert doc["envs"]["CLOUDFIT_LOCAL_BATCH"] == str(c["local_batch"])
         assert float(doc["envs"]["CLOUDFIT_LR"]) == c["lr"] or abs(float(doc["envs"]["CLOUDFIT_LR"]) / c["lr"] - 1) < 1e-3
-        assert "train.py --epochs 90" in doc["run"]
+        assert "'train.py' '--epochs' '90'" in doc["run"], doc["run"]
     else:
         assert doc["apiVersion"] == "kubeflow.org/v1" and doc["kind"] == "PyTorchJob"
         specs = doc["spec"]["pytorchReplicaSpecs"]
-        assert specs["Master"]["replicas"] + specs.get("Worker", {"replicas": 0})["replicas"] == c["nodes"]
-        pod = specs["Master"]["template"]["spec"]
+        assert sum(s["replicas"] for s in specs.values()) == c["nodes"]
+        # a multi-node spot job is elastic: Workers only (the webhook wants a Worker with elasticPolicy)
+        pod = specs["Worker" if "elasticPolicy" in doc["spec"] else "Master"]["template"]["spec"]
         assert pod["nodeSelector"]["node.kubernetes.io/instance-type"] == c["instance_type"]
         container = pod["containers"][0]
         assert container["resources"]["limits"]["nvidia.com/gpu"] == c["gpus_per_node"]

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""An exec runner for `cloudfit search` / `cloudfit profile --runner` that
+measures one configuration as a Kubeflow PyTorchJob:
+
+    kubectl apply -f JOB.json                      (one Master, nodes-1 Workers)
+    kubectl get pytorchjob NAME -o json            (until Succeeded or Failed)
+    kubectl logs -l <master 0 of NAME> -c pytorch  (the probe's JSON lines)
+    kubectl delete pytorchjob NAME                 (always)
+
+Template (docs/launch.md, examples/runners/README.md):
+
+    cloudfit search model.json --timeout 1800 --runner "exec:python3 examples/runners/k8s_probe.py
+        --cloud {cloud} --instance-type {instance_type} --gpu {gpu}
+        --gpus-per-node {gpus_per_node} --nodes {nodes}"
+
+Each replica is a whole node of the instance type (node selector
+node.kubernetes.io/instance-type, all its GPUs under the device plugin's
+resource: nvidia.com/gpu or amd.com/gpu, from data/launch_accelerators.csv),
+running `torchrun CLOUDFIT_PROBE_COMMAND` in CLOUDFIT_K8S_IMAGE with
+cloudfit's CLOUDFIT_* variables; the operator sets torchrun's rendezvous
+(PET_*). The probe speaks the exec protocol (docs/exec-protocol.md) on
+global rank 0; lines of the master's log that are protocol JSON objects go
+to stdout, the rest to stderr.
+
+Environment: CLOUDFIT_K8S_IMAGE (required), CLOUDFIT_PROBE_COMMAND
+(required: the script and its arguments, split like a POSIX shell would),
+KUBECTL (default "kubectl"), CLOUDFIT_K8S_NAMESPACE (optional),
+CLOUDFIT_K8S_DEADLINE_S (default 3600: the job's activeDeadlineSeconds, so
+the cluster stops it even if this runner and its watchdog die),
+CLOUDFIT_K8S_POLL_S (default 5). The job is deleted on success, failure,
+SIGINT/SIGTERM/SIGHUP, when cloudfit goes away, and (by a watchdog in its
+own session) after a SIGKILL."""
+import argparse
+import json
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runner_common import Teardown, launcher_names, log, run_streaming  # noqa: E402
+
+PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
+              "CLOUDFIT_SEED")
+EVENTS = ("device", "step", "oom", "error", "done")
+
+
+def protocol_line(line):
+    """A line of the exec protocol (one JSON object with a known event), else None."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    return line if isinstance(obj, dict) and obj.get("event") in EVENTS else None
+
+
+def k8s_literal(word):
+    """The kubelet expands $(VAR) in commands and turns $$ into $: double every $."""
+    return word.replace("$", "$$")
+
+
+def manifest(name, a, resource, image, words, env, deadline_s):
+    def replica(count):
+        return {"replicas": count, "restartPolicy": "Never", "template": {"spec": {
+            "nodeSelector": {"node.kubernetes.io/instance-type": a.instance_type},
+            "containers": [{"name": "pytorch", "image": image,
+                            "command": ["torchrun", *[k8s_literal(w) for w in words]],
+                            "env": [{"name": k, "value": v} for k, v in env.items()],
+                            "resources": {"limits": {resource: a.gpus_per_node}}}]}}}
+    specs = {"Master": replica(1)}
+    if a.nodes > 1:
+        specs["Worker"] = replica(a.nodes - 1)
+    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+            "metadata": {"name": name, "labels": {"app.kubernetes.io/created-by": "cloudfit-probe"}},
+            "spec": {"nprocPerNode": str(a.gpus_per_node),
+                     "runPolicy": {"cleanPodPolicy": "All", "activeDeadlineSeconds": deadline_s, "backoffLimit": 0},
+                     "pytorchReplicaSpecs": specs}}
+
+
+def job_state(kubectl, name):
+    """'Succeeded', 'Failed' or None (still going), from the job's conditions."""
+    p = subprocess.run([*kubectl, "get", "pytorchjob", name, "-o", "json"], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        log(p.stderr.strip())
+        return "Failed"
+    for c in json.loads(p.stdout).get("status", {}).get("conditions", []):
+        if c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True":
+            return c["type"]
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cloud", required=True, help="{cloud}: picks the row of data/launch_accelerators.csv")
+    ap.add_argument("--instance-type", required=True)
+    ap.add_argument("--gpu", required=True, help="cloudfit's GPU key ({gpu})")
+    ap.add_argument("--gpus-per-node", type=int, required=True)
+    ap.add_argument("--nodes", type=int, required=True)
+    a = ap.parse_args()
+    image = os.environ.get("CLOUDFIT_K8S_IMAGE")
+    probe = os.environ.get("CLOUDFIT_PROBE_COMMAND")
+    if not image or not probe:
+        raise SystemExit("runner: set CLOUDFIT_K8S_IMAGE and CLOUDFIT_PROBE_COMMAND")
+    words = shlex.split(probe)
+    _, resource = launcher_names(a.cloud, a.instance_type, a.gpu)
+    kubectl = [os.environ.get("KUBECTL", "kubectl")]
+    if os.environ.get("CLOUDFIT_K8S_NAMESPACE"):
+        kubectl += ["--namespace", os.environ["CLOUDFIT_K8S_NAMESPACE"]]
+    name = "cf-probe-" + secrets.token_hex(4)  # a DNS-1035 label
+    state = tempfile.mkdtemp(prefix="cloudfit-k8s-")
+    job_file = os.path.join(state, "job.json")
+    env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+    with open(job_file, "w") as f:
+        json.dump(manifest(name, a, resource, image, words, env,
+                           int(os.environ.get("CLOUDFIT_K8S_DEADLINE_S", "3600"))), f)
+
+    teardown = Teardown([*kubectl, "delete", "pytorchjob", name, "--ignore-not-found"], state)
+    teardown.start_watchdog()
+    rc = 1
+    try:
+        rc = run_streaming(teardown, [*kubectl, "apply", "-f", job_file])
+        if rc == 0:
+            poll_s = float(os.environ.get("CLOUDFIT_K8S_POLL_S", "5"))
+            while (result := job_state(kubectl, name)) is None:
+                time.sleep(poll_s)
+            selector = (f"training.kubeflow.org/job-name={name},training.kubeflow.org/replica-type=master,"
+                        "training.kubeflow.org/replica-index=0")
+            rc = run_streaming(teardown, [*kubectl, "logs", "-l", selector, "-c", "pytorch", "--tail=-1"],
+                               protocol_line)
+            if result != "Succeeded":
+                log(f"PyTorchJob {name} {result.lower()}")
+                rc = rc or 1
+    except KeyboardInterrupt as e:
+        log(f"interrupted ({e})")
+        rc = 130
+    except BrokenPipeError:
+        rc = 141
+    finally:
+        teardown.run()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""An exec runner for `cloudfit search` / `cloudfit profile --runner` that
+measures one configuration on real VMs through SkyPilot:
+
+    sky launch -y -c NAME --infra CLOUD/REGION --instance-type TYPE \\
+               --num-nodes N -i IDLE --down SETUP.yaml          (provision, sync, setup)
+    sky exec NAME --num-nodes N --gpus ACC:G --env ... PROBE.yaml (torchrun the probe)
+    sky down -y NAME                                             (always)
+
+Template (docs/launch.md, examples/runners/README.md):
+
+    cloudfit search model.json --timeout 1800 --runner "exec:python3 examples/runners/skypilot_probe.py
+        --cloud {cloud} --region {region} --instance-type {instance_type} --gpu {gpu}
+        --gpus-per-node {gpus_per_node} --nodes {nodes}"
+
+The probe (CLOUDFIT_PROBE_COMMAND: the training script and its arguments,
+as torchrun takes them, e.g. "examples/probe_torch.py --spec model.json")
+runs under torchrun on every node and speaks the exec protocol
+(docs/exec-protocol.md) on global rank 0; this runner passes cloudfit's
+CLOUDFIT_* variables to it and relays its JSON lines to stdout. Everything
+SkyPilot prints goes to stderr.
+
+Environment: SKY (default "sky"), CLOUDFIT_SKY_WORKDIR (default ".",
+synced to the cluster), CLOUDFIT_SKY_SETUP (a setup command, optional),
+CLOUDFIT_SKY_IDLE_MINUTES (default 10: SkyPilot tears the cluster down
+after that many idle minutes even if this runner and its watchdog die).
+The cluster is torn down on success, failure, SIGINT/SIGTERM/SIGHUP, when
+cloudfit goes away, and (by a watchdog in its own session) after a SIGKILL."""
+import argparse
+import json
+import os
+import secrets
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runner_common import Teardown, launcher_names, log, run_streaming  # noqa: E402
+
+MARK = "CLOUDFIT-PROBE-LINE "
+PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
+              "CLOUDFIT_SEED")
+
+# Run on every node (SkyPilot's variables); only node 0's lines are marked
+# for relay, and the probe prints on global rank 0 only. torchrun's flags in
+# the underscore spelling every torch release since 1.9 parses.
+RUN = f"""set -o pipefail
+MASTER_ADDR=$(echo "$SKYPILOT_NODE_IPS" | head -n1)
+eval "set -- $CLOUDFIT_PROBE_COMMAND"
+torchrun --nnodes="$SKYPILOT_NUM_NODES" --nproc_per_node="$SKYPILOT_NUM_GPUS_PER_NODE" \\
+  --node_rank="$SKYPILOT_NODE_RANK" --master_addr="$MASTER_ADDR" --master_port=29500 "$@" |
+  while IFS= read -r line; do
+    if [ "$SKYPILOT_NODE_RANK" = 0 ]; then printf '{MARK}%s\\n' "$line"; fi
+  done
+"""
+
+SETUP = """if [ -n "${CLOUDFIT_SKY_SETUP:-}" ]; then eval "$CLOUDFIT_SKY_SETUP"; fi
+"""
+
+
+def protocol_line(line):
+    """The probe's line after the marker (SkyPilot prefixes job output)."""
+    i = line.find(MARK)
+    return line[i + len(MARK):] if i >= 0 else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cloud", required=True)
+    ap.add_argument("--region", required=True)
+    ap.add_argument("--instance-type", required=True)
+    ap.add_argument("--gpu", required=True, help="cloudfit's GPU key ({gpu})")
+    ap.add_argument("--gpus-per-node", type=int, required=True)
+    ap.add_argument("--nodes", type=int, required=True)
+    a = ap.parse_args()
+    probe = os.environ.get("CLOUDFIT_PROBE_COMMAND")
+    if not probe:
+        raise SystemExit("runner: set CLOUDFIT_PROBE_COMMAND to the probe script and its arguments")
+    sky = os.environ.get("SKY", "sky")
+    accelerator, _ = launcher_names(a.cloud, a.instance_type, a.gpu)
+    gpus = f"{accelerator}:{a.gpus_per_node}"
+    name = "cf-probe-" + secrets.token_hex(4)  # a SkyPilot cluster name and a DNS label
+    state = tempfile.mkdtemp(prefix="cloudfit-sky-")
+    with open(os.path.join(state, "setup.yaml"), "w") as f:  # JSON is YAML
+        json.dump({"name": name, "workdir": os.environ.get("CLOUDFIT_SKY_WORKDIR", "."), "setup": SETUP}, f)
+    with open(os.path.join(state, "probe.yaml"), "w") as f:
+        json.dump({"name": name, "run": RUN}, f)
+
+    teardown = Teardown([sky, "down", "-y", name], state)
+    teardown.start_watchdog()
+    rc = 1
+    try:
+        envs = [f"{k}={os.environ[k]}" for k in PASSED_ENV if k in os.environ]
+        env_args = [x for kv in envs + [f"CLOUDFIT_PROBE_COMMAND={probe}"] for x in ("--env", kv)]
+        setup_env = os.environ.get("CLOUDFIT_SKY_SETUP")
+        # The whole VM (its accelerators follow from the instance type); the
+        # job asks for the GPUs it uses, which may be fewer (1 of a 4-GPU VM).
+        rc = run_streaming(teardown, [sky, "launch", "-y", "-c", name, "--infra", f"{a.cloud}/{a.region}",
+                                      "--instance-type", a.instance_type, "--num-nodes", str(a.nodes),
+                                      "-i", os.environ.get("CLOUDFIT_SKY_IDLE_MINUTES", "10"), "--down",
+                                      *(["--env", f"CLOUDFIT_SKY_SETUP={setup_env}"] if setup_env else []),
+                                      os.path.join(state, "setup.yaml")])
+        if rc != 0:
+            log(f"sky launch exited with {rc}")
+        else:
+            rc = run_streaming(teardown, [sky, "exec", name, "--num-nodes", str(a.nodes), "--gpus", gpus,
+                                          *env_args, os.path.join(state, "probe.yaml")], protocol_line)
+            if rc != 0:
+                log(f"sky exec exited with {rc}")
+    except KeyboardInterrupt as e:
+        log(f"interrupted ({e})")
+        rc = 130
+    except BrokenPipeError:
+        rc = 141
+    finally:
+        teardown.run()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,462 @@
+#!/usr/bin/python3
+"""Launch specs checked against the launchers' own rules (issue 16).
+
+Every example spec (examples/*.json) × spot policy (never/allow/only), a
+few cloud-specific spot cases, and spec names that break naive rules
+(9lives, -x, _a, a.b vs a_b) go through `recommend --emit skypilot
+--emit torchrun --emit k8s`; then:
+  * SkyPilot: the task and resources schemas (tests/vendor/skypilot), task
+    and cluster name rules, accelerator names per cloud and instance type,
+    managed jobs (`sky jobs launch`) for spot;
+  * the SkyPilot run block (bash) and torchrun.sh (sh) run for real with a
+    recording `torchrun`, whose arguments torch 1.13's own parser must
+    accept; the PyTorchJob's command after the kubelet's $(VAR) expansion
+    likewise; all three pass the entry point as the same words;
+  * PyTorchJob: the operator's webhook rules, Kubernetes name/label/
+    toleration rules, the CRD schema (when vendored), GPU resource by vendor,
+    spot tolerations per cloud;
+  * no truncation: 64 node counts in CLOUDFIT_LR_BY_NODES, a 4 KiB word;
+  * examples/ci/github-actions.yml against SchemaStore's workflow schema
+    (when vendored).
+Usage: test_launch_specs.py CLOUDFIT_BINARY SOURCE_DIR"""
+import csv
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import pyharness  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import validators as V  # noqa: E402
+
+BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+TMP = tempfile.mkdtemp(prefix="cloudfit-launch-")
+FAKE_TORCHRUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_torchrun.py")
+EXAMPLES = sorted(f for f in os.listdir(os.path.join(SRC, "examples")) if f.endswith(".json"))
+# An entry point with the quoting the issue measured: one word with a space,
+# a quote inside a word, an empty word, a $ that must stay literal.
+ENTRY = "train.py --run-name 'my run' --note \"it's\" --empty '' --price '$(HOME)$5'"
+ENTRY_WORDS = ["train.py", "--run-name", "my run", "--note", "it's", "--empty", "", "--price", "$(HOME)$5"]
+PARSER = V.torch_parser()
+SKIPPED = []
+
+
+def env():
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "CIRCLECI")
+         and not k.startswith(("CLOUDFIT_CI_", "GITHUB_", "CI_"))}
+    e.update(SOURCE_DATE_EPOCH="1795000000", NO_COLOR="1", HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"))
+    return e
+
+
+def spec_named(name):
+    """examples/resnet50-imagenet.json under another name, in a folder where its
+    relative measurement paths (data/...) still resolve."""
+    spec = json.load(open(os.path.join(SRC, "examples", "resnet50-imagenet.json")))
+    spec["name"] = name
+    folder = tempfile.mkdtemp(dir=TMP)
+    os.symlink(os.path.join(SRC, "examples", "data"), os.path.join(folder, "data"))
+    path = os.path.join(folder, "spec.json")
+    json.dump(spec, open(path, "w"))
+    return path
+
+
+_runs = {}
+
+
+def emit(spec, *args, entry=ENTRY, kinds=("skypilot", "torchrun", "k8s")):
+    """Runs recommend with --emit; returns (chosen config, {kind: text}, ranked alternatives)."""
+    key = (spec, args, entry, kinds)
+    if key in _runs:
+        return _runs[key]
+    out_dir = tempfile.mkdtemp(dir=TMP)
+    cmd = [BIN, "recommend", "--no-history", "-q", "-f", "json", "--emit-dir", out_dir, "--entrypoint", entry,
+           *[a for k in kinds for a in ("--emit", k)], *args, spec]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=SRC, timeout=300)
+    assert p.returncode == 0, (shlex.join(cmd), p.returncode, p.stderr[-2000:])
+    doc = json.loads(p.stdout)
+
+    files = {}
+    for f in os.listdir(out_dir):
+        kind = "skypilot" if f.endswith(".sky.yaml") else "torchrun" if f.endswith(".torchrun.sh") else "k8s"
+        files[kind] = open(os.path.join(out_dir, f)).read()
+        files[kind + "_file"] = f
+    assert len([k for k in files if not k.endswith("_file")]) == len(kinds), os.listdir(out_dir)
+    _runs[key] = (doc["chosen"], files, doc.get("alternatives", []))
+    return _runs[key]
+
+
+ACC_ROWS = list(csv.DictReader(open(os.path.join(SRC, "data", "launch_accelerators.csv"))))
+
+
+def mapped(cloud, instance_type, gpu):
+    exact = [r for r in ACC_ROWS if (r["cloud"], r["instance_type"], r["cloudfit_gpu"]) == (cloud, instance_type, gpu)]
+    wild = [r for r in ACC_ROWS if (r["cloud"], r["instance_type"], r["cloudfit_gpu"]) == (cloud, "*", gpu)]
+    assert exact or wild, f"no row for {cloud} {instance_type} {gpu} in data/launch_accelerators.csv"
+    return (exact or wild)[0]
+
+
+GPU_VENDOR = {r["gpu_model"]: r["vendor"] for r in csv.DictReader(open(os.path.join(SRC, "data", "gpus.csv")))}
+
+
+# ---- running the generated commands ----------------------------------------------------------
+
+def recorded_torchrun(script, shell, extra_env):
+    """Runs `script` with `shell` and the recording torchrun first on PATH; returns its argv lists."""
+    bindir = tempfile.mkdtemp(dir=TMP)
+    wrapper = os.path.join(bindir, "torchrun")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nexec /usr/bin/python3 {shlex.quote(FAKE_TORCHRUN)} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    log = os.path.join(bindir, "log.jsonl")
+    e = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], FAKE_TORCHRUN_LOG=log, **extra_env)
+    p = subprocess.run([shell, "-c", script] if shell == "bash" else [shell, "-s"], input=None if shell == "bash"
+                       else script, capture_output=True, text=True, env=e, timeout=60)
+    assert p.returncode == 0, (shell, p.returncode, p.stderr, script[-800:])
+    return [json.loads(line) for line in open(log)]
+
+
+def torch_args(argv):
+    """torch 1.13 parses argv; None (recorded as skipped) without torch."""
+    if PARSER is None:
+        if "torch" not in SKIPPED:
+            SKIPPED.append("torch")
+        return None
+    return V.parse_torchrun(PARSER, argv)
+
+
+def words_after(parsed):
+    return [parsed["training_script"], *parsed["training_script_args"]]
+
+
+def check_run_block(c, sky):
+    doc = yaml.safe_load(sky)
+    envs = {k: str(v) for k, v in doc["envs"].items()}
+    # loopback addresses only: nothing here may reach another machine
+    ips = "\n".join(f"127.0.0.{i + 1}" for i in range(c["nodes"]))
+    calls = recorded_torchrun(doc["run"], "bash", dict(envs, SKYPILOT_NODE_IPS=ips, SKYPILOT_NUM_NODES=str(c["nodes"]),
+                                                       SKYPILOT_NUM_GPUS_PER_NODE=str(c["gpus_per_node"]),
+                                                       SKYPILOT_NODE_RANK="0"))
+    assert len(calls) == 1, calls
+    args = torch_args(calls[0]["argv"])
+    if args is not None:
+        assert args["nnodes"] == str(c["nodes"]) and args["nproc_per_node"] == str(c["gpus_per_node"]), args
+        assert args["node_rank"] == 0 and args["master_addr"] == "127.0.0.1" and args["master_port"] == 29500, args
+        return words_after(args)
+    return None
+
+
+def check_torchrun_sh(c, text, job_name):
+    calls = recorded_torchrun(text, "sh", {"MASTER_ADDR": "127.0.0.1"})
+    assert len(calls) == 1, calls
+    env = calls[0]["env"]
+    assert env["CLOUDFIT_NODES"] == str(c["nodes"]) and env["CLOUDFIT_LOCAL_BATCH"] == str(c["local_batch"]), env
+    args = torch_args(calls[0]["argv"])
+    if args is None:
+        return None
+    if c["spot"]:
+        assert args["nnodes"] == f"{(c['nodes'] + 1) // 2}:{c['nodes']}", args
+        assert args["max_restarts"] == 3 * c["nodes"], args
+    else:
+        assert args["nnodes"] == str(c["nodes"]), args
+    assert args["nproc_per_node"] == str(c["gpus_per_node"]), args
+    assert args["rdzv_backend"] == "c10d" and args["rdzv_endpoint"] == "127.0.0.1:29400", args
+    assert args["rdzv_id"] == job_name, (args["rdzv_id"], job_name)
+    return words_after(args)
+
+
+def check_k8s_command(pod):
+    container = pod["containers"][0]
+    env = {e["name"]: e["value"] for e in container.get("env", [])}
+    command = [V.k8s_expand(w, env) for w in container["command"]]
+    assert command[0] == "torchrun", command
+    args = torch_args(command[1:])
+    return words_after(args) if args is not None else command[1:]
+
+
+# ---- one emitted set --------------------------------------------------------------------------
+
+def check_all(c, files, alternatives, entry_words=ENTRY_WORDS):
+    sky, sh, k8s = files["skypilot"], files["torchrun"], files["k8s"]
+    doc = yaml.safe_load(sky)
+    job = yaml.safe_load(k8s)
+    name = job["metadata"]["name"]
+
+    # SkyPilot: schemas, names, accelerators, managed jobs for spot
+    assert V.check_skypilot_task(doc) == [], V.check_skypilot_task(doc)
+    assert doc["name"] == name, (doc["name"], name)
+    res = doc["resources"]
+    row = mapped(c["cloud"], c["instance_type"], c["gpu"])
+    assert res["accelerators"] == f"{row['skypilot_accelerator']}:{c['gpus_per_node']}", res
+    for cand in res["ordered"]:
+        # GCP N1 hosts carry different attached GPUs under one instance type:
+        # the candidate must be one of the configurations of its (infra, type).
+        alts = [a for a in [c, *alternatives] if a["instance_type"] == cand["instance_type"]
+                and cand["infra"] == f"{a['cloud']}/{a['region']}"]
+        wants = [f"{mapped(a['cloud'], a['instance_type'], a['gpu'])['skypilot_accelerator']}:{a['gpus_per_node']}"
+                 for a in alts]
+        assert alts and cand["accelerators"] in wants, (cand, wants)
+    if not c["spot"]:  # `sky launch` would run a spot fallback without recovery
+        assert not any(cand["use_spot"] for cand in res["ordered"]), res["ordered"]
+    hint = [line for line in sky.splitlines() if "sky launch" in line or "sky jobs launch" in line]
+    assert len(hint) == 1, hint
+    if c["spot"]:
+        assert res.get("job_recovery") and "sky jobs launch -n " + name + " " in hint[0], (res, hint)
+    else:
+        assert "job_recovery" not in res and "sky launch -c " + name + " " in hint[0], (res, hint)
+    assert V.SKY_CLUSTER_NAME.fullmatch(name), name
+
+    # PyTorchJob: webhook, CRD, pod rules, shape, GPU resource, spot toleration
+    assert V.check_pytorchjob_webhook(job) == [], V.check_pytorchjob_webhook(job)
+    crd = V.check_pytorchjob_crd(job)
+    if crd is None:
+        if "CRD" not in SKIPPED:
+            SKIPPED.append("CRD")
+    else:
+        assert crd == [], crd
+    specs = job["spec"]["pytorchReplicaSpecs"]
+    elastic = "elasticPolicy" in job["spec"]
+    assert elastic == (c["spot"] and c["nodes"] > 1), (elastic, c["spot"], c["nodes"])
+    assert sum(s["replicas"] for s in specs.values()) == c["nodes"], specs
+    resource = "amd.com/gpu" if GPU_VENDOR[c["gpu"]] == "AMD" else "nvidia.com/gpu"
+    spot_label = {"aws": ("eks.amazonaws.com/capacityType", "SPOT"), "gcp": ("cloud.google.com/gke-spot", "true"),
+                  "azure": ("kubernetes.azure.com/scalesetpriority", "spot")}.get(c["cloud"])
+    words_k8s = None
+    for rtype, rspec in specs.items():
+        pod = rspec["template"]["spec"]
+        assert V.check_pod_template(rtype, pod, name, rspec["replicas"]) == [], \
+            V.check_pod_template(rtype, pod, name, rspec["replicas"])
+        assert pod["containers"][0]["resources"]["limits"] == {resource: c["gpus_per_node"]}, pod["containers"]
+        if c["spot"] and spot_label:
+            key, value = spot_label
+            assert pod["nodeSelector"].get(key) == value, pod["nodeSelector"]
+            assert {"key": key, "operator": "Equal", "value": value, "effect": "NoSchedule"} in pod["tolerations"], pod
+        else:
+            assert "tolerations" not in pod, pod
+        words_k8s = check_k8s_command(pod)
+
+    # the same words everywhere, as torch parses them
+    words_sky = check_run_block(c, sky)
+    words_sh = check_torchrun_sh(c, sh, name)
+    for got in (words_sky, words_sh, words_k8s):
+        if got is not None:
+            assert got == entry_words, (got, entry_words)
+    return name, job, doc
+
+
+# ---- tests ----------------------------------------------------------------------------------
+
+def test_every_example_and_spot_policy():
+    """examples/*.json × never/allow/only: every validator passes."""
+    seen = set()
+    for ex in EXAMPLES:
+        for spot in ("never", "allow", "only"):
+            c, files, alts = emit(os.path.join("examples", ex), "--spot", spot)
+            try:
+                check_all(c, files, alts)
+            except AssertionError as e:
+                raise AssertionError(f"{ex} --spot {spot}: {e}") from None
+            seen.add((c["spot"], c["nodes"] > 1, c["cloud"]))
+    # the matrix must reach the interesting shapes, or it proves less than it says
+    # The examples reach single- and multi-node spot jobs and on-demand jobs
+    # on several clouds (which clouds depends on the catalog's prices).
+    shapes = {(spot, multi) for spot, multi, _ in seen}
+    assert {(True, True), (True, False), (False, False)} <= shapes, seen
+    assert len({cloud for _, _, cloud in seen}) >= 3, seen
+
+
+def test_spot_on_each_managed_kubernetes():
+    """Spot on AWS, Azure (AKS taints spot pools) and GCP, multi- and single-node."""
+    clouds = set()
+    for cloud in ("aws", "azure", "gcp"):
+        for ex, extra in (("resnet50-imagenet.json", ["--gpu", "H100", "--deadline-hours", "3"]),
+                          ("mlp-synthetic.json", [])):
+            c, files, alts = emit(os.path.join("examples", ex), "--spot", "only", "--cloud", cloud, *extra)
+            assert c["cloud"] == cloud and c["spot"], c
+            check_all(c, files, alts)
+            clouds.add((cloud, c["nodes"] > 1))
+    assert {("azure", True), ("azure", False)} <= clouds, clouds
+
+
+def test_regression_single_node_spot_has_no_elastic_policy():
+    c, files, _ = emit(os.path.join("examples", "mlp-synthetic.json"), "--spot", "only")
+    job = yaml.safe_load(files["k8s"])
+    assert c["nodes"] == 1 and c["spot"], c
+    assert "elasticPolicy" not in job["spec"] and list(job["spec"]["pytorchReplicaSpecs"]) == ["Master"], job["spec"]
+
+
+def test_regression_amd_gpu_resource():
+    c, files, alts = emit(os.path.join("examples", "bert-base-squad.json"), "--gpu", "MI300X", "--cloud", "azure")
+    job = yaml.safe_load(files["k8s"])
+    limits = [s["template"]["spec"]["containers"][0]["resources"]["limits"]
+              for s in job["spec"]["pytorchReplicaSpecs"].values()]
+    assert c["gpu"] == "MI300X" and all(lim == {"amd.com/gpu": c["gpus_per_node"]} for lim in limits), limits
+    check_all(c, files, alts)
+
+
+def test_regression_aks_spot_toleration():
+    c, files, _ = emit(os.path.join("examples", "mlp-synthetic.json"), "--spot", "only", "--cloud", "azure")
+    pod = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    assert {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot",
+            "effect": "NoSchedule"} in pod["tolerations"], pod
+
+
+def test_regression_skypilot_accelerator_names():
+    """The names the issue measured as wrong, through the emitter."""
+    cases = [("A100-40GB", "aws", "A100"), ("A100-40GB", "gcp", "A100"), ("H100-NVL", "azure", "H100"),
+             ("RTX-PRO-6000", "aws", "RTXPRO6000"),  # GCP G4 has no launchable offer in the catalog
+             ("A100-80GB-PCIE", "azure", "A100-80GB"), ("V100-PCIE", "azure", "V100")]
+    for gpu, cloud, want in cases:
+        c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--gpu", gpu, "--cloud", cloud,
+                           "--deadline-hours", "1000", "--budget-usd", "1000000", kinds=("skypilot",))
+        res = yaml.safe_load(files["skypilot"])["resources"]
+        assert c["gpu"] == gpu and res["accelerators"] == f"{want}:{c['gpus_per_node']}", (gpu, cloud, res)
+    # H100 on a3-megagpu-8g is H100-MEGA, on a3-highgpu-8g H100 (both in one ordered list)
+    c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--gpu", "H100", "--spot", "only",
+                       "--deadline-hours", "1.5", "-n", "20")
+    ordered = yaml.safe_load(files["skypilot"])["resources"]["ordered"]
+    by_type = {o["instance_type"]: o["accelerators"] for o in ordered}
+    assert by_type.get("a3-megagpu-8g") == "H100-MEGA:8" and by_type.get("a3-highgpu-8g") == "H100:8", by_type
+
+
+def test_regression_spot_uses_managed_jobs():
+    c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--spot", "only")
+    assert c["spot"] and "sky jobs launch -n resnet50-imagenet THIS_FILE" in files["skypilot"], files["skypilot"][:900]
+    c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--spot", "never")
+    assert "sky launch -c resnet50-imagenet THIS_FILE" in files["skypilot"] and "sky jobs" not in files["skypilot"]
+
+
+def test_regression_torchrun_flags_underscore():
+    for spot in ("never", "only"):
+        _, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--spot", spot)
+        for kind in ("skypilot", "torchrun"):
+            text = files[kind]
+            assert "--nproc_per_node=" in text and "--nproc-per-node" not in text and "--rdzv-" not in text, text
+            assert "--max-restarts" not in text and "--node-rank" not in text and "--master-addr" not in text
+
+
+def test_hostile_names():
+    """9lives, -x, _a: valid for every launcher; a.b and a_b: distinct jobs."""
+    names = {}
+    for spec_name in ("9lives", "-x", "_a", "a.b", "a_b", "A" * 64):
+        c, files, alts = emit(spec_named(spec_name), "--gpu", "H100", "--spot", "only", "--deadline-hours", "1.5")
+        job_name, job, doc = check_all(c, files, alts)
+        assert V.is_dns1035(job_name) and V.SKY_CLUSTER_NAME.fullmatch(job_name), job_name
+        assert files["skypilot_file"] == spec_name + ".sky.yaml", files["skypilot_file"]
+        assert job["metadata"]["annotations"]["cloudfit/spec-name"] == spec_name
+        names[spec_name] = job_name
+    assert names["9lives"].startswith("cf-9lives-"), names
+    assert len(set(names.values())) == len(names), names  # a.b and a_b no longer collide
+    # a name that is already a DNS-1035 label stays as it is
+    _, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"))
+    assert yaml.safe_load(files["k8s"])["metadata"]["name"] == "resnet50-imagenet"
+
+
+def test_entry_point_words_same_in_all_outputs():
+    """The issue's example: one quoted argument stays one word in k8s, sh and SkyPilot."""
+    entry = "train.py --run-name 'my run'"
+    c, files, alts = emit(os.path.join("examples", "resnet50-imagenet.json"), "--spot", "only", entry=entry)
+    check_all(c, files, alts, entry_words=["train.py", "--run-name", "my run"])
+    specs = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]
+    cmd = specs["Worker" if "Worker" in specs else "Master"]["template"]["spec"]["containers"][0]
+    assert cmd["command"] == ["torchrun", "train.py", "--run-name", "my run"], cmd["command"]
+
+
+def test_entry_point_refused_where_a_shell_would_differ():
+    spec = os.path.join("examples", "mlp-synthetic.json")
+    for entry in ("train.py $HOME", "a; b", "x *.txt", "'open", "", "a `b`", "~/train.py", "a\nb"):
+        p = subprocess.run([BIN, "recommend", "--no-history", "-q", "--emit", "torchrun", "--emit-dir", TMP,
+                            "--entrypoint", entry, spec], capture_output=True, text=True, env=env(), cwd=SRC,
+                           timeout=120)
+        assert p.returncode == 2 and "--entrypoint" in p.stderr, (entry, p.returncode, p.stderr)
+
+
+def test_no_truncation_64_nodes_and_4k_word():
+    """64 node counts in CLOUDFIT_LR_BY_NODES; a 4 KiB argument intact in all three outputs."""
+    big = "--config=" + "x" * 4096
+    entry = f"train.py '{big}'"
+    c, files, alts = emit(os.path.join("examples", "resnet50-imagenet.json"), "--objective", "time",
+                          "--budget-usd", "1000000", "--max-nodes", "64", "--max-gpus", "4096", "--spot", "only",
+                          entry=entry)
+    assert c["nodes"] == 64, c
+    check_all(c, files, alts, entry_words=["train.py", big])
+    doc = yaml.safe_load(files["skypilot"])
+    pairs = doc["envs"]["CLOUDFIT_LR_BY_NODES"].split(",")
+    assert [int(p.split(":")[0]) for p in pairs] == list(range(1, 65)), pairs[-3:]
+    assert all(float(p.split(":")[1]) > 0 for p in pairs)
+    assert doc["envs"]["CLOUDFIT_LR_BY_NODES"] in files["torchrun"] and \
+        doc["envs"]["CLOUDFIT_LR_BY_NODES"] in files["k8s"]
+
+
+def test_accelerator_table_covers_the_catalog():
+    """Every catalog row has a SkyPilot name and a Kubernetes resource of its GPU's vendor."""
+    rows = list(csv.DictReader(open(os.path.join(SRC, "data", "gpu_vms.csv"))))
+    for r in rows:
+        m = mapped(r["cloud"], r["instance_type"], r["gpu_model"])
+        want = "amd.com/gpu" if GPU_VENDOR[r["gpu_model"]] == "AMD" else "nvidia.com/gpu"
+        assert m["k8s_gpu_resource"] == want, (r["instance_type"], m)
+        assert m["skypilot_accelerator"] and " " not in m["skypilot_accelerator"] and m["source"], m
+    assert len({(r["cloud"], r["instance_type"], r["cloudfit_gpu"]) for r in ACC_ROWS}) == len(ACC_ROWS)
+
+
+def test_validators_catch_the_old_mistakes():
+    """The checks fail on what cloudfit used to write (so they can fail at all)."""
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "9lives"},
+           "spec": {"elasticPolicy": {"minReplicas": 1, "maxReplicas": 1},
+                    "pytorchReplicaSpecs": {"Master": {"replicas": 1, "template": {"spec": {"containers": [
+                        {"name": "pytorch", "image": "x"}]}}}}}}
+    errors = V.check_pytorchjob_webhook(job)
+    assert any("DNS-1035" in e for e in errors) and any("elastic policy" in e for e in errors), errors
+    old_task = {"name": "9lives", "num_nodes": 1, "resources": {"accelerators": "A100-40GB:8", "colud": "aws"}}
+    assert any("colud" in e for e in V.check_skypilot_task(old_task)), V.check_skypilot_task(old_task)
+    if PARSER is not None:
+        try:
+            V.parse_torchrun(PARSER, ["--nproc-per-node=8", "train.py"])
+        except AssertionError:
+            pass
+        else:
+            raise AssertionError("torch 1.13 accepted --nproc-per-node")
+    crd = V.check_pytorchjob_crd({**job, "metadata": {"name": "ok"}, "spec": {"pytorchReplicaSpecs": {},
+                                                                               "nprocPerNodes": "8"}})
+    if crd is not None:
+        assert any("nprocPerNodes" in e for e in crd), crd
+    assert V.k8s_expand("$$(HOME)", {"HOME": "/h"}) == "$(HOME)" and V.k8s_expand("$(HOME)", {"HOME": "/h"}) == "/h"
+
+
+def test_github_actions_example_against_schemastore():
+    path = V.vendor_path("schemastore", "github-workflow.json")
+    if not path:
+        SKIPPED.append("github-workflow schema")
+        return
+    schema = json.load(open(path))
+    doc = yaml.safe_load(open(os.path.join(SRC, "examples", "ci", "github-actions.yml")))
+    # YAML 1.1 reads the key `on` as True; GitHub reads it as "on"
+    if True in doc:
+        doc["on"] = doc.pop(True)
+    errors = [f"{e.message} at {list(e.path)}" for e in
+              jsonschema_validator(schema).iter_errors(doc)]
+    assert errors == [], errors
+
+
+def jsonschema_validator(schema):
+    import jsonschema
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def report_skips():
+    for what in SKIPPED:
+        why = {"torch": "torch is not importable here: torchrun arguments were recorded, not parsed",
+               "CRD": "the PyTorchJob CRD is not vendored (tests/vendor/README.md): CRD schema not checked",
+               "github-workflow schema": "SchemaStore's github-workflow.json is not vendored (tests/vendor/README.md)"}
+        print(f"SKIPPED: {why[what]}")
+
+
+if __name__ == "__main__":
+    rc = pyharness.run(dict(globals()), cleanup=report_skips)
+    sys.exit(rc)

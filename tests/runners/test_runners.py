@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""The exec runners of examples/runners/ against fake launchers that check
+their arguments against the real CLIs' options (fake_sky.py,
+fake_kubectl.py): a probe measured through each, alone and from `cloudfit
+profile --runner`; torchrun's arguments parsed by torch 1.13; and no VM or
+job left behind after a launch failure, a job failure, SIGINT, and a
+SIGKILL of the runner's process group (what cloudfit does on a timeout).
+Usage: test_runners.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launch"))
+import validators as V  # noqa: E402
+
+BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+HERE = os.path.join(SRC, "tests", "runners")
+TMP = tempfile.mkdtemp(prefix="cloudfit-runners-")
+SKY_RUNNER = os.path.join(SRC, "examples", "runners", "skypilot_probe.py")
+K8S_RUNNER = os.path.join(SRC, "examples", "runners", "k8s_probe.py")
+PROBE = os.path.join(HERE, "fake_probe.py")
+PARSER = V.torch_parser()
+SKIPPED = []
+
+SKY_ARGS = ["--cloud", "aws", "--region", "us-east-1", "--instance-type", "g4dn.12xlarge", "--gpu", "T4",
+            "--gpus-per-node", "4", "--nodes", "2"]
+K8S_ARGS = ["--cloud", "azure", "--instance-type", "Standard_ND96isr_MI300X_v5", "--gpu", "MI300X",
+            "--gpus-per-node", "8", "--nodes", "2"]
+
+
+def world(**extra):
+    """A fresh bin folder (sky, kubectl, torchrun fakes first on PATH) and state folders."""
+    root = tempfile.mkdtemp(dir=TMP)
+    bindir = os.path.join(root, "bin")
+    os.makedirs(bindir)
+    for name, target in (("sky", os.path.join(HERE, "fake_sky.py")), ("kubectl", os.path.join(HERE, "fake_kubectl.py")),
+                         ("torchrun", os.path.join(SRC, "tests", "launch", "fake_torchrun.py"))):
+        with open(os.path.join(bindir, name), "w") as f:
+            f.write(f"#!/bin/sh\nexec /usr/bin/python3 {shlex.quote(target)} \"$@\"\n")
+        os.chmod(os.path.join(bindir, name), 0o755)
+    for d in ("sky", "kubectl"):
+        os.makedirs(os.path.join(root, d))
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], HOME=root,
+               XDG_DATA_HOME=os.path.join(root, "xdg"), NO_COLOR="1",
+               FAKE_SKY_STATE=os.path.join(root, "sky"), FAKE_KUBECTL_STATE=os.path.join(root, "kubectl"),
+               FAKE_TORCHRUN_LOG=os.path.join(root, "torchrun.jsonl"), FAKE_TORCHRUN_EXEC="1",
+               CLOUDFIT_PROBE_COMMAND=f"{PROBE} --tag 'two words'", CLOUDFIT_K8S_IMAGE="example.invalid/probe:1",
+               CLOUDFIT_K8S_POLL_S="0.1", CLOUDFIT_SKY_WORKDIR=root,
+               CLOUDFIT_LOCAL_BATCH="32", CLOUDFIT_STEPS="4", CLOUDFIT_WARMUP_STEPS="2", CLOUDFIT_SEED="7")
+    for k in [k for k in env if k.startswith(("CI_", "GITHUB_"))]:
+        del env[k]
+    env.update({k: str(v) for k, v in extra.items()})
+    return root, env
+
+
+def leftovers(root):
+    """Clusters and jobs the fakes still hold."""
+    out = []
+    for path in (os.path.join(root, "sky", "clusters.json"), os.path.join(root, "kubectl", "jobs.json")):
+        if os.path.exists(path):
+            out += list(json.load(open(path)))
+    return out
+
+
+def calls(root, which):
+    path = os.path.join(root, which, "calls.jsonl")
+    return [json.loads(line) for line in open(path)] if os.path.exists(path) else []
+
+
+def run_runner(runner, args, env, timeout=120):
+    return subprocess.run(["/usr/bin/python3", runner, *args], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+def check_protocol(stdout, batch=32, steps=4, warm=2):
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    assert [x["event"] for x in lines] == ["device"] + ["step"] * (warm + steps) + ["done"], lines
+    assert all(x["samples"] == batch for x in lines if x["event"] == "step")
+    return lines
+
+
+def check_torchrun_calls(root, nodes, nproc):
+    records = [json.loads(line) for line in open(os.path.join(root, "torchrun.jsonl"))]
+    assert records, "torchrun was not run"
+    for r in records:
+        if PARSER is None:
+            SKIPPED.append("torch")
+            continue
+        args = V.parse_torchrun(PARSER, r["argv"])
+        assert [args["training_script"], *args["training_script_args"]] == [PROBE, "--tag", "two words"], args
+        if "--nnodes=" + str(nodes) in r["argv"]:  # SkyPilot passes flags; the operator passes PET_* instead
+            assert args["nproc_per_node"] == str(nproc) and args["master_addr"] == "127.0.0.1", args
+        else:
+            assert r["env"]["PET_NNODES"] == str(nodes) and r["env"]["PET_NPROC_PER_NODE"] == str(nproc), r
+    return records
+
+
+# ---- SkyPilot -----------------------------------------------------------------------------------
+
+def test_skypilot_runner_measures_and_tears_down():
+    root, env = world()
+    p = run_runner(SKY_RUNNER, SKY_ARGS, env)
+    assert p.returncode == 0, p.stderr
+    check_protocol(p.stdout)
+    assert "fake probe: starting" in p.stderr or "Launching" in p.stderr, p.stderr
+    check_torchrun_calls(root, 2, 4)
+    c = calls(root, "sky")
+    assert [x[0] for x in c] == ["launch", "exec", "down"], c
+    launch = c[0]
+    for flag, value in (("--instance-type", "g4dn.12xlarge"), ("--num-nodes", "2"), ("--infra", "aws/us-east-1")):
+        assert launch[launch.index(flag) + 1] == value, launch
+    assert "--down" in launch and "-i" in launch and "-y" in launch and "--gpus" not in launch, launch
+    ex = c[1]
+    assert ex[ex.index("--gpus") + 1] == "T4:4" and ex[ex.index("--num-nodes") + 1] == "2", ex
+    assert leftovers(root) == [], leftovers(root)
+
+
+def test_skypilot_runner_accelerator_name_is_skypilots():
+    root, env = world()
+    args = ["--cloud", "gcp", "--region", "us-central1", "--instance-type", "a2-highgpu-1g", "--gpu", "A100-40GB",
+            "--gpus-per-node", "1", "--nodes", "1"]
+    p = run_runner(SKY_RUNNER, args, env)
+    assert p.returncode == 0, p.stderr
+    ex = calls(root, "sky")[1]
+    assert ex[ex.index("--gpus") + 1] == "A100:1", ex
+
+
+def test_skypilot_launch_failure_tears_down():
+    root, env = world(FAKE_SKY_FAIL="launch")
+    p = run_runner(SKY_RUNNER, SKY_ARGS, env)
+    assert p.returncode != 0 and p.stdout == "", (p.returncode, p.stdout)
+    assert [x[0] for x in calls(root, "sky")] == ["launch", "down"] and leftovers(root) == []
+
+
+def test_skypilot_job_failure_tears_down():
+    root, env = world(FAKE_SKY_FAIL="exec")
+    p = run_runner(SKY_RUNNER, SKY_ARGS, env)
+    assert p.returncode != 0, p.returncode
+    assert [x[0] for x in calls(root, "sky")] == ["launch", "exec", "down"] and leftovers(root) == []
+
+
+def interrupted(runner, args, env, root, how):
+    """Starts the runner, waits until the launcher holds something, then stops it."""
+    p = subprocess.Popen(["/usr/bin/python3", runner, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env, start_new_session=True)
+    deadline = time.time() + 60
+    while not leftovers(root) and time.time() < deadline:
+        time.sleep(0.1)
+    assert leftovers(root), "the runner never launched anything"
+    time.sleep(0.5)
+    if how == "SIGINT":
+        p.send_signal(signal.SIGINT)
+    else:  # cloudfit's timeout: SIGKILL to the whole process group
+        os.killpg(p.pid, signal.SIGKILL)
+    p.communicate(timeout=60)
+    deadline = time.time() + 30
+    while leftovers(root) and time.time() < deadline:
+        time.sleep(0.2)
+    return p.returncode
+
+
+def test_skypilot_sigint_tears_down():
+    root, env = world(FAKE_PROBE_MODE="hang")
+    rc = interrupted(SKY_RUNNER, SKY_ARGS, env, root, "SIGINT")
+    assert rc != 0 and leftovers(root) == [], (rc, leftovers(root))
+    assert calls(root, "sky")[-1][0] == "down"
+
+
+def test_skypilot_sigkill_of_the_group_tears_down():
+    root, env = world(FAKE_PROBE_MODE="hang")
+    rc = interrupted(SKY_RUNNER, SKY_ARGS, env, root, "SIGKILL")
+    assert rc == -signal.SIGKILL and leftovers(root) == [], (rc, leftovers(root))
+
+
+def test_fake_sky_refuses_what_sky_refuses():
+    """The fake is strict, so the runner tests can fail."""
+    root, env = world()
+    for argv in (["launch", "-y", "-c", "ok", "--nodes", "2", "x.yaml"],        # no such option
+                 ["launch", "-y", "-c", "ok", "--num-node", "2", "x.yaml"],     # no abbreviations
+                 ["down", "--force", "ok"]):
+        p = subprocess.run(["sky", *argv], capture_output=True, text=True, env=env)
+        assert p.returncode == 2 and "Error" in p.stderr, (argv, p.returncode, p.stderr)
+    task = os.path.join(root, "t.yaml")
+    json.dump({"name": "t", "run": "true"}, open(task, "w"))
+    for argv in (["launch", "-y", "-c", "9lives", task],                              # cluster name rule
+                 ["launch", "-y", "-c", "ok", "--infra", "nowhere/x", task],           # infra pattern
+                 ["launch", "-y", "-c", "ok", "--infra", "aws/us-east-1", "--instance-type", "p4d.24xlarge",
+                  "--gpus", "A100-40GB:8", task]):                                    # not SkyPilot's name
+        p = subprocess.run(["sky", *argv], capture_output=True, text=True, env=env)
+        assert p.returncode == 1 and "ValueError" in p.stderr, (argv, p.returncode, p.stderr)
+
+
+# ---- Kubernetes ---------------------------------------------------------------------------------
+
+def test_k8s_runner_measures_and_deletes():
+    root, env = world()
+    p = run_runner(K8S_RUNNER, K8S_ARGS, env)
+    assert p.returncode == 0, p.stderr
+    check_protocol(p.stdout)
+    assert "fake probe: starting" in p.stderr, p.stderr  # the log's non-protocol line went to stderr
+    check_torchrun_calls(root, 2, 8)
+    c = calls(root, "kubectl")
+    assert [x[0] for x in c][:2] == ["apply", "get"] and c[-2][0] == "logs" and c[-1][0] == "delete", c
+    job = json.load(open(c[0][c[0].index("-f") + 1]))
+    limits = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert limits == {"amd.com/gpu": 8}, limits
+    assert leftovers(root) == [], leftovers(root)
+
+
+def test_k8s_job_failure_deletes():
+    root, env = world(FAKE_PROBE_MODE="fail")
+    p = run_runner(K8S_RUNNER, K8S_ARGS, env)
+    assert p.returncode != 0 and leftovers(root) == [], (p.returncode, leftovers(root))
+    assert calls(root, "kubectl")[-1][0] == "delete"
+
+
+def test_k8s_rejected_job_deletes_nothing_left():
+    root, env = world(CLOUDFIT_K8S_IMAGE="")
+    p = run_runner(K8S_RUNNER, K8S_ARGS, env)
+    assert p.returncode != 0 and calls(root, "kubectl") == [], p.stderr  # refused before applying
+
+
+def test_k8s_sigint_deletes():
+    root, env = world(FAKE_KUBECTL_MODE="pending")
+    rc = interrupted(K8S_RUNNER, K8S_ARGS, env, root, "SIGINT")
+    assert rc != 0 and leftovers(root) == [], (rc, leftovers(root))
+
+
+def test_k8s_sigkill_of_the_group_deletes():
+    root, env = world(FAKE_KUBECTL_MODE="pending")
+    rc = interrupted(K8S_RUNNER, K8S_ARGS, env, root, "SIGKILL")
+    assert rc == -signal.SIGKILL and leftovers(root) == [], (rc, leftovers(root))
+
+
+def test_fake_kubectl_refuses_what_kubectl_refuses():
+    root, env = world()
+    for argv in (["apply", "--file", "x.json"], ["logs", "--selectors", "a=b"], ["delete", "pytorchjob", "x",
+                                                                                   "--ignore-notfound"]):
+        p = subprocess.run(["kubectl", *argv], capture_output=True, text=True, env=env)
+        assert p.returncode == 1 and "unknown" in p.stderr, (argv, p.stderr)
+    bad = os.path.join(root, "bad.json")  # the old single-node spot shape: elasticPolicy without Worker
+    json.dump({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "ok"},
+               "spec": {"elasticPolicy": {"minReplicas": 1, "maxReplicas": 1}, "pytorchReplicaSpecs": {"Master": {
+                   "replicas": 1, "template": {"spec": {"containers": [{"name": "pytorch", "image": "x"}]}}}}}},
+              open(bad, "w"))
+    p = subprocess.run(["kubectl", "apply", "-f", bad], capture_output=True, text=True, env=env)
+    assert p.returncode == 1 and "denied" in p.stderr, p.stderr
+
+
+# ---- from cloudfit -------------------------------------------------------------------------------
+
+def profile_through(runner_args):
+    spec = os.path.join(TMP, "fake-t4.json")
+    json.dump({"name": "fake-t4", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+               "training": {"epochs": 10, "batch": 256, "lr": 0.1},
+               "profile": {"noise_scale": 4000, "local_batches": [16, 32, 64]},
+               "search": {"objective": "cost", "deadline_hours": 3, "clouds": ["aws"], "max_nodes": 4}},
+              open(spec, "w"))
+    return spec
+
+
+def test_cloudfit_profile_through_each_runner():
+    """`cloudfit profile --runner exec:...` with each template: light profile and the 2-node probe."""
+    spec = profile_through(None)
+    for runner, template_args in (
+            (SKY_RUNNER, "--cloud {cloud} --region {region} --instance-type {instance_type} --gpu {gpu} "
+                         "--gpus-per-node {gpus_per_node} --nodes {nodes}"),
+            (K8S_RUNNER, "--cloud {cloud} --instance-type {instance_type} --gpu {gpu} "
+                         "--gpus-per-node {gpus_per_node} --nodes {nodes}")):
+        root, env = world()
+        template = f"exec:/usr/bin/python3 {runner} {template_args}"
+        p = subprocess.run([BIN, "profile", spec, "--runner", template, "--gpu", "T4", "--instance-type",
+                            "g4dn.12xlarge", "--probe-steps", "5", "-f", "json", "--db", os.path.join(root, "h.db")],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, (runner, p.stderr[-3000:])
+        doc = json.loads(p.stdout)
+        shapes = sorted({(r["nodes"], r["gpus_per_node"]) for r in doc["runner"]["runs"]})
+        assert shapes == [(1, 1), (1, 4), (2, 1)], shapes
+        assert doc["runner"]["probe_status"] == "measured", doc["runner"]
+        for r in doc["runner"]["runs"]:  # fake_probe.py's formula, through launcher and torchrun
+            want = 0.02 + 0.002 * r["local_batch"] + (0.08 + 0.01 * r["nodes"] if r["nodes"] > 1 else 0)
+            assert abs(r["step_time_s"] - want) < 1e-6, (runner, r)
+        assert leftovers(root) == [], (runner, leftovers(root))
+
+
+def test_cloudfit_interrupted_or_timed_out_leaves_nothing():
+    """Ctrl-C on cloudfit (the runner's parent goes away) and cloudfit's own
+    timeout (SIGKILL of the runner's group) both end with the VM torn down."""
+    spec = profile_through(None)
+    template = (f"exec:/usr/bin/python3 {SKY_RUNNER} --cloud {{cloud}} --region {{region}} --instance-type "
+                "{instance_type} --gpu {gpu} --gpus-per-node {gpus_per_node} --nodes {nodes}")
+    base = [BIN, "profile", spec, "--runner", template, "--gpu", "T4", "--instance-type", "g4dn.12xlarge",
+            "--probe-steps", "5"]
+    # cloudfit's timeout: 2 s of silence, then SIGKILL to the runner's process group (twice: one retry)
+    root, env = world(FAKE_PROBE_MODE="hang")
+    p = subprocess.run([*base, "--timeout", "2", "--db", os.path.join(root, "h.db")], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert p.returncode != 0 and "timed out" in p.stderr, (p.returncode, p.stderr[-1500:])
+    deadline = time.time() + 30
+    while leftovers(root) and time.time() < deadline:
+        time.sleep(0.2)
+    assert leftovers(root) == [] and [x[0] for x in calls(root, "sky")].count("down") >= 2, calls(root, "sky")
+    # Ctrl-C: SIGINT reaches cloudfit's process group, not the runner's
+    root, env = world(FAKE_PROBE_MODE="hang")
+    cf = subprocess.Popen([*base, "--timeout", "300", "--db", os.path.join(root, "h.db")], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    deadline = time.time() + 60
+    while not leftovers(root) and time.time() < deadline:
+        time.sleep(0.1)
+    assert leftovers(root), "nothing was launched"
+    os.killpg(cf.pid, signal.SIGINT)
+    cf.communicate(timeout=60)
+    deadline = time.time() + 30
+    while leftovers(root) and time.time() < deadline:
+        time.sleep(0.2)
+    assert leftovers(root) == [], leftovers(root)
+
+
+def report_skips():
+    if "torch" in SKIPPED:
+        print("SKIPPED: torch is not importable here: torchrun arguments were recorded, not parsed")
+
+
+if __name__ == "__main__":
+    sys.exit(pyharness.run(dict(globals()), cleanup=report_skips))
