@@ -6,8 +6,21 @@
 double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision precision, double peak_exponent,
                               double bandwidth_exponent)
 {
+    return cf_gpu_time_ratio_between_with(from, precision, to, precision, peak_exponent, bandwidth_exponent);
+}
+
+double cf_gpu_time_ratio_between(const cf_gpu *from, cf_precision from_precision, const cf_gpu *to,
+                                 cf_precision to_precision)
+{
+    return cf_gpu_time_ratio_between_with(from, from_precision, to, to_precision, CF_CARRY_PEAK_EXPONENT,
+                                          CF_CARRY_BANDWIDTH_EXPONENT);
+}
+
+double cf_gpu_time_ratio_between_with(const cf_gpu *from, cf_precision from_precision, const cf_gpu *to,
+                                      cf_precision to_precision, double peak_exponent, double bandwidth_exponent)
+{
     double ratio = 1.0;
-    double peak_from = cf_gpu_peak_tflops(from, precision), peak_to = cf_gpu_peak_tflops(to, precision);
+    double peak_from = cf_gpu_peak_tflops(from, from_precision), peak_to = cf_gpu_peak_tflops(to, to_precision);
     if (peak_from > 0 && peak_to > 0)
         ratio *= pow(peak_from / peak_to, peak_exponent);
     if (from->memory_bandwidth_gbs > 0 && to->memory_bandwidth_gbs > 0)

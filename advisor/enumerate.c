@@ -19,7 +19,7 @@ typedef struct {
     cf_provenance memory_provenance;
     /* per node count n (index n-1): time-optimal batch and accumulation */
     int *best_m, *best_s;
-    double *best_train_h, *best_step_s;
+    double *best_train_h, *best_step_s, *best_sigma;
 } shape;
 
 typedef struct {
@@ -29,10 +29,16 @@ typedef struct {
     uint8_t spot;
     double hours;
     double usd;
+    double hours_q, usd_q;   /* at the confidence the constraints are held to */
     int feasible;
 } candidate;
 
 static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
+
+static double confidence_of(const cf_constraints *c)
+{
+    return c->confidence > 0 && c->confidence < 1 ? c->confidence : CF_DEFAULT_CONFIDENCE;
+}
 
 static const cf_gpu_perf *find_perf(const cf_advisor_input *in, const char *gpu)
 {
@@ -51,7 +57,7 @@ static int same_vm_offer(const cf_vm *x, const cf_vm *y)
 
 static void shape_network(shape *sh)
 {
-    sh->params.inter_gbps = cf_effective_inter_gbps(sh->perf, sh->network_gbps, &sh->params.network_provenance);
+    sh->params = cf_gpu_perf_on_vm(sh->perf, sh->network_gbps);
 }
 
 static int default_max_local_batch(const cf_job *job)
@@ -88,7 +94,8 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
     sh->best_s = calloc((size_t)max_nodes, sizeof *sh->best_s);
     sh->best_train_h = malloc((size_t)max_nodes * sizeof *sh->best_train_h);
     sh->best_step_s = malloc((size_t)max_nodes * sizeof *sh->best_step_s);
-    if (!sh->best_m || !sh->best_s || !sh->best_train_h || !sh->best_step_s)
+    sh->best_sigma = calloc((size_t)max_nodes, sizeof *sh->best_sigma);
+    if (!sh->best_m || !sh->best_s || !sh->best_train_h || !sh->best_step_s || !sh->best_sigma)
         return 0;
     for (int n = 1; n <= max_nodes; n++) {
         double best = INFINITY;
@@ -97,10 +104,10 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
             continue;
         long k = (long)n * sh->gpus_per_vm;
         for (int i = 0; i < n_grid; i++) {
-            /* step(s) = (s−1)·t_c + step(1): one overlap (two pow calls)
-             * per batch, not per accumulation. */
-            double step_1 = cf_perf_step_s(&sh->params, s_bytes, n, sh->gpus_per_vm, grid[i], 1);
-            double t_c = cf_perf_compute_s(&sh->params, grid[i], sh->gpus_per_vm);
+            /* step(s) = (s−1)·t_c + step(1): one model evaluation per
+             * batch, not per accumulation. */
+            cf_step one = cf_perf_predict(&sh->params, s_bytes, n, sh->gpus_per_vm, n * sh->gpus_per_vm, grid[i], 1);
+            double step_1 = one.step_s, t_c = one.compute_s;
             for (int s = 1; s <= limits->max_accumulation; s *= 2) {
                 long global = k * grid[i] * s;
                 if (global > limits->max_global_batch)
@@ -115,6 +122,10 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
                     sh->best_s[n - 1] = s;
                     sh->best_step_s[n - 1] = step;
                     sh->best_train_h[n - 1] = train_s / 3600.0;
+                    /* the visible network's share shrinks with accumulation */
+                    double share = one.visible_s / step, sigma_c = sqrt(one.sigma_base * one.sigma_base +
+                                                                        share * share * one.sigma_net * one.sigma_net);
+                    sh->best_sigma[n - 1] = sigma_c;
                 }
             }
         }
@@ -129,6 +140,7 @@ static void shapes_free(shape *shapes, size_t n)
         free(shapes[i].best_s);
         free(shapes[i].best_train_h);
         free(shapes[i].best_step_s);
+        free(shapes[i].best_sigma);
     }
     free(shapes);
 }
@@ -157,8 +169,10 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->lr = cf_lr_for_batch(job->lr_rule, job->optimizer, job->lr, job->batch,
                               in->noise->b_noise_effective, M);
     cfg->step_time_s = sh->best_step_s[n - 1];
-    cfg->compute_s = cf_perf_compute_s(&sh->params, m, g);
-    cfg->sync_s = n * g > 1 ? cf_perf_sync_s(&sh->params, gradient_bytes(job), n, g) : 0;
+    cfg->step_sigma = sh->best_sigma[n - 1];
+    cf_step one = cf_perf_predict(&sh->params, gradient_bytes(job), n, g, n * g, m, 1);
+    cfg->compute_s = one.compute_s;
+    cfg->sync_s = one.allreduce_s;
     cfg->samples_per_s = M / cfg->step_time_s;
     cfg->samples_to_target = cf_samples_to_target(in->noise, job->total_samples, M);
     cfg->steps = ceil(cfg->samples_to_target / M);
@@ -173,6 +187,14 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->hours = c->hours;
     cfg->usd_per_hour = n * (c->spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr);
     cfg->total_usd = c->usd;
+    double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), startup_h = limits->startup_minutes / 60.0;
+    double run_h = c->hours - startup_h;
+    cfg->hours_p10 = startup_h + run_h * exp(-z80 * cfg->step_sigma);
+    cfg->hours_p90 = startup_h + run_h * exp(z80 * cfg->step_sigma);
+    cfg->total_usd_p10 = cfg->hours_p10 * cfg->usd_per_hour;
+    cfg->total_usd_p90 = cfg->hours_p90 * cfg->usd_per_hour;
+    cfg->hours_at_confidence = c->hours_q;
+    cfg->usd_at_confidence = c->usd_q;
     cfg->prov_throughput = sh->params.compute_provenance;
     cfg->prov_noise = in->noise->provenance;
     cfg->prov_network = sh->params.network_provenance;
@@ -319,6 +341,7 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
     if (!cands)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     double startup_h = limits->startup_minutes / 60.0, ckpt_h = limits->checkpoint_minutes / 60.0;
+    double z = cf_normal_quantile(confidence_of(limits));
     for (size_t v = 0; v < in->n_vms; v++) {
         if (vm_shape[v] == SIZE_MAX)
             continue;
@@ -346,7 +369,9 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
                 c->spot = (uint8_t)spot;
                 c->hours = startup_h + train_h * factor;
                 c->usd = c->hours * nodes * price;
-                c->feasible = cf_constraints_met(limits, c->hours, c->usd, 0);
+                c->hours_q = startup_h + train_h * factor * exp(z * sh->best_sigma[nodes - 1]);
+                c->usd_q = c->hours_q * nodes * price;
+                c->feasible = cf_constraints_met(limits, c->hours_q, c->usd_q, 0);
             }
         }
     }

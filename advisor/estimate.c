@@ -52,31 +52,17 @@ int cf_estimate_max_local_batch(const cf_job *job, double gpu_memory_gib, const 
     return m > 1e6 ? 1000000 : (int)m;
 }
 
-double cf_default_inter_gbps(double nominal_gbps)
-{
-    double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    if (nominal >= CF_RDMA_MIN_NOMINAL_GBPS)
-        return nominal * CF_DEFAULT_RDMA_EFFICIENCY;
-    return fmin(nominal * CF_DEFAULT_RDMA_EFFICIENCY, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
-}
-
 double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, cf_provenance *out_prov)
 {
-    double nominal = vm_nominal_gbps > 0 ? vm_nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    if (perf->params.inter_gbps > 0 && perf->reference_network_gbps > 0) {
-        /* Efficiency measured on one NIC, carried to this one. */
-        if (out_prov)
-            *out_prov = nominal == perf->reference_network_gbps ? perf->params.network_provenance : CF_PROV_ESTIMATED;
-        return perf->params.inter_gbps * nominal / perf->reference_network_gbps;
-    }
-    if (perf->params.inter_gbps > 0) {
-        if (out_prov)
-            *out_prov = perf->params.network_provenance;
-        return perf->params.inter_gbps; /* given as an effective figure */
-    }
+    cf_perf_params p = cf_gpu_perf_on_vm(perf, vm_nominal_gbps);
     if (out_prov)
-        *out_prov = CF_PROV_DEFAULT;
-    return cf_default_inter_gbps(vm_nominal_gbps);
+        *out_prov = p.network_provenance;
+    return p.inter_gbps > 0 ? p.inter_gbps : cf_default_inter_gbps(vm_nominal_gbps);
+}
+
+cf_perf_params cf_gpu_perf_on_vm(const cf_gpu_perf *perf, double vm_nominal_gbps)
+{
+    return cf_perf_on_network(&perf->params, perf->reference_network_gbps, vm_nominal_gbps);
 }
 
 cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf_gpu_perf *ref,
@@ -87,23 +73,43 @@ cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf
     cf_perf_params *p = &out->params;
     *p = cf_perf_defaults(target);
     double peak_t = cf_gpu_peak_tflops(target, job->precision) * 1e12;
+    p->gradient_bytes = job->parameters * job->gradient_bytes;
     if (ref && ref_gpu) {
         /* Measured speed ratios between GPU types follow neither peak
          * FLOP/s nor memory bandwidth alone; a power law in both, fitted
-         * on published training throughput, does better (docs/model.md). */
+         * on published training throughput, does better (docs/model.md).
+         * The whole single-node step scales by it; the network and the
+         * in-node contention stay the reference's, the in-node rate is the
+         * target's. */
         double ratio = cf_gpu_time_ratio(ref_gpu, target, job->precision);
-        p->beta_s = ref->params.beta_s * ratio;
-        p->alpha_s = ref->params.alpha_s * ratio;
-        p->contention = ref->params.contention;
-        p->gamma = ref->params.gamma;
+        cf_perf_params ref_p = ref->params;
+        p->n_curves = ref_p.n_curves;
+        memcpy(p->curves, ref_p.curves, sizeof p->curves);
+        p->alpha_s = ref_p.alpha_s;
+        p->beta_s = ref_p.beta_s;
+        p->compute_scale = (ref_p.compute_scale > 0 ? ref_p.compute_scale : 1.0) * ratio;
+        p->contention = ref_p.contention;
+        p->sigma_profile = ref_p.sigma_profile;
+        p->sigma_compute = hypot(ref_p.sigma_compute, CF_PERF_SIGMA_CARRY);
+        p->inter_gbps = ref_p.inter_gbps;
+        p->hide = ref_p.hide;
+        p->overhead_s = ref_p.overhead_s;
+        p->two_vm_exponent = ref_p.two_vm_exponent;
+        p->sigma_fit = ref_p.sigma_fit;
+        p->network_provenance = ref_p.inter_gbps > 0 ? CF_PROV_ESTIMATED : CF_PROV_DEFAULT;
+        out->reference_network_gbps = ref->reference_network_gbps;
         snprintf(out->carried_from, sizeof out->carried_from, "%s", ref_gpu->model);
         /* The same rule `validate --crossgpu` scores, with this profile's
          * own fixed per-step share and the memory-ceiling batch ratio. */
-        int m_ref = ref->params.max_local_batch;
+        int m_ref = ref_p.max_local_batch;
         int m_to = cf_estimate_max_local_batch(job, target->memory_gib, ref, ref_gpu->memory_gib);
-        if (m_ref > 0 && m_to > 0 && ref->params.beta_s > 0) {
+        double t_ref = m_ref > 0 ? cf_perf_compute_s(&ref_p, m_ref, 1) : 0;
+        double t_half = m_ref > 1 ? cf_perf_compute_s(&ref_p, m_ref / 2.0, 1) : 0;
+        if (m_ref > 1 && m_to > 0 && t_ref > t_half && t_half > 0) {
             cf_carry_rule rule = cf_carry_rule_default();
-            double phi = ref->params.alpha_s / (ref->params.beta_s * m_ref);
+            /* the fixed share at the largest batch, from the slope between m/2 and m */
+            double beta = (t_ref - t_half) / (m_ref / 2.0);
+            double phi = fmax(0.0, (t_ref - beta * m_ref) / (beta * m_ref));
             snprintf(out->note, sizeof out->note,
                      "carried over from the %s profile (×%.2f time per sample; ×%.2f throughput at the largest "
                      "batch, %d vs %d)",
@@ -121,6 +127,7 @@ cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf
          * and state, at memory bandwidth; plus launch overhead. */
         double bytes = job->parameters * (4.0 + job->gradient_bytes + 2 * optimizer_state_bytes_per_param(job->optimizer) + 4.0);
         p->alpha_s = 0.005 + bytes / (target->memory_bandwidth_gbs * 1e9);
+        p->sigma_compute = CF_PERF_SIGMA_ROOFLINE;
         snprintf(out->note, sizeof out->note,
                  "estimated from %.3g FLOP/sample at %.0f%% of the %s peak %.0f TFLOP/s (%s)",
                  job->flops_per_sample, 100 * CF_DEFAULT_ROOFLINE_EFFICIENCY, target->model, peak_t / 1e12,

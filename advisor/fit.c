@@ -1,273 +1,427 @@
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit_nlinear.h>
-#include <gsl/gsl_vector.h>
+/* Fitting the step-time model to measured rows (include/cloudfit/advisor/perf.h,
+ * docs/model.md "Fitting"): the single-node rows become the profile curves
+ * T1(g, m); the multi-node rows fit the network (BW_eff, ρ, c0, b2) by an
+ * exhaustive grid — least squares sticks at the hinge max(0, A − ρ·T1).
+ * The grid, its order and its tie-breaks are those of bench/step_model_lab.py. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/advisor/perf.h"
 
-/* Residual scale of the robust loss: errors well beyond 5 % count
- * linearly, not quadratically. */
-#define CF_FIT_SOFT_L1_SCALE 0.05
-/* Upper bound of a fitted bandwidth, Gbit/s. */
-#define CF_FIT_MAX_GBPS 1e5
+double cf_perf_curve_at(const cf_perf_curve *c, double m);
 
-/* Free parameters of the nonlinear fit, each through a transform that keeps
- * it in its physical range. */
-enum { P_ALPHA, P_BETA, P_CONTENTION, P_INTRA, P_INTER, P_LATENCY, P_GAMMA, P_COUNT };
+static int double_order(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* numpy's median: the mean of the middle two for an even count; sorts v. */
+static double median(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, double_order);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- the profile curves -------------------------------------------------------------------------- */
 
 typedef struct {
-    const cf_measurement *rows;
-    size_t n_rows;
-    double gradient_bytes;
-    cf_perf_params base;
-    int free_index[P_COUNT]; /* position in the GSL vector, or -1 when held */
-} fit_ctx;
+    int g;
+    double m, t;
+} point;
 
-static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
-
-static void unpack(const fit_ctx *ctx, const gsl_vector *x, cf_perf_params *p)
+static int point_order(const void *pa, const void *pb)
 {
-    *p = ctx->base;
-    const int *f = ctx->free_index;
-    if (f[P_ALPHA] >= 0) p->alpha_s = exp(gsl_vector_get(x, f[P_ALPHA]));
-    if (f[P_BETA] >= 0) p->beta_s = exp(gsl_vector_get(x, f[P_BETA]));
-    if (f[P_CONTENTION] >= 0) p->contention = exp(gsl_vector_get(x, f[P_CONTENTION]));
-    /* Bandwidths that the rows cannot bound (all sync hidden) run off to
-     * infinity; cap them at a figure no interconnect reaches. */
-    if (f[P_INTRA] >= 0) p->intra_gbps = fmin(exp(gsl_vector_get(x, f[P_INTRA])), CF_FIT_MAX_GBPS);
-    if (f[P_INTER] >= 0) p->inter_gbps = fmin(exp(gsl_vector_get(x, f[P_INTER])), CF_FIT_MAX_GBPS);
-    if (f[P_LATENCY] >= 0) p->latency_s = exp(gsl_vector_get(x, f[P_LATENCY]));
-    if (f[P_GAMMA] >= 0) p->gamma = 1.0 + 9.0 * sigmoid(gsl_vector_get(x, f[P_GAMMA]));
+    const point *a = pa, *b = pb;
+    if (a->g != b->g)
+        return a->g - b->g;
+    if (a->m != b->m)
+        return a->m < b->m ? -1 : 1;
+    return (a->t > b->t) - (a->t < b->t);
 }
 
-static double logit_gamma(double gamma)
+static cf_status build_curves(const cf_measurement *rows, size_t n_rows, cf_perf_params *p)
 {
-    double u = (gamma - 1.0) / 9.0;
-    if (u < 0.01) u = 0.01;
-    if (u > 0.99) u = 0.99;
-    return log(u / (1.0 - u));
-}
-
-static void pack(const fit_ctx *ctx, const cf_perf_params *p, gsl_vector *x)
-{
-    const int *f = ctx->free_index;
-    if (f[P_ALPHA] >= 0) gsl_vector_set(x, f[P_ALPHA], log(fmax(p->alpha_s, 1e-6)));
-    if (f[P_BETA] >= 0) gsl_vector_set(x, f[P_BETA], log(fmax(p->beta_s, 1e-9)));
-    if (f[P_CONTENTION] >= 0) gsl_vector_set(x, f[P_CONTENTION], log(fmax(p->contention, 1e-3)));
-    if (f[P_INTRA] >= 0) gsl_vector_set(x, f[P_INTRA], log(fmax(p->intra_gbps, 1e-3)));
-    if (f[P_INTER] >= 0) gsl_vector_set(x, f[P_INTER], log(fmax(p->inter_gbps, 1e-3)));
-    if (f[P_LATENCY] >= 0) gsl_vector_set(x, f[P_LATENCY], log(fmax(p->latency_s, 1e-5)));
-    if (f[P_GAMMA] >= 0) gsl_vector_set(x, f[P_GAMMA], logit_gamma(p->gamma));
-}
-
-int cf_measurement_gpus_per_node(const cf_measurement *row)
-{
-    /* Uneven placements ("1124"): the busiest node bounds compute
-     * contention and NIC sharing. */
-    if (row->placement[0]) {
-        int busiest = 0;
-        for (const char *c = row->placement; *c; c++)
-            if (*c >= '0' && *c <= '9' && *c - '0' > busiest)
-                busiest = *c - '0';
-        if (busiest > 0)
-            return busiest;
-    }
-    return (row->num_gpus + row->num_nodes - 1) / row->num_nodes;
-}
-
-double cf_perf_predict_measurement(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes)
-{
-    return cf_perf_step_s(p, gradient_bytes, row->num_nodes, cf_measurement_gpus_per_node(row), row->local_bsz, 1);
-}
-
-static int residuals(const gsl_vector *x, void *data, gsl_vector *f)
-{
-    const fit_ctx *ctx = data;
-    cf_perf_params p;
-    unpack(ctx, x, &p);
-    for (size_t i = 0; i < ctx->n_rows; i++) {
-        double pred = cf_perf_predict_measurement(&p, &ctx->rows[i], ctx->gradient_bytes);
-        gsl_vector_set(f, i, (pred - ctx->rows[i].step_time_s) / ctx->rows[i].step_time_s);
-    }
-    return GSL_SUCCESS;
-}
-
-static double rel_rmse(const fit_ctx *ctx, const cf_perf_params *p)
-{
-    double sum = 0;
-    for (size_t i = 0; i < ctx->n_rows; i++) {
-        double r = cf_perf_predict_measurement(p, &ctx->rows[i], ctx->gradient_bytes) / ctx->rows[i].step_time_s - 1.0;
-        sum += r * r;
-    }
-    return ctx->n_rows ? sqrt(sum / ctx->n_rows) : 0;
-}
-
-/* Linear least squares of t = alpha + beta·m on single-GPU rows. */
-static cf_status fit_single_gpu(const cf_measurement *rows, size_t n_rows, cf_perf_params *p,
-                                cf_perf_fit_report *rep)
-{
-    double *m = malloc(n_rows * sizeof *m), *t = malloc(n_rows * sizeof *t);
-    if (!m || !t) {
-        free(m);
-        free(t);
+    point *pts = malloc((n_rows ? n_rows : 1) * sizeof *pts);
+    double *tmp = malloc((n_rows ? n_rows : 1) * sizeof *tmp);
+    if (!pts || !tmp) {
+        free(pts);
+        free(tmp);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     size_t n = 0;
-    double m_min = INFINITY, m_max = -INFINITY;
-    for (size_t i = 0; i < n_rows; i++) {
-        if (rows[i].num_gpus != 1)
+    for (size_t i = 0; i < n_rows; i++)
+        if (rows[i].num_nodes == 1)
+            pts[n++] = (point){cf_measurement_gpus_per_node(&rows[i]), rows[i].local_bsz, rows[i].step_time_s};
+    qsort(pts, n, sizeof *pts, point_order);
+    p->n_curves = 0;
+    cf_status st = CF_OK;
+    for (size_t i = 0; i < n && st == CF_OK;) {
+        size_t j = i;
+        while (j < n && pts[j].g == pts[i].g && pts[j].m == pts[i].m)
+            tmp[j - i] = pts[j].t, j++;
+        double t = median(tmp, j - i);
+        cf_perf_curve *c = p->n_curves ? &p->curves[p->n_curves - 1] : NULL;
+        if (!c || c->gpus != pts[i].g) {
+            if (p->n_curves == CF_PERF_MAX_CURVES) {
+                st = cf_error_set(CF_ERR_INVALID, "more than %d GPU counts in the single-node rows", CF_PERF_MAX_CURVES);
+                break;
+            }
+            c = &p->curves[p->n_curves++];
+            c->gpus = pts[i].g;
+            c->n = 0;
+        }
+        if (c->n == CF_PERF_MAX_POINTS) {
+            st = cf_error_set(CF_ERR_INVALID, "more than %d batch sizes at %d GPU(s) in the single-node rows",
+                              CF_PERF_MAX_POINTS, c->gpus);
+            break;
+        }
+        c->batch[c->n] = pts[i].m;
+        c->step_s[c->n++] = t;
+        i = j;
+    }
+    free(pts);
+    free(tmp);
+    return st;
+}
+
+/* κ from the curves: the median over every profiled (g > 1, m) of
+ * (T1(g, m)/T1(1, m) − 1)/(g − 1); −1 (the class default) without a 1-GPU
+ * curve and another. */
+static double curves_contention(const cf_perf_params *p)
+{
+    if (p->n_curves < 2 || p->curves[0].gpus != 1)
+        return -1;
+    size_t cap = 0;
+    for (int i = 1; i < p->n_curves; i++)
+        cap += (size_t)p->curves[i].n;
+    double *k = malloc((cap ? cap : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    size_t n = 0;
+    for (int i = 1; i < p->n_curves; i++) {
+        const cf_perf_curve *c = &p->curves[i];
+        for (int j = 0; j < c->n; j++)
+            k[n++] = (c->step_s[j] / cf_perf_curve_at(&p->curves[0], c->batch[j]) - 1) / (c->gpus - 1);
+    }
+    double v = median(k, n);
+    free(k);
+    return v;
+}
+
+/* σ_T: the noise of one profiled step time, from the profile itself —
+ * second differences across GPU counts at equal batch, or, with fewer than
+ * 5, leave-one-out across batches (docs/model.md "Intervals"). */
+static double curves_roughness(const cf_perf_params *p)
+{
+    size_t cap = 0;
+    for (int i = 0; i < p->n_curves; i++)
+        cap += (size_t)p->curves[i].n;
+    double *r = malloc((cap ? cap : 1) * sizeof *r);
+    if (!r)
+        return 0;
+    size_t n = 0;
+    for (int i = 0; i < p->n_curves; i++) {
+        const cf_perf_curve *c = &p->curves[i];
+        const cf_perf_curve *below = NULL, *above = NULL;
+        for (int j = 0; j < p->n_curves; j++) {
+            if (p->curves[j].gpus == c->gpus - 1)
+                below = &p->curves[j];
+            if (p->curves[j].gpus == c->gpus + 1)
+                above = &p->curves[j];
+        }
+        if (!below || !above)
             continue;
-        m[n] = rows[i].local_bsz;
-        t[n] = rows[i].step_time_s;
-        m_min = fmin(m_min, m[n]);
-        m_max = fmax(m_max, m[n]);
-        n++;
+        for (int j = 0; j < c->n; j++) {
+            double tb = NAN, ta = NAN;
+            for (int q = 0; q < below->n; q++)
+                if (below->batch[q] == c->batch[j])
+                    tb = below->step_s[q];
+            for (int q = 0; q < above->n; q++)
+                if (above->batch[q] == c->batch[j])
+                    ta = above->step_s[q];
+            if (isfinite(tb) && isfinite(ta))
+                r[n++] = (log(c->step_s[j]) - 0.5 * (log(tb) + log(ta))) / sqrt(1.5);
+        }
     }
-    rep->n_single_gpu = n;
-    if (n < 2 || m_min == m_max) {
-        free(m);
-        free(t);
-        return cf_error_set(CF_ERR_INVALID,
-                            "need single-GPU measurements at two or more batch sizes to fit compute time (have %zu)",
-                            n);
+    if (n < 5) {
+        n = 0;
+        for (int i = 0; i < p->n_curves; i++) {
+            const cf_perf_curve *c = &p->curves[i];
+            for (int j = 1; j + 1 < c->n; j++) {
+                cf_perf_curve without = *c;
+                memmove(&without.batch[j], &without.batch[j + 1], (size_t)(c->n - j - 1) * sizeof *c->batch);
+                memmove(&without.step_s[j], &without.step_s[j + 1], (size_t)(c->n - j - 1) * sizeof *c->step_s);
+                without.n--;
+                r[n++] = log(c->step_s[j] / cf_perf_curve_at(&without, c->batch[j])) / sqrt(1.5);
+            }
+        }
     }
-    double c0, c1, cov00, cov01, cov11, sumsq;
-    gsl_fit_linear(m, 1, t, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-    double mean = 0, tss = 0;
-    for (size_t i = 0; i < n; i++)
-        mean += t[i] / n;
-    for (size_t i = 0; i < n; i++)
-        tss += (t[i] - mean) * (t[i] - mean);
-    rep->r2_single_gpu = n >= 3 && tss > 0 ? 1.0 - sumsq / tss : NAN;
-    free(m);
-    free(t);
-    if (c1 <= 0)
-        return cf_error_set(CF_ERR_INVALID,
-                            "single-GPU step time does not grow with the batch (slope %.3g s/sample)", c1);
-    p->alpha_s = fmax(c0, 1e-5);
-    p->beta_s = c1;
+    double sigma = 0;
+    if (n > 0) {
+        double med = median(r, n);
+        for (size_t i = 0; i < n; i++)
+            r[i] = fabs(r[i] - med);
+        sigma = fmax(0.005, 1.4826 * median(r, n));
+    }
+    free(r);
+    return sigma;
+}
+
+/* ---- the network grid ----------------------------------------------------------------------------- */
+
+/* Multi-node training rows with what the grid needs precomputed. */
+typedef struct {
+    size_t n;
+    double *t, *t1, *growth, *lat_n, *floor_s;
+    int *nodes, *g;
+    double lat2, bits, nic;
+    int distinct_batches;
+} net_rows;
+
+static void net_rows_free(net_rows *x)
+{
+    free(x->t);
+    free(x->t1);
+    free(x->growth);
+    free(x->lat_n);
+    free(x->floor_s);
+    free(x->nodes);
+    free(x->g);
+}
+
+static double ring(double n) { return n > 1 ? 2.0 * (n - 1) / n : 0.0; }
+
+static double hop_latency(const cf_perf_constants *k, double bytes, double nodes)
+{
+    return k->hop_latency_s * ceil(bytes / CF_DDP_BUCKET_BYTES) * 2.0 * (nodes - 1);
+}
+
+static cf_status net_rows_build(const cf_perf_params *p, const cf_measurement *rows, size_t n_rows, double bytes,
+                                double nic, net_rows *x)
+{
+    memset(x, 0, sizeof *x);
+    size_t n = 0;
+    for (size_t i = 0; i < n_rows; i++)
+        n += rows[i].num_nodes > 1;
+    size_t cap = n ? n : 1;
+    x->t = malloc(cap * sizeof *x->t);
+    x->t1 = malloc(cap * sizeof *x->t1);
+    x->growth = malloc(cap * sizeof *x->growth);
+    x->lat_n = malloc(cap * sizeof *x->lat_n);
+    x->floor_s = malloc(cap * sizeof *x->floor_s);
+    x->nodes = malloc(cap * sizeof *x->nodes);
+    x->g = malloc(cap * sizeof *x->g);
+    if (!x->t || !x->t1 || !x->growth || !x->lat_n || !x->floor_s || !x->nodes || !x->g) {
+        net_rows_free(x);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    x->bits = 8.0 * bytes;
+    x->nic = nic;
+    x->lat2 = hop_latency(&p->k, bytes, 2);
+    double first_m = -1;
+    for (size_t i = 0; i < n_rows; i++) {
+        const cf_measurement *r = &rows[i];
+        if (r->num_nodes < 2)
+            continue;
+        size_t j = x->n++;
+        int g = cf_measurement_gpus_per_node(r);
+        x->t[j] = r->step_time_s;
+        x->t1[j] = cf_perf_compute_s(p, r->local_bsz, g);
+        x->nodes[j] = r->num_nodes;
+        x->g[j] = g;
+        double rn = ring(r->num_nodes), rk = ring(r->num_gpus);
+        x->growth[j] = pow(rn, p->k.growth_nodes) * (p->k.growth_gpus != 0 ? pow(rk / rn, p->k.growth_gpus) : 1.0);
+        x->lat_n[j] = hop_latency(&p->k, bytes, r->num_nodes);
+        x->floor_s[j] = rk * x->bits / (nic * 1e9);
+        if (first_m < 0)
+            first_m = r->local_bsz;
+        else if (r->local_bsz != first_m)
+            x->distinct_batches = 2;
+    }
+    if (x->n && !x->distinct_batches)
+        x->distinct_batches = 1;
     return CF_OK;
 }
 
-cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double gradient_bytes,
+typedef struct {
+    double obj, a2, rho, c0, b2;
+} net_fit;
+
+#define C0_PENALTY 0.002 /* per row, per unit of c0/emax: among equal fits, the smallest fixed overhead */
+
+/* The grid of docs/model.md §3: ρ (21 values, or ρ_def with one batch),
+ * A2 (A2min, then 70 log steps of emax·[0.02, 4] above it), c0 (0, then
+ * 12 log steps of emax·[0.01, 0.6]); `coarse` (only to choose b2): ρ step
+ * 0.1, 25 A2 steps, 7 c0 steps. Ties: the smallest ρ, A2, c0. */
+static cf_status grid_fit(const cf_perf_params *p, const net_rows *x, double b2, int coarse, net_fit *out)
+{
+    double emax = 1e-6;
+    for (size_t i = 0; i < x->n; i++)
+        emax = fmax(emax, x->t[i] - x->t1[i]);
+    double a2min = x->bits / (x->nic * 1e9) + x->lat2;
+    int n_a = coarse ? 25 : 70, n_c = coarse ? 7 : 12;
+    double dr = coarse ? 0.1 : 0.05;
+    double a2g[71], c0g[13], rhos[21];
+    a2g[0] = a2min;
+    for (int i = 0; i < n_a; i++)
+        a2g[i + 1] = a2min + emax * 0.02 * pow(200.0, (double)i / (n_a - 1));
+    c0g[0] = 0;
+    for (int i = 0; i < n_c; i++)
+        c0g[i + 1] = emax * 0.01 * pow(60.0, (double)i / (n_c - 1));
+    int n_rho = 0;
+    if (x->distinct_batches >= 2) {
+        for (int i = 0; i * dr <= 1.0001; i++)
+            rhos[n_rho++] = round(i * dr * 1000) / 1000;
+    } else {
+        rhos[n_rho++] = p->k.hide_default;
+    }
+    double *growth = malloc((x->n ? x->n : 1) * sizeof *growth), *base = malloc((x->n ? x->n : 1) * sizeof *base);
+    if (!growth || !base) {
+        free(growth);
+        free(base);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < x->n; i++)
+        growth[i] = x->growth[i] * (b2 != 0 && x->nodes[i] == 2 ? pow((double)x->g[i], b2) : 1.0);
+    double psi = p->k.interference, pen_unit = C0_PENALTY * (double)x->n / emax;
+    net_fit best = {INFINITY, a2min, rhos[0], 0, b2};
+    for (int r = 0; r < n_rho; r++) {
+        double rho = rhos[r], obj_best = INFINITY;
+        int bi = 0, bj = 0;
+        for (int i = 0; i <= n_a; i++) {
+            double a2 = a2g[i];
+            for (size_t q = 0; q < x->n; q++) {
+                double a = fmax(fmax(a2 - x->lat2, 0.0) * growth[q] + x->lat_n[q], x->floor_s[q]);
+                double h = rho * x->t1[q];
+                base[q] = x->t1[q] + fmax(0.0, a - h) + psi * fmin(a, h);
+            }
+            for (int j = 0; j <= n_c; j++) {
+                double obj = 0;
+                for (size_t q = 0; q < x->n; q++)
+                    obj += fabs((base[q] + c0g[j]) / x->t[q] - 1);
+                obj += pen_unit * c0g[j];
+                if (obj < obj_best) {
+                    obj_best = obj;
+                    bi = i;
+                    bj = j;
+                }
+            }
+        }
+        if (obj_best < best.obj - 1e-12)
+            best = (net_fit){obj_best, a2g[bi], rho, c0g[bj], b2};
+    }
+    free(growth);
+    free(base);
+    *out = best;
+    return CF_OK;
+}
+
+/* ---- the fit ---------------------------------------------------------------------------------------- */
+
+cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, double nic_gbps,
                       const cf_perf_params *start, cf_perf_params *out, cf_perf_fit_report *report)
 {
     cf_perf_fit_report rep;
     memset(&rep, 0, sizeof rep);
     rep.n_rows = n_rows;
-    fit_ctx ctx = {.rows = rows, .n_rows = n_rows, .gradient_bytes = gradient_bytes, .base = *start};
-    cf_status st = fit_single_gpu(rows, n_rows, &ctx.base, &rep);
+    rep.r2_single_gpu = NAN;
+    cf_perf_params p = *start;
+    p.gradient_bytes = bytes;
+    p.compute_scale = 1;
+    p.sigma_compute = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        if (rows[i].num_nodes > 1)
+            rep.n_multi_node++;
+        else if (rows[i].num_gpus > 1)
+            rep.n_multi_gpu_node++;
+        else
+            rep.n_single_gpu++;
+    }
+    if (rep.n_single_gpu + rep.n_multi_gpu_node == 0)
+        return cf_error_set(CF_ERR_INVALID,
+                            "need single-node measurements (one VM, any GPU count) to fit the step time; have only "
+                            "multi-node rows");
+    cf_status st = build_curves(rows, n_rows, &p);
     if (st != CF_OK)
         return st;
-    int node_counts_multi = 0, seen[65] = {0};
+    rep.n_curves = p.n_curves;
+    p.contention = curves_contention(&p);
+    p.sigma_profile = curves_roughness(&p);
+    p.compute_provenance = CF_PROV_FITTED;
+    /* the network */
+    p.nic_gbps = nic_gbps > 0 ? nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    p.inter_gbps = 0;
+    p.hide = -1;
+    p.overhead_s = 0;
+    p.two_vm_exponent = 0;
+    p.sigma_fit = 0;
+    p.bound_hit = 0;
+    if (rep.n_multi_node > 0) {
+        net_rows x;
+        if ((st = net_rows_build(&p, rows, n_rows, bytes, p.nic_gbps, &x)) != CF_OK)
+            return st;
+        int two_vm = 0;
+        for (size_t i = 0; i < x.n; i++)
+            two_vm |= x.nodes[i] == 2 && x.g[i] > 1;
+        net_fit best;
+        double b2 = 0;
+        if (two_vm) {
+            /* the two-VM exponent: a coarse grid per b2, the least objective */
+            net_fit coarse_best = {INFINITY, 0, 0, 0, 0};
+            for (int i = 0; i <= 5 && st == CF_OK; i++) {
+                net_fit f;
+                st = grid_fit(&p, &x, 0.2 * i, 1, &f);
+                if (st == CF_OK && f.obj < coarse_best.obj)
+                    coarse_best = f;
+            }
+            b2 = coarse_best.b2;
+            rep.fitted_two_vm = 1;
+        }
+        if (st == CF_OK)
+            st = grid_fit(&p, &x, b2, 0, &best);
+        if (st == CF_OK) {
+            double a2min = x.bits / (x.nic * 1e9) + x.lat2;
+            p.inter_gbps = x.bits / ((best.a2 - x.lat2) * 1e9);
+            if (p.inter_gbps > p.nic_gbps)
+                p.inter_gbps = p.nic_gbps;
+            p.hide = best.rho;
+            p.overhead_s = best.c0;
+            p.two_vm_exponent = best.b2;
+            p.bound_hit = best.a2 <= a2min * 1.0001;
+            p.network_provenance = CF_PROV_FITTED;
+            rep.fitted_inter = 1;
+            rep.fitted_hide = x.distinct_batches >= 2;
+            rep.bound_hit = p.bound_hit;
+            if (x.n >= 3) {
+                double *res = malloc(x.n * sizeof *res);
+                if (!res) {
+                    st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+                } else {
+                    size_t k = 0;
+                    for (size_t i = 0; i < n_rows; i++)
+                        if (rows[i].num_nodes > 1)
+                            res[k++] = fabs(log(cf_perf_predict_measurement(&p, &rows[i], bytes).step_s /
+                                                rows[i].step_time_s));
+                    p.sigma_fit = 1.4826 * median(res, k);
+                    free(res);
+                }
+            }
+        }
+        net_rows_free(&x);
+        if (st != CF_OK)
+            return st;
+    }
+    double sum = 0;
     for (size_t i = 0; i < n_rows; i++) {
-        if (rows[i].num_nodes == 1 && rows[i].num_gpus > 1)
-            rep.n_multi_gpu_node++;
-        if (rows[i].num_nodes > 1) {
-            rep.n_multi_node++;
-            int nn = rows[i].num_nodes > 64 ? 64 : rows[i].num_nodes;
-            if (!seen[nn]++)
-                node_counts_multi++;
-        }
+        double r = cf_perf_predict_measurement(&p, &rows[i], bytes).step_s / rows[i].step_time_s - 1;
+        sum += r * r;
     }
-    size_t n_free = 0;
-    for (int k = 0; k < P_COUNT; k++)
-        ctx.free_index[k] = -1;
-    ctx.free_index[P_ALPHA] = (int)n_free++;
-    ctx.free_index[P_BETA] = (int)n_free++;
-    if (rep.n_multi_gpu_node >= 2) {
-        ctx.free_index[P_CONTENTION] = (int)n_free++;
-        ctx.free_index[P_INTRA] = (int)n_free++;
-        rep.fitted_contention = rep.fitted_intra = 1;
-    }
-    if (rep.n_multi_node >= 2) {
-        ctx.free_index[P_INTER] = (int)n_free++;
-        rep.fitted_inter = 1;
-        if (node_counts_multi >= 2)
-            ctx.free_index[P_LATENCY] = (int)n_free++;
-    }
-    if (rep.n_multi_gpu_node + rep.n_multi_node >= 3) {
-        ctx.free_index[P_GAMMA] = (int)n_free++;
-        rep.fitted_gamma = 1;
-    }
-    /* Neutral starting points for parameters the caller left at zero. */
-    if (ctx.base.contention <= 0)
-        ctx.base.contention = 0.01;
-    if (ctx.base.intra_gbps <= 0)
-        ctx.base.intra_gbps = 100;
-    if (ctx.base.inter_gbps <= 0 && rep.fitted_inter)
-        ctx.base.inter_gbps = 10;
-    if (ctx.base.latency_s <= 0)
-        ctx.base.latency_s = 0.001;
-    if (ctx.base.gamma < 1)
-        ctx.base.gamma = 2.0;
-
-    cf_perf_params best = ctx.base;
-    if (n_rows > n_free) {
-        gsl_set_error_handler_off();
-        gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-        gsl_multifit_nlinear_workspace *w =
-            gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n_rows, n_free);
-        gsl_vector *x = gsl_vector_alloc(n_free);
-        if (!w || !x) {
-            if (w) gsl_multifit_nlinear_free(w);
-            if (x) gsl_vector_free(x);
-            return cf_error_set(CF_ERR_NOMEM, "out of memory");
-        }
-        gsl_multifit_nlinear_fdf fdf = {.f = residuals, .df = NULL, .fvv = NULL,
-                                        .n = n_rows, .p = n_free, .params = &ctx};
-        /* Several starts for the overlap exponent and the inter-node
-         * bandwidth: the surface has flat valleys and local minima. */
-        static const double gamma_starts[] = {1.5, 3.0, 6.0};
-        static const double inter_scale[] = {1.0, 0.2, 5.0};
-        size_t n_inter = rep.fitted_inter ? 3 : 1;
-        double best_err = rel_rmse(&ctx, &best);
-        for (size_t s = 0; s < 3 * n_inter; s++) {
-            cf_perf_params init = ctx.base;
-            init.gamma = gamma_starts[s % 3];
-            init.inter_gbps = ctx.base.inter_gbps * inter_scale[s / 3];
-            pack(&ctx, &init, x);
-            gsl_multifit_nlinear_init(x, &fdf, w);
-            int info = 0;
-            gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
-            cf_perf_params cand;
-            unpack(&ctx, gsl_multifit_nlinear_position(w), &cand);
-            double err = rel_rmse(&ctx, &cand);
-            if (isfinite(err) && err < best_err) {
-                best_err = err;
-                best = cand;
-            }
-        }
-        /* Robust refinement (soft-L1 loss by iteratively reweighted least
-         * squares): measured step times have outliers — a slow network
-         * minute, a straggler — that plain least squares chases. */
-        gsl_vector *weights = gsl_vector_alloc(n_rows);
-        for (int round = 0; weights && round < 3; round++) {
-            for (size_t i = 0; i < n_rows; i++) {
-                double r = cf_perf_predict_measurement(&best, &rows[i], gradient_bytes) / rows[i].step_time_s - 1.0;
-                gsl_vector_set(weights, i, 1.0 / sqrt(1.0 + (r / CF_FIT_SOFT_L1_SCALE) * (r / CF_FIT_SOFT_L1_SCALE)));
-            }
-            pack(&ctx, &best, x);
-            gsl_multifit_nlinear_winit(x, weights, &fdf, w);
-            int info = 0;
-            gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
-            cf_perf_params cand;
-            unpack(&ctx, gsl_multifit_nlinear_position(w), &cand);
-            if (isfinite(rel_rmse(&ctx, &cand)))
-                best = cand;
-        }
-        if (weights)
-            gsl_vector_free(weights);
-        gsl_vector_free(x);
-        gsl_multifit_nlinear_free(w);
-    }
-    best.compute_provenance = CF_PROV_FITTED;
-    best.network_provenance = rep.fitted_inter ? CF_PROV_FITTED : start->network_provenance;
-    rep.rel_rmse = rel_rmse(&ctx, &best);
-    *out = best;
+    rep.rel_rmse = n_rows ? sqrt(sum / (double)n_rows) : 0;
+    *out = p;
     if (report)
         *report = rep;
     return CF_OK;

@@ -65,15 +65,22 @@ cf_status cf_inputs_fit_rows(const cf_job *job, const cf_gpu *gpu, const cf_meas
         if (rows[i].local_bsz > largest_batch)
             largest_batch = rows[i].local_bsz;
     perf->reference_network_gbps = reference_network_gbps;
-    cf_perf_params start = cf_perf_defaults(gpu); /* inter-node 0: unidentified without multi-node rows */
-    cf_status st = cf_perf_fit(rows, n, job->parameters * job->gradient_bytes, &start, &perf->params, rep);
-    if (st == CF_OK && !rep->fitted_inter)
-        perf->params.inter_gbps = 0;
+    cf_perf_params start = cf_perf_defaults(gpu);
+    cf_status st = cf_perf_fit(rows, n, job->parameters * job->gradient_bytes, reference_network_gbps, &start,
+                               &perf->params, rep);
+    if (st != CF_OK)
+        return st;
     perf->params.max_local_batch = largest_batch;
     perf->params.memory_provenance = CF_PROV_MEASURED;
     snprintf(perf->note, sizeof perf->note,
              "fitted to %zu measured step times (%zu single-GPU, %zu multi-GPU, %zu multi-node), rms error %.1f%%", n,
              rep->n_single_gpu, rep->n_multi_gpu_node, rep->n_multi_node, 100 * rep->rel_rmse);
+    if (rep->fitted_inter)
+        snprintf(perf->network_note, sizeof perf->network_note,
+                 "%zu multi-node measurement(s): %.2g Gbit/s effective%s, %.0f%% of the step can hide it",
+                 rep->n_multi_node, perf->params.inter_gbps,
+                 rep->bound_hit ? " (the NIC's nominal rate: the measurements show no cost beyond it)" : "",
+                 100 * perf->params.hide);
     return st;
 }
 
@@ -133,19 +140,17 @@ static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, 
     return st;
 }
 
-static void perf_from_numbers(const cf_gpu *gpu, const cf_gpu_profile_given *gp, cf_gpu_perf *perf)
+static void perf_from_numbers(const cf_job *job, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
+                              cf_gpu_perf *perf)
 {
     cf_perf_params *p = &perf->params;
     *p = cf_perf_defaults(gpu);
+    p->gradient_bytes = job->parameters * job->gradient_bytes;
     p->alpha_s = gp->alpha_s;
     p->beta_s = gp->beta_s;
     p->compute_provenance = CF_PROV_FITTED;
-    if (gp->overlap_gamma > 0)
-        p->gamma = gp->overlap_gamma;
-    if (gp->intra_node_gbps > 0)
-        p->intra_gbps = gp->intra_node_gbps;
-    if (gp->latency_s > 0)
-        p->latency_s = gp->latency_s;
+    if (gp->intra_node_gbps > 0) /* an effective rate: the nominal one the model scales */
+        p->intra_gbps = gp->intra_node_gbps / p->k.intra_efficiency;
     p->inter_gbps = gp->inter_node_gbps;
     p->network_provenance = gp->inter_node_gbps > 0 ? CF_PROV_FITTED : CF_PROV_DEFAULT;
     snprintf(perf->note, sizeof perf->note, "profile in the spec: t_c(m) = %.4g + %.4g·m s", gp->alpha_s, gp->beta_s);
@@ -173,7 +178,7 @@ static cf_status add_given(const cf_inputs_request *rq, cf_inputs *in)
             if (st != CF_OK)
                 return st;
         } else if (gp->has_compute) {
-            perf_from_numbers(gpu, gp, perf);
+            perf_from_numbers(rq->job, gpu, gp, perf);
         } else {
             continue; /* only a ceiling or network figures: applied to the estimate (apply_partial) */
         }
@@ -302,9 +307,29 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
     memset(&in->fits[k], 0, sizeof in->fits[k]);
     snprintf(perf->gpu, sizeof perf->gpu, "%s", gpu->model);
     cf_perf_params *q = &perf->params;
-    *q = cf_perf_defaults(gpu);
-    q->alpha_s = p->alpha_s > 0 ? p->alpha_s : 0;
-    q->beta_s = p->beta_s;
+    /* The sweep's points are the 1-GPU curve T1(1, m). */
+    cf_measurement rows[CF_PROFILE_MAX_POINTS];
+    size_t n_rows = 0;
+    for (int i = 0; i < p->n_points && i < CF_PROFILE_MAX_POINTS; i++) {
+        cf_measurement *m = &rows[n_rows];
+        memset(m, 0, sizeof *m);
+        m->hw_gpus_per_node = 1;
+        m->num_nodes = m->num_gpus = 1;
+        m->local_bsz = p->points[i].local_batch;
+        m->step_time_s = p->points[i].step_time_s;
+        m->sync_time_s = -1;
+        if (m->local_bsz > 0 && m->step_time_s > 0)
+            n_rows++;
+    }
+    cf_perf_params start = cf_perf_defaults(gpu);
+    if (n_rows == 0 ||
+        cf_perf_fit(rows, n_rows, rq->job->parameters * rq->job->gradient_bytes, 0, &start, q, NULL) != CF_OK) {
+        cf_error_clear();
+        *q = start;
+        q->gradient_bytes = rq->job->parameters * rq->job->gradient_bytes;
+        q->alpha_s = p->alpha_s > 0 ? p->alpha_s : 0;
+        q->beta_s = p->beta_s;
+    }
     q->compute_provenance = CF_PROV_MEASURED;
     if (p->ceiling_found) {
         q->max_local_batch = p->max_local_batch;
@@ -422,9 +447,7 @@ static void apply_partial(const cf_inputs_request *rq, const char *gpu, cf_gpu_p
         perf->params.network_provenance = CF_PROV_FITTED;
     }
     if (gp->intra_node_gbps > 0)
-        perf->params.intra_gbps = gp->intra_node_gbps;
-    if (gp->overlap_gamma > 0)
-        perf->params.gamma = gp->overlap_gamma;
+        perf->params.intra_gbps = gp->intra_node_gbps / perf->params.k.intra_efficiency;
 }
 
 static cf_status add_estimates(const cf_inputs_request *rq, size_t cap, cf_inputs *in)
@@ -461,22 +484,18 @@ static cf_status add_estimates(const cf_inputs_request *rq, size_t cap, cf_input
 #define RECORD_SCALE_MIN 0.05
 #define RECORD_SCALE_MAX 20.0
 
-static double recorded_inter_gbps(const cf_inputs_request *rq, const cf_gpu_perf *perf, const cf_recorded_run *m)
+static double recorded_nic_gbps(const cf_inputs_request *rq, const cf_recorded_run *m)
 {
-    double nominal = 0;
     for (size_t i = 0; i < rq->n_vms; i++)
-        if (strcmp(rq->vms[i].cloud, m->cloud) == 0 && strcmp(rq->vms[i].instance_type, m->instance_type) == 0) {
-            nominal = rq->vms[i].network_gbps;
-            break;
-        }
-    return cf_effective_inter_gbps(perf, nominal, NULL);
+        if (strcmp(rq->vms[i].cloud, m->cloud) == 0 && strcmp(rq->vms[i].instance_type, m->instance_type) == 0)
+            return rq->vms[i].network_gbps;
+    return 0;
 }
 
 static double scaled_step(const cf_perf_params *base, double scale, double bytes, const cf_recorded_run *m)
 {
     cf_perf_params p = *base;
-    p.alpha_s *= scale;
-    p.beta_s *= scale;
+    p.compute_scale = (p.compute_scale > 0 ? p.compute_scale : 1.0) * scale;
     return cf_perf_step_s(&p, bytes, m->nodes, m->gpus_per_node, m->local_batch, m->accumulation);
 }
 
@@ -511,8 +530,7 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
             if (strcasecmp(m->gpu, perf->gpu) != 0 || !(m->step_time_s > 0) || m->nodes < 1 || m->gpus_per_node < 1 ||
                 m->local_batch < 1 || m->accumulation < 1)
                 continue;
-            cf_perf_params p = perf->params;
-            p.inter_gbps = recorded_inter_gbps(rq, perf, m);
+            cf_perf_params p = cf_gpu_perf_on_vm(perf, recorded_nic_gbps(rq, m));
             log_sum += log(solve_scale(&p, bytes, m));
             measured_sum += m->step_time_s;
             predicted_sum += scaled_step(&p, 1.0, bytes, m);
@@ -522,8 +540,8 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
             continue;
         double scale = exp(log_sum / (double)used);
         const char *was = cf_provenance_name(perf->params.compute_provenance);
-        perf->params.alpha_s *= scale;
-        perf->params.beta_s *= scale;
+        perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * scale;
+        perf->params.sigma_compute = 0; /* measured on this GPU type */
         perf->params.compute_provenance = CF_PROV_MEASURED;
         snprintf(perf->note, sizeof perf->note, "from %zu recorded run(s): measured step %.4g s vs %.4g s %s, compute time × %.3g",
                  used, measured_sum / (double)used, predicted_sum / (double)used, was, scale);

@@ -38,6 +38,9 @@
 #define LEN_GPUS 1.5
 #define LEN_BATCH 1.5
 #define BO_RANDOM_STARTS 3
+#ifndef SEARCH_PRIOR_FROM_MODEL
+#define SEARCH_PRIOR_FROM_MODEL 0
+#endif
 
 typedef struct {
     const cf_search_options *o;
@@ -50,6 +53,7 @@ typedef struct {
     int *cand_type;
     unsigned char *excluded;      /* over the limits, or its GPU type cannot be modelled */
     double *model_s;              /* prior mean of the step time */
+    double *model_sd;             /* the model's own log sd (its 80 % interval's σ) */
     double *mu;                   /* GP posterior of log(measured / model) */
     size_t *obs;
     double *obs_step;
@@ -86,7 +90,7 @@ static cf_status init_types(state *s)
             for (size_t p = 0; p < o->n_prior; p++)
                 if (strcasecmp(o->prior[p].gpu, g) == 0) {
                     *perf = o->prior[p];
-                    s->type_ok[t] = perf->params.beta_s > 0;
+                    s->type_ok[t] = perf->params.beta_s > 0 || perf->params.n_curves > 0;
                 }
             snprintf(perf->note, sizeof perf->note, "%s", s->type_ok[t] ? "prior (not refitted)" : "no profile");
             s->n_types++;
@@ -102,90 +106,26 @@ static cf_status init_types(state *s)
     return CF_OK;
 }
 
-static double model_step(const state *s, size_t c)
+static cf_step model_step(const state *s, size_t c)
 {
     const cf_search_candidate *k = &s->o->candidates[c];
-    cf_perf_params p = s->r->fitted[s->cand_type[c]].params;
-    if (p.inter_gbps <= 0)
-        p.inter_gbps = cf_default_inter_gbps(k->network_gbps);
-    return cf_perf_step_s(&p, gradient_bytes(s->o->job), k->nodes, k->gpus_per_node, k->local_batch, 1);
+    const cf_gpu_perf *perf = &s->r->fitted[s->cand_type[c]];
+    cf_perf_params p = cf_gpu_perf_on_vm(perf, k->network_gbps);
+    return cf_perf_predict(&p, gradient_bytes(s->o->job), k->nodes, k->gpus_per_node, k->nodes * k->gpus_per_node,
+                           k->local_batch, 1);
 }
 
-typedef struct {
-    cf_perf_params p;
-    const cf_measurement *row;
-    double bytes;
-} inter_ctx;
-
-static double inter_loss(double log_gbps, void *v)
-{
-    inter_ctx *c = v;
-    c->p.inter_gbps = exp(log_gbps);
-    double r = log(cf_perf_predict_measurement(&c->p, c->row, c->bytes) / c->row->step_time_s);
-    return r * r;
-}
-
-/* The inter-node bandwidth that makes the model reproduce one multi-node
- * measurement with every other parameter fixed (Brent's method on its
- * logarithm, 0.05 .. 2000 Gbit/s). */
-static double fit_inter_gbps(const cf_perf_params *p, const cf_measurement *row, double bytes)
-{
-    inter_ctx c = {*p, row, bytes};
-    double lo = log(0.05), hi = log(2000), best = log(CF_DEFAULT_TCP_ALLREDUCE_GBPS);
-    /* Brent needs a bracketing point strictly below both ends: scan first. */
-    double best_loss = INFINITY;
-    for (int i = 0; i <= 40; i++) {
-        double x = lo + (hi - lo) * i / 40.0, f = inter_loss(x, &c);
-        if (f < best_loss) {
-            best_loss = f;
-            best = x;
-        }
-    }
-    gsl_function fn = {inter_loss, &c};
-    double a = best - (hi - lo) / 40.0, b = best + (hi - lo) / 40.0;
-    if (a > lo && b < hi && inter_loss(a, &c) > best_loss && inter_loss(b, &c) > best_loss) {
-        gsl_min_fminimizer *m = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-        if (m && gsl_min_fminimizer_set(m, &fn, best, a, b) == GSL_SUCCESS) {
-            for (int it = 0; it < 60; it++) {
-                if (gsl_min_fminimizer_iterate(m) != GSL_SUCCESS)
-                    break;
-                if (gsl_min_test_interval(gsl_min_fminimizer_x_lower(m), gsl_min_fminimizer_x_upper(m), 1e-4, 0) ==
-                    GSL_SUCCESS)
-                    break;
-            }
-            best = gsl_min_fminimizer_x_minimum(m);
-        }
-        if (m)
-            gsl_min_fminimizer_free(m);
-    }
-    return exp(best);
-}
-
-/* A fit the search can use: finite, positive parameters in range, and
- * within 30 % of every row it was fitted to. */
-static int plausible(const cf_perf_params *p, const cf_measurement *rows, size_t n, double bytes)
-{
-    if (!(p->alpha_s >= 0 && p->beta_s > 0 && isfinite(p->alpha_s) && isfinite(p->beta_s)) ||
-        !(p->gamma >= 1 && p->gamma <= 10) || !(p->contention >= 0 && p->contention < 1) ||
-        !(p->latency_s >= 0 && p->latency_s < 10) || !(p->intra_gbps > 0 && isfinite(p->intra_gbps)) ||
-        !(p->inter_gbps >= 0)) /* +inf: the sync is all latency */
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        double pred = cf_perf_predict_measurement(p, &rows[i], bytes);
-        if (!(pred > 0) || fabs(pred / rows[i].step_time_s - 1) > 0.3)
-            return 0;
-    }
-    return 1;
-}
-
-/* Refits each GPU type on all its measurements so far (cf_perf_fit, GSL). */
+/* Refits each GPU type on all its measurements so far (cf_perf_fit): the
+ * single-node runs are its profile, the multi-node ones fit the network on
+ * the NIC they ran on. */
 static cf_status refit(state *s)
 {
     cf_measurement *rows = malloc((s->n_obs ? s->n_obs : 1) * sizeof *rows);
     if (!rows)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     for (size_t t = 0; t < s->n_types; t++) {
-        size_t n = 0;
+        size_t n = 0, n_single = 0;
+        double nic = 0;
         for (size_t i = 0; i < s->n_obs; i++) {
             const cf_search_candidate *k = &s->o->candidates[s->obs[i]];
             if (s->cand_type[s->obs[i]] != (int)t)
@@ -200,52 +140,27 @@ static cf_status refit(state *s)
             m->step_time_s = s->obs_step[i];
             m->sync_time_s = -1;
             m->line = (long)i + 1;
+            n_single += k->nodes == 1;
+            if (k->nodes > 1 && nic <= 0)
+                nic = k->network_gbps;
         }
-        if (n < 2)
+        if (n_single == 0)
             continue;
         cf_gpu_perf *perf = &s->r->fitted[t];
         cf_perf_params out, start = perf->params;
         cf_perf_fit_report rep;
-        /* One multi-node row cannot identify the network (cf_perf_fit needs
-         * two) but would pull the overlap and contention towards itself:
-         * until there are two, fit the single-node rows and leave that row
-         * to the error model. */
-        size_t n_multi_node = 0;
-        for (size_t i = 0; i < n; i++)
-            n_multi_node += rows[i].num_nodes > 1;
-        cf_measurement probe_row;
-        if (n_multi_node == 1) {
-            size_t kept = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (rows[i].num_nodes == 1)
-                    rows[kept++] = rows[i];
-                else
-                    probe_row = rows[i];
-            }
-            n = kept;
-        }
-        int unset_inter = start.inter_gbps <= 0;
-        if (cf_perf_fit(rows, n, gradient_bytes(s->o->job), &start, &out, &rep) != CF_OK)
-            continue; /* e.g. < 2 single-GPU batches: keep the previous parameters */
-        if (!plausible(&out, rows, n, gradient_bytes(s->o->job))) {
-            /* A nonlinear fit that ran off (a negative fixed time, an
-             * infinite bandwidth): keep the compute fit on the single-GPU
-             * rows only and the previous network figures. */
-            size_t n_single = 0;
-            for (size_t i = 0; i < n; i++)
-                if (rows[i].num_gpus == 1)
-                    rows[n_single++] = rows[i];
-            cf_perf_params base = perf->params;
-            if (cf_perf_fit(rows, n_single, gradient_bytes(s->o->job), &base, &out, &rep) != CF_OK ||
-                !plausible(&out, rows, n_single, gradient_bytes(s->o->job)))
-                continue;
-        }
-        if (n_multi_node == 1) {
-            /* ... but it does tell the inter-node bandwidth, given the rest. */
-            out.inter_gbps = fit_inter_gbps(&out, &probe_row, gradient_bytes(s->o->job));
-            out.network_provenance = CF_PROV_FITTED;
-        } else if (unset_inter && !rep.fitted_inter) {
-            out.inter_gbps = 0; /* still unknown: each VM's default (model_step) */
+        if (cf_perf_fit(rows, n, gradient_bytes(s->o->job), nic, &start, &out, &rep) != CF_OK)
+            continue; /* keep the previous parameters */
+        if (!rep.fitted_inter) {
+            /* no multi-node run yet: the prior's network, if it had one */
+            out.inter_gbps = start.inter_gbps;
+            out.hide = start.hide;
+            out.overhead_s = start.overhead_s;
+            out.two_vm_exponent = start.two_vm_exponent;
+            out.sigma_fit = start.sigma_fit;
+            out.network_provenance = start.network_provenance;
+        } else {
+            perf->reference_network_gbps = nic;
         }
         out.max_local_batch = perf->params.max_local_batch;
         out.memory_provenance = perf->params.memory_provenance;
@@ -276,7 +191,17 @@ static cf_status update(state *s)
     for (size_t c = 0; c < s->n; c++) {
         if (!bo && !s->type_ok[s->cand_type[c]])
             s->excluded[c] = 1;
-        s->model_s[c] = bo ? exp(mean_log) : (s->excluded[c] ? NAN : model_step(s, c));
+        if (bo) {
+            s->model_s[c] = exp(mean_log);
+        } else if (s->excluded[c]) {
+            s->model_s[c] = NAN;
+        } else {
+            cf_step st = model_step(s, c);
+            s->model_s[c] = st.step_s;
+            s->model_sd[c] = st.sigma;
+            if (SEARCH_PRIOR_FROM_MODEL)
+                s->gp.prior_sd[c] = st.sigma;
+        }
     }
     double *y = malloc((s->n_obs ? s->n_obs : 1) * sizeof *y);
     if (!y)
@@ -552,12 +477,13 @@ cf_status cf_search_run(const cf_search_options *o, const cf_search_runner *runn
     s.cand_type = calloc(n, sizeof *s.cand_type);
     s.excluded = calloc(n, 1);
     s.model_s = calloc(n, sizeof *s.model_s);
+    s.model_sd = calloc(n, sizeof *s.model_sd);
     s.mu = calloc(n, sizeof *s.mu);
     s.gp.x = calloc(n * CF_GP_FEATURES, sizeof *s.gp.x);
     s.gp.prior_sd = calloc(n, sizeof *s.gp.prior_sd);
     s.gp.nugget_sd = calloc(n, sizeof *s.gp.nugget_sd);
     s.rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!r->est_step_s || !r->est_sd || !r->failed || !r->measured || !s.cand_type || !s.excluded || !s.model_s ||
+    if (!r->est_step_s || !r->est_sd || !r->failed || !r->measured || !s.cand_type || !s.excluded || !s.model_s || !s.model_sd ||
         !s.mu || !s.gp.x || !s.gp.prior_sd || !s.gp.nugget_sd || !s.rng) {
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         goto done;
@@ -613,6 +539,7 @@ done:
     free(s.cand_type);
     free(s.excluded);
     free(s.model_s);
+    free(s.model_sd);
     free(s.mu);
     free(s.obs);
     free(s.obs_step);

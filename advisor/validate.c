@@ -20,6 +20,7 @@ cf_ape_stats cf_ape_summarise(const double *errors, size_t n)
 {
     cf_ape_stats s = {0};
     s.n = n;
+    s.interval_coverage = -1;
     if (n == 0)
         return s;
     double *abs_err = malloc(n * sizeof *abs_err);
@@ -32,6 +33,7 @@ cf_ape_stats cf_ape_summarise(const double *errors, size_t n)
     size_t rank = (size_t)ceil(0.9 * (double)n); /* nearest rank, 1-based */
     s.p90_ape = abs_err[rank - 1];
     s.max_ape = abs_err[n - 1];
+    s.interval_coverage = -1;
     free(abs_err);
     return s;
 }
@@ -40,7 +42,8 @@ cf_ape_stats cf_ape_summarise(const double *errors, size_t n)
 
 static int same_group(const cf_validate_group *g, const cf_measurement *r)
 {
-    return strcmp(g->model, r->model) == 0 && strcmp(g->gpu, r->gpu) == 0 && strcmp(g->profile, r->profile) == 0;
+    return strcmp(g->model, r->model) == 0 && strcmp(g->gpu, r->gpu) == 0 && strcmp(g->profile, r->profile) == 0 &&
+           g->has_precision == r->has_precision && (!g->has_precision || g->precision == r->precision);
 }
 
 cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_validate_group **out, size_t *n_out)
@@ -59,6 +62,8 @@ cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_
             snprintf(grp->model, sizeof grp->model, "%s", rows[i].model);
             snprintf(grp->gpu, sizeof grp->gpu, "%s", rows[i].gpu);
             snprintf(grp->profile, sizeof grp->profile, "%s", rows[i].profile);
+            grp->has_precision = rows[i].has_precision;
+            grp->precision = rows[i].has_precision ? rows[i].precision : CF_PREC_FP32;
         }
     }
     return CF_OK;
@@ -95,41 +100,54 @@ static int bucket_of(int nodes)
     return b;
 }
 
-static void start_params(const cf_validate_group *g, cf_perf_params *p)
+static void start_params(const cf_validate_options *o, const cf_validate_group *g, cf_perf_params *p)
 {
     *p = cf_perf_defaults(g->gpu_info);
-    p->inter_gbps = cf_default_inter_gbps(g->nominal_inter_gbps);
+    if (o->constants)
+        p->k = *o->constants;
+    p->gradient_bytes = g->gradient_bytes;
 }
 
-/* Scores every row of `g` that is not in `fitted` with params `p`. */
+/* Scores every row of `g` that is not in `fitted` with params `p`: the
+ * error of the point prediction and whether its 80 % interval holds the
+ * measurement. */
 static cf_status score_group(const cf_measurement *rows, size_t n_rows, cf_validate_group *g, const char *fitted,
-                             double *all_errors, size_t *n_all)
+                             double *all_errors, size_t *n_all, size_t *n_all_covered)
 {
     double *errs = malloc((n_rows ? n_rows : 1) * sizeof *errs);
     double *bucket_errs = malloc((n_rows ? n_rows : 1) * N_BUCKETS * sizeof *bucket_errs);
-    size_t n = 0, n_bucket[N_BUCKETS] = {0};
+    size_t n = 0, n_bucket[N_BUCKETS] = {0}, covered = 0, bucket_covered[N_BUCKETS] = {0};
     if (!errs || !bucket_errs) {
         free(errs);
         free(bucket_errs);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
+    double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
     for (size_t i = 0; i < n_rows; i++) {
         if (!same_group(g, &rows[i]) || (fitted && fitted[i]))
             continue;
-        double e = cf_perf_predict_measurement(&g->params, &rows[i], g->gradient_bytes) / rows[i].step_time_s - 1.0;
+        cf_step pred = cf_perf_predict_measurement(&g->params, &rows[i], g->gradient_bytes);
+        double e = pred.step_s / rows[i].step_time_s - 1.0;
+        int inside = fabs(log1p(e)) <= z80 * pred.sigma;
         errs[n++] = e;
+        covered += inside;
         all_errors[(*n_all)++] = e;
+        *n_all_covered += inside;
         int b = bucket_of(rows[i].num_nodes);
+        bucket_covered[b] += inside;
         bucket_errs[(size_t)b * n_rows + n_bucket[b]++] = e;
     }
     g->n_pred = n;
     g->all = cf_ape_summarise(errs, n);
+    if (n)
+        g->all.interval_coverage = (double)covered / (double)n;
     g->n_buckets = 0;
     for (int b = 0; b < N_BUCKETS; b++) {
         if (!n_bucket[b])
             continue;
         g->bucket_nodes[g->n_buckets] = bucket_lower[b];
-        g->by_nodes[g->n_buckets++] = cf_ape_summarise(&bucket_errs[(size_t)b * n_rows], n_bucket[b]);
+        g->by_nodes[g->n_buckets] = cf_ape_summarise(&bucket_errs[(size_t)b * n_rows], n_bucket[b]);
+        g->by_nodes[g->n_buckets++].interval_coverage = (double)bucket_covered[b] / (double)n_bucket[b];
     }
     free(errs);
     free(bucket_errs);
@@ -151,36 +169,30 @@ static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_v
     }
     g->n_fit = n;
     cf_perf_params start;
-    start_params(g, &start);
-    cf_perf_fit_report rep;
-    cf_status st = cf_perf_fit(train, n, g->gradient_bytes, &start, &g->params, &rep);
+    start_params(o, g, &start);
+    cf_status st = cf_perf_fit(train, n, g->gradient_bytes, g->nominal_inter_gbps, &start, &g->params, &g->fit);
     free(train);
-    if (st == CF_OK && !rep.fitted_inter)
-        g->params.inter_gbps = start.inter_gbps; /* the catalog figure with the default efficiency */
     return st;
 }
 
-/* Carries the fit of `ref` (same model, a training GPU) to `g`'s GPU. */
+/* Carries the fit of `ref` (same model, a training GPU) to `g`'s GPU: the
+ * single-node step by the carry-over rule at each side's precision, the
+ * network as measured when both ran on one fabric (else the default). */
 static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
 {
     if (!ref->gpu_info || !g->gpu_info)
         return cf_error_set(CF_ERR_INVALID, "GPU '%s' or '%s' is not in the GPU table", ref->gpu, g->gpu);
-    cf_job job;
-    memset(&job, 0, sizeof job);
-    job.precision = CF_PREC_FP32;
-    job.gradient_bytes = 4;
-    job.parameters = g->gradient_bytes / 4;
-    cf_gpu_perf ref_perf, out;
-    memset(&ref_perf, 0, sizeof ref_perf);
-    ref_perf.params = ref->params;
-    cf_status st = cf_gpu_perf_estimate(&job, g->gpu_info, &ref_perf, ref->gpu_info, &out);
-    if (st != CF_OK)
-        return st;
-    g->params = out.params;
-    g->params.inter_gbps = ref->params.inter_gbps; /* same kind of network assumed */
-    g->params.latency_s = ref->params.latency_s;
-    g->params.contention = ref->params.contention;
-    g->params.gamma = ref->params.gamma;
+    cf_perf_params p = cf_perf_on_network(&ref->params, ref->nominal_inter_gbps, g->nominal_inter_gbps);
+    double ratio = cf_gpu_time_ratio_between(ref->gpu_info, ref->precision, g->gpu_info, g->precision);
+    p.compute_scale = (p.compute_scale > 0 ? p.compute_scale : 1.0) * ratio;
+    p.sigma_compute = hypot(p.sigma_compute, CF_PERF_SIGMA_CARRY);
+    p.compute_provenance = CF_PROV_ESTIMATED;
+    cf_perf_params here = cf_perf_defaults(g->gpu_info); /* the target's in-node hardware */
+    p.intra_gbps = here.intra_gbps;
+    p.nvlink = here.nvlink;
+    if (p.network_provenance == CF_PROV_FITTED)
+        p.network_provenance = CF_PROV_ESTIMATED;
+    g->params = p;
     snprintf(g->carried_from, sizeof g->carried_from, "%s", ref->gpu);
     return CF_OK;
 }
@@ -190,7 +202,7 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
 {
     char *fitted = calloc(n_rows ? n_rows : 1, 1);
     double *all_errors = malloc((n_rows ? n_rows : 1) * sizeof *all_errors);
-    size_t n_all = 0;
+    size_t n_all = 0, n_all_covered = 0;
     cf_status st = CF_OK;
     if (!fitted || !all_errors) {
         free(fitted);
@@ -226,11 +238,14 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
                 snprintf(g->message, sizeof g->message, "%s", cf_error_message());
                 continue;
             }
-            st = score_group(rows, n_rows, g, train_gpu ? fitted : NULL, all_errors, &n_all);
+            st = score_group(rows, n_rows, g, train_gpu ? fitted : NULL, all_errors, &n_all, &n_all_covered);
         }
     }
-    if (st == CF_OK && overall)
+    if (st == CF_OK && overall) {
         *overall = cf_ape_summarise(all_errors, n_all);
+        if (n_all)
+            overall->interval_coverage = (double)n_all_covered / (double)n_all;
+    }
     free(fitted);
     free(all_errors);
     return st;

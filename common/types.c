@@ -28,8 +28,17 @@ const char *cf_spot_policy_name(cf_spot_policy v)
 }
 const char *cf_precision_name(cf_precision v)
 {
-    static const char *const names[] = {"fp32", "tf32", "fp16", "bf16"};
+    static const char *const names[] = {"fp32", "tf32", "fp16", "bf16", "amp"};
     return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
+}
+int cf_precision_parse(const char *name, cf_precision *out)
+{
+    for (int v = CF_PREC_FP32; v <= CF_PREC_AMP; v++)
+        if (strcasecmp(name, cf_precision_name((cf_precision)v)) == 0) {
+            *out = (cf_precision)v;
+            return 1;
+        }
+    return 0;
 }
 const char *cf_provenance_name(cf_provenance v)
 {
@@ -55,6 +64,7 @@ double cf_gpu_peak_tflops(const cf_gpu *gpu, cf_precision precision)
     case CF_PREC_TF32: return rate_or_fp32(gpu->tf32_tflops, gpu->fp32_tflops);
     case CF_PREC_FP16: return rate_or_fp32(gpu->fp16_tflops, gpu->fp32_tflops);
     case CF_PREC_BF16: return rate_or_fp32(gpu->bf16_tflops, gpu->fp32_tflops);
+    case CF_PREC_AMP: return rate_or_fp32(gpu->fp16_tflops > 0 ? gpu->fp16_tflops : gpu->bf16_tflops, gpu->fp32_tflops);
     }
     return gpu->fp32_tflops;
 }

@@ -7,15 +7,19 @@
 #include "cloudfit/common/csvread.h"
 #include "cloudfit/common/fileio.h"
 
+/* The largest count a column takes: batches up to 2^30 samples per GPU
+ * (token-level batches reach 2^24 and beyond), node and GPU counts alike. */
+#define MAX_COUNT (1L << 30)
+
 static cf_status positive_int(const cf_csv_doc *doc, const cf_csv_record *rec, int col, int *out)
 {
     long value = 0;
     cf_status st = cf_csv_int(doc, rec, col, 1, 0, &value);
     if (st != CF_OK)
         return st;
-    if (value < 1 || value > 1000000)
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a positive integer, got %ld",
-                            doc->name, rec->line, cf_csv_field(&doc->header, col), value);
+    if (value < 1 || value > MAX_COUNT)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a positive integer up to %ld, got %ld",
+                            doc->name, rec->line, cf_csv_field(&doc->header, col), MAX_COUNT, value);
     *out = (int)value;
     return CF_OK;
 }
@@ -23,7 +27,7 @@ static cf_status positive_int(const cf_csv_doc *doc, const cf_csv_record *rec, i
 static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, const int *cols,
                            cf_measurement *row)
 {
-    enum { MODEL, GPU, HW, NODES, GPUS, BSZ, STEP, SYNC, PROFILE, PLACEMENT };
+    enum { MODEL, GPU, HW, NODES, GPUS, BSZ, STEP, SYNC, PROFILE, PLACEMENT, PRECISION };
     memset(row, 0, sizeof *row);
     row->line = rec->line;
     snprintf(row->model, sizeof row->model, "%s", cf_csv_field(rec, cols[MODEL]));
@@ -33,6 +37,14 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     if (!row->gpu[0])
         return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpu': expected a GPU model, got an empty field",
                             doc->name, rec->line);
+    const char *precision = cf_csv_field(rec, cols[PRECISION]);
+    if (precision[0]) {
+        if (!cf_precision_parse(precision, &row->precision))
+            return cf_error_set(CF_ERR_INVALID,
+                                "%s:%ld: column 'precision': expected fp32, tf32, fp16, bf16 or amp, got '%.40s'",
+                                doc->name, rec->line, precision);
+        row->has_precision = 1;
+    }
     cf_status st;
     if ((st = positive_int(doc, rec, cols[HW], &row->hw_gpus_per_node)) != CF_OK ||
         (st = positive_int(doc, rec, cols[NODES], &row->num_nodes)) != CF_OK ||
@@ -44,7 +56,7 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     if (row->step_time_s <= 0)
         return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'step_time_s': expected a positive number, got %g",
                             doc->name, rec->line, row->step_time_s);
-    if (row->num_gpus < row->num_nodes || row->num_gpus > row->num_nodes * row->hw_gpus_per_node)
+    if (row->num_gpus < row->num_nodes || (long)row->num_gpus > (long)row->num_nodes * row->hw_gpus_per_node)
         return cf_error_set(CF_ERR_INVALID,
                             "%s:%ld: num_gpus %d does not fit %d node(s) of %d GPU(s) (hw_gpus_per_node)",
                             doc->name, rec->line, row->num_gpus, row->num_nodes, row->hw_gpus_per_node);
@@ -60,13 +72,14 @@ cf_status cf_measurements_parse(const char *text, size_t len, const char *name, 
     cf_status st = cf_csv_parse(text, len, name, &doc);
     if (st != CF_OK)
         return st;
-    int cols[10];
+    int cols[11];
     for (size_t i = 0; i < 7; i++)
         if ((st = cf_csv_require_column(&doc, required[i], &cols[i])) != CF_OK)
             goto done;
     cols[7] = cf_csv_column(&doc, "sync_time_s");
     cols[8] = cf_csv_column(&doc, "profile");
     cols[9] = cf_csv_column(&doc, "placement");
+    cols[10] = cf_csv_column(&doc, "precision");
     if (doc.n_records == 0) {
         st = cf_error_set(CF_ERR_INVALID, "%s: no measurement rows after the header", name);
         goto done;

@@ -100,6 +100,7 @@ static void set_defaults(cf_spec *out)
     out->search.max_accumulation = 8;
     out->search.spot = CF_SPOT_NEVER;
     out->search.startup_minutes = 10.0;
+    out->search.confidence = 0.9;
     out->search.checkpoint_minutes = 1.0;
 }
 

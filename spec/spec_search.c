@@ -10,6 +10,7 @@
 static const spec_int_rule max_gpus_rule = {1, 4096, "an integer from 1 to 4096"};
 static const spec_int_rule max_nodes_rule = {1, 1024, "an integer from 1 to 1024"};
 static const spec_int_rule max_accumulation_rule = {1, 1024, "an integer from 1 to 1024"};
+static const spec_num_rule confidence_rule = {0.5, 0.999, 0, "a number from 0.5 to 0.999"};
 
 /* A list of distinct strings: entries of `choices` (NULL-terminated) when
  * given, else free strings of 1..width-1 bytes. */
@@ -149,6 +150,8 @@ static cf_status read_search_object(spec_ctx *c, const cJSON *search, cf_spec *o
     if (st == CF_OK)
         st = spec_field_number(c, search, "checkpoint_minutes", &SPEC_NONNEG_NUM, NULL,
                                &out->search.checkpoint_minutes);
+    if (st == CF_OK)
+        st = spec_field_number(c, search, "confidence", &confidence_rule, NULL, &out->search.confidence);
     return st;
 }
 

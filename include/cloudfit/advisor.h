@@ -22,25 +22,19 @@ typedef struct {
                                        params.network_provenance */
 } cf_gpu_perf;
 
-/* Defaults when nothing was measured (docs/model.md). Between VMs, NCCL
- * over TCP sockets is bound by the cloud's per-flow limits, not the NIC:
- * on AWS g4dn (50 Gbit/s NIC) all-reduce runs at ~6 Gbit/s. RDMA fabrics
- * (EFA, InfiniBand: the catalog's ≥ 400 Gbit/s aggregates) reach about
- * half their nominal rate. */
-#define CF_DEFAULT_RDMA_EFFICIENCY 0.5
-#define CF_RDMA_MIN_NOMINAL_GBPS 400.0
-#define CF_DEFAULT_TCP_ALLREDUCE_GBPS 6.0
-#define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0
+/* Defaults when nothing was measured (docs/model.md); the network ones are
+ * in advisor/perf.h. */
 #define CF_DEFAULT_ROOFLINE_EFFICIENCY 0.35
 #define CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH 15.0
+#define CF_DEFAULT_CONFIDENCE 0.9
 
-/* Effective all-reduce bandwidth between VMs with a NIC of `nominal_gbps`
- * (0 = unknown) when nothing was measured. */
-double cf_default_inter_gbps(double nominal_gbps);
-/* The effective inter-node bandwidth of `perf` on a VM whose NIC is
- * `vm_nominal_gbps`: a measured figure carried in proportion to the NIC,
- * a given effective figure as is, else the default; *out_prov says which. */
+/* The effective inter-node all-reduce rate of `perf` on a VM whose NIC is
+ * `vm_nominal_gbps`: a measured figure carried in proportion to the NIC
+ * (within one fabric), a given effective figure as is, else the default;
+ * *out_prov says which. */
 double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, cf_provenance *out_prov);
+/* perf's parameters on a VM whose NIC is `vm_nominal_gbps` (cf_perf_on_network). */
+cf_perf_params cf_gpu_perf_on_vm(const cf_gpu_perf *perf, double vm_nominal_gbps);
 
 /* Derives a GPU type's parameters without a profile of its own: carries
  * `ref` (a profiled type) over with the GPU table — a roofline per term —
@@ -63,8 +57,9 @@ typedef struct {
     long global_batch;
     cf_lr_choice lr;
     double step_time_s;
-    double compute_s;             /* one micro-batch */
-    double sync_s;                /* raw all-reduce time (before overlap) */
+    double step_sigma;            /* log sd of step_time_s (the 80 % interval: ×e^(±1.2816σ)) */
+    double compute_s;             /* one micro-batch on a node of g GPUs (in-node sync included) */
+    double sync_s;                /* raw inter-node all-reduce time (before overlap) */
     double samples_per_s;
     double samples_to_target;
     double steps;
@@ -72,10 +67,14 @@ typedef struct {
     double parallel_efficiency;   /* throughput / (K × single-GPU throughput at the same m) */
     double train_hours;           /* without startup and preemption */
     double hours;                 /* total wall time */
+    double hours_p10, hours_p90;  /* its 80 % interval (start-up and preemption overhead as in hours) */
+    double hours_at_confidence;   /* the quantile the deadline is held to (constraints.confidence) */
     double spot_factor;           /* 1 for on-demand */
     double checkpoint_interval_hours; /* spot only */
     double usd_per_hour;          /* whole cluster */
     double total_usd;
+    double total_usd_p10, total_usd_p90;
+    double usd_at_confidence;     /* the quantile the budget is held to */
     cf_provenance prov_throughput, prov_noise, prov_network, prov_price;
 } cf_config;
 

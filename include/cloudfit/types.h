@@ -12,7 +12,9 @@ typedef enum { CF_OPT_SGD, CF_OPT_MOMENTUM, CF_OPT_ADAM, CF_OPT_ADAMW, CF_OPT_LA
 typedef enum { CF_LR_AUTO, CF_LR_GAIN, CF_LR_LINEAR, CF_LR_SQRT, CF_LR_NONE } cf_lr_rule;
 typedef enum { CF_OBJ_COST, CF_OBJ_TIME, CF_OBJ_BALANCED } cf_objective;
 typedef enum { CF_SPOT_NEVER, CF_SPOT_ALLOW, CF_SPOT_ONLY } cf_spot_policy;
-typedef enum { CF_PREC_FP32, CF_PREC_TF32, CF_PREC_FP16, CF_PREC_BF16 } cf_precision;
+/* Arithmetic of the training run; amp = automatic mixed precision (FP16
+ * tensor math where the GPU has it, else BF16, else FP32). */
+typedef enum { CF_PREC_FP32, CF_PREC_TF32, CF_PREC_FP16, CF_PREC_BF16, CF_PREC_AMP } cf_precision;
 
 /* Where a figure came from (DESIGN.md §4.4). */
 typedef enum { CF_PROV_MEASURED, CF_PROV_FITTED, CF_PROV_ESTIMATED, CF_PROV_DEFAULT } cf_provenance;
@@ -22,6 +24,8 @@ const char *cf_lr_rule_name(cf_lr_rule v);
 const char *cf_objective_name(cf_objective v);
 const char *cf_spot_policy_name(cf_spot_policy v);
 const char *cf_precision_name(cf_precision v);
+/* "fp32", "tf32", "fp16", "bf16", "amp" (any case) → *out; 0 when the name is none of them. */
+int cf_precision_parse(const char *name, cf_precision *out);
 const char *cf_provenance_name(cf_provenance v);
 
 #define CF_SPEC_NAME_MAX 65      /* [A-Za-z0-9._-]{1,64} + NUL */
@@ -85,6 +89,7 @@ typedef struct {
     int max_global_batch;               /* default 64 × batch */
     cf_spot_policy spot;                /* default never */
     double startup_minutes;             /* default 10: provisioning, image pull, data staging */
+    double confidence;                  /* default 0.9: the deadline and budget hold with this probability */
     double checkpoint_minutes;          /* default 1: time to write one checkpoint */
 } cf_constraints;
 
@@ -178,6 +183,8 @@ typedef struct {
     int local_bsz;           /* per-GPU batch */
     double step_time_s;
     double sync_time_s;      /* < 0 when not recorded */
+    int has_precision;       /* the optional precision column gave one */
+    cf_precision precision;  /* the run's arithmetic when has_precision (else the spec's, or fp32) */
     long line;               /* line in the source file, for messages */
 } cf_measurement;
 

@@ -33,6 +33,13 @@ cf_carry_rule cf_carry_rule_default(void);
 double cf_gpu_time_ratio(const cf_gpu *from, const cf_gpu *to, cf_precision precision);
 double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision precision, double peak_exponent,
                               double bandwidth_exponent);
+/* R when the two runs use different arithmetic (a V100 FP32 profile
+ * carried to an A100 trained in TF32): each side's peak at its own
+ * precision. */
+double cf_gpu_time_ratio_between(const cf_gpu *from, cf_precision from_precision, const cf_gpu *to,
+                                 cf_precision to_precision);
+double cf_gpu_time_ratio_between_with(const cf_gpu *from, cf_precision from_precision, const cf_gpu *to,
+                                      cf_precision to_precision, double peak_exponent, double bandwidth_exponent);
 /* X_to/X_from above: throughput on `to` at its largest batch over the
  * reference's at its own, for a reference whose fixed per-step share is
  * `overhead_fraction` (>= 0) and a batch ratio m_to/m_from (> 0; 1 when

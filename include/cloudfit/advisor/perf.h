@@ -1,83 +1,209 @@
-/* Throughput model (advisor/perf.c, advisor/fit.c; DESIGN.md §3.1–3.2):
- * compute, gradient all-reduce within and across nodes, overlap,
- * accumulation, and its fit to measured step times. Pure functions. */
+/* The step-time model (advisor/perf.c, advisor/fit.c; DESIGN.md §3.1–3.2,
+ * docs/model.md "Step time"). Pure functions.
+ *
+ * Notation: N nodes (VMs) with g GPUs on the busiest one, K GPUs in all,
+ * per-GPU micro-batch m, s micro-batches per optimizer step, S gradient
+ * bytes, ring(n) = 2(n−1)/n.
+ *
+ *   single node:  T1(g, m)   the profile's own step time at g GPUs (log-log
+ *                            interpolation in m; linear in g between
+ *                            profiled counts; else carried from the nearest
+ *                            profiled count with the in-node contention κ
+ *                            and the visible in-node ring all-reduce)
+ *   N ≥ 2:        t = T1 + c0 + max(0, A − ρ·T1) + ψ·min(A, ρ·T1)
+ *                 A = max(A_floor(K), A2' · G(N, K) · [N = 2] g^b2 + λ(N))
+ *                 A2' = 8S/BW_eff (the 2 × 1 probe's all-reduce, latency excluded)
+ *                 G  = ring(N)^a · (ring(K)/ring(N))^c        (1 at N = K = 2)
+ *                 λ(N) = L · ceil(S / 25 MiB) · 2(N − 1)
+ *                 A_floor(K) = ring(K) · 8S / NIC             (never faster than the NIC)
+ *   accumulation: step = (s − 1)·T1 + t
+ *
+ * Per job (fitted from multi-node rows: the 2 × 1 probe or more):
+ * BW_eff, ρ, c0, b2. Global constants (a, c, L, ψ, ρ_def, κ, interval
+ * constants) are in cf_perf_constants, defaults below: the one place they
+ * are written down. */
 #ifndef CLOUDFIT_ADVISOR_PERF_H
 #define CLOUDFIT_ADVISOR_PERF_H
 #include <stddef.h>
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
 
+/* ---- global constants ----------------------------------------------------------------- */
+
+/* Chosen on the T4 cluster (bench/step_model_lab.py, docs/model.md "Where
+ * each constant comes from"); the DGX cluster could not choose the network
+ * ones (its inter-node all-reduce hides behind compute). */
+#define CF_PERF_GROWTH_NODES 0.5        /* a: growth of the all-reduce in N, ring(N)^a */
+#define CF_PERF_GROWTH_GPUS 0.0         /* c: extra growth in K at fixed N */
+#define CF_PERF_HOP_LATENCY_S 2e-4      /* L: per DDP bucket per ring hop */
+#define CF_PERF_INTERFERENCE 0.1        /* ψ: cost of the hidden all-reduce to compute */
+#define CF_PERF_HIDE_DEFAULT 0.1        /* ρ_def: hiding fraction with no multi-node measurement */
+#define CF_PERF_CONTENTION_PCIE 0.05    /* κ of PCIe-only nodes (chosen on T4) */
+#define CF_PERF_CONTENTION_NVLINK 0.01  /* κ of NVLink/NVSwitch nodes (chosen on DGX A100) */
+#define CF_PERF_INTRA_EFFICIENCY 0.5    /* the in-node ring at this share of the nominal rate (not fitted) */
+#define CF_PERF_FIXED_SHARE 0.148       /* fixed share of a step with a single profiled batch (carry rule's φ) */
+/* Interval constants: log-normal, σ² = kT²(σ_T² + s0²) + [T1 estimated](u_ing ln g)²
+ * + share²·σ_net² + σ_carry²; σ_net² = σ_fit² + (u0·[not the probe's shape] +
+ * u_ext·|ln(A/A2)|)² with a measured network, u_def² without. */
+#define CF_PERF_SIGMA_SCALE 1.25        /* kT */
+#define CF_PERF_SIGMA_FLOOR 0.04        /* s0 */
+#define CF_PERF_SIGMA_AWAY 0.20         /* u0 */
+#define CF_PERF_SIGMA_EXTRAPOLATE 0.25  /* u_ext */
+#define CF_PERF_SIGMA_DEFAULT_NET 0.40  /* u_def */
+#define CF_PERF_SIGMA_GPUS 0.10         /* u_ing, per ln g */
+#define CF_PERF_SIGMA_PROFILE_NONE 0.05 /* σ_T when the profile cannot tell its own noise */
+/* Compute not measured on this GPU type: σ of the carry-over rule (its
+ * `validate --crossgpu` errors, 11.9 % median / 36.5 % p90 leaving one GPU
+ * type out, are those of σ ≈ 0.2), and of an estimate from FLOPs alone (the
+ * peak-FLOP ratio's errors, 21.9 / 71.1 %, are those of σ ≈ 0.35; a roofline
+ * with an assumed efficiency is cruder: 0.5, not validated). */
+#define CF_PERF_SIGMA_CARRY 0.20
+#define CF_PERF_SIGMA_ROOFLINE 0.50
+
+/* Hardware defaults (not fitted). */
+#define CF_DDP_BUCKET_BYTES (25.0 * 1024 * 1024)      /* PyTorch DDP gradient buckets */
+#define CF_DEFAULT_UNKNOWN_INTERCONNECT_GBS 16.0      /* PCIe 3.0 x16, GB/s per GPU */
+#define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0          /* a VM whose NIC the catalog does not give */
+#define CF_RDMA_MIN_NOMINAL_GBPS 400.0                /* the catalog's EFA / InfiniBand aggregates */
+#define CF_DEFAULT_RDMA_EFFICIENCY 0.5                /* RDMA: half the nominal rate */
+/* TCP (NCCL sockets): AWS documents a 5 Gbit/s limit per flow between
+ * instances outside a cluster placement group; the T4 probes measured
+ * 2.9–5.2 Gbit/s effective on 50 Gbit/s VMs. Other clouds document no
+ * figure; the same is assumed. */
+#define CF_DEFAULT_TCP_ALLREDUCE_GBPS 5.0
+
 typedef struct {
-    double alpha_s;        /* fixed compute time of one micro-batch on one GPU, s */
-    double beta_s;         /* compute time per sample, s */
-    double contention;     /* compute slows by (1 + contention·(g−1)) with g GPUs busy in a node */
-    double intra_gbps;     /* effective all-reduce bus bandwidth inside a node, Gbit/s */
-    double inter_gbps;     /* effective all-reduce bandwidth between nodes, Gbit/s */
-    double latency_s;      /* fixed cost of one all-reduce across nodes, s */
-    double gamma;          /* overlap exponent, 1 (none) .. 10 (almost full) */
-    int max_local_batch;   /* memory ceiling; 0 = unknown, < 0 = the model does not fit */
+    double growth_nodes, growth_gpus, hop_latency_s, interference;
+    double hide_default;
+    double contention_pcie, contention_nvlink, intra_efficiency;
+    double sigma_scale, sigma_floor, sigma_away, sigma_extrapolate, sigma_default_net, sigma_gpus;
+} cf_perf_constants;
+
+/* The constants above. */
+cf_perf_constants cf_perf_constants_default(void);
+/* Sets one constant by name ("growth_nodes", ..., as in the struct; also
+ * the lab's short names a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink,
+ * kT, s0, u0, u_ext, u_def, u_ing). CF_ERR_INVALID for an unknown name or
+ * a value out of range. */
+cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double value);
+
+/* ---- a GPU type's parameters ------------------------------------------------------------ */
+
+#define CF_PERF_MAX_CURVES 16     /* GPU counts profiled on one node */
+#define CF_PERF_MAX_POINTS 48     /* batches per GPU count */
+
+/* Single-node step times at one GPU count, batches ascending and distinct. */
+typedef struct {
+    int gpus;
+    int n;
+    double batch[CF_PERF_MAX_POINTS];
+    double step_s[CF_PERF_MAX_POINTS];
+} cf_perf_curve;
+
+typedef struct {
+    /* Compute: the single-node step T1(g, m). Profiled curves (ascending
+     * g), or with none the line α + β·m for one GPU (an inline profile, a
+     * 1-GPU `cloudfit profile`, an estimate). */
+    cf_perf_curve curves[CF_PERF_MAX_CURVES];
+    int n_curves;
+    double alpha_s, beta_s;
+    double compute_scale;       /* factor on T1 (carry-over, recorded runs); 0 = 1 */
+    double contention;          /* κ: from the profile's GPU counts, else the class default */
+    double sigma_profile;       /* σ_T, log sd of one profiled step time */
+    double sigma_compute;       /* extra log sd: compute carried over / estimated (0 = measured) */
+    /* In-node hardware (never fitted). */
+    double gradient_bytes;      /* S of the job (the in-node ring of GPU counts not profiled) */
+    double intra_gbps;          /* nominal GPU-to-GPU rate per GPU, Gbit/s */
+    int nvlink;                 /* NVLink/NVSwitch inside the node (else PCIe) */
+    /* Network. */
+    double nic_gbps;            /* nominal NIC of the VM the predictions are for; 0 = unknown */
+    double inter_gbps;          /* effective all-reduce rate of the 2 × 1 probe, Gbit/s; 0 = the default for the NIC */
+    double hide;                /* ρ */
+    double overhead_s;          /* c0 */
+    double two_vm_exponent;     /* b2 (N = 2 only) */
+    double sigma_fit;           /* log sd of the network fit's residuals */
+    int bound_hit;              /* the fit reached the NIC's nominal rate */
+    int max_local_batch;        /* memory ceiling; 0 = unknown, < 0 = the model does not fit */
     cf_provenance compute_provenance;
     cf_provenance network_provenance;
     cf_provenance memory_provenance;
+    cf_perf_constants k;
 } cf_perf_params;
 
-/* Defaults when nothing was measured (docs/model.md); the only place they
- * are written down. Inside a VM, NCCL's ring reaches about half the
- * nominal NVLink/PCIe rate (PCIe 3.0 x16 when the GPU's is unknown); each extra busy GPU slows compute by 2 %
- * (shared host, PCIe and memory); one all-reduce across VMs costs 1 ms
- * before bandwidth. */
-#define CF_DEFAULT_INTRA_EFFICIENCY 0.5
-#define CF_DEFAULT_UNKNOWN_INTERCONNECT_GBS 16.0 /* PCIe 3.0 x16, GB/s per GPU */
-#define CF_DEFAULT_CONTENTION 0.02
-#define CF_DEFAULT_LATENCY_S 0.001
-#define CF_DEFAULT_GAMMA 2.0
-
 /* The parameters before anything is measured, for a GPU of the table
- * (NULL = unknown GPU): no compute figures (alpha = beta = 0), the
- * defaults above, intra-node bandwidth from the GPU's interconnect, the
- * inter-node bandwidth 0 (set per VM from its NIC), every provenance
- * `default`. */
+ * (NULL = unknown GPU): no compute figures, the default constants, the
+ * in-node rate and class from the GPU's interconnect, no network figure,
+ * every provenance `default`. The only place defaults are set. */
 cf_perf_params cf_perf_defaults(const cf_gpu *gpu);
 
-/* Compute time of one micro-batch of `local_batch` samples with
- * `gpus_in_node` GPUs busy on the same node. */
-double cf_perf_compute_s(const cf_perf_params *p, double local_batch, int gpus_in_node);
-/* PyTorch DDP all-reduces gradients in buckets of 25 MiB as the backward
- * pass produces them; the last bucket (the first layers' gradients) is
- * ready only when the backward pass ends, so it can never overlap. */
-#define CF_DDP_BUCKET_BYTES (25.0 * 1024 * 1024)
-/* All-reduce time of `gradient_bytes` S over K = `nodes` × `gpus_per_node`
- * GPUs: a ring inside the node plus a ring through all K GPUs whose node
- * crossings share each VM's NIC:
- *   2(g−1)/g · S/BW_intra + [N > 1] (2(K−1)/K · S/BW_inter + latency). */
-double cf_perf_sync_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node);
-/* Iteration time with `accumulation` micro-batches per optimizer step:
- *   (s−1)·t_c + (t_c^γ + ((1−f)·t_sync)^γ)^(1/γ) + f·t_sync,
- * f = min(1, bucket / S): Pollux's overlap for all but the last bucket. */
+/* Effective all-reduce rate between VMs with a NIC of `nominal_gbps`
+ * (0 = unknown) when nothing was measured: half the NIC over RDMA, at most
+ * CF_DEFAULT_TCP_ALLREDUCE_GBPS over TCP. */
+double cf_default_inter_gbps(double nominal_gbps);
+/* `p` on a VM with a NIC of `nominal_gbps` (0 = unknown): a network
+ * measured on another NIC is carried in proportion (never above the
+ * nominal ratio: BW' = BW·min(1, nic'/nic_ref)) when both are of one
+ * fabric (TCP, RDMA), else the default network (rate, ρ_def, no
+ * overhead), provenance `default`. `reference_gbps` is the NIC the
+ * measurement ran on (0 = unknown: kept as is). */
+cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps, double nominal_gbps);
+
+/* One prediction and its parts. */
+typedef struct {
+    double step_s;              /* one optimizer step */
+    double compute_s;           /* T1(g, m): one micro-batch on a node of g GPUs (in-node sync included) */
+    double allreduce_s;         /* A: the inter-node all-reduce before overlap (0 for one node) */
+    double visible_s;           /* what of it shows, with c0 and interference */
+    double sigma;               /* log sd of step_s: the 80 % interval is step·e^(±1.2816σ) */
+    double sigma_base, sigma_net; /* σ² = σ_base² + (visible/step)²·σ_net² */
+    cf_provenance compute_source; /* measured (profiled g), fitted (interpolated g), estimated */
+} cf_step;
+
+/* The model for N nodes, g GPUs on the busiest node, K GPUs in all. */
+cf_step cf_perf_predict(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus,
+                        double local_batch, int accumulation);
+/* Balanced placements (K = N·g). */
 double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
                       double local_batch, int accumulation);
+/* T1(g, m). */
+double cf_perf_compute_s(const cf_perf_params *p, double local_batch, int gpus_in_node);
+/* A(N, N·g): the inter-node all-reduce before overlap (0 for N = 1). */
+double cf_perf_sync_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node);
+
+/* Two-sided normal quantile: z with P(|Z| ≤ z) = level (0.8 → 1.2816). */
+double cf_normal_two_sided_z(double level);
+/* One-sided: z with P(Z ≤ z) = p (0.9 → 1.2816). */
+double cf_normal_quantile(double p);
+#define CF_INTERVAL_LEVEL 0.8
 
 /* GPUs per node of a measured configuration: the busiest node of its
  * placement, else num_gpus spread evenly. */
 int cf_measurement_gpus_per_node(const cf_measurement *row);
-/* The model's step time for a measured configuration (no accumulation). */
-double cf_perf_predict_measurement(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes);
+/* The model's prediction for a measured configuration (no accumulation). */
+cf_step cf_perf_predict_measurement(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes);
 
-/* Which parameters a fit may change; the others keep their start values. */
+/* ---- fitting --------------------------------------------------------------------------- */
+
 typedef struct {
-    double rel_rmse;       /* root mean square relative residual over the rows */
-    double r2_single_gpu;  /* R² of the linear compute fit on single-GPU rows (NaN if < 3 rows) */
+    double rel_rmse;            /* root mean square relative residual over the rows (in-sample) */
+    double r2_single_gpu;       /* kept for reports: NaN */
     size_t n_rows;
     size_t n_single_gpu, n_multi_gpu_node, n_multi_node;
-    int fitted_contention, fitted_intra, fitted_inter, fitted_gamma;
+    int n_curves;               /* GPU counts profiled */
+    int fitted_inter;           /* the network was fitted (≥ 1 multi-node row) */
+    int fitted_hide;            /* ρ fitted (multi-node rows at ≥ 2 batches) */
+    int fitted_two_vm;          /* b2 fitted (2-node rows with g > 1) */
+    int bound_hit;              /* the fitted all-reduce reached the NIC's nominal rate */
 } cf_perf_fit_report;
 
-/* Fits the model to measurement rows of one GPU type (GSL: linear least
- * squares for alpha/beta on single-GPU rows, then nonlinear least squares on
- * relative errors for every parameter the rows identify). `start` gives the
- * values of parameters the rows cannot identify (e.g. inter_gbps without
- * multi-node rows). Needs at least 2 single-GPU rows with distinct batches. */
-cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double gradient_bytes,
+/* Fits the model to measured rows of one GPU type on one kind of VM with a
+ * NIC of `nic_gbps` (0 = unknown): the single-node rows become T1's curves
+ * (the median where a (g, m) repeats); κ from the curves (else the class
+ * default of `start`); σ_T from their roughness; with multi-node rows the
+ * network (BW_eff, ρ, c0, b2) by an exhaustive grid on the least absolute
+ * relative error (docs/model.md). `start` gives constants, hardware and
+ * provenances (cf_perf_defaults). Needs at least one single-node row. */
+cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double gradient_bytes, double nic_gbps,
                       const cf_perf_params *start, cf_perf_params *out, cf_perf_fit_report *report);
 
 #endif

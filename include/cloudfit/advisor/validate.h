@@ -12,6 +12,9 @@
 typedef struct {
     size_t n;
     double median_ape, p90_ape, max_ape;
+    /* share of the predictions whose 80 % interval holds the measurement;
+     * < 0 when the predictions have no interval */
+    double interval_coverage;
 } cf_ape_stats;
 
 /* Median, p90 (nearest rank) and max of |errors|; `errors` are relative
@@ -29,12 +32,18 @@ typedef struct {
      * training subset leaves out: the model's own fit error on them, a floor
      * for its prediction error there (not a prediction). */
     int fit_all_rows;
+    /* The model's global constants; NULL = the shipped ones
+     * (cf_perf_constants_default). bench/accuracy.sh passes those chosen on
+     * the other cluster. */
+    const cf_perf_constants *constants;
 } cf_validate_options;
 
 /* One (model, gpu, profile) group. The caller fills the inputs (which need
  * the catalog and model sizes), cf_validate_steps fills the results. */
 typedef struct {
     char model[64], gpu[32], profile[32];
+    int has_precision;                   /* the rows' precision column (part of the group's key) */
+    cf_precision precision;              /* fp32 when the rows do not say */
     /* inputs */
     double gradient_bytes;               /* parameters × bytes per gradient element */
     double nominal_inter_gbps;           /* VM NIC for (gpu, GPUs per node); 0 = unknown */
@@ -44,6 +53,7 @@ typedef struct {
     /* results */
     size_t n_fit, n_pred;
     cf_perf_params params;               /* fitted (or carried-over) model */
+    cf_perf_fit_report fit;              /* what the fit used (not for carried-over groups) */
     char carried_from[32];               /* "" unless predicted from another GPU type */
     cf_ape_stats all;
     int bucket_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];   /* node count of each bucket (last: all larger) */
