@@ -107,3 +107,161 @@ cf_status cf_search_prior(const cf_inputs *inputs, const cf_gpu *gpus, size_t n_
     }
     return CF_OK;
 }
+
+/* ---- candidates from catalog offers ----------------------------------------------- */
+
+static int same_offer(const cf_vm *a, const cf_vm *b)
+{
+    return !strcmp(a->cloud, b->cloud) && !strcmp(a->instance_type, b->instance_type) &&
+           !strcasecmp(a->gpu_model, b->gpu_model) && a->gpu_count == b->gpu_count;
+}
+
+cf_status cf_search_catalog_candidates(const cf_constraints *limits, const int *local_batches, int n_local_batches,
+                                       const cf_vm *const *rows, size_t n_rows, cf_search_candidate **out,
+                                       size_t *n_out)
+{
+    int batches[CF_SPEC_MAX_BATCHES], n_batches = 0;
+    for (int i = 0; i < n_local_batches && i < CF_SPEC_MAX_BATCHES; i++)
+        batches[n_batches++] = local_batches[i];
+    if (n_batches == 0)
+        for (int b = 8; b <= 256; b *= 2)
+            batches[n_batches++] = b;
+    size_t cap = n_rows * 10 * (size_t)n_batches + 1, n = 0;
+    cf_search_candidate *c = calloc(cap, sizeof *c);
+    if (!c)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t r = 0; r < n_rows; r++) {
+        const cf_vm *vm = rows[r];
+        int cheapest = vm->price_ondemand_usd_per_hr > 0;
+        for (size_t q = 0; q < n_rows && cheapest; q++)
+            if (q != r && same_offer(vm, rows[q]) && rows[q]->price_ondemand_usd_per_hr > 0 &&
+                (rows[q]->price_ondemand_usd_per_hr < vm->price_ondemand_usd_per_hr ||
+                 (rows[q]->price_ondemand_usd_per_hr == vm->price_ondemand_usd_per_hr && q < r)))
+                cheapest = 0;
+        if (!cheapest)
+            continue;
+        /* The profile needs single-GPU runs: without a 1-GPU VM of this GPU
+         * model, one GPU of this VM (paid in full) is a candidate too. */
+        int has_single = 0;
+        for (size_t q = 0; q < n_rows; q++)
+            has_single |= rows[q]->gpu_count == 1 && !strcasecmp(rows[q]->gpu_model, vm->gpu_model);
+        for (int single = 0; single <= (!has_single && vm->gpu_count > 1); single++) {
+            int g = single ? 1 : vm->gpu_count;
+            for (int nodes = 1; nodes <= (single ? 1 : limits->max_nodes) && nodes * g <= limits->max_gpus; nodes *= 2)
+                for (int b = 0; b < n_batches && n < cap; b++) {
+                    long global = (long)nodes * g * batches[b];
+                    if (global > limits->max_global_batch)
+                        continue;
+                    cf_search_candidate *k = &c[n++];
+                    k->vm = vm;
+                    snprintf(k->gpu, sizeof k->gpu, "%s", vm->gpu_model);
+                    k->nodes = nodes;
+                    k->gpus_per_node = g;
+                    k->local_batch = batches[b];
+                    k->usd_per_node_hr = vm->price_ondemand_usd_per_hr;
+                    k->network_gbps = vm->network_gbps;
+                }
+        }
+    }
+    *out = c;
+    *n_out = n;
+    return CF_OK;
+}
+
+/* ---- the plan of a profile through a runner ------------------------------------- */
+
+/* Out of the plan: other GPU types, and with an instance type the
+ * multi-GPU shapes of other VMs (1-GPU runs may use a 1-GPU VM of the
+ * same GPU). */
+static cf_status mark_excluded(const cf_search_candidate *cands, size_t n, const char *gpu, const char *instance_type,
+                               int from_trace, unsigned char *excluded)
+{
+    size_t n_type = 0, n_instance = 0;
+    for (size_t c = 0; c < n; c++) {
+        const cf_search_candidate *k = &cands[c];
+        int other_type = strcasecmp(k->gpu, gpu) != 0;
+        int other_vm = instance_type && k->gpus_per_node > 1 && (!k->vm || strcmp(k->vm->instance_type, instance_type));
+        excluded[c] = (unsigned char)(other_type || other_vm);
+        n_type += !other_type;
+        n_instance += !other_type && instance_type && k->vm && strcmp(k->vm->instance_type, instance_type) == 0;
+    }
+    if (n_type == 0) {
+        cf_error_set(CF_ERR_INVALID, "no configuration of GPU '%s'", gpu);
+        cf_error_hint(from_trace ? "the trace has no priced rows of this GPU for this model (see --trace-model)"
+                                 : "the catalog has no on-demand VM of this GPU within the spec's clouds/regions");
+        return CF_ERR_INVALID;
+    }
+    if (instance_type && n_instance == 0) {
+        cf_error_set(CF_ERR_INVALID, "no configuration of GPU '%s' on instance type '%s'", gpu, instance_type);
+        cf_error_hint("'cloudfit prices %s' lists the instance types of this GPU", gpu);
+        return CF_ERR_INVALID;
+    }
+    return CF_OK;
+}
+
+/* A runner that starts VMs runs the probe as one GPU on each of two VMs
+ * (placement 11, as in the Pollux data): the 2 × 1 shape of every 1-GPU
+ * candidate not already there is appended. */
+static cf_status add_probe_shapes(cf_search_candidate **cands, size_t *n, unsigned char **excluded)
+{
+    size_t extra = 0, n0 = *n;
+    for (size_t c = 0; c < n0; c++)
+        extra += (*cands)[c].nodes == 1 && (*cands)[c].gpus_per_node == 1 && !(*excluded)[c];
+    cf_search_candidate *grown = realloc(*cands, (n0 + extra + 1) * sizeof *grown);
+    if (grown)
+        *cands = grown;
+    unsigned char *ex = realloc(*excluded, n0 + extra + 1);
+    if (ex)
+        *excluded = ex;
+    if (!grown || !ex)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < n0; c++) {
+        const cf_search_candidate *k = &(*cands)[c];
+        if (k->nodes != 1 || k->gpus_per_node != 1 || (*excluded)[c])
+            continue;
+        int have = 0;
+        for (size_t q = 0; q < *n && !have; q++)
+            have = (*cands)[q].nodes == 2 && (*cands)[q].gpus_per_node == 1 && (*cands)[q].vm == k->vm &&
+                   (*cands)[q].local_batch == k->local_batch;
+        if (have)
+            continue;
+        (*cands)[*n] = *k;
+        (*cands)[*n].nodes = 2;
+        (*excluded)[(*n)++] = 0;
+    }
+    return CF_OK;
+}
+
+cf_status cf_search_plan_profile(const cf_search_profile_request *rq, cf_search_candidate **cands, size_t *n,
+                                 cf_search_profile_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned char *excluded = calloc(*n ? *n : 1, 1);
+    if (!excluded)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = mark_excluded(*cands, *n, rq->gpu, rq->instance_type, rq->from_trace, excluded);
+    int can_two_nodes = 0;
+    if (st == CF_OK && rq->from_trace) {
+        for (size_t c = 0; c < *n && !can_two_nodes; c++)
+            can_two_nodes = !excluded[c] && (*cands)[c].nodes == 2 && (*cands)[c].gpus_per_node == 1;
+        if (!can_two_nodes)
+            snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
+                     "the trace has no 2-node × 1-GPU rows (placement 11) of %s for this model", rq->gpu);
+    } else if (st == CF_OK) {
+        if (!rq->runner_multi_node)
+            snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
+                     "the exec template has no {nodes} placeholder, so it cannot start two nodes");
+        else if (rq->constraints->max_nodes < 2 || rq->constraints->max_gpus < 2)
+            snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
+                     "the spec allows %s (search.max_nodes / max_gpus)",
+                     rq->constraints->max_nodes < 2 ? "one node" : "one GPU");
+        else if ((st = add_probe_shapes(cands, n, &excluded)) == CF_OK)
+            can_two_nodes = 1;
+    }
+    if (st == CF_OK)
+        st = cf_search_light_profile(*cands, *n, rq->gpu, excluded, out->light, &out->n_light);
+    if (st == CF_OK && can_two_nodes)
+        st = cf_search_two_node_probe(*cands, *n, rq->gpu, excluded, out->probe, &out->n_probe);
+    free(excluded);
+    return st;
+}

@@ -20,7 +20,7 @@
 #include "io/spec_load.h"
 #include "io/db_open.h"
 #include "search/search_report.h"
-#include "search/search_runners.h"
+#include "cloudfit/profiler/runners.h"
 
 #define MAX_GPU_TYPES_EXEC 4
 
@@ -300,9 +300,12 @@ static int with_trace(search_ctx *x)
         return rc;
     cf_trace_runner t;
     const char *model = o->trace_model ? o->trace_model : x->spec->job.name;
-    if ((rc = cf_trace_runner_open(x->runner_text + 6, model, &x->src->catalog, x->spec, prices, n_prices, noise,
-                                   o->seed > 0 ? (unsigned long)o->seed : 1, &t)))
-        return rc;
+    cf_trace_runner_config cfg = {.path = x->runner_text + 6, .model = model, .vms = x->src->catalog.vms,
+                                  .n_vms = x->src->catalog.n_vms, .clouds = x->spec->search.clouds,
+                                  .n_clouds = x->spec->search.n_clouds, .prices = prices, .n_prices = n_prices,
+                                  .noise_sd = noise, .seed = o->seed > 0 ? (unsigned long)o->seed : 1};
+    if (cf_trace_runner_open(&cfg, &t) != CF_OK)
+        return cf_report_error();
     x->cands = t.cands;
     x->n_cands = t.n;
     x->true_step_s = t.true_step_s;
@@ -334,7 +337,8 @@ static int with_exec(search_ctx *x)
         return cf_report_error();
     }
     size_t n_rows = cf_catalog_filter_rows(catalog, &filter, rows);
-    if (cf_exec_candidates(spec, rows, n_rows, &x->cands, &x->n_cands) != CF_OK) {
+    if (cf_search_catalog_candidates(&spec->search, spec->probe.local_batches, spec->probe.n_local_batches, rows, n_rows,
+                                     &x->cands, &x->n_cands) != CF_OK) {
         free(rows);
         return cf_report_error();
     }
@@ -354,8 +358,10 @@ static int with_exec(search_ctx *x)
         rc = CF_EXIT_USAGE;
     }
     cf_exec_runner e;
-    if (rc == 0 && !(rc = cf_exec_runner_open(x->runner_text + 5, o->timeout_s, o->seed > 0 ? (unsigned long)o->seed : 1,
-                                              &e))) {
+    if (rc == 0 && cf_exec_runner_open(x->runner_text + 5, o->timeout_s, o->seed > 0 ? (unsigned long)o->seed : 1,
+                                       &e) != CF_OK)
+        rc = cf_report_error();
+    else if (rc == 0) {
         snprintf(x->runner_note, sizeof x->runner_note, "exec: '%s …' per probe, %zu catalog offers, %zu configurations",
                  e.label, n_rows, x->n_cands);
         rc = run_search(x, cf_exec_runner_iface(&e));

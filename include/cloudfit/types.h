@@ -7,6 +7,7 @@
 #ifndef CLOUDFIT_TYPES_H
 #define CLOUDFIT_TYPES_H
 #include <stddef.h>
+#include "cloudfit/status.h"
 
 typedef enum { CF_OPT_SGD, CF_OPT_MOMENTUM, CF_OPT_ADAM, CF_OPT_ADAMW, CF_OPT_LAMB } cf_optimizer;
 typedef enum { CF_LR_AUTO, CF_LR_GAIN, CF_LR_LINEAR, CF_LR_SQRT, CF_LR_NONE } cf_lr_rule;
@@ -297,6 +298,27 @@ typedef struct {
     char probe_status[16];
     char probe_note[240];
 } cf_profile;
+
+/* ---- runners: real training runs on a configuration (search, profile --runner) ---- */
+
+/* One configuration the search may pick: a VM type (on-demand), a node
+ * count and a per-GPU batch (no accumulation: a probe measures what runs). */
+typedef struct {
+    const cf_vm *vm;              /* catalog row it is priced from; NULL allowed (tests, --price) */
+    char gpu[32];                 /* GPU model; the refit groups probes by it */
+    int nodes, gpus_per_node, local_batch;
+    double usd_per_node_hr;       /* on-demand price of one VM */
+    double network_gbps;          /* nominal NIC of the VM; 0 = unknown */
+} cf_search_candidate;
+
+/* Runs `steps` training steps on one candidate and reports the steady
+ * step time. Anything but CF_OK is a failed run (non-zero exit, malformed
+ * output, timeout); cf_error_message() says why. The search retries a
+ * failed run once, then marks the configuration failed and goes on. */
+typedef struct {
+    void *ctx;
+    cf_status (*probe)(void *ctx, const cf_search_candidate *candidate, int steps, double *out_step_time_s);
+} cf_search_runner;
 
 /* ---- what a real run measured (cloudfit record) ------------------------------ */
 

@@ -16,25 +16,6 @@
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
 
-/* One configuration the search may pick: a VM type (on-demand), a node
- * count and a per-GPU batch (no accumulation: a probe measures what runs). */
-typedef struct {
-    const cf_vm *vm;              /* catalog row it is priced from; NULL allowed (tests, --price) */
-    char gpu[32];                 /* GPU model; the refit groups probes by it */
-    int nodes, gpus_per_node, local_batch;
-    double usd_per_node_hr;       /* on-demand price of one VM */
-    double network_gbps;          /* nominal NIC of the VM; 0 = unknown */
-} cf_search_candidate;
-
-/* Runs `steps` training steps on one candidate and reports the steady
- * step time. Anything but CF_OK is a failed run (non-zero exit, malformed
- * output, timeout); cf_error_message() says why. The search retries a
- * failed run once, then marks the configuration failed and goes on. */
-typedef struct {
-    void *ctx;
-    cf_status (*probe)(void *ctx, const cf_search_candidate *candidate, int steps, double *out_step_time_s);
-} cf_search_runner;
-
 typedef enum {
     CF_SEARCH_CLOUDFIT,           /* model prior + error model, decision-aware probes (the default) */
     CF_SEARCH_MODEL_ONLY,         /* light profile, refit, pick from the model: no probes (baseline) */
@@ -150,6 +131,39 @@ cf_status cf_search_light_profile(const cf_search_candidate *cands, size_t n, co
  * inter-node bandwidth; the smallest batch exposes the all-reduce most. */
 cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, const char *gpu,
                                    const unsigned char *excluded, size_t out[2], size_t *n_out);
+
+/* Candidates for a runner that starts the catalog's VMs: the cheapest
+ * region of each (cloud, instance type), node counts 1, 2, 4, … up to the
+ * limits, and the per-GPU batches (local_batches, else 8 … 256 by powers of
+ * two); a GPU model without a 1-GPU VM also gets one GPU of its VM (paid in
+ * full) for the profile's single-GPU runs. *out is malloc'd. */
+cf_status cf_search_catalog_candidates(const cf_constraints *limits, const int *local_batches, int n_local_batches,
+                                       const cf_vm *const *rows, size_t n_rows, cf_search_candidate **out,
+                                       size_t *n_out);
+
+/* The plan of a profile of one GPU type through a runner (`cloudfit profile
+ * --runner`): the light profile's runs and the 2-node × 1-GPU probe. */
+typedef struct {
+    const char *gpu;                      /* the GPU type profiled */
+    const char *instance_type;            /* multi-GPU runs only on this VM type; NULL = any */
+    const cf_constraints *constraints;    /* the limits a probe must respect */
+    int from_trace;                       /* the candidates are a trace's rows */
+    int runner_multi_node;                /* the runner can start several nodes (exec: {nodes}) */
+} cf_search_profile_request;
+
+typedef struct {
+    size_t light[CF_SEARCH_PROFILE_MAX_RUNS];
+    size_t n_light;
+    size_t probe[2];
+    size_t n_probe;
+    char probe_skipped_why[200];          /* "" when the probe can run */
+} cf_search_profile_plan;
+
+/* Plans the profile over *cands (indices into it). A runner that starts
+ * VMs gets the 2 × 1 probe shapes appended to *cands (realloc'd; *n grows).
+ * CF_ERR_INVALID when the GPU (or instance type) has no configuration. */
+cf_status cf_search_plan_profile(const cf_search_profile_request *request, cf_search_candidate **cands, size_t *n,
+                                 cf_search_profile_plan *out);
 
 /* Start values per GPU type among the candidates (cf_search_options.prior):
  * the inputs' parameters when they have the type (spec profile, cached

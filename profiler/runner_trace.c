@@ -6,14 +6,15 @@
  * the same GPU model and GPU count (the cloud in the file's `profile`
  * column first), or --price GPU=USD_PER_GPU_HR. */
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "commands.h"
-#include "search/search_runners.h"
+#include "cloudfit/profiler/measurements.h"
+#include "cloudfit/profiler/runners.h"
 
 static int symmetric_gpus_per_node(const cf_measurement *r)
 {
@@ -31,19 +32,18 @@ static int symmetric_gpus_per_node(const cf_measurement *r)
     return g;
 }
 
-static const cf_vm *catalog_vm(const cf_catalog *catalog, const cf_spec *spec, const char *gpu, int g,
-                               const char *prefer_cloud)
+static const cf_vm *catalog_vm(const cf_trace_runner_config *cfg, const char *gpu, int g, const char *prefer_cloud)
 {
     const cf_vm *best = NULL;
     int best_pref = 0;
-    for (size_t i = 0; i < catalog->n_vms; i++) {
-        const cf_vm *vm = &catalog->vms[i];
+    for (size_t i = 0; i < cfg->n_vms; i++) {
+        const cf_vm *vm = &cfg->vms[i];
         if (strcasecmp(vm->gpu_model, gpu) || vm->gpu_count != g || !(vm->price_ondemand_usd_per_hr > 0))
             continue;
-        if (spec->search.n_clouds) {
+        if (cfg->n_clouds) {
             int ok = 0;
-            for (int k = 0; k < spec->search.n_clouds; k++)
-                ok |= strcmp(spec->search.clouds[k], vm->cloud) == 0;
+            for (int k = 0; k < cfg->n_clouds; k++)
+                ok |= strcmp(cfg->clouds[k], vm->cloud) == 0;
             if (!ok)
                 continue;
         }
@@ -71,23 +71,23 @@ static const cf_search_price *price_for(const cf_search_price *prices, size_t n,
     return NULL;
 }
 
-static int fail(cf_trace_runner *t, int rc)
+static cf_status fail(cf_trace_runner *t, cf_status st)
 {
     cf_trace_runner_close(t);
-    return rc;
+    return st;
 }
 
-int cf_trace_runner_open(const char *path, const char *model, const cf_catalog *catalog, const cf_spec *spec,
-                         const cf_search_price *prices, size_t n_prices, double noise_sd, unsigned long seed,
-                         cf_trace_runner *t)
+cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runner *t)
 {
     memset(t, 0, sizeof *t);
+    const char *path = cfg->path, *model = cfg->model;
     snprintf(t->path, sizeof t->path, "%s", path);
     snprintf(t->model, sizeof t->model, "%s", model);
-    t->noise_sd = noise_sd;
+    t->noise_sd = cfg->noise_sd;
     cf_measurement_set set;
-    if (cf_measurements_load(path, &set) != CF_OK)
-        return cf_report_error();
+    cf_status st = cf_measurements_load(path, &set);
+    if (st != CF_OK)
+        return st;
     size_t n_rows = 0;
     cf_measurement *rows = malloc((set.n_rows ? set.n_rows : 1) * sizeof *rows);
     t->cands = calloc(set.n_rows ? set.n_rows : 1, sizeof *t->cands);
@@ -99,10 +99,9 @@ int cf_trace_runner_open(const char *path, const char *model, const cf_catalog *
         free(rows);
         free(times);
         cf_measurements_free(&set);
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return fail(t, cf_report_error());
+        return fail(t, cf_error_set(CF_ERR_NOMEM, "out of memory"));
     }
-    gsl_rng_set(t->rng, seed);
+    gsl_rng_set(t->rng, cfg->seed);
     for (size_t i = 0; i < set.n_rows; i++)
         if (strcmp(set.rows[i].model, model) == 0)
             rows[n_rows++] = set.rows[i];
@@ -112,7 +111,7 @@ int cf_trace_runner_open(const char *path, const char *model, const cf_catalog *
         cf_measurements_free(&set);
         cf_error_set(CF_ERR_INVALID, "%s: no rows whose model column is '%s'", path, model);
         cf_error_hint("name the model with --trace-model NAME (default: the spec's name)");
-        return fail(t, cf_report_error());
+        return fail(t, CF_ERR_INVALID);
     }
     unsigned char *used = calloc(n_rows, 1);
     for (size_t i = 0; used && i < n_rows; i++) {
@@ -140,8 +139,8 @@ int cf_trace_runner_open(const char *path, const char *model, const cf_catalog *
         c->nodes = r->num_nodes;
         c->gpus_per_node = g;
         c->local_batch = r->local_bsz;
-        const cf_search_price *p = price_for(prices, n_prices, r->gpu);
-        const cf_vm *vm = p ? NULL : catalog_vm(catalog, spec, r->gpu, g, r->profile);
+        const cf_search_price *p = price_for(cfg->prices, cfg->n_prices, r->gpu);
+        const cf_vm *vm = p ? NULL : catalog_vm(cfg, r->gpu, g, r->profile);
         if (!p && !vm) {
             t->n_unpriced++;
             continue;
@@ -164,26 +163,55 @@ int cf_trace_runner_open(const char *path, const char *model, const cf_catalog *
         t->n_rows_used += n_times;
     }
     free(used);
-    free(rows);
     free(times);
     cf_measurements_free(&set);
+    t->rows.rows = rows;
+    t->rows.n_rows = n_rows;
     if (t->n == 0) {
         cf_error_set(CF_ERR_INVALID, "%s: no priced symmetric configuration of model '%s'", path, model);
         cf_error_hint(t->n_unpriced ? "give a price for the GPU with --price GPU=USD_PER_GPU_HR"
                                     : "the search needs rows where every node runs the same number of GPUs");
-        return fail(t, cf_report_error());
+        return fail(t, CF_ERR_INVALID);
+    }
+    return CF_OK;
+}
+
+int cf_trace_runner_hw_gpus(const cf_trace_runner *t, const char *gpu, int nodes, int gpus_per_node, int local_batch)
+{
+    for (size_t k = 0; k < t->rows.n_rows; k++) {
+        const cf_measurement *m = &t->rows.rows[k];
+        if (!strcasecmp(m->gpu, gpu) && m->num_nodes == nodes && m->num_gpus == nodes * gpus_per_node &&
+            m->local_bsz == local_batch)
+            return m->hw_gpus_per_node;
     }
     return 0;
+}
+
+/* The candidate of the trace with c's configuration: c itself when it is
+ * one of the runner's own, else the one with the same GPU, shape and batch
+ * (callers may run copies). */
+static long find_candidate(const cf_trace_runner *t, const cf_search_candidate *c)
+{
+    if (c >= t->cands && c < t->cands + t->n)
+        return (long)(c - t->cands);
+    for (size_t i = 0; i < t->n; i++) {
+        const cf_search_candidate *k = &t->cands[i];
+        if (!strcasecmp(k->gpu, c->gpu) && k->nodes == c->nodes && k->gpus_per_node == c->gpus_per_node &&
+            k->local_batch == c->local_batch)
+            return (long)i;
+    }
+    return -1;
 }
 
 static cf_status trace_probe(void *ctx, const cf_search_candidate *c, int steps, double *out)
 {
     cf_trace_runner *t = ctx;
     (void)steps;
-    size_t i = (size_t)(c - t->cands);
-    if (i >= t->n)
-        return cf_error_set(CF_ERR_INTERNAL, "trace runner: unknown configuration");
-    *out = t->true_step_s[i] * exp(gsl_ran_gaussian(t->rng, t->noise_sd));
+    long i = find_candidate(t, c);
+    if (i < 0)
+        return cf_error_set(CF_ERR_INVALID, "trace runner: %s has no %d × %d %s rows at batch %d", t->path, c->nodes,
+                            c->gpus_per_node, c->gpu, c->local_batch);
+    *out = t->true_step_s[i] * exp(gsl_ran_gaussian((gsl_rng *)t->rng, t->noise_sd));
     return CF_OK;
 }
 
@@ -197,7 +225,8 @@ void cf_trace_runner_close(cf_trace_runner *t)
     free(t->cands);
     free(t->true_step_s);
     free(t->synthetic);
+    free(t->rows.rows);
     if (t->rng)
-        gsl_rng_free(t->rng);
+        gsl_rng_free((gsl_rng *)t->rng);
     memset(t, 0, sizeof *t);
 }

@@ -12,8 +12,7 @@
 #include <strings.h>
 
 #include "cloudfit/profiler.h"
-#include "commands.h"
-#include "search/search_runners.h"
+#include "cloudfit/profiler/runners.h"
 
 static int split_words(const char *text, cf_exec_runner *e)
 {
@@ -114,7 +113,7 @@ static char *substitute(const char *word, const cf_search_candidate *c, int step
     return out;
 }
 
-int cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *e)
+cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *e)
 {
     memset(e, 0, sizeof *e);
     e->timeout_s = timeout_s > 0 ? timeout_s : 120;
@@ -123,20 +122,30 @@ int cf_exec_runner_open(const char *template_text, double timeout_s, unsigned lo
     if (split_words(template_text, e) != 0 || e->n_words == 0) {
         if (e->n_words == 0 && cf_error_status() == CF_OK)
             cf_error_set(CF_ERR_USAGE, "--runner exec: empty command template");
+        cf_status st = cf_error_status();
         cf_exec_runner_close(e);
-        return cf_report_error();
+        return st;
     }
     /* Check every placeholder now rather than at the first probe. */
     cf_search_candidate probe = {.nodes = 1, .gpus_per_node = 1, .local_batch = 1};
     for (int i = 0; i < e->n_words; i++) {
         char *s = substitute(e->words[i], &probe, 1);
         if (!s) {
+            cf_status st = cf_error_status();
             cf_exec_runner_close(e);
-            return cf_report_error();
+            return st;
         }
         free(s);
     }
     snprintf(e->label, sizeof e->label, "%s", e->words[0]);
+    return CF_OK;
+}
+
+int cf_exec_runner_multi_node(const cf_exec_runner *e)
+{
+    for (int i = 0; i < e->n_words; i++)
+        if (strstr(e->words[i], "{nodes}"))
+            return 1;
     return 0;
 }
 
@@ -211,63 +220,4 @@ void cf_exec_runner_close(cf_exec_runner *e)
     for (int i = 0; i < e->n_words; i++)
         free(e->words[i]);
     memset(e, 0, sizeof *e);
-}
-
-/* ---- candidates from the catalog ---------------------------------------------- */
-
-static int same_offer(const cf_vm *a, const cf_vm *b)
-{
-    return !strcmp(a->cloud, b->cloud) && !strcmp(a->instance_type, b->instance_type) &&
-           !strcasecmp(a->gpu_model, b->gpu_model) && a->gpu_count == b->gpu_count;
-}
-
-cf_status cf_exec_candidates(const cf_spec *spec, const cf_vm *const *rows, size_t n_rows, cf_search_candidate **out,
-                             size_t *n_out)
-{
-    int batches[CF_SPEC_MAX_BATCHES], n_batches = 0;
-    for (int i = 0; i < spec->probe.n_local_batches; i++)
-        batches[n_batches++] = spec->probe.local_batches[i];
-    if (n_batches == 0)
-        for (int b = 8; b <= 256; b *= 2)
-            batches[n_batches++] = b;
-    size_t cap = n_rows * 10 * (size_t)n_batches + 1, n = 0;
-    cf_search_candidate *c = calloc(cap, sizeof *c);
-    if (!c)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    for (size_t r = 0; r < n_rows; r++) {
-        const cf_vm *vm = rows[r];
-        int cheapest = vm->price_ondemand_usd_per_hr > 0;
-        for (size_t q = 0; q < n_rows && cheapest; q++)
-            if (q != r && same_offer(vm, rows[q]) && rows[q]->price_ondemand_usd_per_hr > 0 &&
-                (rows[q]->price_ondemand_usd_per_hr < vm->price_ondemand_usd_per_hr ||
-                 (rows[q]->price_ondemand_usd_per_hr == vm->price_ondemand_usd_per_hr && q < r)))
-                cheapest = 0;
-        if (!cheapest)
-            continue;
-        /* The profile needs single-GPU runs: without a 1-GPU VM of this GPU
-         * model, one GPU of this VM (paid in full) is a candidate too. */
-        int has_single = 0;
-        for (size_t q = 0; q < n_rows; q++)
-            has_single |= rows[q]->gpu_count == 1 && !strcasecmp(rows[q]->gpu_model, vm->gpu_model);
-        for (int single = 0; single <= (!has_single && vm->gpu_count > 1); single++) {
-            int g = single ? 1 : vm->gpu_count;
-            for (int nodes = 1; nodes <= (single ? 1 : spec->search.max_nodes) && nodes * g <= spec->search.max_gpus; nodes *= 2)
-                for (int b = 0; b < n_batches && n < cap; b++) {
-                    long global = (long)nodes * g * batches[b];
-                    if (global > spec->search.max_global_batch)
-                        continue;
-                    cf_search_candidate *k = &c[n++];
-                    k->vm = vm;
-                    snprintf(k->gpu, sizeof k->gpu, "%s", vm->gpu_model);
-                    k->nodes = nodes;
-                    k->gpus_per_node = g;
-                    k->local_batch = batches[b];
-                    k->usd_per_node_hr = vm->price_ondemand_usd_per_hr;
-                    k->network_gbps = vm->network_gbps;
-                }
-        }
-    }
-    *out = c;
-    *n_out = n;
-    return CF_OK;
 }
