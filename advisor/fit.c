@@ -349,6 +349,19 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, d
     if (st != CF_OK)
         return st;
     rep.n_curves = p.n_curves;
+    /* For reports: the least-squares line of the 1-GPU curve (the model
+     * itself uses the curves). */
+    p.alpha_s = p.beta_s = 0;
+    if (p.n_curves && p.curves[0].gpus == 1 && p.curves[0].n >= 2) {
+        const cf_perf_curve *c = &p.curves[0];
+        double mm = 0, mt = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < c->n; i++)
+            mm += c->batch[i] / c->n, mt += c->step_s[i] / c->n;
+        for (int i = 0; i < c->n; i++)
+            sxx += (c->batch[i] - mm) * (c->batch[i] - mm), sxy += (c->batch[i] - mm) * (c->step_s[i] - mt);
+        p.beta_s = sxx > 0 ? sxy / sxx : 0;
+        p.alpha_s = mt - p.beta_s * mm;
+    }
     p.contention = curves_contention(&p);
     p.sigma_profile = curves_roughness(&p);
     p.compute_provenance = CF_PROV_FITTED;

@@ -38,8 +38,11 @@
 #define LEN_GPUS 1.5
 #define LEN_BATCH 1.5
 #define BO_RANDOM_STARTS 3
+#ifndef SEARCH_TWO_NODE_PROBE
+#define SEARCH_TWO_NODE_PROBE 1
+#endif
 #ifndef SEARCH_PRIOR_FROM_MODEL
-#define SEARCH_PRIOR_FROM_MODEL 0
+#define SEARCH_PRIOR_FROM_MODEL 1
 #endif
 
 typedef struct {
@@ -354,6 +357,13 @@ static cf_status profile_type(state *s, size_t t)
     cf_status st = cf_search_light_profile(s->o->candidates, s->n, s->type_name[t], s->excluded, pick, &n_pick);
     for (size_t i = 0; i < n_pick && st == CF_OK; i++)
         st = run_one(s, pick[i], CF_RUN_PROFILE, s->o->profile_steps);
+    /* the 2-node × 1-GPU probe (the input the model's network term and
+     * its interval are validated with: docs/model.md, protocol a) */
+    size_t probe[2], n_probe = 0;
+    if (st == CF_OK && SEARCH_TWO_NODE_PROBE)
+        st = cf_search_two_node_probe(s->o->candidates, s->n, s->type_name[t], s->excluded, probe, &n_probe);
+    for (size_t i = 0; i < n_probe && st == CF_OK; i++)
+        st = run_one(s, probe[i], CF_RUN_PROFILE, s->o->profile_steps);
     return st;
 }
 

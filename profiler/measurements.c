@@ -17,9 +17,12 @@ static cf_status positive_int(const cf_csv_doc *doc, const cf_csv_record *rec, i
     cf_status st = cf_csv_int(doc, rec, col, 1, 0, &value);
     if (st != CF_OK)
         return st;
-    if (value < 1 || value > MAX_COUNT)
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a positive integer up to %ld, got %ld",
-                            doc->name, rec->line, cf_csv_field(&doc->header, col), MAX_COUNT, value);
+    if (value < 1)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a positive integer, got %ld", doc->name,
+                            rec->line, cf_csv_field(&doc->header, col), value);
+    if (value > MAX_COUNT)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected at most %ld, got %ld", doc->name,
+                            rec->line, cf_csv_field(&doc->header, col), MAX_COUNT, value);
     *out = (int)value;
     return CF_OK;
 }

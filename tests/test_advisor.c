@@ -15,16 +15,21 @@
 #include "cloudfit/advisor/spot.h"
 #include "cloudfit/spec.h"
 
+/* A 1-GPU line t = 0.05 + 0.004·m, κ = 0.02, an 80 Gbit/s in-node link, a
+ * probe-fitted 8 Gbit/s on a 50 Gbit/s NIC, ρ = 0.5, c0 = 0.01 s. */
 static cf_perf_params hand_params(void)
 {
-    cf_perf_params p = {0};
+    cf_perf_params p = cf_perf_defaults(NULL);
     p.alpha_s = 0.05;
     p.beta_s = 0.004;
     p.contention = 0.02;
     p.intra_gbps = 80;
+    p.nic_gbps = 50;
     p.inter_gbps = 8;
-    p.latency_s = 0.001;
-    p.gamma = 2;
+    p.hide = 0.5;
+    p.overhead_s = 0.01;
+    p.network_provenance = CF_PROV_FITTED;
+    p.gradient_bytes = 100e6;
     return p;
 }
 
@@ -33,43 +38,76 @@ static void test_compute_time(void **state)
     (void)state;
     cf_perf_params p = hand_params();
     assert_float_equal(cf_perf_compute_s(&p, 100, 1), 0.45, 1e-12);
+    /* 4 GPUs from the 1-GPU line: + t1·κ·3; the in-node ring of 100 MB,
+     * 1.5 × 0.8 Gbit / (0.5 × 80 Gbit/s) = 0.03 s, hides behind ρ_def·t1 = 0.045 s */
     assert_float_equal(cf_perf_compute_s(&p, 100, 4), 0.45 * 1.06, 1e-12);
+    /* 1 GB of gradients: the ring, 0.3 s, shows 0.3 − 0.045 */
+    p.gradient_bytes = 1e9;
+    assert_float_equal(cf_perf_compute_s(&p, 100, 4), 0.45 * 1.06 + 0.255, 1e-12);
+    /* profiled curves: the profile's own time at its batches, log-log between */
+    cf_perf_params q = cf_perf_defaults(NULL);
+    q.n_curves = 2;
+    q.curves[0] = (cf_perf_curve){.gpus = 1, .n = 2, .batch = {32, 128}, .step_s = {0.1, 0.4}};
+    q.curves[1] = (cf_perf_curve){.gpus = 4, .n = 2, .batch = {32, 128}, .step_s = {0.12, 0.44}};
+    assert_float_equal(cf_perf_compute_s(&q, 32, 4), 0.12, 1e-15);
+    assert_float_equal(cf_perf_compute_s(&q, 64, 1), 0.2, 1e-12);            /* exp(½ ln 0.1 + ½ ln 0.4) */
+    assert_float_equal(cf_perf_compute_s(&q, 32, 2), 0.1 + (0.02) / 3, 1e-12); /* linear in g between 1 and 4 */
+    assert_float_equal(cf_perf_compute_s(&q, 256, 1), 0.4 + 0.3 / 96 * 128, 1e-12); /* the end's slope beyond */
 }
 
 static void test_sync_time(void **state)
 {
     (void)state;
     cf_perf_params p = hand_params();
-    /* 100 MB of gradients = 800 Mbit. One node of 4: 2·3/4·0.8/80 = 0.015 s. */
-    assert_float_equal(cf_perf_sync_s(&p, 100e6, 1, 4), 0.015, 1e-12);
-    /* Two nodes of 4 (K = 8): 0.015 + 2·7/8·0.8/8 + 0.001 = 0.191 s. */
-    assert_float_equal(cf_perf_sync_s(&p, 100e6, 2, 4), 0.191, 1e-12);
-    /* 16 nodes of 1: no intra-node part; 2·15/16·0.1 + 0.001. */
-    assert_float_equal(cf_perf_sync_s(&p, 100e6, 16, 1), 0.1885, 1e-12);
-    assert_float_equal(cf_perf_sync_s(&p, 100e6, 1, 1), 0.0, 1e-15);
+    /* 100 MB = 0.8 Gbit at 8 Gbit/s: 0.1 s on the probe's 2 × 1; λ(N) =
+     * 2e-4 s × 4 buckets × 2(N − 1); growth √ring(N) with a = 0.5. */
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 2, 4), 0.1 + 2e-4 * 4 * 2, 1e-12);
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 16, 1), 0.1 * sqrt(1.875) + 2e-4 * 4 * 30, 1e-12);
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 1, 4), 0.0, 1e-15);
+    /* never faster than the NIC: at 50 Gbit/s, no latency, 16 × 4 GPUs the
+     * ring through the NIC, 1.96875 × 0.8 / 50, exceeds √1.875 × 0.016 */
+    p.inter_gbps = 50;
+    p.k.hop_latency_s = 0;
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 16, 4), 1.96875 * 0.8 / 50, 1e-12);
+    /* a fitted rate above the NIC is held at the NIC */
+    p.inter_gbps = 500;
+    assert_float_equal(cf_perf_sync_s(&p, 100e6, 2, 1), 0.8 / 50, 1e-12);
+    /* no measured network: the default for the NIC, ≤ 5 Gbit/s over TCP, ½ nominal over RDMA */
+    assert_float_equal(cf_default_inter_gbps(50), 5, 0);
+    assert_float_equal(cf_default_inter_gbps(1600), 800, 0);
+    assert_float_equal(cf_default_inter_gbps(0), 5, 0);
 }
 
 static void test_step_time_overlap_and_accumulation(void **state)
 {
     (void)state;
     cf_perf_params p = hand_params();
-    double t_c = 0.477, t_s = 0.191;
-    /* DDP's last 25 MiB bucket of the 100 MB never overlaps: f = 0.262144 */
-    double f = 25.0 * 1024 * 1024 / 100e6;
-    double overlapped = sqrt(t_c * t_c + (1 - f) * t_s * (1 - f) * t_s) + f * t_s; /* γ = 2 */
-    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), overlapped, 1e-9);
-    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 4), 3 * t_c + overlapped, 1e-9);
-    p.gamma = 1; /* no overlap: plain sum */
-    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), t_c + t_s, 1e-9);
-    p.gamma = 10; /* nearly full overlap: compute plus the last bucket */
-    double step = cf_perf_step_s(&p, 100e6, 2, 4, 100, 1);
-    assert_true(step > t_c + f * t_s && step < (t_c + f * t_s) * 1.0001);
-    /* a model smaller than one bucket cannot overlap at all */
-    p.gamma = 2;
-    double small_sync = cf_perf_sync_s(&p, 10e6, 2, 4);
-    assert_float_equal(cf_perf_step_s(&p, 10e6, 2, 4, 100, 1), t_c + small_sync, 1e-9);
+    double t_c = 0.477, a = 0.1016;
+    /* ρ·T1 = 0.2385 s hides all of A; c0 + ψ·A shows */
+    double step = t_c + 0.01 + 0.1 * a;
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), step, 1e-9);
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 4), 3 * t_c + step, 1e-9);
+    p.hide = 0; /* nothing hides: additive */
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), t_c + 0.01 + a, 1e-9);
+    p.hide = 0.1; /* the hinge: A − ρ·T1 shows, ψ of the hidden part */
+    assert_float_equal(cf_perf_step_s(&p, 100e6, 2, 4, 100, 1), t_c + 0.01 + (a - 0.0477) + 0.1 * 0.0477, 1e-9);
     /* one GPU: compute only */
     assert_float_equal(cf_perf_step_s(&p, 100e6, 1, 1, 100, 2), 0.9, 1e-12);
+    /* the interval: wider across nodes than on the profiled node, wider
+     * with the default network than with the probe's */
+    cf_step one = cf_perf_predict(&p, 100e6, 1, 1, 1, 100, 1), multi = cf_perf_predict(&p, 100e6, 4, 4, 16, 8, 1);
+    assert_true(one.sigma > 0 && multi.sigma > one.sigma);
+    cf_perf_params d = cf_perf_on_network(&p, 50, 100); /* a TCP NIC elsewhere: carried */
+    assert_int_equal(d.network_provenance, CF_PROV_ESTIMATED);
+    assert_float_equal(d.inter_gbps, 8, 0);
+    d = cf_perf_on_network(&p, 50, 1600); /* RDMA: another fabric, the default */
+    assert_int_equal(d.network_provenance, CF_PROV_DEFAULT);
+    cf_perf_params e = cf_perf_on_network(&p, 50, 25); /* a slower NIC: in proportion */
+    assert_float_equal(e.inter_gbps, 4, 1e-12);
+    cf_perf_params def = p;
+    def.inter_gbps = 0;
+    def.network_provenance = CF_PROV_DEFAULT;
+    assert_true(cf_perf_predict(&def, 100e6, 4, 1, 4, 8, 1).sigma > cf_perf_predict(&p, 100e6, 4, 1, 4, 8, 1).sigma);
 }
 
 static void test_noise_at_batch(void **state)
@@ -315,11 +353,13 @@ static void setup_input(cf_spec *spec, cf_gpu_perf perf[2], cf_noise_model *nm, 
     perf[0].params.beta_s = 0.001;
     perf[0].params.max_local_batch = 256;
     perf[0].params.inter_gbps = 0;
+    perf[0].params.network_provenance = CF_PROV_DEFAULT;
     perf[0].params.intra_gbps = 1000;
     snprintf(perf[1].gpu, sizeof perf[1].gpu, "SLOW");
     perf[1].params = hand_params();
     perf[1].params.max_local_batch = 64;
     perf[1].params.inter_gbps = 0;
+    perf[1].params.network_provenance = CF_PROV_DEFAULT;
     cf_noise_model_init(nm, 256, 4000, NULL, 0, CF_PROV_MEASURED);
     for (size_t i = 0; i < N_TEST_VMS; i++)
         rows[i] = &test_vms[i];
@@ -552,8 +592,10 @@ static void test_carry_matches_estimate(void **state)
     int m_to = out.params.max_local_batch;
     assert_true(m_to > 5 * 64); /* the weights take a larger share of the small GPU */
     double r = cf_gpu_time_ratio(&from, &to, CF_PREC_FP16);
-    assert_float_equal(out.params.alpha_s, 0.05 * r, 1e-12);
-    assert_float_equal(out.params.beta_s, 0.004 * r, 1e-12);
+    assert_float_equal(out.params.alpha_s, 0.05, 1e-12);
+    assert_float_equal(out.params.compute_scale, r, 1e-12); /* the whole single-node step scales by R */
+    assert_float_equal(cf_perf_compute_s(&out.params, 100, 1), 0.45 * r, 1e-12);
+    assert_true(out.params.sigma_compute > 0); /* carried: a wider interval */
     double x_ref = 64 / cf_perf_compute_s(&ref.params, 64, 1);
     double x_to = m_to / cf_perf_compute_s(&out.params, m_to, 1);
     cf_carry_rule rule = cf_carry_rule_default();

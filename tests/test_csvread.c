@@ -78,6 +78,32 @@ static void test_measurements(void **state)
     assert_int_equal(cf_measurements_parse(text, strlen(text), "neg.csv", &set), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "neg.csv:2: column 'local_bsz': expected a positive integer, got -3");
 
+    /* batches up to at least 2^24 (token batches), not beyond 2^30 */
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,16777216,16777216,9.5,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "big.csv", &set), CF_OK);
+    assert_int_equal(set.rows[0].local_bsz, 16777216);
+    assert_false(set.rows[0].has_precision);
+    cf_measurements_free(&set);
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,2000000000,32,0.05,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "huge.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "huge.csv:2: column 'local_bsz': expected at most 1073741824, got 2000000000");
+
+    /* the optional precision column */
+    static const char with_precision[] =
+        "model,gpu,hw_gpus_per_node,num_nodes,num_gpus,local_bsz,step_time_s,precision\n"
+        "m,A100,8,1,1,32,0.05,TF32\nm,A100,8,1,1,64,0.08,amp\nm,A100,8,1,1,128,0.12,\nm,V100,8,1,1,32,0.1,bf16\n";
+    assert_int_equal(cf_measurements_parse(with_precision, strlen(with_precision), "p.csv", &set), CF_OK);
+    assert_true(set.rows[0].has_precision && set.rows[0].precision == CF_PREC_TF32);
+    assert_true(set.rows[1].has_precision && set.rows[1].precision == CF_PREC_AMP);
+    assert_false(set.rows[2].has_precision); /* empty: the spec's (or fp32) */
+    assert_true(set.rows[3].precision == CF_PREC_BF16);
+    cf_measurements_free(&set);
+    static const char bad_precision[] =
+        "model,gpu,hw_gpus_per_node,num_nodes,num_gpus,local_bsz,step_time_s,precision\nm,A100,8,1,1,32,0.05,int8\n";
+    assert_int_equal(cf_measurements_parse(bad_precision, strlen(bad_precision), "q.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(),
+                        "q.csv:2: column 'precision': expected fp32, tf32, fp16, bf16 or amp, got 'int8'");
+
     assert_int_equal(cf_measurements_parse("model,gpu\nm,T4\n", 15, "cols.csv", &set), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "cols.csv:1: missing required column 'hw_gpus_per_node'");
 

@@ -66,8 +66,16 @@ static void make_problem(problem *p, double multi_node_factor)
     assert_int_equal(cf_spec_parse(spec_json, strlen(spec_json), NULL, &p->spec), CF_OK);
     p->spec.search.startup_minutes = 0;
     cf_noise_model_init(&p->noise, 64, 4000, NULL, 0, CF_PROV_MEASURED);
-    cf_perf_params truth = {.alpha_s = 0.02, .beta_s = 0.002, .contention = 0.03, .intra_gbps = 80,
-                            .inter_gbps = 4, .latency_s = 0.003, .gamma = 2.5};
+    cf_perf_params truth = cf_perf_defaults(NULL);
+    truth.alpha_s = 0.02;
+    truth.beta_s = 0.002;
+    truth.contention = 0.03;
+    truth.intra_gbps = 80;
+    truth.nic_gbps = 25;
+    truth.inter_gbps = 4;
+    truth.hide = 0.3;
+    truth.overhead_s = 0.003;
+    truth.network_provenance = CF_PROV_FITTED;
     static const int nodes[] = {1, 2, 4, 8}, gpus[] = {1, 4}, batches[] = {16, 32, 64, 128};
     for (int a = 0; a < 4; a++)
         for (int b = 0; b < 2; b++)

@@ -11,6 +11,8 @@ static cJSON *stats_json(const cf_ape_stats *s)
     cJSON_AddNumberToObject(o, "median_ape", round(s->median_ape * 1e5) / 1e5);
     cJSON_AddNumberToObject(o, "p90_ape", round(s->p90_ape * 1e5) / 1e5);
     cJSON_AddNumberToObject(o, "max_ape", round(s->max_ape * 1e5) / 1e5);
+    if (s->interval_coverage >= 0)
+        cJSON_AddNumberToObject(o, "interval_coverage", round(s->interval_coverage * 1e5) / 1e5);
     return o;
 }
 
@@ -103,13 +105,18 @@ static cJSON *group_json(const cf_validate_group *g, const cf_validate_context *
         cJSON_AddItemToArray(jb, x);
     }
     cJSON *jp = cJSON_AddObjectToObject(j, "model_parameters");
-    cJSON_AddNumberToObject(jp, "alpha_s", g->params.alpha_s);
-    cJSON_AddNumberToObject(jp, "beta_s", g->params.beta_s);
-    cJSON_AddNumberToObject(jp, "contention", g->params.contention);
-    cJSON_AddNumberToObject(jp, "intra_gbps", g->params.intra_gbps);
-    cJSON_AddNumberToObject(jp, "inter_gbps", g->params.inter_gbps);
-    cJSON_AddNumberToObject(jp, "latency_s", g->params.latency_s);
-    cJSON_AddNumberToObject(jp, "gamma", g->params.gamma);
+    const cf_perf_params *p = &g->params;
+    cJSON_AddNumberToObject(jp, "profiled_gpu_counts", p->n_curves);
+    cJSON_AddNumberToObject(jp, "contention", p->contention >= 0 ? p->contention
+                                              : p->nvlink ? p->k.contention_nvlink : p->k.contention_pcie);
+    cJSON_AddNumberToObject(jp, "profile_sigma", p->sigma_profile);
+    cJSON_AddNumberToObject(jp, "nic_gbps", p->nic_gbps);
+    cJSON_AddNumberToObject(jp, "inter_gbps", p->inter_gbps > 0 ? p->inter_gbps : cf_default_inter_gbps(p->nic_gbps));
+    cJSON_AddBoolToObject(jp, "nic_bound_hit", p->bound_hit);
+    cJSON_AddNumberToObject(jp, "hide_fraction", p->hide >= 0 ? p->hide : p->k.hide_default);
+    cJSON_AddNumberToObject(jp, "overhead_s", p->overhead_s);
+    cJSON_AddNumberToObject(jp, "two_vm_exponent", p->two_vm_exponent);
+    cJSON_AddNumberToObject(jp, "fit_sigma", p->sigma_fit);
     char network[200];
     cf_validate_network_source(g, ctx, network, sizeof network);
     cJSON_AddStringToObject(j, "inter_node_source", network);

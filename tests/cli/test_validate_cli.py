@@ -50,18 +50,18 @@ def test_network_source_from_catalog_and_fit():
     doc = run_json(DATA)
     g = doc["groups"][0]
     assert "catalog VM aws g4dn.12xlarge (50 Gbit/s NIC)" in g["inter_node_source"], g["inter_node_source"]
-    assert g["model_parameters"]["inter_gbps"] == 6
+    assert g["model_parameters"]["inter_gbps"] == 5  # AWS's per-flow limit: the TCP default
     doc = run_json("--train-max-nodes", "2", DATA)
     assert doc["groups"][0]["inter_node_source"] == "fitted from the multi-node rows"
     rc, out, _ = run(DATA)
-    assert "inter-node all-reduce 6 Gbit/s: catalog VM aws g4dn.12xlarge" in out, out
+    assert "inter-node all-reduce 5 Gbit/s: catalog VM aws g4dn.12xlarge" in out, out
 
 
 def test_inter_node_option_named():
     doc = run_json("--inter-node-gbps", "100", DATA)
     g = doc["groups"][0]
     assert g["inter_node_source"].startswith("--inter-node-gbps 100"), g["inter_node_source"]
-    assert g["model_parameters"]["inter_gbps"] == 6  # TCP cap of the default efficiency
+    assert g["model_parameters"]["inter_gbps"] == 5  # TCP cap of the default
 
 
 def test_fit_all_rows_scores_same_rows_in_sample():
