@@ -577,7 +577,7 @@ static int cmd_update(const cf_cli_options *o, int n_positional)
     /* The base is the catalog in use, without overrides: a stored snapshot
      * holds list prices only. */
     cf_catalog_source base;
-    int rc = cf_catalog_source_open(o, 0, &base);
+    int rc = cf_cli_catalog_open(o, 0, &base);
     if (rc)
         return rc;
     char path[1024], fetched_at[32];
@@ -652,9 +652,9 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
         return CF_EXIT_USAGE;
     }
     cf_catalog_source src;
-    if ((rc = cf_catalog_source_open(o, 1, &src)))
+    if ((rc = cf_cli_catalog_open(o, 1, &src)))
         return rc;
-    cf_catalog_source_warn(&src);
+    cf_cli_catalog_warn(&src);
     rc = n_positional == 1 ? show_detail(&src, o, fmt, argv[1]) : show_summary(&src, o, fmt);
     cf_catalog_source_close(&src);
     return rc;
