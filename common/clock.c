@@ -1,7 +1,10 @@
 #include "cloudfit/common/clock.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static time_t now_epoch(void)
@@ -51,4 +54,77 @@ double cf_days_since(const char *ymd)
         return 0;
     double days = (double)now_epoch() / 86400.0 - (double)days_from_civil(y, (unsigned)m, (unsigned)d);
     return days > 0 ? days : 0;
+}
+
+/* ---- parsing what people type -------------------------------------------- */
+
+/* `n` ASCII digits at `p` as a number; -1 when one is not a digit. */
+static int digits(const char *p, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v;
+}
+
+static int days_in_month(int year, int month)
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+cf_status cf_iso8601_normalize(const char *text, char *out, size_t n)
+{
+    static const char FORMS[] = "expected YYYY-MM-DD, YYYY-MM-DDTHH:MMZ or YYYY-MM-DDTHH:MM:SSZ (UTC)";
+    if (n)
+        out[0] = '\0';
+    if (!text)
+        return cf_error_set(CF_ERR_INVALID, "no date given: %s", FORMS);
+    size_t len = strlen(text);
+    /* The shape first: digits and separators where the forms have them. */
+    int shape = len >= 10 && text[4] == '-' && text[7] == '-';
+    if (shape && len > 10)
+        shape = (len == 17 || len == 20) && text[10] == 'T' && text[13] == ':' && text[len - 1] == 'Z' &&
+                (len == 17 || text[16] == ':');
+    else if (shape)
+        shape = len == 10;
+    int year = shape ? digits(text, 4) : -1, month = shape ? digits(text + 5, 2) : -1;
+    int day = shape ? digits(text + 8, 2) : -1;
+    int hour = len > 10 ? digits(text + 11, 2) : 0, minute = len > 10 ? digits(text + 14, 2) : 0;
+    int second = len == 20 ? digits(text + 17, 2) : 0;
+    if (!shape || year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0)
+        return cf_error_set(CF_ERR_INVALID, "'%s' is not a date or time: %s", text, FORMS);
+    if (month < 1 || month > 12)
+        return cf_error_set(CF_ERR_INVALID, "'%s' is not a date: month %d is not 1-12", text, month);
+    if (day < 1 || day > days_in_month(year, month))
+        return cf_error_set(CF_ERR_INVALID, "'%s' is not a date: %04d-%02d has days 1-%d, not %d", text, year, month,
+                            days_in_month(year, month), day);
+    if (hour > 23 || minute > 59 || second > 59)
+        return cf_error_set(CF_ERR_INVALID, "'%s' is not a time: %s %d is not 0-%d", text,
+                            hour > 23 ? "hour" : minute > 59 ? "minute" : "second",
+                            hour > 23 ? hour : minute > 59 ? minute : second, hour > 23 ? 23 : 59);
+    if (n < 21)
+        return cf_error_set(CF_ERR_INTERNAL, "buffer too small for a date");
+    snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, hour, minute, second);
+    return CF_OK;
+}
+
+cf_status cf_duration_parse_s(const char *text, double *out_s)
+{
+    *out_s = 0;
+    char *end = NULL;
+    errno = 0;
+    double v = text && ((text[0] >= '0' && text[0] <= '9') || text[0] == '.') ? strtod(text, &end) : NAN;
+    double unit = 0;
+    if (end && !errno && isfinite(v) && end[0] && !end[1])
+        unit = end[0] == 'm' ? 60 : end[0] == 'h' ? 3600 : end[0] == 'd' ? 86400 : end[0] == 'w' ? 7 * 86400 : 0;
+    if (unit == 0)
+        return cf_error_set(CF_ERR_INVALID, "'%s' is not an age: expected a number and a unit (30d, 12h, 90m, 2w)",
+                            text ? text : "");
+    *out_s = v * unit;
+    return CF_OK;
 }

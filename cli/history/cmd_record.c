@@ -1,18 +1,21 @@
 /* `cloudfit record ID --step-time-s S [--total-hours H] [--total-usd USD]`:
  * stores what a real run of a stored recommendation measured. Later
  * `recommend` runs for the same spec use the recorded step times for
- * that GPU type in place of the estimate (cli/inputs.c) and say so. */
+ * that GPU type in place of the estimate (advisor/inputs.c) and say so.
+ * Rendered by history_report.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit_codes.h"
-#include "log.h"
 #include "cloudfit/common/clock.h"
 #include "commands.h"
+#include "exit_codes.h"
+#include "history/history_report.h"
 #include "io/db_open.h"
+#include "log.h"
+#include "render/output.h"
 
 int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
@@ -52,28 +55,17 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
     cf_history_row row;
     memset(&row, 0, sizeof row);
     cf_status st = cf_history_get(db, id, &row);
-    long long mid = 0;
+    cf_record_report r = {.measurement = &m, .row = &row};
     if (st == CF_OK)
-        st = cf_history_record_measurement(db, &m, &mid);
+        st = cf_history_record_measurement(db, &m, &r.measurement_id);
     cf_db_close(db);
     free(row.result_json);
+    row.result_json = NULL;
     if (st != CF_OK)
         return cf_report_error();
-    const cf_history_config *c = &row.chosen;
-    printf("recorded measurement %lld for recommendation %lld (%s on %d × %s, %d×%s)\n", mid, id, row.spec_name,
-           c->nodes, c->instance_type, c->gpus_per_node, c->gpu);
-    if (!isnan(m.step_time_s))
-        printf("  step time   %.4g s measured, %.4g s predicted (%+.1f%%)\n", m.step_time_s, c->step_time_s,
-               100 * (m.step_time_s / c->step_time_s - 1));
-    if (!isnan(m.total_hours))
-        printf("  wall time   %.4g h measured, %.4g h predicted (%+.1f%%)\n", m.total_hours, c->hours,
-               100 * (m.total_hours / c->hours - 1));
-    if (!isnan(m.total_usd))
-        printf("  cost        $%.2f measured, $%.2f predicted (%+.1f%%)\n", m.total_usd, c->total_usd,
-               100 * (m.total_usd / c->total_usd - 1));
-    if (!isnan(m.step_time_s))
-        printf("later recommendations for %s use this step time for %s\n", row.spec_name, c->gpu);
-    else
-        printf("no step time given: kept in the history, but later recommendations cannot use it\n");
-    return 0;
+    cf_buf text = CF_BUF_INIT;
+    cf_record_text(&r, &text);
+    int rc = cf_cli_emit(o, NULL, &text); /* record has no --format: text */
+    cf_buf_free(&text);
+    return rc;
 }

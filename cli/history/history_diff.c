@@ -1,64 +1,7 @@
 #include "history/history_diff.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static cf_diff_entry *text_entry(cf_diff_entry *e, const char *key, const char *group, const char *a, const char *b)
-{
-    memset(e, 0, sizeof *e);
-    e->key = key;
-    e->group = group;
-    snprintf(e->before, sizeof e->before, "%s", a);
-    snprintf(e->after, sizeof e->after, "%s", b);
-    e->before_value = e->after_value = NAN;
-    e->changed = strcmp(a, b) != 0;
-    return e;
-}
-
-/* Numbers compare at the precision they are shown with: a change below
- * display precision is noise from re-running the same model. */
-static cf_diff_entry *number_entry(cf_diff_entry *e, const char *key, const char *group, double a, double b,
-                                   int digits)
-{
-    memset(e, 0, sizeof *e);
-    e->key = key;
-    e->group = group;
-    snprintf(e->before, sizeof e->before, "%.*g", digits, a);
-    snprintf(e->after, sizeof e->after, "%.*g", digits, b);
-    e->before_value = a;
-    e->after_value = b;
-    e->changed = strcmp(e->before, e->after) != 0;
-    return e;
-}
-
-size_t cf_config_diff(const cf_history_config *a, const cf_history_config *b, cf_diff_entry *out)
-{
-    size_t n = 0;
-    text_entry(&out[n++], "cloud", "configuration", a->cloud, b->cloud);
-    text_entry(&out[n++], "region", "configuration", a->region, b->region);
-    text_entry(&out[n++], "instance_type", "configuration", a->instance_type, b->instance_type);
-    text_entry(&out[n++], "gpu", "configuration", a->gpu, b->gpu);
-    number_entry(&out[n++], "gpus_per_node", "configuration", a->gpus_per_node, b->gpus_per_node, 10);
-    number_entry(&out[n++], "nodes", "configuration", a->nodes, b->nodes, 10);
-    number_entry(&out[n++], "local_batch", "configuration", a->local_batch, b->local_batch, 10);
-    number_entry(&out[n++], "accumulation", "configuration", a->accumulation, b->accumulation, 10);
-    number_entry(&out[n++], "global_batch", "configuration", (double)a->global_batch, (double)b->global_batch, 12);
-    number_entry(&out[n++], "lr", "configuration", a->lr, b->lr, 4);
-    text_entry(&out[n++], "spot", "configuration", a->spot ? "yes" : "no", b->spot ? "yes" : "no");
-    number_entry(&out[n++], "step_time_s", "time", a->step_time_s, b->step_time_s, 4);
-    number_entry(&out[n++], "hours", "time", a->hours, b->hours, 4);
-    number_entry(&out[n++], "usd_per_node_hour", "prices", a->usd_per_node_hour, b->usd_per_node_hour, 6);
-    number_entry(&out[n++], "total_usd", "cost", a->total_usd, b->total_usd, 6);
-    return n;
-}
-
-double cf_diff_pct(const cf_diff_entry *e)
-{
-    if (isnan(e->before_value) || e->before_value == 0)
-        return NAN;
-    return 100 * (e->after_value - e->before_value) / e->before_value;
-}
 
 void cf_history_config_from(const cf_config *c, int rank, cf_history_config *out)
 {

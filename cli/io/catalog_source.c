@@ -9,13 +9,12 @@
 
 #include "cloudfit/common/clock.h"
 #include "log.h"
-#include "cloudfit/pricing/update.h"
 #include "cloudfit/db/snapshots.h"
 #include "commands.h"
 #include "io/db_open.h"
 
 /* The newest good snapshot when the database exists; *found = 0 otherwise. */
-static cf_status load_snapshot(const cf_cli_options *o, cf_catalog_source *out, int *found)
+static cf_status load_snapshot(const cf_cli_options *o, cf_snapshot *snap, char *where, size_t n, int *found)
 {
     *found = 0;
     char path[1024];
@@ -27,102 +26,44 @@ static cf_status load_snapshot(const cf_cli_options *o, cf_catalog_source *out, 
     cf_db *db = NULL;
     if ((st = cf_db_open(path, &db)) != CF_OK)
         return st;
-    cf_snapshot snap;
-    st = cf_snapshot_latest(db, &snap, found);
+    st = cf_snapshot_latest(db, snap, found);
     cf_db_close(db);
-    if (st != CF_OK || !*found)
-        return st;
-    char name[1100];
-    snprintf(name, sizeof name, "%s:%s", path, snap.name);
-    st = cf_catalog_load_with_vms(snap.vms_csv, snap.vms_csv_len, name, &out->catalog);
-    if (st == CF_OK) {
-        snprintf(out->catalog.name, sizeof out->catalog.name, "%s", snap.name);
-        snprintf(out->source, sizeof out->source, "snapshot");
-        snprintf(out->snapshot, sizeof out->snapshot, "%s", snap.name);
-        snprintf(out->fetched_at, sizeof out->fetched_at, "%s", snap.fetched_at);
-        snprintf(out->refreshed, sizeof out->refreshed, "%s", snap.sources);
-        snprintf(out->base, sizeof out->base, "%s", snap.base);
-    } else {
-        cf_error_hint("the stored snapshot does not load; run 'cloudfit prices update' or use another --db");
-    }
-    cf_snapshot_free(&snap);
+    if (st == CF_OK && *found)
+        snprintf(where, n, "%s:%s", path, snap->name);
     return st;
 }
 
-int cf_catalog_source_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out)
+int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out)
 {
     memset(out, 0, sizeof *out);
     int found = 0;
-    if (load_snapshot(o, out, &found) != CF_OK)
+    cf_snapshot snap;
+    char where[1100] = "";
+    if (load_snapshot(o, &snap, where, sizeof where, &found) != CF_OK)
         return cf_report_error();
-    if (!found) {
-        if (cf_catalog_load_embedded(&out->catalog) != CF_OK)
-            return cf_report_error();
-        snprintf(out->source, sizeof out->source, "embedded");
-        snprintf(out->snapshot, sizeof out->snapshot, "embedded");
-        snprintf(out->fetched_at, sizeof out->fetched_at, "%s", out->catalog.data_date);
-    }
-    out->age_days = cf_days_since(out->fetched_at);
-    out->max_age_days = o->max_catalog_age_days > 0 ? o->max_catalog_age_days : CF_DEFAULT_MAX_CATALOG_AGE_DAYS;
-    out->too_old = out->age_days > out->max_age_days;
-    if (with_overrides && o->price_overrides) {
-        out->override_rule = calloc(out->catalog.n_vms + 1, sizeof *out->override_rule);
-        if (!out->override_rule)
-            cf_error_set(CF_ERR_NOMEM, "out of memory");
-        if (!out->override_rule || cf_price_overrides_load(o->price_overrides, &out->overrides) != CF_OK ||
-            cf_price_overrides_apply(&out->overrides, &out->catalog, out->override_rule) != CF_OK) {
-            cf_catalog_source_close(out);
-            return cf_report_error();
-        }
-        for (size_t i = 0; i < out->catalog.n_vms; i++)
-            out->n_rows_overridden += out->override_rule[i] != 0;
-        for (size_t i = 0; i < out->overrides.n; i++)
-            if (out->overrides.items[i].rows_matched == 0)
-                cf_log_warning("%s: %s matches no catalog row; it changes nothing", out->overrides.path,
-                               out->overrides.items[i].key_path);
-    }
+    cf_snapshot_text text = {.vms_csv = found ? snap.vms_csv : NULL, .vms_csv_len = found ? snap.vms_csv_len : 0,
+                             .where = where, .name = found ? snap.name : "", .fetched_at = found ? snap.fetched_at : "",
+                             .sources = found ? snap.sources : "", .base = found ? snap.base : ""};
+    cf_status st = cf_catalog_source_open(found ? &text : NULL, o->max_catalog_age_days,
+                                          with_overrides ? o->price_overrides : NULL, out);
+    if (found)
+        cf_snapshot_free(&snap);
+    if (st != CF_OK)
+        return cf_report_error();
+    for (size_t i = 0; i < out->overrides.n; i++)
+        if (out->overrides.items[i].rows_matched == 0)
+            cf_log_warning("%s: %s matches no catalog row; it changes nothing", out->overrides.path,
+                           out->overrides.items[i].key_path);
     return 0;
 }
 
-void cf_catalog_source_describe(const cf_catalog_source *s, char *out, size_t n)
-{
-    double days = floor(s->age_days);
-    char undated[48] = ""; /* prices whose source records no date (docs/catalog.md) */
-    if (s->catalog.n_undated_prices)
-        snprintf(undated, sizeof undated, "; %zu prices undated", s->catalog.n_undated_prices);
-    char dropped[64] = ""; /* offers of an older snapshot that cannot be launched where offered */
-    if (s->catalog.n_not_launchable)
-        snprintf(dropped, sizeof dropped, "; %zu rows not launchable left out", s->catalog.n_not_launchable);
-    if (strcmp(s->source, "snapshot") == 0)
-        snprintf(out, n, "%s fetched %s (%.0f day%s old; refreshed %s, other rows from %s%s%s)", s->snapshot,
-                 s->fetched_at, days, days == 1 ? "" : "s", s->refreshed, s->base, undated, dropped);
-    else
-        snprintf(out, n, "embedded, data of %s (oldest %s%s), %.0f day%s old", s->catalog.data_date,
-                 s->catalog.oldest_date, undated, days, days == 1 ? "" : "s");
-}
-
-void cf_catalog_source_warn(const cf_catalog_source *s)
+void cf_cli_catalog_warn(const cf_catalog_source *s)
 {
     if (!s->too_old)
         return;
     cf_log_warning("the price catalog (%s) is %.0f days old, more than %g days", s->snapshot, floor(s->age_days),
                    s->max_age_days);
     cf_log_hint("run 'cloudfit prices update' to fetch current prices (or raise --max-catalog-age-days)");
-}
-
-void cf_catalog_source_close(cf_catalog_source *s)
-{
-    cf_catalog_free(&s->catalog);
-    cf_price_overrides_free(&s->overrides);
-    free(s->override_rule);
-    s->override_rule = NULL;
-}
-
-int cf_catalog_source_rule_of(const cf_catalog_source *s, const cf_vm *vm)
-{
-    if (!s || !s->override_rule || vm < s->catalog.vms || vm >= s->catalog.vms + s->catalog.n_vms)
-        return 0;
-    return s->override_rule[vm - s->catalog.vms];
 }
 
 cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,

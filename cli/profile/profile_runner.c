@@ -97,7 +97,7 @@ int cf_profile_with_runner(const cf_cli_options *o, const cf_spec *spec, cf_prof
     if (noise < 0)
         return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%)", "e.g. --trace-noise 0");
     cf_catalog_source src;
-    int rc = cf_catalog_source_open(o, 0, &src);
+    int rc = cf_cli_catalog_open(o, 0, &src);
     if (rc)
         return rc;
     const cf_gpu *gpu = cf_catalog_gpu(&src.catalog, o->gpus.items[0]);

@@ -155,8 +155,8 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
         rc = cf_recommend_ci_open(o, spec, &ci);
     /* Newest good price snapshot, else the embedded catalog (issue 4). */
     cf_catalog_source source;
-    if (rc == 0 && (rc = cf_catalog_source_open(o, 1, &source)) == 0) {
-        cf_catalog_source_warn(&source);
+    if (rc == 0 && (rc = cf_cli_catalog_open(o, 1, &source)) == 0) {
+        cf_cli_catalog_warn(&source);
         rc = run(o, spec, &source, &ci);
         cf_catalog_source_close(&source);
     }

@@ -5,9 +5,9 @@
 
 static void end_field(cf_buf *out, int last) { cf_buf_puts(out, last ? "\r\n" : ","); }
 
-void cf_csv_put_text(cf_buf *out, const char *text, int last)
+void cf_csv_put_field(cf_buf *out, const char *text)
 {
-    int formula = text[0] == '=' || text[0] == '+' || text[0] == '-' || text[0] == '@';
+    int formula = text[0] && strchr("=+-@\t\r", text[0]) != NULL;
     if (strpbrk(text, ",\"\r\n") || formula) {
         cf_buf_puts(out, formula ? "\"'" : "\"");
         for (const char *p = text; *p; p++)
@@ -16,6 +16,11 @@ void cf_csv_put_text(cf_buf *out, const char *text, int last)
     } else {
         cf_buf_puts(out, text);
     }
+}
+
+void cf_csv_put_text(cf_buf *out, const char *text, int last)
+{
+    cf_csv_put_field(out, text);
     end_field(out, last);
 }
 

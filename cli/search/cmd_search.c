@@ -396,8 +396,8 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
     if (rc == 0)
         rc = cf_cli_spec_open(o, argv[1], 1, &spec);
     cf_catalog_source source;
-    if (rc == 0 && (rc = cf_catalog_source_open(o, 0, &source)) == 0) {
-        cf_catalog_source_warn(&source);
+    if (rc == 0 && (rc = cf_cli_catalog_open(o, 0, &source)) == 0) {
+        cf_cli_catalog_warn(&source);
         search_ctx x = {.o = o, .spec = spec, .src = &source, .runner_text = o->runner};
         rc = strncmp(o->runner, "trace:", 6) == 0 ? with_trace(&x) : with_exec(&x);
         cf_catalog_source_close(&source);

@@ -7,12 +7,13 @@ import csv
 import io
 import json
 import os
+import subprocess
 import sys
 
 import jsonschema
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import ENV, SRC, clean_env, example, main, query, run, spec_variant, tmp  # noqa: E402
+from cfhelp import BIN, ENV, SRC, clean_env, example, main, query, run, spec_variant, tmp  # noqa: E402
 
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 FAST = ["--cloud", "gcp"]  # a smaller search keeps the suite fast
@@ -128,6 +129,40 @@ def test_list_filters_limit_and_formats():
     assert abs(float(table[0]["total_usd"]) / rows[0]["chosen"]["total_usd"] - 1) < 1e-12
 
 
+def test_since_until_are_checked_dates():
+    db = tmp("dates.db")
+    recommend(db, example("resnet18-cifar10.json"))  # created 2026-11-18T11:06:40Z (SOURCE_DATE_EPOCH)
+    for opt in ("--since", "--until"):
+        for value, why in (("notadate", "is not a date or time"), ("2026-13-45", "month 13 is not 1-12"),
+                           ("2026-02-29", "2026-02 has days 1-28, not 29"), ("2026-04-31", "not 31"),
+                           ("2026-11-18T24:00Z", "hour 24 is not 0-23"), ("2026-11-18T12:00", "YYYY-MM-DD"),
+                           ("2026-11", "YYYY-MM-DD"), ("", "YYYY-MM-DD")):
+            rc, out, err = run("history", "--db", db, opt, value)
+            assert rc == 2 and ("option '%s'" % opt) in err and why in err and out == "", (opt, value, rc, err)
+    # Dates and times with or without seconds select by the stored UTC time.
+    for since, until, n in (("2026-11-18", "2026-11-19", 1), ("2026-11-18T11:06Z", None, 1),
+                            ("2026-11-18T11:07Z", None, 0), (None, "2026-11-18T11:06Z", 0),
+                            (None, "2026-11-18T11:06:41Z", 1), ("2026-11-18T11:06:40Z", None, 1),
+                            ("2024-02-29", "2026-12-31T23:59:59Z", 1)):
+        args = (["--since", since] if since else []) + (["--until", until] if until else [])
+        rc, out, err = run("history", "--db", db, "-f", "json", *args)
+        assert rc == 0 and len(json.loads(out)) == n, (args, rc, out, err)
+    rc, out, err = run("history", "--db", db, "prune", "--older-than", "2026-13-01")
+    assert rc == 2 and "--older-than" in err and "month 13" in err, (rc, err)
+
+
+def test_csv_guards_formulas():
+    db = tmp("formula.db")
+    branches = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "plain", "a=1"]
+    for branch in branches:
+        recommend(db, example("resnet18-cifar10.json"), env=clean_env(CI="true", CLOUDFIT_CI_BRANCH=branch))
+    # Bytes as written (run() would turn the CR into a newline).
+    p = subprocess.run([BIN, "history", "--db", db, "-f", "csv", "--limit", "100"], capture_output=True, env=ENV)
+    assert p.returncode == 0, p.stderr
+    got = [r["branch"] for r in csv.DictReader(io.StringIO(p.stdout.decode(), newline=""))][::-1]
+    assert got == ["'" + b if b[0] in "=+-@\t\r" else b for b in branches], got
+
+
 def test_show_and_diff():
     db = tmp("show.db")
     recommend(db, example("resnet18-cifar10.json"), "-n", "4")
@@ -236,13 +271,14 @@ def test_hostile_names_are_bound_parameters():
         assert list(csv.DictReader(io.StringIO(out)))[0]["branch"].lstrip("'") == branch
     # Hostile filter values match nothing and break nothing.
     for value in HOSTILE + ["' OR '1'='1", "%"]:
-        for opt in ("--model", "--spec-hash", "--since", "--cloud", "--gpu"):
+        for opt in ("--model", "--spec-hash", "--cloud", "--gpu"):
             rc, out, err = run("history", "--db", db, "-f", "json", opt, value)
             assert rc == 0, (opt, value, err)
             got = json.loads(out)
-            if opt == "--since":
-                continue  # a text comparison: may legitimately match
             assert got == [], (opt, value, got)
+        for opt in ("--since", "--until"):  # not a date: refused before any SQL
+            rc, out, err = run("history", "--db", db, "-f", "json", opt, value)
+            assert rc == 2 and "option '%s'" % opt in err and out == "", (opt, value, rc, err)
     # A spec name with SQL in it is rejected by the spec validator before any SQL.
     bad = spec_variant("sqlname", name="x'); DROP TABLE specs;--")
     rc, out, err = run("recommend", "--db", db, *FAST, bad)

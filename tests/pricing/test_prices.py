@@ -545,6 +545,33 @@ def test_prices_offline_from_embedded():
     assert rc == 0 and {g["cloud"] for g in json.loads(out)["gpus"]} == {"aws", "azure", "gcp", "lambda"}
 
 
+def test_csv_guards_formulas_from_a_snapshot():
+    """Text in a stored snapshot comes from outside: a cell that starts like a
+    formula is exported with a leading apostrophe, in both CSV views."""
+    db = new_db()
+    rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda")  # creates the database, stores nothing
+    rows = catalog_rows()
+    header = list(rows[0].keys())
+    for r in rows:
+        if r["cloud"] == "lambda" and r["instance_type"] == "gpu_1x_a10":
+            r["instance_type"] = '=HYPERLINK("x")'
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, header, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    text = buf.getvalue()
+    with sqlite3.connect(db) as con:
+        con.execute("INSERT INTO price_snapshots (fetched_at, sources, base, row_count, content_hash, status, vms_csv,"
+                    " report) VALUES ('2026-11-18T00:00:00Z', 'lambda', 'embedded', ?, ?, 'good', ?, '')",
+                    (len(rows), hashlib.sha256(text.encode()).hexdigest(), text))
+    rc, out, err = run("prices", "A10", "--cloud", "lambda", "--db", db, "-f", "csv")
+    offers = list(csv.DictReader(io.StringIO(out)))
+    assert rc == 0 and offers and {o["instance_type"] for o in offers} == {"'=HYPERLINK(\"x\")"}, (rc, out, err)
+    rc, out, err = run("prices", "--cloud", "lambda", "--db", db, "-f", "csv")
+    a10 = [g for g in csv.DictReader(io.StringIO(out)) if g["gpu"] == "A10"]
+    assert rc == 0 and a10[0]["cheapest_instance"] == "'=HYPERLINK(\"x\")", (rc, out, err)
+
+
 def test_prices_every_aws_region_and_spot_kinds():
     """Issue 14: other AWS regions are offered; every spot price says whether it is observed, listed or estimated."""
     rc, out, err = run("prices", "H100", "--cloud", "aws", "--region", "us-west-2", "-f", "json")

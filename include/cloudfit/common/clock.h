@@ -4,10 +4,24 @@
 #define CLOUDFIT_COMMON_CLOCK_H
 #include <stddef.h>
 
+#include "cloudfit/status.h"
+
 void cf_now_iso8601(char *out, size_t n);
 /* Days from a YYYY-MM-DD date to now (0 when the date cannot be parsed). */
 double cf_days_since(const char *ymd);
 /* "Now" minus `seconds`, as ISO 8601 UTC (for `history prune --older-than`). */
 void cf_iso8601_ago(double seconds, char *out, size_t n);
+
+/* A UTC date or time as a person types it: YYYY-MM-DD, YYYY-MM-DDTHH:MMZ
+ * or YYYY-MM-DDTHH:MM:SSZ. Checks every field (month 1-12, a day the month
+ * has in that year, hour 0-23, minute and second 0-59) and writes the
+ * stored form YYYY-MM-DDTHH:MM:SSZ (a date is its midnight) into `out`
+ * (at least 21 bytes), which compares as text in time order. CF_ERR_INVALID
+ * with a message naming the value and what is wrong. */
+cf_status cf_iso8601_normalize(const char *text, char *out, size_t n);
+/* An age such as "30d", "12h", "90m", "2w" (a non-negative number and one
+ * unit: m = minutes, h = hours, d = days, w = weeks) in seconds.
+ * CF_ERR_INVALID when `text` is not one. */
+cf_status cf_duration_parse_s(const char *text, double *out_s);
 
 #endif

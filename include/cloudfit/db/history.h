@@ -82,8 +82,9 @@ typedef struct {
     char *result_json;         /* owned; only filled by cf_history_get */
 } cf_history_row;
 
-/* Filters of `cloudfit history`; NULL / 0 = any. since/until are ISO 8601
- * prefixes compared as text (created_at is UTC "YYYY-MM-DDTHH:MM:SSZ"). */
+/* Filters of `cloudfit history`; NULL / 0 = any. since/until are compared
+ * as text with created_at (UTC "YYYY-MM-DDTHH:MM:SSZ"): pass them in that
+ * form (cf_iso8601_normalize, cloudfit/common/clock.h). */
 typedef struct {
     const char *spec_name;
     const char *spec_hash;     /* full hash or a prefix */

@@ -1,0 +1,166 @@
+/* The views of `cloudfit prices` over a catalog (cloudfit/pricing/price_views.h). */
+#include "cloudfit/pricing/price_views.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { MAX_FAMILY_MODELS = 64 };
+
+size_t cf_gpu_family_models(const cf_catalog *catalog, const char *name, const char **out, size_t cap)
+{
+    if (!name || cap == 0)
+        return 0;
+    if (cf_catalog_gpu(catalog, name)) {
+        out[0] = name;
+        return 1;
+    }
+    size_t n = 0, len = strlen(name);
+    for (size_t i = 0; i < catalog->n_gpus && n < cap; i++)
+        if (strncasecmp(catalog->gpus[i].model, name, len) == 0 && catalog->gpus[i].model[len] == '-')
+            out[n++] = catalog->gpus[i].model;
+    if (n == 0)
+        out[n++] = name; /* unknown: cf_catalog_check_filter explains */
+    return n;
+}
+
+void cf_vm_list_free(cf_vm_list *list)
+{
+    free(list->items);
+    list->items = NULL;
+    list->n = 0;
+}
+
+cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *q, cf_vm_list *out)
+{
+    out->items = NULL;
+    out->n = 0;
+    const char *gpus[MAX_FAMILY_MODELS];
+    size_t n_gpus = cf_gpu_family_models(catalog, q->gpu, gpus, MAX_FAMILY_MODELS);
+    cf_catalog_filter f = {q->clouds, q->n_clouds, q->regions, q->n_regions, gpus, n_gpus,
+                           q->spot_only ? CF_SPOT_ONLY : CF_SPOT_ALLOW};
+    cf_status st = cf_catalog_check_filter(catalog, &f);
+    if (st != CF_OK)
+        return st;
+    out->items = malloc((catalog->n_vms + 1) * sizeof *out->items);
+    if (!out->items)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    out->n = cf_catalog_filter_rows(catalog, &f, out->items);
+    if (q->gpu_count > 0) {
+        size_t n = 0;
+        for (size_t i = 0; i < out->n; i++)
+            if (out->items[i]->gpu_count == q->gpu_count)
+                out->items[n++] = out->items[i];
+        out->n = n;
+    }
+    return CF_OK;
+}
+
+/* An offer without the price sorted by sorts last. */
+static int price_cmp(double px, double py, const cf_vm *x, const cf_vm *y)
+{
+    px = px > 0 ? px : HUGE_VAL;
+    py = py > 0 ? py : HUGE_VAL;
+    if (px != py)
+        return px < py ? -1 : 1;
+    int c = strcmp(x->cloud, y->cloud);
+    return c ? c : strcmp(x->region, y->region);
+}
+
+static int by_ondemand(const void *a, const void *b)
+{
+    const cf_vm *x = *(const cf_vm *const *)a, *y = *(const cf_vm *const *)b;
+    return price_cmp(x->price_ondemand_usd_per_hr, y->price_ondemand_usd_per_hr, x, y);
+}
+
+static int by_spot(const void *a, const void *b)
+{
+    const cf_vm *x = *(const cf_vm *const *)a, *y = *(const cf_vm *const *)b;
+    return price_cmp(x->price_spot_usd_per_hr, y->price_spot_usd_per_hr, x, y);
+}
+
+cf_status cf_price_offers(const cf_catalog *catalog, const cf_price_query *q, cf_vm_list *out)
+{
+    cf_status st = cf_price_select(catalog, q, out);
+    if (st != CF_OK)
+        return st;
+    qsort(out->items, out->n, sizeof *out->items, q->spot_only ? by_spot : by_ondemand);
+    if (out->n == 0) {
+        char count[24] = "";
+        if (q->gpu_count > 0)
+            snprintf(count, sizeof count, " with %d", q->gpu_count);
+        return cf_error_set(CF_ERR_INFEASIBLE, "no offer of %s%s matches%s", q->gpu ? q->gpu : "any GPU", count,
+                            q->spot_only ? " with a spot price" : "");
+    }
+    return CF_OK;
+}
+
+/* aws, azure, gcp, lambda, then any other cloud. */
+static int cloud_rank(const char *cloud)
+{
+    static const char *const ORDER[] = {"aws", "azure", "gcp", "lambda"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(ORDER[i], cloud) == 0)
+            return i;
+    return 4;
+}
+
+static int summary_cmp(const void *a, const void *b)
+{
+    const cf_gpu_cloud_prices *x = a, *y = b;
+    int c = strcasecmp(x->gpu, y->gpu);
+    if (c)
+        return c;
+    c = cloud_rank(x->cloud) - cloud_rank(y->cloud);
+    return c ? c : strcmp(x->cloud, y->cloud);
+}
+
+static void add_offer(cf_gpu_cloud_prices *g, const cf_vm *vm)
+{
+    g->n_offers++;
+    if (vm->gpu_count < 32)
+        g->gpu_counts_mask |= 1u << vm->gpu_count;
+    else
+        g->gpu_counts_32_plus = 1;
+    double od = vm->price_ondemand_usd_per_hr / vm->gpu_count;
+    double spot = vm->price_spot_usd_per_hr / vm->gpu_count;
+    if (od > 0 && (!g->cheapest || od < g->cheapest_usd_per_gpu_hr)) {
+        g->cheapest_usd_per_gpu_hr = od;
+        g->cheapest = vm;
+        g->cheapest_kind = vm->ondemand_kind;
+    }
+    if (spot > 0 && (!g->cheapest_spot || spot < g->cheapest_spot_usd_per_gpu_hr)) {
+        g->cheapest_spot_usd_per_gpu_hr = spot;
+        g->cheapest_spot = vm;
+        g->cheapest_spot_kind = vm->spot_kind;
+    }
+}
+
+cf_status cf_price_summary(const cf_vm_list *offers, cf_gpu_cloud_prices **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    cf_gpu_cloud_prices *g = calloc(offers->n + 1, sizeof *g);
+    if (!g)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < offers->n; i++) {
+        const cf_vm *vm = offers->items[i];
+        cf_gpu_cloud_prices *e = NULL;
+        for (size_t k = 0; k < n && !e; k++)
+            if (strcmp(g[k].cloud, vm->cloud) == 0 && strcmp(g[k].gpu, vm->gpu_model) == 0)
+                e = &g[k];
+        if (!e) {
+            e = &g[n++];
+            e->gpu = vm->gpu_model;
+            e->cloud = vm->cloud;
+        }
+        add_offer(e, vm);
+    }
+    qsort(g, n, sizeof *g, summary_cmp);
+    *out = g;
+    *n_out = n;
+    return CF_OK;
+}

@@ -1,0 +1,131 @@
+/* Tests of common/clock.c: the dates and times people type (history
+ * --since/--until, prune --older-than), and ages ("30d"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/clock.h"
+
+static void assert_normalizes(const char *text, const char *want)
+{
+    char out[32];
+    cf_status st = cf_iso8601_normalize(text, out, sizeof out);
+    if (st != CF_OK)
+        fail_msg("'%s' rejected: %s", text, cf_error_message());
+    assert_string_equal(out, want);
+}
+
+/* Rejected with a message that names the value and contains `why`. */
+static void assert_rejected(const char *text, const char *why)
+{
+    char out[32] = "untouched";
+    assert_int_equal(cf_iso8601_normalize(text, out, sizeof out), CF_ERR_INVALID);
+    assert_string_equal(out, "");
+    if (text && !strstr(cf_error_message(), text))
+        fail_msg("message does not name '%s': %s", text, cf_error_message());
+    if (!strstr(cf_error_message(), why))
+        fail_msg("message for '%s' does not say '%s': %s", text, why, cf_error_message());
+}
+
+static void test_dates_and_times_normalize(void **state)
+{
+    (void)state;
+    assert_normalizes("2026-11-01", "2026-11-01T00:00:00Z");
+    assert_normalizes("2026-11-18T12:00Z", "2026-11-18T12:00:00Z");
+    assert_normalizes("2026-11-18T12:00:00Z", "2026-11-18T12:00:00Z");
+    assert_normalizes("2026-12-31T23:59:59Z", "2026-12-31T23:59:59Z");
+    assert_normalizes("2024-02-29", "2024-02-29T00:00:00Z"); /* leap year */
+    assert_normalizes("2000-02-29", "2000-02-29T00:00:00Z"); /* divisible by 400 */
+    assert_normalizes("0001-01-01", "0001-01-01T00:00:00Z");
+}
+
+static void test_normalized_form_orders_as_text(void **state)
+{
+    (void)state;
+    /* The reason for normalizing: "…T12:00Z" typed by a person must sort
+     * after "…T11:59:59Z" and before "…T12:00:01Z" as stored text. */
+    char a[32], b[32];
+    assert_int_equal(cf_iso8601_normalize("2026-11-18T12:00Z", a, sizeof a), CF_OK);
+    assert_true(strcmp(a, "2026-11-18T11:59:59Z") > 0);
+    assert_true(strcmp(a, "2026-11-18T12:00:01Z") < 0);
+    assert_int_equal(cf_iso8601_normalize("2026-11-18", b, sizeof b), CF_OK);
+    assert_true(strcmp(b, "2026-11-18T00:00:00Z") == 0 && strcmp(b, "2026-11-17T23:59:59Z") > 0);
+}
+
+static void test_fields_out_of_range(void **state)
+{
+    (void)state;
+    assert_rejected("2026-13-45", "month 13 is not 1-12");
+    assert_rejected("2026-00-10", "month 0 is not 1-12");
+    assert_rejected("2026-04-31", "2026-04 has days 1-30, not 31");
+    assert_rejected("2026-02-29", "2026-02 has days 1-28, not 29");
+    assert_rejected("1900-02-29", "1900-02 has days 1-28, not 29"); /* divisible by 100, not by 400 */
+    assert_rejected("2026-01-00", "not 0");
+    assert_rejected("2026-01-01T24:00Z", "hour 24 is not 0-23");
+    assert_rejected("2026-01-01T12:60Z", "minute 60 is not 0-59");
+    assert_rejected("2026-01-01T12:00:60Z", "second 60 is not 0-59");
+}
+
+static void test_not_a_date(void **state)
+{
+    (void)state;
+    const char *bad[] = {"notadate", "", "2026", "2026-1-01", "2026-01-1", "26-01-01", "2026/01/01",
+                         "2026-01-01T12:00", "2026-01-01T12:00:00", "2026-01-01 12:00:00Z", "2026-01-01T1200Z",
+                         "2026-01-01T12:00:00.5Z", "2026-01-01T12:00:00+02:00", "2026-01-01x", "2026-0a-01",
+                         "x'; DROP TABLE recommendations; --", "-2026-01-01", "2026-01-01T12:0aZ"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_rejected(bad[i], "expected YYYY-MM-DD");
+    char out[32];
+    assert_int_equal(cf_iso8601_normalize(NULL, out, sizeof out), CF_ERR_INVALID);
+}
+
+static void test_small_buffer(void **state)
+{
+    (void)state;
+    char out[20];
+    assert_int_not_equal(cf_iso8601_normalize("2026-11-01", out, sizeof out), CF_OK);
+}
+
+static void test_durations(void **state)
+{
+    (void)state;
+    double s = -1;
+    assert_int_equal(cf_duration_parse_s("30d", &s), CF_OK);
+    assert_true(s == 30 * 86400.0);
+    assert_int_equal(cf_duration_parse_s("12h", &s), CF_OK);
+    assert_true(s == 12 * 3600.0);
+    assert_int_equal(cf_duration_parse_s("90m", &s), CF_OK);
+    assert_true(s == 90 * 60.0);
+    assert_int_equal(cf_duration_parse_s("2w", &s), CF_OK);
+    assert_true(s == 14 * 86400.0);
+    assert_int_equal(cf_duration_parse_s("1.5d", &s), CF_OK);
+    assert_true(s == 1.5 * 86400.0);
+    assert_int_equal(cf_duration_parse_s("0h", &s), CF_OK);
+    assert_true(s == 0);
+    const char *bad[] = {"soon", "30", "d", "30x", "30dd", "-1d", "inf", "nand", "1e999d", "", "2026-01-31"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        s = -1;
+        if (cf_duration_parse_s(bad[i], &s) != CF_ERR_INVALID)
+            fail_msg("'%s' accepted as an age", bad[i]);
+        assert_true(s == 0);
+        assert_non_null(strstr(cf_error_message(), "is not an age"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dates_and_times_normalize),
+        cmocka_unit_test(test_normalized_form_orders_as_text),
+        cmocka_unit_test(test_fields_out_of_range),
+        cmocka_unit_test(test_not_a_date),
+        cmocka_unit_test(test_small_buffer),
+        cmocka_unit_test(test_durations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
