@@ -160,8 +160,8 @@ static double curves_roughness(const cf_perf_params *p)
             }
         }
     }
-    double sigma = 0;
-    if (n > 0) {
+    double sigma = 0; /* fewer than 3 residuals tell nothing: the default (CF_PERF_SIGMA_PROFILE_NONE) */
+    if (n >= 3) {
         double med = median(r, n);
         for (size_t i = 0; i < n; i++)
             r[i] = fabs(r[i] - med);

@@ -269,6 +269,7 @@ cf_step cf_perf_predict(const cf_perf_params *p, double bytes, int nodes, int g,
     double sigma_t = p->sigma_profile > 0 ? p->sigma_profile : CF_PERF_SIGMA_PROFILE_NONE;
     double s_noise = p->k.sigma_scale * hypot(sigma_t, p->k.sigma_floor);
     double var = s_noise * s_noise + p->sigma_compute * p->sigma_compute;
+    r.sigma_noise = s_noise;
     if (r.compute_source != CF_PROV_MEASURED) {
         double u = p->k.sigma_gpus * log((double)g);
         var += u * u;

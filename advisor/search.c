@@ -1,11 +1,17 @@
 /* The online search loop (docs/search.md):
- *   1. light profile: per GPU type, three per-GPU batches on one GPU and
- *      two on a full node (the fit needs ≥ 2 single-GPU batches);
- *   2. estimate = analytic model (cf_perf_step_s, refitted per GPU type on
- *      every measurement so far) × exp(GP posterior of the log residuals);
+ *   1. light profile: per GPU type, three per-GPU batches on one GPU, two
+ *      on a full node, and the 2-node × 1-GPU probe at two batches (the
+ *      inputs the step-time model and its interval are validated with);
+ *   2. estimate = the step-time model (cf_perf_predict, refitted per GPU
+ *      type on every measurement so far) × exp(GP posterior of the log
+ *      residuals), the GP's prior being the model's own interval;
  *   3. if the best configuration that meets the deadline/budget with a
- *      safety margin (safety_sds × max(sd, noise)) is not measured yet,
- *      probe it (the final pick is always measured before committing);
+ *      safety margin (safety_sds × max(sd, noise/√n), the stated
+ *      confidence's quantile) is not measured yet, probe it (the final pick
+ *      is always measured before committing); a measured configuration
+ *      that beats it by more than the margin but misses the confidence
+ *      only by its measurement noise is measured again while repeats can
+ *      still make it safe;
  *   4. otherwise probe the untried configuration with the largest expected
  *      improvement among those whose optimistic value (2 sd below) could
  *      beat the best by more than the margin; stop when there is none or at
@@ -25,10 +31,10 @@
 #include "search_internal.h"
 
 #define LCB_SDS 2.0
-/* The error model's prior (log sd): the smooth part of the model's error
- * and the configuration-to-configuration scatter that no smooth model
- * captures (neighbouring configurations in the Pollux data differ by a few
- * % in ways no throughput model predicts). Length scales in log2 units. */
+/* The error model's prior (log sd) before the first model evaluation (the
+ * model's own interval replaces them at every update): the smooth part of
+ * the model's error and the configuration-to-configuration scatter that no
+ * smooth model captures. Length scales in log2 units. */
 #define SD_SINGLE 0.04
 #define SD_MULTI_GPU 0.06
 #define SD_MULTI_NODE 0.15
@@ -38,12 +44,6 @@
 #define LEN_GPUS 1.5
 #define LEN_BATCH 1.5
 #define BO_RANDOM_STARTS 3
-#ifndef SEARCH_TWO_NODE_PROBE
-#define SEARCH_TWO_NODE_PROBE 1
-#endif
-#ifndef SEARCH_PRIOR_FROM_MODEL
-#define SEARCH_PRIOR_FROM_MODEL 1
-#endif
 
 typedef struct {
     const cf_search_options *o;
@@ -202,8 +202,13 @@ static cf_status update(state *s)
             cf_step st = model_step(s, c);
             s->model_s[c] = st.step_s;
             s->model_sd[c] = st.sigma;
-            if (SEARCH_PRIOR_FROM_MODEL)
-                s->gp.prior_sd[c] = st.sigma;
+            /* The error model's prior is the step-time model's own
+             * interval, split as the model splits it: the profile's
+             * scatter is local to a configuration (the nugget), the rest
+             * (network, GPU counts not profiled, carry-over) is smooth
+             * across configurations. */
+            s->gp.nugget_sd[c] = st.sigma_noise;
+            s->gp.prior_sd[c] = sqrt(fmax(0.0, st.sigma * st.sigma - st.sigma_noise * st.sigma_noise));
         }
     }
     double *y = malloc((s->n_obs ? s->n_obs : 1) * sizeof *y);
@@ -229,13 +234,23 @@ static cf_status update(state *s)
 /* ---- decisions ------------------------------------------------------------------ */
 
 /* Time, cost and objective of candidate c at z posterior sds. */
+static size_t times_measured(const state *s, size_t c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_obs; i++)
+        n += s->obs[i] == c;
+    return n;
+}
+
 static double value_at(const state *s, size_t c, double z, int *feasible, double slack_sds)
 {
     double sd = s->r->est_sd[c], step = s->r->est_step_s[c] * exp(z * sd), h, u;
     cf_search_job(s->o, &s->o->candidates[c], step, &h, &u);
     if (feasible) {
-        /* The safety margin: the constraints must hold at the upper end. */
-        double margin = exp(slack_sds * (sd > s->o->noise_sd ? sd : s->o->noise_sd));
+        /* The safety margin: the constraints must hold at the upper end.
+         * The estimate is never surer than its measurements: noise/√n. */
+        double floor_sd = s->o->noise_sd / sqrt(fmax(1.0, (double)times_measured(s, c)));
+        double margin = exp(slack_sds * (sd > floor_sd ? sd : floor_sd));
         double hs, us;
         cf_search_job(s->o, &s->o->candidates[c], step * margin, &hs, &us);
         *feasible = cf_search_feasible(s->o, hs, us, 0);
@@ -360,7 +375,7 @@ static cf_status profile_type(state *s, size_t t)
     /* the 2-node × 1-GPU probe (the input the model's network term and
      * its interval are validated with: docs/model.md, protocol a) */
     size_t probe[2], n_probe = 0;
-    if (st == CF_OK && SEARCH_TWO_NODE_PROBE)
+    if (st == CF_OK)
         st = cf_search_two_node_probe(s->o->candidates, s->n, s->type_name[t], s->excluded, probe, &n_probe);
     for (size_t i = 0; i < n_probe && st == CF_OK; i++)
         st = run_one(s, probe[i], CF_RUN_PROFILE, s->o->profile_steps);
@@ -426,6 +441,27 @@ static cf_status search_loop(state *s)
             if ((st = run_one(s, (size_t)best, CF_RUN_PROBE, o->probe_steps)) != CF_OK)
                 return st;
             continue;
+        }
+        if (!bo) {
+            /* A measured configuration that beats the pick by more than the
+             * margin but misses the stated confidence only by its
+             * measurement noise: measure it again while enough repeats
+             * (noise/√n) could make it safe within the probes left. */
+            long close = select_best(s, 0, 1);
+            if (close >= 0 && close != best &&
+                (best < 0 || value_at(s, (size_t)close, 0, NULL, 0) <
+                                 value_at(s, (size_t)best, 0, NULL, 0) * (1 - o->margin))) {
+                size_t n_meas = times_measured(s, (size_t)close), left = (size_t)o->max_probes - r->n_probes;
+                double step = r->est_step_s[close], h, u, hs, us;
+                double sd_then = o->noise_sd / sqrt((double)(n_meas + left));
+                cf_search_job(o, &o->candidates[close], step, &h, &u);
+                cf_search_job(o, &o->candidates[close], step * exp(o->safety_sds * sd_then), &hs, &us);
+                if (r->est_sd[close] <= 2 * o->noise_sd && cf_search_feasible(o, hs, us, 0)) {
+                    if ((st = run_one(s, (size_t)close, CF_RUN_PROBE, o->probe_steps)) != CF_OK)
+                        return st;
+                    continue;
+                }
+            }
         }
         double v_best = best >= 0 ? value_at(s, (size_t)best, 0, NULL, 0) : INFINITY;
         long next = -1;

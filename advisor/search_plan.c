@@ -103,7 +103,7 @@ cf_status cf_search_prior(const cf_inputs *inputs, const cf_gpu *gpus, size_t n_
             *p = *known;
         snprintf(p->gpu, sizeof p->gpu, "%s", cands[c].gpu);
         if (p->params.beta_s <= 0)
-            p->params = cf_perf_defaults(cf_gpu_find(gpus, n_gpus, cands[c].gpu));
+            p->params = cf_perf_defaults(cf_gpu_resolve(gpus, n_gpus, cands[c].gpu));
     }
     return CF_OK;
 }

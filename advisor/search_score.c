@@ -14,7 +14,7 @@ void cf_search_options_init(cf_search_options *o)
     o->probe_steps = 50;
     o->profile_steps = 20;
     o->noise_sd = 0.02;
-    o->safety_sds = 1.0;
+    o->safety_sds = 1.2815515655446004; /* the 0.9 quantile: constraints held at 90 % confidence */
     o->probe_startup_s = 0;
     o->seed = 1;
 }

@@ -209,6 +209,27 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
         free(all_errors);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
+    /* Every training GPU must be one of the file's. */
+    for (size_t t = 0; t < options->n_train_gpus; t++) {
+        int found = 0;
+        for (size_t k = 0; k < n_groups && !found; k++)
+            found = strcasecmp(options->train_gpus[t], groups[k].gpu) == 0;
+        if (!found) {
+            char have[200] = "";
+            size_t len = 0;
+            for (size_t k = 0; k < n_groups && len < sizeof have; k++) {
+                int seen = 0;
+                for (size_t j = 0; j < k; j++)
+                    seen |= strcmp(groups[j].gpu, groups[k].gpu) == 0;
+                if (!seen)
+                    len += (size_t)snprintf(have + len, sizeof have - len, "%s%s", len ? ", " : "", groups[k].gpu);
+            }
+            free(fitted);
+            free(all_errors);
+            return cf_error_set(CF_ERR_INVALID, "training GPU '%s' has no rows in the measurements (their GPUs: %s)",
+                                options->train_gpus[t], have);
+        }
+    }
     /* First the groups that are fitted, then the carried-over ones. */
     for (int pass = 0; pass < 2 && st == CF_OK; pass++) {
         for (size_t k = 0; k < n_groups && st == CF_OK; k++) {
@@ -315,10 +336,11 @@ void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_val
 void cf_validate_network_source(const cf_validate_group *g, const cf_validate_context *ctx, char *out, size_t n)
 {
     const cf_vm *vm = g->network_vm;
-    if (g->carried_from[0])
-        snprintf(out, n, "as for %s (same network assumed)", g->carried_from);
+    if (g->carried_from[0] && g->params.network_provenance != CF_PROV_DEFAULT)
+        snprintf(out, n, "as fitted for %s (one fabric: carried in proportion to the NIC)", g->carried_from);
     else if (g->params.network_provenance == CF_PROV_FITTED)
-        snprintf(out, n, "fitted from the multi-node rows");
+        snprintf(out, n, "fitted from the multi-node rows (%.0f%% of the step hides it, %.3g s per-step overhead)",
+                 100 * (g->params.hide >= 0 ? g->params.hide : g->params.k.hide_default), g->params.overhead_s);
     else if (ctx->inter_node_gbps > 0)
         snprintf(out, n, "--inter-node-gbps %g with the default efficiency", ctx->inter_node_gbps);
     else if (vm)

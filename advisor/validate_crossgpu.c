@@ -20,11 +20,9 @@ typedef struct {
 
 static cf_precision precision_of(const char *p)
 {
-    if (!strcmp(p, "fp16") || !strcmp(p, "amp"))
-        return CF_PREC_FP16;
-    if (!strcmp(p, "tf32"))
-        return CF_PREC_TF32;
-    return CF_PREC_FP32;
+    cf_precision v = CF_PREC_FP32;
+    cf_precision_parse(p, &v);
+    return v;
 }
 
 static const cf_gpu *gpu_of(const cf_gpu *gpus, size_t n, const char *name)
@@ -198,26 +196,116 @@ static cf_status collect_pairs(const cf_crossgpu_set *set, const cf_gpu *gpus, s
     return CF_OK;
 }
 
+/* Errors of the cross-precision pairs: for each (model, benchmark, GPU,
+ * precision) key at its first row, every other GPU's median throughput of
+ * the same model and benchmark at another precision. */
+static cf_status cross_precision(const cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus, double **err_own,
+                                 double **err_fp32, size_t *n_out)
+{
+    size_t cap = 1024, n = 0;
+    double *own = malloc(cap * sizeof *own), *fp32 = malloc(cap * sizeof *fp32);
+    double *tmp = malloc((set->n_rows ? set->n_rows : 1) * sizeof *tmp);
+    if (!own || !fp32 || !tmp) {
+        free(own); free(fp32); free(tmp);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    static const char *const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp"};
+    cf_carry_rule rule = cf_carry_rule_default();
+    for (size_t i = 0; i < set->n_rows; i++) {
+        const cf_crossgpu_row *key = &set->rows[i];
+        const cf_gpu *from = gpu_of(gpus, n_gpus, key->gpu);
+        if (key->gpu_count != 1 || key->suspect || !from)
+            continue;
+        int first = 1;
+        for (size_t k = 0; k < i && first; k++) {
+            const cf_crossgpu_row *o = &set->rows[k];
+            if (o->gpu_count == 1 && !o->suspect && !strcmp(o->gpu, key->gpu) && !strcmp(o->model, key->model) &&
+                !strcmp(o->precision, key->precision) && !strcmp(o->benchmark, key->benchmark))
+                first = 0;
+        }
+        if (!first)
+            continue;
+        double from_x = median_throughput(set, key->gpu, key, tmp);
+        cf_precision p_from = precision_of(key->precision);
+        for (size_t q = 0; q < sizeof precisions / sizeof *precisions; q++) {
+            if (!strcmp(precisions[q], key->precision))
+                continue;
+            cf_crossgpu_row other = *key;
+            snprintf(other.precision, sizeof other.precision, "%s", precisions[q]);
+            cf_precision p_to = precision_of(precisions[q]);
+            for (size_t j = 0; j < n_gpus; j++) {
+                const cf_gpu *to = &gpus[j];
+                if (to == from || to->memory_bandwidth_gbs <= 0 || cf_gpu_peak_tflops(to, p_to) <= 0)
+                    continue;
+                double to_x = median_throughput(set, to->model, &other, tmp);
+                if (to_x <= 0)
+                    continue;
+                if (n == cap) {
+                    double *g1 = realloc(own, 2 * cap * sizeof *own), *g2 = g1 ? realloc(fp32, 2 * cap * sizeof *fp32) : NULL;
+                    if (g1)
+                        own = g1;
+                    if (g2)
+                        fp32 = g2;
+                    if (!g1 || !g2) {
+                        free(own); free(fp32); free(tmp);
+                        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+                    }
+                    cap *= 2;
+                }
+                double mem = from->memory_gib > 0 && to->memory_gib > 0 ? to->memory_gib / from->memory_gib : 1.0;
+                double phi = rule.overhead_fraction, measured = to_x / from_x;
+                double r_own = cf_gpu_time_ratio_between(from, p_from, to, p_to);
+                double r_fp32 = cf_gpu_time_ratio_between(from, CF_PREC_FP32, to, CF_PREC_FP32);
+                own[n] = (1 + phi) / (r_own * (1 + phi / mem)) / measured - 1;
+                fp32[n] = (1 + phi) / (r_fp32 * (1 + phi / mem)) / measured - 1;
+                n++;
+            }
+        }
+    }
+    free(tmp);
+    *err_own = own;
+    *err_fp32 = fp32;
+    *n_out = n;
+    return CF_OK;
+}
+
 cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus,
                                cf_carry_score scores[CF_CARRY_METHODS], size_t *out_pairs, size_t *out_models)
 {
-    static const char *const names[] = {"peak", "bandwidth", "geomean", "cloudfit", "cloudfit-lomo", "cloudfit-logo"};
+    static const char *const names[] = {"peak",          "bandwidth",       "geomean",   "cloudfit", "cloudfit-lomo",
+                                        "cloudfit-logo", "cross-precision", "cross-fp32"};
     static const char *const descriptions[] = {
         "peak FLOP/s ratio at the run's precision", "memory-bandwidth ratio", "geometric mean of the two",
         "cloudfit: peak^" CF_STR(CF_CARRY_PEAK_EXPONENT) " · bandwidth^" CF_STR(CF_CARRY_BANDWIDTH_EXPONENT)
         ", fixed share " CF_STR(CF_CARRY_OVERHEAD_FRACTION) " at memory-size batch ratio",
         "cloudfit's rule, its 3 parameters refitted without the predicted model",
-        "cloudfit's rule, its 3 parameters refitted without the predicted pair's GPU types"};
+        "cloudfit's rule, its 3 parameters refitted without the predicted pair's GPU types",
+        "pairs across precisions: cloudfit's rule, each run's peak at its own precision",
+        "pairs across precisions: cloudfit's rule with FP32 peaks on both sides (precision ignored)"};
     carry_pair *pairs = NULL;
     size_t n = 0;
     cf_status st = collect_pairs(set, gpus, n_gpus, &pairs, &n, out_models);
     if (st != CF_OK)
         return st;
-    double *errors = malloc((n ? n : 1) * CF_CARRY_METHODS * sizeof *errors);
+    if (n == 0) {
+        free(pairs);
+        cf_error_set(CF_ERR_INVALID, "no pair to score: no model has single-GPU throughput at one precision on two "
+                                     "GPU types of the GPU table");
+        cf_error_hint("the file needs rows with gpu_count 1 of one model, precision and benchmark on at least two "
+                      "known GPU types");
+        return CF_ERR_INVALID;
+    }
+    double *cross_own = NULL, *cross_fp32 = NULL;
+    size_t n_cross = 0;
+    if ((st = cross_precision(set, gpus, n_gpus, &cross_own, &cross_fp32, &n_cross)) != CF_OK) {
+        free(pairs);
+        return st;
+    }
+    double *errors = malloc(n * CF_CARRY_METHODS * sizeof *errors);
     cf_carry_rule *lomo = malloc((*out_models ? *out_models : 1) * sizeof *lomo);
     cf_carry_rule *logo = malloc((n_gpus ? n_gpus : 1) * sizeof *logo);
     if (!errors || !lomo || !logo) {
-        free(pairs); free(errors); free(lomo); free(logo);
+        free(pairs); free(errors); free(lomo); free(logo); free(cross_own); free(cross_fp32);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     for (size_t m = 0; m < *out_models; m++)
@@ -246,10 +334,13 @@ cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, s
     for (int k = 0; k < CF_CARRY_METHODS; k++) {
         scores[k].name = names[k];
         scores[k].description = descriptions[k];
-        scores[k].stats = cf_ape_summarise(&errors[(size_t)k * n], n);
+        if (k == CF_CARRY_CROSS_PRECISION || k == CF_CARRY_CROSS_FP32)
+            scores[k].stats = cf_ape_summarise(k == CF_CARRY_CROSS_PRECISION ? cross_own : cross_fp32, n_cross);
+        else
+            scores[k].stats = cf_ape_summarise(&errors[(size_t)k * n], n);
     }
     *out_pairs = n;
-    free(pairs); free(errors); free(lomo); free(logo);
+    free(pairs); free(errors); free(lomo); free(logo); free(cross_own); free(cross_fp32);
     return CF_OK;
 }
 

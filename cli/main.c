@@ -104,17 +104,20 @@ int main(int argc, char **argv)
     cf_cli_options_init(&opts);
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
-    if (rc)
-        return rc;
-    if (opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") && strcmp(opts.color, "never")) {
+    if (!rc && opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") &&
+        strcmp(opts.color, "never")) {
         cf_log_error("option '--color' expects auto, always or never, got '%s'", opts.color);
-        return CF_EXIT_USAGE;
+        rc = CF_EXIT_USAGE;
     }
-    cf_log_init(color_mode(opts.color), opts.quiet ? -1 : 0);
-    if (opts.help) {
-        printf("usage: cloudfit %s\n\n%s\n\noptions:\n", cmd->usage, cmd->summary);
-        cf_cli_print_options(stdout, cmd->bit);
-        return CF_EXIT_OK;
+    if (!rc) {
+        cf_log_init(color_mode(opts.color), opts.quiet ? -1 : 0);
+        if (opts.help) {
+            printf("usage: cloudfit %s\n\n%s\n\noptions:\n", cmd->usage, cmd->summary);
+            cf_cli_print_options(stdout, cmd->bit);
+        } else {
+            rc = cmd->run(argc - 1, argv + 1, &opts, n_positional);
+        }
     }
-    return cmd->run(argc - 1, argv + 1, &opts, n_positional);
+    cf_cli_options_free(&opts);
+    return rc;
 }

@@ -26,6 +26,9 @@ const cf_cli_option cf_cli_option_table[] = {
      "cost (cheapest within the deadline), time (fastest within the budget) or balanced"},
     {"deadline-hours", 0, OPT_DOUBLE, "H", CMD_RECOMMEND | CMD_SEARCH, OFF(deadline_hours), "override search.deadline_hours"},
     {"budget-usd", 0, OPT_DOUBLE, "USD", CMD_RECOMMEND | CMD_SEARCH, OFF(budget_usd), "override search.budget_usd"},
+    {"confidence", 0, OPT_STRING, "P", CMD_RECOMMEND | CMD_SEARCH, OFF(confidence),
+     "meet the deadline and budget with probability P under the model's uncertainty (e.g. 0.9 or 90%; default "
+     "search.confidence, else 0.9)"},
     {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_SEARCH, OFF(clouds),
      "only this cloud (aws, gcp, azure, lambda); repeatable; overrides search.clouds"},
     {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH, OFF(regions), "only this region; repeatable"},
@@ -55,6 +58,9 @@ const cf_cli_option cf_cli_option_table[] = {
      "parameter count of a model in the CSV (overrides the built-in table); repeatable"},
     {"inter-node-gbps", 0, OPT_DOUBLE, "GBPS", CMD_VALIDATE, OFF(inter_node_gbps),
      "nominal inter-node bandwidth instead of the catalog VM's"},
+    {"model-constants", 0, OPT_LIST, "NAME=VALUE[,...]", CMD_VALIDATE, OFF(model_constants),
+     "step-time model constants instead of the shipped ones (a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, kT, s0, "
+     "u0, u_ext, u_def, u_ing; docs/model.md); repeatable"},
     {"train-epochs", 0, OPT_DOUBLE, "K", CMD_VALIDATE, OFF(train_epochs),
      "with --gns: use only the first K epochs of the M0 run"},
     /* price catalog choice and overrides (docs/pricing.md) */
@@ -118,7 +124,7 @@ const cf_cli_option cf_cli_option_table[] = {
     {"margin", 0, OPT_STRING, "PCT%", CMD_SEARCH, OFF(margin),
      "stop when no untried configuration can beat the best by more than PCT% (default 3%)"},
     {"safety-sds", 0, OPT_STRING, "Z", CMD_SEARCH, OFF(safety_sds),
-     "the pick must meet the deadline and budget at exp(Z × its uncertainty) × the estimate (default 1; 0 = none)"},
+     "the pick must meet the deadline and budget at exp(Z × its uncertainty) × the estimate (default: from --confidence)"},
     {"max-probes", 0, OPT_INT, "N", CMD_SEARCH, OFF(max_probes),
      "at most N probes after the light profile, the final measurement included (default 12)"},
     {"probe-steps", 0, OPT_INT, "N", CMD_SEARCH | CMD_PROFILE, OFF(probe_steps), "training steps per probe and profile run (default 50 per probe, 20 per profile run)"},
@@ -127,6 +133,9 @@ const cf_cli_option cf_cli_option_table[] = {
      "cloudfit (default), or a baseline: model (profile + model, no probes), bo (plain Bayesian optimisation)"},
     {"price", 0, OPT_LIST, "GPU=USD", CMD_SEARCH, OFF(prices),
      "trace runner: price GPU at USD per GPU-hour instead of the catalog; repeatable"},
+    {"trace-nic-gbps", 0, OPT_DOUBLE, "GBPS", CMD_SEARCH | CMD_PROFILE, OFF(trace_nic_gbps),
+     "trace runner: the nominal NIC of the cluster the trace was measured on, for every configuration (default: "
+     "the pricing VM's)"},
     {"probe-startup-s", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(probe_startup_s),
      "charge S seconds of start-up (paid, no progress) per profile run and probe (default 0)"},
 };
@@ -157,6 +166,18 @@ void cf_cli_options_init(cf_cli_options *opts)
     opts->probe_steps = -1;
     opts->seed = -1;
     opts->probe_startup_s = -1;
+    opts->trace_nic_gbps = -1;
+}
+
+void cf_cli_options_free(cf_cli_options *opts)
+{
+    for (size_t i = 0; i < cf_cli_option_count; i++) {
+        if (cf_cli_option_table[i].kind != OPT_LIST)
+            continue;
+        cf_cli_list *list = (cf_cli_list *)((char *)opts + cf_cli_option_table[i].offset);
+        free(list->items);
+        memset(list, 0, sizeof *list);
+    }
 }
 
 static int usage_error(const char *command, const char *fmt, ...) CF_PRINTF(2, 3);
@@ -196,8 +217,14 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
     }
     case OPT_LIST: {
         cf_cli_list *list = (cf_cli_list *)field;
-        if (list->n == CF_CLI_MAX_LIST)
-            return usage_error(command, "option '--%s' given too many times (at most 16): '%s'", o->long_name, arg);
+        if (list->n == list->cap) {
+            int cap = list->cap ? 2 * list->cap : 8;
+            const char **items = realloc(list->items, (size_t)cap * sizeof *items);
+            if (!items)
+                return usage_error(command, "out of memory storing option '--%s'", o->long_name);
+            list->items = items;
+            list->cap = cap;
+        }
         list->items[list->n++] = arg;
         return 0;
     }

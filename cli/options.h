@@ -18,11 +18,11 @@ enum {
     CMD_ALL = 0xffffu
 };
 
-#define CF_CLI_MAX_LIST 16
-
+/* A repeatable option's values, in order (no count limit; the strings are
+ * argv's). cf_cli_options_free releases the arrays. */
 typedef struct {
-    const char *items[CF_CLI_MAX_LIST];
-    int n;
+    const char **items;
+    int n, cap;
 } cf_cli_list;
 
 /* Every option's value; -1 / NULL / 0 mean "not given" as documented per field. */
@@ -90,7 +90,10 @@ typedef struct {
     const char *trace_noise;     /* "2%" or "0.02"; NULL = default (2 %) */
     const char *margin;          /* "3%" or "0.03"; NULL = default (3 %) */
     int max_probes;              /* -1 = default (12) */
-    const char *safety_sds;      /* 0 to 5; NULL = default (1) */
+    const char *safety_sds;      /* 0 to 5; NULL = from --confidence */
+    const char *confidence;      /* "0.9" or "90%": deadline and budget met with this probability; NULL = spec's */
+    cf_cli_list model_constants; /* validate: NAME=VALUE of the step-time model's constants */
+    double trace_nic_gbps;       /* trace runner: the measured cluster's NIC for every configuration; < 0 = the VM's */
     int probe_steps;             /* -1 = default (50) */
     int seed;                    /* -1 = default (1) */
     const char *method;          /* cloudfit | model | bo; NULL = cloudfit */
@@ -114,6 +117,7 @@ extern const cf_cli_option cf_cli_option_table[];
 extern const size_t cf_cli_option_count;
 
 void cf_cli_options_init(cf_cli_options *opts);
+void cf_cli_options_free(cf_cli_options *opts);
 /* Parses argv (argv[0] is the command name) for `command`; positional
  * arguments are moved to the front of argv and counted in *out_npos.
  * Returns 0, or prints a usage error and returns the exit code. */

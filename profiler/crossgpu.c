@@ -51,10 +51,13 @@ cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_c
             break;
         if (count < 1 || r->throughput <= 0)
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: expected a positive gpu_count and throughput", name, rec->line);
-        if (strcmp(r->precision, "fp32") && strcmp(r->precision, "tf32") && strcmp(r->precision, "fp16") &&
-            strcmp(r->precision, "amp"))
-            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'precision': expected fp32, tf32, fp16 or amp, got '%s'",
-                              name, rec->line, r->precision);
+        cf_precision prec;
+        if (!cf_precision_parse(r->precision, &prec))
+            st = cf_error_set(CF_ERR_INVALID,
+                              "%s:%ld: column 'precision': expected fp32, tf32, fp16, bf16 or amp, got '%s'", name,
+                              rec->line, r->precision);
+        else /* the canonical spelling */
+            snprintf(r->precision, sizeof r->precision, "%s", cf_precision_name(prec));
         r->gpu_count = (int)count;
         out->n_rows++;
     }

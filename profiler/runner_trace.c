@@ -158,7 +158,7 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
         }
         c->vm = vm;
         c->usd_per_node_hr = vm->price_ondemand_usd_per_hr;
-        c->network_gbps = vm->network_gbps;
+        c->network_gbps = cfg->nic_gbps > 0 ? cfg->nic_gbps : vm->network_gbps;
         t->true_step_s[t->n++] = median;
         t->n_rows_used += n_times;
     }

@@ -19,7 +19,7 @@ void cf_spec_overrides_init(cf_spec_overrides *ov)
 
 static int has_overrides(const cf_spec_overrides *ov)
 {
-    return ov && (ov->objective >= 0 || ov->spot >= 0 || ov->deadline_hours > 0 || ov->budget_usd > 0 ||
+    return ov && (ov->objective >= 0 || ov->spot >= 0 || ov->deadline_hours > 0 || ov->budget_usd > 0 || ov->confidence > 0 ||
                   ov->max_nodes > 0 || ov->max_gpus > 0 || ov->n_clouds > 0 || ov->n_regions > 0 || ov->n_gpus > 0);
 }
 
@@ -63,6 +63,8 @@ static int write_overrides(cJSON *doc, const cf_spec_overrides *ov)
         ok &= set_member(search, "deadline_hours", cJSON_CreateNumber(ov->deadline_hours));
     if (ov->budget_usd > 0)
         ok &= set_member(search, "budget_usd", cJSON_CreateNumber(ov->budget_usd));
+    if (ov->confidence > 0)
+        ok &= set_member(search, "confidence", cJSON_CreateNumber(ov->confidence));
     if (ov->max_nodes > 0)
         ok &= set_member(search, "max_nodes", cJSON_CreateNumber(ov->max_nodes));
     if (ov->max_gpus > 0)

@@ -44,6 +44,15 @@ static int build_overrides(const cf_cli_options *o, cf_spec_overrides *ov)
     }
     ov->deadline_hours = o->deadline_hours;
     ov->budget_usd = o->budget_usd;
+    if (o->confidence) {
+        double c = cf_cli_parse_fraction(o->confidence);
+        if (!(c >= 0.5 && c <= 0.999)) {
+            cf_log_error("option '--confidence' expects a probability from 0.5 to 0.999 (e.g. 0.9 or 90%%), got '%s'",
+                         o->confidence);
+            return CF_EXIT_USAGE;
+        }
+        ov->confidence = c;
+    }
     ov->max_nodes = o->max_nodes;
     ov->max_gpus = o->max_gpus;
     ov->clouds = o->clouds.items;

@@ -251,6 +251,9 @@ static int run_search(search_ctx *x, cf_search_runner runner)
         so.margin = cf_cli_parse_fraction(o->margin);
     if (o->max_probes > 0)
         so.max_probes = o->max_probes;
+    /* the deadline and budget hold at the stated confidence: that quantile
+     * of the estimate's uncertainty (--safety-sds sets it directly) */
+    so.safety_sds = cf_normal_quantile(x->spec->search.confidence > 0 ? x->spec->search.confidence : 0.9);
     if (o->safety_sds)
         so.safety_sds = strtod(o->safety_sds, NULL); /* range checked with the other options */
     if (o->probe_steps > 0)
@@ -293,19 +296,28 @@ static int with_trace(search_ctx *x)
     double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
     if (noise < 0)
         return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%%), got '%s'", o->trace_noise);
-    cf_search_price prices[CF_CLI_MAX_LIST];
+    cf_search_price *prices = calloc(o->prices.n ? (size_t)o->prices.n : 1, sizeof *prices);
     size_t n_prices;
+    if (!prices) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
     int rc = parse_prices(o, prices, &n_prices);
-    if (rc)
+    if (rc) {
+        free(prices);
         return rc;
+    }
     cf_trace_runner t;
     const char *model = o->trace_model ? o->trace_model : x->spec->job.name;
     cf_trace_runner_config cfg = {.path = x->runner_text + 6, .model = model, .vms = x->src->catalog.vms,
                                   .n_vms = x->src->catalog.n_vms, .clouds = x->spec->search.clouds,
                                   .n_clouds = x->spec->search.n_clouds, .prices = prices, .n_prices = n_prices,
-                                  .noise_sd = noise, .seed = o->seed > 0 ? (unsigned long)o->seed : 1};
-    if (cf_trace_runner_open(&cfg, &t) != CF_OK)
+                                  .noise_sd = noise, .seed = o->seed > 0 ? (unsigned long)o->seed : 1,
+                                  .nic_gbps = o->trace_nic_gbps > 0 ? o->trace_nic_gbps : 0};
+    if (cf_trace_runner_open(&cfg, &t) != CF_OK) {
+        free(prices);
         return cf_report_error();
+    }
     x->cands = t.cands;
     x->n_cands = t.n;
     x->true_step_s = t.true_step_s;
@@ -314,6 +326,7 @@ static int with_trace(search_ctx *x)
              "noise %.1f%%", t.n_rows_used, model, t.n, t.n_asymmetric, t.n_unpriced, 100 * noise);
     rc = run_search(x, cf_trace_runner_iface(&t));
     cf_trace_runner_close(&t);
+    free(prices);
     return rc;
 }
 

@@ -100,13 +100,53 @@ static int render(const cf_cli_options *o, cJSON *doc, cf_buf *table)
     return rc;
 }
 
+/* --model-constants NAME=VALUE[,NAME=VALUE...] over the shipped constants. */
+static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
+{
+    *k = cf_perf_constants_default();
+    for (int i = 0; i < o->model_constants.n; i++) {
+        char item[512];
+        snprintf(item, sizeof item, "%s", o->model_constants.items[i]);
+        char *save = NULL;
+        for (char *tok = strtok_r(item, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(tok, '='), *end = NULL;
+            if (!eq || eq == tok)
+                return usage("option '--model-constants' expects NAME=VALUE, got '%s'", tok);
+            *eq = '\0';
+            double v = strtod(eq + 1, &end);
+            if (end == eq + 1 || *end || !isfinite(v)) {
+                *eq = '=';
+                return usage("option '--model-constants' expects a number after '=', got '%s'", tok);
+            }
+            if (cf_perf_constant_set(k, tok, v) != CF_OK) {
+                cf_log_error("option '--model-constants': %s", cf_error_message());
+                cf_log_hint("names: a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, intra_eff, kT, s0, u0, u_ext, "
+                            "u_def, u_ing (docs/model.md)");
+                return CF_EXIT_USAGE;
+            }
+        }
+    }
+    return 0;
+}
+
 static int validate_steps(const cf_cli_options *o, const char *path)
 {
-    cf_model_param params[CF_CLI_MAX_LIST];
-    size_t n_params = 0;
-    int rc = parse_params(o, params, &n_params);
+    cf_perf_constants constants;
+    int rc = parse_constants(o, &constants);
     if (rc)
         return rc;
+    cf_model_param *params = calloc(o->params.n ? (size_t)o->params.n : 1, sizeof *params);
+    size_t n_params = 0;
+    if (!params) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    rc = parse_params(o, params, &n_params);
+    if (rc) {
+        free_params(params, n_params);
+        free(params);
+        return rc;
+    }
     cf_measurement_set set = {0};
     cf_catalog catalog = {0};
     cf_validate_group *groups = NULL;
@@ -123,7 +163,8 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     split_list(&o->train_gpus, train_gpus, &n_train, storage, sizeof storage);
     cf_validate_options vo = {.train_max_nodes = o->train_max_nodes > 0 ? o->train_max_nodes : 1,
                               .with_2node_probe = o->with_2node_probe, .train_gpus = train_gpus,
-                              .n_train_gpus = n_train, .fit_all_rows = o->fit_all_rows};
+                              .n_train_gpus = n_train, .fit_all_rows = o->fit_all_rows,
+                              .constants = o->model_constants.n ? &constants : NULL};
     cf_validate_steps_report report = {.path = path, .n_rows = set.n_rows, .options = &vo, .context = &ctx,
                                        .groups = groups, .n_groups = n_groups};
     if (rc == 0) {
@@ -134,8 +175,11 @@ static int validate_steps(const cf_cli_options *o, const char *path)
                 if (groups[g].hint[0])
                     cf_log_hint("%s", groups[g].hint);
             }
-        if (cf_validate_steps(set.rows, set.n_rows, &vo, groups, n_groups, &report.overall) != CF_OK)
+        if (cf_validate_steps(set.rows, set.n_rows, &vo, groups, n_groups, &report.overall) != CF_OK) {
+            if (n_train && strstr(cf_error_message(), "training GPU"))
+                cf_error_hint("--train-gpus names GPUs of the file's gpu column");
             rc = cf_report_error();
+        }
         else if (report.overall.n == 0)
             rc = nothing_predicted(path, &vo, groups, n_groups);
     }
@@ -149,6 +193,7 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     cf_catalog_free(&catalog);
     cf_measurements_free(&set);
     free_params(params, n_params);
+    free(params);
     return rc;
 }
 

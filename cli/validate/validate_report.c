@@ -18,8 +18,11 @@ static cJSON *stats_json(const cf_ape_stats *s)
 
 static void print_stats_row(cf_buf *out, const char *label, size_t n_fit, const cf_ape_stats *s)
 {
-    cf_buf_printf(out, "  %-28s %7zu %9zu %8.1f%% %8.1f%% %8.1f%%\n", label, n_fit, s->n, 100 * s->median_ape,
+    cf_buf_printf(out, "  %-28s %7zu %9zu %8.1f%% %8.1f%% %8.1f%%", label, n_fit, s->n, 100 * s->median_ape,
                   100 * s->p90_ape, 100 * s->max_ape);
+    if (s->interval_coverage >= 0)
+        cf_buf_printf(out, " %8.1f%%", 100 * s->interval_coverage);
+    cf_buf_puts(out, "\n");
 }
 
 static void bucket_label(const cf_validate_group *g, int b, char *out, size_t n)
@@ -56,8 +59,8 @@ void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out)
                   vo->train_max_nodes == 1 ? "" : "s", vo->with_2node_probe ? " and the 2-node × 1-GPU probe" : "");
     if (vo->fit_all_rows)
         cf_buf_printf(out, "(in-sample: the model's fit error on the scored rows, not a prediction)\n");
-    cf_buf_printf(out, "\n  %-28s %7s %9s %9s %9s %9s\n", "GROUP / NODES", "FITTED", "PREDICTED", "MEDIAN", "P90",
-                  "MAX");
+    cf_buf_printf(out, "\n  %-28s %7s %9s %9s %9s %9s %9s\n", "GROUP / NODES", "FITTED", "PREDICTED", "MEDIAN", "P90",
+                  "MAX", "IN 80%");
     for (size_t k = 0; k < r->n_groups; k++) {
         const cf_validate_group *g = &r->groups[k];
         char label[200];
@@ -69,7 +72,10 @@ void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out)
         char network[200];
         cf_validate_network_source(g, r->context, network, sizeof network);
         print_stats_row(out, label, g->n_fit, &g->all);
-        cf_buf_printf(out, "      inter-node all-reduce %.3g Gbit/s: %s\n", g->params.inter_gbps, network);
+        const cf_perf_params *p = &g->params;
+        cf_buf_printf(out, "      inter-node all-reduce %.3g Gbit/s%s: %s\n",
+                      p->inter_gbps > 0 ? p->inter_gbps : cf_default_inter_gbps(p->nic_gbps),
+                      p->bound_hit ? " (the NIC's nominal rate: the fit reached the bound)" : "", network);
         for (int b = 0; b < g->n_buckets; b++) {
             char nodes[16], sub[64];
             bucket_label(g, b, nodes, sizeof nodes);

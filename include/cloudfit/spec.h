@@ -46,6 +46,7 @@ typedef struct {
     int spot;                           /* cf_spot_policy, -1 = not given */
     double deadline_hours;              /* <= 0 = not given */
     double budget_usd;                  /* <= 0 = not given */
+    double confidence;                  /* <= 0 = not given */
     int max_nodes, max_gpus;            /* <= 0 = not given */
     const char *const *clouds; int n_clouds;   /* 0 = not given */
     const char *const *regions; int n_regions;

@@ -156,6 +156,7 @@ typedef struct {
     double visible_s;           /* what of it shows, with c0 and interference */
     double sigma;               /* log sd of step_s: the 80 % interval is step·e^(±1.2816σ) */
     double sigma_base, sigma_net; /* σ² = σ_base² + (visible/step)²·σ_net² */
+    double sigma_noise;         /* the part of σ_base that is the profile's own scatter, kT·√(σ_T² + s0²) */
     cf_provenance compute_source; /* measured (profiled g), fitted (interpolated g), estimated */
 } cf_step;
 

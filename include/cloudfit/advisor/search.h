@@ -39,7 +39,7 @@ typedef struct {
     int probe_steps;              /* steps per probe (default 50) */
     int profile_steps;            /* steps per profile run (default 20) */
     double noise_sd;              /* measurement noise, log sd (default 0.02) */
-    double safety_sds;            /* deadline/budget margin in sds of the estimate (default 1) */
+    double safety_sds;            /* deadline/budget margin in sds of the estimate (default 1.28: 90 % confidence) */
     double probe_startup_s;       /* paid per run and not progress, e.g. VM boot (default 0) */
     unsigned long seed;           /* random starts of the plain-BO baseline */
 } cf_search_options;

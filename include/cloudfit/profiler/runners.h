@@ -48,6 +48,8 @@ typedef struct {
     size_t n_prices;
     double noise_sd;              /* log sd of the multiplicative noise on answers */
     unsigned long seed;
+    double nic_gbps;              /* > 0: the NIC of the cluster the trace was measured on, for every
+                                     configuration (else the pricing VM's) */
 } cf_trace_runner_config;
 
 cf_status cf_trace_runner_open(const cf_trace_runner_config *config, cf_trace_runner *out);
