@@ -112,7 +112,7 @@ static void test_embedded_counts(void **state)
     vms_open(&f);
     assert_string_equal(embedded.name, "embedded");
     assert_int_equal(embedded.n_vms, f.doc.n_records);
-    assert_int_equal(embedded.n_gpus, 27);
+    assert_int_equal(embedded.n_gpus, 31); /* the shared table's 27 + data/gpus_added.csv */
     static const char *const clouds[] = {"aws", "gcp", "azure", "lambda"};
     for (size_t c = 0; c < 4; c++) {
         size_t in_file = 0;
@@ -555,7 +555,13 @@ static void test_gpu_resolve(void **state)
     assert_null(cf_catalog_gpu_resolve(&embedded, "RTX6000-Ada"));
     assert_null(cf_catalog_gpu_resolve(&embedded, "H200-NVL"));
     assert_null(cf_catalog_gpu_resolve(&embedded, "RTX3080-MaxQ"));
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100-PCIE-32GB")->model, "V100-PCIE");
+    /* the 32 GB V100 PCIe is its own entry, not the 16 GB one (issue 13) */
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100-PCIE-32GB")->model, "V100-PCIE-32GB");
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100-PCIE-16GB")->model, "V100-PCIE");
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "V100S")->model, "V100S-PCIE");
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100S-PCIE-32GB")->model, "V100S-PCIE");
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA A30")->model, "A30");
+    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "A40")->model, "A40");
     assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA RTX A6000")->model, "A6000");
     assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Quadro RTX 6000")->model, "RTX6000");
     assert_null(cf_catalog_gpu_resolve(&embedded, "NVIDIA GeForce RTX 3090"));

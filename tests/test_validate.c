@@ -205,7 +205,7 @@ static void test_crossgpu_reader(void **state)
                        "s,A100-80GB,1,resnet50,int8,256,1600,images/s,benchmark v1\n";
     cf_crossgpu_set set;
     assert_int_equal(cf_crossgpu_parse(text, strlen(text), "x.csv", &set), CF_ERR_INVALID);
-    assert_string_equal(cf_error_message(), "x.csv:4: column 'precision': expected fp32, tf32, fp16 or amp, got 'int8'");
+    assert_string_equal(cf_error_message(), "x.csv:4: column 'precision': expected fp32, tf32, fp16, bf16 or amp, got 'int8'");
     assert_int_equal(cf_crossgpu_parse(text, strlen(text) - strlen("s,A100-80GB,1,resnet50,int8,256,1600,images/s,benchmark v1\n"),
                                        "x.csv", &set), CF_OK);
     assert_int_equal(set.n_rows, 2);

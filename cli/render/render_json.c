@@ -56,13 +56,18 @@ cJSON *cf_config_json(const cf_config *cfg)
     cJSON_AddBoolToObject(o, "warmup_recommended", cfg->lr.warmup_recommended);
     cJSON_AddBoolToObject(o, "spot", cfg->spot);
     cJSON_AddNumberToObject(o, "step_time_s", sig(cfg->step_time_s, 4));
+    cJSON_AddNumberToObject(o, "step_time_sigma", sig(cfg->step_sigma, 3));
     cJSON_AddNumberToObject(o, "steps", cfg->steps);
     cJSON_AddNumberToObject(o, "samples_to_target", sig(cfg->samples_to_target, 6));
     cJSON_AddNumberToObject(o, "statistical_efficiency", sig(cfg->stat_efficiency, 4));
     cJSON_AddNumberToObject(o, "parallel_efficiency", sig(cfg->parallel_efficiency, 4));
     cJSON_AddNumberToObject(o, "hours", sig(cfg->hours, 4));
+    cJSON_AddNumberToObject(o, "hours_p10", sig(cfg->hours_p10, 4));
+    cJSON_AddNumberToObject(o, "hours_p90", sig(cfg->hours_p90, 4));
     cJSON_AddNumberToObject(o, "usd_per_hour", sig(cfg->usd_per_hour, 6));
     cJSON_AddNumberToObject(o, "total_usd", sig(cfg->total_usd, 6));
+    cJSON_AddNumberToObject(o, "total_usd_p10", sig(cfg->total_usd_p10, 6));
+    cJSON_AddNumberToObject(o, "total_usd_p90", sig(cfg->total_usd_p90, 6));
     if (cfg->spot) {
         cJSON_AddNumberToObject(o, "spot_time_factor", sig(cfg->spot_factor, 4));
         cJSON_AddNumberToObject(o, "checkpoint_interval_hours", sig(cfg->checkpoint_interval_hours, 3));
@@ -111,6 +116,7 @@ static cJSON *constraints_json(const cf_constraints *s)
         cJSON_AddNumberToObject(o, "budget_usd", s->budget_usd);
     else
         cJSON_AddNullToObject(o, "budget_usd");
+    cJSON_AddNumberToObject(o, "confidence", s->confidence > 0 ? s->confidence : CF_DEFAULT_CONFIDENCE);
     cJSON_AddNumberToObject(o, "max_gpus", s->max_gpus);
     cJSON_AddNumberToObject(o, "max_nodes", s->max_nodes);
     cJSON_AddNumberToObject(o, "max_accumulation", s->max_accumulation);

@@ -30,16 +30,19 @@ static void cell(cf_buf *out, const char *text)
 
 static void config_row(cf_buf *out, const char *label, const cf_config *c)
 {
-    cf_buf_printf(out, "| %s | %s/%s | `%s`%s | %d×%d %s | %d | %d | %ld | %.4g | %.1f | %.2f | %.2f |\n", label,
-                  c->vm->cloud, c->vm->region, c->vm->instance_type, c->spot ? " (spot)" : "", c->nodes,
+    cf_buf_printf(out,
+                  "| %s | %s/%s | `%s`%s | %d×%d %s | %d | %d | %ld | %.4g | %.1f h (%.1f–%.1f) | %.2f | %.2f "
+                  "(%.2f–%.2f) |\n",
+                  label, c->vm->cloud, c->vm->region, c->vm->instance_type, c->spot ? " (spot)" : "", c->nodes,
                   c->gpus_per_node, c->vm->gpu_model, c->local_batch, c->accumulation, c->global_batch, c->lr.lr,
-                  c->hours, c->usd_per_hour, c->total_usd);
+                  c->hours, c->hours_p10, c->hours_p90, c->usd_per_hour, c->total_usd, c->total_usd_p10,
+                  c->total_usd_p90);
 }
 
 static void configs(const cf_report *r, cf_buf *out)
 {
-    cf_buf_puts(out, "| # | cloud/region | instance | nodes×GPUs | batch/GPU | accum | global batch | LR | hours | $/hr "
-                     "| total $ |\n|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    cf_buf_puts(out, "| # | cloud/region | instance | nodes×GPUs | batch/GPU | accum | global batch | LR | hours (80%) "
+                     "| $/hr | total $ (80%) |\n|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     config_row(out, "**1** ✔", &r->advice->ranked[0]);
     for (size_t i = 1; i < r->advice->n_ranked && i <= MD_ALTERNATIVES; i++) {
         char label[16];
@@ -149,13 +152,19 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
     cf_buf_printf(out, "## cloudfit: `%s`\n\n", r->spec->job.name);
-    cf_buf_printf(out, "**%d × `%s`** (%d×%s per node) on %s/%s%s: **%.1f h**, **$%.2f** (objective: %s",
+    cf_buf_printf(out,
+                  "**%d × `%s`** (%d×%s per node) on %s/%s%s: **%.1f h (%.1f–%.1f)**, **$%.2f (%.2f–%.2f)** "
+                  "(80%% intervals; objective: %s",
                   c->nodes, c->vm->instance_type, c->gpus_per_node, c->vm->gpu_model, c->vm->cloud, c->vm->region,
-                  c->spot ? ", spot" : "", c->hours, c->total_usd, cf_objective_name(r->spec->search.objective));
+                  c->spot ? ", spot" : "", c->hours, c->hours_p10, c->hours_p90, c->total_usd, c->total_usd_p10,
+                  c->total_usd_p90, cf_objective_name(r->spec->search.objective));
     if (r->spec->search.deadline_hours > 0)
         cf_buf_printf(out, "; deadline %g h", r->spec->search.deadline_hours);
     if (r->spec->search.budget_usd > 0)
         cf_buf_printf(out, "; budget $%g", r->spec->search.budget_usd);
+    if (r->spec->search.deadline_hours > 0 || r->spec->search.budget_usd > 0)
+        cf_buf_printf(out, "; met with %.0f%% confidence",
+                      100 * (r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE));
     cf_buf_printf(out, "). Batch %d per GPU × %d accumulation = global batch %ld, learning rate %.4g.\n\n",
                   c->local_batch, c->accumulation, c->global_batch, c->lr.lr);
     configs(r, out);

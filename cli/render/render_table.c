@@ -44,25 +44,30 @@ typedef struct {
 static const column columns[] = {
     {"#", 2, 1},       {"CLOUD/REGION", 22, 0}, {"INSTANCE", 24, 0}, {"NODES×GPUS", 14, 0},
     {"BATCH/GPU", 9, 1}, {"ACCUM", 5, 1},       {"GLOBAL", 7, 1},    {"LR", 9, 1},
-    {"HOURS", 7, 1},   {"$/HR", 8, 1},          {"TOTAL $", 9, 1},   {"CHOSEN", 6, 0},
+    {"HOURS (80%)", 7, 1}, {"$/HR", 8, 1},      {"TOTAL $ (80%)", 9, 1}, {"CHOSEN", 6, 0},
 };
 #define N_COLUMNS (sizeof columns / sizeof *columns)
 
-static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][64])
+static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][96])
 {
-    snprintf(cells[0], 64, "%zu", rank);
-    snprintf(cells[1], 64, "%s/%s", c->vm->cloud, c->vm->region);
-    snprintf(cells[2], 64, "%s%s", c->vm->instance_type,
+    snprintf(cells[0], 96, "%zu", rank);
+    snprintf(cells[1], 96, "%s/%s", c->vm->cloud, c->vm->region);
+    snprintf(cells[2], 96, "%s%s", c->vm->instance_type,
              !c->spot ? "" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
-    snprintf(cells[3], 64, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
-    snprintf(cells[4], 64, "%d", c->local_batch);
-    snprintf(cells[5], 64, "%d", c->accumulation);
-    snprintf(cells[6], 64, "%ld", c->global_batch);
-    snprintf(cells[7], 64, "%.4g", c->lr.lr);
-    snprintf(cells[8], 64, "%.1f", c->hours);
-    snprintf(cells[9], 64, "%.2f", c->usd_per_hour);
-    fmt_money(cells[10], 64, c->total_usd);
-    snprintf(cells[11], 64, "%s", rank == 1 ? "✔" : "");
+    snprintf(cells[3], 96, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
+    snprintf(cells[4], 96, "%d", c->local_batch);
+    snprintf(cells[5], 96, "%d", c->accumulation);
+    snprintf(cells[6], 96, "%ld", c->global_batch);
+    snprintf(cells[7], 96, "%.4g", c->lr.lr);
+    /* the point value and the 80 % interval: "18.9 h (16.4–21.8)" */
+    snprintf(cells[8], 96, "%.1f h (%.1f–%.1f)", c->hours, c->hours_p10, c->hours_p90);
+    snprintf(cells[9], 96, "%.2f", c->usd_per_hour);
+    char usd[24], lo[24], hi[24];
+    fmt_money(usd, sizeof usd, c->total_usd);
+    fmt_money(lo, sizeof lo, c->total_usd_p10);
+    fmt_money(hi, sizeof hi, c->total_usd_p90);
+    snprintf(cells[10], 96, "%s (%s–%s)", usd, lo, hi);
+    snprintf(cells[11], 96, "%s", rank == 1 ? "✔" : "");
 }
 
 static void rule(cf_buf *out, int total)
@@ -75,7 +80,7 @@ static void rule(cf_buf *out, int total)
 static void table(const cf_report *r, cf_buf *out, int color)
 {
     int widths[N_COLUMNS], total = 0;
-    char cells[N_COLUMNS][64];
+    char cells[N_COLUMNS][96];
     for (size_t c = 0; c < N_COLUMNS; c++)
         widths[c] = cf_utf8_width(columns[c].title);
     for (size_t i = 0; i < r->advice->n_ranked; i++) {
@@ -119,16 +124,20 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
     const char *goal = s->search.objective == CF_OBJ_COST ? "cheapest" : s->search.objective == CF_OBJ_TIME ? "fastest" : "best time × cost";
     cf_buf_printf(out, "  - %s of %s configurations", goal, feasible);
     if (s->search.deadline_hours > 0 || s->search.budget_usd > 0) {
+        double conf = 100 * (s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE);
         cf_buf_puts(out, " that meet");
         if (s->search.deadline_hours > 0)
-            cf_buf_printf(out, " the deadline (%.1f h ≤ %g h)", c->hours, s->search.deadline_hours);
+            cf_buf_printf(out, " the deadline (%.1f h; %.1f h at %.0f%% ≤ %g h)", c->hours, c->hours_at_confidence, conf,
+                          s->search.deadline_hours);
         if (s->search.deadline_hours > 0 && s->search.budget_usd > 0)
             cf_buf_puts(out, " and");
         if (s->search.budget_usd > 0) {
-            char budget[32];
+            char budget[32], at[32];
             fmt_money(budget, sizeof budget, s->search.budget_usd);
-            cf_buf_printf(out, " the budget ($%s ≤ $%s)", money, budget);
+            fmt_money(at, sizeof at, c->usd_at_confidence);
+            cf_buf_printf(out, " the budget ($%s; $%s at %.0f%% ≤ $%s)", money, at, conf, budget);
         }
+        cf_buf_printf(out, " with %.0f%% confidence", conf);
     }
     cf_buf_puts(out, "\n");
 }
@@ -182,13 +191,20 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "\nWhy %s/%s %s × %d%s:\n", c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes,
                   c->spot ? " (spot)" : "");
     constraint_line(r, c, out);
+    double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
+    double step_lo = c->step_time_s * exp(-z80 * c->step_sigma), step_hi = c->step_time_s * exp(z80 * c->step_sigma);
     if (c->nodes * c->gpus_per_node == 1)
-        cf_buf_printf(out, "  - step %.3f s: compute %.3f s per micro-batch; one GPU, so no gradient all-reduce\n",
-                      c->step_time_s, c->compute_s);
+        cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): compute %.3f s per micro-batch; one GPU, so no gradient "
+                           "all-reduce\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s);
+    else if (c->nodes == 1)
+        cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): %.3f s per micro-batch on %d GPUs of one VM (its "
+                           "all-reduce inside); parallel efficiency %.0f%%\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s, c->gpus_per_node, 100 * c->parallel_efficiency);
     else
-        cf_buf_printf(out, "  - step %.3f s: compute %.3f s per micro-batch, all-reduce %.3f s (overlapped with the backward "
-                           "pass); parallel efficiency %.0f%%\n",
-                      c->step_time_s, c->compute_s, c->sync_s, 100 * c->parallel_efficiency);
+        cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): %.3f s per micro-batch on one VM, all-reduce between VMs "
+                           "%.3f s (partly hidden behind the backward pass); parallel efficiency %.0f%%\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s, c->sync_s, 100 * c->parallel_efficiency);
     char samples[32], steps[32];
     fmt_count(samples, sizeof samples, c->samples_to_target);
     fmt_count(steps, sizeof steps, c->steps);

@@ -39,12 +39,12 @@ static void fill_config(const cf_search_report *sr, const cf_noise_model *noise,
     cfg->step_time_s = r->est_step_s[i];
     const cf_gpu_perf *perf = fitted_for(r, c->gpu);
     if (perf) {
-        cf_perf_params p = perf->params;
-        if (p.inter_gbps <= 0)
-            p.inter_gbps = cf_default_inter_gbps(c->network_gbps);
-        cfg->compute_s = cf_perf_compute_s(&p, c->local_batch, c->gpus_per_node);
+        cf_perf_params p = cf_gpu_perf_on_vm(perf, c->network_gbps);
         double bytes = job->parameters * job->gradient_bytes;
-        cfg->sync_s = c->nodes * c->gpus_per_node > 1 ? cf_perf_sync_s(&p, bytes, c->nodes, c->gpus_per_node) : 0;
+        cf_step st = cf_perf_predict(&p, bytes, c->nodes, c->gpus_per_node, c->nodes * c->gpus_per_node,
+                                     c->local_batch, 1);
+        cfg->compute_s = st.compute_s;
+        cfg->sync_s = st.allreduce_s;
         double single = c->local_batch / cf_perf_compute_s(&p, c->local_batch, 1);
         cfg->parallel_efficiency = (m / cfg->step_time_s) / ((double)c->nodes * c->gpus_per_node * single);
         cfg->prov_network = p.network_provenance;
@@ -55,6 +55,15 @@ static void fill_config(const cf_search_report *sr, const cf_noise_model *noise,
     cfg->stat_efficiency = cf_stat_efficiency(noise, m);
     cf_search_job(o, c, cfg->step_time_s, &cfg->hours, &cfg->total_usd);
     cfg->train_hours = cfg->hours - o->constraints->startup_minutes / 60.0;
+    /* the search's own uncertainty of the step (the GP posterior over the model) */
+    cfg->step_sigma = r->est_sd[i] > 0 ? r->est_sd[i] : 0;
+    double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), startup_h = o->constraints->startup_minutes / 60.0;
+    cfg->hours_p10 = startup_h + cfg->train_hours * exp(-z80 * cfg->step_sigma);
+    cfg->hours_p90 = startup_h + cfg->train_hours * exp(z80 * cfg->step_sigma);
+    cfg->total_usd_p10 = cfg->hours_p10 * c->nodes * c->usd_per_node_hr;
+    cfg->total_usd_p90 = cfg->hours_p90 * c->nodes * c->usd_per_node_hr;
+    cf_search_job(o, c, cfg->step_time_s * exp(o->safety_sds * cfg->step_sigma), &cfg->hours_at_confidence,
+                  &cfg->usd_at_confidence);
     cfg->spot_factor = 1;
     cfg->usd_per_hour = c->nodes * c->usd_per_node_hr;
     cfg->prov_throughput = r->measured[i] ? CF_PROV_MEASURED : CF_PROV_FITTED;
@@ -165,11 +174,15 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
     if (r->chosen >= 0) {
         char label[128];
         cf_search_candidate_label(&o->candidates[r->chosen], label, sizeof label);
-        cf_buf_printf(out, "chosen: %s, step %.4g s (%s), %.2f h, $%.2f\n", label, r->est_step_s[r->chosen],
+        cf_config cfg;
+        fill_config(sr, o->noise, (size_t)r->chosen, &cfg);
+        cf_buf_printf(out, "chosen: %s, step %.4g s (%s), %.2f h (%.2f–%.2f), $%.2f (%.2f–%.2f) (80%% intervals)\n",
+                      label, r->est_step_s[r->chosen],
                       r->chosen_measured ? "measured before committing" : "NOT measured: out of probes",
-                      r->chosen_hours, r->chosen_usd);
+                      r->chosen_hours, cfg.hours_p10, cfg.hours_p90, r->chosen_usd, cfg.total_usd_p10,
+                      cfg.total_usd_p90);
         if (!r->chosen_safe)
-            cf_buf_puts(out, "  warning: the pick does not meet the deadline/budget with the safety margin\n");
+            cf_buf_puts(out, "  warning: the pick does not meet the deadline/budget at the stated confidence\n");
     } else {
         cf_buf_puts(out, "chosen: none (no configuration meets the deadline and budget)\n");
     }

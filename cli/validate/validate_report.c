@@ -92,6 +92,12 @@ static cJSON *group_json(const cf_validate_group *g, const cf_validate_context *
     cJSON_AddStringToObject(j, "model", g->model);
     cJSON_AddStringToObject(j, "gpu", g->gpu);
     cJSON_AddStringToObject(j, "profile", g->profile);
+    if (g->gpu_info)
+        cJSON_AddStringToObject(j, "gpu_table_entry", g->gpu_info->model);
+    else
+        cJSON_AddNullToObject(j, "gpu_table_entry");
+    if (g->has_precision)
+        cJSON_AddStringToObject(j, "precision", cf_precision_name(g->precision));
     if (g->failed || g->skipped) {
         cJSON_AddStringToObject(j, "error", g->message);
         cJSON_AddBoolToObject(j, "skipped", g->skipped);

@@ -256,6 +256,15 @@ def main():
     # against them without reading the shared folder.
     for name in ("gcp_availability.csv", "aws_gpu_regions.csv", "aws_spot_advisor.csv", "gpus.csv"):
         shutil.copyfile(os.path.join(SRC, name), os.path.join(DATA, name))
+    # GPUs cloudfit adds to the shared table (data/gpus_added.csv, each with its source): appended unless the
+    # shared table has them by now.
+    with open(os.path.join(DATA, "gpus.csv")) as f:
+        have = {r["gpu_model"] for r in csv.DictReader(f)}
+    with open(os.path.join(DATA, "gpus_added.csv")) as f:
+        added = [line for line in f.read().splitlines()[1:] if line and line.split(",")[0] not in have]
+    if added:
+        with open(os.path.join(DATA, "gpus.csv"), "a") as f:
+            f.write("\n".join(added) + "\n")
     counts = collections.Counter(r["cloud"] for r in rows)
     note("gpu_vms.csv: %d offers (%s)" % (len(rows), ", ".join("%s %d" % (c, counts[c]) for c in
                                                                ("aws", "gcp", "azure", "lambda"))))

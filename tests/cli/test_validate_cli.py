@@ -52,7 +52,7 @@ def test_network_source_from_catalog_and_fit():
     assert "catalog VM aws g4dn.12xlarge (50 Gbit/s NIC)" in g["inter_node_source"], g["inter_node_source"]
     assert g["model_parameters"]["inter_gbps"] == 5  # AWS's per-flow limit: the TCP default
     doc = run_json("--train-max-nodes", "2", DATA)
-    assert doc["groups"][0]["inter_node_source"] == "fitted from the multi-node rows"
+    assert doc["groups"][0]["inter_node_source"].startswith("fitted from the multi-node rows")
     rc, out, _ = run(DATA)
     assert "inter-node all-reduce 5 Gbit/s: catalog VM aws g4dn.12xlarge" in out, out
 

@@ -65,7 +65,8 @@ def test_trace_json_reports_probes_and_oracle():
         assert key in ov, key
     assert ov["oracle"]["nodes"] >= 1 and ov["regret_pct"] >= 0
     assert ov["probe_count"] == sum(1 for r in s["runs"] if r["kind"] == "probe") <= s["max_probes"]
-    assert sum(1 for r in s["runs"] if r["kind"] == "profile") == 5
+    # 3 batches on 1 GPU, 2 on a full node, the 2-node × 1-GPU probe at 2 batches
+    assert sum(1 for r in s["runs"] if r["kind"] == "profile") == 7
     assert s["chosen_measured"] is True
     for r in s["runs"]:
         assert r["measured_step_time_s"] > 0 and not r["failed"]
@@ -92,7 +93,7 @@ def test_deterministic_for_a_seed():
             times.setdefault(int(f[8]), []).append(float(f[10]))
     for run_ in profile:
         c = run_["config"]
-        if c["gpus_per_node"] != 1:
+        if c["gpus_per_node"] != 1 or c["nodes"] != 1:
             continue
         t = sorted(times[c["local_batch"]])
         median = t[len(t) // 2] if len(t) % 2 else (t[len(t) // 2 - 1] + t[len(t) // 2]) / 2
