@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """End-to-end tests of `cloudfit validate` on step times: where the
 inter-node bandwidth comes from, --fit-all-rows, model and GPU names from
-outside the project's tables, unknown models. Data: tests/data/
+outside the project's tables, unknown models, the interval's coverage, the
+precision column, the step-time model's constants, and each message of a
+run that cannot predict anything (issue 13). Data: tests/data/
 search-t4-imagenet.csv (real Pollux T4 rows, 1–16 nodes).
 Usage: test_validate_cli.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
@@ -120,6 +122,135 @@ def test_crossgpu_names_resolve_and_unknown_gpus_are_reported():
     doc = json.loads(out)
     assert doc["pairs"] == 6, doc  # 3 known GPUs, both directions; RTX 9999 left out
     assert "1 of 4 rows name a GPU that is not in the GPU table" in err, err
+
+
+def rows_of(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(name, rows, fields=None):
+    path = os.path.join(TMP, name)
+    with open(path, "w", newline="") as g:
+        w = csv.DictWriter(g, fieldnames=fields or list(rows[0].keys()))
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    return path
+
+
+def test_interval_coverage_reported():
+    doc = run_json("--with-2node-probe", DATA)
+    cov = doc["overall"]["interval_coverage"]
+    assert 0 < cov <= 1.0, cov
+    assert "interval_coverage" in doc["groups"][0]["errors"]
+    rc, out, _ = run("--with-2node-probe", DATA)
+    assert "IN 80%" in out, out
+
+
+def test_nothing_predicted_single_node_rows():
+    single = write_rows("single.csv", [r for r in rows_of(DATA) if r["num_nodes"] == "1"])
+    rc, out, err = run(single)
+    assert rc == 3 and out == "", (rc, out)
+    assert "nothing could be predicted: every row is in the training subset" in err, err
+    assert "--fit-all-rows" in err, err
+
+
+def test_train_gpus_absent_from_the_file():
+    rc, out, err = run("--train-gpus", "A100", DATA)
+    assert rc == 3 and out == "", (rc, out)
+    assert "training GPU 'A100' has no rows in the measurements (their GPUs: T4)" in err, err
+    assert "--train-gpus names GPUs of the file's gpu column" in err, err
+
+
+def test_crossgpu_without_pairs():
+    path = os.path.join(TMP, "onegpu.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "gpu", "gpu_count", "model", "precision", "batch_size_per_gpu", "throughput", "unit",
+                    "notes"])
+        w.writerow(["test", "T4", 1, "resnet50", "fp16", 64, 250, "images/s", "benchmark v1"])
+        w.writerow(["test", "A100", 1, "resnet50", "bf16", 64, 900, "images/s", "benchmark v1"])
+    rc, out, err = run("--crossgpu", path)
+    assert rc == 3 and out == "", (rc, out)
+    assert "no pair to score" in err, err
+
+
+def test_crossgpu_precision_pairs():
+    path = os.path.join(TMP, "prec.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "gpu", "gpu_count", "model", "precision", "batch_size_per_gpu", "throughput", "unit",
+                    "notes"])
+        for gpu, prec, x in [("V100", "fp32", 350), ("A100-40GB", "fp32", 600), ("A100-40GB", "tf32", 1000),
+                             ("V100", "fp16", 900), ("A100-40GB", "bf16", 2000)]:
+            w.writerow(["test", gpu, 1, "resnet50", prec, 64, x, "images/s", "benchmark v1"])
+    doc = json.loads(run("-f", "json", "--crossgpu", path)[1])
+    methods = {m["method"]: m for m in doc["methods"]}
+    assert methods["cross-precision"]["n"] > 0 and methods["cross-fp32"]["n"] == methods["cross-precision"]["n"]
+    # V100 FP32 → A100 TF32 with each side's own peak beats FP32 peaks on both sides
+    assert methods["cross-precision"]["median_ape"] < methods["cross-fp32"]["median_ape"], methods
+
+
+def test_params_without_a_count_limit():
+    args = []
+    for i in range(40):
+        args += ["--params", "model-%d=%d" % (i, 1000000 + i)]
+    doc = run_json(*args, "--params", "imagenet=25557032", DATA)
+    assert doc["groups"][0]["predicted"] > 0
+
+
+def test_batches_up_to_2_pow_24():
+    rows = rows_of(DATA)
+    for r in rows:
+        r["local_bsz"] = str(int(r["local_bsz"]) * 65536)  # up to 200 × 2^16 > 2^23
+    big = max(int(r["local_bsz"]) for r in rows)
+    rows[0]["local_bsz"] = str(1 << 24)
+    assert big > 1 << 23
+    doc = run_json(write_rows("big.csv", rows))
+    assert doc["overall"]["n"] > 0
+
+
+def test_new_gpu_names_resolve():
+    for name, entry in [("NVIDIA A30", "A30"), ("NVIDIA A40", "A40"), ("Tesla V100S-PCIE-32GB", "V100S-PCIE"),
+                        ("V100S", "V100S-PCIE"), ("Tesla V100-PCIE-32GB", "V100-PCIE-32GB"),
+                        ("Tesla V100-PCIE-16GB", "V100-PCIE")]:
+        doc = run_json("--inter-node-gbps", "50", renamed("imagenet", name, "n.csv"))
+        assert doc["groups"][0]["gpu_table_entry"] == entry, (name, doc["groups"][0]["gpu_table_entry"])
+
+
+def test_precision_column_carries_with_the_runs_peak():
+    rows = rows_of(DATA)
+    for r in rows:
+        r["precision"] = "fp32"
+    a100 = []
+    for r in rows:
+        q = dict(r, gpu="A100", hw_gpus_per_node="8", precision="tf32")
+        q["step_time_s"] = str(float(r["step_time_s"]) / 3)
+        a100.append(q)
+    path = write_rows("prec.csv", rows + a100)
+    doc = run_json("--train-gpus", "T4", "--inter-node-gbps", "50", path)
+    g = [x for x in doc["groups"] if x["gpu"] == "A100"][0]
+    assert g["precision"] == "tf32" and g["carried_from"] == "T4", g
+    # the same rows without the column: both sides at FP32, a different carry
+    plain = [dict((k, v) for k, v in r.items() if k != "precision") for r in rows + a100]
+    doc2 = run_json("--train-gpus", "T4", "--inter-node-gbps", "50", write_rows("plain.csv", plain))
+    g2 = [x for x in doc2["groups"] if x["gpu"] == "A100"][0]
+    assert g["errors"]["median_ape"] != g2["errors"]["median_ape"], (g, g2)
+    bad = write_rows("badprec.csv", [dict(rows[0], precision="int4")])
+    rc, _, err = run(bad)
+    assert rc == 3 and "column 'precision': expected fp32, tf32, fp16, bf16 or amp, got 'int4'" in err, err
+
+
+def test_model_constants_option():
+    base = run_json("--with-2node-probe", DATA)["overall"]
+    other = run_json("--with-2node-probe", "--model-constants", "a=1,L=0", "--model-constants", "psi=0.2",
+                     DATA)["overall"]
+    assert base["median_ape"] != other["median_ape"] or base["p90_ape"] != other["p90_ape"]
+    rc, _, err = run("--model-constants", "gamma=2", DATA)
+    assert rc == 2 and "unknown model constant 'gamma'" in err, err
+    rc, _, err = run("--model-constants", "a=lots", DATA)
+    assert rc == 2 and "expects a number" in err, err
 
 
 sys.exit(pyharness.run(globals()))
