@@ -97,16 +97,22 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
     sh->best_sigma = calloc((size_t)max_nodes, sizeof *sh->best_sigma);
     if (!sh->best_m || !sh->best_s || !sh->best_train_h || !sh->best_step_s || !sh->best_sigma)
         return 0;
+    /* The single-node step depends on the batch only, the inter-node term
+     * on the node count only: each is evaluated once. */
+    cf_step node[64];
+    for (int i = 0; i < n_grid; i++)
+        node[i] = cf_perf_node_step(&sh->params, s_bytes, sh->gpus_per_vm, grid[i]);
     for (int n = 1; n <= max_nodes; n++) {
         double best = INFINITY;
         sh->best_train_h[n - 1] = INFINITY;
         if (n * sh->gpus_per_vm > limits->max_gpus)
             continue;
         long k = (long)n * sh->gpus_per_vm;
+        cf_perf_net net = cf_perf_network_term(&sh->params, s_bytes, n, sh->gpus_per_vm, n * sh->gpus_per_vm);
         for (int i = 0; i < n_grid; i++) {
-            /* step(s) = (s−1)·t_c + step(1): one model evaluation per
-             * batch, not per accumulation. */
-            cf_step one = cf_perf_predict(&sh->params, s_bytes, n, sh->gpus_per_vm, n * sh->gpus_per_vm, grid[i], 1);
+            /* step(s) = (s−1)·t_c + step(1): one combination per batch,
+             * not per accumulation. */
+            cf_step one = cf_perf_combine(&sh->params, node[i], &net, 1);
             double step_1 = one.step_s, t_c = one.compute_s;
             for (int s = 1; s <= limits->max_accumulation; s *= 2) {
                 long global = k * grid[i] * s;

@@ -241,31 +241,16 @@ static double t1_at(const cf_perf_params *p, double bytes, int g, double m, cf_p
 
 /* ---- predictions ------------------------------------------------------------------------------- */
 
-cf_step cf_perf_predict(const cf_perf_params *p, double bytes, int nodes, int g, int gpus, double m, int accumulation)
+cf_step cf_perf_node_step(const cf_perf_params *p, double bytes, int g, double m)
 {
     cf_step r;
     memset(&r, 0, sizeof r);
     if (!(bytes > 0))
         bytes = p->gradient_bytes;
-    if (accumulation < 1)
-        accumulation = 1;
     if (g < 1)
         g = 1;
-    if (nodes < 1)
-        nodes = 1;
-    if (gpus < nodes)
-        gpus = nodes * g;
     r.compute_s = t1_at(p, bytes, g, m, &r.compute_source);
-    double t = r.compute_s, a2 = 0;
-    if (nodes > 1) {
-        r.allreduce_s = allreduce(p, bytes, nodes, g, gpus, &a2);
-        double hidden_by = hide_fraction(p) * r.compute_s;
-        r.visible_s = p->overhead_s + fmax(0.0, r.allreduce_s - hidden_by) +
-                      p->k.interference * fmin(r.allreduce_s, hidden_by);
-        t += r.visible_s;
-    }
-    r.step_s = (accumulation - 1) * r.compute_s + t;
-    /* the interval */
+    r.step_s = r.compute_s;
     double sigma_t = p->sigma_profile > 0 ? p->sigma_profile : CF_PERF_SIGMA_PROFILE_NONE;
     double s_noise = p->k.sigma_scale * hypot(sigma_t, p->k.sigma_floor);
     double var = s_noise * s_noise + p->sigma_compute * p->sigma_compute;
@@ -274,21 +259,61 @@ cf_step cf_perf_predict(const cf_perf_params *p, double bytes, int nodes, int g,
         double u = p->k.sigma_gpus * log((double)g);
         var += u * u;
     }
-    r.sigma_base = sqrt(var);
+    r.sigma_base = r.sigma = sqrt(var);
+    return r;
+}
+
+cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int nodes, int g, int gpus)
+{
+    cf_perf_net n;
+    memset(&n, 0, sizeof n);
+    if (!(bytes > 0))
+        bytes = p->gradient_bytes;
+    if (nodes < 1)
+        nodes = 1;
+    if (g < 1)
+        g = 1;
+    if (gpus < nodes)
+        gpus = nodes * g;
+    n.nodes = nodes;
+    n.allreduce_s = allreduce(p, bytes, nodes, g, gpus, &n.a2_s);
     if (nodes > 1) {
-        double share = r.visible_s / r.step_s, s_net;
         if (p->network_provenance == CF_PROV_DEFAULT) {
-            s_net = p->k.sigma_default_net;
+            n.sigma_net = p->k.sigma_default_net;
         } else {
             int away = !(nodes == 2 && gpus == 2);
-            double ext = fabs(log(fmax(r.allreduce_s, 1e-12) / a2));
-            s_net = hypot(p->sigma_fit, p->k.sigma_away * away + p->k.sigma_extrapolate * ext);
+            double ext = fabs(log(fmax(n.allreduce_s, 1e-12) / n.a2_s));
+            n.sigma_net = hypot(p->sigma_fit, p->k.sigma_away * away + p->k.sigma_extrapolate * ext);
         }
-        var += share * share * s_net * s_net;
-        r.sigma_net = s_net;
     }
-    r.sigma = sqrt(var);
+    return n;
+}
+
+cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation)
+{
+    cf_step r = node;
+    if (accumulation < 1)
+        accumulation = 1;
+    double t = r.compute_s;
+    if (net->nodes > 1) {
+        r.allreduce_s = net->allreduce_s;
+        double hidden_by = hide_fraction(p) * r.compute_s;
+        r.visible_s = p->overhead_s + fmax(0.0, r.allreduce_s - hidden_by) +
+                      p->k.interference * fmin(r.allreduce_s, hidden_by);
+        t += r.visible_s;
+        r.sigma_net = net->sigma_net;
+    }
+    r.step_s = (accumulation - 1) * r.compute_s + t;
+    double share = r.visible_s / r.step_s;
+    r.sigma = sqrt(r.sigma_base * r.sigma_base + share * share * r.sigma_net * r.sigma_net);
     return r;
+}
+
+cf_step cf_perf_predict(const cf_perf_params *p, double bytes, int nodes, int g, int gpus, double m, int accumulation)
+{
+    cf_step node = cf_perf_node_step(p, bytes, g, m);
+    cf_perf_net net = cf_perf_network_term(p, bytes, nodes, g, gpus);
+    return cf_perf_combine(p, node, &net, accumulation);
 }
 
 double cf_perf_step_s(const cf_perf_params *p, double bytes, int nodes, int g, double m, int accumulation)

@@ -163,6 +163,20 @@ typedef struct {
 /* The model for N nodes, g GPUs on the busiest node, K GPUs in all. */
 cf_step cf_perf_predict(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus,
                         double local_batch, int accumulation);
+/* The two halves of cf_perf_predict, for callers that evaluate many
+ * batches on one shape (the enumeration): the single-node part at (g, m)
+ * and the inter-node part at (N, g, K), which does not depend on m;
+ *   cf_perf_predict(p, S, N, g, K, m, s)
+ *     == cf_perf_combine(p, cf_perf_node_step(p, S, g, m), &net(p, S, N, g, K), s). */
+typedef struct {
+    int nodes;
+    double allreduce_s;         /* A */
+    double a2_s;                /* the probe's A2 (latency included) */
+    double sigma_net;           /* σ_net at this shape (0 for one node) */
+} cf_perf_net;
+cf_step cf_perf_node_step(const cf_perf_params *p, double gradient_bytes, int gpus_per_node, double local_batch);
+cf_perf_net cf_perf_network_term(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus);
+cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation);
 /* Balanced placements (K = N·g). */
 double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
                       double local_batch, int accumulation);
