@@ -47,7 +47,7 @@ for name in clusters.split(","):
     if not os.path.exists(trace):
         print("search: %s measurements not found at %s; skipped" % (name, trace)); continue
     models = sorted({r["model"] for r in csv.DictReader(open(trace))})
-    jobs = []
+    jobs, limits = [], {}
     for m in models:
         spec = os.path.join(specs, m + ".json")
         if not os.path.exists(spec):
@@ -56,12 +56,13 @@ for name in clusters.split(","):
         for objective, key, limit_opt in (("cost", "fastest_hours", "--deadline-hours"),
                                           ("time", "cheapest_usd", "--budget-usd")):
             for factor in (1.2, 2, 4):
-                limit = base[key] * factor
+                limit = float("%.6g" % (base[key] * factor))
+                limits[(m, objective, factor)] = limit
                 for seed in range(1, seeds + 1):
                     for method in ("model", "bo", "cloudfit"):
                         jobs.append((m, objective, factor, seed, method,
-                                     [spec, "--objective", objective, limit_opt, "%.6g" % limit, "--seed", str(seed),
-                                      "--method", method]))
+                                     [spec, "--objective", objective, limit_opt, "%.6g" % limit,
+                                      "--seed", str(seed), "--method", method]))
 
     def one(job):
         doc = run(*job[5])
@@ -94,6 +95,21 @@ for name in clusters.split(","):
         print("%-10s %6d %8.1f%% %6.1f%% %6.1f%%/%5.1f%% %5d/%5d %7.2f%%/%6.2f%% %7.2f%%/%6.2f%%" % (
             label, n, 100.0 * within / n, 100.0 * misses / n, pct(reg, .5), pct(reg, .9), pct(probes, .5),
             pct(probes, .9), pct(over, .5), pct(over, .9), pct(prof, .5), pct(prof, .9)))
+    # Where the oracle itself lies within the confidence margin of the limit (1.28 × the 2 % trace noise:
+    # 2.6 %), a search that holds the deadline/budget at 90 % confidence cannot pick it from noisy
+    # measurements; the share within 3 % on the other scenarios says how the search does where that
+    # trade-off does not bind.
+    def slack(k, ov):
+        o = ov["oracle"]
+        return limits[k[:3]] / (o["hours"] if k[1] == "cost" else o["total_usd"]) - 1
+    rows = [(k, ov) for k, ov in results.get("cloudfit", []) if ov.get("oracle") is not None]
+    tight = [(k, ov) for k, ov in rows if slack(k, ov) < 1.2816 * 0.02]
+    loose = [(k, ov) for k, ov in rows if slack(k, ov) >= 1.2816 * 0.02]
+    if rows:
+        ok = lambda r: not r[1]["miss"] and r[1]["regret_pct"] is not None and r[1]["regret_pct"] <= 3.0
+        print("cloudfit: %d of %d runs have the oracle within 2.6 %% of the limit (within 3 %% there: %.1f %%); "
+              "within 3 %% on the other %d: %.1f %%" % (len(tight), len(rows),
+              100.0 * sum(map(ok, tight)) / max(1, len(tight)), len(loose), 100.0 * sum(map(ok, loose)) / max(1, len(loose))))
     if os.environ.get("CLOUDFIT_BENCH_DETAIL"):
         for method in ("cloudfit",):
             for k, ov in results[method]:

@@ -202,10 +202,14 @@ void cf_validate_crossgpu_table(const cf_validate_crossgpu_report *r, cf_buf *ou
                   "carrying single-GPU throughput across GPU types: %zu (GPU pair, model, precision, benchmark) "
                   "predictions over %zu models\n\n  %-14s %8s %8s %8s  %s\n",
                   r->n_pairs, r->n_models, "METHOD", "MEDIAN", "P90", "MAX", "RULE");
-    for (int k = 0; k < CF_CARRY_METHODS; k++)
-        cf_buf_printf(out, "  %-14s %7.1f%% %7.1f%% %7.1f%%  %s\n", r->scores[k].name,
+    for (int k = 0; k < CF_CARRY_METHODS; k++) {
+        cf_buf_printf(out, "  %-14s %7.1f%% %7.1f%% %7.1f%%  %s", r->scores[k].name,
                       100 * r->scores[k].stats.median_ape, 100 * r->scores[k].stats.p90_ape,
                       100 * r->scores[k].stats.max_ape, r->scores[k].description);
+        if (k == CF_CARRY_CROSS_PRECISION || k == CF_CARRY_CROSS_FP32)
+            cf_buf_printf(out, " (%zu pairs)", r->scores[k].stats.n);
+        cf_buf_puts(out, "\n");
+    }
 }
 
 cJSON *cf_validate_crossgpu_json(const cf_validate_crossgpu_report *r)
