@@ -371,7 +371,9 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
     if (rc == 0 && (rc = cf_cli_catalog_open(o, 0, &source)) == 0) {
         cf_cli_catalog_warn(&source);
         search_ctx x = {.o = o, .spec = spec, .src = &source, .runner_text = o->runner};
-        rc = strncmp(o->runner, "trace:", 6) == 0 ? with_trace(&x) : with_exec(&x);
+        rc = cf_cli_check_search_options(o, &source.catalog);
+        if (rc == 0)
+            rc = strncmp(o->runner, "trace:", 6) == 0 ? with_trace(&x) : with_exec(&x);
         cf_catalog_source_close(&source);
     }
     cf_cli_spec_close(spec);
