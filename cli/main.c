@@ -1,5 +1,6 @@
 #include <cblas.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exit_codes.h"
@@ -77,12 +78,21 @@ static cf_color_mode color_mode(const char *when)
     return CF_COLOR_AUTO;
 }
 
+/* OpenBLAS starts its worker threads when the library is loaded, before
+ * main, and an idle worker spins in sched_yield for about 2^28 cycles
+ * before it sleeps: measured, a quarter of a `recommend` that does no BLAS
+ * work at all, competing with it for the CPU. OpenBLAS offers no call to
+ * stop the spinning but the one it uses itself around fork(),
+ * blas_thread_shutdown_: it stops the workers, and OpenBLAS starts them
+ * again on the next threaded product (the CPU engine asks for its threads
+ * with openblas_set_num_threads). Weak, so another CBLAS links too. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
 int main(int argc, char **argv)
 {
-    /* The advisor's GSL fits multiply tiny matrices: OpenBLAS worker
-     * threads only add wake-up and spin time there (measured: a third of
-     * `recommend`'s wall time). Commands that run large products raise it. */
     openblas_set_num_threads(1);
+    if (blas_thread_shutdown_)
+        blas_thread_shutdown_();
     cf_log_init(CF_COLOR_AUTO, 0);
     if (argc < 2) {
         main_usage(stderr);

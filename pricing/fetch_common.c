@@ -5,6 +5,8 @@
 
 #include "price_source.h"
 
+#include "cloudfit/common/json.h"
+
 /* Responses larger than this are refused: the paginated JSON APIs send at
  * most a few MB per page. The AWS offer file is streamed instead. */
 enum { MAX_JSON_BYTES = 64u << 20 };
@@ -58,14 +60,12 @@ cf_status cf_fetch_json(const cf_fetch_ctx *ctx, const char *url, const char *wh
             *close = '\0';
         text = open + 1;
     }
-    const char *end = NULL;
-    *out = cJSON_ParseWithOpts(text, &end, 0);
-    if (!*out) {
-        size_t at = end ? (size_t)(end - text) : 0;
-        char shown[2048];
+    if (cf_json_read(text, strlen(text), "response", out) != CF_OK) {
+        char why[300], shown[2048];
+        snprintf(why, sizeof why, "%s", cf_error_message());
         cf_http_redact(url, shown, sizeof shown);
-        st = cf_error_set(CF_ERR_NETWORK, "%s: the response from %s is not valid JSON (%zu bytes, error near byte %zu): "
-                          "truncated or corrupt", what, shown, body.len, at);
+        st = cf_error_set(CF_ERR_NETWORK, "%s: the response from %s is not valid JSON (%zu bytes; %s): truncated or "
+                          "corrupt", what, shown, body.len, why);
         cf_error_hint("nothing from this response was used; run the update again later");
     }
     cf_buf_free(&body);

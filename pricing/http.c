@@ -1,8 +1,9 @@
 /* HTTP GET with timeouts, bounded retries and backoff (see http.h). */
 #include "http.h"
 
+#include "curl_api.h"
+
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +41,6 @@ void cf_http_config_from_env(cf_http_config *cfg)
     cfg->retry_after_max_s = env_double("CLOUDFIT_HTTP_RETRY_AFTER_MAX_S", 120, 0, 3600);
 }
 
-static void once_global_init(void)
-{
-    static int done;
-    if (!done) {
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-        done = 1;
-    }
-}
-
 /* Loopback only by address (127.0.0.0/8, ::1) or the name libcurl itself
  * resolves to loopback ("localhost"); "127.0.0.1.example.com" is not. */
 static int is_loopback(const char *host)
@@ -61,24 +53,26 @@ static int is_loopback(const char *host)
 
 cf_status cf_http_check_url(const char *url)
 {
-    once_global_init();
-    CURLU *u = curl_url();
+    const cf_curl_api *cu = cf_curl();
+    if (!cu)
+        return cf_error_status();
+    CURLU *u = cu->url();
     if (!u)
         return cf_error_set(CF_ERR_NOMEM, "out of memory parsing a URL");
     char *scheme = NULL, *host = NULL;
     cf_status st = CF_OK;
-    if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME | CURLU_ALLOW_SPACE) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+    if (cu->url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME | CURLU_ALLOW_SPACE) != CURLUE_OK ||
+        cu->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        cu->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
         st = cf_error_set(CF_ERR_USAGE, "'%s' is not a valid URL", url);
     } else if (strcasecmp(scheme, "https") != 0 && !(strcasecmp(scheme, "http") == 0 && is_loopback(host))) {
         st = cf_error_set(CF_ERR_USAGE, "refusing to fetch '%s': only https:// (or http:// to 127.0.0.1) is allowed",
                           url);
         cf_error_hint("price data must not travel unencrypted; use an https:// base URL");
     }
-    curl_free(scheme);
-    curl_free(host);
-    curl_url_cleanup(u);
+    cu->free(scheme);
+    cu->free(host);
+    cu->url_cleanup(u);
     return st;
 }
 
@@ -162,28 +156,29 @@ static void progress(const cf_http_config *cfg, const char *fmt, ...)
     cfg->progress(cfg->progress_data, line);
 }
 
-static CURL *make_handle(const cf_http_config *cfg, const char *url, write_ctx *w, char *errbuf)
+static CURL *make_handle(const cf_curl_api *cu, const cf_http_config *cfg, const char *url, write_ctx *w,
+                         char *errbuf)
 {
-    CURL *h = curl_easy_init();
+    CURL *h = cu->easy_init();
     if (!h)
         return NULL;
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "cloudfit/" CF_VERSION " (+https://github.com/cloudfit; libcurl)");
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");     /* every encoding libcurl can decode (gzip, deflate) */
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http"); /* http only reaches here for loopback */
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->connect_timeout_s * 1000));
+    cu->easy_setopt(h, CURLOPT_URL, url);
+    cu->easy_setopt(h, CURLOPT_USERAGENT, "cloudfit/" CF_VERSION " (+https://github.com/cloudfit; libcurl)");
+    cu->easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");     /* every encoding libcurl can decode (gzip, deflate) */
+    cu->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http"); /* http only reaches here for loopback */
+    cu->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    cu->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+    cu->easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    cu->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    cu->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->connect_timeout_s * 1000));
     if (cfg->timeout_s > 0)
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_s * 1000));
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)cfg->low_speed_bps);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)cfg->low_speed_time_s);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_FAILONERROR, 0L);
+        cu->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_s * 1000));
+    cu->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)cfg->low_speed_bps);
+    cu->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)cfg->low_speed_time_s);
+    cu->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+    cu->easy_setopt(h, CURLOPT_WRITEDATA, w);
+    cu->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    cu->easy_setopt(h, CURLOPT_FAILONERROR, 0L);
     return h;
 }
 
@@ -209,7 +204,7 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
     cf_status st = cf_http_check_url(url);
     if (st != CF_OK)
         return st;
-    once_global_init();
+    const cf_curl_api *cu = cf_curl(); /* loaded by cf_http_check_url */
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
     int attempts = cfg->retries + 1;
     for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -217,16 +212,16 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         write_ctx w = {sink, 0};
         if (sink->reset)
             sink->reset(sink->data);
-        CURL *h = make_handle(cfg, url, &w, errbuf);
+        CURL *h = make_handle(cu, cfg, url, &w, errbuf);
         if (!h)
             return cf_error_set(CF_ERR_NOMEM, "out of memory starting a transfer");
         progress(cfg, "fetching %s%s", what, attempt > 1 ? " (retry)" : "");
-        CURLcode rc = curl_easy_perform(h);
+        CURLcode rc = cu->easy_perform(h);
         long status = 0;
         curl_off_t retry_after = 0;
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
-        curl_easy_cleanup(h);
+        cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        cu->easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
+        cu->easy_cleanup(h);
         if (out_http_status)
             *out_http_status = status;
         if (w.aborted)
@@ -236,7 +231,7 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         char reason[CURL_ERROR_SIZE + 160];
         int stalled = 0;
         if (rc != CURLE_OK) {
-            const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+            const char *why = errbuf[0] ? errbuf : cu->easy_strerror(rc);
             stalled = rc == CURLE_OPERATION_TIMEDOUT && strstr(why, "too slow") != NULL;
             if (stalled)
                 snprintf(reason, sizeof reason, "the transfer stalled: fewer than %.0f bytes/s for %.0f s (%s)",

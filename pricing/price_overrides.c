@@ -1,6 +1,7 @@
 /* Price overrides file: parse strictly, apply to a catalog (see
  * cloudfit/price_overrides.h). */
 #include "cloudfit/pricing/overrides.h"
+#include "cloudfit/common/json.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -141,15 +142,11 @@ cf_status cf_price_overrides_parse(const char *text, size_t len, const char *nam
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name);
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!doc) {
-        long line = 1;
-        for (const char *p = text; end && p < end; p++)
-            line += *p == '\n';
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: not valid JSON", name, line);
-    }
-    cf_status st = parse_doc(doc, name, out);
+    cJSON *doc = NULL;
+    cf_status st = cf_json_read(text, len, name, &doc);
+    if (st != CF_OK)
+        return st;
+    st = parse_doc(doc, name, out);
     cJSON_Delete(doc);
     if (st != CF_OK)
         cf_price_overrides_free(out);

@@ -5,6 +5,7 @@
  * silence longer than the timeout is an error naming the stdout line; the
  * process group is killed and nothing of the run is kept. */
 #include "cloudfit/profiler.h"
+#include "cloudfit/common/json.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -286,10 +287,17 @@ static cf_status on_line(parse_state *ps, char *text)
     excerpt(text, shown, sizeof shown);
     if (ps->done)
         return line_error(ps, "output after the 'done' event: '%s'", shown);
-    cJSON *ev = cJSON_Parse(text);
-    if (!ev || !cJSON_IsObject(ev)) {
+    cJSON *ev = NULL;
+    if (cf_json_parse(text, len, "stdout", &ev) != CF_OK || !cJSON_IsObject(ev)) {
         cJSON_Delete(ev);
+        cf_error_clear();
         return line_error(ps, "expected one JSON object per line, got '%s'", shown);
+    }
+    if (cf_json_check_unique_keys(ev, "event") != CF_OK) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", cf_error_message());
+        cJSON_Delete(ev);
+        return line_error(ps, "%s in '%s'", why, shown);
     }
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ev, "event");
     cf_status st = CF_OK;

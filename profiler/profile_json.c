@@ -1,6 +1,7 @@
 /* A profile as JSON: the profile cache's storage form and the output of
  * `cloudfit profile --format json` (documented in docs/profiler.md). */
 #include "cloudfit/profiler.h"
+#include "cloudfit/common/json.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -238,9 +239,11 @@ static void read_runner(reader *r, const cJSON *doc, cf_profile *p)
 cf_status cf_profile_from_json(const char *text, cf_profile *p)
 {
     memset(p, 0, sizeof *p);
-    cJSON *doc = cJSON_Parse(text);
+    cJSON *doc = NULL;
+    if (cf_json_read(text, strlen(text), "stored profile", &doc) != CF_OK)
+        return cf_error_status();
     reader r = {"stored profile", CF_OK};
-    if (!doc || !cJSON_IsObject(doc)) {
+    if (!cJSON_IsObject(doc)) {
         cJSON_Delete(doc);
         return cf_error_set(CF_ERR_INVALID, "stored profile: not a JSON object");
     }

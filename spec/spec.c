@@ -3,7 +3,7 @@
  * This file holds the public API, the top level of the document and the
  * defaults; the sections live in spec_model.c (model, data, training),
  * spec_profile.c and spec_search.c, the shared readers in spec_check.c and
- * the JSON syntax diagnostics in spec_json.c. */
+ * the JSON syntax diagnostics in common/json.c. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/hash.h"
+#include "cloudfit/common/json.h"
 #include "cloudfit/spec.h"
 #include "spec_internal.h"
 
@@ -179,7 +180,7 @@ cf_status cf_spec_parse(const char *json_text, size_t len, const char *path, cf_
     cJSON *root = NULL;
     cf_status st = init_context(c, path, out);
     if (st == CF_OK)
-        st = spec_parse_json(json_text, len, c->file, &root);
+        st = cf_json_parse(json_text, len, c->file, &root);
     if (st == CF_OK) {
         set_defaults(out);
         st = read_document(c, root, out);

@@ -41,13 +41,6 @@ extern const spec_int_rule SPEC_POSITIVE_INT;
 extern const spec_num_rule SPEC_POSITIVE_NUM;
 extern const spec_num_rule SPEC_NONNEG_NUM;
 
-/* ---- spec_json.c ---------------------------------------------------------- */
-
-/* Parses `len` bytes of JSON text. On a syntax error returns CF_ERR_INVALID
- * with "FILE:LINE:COLUMN: invalid JSON: WHAT" (1-based line and column, the
- * column counted in characters). The caller deletes *out_doc. */
-cf_status spec_parse_json(const char *text, size_t len, const char *file, cJSON **out_doc);
-
 /* ---- spec_check.c: key path ----------------------------------------------- */
 
 /* Appends ".key" (or "key" at the top level) / "[index]" to the key path and

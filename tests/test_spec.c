@@ -773,6 +773,44 @@ static void test_schema_agrees(void **state)
     cJSON_Delete(schema);
 }
 
+
+/* The effective spec: overrides written into the search section, checked by
+ * the same rules, rehashed; the file's hash kept as the source. */
+static void test_effective_spec(void **state)
+{
+    (void)state;
+    cf_spec file, same, eff, bad;
+    parse_ok(WITH("\"search\": {\"deadline_hours\": 24}"), "model.json", &file);
+    cf_spec_overrides ov;
+    cf_spec_overrides_init(&ov);
+    assert_int_equal(cf_spec_effective(&file, &ov, &same), CF_OK);
+    assert_string_equal(same.hash, file.hash); /* no overrides: the same spec */
+    assert_string_equal(same.source_hash, file.hash);
+    const char *clouds[] = {"gcp"};
+    ov.deadline_hours = 50;
+    ov.spot = CF_SPOT_ALLOW;
+    ov.clouds = clouds;
+    ov.n_clouds = 1;
+    assert_int_equal(cf_spec_effective(&file, &ov, &eff), CF_OK);
+    assert_true(eff.search.deadline_hours == 50 && eff.search.spot == CF_SPOT_ALLOW && eff.search.n_clouds == 1);
+    assert_string_not_equal(eff.hash, file.hash);
+    assert_string_equal(eff.source_hash, file.hash);
+    assert_non_null(strstr(eff.canonical_json, "\"deadline_hours\":50"));
+    assert_null(strstr(eff.canonical_json, "\"deadline_hours\":24"));
+    char key_file[65], key_eff[65]; /* a profile does not depend on the search */
+    assert_int_equal(cf_spec_profile_key(&file, key_file), CF_OK);
+    assert_int_equal(cf_spec_profile_key(&eff, key_eff), CF_OK);
+    assert_string_equal(key_file, key_eff);
+    const char *mars[] = {"mars"};
+    ov.clouds = mars;
+    assert_int_equal(cf_spec_effective(&file, &ov, &bad), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "with the command-line overrides"));
+    assert_non_null(strstr(cf_error_message(), "search.clouds"));
+    cf_spec_free(&file);
+    cf_spec_free(&same);
+    cf_spec_free(&eff);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -794,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_examples_parse),
         cmocka_unit_test(test_schema_agrees),
+        cmocka_unit_test(test_effective_spec),
     };
     return cmocka_run_group_tests_name("spec", tests, NULL, NULL);
 }

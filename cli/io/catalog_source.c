@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cloudfit/common/clock.h"
+#include "exit_codes.h"
 #include "log.h"
 #include "cloudfit/db/snapshots.h"
 #include "commands.h"
@@ -140,4 +141,31 @@ void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *cat
         cf_buf_printf(out, "  - the chosen VM's price comes from override %s%s%s%s\n", r->key_path,
                       r->note[0] ? " (" : "", r->note, r->note[0] ? ")" : "");
     }
+}
+
+/* One option's values checked alone: "option '--gpu': unknown GPU model ..." (exit 2). */
+static int check_option(const cf_catalog *catalog, const cf_catalog_filter *f, const char *option)
+{
+    if (cf_catalog_check_filter(catalog, f) == CF_OK)
+        return 0;
+    cf_log_error("option '--%s': %s", option, cf_error_message());
+    if (cf_error_hint_text()[0])
+        cf_log_hint("%s", cf_error_hint_text());
+    cf_error_clear();
+    return CF_EXIT_USAGE;
+}
+
+int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catalog)
+{
+    cf_catalog_filter clouds = {.clouds = o->clouds.items, .n_clouds = (size_t)o->clouds.n, .spot = CF_SPOT_ALLOW};
+    cf_catalog_filter gpus = {.gpus = o->gpus.items, .n_gpus = (size_t)o->gpus.n, .spot = CF_SPOT_ALLOW};
+    cf_catalog_filter regions = clouds;
+    regions.regions = o->regions.items;
+    regions.n_regions = (size_t)o->regions.n;
+    int rc = o->clouds.n ? check_option(catalog, &clouds, "cloud") : 0;
+    if (rc == 0 && o->gpus.n)
+        rc = check_option(catalog, &gpus, "gpu");
+    if (rc == 0 && o->regions.n)
+        rc = check_option(catalog, &regions, "region");
+    return rc;
 }

@@ -14,6 +14,10 @@
  * days and, when with_overrides, --price-overrides). Returns 0 or prints
  * the error and returns the exit code. */
 int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out);
+/* The --cloud, --gpu and --region values checked against the catalog on
+ * their own, so a bad value is a usage error that names the option (exit
+ * 2), not a fault of the spec. 0 or the exit code (message printed). */
+int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catalog);
 /* Prints the too-old warning on stderr when it applies. */
 void cf_cli_catalog_warn(const cf_catalog_source *src);
 /* The "catalog" object of a JSON document (DESIGN.md §4.4): source,

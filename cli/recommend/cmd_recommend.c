@@ -69,6 +69,9 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
 static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_source *src, cf_recommend_ci *ci)
 {
     const cf_catalog *catalog = &src->catalog;
+    int rc = cf_cli_check_search_options(o, catalog);
+    if (rc)
+        return rc;
     cf_catalog_filter_storage fs;
     cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
     if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
@@ -82,7 +85,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     }
     size_t n_rows = cf_catalog_filter_rows(catalog, &fs.filter, rows);
     cf_cli_evidence evidence;
-    int rc = cf_cli_evidence_read(o, spec, 1, &evidence);
+    rc = cf_cli_evidence_read(o, spec, 1, &evidence);
     if (rc) {
         free(rows);
         return rc;

@@ -1,5 +1,7 @@
 #include "recommend/gates.h"
 
+#include "cloudfit/common/json.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -152,17 +154,16 @@ static void copy_string(char *out, size_t n, const cJSON *v)
 cf_status cf_baseline_from_file(const char *path, cf_baseline *out)
 {
     memset(out, 0, sizeof *out);
-    char *text = NULL;
-    size_t len = 0;
-    cf_status st = cf_read_file(path, &text, &len);
-    if (st != CF_OK)
+    cJSON *doc = NULL;
+    cf_status st = cf_json_load_file(path, &doc);
+    if (st != CF_OK) {
+        cf_error_hint("--compare-to takes a document written by 'cloudfit recommend --format json'");
         return st;
-    cJSON *doc = cJSON_ParseWithLength(text, len);
-    free(text);
-    const cJSON *chosen = doc ? cJSON_GetObjectItemCaseSensitive(doc, "chosen") : NULL;
+    }
+    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(doc, "chosen");
     if (!cJSON_IsObject(chosen)) {
         cJSON_Delete(doc);
-        cf_error_set(CF_ERR_INVALID, "%s: %s", path, doc ? "no \"chosen\" object" : "invalid JSON");
+        cf_error_set(CF_ERR_INVALID, "%s: chosen: expected an object (the chosen configuration)", path);
         cf_error_hint("--compare-to takes a document written by 'cloudfit recommend --format json'");
         return CF_ERR_INVALID;
     }

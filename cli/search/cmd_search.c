@@ -60,34 +60,6 @@ static int parse_prices(const cf_cli_options *o, cf_search_price *prices, size_t
     return 0;
 }
 
-/* The candidate that is the spec's training.current: same GPU, GPUs per
- * node and nodes, the per-GPU batch nearest the recipe's split. */
-static long find_current(const cf_spec *spec, const cf_search_options *so, const cf_search_result *r, char *note,
-                         size_t n)
-{
-    note[0] = '\0';
-    if (!spec->job.has_current)
-        return -1;
-    int k = spec->job.current_nodes * spec->job.current_gpus_per_node;
-    double want = k > 0 ? (double)spec->job.batch / k : 0;
-    long best = -1;
-    for (size_t i = 0; i < so->n_candidates; i++) {
-        const cf_search_candidate *c = &so->candidates[i];
-        if (strcasecmp(c->gpu, spec->job.current_gpu) || c->nodes != spec->job.current_nodes ||
-            c->gpus_per_node != spec->job.current_gpus_per_node || !isfinite(r->est_step_s[i]))
-            continue;
-        if (best < 0 || fabs(c->local_batch - want) < fabs(so->candidates[best].local_batch - want))
-            best = (long)i;
-    }
-    if (best < 0)
-        snprintf(note, n, "not available: %d × %d %s is not among the candidates", spec->job.current_nodes,
-                 spec->job.current_gpus_per_node, spec->job.current_gpu);
-    else
-        snprintf(note, n, "%d × %d %s, m=%d", spec->job.current_nodes, spec->job.current_gpus_per_node, spec->job.current_gpu,
-                 so->candidates[best].local_batch);
-    return best;
-}
-
 static int store_history(const cf_cli_options *o, const cf_spec *spec, const cf_search_report *sr, const char *json,
                          const char *created_at)
 {
@@ -162,7 +134,7 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
     cf_now_iso8601(created_at, sizeof created_at);
     cf_advice advice;
     memset(&advice, 0, sizeof advice);
-    if (r->chosen >= 0 && cf_search_advice(sr, &inputs->noise, o->top > 0 ? (size_t)o->top : 10, &advice) != CF_OK)
+    if (r->chosen >= 0 && cf_search_advice(sr->options, sr->result, &inputs->noise, o->top > 0 ? (size_t)o->top : 10, &advice) != CF_OK)
         return cf_report_error();
     cf_inputs rin = *inputs;
     rin.perf = r->fitted;
@@ -274,7 +246,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
             sr.score = &score;
             sr.true_step_s = x->true_step_s;
         }
-        sr.current = find_current(x->spec, &so, &result, sr.current_note, sizeof sr.current_note);
+        sr.current = cf_search_find_current(&x->spec->job, &so, &result, sr.current_note, sizeof sr.current_note);
         rc = emit(x, &sr, &inputs);
         if (rc == 0 && st == CF_ERR_INFEASIBLE) {
             cf_infeasible_error(&x->spec->search, x->spec->job.source, NULL, NULL, " with the safety margin");
@@ -412,7 +384,9 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
     if (rc == 0 && (rc = cf_cli_catalog_open(o, 0, &source)) == 0) {
         cf_cli_catalog_warn(&source);
         search_ctx x = {.o = o, .spec = spec, .src = &source, .runner_text = o->runner};
-        rc = strncmp(o->runner, "trace:", 6) == 0 ? with_trace(&x) : with_exec(&x);
+        rc = cf_cli_check_search_options(o, &source.catalog);
+        if (rc == 0)
+            rc = strncmp(o->runner, "trace:", 6) == 0 ? with_trace(&x) : with_exec(&x);
         cf_catalog_source_close(&source);
     }
     cf_cli_spec_close(spec);

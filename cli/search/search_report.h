@@ -18,9 +18,6 @@ typedef struct {
     char current_note[200];
 } cf_search_report;
 
-/* The search's pick first, then the other configurations that meet the
- * constraints with the margin, as cf_config rows (ranked, Pareto front). */
-cf_status cf_search_advice(const cf_search_report *sr, const cf_noise_model *noise, size_t top, cf_advice *out);
 /* The human part printed before the recommend table. */
 void cf_search_text(const cf_search_report *sr, cf_buf *out);
 /* "search" and "overall" objects added to the recommend document. */

@@ -122,6 +122,16 @@ def test_unknown_gpu_in_search():
     assert "unknown GPU 'A100-80G'" in err and "hint: " in err and "A100-80GB" in err, err
 
 
+def test_bad_option_values_are_usage_errors():
+    """A bad --gpu, --cloud or --region is the command line's fault (exit 2,
+    the option named), not the spec's (issue 16)."""
+    for args, option in ((["--gpu", "NOPE"], "--gpu"), (["--cloud", "mars"], "--cloud"),
+                         (["--region", "mars-1"], "--region"), (["--cloud", "gcp", "--region", "us-east-1"], "--region")):
+        rc, out, err = run("recommend", "--no-history", *args, example("resnet50-imagenet.json"))
+        assert rc == 2 and "option '%s'" % option in err and out == "", (args, rc, err)
+        assert "resnet50-imagenet.json" not in err, err
+
+
 def test_impossible_deadline_is_infeasible_and_not_recorded():
     db = os.path.join(TMP, "infeasible.db")
     rc, out, err = run("recommend", "--db", db, "--deadline-hours", "0.05", example("resnet50-imagenet.json"))

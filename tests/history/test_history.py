@@ -29,6 +29,35 @@ def last_id(db):
     return query(db, "SELECT max(id) FROM recommendations")[0][0]
 
 
+def test_overrides_store_the_effective_spec():
+    """recommend --deadline-hours 50 on a spec that says 24: the history row,
+    its stored spec, its hash and its constraints all say 50 (issue 12)."""
+    db = tmp("effective.db")
+    spec = example("resnet50-imagenet.json")
+    assert json.load(open(spec))["search"]["deadline_hours"] == 24
+    plain = recommend(db, spec)
+    doc = recommend(db, spec, "--deadline-hours", "50")
+    assert doc["constraints"]["deadline_hours"] == 50, doc["constraints"]
+    # Both runs override the search (FAST: --cloud gcp), so neither hash is
+    # the file's; both come from the same file.
+    assert doc["spec"]["hash"] != plain["spec"]["hash"]
+    assert doc["spec"]["source_hash"] == plain["spec"]["source_hash"]
+    assert doc["spec"]["source_hash"] not in (doc["spec"]["hash"], plain["spec"]["hash"])
+    rid = last_id(db)
+    (spec_hash, source_hash, result), = query(db, "SELECT spec_hash, source_hash, result_json FROM recommendations"
+                                              " WHERE id = ?", rid)
+    assert spec_hash == doc["spec"]["hash"] and source_hash == doc["spec"]["source_hash"]
+    assert json.loads(result)["constraints"]["deadline_hours"] == 50
+    (stored_json,), = query(db, "SELECT json FROM specs WHERE hash = ?", spec_hash)
+    stored = json.loads(stored_json)
+    assert stored["search"]["deadline_hours"] == 50 and stored["name"] == "resnet50-imagenet", stored["search"]
+    # The stored spec is the one that was hashed: rehashing it gives the row's key.
+    import hashlib
+    assert hashlib.sha256(stored_json.encode()).hexdigest() == spec_hash
+    (plain_json,), = query(db, "SELECT json FROM specs WHERE hash = ?", plain["spec"]["hash"])
+    assert json.loads(plain_json)["search"]["deadline_hours"] == 24 and json.loads(plain_json)["search"]["clouds"] == ["gcp"]
+
+
 def test_schema_v2_tables_and_alternatives_stored():
     db = tmp("schema.db")
     doc = recommend(db, example("resnet18-cifar10.json"), "-n", "7")

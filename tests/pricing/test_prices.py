@@ -674,7 +674,8 @@ def test_bad_override_files():
          "instances[0]: no catalog row matches aws p5.48xlarg"),
         ({"instances": [{"cloud": "aws", "instance_type": "p5.48xlarge"}]}, "needs 'price_ondemand_usd_per_hr'"),
         ({"rebates": []}, "rebates: unknown key"),
-        ("{\n\"discounts\": [\n", ": not valid JSON"),
+        ("{\n\"discounts\": [\n", ":3:1: invalid JSON"),
+        ('{"discounts": [{"cloud": "aws", "percent": 5, "percent": 50}]}', "discounts[0].percent: duplicate key"),
     ]
     for i, (body, needle) in enumerate(cases):
         path = write("bad%d.json" % i, body)

@@ -127,12 +127,12 @@ def test_price_option_and_baselines():
 
 def test_exec_failures_are_retried_then_skipped():
     env = dict(ENV, FAKE_FAIL="exit:1:16,garbage:8:16,hang:8:64")
-    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "1", env=env)
+    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "4", env=env)
     assert rc == 0, err
     assert out.count("FAILED after 2 attempts") == 3, out
     assert "exited with status 1" in out and "expected one JSON object per line" in out and "timed out" in out, out
     assert "3 configurations failed" in err, err
-    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "1", "-f", "json",
+    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "4", "-f", "json",
                        env=dict(ENV, FAKE_FAIL="exit:1:16"))
     assert rc == 0, err
     doc = json.loads(out)

@@ -172,6 +172,22 @@ cf_status cf_search_plan_profile(const cf_search_profile_request *request, cf_se
 cf_status cf_search_prior(const cf_inputs *inputs, const cf_gpu *gpus, size_t n_gpus, const cf_search_candidate *cands,
                           size_t n, cf_gpu_perf **out, size_t *n_out);
 
+/* The search's pick first, then the other configurations that meet the
+ * constraints with the safety margin, by objective (at most `top`), and the
+ * (hours, cost) front, as `recommend` configurations over the search's
+ * estimates. */
+cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
+                           size_t top, cf_advice *out);
+/* Candidate i as a `recommend` configuration at the search's estimate,
+ * with the 80 % interval of its posterior. */
+void cf_search_config(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise, size_t i,
+                      cf_config *cfg);
+/* The candidate that is the job's training.current (same GPU, GPUs per node
+ * and nodes; the per-GPU batch nearest the recipe's split), or -1; `note`
+ * says which, or why none. */
+long cf_search_find_current(const cf_job *job, const cf_search_options *o, const cf_search_result *r, char *note,
+                            size_t n);
+
 const char *cf_search_method_name(cf_search_method method);
 const char *cf_search_stop_name(cf_search_stop stop);
 

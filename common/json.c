@@ -1,5 +1,7 @@
-/* JSON text → cJSON tree, with syntax errors reported as
- * "FILE:LINE:COLUMN: invalid JSON: WHAT".
+/* Every JSON input of cloudfit is read here (cloudfit/common/json.h): text
+ * → cJSON tree, with syntax errors reported as
+ * "FILE:LINE:COLUMN: invalid JSON: WHAT", and duplicate keys refused with
+ * their key path.
  *
  * cJSON only says where it stopped (the error pointer). To say *what* is
  * wrong, a small scanner re-reads the text up to that point, tracking which
@@ -10,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec_internal.h"
+#include "cloudfit/common/fileio.h"
+#include "cloudfit/common/json.h"
 
 #define JSON_MAX_DEPTH (CJSON_NESTING_LIMIT + 1)
 
@@ -331,9 +334,13 @@ static cf_status report_syntax(const char *text, size_t len, size_t cjson_offset
     return st;
 }
 
-cf_status spec_parse_json(const char *text, size_t len, const char *file, cJSON **out_doc)
+cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
 {
     *out_doc = NULL;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 BOM, as some editors write */
+        text += 3;
+        len -= 3;
+    }
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         int line, column;
@@ -361,4 +368,64 @@ cf_status spec_parse_json(const char *text, size_t len, const char *file, cJSON 
     free(copy);
     *out_doc = doc;
     return CF_OK;
+}
+
+/* ---- duplicate keys ---------------------------------------------------------------- */
+
+#define KEYPATH_MAX 512
+
+static cf_status unique_keys(const cJSON *item, const char *file, char *path, size_t path_len)
+{
+    for (const cJSON *a = item ? item->child : NULL; a; a = a->next) {
+        size_t len = path_len;
+        if (cJSON_IsObject(item)) {
+            for (const cJSON *b = item->child; b != a; b = b->next)
+                if (a->string && b->string && strcmp(a->string, b->string) == 0)
+                    return cf_error_set(CF_ERR_INVALID, "%s: %s%s%s: duplicate key (each key may appear once)", file,
+                                        path, path_len ? "." : "", a->string);
+            len += (size_t)snprintf(path + path_len, KEYPATH_MAX - path_len, "%s%s", path_len ? "." : "",
+                                    a->string ? a->string : "");
+        } else {
+            long index = 0;
+            for (const cJSON *b = item->child; b != a; b = b->next)
+                index++;
+            len += (size_t)snprintf(path + path_len, KEYPATH_MAX - path_len, "[%ld]", index);
+        }
+        if (len >= KEYPATH_MAX)
+            len = KEYPATH_MAX - 1;
+        cf_status st = unique_keys(a, file, path, len);
+        path[path_len] = '\0';
+        if (st != CF_OK)
+            return st;
+    }
+    return CF_OK;
+}
+
+cf_status cf_json_check_unique_keys(const cJSON *doc, const char *file)
+{
+    char path[KEYPATH_MAX] = "";
+    return unique_keys(doc, file, path, 0);
+}
+
+cf_status cf_json_read(const char *text, size_t len, const char *file, cJSON **out_doc)
+{
+    cf_status st = cf_json_parse(text, len, file, out_doc);
+    if (st == CF_OK && (st = cf_json_check_unique_keys(*out_doc, file)) != CF_OK) {
+        cJSON_Delete(*out_doc);
+        *out_doc = NULL;
+    }
+    return st;
+}
+
+cf_status cf_json_load_file(const char *path, cJSON **out_doc)
+{
+    *out_doc = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    cf_status st = cf_read_file(path, &text, &len);
+    if (st != CF_OK)
+        return st;
+    st = cf_json_read(text, len, path, out_doc);
+    free(text);
+    return st;
 }

@@ -1,0 +1,23 @@
+/* Reading JSON (common/json.c): the one reader every JSON input of cloudfit
+ * goes through (the job spec, price overrides, --compare-to documents,
+ * stored profiles, the exec protocol's lines, price API responses). */
+#ifndef CLOUDFIT_COMMON_JSON_H
+#define CLOUDFIT_COMMON_JSON_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include "cloudfit/status.h"
+
+/* Parses `len` bytes (a leading UTF-8 BOM is skipped). A syntax error is
+ * CF_ERR_INVALID "NAME:LINE:COLUMN: invalid JSON: WHAT" (1-based line and
+ * column, the column in characters), a NUL byte in the text likewise. The
+ * caller deletes *out. Duplicate keys are kept (see below). */
+cf_status cf_json_parse(const char *text, size_t len, const char *name, cJSON **out);
+/* CF_ERR_INVALID "NAME: KEY.PATH: duplicate key" for the first key that
+ * appears twice in one object, anywhere in the tree. */
+cf_status cf_json_check_unique_keys(const cJSON *doc, const char *name);
+/* cf_json_parse, then duplicate keys refused. */
+cf_status cf_json_read(const char *text, size_t len, const char *name, cJSON **out);
+/* A file read with cf_json_read, named by its path. */
+cf_status cf_json_load_file(const char *path, cJSON **out);
+
+#endif

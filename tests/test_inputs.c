@@ -1,0 +1,257 @@
+/* Which evidence wins (advisor/inputs.c, precedence in
+ * cloudfit/advisor/inputs.h): recorded run > cached GPU profile > the
+ * spec's profile.gpus > carried over > estimated; the noise scale from a
+ * profile unless the spec's trace covers more of training. Plain arrays
+ * in, no files: milliseconds. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cloudfit/advisor/inputs.h"
+
+static const cf_gpu gpus[] = {
+    {.model = "T4", .memory_gib = 16, .memory_bandwidth_gbs = 320, .fp32_tflops = 8.1, .fp16_tflops = 65,
+     .interconnect_gbs_per_gpu = 32},
+    {.model = "A100-40GB", .memory_gib = 40, .memory_bandwidth_gbs = 1555, .fp32_tflops = 19.5, .tf32_tflops = 156,
+     .fp16_tflops = 312, .bf16_tflops = 312, .interconnect_gbs_per_gpu = 600},
+};
+static const cf_vm vms[] = {
+    {.cloud = "aws", .region = "us-east-1", .instance_type = "g4dn.12xlarge", .gpu_model = "T4", .gpu_count = 4,
+     .network_gbps = 50, .price_ondemand_usd_per_hr = 3.9},
+    {.cloud = "aws", .region = "us-east-1", .instance_type = "p4d.24xlarge", .gpu_model = "A100-40GB", .gpu_count = 8,
+     .network_gbps = 400, .price_ondemand_usd_per_hr = 21.9},
+};
+
+static cf_job job(void)
+{
+    cf_job j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.name, sizeof j.name, "unit");
+    snprintf(j.source, sizeof j.source, "unit.json");
+    j.parameters = 25e6;
+    j.gradient_bytes = 4;
+    j.samples_per_epoch = 1e6;
+    j.total_samples = 90e6;
+    j.batch = 256;
+    j.lr = 0.1;
+    return j;
+}
+
+static cf_inputs_request request(const cf_job *j, const cf_vm *const *cands, size_t n_cands)
+{
+    return (cf_inputs_request){.job = j, .gpus = gpus, .n_gpus = 2, .vms = vms, .n_vms = 2, .candidates = cands,
+                               .n_candidates = n_cands};
+}
+
+static int has_note(const cf_inputs *in, const char *text)
+{
+    for (int i = 0; i < in->n_notes; i++)
+        if (strstr(in->notes[i], text))
+            return 1;
+    return 0;
+}
+
+static cf_profile gpu_profile(const char *device, double alpha, double beta)
+{
+    cf_profile p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.backend, sizeof p.backend, "cuda");
+    snprintf(p.device.name, sizeof p.device.name, "%s", device);
+    p.device.gpus = 1;
+    p.device.is_gpu = 1;
+    p.has_fit = 1;
+    p.alpha_s = alpha;
+    p.beta_s = beta;
+    p.max_local_batch = 128;
+    p.ceiling_found = 1;
+    return p;
+}
+
+static void test_inline_numbers_then_carried_over(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    const cf_vm *cands[] = {&vms[0], &vms[1]};
+    cf_gpu_profile_given given = {.gpu = "T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004,
+                                  .max_local_batch = 64};
+    cf_inputs_request rq = request(&j, cands, 2);
+    rq.given = &given;
+    rq.n_given = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4"), *a100 = cf_inputs_perf(&in, "A100-40GB");
+    assert_non_null(t4);
+    assert_non_null(a100);
+    assert_int_equal(t4->params.compute_provenance, CF_PROV_FITTED);
+    assert_true(t4->params.alpha_s == 0.05 && t4->params.beta_s == 0.004);
+    /* the one set of defaults: what was not given comes from cf_perf_defaults */
+    cf_perf_params d = cf_perf_defaults(&gpus[0]);
+    assert_true(t4->params.contention == d.contention && t4->params.intra_gbps == d.intra_gbps &&
+                t4->params.hide == d.hide && memcmp(&t4->params.k, &d.k, sizeof d.k) == 0);
+    assert_int_equal(a100->params.compute_provenance, CF_PROV_ESTIMATED);
+    assert_string_equal(a100->carried_from, "T4");
+    assert_true(cf_perf_compute_s(&a100->params, 64, 1) < cf_perf_compute_s(&t4->params, 64, 1));
+    /* no noise scale anywhere: the default, and a note that says so */
+    assert_int_equal(in.noise.provenance, CF_PROV_DEFAULT);
+    assert_true(has_note(&in, "noise scale is a default"));
+    cf_inputs_free(&in);
+}
+
+static void test_cached_gpu_profile_beats_the_spec(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    const cf_vm *cands[] = {&vms[0]};
+    cf_gpu_profile_given given = {.gpu = "T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    cf_profile cached = gpu_profile("Tesla T4", 0.02, 0.002);
+    cf_inputs_request rq = request(&j, cands, 1);
+    rq.given = &given;
+    rq.n_given = 1;
+    rq.profiles = &cached;
+    rq.n_profiles = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
+    assert_int_equal(in.n_perf, 1); /* replaced, not added */
+    assert_int_equal(t4->params.compute_provenance, CF_PROV_MEASURED);
+    assert_true(t4->params.alpha_s == 0.02 && t4->params.beta_s == 0.002);
+    assert_int_equal(t4->params.max_local_batch, 128);
+    assert_true(has_note(&in, "cached profile used"));
+    cf_inputs_free(&in);
+}
+
+static void test_cpu_profile_gives_noise_not_throughput(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    const cf_vm *cands[] = {&vms[0]};
+    cf_gpu_profile_given given = {.gpu = "T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    cf_profile cpu = gpu_profile("cpu: test (2 threads)", 0.001, 0.0001);
+    cpu.device.is_gpu = 0;
+    cpu.has_noise = 1;
+    cpu.b_noise = 1500;
+    cpu.noise_samples = 1e5; /* 0.1 % of training */
+    cf_inputs_request rq = request(&j, cands, 1);
+    rq.given = &given;
+    rq.n_given = 1;
+    rq.profiles = &cpu;
+    rq.n_profiles = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    assert_true(cf_inputs_perf(&in, "T4")->params.beta_s == 0.004); /* the spec's numbers stay */
+    assert_true(has_note(&in, "are CPU times and are not used"));
+    assert_int_equal(in.noise.provenance, CF_PROV_MEASURED);
+    assert_true(fabs(in.noise.b_noise_effective - 1500) < 1);
+    assert_false(has_note(&in, "noise scale is a default"));
+    cf_inputs_free(&in);
+}
+
+static void test_spec_trace_covering_more_is_kept(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    cf_noise_point trace[] = {{0.1, 1000}, {0.5, 3000}, {1.0, 6000}};
+    cf_profile cpu = gpu_profile("cpu", 0, 0);
+    cpu.device.is_gpu = 0;
+    cpu.has_fit = 0;
+    cpu.has_noise = 1;
+    cpu.b_noise = 500;
+    cpu.noise_samples = 1e5;
+    cf_inputs_request rq = request(&j, NULL, 0);
+    rq.noise_trace = trace;
+    rq.n_noise_trace = 3;
+    rq.profiles = &cpu;
+    rq.n_profiles = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    assert_true(strstr(in.noise_note, "noise-scale trace in the spec") != NULL);
+    assert_true(has_note(&in, "the spec's trace covers more of training and is kept"));
+    cf_inputs_free(&in);
+}
+
+static void test_recorded_run_rescales_compute(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    const cf_vm *cands[] = {&vms[0]};
+    cf_gpu_profile_given given = {.gpu = "T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    cf_recorded_run run = {.cloud = "aws", .instance_type = "g4dn.12xlarge", .gpu = "T4", .gpus_per_node = 1,
+                           .nodes = 1, .local_batch = 64, .accumulation = 1, .step_time_s = 0.6};
+    cf_inputs_request rq = request(&j, cands, 1);
+    rq.given = &given;
+    rq.n_given = 1;
+    rq.recorded = &run;
+    rq.n_recorded = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
+    assert_int_equal(t4->params.compute_provenance, CF_PROV_MEASURED);
+    double step = cf_perf_step_s(&t4->params, j.parameters * j.gradient_bytes, 1, 1, 64, 1);
+    assert_true(fabs(step / 0.6 - 1) < 1e-6); /* a single-GPU record is reproduced exactly */
+    assert_true(has_note(&in, "recorded with 'cloudfit record'"));
+    cf_inputs_free(&in);
+}
+
+static void test_measurement_rows_are_selected_and_fitted(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    cf_measurement rows[6];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 6; i++) {
+        snprintf(rows[i].model, sizeof rows[i].model, "%s", i < 4 ? "unit" : "other");
+        snprintf(rows[i].gpu, sizeof rows[i].gpu, "T4");
+        rows[i].hw_gpus_per_node = 4;
+        rows[i].num_nodes = rows[i].num_gpus = 1;
+        rows[i].local_bsz = 16 << (i % 4);
+        rows[i].step_time_s = 0.02 + 0.003 * rows[i].local_bsz * (i < 4 ? 1 : 5);
+        rows[i].sync_time_s = -1;
+    }
+    cf_measurement_set set = {rows, 6};
+    cf_gpu_profile_given given = {.gpu = "T4", .measurements_path = "runs.csv"};
+    cf_inputs_request rq = request(&j, NULL, 0);
+    rq.given = &given;
+    rq.n_given = 1;
+    rq.given_rows = &set;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
+    assert_true(fabs(t4->params.beta_s / 0.003 - 1) < 0.05); /* only the rows named after the job */
+    assert_int_equal(in.fits[0].n_rows, 4);
+    cf_inputs_free(&in);
+    /* several models, none named after the job: an error naming the file */
+    snprintf(j.name, sizeof j.name, "third");
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_ERR_INVALID);
+    assert_true(strstr(cf_error_message(), "runs.csv: holds several models and none is named 'third'") != NULL);
+}
+
+static void test_unknown_gpu_names_the_key(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    cf_gpu_profile_given given = {.gpu = "NOPE", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    cf_inputs_request rq = request(&j, NULL, 0);
+    rq.given = &given;
+    rq.n_given = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "unit.json: profile.gpus.NOPE: unknown GPU model");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inline_numbers_then_carried_over),
+        cmocka_unit_test(test_cached_gpu_profile_beats_the_spec),
+        cmocka_unit_test(test_cpu_profile_gives_noise_not_throughput),
+        cmocka_unit_test(test_spec_trace_covering_more_is_kept),
+        cmocka_unit_test(test_recorded_run_rescales_compute),
+        cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
+        cmocka_unit_test(test_unknown_gpu_names_the_key),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,61 @@
+/* The one JSON reader (common/json.c): syntax errors with line and column,
+ * NUL bytes, a BOM, duplicate keys refused with their key path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cloudfit/common/json.h"
+
+static void expect_error(const char *text, size_t len, const char *message)
+{
+    cJSON *doc = (cJSON *)1;
+    assert_int_equal(cf_json_read(text, len, "in.json", &doc), CF_ERR_INVALID);
+    assert_null(doc);
+    if (!strstr(cf_error_message(), message))
+        fail_msg("'%s' does not contain '%s'", cf_error_message(), message);
+}
+
+static void test_syntax_and_nul(void **state)
+{
+    (void)state;
+    const char *bad = "{\n  \"a\": 1\n  \"b\": 2\n}";
+    expect_error(bad, strlen(bad), "in.json:3:3: invalid JSON");
+    const char nul[] = "{\"a\": \"x\0y\"}";
+    expect_error(nul, sizeof nul - 1, "NUL byte");
+}
+
+static void test_bom_is_skipped(void **state)
+{
+    (void)state;
+    const char *text = "\xEF\xBB\xBF{\"a\": [1, 2]}";
+    cJSON *doc = NULL;
+    assert_int_equal(cf_json_read(text, strlen(text), "bom.json", &doc), CF_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "a")), 2);
+    cJSON_Delete(doc);
+}
+
+static void test_duplicate_keys_name_their_path(void **state)
+{
+    (void)state;
+    const char *top = "{\"a\": 1, \"a\": 2}";
+    expect_error(top, strlen(top), "in.json: a: duplicate key");
+    const char *deep = "{\"list\": [{\"x\": 1}, {\"x\": 1, \"y\": {\"k\": 1, \"k\": 2}}]}";
+    expect_error(deep, strlen(deep), "in.json: list[1].y.k: duplicate key");
+    /* the same key in different objects is fine */
+    const char *fine = "{\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}";
+    cJSON *doc = NULL;
+    assert_int_equal(cf_json_read(fine, strlen(fine), "in.json", &doc), CF_OK);
+    cJSON_Delete(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_syntax_and_nul),
+        cmocka_unit_test(test_bom_is_skipped),
+        cmocka_unit_test(test_duplicate_keys_name_their_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
