@@ -9,6 +9,7 @@
  *    GPU's measured figures, and other GPU types are carried over from it.
  *    A CPU's step times say nothing about a GPU's and are not used. */
 #include "cloudfit/advisor/inputs.h"
+#include "cloudfit/advisor/carry.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -125,7 +126,8 @@ static cf_status select_rows(const cf_job *job, const cf_gpu_profile_given *gp, 
 }
 
 static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
-                                const cf_measurement_set *set, cf_gpu_perf *perf, cf_perf_fit_report *rep)
+                                const cf_measurement_set *set, cf_gpu_perf *perf, cf_perf_fit_report *rep,
+                                cf_inputs *in)
 {
     cf_measurement *rows = NULL;
     size_t n = 0;
@@ -136,6 +138,26 @@ static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, 
                             rep);
     if (st != CF_OK)
         cf_error_prefix("%s: GPU '%s'", gp->measurements_path, gp->gpu);
+    /* Rows measured at another precision than the job trains in (the
+     * file's precision column; rows without one are the spec's): the
+     * single-node step moves by the GPU's peak ratio between the two
+     * (the carry rule's peak term; the bandwidth term cancels). */
+    if (st == CF_OK && rows[0].has_precision && rows[0].precision != rq->job->precision) {
+        int same = 1;
+        for (size_t i = 1; i < n; i++)
+            same &= rows[i].has_precision && rows[i].precision == rows[0].precision;
+        if (same) {
+            double r = cf_gpu_time_ratio_between(gpu, rows[0].precision, gpu, rq->job->precision);
+            perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * r;
+            perf->params.sigma_compute = hypot(perf->params.sigma_compute, CF_PERF_SIGMA_CARRY);
+            add_note(in, "%s: measured in %s, the job trains in %s: %s step times × %.3g (peak-rate ratio)",
+                     gp->measurements_path, cf_precision_name(rows[0].precision),
+                     cf_precision_name(rq->job->precision), gpu->model, r);
+        } else {
+            add_note(in, "%s: rows at several precisions; fitted as they are (the job trains in %s)",
+                     gp->measurements_path, cf_precision_name(rq->job->precision));
+        }
+    }
     free(rows);
     return st;
 }
@@ -174,7 +196,7 @@ static cf_status add_given(const cf_inputs_request *rq, cf_inputs *in)
             if (!rq->given_rows)
                 return cf_error_set(CF_ERR_INTERNAL, "%s: the rows of %s were not read", source_name(rq->job),
                                     gp->measurements_path);
-            cf_status st = perf_from_rows(rq, gpu, gp, &rq->given_rows[i], perf, rep);
+            cf_status st = perf_from_rows(rq, gpu, gp, &rq->given_rows[i], perf, rep, in);
             if (st != CF_OK)
                 return st;
         } else if (gp->has_compute) {

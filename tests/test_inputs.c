@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cloudfit/advisor/inputs.h"
+#include "cloudfit/advisor/carry.h"
 
 static const cf_gpu gpus[] = {
     {.model = "T4", .memory_gib = 16, .memory_bandwidth_gbs = 320, .fp32_tflops = 8.1, .fp16_tflops = 65,
@@ -196,6 +197,49 @@ static void test_recorded_run_rescales_compute(void **state)
     cf_inputs_free(&in);
 }
 
+/* Rows measured in another precision than the job's: the step moves by the
+ * GPU's peak ratio between the two, and the interval widens. */
+static void test_measurement_precision_column(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    j.precision = CF_PREC_FP16;
+    cf_measurement rows[4];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 4; i++) {
+        snprintf(rows[i].model, sizeof rows[i].model, "unit");
+        snprintf(rows[i].gpu, sizeof rows[i].gpu, "T4");
+        rows[i].hw_gpus_per_node = 4;
+        rows[i].num_nodes = rows[i].num_gpus = 1;
+        rows[i].local_bsz = 16 << i;
+        rows[i].step_time_s = 0.02 + 0.003 * rows[i].local_bsz;
+        rows[i].sync_time_s = -1;
+        rows[i].has_precision = 1;
+        rows[i].precision = CF_PREC_FP32;
+    }
+    cf_measurement_set set = {rows, 4};
+    cf_gpu_profile_given given = {.gpu = "T4", .measurements_path = "fp32.csv"};
+    cf_inputs_request rq = request(&j, NULL, 0);
+    rq.given = &given;
+    rq.n_given = 1;
+    rq.given_rows = &set;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
+    double r = cf_gpu_time_ratio_between(&gpus[0], CF_PREC_FP32, &gpus[0], CF_PREC_FP16);
+    assert_true(r < 1);
+    assert_float_equal(cf_perf_compute_s(&t4->params, 64, 1), r * rows[2].step_time_s, 1e-12);
+    assert_true(t4->params.sigma_compute > 0);
+    assert_true(has_note(&in, "measured in fp32, the job trains in fp16"));
+    cf_inputs_free(&in);
+    /* the same rows in the job's precision: as measured */
+    for (int i = 0; i < 4; i++)
+        rows[i].precision = CF_PREC_FP16;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    assert_float_equal(cf_perf_compute_s(&cf_inputs_perf(&in, "T4")->params, 64, 1), rows[2].step_time_s, 1e-12);
+    cf_inputs_free(&in);
+}
+
 static void test_measurement_rows_are_selected_and_fitted(void **state)
 {
     (void)state;
@@ -251,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_spec_trace_covering_more_is_kept),
         cmocka_unit_test(test_recorded_run_rescales_compute),
         cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
+        cmocka_unit_test(test_measurement_precision_column),
         cmocka_unit_test(test_unknown_gpu_names_the_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
