@@ -84,7 +84,30 @@ static int batch_grid(int max_m, int *out)
     return n;
 }
 
-static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, size_t *evals)
+/* Samples to target by global batch, memoised: the same global batches
+ * recur across VM shapes and node counts, and each costs an interpolation
+ * in log M. Open addressing; a full table just computes. */
+#define MEMO_SLOTS 8192
+typedef struct {
+    long key[MEMO_SLOTS];          /* 0 = empty */
+    double value[MEMO_SLOTS];
+} samples_memo;
+
+static double samples_for(samples_memo *memo, const cf_noise_model *noise, double e0, long global)
+{
+    size_t slot = ((unsigned long)global * 2654435761u) & (MEMO_SLOTS - 1);
+    for (int probe = 0; memo && probe < 16; probe++, slot = (slot + 1) & (MEMO_SLOTS - 1)) {
+        if (memo->key[slot] == global)
+            return memo->value[slot];
+        if (memo->key[slot] == 0) {
+            memo->key[slot] = global;
+            return memo->value[slot] = cf_samples_to_target(noise, e0, (double)global);
+        }
+    }
+    return cf_samples_to_target(noise, e0, (double)global);
+}
+
+static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, size_t *evals, samples_memo *memo)
 {
     const cf_job *job = in->job;
     const cf_constraints *limits = in->constraints;
@@ -119,7 +142,7 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
                 if (global > limits->max_global_batch)
                     break;
                 double step = step_1 + (s - 1) * t_c;
-                double steps = cf_samples_to_target(in->noise, e0, (double)global) / (double)global;
+                double steps = samples_for(memo, in->noise, e0, global) / (double)global;
                 double train_s = steps * step;
                 (*evals)++;
                 if (train_s < best) {
@@ -222,13 +245,46 @@ static int point_order(const void *pa, const void *pb)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* Buckets of x for the pre-filter below. */
+#define FRONT_BUCKETS 1024
+
 size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order)
 {
     point *pts = malloc((n ? n : 1) * sizeof *pts);
-    if (!pts)
+    double *bucket_min = malloc(FRONT_BUCKETS * sizeof *bucket_min);
+    if (!pts || !bucket_min) {
+        free(pts);
+        free(bucket_min);
         return 0;
+    }
+    /* Pre-filter: a point is left out when some point in a strictly lower
+     * x bucket (so with a strictly smaller x) has a y no larger: the sweep
+     * below would drop it anyway. Only the few that remain are sorted. */
+    double x_min = INFINITY, x_max = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        x_min = fmin(x_min, x[i]);
+        x_max = fmax(x_max, x[i]);
+    }
+    double scale = x_max > x_min && isfinite(x_max - x_min) ? (FRONT_BUCKETS - 1) / (x_max - x_min) : 0;
+    for (int b = 0; b < FRONT_BUCKETS; b++)
+        bucket_min[b] = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        int b = (int)((x[i] - x_min) * scale);
+        if (y[i] < bucket_min[b])
+            bucket_min[b] = y[i];
+    }
+    double below = INFINITY; /* min y over the buckets before b */
+    for (int b = 0; b < FRONT_BUCKETS; b++) {
+        double here = bucket_min[b];
+        bucket_min[b] = below;
+        below = fmin(below, here);
+    }
+    size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        pts[i] = (point){x[i], y[i], i};
+        if (y[i] < bucket_min[(int)((x[i] - x_min) * scale)])
+            pts[m++] = (point){x[i], y[i], i};
+    free(bucket_min);
+    n = m;
     qsort(pts, n, sizeof *pts, point_order);
     /* Sweep by x: a point is on the front when its y beats every point
      * with a smaller (or equal) x. */
@@ -392,6 +448,7 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
     shape *shapes = calloc(in->n_vms ? in->n_vms : 1, sizeof *shapes);
     if (!shapes)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    samples_memo *memo = calloc(1, sizeof *memo); /* NULL: no memo, the same results */
     size_t n = 0;
     for (size_t v = 0; v < in->n_vms; v++) {
         const cf_vm *vm = in->vms[v];
@@ -420,13 +477,15 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
             }
             shape_network(sh);
             n++;
-            if (!shape_evaluate(in, sh, max_nodes, evals)) {
+            if (!shape_evaluate(in, sh, max_nodes, evals, memo)) {
+                free(memo);
                 shapes_free(shapes, n);
                 return cf_error_set(CF_ERR_NOMEM, "out of memory");
             }
         }
         vm_shape[v] = s;
     }
+    free(memo);
     *out_shapes = shapes;
     *out_n = n;
     return CF_OK;

@@ -26,14 +26,17 @@ static int check_format(const cf_cli_options *o)
     return 0;
 }
 
+/* Renders the result in its format; *out_json gets the compact document
+ * when the history will store it (NULL otherwise: building it is a tenth
+ * of a recommend). */
 static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
 {
-    cJSON *doc = cf_report_json(r);
-    *out_json = doc ? cJSON_PrintUnformatted(doc) : NULL;
-    int as_json = o->format && strcmp(o->format, "json") == 0;
+    int as_json = o->format && strcmp(o->format, "json") == 0, store = !o->no_history;
+    cJSON *doc = as_json || store ? cf_report_json(r) : NULL;
+    *out_json = store && doc ? cJSON_PrintUnformatted(doc) : NULL;
     char *pretty = as_json && doc ? cJSON_Print(doc) : NULL;
     cJSON_Delete(doc);
-    if (!*out_json || (as_json && !pretty)) {
+    if ((store && !*out_json) || (as_json && !pretty)) {
         free(pretty);
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
         return cf_report_error();
