@@ -73,8 +73,8 @@ void cf_report_front_chart(const cf_report_plots *p, int width, int height, int 
     cf_svg_format_tick(xs.d0, NULL, left, sizeof left);
     cf_svg_format_tick(xs.d1, NULL, right, sizeof right);
     int label_w = (int)fmax(strlen(top), strlen(bottom));
-    cf_buf_printf(out, "\nTime vs cost, the Pareto front (%zu configurations): %s chosen, o on-demand, ^ spot", p->n_front,
-                  color ? GREEN_BOLD "@" RESET : "@");
+    cf_buf_printf(out, "\nTime vs cost, the Pareto front (%zu configurations)\n%*s  %s chosen, o on-demand, ^ spot",
+                  p->n_front, label_w, "", color ? GREEN_BOLD "@" RESET : "@");
     if (show_deadline)
         cf_buf_printf(out, ", : deadline %g h", p->deadline_hours);
     if (show_budget)
