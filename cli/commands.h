@@ -23,6 +23,9 @@ int cmd_history(int argc, char **argv, const cf_cli_options *opts, int n_positio
 int cmd_record(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_prices(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_search(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_completion(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+/* Parses the options of the command it shows itself: opts is NULL. */
+int cmd_config(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 
 extern const cf_command cf_commands[];
 extern const size_t cf_command_count;

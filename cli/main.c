@@ -6,6 +6,7 @@
 #include "exit_codes.h"
 #include "log.h"
 #include "commands.h"
+#include "config.h"
 
 const cf_command cf_commands[] = {
     {"recommend", cmd_recommend, CMD_RECOMMEND, "recommend [options] MODEL.json",
@@ -25,6 +26,10 @@ const cf_command cf_commands[] = {
      "show GPU prices from the catalog in use, or fetch current prices into a snapshot"},
     {"search", cmd_search, CMD_SEARCH, "search --runner trace:MEASUREMENTS.csv|exec:'COMMAND TEMPLATE' [options] MODEL.json",
      "find the best configuration with a few real probe runs (online search)"},
+    {"completion", cmd_completion, CMD_COMPLETION, "completion bash|zsh",
+     "print shell completion for bash or zsh, generated from the option table"},
+    {"config", cmd_config, CMD_CONFIG, "config show [COMMAND [OPTIONS]]",
+     "show each option's effective value and where it came from (docs/config.md)"},
 };
 const size_t cf_command_count = sizeof cf_commands / sizeof *cf_commands;
 
@@ -110,10 +115,14 @@ int main(int argc, char **argv)
         cf_log_hint("see 'cloudfit --help' for the list of commands");
         return CF_EXIT_USAGE;
     }
+    if (cmd->bit == CMD_CONFIG) /* parses the options of the command it shows */
+        return cmd->run(argc - 1, argv + 1, NULL, 0);
     cf_cli_options opts;
     cf_cli_options_init(&opts);
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
+    if (rc == 0) /* defaults from the environment and the configuration file (cli/config.h) */
+        rc = cf_cli_config_apply(cmd->bit, cmd->name, &opts);
     if (rc)
         return rc;
     if (opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") && strcmp(opts.color, "never")) {

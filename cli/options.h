@@ -15,6 +15,8 @@ enum {
     CMD_RECORD = 1u << 6,
     CMD_SEARCH = 1u << 7,
     CMD_VALIDATE = 1u << 8,
+    CMD_COMPLETION = 1u << 9,
+    CMD_CONFIG = 1u << 10,
     CMD_ALL = 0xffffu
 };
 
