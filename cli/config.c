@@ -12,6 +12,9 @@
 #include "exit_codes.h"
 #include "log.h"
 
+/* Items of a repeatable option in the file (the command line takes as many as 16). */
+#define CONFIG_MAX_LIST 16
+
 /* Options that describe one run, never a default. */
 static const char *const not_configurable[] = {"help", "man", "step-time-s", "total-hours", "total-usd", "note"};
 
@@ -92,7 +95,7 @@ static int check_value(const cf_cli_option *o, const cJSON *v, const char *key_p
         const cJSON *item;
         if (cJSON_IsString(v))
             return 0;
-        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > CF_CLI_MAX_LIST)
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > CONFIG_MAX_LIST)
             return config_error(key_path, "expected a string or a list of at most 16 strings%s", "");
         cJSON_ArrayForEach(item, v)
         {
@@ -233,29 +236,34 @@ static const char *env_for(const cf_cli_option *o)
     return NULL;
 }
 
-static void store(const cf_cli_option *o, const cJSON *v, cf_cli_options *opts)
+/* Stores a checked value through the command line's own store (the same
+ * conversions and checks; a repeatable option appends item by item). */
+static int store(const cf_cli_option *o, const char *command_name, const cJSON *v, cf_cli_options *opts)
 {
-    char *field = (char *)opts + o->offset;
+    char text[64];
     switch (o->kind) {
-    case OPT_FLAG: *(int *)field = cJSON_IsTrue(v); break;
-    case OPT_INT: *(int *)field = (int)v->valuedouble; break;
-    case OPT_DOUBLE: *(double *)field = v->valuedouble; break;
-    case OPT_STRING: *(const char **)field = v->valuestring; break;
+    case OPT_FLAG:
+        return cJSON_IsTrue(v) ? cf_cli_option_store(o, command_name, NULL, opts) : 0;
+    case OPT_INT:
+    case OPT_DOUBLE:
+        snprintf(text, sizeof text, o->kind == OPT_INT ? "%.0f" : "%.17g", v->valuedouble);
+        return cf_cli_option_store(o, command_name, text, opts);
+    case OPT_STRING:
+        return cf_cli_option_store(o, command_name, v->valuestring, opts);
     case OPT_LIST: {
-        cf_cli_list *list = (cf_cli_list *)field;
-        list->n = 0;
-        if (cJSON_IsString(v)) {
-            list->items[list->n++] = v->valuestring;
-        } else {
-            const cJSON *item;
-            cJSON_ArrayForEach(item, v)
-            {
-                list->items[list->n++] = item->valuestring;
-            }
+        if (cJSON_IsString(v))
+            return cf_cli_option_store(o, command_name, v->valuestring, opts);
+        const cJSON *item;
+        cJSON_ArrayForEach(item, v)
+        {
+            int rc = cf_cli_option_store(o, command_name, item->valuestring, opts);
+            if (rc)
+                return rc;
         }
-        break;
+        return 0;
     }
     }
+    return 0;
 }
 
 int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_options *opts)
@@ -274,8 +282,8 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
         }
         char key_path[96];
         const cJSON *v = config_value(o, command_name, key_path, sizeof key_path);
-        if (v)
-            store(o, v, opts);
+        if (v && (rc = store(o, command_name ? command_name : "config", v, opts)) != 0)
+            return rc;
     }
     return 0;
 }

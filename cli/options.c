@@ -290,3 +290,8 @@ void cf_cli_print_options(FILE *out, unsigned command)
         fprintf(out, "  %-28s %s\n", left, o->help);
     }
 }
+
+int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts)
+{
+    return store(o, command_name, arg, opts);
+}

@@ -124,6 +124,10 @@ void cf_cli_options_init(cf_cli_options *opts);
  * Returns 0, or prints a usage error and returns the exit code. */
 int cf_cli_parse(unsigned command, const char *command_name, int argc, char **argv, cf_cli_options *opts,
                  int *out_first_positional);
+/* Stores one value of option `o` as the command line would (a flag's arg
+ * is ignored; a repeatable option appends): the configuration file's
+ * defaults go through it (cli/config.c). 0 or the exit code. */
+int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
 /* Prints the option lines of `command` (for --help). */
 void cf_cli_print_options(FILE *out, unsigned command);
 
