@@ -15,6 +15,10 @@ const cf_command cf_commands[] = {
     {"profile", cmd_profile, CMD_PROFILE, "profile [--backend cpu|cuda|exec] [options] MODEL.json",
      "measure step times, memory ceiling and gradient noise scale of the model"},
     {"help", cmd_help, CMD_HELP, "help [COMMAND] | help --man", "show help for a command, or the manual page"},
+    {"completion", cmd_completion, CMD_COMPLETION, "completion bash|zsh",
+     "print shell completion for bash or zsh, generated from the option table"},
+    {"config", cmd_config, CMD_CONFIG, "config show [COMMAND [OPTIONS]]",
+     "show each option's effective value and where it came from (docs/config.md)"},
     {"validate", cmd_validate, CMD_VALIDATE,
      "validate [options] MEASUREMENTS.csv | validate --gns TRACES.csv --models MODELS.csv | validate --crossgpu FILE",
      "score the throughput, noise and carry-over models against measurements"},
@@ -26,10 +30,6 @@ const cf_command cf_commands[] = {
      "show GPU prices from the catalog in use, or fetch current prices into a snapshot"},
     {"search", cmd_search, CMD_SEARCH, "search --runner trace:MEASUREMENTS.csv|exec:'COMMAND TEMPLATE' [options] MODEL.json",
      "find the best configuration with a few real probe runs (online search)"},
-    {"completion", cmd_completion, CMD_COMPLETION, "completion bash|zsh",
-     "print shell completion for bash or zsh, generated from the option table"},
-    {"config", cmd_config, CMD_CONFIG, "config show [COMMAND [OPTIONS]]",
-     "show each option's effective value and where it came from (docs/config.md)"},
 };
 const size_t cf_command_count = sizeof cf_commands / sizeof *cf_commands;
 

@@ -9,14 +9,14 @@ enum {
     CMD_RECOMMEND = 1u << 0,
     CMD_VERSION = 1u << 1,
     CMD_HELP = 1u << 2,
+    CMD_COMPLETION = 1u << 14, /* high bits: new commands elsewhere take the next free ones */
+    CMD_CONFIG = 1u << 15,
     CMD_PROFILE = 1u << 3,
     CMD_PRICES = 1u << 4,
     CMD_HISTORY = 1u << 5,
     CMD_RECORD = 1u << 6,
     CMD_SEARCH = 1u << 7,
     CMD_VALIDATE = 1u << 8,
-    CMD_COMPLETION = 1u << 9,
-    CMD_CONFIG = 1u << 10,
     CMD_ALL = 0xffffu
 };
 

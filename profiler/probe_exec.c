@@ -247,7 +247,7 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
         st = field_number(ps, ev, "loss", 0, -INFINITY, 0, &s.loss);
     if (st != CF_OK)
         return st;
-    if ((long)step <= ps->last_step) {
+    if (ps->out->n_steps > 0 && (long)step <= ps->last_step) { /* the first step may be 0 */
         char what[96];
         snprintf(what, sizeof what, "\"step\": expected a step after %ld (steps increase), got %ld", ps->last_step,
                  (long)step);
@@ -514,7 +514,7 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
     close_fd(&err_pipe[1]);
     env_free(&env);
 
-    parse_state ps = {p, run, out, 0, 0, 0, -1}; /* last_step -1: the first step may be 0 */
+    parse_state ps = {p, run, out, 0, 0, 0, 0};
     bytes pending = {0};
     char tail[STDERR_TAIL] = "";
     double deadline = now_s() + p->timeout_s;

@@ -132,9 +132,9 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         if (rc == 0)
             rc = emit(o, &report, &json_text);
         if (rc == 0)
-            rc = cf_recommend_ci_emit(o, &report);
+            rc = cf_recommend_visual_files(o, &report); /* --report, --plot */
         if (rc == 0)
-            rc = cf_recommend_visual_files(o, &report);
+            rc = cf_recommend_ci_emit(o, &report);
         if (rc == 0 && !o->no_history)
             rc = cf_recommend_ci_record(ci, &report, json_text);
         if (rc == 0)

@@ -7,7 +7,7 @@
 #include "cloudfit/common/svg.h"
 #include "render/plots.h"
 
-#define LEGEND_WIDTH 180.0
+#define LEGEND_WIDTH 200.0
 #define INK "#222222"
 
 static void money(double usd, char *out, size_t n)
