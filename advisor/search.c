@@ -309,10 +309,30 @@ static cf_status add_obs(state *s, size_t c, double step_s)
     return CF_OK;
 }
 
+/* For the progress display: the light profiles planned, then at most max_probes probes. */
+static double runs_at_most(const state *s)
+{
+    size_t planned = 0;
+    for (size_t t = 0; t < s->n_types && s->o->method != CF_SEARCH_PLAIN_BO; t++) {
+        size_t pick[CF_SEARCH_PROFILE_MAX_RUNS], n_pick = 0;
+        if (cf_search_light_profile(s->o->candidates, s->n, s->type_name[t], s->excluded, pick, &n_pick) == CF_OK)
+            planned += n_pick;
+    }
+    return (double)(planned + (size_t)s->o->max_probes);
+}
+
 /* One run with one retry; a twice-failed configuration is marked failed. */
 static cf_status run_one(state *s, size_t c, cf_search_run_kind kind, int steps)
 {
     cf_search_result *r = s->r;
+    if (s->o->progress) {
+        const cf_search_candidate *k = &s->o->candidates[c];
+        char what[160];
+        snprintf(what, sizeof what, "%s %d × %d %s, batch %d", kind == CF_RUN_PROFILE ? "profile" : "probe", k->nodes,
+                 k->gpus_per_node, k->gpu, k->local_batch);
+        s->o->progress(s->o->progress_ctx, (double)r->n_runs, fmax(runs_at_most(s), (double)r->n_runs + 1), "runs",
+                       what);
+    }
     cf_search_step *runs = realloc(r->runs, (r->n_runs + 1) * sizeof *runs);
     if (!runs)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");

@@ -16,6 +16,9 @@ typedef struct {
 
 int cmd_recommend(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_version(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_completion(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+/* Parses the options of the command it shows itself: opts is NULL. */
+int cmd_config(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_profile(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_validate(int argc, char **argv, const cf_cli_options *opts, int n_positional);

@@ -6,6 +6,7 @@
 #include "exit_codes.h"
 #include "log.h"
 #include "commands.h"
+#include "config.h"
 
 const cf_command cf_commands[] = {
     {"recommend", cmd_recommend, CMD_RECOMMEND, "recommend [options] MODEL.json",
@@ -14,6 +15,10 @@ const cf_command cf_commands[] = {
     {"profile", cmd_profile, CMD_PROFILE, "profile [--backend cpu|cuda|exec] [options] MODEL.json",
      "measure step times, memory ceiling and gradient noise scale of the model"},
     {"help", cmd_help, CMD_HELP, "help [COMMAND] | help --man", "show help for a command, or the manual page"},
+    {"completion", cmd_completion, CMD_COMPLETION, "completion bash|zsh",
+     "print shell completion for bash or zsh, generated from the option table"},
+    {"config", cmd_config, CMD_CONFIG, "config show [COMMAND [OPTIONS]]",
+     "show each option's effective value and where it came from (docs/config.md)"},
     {"validate", cmd_validate, CMD_VALIDATE,
      "validate [options] MEASUREMENTS.csv | validate --gns TRACES.csv --models MODELS.csv | validate --crossgpu FILE",
      "score the throughput, noise and carry-over models against measurements"},
@@ -110,10 +115,14 @@ int main(int argc, char **argv)
         cf_log_hint("see 'cloudfit --help' for the list of commands");
         return CF_EXIT_USAGE;
     }
+    if (cmd->bit == CMD_CONFIG) /* parses the options of the command it shows */
+        return cmd->run(argc - 1, argv + 1, NULL, 0);
     cf_cli_options opts;
     cf_cli_options_init(&opts);
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
+    if (rc == 0) /* defaults from the environment and the configuration file (cli/config.h) */
+        rc = cf_cli_config_apply(cmd->bit, cmd->name, &opts);
     if (!rc && opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") &&
         strcmp(opts.color, "never")) {
         cf_log_error("option '--color' expects auto, always or never, got '%s'", opts.color);

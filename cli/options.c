@@ -87,6 +87,12 @@ const cf_cli_option cf_cli_option_table[] = {
     {"emit-dir", 0, OPT_STRING, "DIR", CMD_RECOMMEND, OFF(emit_dir), "directory for --emit files (default .)"},
     {"entrypoint", 0, OPT_STRING, "CMD", CMD_RECOMMEND, OFF(entrypoint),
      "training command in launch specs (default train.py)"},
+    {"report", 0, OPT_STRING, "FILE.html", CMD_RECOMMEND, OFF(report_path),
+     "also write a self-contained HTML report: the time-cost front, scaling, statistical efficiency, alternatives"},
+    {"plot", 0, OPT_STRING, "FILE.svg", CMD_RECOMMEND, OFF(plot_path),
+     "also write the time-cost Pareto front as an SVG image"},
+    {"no-chart", 0, OPT_FLAG, NULL, CMD_RECOMMEND, OFF(no_chart),
+     "no text chart of the front after the table (it is shown only on a terminal)"},
     /* history and record */
     {"limit", 0, OPT_INT, "N", CMD_HISTORY, OFF(limit), "at most N rows (default 20; newest first)"},
     {"model", 0, OPT_STRING, "NAME", CMD_HISTORY, OFF(model), "only this spec name"},
@@ -310,4 +316,9 @@ void cf_cli_print_options(FILE *out, unsigned command)
             snprintf(left + len, sizeof left - (size_t)len, " %s", o->arg_name);
         fprintf(out, "  %-28s %s\n", left, o->help);
     }
+}
+
+int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts)
+{
+    return store(o, command_name, arg, opts);
 }

@@ -9,6 +9,8 @@ enum {
     CMD_RECOMMEND = 1u << 0,
     CMD_VERSION = 1u << 1,
     CMD_HELP = 1u << 2,
+    CMD_COMPLETION = 1u << 14, /* high bits: new commands elsewhere take the next free ones */
+    CMD_CONFIG = 1u << 15,
     CMD_PROFILE = 1u << 3,
     CMD_PRICES = 1u << 4,
     CMD_HISTORY = 1u << 5,
@@ -51,6 +53,9 @@ typedef struct {
     cf_cli_list emit;            /* skypilot | torchrun | k8s */
     const char *emit_dir;        /* where launch specs go (default ".") */
     const char *entrypoint;      /* training command in launch specs */
+    const char *report_path;     /* recommend --report: HTML report */
+    const char *plot_path;       /* recommend --plot: SVG of the time-cost front */
+    int no_chart;                /* recommend: no text chart on a terminal */
     /* history / record */
     int limit;                   /* -1 = default */
     const char *model;           /* spec name filter */
@@ -123,6 +128,10 @@ void cf_cli_options_free(cf_cli_options *opts);
  * Returns 0, or prints a usage error and returns the exit code. */
 int cf_cli_parse(unsigned command, const char *command_name, int argc, char **argv, cf_cli_options *opts,
                  int *out_first_positional);
+/* Stores one value of option `o` as the command line would (a flag's arg
+ * is ignored; a repeatable option appends): the configuration file's
+ * defaults go through it (cli/config.c). 0 or the exit code. */
+int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
 /* Prints the option lines of `command` (for --help). */
 void cf_cli_print_options(FILE *out, unsigned command);
 

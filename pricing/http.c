@@ -110,7 +110,21 @@ void cf_http_redact(const char *url, char *out, size_t cap)
 typedef struct {
     const cf_http_sink *sink;
     int aborted;
+    const cf_http_config *cfg;   /* for the transfer progress */
+    const char *what;
 } write_ctx;
+
+/* libcurl's transfer progress → the caller's byte count (total 0 when the
+ * server sends no length). */
+static int on_transfer(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)ultotal;
+    (void)ulnow;
+    write_ctx *w = data;
+    if (dlnow > 0)
+        w->cfg->transfer(w->cfg->transfer_data, (double)dlnow, (double)dltotal, "bytes", w->what);
+    return 0;
+}
 
 static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
@@ -179,6 +193,11 @@ static CURL *make_handle(const cf_curl_api *cu, const cf_http_config *cfg, const
     cu->easy_setopt(h, CURLOPT_WRITEDATA, w);
     cu->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     cu->easy_setopt(h, CURLOPT_FAILONERROR, 0L);
+    if (cfg->transfer) {
+        cu->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_transfer);
+        cu->easy_setopt(h, CURLOPT_XFERINFODATA, w);
+        cu->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    }
     return h;
 }
 
@@ -209,7 +228,7 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
     int attempts = cfg->retries + 1;
     for (int attempt = 1; attempt <= attempts; attempt++) {
         char errbuf[CURL_ERROR_SIZE] = "";
-        write_ctx w = {sink, 0};
+        write_ctx w = {sink, 0, cfg, what};
         if (sink->reset)
             sink->reset(sink->data);
         CURL *h = make_handle(cu, cfg, url, &w, errbuf);

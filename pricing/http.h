@@ -36,6 +36,8 @@ typedef struct {
     double retry_after_max_s;
     cf_progress_fn progress;     /* may be NULL */
     void *progress_data;
+    cf_progress_count_fn transfer; /* bytes of each response as they arrive; may be NULL */
+    void *transfer_data;
 } cf_http_config;
 
 /* Where a response body goes. write returns 0 to continue, non-zero to abort

@@ -394,6 +394,8 @@ cf_status cf_prices_update(const cf_catalog *base, const cf_price_update_options
     cf_http_config_from_env(&http);
     http.progress = o->progress;
     http.progress_data = o->progress_data;
+    http.transfer = o->transfer;
+    http.transfer_data = o->transfer_data;
     merge_state m = {.factor = o->max_change_factor > 1 ? o->max_change_factor : 3.0};
     cf_buf notes = CF_BUF_INIT;
     if ((st = init_rows(&m, base)) != CF_OK)

@@ -68,6 +68,12 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
 
 cf_status cf_measurements_parse(const char *text, size_t len, const char *name, cf_measurement_set *out)
 {
+    return cf_measurements_parse_progress(text, len, name, out, NULL, NULL);
+}
+
+cf_status cf_measurements_parse_progress(const char *text, size_t len, const char *name, cf_measurement_set *out,
+                                         cf_progress_count_fn progress, void *progress_ctx)
+{
     static const char *const required[] = {"model", "gpu", "hw_gpus_per_node", "num_nodes",
                                            "num_gpus", "local_bsz", "step_time_s"};
     memset(out, 0, sizeof *out);
@@ -93,6 +99,9 @@ cf_status cf_measurements_parse(const char *text, size_t len, const char *name, 
         goto done;
     }
     for (size_t i = 0; i < doc.n_records; i++) {
+        if (i % 8192 == 0 || i + 1 == doc.n_records)
+            cf_progress_report(progress, progress_ctx, (double)(i + 1 == doc.n_records ? i + 1 : i),
+                               (double)doc.n_records, "rows", name);
         if ((st = parse_row(&doc, &doc.records[i], cols, &out->rows[i])) != CF_OK) {
             cf_measurements_free(out);
             goto done;

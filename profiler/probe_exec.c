@@ -226,9 +226,19 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
     s.mean_sqnorm = -1;
     s.loss = NAN;
     double step = 0, samples = 0;
-    cf_status st = field_number(ps, ev, "step", 1, 1, 0, &step);
-    if (st == CF_OK)
-        st = field_number(ps, ev, "time_s", 1, 0, 1, &s.time_s);
+    /* Steps count from 0 or 1, as training loops do: any increasing non-negative integer. */
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(ev, "step");
+    if (!cJSON_IsNumber(n) || !(n->valuedouble >= 0 && n->valuedouble <= 1e15) || n->valuedouble != floor(n->valuedouble)) {
+        char got[48] = "nothing";
+        if (n && cJSON_IsNumber(n))
+            snprintf(got, sizeof got, "%.10g", n->valuedouble);
+        else if (n)
+            snprintf(got, sizeof got, "%s", cJSON_IsString(n) ? "a string" : "not a number");
+        return line_error(ps, "\"step\": expected a non-negative integer that increases with every step (from 0 or 1), "
+                              "got %s", got);
+    }
+    step = n->valuedouble;
+    cf_status st = field_number(ps, ev, "time_s", 1, 0, 1, &s.time_s);
     if (st == CF_OK)
         st = field_number(ps, ev, "samples", 1, 0, 1, &samples);
     if (st == CF_OK)
@@ -237,9 +247,10 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
         st = field_number(ps, ev, "loss", 0, -INFINITY, 0, &s.loss);
     if (st != CF_OK)
         return st;
-    if ((long)step <= ps->last_step) {
+    if (ps->out->n_steps > 0 && (long)step <= ps->last_step) { /* the first step may be 0 */
         char what[96];
-        snprintf(what, sizeof what, "step %ld does not follow step %ld", (long)step, ps->last_step);
+        snprintf(what, sizeof what, "\"step\": expected a step after %ld (steps increase), got %ld", ps->last_step,
+                 (long)step);
         return line_error(ps, "%s", what);
     }
     ps->last_step = (long)step;

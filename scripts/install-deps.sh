@@ -8,6 +8,7 @@ packages=(
   libcmocka-dev libopenblas-dev libcsv-dev libyaml-dev
   python3 python3-jsonschema python3-yaml python3-numpy sqlite3
   python3-torch
+  chromium zsh
 )
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

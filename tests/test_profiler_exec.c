@@ -153,6 +153,36 @@ static void test_malformed_line(void **state)
                  "stdout line 2", "unknown event 'warp'");
 }
 
+/* Issue 16: a training loop that counts steps from 0 (most do) is a good
+ * run; any increasing non-negative integer is, gaps allowed; anything else
+ * is refused with a message that says what was expected. */
+#define STEP(n) "echo '{\"event\": \"step\", \"step\": " n ", \"time_s\": 0.01, \"samples\": 8}'\n"
+static void test_step_numbers(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    printf("step numbers:\n");
+    assert_int_equal(run_script("from0", DEVICE STEP("0") STEP("1") STEP("2") STEP("3") DONE, 5, &res), CF_OK);
+    assert_int_equal(res.n_steps, 4);
+    cf_probe_result_free(&res);
+    assert_int_equal(run_script("gaps", DEVICE STEP("10") STEP("20") STEP("30") STEP("40") DONE, 5, &res), CF_OK);
+    cf_probe_result_free(&res);
+    assert_int_equal(run_script("float0", DEVICE STEP("0.0") STEP("1.0") STEP("2") STEP("3e0") DONE, 5, &res), CF_OK);
+    cf_probe_result_free(&res);
+    const char *want = "\"step\": expected a non-negative integer that increases with every step (from 0 or 1)";
+    expect_error(run_script("neg", DEVICE STEP("-1") DONE, 5, &res), CF_ERR_INVALID, &res, "stdout line 2", want);
+    expect_error(run_script("frac", DEVICE STEP("0") STEP("1.5") DONE, 5, &res), CF_ERR_INVALID, &res,
+                 "stdout line 3", "got 1.5");
+    expect_error(run_script("text", DEVICE STEP("\"1\"") DONE, 5, &res), CF_ERR_INVALID, &res, "got a string", want);
+    expect_error(run_script("none", DEVICE "echo '{\"event\": \"step\", \"time_s\": 1, \"samples\": 8}'\n" DONE, 5,
+                            &res),
+                 CF_ERR_INVALID, &res, "got nothing", want);
+    expect_error(run_script("again", DEVICE STEP("0") STEP("0") DONE, 5, &res), CF_ERR_INVALID, &res,
+                 "stdout line 3", "\"step\": expected a step after 0 (steps increase), got 0");
+    expect_error(run_script("back", DEVICE STEP("5") STEP("4") DONE, 5, &res), CF_ERR_INVALID, &res,
+                 "stdout line 3", "expected a step after 5 (steps increase), got 4");
+}
+
 static void test_crash(void **state)
 {
     (void)state;
@@ -253,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_good_run_and_environment),
         cmocka_unit_test(test_oom),
         cmocka_unit_test(test_malformed_line),
+        cmocka_unit_test(test_step_numbers),
         cmocka_unit_test(test_crash),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_nonzero_exit),

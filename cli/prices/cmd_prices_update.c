@@ -19,12 +19,7 @@
 #include "prices/cmd_prices_update.h"
 #include "prices/prices_report.h"
 #include "render/output.h"
-
-static void progress_line(void *data, const char *line)
-{
-    (void)data;
-    cf_log_info("%s", line);
-}
+#include "render/progress.h"
 
 static void print_update_warnings(const char *text)
 {
@@ -104,9 +99,16 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
                                   .regions = o->regions.items, .n_regions = (size_t)o->regions.n,
                                   .clouds_explicit = o->clouds.n > 0,
                                   .max_change_factor = o->max_price_change > 0 ? o->max_price_change : 3.0,
-                                  .fetched_at = fetched_at, .progress = progress_line};
+                                  .fetched_at = fetched_at};
+    cf_cli_progress progress; /* lines of each step, a bar for each download (render/progress.c) */
+    cf_cli_progress_begin(&progress, o, "prices update");
+    uo.progress = cf_cli_progress_line_cb;
+    uo.progress_data = &progress;
+    uo.transfer = cf_cli_progress_count_cb;
+    uo.transfer_data = &progress;
     cf_price_update_result res;
     cf_status st = cf_prices_update(&base.catalog, &uo, &res);
+    cf_cli_progress_end(&progress);
     print_update_warnings(res.warnings);
     int any_failed = print_cloud_outcomes(&res);
     cf_prices_update_report r = {.result = &res, .fetched_at = fetched_at, .db_path = path};

@@ -20,45 +20,7 @@
 #include "io/db_open.h"
 #include "cloudfit/advisor/inputs.h"
 #include "profile/profile_runner.h"
-
-/* ---- progress on stderr: a bar on a terminal, plain lines otherwise ---------- */
-
-typedef struct {
-    int tty;
-    int quiet;
-    int drawn;
-} progress_view;
-
-static void on_progress(void *ctx, int done, int total, const char *what)
-{
-    progress_view *v = ctx;
-    if (v->quiet)
-        return;
-    if (!v->tty) {
-        if (done < total)
-            cf_log_info("profile: [%d/%d] %s", done + 1, total, what);
-        return;
-    }
-    enum { WIDTH = 24 };
-    int filled = total > 0 ? done * WIDTH / total : 0;
-    char bar[WIDTH + 1];
-    for (int i = 0; i < WIDTH; i++)
-        bar[i] = i < filled ? '#' : '.';
-    bar[WIDTH] = '\0';
-    fprintf(stderr, "\r\033[K[%s] %d/%d %s", bar, done, total, what);
-    if (done >= total)
-        fputc('\n', stderr);
-    fflush(stderr);
-    v->drawn = done < total;
-}
-
-static void progress_end(progress_view *v)
-{
-    if (v->tty && v->drawn) {
-        fputc('\n', stderr);
-        v->drawn = 0;
-    }
-}
+#include "render/progress.h"
 
 /* ---- output ------------------------------------------------------------------- */
 
@@ -307,17 +269,18 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
             po.noise_steps = o->noise_steps;
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         po.probe.threads = cpus > 0 ? (int)cpus : 1; /* main() keeps BLAS at 1 thread for the advisor */
-        progress_view view = {isatty(STDERR_FILENO), o->quiet || cf_log_verbosity() < 0, 0};
-        po.progress = on_progress;
+        cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (render/progress.c) */
+        cf_cli_progress_begin(&view, o, "profile");
+        po.progress = cf_cli_progress_runs_cb;
         po.progress_ctx = &view;
         po.probe.settings = &spec->probe;
         cf_status st = cf_spec_profile_key(spec, po.spec_key);
         if (st == CF_OK)
             st = cf_profile_run(&be, &spec->job, &po, profile);
-        progress_end(&view);
+        cf_cli_progress_end(&view);
         if (st != CF_OK) {
             rc = cf_report_error();
-            if (!view.quiet)
+            if (!o->quiet && cf_log_verbosity() >= 0)
                 cf_log_info("nothing was stored: a profile is kept only when every run succeeded");
         } else {
             rc = finish(o, profile);

@@ -16,19 +16,13 @@
 #include "io/spec_load.h"
 #include "log.h"
 #include "profile/profile_runner.h"
+#include "render/progress.h"
 
 static int usage(const char *message, const char *hint)
 {
     cf_log_error("%s", message);
     cf_log_hint("%s", hint);
     return CF_EXIT_USAGE;
-}
-
-static void on_progress(void *ctx, int done, int total, const char *what)
-{
-    const cf_cli_options *o = ctx;
-    if (!o->quiet && strcmp(what, "done") != 0)
-        cf_log_info("profile: [%d/%d] %s", done + 1, total, what);
 }
 
 /* The VM a trace row of this shape really ran on (the trace says how many
@@ -154,6 +148,8 @@ int cf_profile_with_runner(const cf_cli_options *o, const cf_spec *spec, cf_prof
             probe[i] = cands[plan.probe[i]];
         cf_search_options defaults;
         cf_search_options_init(&defaults);
+        cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (render/progress.c) */
+        cf_cli_progress_begin(&view, o, "profile");
         cf_runner_profile_plan rp = {
             .light = light, .n_light = plan.n_light, .probe = probe, .n_probe = plan.n_probe,
             .probe_skipped_why = plan.probe_skipped_why[0] ? plan.probe_skipped_why : NULL,
@@ -161,8 +157,9 @@ int cf_profile_with_runner(const cf_cli_options *o, const cf_spec *spec, cf_prof
             .probe_steps = o->probe_steps > 0 ? o->probe_steps : defaults.probe_steps,
             .warmup_steps = have_exec ? exec.warmup_steps : 0, .spec_name = spec->job.name, .spec_key = key,
             .backend = is_trace ? "trace" : "runner", .gpu = gpu, .runner_text = o->runner,
-            .progress = on_progress, .progress_ctx = (void *)o};
+            .progress = cf_cli_progress_runs_cb, .progress_ctx = &view};
         st = cf_profile_through_runner(&rp, &runner, out);
+        cf_cli_progress_end(&view);
         if (st != CF_OK && plan.n_light && !o->quiet)
             cf_log_info("nothing was stored: the light profile is kept only when every run succeeded");
     }

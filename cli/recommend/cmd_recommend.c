@@ -13,6 +13,7 @@
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "recommend/recommend_ci.h"
+#include "recommend/recommend_visual.h"
 #include "render/report.h"
 
 /* The formats recommend renders. */
@@ -48,7 +49,14 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
     } else if (o->format && strcmp(o->format, "markdown") == 0) {
         cf_report_markdown(r, &text);
     } else {
-        cf_report_table(r, &text, !o->out_file && cf_log_color_enabled(stdout));
+        int color = !o->out_file && cf_log_color_enabled(stdout);
+        cf_report_table(r, &text, color);
+        int rc = cf_recommend_chart(o, r, &text, color); /* on a terminal only */
+        if (rc) {
+            free(pretty);
+            cf_buf_free(&text);
+            return rc;
+        }
         cf_gates_text(r->gates, r->n_gates, &text);
     }
     free(pretty);
@@ -126,6 +134,8 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         rc = cf_recommend_ci_gates(o, ci, &report);
         if (rc == 0)
             rc = emit(o, &report, &json_text);
+        if (rc == 0)
+            rc = cf_recommend_visual_files(o, &report); /* --report, --plot */
         if (rc == 0)
             rc = cf_recommend_ci_emit(o, &report);
         if (rc == 0 && !o->no_history)

@@ -19,6 +19,7 @@
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "io/db_open.h"
+#include "render/progress.h"
 #include "search/search_report.h"
 #include "cloudfit/profiler/runners.h"
 
@@ -235,7 +236,13 @@ static int run_search(search_ctx *x, cf_search_runner runner)
     if (o->probe_startup_s > 0)
         so.probe_startup_s = o->probe_startup_s;
     cf_search_result result;
+    cf_cli_progress progress; /* a bar on a terminal, plain lines otherwise (render/progress.c) */
+    cf_cli_progress_begin(&progress, o, "search");
+    progress.at_most = 1;
+    so.progress = cf_cli_progress_count_cb;
+    so.progress_ctx = &progress;
     st = cf_search_run(&so, &runner, &result);
+    cf_cli_progress_end(&progress);
     if (st != CF_OK && st != CF_ERR_INFEASIBLE) {
         rc = cf_report_error();
     } else {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/profiler/crossgpu.h"
 #include "cloudfit/profiler/gns_traces.h"
@@ -14,6 +15,7 @@
 #include "exit_codes.h"
 #include "log.h"
 #include "render/output.h"
+#include "render/progress.h"
 #include "validate/validate_report.h"
 
 static int usage(const char *fmt, const char *arg) CF_PRINTF(1, 0);
@@ -92,6 +94,9 @@ static int nothing_predicted(const char *path, const cf_validate_options *vo, co
     return cf_report_error();
 }
 
+/* Files from this size on show their progress (docs/cli.md). */
+#define CF_VALIDATE_PROGRESS_BYTES (8u << 20)
+
 static int render(const cf_cli_options *o, cJSON *doc, cf_buf *table)
 {
     int rc = cf_cli_emit(o, doc, table);
@@ -151,9 +156,31 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     cf_catalog catalog = {0};
     cf_validate_group *groups = NULL;
     size_t n_groups = 0;
-    if (cf_measurements_load(path, &set) != CF_OK || cf_catalog_load_embedded(&catalog) != CF_OK ||
+    /* A large file gets a progress display: its rows as they are read, then the fitting. */
+    cf_cli_progress progress;
+    cf_cli_progress_begin(&progress, o, "validate");
+    char *text = NULL;
+    size_t len = 0;
+    cf_status st = cf_read_file(path, &text, &len);
+    int large = st == CF_OK && len >= CF_VALIDATE_PROGRESS_BYTES;
+    if (large) {
+        char line[1200];
+        snprintf(line, sizeof line, "validate: reading %s (%.1f MB)", path, (double)len / 1e6);
+        cf_cli_progress_note(&progress, line);
+    }
+    if (st == CF_OK)
+        st = cf_measurements_parse_progress(text, len, path, &set, large ? cf_cli_progress_count_cb : NULL, &progress);
+    free(text);
+    if (st != CF_OK || cf_catalog_load_embedded(&catalog) != CF_OK ||
         cf_validate_find_groups(set.rows, set.n_rows, &groups, &n_groups) != CF_OK)
         rc = cf_report_error();
+    if (large && rc == 0) {
+        char line[160];
+        snprintf(line, sizeof line, "validate: fitting and scoring %zu group%s of %zu rows", n_groups,
+                 n_groups == 1 ? "" : "s", set.n_rows);
+        cf_cli_progress_note(&progress, line);
+    }
+    cf_cli_progress_end(&progress);
     cf_validate_context ctx = {.gpus = catalog.gpus, .n_gpus = catalog.n_gpus, .vms = catalog.vms,
                                .n_vms = catalog.n_vms, .params = params, .n_params = n_params,
                                .inter_node_gbps = o->inter_node_gbps};

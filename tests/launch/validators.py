@@ -7,9 +7,10 @@ under tests/vendor/ (README there: repository, commit, path):
   from sky/utils/schemas.py; validated the way sky/utils/common_utils.py
   validate_schema() does (jsonschema Draft 7 extended with SkyPilot's
   case_insensitive_enum keyword, sky/utils/validator.py).
-* Kubeflow Training Operator v1.9.0: the PyTorchJob CRD
-  (manifests/base/crds/kubeflow.org_pytorchjobs.yaml) when it is present
-  (vendor_path()), with unknown fields refused as `kubectl apply
+* Kubeflow Training Operator v1.9.0: the PyTorchJob CRD's v1 schema
+  (manifests/base/crds/kubeflow.org_pytorchjobs.yaml, transcribed in
+  tests/vendor/kubeflow/pytorchjob.v1.schema.json), with unknown fields
+  refused as `kubectl apply
   --validate=strict` does; and the validating webhook's rules
   (pkg/webhooks/pytorch/pytorchjob_webhook.go, pkg/common/util/webhooks.go),
   reimplemented below, always.
@@ -232,16 +233,27 @@ def _strict(schema):
 _crd_cache = {}
 
 
-def crd_validator():
-    """A validator for PyTorchJob objects from the vendored CRD; None when absent."""
+def crd_schema():
+    """The PyTorchJob v1 openAPIV3Schema: the transcription in
+    tests/vendor/kubeflow/pytorchjob.v1.schema.json, else the CRD file itself
+    when someone put it in tests/vendor/ or $CLOUDFIT_VENDOR_DIR; None when
+    neither is there."""
+    path = vendor_path("kubeflow", "pytorchjob.v1.schema.json")
+    if path:
+        return json.load(open(path))
     path = vendor_path("kubeflow", "kubeflow.org_pytorchjobs.yaml")
     if not path:
         return None
-    if path not in _crd_cache:
-        crd = yaml.safe_load(open(path))
-        version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1")
-        _crd_cache[path] = jsonschema.Draft7Validator(_strict(version["schema"]["openAPIV3Schema"]))
-    return _crd_cache[path]
+    crd = yaml.safe_load(open(path))
+    return next(v for v in crd["spec"]["versions"] if v["name"] == "v1")["schema"]["openAPIV3Schema"]
+
+
+def crd_validator():
+    """A validator for PyTorchJob objects from the vendored CRD schema; None when absent."""
+    if "v" not in _crd_cache:
+        schema = crd_schema()
+        _crd_cache["v"] = jsonschema.Draft7Validator(_strict(schema)) if schema is not None else None
+    return _crd_cache["v"]
 
 
 def check_pytorchjob_crd(job):

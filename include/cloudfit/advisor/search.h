@@ -13,6 +13,7 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/advisor/stateff.h"
+#include "cloudfit/common/progress.h"
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
 
@@ -28,6 +29,11 @@ typedef struct {
     const cf_noise_model *noise;
     const cf_search_candidate *candidates;
     size_t n_candidates;
+    /* Before each run: runs done, at most how many in all (the light
+     * profiles planned + max_probes; the search may stop earlier), "runs",
+     * and which run. NULL = none (cloudfit/common/progress.h). */
+    cf_progress_count_fn progress;
+    void *progress_ctx;
     /* Start values per GPU type (network, overlap, contention; compute when
      * a profile cannot be fitted). GPU types without an entry start from
      * defaults; candidates of a type whose profile failed are dropped. */

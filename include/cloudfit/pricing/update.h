@@ -15,6 +15,7 @@
 #define CLOUDFIT_PRICING_UPDATE_H
 #include <stddef.h>
 
+#include "cloudfit/common/progress.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/status.h"
 
@@ -51,6 +52,8 @@ typedef struct {
     const char *fetched_at;     /* ISO 8601 UTC; written into each refreshed row's source */
     cf_progress_fn progress;    /* may be NULL */
     void *progress_data;
+    cf_progress_count_fn transfer; /* bytes of each download as they arrive (may be NULL) */
+    void *transfer_data;
 } cf_price_update_options;
 
 typedef enum { CF_CLOUD_UPDATED, CF_CLOUD_FAILED, CF_CLOUD_SKIPPED } cf_cloud_outcome;

@@ -4,6 +4,7 @@
 #ifndef CLOUDFIT_PROFILER_MEASUREMENTS_H
 #define CLOUDFIT_PROFILER_MEASUREMENTS_H
 #include <stddef.h>
+#include "cloudfit/common/progress.h"
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
 
@@ -12,6 +13,9 @@
  * "file:line: column 'c'". */
 cf_status cf_measurements_load(const char *path, cf_measurement_set *out);
 cf_status cf_measurements_parse(const char *text, size_t len, const char *name, cf_measurement_set *out);
+/* The same, reporting the rows read to `progress` (may be NULL) for large files. */
+cf_status cf_measurements_parse_progress(const char *text, size_t len, const char *name, cf_measurement_set *out,
+                                         cf_progress_count_fn progress, void *progress_ctx);
 void cf_measurements_free(cf_measurement_set *set);
 
 #endif

@@ -1,0 +1,150 @@
+/* cloudfit config show [COMMAND [OPTIONS]]: every option's effective value
+ * and where it came from (command line, environment, configuration file,
+ * default; cli/config.h has the precedence, docs/config.md the file). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/buf.h"
+#include "cloudfit/db.h"
+#include "commands.h"
+#include "config.h"
+#include "exit_codes.h"
+#include "log.h"
+
+#define USAGE "usage: cloudfit config show [COMMAND [OPTIONS]]"
+
+/* The built-in default as the option's help states it: "(default X)" or
+ * "X (default)"; the history database's actual path. */
+static void default_text(const cf_cli_option *o, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (strcmp(o->long_name, "db") == 0 && cf_db_default_path(out, n) == CF_OK)
+        return;
+    const char *d = strstr(o->help, "(default ");
+    if (d) {
+        d += strlen("(default ");
+        size_t len = strcspn(d, ");");
+        snprintf(out, n, "%.*s", (int)len, d);
+        return;
+    }
+    d = strstr(o->help, " (default)");
+    if (d) {
+        const char *start = d;
+        while (start > o->help && start[-1] != ' ' && start[-1] != ':')
+            start--;
+        snprintf(out, n, "%.*s", (int)(d - start), start);
+        return;
+    }
+    if (o->kind == OPT_FLAG)
+        snprintf(out, n, "false");
+}
+
+static void row(cf_buf *out, const cf_cli_option *o, const char *value, const char *from)
+{
+    char name[48];
+    snprintf(name, sizeof name, "--%s", o->long_name);
+    cf_buf_puts(out, "  ");
+    cf_buf_pad(out, name, 24, 0);
+    cf_buf_puts(out, " ");
+    cf_buf_pad(out, value[0] ? value : "(not set)", 36, 0);
+    cf_buf_printf(out, " %s\n", from);
+}
+
+/* One option's line: its value and source, for `command` (CMD_ALL = the top level). */
+static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, const char *command_name,
+                        const cf_cli_options *given, const cf_cli_options *effective)
+{
+    char detail[160], value[512], from[256];
+    cf_config_source src = cf_cli_config_source(o, command, command_name, given, detail, sizeof detail);
+    cf_cli_option_text(o, effective, value, sizeof value);
+    switch (src) {
+    case CF_FROM_COMMAND_LINE: snprintf(from, sizeof from, "command line"); break;
+    case CF_FROM_ENV: snprintf(from, sizeof from, "environment (%s)", detail); break;
+    case CF_FROM_CONFIG: snprintf(from, sizeof from, "configuration file (%s)", detail); break;
+    case CF_FROM_DEFAULT:
+        default_text(o, value, sizeof value);
+        snprintf(from, sizeof from, "default");
+        break;
+    }
+    if (strcmp(o->long_name, "color") == 0) {
+        const char *no_color = getenv("NO_COLOR"), *ci = getenv("CI");
+        if (no_color && *no_color)
+            snprintf(from + strlen(from), sizeof from - strlen(from), "; NO_COLOR is set: never");
+        else if (ci && *ci)
+            snprintf(from + strlen(from), sizeof from - strlen(from), "; CI is set: never");
+    }
+    row(out, o, value, from);
+}
+
+int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused)
+{
+    (void)unused;
+    (void)n_unused;
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("%s\n\nshow every option's effective value and where it came from: the command line, the "
+               "environment,\nthe configuration file (%s), or the default.\n",
+               USAGE, "$XDG_CONFIG_HOME/cloudfit/config.json");
+        return CF_EXIT_OK;
+    }
+    if (argc < 2 || strcmp(argv[1], "show") != 0) {
+        if (argc < 2)
+            cf_log_error("config: missing the subcommand");
+        else
+            cf_log_error("config: unknown subcommand '%s'", argv[1]);
+        cf_log_hint(USAGE);
+        return CF_EXIT_USAGE;
+    }
+    const cf_command *target = NULL;
+    cf_cli_options given, effective;
+    cf_cli_options_init(&given);
+    if (argc >= 3 && argv[2][0] != '-') {
+        target = cf_command_find(argv[2]);
+        if (!target || target->bit == CMD_CONFIG) {
+            cf_log_error("config show: '%s' is not a cloudfit command", argv[2]);
+            cf_log_hint(USAGE);
+            return CF_EXIT_USAGE;
+        }
+        int n_pos = 0;
+        int rc = cf_cli_parse(target->bit, target->name, argc - 2, argv + 2, &given, &n_pos);
+        if (rc)
+            return rc;
+    } else if (argc >= 3) {
+        cf_log_error("config show: options need the command they are for, e.g. 'cloudfit config show recommend %s'",
+                     argv[2]);
+        return CF_EXIT_USAGE;
+    }
+    unsigned command = target ? target->bit : CMD_ALL;
+    const char *name = target ? target->name : NULL;
+    effective = given;
+    int rc = cf_cli_config_apply(command, name, &effective);
+    if (rc)
+        return rc;
+    cf_buf out = CF_BUF_INIT;
+    char path[1024];
+    cf_cli_config_path(path, sizeof path);
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    cf_buf_printf(&out, "configuration file: %s (%s)\n", path[0] ? path : "none (neither XDG_CONFIG_HOME nor HOME is set)",
+                  f ? "read" : "not found");
+    if (f)
+        fclose(f);
+    cf_buf_puts(&out, "precedence: command line > environment > configuration file (the command's section, then the "
+                      "top level) > default\n\n");
+    cf_buf_printf(&out, "%s:\n", target ? target->name : "every command (see 'cloudfit config show COMMAND' for one)");
+    cf_buf_puts(&out, "  OPTION                   VALUE                                FROM\n");
+    for (size_t i = 0; i < cf_cli_option_count; i++) {
+        const cf_cli_option *o = &cf_cli_option_table[i];
+        if (!(o->commands & command) || strcmp(o->long_name, "help") == 0 || strcmp(o->long_name, "man") == 0)
+            continue;
+        int repeated = 0; /* one line per name at the top level (e.g. --spot of recommend and of prices) */
+        for (size_t k = 0; k < i && !target; k++)
+            repeated |= strcmp(cf_cli_option_table[k].long_name, o->long_name) == 0;
+        if (!repeated)
+            show_option(&out, o, command, name, &given, &effective);
+    }
+    int failed = cf_buf_failed(&out);
+    if (!failed)
+        fwrite(out.data, 1, out.len, stdout);
+    cf_buf_free(&out);
+    return failed ? CF_EXIT_FAILURE : CF_EXIT_OK;
+}

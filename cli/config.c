@@ -1,0 +1,330 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cloudfit/common/json.h"
+#include "commands.h"
+#include "exit_codes.h"
+#include "log.h"
+
+/* Items of a repeatable option in the file (the command line takes as many as 16). */
+#define CONFIG_MAX_LIST 16
+
+/* Options that describe one run, never a default. */
+static const char *const not_configurable[] = {"help", "man", "step-time-s", "total-hours", "total-usd", "note"};
+
+/* The parsed file, kept for the life of the process: option values point into it. */
+static cJSON *config_doc;
+static int config_loaded;
+static char config_file[1024];
+
+static int configurable(const cf_cli_option *o)
+{
+    for (size_t i = 0; i < sizeof not_configurable / sizeof *not_configurable; i++)
+        if (strcmp(o->long_name, not_configurable[i]) == 0)
+            return 0;
+    return 1;
+}
+
+void cf_cli_config_path(char *out, size_t n)
+{
+    const char *explicit_path = getenv("CLOUDFIT_CONFIG");
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (explicit_path && *explicit_path)
+        snprintf(out, n, "%s", explicit_path);
+    else if (xdg && *xdg)
+        snprintf(out, n, "%s/cloudfit/config.json", xdg);
+    else if (home && *home)
+        snprintf(out, n, "%s/.config/cloudfit/config.json", home);
+    else
+        snprintf(out, n, "%s", "");
+}
+
+/* Options named `key` (several commands may share a name with different
+ * kinds, e.g. --spot): the one `command` takes, else any. */
+static const cf_cli_option *find_option(const char *key, unsigned command)
+{
+    const cf_cli_option *any = NULL;
+    for (size_t i = 0; i < cf_cli_option_count; i++) {
+        const cf_cli_option *o = &cf_cli_option_table[i];
+        if (strcmp(o->long_name, key) == 0) {
+            if (o->commands & command)
+                return o;
+            any = o;
+        }
+    }
+    return any;
+}
+
+static int config_error(const char *key_path, const char *fmt, const char *what)
+{
+    char message[512];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(message, sizeof message, fmt, what); /* callers pass a literal with one %s */
+#pragma GCC diagnostic pop
+    cf_log_error("%s: %s: %s", config_file, key_path, message);
+    cf_log_hint("the keys are option names without the dashes (\"top\": 5) and command names with their own "
+                "options ({\"recommend\": {\"top\": 5}}); docs/config.md");
+    return CF_EXIT_DATA;
+}
+
+/* Checks one option value's type (and range, as the command line does). */
+static int check_value(const cf_cli_option *o, const cJSON *v, const char *key_path)
+{
+    switch (o->kind) {
+    case OPT_FLAG:
+        return cJSON_IsBool(v) ? 0 : config_error(key_path, "expected true or false%s", "");
+    case OPT_STRING:
+        return cJSON_IsString(v) ? 0 : config_error(key_path, "expected a string%s", "");
+    case OPT_INT:
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 1 ||
+            v->valuedouble > 1000000)
+            return config_error(key_path, "expected a positive integer%s", "");
+        return 0;
+    case OPT_DOUBLE:
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble <= 0)
+            return config_error(key_path, "expected a positive number%s", "");
+        return 0;
+    case OPT_LIST: {
+        const cJSON *item;
+        if (cJSON_IsString(v))
+            return 0;
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > CONFIG_MAX_LIST)
+            return config_error(key_path, "expected a string or a list of at most 16 strings%s", "");
+        cJSON_ArrayForEach(item, v)
+        {
+            if (!cJSON_IsString(item))
+                return config_error(key_path, "expected a string or a list of at most 16 strings%s", "");
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* Whether a value has the type option `o` takes (the same key may name
+ * options of different kinds in different commands, e.g. spot). */
+static int value_fits(const cf_cli_option *o, const cJSON *v)
+{
+    switch (o->kind) {
+    case OPT_FLAG: return cJSON_IsBool(v);
+    case OPT_STRING: return cJSON_IsString(v);
+    case OPT_INT:
+    case OPT_DOUBLE: return cJSON_IsNumber(v);
+    case OPT_LIST: return cJSON_IsString(v) || cJSON_IsArray(v);
+    }
+    return 0;
+}
+
+/* Every key of an object of option values (the top level or a command's section). */
+static int check_options(const cJSON *obj, unsigned command, const char *section)
+{
+    const cJSON *kv;
+    cJSON_ArrayForEach(kv, obj)
+    {
+        char key_path[160];
+        snprintf(key_path, sizeof key_path, "%s%s%s", section ? section : "", section ? "." : "", kv->string);
+        if (!section && cf_command_find(kv->string)) {
+            const cf_command *cmd = cf_command_find(kv->string);
+            if (!cJSON_IsObject(kv))
+                return config_error(key_path, "expected an object of %s's options", cmd->name);
+            int rc = check_options(kv, cmd->bit, cmd->name);
+            if (rc)
+                return rc;
+            continue;
+        }
+        /* the option of that name the command takes, of the value's type when several are */
+        const cf_cli_option *o = NULL, *first = NULL;
+        for (size_t i = 0; i < cf_cli_option_count; i++) {
+            const cf_cli_option *c = &cf_cli_option_table[i];
+            if (strcmp(c->long_name, kv->string) != 0 || !(c->commands & command))
+                continue;
+            if (!first)
+                first = c;
+            if (!o && value_fits(c, kv))
+                o = c;
+        }
+        if (!first) {
+            if (find_option(kv->string, CMD_ALL))
+                return config_error(key_path, "%s does not take this option", section ? section : "cloudfit");
+            return config_error(key_path, "unknown key%s: not an option or a command of cloudfit", "");
+        }
+        if (!o)
+            o = first;
+        if (!configurable(o))
+            return config_error(key_path, "--%s describes one run; it has no default", o->long_name);
+        int rc = check_value(o, kv, key_path);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Reads and checks the file once. 0 (also when there is none) or the exit code. */
+static int load(void)
+{
+    if (config_loaded)
+        return 0;
+    config_loaded = 1;
+    cf_cli_config_path(config_file, sizeof config_file);
+    if (!config_file[0] || access(config_file, F_OK) != 0) {
+        if (getenv("CLOUDFIT_CONFIG") && *getenv("CLOUDFIT_CONFIG")) {
+            cf_log_error("cannot read the configuration file '%s' (CLOUDFIT_CONFIG): %s", config_file, strerror(errno));
+            return CF_EXIT_DATA;
+        }
+        return 0;
+    }
+    if (cf_json_load_file(config_file, &config_doc) != CF_OK)
+        return cf_report_error();
+    if (!cJSON_IsObject(config_doc))
+        return config_error("(top level)", "expected an object of option defaults%s", "");
+    int rc = check_options(config_doc, CMD_ALL, NULL);
+    if (rc) {
+        cJSON_Delete(config_doc);
+        config_doc = NULL;
+    }
+    return rc;
+}
+
+int cf_cli_option_is_set(const cf_cli_option *o, const cf_cli_options *opts)
+{
+    cf_cli_options init;
+    cf_cli_options_init(&init);
+    const char *a = (const char *)opts + o->offset, *b = (const char *)&init + o->offset;
+    switch (o->kind) {
+    case OPT_FLAG:
+    case OPT_INT: return *(const int *)a != *(const int *)b;
+    case OPT_DOUBLE: return *(const double *)a != *(const double *)b;
+    case OPT_STRING: return *(const char *const *)a != NULL;
+    case OPT_LIST: return ((const cf_cli_list *)a)->n > 0;
+    }
+    return 0;
+}
+
+/* The config file's value for `o` and `command` (its section first), or NULL. */
+static const cJSON *config_value(const cf_cli_option *o, const char *command_name, char *key_path, size_t n)
+{
+    if (!config_doc)
+        return NULL;
+    const cJSON *section = command_name ? cJSON_GetObjectItemCaseSensitive(config_doc, command_name) : NULL;
+    const cJSON *v = cJSON_IsObject(section) ? cJSON_GetObjectItemCaseSensitive(section, o->long_name) : NULL;
+    if (v && value_fits(o, v)) {
+        snprintf(key_path, n, "%s.%s", command_name, o->long_name);
+        return v;
+    }
+    v = cJSON_GetObjectItemCaseSensitive(config_doc, o->long_name);
+    if (v && value_fits(o, v)) {
+        snprintf(key_path, n, "%s", o->long_name);
+        return v;
+    }
+    return NULL;
+}
+
+/* The environment variable that sets `o`, when one does and is set. */
+static const char *env_for(const cf_cli_option *o)
+{
+    if (strcmp(o->long_name, "db") == 0) {
+        const char *v = getenv("CLOUDFIT_DB");
+        return v && *v ? "CLOUDFIT_DB" : NULL;
+    }
+    return NULL;
+}
+
+/* Stores a checked value through the command line's own store (the same
+ * conversions and checks; a repeatable option appends item by item). */
+static int store(const cf_cli_option *o, const char *command_name, const cJSON *v, cf_cli_options *opts)
+{
+    char text[64];
+    switch (o->kind) {
+    case OPT_FLAG:
+        return cJSON_IsTrue(v) ? cf_cli_option_store(o, command_name, NULL, opts) : 0;
+    case OPT_INT:
+    case OPT_DOUBLE:
+        snprintf(text, sizeof text, o->kind == OPT_INT ? "%.0f" : "%.17g", v->valuedouble);
+        return cf_cli_option_store(o, command_name, text, opts);
+    case OPT_STRING:
+        return cf_cli_option_store(o, command_name, v->valuestring, opts);
+    case OPT_LIST: {
+        if (cJSON_IsString(v))
+            return cf_cli_option_store(o, command_name, v->valuestring, opts);
+        const cJSON *item;
+        cJSON_ArrayForEach(item, v)
+        {
+            int rc = cf_cli_option_store(o, command_name, item->valuestring, opts);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_options *opts)
+{
+    int rc = load();
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < cf_cli_option_count; i++) {
+        const cf_cli_option *o = &cf_cli_option_table[i];
+        if (!(o->commands & command) || !configurable(o) || cf_cli_option_is_set(o, opts))
+            continue;
+        const char *env = env_for(o);
+        if (env) {
+            *(const char **)((char *)opts + o->offset) = getenv(env);
+            continue;
+        }
+        char key_path[96];
+        const cJSON *v = config_value(o, command_name, key_path, sizeof key_path);
+        if (v && (rc = store(o, command_name ? command_name : "config", v, opts)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+cf_config_source cf_cli_config_source(const cf_cli_option *o, unsigned command, const char *command_name,
+                                      const cf_cli_options *given, char *detail, size_t n)
+{
+    detail[0] = '\0';
+    if (given && cf_cli_option_is_set(o, given))
+        return CF_FROM_COMMAND_LINE;
+    if (!(o->commands & command) || !configurable(o))
+        return CF_FROM_DEFAULT;
+    const char *env = env_for(o);
+    if (env) {
+        snprintf(detail, n, "%s", env);
+        return CF_FROM_ENV;
+    }
+    if (config_value(o, command_name, detail, n))
+        return CF_FROM_CONFIG;
+    return CF_FROM_DEFAULT;
+}
+
+void cf_cli_option_text(const cf_cli_option *o, const cf_cli_options *opts, char *out, size_t n)
+{
+    const char *field = (const char *)opts + o->offset;
+    out[0] = '\0';
+    if (!cf_cli_option_is_set(o, opts))
+        return;
+    switch (o->kind) {
+    case OPT_FLAG: snprintf(out, n, "%s", *(const int *)field ? "true" : "false"); break;
+    case OPT_INT: snprintf(out, n, "%d", *(const int *)field); break;
+    case OPT_DOUBLE: snprintf(out, n, "%g", *(const double *)field); break;
+    case OPT_STRING: snprintf(out, n, "%s", *(const char *const *)field); break;
+    case OPT_LIST: {
+        const cf_cli_list *list = (const cf_cli_list *)field;
+        size_t used = 0;
+        for (int i = 0; i < list->n && used + 1 < n; i++) {
+            int w = snprintf(out + used, n - used, "%s%s", i ? "," : "", list->items[i]);
+            used = w < 0 ? n : used + (size_t)w;
+        }
+        break;
+    }
+    }
+}

@@ -1,0 +1,68 @@
+#include "recommend/recommend_visual.h"
+
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cloudfit/common/fileio.h"
+#include "commands.h"
+#include "render/output.h"
+#include "render/plots.h"
+
+/* Columns of the terminal on standard output (80 when it does not say). */
+static int terminal_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    return 80;
+}
+
+int cf_recommend_chart(const cf_cli_options *o, const cf_report *r, cf_buf *text, int color)
+{
+    if (o->no_chart || o->out_file || !cf_cli_format_is(o, "table") || !isatty(STDOUT_FILENO))
+        return 0;
+    cf_report_plots plots;
+    if (cf_report_plots_build(r, &plots) != CF_OK)
+        return cf_report_error();
+    int width = terminal_columns() - 12;
+    cf_report_front_chart(&plots, width > 72 ? 72 : width, 12, color, text);
+    cf_report_plots_free(&plots);
+    return 0;
+}
+
+static int write_rendered(const char *path, const cf_buf *text)
+{
+    if (cf_buf_failed(text)) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory rendering %s", path);
+        return cf_report_error();
+    }
+    if (cf_write_file_atomic(path, text->data, text->len) != CF_OK)
+        return cf_report_error();
+    return 0;
+}
+
+int cf_recommend_visual_files(const cf_cli_options *o, const cf_report *r)
+{
+    if (!o->report_path && !o->plot_path)
+        return 0;
+    cf_report_plots plots;
+    if (cf_report_plots_build(r, &plots) != CF_OK)
+        return cf_report_error();
+    int rc = 0;
+    if (o->plot_path) {
+        cf_buf svg = CF_BUF_INIT;
+        cf_buf_puts(&svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        cf_render_front_svg(&plots, &svg);
+        rc = write_rendered(o->plot_path, &svg);
+        cf_buf_free(&svg);
+    }
+    if (rc == 0 && o->report_path) {
+        cf_buf html = CF_BUF_INIT;
+        cf_report_html(&plots, &html);
+        rc = write_rendered(o->report_path, &html);
+        cf_buf_free(&html);
+    }
+    cf_report_plots_free(&plots);
+    return rc;
+}

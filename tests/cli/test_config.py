@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""The configuration file ($XDG_CONFIG_HOME/cloudfit/config.json) and
+`cloudfit config show`: defaults for options, per-command sections, the
+precedence command line > environment > file (command section > top level)
+> default, and errors that name the file and the key.
+Usage: test_config.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="cloudfit-config-")
+XDG = os.path.join(TMP, "cfg")
+CONFIG = os.path.join(XDG, "cloudfit", "config.json")
+ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLOUDFIT_") and k not in ("NO_COLOR", "CI")}
+ENV.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "data"), XDG_CONFIG_HOME=XDG)
+SPEC = os.path.join(SRC, "examples", "resnet50-imagenet.json")
+
+
+def config(doc):
+    os.makedirs(os.path.dirname(CONFIG), exist_ok=True)
+    with open(CONFIG, "w") as f:
+        f.write(doc if isinstance(doc, str) else json.dumps(doc))
+
+
+def run(*args, **env):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=dict(ENV, **env), timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def show(*args, **env):
+    """config show as {option: (value, from)}."""
+    rc, out, err = run("config", "show", *args, **env)
+    assert rc == 0, err
+    rows = {}
+    for line in out.splitlines():
+        m = re.match(r"^  --([a-z0-9-]+)\s+(.*?)\s{2,}(\S.*)$", line) or re.match(r"^  --([a-z0-9-]+) (\S+) (\S.*)$", line)
+        if m:
+            rows[m.group(1)] = (m.group(2).strip(), m.group(3))
+    return out, rows
+
+
+def test_defaults_from_the_file_and_the_command_line_wins():
+    config({"format": "json", "no-history": True, "recommend": {"top": 3}})
+    rc, out, err = run("recommend", SPEC)
+    assert rc == 0, err
+    doc = json.loads(out)  # format from the file
+    assert len(doc["alternatives"]) == 2, len(doc["alternatives"])  # top 3 from the recommend section
+    assert not os.path.exists(os.path.join(TMP, "data", "cloudfit", "history.db")), "no-history from the file"
+    rc, out, err = run("recommend", SPEC, "--format", "table", "--top", "5")
+    assert rc == 0 and out.startswith("resnet50-imagenet:"), out[:200]
+    assert len(re.findall(r"^ +[0-9]+ +[a-z]+/", out, flags=re.M)) == 5
+    # the top level applies to every command that takes the option
+    rc, out, err = run("prices", "A100-40GB")
+    assert rc == 0 and out.lstrip().startswith(("{", "[")), out[:200]
+
+
+def test_config_show_says_where_each_value_came_from():
+    config({"format": "json", "db": "/from/config.db", "recommend": {"top": 3, "objective": "time"}})
+    out, rows = show("recommend", "--objective", "cost")
+    assert "config.json (read)" in out and "command line > environment > configuration file" in out, out
+    assert rows["objective"] == ("cost", "command line"), rows["objective"]
+    assert rows["top"] == ("3", "configuration file (recommend.top)"), rows["top"]
+    assert rows["format"] == ("json", "configuration file (format)"), rows["format"]
+    assert rows["db"] == ("/from/config.db", "configuration file (db)"), rows["db"]
+    assert rows["max-nodes"][1] == "default" and rows["color"] == ("auto", "default"), rows
+    # the environment beats the file, the command line beats both
+    out, rows = show("recommend", CLOUDFIT_DB="/from/env.db")
+    assert rows["db"] == ("/from/env.db", "environment (CLOUDFIT_DB)"), rows["db"]
+    out, rows = show("recommend", "--db", "/from/cli.db", CLOUDFIT_DB="/from/env.db")
+    assert rows["db"] == ("/from/cli.db", "command line"), rows["db"]
+    out, rows = show("recommend", NO_COLOR="1")
+    assert "NO_COLOR is set: never" in rows["color"][1], rows["color"]
+    # no command: the top level only
+    out, rows = show()
+    assert rows["top"][1] == "default" and rows["format"] == ("json", "configuration file (format)"), rows
+    os.remove(CONFIG)
+    out, rows = show("recommend")
+    assert "(not found)" in out and rows["top"] == ("10", "default") and rows["format"] == ("table", "default"), rows
+
+
+def test_bad_files_name_the_file_and_the_key():
+    cases = [
+        ({"colour": "never"}, "colour: unknown key"),
+        ({"recommend": {"topp": 3}}, "recommend.topp: unknown key"),
+        ({"top": "5"}, "top: expected a positive integer"),
+        ({"top": 0}, "top: expected a positive integer"),
+        ({"deadline-hours": -1}, "deadline-hours: expected a positive number"),
+        ({"no-history": "yes"}, "no-history: expected true or false"),
+        ({"cloud": [1]}, "cloud: expected a string or a list"),
+        ({"history": {"top": 3}}, "history.top: history does not take this option"),
+        ({"note": "x"}, "note: --note describes one run"),
+        ({"recommend": 3}, "recommend: expected an object"),
+    ]
+    for doc, want in cases:
+        config(doc)
+        rc, out, err = run("recommend", SPEC, "--no-history")
+        assert rc == 3 and CONFIG in err and want in err, (doc, rc, err)
+        rc, out, err = run("config", "show")
+        assert rc == 3 and want in err, (doc, err)
+    config('{"top": 3,\n "format": }')
+    rc, out, err = run("recommend", SPEC)
+    assert rc == 3 and CONFIG + ":2:" in err and "invalid JSON" in err, err
+    config('{"top": 3, "top": 4}')
+    rc, out, err = run("recommend", SPEC)
+    assert rc == 3 and "duplicate key" in err, err
+    os.remove(CONFIG)
+    rc, out, err = run("recommend", SPEC, "--no-history", CLOUDFIT_CONFIG=os.path.join(TMP, "missing.json"))
+    assert rc == 3 and "missing.json" in err, err
+
+
+def test_values_are_checked_like_the_command_line():
+    config({"recommend": {"objective": "cheapest"}})
+    rc, out, err = run("recommend", SPEC, "--no-history")
+    assert rc == 2 and "cheapest" in err, (rc, err)
+    os.remove(CONFIG)
+
+
+def test_config_usage():
+    rc, out, err = run("config")
+    assert rc == 2 and "usage: cloudfit config show" in err
+    rc, out, err = run("config", "show", "nosuch")
+    assert rc == 2 and "'nosuch' is not a cloudfit command" in err
+    rc, out, err = run("config", "show", "recommend", "--nosuch")
+    assert rc == 2 and "--nosuch" in err
+    rc, out, err = run("config", "--help")
+    assert rc == 0 and "config show" in out
+
+
+if __name__ == "__main__":
+    sys.exit(pyharness.run(dict(globals())))

@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+"""End-to-end tests of recommend's pictures (issue 16): --plot FILE.svg
+parsed as XML (every front point and the chosen one where the JSON says,
+drawn where the axes put them), --report FILE.html (self-contained, its
+plots consistent with the JSON) rendered by headless Chromium into a
+screenshot that is not blank, and the text chart on a terminal only.
+Usage: test_report.py CLOUDFIT_BINARY SOURCE_DIR"""
+import html.parser
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+import pyharness  # noqa: E402
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="cloudfit-report-")
+ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), XDG_CONFIG_HOME=os.path.join(TMP, "cfg"))
+for k in ("NO_COLOR", "CI"):
+    ENV.pop(k, None)
+SVG = "{http://www.w3.org/2000/svg}"
+SKIPPED = []
+
+
+def example(name):
+    return os.path.join(SRC, "examples", name)
+
+
+def run(*args, env=None):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env or ENV, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+_cache = {}
+
+
+def recommend(spec="resnet50-imagenet.json", *extra):
+    """JSON, SVG path and HTML path of one run (cached per arguments)."""
+    key = (spec, *extra)
+    if key not in _cache:
+        d = tempfile.mkdtemp(dir=TMP)
+        svg, page = os.path.join(d, "front.svg"), os.path.join(d, "report.html")
+        rc, out, err = run("recommend", "--no-history", "--format", "json", "--plot", svg, "--report", page,
+                           example(spec), *extra)
+        assert rc == 0, err
+        _cache[key] = (json.loads(out), svg, page)
+    return _cache[key]
+
+
+def cls(e):
+    return (e.get("class") or "").split()
+
+
+def find_class(root, name):
+    return [e for e in root.iter() if name in cls(e)]
+
+
+class Scale:
+    """The mapping the SVG's axes group states (data-x-domain, -range, -log)."""
+
+    def __init__(self, axes, axis):
+        self.d0, self.d1 = map(float, axes.get(f"data-{axis}-domain").split())
+        self.r0, self.r1 = map(float, axes.get(f"data-{axis}-range").split())
+        self.log = axes.get(f"data-{axis}-log") == "1"
+
+    def invert(self, pos):
+        import math
+        t = (pos - self.r0) / (self.r1 - self.r0)
+        if self.log:
+            return 10 ** (math.log10(self.d0) + t * (math.log10(self.d1) - math.log10(self.d0)))
+        return self.d0 + t * (self.d1 - self.d0)
+
+
+def position(g):
+    m = re.fullmatch(r"translate\(([-0-9.]+),([-0-9.]+)\)", g.get("transform", ""))
+    assert m, g.attrib
+    return float(m.group(1)), float(m.group(2))
+
+
+def close(a, b, rel=2e-3):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+
+
+def same_config(g, c):
+    return (g.get("data-cloud") == c["cloud"] and g.get("data-region") == c["region"] and
+            g.get("data-instance") == c["instance_type"] and g.get("data-gpu") == c["gpu"] and
+            int(g.get("data-nodes")) == c["nodes"] and g.get("data-spot") == str(c["spot"]).lower() and
+            close(float(g.get("data-hours")), c["hours"]) and close(float(g.get("data-usd")), c["total_usd"]))
+
+
+def check_front_svg(root, doc):
+    """Every front point and the chosen one: there, once, and drawn where the axes say."""
+    axes = find_class(root, "axes")
+    assert len(axes) == 1, "one axes group"
+    x, y = Scale(axes[0], "x"), Scale(axes[0], "y")
+    points = find_class(root, "front-point")
+    assert len(points) == len(doc["pareto"]), (len(points), len(doc["pareto"]))
+    fills = {}
+    for c in doc["pareto"]:
+        matches = [g for g in points if same_config(g, c)]
+        assert len(matches) == 1, (c["instance_type"], c["nodes"], c["hours"], len(matches))
+        g = matches[0]
+        px, py = position(g)
+        assert close(x.invert(px), c["hours"], 0.01), (x.invert(px), c["hours"])
+        assert close(y.invert(py), c["total_usd"], 0.01), (y.invert(py), c["total_usd"])
+        shape = g.find(f"{SVG}path" if c["spot"] else f"{SVG}circle")
+        assert shape is not None, f"spot {c['spot']}: wrong marker"
+        fills.setdefault(c["gpu"], set()).add(shape.get("fill"))
+        if c.get("hours_p10"):  # intervals (when the model gives them): whiskers
+            assert close(float(g.get("data-hours-p10")), c["hours_p10"]), g.attrib
+            assert close(float(g.get("data-hours-p90")), c["hours_p90"]), g.attrib
+        else:
+            assert g.get("data-hours-p10") is None
+    # colour by GPU type: one colour per type, distinct types distinct colours
+    assert all(len(f) == 1 for f in fills.values()), fills
+    colours = [next(iter(f)) for f in fills.values()]
+    assert len(set(colours)) == len(colours) or len(colours) > 9, fills
+    whiskers = find_class(root, "whisker")
+    assert bool(whiskers) == any(c.get("hours_p10") or c.get("total_usd_p10") for c in doc["pareto"])
+    chosen = find_class(root, "chosen-point")
+    assert len(chosen) == 1 and same_config(chosen[0], doc["chosen"]), [g.attrib for g in chosen]
+    px, py = position(chosen[0])
+    assert close(x.invert(px), doc["chosen"]["hours"], 0.01) and close(y.invert(py), doc["chosen"]["total_usd"], 0.01)
+    on_front = [g for g in points if g.get("data-chosen") == "true"]
+    assert len(on_front) == 1 and same_config(on_front[0], doc["chosen"]), "the chosen point is on the front"
+    # deadline and budget lines where the constraints are (or said to be off the plot)
+    cons = doc["constraints"]
+    for name, key, attr in (("deadline", "deadline_hours", "x1"), ("budget", "budget_usd", "y1")):
+        lines = find_class(root, name)
+        text = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+        if cons[key] is None:
+            assert not lines
+        elif lines:
+            scale = x if attr == "x1" else y
+            assert close(scale.invert(float(lines[0].get(attr))), cons[key], 0.01), (name, lines[0].attrib)
+        else:
+            assert "off the plot" in text, (name, text)
+
+
+def test_svg_has_every_front_point_and_the_chosen_one():
+    for spec, extra in (("resnet50-imagenet.json", ()), ("resnet50-imagenet.json", ("--spot", "allow")),
+                        ("bert-base-squad.json", ("--spot", "allow")), ("gpt2-124m-openwebtext.json", ()),
+                        ("resnet18-cifar10.json", ("--objective", "time"))):
+        doc, svg, _ = recommend(spec, *extra)
+        root = ET.parse(svg).getroot()
+        assert root.tag == f"{SVG}svg", root.tag
+        try:
+            check_front_svg(root, doc)
+        except AssertionError as e:
+            raise AssertionError(f"{spec} {extra}: {e}") from None
+    doc, svg, _ = recommend("resnet50-imagenet.json", "--spot", "allow")
+    spots = {c["spot"] for c in doc["pareto"]}
+    assert spots == {True, False}, f"the test wants both markers on one front: {spots}"
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.urls, self.rows, self.csp, self.in_tbody = [], [], 0, None, False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        for k in ("src", "href", "data", "poster", "action", "srcset", "xlink:href"):
+            if k in a:
+                self.urls.append((tag, k, a[k]))
+        if tag == "meta" and (a.get("http-equiv") or "").lower() == "content-security-policy":
+            self.csp = a.get("content")
+        if tag == "tbody":
+            self.in_tbody = True
+        if tag == "tr" and self.in_tbody:
+            self.rows += 1
+
+    def handle_endtag(self, tag):
+        if tag == "tbody":
+            self.in_tbody = False
+
+
+def test_html_report_is_self_contained_and_consistent():
+    doc, _, page = recommend()
+    text = open(page, encoding="utf-8").read()
+    p = Page()
+    p.feed(text)
+    for tag in ("script", "link", "img", "iframe", "object", "embed", "base"):
+        assert tag not in p.tags, f"<{tag}> in a self-contained report"
+    assert p.urls == [], p.urls
+    assert "url(" not in text and "@import" not in text
+    assert p.csp and "default-src 'none'" in p.csp, p.csp
+    assert p.rows == 1 + len(doc["alternatives"]), (p.rows, len(doc["alternatives"]))
+    svgs = re.findall(r"<svg\b.*?</svg>", text, flags=re.S)
+    assert len(svgs) == 3, len(svgs)
+    roots = [ET.fromstring(s) for s in svgs]
+    check_front_svg(roots[0], doc)
+    c = doc["chosen"]
+    # throughput vs nodes: the chosen node count at the chosen configuration's throughput
+    chosen = find_class(roots[1], "chosen-point")
+    assert len(chosen) == 1 and int(chosen[0].get("data-nodes")) == c["nodes"]
+    assert close(float(chosen[0].get("data-samples-per-s")), c["global_batch"] / c["step_time_s"], 2e-3)
+    nodes = [int(g.get("data-nodes")) for g in find_class(roots[1], "scaling-point")]
+    assert nodes == list(range(1, len(nodes) + 1)) and len(nodes) >= c["nodes"], nodes
+    # statistical efficiency vs global batch: the chosen batch at its efficiency, the recipe at 1
+    chosen = find_class(roots[2], "chosen-point")
+    assert len(chosen) == 1 and int(float(chosen[0].get("data-global-batch"))) == c["global_batch"]
+    assert close(float(chosen[0].get("data-efficiency")), c["statistical_efficiency"], 2e-3)
+    recipe = find_class(roots[2], "recipe-point")
+    spec = json.load(open(example("resnet50-imagenet.json")))
+    assert len(recipe) == 1 and float(recipe[0].get("data-global-batch")) == spec["training"]["batch"]
+    assert c["instance_type"] in text and doc["metadata"]["created_at"] in text
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def test_chromium_renders_the_report():
+    """Headless Chromium opens the report; the screenshot exists and shows the plots."""
+    browser = chromium()
+    if not browser:
+        SKIPPED.append("chromium is not installed (scripts/install-deps.sh installs it): the report was not rendered")
+        return
+    import numpy as np
+    import png
+    _, _, page = recommend("resnet50-imagenet.json", "--spot", "allow")
+    shot = os.path.join(TMP, "report.png")
+    profile = tempfile.mkdtemp(dir=TMP, prefix="chromium-")
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--hide-scrollbars",
+           "--window-size=900,1000", f"--screenshot={shot}", "file://" + page]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=dict(ENV, HOME=profile))
+    assert p.returncode == 0 and os.path.exists(shot), (p.returncode, p.stderr[-2000:])
+    pixels = png.read(shot)
+    assert pixels.shape[:2] == (1000, 900), pixels.shape
+    rgb = pixels[:, :, :3].reshape(-1, 3).astype(int)
+    ink = (rgb.min(axis=1) < 235).mean()
+    colours = len(np.unique(rgb, axis=0))
+    blue = int((np.abs(rgb - [0, 114, 178]).sum(axis=1) < 12).sum())  # the first GPU type's colour
+    assert ink > 0.02, f"blank screenshot: {ink:.2%} of the pixels have ink"
+    assert colours > 50, f"{colours} colours: the plots did not render"
+    assert blue > 30, f"{blue} pixels of the plot's first colour"
+    print(f"  screenshot {pixels.shape[1]}×{pixels.shape[0]}: {ink:.1%} ink, {colours} colours, {blue} plot-blue pixels")
+
+
+def on_terminal(args, env=None, columns=100):
+    """Runs cloudfit with stdout on a pseudo-terminal; (exit code, what it printed)."""
+    import fcntl
+    import struct
+    import termios
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(BIN, [BIN, *args], env or ENV)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    out = b""
+    while True:
+        r, _, _ = select.select([fd], [], [], 60)
+        if not r:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+CHART = "Time vs cost, the Pareto front"
+
+
+def test_text_chart_on_a_terminal_only():
+    spec = example("resnet50-imagenet.json")
+    rc, out = on_terminal(["recommend", "--no-history", spec])
+    assert rc == 0 and CHART in out, out[-3000:]
+    chart = out[out.index(CHART):]
+    assert "\x1b[1;32m@\x1b[0m" in chart, "the chosen point in colour on a terminal"
+    assert "hours" in chart and "$" in chart
+    rc, out = on_terminal(["recommend", "--no-history", spec], env=dict(ENV, NO_COLOR="1"))
+    assert rc == 0 and CHART in out and "\x1b[" not in out, "NO_COLOR: a chart without colour"
+    rc, out = on_terminal(["recommend", "--no-history", spec], env=dict(ENV, CI="true"))
+    assert rc == 0 and CHART in out and "\x1b[" not in out, "CI: a chart without colour"
+    rc, out = on_terminal(["recommend", "--no-history", "--no-chart", spec])
+    assert rc == 0 and "✔" in out and CHART not in out, "--no-chart"
+    rc, out = on_terminal(["recommend", "--no-history", "--format", "json", spec])
+    assert rc == 0 and CHART not in out
+    rc, out = on_terminal(["recommend", "--no-history", "--format", "markdown", spec])
+    assert rc == 0 and CHART not in out
+    rc, out = on_terminal(["recommend", "--no-history", "--out-file", os.path.join(TMP, "o.txt"), spec])
+    assert rc == 0 and CHART not in out and CHART not in open(os.path.join(TMP, "o.txt")).read()
+    rc, out, err = run("recommend", "--no-history", spec)  # a pipe
+    assert rc == 0 and "✔" in out and CHART not in out
+    # a narrow terminal gets a narrower chart, no line longer than the terminal
+    rc, out = on_terminal(["recommend", "--no-history", "--color", "never", spec], columns=60)
+    chart = out[out.index(CHART):].splitlines()
+    assert all(len(line) <= 60 for line in chart[2:]), max(chart[2:], key=len)
+
+
+def test_bad_report_path_is_an_error_naming_it():
+    bad = os.path.join(TMP, "no", "such", "dir", "report.html")
+    rc, out, err = run("recommend", "--no-history", "--report", bad, example("resnet50-imagenet.json"))
+    assert rc != 0 and "report.html" in err, (rc, err)
+    rc, out, err = run("recommend", "--help")
+    assert "--report FILE.html" in out and "--plot FILE.svg" in out and "--no-chart" in out, out
+
+
+def report_skips():
+    for why in SKIPPED:
+        print(f"SKIPPED: {why}")
+
+
+if __name__ == "__main__":
+    rc = pyharness.run(dict(globals()), cleanup=report_skips)
+    if SKIPPED and os.environ.get("CI") not in (None, "", "0", "false"):
+        print("CI: the report must be rendered here (scripts/install-deps.sh installs chromium); failing")
+        rc = 1
+    sys.exit(rc)

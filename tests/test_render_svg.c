@@ -1,0 +1,148 @@
+/* Tests of cli/render/render_svg.c and render_chart.c on a hand-made front:
+ * p10–p90 whiskers exactly where configurations have intervals, the
+ * chosen point, deadline and budget lines; the text chart's marks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "render/plots.h"
+
+static cf_spec spec;
+static cf_vm vms[3];
+static cf_config configs[3];
+static cf_report report;
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Three front points: an H100 spot one with intervals, an A100 one with
+ * only a time interval, a T4 one without; the T4 one is chosen. */
+static void front(cf_report_plots *p, cf_plot_point *pts)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(spec.job.name, sizeof spec.job.name, "tiny");
+    report.spec = &spec;
+    const char *gpus[] = {"H100", "A100-40GB", "T4"};
+    double hours[] = {1.5, 4, 20}, usd[] = {300, 120, 40};
+    for (int i = 0; i < 3; i++) {
+        snprintf(vms[i].gpu_model, sizeof vms[i].gpu_model, "%s", gpus[i]);
+        snprintf(vms[i].cloud, sizeof vms[i].cloud, "aws");
+        snprintf(vms[i].region, sizeof vms[i].region, "us-east-1");
+        snprintf(vms[i].instance_type, sizeof vms[i].instance_type, "vm-%d<&>", i);
+        configs[i] = (cf_config){.vm = &vms[i], .nodes = i + 1, .gpus_per_node = 1, .spot = i == 0,
+                                 .hours = hours[i], .total_usd = usd[i], .global_batch = 256, .local_batch = 256,
+                                 .accumulation = 1};
+        pts[i] = (cf_plot_point){.config = &configs[i], .hours = hours[i], .usd = usd[i], .gpu = (size_t)i,
+                                 .chosen = i == 2};
+        snprintf(p->gpus[i], sizeof p->gpus[i], "%s", gpus[i]);
+    }
+    pts[0].hours_p10 = 1.2;
+    pts[0].hours_p90 = 1.9;
+    pts[0].usd_p10 = 250;
+    pts[0].usd_p90 = 380;
+    pts[1].hours_p10 = 3.5;
+    pts[1].hours_p90 = 5;
+    p->report = &report;
+    p->front = pts;
+    p->n_front = 3;
+    p->chosen = pts[2];
+    p->n_gpus = 3;
+    p->deadline_hours = 24;
+    p->budget_usd = 500;
+    p->have_intervals = 1;
+}
+
+static void test_front_svg(void **state)
+{
+    (void)state;
+    cf_report_plots p;
+    cf_plot_point pts[3];
+    front(&p, pts);
+    cf_buf b = CF_BUF_INIT;
+    cf_render_front_svg(&p, &b);
+    assert_false(cf_buf_failed(&b));
+    const char *s = cf_buf_cstr(&b);
+    assert_int_equal(count(s, "class=\"front-point\""), 3);
+    assert_int_equal(count(s, "class=\"chosen-point\""), 1);
+    assert_int_equal(count(s, "data-chosen=\"true\""), 2); /* the front point and the ring */
+    /* whiskers: two lines for the point with both intervals, one for the other */
+    assert_int_equal(count(s, "class=\"whisker\""), 3);
+    assert_int_equal(count(s, "data-hours-p10="), 2);
+    assert_int_equal(count(s, "data-usd-p10=\"250\""), 1);
+    assert_non_null(strstr(s, "p10–p90 interval"));
+    assert_non_null(strstr(s, "class=\"deadline\" data-hours=\"24\""));
+    assert_non_null(strstr(s, "class=\"budget\" data-usd=\"500\""));
+    assert_non_null(strstr(s, "data-spot=\"true\""));
+    assert_non_null(strstr(s, "data-instance=\"vm-1&lt;&amp;&gt;\""));
+    assert_null(strstr(s, "vm-1<&>"));
+    /* spot is a triangle (a path), on-demand a circle */
+    assert_int_equal(count(s, "<path d=\"M0,"), 2); /* the point and the legend's */
+    assert_int_equal(count(s, "<g"), count(s, "</g>"));
+    cf_buf_free(&b);
+
+    /* no intervals: no whisker, no legend line for them */
+    for (int i = 0; i < 3; i++)
+        pts[i].hours_p10 = pts[i].hours_p90 = pts[i].usd_p10 = pts[i].usd_p90 = 0;
+    p.have_intervals = 0;
+    cf_render_front_svg(&p, &b);
+    assert_null(strstr(cf_buf_cstr(&b), "whisker"));
+    assert_null(strstr(cf_buf_cstr(&b), "p10–p90"));
+    cf_buf_free(&b);
+}
+
+static void test_lines_off_the_plot(void **state)
+{
+    (void)state;
+    cf_report_plots p;
+    cf_plot_point pts[3];
+    front(&p, pts);
+    p.deadline_hours = 500; /* far beyond the slowest point: said in the legend, not drawn */
+    cf_buf b = CF_BUF_INIT;
+    cf_render_front_svg(&p, &b);
+    assert_null(strstr(cf_buf_cstr(&b), "class=\"deadline\""));
+    assert_non_null(strstr(cf_buf_cstr(&b), "deadline 500 h (off the plot)"));
+    cf_buf_free(&b);
+}
+
+static void test_text_chart(void **state)
+{
+    (void)state;
+    cf_report_plots p;
+    cf_plot_point pts[3];
+    front(&p, pts);
+    cf_buf b = CF_BUF_INIT;
+    cf_report_front_chart(&p, 40, 8, 0, &b);
+    assert_false(cf_buf_failed(&b));
+    const char *s = cf_buf_cstr(&b);
+    assert_int_equal(count(s, "@"), 2); /* the legend and the chosen point */
+    assert_int_equal(count(s, "^"), 2); /* the legend and the spot point */
+    assert_non_null(strstr(s, "deadline 24 h"));
+    assert_null(strstr(s, "\033"));
+    assert_null(strstr(s, " \n")); /* no trailing blanks */
+    /* 8 rows of plot, the axis, the labels */
+    assert_true(count(s, "\n") >= 11);
+    cf_buf_free(&b);
+    cf_report_front_chart(&p, 40, 8, 1, &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), "\033[1;32m@\033[0m"));
+    cf_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_front_svg),
+        cmocka_unit_test(test_lines_off_the_plot),
+        cmocka_unit_test(test_text_chart),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
