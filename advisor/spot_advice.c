@@ -20,7 +20,7 @@ struct spot_cache {
     const cf_advisor_input *in;
     int max_nodes;
     double checkpoint_h, restart_h;
-    const cf_spot_table_row **row_of_vm;   /* per vm index; NULL = not looked up yet */
+    const cf_spot_table_row **row_of_vm;   /* per vm index × (one VM, several); NULL = not looked up yet */
     cf_spot_lookup *lookup_of_vm;
     /* screen per table row × node count, made on first use */
     cf_spot_screen *screens;
@@ -32,8 +32,8 @@ cf_status cf__spot_cache_new(const cf_advisor_input *in, int max_nodes, spot_cac
     spot_cache *c = calloc(1, sizeof *c);
     size_t n_vms = in->n_vms ? in->n_vms : 1, cells = cf_spot_table_count * (size_t)max_nodes;
     if (c) {
-        c->row_of_vm = calloc(n_vms, sizeof *c->row_of_vm);
-        c->lookup_of_vm = calloc(n_vms, sizeof *c->lookup_of_vm);
+        c->row_of_vm = calloc(2 * n_vms, sizeof *c->row_of_vm);
+        c->lookup_of_vm = calloc(2 * n_vms, sizeof *c->lookup_of_vm);
         c->screens = calloc(cells, sizeof *c->screens);
         c->have_screen = calloc(cells, 1);
     }
@@ -61,21 +61,25 @@ void cf__spot_cache_free(spot_cache *c)
     free(c);
 }
 
-static const cf_spot_lookup *lookup(spot_cache *c, size_t v)
+static const cf_spot_lookup *lookup(spot_cache *c, size_t v, int nodes)
 {
-    if (!c->row_of_vm[v]) {
+    size_t slot = 2 * v + (nodes > 1);
+    if (!c->row_of_vm[slot]) {
         const cf_vm *vm = c->in->vms[v];
-        cf_spot_model_lookup(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, &c->lookup_of_vm[v]);
-        c->row_of_vm[v] = c->lookup_of_vm[v].row;
+        cf_spot_model_lookup(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, nodes, &c->lookup_of_vm[slot]);
+        c->row_of_vm[slot] = c->lookup_of_vm[slot].row;
     }
-    return &c->lookup_of_vm[v];
+    return &c->lookup_of_vm[slot];
 }
 
-int cf__spot_same_row(spot_cache *c, size_t a, size_t b) { return lookup(c, a)->row == lookup(c, b)->row; }
+int cf__spot_same_row(spot_cache *c, size_t a, size_t b)
+{
+    return lookup(c, a, 1)->row == lookup(c, b, 1)->row && lookup(c, a, 2)->row == lookup(c, b, 2)->row;
+}
 
 double cf__spot_screen_hours(spot_cache *c, size_t v, int nodes, double train_h)
 {
-    const cf_spot_lookup *l = lookup(c, v);
+    const cf_spot_lookup *l = lookup(c, v, nodes);
     size_t cell = (size_t)(l->row - cf_spot_table) * (size_t)c->max_nodes + (size_t)(nodes - 1);
     if (!c->have_screen[cell]) {
         cf_spot_screen_of(&l->row->process, nodes, &c->screens[cell]);
@@ -147,7 +151,7 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
         const cf_vm *vm = in->vms[cd->vm];
         const shape *sh = &shapes[cd->shape];
         double train_h = sh->best_train_h[cd->nodes - 1];
-        const cf_spot_lookup *l = lookup(c, cd->vm);
+        const cf_spot_lookup *l = lookup(c, cd->vm, cd->nodes);
         cf_spot_request req = {.process = &l->row->process, .nodes = cd->nodes, .work_h = train_h,
                                .checkpoint_h = c->checkpoint_h, .restart_h = c->restart_h,
                                .spot_usd_per_node_h = vm->price_spot_usd_per_hr,

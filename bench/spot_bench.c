@@ -58,9 +58,9 @@ static void print_table(const cf_spot_trace_set *set)
     for (size_t i = 0; i < n; i++) {
         const cf_spot_fitted_row *r = &rows[i];
         const cf_spot_process *p = &r->process;
-        printf("    {\"%s\", \"%s\", %d, \"%s\", {%.4f, %.4f, %.4f, %.4f, %.4f, %.4f, %.4f, %.4f}, %d, %.3f, %.2f, %d,\n"
+        printf("    {\"%s\", \"%s\", %d, \"%s\", %d, {%.4f, %.4f, %.4f, %.4f, %.4f, %.4f, %.4f, %.4f}, %d, %.3f, %.2f, %d,\n"
                "     \"%s\"},\n",
-               r->cloud, r->gpu, r->size_class, r->region, p->up_median_h, p->up_sigma, p->down_median_h,
+               r->cloud, r->gpu, r->size_class, r->region, r->multi_node, p->up_median_h, p->up_sigma, p->down_median_h,
                p->down_sigma, p->kd_per_h, p->kr_per_h, p->qf, p->qr, r->cycles, r->avail1, r->rate1_per_node_day,
                r->inner_pooled, r->traces);
     }
@@ -173,14 +173,14 @@ static void bench_trace(const cf_spot_trace_set *set, size_t ti, score *scores, 
         die();
     cf_spot_process loo;
     cf_spot_row_kind loo_kind;
-    cf_spot_model_lookup_in(rows, n_rows, t->vm[0].cloud, t->vm[0].gpu, t->vm[0].gpus_per_vm, t->vm[0].region, &loo,
-                            &loo_kind);
+    cf_spot_model_lookup_in(rows, n_rows, t->vm[0].cloud, t->vm[0].gpu, t->vm[0].gpus_per_vm, t->vm[0].region, N,
+                            &loo, &loo_kind);
     free(rows);
     free(others);
     model_from_process(&loo, N, seed + 1, &models[V_LEAVEOUT]);
     /* the shipped table */
     cf_spot_lookup shipped;
-    cf_spot_model_lookup(t->vm[0].cloud, t->vm[0].gpu, t->vm[0].gpus_per_vm, t->vm[0].region, &shipped);
+    cf_spot_model_lookup(t->vm[0].cloud, t->vm[0].gpu, t->vm[0].gpus_per_vm, t->vm[0].region, N, &shipped);
     model_from_process(&shipped.row->process, N, seed + 2, &models[V_SHIPPED]);
     /* resampling families */
     if (cf_spot_path_block_bootstrap(&trace_path, 24.0, CF_SPOT_MC_PATH_HOURS, seed + 3, &models[V_BLOCK24].path) !=

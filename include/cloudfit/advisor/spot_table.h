@@ -13,6 +13,7 @@ typedef struct {
     const char *gpu;              /* "*" = any */
     int size_class;               /* 1: VMs with < 4 GPUs; 8: VMs with ≥ 4 */
     const char *region;           /* "*" = any */
+    int multi_node;               /* 1: fitted to the multi-node traces only, used for plans of ≥ 2 VMs */
     cf_spot_process process;
     int cycles;                   /* UP/DOWN cycles behind it */
     double avail1;                /* one VM: share of time held */
@@ -27,9 +28,12 @@ extern const size_t cf_spot_table_count;
 /* Size class of a VM with `gpus_per_vm` GPUs. */
 int cf_spot_size_class(int gpus_per_vm);
 
-/* Which row a spot offer uses, and what to call it in the output:
- * (cloud, GPU, size, region) — fitted from traces of that region; else
- * (cloud, GPU, size, *) — pooled over the cloud's regions; else the
+/* Which row a spot offer uses, and what to call it in the output. A plan
+ * of ≥ 2 VMs first looks for rows fitted to multi-node traces (a cluster
+ * request sees other capacity than a single VM: UP means "at least one of
+ * N"): (cloud, GPU, size, region), then (cloud, GPU, size, *). Then, and
+ * for one VM: (cloud, GPU, size, region) — fitted from the traces of that
+ * region; (cloud, GPU, size, *) — pooled over the cloud's regions; the
  * default (*, *, size, *) — every shipped trace of that VM size. */
 typedef enum { CF_SPOT_ROW_REGION, CF_SPOT_ROW_POOLED, CF_SPOT_ROW_DEFAULT } cf_spot_row_kind;
 typedef struct {
@@ -41,13 +45,15 @@ typedef struct {
 
 /* Fits the table from a set of traces, as the shipped table was made:
  * one row per (cloud, GPU, size class, region) with traces, one per
- * (cloud, GPU, size class, *) and the defaults (*, *, size class, *); UP
+ * (cloud, GPU, size class, *) and the defaults (*, *, size class, *), and
+ * the same first two over the multi-node traces alone; UP
  * and DOWN runs pooled over the row's traces, kd, kr, qf, qr over its
  * multi-node traces (else over all multi-node traces). Rows in lookup
  * order; the caller frees *rows. */
 typedef struct {
     char cloud[8], gpu[32], region[32];
     int size_class;
+    int multi_node;
     cf_spot_process process;
     int cycles;
     double avail1, rate1_per_node_day;
@@ -58,9 +64,9 @@ cf_status cf_spot_table_fit(const cf_spot_trace *traces, size_t n, cf_spot_fitte
 
 /* The lookup over a table (NULL = the shipped one). */
 void cf_spot_model_lookup_in(const cf_spot_fitted_row *rows, size_t n_rows, const char *cloud, const char *gpu,
-                             int gpus_per_vm, const char *region, cf_spot_process *out_process,
+                             int gpus_per_vm, const char *region, int nodes, cf_spot_process *out_process,
                              cf_spot_row_kind *out_kind);
-void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, const char *region,
+void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, const char *region, int nodes,
                           cf_spot_lookup *out);
 const char *cf_spot_row_kind_name(cf_spot_row_kind kind);
 
