@@ -114,7 +114,7 @@ void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, c
         break;
     case CF_SPOT_ROW_DEFAULT:
         out->provenance = CF_PROV_DEFAULT;
-        snprintf(out->text, sizeof out->text, "default: every shipped spot trace of %s VMs (%s); no traces for %s %s",
+        snprintf(out->text, sizeof out->text, "every shipped spot trace of %s VMs (%s); no traces for %s %s",
                  cls == 8 ? "multi-GPU" : "1-GPU", r->traces, cloud, gpu);
         break;
     }

@@ -66,6 +66,9 @@ cJSON *cf_config_json(const cf_config *cfg)
     if (cfg->spot) {
         cJSON_AddNumberToObject(o, "spot_time_factor", sig(cfg->spot_factor, 4));
         cJSON_AddNumberToObject(o, "checkpoint_interval_hours", sig(cfg->checkpoint_interval_hours, 3));
+        cJSON *spot = cf_config_spot_json(cfg); /* docs/spot.md */
+        if (spot)
+            cJSON_AddItemToObject(o, "spot_model", spot);
     }
     char text[192];
     cf_price_kind kind = cfg->spot ? cfg->vm->spot_kind : cfg->vm->ondemand_kind;
@@ -218,7 +221,11 @@ cJSON *cf_report_json(const cf_report *r)
                                                                  r->advice->ranked[0].vm));
     cJSON_AddStringToObject(doc, "objective", cf_objective_name(r->spec->search.objective));
     cJSON_AddItemToObject(doc, "constraints", constraints_json(&r->spec->search));
-    cJSON_AddItemToObject(doc, "chosen", cf_config_json(&r->advice->ranked[0]));
+    cJSON *chosen = cf_config_json(&r->advice->ranked[0]);
+    cJSON_AddItemToObject(chosen, "elastic", cf_report_elastic_json(r, &r->advice->ranked[0]));
+    cJSON_AddItemToObject(doc, "chosen", chosen);
+    if (r->spec->search.spot != CF_SPOT_NEVER)
+        cJSON_AddItemToObject(doc, "best_by_kind", cf_report_side_by_side_json(r));
     cJSON *alts = cJSON_AddArrayToObject(doc, "alternatives");
     for (size_t i = 1; i < r->advice->n_ranked; i++)
         cJSON_AddItemToArray(alts, cf_config_json(&r->advice->ranked[i]));
