@@ -299,7 +299,7 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
             continue;
         const cf_vm *vm = in->vms[v];
         const shape *sh = &shapes[vm_shape[v]];
-        for (int nodes = 1; nodes <= max_nodes; nodes++) {
+        for (int nodes = limits->min_nodes > 1 ? limits->min_nodes : 1; nodes <= max_nodes; nodes++) {
             double train_h = sh->best_train_h[nodes - 1];
             if (!isfinite(train_h))
                 continue;

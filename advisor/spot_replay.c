@@ -201,6 +201,7 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
                 double sr = pl->samples ? pl->samples[s] : pl->rate ? rr : default_share(pl, nrun);
                 if (rr <= 0) { /* no progress at this size (an LR rule that diverges) */
                     out->stalled = 1;
+                    out->stalled_h += left;
                     out->samples_h += sr * left;
                     t += left;
                     left = 0;

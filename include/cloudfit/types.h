@@ -82,6 +82,7 @@ typedef struct {
     int n_gpus;                         /* 0 = all */
     int max_gpus;                       /* default 64 */
     int max_nodes;                      /* default 16 */
+    int min_nodes;                      /* 0 or 1 = any; not a spec key (cloudfit simulate plans exactly N) */
     int max_accumulation;               /* default 8 */
     int max_global_batch;               /* default 64 × batch */
     cf_spot_policy spot;                /* default never */

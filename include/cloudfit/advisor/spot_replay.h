@@ -70,6 +70,7 @@ typedef struct {
     double samples_h;               /* samples processed, in hours of the full cluster's throughput */
     int preemptions, checkpoints, restarts;
     int stalled;                    /* time spent in a state with rate 0 */
+    double stalled_h;               /* how much */
 } cf_spot_run;
 
 /* One start `offset_h` into segment `seg` (docs/spot.md, "The replay"). */
