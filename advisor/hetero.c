@@ -277,6 +277,13 @@ static int best_batch(const cf_advisor_input *in, const cf_perf_params *p0, cons
     return 1;
 }
 
+int cf_hetero_plan_best_batch(const cf_advisor_input *in, const cf_perf_params *p0, const cf_perf_params *p1,
+                              cf_hetero_plan *plan)
+{
+    size_t evals = 0;
+    return best_batch(in, p0, p1, plan, &evals);
+}
+
 static const cf_gpu_perf *find_perf(const cf_advisor_input *in, const char *gpu)
 {
     for (size_t i = 0; i < in->n_perf; i++)

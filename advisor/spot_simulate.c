@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const struct {
     unsigned bit;
@@ -103,5 +104,134 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
     free(runs);
     free(rate);
     free(samples);
+    return st;
+}
+
+/* ---- the plan ------------------------------------------------------------------------ */
+
+void cf_simulate_setup_free(cf_simulate_setup *s)
+{
+    free(s->rate2);
+    free(s->samples2);
+    memset(s, 0, sizeof *s);
+}
+
+static const cf_gpu_perf *perf_of(const cf_advisor_input *in, const char *gpu)
+{
+    for (size_t i = 0; i < in->n_perf; i++)
+        if (strcasecmp(in->perf[i].gpu, gpu) == 0)
+            return &in->perf[i];
+    return NULL;
+}
+
+static double replay_price(const cf_vm *vm)
+{
+    return vm->price_spot_usd_per_hr > 0 ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
+}
+
+cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vms, const int *nodes, int n_types,
+                              const cf_spot_path *trace, cf_spot_semantics semantics, cf_simulate_setup *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n_types = n_types;
+    const cf_job *job = in->job;
+    const cf_constraints *k = in->constraints;
+    for (int t = 0; t < n_types; t++) {
+        const cf_gpu_perf *g = perf_of(in, vms[t]->gpu_model);
+        if (!g)
+            return cf_error_set(CF_ERR_INVALID, "no throughput model for %s (the trace's GPU)", vms[t]->gpu_model);
+        out->perf[t] = g->params;
+        out->perf[t].inter_gbps = cf_effective_inter_gbps(g, vms[t]->network_gbps, NULL);
+    }
+    cf_simulate_request *r = &out->req;
+    r->trace = trace;
+    r->n_types = n_types;
+    r->semantics = semantics;
+    r->single_start_h = -1;
+    int total_nodes = 0;
+    for (int t = 0; t < n_types; t++) {
+        r->nodes[t] = nodes[t];
+        r->usd_per_node_h[t] = replay_price(vms[t]);
+        total_nodes += nodes[t];
+    }
+    cf_status st = CF_OK;
+    if (n_types == 1) {
+        cf_constraints one = *k;
+        one.min_nodes = one.max_nodes = nodes[0];
+        if (one.max_gpus < nodes[0] * vms[0]->gpu_count)
+            one.max_gpus = nodes[0] * vms[0]->gpu_count;
+        one.deadline_hours = 0;
+        one.budget_usd = 0;
+        one.spot = vms[0]->price_ondemand_usd_per_hr > 0 ? CF_SPOT_NEVER : CF_SPOT_ONLY;
+        cf_advisor_input single = *in;
+        single.constraints = &one;
+        single.vms = vms;
+        single.n_vms = 1;
+        single.top = 1;
+        cf_advice advice;
+        st = cf_advise(&single, &advice);
+        if (st == CF_OK && (advice.n_ranked == 0 || advice.ranked[0].nodes != nodes[0]))
+            st = cf_error_set(CF_ERR_INFEASIBLE, "no configuration of %d × %s fits the model (memory, max_gpus)",
+                              nodes[0], vms[0]->instance_type);
+        if (st == CF_OK) {
+            out->config = advice.ranked[0];
+            const cf_config *c = &out->config;
+            r->work_h = c->train_hours;
+            r->full_samples_per_s = c->samples_per_s;
+            r->target_samples = c->samples_to_target;
+            r->elastic = (cf_elastic_request){.job = job, .perf = &out->perf[0],
+                                              .gradient_bytes = job->parameters * job->gradient_bytes,
+                                              .nodes = nodes[0], .gpus_per_node = c->gpus_per_node,
+                                              .local_batch = c->local_batch, .accumulation = c->accumulation,
+                                              .max_accumulation = k->max_accumulation,
+                                              .b_noise = in->noise->b_noise_effective};
+        }
+        cf_advice_free(&advice);
+    } else {
+        cf_hetero_plan *p = &out->hetero;
+        *p = (cf_hetero_plan){.vm = {vms[0], vms[1]}, .nodes = {nodes[0], nodes[1]},
+                              .gpus_per_node = {vms[0]->gpu_count, vms[1]->gpu_count}};
+        if (!cf_hetero_plan_best_batch(in, &out->perf[0], &out->perf[1], p))
+            st = cf_error_set(CF_ERR_INFEASIBLE, "no global batch fits %d × %s + %d × %s", nodes[0],
+                              vms[0]->instance_type, nodes[1], vms[1]->instance_type);
+        size_t states = (size_t)(nodes[0] + 1) * (size_t)(nodes[1] + 1);
+        if (st == CF_OK) {
+            out->rate2 = malloc(states * sizeof *out->rate2);
+            out->samples2 = malloc(states * sizeof *out->samples2);
+            st = out->rate2 && out->samples2 ? cf_hetero_state_rates(in, &out->perf[0], &out->perf[1], p,
+                                                                     out->rate2, out->samples2)
+                                             : cf_error_set(CF_ERR_NOMEM, "out of memory");
+        }
+        if (st == CF_OK) {
+            r->rate2 = out->rate2;
+            r->samples2 = out->samples2;
+            r->work_h = p->train_hours;
+            r->full_samples_per_s = p->samples_per_s;
+            r->target_samples = cf_samples_to_target(in->noise, job->total_samples, (double)p->global_batch);
+        }
+    }
+    if (st != CF_OK) {
+        cf_simulate_setup_free(out);
+        return st;
+    }
+    cf_checkpoint_costs(cf_checkpoint_bytes(job->parameters, job->optimizer), k->storage_mb_per_s,
+                        k->checkpoint_minutes, k->startup_minutes, &r->checkpoint_h, &r->restart_h);
+    /* The interval the plan would use: Daly with the model's MTBF. */
+    cf_spot_model_lookup(vms[0]->cloud, vms[0]->gpu_model, vms[0]->gpu_count, vms[0]->region, total_nodes,
+                         &out->model);
+    cf_spot_mc_settings settings = {CF_SPOT_RECOMMEND_PATH_HOURS, CF_SPOT_RECOMMEND_STARTS, CF_SPOT_SEED};
+    cf_spot_mc *mc = NULL;
+    const cf_spot_path *path = NULL;
+    const cf_spot_path_stats *stats = NULL;
+    st = cf_spot_mc_new(&settings, &mc);
+    if (st == CF_OK)
+        st = cf_spot_mc_path(mc, &out->model.row->process, total_nodes, &path, &stats);
+    if (st == CF_OK) {
+        out->model_mtbf_h = semantics == CF_SPOT_GANG ? stats->mtbf_gang_h : stats->mtbf_h;
+        r->interval_h = cf_daly_interval_h(r->checkpoint_h, out->model_mtbf_h);
+    }
+    cf_spot_mc_free(mc);
+    if (st != CF_OK)
+        cf_simulate_setup_free(out);
     return st;
 }

@@ -218,7 +218,7 @@ cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf
     out->n_types = 2;
     out->vm[0] = a->vm[0];
     out->vm[1] = b->vm[0];
-    snprintf(out->name, sizeof out->name, "%.120s + %.120s", a->name, b->name);
+    snprintf(out->name, sizeof out->name, "%.120s + %.120s", base_name(a->name), base_name(b->name));
     size_t ia = 0, ib = 0;
     double t = 0, ea = a->dt_h[0], eb = b->dt_h[0]; /* end of the current tick of each */
     while (t < end - 1e-12 && ia < a->n_ticks && ib < b->n_ticks) {

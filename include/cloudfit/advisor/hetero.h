@@ -47,6 +47,11 @@ typedef struct {
 cf_status cf_hetero_evaluate(const cf_advisor_input *in, const cf_perf_params *perf0, const cf_perf_params *perf1,
                              cf_hetero_plan *plan);
 
+/* The fastest (global batch, accumulation) for the VMs of `plan` (the
+ * cheapest too: their price per hour is fixed); 0 when none fits. */
+int cf_hetero_plan_best_batch(const cf_advisor_input *in, const cf_perf_params *perf0, const cf_perf_params *perf1,
+                              cf_hetero_plan *plan);
+
 typedef struct {
     int have;
     cf_hetero_plan best;       /* by the objective among the feasible mixes */

@@ -6,7 +6,9 @@
 #ifndef CLOUDFIT_ADVISOR_SPOT_SIMULATE_H
 #define CLOUDFIT_ADVISOR_SPOT_SIMULATE_H
 #include <stddef.h>
+#include "cloudfit/advisor.h"
 #include "cloudfit/advisor/elastic.h"
+#include "cloudfit/advisor/hetero.h"
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/status.h"
 
@@ -57,5 +59,29 @@ typedef struct {
 } cf_simulate_result;
 
 cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out);
+
+/* The plan a trace is replayed against, as recommend would make it: for
+ * one type, the spec's best configuration on exactly nodes[0] VMs of
+ * vms[0] (batch, accumulation, W = its training hours); for two types, the
+ * heterogeneous split on nodes[0] + nodes[1] VMs. Checkpoint and restart
+ * from the checkpoint size and the storage setting, the interval by Daly
+ * from the preemption model's MTBF for that offer and node count (what the
+ * plan would use; the trace is not looked at). The replay's prices are the
+ * spot prices (on-demand when an offer has none). Fills out->req except
+ * rules, batches and semantics (the caller's). */
+typedef struct {
+    cf_simulate_request req;
+    int n_types;
+    cf_config config;                        /* one type */
+    cf_hetero_plan hetero;                   /* two types */
+    cf_perf_params perf[CF_SPOT_MAX_TYPES];
+    cf_spot_lookup model;                    /* the model row behind the interval */
+    double model_mtbf_h;
+    double *rate2, *samples2;                /* owned */
+} cf_simulate_setup;
+
+cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vms, const int *nodes, int n_types,
+                              const cf_spot_path *trace, cf_spot_semantics semantics, cf_simulate_setup *out);
+void cf_simulate_setup_free(cf_simulate_setup *s);
 
 #endif
