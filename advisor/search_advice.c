@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cloudfit/advisor/search.h"
+#include "search_internal.h"
 
 static const cf_gpu_perf *fitted_for(const cf_search_result *r, const char *gpu)
 {
@@ -17,8 +18,8 @@ static const cf_gpu_perf *fitted_for(const cf_search_result *r, const char *gpu)
     return NULL;
 }
 
-static void fill_config(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise, size_t i,
-                        cf_config *cfg)
+void cf__search_fill_config(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise, size_t i,
+                            cf_config *cfg)
 {
     const cf_job *job = o->job;
     const cf_search_candidate *c = &o->candidates[i];
@@ -102,13 +103,13 @@ cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r
     out->n_feasible = n_items + (r->chosen >= 0);
     qsort(items, n_items, sizeof *items, by_value);
     if (r->chosen >= 0)
-        fill_config(o, r, noise, (size_t)r->chosen, &out->ranked[out->n_ranked++]);
+        cf__search_fill_config(o, r, noise, (size_t)r->chosen, &out->ranked[out->n_ranked++]);
     for (size_t k = 0; k < n_items && out->n_ranked < top; k++)
-        fill_config(o, r, noise, items[k].index, &out->ranked[out->n_ranked++]);
+        cf__search_fill_config(o, r, noise, items[k].index, &out->ranked[out->n_ranked++]);
     size_t n_front = cf_pareto_front(hx, uy, n_usable, order);
     out->pareto = calloc(n_front ? n_front : 1, sizeof *out->pareto);
     for (size_t k = 0; out->pareto && k < n_front; k++)
-        fill_config(o, r, noise, usable[order[k]], &out->pareto[out->n_pareto++]);
+        cf__search_fill_config(o, r, noise, usable[order[k]], &out->pareto[out->n_pareto++]);
     out->n_evaluated = n;
     out->n_candidates = n;
     free(items), free(hx), free(uy), free(usable), free(order);

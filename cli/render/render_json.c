@@ -226,6 +226,8 @@ cJSON *cf_report_json(const cf_report *r)
     cJSON_AddItemToObject(doc, "chosen", chosen);
     if (r->spec->search.spot != CF_SPOT_NEVER)
         cJSON_AddItemToObject(doc, "best_by_kind", cf_report_side_by_side_json(r));
+    if (r->hetero)
+        cJSON_AddItemToObject(doc, "mixed_gpu_types", cf_report_hetero_json(r));
     cJSON *alts = cJSON_AddArrayToObject(doc, "alternatives");
     for (size_t i = 1; i < r->advice->n_ranked; i++)
         cJSON_AddItemToArray(alts, cf_config_json(&r->advice->ranked[i]));

@@ -341,3 +341,73 @@ void cf_report_side_by_side_markdown(const cf_report *r, cf_buf *out)
         }
     }
 }
+
+/* ---- two GPU types in one job (--mix) ------------------------------------------------ */
+
+void cf_report_hetero_text(const cf_report *r, cf_buf *out)
+{
+    if (!r->hetero)
+        return;
+    if (!r->hetero->have) {
+        cf_buf_printf(out, "\nMixed GPU types (--mix): no job mixing two GPU types in one region meets the constraints "
+                           "and beats the same VMs of one type (%zu mixes evaluated)\n", r->hetero->n_evaluated);
+        return;
+    }
+    const cf_hetero_plan *p = &r->hetero->best;
+    const cf_config *best = &r->advice->ranked[0];
+    cf_buf_printf(out, "\nMixed GPU types (--mix): %s/%s %d × %s (%d×%s) + %d × %s (%d×%s)\n", p->vm[0]->cloud,
+                  p->vm[0]->region, p->nodes[0], p->vm[0]->instance_type, p->gpus_per_node[0], p->vm[0]->gpu_model,
+                  p->nodes[1], p->vm[1]->instance_type, p->gpus_per_node[1], p->vm[1]->gpu_model);
+    cf_buf_printf(out, "  - per-worker batch: %d on each %s GPU%s, %d on each %s GPU%s (equal predicted compute times "
+                       "%.3f s / %.3f s), × %d accumulation = global batch %ld, LR %.4g\n",
+                  p->batch[0], p->vm[0]->gpu_model, p->batch_spread[0] ? " (±1)" : "", p->batch[1],
+                  p->vm[1]->gpu_model, p->batch_spread[1] ? " (±1)" : "", p->compute_s[0], p->compute_s[1],
+                  p->accumulation, p->global_batch, p->lr.lr);
+    cf_buf_printf(out, "  - step %.3f s (all-reduce %.3f s at the slowest link), %.1f h, $%.2f (on demand); %.2f× faster "
+                       "than the best single type on the same VMs (%s alone %.1f h, %s alone %.1f h of training)\n",
+                  p->step_time_s, p->sync_s, p->hours, p->total_usd, p->speedup, p->vm[0]->gpu_model,
+                  p->single_hours[0], p->vm[1]->gpu_model, p->single_hours[1]);
+    cf_buf_printf(out, "  - against the chosen single-type plan (%.1f h, $%.2f): %s; at run time `cloudfit rebalance` "
+                       "keeps the iteration times equal\n",
+                  best->hours, best->total_usd,
+                  p->total_usd < best->total_usd ? "cheaper" : p->hours < best->hours ? "faster, costs more"
+                                                                                      : "not better: shown for teams "
+                                                                                        "that have these VMs");
+}
+
+cJSON *cf_report_hetero_json(const cf_report *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "evaluated", (double)r->hetero->n_evaluated);
+    if (!r->hetero->have) {
+        cJSON_AddNullToObject(o, "best");
+        return o;
+    }
+    const cf_hetero_plan *p = &r->hetero->best;
+    cJSON *b = cJSON_AddObjectToObject(o, "best");
+    cJSON *types = cJSON_AddArrayToObject(b, "types");
+    for (int t = 0; t < 2; t++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "cloud", p->vm[t]->cloud);
+        cJSON_AddStringToObject(x, "region", p->vm[t]->region);
+        cJSON_AddStringToObject(x, "instance_type", p->vm[t]->instance_type);
+        cJSON_AddStringToObject(x, "gpu", p->vm[t]->gpu_model);
+        cJSON_AddNumberToObject(x, "nodes", p->nodes[t]);
+        cJSON_AddNumberToObject(x, "gpus_per_node", p->gpus_per_node[t]);
+        cJSON_AddNumberToObject(x, "local_batch", p->batch[t]);
+        cJSON_AddBoolToObject(x, "local_batch_varies_by_one", p->batch_spread[t]);
+        add_number(x, "compute_s", p->compute_s[t]);
+        add_number(x, "single_type_train_hours", p->single_hours[t]);
+        cJSON_AddItemToArray(types, x);
+    }
+    cJSON_AddNumberToObject(b, "accumulation", p->accumulation);
+    cJSON_AddNumberToObject(b, "global_batch", (double)p->global_batch);
+    add_number(b, "lr", p->lr.lr);
+    add_number(b, "step_time_s", p->step_time_s);
+    add_number(b, "sync_s", p->sync_s);
+    add_number(b, "hours", p->hours);
+    add_number(b, "usd_per_hour", p->usd_per_hour);
+    add_number(b, "total_usd", p->total_usd);
+    add_number(b, "speedup_over_best_single_type", p->speedup);
+    return o;
+}

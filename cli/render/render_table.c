@@ -248,4 +248,5 @@ void cf_report_table(const cf_report *r, cf_buf *out, int color)
     table(r, out, color);
     explanation(r, out);
     cf_report_side_by_side_text(r, out);
+    cf_report_hetero_text(r, out);
 }
