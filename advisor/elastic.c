@@ -37,24 +37,41 @@ double cf_sample_value(double b, double m0, double m, double x)
     return (b + m0) / (b + m) * (q > 0 ? q : 0);
 }
 
-/* Accumulation and batch at n nodes under the batch policy. */
-static void batch_at(const cf_elastic_request *r, int n, int *acc, long *m)
+/* Per-GPU batch, accumulation and global batch at n nodes under the batch
+ * policy. Hold: of every (m, s) within the limits, the product closest to
+ * the plan's global batch (ties: the smaller accumulation, then the
+ * larger m); the plan's own (m, s) at n = N. */
+static void batch_at(const cf_elastic_request *r, int n, int *local, int *acc, long *m)
 {
-    int s = r->accumulation;
-    if (r->batch == CF_ELASTIC_HOLD) {
-        s = (int)ceil((double)r->accumulation * r->nodes / n - 1e-9);
-        if (s < 1)
-            s = 1;
-        if (r->max_accumulation > 0 && s > r->max_accumulation)
-            s = r->max_accumulation;
+    *local = r->local_batch;
+    *acc = r->accumulation;
+    *m = (long)n * r->gpus_per_node * r->local_batch * r->accumulation;
+    if (r->batch != CF_ELASTIC_HOLD || n == r->nodes)
+        return;
+    long want = (long)r->nodes * r->gpus_per_node * r->local_batch * r->accumulation;
+    int max_m = r->max_local_batch > r->local_batch ? r->max_local_batch : r->local_batch;
+    int max_s = r->max_accumulation > 0 ? r->max_accumulation : r->accumulation;
+    long best_gap = -1;
+    for (int s = 1; s <= max_s; s++) {
+        long per = (long)n * r->gpus_per_node * s;
+        long mm = (want + per / 2) / per; /* nearest per-GPU batch */
+        if (mm < 1)
+            mm = 1;
+        if (mm > max_m)
+            mm = max_m;
+        long got = per * mm, gap = got > want ? got - want : want - got;
+        if (best_gap < 0 || gap < best_gap) {
+            best_gap = gap;
+            *local = (int)mm;
+            *acc = s;
+            *m = got;
+        }
     }
-    *acc = s;
-    *m = (long)n * r->gpus_per_node * r->local_batch * s;
 }
 
-static double throughput(const cf_elastic_request *r, int n, int acc, long m)
+static double throughput(const cf_elastic_request *r, int n, int local, int acc, long m)
 {
-    double step = cf_perf_step_s(r->perf, r->gradient_bytes, n, r->gpus_per_node, r->local_batch, acc);
+    double step = cf_perf_step_s(r->perf, r->gradient_bytes, n, r->gpus_per_node, local, acc);
     return step > 0 ? (double)m / step : 0;
 }
 
@@ -69,25 +86,26 @@ cf_status cf_elastic_plan_for(const cf_elastic_request *r, cf_elastic_plan *out)
     out->lr = cf_lr_function_of(r->job, r->b_noise);
     out->warmup_factor = CF_ELASTIC_WARMUP_FACTOR;
     out->warmup_steps = CF_ELASTIC_WARMUP_STEPS;
-    int acc_n;
+    int acc_n, loc_n;
     long m_n;
-    batch_at(r, r->nodes, &acc_n, &m_n);
+    batch_at(r, r->nodes, &loc_n, &acc_n, &m_n);
     double x_full = cf_lr_function_eval(&out->lr, (double)m_n) / cf_lr_optimal(&out->lr, (double)m_n);
-    double full = throughput(r, r->nodes, acc_n, m_n) * cf_sample_value(r->b_noise, out->lr.m0, (double)m_n, x_full);
+    double full = throughput(r, r->nodes, loc_n, acc_n, m_n) *
+                  cf_sample_value(r->b_noise, out->lr.m0, (double)m_n, x_full);
     out->hold_min_nodes = out->min_nodes = r->nodes;
     int hold_run = r->batch == CF_ELASTIC_HOLD, valid_run = 1;
     for (int n = r->nodes; n >= 1; n--) {
         cf_elastic_point *p = &out->points[n - 1];
         p->nodes = n;
-        batch_at(r, n, &p->accumulation, &p->global_batch);
+        batch_at(r, n, &p->local_batch, &p->accumulation, &p->global_batch);
         double m = (double)p->global_batch;
         p->lr = cf_lr_function_eval(&out->lr, m);
         p->x = p->lr / cf_lr_optimal(&out->lr, m);
-        p->samples_per_s = throughput(r, n, p->accumulation, p->global_batch);
+        p->samples_per_s = throughput(r, n, p->local_batch, p->accumulation, p->global_batch);
         double value = cf_sample_value(r->b_noise, out->lr.m0, m, p->x);
         p->progress_rate = full > 0 ? p->samples_per_s * value / full : 0;
         p->valid = p->x < 2 && value > 0;
-        if (hold_run && (double)p->global_batch >= (double)m_n * (1 - 1e-9))
+        if (hold_run && fabs((double)p->global_batch / (double)m_n - 1) <= CF_ELASTIC_HOLD_TOLERANCE)
             out->hold_min_nodes = n;
         else
             hold_run = 0;
@@ -102,22 +120,22 @@ cf_status cf_elastic_plan_for(const cf_elastic_request *r, cf_elastic_plan *out)
 int cf_elastic_rule_rates(const cf_elastic_request *r, cf_lr_rule rule, double *rate, double *samples)
 {
     cf_lr_function f = cf_lr_function_of(r->job, r->b_noise);
-    int acc_n;
+    int acc_n, loc_n;
     long m_full;
-    batch_at(r, r->nodes, &acc_n, &m_full);
+    batch_at(r, r->nodes, &loc_n, &acc_n, &m_full);
     double mn = (double)m_full;
     double opt_full = cf_lr_optimal(&f, mn);
     double x_full = 1.0; /* the plan runs at the optimum on all N */
-    double x_full_tput = throughput(r, r->nodes, acc_n, m_full);
+    double x_full_tput = throughput(r, r->nodes, loc_n, acc_n, m_full);
     double full = x_full_tput * cf_sample_value(r->b_noise, f.m0, mn, x_full);
     int diverges = 0;
     rate[0] = samples[0] = 0;
     for (int n = 1; n <= r->nodes; n++) {
-        int acc;
+        int acc, loc;
         long m_long;
-        batch_at(r, n, &acc, &m_long);
+        batch_at(r, n, &loc, &acc, &m_long);
         double m = (double)m_long, lr;
-        if (r->batch == CF_ELASTIC_HOLD && m >= mn * (1 - 1e-9)) {
+        if (r->batch == CF_ELASTIC_HOLD && fabs(m / mn - 1) <= CF_ELASTIC_HOLD_TOLERANCE) {
             lr = cf_lr_optimal(&f, m); /* batch held: the plan's LR */
         } else {
             double s = m / mn;
@@ -129,7 +147,7 @@ int cf_elastic_rule_rates(const cf_elastic_request *r, cf_lr_rule rule, double *
             }
         }
         double x = lr / cf_lr_optimal(&f, m);
-        double tput = throughput(r, n, acc, m_long);
+        double tput = throughput(r, n, loc, acc, m_long);
         double value = cf_sample_value(r->b_noise, f.m0, m, x);
         rate[n] = full > 0 ? tput * value / full : 0;
         samples[n] = x_full_tput > 0 ? tput / x_full_tput : 0;

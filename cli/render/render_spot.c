@@ -66,6 +66,7 @@ cf_status cf_report_elastic(const cf_report *r, const cf_config *c, cf_elastic_p
                               .gradient_bytes = r->spec->job.parameters * r->spec->job.gradient_bytes,
                               .nodes = c->nodes, .gpus_per_node = c->gpus_per_node, .local_batch = c->local_batch,
                               .accumulation = c->accumulation, .max_accumulation = r->spec->search.max_accumulation,
+                              .max_local_batch = params.max_local_batch > 0 ? params.max_local_batch : 0,
                               .b_noise = r->inputs->noise.b_noise_effective, .batch = CF_ELASTIC_HOLD};
     cf_status st = cf_elastic_plan_for(&req, plan);
     if (st != CF_OK) {
@@ -98,8 +99,9 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
     cJSON_AddNumberToObject(o, "min_nodes", e->min_nodes);
     cJSON_AddNumberToObject(o, "max_nodes", e->max_nodes);
     cJSON_AddNumberToObject(o, "hold_batch_min_nodes", e->hold_min_nodes);
-    cJSON_AddStringToObject(o, "batch_policy", "hold the global batch by accumulation while max_accumulation allows; "
-                                               "below, it shrinks and the LR follows the function");
+    cJSON_AddStringToObject(o, "batch_policy", "hold the global batch (per-GPU batch and accumulation within memory and "
+                                               "max_accumulation); where that falls short, it shrinks and the LR "
+                                               "follows the function");
     cJSON *f = cJSON_AddObjectToObject(o, "lr_function");
     char formula[96];
     cJSON_AddStringToObject(f, "rule", cf_lr_rule_name(e->lr.rule));
@@ -116,6 +118,7 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
         const cf_elastic_point *p = &e->points[n - 1];
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "nodes", n);
+        cJSON_AddNumberToObject(row, "local_batch", p->local_batch);
         cJSON_AddNumberToObject(row, "accumulation", p->accumulation);
         cJSON_AddNumberToObject(row, "global_batch", (double)p->global_batch);
         cJSON_AddNumberToObject(row, "lr", sig(p->lr, 4));
@@ -140,7 +143,7 @@ void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
         free(e);
         return;
     }
-    cf_buf_printf(out, "  - elastic: valid on %d–%d VMs; accumulation holds the global batch (%ld) down to %d VM%s",
+    cf_buf_printf(out, "  - elastic: valid on %d–%d VMs; per-GPU batch and accumulation hold the global batch (%ld) down to %d VM%s",
                   e->min_nodes, e->max_nodes, full->global_batch, e->hold_min_nodes, e->hold_min_nodes == 1 ? "" : "s");
     if (e->hold_min_nodes > 1)
         cf_buf_printf(out, ", below it shrinks (%ld on 1 VM, LR %.4g)", e->points[0].global_batch, e->points[0].lr);

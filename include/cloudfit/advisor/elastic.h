@@ -16,10 +16,15 @@
 #define CF_ELASTIC_WARMUP_FACTOR 2.0
 #define CF_ELASTIC_WARMUP_STEPS 100
 #define CF_ELASTIC_MAX_NODES 1024
+/* "Holds the global batch": within this fraction of the plan's (integer
+ * per-GPU batches cannot always hit it exactly). */
+#define CF_ELASTIC_HOLD_TOLERANCE 0.05
 
-/* How the global batch follows the node count: hold it by raising
- * accumulation (up to max_accumulation; below that the batch shrinks and
- * the LR rule applies), or let it shrink with the nodes. */
+/* How the global batch follows the node count: hold it (the per-GPU
+ * batch and accumulation, within the memory ceiling and max_accumulation,
+ * whose product on n nodes comes closest to the plan's global batch; when
+ * even the largest falls short, the batch shrinks and the LR rule
+ * applies), or let it shrink with the nodes. */
 typedef enum { CF_ELASTIC_HOLD = 0, CF_ELASTIC_SHRINK = 1 } cf_elastic_batch;
 
 /* The LR as a function of the global batch M, from the recipe (lr0, M0)
@@ -46,6 +51,7 @@ double cf_sample_value(double b_noise, double m0, double global_batch, double x)
 
 typedef struct {
     int nodes;
+    int local_batch;           /* per GPU */
     int accumulation;
     long global_batch;
     double lr;
@@ -74,6 +80,7 @@ typedef struct {
     double gradient_bytes;
     int nodes, gpus_per_node, local_batch, accumulation;
     int max_accumulation;
+    int max_local_batch;       /* memory ceiling per GPU; 0 = the plan's local batch is the most */
     double b_noise;
     cf_elastic_batch batch;
 } cf_elastic_request;
