@@ -60,11 +60,18 @@ static int parse_batches(const char *text, unsigned *out)
     return CF_EXIT_USAGE;
 }
 
+/* The cheapest catalog row (spot price, else on-demand) that matches every
+ * criterion given (NULL / 0 = any). */
+static const cf_vm *cheapest(const cf_catalog *catalog, const char *instance, const char *gpu, const char *cloud,
+                             const char *region, int gpus_per_vm);
+
 /* The offer a trace was recorded on: its index row (cloud, region,
  * instance type), narrowed or replaced by the options; the cheapest such
- * row by spot price (on-demand when it has none). */
-static const cf_vm *pick_vm(const cf_cli_options *o, const cf_catalog *catalog, const cf_spot_trace_vm *tv, int k)
+ * row, in the trace's region first. */
+static const cf_vm *pick_vm(const cf_cli_options *o, const cf_catalog *catalog, const cf_spot_trace_vm *tv, int k,
+                            char *note, size_t n_note)
 {
+    note[0] = '\0';
     /* --gpu replaces the trace's VM type (its instance type then no longer applies). */
     const char *gpu = o->gpus.n > k ? o->gpus.items[k] : tv->gpu[0] ? tv->gpu : NULL;
     const char *instance = o->instance_type && k == 0 ? o->instance_type
@@ -75,20 +82,38 @@ static const cf_vm *pick_vm(const cf_cli_options *o, const cf_catalog *catalog, 
     if (!instance && !gpu)
         return NULL;
     const cf_vm *best = NULL;
-    for (int pass = 0; pass < 2 && !best; pass++) { /* the trace's region first, then any */
-        for (size_t i = 0; i < catalog->n_vms; i++) {
-            const cf_vm *vm = &catalog->vms[i];
-            if ((instance && strcmp(vm->instance_type, instance)) || (gpu && strcasecmp(vm->gpu_model, gpu)) ||
-                (cloud && strcmp(vm->cloud, cloud)) || (pass == 0 && region && strcmp(vm->region, region)))
-                continue;
-            if (!instance && tv->gpus_per_vm > 0 && vm->gpu_count != tv->gpus_per_vm)
-                continue;
-            double p = vm->price_spot_usd_per_hr > 0 ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
-            double bp = !best ? 0 : best->price_spot_usd_per_hr > 0 ? best->price_spot_usd_per_hr
-                                                                    : best->price_ondemand_usd_per_hr;
-            if (p > 0 && (!best || p < bp))
-                best = vm;
-        }
+    for (int pass = 0; pass < 2 && !best; pass++) /* the trace's region first, then any */
+        best = cheapest(catalog, instance, gpu, cloud, pass == 0 ? region : NULL, instance ? 0 : tv->gpus_per_vm);
+    if (!best && (o->gpus.n <= k && !(o->instance_type && k == 0))) {
+        /* The trace's VM is not sold any more (p2 / K80): its availability
+         * applied to the cheapest offer of that size in its region. */
+        best = cheapest(catalog, NULL, NULL, cloud, region, tv->gpus_per_vm > 0 ? tv->gpus_per_vm : 1);
+        if (!best)
+            best = cheapest(catalog, NULL, NULL, cloud, NULL, tv->gpus_per_vm > 0 ? tv->gpus_per_vm : 1);
+        if (best)
+            snprintf(note, n_note, "the trace's VM (%s, %s) is not in the catalog; its availability is applied to "
+                     "%s (%s), the cheapest offer of that size%s", instance ? instance : "?", gpu ? gpu : "?",
+                     best->instance_type, best->gpu_model, region && !strcmp(best->region, region) ? " in its region" : "");
+    }
+    return best;
+}
+
+static const cf_vm *cheapest(const cf_catalog *catalog, const char *instance, const char *gpu, const char *cloud,
+                             const char *region, int gpus_per_vm)
+{
+    const cf_vm *best = NULL;
+    for (size_t i = 0; i < catalog->n_vms; i++) {
+        const cf_vm *vm = &catalog->vms[i];
+        if ((instance && strcmp(vm->instance_type, instance)) || (gpu && strcasecmp(vm->gpu_model, gpu)) ||
+            (cloud && strcmp(vm->cloud, cloud)) || (region && strcmp(vm->region, region)))
+            continue;
+        if (gpus_per_vm > 0 && vm->gpu_count != gpus_per_vm)
+            continue;
+        double p = vm->price_spot_usd_per_hr > 0 ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
+        double bp = !best ? 0 : best->price_spot_usd_per_hr > 0 ? best->price_spot_usd_per_hr
+                                                                : best->price_ondemand_usd_per_hr;
+        if (p > 0 && (!best || p < bp))
+            best = vm;
     }
     return best;
 }
@@ -133,8 +158,9 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *c
     const cf_spot_trace *trace = lt->n == 2 ? &lt->merged : &lt->traces[0];
     const cf_vm *vms[2] = {NULL, NULL};
     int nodes[2] = {0, 0};
+    char notes[2][320];
     for (int k = 0; k < lt->n; k++) {
-        vms[k] = pick_vm(o, catalog, &lt->traces[k].vm[0], k);
+        vms[k] = pick_vm(o, catalog, &lt->traces[k].vm[0], k, notes[k], sizeof notes[k]);
         if (!vms[k]) {
             cf_error_set(CF_ERR_INVALID, "%s: which VM was this trace recorded on? no index.csv row names it",
                          lt->traces[k].name);
@@ -170,7 +196,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *c
         }
         if (st == CF_OK) {
             cf_simulate_report report = {.spec = spec, .trace = trace, .path = &path, .setup = &setup,
-                                         .result = &result};
+                                         .result = &result, .note = notes[0][0] ? notes[0] : lt->n > 1 ? notes[1] : ""};
             cJSON *doc = cf_cli_format_is(o, "json") ? cf_simulate_json(&report) : NULL;
             cf_buf text = CF_BUF_INIT;
             if (!doc)

@@ -83,6 +83,8 @@ static void plan_lines(const cf_simulate_report *r, cf_buf *out)
 void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)
 {
     cf_buf_printf(out, "simulate %s against %s\n", r->spec->job.name, base_name(r->trace->name));
+    if (r->note && r->note[0])
+        cf_buf_printf(out, "note: %s\n", r->note);
     plan_lines(r, out);
     cf_buf_puts(out, "\n BATCH   RULE         WALL h p10 / p50 / p90      COST $ p50 / p90   CKPTS  RESTARTS  PREEMPT  "
                      "LOST h  BELOW h  SAMPLES (M)  M0-SAMPLES/$\n");
@@ -182,6 +184,10 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
     add_number(plan, "model_mtbf_hours", s->model_mtbf_h);
     cJSON_AddStringToObject(plan, "model_source", s->model.text);
     cJSON_AddStringToObject(plan, "semantics", q->semantics == CF_SPOT_GANG ? "gang" : "elastic");
+    if (r->note && r->note[0])
+        cJSON_AddStringToObject(plan, "note", r->note);
+    else
+        cJSON_AddNullToObject(plan, "note");
     cJSON *rows = cJSON_AddArrayToObject(doc, "rules");
     for (int i = 0; i < res->n_rows; i++) {
         const cf_simulate_row *row = &res->rows[i];

@@ -14,6 +14,7 @@ typedef struct {
     const cf_spot_path *path;
     const cf_simulate_setup *setup;
     const cf_simulate_result *result;
+    const char *note;            /* e.g. the trace's VM is not in the catalog; "" = none */
 } cf_simulate_report;
 
 void cf_simulate_table(const cf_simulate_report *r, cf_buf *out);
