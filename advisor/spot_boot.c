@@ -51,7 +51,8 @@ cf_status cf_spot_path_block_bootstrap(const cf_spot_path *trace, double block_h
 
 static int up_at(const cf_spot_path *p, size_t i) { return p->c[i * (size_t)(p->n_types > 0 ? p->n_types : 1)] > 0; }
 
-cf_status cf_spot_path_cycle_bootstrap(const cf_spot_path *trace, double hours, unsigned long seed, cf_spot_path *out)
+cf_status cf_spot_path_cycle_bootstrap(const cf_spot_path *trace, int cycles_per_block, double hours,
+                                       unsigned long seed, cf_spot_path *out)
 {
     memset(out, 0, sizeof *out);
     out->n_types = trace->n_types;
@@ -75,7 +76,10 @@ cf_status cf_spot_path_cycle_bootstrap(const cf_spot_path *trace, double hours, 
         gsl_rng_set(rng, seed);
     while (st == CF_OK && out->total_h < hours) {
         size_t j = gsl_rng_uniform_int(rng, n_starts);
-        size_t i = starts[j], end = starts[(j + 1) % n_starts];
+        size_t block = cycles_per_block > 1 ? (size_t)cycles_per_block : 1;
+        if (block > n_starts)
+            block = n_starts;
+        size_t i = starts[j], end = starts[(j + block) % n_starts];
         do {
             st = cf_spot_path_push(out, trace->d_h[i], &trace->c[i * (size_t)k]);
             i = (i + 1) % n;

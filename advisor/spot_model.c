@@ -175,6 +175,18 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
     double s = gsl_ran_gaussian_ziggurat(rng, 1.0);
     cf_status st = CF_OK;
     int zero = 0;
+    /* Room for the expected number of segments up front (one growth of a
+     * large array costs page faults and a copy). */
+    double mean_up = p->up_median_h * exp(p->up_sigma * p->up_sigma / 2);
+    double mean_down = p->down_median_h * exp(p->down_sigma * p->down_sigma / 2);
+    double per_cycle = 2 + (N > 1 ? mean_up * (p->kd_per_h + p->kr_per_h) : 0);
+    size_t want = (size_t)(1.2 * hours / (mean_up + mean_down) * per_cycle) + 1024;
+    out->d_h = malloc(want * sizeof *out->d_h);
+    out->c = malloc(want * sizeof *out->c);
+    if (!out->d_h || !out->c)
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    else
+        out->cap = want;
     for (long j = 0; out->total_h < hours && st == CF_OK; j++) {
         if (j > 0)
             s = CF_SPOT_PHI * s + k_ar * gsl_ran_gaussian_ziggurat(rng, 1.0);

@@ -7,8 +7,9 @@
  *   leave-out   LN-AR from the table refitted without this trace (the
  *               region row of the other traces, else the pooled row)
  *   shipped     the table recommend uses (this trace is in it)
- *   block24     circular block bootstrap of this trace, 24 h blocks
+ *   block24/72  circular block bootstrap of this trace, 24 h / 72 h blocks
  *   cycles      i.i.d. bootstrap of this trace's UP/DOWN cycles
+ *   cycles x4   the same in blocks of 4 consecutive cycles
  * and the advisor-band model cloudfit used before (15 %/month, N × rate).
  * Usage: spot_bench [DIR] [--single] [--band]   (DIR default examples/spot-traces)
  *        spot_bench --table DIR                  (the C table of advisor/spot_table.c) */
@@ -31,9 +32,10 @@
 static const double JOBS[] = {6.0, 24.0, 72.0};
 #define N_JOBS 3
 
-enum { V_INSAMPLE, V_LEAVEOUT, V_SHIPPED, V_BLOCK24, V_CYCLES, N_VARIANTS };
-static const char *const VARIANT_NAMES[] = {"in-sample LN-AR", "leave-trace-out LN-AR", "shipped table LN-AR",
-                                            "block bootstrap 24 h", "cycle bootstrap"};
+enum { V_INSAMPLE, V_LEAVEOUT, V_SHIPPED, V_BLOCK24, V_BLOCK72, V_CYCLES, V_CYCLES4, N_VARIANTS };
+static const char *const VARIANT_NAMES[] = {"in-sample LN-AR",      "leave-trace-out LN-AR", "shipped table LN-AR",
+                                            "block bootstrap 24 h", "block bootstrap 72 h",  "cycle bootstrap",
+                                            "cycle bootstrap x4"};
 
 static double C_H, R_H;
 
@@ -185,15 +187,20 @@ static void bench_trace(const cf_spot_trace_set *set, size_t ti, score *scores, 
     /* resampling families */
     if (cf_spot_path_block_bootstrap(&trace_path, 24.0, CF_SPOT_MC_PATH_HOURS, seed + 3, &models[V_BLOCK24].path) !=
             CF_OK ||
-        cf_spot_path_cycle_bootstrap(&trace_path, CF_SPOT_MC_PATH_HOURS, seed + 4, &models[V_CYCLES].path) != CF_OK)
+        cf_spot_path_block_bootstrap(&trace_path, 72.0, CF_SPOT_MC_PATH_HOURS, seed + 5, &models[V_BLOCK72].path) !=
+            CF_OK ||
+        cf_spot_path_cycle_bootstrap(&trace_path, 1, CF_SPOT_MC_PATH_HOURS, seed + 4, &models[V_CYCLES].path) != CF_OK ||
+        cf_spot_path_cycle_bootstrap(&trace_path, 4, CF_SPOT_MC_PATH_HOURS, seed + 6, &models[V_CYCLES4].path) != CF_OK)
         die();
     for (int v = 0; v < N_VARIANTS; v++)
         finish_model(&models[v], N, seed + 10 + (unsigned long)v);
 
-    printf("\n%s (N = %d, %.1f days; leave-out row: %s)\n", base(t->name), N, trace_path.total_h / 24,
-           cf_spot_row_kind_name(loo_kind));
-    printf("  %-22s %4s | %6s %6s %6s | %6s %6s %6s | %6s %6s | %5s%s\n", "model", "W h", "rp10", "rp50", "rp90",
-           "mp10", "mp50", "mp90", "e50", "e90", "met", band ? " | P(bars) band p50 / p90" : "");
+    if (verbose) {
+        printf("\n%s (N = %d, %.1f days; leave-out row: %s)\n", base(t->name), N, trace_path.total_h / 24,
+               cf_spot_row_kind_name(loo_kind));
+        printf("  %-22s %4s | %6s %6s %6s | %6s %6s %6s | %6s %6s | %5s%s\n", "model", "W h", "rp10", "rp50", "rp90",
+               "mp10", "mp50", "mp90", "e50", "e90", "met", band ? " | P(bars) band p50 / p90" : "");
+    }
     for (int j = 0; j < N_JOBS; j++) {
         double w = JOBS[j];
         for (int v = 0; v < N_VARIANTS; v++) {
@@ -281,6 +288,64 @@ static void summary(const char *what, score *scores)
     }
 }
 
+/* The claim recommend makes: a plan shown as meeting a deadline at 0.9
+ * (the shipped table, recommend's Monte Carlo size, the model's q95) —
+ * what share of each trace's replays meet that deadline. */
+static void deadline_claim(const cf_spot_trace_set *set)
+{
+    printf("\nDeadline claim as recommend makes it (shipped table, %0.f h path, %d starts; deadline = model q95):\n",
+           CF_SPOT_RECOMMEND_PATH_HOURS, CF_SPOT_RECOMMEND_STARTS);
+    cf_spot_mc_settings settings = {CF_SPOT_RECOMMEND_PATH_HOURS, CF_SPOT_RECOMMEND_STARTS, CF_SPOT_SEED};
+    cf_spot_mc *mc = NULL;
+    if (cf_spot_mc_new(&settings, &mc) != CF_OK)
+        die();
+    size_t met_all = 0, n_all = 0, rows = 0, ok_rows = 0;
+    double lowest = 1;
+    for (size_t i = 0; i < set->n; i++) {
+        const cf_spot_trace *t = &set->traces[i];
+        int nodes = t->vm[0].requested;
+        if (nodes < 2)
+            continue;
+        cf_spot_lookup l;
+        cf_spot_model_lookup(t->vm[0].cloud, t->vm[0].gpu, t->vm[0].gpus_per_vm, t->vm[0].region, nodes, &l);
+        cf_spot_path path;
+        if (cf_spot_path_from_trace(t, &path) != CF_OK)
+            die();
+        size_t cap = (size_t)(path.total_h / CF_SPOT_REPLAY_STEP_H) + 2;
+        size_t *seg = malloc(cap * sizeof *seg);
+        double *off = malloc(cap * sizeof *off);
+        size_t n = cf_spot_starts_grid(&path, CF_SPOT_REPLAY_STEP_H, seg, off);
+        for (int j = 0; j < N_JOBS; j++) {
+            cf_spot_request req = {.process = &l.row->process, .nodes = nodes, .work_h = JOBS[j], .checkpoint_h = C_H,
+                                   .restart_h = R_H, .spot_usd_per_node_h = 1};
+            cf_spot_estimate e;
+            if (cf_spot_mc_estimate(mc, &req, &e) != CF_OK)
+                die();
+            double *rep = replays(&path, seg, off, n, nodes, JOBS[j], e.interval_h);
+            size_t met = 0;
+            for (size_t k = 0; k < n; k++)
+                met += rep[k] <= e.spot.q_h;
+            int wraps = cf_quantile_sorted(rep, n, 0.9) > 0.5 * path.total_h;
+            free(rep);
+            printf("  %-55s W %3.0f h: deadline %6.1f h met by %.3f of %zu replays%s\n", base(t->name), JOBS[j],
+                   e.spot.q_h, (double)met / (double)n, n, wraps ? " (wraps: not scored)" : "");
+            if (wraps)
+                continue;
+            rows++;
+            ok_rows += (double)met / (double)n >= 0.85;
+            met_all += met;
+            n_all += n;
+            lowest = fmin(lowest, (double)met / (double)n);
+        }
+        free(seg);
+        free(off);
+        cf_spot_path_free(&path);
+    }
+    printf("  scored rows: %zu; all their replays: %.3f met the deadline; rows >= 0.85: %zu/%zu (lowest %.3f)\n",
+           rows, (double)met_all / (double)(n_all ? n_all : 1), ok_rows, rows, lowest);
+    cf_spot_mc_free(mc);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = "examples/spot-traces";
@@ -318,6 +383,7 @@ int main(int argc, char **argv)
         if (set.traces[i].vm[0].requested > 1)
             bench_trace(&set, i, multi, band, 1);
     summary("4- and 16-node traces (the acceptance rows)", multi);
+    deadline_claim(&set);
     if (single) {
         for (size_t i = 0; i < set.n; i++)
             if (set.traces[i].vm[0].requested == 1)

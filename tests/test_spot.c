@@ -395,7 +395,7 @@ static void test_bootstrap_families(void **state)
     static const int c[] = {1, 0, 1, 0, 1, 0};
     cf_spot_path trace = path_of(d, c, 6);
     cf_spot_path b;
-    assert_int_equal(cf_spot_path_cycle_bootstrap(&trace, 1000, 1, &b), CF_OK);
+    assert_int_equal(cf_spot_path_cycle_bootstrap(&trace, 1, 1000, 1, &b), CF_OK);
     assert_true(b.total_h >= 1000);
     /* every UP run of the bootstrap is one of the trace's UP runs (2, 3 or 1 h) */
     for (size_t i = 0; i < b.n; i++)

@@ -13,8 +13,11 @@
 cf_status cf_spot_path_block_bootstrap(const cf_spot_path *trace, double block_h, double hours, unsigned long seed,
                                        cf_spot_path *out);
 /* A path of at least `hours` made of whole cycles of the trace (an UP run
- * with its inner counts and the DOWN run after it), drawn with
+ * with its inner counts and the DOWN run after it), in blocks of
+ * `cycles_per_block` consecutive cycles (1 = independent cycles; more keeps
+ * good and bad stretches together) starting at a random cycle, drawn with
  * replacement. CF_ERR_INVALID when the trace has no complete cycle. */
-cf_status cf_spot_path_cycle_bootstrap(const cf_spot_path *trace, double hours, unsigned long seed, cf_spot_path *out);
+cf_status cf_spot_path_cycle_bootstrap(const cf_spot_path *trace, int cycles_per_block, double hours,
+                                       unsigned long seed, cf_spot_path *out);
 
 #endif
