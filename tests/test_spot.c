@@ -388,6 +388,29 @@ static void test_deadline_claim_against_replays(void **state)
     cf_spot_trace_set_free(&set);
 }
 
+/* Growth with the node count as the traces show: the cluster's event rate
+ * rises from N = 1 to N ≥ 2 by about kd and then stays nearly flat — far
+ * from N × the single-VM rate — and all N held less often as N grows. */
+static void test_node_count_growth(void **state)
+{
+    (void)state;
+    cf_spot_lookup l;
+    cf_spot_model_lookup("aws", "V100", 1, "us-west-2", 16, &l);
+    cf_spot_path_stats st[3];
+    static const int nodes[3] = {1, 4, 16};
+    for (int i = 0; i < 3; i++) {
+        cf_spot_path p;
+        assert_int_equal(cf_spot_path_generate(&l.row->process, nodes[i], 100000, 11, &p), CF_OK);
+        cf_spot_path_stats_of(&p, nodes[i], &st[i]);
+        cf_spot_path_free(&p);
+    }
+    assert_true(st[1].events_per_day > st[0].events_per_day);
+    assert_true(st[2].events_per_day < 4 * st[0].events_per_day);      /* not 16 × */
+    assert_true(st[2].events_per_day < 1.5 * st[1].events_per_day);    /* nearly flat from 4 to 16 */
+    assert_true(st[1].availability < st[0].availability);
+    assert_true(st[2].availability > 0.5 * st[1].availability);         /* not a^N */
+}
+
 static void test_bootstrap_families(void **state)
 {
     (void)state;
@@ -423,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_generator_statistics),
         cmocka_unit_test(test_shipped_table_matches_traces),
         cmocka_unit_test(test_deadline_claim_against_replays),
+        cmocka_unit_test(test_node_count_growth),
         cmocka_unit_test(test_bootstrap_families),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/version.h"
@@ -154,19 +155,23 @@ static cJSON *gpus_json(const cf_inputs *in)
 
 static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
 {
-    /* With spot or elastic training the batch changes at run time: the LR
-     * for each node count the job may run on. */
+    /* With spot or elastic training the node count changes at run time:
+     * the global batch and LR at each count, from the elastic plan (the
+     * batch held where memory and max_accumulation allow; docs/spot.md). */
     cJSON *a = cJSON_CreateArray();
-    for (int n = 1; n <= c->nodes; n++) {
-        double m = (double)n * c->gpus_per_node * c->local_batch * c->accumulation;
-        cf_lr_choice lr = cf_lr_for_batch(r->spec->job.lr_rule, r->spec->job.optimizer, r->spec->job.lr, r->spec->job.batch,
-                                          r->inputs->noise.b_noise_effective, m);
+    cf_elastic_plan *e = NULL;
+    if (cf_report_elastic(r, c, &e) != CF_OK) {
+        cf_error_clear();
+        return a;
+    }
+    for (int n = 1; n <= e->max_nodes; n++) {
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "nodes", n);
-        cJSON_AddNumberToObject(row, "global_batch", m);
-        cJSON_AddNumberToObject(row, "lr", sig(lr.lr, 4));
+        cJSON_AddNumberToObject(row, "global_batch", (double)e->points[n - 1].global_batch);
+        cJSON_AddNumberToObject(row, "lr", sig(e->points[n - 1].lr, 4));
         cJSON_AddItemToArray(a, row);
     }
+    free(e);
     return a;
 }
 
