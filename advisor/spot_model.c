@@ -83,7 +83,7 @@ cf_status cf_spot_runs_add(cf_spot_runs *r, const cf_spot_trace *t)
             r->multi_node = 1;
             r->up_runs += 1;
             r->up_runs_full += CNT(s0 + start) >= N;
-            for (size_t k = start; k < start + (size_t)0 + (size_t)(j - start); k++) {
+            for (size_t k = start; k < j; k++) {
                 int c = CNT(s0 + k);
                 if (c == 0)
                     break; /* reached the DOWN run */
@@ -92,8 +92,8 @@ cf_status cf_spot_runs_add(cf_spot_runs *r, const cf_spot_trace *t)
                     r->drop_exposure_h += dt;
                 if (c < N)
                     r->rise_exposure_h += dt;
-                int next = CNT(s0 + k + 1);
-                if (k + 1 < n && next > 0) {
+                int next = CNT(s0 + k + 1); /* the last UP tick's next is the DOWN run: not an inner event */
+                if (next > 0) {
                     if (next < c)
                         r->drops += 1;
                     else if (next > c) {
