@@ -6,32 +6,7 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/spot.h"
-
-/* A VM shape: everything the step time depends on. Rows of the catalog
- * that share a shape (same GPU, GPUs per VM and NIC) differ only in price,
- * so the model runs once per shape and node count. */
-typedef struct {
-    const cf_gpu_perf *perf;
-    cf_perf_params params;     /* with inter_gbps set for this NIC */
-    int gpus_per_vm;
-    double network_gbps;
-    int max_local_batch;
-    cf_provenance memory_provenance;
-    /* per node count n (index n-1): time-optimal batch and accumulation */
-    int *best_m, *best_s;
-    double *best_train_h, *best_step_s, *best_sigma;
-} shape;
-
-typedef struct {
-    uint32_t vm;      /* index into input->vms */
-    uint32_t shape;
-    uint16_t nodes;
-    uint8_t spot;
-    double hours;
-    double usd;
-    double hours_q, usd_q;   /* at the confidence the constraints are held to */
-    int feasible;
-} candidate;
+#include "enumerate_internal.h"
 
 static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
 
@@ -174,13 +149,8 @@ static void shapes_free(shape *shapes, size_t n)
     free(shapes);
 }
 
-static double spot_interruptions(const cf_vm *vm)
-{
-    return vm->interruptions_pct_per_month >= 0 ? vm->interruptions_pct_per_month
-                                                : CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH;
-}
-
-static void fill_config(const cf_advisor_input *in, const shape *sh, const candidate *c, cf_config *cfg)
+static void fill_config(const cf_advisor_input *in, const shape *sh, const candidate *c, const cf_spot_estimate *est,
+                        cf_config *cfg)
 {
     const cf_job *job = in->job;
     const cf_constraints *limits = in->constraints;
@@ -210,9 +180,12 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->parallel_efficiency = cfg->samples_per_s / ((double)n * g * single);
     cfg->train_hours = sh->best_train_h[n - 1];
     cfg->spot_factor = 1.0;
-    if (c->spot)
-        cfg->spot_factor = cf_spot_time_factor(spot_interruptions(vm), n, limits->checkpoint_minutes / 60.0,
-                                               limits->startup_minutes / 60.0, &cfg->checkpoint_interval_hours);
+    if (c->spot && c->spot_est >= 0) {
+        cfg->spot_est = est[c->spot_est];
+        cfg->mixed = c->mixed;
+        cfg->checkpoint_interval_hours = cfg->spot_est.interval_h;
+        cfg->spot_factor = c->hours / (limits->startup_minutes / 60.0 + cfg->train_hours);
+    }
     cfg->hours = c->hours;
     cfg->usd_per_hour = n * (c->spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr);
     cfg->total_usd = c->usd;
@@ -346,10 +319,11 @@ static int offer_order(const void *pa, const void *pb)
 }
 
 /* Regions of one offer (cloud, instance type, GPUs) differ only in price
- * (and, for spot, interruption rate), so only the cheapest region can win:
- * keep the cheapest on-demand row, and the cheapest spot row per
- * interruption rate. This cuts the priced points several-fold. */
-static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t *vm_shape, unsigned char *keep)
+ * (and, for spot, preemption model), so only the cheapest region can win:
+ * keep the cheapest on-demand row, and the cheapest spot row per row of
+ * the preemption model. This cuts the priced points several-fold. */
+static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t *vm_shape, spot_cache *cache,
+                                       unsigned char *keep)
 {
     size_t *idx = malloc((in->n_vms ? in->n_vms : 1) * sizeof *idx), n = 0;
     if (!idx)
@@ -378,7 +352,7 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
             for (size_t j = start; j < end && cheapest_spot; j++) {
                 const cf_vm *other = in->vms[idx[j]];
                 if (j != i && other->price_spot_usd_per_hr > 0 &&
-                    other->interruptions_pct_per_month == vm->interruptions_pct_per_month &&
+                    cf__spot_same_row(cache, idx[j], idx[i]) &&
                     (other->price_spot_usd_per_hr < vm->price_spot_usd_per_hr ||
                      (other->price_spot_usd_per_hr == vm->price_spot_usd_per_hr && idx[j] < idx[i])))
                     cheapest_spot = 0;
@@ -395,21 +369,22 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
 }
 
 static cf_status price_candidates(const cf_advisor_input *in, const shape *shapes, const size_t *vm_shape,
-                                  const unsigned char *keep, int max_nodes, candidate **out, size_t *n_out)
+                                  const unsigned char *keep, int max_nodes, spot_cache *cache, candidate **out,
+                                  size_t *n_out)
 {
     const cf_constraints *limits = in->constraints;
     size_t cap = in->n_vms * (size_t)max_nodes * 2, n = 0;
     candidate *cands = malloc((cap ? cap : 1) * sizeof *cands);
     if (!cands)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    double startup_h = limits->startup_minutes / 60.0, ckpt_h = limits->checkpoint_minutes / 60.0;
+    double startup_h = limits->startup_minutes / 60.0;
     double z = cf_normal_quantile(confidence_of(limits));
     for (size_t v = 0; v < in->n_vms; v++) {
         if (vm_shape[v] == SIZE_MAX)
             continue;
         const cf_vm *vm = in->vms[v];
         const shape *sh = &shapes[vm_shape[v]];
-        for (int nodes = 1; nodes <= max_nodes; nodes++) {
+        for (int nodes = limits->min_nodes > 1 ? limits->min_nodes : 1; nodes <= max_nodes; nodes++) {
             double train_h = sh->best_train_h[nodes - 1];
             if (!isfinite(train_h))
                 continue;
@@ -421,17 +396,20 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
                 double price = spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
                 if (price <= 0)
                     continue;
-                double factor = spot ? cf_spot_time_factor(spot_interruptions(vm), nodes, ckpt_h, startup_h, NULL) : 1.0;
-                if (!isfinite(factor))
+                double hours = spot ? cf__spot_screen_hours(cache, v, nodes, train_h) : startup_h + train_h;
+                if (!isfinite(hours))
                     continue;
                 candidate *c = &cands[n++];
                 c->vm = (uint32_t)v;
                 c->shape = (uint32_t)vm_shape[v];
                 c->nodes = (uint16_t)nodes;
                 c->spot = (uint8_t)spot;
-                c->hours = startup_h + train_h * factor;
+                c->mixed = 0;
+                c->spot_est = -1;
+                c->hours = hours;
                 c->usd = c->hours * nodes * price;
-                c->hours_q = startup_h + train_h * factor * exp(z * sh->best_sigma[nodes - 1]);
+                /* the model's own uncertainty on the training part */
+                c->hours_q = startup_h + (hours - startup_h) * exp(z * sh->best_sigma[nodes - 1]);
                 c->usd_q = c->hours_q * nodes * price;
                 c->feasible = cf_constraints_met(limits, c->hours_q, c->usd_q, 0);
             }
@@ -492,7 +470,7 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
 }
 
 static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
-                          cf_advice *advice)
+                          const cf_spot_estimate *est, cf_advice *advice)
 {
     const candidate *fastest = NULL, *cheapest = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -502,14 +480,40 @@ static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const
             cheapest = &cands[i];
     }
     if (fastest && cheapest) {
-        fill_config(in, &shapes[fastest->shape], fastest, &advice->fastest);
-        fill_config(in, &shapes[cheapest->shape], cheapest, &advice->cheapest);
+        fill_config(in, &shapes[fastest->shape], fastest, est, &advice->fastest);
+        fill_config(in, &shapes[cheapest->shape], cheapest, est, &advice->cheapest);
         advice->have_extremes = 1;
     }
 }
 
+/* The best feasible on-demand and the best feasible spot configuration
+ * by the objective, shown side by side. */
+static void pick_best_kinds(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
+                            const cf_spot_estimate *est, cf_advice *advice)
+{
+    rank_ctx rc = {.objective = in->constraints->objective, .hours_min = INFINITY, .usd_min = INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i].feasible)
+            continue;
+        rc.hours_min = fmin(rc.hours_min, cands[i].hours);
+        rc.usd_min = fmin(rc.usd_min, cands[i].usd);
+    }
+    const candidate *best[2] = {NULL, NULL};
+    for (size_t i = 0; i < n; i++)
+        if (cands[i].feasible && (!best[cands[i].spot] || better(&rc, &cands[i], best[cands[i].spot])))
+            best[cands[i].spot] = &cands[i];
+    if (best[0]) {
+        fill_config(in, &shapes[best[0]->shape], best[0], est, &advice->best_ondemand);
+        advice->have_best_ondemand = 1;
+    }
+    if (best[1]) {
+        fill_config(in, &shapes[best[1]->shape], best[1], est, &advice->best_spot);
+        advice->have_best_spot = 1;
+    }
+}
+
 static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes, candidate *cands, size_t n,
-                                cf_advice *advice)
+                                const cf_spot_estimate *est, cf_advice *advice)
 {
     size_t n_feasible = 0;
     rank_ctx rc = {.objective = in->constraints->objective, .hours_min = INFINITY, .usd_min = INFINITY};
@@ -570,9 +574,9 @@ static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes,
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
     } else {
         for (size_t i = 0; i < n_best; i++)
-            fill_config(in, &shapes[best[i].shape], &best[i], &advice->ranked[i]);
+            fill_config(in, &shapes[best[i].shape], &best[i], est, &advice->ranked[i]);
         for (size_t i = 0; i < n_front; i++)
-            fill_config(in, &shapes[cands[order[i]].shape], &cands[order[i]], &advice->pareto[i]);
+            fill_config(in, &shapes[cands[order[i]].shape], &cands[order[i]], est, &advice->pareto[i]);
         advice->n_ranked = n_best;
         advice->n_pareto = n_front;
     }
@@ -600,22 +604,33 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
     candidate *cands = NULL;
     size_t n = 0;
     unsigned char *keep = malloc(in->n_vms ? in->n_vms : 1);
-    st = keep ? mark_cheapest_regions(in, vm_shape, keep) : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    spot_cache *cache = NULL;
+    st = keep ? cf__spot_cache_new(in, max_nodes, &cache) : cf_error_set(CF_ERR_NOMEM, "out of memory");
     if (st == CF_OK)
-        st = price_candidates(in, shapes, vm_shape, keep, max_nodes, &cands, &n);
+        st = mark_cheapest_regions(in, vm_shape, cache, keep);
+    if (st == CF_OK)
+        st = price_candidates(in, shapes, vm_shape, keep, max_nodes, cache, &cands, &n);
     free(keep);
+    cf_spot_estimate *est = NULL;
+    size_t n_est = 0;
+    if (st == CF_OK)
+        st = cf__spot_refine(cache, shapes, cands, n, &est, &n_est);
+    cf__spot_cache_free(cache);
     if (st == CF_OK) {
         advice->n_candidates = n;
-        pick_extremes(in, shapes, cands, n, advice);
+        advice->n_spot_simulated = n_est;
+        pick_extremes(in, shapes, cands, n, est, advice);
+        pick_best_kinds(in, shapes, cands, n, est, advice);
         if (n == 0) {
             st = cf_error_set(CF_ERR_INFEASIBLE, "no configuration fits the search limits");
             cf_error_hint("check search.gpus, search.clouds, search.spot and the model's memory needs");
         } else {
-            st = rank_and_front(in, shapes, cands, n, advice);
+            st = rank_and_front(in, shapes, cands, n, est, advice);
             if (st == CF_ERR_INFEASIBLE)
                 cf_error_set(CF_ERR_INFEASIBLE, "no configuration meets the deadline and budget");
         }
     }
+    free(est);
     free(cands);
     shapes_free(shapes, n_shapes);
     free(vm_shape);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cloudfit/advisor/search.h"
+#include "search_internal.h"
 
 static const cf_gpu_perf *fitted_for(const cf_search_result *r, const char *gpu)
 {

@@ -26,6 +26,8 @@ int cmd_history(int argc, char **argv, const cf_cli_options *opts, int n_positio
 int cmd_record(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_prices(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_search(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_simulate(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+int cmd_rebalance(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 
 extern const cf_command cf_commands[];
 extern const size_t cf_command_count;

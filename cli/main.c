@@ -30,6 +30,10 @@ const cf_command cf_commands[] = {
      "show GPU prices from the catalog in use, or fetch current prices into a snapshot"},
     {"search", cmd_search, CMD_SEARCH, "search --runner trace:MEASUREMENTS.csv|exec:'COMMAND TEMPLATE' [options] MODEL.json",
      "find the best configuration with a few real probe runs (online search)"},
+    {"simulate", cmd_simulate, CMD_SIMULATE, "simulate MODEL.json --trace TRACE.csv [--trace TRACE2.csv] [--rule fixed|linear|sqrt|gain|all]",
+     "replay a spot availability trace against the plan: time, cost, restarts and progress per LR rule"},
+    {"rebalance", cmd_rebalance, CMD_REBALANCE, "rebalance --global-batch M --workers N [options] < times.jsonl",
+     "per-worker batch sizes that equalise iteration times (JSON lines: times in, batches out)"},
 };
 const size_t cf_command_count = sizeof cf_commands / sizeof *cf_commands;
 

@@ -14,11 +14,11 @@
 
 const cf_cli_option cf_cli_option_table[] = {
     {"help", 'h', OPT_FLAG, NULL, CMD_ALL, OFF(help), "show help for the command and exit"},
-    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_VALIDATE | CMD_PROFILE | CMD_SEARCH, OFF(format),
+    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_VALIDATE | CMD_PROFILE | CMD_SEARCH | CMD_SIMULATE, OFF(format),
      "output format: table (default) or json; recommend also markdown, history and prices also csv"},
-    {"out-file", 'o', OPT_STRING, "PATH", CMD_RECOMMEND, OFF(out_file),
+    {"out-file", 'o', OPT_STRING, "PATH", CMD_RECOMMEND | CMD_SIMULATE, OFF(out_file),
      "write the result to PATH (atomically) instead of standard output"},
-    {"db", 0, OPT_STRING, "PATH", CMD_RECOMMEND | CMD_HISTORY | CMD_RECORD | CMD_PRICES | CMD_PROFILE | CMD_SEARCH, OFF(db_path),
+    {"db", 0, OPT_STRING, "PATH", CMD_RECOMMEND | CMD_HISTORY | CMD_RECORD | CMD_PRICES | CMD_PROFILE | CMD_SEARCH | CMD_SIMULATE, OFF(db_path),
      "history database (default $XDG_DATA_HOME/cloudfit/history.db)"},
     {"no-history", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_SEARCH, OFF(no_history), "do not record the recommendation"},
     {"top", 'n', OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(top), "rows in the ranked table (default 10)"},
@@ -29,12 +29,12 @@ const cf_cli_option cf_cli_option_table[] = {
     {"confidence", 0, OPT_STRING, "P", CMD_RECOMMEND | CMD_SEARCH, OFF(confidence),
      "meet the deadline and budget with probability P under the model's uncertainty (e.g. 0.9 or 90%; default "
      "search.confidence, else 0.9)"},
-    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_SEARCH, OFF(clouds),
+    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_SEARCH | CMD_SIMULATE, OFF(clouds),
      "only this cloud (aws, gcp, azure, lambda); repeatable; overrides search.clouds"},
-    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH, OFF(regions), "only this region; repeatable"},
-    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_HISTORY | CMD_SEARCH | CMD_PROFILE, OFF(gpus),
-     "only this GPU model; repeatable (profile --runner: the one GPU type to profile)"},
-    {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND, OFF(spot), "spot VMs: never, allow or only"},
+    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH | CMD_SIMULATE, OFF(regions), "only this region; repeatable"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_HISTORY | CMD_SEARCH | CMD_PROFILE | CMD_SIMULATE, OFF(gpus),
+     "only this GPU model; repeatable (profile --runner: the one GPU type to profile; simulate: the GPU of each trace)"},
+    {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},
     {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes"},
     {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus"},
     {"color", 0, OPT_STRING, "WHEN", CMD_ALL, OFF(color), "colour: auto (default), always or never"},
@@ -65,9 +65,9 @@ const cf_cli_option cf_cli_option_table[] = {
      "with --gns: use only the first K epochs of the M0 run"},
     /* price catalog choice and overrides (docs/pricing.md) */
     {"spot", 0, OPT_FLAG, NULL, CMD_PRICES, OFF(spot_only), "only offers with a spot price, sorted by it"},
-    {"max-catalog-age-days", 0, OPT_DOUBLE, "DAYS", CMD_RECOMMEND | CMD_PRICES, OFF(max_catalog_age_days),
+    {"max-catalog-age-days", 0, OPT_DOUBLE, "DAYS", CMD_RECOMMEND | CMD_PRICES | CMD_SIMULATE, OFF(max_catalog_age_days),
      "warn when the price catalog is older than DAYS (default 30)"},
-    {"price-overrides", 0, OPT_STRING, "FILE", CMD_RECOMMEND | CMD_PRICES, OFF(price_overrides),
+    {"price-overrides", 0, OPT_STRING, "FILE", CMD_RECOMMEND | CMD_PRICES | CMD_SIMULATE, OFF(price_overrides),
      "apply negotiated discounts and per-instance prices from FILE (JSON, docs/pricing.md)"},
     {"max-price-change", 0, OPT_DOUBLE, "FACTOR", CMD_PRICES, OFF(max_price_change),
      "prices update: keep out a price that moved by more than FACTOR× since the last catalog (default 3)"},
@@ -117,8 +117,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "exec backend: stop a script that prints nothing for S seconds (default 120)"},
     {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
      "training steps of the noise-scale run (default 200)"},
-    {"instance-type", 0, OPT_STRING, "TYPE", CMD_PROFILE, OFF(instance_type),
-     "with --runner: run the full-VM runs (and, with exec, every run) on this instance type"},
+    {"instance-type", 0, OPT_STRING, "TYPE", CMD_PROFILE | CMD_SIMULATE, OFF(instance_type),
+     "with --runner: run the full-VM runs (and, with exec, every run) on this instance type; simulate: the plan's VM"},
     /* search (docs/search.md) */
     {"runner", 0, OPT_STRING, "RUNNER", CMD_SEARCH | CMD_PROFILE, OFF(runner),
      "where probes run: trace:MEASUREMENTS.csv or exec:'COMMAND {nodes} {gpus_per_node} ...' (search: required; "
@@ -144,6 +144,29 @@ const cf_cli_option cf_cli_option_table[] = {
      "the pricing VM's)"},
     {"probe-startup-s", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(probe_startup_s),
      "charge S seconds of start-up (paid, no progress) per profile run and probe (default 0)"},
+    /* spot, elastic, heterogeneous (docs/spot.md) */
+    {"mix", 0, OPT_FLAG, NULL, CMD_RECOMMEND, OFF(mix),
+     "also try jobs that mix two GPU types in one cloud region (per-worker batches, speed-up over one type)"},
+    {"trace", 0, OPT_LIST, "TRACE.csv", CMD_SIMULATE, OFF(traces),
+     "availability trace (t_s,nodes_available); give two to mix two VM types, one count per tick each"},
+    {"rule", 0, OPT_STRING, "RULE", CMD_SIMULATE, OFF(rule),
+     "LR rule while VMs are missing: fixed, linear, sqrt, gain or all (default all)"},
+    {"batch", 0, OPT_STRING, "POLICY", CMD_SIMULATE, OFF(batch_policy),
+     "global batch while VMs are missing: hold (accumulation, then the rule), shrink, or both (default)"},
+    {"nodes", 0, OPT_INT, "N", CMD_SIMULATE, OFF(nodes),
+     "VMs the plan requests (default: the trace's index.csv, else its largest count)"},
+    {"gang", 0, OPT_FLAG, NULL, CMD_SIMULATE, OFF(gang), "run only while every requested VM is held (default elastic)"},
+    {"global-batch", 0, OPT_INT, "M", CMD_REBALANCE, OFF(global_batch), "the global batch the workers share (held fixed)"},
+    {"workers", 0, OPT_INT, "N", CMD_REBALANCE, OFF(workers), "number of workers (default: from --batches)"},
+    {"batches", 0, OPT_STRING, "B1,B2,...", CMD_REBALANCE, OFF(batches),
+     "initial per-worker batches, summing to the global batch (default: equal)"},
+    {"max-batch", 0, OPT_STRING, "B|B1,B2,...", CMD_REBALANCE, OFF(max_batch),
+     "per-worker memory limit (one value for all, or one per worker)"},
+    {"dead-band", 0, OPT_STRING, "PCT%", CMD_REBALANCE, OFF(dead_band),
+     "no change while the slowest worker is within PCT% of the fastest (default 3%)"},
+    {"window", 0, OPT_INT, "N", CMD_REBALANCE, OFF(window), "iterations averaged per update (default 20)"},
+    {"controller", 0, OPT_STRING, "KIND", CMD_REBALANCE, OFF(controller),
+     "p (proportional, default) or pi (proportional-integral)"},
 };
 const size_t cf_cli_option_count = sizeof cf_cli_option_table / sizeof *cf_cli_option_table;
 
@@ -173,6 +196,10 @@ void cf_cli_options_init(cf_cli_options *opts)
     opts->seed = -1;
     opts->probe_startup_s = -1;
     opts->trace_nic_gbps = -1;
+    opts->nodes = -1;
+    opts->global_batch = -1;
+    opts->workers = -1;
+    opts->window = -1;
 }
 
 void cf_cli_options_free(cf_cli_options *opts)

@@ -17,6 +17,8 @@ enum {
     CMD_RECORD = 1u << 6,
     CMD_SEARCH = 1u << 7,
     CMD_VALIDATE = 1u << 8,
+    CMD_SIMULATE = 1u << 9,
+    CMD_REBALANCE = 1u << 10,
     CMD_ALL = 0xffffu
 };
 
@@ -104,6 +106,20 @@ typedef struct {
     const char *method;          /* cloudfit | model | bo; NULL = cloudfit */
     cf_cli_list prices;          /* GPU=USD_PER_GPU_HR */
     double probe_startup_s;      /* < 0 = default (0) */
+    /* spot, elastic and heterogeneous plans — issue 15 (docs/spot.md) */
+    cf_cli_list traces;          /* simulate: availability traces (one, or two to mix VM types) */
+    const char *rule;            /* simulate: fixed | linear | sqrt | gain | all (default all) */
+    const char *batch_policy;    /* simulate: hold | shrink | both (default both) */
+    int nodes;                   /* simulate: requested VMs (-1 = from the trace) */
+    int gang;                    /* simulate: run only while every requested VM is held */
+    int mix;                     /* recommend: also try jobs that mix two GPU types */
+    int global_batch;            /* rebalance: -1 = required */
+    int workers;                 /* rebalance: -1 = from --batches */
+    const char *batches;         /* rebalance: initial per-worker batches "128,128" */
+    const char *max_batch;       /* rebalance: per-worker limits "256,512" (or one for all) */
+    const char *dead_band;       /* rebalance: "3%" */
+    int window;                  /* rebalance: iterations per update, -1 = default */
+    const char *controller;      /* rebalance: p | pi */
 } cf_cli_options;
 
 typedef enum { OPT_FLAG, OPT_STRING, OPT_INT, OPT_DOUBLE, OPT_LIST } cf_opt_kind;

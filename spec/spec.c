@@ -102,7 +102,8 @@ static void set_defaults(cf_spec *out)
     out->search.spot = CF_SPOT_NEVER;
     out->search.startup_minutes = 10.0;
     out->search.confidence = 0.9;
-    out->search.checkpoint_minutes = 1.0;
+    out->search.checkpoint_minutes = 0.0; /* from the checkpoint size and storage_mb_per_s */
+    out->search.storage_mb_per_s = 125.0;  /* CF_DEFAULT_STORAGE_MB_PER_S (advisor/spot_replay.h) */
 }
 
 /* Defaults that depend on other fields, once everything is read. */

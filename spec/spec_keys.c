@@ -31,7 +31,8 @@ static const char *const sync_keys[] = {"intra_node_gbps", "inter_node_gbps", "l
 static const char *const search_keys[] = {"objective", "deadline_hours", "budget_usd", "clouds",
                                           "regions", "gpus", "max_gpus", "max_nodes",
                                           "max_accumulation", "max_global_batch", "spot",
-                                          "startup_minutes", "checkpoint_minutes", "confidence", NULL};
+                                          "startup_minutes", "checkpoint_minutes", "storage_mb_per_s", "confidence",
+                                          NULL};
 
 typedef struct {
     const char *name;

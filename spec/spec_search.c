@@ -152,6 +152,8 @@ static cf_status read_search_object(spec_ctx *c, const cJSON *search, cf_spec *o
                                &out->search.checkpoint_minutes);
     if (st == CF_OK)
         st = spec_field_number(c, search, "confidence", &confidence_rule, NULL, &out->search.confidence);
+    if (st == CF_OK)
+        st = spec_field_number(c, search, "storage_mb_per_s", &SPEC_POSITIVE_NUM, NULL, &out->search.storage_mb_per_s);
     return st;
 }
 

@@ -84,7 +84,7 @@ static void test_minimal_defaults(void **state)
     assert_int_equal(s.search.max_accumulation, 8);
     assert_int_equal(s.search.max_global_batch, 64 * 32);
     assert_int_equal(s.search.spot, CF_SPOT_NEVER);
-    assert_true(s.search.startup_minutes == 10.0 && s.search.checkpoint_minutes == 1.0);
+    assert_true(s.search.startup_minutes == 10.0 && s.search.checkpoint_minutes == 0.0 && s.search.storage_mb_per_s == 125.0);
     assert_int_equal((int)strlen(s.hash), 64);
     cf_spec_free(&s);
 }

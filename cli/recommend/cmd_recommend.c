@@ -124,14 +124,19 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     } else {
         char created_at[32];
         cf_now_iso8601(created_at, sizeof created_at);
+        cf_hetero_advice hetero; /* --mix: two GPU types in one job (docs/spot.md) */
+        if (o->mix && cf_hetero_search(&in, &advice, &hetero) != CF_OK)
+            rc = cf_report_error();
         cf_report report = {.spec = spec, .catalog = catalog, .inputs = &inputs, .advice = &advice,
                             .created_at = created_at, .n_offers = n_rows,
-                            .catalog_age_days = src->age_days, .catalog_source = src};
+                            .catalog_age_days = src->age_days, .catalog_source = src,
+                            .hetero = o->mix ? &hetero : NULL};
         char *json_text = NULL;
         /* Baseline and gates first (they are part of every format), then
          * the full result, launch specs and history; a failed gate decides
          * the exit code last (issue 5). */
-        rc = cf_recommend_ci_gates(o, ci, &report);
+        if (rc == 0)
+            rc = cf_recommend_ci_gates(o, ci, &report);
         if (rc == 0)
             rc = emit(o, &report, &json_text);
         if (rc == 0)

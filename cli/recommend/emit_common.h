@@ -9,7 +9,7 @@
 #include "render/report.h"
 
 /* The number of CLOUDFIT_* variables (a count, not a buffer size). */
-#define CF_EMIT_N_ENV 9
+#define CF_EMIT_N_ENV 11
 
 typedef struct {
     const char *name;   /* static */
@@ -25,10 +25,12 @@ typedef struct {
 cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out);
 void cf_emit_envs_free(cf_emit_env_list *list);
 
-/* Smallest node count an elastic (spot) run keeps going with: half the
- * cluster, rounded up (below that the per-node-count LR table still
- * applies, but throughput falls too far to meet the prediction). */
-int cf_emit_min_nodes(const cf_config *c);
+/* Smallest node count an elastic (spot) run keeps going with: the elastic
+ * plan's lower end (advisor/elastic.c: the smallest count from which the
+ * LR rule stays stable at every count up to N, holding the global batch by
+ * accumulation where it can; 1 under the gain rule), as the spot Monte
+ * Carlo assumes; on demand, all the nodes. */
+int cf_emit_min_nodes(const cf_report *r, const cf_config *c);
 
 /* The entry point as words, split the way a POSIX shell splits a command
  * line (blanks separate words; '...' and "..." quote; a backslash escapes)

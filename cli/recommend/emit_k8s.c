@@ -140,7 +140,7 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     cf_buf_puts(out, "# Set the image to your training image. Apply: kubectl apply -f THIS_FILE\n");
     if (elastic)
         cf_buf_printf(out, "# Elastic (spot): %d Workers, the job goes on with %d to %d of them.\n", c->nodes,
-                      cf_emit_min_nodes(c), c->nodes);
+                      cf_emit_min_nodes(r, c), c->nodes);
     cf_buf text = CF_BUF_INIT, scratch = CF_BUF_INIT;
     cf_yaml_out y;
     yo_begin(&y, out);
@@ -177,7 +177,7 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
         yo_str(&y, "elasticPolicy", 0);
         yo_map(&y);
         yo_kv_str(&y, "rdzvBackend", "c10d");
-        yo_kv_int(&y, "minReplicas", cf_emit_min_nodes(c));
+        yo_kv_int(&y, "minReplicas", cf_emit_min_nodes(r, c));
         yo_kv_int(&y, "maxReplicas", c->nodes);
         yo_kv_int(&y, "maxRestarts", 3 * c->nodes);
         yo_map_end(&y);

@@ -34,7 +34,7 @@ cf_status cf_emit_torchrun(const cf_report *r, const char *entrypoint, cf_buf *o
         }
         if (c->spot)
             cf_buf_printf(out, "exec torchrun --nnodes=%d:%d --nproc_per_node=%d --max_restarts=%d \\\n",
-                          cf_emit_min_nodes(c), c->nodes, c->gpus_per_node, 3 * c->nodes);
+                          cf_emit_min_nodes(r, c), c->nodes, c->gpus_per_node, 3 * c->nodes);
         else
             cf_buf_printf(out, "exec torchrun --nnodes=%d --nproc_per_node=%d \\\n", c->nodes, c->gpus_per_node);
         cf_buf_puts(out, "  --rdzv_backend=c10d --rdzv_endpoint=\"${MASTER_ADDR:?set MASTER_ADDR}:29400\" --rdzv_id=");

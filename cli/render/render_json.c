@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/version.h"
@@ -71,6 +72,9 @@ cJSON *cf_config_json(const cf_config *cfg)
     if (cfg->spot) {
         cJSON_AddNumberToObject(o, "spot_time_factor", sig(cfg->spot_factor, 4));
         cJSON_AddNumberToObject(o, "checkpoint_interval_hours", sig(cfg->checkpoint_interval_hours, 3));
+        cJSON *spot = cf_config_spot_json(cfg); /* docs/spot.md */
+        if (spot)
+            cJSON_AddItemToObject(o, "spot_model", spot);
     }
     char text[192];
     cf_price_kind kind = cfg->spot ? cfg->vm->spot_kind : cfg->vm->ondemand_kind;
@@ -157,19 +161,23 @@ static cJSON *gpus_json(const cf_inputs *in)
 
 static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
 {
-    /* With spot or elastic training the batch changes at run time: the LR
-     * for each node count the job may run on. */
+    /* With spot or elastic training the node count changes at run time:
+     * the global batch and LR at each count, from the elastic plan (the
+     * batch held where memory and max_accumulation allow; docs/spot.md). */
     cJSON *a = cJSON_CreateArray();
-    for (int n = 1; n <= c->nodes; n++) {
-        double m = (double)n * c->gpus_per_node * c->local_batch * c->accumulation;
-        cf_lr_choice lr = cf_lr_for_batch(r->spec->job.lr_rule, r->spec->job.optimizer, r->spec->job.lr, r->spec->job.batch,
-                                          r->inputs->noise.b_noise_effective, m);
+    cf_elastic_plan *e = NULL;
+    if (cf_report_elastic(r, c, &e) != CF_OK) {
+        cf_error_clear();
+        return a;
+    }
+    for (int n = 1; n <= e->max_nodes; n++) {
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "nodes", n);
-        cJSON_AddNumberToObject(row, "global_batch", m);
-        cJSON_AddNumberToObject(row, "lr", sig(lr.lr, 4));
+        cJSON_AddNumberToObject(row, "global_batch", (double)e->points[n - 1].global_batch);
+        cJSON_AddNumberToObject(row, "lr", sig(e->points[n - 1].lr, 4));
         cJSON_AddItemToArray(a, row);
     }
+    free(e);
     return a;
 }
 
@@ -224,7 +232,13 @@ cJSON *cf_report_json(const cf_report *r)
                                                                  r->advice->ranked[0].vm));
     cJSON_AddStringToObject(doc, "objective", cf_objective_name(r->spec->search.objective));
     cJSON_AddItemToObject(doc, "constraints", constraints_json(&r->spec->search));
-    cJSON_AddItemToObject(doc, "chosen", cf_config_json(&r->advice->ranked[0]));
+    cJSON *chosen = cf_config_json(&r->advice->ranked[0]);
+    cJSON_AddItemToObject(chosen, "elastic", cf_report_elastic_json(r, &r->advice->ranked[0]));
+    cJSON_AddItemToObject(doc, "chosen", chosen);
+    if (r->spec->search.spot != CF_SPOT_NEVER)
+        cJSON_AddItemToObject(doc, "best_by_kind", cf_report_side_by_side_json(r));
+    if (r->hetero)
+        cJSON_AddItemToObject(doc, "mixed_gpu_types", cf_report_hetero_json(r));
     cJSON *alts = cJSON_AddArrayToObject(doc, "alternatives");
     for (size_t i = 1; i < r->advice->n_ranked; i++)
         cJSON_AddItemToArray(alts, cf_config_json(&r->advice->ranked[i]));

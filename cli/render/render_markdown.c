@@ -168,6 +168,7 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "). Batch %d per GPU × %d accumulation = global batch %ld, learning rate %.4g.\n\n",
                   c->local_batch, c->accumulation, c->global_batch, c->lr.lr);
     configs(r, out);
+    cf_report_side_by_side_markdown(r, out);
     diff_section(r, out);
     gates_section(r, out);
     reasons(r, out);

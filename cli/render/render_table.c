@@ -53,7 +53,7 @@ static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][96]
     snprintf(cells[0], 96, "%zu", rank);
     snprintf(cells[1], 96, "%s/%s", c->vm->cloud, c->vm->region);
     snprintf(cells[2], 96, "%s%s", c->vm->instance_type,
-             !c->spot ? "" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
+             !c->spot ? "" : c->mixed ? " (spot+od)" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
     snprintf(cells[3], 96, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
     snprintf(cells[4], 96, "%d", c->local_batch);
     snprintf(cells[5], 96, "%d", c->accumulation);
@@ -126,9 +126,14 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
     if (s->search.deadline_hours > 0 || s->search.budget_usd > 0) {
         double conf = 100 * (s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE);
         cf_buf_puts(out, " that meet");
-        if (s->search.deadline_hours > 0)
-            cf_buf_printf(out, " the deadline (%.1f h; %.1f h at %.0f%% ≤ %g h)", c->hours, c->hours_at_confidence, conf,
-                          s->search.deadline_hours);
+        if (s->search.deadline_hours > 0) {
+            if (c->spot && c->spot_est.valid)
+                cf_buf_printf(out, " the deadline at confidence %.1f (q95 %.1f h ≤ %g h)", CF_SPOT_CONFIDENCE,
+                              c->mixed ? c->spot_est.mixed.q_h : c->spot_est.spot.q_h, s->search.deadline_hours);
+            else
+                cf_buf_printf(out, " the deadline (%.1f h; %.1f h at %.0f%% ≤ %g h)", c->hours, c->hours_at_confidence, conf,
+                              s->search.deadline_hours);
+        }
         if (s->search.deadline_hours > 0 && s->search.budget_usd > 0)
             cf_buf_puts(out, " and");
         if (s->search.budget_usd > 0) {
@@ -220,18 +225,9 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "  - learning rate %.4g = %g × %.3g (%s rule, %s)%s\n", c->lr.lr, s->job.lr, c->lr.factor,
                   cf_lr_rule_name(c->lr.rule_used), why_rule,
                   c->lr.warmup_recommended ? "; warm up linearly over the first ~5% of steps" : "");
-    if (c->spot) {
-        char origin[192];
-        cf_vm_interruptions_origin(r->catalog, c->vm, origin, sizeof origin);
-        if (origin[0])
-            cf_buf_printf(out, "  - spot: %g%% of VMs interrupted per month (%s)", c->vm->interruptions_pct_per_month,
-                          origin);
-        else
-            cf_buf_printf(out, "  - spot: %g%% of VMs interrupted per month (cloudfit's default: no interruption data "
-                               "for this offer)", CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH);
-        cf_buf_printf(out, ", expected %.0f%% extra time for preemptions, checkpoint every %.1f h\n",
-                      100 * (c->spot_factor - 1), c->checkpoint_interval_hours);
-    }
+    cf_report_spot_text(r, c, out);
+    if (c->spot)
+        cf_report_elastic_text(r, c, out);
     cf_buf_printf(out, "  - noise scale: %s\n", in->noise_note);
     for (size_t i = 0; i < in->n_perf; i++) {
         const cf_gpu_perf *g = &in->perf[i];
@@ -266,4 +262,6 @@ void cf_report_table(const cf_report *r, cf_buf *out, int color)
                   r->spec->job.name, offers, r->spec->search.max_nodes, feasible, cf_objective_name(r->spec->search.objective));
     table(r, out, color);
     explanation(r, out);
+    cf_report_side_by_side_text(r, out);
+    cf_report_hetero_text(r, out);
 }

@@ -7,6 +7,8 @@
 #include "io/catalog_source.h"
 #include "cloudfit/common/buf.h"
 #include "recommend/gates.h"
+#include "cloudfit/advisor/elastic.h"
+#include "cloudfit/advisor/hetero.h"
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/spec.h"
 
@@ -27,6 +29,8 @@ typedef struct {
     const cf_baseline *baseline;
     const cf_history_gate *gates;
     size_t n_gates;
+    /* --mix: the best job mixing two GPU types (NULL = not asked). */
+    const cf_hetero_advice *hetero;
 } cf_report;
 
 /* The versioned recommendation document (DESIGN.md §4.4); caller frees. */
@@ -36,6 +40,17 @@ cJSON *cf_config_json(const cf_config *cfg);
 void cf_report_table(const cf_report *report, cf_buf *out, int color);
 /* A pull-request comment (GitHub-flavoured markdown), cli/render_markdown.c. */
 void cf_report_markdown(const cf_report *report, cf_buf *out);
+/* Spot and elastic parts (cli/render/render_spot.c, docs/spot.md). */
+cf_status cf_report_elastic(const cf_report *report, const cf_config *cfg, cf_elastic_plan **out);
+cJSON *cf_report_elastic_json(const cf_report *report, const cf_config *cfg);
+void cf_report_elastic_text(const cf_report *report, const cf_config *cfg, cf_buf *out);
+cJSON *cf_config_spot_json(const cf_config *cfg);     /* NULL for on-demand */
+void cf_report_spot_text(const cf_report *report, const cf_config *cfg, cf_buf *out);
+void cf_report_side_by_side_text(const cf_report *report, cf_buf *out);
+cJSON *cf_report_side_by_side_json(const cf_report *report);
+void cf_report_side_by_side_markdown(const cf_report *report, cf_buf *out);
+void cf_report_hetero_text(const cf_report *report, cf_buf *out);
+cJSON *cf_report_hetero_json(const cf_report *report);
 /* Launch specs for distributed engines (cli/emit_*.c). `entrypoint` is the
  * training command (e.g. "train.py --epochs 90"). YAML via libyaml. */
 cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_buf *out);

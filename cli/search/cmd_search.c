@@ -137,6 +137,11 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
     memset(&advice, 0, sizeof advice);
     if (r->chosen >= 0 && cf_search_advice(sr->options, sr->result, &inputs->noise, o->top > 0 ? (size_t)o->top : 10, &advice) != CF_OK)
         return cf_report_error();
+    /* --spot allow|only: the measured step times as spot plans too (docs/spot.md) */
+    if (r->chosen >= 0 && cf_search_spot(sr->options, sr->result, &inputs->noise, x->spec->search.spot, &advice) != CF_OK) {
+        cf_advice_free(&advice);
+        return cf_report_error();
+    }
     cf_inputs rin = *inputs;
     rin.perf = r->fitted;
     rin.n_perf = r->n_fitted;

@@ -7,6 +7,7 @@
 #define CLOUDFIT_ADVISOR_H
 #include <stddef.h>
 #include "cloudfit/advisor/perf.h"
+#include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/advisor/stateff.h"
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
@@ -25,7 +26,7 @@ typedef struct {
 /* Defaults when nothing was measured (docs/model.md); the network ones are
  * in advisor/perf.h. */
 #define CF_DEFAULT_ROOFLINE_EFFICIENCY 0.35
-#define CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH 15.0
+#define CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH 15.0 /* shown for information only (docs/spot.md) */
 #define CF_DEFAULT_CONFIDENCE 0.9
 
 /* The effective inter-node all-reduce rate of `perf` on a VM whose NIC is
@@ -69,8 +70,13 @@ typedef struct {
     double hours;                 /* total wall time */
     double hours_p10, hours_p90;  /* its 80 % interval (start-up and preemption overhead as in hours) */
     double hours_at_confidence;   /* the quantile the deadline is held to (constraints.confidence) */
-    double spot_factor;           /* 1 for on-demand */
+    double spot_factor;           /* hours / (start-up + train_hours); 1 for on-demand */
     double checkpoint_interval_hours; /* spot only */
+    /* Spot only (docs/spot.md): hours and total_usd are the p50 of the
+     * Monte Carlo over the preemption model; mixed = spot with an
+     * on-demand fallback near the deadline (hours and cost of that plan). */
+    cf_spot_estimate spot_est;
+    int mixed;
     double usd_per_hour;          /* whole cluster */
     double total_usd;
     double total_usd_p10, total_usd_p90;
@@ -100,6 +106,9 @@ typedef struct {
     cf_config fastest;            /* fastest within all limits but deadline/budget (for messages) */
     cf_config cheapest;           /* cheapest likewise */
     int have_extremes;
+    cf_config best_ondemand, best_spot; /* best feasible of each kind, side by side */
+    int have_best_ondemand, have_best_spot;
+    size_t n_spot_simulated;      /* spot candidates given the Monte Carlo */
 } cf_advice;
 
 /* Runs the enumeration. CF_ERR_INFEASIBLE when no configuration meets the

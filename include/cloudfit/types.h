@@ -86,12 +86,14 @@ typedef struct {
     int n_gpus;                         /* 0 = all */
     int max_gpus;                       /* default 64 */
     int max_nodes;                      /* default 16 */
+    int min_nodes;                      /* 0 or 1 = any; not a spec key (cloudfit simulate plans exactly N) */
     int max_accumulation;               /* default 8 */
     int max_global_batch;               /* default 64 × batch */
     cf_spot_policy spot;                /* default never */
     double startup_minutes;             /* default 10: provisioning, image pull, data staging */
     double confidence;                  /* default 0.9: the deadline and budget hold with this probability */
-    double checkpoint_minutes;          /* default 1: time to write one checkpoint */
+    double checkpoint_minutes;          /* 0 (default) = from the checkpoint size and storage_mb_per_s */
+    double storage_mb_per_s;            /* default 125: checkpoint write and read-back bandwidth (spot) */
 } cf_constraints;
 
 /* ---- how to probe the model (spec section profile: backend and sweep) ---- */
@@ -319,6 +321,28 @@ typedef struct {
     void *ctx;
     cf_status (*probe)(void *ctx, const cf_search_candidate *candidate, int steps, double *out_step_time_s);
 } cf_search_runner;
+
+/* ---- spot availability traces (profiler/spot_traces.c reads them) ---------- */
+
+/* How many spot VMs were held at each tick of a trace (the shipped format
+ * `t_s,nodes_available`, examples/spot-traces/), for one VM type or, for a
+ * job that mixes two types, one count per type per tick. */
+#define CF_SPOT_MAX_TYPES 2
+typedef struct {
+    int requested;                      /* nodes requested (index.csv, else the largest count) */
+    /* From the index.csv beside the file when it lists it; "" / 0 = unknown. */
+    char cloud[8], zone[32], region[32], instance_type[48], gpu[32], start_date[11];
+    int gpus_per_vm;
+} cf_spot_trace_vm;
+
+typedef struct {
+    char name[256];                     /* file name(s), for messages and reports */
+    int n_types;                        /* 1, or 2 for a mixed job */
+    cf_spot_trace_vm vm[CF_SPOT_MAX_TYPES];
+    size_t n_ticks;
+    double *dt_h;                       /* duration of each tick, hours */
+    int *counts;                        /* n_ticks × n_types: VMs held during the tick */
+} cf_spot_trace;
 
 /* ---- what a real run measured (cloudfit record) ------------------------------ */
 

@@ -22,7 +22,7 @@ GOLDEN = os.path.join(SRC, "tests", "golden")
 TMP = tempfile.mkdtemp(prefix="cloudfit-golden-")
 RESNET = os.path.join("examples", "resnet50-imagenet.json")
 BASELINE = os.path.join("tests", "golden", "baseline.json.golden")
-SPOT = ["--gpu", "H100", "--spot", "only", "--deadline-hours", "1.5", "-n", "20"]
+SPOT = ["--gpu", "H100", "--spot", "only", "--deadline-hours", "4", "-n", "20"]
 
 # name → (arguments after "recommend --no-history", output): output is
 # "stdout" or the file an --emit wrote. Paths are relative to SOURCE_DIR so

@@ -188,6 +188,17 @@ cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r
  * with the 80 % interval of its posterior. */
 void cf_search_config(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise, size_t i,
                       cf_config *cfg);
+/* Spot plans over the search's estimates (advisor/search_spot.c,
+ * docs/spot.md): a probe measures the step time, which does not depend on
+ * how the VM is bought, so every candidate with an estimate is also a spot
+ * plan on the same VMs at their spot price. The most promising ones get
+ * the preemption model's Monte Carlo (p10/p50/p90, the deadline at the
+ * stated confidence, the mixed plan), as in `recommend`. Fills
+ * advice->best_ondemand (the search's pick) and best_spot; with `only`, or
+ * with `allow` when the best spot plan beats the pick by the objective, the
+ * spot plan becomes ranked[0] (the search's own pick follows it). */
+cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
+                         cf_spot_policy policy, cf_advice *advice);
 /* The candidate that is the job's training.current (same GPU, GPUs per node
  * and nodes; the per-GPU batch nearest the recipe's split), or -1; `note`
  * says which, or why none. */

@@ -1,0 +1,161 @@
+#include "cloudfit/advisor/rebalance.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+cf_rebalance_settings cf_rebalance_defaults(void)
+{
+    return (cf_rebalance_settings){.kind = CF_REBALANCE_P, .dead_band = CF_REBALANCE_DEAD_BAND,
+                                   .window = CF_REBALANCE_WINDOW, .gain = CF_REBALANCE_GAIN,
+                                   .smoothing = CF_REBALANCE_SMOOTHING, .kp = CF_REBALANCE_KP,
+                                   .ki = CF_REBALANCE_KI};
+}
+
+/* Integer batches from real targets: each in [1, max], summing to M
+ * (largest remainders first). */
+static void to_integers(const cf_rebalance *c, const double *target, int *out)
+{
+    long sum = 0;
+    double frac[CF_REBALANCE_MAX_WORKERS];
+    for (int i = 0; i < c->n; i++) {
+        double v = fmax(1.0, target[i]);
+        if (c->max_batch[i] > 0)
+            v = fmin(v, c->max_batch[i]);
+        out[i] = (int)floor(v);
+        frac[i] = v - out[i];
+        sum += out[i];
+    }
+    while (sum != c->global_batch) {
+        int best = -1;
+        for (int i = 0; i < c->n; i++) {
+            if (sum < c->global_batch ? (c->max_batch[i] > 0 && out[i] >= c->max_batch[i]) : out[i] <= 1)
+                continue;
+            if (best < 0 || (sum < c->global_batch ? frac[i] > frac[best] : frac[i] < frac[best]))
+                best = i;
+        }
+        if (best < 0)
+            break; /* cannot happen: init checked n ≤ M ≤ Σ max */
+        out[best] += sum < c->global_batch ? 1 : -1;
+        frac[best] = sum < c->global_batch ? -1 : 2; /* once per pass */
+        sum += sum < c->global_batch ? 1 : -1;
+    }
+}
+
+cf_status cf_rebalance_init(cf_rebalance *c, int n, long m, const int *initial, const int *max_batch,
+                            const cf_rebalance_settings *settings)
+{
+    memset(c, 0, sizeof *c);
+    c->s = settings ? *settings : cf_rebalance_defaults();
+    if (n < 1 || n > CF_REBALANCE_MAX_WORKERS)
+        return cf_error_set(CF_ERR_INVALID, "workers: expected 1 to %d, got %d", CF_REBALANCE_MAX_WORKERS, n);
+    if (m < n)
+        return cf_error_set(CF_ERR_INVALID, "global batch %ld is smaller than the %d workers", m, n);
+    if (!(c->s.dead_band >= 0 && c->s.dead_band < 1))
+        return cf_error_set(CF_ERR_INVALID, "dead band: expected 0 to 1, got %g", c->s.dead_band);
+    if (c->s.window < 1)
+        return cf_error_set(CF_ERR_INVALID, "window: expected at least 1 iteration, got %d", c->s.window);
+    if (!(c->s.gain > 0 && c->s.gain < 2))
+        return cf_error_set(CF_ERR_INVALID, "gain: expected a value in (0, 2), got %g", c->s.gain);
+    if (!(c->s.smoothing > 0 && c->s.smoothing <= 1))
+        return cf_error_set(CF_ERR_INVALID, "smoothing: expected a value in (0, 1], got %g", c->s.smoothing);
+    c->n = n;
+    c->global_batch = m;
+    double cap = 0;
+    for (int i = 0; i < n; i++) {
+        c->max_batch[i] = max_batch ? max_batch[i] : 0;
+        if (c->max_batch[i] < 0)
+            return cf_error_set(CF_ERR_INVALID, "worker %d: a negative batch limit", i);
+        cap += c->max_batch[i] > 0 ? c->max_batch[i] : INFINITY;
+    }
+    if ((double)m > cap)
+        return cf_error_set(CF_ERR_INVALID, "global batch %ld exceeds the workers' limits (%.0f together)", m, cap);
+    if (initial) {
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            if (initial[i] < 1 || (c->max_batch[i] > 0 && initial[i] > c->max_batch[i]))
+                return cf_error_set(CF_ERR_INVALID, "worker %d: initial batch %d outside 1..%d", i, initial[i],
+                                    c->max_batch[i] > 0 ? c->max_batch[i] : (int)m);
+            c->batch[i] = initial[i];
+            sum += initial[i];
+        }
+        if (sum != m)
+            return cf_error_set(CF_ERR_INVALID, "initial batches sum to %ld, not the global batch %ld", sum, m);
+    } else {
+        double target[CF_REBALANCE_MAX_WORKERS];
+        for (int i = 0; i < n; i++)
+            target[i] = (double)m / n;
+        to_integers(c, target, c->batch);
+    }
+    return CF_OK;
+}
+
+int cf_rebalance_observe(cf_rebalance *c, const double *t)
+{
+    for (int i = 0; i < c->n; i++) {
+        if (!(t[i] > 0) || !isfinite(t[i])) {
+            cf_error_set(CF_ERR_INVALID, "worker %d: iteration time must be a positive number of seconds, got %g", i,
+                         t[i]);
+            return -1;
+        }
+        c->sum_t[i] += t[i];
+    }
+    if (++c->in_window < c->s.window)
+        return 0;
+    double mean = 0;
+    for (int i = 0; i < c->n; i++) {
+        c->last_t[i] = c->sum_t[i] / c->in_window;
+        c->sum_t[i] = 0;
+        mean += c->last_t[i];
+    }
+    c->in_window = 0;
+    mean /= c->n;
+    c->updates++;
+    /* Speeds b_i/t_i, smoothed over windows (a worker's speed hardly
+     * depends on its batch, so estimates from before a change stay
+     * useful); the dead band is tested on the times they predict at the
+     * current batches, so one noisy window does not move anything. */
+    double lo = INFINITY, hi = 0, mlo = INFINITY, mhi = 0;
+    for (int i = 0; i < c->n; i++) {
+        double v = c->batch[i] / c->last_t[i];
+        c->speed[i] = c->speed[i] > 0 ? (1 - c->s.smoothing) * c->speed[i] + c->s.smoothing * v : v;
+        double predicted = c->batch[i] / c->speed[i];
+        lo = fmin(lo, predicted);
+        hi = fmax(hi, predicted);
+        mlo = fmin(mlo, c->last_t[i]);
+        mhi = fmax(mhi, c->last_t[i]);
+    }
+    c->imbalance = mhi / mlo - 1;
+    c->predicted_imbalance = hi / lo - 1;
+    if (c->predicted_imbalance <= c->s.dead_band)
+        return 0;
+    double target[CF_REBALANCE_MAX_WORKERS] = {0}, sum = 0;
+    if (c->s.kind == CF_REBALANCE_PI) {
+        for (int i = 0; i < c->n; i++) {
+            double e = mean / c->last_t[i] - 1;
+            c->integral[i] += e;
+            target[i] = fmax(0.5, c->batch[i] * (1 + c->s.kp * e + c->s.ki * c->integral[i]));
+            sum += target[i];
+        }
+    } else {
+        for (int i = 0; i < c->n; i++)
+            sum += c->speed[i];
+        for (int i = 0; i < c->n; i++) {
+            double full = (double)c->global_batch * c->speed[i] / sum; /* b_i·t̄/t_i, renormalised */
+            target[i] = c->batch[i] + c->s.gain * (full - c->batch[i]);
+        }
+        sum = 0;
+        for (int i = 0; i < c->n; i++)
+            sum += target[i];
+    }
+    for (int i = 0; i < c->n; i++)
+        target[i] *= (double)c->global_batch / sum;
+    int next[CF_REBALANCE_MAX_WORKERS], changed = 0;
+    to_integers(c, target, next);
+    for (int i = 0; i < c->n; i++) {
+        changed |= next[i] != c->batch[i];
+        c->batch[i] = next[i];
+    }
+    c->changes += changed;
+    return changed;
+}

@@ -1,0 +1,197 @@
+/* Spot candidates in the enumeration (docs/spot.md, "In recommend"):
+ * every spot (offer, N) point is screened with the closed-form mean of the
+ * preemption model; the most promising ones get the Monte Carlo, whose p50
+ * becomes their hours and cost and whose q95 decides whether they meet the
+ * deadline at the stated confidence — alone, or as a mixed plan with an
+ * on-demand fallback near the deadline when that is cheaper than running
+ * on demand. The rest are not offered. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "enumerate_internal.h"
+
+/* How many spot candidates get the Monte Carlo, and at most how many of
+ * them per offer (the table shows one row per offer). */
+#define SPOT_SIMULATE_MAX 8
+#define SPOT_SIMULATE_PER_OFFER 2
+
+struct spot_cache {
+    const cf_advisor_input *in;
+    int max_nodes;
+    double checkpoint_h, restart_h;
+    const cf_spot_table_row **row_of_vm;   /* per vm index × (one VM, several); NULL = not looked up yet */
+    cf_spot_lookup *lookup_of_vm;
+    /* screen per table row × node count, made on first use */
+    cf_spot_screen *screens;
+    unsigned char *have_screen;
+};
+
+cf_status cf__spot_cache_new(const cf_advisor_input *in, int max_nodes, spot_cache **out)
+{
+    spot_cache *c = calloc(1, sizeof *c);
+    size_t n_vms = in->n_vms ? in->n_vms : 1, cells = cf_spot_table_count * (size_t)max_nodes;
+    if (c) {
+        c->row_of_vm = calloc(2 * n_vms, sizeof *c->row_of_vm);
+        c->lookup_of_vm = calloc(2 * n_vms, sizeof *c->lookup_of_vm);
+        c->screens = calloc(cells, sizeof *c->screens);
+        c->have_screen = calloc(cells, 1);
+    }
+    if (!c || !c->row_of_vm || !c->lookup_of_vm || !c->screens || !c->have_screen) {
+        cf__spot_cache_free(c);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    c->in = in;
+    c->max_nodes = max_nodes;
+    const cf_constraints *k = in->constraints;
+    cf_checkpoint_costs(cf_checkpoint_bytes(in->job->parameters, in->job->optimizer), k->storage_mb_per_s,
+                        k->checkpoint_minutes, k->startup_minutes, &c->checkpoint_h, &c->restart_h);
+    *out = c;
+    return CF_OK;
+}
+
+void cf__spot_cache_free(spot_cache *c)
+{
+    if (!c)
+        return;
+    free(c->row_of_vm);
+    free(c->lookup_of_vm);
+    free(c->screens);
+    free(c->have_screen);
+    free(c);
+}
+
+static const cf_spot_lookup *lookup(spot_cache *c, size_t v, int nodes)
+{
+    size_t slot = 2 * v + (nodes > 1);
+    if (!c->row_of_vm[slot]) {
+        const cf_vm *vm = c->in->vms[v];
+        cf_spot_model_lookup(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, nodes, &c->lookup_of_vm[slot]);
+        c->row_of_vm[slot] = c->lookup_of_vm[slot].row;
+    }
+    return &c->lookup_of_vm[slot];
+}
+
+int cf__spot_same_row(spot_cache *c, size_t a, size_t b)
+{
+    return lookup(c, a, 1)->row == lookup(c, b, 1)->row && lookup(c, a, 2)->row == lookup(c, b, 2)->row;
+}
+
+double cf__spot_screen_hours(spot_cache *c, size_t v, int nodes, double train_h)
+{
+    const cf_spot_lookup *l = lookup(c, v, nodes);
+    size_t cell = (size_t)(l->row - cf_spot_table) * (size_t)c->max_nodes + (size_t)(nodes - 1);
+    if (!c->have_screen[cell]) {
+        cf_spot_screen_of(&l->row->process, nodes, &c->screens[cell]);
+        c->have_screen[cell] = 1;
+    }
+    return cf_spot_screen_hours(&c->screens[cell], train_h, c->checkpoint_h, c->restart_h, NULL);
+}
+
+typedef struct {
+    size_t index;
+    double score;
+    int screen_ok;
+} ranked;
+
+static int ranked_order(const void *pa, const void *pb)
+{
+    const ranked *a = pa, *b = pb;
+    if (a->screen_ok != b->screen_ok)
+        return b->screen_ok - a->screen_ok;
+    if (a->score != b->score)
+        return a->score < b->score ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, size_t n, cf_spot_estimate **out_est,
+                          size_t *out_n_est)
+{
+    const cf_advisor_input *in = c->in;
+    const cf_constraints *k = in->constraints;
+    *out_est = NULL;
+    *out_n_est = 0;
+    size_t n_spot = 0;
+    for (size_t i = 0; i < n; i++)
+        n_spot += cands[i].spot;
+    if (n_spot == 0)
+        return CF_OK;
+    ranked *order = malloc(n_spot * sizeof *order);
+    cf_spot_estimate *est = calloc(SPOT_SIMULATE_MAX, sizeof *est);
+    if (!order || !est) {
+        free(order);
+        free(est);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    /* Screened score by the objective; a screen mean past the deadline or
+     * the budget ranks after the rest (its mixed plan may still work). */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i].spot)
+            continue;
+        candidate *cd = &cands[i];
+        cd->feasible = 0; /* only a simulated candidate can be feasible */
+        double score = k->objective == CF_OBJ_TIME ? cd->hours : k->objective == CF_OBJ_COST ? cd->usd
+                                                                                              : cd->hours * cd->usd;
+        order[m++] = (ranked){i, score, cf_constraints_met(k, cd->hours, cd->usd, 0)};
+    }
+    qsort(order, m, sizeof *order, ranked_order);
+    cf_spot_mc_settings settings = {CF_SPOT_RECOMMEND_PATH_HOURS, CF_SPOT_RECOMMEND_STARTS, CF_SPOT_SEED};
+    cf_spot_mc *mc = NULL;
+    cf_status st = cf_spot_mc_new(&settings, &mc);
+    size_t n_est = 0;
+    double startup_h = k->startup_minutes / 60.0;
+    for (size_t r = 0; r < m && n_est < SPOT_SIMULATE_MAX && st == CF_OK; r++) {
+        candidate *cd = &cands[order[r].index];
+        size_t same_offer = 0;
+        for (size_t j = 0; j < r; j++)
+            same_offer += cands[order[j].index].spot_est >= 0 && cands[order[j].index].vm == cd->vm;
+        if (same_offer >= SPOT_SIMULATE_PER_OFFER)
+            continue;
+        const cf_vm *vm = in->vms[cd->vm];
+        const shape *sh = &shapes[cd->shape];
+        double train_h = sh->best_train_h[cd->nodes - 1];
+        const cf_spot_lookup *l = lookup(c, cd->vm, cd->nodes);
+        cf_spot_request req = {.process = &l->row->process, .nodes = cd->nodes, .work_h = train_h,
+                               .checkpoint_h = c->checkpoint_h, .restart_h = c->restart_h,
+                               .spot_usd_per_node_h = vm->price_spot_usd_per_hr,
+                               .ondemand_usd_per_node_h = vm->price_ondemand_usd_per_hr,
+                               .deadline_h = k->deadline_hours, .mixed_policy = CF_MIXED_GREEDY,
+                               .semantics = CF_SPOT_ELASTIC};
+        cf_spot_estimate *e = &est[n_est];
+        if ((st = cf_spot_mc_estimate(mc, &req, e)) != CF_OK)
+            break;
+        e->source = *l;
+        cd->spot_est = (int32_t)n_est++;
+        /* Spot alone when it meets the deadline at the stated confidence;
+         * else the mixed plan when it does and costs less than the same
+         * VMs on demand; else not offered. */
+        double ondemand_usd = vm->price_ondemand_usd_per_hr > 0
+                                  ? (startup_h + train_h) * cd->nodes * vm->price_ondemand_usd_per_hr
+                                  : INFINITY;
+        int budget_ok = !(k->budget_usd > 0) || e->spot.q_usd <= k->budget_usd;
+        if ((k->deadline_hours <= 0 || e->meets_deadline) && isfinite(e->spot.p50_h)) {
+            cd->hours = e->spot.p50_h;
+            cd->usd = e->spot.p50_usd;
+            cd->feasible = budget_ok;
+        } else if (e->has_mixed && e->mixed_meets && e->mixed.p50_usd < ondemand_usd) {
+            cd->mixed = 1;
+            cd->hours = e->mixed.p50_h;
+            cd->usd = e->mixed.p50_usd;
+            cd->feasible = !(k->budget_usd > 0) || e->mixed.q_usd <= k->budget_usd;
+        } else {
+            cd->hours = e->spot.p50_h;
+            cd->usd = e->spot.p50_usd;
+            cd->feasible = 0;
+        }
+    }
+    cf_spot_mc_free(mc);
+    free(order);
+    if (st != CF_OK) {
+        free(est);
+        return st;
+    }
+    *out_est = est;
+    *out_n_est = n_est;
+    return CF_OK;
+}

@@ -1,0 +1,314 @@
+#include "cloudfit/advisor/spot_model.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- fitting ------------------------------------------------------------------ */
+
+void cf_spot_runs_free(cf_spot_runs *r)
+{
+    free(r->up_h);
+    free(r->down_h);
+    memset(r, 0, sizeof *r);
+}
+
+static cf_status push_cycle(cf_spot_runs *r, double up, double down)
+{
+    if (r->n_cycles == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        double *u = realloc(r->up_h, cap * sizeof *u);
+        if (!u)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        r->up_h = u;
+        double *d = realloc(r->down_h, cap * sizeof *d);
+        if (!d)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        r->down_h = d;
+        r->cap = cap;
+    }
+    r->up_h[r->n_cycles] = up;
+    r->down_h[r->n_cycles] = down;
+    r->n_cycles++;
+    return CF_OK;
+}
+
+cf_status cf_spot_runs_add(cf_spot_runs *r, const cf_spot_trace *t)
+{
+    size_t n = t->n_ticks;
+    int K = t->n_types, N = t->vm[0].requested;
+#define CNT(i) (t->counts[((i) % n) * (size_t)K])
+    /* Rotate to the first UP tick that follows a DOWN tick. */
+    size_t s0 = 0;
+    int changes = 0, found = 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((CNT(i) > 0) != (CNT(i - 1) > 0)) {
+            changes = 1;
+            if (CNT(i) > 0 && !found) {
+                s0 = i;
+                found = 1;
+            }
+        }
+    }
+    if (!changes)
+        return cf_error_set(CF_ERR_INVALID, "%s: the trace never changes between some and no VMs held: no cycles",
+                            t->name);
+    /* Runs of equal UP/DOWN over the rotated series: UP_j pairs with the
+     * DOWN run after it. */
+    size_t j = 0;
+    cf_status st = CF_OK;
+    while (j < n && st == CF_OK) {
+        int up = CNT(s0 + j) > 0;
+        size_t start = j;
+        double len = 0;
+        while (j < n && (CNT(s0 + j) > 0) == up) {
+            len += t->dt_h[(s0 + j) % n];
+            j++;
+        }
+        if (!up)
+            continue; /* a DOWN run before any UP (only when no UP follows a DOWN) */
+        /* the DOWN run after it */
+        double down = 0;
+        while (j < n && CNT(s0 + j) == 0) {
+            down += t->dt_h[(s0 + j) % n];
+            j++;
+        }
+        if (down <= 0)
+            break; /* unpaired last UP run */
+        if ((st = push_cycle(r, len, down)) != CF_OK)
+            break;
+        if (N > 1) {
+            r->multi_node = 1;
+            r->up_runs += 1;
+            r->up_runs_full += CNT(s0 + start) >= N;
+            for (size_t k = start; k < j; k++) {
+                int c = CNT(s0 + k);
+                if (c == 0)
+                    break; /* reached the DOWN run */
+                double dt = t->dt_h[(s0 + k) % n];
+                if (c >= 2)
+                    r->drop_exposure_h += dt;
+                if (c < N)
+                    r->rise_exposure_h += dt;
+                int next = CNT(s0 + k + 1); /* the last UP tick's next is the DOWN run: not an inner event */
+                if (next > 0) {
+                    if (next < c)
+                        r->drops += 1;
+                    else if (next > c) {
+                        r->rises += 1;
+                        r->rises_to_full += next >= N;
+                    }
+                }
+            }
+        }
+    }
+#undef CNT
+    return st;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and mean matched lognormal: μ = ln median, σ = √(2 ln(mean/median)). */
+static void ln_fit(const double *x, size_t n, double *median, double *sigma)
+{
+    double *s = malloc(n * sizeof *s), mean = 0;
+    if (!s || n == 0) {
+        free(s);
+        *median = n ? x[0] : 1;
+        *sigma = CF_SPOT_SIGMA_FLOOR;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        s[i] = x[i];
+        mean += x[i];
+    }
+    mean /= (double)n;
+    qsort(s, n, sizeof *s, cmp_double);
+    double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    free(s);
+    *median = med;
+    *sigma = mean > med ? fmax(sqrt(2.0 * log(mean / med)), CF_SPOT_SIGMA_FLOOR) : CF_SPOT_SIGMA_FLOOR;
+}
+
+void cf_spot_process_fit(const cf_spot_runs *r, const cf_spot_process *inner, cf_spot_process *out)
+{
+    memset(out, 0, sizeof *out);
+    ln_fit(r->up_h, r->n_cycles, &out->up_median_h, &out->up_sigma);
+    ln_fit(r->down_h, r->n_cycles, &out->down_median_h, &out->down_sigma);
+    if (r->multi_node) {
+        out->kd_per_h = r->drop_exposure_h > 0 ? r->drops / r->drop_exposure_h : 0;
+        out->kr_per_h = r->rise_exposure_h > 0 ? r->rises / r->rise_exposure_h : 0;
+        out->qf = r->up_runs > 0 ? r->up_runs_full / r->up_runs : 1;
+        out->qr = r->rises > 0 ? r->rises_to_full / r->rises : 1;
+    } else if (inner) {
+        out->kd_per_h = inner->kd_per_h;
+        out->kr_per_h = inner->kr_per_h;
+        out->qf = inner->qf;
+        out->qr = inner->qr;
+    } else {
+        out->qf = out->qr = 1;
+    }
+}
+
+/* ---- paths ---------------------------------------------------------------------- */
+
+cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hours, unsigned long seed,
+                                cf_spot_path *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n_types = 1;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    gsl_rng_set(rng, seed);
+    const double mu_u = log(p->up_median_h), mu_d = log(p->down_median_h);
+    const double au = p->up_sigma * sqrt(CF_SPOT_RHO), bu = p->up_sigma * sqrt(1 - CF_SPOT_RHO);
+    const double ad = p->down_sigma * sqrt(CF_SPOT_RHO), bd = p->down_sigma * sqrt(1 - CF_SPOT_RHO);
+    const double k_ar = sqrt(1 - CF_SPOT_PHI * CF_SPOT_PHI);
+    const int N = nodes > 0 ? nodes : 1;
+    double s = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    cf_status st = CF_OK;
+    int zero = 0;
+    /* Room for the expected number of segments up front (one growth of a
+     * large array costs page faults and a copy). */
+    double mean_up = p->up_median_h * exp(p->up_sigma * p->up_sigma / 2);
+    double mean_down = p->down_median_h * exp(p->down_sigma * p->down_sigma / 2);
+    double per_cycle = 2 + (N > 1 ? mean_up * (p->kd_per_h + p->kr_per_h) : 0);
+    size_t want = (size_t)(1.2 * hours / (mean_up + mean_down) * per_cycle) + 1024;
+    out->d_h = malloc(want * sizeof *out->d_h);
+    out->c = malloc(want * sizeof *out->c);
+    if (!out->d_h || !out->c)
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    else
+        out->cap = want;
+    for (long j = 0; out->total_h < hours && st == CF_OK; j++) {
+        if (j > 0)
+            s = CF_SPOT_PHI * s + k_ar * gsl_ran_gaussian_ziggurat(rng, 1.0);
+        double up = exp(mu_u + au * s + bu * gsl_ran_gaussian_ziggurat(rng, 1.0));
+        double down = exp(mu_d - ad * s + bd * gsl_ran_gaussian_ziggurat(rng, 1.0));
+        if (N == 1) {
+            int one = 1;
+            st = cf_spot_path_push(out, up, &one);
+        } else {
+            int lv = gsl_rng_uniform(rng) < p->qf ? N : 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(N - 1));
+            double left = up;
+            while (left > 0 && st == CF_OK) {
+                double kd = lv >= 2 ? p->kd_per_h : 0, kr = lv < N ? p->kr_per_h : 0, q = kd + kr;
+                double h = q > 0 ? gsl_ran_exponential(rng, 1.0 / q) : left;
+                if (h >= left) {
+                    st = cf_spot_path_push(out, left, &lv);
+                    break;
+                }
+                st = cf_spot_path_push(out, h, &lv);
+                left -= h;
+                if (gsl_rng_uniform(rng) * q < kd)
+                    lv = 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(lv - 1));
+                else if (gsl_rng_uniform(rng) < p->qr)
+                    lv = N;
+                else
+                    lv = lv + 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(N - lv));
+            }
+        }
+        if (st == CF_OK)
+            st = cf_spot_path_push(out, down, &zero);
+    }
+    gsl_rng_free(rng);
+    if (st != CF_OK)
+        cf_spot_path_free(out);
+    return st;
+}
+
+/* ---- closed-form screen -------------------------------------------------------------- */
+
+/* Stationary distribution of the inner chain on 1..N (uniformised power
+ * iteration, O(N) per step with prefix sums). pi has N + 1 slots. */
+static void inner_stationary(const cf_spot_process *p, int N, double *pi)
+{
+    double kd = p->kd_per_h, kr = p->kr_per_h, lam = kd + kr;
+    for (int n = 0; n <= N; n++)
+        pi[n] = n >= 1 ? 1.0 / N : 0;
+    if (lam <= 0)
+        return;
+    double *in = malloc((size_t)(N + 2) * sizeof *in);
+    if (!in)
+        return;
+    for (int it = 0; it < 4000; it++) {
+        /* inflow to m from drops of every n > m: Σ π_n kd/(n−1) (suffix sum) */
+        double suffix = 0, change = 0;
+        for (int m = N; m >= 1; m--) {
+            in[m] = suffix;
+            if (m >= 2)
+                suffix += pi[m] * kd / (m - 1);
+        }
+        /* rises of every n < m: Σ π_n kr(1−qr)/(N−n) (prefix sum), and to N: Σ π_n kr qr */
+        double prefix = 0, to_full = 0;
+        for (int m = 1; m <= N; m++) {
+            in[m] += prefix;
+            if (m < N) {
+                prefix += pi[m] * kr * (1 - p->qr) / (N - m);
+                to_full += pi[m] * kr * p->qr;
+            }
+        }
+        in[N] += to_full;
+        for (int m = 1; m <= N; m++) {
+            double out_rate = (m >= 2 ? kd : 0) + (m < N ? kr : 0);
+            double next = pi[m] + (in[m] - pi[m] * out_rate) / lam;
+            change += fabs(next - pi[m]);
+            pi[m] = next;
+        }
+        if (change < 1e-12)
+            break;
+    }
+    free(in);
+}
+
+#define SCREEN_MAX_NODES 256 /* the chain in n/N hardly changes beyond this */
+
+void cf_spot_screen_of(const cf_spot_process *p, int nodes, cf_spot_screen *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mean_up_h = p->up_median_h * exp(p->up_sigma * p->up_sigma / 2);
+    out->mean_down_h = p->down_median_h * exp(p->down_sigma * p->down_sigma / 2);
+    out->p_up = out->mean_up_h / (out->mean_up_h + out->mean_down_h);
+    int N = nodes > SCREEN_MAX_NODES ? SCREEN_MAX_NODES : nodes;
+    if (N <= 1) {
+        out->share_given_up = 1;
+        out->events_per_up_h = 1.0 / out->mean_up_h;
+        return;
+    }
+    double pi[SCREEN_MAX_NODES + 1];
+    inner_stationary(p, N, pi);
+    double share_st = 0, multi_st = 0;
+    for (int n = 1; n <= N; n++) {
+        share_st += pi[n] * n / N;
+        multi_st += n >= 2 ? pi[n] : 0;
+    }
+    /* Start distribution: N with qf, else uniform on 1..N−1. */
+    double share_0 = p->qf + (1 - p->qf) * 0.5, multi_0 = 1 - (1 - p->qf) / (N - 1);
+    /* Weight of the stationary part: inner events per UP run. */
+    double b = out->mean_up_h * (p->kd_per_h + p->kr_per_h);
+    out->share_given_up = (share_0 + b * share_st) / (1 + b);
+    double multi = (multi_0 + b * multi_st) / (1 + b);
+    out->events_per_up_h = 1.0 / out->mean_up_h + p->kd_per_h * multi;
+}
+
+double cf_spot_screen_hours(const cf_spot_screen *s, double work_h, double checkpoint_h, double restart_h,
+                            double *out_interval_h)
+{
+    double m = s->events_per_up_h > 0 ? 1.0 / s->events_per_up_h : INFINITY;
+    double tau = cf_daly_interval_h(checkpoint_h, m);
+    if (out_interval_h)
+        *out_interval_h = tau;
+    double loss = (isfinite(tau) ? checkpoint_h / tau : 0) +
+                  (isfinite(tau) ? s->events_per_up_h * (tau / 2 + restart_h) : 0);
+    double rate = s->p_up * s->share_given_up * (1 - loss);
+    if (!(rate > 0))
+        return INFINITY;
+    return restart_h + work_h / rate;
+}

@@ -1,0 +1,182 @@
+/* cloudfit rebalance (docs/spot.md "Dynamic batching"): the library's
+ * batch controller (advisor/rebalance.c) as a JSON-lines filter. One line
+ * in per training iteration,
+ *     {"times_s": [0.31, 0.12]}            seconds per worker, in worker order
+ * one line out for each, flushed at once:
+ *     {"batches": [64, 192], "changed": true, "updates": 1, "imbalance": 0.41}
+ * so a training loop can write a line and read its answer. Blank lines are
+ * ignored; anything else is an error naming the line (exit 3). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/advisor/rebalance.h"
+#include "cloudfit/common/json.h"
+#include "commands.h"
+#include "exit_codes.h"
+#include "io/spec_load.h"
+#include "log.h"
+
+static int usage(const char *message, const char *arg) CF_PRINTF(1, 0);
+static int usage(const char *message, const char *arg)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    cf_log_error(message, arg); /* every caller passes a format with one %s */
+#pragma GCC diagnostic pop
+    cf_log_hint("usage: cloudfit rebalance --global-batch M --workers N [--batches B1,B2,...] [--max-batch B] "
+                "[--dead-band 3%%] [--window 20] [--controller p|pi] < times.jsonl");
+    return CF_EXIT_USAGE;
+}
+
+/* "128,128" → values; count in *n (at most cap). 0 or the exit code. */
+static int parse_ints(const char *option, const char *text, int *out, int cap, int *n)
+{
+    *n = 0;
+    const char *p = text;
+    while (*p) {
+        char *end = NULL;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 100000000 || (*end && *end != ',') || *n == cap) {
+            char message[128];
+            snprintf(message, sizeof message, "option '--%s' expects positive integers separated by commas, got '%%s'",
+                     option);
+            return usage(message, text);
+        }
+        out[(*n)++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return *n ? 0 : usage("empty list '%s'", text);
+}
+
+static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
+{
+    *s = cf_rebalance_defaults();
+    if (o->dead_band) {
+        s->dead_band = cf_cli_parse_fraction(o->dead_band);
+        if (s->dead_band < 0)
+            return usage("option '--dead-band' expects a percentage below 100%% (e.g. 3%%), got '%s'", o->dead_band);
+    }
+    if (o->window > 0)
+        s->window = o->window;
+    if (o->controller) {
+        if (strcmp(o->controller, "p") == 0)
+            s->kind = CF_REBALANCE_P;
+        else if (strcmp(o->controller, "pi") == 0)
+            s->kind = CF_REBALANCE_PI;
+        else
+            return usage("option '--controller' expects p or pi, got '%s'", o->controller);
+    }
+    return 0;
+}
+
+static int blank(const char *line)
+{
+    for (; *line; line++)
+        if (!isspace((unsigned char)*line))
+            return 0;
+    return 1;
+}
+
+/* The times of one input line; 0 or sets the error. */
+static cf_status read_line(const char *line, long number, int n, double *times)
+{
+    char name[48];
+    snprintf(name, sizeof name, "stdin:%ld", number);
+    cJSON *doc = NULL;
+    cf_status st = cf_json_read(line, strlen(line), name, &doc);
+    if (st != CF_OK)
+        return st;
+    const cJSON *t = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "times_s") : NULL;
+    if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != n) {
+        cJSON_Delete(doc);
+        return cf_error_set(CF_ERR_INVALID, "%s: expected {\"times_s\": [%d numbers, one per worker]}", name, n);
+    }
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, t)
+    {
+        if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble)) {
+            cJSON_Delete(doc);
+            return cf_error_set(CF_ERR_INVALID, "%s: times_s[%d]: expected a positive number of seconds", name, i);
+        }
+        times[i++] = v->valuedouble;
+    }
+    cJSON_Delete(doc);
+    return CF_OK;
+}
+
+int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_positional)
+{
+    (void)argc;
+    (void)argv;
+    if (n_positional)
+        return usage("rebalance reads standard input and takes no file arguments%s", "");
+    if (o->global_batch < 1)
+        return usage("missing --global-batch M%s", "");
+    static int batches[CF_REBALANCE_MAX_WORKERS], limits[CF_REBALANCE_MAX_WORKERS];
+    int n_batches = 0, n_limits = 0, rc = 0;
+    if (o->batches && (rc = parse_ints("batches", o->batches, batches, CF_REBALANCE_MAX_WORKERS, &n_batches)))
+        return rc;
+    if (o->max_batch && (rc = parse_ints("max-batch", o->max_batch, limits, CF_REBALANCE_MAX_WORKERS, &n_limits)))
+        return rc;
+    int workers = o->workers > 0 ? o->workers : n_batches;
+    if (workers < 1)
+        return usage("give --workers N or --batches B1,B2,...%s", "");
+    if (n_batches && n_batches != workers)
+        return usage("--batches lists a batch per worker (%s)", o->batches);
+    if (n_limits == 1)
+        for (int i = 1; i < workers && i < CF_REBALANCE_MAX_WORKERS; i++)
+            limits[i] = limits[0];
+    else if (n_limits && n_limits != workers)
+        return usage("--max-batch takes one value or one per worker (%s)", o->max_batch);
+    cf_rebalance_settings s;
+    if ((rc = settings_from(o, &s)))
+        return rc;
+    cf_rebalance *c = malloc(sizeof *c);
+    if (!c) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_report_error();
+    }
+    if (cf_rebalance_init(c, workers, o->global_batch, n_batches ? batches : NULL, n_limits ? limits : NULL, &s) !=
+        CF_OK) {
+        free(c);
+        cf_error_prefix("rebalance");
+        return cf_report_error();
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    long number = 0;
+    double *times = malloc((size_t)workers * sizeof *times);
+    while (rc == 0 && times && getline(&line, &cap, stdin) >= 0) {
+        number++;
+        if (blank(line))
+            continue;
+        if (read_line(line, number, workers, times) != CF_OK) {
+            rc = cf_report_error();
+            break;
+        }
+        int changed = cf_rebalance_observe(c, times);
+        if (changed < 0) {
+            cf_error_prefix("stdin:%ld", number);
+            rc = cf_report_error();
+            break;
+        }
+        fputs("{\"batches\": [", stdout);
+        for (int i = 0; i < workers; i++)
+            printf("%s%d", i ? ", " : "", c->batch[i]);
+        printf("], \"changed\": %s, \"updates\": %d, \"imbalance\": %.4g}\n", changed ? "true" : "false", c->updates,
+               c->imbalance);
+        fflush(stdout);
+    }
+    if (!times) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        rc = cf_report_error();
+    }
+    free(line);
+    free(times);
+    free(c);
+    return rc;
+}

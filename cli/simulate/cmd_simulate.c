@@ -1,0 +1,246 @@
+/* cloudfit simulate MODEL.json --trace TRACE.csv [--trace TRACE2.csv]
+ * [--rule fixed|linear|sqrt|gain|all] [--batch hold|shrink|both]
+ * (docs/spot.md): replays an availability trace against the spec's plan on
+ * the trace's VMs and reports, per LR rule, wall time, cost, checkpoints,
+ * restarts, lost work and statistical progress. Reads the files, lets the
+ * library compute (advisor/spot_simulate.c), renders (simulate_report.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cloudfit/advisor/inputs.h"
+#include "cloudfit/profiler/spot_traces.h"
+#include "commands.h"
+#include "exit_codes.h"
+#include "io/catalog_source.h"
+#include "io/evidence.h"
+#include "io/spec_load.h"
+#include "log.h"
+#include "render/output.h"
+#include "simulate/simulate_report.h"
+
+static int usage(const char *message)
+{
+    cf_log_error("%s", message);
+    cf_log_hint("usage: cloudfit simulate MODEL.json --trace TRACE.csv [--trace TRACE2.csv] [--rule RULE] "
+                "(see 'cloudfit simulate --help')");
+    return CF_EXIT_USAGE;
+}
+
+static int parse_rules(const char *text, unsigned *out)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } rules[] = {{"fixed", CF_SIM_FIXED}, {"linear", CF_SIM_LINEAR}, {"sqrt", CF_SIM_SQRT}, {"gain", CF_SIM_GAIN},
+                 {"all", CF_SIM_ALL_RULES}};
+    *out = CF_SIM_ALL_RULES;
+    if (!text)
+        return 0;
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+        if (strcmp(text, rules[i].name) == 0) {
+            *out = rules[i].bits;
+            return 0;
+        }
+    cf_log_error("option '--rule' expects fixed, linear, sqrt, gain or all, got '%s'", text);
+    return CF_EXIT_USAGE;
+}
+
+static int parse_batches(const char *text, unsigned *out)
+{
+    *out = CF_SIM_HOLD | CF_SIM_SHRINK;
+    if (!text || strcmp(text, "both") == 0)
+        return 0;
+    if (strcmp(text, "hold") == 0 || strcmp(text, "shrink") == 0) {
+        *out = text[0] == 'h' ? CF_SIM_HOLD : CF_SIM_SHRINK;
+        return 0;
+    }
+    cf_log_error("option '--batch' expects hold, shrink or both, got '%s'", text);
+    return CF_EXIT_USAGE;
+}
+
+/* The cheapest catalog row (spot price, else on-demand) that matches every
+ * criterion given (NULL / 0 = any). */
+static const cf_vm *cheapest(const cf_catalog *catalog, const char *instance, const char *gpu, const char *cloud,
+                             const char *region, int gpus_per_vm);
+
+/* The offer a trace was recorded on: its index row (cloud, region,
+ * instance type), narrowed or replaced by the options; the cheapest such
+ * row, in the trace's region first. */
+static const cf_vm *pick_vm(const cf_cli_options *o, const cf_catalog *catalog, const cf_spot_trace_vm *tv, int k,
+                            char *note, size_t n_note)
+{
+    note[0] = '\0';
+    /* --gpu replaces the trace's VM type (its instance type then no longer applies). */
+    const char *gpu = o->gpus.n > k ? o->gpus.items[k] : tv->gpu[0] ? tv->gpu : NULL;
+    const char *instance = o->instance_type && k == 0 ? o->instance_type
+                           : o->gpus.n > k || !tv->instance_type[0] ? NULL
+                                                                    : tv->instance_type;
+    const char *cloud = o->clouds.n ? o->clouds.items[0] : tv->cloud[0] ? tv->cloud : NULL;
+    const char *region = o->regions.n ? o->regions.items[0] : tv->region[0] ? tv->region : NULL;
+    if (!instance && !gpu)
+        return NULL;
+    const cf_vm *best = NULL;
+    for (int pass = 0; pass < 2 && !best; pass++) /* the trace's region first, then any */
+        best = cheapest(catalog, instance, gpu, cloud, pass == 0 ? region : NULL, instance ? 0 : tv->gpus_per_vm);
+    if (!best && (o->gpus.n <= k && !(o->instance_type && k == 0))) {
+        /* The trace's VM is not sold any more (p2 / K80): its availability
+         * applied to the cheapest offer of that size in its region. */
+        best = cheapest(catalog, NULL, NULL, cloud, region, tv->gpus_per_vm > 0 ? tv->gpus_per_vm : 1);
+        if (!best)
+            best = cheapest(catalog, NULL, NULL, cloud, NULL, tv->gpus_per_vm > 0 ? tv->gpus_per_vm : 1);
+        if (best)
+            snprintf(note, n_note, "the trace's VM (%s, %s) is not in the catalog; its availability is applied to "
+                     "%s (%s), the cheapest offer of that size%s", instance ? instance : "?", gpu ? gpu : "?",
+                     best->instance_type, best->gpu_model, region && !strcmp(best->region, region) ? " in its region" : "");
+    }
+    return best;
+}
+
+static const cf_vm *cheapest(const cf_catalog *catalog, const char *instance, const char *gpu, const char *cloud,
+                             const char *region, int gpus_per_vm)
+{
+    const cf_vm *best = NULL;
+    for (size_t i = 0; i < catalog->n_vms; i++) {
+        const cf_vm *vm = &catalog->vms[i];
+        if ((instance && strcmp(vm->instance_type, instance)) || (gpu && strcasecmp(vm->gpu_model, gpu)) ||
+            (cloud && strcmp(vm->cloud, cloud)) || (region && strcmp(vm->region, region)))
+            continue;
+        if (gpus_per_vm > 0 && vm->gpu_count != gpus_per_vm)
+            continue;
+        double p = vm->price_spot_usd_per_hr > 0 ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
+        double bp = !best ? 0 : best->price_spot_usd_per_hr > 0 ? best->price_spot_usd_per_hr
+                                                                : best->price_ondemand_usd_per_hr;
+        if (p > 0 && (!best || p < bp))
+            best = vm;
+    }
+    return best;
+}
+
+typedef struct {
+    cf_spot_trace traces[2], merged;
+    int n;
+} loaded_traces;
+
+static int load_traces(const cf_cli_options *o, loaded_traces *lt)
+{
+    memset(lt, 0, sizeof *lt);
+    if (o->traces.n < 1 || o->traces.n > 2)
+        return usage(o->traces.n ? "simulate takes one --trace, or two to mix two VM types" : "missing --trace TRACE.csv");
+    if (o->nodes > 0 && o->traces.n > 1)
+        return usage("--nodes applies to one trace; with two, each trace's index.csv or largest count decides");
+    for (int k = 0; k < o->traces.n; k++) {
+        if (cf_spot_trace_load(o->traces.items[k], o->traces.n == 1 ? o->nodes : 0, &lt->traces[k]) != CF_OK)
+            return cf_report_error();
+        lt->n++;
+        if (lt->traces[k].n_types != 1) {
+            cf_error_set(CF_ERR_INVALID, "%s: give a trace with two count columns as two --trace files, one per type",
+                         o->traces.items[k]);
+            return cf_report_error();
+        }
+    }
+    if (lt->n == 2 && cf_spot_trace_merge(&lt->traces[0], &lt->traces[1], &lt->merged) != CF_OK)
+        return cf_report_error();
+    return 0;
+}
+
+static void free_traces(loaded_traces *lt)
+{
+    for (int k = 0; k < lt->n; k++)
+        cf_spot_trace_free(&lt->traces[k]);
+    cf_spot_trace_free(&lt->merged);
+}
+
+static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *catalog, const loaded_traces *lt,
+               unsigned rules, unsigned batches)
+{
+    const cf_spot_trace *trace = lt->n == 2 ? &lt->merged : &lt->traces[0];
+    const cf_vm *vms[2] = {NULL, NULL};
+    int nodes[2] = {0, 0};
+    char notes[2][320];
+    for (int k = 0; k < lt->n; k++) {
+        vms[k] = pick_vm(o, catalog, &lt->traces[k].vm[0], k, notes[k], sizeof notes[k]);
+        if (!vms[k]) {
+            cf_error_set(CF_ERR_INVALID, "%s: which VM was this trace recorded on? no index.csv row names it",
+                         lt->traces[k].name);
+            cf_error_hint("give --gpu GPU (one per trace) or --instance-type TYPE, and --cloud / --region");
+            return cf_report_error();
+        }
+        nodes[k] = trace->vm[k].requested;
+    }
+    cf_cli_evidence evidence;
+    int rc = cf_cli_evidence_read(o, spec, 1, &evidence);
+    if (rc)
+        return rc;
+    cf_inputs_request request;
+    cf_cli_evidence_request(&evidence, spec, catalog, vms, (size_t)lt->n, &request);
+    cf_inputs inputs;
+    cf_status st = cf_inputs_build(&request, &inputs);
+    cf_cli_evidence_free(&evidence);
+    if (st != CF_OK)
+        return cf_report_error();
+    cf_spot_path path;
+    cf_simulate_setup setup;
+    cf_simulate_result result;
+    memset(&setup, 0, sizeof setup);
+    st = cf_spot_path_from_trace(trace, &path);
+    if (st == CF_OK) {
+        cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = vms, .n_vms = (size_t)lt->n,
+                               .perf = inputs.perf, .n_perf = inputs.n_perf, .noise = &inputs.noise, .top = 1};
+        st = cf_simulate_prepare(&in, vms, nodes, lt->n, &path, o->gang ? CF_SPOT_GANG : CF_SPOT_ELASTIC, &setup);
+        if (st == CF_OK) {
+            setup.req.rules = rules;
+            setup.req.batches = batches;
+            st = cf_simulate(&setup.req, &result);
+        }
+        if (st == CF_OK) {
+            cf_simulate_report report = {.spec = spec, .trace = trace, .path = &path, .setup = &setup,
+                                         .result = &result, .note = notes[0][0] ? notes[0] : lt->n > 1 ? notes[1] : ""};
+            cJSON *doc = cf_cli_format_is(o, "json") ? cf_simulate_json(&report) : NULL;
+            cf_buf text = CF_BUF_INIT;
+            if (!doc)
+                cf_simulate_table(&report, &text);
+            rc = cf_cli_emit(o, doc, &text);
+            cJSON_Delete(doc);
+            cf_buf_free(&text);
+        }
+        cf_simulate_setup_free(&setup);
+        cf_spot_path_free(&path);
+    }
+    if (st != CF_OK)
+        rc = cf_report_error();
+    cf_inputs_free(&inputs);
+    return rc;
+}
+
+int cmd_simulate(int argc, char **argv, const cf_cli_options *o, int n_positional)
+{
+    (void)argc;
+    if (n_positional != 1)
+        return usage(n_positional ? "simulate takes one spec file" : "missing the spec file");
+    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json")) {
+        cf_log_error("option '--format' does not accept '%s'", o->format);
+        cf_log_hint("use one of: table, json");
+        return CF_EXIT_USAGE;
+    }
+    unsigned rules, batches;
+    int rc = parse_rules(o->rule, &rules);
+    if (rc == 0)
+        rc = parse_batches(o->batch_policy, &batches);
+    if (rc)
+        return rc;
+    loaded_traces lt;
+    rc = load_traces(o, &lt);
+    cf_spec *spec = NULL;
+    if (rc == 0)
+        rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+    cf_catalog_source source;
+    if (rc == 0 && (rc = cf_cli_catalog_open(o, 1, &source)) == 0) {
+        rc = run(o, spec, &source.catalog, &lt, rules, batches);
+        cf_catalog_source_close(&source);
+    }
+    cf_cli_spec_close(spec);
+    free_traces(&lt);
+    return rc;
+}

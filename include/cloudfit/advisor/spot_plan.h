@@ -1,0 +1,91 @@
+/* What a spot plan's time and cost look like, from a Monte Carlo over a
+ * path of the preemption model (advisor/spot_plan.c, docs/spot.md):
+ * p10/p50/p90 of wall time and cost, whether it meets a deadline at the
+ * stated confidence, and the mixed plan (spot with an on-demand fallback
+ * near the deadline). Pure computation. */
+#ifndef CLOUDFIT_ADVISOR_SPOT_PLAN_H
+#define CLOUDFIT_ADVISOR_SPOT_PLAN_H
+#include <stddef.h>
+#include "cloudfit/advisor/spot_model.h"
+#include "cloudfit/advisor/spot_replay.h"
+#include "cloudfit/advisor/spot_table.h"
+#include "cloudfit/status.h"
+
+/* The claim "meets the deadline at confidence 0.9" uses the model's q95
+ * wall time: the margin pays for parameter uncertainty (a trace covers
+ * 1–6 weeks) and non-stationarity. CF_SPOT_DEADLINE_QUANTILE was chosen on
+ * the single-node traces (bench/spot_lab.py --select; docs/spot.md). */
+#define CF_SPOT_CONFIDENCE 0.9
+#define CF_SPOT_DEADLINE_QUANTILE 0.95
+/* The Monte Carlo: one path per (model row, node count) and uniform start
+ * times in its first 90 %. bench/spot.sh uses the full size; recommend a
+ * smaller one (its latency budget; docs/spot.md gives the spread). */
+#define CF_SPOT_SEED 15
+#define CF_SPOT_MC_PATH_HOURS 300000.0
+#define CF_SPOT_MC_STARTS 3000
+#define CF_SPOT_RECOMMEND_PATH_HOURS 60000.0
+#define CF_SPOT_RECOMMEND_STARTS 1000
+#define CF_SPOT_START_FRACTION 0.9
+
+typedef struct {
+    double path_hours;
+    int starts;
+    unsigned long seed;
+} cf_spot_mc_settings;
+
+/* Spread of wall time and cost over replays (cost: VM-hours × the price of
+ * each type). q is the quantile behind the deadline claim. */
+typedef struct {
+    size_t n, n_unfinished;
+    double p10_h, p50_h, p90_h, q_h, mean_h;
+    double p10_usd, p50_usd, p90_usd, q_usd, mean_usd;
+    double mean_preemptions, mean_checkpoints, mean_restarts, mean_lost_h, mean_below_h;
+    double mean_node_h[CF_SPOT_MAX_TYPES];
+} cf_spot_spread;
+
+cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd_per_node_h, double q,
+                            cf_spot_spread *out);
+/* Replays `plan` from n starts (seg, off) into runs[n]. */
+void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
+                         const cf_spot_plan *plan, cf_spot_run *runs);
+
+/* A spot plan to evaluate: W hours of work on N VMs of one type. */
+typedef struct {
+    const cf_spot_process *process;
+    int nodes;
+    double work_h;
+    double checkpoint_h, restart_h;
+    double spot_usd_per_node_h;
+    double ondemand_usd_per_node_h;   /* 0 = not offered on demand: no mixed plan */
+    double deadline_h;                /* 0 = none: no deadline claim, no mixed plan */
+    cf_mixed_policy mixed_policy;
+    cf_spot_semantics semantics;
+    int always_mixed;                 /* also when spot alone meets the deadline (else only when it does not) */
+} cf_spot_request;
+
+typedef struct {
+    int valid;
+    cf_spot_spread spot;              /* spot alone */
+    double checkpoint_h, restart_h, interval_h, mtbf_h;
+    cf_spot_path_stats model;         /* the model at N: availability, preemption rate */
+    double deadline_h;
+    int meets_deadline;               /* spot alone: q95 ≤ deadline */
+    double spot_met_share;            /* share of the Monte Carlo starts done by the deadline */
+    int has_mixed;
+    cf_mixed_policy mixed_policy;
+    cf_spot_spread mixed;             /* mean_node_h[1]: on-demand VM-hours */
+    int mixed_meets;
+    double mixed_met_share;
+    cf_spot_lookup source;            /* the model row (filled by the caller) */
+} cf_spot_estimate;
+
+/* Paths and start times, shared by every plan of the same (row, N). */
+typedef struct cf_spot_mc cf_spot_mc;
+cf_status cf_spot_mc_new(const cf_spot_mc_settings *settings, cf_spot_mc **out);
+void cf_spot_mc_free(cf_spot_mc *mc);
+cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spot_estimate *out);
+/* The path the Monte Carlo uses for (process, N), made on first use. */
+cf_status cf_spot_mc_path(cf_spot_mc *mc, const cf_spot_process *process, int nodes, const cf_spot_path **out_path,
+                          const cf_spot_path_stats **out_stats);
+
+#endif

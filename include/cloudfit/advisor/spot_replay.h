@@ -1,0 +1,111 @@
+/* Replaying a spot plan against an availability path (advisor/spot_replay.c,
+ * docs/spot.md): a real trace or a path drawn from the preemption model.
+ * Checkpoint size, cost and interval (Young/Daly), the event-driven replay
+ * of one start (elastic or gang), the mixed plan (spot with an on-demand
+ * fallback near the deadline), start grids and quantiles. Pure functions. */
+#ifndef CLOUDFIT_ADVISOR_SPOT_REPLAY_H
+#define CLOUDFIT_ADVISOR_SPOT_REPLAY_H
+#include <stddef.h>
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+/* Defaults (docs/spot.md), written down only here. Storage: EBS gp3's
+ * baseline throughput, in the range of one S3 stream. A replay longer than
+ * CF_SPOT_MAX_HOURS does not finish. On on-demand nodes (mixed plan) the
+ * checkpoint interval is at least CF_SPOT_OD_INTERVAL_H. */
+#define CF_DEFAULT_STORAGE_MB_PER_S 125.0
+#define CF_SPOT_MAX_HOURS 20000.0
+#define CF_SPOT_OD_INTERVAL_H 1.0
+#define CF_SPOT_REPLAY_STEP_H 0.25   /* a trace replay starts every 15 minutes */
+
+/* A piecewise-constant count of held VMs: segment i lasts d_h[i] hours
+ * with c[i·n_types + k] VMs of type k. Replays treat it as circular. */
+typedef struct {
+    double *d_h;
+    int *c;
+    size_t n, cap;
+    int n_types;
+    double total_h;
+} cf_spot_path;
+
+/* Merges a trace's ticks into segments (equal neighbours joined). */
+cf_status cf_spot_path_from_trace(const cf_spot_trace *t, cf_spot_path *out);
+/* Appends a segment (joined with the last one when the counts agree). */
+cf_status cf_spot_path_push(cf_spot_path *p, double d_h, const int *counts);
+void cf_spot_path_free(cf_spot_path *p);
+
+/* Bytes of a checkpoint: fp32 weights plus the optimizer's moments (two
+ * for Adam-family optimizers, one for momentum, none for plain SGD). */
+double cf_checkpoint_bytes(double parameters, cf_optimizer optimizer);
+/* Checkpoint write time and restart time (start-up plus reading the
+ * checkpoint back), hours. `checkpoint_minutes` > 0 overrides the write
+ * time; storage_mb_per_s ≤ 0 means the default. */
+void cf_checkpoint_costs(double bytes, double storage_mb_per_s, double checkpoint_minutes, double startup_minutes,
+                         double *out_checkpoint_h, double *out_restart_h);
+/* Young's interval √(2·C·M) and Daly's higher-order one (compute time
+ * between checkpoints; M when C ≥ 2M; infinite when M is). */
+double cf_young_interval_h(double checkpoint_h, double mtbf_h);
+double cf_daly_interval_h(double checkpoint_h, double mtbf_h);
+
+typedef enum { CF_SPOT_ELASTIC = 0, CF_SPOT_GANG = 1 } cf_spot_semantics;
+
+/* A fixed plan on spot VMs. State index of a count vector (n0, n1):
+ * n0 + (nodes[0] + 1)·n1. */
+typedef struct {
+    int n_types;
+    int nodes[CF_SPOT_MAX_TYPES];   /* requested */
+    double work_h;                  /* W: training hours on all requested nodes, uninterrupted */
+    double checkpoint_h, restart_h, interval_h;
+    cf_spot_semantics semantics;
+    const double *rate;             /* progress (hours of W per hour) per state; NULL = Σn/ΣN */
+    const double *samples;          /* samples processed per hour, relative to all nodes; NULL = rate */
+    double max_h;                   /* 0 = CF_SPOT_MAX_HOURS */
+} cf_spot_plan;
+
+typedef struct {
+    double wall_h;                  /* INFINITY when not done within max_h */
+    double node_h[CF_SPOT_MAX_TYPES]; /* VM-hours held (billed) per type */
+    double lost_h;                  /* work lost to preemptions, hours of W */
+    double below_h, zero_h;         /* time with fewer than the requested VMs, with none */
+    double samples_h;               /* samples processed, in hours of the full cluster's throughput */
+    int preemptions, checkpoints, restarts;
+    int stalled;                    /* time spent in a state with rate 0 */
+    double stalled_h;               /* how much */
+} cf_spot_run;
+
+/* One start `offset_h` into segment `seg` (docs/spot.md, "The replay"). */
+void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *plan, cf_spot_run *out);
+
+/* The mixed plan: elastic spot with an on-demand fallback (one VM type).
+ * Greedy: spot until the latest time on-demand can still finish by the
+ * deadline, then on-demand to the end. Uniform: also switch when the saved
+ * work falls below the line of uniform progress (Can't Be Late), and back
+ * to spot when all nodes are held and the job is well ahead. node_h[0] is
+ * spot, node_h[1] on-demand VM-hours. */
+typedef enum { CF_MIXED_GREEDY = 0, CF_MIXED_UNIFORM = 1 } cf_mixed_policy;
+void cf_spot_replay_mixed(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *plan,
+                          double deadline_h, cf_mixed_policy policy, cf_spot_run *out);
+
+/* Start positions: every step_h along the path (returns the count; seg
+ * and off need room for ⌈total/step⌉), or n uniform in [0, frac·total)
+ * from a seeded generator. */
+size_t cf_spot_starts_grid(const cf_spot_path *p, double step_h, size_t *seg, double *off);
+cf_status cf_spot_starts_random(const cf_spot_path *p, size_t n, double frac, unsigned long seed, size_t *seg,
+                                double *off);
+
+/* The q-quantile of sorted values, linear interpolation between order
+ * statistics (numpy's default); infinities count as values. */
+double cf_quantile_sorted(const double *sorted, size_t n, double q);
+/* Sorts in place, then the q-quantile. */
+double cf_quantile(double *values, size_t n, double q);
+
+/* Statistics of a path: availability (all requested held), mean held
+ * share, VMs lost per VM-day held, cluster preemption events per day, and
+ * the mean time between events while the job can run (elastic: time with
+ * ≥ 1 VM per drop; gang: time with all per exit from all). Single type. */
+typedef struct {
+    double availability, mean_share, rate_per_node_day, events_per_day, mtbf_h, mtbf_gang_h;
+} cf_spot_path_stats;
+void cf_spot_path_stats_of(const cf_spot_path *p, int nodes, cf_spot_path_stats *out);
+
+#endif
