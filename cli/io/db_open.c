@@ -31,7 +31,7 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
     if (create && !o->db_path) {
         char dir[1024];
         cf_dirname(path, dir, sizeof dir);
-        if ((st = cf_mkdir_p(dir)) != CF_OK)
+        if ((st = cf_mkdir_private(dir)) != CF_OK)
             return st;
     }
     return cf_db_open(path, out);

@@ -10,6 +10,7 @@
 
 #include "cloudfit/common/buf.h"
 #include "cloudfit/pricing.h"
+#include "cloudfit/common/escape.h"
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
 #include "log.h"
@@ -45,7 +46,9 @@ static void on_progress(void *ctx, int done, int total, const char *what)
     for (int i = 0; i < WIDTH; i++)
         bar[i] = i < filled ? '#' : '.';
     bar[WIDTH] = '\0';
-    fprintf(stderr, "\r\033[K[%s] %d/%d %s", bar, done, total, what);
+    char shown[512];
+    cf_escape_into(what, shown, sizeof shown);
+    fprintf(stderr, "\r\033[K[%s] %d/%d %s", bar, done, total, shown);
     if (done >= total)
         fputc('\n', stderr);
     fflush(stderr);
