@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_GROUPS 16
@@ -47,12 +48,23 @@ static int for_each_pid(const char *buf, ssize_t n, void (*fn)(pid_t))
     return count;
 }
 
+static volatile sig_atomic_t g_kill_signal = SIGKILL;
+
 static void kill_one(pid_t pid)
 {
     pid_t pgid = getpgid(pid);
     if (pgid > 1 && pgid != getpgrp())
-        kill(-pgid, SIGKILL);
-    kill(pid, SIGKILL);
+        kill(-pgid, g_kill_signal);
+    kill(pid, g_kill_signal);
+}
+
+static pid_t g_seen[256];
+static int g_n_seen;
+
+static void count_one(pid_t pid)
+{
+    if (g_n_seen < 256)
+        g_seen[g_n_seen++] = pid;
 }
 
 struct linux_dirent64 {
@@ -63,9 +75,9 @@ struct linux_dirent64 {
     char d_name[];
 };
 
-/* Sends SIGKILL to every child of every thread of this process (from
+/* Calls fn for every child of every thread of this process (from
  * /proc/self/task/TID/children); returns how many. */
-static int kill_direct_children(void)
+static int each_direct_child(void (*fn)(pid_t))
 {
     int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0)
@@ -91,7 +103,7 @@ static int kill_direct_children(void)
             ssize_t got = read(fd, buf, sizeof buf);
             close(fd);
             if (got > 0)
-                count += for_each_pid(buf, got, kill_one);
+                count += for_each_pid(buf, got, fn);
         }
     }
     close(dir);
@@ -103,8 +115,9 @@ static int kill_direct_children(void)
 static int kill_and_reap_all(void)
 {
     int total = 0;
+    g_kill_signal = SIGKILL;
     for (int round = 0; round < 64; round++) {
-        int killed = kill_direct_children();
+        int killed = each_direct_child(kill_one);
         total += killed;
         int reaped = 0;
         for (;;) {
@@ -168,7 +181,7 @@ double cf_proc_stop_grace_s(void)
 {
     if (g_grace_s >= 0)
         return g_grace_s;
-    double grace = 10;
+    double grace = 30;
     const char *env = getenv("CLOUDFIT_STOP_GRACE_S");
     if (env && *env) {
         char *end = NULL;
@@ -242,9 +255,43 @@ void cf_proc_untrack_group(pid_t pgid)
             g_groups[i] = 0;
 }
 
-int cf_proc_kill_children(void)
+static double mono_s(void)
 {
-    return kill_and_reap_all();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cf_proc_kill_children(double grace_s)
+{
+    /* Children that already exited are only reaped. */
+    int status;
+    while (waitpid(-1, &status, WNOHANG) > 0) {
+    }
+    pid_t termed[256];
+    int n_termed = 0, total = 0;
+    double start = mono_s();
+    while (grace_s > 0 && mono_s() - start < grace_s) {
+        g_n_seen = 0;
+        if (each_direct_child(count_one) == 0)
+            return total; /* all gone */
+        for (int i = 0; i < g_n_seen; i++) {
+            int known = 0;
+            for (int k = 0; k < n_termed; k++)
+                known |= termed[k] == g_seen[i];
+            if (known || n_termed == 256)
+                continue;
+            termed[n_termed++] = g_seen[i];
+            g_kill_signal = SIGTERM;
+            kill_one(g_seen[i]);
+            total++;
+        }
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        while (waitpid(-1, &status, WNOHANG) > 0) {
+        }
+    }
+    return total + kill_and_reap_all();
 }
 
 void cf_proc_track_temp(const char *path)

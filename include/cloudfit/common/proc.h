@@ -9,7 +9,7 @@
  *    runner may tear its VMs down); long operations check
  *    cf_interrupt_check at safe points and unwind with CF_ERR_INTERRUPTED,
  *    so nothing is committed and the CLI exits 128 + signal (130, 143, 129);
- *  - if the process has not exited CLOUDFIT_STOP_GRACE_S (default 10) + 5 s
+ *  - if the process has not exited CLOUDFIT_STOP_GRACE_S (default 30) + 5 s
  *    later, or at a second signal, every tracked group and every child is
  *    killed (SIGKILL), tracked temporary files are removed and the process
  *    exits 128 + signal at once. An open SQLite transaction is rolled back
@@ -32,16 +32,19 @@ int cf_interrupt_fd(void);
 /* CF_OK, or CF_ERR_INTERRUPTED "interrupted by SIGINT" once a signal arrived. */
 cf_status cf_interrupt_check(void);
 /* Seconds a process group gets between SIGTERM and SIGKILL when cloudfit
- * stops it (CLOUDFIT_STOP_GRACE_S, 0 to 600; default 10). */
+ * stops it (CLOUDFIT_STOP_GRACE_S, 0 to 600; default 30): a runner tears its VMs
+ * down in that time. */
 double cf_proc_stop_grace_s(void);
 
 /* Process groups that a stop signal must reach (a probe or runner run). */
 void cf_proc_track_group(pid_t pgid);
 void cf_proc_untrack_group(pid_t pgid);
-/* Kills (SIGKILL, with their process groups) and reaps every child left,
- * round after round, until none is left: re-parented orphans of a probe,
- * including those that called setsid(). Returns how many were killed. */
-int cf_proc_kill_children(void);
+/* Ends every child left, with its process group: SIGTERM (once each),
+ * up to grace_s seconds for them to exit, then SIGKILL round after round
+ * until none is left; every one is reaped. These are the re-parented
+ * orphans of a probe, including those that called setsid(). Returns how
+ * many were signalled. */
+int cf_proc_kill_children(double grace_s);
 
 /* Temporary files to remove if the process is stopped before it renames
  * them into place (common/fileio.c tracks its own). */
