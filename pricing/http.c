@@ -64,47 +64,20 @@ cf_status cf_http_check_url(const char *url)
     if (cu->url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME | CURLU_ALLOW_SPACE) != CURLUE_OK ||
         cu->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         cu->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-        st = cf_error_set(CF_ERR_USAGE, "'%s' is not a valid URL", url);
+        char shown[1024];
+        cf_http_redact(url, shown, sizeof shown);
+        st = cf_error_set(CF_ERR_USAGE, "'%s' is not a valid URL", shown);
     } else if (strcasecmp(scheme, "https") != 0 && !(strcasecmp(scheme, "http") == 0 && is_loopback(host))) {
+        char shown[1024];
+        cf_http_redact(url, shown, sizeof shown);
         st = cf_error_set(CF_ERR_USAGE, "refusing to fetch '%s': only https:// (or http:// to 127.0.0.1) is allowed",
-                          url);
+                          shown);
         cf_error_hint("price data must not travel unencrypted; use an https:// base URL");
     }
     cu->free(scheme);
     cu->free(host);
     cu->url_cleanup(u);
     return st;
-}
-
-void cf_url_encode_query(const char *url, cf_buf *out)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)url; *p; p++) {
-        if (*p <= ' ' || *p >= 0x7f || *p == '\'' || *p == '"' || *p == '<' || *p == '>' || *p == '`' ||
-            *p == '{' || *p == '}' || *p == '|' || *p == '\\' || *p == '^') {
-            char esc[4] = {'%', hex[*p >> 4], hex[*p & 15], 0};
-            cf_buf_puts(out, esc);
-        } else {
-            cf_buf_append(out, (const char *)p, 1);
-        }
-    }
-}
-
-void cf_http_redact(const char *url, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (const char *p = url; *p && o + 1 < cap;) {
-        if ((p == url || p[-1] == '?' || p[-1] == '&') && strncmp(p, "key=", 4) == 0) {
-            const char *mask = "key=***";
-            for (const char *m = mask; *m && o + 1 < cap; m++)
-                out[o++] = *m;
-            while (*p && *p != '&')
-                p++;
-            continue;
-        }
-        out[o++] = *p++;
-    }
-    out[o] = '\0';
 }
 
 typedef struct {
