@@ -43,6 +43,7 @@ int cf_log_color_enabled(FILE *stream)
 /* The formatted message with control characters escaped: messages echo
  * text from input (a probe's error, a CSV field, a URL), and none of it may
  * act on the terminal or fake a line of output. */
+static void put_escaped(const char *fmt, va_list ap) CF_PRINTF(1, 0);
 static void put_escaped(const char *fmt, va_list ap)
 {
     char small[1024];
@@ -67,6 +68,7 @@ static void put_escaped(const char *fmt, va_list ap)
         free(text);
 }
 
+static void log_line(const char *prefix, const char *color, const char *fmt, va_list ap) CF_PRINTF(3, 0);
 static void log_line(const char *prefix, const char *color, const char *fmt, va_list ap)
 {
     int colored = cf_log_color_enabled(stderr);

@@ -198,11 +198,13 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
     }
     case OPT_DOUBLE: {
         double v = 0;
-        cf_number_result r = cf_number_double(arg, 0, HUGE_VAL, &v);
-        if (r != CF_NUMBER_OK || v <= 0)
-            return usage_error(command, "option '--%s' expects a positive decimal number, got '%s' (%s)",
-                               o->long_name, shown_arg(arg, shown, sizeof shown),
-                               r == CF_NUMBER_OK ? "not positive" : cf_number_why(r));
+        cf_number_result r = cf_number_double(arg, -HUGE_VAL, HUGE_VAL, &v);
+        if (r == CF_NUMBER_OK && v <= 0)
+            return usage_error(command, "option '--%s' expects a positive number, got '%s'", o->long_name,
+                               shown_arg(arg, shown, sizeof shown));
+        if (r != CF_NUMBER_OK)
+            return usage_error(command, "option '--%s' expects a positive number, got '%s' (%s)", o->long_name,
+                               shown_arg(arg, shown, sizeof shown), cf_number_why(r));
         *(double *)field = v;
         return 0;
     }
