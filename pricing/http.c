@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cloudfit/common/proc.h"
 #include "cloudfit/version.h"
 
 static double env_double(const char *name, double fallback, double min, double max)
@@ -85,6 +87,18 @@ typedef struct {
     int aborted;
 } write_ctx;
 
+/* libcurl calls this about once a second and on every chunk: a stop
+ * signal (SIGINT, SIGTERM, SIGHUP) aborts the transfer. */
+static int on_progress(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)data;
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    return cf_interrupted() ? 1 : 0;
+}
+
 static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     write_ctx *w = userdata;
@@ -101,7 +115,7 @@ static void sleep_ms(double ms)
     if (ms <= 0)
         return;
     struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000.0 * (double)(time_t)(ms / 1000)) * 1e6)};
-    while (nanosleep(&ts, &ts) != 0) {
+    while (nanosleep(&ts, &ts) != 0 && !cf_interrupted()) {
     }
 }
 
@@ -152,6 +166,15 @@ static CURL *make_handle(const cf_curl_api *cu, const cf_http_config *cfg, const
     cu->easy_setopt(h, CURLOPT_WRITEDATA, w);
     cu->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     cu->easy_setopt(h, CURLOPT_FAILONERROR, 0L);
+    cu->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    cu->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    /* Every remote host is verified: the certificate chain against the
+     * system's CAs (or CLOUDFIT_CA_BUNDLE) and the name against the URL. */
+    cu->easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    cu->easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    const char *ca = getenv("CLOUDFIT_CA_BUNDLE");
+    if (ca && *ca)
+        cu->easy_setopt(h, CURLOPT_CAINFO, ca);
     return h;
 }
 
@@ -171,10 +194,28 @@ static double backoff_ms(const cf_http_config *cfg, int attempt, long retry_afte
     return ms;
 }
 
+static cf_status check_ca_bundle(void)
+{
+    const char *ca = getenv("CLOUDFIT_CA_BUNDLE");
+    if (!ca || !*ca)
+        return CF_OK;
+    struct stat st;
+    if (stat(ca, &st) != 0 || !S_ISREG(st.st_mode) || access(ca, R_OK) != 0) {
+        cf_error_set(CF_ERR_USAGE, "CLOUDFIT_CA_BUNDLE: cannot read '%s'", ca);
+        cf_error_hint("set it to a file of PEM CA certificates, or unset it to use the system's CAs");
+        return CF_ERR_USAGE;
+    }
+    return CF_OK;
+}
+
 cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *what, const cf_http_sink *sink,
                       long *out_http_status)
 {
     cf_status st = cf_http_check_url(url);
+    if (st == CF_OK)
+        st = check_ca_bundle();
+    if (st == CF_OK)
+        st = cf_interrupt_check();
     if (st != CF_OK)
         return st;
     const cf_curl_api *cu = cf_curl(); /* loaded by cf_http_check_url */
@@ -200,6 +241,8 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         if (w.aborted)
             return cf_error_status() != CF_OK ? cf_error_status()
                                               : cf_error_set(CF_ERR_INVALID, "%s: response rejected", what);
+        if (cf_interrupted())
+            return cf_interrupt_check();
         int retry = 0;
         char reason[CURL_ERROR_SIZE + 160];
         int stalled = 0;
@@ -225,6 +268,11 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
                          retry ? " (gave up after retries)" : "");
             if (status == 401 || status == 403)
                 cf_error_hint("the server refused the request: check the API key or credentials");
+            else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+                     rc == CURLE_SSL_CONNECT_ERROR)
+                cf_error_hint("the server's TLS certificate could not be verified; nothing was fetched. For a "
+                              "private mirror or a TLS-inspecting proxy, point CLOUDFIT_CA_BUNDLE at its CA "
+                              "certificate (PEM)");
             else if (stalled)
                 cf_error_hint("the server stopped sending; try again later (CLOUDFIT_HTTP_LOW_SPEED_BPS and "
                               "CLOUDFIT_HTTP_LOW_SPEED_TIME_S set the low-speed limit)");
@@ -237,6 +285,8 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         progress(cfg, "%s: %s, retrying in %.1f s (attempt %d of %d)", what, reason, wait_ms / 1000, attempt + 1,
                  attempts);
         sleep_ms(wait_ms);
+        if (cf_interrupted())
+            return cf_interrupt_check();
     }
     return cf_error_set(CF_ERR_INTERNAL, "unreachable retry loop end");
 }

@@ -6,6 +6,7 @@
 #define CF_ENGINE_MAX_SYNTHETIC_SAMPLES (1 << 26)
 
 #include "cloudfit/profiler.h"
+#include "cloudfit/common/proc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +120,8 @@ static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_resul
     for (int i = 0; i < total; i++) {
         cf_engine_step es;
         memset(&es, 0, sizeof es);
+        if ((st = cf_interrupt_check()) != CF_OK) /* a stop signal: between steps */
+            break;
         st = p->ops->train_step(engine, run->local_batch, run->micro_batches, &es);
         if (is_oom(st)) {
             cf_error_clear();
