@@ -68,9 +68,23 @@ static cf_status db_failure(cf_db *db, int code, const char *what, const char *d
     return CF_ERR_DB;
 }
 
+/* SQLite's message, with the operating system's reason for an I/O error
+ * ("disk I/O error" alone does not say the disk is full). */
+static void detail_of(cf_db *db, const char *message, char *out, size_t n)
+{
+    int code = sqlite3_extended_errcode(db->handle) & 0xff;
+    int sys_errno = sqlite3_system_errno(db->handle);
+    if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys_errno > 0)
+        snprintf(out, n, "%s (%s)", message, strerror(sys_errno));
+    else
+        snprintf(out, n, "%s", message);
+}
+
 cf_status cf_db_error(cf_db *db, const char *what)
 {
-    return db_failure(db, sqlite3_extended_errcode(db->handle), what, sqlite3_errmsg(db->handle));
+    char detail[640];
+    detail_of(db, sqlite3_errmsg(db->handle), detail, sizeof detail);
+    return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
 }
 
 cf_status cf_db_exec(cf_db *db, const char *sql, const char *what)
@@ -78,8 +92,8 @@ cf_status cf_db_exec(cf_db *db, const char *sql, const char *what)
     char *err = NULL;
     int rc = sqlite3_exec(db->handle, sql, NULL, NULL, &err);
     if (rc != SQLITE_OK) {
-        char detail[512];
-        snprintf(detail, sizeof detail, "%s", err ? err : sqlite3_errstr(rc));
+        char detail[640];
+        detail_of(db, err ? err : sqlite3_errstr(rc), detail, sizeof detail);
         sqlite3_free(err);
         return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
     }
