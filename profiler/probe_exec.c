@@ -221,6 +221,11 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
         st = field_number(ps, ev, "gpus", 0, 1, 0, &gpus);
     if (st != CF_OK)
         return st;
+    /* Counts are stored in integers: range-checked, never cast blindly. */
+    if (gpus != floor(gpus) || gpus > 65536)
+        return line_error(ps, "%s", "'device' event: \"gpus\": expected an integer from 1 to 65536");
+    if (mem > 1e9)
+        return line_error(ps, "%s", "'device' event: \"memory_gib\": expected at most 1e9");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "gpu") && strcmp(type->valuestring, "cpu"))))
         return line_error(ps, "%s", "'device' event: \"type\": expected \"gpu\" or \"cpu\"");
@@ -254,6 +259,10 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
         st = field_number(ps, ev, "loss", 0, -INFINITY, 0, &s.loss);
     if (st != CF_OK)
         return st;
+    if (step != floor(step) || step > 1e15)
+        return line_error(ps, "%s", "\"step\": expected an integer from 1 to 1e15");
+    if (samples != floor(samples) || samples > 1e15)
+        return line_error(ps, "%s", "\"samples\": expected an integer from 1 to 1e15");
     if ((long)step <= ps->last_step) {
         char what[96];
         snprintf(what, sizeof what, "step %ld does not follow step %ld", (long)step, ps->last_step);
