@@ -223,6 +223,33 @@ def test_sigint_during_cpu_profile_stops_cleanly():
         db_ok(db)
 
 
+def test_sigint_during_prices_update_keeps_the_previous_snapshot():
+    import sys
+    sys.path.insert(0, os.path.join(SRC, "tests", "pricing"))
+    from fixture_server import FixtureServer
+    db = tmp("prices.db")
+    with FixtureServer() as server:
+        env = dict(ENV, **server.env())
+        env["CLOUDFIT_HTTP_LOW_SPEED_TIME_S"] = "60"
+        p = subprocess.run([BIN, "prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus"],
+                           capture_output=True, env=env, timeout=120)
+        assert p.returncode == 0, p.stderr
+        before = db_rows(db, "price_snapshots")
+        server.stall_s = 60
+        server.faults = {"/api/retail/prices": {"kind": "stall"}}
+        p = subprocess.Popen([BIN, "prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        assert wait_for(lambda: any(path == "/api/retail/prices" for path, *_ in server.log[1:]), timeout=20)
+        time.sleep(1)
+        started = time.time()
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 130 and b"interrupted by SIGINT" in err, (p.returncode, err)
+        assert time.time() - started < 5
+    assert db_rows(db, "price_snapshots") == before
+    db_ok(db)
+
+
 def test_good_probe_leaves_nothing():
     rc, out, err = run("profile", "--db", tmp("ok.db"), exec_spec("ok", GOOD_PROBE))
     assert rc == 0, err
