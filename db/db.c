@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cloudfit/common/buf.h"
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/proc.h"
 #include "cloudfit/db/history.h"
 #include "db_internal.h"
 
@@ -31,6 +33,8 @@ static double lock_timeout_s(void)
 static cf_status db_failure(cf_db *db, int code, const char *what, const char *detail)
 {
     int primary = code & 0xff;
+    if ((primary == SQLITE_BUSY || primary == SQLITE_INTERRUPT) && cf_interrupted())
+        return cf_interrupt_check(); /* the wait was cut short by a stop signal */
     switch (primary) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -231,6 +235,18 @@ static cf_status create_private(cf_db *db)
     return CF_OK;
 }
 
+/* Waiting for another process's lock: in steps of 10 ms up to the
+ * timeout, and not at all once a stop signal arrived. */
+static int on_busy(void *data, int count)
+{
+    (void)data;
+    if (cf_interrupted() || count * 0.010 >= lock_timeout_s())
+        return 0;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    return 1;
+}
+
 static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
 {
     char uri[1200];
@@ -253,7 +269,7 @@ static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
         db->handle = NULL;
         return db_failure(db, rc, "cannot open database", detail);
     }
-    sqlite3_busy_timeout(db->handle, (int)(lock_timeout_s() * 1000));
+    sqlite3_busy_handler(db->handle, on_busy, NULL);
     sqlite3_extended_result_codes(db->handle, 1);
     return CF_OK;
 }

@@ -85,6 +85,27 @@ def test_locked_database_bounded_wait_names_the_lock_and_no_out_file():
     assert db_rows(db, "recommendations") == 1
 
 
+def test_sigint_while_waiting_for_a_lock_stops_at_once():
+    import signal
+    db = fresh_db()
+    ready = threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 8, ready))
+    t.start()
+    ready.wait(5)
+    p = subprocess.Popen([BIN, "recommend", "--db", db, "-q", SPEC], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=ENV, start_new_session=True)
+    time.sleep(1.5)
+    started = time.time()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    elapsed = time.time() - started
+    t.join()
+    assert p.returncode == 130 and b"interrupted by SIGINT" in err, (p.returncode, err)
+    assert elapsed < 3, elapsed
+    assert db_rows(db, "recommendations") == 1
+    db_ok(db)
+
+
 def test_read_commands_never_write_or_migrate():
     db = fresh_db()
     con = sqlite3.connect(db)  # an older schema (migration 6 not applied)
