@@ -133,8 +133,8 @@ cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf
                  job->flops_per_sample, 100 * CF_DEFAULT_ROOFLINE_EFFICIENCY, target->model, peak_t / 1e12,
                  cf_precision_name(job->precision));
     } else {
-        cf_error_set(CF_ERR_INVALID, "no way to predict throughput on %s: no profile and no model.flops_per_sample",
-                     target->model);
+        cf_error_set(CF_ERR_INVALID, "%s: model.flops_per_sample: needed to predict throughput on %s (the spec "
+                     "has no profile of a GPU to carry over)", job->source[0] ? job->source : "<spec>", target->model);
         cf_error_hint("add profile.gpus with a measured GPU type, or model.flops_per_sample (training FLOPs per sample)");
         return CF_ERR_INVALID;
     }

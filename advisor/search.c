@@ -355,7 +355,11 @@ static cf_status run_one(state *s, size_t c, cf_search_run_kind kind, int steps)
             step_s = t;
             break;
         }
-        if (st == CF_ERR_NOMEM)
+        /* A failed run (crash, exit status, timeout, malformed output) is
+         * retried, then marks the configuration failed; anything else — a
+         * stop signal, a runner that cannot be started, no memory — ends
+         * the search with that error, and nothing is stored. */
+        if (st != CF_OK && st != CF_ERR_UNAVAILABLE && st != CF_ERR_INVALID)
             return st;
         snprintf(run->error, sizeof run->error, "%s",
                  st == CF_OK ? "the runner reported no valid step time" : cf_error_message());
@@ -590,7 +594,17 @@ cf_status cf_search_run(const cf_search_options *o, const cf_search_runner *runn
     }
     r->chosen = best;
     if (best < 0) {
-        st = cf_error_set(CF_ERR_INFEASIBLE, "search: no configuration meets the deadline and budget");
+        size_t measured = 0;
+        for (size_t c = 0; c < n; c++)
+            measured += r->measured[c] != 0;
+        if (measured == 0 && r->n_runs > 0) {
+            /* Not the constraints' fault: nothing could be measured. */
+            st = cf_error_set(CF_ERR_UNAVAILABLE, "search: every run failed (%zu runs, none measured); the last: %s",
+                              r->n_runs, r->runs[r->n_runs - 1].error);
+            cf_error_hint("check the runner on its own first; its protocol is in docs/exec-protocol.md");
+        } else {
+            st = cf_error_set(CF_ERR_INFEASIBLE, "search: no configuration meets the deadline and budget");
+        }
         goto done;
     }
     int ok;

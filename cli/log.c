@@ -1,9 +1,13 @@
 #include "log.h"
 
+#include <stdio.h>
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cloudfit/common/escape.h"
 
 static cf_color_mode color_mode = CF_COLOR_AUTO;
 static int verbosity_level = 0;
@@ -36,6 +40,35 @@ int cf_log_color_enabled(FILE *stream)
     return isatty(fileno(stream));
 }
 
+/* The formatted message with control characters escaped: messages echo
+ * text from input (a probe's error, a CSV field, a URL), and none of it may
+ * act on the terminal or fake a line of output. */
+static void put_escaped(const char *fmt, va_list ap) CF_PRINTF(1, 0);
+static void put_escaped(const char *fmt, va_list ap)
+{
+    char small[1024];
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(small, sizeof small, fmt, copy);
+    va_end(copy);
+    char *text = small;
+    if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+    if (!text)
+        text = small;
+    if (cf_has_controls(text)) {
+        cf_buf shown = CF_BUF_INIT;
+        cf_escape_controls(text, &shown);
+        fputs(cf_buf_cstr(&shown), stderr);
+        cf_buf_free(&shown);
+    } else {
+        fputs(text, stderr);
+    }
+    if (text != small)
+        free(text);
+}
+
+static void log_line(const char *prefix, const char *color, const char *fmt, va_list ap) CF_PRINTF(3, 0);
 static void log_line(const char *prefix, const char *color, const char *fmt, va_list ap)
 {
     int colored = cf_log_color_enabled(stderr);
@@ -43,7 +76,7 @@ static void log_line(const char *prefix, const char *color, const char *fmt, va_
         fprintf(stderr, "%s%s\033[0m", color, prefix);
     else
         fputs(prefix, stderr);
-    vfprintf(stderr, fmt, ap);
+    put_escaped(fmt, ap);
     fputc('\n', stderr);
 }
 
@@ -77,7 +110,7 @@ void cf_log_info(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    put_escaped(fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }

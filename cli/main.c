@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/proc.h"
 #include "exit_codes.h"
 #include "log.h"
 #include "commands.h"
@@ -55,6 +56,8 @@ int cf_exit_code_for(cf_status status)
     case CF_ERR_UNAVAILABLE: return CF_EXIT_UNAVAILABLE;
     case CF_ERR_INTERNAL: return CF_EXIT_INTERNAL;
     case CF_ERR_IO: return CF_EXIT_DATA;
+    case CF_ERR_INTERRUPTED: return 128 + (cf_interrupted() ? cf_interrupted() : 2); /* 130 SIGINT, 143 SIGTERM */
+    case CF_ERR_WRITE:
     case CF_ERR_NOMEM:
     case CF_ERR_DB:
     case CF_ERR_NETWORK: return CF_EXIT_FAILURE;
@@ -103,6 +106,9 @@ int main(int argc, char **argv)
     if (blas_thread_shutdown_)
         blas_thread_shutdown_();
     cf_log_init(CF_COLOR_AUTO, 0);
+    /* SIGINT/SIGTERM/SIGHUP stop cleanly; cloudfit is the subreaper of
+     * every process it starts (cloudfit/common/proc.h). */
+    cf_proc_init();
     if (argc < 2) {
         main_usage(stderr);
         return CF_EXIT_USAGE;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/escape.h"
+#include "cloudfit/common/number.h"
 #include "exit_codes.h"
 #include "log.h"
 
@@ -226,25 +228,37 @@ static int usage_error(const char *command, const char *fmt, ...)
     return CF_EXIT_USAGE;
 }
 
+static const char *shown_arg(const char *arg, char *out, size_t n)
+{
+    cf_escape_into(arg, out, n);
+    return out;
+}
+
 static int store(const cf_cli_option *o, const char *command, const char *arg, cf_cli_options *opts)
 {
     char *field = (char *)opts + o->offset;
-    char *end = NULL;
-    errno = 0;
+    char shown[128];
     switch (o->kind) {
     case OPT_FLAG: *(int *)field = 1; return 0;
     case OPT_STRING: *(const char **)field = arg; return 0;
     case OPT_INT: {
-        long v = strtol(arg, &end, 10);
-        if (end == arg || *end || errno || v < 1 || v > 1000000)
-            return usage_error(command, "option '--%s' expects a positive integer, got '%s'", o->long_name, arg);
-        *(int *)field = (int)v;
+        int v = 0;
+        cf_number_result r = cf_number_int(arg, 1, 1000000, &v);
+        if (r != CF_NUMBER_OK)
+            return usage_error(command, "option '--%s' expects a positive integer (1 to 1000000), got '%s' (%s)",
+                               o->long_name, shown_arg(arg, shown, sizeof shown), cf_number_why(r));
+        *(int *)field = v;
         return 0;
     }
     case OPT_DOUBLE: {
-        double v = strtod(arg, &end);
-        if (end == arg || *end || errno || !isfinite(v) || v <= 0)
-            return usage_error(command, "option '--%s' expects a positive number, got '%s'", o->long_name, arg);
+        double v = 0;
+        cf_number_result r = cf_number_double(arg, -HUGE_VAL, HUGE_VAL, &v);
+        if (r == CF_NUMBER_OK && v <= 0)
+            return usage_error(command, "option '--%s' expects a positive number, got '%s'", o->long_name,
+                               shown_arg(arg, shown, sizeof shown));
+        if (r != CF_NUMBER_OK)
+            return usage_error(command, "option '--%s' expects a positive number, got '%s' (%s)", o->long_name,
+                               shown_arg(arg, shown, sizeof shown), cf_number_why(r));
         *(double *)field = v;
         return 0;
     }

@@ -1,4 +1,5 @@
 #include "cloudfit/common/buf.h"
+#include "cloudfit/common/escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +61,18 @@ int cf_utf8_width(const char *text)
 
 void cf_buf_pad(cf_buf *buf, const char *text, int width, int right)
 {
+    /* Table cells often hold text from input (a CSV model name): control
+     * characters are shown escaped, never sent to the terminal. */
+    if (cf_has_controls(text)) {
+        cf_buf shown = CF_BUF_INIT;
+        cf_escape_controls(text, &shown);
+        if (cf_buf_failed(&shown))
+            buf->failed = 1;
+        else
+            cf_buf_pad(buf, cf_buf_cstr(&shown), width, right);
+        cf_buf_free(&shown);
+        return;
+    }
     int fill = width - cf_utf8_width(text);
     if (right)
         for (int i = 0; i < fill; i++)

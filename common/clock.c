@@ -94,8 +94,8 @@ cf_status cf_iso8601_normalize(const char *text, char *out, size_t n)
         shape = len == 10;
     int year = shape ? digits(text, 4) : -1, month = shape ? digits(text + 5, 2) : -1;
     int day = shape ? digits(text + 8, 2) : -1;
-    int hour = len > 10 ? digits(text + 11, 2) : 0, minute = len > 10 ? digits(text + 14, 2) : 0;
-    int second = len == 20 ? digits(text + 17, 2) : 0;
+    int hour = shape && len > 10 ? digits(text + 11, 2) : 0, minute = shape && len > 10 ? digits(text + 14, 2) : 0;
+    int second = shape && len == 20 ? digits(text + 17, 2) : 0;
     if (!shape || year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0)
         return cf_error_set(CF_ERR_INVALID, "'%s' is not a date or time: %s", text, FORMS);
     if (month < 1 || month > 12)

@@ -2,10 +2,14 @@
 
 #include <csv.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cloudfit/common/escape.h"
+#include "cloudfit/common/number.h"
 
 typedef struct {
     cf_csv_record *records;
@@ -13,16 +17,22 @@ typedef struct {
     cf_csv_record current;
     size_t cap_fields;
     long line;          /* physical line being fed */
-    int failed;
+    size_t n_fields_total;
+    int failed;         /* out of memory */
+    int too_big;        /* over a limit below */
 } csv_state;
 
 static void on_field(void *data, size_t len, void *ctx)
 {
     csv_state *st = ctx;
-    if (st->failed)
+    if (st->failed || st->too_big)
         return;
     if (st->current.n_fields == 0)
         st->current.line = st->line;
+    if (st->current.n_fields >= CF_CSV_MAX_FIELDS || ++st->n_fields_total > CF_CSV_MAX_CELLS) {
+        st->too_big = 1;
+        return;
+    }
     if (st->current.n_fields == st->cap_fields) {
         size_t cap = st->cap_fields ? st->cap_fields * 2 : 16;
         char **grown = realloc(st->current.fields, cap * sizeof *grown);
@@ -48,8 +58,12 @@ static void on_record(int terminator, void *ctx)
 {
     (void)terminator;
     csv_state *st = ctx;
-    if (st->failed)
+    if (st->failed || st->too_big)
         return;
+    if (st->n_records > CF_CSV_MAX_RECORDS) { /* the header and CF_CSV_MAX_RECORDS rows */
+        st->too_big = 1;
+        return;
+    }
     if (st->n_records == st->cap_records) {
         size_t cap = st->cap_records ? st->cap_records * 2 : 256;
         cf_csv_record *grown = realloc(st->records, cap * sizeof *grown);
@@ -73,25 +87,64 @@ static void record_free(cf_csv_record *record)
     memset(record, 0, sizeof *record);
 }
 
+/* RFC 4180: spaces are part of a field (libcsv trims them by default, which
+ * would let " 16" pass as a number). */
+static int no_space(unsigned char c)
+{
+    (void)c;
+    return 0;
+}
+
 static int record_is_blank(const cf_csv_record *record)
 {
     return record->n_fields == 1 && record->fields[0][0] == '\0';
+}
+
+/* 1-based line and column (in characters) of byte `offset`. */
+static void locate(const char *text, size_t offset, long *line, long *column)
+{
+    *line = 1;
+    *column = 1;
+    for (size_t i = 0; i < offset; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *column = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            (*column)++;
+        }
+    }
 }
 
 cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_doc *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", name);
+    /* A UTF-8 byte order mark, as spreadsheets write it, is not part of
+     * the first column's name. */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
+    /* A NUL byte would silently cut a field short: refuse the file. */
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        long line, column;
+        locate(text, (size_t)(nul - text), &line, &column);
+        cf_error_set(CF_ERR_INVALID, "%s:%ld:%ld: NUL byte in the text", name, line, column);
+        cf_error_hint("is this a binary file? a CSV file is UTF-8 text");
+        return CF_ERR_INVALID;
+    }
     struct csv_parser parser;
     if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
         return cf_error_set(CF_ERR_NOMEM, "cannot initialise the CSV parser");
+    csv_set_space_func(&parser, no_space);
     csv_state st;
     memset(&st, 0, sizeof st);
     st.line = 1;
     size_t pos = 0;
     cf_status status = CF_OK;
     /* Feed one physical line at a time so fields know their line number. */
-    while (pos < len && !st.failed) {
+    while (pos < len && !st.failed && !st.too_big) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t chunk = nl ? (size_t)(nl - (text + pos)) + 1 : len - pos;
         if (csv_parse(&parser, text + pos, chunk, on_field, on_record, &st) != chunk) {
@@ -102,13 +155,19 @@ cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_do
         pos += chunk;
         st.line++;
     }
-    if (status == CF_OK && !st.failed && csv_fini(&parser, on_field, on_record, &st) != 0)
+    if (status == CF_OK && !st.failed && !st.too_big && csv_fini(&parser, on_field, on_record, &st) != 0)
         status = cf_error_set(CF_ERR_INVALID, "%s:%ld: malformed CSV: %s", name, st.line,
                               csv_strerror(csv_error(&parser)));
     csv_free(&parser);
     record_free(&st.current);
     if (status == CF_OK && st.failed)
         status = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
+    if (status == CF_OK && st.too_big) {
+        status = cf_error_set(CF_ERR_INVALID, "%s:%ld: too large: cloudfit reads at most %d rows, %d fields per row "
+                              "and %d fields in all", name, st.line, CF_CSV_MAX_RECORDS, CF_CSV_MAX_FIELDS,
+                              CF_CSV_MAX_CELLS);
+        cf_error_hint("split the file, or keep only the rows of the models and GPUs you need");
+    }
     /* Drop blank lines (a lone empty field). */
     size_t kept = 0;
     for (size_t i = 0; i < st.n_records; i++) {
@@ -168,6 +227,20 @@ static const char *column_name(const cf_csv_doc *doc, int col)
     return cf_csv_field(&doc->header, col);
 }
 
+/* "file:line: column 'c': expected WHAT, got 'text' (why)" with the
+ * text's control characters escaped. */
+static cf_status number_error(const cf_csv_doc *doc, const cf_csv_record *record, int col, const char *what,
+                              const char *text, cf_number_result r)
+{
+    char shown[96];
+    cf_escape_into(text, shown, sizeof shown);
+    if (r == CF_NUMBER_SYNTAX || r == CF_NUMBER_NOT_INT)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected %s, got '%s'", doc->name, record->line,
+                            column_name(doc, col), what, shown);
+    return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected %s, got '%s' (%s)", doc->name,
+                        record->line, column_name(doc, col), what, shown, cf_number_why(r));
+}
+
 cf_status cf_csv_double(const cf_csv_doc *doc, const cf_csv_record *record, int col,
                         int required, double fallback, double *out)
 {
@@ -179,12 +252,10 @@ cf_status cf_csv_double(const cf_csv_doc *doc, const cf_csv_record *record, int 
         *out = fallback;
         return CF_OK;
     }
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(value))
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a number, got '%s'", doc->name,
-                            record->line, column_name(doc, col), text);
+    double value = 0;
+    cf_number_result r = cf_number_double(text, -HUGE_VAL, HUGE_VAL, &value);
+    if (r != CF_NUMBER_OK)
+        return number_error(doc, record, col, "a number", text, r);
     *out = value;
     return CF_OK;
 }
@@ -200,12 +271,11 @@ cf_status cf_csv_int(const cf_csv_doc *doc, const cf_csv_record *record, int col
         *out = fallback;
         return CF_OK;
     }
-    char *end = NULL;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno == ERANGE)
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected an integer, got '%s'", doc->name,
-                            record->line, column_name(doc, col), text);
+    /* Every integer column is stored in an int: range-checked into one. */
+    long value = 0;
+    cf_number_result r = cf_number_long(text, INT_MIN, INT_MAX, &value);
+    if (r != CF_NUMBER_OK)
+        return number_error(doc, record, col, "an integer", text, r);
     *out = value;
     return CF_OK;
 }

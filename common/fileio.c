@@ -1,54 +1,107 @@
 #include "cloudfit/common/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cloudfit/common/proc.h"
+
+size_t cf_max_input_bytes(void)
+{
+    const char *env = getenv("CLOUDFIT_MAX_INPUT_MIB");
+    long mib = CF_MAX_INPUT_MIB_DEFAULT;
+    if (env && *env) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (end != env && *end == '\0' && v >= 1 && v <= 4096)
+            mib = v;
+    }
+    return (size_t)mib << 20;
+}
+
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "not a regular file";
+}
+
 cf_status cf_read_file(const char *path, char **out_text, size_t *out_len)
 {
     *out_text = NULL;
     if (out_len)
         *out_len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return cf_error_set(CF_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return cf_error_set(CF_ERR_IO, "cannot read '%s': Is a directory", path);
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return cf_error_set(CF_ERR_IO, "cannot read '%s': %s", path, strerror(e));
     }
-    size_t cap = 4096, len = 0;
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        if (S_ISDIR(st.st_mode))
+            return cf_error_set(CF_ERR_IO, "cannot read '%s': Is a directory", path);
+        cf_error_set(CF_ERR_IO, "cannot read '%s': %s, not a regular file", path, file_kind(st.st_mode));
+        cf_error_hint("cloudfit reads its inputs from regular files; save the data to a file first");
+        return CF_ERR_IO;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    size_t limit = cf_max_input_bytes();
+    if ((unsigned long long)st.st_size > limit) {
+        close(fd);
+        cf_error_set(CF_ERR_IO, "cannot read '%s': %lld bytes, over the %zu MiB limit for an input file", path,
+                     (long long)st.st_size, limit >> 20);
+        cf_error_hint("CLOUDFIT_MAX_INPUT_MIB raises the limit (up to 4096)");
+        return CF_ERR_IO;
+    }
+    size_t cap = (size_t)st.st_size + 1, len = 0;
     char *text = malloc(cap);
     if (!text) {
-        fclose(f);
+        close(fd);
         return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", path);
     }
     for (;;) {
-        if (cap - len < 4096) {
+        if (len + 1 >= cap) { /* the file grew while we read it */
+            if (cap > limit) {
+                free(text);
+                close(fd);
+                return cf_error_set(CF_ERR_IO, "cannot read '%s': over the %zu MiB limit for an input file", path,
+                                    limit >> 20);
+            }
             char *grown = realloc(text, cap * 2);
             if (!grown) {
                 free(text);
-                fclose(f);
+                close(fd);
                 return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", path);
             }
             text = grown;
             cap *= 2;
         }
-        size_t got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
+        ssize_t got = read(fd, text + len, cap - len - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(text);
+            close(fd);
+            return cf_error_set(CF_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+        }
         if (got == 0)
             break;
+        len += (size_t)got;
     }
-    if (ferror(f)) {
-        int err = errno;
-        free(text);
-        fclose(f);
-        return cf_error_set(CF_ERR_IO, "cannot read '%s': %s", path, strerror(err));
-    }
-    fclose(f);
+    close(fd);
     text[len] = '\0';
     *out_text = text;
     if (out_len)
@@ -68,49 +121,158 @@ void cf_dirname(const char *path, char *out, size_t n)
     }
 }
 
-cf_status cf_write_file_atomic(const char *path, const char *data, size_t len)
+static int write_all(int fd, const char *data, size_t len)
 {
-    size_t tmp_len = strlen(path) + 32;
-    char *tmp = malloc(tmp_len);
-    if (!tmp)
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+void cf_file_discard(cf_staged_file *f)
+{
+    if (f->tmp) {
+        unlink(f->tmp);
+        cf_proc_untrack_temp(f->tmp);
+    }
+    free(f->tmp);
+    free(f->path);
+    f->tmp = f->path = NULL;
+}
+
+cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out)
+{
+    memset(out, 0, sizeof *out);
+    char dir[4096];
+    cf_dirname(path, dir, sizeof dir);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t tmp_len = strlen(dir) + strlen(base) + 32;
+    out->path = strdup(path);
+    out->tmp = malloc(tmp_len);
+    if (!out->path || !out->tmp) {
+        cf_file_discard(out);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        cf_status st = cf_error_set(CF_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-        free(tmp);
+    }
+    snprintf(out->tmp, tmp_len, "%s/.%s.cloudfit-XXXXXX", dir, base);
+    /* The mode: the existing file's, else 0600 less the umask. */
+    mode_t mode = 0600;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode &= ~mask;
+    }
+    int fd = mkstemp(out->tmp); /* O_EXCL, 0600 */
+    if (fd < 0) {
+        int e = errno;
+        free(out->tmp);
+        out->tmp = NULL;
+        cf_file_discard(out);
+        cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e));
+        if (e == EACCES || e == EROFS || e == EPERM)
+            cf_error_hint("the directory '%s' is not writable", dir);
+        return CF_ERR_WRITE;
+    }
+    cf_proc_track_temp(out->tmp);
+    int ok = fchmod(fd, mode) == 0;
+    ok = ok && write_all(fd, data, len) == 0;
+    ok = ok && fsync(fd) == 0;
+    int e = errno;
+    ok = (close(fd) == 0) && ok;
+    if (!ok) {
+        if (!e)
+            e = errno;
+        cf_file_discard(out);
+        return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e));
+    }
+    return CF_OK;
+}
+
+cf_status cf_file_commit(cf_staged_file *f)
+{
+    if (!f->tmp)
+        return cf_error_set(CF_ERR_INTERNAL, "commit of a file that was not staged");
+    if (rename(f->tmp, f->path) != 0) {
+        int e = errno;
+        cf_status st = cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", f->path, strerror(e));
+        cf_file_discard(f);
         return st;
     }
-    int ok = fwrite(data, 1, len, f) == len;
-    ok = (fflush(f) == 0) && ok;
-    ok = (fsync(fileno(f)) == 0) && ok;
-    int err = errno;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok)
-            err = errno;
-        remove(tmp);
-        free(tmp);
-        return cf_error_set(CF_ERR_IO, "cannot write '%s': %s", path, strerror(err));
+    cf_proc_untrack_temp(f->tmp);
+    free(f->tmp);
+    f->tmp = NULL;
+    /* The rename is durable once the directory is synced. */
+    char dir[4096];
+    cf_dirname(f->path, dir, sizeof dir);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
     }
-    free(tmp);
+    cf_file_discard(f);
+    return CF_OK;
+}
+
+cf_status cf_write_file_atomic(const char *path, const char *data, size_t len)
+{
+    cf_staged_file f;
+    cf_status st = cf_file_stage(path, data, len, &f);
+    if (st == CF_OK)
+        st = cf_file_commit(&f);
+    return st;
+}
+
+static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode)
+{
+    char partial[4096];
+    if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial)
+        return cf_error_set(CF_ERR_WRITE, "path too long: '%s'", path);
+    size_t len = strlen(partial);
+    if (len == 0)
+        return cf_error_set(CF_ERR_WRITE, "cannot create a directory with an empty name");
+    while (len > 1 && partial[len - 1] == '/')
+        partial[--len] = '\0';
+    for (char *p = partial + 1;; p++) {
+        int last = *p == '\0';
+        if (!last && *p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(partial, mode) == 0) {
+            if (force_mode)
+                chmod(partial, mode); /* whatever the umask */
+        } else if (errno != EEXIST) {
+            int e = errno;
+            cf_error_set(CF_ERR_WRITE, "cannot create directory '%s': %s", partial, strerror(e));
+            if (e == EACCES || e == EROFS)
+                cf_error_hint("choose a writable place with --db PATH (or XDG_DATA_HOME), or --no-history");
+            return CF_ERR_WRITE;
+        } else {
+            struct stat st;
+            if (stat(partial, &st) == 0 && !S_ISDIR(st.st_mode))
+                return cf_error_set(CF_ERR_WRITE, "cannot create directory '%s': a file of that name exists",
+                                    partial);
+        }
+        if (last)
+            break;
+        *p = '/';
+    }
     return CF_OK;
 }
 
 cf_status cf_mkdir_p(const char *path)
 {
-    char partial[4096];
-    if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial)
-        return cf_error_set(CF_ERR_IO, "path too long: '%s'", path);
-    for (char *p = partial + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(partial, 0755) != 0 && errno != EEXIST)
-            return cf_error_set(CF_ERR_IO, "cannot create directory '%s': %s", partial, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(partial, 0755) != 0 && errno != EEXIST)
-        return cf_error_set(CF_ERR_IO, "cannot create directory '%s': %s", partial, strerror(errno));
-    return CF_OK;
+    return mkdir_mode(path, 0755, 0);
+}
+
+cf_status cf_mkdir_private(const char *path)
+{
+    return mkdir_mode(path, 0700, 1);
 }

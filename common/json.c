@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <math.h>
+
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
 
 #define JSON_MAX_DEPTH (CJSON_NESTING_LIMIT + 1)
 
@@ -334,6 +338,64 @@ static cf_status report_syntax(const char *text, size_t len, size_t cjson_offset
     return st;
 }
 
+/* cJSON reads numbers with strtod, which takes what JSON does not (0128)
+ * and turns what no double holds into inf or a denormal (1e400, 1e-320,
+ * later printed as null). After a successful parse, every number token is
+ * checked against the JSON grammar and for range. */
+static cf_status check_numbers(const char *text, size_t len, const char *file)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_string = 0;
+            continue;
+        }
+        if (ch == '"') {
+            in_string = 1;
+            continue;
+        }
+        if (!(ch == '-' || (ch >= '0' && ch <= '9')))
+            continue;
+        size_t start = i;
+        while (i < len && (text[i] == '-' || text[i] == '+' || text[i] == '.' || text[i] == 'e' || text[i] == 'E' ||
+                           (text[i] >= '0' && text[i] <= '9')))
+            i++;
+        size_t n = i - start;
+        char word[48];
+        snprintf(word, sizeof word, "%.*s%s", (int)(n < 40 ? n : 40), text + start, n > 40 ? "..." : "");
+        const char *why = NULL, *hint = NULL;
+        if (!cf_number_syntax_ok(text + start, n, 1)) {
+            why = "invalid number";
+            hint = "JSON numbers are decimal, without leading zeros (write 128, not 0128)";
+        } else {
+            char buf[400];
+            if (n < sizeof buf) {
+                memcpy(buf, text + start, n);
+                buf[n] = '\0';
+                double v = 0;
+                if (cf_number_double(buf, -HUGE_VAL, HUGE_VAL, &v) == CF_NUMBER_RANGE) {
+                    why = "number out of range";
+                    hint = "a number must fit a double: magnitude between 2.2e-308 and 1.8e308, or 0";
+                }
+            }
+        }
+        if (why) {
+            int line, column;
+            locate(text, start, &line, &column);
+            cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: %s '%s'", file, line, column, why,
+                                        word);
+            cf_error_hint("%s", hint);
+            return st;
+        }
+        i--; /* the loop's i++ */
+    }
+    return CF_OK;
+}
+
 cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
 {
     *out_doc = NULL;
@@ -366,6 +428,11 @@ cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **
         return st;
     }
     free(copy);
+    cf_status st = check_numbers(text, len, file);
+    if (st != CF_OK) {
+        cJSON_Delete(doc);
+        return st;
+    }
     *out_doc = doc;
     return CF_OK;
 }

@@ -75,6 +75,8 @@ const char *cf_status_name(cf_status status)
     case CF_ERR_UNAVAILABLE: return "unavailable";
     case CF_ERR_NETWORK: return "network";
     case CF_ERR_INTERNAL: return "internal";
+    case CF_ERR_WRITE: return "write";
+    case CF_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown";
 }

@@ -1,25 +1,105 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cloudfit/common/buf.h"
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/proc.h"
 #include "cloudfit/db/history.h"
 #include "db_internal.h"
 
+/* How long a command waits for another process's write lock
+ * (CLOUDFIT_DB_LOCK_TIMEOUT_S, 0 to 3600; default 30). */
+static double lock_timeout_s(void)
+{
+    const char *env = getenv("CLOUDFIT_DB_LOCK_TIMEOUT_S");
+    if (env && *env) {
+        char *end = NULL;
+        double v = strtod(env, &end);
+        if (end != env && *end == '\0' && v >= 0 && v <= 3600)
+            return v;
+    }
+    return 30;
+}
+
+/* Turns SQLite's answer into a message that says what happened to the
+ * user's data and what to do. */
+static cf_status db_failure(cf_db *db, int code, const char *what, const char *detail)
+{
+    int primary = code & 0xff;
+    if ((primary == SQLITE_BUSY || primary == SQLITE_INTERRUPT) && cf_interrupted())
+        return cf_interrupt_check(); /* the wait was cut short by a stop signal */
+    switch (primary) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        cf_error_set(CF_ERR_DB, "%s '%s': the database is locked: another process has held its write lock for "
+                     "more than %g s", what, db->path, lock_timeout_s());
+        cf_error_hint("another cloudfit (or sqlite3) is writing to it; try again when it is done, or raise "
+                      "CLOUDFIT_DB_LOCK_TIMEOUT_S");
+        break;
+    case SQLITE_FULL:
+        cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
+        cf_error_hint("the disk is full: nothing was written and the database is as it was; free some space "
+                      "or use --db on another disk");
+        break;
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+        cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
+        cf_error_hint("the database file or its folder is not writable by this user; nothing was written "
+                      "(use --db PATH for a writable place, or --no-history)");
+        break;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        cf_error_set(CF_ERR_DB, "database '%s' is damaged (%s): %s", db->path, what, detail);
+        cf_error_hint("cloudfit never recreates a database over your data: move the file aside (or recover "
+                      "what is left with: sqlite3 '%s' .recover | sqlite3 new.db) and run again", db->path);
+        break;
+    case SQLITE_IOERR:
+        cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
+        cf_error_hint("the disk reported an error; if it is full or read-only, nothing was written");
+        break;
+    default:
+        cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
+        break;
+    }
+    return CF_ERR_DB;
+}
+
+/* SQLite's message, with the operating system's reason for an I/O error
+ * ("disk I/O error" alone does not say the disk is full). */
+static void detail_of(cf_db *db, const char *message, char *out, size_t n)
+{
+    int code = sqlite3_extended_errcode(db->handle) & 0xff;
+    int sys_errno = sqlite3_system_errno(db->handle);
+    if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys_errno > 0)
+        snprintf(out, n, "%s (%s)", message, strerror(sys_errno));
+    else
+        snprintf(out, n, "%s", message);
+}
 
 cf_status cf_db_error(cf_db *db, const char *what)
 {
-    return cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, sqlite3_errmsg(db->handle));
+    char detail[640];
+    detail_of(db, sqlite3_errmsg(db->handle), detail, sizeof detail);
+    return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
 }
 
 cf_status cf_db_exec(cf_db *db, const char *sql, const char *what)
 {
     char *err = NULL;
-    if (sqlite3_exec(db->handle, sql, NULL, NULL, &err) != SQLITE_OK) {
-        cf_status st = cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, err ? err : "unknown error");
+    int rc = sqlite3_exec(db->handle, sql, NULL, NULL, &err);
+    if (rc != SQLITE_OK) {
+        char detail[640];
+        detail_of(db, err ? err : sqlite3_errstr(rc), detail, sizeof detail);
         sqlite3_free(err);
-        return st;
+        return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
     }
     return CF_OK;
 }
@@ -48,17 +128,25 @@ int cf_db_schema_version(cf_db *db)
 }
 
 /* Applies pending migrations, each in its own IMMEDIATE transaction so two
- * processes opening a new database at once cannot both apply one. */
+ * processes opening a new database at once cannot both apply one. The
+ * version is read first without a lock: an up-to-date database (the
+ * usual case) never waits for a writer here. */
 static cf_status migrate(cf_db *db)
 {
+    int current = cf_db_schema_version(db);
+    if (current < 0)
+        return cf_db_error(db, "cannot read the schema version of");
+    if (current == cf_db_migration_count)
+        return CF_OK;
     for (;;) {
         cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
         if (st != CF_OK)
             return st;
         int version = cf_db_schema_version(db);
         if (version < 0) {
-            cf_db_exec(db, "ROLLBACK", "rollback");
-            return cf_db_error(db, "cannot read schema version of");
+            st = cf_db_error(db, "cannot read schema version of");
+            sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+            return st;
         }
         if (version > cf_db_migration_count) {
             cf_db_exec(db, "ROLLBACK", "rollback");
@@ -80,6 +168,112 @@ static cf_status migrate(cf_db *db)
     }
 }
 
+/* A cheap check that the file is what its header says. Never open() the
+ * database file ourselves: closing that descriptor would drop the POSIX
+ * locks SQLite holds on it for this process's other connections (SQLite's
+ * "how to corrupt" 2.2) — a lost-row bug seen in the concurrency test. So:
+ * stat() for the kind and size, SQLite for the header. */
+static cf_status check_kind(cf_db *db)
+{
+    struct stat st;
+    if (stat(db->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cf_error_set(CF_ERR_DB, "cannot open database '%s': not a regular file", db->path);
+        cf_error_hint("--db takes the path of an SQLite file");
+        return CF_ERR_DB;
+    }
+    return CF_OK;
+}
+
+/* After opening: a file cut short (by a crash, a copy, a full disk) has
+ * fewer bytes than its header's page count says; SQLite would only notice
+ * when it reads the missing pages. A non-empty WAL may hold the rest. */
+static cf_status check_size(cf_db *db)
+{
+    struct stat st, ws;
+    char wal[1100];
+    snprintf(wal, sizeof wal, "%s-wal", db->path);
+    if (stat(db->path, &st) != 0 || st.st_size == 0 || (stat(wal, &ws) == 0 && ws.st_size > 0))
+        return CF_OK;
+    sqlite3_stmt *stmt = NULL;
+    long long pages = -1, page_size = -1;
+    if (sqlite3_prepare_v2(db->handle, "PRAGMA page_count", -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+        pages = sqlite3_column_int64(stmt, 0);
+    else {
+        sqlite3_finalize(stmt);
+        return cf_db_error(db, "cannot read");
+    }
+    sqlite3_finalize(stmt);
+    if (sqlite3_prepare_v2(db->handle, "PRAGMA page_size", -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+        page_size = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    if (pages > 0 && page_size > 0 && (long long)st.st_size < pages * page_size) {
+        char detail[200];
+        snprintf(detail, sizeof detail, "the file has %lld bytes, its header says %lld pages of %lld bytes "
+                 "(truncated)", (long long)st.st_size, pages, page_size);
+        return db_failure(db, SQLITE_CORRUPT, "header", detail);
+    }
+    return CF_OK;
+}
+
+/* Creates the file with mode 0600 whatever the umask, before SQLite does
+ * (its journal and WAL files then take the same mode). */
+static cf_status create_private(cf_db *db)
+{
+    int fd = open(db->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return CF_OK;
+        int e = errno;
+        char detail[256];
+        snprintf(detail, sizeof detail, "%s", strerror(e));
+        return db_failure(db, e == ENOSPC ? SQLITE_FULL : SQLITE_CANTOPEN, "cannot create database", detail);
+    }
+    fchmod(fd, 0600);
+    close(fd);
+    return CF_OK;
+}
+
+/* Waiting for another process's lock: in steps of 10 ms up to the
+ * timeout, and not at all once a stop signal arrived. */
+static int on_busy(void *data, int count)
+{
+    (void)data;
+    if (cf_interrupted() || count * 0.010 >= lock_timeout_s())
+        return 0;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    return 1;
+}
+
+static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
+{
+    char uri[1200];
+    cf_buf u = CF_BUF_INIT; /* a URI: '?', '#' and '%' in the path are escaped */
+    cf_buf_puts(&u, "file:");
+    for (const char *p = db->path; *p; p++) {
+        if (*p == '?' || *p == '#' || *p == '%')
+            cf_buf_printf(&u, "%%%02X", (unsigned char)*p);
+        else
+            cf_buf_append(&u, p, 1);
+    }
+    cf_buf_puts(&u, uri_tail);
+    snprintf(uri, sizeof uri, "%s", cf_buf_cstr(&u));
+    cf_buf_free(&u);
+    int rc = sqlite3_open_v2(uri, &db->handle, flags | SQLITE_OPEN_URI, NULL);
+    if (rc != SQLITE_OK) {
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s", db->handle ? sqlite3_errmsg(db->handle) : "out of memory");
+        sqlite3_close(db->handle);
+        db->handle = NULL;
+        return db_failure(db, rc, "cannot open database", detail);
+    }
+    sqlite3_busy_handler(db->handle, on_busy, NULL);
+    sqlite3_extended_result_codes(db->handle, 1);
+    return CF_OK;
+}
+
 cf_status cf_db_open(const char *path, cf_db **out)
 {
     *out = NULL;
@@ -87,18 +281,77 @@ cf_status cf_db_open(const char *path, cf_db **out)
     if (!db)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     snprintf(db->path, sizeof db->path, "%s", path);
-    if (sqlite3_open_v2(path, &db->handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        cf_status st = cf_error_set(CF_ERR_DB, "cannot open database '%s': %s", path,
-                                    db->handle ? sqlite3_errmsg(db->handle) : "out of memory");
+    cf_status st = check_kind(db);
+    if (st == CF_OK)
+        st = create_private(db);
+    if (st == CF_OK)
+        st = open_handle(db, SQLITE_OPEN_READWRITE, "");
+    if (st == CF_OK)
+        st = check_size(db);
+    if (st == CF_OK)
+        st = cf_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+                        "cannot configure database");
+    if (st == CF_OK)
+        st = migrate(db);
+    if (st != CF_OK) {
         sqlite3_close(db->handle);
         free(db);
         return st;
     }
-    sqlite3_busy_timeout(db->handle, 30000);
-    cf_status st = cf_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
-                            "cannot configure database");
+    *out = db;
+    return CF_OK;
+}
+
+cf_status cf_db_open_readonly(const char *path, cf_db **out)
+{
+    *out = NULL;
+    cf_db *db = calloc(1, sizeof *db);
+    if (!db)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    snprintf(db->path, sizeof db->path, "%s", path);
+    db->readonly = 1;
+    cf_status st = check_kind(db);
+    /* A read-write handle that never writes (query_only): it takes part in
+     * WAL's shared-memory locking like any connection, so a reader never
+     * disturbs concurrent writers. SQLite itself falls back to read-only
+     * when the file is not writable. */
     if (st == CF_OK)
-        st = migrate(db);
+        st = open_handle(db, SQLITE_OPEN_READWRITE, "");
+    if (st == CF_OK)
+        st = cf_db_exec(db, "PRAGMA query_only=1", "cannot open");
+    int version = -1;
+    if (st == CF_OK && (version = cf_db_schema_version(db)) < 0) {
+        /* WAL needs its -shm file: in a folder this user cannot write,
+         * with no writer around (nothing in the WAL), read the file as it
+         * is (immutable). */
+        char wal[1100];
+        struct stat ws;
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        int wal_empty = stat(wal, &ws) != 0 || ws.st_size == 0;
+        int code = sqlite3_extended_errcode(db->handle) & 0xff;
+        if (wal_empty && (code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_IOERR)) {
+            sqlite3_close(db->handle);
+            db->handle = NULL;
+            cf_error_clear();
+            st = open_handle(db, SQLITE_OPEN_READONLY, "?mode=ro&immutable=1");
+            if (st == CF_OK)
+                version = cf_db_schema_version(db);
+        }
+        if (st == CF_OK && version < 0)
+            st = cf_db_error(db, "cannot read");
+    }
+    if (st == CF_OK)
+        st = check_size(db);
+    if (st == CF_OK && version != cf_db_migration_count) {
+        cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", path,
+                     version, cf_db_migration_count);
+        if (version < cf_db_migration_count)
+            cf_error_hint("a read-only command never changes the database: upgrade it once with a command that "
+                          "writes (e.g. cloudfit recommend, or prices update)");
+        else
+            cf_error_hint("upgrade cloudfit, or use another database with --db");
+        st = CF_ERR_DB;
+    }
     if (st != CF_OK) {
         sqlite3_close(db->handle);
         free(db);

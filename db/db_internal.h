@@ -8,6 +8,7 @@
 struct cf_db {
     sqlite3 *handle;
     char path[1024];
+    int readonly;     /* opened by cf_db_open_readonly */
 };
 
 /* Numbered migrations: entry i brings user_version from i to i+1. Never

@@ -277,9 +277,12 @@ static cf_status stream_offer(const cf_fetch_ctx *ctx, const char *region, const
         csv_fini(&s.parser, on_field, on_record, &s);
         if (s.failed)
             st = cf_error_status();
-        else if (!s.have_header)
+        else if (!s.have_header) {
+            char shown[1024];
+            cf_http_redact(url, shown, sizeof shown);
             st = cf_error_set(CF_ERR_NETWORK, "%s: no header row (\"SKU\",...) in %s: truncated or not an offer file",
-                              what, url);
+                              what, shown);
+        }
     }
     /* Kept rows that disagree: the price is not known, so the type is not
      * re-priced (and the note says so) rather than picking one by order. */
@@ -405,7 +408,11 @@ static cf_status fetch_aws(const cf_fetch_ctx *ctx, cf_price_list *out)
     const char *region_index = str_at(offers, "offers", "AmazonEC2", "currentRegionIndexUrl");
     if (!region_index || region_index[0] != '/') {
         cJSON_Delete(offers);
-        return cf_error_set(CF_ERR_NETWORK, "aws offer index %s: no offers.AmazonEC2.currentRegionIndexUrl", url);
+    {
+        char shown[1024];
+        cf_http_redact(url, shown, sizeof shown);
+        return cf_error_set(CF_ERR_NETWORK, "aws offer index %s: no offers.AmazonEC2.currentRegionIndexUrl", shown);
+    }
     }
     snprintf(url, sizeof url, "%s%s", ctx->base_url, region_index);
     cJSON_Delete(offers);

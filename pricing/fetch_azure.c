@@ -113,8 +113,10 @@ static cf_status fetch_region(const cf_fetch_ctx *ctx, const char *region, cf_pr
             break;
         }
         if (seen_before(seen, page, cf_buf_cstr(&url))) {
+            char shown[1024];
+            cf_http_redact(cf_buf_cstr(&url), shown, sizeof shown);
             st = cf_error_set(CF_ERR_NETWORK, "azure %s: pagination loop: page %d links back to %s", region, page,
-                              cf_buf_cstr(&url));
+                              shown);
             break;
         }
         seen[page] = strdup(cf_buf_cstr(&url));

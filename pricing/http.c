@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cloudfit/common/proc.h"
 #include "cloudfit/version.h"
 
 static double env_double(const char *name, double fallback, double min, double max)
@@ -64,47 +66,20 @@ cf_status cf_http_check_url(const char *url)
     if (cu->url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME | CURLU_ALLOW_SPACE) != CURLUE_OK ||
         cu->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         cu->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-        st = cf_error_set(CF_ERR_USAGE, "'%s' is not a valid URL", url);
+        char shown[1024];
+        cf_http_redact(url, shown, sizeof shown);
+        st = cf_error_set(CF_ERR_USAGE, "'%s' is not a valid URL", shown);
     } else if (strcasecmp(scheme, "https") != 0 && !(strcasecmp(scheme, "http") == 0 && is_loopback(host))) {
+        char shown[1024];
+        cf_http_redact(url, shown, sizeof shown);
         st = cf_error_set(CF_ERR_USAGE, "refusing to fetch '%s': only https:// (or http:// to 127.0.0.1) is allowed",
-                          url);
+                          shown);
         cf_error_hint("price data must not travel unencrypted; use an https:// base URL");
     }
     cu->free(scheme);
     cu->free(host);
     cu->url_cleanup(u);
     return st;
-}
-
-void cf_url_encode_query(const char *url, cf_buf *out)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)url; *p; p++) {
-        if (*p <= ' ' || *p >= 0x7f || *p == '\'' || *p == '"' || *p == '<' || *p == '>' || *p == '`' ||
-            *p == '{' || *p == '}' || *p == '|' || *p == '\\' || *p == '^') {
-            char esc[4] = {'%', hex[*p >> 4], hex[*p & 15], 0};
-            cf_buf_puts(out, esc);
-        } else {
-            cf_buf_append(out, (const char *)p, 1);
-        }
-    }
-}
-
-void cf_http_redact(const char *url, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (const char *p = url; *p && o + 1 < cap;) {
-        if ((p == url || p[-1] == '?' || p[-1] == '&') && strncmp(p, "key=", 4) == 0) {
-            const char *mask = "key=***";
-            for (const char *m = mask; *m && o + 1 < cap; m++)
-                out[o++] = *m;
-            while (*p && *p != '&')
-                p++;
-            continue;
-        }
-        out[o++] = *p++;
-    }
-    out[o] = '\0';
 }
 
 typedef struct {
@@ -114,14 +89,18 @@ typedef struct {
     const char *what;
 } write_ctx;
 
-/* libcurl's transfer progress → the caller's byte count (total 0 when the
- * server sends no length). */
-static int on_transfer(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+/* libcurl calls this about once a second and on every chunk: a stop
+ * signal (SIGINT, SIGTERM, SIGHUP) aborts the transfer; otherwise the
+ * caller, if it asked, gets the byte count (total 0 when the server sends
+ * no length). */
+static int on_progress(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
     (void)ultotal;
     (void)ulnow;
+    if (cf_interrupted())
+        return 1;
     write_ctx *w = data;
-    if (dlnow > 0)
+    if (w->cfg->transfer && dlnow > 0)
         w->cfg->transfer(w->cfg->transfer_data, (double)dlnow, (double)dltotal, "bytes", w->what);
     return 0;
 }
@@ -142,7 +121,7 @@ static void sleep_ms(double ms)
     if (ms <= 0)
         return;
     struct timespec ts = {(time_t)(ms / 1000), (long)((ms - 1000.0 * (double)(time_t)(ms / 1000)) * 1e6)};
-    while (nanosleep(&ts, &ts) != 0) {
+    while (nanosleep(&ts, &ts) != 0 && !cf_interrupted()) {
     }
 }
 
@@ -193,11 +172,16 @@ static CURL *make_handle(const cf_curl_api *cu, const cf_http_config *cfg, const
     cu->easy_setopt(h, CURLOPT_WRITEDATA, w);
     cu->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     cu->easy_setopt(h, CURLOPT_FAILONERROR, 0L);
-    if (cfg->transfer) {
-        cu->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_transfer);
-        cu->easy_setopt(h, CURLOPT_XFERINFODATA, w);
-        cu->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    }
+    cu->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    cu->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    cu->easy_setopt(h, CURLOPT_XFERINFODATA, w);
+    /* Every remote host is verified: the certificate chain against the
+     * system's CAs (or CLOUDFIT_CA_BUNDLE) and the name against the URL. */
+    cu->easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    cu->easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    const char *ca = getenv("CLOUDFIT_CA_BUNDLE");
+    if (ca && *ca)
+        cu->easy_setopt(h, CURLOPT_CAINFO, ca);
     return h;
 }
 
@@ -217,10 +201,28 @@ static double backoff_ms(const cf_http_config *cfg, int attempt, long retry_afte
     return ms;
 }
 
+static cf_status check_ca_bundle(void)
+{
+    const char *ca = getenv("CLOUDFIT_CA_BUNDLE");
+    if (!ca || !*ca)
+        return CF_OK;
+    struct stat st;
+    if (stat(ca, &st) != 0 || !S_ISREG(st.st_mode) || access(ca, R_OK) != 0) {
+        cf_error_set(CF_ERR_USAGE, "CLOUDFIT_CA_BUNDLE: cannot read '%s'", ca);
+        cf_error_hint("set it to a file of PEM CA certificates, or unset it to use the system's CAs");
+        return CF_ERR_USAGE;
+    }
+    return CF_OK;
+}
+
 cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *what, const cf_http_sink *sink,
                       long *out_http_status)
 {
     cf_status st = cf_http_check_url(url);
+    if (st == CF_OK)
+        st = check_ca_bundle();
+    if (st == CF_OK)
+        st = cf_interrupt_check();
     if (st != CF_OK)
         return st;
     const cf_curl_api *cu = cf_curl(); /* loaded by cf_http_check_url */
@@ -246,6 +248,8 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         if (w.aborted)
             return cf_error_status() != CF_OK ? cf_error_status()
                                               : cf_error_set(CF_ERR_INVALID, "%s: response rejected", what);
+        if (cf_interrupted())
+            return cf_interrupt_check();
         int retry = 0;
         char reason[CURL_ERROR_SIZE + 160];
         int stalled = 0;
@@ -271,6 +275,11 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
                          retry ? " (gave up after retries)" : "");
             if (status == 401 || status == 403)
                 cf_error_hint("the server refused the request: check the API key or credentials");
+            else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+                     rc == CURLE_SSL_CONNECT_ERROR)
+                cf_error_hint("the server's TLS certificate could not be verified; nothing was fetched. For a "
+                              "private mirror or a TLS-inspecting proxy, point CLOUDFIT_CA_BUNDLE at its CA "
+                              "certificate (PEM)");
             else if (stalled)
                 cf_error_hint("the server stopped sending; try again later (CLOUDFIT_HTTP_LOW_SPEED_BPS and "
                               "CLOUDFIT_HTTP_LOW_SPEED_TIME_S set the low-speed limit)");
@@ -283,6 +292,8 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         progress(cfg, "%s: %s, retrying in %.1f s (attempt %d of %d)", what, reason, wait_ms / 1000, attempt + 1,
                  attempts);
         sleep_ms(wait_ms);
+        if (cf_interrupted())
+            return cf_interrupt_check();
     }
     return cf_error_set(CF_ERR_INTERNAL, "unreachable retry loop end");
 }

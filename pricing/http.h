@@ -61,8 +61,10 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
 /* GET into a buffer, refusing bodies larger than max_bytes. */
 cf_status cf_http_get_buf(const cf_http_config *cfg, const char *url, const char *what, size_t max_bytes,
                           cf_buf *out);
-/* Copies `url` with the value of any key= parameter replaced by "***", so
- * API keys never reach messages or logs. */
+/* Copies `url` with its user:password@ and the values of secret query
+ * parameters (key, api_key, token, signature, password, X-Amz-Signature,
+ * X-Amz-Credential, ...) replaced by "***", so credentials never reach
+ * messages, progress lines, logs or the database (pricing/url_text.c). */
 void cf_http_redact(const char *url, char *out, size_t cap);
 /* Percent-encodes characters that are not allowed raw in a URL query
  * (space, quotes, and non-ASCII); keeps reserved delimiters such as & = ? $. */

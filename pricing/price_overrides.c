@@ -185,6 +185,17 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
         free(work);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
+    /* The part of each row's list price that compounded discounts keep:
+     * at least 1 % (99 % off in all), else the prices fall towards 0 and
+     * every later message would blame something else. */
+    double *kept = malloc((catalog->n_vms ? catalog->n_vms : 1) * 2 * sizeof *kept);
+    if (!kept) {
+        free(rules);
+        free(work);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < 2 * catalog->n_vms; i++)
+        kept[i] = 1;
     cf_status st = CF_OK;
     for (int pass = 0; pass < 2 && st == CF_OK; pass++) {
         for (size_t k = 0; k < ov->n && st == CF_OK; k++) {
@@ -201,9 +212,19 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
                 if (r->kind == CF_OVERRIDE_DISCOUNT) {
                     double keep = 1 - r->percent / 100;
                     if (r->applies_ondemand)
-                        vm->price_ondemand_usd_per_hr *= keep;
+                        vm->price_ondemand_usd_per_hr *= keep, kept[2 * i] *= keep;
                     if (r->applies_spot)
-                        vm->price_spot_usd_per_hr *= keep;
+                        vm->price_spot_usd_per_hr *= keep, kept[2 * i + 1] *= keep;
+                    if (kept[2 * i] < 0.01 || kept[2 * i + 1] < 0.01) {
+                        st = cf_error_set(CF_ERR_INVALID, "%s: %s: the discounts up to this one compound to %.4g%% "
+                                          "off the list price of %s/%s %s: more than 99%% in all", ov->path,
+                                          r->key_path, 100 * (1 - (kept[2 * i] < kept[2 * i + 1] ? kept[2 * i]
+                                                                                                  : kept[2 * i + 1])),
+                                          vm->cloud, vm->region, vm->instance_type);
+                        cf_error_hint("discounts compound in file order (two of 50%% make 75%% off); for a "
+                                      "negotiated price, give it in \"instances\" instead");
+                        break;
+                    }
                 } else {
                     if (r->price_ondemand_usd_per_hr > 0)
                         vm->price_ondemand_usd_per_hr = r->price_ondemand_usd_per_hr;
@@ -234,6 +255,7 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
         if (rule_of_row)
             memcpy(rule_of_row, rules, catalog->n_vms * sizeof *rules);
     }
+    free(kept);
     free(rules);
     free(work);
     return st;

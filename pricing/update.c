@@ -272,8 +272,10 @@ static cf_status run_source(merge_state *m, const cf_catalog *base, const cf_pri
         cf_fetch_ctx ctx = {.http = http, .base_url = url, .base = base, .cloud = src->cloud, .regions = regions,
                             .n_regions = n_regions, .known_types = types, .n_known_types = n_types,
                             .max_pages = (int)env_number("CLOUDFIT_MAX_PAGES", 1000), .notes = notes};
+        char shown[1024];
+        cf_http_redact(url, shown, sizeof shown);
         progress(o, "%s: fetching prices for %zu region%s from %s", src->cloud, n_regions, n_regions == 1 ? "" : "s",
-                 url);
+                 shown);
         cf_error_clear();
         st = src->fetch(&ctx, &quotes);
         size_t unmatched = 0, rejected_before = m->n_rejected;

@@ -62,8 +62,10 @@ static cf_status parse_traces(const char *text, size_t len, const char *name, cf
         else if ((st = need_positive(&doc, rec, "batch_size", (double)batch)) == CF_OK &&
                  (st = need_positive(&doc, rec, "m0", (double)m0)) == CF_OK &&
                  (st = need_positive(&doc, rec, "epoch", (double)epoch)) == CF_OK &&
-                 (st = need_positive(&doc, rec, "progress", r->progress)) == CF_OK)
-            st = need_positive(&doc, rec, "iteration", r->iteration);
+                 (st = need_positive(&doc, rec, "progress", r->progress)) == CF_OK &&
+                 (st = need_positive(&doc, rec, "iteration", r->iteration)) == CF_OK &&
+                 cf_csv_field(rec, cols[BNOISE])[0])
+            st = need_positive(&doc, rec, "b_noise", r->b_noise); /* -1 is the "missing" marker, never a value */
         r->batch_size = (int)batch;
         r->m0 = (int)m0;
         r->epoch = (int)epoch;
@@ -89,7 +91,11 @@ static cf_status parse_models(const char *text, size_t len, const char *name, cf
         cf_csv_free(&doc);
         return st;
     }
-    out->models = calloc(doc.n_records ? doc.n_records : 1, sizeof *out->models);
+    if (doc.n_records == 0) {
+        cf_csv_free(&doc);
+        return cf_error_set(CF_ERR_INVALID, "%s: no models after the header", name);
+    }
+    out->models = calloc(doc.n_records, sizeof *out->models);
     if (!out->models) {
         cf_csv_free(&doc);
         return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);

@@ -59,6 +59,9 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     if (row->step_time_s <= 0)
         return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'step_time_s': expected a positive number, got %g",
                             doc->name, rec->line, row->step_time_s);
+    if (cf_csv_field(rec, cols[SYNC])[0] && row->sync_time_s < 0) /* empty: -1, "not measured" */
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'sync_time_s': expected a number >= 0, got %g",
+                            doc->name, rec->line, row->sync_time_s);
     if (row->num_gpus < row->num_nodes || (long)row->num_gpus > (long)row->num_nodes * row->hw_gpus_per_node)
         return cf_error_set(CF_ERR_INVALID,
                             "%s:%ld: num_gpus %d does not fit %d node(s) of %d GPU(s) (hw_gpus_per_node)",

@@ -2,7 +2,11 @@
  * cpu (cf_engine_cpu) and cuda (cf_engine_cuda). Each run creates a fresh
  * engine from the spec's seed, so every batch size and the noise run start
  * from the same weights. */
+/* The largest synthetic data set the engine builds (512 MiB of sample order). */
+#define CF_ENGINE_MAX_SYNTHETIC_SAMPLES (1 << 26)
+
 #include "cloudfit/profiler.h"
+#include "cloudfit/common/proc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +47,16 @@ static cf_status config_from_job(const cf_job *job, const char *backend, cf_engi
                             "not tokens", job->source, backend);
     }
     c->synthetic_samples = (long)job->samples_per_epoch;
+    /* The built-in engine keeps the sample order of the whole synthetic
+     * data set in memory (8 bytes a sample, and the rows it draws): bounded
+     * before it sizes an allocation. */
+    if (!c->npy_x && job->samples_per_epoch > CF_ENGINE_MAX_SYNTHETIC_SAMPLES) {
+        cf_error_set(CF_ERR_INVALID, "%s: data.samples: the %s backend's synthetic data set holds at most %d samples, "
+                     "got %.0f", job->source, backend, CF_ENGINE_MAX_SYNTHETIC_SAMPLES, job->samples_per_epoch);
+        cf_error_hint("profile with a smaller data.samples (the step times and the noise scale do not depend on "
+                      "it), or measure your own script with --backend exec");
+        return CF_ERR_INVALID;
+    }
     return CF_OK;
 }
 
@@ -106,6 +120,8 @@ static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_resul
     for (int i = 0; i < total; i++) {
         cf_engine_step es;
         memset(&es, 0, sizeof es);
+        if ((st = cf_interrupt_check()) != CF_OK) /* a stop signal: between steps */
+            break;
         st = p->ops->train_step(engine, run->local_batch, run->micro_batches, &es);
         if (is_oom(st)) {
             cf_error_clear();

@@ -6,6 +6,8 @@
  * process group is killed and nothing of the run is kept. */
 #include "cloudfit/profiler.h"
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/proc.h"
+#include "cloudfit/profiler/exec_protocol.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -82,7 +84,21 @@ static void env_free(child_env *e)
     free(e->envp);
 }
 
-/* The parent's environment without CLOUDFIT_* run variables, plus the run's. */
+/* cloudfit's own settings that may carry a secret (an API key, a URL with
+ * credentials): a probe never needs them, so they are not passed on. */
+static int secret_setting(const char *entry)
+{
+    if (strncmp(entry, "CLOUDFIT_", 9) != 0)
+        return 0;
+    const char *eq = strchr(entry, '=');
+    size_t len = eq ? (size_t)(eq - entry) : strlen(entry);
+    return (len >= 8 && memcmp(entry + len - 8, "_API_KEY", 8) == 0) ||
+           (len >= 4 && memcmp(entry + len - 4, "_URL", 4) == 0 && strncmp(entry, "CLOUDFIT_CI_", 12) != 0);
+}
+
+/* The environment, explicitly: the parent's without cloudfit's secrets
+ * (secret_setting) and without stale CLOUDFIT_* run variables, plus the
+ * run's. */
 static cf_status env_build(const cf_probe_run *run, child_env *e)
 {
     memset(e, 0, sizeof *e);
@@ -104,7 +120,7 @@ static cf_status env_build(const cf_probe_run *run, child_env *e)
             if (strncmp(environ[i], names[v], len) == 0 && environ[i][len] == '=')
                 ours = 1;
         }
-        if (!ours)
+        if (!ours && !secret_setting(environ[i]))
             e->envp[k++] = environ[i];
     }
     for (int v = 0; v < 5; v++) {
@@ -144,6 +160,7 @@ typedef struct {
     const cf_probe_run *run;
     cf_probe_result *out;
     long line;                 /* stdout lines read */
+    long events;               /* non-blank lines (events) read */
     int cap_steps;
     int done;
     long last_step;
@@ -204,6 +221,11 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
         st = field_number(ps, ev, "gpus", 0, 1, 0, &gpus);
     if (st != CF_OK)
         return st;
+    /* Counts are stored in integers: range-checked, never cast blindly. */
+    if (gpus != floor(gpus) || gpus > 65536)
+        return line_error(ps, "%s", "'device' event: \"gpus\": expected an integer from 1 to 65536");
+    if (mem > 1e9)
+        return line_error(ps, "%s", "'device' event: \"memory_gib\": expected at most 1e9");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "gpu") && strcmp(type->valuestring, "cpu"))))
         return line_error(ps, "%s", "'device' event: \"type\": expected \"gpu\" or \"cpu\"");
@@ -247,6 +269,8 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
         st = field_number(ps, ev, "loss", 0, -INFINITY, 0, &s.loss);
     if (st != CF_OK)
         return st;
+    if (samples != floor(samples) || samples > 1e15)
+        return line_error(ps, "%s", "\"samples\": expected an integer from 1 to 1e15");
     if (ps->out->n_steps > 0 && (long)step <= ps->last_step) { /* the first step may be 0 */
         char what[96];
         snprintf(what, sizeof what, "\"step\": expected a step after %ld (steps increase), got %ld", ps->last_step,
@@ -286,14 +310,16 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
     return CF_OK;
 }
 
-static cf_status on_line(parse_state *ps, char *text)
+static cf_status on_line(parse_state *ps, char *text, size_t len)
 {
     ps->line++;
-    size_t len = strlen(text);
+    if (memchr(text, '\0', len))
+        return line_error(ps, "%s", "a NUL byte in the line (expected one JSON object per line)");
     while (len && (text[len - 1] == '\r' || text[len - 1] == ' ' || text[len - 1] == '\t'))
         text[--len] = '\0';
     if (len == 0)
         return CF_OK; /* blank lines are allowed */
+    ps->events++;
     char shown[96];
     excerpt(text, shown, sizeof shown);
     if (ps->done)
@@ -413,13 +439,13 @@ static cf_status drain_lines(parse_state *ps, bytes *pending, int eof)
         char *nl = pending->len > start ? memchr(pending->data + start, '\n', pending->len - start) : NULL;
         if (!nl) {
             if (eof && pending->len > start) { /* a last line without its newline */
-                st = on_line(ps, pending->data + start);
+                st = on_line(ps, pending->data + start, pending->len - start);
                 start = pending->len;
             }
             break;
         }
         *nl = '\0';
-        st = on_line(ps, pending->data + start);
+        st = on_line(ps, pending->data + start, (size_t)(nl - (pending->data + start)));
         start = (size_t)(nl - pending->data) + 1;
         if (st != CF_OK)
             break;
@@ -470,35 +496,107 @@ static cf_status check_complete(const parse_state *ps)
     return CF_OK;
 }
 
+/* Reads what is there without blocking (the leader has exited: a helper
+ * may still hold the pipe open, so EOF may never come). */
+static cf_status drain_now(parse_state *ps, int *fd, bytes *pending, char *tail, int is_stdout, size_t *total)
+{
+    char buf[65536];
+    cf_status st = CF_OK;
+    while (*fd >= 0 && st == CF_OK) {
+        ssize_t n = read(*fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                close_fd(fd);
+            break;
+        }
+        if (!is_stdout) {
+            tail_append(tail, buf, (size_t)n);
+            continue;
+        }
+        *total += (size_t)n;
+        if (*total > CF_EXEC_MAX_STDOUT_BYTES)
+            return cf_error_set(CF_ERR_INVALID, "'%s': more than %d MiB on stdout by line %ld: not the protocol",
+                                ps->probe->label, CF_EXEC_MAX_STDOUT_BYTES >> 20, ps->line);
+        if (bytes_append(pending, buf, (size_t)n) != 0)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        st = drain_lines(ps, pending, 0);
+    }
+    return st;
+}
+
+/* Stops the run's process group: SIGTERM, up to `grace` seconds for the
+ * leader to exit, then SIGKILL to the group; reaps the leader. */
+static void stop_group(pid_t pid, double grace, int *status, int *exited)
+{
+    if (*exited)
+        return; /* what is left of the group is re-parented to us: cf_proc_kill_children */
+    kill(-pid, SIGTERM);
+    double until = now_s() + grace;
+    while (now_s() < until) {
+        if (waitpid(pid, status, WNOHANG) == pid) {
+            *exited = 1;
+            return;
+        }
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    kill_group(pid);
+    while (!*exited) {
+        pid_t w = waitpid(pid, status, 0);
+        if (w == pid || (w < 0 && errno != EINTR))
+            *exited = 1;
+    }
+}
+
 static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result *out)
 {
     memset(out, 0, sizeof *out);
-    child_env env;
-    cf_status st = env_build(run, &env);
+    cf_status st = cf_interrupt_check();
     if (st != CF_OK)
         return st;
-    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-    if (make_pipe(out_pipe) != 0 || make_pipe(err_pipe) != 0) {
-        close_fd(&out_pipe[0]);
-        close_fd(&out_pipe[1]);
+    child_env env;
+    st = env_build(run, &env);
+    if (st != CF_OK)
+        return st;
+    /* exec_pipe: closed by a successful exec (CLOEXEC); a failed one
+     * writes its errno there, so "cannot run" is told from "exited 127". */
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
+    if (make_pipe(out_pipe) != 0 || make_pipe(err_pipe) != 0 || make_pipe(exec_pipe) != 0) {
+        int e = errno;
+        for (int i = 0; i < 2; i++) {
+            close_fd(&out_pipe[i]);
+            close_fd(&err_pipe[i]);
+            close_fd(&exec_pipe[i]);
+        }
         env_free(&env);
-        return cf_error_set(CF_ERR_UNAVAILABLE, "cannot create a pipe for '%s': %s", p->label, strerror(errno));
+        return cf_error_set(CF_ERR_UNAVAILABLE, "cannot create a pipe for '%s': %s", p->label, strerror(e));
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
-        close_fd(&out_pipe[0]);
-        close_fd(&out_pipe[1]);
-        close_fd(&err_pipe[0]);
-        close_fd(&err_pipe[1]);
+        for (int i = 0; i < 2; i++) {
+            close_fd(&out_pipe[i]);
+            close_fd(&err_pipe[i]);
+            close_fd(&exec_pipe[i]);
+        }
         env_free(&env);
         return cf_error_set(CF_ERR_UNAVAILABLE, "cannot start '%s': %s", p->label, strerror(e));
     }
     if (pid == 0) {
         /* Child: own process group (so a timeout kills its children too),
-         * stdout/stderr to the pipes, the run's environment, no shell. */
+         * stdout/stderr to the pipes, the run's environment, no shell,
+         * default signal handling. */
         setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         int null_fd = open("/dev/null", O_RDONLY);
@@ -506,27 +604,64 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
             dup2(null_fd, STDIN_FILENO);
         environ = env.envp;
         execvp(p->argv[0], p->argv);
-        dprintf(STDERR_FILENO, "cannot run '%s': %s\n", p->argv[0], strerror(errno));
+        int e = errno;
+        ssize_t ignored = write(exec_pipe[1], &e, sizeof e);
+        (void)ignored;
         _exit(127);
     }
     setpgid(pid, pid);
+    cf_proc_track_group(pid);
     close_fd(&out_pipe[1]);
     close_fd(&err_pipe[1]);
+    close_fd(&exec_pipe[1]);
     env_free(&env);
 
-    parse_state ps = {p, run, out, 0, 0, 0, 0};
+    /* Did the exec happen? EOF (0 bytes) says yes. */
+    int exec_errno = 0;
+    for (;;) {
+        ssize_t n = read(exec_pipe[0], &exec_errno, sizeof exec_errno);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+            struct pollfd pf = {exec_pipe[0], POLLIN, 0};
+            poll(&pf, 1, 100);
+            continue;
+        }
+        if (n != (ssize_t)sizeof exec_errno)
+            exec_errno = 0;
+        break;
+    }
+    close_fd(&exec_pipe[0]);
+
+    parse_state ps = {p, run, out, 0, 0, 0, 0, 0};
     bytes pending = {0};
     char tail[STDERR_TAIL] = "";
+    size_t total = 0;
     double deadline = now_s() + p->timeout_s;
-    int status = 0, exited = 0, timed_out = 0;
-    while (st == CF_OK && (out_pipe[0] >= 0 || err_pipe[0] >= 0)) {
-        struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    int status = 0, exited = 0, timed_out = 0, interrupted = 0;
+    int stop_fd = cf_interrupt_fd();
+    while (st == CF_OK && !exec_errno && (out_pipe[0] >= 0 || err_pipe[0] >= 0)) {
+        if (cf_interrupted()) {
+            interrupted = 1;
+            break;
+        }
+        /* The leader's exit ends the run: what it printed is in the pipe;
+         * a helper that keeps the pipe open must not keep us waiting. */
+        if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+            exited = 1;
+            st = drain_now(&ps, &out_pipe[0], &pending, tail, 1, &total);
+            if (st == CF_OK)
+                drain_now(&ps, &err_pipe[0], &pending, tail, 0, &total);
+            if (st == CF_OK)
+                st = drain_lines(&ps, &pending, 1);
+            break;
+        }
+        struct pollfd fds[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {stop_fd, POLLIN, 0}};
         double left = deadline - now_s();
         if (left <= 0) {
             timed_out = 1;
             break;
         }
-        int r = poll(fds, 2, (int)ceil(left * 1000));
+        /* Wake at least every 50 ms to see whether the leader exited. */
+        int r = poll(fds, 3, left > 0.05 ? 50 : (int)ceil(left * 1000));
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
@@ -551,21 +686,29 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
                 tail_append(tail, buf, (size_t)n);
                 continue;
             }
+            total += (size_t)n;
+            if (total > CF_EXEC_MAX_STDOUT_BYTES) {
+                st = cf_error_set(CF_ERR_INVALID, "'%s': more than %d MiB on stdout by line %ld: not the protocol",
+                                  p->label, CF_EXEC_MAX_STDOUT_BYTES >> 20, ps.line);
+                break;
+            }
             if (bytes_append(&pending, buf, (size_t)n) != 0) {
                 st = cf_error_set(CF_ERR_NOMEM, "out of memory");
                 break;
             }
-            long before = ps.line;
+            long events_before = ps.events;
             st = drain_lines(&ps, &pending, 0);
-            if (ps.line > before)
-                deadline = now_s() + p->timeout_s; /* the timeout counts silence */
+            if (ps.events > events_before)
+                deadline = now_s() + p->timeout_s; /* the timeout counts silence (blank lines are silence) */
         }
     }
-    /* Wait for the exit, still bounded by the deadline. */
-    while (st == CF_OK && !timed_out && !exited) {
+    /* Both pipes closed: wait for the exit, still bounded by the deadline. */
+    while (st == CF_OK && !exec_errno && !timed_out && !exited && !interrupted) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) {
             exited = 1;
+        } else if (cf_interrupted()) {
+            interrupted = 1;
         } else if (now_s() >= deadline) {
             timed_out = 1;
         } else {
@@ -573,15 +716,24 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
             nanosleep(&pause, NULL);
         }
     }
-    if (!exited) {
-        kill_group(pid);
-        waitpid(pid, &status, 0);
-    } else {
-        kill(-pid, SIGKILL); /* leftovers of the group, if any */
-    }
+    /* Whatever happened, nothing of the run outlives it: the group gets
+     * SIGTERM, the grace period to clean up (a runner tears its VMs down),
+     * then SIGKILL; every orphan re-parented to us likewise, and all are
+     * reaped. */
+    stop_group(pid, cf_proc_stop_grace_s(), &status, &exited);
+    cf_proc_kill_children(cf_proc_stop_grace_s());
+    kill(-pid, SIGKILL); /* without the subreaper (library use), the group's rest */
+    cf_proc_untrack_group(pid);
     close_fd(&out_pipe[0]);
     close_fd(&err_pipe[0]);
     free(pending.data);
+    if (interrupted || (st == CF_OK && cf_interrupted()))
+        st = cf_interrupt_check();
+    if (st == CF_OK && exec_errno) {
+        st = cf_error_set(CF_ERR_UNAVAILABLE, "cannot run '%s': %s", p->argv[0], strerror(exec_errno));
+        if (exec_errno == ENOENT)
+            cf_error_hint("the program is not on PATH or the path is wrong; commands run without a shell");
+    }
     if (st == CF_OK && timed_out) {
         st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: no output for %g s after stdout line %ld", p->label,
                           p->timeout_s, ps.line);
@@ -599,6 +751,29 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
     if (st != CF_OK) {
         cf_probe_result_free(out);
     }
+    return st;
+}
+
+cf_status cf_probe_exec_parse_output(const char *text, size_t len, const cf_probe_run *run, cf_probe_result *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_probe probe;
+    memset(&probe, 0, sizeof probe);
+    snprintf(probe.label, sizeof probe.label, "%s", "stdout");
+    parse_state ps = {&probe, run, out, 0, 0, 0, 0, 0};
+    bytes pending = {0};
+    cf_status st = CF_OK;
+    if (len > CF_EXEC_MAX_STDOUT_BYTES)
+        st = cf_error_set(CF_ERR_INVALID, "more than %d MiB of output", CF_EXEC_MAX_STDOUT_BYTES >> 20);
+    if (st == CF_OK && len && bytes_append(&pending, text, len) != 0)
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    if (st == CF_OK)
+        st = drain_lines(&ps, &pending, 1);
+    free(pending.data);
+    if (st == CF_OK)
+        st = check_complete(&ps);
+    if (st != CF_OK)
+        cf_probe_result_free(out);
     return st;
 }
 

@@ -4,6 +4,7 @@
 #include "cloudfit/common/json.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +132,14 @@ static double num(reader *r, const cJSON *obj, const char *key)
     return i && cJSON_IsNumber(i) ? i->valuedouble : NAN;
 }
 
+/* A count: a stored null or a value no int holds reads as 0 (a cast of
+ * NaN or 1e300 to int is undefined behaviour). */
+static int num_int(reader *r, const cJSON *obj, const char *key)
+{
+    double v = num(r, obj, key);
+    return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : 0;
+}
+
 static void str(reader *r, const cJSON *obj, const char *key, char *out, size_t n)
 {
     const cJSON *i = get(r, obj, key, is_string, "a string");
@@ -156,11 +165,11 @@ static void read_points(reader *r, const cJSON *doc, cf_profile *p)
             return;
         }
         cf_profile_point *o = &p->points[p->n_points++];
-        o->local_batch = (int)num(r, pt, "local_batch");
+        o->local_batch = num_int(r, pt, "local_batch");
         o->step_time_s = num(r, pt, "step_time_s");
         o->min_s = num(r, pt, "min_s");
         o->max_s = num(r, pt, "max_s");
-        o->n_timed = (int)num(r, pt, "n_timed");
+        o->n_timed = num_int(r, pt, "n_timed");
         o->residual_s = num(r, pt, "residual_s");
     }
 }
@@ -177,9 +186,9 @@ static void read_noise(reader *r, const cJSON *doc, cf_profile *p)
     p->has_noise = 1;
     p->b_noise = num(r, noise, "b_noise");
     p->b_noise_stderr = num(r, noise, "stderr");
-    p->noise_local_batch = (int)num(r, noise, "local_batch");
-    p->noise_micro_batches = (int)num(r, noise, "micro_batches");
-    p->noise_steps = (int)num(r, noise, "steps");
+    p->noise_local_batch = num_int(r, noise, "local_batch");
+    p->noise_micro_batches = num_int(r, noise, "micro_batches");
+    p->noise_steps = num_int(r, noise, "steps");
     p->noise_samples = num(r, noise, "samples");
     const cJSON *trace = get(r, noise, "trace", is_array, "an array");
     const cJSON *pair;
@@ -223,10 +232,10 @@ static void read_runner(reader *r, const cJSON *doc, cf_profile *p)
         str(r, o, "kind", row->kind, sizeof row->kind);
         str(r, o, "cloud", row->cloud, sizeof row->cloud);
         str(r, o, "instance_type", row->instance_type, sizeof row->instance_type);
-        row->hw_gpus_per_node = (int)num(r, o, "hw_gpus_per_node");
-        row->nodes = (int)num(r, o, "nodes");
-        row->gpus_per_node = (int)num(r, o, "gpus_per_node");
-        row->local_batch = (int)num(r, o, "local_batch");
+        row->hw_gpus_per_node = num_int(r, o, "hw_gpus_per_node");
+        row->nodes = num_int(r, o, "nodes");
+        row->gpus_per_node = num_int(r, o, "gpus_per_node");
+        row->local_batch = num_int(r, o, "local_batch");
         row->step_time_s = num(r, o, "step_time_s");
         row->network_gbps = num(r, o, "network_gbps");
         if (r->st == CF_OK && (row->nodes < 1 || row->gpus_per_node < 1 || row->local_batch < 1 ||
@@ -247,9 +256,9 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
         cJSON_Delete(doc);
         return cf_error_set(CF_ERR_INVALID, "stored profile: not a JSON object");
     }
-    if ((int)num(&r, doc, "version") != PROFILE_JSON_VERSION && r.st == CF_OK)
+    if (num_int(&r, doc, "version") != PROFILE_JSON_VERSION && r.st == CF_OK)
         r.st = cf_error_set(CF_ERR_INVALID, "stored profile: version %d is not supported (expected %d)",
-                            (int)num(&r, doc, "version"), PROFILE_JSON_VERSION);
+                            num_int(&r, doc, "version"), PROFILE_JSON_VERSION);
     const cJSON *spec = get(&r, doc, "spec", is_object, "an object");
     if (spec) {
         str(&r, spec, "name", p->spec_name, sizeof p->spec_name);
@@ -260,12 +269,12 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
     if (dev) {
         str(&r, dev, "name", p->device.name, sizeof p->device.name);
         p->device.memory_gib = num(&r, dev, "memory_gib");
-        p->device.gpus = (int)num(&r, dev, "gpus");
+        p->device.gpus = num_int(&r, dev, "gpus");
         p->device.is_gpu = flag(&r, dev, "is_gpu");
     }
     str(&r, doc, "created_at", p->created_at, sizeof p->created_at);
-    p->steps = (int)num(&r, doc, "steps");
-    p->warmup_steps = (int)num(&r, doc, "warmup_steps");
+    p->steps = num_int(&r, doc, "steps");
+    p->warmup_steps = num_int(&r, doc, "warmup_steps");
     read_points(&r, doc, p);
     const cJSON *fit = cJSON_GetObjectItemCaseSensitive(doc, "fit");
     if (r.st == CF_OK && cJSON_IsObject(fit)) {
@@ -277,9 +286,9 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
     }
     const cJSON *mem = get(&r, doc, "memory", is_object, "an object");
     if (mem) {
-        p->max_local_batch = (int)num(&r, mem, "max_local_batch");
+        p->max_local_batch = num_int(&r, mem, "max_local_batch");
         p->ceiling_found = flag(&r, mem, "ceiling_found");
-        p->oom_batch = (int)num(&r, mem, "oom_batch");
+        p->oom_batch = num_int(&r, mem, "oom_batch");
     }
     read_noise(&r, doc, p);
     read_runner(&r, doc, p);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cloudfit/profiler.h"
 #include "cloudfit/profiler/runners.h"
@@ -113,6 +114,29 @@ static char *substitute(const char *word, const cf_search_candidate *c, int step
     return out;
 }
 
+/* Whether execvp would find `program`: a path is checked as it is, a name
+ * is looked up on PATH. */
+static int program_found(const char *program)
+{
+    if (strchr(program, '/'))
+        return access(program, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char candidate[4096];
+    for (const char *p = path;;) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        if (snprintf(candidate, sizeof candidate, "%.*s%s%s", (int)len, p, len ? "/" : "", program) <
+                (int)sizeof candidate &&
+            access(candidate, X_OK) == 0)
+            return 1;
+        if (!colon)
+            return 0;
+        p = colon + 1;
+    }
+}
+
 cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *e)
 {
     memset(e, 0, sizeof *e);
@@ -138,6 +162,15 @@ cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsig
         free(s);
     }
     snprintf(e->label, sizeof e->label, "%s", e->words[0]);
+    /* A program that cannot be found fails now, not as N failed probes. */
+    if (!strchr(e->words[0], '{') && !program_found(e->words[0])) {
+        cf_error_set(CF_ERR_UNAVAILABLE, "--runner exec: cannot run '%s': %s", e->words[0],
+                     strchr(e->words[0], '/') ? "no such executable file" : "not found on PATH");
+        cf_error_hint("the template's first word is the program, run without a shell: give its path or put it "
+                      "on PATH");
+        cf_exec_runner_close(e);
+        return CF_ERR_UNAVAILABLE;
+    }
     return CF_OK;
 }
 

@@ -28,7 +28,7 @@ static cf_status run_once_or_twice(const cf_runner_profile_plan *plan, const cf_
                                    const cf_search_candidate *c, int steps, int done, const char *what, double *out)
 {
     cf_status st = r->probe(r->ctx, c, steps, out);
-    if (st != CF_OK) {
+    if (st != CF_OK && (st == CF_ERR_UNAVAILABLE || st == CF_ERR_INVALID)) { /* else: not worth a retry */
         char note[400];
         snprintf(note, sizeof note, "%s: run failed (%s); retrying once", what, cf_error_message());
         cf_error_clear();

@@ -9,6 +9,10 @@ packages=(
   python3 python3-jsonschema python3-yaml python3-numpy sqlite3
   python3-torch
   chromium zsh
+  # reliability (docs/reliability.md): clang with libFuzzer and the
+  # sanitizer runtimes, valgrind, openssl (the TLS test's certificate),
+  # util-linux (unshare: read-only and full file systems in the tests)
+  clang libclang-rt-dev valgrind openssl util-linux
 )
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

@@ -12,6 +12,7 @@
 #include "spec_internal.h"
 
 const spec_int_rule SPEC_POSITIVE_INT = {1, INT_MAX, "a positive integer"};
+const spec_int_rule SPEC_DIMENSION = {1, 1 << 20, "a positive integer up to 1048576"};
 const spec_num_rule SPEC_POSITIVE_NUM = {0.0, HUGE_VAL, 1, "a positive number"};
 const spec_num_rule SPEC_NONNEG_NUM = {0.0, HUGE_VAL, 0, "a number >= 0"};
 

@@ -38,6 +38,7 @@ typedef struct {
 } spec_num_rule;
 
 extern const spec_int_rule SPEC_POSITIVE_INT;
+extern const spec_int_rule SPEC_DIMENSION;   /* a size that sizes an allocation: 1 to 2^20 */
 extern const spec_num_rule SPEC_POSITIVE_NUM;
 extern const spec_num_rule SPEC_NONNEG_NUM;
 

@@ -21,7 +21,7 @@ static cf_status read_mlp(spec_ctx *c, const cJSON *arch, cf_spec *out)
     size_t mark = spec_push_key(c, "layers");
     cf_status st = spec_read_int_array(c, layers, MLP_MIN_LAYERS, MLP_MAX_LAYERS,
                                        "an array of 2 to 16 positive integers (layer widths)",
-                                       &SPEC_POSITIVE_INT, 0, out->job.mlp_layers, &out->job.n_mlp_layers);
+                                       &SPEC_DIMENSION, 0, out->job.mlp_layers, &out->job.n_mlp_layers);
     spec_pop(c, mark);
     int activation = 0;
     if (st == CF_OK)
@@ -42,13 +42,13 @@ static cf_status read_cnn(spec_ctx *c, const cJSON *arch)
     if (item) {
         size_t mark = spec_push_key(c, "channels");
         st = spec_read_int_array(c, item, 1, CNN_MAX_CHANNELS, "an array of 1 to 16 positive integers",
-                                 &SPEC_POSITIVE_INT, 0, channels, &n);
+                                 &SPEC_DIMENSION, 0, channels, &n);
         spec_pop(c, mark);
     }
     if (st == CF_OK)
-        st = spec_field_int(c, arch, "image_size", &SPEC_POSITIVE_INT, NULL, &value);
+        st = spec_field_int(c, arch, "image_size", &SPEC_DIMENSION, NULL, &value);
     if (st == CF_OK)
-        st = spec_field_int(c, arch, "classes", &SPEC_POSITIVE_INT, NULL, &value);
+        st = spec_field_int(c, arch, "classes", &SPEC_DIMENSION, NULL, &value);
     return st;
 }
 
@@ -58,7 +58,7 @@ static cf_status read_decoder(spec_ctx *c, const cJSON *arch)
     static const char *const keys[] = {"layers", "d_model", "heads", "vocab", "context"};
     int value = 0;
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        cf_status st = spec_field_int(c, arch, keys[i], &SPEC_POSITIVE_INT, NULL, &value);
+        cf_status st = spec_field_int(c, arch, keys[i], &SPEC_DIMENSION, NULL, &value);
         if (st != CF_OK)
             return st;
     }

@@ -12,6 +12,9 @@
 static const spec_num_rule progress_rule = {0.0, 1.0, 0, "a number from 0 to 1"};
 static const spec_num_rule gamma_rule = {1.0, 10.0, 0, "a number from 1 to 10"};
 static const spec_int_rule steps_rule = {3, 100000, "an integer from 3 to 100000"};
+/* A batch sizes allocations (activations, the data drawn per step): bounded
+ * here, before anything is allocated. */
+static const spec_int_rule local_batch_rule = {1, 1 << 20, "a positive integer up to 1048576"};
 
 /* ---- noise_scale ----------------------------------------------------------------- */
 
@@ -276,7 +279,8 @@ static cf_status read_profile_object(spec_ctx *c, const cJSON *profile, cf_spec 
     if (st == CF_OK && batches) {
         size_t mark = spec_push_key(c, "local_batches");
         st = spec_read_int_array(c, batches, 1, CF_SPEC_MAX_BATCHES,
-                                 "an array of 1 to 32 increasing positive integers", &SPEC_POSITIVE_INT, 1,
+                                 "an array of 1 to 32 increasing positive integers",
+                                 &local_batch_rule, 1,
                                  out->probe.local_batches, &out->probe.n_local_batches);
         spec_pop(c, mark);
     }

@@ -452,7 +452,8 @@ static void test_embedded_load_time(void **state)
     qsort(ms, RUNS, sizeof *ms, cmp_double);
     print_message("embedded catalog load: median %.2f ms, min %.2f ms, max %.2f ms\n",
                   ms[RUNS / 2], ms[0], ms[RUNS - 1]);
-    assert_true(ms[RUNS / 2] < 100.0);
+    if (!getenv("CF_TEST_NO_TIMING")) /* under valgrind (scripts/valgrind-tests.sh) time means nothing */
+        assert_true(ms[RUNS / 2] < 100.0);
 }
 
 /* ---- GPU table ------------------------------------------------------------ */

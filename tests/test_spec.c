@@ -359,14 +359,14 @@ static const bad_case bad_cases[] = {
      "model.json: model.architecture.layers: expected an array of 2 to 16 positive integers (layer widths), got 1 element",
      NULL},
     {"{" NAME ", \"model\": {\"architecture\": {\"type\": \"mlp\", \"layers\": [784, 0, 10]}}, " DATA ", " TRAIN "}",
-     CF_ERR_INVALID, "model.json: model.architecture.layers[1]: expected a positive integer, got 0", NULL},
+     CF_ERR_INVALID, "model.json: model.architecture.layers[1]: expected a positive integer up to 1048576, got 0", NULL},
     {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"rnn\"}}, " DATA ", " TRAIN "}",
      CF_ERR_INVALID, "model.json: model.architecture.type: expected one of \"mlp\", \"cnn\", \"decoder\", got \"rnn\"",
      NULL},
     {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"cnn\", \"layers\": [3]}}, " DATA ", "
      TRAIN "}", CF_ERR_INVALID, "model.json: model.architecture.layers: unknown key", "channels"},
     {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"decoder\", \"heads\": 1.5}}, " DATA
-     ", " TRAIN "}", CF_ERR_INVALID, "model.json: model.architecture.heads: expected a positive integer, got 1.5",
+     ", " TRAIN "}", CF_ERR_INVALID, "model.json: model.architecture.heads: expected a positive integer up to 1048576, got 1.5",
      NULL},
     {"{" NAME ", \"model\": {\"parameters\": 9, \"architecture\": {\"type\": \"mlp\", \"activation\": \"relu\"}}, "
      DATA ", " TRAIN "}", CF_ERR_INVALID, "model.json: model.architecture.layers: required key is missing", NULL},

@@ -103,7 +103,7 @@ static int list(const cf_cli_options *o, out_format fmt)
                            .limit = o->limit > 0 ? o->limit : DEFAULT_LIMIT};
     char path[1024];
     cf_db *db = NULL;
-    if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
+    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
     cf_history_list_report r = {0};
     cf_history_row *rows = NULL;
@@ -132,7 +132,7 @@ static int show(const cf_cli_options *o, out_format fmt, const char *id_text)
         return rc;
     char path[1024];
     cf_db *db = NULL;
-    if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
+    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
     cf_history_row row;
     cf_history_config *alts = NULL;
@@ -171,7 +171,7 @@ static int diff(const cf_cli_options *o, out_format fmt, const char *a_text, con
         return rc;
     char path[1024];
     cf_db *db = NULL;
-    if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
+    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
     cf_history_row rows[2];
     memset(rows, 0, sizeof rows);

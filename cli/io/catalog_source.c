@@ -25,7 +25,7 @@ static cf_status load_snapshot(const cf_cli_options *o, cf_snapshot *snap, char 
     if (access(path, F_OK) != 0)
         return CF_OK;
     cf_db *db = NULL;
-    if ((st = cf_db_open(path, &db)) != CF_OK)
+    if ((st = cf_db_open_readonly(path, &db)) != CF_OK)
         return st;
     st = cf_snapshot_latest(db, snap, found);
     cf_db_close(db);

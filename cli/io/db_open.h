@@ -13,5 +13,8 @@ cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n);
  * without, a missing database is CF_ERR_INVALID ("no history database at ...")
  * and *out stays NULL. */
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n);
+/* Opens an existing database read-only (cf_db_open_readonly): for the
+ * commands that only read (history list/show/diff). */
+cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *path, size_t n);
 
 #endif

@@ -81,7 +81,7 @@ int cf_cli_evidence_read(const cf_cli_options *o, const cf_spec *spec, int with_
         return 0; /* no database yet: nothing profiled or recorded */
     }
     cf_db *db = NULL;
-    if (cf_db_open(ev->profiles_source, &db) != CF_OK) {
+    if (cf_db_open_readonly(ev->profiles_source, &db) != CF_OK) {
         cf_cli_evidence_free(ev);
         return cf_report_error();
     }

@@ -10,6 +10,7 @@
 
 #include "cloudfit/common/buf.h"
 #include "cloudfit/pricing.h"
+#include "cloudfit/common/escape.h"
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
 #include "log.h"

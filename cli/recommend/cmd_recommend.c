@@ -5,6 +5,7 @@
 
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/proc.h"
 #include "cloudfit/db/history.h"
 #include "log.h"
 #include "cloudfit/version.h"
@@ -29,8 +30,16 @@ static int check_format(const cf_cli_options *o)
 
 /* Renders the result in its format; *out_json gets the compact document
  * when the history will store it (NULL otherwise: building it is a tenth
- * of a recommend). */
-static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
+ * of a recommend). The result where it goes: --out-file is written to a temporary file
+ * now and renamed into place only after the history commit (publish), so a
+ * failed commit or a kill in between never leaves a result without its
+ * history row; stdout likewise gets the text after the commit. */
+typedef struct {
+    cf_staged_file file;
+    cf_buf text;
+} pending_result;
+
+static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, pending_result *pending)
 {
     int as_json = o->format && strcmp(o->format, "json") == 0, store = !o->no_history;
     cJSON *doc = as_json || store ? cf_report_json(r) : NULL;
@@ -67,14 +76,25 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json)
     }
     int rc = 0;
     if (o->out_file) {
-        if (cf_write_file_atomic(o->out_file, text.data, text.len) != CF_OK)
+        if (cf_file_stage(o->out_file, text.data, text.len, &pending->file) != CF_OK)
             rc = cf_report_error();
+        cf_buf_free(&text);
     } else {
-        fwrite(text.data, 1, text.len, stdout);
-        fflush(stdout);
+        pending->text = text;
     }
-    cf_buf_free(&text);
     return rc;
+}
+
+static int publish(const cf_cli_options *o, pending_result *pending)
+{
+    if (o->out_file)
+        return cf_file_commit(&pending->file) == CF_OK ? 0 : cf_report_error();
+    const cf_buf *t = &pending->text;
+    if (t->len && (fwrite(t->data, 1, t->len, stdout) != t->len || fflush(stdout) != 0)) {
+        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output");
+        return cf_report_error();
+    }
+    return 0;
 }
 
 static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_source *src, cf_recommend_ci *ci)
@@ -132,21 +152,31 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
                             .catalog_age_days = src->age_days, .catalog_source = src,
                             .hetero = o->mix ? &hetero : NULL};
         char *json_text = NULL;
+        pending_result pending;
+        memset(&pending, 0, sizeof pending);
         /* Baseline and gates first (they are part of every format), then
-         * the full result, launch specs and history; a failed gate decides
-         * the exit code last (issue 5). */
+         * the full result (staged), launch specs, the history commit, and
+         * only then the result published; a failed gate decides the exit
+         * code last (issue 5). A stop signal before the commit keeps
+         * nothing. */
         if (rc == 0)
             rc = cf_recommend_ci_gates(o, ci, &report);
         if (rc == 0)
-            rc = emit(o, &report, &json_text);
+            rc = emit(o, &report, &json_text, &pending);
         if (rc == 0)
             rc = cf_recommend_visual_files(o, &report); /* --report, --plot */
         if (rc == 0)
             rc = cf_recommend_ci_emit(o, &report);
+        if (rc == 0 && cf_interrupt_check() != CF_OK)
+            rc = cf_report_error();
         if (rc == 0 && !o->no_history)
             rc = cf_recommend_ci_record(ci, &report, json_text);
         if (rc == 0)
+            rc = publish(o, &pending);
+        if (rc == 0)
             rc = cf_recommend_ci_gate_exit(ci);
+        cf_file_discard(&pending.file);
+        cf_buf_free(&pending.text);
         free(json_text);
     }
     cf_advice_free(&advice);

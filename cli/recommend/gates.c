@@ -154,8 +154,21 @@ static void copy_string(char *out, size_t n, const cJSON *v)
 cf_status cf_baseline_from_file(const char *path, cf_baseline *out)
 {
     memset(out, 0, sizeof *out);
+    char *text = NULL;
+    size_t len = 0;
+    cf_status st = cf_read_file(path, &text, &len);
+    if (st != CF_OK)
+        return st;
+    st = cf_baseline_from_text(text, len, path, out);
+    free(text);
+    return st;
+}
+
+cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out)
+{
+    memset(out, 0, sizeof *out);
     cJSON *doc = NULL;
-    cf_status st = cf_json_load_file(path, &doc);
+    cf_status st = cf_json_read(text, len, path, &doc);
     if (st != CF_OK) {
         cf_error_hint("--compare-to takes a document written by 'cloudfit recommend --format json'");
         return st;
@@ -175,10 +188,18 @@ cf_status cf_baseline_from_file(const char *path, cf_baseline *out)
     copy_string(c->gpu, sizeof c->gpu, field(chosen, "gpu", 1, path, &st));
     const char *nums[] = {"gpus_per_node", "nodes", "local_batch", "accumulation", "global_batch",
                           "lr", "step_time_s", "hours", "total_usd", "usd_per_hour"};
+    /* Counts are whole numbers that fit their fields; the rest finite and
+     * not negative: a value out of range is named, never cast blindly. */
+    static const double max_of[10] = {1024, 1e6, 1e7, 1e6, 1e15, 1e6, 1e9, 1e9, 1e15, 1e9};
     double v[10] = {0};
     for (int i = 0; i < 10; i++) {
         const cJSON *x = field(chosen, nums[i], 0, path, &st);
         v[i] = x ? x->valuedouble : 0;
+        if (st == CF_OK && (!(v[i] >= 0 && v[i] <= max_of[i]) || (i < 5 && v[i] != floor(v[i])))) {
+            st = cf_error_set(CF_ERR_INVALID, "%s: chosen.%s: expected %s from 0 to %g, got %g", path, nums[i],
+                              i < 5 ? "an integer" : "a number", max_of[i], v[i]);
+            cf_error_hint("--compare-to takes a document written by 'cloudfit recommend --format json'");
+        }
     }
     const cJSON *spot = cJSON_GetObjectItemCaseSensitive(chosen, "spot");
     if (st == CF_OK && !cJSON_IsBool(spot)) {

@@ -47,6 +47,8 @@ cJSON *cf_gates_json(const cf_history_gate *gates, size_t n);
 
 /* Loads a baseline from a recommendation document (--compare-to FILE). */
 cf_status cf_baseline_from_file(const char *path, cf_baseline *out);
+/* The same from text (`path` names it in messages); the fuzz target's door. */
+cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out);
 /* A baseline from a history row. */
 void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out);
 

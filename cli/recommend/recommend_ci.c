@@ -72,7 +72,7 @@ int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recomm
             cf_error_clear();
             return 0;
         }
-        st = cf_db_open(ctx->db_path, &ctx->db);
+        st = cf_db_open_readonly(ctx->db_path, &ctx->db);
     } else {
         st = cf_cli_db_open(o, 1, &ctx->db, ctx->db_path, sizeof ctx->db_path);
     }

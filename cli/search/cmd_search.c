@@ -250,6 +250,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
     cf_cli_progress_end(&progress);
     if (st != CF_OK && st != CF_ERR_INFEASIBLE) {
         rc = cf_report_error();
+        cf_search_result_free(&result); /* what the search had gathered before it stopped */
     } else {
         cf_search_score score;
         cf_search_report sr = {.options = &so, .result = &result, .runner = x->runner_text,

@@ -1,5 +1,7 @@
 #include "validate/validate_report.h"
 
+#include "cloudfit/common/escape.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,8 +47,10 @@ static void bucket_label(const cf_validate_group *g, int b, char *out, size_t n)
 
 static void group_label(const cf_validate_group *g, char *out, size_t n)
 {
-    snprintf(out, n, "%s/%s/%s%s%s", g->model, g->gpu, g->profile, g->carried_from[0] ? " from " : "",
+    char raw[512];
+    snprintf(raw, sizeof raw, "%s/%s/%s%s%s", g->model, g->gpu, g->profile, g->carried_from[0] ? " from " : "",
              g->carried_from);
+    cf_escape_into(raw, out, n); /* names from the CSV: never raw control characters */
 }
 
 /* ---- step times ---------------------------------------------------------------------- */
@@ -164,7 +168,9 @@ void cf_validate_gns_table(const cf_validate_gns_report *r, cf_buf *out)
                   "PREDICTED", "ERROR");
     for (size_t i = 0; i < r->n; i++) {
         const cf_gns_prediction *p = &r->predictions[i];
-        cf_buf_printf(out, "  %-10s %7d %7d %10.4g %12.0f %12.0f %+7.1f%%\n", p->model, p->m0, p->batch, p->target,
+        char model[96];
+        cf_escape_into(p->model, model, sizeof model);
+        cf_buf_printf(out, "  %-10s %7d %7d %10.4g %12.0f %12.0f %+7.1f%%\n", model, p->m0, p->batch, p->target,
                       p->measured_iterations, p->predicted_iterations, 100 * p->error);
     }
     cf_buf_printf(out, "\n  overall: n %zu, median %.1f%%, p90 %.1f%%, max %.1f%%\n", r->overall.n,

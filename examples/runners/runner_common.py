@@ -3,11 +3,15 @@ k8s_probe.py): the launcher's GPU names, a teardown that runs however the
 runner ends, and a watchdog for the one ending no handler sees.
 
 cloudfit runs an exec runner in a process group of its own and, on a
-timeout or a protocol error, SIGKILLs that group (docs/exec-protocol.md):
-no handler runs then. So before anything is created, the runner starts a
-watchdog in a new session (not in that group) that waits for the runner to
-disappear and, unless the runner said it cleaned up, runs the teardown
-command itself. A launcher-side safety net (SkyPilot autodown after idle
+timeout, a protocol error or a stop signal, stops that group: SIGTERM (the
+runner's handler tears down), then SIGKILL after CLOUDFIT_STOP_GRACE_S
+(default 30 s; docs/exec-protocol.md), when no handler runs. So before
+anything is created, the runner starts a watchdog in a new session (not in
+that group) that waits for the runner to disappear and, unless the runner
+said it cleaned up, runs the teardown command itself. cloudfit is the
+subreaper of what it starts, so it ends the watchdog too once the runner is
+gone (SIGTERM: tear down unless done, then exit); if cloudfit itself is
+SIGKILLed the watchdog outlives it and still tears down. A launcher-side safety net (SkyPilot autodown after idle
 minutes, the PyTorchJob's activeDeadlineSeconds) covers a dead machine.
 Standard library only."""
 import csv
@@ -61,12 +65,21 @@ class Teardown:
                 devnull = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):  # cloudfit waits for EOF on our pipes: hold none of them
                     os.dup2(devnull, fd)
-                while True:
+                # cloudfit is the subreaper of everything it starts: once the
+                # runner is gone it sends this watchdog SIGTERM (then SIGKILL
+                # after CLOUDFIT_STOP_GRACE_S). SIGTERM means: tear down now
+                # unless the runner already did.
+                stop = []
+                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                    signal.signal(sig, lambda signum, frame: stop.append(signum))
+                while not stop:
                     try:
                         os.kill(parent, 0)
                     except ProcessLookupError:
                         break
                     time.sleep(0.5)
+                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                    signal.signal(sig, signal.SIG_IGN)
                 if not os.path.exists(self.marker):
                     with open(self.marker + ".log", "a") as out:
                         subprocess.run(self.command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,

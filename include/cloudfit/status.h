@@ -19,7 +19,11 @@ typedef enum {
     CF_ERR_DB,           /* the SQLite history could not be used */
     CF_ERR_UNAVAILABLE,  /* a backend or device is not available here */
     CF_ERR_NETWORK,      /* a network fetch failed */
-    CF_ERR_INTERNAL      /* a bug */
+    CF_ERR_INTERNAL,     /* a bug */
+    CF_ERR_WRITE,        /* a result could not be written (--out-file, launch specs,
+                            the history folder): not the input's fault */
+    CF_ERR_INTERRUPTED   /* a stop signal (SIGINT, SIGTERM, SIGHUP) arrived: see
+                            cloudfit/common/proc.h */
 } cf_status;
 
 #if defined(__GNUC__)

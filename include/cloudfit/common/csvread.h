@@ -18,8 +18,15 @@ typedef struct {
     size_t n_records;
 } cf_csv_doc;
 
+/* Limits that keep memory bounded whatever the input (a file over them is
+ * an error naming the limit, not a slow death by swapping). */
+#define CF_CSV_MAX_RECORDS 200000    /* data rows after the header */
+#define CF_CSV_MAX_FIELDS 1024       /* fields per row */
+#define CF_CSV_MAX_CELLS 4000000     /* fields in the whole file */
+
 /* Parses `text`; `name` is used in error messages ("name:LINE: ..."). An
- * empty document or one without a header is an error. */
+ * empty document or one without a header is an error. A leading UTF-8 BOM
+ * is skipped; a NUL byte is an error "name:LINE:COLUMN: NUL byte". */
 cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_doc *out);
 /* Column index of `column` in the header, or -1. */
 int cf_csv_column(const cf_csv_doc *doc, const char *column);
@@ -27,9 +34,10 @@ int cf_csv_column(const cf_csv_doc *doc, const char *column);
 cf_status cf_csv_require_column(const cf_csv_doc *doc, const char *column, int *out_index);
 /* Field text, "" when the record is shorter than the header or col < 0. */
 const char *cf_csv_field(const cf_csv_record *record, int col);
-/* Typed getters: an empty field yields `fallback` when `required` is 0 and
- * an error otherwise; a malformed number is always an error naming
- * "file:line: column 'c'". */
+/* Typed getters (common/number.h: decimal only, no spaces, hex, inf or
+ * nan): an empty field yields `fallback` when `required` is 0 and an error
+ * otherwise; a malformed or out-of-range number is always an error naming
+ * "file:line: column 'c'". cf_csv_int's values fit an int. */
 cf_status cf_csv_double(const cf_csv_doc *doc, const cf_csv_record *record, int col,
                         int required, double fallback, double *out);
 cf_status cf_csv_int(const cf_csv_doc *doc, const cf_csv_record *record, int col,

@@ -4,14 +4,42 @@
 #include <stddef.h>
 #include "cloudfit/status.h"
 
-/* Reads `path` into a NUL-terminated malloc'd buffer. Errors name the file
- * ("cannot open 'x': No such file or directory"). */
+/* Inputs larger than this are refused with a message naming the limit
+ * (CLOUDFIT_MAX_INPUT_MIB raises or lowers it, 1 to 4096). */
+#define CF_MAX_INPUT_MIB_DEFAULT 64
+
+/* Reads `path` into a NUL-terminated malloc'd buffer. Only a regular file
+ * is read: a directory, FIFO, socket or device (/dev/zero) is refused
+ * without blocking, and so is a file over the input limit. Errors name the
+ * file ("cannot open 'x': No such file or directory"); CF_ERR_IO. */
 cf_status cf_read_file(const char *path, char **out_text, size_t *out_len);
+/* The input limit in bytes. */
+size_t cf_max_input_bytes(void);
+
 /* Writes `len` bytes to `path` via a temporary file in the same directory
- * and rename(2), so readers never see a half-written file. */
+ * and rename(2), so readers never see a half-written file. A new file gets
+ * mode 0600 (less the umask); a file that exists keeps its mode. Errors
+ * name `path` (never the temporary file) and are CF_ERR_WRITE. */
 cf_status cf_write_file_atomic(const char *path, const char *data, size_t len);
-/* Creates `path` and its parents (mode 0755); existing directories are fine. */
+
+/* The same in two steps, so that something else (the history commit) can
+ * happen between writing and publishing: stage writes and syncs the
+ * temporary file, commit renames it into place, discard removes it. A
+ * staged file is removed if a stop signal ends the process. */
+typedef struct {
+    char *path;
+    char *tmp;
+} cf_staged_file;
+cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out);
+cf_status cf_file_commit(cf_staged_file *f);
+void cf_file_discard(cf_staged_file *f);
+
+/* Creates `path` and its parents (mode 0755 less the umask); existing
+ * directories are fine. CF_ERR_WRITE naming the directory on failure. */
 cf_status cf_mkdir_p(const char *path);
+/* The same with mode 0700 for every directory it creates, whatever the
+ * umask (the history database's folder). */
+cf_status cf_mkdir_private(const char *path);
 /* Directory part of `path` ("." when there is none), into out (size n). */
 void cf_dirname(const char *path, char *out, size_t n);
 

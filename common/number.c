@@ -1,0 +1,125 @@
+/* The one number parser (cloudfit/common/number.h). strtod and strtol are
+ * too lenient on their own (leading spaces, '+', hex, inf/nan, silent
+ * underflow), so the text is checked against a decimal grammar first and
+ * the conversion is then range-checked. */
+#include "cloudfit/common/number.h"
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int cf_number_syntax_ok(const char *text, size_t len, int json)
+{
+    size_t i = 0;
+    if (i < len && text[i] == '-')
+        i++;
+    size_t int_start = i;
+    while (i < len && is_digit(text[i]))
+        i++;
+    size_t int_digits = i - int_start;
+    if (json && int_digits > 1 && text[int_start] == '0')
+        return 0; /* 0128: JSON has no leading zeros */
+    size_t frac_digits = 0;
+    if (i < len && text[i] == '.') {
+        i++;
+        size_t frac_start = i;
+        while (i < len && is_digit(text[i]))
+            i++;
+        frac_digits = i - frac_start;
+        if (json && (int_digits == 0 || frac_digits == 0))
+            return 0;
+    }
+    if (int_digits + frac_digits == 0)
+        return 0;
+    if (json && int_digits == 0)
+        return 0;
+    if (i < len && (text[i] == 'e' || text[i] == 'E')) {
+        i++;
+        if (i < len && (text[i] == '+' || text[i] == '-'))
+            i++;
+        size_t exp_start = i;
+        while (i < len && is_digit(text[i]))
+            i++;
+        if (i == exp_start)
+            return 0;
+    }
+    return i == len;
+}
+
+static int has_nonzero_digit(const char *text)
+{
+    for (const char *p = text; *p && *p != 'e' && *p != 'E'; p++)
+        if (*p >= '1' && *p <= '9')
+            return 1;
+    return 0;
+}
+
+cf_number_result cf_number_double(const char *text, double min, double max, double *out)
+{
+    if (!text || !*text)
+        return CF_NUMBER_EMPTY;
+    size_t len = strlen(text);
+    if (!cf_number_syntax_ok(text, len, 0))
+        return CF_NUMBER_SYNTAX;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end != text + len)
+        return CF_NUMBER_SYNTAX;
+    if (!isfinite(v) || (errno == ERANGE && (fabs(v) > 1.0 || has_nonzero_digit(text))))
+        return CF_NUMBER_RANGE; /* overflow, or a non-zero value lost to underflow */
+    if (v != 0 && fabs(v) < DBL_MIN)
+        return CF_NUMBER_RANGE; /* subnormal: precision already lost */
+    if (v < min || v > max)
+        return CF_NUMBER_RANGE;
+    *out = v == 0 ? 0.0 : v; /* no -0 */
+    return CF_NUMBER_OK;
+}
+
+cf_number_result cf_number_long(const char *text, long min, long max, long *out)
+{
+    if (!text || !*text)
+        return CF_NUMBER_EMPTY;
+    size_t len = strlen(text);
+    size_t i = text[0] == '-' ? 1 : 0;
+    if (i == len)
+        return CF_NUMBER_SYNTAX;
+    for (size_t k = i; k < len; k++)
+        if (!is_digit(text[k]))
+            return cf_number_syntax_ok(text, len, 0) ? CF_NUMBER_NOT_INT : CF_NUMBER_SYNTAX;
+    errno = 0;
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    if (end != text + len)
+        return CF_NUMBER_SYNTAX;
+    if (errno == ERANGE || v < min || v > max)
+        return CF_NUMBER_RANGE;
+    *out = v;
+    return CF_NUMBER_OK;
+}
+
+cf_number_result cf_number_int(const char *text, int min, int max, int *out)
+{
+    long v = 0;
+    cf_number_result r = cf_number_long(text, min, max, &v);
+    if (r == CF_NUMBER_OK)
+        *out = (int)v;
+    return r;
+}
+
+const char *cf_number_why(cf_number_result r)
+{
+    switch (r) {
+    case CF_NUMBER_OK: return "ok";
+    case CF_NUMBER_EMPTY: return "an empty value";
+    case CF_NUMBER_SYNTAX: return "not a decimal number";
+    case CF_NUMBER_NOT_INT: return "not an integer";
+    case CF_NUMBER_RANGE: return "out of range";
+    }
+    return "?";
+}

@@ -1,0 +1,17 @@
+/* The history --compare-to document (cli/recommend/gates.c), and the gates
+ * evaluated against the baseline it gives. */
+#include "fuzz.h"
+#include "recommend/gates.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    cf_baseline base;
+    cf_status st = cf_baseline_from_text((const char *)data, size, "baseline.json", &base);
+    fuzz_check_error(st);
+    if (st == CF_OK) {
+        cf_gate_limits limits = {.max_cost_usd = 100, .max_hours = 10, .max_increase = 5, .increase_is_pct = 1};
+        cf_history_gate gates[CF_MAX_GATES];
+        cf_gates_evaluate(&limits, 42.0, 3.0, &base, gates);
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* The one number parser (common/number.c) for command-line options, CSV
+ * fields and JSON numbers: decimal text only, range-checked into the
+ * target type. No leading or trailing spaces, no '+' sign, no hex (0x10),
+ * no inf/nan, no value that overflows or underflows the type. The caller
+ * names the place (option, file:line:column, key path) in its message;
+ * cf_number_why() says what is wrong with the text. */
+#ifndef CLOUDFIT_COMMON_NUMBER_H
+#define CLOUDFIT_COMMON_NUMBER_H
+#include <stddef.h>
+
+typedef enum {
+    CF_NUMBER_OK = 0,
+    CF_NUMBER_EMPTY,      /* "" */
+    CF_NUMBER_SYNTAX,     /* not a decimal number ("0x10", " 5", "1e", "nan") */
+    CF_NUMBER_NOT_INT,    /* a decimal number, but an integer was expected ("2.5") */
+    CF_NUMBER_RANGE       /* overflows/underflows the type, or outside [min, max] */
+} cf_number_result;
+
+/* Grammar check of len bytes: [-]digits[.digits][(e|E)[+|-]digits], with
+ * ".5" and "5." allowed unless `json` (RFC 8259: no leading zeros as in
+ * "0128", digits on both sides of the point). */
+int cf_number_syntax_ok(const char *text, size_t len, int json);
+/* A decimal number within [min, max]; a non-zero value that underflows
+ * to a subnormal or zero (1e-320) is CF_NUMBER_RANGE. */
+cf_number_result cf_number_double(const char *text, double min, double max, double *out);
+/* A decimal integer (digits with an optional '-') within [min, max]. */
+cf_number_result cf_number_long(const char *text, long min, long max, long *out);
+cf_number_result cf_number_int(const char *text, int min, int max, int *out);
+/* "expected a decimal number" and the like, for messages. */
+const char *cf_number_why(cf_number_result r);
+
+#endif

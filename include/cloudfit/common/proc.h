@@ -1,0 +1,54 @@
+/* Stopping cleanly and leaving no process behind (common/proc.c).
+ *
+ * cf_proc_init (called once by the CLI) makes cloudfit a child subreaper
+ * (prctl PR_SET_CHILD_SUBREAPER: a probe's helper that double-forks or
+ * calls setsid() is re-parented to cloudfit, not to init, so it can still
+ * be found and killed) and catches SIGINT, SIGTERM and SIGHUP:
+ *  - the first signal is recorded (cf_interrupted), wakes any poll on
+ *    cf_interrupt_fd, and sends SIGTERM to every tracked process group (a
+ *    runner may tear its VMs down); long operations check
+ *    cf_interrupt_check at safe points and unwind with CF_ERR_INTERRUPTED,
+ *    so nothing is committed and the CLI exits 128 + signal (130, 143, 129);
+ *  - if the process has not exited CLOUDFIT_STOP_GRACE_S (default 30) + 5 s
+ *    later, or at a second signal, every tracked group and every child is
+ *    killed (SIGKILL), tracked temporary files are removed and the process
+ *    exits 128 + signal at once. An open SQLite transaction is rolled back
+ *    by SQLite itself on the next open (WAL), so the database stays
+ *    consistent either way.
+ * Library code that never calls cf_proc_init still works: nothing is
+ * caught and cf_interrupted() stays 0. */
+#ifndef CLOUDFIT_COMMON_PROC_H
+#define CLOUDFIT_COMMON_PROC_H
+#include <sys/types.h>
+
+#include "cloudfit/status.h"
+
+void cf_proc_init(void);
+/* The signal that asked cloudfit to stop, or 0. */
+int cf_interrupted(void);
+/* Readable once a stop signal arrived (add it to a poll set); -1 before
+ * cf_proc_init. */
+int cf_interrupt_fd(void);
+/* CF_OK, or CF_ERR_INTERRUPTED "interrupted by SIGINT" once a signal arrived. */
+cf_status cf_interrupt_check(void);
+/* Seconds a process group gets between SIGTERM and SIGKILL when cloudfit
+ * stops it (CLOUDFIT_STOP_GRACE_S, 0 to 600; default 30): a runner tears its VMs
+ * down in that time. */
+double cf_proc_stop_grace_s(void);
+
+/* Process groups that a stop signal must reach (a probe or runner run). */
+void cf_proc_track_group(pid_t pgid);
+void cf_proc_untrack_group(pid_t pgid);
+/* Ends every child left, with its process group: SIGTERM (once each),
+ * up to grace_s seconds for them to exit, then SIGKILL round after round
+ * until none is left; every one is reaped. These are the re-parented
+ * orphans of a probe, including those that called setsid(). Returns how
+ * many were signalled. */
+int cf_proc_kill_children(double grace_s);
+
+/* Temporary files to remove if the process is stopped before it renames
+ * them into place (common/fileio.c tracks its own). */
+void cf_proc_track_temp(const char *path);
+void cf_proc_untrack_temp(const char *path);
+
+#endif

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Strict, consistent parsing (docs/reliability.md): one number parser for
+options, CSV and JSON (decimal only, range-checked, the place named); BOMs
+and NUL bytes in CSV; duplicate keys refused in every JSON input; semantic
+errors name the file and line or key; control characters from input are
+shown escaped, never sent to the terminal.
+Usage: test_parsing.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+
+from fhelp import ENV, example, main, run, run_bytes, spec_file, tmp, write
+
+SPEC = example("resnet18-cifar10.json")
+HEADER = "model,gpu,hw_gpus_per_node,num_nodes,num_gpus,local_bsz,step_time_s,sync_time_s\n"
+ROWS = "".join("resnet50,T4,4,%d,%d,%d,%.3f,0.01\n" % (n, n * g, b, 0.1 + 0.001 * b + 0.02 * n)
+               for n in (1, 2) for g in (1, 2, 4) for b in (16, 32, 64))
+
+
+def test_numeric_options_decimal_only():
+    for bad in ("0x10", " 5", "5 ", "+5", "1e3", "5.0", "nan", "99999999999"):
+        rc, out, err = run("recommend", "--no-history", "--top", bad, SPEC)
+        assert rc == 2 and "option '--top' expects a positive integer" in err, (bad, rc, err)
+    for bad in ("0x10", " 2", "inf", "nan", "1e999", "1e-320", "-3", "0"):
+        rc, out, err = run("recommend", "--no-history", "--deadline-hours", bad, SPEC)
+        assert rc == 2 and "option '--deadline-hours' expects a positive number" in err, (bad, rc, err)
+    rc, out, err = run("recommend", "--no-history", "--top", "3", "--deadline-hours", "2.5e1", "-f", "json", SPEC)
+    assert rc == 0 and len(json.loads(out)["alternatives"]) == 2, err
+
+
+def test_csv_numbers_decimal_only_with_file_line_column():
+    for bad, why in (("0x10", ""), (" 16", ""), ("16 ", ""), ("1e400", ""), ("inf", ""),
+                     ("99999999999", "out of range"), ("16.5", "")):
+        path = write("bad.csv", HEADER + ROWS + "resnet50,T4,4,1,1,%s,0.25,0.01\n" % bad)
+        rc, out, err = run("validate", path)
+        line = 2 + ROWS.count("\n")
+        assert rc == 3 and "%s:%d: column 'local_bsz'" % (path, line) in err and why in err, (bad, rc, err)
+
+
+def test_csv_bom_and_nul():
+    path = write("bom.csv", b"\xef\xbb\xbf" + (HEADER + ROWS).encode())
+    rc, out, err = run("validate", path)
+    assert rc == 0, err
+    path = write("nul.csv", (HEADER + ROWS).encode() + b"resnet\x0050,T4,4,1,1,16,0.2,0.01\n")
+    rc, out, err = run("validate", path)
+    line = 2 + ROWS.count("\n")
+    assert rc == 3 and "%s:%d:7: NUL byte" % (path, line) in err, (rc, err)
+
+
+def test_csv_semantic_errors_name_the_line():
+    path = write("neg.csv", HEADER + ROWS + "resnet50,T4,4,1,1,16,0.25,-0.5\n")
+    rc, out, err = run("validate", path)
+    assert rc == 3 and "%s:%d: column 'sync_time_s'" % (path, 2 + ROWS.count("\n")) in err, (rc, err)
+
+
+def traces(rows):
+    return "model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n" + rows
+
+
+MODELS = "model,m0,metric_name,metric_better\ncifar10,128,accuracy,higher\n"
+
+
+def test_noise_trace_integers_range_checked_and_markers_refused():
+    t = write("t.csv", traces("cifar10,99999999999,128,1,0.1,100,0.5,300\n"))
+    m = write("m.csv", MODELS)
+    rc, out, err = run("validate", "--gns", t, "--models", m)
+    assert rc == 3 and "%s:2: column 'batch_size'" % t in err and "out of range" in err, (rc, err)
+    t = write("t.csv", traces("cifar10,128,128,1,0.1,100,0.5,-1\n"))
+    rc, out, err = run("validate", "--gns", t, "--models", m)
+    assert rc == 3 and "%s:2: column 'b_noise'" % t in err, (rc, err)
+    t = write("t.csv", traces("cifar10,128,128,1,0.1,100,0.5,300\n"))
+    rc, out, err = run("validate", "--gns", t, "--models", write("m0.csv", "model,m0,metric_name,metric_better\n"))
+    assert rc == 3 and "no models after the header" in err, (rc, err)
+
+
+def test_json_numbers_strict_with_line_and_column():
+    spec = json.load(open(SPEC))
+    spec["training"]["batch"] = 256
+    text = json.dumps(spec, indent=1).replace('"batch": 256', '"batch": 0256')
+    path = write("lead0.json", text)
+    line = text[:text.index("0256")].count("\n") + 1
+    rc, out, err = run("recommend", "--no-history", path)
+    assert rc == 3 and "%s:%d:" % (path, line) in err and "invalid number '0256'" in err, (rc, err)
+    text = json.dumps(spec).replace('"lr": 0.1', '"lr": 1e-320')
+    rc, out, err = run("recommend", "--no-history", write("tiny.json", text))
+    assert rc == 3 and "number out of range '1e-320'" in err, (rc, err)
+    text = json.dumps(spec).replace('"lr": 0.1', '"lr": 1e400')
+    rc, out, err = run("recommend", "--no-history", write("huge.json", text))
+    assert rc == 3 and "number out of range '1e400'" in err, (rc, err)
+
+
+def test_duplicate_keys_refused_in_every_json_input():
+    path = write("dup-spec.json", open(SPEC).read().replace('"name":', '"name": "a", "name":', 1))
+    rc, out, err = run("recommend", "--no-history", path)
+    assert rc == 3 and "duplicate key" in err and path in err, (rc, err)
+    ov = write("dup-ov.json", '{"discounts": [{"cloud": "aws", "percent": 10, "percent": 90}]}')
+    rc, out, err = run("recommend", "--no-history", "--price-overrides", ov, SPEC)
+    assert rc == 3 and "%s: discounts[0].percent: duplicate key" % ov in err, (rc, err)
+    rc, out, err = run("recommend", "--no-history", "-f", "json", SPEC)
+    base = write("dup-base.json", out.replace('"chosen":', '"chosen": {}, "chosen":', 1))
+    rc, out, err = run("recommend", "--no-history", "--compare-to", base, "--max-cost-increase", "10%", SPEC)
+    assert rc == 3 and "duplicate key" in err and base in err, (rc, err)
+
+
+def test_compounded_discounts_cannot_reach_zero():
+    rules = [{"cloud": "aws", "percent": 99} for _ in range(50)]
+    ov = write("many.json", json.dumps({"discounts": rules}))
+    rc, out, err = run("recommend", "--no-history", "--price-overrides", ov, SPEC)
+    assert rc == 3 and ov in err and "discounts" in err, (rc, err)
+    assert "search" not in err.split("\n")[0], err
+
+
+def test_semantic_errors_name_the_file_and_key():
+    # docs/spec.md's smallest valid spec, on a GPU the model cannot be carried to
+    spec = spec_file("tiny", search={"gpus": ["A100-40GB"], "deadline_hours": 48})
+    os.remove(spec)
+    with open(spec, "w") as f:
+        json.dump({"name": "tiny", "model": {"parameters": 1000000}, "data": {"samples": 1000},
+                   "training": {"epochs": 1, "batch": 32, "lr": 0.1}}, f)
+    rc, out, err = run("recommend", "--no-history", "--gpu", "A100-40GB", spec)
+    assert rc == 3 and "%s: model.flops_per_sample" % spec in err, (rc, err)
+
+
+def test_control_characters_escaped():
+    evil = "res\x1b]0;pwned\x07net\x1b[2J"
+    path = write("evil.csv", (HEADER + ROWS).replace("resnet50", evil))
+    rc, out, err = run_bytes("validate", "--params", evil + "=25557032", path)
+    assert b"\x1b" not in out and b"\x07" not in out and b"\x1b" not in err, (out[-400:], err[-400:])
+    rc, out, err = run_bytes("validate", path + "\x1b[31m")
+    assert rc == 3 and b"\x1b" not in err and b"\\e[31m" in err, err
+
+
+if __name__ == "__main__":
+    main(dict(globals()))

@@ -1,0 +1,276 @@
+#!/usr/bin/python3
+"""Files and the database under faults (docs/reliability.md): --out-file
+and history-folder failures are exit 1 naming the path; the history row is
+committed before the out-file appears; a lock held by another process is a
+bounded wait then an error naming the lock; read commands neither write,
+migrate nor wait; a read-only folder, a full disk, a damaged or truncated
+database: a clear error, the previous state intact, never recreated; the
+database 0600 in a 0700 folder whatever the umask; only regular files are
+read, within size limits.
+Usage: test_storage.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import stat
+import subprocess
+import threading
+import time
+
+from fhelp import (BIN, ENV, db_ok, db_rows, example, have_unshare, in_mount_ns, main, run, spec_file, tmp,
+                   write)
+
+SPEC = example("resnet18-cifar10.json")
+
+
+def recommend(db, *extra, env=None):
+    return run("recommend", "--db", db, "-q", *extra, SPEC, env=env)
+
+
+def fresh_db():
+    db = tmp("h.db")
+    rc, out, err = recommend(db)
+    assert rc == 0, err
+    return db
+
+
+def test_out_file_unwritable_is_exit_1_naming_it_and_records_nothing():
+    db = fresh_db()
+    target = os.path.join(tmp(), "no", "such", "dir", "result.json")
+    rc, out, err = recommend(db, "--out-file", target, "-f", "json")
+    assert rc == 1, (rc, err)
+    assert "cannot write '%s'" % target in err and ".cloudfit-" not in err and ".tmp" not in err, err
+    assert db_rows(db, "recommendations") == 1  # no history row for a result nobody got
+
+
+def test_history_folder_not_creatable_is_exit_1():
+    blocker = write("a-file", "x")
+    env = dict(ENV, XDG_DATA_HOME=os.path.join(blocker, "sub"))
+    rc, out, err = run("recommend", "-q", SPEC, env=env)
+    assert rc == 1 and "cannot create directory" in err and blocker in err, (rc, err)
+
+
+def hold_lock(db, seconds, ready):
+    con = sqlite3.connect(db, isolation_level=None, timeout=0)
+    con.execute("BEGIN EXCLUSIVE")
+    con.execute("INSERT INTO specs VALUES ('lockholder', 'x', '{}', '2026')")
+    ready.set()
+    time.sleep(seconds)
+    con.execute("ROLLBACK")
+    con.close()
+
+
+def test_locked_database_bounded_wait_names_the_lock_and_no_out_file():
+    db = fresh_db()
+    ready = threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 6, ready))
+    t.start()
+    ready.wait(5)
+    out_file = os.path.join(tmp(), "r.json")
+    started = time.time()
+    rc, out, err = recommend(db, "--out-file", out_file, "-f", "json", env=dict(ENV, CLOUDFIT_DB_LOCK_TIMEOUT_S="1"))
+    elapsed = time.time() - started
+    # read commands meanwhile: no wait behind the writer
+    started_read = time.time()
+    rc_h, out_h, err_h = run("history", "--db", db, "-f", "json")
+    read_s = time.time() - started_read
+    t.join()
+    assert rc == 1 and "locked" in err and "CLOUDFIT_DB_LOCK_TIMEOUT_S" in err, (rc, err)
+    assert elapsed < 5, elapsed
+    assert not os.path.exists(out_file), "an out-file without its history row"
+    assert not [f for f in os.listdir(os.path.dirname(out_file)) if f.startswith(".")], "temporary file left"
+    assert rc_h == 0 and len(json.loads(out_h)) == 1 and read_s < 5, (rc_h, err_h, read_s)
+    db_ok(db)
+    assert db_rows(db, "recommendations") == 1
+
+
+def test_sigint_while_waiting_for_a_lock_stops_at_once():
+    import signal
+    db = fresh_db()
+    ready = threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 8, ready))
+    t.start()
+    ready.wait(5)
+    p = subprocess.Popen([BIN, "recommend", "--db", db, "-q", SPEC], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=ENV, start_new_session=True)
+    time.sleep(1.5)
+    started = time.time()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    elapsed = time.time() - started
+    t.join()
+    assert p.returncode == 130 and b"interrupted by SIGINT" in err, (p.returncode, err)
+    assert elapsed < 3, elapsed
+    assert db_rows(db, "recommendations") == 1
+    db_ok(db)
+
+
+def test_read_commands_never_write_or_migrate():
+    db = fresh_db()
+    con = sqlite3.connect(db)  # an older schema (migration 6 not applied)
+    con.execute("PRAGMA user_version = 5")
+    con.commit()
+    con.close()
+    before = open(db, "rb").read()
+    rc, out, err = run("history", "--db", db)
+    assert rc == 1 and "schema version 5" in err and "upgrade it once" in err, (rc, err)
+    assert open(db, "rb").read() == before
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 6")
+    con.commit()
+    con.close()
+    os.chmod(db, 0o444)  # a read-only file (root ignores it, the folder test below does not)
+    rc, out, err = run("history", "--db", db)
+    assert rc == 0, err
+    os.chmod(db, 0o644)
+
+
+def test_read_only_folder():
+    if not have_unshare():
+        print("  SKIPPED: no mount namespaces here (unshare -m): cannot make a folder read-only for root")
+        return
+    folder = tmp()
+    db = os.path.join(folder, "h.db")
+    rc, out, err = recommend(db)
+    assert rc == 0, err
+    count = db_rows(db, "recommendations")
+    setup = 'mount --bind "%s" "%s" && mount -o remount,bind,ro "%s"' % (folder, folder, folder)
+    rc, out, err = in_mount_ns(setup, [BIN, "history", "--db", db, "-f", "json"])
+    assert rc == 0 and len(json.loads(out)) == count, (rc, err)
+    rc, out, err = in_mount_ns(setup, [BIN, "prices", "--db", db, "T4"])
+    assert rc == 0, (rc, err)
+    rc, out, err = in_mount_ns(setup, [BIN, "recommend", "--db", db, "-q", SPEC])
+    assert rc == 1 and "not writable" in err, (rc, err)
+    assert db_rows(db, "recommendations") == count
+    db_ok(db)
+
+
+def test_disk_full():
+    if not have_unshare():
+        print("  SKIPPED: no mount namespaces here (unshare -m): no small file system to fill")
+        return
+    folder = tmp()
+    db = os.path.join(folder, "h.db")
+    out_file = os.path.join(folder, "out.json")
+    # a 1 MiB file system; the database is made, then the disk filled
+    setup = ('mount -t tmpfs -o size=1m tmpfs "%s" && "%s" recommend --db "%s" -q "%s" && '
+             'cp "%s" /tmp/cf-before.db 2>/dev/null; dd if=/dev/zero of="%s/fill" bs=4k 2>/dev/null; '
+             '"%s" recommend --db "%s" -q -n 200 --out-file "%s" -f json "%s"; echo "rc=$?" >&2; '
+             'ls -a "%s" >&2; rm -f "%s/fill"; sqlite3 "%s" "PRAGMA integrity_check; SELECT count(*) FROM recommendations" >&2; true'
+             % (folder, BIN, db, SPEC, db, folder, BIN, db, out_file, SPEC, folder, folder, db))
+    rc, out, err = in_mount_ns(setup, ["true"])
+    assert "rc=1" in err, err
+    assert "No space left on device" in err, err
+    assert "\nok\n1\n" in err, err  # integrity ok, the first row only
+    assert "out.json" not in err and ".out.json.cloudfit-" not in err, err  # nothing half-written
+
+
+def test_corrupted_and_truncated_database():
+    garbage = write("garbage.db", b"this is not a database at all\n" * 200)
+    before = open(garbage, "rb").read()
+    rc, out, err = recommend(garbage)
+    assert rc == 1 and "is damaged" in err and "never recreates" in err and garbage in err, (rc, err)
+    assert open(garbage, "rb").read() == before
+    rc, out, err = run("history", "--db", garbage)
+    assert rc == 1 and "is damaged" in err, (rc, err)
+    # a real database cut in half (a crash mid-copy, a full disk)
+    db = fresh_db()
+    for _ in range(3):
+        assert recommend(db, "-n", "200")[0] == 0
+    with sqlite3.connect(db) as con:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = os.path.getsize(db)
+    cut = tmp("cut.db")
+    with open(db, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read(size // 2))
+    before = open(cut, "rb").read()
+    rc, out, err = run("history", "--db", cut)
+    assert rc == 1 and "is damaged" in err and ("truncated" in err or "malformed" in err), (rc, err)
+    assert ".recover" in err, err
+    rc, out, err = recommend(cut)
+    assert rc == 1 and "is damaged" in err and ("truncated" in err or "malformed" in err), (rc, err)
+    assert open(cut, "rb").read() == before
+
+
+def test_permissions_whatever_the_umask():
+    home = tmp()
+    env = dict(ENV, XDG_DATA_HOME=os.path.join(home, "xdg"))
+    out_new = os.path.join(home, "new.json")
+    out_old = os.path.join(home, "old.json")
+    with open(out_old, "w") as f:
+        f.write("{}")
+    os.chmod(out_old, 0o644)
+    for umask in (0o022, 0o000):
+        p = subprocess.run([BIN, "recommend", "-q", "-f", "json", "--out-file", out_new, SPEC], env=env,
+                           capture_output=True, preexec_fn=lambda m=umask: os.umask(m))
+        assert p.returncode == 0, p.stderr
+    folder = os.path.join(home, "xdg", "cloudfit")
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700, oct(os.stat(folder).st_mode)
+    for name in os.listdir(folder):  # history.db and its -wal/-shm
+        assert stat.S_IMODE(os.stat(os.path.join(folder, name)).st_mode) == 0o600, name
+    assert stat.S_IMODE(os.stat(out_new).st_mode) == 0o600
+    p = subprocess.run([BIN, "recommend", "-q", "-f", "json", "--out-file", out_old, SPEC], env=env,
+                       capture_output=True)
+    assert p.returncode == 0 and stat.S_IMODE(os.stat(out_old).st_mode) == 0o644  # an existing file keeps its mode
+
+
+def test_only_regular_files_are_read():
+    fifo = tmp("fifo.json")
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", fifo, tmp()):
+        started = time.time()
+        rc, out, err = run("recommend", "--no-history", path, timeout=30)
+        assert rc == 3 and ("not a regular file" in err or "Is a directory" in err), (path, rc, err)
+        assert time.time() - started < 10
+    rc, out, err = run("validate", "/dev/zero", timeout=30)
+    assert rc == 3 and "a character device, not a regular file" in err, (rc, err)
+
+
+def test_large_inputs_hit_a_clear_limit_with_bounded_memory():
+    header = "model,gpu,hw_gpus_per_node,num_nodes,num_gpus,local_bsz,step_time_s\n"
+    big = tmp("million.csv")
+    with open(big, "w") as f:
+        f.write(header)
+        row = "resnet50,T4,4,1,1,32,0.25\n"
+        f.write(row * 1000000)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.time()
+    rc, out, err = run("validate", big, timeout=120)
+    elapsed = time.time() - started
+    rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    assert rc == 3 and "too large" in err and "200000 rows" in err and big in err, (rc, err)
+    assert elapsed < 30, elapsed
+    assert rss_mib < 600 or rss_mib <= before / 1024, rss_mib
+    # a 70 MB file: over the input limit, refused before it is read
+    huge = tmp("huge.json")
+    with open(huge, "w") as f:
+        f.write('{"name": "' + "x" * (70 << 20) + '"}')
+    rc, out, err = run("recommend", "--no-history", huge)
+    assert rc == 3 and "over the 64 MiB limit" in err and "CLOUDFIT_MAX_INPUT_MIB" in err, (rc, err)
+    # a 10 MB string inside the limit: a clear message naming the key, quickly
+    ten = write("ten.json", json.dumps({"name": "x" * (10 << 20), "model": {"parameters": 1000}}))
+    started = time.time()
+    rc, out, err = run("recommend", "--no-history", ten)
+    assert rc == 3 and ": name:" in err and len(err) < 4000, (rc, err[:500])
+    assert time.time() - started < 20
+
+
+def test_spec_values_bounded_before_allocation():
+    spec = spec_file("bounds", model={"parameters": 1000000, "architecture": {"type": "mlp", "layers": [32, 64, 10]}},
+                     data={"samples": 2147483647, "source": "synthetic"},
+                     training={"epochs": 1, "batch": 32, "lr": 0.1},
+                     profile={"local_batches": [4, 2147483647]})
+    rc, out, err = run("profile", "--db", tmp("b.db"), "--backend", "cpu", spec, timeout=60)
+    assert rc == 3 and "profile.local_batches[1]: expected a positive integer up to 1048576" in err, (rc, err)
+    spec = spec_file("bounds2", model={"parameters": 1000000, "architecture": {"type": "mlp", "layers": [32, 64, 10]}},
+                     data={"samples": 2147483647, "source": "synthetic"},
+                     training={"epochs": 1, "batch": 32, "lr": 0.1}, profile={"local_batches": [4, 8]})
+    started = time.time()
+    rc, out, err = run("profile", "--db", tmp("b.db"), "--backend", "cpu", spec, timeout=60)
+    assert rc == 3 and "data.samples" in err and "at most 67108864" in err and spec in err, (rc, err)
+    assert time.time() - started < 10
+
+
+if __name__ == "__main__":
+    main(dict(globals()))

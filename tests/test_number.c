@@ -1,0 +1,117 @@
+/* The one number parser (common/number.c), the escaping of text from input
+ * (common/escape.c), and their use by the CSV and JSON readers. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cloudfit/common/csvread.h"
+#include "cloudfit/common/escape.h"
+#include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
+
+static void test_doubles(void **state)
+{
+    (void)state;
+    double v = -1;
+    assert_int_equal(cf_number_double("0.5", 0, 1, &v), CF_NUMBER_OK);
+    assert_true(v == 0.5);
+    assert_int_equal(cf_number_double("-2.5e3", -HUGE_VAL, HUGE_VAL, &v), CF_NUMBER_OK);
+    assert_true(v == -2500);
+    assert_int_equal(cf_number_double(".5", 0, 1, &v), CF_NUMBER_OK);
+    assert_int_equal(cf_number_double("0", 0, 1, &v), CF_NUMBER_OK);
+    assert_int_equal(cf_number_double("-0", -1, 1, &v), CF_NUMBER_OK);
+    assert_true(v == 0 && !signbit(v));
+    const char *syntax[] = {"0x10", " 1", "1 ", "+1", "1e", "e5", "nan", "inf", "-", ".", "1..2", "1,5", "١", NULL};
+    for (int i = 0; syntax[i]; i++)
+        assert_int_equal(cf_number_double(syntax[i], -HUGE_VAL, HUGE_VAL, &v), CF_NUMBER_SYNTAX);
+    assert_int_equal(cf_number_double("", 0, 1, &v), CF_NUMBER_EMPTY);
+    assert_int_equal(cf_number_double("1e400", -HUGE_VAL, HUGE_VAL, &v), CF_NUMBER_RANGE);
+    assert_int_equal(cf_number_double("1e-320", -HUGE_VAL, HUGE_VAL, &v), CF_NUMBER_RANGE); /* subnormal */
+    assert_int_equal(cf_number_double("0e-400", -HUGE_VAL, HUGE_VAL, &v), CF_NUMBER_OK);
+    assert_int_equal(cf_number_double("2", 0, 1, &v), CF_NUMBER_RANGE);
+}
+
+static void test_integers(void **state)
+{
+    (void)state;
+    long l = 0;
+    int i = 0;
+    assert_int_equal(cf_number_long("-42", LONG_MIN, LONG_MAX, &l), CF_NUMBER_OK);
+    assert_int_equal(l, -42);
+    assert_int_equal(cf_number_int("2147483647", INT_MIN, INT_MAX, &i), CF_NUMBER_OK);
+    assert_int_equal(cf_number_int("2147483648", INT_MIN, INT_MAX, &i), CF_NUMBER_RANGE);
+    assert_int_equal(cf_number_int("99999999999", INT_MIN, INT_MAX, &i), CF_NUMBER_RANGE);
+    assert_int_equal(cf_number_long("99999999999999999999", LONG_MIN, LONG_MAX, &l), CF_NUMBER_RANGE);
+    assert_int_equal(cf_number_int("16.0", 1, 100, &i), CF_NUMBER_NOT_INT);
+    assert_int_equal(cf_number_int("1e3", 1, 10000, &i), CF_NUMBER_NOT_INT);
+    assert_int_equal(cf_number_int("0x10", 1, 100, &i), CF_NUMBER_SYNTAX);
+    assert_int_equal(cf_number_int(" 5", 1, 100, &i), CF_NUMBER_SYNTAX);
+    assert_int_equal(cf_number_int("+5", 1, 100, &i), CF_NUMBER_SYNTAX);
+    assert_int_equal(cf_number_int("0", 1, 100, &i), CF_NUMBER_RANGE);
+}
+
+static void test_json_grammar(void **state)
+{
+    (void)state;
+    assert_true(cf_number_syntax_ok("0", 1, 1));
+    assert_true(cf_number_syntax_ok("-0.5e-3", 7, 1));
+    assert_false(cf_number_syntax_ok("0128", 4, 1));
+    assert_true(cf_number_syntax_ok("0128", 4, 0));
+    assert_false(cf_number_syntax_ok(".5", 2, 1));
+    assert_false(cf_number_syntax_ok("5.", 2, 1));
+    cJSON *doc = NULL;
+    const char *text = "{\n  \"a\": [1, 2,\n 0128]}";
+    assert_int_equal(cf_json_read(text, strlen(text), "x.json", &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "x.json:3:2: invalid JSON: invalid number '0128'");
+    text = "{\"lr\": 1e-320}";
+    assert_int_equal(cf_json_read(text, strlen(text), "x.json", &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "x.json:1:8: invalid JSON: number out of range '1e-320'");
+    text = "{\"s\": \"0128 in a string is text\", \"n\": [0, -1.5E+3, 1e308]}";
+    assert_int_equal(cf_json_read(text, strlen(text), "x.json", &doc), CF_OK);
+    cJSON_Delete(doc);
+}
+
+static void test_csv_bom_nul_spaces(void **state)
+{
+    (void)state;
+    cf_csv_doc doc;
+    const char bom[] = "\xEF\xBB\xBFmodel,n\nx,1\n";
+    assert_int_equal(cf_csv_parse(bom, strlen(bom), "b.csv", &doc), CF_OK);
+    assert_int_equal(cf_csv_column(&doc, "model"), 0);
+    cf_csv_free(&doc);
+    const char nul[] = "model,n\nab\0c,1\n";
+    assert_int_equal(cf_csv_parse(nul, sizeof nul - 1, "n.csv", &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "n.csv:2:3: NUL byte in the text");
+    const char sp[] = "model,n\nx, 1\n";
+    assert_int_equal(cf_csv_parse(sp, strlen(sp), "s.csv", &doc), CF_OK);
+    long v = 0;
+    assert_int_equal(cf_csv_int(&doc, &doc.records[0], 1, 1, 0, &v), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "s.csv:2: column 'n': expected an integer, got ' 1'");
+    cf_csv_free(&doc);
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char out[64];
+    cf_escape_into("a\x1b]0;x\x07\nb\tc\x7f\xc2\x9b", out, sizeof out);
+    assert_string_equal(out, "a\\e]0;x\\x07\\nb\\tc\\x7f\\u009b");
+    assert_false(cf_has_controls("plain ünïcode"));
+    assert_true(cf_has_controls("bell\x07"));
+    cf_escape_into("abcdef\x1b", out, 8); /* truncated, never half an escape */
+    assert_string_equal(out, "abcdef");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_doubles), cmocka_unit_test(test_integers),
+                                       cmocka_unit_test(test_json_grammar), cmocka_unit_test(test_csv_bom_nul_spaces),
+                                       cmocka_unit_test(test_escape)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
