@@ -21,7 +21,6 @@ struct spot_cache {
     int max_nodes;
     double checkpoint_h, restart_h;
     const cf_spot_table_row **row_of_vm;   /* per vm index × (one VM, several); NULL = not looked up yet */
-    cf_spot_lookup *lookup_of_vm;
     /* screen per table row × node count, made on first use */
     cf_spot_screen *screens;
     unsigned char *have_screen;
@@ -33,11 +32,10 @@ cf_status cf__spot_cache_new(const cf_advisor_input *in, int max_nodes, spot_cac
     size_t n_vms = in->n_vms ? in->n_vms : 1, cells = cf_spot_table_count * (size_t)max_nodes;
     if (c) {
         c->row_of_vm = calloc(2 * n_vms, sizeof *c->row_of_vm);
-        c->lookup_of_vm = calloc(2 * n_vms, sizeof *c->lookup_of_vm);
         c->screens = calloc(cells, sizeof *c->screens);
         c->have_screen = calloc(cells, 1);
     }
-    if (!c || !c->row_of_vm || !c->lookup_of_vm || !c->screens || !c->have_screen) {
+    if (!c || !c->row_of_vm || !c->screens || !c->have_screen) {
         cf__spot_cache_free(c);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
@@ -55,34 +53,33 @@ void cf__spot_cache_free(spot_cache *c)
     if (!c)
         return;
     free(c->row_of_vm);
-    free(c->lookup_of_vm);
     free(c->screens);
     free(c->have_screen);
     free(c);
 }
 
-static const cf_spot_lookup *lookup(spot_cache *c, size_t v, int nodes)
+/* The model row of VM v at `nodes` (one VM, or several), looked up once. */
+static const cf_spot_table_row *row_of(spot_cache *c, size_t v, int nodes)
 {
     size_t slot = 2 * v + (nodes > 1);
     if (!c->row_of_vm[slot]) {
         const cf_vm *vm = c->in->vms[v];
-        cf_spot_model_lookup(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, nodes, &c->lookup_of_vm[slot]);
-        c->row_of_vm[slot] = c->lookup_of_vm[slot].row;
+        c->row_of_vm[slot] = cf_spot_model_row(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, nodes, NULL);
     }
-    return &c->lookup_of_vm[slot];
+    return c->row_of_vm[slot];
 }
 
 int cf__spot_same_row(spot_cache *c, size_t a, size_t b)
 {
-    return lookup(c, a, 1)->row == lookup(c, b, 1)->row && lookup(c, a, 2)->row == lookup(c, b, 2)->row;
+    return row_of(c, a, 1) == row_of(c, b, 1) && row_of(c, a, 2) == row_of(c, b, 2);
 }
 
 double cf__spot_screen_hours(spot_cache *c, size_t v, int nodes, double train_h)
 {
-    const cf_spot_lookup *l = lookup(c, v, nodes);
-    size_t cell = (size_t)(l->row - cf_spot_table) * (size_t)c->max_nodes + (size_t)(nodes - 1);
+    const cf_spot_table_row *row = row_of(c, v, nodes);
+    size_t cell = (size_t)(row - cf_spot_table) * (size_t)c->max_nodes + (size_t)(nodes - 1);
     if (!c->have_screen[cell]) {
-        cf_spot_screen_of(&l->row->process, nodes, &c->screens[cell]);
+        cf_spot_screen_of(&row->process, nodes, &c->screens[cell]);
         c->have_screen[cell] = 1;
     }
     return cf_spot_screen_hours(&c->screens[cell], train_h, c->checkpoint_h, c->restart_h, NULL);
@@ -136,32 +133,46 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
         order[m++] = (ranked){i, score, cf_constraints_met(k, cd->hours, cd->usd, 0)};
     }
     qsort(order, m, sizeof *order, ranked_order);
-    cf_spot_mc_settings settings = {CF_SPOT_RECOMMEND_PATH_HOURS, CF_SPOT_RECOMMEND_STARTS, CF_SPOT_SEED};
-    cf_spot_mc *mc = NULL;
-    cf_status st = cf_spot_mc_new(&settings, &mc);
-    size_t n_est = 0;
-    double startup_h = k->startup_minutes / 60.0;
-    for (size_t r = 0; r < m && n_est < SPOT_SIMULATE_MAX && st == CF_OK; r++) {
+    /* Which candidates get the Monte Carlo does not depend on its results
+     * (the best SPOT_SIMULATE_MAX by the screen, at most
+     * SPOT_SIMULATE_PER_OFFER per offer), so their paths and replays are
+     * made first, on every core, and summarised after in this order. */
+    size_t *chosen = malloc(SPOT_SIMULATE_MAX * sizeof *chosen);
+    cf_spot_request *reqs = calloc(SPOT_SIMULATE_MAX, sizeof *reqs);
+    size_t n_chosen = 0;
+    for (size_t r = 0; r < m && n_chosen < SPOT_SIMULATE_MAX && chosen && reqs; r++) {
         candidate *cd = &cands[order[r].index];
         size_t same_offer = 0;
-        for (size_t j = 0; j < r; j++)
-            same_offer += cands[order[j].index].spot_est >= 0 && cands[order[j].index].vm == cd->vm;
+        for (size_t j = 0; j < n_chosen; j++)
+            same_offer += cands[chosen[j]].vm == cd->vm;
         if (same_offer >= SPOT_SIMULATE_PER_OFFER)
             continue;
         const cf_vm *vm = in->vms[cd->vm];
-        const shape *sh = &shapes[cd->shape];
-        double train_h = sh->best_train_h[cd->nodes - 1];
-        const cf_spot_lookup *l = lookup(c, cd->vm, cd->nodes);
-        cf_spot_request req = {.process = &l->row->process, .nodes = cd->nodes, .work_h = train_h,
-                               .checkpoint_h = c->checkpoint_h, .restart_h = c->restart_h,
-                               .spot_usd_per_node_h = vm->price_spot_usd_per_hr,
-                               .ondemand_usd_per_node_h = vm->price_ondemand_usd_per_hr,
-                               .deadline_h = k->deadline_hours, .mixed_policy = CF_MIXED_GREEDY,
-                               .semantics = CF_SPOT_ELASTIC};
+        reqs[n_chosen] = (cf_spot_request){.process = &row_of(c, cd->vm, cd->nodes)->process, .nodes = cd->nodes,
+                                           .work_h = shapes[cd->shape].best_train_h[cd->nodes - 1],
+                                           .checkpoint_h = c->checkpoint_h, .restart_h = c->restart_h,
+                                           .spot_usd_per_node_h = vm->price_spot_usd_per_hr,
+                                           .ondemand_usd_per_node_h = vm->price_ondemand_usd_per_hr,
+                                           .deadline_h = k->deadline_hours, .mixed_policy = CF_MIXED_GREEDY,
+                                           .semantics = CF_SPOT_ELASTIC};
+        chosen[n_chosen++] = order[r].index;
+    }
+    cf_spot_mc_settings settings = {CF_SPOT_RECOMMEND_PATH_HOURS, CF_SPOT_RECOMMEND_STARTS, CF_SPOT_SEED};
+    cf_spot_mc *mc = NULL;
+    cf_status st = chosen && reqs ? cf_spot_mc_new(&settings, &mc) : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    if (st == CF_OK)
+        st = cf_spot_mc_prepare(mc, reqs, n_chosen, 0);
+    size_t n_est = 0;
+    double startup_h = k->startup_minutes / 60.0;
+    for (size_t r = 0; r < n_chosen && st == CF_OK; r++) {
+        candidate *cd = &cands[chosen[r]];
+        const cf_vm *vm = in->vms[cd->vm];
+        const cf_spot_request *req = &reqs[r];
+        double train_h = req->work_h;
         cf_spot_estimate *e = &est[n_est];
-        if ((st = cf_spot_mc_estimate(mc, &req, e)) != CF_OK)
+        if ((st = cf_spot_mc_estimate(mc, req, e)) != CF_OK)
             break;
-        e->source = *l;
+        cf_spot_model_lookup(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, cd->nodes, &e->source);
         cd->spot_est = (int32_t)n_est++;
         /* Spot alone when it meets the deadline at the stated confidence;
          * else the mixed plan when it does and costs less than the same
@@ -185,6 +196,8 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
             cd->feasible = 0;
         }
     }
+    free(chosen);
+    free(reqs);
     cf_spot_mc_free(mc);
     free(order);
     if (st != CF_OK) {

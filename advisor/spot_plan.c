@@ -1,15 +1,14 @@
 #include "cloudfit/advisor/spot_plan.h"
 
+#include <gsl/gsl_sort_double.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include <unistd.h>
 
 cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd_per_node_h, double q,
                             cf_spot_spread *out)
@@ -60,8 +59,8 @@ cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd
     out->mean_below_h /= (double)n;
     for (int k = 0; k < CF_SPOT_MAX_TYPES; k++)
         out->mean_node_h[k] /= (double)n;
-    qsort(h, n, sizeof *h, cmp_double);
-    qsort(usd, n, sizeof *usd, cmp_double);
+    gsl_sort(h, 1, n); /* not qsort: no call per comparison (a tenth of a recommend with spot) */
+    gsl_sort(usd, 1, n);
     out->p10_h = cf_quantile_sorted(h, n, 0.10);
     out->p50_h = cf_quantile_sorted(h, n, 0.50);
     out->p90_h = cf_quantile_sorted(h, n, 0.90);
@@ -84,6 +83,17 @@ void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double 
 
 /* ---- the Monte Carlo context ------------------------------------------------------- */
 
+/* The replays of one plan on an entry's path, kept for a later request
+ * with the same plan (recommend asks again for the same VM type and node
+ * count in another region or at another price: the replays do not depend
+ * on the price, only the spread's cost does). */
+typedef struct {
+    double work_h, checkpoint_h, restart_h, interval_h, deadline_h;
+    cf_spot_semantics semantics;
+    cf_mixed_policy mixed_policy;
+    cf_spot_run *spot, *mixed;   /* n_starts each; mixed made on first use */
+} mc_memo;
+
 typedef struct {
     cf_spot_process process;
     int nodes;
@@ -92,13 +102,14 @@ typedef struct {
     size_t *seg;
     double *off;
     size_t n_starts;
+    mc_memo *memo;
+    size_t n_memo, cap_memo;
 } mc_entry;
 
 struct cf_spot_mc {
     cf_spot_mc_settings settings;
     mc_entry **entries;   /* each allocated once: paths handed out stay valid */
     size_t n, cap;
-    cf_spot_run *runs;   /* scratch: one per start */
 };
 
 cf_status cf_spot_mc_new(const cf_spot_mc_settings *settings, cf_spot_mc **out)
@@ -111,11 +122,6 @@ cf_status cf_spot_mc_new(const cf_spot_mc_settings *settings, cf_spot_mc **out)
         mc->settings.path_hours = CF_SPOT_MC_PATH_HOURS;
     if (mc->settings.starts <= 0)
         mc->settings.starts = CF_SPOT_MC_STARTS;
-    mc->runs = calloc((size_t)mc->settings.starts, sizeof *mc->runs);
-    if (!mc->runs) {
-        free(mc);
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    }
     *out = mc;
     return CF_OK;
 }
@@ -125,13 +131,18 @@ void cf_spot_mc_free(cf_spot_mc *mc)
     if (!mc)
         return;
     for (size_t i = 0; i < mc->n; i++) {
-        cf_spot_path_free(&mc->entries[i]->path);
-        free(mc->entries[i]->seg);
-        free(mc->entries[i]->off);
-        free(mc->entries[i]);
+        mc_entry *e = mc->entries[i];
+        for (size_t j = 0; j < e->n_memo; j++) {
+            free(e->memo[j].spot);
+            free(e->memo[j].mixed);
+        }
+        free(e->memo);
+        cf_spot_path_free(&e->path);
+        free(e->seg);
+        free(e->off);
+        free(e);
     }
     free(mc->entries);
-    free(mc->runs);
     free(mc);
 }
 
@@ -151,18 +162,19 @@ static unsigned long path_seed(unsigned long seed, const cf_spot_process *p, int
     return (unsigned long)(seed ^ h);
 }
 
-cf_status cf_spot_mc_path(cf_spot_mc *mc, const cf_spot_process *process, int nodes, const cf_spot_path **out_path,
-                          const cf_spot_path_stats **out_stats)
+static mc_entry *find_entry(const cf_spot_mc *mc, const cf_spot_process *process, int nodes)
 {
     for (size_t i = 0; i < mc->n; i++) {
         mc_entry *e = mc->entries[i];
-        if (e->nodes == nodes && memcmp(&e->process, process, sizeof *process) == 0) {
-            *out_path = &e->path;
-            if (out_stats)
-                *out_stats = &e->stats;
-            return CF_OK;
-        }
+        if (e->nodes == nodes && memcmp(&e->process, process, sizeof *process) == 0)
+            return e;
     }
+    return NULL;
+}
+
+/* A new entry for (process, N), its path not made yet (n_starts 0). */
+static cf_status add_entry(cf_spot_mc *mc, const cf_spot_process *process, int nodes, mc_entry **out)
+{
     if (mc->n == mc->cap) {
         size_t cap = mc->cap ? 2 * mc->cap : 8;
         mc_entry **grown = realloc(mc->entries, cap * sizeof *grown);
@@ -176,81 +188,311 @@ cf_status cf_spot_mc_path(cf_spot_mc *mc, const cf_spot_process *process, int no
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     e->process = *process;
     e->nodes = nodes;
-    unsigned long seed = path_seed(mc->settings.seed, process, nodes);
-    cf_status st = cf_spot_path_generate(process, nodes, mc->settings.path_hours, seed, &e->path);
-    if (st != CF_OK) {
-        free(e);
+    mc->entries[mc->n++] = e;
+    *out = e;
+    return CF_OK;
+}
+
+/* The entry's path, its statistics and its starts; touches nothing else
+ * (entries are made in parallel by cf_spot_mc_prepare). */
+static cf_status make_path(const cf_spot_mc_settings *settings, mc_entry *e)
+{
+    unsigned long seed = path_seed(settings->seed, &e->process, e->nodes);
+    cf_status st = cf_spot_path_generate(&e->process, e->nodes, settings->path_hours, seed, &e->path);
+    if (st != CF_OK)
         return st;
-    }
-    cf_spot_path_stats_of(&e->path, nodes, &e->stats);
-    e->n_starts = (size_t)mc->settings.starts;
-    e->seg = malloc(e->n_starts * sizeof *e->seg);
-    e->off = malloc(e->n_starts * sizeof *e->off);
-    st = e->seg && e->off ? cf_spot_starts_random(&e->path, e->n_starts, CF_SPOT_START_FRACTION, seed + 1, e->seg, e->off)
+    cf_spot_path_stats_of(&e->path, e->nodes, &e->stats);
+    size_t n = (size_t)settings->starts;
+    e->seg = malloc(n * sizeof *e->seg);
+    e->off = malloc(n * sizeof *e->off);
+    st = e->seg && e->off ? cf_spot_starts_random(&e->path, n, CF_SPOT_START_FRACTION, seed + 1, e->seg, e->off)
                           : cf_error_set(CF_ERR_NOMEM, "out of memory");
     if (st != CF_OK) {
         cf_spot_path_free(&e->path);
         free(e->seg);
         free(e->off);
-        free(e);
+        e->seg = NULL;
+        e->off = NULL;
         return st;
     }
-    mc->entries[mc->n++] = e;
+    e->n_starts = n;
+    return CF_OK;
+}
+
+static cf_status entry_for(cf_spot_mc *mc, const cf_spot_process *process, int nodes, mc_entry **out)
+{
+    mc_entry *e = find_entry(mc, process, nodes);
+    cf_status st = e ? CF_OK : add_entry(mc, process, nodes, &e);
+    if (st == CF_OK && e->n_starts == 0)
+        st = make_path(&mc->settings, e);
+    *out = e;
+    return st;
+}
+
+cf_status cf_spot_mc_path(cf_spot_mc *mc, const cf_spot_process *process, int nodes, const cf_spot_path **out_path,
+                          const cf_spot_path_stats **out_stats)
+{
+    mc_entry *e = NULL;
+    cf_status st = entry_for(mc, process, nodes, &e);
+    if (st != CF_OK)
+        return st;
     *out_path = &e->path;
     if (out_stats)
         *out_stats = &e->stats;
     return CF_OK;
 }
 
-static mc_entry *entry_of(cf_spot_mc *mc, const cf_spot_path *path)
+/* The plan a request means on e's path: the checkpoint interval by Daly
+ * from the path's time between failures. */
+static cf_spot_plan plan_of(const mc_entry *e, const cf_spot_request *req, double *out_mtbf_h)
 {
-    for (size_t i = 0; i < mc->n; i++)
-        if (&mc->entries[i]->path == path)
-            return mc->entries[i];
+    double mtbf = req->semantics == CF_SPOT_GANG ? e->stats.mtbf_gang_h : e->stats.mtbf_h;
+    if (out_mtbf_h)
+        *out_mtbf_h = mtbf;
+    return (cf_spot_plan){.n_types = 1, .nodes = {req->nodes, 0}, .work_h = req->work_h,
+                          .checkpoint_h = req->checkpoint_h, .restart_h = req->restart_h,
+                          .interval_h = cf_daly_interval_h(req->checkpoint_h, mtbf), .semantics = req->semantics};
+}
+
+/* The memo of `plan` with the request's deadline and policy: found, or
+ * added with no replays yet. */
+static cf_status memo_slot(mc_entry *e, const cf_spot_plan *plan, const cf_spot_request *req, mc_memo **out)
+{
+    for (size_t i = 0; i < e->n_memo; i++) {
+        mc_memo *m = &e->memo[i];
+        if (m->work_h == plan->work_h && m->checkpoint_h == plan->checkpoint_h && m->restart_h == plan->restart_h &&
+            m->interval_h == plan->interval_h && m->semantics == plan->semantics && m->deadline_h == req->deadline_h &&
+            m->mixed_policy == req->mixed_policy) {
+            *out = m;
+            return CF_OK;
+        }
+    }
+    if (e->n_memo == e->cap_memo) {
+        size_t cap = e->cap_memo ? 2 * e->cap_memo : 4;
+        mc_memo *grown = realloc(e->memo, cap * sizeof *grown);
+        if (!grown)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        e->memo = grown;
+        e->cap_memo = cap;
+    }
+    mc_memo *m = &e->memo[e->n_memo++];
+    *m = (mc_memo){.work_h = plan->work_h, .checkpoint_h = plan->checkpoint_h, .restart_h = plan->restart_h,
+                   .interval_h = plan->interval_h, .deadline_h = req->deadline_h, .semantics = plan->semantics,
+                   .mixed_policy = req->mixed_policy};
+    *out = m;
+    return CF_OK;
+}
+
+static cf_status fill_spot(const mc_entry *e, mc_memo *m, const cf_spot_plan *plan)
+{
+    if (m->spot)
+        return CF_OK;
+    cf_spot_run *runs = malloc(e->n_starts * sizeof *runs);
+    if (!runs)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_spot_replay_many(&e->path, e->seg, e->off, e->n_starts, plan, runs);
+    m->spot = runs;
+    return CF_OK;
+}
+
+static cf_status fill_mixed(const mc_entry *e, mc_memo *m, const cf_spot_plan *plan)
+{
+    if (m->mixed)
+        return CF_OK;
+    cf_spot_run *runs = malloc(e->n_starts * sizeof *runs);
+    if (!runs)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < e->n_starts; i++)
+        cf_spot_replay_mixed(&e->path, e->seg[i], e->off[i], plan, m->deadline_h, m->mixed_policy, &runs[i]);
+    m->mixed = runs;
+    return CF_OK;
+}
+
+/* Whether the estimate replays the mixed plan: elastic, a deadline, an
+ * on-demand price, and spot alone missing the deadline at q95 (or asked
+ * for always). spot_q_h: the q95 wall time of the spot replays. */
+static int wants_mixed(const cf_spot_request *req, double spot_q_h)
+{
+    return req->deadline_h > 0 && req->ondemand_usd_per_node_h > 0 && req->semantics == CF_SPOT_ELASTIC &&
+           (req->always_mixed || !(spot_q_h <= req->deadline_h));
+}
+
+/* ---- making paths and replays on several threads ----------------------------------- */
+
+/* One item of parallel work: a path to make, or a memo's replays. */
+typedef struct {
+    const cf_spot_mc_settings *settings;
+    mc_entry *e;
+    mc_memo *m;                 /* NULL: make e's path */
+    cf_spot_plan plan;
+    int mixed;
+    cf_status st;
+    char error[256];
+} work_item;
+
+typedef struct {
+    work_item *items;
+    size_t n;
+    atomic_size_t next;         /* the next item to take: the threads share the work as it comes */
+} work_queue;
+
+static void run_item(work_item *w)
+{
+    w->st = !w->m     ? make_path(w->settings, w->e)
+            : w->mixed ? fill_mixed(w->e, w->m, &w->plan)
+                       : fill_spot(w->e, w->m, &w->plan);
+    if (w->st != CF_OK) /* the message is thread-local: keep it for the caller's thread */
+        snprintf(w->error, sizeof w->error, "%s", cf_error_message());
+}
+
+static void *run_queue(void *arg)
+{
+    work_queue *q = arg;
+    for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
+        run_item(&q->items[i]);
     return NULL;
+}
+
+/* Runs the items on up to `threads` threads, this one included. Each item
+ * touches only its own entry's path or its own memo's arrays, so the
+ * results are those of running them one after the other. */
+static cf_status run_items(work_item *items, size_t n, int threads)
+{
+    enum { MAX_THREADS = 8 };
+    size_t t = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : (size_t)threads;
+    if (t > n)
+        t = n;
+    work_queue q = {.items = items, .n = n};
+    atomic_init(&q.next, 0);
+    pthread_t ids[MAX_THREADS];
+    int running[MAX_THREADS] = {0};
+    for (size_t k = 1; k < t; k++)
+        running[k] = pthread_create(&ids[k], NULL, run_queue, &q) == 0;
+    run_queue(&q); /* a thread that did not start leaves its share to this one */
+    for (size_t k = 1; k < t; k++)
+        if (running[k])
+            pthread_join(ids[k], NULL);
+    for (size_t i = 0; i < n; i++)
+        if (items[i].st != CF_OK)
+            return cf_error_set(items[i].st, "%s", items[i].error);
+    return CF_OK;
+}
+
+static int default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads)
+{
+    if (n == 0)
+        return CF_OK;
+    if (threads <= 0)
+        threads = default_threads();
+    mc_entry **ents = calloc(n, sizeof *ents);
+    mc_memo **memos = calloc(n, sizeof *memos);
+    work_item *items = calloc(2 * n, sizeof *items);
+    cf_status st = ents && memos && items ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    /* 1. the paths, each made once */
+    for (size_t i = 0; i < n && st == CF_OK; i++) {
+        ents[i] = find_entry(mc, reqs[i].process, reqs[i].nodes);
+        if (!ents[i]) {
+            st = add_entry(mc, reqs[i].process, reqs[i].nodes, &ents[i]);
+            if (st == CF_OK)
+                items[k++] = (work_item){.settings = &mc->settings, .e = ents[i]};
+        }
+    }
+    if (st == CF_OK)
+        st = run_items(items, k, threads);
+    /* 2. the spot replays of each distinct plan (memo slots are added
+     * here, before any thread holds a pointer into an entry's memos) */
+    k = 0;
+    for (size_t i = 0; i < n && st == CF_OK; i++) {
+        if (ents[i]->n_starts == 0)
+            continue; /* a path that failed is reported by the estimate */
+        cf_spot_plan plan = plan_of(ents[i], &reqs[i], NULL);
+        st = memo_slot(ents[i], &plan, &reqs[i], &memos[i]);
+        if (st == CF_OK && !memos[i]->spot) {
+            int queued = 0;
+            for (size_t j = 0; j < k; j++)
+                queued |= items[j].m == memos[i];
+            if (!queued)
+                items[k++] = (work_item){.e = ents[i], .m = memos[i], .plan = plan};
+        }
+    }
+    if (st == CF_OK)
+        st = run_items(items, k, threads);
+    /* 3. the mixed replays the estimates will want */
+    k = 0;
+    for (size_t i = 0; i < n && st == CF_OK; i++) {
+        mc_memo *m = memos[i];
+        if (!m || m->mixed)
+            continue;
+        double *h = malloc(ents[i]->n_starts * sizeof *h);
+        if (!h) {
+            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (size_t j = 0; j < ents[i]->n_starts; j++)
+            h[j] = m->spot[j].wall_h;
+        double q = cf_quantile(h, ents[i]->n_starts, CF_SPOT_DEADLINE_QUANTILE);
+        free(h);
+        if (!wants_mixed(&reqs[i], q))
+            continue;
+        int queued = 0;
+        for (size_t j = 0; j < k; j++)
+            queued |= items[j].m == m;
+        if (!queued)
+            items[k++] = (work_item){.e = ents[i], .m = m, .plan = plan_of(ents[i], &reqs[i], NULL), .mixed = 1};
+    }
+    if (st == CF_OK)
+        st = run_items(items, k, threads);
+    free(ents);
+    free(memos);
+    free(items);
+    return st;
 }
 
 cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spot_estimate *out)
 {
     memset(out, 0, sizeof *out);
-    const cf_spot_path *path = NULL;
-    const cf_spot_path_stats *stats = NULL;
-    cf_status st = cf_spot_mc_path(mc, req->process, req->nodes, &path, &stats);
+    mc_entry *e = NULL;
+    cf_status st = entry_for(mc, req->process, req->nodes, &e);
     if (st != CF_OK)
         return st;
-    mc_entry *e = entry_of(mc, path);
-    out->model = *stats;
+    out->model = e->stats;
     out->checkpoint_h = req->checkpoint_h;
     out->restart_h = req->restart_h;
-    out->mtbf_h = req->semantics == CF_SPOT_GANG ? stats->mtbf_gang_h : stats->mtbf_h;
-    out->interval_h = cf_daly_interval_h(req->checkpoint_h, out->mtbf_h);
+    cf_spot_plan plan = plan_of(e, req, &out->mtbf_h);
+    out->interval_h = plan.interval_h;
     out->deadline_h = req->deadline_h;
-    cf_spot_plan plan = {.n_types = 1, .nodes = {req->nodes, 0}, .work_h = req->work_h,
-                         .checkpoint_h = req->checkpoint_h, .restart_h = req->restart_h,
-                         .interval_h = out->interval_h, .semantics = req->semantics};
-    cf_spot_replay_many(path, e->seg, e->off, e->n_starts, &plan, mc->runs);
+    mc_memo *memo = NULL;
+    if ((st = memo_slot(e, &plan, req, &memo)) != CF_OK || (st = fill_spot(e, memo, &plan)) != CF_OK)
+        return st;
     double price[CF_SPOT_MAX_TYPES] = {req->spot_usd_per_node_h, 0};
-    if ((st = cf_spot_spread_of(mc->runs, e->n_starts, price, CF_SPOT_DEADLINE_QUANTILE, &out->spot)) != CF_OK)
+    if ((st = cf_spot_spread_of(memo->spot, e->n_starts, price, CF_SPOT_DEADLINE_QUANTILE, &out->spot)) != CF_OK)
         return st;
     if (req->deadline_h > 0) {
         size_t met = 0;
         for (size_t i = 0; i < e->n_starts; i++)
-            met += mc->runs[i].wall_h <= req->deadline_h;
+            met += memo->spot[i].wall_h <= req->deadline_h;
         out->spot_met_share = (double)met / (double)e->n_starts;
         out->meets_deadline = out->spot.q_h <= req->deadline_h;
     }
-    if (req->deadline_h > 0 && req->ondemand_usd_per_node_h > 0 && req->semantics == CF_SPOT_ELASTIC &&
-        (req->always_mixed || !out->meets_deadline)) {
+    if (wants_mixed(req, out->spot.q_h)) {
         out->has_mixed = 1;
         out->mixed_policy = req->mixed_policy;
-        for (size_t i = 0; i < e->n_starts; i++)
-            cf_spot_replay_mixed(path, e->seg[i], e->off[i], &plan, req->deadline_h, req->mixed_policy, &mc->runs[i]);
+        if ((st = fill_mixed(e, memo, &plan)) != CF_OK)
+            return st;
         double prices[CF_SPOT_MAX_TYPES] = {req->spot_usd_per_node_h, req->ondemand_usd_per_node_h};
-        if ((st = cf_spot_spread_of(mc->runs, e->n_starts, prices, CF_SPOT_DEADLINE_QUANTILE, &out->mixed)) != CF_OK)
+        if ((st = cf_spot_spread_of(memo->mixed, e->n_starts, prices, CF_SPOT_DEADLINE_QUANTILE, &out->mixed)) !=
+            CF_OK)
             return st;
         size_t met = 0;
         for (size_t i = 0; i < e->n_starts; i++)
-            met += mc->runs[i].wall_h <= req->deadline_h + 1e-6;
+            met += memo->mixed[i].wall_h <= req->deadline_h + 1e-6;
         out->mixed_met_share = (double)met / (double)e->n_starts;
         out->mixed_meets = out->mixed.q_h <= req->deadline_h + 1e-6;
     }

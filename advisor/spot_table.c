@@ -85,20 +85,29 @@ static int find(const key *rows, size_t n, const char *cloud, const char *gpu, i
     return -1;
 }
 
-void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, const char *region, int nodes,
-                          cf_spot_lookup *out)
+const cf_spot_table_row *cf_spot_model_row(const char *cloud, const char *gpu, int gpus_per_vm, const char *region,
+                                           int nodes, cf_spot_row_kind *out_kind)
 {
-    memset(out, 0, sizeof *out);
     key keys[64];
     size_t n = cf_spot_table_count < 64 ? cf_spot_table_count : 64;
     for (size_t i = 0; i < n; i++)
         keys[i] = (key){cf_spot_table[i].cloud, cf_spot_table[i].gpu, cf_spot_table[i].region,
                         cf_spot_table[i].size_class, cf_spot_table[i].multi_node};
-    int cls = cf_spot_size_class(gpus_per_vm);
-    int i = find(keys, n, cloud, gpu, cls, region, nodes, &out->kind);
+    cf_spot_row_kind kind = CF_SPOT_ROW_DEFAULT;
+    int i = find(keys, n, cloud, gpu, cf_spot_size_class(gpus_per_vm), region, nodes, &kind);
     if (i < 0)
-        i = find(keys, n, "*", "*", 1, "*", 1, &out->kind); /* the table always has it */
-    out->row = &cf_spot_table[i < 0 ? 0 : i];
+        i = find(keys, n, "*", "*", 1, "*", 1, &kind); /* the table always has it */
+    if (out_kind)
+        *out_kind = kind;
+    return &cf_spot_table[i < 0 ? 0 : i];
+}
+
+void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, const char *region, int nodes,
+                          cf_spot_lookup *out)
+{
+    memset(out, 0, sizeof *out);
+    int cls = cf_spot_size_class(gpus_per_vm);
+    out->row = cf_spot_model_row(cloud, gpu, gpus_per_vm, region, nodes, &out->kind);
     const cf_spot_table_row *r = out->row;
     const char *clusters = r->multi_node ? "multi-node " : "";
     switch (out->kind) {

@@ -411,6 +411,59 @@ static void test_node_count_growth(void **state)
     assert_true(st[2].availability > 0.5 * st[1].availability);         /* not a^N */
 }
 
+/* cf_spot_mc_prepare makes the paths and replays on several threads: the
+ * estimates are the same, field for field, as one after the other without
+ * it, whatever the thread count; a repeated plan at another price reuses
+ * the replays and prices them anew. */
+static void estimates(int threads, const cf_spot_request *reqs, size_t n, cf_spot_estimate *out)
+{
+    cf_spot_mc_settings settings = {2000, 200, CF_SPOT_SEED};
+    cf_spot_mc *mc = NULL;
+    assert_int_equal(cf_spot_mc_new(&settings, &mc), CF_OK);
+    if (threads > 0)
+        assert_int_equal(cf_spot_mc_prepare(mc, reqs, n, threads), CF_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(cf_spot_mc_estimate(mc, &reqs[i], &out[i]), CF_OK);
+    cf_spot_mc_free(mc);
+}
+
+static void test_mc_prepare_same_results(void **state)
+{
+    (void)state;
+    cf_spot_lookup one, four;
+    cf_spot_model_lookup("aws", "V100", 1, "us-west-2", 1, &one);
+    cf_spot_model_lookup("aws", "V100", 1, "us-west-2", 4, &four);
+    cf_spot_request reqs[5] = {
+        {.process = &one.row->process, .nodes = 1, .work_h = 6, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 8},          /* mixed: 8 h is tight */
+        {.process = &four.row->process, .nodes = 4, .work_h = 10, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 1000},       /* spot alone */
+        {.process = &one.row->process, .nodes = 1, .work_h = 6, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 2, .ondemand_usd_per_node_h = 5, .deadline_h = 8},          /* the first, dearer */
+        {.process = &four.row->process, .nodes = 4, .work_h = 3, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .semantics = CF_SPOT_GANG},
+        {.process = &one.row->process, .nodes = 2, .work_h = 6, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 9, .always_mixed = 1},
+    };
+    enum { N = sizeof reqs / sizeof reqs[0] };
+    cf_spot_estimate base[N], got[N];
+    estimates(0, reqs, N, base);
+    assert_true(base[0].has_mixed && !base[1].has_mixed && base[4].has_mixed);
+    assert_true(fabs(base[2].spot.p50_usd - 2 * base[0].spot.p50_usd) < 1e-9 * base[0].spot.p50_usd);
+    assert_true(base[2].spot.p50_h == base[0].spot.p50_h);
+    for (int threads = 1; threads <= 3; threads++) {
+        estimates(threads, reqs, N, got);
+        for (int i = 0; i < N; i++) {
+            assert_true(got[i].spot.p10_h == base[i].spot.p10_h && got[i].spot.p90_h == base[i].spot.p90_h);
+            assert_true(got[i].spot.q_h == base[i].spot.q_h && got[i].spot.mean_usd == base[i].spot.mean_usd);
+            assert_true(got[i].spot.mean_preemptions == base[i].spot.mean_preemptions);
+            assert_int_equal(got[i].has_mixed, base[i].has_mixed);
+            assert_true(got[i].mixed.p50_usd == base[i].mixed.p50_usd && got[i].mixed.q_h == base[i].mixed.q_h);
+            assert_true(got[i].interval_h == base[i].interval_h && got[i].spot_met_share == base[i].spot_met_share);
+        }
+    }
+}
+
 static void test_bootstrap_families(void **state)
 {
     (void)state;
@@ -448,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_deadline_claim_against_replays),
         cmocka_unit_test(test_node_count_growth),
         cmocka_unit_test(test_bootstrap_families),
+        cmocka_unit_test(test_mc_prepare_same_results),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

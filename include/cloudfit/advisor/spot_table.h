@@ -68,6 +68,10 @@ void cf_spot_model_lookup_in(const cf_spot_fitted_row *rows, size_t n_rows, cons
                              cf_spot_row_kind *out_kind);
 void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, const char *region, int nodes,
                           cf_spot_lookup *out);
+/* The row cf_spot_model_lookup would pick, without the text that says why
+ * (for the enumeration, which asks for every offer). */
+const cf_spot_table_row *cf_spot_model_row(const char *cloud, const char *gpu, int gpus_per_vm, const char *region,
+                                           int nodes, cf_spot_row_kind *out_kind);
 const char *cf_spot_row_kind_name(cf_spot_row_kind kind);
 
 #endif
