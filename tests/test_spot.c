@@ -464,6 +464,70 @@ static void test_mc_prepare_same_results(void **state)
     }
 }
 
+/* The inner chain's stationary distribution (solved in O(N) by a
+ * recursion) satisfies the balance equations and agrees with a plain power
+ * iteration of the same chain, for every shipped row and N = 2..64 and for
+ * the edge cases (no rises, no drops). */
+static void power_stationary(const cf_spot_process *p, int N, double *pi)
+{
+    double kd = p->kd_per_h, kr = p->kr_per_h, lam = kd + kr, in[65];
+    for (int n = 0; n <= N; n++)
+        pi[n] = n >= 1 ? 1.0 / N : 0;
+    for (int it = 0; it < 200000; it++) {
+        double change = 0;
+        for (int m = 1; m <= N; m++) {
+            in[m] = 0;
+            for (int n = m + 1; n <= N; n++)
+                in[m] += pi[n] * kd / (n - 1);
+            for (int n = 1; n < m; n++)
+                in[m] += pi[n] * kr * (1 - p->qr) / (N - n);
+            if (m == N)
+                for (int n = 1; n < N; n++)
+                    in[m] += pi[n] * kr * p->qr;
+        }
+        for (int m = 1; m <= N; m++) {
+            double out_rate = (m >= 2 ? kd : 0) + (m < N ? kr : 0);
+            double next = pi[m] + (in[m] - pi[m] * out_rate) / lam;
+            change += fabs(next - pi[m]);
+            pi[m] = next;
+        }
+        if (change < 1e-14)
+            break;
+    }
+}
+
+static void test_inner_stationary(void **state)
+{
+    (void)state;
+    double pi[65], ref[65];
+    int rows = 0;
+    for (size_t r = 0; r < cf_spot_table_count; r++) {
+        const cf_spot_process *p = &cf_spot_table[r].process;
+        if (p->kd_per_h + p->kr_per_h <= 0)
+            continue;
+        rows++;
+        for (int N = 2; N <= 64; N += (N < 8 ? 1 : 7)) {
+            cf_spot_inner_stationary(p, N, pi);
+            power_stationary(p, N, ref);
+            double total = 0;
+            for (int m = 1; m <= N; m++) {
+                total += pi[m];
+                assert_true(fabs(pi[m] - ref[m]) < 1e-9);
+            }
+            assert_true(fabs(total - 1) < 1e-12);
+        }
+    }
+    assert_true(rows >= 2); /* the multi-node rows */
+    cf_spot_process only_rises = {.kr_per_h = 0.5, .qr = 0.3}, only_drops = {.kd_per_h = 0.5, .qr = 0.3};
+    cf_spot_inner_stationary(&only_rises, 5, pi);
+    assert_true(pi[5] == 1 && pi[1] == 0);
+    cf_spot_inner_stationary(&only_drops, 5, pi);
+    assert_true(pi[1] == 1 && pi[5] == 0);
+    cf_spot_process two = {.kd_per_h = 0.2, .kr_per_h = 0.6, .qr = 0.5};
+    cf_spot_inner_stationary(&two, 2, pi);
+    assert_true(fabs(pi[2] / pi[1] - 3.0) < 1e-12); /* kr / kd */
+}
+
 static void test_bootstrap_families(void **state)
 {
     (void)state;
@@ -502,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_node_count_growth),
         cmocka_unit_test(test_bootstrap_families),
         cmocka_unit_test(test_mc_prepare_same_results),
+        cmocka_unit_test(test_inner_stationary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

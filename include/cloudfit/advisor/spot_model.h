@@ -72,6 +72,9 @@ typedef struct {
     double events_per_up_h;    /* cluster preemption events per hour of UP */
 } cf_spot_screen;
 void cf_spot_screen_of(const cf_spot_process *p, int nodes, cf_spot_screen *out);
+/* The inner chain's stationary distribution on 1..N (pi[1..N], pi[0] = 0;
+ * pi has N + 1 slots): where an UP run's node count spends its time. */
+void cf_spot_inner_stationary(const cf_spot_process *p, int N, double *pi);
 /* Approximate mean wall time of W hours of work: R + W / (P(UP)·E[n/N|UP]·
  * (1 − C/τ − Λ(τ/2 + R))); INFINITY when no progress. Writes τ (Daly with
  * M = 1/Λ) when out_interval_h is not NULL. */
