@@ -11,7 +11,7 @@
 #include "log.h"
 #include "cloudfit/version.h"
 #include "commands.h"
-#include "history/history_diff.h"
+#include "cloudfit/db/history_diff.h"
 #include "io/db_open.h"
 #include "recommend/emit_common.h"
 
