@@ -265,3 +265,22 @@ cf_status cf_search_plan_profile(const cf_search_profile_request *rq, cf_search_
     free(excluded);
     return st;
 }
+
+cf_status cf_search_check_gpu_types(const cf_search_candidate *cands, size_t n)
+{
+    size_t n_types = 0;
+    const char *types[CF_SEARCH_MAX_PROFILED_GPU_TYPES + 1];
+    for (size_t c = 0; c < n && n_types <= CF_SEARCH_MAX_PROFILED_GPU_TYPES; c++) {
+        size_t k;
+        for (k = 0; k < n_types && !is_type(&cands[c], types[k]); k++)
+            ;
+        if (k == n_types)
+            types[n_types++] = cands[c].gpu;
+    }
+    if (n_types <= CF_SEARCH_MAX_PROFILED_GPU_TYPES)
+        return CF_OK;
+    cf_error_set(CF_ERR_USAGE, "the exec runner would profile more than %d GPU types (each costs a profile)",
+                 CF_SEARCH_MAX_PROFILED_GPU_TYPES);
+    cf_error_hint("name the GPU types with --gpu (or search.gpus), and the clouds with --cloud");
+    return CF_ERR_USAGE;
+}

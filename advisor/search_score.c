@@ -19,6 +19,18 @@ void cf_search_options_init(cf_search_options *o)
     o->seed = 1;
 }
 
+void cf_search_options_for(cf_search_options *o, const cf_job *job, const cf_constraints *limits,
+                           const cf_noise_model *noise)
+{
+    cf_search_options_init(o);
+    o->job = job;
+    o->constraints = limits;
+    o->noise = noise;
+    /* the deadline and budget hold at the stated confidence: that quantile
+     * of the estimate's uncertainty */
+    o->safety_sds = cf_normal_quantile(limits->confidence > 0 ? limits->confidence : 0.9);
+}
+
 void cf_search_job(const cf_search_options *o, const cf_search_candidate *c, double step_s, double *out_hours,
                    double *out_usd)
 {

@@ -511,3 +511,24 @@ cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_opt
     }
     return st;
 }
+
+/* No row was scored: say why (every group skipped or failed, or no row
+ * outside the training subset) and fail. */
+cf_status cf_validate_nothing_predicted(const char *path, const cf_validate_options *vo,
+                                        const cf_validate_group *groups,
+                                        size_t n_groups)
+{
+    for (size_t g = 0; g < n_groups; g++)
+        if (groups[g].skipped || groups[g].failed) {
+            cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: %s/%s: %s", path, groups[g].model,
+                         groups[g].gpu, groups[g].message);
+            if (groups[g].hint[0])
+                cf_error_hint("%s", groups[g].hint);
+            return CF_ERR_INVALID;
+        }
+    cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: every row is in the training subset (≤ %d node%s%s)",
+                 path, vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
+                 vo->with_2node_probe ? " and the 2-node probe" : "");
+    cf_error_hint("add multi-node rows, lower --train-max-nodes, or pass --fit-all-rows for the in-sample error");
+    return CF_ERR_INVALID;
+}

@@ -1,7 +1,7 @@
-/* The history --compare-to document (cli/recommend/gates.c), and the gates
+/* The history --compare-to document (advisor/gates.c), and the gates
  * evaluated against the baseline it gives. */
 #include "fuzz.h"
-#include "recommend/gates.h"
+#include "cloudfit/advisor/gates.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

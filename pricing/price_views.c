@@ -164,3 +164,25 @@ cf_status cf_price_summary(const cf_vm_list *offers, cf_gpu_cloud_prices **out, 
     *n_out = n;
     return CF_OK;
 }
+
+cf_status cf_price_parse_gpu(const char *arg, char *gpu, size_t cap, int *count)
+{
+    *count = 0;
+    const char *colon = strchr(arg, ':');
+    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+    if (len == 0 || len >= cap)
+        return cf_error_set(CF_ERR_USAGE, "expected GPU or GPU:N, got '%s'", arg);
+    memcpy(gpu, arg, len);
+    gpu[len] = '\0';
+    if (colon) {
+        char *end = NULL;
+        long n = strtol(colon + 1, &end, 10);
+        if (end == colon + 1 || *end || n < 1 || n > 1024) {
+            cf_error_set(CF_ERR_USAGE, "in '%s': the GPU count after ':' must be a positive integer", arg);
+            cf_error_hint("e.g. 'cloudfit prices A100:8'");
+            return CF_ERR_USAGE;
+        }
+        *count = (int)n;
+    }
+    return CF_OK;
+}

@@ -246,6 +246,34 @@ static void test_embedded_catalog(void **state)
     cf_catalog_free(&c);
 }
 
+/* "GPU" or "GPU:N" as `cloudfit prices` takes it. */
+static void test_parse_gpu(void **state)
+{
+    (void)state;
+    char gpu[32];
+    int n = -1;
+    assert_int_equal(cf_price_parse_gpu("A100", gpu, sizeof gpu, &n), CF_OK);
+    assert_string_equal(gpu, "A100");
+    assert_int_equal(n, 0);
+    assert_int_equal(cf_price_parse_gpu("H100:8", gpu, sizeof gpu, &n), CF_OK);
+    assert_string_equal(gpu, "H100");
+    assert_int_equal(n, 8);
+    assert_int_equal(cf_price_parse_gpu(":8", gpu, sizeof gpu, &n), CF_ERR_USAGE);
+    assert_string_equal(cf_error_message(), "expected GPU or GPU:N, got ':8'");
+    cf_error_clear();
+    assert_int_equal(cf_price_parse_gpu("a-name-that-is-far-too-long-for-the-field", gpu, 16, &n), CF_ERR_USAGE);
+    cf_error_clear();
+    const char *bad[] = {"T4:", "T4:0", "T4:x", "T4:1025", "T4:-1", "T4:2x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(cf_price_parse_gpu(bad[i], gpu, sizeof gpu, &n), CF_ERR_USAGE);
+        assert_non_null(strstr(cf_error_message(), "the GPU count after ':' must be a positive integer"));
+        assert_string_equal(cf_error_hint_text(), "e.g. 'cloudfit prices A100:8'");
+        cf_error_clear();
+    }
+    assert_int_equal(cf_price_parse_gpu("T4:1024", gpu, sizeof gpu, &n), CF_OK);
+    assert_int_equal(n, 1024);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_no_offer_is_infeasible),
         cmocka_unit_test(test_summary_per_gpu_and_cloud),
         cmocka_unit_test(test_embedded_catalog),
+        cmocka_unit_test(test_parse_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -399,6 +399,50 @@ static void test_bad_options(void **state)
     free(p);
 }
 
+/* A runner that starts real VMs profiles each GPU type once: at most
+ * CF_SEARCH_MAX_PROFILED_GPU_TYPES of them (names in any case). */
+static void test_profiled_gpu_types(void **state)
+{
+    (void)state;
+    static const char *const gpus[] = {"T4", "t4", "V100", "A10G", "L4", "l4", "A100", "H100"};
+    cf_search_candidate c[8];
+    memset(c, 0, sizeof c);
+    for (size_t i = 0; i < 8; i++)
+        snprintf(c[i].gpu, sizeof c[i].gpu, "%s", gpus[i]);
+    assert_int_equal(cf_search_check_gpu_types(c, 0), CF_OK);
+    assert_int_equal(cf_search_check_gpu_types(c, 6), CF_OK); /* T4, V100, A10G, L4 */
+    assert_int_equal(cf_search_check_gpu_types(c, 7), CF_ERR_USAGE);
+    assert_string_equal(cf_error_message(),
+                        "the exec runner would profile more than 4 GPU types (each costs a profile)");
+    assert_non_null(strstr(cf_error_hint_text(), "--gpu"));
+    cf_error_clear();
+}
+
+/* The search holds the deadline and budget at the spec's confidence. */
+static void test_options_for_spec(void **state)
+{
+    (void)state;
+    cf_job job;
+    cf_constraints limits;
+    cf_noise_model noise;
+    memset(&job, 0, sizeof job);
+    memset(&limits, 0, sizeof limits);
+    memset(&noise, 0, sizeof noise);
+    cf_search_options o;
+    cf_search_options_for(&o, &job, &limits, &noise);
+    assert_ptr_equal(o.job, &job);
+    assert_ptr_equal(o.constraints, &limits);
+    assert_ptr_equal(o.noise, &noise);
+    assert_true(fabs(o.safety_sds - 1.2815515655446004) < 1e-6); /* 0.9 when the spec says nothing */
+    assert_int_equal(o.max_probes, 12);
+    limits.confidence = 0.5;
+    cf_search_options_for(&o, &job, &limits, &noise);
+    assert_true(fabs(o.safety_sds) < 1e-6);
+    limits.confidence = 0.975;
+    cf_search_options_for(&o, &job, &limits, &noise);
+    assert_true(fabs(o.safety_sds - 1.959964) < 1e-4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_stopping_rules),       cmocka_unit_test(test_runner_failures),
         cmocka_unit_test(test_deterministic_for_a_seed), cmocka_unit_test(test_score_and_accounting),
         cmocka_unit_test(test_error_model),          cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_profiled_gpu_types),   cmocka_unit_test(test_options_for_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

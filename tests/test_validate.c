@@ -330,6 +330,36 @@ static void test_model_size_names(void **state)
     }
 }
 
+/* No row scored: the first group skipped or not fitted is named, with its
+ * hint; else the training subset is. */
+static void test_nothing_predicted(void **state)
+{
+    (void)state;
+    cf_validate_group g[2];
+    memset(g, 0, sizeof g);
+    snprintf(g[0].model, sizeof g[0].model, "resnet50");
+    snprintf(g[0].gpu, sizeof g[0].gpu, "T4");
+    snprintf(g[1].model, sizeof g[1].model, "bert");
+    snprintf(g[1].gpu, sizeof g[1].gpu, "V100");
+    cf_validate_options vo = {.train_max_nodes = 2, .with_2node_probe = 1};
+    assert_int_equal(cf_validate_nothing_predicted("m.csv", &vo, g, 2), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.csv: nothing could be predicted: every row is in the training "
+                                            "subset (≤ 2 nodes and the 2-node probe)");
+    assert_non_null(strstr(cf_error_hint_text(), "--fit-all-rows"));
+    cf_error_clear();
+    vo = (cf_validate_options){.train_max_nodes = 1};
+    assert_int_equal(cf_validate_nothing_predicted("m.csv", &vo, g, 2), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "(≤ 1 node)"));
+    cf_error_clear();
+    g[1].skipped = 1;
+    snprintf(g[1].message, sizeof g[1].message, "no parameter count");
+    snprintf(g[1].hint, sizeof g[1].hint, "give --params bert=110e6");
+    assert_int_equal(cf_validate_nothing_predicted("m.csv", &vo, g, 2), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.csv: nothing could be predicted: bert/V100: no parameter count");
+    assert_string_equal(cf_error_hint_text(), "give --params bert=110e6");
+    cf_error_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
         cmocka_unit_test(test_steps_exact_on_model_data),
         cmocka_unit_test(test_model_size_names),
+        cmocka_unit_test(test_nothing_predicted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/render_csv.h"
+#include "cloudfit/common/csvwrite.h"
 
 /* ---- JSON ---------------------------------------------------------------- */
 

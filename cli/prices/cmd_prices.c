@@ -36,31 +36,6 @@ static int parse_format(const cf_cli_options *o, out_format *out)
     return 0;
 }
 
-/* GPU or GPU:N into `gpu` and *count (0 = any). */
-static int parse_gpu_arg(const char *arg, char *gpu, size_t cap, int *count)
-{
-    *count = 0;
-    const char *colon = strchr(arg, ':');
-    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
-    if (len == 0 || len >= cap) {
-        cf_log_error("expected GPU or GPU:N, got '%s'", arg);
-        return CF_EXIT_USAGE;
-    }
-    memcpy(gpu, arg, len);
-    gpu[len] = '\0';
-    if (colon) {
-        char *end = NULL;
-        long n = strtol(colon + 1, &end, 10);
-        if (end == colon + 1 || *end || n < 1 || n > 1024) {
-            cf_log_error("in '%s': the GPU count after ':' must be a positive integer", arg);
-            cf_log_hint("e.g. 'cloudfit prices A100:8'");
-            return CF_EXIT_USAGE;
-        }
-        *count = (int)n;
-    }
-    return 0;
-}
-
 /* Writes the rendered result (JSON document or text) and frees both. */
 static int emit(const cf_cli_options *o, cJSON *doc, cf_buf *text)
 {
@@ -98,9 +73,9 @@ static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, o
 static int show_offers(const cf_catalog_source *src, const cf_cli_options *o, out_format fmt, const char *arg)
 {
     char gpu[32];
-    int count = 0, rc = parse_gpu_arg(arg, gpu, sizeof gpu, &count);
-    if (rc)
-        return rc;
+    int count = 0;
+    if (cf_price_parse_gpu(arg, gpu, sizeof gpu, &count) != CF_OK)
+        return cf_report_error();
     cf_price_query q = {o->clouds.items, (size_t)o->clouds.n, o->regions.items, (size_t)o->regions.n, gpu, count,
                         o->spot_only};
     cf_vm_list offers = {0};
@@ -118,7 +93,7 @@ static int show_offers(const cf_catalog_source *src, const cf_cli_options *o, ou
         cf_prices_offers_csv(&r, &text);
     else if (fmt == FMT_TABLE)
         cf_prices_offers_table(&r, &text);
-    rc = emit(o, fmt == FMT_JSON ? cf_prices_offers_json(&r) : NULL, &text);
+    int rc = emit(o, fmt == FMT_JSON ? cf_prices_offers_json(&r) : NULL, &text);
     cf_vm_list_free(&offers);
     return rc;
 }

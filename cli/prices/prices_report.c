@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cloudfit/advisor.h"
-#include "render/render_csv.h"
+#include "cloudfit/common/csvwrite.h"
 
 enum { MAX_COLS = 12, CELL = 128 };
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cloudfit/advisor/search.h"
+#include "cloudfit/pricing/offer_pick.h"
 #include "cloudfit/profiler/runners.h"
 #include "commands.h"
 #include "exit_codes.h"
@@ -34,16 +34,7 @@ static void trace_hardware(const cf_trace_runner *t, const cf_catalog *catalog, 
         int hw = cf_trace_runner_hw_gpus(t, gpu->model, r->nodes, r->gpus_per_node, r->local_batch);
         if (hw <= 0 || hw == r->hw_gpus_per_node)
             continue;
-        const cf_vm *best = NULL;
-        for (size_t v = 0; v < catalog->n_vms; v++) {
-            const cf_vm *vm = &catalog->vms[v];
-            if (strcasecmp(vm->gpu_model, gpu->model) || vm->gpu_count != hw || !(vm->price_ondemand_usd_per_hr > 0))
-                continue;
-            int pref = !strcmp(vm->cloud, r->cloud), best_pref = best && !strcmp(best->cloud, r->cloud);
-            if (!best || pref > best_pref ||
-                (pref == best_pref && vm->price_ondemand_usd_per_hr < best->price_ondemand_usd_per_hr))
-                best = vm;
-        }
+        const cf_vm *best = cf_offer_for_hardware(catalog, gpu->model, hw, r->cloud);
         r->hw_gpus_per_node = hw;
         if (best) {
             r->network_gbps = best->network_gbps;

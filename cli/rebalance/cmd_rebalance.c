@@ -5,15 +5,13 @@
  * one line out for each, flushed at once:
  *     {"batches": [64, 192], "changed": true, "updates": 1, "imbalance": 0.41}
  * so a training loop can write a line and read its answer. Blank lines are
- * ignored; anything else is an error naming the line (exit 3). */
-#include <ctype.h>
-#include <math.h>
+ * ignored; anything else is an error naming the line (exit 3). The
+ * protocol is the library's (advisor/rebalance_lines.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/advisor/rebalance.h"
-#include "cloudfit/common/json.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "io/spec_load.h"
@@ -72,42 +70,6 @@ static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
     return 0;
 }
 
-static int blank(const char *line)
-{
-    for (; *line; line++)
-        if (!isspace((unsigned char)*line))
-            return 0;
-    return 1;
-}
-
-/* The times of one input line; 0 or sets the error. */
-static cf_status read_line(const char *line, long number, int n, double *times)
-{
-    char name[48];
-    snprintf(name, sizeof name, "stdin:%ld", number);
-    cJSON *doc = NULL;
-    cf_status st = cf_json_read(line, strlen(line), name, &doc);
-    if (st != CF_OK)
-        return st;
-    const cJSON *t = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "times_s") : NULL;
-    if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != n) {
-        cJSON_Delete(doc);
-        return cf_error_set(CF_ERR_INVALID, "%s: expected {\"times_s\": [%d numbers, one per worker]}", name, n);
-    }
-    int i = 0;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, t)
-    {
-        if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble)) {
-            cJSON_Delete(doc);
-            return cf_error_set(CF_ERR_INVALID, "%s: times_s[%d]: expected a positive number of seconds", name, i);
-        }
-        times[i++] = v->valuedouble;
-    }
-    cJSON_Delete(doc);
-    return CF_OK;
-}
-
 int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
     (void)argc;
@@ -152,9 +114,9 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
     double *times = malloc((size_t)workers * sizeof *times);
     while (rc == 0 && times && getline(&line, &cap, stdin) >= 0) {
         number++;
-        if (blank(line))
+        if (cf_rebalance_line_blank(line))
             continue;
-        if (read_line(line, number, workers, times) != CF_OK) {
+        if (cf_rebalance_read_line(line, "stdin", number, workers, times) != CF_OK) {
             rc = cf_report_error();
             break;
         }
@@ -164,12 +126,17 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
             rc = cf_report_error();
             break;
         }
-        fputs("{\"batches\": [", stdout);
-        for (int i = 0; i < workers; i++)
-            printf("%s%d", i ? ", " : "", c->batch[i]);
-        printf("], \"changed\": %s, \"updates\": %d, \"imbalance\": %.4g}\n", changed ? "true" : "false", c->updates,
-               c->imbalance);
+        cf_buf answer = CF_BUF_INIT;
+        cf_rebalance_answer(c, changed, &answer);
+        if (cf_buf_failed(&answer)) {
+            cf_buf_free(&answer);
+            cf_error_set(CF_ERR_NOMEM, "out of memory");
+            rc = cf_report_error();
+            break;
+        }
+        fwrite(answer.data, 1, answer.len, stdout);
         fflush(stdout);
+        cf_buf_free(&answer);
     }
     if (!times) {
         cf_error_set(CF_ERR_NOMEM, "out of memory");

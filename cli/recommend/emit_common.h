@@ -1,11 +1,13 @@
 /* What every launch-spec emitter shares: the chosen batch and learning
  * rate as CLOUDFIT_* environment variables (the learning rate per node
  * count for elastic runs), the entry point split into words once for all
- * three outputs, the job name every launcher accepts, and the
+ * three outputs, the job name's length every launcher accepts, and the
  * launcher's name for the chosen GPU (data/launch_accelerators.csv).
  * Nothing here has a size limit: texts are cf_buf or malloc'd. */
 #ifndef CLOUDFIT_CLI_EMIT_COMMON_H
 #define CLOUDFIT_CLI_EMIT_COMMON_H
+#include "cloudfit/common/names.h"
+#include "cloudfit/common/shell_words.h"
 #include "render/report.h"
 
 /* The number of CLOUDFIT_* variables (a count, not a buffer size). */
@@ -32,32 +34,16 @@ void cf_emit_envs_free(cf_emit_env_list *list);
  * Carlo assumes; on demand, all the nodes. */
 int cf_emit_min_nodes(const cf_report *r, const cf_config *c);
 
-/* The entry point as words, split the way a POSIX shell splits a command
- * line (blanks separate words; '...' and "..." quote; a backslash escapes)
- * with no expansion. Text a shell would expand or treat as an operator
- * ($, `, unquoted * ? [ | & ; < > ( ) { }, a word starting with ~ or #,
- * an unquoted newline) is refused with CF_ERR_USAGE unless quoted, so an
- * accepted entry point means the same words to sh, to torchrun and in a
- * Kubernetes command list. */
-typedef struct {
-    char **words;
-    size_t n;
-} cf_emit_words;
-cf_status cf_emit_split_words(const char *text, cf_emit_words *out);
-void cf_emit_words_free(cf_emit_words *w);
+/* The entry point as words (cf_shell_split_words, common/shell_words.h):
+ * an accepted entry point means the same words to sh, to torchrun and in a
+ * Kubernetes command list. A refusal is CF_ERR_USAGE, its message prefixed
+ * with "--entrypoint" and a hint on quoting. */
+cf_status cf_emit_split_words(const char *text, cf_shell_words *out);
 
-/* One word in single quotes for a POSIX shell (' becomes '\''). */
-void cf_emit_shell_quote(cf_buf *out, const char *word);
-
-/* The job name for every launcher: a DNS-1035 label (Kubernetes object
- * names, the Training Operator's webhook) that is also a valid SkyPilot
- * cluster and task name: lower case, [a-z0-9-], starting with a letter,
- * at most CF_EMIT_NAME_MAX_CHARS so "<name>-worker-<index>" stays a
- * 63-character label. A spec name that does not already have that form
- * gets "-" and the first 8 hex digits of its SHA-256 appended, so distinct
- * spec names never share a job name ("a.b" and "a_b"). Malloc'd. */
+/* The job name for every launcher: cf_names_dns_label of the spec name
+ * (common/names.h) at most CF_EMIT_NAME_MAX_CHARS long, so that
+ * "<name>-worker-<index>" stays a 63-character label. */
 #define CF_EMIT_NAME_MAX_CHARS 48
-cf_status cf_emit_job_name(const char *spec_name, char **out);
 
 /* The launchers' names for the GPUs of a catalog VM, from
  * data/launch_accelerators.csv (compiled in): SkyPilot's accelerator name

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "recommend/emit_common.h"
-#include "render/yaml_out.h"
+#include "cloudfit/common/yaml_out.h"
 
 /* The label (and taint) each managed Kubernetes service puts on spot nodes. */
 static void spot_label(const char *cloud, const char **key, const char **value)
@@ -49,7 +49,7 @@ static void k8s_literal(cf_yaml_out *y, const char *word, cf_buf *scratch)
 
 typedef struct {
     const cf_report *r;
-    const cf_emit_words *entry;
+    const cf_shell_words *entry;
     const cf_emit_env_list *env;
     const cf_emit_accelerator *acc;
 } pod_parts;
@@ -123,14 +123,15 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
 cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    cf_emit_words entry;
+    cf_shell_words entry;
     cf_status st = cf_emit_split_words(entrypoint, &entry);
     if (st != CF_OK)
         return st;
     char *name = NULL;
     cf_emit_env_list env = {0};
     cf_emit_accelerator acc = {0};
-    if ((st = cf_emit_job_name(r->spec->job.name, &name)) == CF_OK && (st = cf_emit_accelerator_for(c->vm, &acc)) == CF_OK)
+    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &name)) == CF_OK &&
+        (st = cf_emit_accelerator_for(c->vm, &acc)) == CF_OK)
         st = cf_emit_envs(r, &env);
     if (st != CF_OK)
         goto done;
@@ -205,6 +206,6 @@ done:
     cf_emit_accelerator_free(&acc);
     cf_emit_envs_free(&env);
     free(name);
-    cf_emit_words_free(&entry);
+    cf_shell_words_free(&entry);
     return st;
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "recommend/emit_common.h"
-#include "render/yaml_out.h"
+#include "cloudfit/common/yaml_out.h"
 
 /* A fallback runs the same recipe (same GPU model and GPUs per VM); an
  * on-demand task takes no spot fallback, which `sky launch` would run
@@ -60,7 +60,7 @@ static cf_status candidate(cf_yaml_out *y, const cf_config *c)
  * SKYPILOT_NODE_RANK, SKYPILOT_NODE_IPS, SKYPILOT_NUM_NODES and
  * SKYPILOT_NUM_GPUS_PER_NODE on every node). torchrun's flags use the
  * underscore spelling, the one every torch release since 1.9 parses. */
-static void run_block(const cf_emit_words *entry, cf_buf *run)
+static void run_block(const cf_shell_words *entry, cf_buf *run)
 {
     cf_buf_puts(run, "MASTER_ADDR=$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)\n"
                      "torchrun --nnodes=\"$SKYPILOT_NUM_NODES\" --nproc_per_node=\"$SKYPILOT_NUM_GPUS_PER_NODE\" \\\n"
@@ -68,7 +68,7 @@ static void run_block(const cf_emit_words *entry, cf_buf *run)
                      " ");
     for (size_t i = 0; i < entry->n; i++) {
         cf_buf_puts(run, " ");
-        cf_emit_shell_quote(run, entry->words[i]);
+        cf_shell_quote(run, entry->words[i]);
     }
     cf_buf_puts(run, "\n");
 }
@@ -77,14 +77,15 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
 {
     const cf_advice *a = r->advice;
     const cf_config *c = &a->ranked[0];
-    cf_emit_words entry;
+    cf_shell_words entry;
     cf_status st = cf_emit_split_words(entrypoint, &entry);
     if (st != CF_OK)
         return st;
     char *name = NULL;
     cf_emit_env_list env = {0};
     cf_buf acc = CF_BUF_INIT, run = CF_BUF_INIT;
-    if ((st = cf_emit_job_name(r->spec->job.name, &name)) == CF_OK && (st = accelerators(c, &acc)) == CF_OK)
+    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &name)) == CF_OK &&
+        (st = accelerators(c, &acc)) == CF_OK)
         st = cf_emit_envs(r, &env);
     if (st != CF_OK)
         goto done;
@@ -140,6 +141,6 @@ done:
     cf_buf_free(&acc);
     cf_emit_envs_free(&env);
     free(name);
-    cf_emit_words_free(&entry);
+    cf_shell_words_free(&entry);
     return st;
 }

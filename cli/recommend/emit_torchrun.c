@@ -14,13 +14,13 @@
 cf_status cf_emit_torchrun(const cf_report *r, const char *entrypoint, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    cf_emit_words entry;
+    cf_shell_words entry;
     cf_status st = cf_emit_split_words(entrypoint, &entry);
     if (st != CF_OK)
         return st;
     char *name = NULL;
     cf_emit_env_list env = {0};
-    if ((st = cf_emit_job_name(r->spec->job.name, &name)) == CF_OK)
+    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &name)) == CF_OK)
         st = cf_emit_envs(r, &env);
     if (st == CF_OK) {
         cf_buf_puts(out, "#!/bin/sh\n");
@@ -29,7 +29,7 @@ cf_status cf_emit_torchrun(const cf_report *r, const char *entrypoint, cf_buf *o
                          "set -eu\n");
         for (size_t i = 0; i < env.n; i++) {
             cf_buf_printf(out, "export %s=", env.items[i].name);
-            cf_emit_shell_quote(out, env.items[i].value);
+            cf_shell_quote(out, env.items[i].value);
             cf_buf_puts(out, "\n");
         }
         if (c->spot)
@@ -38,11 +38,11 @@ cf_status cf_emit_torchrun(const cf_report *r, const char *entrypoint, cf_buf *o
         else
             cf_buf_printf(out, "exec torchrun --nnodes=%d --nproc_per_node=%d \\\n", c->nodes, c->gpus_per_node);
         cf_buf_puts(out, "  --rdzv_backend=c10d --rdzv_endpoint=\"${MASTER_ADDR:?set MASTER_ADDR}:29400\" --rdzv_id=");
-        cf_emit_shell_quote(out, name);
+        cf_shell_quote(out, name);
         cf_buf_puts(out, " \\\n ");
         for (size_t i = 0; i < entry.n; i++) {
             cf_buf_puts(out, " ");
-            cf_emit_shell_quote(out, entry.words[i]);
+            cf_shell_quote(out, entry.words[i]);
         }
         cf_buf_puts(out, "\n");
         if (cf_buf_failed(out))
@@ -50,6 +50,6 @@ cf_status cf_emit_torchrun(const cf_report *r, const char *entrypoint, cf_buf *o
     }
     cf_emit_envs_free(&env);
     free(name);
-    cf_emit_words_free(&entry);
+    cf_shell_words_free(&entry);
     return st;
 }

@@ -11,7 +11,7 @@
 #include "log.h"
 #include "cloudfit/version.h"
 #include "commands.h"
-#include "history/history_diff.h"
+#include "cloudfit/db/history_diff.h"
 #include "io/db_open.h"
 #include "recommend/emit_common.h"
 
@@ -54,10 +54,10 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     }
     /* A bad entry point is a usage error before anything is computed. */
     if (o->emit.n > 0) {
-        cf_emit_words words;
+        cf_shell_words words;
         if (cf_emit_split_words(o->entrypoint ? o->entrypoint : "train.py", &words) != CF_OK)
             return cf_report_error();
-        cf_emit_words_free(&words);
+        cf_shell_words_free(&words);
     }
     return 0;
 }

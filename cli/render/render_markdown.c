@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "history/history_diff.h"
+#include "cloudfit/db/history_diff.h"
 #include "render/report.h"
 
 #define MD_ALTERNATIVES 5

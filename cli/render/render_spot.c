@@ -53,28 +53,8 @@ static void fmt_usd(char *out, size_t n, double v)
 
 cf_status cf_report_elastic(const cf_report *r, const cf_config *c, cf_elastic_plan **out)
 {
-    *out = NULL;
-    const cf_gpu_perf *perf = cf_inputs_perf(r->inputs, c->vm->gpu_model);
-    if (!perf)
-        return cf_error_set(CF_ERR_INTERNAL, "no performance parameters for %s", c->vm->gpu_model);
-    cf_perf_params params = perf->params;
-    params.inter_gbps = cf_effective_inter_gbps(perf, c->vm->network_gbps, NULL);
-    cf_elastic_plan *plan = malloc(sizeof *plan);
-    if (!plan)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    cf_elastic_request req = {.job = &r->spec->job, .perf = &params,
-                              .gradient_bytes = r->spec->job.parameters * r->spec->job.gradient_bytes,
-                              .nodes = c->nodes, .gpus_per_node = c->gpus_per_node, .local_batch = c->local_batch,
-                              .accumulation = c->accumulation, .max_accumulation = r->spec->search.max_accumulation,
-                              .max_local_batch = params.max_local_batch > 0 ? params.max_local_batch : 0,
-                              .b_noise = r->inputs->noise.b_noise_effective, .batch = CF_ELASTIC_HOLD};
-    cf_status st = cf_elastic_plan_for(&req, plan);
-    if (st != CF_OK) {
-        free(plan);
-        return st;
-    }
-    *out = plan;
-    return CF_OK;
+    return cf_elastic_plan_of_config(&r->spec->job, &r->spec->search, cf_inputs_perf(r->inputs, c->vm->gpu_model),
+                                     r->inputs->noise.b_noise_effective, c, out);
 }
 
 static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)

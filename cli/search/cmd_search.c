@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
@@ -22,8 +21,6 @@
 #include "render/progress.h"
 #include "search/search_report.h"
 #include "cloudfit/profiler/runners.h"
-
-#define MAX_GPU_TYPES_EXEC 4
 
 static int usage(const char *fmt, ...) CF_PRINTF(1, 2);
 static int usage(const char *fmt, ...)
@@ -213,10 +210,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
         return cf_report_error();
     }
     cf_search_options so;
-    cf_search_options_init(&so);
-    so.job = &x->spec->job;
-    so.constraints = &x->spec->search;
-    so.noise = &inputs.noise;
+    cf_search_options_for(&so, &x->spec->job, &x->spec->search, &inputs.noise);
     so.candidates = x->cands;
     so.n_candidates = x->n_cands;
     so.prior = prior;
@@ -229,10 +223,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
         so.margin = cf_cli_parse_fraction(o->margin);
     if (o->max_probes > 0)
         so.max_probes = o->max_probes;
-    /* the deadline and budget hold at the stated confidence: that quantile
-     * of the estimate's uncertainty (--safety-sds sets it directly) */
-    so.safety_sds = cf_normal_quantile(x->spec->search.confidence > 0 ? x->spec->search.confidence : 0.9);
-    if (o->safety_sds)
+    if (o->safety_sds) /* sets the confidence's quantile directly */
         so.safety_sds = strtod(o->safety_sds, NULL); /* range checked with the other options */
     if (o->probe_steps > 0)
         so.probe_steps = so.profile_steps = o->probe_steps;
@@ -340,21 +331,9 @@ static int with_exec(search_ctx *x)
         free(rows);
         return cf_report_error();
     }
-    size_t n_types = 0;
-    char types[MAX_GPU_TYPES_EXEC + 1][32];
-    for (size_t c = 0; c < x->n_cands && n_types <= MAX_GPU_TYPES_EXEC; c++) {
-        size_t k;
-        for (k = 0; k < n_types && strcasecmp(types[k], x->cands[c].gpu); k++)
-            ;
-        if (k == n_types)
-            snprintf(types[n_types++], sizeof types[0], "%s", x->cands[c].gpu);
-    }
     int rc = 0;
-    if (n_types > MAX_GPU_TYPES_EXEC) {
-        cf_log_error("the exec runner would profile more than %d GPU types (each costs a profile)", MAX_GPU_TYPES_EXEC);
-        cf_log_hint("name the GPU types with --gpu (or search.gpus), and the clouds with --cloud");
-        rc = CF_EXIT_USAGE;
-    }
+    if (cf_search_check_gpu_types(x->cands, x->n_cands) != CF_OK)
+        rc = cf_report_error();
     cf_exec_runner e;
     if (rc == 0 && cf_exec_runner_open(x->runner_text + 5, o->timeout_s, o->seed > 0 ? (unsigned long)o->seed : 1,
                                        &e) != CF_OK)

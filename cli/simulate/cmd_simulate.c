@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cloudfit/advisor/inputs.h"
+#include "cloudfit/pricing/offer_pick.h"
 #include "cloudfit/profiler/spot_traces.h"
 #include "commands.h"
 #include "exit_codes.h"
@@ -60,62 +60,17 @@ static int parse_batches(const char *text, unsigned *out)
     return CF_EXIT_USAGE;
 }
 
-/* The cheapest catalog row (spot price, else on-demand) that matches every
- * criterion given (NULL / 0 = any). */
-static const cf_vm *cheapest(const cf_catalog *catalog, const char *instance, const char *gpu, const char *cloud,
-                             const char *region, int gpus_per_vm);
-
-/* The offer a trace was recorded on: its index row (cloud, region,
- * instance type), narrowed or replaced by the options; the cheapest such
- * row, in the trace's region first. */
+/* The offer a trace was recorded on, with --gpu (one per trace),
+ * --instance-type (the first), --cloud and --region on top
+ * (pricing/offer_pick.c). */
 static const cf_vm *pick_vm(const cf_cli_options *o, const cf_catalog *catalog, const cf_spot_trace_vm *tv, int k,
                             char *note, size_t n_note)
 {
-    note[0] = '\0';
-    /* --gpu replaces the trace's VM type (its instance type then no longer applies). */
-    const char *gpu = o->gpus.n > k ? o->gpus.items[k] : tv->gpu[0] ? tv->gpu : NULL;
-    const char *instance = o->instance_type && k == 0 ? o->instance_type
-                           : o->gpus.n > k || !tv->instance_type[0] ? NULL
-                                                                    : tv->instance_type;
-    const char *cloud = o->clouds.n ? o->clouds.items[0] : tv->cloud[0] ? tv->cloud : NULL;
-    const char *region = o->regions.n ? o->regions.items[0] : tv->region[0] ? tv->region : NULL;
-    if (!instance && !gpu)
-        return NULL;
-    const cf_vm *best = NULL;
-    for (int pass = 0; pass < 2 && !best; pass++) /* the trace's region first, then any */
-        best = cheapest(catalog, instance, gpu, cloud, pass == 0 ? region : NULL, instance ? 0 : tv->gpus_per_vm);
-    if (!best && (o->gpus.n <= k && !(o->instance_type && k == 0))) {
-        /* The trace's VM is not sold any more (p2 / K80): its availability
-         * applied to the cheapest offer of that size in its region. */
-        best = cheapest(catalog, NULL, NULL, cloud, region, tv->gpus_per_vm > 0 ? tv->gpus_per_vm : 1);
-        if (!best)
-            best = cheapest(catalog, NULL, NULL, cloud, NULL, tv->gpus_per_vm > 0 ? tv->gpus_per_vm : 1);
-        if (best)
-            snprintf(note, n_note, "the trace's VM (%s, %s) is not in the catalog; its availability is applied to "
-                     "%s (%s), the cheapest offer of that size%s", instance ? instance : "?", gpu ? gpu : "?",
-                     best->instance_type, best->gpu_model, region && !strcmp(best->region, region) ? " in its region" : "");
-    }
-    return best;
-}
-
-static const cf_vm *cheapest(const cf_catalog *catalog, const char *instance, const char *gpu, const char *cloud,
-                             const char *region, int gpus_per_vm)
-{
-    const cf_vm *best = NULL;
-    for (size_t i = 0; i < catalog->n_vms; i++) {
-        const cf_vm *vm = &catalog->vms[i];
-        if ((instance && strcmp(vm->instance_type, instance)) || (gpu && strcasecmp(vm->gpu_model, gpu)) ||
-            (cloud && strcmp(vm->cloud, cloud)) || (region && strcmp(vm->region, region)))
-            continue;
-        if (gpus_per_vm > 0 && vm->gpu_count != gpus_per_vm)
-            continue;
-        double p = vm->price_spot_usd_per_hr > 0 ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr;
-        double bp = !best ? 0 : best->price_spot_usd_per_hr > 0 ? best->price_spot_usd_per_hr
-                                                                : best->price_ondemand_usd_per_hr;
-        if (p > 0 && (!best || p < bp))
-            best = vm;
-    }
-    return best;
+    cf_trace_offer_query q = {.vm = tv, .gpu = o->gpus.n > k ? o->gpus.items[k] : NULL,
+                              .instance_type = o->instance_type && k == 0 ? o->instance_type : NULL,
+                              .cloud = o->clouds.n ? o->clouds.items[0] : NULL,
+                              .region = o->regions.n ? o->regions.items[0] : NULL};
+    return cf_offer_for_trace(catalog, &q, note, n_note);
 }
 
 typedef struct {

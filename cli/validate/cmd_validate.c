@@ -74,26 +74,6 @@ static void split_list(const cf_cli_list *in, const char **out, size_t *n_out, c
     }
 }
 
-/* No row was scored: say why (every group skipped or failed, or no row
- * outside the training subset) and fail. */
-static int nothing_predicted(const char *path, const cf_validate_options *vo, const cf_validate_group *groups,
-                             size_t n_groups)
-{
-    for (size_t g = 0; g < n_groups; g++)
-        if (groups[g].skipped || groups[g].failed) {
-            cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: %s/%s: %s", path, groups[g].model,
-                         groups[g].gpu, groups[g].message);
-            if (groups[g].hint[0])
-                cf_error_hint("%s", groups[g].hint);
-            return cf_report_error();
-        }
-    cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: every row is in the training subset (≤ %d node%s%s)",
-                 path, vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
-                 vo->with_2node_probe ? " and the 2-node probe" : "");
-    cf_error_hint("add multi-node rows, lower --train-max-nodes, or pass --fit-all-rows for the in-sample error");
-    return cf_report_error();
-}
-
 /* Files from this size on show their progress (docs/cli.md). */
 #define CF_VALIDATE_PROGRESS_BYTES (8u << 20)
 
@@ -207,8 +187,10 @@ static int validate_steps(const cf_cli_options *o, const char *path)
                 cf_error_hint("--train-gpus names GPUs of the file's gpu column");
             rc = cf_report_error();
         }
-        else if (report.overall.n == 0)
-            rc = nothing_predicted(path, &vo, groups, n_groups);
+        else if (report.overall.n == 0) {
+            cf_validate_nothing_predicted(path, &vo, groups, n_groups);
+            rc = cf_report_error();
+        }
     }
     if (rc == 0) {
         cf_buf table = CF_BUF_INIT;

@@ -366,6 +366,32 @@ typedef struct {
     char run_url[512];
 } cf_ci_info;
 
+/* ---- a recommendation as stored, and CI gates -------------------------------- */
+
+/* One ranked configuration in the form the history stores it (rank 1 is
+ * the chosen one): what a CI gate compares with (advisor/gates.c) and a
+ * history row holds (db/history.c). */
+typedef struct {
+    int rank;
+    char cloud[16], region[48], instance_type[64], gpu[32];
+    int gpus_per_node, nodes, local_batch, accumulation;
+    long global_batch;
+    double lr;
+    int spot;
+    double step_time_s, hours, total_usd;
+    double usd_per_node_hour;
+} cf_history_config;
+
+/* One CI gate's outcome (docs/ci.md). value is NaN when there was nothing
+ * to compare with (the gate then passes and `note` says why). */
+typedef struct {
+    char name[32];             /* max_cost_usd | max_hours | max_cost_increase_pct | max_cost_increase_usd */
+    double limit;
+    double value;
+    int passed;
+    char note[200];
+} cf_history_gate;
+
 /* ---- data sets the models are scored on (cloudfit validate) ------------------ */
 
 /* One row of a gradient-noise trace file (groundtruth/gns_traces). */

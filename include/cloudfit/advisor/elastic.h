@@ -6,6 +6,7 @@
  * per hour at each count under each LR rule. Pure computation. */
 #ifndef CLOUDFIT_ADVISOR_ELASTIC_H
 #define CLOUDFIT_ADVISOR_ELASTIC_H
+#include "cloudfit/advisor.h"
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
@@ -86,6 +87,14 @@ typedef struct {
 } cf_elastic_request;
 
 cf_status cf_elastic_plan_for(const cf_elastic_request *req, cf_elastic_plan *out);
+
+/* The elastic plan of a ranked configuration (advisor/elastic_config.c):
+ * the batch held by accumulation up to the search's max_accumulation, the
+ * memory ceiling and the inter-node bandwidth of `perf` (its GPU type's
+ * parameters; the VM's NIC where none was fitted), the effective noise
+ * scale. CF_ERR_INTERNAL when perf is NULL; *out malloc'd. */
+cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *limits, const cf_gpu_perf *perf,
+                                    double b_noise, const cf_config *c, cf_elastic_plan **out);
 
 /* Progress per hour at each count (index n, 0..N; [0] = 0) when the LR
  * follows `rule` relative to the plan's optimum at full size (simulate):

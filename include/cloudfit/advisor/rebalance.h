@@ -14,6 +14,7 @@
  * `cloudfit rebalance` is this controller as a JSON-lines filter. */
 #ifndef CLOUDFIT_ADVISOR_REBALANCE_H
 #define CLOUDFIT_ADVISOR_REBALANCE_H
+#include "cloudfit/common/buf.h"
 #include "cloudfit/status.h"
 
 #define CF_REBALANCE_MAX_WORKERS 1024
@@ -64,5 +65,20 @@ cf_status cf_rebalance_init(cf_rebalance *c, int workers, long global_batch, con
  * batches are always in c->batch. CF_ERR_INVALID as a negative value for
  * a non-positive time (the message names the worker). */
 int cf_rebalance_observe(cf_rebalance *c, const double *times_s);
+
+/* ---- the JSON-lines protocol (advisor/rebalance_lines.c) ----------------
+ * One line in per training iteration, {"times_s": [0.31, 0.12]} (seconds
+ * per worker, in worker order); one line out for each,
+ * {"batches": [64, 192], "changed": true, "updates": 1, "imbalance": 0.41}.
+ * Blank lines carry nothing. */
+
+/* Whether `line` is only white space. */
+int cf_rebalance_line_blank(const char *line);
+/* The n per-worker times of one input line; CF_ERR_INVALID naming
+ * "SOURCE:NUMBER" (and the worker) for anything else. */
+cf_status cf_rebalance_read_line(const char *line, const char *source, long number, int n, double *times_s);
+/* The answer line (with its newline) after an observation that returned
+ * `changed`. */
+void cf_rebalance_answer(const cf_rebalance *c, int changed, cf_buf *out);
 
 #endif

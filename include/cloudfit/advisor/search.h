@@ -51,6 +51,12 @@ typedef struct {
 } cf_search_options;
 
 void cf_search_options_init(cf_search_options *options);
+/* The defaults for searching `job` under `limits` (the spec's search
+ * section): the deadline and budget hold at its stated confidence (0.9
+ * when none), as that quantile of the estimate's uncertainty. `noise` is
+ * the noise model the inputs chose. */
+void cf_search_options_for(cf_search_options *options, const cf_job *job, const cf_constraints *limits,
+                           const cf_noise_model *noise);
 
 typedef enum { CF_RUN_PROFILE, CF_RUN_PROBE } cf_search_run_kind;
 
@@ -143,6 +149,12 @@ cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, c
  * limits, and the per-GPU batches (local_batches, else 8 … 256 by powers of
  * two); a GPU model without a 1-GPU VM also gets one GPU of its VM (paid in
  * full) for the profile's single-GPU runs. *out is malloc'd. */
+/* A runner that starts real VMs profiles every GPU type among its
+ * candidates once: more than CF_SEARCH_MAX_PROFILED_GPU_TYPES is
+ * CF_ERR_USAGE, with a hint to name the GPU types and clouds. */
+#define CF_SEARCH_MAX_PROFILED_GPU_TYPES 4
+cf_status cf_search_check_gpu_types(const cf_search_candidate *cands, size_t n);
+
 cf_status cf_search_catalog_candidates(const cf_constraints *limits, const int *local_batches, int n_local_batches,
                                        const cf_vm *const *rows, size_t n_rows, cf_search_candidate **out,
                                        size_t *n_out);

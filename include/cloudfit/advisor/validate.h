@@ -99,6 +99,11 @@ cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_
  * types (may be NULL: bandwidth ratio only). */
 cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_validate_options *options,
                             cf_validate_group *groups, size_t n_groups, cf_ape_stats *overall);
+/* When no row was scored (overall.n == 0): CF_ERR_INVALID saying why —
+ * the first group skipped or not fitted, with its message and hint, else
+ * every row being in the training subset — for the file `path`. */
+cf_status cf_validate_nothing_predicted(const char *path, const cf_validate_options *options,
+                                        const cf_validate_group *groups, size_t n_groups);
 
 /* Iterations to the target metric, per (model, batch). */
 typedef struct {

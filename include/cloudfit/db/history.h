@@ -7,27 +7,9 @@
 #include "cloudfit/types.h"
 #include "cloudfit/status.h"
 
-/* One ranked configuration as stored (rank 1 is the chosen one). */
-typedef struct {
-    int rank;
-    char cloud[16], region[48], instance_type[64], gpu[32];
-    int gpus_per_node, nodes, local_batch, accumulation;
-    long global_batch;
-    double lr;
-    int spot;
-    double step_time_s, hours, total_usd;
-    double usd_per_node_hour;
-} cf_history_config;
-
-/* One CI gate's outcome (docs/ci.md). value is NaN when there was nothing
- * to compare with (the gate then passes and `note` says why). */
-typedef struct {
-    char name[32];             /* max_cost_usd | max_hours | max_cost_increase_pct | max_cost_increase_usd */
-    double limit;
-    double value;
-    int passed;
-    char note[200];
-} cf_history_gate;
+/* cf_history_config (one ranked configuration as stored) and
+ * cf_history_gate (one CI gate's outcome) are plain structs of
+ * cloudfit/types.h: the advisor computes them, this module stores them. */
 
 /* One recommendation as stored. Unit prices are copied in so old rows never
  * depend on today's catalog. Strings are borrowed for the insert. */

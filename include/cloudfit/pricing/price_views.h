@@ -17,6 +17,10 @@
  * returns how many (0 when `name` is NULL). */
 size_t cf_gpu_family_models(const cf_catalog *catalog, const char *name, const char **out, size_t cap);
 
+/* "GPU" or "GPU:N" (N GPUs per VM, 1 to 1024) into `gpu` (room for `cap`
+ * bytes) and *count (0 = any). CF_ERR_USAGE naming the text otherwise. */
+cf_status cf_price_parse_gpu(const char *text, char *gpu, size_t cap, int *count);
+
 typedef struct {
     const char *const *clouds;  size_t n_clouds;   /* empty = all */
     const char *const *regions; size_t n_regions;  /* empty = all */

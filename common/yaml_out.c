@@ -1,4 +1,4 @@
-#include "render/yaml_out.h"
+#include "cloudfit/common/yaml_out.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Tests of cli/render/render_csv.c: RFC 4180 quoting (read back with the
+/* Tests of common/csvwrite.c: RFC 4180 quoting (read back with the
  * project's libcsv reader) and the formula guard: a text field starting
  * with = + - @ TAB or CR gets a leading apostrophe, whatever else it holds. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cloudfit/common/csvread.h"
-#include "render/render_csv.h"
+#include "cloudfit/common/csvwrite.h"
 
 /* One header field "f" and one record with `text`, parsed back. */
 static void round_trip(const char *text, const char *want_read)

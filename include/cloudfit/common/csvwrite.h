@@ -2,8 +2,8 @@
  * and quotes doubled. A text field starting with = + - @ TAB or CR gets a
  * leading apostrophe (inside quotes) so spreadsheets do not run it as a
  * formula (branch names and snapshot rows come from outside). */
-#ifndef CLOUDFIT_CLI_RENDER_CSV_H
-#define CLOUDFIT_CLI_RENDER_CSV_H
+#ifndef CLOUDFIT_COMMON_CSVWRITE_H
+#define CLOUDFIT_COMMON_CSVWRITE_H
 #include "cloudfit/common/buf.h"
 
 /* One text field, quoted and guarded as needed, with no separator after it. */

@@ -1,4 +1,4 @@
-#include "render/render_csv.h"
+#include "cloudfit/common/csvwrite.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* A thin layer over libyaml's emitter that writes into a cf_buf: the
  * emitters build documents as events, so quoting and escaping are
  * libyaml's job, never ours. Errors are sticky; check yo_end's status. */
-#ifndef CLOUDFIT_CLI_YAML_OUT_H
-#define CLOUDFIT_CLI_YAML_OUT_H
+#ifndef CLOUDFIT_COMMON_YAML_OUT_H
+#define CLOUDFIT_COMMON_YAML_OUT_H
 #include <yaml.h>
 
 #include "cloudfit/common/buf.h"

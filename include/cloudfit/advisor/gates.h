@@ -1,0 +1,59 @@
+/* CI gates (advisor/gates.c, docs/ci.md): limits on the chosen
+ * configuration's cost and time, and on its cost increase over a baseline
+ * — the newest earlier recommendation for the same spec on the base
+ * branch, or a recommendation document from an earlier run (--compare-to).
+ * Pure computation: the caller reads the baseline (a history row, a file)
+ * and decides what a failed gate does (the CLI: exit code 5). */
+#ifndef CLOUDFIT_ADVISOR_GATES_H
+#define CLOUDFIT_ADVISOR_GATES_H
+#include <stddef.h>
+
+#include "cloudfit/advisor.h"
+#include "cloudfit/status.h"
+#include "cloudfit/types.h"
+
+#define CF_MAX_GATES 4
+
+/* An earlier recommendation to compare with (also the markdown diff). */
+typedef struct {
+    int have;
+    long long id;                /* history id, 0 when from a file */
+    char source[400];            /* "recommendation 12 (main, 2026-…)" or the file name */
+    char created_at[32];
+    char catalog[96];            /* "embedded 2026-07-30" */
+    cf_history_config chosen;
+} cf_baseline;
+
+typedef struct {
+    double max_cost_usd;         /* <= 0: off */
+    double max_hours;            /* <= 0: off */
+    double max_increase;         /* < 0: off */
+    int increase_is_pct;
+} cf_gate_limits;
+
+/* Sets the cost-increase limit from its text: "10%" is a percentage, "25"
+ * or "$25" US dollars. CF_ERR_USAGE for anything else (a negative, not
+ * finite or malformed number; "$10%"), limits unchanged; the caller names
+ * the option. */
+cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text);
+/* Whether any gate is asked for. */
+int cf_gates_any(const cf_gate_limits *limits);
+/* Evaluates each gate asked for against the chosen configuration's total
+ * cost and hours (and the baseline's cost; without a baseline the
+ * increase gate passes with a note saying so); returns how many were
+ * written to out (at most CF_MAX_GATES). A value equal to its limit passes. */
+size_t cf_gates_evaluate(const cf_gate_limits *limits, double total_usd, double hours, const cf_baseline *base,
+                         cf_history_gate *out);
+/* Whether every gate in gates[0..n) passed. */
+int cf_gates_passed(const cf_history_gate *gates, size_t n);
+
+/* A baseline from the text of a recommendation document (`path` names it
+ * in messages): its chosen configuration, every count a whole number that
+ * fits its field and every amount finite and not negative, else
+ * CF_ERR_INVALID naming the key (chosen.nodes) with a hint. */
+cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out);
+
+/* A configuration in the form the history stores it, at `rank`. */
+void cf_history_config_from(const cf_config *c, int rank, cf_history_config *out);
+
+#endif

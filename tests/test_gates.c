@@ -1,0 +1,228 @@
+/* Tests of advisor/gates.c: the CI gates (cost, hours, cost increase over
+ * a baseline) and the baseline read from a recommendation document. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/advisor/gates.h"
+
+static cf_gate_limits off(void)
+{
+    return (cf_gate_limits){.max_cost_usd = 0, .max_hours = 0, .max_increase = -1};
+}
+
+static cf_baseline base_costing(double usd)
+{
+    cf_baseline b;
+    memset(&b, 0, sizeof b);
+    b.have = 1;
+    b.chosen.total_usd = usd;
+    snprintf(b.source, sizeof b.source, "recommendation 7 (main, 2026-01-01T00:00:00Z)");
+    return b;
+}
+
+static void test_no_gates(void **state)
+{
+    (void)state;
+    cf_gate_limits l = off();
+    cf_history_gate g[CF_MAX_GATES];
+    assert_false(cf_gates_any(&l));
+    assert_int_equal(cf_gates_evaluate(&l, 100, 10, NULL, g), 0);
+    assert_true(cf_gates_passed(g, 0));
+}
+
+static void test_cost_and_hours(void **state)
+{
+    (void)state;
+    cf_gate_limits l = off();
+    l.max_cost_usd = 50;
+    l.max_hours = 10;
+    assert_true(cf_gates_any(&l));
+    cf_history_gate g[CF_MAX_GATES];
+    assert_int_equal(cf_gates_evaluate(&l, 50, 10.5, NULL, g), 2);
+    assert_string_equal(g[0].name, "max_cost_usd");
+    assert_true(g[0].passed); /* equal to the limit passes */
+    assert_string_equal(g[0].note, "predicted total cost $50.00, limit $50.00");
+    assert_string_equal(g[1].name, "max_hours");
+    assert_false(g[1].passed);
+    assert_string_equal(g[1].note, "predicted wall time 10.50 h, limit 10.00 h");
+    assert_false(cf_gates_passed(g, 2));
+    assert_int_equal(cf_gates_evaluate(&l, 50.01, 9, NULL, g), 2);
+    assert_false(g[0].passed);
+    assert_true(g[1].passed);
+}
+
+static void test_increase_against_a_baseline(void **state)
+{
+    (void)state;
+    cf_gate_limits l = off();
+    assert_int_equal(cf_gate_limits_set_increase(&l, "10%"), CF_OK);
+    assert_true(l.increase_is_pct);
+    assert_true(cf_gates_any(&l));
+    cf_history_gate g[CF_MAX_GATES];
+    cf_baseline b = base_costing(100);
+    assert_int_equal(cf_gates_evaluate(&l, 110, 1, &b, g), 1);
+    assert_string_equal(g[0].name, "max_cost_increase_pct");
+    assert_true(g[0].passed);
+    assert_true(fabs(g[0].value - 10) < 1e-9);
+    assert_non_null(strstr(g[0].note, "$100.00 → $110.00 (+10.00 USD, +10.0%) against recommendation 7"));
+    assert_int_equal(cf_gates_evaluate(&l, 111, 1, &b, g), 1);
+    assert_false(g[0].passed);
+    /* cheaper always passes; from a free baseline any increase is infinite */
+    assert_int_equal(cf_gates_evaluate(&l, 50, 1, &b, g), 1);
+    assert_true(g[0].passed);
+    b.chosen.total_usd = 0;
+    cf_gates_evaluate(&l, 1, 1, &b, g);
+    assert_true(isinf(g[0].value));
+    assert_false(g[0].passed);
+    /* dollars */
+    assert_int_equal(cf_gate_limits_set_increase(&l, "$25"), CF_OK);
+    assert_false(l.increase_is_pct);
+    b = base_costing(100);
+    cf_gates_evaluate(&l, 126, 1, &b, g);
+    assert_string_equal(g[0].name, "max_cost_increase_usd");
+    assert_false(g[0].passed);
+    assert_true(fabs(g[0].value - 26) < 1e-9);
+}
+
+static void test_increase_without_a_baseline_passes(void **state)
+{
+    (void)state;
+    cf_gate_limits l = off();
+    assert_int_equal(cf_gate_limits_set_increase(&l, "0"), CF_OK);
+    cf_history_gate g[CF_MAX_GATES];
+    cf_baseline none;
+    memset(&none, 0, sizeof none);
+    assert_int_equal(cf_gates_evaluate(&l, 1e6, 1, &none, g), 1);
+    assert_true(g[0].passed);
+    assert_true(isnan(g[0].value));
+    assert_string_equal(g[0].note, "no earlier recommendation to compare with: passes");
+    assert_int_equal(cf_gates_evaluate(&l, 1e6, 1, NULL, g), 1);
+    assert_true(g[0].passed);
+}
+
+static void test_increase_text_refused(void **state)
+{
+    (void)state;
+    const char *bad[] = {"", "%", "ten", "-5", "$10%", "10%%", "1e999", "nan", "5x", "$"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cf_gate_limits l = off();
+        if (cf_gate_limits_set_increase(&l, bad[i]) != CF_ERR_USAGE)
+            fail_msg("'%s' accepted", bad[i]);
+        assert_true(l.max_increase < 0); /* unchanged */
+        assert_non_null(strstr(cf_error_message(), "expects a percentage (10%) or US dollars (25 or $25), got '"));
+        cf_error_clear();
+    }
+}
+
+static const char *const good_doc =
+    "{\"version\":\"1\",\"metadata\":{\"created_at\":\"2026-02-03T04:05:06Z\"},"
+    "\"catalog\":{\"source\":\"embedded\",\"fetched_at\":\"2026-01-30\"},"
+    "\"chosen\":{\"cloud\":\"aws\",\"region\":\"us-east-1\",\"instance_type\":\"p4d.24xlarge\",\"gpu\":\"A100-40GB\","
+    "\"gpus_per_node\":8,\"nodes\":2,\"local_batch\":32,\"accumulation\":1,\"global_batch\":512,\"lr\":0.1,"
+    "\"step_time_s\":0.25,\"hours\":12.5,\"total_usd\":800.5,\"usd_per_hour\":64.04,\"spot\":false}}";
+
+static void test_baseline_from_text(void **state)
+{
+    (void)state;
+    cf_baseline b;
+    assert_int_equal(cf_baseline_from_text(good_doc, strlen(good_doc), "old.json", &b), CF_OK);
+    assert_true(b.have);
+    assert_int_equal(b.id, 0);
+    assert_string_equal(b.chosen.instance_type, "p4d.24xlarge");
+    assert_int_equal(b.chosen.nodes, 2);
+    assert_int_equal(b.chosen.global_batch, 512);
+    assert_true(fabs(b.chosen.total_usd - 800.5) < 1e-9);
+    assert_true(fabs(b.chosen.usd_per_node_hour - 32.02) < 1e-9);
+    assert_false(b.chosen.spot);
+    assert_string_equal(b.source, "old.json of 2026-02-03T04:05:06Z");
+    assert_string_equal(b.catalog, "embedded 2026-01-30");
+}
+
+static void refused_doc(const char *text, const char *want)
+{
+    cf_baseline b;
+    cf_status st = cf_baseline_from_text(text, strlen(text), "old.json", &b);
+    if (st == CF_OK)
+        fail_msg("accepted: %s", text);
+    if (!strstr(cf_error_message(), want))
+        fail_msg("message '%s' does not say '%s'", cf_error_message(), want);
+    assert_false(b.have);
+    cf_error_clear();
+}
+
+/* The good document with `from` replaced by `to` is refused saying `want`. */
+static void refused_doc_with(const char *from, const char *to, const char *want)
+{
+    char doc[2048];
+    const char *at = strstr(good_doc, from);
+    assert_non_null(at);
+    snprintf(doc, sizeof doc, "%.*s%s%s", (int)(at - good_doc), good_doc, to, at + strlen(from));
+    refused_doc(doc, want);
+}
+
+static void test_baseline_refused(void **state)
+{
+    (void)state;
+    refused_doc("{", "old.json");
+    refused_doc("{\"chosen\": 3}", "old.json: chosen: expected an object");
+    refused_doc("{\"chosen\": {}}", "old.json: chosen.cloud: expected a string");
+    refused_doc_with("\"nodes\":2", "\"nodes\":2.5", "chosen.nodes: expected an integer from 0 to 1e+06, got 2.5");
+    refused_doc_with("\"total_usd\":800.5", "\"total_usd\":-800", "chosen.total_usd: expected a number from 0 to");
+    refused_doc_with("\"gpus_per_node\":8", "\"gpus_per_node\":4096", "chosen.gpus_per_node: expected an integer");
+    refused_doc_with("\"spot\":false", "\"spot\":0", "chosen.spot: expected true or false");
+    refused_doc_with("\"gpu\":\"A100-40GB\",", "", "chosen.gpu: expected a string");
+}
+
+static void test_config_in_stored_form(void **state)
+{
+    (void)state;
+    cf_vm vm;
+    memset(&vm, 0, sizeof vm);
+    snprintf(vm.cloud, sizeof vm.cloud, "gcp");
+    snprintf(vm.region, sizeof vm.region, "us-central1");
+    snprintf(vm.instance_type, sizeof vm.instance_type, "a2-highgpu-4g");
+    snprintf(vm.gpu_model, sizeof vm.gpu_model, "A100-40GB");
+    cf_config c;
+    memset(&c, 0, sizeof c);
+    c.vm = &vm;
+    c.nodes = 3;
+    c.gpus_per_node = 4;
+    c.local_batch = 16;
+    c.accumulation = 2;
+    c.global_batch = 384;
+    c.lr.lr = 0.2;
+    c.spot = 1;
+    c.hours = 5;
+    c.total_usd = 90;
+    c.usd_per_hour = 18;
+    cf_history_config h;
+    cf_history_config_from(&c, 2, &h);
+    assert_int_equal(h.rank, 2);
+    assert_string_equal(h.instance_type, "a2-highgpu-4g");
+    assert_int_equal(h.global_batch, 384);
+    assert_true(h.spot);
+    assert_true(fabs(h.usd_per_node_hour - 6) < 1e-12);
+    assert_true(fabs(h.lr - 0.2) < 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_gates),
+        cmocka_unit_test(test_cost_and_hours),
+        cmocka_unit_test(test_increase_against_a_baseline),
+        cmocka_unit_test(test_increase_without_a_baseline_passes),
+        cmocka_unit_test(test_increase_text_refused),
+        cmocka_unit_test(test_baseline_from_text),
+        cmocka_unit_test(test_baseline_refused),
+        cmocka_unit_test(test_config_in_stored_form),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,122 @@
+/* Tests of pricing/offer_pick.c: the offer that stands for a VM measured
+ * elsewhere (an availability trace's VM; a profiling trace row's VM). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/pricing/offer_pick.h"
+
+static cf_vm vms[8];
+static cf_catalog catalog;
+
+static void vm(size_t i, const char *cloud, const char *region, const char *type, const char *gpu, int count,
+               double ondemand, double spot)
+{
+    memset(&vms[i], 0, sizeof vms[i]);
+    snprintf(vms[i].cloud, sizeof vms[i].cloud, "%s", cloud);
+    snprintf(vms[i].region, sizeof vms[i].region, "%s", region);
+    snprintf(vms[i].instance_type, sizeof vms[i].instance_type, "%s", type);
+    snprintf(vms[i].gpu_model, sizeof vms[i].gpu_model, "%s", gpu);
+    vms[i].gpu_count = count;
+    vms[i].price_ondemand_usd_per_hr = ondemand;
+    vms[i].price_spot_usd_per_hr = spot;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    vm(0, "aws", "us-east-1", "g4dn.xlarge", "T4", 1, 0.526, 0.20);
+    vm(1, "aws", "us-west-2", "g4dn.xlarge", "T4", 1, 0.526, 0.15);
+    vm(2, "aws", "us-east-1", "p3.2xlarge", "V100-16GB", 1, 3.06, 0.95);
+    vm(3, "aws", "us-east-1", "p3.8xlarge", "V100-16GB", 4, 12.24, 0);
+    vm(4, "gcp", "us-central1", "n1-t4-4", "T4", 4, 1.90, 0.70);
+    vm(5, "aws", "us-east-1", "g4dn.12xlarge", "T4", 4, 3.91, 0);
+    vm(6, "aws", "us-east-1", "unpriced", "T4", 1, 0, 0);
+    vm(7, "gcp", "us-central1", "n1-v100-4", "V100-16GB", 4, 10.0, 0);
+    catalog = (cf_catalog){.vms = vms, .n_vms = 8};
+    return 0;
+}
+
+static void test_cheapest_prefers_the_spot_price(void **state)
+{
+    (void)state;
+    cf_offer_match m = {.gpu = "t4", .gpus_per_vm = 1};
+    assert_ptr_equal(cf_offer_cheapest(&catalog, &m), &vms[1]); /* 0.15 spot in us-west-2 */
+    m.region = "us-east-1";
+    assert_ptr_equal(cf_offer_cheapest(&catalog, &m), &vms[0]);
+    cf_offer_match none = {.gpu = "A100-80GB"};
+    assert_null(cf_offer_cheapest(&catalog, &none));
+    cf_offer_match by_type = {.instance_type = "p3.8xlarge"};
+    assert_ptr_equal(cf_offer_cheapest(&catalog, &by_type), &vms[3]); /* on demand when no spot */
+}
+
+static cf_spot_trace_vm trace_vm(const char *cloud, const char *region, const char *type, const char *gpu, int n)
+{
+    cf_spot_trace_vm t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.cloud, sizeof t.cloud, "%s", cloud);
+    snprintf(t.region, sizeof t.region, "%s", region);
+    snprintf(t.instance_type, sizeof t.instance_type, "%s", type);
+    snprintf(t.gpu, sizeof t.gpu, "%s", gpu);
+    t.gpus_per_vm = n;
+    return t;
+}
+
+static void test_trace_offer(void **state)
+{
+    (void)state;
+    char note[320];
+    /* the trace's own VM, in its region first */
+    cf_spot_trace_vm t = trace_vm("aws", "us-east-1", "g4dn.xlarge", "T4", 1);
+    cf_trace_offer_query q = {.vm = &t};
+    assert_ptr_equal(cf_offer_for_trace(&catalog, &q, note, sizeof note), &vms[0]);
+    assert_string_equal(note, "");
+    /* --gpu replaces the VM type: the instance type no longer applies */
+    q.gpu = "V100-16GB";
+    assert_ptr_equal(cf_offer_for_trace(&catalog, &q, note, sizeof note), &vms[2]);
+    /* --cloud narrows */
+    t = trace_vm("", "", "", "T4", 4);
+    q = (cf_trace_offer_query){.vm = &t, .cloud = "gcp"};
+    assert_ptr_equal(cf_offer_for_trace(&catalog, &q, note, sizeof note), &vms[4]);
+    /* a VM no longer sold: the cheapest of its size, and a note */
+    t = trace_vm("aws", "us-east-1", "p2.xlarge", "K80", 1);
+    q = (cf_trace_offer_query){.vm = &t};
+    assert_ptr_equal(cf_offer_for_trace(&catalog, &q, note, sizeof note), &vms[0]);
+    assert_string_equal(note, "the trace's VM (p2.xlarge, K80) is not in the catalog; its availability is applied to "
+                              "g4dn.xlarge (T4), the cheapest offer of that size in its region");
+    /* ... but not when the user named the GPU */
+    q.gpu = "K80";
+    assert_null(cf_offer_for_trace(&catalog, &q, note, sizeof note));
+    assert_string_equal(note, "");
+    /* nothing names a VM */
+    t = trace_vm("aws", "us-east-1", "", "", 1);
+    q = (cf_trace_offer_query){.vm = &t};
+    assert_null(cf_offer_for_trace(&catalog, &q, note, sizeof note));
+}
+
+static void test_hardware_offer(void **state)
+{
+    (void)state;
+    /* four T4s measured on gcp: the gcp VM, though aws has one too */
+    assert_ptr_equal(cf_offer_for_hardware(&catalog, "T4", 4, "gcp"), &vms[4]);
+    /* on a cloud without one: the cheapest on demand */
+    assert_ptr_equal(cf_offer_for_hardware(&catalog, "t4", 4, "azure"), &vms[4]);
+    assert_ptr_equal(cf_offer_for_hardware(&catalog, "V100-16GB", 4, "aws"), &vms[3]);
+    assert_ptr_equal(cf_offer_for_hardware(&catalog, "V100-16GB", 4, "lambda"), &vms[7]);
+    assert_null(cf_offer_for_hardware(&catalog, "T4", 8, "aws"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cheapest_prefers_the_spot_price),
+        cmocka_unit_test(test_trace_offer),
+        cmocka_unit_test(test_hardware_offer),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

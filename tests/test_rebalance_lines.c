@@ -1,0 +1,84 @@
+/* Tests of advisor/rebalance_lines.c: the batch controller's JSON-lines
+ * protocol (the times in, the batches out). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/advisor/rebalance.h"
+
+static void test_blank(void **state)
+{
+    (void)state;
+    assert_true(cf_rebalance_line_blank(""));
+    assert_true(cf_rebalance_line_blank(" \t\r\n"));
+    assert_false(cf_rebalance_line_blank("  {}\n"));
+}
+
+static void test_read_line(void **state)
+{
+    (void)state;
+    double t[3] = {0};
+    assert_int_equal(cf_rebalance_read_line("{\"times_s\": [0.5, 0.25, 2]}\n", "stdin", 1, 3, t), CF_OK);
+    assert_true(t[0] == 0.5 && t[1] == 0.25 && t[2] == 2);
+    static const struct {
+        const char *line, *message;
+    } bad[] = {
+        {"{\"times_s\": [0.5, 0.25]}", "stdin:7: expected {\"times_s\": [3 numbers, one per worker]}"},
+        {"[0.5, 0.25, 1]", "stdin:7: expected {\"times_s\": [3 numbers, one per worker]}"},
+        {"{\"times\": [1, 1, 1]}", "stdin:7: expected {\"times_s\": [3 numbers, one per worker]}"},
+        {"{\"times_s\": [1, 0, 1]}", "stdin:7: times_s[1]: expected a positive number of seconds"},
+        {"{\"times_s\": [1, 1, \"2\"]}", "stdin:7: times_s[2]: expected a positive number of seconds"},
+        {"{\"times_s\": [-1, 1, 1]}", "stdin:7: times_s[0]: expected a positive number of seconds"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(cf_rebalance_read_line(bad[i].line, "stdin", 7, 3, t), CF_ERR_INVALID);
+        assert_string_equal(cf_error_message(), bad[i].message);
+        cf_error_clear();
+    }
+    assert_int_not_equal(cf_rebalance_read_line("{\"times_s\": [1, 1,", "stdin", 9, 3, t), CF_OK);
+    assert_non_null(strstr(cf_error_message(), "stdin:9"));
+    cf_error_clear();
+}
+
+static void test_answer(void **state)
+{
+    (void)state;
+    cf_rebalance *c = malloc(sizeof *c);
+    assert_non_null(c);
+    int initial[2] = {128, 128};
+    assert_int_equal(cf_rebalance_init(c, 2, 256, initial, NULL, NULL), CF_OK);
+    cf_buf out = CF_BUF_INIT;
+    cf_rebalance_answer(c, 0, &out);
+    assert_string_equal(out.data, "{\"batches\": [128, 128], \"changed\": false, \"updates\": 0, \"imbalance\": 0}\n");
+    cf_buf_free(&out);
+    /* one worker three times slower: after a window the batches move */
+    double t[2] = {0.3, 0.1};
+    int changed = 0;
+    for (int i = 0; i < CF_REBALANCE_WINDOW; i++)
+        changed = cf_rebalance_observe(c, t);
+    assert_int_equal(changed, 1);
+    cf_rebalance_answer(c, changed, &out);
+    assert_true(c->batch[0] < 128 && c->batch[0] + c->batch[1] == 256);
+    char want[128];
+    snprintf(want, sizeof want, "{\"batches\": [%d, %d], \"changed\": true, \"updates\": 1, \"imbalance\": 2}\n",
+             c->batch[0], c->batch[1]);
+    assert_string_equal(out.data, want);
+    cf_buf_free(&out);
+    free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blank),
+        cmocka_unit_test(test_read_line),
+        cmocka_unit_test(test_answer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
