@@ -6,6 +6,7 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/spot.h"
+#include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
 
 static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
@@ -420,13 +421,28 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
     return CF_OK;
 }
 
+typedef struct {
+    const cf_advisor_input *in;
+    shape *shapes;
+    int max_nodes;
+    samples_memo *memo[CF_PARALLEL_MAX_THREADS];
+    size_t evals[CF_PARALLEL_MAX_THREADS];
+    int failed[CF_PARALLEL_MAX_THREADS];
+} evaluate_ctx;
+
+static void evaluate_one(void *data, size_t i, int thread)
+{
+    evaluate_ctx *c = data;
+    if (!shape_evaluate(c->in, &c->shapes[i], c->max_nodes, &c->evals[thread], c->memo[thread]))
+        c->failed[thread] = 1;
+}
+
 static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape **out_shapes, size_t *out_n,
                               size_t *vm_shape, size_t *evals)
 {
     shape *shapes = calloc(in->n_vms ? in->n_vms : 1, sizeof *shapes);
     if (!shapes)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    samples_memo *memo = calloc(1, sizeof *memo); /* NULL: no memo, the same results */
     size_t n = 0;
     for (size_t v = 0; v < in->n_vms; v++) {
         const cf_vm *vm = in->vms[v];
@@ -455,15 +471,26 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
             }
             shape_network(sh);
             n++;
-            if (!shape_evaluate(in, sh, max_nodes, evals, memo)) {
-                free(memo);
-                shapes_free(shapes, n);
-                return cf_error_set(CF_ERR_NOMEM, "out of memory");
-            }
         }
         vm_shape[v] = s;
     }
-    free(memo);
+    /* The shapes are evaluated on every core: each writes only its own
+     * results, with a samples memo and an evaluation count per thread. */
+    int threads = cf_parallel_threads();
+    evaluate_ctx ctx = {.in = in, .shapes = shapes, .max_nodes = max_nodes};
+    for (int t = 0; t < threads; t++)
+        ctx.memo[t] = calloc(1, sizeof *ctx.memo[t]); /* NULL: no memo, the same results */
+    cf_parallel_for(n, threads, evaluate_one, &ctx);
+    int failed = 0;
+    for (int t = 0; t < threads; t++) {
+        free(ctx.memo[t]);
+        *evals += ctx.evals[t];
+        failed |= ctx.failed[t];
+    }
+    if (failed) {
+        shapes_free(shapes, n);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
     *out_shapes = shapes;
     *out_n = n;
     return CF_OK;

@@ -1,14 +1,12 @@
 #include "cloudfit/advisor/spot_plan.h"
+#include "cloudfit/common/parallel.h"
 
 #include <gsl/gsl_sort_double.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd_per_node_h, double q,
                             cf_spot_spread *out)
@@ -330,14 +328,10 @@ typedef struct {
     char error[256];
 } work_item;
 
-typedef struct {
-    work_item *items;
-    size_t n;
-    atomic_size_t next;         /* the next item to take: the threads share the work as it comes */
-} work_queue;
-
-static void run_item(work_item *w)
+static void run_item(void *ctx, size_t i, int thread)
 {
+    (void)thread;
+    work_item *w = &((work_item *)ctx)[i];
     w->st = !w->m     ? make_path(w->settings, w->e)
             : w->mixed ? fill_mixed(w->e, w->m, &w->plan)
                        : fill_spot(w->e, w->m, &w->plan);
@@ -345,43 +339,14 @@ static void run_item(work_item *w)
         snprintf(w->error, sizeof w->error, "%s", cf_error_message());
 }
 
-static void *run_queue(void *arg)
-{
-    work_queue *q = arg;
-    for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
-        run_item(&q->items[i]);
-    return NULL;
-}
-
-/* Runs the items on up to `threads` threads, this one included. Each item
- * touches only its own entry's path or its own memo's arrays, so the
- * results are those of running them one after the other. */
+/* Each item touches only its own entry's path or its own memo's arrays. */
 static cf_status run_items(work_item *items, size_t n, int threads)
 {
-    enum { MAX_THREADS = 8 };
-    size_t t = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : (size_t)threads;
-    if (t > n)
-        t = n;
-    work_queue q = {.items = items, .n = n};
-    atomic_init(&q.next, 0);
-    pthread_t ids[MAX_THREADS];
-    int running[MAX_THREADS] = {0};
-    for (size_t k = 1; k < t; k++)
-        running[k] = pthread_create(&ids[k], NULL, run_queue, &q) == 0;
-    run_queue(&q); /* a thread that did not start leaves its share to this one */
-    for (size_t k = 1; k < t; k++)
-        if (running[k])
-            pthread_join(ids[k], NULL);
+    cf_parallel_for(n, threads, run_item, items);
     for (size_t i = 0; i < n; i++)
         if (items[i].st != CF_OK)
             return cf_error_set(items[i].st, "%s", items[i].error);
     return CF_OK;
-}
-
-static int default_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
 cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads)
@@ -389,7 +354,7 @@ cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t
     if (n == 0)
         return CF_OK;
     if (threads <= 0)
-        threads = default_threads();
+        threads = cf_parallel_threads();
     mc_entry **ents = calloc(n, sizeof *ents);
     mc_memo **memos = calloc(n, sizeof *memos);
     work_item *items = calloc(2 * n, sizeof *items);

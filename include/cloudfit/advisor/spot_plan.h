@@ -85,7 +85,7 @@ cf_status cf_spot_mc_new(const cf_spot_mc_settings *settings, cf_spot_mc **out);
 void cf_spot_mc_free(cf_spot_mc *mc);
 cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spot_estimate *out);
 /* Makes the paths and replays that estimates of these n requests will
- * use, on up to `threads` threads (0 = one per processor, at most 8); the
+ * use, on up to `threads` threads (0 = cf_parallel_threads()); the
  * estimates then only summarise. The results are the same as without it,
  * whatever the thread count: every path and start is seeded by itself. */
 cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads);

@@ -1,0 +1,22 @@
+/* Independent pieces of work on every core: the spot Monte Carlo's paths
+ * and replays, the enumeration's VM shapes. The caller's contract: item i
+ * touches only what belongs to item i (and the per-thread state named by
+ * the thread index), so the results are the same as a plain loop, whatever
+ * the thread count. */
+#ifndef CLOUDFIT_COMMON_PARALLEL_H
+#define CLOUDFIT_COMMON_PARALLEL_H
+#include <stddef.h>
+
+#define CF_PARALLEL_MAX_THREADS 8
+
+/* The thread count to use: one per online processor, 1 to
+ * CF_PARALLEL_MAX_THREADS; CLOUDFIT_THREADS (1–8) overrides it. */
+int cf_parallel_threads(void);
+
+/* Calls fn(ctx, i, thread) for i in [0, n) on up to `threads` threads, this
+ * one included (thread 0), the others numbered 1 … threads − 1; items are
+ * handed out in order as threads come free. A thread that cannot be started
+ * leaves its share to the others. Returns when every item is done. */
+void cf_parallel_for(size_t n, int threads, void (*fn)(void *ctx, size_t i, int thread), void *ctx);
+
+#endif
