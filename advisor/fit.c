@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cloudfit/advisor/perf.h"
+#include "cloudfit/common/parallel.h"
 
 double cf_perf_curve_at(const cf_perf_curve *c, double m);
 
@@ -257,6 +258,49 @@ typedef struct {
  * A2 (A2min, then 70 log steps of emax·[0.02, 4] above it), c0 (0, then
  * 12 log steps of emax·[0.01, 0.6]); `coarse` (only to choose b2): ρ step
  * 0.1, 25 A2 steps, 7 c0 steps. Ties: the smallest ρ, A2, c0. */
+/* The grid search at one ρ: the best (a₂, c₀) cell and its objective. */
+typedef struct {
+    double obj;
+    int i, j;
+} rho_result;
+
+typedef struct {
+    const net_rows *x;
+    const double *growth, *a2g, *c0g, *rhos;
+    int n_a, n_c;
+    double psi, pen_unit;
+    double *base[CF_PARALLEL_MAX_THREADS]; /* scratch per thread */
+    rho_result *results;
+} rho_ctx;
+
+static void fit_one_rho(void *data, size_t r, int thread)
+{
+    const rho_ctx *c = data;
+    const net_rows *x = c->x;
+    double *base = c->base[thread], rho = c->rhos[r], obj_best = INFINITY;
+    int bi = 0, bj = 0;
+    for (int i = 0; i <= c->n_a; i++) {
+        double a2 = c->a2g[i];
+        for (size_t q = 0; q < x->n; q++) {
+            double a = fmax(fmax(a2 - x->lat2, 0.0) * c->growth[q] + x->lat_n[q], x->floor_s[q]);
+            double h = rho * x->t1[q];
+            base[q] = x->t1[q] + fmax(0.0, a - h) + c->psi * fmin(a, h);
+        }
+        for (int j = 0; j <= c->n_c; j++) {
+            double obj = 0;
+            for (size_t q = 0; q < x->n; q++)
+                obj += fabs((base[q] + c->c0g[j]) / x->t[q] - 1);
+            obj += c->pen_unit * c->c0g[j];
+            if (obj < obj_best) {
+                obj_best = obj;
+                bi = i;
+                bj = j;
+            }
+        }
+    }
+    c->results[r] = (rho_result){obj_best, bi, bj};
+}
+
 static cf_status grid_fit(const cf_perf_params *p, const net_rows *x, double b2, int coarse, net_fit *out)
 {
     double emax = 1e-6;
@@ -279,43 +323,32 @@ static cf_status grid_fit(const cf_perf_params *p, const net_rows *x, double b2,
     } else {
         rhos[n_rho++] = p->k.hide_default;
     }
-    double *growth = malloc((x->n ? x->n : 1) * sizeof *growth), *base = malloc((x->n ? x->n : 1) * sizeof *base);
-    if (!growth || !base) {
-        free(growth);
-        free(base);
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    double *growth = malloc((x->n ? x->n : 1) * sizeof *growth);
+    rho_result *results = malloc((size_t)n_rho * sizeof *results);
+    rho_ctx ctx = {.x = x, .growth = growth, .a2g = a2g, .c0g = c0g, .rhos = rhos, .n_a = n_a, .n_c = n_c,
+                   .psi = p->k.interference, .pen_unit = C0_PENALTY * (double)x->n / emax, .results = results};
+    int threads = cf_parallel_threads();
+    for (int t = 0; t < threads; t++)
+        ctx.base[t] = malloc((x->n ? x->n : 1) * sizeof *ctx.base[t]);
+    int ok = growth && results;
+    for (int t = 0; t < threads; t++)
+        ok &= ctx.base[t] != NULL;
+    if (ok) {
+        for (size_t i = 0; i < x->n; i++)
+            growth[i] = x->growth[i] * (b2 != 0 && x->nodes[i] == 2 ? pow((double)x->g[i], b2) : 1.0);
+        /* each ρ on its own (on every core), then the best in ρ order, as one loop would */
+        cf_parallel_for((size_t)n_rho, threads, fit_one_rho, &ctx);
     }
-    for (size_t i = 0; i < x->n; i++)
-        growth[i] = x->growth[i] * (b2 != 0 && x->nodes[i] == 2 ? pow((double)x->g[i], b2) : 1.0);
-    double psi = p->k.interference, pen_unit = C0_PENALTY * (double)x->n / emax;
     net_fit best = {INFINITY, a2min, rhos[0], 0, b2};
-    for (int r = 0; r < n_rho; r++) {
-        double rho = rhos[r], obj_best = INFINITY;
-        int bi = 0, bj = 0;
-        for (int i = 0; i <= n_a; i++) {
-            double a2 = a2g[i];
-            for (size_t q = 0; q < x->n; q++) {
-                double a = fmax(fmax(a2 - x->lat2, 0.0) * growth[q] + x->lat_n[q], x->floor_s[q]);
-                double h = rho * x->t1[q];
-                base[q] = x->t1[q] + fmax(0.0, a - h) + psi * fmin(a, h);
-            }
-            for (int j = 0; j <= n_c; j++) {
-                double obj = 0;
-                for (size_t q = 0; q < x->n; q++)
-                    obj += fabs((base[q] + c0g[j]) / x->t[q] - 1);
-                obj += pen_unit * c0g[j];
-                if (obj < obj_best) {
-                    obj_best = obj;
-                    bi = i;
-                    bj = j;
-                }
-            }
-        }
-        if (obj_best < best.obj - 1e-12)
-            best = (net_fit){obj_best, a2g[bi], rho, c0g[bj], b2};
-    }
+    for (int r = 0; ok && r < n_rho; r++)
+        if (results[r].obj < best.obj - 1e-12)
+            best = (net_fit){results[r].obj, a2g[results[r].i], rhos[r], c0g[results[r].j], b2};
+    for (int t = 0; t < threads; t++)
+        free(ctx.base[t]);
     free(growth);
-    free(base);
+    free(results);
+    if (!ok)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
     *out = best;
     return CF_OK;
 }
