@@ -496,3 +496,19 @@ cf_status cf_json_load_file(const char *path, cJSON **out_doc)
     free(text);
     return st;
 }
+
+double cf_json_round(double v, int digits)
+{
+    if (v == 0 || !isfinite(v))
+        return v;
+    double scale = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
+    return round(v * scale) / scale;
+}
+
+void cf_json_add_rounded(cJSON *o, const char *key, double v, int digits)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, cf_json_round(v, digits));
+    else
+        cJSON_AddNullToObject(o, key);
+}

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -50,12 +51,30 @@ static void test_duplicate_keys_name_their_path(void **state)
     cJSON_Delete(doc);
 }
 
+static void test_rounded_numbers(void **state)
+{
+    (void)state;
+    assert_true(cf_json_round(123456.0, 4) == 123500.0);
+    assert_true(cf_json_round(0.000123456, 3) == 0.000123);
+    assert_true(cf_json_round(-2.71828, 2) == -2.7);
+    assert_true(cf_json_round(0, 4) == 0);
+    assert_true(isinf(cf_json_round(INFINITY, 4)));
+    cJSON *o = cJSON_CreateObject();
+    cf_json_add_rounded(o, "p50_h", 12.3456, 3);
+    cf_json_add_rounded(o, "p90_h", INFINITY, 3); /* does not finish: null, not a number JSON cannot hold */
+    char *text = cJSON_PrintUnformatted(o);
+    assert_string_equal(text, "{\"p50_h\":12.3,\"p90_h\":null}");
+    cJSON_free(text);
+    cJSON_Delete(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_syntax_and_nul),
         cmocka_unit_test(test_bom_is_skipped),
         cmocka_unit_test(test_duplicate_keys_name_their_path),
+        cmocka_unit_test(test_rounded_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

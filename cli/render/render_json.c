@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/json.h"
+
 #include "cloudfit/version.h"
 #include "cloudfit/common/ci_env.h"
 #include "render/report.h"
@@ -31,15 +33,6 @@ static cJSON *ci_json(const cf_ci_info *ci)
 }
 
 
-/* Rounds to `digits` significant digits so documents are stable and readable. */
-static double sig(double v, int digits)
-{
-    if (v == 0 || !isfinite(v))
-        return v;
-    double scale = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
-    return round(v * scale) / scale;
-}
-
 cJSON *cf_config_json(const cf_config *cfg)
 {
     cJSON *o = cJSON_CreateObject();
@@ -52,26 +45,26 @@ cJSON *cf_config_json(const cf_config *cfg)
     cJSON_AddNumberToObject(o, "local_batch", cfg->local_batch);
     cJSON_AddNumberToObject(o, "accumulation", cfg->accumulation);
     cJSON_AddNumberToObject(o, "global_batch", (double)cfg->global_batch);
-    cJSON_AddNumberToObject(o, "lr", sig(cfg->lr.lr, 4));
+    cJSON_AddNumberToObject(o, "lr", cf_json_round(cfg->lr.lr, 4));
     cJSON_AddStringToObject(o, "lr_rule", cf_lr_rule_name(cfg->lr.rule_used));
     cJSON_AddBoolToObject(o, "warmup_recommended", cfg->lr.warmup_recommended);
     cJSON_AddBoolToObject(o, "spot", cfg->spot);
-    cJSON_AddNumberToObject(o, "step_time_s", sig(cfg->step_time_s, 4));
-    cJSON_AddNumberToObject(o, "step_time_sigma", sig(cfg->step_sigma, 3));
+    cJSON_AddNumberToObject(o, "step_time_s", cf_json_round(cfg->step_time_s, 4));
+    cJSON_AddNumberToObject(o, "step_time_sigma", cf_json_round(cfg->step_sigma, 3));
     cJSON_AddNumberToObject(o, "steps", cfg->steps);
-    cJSON_AddNumberToObject(o, "samples_to_target", sig(cfg->samples_to_target, 6));
-    cJSON_AddNumberToObject(o, "statistical_efficiency", sig(cfg->stat_efficiency, 4));
-    cJSON_AddNumberToObject(o, "parallel_efficiency", sig(cfg->parallel_efficiency, 4));
-    cJSON_AddNumberToObject(o, "hours", sig(cfg->hours, 4));
-    cJSON_AddNumberToObject(o, "hours_p10", sig(cfg->hours_p10, 4));
-    cJSON_AddNumberToObject(o, "hours_p90", sig(cfg->hours_p90, 4));
-    cJSON_AddNumberToObject(o, "usd_per_hour", sig(cfg->usd_per_hour, 6));
-    cJSON_AddNumberToObject(o, "total_usd", sig(cfg->total_usd, 6));
-    cJSON_AddNumberToObject(o, "total_usd_p10", sig(cfg->total_usd_p10, 6));
-    cJSON_AddNumberToObject(o, "total_usd_p90", sig(cfg->total_usd_p90, 6));
+    cJSON_AddNumberToObject(o, "samples_to_target", cf_json_round(cfg->samples_to_target, 6));
+    cJSON_AddNumberToObject(o, "statistical_efficiency", cf_json_round(cfg->stat_efficiency, 4));
+    cJSON_AddNumberToObject(o, "parallel_efficiency", cf_json_round(cfg->parallel_efficiency, 4));
+    cJSON_AddNumberToObject(o, "hours", cf_json_round(cfg->hours, 4));
+    cJSON_AddNumberToObject(o, "hours_p10", cf_json_round(cfg->hours_p10, 4));
+    cJSON_AddNumberToObject(o, "hours_p90", cf_json_round(cfg->hours_p90, 4));
+    cJSON_AddNumberToObject(o, "usd_per_hour", cf_json_round(cfg->usd_per_hour, 6));
+    cJSON_AddNumberToObject(o, "total_usd", cf_json_round(cfg->total_usd, 6));
+    cJSON_AddNumberToObject(o, "total_usd_p10", cf_json_round(cfg->total_usd_p10, 6));
+    cJSON_AddNumberToObject(o, "total_usd_p90", cf_json_round(cfg->total_usd_p90, 6));
     if (cfg->spot) {
-        cJSON_AddNumberToObject(o, "spot_time_factor", sig(cfg->spot_factor, 4));
-        cJSON_AddNumberToObject(o, "checkpoint_interval_hours", sig(cfg->checkpoint_interval_hours, 3));
+        cJSON_AddNumberToObject(o, "spot_time_factor", cf_json_round(cfg->spot_factor, 4));
+        cJSON_AddNumberToObject(o, "checkpoint_interval_hours", cf_json_round(cfg->checkpoint_interval_hours, 3));
         cJSON *spot = cf_config_spot_json(cfg); /* docs/spot.md */
         if (spot)
             cJSON_AddItemToObject(o, "spot_model", spot);
@@ -146,8 +139,8 @@ static cJSON *gpus_json(const cf_inputs *in)
         cJSON_AddStringToObject(o, "throughput", cf_provenance_name(g->params.compute_provenance));
         if (g->carried_from[0])
             cJSON_AddStringToObject(o, "carried_from", g->carried_from);
-        cJSON_AddNumberToObject(o, "alpha_s", sig(g->params.alpha_s, 4));
-        cJSON_AddNumberToObject(o, "beta_s", sig(g->params.beta_s, 4));
+        cJSON_AddNumberToObject(o, "alpha_s", cf_json_round(g->params.alpha_s, 4));
+        cJSON_AddNumberToObject(o, "beta_s", cf_json_round(g->params.beta_s, 4));
         cJSON_AddNumberToObject(o, "max_local_batch", g->params.max_local_batch);
         cJSON_AddStringToObject(o, "memory", cf_provenance_name(g->params.memory_provenance));
         cJSON_AddStringToObject(o, "network", cf_provenance_name(g->params.network_provenance));
@@ -174,7 +167,7 @@ static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "nodes", n);
         cJSON_AddNumberToObject(row, "global_batch", (double)e->points[n - 1].global_batch);
-        cJSON_AddNumberToObject(row, "lr", sig(e->points[n - 1].lr, 4));
+        cJSON_AddNumberToObject(row, "lr", cf_json_round(e->points[n - 1].lr, 4));
         cJSON_AddItemToArray(a, row);
     }
     free(e);
@@ -187,21 +180,21 @@ static cJSON *explanation_json(const cf_report *r)
     const cf_inputs *in = r->inputs;
     cJSON *o = cJSON_CreateObject();
     cJSON *noise = cJSON_AddObjectToObject(o, "noise_scale");
-    cJSON_AddNumberToObject(noise, "effective", sig(in->noise.b_noise_effective, 4));
-    cJSON_AddNumberToObject(noise, "start", sig(in->noise.b_noise_start, 4));
-    cJSON_AddNumberToObject(noise, "end", sig(in->noise.b_noise_end, 4));
+    cJSON_AddNumberToObject(noise, "effective", cf_json_round(in->noise.b_noise_effective, 4));
+    cJSON_AddNumberToObject(noise, "start", cf_json_round(in->noise.b_noise_start, 4));
+    cJSON_AddNumberToObject(noise, "end", cf_json_round(in->noise.b_noise_end, 4));
     cJSON_AddStringToObject(noise, "source", cf_provenance_name(in->noise.provenance));
     cJSON_AddStringToObject(noise, "note", in->noise_note);
-    cJSON_AddNumberToObject(o, "statistical_efficiency", sig(c->stat_efficiency, 4));
-    cJSON_AddNumberToObject(o, "parallel_efficiency", sig(c->parallel_efficiency, 4));
-    cJSON_AddNumberToObject(o, "compute_s", sig(c->compute_s, 4));
-    cJSON_AddNumberToObject(o, "sync_s", sig(c->sync_s, 4));
+    cJSON_AddNumberToObject(o, "statistical_efficiency", cf_json_round(c->stat_efficiency, 4));
+    cJSON_AddNumberToObject(o, "parallel_efficiency", cf_json_round(c->parallel_efficiency, 4));
+    cJSON_AddNumberToObject(o, "compute_s", cf_json_round(c->compute_s, 4));
+    cJSON_AddNumberToObject(o, "sync_s", cf_json_round(c->sync_s, 4));
     cJSON *lr = cJSON_AddObjectToObject(o, "lr");
     cJSON_AddNumberToObject(lr, "base_lr", r->spec->job.lr);
     cJSON_AddNumberToObject(lr, "base_batch", r->spec->job.batch);
     cJSON_AddStringToObject(lr, "rule", cf_lr_rule_name(c->lr.rule_used));
     cJSON_AddBoolToObject(lr, "sqrt_form", c->lr.sqrt_form);
-    cJSON_AddNumberToObject(lr, "factor", sig(c->lr.factor, 4));
+    cJSON_AddNumberToObject(lr, "factor", cf_json_round(c->lr.factor, 4));
     cJSON_AddItemToObject(lr, "by_nodes", lr_table_json(r, c));
     cJSON_AddItemToObject(o, "gpus", gpus_json(in));
     cJSON *counts = cJSON_AddObjectToObject(o, "search");

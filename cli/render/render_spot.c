@@ -9,23 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/json.h"
+
 #include "render/report.h"
-
-static double sig(double v, int digits)
-{
-    if (v == 0 || !isfinite(v))
-        return v;
-    double scale = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
-    return round(v * scale) / scale;
-}
-
-static void add_number(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, sig(v, 4));
-    else
-        cJSON_AddNullToObject(o, key); /* does not finish within the replay limit */
-}
 
 static void fmt_hours(char *out, size_t n, double h)
 {
@@ -88,7 +74,7 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
     cJSON_AddStringToObject(f, "formula", lr_formula(&e->lr, formula, sizeof formula));
     cJSON_AddNumberToObject(f, "lr0", e->lr.lr0);
     cJSON_AddNumberToObject(f, "m0", e->lr.m0);
-    cJSON_AddNumberToObject(f, "b_noise", sig(e->lr.b_noise, 6));
+    cJSON_AddNumberToObject(f, "b_noise", cf_json_round(e->lr.b_noise, 6));
     cJSON_AddNumberToObject(f, "exponent", e->lr.exponent);
     cJSON *w = cJSON_AddObjectToObject(o, "warmup");
     cJSON_AddNumberToObject(w, "after_lr_jump_factor", e->warmup_factor);
@@ -101,8 +87,8 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
         cJSON_AddNumberToObject(row, "local_batch", p->local_batch);
         cJSON_AddNumberToObject(row, "accumulation", p->accumulation);
         cJSON_AddNumberToObject(row, "global_batch", (double)p->global_batch);
-        cJSON_AddNumberToObject(row, "lr", sig(p->lr, 4));
-        cJSON_AddNumberToObject(row, "progress_rate", sig(p->progress_rate, 4));
+        cJSON_AddNumberToObject(row, "lr", cf_json_round(p->lr, 4));
+        cJSON_AddNumberToObject(row, "progress_rate", cf_json_round(p->progress_rate, 4));
         cJSON_AddBoolToObject(row, "valid", p->valid);
         cJSON_AddItemToArray(pts, row);
     }
@@ -138,19 +124,19 @@ void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
 static cJSON *spread_json(const cf_spot_spread *s, int with_below)
 {
     cJSON *o = cJSON_CreateObject();
-    add_number(o, "p10_hours", s->p10_h);
-    add_number(o, "p50_hours", s->p50_h);
-    add_number(o, "p90_hours", s->p90_h);
-    add_number(o, "q95_hours", s->q_h);
-    add_number(o, "p10_usd", s->p10_usd);
-    add_number(o, "p50_usd", s->p50_usd);
-    add_number(o, "p90_usd", s->p90_usd);
-    add_number(o, "mean_preemptions", s->mean_preemptions);
-    add_number(o, "mean_checkpoints", s->mean_checkpoints);
-    add_number(o, "mean_lost_work_hours", s->mean_lost_h);
+    cf_json_add_rounded(o, "p10_hours", s->p10_h, 4);
+    cf_json_add_rounded(o, "p50_hours", s->p50_h, 4);
+    cf_json_add_rounded(o, "p90_hours", s->p90_h, 4);
+    cf_json_add_rounded(o, "q95_hours", s->q_h, 4);
+    cf_json_add_rounded(o, "p10_usd", s->p10_usd, 4);
+    cf_json_add_rounded(o, "p50_usd", s->p50_usd, 4);
+    cf_json_add_rounded(o, "p90_usd", s->p90_usd, 4);
+    cf_json_add_rounded(o, "mean_preemptions", s->mean_preemptions, 4);
+    cf_json_add_rounded(o, "mean_checkpoints", s->mean_checkpoints, 4);
+    cf_json_add_rounded(o, "mean_lost_work_hours", s->mean_lost_h, 4);
     if (with_below)
-        add_number(o, "mean_hours_below_nodes", s->mean_below_h);
-    cJSON_AddNumberToObject(o, "unfinished_share", sig((double)s->n_unfinished / (double)(s->n ? s->n : 1), 3));
+        cf_json_add_rounded(o, "mean_hours_below_nodes", s->mean_below_h, 4);
+    cJSON_AddNumberToObject(o, "unfinished_share", cf_json_round((double)s->n_unfinished / (double)(s->n ? s->n : 1), 3));
     return o;
 }
 
@@ -165,29 +151,29 @@ cJSON *cf_config_spot_json(const cf_config *c)
     cJSON_AddStringToObject(m, "source", e->source.text);
     cJSON_AddStringToObject(m, "provenance", cf_provenance_name(e->source.provenance));
     cJSON_AddBoolToObject(m, "multi_node_traces", e->source.row->multi_node);
-    add_number(m, "availability_all_nodes", e->model.availability);
-    add_number(m, "preemptions_per_node_day", e->model.rate_per_node_day);
-    add_number(m, "cluster_events_per_day", e->model.events_per_day);
-    add_number(m, "mtbf_hours", e->mtbf_h);
+    cf_json_add_rounded(m, "availability_all_nodes", e->model.availability, 4);
+    cf_json_add_rounded(m, "preemptions_per_node_day", e->model.rate_per_node_day, 4);
+    cf_json_add_rounded(m, "cluster_events_per_day", e->model.events_per_day, 4);
+    cf_json_add_rounded(m, "mtbf_hours", e->mtbf_h, 4);
     cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
-    add_number(ck, "write_minutes", e->checkpoint_h * 60);
-    add_number(ck, "restart_minutes", e->restart_h * 60);
-    add_number(ck, "interval_minutes", e->interval_h * 60);
+    cf_json_add_rounded(ck, "write_minutes", e->checkpoint_h * 60, 4);
+    cf_json_add_rounded(ck, "restart_minutes", e->restart_h * 60, 4);
+    cf_json_add_rounded(ck, "interval_minutes", e->interval_h * 60, 4);
     cJSON_AddStringToObject(ck, "interval_rule", "Daly");
     cJSON_AddItemToObject(o, "spot_alone", spread_json(&e->spot, 1));
     cJSON_AddNumberToObject(o, "confidence", CF_SPOT_CONFIDENCE);
     cJSON_AddNumberToObject(o, "deadline_quantile", CF_SPOT_DEADLINE_QUANTILE);
     if (e->deadline_h > 0) {
         cJSON_AddBoolToObject(o, "meets_deadline_alone", e->meets_deadline);
-        cJSON_AddNumberToObject(o, "simulated_share_by_deadline", sig(e->spot_met_share, 3));
+        cJSON_AddNumberToObject(o, "simulated_share_by_deadline", cf_json_round(e->spot_met_share, 3));
     }
     cJSON_AddStringToObject(o, "plan", c->mixed ? "mixed" : "spot");
     if (e->has_mixed) {
         cJSON *x = spread_json(&e->mixed, 0);
         cJSON_AddStringToObject(x, "policy", e->mixed_policy == CF_MIXED_UNIFORM ? "uniform" : "greedy");
         cJSON_AddBoolToObject(x, "meets_deadline", e->mixed_meets);
-        cJSON_AddNumberToObject(x, "simulated_share_by_deadline", sig(e->mixed_met_share, 3));
-        add_number(x, "mean_ondemand_node_hours", e->mixed.mean_node_h[1]);
+        cJSON_AddNumberToObject(x, "simulated_share_by_deadline", cf_json_round(e->mixed_met_share, 3));
+        cf_json_add_rounded(x, "mean_ondemand_node_hours", e->mixed.mean_node_h[1], 4);
         cJSON_AddItemToObject(o, "mixed", x);
     }
     cJSON_AddNumberToObject(o, "monte_carlo_starts", (double)e->spot.n);
@@ -379,18 +365,18 @@ cJSON *cf_report_hetero_json(const cf_report *r)
         cJSON_AddNumberToObject(x, "gpus_per_node", p->gpus_per_node[t]);
         cJSON_AddNumberToObject(x, "local_batch", p->batch[t]);
         cJSON_AddBoolToObject(x, "local_batch_varies_by_one", p->batch_spread[t]);
-        add_number(x, "compute_s", p->compute_s[t]);
-        add_number(x, "single_type_train_hours", p->single_hours[t]);
+        cf_json_add_rounded(x, "compute_s", p->compute_s[t], 4);
+        cf_json_add_rounded(x, "single_type_train_hours", p->single_hours[t], 4);
         cJSON_AddItemToArray(types, x);
     }
     cJSON_AddNumberToObject(b, "accumulation", p->accumulation);
     cJSON_AddNumberToObject(b, "global_batch", (double)p->global_batch);
-    add_number(b, "lr", p->lr.lr);
-    add_number(b, "step_time_s", p->step_time_s);
-    add_number(b, "sync_s", p->sync_s);
-    add_number(b, "hours", p->hours);
-    add_number(b, "usd_per_hour", p->usd_per_hour);
-    add_number(b, "total_usd", p->total_usd);
-    add_number(b, "speedup_over_best_single_type", p->speedup);
+    cf_json_add_rounded(b, "lr", p->lr.lr, 4);
+    cf_json_add_rounded(b, "step_time_s", p->step_time_s, 4);
+    cf_json_add_rounded(b, "sync_s", p->sync_s, 4);
+    cf_json_add_rounded(b, "hours", p->hours, 4);
+    cf_json_add_rounded(b, "usd_per_hour", p->usd_per_hour, 4);
+    cf_json_add_rounded(b, "total_usd", p->total_usd, 4);
+    cf_json_add_rounded(b, "speedup_over_best_single_type", p->speedup, 4);
     return o;
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/json.h"
+
 #include "cloudfit/version.h"
 
 /* A trace's file name (a merged trace's name is already "A + B"). */
@@ -13,22 +15,6 @@ static const char *base_name(const char *p)
         return p;
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
-}
-
-static double sig(double v, int digits)
-{
-    if (v == 0 || !isfinite(v))
-        return v;
-    double scale = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
-    return round(v * scale) / scale;
-}
-
-static void add_number(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, sig(v, 5));
-    else
-        cJSON_AddNullToObject(o, key);
 }
 
 static void hours_cell(char *out, size_t n, double h)
@@ -147,10 +133,10 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
     cJSON_AddStringToObject(spec, "hash", r->spec->hash);
     cJSON *tr = cJSON_AddObjectToObject(doc, "trace");
     cJSON_AddStringToObject(tr, "file", base_name(r->trace->name));
-    add_number(tr, "days", r->path->total_h / 24);
-    add_number(tr, "availability", res->trace_stats.availability);
-    add_number(tr, "preemptions_per_node_day", res->trace_stats.rate_per_node_day);
-    add_number(tr, "events_per_day", res->trace_stats.events_per_day);
+    cf_json_add_rounded(tr, "days", r->path->total_h / 24, 5);
+    cf_json_add_rounded(tr, "availability", res->trace_stats.availability, 5);
+    cf_json_add_rounded(tr, "preemptions_per_node_day", res->trace_stats.rate_per_node_day, 5);
+    cf_json_add_rounded(tr, "events_per_day", res->trace_stats.events_per_day, 5);
     cJSON_AddNumberToObject(tr, "starts", (double)res->n_starts);
     cJSON *plan = cJSON_AddObjectToObject(doc, "plan");
     cJSON *vms = cJSON_AddArrayToObject(plan, "vms");
@@ -171,17 +157,17 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         cJSON_AddNumberToObject(plan, "local_batch", s->config.local_batch);
         cJSON_AddNumberToObject(plan, "accumulation", s->config.accumulation);
         cJSON_AddNumberToObject(plan, "global_batch", (double)s->config.global_batch);
-        add_number(plan, "lr", s->config.lr.lr);
+        cf_json_add_rounded(plan, "lr", s->config.lr.lr, 5);
     } else {
         cJSON_AddNumberToObject(plan, "accumulation", s->hetero.accumulation);
         cJSON_AddNumberToObject(plan, "global_batch", (double)s->hetero.global_batch);
     }
-    add_number(plan, "work_hours", q->work_h);
-    add_number(plan, "target_samples", q->target_samples);
-    add_number(plan, "checkpoint_minutes", q->checkpoint_h * 60);
-    add_number(plan, "restart_minutes", q->restart_h * 60);
-    add_number(plan, "interval_minutes", q->interval_h * 60);
-    add_number(plan, "model_mtbf_hours", s->model_mtbf_h);
+    cf_json_add_rounded(plan, "work_hours", q->work_h, 5);
+    cf_json_add_rounded(plan, "target_samples", q->target_samples, 5);
+    cf_json_add_rounded(plan, "checkpoint_minutes", q->checkpoint_h * 60, 5);
+    cf_json_add_rounded(plan, "restart_minutes", q->restart_h * 60, 5);
+    cf_json_add_rounded(plan, "interval_minutes", q->interval_h * 60, 5);
+    cf_json_add_rounded(plan, "model_mtbf_hours", s->model_mtbf_h, 5);
     cJSON_AddStringToObject(plan, "model_source", s->model.text);
     cJSON_AddStringToObject(plan, "semantics", q->semantics == CF_SPOT_GANG ? "gang" : "elastic");
     if (r->note && r->note[0])
@@ -195,19 +181,19 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "rule", row->rule);
         cJSON_AddStringToObject(o, "batch", s->n_types > 1 ? "hold" : batch_name(row->batch));
-        add_number(o, "p10_hours", sp->p10_h);
-        add_number(o, "p50_hours", sp->p50_h);
-        add_number(o, "p90_hours", sp->p90_h);
-        add_number(o, "p50_usd", sp->p50_usd);
-        add_number(o, "p90_usd", sp->p90_usd);
-        add_number(o, "mean_usd", sp->mean_usd);
-        add_number(o, "mean_checkpoints", sp->mean_checkpoints);
-        add_number(o, "mean_restarts", sp->mean_restarts);
-        add_number(o, "mean_preemptions", sp->mean_preemptions);
-        add_number(o, "mean_lost_work_hours", sp->mean_lost_h);
-        add_number(o, "mean_hours_below_nodes", sp->mean_below_h);
-        add_number(o, "mean_samples", row->mean_samples);
-        add_number(o, "progress_per_usd", row->progress_per_usd);
+        cf_json_add_rounded(o, "p10_hours", sp->p10_h, 5);
+        cf_json_add_rounded(o, "p50_hours", sp->p50_h, 5);
+        cf_json_add_rounded(o, "p90_hours", sp->p90_h, 5);
+        cf_json_add_rounded(o, "p50_usd", sp->p50_usd, 5);
+        cf_json_add_rounded(o, "p90_usd", sp->p90_usd, 5);
+        cf_json_add_rounded(o, "mean_usd", sp->mean_usd, 5);
+        cf_json_add_rounded(o, "mean_checkpoints", sp->mean_checkpoints, 5);
+        cf_json_add_rounded(o, "mean_restarts", sp->mean_restarts, 5);
+        cf_json_add_rounded(o, "mean_preemptions", sp->mean_preemptions, 5);
+        cf_json_add_rounded(o, "mean_lost_work_hours", sp->mean_lost_h, 5);
+        cf_json_add_rounded(o, "mean_hours_below_nodes", sp->mean_below_h, 5);
+        cf_json_add_rounded(o, "mean_samples", row->mean_samples, 5);
+        cf_json_add_rounded(o, "progress_per_usd", row->progress_per_usd, 5);
         cJSON_AddNumberToObject(o, "unfinished_starts", (double)sp->n_unfinished);
         if (row->diverges_at_nodes)
             cJSON_AddNumberToObject(o, "diverges_at_nodes", row->diverges_at_nodes);

@@ -1,6 +1,7 @@
-/* Reading JSON (common/json.c): the one reader every JSON input of cloudfit
+/* JSON (common/json.c): the one reader every JSON input of cloudfit
  * goes through (the job spec, price overrides, --compare-to documents,
- * stored profiles, the exec protocol's lines, price API responses). */
+ * stored profiles, the exec protocol's lines, price API responses), and
+ * the rounding of numbers written into documents. */
 #ifndef CLOUDFIT_COMMON_JSON_H
 #define CLOUDFIT_COMMON_JSON_H
 #include <cjson/cJSON.h>
@@ -19,5 +20,12 @@ cf_status cf_json_check_unique_keys(const cJSON *doc, const char *name);
 cf_status cf_json_read(const char *text, size_t len, const char *name, cJSON **out);
 /* A file read with cf_json_read, named by its path. */
 cf_status cf_json_load_file(const char *path, cJSON **out);
+
+/* Writing: v rounded to `digits` significant digits, so documents are
+ * stable and readable (0, ±inf and NaN unchanged). */
+double cf_json_round(double v, int digits);
+/* o[key] = v rounded to `digits` significant digits, or null when v is not
+ * finite (e.g. a plan that does not finish within the replay limit). */
+void cf_json_add_rounded(cJSON *o, const char *key, double v, int digits);
 
 #endif
