@@ -17,13 +17,10 @@
 #include "io/spec_load.h"
 #include "log.h"
 
-static int usage(const char *message, const char *arg) CF_PRINTF(1, 0);
-static int usage(const char *message, const char *arg)
+/* The message is printed by the caller (cf_log_error with its own format);
+ * this adds the usage line and gives the exit code. */
+static int usage(void)
 {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    cf_log_error(message, arg); /* every caller passes a format with one %s */
-#pragma GCC diagnostic pop
     cf_log_hint("usage: cloudfit rebalance --global-batch M --workers N [--batches B1,B2,...] [--max-batch B] "
                 "[--dead-band 3%%] [--window 20] [--controller p|pi] < times.jsonl");
     return CF_EXIT_USAGE;
@@ -38,15 +35,16 @@ static int parse_ints(const char *option, const char *text, int *out, int cap, i
         char *end = NULL;
         long v = strtol(p, &end, 10);
         if (end == p || v < 1 || v > 100000000 || (*end && *end != ',') || *n == cap) {
-            char message[128];
-            snprintf(message, sizeof message, "option '--%s' expects positive integers separated by commas, got '%%s'",
-                     option);
-            return usage(message, text);
+            cf_log_error("option '--%s' expects positive integers separated by commas, got '%s'", option, text);
+            return usage();
         }
         out[(*n)++] = (int)v;
         p = *end ? end + 1 : end;
     }
-    return *n ? 0 : usage("empty list '%s'", text);
+    if (*n)
+        return 0;
+    cf_log_error("empty list '%s'", text);
+    return usage();
 }
 
 static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
@@ -54,8 +52,10 @@ static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
     *s = cf_rebalance_defaults();
     if (o->dead_band) {
         s->dead_band = cf_cli_parse_fraction(o->dead_band);
-        if (s->dead_band < 0)
-            return usage("option '--dead-band' expects a percentage below 100%% (e.g. 3%%), got '%s'", o->dead_band);
+        if (s->dead_band < 0) {
+            cf_log_error("option '--dead-band' expects a percentage below 100%% (e.g. 3%%), got '%s'", o->dead_band);
+            return usage();
+        }
     }
     if (o->window > 0)
         s->window = o->window;
@@ -64,8 +64,10 @@ static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
             s->kind = CF_REBALANCE_P;
         else if (strcmp(o->controller, "pi") == 0)
             s->kind = CF_REBALANCE_PI;
-        else
-            return usage("option '--controller' expects p or pi, got '%s'", o->controller);
+        else {
+            cf_log_error("option '--controller' expects p or pi, got '%s'", o->controller);
+            return usage();
+        }
     }
     return 0;
 }
@@ -74,10 +76,14 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
 {
     (void)argc;
     (void)argv;
-    if (n_positional)
-        return usage("rebalance reads standard input and takes no file arguments%s", "");
-    if (o->global_batch < 1)
-        return usage("missing --global-batch M%s", "");
+    if (n_positional) {
+        cf_log_error("rebalance reads standard input and takes no file arguments");
+        return usage();
+    }
+    if (o->global_batch < 1) {
+        cf_log_error("missing --global-batch M");
+        return usage();
+    }
     static int batches[CF_REBALANCE_MAX_WORKERS], limits[CF_REBALANCE_MAX_WORKERS];
     int n_batches = 0, n_limits = 0, rc = 0;
     if (o->batches && (rc = parse_ints("batches", o->batches, batches, CF_REBALANCE_MAX_WORKERS, &n_batches)))
@@ -85,15 +91,21 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
     if (o->max_batch && (rc = parse_ints("max-batch", o->max_batch, limits, CF_REBALANCE_MAX_WORKERS, &n_limits)))
         return rc;
     int workers = o->workers > 0 ? o->workers : n_batches;
-    if (workers < 1)
-        return usage("give --workers N or --batches B1,B2,...%s", "");
-    if (n_batches && n_batches != workers)
-        return usage("--batches lists a batch per worker (%s)", o->batches);
+    if (workers < 1) {
+        cf_log_error("give --workers N or --batches B1,B2,...");
+        return usage();
+    }
+    if (n_batches && n_batches != workers) {
+        cf_log_error("--batches lists a batch per worker (%s)", o->batches);
+        return usage();
+    }
     if (n_limits == 1)
         for (int i = 1; i < workers && i < CF_REBALANCE_MAX_WORKERS; i++)
             limits[i] = limits[0];
-    else if (n_limits && n_limits != workers)
-        return usage("--max-batch takes one value or one per worker (%s)", o->max_batch);
+    else if (n_limits && n_limits != workers) {
+        cf_log_error("--max-batch takes one value or one per worker (%s)", o->max_batch);
+        return usage();
+    }
     cf_rebalance_settings s;
     if ((rc = settings_from(o, &s)))
         return rc;
