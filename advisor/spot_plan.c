@@ -357,8 +357,9 @@ cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t
         threads = cf_parallel_threads();
     mc_entry **ents = calloc(n, sizeof *ents);
     mc_memo **memos = calloc(n, sizeof *memos);
+    size_t *slots = calloc(n, sizeof *slots);
     work_item *items = calloc(2 * n, sizeof *items);
-    cf_status st = ents && memos && items ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = ents && memos && slots && items ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
     size_t k = 0;
     /* 1. the paths, each made once */
     for (size_t i = 0; i < n && st == CF_OK; i++) {
@@ -371,21 +372,31 @@ cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t
     }
     if (st == CF_OK)
         st = run_items(items, k, threads);
-    /* 2. the spot replays of each distinct plan (memo slots are added
-     * here, before any thread holds a pointer into an entry's memos) */
-    k = 0;
+    /* 2. the spot replays of each distinct plan. Every memo slot is added
+     * first (adding one may move an entry's memo array), then the slots are
+     * taken by index and queued: no thread runs while the arrays move. */
     for (size_t i = 0; i < n && st == CF_OK; i++) {
+        slots[i] = SIZE_MAX;
         if (ents[i]->n_starts == 0)
             continue; /* a path that failed is reported by the estimate */
         cf_spot_plan plan = plan_of(ents[i], &reqs[i], NULL);
-        st = memo_slot(ents[i], &plan, &reqs[i], &memos[i]);
-        if (st == CF_OK && !memos[i]->spot) {
-            int queued = 0;
-            for (size_t j = 0; j < k; j++)
-                queued |= items[j].m == memos[i];
-            if (!queued)
-                items[k++] = (work_item){.e = ents[i], .m = memos[i], .plan = plan};
-        }
+        mc_memo *m = NULL;
+        st = memo_slot(ents[i], &plan, &reqs[i], &m);
+        if (st == CF_OK)
+            slots[i] = (size_t)(m - ents[i]->memo);
+    }
+    k = 0;
+    for (size_t i = 0; i < n && st == CF_OK; i++) {
+        if (slots[i] == SIZE_MAX)
+            continue;
+        memos[i] = &ents[i]->memo[slots[i]];
+        if (memos[i]->spot)
+            continue;
+        int queued = 0;
+        for (size_t j = 0; j < k; j++)
+            queued |= items[j].m == memos[i];
+        if (!queued)
+            items[k++] = (work_item){.e = ents[i], .m = memos[i], .plan = plan_of(ents[i], &reqs[i], NULL)};
     }
     if (st == CF_OK)
         st = run_items(items, k, threads);
@@ -416,6 +427,7 @@ cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t
         st = run_items(items, k, threads);
     free(ents);
     free(memos);
+    free(slots);
     free(items);
     return st;
 }

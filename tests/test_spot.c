@@ -433,7 +433,7 @@ static void test_mc_prepare_same_results(void **state)
     cf_spot_lookup one, four;
     cf_spot_model_lookup("aws", "V100", 1, "us-west-2", 1, &one);
     cf_spot_model_lookup("aws", "V100", 1, "us-west-2", 4, &four);
-    cf_spot_request reqs[5] = {
+    cf_spot_request reqs[] = {
         {.process = &one.row->process, .nodes = 1, .work_h = 6, .checkpoint_h = 0.05, .restart_h = 0.1,
          .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 8},          /* mixed: 8 h is tight */
         {.process = &four.row->process, .nodes = 4, .work_h = 10, .checkpoint_h = 0.05, .restart_h = 0.1,
@@ -444,6 +444,17 @@ static void test_mc_prepare_same_results(void **state)
          .spot_usd_per_node_h = 1, .semantics = CF_SPOT_GANG},
         {.process = &one.row->process, .nodes = 2, .work_h = 6, .checkpoint_h = 0.05, .restart_h = 0.1,
          .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 9, .always_mixed = 1},
+        /* more plans on the first path than its memo array first holds (it grows while they are made) */
+        {.process = &one.row->process, .nodes = 1, .work_h = 7, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 8},
+        {.process = &one.row->process, .nodes = 1, .work_h = 8, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 8},
+        {.process = &one.row->process, .nodes = 1, .work_h = 9, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 8},
+        {.process = &one.row->process, .nodes = 1, .work_h = 10, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 8},
+        {.process = &one.row->process, .nodes = 1, .work_h = 11, .checkpoint_h = 0.05, .restart_h = 0.1,
+         .spot_usd_per_node_h = 1, .ondemand_usd_per_node_h = 3, .deadline_h = 8},
     };
     enum { N = sizeof reqs / sizeof reqs[0] };
     cf_spot_estimate base[N], got[N];
