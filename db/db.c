@@ -186,29 +186,42 @@ static cf_status check_kind(cf_db *db)
 
 /* After opening: a file cut short (by a crash, a copy, a full disk) has
  * fewer bytes than its header's page count says; SQLite would only notice
- * when it reads the missing pages. A non-empty WAL may hold the rest. */
+ * when it reads the missing pages. A non-empty WAL may hold the rest.
+ * Another process may be creating or writing the database meanwhile (the
+ * first writer migrates it in WAL mode while others open it), so the sizes
+ * are compared inside a read transaction: its snapshot's pages are in the
+ * file or in the WAL, and no writer can take either away until it ends
+ * (a check outside one saw a 1-page file and a 22-page count in the
+ * concurrency test). */
 static cf_status check_size(cf_db *db)
 {
     struct stat st, ws;
     char wal[1100];
     snprintf(wal, sizeof wal, "%s-wal", db->path);
-    if (stat(db->path, &st) != 0 || st.st_size == 0 || (stat(wal, &ws) == 0 && ws.st_size > 0))
-        return CF_OK;
+    if (stat(db->path, &st) != 0 || st.st_size == 0)
+        return CF_OK; /* new: nothing to check */
+    if (sqlite3_exec(db->handle, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL) != SQLITE_OK) {
+        cf_status err = cf_db_error(db, "cannot read");
+        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+        return err;
+    }
     sqlite3_stmt *stmt = NULL;
     long long pages = -1, page_size = -1;
     if (sqlite3_prepare_v2(db->handle, "PRAGMA page_count", -1, &stmt, NULL) == SQLITE_OK &&
         sqlite3_step(stmt) == SQLITE_ROW)
         pages = sqlite3_column_int64(stmt, 0);
-    else {
-        sqlite3_finalize(stmt);
-        return cf_db_error(db, "cannot read");
-    }
     sqlite3_finalize(stmt);
+    stmt = NULL;
     if (sqlite3_prepare_v2(db->handle, "PRAGMA page_size", -1, &stmt, NULL) == SQLITE_OK &&
         sqlite3_step(stmt) == SQLITE_ROW)
         page_size = sqlite3_column_int64(stmt, 0);
     sqlite3_finalize(stmt);
-    if (pages > 0 && page_size > 0 && (long long)st.st_size < pages * page_size) {
+    int in_wal = stat(wal, &ws) == 0 && ws.st_size > 0;
+    int have_size = stat(db->path, &st) == 0;
+    sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+    if (pages < 0)
+        return cf_db_error(db, "cannot read");
+    if (!in_wal && have_size && pages > 0 && page_size > 0 && (long long)st.st_size < pages * page_size) {
         char detail[200];
         snprintf(detail, sizeof detail, "the file has %lld bytes, its header says %lld pages of %lld bytes "
                  "(truncated)", (long long)st.st_size, pages, page_size);
