@@ -1,7 +1,24 @@
 """The runner of the end-to-end Python tests: every function named test_*
 in a module runs in name order; failures are printed with their traceback
-and counted; the closing line is "N passed, N failed" (what CI reads)."""
+and counted; the closing line is "N passed, N failed" (what CI reads).
+Also the environment every test runs cloudfit in (clean_env)."""
+import os
 import traceback
+
+# Variables that make cloudfit think it runs in CI (common/ci_env.c).
+CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "CIRCLECI")
+
+
+def clean_env(home, strip=("CLOUDFIT_CI_",), **extra):
+    """os.environ without the CI providers' variables (and those starting
+    with a prefix in `strip`), so a test behaves the same on a developer
+    machine and in a CI pipeline; HOME and XDG_DATA_HOME under `home`, no
+    colour; then `extra` (values made strings)."""
+    prefixes = ("GITHUB_", "CI_", "BUILDKITE_", "CIRCLE_") + tuple(strip)
+    env = {k: v for k, v in os.environ.items() if k not in CI_VARS and not k.startswith(prefixes)}
+    env.update(HOME=home, XDG_DATA_HOME=os.path.join(home, "xdg"), NO_COLOR="1")
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
 
 
 def run(namespace, cleanup=None):

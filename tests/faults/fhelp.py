@@ -13,21 +13,17 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import pyharness  # noqa: E402,F401
+import pyharness  # noqa: E402
 
 BIN, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
 PY = "/usr/bin/python3"
 TMP = tempfile.mkdtemp(prefix="cloudfit-faults-")
-CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "CIRCLECI")
 
 
 def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items()
-           if k not in CI_VARS and not k.startswith(("GITHUB_", "CI_", "CLOUDFIT_", "BUILDKITE_", "CIRCLE_"))}
-    env.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), NO_COLOR="1", CLOUDFIT_STOP_GRACE_S="2")
-    env.update({k: str(v) for k, v in extra.items()})
-    return env
+    """No CI variables and none of cloudfit's own settings; stops quick."""
+    return pyharness.clean_env(TMP, strip=("CLOUDFIT_",), **{"CLOUDFIT_STOP_GRACE_S": "2", **extra})
 
 
 ENV = clean_env()

@@ -16,6 +16,9 @@ import tempfile
 
 import yaml
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
+
 BIN, SRC = sys.argv[1], sys.argv[2]
 UPDATE = "--update" in sys.argv[3:]
 GOLDEN = os.path.join(SRC, "tests", "golden")
@@ -48,11 +51,7 @@ ORDER = ["table", "json", "baseline.json", "markdown", "skypilot.yaml", "torchru
 
 
 def env():
-    e = {k: v for k, v in os.environ.items()
-         if k not in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "CIRCLECI")
-         and not k.startswith(("CLOUDFIT_CI_", "GITHUB_", "CI_"))}
-    e.update(SOURCE_DATE_EPOCH="1795000000", NO_COLOR="1", HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"))
-    return e
+    return pyharness.clean_env(TMP, SOURCE_DATE_EPOCH="1795000000")
 
 
 def produce(name):

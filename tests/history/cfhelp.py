@@ -15,17 +15,10 @@ BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
 TMP = tempfile.mkdtemp(prefix="cloudfit-hist-")
 
-# Variables that make cloudfit think it runs in CI (ci_env.c), removed so the
-# tests behave the same on a developer machine and in a CI pipeline.
-CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "CIRCLECI")
-
 
 def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items()
-           if k not in CI_VARS and not k.startswith(("GITHUB_", "CI_", "CLOUDFIT_CI_", "BUILDKITE_", "CIRCLE_"))}
-    env.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH="1795000000", NO_COLOR="1")
-    env.update({k: str(v) for k, v in extra.items()})
-    return env
+    """No CI variables, a fixed clock (SOURCE_DATE_EPOCH, unless given)."""
+    return pyharness.clean_env(TMP, **{"SOURCE_DATE_EPOCH": "1795000000", **extra})
 
 
 ENV = clean_env()

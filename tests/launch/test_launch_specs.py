@@ -48,11 +48,7 @@ SKIPPED = []
 
 
 def env():
-    e = {k: v for k, v in os.environ.items()
-         if k not in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "BUILDKITE", "CIRCLECI")
-         and not k.startswith(("CLOUDFIT_CI_", "GITHUB_", "CI_"))}
-    e.update(SOURCE_DATE_EPOCH="1795000000", NO_COLOR="1", HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"))
-    return e
+    return pyharness.clean_env(TMP, SOURCE_DATE_EPOCH="1795000000")
 
 
 def spec_named(name):
