@@ -134,6 +134,20 @@ static cf_carry_rule fit_rule(const carry_pair *pairs, size_t n, int skip_model,
     return best;
 }
 
+/* Each (model, precision, benchmark, from-GPU) single-GPU row counts once:
+ * at its first row. */
+static int first_of_its_kind(const cf_crossgpu_set *set, size_t i)
+{
+    const cf_crossgpu_row *key = &set->rows[i];
+    for (size_t k = 0; k < i; k++) {
+        const cf_crossgpu_row *o = &set->rows[k];
+        if (o->gpu_count == 1 && !o->suspect && !strcmp(o->gpu, key->gpu) && !strcmp(o->model, key->model) &&
+            !strcmp(o->precision, key->precision) && !strcmp(o->benchmark, key->benchmark))
+            return 0;
+    }
+    return 1;
+}
+
 static cf_status collect_pairs(const cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus, carry_pair **out,
                                size_t *n_out, size_t *n_models)
 {
@@ -150,15 +164,7 @@ static cf_status collect_pairs(const cf_crossgpu_set *set, const cf_gpu *gpus, s
         const cf_crossgpu_row *key = &set->rows[i];
         if (key->gpu_count != 1 || key->suspect || !gpu_of(gpus, n_gpus, key->gpu))
             continue;
-        /* Each (model, precision, benchmark, from-GPU) once: at its first row. */
-        int first = 1;
-        for (size_t k = 0; k < i && first; k++) {
-            const cf_crossgpu_row *o = &set->rows[k];
-            if (o->gpu_count == 1 && !o->suspect && !strcmp(o->gpu, key->gpu) && !strcmp(o->model, key->model) &&
-                !strcmp(o->precision, key->precision) && !strcmp(o->benchmark, key->benchmark))
-                first = 0;
-        }
-        if (!first)
+        if (!first_of_its_kind(set, i))
             continue;
         int model_index = -1;
         for (size_t m = 0; m < *n_models; m++)
@@ -216,14 +222,7 @@ static cf_status cross_precision(const cf_crossgpu_set *set, const cf_gpu *gpus,
         const cf_gpu *from = gpu_of(gpus, n_gpus, key->gpu);
         if (key->gpu_count != 1 || key->suspect || !from)
             continue;
-        int first = 1;
-        for (size_t k = 0; k < i && first; k++) {
-            const cf_crossgpu_row *o = &set->rows[k];
-            if (o->gpu_count == 1 && !o->suspect && !strcmp(o->gpu, key->gpu) && !strcmp(o->model, key->model) &&
-                !strcmp(o->precision, key->precision) && !strcmp(o->benchmark, key->benchmark))
-                first = 0;
-        }
-        if (!first)
+        if (!first_of_its_kind(set, i))
             continue;
         double from_x = median_throughput(set, key->gpu, key, tmp);
         cf_precision p_from = precision_of(key->precision);

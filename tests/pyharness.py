@@ -1,8 +1,11 @@
 """The runner of the end-to-end Python tests: every function named test_*
 in a module runs in name order; failures are printed with their traceback
 and counted; the closing line is "N passed, N failed" (what CI reads).
-Also the environment every test runs cloudfit in (clean_env)."""
+Also the environment every test runs cloudfit in (clean_env) and a run
+on a pseudo-terminal (on_terminal)."""
 import os
+import pty
+import select
 import traceback
 
 # Variables that make cloudfit think it runs in CI (common/ci_env.c).
@@ -37,3 +40,28 @@ def run(namespace, cleanup=None):
         cleanup()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def on_terminal(argv, env, columns=None, timeout_s=120):
+    """Runs argv (argv[0] the program) with stdout and stderr on one
+    pseudo-terminal of `columns` columns (None: the default size);
+    returns (exit code, everything printed, as text)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(argv[0], argv, env)
+    if columns:
+        import fcntl
+        import struct
+        import termios
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    out = b""
+    while select.select([fd], [], [], timeout_s)[0]:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")

@@ -7,9 +7,7 @@ pipe plain lines, the first at once and then periodic
 Usage: test_progress.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
-import pty
 import re
-import select
 import subprocess
 import sys
 import tempfile
@@ -49,24 +47,7 @@ def piped(args, env=None, **extra):
 
 def on_terminal(args, env=None, **extra):
     """stdout and stderr on one pseudo-terminal: (exit code, everything printed)."""
-    e = dict(env or ENV, **{k: str(v) for k, v in extra.items()})
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(BIN, [BIN, *args], e)
-    out = b""
-    while True:
-        r, _, _ = select.select([fd], [], [], 120)
-        if not r:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+    return pyharness.on_terminal([BIN, *args], dict(env or ENV, **{k: str(v) for k, v in extra.items()}))
 
 
 def lines_of(err, label):

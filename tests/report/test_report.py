@@ -8,9 +8,7 @@ Usage: test_report.py CLOUDFIT_BINARY SOURCE_DIR"""
 import html.parser
 import json
 import os
-import pty
 import re
-import select
 import shutil
 import subprocess
 import sys
@@ -256,27 +254,8 @@ def test_chromium_renders_the_report():
 
 def on_terminal(args, env=None, columns=100):
     """Runs cloudfit with stdout on a pseudo-terminal; (exit code, what it printed)."""
-    import fcntl
-    import struct
-    import termios
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(BIN, [BIN, *args], env or ENV)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
-    out = b""
-    while True:
-        r, _, _ = select.select([fd], [], [], 60)
-        if not r:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace").replace("\r\n", "\n")
+    rc, out = pyharness.on_terminal([BIN, *args], env or ENV, columns=columns, timeout_s=60)
+    return rc, out.replace("\r\n", "\n")
 
 
 CHART = "Time vs cost, the Pareto front"
