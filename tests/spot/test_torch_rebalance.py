@@ -21,14 +21,6 @@ p = subprocess.run([sys.executable, os.path.join(SRC, "examples", "elastic", "to
                    capture_output=True, text=True, timeout=540)
 print(p.stdout[-3000:], p.stderr[-2000:])
 summary = json.loads(p.stdout.strip().splitlines()[-1])
-assert p.returncode in (0, 1), p.returncode                             # it ran to the end (1: not within --tolerance)
 assert summary["summary"] and summary["first_spread"] > 0.5, summary   # it started unbalanced (≥ 1.5×)
-# and ended close to balanced: within --tolerance (0.2) on a quiet machine;
-# under other load one window's spread swings by 30 %, so the check is that
-# the controller removed at least three quarters of the starting imbalance,
-# with the fast worker carrying most of the batch (2–6× the slow one's:
-# per-step overheads weigh more on the small batch).
-assert summary["recent_spread"] <= max(summary["tolerance"], summary["first_spread"] / 4), summary
-b_fast, b_slow = summary["batches"]
-assert 2 * b_slow <= b_fast <= 6 * b_slow, summary
+assert summary["balanced"] and p.returncode == 0, summary              # and ended balanced (within --tolerance)
 print("1 passed, 0 failed")
