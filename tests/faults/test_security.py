@@ -15,7 +15,7 @@ import ssl
 import subprocess
 import sys
 
-from fhelp import ENV, PY, SRC, example, main, run, run_bytes, tmp, write
+from fhelp import BIN, ENV, PY, SRC, example, main, run, run_bytes, tmp, write
 
 sys.path.insert(0, os.path.join(SRC, "tests", "pricing"))
 from fixture_server import FixtureServer  # noqa: E402
@@ -145,6 +145,45 @@ def test_secrets_never_written_even_after_failures():
         with open(path, "rb") as f:
             assert_no_secret(path, f.read())
 
+
+def loaded_libraries(path):
+    """The NEEDED sonames of an ELF file (readelf -d)."""
+    out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+    return [line.split("[", 1)[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line]
+
+
+def test_libraries_are_never_searched_in_the_working_directory():
+    # An empty or relative RPATH/RUNPATH entry makes the dynamic loader look
+    # in the working directory first: running cloudfit in a folder with a
+    # planted libsqlite3.so.0 would run that file's code.
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not shutil.which("readelf") or not cc:
+        raise AssertionError("readelf and a C compiler are needed (binutils, gcc)")
+    binaries = [BIN] + glob.glob(os.path.join(os.path.dirname(os.path.dirname(BIN)), "cuda_probe", "*.so"))
+    for path in binaries:
+        out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            if "(RPATH)" in line or "(RUNPATH)" in line:
+                entries = line.split("[", 1)[1].rstrip("]").split(":")
+                bad = [e for e in entries if not (e.startswith("/") or e.startswith("$ORIGIN"))]
+                assert not bad, "%s: search path %r has an empty or relative entry %r" % (path, entries, bad)
+    # Behaviour, not only the ELF header: a folder whose files carry the
+    # names of every library cloudfit needs (empty shared objects: were one
+    # loaded, the missing symbols would stop the run).
+    folder = tmp()
+    source = os.path.join(folder, "planted.c")
+    with open(source, "w") as f:
+        f.write("int planted_library;\n")
+    names = loaded_libraries(BIN)
+    assert "libsqlite3.so.0" in names and "libcjson.so.1" in names, names
+    for name in names:
+        if not name.startswith(("libc.so", "libm.so")):
+            subprocess.run([cc, "-shared", "-fPIC", "-o", os.path.join(folder, name), source], check=True)
+    rc, out, err = run("version", cwd=folder)
+    assert rc == 0 and out.startswith("cloudfit "), "run in a folder of planted libraries: %d %s" % (rc, err)
+    # where the loader is told to look, the planted files are taken (the check can fail)
+    rc, out, err = run("version", env=dict(ENV, LD_LIBRARY_PATH=folder), cwd=folder)
+    assert rc != 0 and "symbol" in err, "the planted libraries were not even taken from LD_LIBRARY_PATH: %s" % err
 
 if __name__ == "__main__":
     main(dict(globals()))
