@@ -31,6 +31,7 @@
 #include "search_internal.h"
 
 #define LCB_SDS 2.0
+#define REMEASURE_SDS 1.0
 /* The error model's prior (log sd) before the first model evaluation (the
  * model's own interval replaces them at every update): the smooth part of
  * the model's error and the configuration-to-configuration scatter that no
@@ -275,6 +276,37 @@ static long select_best(const state *s, double safety_sds, int measured_only)
     return best;
 }
 
+/* How far below its estimate (posterior sds) a measured configuration
+ * may lie and still be worth measuring again: one sd after a single
+ * measurement (one noisy run can put the best configuration just over a
+ * deadline or budget; a repeat tells), none after two or more (their mean
+ * decides: a configuration at the limit is not measured forever). */
+static double remeasure_sds(const state *s, size_t c)
+{
+    return times_measured(s, c) <= 2 ? REMEASURE_SDS : 0.0;
+}
+
+/* The measured configuration worth measuring again: the best by the
+ * objective among those that meet the constraints remeasure_sds below
+ * their estimate (no safety margin). */
+static long select_remeasure(const state *s)
+{
+    long best = -1;
+    double best_v = INFINITY;
+    for (size_t c = 0; c < s->n; c++) {
+        if (!usable(s, c) || !isfinite(s->r->est_step_s[c]) || !s->r->measured[c])
+            continue;
+        int ok;
+        value_at(s, c, -remeasure_sds(s, c), &ok, 0);
+        double v = value_at(s, c, 0, NULL, 0);
+        if (ok && v < best_v) {
+            best_v = v;
+            best = (long)c;
+        }
+    }
+    return best;
+}
+
 /* Expected improvement over `v_best` (INFINITY: probability of meeting the
  * constraints), by quadrature over z ∈ [−3, 3]. */
 static double expected_improvement(const state *s, size_t c, double v_best)
@@ -471,12 +503,12 @@ static cf_status search_loop(state *s)
              * margin but misses the stated confidence only by its
              * measurement noise: measure it again while enough repeats
              * (noise/√n) could make it safe within the probes left. */
-            long close = select_best(s, 0, 1);
+            long close = select_remeasure(s);
             if (close >= 0 && close != best &&
                 (best < 0 || value_at(s, (size_t)close, 0, NULL, 0) <
                                  value_at(s, (size_t)best, 0, NULL, 0) * (1 - o->margin))) {
                 size_t n_meas = times_measured(s, (size_t)close), left = (size_t)o->max_probes - r->n_probes;
-                double step = r->est_step_s[close], h, u, hs, us;
+                double step = r->est_step_s[close] * exp(-remeasure_sds(s, (size_t)close) * r->est_sd[close]), h, u, hs, us;
                 double sd_then = o->noise_sd / sqrt((double)(n_meas + left));
                 cf_search_job(o, &o->candidates[close], step, &h, &u);
                 cf_search_job(o, &o->candidates[close], step * exp(o->safety_sds * sd_then), &hs, &us);
