@@ -154,8 +154,11 @@ static double allreduce(const cf_perf_params *p, double bytes, int nodes, int g,
 
 /* ---- the single-node step ------------------------------------------------------------------------ */
 
-/* Log-log interpolation between profiled batches; outside, the line through
- * the two nearest points (slope ≥ 0), never below half the smallest time. */
+/* Linear interpolation between profiled batches (a step is a fixed part
+ * plus a part that grows with the batch: α + βm is straight in m, and its
+ * log-log chord lies above it — the old log-log interpolation was biased
+ * high); outside, the line through the two nearest points (slope ≥ 0),
+ * never below half the smallest time. */
 static double interp_batch(const double *ms, const double *ts, int n, double m)
 {
     if (n == 1)
@@ -166,8 +169,8 @@ static double interp_batch(const double *ms, const double *ts, int n, double m)
             i++;
         if (ms[i] == m)
             return ts[i];
-        double w = (log(m) - log(ms[i - 1])) / (log(ms[i]) - log(ms[i - 1]));
-        return exp((1 - w) * log(ts[i - 1]) + w * log(ts[i]));
+        double w = (m - ms[i - 1]) / (ms[i] - ms[i - 1]);
+        return (1 - w) * ts[i - 1] + w * ts[i];
     }
     int a = m < ms[0] ? 0 : n - 2, b = a + 1;
     double k = (ts[b] - ts[a]) / (ms[b] - ms[a]);

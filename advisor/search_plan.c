@@ -38,17 +38,26 @@ static size_t one_per_batch(const cf_search_candidate *cands, size_t n, const ch
     return k;
 }
 
-/* Smallest, largest, middle (up to `want`), without repeats. */
-static size_t spread(const size_t *sorted, size_t n, int want, size_t *out, size_t n_out)
+size_t cf_search_spread(size_t n, int want, size_t out[3])
 {
     if (n == 0)
-        return n_out;
-    size_t pick[3] = {0, n - 1, n / 2};
+        return 0;
+    size_t pick[3] = {0, n - 1, n / 2}, k = 0;
     for (int i = 0; i < want && i < 3; i++) {
         if ((i == 1 && pick[1] == pick[0]) || (i == 2 && (pick[2] == pick[0] || pick[2] == pick[1])))
             continue;
-        out[n_out++] = sorted[pick[i]];
+        out[k++] = pick[i];
     }
+    return k;
+}
+
+/* Smallest, largest, middle (up to `want`) of the sorted candidates. */
+static size_t spread(const size_t *sorted, size_t n, int want, size_t *out, size_t n_out)
+{
+    size_t pos[3];
+    size_t k = cf_search_spread(n, want, pos);
+    for (size_t i = 0; i < k; i++)
+        out[n_out++] = sorted[pos[i]];
     return n_out;
 }
 

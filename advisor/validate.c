@@ -3,6 +3,7 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/carry.h"
 #include "cloudfit/advisor/model_sizes.h"
+#include "cloudfit/advisor/search.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +155,67 @@ static cf_status score_group(const cf_measurement *rows, size_t n_rows, cf_valid
     return CF_OK;
 }
 
+static int is_probe_row(const cf_measurement *r)
+{
+    return r->num_nodes == 2 && r->num_gpus == 2 && (!r->placement[0] || strcmp(r->placement, "11") == 0);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Marks the rows of g with `nodes` × `gpus` (probe: the 2-node × 1-GPU rows)
+ * whose batch is one of the light profile's `want` picks (cf_search_spread
+ * over the shape's distinct batches). */
+static cf_status mark_light(const cf_measurement *rows, size_t n_rows, const cf_validate_group *g, int nodes,
+                            int gpus, int probe, int want, char *fitted)
+{
+    int *batches = malloc((n_rows ? n_rows : 1) * sizeof *batches);
+    if (!batches)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < n_rows; i++)
+        if (same_group(g, &rows[i]) && (probe ? is_probe_row(&rows[i])
+                                              : rows[i].num_nodes == nodes && rows[i].num_gpus == gpus))
+            batches[n++] = rows[i].local_bsz;
+    qsort(batches, n, sizeof *batches, cmp_int);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || batches[k - 1] != batches[i])
+            batches[k++] = batches[i];
+    size_t pos[3];
+    size_t n_pick = cf_search_spread(k, want, pos);
+    for (size_t i = 0; i < n_rows; i++) {
+        if (!same_group(g, &rows[i]) || !(probe ? is_probe_row(&rows[i])
+                                                : rows[i].num_nodes == nodes && rows[i].num_gpus == gpus))
+            continue;
+        for (size_t j = 0; j < n_pick; j++)
+            fitted[i] |= rows[i].local_bsz == batches[pos[j]];
+    }
+    free(batches);
+    return CF_OK;
+}
+
+/* The light profile's rows of g (cf_validate_options.light_profile). */
+static cf_status light_profile_rows(const cf_measurement *rows, size_t n_rows, const cf_validate_options *o,
+                                    const cf_validate_group *g, char *fitted)
+{
+    int g_full = 1;
+    for (size_t i = 0; i < n_rows; i++) {
+        fitted[i] = 0;
+        if (same_group(g, &rows[i]) && rows[i].num_nodes == 1 && rows[i].num_gpus > g_full)
+            g_full = rows[i].num_gpus;
+    }
+    cf_status st = mark_light(rows, n_rows, g, 1, 1, 0, 3, fitted);
+    if (st == CF_OK && g_full > 1)
+        st = mark_light(rows, n_rows, g, 1, g_full, 0, 2, fitted);
+    if (st == CF_OK && o->with_2node_probe)
+        st = mark_light(rows, n_rows, g, 2, 2, 1, 2, fitted);
+    return st;
+}
+
 static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_validate_options *o,
                            cf_validate_group *g, char *fitted)
 {
@@ -161,8 +223,14 @@ static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_v
     if (!train)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     size_t n = 0;
+    cf_status lst = o->light_profile ? light_profile_rows(rows, n_rows, o, g, fitted) : CF_OK;
+    if (lst != CF_OK) {
+        free(train);
+        return lst;
+    }
     for (size_t i = 0; i < n_rows; i++) {
-        fitted[i] = same_group(g, &rows[i]) && in_training_subset(o, &rows[i]);
+        if (!o->light_profile)
+            fitted[i] = same_group(g, &rows[i]) && in_training_subset(o, &rows[i]);
         /* --fit-all-rows: the fit also sees the rows it is scored on. */
         if (fitted[i] || (o->fit_all_rows && same_group(g, &rows[i])))
             train[n++] = rows[i];

@@ -54,6 +54,22 @@ else
   echo "== DGX A100 data not found at $dgx; skipped"
 fi
 echo "  for scale, the previous model's figures (commit bbbacb5): T4 a 22.4 / 56.2, b 20.9 / 46.2, c 10.6 / 29.2; DGX a 5.5 / 24.3"
+# Protocol e: what the search starts from (its light profile: 1 GPU at the smallest, largest and middle
+# batch, the full node at the smallest and largest, the 2-node x 1-GPU probe at the smallest and largest),
+# scored on every other row, and on the other single-node rows alone (the interpolation between profiled
+# batches and GPU counts). Constants: the shipped ones (T4's).
+echo "== the search's light profile (protocol e; shipped constants)"
+for which in t4 dgx; do
+  f=$t4; extra=(); [ "$which" = dgx ] && { f=$dgx; extra=(--inter-node-gbps 1600); }
+  [ -f "$f" ] || continue
+  one=$(mktemp --suffix=.csv)
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "num_nodes") c = i; print; next } $c == 1' "$f" > "$one"
+  printf '  %-52s ' "$which e  light profile + probe -> every other row:"
+  "$bin" validate -f json --light-profile --with-2node-probe "${extra[@]}" "$f" | summary
+  printf '  %-52s ' "$which e1 light profile -> the other 1-node rows:"
+  "$bin" validate -f json --light-profile "${extra[@]}" "$one" | summary
+  rm -f "$one"
+done
 traces=$data/groundtruth/gns_traces
 echo "== iterations to target ($traces)"
 printf '  %-36s ' "full M0 trace:"; "$bin" validate -f json --gns "$traces/gns_traces.csv" --models "$traces/models.csv" | summary

@@ -52,6 +52,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "fit on rows with at most N nodes (default 1: a single-node profile)"},
     {"with-2node-probe", 0, OPT_FLAG, NULL, CMD_VALIDATE, OFF(with_2node_probe),
      "also fit the 2-node × 1-GPU rows (placement 11)"},
+    {"light-profile", 0, OPT_FLAG, NULL, CMD_VALIDATE, OFF(light_profile),
+     "fit only what the search's light profile runs (1 GPU: 3 batches, the full node: 2; with --with-2node-probe the probe's 2)"},
     {"fit-all-rows", 0, OPT_FLAG, NULL, CMD_VALIDATE, OFF(fit_all_rows),
      "fit every row, score the rows the subset leaves out: the model's fit error there, a floor for prediction"},
     {"train-gpus", 0, OPT_LIST, "GPU[,GPU]", CMD_VALIDATE, OFF(train_gpus),

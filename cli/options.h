@@ -80,6 +80,7 @@ typedef struct {
     const char *crossgpu_path;   /* cross-GPU throughput CSV */
     int train_max_nodes;         /* -1 = default (1) */
     int with_2node_probe;
+    int light_profile;
     int fit_all_rows;
     cf_cli_list train_gpus;      /* comma lists allowed */
     cf_cli_list params;          /* NAME=COUNT */

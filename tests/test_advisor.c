@@ -44,15 +44,16 @@ static void test_compute_time(void **state)
     /* 1 GB of gradients: the ring, 0.3 s, shows 0.3 − 0.045 */
     p.gradient_bytes = 1e9;
     assert_float_equal(cf_perf_compute_s(&p, 100, 4), 0.45 * 1.06 + 0.255, 1e-12);
-    /* profiled curves: the profile's own time at its batches, log-log between */
+    /* profiled curves: the profile's own time at its batches, linear in the
+     * batch between (α + βm: log-log would give √(0.1 · 0.25) = 0.158 at 64) */
     cf_perf_params q = cf_perf_defaults(NULL);
     q.n_curves = 2;
-    q.curves[0] = (cf_perf_curve){.gpus = 1, .n = 2, .batch = {32, 128}, .step_s = {0.1, 0.4}};
-    q.curves[1] = (cf_perf_curve){.gpus = 4, .n = 2, .batch = {32, 128}, .step_s = {0.12, 0.44}};
+    q.curves[0] = (cf_perf_curve){.gpus = 1, .n = 2, .batch = {32, 128}, .step_s = {0.1, 0.25}};
+    q.curves[1] = (cf_perf_curve){.gpus = 4, .n = 2, .batch = {32, 128}, .step_s = {0.12, 0.29}};
     assert_float_equal(cf_perf_compute_s(&q, 32, 4), 0.12, 1e-15);
-    assert_float_equal(cf_perf_compute_s(&q, 64, 1), 0.2, 1e-12);            /* exp(½ ln 0.1 + ½ ln 0.4) */
+    assert_float_equal(cf_perf_compute_s(&q, 64, 1), 0.15, 1e-12);           /* 0.1 + 0.15 · 32/96 */
     assert_float_equal(cf_perf_compute_s(&q, 32, 2), 0.1 + (0.02) / 3, 1e-12); /* linear in g between 1 and 4 */
-    assert_float_equal(cf_perf_compute_s(&q, 256, 1), 0.4 + 0.3 / 96 * 128, 1e-12); /* the end's slope beyond */
+    assert_float_equal(cf_perf_compute_s(&q, 256, 1), 0.25 + 0.15 / 96 * 128, 1e-12); /* the end's slope beyond */
 }
 
 static void test_sync_time(void **state)

@@ -309,6 +309,58 @@ static void test_steps_exact_on_model_data(void **state)
     free(groups);
 }
 
+/* --light-profile: the search's seven runs are fitted (1 GPU at 8, 256 and
+ * the middle batch 64; the full node at 8 and 256; the 2-node × 1-GPU
+ * probe at 8 and 256), every other row is predicted, and on one GPU — a
+ * line α + βm — the batches between are exact (log-log would miss). */
+static void test_steps_light_profile(void **state)
+{
+    (void)state;
+    cf_perf_params truth = cf_perf_defaults(NULL);
+    truth.alpha_s = 0.03;
+    truth.beta_s = 0.002;
+    truth.nic_gbps = 50;
+    truth.inter_gbps = 4;
+    truth.hide = 0.3;
+    truth.network_provenance = CF_PROV_FITTED;
+    const double bytes = 40e6;
+    truth.gradient_bytes = bytes;
+    cf_measurement rows[64];
+    size_t n = 0;
+    static const int layouts[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 4}, {4, 4}};
+    for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++)
+        for (int m = 8; m <= 256; m *= 2) {
+            cf_measurement *r = &rows[n++];
+            memset(r, 0, sizeof *r);
+            snprintf(r->model, sizeof r->model, "synthetic");
+            snprintf(r->gpu, sizeof r->gpu, "T4");
+            snprintf(r->profile, sizeof r->profile, "lab");
+            r->hw_gpus_per_node = 4;
+            r->num_nodes = layouts[l][0];
+            r->num_gpus = layouts[l][0] * layouts[l][1];
+            r->local_bsz = m;
+            r->step_time_s = cf_perf_step_s(&truth, bytes, r->num_nodes, layouts[l][1], m, 1);
+        }
+    cf_validate_group *groups = NULL;
+    size_t n_groups = 0;
+    assert_int_equal(cf_validate_find_groups(rows, n, &groups, &n_groups), CF_OK);
+    groups[0].gradient_bytes = bytes;
+    groups[0].nominal_inter_gbps = 50;
+    cf_validate_options o = {.train_max_nodes = 1, .light_profile = 1, .with_2node_probe = 1};
+    cf_ape_stats overall;
+    assert_int_equal(cf_validate_steps(rows, n, &o, groups, n_groups, &overall), CF_OK);
+    assert_int_equal(groups[0].n_fit, 7);
+    assert_int_equal(groups[0].n_pred, n - 7);
+    const cf_perf_params *fit = &groups[0].params;
+    for (int m = 8; m <= 256; m *= 2)
+        assert_float_equal(cf_perf_compute_s(fit, m, 1), truth.alpha_s + truth.beta_s * m, 1e-12);
+    /* without the probe: one node only */
+    o.with_2node_probe = 0;
+    assert_int_equal(cf_validate_steps(rows, n, &o, groups, n_groups, &overall), CF_OK);
+    assert_int_equal(groups[0].n_fit, 5);
+    free(groups);
+}
+
 /* Model names in measurement files vary in case and separators. */
 static void test_model_size_names(void **state)
 {
@@ -371,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_crossgpu_reader),
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
         cmocka_unit_test(test_steps_exact_on_model_data),
+        cmocka_unit_test(test_steps_light_profile),
         cmocka_unit_test(test_model_size_names),
         cmocka_unit_test(test_nothing_predicted),
     };

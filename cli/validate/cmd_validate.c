@@ -169,7 +169,8 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     size_t n_train = 0;
     split_list(&o->train_gpus, train_gpus, &n_train, storage, sizeof storage);
     cf_validate_options vo = {.train_max_nodes = o->train_max_nodes > 0 ? o->train_max_nodes : 1,
-                              .with_2node_probe = o->with_2node_probe, .train_gpus = train_gpus,
+                              .with_2node_probe = o->with_2node_probe, .light_profile = o->light_profile,
+                              .train_gpus = train_gpus,
                               .n_train_gpus = n_train, .fit_all_rows = o->fit_all_rows,
                               .constants = o->model_constants.n ? &constants : NULL};
     cf_validate_steps_report report = {.path = path, .n_rows = set.n_rows, .options = &vo, .context = &ctx,

@@ -58,9 +58,15 @@ static void group_label(const cf_validate_group *g, char *out, size_t n)
 void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out)
 {
     const cf_validate_options *vo = r->options;
-    cf_buf_printf(out, "step-time validation of %s (%zu rows): %s rows with ≤ %d node%s%s\n", r->path, r->n_rows,
-                  vo->fit_all_rows ? "fitted on every row, scored on all but the" : "fitted on", vo->train_max_nodes,
-                  vo->train_max_nodes == 1 ? "" : "s", vo->with_2node_probe ? " and the 2-node × 1-GPU probe" : "");
+    if (vo->light_profile)
+        cf_buf_printf(out, "step-time validation of %s (%zu rows): %s the search's light profile%s\n", r->path,
+                      r->n_rows, vo->fit_all_rows ? "fitted on every row, scored on all but" : "fitted on",
+                      vo->with_2node_probe ? " and the 2-node × 1-GPU probe" : "");
+    else
+        cf_buf_printf(out, "step-time validation of %s (%zu rows): %s rows with ≤ %d node%s%s\n", r->path, r->n_rows,
+                      vo->fit_all_rows ? "fitted on every row, scored on all but the" : "fitted on",
+                      vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
+                      vo->with_2node_probe ? " and the 2-node × 1-GPU probe" : "");
     if (vo->fit_all_rows)
         cf_buf_printf(out, "(in-sample: the model's fit error on the scored rows, not a prediction)\n");
     cf_buf_printf(out, "\n  %-28s %7s %9s %9s %9s %9s %9s\n", "GROUP / NODES", "FITTED", "PREDICTED", "MEDIAN", "P90",
@@ -148,6 +154,7 @@ cJSON *cf_validate_steps_json(const cf_validate_steps_report *r)
     cJSON *jo = cJSON_AddObjectToObject(doc, "options");
     cJSON_AddNumberToObject(jo, "train_max_nodes", r->options->train_max_nodes);
     cJSON_AddBoolToObject(jo, "with_2node_probe", r->options->with_2node_probe);
+    cJSON_AddBoolToObject(jo, "light_profile", r->options->light_profile);
     cJSON_AddBoolToObject(jo, "fit_all_rows", r->options->fit_all_rows);
     cJSON *jg = cJSON_AddArrayToObject(doc, "groups");
     for (size_t k = 0; k < r->n_groups; k++)

@@ -5,7 +5,7 @@
  * per-GPU micro-batch m, s micro-batches per optimizer step, S gradient
  * bytes, ring(n) = 2(n−1)/n.
  *
- *   single node:  T1(g, m)   the profile's own step time at g GPUs (log-log
+ *   single node:  T1(g, m)   the profile's own step time at g GPUs (linear
  *                            interpolation in m; linear in g between
  *                            profiled counts; else carried from the nearest
  *                            profiled count with the in-node contention κ

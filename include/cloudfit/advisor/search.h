@@ -135,6 +135,11 @@ cf_status cf_search_score_against(const cf_search_options *options, const double
  * one GPU and two on the fullest node — smallest, largest (and middle) —
  * each on the cheapest VM of that shape (then the lowest index). */
 #define CF_SEARCH_PROFILE_MAX_RUNS 5
+/* Which of n ascending per-GPU batches a light profile takes: the
+ * smallest, the largest and (want = 3) the middle one (index n/2), without
+ * repeats. Writes positions into out; returns how many. Also the training
+ * subset of `validate --light-profile`. */
+size_t cf_search_spread(size_t n, int want, size_t out[3]);
 cf_status cf_search_light_profile(const cf_search_candidate *cands, size_t n, const char *gpu,
                                   const unsigned char *excluded, size_t out[CF_SEARCH_PROFILE_MAX_RUNS], size_t *n_out);
 /* The 2-node × 1-GPU probe (placement 11) of one GPU type: the smallest and

@@ -26,6 +26,13 @@ cf_ape_stats cf_ape_summarise(const double *errors, size_t n);
 typedef struct {
     int train_max_nodes;                 /* rows with num_nodes <= this are fitted (default 1) */
     int with_2node_probe;                /* also fit placement "11" (2 nodes × 1 GPU) */
+    /* Fit only what the search's light profile runs (cf_search_spread):
+     * one node at 1 GPU (smallest, largest, middle batch) and at the
+     * group's largest GPU count (smallest, largest); with with_2node_probe
+     * the 2-node × 1-GPU rows at the smallest and largest batch. Every
+     * other row is scored, single-node ones included (the batch
+     * interpolation between profiled batches). Overrides train_max_nodes. */
+    int light_profile;
     const char *const *train_gpus;       /* when given: fit these GPU types, predict the others by carry-over */
     size_t n_train_gpus;
     /* Fit every row of the group, but still score only the rows the
