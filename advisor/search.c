@@ -17,7 +17,7 @@
  *      beat the best by more than the margin; stop when there is none or at
  *      max_probes.
  * The baselines share the machinery: model-only stops after step 2 with
- * no GP and no margin; plain BO has no model (a constant prior mean), no
+ * no GP (its own interval at the stated confidence, as `recommend`); plain BO has no model (a constant prior mean), no
  * profile, three random starts, picks the best measured configuration and
  * stops when the expected improvement falls below the margin. */
 #include <gsl/gsl_errno.h>
@@ -614,10 +614,11 @@ cf_status cf_search_run(const cf_search_options *o, const cf_search_runner *runn
     }
     if (st != CF_OK)
         goto done;
-    /* The pick: the best that meets the constraints with the margin (the
-     * model alone uses none, as `recommend` does), measured if possible. */
+    /* The pick: the best that meets the constraints at the stated
+     * confidence (the model alone: with the model's own interval, as
+     * `recommend` holds them), measured if possible. */
     int bo = o->method == CF_SEARCH_PLAIN_BO;
-    double safety = o->method == CF_SEARCH_MODEL_ONLY ? 0 : o->safety_sds;
+    double safety = o->safety_sds;
     long best = select_best(&s, safety, bo);
     if (best >= 0 && !r->measured[best] && o->method == CF_SEARCH_CLOUDFIT) {
         long measured = select_best(&s, safety, 1);

@@ -160,8 +160,10 @@ static void test_finds_known_optimum(void **state)
 
 /* The model alone cannot see a slowdown beyond two nodes (the light
  * profile's 2-node probe does not show it); the search can (see
- * test_finds_known_optimum): in some of the same scenarios the model's
- * pick breaks the constraint or costs more than 3 % over the optimum. */
+ * test_finds_known_optimum). Held at the stated confidence, as `recommend`
+ * holds it, the model's interval absorbs a 25 % slowdown; at 40 % its pick
+ * breaks the constraint or costs more than 3 % over the optimum in some
+ * scenarios. */
 static void test_model_alone_is_fooled(void **state)
 {
     (void)state;
@@ -170,7 +172,7 @@ static void test_model_alone_is_fooled(void **state)
     for (int obj = 0; obj < 2; obj++)
         for (int f = 0; f < 3; f++) {
             problem *p = malloc(sizeof *p);
-            make_problem(p, 1.25);
+            make_problem(p, 1.4);
             set_limit(p, obj ? CF_OBJ_TIME : CF_OBJ_COST, factors[f]);
             cf_search_options o;
             options_for(p, &o);
