@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
-  libcjson-dev libgsl-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev
+  libcjson-dev libgsl-dev libsqlite3-dev libcurl4-openssl-dev nettle-dev
   libcmocka-dev libopenblas-dev libcsv-dev libyaml-dev
   python3 python3-jsonschema python3-yaml python3-numpy sqlite3
   python3-torch

@@ -4,7 +4,7 @@
 #include "cloudfit/status.h"
 
 #define CF_SHA256_HEX_LEN 64
-/* SHA-256 of data as lowercase hex (OpenSSL libcrypto); out must hold 65 bytes. */
+/* SHA-256 of data as lowercase hex (nettle); out must hold 65 bytes. */
 cf_status cf_sha256_hex(const void *data, size_t len, char out[CF_SHA256_HEX_LEN + 1]);
 
 #endif
