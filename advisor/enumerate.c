@@ -347,8 +347,8 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
             if (vm->price_ondemand_usd_per_hr > 0 &&
                 (best_od == SIZE_MAX || vm->price_ondemand_usd_per_hr < in->vms[best_od]->price_ondemand_usd_per_hr))
                 best_od = idx[i];
-            if (vm->price_spot_usd_per_hr <= 0)
-                continue;
+            if (vm->price_spot_usd_per_hr <= 0 || in->constraints->spot == CF_SPOT_NEVER)
+                continue; /* no spot rows to keep (the row look-ups cost 2 ms) */
             int cheapest_spot = 1;
             for (size_t j = start; j < end && cheapest_spot; j++) {
                 const cf_vm *other = in->vms[idx[j]];
