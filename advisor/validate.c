@@ -594,9 +594,14 @@ cf_status cf_validate_nothing_predicted(const char *path, const cf_validate_opti
                 cf_error_hint("%s", groups[g].hint);
             return CF_ERR_INVALID;
         }
-    cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: every row is in the training subset (≤ %d node%s%s)",
-                 path, vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
-                 vo->with_2node_probe ? " and the 2-node probe" : "");
+    if (vo->light_profile)
+        cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: every row is in the search's light profile%s",
+                     path, vo->with_2node_probe ? " and the 2-node probe" : "");
+    else
+        cf_error_set(CF_ERR_INVALID,
+                     "%s: nothing could be predicted: every row is in the training subset (≤ %d node%s%s)", path,
+                     vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
+                     vo->with_2node_probe ? " and the 2-node probe" : "");
     cf_error_hint("add multi-node rows, lower --train-max-nodes, or pass --fit-all-rows for the in-sample error");
     return CF_ERR_INVALID;
 }

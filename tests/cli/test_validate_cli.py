@@ -242,6 +242,24 @@ def test_precision_column_carries_with_the_runs_peak():
     assert rc == 3 and "column 'precision': expected fp32, tf32, fp16, bf16 or amp, got 'int4'" in err, err
 
 
+def test_light_profile():
+    # the search's light profile: 1 GPU at 20, 81, 200; the full node (4 GPUs) at 20, 200; the probe at 20, 200
+    doc = run_json("--light-profile", "--with-2node-probe", DATA)
+    assert doc["options"]["light_profile"] is True
+    g = doc["groups"][0]
+    assert g["fitted"] == 7, g
+    assert g["predicted"] == len(rows_of(DATA)) - 7, g
+    assert any(b["nodes"] == "1" for b in g["by_nodes"]), g["by_nodes"]  # single-node rows are scored too
+    rc, out, _ = run("--light-profile", DATA)
+    assert rc == 0 and "fitted on the search's light profile\n" in out, out
+    picked = {("1", "1", "20"), ("1", "1", "81"), ("1", "1", "200"), ("1", "4", "20"), ("1", "4", "200")}
+    light = write_rows("light.csv", [r for r in rows_of(DATA)
+                                     if (r["num_nodes"], r["num_gpus"], r["local_bsz"]) in picked])
+    rc, out, err = run("--light-profile", light)
+    assert rc == 3 and out == "", (rc, out)
+    assert "every row is in the search's light profile" in err, err
+
+
 def test_model_constants_option():
     base = run_json("--with-2node-probe", DATA)["overall"]
     other = run_json("--with-2node-probe", "--model-constants", "a=1,L=0", "--model-constants", "psi=0.2",
