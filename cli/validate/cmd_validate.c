@@ -116,6 +116,8 @@ static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
 
 static int validate_steps(const cf_cli_options *o, const char *path)
 {
+    if (o->light_profile && o->train_max_nodes > 0)
+        return usage("options '--light-profile' and '--train-max-nodes' both choose the rows to fit; give one%s", "");
     cf_perf_constants constants;
     int rc = parse_constants(o, &constants);
     if (rc)

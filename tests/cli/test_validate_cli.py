@@ -258,6 +258,8 @@ def test_light_profile():
     rc, out, err = run("--light-profile", light)
     assert rc == 3 and out == "", (rc, out)
     assert "every row is in the search's light profile" in err, err
+    rc, out, err = run("--light-profile", "--train-max-nodes", "2", DATA)
+    assert rc == 2 and "both choose the rows to fit" in err, (rc, err)
 
 
 def test_model_constants_option():
