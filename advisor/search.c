@@ -17,7 +17,8 @@
  *      beat the best by more than the margin; stop when there is none or at
  *      max_probes.
  * The baselines share the machinery: model-only stops after step 2 with
- * no GP (its own interval at the stated confidence, as `recommend`); plain BO has no model (a constant prior mean), no
+ * no GP (the constraints held with the model's own interval, as
+ * `recommend` holds them); plain BO has no model (a constant prior mean), no
  * profile, three random starts, picks the best measured configuration and
  * stops when the expected improvement falls below the margin. */
 #include <gsl/gsl_errno.h>
@@ -259,47 +260,32 @@ static double value_at(const state *s, size_t c, double z, int *feasible, double
     return cf_search_objective(s->o, h, u);
 }
 
-static long select_best(const state *s, double safety_sds, int measured_only)
-{
-    long best = -1;
-    double best_v = INFINITY;
-    for (size_t c = 0; c < s->n; c++) {
-        if (!usable(s, c) || !isfinite(s->r->est_step_s[c]) || (measured_only && !s->r->measured[c]))
-            continue;
-        int ok;
-        double v = value_at(s, c, 0, &ok, safety_sds);
-        if (ok && (v < best_v || (v == best_v && s->r->measured[c] && !s->r->measured[best]))) {
-            best_v = v;
-            best = (long)c;
-        }
-    }
-    return best;
-}
-
 /* How far below its estimate (posterior sds) a measured configuration
- * may lie and still be worth measuring again: one sd after a single
- * measurement (one noisy run can put the best configuration just over a
- * deadline or budget; a repeat tells), none after two or more (their mean
+ * may lie and still be worth measuring again: one sd after one or two
+ * measurements (one noisy run can put the best configuration just over a
+ * deadline or budget; a repeat tells), none after more (their mean
  * decides: a configuration at the limit is not measured forever). */
 static double remeasure_sds(const state *s, size_t c)
 {
     return times_measured(s, c) <= 2 ? REMEASURE_SDS : 0.0;
 }
 
-/* The measured configuration worth measuring again: the best by the
- * objective among those that meet the constraints remeasure_sds below
- * their estimate (no safety margin). */
-static long select_remeasure(const state *s)
+/* The best candidate by the objective (at its estimate) among those that
+ * meet the constraints with `safety_sds` of margin. measured_only: among the
+ * measured ones; remeasure: among the measured ones that meet them
+ * remeasure_sds below their estimate, no margin (worth measuring again). */
+static long select_best(const state *s, double safety_sds, int measured_only, int remeasure)
 {
     long best = -1;
     double best_v = INFINITY;
     for (size_t c = 0; c < s->n; c++) {
-        if (!usable(s, c) || !isfinite(s->r->est_step_s[c]) || !s->r->measured[c])
+        if (!usable(s, c) || !isfinite(s->r->est_step_s[c]) || ((measured_only || remeasure) && !s->r->measured[c]))
             continue;
         int ok;
-        value_at(s, c, -remeasure_sds(s, c), &ok, 0);
-        double v = value_at(s, c, 0, NULL, 0);
-        if (ok && v < best_v) {
+        double v = value_at(s, c, 0, &ok, safety_sds);
+        if (remeasure)
+            value_at(s, c, -remeasure_sds(s, c), &ok, 0);
+        if (ok && (v < best_v || (v == best_v && s->r->measured[c] && !s->r->measured[best]))) {
             best_v = v;
             best = (long)c;
         }
@@ -488,7 +474,7 @@ static cf_status search_loop(state *s)
         cf_status st = update(s);
         if (st != CF_OK)
             return st;
-        long best = select_best(s, o->safety_sds, bo);
+        long best = select_best(s, o->safety_sds, bo, 0);
         if (r->n_probes >= (size_t)o->max_probes) {
             r->stop = CF_STOP_MAX_PROBES;
             return CF_OK;
@@ -503,12 +489,13 @@ static cf_status search_loop(state *s)
              * margin but misses the stated confidence only by its
              * measurement noise: measure it again while enough repeats
              * (noise/√n) could make it safe within the probes left. */
-            long close = select_remeasure(s);
+            long close = select_best(s, 0, 1, 1);
             if (close >= 0 && close != best &&
                 (best < 0 || value_at(s, (size_t)close, 0, NULL, 0) <
                                  value_at(s, (size_t)best, 0, NULL, 0) * (1 - o->margin))) {
                 size_t n_meas = times_measured(s, (size_t)close), left = (size_t)o->max_probes - r->n_probes;
-                double step = r->est_step_s[close] * exp(-remeasure_sds(s, (size_t)close) * r->est_sd[close]), h, u, hs, us;
+                double step = r->est_step_s[close] * exp(-remeasure_sds(s, (size_t)close) * r->est_sd[close]);
+                double h, u, hs, us;
                 double sd_then = o->noise_sd / sqrt((double)(n_meas + left));
                 cf_search_job(o, &o->candidates[close], step, &h, &u);
                 cf_search_job(o, &o->candidates[close], step * exp(o->safety_sds * sd_then), &hs, &us);
@@ -618,10 +605,9 @@ cf_status cf_search_run(const cf_search_options *o, const cf_search_runner *runn
      * confidence (the model alone: with the model's own interval, as
      * `recommend` holds them), measured if possible. */
     int bo = o->method == CF_SEARCH_PLAIN_BO;
-    double safety = o->safety_sds;
-    long best = select_best(&s, safety, bo);
+    long best = select_best(&s, o->safety_sds, bo, 0);
     if (best >= 0 && !r->measured[best] && o->method == CF_SEARCH_CLOUDFIT) {
-        long measured = select_best(&s, safety, 1);
+        long measured = select_best(&s, o->safety_sds, 1, 0);
         if (measured >= 0)
             best = measured;
     }
