@@ -73,9 +73,10 @@ cf_status cf_search_light_profile(const cf_search_candidate *cands, size_t n, co
         if ((!excluded || !excluded[c]) && is_type(&cands[c], gpu) && cands[c].nodes == 1 &&
             cands[c].gpus_per_node > g_full)
             g_full = cands[c].gpus_per_node;
-    *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 1, 1, idx), 3, out, 0);
+    *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 1, 1, idx), CF_SEARCH_PROFILE_BATCHES_ONE, out, 0);
     if (g_full > 1)
-        *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 1, g_full, idx), 2, out, *n_out);
+        *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 1, g_full, idx), CF_SEARCH_PROFILE_BATCHES_FULL,
+                        out, *n_out);
     free(idx);
     return CF_OK;
 }
@@ -87,7 +88,7 @@ cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, c
     *n_out = 0;
     if (!idx)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 2, 1, idx), 2, out, 0);
+    *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 2, 1, idx), CF_SEARCH_PROBE_BATCHES, out, 0);
     free(idx);
     return CF_OK;
 }

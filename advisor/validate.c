@@ -70,13 +70,17 @@ cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_
     return CF_OK;
 }
 
+/* A row of the 2-node × 1-GPU probe (placement "11", or unknown). */
+static int is_probe_row(const cf_measurement *r)
+{
+    return r->num_nodes == 2 && r->num_gpus == 2 && (!r->placement[0] || strcmp(r->placement, "11") == 0);
+}
+
 static int in_training_subset(const cf_validate_options *o, const cf_measurement *r)
 {
     if (r->num_nodes <= (o->train_max_nodes > 0 ? o->train_max_nodes : 1))
         return 1;
-    if (o->with_2node_probe && r->num_nodes == 2 && r->num_gpus == 2)
-        return !r->placement[0] || strcmp(r->placement, "11") == 0;
-    return 0;
+    return o->with_2node_probe && is_probe_row(r);
 }
 
 static int is_train_gpu(const cf_validate_options *o, const char *gpu)
@@ -155,30 +159,29 @@ static cf_status score_group(const cf_measurement *rows, size_t n_rows, cf_valid
     return CF_OK;
 }
 
-static int is_probe_row(const cf_measurement *r)
-{
-    return r->num_nodes == 2 && r->num_gpus == 2 && (!r->placement[0] || strcmp(r->placement, "11") == 0);
-}
-
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
 }
 
-/* Marks the rows of g with `nodes` × `gpus` (probe: the 2-node × 1-GPU rows)
- * whose batch is one of the light profile's `want` picks (cf_search_spread
- * over the shape's distinct batches). */
-static cf_status mark_light(const cf_measurement *rows, size_t n_rows, const cf_validate_group *g, int nodes,
-                            int gpus, int probe, int want, char *fitted)
+/* A row of g on one node with `gpus` GPUs, or (gpus 0) of its probe. */
+static int of_shape(const cf_measurement *r, const cf_validate_group *g, int gpus)
+{
+    return same_group(g, r) && (gpus ? r->num_nodes == 1 && r->num_gpus == gpus : is_probe_row(r));
+}
+
+/* Marks the rows of g of that shape whose batch is one of the light
+ * profile's `want` picks (cf_search_spread over the shape's batches). */
+static cf_status mark_light(const cf_measurement *rows, size_t n_rows, const cf_validate_group *g, int gpus, int want,
+                            char *fitted)
 {
     int *batches = malloc((n_rows ? n_rows : 1) * sizeof *batches);
     if (!batches)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     size_t n = 0;
     for (size_t i = 0; i < n_rows; i++)
-        if (same_group(g, &rows[i]) && (probe ? is_probe_row(&rows[i])
-                                              : rows[i].num_nodes == nodes && rows[i].num_gpus == gpus))
+        if (of_shape(&rows[i], g, gpus))
             batches[n++] = rows[i].local_bsz;
     qsort(batches, n, sizeof *batches, cmp_int);
     size_t k = 0;
@@ -187,13 +190,9 @@ static cf_status mark_light(const cf_measurement *rows, size_t n_rows, const cf_
             batches[k++] = batches[i];
     size_t pos[3];
     size_t n_pick = cf_search_spread(k, want, pos);
-    for (size_t i = 0; i < n_rows; i++) {
-        if (!same_group(g, &rows[i]) || !(probe ? is_probe_row(&rows[i])
-                                                : rows[i].num_nodes == nodes && rows[i].num_gpus == gpus))
-            continue;
-        for (size_t j = 0; j < n_pick; j++)
+    for (size_t i = 0; i < n_rows; i++)
+        for (size_t j = 0; j < n_pick && of_shape(&rows[i], g, gpus); j++)
             fitted[i] |= rows[i].local_bsz == batches[pos[j]];
-    }
     free(batches);
     return CF_OK;
 }
@@ -208,11 +207,11 @@ static cf_status light_profile_rows(const cf_measurement *rows, size_t n_rows, c
         if (same_group(g, &rows[i]) && rows[i].num_nodes == 1 && rows[i].num_gpus > g_full)
             g_full = rows[i].num_gpus;
     }
-    cf_status st = mark_light(rows, n_rows, g, 1, 1, 0, 3, fitted);
+    cf_status st = mark_light(rows, n_rows, g, 1, CF_SEARCH_PROFILE_BATCHES_ONE, fitted);
     if (st == CF_OK && g_full > 1)
-        st = mark_light(rows, n_rows, g, 1, g_full, 0, 2, fitted);
+        st = mark_light(rows, n_rows, g, g_full, CF_SEARCH_PROFILE_BATCHES_FULL, fitted);
     if (st == CF_OK && o->with_2node_probe)
-        st = mark_light(rows, n_rows, g, 2, 2, 1, 2, fitted);
+        st = mark_light(rows, n_rows, g, 0, CF_SEARCH_PROBE_BATCHES, fitted);
     return st;
 }
 

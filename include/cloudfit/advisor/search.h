@@ -135,6 +135,11 @@ cf_status cf_search_score_against(const cf_search_options *options, const double
  * one GPU and two on the fullest node — smallest, largest (and middle) —
  * each on the cheapest VM of that shape (then the lowest index). */
 #define CF_SEARCH_PROFILE_MAX_RUNS 5
+/* Per-GPU batches of the light profile on one GPU and on the fullest
+ * node, and of the 2-node × 1-GPU probe (cf_search_spread picks them). */
+#define CF_SEARCH_PROFILE_BATCHES_ONE 3
+#define CF_SEARCH_PROFILE_BATCHES_FULL 2
+#define CF_SEARCH_PROBE_BATCHES 2
 /* Which of n ascending per-GPU batches a light profile takes: the
  * smallest, the largest and (want = 3) the middle one (index n/2), without
  * repeats. Writes positions into out; returns how many. Also the training
