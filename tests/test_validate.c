@@ -259,6 +259,23 @@ static void test_crossgpu_refit_recovers_rule(void **state)
     cf_buf_free(&csv);
 }
 
+/* Known step-time model parameters the synthetic rows are timed by. */
+static cf_perf_params model_truth(double bytes)
+{
+    cf_perf_params truth = cf_perf_defaults(NULL);
+    truth.alpha_s = 0.03;
+    truth.beta_s = 0.002;
+    truth.contention = 0.04;
+    truth.intra_gbps = 40;
+    truth.nic_gbps = 50;
+    truth.inter_gbps = 4;
+    truth.hide = 0.3;
+    truth.overhead_s = 0.003;
+    truth.network_provenance = CF_PROV_FITTED;
+    truth.gradient_bytes = bytes;
+    return truth;
+}
+
 /* Rows of group synthetic/T4/lab (4 GPUs per VM) at batches 8..256 for
  * each (nodes, GPUs per node) layout, timed by the model `truth`. */
 static size_t model_rows(const cf_perf_params *truth, double bytes, const int (*layouts)[2], size_t n_layouts,
@@ -286,18 +303,8 @@ static size_t model_rows(const cf_perf_params *truth, double bytes, const int (*
 static void test_steps_exact_on_model_data(void **state)
 {
     (void)state;
-    cf_perf_params truth = cf_perf_defaults(NULL);
-    truth.alpha_s = 0.03;
-    truth.beta_s = 0.002;
-    truth.contention = 0.04;
-    truth.intra_gbps = 40;
-    truth.nic_gbps = 50;
-    truth.inter_gbps = 4;
-    truth.hide = 0.3;
-    truth.overhead_s = 0.003;
-    truth.network_provenance = CF_PROV_FITTED;
     const double bytes = 40e6;
-    truth.gradient_bytes = bytes;
+    cf_perf_params truth = model_truth(bytes);
     cf_measurement rows[256];
     static const int layouts[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 2}, {2, 4}, {3, 4}, {8, 4}, {16, 4}};
     size_t n = model_rows(&truth, bytes, layouts, sizeof layouts / sizeof *layouts, rows);
@@ -325,15 +332,8 @@ static void test_steps_exact_on_model_data(void **state)
 static void test_steps_light_profile(void **state)
 {
     (void)state;
-    cf_perf_params truth = cf_perf_defaults(NULL);
-    truth.alpha_s = 0.03;
-    truth.beta_s = 0.002;
-    truth.nic_gbps = 50;
-    truth.inter_gbps = 4;
-    truth.hide = 0.3;
-    truth.network_provenance = CF_PROV_FITTED;
     const double bytes = 40e6;
-    truth.gradient_bytes = bytes;
+    cf_perf_params truth = model_truth(bytes);
     cf_measurement rows[64];
     static const int layouts[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 4}, {4, 4}};
     size_t n = model_rows(&truth, bytes, layouts, sizeof layouts / sizeof *layouts, rows);
