@@ -183,6 +183,12 @@ static void test_model_alone_is_fooled(void **state)
             cf_status st = cf_search_run(&o, &runner, &r);
             assert_true(st == CF_OK || st == CF_ERR_INFEASIBLE);
             assert_int_equal(r.n_probes, 0);
+            if (r.chosen >= 0) { /* held at the stated confidence with the model's interval, as recommend holds it */
+                double h, u;
+                cf_search_job(&o, &p->cands[r.chosen], r.est_step_s[r.chosen] * exp(o.safety_sds * r.est_sd[r.chosen]),
+                              &h, &u);
+                assert_true(cf_search_feasible(&o, h, u, 0));
+            }
             cf_search_score sc;
             assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
             fooled += sc.miss || !(sc.regret <= 0.03);
