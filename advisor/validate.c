@@ -190,9 +190,12 @@ static cf_status mark_light(const cf_measurement *rows, size_t n_rows, const cf_
             batches[k++] = batches[i];
     size_t pos[3];
     size_t n_pick = cf_search_spread(k, want, pos);
-    for (size_t i = 0; i < n_rows; i++)
-        for (size_t j = 0; j < n_pick && of_shape(&rows[i], g, gpus); j++)
+    for (size_t i = 0; i < n_rows; i++) {
+        if (!of_shape(&rows[i], g, gpus))
+            continue;
+        for (size_t j = 0; j < n_pick; j++)
             fitted[i] |= rows[i].local_bsz == batches[pos[j]];
+    }
     free(batches);
     return CF_OK;
 }
