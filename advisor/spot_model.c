@@ -158,6 +158,28 @@ void cf_spot_process_fit(const cf_spot_runs *r, const cf_spot_process *inner, cf
 
 /* ---- paths ---------------------------------------------------------------------- */
 
+/* Appends a segment at `level` to a one-type path, joined with the last
+ * one when the level agrees: cf_spot_path_push without the call and the
+ * memcmp per segment (path generation is most of a recommend with spot;
+ * the path is the same). */
+static inline cf_status push_level(cf_spot_path *out, double d_h, int level)
+{
+    if (!(d_h > 0))
+        return CF_OK;
+    if (out->n > 0 && out->c[out->n - 1] == level) {
+        out->d_h[out->n - 1] += d_h;
+        out->total_h += d_h;
+        return CF_OK;
+    }
+    if (out->n == out->cap)
+        return cf_spot_path_push(out, d_h, &level); /* grows the arrays */
+    out->d_h[out->n] = d_h;
+    out->c[out->n] = level;
+    out->n++;
+    out->total_h += d_h;
+    return CF_OK;
+}
+
 cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hours, unsigned long seed,
                                 cf_spot_path *out)
 {
@@ -174,7 +196,6 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
     const int N = nodes > 0 ? nodes : 1;
     double s = gsl_ran_gaussian_ziggurat(rng, 1.0);
     cf_status st = CF_OK;
-    int zero = 0;
     /* Room for the expected number of segments up front (one growth of a
      * large array costs page faults and a copy). */
     double mean_up = p->up_median_h * exp(p->up_sigma * p->up_sigma / 2);
@@ -187,25 +208,25 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
     else
         out->cap = want;
+    const double kd_all = p->kd_per_h, kr_all = p->kr_per_h;
     for (long j = 0; out->total_h < hours && st == CF_OK; j++) {
         if (j > 0)
             s = CF_SPOT_PHI * s + k_ar * gsl_ran_gaussian_ziggurat(rng, 1.0);
         double up = exp(mu_u + au * s + bu * gsl_ran_gaussian_ziggurat(rng, 1.0));
         double down = exp(mu_d - ad * s + bd * gsl_ran_gaussian_ziggurat(rng, 1.0));
         if (N == 1) {
-            int one = 1;
-            st = cf_spot_path_push(out, up, &one);
+            st = push_level(out, up, 1);
         } else {
             int lv = gsl_rng_uniform(rng) < p->qf ? N : 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(N - 1));
             double left = up;
             while (left > 0 && st == CF_OK) {
-                double kd = lv >= 2 ? p->kd_per_h : 0, kr = lv < N ? p->kr_per_h : 0, q = kd + kr;
+                double kd = lv >= 2 ? kd_all : 0, kr = lv < N ? kr_all : 0, q = kd + kr;
                 double h = q > 0 ? gsl_ran_exponential(rng, 1.0 / q) : left;
                 if (h >= left) {
-                    st = cf_spot_path_push(out, left, &lv);
+                    st = push_level(out, left, lv);
                     break;
                 }
-                st = cf_spot_path_push(out, h, &lv);
+                st = push_level(out, h, lv);
                 left -= h;
                 if (gsl_rng_uniform(rng) * q < kd)
                     lv = 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(lv - 1));
@@ -216,7 +237,7 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
             }
         }
         if (st == CF_OK)
-            st = cf_spot_path_push(out, down, &zero);
+            st = push_level(out, down, 0);
     }
     gsl_rng_free(rng);
     if (st != CF_OK)
