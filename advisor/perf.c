@@ -186,6 +186,45 @@ static double interp_batch(const double *ms, const double *ts, int n, double m)
 double cf_perf_curve_at(const cf_perf_curve *c, double m);
 double cf_perf_curve_at(const cf_perf_curve *c, double m) { return interp_batch(c->batch, c->step_s, c->n, m); }
 
+/* The profile's shape in m lent to a sparser curve: a curve with fewer
+ * profiled batches than another with at least three (the search's light
+ * profile: three batches on one GPU, two on a full node) is the denser
+ * curve plus the measured difference at its own batches — linear between
+ * them, held beyond — so the small-batch knee the denser curve resolves is
+ * not drawn as a chord (a GPU's compute at per-GPU batch m is the same on
+ * one GPU and on g; what g adds, the in-node sync, hardly depends on m).
+ * The difference, not the ratio: chosen on T4 (protocol e1, 2.7 / 12.7 %
+ * against 3.2 / 17.4 %; docs/model.md). Never below half of the curve's own
+ * value. */
+static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m)
+{
+    const cf_perf_curve *ref = NULL;
+    for (int i = 0; i < p->n_curves; i++) {
+        const cf_perf_curve *r = &p->curves[i];
+        if (r != c && r->n >= 3 && r->n > c->n && (!ref || r->n > ref->n))
+            ref = r;
+    }
+    double own = cf_perf_curve_at(c, m);
+    if (!ref || c->n < 1)
+        return own;
+    double d[CF_PERF_MAX_POINTS];
+    for (int j = 0; j < c->n; j++)
+        d[j] = c->step_s[j] - cf_perf_curve_at(ref, c->batch[j]);
+    double dm;
+    if (m <= c->batch[0]) {
+        dm = d[0];
+    } else if (m >= c->batch[c->n - 1]) {
+        dm = d[c->n - 1];
+    } else {
+        int i = 1;
+        while (c->batch[i] < m)
+            i++;
+        double w = (m - c->batch[i - 1]) / (c->batch[i] - c->batch[i - 1]);
+        dm = (1 - w) * d[i - 1] + w * d[i];
+    }
+    return fmax(cf_perf_curve_at(ref, m) + dm, 0.5 * own);
+}
+
 static double class_contention(const cf_perf_params *p)
 {
     return p->nvlink ? p->k.contention_nvlink : p->k.contention_pcie;
@@ -225,7 +264,7 @@ static double t1_at(const cf_perf_params *p, double bytes, int g, double m, cf_p
         const cf_perf_curve *c = &p->curves[i];
         if (c->gpus == g) {
             *src = CF_PROV_MEASURED;
-            return scale * cf_perf_curve_at(c, m);
+            return scale * curve_at(p, c, m);
         }
         if (c->gpus < g)
             lo = c; /* ascending: the last below */
@@ -235,11 +274,11 @@ static double t1_at(const cf_perf_params *p, double bytes, int g, double m, cf_p
     if (lo && hi) {
         double w = (double)(g - lo->gpus) / (hi->gpus - lo->gpus);
         *src = CF_PROV_FITTED;
-        return scale * ((1 - w) * cf_perf_curve_at(lo, m) + w * cf_perf_curve_at(hi, m));
+        return scale * ((1 - w) * curve_at(p, lo, m) + w * curve_at(p, hi, m));
     }
     const cf_perf_curve *base = lo ? lo : hi;
     *src = CF_PROV_ESTIMATED;
-    return scale * scale_gpus(p, bytes, cf_perf_curve_at(base, m), base->gpus, g);
+    return scale * scale_gpus(p, bytes, curve_at(p, base, m), base->gpus, g);
 }
 
 /* ---- predictions ------------------------------------------------------------------------------- */

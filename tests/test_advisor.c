@@ -54,6 +54,19 @@ static void test_compute_time(void **state)
     assert_float_equal(cf_perf_compute_s(&q, 64, 1), 0.15, 1e-12);           /* 0.1 + 0.15 · 32/96 */
     assert_float_equal(cf_perf_compute_s(&q, 32, 2), 0.1 + (0.02) / 3, 1e-12); /* linear in g between 1 and 4 */
     assert_float_equal(cf_perf_compute_s(&q, 256, 1), 0.25 + 0.15 / 96 * 128, 1e-12); /* the end's slope beyond */
+    /* the light profile: three batches on one GPU resolve a knee (flat to
+     * 160, then linear), two on the full node do not; the full node takes
+     * the 1-GPU shape plus its measured difference (0.03 s at 20, 0.05 s at
+     * 800: 0.03 + 0.02 · 140/780 at 160), not the chord 0.13 + 0.42 · 140/780 */
+    cf_perf_params k = cf_perf_defaults(NULL);
+    k.n_curves = 2;
+    k.curves[0] = (cf_perf_curve){.gpus = 1, .n = 3, .batch = {20, 160, 800}, .step_s = {0.10, 0.12, 0.50}};
+    k.curves[1] = (cf_perf_curve){.gpus = 8, .n = 2, .batch = {20, 800}, .step_s = {0.13, 0.55}};
+    assert_float_equal(cf_perf_compute_s(&k, 160, 8), 0.12 + 0.03 + 0.02 * 140 / 780, 1e-12);
+    assert_float_equal(cf_perf_compute_s(&k, 20, 8), 0.13, 1e-12);     /* its own measurements stand */
+    assert_float_equal(cf_perf_compute_s(&k, 800, 8), 0.55, 1e-12);
+    assert_float_equal(cf_perf_compute_s(&k, 1000, 8), 0.50 + 0.38 / 640 * 200 + 0.05, 1e-12); /* held beyond */
+    assert_float_equal(cf_perf_compute_s(&k, 160, 1), 0.12, 1e-12);     /* the dense curve is its own */
 }
 
 static void test_sync_time(void **state)
