@@ -2,8 +2,10 @@
 """End-to-end tests of `cloudfit recommend`: run the real binary the way a
 user does, check exit codes, messages, the JSON against its schema, and the
 SQLite history. Usage: test_recommend.py CLOUDFIT_BINARY SOURCE_DIR"""
+import difflib
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -68,6 +70,27 @@ def test_resnet50_table_meets_constraints():
     assert spec_hash == doc["spec"]["hash"]
     assert abs(total - chosen["total_usd"]) <= 1e-3 * total
     assert json.loads(result)["chosen"]["instance_type"] == chosen["instance_type"]
+
+
+def test_readme_example_is_current():
+    """The README's example output is what the program prints today (the
+    catalog's age, which moves with the clock, aside)."""
+    readme = open(os.path.join(SRC, "README.md")).read()
+    cmd = "$ cloudfit recommend -n 5 examples/resnet50-imagenet.json\n"
+    assert cmd in readme, "the README's example command moved"
+    start = readme.index(cmd) + len(cmd)
+    shown = readme[start:readme.index("```", start)]
+    env = dict(ENV)
+    env.pop("SOURCE_DATE_EPOCH")
+    rc, out, err = run("recommend", "-n", "5", "--no-history", example("resnet50-imagenet.json"), env=env)
+    assert rc == 0, err
+
+    def norm(text):
+        text = re.sub(r"\b\d+ days old", "N days old", text)
+        return [line.rstrip() for line in text.strip("\n").splitlines()]
+
+    assert norm(shown) == norm(out), "README example differs from the output:\n" + "\n".join(
+        difflib.unified_diff(norm(shown), norm(out), "README.md", "cloudfit", lineterm=""))
 
 
 def test_every_example_validates():
