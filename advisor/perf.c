@@ -159,19 +159,24 @@ static double allreduce(const cf_perf_params *p, double bytes, int nodes, int g,
  * log-log chord lies above it — the old log-log interpolation was biased
  * high); outside, the line through the two nearest points (slope ≥ 0),
  * never below half the smallest time. */
+/* Linear between ascending ms[0] ≤ m ≤ ms[n − 1]. */
+static double between(const double *ms, const double *ts, int n, double m)
+{
+    int i = 0;
+    while (i < n - 1 && ms[i] < m)
+        i++;
+    if (ms[i] == m || i == 0)
+        return ts[i];
+    double w = (m - ms[i - 1]) / (ms[i] - ms[i - 1]);
+    return (1 - w) * ts[i - 1] + w * ts[i];
+}
+
 static double interp_batch(const double *ms, const double *ts, int n, double m)
 {
     if (n == 1)
         return ts[0] * (CF_PERF_FIXED_SHARE + (1 - CF_PERF_FIXED_SHARE) * m / ms[0]);
-    if (m >= ms[0] && m <= ms[n - 1]) {
-        int i = 0;
-        while (ms[i] < m)
-            i++;
-        if (ms[i] == m)
-            return ts[i];
-        double w = (m - ms[i - 1]) / (ms[i] - ms[i - 1]);
-        return (1 - w) * ts[i - 1] + w * ts[i];
-    }
+    if (m >= ms[0] && m <= ms[n - 1])
+        return between(ms, ts, n, m);
     int a = m < ms[0] ? 0 : n - 2, b = a + 1;
     double k = (ts[b] - ts[a]) / (ms[b] - ms[a]);
     if (!(k > 0))
@@ -205,24 +210,13 @@ static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m
             ref = r;
     }
     double own = cf_perf_curve_at(c, m);
-    if (!ref || c->n < 1)
+    if (!ref)
         return own;
     double d[CF_PERF_MAX_POINTS];
     for (int j = 0; j < c->n; j++)
         d[j] = c->step_s[j] - cf_perf_curve_at(ref, c->batch[j]);
-    double dm;
-    if (m <= c->batch[0]) {
-        dm = d[0];
-    } else if (m >= c->batch[c->n - 1]) {
-        dm = d[c->n - 1];
-    } else {
-        int i = 1;
-        while (c->batch[i] < m)
-            i++;
-        double w = (m - c->batch[i - 1]) / (c->batch[i] - c->batch[i - 1]);
-        dm = (1 - w) * d[i - 1] + w * d[i];
-    }
-    return fmax(cf_perf_curve_at(ref, m) + dm, 0.5 * own);
+    double held = fmin(fmax(m, c->batch[0]), c->batch[c->n - 1]);
+    return fmax(cf_perf_curve_at(ref, m) + between(c->batch, d, c->n, held), 0.5 * own);
 }
 
 static double class_contention(const cf_perf_params *p)

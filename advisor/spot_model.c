@@ -208,7 +208,6 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
     else
         out->cap = want;
-    const double kd_all = p->kd_per_h, kr_all = p->kr_per_h;
     for (long j = 0; out->total_h < hours && st == CF_OK; j++) {
         if (j > 0)
             s = CF_SPOT_PHI * s + k_ar * gsl_ran_gaussian_ziggurat(rng, 1.0);
@@ -220,7 +219,7 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
             int lv = gsl_rng_uniform(rng) < p->qf ? N : 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(N - 1));
             double left = up;
             while (left > 0 && st == CF_OK) {
-                double kd = lv >= 2 ? kd_all : 0, kr = lv < N ? kr_all : 0, q = kd + kr;
+                double kd = lv >= 2 ? p->kd_per_h : 0, kr = lv < N ? p->kr_per_h : 0, q = kd + kr;
                 double h = q > 0 ? gsl_ran_exponential(rng, 1.0 / q) : left;
                 if (h >= left) {
                     st = push_level(out, left, lv);
