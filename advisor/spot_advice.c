@@ -135,8 +135,8 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
     qsort(order, m, sizeof *order, ranked_order);
     /* Which candidates get the Monte Carlo does not depend on its results
      * (the best SPOT_SIMULATE_MAX by the screen, at most
-     * SPOT_SIMULATE_PER_OFFER per offer), so their paths and replays are
-     * made first, on every core, and summarised after in this order. */
+     * SPOT_SIMULATE_PER_OFFER per offer), so their estimates are made
+     * together, on every core, and used after in this order. */
     size_t *chosen = malloc(SPOT_SIMULATE_MAX * sizeof *chosen);
     cf_spot_request *reqs = calloc(SPOT_SIMULATE_MAX, sizeof *reqs);
     size_t n_chosen = 0;
@@ -161,7 +161,7 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
     cf_spot_mc *mc = NULL;
     cf_status st = chosen && reqs ? cf_spot_mc_new(&settings, &mc) : cf_error_set(CF_ERR_NOMEM, "out of memory");
     if (st == CF_OK)
-        st = cf_spot_mc_prepare(mc, reqs, n_chosen, 0);
+        st = cf_spot_mc_estimate_many(mc, reqs, n_chosen, 0, est);
     size_t n_est = 0;
     double startup_h = k->startup_minutes / 60.0;
     for (size_t r = 0; r < n_chosen && st == CF_OK; r++) {
@@ -170,8 +170,6 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
         const cf_spot_request *req = &reqs[r];
         double train_h = req->work_h;
         cf_spot_estimate *e = &est[n_est];
-        if ((st = cf_spot_mc_estimate(mc, req, e)) != CF_OK)
-            break;
         cf_spot_model_lookup(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, cd->nodes, &e->source);
         cd->spot_est = (int32_t)n_est++;
         /* Spot alone when it meets the deadline at the stated confidence;

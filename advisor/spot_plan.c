@@ -315,120 +315,79 @@ static int wants_mixed(const cf_spot_request *req, double spot_q_h)
            (req->always_mixed || !(spot_q_h <= req->deadline_h));
 }
 
-/* ---- making paths and replays on several threads ----------------------------------- */
+/* ---- estimates of many requests on several threads ---------------------------------- */
 
-/* One item of parallel work: a path to make, or a memo's replays. */
+/* The requests of one (row, N): its path, then each request's replays and
+ * summary in request order. Only this group touches its entry (path, starts,
+ * memo array), so groups run in parallel; an entry's replays start as soon
+ * as its own path is made, not when every path is. */
 typedef struct {
-    const cf_spot_mc_settings *settings;
-    mc_entry *e;
-    mc_memo *m;                 /* NULL: make e's path */
-    cf_spot_plan plan;
-    int mixed;
+    cf_spot_mc *mc;
+    const cf_spot_request *reqs;
+    cf_spot_estimate *out;
+    const mc_entry **entry_of; /* per request */
+    const mc_entry *entry;     /* this group's */
+    size_t first, n_reqs;      /* the group's first request; the request count */
+    size_t failed;             /* the first request that failed, or SIZE_MAX */
     cf_status st;
     char error[256];
-} work_item;
+} mc_group;
 
-static void run_item(void *ctx, size_t i, int thread)
+static void run_group(void *ctx, size_t i, int thread)
 {
     (void)thread;
-    work_item *w = &((work_item *)ctx)[i];
-    w->st = !w->m     ? make_path(w->settings, w->e)
-            : w->mixed ? fill_mixed(w->e, w->m, &w->plan)
-                       : fill_spot(w->e, w->m, &w->plan);
-    if (w->st != CF_OK) /* the message is thread-local: keep it for the caller's thread */
-        snprintf(w->error, sizeof w->error, "%s", cf_error_message());
+    mc_group *g = &((mc_group *)ctx)[i];
+    for (size_t r = g->first; r < g->n_reqs && g->failed == SIZE_MAX; r++) {
+        if (g->entry_of[r] != g->entry)
+            continue;
+        if ((g->st = cf_spot_mc_estimate(g->mc, &g->reqs[r], &g->out[r])) != CF_OK) {
+            g->failed = r; /* the message is thread-local: keep it for the caller's thread */
+            snprintf(g->error, sizeof g->error, "%s", cf_error_message());
+        }
+    }
 }
 
-/* Each item touches only its own entry's path or its own memo's arrays. */
-static cf_status run_items(work_item *items, size_t n, int threads)
-{
-    cf_parallel_for(n, threads, run_item, items);
-    for (size_t i = 0; i < n; i++)
-        if (items[i].st != CF_OK)
-            return cf_error_set(items[i].st, "%s", items[i].error);
-    return CF_OK;
-}
-
-cf_status cf_spot_mc_prepare(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads)
+cf_status cf_spot_mc_estimate_many(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads,
+                                   cf_spot_estimate *out)
 {
     if (n == 0)
         return CF_OK;
     if (threads <= 0)
         threads = cf_parallel_threads();
-    mc_entry **ents = calloc(n, sizeof *ents);
-    mc_memo **memos = calloc(n, sizeof *memos);
-    size_t *slots = calloc(n, sizeof *slots);
-    work_item *items = calloc(2 * n, sizeof *items);
-    cf_status st = ents && memos && slots && items ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
-    size_t k = 0;
-    /* 1. the paths, each made once */
+    const mc_entry **entry_of = calloc(n, sizeof *entry_of);
+    mc_group *groups = calloc(n, sizeof *groups);
+    cf_status st = entry_of && groups ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n_groups = 0;
+    /* Every entry is added here, before any thread runs: the threads only
+     * look entries up. */
     for (size_t i = 0; i < n && st == CF_OK; i++) {
-        ents[i] = find_entry(mc, reqs[i].process, reqs[i].nodes);
-        if (!ents[i]) {
-            st = add_entry(mc, reqs[i].process, reqs[i].nodes, &ents[i]);
-            if (st == CF_OK)
-                items[k++] = (work_item){.settings = &mc->settings, .e = ents[i]};
-        }
-    }
-    if (st == CF_OK)
-        st = run_items(items, k, threads);
-    /* 2. the spot replays of each distinct plan. Every memo slot is added
-     * first (adding one may move an entry's memo array), then the slots are
-     * taken by index and queued: no thread runs while the arrays move. */
-    for (size_t i = 0; i < n && st == CF_OK; i++) {
-        slots[i] = SIZE_MAX;
-        if (ents[i]->n_starts == 0)
-            continue; /* a path that failed is reported by the estimate */
-        cf_spot_plan plan = plan_of(ents[i], &reqs[i], NULL);
-        mc_memo *m = NULL;
-        st = memo_slot(ents[i], &plan, &reqs[i], &m);
-        if (st == CF_OK)
-            slots[i] = (size_t)(m - ents[i]->memo);
-    }
-    k = 0;
-    for (size_t i = 0; i < n && st == CF_OK; i++) {
-        if (slots[i] == SIZE_MAX)
-            continue;
-        memos[i] = &ents[i]->memo[slots[i]];
-        if (memos[i]->spot)
-            continue;
-        int queued = 0;
-        for (size_t j = 0; j < k; j++)
-            queued |= items[j].m == memos[i];
-        if (!queued)
-            items[k++] = (work_item){.e = ents[i], .m = memos[i], .plan = plan_of(ents[i], &reqs[i], NULL)};
-    }
-    if (st == CF_OK)
-        st = run_items(items, k, threads);
-    /* 3. the mixed replays the estimates will want */
-    k = 0;
-    for (size_t i = 0; i < n && st == CF_OK; i++) {
-        mc_memo *m = memos[i];
-        if (!m || m->mixed)
-            continue;
-        double *h = malloc(ents[i]->n_starts * sizeof *h);
-        if (!h) {
-            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+        mc_entry *e = find_entry(mc, reqs[i].process, reqs[i].nodes);
+        if (!e)
+            st = add_entry(mc, reqs[i].process, reqs[i].nodes, &e);
+        if (st != CF_OK)
             break;
-        }
-        for (size_t j = 0; j < ents[i]->n_starts; j++)
-            h[j] = m->spot[j].wall_h;
-        double q = cf_quantile(h, ents[i]->n_starts, CF_SPOT_DEADLINE_QUANTILE);
-        free(h);
-        if (!wants_mixed(&reqs[i], q))
-            continue;
-        int queued = 0;
-        for (size_t j = 0; j < k; j++)
-            queued |= items[j].m == m;
-        if (!queued)
-            items[k++] = (work_item){.e = ents[i], .m = m, .plan = plan_of(ents[i], &reqs[i], NULL), .mixed = 1};
+        entry_of[i] = e;
+        size_t g = 0;
+        while (g < n_groups && groups[g].entry != e)
+            g++;
+        if (g == n_groups)
+            groups[n_groups++] = (mc_group){.mc = mc, .reqs = reqs, .out = out, .entry_of = entry_of, .entry = e,
+                                            .first = i, .n_reqs = n, .failed = SIZE_MAX};
     }
-    if (st == CF_OK)
-        st = run_items(items, k, threads);
-    free(ents);
-    free(memos);
-    free(slots);
-    free(items);
+    if (st == CF_OK) {
+        cf_parallel_for(n_groups, threads, run_group, groups);
+        /* the first request that failed, as one request after another would report it */
+        size_t first_failed = SIZE_MAX, which = 0;
+        for (size_t g = 0; g < n_groups; g++)
+            if (groups[g].failed < first_failed) {
+                first_failed = groups[g].failed;
+                which = g;
+            }
+        if (first_failed != SIZE_MAX)
+            st = cf_error_set(groups[which].st, "%s", groups[which].error);
+    }
+    free(entry_of);
+    free(groups);
     return st;
 }
 

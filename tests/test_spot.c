@@ -411,23 +411,24 @@ static void test_node_count_growth(void **state)
     assert_true(st[2].availability > 0.5 * st[1].availability);         /* not a^N */
 }
 
-/* cf_spot_mc_prepare makes the paths and replays on several threads: the
- * estimates are the same, field for field, as one after the other without
- * it, whatever the thread count; a repeated plan at another price reuses
- * the replays and prices them anew. */
+/* cf_spot_mc_estimate_many makes the paths and replays on several threads:
+ * the estimates are the same, field for field, as one after the other,
+ * whatever the thread count; a repeated plan at another price reuses the
+ * replays and prices them anew. */
 static void estimates(int threads, const cf_spot_request *reqs, size_t n, cf_spot_estimate *out)
 {
     cf_spot_mc_settings settings = {2000, 200, CF_SPOT_SEED};
     cf_spot_mc *mc = NULL;
     assert_int_equal(cf_spot_mc_new(&settings, &mc), CF_OK);
     if (threads > 0)
-        assert_int_equal(cf_spot_mc_prepare(mc, reqs, n, threads), CF_OK);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(cf_spot_mc_estimate(mc, &reqs[i], &out[i]), CF_OK);
+        assert_int_equal(cf_spot_mc_estimate_many(mc, reqs, n, threads, out), CF_OK);
+    else
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(cf_spot_mc_estimate(mc, &reqs[i], &out[i]), CF_OK);
     cf_spot_mc_free(mc);
 }
 
-static void test_mc_prepare_same_results(void **state)
+static void test_mc_estimate_many_same_results(void **state)
 {
     (void)state;
     cf_spot_lookup one, four;
@@ -576,7 +577,7 @@ int main(void)
         cmocka_unit_test(test_deadline_claim_against_replays),
         cmocka_unit_test(test_node_count_growth),
         cmocka_unit_test(test_bootstrap_families),
-        cmocka_unit_test(test_mc_prepare_same_results),
+        cmocka_unit_test(test_mc_estimate_many_same_results),
         cmocka_unit_test(test_inner_stationary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
