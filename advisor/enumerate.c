@@ -433,6 +433,7 @@ typedef struct {
 static void evaluate_one(void *data, size_t i, int thread)
 {
     evaluate_ctx *c = data;
+    shape_network(&c->shapes[i]);
     if (!shape_evaluate(c->in, &c->shapes[i], c->max_nodes, &c->evals[thread], c->memo[thread]))
         c->failed[thread] = 1;
 }
@@ -469,8 +470,7 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
                 sh->max_local_batch = default_max_local_batch(in->job);
                 sh->memory_provenance = CF_PROV_DEFAULT;
             }
-            shape_network(sh);
-            n++;
+            n++; /* its network parameters are made on the evaluating thread */
         }
         vm_shape[v] = s;
     }

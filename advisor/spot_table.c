@@ -63,26 +63,39 @@ typedef struct {
     int size_class, multi_node;
 } key;
 
-/* Passes 0–1: multi-node rows (plans of ≥ 2 VMs only); 2–4: the rest. */
+/* The first row by pass, then by index. Passes 0–1: multi-node rows (plans
+ * of ≥ 2 VMs only): 0 the region's row, 1 the offer's pooled row (region
+ * "*"); 2–4 the rest: 2 the region's, 3 the pooled, 4 the default row (all
+ * "*"). One walk over the rows: each row's first pass is found, each name
+ * compared at most once (recommend looks up two rows of every offer). */
 static int find(const key *rows, size_t n, const char *cloud, const char *gpu, int size_class, const char *region,
                 int nodes, cf_spot_row_kind *kind)
 {
-    for (int pass = nodes >= 2 ? 0 : 2; pass < 5; pass++) {
-        int multi = pass < 2, p = pass < 2 ? pass : pass - 2;
-        for (size_t i = 0; i < n; i++) {
-            const key *k = &rows[i];
-            if (k->size_class != size_class || k->multi_node != multi)
-                continue;
-            int ok = p == 0   ? key_match(k->cloud, cloud) && key_match(k->gpu, gpu) && key_match(k->region, region)
-                     : p == 1 ? key_match(k->cloud, cloud) && key_match(k->gpu, gpu) && strcmp(k->region, "*") == 0
-                              : strcmp(k->cloud, "*") == 0 && strcmp(k->gpu, "*") == 0 && strcmp(k->region, "*") == 0;
-            if (ok) {
-                *kind = p == 0 ? CF_SPOT_ROW_REGION : p == 1 ? CF_SPOT_ROW_POOLED : CF_SPOT_ROW_DEFAULT;
-                return (int)i;
-            }
+    int best = -1, best_pass = 5;
+    for (size_t i = 0; i < n && best_pass > 0; i++) {
+        const key *k = &rows[i];
+        if (k->size_class != size_class || (k->multi_node && nodes < 2))
+            continue;
+        int base = k->multi_node ? 0 : 2, pass = 5;
+        if (key_match(k->cloud, cloud) && key_match(k->gpu, gpu)) {
+            if (key_match(k->region, region))
+                pass = base;
+            else if (strcmp(k->region, "*") == 0)
+                pass = base + 1;
+        }
+        if (pass == 5 && !k->multi_node && strcmp(k->cloud, "*") == 0 && strcmp(k->gpu, "*") == 0 &&
+            strcmp(k->region, "*") == 0)
+            pass = 4;
+        if (pass < best_pass) {
+            best_pass = pass;
+            best = (int)i;
         }
     }
-    return -1;
+    if (best >= 0)
+        *kind = best_pass % 2 == 0 && best_pass < 4 ? CF_SPOT_ROW_REGION
+                : best_pass < 4                    ? CF_SPOT_ROW_POOLED
+                                                   : CF_SPOT_ROW_DEFAULT;
+    return best;
 }
 
 const cf_spot_table_row *cf_spot_model_row(const char *cloud, const char *gpu, int gpus_per_vm, const char *region,

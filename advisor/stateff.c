@@ -1,4 +1,5 @@
 #include "cloudfit/advisor/stateff.h"
+#include "cloudfit/common/parallel.h"
 
 #include <math.h>
 
@@ -119,10 +120,18 @@ static double j_direct(const cf_noise_model *nm, double global_batch)
  * at a fraction of the cost of the direct sum. */
 static const double table_step = 0.69314718055994530942 / CF_NOISE_TABLE_PER_OCTAVE; /* ln 2 / points */
 
+static void fill_j(void *ctx, size_t k, int thread)
+{
+    (void)thread;
+    cf_noise_model *nm = ctx;
+    nm->j_table[k] = j_direct(nm, exp((double)k * table_step));
+}
+
+/* On every core: 417 integrals of 1,025 terms are 2 ms of a `recommend`
+ * on one; each entry is its own, so the table is the same. */
 static void build_j_table(cf_noise_model *nm)
 {
-    for (int k = 0; k < CF_NOISE_TABLE; k++)
-        nm->j_table[k] = j_direct(nm, exp(k * table_step));
+    cf_parallel_for(CF_NOISE_TABLE, cf_parallel_threads(), fill_j, nm);
 }
 
 static double j_of(const cf_noise_model *nm, double global_batch)

@@ -79,9 +79,13 @@ int cf_cli_spec_open(const cf_cli_options *o, const char *path, int with_overrid
         return cf_report_error();
     }
     cf_status st = cf_spec_load_file(path, file);
-    if (st == CF_OK)
-        st = cf_spec_effective(file, &ov, effective);
-    cf_spec_free(file);
+    if (st == CF_OK && !cf_spec_overrides_given(&ov)) {
+        *effective = *file; /* the same spec: no second parse */
+    } else {
+        if (st == CF_OK)
+            st = cf_spec_effective(file, &ov, effective);
+        cf_spec_free(file);
+    }
     free(file);
     if (st != CF_OK) {
         free(effective);

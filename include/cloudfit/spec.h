@@ -54,6 +54,9 @@ typedef struct {
 } cf_spec_overrides;
 
 void cf_spec_overrides_init(cf_spec_overrides *ov);
+/* Whether any override is given (without one, the effective spec is the
+ * file's spec itself). */
+int cf_spec_overrides_given(const cf_spec_overrides *ov);
 /* The effective spec: `spec` with the overrides written into its search
  * section, validated by the same rules as the file and with its canonical
  * JSON and hash recomputed, so that what is hashed and stored is what was

@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+"""What the executable loads at start (docs/architecture.md "Start-up"): no
+CUDA library (the GPU engine is a module loaded by the commands that use a
+GPU), and GSL's CBLAS is OpenBLAS — linked into the executable (the
+default: CLOUDFIT_STATIC_OPENBLAS) or the shared libopenblas — never the
+reference libgslcblas that Debian's libgsl also names.
+Usage: test_startup.py CLOUDFIT_BINARY SOURCE_DIR"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
+
+BIN, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="cloudfit-startup-")
+ENV = pyharness.clean_env(TMP, strip=("CLOUDFIT_",))
+
+
+def needed(path):
+    out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+    return [line.split("[", 1)[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line]
+
+
+def test_no_cuda_library_is_linked():
+    names = needed(BIN)
+    assert "libgsl.so.27" in names or any(n.startswith("libgsl.so") for n in names), names
+    cuda = [n for n in names if re.match(r"lib(cuda|cudart|cublas|cublasLt|nccl)\b", n)]
+    assert not cuda, "the executable links CUDA libraries: %s" % cuda
+
+
+def test_gsl_calls_openblas():
+    # Bound at start (LD_BIND_NOW), so every symbol libgsl takes is in the loader's report.
+    p = subprocess.run([BIN, "--help"], capture_output=True, text=True, timeout=60,
+                       env=dict(ENV, LD_BIND_NOW="1", LD_DEBUG="bindings"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    bindings = re.findall(r"binding file (\S*libgsl\.so[^ ]*) \[\d+\] to (\S+) \[\d+\]: normal symbol `(cblas_\w+)'",
+                          p.stderr)
+    symbols = {sym for _, _, sym in bindings}
+    assert {"cblas_dgemm", "cblas_dnrm2", "cblas_dtrsv"} <= symbols, sorted(symbols)[:20]
+    for _, target, sym in bindings:
+        is_exe = os.path.realpath(target) == os.path.realpath(BIN)
+        assert is_exe or "openblas" in target, "libgsl takes %s from %s, not OpenBLAS" % (sym, target)
+    if "libopenblas.so.0" not in needed(BIN):  # linked in: libgsl binds to the executable itself
+        assert all(os.path.realpath(t) == os.path.realpath(BIN) for _, t, _ in bindings)
+
+
+if __name__ == "__main__":
+    sys.exit(pyharness.run(dict(globals())))
