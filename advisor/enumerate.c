@@ -299,9 +299,11 @@ static int better(const rank_ctx *r, const candidate *a, const candidate *b)
     return a->hours < b->hours;
 }
 
-static int same_offer(const cf_advisor_input *in, const candidate *a, const candidate *b)
+/* offer_of: per VM, the index of its offer (cloud, instance type, GPUs),
+ * equal for the same offer in any region (mark_cheapest_regions). */
+static int same_offer(const size_t *offer_of, const candidate *a, const candidate *b)
 {
-    return a->spot == b->spot && same_vm_offer(in->vms[a->vm], in->vms[b->vm]);
+    return a->spot == b->spot && offer_of[a->vm] == offer_of[b->vm];
 }
 
 enum { KEEP_ONDEMAND = 1, KEEP_SPOT = 2 };
@@ -324,13 +326,14 @@ static int offer_order(const void *pa, const void *pb)
  * keep the cheapest on-demand row, and the cheapest spot row per row of
  * the preemption model. This cuts the priced points several-fold. */
 static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t *vm_shape, spot_cache *cache,
-                                       unsigned char *keep)
+                                       unsigned char *keep, size_t *offer_of)
 {
     size_t *idx = malloc((in->n_vms ? in->n_vms : 1) * sizeof *idx), n = 0;
     if (!idx)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     for (size_t v = 0; v < in->n_vms; v++) {
         keep[v] = 0;
+        offer_of[v] = SIZE_MAX - v; /* not evaluated: an offer of its own */
         if (vm_shape[v] != SIZE_MAX)
             idx[n++] = v;
     }
@@ -343,6 +346,7 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
         size_t best_od = SIZE_MAX;
         for (size_t i = start; i < end; i++) {
             const cf_vm *vm = in->vms[idx[i]];
+            offer_of[idx[i]] = start;
             /* 0 = not offered on demand (spot or flex-start only). */
             if (vm->price_ondemand_usd_per_hr > 0 &&
                 (best_od == SIZE_MAX || vm->price_ondemand_usd_per_hr < in->vms[best_od]->price_ondemand_usd_per_hr))
@@ -353,9 +357,9 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
             for (size_t j = start; j < end && cheapest_spot; j++) {
                 const cf_vm *other = in->vms[idx[j]];
                 if (j != i && other->price_spot_usd_per_hr > 0 &&
-                    cf__spot_same_row(cache, idx[j], idx[i]) &&
                     (other->price_spot_usd_per_hr < vm->price_spot_usd_per_hr ||
-                     (other->price_spot_usd_per_hr == vm->price_spot_usd_per_hr && idx[j] < idx[i])))
+                     (other->price_spot_usd_per_hr == vm->price_spot_usd_per_hr && idx[j] < idx[i])) &&
+                    cf__spot_same_row(cache, idx[j], idx[i]))
                     cheapest_spot = 0;
             }
             if (cheapest_spot)
@@ -539,8 +543,8 @@ static void pick_best_kinds(const cf_advisor_input *in, const shape *shapes, con
     }
 }
 
-static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes, candidate *cands, size_t n,
-                                const cf_spot_estimate *est, cf_advice *advice)
+static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes, const size_t *offer_of,
+                                candidate *cands, size_t n, const cf_spot_estimate *est, cf_advice *advice)
 {
     size_t n_feasible = 0;
     rank_ctx rc = {.objective = in->constraints->objective, .hours_min = INFINITY, .usd_min = INFINITY};
@@ -569,7 +573,7 @@ static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes,
         const candidate *c = &cands[i];
         size_t j;
         for (j = 0; j < n_best; j++)
-            if (same_offer(in, &best[j], c))
+            if (same_offer(offer_of, &best[j], c))
                 break;
         if (j < n_best) {
             if (!better(&rc, c, &best[j]))
@@ -631,10 +635,11 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
     candidate *cands = NULL;
     size_t n = 0;
     unsigned char *keep = malloc(in->n_vms ? in->n_vms : 1);
+    size_t *offer_of = malloc((in->n_vms ? in->n_vms : 1) * sizeof *offer_of);
     spot_cache *cache = NULL;
-    st = keep ? cf__spot_cache_new(in, max_nodes, &cache) : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    st = keep && offer_of ? cf__spot_cache_new(in, max_nodes, &cache) : cf_error_set(CF_ERR_NOMEM, "out of memory");
     if (st == CF_OK)
-        st = mark_cheapest_regions(in, vm_shape, cache, keep);
+        st = mark_cheapest_regions(in, vm_shape, cache, keep, offer_of);
     if (st == CF_OK)
         st = price_candidates(in, shapes, vm_shape, keep, max_nodes, cache, &cands, &n);
     free(keep);
@@ -652,13 +657,14 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
             st = cf_error_set(CF_ERR_INFEASIBLE, "no configuration fits the search limits");
             cf_error_hint("check search.gpus, search.clouds, search.spot and the model's memory needs");
         } else {
-            st = rank_and_front(in, shapes, cands, n, est, advice);
+            st = rank_and_front(in, shapes, offer_of, cands, n, est, advice);
             if (st == CF_ERR_INFEASIBLE)
                 cf_error_set(CF_ERR_INFEASIBLE, "no configuration meets the deadline and budget");
         }
     }
     free(est);
     free(cands);
+    free(offer_of);
     shapes_free(shapes, n_shapes);
     free(vm_shape);
     return st;

@@ -1,7 +1,6 @@
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/common/parallel.h"
 
-#include <gsl/gsl_sort_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -57,8 +56,9 @@ cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd
     out->mean_below_h /= (double)n;
     for (int k = 0; k < CF_SPOT_MAX_TYPES; k++)
         out->mean_node_h[k] /= (double)n;
-    gsl_sort(h, 1, n); /* not qsort: no call per comparison (a tenth of a recommend with spot) */
-    gsl_sort(usd, 1, n);
+    const double qs[] = {0.10, 0.50, 0.90, q};
+    cf_quantiles_place(h, n, qs, 4);
+    cf_quantiles_place(usd, n, qs, 4);
     out->p10_h = cf_quantile_sorted(h, n, 0.10);
     out->p50_h = cf_quantile_sorted(h, n, 0.50);
     out->p90_h = cf_quantile_sorted(h, n, 0.90);

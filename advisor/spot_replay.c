@@ -573,6 +573,70 @@ double cf_quantile_sorted(const double *x, size_t n, double q)
     return x[lo] + (x[hi] - x[lo]) * frac;
 }
 
+/* Moves the k-th smallest of x[lo, hi) to x[k], with nothing larger before
+ * it and nothing smaller after it (quickselect, median-of-three pivot,
+ * three-way partition: runs that never meet a preemption are many equal
+ * times). */
+static void select_kth(double *x, size_t lo, size_t hi, size_t k)
+{
+    while (hi - lo > 1) {
+        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1];
+        double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            double v = x[i];
+            if (v < pivot) {
+                x[i++] = x[lt];
+                x[lt++] = v;
+            } else if (v > pivot) {
+                x[i] = x[--gt];
+                x[gt] = v;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return; /* x[lt, gt) all equal the pivot */
+    }
+}
+
+void cf_quantiles_place(double *v, size_t n, const double *q, size_t n_q)
+{
+    enum { MAX_POSITIONS = 64 };
+    size_t pos[MAX_POSITIONS], n_pos = 0;
+    if (n < 2)
+        return;
+    if (n_q > MAX_POSITIONS / 2) {
+        gsl_sort(v, 1, n);
+        return;
+    }
+    for (size_t i = 0; i < n_q; i++) {
+        size_t lo = (size_t)floor(q[i] * (double)(n - 1));
+        pos[n_pos++] = lo < n ? lo : n - 1;
+        if (lo + 1 < n)
+            pos[n_pos++] = lo + 1;
+    }
+    for (size_t i = 1; i < n_pos; i++) /* insertion sort of a few positions */
+        for (size_t j = i; j > 0 && pos[j - 1] > pos[j]; j--) {
+            size_t t = pos[j];
+            pos[j] = pos[j - 1];
+            pos[j - 1] = t;
+        }
+    /* After x[k] is placed, x[0, k] holds the k + 1 smallest: the next
+     * position is selected among the rest only. */
+    size_t from = 0;
+    for (size_t i = 0; i < n_pos; i++) {
+        if (pos[i] < from)
+            continue;
+        select_kth(v, from, n, pos[i]);
+        from = pos[i] + 1;
+    }
+}
+
 double cf_quantile(double *v, size_t n, double q)
 {
     gsl_sort(v, 1, n);

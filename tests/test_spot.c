@@ -236,6 +236,40 @@ static void test_quantile(void **state)
     assert_true(isinf(cf_quantile(w, 2, 0.9)));
 }
 
+/* Selection places the order statistics a quantile reads where a sort
+ * would: the same quantiles, bit for bit, on data with many ties (runs that
+ * never meet a preemption), infinities (runs that never finish) and every
+ * size from 1. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_quantiles_place(void **state)
+{
+    (void)state;
+    const double qs[] = {0.0, 0.10, 0.50, 0.90, 0.95, 1.0, 0.333};
+    unsigned long r = 12345;
+    for (size_t n = 1; n <= 300; n += (n < 20 ? 1 : 37)) {
+        for (int kind = 0; kind < 3; kind++) {
+            double v[300], sorted[300];
+            for (size_t i = 0; i < n; i++) {
+                r = r * 6364136223846793005UL + 1442695040888963407UL;
+                double u = (double)(r >> 11) / 9007199254740992.0;
+                v[i] = kind == 0 ? u : kind == 1 ? floor(u * 4) : (u < 0.2 ? INFINITY : u * 10);
+                sorted[i] = v[i];
+            }
+            qsort(sorted, n, sizeof *sorted, cmp_double);
+            cf_quantiles_place(v, n, qs, sizeof qs / sizeof *qs);
+            for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+                double want = cf_quantile_sorted(sorted, n, qs[k]), got = cf_quantile_sorted(v, n, qs[k]);
+                assert_true(want == got || (isinf(want) && isinf(got)));
+            }
+        }
+    }
+}
+
 static void test_generator_statistics(void **state)
 {
     (void)state;
@@ -572,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_replay_known_answers),
         cmocka_unit_test(test_mixed_plan),
         cmocka_unit_test(test_quantile),
+        cmocka_unit_test(test_quantiles_place),
         cmocka_unit_test(test_generator_statistics),
         cmocka_unit_test(test_shipped_table_matches_traces),
         cmocka_unit_test(test_deadline_claim_against_replays),

@@ -98,6 +98,11 @@ cf_status cf_spot_starts_random(const cf_spot_path *p, size_t n, double frac, un
 double cf_quantile_sorted(const double *sorted, size_t n, double q);
 /* Sorts in place, then the q-quantile. */
 double cf_quantile(double *values, size_t n, double q);
+/* Rearranges values (no NaN) so that each order statistic that
+ * cf_quantile_sorted(values, n, q[i]) reads is where a sort would put it,
+ * by selection rather than a sort (a few passes over the data instead of
+ * n·log n moves): cf_quantile_sorted then gives the same values. */
+void cf_quantiles_place(double *values, size_t n, const double *q, size_t n_q);
 
 /* Statistics of a path: availability (all requested held), mean held
  * share, VMs lost per VM-day held, cluster preemption events per day, and
