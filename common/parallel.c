@@ -1,6 +1,7 @@
 #include "cloudfit/common/parallel.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,22 +26,86 @@ typedef struct {
     atomic_size_t next;
 } queue;
 
-typedef struct {
-    queue *q;
-    int thread;
-} worker;
-
 static void drain(queue *q, int thread)
 {
     for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
         q->fn(q->ctx, i, thread);
 }
 
-static void *run_worker(void *arg)
+/* The workers (threads 1 … CF_PARALLEL_MAX_THREADS − 1) are started on
+ * first use and then wait for work: starting threads for every call cost
+ * more than a small call's work (a recommend makes ten calls; the network
+ * fits' are 0.2 ms each). A job is offered to the first `wanted` workers;
+ * a worker that wakes after the caller has drained the queue (`closed`)
+ * stays out, so the caller never waits for a thread that has not started
+ * on the job. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done;
+    pthread_t ids[CF_PARALLEL_MAX_THREADS];
+    int n_workers, wanted, joined, finished, closed, stopping;
+    unsigned long generation;
+    queue *q;
+    pid_t pid; /* a forked child has no workers */
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+
+static pthread_mutex_t pool_in_use = PTHREAD_MUTEX_INITIALIZER; /* one job at a time */
+static _Thread_local int inside_job;                           /* nested calls run inline */
+
+static void *worker_main(void *arg)
 {
-    worker *w = arg;
-    drain(w->q, w->thread);
+    int id = (int)(intptr_t)arg;
+    inside_job = 1;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&pool.mu);
+    for (;;) {
+        while (pool.generation == seen && !pool.stopping)
+            pthread_cond_wait(&pool.wake, &pool.mu);
+        if (pool.stopping)
+            break;
+        seen = pool.generation;
+        if (pool.closed || id > pool.wanted)
+            continue;
+        pool.joined++;
+        queue *q = pool.q;
+        pthread_mutex_unlock(&pool.mu);
+        drain(q, id);
+        pthread_mutex_lock(&pool.mu);
+        pool.finished++;
+        pthread_cond_signal(&pool.done);
+    }
+    pthread_mutex_unlock(&pool.mu);
     return NULL;
+}
+
+static void stop_workers(void)
+{
+    if (pool.pid != getpid())
+        return;
+    pthread_mutex_lock(&pool.mu);
+    pool.stopping = 1;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+    for (int k = 1; k <= pool.n_workers; k++)
+        pthread_join(pool.ids[k], NULL);
+    pool.n_workers = 0;
+}
+
+/* Workers 1 … want − 1 running (as many as could be started). Called with
+ * pool_in_use held. */
+static int ensure_workers(int want)
+{
+    if (pool.pid != getpid()) {
+        if (pool.pid != 0)
+            return 0; /* a forked child: its parent's workers are not here */
+        pool.pid = getpid();
+        atexit(stop_workers);
+    }
+    while (pool.n_workers < want - 1 &&
+           pthread_create(&pool.ids[pool.n_workers + 1], NULL, worker_main, (void *)(intptr_t)(pool.n_workers + 1)) ==
+               0)
+        pool.n_workers++;
+    return pool.n_workers;
 }
 
 void cf_parallel_for(size_t n, int threads, void (*fn)(void *ctx, size_t i, int thread), void *ctx)
@@ -50,15 +115,32 @@ void cf_parallel_for(size_t n, int threads, void (*fn)(void *ctx, size_t i, int 
         t = n;
     queue q = {.fn = fn, .ctx = ctx, .n = n};
     atomic_init(&q.next, 0);
-    pthread_t ids[CF_PARALLEL_MAX_THREADS];
-    worker workers[CF_PARALLEL_MAX_THREADS];
-    int running[CF_PARALLEL_MAX_THREADS] = {0};
-    for (size_t k = 1; k < t; k++) {
-        workers[k] = (worker){&q, (int)k};
-        running[k] = pthread_create(&ids[k], NULL, run_worker, &workers[k]) == 0;
+    if (t <= 1 || inside_job || pthread_mutex_trylock(&pool_in_use) != 0) {
+        drain(&q, 0);
+        return;
     }
+    int helpers = ensure_workers((int)t);
+    if (helpers > (int)t - 1)
+        helpers = (int)t - 1;
+    if (helpers <= 0) { /* none could be started, or a forked child */
+        pthread_mutex_unlock(&pool_in_use);
+        drain(&q, 0);
+        return;
+    }
+    pthread_mutex_lock(&pool.mu);
+    pool.q = &q;
+    pool.wanted = helpers;
+    pool.joined = pool.finished = pool.closed = 0;
+    pool.generation++;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+    inside_job = 1;
     drain(&q, 0);
-    for (size_t k = 1; k < t; k++)
-        if (running[k])
-            pthread_join(ids[k], NULL);
+    inside_job = 0;
+    pthread_mutex_lock(&pool.mu);
+    pool.closed = 1;
+    while (pool.finished < pool.joined)
+        pthread_cond_wait(&pool.done, &pool.mu);
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool_in_use);
 }

@@ -15,8 +15,12 @@ int cf_parallel_threads(void);
 
 /* Calls fn(ctx, i, thread) for i in [0, n) on up to `threads` threads, this
  * one included (thread 0), the others numbered 1 … threads − 1; items are
- * handed out in order as threads come free. A thread that cannot be started
- * leaves its share to the others. Returns when every item is done. */
+ * handed out in order as threads come free. The other threads are started
+ * once and wait for the next call (joined at exit); one that cannot be
+ * started, or has not woken by the time the items are handed out, leaves
+ * its share to the others. A call from inside an item, from a second thread
+ * while a call is running, or in a forked child runs on the calling thread
+ * alone. Returns when every item is done. */
 void cf_parallel_for(size_t n, int threads, void (*fn)(void *ctx, size_t i, int thread), void *ctx);
 
 #endif
