@@ -192,7 +192,7 @@ static cf_status add_entry(cf_spot_mc *mc, const cf_spot_process *process, int n
 }
 
 /* The entry's path, its statistics and its starts; touches nothing else
- * (entries are made in parallel by cf_spot_mc_prepare). */
+ * (entries are made in parallel by cf_spot_mc_estimate_many). */
 static cf_status make_path(const cf_spot_mc_settings *settings, mc_entry *e)
 {
     unsigned long seed = path_seed(settings->seed, &e->process, e->nodes);
