@@ -448,22 +448,46 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
     shape *shapes = calloc(in->n_vms ? in->n_vms : 1, sizeof *shapes);
     if (!shapes)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    size_t n = 0;
+    /* The keys apart from the shapes (12 KB each): the scan stays in cache. */
+    typedef struct {
+        const cf_gpu_perf *perf;
+        int gpus_per_vm;
+        double network_gbps;
+    } shape_key;
+    shape_key *keys = malloc((in->n_vms ? in->n_vms : 1) * sizeof *keys);
+    if (!keys) {
+        free(shapes);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    size_t n = 0, last = SIZE_MAX;
+    const char *last_gpu = NULL;
+    const cf_gpu_perf *last_perf = NULL;
     for (size_t v = 0; v < in->n_vms; v++) {
         const cf_vm *vm = in->vms[v];
         vm_shape[v] = SIZE_MAX;
-        const cf_gpu_perf *perf = find_perf(in, vm->gpu_model);
+        /* The catalog lists an offer's regions one after another: the
+         * previous VM's GPU and shape are tried first (a shape's key is
+         * unique, so the one found is the one a scan finds). */
+        const cf_gpu_perf *perf =
+            last_gpu && strcmp(last_gpu, vm->gpu_model) == 0 ? last_perf : find_perf(in, vm->gpu_model);
+        last_gpu = vm->gpu_model;
+        last_perf = perf;
         if (!perf)
             continue;
-        size_t s;
-        for (s = 0; s < n; s++)
-            if (shapes[s].perf == perf && shapes[s].gpus_per_vm == vm->gpu_count &&
-                shapes[s].network_gbps == vm->network_gbps)
-                break;
+        size_t s = n;
+        if (last < n && keys[last].perf == perf && keys[last].gpus_per_vm == vm->gpu_count &&
+            keys[last].network_gbps == vm->network_gbps)
+            s = last;
+        else
+            for (s = 0; s < n; s++)
+                if (keys[s].perf == perf && keys[s].gpus_per_vm == vm->gpu_count &&
+                    keys[s].network_gbps == vm->network_gbps)
+                    break;
+        last = s;
         if (s == n) {
+            keys[n] = (shape_key){perf, vm->gpu_count, vm->network_gbps};
             shape *sh = &shapes[n];
-            sh->perf = perf;
-            sh->params = perf->params;
+            sh->perf = perf; /* sh->params: made by shape_network on the evaluating thread */
             sh->gpus_per_vm = vm->gpu_count;
             sh->network_gbps = vm->network_gbps;
             sh->max_local_batch = perf->params.max_local_batch;
@@ -478,6 +502,7 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
         }
         vm_shape[v] = s;
     }
+    free(keys);
     /* The shapes are evaluated on every core: each writes only its own
      * results, with a samples memo and an evaluation count per thread. */
     int threads = cf_parallel_threads();
