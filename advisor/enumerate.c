@@ -332,11 +332,15 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
     if (!idx)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     for (size_t v = 0; v < in->n_vms; v++) {
-        keep[v] = 0;
         offer_of[v] = SIZE_MAX - v; /* not evaluated: an offer of its own */
         if (vm_shape[v] != SIZE_MAX)
             idx[n++] = v;
+        /* the spot rows compared below, looked up on every core first (keep as scratch) */
+        keep[v] = vm_shape[v] != SIZE_MAX && in->vms[v]->price_spot_usd_per_hr > 0 &&
+                  in->constraints->spot != CF_SPOT_NEVER;
     }
+    cf__spot_rows_prefill(cache, keep);
+    memset(keep, 0, in->n_vms);
     offer_sort_input = in;
     qsort(idx, n, sizeof *idx, offer_order);
     for (size_t start = 0; start < n;) {

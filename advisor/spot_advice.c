@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
 
 /* How many spot candidates get the Monte Carlo, and at most how many of
@@ -67,6 +68,27 @@ static const cf_spot_table_row *row_of(spot_cache *c, size_t v, int nodes)
         c->row_of_vm[slot] = cf_spot_model_row(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, nodes, NULL);
     }
     return c->row_of_vm[slot];
+}
+
+typedef struct {
+    spot_cache *c;
+    const unsigned char *want;
+} prefill_ctx;
+
+static void prefill_one(void *data, size_t v, int thread)
+{
+    (void)thread;
+    prefill_ctx *p = data;
+    if (p->want[v]) {
+        row_of(p->c, v, 1);
+        row_of(p->c, v, 2);
+    }
+}
+
+void cf__spot_rows_prefill(spot_cache *c, const unsigned char *want)
+{
+    prefill_ctx p = {c, want};
+    cf_parallel_for(c->in->n_vms, cf_parallel_threads(), prefill_one, &p);
 }
 
 int cf__spot_same_row(spot_cache *c, size_t a, size_t b)

@@ -540,22 +540,55 @@ size_t cf_spot_starts_grid(const cf_spot_path *p, double step_h, size_t *seg, do
     return n;
 }
 
+typedef struct {
+    double t_h; /* the start time along the path */
+    size_t i;   /* which start */
+} start_time;
+
+static int by_start_time(const void *a, const void *b)
+{
+    const start_time *x = a, *y = b;
+    if (x->t_h != y->t_h)
+        return x->t_h < y->t_h ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Starts are placed by one walk along the path in order of time, not by a
+ * binary search in an array of prefix sums (that array was as large as the
+ * path: 400 KB of fresh pages per path). The running sum adds the same
+ * durations in the same order, so each start's segment and offset are the
+ * ones the prefix sums gave. */
 cf_status cf_spot_starts_random(const cf_spot_path *p, size_t n, double frac, unsigned long seed, size_t *seg,
                                 double *off)
 {
-    double *cum = prefix_sums(p);
+    start_time *order = malloc((n ? n : 1) * sizeof *order);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!cum || !rng) {
-        free(cum);
+    if (!order || !rng) {
+        free(order);
         if (rng)
             gsl_rng_free(rng);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
+    double total = 0;
+    for (size_t i = 0; i < p->n; i++)
+        total += p->d_h[i];
     gsl_rng_set(rng, seed);
     for (size_t i = 0; i < n; i++)
-        locate(p, cum, gsl_rng_uniform(rng) * frac * cum[p->n], &seg[i], &off[i]);
+        order[i] = (start_time){gsl_rng_uniform(rng) * frac * total, i};
     gsl_rng_free(rng);
-    free(cum);
+    qsort(order, n, sizeof *order, by_start_time);
+    size_t lo = 0;
+    double cum_lo = 0; /* the sum of the durations before segment lo */
+    for (size_t r = 0; r < n; r++) {
+        double t = order[r].t_h;
+        while (lo + 1 < p->n && cum_lo + p->d_h[lo] <= t) {
+            cum_lo += p->d_h[lo];
+            lo++;
+        }
+        seg[order[r].i] = lo;
+        off[order[r].i] = t - cum_lo;
+    }
+    free(order);
     return CF_OK;
 }
 

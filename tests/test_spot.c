@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <gsl/gsl_rng.h>
 
 #include "cloudfit/advisor/spot_boot.h"
 #include "cloudfit/advisor/spot_model.h"
@@ -268,6 +269,45 @@ static void test_quantiles_place(void **state)
             }
         }
     }
+}
+
+/* cf_spot_starts_random places each start where a binary search in the
+ * path's prefix sums does (the rule it replaced), to the bit: the same
+ * draws, the same segment, the same offset. */
+static void test_starts_random_placement(void **state)
+{
+    (void)state;
+    cf_spot_lookup l;
+    cf_spot_model_lookup("aws", "V100", 1, "us-west-2", 4, &l);
+    cf_spot_path path;
+    assert_int_equal(cf_spot_path_generate(&l.row->process, 4, 3000, 77, &path), CF_OK);
+    enum { N = 500 };
+    size_t seg[N];
+    double off[N];
+    const double frac = 0.75;
+    assert_int_equal(cf_spot_starts_random(&path, N, frac, 99, seg, off), CF_OK);
+    double *cum = malloc((path.n + 1) * sizeof *cum);
+    cum[0] = 0;
+    for (size_t i = 0; i < path.n; i++)
+        cum[i + 1] = cum[i] + path.d_h[i];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 99);
+    for (size_t k = 0; k < N; k++) {
+        double t = gsl_rng_uniform(rng) * frac * cum[path.n];
+        size_t lo = 0, hi = path.n;
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (cum[mid] <= t)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        assert_int_equal(seg[k], lo);
+        assert_true(off[k] == t - cum[lo]);
+    }
+    gsl_rng_free(rng);
+    free(cum);
+    cf_spot_path_free(&path);
 }
 
 static void test_generator_statistics(void **state)
@@ -607,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_mixed_plan),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_quantiles_place),
+        cmocka_unit_test(test_starts_random_placement),
         cmocka_unit_test(test_generator_statistics),
         cmocka_unit_test(test_shipped_table_matches_traces),
         cmocka_unit_test(test_deadline_claim_against_replays),
