@@ -109,6 +109,8 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
         long k = (long)n * sh->gpus_per_vm;
         cf_perf_net net = cf_perf_network_term(&sh->params, s_bytes, n, sh->gpus_per_vm, n * sh->gpus_per_vm);
         for (int i = 0; i < n_grid; i++) {
+            if (k * grid[i] > limits->max_global_batch)
+                break; /* the grid ascends: no accumulation of this or a larger batch fits */
             /* step(s) = (s−1)·t_c + step(1): one combination per batch,
              * not per accumulation. */
             cf_step one = cf_perf_combine(&sh->params, node[i], &net, 1);
