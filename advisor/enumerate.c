@@ -334,15 +334,12 @@ static cf_status mark_cheapest_regions(const cf_advisor_input *in, const size_t 
     if (!idx)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     for (size_t v = 0; v < in->n_vms; v++) {
+        keep[v] = 0;
         offer_of[v] = SIZE_MAX - v; /* not evaluated: an offer of its own */
         if (vm_shape[v] != SIZE_MAX)
             idx[n++] = v;
-        /* the spot rows compared below, looked up on every core first (keep as scratch) */
-        keep[v] = vm_shape[v] != SIZE_MAX && in->vms[v]->price_spot_usd_per_hr > 0 &&
-                  in->constraints->spot != CF_SPOT_NEVER;
     }
-    cf__spot_rows_prefill(cache, keep);
-    memset(keep, 0, in->n_vms);
+    cf__spot_rows_prefill(cache, vm_shape); /* the spot rows compared below */
     offer_sort_input = in;
     qsort(idx, n, sizeof *idx, offer_order);
     for (size_t start = 0; start < n;) {
@@ -448,23 +445,18 @@ static void evaluate_one(void *data, size_t i, int thread)
         c->failed[thread] = 1;
 }
 
+/* A shape is a GPU's parameters on one VM size and network. */
+static int shape_is(const shape *sh, const cf_gpu_perf *perf, const cf_vm *vm)
+{
+    return sh->perf == perf && sh->gpus_per_vm == vm->gpu_count && sh->network_gbps == vm->network_gbps;
+}
+
 static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape **out_shapes, size_t *out_n,
                               size_t *vm_shape, size_t *evals)
 {
     shape *shapes = calloc(in->n_vms ? in->n_vms : 1, sizeof *shapes);
     if (!shapes)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    /* The keys apart from the shapes (12 KB each): the scan stays in cache. */
-    typedef struct {
-        const cf_gpu_perf *perf;
-        int gpus_per_vm;
-        double network_gbps;
-    } shape_key;
-    shape_key *keys = malloc((in->n_vms ? in->n_vms : 1) * sizeof *keys);
-    if (!keys) {
-        free(shapes);
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    }
     size_t n = 0, last = SIZE_MAX;
     const char *last_gpu = NULL;
     const cf_gpu_perf *last_perf = NULL;
@@ -480,18 +472,12 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
         last_perf = perf;
         if (!perf)
             continue;
-        size_t s = n;
-        if (last < n && keys[last].perf == perf && keys[last].gpus_per_vm == vm->gpu_count &&
-            keys[last].network_gbps == vm->network_gbps)
-            s = last;
-        else
-            for (s = 0; s < n; s++)
-                if (keys[s].perf == perf && keys[s].gpus_per_vm == vm->gpu_count &&
-                    keys[s].network_gbps == vm->network_gbps)
-                    break;
+        size_t s = last;
+        if (!(last < n && shape_is(&shapes[last], perf, vm)))
+            for (s = 0; s < n && !shape_is(&shapes[s], perf, vm); s++)
+                ;
         last = s;
         if (s == n) {
-            keys[n] = (shape_key){perf, vm->gpu_count, vm->network_gbps};
             shape *sh = &shapes[n];
             sh->perf = perf; /* sh->params: made by shape_network on the evaluating thread */
             sh->gpus_per_vm = vm->gpu_count;
@@ -508,7 +494,6 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
         }
         vm_shape[v] = s;
     }
-    free(keys);
     /* The shapes are evaluated on every core: each writes only its own
      * results, with a samples memo and an evaluation count per thread. */
     int threads = cf_parallel_threads();

@@ -45,9 +45,10 @@ void cf__spot_cache_free(spot_cache *c);
 double cf__spot_screen_hours(spot_cache *c, size_t vm_index, int nodes, double train_h);
 /* 1 when two offers use the same row of the preemption model. */
 int cf__spot_same_row(spot_cache *c, size_t vm_a, size_t vm_b);
-/* Looks up the model rows of every VM with want[v] set, on every core
- * (each VM's rows are its own), so that the calls above only read. */
-void cf__spot_rows_prefill(spot_cache *c, const unsigned char *want);
+/* Looks up the model rows of every evaluated VM (vm_shape[v] != SIZE_MAX)
+ * with a spot price, on every core (each VM's rows are its own), so that
+ * the calls above only read them. */
+void cf__spot_rows_prefill(spot_cache *c, const size_t *vm_shape);
 cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, size_t n, cf_spot_estimate **out_est,
                           size_t *out_n_est);
 

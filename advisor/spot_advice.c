@@ -6,6 +6,7 @@
  * on-demand fallback near the deadline when that is cheaper than running
  * on demand. The rest are not offered. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,22 +73,24 @@ static const cf_spot_table_row *row_of(spot_cache *c, size_t v, int nodes)
 
 typedef struct {
     spot_cache *c;
-    const unsigned char *want;
+    const size_t *vm_shape;
 } prefill_ctx;
 
 static void prefill_one(void *data, size_t v, int thread)
 {
     (void)thread;
     prefill_ctx *p = data;
-    if (p->want[v]) {
+    if (p->vm_shape[v] != SIZE_MAX && p->c->in->vms[v]->price_spot_usd_per_hr > 0) {
         row_of(p->c, v, 1);
         row_of(p->c, v, 2);
     }
 }
 
-void cf__spot_rows_prefill(spot_cache *c, const unsigned char *want)
+void cf__spot_rows_prefill(spot_cache *c, const size_t *vm_shape)
 {
-    prefill_ctx p = {c, want};
+    if (c->in->constraints->spot == CF_SPOT_NEVER)
+        return;
+    prefill_ctx p = {c, vm_shape};
     cf_parallel_for(c->in->n_vms, cf_parallel_threads(), prefill_one, &p);
 }
 

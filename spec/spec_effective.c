@@ -17,7 +17,7 @@ void cf_spec_overrides_init(cf_spec_overrides *ov)
     ov->spot = -1;
 }
 
-int cf_spec_overrides_given(const cf_spec_overrides *ov)
+static int has_overrides(const cf_spec_overrides *ov)
 {
     return ov && (ov->objective >= 0 || ov->spot >= 0 || ov->deadline_hours > 0 || ov->budget_usd > 0 || ov->confidence > 0 ||
                   ov->max_nodes > 0 || ov->max_gpus > 0 || ov->n_clouds > 0 || ov->n_regions > 0 || ov->n_gpus > 0);
@@ -84,7 +84,7 @@ cf_status cf_spec_effective(const cf_spec *spec, const cf_spec_overrides *ov, cf
     if (!spec->canonical_json)
         return cf_error_set(CF_ERR_INTERNAL, "spec: no canonical JSON to apply overrides to");
     const char *path = spec->job.source[0] ? spec->job.source : NULL;
-    if (!cf_spec_overrides_given(ov)) {
+    if (!has_overrides(ov)) {
         cf_status st = cf_spec_parse(spec->canonical_json, strlen(spec->canonical_json), path, out);
         if (st == CF_OK)
             memcpy(out->source_hash, spec->source_hash, sizeof out->source_hash);
@@ -105,6 +105,17 @@ cf_status cf_spec_effective(const cf_spec *spec, const cf_spec_overrides *ov, cf
         cf_error_prefix("with the command-line overrides");
     else
         memcpy(out->source_hash, spec->source_hash, sizeof out->source_hash);
+    return st;
+}
+
+cf_status cf_spec_load_effective(const char *path, const cf_spec_overrides *ov, cf_spec *out)
+{
+    cf_status st = cf_spec_load_file(path, out);
+    if (st != CF_OK || !has_overrides(ov))
+        return st; /* without overrides the file's spec is the effective one */
+    cf_spec file = *out;
+    st = cf_spec_effective(&file, ov, out);
+    cf_spec_free(&file);
     return st;
 }
 

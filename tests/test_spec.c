@@ -801,6 +801,24 @@ static void test_effective_spec(void **state)
     assert_int_equal(cf_spec_profile_key(&file, key_file), CF_OK);
     assert_int_equal(cf_spec_profile_key(&eff, key_eff), CF_OK);
     assert_string_equal(key_file, key_eff);
+    /* From a file: the same specs, the file parsed once without overrides */
+    char dir[] = "/tmp/cf_spec_eff_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/model.json", dir);
+    const char *text = WITH("\"search\": {\"deadline_hours\": 24}");
+    assert_int_equal(cf_write_file_atomic(path, text, strlen(text)), CF_OK);
+    cf_spec loaded;
+    assert_int_equal(cf_spec_load_effective(path, NULL, &loaded), CF_OK);
+    assert_string_equal(loaded.hash, file.hash);
+    assert_string_equal(loaded.source_hash, file.hash);
+    cf_spec_free(&loaded);
+    assert_int_equal(cf_spec_load_effective(path, &ov, &loaded), CF_OK);
+    assert_string_equal(loaded.hash, eff.hash);
+    assert_string_equal(loaded.source_hash, file.hash);
+    cf_spec_free(&loaded);
+    remove(path);
+    rmdir(dir);
     const char *mars[] = {"mars"};
     ov.clouds = mars;
     assert_int_equal(cf_spec_effective(&file, &ov, &bad), CF_ERR_INVALID);

@@ -71,23 +71,12 @@ int cf_cli_spec_open(const cf_cli_options *o, const char *path, int with_overrid
     int rc = with_overrides ? build_overrides(o, &ov) : (cf_spec_overrides_init(&ov), 0);
     if (rc)
         return rc;
-    cf_spec *file = calloc(1, sizeof *file), *effective = calloc(1, sizeof *effective);
-    if (!file || !effective) {
-        free(file);
-        free(effective);
+    cf_spec *effective = calloc(1, sizeof *effective);
+    if (!effective) {
         cf_error_set(CF_ERR_NOMEM, "out of memory");
         return cf_report_error();
     }
-    cf_status st = cf_spec_load_file(path, file);
-    if (st == CF_OK && !cf_spec_overrides_given(&ov)) {
-        *effective = *file; /* the same spec: no second parse */
-    } else {
-        if (st == CF_OK)
-            st = cf_spec_effective(file, &ov, effective);
-        cf_spec_free(file);
-    }
-    free(file);
-    if (st != CF_OK) {
+    if (cf_spec_load_effective(path, &ov, effective) != CF_OK) {
         free(effective);
         return cf_report_error();
     }

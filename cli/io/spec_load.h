@@ -1,7 +1,7 @@
 /* The spec on the command line: the file read and validated, then the
  * effective spec built from the search overrides (--objective, --spot,
  * --deadline-hours, --budget-usd, --max-nodes, --max-gpus, --cloud,
- * --region, --gpu) by the spec module (cf_spec_effective), so that what is
+ * --region, --gpu) by the spec module (cf_spec_load_effective), so that what is
  * hashed and stored is what the command computed. */
 #ifndef CLOUDFIT_CLI_SPEC_LOAD_H
 #define CLOUDFIT_CLI_SPEC_LOAD_H

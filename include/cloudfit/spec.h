@@ -54,15 +54,15 @@ typedef struct {
 } cf_spec_overrides;
 
 void cf_spec_overrides_init(cf_spec_overrides *ov);
-/* Whether any override is given (without one, the effective spec is the
- * file's spec itself). */
-int cf_spec_overrides_given(const cf_spec_overrides *ov);
 /* The effective spec: `spec` with the overrides written into its search
  * section, validated by the same rules as the file and with its canonical
  * JSON and hash recomputed, so that what is hashed and stored is what was
  * computed. `out` is a new spec (free with cf_spec_free); `spec` is not
  * changed. Without overrides `out` equals `spec`. */
 cf_status cf_spec_effective(const cf_spec *spec, const cf_spec_overrides *ov, cf_spec *out);
+/* cf_spec_load_file, then cf_spec_effective with `ov` (may be NULL): the
+ * file is parsed once, and a second time only when an override is given. */
+cf_status cf_spec_load_effective(const char *path, const cf_spec_overrides *ov, cf_spec *out);
 
 /* The key a profile is cached under: SHA-256 of the spec's model, data and
  * training.{batch, lr, optimizer} sections and profile.command — what a

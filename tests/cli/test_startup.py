@@ -26,7 +26,7 @@ def needed(path):
 
 def test_no_cuda_library_is_linked():
     names = needed(BIN)
-    assert "libgsl.so.27" in names or any(n.startswith("libgsl.so") for n in names), names
+    assert any(n.startswith("libgsl.so") for n in names), names
     cuda = [n for n in names if re.match(r"lib(cuda|cudart|cublas|cublasLt|nccl)\b", n)]
     assert not cuda, "the executable links CUDA libraries: %s" % cuda
 
