@@ -1,10 +1,7 @@
 /* The catalog a command uses (the library decides: pricing/source.h), read
- * from the database, and how the outputs describe it. */
+ * from the database. How the outputs describe it: render_catalog.h. */
 #ifndef CLOUDFIT_CLI_CATALOG_SOURCE_H
 #define CLOUDFIT_CLI_CATALOG_SOURCE_H
-#include <cjson/cJSON.h>
-
-#include "cloudfit/common/buf.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/pricing/source.h"
 #include "options.h"
@@ -20,14 +17,5 @@ int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_
 int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catalog);
 /* Prints the too-old warning on stderr when it applies. */
 void cf_cli_catalog_warn(const cf_catalog_source *src);
-/* The "catalog" object of a JSON document (DESIGN.md §4.4): source,
- * snapshot, fetched_at, age_days, and the overrides applied. `src` may be
- * NULL (then the catalog's own name and date are used). */
-cJSON *cf_catalog_source_json(const cf_catalog_source *src, const cf_catalog *catalog, double age_days,
-                              const cf_vm *chosen);
-/* Explanation lines for the table: catalog line, too-old note, overrides
- * and whether the chosen VM's price is an override. */
-void cf_catalog_source_explain(const cf_catalog_source *src, const cf_catalog *catalog, double age_days,
-                               const cf_vm *chosen, cf_buf *out);
 
 #endif

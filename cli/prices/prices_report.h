@@ -8,7 +8,7 @@
 #include "cloudfit/common/buf.h"
 #include "cloudfit/pricing/price_views.h"
 #include "cloudfit/pricing/update.h"
-#include "io/catalog_source.h"
+#include "render/render_catalog.h"
 
 /* Without a GPU: the cheapest prices per GPU model and cloud. */
 typedef struct {

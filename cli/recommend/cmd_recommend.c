@@ -11,6 +11,7 @@
 #include "cloudfit/version.h"
 #include "cloudfit/common/clock.h"
 #include "commands.h"
+#include "io/catalog_source.h"
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "recommend/recommend_ci.h"

@@ -1,6 +1,7 @@
 #include "render/plots.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

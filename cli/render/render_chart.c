@@ -2,6 +2,7 @@
  * terminal (after the table): one character per configuration, the chosen
  * one marked, the deadline and budget as dotted lines. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,6 +6,7 @@
 
 #include "cloudfit/version.h"
 #include "cloudfit/common/ci_env.h"
+#include "render/render_catalog.h"
 #include "render/report.h"
 
 static void add_or_null(cJSON *o, const char *key, const char *value)

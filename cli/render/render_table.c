@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/render_catalog.h"
 #include "render/report.h"
 
 #define GREEN "\033[32m"

@@ -4,9 +4,9 @@
 #define CLOUDFIT_CLI_REPORT_H
 #include <cjson/cJSON.h>
 
-#include "io/catalog_source.h"
+#include "cloudfit/advisor/gates.h"
 #include "cloudfit/common/buf.h"
-#include "recommend/gates.h"
+#include "cloudfit/pricing/source.h"
 #include "cloudfit/advisor/elastic.h"
 #include "cloudfit/advisor/hetero.h"
 #include "cloudfit/advisor/inputs.h"
@@ -51,6 +51,11 @@ cJSON *cf_report_side_by_side_json(const cf_report *report);
 void cf_report_side_by_side_markdown(const cf_report *report, cf_buf *out);
 void cf_report_hetero_text(const cf_report *report, cf_buf *out);
 cJSON *cf_report_hetero_json(const cf_report *report);
+/* The CI gates (cli/render/render_gates.c, docs/ci.md): the "Gates" lines
+ * appended to the table output (nothing when n == 0) and the JSON array
+ * ({name, limit, value, passed, note}). */
+void cf_gates_text(const cf_history_gate *gates, size_t n, cf_buf *out);
+cJSON *cf_gates_json(const cf_history_gate *gates, size_t n);
 /* Launch specs for distributed engines (cli/emit_*.c). `entrypoint` is the
  * training command (e.g. "train.py --epochs 90"). YAML via libyaml. */
 cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_buf *out);
