@@ -1,4 +1,4 @@
-/* Tests of cli/render/progress.c: what the bar and the lines say (count,
+/* Tests of cli/term/progress.c: what the bar and the lines say (count,
  * rate, time left, upper bounds, bytes), cut to the terminal's width. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/progress.h"
+#include "term/progress.h"
 
 static cf_cli_progress at(double done, double total, const char *unit, const char *what)
 {

@@ -1,4 +1,4 @@
-/* Tests of cli/render/render_svg.c and render_chart.c on a hand-made front:
+/* Tests of render/render_svg.c and render_chart.c on a hand-made front:
  * p10–p90 whiskers exactly where configurations have intervals, the
  * chosen point, deadline and budget lines; the text chart's marks. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/plots.h"
+#include "cloudfit/render/plots.h"
 
 static cf_spec spec;
 static cf_vm vms[3];

@@ -1,7 +1,7 @@
 /* `cloudfit history`: list (with filters), show ID, diff ID1 ID2, prune.
  * Reads the database (db/history.h), compares through the library
- * (db/history_diff.h) and renders with history_report.c as a table
- * (default), JSON or CSV (docs/history.md). */
+ * (db/history_diff.h) and renders with render/history_report.c as a
+ * table (default), JSON or CSV (docs/history.md). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,10 +11,10 @@
 #include "cloudfit/common/clock.h"
 #include "commands.h"
 #include "exit_codes.h"
-#include "history/history_report.h"
+#include "cloudfit/render/history_report.h"
 #include "io/db_open.h"
 #include "log.h"
-#include "render/output.h"
+#include "term/output.h"
 
 #define DEFAULT_LIMIT 20
 

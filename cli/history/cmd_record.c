@@ -2,7 +2,7 @@
  * stores what a real run of a stored recommendation measured. Later
  * `recommend` runs for the same spec use the recorded step times for
  * that GPU type in place of the estimate (advisor/inputs.c) and say so.
- * Rendered by history_report.c. */
+ * Rendered by render/history_report.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,10 +12,10 @@
 #include "cloudfit/common/clock.h"
 #include "commands.h"
 #include "exit_codes.h"
-#include "history/history_report.h"
+#include "cloudfit/render/history_report.h"
 #include "io/db_open.h"
 #include "log.h"
-#include "render/output.h"
+#include "term/output.h"
 
 int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {

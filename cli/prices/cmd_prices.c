@@ -4,7 +4,7 @@
  * `sky show-gpus`. With GPU[:N]: every offer of that GPU (or family) and
  * count. Both read the catalog in use (newest price snapshot, else
  * embedded), compute through the pricing module (price_views.h) and render
- * with prices_report.c. `prices update` is cmd_prices_update.c. */
+ * with render/prices_report.c. `prices update` is cmd_prices_update.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +14,8 @@
 #include "io/catalog_source.h"
 #include "log.h"
 #include "prices/cmd_prices_update.h"
-#include "prices/prices_report.h"
-#include "render/output.h"
+#include "cloudfit/render/prices_report.h"
+#include "term/output.h"
 
 typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV } out_format;
 

@@ -3,7 +3,7 @@
  * A thin sequence: the catalog in use is the base, the pricing module
  * fetches and merges live prices (pricing/update.c, docs/pricing.md), the
  * db module stores the result as a snapshot (db/snapshots.c), and
- * prices_report.c renders the outcome. */
+ * render/prices_report.c renders the outcome. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +17,9 @@
 #include "io/db_open.h"
 #include "log.h"
 #include "prices/cmd_prices_update.h"
-#include "prices/prices_report.h"
-#include "render/output.h"
-#include "render/progress.h"
+#include "cloudfit/render/prices_report.h"
+#include "term/output.h"
+#include "term/progress.h"
 
 static void print_update_warnings(const char *text)
 {
@@ -100,7 +100,7 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
                                   .clouds_explicit = o->clouds.n > 0,
                                   .max_change_factor = o->max_price_change > 0 ? o->max_price_change : 3.0,
                                   .fetched_at = fetched_at};
-    cf_cli_progress progress; /* lines of each step, a bar for each download (render/progress.c) */
+    cf_cli_progress progress; /* lines of each step, a bar for each download (term/progress.c) */
     cf_cli_progress_begin(&progress, o, "prices update");
     uo.progress = cf_cli_progress_line_cb;
     uo.progress_data = &progress;

@@ -21,7 +21,7 @@
 #include "io/db_open.h"
 #include "cloudfit/advisor/inputs.h"
 #include "profile/profile_runner.h"
-#include "render/progress.h"
+#include "term/progress.h"
 
 /* ---- output ------------------------------------------------------------------- */
 
@@ -270,7 +270,7 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
             po.noise_steps = o->noise_steps;
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         po.probe.threads = cpus > 0 ? (int)cpus : 1; /* main() keeps BLAS at 1 thread for the advisor */
-        cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (render/progress.c) */
+        cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
         cf_cli_progress_begin(&view, o, "profile");
         po.progress = cf_cli_progress_runs_cb;
         po.progress_ctx = &view;

@@ -16,7 +16,7 @@
 #include "io/spec_load.h"
 #include "log.h"
 #include "profile/profile_runner.h"
-#include "render/progress.h"
+#include "term/progress.h"
 
 static int usage(const char *message, const char *hint)
 {
@@ -139,7 +139,7 @@ int cf_profile_with_runner(const cf_cli_options *o, const cf_spec *spec, cf_prof
             probe[i] = cands[plan.probe[i]];
         cf_search_options defaults;
         cf_search_options_init(&defaults);
-        cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (render/progress.c) */
+        cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
         cf_cli_progress_begin(&view, o, "profile");
         cf_runner_profile_plan rp = {
             .light = light, .n_light = plan.n_light, .probe = probe, .n_probe = plan.n_probe,

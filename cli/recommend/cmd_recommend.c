@@ -16,7 +16,7 @@
 #include "io/spec_load.h"
 #include "recommend/recommend_ci.h"
 #include "recommend/recommend_visual.h"
-#include "render/report.h"
+#include "cloudfit/render.h"
 
 /* The formats recommend renders. */
 static int check_format(const cf_cli_options *o)

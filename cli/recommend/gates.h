@@ -1,6 +1,6 @@
 /* The command-line side of the CI gates (docs/ci.md); the gates and the
  * baseline are the advisor's (cloudfit/advisor/gates.h), their text and
- * JSON the renderers' (render_gates.c). Here: the option text and the
+ * JSON the renderers' (render/render_gates.c). Here: the option text and the
  * baseline read from a file or a history row. A failed gate turns the exit
  * code into CF_EXIT_GATE (5) after the full result is printed
  * (recommend_ci.c). */

@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "cloudfit/db/history_diff.h"
 #include "io/db_open.h"
-#include "recommend/emit_common.h"
+#include "cloudfit/render/emit_common.h"
 
 typedef cf_status (*emitter_fn)(const cf_report *, const char *, cf_buf *);
 

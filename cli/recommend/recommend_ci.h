@@ -6,7 +6,7 @@
 #define CLOUDFIT_CLI_RECOMMEND_CI_H
 #include "recommend/gates.h"
 #include "options.h"
-#include "render/report.h"
+#include "cloudfit/render.h"
 
 typedef struct {
     cf_ci_info ci;

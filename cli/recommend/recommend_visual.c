@@ -6,8 +6,8 @@
 
 #include "cloudfit/common/fileio.h"
 #include "commands.h"
-#include "render/output.h"
-#include "render/plots.h"
+#include "term/output.h"
+#include "cloudfit/render/plots.h"
 
 /* Columns of the terminal on standard output (80 when it does not say). */
 static int terminal_columns(void)

@@ -4,7 +4,7 @@
 #define CLOUDFIT_CLI_RECOMMEND_VISUAL_H
 #include "cloudfit/common/buf.h"
 #include "options.h"
-#include "render/report.h"
+#include "cloudfit/render.h"
 
 /* Appends the text chart of the front to `text` when the table goes to a
  * terminal (standard output, no --out-file, no --no-chart). 0 or the exit code. */

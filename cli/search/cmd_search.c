@@ -19,8 +19,8 @@
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "io/db_open.h"
-#include "render/progress.h"
-#include "search/search_report.h"
+#include "term/progress.h"
+#include "cloudfit/render/search_report.h"
 #include "cloudfit/profiler/runners.h"
 
 static int usage(const char *fmt, ...) CF_PRINTF(1, 2);
@@ -233,7 +233,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
     if (o->probe_startup_s > 0)
         so.probe_startup_s = o->probe_startup_s;
     cf_search_result result;
-    cf_cli_progress progress; /* a bar on a terminal, plain lines otherwise (render/progress.c) */
+    cf_cli_progress progress; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
     cf_cli_progress_begin(&progress, o, "search");
     progress.at_most = 1;
     so.progress = cf_cli_progress_count_cb;

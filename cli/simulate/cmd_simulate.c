@@ -3,7 +3,8 @@
  * (docs/spot.md): replays an availability trace against the spec's plan on
  * the trace's VMs and reports, per LR rule, wall time, cost, checkpoints,
  * restarts, lost work and statistical progress. Reads the files, lets the
- * library compute (advisor/spot_simulate.c), renders (simulate_report.c). */
+ * library compute (advisor/spot_simulate.c), renders
+ * (render/simulate_report.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,8 @@
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "log.h"
-#include "render/output.h"
-#include "simulate/simulate_report.h"
+#include "term/output.h"
+#include "cloudfit/render/simulate_report.h"
 
 static int usage(const char *message)
 {

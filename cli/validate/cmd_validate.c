@@ -1,6 +1,6 @@
 /* cloudfit validate: how well the models predict real measurements. Reads
  * the files, lets the library compute (advisor/validate*.c), renders
- * (validate_report.c). */
+ * (render/validate_report.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +14,9 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "log.h"
-#include "render/output.h"
-#include "render/progress.h"
-#include "validate/validate_report.h"
+#include "term/output.h"
+#include "term/progress.h"
+#include "cloudfit/render/validate_report.h"
 
 static int usage(const char *fmt, const char *arg) CF_PRINTF(1, 0);
 static int usage(const char *fmt, const char *arg)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""End-to-end tests of the progress display (cli/render/progress.c) in the
+"""End-to-end tests of the progress display (cli/term/progress.c) in the
 four long commands: profile, search, prices update and validate on a large
 file. On a terminal (a pseudo-terminal here) a bar redrawn in place; on a
 pipe plain lines, the first at once and then periodic

@@ -85,7 +85,7 @@ def test_cpu_engine_profile_then_recommend_uses_it():
     # The under-a-minute target is measured by bench/profile.sh, not asserted here.
     print(f"  cloudfit profile mlp-synthetic --backend cpu: {elapsed:.1f} s")
     assert "fit: t_c(m) = " in out and "noise scale: B_noise = " in out, out
-    # plain periodic progress lines, not a bar: the first, the last (cli/render/progress.c)
+    # plain periodic progress lines, not a bar: the first, the last (cli/term/progress.c)
     assert "profile: 0/6 runs (0%): local batch 16" in err and "profile: 6/6 runs (100%)" in err, err
     assert "\r" not in err and "\x1b" not in err, err
     assert profiles_rows(db) == 1

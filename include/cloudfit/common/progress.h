@@ -1,7 +1,7 @@
 /* How long library operations report progress (a profile's runs, a
  * search's probes, a price download's bytes, a large file's rows): the
  * library calls a function the caller gave it and never prints; the CLI
- * draws a bar or writes lines (cli/render/progress.c). */
+ * draws a bar or writes lines (cli/term/progress.c). */
 #ifndef CLOUDFIT_COMMON_PROGRESS_H
 #define CLOUDFIT_COMMON_PROGRESS_H
 

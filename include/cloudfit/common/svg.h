@@ -1,7 +1,7 @@
 /* A small SVG writer (common/svg.c): the document, scales (linear and
  * logarithmic) with readable ticks, axes with grid lines and labels, marks
  * (markers of several shapes, lines, polylines, rectangles, text) and text
- * escaping. It knows nothing about recommendations: cli/render/render_svg.c
+ * escaping. It knows nothing about recommendations: render/render_svg.c
  * draws cloudfit's plots with it.
  *
  * Everything is appended to a cf_buf (allocation failure is sticky: check

@@ -1,0 +1,51 @@
+#include "term/output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/fileio.h"
+#include "commands.h"
+
+int cf_cli_format_is(const cf_cli_options *o, const char *format)
+{
+    return o->format ? strcmp(o->format, format) == 0 : strcmp(format, "table") == 0;
+}
+
+int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len)
+{
+    if (o->out_file)
+        return cf_write_file_atomic(o->out_file, text, len) == CF_OK ? 0 : cf_report_error();
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+        cf_error_set(CF_ERR_IO, "cannot write the result to standard output");
+        return cf_report_error();
+    }
+    return 0;
+}
+
+int cf_cli_emit(const cf_cli_options *o, const cJSON *doc, const cf_buf *table)
+{
+    if (cf_cli_format_is(o, "json")) {
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        if (!text) {
+            cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+            return cf_report_error();
+        }
+        size_t len = strlen(text);
+        char *with_newline = realloc(text, len + 2);
+        if (!with_newline) {
+            free(text);
+            cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+            return cf_report_error();
+        }
+        memcpy(with_newline + len, "\n", 2);
+        int rc = cf_cli_write_result(o, with_newline, len + 1);
+        free(with_newline);
+        return rc;
+    }
+    if (!table || cf_buf_failed(table)) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+        return cf_report_error();
+    }
+    return cf_cli_write_result(o, table->data ? table->data : "", table->len);
+}

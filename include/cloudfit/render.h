@@ -1,0 +1,73 @@
+/* The render module's front door: a result struct in, bytes out (a cf_buf
+ * or a cJSON document the caller frees); no files, no database, no
+ * network, no printing, no exit. The output formats are contracts every
+ * user of libcloudfit needs, not only the executable: the recommendation
+ * document (DESIGN.md §4.4, docs/output.md), the launch specs
+ * (docs/launch.md), the history, prices, validate, search and simulate
+ * results (cloudfit/render/<file>.h).
+ *
+ * Here: everything a renderer needs about one recommendation, computed
+ * once and rendered many ways (table, JSON, markdown, launch specs). */
+#ifndef CLOUDFIT_RENDER_H
+#define CLOUDFIT_RENDER_H
+#include <cjson/cJSON.h>
+
+#include "cloudfit/advisor/elastic.h"
+#include "cloudfit/advisor/gates.h"
+#include "cloudfit/advisor/hetero.h"
+#include "cloudfit/advisor/inputs.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/pricing/source.h"
+#include "cloudfit/spec.h"
+
+typedef struct {
+    const cf_spec *spec;
+    const cf_catalog *catalog;
+    const cf_inputs *inputs;
+    const cf_advice *advice;
+    const char *created_at;      /* ISO 8601 UTC */
+    double catalog_age_days;
+    size_t n_offers;             /* catalog rows that passed the filters */
+    /* Where the prices came from (snapshot or embedded, age, overrides);
+     * NULL = describe from `catalog` alone (issue 4). */
+    const cf_catalog_source *catalog_source;
+    /* CI (issue 5): metadata (NULL or provider "" = not in CI), the
+     * previous recommendation (NULL = none) and gate outcomes. */
+    const cf_ci_info *ci;
+    const cf_baseline *baseline;
+    const cf_history_gate *gates;
+    size_t n_gates;
+    /* --mix: the best job mixing two GPU types (NULL = not asked). */
+    const cf_hetero_advice *hetero;
+} cf_report;
+
+/* The versioned recommendation document (DESIGN.md §4.4); caller frees. */
+cJSON *cf_report_json(const cf_report *report);
+cJSON *cf_config_json(const cf_config *cfg);
+/* The human table and explanation. */
+void cf_report_table(const cf_report *report, cf_buf *out, int color);
+/* A pull-request comment (GitHub-flavoured markdown), render/render_markdown.c. */
+void cf_report_markdown(const cf_report *report, cf_buf *out);
+/* Spot and elastic parts (render/render_spot.c, docs/spot.md). */
+cf_status cf_report_elastic(const cf_report *report, const cf_config *cfg, cf_elastic_plan **out);
+cJSON *cf_report_elastic_json(const cf_report *report, const cf_config *cfg);
+void cf_report_elastic_text(const cf_report *report, const cf_config *cfg, cf_buf *out);
+cJSON *cf_config_spot_json(const cf_config *cfg);     /* NULL for on-demand */
+void cf_report_spot_text(const cf_report *report, const cf_config *cfg, cf_buf *out);
+void cf_report_side_by_side_text(const cf_report *report, cf_buf *out);
+cJSON *cf_report_side_by_side_json(const cf_report *report);
+void cf_report_side_by_side_markdown(const cf_report *report, cf_buf *out);
+void cf_report_hetero_text(const cf_report *report, cf_buf *out);
+cJSON *cf_report_hetero_json(const cf_report *report);
+/* The CI gates (render/render_gates.c, docs/ci.md): the "Gates" lines
+ * appended to the table output (nothing when n == 0) and the JSON array
+ * ({name, limit, value, passed, note}). */
+void cf_gates_text(const cf_history_gate *gates, size_t n, cf_buf *out);
+cJSON *cf_gates_json(const cf_history_gate *gates, size_t n);
+/* Launch specs for distributed engines (render/emit_*.c). `entrypoint` is the
+ * training command (e.g. "train.py --epochs 90"). YAML via libyaml. */
+cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_buf *out);
+cf_status cf_emit_torchrun(const cf_report *report, const char *entrypoint, cf_buf *out);
+cf_status cf_emit_k8s(const cf_report *report, const char *entrypoint, cf_buf *out);
+
+#endif

@@ -1,0 +1,63 @@
+/* What every launch-spec emitter shares: the chosen batch and learning
+ * rate as CLOUDFIT_* environment variables (the learning rate per node
+ * count for elastic runs), the entry point split into words once for all
+ * three outputs, the job name's length every launcher accepts, and the
+ * launcher's name for the chosen GPU (data/launch_accelerators.csv).
+ * Nothing here has a size limit: texts are cf_buf or malloc'd. */
+#ifndef CLOUDFIT_RENDER_EMIT_COMMON_H
+#define CLOUDFIT_RENDER_EMIT_COMMON_H
+#include "cloudfit/common/names.h"
+#include "cloudfit/common/shell_words.h"
+#include "cloudfit/render.h"
+
+/* The number of CLOUDFIT_* variables (a count, not a buffer size). */
+#define CF_EMIT_N_ENV 11
+
+typedef struct {
+    const char *name;   /* static */
+    char *value;        /* malloc'd */
+} cf_emit_env;
+
+typedef struct {
+    cf_emit_env items[CF_EMIT_N_ENV];
+    size_t n;
+} cf_emit_env_list;
+
+/* Fills `out` (every value malloc'd; free with cf_emit_envs_free). */
+cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out);
+void cf_emit_envs_free(cf_emit_env_list *list);
+
+/* Smallest node count an elastic (spot) run keeps going with: the elastic
+ * plan's lower end (advisor/elastic.c: the smallest count from which the
+ * LR rule stays stable at every count up to N, holding the global batch by
+ * accumulation where it can; 1 under the gain rule), as the spot Monte
+ * Carlo assumes; on demand, all the nodes. */
+int cf_emit_min_nodes(const cf_report *r, const cf_config *c);
+
+/* The entry point as words (cf_shell_split_words, common/shell_words.h):
+ * an accepted entry point means the same words to sh, to torchrun and in a
+ * Kubernetes command list. A refusal is CF_ERR_USAGE, its message prefixed
+ * with "--entrypoint" and a hint on quoting. */
+cf_status cf_emit_split_words(const char *text, cf_shell_words *out);
+
+/* The job name for every launcher: cf_names_dns_label of the spec name
+ * (common/names.h) at most CF_EMIT_NAME_MAX_CHARS long, so that
+ * "<name>-worker-<index>" stays a 63-character label. */
+#define CF_EMIT_NAME_MAX_CHARS 48
+
+/* The launchers' names for the GPUs of a catalog VM, from
+ * data/launch_accelerators.csv (compiled in): SkyPilot's accelerator name
+ * on that cloud and instance type, and the Kubernetes extended resource of
+ * the device plugin (nvidia.com/gpu, amd.com/gpu). CF_ERR_INVALID naming the
+ * table when the VM's GPU is not in it. Both strings malloc'd. */
+typedef struct {
+    char *skypilot;
+    char *k8s_resource;
+} cf_emit_accelerator;
+cf_status cf_emit_accelerator_for(const cf_vm *vm, cf_emit_accelerator *out);
+void cf_emit_accelerator_free(cf_emit_accelerator *a);
+
+/* Header comment lines ("# ...") shared by the emitted files. */
+void cf_emit_header(const cf_report *r, const char *what, cf_buf *out);
+
+#endif

@@ -1,0 +1,28 @@
+/* What `cloudfit search` prints: the probes, the accounting and, for the
+ * final recommendation, the `recommend` formats (cloudfit/render.h) over the
+ * search's estimates. */
+#ifndef CLOUDFIT_RENDER_SEARCH_REPORT_H
+#define CLOUDFIT_RENDER_SEARCH_REPORT_H
+#include "cloudfit/advisor/search.h"
+#include "cloudfit/render.h"
+
+typedef struct {
+    const cf_search_options *options;
+    const cf_search_result *result;
+    const char *runner;             /* "trace:FILE" / "exec:…" as given */
+    const char *runner_note;        /* one line about the runner's data */
+    const cf_search_score *score;   /* NULL unless the runner knows the truth (trace) */
+    const double *true_step_s;      /* with score */
+    /* savings against training.current */
+    long current;                   /* candidate index; -1 = none */
+    char current_note[200];
+} cf_search_report;
+
+/* The human part printed before the recommend table. */
+void cf_search_text(const cf_search_report *sr, cf_buf *out);
+/* "search" and "overall" objects added to the recommend document. */
+void cf_search_json(const cf_search_report *sr, cJSON *doc);
+/* "T4 4×g4dn.12xlarge m=32" */
+void cf_search_candidate_label(const cf_search_candidate *c, char *out, size_t n);
+
+#endif

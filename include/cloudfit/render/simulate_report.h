@@ -1,0 +1,23 @@
+/* The result of `cloudfit simulate`, computed by cli/simulate/cmd_simulate.c
+ * through the library (advisor/spot_simulate.c) and rendered as a table or JSON. */
+#ifndef CLOUDFIT_RENDER_SIMULATE_REPORT_H
+#define CLOUDFIT_RENDER_SIMULATE_REPORT_H
+#include <cjson/cJSON.h>
+
+#include "cloudfit/advisor/spot_simulate.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/spec.h"
+
+typedef struct {
+    const cf_spec *spec;
+    const cf_spot_trace *trace;
+    const cf_spot_path *path;
+    const cf_simulate_setup *setup;
+    const cf_simulate_result *result;
+    const char *note;            /* e.g. the trace's VM is not in the catalog; "" = none */
+} cf_simulate_report;
+
+void cf_simulate_table(const cf_simulate_report *r, cf_buf *out);
+cJSON *cf_simulate_json(const cf_simulate_report *r);
+
+#endif

@@ -1,0 +1,135 @@
+#include "cloudfit/render/emit_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* ---- environment ------------------------------------------------------------- */
+
+/* Takes `value` (a cf_buf) into the list. */
+static cf_status add_env(cf_emit_env_list *list, const char *name, cf_buf *value)
+{
+    cf_buf_append(value, "", 0); /* allocates an empty value too */
+    if (cf_buf_failed(value)) {
+        cf_buf_free(value);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    list->items[list->n].name = name;
+    list->items[list->n].value = value->data;
+    list->n++;
+    *value = (cf_buf)CF_BUF_INIT;
+    return CF_OK;
+}
+
+static cf_status add_env_long(cf_emit_env_list *list, const char *name, long v)
+{
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_printf(&text, "%ld", v);
+    return add_env(list, name, &text);
+}
+
+cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    memset(out, 0, sizeof *out);
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_puts(&text, r->spec->job.name);
+    cf_status st = add_env(out, "CLOUDFIT_SPEC", &text);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_NODES", c->nodes);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_GPUS_PER_NODE", c->gpus_per_node);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_LOCAL_BATCH", c->local_batch);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_ACCUMULATION", c->accumulation);
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_GLOBAL_BATCH", c->global_batch);
+    if (st == CF_OK) {
+        cf_buf_printf(&text, "%.6g", c->lr.lr);
+        st = add_env(out, "CLOUDFIT_LR", &text);
+    }
+    if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_WARMUP", c->lr.warmup_recommended ? 1 : 0);
+    cf_elastic_plan *e = NULL;
+    if (st == CF_OK)
+        st = cf_report_elastic(r, c, &e);
+    if (st == CF_OK) {
+        /* "nodes:lr,..." for every node count up to the chosen one: with
+         * spot/elastic training the node count changes at run time, and
+         * with it the global batch where it cannot be held, and so the LR. */
+        for (int k = 1; k <= e->max_nodes; k++)
+            cf_buf_printf(&text, "%s%d:%.6g", k > 1 ? "," : "", k, e->points[k - 1].lr);
+        st = add_env(out, "CLOUDFIT_LR_BY_NODES", &text);
+    }
+    if (st == CF_OK) {
+        /* "nodes:per_gpu_batch:accumulation:global_batch,...": the batch is
+         * held while memory and max_accumulation allow (docs/spot.md). */
+        for (int k = 1; k <= e->max_nodes; k++)
+            cf_buf_printf(&text, "%s%d:%d:%d:%ld", k > 1 ? "," : "", k, e->points[k - 1].local_batch,
+                          e->points[k - 1].accumulation, e->points[k - 1].global_batch);
+        st = add_env(out, "CLOUDFIT_BATCH_BY_NODES", &text);
+    }
+    if (st == CF_OK) {
+        /* The LR as a function of the global batch, for any batch the job
+         * ends up with: lr(M) = lr0·((B+M0)·M/((B+M)·M0))^exponent (gain),
+         * lr0·M/M0 (linear), lr0·√(M/M0) (sqrt), lr0 (none); a jump of the
+         * LR by warmup_factor or more is reached linearly over warmup_steps. */
+        cf_buf_printf(&text, "{\"rule\":\"%s\",\"lr0\":%.9g,\"m0\":%.9g,\"b_noise\":%.9g,\"exponent\":%g,"
+                             "\"warmup_factor\":%g,\"warmup_steps\":%d,\"min_nodes\":%d,\"max_nodes\":%d}",
+                      cf_lr_rule_name(e->lr.rule), e->lr.lr0, e->lr.m0, e->lr.b_noise, e->lr.exponent,
+                      e->warmup_factor, e->warmup_steps, e->min_nodes, e->max_nodes);
+        st = add_env(out, "CLOUDFIT_LR_FUNCTION", &text);
+    }
+    free(e);
+    cf_buf_free(&text);
+    if (st != CF_OK)
+        cf_emit_envs_free(out);
+    return st;
+}
+
+void cf_emit_envs_free(cf_emit_env_list *list)
+{
+    for (size_t i = 0; i < list->n; i++)
+        free(list->items[i].value);
+    memset(list, 0, sizeof *list);
+}
+
+int cf_emit_min_nodes(const cf_report *r, const cf_config *c)
+{
+    if (!c->spot)
+        return c->nodes;
+    cf_elastic_plan *e = NULL;
+    if (cf_report_elastic(r, c, &e) != CF_OK) {
+        cf_error_clear();
+        return c->nodes;
+    }
+    int n = e->min_nodes;
+    free(e);
+    return n;
+}
+
+/* ---- entry point words ---------------------------------------------------------- */
+
+cf_status cf_emit_split_words(const char *text, cf_shell_words *out)
+{
+    cf_status st = cf_shell_split_words(text, out);
+    if (st == CF_ERR_USAGE) {
+        int no_words = strncmp(cf_error_message(), "no words", 8) == 0;
+        cf_error_prefix("--entrypoint");
+        if (!no_words)
+            cf_error_hint("the entry point is split into words like a POSIX shell command line but nothing is "
+                          "expanded; put text that a shell would act on in single quotes (docs/launch.md)");
+    }
+    return st;
+}
+
+/* ---- header ------------------------------------------------------------------- */
+
+void cf_emit_header(const cf_report *r, const char *what, cf_buf *out)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    cf_buf_printf(out, "# %s for %s, generated by cloudfit at %s\n", what, r->spec->job.name, r->created_at);
+    cf_buf_printf(out, "# chosen: %d × %s (%d×%s) on %s/%s%s; predicted %s%.1f h, $%.2f\n", c->nodes,
+                  c->vm->instance_type, c->gpus_per_node, c->vm->gpu_model, c->vm->cloud, c->vm->region,
+                  !c->spot ? "" : c->mixed ? ", spot with an on-demand fallback near the deadline" : ", spot",
+                  c->spot ? "p50 " : "", c->hours, c->total_usd);
+    cf_buf_puts(out, "# The training script reads CLOUDFIT_LOCAL_BATCH, CLOUDFIT_ACCUMULATION and CLOUDFIT_LR\n"
+                     "# (CLOUDFIT_BATCH_BY_NODES and CLOUDFIT_LR_BY_NODES when the node count changes at run\n"
+                     "# time; CLOUDFIT_LR_FUNCTION gives the LR for any global batch, examples/elastic/).\n");
+}

@@ -1,0 +1,211 @@
+/* --emit k8s: a Kubeflow Training Operator PyTorchJob (kubeflow.org/v1).
+ * Each replica is a whole VM of the chosen type (node selector on the
+ * instance type, all its GPUs under the device plugin's resource name:
+ * nvidia.com/gpu, or amd.com/gpu for AMD), torchrun as the command (the
+ * operator passes the PET_* rendezvous settings).
+ *
+ * Shapes, following the operator's validating webhook
+ * (pkg/webhooks/pytorch/pytorchjob_webhook.go, v1.9.0): on-demand and
+ * single-node jobs have one Master and nodes-1 Workers; a multi-node spot
+ * job is elastic: nodes Workers and an elasticPolicy (the webhook requires
+ * a Worker spec whenever elasticPolicy is set, and the operator points the
+ * rendezvous at worker 0). Spot pods select the cloud's spot node label
+ * and tolerate the matching NoSchedule taint (AKS always taints spot
+ * pools; GKE documents the same taint for spot pools; EKS has no default
+ * taint, the toleration only matters where one was added). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/render/emit_common.h"
+#include "cloudfit/common/yaml_out.h"
+
+/* The label (and taint) each managed Kubernetes service puts on spot nodes. */
+static void spot_label(const char *cloud, const char **key, const char **value)
+{
+    *key = *value = NULL;
+    if (strcmp(cloud, "aws") == 0) {
+        *key = "eks.amazonaws.com/capacityType";
+        *value = "SPOT";
+    } else if (strcmp(cloud, "gcp") == 0) {
+        *key = "cloud.google.com/gke-spot";
+        *value = "true";
+    } else if (strcmp(cloud, "azure") == 0) {
+        *key = "kubernetes.azure.com/scalesetpriority";
+        *value = "spot";
+    }
+}
+
+/* Kubernetes expands $(VAR) in a container's command from its environment
+ * and turns $$ into $; doubling every $ keeps each word literal. */
+static void k8s_literal(cf_yaml_out *y, const char *word, cf_buf *scratch)
+{
+    scratch->len = 0;
+    cf_buf_append(scratch, "", 0);
+    for (const char *p = word; *p; p++)
+        cf_buf_append(scratch, *p == '$' ? "$$" : p, *p == '$' ? 2 : 1);
+    yo_str(y, cf_buf_cstr(scratch), 0);
+}
+
+typedef struct {
+    const cf_report *r;
+    const cf_shell_words *entry;
+    const cf_emit_env_list *env;
+    const cf_emit_accelerator *acc;
+} pod_parts;
+
+static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int replicas, cf_buf *scratch)
+{
+    const cf_config *c = &pp->r->advice->ranked[0];
+    const char *spot_key = NULL, *spot_value = NULL;
+    if (c->spot)
+        spot_label(c->vm->cloud, &spot_key, &spot_value);
+    yo_str(y, role, 0);
+    yo_map(y);
+    yo_kv_int(y, "replicas", replicas);
+    yo_kv_str(y, "restartPolicy", "OnFailure");
+    yo_str(y, "template", 0);
+    yo_map(y);
+    yo_str(y, "spec", 0);
+    yo_map(y);
+    yo_str(y, "nodeSelector", 0);
+    yo_map(y);
+    yo_kv_quoted(y, "node.kubernetes.io/instance-type", c->vm->instance_type);
+    if (spot_key)
+        yo_kv_quoted(y, spot_key, spot_value);
+    yo_map_end(y);
+    if (spot_key) {
+        yo_str(y, "tolerations", 0);
+        yo_seq(y);
+        yo_map(y);
+        yo_kv_str(y, "key", spot_key);
+        yo_kv_str(y, "operator", "Equal");
+        yo_kv_quoted(y, "value", spot_value);
+        yo_kv_str(y, "effect", "NoSchedule");
+        yo_map_end(y);
+        yo_seq_end(y);
+    }
+    yo_str(y, "containers", 0);
+    yo_seq(y);
+    yo_map(y);
+    yo_kv_str(y, "name", "pytorch");
+    yo_kv_str(y, "image", "pytorch/pytorch:latest");
+    /* No shell runs in the container: one list element per word. */
+    yo_str(y, "command", 0);
+    yo_seq(y);
+    yo_str(y, "torchrun", 0);
+    for (size_t i = 0; i < pp->entry->n; i++)
+        k8s_literal(y, pp->entry->words[i], scratch);
+    yo_seq_end(y);
+    yo_str(y, "env", 0);
+    yo_seq(y);
+    for (size_t i = 0; i < pp->env->n; i++) {
+        yo_map(y);
+        yo_kv_str(y, "name", pp->env->items[i].name);
+        yo_kv_quoted(y, "value", pp->env->items[i].value);
+        yo_map_end(y);
+    }
+    yo_seq_end(y);
+    yo_str(y, "resources", 0);
+    yo_map(y);
+    yo_str(y, "limits", 0);
+    yo_map(y);
+    yo_kv_int(y, pp->acc->k8s_resource, c->gpus_per_node);
+    yo_map_end(y);
+    yo_map_end(y);
+    yo_map_end(y);
+    yo_seq_end(y);
+    yo_map_end(y);
+    yo_map_end(y);
+    yo_map_end(y);
+}
+
+cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    cf_shell_words entry;
+    cf_status st = cf_emit_split_words(entrypoint, &entry);
+    if (st != CF_OK)
+        return st;
+    char *name = NULL;
+    cf_emit_env_list env = {0};
+    cf_emit_accelerator acc = {0};
+    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &name)) == CF_OK &&
+        (st = cf_emit_accelerator_for(c->vm, &acc)) == CF_OK)
+        st = cf_emit_envs(r, &env);
+    if (st != CF_OK)
+        goto done;
+    int elastic = c->spot && c->nodes > 1;
+
+    cf_emit_header(r, "Kubeflow PyTorchJob", out);
+    cf_buf_puts(out, "# Set the image to your training image. Apply: kubectl apply -f THIS_FILE\n");
+    if (elastic)
+        cf_buf_printf(out, "# Elastic (spot): %d Workers, the job goes on with %d to %d of them.\n", c->nodes,
+                      cf_emit_min_nodes(r, c), c->nodes);
+    cf_buf text = CF_BUF_INIT, scratch = CF_BUF_INIT;
+    cf_yaml_out y;
+    yo_begin(&y, out);
+    yo_map(&y);
+    yo_kv_str(&y, "apiVersion", "kubeflow.org/v1");
+    yo_kv_str(&y, "kind", "PyTorchJob");
+    yo_str(&y, "metadata", 0);
+    yo_map(&y);
+    yo_kv_str(&y, "name", name);
+    yo_str(&y, "labels", 0);
+    yo_map(&y);
+    yo_kv_str(&y, "app.kubernetes.io/created-by", "cloudfit");
+    yo_map_end(&y);
+    yo_str(&y, "annotations", 0);
+    yo_map(&y);
+    yo_kv_quoted(&y, "cloudfit/spec-name", r->spec->job.name);
+    yo_kv_quoted(&y, "cloudfit/spec-hash", r->spec->hash);
+    cf_buf_printf(&text, "%s/%s", c->vm->cloud, c->vm->region);
+    yo_kv_quoted(&y, "cloudfit/cloud-region", cf_buf_cstr(&text));
+    text.len = 0;
+    cf_buf_printf(&text, "%.4g", c->hours);
+    yo_kv_quoted(&y, "cloudfit/predicted-hours", cf_buf_cstr(&text));
+    text.len = 0;
+    cf_buf_printf(&text, "%.2f", c->total_usd);
+    yo_kv_quoted(&y, "cloudfit/predicted-usd", cf_buf_cstr(&text));
+    yo_map_end(&y);
+    yo_map_end(&y);
+    yo_str(&y, "spec", 0);
+    yo_map(&y);
+    text.len = 0;
+    cf_buf_printf(&text, "%d", c->gpus_per_node);
+    yo_kv_quoted(&y, "nprocPerNode", cf_buf_cstr(&text));
+    if (elastic) {
+        yo_str(&y, "elasticPolicy", 0);
+        yo_map(&y);
+        yo_kv_str(&y, "rdzvBackend", "c10d");
+        yo_kv_int(&y, "minReplicas", cf_emit_min_nodes(r, c));
+        yo_kv_int(&y, "maxReplicas", c->nodes);
+        yo_kv_int(&y, "maxRestarts", 3 * c->nodes);
+        yo_map_end(&y);
+    }
+    yo_str(&y, "pytorchReplicaSpecs", 0);
+    yo_map(&y);
+    pod_parts pp = {r, &entry, &env, &acc};
+    if (elastic) {
+        replica(&y, &pp, "Worker", c->nodes, &scratch);
+    } else {
+        replica(&y, &pp, "Master", 1, &scratch);
+        if (c->nodes > 1)
+            replica(&y, &pp, "Worker", c->nodes - 1, &scratch);
+    }
+    yo_map_end(&y);
+    yo_map_end(&y);
+    yo_map_end(&y);
+    st = yo_end(&y);
+    if (st == CF_OK && (cf_buf_failed(&text) || cf_buf_failed(&scratch)))
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_buf_free(&text);
+    cf_buf_free(&scratch);
+
+done:
+    cf_emit_accelerator_free(&acc);
+    cf_emit_envs_free(&env);
+    free(name);
+    cf_shell_words_free(&entry);
+    return st;
+}

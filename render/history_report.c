@@ -1,0 +1,339 @@
+/* Renders the results of `cloudfit history` and `cloudfit record`
+ * (history_report.h). */
+#include "cloudfit/render/history_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/csvwrite.h"
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static cJSON *config_json(const cf_history_config *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rank", c->rank);
+    cJSON_AddStringToObject(o, "cloud", c->cloud);
+    cJSON_AddStringToObject(o, "region", c->region);
+    cJSON_AddStringToObject(o, "instance_type", c->instance_type);
+    cJSON_AddStringToObject(o, "gpu", c->gpu);
+    cJSON_AddNumberToObject(o, "gpus_per_node", c->gpus_per_node);
+    cJSON_AddNumberToObject(o, "nodes", c->nodes);
+    cJSON_AddNumberToObject(o, "local_batch", c->local_batch);
+    cJSON_AddNumberToObject(o, "accumulation", c->accumulation);
+    cJSON_AddNumberToObject(o, "global_batch", (double)c->global_batch);
+    cJSON_AddNumberToObject(o, "lr", c->lr);
+    cJSON_AddBoolToObject(o, "spot", c->spot);
+    cJSON_AddNumberToObject(o, "step_time_s", c->step_time_s);
+    cJSON_AddNumberToObject(o, "hours", c->hours);
+    cJSON_AddNumberToObject(o, "usd_per_node_hour", c->usd_per_node_hour);
+    cJSON_AddNumberToObject(o, "total_usd", c->total_usd);
+    return o;
+}
+
+static cJSON *ci_json(const cf_ci_info *ci)
+{
+    if (!ci->provider[0])
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "provider", ci->provider);
+    cJSON_AddStringToObject(o, "commit", ci->commit);
+    cJSON_AddStringToObject(o, "branch", ci->branch);
+    cJSON_AddStringToObject(o, "base_branch", ci->base_branch);
+    cJSON_AddStringToObject(o, "pull_request", ci->pull_request);
+    cJSON_AddStringToObject(o, "run", ci->run_id);
+    cJSON_AddStringToObject(o, "run_url", ci->run_url);
+    return o;
+}
+
+static cJSON *row_json(const cf_history_row *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", (double)r->id);
+    cJSON_AddStringToObject(o, "created_at", r->created_at);
+    cJSON_AddStringToObject(o, "tool_version", r->tool_version);
+    cJSON *spec = cJSON_AddObjectToObject(o, "spec");
+    cJSON_AddStringToObject(spec, "name", r->spec_name);
+    cJSON_AddStringToObject(spec, "hash", r->spec_hash);
+    cJSON_AddStringToObject(o, "objective", r->objective);
+    cJSON *cat = cJSON_AddObjectToObject(o, "catalog");
+    cJSON_AddStringToObject(cat, "name", r->catalog_name);
+    cJSON_AddStringToObject(cat, "date", r->catalog_date);
+    cJSON_AddItemToObject(o, "chosen", config_json(&r->chosen));
+    cJSON_AddItemToObject(o, "ci", ci_json(&r->ci));
+    return o;
+}
+
+/* ---- CSV (RFC 4180, CRLF) ------------------------------------------------ */
+
+static const char *const csv_config_columns =
+    "cloud,region,instance_type,gpu,gpus_per_node,nodes,local_batch,accumulation,global_batch,lr,spot,"
+    "step_time_s,hours,usd_per_node_hour,total_usd";
+
+static void csv_config(cf_buf *out, const cf_history_config *c, int last)
+{
+    cf_csv_put_text(out, c->cloud, 0);
+    cf_csv_put_text(out, c->region, 0);
+    cf_csv_put_text(out, c->instance_type, 0);
+    cf_csv_put_text(out, c->gpu, 0);
+    cf_csv_put_int(out, c->gpus_per_node, 0);
+    cf_csv_put_int(out, c->nodes, 0);
+    cf_csv_put_int(out, c->local_batch, 0);
+    cf_csv_put_int(out, c->accumulation, 0);
+    cf_csv_put_int(out, c->global_batch, 0);
+    cf_csv_put_number(out, c->lr, 0);
+    cf_csv_put_int(out, c->spot, 0);
+    cf_csv_put_number(out, c->step_time_s, 0);
+    cf_csv_put_number(out, c->hours, 0);
+    cf_csv_put_number(out, c->usd_per_node_hour, 0);
+    cf_csv_put_number(out, c->total_usd, last);
+}
+
+/* ---- list ---------------------------------------------------------------- */
+
+void cf_history_list_table(const cf_history_list_report *r, cf_buf *out)
+{
+    static const char *const titles[] = {"ID", "CREATED", "SPEC", "CLOUD/REGION", "INSTANCE", "NODES×GPUS",
+                                         "GLOBAL", "HOURS", "TOTAL $", "BRANCH", "COMMIT"};
+    enum { NC = sizeof titles / sizeof *titles };
+    static const int right[NC] = {1, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0};
+    int widths[NC];
+    for (int c = 0; c < NC; c++)
+        widths[c] = cf_utf8_width(titles[c]);
+    char(*cells)[NC][96] = calloc(r->n ? r->n : 1, sizeof *cells);
+    if (!cells) {
+        out->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const cf_history_row *row = &r->rows[i];
+        const cf_history_config *c = &row->chosen;
+        snprintf(cells[i][0], 96, "%lld", row->id);
+        snprintf(cells[i][1], 96, "%s", row->created_at);
+        snprintf(cells[i][2], 96, "%s", row->spec_name);
+        snprintf(cells[i][3], 96, "%s/%s", c->cloud, c->region);
+        snprintf(cells[i][4], 96, "%s%s", c->instance_type, c->spot ? " (spot)" : "");
+        snprintf(cells[i][5], 96, "%d×%d %s", c->nodes, c->gpus_per_node, c->gpu);
+        snprintf(cells[i][6], 96, "%ld", c->global_batch);
+        snprintf(cells[i][7], 96, "%.1f", c->hours);
+        snprintf(cells[i][8], 96, "%.2f", c->total_usd);
+        snprintf(cells[i][9], 96, "%.40s", row->ci.branch[0] ? row->ci.branch : "-");
+        snprintf(cells[i][10], 96, "%.10s", row->ci.commit[0] ? row->ci.commit : "-");
+        for (int k = 0; k < NC; k++) {
+            /* Control characters from outside (branch names) are shown as '?'. */
+            for (char *p = cells[i][k]; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                    *p = '?';
+            if (cf_utf8_width(cells[i][k]) > widths[k])
+                widths[k] = cf_utf8_width(cells[i][k]);
+        }
+    }
+    for (int c = 0; c < NC; c++) {
+        cf_buf_pad(out, titles[c], c + 1 < NC ? widths[c] : 0, right[c]);
+        cf_buf_puts(out, c + 1 < NC ? "  " : "\n");
+    }
+    for (size_t i = 0; i < r->n; i++)
+        for (int c = 0; c < NC; c++) {
+            cf_buf_pad(out, cells[i][c], c + 1 < NC ? widths[c] : 0, right[c]);
+            cf_buf_puts(out, c + 1 < NC ? "  " : "\n");
+        }
+    free(cells);
+}
+
+void cf_history_list_csv(const cf_history_list_report *r, cf_buf *out)
+{
+    cf_buf_printf(out, "id,created_at,spec_name,spec_hash,objective,catalog_name,catalog_date,%s,"
+                       "ci_provider,commit,branch,base_branch,pull_request,run_id\r\n",
+                  csv_config_columns);
+    for (size_t i = 0; i < r->n; i++) {
+        const cf_history_row *row = &r->rows[i];
+        cf_csv_put_int(out, row->id, 0);
+        const char *texts[] = {row->created_at, row->spec_name, row->spec_hash, row->objective, row->catalog_name,
+                               row->catalog_date};
+        for (int k = 0; k < 6; k++)
+            cf_csv_put_text(out, texts[k], 0);
+        csv_config(out, &row->chosen, 0);
+        const char *ci[] = {row->ci.provider, row->ci.commit, row->ci.branch, row->ci.base_branch,
+                            row->ci.pull_request, row->ci.run_id};
+        for (int k = 0; k < 6; k++)
+            cf_csv_put_text(out, ci[k], k == 5);
+    }
+}
+
+cJSON *cf_history_list_json(const cf_history_list_report *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < r->n; i++)
+        cJSON_AddItemToArray(a, row_json(&r->rows[i]));
+    return a;
+}
+
+/* ---- show ---------------------------------------------------------------- */
+
+void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
+{
+    const cf_history_row *row = r->row;
+    const cf_history_config *c = &row->chosen;
+    cf_buf_printf(out, "recommendation %lld\n", row->id);
+    cf_buf_printf(out, "  created      %s (cloudfit %s)\n", row->created_at, row->tool_version);
+    cf_buf_printf(out, "  spec         %s (%s)\n", row->spec_name, row->spec_hash);
+    cf_buf_printf(out, "  objective    %s\n", row->objective);
+    cf_buf_printf(out, "  catalog      %s, data of %s\n", row->catalog_name, row->catalog_date);
+    cf_buf_printf(out, "  chosen       %d × %s%s (%d×%s) on %s/%s\n", c->nodes, c->instance_type,
+                  c->spot ? " (spot)" : "", c->gpus_per_node, c->gpu, c->cloud, c->region);
+    cf_buf_printf(out, "  batch        %d per GPU × %d accumulation = %ld global, lr %.4g\n", c->local_batch,
+                  c->accumulation, c->global_batch, c->lr);
+    cf_buf_printf(out, "  predicted    step %.4g s, %.2f h, $%.2f ($%.4g per node-hour)\n", c->step_time_s, c->hours,
+                  c->total_usd, c->usd_per_node_hour);
+    const cf_ci_info *ci = &row->ci;
+    if (ci->provider[0]) {
+        cf_buf_printf(out, "  ci           %s", ci->provider);
+        if (ci->branch[0])
+            cf_buf_printf(out, ", branch %s", ci->branch);
+        if (ci->commit[0])
+            cf_buf_printf(out, ", commit %.12s", ci->commit);
+        if (ci->pull_request[0])
+            cf_buf_printf(out, ", pull request %s", ci->pull_request);
+        if (ci->run_url[0])
+            cf_buf_printf(out, "\n               %s", ci->run_url);
+        cf_buf_puts(out, "\n");
+    }
+    if (r->n_alternatives) {
+        cf_buf_puts(out, "alternatives\n");
+        for (size_t i = 0; i < r->n_alternatives; i++) {
+            const cf_history_config *a = &r->alternatives[i];
+            cf_buf_printf(out, "  %2d  %s/%s  %s%s  %d×%d %s  batch %ld  %.1f h  $%.2f\n", a->rank, a->cloud,
+                          a->region, a->instance_type, a->spot ? " (spot)" : "", a->nodes, a->gpus_per_node, a->gpu,
+                          a->global_batch, a->hours, a->total_usd);
+        }
+    }
+    if (r->n_gates) {
+        cf_buf_puts(out, "gates\n");
+        for (size_t i = 0; i < r->n_gates; i++)
+            cf_buf_printf(out, "  %-22s %s  %s\n", r->gates[i].name, r->gates[i].passed ? "pass" : "FAIL",
+                          r->gates[i].note);
+    }
+}
+
+void cf_history_show_csv(const cf_history_show_report *r, cf_buf *out)
+{
+    cf_buf_printf(out, "rank,%s\r\n", csv_config_columns);
+    cf_csv_put_int(out, 1, 0);
+    csv_config(out, &r->row->chosen, 1);
+    for (size_t i = 0; i < r->n_alternatives; i++) {
+        cf_csv_put_int(out, r->alternatives[i].rank, 0);
+        csv_config(out, &r->alternatives[i], 1);
+    }
+}
+
+cJSON *cf_history_show_json(const cf_history_show_report *r)
+{
+    cJSON *o = row_json(r->row);
+    cJSON *doc = r->row->result_json ? cJSON_Parse(r->row->result_json) : NULL;
+    cJSON_AddItemToObject(o, "document", doc ? doc : cJSON_CreateNull());
+    return o;
+}
+
+/* ---- diff ---------------------------------------------------------------- */
+
+void cf_history_diff_table(const cf_history_diff_report *r, cf_buf *out)
+{
+    const cf_diff_entry *e = r->diff.entries;
+    size_t n = r->diff.n;
+    cf_buf_printf(out, "recommendation %lld (%s) → %lld (%s): %zu of %zu fields changed\n", r->from->id,
+                  r->from->created_at, r->to->id, r->to->created_at, r->diff.n_changed, n);
+    int w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (e[i].changed && cf_utf8_width(e[i].before) > w)
+            w = cf_utf8_width(e[i].before);
+    for (size_t i = 0; i < n; i++) {
+        if (!e[i].changed)
+            continue;
+        cf_buf_printf(out, "  %-14s %-18s ", e[i].group, e[i].key);
+        cf_buf_pad(out, e[i].before, w, 1);
+        cf_buf_printf(out, " → %s", e[i].after);
+        double pct = cf_diff_pct(&e[i]);
+        if (isfinite(pct))
+            cf_buf_printf(out, "  (%+.1f%%)", pct);
+        cf_buf_puts(out, "\n");
+    }
+}
+
+void cf_history_diff_csv(const cf_history_diff_report *r, cf_buf *out)
+{
+    cf_buf_puts(out, "field,group,before,after,changed,change_pct\r\n");
+    for (size_t i = 0; i < r->diff.n; i++) {
+        const cf_diff_entry *e = &r->diff.entries[i];
+        cf_csv_put_text(out, e->key, 0);
+        cf_csv_put_text(out, e->group, 0);
+        cf_csv_put_text(out, e->before, 0);
+        cf_csv_put_text(out, e->after, 0);
+        cf_csv_put_int(out, e->changed, 0);
+        cf_csv_put_number(out, cf_diff_pct(e), 1);
+    }
+}
+
+cJSON *cf_history_diff_json(const cf_history_diff_report *r)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "from", (double)r->from->id);
+    cJSON_AddNumberToObject(doc, "to", (double)r->to->id);
+    cJSON_AddStringToObject(doc, "from_created_at", r->from->created_at);
+    cJSON_AddStringToObject(doc, "to_created_at", r->to->created_at);
+    cJSON *changes = cJSON_AddArrayToObject(doc, "changes");
+    cJSON *same = cJSON_AddArrayToObject(doc, "unchanged");
+    for (size_t i = 0; i < r->diff.n; i++) {
+        const cf_diff_entry *e = &r->diff.entries[i];
+        if (!e->changed) {
+            cJSON_AddItemToArray(same, cJSON_CreateString(e->key));
+            continue;
+        }
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "field", e->key);
+        cJSON_AddStringToObject(c, "group", e->group);
+        if (isnan(e->before_value)) {
+            cJSON_AddStringToObject(c, "before", e->before);
+            cJSON_AddStringToObject(c, "after", e->after);
+        } else {
+            cJSON_AddNumberToObject(c, "before", e->before_value);
+            cJSON_AddNumberToObject(c, "after", e->after_value);
+        }
+        double pct = cf_diff_pct(e);
+        if (isfinite(pct))
+            cJSON_AddNumberToObject(c, "change_pct", round(pct * 100) / 100);
+        cJSON_AddItemToArray(changes, c);
+    }
+    return doc;
+}
+
+/* ---- prune and record ---------------------------------------------------- */
+
+void cf_history_prune_text(const cf_history_prune_report *r, cf_buf *out)
+{
+    cf_buf_printf(out, "pruned %lld recommendation%s created before %s from %s\n", r->n_deleted,
+                  r->n_deleted == 1 ? "" : "s", r->before, r->db_path);
+}
+
+void cf_record_text(const cf_record_report *r, cf_buf *out)
+{
+    const cf_history_measurement *m = r->measurement;
+    const cf_history_row *row = r->row;
+    const cf_history_config *c = &row->chosen;
+    cf_buf_printf(out, "recorded measurement %lld for recommendation %lld (%s on %d × %s, %d×%s)\n",
+                  r->measurement_id, row->id, row->spec_name, c->nodes, c->instance_type, c->gpus_per_node, c->gpu);
+    if (!isnan(m->step_time_s))
+        cf_buf_printf(out, "  step time   %.4g s measured, %.4g s predicted (%+.1f%%)\n", m->step_time_s,
+                      c->step_time_s, 100 * (m->step_time_s / c->step_time_s - 1));
+    if (!isnan(m->total_hours))
+        cf_buf_printf(out, "  wall time   %.4g h measured, %.4g h predicted (%+.1f%%)\n", m->total_hours, c->hours,
+                      100 * (m->total_hours / c->hours - 1));
+    if (!isnan(m->total_usd))
+        cf_buf_printf(out, "  cost        $%.2f measured, $%.2f predicted (%+.1f%%)\n", m->total_usd, c->total_usd,
+                      100 * (m->total_usd / c->total_usd - 1));
+    if (!isnan(m->step_time_s))
+        cf_buf_printf(out, "later recommendations for %s use this step time for %s\n", row->spec_name, c->gpu);
+    else
+        cf_buf_puts(out, "no step time given: kept in the history, but later recommendations cannot use it\n");
+}

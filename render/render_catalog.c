@@ -1,0 +1,83 @@
+/* How the outputs describe the catalog a command used (the library chose
+ * it: pricing/source.h): the "catalog" object of a JSON document and the
+ * explanation lines of a table. */
+#include <math.h>
+#include <stdio.h>
+
+#include "cloudfit/render/render_catalog.h"
+
+cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
+                              const cf_vm *chosen)
+{
+    cJSON *cat = cJSON_CreateObject();
+    /* Without a source (callers that load a catalog themselves), describe
+     * the catalog by its name and newest data date. */
+    cJSON_AddStringToObject(cat, "source", s ? s->source : catalog->name);
+    cJSON_AddStringToObject(cat, "snapshot", s ? s->snapshot : catalog->name);
+    cJSON_AddStringToObject(cat, "fetched_at", s ? s->fetched_at : catalog->data_date);
+    cJSON_AddStringToObject(cat, "data_date", catalog->data_date);
+    cJSON_AddStringToObject(cat, "oldest_data", catalog->oldest_date);
+    cJSON_AddNumberToObject(cat, "age_days", floor(age_days));
+    if (!s)
+        return cat;
+    if (s->refreshed[0]) {
+        cJSON_AddStringToObject(cat, "refreshed_clouds", s->refreshed);
+        cJSON_AddStringToObject(cat, "base", s->base);
+    }
+    cJSON_AddNumberToObject(cat, "max_age_days", s->max_age_days);
+    cJSON_AddBoolToObject(cat, "too_old", s->too_old);
+    if (s->overrides.n) {
+        cJSON *ov = cJSON_AddObjectToObject(cat, "price_overrides");
+        cJSON_AddStringToObject(ov, "file", s->overrides.path);
+        cJSON_AddNumberToObject(ov, "rows_changed", (double)s->n_rows_overridden);
+        cJSON *rules = cJSON_AddArrayToObject(ov, "rules");
+        for (size_t i = 0; i < s->overrides.n; i++) {
+            const cf_price_override *r = &s->overrides.items[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "rule", (double)(i + 1));
+            cJSON_AddStringToObject(o, "key", r->key_path);
+            cJSON_AddStringToObject(o, "kind", r->kind == CF_OVERRIDE_DISCOUNT ? "discount" : "instance");
+            if (r->kind == CF_OVERRIDE_DISCOUNT)
+                cJSON_AddNumberToObject(o, "percent", r->percent);
+            if (r->price_ondemand_usd_per_hr > 0)
+                cJSON_AddNumberToObject(o, "price_ondemand_usd_per_hr", r->price_ondemand_usd_per_hr);
+            if (r->price_spot_usd_per_hr > 0)
+                cJSON_AddNumberToObject(o, "price_spot_usd_per_hr", r->price_spot_usd_per_hr);
+            cJSON_AddStringToObject(o, "note", r->note);
+            cJSON_AddNumberToObject(o, "rows_matched", (double)r->rows_matched);
+            cJSON_AddItemToArray(rules, o);
+        }
+        int rule = cf_catalog_source_rule_of(s, chosen);
+        if (rule)
+            cJSON_AddNumberToObject(ov, "chosen_price_rule", rule);
+        else
+            cJSON_AddNullToObject(ov, "chosen_price_rule");
+    }
+    return cat;
+}
+
+void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
+                               const cf_vm *chosen, cf_buf *out)
+{
+    char line[512];
+    if (s)
+        cf_catalog_source_describe(s, line, sizeof line);
+    else
+        snprintf(line, sizeof line, "%s, data of %s (oldest %s), %.0f days old", catalog->name, catalog->data_date,
+                 catalog->oldest_date, floor(age_days));
+    cf_buf_printf(out, "  - catalog: %s\n", line);
+    if (s && s->too_old)
+        cf_buf_printf(out, "  note: prices are %.0f days old (limit %g); run 'cloudfit prices update'\n",
+                      floor(s->age_days), s->max_age_days);
+    if (!s || !s->overrides.n)
+        return;
+    cf_buf_printf(out, "  - price overrides from %s: %zu rule%s changed %zu catalog row%s\n", s->overrides.path,
+                  s->overrides.n, s->overrides.n == 1 ? "" : "s", s->n_rows_overridden,
+                  s->n_rows_overridden == 1 ? "" : "s");
+    int rule = cf_catalog_source_rule_of(s, chosen);
+    if (rule > 0 && (size_t)rule <= s->overrides.n) {
+        const cf_price_override *r = &s->overrides.items[rule - 1];
+        cf_buf_printf(out, "  - the chosen VM's price comes from override %s%s%s%s\n", r->key_path,
+                      r->note[0] ? " (" : "", r->note, r->note[0] ? ")" : "");
+    }
+}

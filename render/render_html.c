@@ -1,0 +1,176 @@
+/* The recommendation as one self-contained HTML file: the plots as inline
+ * SVG (render_svg.c), the alternatives table and the explanation; no
+ * script, no font, image or style sheet from anywhere else (the page's
+ * Content-Security-Policy forbids fetching any). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/common/svg.h"
+#include "cloudfit/version.h"
+#include "cloudfit/render/plots.h"
+
+static const char *const style =
+    "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;color:#222;background:#fff;margin:24px auto;"
+    "max-width:980px;padding:0 16px;line-height:1.45}\n"
+    "h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}\n"
+    ".summary{font-size:1.05em;background:#f4f8fb;border-left:4px solid #0072B2;padding:.6em 1em}\n"
+    ".meta{color:#555;font-size:.9em}\n"
+    "figure{margin:0}figcaption{color:#555;font-size:.9em;margin-top:.3em}svg{max-width:100%;height:auto}\n"
+    "table{border-collapse:collapse;font-size:.88em;width:100%}th,td{padding:4px 6px;border-bottom:1px solid #e4e4e4;"
+    "text-align:right;white-space:nowrap}th{background:#f2f2f2}td.l,th.l{text-align:left;white-space:normal}\n"
+    ".scroll{overflow-x:auto}\n"
+    "tr.chosen td{background:#e8f5ec;font-weight:bold}\n"
+    "pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.8em}\n";
+
+static void esc(cf_buf *out, const char *text) { cf_svg_escape(out, text); }
+
+static void money(cf_buf *out, double usd)
+{
+    if (usd >= 100)
+        cf_buf_printf(out, "$%.0f", usd);
+    else
+        cf_buf_printf(out, "$%.2f", usd);
+}
+
+static void hours_cell(cf_buf *out, const cf_plot_point *pt)
+{
+    cf_buf_printf(out, "%.3g", pt->hours);
+    if (pt->hours_p10 > 0)
+        cf_buf_printf(out, " (%.3g–%.3g)", pt->hours_p10, pt->hours_p90);
+}
+
+static void usd_cell(cf_buf *out, const cf_plot_point *pt)
+{
+    money(out, pt->usd);
+    if (pt->usd_p10 > 0) {
+        cf_buf_puts(out, " (");
+        money(out, pt->usd_p10);
+        cf_buf_puts(out, "–");
+        money(out, pt->usd_p90);
+        cf_buf_puts(out, ")");
+    }
+}
+
+static void summary(const cf_report_plots *p, cf_buf *out)
+{
+    const cf_plot_point *pt = &p->chosen;
+    const cf_config *c = pt->config;
+    const cf_constraints *s = &p->report->spec->search;
+    cf_buf_puts(out, "<p class=\"summary\" id=\"chosen\">Recommended: <strong>");
+    cf_buf_printf(out, "%d × ", c->nodes);
+    esc(out, c->vm->instance_type);
+    cf_buf_printf(out, " (%d × ", c->gpus_per_node);
+    esc(out, c->vm->gpu_model);
+    cf_buf_puts(out, ") on ");
+    esc(out, c->vm->cloud);
+    cf_buf_puts(out, "/");
+    esc(out, c->vm->region);
+    cf_buf_printf(out, ", %s</strong>: ", c->spot ? "spot" : "on-demand");
+    hours_cell(out, pt);
+    cf_buf_puts(out, " h, ");
+    usd_cell(out, pt);
+    cf_buf_printf(out, ".<br>Batch %d per GPU × %d accumulation = global batch %ld; learning rate %.4g (%s rule); "
+                       "statistical efficiency %.0f%%.",
+                  c->local_batch, c->accumulation, c->global_batch, c->lr.lr, cf_lr_rule_name(c->lr.rule_used),
+                  100 * c->stat_efficiency);
+    cf_buf_printf(out, "<br>Objective: %s", cf_objective_name(s->objective));
+    if (s->deadline_hours > 0)
+        cf_buf_printf(out, "; deadline %g h", s->deadline_hours);
+    if (s->budget_usd > 0)
+        cf_buf_printf(out, "; budget $%g", s->budget_usd);
+    cf_buf_printf(out, "; %zu configurations meet the constraints.</p>\n", p->report->advice->n_feasible);
+}
+
+static void alternatives(const cf_report_plots *p, cf_buf *out)
+{
+    cf_buf_puts(out, "<div class=\"scroll\"><table id=\"alternatives\">\n<thead><tr><th>#</th><th class=\"l\">cloud/region</th>"
+                     "<th class=\"l\">instance</th><th class=\"l\">nodes × GPUs</th><th>batch/GPU</th><th>accum</th>"
+                     "<th>global</th><th>LR</th><th>hours (p10–p90)</th><th>$/hour</th><th>total $ (p10–p90)</th>"
+                     "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < p->n_ranked; i++) {
+        const cf_plot_point *pt = &p->ranked[i];
+        const cf_config *c = pt->config;
+        cf_buf_printf(out, "<tr%s><td>%zu</td><td class=\"l\">", i == 0 ? " class=\"chosen\"" : "", i + 1);
+        esc(out, c->vm->cloud);
+        cf_buf_puts(out, "/");
+        esc(out, c->vm->region);
+        cf_buf_puts(out, "</td><td class=\"l\">");
+        esc(out, c->vm->instance_type);
+        if (c->spot)
+            cf_buf_puts(out, c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
+        cf_buf_printf(out, "</td><td class=\"l\">%d × %d ", c->nodes, c->gpus_per_node);
+        esc(out, c->vm->gpu_model);
+        cf_buf_printf(out, "</td><td>%d</td><td>%d</td><td>%ld</td><td>%.4g</td><td>", c->local_batch, c->accumulation,
+                      c->global_batch, c->lr.lr);
+        hours_cell(out, pt);
+        cf_buf_printf(out, "</td><td>%.2f</td><td>", c->usd_per_hour);
+        usd_cell(out, pt);
+        cf_buf_puts(out, "</td></tr>\n");
+    }
+    cf_buf_puts(out, "</tbody>\n</table></div>\n");
+}
+
+static void figure(cf_buf *out, const char *id, const char *heading, const cf_buf *svg, const char *caption)
+{
+    cf_buf_printf(out, "<h2>%s</h2>\n<figure id=\"%s\">\n", heading, id);
+    cf_buf_append(out, svg->data ? svg->data : "", svg->len);
+    cf_buf_printf(out, "<figcaption>%s</figcaption>\n</figure>\n", caption);
+}
+
+void cf_report_html(const cf_report_plots *p, cf_buf *out)
+{
+    const cf_report *r = p->report;
+    const char *name = r->spec->job.name;
+    cf_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                     "style-src 'unsafe-inline'\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                     "<meta name=\"generator\" content=\"cloudfit ");
+    esc(out, CF_VERSION);
+    cf_buf_puts(out, "\">\n<title>cloudfit: ");
+    esc(out, name);
+    cf_buf_puts(out, "</title>\n<style>\n");
+    cf_buf_puts(out, style);
+    cf_buf_puts(out, "</style>\n</head>\n<body>\n<h1>cloudfit recommendation: ");
+    esc(out, name);
+    cf_buf_puts(out, "</h1>\n<p class=\"meta\">");
+    esc(out, r->created_at ? r->created_at : "");
+    cf_buf_printf(out, " · cloudfit %s · %zu offers · prices %.0f day%s old", CF_VERSION, r->n_offers,
+                  r->catalog_age_days, r->catalog_age_days >= 0.5 && r->catalog_age_days < 1.5 ? "" : "s");
+    cf_buf_puts(out, " · spec ");
+    esc(out, r->spec->job.source);
+    cf_buf_puts(out, "</p>\n");
+    summary(p, out);
+
+    cf_buf svg = CF_BUF_INIT;
+    cf_render_front_svg(p, &svg);
+    figure(out, "front", "Time and cost", &svg,
+           "Every configuration on the Pareto front of predicted wall time and total cost (nothing else is both "
+           "faster and cheaper). Colour: GPU type; circle: on-demand, triangle: spot; the ring marks the "
+           "recommendation; dashed lines are the deadline and the budget; whiskers, where shown, the 80&#160;% "
+           "interval (p10–p90).");
+    svg.len = 0;
+    cf_render_scaling_svg(p, &svg);
+    figure(out, "scaling", "Throughput vs node count", &svg,
+           "Predicted samples per second of the chosen VM type at the chosen per-GPU batch and accumulation, "
+           "against linear scaling from one node: the gap is gradient all-reduce between VMs.");
+    svg.len = 0;
+    cf_render_stateff_svg(p, &svg);
+    figure(out, "stateff", "Statistical efficiency vs global batch", &svg,
+           "Samples the recipe needs at its own batch divided by the samples needed at batch M (from the gradient "
+           "noise scale): a larger batch needs more samples to reach the same quality.");
+    if (svg.failed)
+        out->failed = 1;
+    cf_buf_free(&svg);
+
+    cf_buf_puts(out, "<h2>Alternatives</h2>\n");
+    alternatives(p, out);
+
+    cf_buf text = CF_BUF_INIT;
+    cf_report_table(r, &text, 0);
+    cf_buf_puts(out, "<h2>Details</h2>\n<pre>");
+    esc(out, text.data ? text.data : "");
+    cf_buf_puts(out, "</pre>\n</body>\n</html>\n");
+    if (text.failed)
+        out->failed = 1;
+    cf_buf_free(&text);
+}

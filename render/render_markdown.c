@@ -1,0 +1,187 @@
+/* `--format markdown`: a pull-request comment. Summary, the chosen
+ * configuration, the top alternatives, what changed against the previous
+ * recommendation, and the gate results. Text that comes from outside
+ * (branch names, file names) is escaped so it cannot break the tables. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/db/history_diff.h"
+#include "cloudfit/render.h"
+
+#define MD_ALTERNATIVES 5
+
+/* Appends text safe inside a markdown table cell. */
+static void cell(cf_buf *out, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        switch (*p) {
+        case '|': cf_buf_puts(out, "\\|"); break;
+        case '<': cf_buf_puts(out, "&lt;"); break;
+        case '>': cf_buf_puts(out, "&gt;"); break;
+        case '&': cf_buf_puts(out, "&amp;"); break;
+        case '`': cf_buf_puts(out, "'"); break;
+        case '\n':
+        case '\r': cf_buf_puts(out, " "); break;
+        default: cf_buf_append(out, p, 1);
+        }
+    }
+}
+
+static void config_row(cf_buf *out, const char *label, const cf_config *c)
+{
+    cf_buf_printf(out,
+                  "| %s | %s/%s | `%s`%s | %d×%d %s | %d | %d | %ld | %.4g | %.1f h (%.1f–%.1f) | %.2f | %.2f "
+                  "(%.2f–%.2f) |\n",
+                  label, c->vm->cloud, c->vm->region, c->vm->instance_type, c->spot ? " (spot)" : "", c->nodes,
+                  c->gpus_per_node, c->vm->gpu_model, c->local_batch, c->accumulation, c->global_batch, c->lr.lr,
+                  c->hours, c->hours_p10, c->hours_p90, c->usd_per_hour, c->total_usd, c->total_usd_p10,
+                  c->total_usd_p90);
+}
+
+static void configs(const cf_report *r, cf_buf *out)
+{
+    cf_buf_puts(out, "| # | cloud/region | instance | nodes×GPUs | batch/GPU | accum | global batch | LR | hours (80%) "
+                     "| $/hr | total $ (80%) |\n|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    config_row(out, "**1** ✔", &r->advice->ranked[0]);
+    for (size_t i = 1; i < r->advice->n_ranked && i <= MD_ALTERNATIVES; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "%zu", i + 1);
+        config_row(out, label, &r->advice->ranked[i]);
+    }
+    if (r->advice->n_ranked > MD_ALTERNATIVES + 1)
+        cf_buf_printf(out, "\n%zu more alternatives in the JSON output.\n", r->advice->n_ranked - MD_ALTERNATIVES - 1);
+}
+
+static void diff_section(const cf_report *r, cf_buf *out)
+{
+    cf_buf_puts(out, "\n### Compared with the previous recommendation\n\n");
+    const cf_baseline *b = r->baseline;
+    if (!b || !b->have) {
+        cf_buf_puts(out, "No earlier recommendation for this spec to compare with.\n");
+        return;
+    }
+    cf_buf_puts(out, "Against ");
+    cell(out, b->source);
+    cf_buf_puts(out, ".\n\n");
+    cf_history_config now;
+    cf_history_config_from(&r->advice->ranked[0], 1, &now);
+    cf_diff_entry entries[CF_DIFF_FIELDS];
+    size_t n = cf_config_diff(&b->chosen, &now, entries), changed = 0;
+    for (size_t i = 0; i < n; i++)
+        changed += entries[i].changed;
+    char catalog_now[96];
+    snprintf(catalog_now, sizeof catalog_now, "%s %s", r->catalog->name, r->catalog->data_date);
+    int catalog_changed = b->catalog[0] && strcmp(b->catalog, catalog_now) != 0;
+    if (!changed && !catalog_changed) {
+        cf_buf_puts(out, "Nothing changed: same configuration, time and cost.\n");
+        return;
+    }
+    cf_buf_puts(out, "| what | before | now | change |\n|---|---|---|---:|\n");
+    for (size_t i = 0; i < n; i++) {
+        const cf_diff_entry *e = &entries[i];
+        if (!e->changed)
+            continue;
+        cf_buf_printf(out, "| %s (%s) | ", e->key, e->group);
+        cell(out, e->before);
+        cf_buf_puts(out, " | ");
+        cell(out, e->after);
+        double pct = cf_diff_pct(e);
+        if (isfinite(pct))
+            cf_buf_printf(out, " | %+.1f%% |\n", pct);
+        else
+            cf_buf_puts(out, " | |\n");
+    }
+    if (catalog_changed) {
+        cf_buf_puts(out, "| catalog | ");
+        cell(out, b->catalog);
+        cf_buf_puts(out, " | ");
+        cell(out, catalog_now);
+        cf_buf_puts(out, " | |\n");
+    }
+}
+
+static void gates_section(const cf_report *r, cf_buf *out)
+{
+    if (!r->n_gates)
+        return;
+    int all = cf_gates_passed(r->gates, r->n_gates);
+    cf_buf_printf(out, "\n### Gates: %s\n\n| gate | limit | value | result | |\n|---|---:|---:|---|---|\n",
+                  all ? "passed" : "**failed**");
+    for (size_t i = 0; i < r->n_gates; i++) {
+        const cf_history_gate *g = &r->gates[i];
+        char value[32] = "–";
+        if (isfinite(g->value))
+            snprintf(value, sizeof value, "%.2f", g->value);
+        cf_buf_printf(out, "| `%s` | %g | %s | %s | ", g->name, g->limit, value, g->passed ? "✅ pass" : "❌ fail");
+        cell(out, g->note);
+        cf_buf_puts(out, " |\n");
+    }
+}
+
+static void reasons(const cf_report *r, cf_buf *out)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    const cf_inputs *in = r->inputs;
+    cf_buf_puts(out, "\n<details><summary>Why this configuration</summary>\n\n");
+    cf_buf_printf(out, "- %zu offers searched, %zu configurations meet the constraints (objective: %s)\n",
+                  r->n_offers, r->advice->n_feasible, cf_objective_name(r->spec->search.objective));
+    cf_buf_printf(out, "- step %.3f s (compute %.3f s, all-reduce %.3f s); parallel efficiency %.0f%%, statistical "
+                       "efficiency %.0f%%\n",
+                  c->step_time_s, c->compute_s, c->sync_s, 100 * c->parallel_efficiency, 100 * c->stat_efficiency);
+    cf_buf_printf(out, "- learning rate %.4g (%s rule)%s\n", c->lr.lr, cf_lr_rule_name(c->lr.rule_used),
+                  c->lr.warmup_recommended ? ", warm up over the first ~5% of steps" : "");
+    cf_buf_printf(out, "- provenance: throughput %s, noise scale %s, network %s, price %s\n",
+                  cf_provenance_name(c->prov_throughput), cf_provenance_name(c->prov_noise),
+                  cf_provenance_name(c->prov_network), cf_provenance_name(c->prov_price));
+    for (size_t i = 0; i < in->n_perf; i++)
+        if (strcmp(in->perf[i].gpu, c->vm->gpu_model) == 0) {
+            cf_buf_printf(out, "- %s throughput: ", c->vm->gpu_model);
+            cell(out, in->perf[i].note);
+            cf_buf_puts(out, "\n");
+        }
+    for (int i = 0; i < in->n_notes; i++) {
+        cf_buf_puts(out, "- note: ");
+        cell(out, in->notes[i]);
+        cf_buf_puts(out, "\n");
+    }
+    cf_buf_puts(out, "\n</details>\n");
+}
+
+void cf_report_markdown(const cf_report *r, cf_buf *out)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    cf_buf_printf(out, "## cloudfit: `%s`\n\n", r->spec->job.name);
+    cf_buf_printf(out,
+                  "**%d × `%s`** (%d×%s per node) on %s/%s%s: **%.1f h (%.1f–%.1f)**, **$%.2f (%.2f–%.2f)** "
+                  "(80%% intervals; objective: %s",
+                  c->nodes, c->vm->instance_type, c->gpus_per_node, c->vm->gpu_model, c->vm->cloud, c->vm->region,
+                  c->spot ? ", spot" : "", c->hours, c->hours_p10, c->hours_p90, c->total_usd, c->total_usd_p10,
+                  c->total_usd_p90, cf_objective_name(r->spec->search.objective));
+    if (r->spec->search.deadline_hours > 0)
+        cf_buf_printf(out, "; deadline %g h", r->spec->search.deadline_hours);
+    if (r->spec->search.budget_usd > 0)
+        cf_buf_printf(out, "; budget $%g", r->spec->search.budget_usd);
+    if (r->spec->search.deadline_hours > 0 || r->spec->search.budget_usd > 0)
+        cf_buf_printf(out, "; met with %.0f%% confidence",
+                      100 * (r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE));
+    cf_buf_printf(out, "). Batch %d per GPU × %d accumulation = global batch %ld, learning rate %.4g.\n\n",
+                  c->local_batch, c->accumulation, c->global_batch, c->lr.lr);
+    configs(r, out);
+    cf_report_side_by_side_markdown(r, out);
+    diff_section(r, out);
+    gates_section(r, out);
+    reasons(r, out);
+    cf_buf_printf(out, "\n<sub>cloudfit · %s · spec `%.12s` · catalog %s, data of %s (%.0f days old)", r->created_at,
+                  r->spec->hash, r->catalog->name, r->catalog->data_date, floor(r->catalog_age_days));
+    if (r->ci && r->ci->provider[0]) {
+        cf_buf_printf(out, " · %s", r->ci->provider);
+        if (r->ci->commit[0]) {
+            char commit[13];
+            snprintf(commit, sizeof commit, "%.12s", r->ci->commit);
+            cf_buf_puts(out, " ");
+            cell(out, commit); /* from the environment: escaped like any outside text */
+        }
+    }
+    cf_buf_puts(out, "</sub>\n");
+}

@@ -1,0 +1,382 @@
+/* The spot and elastic parts of a recommendation (docs/spot.md): the
+ * preemption model behind a spot configuration and its p10/p50/p90, the
+ * deadline at the stated confidence, the mixed plan, the best on-demand
+ * and the best spot plan side by side, and the elastic plan (node range,
+ * global batch and LR as nodes come and go). Computed by the advisor;
+ * rendered here as text, JSON and markdown. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/json.h"
+
+#include "cloudfit/render.h"
+
+static void fmt_hours(char *out, size_t n, double h)
+{
+    if (!isfinite(h))
+        snprintf(out, n, "never");
+    else if (h < 1.0 / 60)
+        snprintf(out, n, "%.0f s", h * 3600);
+    else if (h < 1)
+        snprintf(out, n, "%.0f min", h * 60);
+    else
+        snprintf(out, n, "%.1f h", h);
+}
+
+static void fmt_usd(char *out, size_t n, double v)
+{
+    if (!isfinite(v))
+        snprintf(out, n, "unbounded");
+    else if (v >= 1000)
+        snprintf(out, n, "$%.0f", v);
+    else
+        snprintf(out, n, "$%.2f", v);
+}
+
+/* ---- elastic plan ----------------------------------------------------------------- */
+
+cf_status cf_report_elastic(const cf_report *r, const cf_config *c, cf_elastic_plan **out)
+{
+    return cf_elastic_plan_of_config(&r->spec->job, &r->spec->search, cf_inputs_perf(r->inputs, c->vm->gpu_model),
+                                     r->inputs->noise.b_noise_effective, c, out);
+}
+
+static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)
+{
+    switch (f->rule) {
+    case CF_LR_LINEAR: snprintf(buf, n, "lr0 * M / M0"); break;
+    case CF_LR_SQRT: snprintf(buf, n, "lr0 * sqrt(M / M0)"); break;
+    case CF_LR_NONE: snprintf(buf, n, "lr0"); break;
+    default:
+        snprintf(buf, n, "lr0 * ((B + M0) * M / ((B + M) * M0))^%g", f->exponent);
+        break;
+    }
+    return buf;
+}
+
+cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
+{
+    cf_elastic_plan *e = NULL;
+    if (cf_report_elastic(r, c, &e) != CF_OK)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "min_nodes", e->min_nodes);
+    cJSON_AddNumberToObject(o, "max_nodes", e->max_nodes);
+    cJSON_AddNumberToObject(o, "hold_batch_min_nodes", e->hold_min_nodes);
+    cJSON_AddStringToObject(o, "batch_policy", "hold the global batch (per-GPU batch and accumulation within memory and "
+                                               "max_accumulation); where that falls short, it shrinks and the LR "
+                                               "follows the function");
+    cJSON *f = cJSON_AddObjectToObject(o, "lr_function");
+    char formula[96];
+    cJSON_AddStringToObject(f, "rule", cf_lr_rule_name(e->lr.rule));
+    cJSON_AddStringToObject(f, "formula", lr_formula(&e->lr, formula, sizeof formula));
+    cJSON_AddNumberToObject(f, "lr0", e->lr.lr0);
+    cJSON_AddNumberToObject(f, "m0", e->lr.m0);
+    cJSON_AddNumberToObject(f, "b_noise", cf_json_round(e->lr.b_noise, 6));
+    cJSON_AddNumberToObject(f, "exponent", e->lr.exponent);
+    cJSON *w = cJSON_AddObjectToObject(o, "warmup");
+    cJSON_AddNumberToObject(w, "after_lr_jump_factor", e->warmup_factor);
+    cJSON_AddNumberToObject(w, "steps", e->warmup_steps);
+    cJSON *pts = cJSON_AddArrayToObject(o, "by_nodes");
+    for (int n = 1; n <= e->max_nodes; n++) {
+        const cf_elastic_point *p = &e->points[n - 1];
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "nodes", n);
+        cJSON_AddNumberToObject(row, "local_batch", p->local_batch);
+        cJSON_AddNumberToObject(row, "accumulation", p->accumulation);
+        cJSON_AddNumberToObject(row, "global_batch", (double)p->global_batch);
+        cJSON_AddNumberToObject(row, "lr", cf_json_round(p->lr, 4));
+        cJSON_AddNumberToObject(row, "progress_rate", cf_json_round(p->progress_rate, 4));
+        cJSON_AddBoolToObject(row, "valid", p->valid);
+        cJSON_AddItemToArray(pts, row);
+    }
+    free(e);
+    return o;
+}
+
+void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
+{
+    cf_elastic_plan *e = NULL;
+    if (cf_report_elastic(r, c, &e) != CF_OK)
+        return;
+    char formula[96];
+    const cf_elastic_point *full = &e->points[e->max_nodes - 1];
+    if (e->max_nodes == 1) {
+        cf_buf_printf(out, "  - elastic: one VM (nothing to shrink to); LR(M) = %s (%s rule) if the batch changes\n",
+                      lr_formula(&e->lr, formula, sizeof formula), cf_lr_rule_name(e->lr.rule));
+        free(e);
+        return;
+    }
+    cf_buf_printf(out, "  - elastic: valid on %d–%d VMs; per-GPU batch and accumulation hold the global batch (%ld) down to %d VM%s",
+                  e->min_nodes, e->max_nodes, full->global_batch, e->hold_min_nodes, e->hold_min_nodes == 1 ? "" : "s");
+    if (e->hold_min_nodes > 1)
+        cf_buf_printf(out, ", below it shrinks (%ld on 1 VM, LR %.4g)", e->points[0].global_batch, e->points[0].lr);
+    cf_buf_printf(out, "; LR(M) = %s (%s rule, B = %.0f); warm up over %d steps after a ≥%g× LR jump\n",
+                  lr_formula(&e->lr, formula, sizeof formula), cf_lr_rule_name(e->lr.rule), e->lr.b_noise,
+                  e->warmup_steps, e->warmup_factor);
+    free(e);
+}
+
+/* ---- spot --------------------------------------------------------------------------- */
+
+static cJSON *spread_json(const cf_spot_spread *s, int with_below)
+{
+    cJSON *o = cJSON_CreateObject();
+    cf_json_add_rounded(o, "p10_hours", s->p10_h, 4);
+    cf_json_add_rounded(o, "p50_hours", s->p50_h, 4);
+    cf_json_add_rounded(o, "p90_hours", s->p90_h, 4);
+    cf_json_add_rounded(o, "q95_hours", s->q_h, 4);
+    cf_json_add_rounded(o, "p10_usd", s->p10_usd, 4);
+    cf_json_add_rounded(o, "p50_usd", s->p50_usd, 4);
+    cf_json_add_rounded(o, "p90_usd", s->p90_usd, 4);
+    cf_json_add_rounded(o, "mean_preemptions", s->mean_preemptions, 4);
+    cf_json_add_rounded(o, "mean_checkpoints", s->mean_checkpoints, 4);
+    cf_json_add_rounded(o, "mean_lost_work_hours", s->mean_lost_h, 4);
+    if (with_below)
+        cf_json_add_rounded(o, "mean_hours_below_nodes", s->mean_below_h, 4);
+    cJSON_AddNumberToObject(o, "unfinished_share", cf_json_round((double)s->n_unfinished / (double)(s->n ? s->n : 1), 3));
+    return o;
+}
+
+cJSON *cf_config_spot_json(const cf_config *c)
+{
+    if (!c->spot || !c->spot_est.valid)
+        return NULL;
+    const cf_spot_estimate *e = &c->spot_est;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *m = cJSON_AddObjectToObject(o, "model");
+    cJSON_AddStringToObject(m, "row", cf_spot_row_kind_name(e->source.kind));
+    cJSON_AddStringToObject(m, "source", e->source.text);
+    cJSON_AddStringToObject(m, "provenance", cf_provenance_name(e->source.provenance));
+    cJSON_AddBoolToObject(m, "multi_node_traces", e->source.row->multi_node);
+    cf_json_add_rounded(m, "availability_all_nodes", e->model.availability, 4);
+    cf_json_add_rounded(m, "preemptions_per_node_day", e->model.rate_per_node_day, 4);
+    cf_json_add_rounded(m, "cluster_events_per_day", e->model.events_per_day, 4);
+    cf_json_add_rounded(m, "mtbf_hours", e->mtbf_h, 4);
+    cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
+    cf_json_add_rounded(ck, "write_minutes", e->checkpoint_h * 60, 4);
+    cf_json_add_rounded(ck, "restart_minutes", e->restart_h * 60, 4);
+    cf_json_add_rounded(ck, "interval_minutes", e->interval_h * 60, 4);
+    cJSON_AddStringToObject(ck, "interval_rule", "Daly");
+    cJSON_AddItemToObject(o, "spot_alone", spread_json(&e->spot, 1));
+    cJSON_AddNumberToObject(o, "confidence", CF_SPOT_CONFIDENCE);
+    cJSON_AddNumberToObject(o, "deadline_quantile", CF_SPOT_DEADLINE_QUANTILE);
+    if (e->deadline_h > 0) {
+        cJSON_AddBoolToObject(o, "meets_deadline_alone", e->meets_deadline);
+        cJSON_AddNumberToObject(o, "simulated_share_by_deadline", cf_json_round(e->spot_met_share, 3));
+    }
+    cJSON_AddStringToObject(o, "plan", c->mixed ? "mixed" : "spot");
+    if (e->has_mixed) {
+        cJSON *x = spread_json(&e->mixed, 0);
+        cJSON_AddStringToObject(x, "policy", e->mixed_policy == CF_MIXED_UNIFORM ? "uniform" : "greedy");
+        cJSON_AddBoolToObject(x, "meets_deadline", e->mixed_meets);
+        cJSON_AddNumberToObject(x, "simulated_share_by_deadline", cf_json_round(e->mixed_met_share, 3));
+        cf_json_add_rounded(x, "mean_ondemand_node_hours", e->mixed.mean_node_h[1], 4);
+        cJSON_AddItemToObject(o, "mixed", x);
+    }
+    cJSON_AddNumberToObject(o, "monte_carlo_starts", (double)e->spot.n);
+    return o;
+}
+
+static void spread_text(const cf_spot_spread *s, cf_buf *out)
+{
+    char a[24], b[24], c[24], x[24], y[24], z[24];
+    fmt_hours(a, sizeof a, s->p10_h);
+    fmt_hours(b, sizeof b, s->p50_h);
+    fmt_hours(c, sizeof c, s->p90_h);
+    fmt_usd(x, sizeof x, s->p10_usd);
+    fmt_usd(y, sizeof y, s->p50_usd);
+    fmt_usd(z, sizeof z, s->p90_usd);
+    cf_buf_printf(out, "%s / %s / %s, %s / %s / %s", a, b, c, x, y, z);
+}
+
+void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)
+{
+    const cf_spot_estimate *e = &c->spot_est;
+    if (!c->spot || !e->valid)
+        return;
+    char band[192] = "", q[24], ck[24], iv[24], rs[24];
+    cf_vm_interruptions_origin(r->catalog, c->vm, band, sizeof band);
+    if (c->nodes == 1)
+        cf_buf_printf(out, "  - spot preemption model (%s): %s; the VM held %.0f%% of the time, %.1f preemptions per "
+                           "VM-day held\n",
+                      cf_provenance_name(e->source.provenance), e->source.text, 100 * e->model.availability,
+                      e->model.rate_per_node_day);
+    else
+        cf_buf_printf(out, "  - spot preemption model (%s): %s; all %d VMs held %.0f%% of the time, %.1f preemptions "
+                           "per VM-day held, a cluster preemption every %.1f h of running\n",
+                      cf_provenance_name(e->source.provenance), e->source.text, c->nodes, 100 * e->model.availability,
+                      e->model.rate_per_node_day, e->mtbf_h);
+    if (band[0])
+        cf_buf_printf(out, "    (the catalog's interruption band, %g%%/month from %s, is shown for information only: "
+                           "it counts AWS-initiated interruptions per month, 300–7,000× fewer than the traces' "
+                           "preemptions)\n", c->vm->interruptions_pct_per_month, band);
+    cf_buf_puts(out, "  - spot alone, p10 / p50 / p90 over the model: ");
+    spread_text(&e->spot, out);
+    fmt_hours(q, sizeof q, e->spot.q_h);
+    if (e->deadline_h > 0)
+        cf_buf_printf(out, "; %s the %g h deadline at confidence %.1f (model q95 %s; %.0f%% of simulated starts "
+                           "finish by then)\n",
+                      e->meets_deadline ? "meets" : "misses", e->deadline_h, CF_SPOT_CONFIDENCE, q,
+                      100 * e->spot_met_share);
+    else
+        cf_buf_printf(out, "; q95 %s\n", q);
+    fmt_hours(ck, sizeof ck, e->checkpoint_h);
+    fmt_hours(iv, sizeof iv, e->interval_h);
+    fmt_hours(rs, sizeof rs, e->restart_h);
+    cf_buf_printf(out, "  - checkpoint: %s to write every %s of work (Daly), restart %s; on average %.1f preemptions, "
+                       "%.1f h of work lost, %.1f h %s\n",
+                  ck, iv, rs, e->spot.mean_preemptions, e->spot.mean_lost_h, e->spot.mean_below_h,
+                  c->nodes == 1 ? "without the VM" : "below the requested VMs");
+    if (e->has_mixed) {
+        cf_buf_printf(out, "  - mixed plan (spot, then on demand when the deadline comes close; %s): ",
+                      e->mixed_policy == CF_MIXED_UNIFORM ? "uniform progress" : "greedy");
+        spread_text(&e->mixed, out);
+        cf_buf_printf(out, "; %s the deadline at %.1f (%.0f%% of simulated starts)%s\n",
+                      e->mixed_meets ? "meets" : "misses", CF_SPOT_CONFIDENCE, 100 * e->mixed_met_share,
+                      c->mixed ? ": chosen, spot alone misses it and this is cheaper than on demand" : "");
+    }
+}
+
+/* The best on-demand and the best spot configuration, side by side. */
+void cf_report_side_by_side_text(const cf_report *r, cf_buf *out)
+{
+    const cf_advice *a = r->advice;
+    if (r->spec->search.spot == CF_SPOT_NEVER || (!a->have_best_ondemand && !a->have_best_spot))
+        return;
+    cf_buf_puts(out, "\nBest on-demand and best spot plan (spot: p10 / p50 / p90 over the preemption model):\n");
+    for (int k = 0; k < 2; k++) {
+        const cf_config *c = k == 0 ? &a->best_ondemand : &a->best_spot;
+        int have = k == 0 ? a->have_best_ondemand : a->have_best_spot;
+        if (!have) {
+            cf_buf_printf(out, "  %-9s none meets the constraints%s\n", k == 0 ? "on-demand" : "spot",
+                          k == 1 ? " at the stated confidence" : "");
+            continue;
+        }
+        char usd[24], h[24];
+        cf_buf_printf(out, "  %-9s %s/%s %s × %d: ", k == 0 ? "on-demand" : c->mixed ? "mixed" : "spot", c->vm->cloud,
+                      c->vm->region, c->vm->instance_type, c->nodes);
+        if (k == 0 || !c->spot_est.valid) {
+            fmt_hours(h, sizeof h, c->hours);
+            fmt_usd(usd, sizeof usd, c->total_usd);
+            cf_buf_printf(out, "%s, %s\n", h, usd);
+        } else {
+            spread_text(c->mixed ? &c->spot_est.mixed : &c->spot_est.spot, out);
+            cf_buf_puts(out, "\n");
+        }
+    }
+}
+
+cJSON *cf_report_side_by_side_json(const cf_report *r)
+{
+    const cf_advice *a = r->advice;
+    cJSON *o = cJSON_CreateObject();
+    if (a->have_best_ondemand)
+        cJSON_AddItemToObject(o, "on_demand", cf_config_json(&a->best_ondemand));
+    else
+        cJSON_AddNullToObject(o, "on_demand");
+    if (a->have_best_spot) {
+        cJSON *spot = cf_config_json(&a->best_spot);
+        cJSON_AddItemToObject(spot, "elastic", cf_report_elastic_json(r, &a->best_spot));
+        cJSON_AddItemToObject(o, "spot", spot);
+    } else {
+        cJSON_AddNullToObject(o, "spot");
+    }
+    cJSON_AddNumberToObject(o, "spot_configurations_simulated", (double)a->n_spot_simulated);
+    return o;
+}
+
+void cf_report_side_by_side_markdown(const cf_report *r, cf_buf *out)
+{
+    const cf_advice *a = r->advice;
+    if (r->spec->search.spot == CF_SPOT_NEVER || (!a->have_best_ondemand && !a->have_best_spot))
+        return;
+    cf_buf_puts(out, "\n### Best on-demand and best spot plan\n\n| plan | configuration | hours (p10 / p50 / p90) | "
+                     "total $ (p10 / p50 / p90) |\n|---|---|---|---|\n");
+    for (int k = 0; k < 2; k++) {
+        const cf_config *c = k == 0 ? &a->best_ondemand : &a->best_spot;
+        if (!(k == 0 ? a->have_best_ondemand : a->have_best_spot))
+            continue;
+        cf_buf_printf(out, "| %s | %s/%s `%s` × %d | ", k == 0 ? "on-demand" : c->mixed ? "mixed" : "spot",
+                      c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes);
+        if (k == 0 || !c->spot_est.valid) {
+            cf_buf_printf(out, "%.1f | %.2f |\n", c->hours, c->total_usd);
+        } else {
+            const cf_spot_spread *s = c->mixed ? &c->spot_est.mixed : &c->spot_est.spot;
+            cf_buf_printf(out, "%.1f / %.1f / %.1f | %.2f / %.2f / %.2f |\n", s->p10_h, s->p50_h, s->p90_h,
+                          s->p10_usd, s->p50_usd, s->p90_usd);
+        }
+    }
+}
+
+/* ---- two GPU types in one job (--mix) ------------------------------------------------ */
+
+void cf_report_hetero_text(const cf_report *r, cf_buf *out)
+{
+    if (!r->hetero)
+        return;
+    if (!r->hetero->have) {
+        cf_buf_printf(out, "\nMixed GPU types (--mix): no job mixing two GPU types in one region meets the constraints "
+                           "and beats the same VMs of one type (%zu mixes evaluated)\n", r->hetero->n_evaluated);
+        return;
+    }
+    const cf_hetero_plan *p = &r->hetero->best;
+    const cf_config *best = &r->advice->ranked[0];
+    cf_buf_printf(out, "\nMixed GPU types (--mix): %s/%s %d × %s (%d×%s) + %d × %s (%d×%s)\n", p->vm[0]->cloud,
+                  p->vm[0]->region, p->nodes[0], p->vm[0]->instance_type, p->gpus_per_node[0], p->vm[0]->gpu_model,
+                  p->nodes[1], p->vm[1]->instance_type, p->gpus_per_node[1], p->vm[1]->gpu_model);
+    cf_buf_printf(out, "  - per-worker batch: %d on each %s GPU%s, %d on each %s GPU%s (equal predicted compute times "
+                       "%.3f s / %.3f s), × %d accumulation = global batch %ld, LR %.4g\n",
+                  p->batch[0], p->vm[0]->gpu_model, p->batch_spread[0] ? " (±1)" : "", p->batch[1],
+                  p->vm[1]->gpu_model, p->batch_spread[1] ? " (±1)" : "", p->compute_s[0], p->compute_s[1],
+                  p->accumulation, p->global_batch, p->lr.lr);
+    cf_buf_printf(out, "  - step %.3f s (all-reduce %.3f s at the slowest link), %.1f h, $%.2f (on demand); %.2f× faster "
+                       "than the best single type on the same VMs (%s alone %.1f h, %s alone %.1f h of training)\n",
+                  p->step_time_s, p->sync_s, p->hours, p->total_usd, p->speedup, p->vm[0]->gpu_model,
+                  p->single_hours[0], p->vm[1]->gpu_model, p->single_hours[1]);
+    cf_buf_printf(out, "  - against the chosen single-type plan (%.1f h, $%.2f): %s; at run time `cloudfit rebalance` "
+                       "keeps the iteration times equal\n",
+                  best->hours, best->total_usd,
+                  p->total_usd < best->total_usd ? "cheaper" : p->hours < best->hours ? "faster, costs more"
+                                                                                      : "not better: shown for teams "
+                                                                                        "that have these VMs");
+}
+
+cJSON *cf_report_hetero_json(const cf_report *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "evaluated", (double)r->hetero->n_evaluated);
+    if (!r->hetero->have) {
+        cJSON_AddNullToObject(o, "best");
+        return o;
+    }
+    const cf_hetero_plan *p = &r->hetero->best;
+    cJSON *b = cJSON_AddObjectToObject(o, "best");
+    cJSON *types = cJSON_AddArrayToObject(b, "types");
+    for (int t = 0; t < 2; t++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "cloud", p->vm[t]->cloud);
+        cJSON_AddStringToObject(x, "region", p->vm[t]->region);
+        cJSON_AddStringToObject(x, "instance_type", p->vm[t]->instance_type);
+        cJSON_AddStringToObject(x, "gpu", p->vm[t]->gpu_model);
+        cJSON_AddNumberToObject(x, "nodes", p->nodes[t]);
+        cJSON_AddNumberToObject(x, "gpus_per_node", p->gpus_per_node[t]);
+        cJSON_AddNumberToObject(x, "local_batch", p->batch[t]);
+        cJSON_AddBoolToObject(x, "local_batch_varies_by_one", p->batch_spread[t]);
+        cf_json_add_rounded(x, "compute_s", p->compute_s[t], 4);
+        cf_json_add_rounded(x, "single_type_train_hours", p->single_hours[t], 4);
+        cJSON_AddItemToArray(types, x);
+    }
+    cJSON_AddNumberToObject(b, "accumulation", p->accumulation);
+    cJSON_AddNumberToObject(b, "global_batch", (double)p->global_batch);
+    cf_json_add_rounded(b, "lr", p->lr.lr, 4);
+    cf_json_add_rounded(b, "step_time_s", p->step_time_s, 4);
+    cf_json_add_rounded(b, "sync_s", p->sync_s, 4);
+    cf_json_add_rounded(b, "hours", p->hours, 4);
+    cf_json_add_rounded(b, "usd_per_hour", p->usd_per_hour, 4);
+    cf_json_add_rounded(b, "total_usd", p->total_usd, 4);
+    cf_json_add_rounded(b, "speedup_over_best_single_type", p->speedup, 4);
+    return o;
+}

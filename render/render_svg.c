@@ -1,0 +1,370 @@
+/* The plots of a recommendation as SVG, drawn with common/svg.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/svg.h"
+#include "cloudfit/render/plots.h"
+
+#define LEGEND_WIDTH 200.0
+#define INK "#222222"
+
+static void money(double usd, char *out, size_t n)
+{
+    if (usd >= 100)
+        snprintf(out, n, "$%.0f", usd);
+    else
+        snprintf(out, n, "$%.2f", usd);
+}
+
+static void describe(const cf_plot_point *pt, cf_buf *out)
+{
+    const cf_config *c = pt->config;
+    char usd[32];
+    money(pt->usd, usd, sizeof usd);
+    cf_buf_printf(out, "%s: %d × %s (%d×%s) on %s/%s, %s: %.3g h, %s", pt->chosen ? "chosen" : "front", c->nodes,
+                  c->vm->instance_type, c->gpus_per_node, c->vm->gpu_model, c->vm->cloud, c->vm->region,
+                  c->spot ? "spot" : "on-demand", pt->hours, usd);
+    if (pt->hours_p10 > 0)
+        cf_buf_printf(out, " (80%% interval %.3g–%.3g h)", pt->hours_p10, pt->hours_p90);
+}
+
+/* data-* attributes that name a configuration, for readers and tests. */
+static void point_attrs(const cf_plot_point *pt, const char *cls, cf_buf *out)
+{
+    const cf_config *c = pt->config;
+    cf_svg_attr(out, "class", cls);
+    cf_svg_attr_num(out, "data-hours", pt->hours);
+    cf_svg_attr_num(out, "data-usd", pt->usd);
+    cf_svg_attr(out, "data-gpu", c->vm->gpu_model);
+    cf_svg_attr(out, "data-cloud", c->vm->cloud);
+    cf_svg_attr(out, "data-region", c->vm->region);
+    cf_svg_attr(out, "data-instance", c->vm->instance_type);
+    cf_svg_attr_num(out, "data-nodes", c->nodes);
+    cf_svg_attr(out, "data-spot", c->spot ? "true" : "false");
+    if (pt->hours_p10 > 0) {
+        cf_svg_attr_num(out, "data-hours-p10", pt->hours_p10);
+        cf_svg_attr_num(out, "data-hours-p90", pt->hours_p90);
+    }
+    if (pt->usd_p10 > 0) {
+        cf_svg_attr_num(out, "data-usd-p10", pt->usd_p10);
+        cf_svg_attr_num(out, "data-usd-p90", pt->usd_p90);
+    }
+    if (pt->chosen)
+        cf_buf_puts(out, " data-chosen=\"true\"");
+}
+
+static void extend(double *lo, double *hi, double v)
+{
+    if (v > 0 && isfinite(v)) {
+        if (v < *lo)
+            *lo = v;
+        if (v > *hi)
+            *hi = v;
+    }
+}
+
+static void range_of(const cf_report_plots *p, int hours, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    const cf_plot_point *pts[2] = {p->front, &p->chosen};
+    size_t counts[2] = {p->n_front, 1};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < counts[k]; i++) {
+            const cf_plot_point *pt = &pts[k][i];
+            extend(lo, hi, hours ? pt->hours : pt->usd);
+            extend(lo, hi, hours ? pt->hours_p10 : pt->usd_p10);
+            extend(lo, hi, hours ? pt->hours_p90 : pt->usd_p90);
+        }
+}
+
+static void caption(cf_buf *out, const char *text)
+{
+    cf_svg_text(out, 70, 14, CF_SVG_START, 13, text, " class=\"caption\" font-weight=\"bold\"");
+}
+
+static void legend_row(cf_buf *out, double x, double *y, cf_svg_shape shape, const cf_svg_style *st, const char *text)
+{
+    cf_svg_marker(out, shape, x + 8, *y - 4, 10, st, NULL, NULL);
+    cf_svg_text(out, x + 22, *y, CF_SVG_START, 11, text, NULL);
+    *y += 18;
+}
+
+static void legend_line(cf_buf *out, double x, double *y, const cf_svg_style *st, const char *text)
+{
+    cf_svg_line(out, x, *y - 4, x + 16, *y - 4, st, NULL);
+    cf_svg_text(out, x + 22, *y, CF_SVG_START, 11, text, NULL);
+    *y += 18;
+}
+
+void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
+{
+    double x0, x1, y0, y1;
+    range_of(p, 1, &x0, &x1);
+    range_of(p, 0, &y0, &y1);
+    /* The deadline and budget lines join the ranges unless they would
+     * squeeze the points into a corner (then the legend says where they are). */
+    int show_deadline = p->deadline_hours > 0 && p->deadline_hours <= 3 * x1;
+    int show_budget = p->budget_usd > 0 && p->budget_usd <= 3 * y1;
+    if (show_deadline)
+        extend(&x0, &x1, p->deadline_hours);
+    if (show_budget)
+        extend(&y0, &y1, p->budget_usd);
+    int x_log = cf_svg_prefer_log(x0, x1, 20), y_log = cf_svg_prefer_log(y0, y1, 20);
+    if (!x_log)
+        x0 = 0;
+    if (!y_log)
+        y0 = 0;
+    cf_svg_plot plot = cf_svg_plot_make(CF_PLOT_WIDTH - LEGEND_WIDTH, CF_PLOT_HEIGHT, x0, x1, x_log, y0, y1, y_log);
+    cf_buf title = CF_BUF_INIT;
+    cf_buf_printf(&title, "%s: predicted time and cost of the Pareto-optimal configurations", p->report->spec->job.name);
+    cf_svg_begin(out, CF_PLOT_WIDTH, CF_PLOT_HEIGHT, title.data, " class=\"cloudfit-plot front\"");
+    cf_buf_free(&title);
+    caption(out, "Time vs cost: the Pareto front");
+    cf_svg_axes(out, &plot, x_log ? "wall time, hours (log scale)" : "wall time, hours", NULL,
+                y_log ? "total cost, US$ (log scale)" : "total cost, US$", "$");
+    double bottom = plot.top + plot.height, right = plot.left + plot.width;
+    char label[96];
+    if (show_deadline) {
+        double x = cf_svg_map(&plot.x, p->deadline_hours);
+        cf_buf a = CF_BUF_INIT;
+        cf_buf_puts(&a, " class=\"deadline\"");
+        cf_svg_attr_num(&a, "data-hours", p->deadline_hours);
+        cf_svg_line(out, x, plot.top, x, bottom, &(cf_svg_style){.stroke = "#C0392B", .stroke_width = 1.5, .dash = "6 4"},
+                    a.data);
+        cf_buf_free(&a);
+        snprintf(label, sizeof label, "deadline %g h", p->deadline_hours);
+        cf_svg_text(out, x - 4, plot.top + 14, CF_SVG_END, 11, label, NULL);
+    }
+    if (show_budget) {
+        double y = cf_svg_map(&plot.y, p->budget_usd);
+        cf_buf a = CF_BUF_INIT;
+        cf_buf_puts(&a, " class=\"budget\"");
+        cf_svg_attr_num(&a, "data-usd", p->budget_usd);
+        cf_svg_line(out, plot.left, y, right, y, &(cf_svg_style){.stroke = "#8E44AD", .stroke_width = 1.5, .dash = "2 3"},
+                    a.data);
+        cf_buf_free(&a);
+        snprintf(label, sizeof label, "budget $%g", p->budget_usd);
+        cf_svg_text(out, right - 4, y - 5, CF_SVG_END, 11, label, NULL);
+    }
+    /* The front as a staircase of grey segments, then whiskers, then the points. */
+    if (p->n_front > 1) {
+        double xs[2], ys[2];
+        const cf_svg_style step = {.stroke = "#b0b0b0", .stroke_width = 1};
+        cf_svg_group_begin(out, " class=\"front-line\"");
+        for (size_t i = 1; i < p->n_front; i++) {
+            xs[0] = cf_svg_map(&plot.x, p->front[i - 1].hours);
+            ys[0] = cf_svg_map(&plot.y, p->front[i - 1].usd);
+            xs[1] = cf_svg_map(&plot.x, p->front[i].hours);
+            ys[1] = cf_svg_map(&plot.y, p->front[i].usd);
+            cf_svg_polyline(out, xs, ys, 2, &step, NULL);
+        }
+        cf_svg_group_end(out);
+    }
+    if (p->have_intervals) {
+        cf_svg_group_begin(out, " class=\"whiskers\"");
+        for (size_t i = 0; i < p->n_front; i++) {
+            const cf_plot_point *pt = &p->front[i];
+            double x = cf_svg_map(&plot.x, pt->hours), y = cf_svg_map(&plot.y, pt->usd);
+            const cf_svg_style st = {.stroke = cf_svg_palette(pt->gpu), .stroke_width = 1.2, .opacity = 0.7};
+            cf_buf a = CF_BUF_INIT;
+            cf_buf_puts(&a, " class=\"whisker\"");
+            cf_svg_attr_num(&a, "data-hours", pt->hours);
+            if (pt->hours_p10 > 0) {
+                double xa = cf_svg_map(&plot.x, pt->hours_p10), xb = cf_svg_map(&plot.x, pt->hours_p90);
+                cf_svg_line(out, xa, y, xb, y, &st, a.data);
+                cf_svg_line(out, xa, y - 3, xa, y + 3, &st, NULL);
+                cf_svg_line(out, xb, y - 3, xb, y + 3, &st, NULL);
+            }
+            if (pt->usd_p10 > 0) {
+                double ya = cf_svg_map(&plot.y, pt->usd_p10), yb = cf_svg_map(&plot.y, pt->usd_p90);
+                cf_svg_line(out, x, ya, x, yb, &st, a.data);
+                cf_svg_line(out, x - 3, ya, x + 3, ya, &st, NULL);
+                cf_svg_line(out, x - 3, yb, x + 3, yb, &st, NULL);
+            }
+            cf_buf_free(&a);
+        }
+        cf_svg_group_end(out);
+    }
+    cf_svg_group_begin(out, " class=\"front-points\"");
+    for (size_t i = 0; i < p->n_front; i++) {
+        const cf_plot_point *pt = &p->front[i];
+        cf_buf a = CF_BUF_INIT, tip = CF_BUF_INIT;
+        point_attrs(pt, "front-point", &a);
+        describe(pt, &tip);
+        const cf_svg_style st = {.fill = cf_svg_palette(pt->gpu), .stroke = "#ffffff", .stroke_width = 0.8};
+        cf_svg_marker(out, pt->config->spot ? CF_SVG_TRIANGLE : CF_SVG_CIRCLE, cf_svg_map(&plot.x, pt->hours),
+                      cf_svg_map(&plot.y, pt->usd), 10, &st, a.data, tip.data);
+        cf_buf_free(&a);
+        cf_buf_free(&tip);
+    }
+    cf_svg_group_end(out);
+    /* The chosen configuration: a ring around its point, and a label. */
+    {
+        const cf_plot_point *pt = &p->chosen;
+        double x = cf_svg_map(&plot.x, pt->hours), y = cf_svg_map(&plot.y, pt->usd);
+        cf_buf a = CF_BUF_INIT, tip = CF_BUF_INIT;
+        point_attrs(pt, "chosen-point", &a);
+        describe(pt, &tip);
+        cf_svg_marker(out, CF_SVG_RING, x, y, 20, &(cf_svg_style){.stroke = "#111111", .stroke_width = 2.5}, a.data,
+                      tip.data);
+        cf_buf_free(&a);
+        cf_buf_free(&tip);
+        int left_side = x > plot.left + plot.width * 0.75;
+        double label_y = y - 10 > plot.top + 16 ? y - 10 : y + 22; /* below it near the top edge */
+        cf_svg_text(out, left_side ? x - 14 : x + 14, label_y, left_side ? CF_SVG_END : CF_SVG_START, 12, "chosen",
+                    " font-weight=\"bold\"");
+    }
+    /* Legend. */
+    double lx = CF_PLOT_WIDTH - LEGEND_WIDTH + 10, ly = plot.top + 12;
+    cf_svg_group_begin(out, " class=\"legend\"");
+    cf_svg_text(out, lx, ly, CF_SVG_START, 11, "GPU type", " font-weight=\"bold\"");
+    ly += 18;
+    for (size_t i = 0; i < p->n_gpus; i++)
+        legend_row(out, lx, &ly, CF_SVG_CIRCLE, &(cf_svg_style){.fill = cf_svg_palette(i)}, p->gpus[i]);
+    ly += 6;
+    legend_row(out, lx, &ly, CF_SVG_CIRCLE, &(cf_svg_style){.fill = "#777777"}, "on-demand");
+    legend_row(out, lx, &ly, CF_SVG_TRIANGLE, &(cf_svg_style){.fill = "#777777"}, "spot");
+    legend_row(out, lx, &ly, CF_SVG_RING, &(cf_svg_style){.stroke = "#111111", .stroke_width = 2}, "chosen");
+    if (p->have_intervals)
+        legend_line(out, lx, &ly, &(cf_svg_style){.stroke = "#777777", .stroke_width = 1.2}, "p10–p90 interval");
+    if (p->deadline_hours > 0) {
+        snprintf(label, sizeof label, show_deadline ? "deadline %g h" : "deadline %g h (off the plot)", p->deadline_hours);
+        legend_line(out, lx, &ly, &(cf_svg_style){.stroke = "#C0392B", .stroke_width = 1.5, .dash = "6 4"}, label);
+    }
+    if (p->budget_usd > 0) {
+        snprintf(label, sizeof label, show_budget ? "budget $%g" : "budget $%g (off the plot)", p->budget_usd);
+        legend_line(out, lx, &ly, &(cf_svg_style){.stroke = "#8E44AD", .stroke_width = 1.5, .dash = "2 3"}, label);
+    }
+    snprintf(label, sizeof label, "%zu configurations on the front", p->n_front);
+    cf_svg_text(out, lx, ly + 6, CF_SVG_START, 10, label, NULL);
+    cf_svg_group_end(out);
+    cf_svg_end(out);
+}
+
+void cf_render_scaling_svg(const cf_report_plots *p, cf_buf *out)
+{
+    const cf_config *c = p->chosen.config;
+    cf_buf title = CF_BUF_INIT;
+    cf_buf_printf(&title, "Throughput vs nodes: %s (%d×%s), %d per GPU × %d accumulation", c->vm->instance_type,
+                  c->gpus_per_node, c->vm->gpu_model, c->local_batch, c->accumulation);
+    double y1 = 0;
+    for (size_t i = 0; i < p->n_scaling; i++)
+        y1 = fmax(y1, fmax(p->scaling[i].samples_per_s, p->scaling[i].ideal_samples_per_s));
+    int max_nodes = p->n_scaling ? p->scaling[p->n_scaling - 1].nodes : c->nodes;
+    cf_svg_plot plot = cf_svg_plot_make(CF_PLOT_WIDTH, CF_PLOT_HEIGHT, 0, max_nodes > 1 ? max_nodes : 2, 0, 0,
+                                        y1 > 0 ? y1 * 1.05 : 1, 0);
+    cf_svg_begin(out, CF_PLOT_WIDTH, CF_PLOT_HEIGHT, title.data, " class=\"cloudfit-plot scaling\"");
+    caption(out, title.data);
+    cf_buf_free(&title);
+    cf_svg_axes(out, &plot, "nodes", NULL, "samples per second", NULL);
+    if (p->n_scaling == 0) {
+        cf_svg_text(out, plot.left + plot.width / 2, plot.top + plot.height / 2, CF_SVG_MIDDLE, 13,
+                    "no throughput model for this GPU type", NULL);
+        cf_svg_end(out);
+        return;
+    }
+    size_t n = p->n_scaling;
+    double *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys);
+    if (!xs || !ys) {
+        free(xs);
+        free(ys);
+        out->failed = 1; /* out of memory: sticky, like the buffer's own */
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = cf_svg_map(&plot.x, p->scaling[i].nodes);
+        ys[i] = cf_svg_map(&plot.y, p->scaling[i].ideal_samples_per_s);
+    }
+    cf_svg_polyline(out, xs, ys, n, &(cf_svg_style){.stroke = "#999999", .stroke_width = 1.5, .dash = "6 4"},
+                    " class=\"ideal\"");
+    for (size_t i = 0; i < n; i++)
+        ys[i] = cf_svg_map(&plot.y, p->scaling[i].samples_per_s);
+    cf_svg_polyline(out, xs, ys, n, &(cf_svg_style){.stroke = cf_svg_palette(0), .stroke_width = 2},
+                    " class=\"model\"");
+    cf_svg_group_begin(out, " class=\"scaling-points\"");
+    for (size_t i = 0; i < n; i++) {
+        cf_buf a = CF_BUF_INIT, tip = CF_BUF_INIT;
+        cf_svg_attr(&a, "class", "scaling-point");
+        cf_svg_attr_num(&a, "data-nodes", p->scaling[i].nodes);
+        cf_svg_attr_num(&a, "data-samples-per-s", p->scaling[i].samples_per_s);
+        cf_buf_printf(&tip, "%d node%s: %.4g samples/s (%.0f%% of linear), %.3g h of training", p->scaling[i].nodes,
+                      p->scaling[i].nodes == 1 ? "" : "s", p->scaling[i].samples_per_s,
+                      100 * p->scaling[i].samples_per_s / p->scaling[i].ideal_samples_per_s, p->scaling[i].hours);
+        cf_svg_marker(out, CF_SVG_CIRCLE, xs[i], ys[i], 6, &(cf_svg_style){.fill = cf_svg_palette(0)}, a.data, tip.data);
+        cf_buf_free(&a);
+        cf_buf_free(&tip);
+    }
+    cf_svg_group_end(out);
+    for (size_t i = 0; i < n; i++)
+        if (p->scaling[i].nodes == c->nodes) {
+            cf_buf a = CF_BUF_INIT;
+            cf_svg_attr(&a, "class", "chosen-point");
+            cf_svg_attr_num(&a, "data-nodes", c->nodes);
+            cf_svg_attr_num(&a, "data-samples-per-s", p->scaling[i].samples_per_s);
+            cf_svg_marker(out, CF_SVG_RING, xs[i], ys[i], 18, &(cf_svg_style){.stroke = "#111111", .stroke_width = 2.5},
+                          a.data, "chosen node count");
+            cf_buf_free(&a);
+            cf_svg_text(out, xs[i] + 12, ys[i] + 18, CF_SVG_START, 12, "chosen", " font-weight=\"bold\"");
+        }
+    double lx = plot.left + 12, ly = plot.top + 18;
+    legend_line(out, lx, &ly, &(cf_svg_style){.stroke = cf_svg_palette(0), .stroke_width = 2}, "predicted throughput");
+    legend_line(out, lx, &ly, &(cf_svg_style){.stroke = "#999999", .stroke_width = 1.5, .dash = "6 4"},
+                "linear scaling from one node");
+    free(xs);
+    free(ys);
+    cf_svg_end(out);
+}
+
+void cf_render_stateff_svg(const cf_report_plots *p, cf_buf *out)
+{
+    const cf_config *c = p->chosen.config;
+    double x0 = INFINITY, x1 = 0, y1 = 1;
+    for (size_t i = 0; i < p->n_stateff; i++) {
+        x0 = fmin(x0, p->stateff[i].global_batch);
+        x1 = fmax(x1, p->stateff[i].global_batch);
+        y1 = fmax(y1, p->stateff[i].efficiency);
+    }
+    if (p->n_stateff == 0) {
+        x0 = 1;
+        x1 = 2;
+    }
+    cf_svg_plot plot = cf_svg_plot_make(CF_PLOT_WIDTH, CF_PLOT_HEIGHT, x0, x1, 1, 0, y1 * 1.05, 0);
+    cf_svg_begin(out, CF_PLOT_WIDTH, CF_PLOT_HEIGHT, "Statistical efficiency vs global batch",
+                 " class=\"cloudfit-plot stateff\"");
+    caption(out, "Statistical efficiency vs global batch");
+    cf_svg_axes(out, &plot, "global batch (log scale)", NULL, "statistical efficiency (samples at M0 / samples at M)",
+                NULL);
+    double xs[CF_PLOT_STATEFF_POINTS], ys[CF_PLOT_STATEFF_POINTS];
+    for (size_t i = 0; i < p->n_stateff; i++) {
+        xs[i] = cf_svg_map(&plot.x, p->stateff[i].global_batch);
+        ys[i] = cf_svg_map(&plot.y, p->stateff[i].efficiency);
+    }
+    double one = cf_svg_map(&plot.y, 1);
+    cf_svg_line(out, plot.left, one, plot.left + plot.width, one, &(cf_svg_style){.stroke = "#bbbbbb", .dash = "4 4"},
+                NULL);
+    cf_svg_polyline(out, xs, ys, p->n_stateff, &(cf_svg_style){.stroke = cf_svg_palette(2), .stroke_width = 2},
+                    " class=\"model\"");
+    char label[96];
+    cf_buf a = CF_BUF_INIT;
+    cf_svg_attr(&a, "class", "recipe-point");
+    cf_svg_attr_num(&a, "data-global-batch", p->recipe_batch);
+    double rx = cf_svg_map(&plot.x, p->recipe_batch), ry = cf_svg_map(&plot.y, 1);
+    snprintf(label, sizeof label, "the recipe: batch %g", p->recipe_batch);
+    cf_svg_marker(out, CF_SVG_DIAMOND, rx, ry, 10, &(cf_svg_style){.fill = "#555555"}, a.data, label);
+    cf_svg_text(out, rx + 8, ry - 8, CF_SVG_START, 11, label, NULL);
+    cf_buf_free(&a);
+    a = (cf_buf)CF_BUF_INIT;
+    cf_svg_attr(&a, "class", "chosen-point");
+    cf_svg_attr_num(&a, "data-global-batch", (double)c->global_batch);
+    cf_svg_attr_num(&a, "data-efficiency", c->stat_efficiency);
+    double cx = cf_svg_map(&plot.x, (double)c->global_batch), cy = cf_svg_map(&plot.y, c->stat_efficiency);
+    snprintf(label, sizeof label, "chosen: batch %ld, %.0f%%", c->global_batch, 100 * c->stat_efficiency);
+    cf_svg_marker(out, CF_SVG_RING, cx, cy, 18, &(cf_svg_style){.stroke = "#111111", .stroke_width = 2.5}, a.data,
+                  label);
+    cf_svg_text(out, cx + 12, cy + 18, CF_SVG_START, 12, label, " font-weight=\"bold\"");
+    cf_buf_free(&a);
+    cf_svg_end(out);
+}

@@ -1,0 +1,268 @@
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/render/render_catalog.h"
+#include "cloudfit/render.h"
+
+#define GREEN "\033[32m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+/* 12345.6 → "12,346"; keeps `decimals` below 100. */
+static void fmt_money(char *out, size_t n, double v)
+{
+    if (v >= 100) {
+        long whole = lround(v);
+        char digits[32];
+        snprintf(digits, sizeof digits, "%ld", whole);
+        size_t len = strlen(digits), o = 0;
+        for (size_t i = 0; i < len && o + 2 < n; i++) {
+            out[o++] = digits[i];
+            if ((len - i - 1) % 3 == 0 && i + 1 < len)
+                out[o++] = ',';
+        }
+        out[o] = '\0';
+    } else {
+        snprintf(out, n, "%.2f", v);
+    }
+}
+
+static void fmt_count(char *out, size_t n, double v)
+{
+    if (v < 100)
+        snprintf(out, n, "%.0f", v);
+    else
+        fmt_money(out, n, v);
+}
+
+typedef struct {
+    const char *title;
+    int width;
+    int right;
+} column;
+
+static const column columns[] = {
+    {"#", 2, 1},       {"CLOUD/REGION", 22, 0}, {"INSTANCE", 24, 0}, {"NODES×GPUS", 14, 0},
+    {"BATCH/GPU", 9, 1}, {"ACCUM", 5, 1},       {"GLOBAL", 7, 1},    {"LR", 9, 1},
+    {"HOURS (80%)", 7, 1}, {"$/HR", 8, 1},      {"TOTAL $ (80%)", 9, 1}, {"CHOSEN", 6, 0},
+};
+#define N_COLUMNS (sizeof columns / sizeof *columns)
+
+static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][96])
+{
+    snprintf(cells[0], 96, "%zu", rank);
+    snprintf(cells[1], 96, "%s/%s", c->vm->cloud, c->vm->region);
+    snprintf(cells[2], 96, "%s%s", c->vm->instance_type,
+             !c->spot ? "" : c->mixed ? " (spot+od)" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
+    snprintf(cells[3], 96, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
+    snprintf(cells[4], 96, "%d", c->local_batch);
+    snprintf(cells[5], 96, "%d", c->accumulation);
+    snprintf(cells[6], 96, "%ld", c->global_batch);
+    snprintf(cells[7], 96, "%.4g", c->lr.lr);
+    /* the point value and the 80 % interval: "18.9 h (16.4–21.8)" */
+    snprintf(cells[8], 96, "%.1f h (%.1f–%.1f)", c->hours, c->hours_p10, c->hours_p90);
+    snprintf(cells[9], 96, "%.2f", c->usd_per_hour);
+    char usd[24], lo[24], hi[24];
+    fmt_money(usd, sizeof usd, c->total_usd);
+    fmt_money(lo, sizeof lo, c->total_usd_p10);
+    fmt_money(hi, sizeof hi, c->total_usd_p90);
+    snprintf(cells[10], 96, "%s (%s–%s)", usd, lo, hi);
+    snprintf(cells[11], 96, "%s", rank == 1 ? "✔" : "");
+}
+
+static void rule(cf_buf *out, int total)
+{
+    for (int i = 0; i < total; i++)
+        cf_buf_puts(out, "-");
+    cf_buf_puts(out, "\n");
+}
+
+static void table(const cf_report *r, cf_buf *out, int color)
+{
+    int widths[N_COLUMNS], total = 0;
+    char cells[N_COLUMNS][96];
+    for (size_t c = 0; c < N_COLUMNS; c++)
+        widths[c] = cf_utf8_width(columns[c].title);
+    for (size_t i = 0; i < r->advice->n_ranked; i++) {
+        row_cells(&r->advice->ranked[i], i + 1, cells);
+        for (size_t c = 0; c < N_COLUMNS; c++)
+            if (cf_utf8_width(cells[c]) > widths[c])
+                widths[c] = cf_utf8_width(cells[c]);
+    }
+    for (size_t c = 0; c < N_COLUMNS; c++)
+        total += widths[c] + 2;
+    rule(out, total);
+    for (size_t c = 0; c < N_COLUMNS; c++) {
+        cf_buf_puts(out, " ");
+        cf_buf_pad(out, columns[c].title, widths[c], columns[c].right);
+        cf_buf_puts(out, c + 1 < N_COLUMNS ? " " : "\n");
+    }
+    rule(out, total);
+    for (size_t i = 0; i < r->advice->n_ranked; i++) {
+        row_cells(&r->advice->ranked[i], i + 1, cells);
+        if (color && i == 0)
+            cf_buf_puts(out, GREEN BOLD);
+        for (size_t c = 0; c < N_COLUMNS; c++) {
+            cf_buf_puts(out, " ");
+            cf_buf_pad(out, cells[c], c + 1 < N_COLUMNS ? widths[c] : 0, columns[c].right);
+            if (c + 1 < N_COLUMNS)
+                cf_buf_puts(out, " ");
+        }
+        if (color && i == 0)
+            cf_buf_puts(out, RESET);
+        cf_buf_puts(out, "\n");
+    }
+    rule(out, total);
+}
+
+static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
+{
+    const cf_spec *s = r->spec;
+    char money[32], feasible[32];
+    fmt_money(money, sizeof money, c->total_usd);
+    fmt_count(feasible, sizeof feasible, (double)r->advice->n_feasible);
+    const char *goal = s->search.objective == CF_OBJ_COST ? "cheapest" : s->search.objective == CF_OBJ_TIME ? "fastest" : "best time × cost";
+    cf_buf_printf(out, "  - %s of %s configurations", goal, feasible);
+    if (s->search.deadline_hours > 0 || s->search.budget_usd > 0) {
+        double conf = 100 * (s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE);
+        cf_buf_puts(out, " that meet");
+        if (s->search.deadline_hours > 0) {
+            if (c->spot && c->spot_est.valid)
+                cf_buf_printf(out, " the deadline at confidence %.1f (q95 %.1f h ≤ %g h)", CF_SPOT_CONFIDENCE,
+                              c->mixed ? c->spot_est.mixed.q_h : c->spot_est.spot.q_h, s->search.deadline_hours);
+            else
+                cf_buf_printf(out, " the deadline (%.1f h; %.1f h at %.0f%% ≤ %g h)", c->hours, c->hours_at_confidence, conf,
+                              s->search.deadline_hours);
+        }
+        if (s->search.deadline_hours > 0 && s->search.budget_usd > 0)
+            cf_buf_puts(out, " and");
+        if (s->search.budget_usd > 0) {
+            char budget[32], at[32];
+            fmt_money(budget, sizeof budget, s->search.budget_usd);
+            fmt_money(at, sizeof at, c->usd_at_confidence);
+            cf_buf_printf(out, " the budget ($%s; $%s at %.0f%% ≤ $%s)", money, at, conf, budget);
+        }
+        cf_buf_printf(out, " with %.0f%% confidence", conf);
+    }
+    cf_buf_puts(out, "\n");
+}
+
+/* How the inter-node cost was obtained: a fitted probe, a carried or given
+ * figure, or the documented default for the VM's NIC. */
+static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
+{
+    const cf_gpu_perf *perf = NULL;
+    for (size_t i = 0; i < r->inputs->n_perf; i++)
+        if (strcmp(r->inputs->perf[i].gpu, c->vm->gpu_model) == 0)
+            perf = &r->inputs->perf[i];
+    if (!perf || c->nodes == 1) {
+        cf_buf_printf(out, "  - network: one VM, no inter-node all-reduce\n");
+        return;
+    }
+    cf_provenance prov;
+    double gbps = cf_effective_inter_gbps(perf, c->vm->network_gbps, &prov);
+    char nic[48];
+    if (c->vm->network_gbps > 0)
+        snprintf(nic, sizeof nic, "the %g Gbit/s NIC", c->vm->network_gbps);
+    else
+        snprintf(nic, sizeof nic, "a NIC of unknown speed (%g Gbit/s assumed)", CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
+    switch (prov) {
+    case CF_PROV_DEFAULT:
+        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, the default for %s (min(½ nominal, %g Gbit/s) "
+                           "over TCP, ½ nominal for RDMA; docs/model.md) — a 2-node probe would measure it\n",
+                      gbps, nic, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
+        break;
+    case CF_PROV_ESTIMATED:
+        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried from a measurement on a %g Gbit/s NIC "
+                           "to %s%s%s\n", gbps, perf->reference_network_gbps, nic,
+                      perf->network_note[0] ? "; " : "", perf->network_note);
+        break;
+    default:
+        if (perf->network_note[0]) /* e.g. the 2-node probe of `cloudfit profile --runner` */
+            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from the %s\n", gbps,
+                          cf_provenance_name(prov), perf->network_note);
+        else
+            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from multi-node measurements\n",
+                          gbps, cf_provenance_name(prov));
+        break;
+    }
+}
+
+static void explanation(const cf_report *r, cf_buf *out)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    const cf_inputs *in = r->inputs;
+    const cf_spec *s = r->spec;
+    cf_buf_printf(out, "\nWhy %s/%s %s × %d%s:\n", c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes,
+                  c->spot ? " (spot)" : "");
+    constraint_line(r, c, out);
+    double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
+    double step_lo = c->step_time_s * exp(-z80 * c->step_sigma), step_hi = c->step_time_s * exp(z80 * c->step_sigma);
+    if (c->nodes * c->gpus_per_node == 1)
+        cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): compute %.3f s per micro-batch; one GPU, so no gradient "
+                           "all-reduce\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s);
+    else if (c->nodes == 1)
+        cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): %.3f s per micro-batch on %d GPUs of one VM (its "
+                           "all-reduce inside); parallel efficiency %.0f%%\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s, c->gpus_per_node, 100 * c->parallel_efficiency);
+    else
+        cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): %.3f s per micro-batch on one VM, all-reduce between VMs "
+                           "%.3f s (partly hidden behind the backward pass); parallel efficiency %.0f%%\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s, c->sync_s, 100 * c->parallel_efficiency);
+    char samples[32], steps[32];
+    fmt_count(samples, sizeof samples, c->samples_to_target);
+    fmt_count(steps, sizeof steps, c->steps);
+    cf_buf_printf(out, "  - global batch %ld = %d node%s × %d GPU%s × %d per GPU × %d accumulation: statistical efficiency %.0f%% "
+                       "(noise scale %.0f, %s) → %s samples, %s steps\n",
+                  c->global_batch, c->nodes, c->nodes == 1 ? "" : "s", c->gpus_per_node, c->gpus_per_node == 1 ? "" : "s",
+                  c->local_batch, c->accumulation,
+                  100 * c->stat_efficiency, in->noise.b_noise_effective, cf_provenance_name(in->noise.provenance),
+                  samples, steps);
+    const char *why_rule = s->job.lr_rule == CF_LR_AUTO ? (c->lr.sqrt_form ? "auto: AdaScale gain, square root for Adam-family optimizers"
+                                                                       : "auto: AdaScale gain for SGD")
+                                                    : "as the spec asks";
+    cf_buf_printf(out, "  - learning rate %.4g = %g × %.3g (%s rule, %s)%s\n", c->lr.lr, s->job.lr, c->lr.factor,
+                  cf_lr_rule_name(c->lr.rule_used), why_rule,
+                  c->lr.warmup_recommended ? "; warm up linearly over the first ~5% of steps" : "");
+    cf_report_spot_text(r, c, out);
+    if (c->spot)
+        cf_report_elastic_text(r, c, out);
+    cf_buf_printf(out, "  - noise scale: %s\n", in->noise_note);
+    for (size_t i = 0; i < in->n_perf; i++) {
+        const cf_gpu_perf *g = &in->perf[i];
+        if (g->params.compute_provenance != CF_PROV_ESTIMATED || strcmp(g->gpu, c->vm->gpu_model) == 0)
+            cf_buf_printf(out, "  - %s throughput %s: %s\n", g->gpu, cf_provenance_name(g->params.compute_provenance),
+                          g->note);
+    }
+    size_t n_est = 0;
+    for (size_t i = 0; i < in->n_perf; i++)
+        n_est += in->perf[i].params.compute_provenance == CF_PROV_ESTIMATED;
+    if (n_est)
+        cf_buf_printf(out, "  - %zu other GPU type(s) estimated from the GPU table (see --format json)\n", n_est);
+    network_line(r, c, out);
+    char price_origin[192];
+    cf_vm_price_origin(c->vm, c->spot, price_origin, sizeof price_origin);
+    cf_buf_printf(out, "  - price %s per VM-hour: %s\n", c->spot ? "spot" : "on-demand", price_origin);
+    /* catalog name, source, age, too-old note and price overrides (render_catalog.c) */
+    cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
+    if (c->prov_throughput == CF_PROV_ESTIMATED)
+        cf_buf_printf(out, "  note: the chosen GPU type (%s) was not measured; its throughput is an estimate — profile it "
+                           "before committing to a long run\n", c->vm->gpu_model);
+    for (int i = 0; i < in->n_notes; i++)
+        cf_buf_printf(out, "  note: %s\n", in->notes[i]);
+}
+
+void cf_report_table(const cf_report *r, cf_buf *out, int color)
+{
+    char offers[32], feasible[32];
+    fmt_count(offers, sizeof offers, (double)r->n_offers);
+    fmt_count(feasible, sizeof feasible, (double)r->advice->n_feasible);
+    cf_buf_printf(out, "%s: %s offers × 1–%d nodes, %s configurations meet the constraints (objective: %s)\n",
+                  r->spec->job.name, offers, r->spec->search.max_nodes, feasible, cf_objective_name(r->spec->search.objective));
+    table(r, out, color);
+    explanation(r, out);
+    cf_report_side_by_side_text(r, out);
+    cf_report_hetero_text(r, out);
+}

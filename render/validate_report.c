@@ -1,0 +1,244 @@
+#include "cloudfit/render/validate_report.h"
+
+#include "cloudfit/common/escape.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static cJSON *stats_json(const cf_ape_stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", (double)s->n);
+    cJSON_AddNumberToObject(o, "median_ape", round(s->median_ape * 1e5) / 1e5);
+    cJSON_AddNumberToObject(o, "p90_ape", round(s->p90_ape * 1e5) / 1e5);
+    cJSON_AddNumberToObject(o, "max_ape", round(s->max_ape * 1e5) / 1e5);
+    if (s->interval_coverage >= 0)
+        cJSON_AddNumberToObject(o, "interval_coverage", round(s->interval_coverage * 1e5) / 1e5);
+    return o;
+}
+
+static void print_stats_row(cf_buf *out, const char *label, size_t n_fit, const cf_ape_stats *s)
+{
+    cf_buf_printf(out, "  %-28s %7zu %9zu %8.1f%% %8.1f%% %8.1f%%", label, n_fit, s->n, 100 * s->median_ape,
+                  100 * s->p90_ape, 100 * s->max_ape);
+    if (s->interval_coverage >= 0)
+        cf_buf_printf(out, " %8.1f%%", 100 * s->interval_coverage);
+    cf_buf_puts(out, "\n");
+}
+
+static void bucket_label(const cf_validate_group *g, int b, char *out, size_t n)
+{
+    int lo = g->bucket_nodes[b];
+    static const int upper[] = {1, 2, 3, 4, 8, 16, 0};
+    static const int lower[] = {1, 2, 3, 4, 5, 9, 17};
+    for (int i = 0; i < 7; i++)
+        if (lower[i] == lo) {
+            if (upper[i] == lo)
+                snprintf(out, n, "%d", lo);
+            else if (upper[i])
+                snprintf(out, n, "%d-%d", lo, upper[i]);
+            else
+                snprintf(out, n, "%d+", lo);
+            return;
+        }
+    snprintf(out, n, "%d", lo);
+}
+
+static void group_label(const cf_validate_group *g, char *out, size_t n)
+{
+    char raw[512];
+    snprintf(raw, sizeof raw, "%s/%s/%s%s%s", g->model, g->gpu, g->profile, g->carried_from[0] ? " from " : "",
+             g->carried_from);
+    cf_escape_into(raw, out, n); /* names from the CSV: never raw control characters */
+}
+
+/* ---- step times ---------------------------------------------------------------------- */
+
+void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out)
+{
+    const cf_validate_options *vo = r->options;
+    if (vo->light_profile)
+        cf_buf_printf(out, "step-time validation of %s (%zu rows): %s the search's light profile%s\n", r->path,
+                      r->n_rows, vo->fit_all_rows ? "fitted on every row, scored on all but" : "fitted on",
+                      vo->with_2node_probe ? " and the 2-node × 1-GPU probe" : "");
+    else
+        cf_buf_printf(out, "step-time validation of %s (%zu rows): %s rows with ≤ %d node%s%s\n", r->path, r->n_rows,
+                      vo->fit_all_rows ? "fitted on every row, scored on all but the" : "fitted on",
+                      vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
+                      vo->with_2node_probe ? " and the 2-node × 1-GPU probe" : "");
+    if (vo->fit_all_rows)
+        cf_buf_printf(out, "(in-sample: the model's fit error on the scored rows, not a prediction)\n");
+    cf_buf_printf(out, "\n  %-28s %7s %9s %9s %9s %9s %9s\n", "GROUP / NODES", "FITTED", "PREDICTED", "MEDIAN", "P90",
+                  "MAX", "IN 80%");
+    for (size_t k = 0; k < r->n_groups; k++) {
+        const cf_validate_group *g = &r->groups[k];
+        char label[200];
+        group_label(g, label, sizeof label);
+        if (g->failed || g->skipped) {
+            cf_buf_printf(out, "  %-28s %s: %s\n", label, g->skipped ? "skipped" : "not fitted", g->message);
+            continue;
+        }
+        char network[200];
+        cf_validate_network_source(g, r->context, network, sizeof network);
+        print_stats_row(out, label, g->n_fit, &g->all);
+        const cf_perf_params *p = &g->params;
+        cf_buf_printf(out, "      inter-node all-reduce %.3g Gbit/s%s: %s\n",
+                      p->inter_gbps > 0 ? p->inter_gbps : cf_default_inter_gbps(p->nic_gbps),
+                      p->bound_hit ? " (the NIC's nominal rate: the fit reached the bound)" : "", network);
+        for (int b = 0; b < g->n_buckets; b++) {
+            char nodes[16], sub[64];
+            bucket_label(g, b, nodes, sizeof nodes);
+            snprintf(sub, sizeof sub, "    %s node%s", nodes, strcmp(nodes, "1") ? "s" : "");
+            print_stats_row(out, sub, 0, &g->by_nodes[b]);
+        }
+    }
+    print_stats_row(out, "overall", 0, &r->overall);
+}
+
+static cJSON *group_json(const cf_validate_group *g, const cf_validate_context *ctx)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "model", g->model);
+    cJSON_AddStringToObject(j, "gpu", g->gpu);
+    cJSON_AddStringToObject(j, "profile", g->profile);
+    if (g->gpu_info)
+        cJSON_AddStringToObject(j, "gpu_table_entry", g->gpu_info->model);
+    else
+        cJSON_AddNullToObject(j, "gpu_table_entry");
+    if (g->has_precision)
+        cJSON_AddStringToObject(j, "precision", cf_precision_name(g->precision));
+    if (g->failed || g->skipped) {
+        cJSON_AddStringToObject(j, "error", g->message);
+        cJSON_AddBoolToObject(j, "skipped", g->skipped);
+        return j;
+    }
+    cJSON_AddNumberToObject(j, "fitted", (double)g->n_fit);
+    cJSON_AddNumberToObject(j, "predicted", (double)g->n_pred);
+    if (g->carried_from[0])
+        cJSON_AddStringToObject(j, "carried_from", g->carried_from);
+    cJSON_AddItemToObject(j, "errors", stats_json(&g->all));
+    cJSON *jb = cJSON_AddArrayToObject(j, "by_nodes");
+    for (int b = 0; b < g->n_buckets; b++) {
+        char nodes[16];
+        bucket_label(g, b, nodes, sizeof nodes);
+        cJSON *x = stats_json(&g->by_nodes[b]);
+        cJSON_AddStringToObject(x, "nodes", nodes);
+        cJSON_AddItemToArray(jb, x);
+    }
+    cJSON *jp = cJSON_AddObjectToObject(j, "model_parameters");
+    const cf_perf_params *p = &g->params;
+    cJSON_AddNumberToObject(jp, "profiled_gpu_counts", p->n_curves);
+    cJSON_AddNumberToObject(jp, "contention", p->contention >= 0 ? p->contention
+                                              : p->nvlink ? p->k.contention_nvlink : p->k.contention_pcie);
+    cJSON_AddNumberToObject(jp, "profile_sigma", p->sigma_profile);
+    cJSON_AddNumberToObject(jp, "nic_gbps", p->nic_gbps);
+    cJSON_AddNumberToObject(jp, "inter_gbps", p->inter_gbps > 0 ? p->inter_gbps : cf_default_inter_gbps(p->nic_gbps));
+    cJSON_AddBoolToObject(jp, "nic_bound_hit", p->bound_hit);
+    cJSON_AddNumberToObject(jp, "hide_fraction", p->hide >= 0 ? p->hide : p->k.hide_default);
+    cJSON_AddNumberToObject(jp, "overhead_s", p->overhead_s);
+    cJSON_AddNumberToObject(jp, "two_vm_exponent", p->two_vm_exponent);
+    cJSON_AddNumberToObject(jp, "fit_sigma", p->sigma_fit);
+    char network[200];
+    cf_validate_network_source(g, ctx, network, sizeof network);
+    cJSON_AddStringToObject(j, "inter_node_source", network);
+    return j;
+}
+
+cJSON *cf_validate_steps_json(const cf_validate_steps_report *r)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "kind", "step_time");
+    cJSON_AddStringToObject(doc, "file", r->path);
+    cJSON *jo = cJSON_AddObjectToObject(doc, "options");
+    cJSON_AddNumberToObject(jo, "train_max_nodes", r->options->train_max_nodes);
+    cJSON_AddBoolToObject(jo, "with_2node_probe", r->options->with_2node_probe);
+    cJSON_AddBoolToObject(jo, "light_profile", r->options->light_profile);
+    cJSON_AddBoolToObject(jo, "fit_all_rows", r->options->fit_all_rows);
+    cJSON *jg = cJSON_AddArrayToObject(doc, "groups");
+    for (size_t k = 0; k < r->n_groups; k++)
+        cJSON_AddItemToArray(jg, group_json(&r->groups[k], r->context));
+    cJSON_AddItemToObject(doc, "overall", stats_json(&r->overall));
+    return doc;
+}
+
+/* ---- iterations to target ------------------------------------------------------------ */
+
+void cf_validate_gns_table(const cf_validate_gns_report *r, cf_buf *out)
+{
+    cf_buf_printf(out,
+                  "iterations to target from the M0 run's noise trace%s; the larger runs' noise scale is predicted "
+                  "from it, not read\n\n",
+                  r->train_epochs > 0 ? " (first epochs only, then its trend)" : "");
+    cf_buf_printf(out, "  %-10s %7s %7s %10s %12s %12s %8s\n", "MODEL", "M0", "BATCH", "TARGET", "MEASURED",
+                  "PREDICTED", "ERROR");
+    for (size_t i = 0; i < r->n; i++) {
+        const cf_gns_prediction *p = &r->predictions[i];
+        char model[96];
+        cf_escape_into(p->model, model, sizeof model);
+        cf_buf_printf(out, "  %-10s %7d %7d %10.4g %12.0f %12.0f %+7.1f%%\n", model, p->m0, p->batch, p->target,
+                      p->measured_iterations, p->predicted_iterations, 100 * p->error);
+    }
+    cf_buf_printf(out, "\n  overall: n %zu, median %.1f%%, p90 %.1f%%, max %.1f%%\n", r->overall.n,
+                  100 * r->overall.median_ape, 100 * r->overall.p90_ape, 100 * r->overall.max_ape);
+}
+
+cJSON *cf_validate_gns_json(const cf_validate_gns_report *r)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "kind", "iterations_to_target");
+    cJSON_AddNumberToObject(doc, "train_epochs", r->train_epochs);
+    cJSON *rows = cJSON_AddArrayToObject(doc, "predictions");
+    for (size_t i = 0; i < r->n; i++) {
+        const cf_gns_prediction *p = &r->predictions[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "model", p->model);
+        cJSON_AddNumberToObject(o, "m0", p->m0);
+        cJSON_AddNumberToObject(o, "batch", p->batch);
+        cJSON_AddNumberToObject(o, "target", p->target);
+        cJSON_AddNumberToObject(o, "measured_iterations", round(p->measured_iterations));
+        cJSON_AddNumberToObject(o, "predicted_iterations", round(p->predicted_iterations));
+        cJSON_AddNumberToObject(o, "error", round(p->error * 1e5) / 1e5);
+        cJSON_AddItemToArray(rows, o);
+    }
+    cJSON_AddItemToObject(doc, "overall", stats_json(&r->overall));
+    return doc;
+}
+
+/* ---- carry-over across GPU types ------------------------------------------------------ */
+
+void cf_validate_crossgpu_table(const cf_validate_crossgpu_report *r, cf_buf *out)
+{
+    cf_buf_printf(out,
+                  "carrying single-GPU throughput across GPU types: %zu (GPU pair, model, precision, benchmark) "
+                  "predictions over %zu models\n\n  %-14s %8s %8s %8s  %s\n",
+                  r->n_pairs, r->n_models, "METHOD", "MEDIAN", "P90", "MAX", "RULE");
+    for (int k = 0; k < CF_CARRY_METHODS; k++) {
+        cf_buf_printf(out, "  %-14s %7.1f%% %7.1f%% %7.1f%%  %s", r->scores[k].name,
+                      100 * r->scores[k].stats.median_ape, 100 * r->scores[k].stats.p90_ape,
+                      100 * r->scores[k].stats.max_ape, r->scores[k].description);
+        if (k == CF_CARRY_CROSS_PRECISION || k == CF_CARRY_CROSS_FP32)
+            cf_buf_printf(out, " (%zu pairs)", r->scores[k].stats.n);
+        cf_buf_puts(out, "\n");
+    }
+}
+
+cJSON *cf_validate_crossgpu_json(const cf_validate_crossgpu_report *r)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "kind", "carry_over");
+    cJSON_AddNumberToObject(doc, "pairs", (double)r->n_pairs);
+    cJSON_AddNumberToObject(doc, "models", (double)r->n_models);
+    cJSON *methods = cJSON_AddArrayToObject(doc, "methods");
+    for (int k = 0; k < CF_CARRY_METHODS; k++) {
+        cJSON *m = stats_json(&r->scores[k].stats);
+        cJSON_AddStringToObject(m, "method", r->scores[k].name);
+        cJSON_AddStringToObject(m, "rule", r->scores[k].description);
+        cJSON_AddItemToArray(methods, m);
+    }
+    cJSON_AddItemToObject(doc, "overall", stats_json(&r->scores[CF_CARRY_CLOUDFIT_LOMO].stats));
+    return doc;
+}
