@@ -1,0 +1,268 @@
+/* Tests of the render module called directly on hand-built result structs
+ * (no catalog, no database, no subprocess): the prices summary table, the
+ * history list as JSON (docs/history.md), a validate report's JSON, the CI
+ * gates and the catalog object of a document. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/render.h"
+#include "cloudfit/render/history_report.h"
+#include "cloudfit/render/prices_report.h"
+#include "cloudfit/render/render_catalog.h"
+#include "cloudfit/render/validate_report.h"
+
+/* The line of `text` that starts at its `index`-th newline (0 = first),
+ * copied into `out` without the newline. */
+static const char *line_of(const char *text, int index, char *out, size_t n)
+{
+    const char *p = text;
+    for (int i = 0; i < index && p; i++) {
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return NULL;
+    size_t len = strcspn(p, "\n");
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, p, len);
+    out[len] = '\0';
+    return out;
+}
+
+static size_t n_children(const cJSON *o)
+{
+    size_t n = 0;
+    for (const cJSON *c = o ? o->child : NULL; c; c = c->next)
+        n++;
+    return n;
+}
+
+/* ---- prices: the summary table ---------------------------------------------- */
+
+static void embedded_source(cf_catalog_source *src)
+{
+    memset(src, 0, sizeof *src);
+    snprintf(src->catalog.name, sizeof src->catalog.name, "embedded");
+    snprintf(src->catalog.data_date, sizeof src->catalog.data_date, "2026-07-30");
+    snprintf(src->catalog.oldest_date, sizeof src->catalog.oldest_date, "2026-05-20");
+    snprintf(src->source, sizeof src->source, "embedded");
+    snprintf(src->snapshot, sizeof src->snapshot, "embedded");
+    snprintf(src->fetched_at, sizeof src->fetched_at, "2026-07-30");
+    src->age_days = 3.6;
+    src->max_age_days = 30;
+}
+
+static void test_prices_summary_table(void **state)
+{
+    (void)state;
+    cf_catalog_source src;
+    embedded_source(&src);
+    cf_vm p4d = {.cloud = "aws", .region = "us-east-1", .instance_type = "p4d.24xlarge", .gpu_model = "A100-40GB",
+                 .gpu_count = 8};
+    cf_vm spot_only = {.cloud = "gcp", .region = "us-central1", .instance_type = "a2-highgpu-1g",
+                       .gpu_model = "A100-40GB", .gpu_count = 1};
+    cf_gpu_cloud_prices rows[] = {
+        {.gpu = "A100-40GB", .cloud = "aws", .gpu_counts_mask = (1u << 1) | (1u << 8), .n_offers = 2,
+         .cheapest_usd_per_gpu_hr = 4.0963, .cheapest = &p4d, .cheapest_kind = CF_PRICE_LISTED,
+         .cheapest_spot_usd_per_gpu_hr = 1.5, .cheapest_spot = &p4d, .cheapest_spot_kind = CF_PRICE_OBSERVED},
+        /* same GPU: its name is not repeated; no on-demand offer */
+        {.gpu = "A100-40GB", .cloud = "gcp", .gpu_counts_mask = 1u << 1, .gpu_counts_32_plus = 1, .n_offers = 1,
+         .cheapest_spot_usd_per_gpu_hr = 1.1, .cheapest_spot = &spot_only, .cheapest_spot_kind = CF_PRICE_LISTED},
+    };
+    cf_prices_summary_report r = {.source = &src, .rows = rows, .n_rows = 2, .n_offers = 3};
+    cf_buf b = CF_BUF_INIT;
+    cf_prices_summary_table(&r, &b);
+    assert_false(cf_buf_failed(&b));
+    const char *s = cf_buf_cstr(&b);
+    char line[512];
+    /* columns as wide as their widest cell, two spaces apart; prices right-aligned */
+    assert_non_null(line_of(s, 0, line, sizeof line));
+    assert_string_equal(line, "GPU        CLOUD  GPUS/VM  $/GPU-HR  SPOT $/GPU-HR  CHEAPEST (ON-DEMAND)");
+    assert_non_null(line_of(s, 1, line, sizeof line));
+    assert_string_equal(line, "A100-40GB  aws    1, 8        4.096     1.5 (obs.)  p4d.24xlarge us-east-1");
+    assert_non_null(line_of(s, 2, line, sizeof line));
+    assert_string_equal(line, "           gcp    1, 32+          -            1.1  - (spot or flex-start only)");
+    assert_non_null(line_of(s, 4, line, sizeof line));
+    assert_string_equal(line, "catalog: embedded, data of 2026-07-30 (oldest 2026-05-20), 3 days old; 3 offers. "
+                              "'cloudfit prices GPU' lists every offer of one GPU.");
+    cf_buf_free(&b);
+}
+
+/* ---- history: the list as JSON ------------------------------------------------ */
+
+static void history_row(cf_history_row *row, long long id, const char *branch)
+{
+    memset(row, 0, sizeof *row);
+    row->id = id;
+    snprintf(row->created_at, sizeof row->created_at, "2026-11-2%lldT10:00:00Z", id);
+    snprintf(row->tool_version, sizeof row->tool_version, "0.1.0");
+    snprintf(row->spec_hash, sizeof row->spec_hash, "%064d", 7);
+    snprintf(row->spec_name, sizeof row->spec_name, "resnet50-imagenet");
+    snprintf(row->objective, sizeof row->objective, "cost");
+    snprintf(row->catalog_name, sizeof row->catalog_name, "embedded");
+    snprintf(row->catalog_date, sizeof row->catalog_date, "2026-07-30");
+    row->chosen = (cf_history_config){.rank = 1, .cloud = "lambda", .region = "asia-northeast-1",
+                                      .instance_type = "gpu_1x_gh200", .gpu = "GH200", .gpus_per_node = 1,
+                                      .nodes = 2, .local_batch = 768, .accumulation = 1, .global_batch = 1536,
+                                      .lr = 0.5191, .step_time_s = 0.465, .hours = 11.1, .total_usd = 50.88,
+                                      .usd_per_node_hour = 2.29};
+    if (branch) {
+        snprintf(row->ci.provider, sizeof row->ci.provider, "github-actions");
+        snprintf(row->ci.branch, sizeof row->ci.branch, "%s", branch);
+        snprintf(row->ci.commit, sizeof row->ci.commit, "0123456789abcdef");
+    }
+}
+
+static void test_history_list_json(void **state)
+{
+    (void)state;
+    cf_history_row rows[2];
+    history_row(&rows[0], 2, "feature/x");
+    history_row(&rows[1], 1, NULL);
+    cf_history_list_report r = {.rows = rows, .n = 2};
+    cJSON *doc = cf_history_list_json(&r);
+    assert_non_null(doc);
+    assert_true(cJSON_IsArray(doc));
+    assert_int_equal(cJSON_GetArraySize(doc), 2);
+    /* docs/history.md: {id, created_at, tool_version, spec: {name, hash},
+     * objective, catalog: {name, date}, chosen: {...}, ci: {...} | null} */
+    const char *keys[] = {"id", "created_at", "tool_version", "spec", "objective", "catalog", "chosen", "ci"};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *e = cJSON_GetArrayItem(doc, i);
+        assert_int_equal(n_children(e), 8);
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+            assert_non_null(cJSON_GetObjectItemCaseSensitive(e, keys[k]));
+    }
+    const cJSON *newest = cJSON_GetArrayItem(doc, 0);
+    assert_int_equal(cJSON_GetObjectItem(newest, "id")->valuedouble, 2);
+    assert_string_equal(cJSON_GetObjectItem(newest, "created_at")->valuestring, "2026-11-22T10:00:00Z");
+    const cJSON *spec = cJSON_GetObjectItem(newest, "spec");
+    assert_string_equal(cJSON_GetObjectItem(spec, "name")->valuestring, "resnet50-imagenet");
+    assert_int_equal(strlen(cJSON_GetObjectItem(spec, "hash")->valuestring), 64);
+    const cJSON *cat = cJSON_GetObjectItem(newest, "catalog");
+    assert_string_equal(cJSON_GetObjectItem(cat, "name")->valuestring, "embedded");
+    assert_string_equal(cJSON_GetObjectItem(cat, "date")->valuestring, "2026-07-30");
+    const cJSON *chosen = cJSON_GetObjectItem(newest, "chosen");
+    assert_string_equal(cJSON_GetObjectItem(chosen, "gpu")->valuestring, "GH200");
+    assert_int_equal(cJSON_GetObjectItem(chosen, "global_batch")->valuedouble, 1536);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(chosen, "spot")));
+    assert_float_equal(cJSON_GetObjectItem(chosen, "total_usd")->valuedouble, 50.88, 1e-9);
+    const cJSON *ci = cJSON_GetObjectItem(newest, "ci");
+    assert_true(cJSON_IsObject(ci));
+    assert_string_equal(cJSON_GetObjectItem(ci, "provider")->valuestring, "github-actions");
+    assert_string_equal(cJSON_GetObjectItem(ci, "branch")->valuestring, "feature/x");
+    /* not in CI: null, not an empty object */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(doc, 1), "ci")));
+    cJSON_Delete(doc);
+}
+
+/* ---- validate: the step-time report as JSON -------------------------------------- */
+
+static void test_validate_steps_json(void **state)
+{
+    (void)state;
+    cf_validate_options options = {.train_max_nodes = 1, .with_2node_probe = 1};
+    cf_validate_context context = {0};
+    cf_validate_group group = {.model = "bert", .gpu = "T4", .profile = "aws", .skipped = 1,
+                               .message = "no parameter count for bert"};
+    cf_validate_steps_report r = {.path = "runs.csv", .n_rows = 40, .options = &options, .context = &context,
+                                  .groups = &group, .n_groups = 1,
+                                  .overall = {.n = 12, .median_ape = 0.0512345, .p90_ape = 0.123456,
+                                              .max_ape = 0.2, .interval_coverage = -1}};
+    cJSON *doc = cf_validate_steps_json(&r);
+    assert_non_null(doc);
+    assert_string_equal(cJSON_GetObjectItem(doc, "kind")->valuestring, "step_time");
+    assert_string_equal(cJSON_GetObjectItem(doc, "file")->valuestring, "runs.csv");
+    const cJSON *opts = cJSON_GetObjectItem(doc, "options");
+    assert_int_equal(cJSON_GetObjectItem(opts, "train_max_nodes")->valuedouble, 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(opts, "with_2node_probe")));
+    const cJSON *overall = cJSON_GetObjectItem(doc, "overall");
+    assert_true(cJSON_IsObject(overall));
+    assert_int_equal(cJSON_GetObjectItem(overall, "n")->valuedouble, 12);
+    /* rounded to 5 decimals so documents are stable */
+    assert_float_equal(cJSON_GetObjectItem(overall, "median_ape")->valuedouble, 0.05123, 1e-12);
+    assert_float_equal(cJSON_GetObjectItem(overall, "p90_ape")->valuedouble, 0.12346, 1e-12);
+    assert_float_equal(cJSON_GetObjectItem(overall, "max_ape")->valuedouble, 0.2, 1e-12);
+    /* no interval: no coverage key */
+    assert_null(cJSON_GetObjectItem(overall, "interval_coverage"));
+    const cJSON *groups = cJSON_GetObjectItem(doc, "groups");
+    assert_int_equal(cJSON_GetArraySize(groups), 1);
+    const cJSON *g = cJSON_GetArrayItem(groups, 0);
+    assert_string_equal(cJSON_GetObjectItem(g, "error")->valuestring, "no parameter count for bert");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(g, "skipped")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(g, "gpu_table_entry")));
+    cJSON_Delete(doc);
+}
+
+/* ---- the CI gates and the catalog object of a recommendation ----------------------- */
+
+static void test_gates(void **state)
+{
+    (void)state;
+    cf_history_gate gates[] = {
+        {.name = "max_cost_usd", .limit = 100, .value = 123.456789, .passed = 0, .note = "$123.46 > $100"},
+        {.name = "max_cost_increase_pct", .limit = 10, .value = NAN, .passed = 1, .note = "no baseline"},
+    };
+    cf_buf b = CF_BUF_INIT;
+    cf_gates_text(gates, 2, &b);
+    assert_string_equal(cf_buf_cstr(&b), "\nGates: FAILED\n"
+                                         "  FAIL max_cost_usd           $123.46 > $100\n"
+                                         "  pass max_cost_increase_pct  no baseline\n");
+    cf_buf_free(&b);
+    cf_gates_text(gates, 0, &b); /* no gates: nothing */
+    assert_int_equal(b.len, 0);
+    cf_buf_free(&b);
+
+    cJSON *a = cf_gates_json(gates, 2);
+    assert_int_equal(cJSON_GetArraySize(a), 2);
+    const cJSON *g0 = cJSON_GetArrayItem(a, 0);
+    assert_string_equal(cJSON_GetObjectItem(g0, "name")->valuestring, "max_cost_usd");
+    assert_float_equal(cJSON_GetObjectItem(g0, "value")->valuedouble, 123.457, 1e-12); /* 6 significant digits */
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(g0, "passed")));
+    const cJSON *g1 = cJSON_GetArrayItem(a, 1);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(g1, "value"))); /* nothing to compare with */
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(g1, "passed")));
+    cJSON_Delete(a);
+}
+
+static void test_catalog_source_json(void **state)
+{
+    (void)state;
+    cf_catalog_source src;
+    embedded_source(&src);
+    src.too_old = 1;
+    cJSON *o = cf_catalog_source_json(&src, &src.catalog, src.age_days, NULL);
+    assert_string_equal(cJSON_GetObjectItem(o, "source")->valuestring, "embedded");
+    assert_string_equal(cJSON_GetObjectItem(o, "data_date")->valuestring, "2026-07-30");
+    assert_string_equal(cJSON_GetObjectItem(o, "oldest_data")->valuestring, "2026-05-20");
+    assert_int_equal(cJSON_GetObjectItem(o, "age_days")->valuedouble, 3); /* whole days */
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "too_old")));
+    assert_null(cJSON_GetObjectItem(o, "price_overrides")); /* none applied */
+    cJSON_Delete(o);
+    /* without a source: the catalog's own name and date, nothing about limits */
+    o = cf_catalog_source_json(NULL, &src.catalog, 40.2, NULL);
+    assert_string_equal(cJSON_GetObjectItem(o, "snapshot")->valuestring, "embedded");
+    assert_string_equal(cJSON_GetObjectItem(o, "fetched_at")->valuestring, "2026-07-30");
+    assert_int_equal(cJSON_GetObjectItem(o, "age_days")->valuedouble, 40);
+    assert_null(cJSON_GetObjectItem(o, "too_old"));
+    cJSON_Delete(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
+        cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
+        cmocka_unit_test(test_catalog_source_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
