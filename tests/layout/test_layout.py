@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""The house rules of docs/architecture.md, checked on the source tree.
+
+* Three floors: the middle floor (spec, advisor, profiler, pricing, db) never
+  includes another middle-floor module's headers, nor render/ or cli/; the
+  ground (common, cuda_probe) includes none of them; only profiler/ uses
+  cuda_probe/; render/ includes nothing from cli/.
+* Exactly one source file says `#ifdef CLOUDFIT_HAVE_CUDA`.
+* cli/ is thin: at most 20 % of the code lines (C and CUDA sources and
+  headers outside tests/, the count issue 12 set).
+Usage: test_layout.py SOURCE_DIR"""
+import os
+import re
+import sys
+import unittest
+
+SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+MIDDLE = ("spec", "advisor", "profiler", "pricing", "db")
+GROUND = ("common", "cuda_probe")
+TOP = ("render", "cli")
+CODE_DIRS = MIDDLE + GROUND + TOP + ("include", "tools", "fuzz", "bench")
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+QUOTED = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def sources(folder):
+    for root, dirs, files in os.walk(os.path.join(SRC, folder)):
+        dirs[:] = [d for d in dirs if not d.startswith("build") and d != "CMakeFiles"]
+        for f in files:
+            if f.endswith((".c", ".h", ".cu")):
+                yield os.path.join(root, f)
+
+
+def module_of_header(inc):
+    """The module a `cloudfit/...` include belongs to, or None."""
+    m = re.match(r"cloudfit/([a-z_]+)(?:\.h|/)", inc)
+    if not m:
+        return None
+    name = m.group(1)
+    return {"types": "common", "status": "common", "version": "common", "cuda_probe": "cuda_probe"}.get(name, name)
+
+
+def includes(path):
+    with open(path, encoding="utf-8") as f:
+        return INCLUDE.findall(f.read())
+
+
+class Layout(unittest.TestCase):
+    def check_floor(self, folder, allowed):
+        bad = []
+        for path in sources(folder):
+            for inc in includes(path):
+                mod = module_of_header(inc)
+                if mod and mod not in allowed:
+                    bad.append("%s includes %s" % (os.path.relpath(path, SRC), inc))
+                if inc.split("/")[0] in TOP and not inc.startswith("cloudfit/"):
+                    bad.append("%s includes %s" % (os.path.relpath(path, SRC), inc))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_middle_floor_modules_do_not_include_each_other(self):
+        for mod in MIDDLE:
+            allowed = {mod, "common"} | ({"cuda_probe"} if mod == "profiler" else set())
+            with self.subTest(module=mod):
+                self.check_floor(mod, allowed)
+
+    def test_ground_includes_nothing_above(self):
+        for mod in GROUND:
+            with self.subTest(module=mod):
+                self.check_floor(mod, {mod, "common"})
+
+    def test_nothing_below_cli_includes_a_cli_header(self):
+        bad = []
+        for folder in MIDDLE + GROUND + ("render", "include"):
+            for path in sources(folder):
+                with open(path, encoding="utf-8") as f:
+                    for inc in QUOTED.findall(f.read()):
+                        here = os.path.join(os.path.dirname(path), inc)
+                        if not os.path.exists(here) and os.path.exists(os.path.join(SRC, "cli", inc)):
+                            bad.append("%s includes cli/%s" % (os.path.relpath(path, SRC), inc))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_one_place_says_ifdef_cuda(self):
+        hits = []
+        for folder in CODE_DIRS:
+            for path in sources(folder):
+                with open(path, encoding="utf-8") as f:
+                    if re.search(r"#\s*(ifdef|if\s+defined)\s*\(?\s*CLOUDFIT_HAVE_CUDA", f.read()):
+                        hits.append(os.path.relpath(path, SRC))
+        self.assertEqual(len(hits), 1, "files that test CLOUDFIT_HAVE_CUDA: %s" % hits)
+
+    def test_cli_is_at_most_a_fifth_of_the_code(self):
+        lines = {}
+        for folder in CODE_DIRS:
+            n = 0
+            for path in sources(folder):
+                with open(path, encoding="utf-8") as f:
+                    n += sum(1 for _ in f)
+            lines[folder] = n
+        total = sum(lines.values())
+        share = lines["cli"] / total
+        print("cli/ %d of %d code lines (%.1f %%)" % (lines["cli"], total, 100 * share))
+        self.assertGreater(total, 10000, "the count found too little code: is SOURCE_DIR right?")
+        self.assertLessEqual(share, 0.20, "cli/ is %.1f %% of the code lines (at most 20 %%): %s" % (100 * share, lines))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
