@@ -119,6 +119,27 @@ cf_status cf_emit_split_words(const char *text, cf_shell_words *out)
     return st;
 }
 
+cf_status cf_emit_job_begin(const cf_report *r, const char *entrypoint, cf_emit_job *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_status st = cf_emit_split_words(entrypoint, &out->entry);
+    if (st != CF_OK)
+        return st;
+    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &out->name)) == CF_OK &&
+        (st = cf_emit_envs(r, &out->env)) == CF_OK)
+        return CF_OK;
+    cf_emit_job_free(out);
+    return st;
+}
+
+void cf_emit_job_free(cf_emit_job *job)
+{
+    cf_emit_envs_free(&job->env);
+    free(job->name);
+    job->name = NULL;
+    cf_shell_words_free(&job->entry);
+}
+
 /* ---- header ------------------------------------------------------------------- */
 
 void cf_emit_header(const cf_report *r, const char *what, cf_buf *out)

@@ -123,17 +123,12 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
 cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    cf_shell_words entry;
-    cf_status st = cf_emit_split_words(entrypoint, &entry);
+    cf_emit_job job;
+    cf_status st = cf_emit_job_begin(r, entrypoint, &job);
     if (st != CF_OK)
         return st;
-    char *name = NULL;
-    cf_emit_env_list env = {0};
     cf_emit_accelerator acc = {0};
-    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &name)) == CF_OK &&
-        (st = cf_emit_accelerator_for(c->vm, &acc)) == CF_OK)
-        st = cf_emit_envs(r, &env);
-    if (st != CF_OK)
+    if ((st = cf_emit_accelerator_for(c->vm, &acc)) != CF_OK)
         goto done;
     int elastic = c->spot && c->nodes > 1;
 
@@ -150,7 +145,7 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     yo_kv_str(&y, "kind", "PyTorchJob");
     yo_str(&y, "metadata", 0);
     yo_map(&y);
-    yo_kv_str(&y, "name", name);
+    yo_kv_str(&y, "name", job.name);
     yo_str(&y, "labels", 0);
     yo_map(&y);
     yo_kv_str(&y, "app.kubernetes.io/created-by", "cloudfit");
@@ -185,7 +180,7 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     }
     yo_str(&y, "pytorchReplicaSpecs", 0);
     yo_map(&y);
-    pod_parts pp = {r, &entry, &env, &acc};
+    pod_parts pp = {r, &job.entry, &job.env, &acc};
     if (elastic) {
         replica(&y, &pp, "Worker", c->nodes, &scratch);
     } else {
@@ -204,8 +199,6 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
 
 done:
     cf_emit_accelerator_free(&acc);
-    cf_emit_envs_free(&env);
-    free(name);
-    cf_shell_words_free(&entry);
+    cf_emit_job_free(&job);
     return st;
 }

@@ -77,17 +77,13 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
 {
     const cf_advice *a = r->advice;
     const cf_config *c = &a->ranked[0];
-    cf_shell_words entry;
-    cf_status st = cf_emit_split_words(entrypoint, &entry);
+    cf_emit_job job;
+    cf_status st = cf_emit_job_begin(r, entrypoint, &job);
     if (st != CF_OK)
         return st;
-    char *name = NULL;
-    cf_emit_env_list env = {0};
+    const char *name = job.name;
     cf_buf acc = CF_BUF_INIT, run = CF_BUF_INIT;
-    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &name)) == CF_OK &&
-        (st = accelerators(c, &acc)) == CF_OK)
-        st = cf_emit_envs(r, &env);
-    if (st != CF_OK)
+    if ((st = accelerators(c, &acc)) != CF_OK)
         goto done;
 
     size_t n_fallbacks = 0;
@@ -125,10 +121,10 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
     yo_map_end(&y);
     yo_str(&y, "envs", 0);
     yo_map(&y);
-    for (size_t i = 0; i < env.n; i++)
-        yo_kv_quoted(&y, env.items[i].name, env.items[i].value);
+    for (size_t i = 0; i < job.env.n; i++)
+        yo_kv_quoted(&y, job.env.items[i].name, job.env.items[i].value);
     yo_map_end(&y);
-    run_block(&entry, &run);
+    run_block(&job.entry, &run);
     yo_str(&y, "run", 0);
     yo_literal(&y, cf_buf_failed(&run) ? "" : cf_buf_cstr(&run));
     yo_map_end(&y);
@@ -139,8 +135,6 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
 done:
     cf_buf_free(&run);
     cf_buf_free(&acc);
-    cf_emit_envs_free(&env);
-    free(name);
-    cf_shell_words_free(&entry);
+    cf_emit_job_free(&job);
     return st;
 }

@@ -14,42 +14,34 @@
 cf_status cf_emit_torchrun(const cf_report *r, const char *entrypoint, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    cf_shell_words entry;
-    cf_status st = cf_emit_split_words(entrypoint, &entry);
+    cf_emit_job job;
+    cf_status st = cf_emit_job_begin(r, entrypoint, &job);
     if (st != CF_OK)
         return st;
-    char *name = NULL;
-    cf_emit_env_list env = {0};
-    if ((st = cf_names_dns_label(r->spec->job.name, CF_EMIT_NAME_MAX_CHARS, &name)) == CF_OK)
-        st = cf_emit_envs(r, &env);
-    if (st == CF_OK) {
-        cf_buf_puts(out, "#!/bin/sh\n");
-        cf_emit_header(r, "torchrun launch script", out);
-        cf_buf_puts(out, "# Run it on each node with MASTER_ADDR set to the first node's address.\n"
-                         "set -eu\n");
-        for (size_t i = 0; i < env.n; i++) {
-            cf_buf_printf(out, "export %s=", env.items[i].name);
-            cf_shell_quote(out, env.items[i].value);
-            cf_buf_puts(out, "\n");
-        }
-        if (c->spot)
-            cf_buf_printf(out, "exec torchrun --nnodes=%d:%d --nproc_per_node=%d --max_restarts=%d \\\n",
-                          cf_emit_min_nodes(r, c), c->nodes, c->gpus_per_node, 3 * c->nodes);
-        else
-            cf_buf_printf(out, "exec torchrun --nnodes=%d --nproc_per_node=%d \\\n", c->nodes, c->gpus_per_node);
-        cf_buf_puts(out, "  --rdzv_backend=c10d --rdzv_endpoint=\"${MASTER_ADDR:?set MASTER_ADDR}:29400\" --rdzv_id=");
-        cf_shell_quote(out, name);
-        cf_buf_puts(out, " \\\n ");
-        for (size_t i = 0; i < entry.n; i++) {
-            cf_buf_puts(out, " ");
-            cf_shell_quote(out, entry.words[i]);
-        }
+    cf_buf_puts(out, "#!/bin/sh\n");
+    cf_emit_header(r, "torchrun launch script", out);
+    cf_buf_puts(out, "# Run it on each node with MASTER_ADDR set to the first node's address.\n"
+                     "set -eu\n");
+    for (size_t i = 0; i < job.env.n; i++) {
+        cf_buf_printf(out, "export %s=", job.env.items[i].name);
+        cf_shell_quote(out, job.env.items[i].value);
         cf_buf_puts(out, "\n");
-        if (cf_buf_failed(out))
-            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
-    cf_emit_envs_free(&env);
-    free(name);
-    cf_shell_words_free(&entry);
+    if (c->spot)
+        cf_buf_printf(out, "exec torchrun --nnodes=%d:%d --nproc_per_node=%d --max_restarts=%d \\\n",
+                      cf_emit_min_nodes(r, c), c->nodes, c->gpus_per_node, 3 * c->nodes);
+    else
+        cf_buf_printf(out, "exec torchrun --nnodes=%d --nproc_per_node=%d \\\n", c->nodes, c->gpus_per_node);
+    cf_buf_puts(out, "  --rdzv_backend=c10d --rdzv_endpoint=\"${MASTER_ADDR:?set MASTER_ADDR}:29400\" --rdzv_id=");
+    cf_shell_quote(out, job.name);
+    cf_buf_puts(out, " \\\n ");
+    for (size_t i = 0; i < job.entry.n; i++) {
+        cf_buf_puts(out, " ");
+        cf_shell_quote(out, job.entry.words[i]);
+    }
+    cf_buf_puts(out, "\n");
+    if (cf_buf_failed(out))
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_emit_job_free(&job);
     return st;
 }

@@ -57,6 +57,18 @@ typedef struct {
 cf_status cf_emit_accelerator_for(const cf_vm *vm, cf_emit_accelerator *out);
 void cf_emit_accelerator_free(cf_emit_accelerator *a);
 
+/* What every emitter starts from: the entry point as words, the job name
+ * (cf_names_dns_label, CF_EMIT_NAME_MAX_CHARS) and the CLOUDFIT_*
+ * variables. On failure nothing is left to free; on success free with
+ * cf_emit_job_free. */
+typedef struct {
+    cf_shell_words entry;
+    char *name;
+    cf_emit_env_list env;
+} cf_emit_job;
+cf_status cf_emit_job_begin(const cf_report *r, const char *entrypoint, cf_emit_job *out);
+void cf_emit_job_free(cf_emit_job *job);
+
 /* Header comment lines ("# ...") shared by the emitted files. */
 void cf_emit_header(const cf_report *r, const char *what, cf_buf *out);
 
