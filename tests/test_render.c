@@ -1,7 +1,8 @@
 /* Tests of the render module called directly on hand-built result structs
  * (no catalog, no database, no subprocess): the prices summary table, the
  * history list as JSON (docs/history.md), a validate report's JSON, the CI
- * gates and the catalog object of a document. */
+ * gates and the catalog object of a document, a profile as text and as the
+ * measurements CSV. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include "cloudfit/render.h"
 #include "cloudfit/render/history_report.h"
 #include "cloudfit/render/prices_report.h"
+#include "cloudfit/render/profile_report.h"
 #include "cloudfit/render/render_catalog.h"
 #include "cloudfit/render/validate_report.h"
 
@@ -257,12 +259,58 @@ static void test_catalog_source_json(void **state)
     cJSON_Delete(o);
 }
 
+/* A profile as the measurements CSV (DESIGN.md §4.2) that validate reads
+ * back: the header, one row per batch, the device name quoted (it has a
+ * comma) and a name starting with '-' kept as it is (no spreadsheet guard);
+ * and as text, the fit and the memory ceiling. */
+static void test_profile_csv_and_table(void **state)
+{
+    (void)state;
+    static cf_profile p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.spec_name, sizeof p.spec_name, "-mlp");
+    snprintf(p.backend, sizeof p.backend, "cpu");
+    snprintf(p.device.name, sizeof p.device.name, "cpu: EPYC, 2 threads");
+    p.steps = 30;
+    p.warmup_steps = 3;
+    int batches[] = {16, 32};
+    double steps[] = {0.002, 0.003};
+    for (int i = 0; i < 2; i++) {
+        p.points[i].local_batch = batches[i];
+        p.points[i].step_time_s = p.points[i].min_s = p.points[i].max_s = steps[i];
+    }
+    p.n_points = 2;
+    p.has_fit = 1;
+    p.alpha_s = 0.001;
+    p.beta_s = 6.25e-5;
+    p.r2 = 1;
+    p.max_local_batch = 32;
+    p.ceiling_found = 1;
+    p.oom_batch = 64;
+    snprintf(p.noise_error, sizeof p.noise_error, "not asked for");
+    cf_buf csv = CF_BUF_INIT, text = CF_BUF_INIT;
+    cf_profile_csv(&p, NULL, &csv);
+    cf_profile_table(&p, NULL, &text);
+    char line[256];
+    assert_string_equal(line_of(cf_buf_cstr(&csv), 0, line, sizeof line),
+                        "model,gpu,profile,hw_gpus_per_node,source,placement,num_nodes,num_gpus,local_bsz,global_bsz,"
+                        "step_time_s,sync_time_s,compute_time_s,samples_per_s");
+    assert_string_equal(line_of(cf_buf_cstr(&csv), 2, line, sizeof line),
+                        "-mlp,\"cpu: EPYC, 2 threads\",cloudfit-cpu,1,cloudfit profile,1,1,1,32,32,0.003,0,0.003,10666.6667");
+    assert_null(line_of(cf_buf_cstr(&csv), 4, line, sizeof line));
+    assert_non_null(strstr(cf_buf_cstr(&text), "fit: t_c(m) = 0.001 + 6.25e-05·m s, R² 1.0000"));
+    assert_non_null(strstr(cf_buf_cstr(&text), "memory: largest local batch that fits 32 (64 does not)"));
+    assert_non_null(strstr(cf_buf_cstr(&text), "noise scale: not measured: not asked for"));
+    cf_buf_free(&csv);
+    cf_buf_free(&text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
-        cmocka_unit_test(test_catalog_source_json),
+        cmocka_unit_test(test_catalog_source_json), cmocka_unit_test(test_profile_csv_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
