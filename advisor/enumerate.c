@@ -203,6 +203,7 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->prov_throughput = sh->params.compute_provenance;
     cfg->prov_noise = in->noise->provenance;
     cfg->prov_network = sh->params.network_provenance;
+    cfg->network_measured_max_nodes = cf_network_extrapolated_from(&sh->params, cfg->nodes);
     cfg->prov_price = c->spot && vm->spot_price_estimated ? CF_PROV_ESTIMATED : CF_PROV_MEASURED;
 }
 

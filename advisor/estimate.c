@@ -96,6 +96,7 @@ cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf
         p->overhead_s = ref_p.overhead_s;
         p->two_vm_exponent = ref_p.two_vm_exponent;
         p->sigma_fit = ref_p.sigma_fit;
+        p->max_nodes_measured = ref_p.max_nodes_measured;
         p->network_provenance = ref_p.inter_gbps > 0 ? CF_PROV_ESTIMATED : CF_PROV_DEFAULT;
         out->reference_network_gbps = ref->reference_network_gbps;
         snprintf(out->carried_from, sizeof out->carried_from, "%s", ref_gpu->model);

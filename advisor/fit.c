@@ -406,6 +406,7 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, d
     p.two_vm_exponent = 0;
     p.sigma_fit = 0;
     p.bound_hit = 0;
+    p.max_nodes_measured = 0;
     if (rep.n_multi_node > 0) {
         net_rows x;
         if ((st = net_rows_build(&p, rows, n_rows, bytes, p.nic_gbps, &x)) != CF_OK)
@@ -439,6 +440,9 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, d
             p.two_vm_exponent = best.b2;
             p.bound_hit = best.a2 <= a2min * 1.0001;
             p.network_provenance = CF_PROV_FITTED;
+            for (size_t i = 0; i < n_rows; i++)
+                if (rows[i].num_nodes > p.max_nodes_measured)
+                    p.max_nodes_measured = rows[i].num_nodes;
             rep.fitted_inter = 1;
             rep.fitted_hide = x.distinct_batches >= 2;
             rep.bound_hit = p.bound_hit;

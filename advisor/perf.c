@@ -110,8 +110,16 @@ cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps
     q.two_vm_exponent = 0;
     q.sigma_fit = 0;
     q.bound_hit = 0;
+    q.max_nodes_measured = 0;
     q.network_provenance = CF_PROV_DEFAULT;
     return q;
+}
+
+int cf_network_extrapolated_from(const cf_perf_params *p, int nodes)
+{
+    int measured = p->network_provenance == CF_PROV_MEASURED || p->network_provenance == CF_PROV_FITTED ||
+                   p->network_provenance == CF_PROV_ESTIMATED;
+    return measured && p->max_nodes_measured > 1 && nodes > p->max_nodes_measured ? p->max_nodes_measured : 0;
 }
 
 static double ring(double n) { return n > 1 ? 2.0 * (n - 1) / n : 0.0; }

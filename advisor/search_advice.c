@@ -44,6 +44,7 @@ void cf_search_config(const cf_search_options *o, const cf_search_result *r, con
         double single = c->local_batch / cf_perf_compute_s(&p, c->local_batch, 1);
         cfg->parallel_efficiency = (m / cfg->step_time_s) / ((double)c->nodes * c->gpus_per_node * single);
         cfg->prov_network = p.network_provenance;
+        cfg->network_measured_max_nodes = r->measured[i] ? 0 : cf_network_extrapolated_from(&p, cfg->nodes);
     }
     cfg->samples_per_s = m / cfg->step_time_s;
     cfg->samples_to_target = cf_samples_to_target(noise, job->total_samples, m);

@@ -87,6 +87,8 @@ cJSON *cf_config_json(const cf_config *cfg)
                                 text[0] ? cfg->vm->interruptions_pct_per_month : CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH);
         cJSON_AddStringToObject(price, "interruptions_source", text[0] ? text : "default");
     }
+    if (cfg->network_measured_max_nodes > 0)
+        cJSON_AddNumberToObject(o, "network_measured_max_nodes", cfg->network_measured_max_nodes);
     cJSON *prov = cJSON_AddObjectToObject(o, "provenance");
     cJSON_AddStringToObject(prov, "throughput", cf_provenance_name(cfg->prov_throughput));
     cJSON_AddStringToObject(prov, "noise_scale", cf_provenance_name(cfg->prov_noise));

@@ -140,6 +140,11 @@ static void reasons(const cf_report *r, cf_buf *out)
             cell(out, in->perf[i].note);
             cf_buf_puts(out, "\n");
         }
+    if (c->network_measured_max_nodes > 0) {
+        cf_buf_puts(out, "- note: ");
+        cf_report_extrapolation_note(c, out);
+        cf_buf_puts(out, "\n");
+    }
     for (int i = 0; i < in->n_notes; i++) {
         cf_buf_puts(out, "- note: ");
         cell(out, in->notes[i]);

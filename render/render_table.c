@@ -189,6 +189,16 @@ static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
     }
 }
 
+void cf_report_extrapolation_note(const cf_config *c, cf_buf *out)
+{
+    if (c->network_measured_max_nodes <= 0)
+        return;
+    cf_buf_printf(out, "%d nodes, but the network was measured on at most %d: how the all-reduce grows with the node "
+                       "count differs between clusters (docs/model.md), so this step time is extrapolated — measure "
+                       "%d nodes (cloudfit search, or profile --runner) before relying on the deadline",
+                  c->nodes, c->network_measured_max_nodes, c->nodes);
+}
+
 static void explanation(const cf_report *r, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
@@ -250,6 +260,11 @@ static void explanation(const cf_report *r, cf_buf *out)
     if (c->prov_throughput == CF_PROV_ESTIMATED)
         cf_buf_printf(out, "  note: the chosen GPU type (%s) was not measured; its throughput is an estimate — profile it "
                            "before committing to a long run\n", c->vm->gpu_model);
+    if (c->network_measured_max_nodes > 0) {
+        cf_buf_puts(out, "  note: ");
+        cf_report_extrapolation_note(c, out);
+        cf_buf_puts(out, "\n");
+    }
     for (int i = 0; i < in->n_notes; i++)
         cf_buf_printf(out, "  note: %s\n", in->notes[i]);
 }

@@ -104,6 +104,27 @@ static void test_recovers_synthetic_network(void **state)
     }
     /* the profile's own rows are reproduced exactly */
     assert_float_equal(cf_perf_step_s(&fit, bytes, 1, 4, 64, 1), cf_perf_step_s(&truth, bytes, 1, 4, 64, 1), 1e-12);
+    /* fitted on 2 nodes at most: 16 nodes are an extrapolation and say so; 2 are not */
+    assert_int_equal(fit.max_nodes_measured, 2);
+    assert_int_equal(cf_network_extrapolated_from(&fit, 16), 2);
+    assert_int_equal(cf_network_extrapolated_from(&fit, 2), 0);
+    /* with a 4-node row among the measurements, 4 nodes are measured ground */
+    rows[n++] = row(4, 1, 64, cf_perf_step_s(&truth, bytes, 4, 1, 64, 1));
+    assert_int_equal(cf_perf_fit(rows, n, bytes, 50, &start, &fit, &rep), CF_OK);
+    assert_int_equal(fit.max_nodes_measured, 4);
+    assert_int_equal(cf_network_extrapolated_from(&fit, 4), 0);
+    assert_int_equal(cf_network_extrapolated_from(&fit, 8), 4);
+    /* carried to another NIC of the same class: still measured somewhere, still said */
+    cf_perf_params carried = cf_perf_on_network(&fit, 50, 25);
+    assert_int_equal(carried.network_provenance, CF_PROV_ESTIMATED);
+    assert_int_equal(cf_network_extrapolated_from(&carried, 8), 4);
+    /* no network measured at all: the default is not "extrapolated from" anything */
+    cf_perf_params none = cf_perf_defaults(NULL);
+    assert_int_equal(cf_network_extrapolated_from(&none, 16), 0);
+    /* refitted on single-node rows only: the network (and its node count) is gone */
+    assert_int_equal(cf_perf_fit(rows, 3 * 5, bytes, 50, &start, &fit, &rep), CF_OK);
+    assert_false(rep.fitted_inter);
+    assert_int_equal(cf_network_extrapolated_from(&fit, 16), 0);
 }
 
 /* A network faster than its NIC cannot be fitted: on DGX-like data whose

@@ -82,6 +82,8 @@ typedef struct {
     double total_usd_p10, total_usd_p90;
     double usd_at_confidence;     /* the quantile the budget is held to */
     cf_provenance prov_throughput, prov_noise, prov_network, prov_price;
+    int network_measured_max_nodes; /* > 0: the configuration has more nodes than any measurement its network was
+                                       fitted on (this many at most): the all-reduce's growth is extrapolated */
 } cf_config;
 
 typedef struct {

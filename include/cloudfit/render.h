@@ -70,4 +70,9 @@ cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_b
 cf_status cf_emit_torchrun(const cf_report *report, const char *entrypoint, cf_buf *out);
 cf_status cf_emit_k8s(const cf_report *report, const char *entrypoint, cf_buf *out);
 
+/* The note for a configuration whose node count is beyond every measurement
+ * its network was fitted on (cf_config.network_measured_max_nodes > 0);
+ * nothing otherwise. No newline. */
+void cf_report_extrapolation_note(const cf_config *c, cf_buf *out);
+
 #endif

@@ -193,6 +193,33 @@ def test_overrides_and_filters():
     assert all(c["spot"] for c in [json.loads(out)["chosen"], *json.loads(out)["alternatives"]])
 
 
+def test_beyond_the_measured_node_count_is_said():
+    """ResNet-50's profile has multi-node measurements on 2 VMs at most; a
+    6-hour deadline on T4 needs many more. The pick then says its step time
+    is extrapolated (table and markdown), and the JSON names the largest
+    measured node count on every configuration beyond it, and on none within."""
+    spec = example("resnet50-imagenet.json")
+    rc, out, err = run("recommend", "--no-history", "--gpu", "T4", "--deadline-hours", "6", "-f", "json", spec)
+    assert rc == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    configs = [doc["chosen"], *doc["alternatives"], *doc["pareto"]]
+    assert doc["chosen"]["nodes"] > 2, doc["chosen"]
+    for c in configs:
+        if c["nodes"] > 2 and c["provenance"]["network"] != "default":
+            assert c.get("network_measured_max_nodes") == 2, c
+        else:
+            assert "network_measured_max_nodes" not in c, c
+    nodes = doc["chosen"]["nodes"]
+    for fmt in ("table", "markdown"):
+        rc, out, err = run("recommend", "--no-history", "--gpu", "T4", "--deadline-hours", "6", "-f", fmt, spec)
+        assert rc == 0, err
+        assert "%d nodes, but the network was measured on at most 2" % nodes in out, out
+    rc, out, err = run("recommend", "--no-history", "--gpu", "T4", "-f", "json", "--max-nodes", "2", spec)
+    assert rc == 0, err
+    assert all("network_measured_max_nodes" not in c for c in [json.loads(out)["chosen"], *json.loads(out)["alternatives"]])
+
+
 def test_default_history_location():
     rc, out, err = run("recommend", example("mlp-synthetic.json"))
     assert rc == 0, err

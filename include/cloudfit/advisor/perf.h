@@ -123,6 +123,8 @@ typedef struct {
     double two_vm_exponent;     /* b2 (N = 2 only) */
     double sigma_fit;           /* log sd of the network fit's residuals */
     int bound_hit;              /* the fit reached the NIC's nominal rate */
+    int max_nodes_measured;     /* most VMs of a multi-node measurement the network was fitted on; 0 = none.
+                                   How the all-reduce grows beyond it differs between clusters (docs/model.md) */
     int max_local_batch;        /* memory ceiling; 0 = unknown, < 0 = the model does not fit */
     cf_provenance compute_provenance;
     cf_provenance network_provenance;
@@ -159,6 +161,12 @@ typedef struct {
     double sigma_noise;         /* the part of σ_base that is the profile's own scatter, kT·√(σ_T² + s0²) */
     cf_provenance compute_source; /* measured (profiled g), fitted (interpolated g), estimated */
 } cf_step;
+
+/* The largest node count the network of `p` was measured at when `nodes`
+ * is beyond it (a measured or carried network), else 0: how the all-reduce
+ * grows with the node count differs between clusters by a factor of three
+ * (docs/model.md), so a prediction beyond the measured count says so. */
+int cf_network_extrapolated_from(const cf_perf_params *p, int nodes);
 
 /* The model for N nodes, g GPUs on the busiest node, K GPUs in all. */
 cf_step cf_perf_predict(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus,
