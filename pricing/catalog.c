@@ -143,8 +143,14 @@ static cf_status parse_gpu_rates(const cf_csv_doc *doc, const cf_csv_record *rec
     return CF_OK;
 }
 
+/* Descriptive columns the name resolver reads (cf_gpu_resolve): optional,
+ * so a GPU table without them still loads; its rows then resolve only from
+ * their own model words. -1 = column absent. */
+enum { GPUX_FORM_FACTOR, GPUX_MEMORY_TYPE, GPUX_NCOLS };
+static const char *const GPUX_COLUMNS[GPUX_NCOLS] = {"form_factor", "memory_type"};
+
 static cf_status parse_gpu_row(const cf_csv_doc *doc, const cf_csv_record *record,
-                               const int *col, cf_gpu *gpu)
+                               const int *col, const int *ext, cf_gpu *gpu)
 {
     memset(gpu, 0, sizeof *gpu);
     cf_status status = copy_key(doc, record, col[GPU_MODEL], gpu->model, sizeof gpu->model);
@@ -158,6 +164,8 @@ static cf_status parse_gpu_row(const cf_csv_doc *doc, const cf_csv_record *recor
         return status;
     copy_label(record, col[GPU_ARCH], gpu->architecture, sizeof gpu->architecture);
     copy_label(record, col[GPU_INTERCONNECT], gpu->interconnect, sizeof gpu->interconnect);
+    copy_label(record, ext[GPUX_FORM_FACTOR], gpu->form_factor, sizeof gpu->form_factor);
+    copy_label(record, ext[GPUX_MEMORY_TYPE], gpu->memory_type, sizeof gpu->memory_type);
     return CF_OK;
 }
 
@@ -167,6 +175,9 @@ static cf_status parse_gpus(const cf_csv_doc *doc, cf_catalog *cat)
     cf_status status = require_columns(doc, GPU_COLUMNS, GPU_NCOLS, col);
     if (status != CF_OK)
         return status;
+    int ext[GPUX_NCOLS];
+    for (int i = 0; i < GPUX_NCOLS; i++)
+        ext[i] = cf_csv_column(doc, GPUX_COLUMNS[i]);
     if (doc->n_records == 0)
         return cf_error_set(CF_ERR_INVALID, "%s: no GPU rows", doc->name);
     cat->gpus = calloc(doc->n_records, sizeof *cat->gpus);
@@ -175,7 +186,7 @@ static cf_status parse_gpus(const cf_csv_doc *doc, cf_catalog *cat)
     for (size_t i = 0; i < doc->n_records; i++) {
         const cf_csv_record *record = &doc->records[i];
         cf_gpu gpu;
-        status = parse_gpu_row(doc, record, col, &gpu);
+        status = parse_gpu_row(doc, record, col, ext, &gpu);
         if (status != CF_OK)
             return status;
         /* Look-ups are case-insensitive, so names must be distinct that way. */

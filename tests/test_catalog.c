@@ -3,7 +3,7 @@
  * docs/catalog.md), that every embedded GCP and AWS offer can be launched
  * where it is offered (data/gcp_availability.csv, data/aws_gpu_regions.csv),
  * the kind and date of every price, CSV validation, GPU look-ups, filters
- * and filter errors. */
+ * and filter errors. GPU names from tools: test_gpu_names.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -535,42 +535,6 @@ static size_t filter_count(const cf_catalog_filter *f)
 
 #define LIST(...) (const char *const[]){__VA_ARGS__}, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)
 
-/* Names from measurement files and nvidia-smi map to the GPU table. */
-static void test_gpu_resolve(void **state)
-{
-    (void)state;
-    static const char *const cases[][2] = {
-        {"A100-40GB", "A100-40GB"},     {"a100 40gb", "A100-40GB"},       {"A100", "A100-40GB"},
-        {"NVIDIA A100-SXM4-80GB", "A100-80GB"}, {"Tesla V100-SXM2-16GB", "V100"}, {"Tesla T4", "T4"},
-        {"NVIDIA H100 80GB HBM3", "H100"}, {"v100_32gb", "V100-32GB"},      {"NVIDIA-L4", "L4"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const cf_gpu *g = cf_catalog_gpu_resolve(&embedded, cases[i][0]);
-        if (!g || strcmp(g->model, cases[i][1]) != 0)
-            fail_msg("'%s' resolved to '%s', expected '%s'", cases[i][0], g ? g->model : "(none)", cases[i][1]);
-    }
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA A100-SXM4-40GB")->model, "A100-40GB");
-    assert_null(cf_catalog_gpu_resolve(&embedded, "RTX 8000"));
-    /* other products, not variants of a table entry */
-    assert_null(cf_catalog_gpu_resolve(&embedded, "A100-40GB-PCIE"));
-    assert_null(cf_catalog_gpu_resolve(&embedded, "RTX6000-Ada"));
-    assert_null(cf_catalog_gpu_resolve(&embedded, "H200-NVL"));
-    assert_null(cf_catalog_gpu_resolve(&embedded, "RTX3080-MaxQ"));
-    /* the 32 GB V100 PCIe is its own entry, not the 16 GB one (issue 13) */
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100-PCIE-32GB")->model, "V100-PCIE-32GB");
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100-PCIE-16GB")->model, "V100-PCIE");
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "V100S")->model, "V100S-PCIE");
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Tesla V100S-PCIE-32GB")->model, "V100S-PCIE");
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA A30")->model, "A30");
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "A40")->model, "A40");
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "NVIDIA RTX A6000")->model, "A6000");
-    assert_string_equal(cf_catalog_gpu_resolve(&embedded, "Quadro RTX 6000")->model, "RTX6000");
-    assert_null(cf_catalog_gpu_resolve(&embedded, "NVIDIA GeForce RTX 3090"));
-    assert_null(cf_catalog_gpu_resolve(&embedded, "Intel(R) Xeon(R) CPU @ 2.20GHz"));
-    assert_null(cf_catalog_gpu_resolve(&embedded, "A1"));
-    assert_null(cf_catalog_gpu_resolve(&embedded, NULL));
-}
-
 static void test_filters(void **state)
 {
     (void)state;
@@ -905,7 +869,6 @@ int main(void)
         cmocka_unit_test(test_embedded_matches_files),
         cmocka_unit_test(test_embedded_load_time),
         cmocka_unit_test(test_gpu_lookup_and_peak),
-        cmocka_unit_test(test_gpu_resolve),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_check_filter_errors),
         cmocka_unit_test(test_small_catalog_loads),

@@ -146,6 +146,8 @@ typedef struct {
 typedef struct {
     char model[32];
     char architecture[32];
+    char form_factor[64];               /* "SXM5", "PCIe workstation (Quadro RTX 6000)"; "" = not recorded */
+    char memory_type[16];               /* "HBM3", "GDDR6"; "" = not recorded */
     double memory_gib;
     double memory_bandwidth_gbs;        /* GB/s */
     double fp32_tflops;                 /* 0 = not known */
@@ -161,15 +163,28 @@ typedef struct {
 double cf_gpu_peak_tflops(const cf_gpu *gpu, cf_precision precision);
 /* The GPU named `model` (case-insensitive), or NULL. */
 const cf_gpu *cf_gpu_find(const cf_gpu *gpus, size_t n_gpus, const char *model);
-/* The GPU a name from outside the table means (a measurements CSV,
- * nvidia-smi): exact match first, then ignoring case, separators and a
- * leading "NVIDIA ", "Tesla ", "AMD " or "Quadro ", then the family —
- * "A100" is the table's first A100 variant — then the entry whose words
- * are the name's up to words that do not tell products apart (vendor,
- * SXM form factor, HBM generation, a memory size the entry does not name):
- * "NVIDIA A100-SXM4-80GB" is A100-80GB, "Tesla V100-SXM2-16GB" is V100;
- * "A100-40GB-PCIE", "RTX6000-Ada" and "H200-NVL" are not in the table and
- * give NULL. */
+/* The GPU a name from outside the table means: what nvidia-smi,
+ * torch.cuda.get_device_name(), rocm-smi/amd-smi or a measurements CSV
+ * print ("NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB", "QuadroRTX6000",
+ * "AMD Instinct MI300X OAM", "a100 40gb"); NULL when the table has no row
+ * for that product. Rules, in order (common/gpu_resolve.c; docs/catalog.md
+ * lists the spellings):
+ *   1. a model of the table, ignoring case;
+ *   2. NULL for a spelling the driver gives another product whose words
+ *      match a row ("NVIDIA H100" is the 94 GB H100 SXM5);
+ *   3. the row all of whose words are in the name (separators and case
+ *      ignored, "RTX 6000" is the word RTX6000) while every other word of
+ *      the name only describes that row: a maker or product line (NVIDIA,
+ *      AMD, Tesla, Quadro, GeForce, Instinct, also glued on:
+ *      "QuadroRTX6000"), its memory size ("80GB", "144G"), memory type,
+ *      architecture or a word of its form factor ("SXM4", "PCIe", "OAM",
+ *      "Server Edition"), or a word the driver adds to it ("480GB" of the
+ *      GH200's LPDDR5X). The row with most words wins;
+ *   4. a bare family name is the table's first row of that family ("A100"
+ *      is A100-40GB, "V100S" is V100S-PCIE).
+ * So "Tesla V100-SXM2-32GB" is V100-32GB, never V100; "NVIDIA H100 PCIe"
+ * is H100-PCIE; "NVIDIA RTX 6000 Ada Generation", "NVIDIA H200 NVL",
+ * "NVIDIA A100-PCIE-40GB" and "NVIDIA GH200 144G HBM3e" give NULL. */
 const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name);
 
 /* ---- measured step times (DESIGN.md §4.2) ----------------------------------- */

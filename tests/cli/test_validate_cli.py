@@ -96,6 +96,30 @@ def test_gpu_names_from_nvidia_smi_resolve():
     assert "GPU not in the GPU table" in doc["groups"][0]["inter_node_source"]
 
 
+def test_quadro_rtx_6000_rows_are_carried_not_skipped():
+    """A cluster whose gpu column spells the Turing Quadro RTX 6000 as tools
+    do is carried over from the T4 fit (issue 25); the Ada RTX 6000, which
+    the GPU table lacks, is not taken for it. The Quadro rows are the T4
+    rows renamed: this checks the name, not the accuracy."""
+    with open(DATA) as f:
+        rows = list(csv.DictReader(f))
+    for name, entry in [("Quadro RTX 6000", "RTX6000"), ("QuadroRTX6000", "RTX6000"),
+                        ("Quadro_RTX_6000", "RTX6000"), ("NVIDIA RTX 6000 Ada Generation", None)]:
+        path = os.path.join(TMP, "quadro.csv")
+        with open(path, "w", newline="") as g:
+            w = csv.DictWriter(g, fieldnames=rows[0].keys())
+            w.writeheader()
+            w.writerows(rows)
+            w.writerows(dict(r, gpu=name, profile="quad") for r in rows)
+        doc = run_json("--train-gpus", "T4", path)
+        (quad,) = [g for g in doc["groups"] if g["gpu"] == name]
+        assert quad["gpu_table_entry"] == entry, (name, quad)
+        if entry:
+            assert quad["predicted"] == len(rows) and "error" not in quad, (name, quad)
+        else:
+            assert "not in the GPU table" in quad["error"], (name, quad)
+
+
 def test_unknown_model_needs_params():
     path = renamed("my-own-net", "T4", "own.csv")
     rc, out, err = run(path)

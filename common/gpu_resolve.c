@@ -1,0 +1,302 @@
+/* cf_gpu_resolve: the row of the GPU table a device name means. The rules
+ * are stated in cloudfit/types.h; docs/catalog.md lists the spellings real
+ * tools print and tests/test_gpu_names.c checks each, with its source.
+ *
+ * A name is cut into lowercase alphanumeric words. A row matches when all
+ * of its model's words are in the name and every other word of the name
+ * only describes that row, judged by the row's own columns (memory size and
+ * type, architecture, form factor) and by two small tables below. */
+#include "cloudfit/types.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { WORD_CAP = 32, MAX_WORDS = 24, JOINED_CAP = 128 };
+
+typedef struct {
+    char word[MAX_WORDS][WORD_CAP];
+    int n;
+} word_list;
+
+/* Makers and product lines: they tell no two rows apart, and tools glue
+ * them to the model (Slurm GRES types and Lambda's benchmark directories
+ * say "QuadroRTX6000"). "RTX" is not one: "Quadro 6000" (Fermi) and
+ * "Quadro RTX 6000" are different GPUs. */
+static const char *const LINE_WORDS[] = {"nvidia", "amd", "tesla", "quadro", "geforce", "instinct"};
+
+/* Words a driver adds to a row's name that no column of the row carries. */
+static const struct {
+    const char *model, *word;
+} EXTRA_WORDS[] = {
+    /* "NVIDIA GH200 480GB" and "NVIDIA GH200 120GB" (both PCI 10de:2342, the
+     * 96 GB HBM3 GPU; the size is the Grace CPU's LPDDR5X):
+     * NVIDIA/open-gpu-kernel-modules README, supported GPUs */
+    {"GH200", "480gb"},
+    {"GH200", "120gb"},
+    /* "NVIDIA B300 SXM6 AC": the same README */
+    {"B300", "ac"},
+};
+
+/* Exact driver names of products that are not the row their words match. */
+static const char *const OTHER_PRODUCTS[] = {
+    /* PCI 10de:2339, the H100 SXM5 94GB (more memory and bandwidth than the
+     * table's 80 GB H100): open-gpu-kernel-modules README, pci.ids */
+    "NVIDIA H100",
+};
+
+static int is_alnum(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_line_word(const char *w)
+{
+    for (size_t i = 0; i < sizeof LINE_WORDS / sizeof *LINE_WORDS; i++)
+        if (strcmp(w, LINE_WORDS[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* "quadrortx6000" → "rtx6000", "nvidiageforcertx3090" → "rtx3090". */
+static void strip_glued_line_words(char *w)
+{
+    for (size_t i = 0; i < sizeof LINE_WORDS / sizeof *LINE_WORDS; i++) {
+        size_t len = strlen(LINE_WORDS[i]);
+        if (strncmp(w, LINE_WORDS[i], len) == 0 && w[len]) {
+            memmove(w, w + len, strlen(w + len) + 1);
+            i = (size_t)-1; /* again from the first: they stack */
+        }
+    }
+}
+
+/* Writes "80g", "80gib" and "80gb" alike as "80gb". */
+static void canonical_memory_word(char *w)
+{
+    size_t digits = strspn(w, "0123456789");
+    if (digits == 0)
+        return;
+    const char *unit = w + digits;
+    if (strcmp(unit, "g") == 0 || strcmp(unit, "gib") == 0)
+        strcpy(w + digits, "gb");
+}
+
+/* 0 when the text has more words, or longer ones, than any GPU name: such
+ * text names no GPU. A number followed by the word "GB" is one word. */
+static int split_words(const char *text, word_list *out)
+{
+    out->n = 0;
+    for (const char *p = text; *p;) {
+        if (!is_alnum(*p)) {
+            p++;
+            continue;
+        }
+        size_t len = 0;
+        while (is_alnum(p[len]))
+            len++;
+        if (len >= WORD_CAP || out->n == MAX_WORDS)
+            return 0;
+        char *w = out->word[out->n];
+        for (size_t i = 0; i < len; i++)
+            w[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);
+        w[len] = '\0';
+        p += len;
+        strip_glued_line_words(w);
+        if (out->n > 0 && (!strcmp(w, "gb") || !strcmp(w, "g") || !strcmp(w, "gib"))) {
+            char *prev = out->word[out->n - 1];
+            if (strspn(prev, "0123456789") == strlen(prev) && strlen(prev) + 2 < WORD_CAP) {
+                strcat(prev, "gb");
+                continue;
+            }
+        }
+        canonical_memory_word(w);
+        out->n++;
+    }
+    return 1;
+}
+
+/* The size a memory word states, in GB; 0 when the word is not one. */
+static double memory_word_gb(const char *w)
+{
+    size_t digits = strspn(w, "0123456789");
+    if (digits == 0 || digits > 6 || strcmp(w + digits, "gb") != 0)
+        return 0.0;
+    return strtod(w, NULL);
+}
+
+/* The table mixes GB (datasheets: H100 "80") and GiB (B300 268.6 from the
+ * EC2 API, sold as 288 GB): a size matches in either unit. */
+static int memory_matches(double stated_gb, double table_gib)
+{
+    return fabs(stated_gb - table_gib) <= 0.5 || fabs(stated_gb * 1e9 / 1073741824.0 - table_gib) <= 1.0;
+}
+
+static int has_letter(const char *w)
+{
+    return strspn(w, "0123456789") != strlen(w);
+}
+
+/* "sxm", "sxm2", "sxm5": the SXM form factor and its generation. */
+static int is_sxm_word(const char *w)
+{
+    return strncmp(w, "sxm", 3) == 0 && strspn(w + 3, "0123456789") == strlen(w + 3);
+}
+
+/* Whether `w` is a word (with a letter) of a descriptive column; a bare
+ * "sxm" on either side stands for any SXM generation. */
+static int column_has_word(const char *column, const char *w)
+{
+    word_list words;
+    if (!column[0] || !split_words(column, &words))
+        return 0;
+    for (int i = 0; i < words.n; i++) {
+        const char *c = words.word[i];
+        if (has_letter(c) && strcmp(c, w) == 0)
+            return 1;
+        if (is_sxm_word(c) && is_sxm_word(w) && (!strcmp(c, "sxm") || !strcmp(w, "sxm")))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a word of a name that is not one of the row's model words only
+ * describes the row. */
+static int describes(const cf_gpu *g, const char *w)
+{
+    if (is_line_word(w))
+        return 1;
+    for (size_t i = 0; i < sizeof EXTRA_WORDS / sizeof *EXTRA_WORDS; i++)
+        if (strcasecmp(g->model, EXTRA_WORDS[i].model) == 0 && strcmp(w, EXTRA_WORDS[i].word) == 0)
+            return 1;
+    double gb = memory_word_gb(w);
+    if (gb > 0)
+        return memory_matches(gb, g->memory_gib);
+    return column_has_word(g->memory_type, w) || column_has_word(g->architecture, w) ||
+           column_has_word(g->form_factor, w);
+}
+
+/* Joins words [from, to] into out; 0 when it does not fit. */
+static int join(const word_list *l, int from, int to, char *out)
+{
+    size_t len = 0;
+    for (int i = from; i <= to; i++) {
+        size_t n = strlen(l->word[i]);
+        if (len + n >= JOINED_CAP)
+            return 0;
+        memcpy(out + len, l->word[i], n);
+        len += n;
+    }
+    out[len] = '\0';
+    return 1;
+}
+
+/* Whether the model words model[mi..] are all in the name's unused words,
+ * marking those used. Runs of words count once joined, on either side:
+ * "RTX 6000" is the model word RTX6000, "RTXPRO6000" the words RTX-PRO-6000. */
+static int cover(const word_list *model, int mi, const word_list *name, int *used)
+{
+    if (mi == model->n)
+        return 1;
+    char want[JOINED_CAP], have[JOINED_CAP];
+    for (int mj = mi; mj < model->n && join(model, mi, mj, want); mj++) {
+        for (int s = 0; s < name->n; s++) {
+            for (int t = s; t < name->n && !used[t] && join(name, s, t, have); t++) {
+                if (strlen(have) > strlen(want))
+                    break;
+                if (strcmp(have, want) != 0)
+                    continue;
+                for (int k = s; k <= t; k++)
+                    used[k] = 1;
+                if (cover(model, mj + 1, name, used))
+                    return 1;
+                for (int k = s; k <= t; k++)
+                    used[k] = 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The model's words without maker/line words ("Tesla-T4" is T4). */
+static int model_words(const cf_gpu *g, word_list *out)
+{
+    if (!split_words(g->model, out))
+        return 0;
+    int kept = 0;
+    for (int i = 0; i < out->n; i++)
+        if (!is_line_word(out->word[i]))
+            memmove(out->word[kept++], out->word[i], WORD_CAP);
+    out->n = kept;
+    return kept > 0;
+}
+
+/* Rule 3: the number of model words when `g` matches the name, else 0. */
+static int match_words(const cf_gpu *g, const word_list *name)
+{
+    word_list model;
+    int used[MAX_WORDS] = {0};
+    if (!model_words(g, &model) || !cover(&model, 0, name, used))
+        return 0;
+    for (int i = 0; i < name->n; i++)
+        if (!used[i] && !describes(g, name->word[i]))
+            return 0;
+    return model.n;
+}
+
+static int same_words(const word_list *a, const word_list *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->word[i], b->word[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Rule 4: a name that, without maker/line words, is one word with a digit
+ * that is the first word of a row's model: the first such row. */
+static const cf_gpu *family(const cf_gpu *gpus, size_t n_gpus, const word_list *name)
+{
+    const char *only = NULL;
+    for (int i = 0; i < name->n; i++) {
+        if (is_line_word(name->word[i]))
+            continue;
+        if (only)
+            return NULL;
+        only = name->word[i];
+    }
+    if (!only || strcspn(only, "0123456789") == strlen(only))
+        return NULL;
+    for (size_t i = 0; i < n_gpus; i++) {
+        word_list model;
+        if (model_words(&gpus[i], &model) && strcmp(model.word[0], only) == 0)
+            return &gpus[i];
+    }
+    return NULL;
+}
+
+const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name)
+{
+    const cf_gpu *exact = cf_gpu_find(gpus, n_gpus, name);
+    if (exact || !name)
+        return exact;
+    word_list words;
+    if (!split_words(name, &words) || words.n == 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof OTHER_PRODUCTS / sizeof *OTHER_PRODUCTS; i++) {
+        word_list other;
+        if (split_words(OTHER_PRODUCTS[i], &other) && same_words(&words, &other))
+            return NULL;
+    }
+    const cf_gpu *best = NULL;
+    int best_words = 0;
+    for (size_t i = 0; i < n_gpus; i++) {
+        int n = match_words(&gpus[i], &words);
+        if (n > best_words) {
+            best = &gpus[i];
+            best_words = n;
+        }
+    }
+    return best ? best : family(gpus, n_gpus, &words);
+}
