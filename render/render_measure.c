@@ -23,8 +23,13 @@ void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_
     cf_buf_printf(out, "cloudfit profile --runner RUNNER --gpu %s --instance-type %s", m->gpu, m->instance_type);
     if (m->kind == CF_MEASURE_NETWORK && !(m->nodes == 2 && m->gpus_per_node == 1))
         cf_buf_printf(out, " --probe-nodes %d --probe-gpus %d", m->nodes, m->gpus_per_node);
+    const char *path = spec_path && spec_path[0] ? spec_path : "MODEL.json";
     cf_buf_puts(out, " ");
-    cf_shell_quote(out, spec_path && spec_path[0] ? spec_path : "MODEL.json");
+    if (path[strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-")] == '\0' &&
+        path[0] != '-')
+        cf_buf_puts(out, path); /* nothing a shell would read differently */
+    else
+        cf_shell_quote(out, path);
 }
 
 void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, cf_buf *out)
