@@ -41,6 +41,7 @@ cf_status cf_scaling_curve(const cf_job *job, const cf_constraints *limits, cons
         pt->ideal_samples_per_s = one_node * n;
         double steps = noise ? cf_samples_to_target(noise, job->total_samples, global) / global : 0;
         pt->hours = steps * step / 3600.0;
+        pt->reason = cf_perf_scaling_reason(&p, bytes, n, g, m, s);
     }
     return CF_OK;
 }

@@ -8,6 +8,7 @@
 #include "cloudfit/advisor/spot.h"
 #include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
+#include "cloudfit/advisor/next_measurement.h"
 
 static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
 
@@ -94,7 +95,8 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
     sh->best_train_h = malloc((size_t)max_nodes * sizeof *sh->best_train_h);
     sh->best_step_s = malloc((size_t)max_nodes * sizeof *sh->best_step_s);
     sh->best_sigma = calloc((size_t)max_nodes, sizeof *sh->best_sigma);
-    if (!sh->best_m || !sh->best_s || !sh->best_train_h || !sh->best_step_s || !sh->best_sigma)
+    sh->best_sigma_up = calloc((size_t)max_nodes, sizeof *sh->best_sigma_up);
+    if (!sh->best_m || !sh->best_s || !sh->best_train_h || !sh->best_step_s || !sh->best_sigma || !sh->best_sigma_up)
         return 0;
     /* The single-node step depends on the batch only, the inter-node term
      * on the node count only: each is evaluated once. */
@@ -133,6 +135,7 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
                     double share = one.visible_s / step, sigma_c = sqrt(one.sigma_base * one.sigma_base +
                                                                         share * share * one.sigma_net * one.sigma_net);
                     sh->best_sigma[n - 1] = sigma_c;
+                    sh->best_sigma_up[n - 1] = sqrt(sigma_c * sigma_c + share * share * one.sigma_shape * one.sigma_shape);
                 }
             }
         }
@@ -148,6 +151,7 @@ static void shapes_free(shape *shapes, size_t n)
         free(shapes[i].best_train_h);
         free(shapes[i].best_step_s);
         free(shapes[i].best_sigma);
+        free(shapes[i].best_sigma_up);
     }
     free(shapes);
 }
@@ -172,9 +176,14 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
                               in->noise->b_noise_effective, M);
     cfg->step_time_s = sh->best_step_s[n - 1];
     cfg->step_sigma = sh->best_sigma[n - 1];
+    cfg->step_sigma_up = sh->best_sigma_up[n - 1];
     cf_step one = cf_perf_predict(&sh->params, gradient_bytes(job), n, g, n * g, m, 1);
     cfg->compute_s = one.compute_s;
     cfg->sync_s = one.allreduce_s;
+    double share = one.visible_s / cfg->step_time_s, below = sh->params.k.sigma_shape_below * one.sigma_shape;
+    cfg->step_sigma_compute = sh->params.sigma_compute;
+    cfg->step_sigma_network = share * hypot(one.sigma_net, below);
+    cfg->step_sigma_network_up = share * hypot(one.sigma_net, one.sigma_shape);
     cfg->samples_per_s = M / cfg->step_time_s;
     cfg->samples_to_target = cf_samples_to_target(in->noise, job->total_samples, M);
     cfg->steps = ceil(cfg->samples_to_target / M);
@@ -195,7 +204,7 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), startup_h = limits->startup_minutes / 60.0;
     double run_h = c->hours - startup_h;
     cfg->hours_p10 = startup_h + run_h * exp(-z80 * cfg->step_sigma);
-    cfg->hours_p90 = startup_h + run_h * exp(z80 * cfg->step_sigma);
+    cfg->hours_p90 = startup_h + run_h * exp(z80 * cfg->step_sigma_up);
     cfg->total_usd_p10 = cfg->hours_p10 * cfg->usd_per_hour;
     cfg->total_usd_p90 = cfg->hours_p90 * cfg->usd_per_hour;
     cfg->hours_at_confidence = c->hours_q;
@@ -418,7 +427,8 @@ static cf_status price_candidates(const cf_advisor_input *in, const shape *shape
                 c->hours = hours;
                 c->usd = c->hours * nodes * price;
                 /* the model's own uncertainty on the training part */
-                c->hours_q = startup_h + (hours - startup_h) * exp(z * sh->best_sigma[nodes - 1]);
+                c->hours_q = startup_h + (hours - startup_h) *
+                                             exp(z * (z > 0 ? sh->best_sigma_up : sh->best_sigma)[nodes - 1]);
                 c->usd_q = c->hours_q * nodes * price;
                 c->feasible = cf_constraints_met(limits, c->hours_q, c->usd_q, 0);
             }
@@ -560,6 +570,39 @@ static void pick_best_kinds(const cf_advisor_input *in, const shape *shapes, con
     }
 }
 
+/* advice->held_back: the best on-demand candidate by the objective, better
+ * than every feasible one, that meets the deadline and budget at its point
+ * values but not at the confidence quantiles. Before rank_and_front, which
+ * drops the infeasible candidates. */
+static void pick_held_back(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
+                           const cf_spot_estimate *est, cf_advice *advice)
+{
+    rank_ctx rc = {.objective = in->constraints->objective, .hours_min = INFINITY, .usd_min = INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i].feasible)
+            continue;
+        rc.hours_min = fmin(rc.hours_min, cands[i].hours);
+        rc.usd_min = fmin(rc.usd_min, cands[i].usd);
+    }
+    const candidate *pick = NULL, *held = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (cands[i].feasible && (!pick || better(&rc, &cands[i], pick)))
+            pick = &cands[i];
+    if (!pick)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const candidate *c = &cands[i];
+        if (c->feasible || c->spot || !cf_constraints_met(in->constraints, c->hours, c->usd, 0))
+            continue;
+        if (better(&rc, c, pick) && (!held || better(&rc, c, held)))
+            held = c;
+    }
+    if (held) {
+        fill_config(in, &shapes[held->shape], held, est, &advice->held_back);
+        advice->have_held_back = 1;
+    }
+}
+
 static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes, const size_t *offer_of,
                                 candidate *cands, size_t n, const cf_spot_estimate *est, cf_advice *advice)
 {
@@ -670,11 +713,14 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
         advice->n_spot_simulated = n_est;
         pick_extremes(in, shapes, cands, n, est, advice);
         pick_best_kinds(in, shapes, cands, n, est, advice);
+        pick_held_back(in, shapes, cands, n, est, advice);
         if (n == 0) {
             st = cf_error_set(CF_ERR_INFEASIBLE, "no configuration fits the search limits");
             cf_error_hint("check search.gpus, search.clouds, search.spot and the model's memory needs");
         } else {
             st = rank_and_front(in, shapes, offer_of, cands, n, est, advice);
+            if (st == CF_OK)
+                cf_next_measurement_choose(in, advice, &advice->next);
             if (st == CF_ERR_INFEASIBLE)
                 cf_error_set(CF_ERR_INFEASIBLE, "no configuration meets the deadline and budget");
         }

@@ -17,7 +17,7 @@ typedef struct {
     cf_provenance memory_provenance;
     /* per node count n (index n-1): time-optimal batch and accumulation */
     int *best_m, *best_s;
-    double *best_train_h, *best_step_s, *best_sigma;
+    double *best_train_h, *best_step_s, *best_sigma, *best_sigma_up;
 } shape;
 
 typedef struct {

@@ -90,13 +90,14 @@ cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf
         p->compute_scale = (ref_p.compute_scale > 0 ? ref_p.compute_scale : 1.0) * ratio;
         p->contention = ref_p.contention;
         p->sigma_profile = ref_p.sigma_profile;
-        p->sigma_compute = hypot(ref_p.sigma_compute, CF_PERF_SIGMA_CARRY);
+        p->sigma_compute = hypot(ref_p.sigma_compute, cf_carry_sigma(ref_gpu, job->precision, target, job->precision, NULL));
         p->inter_gbps = ref_p.inter_gbps;
         p->hide = ref_p.hide;
         p->overhead_s = ref_p.overhead_s;
         p->two_vm_exponent = ref_p.two_vm_exponent;
         p->sigma_fit = ref_p.sigma_fit;
         p->max_nodes_measured = ref_p.max_nodes_measured;
+        p->max_node_gpus_measured = ref_p.max_node_gpus_measured;
         p->network_provenance = ref_p.inter_gbps > 0 ? CF_PROV_ESTIMATED : CF_PROV_DEFAULT;
         out->reference_network_gbps = ref->reference_network_gbps;
         snprintf(out->carried_from, sizeof out->carried_from, "%s", ref_gpu->model);

@@ -196,11 +196,6 @@ static void net_rows_free(net_rows *x)
 
 static double ring(double n) { return n > 1 ? 2.0 * (n - 1) / n : 0.0; }
 
-static double hop_latency(const cf_perf_constants *k, double bytes, double nodes)
-{
-    return k->hop_latency_s * ceil(bytes / CF_DDP_BUCKET_BYTES) * 2.0 * (nodes - 1);
-}
-
 static cf_status net_rows_build(const cf_perf_params *p, const cf_measurement *rows, size_t n_rows, double bytes,
                                 double nic, net_rows *x)
 {
@@ -222,7 +217,7 @@ static cf_status net_rows_build(const cf_perf_params *p, const cf_measurement *r
     }
     x->bits = 8.0 * bytes;
     x->nic = nic;
-    x->lat2 = hop_latency(&p->k, bytes, 2);
+    x->lat2 = cf_perf_hop_latency_s(&p->k, nic, bytes, 2);
     double first_m = -1;
     for (size_t i = 0; i < n_rows; i++) {
         const cf_measurement *r = &rows[i];
@@ -236,7 +231,7 @@ static cf_status net_rows_build(const cf_perf_params *p, const cf_measurement *r
         x->g[j] = g;
         double rn = ring(r->num_nodes), rk = ring(r->num_gpus);
         x->growth[j] = pow(rn, p->k.growth_nodes) * (p->k.growth_gpus != 0 ? pow(rk / rn, p->k.growth_gpus) : 1.0);
-        x->lat_n[j] = hop_latency(&p->k, bytes, r->num_nodes);
+        x->lat_n[j] = cf_perf_hop_latency_s(&p->k, nic, bytes, r->num_nodes);
         x->floor_s[j] = rk * x->bits / (nic * 1e9);
         if (first_m < 0)
             first_m = r->local_bsz;
@@ -407,6 +402,7 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, d
     p.sigma_fit = 0;
     p.bound_hit = 0;
     p.max_nodes_measured = 0;
+    p.max_node_gpus_measured = 0;
     if (rep.n_multi_node > 0) {
         net_rows x;
         if ((st = net_rows_build(&p, rows, n_rows, bytes, p.nic_gbps, &x)) != CF_OK)
@@ -440,9 +436,12 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, d
             p.two_vm_exponent = best.b2;
             p.bound_hit = best.a2 <= a2min * 1.0001;
             p.network_provenance = CF_PROV_FITTED;
-            for (size_t i = 0; i < n_rows; i++)
+            for (size_t i = 0; i < n_rows; i++) {
                 if (rows[i].num_nodes > p.max_nodes_measured)
                     p.max_nodes_measured = rows[i].num_nodes;
+                if (rows[i].num_nodes > 1 && cf_measurement_gpus_per_node(&rows[i]) > p.max_node_gpus_measured)
+                    p.max_node_gpus_measured = cf_measurement_gpus_per_node(&rows[i]);
+            }
             rep.fitted_inter = 1;
             rep.fitted_hide = x.distinct_batches >= 2;
             rep.bound_hit = p.bound_hit;

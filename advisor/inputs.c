@@ -149,7 +149,8 @@ static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, 
         if (same) {
             double r = cf_gpu_time_ratio_between(gpu, rows[0].precision, gpu, rq->job->precision);
             perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * r;
-            perf->params.sigma_compute = hypot(perf->params.sigma_compute, CF_PERF_SIGMA_CARRY);
+            perf->params.sigma_compute = hypot(perf->params.sigma_compute,
+                                               cf_carry_sigma(gpu, rows[0].precision, gpu, rq->job->precision, NULL));
             add_note(in, "%s: measured in %s, the job trains in %s: %s step times × %.3g (peak-rate ratio)",
                      gp->measurements_path, cf_precision_name(rows[0].precision),
                      cf_precision_name(rq->job->precision), gpu->model, r);

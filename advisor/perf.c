@@ -23,7 +23,9 @@ cf_perf_constants cf_perf_constants_default(void)
                                .sigma_away = CF_PERF_SIGMA_AWAY,
                                .sigma_extrapolate = CF_PERF_SIGMA_EXTRAPOLATE,
                                .sigma_default_net = CF_PERF_SIGMA_DEFAULT_NET,
-                               .sigma_gpus = CF_PERF_SIGMA_GPUS};
+                               .sigma_gpus = CF_PERF_SIGMA_GPUS,
+                               .sigma_shape = CF_PERF_SIGMA_SHAPE,
+                               .sigma_shape_below = CF_PERF_SIGMA_SHAPE_BELOW};
 }
 
 cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double v)
@@ -47,6 +49,8 @@ cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double v)
         {"sigma_extrapolate", "u_ext", offsetof(cf_perf_constants, sigma_extrapolate), 0, 5},
         {"sigma_default_net", "u_def", offsetof(cf_perf_constants, sigma_default_net), 0, 5},
         {"sigma_gpus", "u_ing", offsetof(cf_perf_constants, sigma_gpus), 0, 5},
+        {"sigma_shape", "u_shape", offsetof(cf_perf_constants, sigma_shape), 0, 5},
+        {"sigma_shape_below", "u_shape_lo", offsetof(cf_perf_constants, sigma_shape_below), 0, 1},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         if (strcmp(name, table[i].name) != 0 && strcmp(name, table[i].alias) != 0)
@@ -111,6 +115,7 @@ cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps
     q.sigma_fit = 0;
     q.bound_hit = 0;
     q.max_nodes_measured = 0;
+    q.max_node_gpus_measured = 0;
     q.network_provenance = CF_PROV_DEFAULT;
     return q;
 }
@@ -126,10 +131,16 @@ static double ring(double n) { return n > 1 ? 2.0 * (n - 1) / n : 0.0; }
 
 static double n_buckets(double gradient_bytes) { return ceil(gradient_bytes / CF_DDP_BUCKET_BYTES); }
 
-/* λ(N): per-hop latency of the ring, L per bucket per step. */
+double cf_perf_hop_latency_s(const cf_perf_constants *k, double nic_gbps, double gradient_bytes, double nodes)
+{
+    double per_hop = k->hop_latency_s * (is_rdma(nic_gbps) ? CF_PERF_RDMA_LATENCY_SHARE : 1.0);
+    return per_hop * n_buckets(gradient_bytes) * 2.0 * (nodes - 1);
+}
+
 static double hop_latency(const cf_perf_params *p, double gradient_bytes, double nodes)
 {
-    return p->k.hop_latency_s * n_buckets(gradient_bytes) * 2.0 * (nodes - 1);
+    double nic = p->nic_gbps > 0 ? p->nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    return cf_perf_hop_latency_s(&p->k, nic, gradient_bytes, nodes);
 }
 
 static double hide_fraction(const cf_perf_params *p) { return p->hide >= 0 ? p->hide : p->k.hide_default; }
@@ -303,7 +314,7 @@ cf_step cf_perf_node_step(const cf_perf_params *p, double bytes, int g, double m
         double u = p->k.sigma_gpus * log((double)g);
         var += u * u;
     }
-    r.sigma_base = r.sigma = sqrt(var);
+    r.sigma_base = r.sigma = r.sigma_up = sqrt(var);
     return r;
 }
 
@@ -322,7 +333,16 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
     n.nodes = nodes;
     n.allreduce_s = allreduce(p, bytes, nodes, g, gpus, &n.a2_s);
     if (nodes > 1) {
-        if (p->network_provenance == CF_PROV_DEFAULT) {
+        /* How the all-reduce grows beyond the node count and GPUs per node
+         * it was measured at differs between clusters by a factor of three
+         * (docs/model.md): without a measurement, from the 2-node × 1-GPU
+         * shape the default stands for. */
+        int measured = p->network_provenance != CF_PROV_DEFAULT;
+        int n_meas = measured && p->max_nodes_measured > 1 ? p->max_nodes_measured : 2;
+        int g_meas = measured && p->max_node_gpus_measured > 0 ? p->max_node_gpus_measured : 1;
+        double distance = fmax(0.0, log((double)nodes / n_meas)) + fmax(0.0, log((double)g / g_meas));
+        n.sigma_shape = p->k.sigma_shape * sqrt(distance);
+        if (!measured) {
             n.sigma_net = p->k.sigma_default_net;
         } else {
             int away = !(nodes == 2 && gpus == 2);
@@ -346,10 +366,14 @@ cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net
                       p->k.interference * fmin(r.allreduce_s, hidden_by);
         t += r.visible_s;
         r.sigma_net = net->sigma_net;
+        r.sigma_shape = net->sigma_shape;
     }
     r.step_s = (accumulation - 1) * r.compute_s + t;
     double share = r.visible_s / r.step_s;
-    r.sigma = sqrt(r.sigma_base * r.sigma_base + share * share * r.sigma_net * r.sigma_net);
+    double below = p->k.sigma_shape_below * r.sigma_shape;
+    r.sigma = sqrt(r.sigma_base * r.sigma_base + share * share * (r.sigma_net * r.sigma_net + below * below));
+    r.sigma_up = sqrt(r.sigma_base * r.sigma_base +
+                      share * share * (r.sigma_net * r.sigma_net + r.sigma_shape * r.sigma_shape));
     return r;
 }
 
@@ -363,6 +387,26 @@ cf_step cf_perf_predict(const cf_perf_params *p, double bytes, int nodes, int g,
 double cf_perf_step_s(const cf_perf_params *p, double bytes, int nodes, int g, double m, int accumulation)
 {
     return cf_perf_predict(p, bytes, nodes, g, nodes * g, m, accumulation).step_s;
+}
+
+cf_scaling_reason cf_perf_scaling_reason(const cf_perf_params *p, double bytes, int nodes, int g, double m,
+                                         int accumulation)
+{
+    if (nodes < 2)
+        return CF_SCALING_REGULAR;
+    if (accumulation < 1)
+        accumulation = 1;
+    cf_step before = cf_perf_predict(p, bytes, nodes - 1, g, (nodes - 1) * g, m, accumulation);
+    cf_step after = cf_perf_predict(p, bytes, nodes, g, nodes * g, m, accumulation);
+    double x_before = (nodes - 1) / before.step_s, x_after = nodes / after.step_s; /* per g·m·s samples */
+    const double tol = 1e-9;
+    if (x_after >= x_before * (1 - tol) && x_after <= x_before * nodes / (nodes - 1.0) * (1 + tol))
+        return CF_SCALING_REGULAR;
+    if (p->two_vm_exponent > 0 && g > 1 && (nodes == 2 || nodes == 3))
+        return CF_SCALING_TWO_VM;
+    if (nodes == 2 && after.visible_s >= accumulation * after.compute_s * (1 - tol))
+        return CF_SCALING_NETWORK_BOUND;
+    return CF_SCALING_UNEXPLAINED;
 }
 
 double cf_perf_compute_s(const cf_perf_params *p, double m, int g)
@@ -409,6 +453,12 @@ double cf_normal_quantile(double p)
     double e = 0.5 * erfc(-x / sqrt(2)) - p;
     double u = e * sqrt(2 * 3.14159265358979323846) * exp(x * x / 2);
     return x - u / (1 + x * u / 2);
+}
+
+double cf_step_quantile(double step_s, double sigma, double sigma_up, double q)
+{
+    double z = cf_normal_quantile(q);
+    return step_s * exp(z * (z > 0 ? sigma_up : sigma));
 }
 
 double cf_normal_two_sided_z(double level) { return cf_normal_quantile(0.5 + 0.5 * level); }

@@ -164,6 +164,7 @@ static cf_status refit(state *s)
             out.two_vm_exponent = start.two_vm_exponent;
             out.sigma_fit = start.sigma_fit;
             out.max_nodes_measured = start.max_nodes_measured;
+            out.max_node_gpus_measured = start.max_node_gpus_measured;
             out.network_provenance = start.network_provenance;
         } else {
             perf->reference_network_gbps = nic;

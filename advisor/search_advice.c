@@ -53,7 +53,7 @@ void cf_search_config(const cf_search_options *o, const cf_search_result *r, con
     cf_search_job(o, c, cfg->step_time_s, &cfg->hours, &cfg->total_usd);
     cfg->train_hours = cfg->hours - o->constraints->startup_minutes / 60.0;
     /* the search's own uncertainty of the step (the GP posterior over the model) */
-    cfg->step_sigma = r->est_sd[i] > 0 ? r->est_sd[i] : 0;
+    cfg->step_sigma = cfg->step_sigma_up = r->est_sd[i] > 0 ? r->est_sd[i] : 0;
     double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), startup_h = o->constraints->startup_minutes / 60.0;
     cfg->hours_p10 = startup_h + cfg->train_hours * exp(-z80 * cfg->step_sigma);
     cfg->hours_p90 = startup_h + cfg->train_hours * exp(z80 * cfg->step_sigma);

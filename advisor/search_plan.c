@@ -81,16 +81,23 @@ cf_status cf_search_light_profile(const cf_search_candidate *cands, size_t n, co
     return CF_OK;
 }
 
-cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, const char *gpu,
-                                   const unsigned char *excluded, size_t out[2], size_t *n_out)
+/* The probe's runs at `nodes` VMs × `gpus` GPUs (cf_search_two_node_probe: 2 × 1). */
+static cf_status probe_of_shape(const cf_search_candidate *cands, size_t n, const char *gpu,
+                                const unsigned char *excluded, int nodes, int gpus, size_t out[2], size_t *n_out)
 {
     size_t *idx = malloc((n ? n : 1) * sizeof *idx);
     *n_out = 0;
     if (!idx)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, 2, 1, idx), CF_SEARCH_PROBE_BATCHES, out, 0);
+    *n_out = spread(idx, one_per_batch(cands, n, gpu, excluded, nodes, gpus, idx), CF_SEARCH_PROBE_BATCHES, out, 0);
     free(idx);
     return CF_OK;
+}
+
+cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, const char *gpu,
+                                   const unsigned char *excluded, size_t out[2], size_t *n_out)
+{
+    return probe_of_shape(cands, n, gpu, excluded, 2, 1, out, n_out);
 }
 
 cf_status cf_search_prior(const cf_inputs *inputs, const cf_gpu *gpus, size_t n_gpus, const cf_search_candidate *cands,
@@ -209,14 +216,16 @@ static cf_status mark_excluded(const cf_search_candidate *cands, size_t n, const
     return CF_OK;
 }
 
-/* A runner that starts VMs runs the probe as one GPU on each of two VMs
- * (placement 11, as in the Pollux data): the 2 × 1 shape of every 1-GPU
- * candidate not already there is appended. */
-static cf_status add_probe_shapes(cf_search_candidate **cands, size_t *n, unsigned char **excluded)
+/* A runner that starts VMs runs the probe as `gpus` GPUs on each of
+ * `nodes` VMs (by default one GPU on each of two, placement 11, as in the
+ * Pollux data): that shape of every one-VM candidate of `gpus` GPUs not
+ * already there is appended. */
+static cf_status add_probe_shapes(cf_search_candidate **cands, size_t *n, unsigned char **excluded, int nodes,
+                                  int gpus)
 {
     size_t extra = 0, n0 = *n;
     for (size_t c = 0; c < n0; c++)
-        extra += (*cands)[c].nodes == 1 && (*cands)[c].gpus_per_node == 1 && !(*excluded)[c];
+        extra += (*cands)[c].nodes == 1 && (*cands)[c].gpus_per_node == gpus && !(*excluded)[c];
     cf_search_candidate *grown = realloc(*cands, (n0 + extra + 1) * sizeof *grown);
     if (grown)
         *cands = grown;
@@ -227,16 +236,16 @@ static cf_status add_probe_shapes(cf_search_candidate **cands, size_t *n, unsign
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     for (size_t c = 0; c < n0; c++) {
         const cf_search_candidate *k = &(*cands)[c];
-        if (k->nodes != 1 || k->gpus_per_node != 1 || (*excluded)[c])
+        if (k->nodes != 1 || k->gpus_per_node != gpus || (*excluded)[c])
             continue;
         int have = 0;
         for (size_t q = 0; q < *n && !have; q++)
-            have = (*cands)[q].nodes == 2 && (*cands)[q].gpus_per_node == 1 && (*cands)[q].vm == k->vm &&
+            have = (*cands)[q].nodes == nodes && (*cands)[q].gpus_per_node == gpus && (*cands)[q].vm == k->vm &&
                    (*cands)[q].local_batch == k->local_batch;
         if (have)
             continue;
         (*cands)[*n] = *k;
-        (*cands)[*n].nodes = 2;
+        (*cands)[*n].nodes = nodes;
         (*excluded)[(*n)++] = 0;
     }
     return CF_OK;
@@ -250,28 +259,34 @@ cf_status cf_search_plan_profile(const cf_search_profile_request *rq, cf_search_
     if (!excluded)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     cf_status st = mark_excluded(*cands, *n, rq->gpu, rq->instance_type, rq->from_trace, excluded);
-    int can_two_nodes = 0;
+    int nodes = rq->probe_nodes > 1 ? rq->probe_nodes : 2, gpus = rq->probe_gpus > 0 ? rq->probe_gpus : 1;
+    int can_probe = 0;
     if (st == CF_OK && rq->from_trace) {
-        for (size_t c = 0; c < *n && !can_two_nodes; c++)
-            can_two_nodes = !excluded[c] && (*cands)[c].nodes == 2 && (*cands)[c].gpus_per_node == 1;
-        if (!can_two_nodes)
+        for (size_t c = 0; c < *n && !can_probe; c++)
+            can_probe = !excluded[c] && (*cands)[c].nodes == nodes && (*cands)[c].gpus_per_node == gpus;
+        if (!can_probe)
             snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
-                     "the trace has no 2-node × 1-GPU rows (placement 11) of %s for this model", rq->gpu);
+                     "the trace has no %d-node × %d-GPU rows%s of %s for this model", nodes, gpus,
+                     nodes == 2 && gpus == 1 ? " (placement 11)" : "", rq->gpu);
     } else if (st == CF_OK) {
         if (!rq->runner_multi_node)
             snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
-                     "the exec template has no {nodes} placeholder, so it cannot start two nodes");
-        else if (rq->constraints->max_nodes < 2 || rq->constraints->max_gpus < 2)
+                     "the exec template has no {nodes} placeholder, so it cannot start %d nodes", nodes);
+        else if (rq->constraints->max_nodes < nodes || rq->constraints->max_gpus < nodes * gpus)
             snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
-                     "the spec allows %s (search.max_nodes / max_gpus)",
-                     rq->constraints->max_nodes < 2 ? "one node" : "one GPU");
-        else if ((st = add_probe_shapes(cands, n, &excluded)) == CF_OK)
-            can_two_nodes = 1;
+                     "the spec allows %d node%s and %d GPUs (search.max_nodes / max_gpus), the probe needs %d × %d",
+                     rq->constraints->max_nodes, rq->constraints->max_nodes == 1 ? "" : "s",
+                     rq->constraints->max_gpus, nodes, gpus);
+        else if ((st = add_probe_shapes(cands, n, &excluded, nodes, gpus)) == CF_OK)
+            can_probe = 1;
     }
     if (st == CF_OK)
         st = cf_search_light_profile(*cands, *n, rq->gpu, excluded, out->light, &out->n_light);
-    if (st == CF_OK && can_two_nodes)
-        st = cf_search_two_node_probe(*cands, *n, rq->gpu, excluded, out->probe, &out->n_probe);
+    if (st == CF_OK && can_probe)
+        st = probe_of_shape(*cands, *n, rq->gpu, excluded, nodes, gpus, out->probe, &out->n_probe);
+    if (st == CF_OK && can_probe && out->n_probe == 0)
+        snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
+                 "no %d-node × %d-GPU configuration of %s within the spec's limits", nodes, gpus, rq->gpu);
     free(excluded);
     return st;
 }

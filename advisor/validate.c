@@ -117,7 +117,8 @@ static void start_params(const cf_validate_options *o, const cf_validate_group *
  * error of the point prediction and whether its 80 % interval holds the
  * measurement. */
 static cf_status score_group(const cf_measurement *rows, size_t n_rows, cf_validate_group *g, const char *fitted,
-                             double *all_errors, size_t *n_all, size_t *n_all_covered)
+                             double *all_errors, size_t *n_all, size_t *n_all_covered,
+                             cf_validate_row_prediction *per_row)
 {
     double *errs = malloc((n_rows ? n_rows : 1) * sizeof *errs);
     double *bucket_errs = malloc((n_rows ? n_rows : 1) * N_BUCKETS * sizeof *bucket_errs);
@@ -133,7 +134,15 @@ static cf_status score_group(const cf_measurement *rows, size_t n_rows, cf_valid
             continue;
         cf_step pred = cf_perf_predict_measurement(&g->params, &rows[i], g->gradient_bytes);
         double e = pred.step_s / rows[i].step_time_s - 1.0;
-        int inside = fabs(log1p(e)) <= z80 * pred.sigma;
+        double log_e = log1p(e); /* > 0: the prediction was slower than measured */
+        int inside = log_e <= z80 * pred.sigma && -log_e <= z80 * pred.sigma_up;
+        if (per_row)
+            per_row[i] = (cf_validate_row_prediction){.scored = 1, .predicted_s = pred.step_s,
+                                                      .p10_s = pred.step_s * exp(-z80 * pred.sigma),
+                                                      .p90_s = pred.step_s * exp(z80 * pred.sigma_up),
+                                                      .sigma = pred.sigma,
+                                                      .network_share = pred.visible_s / pred.step_s,
+                                                      .carried_from = g->carried_from[0] ? g->carried_from : NULL};
         errs[n++] = e;
         covered += inside;
         all_errors[(*n_all)++] = e;
@@ -255,7 +264,7 @@ static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
     cf_perf_params p = cf_perf_on_network(&ref->params, ref->nominal_inter_gbps, g->nominal_inter_gbps);
     double ratio = cf_gpu_time_ratio_between(ref->gpu_info, ref->precision, g->gpu_info, g->precision);
     p.compute_scale = (p.compute_scale > 0 ? p.compute_scale : 1.0) * ratio;
-    p.sigma_compute = hypot(p.sigma_compute, CF_PERF_SIGMA_CARRY);
+    p.sigma_compute = hypot(p.sigma_compute, cf_carry_sigma(ref->gpu_info, ref->precision, g->gpu_info, g->precision, NULL));
     p.compute_provenance = CF_PROV_ESTIMATED;
     cf_perf_params here = cf_perf_defaults(g->gpu_info); /* the target's in-node hardware */
     p.intra_gbps = here.intra_gbps;
@@ -329,7 +338,8 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
                 snprintf(g->message, sizeof g->message, "%s", cf_error_message());
                 continue;
             }
-            st = score_group(rows, n_rows, g, train_gpu ? fitted : NULL, all_errors, &n_all, &n_all_covered);
+            st = score_group(rows, n_rows, g, train_gpu ? fitted : NULL, all_errors, &n_all, &n_all_covered,
+                             options->per_row);
         }
     }
     if (st == CF_OK && overall) {

@@ -65,6 +65,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"model-constants", 0, OPT_LIST, "NAME=VALUE[,...]", CMD_VALIDATE, OFF(model_constants),
      "step-time model constants instead of the shipped ones (a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, kT, s0, "
      "u0, u_ext, u_def, u_ing; docs/model.md); repeatable"},
+    {"rows", 0, OPT_STRING, "FILE.csv", CMD_VALIDATE, OFF(rows_path),
+     "also write every scored row with its prediction and 80 % interval as CSV to FILE"},
     {"train-epochs", 0, OPT_DOUBLE, "K", CMD_VALIDATE, OFF(train_epochs),
      "with --gns: use only the first K epochs of the M0 run"},
     /* price catalog choice and overrides (docs/pricing.md) */
@@ -123,6 +125,10 @@ const cf_cli_option cf_cli_option_table[] = {
      "training steps of the noise-scale run (default 200)"},
     {"instance-type", 0, OPT_STRING, "TYPE", CMD_PROFILE | CMD_SIMULATE, OFF(instance_type),
      "with --runner: run the full-VM runs (and, with exec, every run) on this instance type; simulate: the plan's VM"},
+    {"probe-nodes", 0, OPT_INT, "N", CMD_PROFILE, OFF(probe_nodes),
+     "with --runner: run the probe on N VMs (default 2; e.g. the shape a recommendation's next measurement names)"},
+    {"probe-gpus", 0, OPT_INT, "G", CMD_PROFILE, OFF(probe_gpus),
+     "with --runner: GPUs per VM of the probe (default 1)"},
     /* search (docs/search.md) */
     {"runner", 0, OPT_STRING, "RUNNER", CMD_SEARCH | CMD_PROFILE, OFF(runner),
      "where probes run: trace:MEASUREMENTS.csv or exec:'COMMAND {nodes} {gpus_per_node} ...' (search: required; "
@@ -182,6 +188,8 @@ void cf_cli_options_init(cf_cli_options *opts)
     opts->budget_usd = -1;
     opts->max_nodes = -1;
     opts->max_gpus = -1;
+    opts->probe_nodes = -1;
+    opts->probe_gpus = -1;
     opts->train_max_nodes = -1;
     opts->inter_node_gbps = -1;
     opts->train_epochs = -1;

@@ -101,6 +101,9 @@ typedef struct {
     const char *safety_sds;      /* 0 to 5; NULL = from --confidence */
     const char *confidence;      /* "0.9" or "90%": deadline and budget met with this probability; NULL = spec's */
     cf_cli_list model_constants; /* validate: NAME=VALUE of the step-time model's constants */
+    const char *rows_path;       /* validate: per-row predictions as CSV */
+    int probe_nodes;             /* profile --runner: the probe's VMs; 0 = 2 */
+    int probe_gpus;              /* profile --runner: the probe's GPUs per VM; 0 = 1 */
     double trace_nic_gbps;       /* trace runner: the measured cluster's NIC for every configuration; < 0 = the VM's */
     int probe_steps;             /* -1 = default (50) */
     int seed;                    /* -1 = default (1) */

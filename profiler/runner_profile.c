@@ -101,7 +101,7 @@ static void run_probe(const cf_runner_profile_plan *plan, const cf_search_runner
         double t = 0;
         shape_text(c, what, sizeof what);
         char label[240];
-        snprintf(label, sizeof label, "2-node probe: %s", what);
+        snprintf(label, sizeof label, "%d-node probe: %s", c->nodes, what);
         report(plan, (int)(plan->n_light + i), total, label);
         if (run_once_or_twice(plan, runner, c, plan->probe_steps, (int)(plan->n_light + i), label, &t) != CF_OK) {
             snprintf(p->probe_status, sizeof p->probe_status, "failed");
@@ -111,7 +111,11 @@ static void run_probe(const cf_runner_profile_plan *plan, const cf_search_runner
         }
         add_run(p, c, t, "probe");
     }
-    int len = snprintf(p->probe_note, sizeof p->probe_note, "2 nodes × 1 GPU (placement 11) at per-GPU batch");
+    const cf_search_candidate *shape = &plan->probe[0];
+    int len = shape->nodes == 2 && shape->gpus_per_node == 1
+                  ? snprintf(p->probe_note, sizeof p->probe_note, "2 nodes × 1 GPU (placement 11) at per-GPU batch")
+                  : snprintf(p->probe_note, sizeof p->probe_note, "%d nodes × %d GPU%s at per-GPU batch", shape->nodes,
+                             shape->gpus_per_node, shape->gpus_per_node == 1 ? "" : "s");
     for (int i = 0; i < p->n_runs; i++)
         if (!strcmp(p->runs[i].kind, "probe") && len > 0 && (size_t)len < sizeof p->probe_note)
             len += snprintf(p->probe_note + len, sizeof p->probe_note - (size_t)len, " %d", p->runs[i].local_batch);

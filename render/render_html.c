@@ -81,6 +81,40 @@ static void summary(const cf_report_plots *p, cf_buf *out)
     cf_buf_printf(out, "; %zu configurations meet the constraints.</p>\n", p->report->advice->n_feasible);
 }
 
+/* The measurement worth buying (render/render_measure.c). */
+static void next_measurement(const cf_report *r, cf_buf *out)
+{
+    const cf_next_measurement *m = &r->advice->next;
+    if (m->kind == CF_MEASURE_NONE)
+        return;
+    cf_buf_puts(out, "<p class=\"next\" id=\"next-measurement\"><strong>Next measurement</strong>: ");
+    esc(out, m->reason);
+    cf_buf cmd = CF_BUF_INIT;
+    cf_next_measurement_command(m, r->spec->job.source, &cmd);
+    cf_buf_puts(out, ". Run it: <code>");
+    esc(out, cmd.data ? cmd.data : "");
+    cf_buf_puts(out, "</code></p>\n");
+    if (cmd.failed)
+        out->failed = 1;
+    cf_buf_free(&cmd);
+}
+
+/* Where adding a VM lowers the predicted throughput (cf_scaling_reason). */
+static void scaling_notes(const cf_report_plots *p, cf_buf *out)
+{
+    for (size_t i = 0; i < p->n_scaling; i++) {
+        const cf_scaling_point *pt = &p->scaling[i];
+        if (pt->reason == CF_SCALING_NETWORK_BOUND)
+            cf_buf_printf(out, " At %d nodes the throughput is below one node's: the visible all-reduce between the "
+                               "VMs takes longer than a one-VM step.", pt->nodes);
+        else if (pt->reason == CF_SCALING_TWO_VM)
+            cf_buf_printf(out, " At %d nodes the step departs from the trend: two VMs of several GPUs were measured "
+                               "slower than three (the fitted two-VM slowdown, docs/model.md).", pt->nodes);
+        else if (pt->reason == CF_SCALING_UNEXPLAINED)
+            cf_buf_printf(out, " At %d nodes the model predicts a throughput change it cannot explain.", pt->nodes);
+    }
+}
+
 static void alternatives(const cf_report_plots *p, cf_buf *out)
 {
     cf_buf_puts(out, "<div class=\"scroll\"><table id=\"alternatives\">\n<thead><tr><th>#</th><th class=\"l\">cloud/region</th>"
@@ -140,6 +174,7 @@ void cf_report_html(const cf_report_plots *p, cf_buf *out)
     esc(out, r->spec->job.source);
     cf_buf_puts(out, "</p>\n");
     summary(p, out);
+    next_measurement(r, out);
 
     cf_buf svg = CF_BUF_INIT;
     cf_render_front_svg(p, &svg);
@@ -150,9 +185,15 @@ void cf_report_html(const cf_report_plots *p, cf_buf *out)
            "interval (p10–p90).");
     svg.len = 0;
     cf_render_scaling_svg(p, &svg);
-    figure(out, "scaling", "Throughput vs node count", &svg,
-           "Predicted samples per second of the chosen VM type at the chosen per-GPU batch and accumulation, "
-           "against linear scaling from one node: the gap is gradient all-reduce between VMs.");
+    cf_buf caption = CF_BUF_INIT;
+    cf_buf_puts(&caption, "Predicted samples per second of the chosen VM type at the chosen per-GPU batch and "
+                          "accumulation, against linear scaling from one node: the gap is gradient all-reduce between "
+                          "VMs.");
+    scaling_notes(p, &caption);
+    figure(out, "scaling", "Throughput vs node count", &svg, caption.data);
+    if (caption.failed)
+        out->failed = 1;
+    cf_buf_free(&caption);
     svg.len = 0;
     cf_render_stateff_svg(p, &svg);
     figure(out, "stateff", "Statistical efficiency vs global batch", &svg,

@@ -52,6 +52,7 @@ cJSON *cf_config_json(const cf_config *cfg)
     cJSON_AddBoolToObject(o, "spot", cfg->spot);
     cJSON_AddNumberToObject(o, "step_time_s", cf_json_round(cfg->step_time_s, 4));
     cJSON_AddNumberToObject(o, "step_time_sigma", cf_json_round(cfg->step_sigma, 3));
+    cJSON_AddNumberToObject(o, "step_time_sigma_up", cf_json_round(cfg->step_sigma_up, 3));
     cJSON_AddNumberToObject(o, "steps", cfg->steps);
     cJSON_AddNumberToObject(o, "samples_to_target", cf_json_round(cfg->samples_to_target, 6));
     cJSON_AddNumberToObject(o, "statistical_efficiency", cf_json_round(cfg->stat_efficiency, 4));
@@ -241,6 +242,7 @@ cJSON *cf_report_json(const cf_report *r)
     cJSON *front = cJSON_AddArrayToObject(doc, "pareto");
     for (size_t i = 0; i < r->advice->n_pareto; i++)
         cJSON_AddItemToArray(front, cf_config_json(&r->advice->pareto[i]));
+    cJSON_AddItemToObject(doc, "next_measurement", cf_next_measurement_json(&r->advice->next, r->spec->job.source));
     cJSON_AddItemToObject(doc, "explanation", explanation_json(r));
     cJSON_AddItemToObject(doc, "gates", cf_gates_json(r->gates, r->n_gates));
     return doc;

@@ -140,6 +140,16 @@ static void reasons(const cf_report *r, cf_buf *out)
             cell(out, in->perf[i].note);
             cf_buf_puts(out, "\n");
         }
+    if (r->advice->next.kind != CF_MEASURE_NONE) {
+        cf_buf_puts(out, "- **next measurement**: ");
+        cell(out, r->advice->next.reason);
+        cf_buf cmd = CF_BUF_INIT;
+        cf_next_measurement_command(&r->advice->next, r->spec->job.source, &cmd);
+        cf_buf_puts(out, "; then recommend again: `");
+        cell(out, cmd.data);
+        cf_buf_puts(out, "`\n");
+        cf_buf_free(&cmd);
+    }
     if (c->network_measured_max_nodes > 0) {
         cf_buf_puts(out, "- note: ");
         cf_report_extrapolation_note(c, out);

@@ -208,7 +208,7 @@ static void explanation(const cf_report *r, cf_buf *out)
                   c->spot ? " (spot)" : "");
     constraint_line(r, c, out);
     double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
-    double step_lo = c->step_time_s * exp(-z80 * c->step_sigma), step_hi = c->step_time_s * exp(z80 * c->step_sigma);
+    double step_lo = c->step_time_s * exp(-z80 * c->step_sigma), step_hi = c->step_time_s * exp(z80 * c->step_sigma_up);
     if (c->nodes * c->gpus_per_node == 1)
         cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): compute %.3f s per micro-batch; one GPU, so no gradient "
                            "all-reduce\n",
@@ -257,9 +257,11 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "  - price %s per VM-hour: %s\n", c->spot ? "spot" : "on-demand", price_origin);
     /* catalog name, source, age, too-old note and price overrides (render_catalog.c) */
     cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
-    if (c->prov_throughput == CF_PROV_ESTIMATED)
-        cf_buf_printf(out, "  note: the chosen GPU type (%s) was not measured; its throughput is an estimate — profile it "
-                           "before committing to a long run\n", c->vm->gpu_model);
+    if (r->advice->next.kind != CF_MEASURE_NONE) {
+        cf_buf_puts(out, "  next measurement: ");
+        cf_next_measurement_text(&r->advice->next, s->job.source, out);
+        cf_buf_puts(out, "\n");
+    }
     if (c->network_measured_max_nodes > 0) {
         cf_buf_puts(out, "  note: ");
         cf_report_extrapolation_note(c, out);

@@ -1,6 +1,8 @@
 #include "cloudfit/render/validate_report.h"
 
 #include "cloudfit/common/escape.h"
+#include "cloudfit/common/csvwrite.h"
+#include "cloudfit/common/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -211,34 +213,100 @@ cJSON *cf_validate_gns_json(const cf_validate_gns_report *r)
 
 void cf_validate_crossgpu_table(const cf_validate_crossgpu_report *r, cf_buf *out)
 {
+    const cf_carry_validation *v = &r->v;
     cf_buf_printf(out,
                   "carrying single-GPU throughput across GPU types: %zu (GPU pair, model, precision, benchmark) "
-                  "predictions over %zu models\n\n  %-14s %8s %8s %8s  %s\n",
-                  r->n_pairs, r->n_models, "METHOD", "MEDIAN", "P90", "MAX", "RULE");
+                  "predictions over %zu models, %zu more across precisions\n\n  %-16s %8s %8s %8s %8s  %s\n",
+                  v->n_pairs, v->n_models, v->n_cross_pairs, "METHOD", "MEDIAN", "P90", "MAX", "IN 80%", "RULE");
     for (int k = 0; k < CF_CARRY_METHODS; k++) {
-        cf_buf_printf(out, "  %-14s %7.1f%% %7.1f%% %7.1f%%  %s", r->scores[k].name,
-                      100 * r->scores[k].stats.median_ape, 100 * r->scores[k].stats.p90_ape,
-                      100 * r->scores[k].stats.max_ape, r->scores[k].description);
+        const cf_ape_stats *s = &v->scores[k].stats;
+        cf_buf_printf(out, "  %-16s %7.1f%% %7.1f%% %7.1f%% ", v->scores[k].name, 100 * s->median_ape,
+                      100 * s->p90_ape, 100 * s->max_ape);
+        if (s->interval_coverage >= 0)
+            cf_buf_printf(out, "%7.1f%%", 100 * s->interval_coverage);
+        else
+            cf_buf_printf(out, "%8s", "-");
+        cf_buf_printf(out, "  %s", v->scores[k].description);
         if (k == CF_CARRY_CROSS_PRECISION || k == CF_CARRY_CROSS_FP32)
-            cf_buf_printf(out, " (%zu pairs)", r->scores[k].stats.n);
+            cf_buf_printf(out, " (%zu pairs)", s->n);
         cf_buf_puts(out, "\n");
     }
+    cf_buf_printf(out,
+                  "\nleaving one GPU type out, every pair (%zu): median %.1f%%, p90 %.1f%%, the 80%% interval covers "
+                  "%.1f%%\n  interval constants fitted on those errors: s0 %.3f, half precision %.3f, per generation "
+                  "%.3f, across precisions %.3f, per ln peak ratio %.3f (shipped: %.3f, %.3f, %.3f, %.3f, %.3f)\n",
+                  v->overall.n, 100 * v->overall.median_ape, 100 * v->overall.p90_ape,
+                  100 * v->overall.interval_coverage, v->sigma_fitted.base, v->sigma_fitted.half,
+                  v->sigma_fitted.per_generation, v->sigma_fitted.precision, v->sigma_fitted.per_peak_log,
+                  CF_CARRY_SIGMA_BASE, CF_CARRY_SIGMA_HALF, CF_CARRY_SIGMA_PER_GENERATION, CF_CARRY_SIGMA_PRECISION,
+                  CF_CARRY_SIGMA_PER_PEAK_LOG);
 }
 
 cJSON *cf_validate_crossgpu_json(const cf_validate_crossgpu_report *r)
 {
+    const cf_carry_validation *v = &r->v;
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "version", "1");
     cJSON_AddStringToObject(doc, "kind", "carry_over");
-    cJSON_AddNumberToObject(doc, "pairs", (double)r->n_pairs);
-    cJSON_AddNumberToObject(doc, "models", (double)r->n_models);
+    cJSON_AddNumberToObject(doc, "pairs", (double)v->n_pairs);
+    cJSON_AddNumberToObject(doc, "cross_precision_pairs", (double)v->n_cross_pairs);
+    cJSON_AddNumberToObject(doc, "models", (double)v->n_models);
     cJSON *methods = cJSON_AddArrayToObject(doc, "methods");
     for (int k = 0; k < CF_CARRY_METHODS; k++) {
-        cJSON *m = stats_json(&r->scores[k].stats);
-        cJSON_AddStringToObject(m, "method", r->scores[k].name);
-        cJSON_AddStringToObject(m, "rule", r->scores[k].description);
+        cJSON *m = stats_json(&v->scores[k].stats);
+        cJSON_AddStringToObject(m, "method", v->scores[k].name);
+        cJSON_AddStringToObject(m, "rule", v->scores[k].description);
         cJSON_AddItemToArray(methods, m);
     }
-    cJSON_AddItemToObject(doc, "overall", stats_json(&r->scores[CF_CARRY_CLOUDFIT_LOMO].stats));
+    cJSON *sigma = cJSON_AddObjectToObject(doc, "interval_constants_fitted");
+    cJSON_AddNumberToObject(sigma, "base", v->sigma_fitted.base);
+    cJSON_AddNumberToObject(sigma, "half_precision", v->sigma_fitted.half);
+    cJSON_AddNumberToObject(sigma, "per_generation", v->sigma_fitted.per_generation);
+    cJSON_AddNumberToObject(sigma, "across_precisions", v->sigma_fitted.precision);
+    cJSON_AddNumberToObject(sigma, "per_log_peak_ratio", v->sigma_fitted.per_peak_log);
+    cJSON *pairs = cJSON_AddArrayToObject(doc, "gpu_pairs");
+    for (size_t i = 0; i < v->n_gpu_pairs; i++) {
+        const cf_carry_gpu_pair *p = &v->gpu_pairs[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "from", p->from);
+        cJSON_AddStringToObject(o, "to", p->to);
+        cJSON_AddNumberToObject(o, "n", (double)p->n);
+        cJSON_AddNumberToObject(o, "median_ape", cf_json_round(p->median_ape, 5));
+        cJSON_AddNumberToObject(o, "interval_coverage", cf_json_round(p->interval_coverage, 5));
+        cJSON_AddItemToArray(pairs, o);
+    }
+    cJSON_AddItemToObject(doc, "overall", stats_json(&v->overall));
     return doc;
+}
+
+void cf_validate_rows_csv(const cf_measurement *rows, size_t n_rows, const cf_validate_row_prediction *per_row,
+                          cf_buf *out)
+{
+    static const char *const header[] = {"model", "gpu", "profile", "placement", "num_nodes", "num_gpus",
+                                         "gpus_per_node", "local_bsz", "step_time_s", "predicted_s", "p10_s",
+                                         "p90_s", "sigma", "network_share", "carried_from"};
+    size_t n_cols = sizeof header / sizeof *header;
+    for (size_t c = 0; c < n_cols; c++)
+        cf_csv_put_text(out, header[c], c + 1 == n_cols);
+    for (size_t i = 0; i < n_rows; i++) {
+        const cf_validate_row_prediction *p = &per_row[i];
+        if (!p->scored)
+            continue;
+        const cf_measurement *r = &rows[i];
+        cf_csv_put_text(out, r->model, 0);
+        cf_csv_put_text(out, r->gpu, 0);
+        cf_csv_put_text(out, r->profile, 0);
+        cf_csv_put_text(out, r->placement, 0);
+        cf_csv_put_int(out, r->num_nodes, 0);
+        cf_csv_put_int(out, r->num_gpus, 0);
+        cf_csv_put_int(out, cf_measurement_gpus_per_node(r), 0);
+        cf_csv_put_int(out, r->local_bsz, 0);
+        cf_csv_put_number(out, r->step_time_s, 0);
+        cf_csv_put_number(out, p->predicted_s, 0);
+        cf_csv_put_number(out, p->p10_s, 0);
+        cf_csv_put_number(out, p->p90_s, 0);
+        cf_csv_put_number(out, p->sigma, 0);
+        cf_csv_put_number(out, p->network_share, 0);
+        cf_csv_put_text(out, p->carried_from ? p->carried_from : "", 1);
+    }
 }

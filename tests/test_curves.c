@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cloudfit/advisor/curves.h"
+#include "cloudfit/pricing.h"
 
 typedef struct {
     cf_job job;
@@ -69,6 +70,114 @@ static void test_scaling_curve(void **state)
     assert_true(pts[1].samples_per_s < pts[1].ideal_samples_per_s);
 }
 
+/* A T4 profile (one and four GPUs) with a network measured on 2-node rows
+ * of 1 and 4 GPUs, as `cloudfit profile` + the probe give, two-VM
+ * exponent included. */
+static cf_gpu_perf t4_reference(const cf_job *job)
+{
+    cf_gpu_perf ref;
+    memset(&ref, 0, sizeof ref);
+    snprintf(ref.gpu, sizeof ref.gpu, "T4");
+    cf_perf_params *p = &ref.params;
+    *p = cf_perf_defaults(NULL);
+    p->gradient_bytes = job->parameters * job->gradient_bytes;
+    static const double batches[] = {16, 32, 64, 128};
+    for (int c = 0; c < 2; c++) {
+        cf_perf_curve *cv = &p->curves[p->n_curves++];
+        cv->gpus = c ? 4 : 1;
+        cv->n = 4;
+        for (int i = 0; i < 4; i++) {
+            cv->batch[i] = batches[i];
+            cv->step_s[i] = (0.03 + 0.0021 * batches[i]) * (c ? 1.15 : 1.0);
+        }
+    }
+    p->max_local_batch = 128;
+    p->inter_gbps = 4.3;
+    p->nic_gbps = 50;
+    p->hide = 0.6;
+    p->overhead_s = 0.005;
+    p->two_vm_exponent = 0.6;
+    p->max_nodes_measured = 2;
+    p->max_node_gpus_measured = 4;
+    p->compute_provenance = CF_PROV_FITTED;
+    p->network_provenance = CF_PROV_FITTED;
+    ref.reference_network_gbps = 50;
+    return ref;
+}
+
+/* Physical sanity over the whole catalog: for every GPU type and VM
+ * network the catalog sells, small and large models, a measured or no
+ * network, every node count up to 16 and three per-GPU batches, adding a
+ * VM never lowers the predicted throughput nor more than adds its share,
+ * unless the model names the reason (a network slower than one VM's step
+ * on two VMs, or the measured two-VM slowdown). */
+static void test_scaling_catalog_sweep(void **state)
+{
+    (void)state;
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
+    static const double model_params[] = {1.6e6, 25.6e6, 110e6, 1.56e9};
+    size_t checked = 0, explained = 0, unexplained = 0;
+    const cf_gpu *t4 = cf_gpu_find(cat.gpus, cat.n_gpus, "T4");
+    assert_non_null(t4);
+    for (size_t mp = 0; mp < sizeof model_params / sizeof *model_params; mp++) {
+        cf_job job;
+        memset(&job, 0, sizeof job);
+        job.parameters = model_params[mp];
+        job.gradient_bytes = 4;
+        job.precision = CF_PREC_FP32;
+        job.memory_per_sample_mib = 100;
+        cf_gpu_perf ref = t4_reference(&job);
+        for (int measured = 0; measured <= 1; measured++) {
+            if (!measured) {
+                ref.params.inter_gbps = 0;
+                ref.params.two_vm_exponent = 0;
+                ref.params.max_nodes_measured = ref.params.max_node_gpus_measured = 0;
+                ref.params.network_provenance = CF_PROV_DEFAULT;
+                ref.reference_network_gbps = 0;
+            }
+            for (size_t v = 0; v < cat.n_vms; v++) {
+                const cf_vm *vm = &cat.vms[v];
+                /* one check per (GPU type, GPUs per VM, NIC) */
+                int seen = 0;
+                for (size_t w = 0; w < v && !seen; w++)
+                    seen = !strcmp(cat.vms[w].gpu_model, vm->gpu_model) && cat.vms[w].gpu_count == vm->gpu_count &&
+                           cat.vms[w].network_gbps == vm->network_gbps;
+                const cf_gpu *gpu = cf_gpu_find(cat.gpus, cat.n_gpus, vm->gpu_model);
+                if (seen || !gpu || vm->gpu_count < 1)
+                    continue;
+                cf_gpu_perf perf;
+                if (gpu == t4) {
+                    perf = ref;
+                } else {
+                    assert_int_equal(cf_gpu_perf_estimate(&job, gpu, &ref, t4, &perf), CF_OK);
+                }
+                cf_perf_params p = cf_gpu_perf_on_vm(&perf, vm->network_gbps);
+                double bytes = job.parameters * job.gradient_bytes;
+                int max_m = p.max_local_batch > 0 ? p.max_local_batch : 64;
+                int batches[] = {max_m / 8 > 0 ? max_m / 8 : 1, max_m / 2 > 0 ? max_m / 2 : 1, max_m};
+                for (int b = 0; b < 3; b++) {
+                    for (int n = 2; n <= 16; n++) {
+                        cf_scaling_reason why = cf_perf_scaling_reason(&p, bytes, n, vm->gpu_count, batches[b], 1);
+                        checked++;
+                        explained += why == CF_SCALING_NETWORK_BOUND || why == CF_SCALING_TWO_VM;
+                        if (why == CF_SCALING_UNEXPLAINED) {
+                            unexplained++;
+                            print_message("unexplained: %s %s ×%d, %g parameters, batch %d, %d nodes, network %s\n",
+                                          vm->cloud, vm->instance_type, vm->gpu_count, job.parameters, batches[b], n,
+                                          measured ? "measured" : "default");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_true(checked > 1000);
+    assert_true(explained > 0); /* the sweep reaches the cases with a reason */
+    assert_int_equal(unexplained, 0);
+    cf_catalog_free(&cat);
+}
+
 static void test_scaling_limits(void **state)
 {
     (void)state;
@@ -119,6 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scaling_curve),
         cmocka_unit_test(test_scaling_limits),
+        cmocka_unit_test(test_scaling_catalog_sweep),
         cmocka_unit_test(test_stateff_curve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,16 +245,27 @@ static void test_crossgpu_refit_recovers_rule(void **state)
     cf_buf_printf(&csv, "s,NOT-IN-TABLE,1,m1,fp16,64,1,samples/s,benchmark v1\n");
     cf_crossgpu_set set;
     assert_int_equal(cf_crossgpu_parse(csv.data, csv.len, "x.csv", &set), CF_OK);
-    cf_carry_score scores[CF_CARRY_METHODS];
-    size_t n_pairs = 0, n_models = 0;
-    assert_int_equal(cf_validate_crossgpu(&set, gpus, 5, scores, &n_pairs, &n_models), CF_OK);
-    assert_int_equal(n_pairs, 3 * 5 * 4);
-    assert_int_equal(n_models, 3);
+    cf_carry_validation v;
+    assert_int_equal(cf_validate_crossgpu(&set, gpus, 5, &v), CF_OK);
+    const cf_carry_score *scores = v.scores;
+    assert_int_equal(v.n_pairs, 3 * 5 * 4);
+    assert_int_equal(v.n_cross_pairs, 0);
+    assert_int_equal(v.n_models, 3);
     assert_true(scores[CF_CARRY_CLOUDFIT_LOMO].stats.max_ape < 1e-6);
     assert_true(scores[CF_CARRY_CLOUDFIT_LOGO].stats.max_ape < 1e-6);
     assert_true(scores[CF_CARRY_CLOUDFIT].stats.max_ape > 0.05);
     assert_true(scores[CF_CARRY_PEAK].stats.max_ape > 0.5);
     assert_string_equal(scores[CF_CARRY_CLOUDFIT_LOGO].name, "cloudfit-logo");
+    /* exact refits: every leave-one-GPU-out prediction is inside its
+     * interval, whose fitted width went to the floor */
+    assert_true(fabs(v.overall.interval_coverage - 1.0) < 1e-12);
+    assert_true(fabs(v.sigma_fitted.base - 0.02) < 1e-9);
+    assert_true(scores[CF_CARRY_PEAK].stats.interval_coverage < 0); /* no interval */
+    /* every ordered pair of the five types, 3 models each */
+    assert_int_equal(v.n_gpu_pairs, 20);
+    for (size_t i = 0; i < v.n_gpu_pairs; i++)
+        assert_int_equal(v.gpu_pairs[i].n, 3);
+    cf_carry_validation_free(&v);
     cf_crossgpu_free(&set);
     cf_buf_free(&csv);
 }

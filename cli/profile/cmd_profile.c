@@ -126,6 +126,12 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         cf_log_hint("use one of: table, json");
         return CF_EXIT_USAGE;
     }
+    if (!o->runner && (o->probe_nodes >= 0 || o->probe_gpus >= 0)) {
+        cf_log_error("options '--probe-nodes' and '--probe-gpus' need '--runner'");
+        cf_log_hint("the probe runs across VMs a runner starts: cloudfit profile --runner RUNNER --gpu GPU "
+                    "--probe-nodes N MODEL.json");
+        return CF_EXIT_USAGE;
+    }
     cf_spec *spec = NULL;
     int rc = cf_cli_spec_open(o, argv[1], 0, &spec);
     if (rc)

@@ -75,6 +75,10 @@ int cf_profile_with_runner(const cf_cli_options *o, const cf_spec *spec, cf_prof
     if (o->backend)
         return usage("options '--runner' and '--backend' exclude each other",
                      "--backend profiles one local device; --runner starts VMs (or answers from a trace)");
+    if (o->probe_nodes == 0 || o->probe_nodes == 1 || o->probe_gpus == 0)
+        return usage(o->probe_gpus == 0 ? "option '--probe-gpus' expects a positive number of GPUs per VM"
+                                        : "option '--probe-nodes' expects 2 or more VMs",
+                     "e.g. --probe-nodes 4 --probe-gpus 8 (a probe runs across VMs)");
     if (o->gpus.n != 1)
         return usage("option '--runner' needs exactly one --gpu GPU (the GPU type to profile)",
                      "e.g. cloudfit profile model.json --runner trace:runs.csv --gpu T4");
@@ -122,7 +126,9 @@ int cf_profile_with_runner(const cf_cli_options *o, const cf_spec *spec, cf_prof
     }
     cf_search_profile_request rq = {.gpu = gpu->model, .instance_type = o->instance_type,
                                     .constraints = &spec->search, .from_trace = is_trace,
-                                    .runner_multi_node = have_exec && cf_exec_runner_multi_node(&exec)};
+                                    .runner_multi_node = have_exec && cf_exec_runner_multi_node(&exec),
+                                    .probe_nodes = o->probe_nodes > 0 ? o->probe_nodes : 0,
+                                    .probe_gpus = o->probe_gpus > 0 ? o->probe_gpus : 0};
     cf_search_profile_plan plan;
     if (st == CF_OK && (st = cf_search_plan_profile(&rq, &cands, &n_cands, &plan)) != CF_OK)
         cf_error_prefix("%s", o->runner);

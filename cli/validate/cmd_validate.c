@@ -170,7 +170,12 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     const char *train_gpus[64];
     size_t n_train = 0;
     split_list(&o->train_gpus, train_gpus, &n_train, storage, sizeof storage);
-    cf_validate_options vo = {.train_max_nodes = o->train_max_nodes > 0 ? o->train_max_nodes : 1,
+    cf_validate_row_prediction *per_row = NULL;
+    if (o->rows_path && !(per_row = calloc(set.n_rows ? set.n_rows : 1, sizeof *per_row))) {
+        cf_error_set(CF_ERR_NOMEM, "out of memory");
+        rc = cf_report_error();
+    }
+    cf_validate_options vo = {.per_row = per_row, .train_max_nodes = o->train_max_nodes > 0 ? o->train_max_nodes : 1,
                               .with_2node_probe = o->with_2node_probe, .light_profile = o->light_profile,
                               .train_gpus = train_gpus,
                               .n_train_gpus = n_train, .fit_all_rows = o->fit_all_rows,
@@ -195,12 +200,20 @@ static int validate_steps(const cf_cli_options *o, const char *path)
             rc = cf_report_error();
         }
     }
+    if (rc == 0 && per_row) {
+        cf_buf csv = CF_BUF_INIT;
+        cf_validate_rows_csv(set.rows, set.n_rows, per_row, &csv);
+        if (cf_write_file_atomic(o->rows_path, csv.data ? csv.data : "", csv.len) != CF_OK)
+            rc = cf_report_error();
+        cf_buf_free(&csv);
+    }
     if (rc == 0) {
         cf_buf table = CF_BUF_INIT;
         if (!cf_cli_format_is(o, "json"))
             cf_validate_steps_table(&report, &table);
         rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_steps_json(&report) : NULL, &table);
     }
+    free(per_row);
     free(groups);
     cf_catalog_free(&catalog);
     cf_measurements_free(&set);
@@ -250,14 +263,14 @@ static int validate_crossgpu(const cf_cli_options *o)
                     n_unknown, set.n_rows);
     cf_validate_crossgpu_report report;
     int rc = 0;
-    if (cf_validate_crossgpu(&set, catalog.gpus, catalog.n_gpus, report.scores, &report.n_pairs, &report.n_models) !=
-        CF_OK) {
+    if (cf_validate_crossgpu(&set, catalog.gpus, catalog.n_gpus, &report.v) != CF_OK) {
         rc = cf_report_error();
     } else {
         cf_buf table = CF_BUF_INIT;
         if (!cf_cli_format_is(o, "json"))
             cf_validate_crossgpu_table(&report, &table);
         rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_crossgpu_json(&report) : NULL, &table);
+        cf_carry_validation_free(&report.v);
     }
     cf_catalog_free(&catalog);
     cf_crossgpu_free(&set);

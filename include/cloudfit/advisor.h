@@ -58,7 +58,9 @@ typedef struct {
     long global_batch;
     cf_lr_choice lr;
     double step_time_s;
-    double step_sigma;            /* log sd of step_time_s (the 80 % interval: ×e^(±1.2816σ)) */
+    double step_sigma;            /* log sd of step_time_s below the point */
+    double step_sigma_up;         /* and above it (≥ step_sigma: the all-reduce beyond its measured shape); the
+                                     80 % interval is [×e^(−1.2816σ), ×e^(1.2816σ_up)] (cf_step_quantile) */
     double compute_s;             /* one micro-batch on a node of g GPUs (in-node sync included) */
     double sync_s;                /* raw inter-node all-reduce time (before overlap) */
     double samples_per_s;
@@ -84,7 +86,51 @@ typedef struct {
     cf_provenance prov_throughput, prov_noise, prov_network, prov_price;
     int network_measured_max_nodes; /* > 0: the configuration has more nodes than any measurement its network was
                                        fitted on (this many at most): the all-reduce's growth is extrapolated */
+    /* Parts of step_sigma (and _up) a measurement would remove: the compute
+     * carried over or estimated (profiling this GPU type), and the
+     * inter-node all-reduce at this shape (running these VMs), each a log
+     * sd; the rest is the profile's own scatter. */
+    double step_sigma_compute;
+    double step_sigma_network, step_sigma_network_up;
 } cf_config;
+
+/* The measurement worth buying (advisor/next_measurement.c): what would
+ * most reduce the risk of a wrong choice, and what it costs. */
+typedef enum {
+    CF_MEASURE_NONE = 0,       /* every source a measurement could remove is measured already */
+    CF_MEASURE_PROFILE,        /* profile the GPU type on one VM (its compute was carried over or estimated) */
+    CF_MEASURE_NETWORK,        /* run `nodes` VMs of the type (the all-reduce beyond its measured shape) */
+} cf_measure_kind;
+
+typedef enum {
+    CF_MEASURE_FOR_CHOSEN = 0, /* narrows the chosen plan */
+    CF_MEASURE_FOR_RUNNER_UP,  /* the ranking between the chosen plan and the runner-up depends on it */
+    CF_MEASURE_FOR_HELD_BACK,  /* a better plan fails the confidence check only for this uncertainty */
+} cf_measure_about;
+
+typedef struct {
+    cf_measure_kind kind;
+    cf_measure_about about;
+    char gpu[32];
+    char cloud[8], region[32], instance_type[48];   /* the VM to run it on (the cheapest on demand of that shape) */
+    int nodes, gpus_per_node;
+    double est_minutes;        /* one start-up + the runs' steps at the model's own step times */
+    double est_usd;            /* est_minutes × the VMs' on-demand price */
+    /* The chosen plan's cost interval now (p10–p90) and as expected after
+     * the measurement (the source it removes gone; equal when it
+     * concerns another plan). */
+    double usd_p10, usd_p90, usd_p10_after, usd_p90_after;
+    /* The plan it concerns (the chosen one, the runner-up or the held-back
+     * one) and its cost. */
+    double plan_usd, plan_hours;
+    int plan_nodes;
+    char plan_instance_type[48];
+    /* P(the other plan beats the chosen one by the objective) under the
+     * present uncertainty; 0 for a measurement of the chosen plan alone. */
+    double flip_probability;
+    int could_change_choice;   /* the measurement can change which plan is chosen */
+    char reason[512];          /* one sentence with the numbers */
+} cf_next_measurement;
 
 typedef struct {
     const cf_job *job;
@@ -110,6 +156,12 @@ typedef struct {
     int have_extremes;
     cf_config best_ondemand, best_spot; /* best feasible of each kind, side by side */
     int have_best_ondemand, have_best_spot;
+    /* The best on-demand configuration by the objective, better than the
+     * pick, whose point values meet the deadline and budget but whose
+     * quantiles at the confidence do not: held back by its uncertainty. */
+    cf_config held_back;
+    int have_held_back;
+    cf_next_measurement next;     /* kind CF_MEASURE_NONE when nothing is left to measure */
     size_t n_spot_simulated;      /* spot candidates given the Monte Carlo */
 } cf_advice;
 

@@ -75,4 +75,12 @@ cf_status cf_emit_k8s(const cf_report *report, const char *entrypoint, cf_buf *o
  * nothing otherwise. No newline. */
 void cf_report_extrapolation_note(const cf_config *c, cf_buf *out);
 
+/* The measurement worth buying (render/render_measure.c): its reason and
+ * the `cloudfit profile --runner` command that runs it for the spec at
+ * `spec_path` (nothing for CF_MEASURE_NONE; no newline), and its JSON
+ * (null for CF_MEASURE_NONE). */
+void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, cf_buf *out);
+void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, cf_buf *out);
+cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_path);
+
 #endif

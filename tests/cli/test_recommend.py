@@ -85,6 +85,7 @@ def test_readme_example_is_current():
 
     def norm(text):
         text = re.sub(r"\b\d+ days old", "N days old", text)
+        text = text.replace(example("resnet50-imagenet.json"), "examples/resnet50-imagenet.json")
         return [line.rstrip() for line in text.strip("\n").splitlines()]
 
     assert norm(shown) == norm(out), "README example differs from the output:\n" + "\n".join(

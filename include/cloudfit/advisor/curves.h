@@ -14,6 +14,7 @@ typedef struct {
     double samples_per_s;        /* at the chosen per-GPU batch and accumulation */
     double ideal_samples_per_s;  /* nodes × the one-node throughput (linear scaling) */
     double hours;                /* training time at this node count (no start-up or preemption) */
+    cf_scaling_reason reason;    /* why the throughput fell (or jumped) from one node fewer; REGULAR when it did not */
 } cf_scaling_point;
 
 /* Throughput of `chosen`'s VM type, per-GPU batch and accumulation for

@@ -35,7 +35,14 @@
  * ones (its inter-node all-reduce hides behind compute). */
 #define CF_PERF_GROWTH_NODES 0.5        /* a: growth of the all-reduce in N, ring(N)^a */
 #define CF_PERF_GROWTH_GPUS 0.0         /* c: extra growth in K at fixed N */
-#define CF_PERF_HOP_LATENCY_S 2e-4      /* L: per DDP bucket per ring hop */
+#define CF_PERF_HOP_LATENCY_S 2e-4      /* L: per DDP bucket per ring hop, over TCP (chosen on T4) */
+/* L over RDMA (EFA, InfiniBand) as a share of L over TCP. DGX A100 (RDMA)
+ * cannot tell any L from 0 (every value ties: the all-reduce hides); a
+ * socket hop costs tens of µs where an RDMA verb costs a few, so a tenth is
+ * declared, not fitted. TCP's L on an RDMA fabric made a 1.5 B-parameter
+ * model (238 buckets) slower on 3 H100 VMs than on 2
+ * (tests/test_curves.c, the catalog sweep). */
+#define CF_PERF_RDMA_LATENCY_SHARE 0.1
 #define CF_PERF_INTERFERENCE 0.1        /* ψ: cost of the hidden all-reduce to compute */
 #define CF_PERF_HIDE_DEFAULT 0.1        /* ρ_def: hiding fraction with no multi-node measurement */
 #define CF_PERF_CONTENTION_PCIE 0.05    /* κ of PCIe-only nodes (chosen on T4) */
@@ -47,17 +54,24 @@
  * u_ext·|ln(A/A2)|)² with a measured network, u_def² without. */
 #define CF_PERF_SIGMA_SCALE 1.25        /* kT */
 #define CF_PERF_SIGMA_FLOOR 0.04        /* s0 */
-#define CF_PERF_SIGMA_AWAY 0.20         /* u0 */
-#define CF_PERF_SIGMA_EXTRAPOLATE 0.25  /* u_ext */
+#define CF_PERF_SIGMA_AWAY 0.0          /* u0 (0.20 before the shape term took its place; kept for the lab) */
+#define CF_PERF_SIGMA_EXTRAPOLATE 0.0   /* u_ext (0.25 before the shape term; kept for the lab) */
 #define CF_PERF_SIGMA_DEFAULT_NET 0.40  /* u_def */
 #define CF_PERF_SIGMA_GPUS 0.10         /* u_ing, per ln g */
+/* Beyond the shape the network was measured at (N_m nodes, g_m GPUs per
+ * node; without a measurement the 2 × 1 shape the default stands for) the
+ * all-reduce grows faster than the prior on most clusters known (NCCL's
+ * published p3dn and p4dn scaling, T4 at 8–16 nodes) and slower on one (T4
+ * from 2 to 4 VMs): the step's upper side widens by
+ *     σ_shape² = u_shape² · (ln⁺(N/N_m) + ln⁺(g/g_m))
+ * times the network's share of the step (docs/model.md, "Intervals"). */
+#define CF_PERF_SIGMA_SHAPE 0.55        /* u_shape */
+#define CF_PERF_SIGMA_SHAPE_BELOW 0.30  /* u_shape_lo: the share of σ_shape on the lower side (chosen on T4: docs/model.md) */
 #define CF_PERF_SIGMA_PROFILE_NONE 0.05 /* σ_T when the profile cannot tell its own noise */
-/* Compute not measured on this GPU type: σ of the carry-over rule (its
- * `validate --crossgpu` errors, 11.9 % median / 36.5 % p90 leaving one GPU
- * type out, are those of σ ≈ 0.2), and of an estimate from FLOPs alone (the
- * peak-FLOP ratio's errors, 21.9 / 71.1 %, are those of σ ≈ 0.35; a roofline
- * with an assumed efficiency is cruder: 0.5, not validated). */
-#define CF_PERF_SIGMA_CARRY 0.20
+/* Compute estimated from FLOPs alone (no profile to carry over): the
+ * peak-FLOP ratio's errors, 21.9 / 71.1 %, are those of σ ≈ 0.35; a
+ * roofline with an assumed efficiency is cruder: 0.5, not validated. A
+ * carried profile's σ is cf_carry_sigma (advisor/carry.h). */
 #define CF_PERF_SIGMA_ROOFLINE 0.50
 
 /* Hardware defaults (not fitted). */
@@ -77,6 +91,7 @@ typedef struct {
     double hide_default;
     double contention_pcie, contention_nvlink, intra_efficiency;
     double sigma_scale, sigma_floor, sigma_away, sigma_extrapolate, sigma_default_net, sigma_gpus;
+    double sigma_shape, sigma_shape_below;
 } cf_perf_constants;
 
 /* The constants above. */
@@ -125,6 +140,7 @@ typedef struct {
     int bound_hit;              /* the fit reached the NIC's nominal rate */
     int max_nodes_measured;     /* most VMs of a multi-node measurement the network was fitted on; 0 = none.
                                    How the all-reduce grows beyond it differs between clusters (docs/model.md) */
+    int max_node_gpus_measured; /* most GPUs per VM in those measurements; 0 = none */
     int max_local_batch;        /* memory ceiling; 0 = unknown, < 0 = the model does not fit */
     cf_provenance compute_provenance;
     cf_provenance network_provenance;
@@ -156,12 +172,18 @@ typedef struct {
     double compute_s;           /* T1(g, m): one micro-batch on a node of g GPUs (in-node sync included) */
     double allreduce_s;         /* A: the inter-node all-reduce before overlap (0 for one node) */
     double visible_s;           /* what of it shows, with c0 and interference */
-    double sigma;               /* log sd of step_s: the 80 % interval is step·e^(±1.2816σ) */
+    double sigma;               /* log sd of step_s below the point (and above it up to the shape term) */
+    double sigma_up;            /* log sd above the point: the 80 % interval is [step·e^(−1.2816σ), step·e^(1.2816σ_up)]
+                                   (a two-piece log-normal with its median at step_s); σ_up ≥ σ */
     double sigma_base, sigma_net; /* σ² = σ_base² + (visible/step)²·σ_net² */
+    double sigma_shape;         /* σ_up² = σ² + (visible/step)²·σ_shape² */
     double sigma_noise;         /* the part of σ_base that is the profile's own scatter, kT·√(σ_T² + s0²) */
     cf_provenance compute_source; /* measured (profiled g), fitted (interpolated g), estimated */
 } cf_step;
 
+/* λ(N): the ring's per-hop latency, L per DDP bucket per hop, on a NIC of
+ * `nic_gbps` (RDMA from CF_RDMA_MIN_NOMINAL_GBPS: L × CF_PERF_RDMA_LATENCY_SHARE). */
+double cf_perf_hop_latency_s(const cf_perf_constants *k, double nic_gbps, double gradient_bytes, double nodes);
 /* The largest node count the network of `p` was measured at when `nodes`
  * is beyond it (a measured or carried network), else 0: how the all-reduce
  * grows with the node count differs between clusters by a factor of three
@@ -181,6 +203,7 @@ typedef struct {
     double allreduce_s;         /* A */
     double a2_s;                /* the probe's A2 (latency included) */
     double sigma_net;           /* σ_net at this shape (0 for one node) */
+    double sigma_shape;         /* σ_shape: beyond the measured shape, the upper side only */
 } cf_perf_net;
 cf_step cf_perf_node_step(const cf_perf_params *p, double gradient_bytes, int gpus_per_node, double local_batch);
 cf_perf_net cf_perf_network_term(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus);
@@ -188,11 +211,26 @@ cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net
 /* Balanced placements (K = N·g). */
 double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
                       double local_batch, int accumulation);
+/* Adding a VM at the same per-GPU batch and accumulation should raise the
+ * throughput, by at most its own share (X(N) ≤ X(N−1)·N/(N−1)). Where the
+ * model predicts otherwise it says why: */
+typedef enum {
+    CF_SCALING_REGULAR,         /* X(N−1) ≤ X(N) ≤ X(N−1)·N/(N−1) */
+    CF_SCALING_NETWORK_BOUND,   /* N = 2: the visible all-reduce between the VMs takes longer than a one-VM step */
+    CF_SCALING_TWO_VM,          /* N = 2 or 3: two VMs of g > 1 GPUs were measured slower than three (b2) */
+    CF_SCALING_UNEXPLAINED      /* none of these: a defect of the model (tests/test_curves.c sweeps the catalog) */
+} cf_scaling_reason;
+cf_scaling_reason cf_perf_scaling_reason(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
+                                         double local_batch, int accumulation);
 /* T1(g, m). */
 double cf_perf_compute_s(const cf_perf_params *p, double local_batch, int gpus_in_node);
 /* A(N, N·g): the inter-node all-reduce before overlap (0 for N = 1). */
 double cf_perf_sync_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node);
 
+/* The step time at probability q of the two-piece log-normal
+ * (median step_s, σ below, σ_up above): step·e^(z_q·σ) for q ≤ 0.5, else
+ * step·e^(z_q·σ_up). The same for any time t that scales with the step. */
+double cf_step_quantile(double step_s, double sigma, double sigma_up, double q);
 /* Two-sided normal quantile: z with P(|Z| ≤ z) = level (0.8 → 1.2816). */
 double cf_normal_two_sided_z(double level);
 /* One-sided: z with P(Z ≤ z) = p (0.9 → 1.2816). */

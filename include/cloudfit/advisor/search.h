@@ -135,6 +135,8 @@ cf_status cf_search_score_against(const cf_search_options *options, const double
  * one GPU and two on the fullest node — smallest, largest (and middle) —
  * each on the cheapest VM of that shape (then the lowest index). */
 #define CF_SEARCH_PROFILE_MAX_RUNS 5
+/* Steps of one probe run (`search --probe-steps`, `profile --runner`). */
+#define CF_SEARCH_DEFAULT_PROBE_STEPS 50
 /* Per-GPU batches of the light profile on one GPU and on the fullest
  * node, and of the 2-node × 1-GPU probe (cf_search_spread picks them). */
 #define CF_SEARCH_PROFILE_BATCHES_ONE 3
@@ -177,6 +179,10 @@ typedef struct {
     const cf_constraints *constraints;    /* the limits a probe must respect */
     int from_trace;                       /* the candidates are a trace's rows */
     int runner_multi_node;                /* the runner can start several nodes (exec: {nodes}) */
+    /* The probe's shape: VMs and GPUs on each (0, 0: the 2-node × 1-GPU
+     * probe; `profile --probe-nodes N --probe-gpus G`, e.g. the shape a
+     * recommendation's next measurement names). */
+    int probe_nodes, probe_gpus;
 } cf_search_profile_request;
 
 typedef struct {

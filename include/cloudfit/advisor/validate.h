@@ -43,7 +43,20 @@ typedef struct {
      * (cf_perf_constants_default). bench/accuracy.sh passes those chosen on
      * the other cluster. */
     const cf_perf_constants *constants;
+    /* When not NULL: one entry per measurement row (the caller allocates
+     * n_rows), filled for every scored row (`scored` 1) with the point
+     * prediction and its 80 % interval (`validate --rows`). */
+    struct cf_validate_row_prediction *per_row;
 } cf_validate_options;
+
+/* One scored row (cf_validate_options.per_row). */
+typedef struct cf_validate_row_prediction {
+    int scored;
+    double predicted_s, p10_s, p90_s;   /* point and 80 % interval of the step time */
+    double sigma;                       /* log sd of the interval */
+    double network_share;               /* visible inter-node time / step (0 on one node) */
+    const char *carried_from;           /* GPU the group was carried from, NULL when fitted */
+} cf_validate_row_prediction;
 
 /* One (model, gpu, profile) group. The caller fills the inputs (which need
  * the catalog and model sizes), cf_validate_steps fills the results. */

@@ -26,12 +26,16 @@ typedef struct {
 } cf_validate_gns_report;
 
 typedef struct {
-    size_t n_pairs, n_models;
-    cf_carry_score scores[CF_CARRY_METHODS];
+    cf_carry_validation v;
 } cf_validate_crossgpu_report;
 
 void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out);
 cJSON *cf_validate_steps_json(const cf_validate_steps_report *r);
+/* Every scored row of the measurements with its prediction (--rows):
+ * the measurement's identifying columns, measured and predicted step
+ * time, the 80 % interval, its log sd and the inter-node share. */
+void cf_validate_rows_csv(const cf_measurement *rows, size_t n_rows, const cf_validate_row_prediction *per_row,
+                          cf_buf *out);
 void cf_validate_gns_table(const cf_validate_gns_report *r, cf_buf *out);
 cJSON *cf_validate_gns_json(const cf_validate_gns_report *r);
 void cf_validate_crossgpu_table(const cf_validate_crossgpu_report *r, cf_buf *out);

@@ -1,0 +1,191 @@
+/* Tests of advisor/next_measurement.c: which measurement is worth buying,
+ * what it costs, how much it narrows the chosen plan, and whether it can
+ * change the choice (a ranking that can flip, one that cannot, a plan held
+ * back by its uncertainty, nothing left to measure). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/advisor/next_measurement.h"
+
+typedef struct {
+    cf_job job;
+    cf_constraints limits;
+    cf_vm vm_a, vm_b;
+    const cf_vm *vms[2];
+    cf_gpu_perf perf[2];
+    cf_advisor_input in;
+    cf_config chosen, other;
+    cf_advice advice;
+} fixture;
+
+static cf_gpu_perf perf_of(const char *gpu)
+{
+    cf_gpu_perf p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.gpu, sizeof p.gpu, "%s", gpu);
+    p.params = cf_perf_defaults(NULL);
+    p.params.alpha_s = 0.02;
+    p.params.beta_s = 0.001;
+    p.params.max_local_batch = 128;
+    return p;
+}
+
+static cf_vm vm_of(const char *type, const char *gpu, double price)
+{
+    cf_vm v;
+    memset(&v, 0, sizeof v);
+    snprintf(v.cloud, sizeof v.cloud, "aws");
+    snprintf(v.region, sizeof v.region, "us-east-1");
+    snprintf(v.instance_type, sizeof v.instance_type, "%s", type);
+    snprintf(v.gpu_model, sizeof v.gpu_model, "%s", gpu);
+    v.gpu_count = 1;
+    v.network_gbps = 25;
+    v.price_ondemand_usd_per_hr = price;
+    return v;
+}
+
+/* A plan of `hours` (10 min start-up) at $10/h whose step carries the
+ * given log sds. */
+static cf_config plan_of(const cf_vm *vm, double hours, double sigma_compute, double sigma_rest)
+{
+    cf_config c;
+    memset(&c, 0, sizeof c);
+    c.vm = vm;
+    c.nodes = 1;
+    c.gpus_per_node = 1;
+    c.hours = hours;
+    c.usd_per_hour = 10;
+    c.total_usd = 10 * hours;
+    c.step_sigma_compute = sigma_compute;
+    c.step_sigma = c.step_sigma_up = hypot(sigma_compute, sigma_rest);
+    c.prov_throughput = sigma_compute > 0 ? CF_PROV_ESTIMATED : CF_PROV_FITTED;
+    return c;
+}
+
+static void setup(fixture *f, double other_hours)
+{
+    memset(f, 0, sizeof *f);
+    f->job.parameters = 25e6;
+    f->job.gradient_bytes = 4;
+    f->limits.objective = CF_OBJ_COST;
+    f->limits.deadline_hours = 100;
+    f->limits.confidence = 0.9;
+    f->limits.startup_minutes = 10;
+    f->vm_a = vm_of("a.xlarge", "A", 4);
+    f->vm_b = vm_of("b.xlarge", "B", 3);
+    f->vms[0] = &f->vm_a;
+    f->vms[1] = &f->vm_b;
+    f->perf[0] = perf_of("A");
+    f->perf[1] = perf_of("B");
+    f->in = (cf_advisor_input){.job = &f->job, .constraints = &f->limits, .vms = f->vms, .n_vms = 2,
+                               .perf = f->perf, .n_perf = 2};
+    /* chosen: GPU A carried over (σ 0.3); the runner-up: GPU B measured */
+    f->chosen = plan_of(&f->vm_a, 10, 0.3, 0.05);
+    f->other = plan_of(&f->vm_b, other_hours, 0, 0.05);
+    static cf_config ranked[2];
+    ranked[0] = f->chosen;
+    ranked[1] = f->other;
+    f->advice.ranked = ranked;
+    f->advice.n_ranked = 2;
+}
+
+/* The runner-up costs 5 % more: with the chosen GPU carried over (σ 0.3),
+ * the ranking flips with P = Φ(−ln 1.05 / √(0.3² + 0.05² + 0.05²)) and
+ * profiling A is what bears on it. */
+static void test_ranking_can_flip(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 10.5);
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_PROFILE);
+    assert_string_equal(m.gpu, "A");
+    assert_string_equal(m.instance_type, "a.xlarge");
+    assert_int_equal(m.about, CF_MEASURE_FOR_RUNNER_UP);
+    assert_true(m.could_change_choice);
+    double sd = sqrt(0.3 * 0.3 + 0.05 * 0.05 + 0.05 * 0.05);
+    double expect = 0.5 * erfc(log(105.0 / 100.0) / sd / sqrt(2.0));
+    assert_true(fabs(m.flip_probability - expect) < 1e-9);
+    /* the chosen plan's cost interval narrows to the part left: σ 0.05 */
+    double z = 1.2815515655446004, startup = 10.0 / 60, run = 10 - startup;
+    assert_true(fabs(m.usd_p90_after - 10 * (startup + run * exp(z * 0.05))) < 1e-6);
+    assert_true(fabs(m.usd_p90 - 10 * (startup + run * exp(z * hypot(0.3, 0.05)))) < 1e-6);
+    assert_true(m.usd_p10_after > m.usd_p10);
+    /* its price: one start-up plus the light profile's runs at $4/h */
+    assert_true(m.est_minutes > 10 && m.est_minutes < 11);
+    assert_true(fabs(m.est_usd - 4 * m.est_minutes / 60) < 1e-9);
+    assert_non_null(strstr(m.reason, "depends on it"));
+}
+
+/* The runner-up costs 3× as much: no uncertainty here makes it the better
+ * plan; profiling A only narrows the chosen plan. */
+static void test_ranking_cannot_flip(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 30);
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_PROFILE);
+    assert_string_equal(m.gpu, "A");
+    assert_false(m.could_change_choice);
+    assert_true(m.flip_probability < 1e-3);
+    assert_true(m.usd_p90_after < m.usd_p90);
+    assert_non_null(strstr(m.reason, "would narrow"));
+}
+
+/* A cheaper plan on GPU B fails the 90 % deadline only because B was
+ * carried over: measured, its quantile would pass. That beats narrowing the
+ * chosen plan. */
+static void test_held_back_plan(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 30);
+    f.limits.deadline_hours = 10;
+    f.advice.held_back = plan_of(&f.vm_b, 8, 0.4, 0.05); /* 8 h; at 90 %: 8·e^(1.28·0.40) ≈ 13 h > 10 */
+    f.advice.have_held_back = 1;
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_PROFILE);
+    assert_string_equal(m.gpu, "B");
+    assert_int_equal(m.about, CF_MEASURE_FOR_HELD_BACK);
+    assert_true(m.could_change_choice);
+    assert_true(fabs(m.plan_usd - 80) < 1e-9);
+    assert_non_null(strstr(m.reason, "only because"));
+    /* with the rest of its uncertainty too large to pass even measured, it cannot change the choice */
+    f.advice.held_back = plan_of(&f.vm_b, 8, 0.4, 0.4);
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_false(m.about == CF_MEASURE_FOR_HELD_BACK && m.could_change_choice);
+}
+
+/* Everything measured: nothing to buy. */
+static void test_nothing_to_measure(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 10.5);
+    f.advice.ranked[0] = plan_of(&f.vm_a, 10, 0, 0.05);
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_NONE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ranking_can_flip),
+        cmocka_unit_test(test_ranking_cannot_flip),
+        cmocka_unit_test(test_held_back_plan),
+        cmocka_unit_test(test_nothing_to_measure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
