@@ -10,12 +10,9 @@
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/common/buf.h"
 
-/* A plan's ranking is in doubt when the other plan beats it with at least
- * this probability under the present uncertainty. */
+/* A measurement can change the choice when, with this probability or
+ * more, its outcome makes another plan the better one. */
 #define FLIP_WORTH_MEASURING 0.10
-/* A measurement bears on a comparison when the source it removes is at
- * least this share of the comparison's variance. */
-#define SHARE_THAT_MATTERS 0.25
 
 static const cf_gpu_perf *perf_of(const cf_advisor_input *in, const char *gpu)
 {
@@ -70,48 +67,79 @@ static double usd_at(const cf_config *c, double startup_h, double sigma, double 
 
 static double minus(double total, double part) { return sqrt(fmax(0.0, total * total - part * part)); }
 
-/* log of the plan's objective value and the log sd it carries. */
-static double objective_log(const cf_config *c, cf_objective obj)
+static double plan_hours_at(const cf_config *c, double startup_h, double z_sigma)
 {
-    switch (obj) {
-    case CF_OBJ_TIME: return log(c->hours);
-    case CF_OBJ_BALANCED: return log(c->hours) + log(c->total_usd);
-    case CF_OBJ_COST: break;
-    }
-    return log(c->total_usd);
+    return startup_h + (c->hours - startup_h) * exp(z_sigma);
 }
 
-/* Variance of ln(objective_other / objective_chosen): the compute parts of
- * one GPU type are the same error in both (they cancel), the rest are
- * independent; `removed` says which part a measurement takes away. */
-static double comparison_var(const cf_config *chosen, const cf_config *other, cf_objective obj,
-                             const cf_measure_kind removed, const char *removed_gpu, const cf_config *removed_plan)
+static double objective(cf_objective obj, double hours, double usd)
 {
-    double k = obj == CF_OBJ_BALANCED ? 2.0 : 1.0;
-    const cf_config *pl[2] = {chosen, other};
-    double cmp[2], net[2], rest[2];
-    for (int i = 0; i < 2; i++) {
-        /* `other` is the better one if it wins: its lower side, the chosen plan's upper side */
-        double total = i == 0 ? chosen->step_sigma_up : other->step_sigma;
-        double network = i == 0 ? pl[i]->step_sigma_network_up : pl[i]->step_sigma_network;
-        cmp[i] = pl[i]->step_sigma_compute;
-        net[i] = network;
-        rest[i] = minus(minus(total, cmp[i]), net[i]);
-        if (removed == CF_MEASURE_PROFILE && strcasecmp(pl[i]->vm->gpu_model, removed_gpu) == 0)
-            cmp[i] = 0;
-        if (removed == CF_MEASURE_NETWORK && pl[i] == removed_plan)
-            net[i] = 0;
-    }
-    int same_gpu = strcasecmp(chosen->vm->gpu_model, other->vm->gpu_model) == 0;
-    double compute = same_gpu ? (cmp[0] - cmp[1]) * (cmp[0] - cmp[1]) : cmp[0] * cmp[0] + cmp[1] * cmp[1];
-    return k * k * (compute + net[0] * net[0] + net[1] * net[1] + rest[0] * rest[0] + rest[1] * rest[1]);
+    return obj == CF_OBJ_TIME ? hours : obj == CF_OBJ_BALANCED ? hours * usd : usd;
 }
 
-static double normal_cdf(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+enum { PLANS = 3 };
+
+/* A measurement's outcome at z standard deviations: every plan whose
+ * uncertainty it removes (log sd part[i] > 0) moves by z·part[i] and then
+ * meets the limits at the confidence with what is left (rest_up[i]); the
+ * others stay at their point, the chosen and the runner-up feasible, the
+ * held-back one not. The choice after it is the best feasible plan. */
+typedef struct {
+    const cf_constraints *limits;
+    double startup_h, zq;
+    const cf_config *plan[PLANS];       /* chosen, runner-up, held back (NULL when none) */
+    double part[PLANS], rest_up[PLANS];
+    int count_changes;                  /* report 1 when the choice changes (for its probability) */
+    int count_plan;                     /* with count_changes: only when it changes to this plan (−1: any) */
+} outcome;
+
+/* The plan chosen after the outcome z, and the objective of it and of the
+ * chosen plan at z. */
+static int choice_at(const outcome *o, double z, double *best_value, double *chosen_value)
+{
+    int best = -1;
+    *best_value = INFINITY;
+    *chosen_value = INFINITY;
+    for (int i = 0; i < PLANS; i++) {
+        const cf_config *p = o->plan[i];
+        if (!p)
+            continue;
+        double h = plan_hours_at(p, o->startup_h, z * o->part[i]);
+        double v = objective(o->limits->objective, h, h * p->usd_per_hour);
+        int feasible = i < 2;
+        if (o->part[i] > 0) {
+            double hq = plan_hours_at(p, o->startup_h, z * o->part[i] + o->zq * o->rest_up[i]);
+            feasible = cf_constraints_met(o->limits, hq, hq * p->usd_per_hour, 0);
+        }
+        if (i == 0)
+            *chosen_value = v;
+        if (feasible && v < *best_value) {
+            *best_value = v;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static double outcome_value(void *ctx, double z, int *ok)
+{
+    const outcome *o = ctx;
+    double best, chosen;
+    int i = choice_at(o, z, &best, &chosen);
+    *ok = 1;
+    if (o->count_changes) {
+        *ok = i > 0 && (o->count_plan < 0 || i == o->count_plan);
+        return 0;
+    }
+    if (i < 0)
+        return objective(o->limits->objective, o->plan[0]->hours, o->plan[0]->total_usd);
+    /* improvement = chosen(z) − best(z) over the chosen plan's point */
+    return best + objective(o->limits->objective, o->plan[0]->hours, o->plan[0]->total_usd) - chosen;
+}
 
 typedef struct {
     cf_next_measurement m;
-    double gain;               /* flip probability × relative difference, or the held-back saving */
+    double gain;               /* expected improvement of the choice it unlocks, relative to the chosen plan */
     double narrowing;          /* chosen plan: σ_up before − after */
 } option;
 
@@ -138,18 +166,19 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
     double run_s;
     int nodes;
     if (kind == CF_MEASURE_PROFILE) {
-        /* the light profile on one VM: one GPU at three batches, the full VM at two */
+        /* the light profile on one VM: one GPU at three batches, the full VM at two, 20 steps each */
         vm = cheapest_vm(in, plan->vm->gpu_model, 0);
         if (!vm)
             return 0;
         cf_perf_params p = cf_gpu_perf_on_vm(perf, vm->network_gbps);
         nodes = 1;
-        run_s = runs_s(&p, bytes, 1, 1, CF_SEARCH_PROFILE_BATCHES_ONE, CF_SEARCH_DEFAULT_PROBE_STEPS);
+        run_s = runs_s(&p, bytes, 1, 1, CF_SEARCH_PROFILE_BATCHES_ONE, CF_SEARCH_DEFAULT_PROFILE_STEPS);
         if (vm->gpu_count > 1)
-            run_s += runs_s(&p, bytes, 1, vm->gpu_count, CF_SEARCH_PROFILE_BATCHES_FULL, CF_SEARCH_DEFAULT_PROBE_STEPS);
+            run_s += runs_s(&p, bytes, 1, vm->gpu_count, CF_SEARCH_PROFILE_BATCHES_FULL,
+                            CF_SEARCH_DEFAULT_PROFILE_STEPS);
         m->gpus_per_node = vm->gpu_count;
     } else {
-        /* the plan's own shape on its VM type: two batches */
+        /* the plan's own shape on its VM type: two batches, 50 steps each (a probe) */
         vm = cheapest_vm(in, plan->vm->gpu_model, plan->vm->gpu_count);
         if (!vm)
             vm = plan->vm;
@@ -191,23 +220,25 @@ static void describe(cf_next_measurement *m, const cf_config *chosen, const cf_c
     }
     const char *better = limits->objective == CF_OBJ_COST ? "cheaper" : limits->objective == CF_OBJ_TIME ? "faster"
                                                                                                          : "better";
+    const char *gain = limits->objective == CF_OBJ_COST ? "cost" : limits->objective == CF_OBJ_TIME ? "time"
+                                                                                                     : "time × cost";
     if (m->about == CF_MEASURE_FOR_HELD_BACK)
         cf_buf_printf(&out,
                       "the %s plan %d × %s ($%.2f, %.1f h) fails the limits at %.0f%% confidence only because "
-                      "%s%s",
+                      "%s",
                       better, other->nodes, other->vm->instance_type, other->total_usd, other->hours,
-                      100 * limits->confidence, why.data,
-                      m->could_change_choice ? ": measured, it would pass if its prediction holds" : "");
+                      100 * limits->confidence, why.data);
     else if (m->about == CF_MEASURE_FOR_RUNNER_UP)
-        cf_buf_printf(&out,
-                      "%s; the choice between %d × %s ($%.2f) and %d × %s ($%.2f) %s (%.0f%% that the runner-up "
-                      "is better)",
-                      why.data, chosen->nodes, chosen->vm->instance_type, chosen->total_usd, other->nodes,
+        cf_buf_printf(&out, "%s; the choice between %d × %s ($%.2f) and %d × %s ($%.2f) %s", why.data,
+                      chosen->nodes, chosen->vm->instance_type, chosen->total_usd, other->nodes,
                       other->vm->instance_type, other->total_usd,
-                      m->could_change_choice ? "depends on it" : "hardly does", 100 * m->flip_probability);
+                      m->could_change_choice ? "depends on it" : "hardly does");
     else
         cf_buf_printf(&out, "%s; the plan's cost range $%.2f–%.2f would narrow to about $%.2f–%.2f", why.data,
                       m->usd_p10, m->usd_p90, m->usd_p10_after, m->usd_p90_after);
+    if (m->about != CF_MEASURE_FOR_CHOSEN)
+        cf_buf_printf(&out, "; measured, the choice changes with probability %.0f%% (expected gain %.1f%% of the "
+                            "chosen plan's %s)", 100 * m->flip_probability, 100 * m->expected_gain, gain);
     size_t n = out.data ? strlen(out.data) : 0;
     if (n >= sizeof m->reason) {
         n = sizeof m->reason - 1;
@@ -234,13 +265,16 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             runner_up = c;
     }
     const cf_config *held = advice->have_held_back ? &advice->held_back : NULL;
-    const cf_config *plans[3] = {chosen, runner_up, held};
+    const cf_config *plans[PLANS] = {chosen, runner_up, held};
     double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), startup_h = limits->startup_minutes / 60.0;
     double zq = cf_normal_quantile(limits->confidence > 0 ? limits->confidence : CF_DEFAULT_CONFIDENCE);
+    double c0 = objective(limits->objective, chosen->hours, chosen->total_usd);
     option best;
     memset(&best, 0, sizeof best);
     int have = 0;
-    for (int r = 0; r < 3; r++) {
+    /* Each measurement of a plan's source: profiling its GPU type (every plan of that type moves with it) or
+     * running its shape (that plan alone). */
+    for (int r = 0; r < PLANS; r++) {
         const cf_config *plan = plans[r];
         if (!plan || plan->spot)
             continue;
@@ -248,60 +282,71 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             double part = kind == CF_MEASURE_PROFILE ? plan->step_sigma_compute : plan->step_sigma_network_up;
             if (!(part > 1e-9))
                 continue;
+            int duplicate = 0;
+            for (int q = 0; q < r && kind == CF_MEASURE_PROFILE; q++)
+                duplicate |= plans[q] && !plans[q]->spot && plans[q]->step_sigma_compute > 1e-9 &&
+                             strcasecmp(plans[q]->vm->gpu_model, plan->vm->gpu_model) == 0;
+            if (duplicate)
+                continue; /* the same profile, valued already */
             option o;
             memset(&o, 0, sizeof o);
             cf_next_measurement *m = &o.m;
             if (!price_it(in, plan, (cf_measure_kind)kind, m))
                 continue;
-            /* what it does to the chosen plan's cost interval */
-            double lo = chosen->step_sigma, up = chosen->step_sigma_up, lo_after = lo, up_after = up;
-            int touches_chosen = kind == CF_MEASURE_PROFILE
-                                     ? strcasecmp(chosen->vm->gpu_model, plan->vm->gpu_model) == 0
-                                     : plan == chosen;
-            if (touches_chosen) {
-                lo_after = minus(lo, kind == CF_MEASURE_PROFILE ? chosen->step_sigma_compute
-                                                                : chosen->step_sigma_network);
-                up_after = minus(up, kind == CF_MEASURE_PROFILE ? chosen->step_sigma_compute
-                                                                : chosen->step_sigma_network_up);
+            outcome oc = {.limits = limits, .startup_h = startup_h, .zq = zq, .count_plan = -1};
+            for (int i = 0; i < PLANS; i++) {
+                const cf_config *p = plans[i];
+                oc.plan[i] = p && !p->spot ? p : NULL;
+                if (!oc.plan[i])
+                    continue;
+                double moved = kind == CF_MEASURE_PROFILE
+                                   ? (strcasecmp(p->vm->gpu_model, plan->vm->gpu_model) == 0 ? p->step_sigma_compute : 0)
+                                   : (p == plan ? p->step_sigma_network_up : 0);
+                oc.part[i] = moved;
+                oc.rest_up[i] = minus(p->step_sigma_up, moved);
             }
+            /* what it does to the chosen plan's cost interval */
+            double lo = chosen->step_sigma, up = chosen->step_sigma_up;
+            double lo_after = oc.part[0] > 0 ? minus(lo, kind == CF_MEASURE_PROFILE ? chosen->step_sigma_compute
+                                                                                     : chosen->step_sigma_network)
+                                             : lo;
+            double up_after = minus(up, oc.part[0]);
             m->usd_p10 = usd_at(chosen, startup_h, lo, -z80);
             m->usd_p90 = usd_at(chosen, startup_h, up, z80);
             m->usd_p10_after = usd_at(chosen, startup_h, lo_after, -z80);
             m->usd_p90_after = usd_at(chosen, startup_h, up_after, z80);
             o.narrowing = up - up_after;
+            /* the value of the measurement: the expected improvement of the choice made after it */
+            o.gain = m->expected_gain = cf_expected_improvement(outcome_value, &oc, c0) / c0;
+            oc.count_changes = 1;
+            m->flip_probability = cf_expected_improvement(outcome_value, &oc, INFINITY);
+            m->could_change_choice = m->flip_probability >= FLIP_WORTH_MEASURING;
+            /* the plan it would most often change the choice to */
             const cf_config *other = NULL;
-            if (plan == held) {
-                /* would the held-back plan pass at the confidence, its point holding? */
-                double run_h = plan->hours - startup_h;
-                double hours_q = startup_h + run_h * exp(zq * minus(plan->step_sigma_up, part));
-                double usd_q = plan->total_usd * hours_q / plan->hours;
-                double d = objective_log(chosen, limits->objective) - objective_log(plan, limits->objective);
-                m->about = CF_MEASURE_FOR_HELD_BACK;
-                m->could_change_choice = cf_constraints_met(limits, hours_q, usd_q, 0);
-                m->flip_probability = normal_cdf(d / sqrt(fmax(1e-12, comparison_var(chosen, plan, limits->objective,
-                                                                                     CF_MEASURE_NONE, "", NULL))));
-                o.gain = m->could_change_choice ? d : 0;
-                other = plan;
-            } else if (runner_up) {
-                double d = objective_log(runner_up, limits->objective) - objective_log(chosen, limits->objective);
-                double var = comparison_var(chosen, runner_up, limits->objective, CF_MEASURE_NONE, "", NULL);
-                double var_after = comparison_var(chosen, runner_up, limits->objective, (cf_measure_kind)kind,
-                                                  plan->vm->gpu_model, plan);
-                int bears = var > 0 && (var - var_after) / var >= SHARE_THAT_MATTERS;
-                m->flip_probability = normal_cdf(-d / sqrt(fmax(var, 1e-12)));
-                m->could_change_choice = bears && m->flip_probability >= FLIP_WORTH_MEASURING;
-                /* a choice that cannot flip: what the measurement does is narrow the chosen plan */
-                m->about = m->could_change_choice || !touches_chosen ? CF_MEASURE_FOR_RUNNER_UP : CF_MEASURE_FOR_CHOSEN;
-                o.gain = m->could_change_choice ? m->flip_probability * d : 0;
-                if (m->about == CF_MEASURE_FOR_RUNNER_UP)
-                    other = runner_up;
-            } else {
-                m->about = CF_MEASURE_FOR_CHOSEN;
+            double most = 0;
+            for (int i = 1; i < PLANS; i++) {
+                if (!oc.plan[i])
+                    continue;
+                oc.count_plan = i;
+                double share = cf_expected_improvement(outcome_value, &oc, INFINITY);
+                if (share > most) {
+                    most = share;
+                    other = oc.plan[i];
+                }
             }
-            m->plan_usd = plan->total_usd;
-            m->plan_hours = plan->hours;
-            m->plan_nodes = plan->nodes;
-            snprintf(m->plan_instance_type, sizeof m->plan_instance_type, "%s", plan->vm->instance_type);
+            m->about = !m->could_change_choice || !other ? (oc.part[0] > 0 ? CF_MEASURE_FOR_CHOSEN
+                                                                            : CF_MEASURE_FOR_RUNNER_UP)
+                       : other == held                   ? CF_MEASURE_FOR_HELD_BACK
+                                                         : CF_MEASURE_FOR_RUNNER_UP;
+            if (m->about == CF_MEASURE_FOR_RUNNER_UP && !other)
+                other = runner_up ? runner_up : plan;
+            if (m->about == CF_MEASURE_FOR_CHOSEN)
+                other = NULL;
+            const cf_config *concerned = other ? other : plan;
+            m->plan_usd = concerned->total_usd;
+            m->plan_hours = concerned->hours;
+            m->plan_nodes = concerned->nodes;
+            snprintf(m->plan_instance_type, sizeof m->plan_instance_type, "%s", concerned->vm->instance_type);
             describe(m, chosen, plan, other, limits);
             if (!have || option_better(&o, &best)) {
                 best = o;

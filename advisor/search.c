@@ -295,21 +295,37 @@ static long select_best(const state *s, double safety_sds, int measured_only, in
     return best;
 }
 
-/* Expected improvement over `v_best` (INFINITY: probability of meeting the
- * constraints), by quadrature over z ∈ [−3, 3]. */
-static double expected_improvement(const state *s, size_t c, double v_best)
+double cf_expected_improvement(double (*value)(void *ctx, double z, int *ok), void *ctx, double v_best)
 {
     double sum = 0, wsum = 0;
     for (int i = -6; i <= 6; i++) {
         double z = 0.5 * i, w = exp(-0.5 * z * z);
         int ok;
-        double v = value_at(s, c, z, &ok, 0);
+        double v = value(ctx, z, &ok);
         wsum += w;
         if (!ok)
             continue;
         sum += w * (isfinite(v_best) ? (v < v_best ? v_best - v : 0) : 1.0);
     }
     return sum / wsum;
+}
+
+typedef struct {
+    const state *s;
+    size_t c;
+} candidate_at;
+
+static double candidate_value(void *ctx, double z, int *ok)
+{
+    const candidate_at *a = ctx;
+    return value_at(a->s, a->c, z, ok, 0);
+}
+
+/* Expected improvement of probing candidate c over `v_best`. */
+static double expected_improvement(const state *s, size_t c, double v_best)
+{
+    candidate_at a = {s, c};
+    return cf_expected_improvement(candidate_value, &a, v_best);
 }
 
 /* ---- runs ----------------------------------------------------------------------- */

@@ -12,7 +12,7 @@ void cf_search_options_init(cf_search_options *o)
     o->margin = 0.03;
     o->max_probes = 12;
     o->probe_steps = CF_SEARCH_DEFAULT_PROBE_STEPS;
-    o->profile_steps = 20;
+    o->profile_steps = CF_SEARCH_DEFAULT_PROFILE_STEPS;
     o->noise_sd = 0.02;
     o->safety_sds = 1.2815515655446004; /* the 0.9 quantile: constraints held at 90 % confidence */
     o->probe_startup_s = 0;

@@ -57,6 +57,7 @@ cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_p
     cJSON_AddNumberToObject(o, "est_usd", cf_json_round(m->est_usd, 6));
     cJSON_AddBoolToObject(o, "could_change_choice", m->could_change_choice);
     cJSON_AddNumberToObject(o, "flip_probability", cf_json_round(m->flip_probability, 3));
+    cJSON_AddNumberToObject(o, "expected_gain", cf_json_round(m->expected_gain, 3));
     cJSON *now = cJSON_AddObjectToObject(o, "chosen_total_usd_interval");
     cJSON_AddNumberToObject(now, "p10", cf_json_round(m->usd_p10, 6));
     cJSON_AddNumberToObject(now, "p90", cf_json_round(m->usd_p90, 6));

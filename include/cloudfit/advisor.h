@@ -125,10 +125,13 @@ typedef struct {
     double plan_usd, plan_hours;
     int plan_nodes;
     char plan_instance_type[48];
-    /* P(the other plan beats the chosen one by the objective) under the
-     * present uncertainty; 0 for a measurement of the chosen plan alone. */
+    /* P(the choice changes) once measured, under the present uncertainty. */
     double flip_probability;
-    int could_change_choice;   /* the measurement can change which plan is chosen */
+    /* The measurement's value: the expected improvement of the choice made
+     * after it over the chosen plan (cf_expected_improvement, the search's
+     * probe criterion), a share of the chosen plan's objective. */
+    double expected_gain;
+    int could_change_choice;   /* the choice changes with probability ≥ 10 % */
     char reason[512];          /* one sentence with the numbers */
 } cf_next_measurement;
 

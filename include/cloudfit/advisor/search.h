@@ -135,8 +135,19 @@ cf_status cf_search_score_against(const cf_search_options *options, const double
  * one GPU and two on the fullest node — smallest, largest (and middle) —
  * each on the cheapest VM of that shape (then the lowest index). */
 #define CF_SEARCH_PROFILE_MAX_RUNS 5
-/* Steps of one probe run (`search --probe-steps`, `profile --runner`). */
+/* Expected improvement over `v_best` of a quantity whose value with z
+ * standard deviations of its uncertainty is value(ctx, z, &ok) (ok 0: that
+ * outcome misses the constraints and improves nothing); v_best INFINITY:
+ * the probability of an outcome that meets them. Quadrature over
+ * z ∈ [−3, 3] in steps of 0.5 with normal weights. The one criterion for
+ * what to measure: the search's next probe, and recommend's next
+ * measurement (advisor/next_measurement.c). */
+double cf_expected_improvement(double (*value)(void *ctx, double z, int *ok), void *ctx, double v_best);
+
+/* Steps of one probe run and of one light-profile run (`search
+ * --probe-steps` sets both; `profile --runner`). */
 #define CF_SEARCH_DEFAULT_PROBE_STEPS 50
+#define CF_SEARCH_DEFAULT_PROFILE_STEPS 20
 /* Per-GPU batches of the light profile on one GPU and on the fullest
  * node, and of the 2-node × 1-GPU probe (cf_search_spread picks them). */
 #define CF_SEARCH_PROFILE_BATCHES_ONE 3
