@@ -90,7 +90,7 @@ int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_repo
         const char *branch = o->base_branch ? o->base_branch : ctx->ci.base_branch[0] ? ctx->ci.base_branch : NULL;
         cf_history_row row;
         int found = 0;
-        if (cf_history_latest(ctx->db, r->spec->source_hash, branch, &row, &found) != CF_OK)
+        if (cf_history_latest(ctx->db, NULL, r->spec->source_hash, branch, &row, &found) != CF_OK)
             return cf_report_error();
         if (found)
             cf_baseline_from_row(&row, &ctx->baseline);
