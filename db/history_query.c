@@ -116,7 +116,7 @@ cf_status cf_history_list(cf_db *db, const cf_history_filter *f, cf_history_row 
     const char *values[16];
     int n_values = 0;
     char sql[2048];
-    size_t len = (size_t)snprintf(sql, sizeof sql, "%s", "SELECT " ROW_COLUMNS ROW_FROM " WHERE 1");
+    size_t len = (size_t)snprintf(sql, sizeof sql, "%s", "SELECT " ROW_COLUMNS ROW_FROM " WHERE 1 = 1");
     struct {
         const char *value;
         const char *fragment;

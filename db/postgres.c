@@ -64,8 +64,8 @@ static void add_url_secrets(cf_db *db, const char *url)
     }
 }
 
-/* Copies `in` to out with every secret replaced by "***" and the trailing
- * newline libpq adds removed. */
+/* Copies `in` to out with every secret replaced by "***", on one line
+ * (libpq's lines joined by "; ", its trailing newline removed). */
 static void scrub(const cf_db *db, const char *in, char *out, size_t n)
 {
     size_t k = 0;
@@ -78,6 +78,12 @@ static void scrub(const cf_db *db, const char *in, char *out, size_t n)
             for (const char *r = "***"; *r && k + 1 < n; r++)
                 out[k++] = *r;
             in += hit;
+        } else if (*in == '\n') {
+            in++;
+            while (*in == ' ' || *in == '\t' || *in == '\n')
+                in++;
+            for (const char *r = "; "; *in && *r && k + 1 < n; r++)
+                out[k++] = *r;
         } else {
             out[k++] = *in++;
         }
@@ -90,7 +96,8 @@ static void scrub(const cf_db *db, const char *in, char *out, size_t n)
 /* Keeps the failure of `res` (or of the connection when res is NULL). */
 static void remember(cf_db *db, const PGresult *res)
 {
-    const char *msg = res ? PQresultErrorMessage(res) : NULL;
+    /* the server's primary message alone: its context (LINE 1: …) quotes our SQL */
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     if (!msg || !*msg)
         msg = db->pg ? PQerrorMessage(db->pg) : "out of memory";
     scrub(db, msg && *msg ? msg : "the server closed the connection", db->pg_error, sizeof db->pg_error);

@@ -68,11 +68,7 @@ int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recomm
     cf_status st;
     if (o->no_history) {
         /* Read an existing database (baseline, measurements); never create one. */
-        if (cf_cli_db_path(o, ctx->db_path, sizeof ctx->db_path) != CF_OK || access(ctx->db_path, F_OK) != 0) {
-            cf_error_clear();
-            return 0;
-        }
-        st = cf_db_open_readonly(ctx->db_path, &ctx->db);
+        st = cf_cli_db_open_existing(o, &ctx->db, ctx->db_path, sizeof ctx->db_path);
     } else {
         st = cf_cli_db_open(o, 1, &ctx->db, ctx->db_path, sizeof ctx->db_path);
     }
