@@ -52,6 +52,8 @@ typedef struct {
     const char *max_cost_increase; /* "10%" or "25" (USD); NULL = no gate */
     const char *compare_to;      /* earlier recommendation JSON */
     const char *base_branch;     /* branch whose last recommendation is the baseline */
+    const char *baseline_key;    /* the spec's identity for baselines (default NAME@PATH in the repository) */
+    int require_baseline;        /* gate: no baseline fails */
     cf_cli_list emit;            /* skypilot | torchrun | k8s */
     const char *emit_dir;        /* where launch specs go (default ".") */
     const char *entrypoint;      /* training command in launch specs */
