@@ -110,6 +110,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"until", 0, OPT_STRING, "DATE", CMD_HISTORY, OFF(until),
      "only rows created before DATE (UTC: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]Z)"},
     {"branch", 0, OPT_STRING, "BRANCH", CMD_HISTORY, OFF(branch), "only rows made in CI on BRANCH"},
+    {"to", 0, OPT_STRING, "URL", CMD_HISTORY, OFF(migrate_to),
+     "history migrate: copy the history into this database (postgresql://…; or an SQLite path)"},
     {"older-than", 0, OPT_STRING, "AGE", CMD_HISTORY, OFF(older_than),
      "history prune: delete rows older than AGE (30d, 12h) or created before an ISO date"},
     {"step-time-s", 0, OPT_DOUBLE, "S", CMD_RECORD, OFF(step_time_s), "measured seconds per optimizer step"},

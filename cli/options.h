@@ -67,6 +67,7 @@ typedef struct {
     const char *since, *until;
     const char *branch;
     const char *older_than;      /* 30d, 12h or an ISO date */
+    const char *migrate_to;      /* history migrate: the database to copy into (a postgresql:// URL) */
     double step_time_s;          /* < 0 = not given */
     double total_hours;          /* < 0 = not given */
     double total_usd;            /* < 0 = not given */
