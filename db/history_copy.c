@@ -28,12 +28,12 @@ static const table_desc recommendations_t = {
     " instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation, global_batch, lr, spot, step_time_s, hours,"
     " total_usd, usd_per_node_hour, result_json, source_hash, identity, uid, hours_p10, hours_p90, total_usd_p10,"
     " total_usd_p90",
-    "tttttttttttiiiiiririrrrtttttrrrr"};
+    "tttttttttttiiiiirirrrrttttrrrr"};
 static const table_desc alternatives_t = {
     "alternatives",
     "recommendation_id, rank, cloud, region, instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation,"
     " global_batch, lr, spot, step_time_s, hours, total_usd, usd_per_node_hour",
-    "iittttiiiiiririrr"};
+    "iittttiiiiirirrrr"};
 static const table_desc ci_runs_t = {
     "ci_runs", "recommendation_id, provider, commit_sha, branch, base_branch, pull_request, run_id, run_url", "ittttttt"};
 static const table_desc gates_t = {"gate_results", "recommendation_id, name, limit_value, value, passed, note, seq",
@@ -43,7 +43,7 @@ static const table_desc measurements_t = {
     "recommendation_id, recorded_at, spec_hash, spec_name, cloud, instance_type, gpu, gpus_per_node, nodes,"
     " local_batch, accumulation, step_time_s, total_hours, total_usd, predicted_step_time_s, predicted_hours,"
     " predicted_total_usd, note, source_hash, uid",
-    "itttttiiiiirrrrrrttt"};
+    "ittttttiiiirrrrrrttt"};
 static const table_desc profiles_t = {
     "profiles", "spec_key, backend, device, spec_name, created_at, is_gpu, b_noise, max_local_batch, profile_json",
     "tttttirit"};
@@ -93,10 +93,14 @@ static void copy_value(cf_db_stmt *from, int col, cf_db_stmt *to, int index, cha
         cf_db_bind_blob_text(to, index, cf_db_column_text(from, col), cf_db_column_bytes(from, col));
 }
 
-/* "INSERT INTO t(cols) VALUES (?1, …)" + tail; caller frees. */
+/* "INSERT INTO t(cols) VALUES (?1, …)" + tail; caller frees. NULL when
+ * out of memory, or when the descriptor's types do not match its columns
+ * (a bug: never copy a value with the wrong type). */
 static char *insert_sql(const table_desc *t, const char *tail)
 {
     int n = n_columns(t);
+    if ((int)strlen(t->types) != n)
+        return NULL;
     size_t len = strlen(t->table) + strlen(t->columns) + strlen(tail) + (size_t)n * 8 + 64;
     char *sql = malloc(len);
     if (!sql)
@@ -125,7 +129,8 @@ static cf_status copy_rows(copy_ctx *x, const table_desc *t, const char *select,
     cf_db_stmt *src = NULL, *dst = NULL;
     char *sql = insert_sql(t, tail);
     if (!sql)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_error_set(CF_ERR_INTERNAL, "cannot copy table %s (out of memory, or its description is wrong)",
+                            t->table);
     cf_status st = CF_OK;
     if (cf_db_prepare(x->from, select, &src) != CF_OK)
         st = cf_db_error(x->from, "cannot read");
@@ -200,7 +205,8 @@ static cf_status copy_parent(copy_ctx *x, const parent_desc *p, cf_db_stmt *src,
         return st;
     char *sql = insert_sql(p->t, p->insert_tail);
     if (!sql)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        return cf_error_set(CF_ERR_INTERNAL, "cannot copy table %s (out of memory, or its description is wrong)",
+                            p->t->table);
     cf_db_stmt *dst = NULL;
     st = cf_db_prepare(x->to, sql, &dst) == CF_OK ? CF_OK : cf_db_error(x->to, "cannot prepare insert into");
     free(sql);
@@ -303,7 +309,7 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
     char select[1024], *sql = insert_sql(&measurements_t, " ON CONFLICT (uid) DO NOTHING");
     snprintf(select, sizeof select, "SELECT %s FROM measurements ORDER BY id", measurements_t.columns);
     cf_db_stmt *src = NULL, *dst = NULL;
-    cf_status st = sql ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = sql ? CF_OK : cf_error_set(CF_ERR_INTERNAL, "cannot copy table measurements");
     if (st == CF_OK && cf_db_prepare(x->from, select, &src) != CF_OK)
         st = cf_db_error(x->from, "cannot read");
     if (st == CF_OK && cf_db_prepare(x->to, sql, &dst) != CF_OK)
