@@ -111,3 +111,23 @@ cf_status cf_db_new_uid(char out[33])
         snprintf(out + 2 * i, 3, "%02x", bytes[i]);
     return CF_OK;
 }
+
+cf_status cf_db_schema_newer(cf_db *db, int version)
+{
+    cf_error_set(CF_ERR_DB, "database '%s' has schema version %d, newer than this cloudfit knows (%d)", db->path,
+                 version, cf_db_migration_count);
+    cf_error_hint("upgrade cloudfit, or use another database with --db");
+    return CF_ERR_DB;
+}
+
+cf_status cf_db_schema_unreadable(cf_db *db, int version)
+{
+    cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", db->path, version,
+                 cf_db_migration_count);
+    if (version < cf_db_migration_count)
+        cf_error_hint("a read-only command never changes the database: upgrade it once with a command that "
+                      "writes (e.g. cloudfit recommend, or prices update)");
+    else
+        cf_error_hint("upgrade cloudfit, or use another database with --db");
+    return CF_ERR_DB;
+}

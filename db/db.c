@@ -146,10 +146,7 @@ static cf_status migrate(cf_db *db)
         }
         if (version > cf_db_migration_count) {
             cf_db_exec(db, "ROLLBACK", "rollback");
-            cf_error_set(CF_ERR_DB, "database '%s' has schema version %d, newer than this cloudfit knows (%d)",
-                         db->path, version, cf_db_migration_count);
-            cf_error_hint("upgrade cloudfit, or use another database with --db");
-            return CF_ERR_DB;
+            return cf_db_schema_newer(db, version);
         }
         if (version == cf_db_migration_count)
             return cf_db_exec(db, "COMMIT", "cannot commit");
@@ -353,16 +350,8 @@ static cf_status sqlite_open_read(const char *path, cf_db **out)
     }
     if (st == CF_OK)
         st = check_size(db);
-    if (st == CF_OK && version != cf_db_migration_count) {
-        cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", path,
-                     version, cf_db_migration_count);
-        if (version < cf_db_migration_count)
-            cf_error_hint("a read-only command never changes the database: upgrade it once with a command that "
-                          "writes (e.g. cloudfit recommend, or prices update)");
-        else
-            cf_error_hint("upgrade cloudfit, or use another database with --db");
-        st = CF_ERR_DB;
-    }
+    if (st == CF_OK && version != cf_db_migration_count)
+        st = cf_db_schema_unreadable(db, version);
     if (st != CF_OK) {
         sqlite3_close(db->handle);
         free(db);

@@ -130,6 +130,10 @@ cf_status cf_db_insert_extras(cf_db *db, const cf_history_record *rec, long long
 cf_status cf_db_new_uid(char out[33]);
 
 /* ---- opening (db/db.c, db/postgres.c) ---------------------------------- */
+/* The errors of a schema this cloudfit cannot use: newer than it knows
+ * (any command), or not its version (a read command, which never migrates). */
+cf_status cf_db_schema_newer(cf_db *db, int version);
+cf_status cf_db_schema_unreadable(cf_db *db, int version);
 /* How long a writer waits for another's lock (CLOUDFIT_DB_LOCK_TIMEOUT_S). */
 double cf_db_lock_timeout_s(void);
 cf_status cf_db_sqlite_open(const char *path, int readonly, cf_db **out);

@@ -168,7 +168,6 @@ static cf_status copy_rows(copy_ctx *x, const table_desc *t, const char *select,
  * `find` (binding the copied row's key columns) gives the existing id. */
 typedef struct {
     const table_desc *t;
-    const char *select;      /* id, then t's columns */
     const char *insert_tail; /* " ON CONFLICT … DO NOTHING RETURNING id" */
     const char *find;        /* SELECT id FROM t WHERE key = ?1 [AND …]: the key columns as parameters */
     const int key_cols[2];   /* columns of t (0-based) bound to find's ?1, ?2; -1 = none */
@@ -264,46 +263,6 @@ static long long map_find(const id_map *m, long long old_id)
     return lo < m->n && m->old_ids[lo] == old_id ? m->new_ids[lo] : 0;
 }
 
-static cf_status copy_recommendations(copy_ctx *x, id_map *map)
-{
-    static const parent_desc rec = {&recommendations_t, NULL,
-                                    " ON CONFLICT (uid) DO NOTHING RETURNING id",
-                                    "SELECT id FROM recommendations WHERE uid = ?1", {25, -1}, 0};
-    char select[1024];
-    snprintf(select, sizeof select, "SELECT id, %s FROM recommendations ORDER BY id", recommendations_t.columns);
-    cf_db_stmt *src = NULL;
-    if (cf_db_prepare(x->from, select, &src) != CF_OK)
-        return cf_db_error(x->from, "cannot read");
-    cf_status st = CF_OK;
-    int rc;
-    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW) {
-        long long old_id = cf_db_column_int64(src, 0), new_id = 0;
-        int is_new = 0;
-        st = copy_parent(x, &rec, src, &new_id, &is_new);
-        if (st == CF_OK)
-            st = map_add(map, old_id, new_id);
-        if (st != CF_OK)
-            break;
-        if (!is_new) {
-            x->counts->recommendations_present++;
-            continue;
-        }
-        x->counts->recommendations++;
-        long long n = 0;
-        const table_desc *children[] = {&alternatives_t, &ci_runs_t, &gates_t};
-        for (size_t k = 0; st == CF_OK && k < 3; k++) {
-            char child[1024];
-            snprintf(child, sizeof child, "SELECT %s FROM %s WHERE recommendation_id = ?1", children[k]->columns,
-                     children[k]->table);
-            st = copy_rows(x, children[k], child, old_id, "", new_id, 0, &n, NULL);
-        }
-    }
-    if (st == CF_OK && rc == CF_DB_FAILED)
-        st = cf_db_error(x->from, "cannot read");
-    cf_db_finalize(src);
-    return st;
-}
-
 static cf_status copy_measurements(copy_ctx *x, const id_map *map)
 {
     char select[1024], *sql = insert_sql(&measurements_t, " ON CONFLICT (uid) DO NOTHING");
@@ -337,10 +296,13 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
     return st;
 }
 
-/* Price snapshots (by fetch time and content hash) with their rows, and
- * search runs (by uid) with their probes. */
-static cf_status copy_with_children(copy_ctx *x, const parent_desc *p, const table_desc *child, const char *child_key,
-                                    long long *copied)
+/* A parent table row by row, each new row with the rows of its child
+ * tables (`child_key` holds the parent's id there): recommendations (with
+ * alternatives, CI rows, gates; *map gets old → new ids for the
+ * measurements), price snapshots (by fetch time and content hash) with
+ * their rows, search runs with their probes. */
+static cf_status copy_family(copy_ctx *x, const parent_desc *p, const table_desc *const *children, size_t n_children,
+                             const char *child_key, id_map *map, long long *copied, long long *present)
 {
     char select[1200];
     snprintf(select, sizeof select, "SELECT id, %s FROM %s ORDER BY id", p->t->columns, p->t->table);
@@ -350,16 +312,25 @@ static cf_status copy_with_children(copy_ctx *x, const parent_desc *p, const tab
     cf_status st = CF_OK;
     int rc;
     while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW) {
-        long long new_id = 0, n = 0;
+        long long old_id = cf_db_column_int64(src, 0), new_id = 0, n = 0;
         int is_new = 0;
         st = copy_parent(x, p, src, &new_id, &is_new);
-        if (st != CF_OK || !is_new)
+        if (st == CF_OK && map)
+            st = map_add(map, old_id, new_id);
+        if (st != CF_OK)
+            break;
+        if (!is_new) {
+            if (present)
+                (*present)++;
             continue;
+        }
         (*copied)++;
-        char children[1024];
-        snprintf(children, sizeof children, "SELECT %s FROM %s WHERE %s = ?1", child->columns, child->table,
-                 child_key);
-        st = copy_rows(x, child, children, cf_db_column_int64(src, 0), "", new_id, 0, &n, NULL);
+        for (size_t k = 0; st == CF_OK && k < n_children; k++) {
+            char child[1200];
+            snprintf(child, sizeof child, "SELECT %s FROM %s WHERE %s = ?1", children[k]->columns, children[k]->table,
+                     child_key);
+            st = copy_rows(x, children[k], child, old_id, "", new_id, 0, &n, NULL);
+        }
     }
     if (st == CF_OK && rc == CF_DB_FAILED)
         st = cf_db_error(x->from, "cannot read");
@@ -376,8 +347,13 @@ static cf_status copy_body(cf_db *to, void *data)
     char select[1200];
     snprintf(select, sizeof select, "SELECT %s FROM specs", specs_t.columns);
     cf_status st = copy_rows(x, &specs_t, select, 0, " ON CONFLICT DO NOTHING", 0, 0, &x->counts->specs, &ignored);
-    if (st == CF_OK)
-        st = copy_recommendations(x, &map);
+    if (st == CF_OK) {
+        static const parent_desc rec = {&recommendations_t, " ON CONFLICT (uid) DO NOTHING RETURNING id",
+                                        "SELECT id FROM recommendations WHERE uid = ?1", {25, -1}, 0};
+        static const table_desc *const children[] = {&alternatives_t, &ci_runs_t, &gates_t};
+        st = copy_family(x, &rec, children, 3, "recommendation_id", &map, &x->counts->recommendations,
+                         &x->counts->recommendations_present);
+    }
     if (st == CF_OK)
         st = copy_measurements(x, &map);
     free(map.old_ids);
@@ -387,15 +363,17 @@ static cf_status copy_body(cf_db *to, void *data)
         st = copy_rows(x, &profiles_t, select, 0, " ON CONFLICT DO NOTHING", 0, 0, &x->counts->profiles, &ignored);
     }
     if (st == CF_OK) {
-        static const parent_desc snap = {&snapshots_t, NULL, " RETURNING id",
+        static const parent_desc snap = {&snapshots_t, " RETURNING id",
                                          "SELECT id FROM price_snapshots WHERE fetched_at = ?1 AND content_hash = ?2",
                                          {0, 4}, 1};
-        st = copy_with_children(x, &snap, &snapshot_rows_t, "snapshot_id", &x->counts->snapshots);
+        static const table_desc *const rows[] = {&snapshot_rows_t};
+        st = copy_family(x, &snap, rows, 1, "snapshot_id", NULL, &x->counts->snapshots, NULL);
     }
     if (st == CF_OK) {
-        static const parent_desc run = {&search_runs_t, NULL, " ON CONFLICT (uid) DO NOTHING RETURNING id",
+        static const parent_desc run = {&search_runs_t, " ON CONFLICT (uid) DO NOTHING RETURNING id",
                                         "SELECT id FROM search_runs WHERE uid = ?1", {23, -1}, 0};
-        st = copy_with_children(x, &run, &probes_t, "search_id", &x->counts->search_runs);
+        static const table_desc *const probes[] = {&probes_t};
+        st = copy_family(x, &run, probes, 1, "search_id", NULL, &x->counts->search_runs, NULL);
     }
     return st;
 }

@@ -395,14 +395,6 @@ static int pg_schema_version(cf_db *db)
     return version;
 }
 
-static cf_status newer_schema(cf_db *db, int version)
-{
-    cf_error_set(CF_ERR_DB, "database '%s' has schema version %d, newer than this cloudfit knows (%d)", db->path,
-                 version, cf_db_migration_count);
-    cf_error_hint("upgrade cloudfit, or use another database with --db");
-    return CF_ERR_DB;
-}
-
 /* Applies the pending migrations in one transaction (PostgreSQL's DDL is
  * transactional) under an advisory lock: a second migrator waits, then
  * finds nothing left to do. An up-to-date database takes no lock. */
@@ -414,7 +406,7 @@ static cf_status pg_migrate(cf_db *db)
     if (version == cf_db_migration_count)
         return CF_OK;
     if (version > cf_db_migration_count)
-        return newer_schema(db, version);
+        return cf_db_schema_newer(db, version);
     cf_status st = pg_exec(db,
                            "BEGIN; SELECT pg_advisory_xact_lock(" MIGRATION_LOCK_KEY ");"
                            " CREATE TABLE IF NOT EXISTS cloudfit_schema (version INTEGER NOT NULL);"
@@ -423,7 +415,7 @@ static cf_status pg_migrate(cf_db *db)
     if (st == CF_OK && (version = pg_schema_version(db)) < 0)
         st = pg_error(db, "cannot read the schema version of");
     if (st == CF_OK && version > cf_db_migration_count)
-        st = newer_schema(db, version);
+        st = cf_db_schema_newer(db, version);
     for (; st == CF_OK && version < cf_db_migration_count; version++) {
         char *sql = cf_pg_translate_schema(cf_db_migrations[version]);
         st = sql ? pg_exec(db, sql, "cannot migrate database") : cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -451,17 +443,7 @@ static cf_status check_readable(cf_db *db)
         cf_error_hint("a command that writes (cloudfit recommend, or history migrate --to) creates its tables");
         return CF_ERR_INVALID;
     }
-    if (version != cf_db_migration_count) {
-        cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", db->path,
-                     version, cf_db_migration_count);
-        if (version < cf_db_migration_count)
-            cf_error_hint("a read-only command never changes the database: upgrade it once with a command that "
-                          "writes (e.g. cloudfit recommend, or prices update)");
-        else
-            cf_error_hint("upgrade cloudfit, or use another database with --db");
-        return CF_ERR_DB;
-    }
-    return CF_OK;
+    return version == cf_db_migration_count ? CF_OK : cf_db_schema_unreadable(db, version);
 }
 
 /* ---- connecting -------------------------------------------------------------- */
