@@ -28,8 +28,9 @@ SKIP_RETURN_CODE = 77
 
 def find_bindir():
     """The newest installed server's bin folder (Debian keeps it off PATH)."""
-    if os.environ.get("CLOUDFIT_TEST_PG_BINDIR"):
-        return os.environ["CLOUDFIT_TEST_PG_BINDIR"]
+    if "CLOUDFIT_TEST_PG_BINDIR" in os.environ:  # a folder without initdb: as if not installed
+        given = os.environ["CLOUDFIT_TEST_PG_BINDIR"]
+        return given if os.path.exists(os.path.join(given, "initdb")) else None
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
                    key=lambda p: int(p.split("/")[-3]) if p.split("/")[-3].isdigit() else 0)
     if found:
