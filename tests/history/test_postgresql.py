@@ -13,7 +13,8 @@
   * history migrate --to copies a SQLite history, and a second run copies
     nothing (idempotent); the copy reads back like the original;
   * a lock held longer than CLOUDFIT_DB_LOCK_TIMEOUT_S: exit 1 naming the
-    lock, nothing written.
+    lock, nothing written; SIGINT while waiting cancels the query on the
+    server: exit 130 at once.
 Usage: test_postgresql.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
@@ -206,6 +207,16 @@ def test_lock_timeout():
         elapsed = time.monotonic() - started
         assert rc == 1 and "the database is locked" in err and "CLOUDFIT_DB_LOCK_TIMEOUT_S" in err, (rc, err)
         assert elapsed < 20, elapsed
+        # a stop signal while waiting: the query is cancelled on the server, exit 130 at once
+        p = subprocess.Popen([sys.argv[1], "recommend", "--db", url, *FAST, "-q", "--objective", "time", SPEC],
+                             env=clean_env(CLOUDFIT_DB_LOCK_TIMEOUT_S="120"), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(2.5)  # well into the wait for the lock (a recommend takes about 0.5 s here)
+        p.send_signal(2)
+        started = time.monotonic()
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 130 and "interrupted by SIGINT" in err, (p.returncode, err)
+        assert time.monotonic() - started < 5
     finally:
         holder.stdin.write("ROLLBACK;\n")
         holder.stdin.close()
