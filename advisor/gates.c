@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/buf.h"
 #include "cloudfit/common/json.h"
 
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
@@ -27,7 +28,7 @@ cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
 
 int cf_gates_any(const cf_gate_limits *l)
 {
-    return l->max_cost_usd > 0 || l->max_hours > 0 || l->max_increase >= 0;
+    return l->max_cost_usd > 0 || l->max_hours > 0 || l->max_increase >= 0 || l->require_baseline;
 }
 
 static void gate(cf_history_gate *g, const char *name, double limit, double value)
@@ -41,10 +42,74 @@ static void gate(cf_history_gate *g, const char *name, double limit, double valu
     g->passed = isnan(value) || value <= limit * (1 + 1e-9) + 1e-9;
 }
 
-size_t cf_gates_evaluate(const cf_gate_limits *l, double total_usd, double hours, const cf_baseline *base,
-                         cf_history_gate *out)
+/* "$50.88 (80 %: $39.22–$66.06)", or "$50.88" when the interval is unknown. */
+static void usd_text(char *out, size_t n, double v, double lo, double hi)
+{
+    if (isfinite(lo) && isfinite(hi) && hi > 0)
+        snprintf(out, n, "$%.2f (80 %%: $%.2f–$%.2f)", v, lo, hi);
+    else
+        snprintf(out, n, "$%.2f", v);
+}
+
+static void hours_text(char *out, size_t n, double v, double lo, double hi)
+{
+    if (isfinite(lo) && isfinite(hi) && hi > 0)
+        snprintf(out, n, "%.3g h (80 %%: %.3g–%.3g)", v, lo, hi);
+    else
+        snprintf(out, n, "%.3g h", v);
+}
+
+static void config_text(char *out, size_t n, const cf_history_config *c)
+{
+    snprintf(out, n, "%d × %.40s (%d×%.20s%s)", c->nodes, c->instance_type, c->gpus_per_node, c->gpu,
+             c->spot ? ", spot" : "");
+}
+
+void cf_config_intervals(const cf_config *c, double *hours_p10, double *hours_p90, double *usd_p10, double *usd_p90)
+{
+    *hours_p10 = c->hours_p10, *hours_p90 = c->hours_p90, *usd_p10 = c->total_usd_p10, *usd_p90 = c->total_usd_p90;
+    if (c->spot && c->spot_est.valid) {
+        const cf_spot_spread *s = c->mixed && c->spot_est.has_mixed ? &c->spot_est.mixed : &c->spot_est.spot;
+        *hours_p10 = s->p10_h, *hours_p90 = s->p90_h, *usd_p10 = s->p10_usd, *usd_p90 = s->p90_usd;
+    }
+}
+
+/* The increase gate's note: the cost change with both intervals, then
+ * what changed in the spec and in the plan. */
+static void increase_note(char *out, size_t n, const cf_config *c, const cf_baseline *base, double delta)
+{
+    const cf_history_config *b = &base->chosen;
+    cf_history_config now;
+    cf_history_config_from(c, 1, &now);
+    char cost_before[96], cost_now[96], h_before[80], h_now[80], cfg_before[96], cfg_now[96], spec[640];
+    usd_text(cost_before, sizeof cost_before, b->total_usd, base->total_usd_p10, base->total_usd_p90);
+    double h10, h90, u10, u90;
+    cf_config_intervals(c, &h10, &h90, &u10, &u90);
+    usd_text(cost_now, sizeof cost_now, c->total_usd, u10, u90);
+    hours_text(h_before, sizeof h_before, b->hours, base->hours_p10, base->hours_p90);
+    hours_text(h_now, sizeof h_now, c->hours, h10, h90);
+    config_text(cfg_before, sizeof cfg_before, b);
+    config_text(cfg_now, sizeof cfg_now, &now);
+    if (!base->spec_known)
+        snprintf(spec, sizeof spec, "%s", base->spec_changes[0] ? base->spec_changes : "not known (the baseline names no spec)");
+    else
+        snprintf(spec, sizeof spec, "%s", base->spec_changes[0] ? base->spec_changes : "unchanged");
+    double before = b->total_usd;
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_printf(&text, "cost %s → %s, %+.2f USD (%+.1f%%) against %s; spec: %s; plan: ", cost_before, cost_now, delta,
+                  before > 0 ? 100 * delta / before : 0.0, base->source, spec);
+    if (strcmp(cfg_before, cfg_now) != 0)
+        cf_buf_printf(&text, "%s → ", cfg_before);
+    cf_buf_printf(&text, "%s, %s → %s", cfg_now, h_before, h_now);
+    snprintf(out, n, "%s", cf_buf_failed(&text) ? "(out of memory)" : cf_buf_cstr(&text));
+    cf_buf_free(&text);
+}
+
+size_t cf_gates_evaluate(const cf_gate_limits *l, const cf_config *c, const cf_baseline *base, cf_history_gate *out)
 {
     size_t n = 0;
+    double total_usd = c->total_usd, hours = c->hours;
+    int have = base && base->have;
     if (l->max_cost_usd > 0) {
         gate(&out[n], "max_cost_usd", l->max_cost_usd, total_usd);
         snprintf(out[n].note, sizeof out[n].note, "predicted total cost $%.2f, limit $%.2f", total_usd,
@@ -59,17 +124,33 @@ size_t cf_gates_evaluate(const cf_gate_limits *l, double total_usd, double hours
     if (l->max_increase >= 0) {
         cf_history_gate *g = &out[n++];
         const char *name = l->increase_is_pct ? "max_cost_increase_pct" : "max_cost_increase_usd";
-        if (!base || !base->have) {
+        if (!have) {
             gate(g, name, l->max_increase, NAN);
-            snprintf(g->note, sizeof g->note, "no earlier recommendation to compare with: passes");
+            if (base && base->lookup[0])
+                snprintf(g->note, sizeof g->note, "no earlier recommendation to compare with (%.600s): passes",
+                         base->lookup);
+            else
+                snprintf(g->note, sizeof g->note, "no earlier recommendation to compare with: passes");
         } else {
             double before = base->chosen.total_usd, delta = total_usd - before;
             double value = l->increase_is_pct ? (before > 0 ? 100 * delta / before : (delta > 0 ? INFINITY : 0))
                                               : delta;
             gate(g, name, l->max_increase, value);
-            snprintf(g->note, sizeof g->note, "$%.2f → $%.2f (%+.2f USD, %+.1f%%) against %.100s", before, total_usd,
-                     delta, before > 0 ? 100 * delta / before : 0.0, base->source);
+            increase_note(g->note, sizeof g->note, c, base, delta);
         }
+    }
+    if (l->require_baseline) {
+        cf_history_gate *g = &out[n++];
+        memset(g, 0, sizeof *g);
+        snprintf(g->name, sizeof g->name, "require_baseline");
+        g->limit = 1;
+        g->value = have ? 1 : 0;
+        g->passed = have;
+        if (have)
+            snprintf(g->note, sizeof g->note, "baseline: %.400s", base->source);
+        else
+            snprintf(g->note, sizeof g->note, "no baseline: no earlier recommendation for %.600s, and "
+                     "--require-baseline asks for one", base && base->lookup[0] ? base->lookup : "this spec");
     }
     return n;
 }
@@ -105,9 +186,17 @@ static void copy_string(char *out, size_t n, const cJSON *v)
     snprintf(out, n, "%s", v ? v->valuestring : "");
 }
 
+/* An optional number of the chosen configuration (an interval); NaN when absent. */
+static double optional_number(const cJSON *chosen, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(chosen, key);
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 ? v->valuedouble : NAN;
+}
+
 cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out)
 {
     memset(out, 0, sizeof *out);
+    out->hours_p10 = out->hours_p90 = out->total_usd_p10 = out->total_usd_p90 = NAN;
     cJSON *doc = NULL;
     cf_status st = cf_json_read(text, len, path, &doc);
     if (st != CF_OK) {
@@ -158,6 +247,13 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         c->total_usd = v[8];
         c->usd_per_node_hour = c->nodes > 0 ? v[9] / c->nodes : 0;
         c->spot = cJSON_IsTrue(spot);
+        out->hours_p10 = optional_number(chosen, "hours_p10");
+        out->hours_p90 = optional_number(chosen, "hours_p90");
+        out->total_usd_p10 = optional_number(chosen, "total_usd_p10");
+        out->total_usd_p90 = optional_number(chosen, "total_usd_p90");
+        const cJSON *spec_hash = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "spec"), "hash");
+        if (cJSON_IsString(spec_hash) && strlen(spec_hash->valuestring) < sizeof out->spec_hash)
+            snprintf(out->spec_hash, sizeof out->spec_hash, "%s", spec_hash->valuestring);
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
         const cJSON *created = cJSON_GetObjectItemCaseSensitive(meta, "created_at");
         if (cJSON_IsString(created))

@@ -41,7 +41,7 @@ typedef struct {
 
 static const positionals command_words[] = {
     {"recommend", "", 1}, {"profile", "", 1},      {"search", "", 1},
-    {"validate", "", 1},  {"history", "list show diff prune", 0},
+    {"validate", "", 1},  {"history", "list show diff prune migrate", 0},
     {"prices", "update", 0}, {"completion", "bash zsh", 0}, {"config", "show", 0},
 };
 

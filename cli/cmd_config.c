@@ -58,6 +58,11 @@ static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, c
     char detail[160], value[512], from[256];
     cf_config_source src = cf_cli_config_source(o, command, command_name, given, detail, sizeof detail);
     cf_cli_option_text(o, effective, value, sizeof value);
+    if (cf_db_is_postgresql(value)) { /* --db postgresql://user:PASSWORD@…: never shown */
+        char shown[512];
+        cf_db_redact(value, shown, sizeof shown);
+        snprintf(value, sizeof value, "%s", shown);
+    }
     switch (src) {
     case CF_FROM_COMMAND_LINE: snprintf(from, sizeof from, "command line"); break;
     case CF_FROM_ENV: snprintf(from, sizeof from, "environment (%s)", detail); break;

@@ -52,6 +52,8 @@ typedef struct {
     const char *max_cost_increase; /* "10%" or "25" (USD); NULL = no gate */
     const char *compare_to;      /* earlier recommendation JSON */
     const char *base_branch;     /* branch whose last recommendation is the baseline */
+    const char *baseline_key;    /* the spec's identity for baselines (default NAME@PATH in the repository) */
+    int require_baseline;        /* gate: no baseline fails */
     cf_cli_list emit;            /* skypilot | torchrun | k8s */
     const char *emit_dir;        /* where launch specs go (default ".") */
     const char *entrypoint;      /* training command in launch specs */
@@ -65,6 +67,7 @@ typedef struct {
     const char *since, *until;
     const char *branch;
     const char *older_than;      /* 30d, 12h or an ISO date */
+    const char *migrate_to;      /* history migrate: the database to copy into (a postgresql:// URL) */
     double step_time_s;          /* < 0 = not given */
     double total_hours;          /* < 0 = not given */
     double total_usd;            /* < 0 = not given */

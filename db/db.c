@@ -28,6 +28,8 @@ static double lock_timeout_s(void)
     return 30;
 }
 
+double cf_db_lock_timeout_s(void) { return lock_timeout_s(); }
+
 /* Turns SQLite's answer into a message that says what happened to the
  * user's data and what to do. */
 static cf_status db_failure(cf_db *db, int code, const char *what, const char *detail)
@@ -84,14 +86,14 @@ static void detail_of(cf_db *db, const char *message, char *out, size_t n)
         snprintf(out, n, "%s", message);
 }
 
-cf_status cf_db_error(cf_db *db, const char *what)
+static cf_status sqlite_error(cf_db *db, const char *what)
 {
     char detail[640];
     detail_of(db, sqlite3_errmsg(db->handle), detail, sizeof detail);
     return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
 }
 
-cf_status cf_db_exec(cf_db *db, const char *sql, const char *what)
+static cf_status sqlite_exec(cf_db *db, const char *sql, const char *what)
 {
     char *err = NULL;
     int rc = sqlite3_exec(db->handle, sql, NULL, NULL, &err);
@@ -104,19 +106,13 @@ cf_status cf_db_exec(cf_db *db, const char *sql, const char *what)
     return CF_OK;
 }
 
-cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx)
-{
-    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
-    if (st != CF_OK)
-        return st;
-    if ((st = body(db, ctx)) == CF_OK)
-        st = cf_db_exec(db, "COMMIT", "cannot commit to");
-    if (st != CF_OK)
-        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-    return st;
-}
+/* One writer at a time: the write lock is taken at BEGIN, so a writer
+ * waits (on_busy) before it has read anything. */
+static cf_status sqlite_begin(cf_db *db) { return sqlite_exec(db, "BEGIN IMMEDIATE", "cannot lock database"); }
+static cf_status sqlite_commit(cf_db *db) { return sqlite_exec(db, "COMMIT", "cannot commit to"); }
+static void sqlite_rollback(cf_db *db) { sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL); }
 
-int cf_db_schema_version(cf_db *db)
+static int sqlite_schema_version(cf_db *db)
 {
     sqlite3_stmt *stmt = NULL;
     int version = -1;
@@ -150,10 +146,7 @@ static cf_status migrate(cf_db *db)
         }
         if (version > cf_db_migration_count) {
             cf_db_exec(db, "ROLLBACK", "rollback");
-            cf_error_set(CF_ERR_DB, "database '%s' has schema version %d, newer than this cloudfit knows (%d)",
-                         db->path, version, cf_db_migration_count);
-            cf_error_hint("upgrade cloudfit, or use another database with --db");
-            return CF_ERR_DB;
+            return cf_db_schema_newer(db, version);
         }
         if (version == cf_db_migration_count)
             return cf_db_exec(db, "COMMIT", "cannot commit");
@@ -287,12 +280,13 @@ static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
     return CF_OK;
 }
 
-cf_status cf_db_open(const char *path, cf_db **out)
+static cf_status sqlite_open_write(const char *path, cf_db **out)
 {
     *out = NULL;
     cf_db *db = calloc(1, sizeof *db);
     if (!db)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    db->driver = &cf_db_sqlite_driver;
     snprintf(db->path, sizeof db->path, "%s", path);
     cf_status st = check_kind(db);
     if (st == CF_OK)
@@ -315,12 +309,13 @@ cf_status cf_db_open(const char *path, cf_db **out)
     return CF_OK;
 }
 
-cf_status cf_db_open_readonly(const char *path, cf_db **out)
+static cf_status sqlite_open_read(const char *path, cf_db **out)
 {
     *out = NULL;
     cf_db *db = calloc(1, sizeof *db);
     if (!db)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    db->driver = &cf_db_sqlite_driver;
     snprintf(db->path, sizeof db->path, "%s", path);
     db->readonly = 1;
     cf_status st = check_kind(db);
@@ -355,16 +350,8 @@ cf_status cf_db_open_readonly(const char *path, cf_db **out)
     }
     if (st == CF_OK)
         st = check_size(db);
-    if (st == CF_OK && version != cf_db_migration_count) {
-        cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", path,
-                     version, cf_db_migration_count);
-        if (version < cf_db_migration_count)
-            cf_error_hint("a read-only command never changes the database: upgrade it once with a command that "
-                          "writes (e.g. cloudfit recommend, or prices update)");
-        else
-            cf_error_hint("upgrade cloudfit, or use another database with --db");
-        st = CF_ERR_DB;
-    }
+    if (st == CF_OK && version != cf_db_migration_count)
+        st = cf_db_schema_unreadable(db, version);
     if (st != CF_OK) {
         sqlite3_close(db->handle);
         free(db);
@@ -374,13 +361,12 @@ cf_status cf_db_open_readonly(const char *path, cf_db **out)
     return CF_OK;
 }
 
-void cf_db_close(cf_db *db)
+cf_status cf_db_sqlite_open(const char *path, int readonly, cf_db **out)
 {
-    if (!db)
-        return;
-    sqlite3_close(db->handle);
-    free(db);
+    return readonly ? sqlite_open_read(path, out) : sqlite_open_write(path, out);
 }
+
+static void sqlite_close(cf_db *db) { sqlite3_close(db->handle); }
 
 cf_status cf_db_default_path(char *out, size_t n)
 {
@@ -400,3 +386,85 @@ cf_status cf_db_default_path(char *out, size_t n)
         return cf_error_set(CF_ERR_DB, "history database path is too long");
     return CF_OK;
 }
+
+/* ---- statements ----------------------------------------------------------- */
+
+static cf_status sqlite_prepare(cf_db *db, const char *sql, cf_db_stmt **out)
+{
+    *out = NULL;
+    cf_db_stmt *s = calloc(1, sizeof *s);
+    if (!s)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    s->db = db;
+    if (sqlite3_prepare_v2(db->handle, sql, -1, &s->sqlite, NULL) != SQLITE_OK) {
+        free(s);
+        return CF_ERR_DB; /* the caller names what failed (cf_db_error) */
+    }
+    *out = s;
+    return CF_OK;
+}
+
+static void sqlite_bind_text(cf_db_stmt *s, int i, const char *text, size_t len)
+{
+    sqlite3_bind_text(s->sqlite, i, text, (int)len, SQLITE_TRANSIENT);
+}
+static void sqlite_bind_int64(cf_db_stmt *s, int i, long long v) { sqlite3_bind_int64(s->sqlite, i, v); }
+static void sqlite_bind_double(cf_db_stmt *s, int i, double v) { sqlite3_bind_double(s->sqlite, i, v); }
+static void sqlite_bind_null(cf_db_stmt *s, int i, int is_number)
+{
+    (void)is_number;
+    sqlite3_bind_null(s->sqlite, i);
+}
+
+static int sqlite_step(cf_db_stmt *s)
+{
+    int rc = sqlite3_step(s->sqlite);
+    return rc == SQLITE_ROW ? CF_DB_ROW : rc == SQLITE_DONE ? CF_DB_DONE : CF_DB_FAILED;
+}
+
+static void sqlite_reset(cf_db_stmt *s)
+{
+    sqlite3_reset(s->sqlite);
+    sqlite3_clear_bindings(s->sqlite);
+}
+
+static void sqlite_finalize(cf_db_stmt *s)
+{
+    sqlite3_finalize(s->sqlite);
+    free(s);
+}
+
+static int sqlite_column_is_null(cf_db_stmt *s, int col) { return sqlite3_column_type(s->sqlite, col) == SQLITE_NULL; }
+static const char *sqlite_column_text(cf_db_stmt *s, int col, size_t *len)
+{
+    const unsigned char *text = sqlite3_column_text(s->sqlite, col);
+    *len = text ? (size_t)sqlite3_column_bytes(s->sqlite, col) : 0;
+    return text ? (const char *)text : "";
+}
+static long long sqlite_column_int64(cf_db_stmt *s, int col) { return sqlite3_column_int64(s->sqlite, col); }
+static double sqlite_column_double(cf_db_stmt *s, int col) { return sqlite3_column_double(s->sqlite, col); }
+static long long sqlite_changes(cf_db_stmt *s) { return sqlite3_changes(s->db->handle); }
+
+const cf_db_driver cf_db_sqlite_driver = {
+    .name = "sqlite",
+    .close = sqlite_close,
+    .exec = sqlite_exec,
+    .begin = sqlite_begin,
+    .commit = sqlite_commit,
+    .rollback = sqlite_rollback,
+    .schema_version = sqlite_schema_version,
+    .prepare = sqlite_prepare,
+    .bind_text = sqlite_bind_text,
+    .bind_int64 = sqlite_bind_int64,
+    .bind_double = sqlite_bind_double,
+    .bind_null = sqlite_bind_null,
+    .step = sqlite_step,
+    .reset = sqlite_reset,
+    .finalize = sqlite_finalize,
+    .column_is_null = sqlite_column_is_null,
+    .column_text = sqlite_column_text,
+    .column_int64 = sqlite_column_int64,
+    .column_double = sqlite_column_double,
+    .changes = sqlite_changes,
+    .error = sqlite_error,
+};

@@ -1,33 +1,142 @@
-/* Shared by the files of db/ only. */
+/* Shared by the files of db/ only.
+ *
+ * One storage interface, two backends: every query of db/ is written once,
+ * in the SQL both backends understand, against the statement functions
+ * below (cf_db_prepare, cf_db_bind_*, cf_db_step, cf_db_column_*), which
+ * call the open database's driver — a struct of function pointers:
+ * db/db.c (SQLite, the embedded default) or db/postgres.c (PostgreSQL
+ * through libpq, chosen by a postgresql:// URL).
+ *
+ * The portable SQL (docs/history.md, "Choosing a backend"): numbered
+ * parameters ?1, ?2 (or bare ?), INSERT … ON CONFLICT … DO NOTHING/UPDATE
+ * (never INSERT OR …), RETURNING id for a new row's id, lower() for case-
+ * insensitive matches, CAST(? AS TEXT) where a parameter's type cannot be
+ * inferred, no rowid, no PRAGMA. The migrations are written in SQLite's
+ * type names; the PostgreSQL driver maps them (db/postgres_sql.c). */
 #ifndef CLOUDFIT_DB_INTERNAL_H
 #define CLOUDFIT_DB_INTERNAL_H
 #include <sqlite3.h>
+#include <stddef.h>
 
 #include "cloudfit/db/history.h"
 
+typedef struct cf_db_stmt cf_db_stmt;
+
+/* What cf_db_step answers. */
+enum { CF_DB_ROW = 1, CF_DB_DONE = 2, CF_DB_FAILED = 3 };
+
+typedef struct {
+    const char *name; /* "sqlite" | "postgresql" */
+    void (*close)(cf_db *db);
+    /* SQL without results (one or more statements). */
+    cf_status (*exec)(cf_db *db, const char *sql, const char *what);
+    /* A write transaction (SQLite: BEGIN IMMEDIATE, one writer at a time;
+     * PostgreSQL: BEGIN, rows locked as written). */
+    cf_status (*begin)(cf_db *db);
+    cf_status (*commit)(cf_db *db);
+    void (*rollback)(cf_db *db);
+    int (*schema_version)(cf_db *db);
+    cf_status (*prepare)(cf_db *db, const char *sql, cf_db_stmt **out);
+    void (*bind_text)(cf_db_stmt *s, int index, const char *text, size_t len);
+    void (*bind_int64)(cf_db_stmt *s, int index, long long v);
+    void (*bind_double)(cf_db_stmt *s, int index, double v); /* finite */
+    void (*bind_null)(cf_db_stmt *s, int index, int is_number);
+    int (*step)(cf_db_stmt *s);
+    void (*reset)(cf_db_stmt *s); /* also clears the bindings */
+    void (*finalize)(cf_db_stmt *s);
+    int (*column_is_null)(cf_db_stmt *s, int col);
+    const char *(*column_text)(cf_db_stmt *s, int col, size_t *len); /* never NULL */
+    long long (*column_int64)(cf_db_stmt *s, int col);
+    double (*column_double)(cf_db_stmt *s, int col);
+    long long (*changes)(cf_db_stmt *s); /* rows written by the last step */
+    /* "WHAT 'name': the backend's last error" as CF_ERR_DB, with a hint. */
+    cf_status (*error)(cf_db *db, const char *what);
+} cf_db_driver;
+
+extern const cf_db_driver cf_db_sqlite_driver;
+extern const cf_db_driver cf_db_postgres_driver;
+
 struct cf_db {
-    sqlite3 *handle;
-    char path[1024];
-    int readonly;     /* opened by cf_db_open_readonly */
+    const cf_db_driver *driver;
+    sqlite3 *handle;     /* SQLite */
+    struct pg_conn *pg;  /* PostgreSQL (libpq's PGconn) */
+    char path[1024];     /* what messages name: the file, or the URL with its password redacted */
+    int readonly;        /* opened by cf_db_open_readonly */
+    /* PostgreSQL: the last failure (message without the password, SQLSTATE) */
+    char pg_error[640];
+    char pg_sqlstate[6];
+    char *pg_secret[3];  /* the password as written in the URL and as used, to scrub from any message; owned */
 };
 
-/* Numbered migrations: entry i brings user_version from i to i+1. Never
- * edit one that has been released; append a new one. */
+/* A statement of either backend. */
+struct cf_db_stmt {
+    cf_db *db;
+    sqlite3_stmt *sqlite;
+    /* PostgreSQL: the translated SQL, its parameters as text, the result */
+    char *pg_sql;
+    int n_params;
+    char **pg_values;
+    unsigned int *pg_types;
+    struct pg_result *pg_result;
+    int pg_row, pg_rows, pg_done;
+    long long pg_changes;
+};
+
+/* Numbered migrations: entry i brings the schema version from i to i+1.
+ * Never edit one that has been released; append a new one. */
 extern const char *const cf_db_migrations[];
 extern const int cf_db_migration_count;
 
-/* "WHAT 'path': sqlite message" as CF_ERR_DB. */
+/* "WHAT 'name': backend message" as CF_ERR_DB. */
 cf_status cf_db_error(cf_db *db, const char *what);
-/* Runs body(db, ctx) inside one BEGIN IMMEDIATE transaction: committed when
- * body returns CF_OK, rolled back when it fails or the commit does, so a
- * writer killed or failing halfway leaves nothing behind. */
+/* Runs body(db, ctx) inside one write transaction: committed when body
+ * returns CF_OK, rolled back when it fails or the commit does, so a writer
+ * killed or failing halfway leaves nothing behind. */
 cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx);
 /* Runs SQL without results; errors as above. */
 cf_status cf_db_exec(cf_db *db, const char *sql, const char *what);
-/* Binds text (NULL as ""), copying it. */
-int cf_db_bind_text(sqlite3_stmt *stmt, int index, const char *text);
+
+/* ---- statements (db/stmt.c): the driver's, one name for both ---------- */
+cf_status cf_db_prepare(cf_db *db, const char *sql, cf_db_stmt **out);
+/* Text (NULL as ""), copied. */
+void cf_db_bind_text(cf_db_stmt *s, int index, const char *text);
+void cf_db_bind_blob_text(cf_db_stmt *s, int index, const char *text, size_t len);
+void cf_db_bind_int64(cf_db_stmt *s, int index, long long v);
+/* A number; NaN is stored as NULL (as SQLite itself does). */
+void cf_db_bind_double(cf_db_stmt *s, int index, double v);
+void cf_db_bind_null(cf_db_stmt *s, int index);
+int cf_db_step(cf_db_stmt *s);
+/* Steps a statement that returns no row: CF_OK, or the error for `what`. */
+cf_status cf_db_step_done(cf_db_stmt *s, const char *what);
+void cf_db_reset(cf_db_stmt *s);
+void cf_db_finalize(cf_db_stmt *s);
+int cf_db_column_is_null(cf_db_stmt *s, int col);
+const char *cf_db_column_text(cf_db_stmt *s, int col);
+size_t cf_db_column_bytes(cf_db_stmt *s, int col);
+long long cf_db_column_int64(cf_db_stmt *s, int col);
+int cf_db_column_int(cf_db_stmt *s, int col);
+double cf_db_column_double(cf_db_stmt *s, int col);
+/* The column as a number, NaN when NULL. */
+double cf_db_column_number(cf_db_stmt *s, int col);
+/* Copies a text column into out (truncated to n). */
+void cf_db_column_copy(cf_db_stmt *s, int col, char *out, size_t n);
+long long cf_db_changes(cf_db_stmt *s);
+
 /* Writes a record's schema-2 rows (alternatives, CI, gates) for
  * recommendation `id`; called inside cf_history_insert's transaction. */
 cf_status cf_db_insert_extras(cf_db *db, const cf_history_record *rec, long long id);
+/* A new row's unique id (32 hex digits from the system's random source),
+ * for `history migrate` to recognise rows it has already copied. */
+cf_status cf_db_new_uid(char out[33]);
+
+/* ---- opening (db/db.c, db/postgres.c) ---------------------------------- */
+/* The errors of a schema this cloudfit cannot use: newer than it knows
+ * (any command), or not its version (a read command, which never migrates). */
+cf_status cf_db_schema_newer(cf_db *db, int version);
+cf_status cf_db_schema_unreadable(cf_db *db, int version);
+/* How long a writer waits for another's lock (CLOUDFIT_DB_LOCK_TIMEOUT_S). */
+double cf_db_lock_timeout_s(void);
+cf_status cf_db_sqlite_open(const char *path, int readonly, cf_db **out);
+cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out);
 
 #endif

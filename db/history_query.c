@@ -3,7 +3,6 @@
  * Every value reaches SQLite as a bound parameter; filters are built from
  * fixed SQL fragments only. */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,44 +14,38 @@
     "r.id, r.created_at, r.tool_version, r.spec_hash, r.spec_name, r.objective, r.catalog_name, r.catalog_date," \
     " r.cloud, r.region, r.instance_type, r.gpu, r.gpus_per_node, r.nodes, r.local_batch, r.accumulation,"     \
     " r.global_batch, r.lr, r.spot, r.step_time_s, r.hours, r.total_usd, r.usd_per_node_hour,"                 \
-    " c.provider, c.commit_sha, c.branch, c.base_branch, c.pull_request, c.run_id, c.run_url"
+    " c.provider, c.commit_sha, c.branch, c.base_branch, c.pull_request, c.run_id, c.run_url,"                  \
+    " r.identity, r.hours_p10, r.hours_p90, r.total_usd_p10, r.total_usd_p90"
 #define ROW_FROM " FROM recommendations r LEFT JOIN ci_runs c ON c.recommendation_id = r.id"
 
-static void copy_text(char *out, size_t n, sqlite3_stmt *stmt, int col)
-{
-    const unsigned char *text = sqlite3_column_text(stmt, col);
-    snprintf(out, n, "%s", text ? (const char *)text : "");
-}
+static void copy_text(char *out, size_t n, cf_db_stmt *stmt, int col) { cf_db_column_copy(stmt, col, out, n); }
 
-static double column_number(sqlite3_stmt *stmt, int col)
-{
-    return sqlite3_column_type(stmt, col) == SQLITE_NULL ? NAN : sqlite3_column_double(stmt, col);
-}
+static double column_number(cf_db_stmt *stmt, int col) { return cf_db_column_number(stmt, col); }
 
 /* Columns `first`.. of an alternatives-shaped row (cloud .. usd_per_node_hour). */
-static void read_config(sqlite3_stmt *stmt, int first, cf_history_config *c)
+static void read_config(cf_db_stmt *stmt, int first, cf_history_config *c)
 {
     copy_text(c->cloud, sizeof c->cloud, stmt, first);
     copy_text(c->region, sizeof c->region, stmt, first + 1);
     copy_text(c->instance_type, sizeof c->instance_type, stmt, first + 2);
     copy_text(c->gpu, sizeof c->gpu, stmt, first + 3);
-    c->gpus_per_node = sqlite3_column_int(stmt, first + 4);
-    c->nodes = sqlite3_column_int(stmt, first + 5);
-    c->local_batch = sqlite3_column_int(stmt, first + 6);
-    c->accumulation = sqlite3_column_int(stmt, first + 7);
-    c->global_batch = (long)sqlite3_column_int64(stmt, first + 8);
-    c->lr = sqlite3_column_double(stmt, first + 9);
-    c->spot = sqlite3_column_int(stmt, first + 10);
-    c->step_time_s = sqlite3_column_double(stmt, first + 11);
-    c->hours = sqlite3_column_double(stmt, first + 12);
-    c->total_usd = sqlite3_column_double(stmt, first + 13);
-    c->usd_per_node_hour = sqlite3_column_double(stmt, first + 14);
+    c->gpus_per_node = cf_db_column_int(stmt, first + 4);
+    c->nodes = cf_db_column_int(stmt, first + 5);
+    c->local_batch = cf_db_column_int(stmt, first + 6);
+    c->accumulation = cf_db_column_int(stmt, first + 7);
+    c->global_batch = (long)cf_db_column_int64(stmt, first + 8);
+    c->lr = cf_db_column_double(stmt, first + 9);
+    c->spot = cf_db_column_int(stmt, first + 10);
+    c->step_time_s = cf_db_column_double(stmt, first + 11);
+    c->hours = cf_db_column_double(stmt, first + 12);
+    c->total_usd = cf_db_column_double(stmt, first + 13);
+    c->usd_per_node_hour = cf_db_column_double(stmt, first + 14);
 }
 
-static void read_row(sqlite3_stmt *stmt, cf_history_row *r)
+static void read_row(cf_db_stmt *stmt, cf_history_row *r)
 {
     memset(r, 0, sizeof *r);
-    r->id = sqlite3_column_int64(stmt, 0);
+    r->id = cf_db_column_int64(stmt, 0);
     copy_text(r->created_at, sizeof r->created_at, stmt, 1);
     copy_text(r->tool_version, sizeof r->tool_version, stmt, 2);
     copy_text(r->spec_hash, sizeof r->spec_hash, stmt, 3);
@@ -70,6 +63,11 @@ static void read_row(sqlite3_stmt *stmt, cf_history_row *r)
     copy_text(ci->pull_request, sizeof ci->pull_request, stmt, 27);
     copy_text(ci->run_id, sizeof ci->run_id, stmt, 28);
     copy_text(ci->run_url, sizeof ci->run_url, stmt, 29);
+    copy_text(r->identity, sizeof r->identity, stmt, 30);
+    r->hours_p10 = column_number(stmt, 31);
+    r->hours_p90 = column_number(stmt, 32);
+    r->total_usd_p10 = column_number(stmt, 33);
+    r->total_usd_p90 = column_number(stmt, 34);
 }
 
 void cf_history_rows_free(cf_history_row *rows, size_t n)
@@ -82,12 +80,12 @@ void cf_history_rows_free(cf_history_row *rows, size_t n)
 }
 
 /* Runs a prepared row query, collecting every row. */
-static cf_status collect_rows(cf_db *db, sqlite3_stmt *stmt, cf_history_row **out, size_t *n_out)
+static cf_status collect_rows(cf_db *db, cf_db_stmt *stmt, cf_history_row **out, size_t *n_out)
 {
     size_t n = 0, cap = 0;
     cf_history_row *rows = NULL;
     int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    while ((rc = cf_db_step(stmt)) == CF_DB_ROW) {
         if (n == cap) {
             size_t new_cap = cap ? 2 * cap : 16;
             cf_history_row *grown = realloc(rows, new_cap * sizeof *rows);
@@ -100,7 +98,7 @@ static cf_status collect_rows(cf_db *db, sqlite3_stmt *stmt, cf_history_row **ou
         }
         read_row(stmt, &rows[n++]);
     }
-    if (rc != SQLITE_DONE) {
+    if (rc != CF_DB_DONE) {
         free(rows);
         return cf_db_error(db, "cannot read history from");
     }
@@ -118,20 +116,21 @@ cf_status cf_history_list(cf_db *db, const cf_history_filter *f, cf_history_row 
     const char *values[16];
     int n_values = 0;
     char sql[2048];
-    size_t len = (size_t)snprintf(sql, sizeof sql, "%s", "SELECT " ROW_COLUMNS ROW_FROM " WHERE 1");
+    size_t len = (size_t)snprintf(sql, sizeof sql, "%s", "SELECT " ROW_COLUMNS ROW_FROM " WHERE 1 = 1");
     struct {
         const char *value;
         const char *fragment;
         int uses;                /* how many '?' the fragment holds (all bound to value) */
     } clauses[] = {
         {f->spec_name, " AND r.spec_name = ?", 1},
-        {f->spec_hash, " AND substr(r.spec_hash, 1, length(?)) = ?", 2},
-        {f->source_hash, " AND coalesce(r.source_hash, r.spec_hash) = ?", 1},
+        {f->spec_hash, " AND substr(r.spec_hash, 1, length(CAST(? AS TEXT))) = CAST(? AS TEXT)", 2},
+        {f->identity && f->source_hash ? NULL : f->source_hash, " AND coalesce(r.source_hash, r.spec_hash) = ?", 1},
         {f->since, " AND r.created_at >= ?", 1},
         {f->until, " AND r.created_at < ?", 1},
-        {f->cloud, " AND r.cloud = ? COLLATE NOCASE", 1},
-        {f->gpu, " AND r.gpu = ? COLLATE NOCASE", 1},
+        {f->cloud, " AND lower(r.cloud) = lower(CAST(? AS TEXT))", 1},
+        {f->gpu, " AND lower(r.gpu) = lower(CAST(? AS TEXT))", 1},
         {f->branch, " AND c.branch = ?", 1},
+        {f->identity && !f->source_hash ? f->identity : NULL, " AND r.identity = ?", 1},
     };
     for (size_t i = 0; i < sizeof clauses / sizeof *clauses; i++) {
         if (!clauses[i].value)
@@ -140,42 +139,47 @@ cf_status cf_history_list(cf_db *db, const cf_history_filter *f, cf_history_row 
             values[n_values++] = clauses[i].value;
         len += (size_t)snprintf(sql + len, sizeof sql - len, "%s", clauses[i].fragment);
     }
+    if (f->identity && f->source_hash) {
+        /* the identity, or a row from before identities of the same spec file */
+        values[n_values++] = f->identity;
+        values[n_values++] = f->source_hash;
+        len += (size_t)snprintf(sql + len, sizeof sql - len, "%s",
+                                " AND (r.identity = ? OR (r.identity IS NULL AND coalesce(r.source_hash, r.spec_hash) = ?))");
+    }
     len += (size_t)snprintf(sql + len, sizeof sql - len, " ORDER BY r.created_at DESC, r.id DESC");
     if (f->limit > 0)
         snprintf(sql + len, sizeof sql - len, " LIMIT %d", f->limit);
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, sql, &stmt) != CF_OK)
         return cf_db_error(db, "cannot query");
     for (int i = 0; i < n_values; i++)
         cf_db_bind_text(stmt, i + 1, values[i]);
     cf_status st = collect_rows(db, stmt, out, n_out);
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     return st;
 }
 
 cf_status cf_history_get(cf_db *db, long long id, cf_history_row *out)
 {
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, "SELECT " ROW_COLUMNS ", r.result_json" ROW_FROM " WHERE r.id = ?1", -1,
-                           &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, "SELECT " ROW_COLUMNS ", r.result_json" ROW_FROM " WHERE r.id = ?1", &stmt) != CF_OK)
         return cf_db_error(db, "cannot query");
-    sqlite3_bind_int64(stmt, 1, id);
-    int rc = sqlite3_step(stmt);
+    cf_db_bind_int64(stmt, 1, id);
+    int rc = cf_db_step(stmt);
     cf_status st = CF_OK;
-    if (rc == SQLITE_ROW) {
+    if (rc == CF_DB_ROW) {
         read_row(stmt, out);
-        const unsigned char *json = sqlite3_column_text(stmt, 30);
-        out->result_json = strdup(json ? (const char *)json : "");
+        out->result_json = strdup(cf_db_column_text(stmt, 35));
         if (!out->result_json)
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-    } else if (rc == SQLITE_DONE) {
+    } else if (rc == CF_DB_DONE) {
         cf_error_set(CF_ERR_INVALID, "no recommendation %lld in '%s'", id, db->path);
         cf_error_hint("see 'cloudfit history' for the stored ids");
         st = CF_ERR_INVALID;
     } else {
         st = cf_db_error(db, "cannot read history from");
     }
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     return st;
 }
 
@@ -183,19 +187,19 @@ cf_status cf_history_alternatives(cf_db *db, long long id, cf_history_config **o
 {
     *out = NULL;
     *n_out = 0;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle,
-                           "SELECT rank, cloud, region, instance_type, gpu, gpus_per_node, nodes, local_batch,"
-                           " accumulation, global_batch, lr, spot, step_time_s, hours, total_usd, usd_per_node_hour"
-                           " FROM alternatives WHERE recommendation_id = ?1 ORDER BY rank",
-                           -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db,
+                      "SELECT rank, cloud, region, instance_type, gpu, gpus_per_node, nodes, local_batch,"
+                      " accumulation, global_batch, lr, spot, step_time_s, hours, total_usd, usd_per_node_hour"
+                      " FROM alternatives WHERE recommendation_id = ?1 ORDER BY rank",
+                      &stmt) != CF_OK)
         return cf_db_error(db, "cannot query");
-    sqlite3_bind_int64(stmt, 1, id);
+    cf_db_bind_int64(stmt, 1, id);
     size_t n = 0, cap = 0;
     cf_history_config *rows = NULL;
     int rc;
     cf_status st = CF_OK;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    while ((rc = cf_db_step(stmt)) == CF_DB_ROW) {
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
             cf_history_config *grown = realloc(rows, cap * sizeof *rows);
@@ -206,13 +210,13 @@ cf_status cf_history_alternatives(cf_db *db, long long id, cf_history_config **o
             rows = grown;
         }
         memset(&rows[n], 0, sizeof rows[n]);
-        rows[n].rank = sqlite3_column_int(stmt, 0);
+        rows[n].rank = cf_db_column_int(stmt, 0);
         read_config(stmt, 1, &rows[n]);
         n++;
     }
-    if (st == CF_OK && rc != SQLITE_DONE)
+    if (st == CF_OK && rc != CF_DB_DONE)
         st = cf_db_error(db, "cannot read alternatives from");
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     if (st != CF_OK) {
         free(rows);
         return st;
@@ -226,18 +230,18 @@ cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_
 {
     *out = NULL;
     *n_out = 0;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle,
-                           "SELECT name, limit_value, value, passed, note FROM gate_results"
-                           " WHERE recommendation_id = ?1 ORDER BY rowid",
-                           -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db,
+                      "SELECT name, limit_value, value, passed, note FROM gate_results"
+                      " WHERE recommendation_id = ?1 ORDER BY seq, name",
+                      &stmt) != CF_OK)
         return cf_db_error(db, "cannot query");
-    sqlite3_bind_int64(stmt, 1, id);
+    cf_db_bind_int64(stmt, 1, id);
     size_t n = 0;
     cf_history_gate *rows = NULL;
     int rc;
     cf_status st = CF_OK;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    while ((rc = cf_db_step(stmt)) == CF_DB_ROW) {
         cf_history_gate *grown = realloc(rows, (n + 1) * sizeof *rows);
         if (!grown) {
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -246,14 +250,14 @@ cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_
         rows = grown;
         cf_history_gate *g = &rows[n++];
         copy_text(g->name, sizeof g->name, stmt, 0);
-        g->limit = sqlite3_column_double(stmt, 1);
+        g->limit = cf_db_column_double(stmt, 1);
         g->value = column_number(stmt, 2);
-        g->passed = sqlite3_column_int(stmt, 3);
+        g->passed = cf_db_column_int(stmt, 3);
         copy_text(g->note, sizeof g->note, stmt, 4);
     }
-    if (st == CF_OK && rc != SQLITE_DONE)
+    if (st == CF_OK && rc != CF_DB_DONE)
         st = cf_db_error(db, "cannot read gates from");
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     if (st != CF_OK) {
         free(rows);
         return st;
@@ -263,10 +267,11 @@ cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_
     return CF_OK;
 }
 
-cf_status cf_history_latest(cf_db *db, const char *source_hash, const char *branch, cf_history_row *out, int *found)
+cf_status cf_history_latest(cf_db *db, const char *identity, const char *source_hash, const char *branch,
+                            cf_history_row *out, int *found)
 {
     *found = 0;
-    cf_history_filter f = {.source_hash = source_hash, .branch = branch, .limit = 1};
+    cf_history_filter f = {.identity = identity, .source_hash = source_hash, .branch = branch, .limit = 1};
     cf_history_row *rows = NULL;
     size_t n = 0;
     cf_status st = cf_history_list(db, &f, &rows, &n);
@@ -289,15 +294,14 @@ typedef struct {
 static cf_status prune_body(cf_db *db, void *data)
 {
     prune_ctx *x = data;
-    sqlite3_stmt *stmt = NULL;
-    int ok = sqlite3_prepare_v2(db->handle, "DELETE FROM recommendations WHERE created_at < ?1", -1, &stmt,
-                                NULL) == SQLITE_OK;
+    cf_db_stmt *stmt = NULL;
+    int ok = cf_db_prepare(db, "DELETE FROM recommendations WHERE created_at < ?1", &stmt) == CF_OK;
     if (ok) {
         cf_db_bind_text(stmt, 1, x->before);
-        ok = sqlite3_step(stmt) == SQLITE_DONE;
-        x->deleted = sqlite3_changes(db->handle);
+        ok = cf_db_step(stmt) == CF_DB_DONE;
+        x->deleted = cf_db_changes(stmt);
     }
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     if (!ok)
         return cf_db_error(db, "cannot prune");
     return cf_db_exec(db, "DELETE FROM specs WHERE hash NOT IN (SELECT spec_hash FROM recommendations)",
@@ -312,45 +316,42 @@ cf_status cf_history_prune(cf_db *db, const char *before, long long *n_deleted)
     return st;
 }
 
-static void bind_number(sqlite3_stmt *stmt, int index, double v)
-{
-    if (isnan(v))
-        sqlite3_bind_null(stmt, index);
-    else
-        sqlite3_bind_double(stmt, index, v);
-}
-
 static cf_status record_body(cf_db *db, void *data)
 {
     static const char sql[] =
         "INSERT INTO measurements(recommendation_id, recorded_at, spec_hash, spec_name, cloud, instance_type, gpu,"
         " gpus_per_node, nodes, local_batch, accumulation, step_time_s, total_hours, total_usd,"
-        " predicted_step_time_s, predicted_hours, predicted_total_usd, note, source_hash)"
+        " predicted_step_time_s, predicted_hours, predicted_total_usd, note, source_hash, uid)"
         " SELECT id, ?2, spec_hash, spec_name, cloud, instance_type, gpu, gpus_per_node, nodes, local_batch,"
-        " accumulation, ?3, ?4, ?5, step_time_s, hours, total_usd, ?6, coalesce(source_hash, spec_hash)"
-        " FROM recommendations WHERE id = ?1";
+        " accumulation, ?3, ?4, ?5, step_time_s, hours, total_usd, ?6, coalesce(source_hash, spec_hash), ?7"
+        " FROM recommendations WHERE id = ?1 RETURNING id";
     cf_history_measurement *m = data;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+    char uid[33];
+    cf_status st = cf_db_new_uid(uid);
+    if (st != CF_OK)
+        return st;
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, sql, &stmt) != CF_OK)
         return cf_db_error(db, "cannot prepare insert into");
-    sqlite3_bind_int64(stmt, 1, m->recommendation_id);
+    cf_db_bind_int64(stmt, 1, m->recommendation_id);
     cf_db_bind_text(stmt, 2, m->recorded_at);
-    bind_number(stmt, 3, m->step_time_s);
-    bind_number(stmt, 4, m->total_hours);
-    bind_number(stmt, 5, m->total_usd);
+    cf_db_bind_double(stmt, 3, m->step_time_s);
+    cf_db_bind_double(stmt, 4, m->total_hours);
+    cf_db_bind_double(stmt, 5, m->total_usd);
     cf_db_bind_text(stmt, 6, m->note);
-    int rc = sqlite3_step(stmt);
-    int changes = sqlite3_changes(db->handle);
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_DONE)
-        return cf_db_error(db, "cannot write measurement to");
-    if (changes != 1) {
+    cf_db_bind_text(stmt, 7, uid);
+    int rc = cf_db_step(stmt);
+    if (rc == CF_DB_ROW) {
+        m->id = cf_db_column_int64(stmt, 0);
+    } else if (rc == CF_DB_DONE) { /* the SELECT found no such recommendation */
         cf_error_set(CF_ERR_INVALID, "no recommendation %lld in '%s'", m->recommendation_id, db->path);
         cf_error_hint("see 'cloudfit history' for the stored ids");
-        return CF_ERR_INVALID;
+        st = CF_ERR_INVALID;
+    } else {
+        st = cf_db_error(db, "cannot write measurement to");
     }
-    m->id = sqlite3_last_insert_rowid(db->handle);
-    return CF_OK;
+    cf_db_finalize(stmt);
+    return st;
 }
 
 cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, long long *out_id)
@@ -366,21 +367,21 @@ cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, c
 {
     *out = NULL;
     *n_out = 0;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle,
-                           "SELECT id, coalesce(recommendation_id, 0), recorded_at, spec_hash, spec_name, cloud,"
-                           " instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation, step_time_s,"
-                           " total_hours, total_usd, predicted_step_time_s, predicted_hours, predicted_total_usd,"
-                           " note FROM measurements WHERE coalesce(source_hash, spec_hash) = ?1"
-                           " AND step_time_s IS NOT NULL ORDER BY id",
-                           -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db,
+                      "SELECT id, coalesce(recommendation_id, 0), recorded_at, spec_hash, spec_name, cloud,"
+                      " instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation, step_time_s,"
+                      " total_hours, total_usd, predicted_step_time_s, predicted_hours, predicted_total_usd,"
+                      " note FROM measurements WHERE coalesce(source_hash, spec_hash) = ?1"
+                      " AND step_time_s IS NOT NULL ORDER BY id",
+                      &stmt) != CF_OK)
         return cf_db_error(db, "cannot query");
     cf_db_bind_text(stmt, 1, source_hash);
     size_t n = 0;
     cf_history_measurement *rows = NULL;
     int rc;
     cf_status st = CF_OK;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    while ((rc = cf_db_step(stmt)) == CF_DB_ROW) {
         cf_history_measurement *grown = realloc(rows, (n + 1) * sizeof *rows);
         if (!grown) {
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -389,29 +390,29 @@ cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, c
         rows = grown;
         cf_history_measurement *m = &rows[n++];
         memset(m, 0, sizeof *m);
-        m->id = sqlite3_column_int64(stmt, 0);
-        m->recommendation_id = sqlite3_column_int64(stmt, 1);
+        m->id = cf_db_column_int64(stmt, 0);
+        m->recommendation_id = cf_db_column_int64(stmt, 1);
         copy_text(m->recorded_at, sizeof m->recorded_at, stmt, 2);
         copy_text(m->spec_hash, sizeof m->spec_hash, stmt, 3);
         copy_text(m->spec_name, sizeof m->spec_name, stmt, 4);
         copy_text(m->cloud, sizeof m->cloud, stmt, 5);
         copy_text(m->instance_type, sizeof m->instance_type, stmt, 6);
         copy_text(m->gpu, sizeof m->gpu, stmt, 7);
-        m->gpus_per_node = sqlite3_column_int(stmt, 8);
-        m->nodes = sqlite3_column_int(stmt, 9);
-        m->local_batch = sqlite3_column_int(stmt, 10);
-        m->accumulation = sqlite3_column_int(stmt, 11);
+        m->gpus_per_node = cf_db_column_int(stmt, 8);
+        m->nodes = cf_db_column_int(stmt, 9);
+        m->local_batch = cf_db_column_int(stmt, 10);
+        m->accumulation = cf_db_column_int(stmt, 11);
         m->step_time_s = column_number(stmt, 12);
         m->total_hours = column_number(stmt, 13);
         m->total_usd = column_number(stmt, 14);
-        m->predicted_step_time_s = sqlite3_column_double(stmt, 15);
-        m->predicted_hours = sqlite3_column_double(stmt, 16);
-        m->predicted_total_usd = sqlite3_column_double(stmt, 17);
+        m->predicted_step_time_s = cf_db_column_double(stmt, 15);
+        m->predicted_hours = cf_db_column_double(stmt, 16);
+        m->predicted_total_usd = cf_db_column_double(stmt, 17);
         copy_text(m->note, sizeof m->note, stmt, 18);
     }
-    if (st == CF_OK && rc != SQLITE_DONE)
+    if (st == CF_OK && rc != CF_DB_DONE)
         st = cf_db_error(db, "cannot read measurements from");
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     if (st != CF_OK) {
         free(rows);
         return st;
@@ -419,4 +420,21 @@ cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, c
     *out = rows;
     *n_out = n;
     return CF_OK;
+}
+
+cf_status cf_history_spec_json(cf_db *db, const char *spec_hash, char **json)
+{
+    *json = NULL;
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, "SELECT json FROM specs WHERE hash = ?1", &stmt) != CF_OK)
+        return cf_db_error(db, "cannot query");
+    cf_db_bind_text(stmt, 1, spec_hash);
+    int rc = cf_db_step(stmt);
+    cf_status st = CF_OK;
+    if (rc == CF_DB_ROW && !(*json = strdup(cf_db_column_text(stmt, 0))))
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    else if (rc == CF_DB_FAILED)
+        st = cf_db_error(db, "cannot read specs from");
+    cf_db_finalize(stmt);
+    return st;
 }

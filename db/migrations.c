@@ -125,6 +125,32 @@ const char *const cf_db_migrations[] = {
     "ALTER TABLE recommendations ADD COLUMN source_hash TEXT;"
     "ALTER TABLE measurements ADD COLUMN source_hash TEXT;"
     "CREATE INDEX recommendations_source ON recommendations(source_hash, created_at);",
+    /* 7: baselines by identity, and a history shared on PostgreSQL — issue
+     * 28. identity: what CI baselines follow ("NAME@PATH" in the
+     * repository, or --baseline-key; NULL in older rows). The 80 %
+     * intervals of the chosen plan, for the gate's message. uid: a row's
+     * id across databases, so `history migrate` copies each row once (older
+     * rows get one from their id, time and spec). gate_results.seq keeps
+     * the gates in the order they were evaluated without SQLite's rowid
+     * (older rows: that order was fixed by name). Every statement here is
+     * plain SQL both backends run. */
+    "ALTER TABLE recommendations ADD COLUMN identity TEXT;"
+    "ALTER TABLE recommendations ADD COLUMN uid TEXT;"
+    "ALTER TABLE recommendations ADD COLUMN hours_p10 REAL;"
+    "ALTER TABLE recommendations ADD COLUMN hours_p90 REAL;"
+    "ALTER TABLE recommendations ADD COLUMN total_usd_p10 REAL;"
+    "ALTER TABLE recommendations ADD COLUMN total_usd_p90 REAL;"
+    "ALTER TABLE measurements ADD COLUMN uid TEXT;"
+    "ALTER TABLE search_runs ADD COLUMN uid TEXT;"
+    "ALTER TABLE gate_results ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE recommendations SET uid = 'r' || id || '-' || created_at || '-' || spec_hash;"
+    "UPDATE measurements SET uid = 'm' || id || '-' || recorded_at || '-' || spec_hash;"
+    "UPDATE search_runs SET uid = 's' || id || '-' || created_at || '-' || spec_hash;"
+    "UPDATE gate_results SET seq = CASE name WHEN 'max_cost_usd' THEN 1 WHEN 'max_hours' THEN 2 ELSE 3 END;"
+    "CREATE UNIQUE INDEX recommendations_uid ON recommendations(uid);"
+    "CREATE UNIQUE INDEX measurements_uid ON measurements(uid);"
+    "CREATE UNIQUE INDEX search_runs_uid ON search_runs(uid);"
+    "CREATE INDEX recommendations_identity ON recommendations(identity, created_at);",
 };
 
 const int cf_db_migration_count = (int)(sizeof cf_db_migrations / sizeof *cf_db_migrations);

@@ -1,5 +1,5 @@
 /* The profile cache (include/cloudfit/profile_cache.h; migration 4). */
-#include <sqlite3.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,25 +9,25 @@
 static cf_status put_body(cf_db *db, void *data)
 {
     static const char sql[] =
-        "INSERT OR REPLACE INTO profiles(spec_key, backend, device, spec_name, created_at, is_gpu, b_noise,"
-        " max_local_batch, profile_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+        "INSERT INTO profiles(spec_key, backend, device, spec_name, created_at, is_gpu, b_noise,"
+        " max_local_batch, profile_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+        " ON CONFLICT (spec_key, backend, device) DO UPDATE SET spec_name = excluded.spec_name,"
+        " created_at = excluded.created_at, is_gpu = excluded.is_gpu, b_noise = excluded.b_noise,"
+        " max_local_batch = excluded.max_local_batch, profile_json = excluded.profile_json";
     const cf_cached_profile *row = data;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, sql, &stmt) != CF_OK)
         return cf_db_error(db, "cannot prepare insert into");
     const char *texts[] = {row->spec_key, row->backend, row->device, row->spec_name, row->created_at};
     for (int i = 0; i < 5; i++)
         cf_db_bind_text(stmt, i + 1, texts[i]);
-    sqlite3_bind_int(stmt, 6, row->is_gpu ? 1 : 0);
-    if (row->b_noise > 0)
-        sqlite3_bind_double(stmt, 7, row->b_noise);
-    else
-        sqlite3_bind_null(stmt, 7);
-    sqlite3_bind_int(stmt, 8, row->max_local_batch);
+    cf_db_bind_int64(stmt, 6, row->is_gpu ? 1 : 0);
+    cf_db_bind_double(stmt, 7, row->b_noise > 0 ? row->b_noise : NAN); /* NULL: not measured */
+    cf_db_bind_int64(stmt, 8, row->max_local_batch);
     cf_db_bind_text(stmt, 9, row->profile_json);
-    int rc = sqlite3_step(stmt);
-    sqlite3_finalize(stmt);
-    return rc == SQLITE_DONE ? CF_OK : cf_db_error(db, "cannot write profile to");
+    cf_status st = cf_db_step_done(stmt, "cannot write profile to");
+    cf_db_finalize(stmt);
+    return st;
 }
 
 cf_status cf_profile_cache_put(cf_db *db, const cf_cached_profile *row)
@@ -35,11 +35,7 @@ cf_status cf_profile_cache_put(cf_db *db, const cf_cached_profile *row)
     return cf_db_transaction(db, put_body, (void *)row);
 }
 
-static char *dup_column(sqlite3_stmt *stmt, int col)
-{
-    const unsigned char *text = sqlite3_column_text(stmt, col);
-    return strdup(text ? (const char *)text : "");
-}
+static char *dup_column(cf_db_stmt *stmt, int col) { return strdup(cf_db_column_text(stmt, col)); }
 
 static void free_row(cf_cached_profile *r)
 {
@@ -65,14 +61,14 @@ cf_status cf_profile_cache_get(cf_db *db, const char *spec_key, cf_cached_profil
         "SELECT spec_key, backend, device, spec_name, created_at, is_gpu, b_noise, max_local_batch, profile_json"
         " FROM profiles WHERE spec_key = ?1 ORDER BY created_at DESC, backend, device";
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, sql, &stmt) != CF_OK)
         return cf_db_error(db, "cannot read profiles from");
     cf_db_bind_text(stmt, 1, spec_key);
     cf_status st = CF_OK;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    while ((rc = cf_db_step(stmt)) == CF_DB_ROW) {
         if (out->n == cap) {
             cap = cap ? 2 * cap : 4;
             cf_cached_profile *grown = realloc(out->rows, cap * sizeof *grown);
@@ -89,9 +85,9 @@ cf_status cf_profile_cache_get(cf_db *db, const char *spec_key, cf_cached_profil
         r->device = dup_column(stmt, 2);
         r->spec_name = dup_column(stmt, 3);
         r->created_at = dup_column(stmt, 4);
-        r->is_gpu = sqlite3_column_int(stmt, 5);
-        r->b_noise = sqlite3_column_type(stmt, 6) == SQLITE_NULL ? 0 : sqlite3_column_double(stmt, 6);
-        r->max_local_batch = sqlite3_column_int(stmt, 7);
+        r->is_gpu = cf_db_column_int(stmt, 5);
+        r->b_noise = cf_db_column_is_null(stmt, 6) ? 0 : cf_db_column_double(stmt, 6);
+        r->max_local_batch = cf_db_column_int(stmt, 7);
         r->profile_json = dup_column(stmt, 8);
         out->n++;
         if (!r->spec_key || !r->backend || !r->device || !r->spec_name || !r->created_at || !r->profile_json) {
@@ -99,9 +95,9 @@ cf_status cf_profile_cache_get(cf_db *db, const char *spec_key, cf_cached_profil
             break;
         }
     }
-    if (st == CF_OK && rc != SQLITE_DONE)
+    if (st == CF_OK && rc != CF_DB_DONE)
         st = cf_db_error(db, "cannot read profiles from");
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     if (st != CF_OK)
         cf_profile_cache_list_free(out);
     return st;

@@ -1,5 +1,5 @@
 /* Price snapshots (see cloudfit/snapshot.h; schema: migration 3). */
-#include <sqlite3.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,23 +12,24 @@ static cf_status insert_header(cf_db *db, const cf_snapshot_new *s, const char *
 {
     static const char sql[] =
         "INSERT INTO price_snapshots(fetched_at, sources, base, row_count, content_hash, status, vms_csv, report)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, 'good', ?6, ?7)";
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+        " VALUES (?1, ?2, ?3, ?4, ?5, 'good', ?6, ?7) RETURNING id";
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, sql, &stmt) != CF_OK)
         return cf_db_error(db, "cannot prepare snapshot insert into");
     cf_db_bind_text(stmt, 1, s->fetched_at);
     cf_db_bind_text(stmt, 2, s->sources);
     cf_db_bind_text(stmt, 3, s->base);
-    sqlite3_bind_int64(stmt, 4, s->row_count);
+    cf_db_bind_int64(stmt, 4, s->row_count);
     cf_db_bind_text(stmt, 5, hash);
-    sqlite3_bind_text(stmt, 6, s->vms_csv, (int)s->vms_csv_len, SQLITE_STATIC);
+    cf_db_bind_blob_text(stmt, 6, s->vms_csv, s->vms_csv_len);
     cf_db_bind_text(stmt, 7, s->report);
-    int rc = sqlite3_step(stmt);
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_DONE)
-        return cf_db_error(db, "cannot write price snapshot to");
-    *out_id = sqlite3_last_insert_rowid(db->handle);
-    return CF_OK;
+    cf_status st = CF_OK;
+    if (cf_db_step(stmt) == CF_DB_ROW)
+        *out_id = cf_db_column_int64(stmt, 0);
+    else
+        st = cf_db_error(db, "cannot write price snapshot to");
+    cf_db_finalize(stmt);
+    return st;
 }
 
 static cf_status insert_prices(cf_db *db, const cf_snapshot_new *s, long long id)
@@ -36,28 +37,25 @@ static cf_status insert_prices(cf_db *db, const cf_snapshot_new *s, long long id
     static const char sql[] =
         "INSERT INTO price_snapshot_rows(snapshot_id, cloud, region, instance_type, gpu_model, gpu_count,"
         " price_ondemand_usd_per_hr, price_spot_usd_per_hr) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle, sql, -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, sql, &stmt) != CF_OK)
         return cf_db_error(db, "cannot prepare snapshot rows insert into");
     cf_status st = CF_OK;
     for (size_t i = 0; i < s->n_prices && st == CF_OK; i++) {
         const cf_snapshot_price *p = &s->prices[i];
-        sqlite3_reset(stmt);
-        sqlite3_bind_int64(stmt, 1, id);
+        cf_db_reset(stmt);
+        cf_db_bind_int64(stmt, 1, id);
         cf_db_bind_text(stmt, 2, p->cloud);
         cf_db_bind_text(stmt, 3, p->region);
         cf_db_bind_text(stmt, 4, p->instance_type);
         cf_db_bind_text(stmt, 5, p->gpu_model);
-        sqlite3_bind_int(stmt, 6, p->gpu_count);
-        sqlite3_bind_double(stmt, 7, p->price_ondemand_usd_per_hr);
-        if (p->price_spot_usd_per_hr > 0)
-            sqlite3_bind_double(stmt, 8, p->price_spot_usd_per_hr);
-        else
-            sqlite3_bind_null(stmt, 8);
-        if (sqlite3_step(stmt) != SQLITE_DONE)
+        cf_db_bind_int64(stmt, 6, p->gpu_count);
+        cf_db_bind_double(stmt, 7, p->price_ondemand_usd_per_hr);
+        cf_db_bind_double(stmt, 8, p->price_spot_usd_per_hr > 0 ? p->price_spot_usd_per_hr : NAN);
+        if (cf_db_step(stmt) != CF_DB_DONE)
             st = cf_db_error(db, "cannot write snapshot rows to");
     }
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     return st;
 }
 
@@ -88,21 +86,17 @@ cf_status cf_snapshot_insert(cf_db *db, const cf_snapshot_new *s, long long *out
     return CF_OK;
 }
 
-static void copy_col(sqlite3_stmt *stmt, int col, char *dst, size_t cap)
-{
-    const unsigned char *t = sqlite3_column_text(stmt, col);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
+static void copy_col(cf_db_stmt *stmt, int col, char *dst, size_t cap) { cf_db_column_copy(stmt, col, dst, cap); }
 
-static void read_row(sqlite3_stmt *stmt, cf_snapshot *s)
+static void read_row(cf_db_stmt *stmt, cf_snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    s->id = sqlite3_column_int64(stmt, 0);
+    s->id = cf_db_column_int64(stmt, 0);
     snprintf(s->name, sizeof s->name, "snapshot-%lld", s->id);
     copy_col(stmt, 1, s->fetched_at, sizeof s->fetched_at);
     copy_col(stmt, 2, s->sources, sizeof s->sources);
     copy_col(stmt, 3, s->base, sizeof s->base);
-    s->row_count = (long)sqlite3_column_int64(stmt, 4);
+    s->row_count = (long)cf_db_column_int64(stmt, 4);
     copy_col(stmt, 5, s->content_hash, sizeof s->content_hash);
 }
 
@@ -110,18 +104,16 @@ cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found)
 {
     *found = 0;
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle,
-                           "SELECT id, fetched_at, sources, base, row_count, content_hash, vms_csv FROM price_snapshots"
-                           " WHERE status = 'good' ORDER BY id DESC LIMIT 1",
-                           -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, "SELECT id, fetched_at, sources, base, row_count, content_hash, vms_csv FROM price_snapshots"
+                           " WHERE status = 'good' ORDER BY id DESC LIMIT 1", &stmt) != CF_OK)
         return cf_db_error(db, "cannot query price snapshots in");
-    int rc = sqlite3_step(stmt);
+    int rc = cf_db_step(stmt);
     cf_status st = CF_OK;
-    if (rc == SQLITE_ROW) {
+    if (rc == CF_DB_ROW) {
         read_row(stmt, out);
-        const void *text = sqlite3_column_text(stmt, 6);
-        int len = sqlite3_column_bytes(stmt, 6);
+        const char *text = cf_db_column_text(stmt, 6);
+        size_t len = cf_db_column_bytes(stmt, 6);
         out->vms_csv = malloc((size_t)len + 1);
         if (!out->vms_csv) {
             st = cf_error_set(CF_ERR_NOMEM, "out of memory reading a price snapshot");
@@ -140,10 +132,10 @@ cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found)
             }
             *found = st == CF_OK;
         }
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != CF_DB_DONE) {
         st = cf_db_error(db, "cannot read price snapshots from");
     }
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     if (st != CF_OK)
         cf_snapshot_free(out);
     return st;
@@ -152,16 +144,14 @@ cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found)
 cf_status cf_snapshot_list(cf_db *db, cf_snapshot *out, size_t cap, size_t *out_n)
 {
     *out_n = 0;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db->handle,
-                           "SELECT id, fetched_at, sources, base, row_count, content_hash FROM price_snapshots"
-                           " WHERE status = 'good' ORDER BY id DESC",
-                           -1, &stmt, NULL) != SQLITE_OK)
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, "SELECT id, fetched_at, sources, base, row_count, content_hash FROM price_snapshots"
+                           " WHERE status = 'good' ORDER BY id DESC", &stmt) != CF_OK)
         return cf_db_error(db, "cannot query price snapshots in");
     int rc;
-    while (*out_n < cap && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+    while (*out_n < cap && (rc = cf_db_step(stmt)) == CF_DB_ROW)
         read_row(stmt, &out[(*out_n)++]);
-    sqlite3_finalize(stmt);
+    cf_db_finalize(stmt);
     return CF_OK;
 }
 

@@ -224,6 +224,8 @@ cJSON *cf_report_json(const cf_report *r)
     cJSON_AddStringToObject(spec, "name", r->spec->job.name);
     cJSON_AddStringToObject(spec, "hash", r->spec->hash);
     cJSON_AddStringToObject(spec, "source_hash", r->spec->source_hash);
+    if (r->identity && r->identity[0])
+        cJSON_AddStringToObject(spec, "identity", r->identity);
     /* snapshot or embedded, fetch time, age, overrides (render_catalog.c) */
     cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(r->catalog_source, r->catalog, r->catalog_age_days,
                                                                  r->advice->ranked[0].vm));

@@ -64,6 +64,11 @@ static void diff_section(const cf_report *r, cf_buf *out)
     cf_buf_puts(out, "Against ");
     cell(out, b->source);
     cf_buf_puts(out, ".\n\n");
+    if (b->spec_changes[0]) {
+        cf_buf_puts(out, b->spec_known ? "Spec changes: " : "Spec: ");
+        cell(out, b->spec_changes);
+        cf_buf_puts(out, "\n\n");
+    }
     cf_history_config now;
     cf_history_config_from(&r->advice->ranked[0], 1, &now);
     cf_diff_entry entries[CF_DIFF_FIELDS];

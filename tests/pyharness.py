@@ -24,21 +24,31 @@ def clean_env(home, strip=("CLOUDFIT_CI_",), **extra):
     return env
 
 
+class Skip(Exception):
+    """Raised by a test that does not apply here (its message says why):
+    counted as skipped, never as passed."""
+
+
 def run(namespace, cleanup=None):
     tests = [(n, f) for n, f in sorted(namespace.items()) if n.startswith("test_") and callable(f)]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            passed += 1
-            print(f"[ OK ] {name}", flush=True)
-        except Exception:  # report and go on
-            failed += 1
-            print(f"[FAIL] {name}", flush=True)
-            traceback.print_exc()
-    if cleanup:
-        cleanup()
-    print(f"{passed} passed, {failed} failed")
+    passed = failed = skipped = 0
+    try:
+        for name, fn in tests:
+            try:
+                fn()
+                passed += 1
+                print(f"[ OK ] {name}", flush=True)
+            except Skip as why:
+                skipped += 1
+                print(f"[SKIP] {name}: {why}", flush=True)
+            except Exception:  # report and go on
+                failed += 1
+                print(f"[FAIL] {name}", flush=True)
+                traceback.print_exc()
+    finally:
+        if cleanup:
+            cleanup()
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 
 

@@ -50,7 +50,7 @@ static void test_open_migrate_insert(void **state)
     (void)state;
     cf_db *db = NULL;
     assert_int_equal(cf_db_open(db_path, &db), CF_OK);
-    assert_int_equal(cf_db_schema_version(db), 6); /* 6: source hash (issue 12) */
+    assert_int_equal(cf_db_schema_version(db), 7); /* 7: identities, uids (issue 28) */
     cf_history_record r = sample("resnet50");
     long long id1 = 0, id2 = 0, count = 0;
     assert_int_equal(cf_history_insert(db, &r, &id1), CF_OK);
@@ -61,7 +61,7 @@ static void test_open_migrate_insert(void **state)
     cf_db_close(db);
     /* reopen: migrations are not re-applied, rows are kept */
     assert_int_equal(cf_db_open(db_path, &db), CF_OK);
-    assert_int_equal(cf_db_schema_version(db), 6); /* 6: source hash (issue 12) */
+    assert_int_equal(cf_db_schema_version(db), 7); /* 7: identities, uids (issue 28) */
     assert_int_equal(cf_history_count(db, &count), CF_OK);
     assert_int_equal(count, 2);
     cf_db_close(db);
@@ -113,9 +113,9 @@ static void test_source_hash_lineage(void **state)
     assert_int_equal(cf_history_insert(db, &overridden, &id), CF_OK);
     cf_history_row row;
     int found = 0;
-    assert_int_equal(cf_history_latest(db, "file-hash", NULL, &row, &found), CF_OK);
+    assert_int_equal(cf_history_latest(db, NULL, "file-hash", NULL, &row, &found), CF_OK);
     assert_true(found && row.id == id && strcmp(row.spec_hash, "effective-50h") == 0);
-    assert_int_equal(cf_history_latest(db, "effective-50h", NULL, &row, &found), CF_OK);
+    assert_int_equal(cf_history_latest(db, NULL, "effective-50h", NULL, &row, &found), CF_OK);
     assert_false(found); /* the baseline key is the file, not the overrides */
     cf_history_measurement m = {.recommendation_id = id, .step_time_s = 0.5, .total_hours = NAN, .total_usd = NAN};
     snprintf(m.recorded_at, sizeof m.recorded_at, "2026-11-23T00:00:00Z");
@@ -132,7 +132,7 @@ static void test_source_hash_lineage(void **state)
     assert_int_equal(sqlite3_exec(raw, "UPDATE recommendations SET source_hash = NULL", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(raw);
     assert_int_equal(cf_db_open(path, &db), CF_OK);
-    assert_int_equal(cf_history_latest(db, "effective-50h", NULL, &row, &found), CF_OK);
+    assert_int_equal(cf_history_latest(db, NULL, "effective-50h", NULL, &row, &found), CF_OK);
     assert_true(found && row.id == id);
     cf_db_close(db);
 }

@@ -17,12 +17,36 @@ static cf_gate_limits off(void)
     return (cf_gate_limits){.max_cost_usd = 0, .max_hours = 0, .max_increase = -1};
 }
 
+static cf_vm test_vm = {.cloud = "gcp", .region = "us-central1", .instance_type = "n1-highmem-8", .gpu_model = "T4"};
+
+/* A chosen configuration costing usd over hours (intervals unknown unless set). */
+static cf_config cfg(double usd, double hours)
+{
+    cf_config c;
+    memset(&c, 0, sizeof c);
+    c.vm = &test_vm;
+    c.nodes = 1;
+    c.gpus_per_node = 2;
+    c.total_usd = usd;
+    c.hours = hours;
+    c.total_usd_p10 = c.total_usd_p90 = c.hours_p10 = c.hours_p90 = NAN;
+    return c;
+}
+
+#define EVAL(l, usd, hours, base, g) (c_ = cfg(usd, hours), cf_gates_evaluate(l, &c_, base, g))
+static cf_config c_;
+
 static cf_baseline base_costing(double usd)
 {
     cf_baseline b;
     memset(&b, 0, sizeof b);
     b.have = 1;
     b.chosen.total_usd = usd;
+    b.chosen.nodes = 1;
+    b.chosen.gpus_per_node = 2;
+    snprintf(b.chosen.instance_type, sizeof b.chosen.instance_type, "n1-highmem-8");
+    snprintf(b.chosen.gpu, sizeof b.chosen.gpu, "T4");
+    b.hours_p10 = b.hours_p90 = b.total_usd_p10 = b.total_usd_p90 = NAN;
     snprintf(b.source, sizeof b.source, "recommendation 7 (main, 2026-01-01T00:00:00Z)");
     return b;
 }
@@ -33,7 +57,7 @@ static void test_no_gates(void **state)
     cf_gate_limits l = off();
     cf_history_gate g[CF_MAX_GATES];
     assert_false(cf_gates_any(&l));
-    assert_int_equal(cf_gates_evaluate(&l, 100, 10, NULL, g), 0);
+    assert_int_equal(EVAL(&l, 100, 10, NULL, g), 0);
     assert_true(cf_gates_passed(g, 0));
 }
 
@@ -45,7 +69,7 @@ static void test_cost_and_hours(void **state)
     l.max_hours = 10;
     assert_true(cf_gates_any(&l));
     cf_history_gate g[CF_MAX_GATES];
-    assert_int_equal(cf_gates_evaluate(&l, 50, 10.5, NULL, g), 2);
+    assert_int_equal(EVAL(&l, 50, 10.5, NULL, g), 2);
     assert_string_equal(g[0].name, "max_cost_usd");
     assert_true(g[0].passed); /* equal to the limit passes */
     assert_string_equal(g[0].note, "predicted total cost $50.00, limit $50.00");
@@ -53,7 +77,7 @@ static void test_cost_and_hours(void **state)
     assert_false(g[1].passed);
     assert_string_equal(g[1].note, "predicted wall time 10.50 h, limit 10.00 h");
     assert_false(cf_gates_passed(g, 2));
-    assert_int_equal(cf_gates_evaluate(&l, 50.01, 9, NULL, g), 2);
+    assert_int_equal(EVAL(&l, 50.01, 9, NULL, g), 2);
     assert_false(g[0].passed);
     assert_true(g[1].passed);
 }
@@ -67,25 +91,26 @@ static void test_increase_against_a_baseline(void **state)
     assert_true(cf_gates_any(&l));
     cf_history_gate g[CF_MAX_GATES];
     cf_baseline b = base_costing(100);
-    assert_int_equal(cf_gates_evaluate(&l, 110, 1, &b, g), 1);
+    assert_int_equal(EVAL(&l, 110, 1, &b, g), 1);
     assert_string_equal(g[0].name, "max_cost_increase_pct");
     assert_true(g[0].passed);
     assert_true(fabs(g[0].value - 10) < 1e-9);
-    assert_non_null(strstr(g[0].note, "$100.00 → $110.00 (+10.00 USD, +10.0%) against recommendation 7"));
-    assert_int_equal(cf_gates_evaluate(&l, 111, 1, &b, g), 1);
+    assert_non_null(strstr(g[0].note, "cost $100.00 → $110.00, +10.00 USD (+10.0%) against recommendation 7"));
+    assert_non_null(strstr(g[0].note, "; spec: not known (the baseline names no spec); plan: 1 × n1-highmem-8 (2×T4), "));
+    assert_int_equal(EVAL(&l, 111, 1, &b, g), 1);
     assert_false(g[0].passed);
     /* cheaper always passes; from a free baseline any increase is infinite */
-    assert_int_equal(cf_gates_evaluate(&l, 50, 1, &b, g), 1);
+    assert_int_equal(EVAL(&l, 50, 1, &b, g), 1);
     assert_true(g[0].passed);
     b.chosen.total_usd = 0;
-    cf_gates_evaluate(&l, 1, 1, &b, g);
+    EVAL(&l, 1, 1, &b, g);
     assert_true(isinf(g[0].value));
     assert_false(g[0].passed);
     /* dollars */
     assert_int_equal(cf_gate_limits_set_increase(&l, "$25"), CF_OK);
     assert_false(l.increase_is_pct);
     b = base_costing(100);
-    cf_gates_evaluate(&l, 126, 1, &b, g);
+    EVAL(&l, 126, 1, &b, g);
     assert_string_equal(g[0].name, "max_cost_increase_usd");
     assert_false(g[0].passed);
     assert_true(fabs(g[0].value - 26) < 1e-9);
@@ -99,12 +124,61 @@ static void test_increase_without_a_baseline_passes(void **state)
     cf_history_gate g[CF_MAX_GATES];
     cf_baseline none;
     memset(&none, 0, sizeof none);
-    assert_int_equal(cf_gates_evaluate(&l, 1e6, 1, &none, g), 1);
+    assert_int_equal(EVAL(&l, 1e6, 1, &none, g), 1);
     assert_true(g[0].passed);
     assert_true(isnan(g[0].value));
     assert_string_equal(g[0].note, "no earlier recommendation to compare with: passes");
-    assert_int_equal(cf_gates_evaluate(&l, 1e6, 1, NULL, g), 1);
+    assert_int_equal(EVAL(&l, 1e6, 1, NULL, g), 1);
     assert_true(g[0].passed);
+}
+
+static void test_increase_note_names_spec_and_plan_changes(void **state)
+{
+    (void)state;
+    cf_gate_limits l = off();
+    assert_int_equal(cf_gate_limits_set_increase(&l, "10%"), CF_OK);
+    cf_baseline b = base_costing(10);
+    b.hours_p10 = 0.9, b.hours_p90 = 1.4, b.total_usd_p10 = 8, b.total_usd_p90 = 13;
+    b.chosen.hours = 1.1;
+    b.spec_known = 1;
+    snprintf(b.spec_changes, sizeof b.spec_changes, "training.epochs 90 → 270");
+    cf_config c = cfg(30, 3.3);
+    c.total_usd_p10 = 24, c.total_usd_p90 = 39, c.hours_p10 = 2.7, c.hours_p90 = 4.2;
+    c.nodes = 2;
+    cf_history_gate g[CF_MAX_GATES];
+    assert_int_equal(cf_gates_evaluate(&l, &c, &b, g), 1);
+    assert_false(g[0].passed);
+    assert_string_equal(g[0].note, "cost $10.00 (80 %: $8.00–$13.00) → $30.00 (80 %: $24.00–$39.00), +20.00 USD "
+                                   "(+200.0%) against recommendation 7 (main, 2026-01-01T00:00:00Z); spec: "
+                                   "training.epochs 90 → 270; plan: 1 × n1-highmem-8 (2×T4) → 2 × n1-highmem-8 "
+                                   "(2×T4), 1.1 h (80 %: 0.9–1.4) → 3.3 h (80 %: 2.7–4.2)");
+    b.spec_changes[0] = '\0'; /* the same spec: said so */
+    cf_gates_evaluate(&l, &c, &b, g);
+    assert_non_null(strstr(g[0].note, "; spec: unchanged; "));
+}
+
+static void test_require_baseline(void **state)
+{
+    (void)state;
+    cf_gate_limits l = off();
+    l.require_baseline = 1;
+    assert_true(cf_gates_any(&l));
+    cf_history_gate g[CF_MAX_GATES];
+    cf_baseline none;
+    memset(&none, 0, sizeof none);
+    snprintf(none.lookup, sizeof none.lookup, "spec m@train/model.json on branch main");
+    assert_int_equal(EVAL(&l, 5, 1, &none, g), 1);
+    assert_string_equal(g[0].name, "require_baseline");
+    assert_false(g[0].passed);
+    assert_string_equal(g[0].note, "no baseline: no earlier recommendation for spec m@train/model.json on branch "
+                                   "main, and --require-baseline asks for one");
+    cf_baseline b = base_costing(5);
+    assert_int_equal(EVAL(&l, 5, 1, &b, g), 1);
+    assert_true(g[0].passed);
+    /* with every gate asked for, all five fit */
+    l.max_cost_usd = 1, l.max_hours = 1;
+    assert_int_equal(cf_gate_limits_set_increase(&l, "1%"), CF_OK);
+    assert_int_equal(EVAL(&l, 5, 1, &b, g), 4);
 }
 
 static void test_increase_text_refused(void **state)
@@ -143,6 +217,7 @@ static void test_baseline_from_text(void **state)
     assert_false(b.chosen.spot);
     assert_string_equal(b.source, "old.json of 2026-02-03T04:05:06Z");
     assert_string_equal(b.catalog, "embedded 2026-01-30");
+    assert_true(isnan(b.hours_p10) && isnan(b.total_usd_p90)); /* no intervals in this document */
 }
 
 static void refused_doc(const char *text, const char *want)
@@ -219,6 +294,8 @@ int main(void)
         cmocka_unit_test(test_cost_and_hours),
         cmocka_unit_test(test_increase_against_a_baseline),
         cmocka_unit_test(test_increase_without_a_baseline_passes),
+        cmocka_unit_test(test_increase_note_names_spec_and_plan_changes),
+        cmocka_unit_test(test_require_baseline),
         cmocka_unit_test(test_increase_text_refused),
         cmocka_unit_test(test_baseline_from_text),
         cmocka_unit_test(test_baseline_refused),

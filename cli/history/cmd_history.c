@@ -1,4 +1,5 @@
-/* `cloudfit history`: list (with filters), show ID, diff ID1 ID2, prune.
+/* `cloudfit history`: list (with filters), show ID, diff ID1 ID2, prune,
+ * migrate --to (a copy into another database, e.g. a team's PostgreSQL).
  * Reads the database (db/history.h), compares through the library
  * (db/history_diff.h) and renders with render/history_report.c as a
  * table (default), JSON or CSV (docs/history.md). */
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cloudfit/common/clock.h"
+#include "cloudfit/db/history_copy.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "cloudfit/render/history_report.h"
@@ -241,6 +243,47 @@ static int prune(const cf_cli_options *o)
     return emit_text(o, &text);
 }
 
+/* history migrate --to URL: the history of --db (or the default file)
+ * copied into another database, idempotently (db/history_copy.h). */
+static int migrate(const cf_cli_options *o)
+{
+    if (!o->migrate_to || !o->migrate_to[0]) {
+        cf_log_error("history migrate needs --to DATABASE");
+        cf_log_hint("e.g. 'cloudfit history migrate --to postgresql://ci@db.example/cloudfit' (the password from "
+                    "PGPASSFILE or a PGSERVICE entry)");
+        return CF_EXIT_USAGE;
+    }
+    char from_path[1024], to_path[1024], source[2048];
+    if (cf_cli_db_path(o, source, sizeof source) != CF_OK)
+        return cf_report_error();
+    if (strcmp(source, o->migrate_to) == 0) {
+        cf_db_redact(source, from_path, sizeof from_path);
+        cf_log_error("history migrate: '%s' is both the source and the destination", from_path);
+        cf_log_hint("--db (or CLOUDFIT_DB) names the history to copy, --to where it goes");
+        return CF_EXIT_USAGE;
+    }
+    cf_db *from = NULL, *to = NULL;
+    if (cf_cli_db_open(o, 0, &from, from_path, sizeof from_path) != CF_OK)
+        return cf_report_error();
+    cf_db_redact(o->migrate_to, to_path, sizeof to_path);
+    if (cf_db_open(o->migrate_to, &to) != CF_OK) {
+        cf_db_close(from);
+        return cf_report_error();
+    }
+    cf_history_copy_counts n;
+    cf_status st = cf_history_copy(from, to, &n);
+    cf_db_close(from);
+    cf_db_close(to);
+    if (st != CF_OK)
+        return cf_report_error();
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_printf(&text, "copied %lld recommendations (%lld were there already), %lld specs, %lld measurements, "
+                  "%lld profiles, %lld price snapshots and %lld search runs\nfrom %s\nto   %s\n",
+                  n.recommendations, n.recommendations_present, n.specs, n.measurements, n.profiles, n.snapshots,
+                  n.search_runs, from_path, to_path);
+    return emit_text(o, &text);
+}
+
 int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
     (void)argc;
@@ -258,10 +301,13 @@ int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional
         return diff(o, fmt, argv[2], argv[3]);
     if (strcmp(sub, "prune") == 0 && n_args == 0)
         return prune(o);
-    if (!strcmp(sub, "list") || !strcmp(sub, "show") || !strcmp(sub, "diff") || !strcmp(sub, "prune"))
+    if (strcmp(sub, "migrate") == 0 && n_args == 0)
+        return migrate(o);
+    if (!strcmp(sub, "list") || !strcmp(sub, "show") || !strcmp(sub, "diff") || !strcmp(sub, "prune") ||
+        !strcmp(sub, "migrate"))
         cf_log_error("history %s: wrong number of arguments (%d)", sub, n_args);
     else
         cf_log_error("'%s' is not a history command", sub);
-    cf_log_hint("usage: cloudfit history [list] | show ID | diff ID1 ID2 | prune --older-than AGE");
+    cf_log_hint("usage: cloudfit history [list] | show ID | diff ID1 ID2 | prune --older-than AGE | migrate --to URL");
     return CF_EXIT_USAGE;
 }

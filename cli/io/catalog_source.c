@@ -19,14 +19,10 @@ static cf_status load_snapshot(const cf_cli_options *o, cf_snapshot *snap, char 
 {
     *found = 0;
     char path[1024];
-    cf_status st = cf_cli_db_path(o, path, sizeof path);
-    if (st != CF_OK)
-        return o->db_path ? st : CF_OK; /* no HOME: nothing stored, use the embedded catalog */
-    if (access(path, F_OK) != 0)
-        return CF_OK;
     cf_db *db = NULL;
-    if ((st = cf_db_open_readonly(path, &db)) != CF_OK)
-        return st;
+    cf_status st = cf_cli_db_open_existing(o, &db, path, sizeof path);
+    if (st != CF_OK || !db)
+        return st; /* none: nothing stored, use the embedded catalog */
     st = cf_snapshot_latest(db, snap, found);
     cf_db_close(db);
     if (st == CF_OK && *found)

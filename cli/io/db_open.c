@@ -17,36 +17,72 @@ cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n)
     return cf_db_default_path(path, n);
 }
 
+/* The database's target (path or URL) and what may be shown of it. */
+static cf_status locate(const cf_cli_options *o, char *target, size_t tn, char *shown, size_t sn)
+{
+    cf_status st = cf_cli_db_path(o, target, tn);
+    if (st == CF_OK)
+        cf_db_redact(target, shown, sn);
+    return st;
+}
+
+static cf_status missing(const char *shown)
+{
+    cf_error_set(CF_ERR_INVALID, "no history database at '%s': %s", shown, strerror(errno));
+    cf_error_hint("run 'cloudfit recommend' first, or pass the database with --db PATH (or a postgresql:// URL)");
+    return CF_ERR_INVALID;
+}
+
 cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *path, size_t n)
 {
     *out = NULL;
-    cf_status st = cf_cli_db_path(o, path, n);
+    char target[2048];
+    cf_status st = locate(o, target, sizeof target, path, n);
     if (st != CF_OK)
         return st;
-    if (access(path, F_OK) != 0) {
-        cf_error_set(CF_ERR_INVALID, "no history database at '%s': %s", path, strerror(errno));
-        cf_error_hint("run 'cloudfit recommend' first, or pass the database with --db PATH");
-        return CF_ERR_INVALID;
+    if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
+        return missing(path);
+    return cf_db_open_readonly(target, out);
+}
+
+cf_status cf_cli_db_open_existing(const cf_cli_options *o, cf_db **out, char *path, size_t n)
+{
+    *out = NULL;
+    char target[2048];
+    cf_status st = locate(o, target, sizeof target, path, n);
+    if (st != CF_OK) {
+        if (o->db_path)
+            return st;
+        cf_error_clear(); /* no HOME: nothing stored anywhere */
+        path[0] = '\0';
+        return CF_OK;
     }
-    return cf_db_open_readonly(path, out);
+    if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
+        return CF_OK;
+    st = cf_db_open_readonly(target, out);
+    if (st == CF_ERR_INVALID && cf_db_is_postgresql(target)) {
+        cf_error_clear(); /* a database without cloudfit's tables yet */
+        return CF_OK;
+    }
+    return st;
 }
 
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n)
 {
     *out = NULL;
-    cf_status st = cf_cli_db_path(o, path, n);
+    char target[2048];
+    cf_status st = locate(o, target, sizeof target, path, n);
     if (st != CF_OK)
         return st;
-    if (!create && access(path, F_OK) != 0) {
-        cf_error_set(CF_ERR_INVALID, "no history database at '%s': %s", path, strerror(errno));
-        cf_error_hint("run 'cloudfit recommend' first, or pass the database with --db PATH");
-        return CF_ERR_INVALID;
-    }
+    if (cf_db_is_postgresql(target))
+        return cf_db_open(target, out); /* the server's database must exist; its tables are created */
+    if (!create && access(target, F_OK) != 0)
+        return missing(path);
     if (create && !o->db_path) {
         char dir[1024];
-        cf_dirname(path, dir, sizeof dir);
+        cf_dirname(target, dir, sizeof dir);
         if ((st = cf_mkdir_private(dir)) != CF_OK)
             return st;
     }
-    return cf_db_open(path, out);
+    return cf_db_open(target, out);
 }

@@ -1,5 +1,7 @@
-/* Finding and opening the history database for a command (--db PATH or
- * the default location). */
+/* Finding and opening the history database for a command: --db (or
+ * CLOUDFIT_DB, or the configuration file) naming an SQLite file or a
+ * postgresql:// URL, else the default file. The `path` each function
+ * fills is what may be shown: a URL's password is redacted there. */
 #ifndef CLOUDFIT_CLI_DB_OPEN_H
 #define CLOUDFIT_CLI_DB_OPEN_H
 #include <stddef.h>
@@ -7,14 +9,21 @@
 #include "cloudfit/db/history.h"
 #include "options.h"
 
-/* The path (--db or the default). CF_ERR_DB when there is no default. */
+/* The target (--db or the default), password included: never print it.
+ * CF_ERR_DB when there is no default. */
 cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n);
 /* Opens it. With `create`, missing folders and the file are created;
- * without, a missing database is CF_ERR_INVALID ("no history database at ...")
- * and *out stays NULL. */
+ * without, a missing database file is CF_ERR_INVALID ("no history database
+ * at ...") and *out stays NULL. A PostgreSQL database must exist; its
+ * tables are created (migrated) either way. */
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n);
 /* Opens an existing database read-only (cf_db_open_readonly): for the
  * commands that only read (history list/show/diff). */
 cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *path, size_t n);
+/* Opens the database read-only when there is one (the file exists, or the
+ * PostgreSQL database has cloudfit's tables); CF_OK with *out NULL when
+ * there is none yet (nothing stored: recommend reads no snapshot, profile
+ * or baseline from it). */
+cf_status cf_cli_db_open_existing(const cf_cli_options *o, cf_db **out, char *path, size_t n);
 
 #endif

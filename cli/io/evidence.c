@@ -74,16 +74,14 @@ int cf_cli_evidence_read(const cf_cli_options *o, const cf_spec *spec, int with_
             cf_cli_evidence_free(ev);
             return cf_report_error();
         }
-    if (cf_cli_db_path(o, ev->profiles_source, sizeof ev->profiles_source) != CF_OK ||
-        access(ev->profiles_source, F_OK) != 0) {
-        cf_error_clear();
-        ev->profiles_source[0] = '\0';
-        return 0; /* no database yet: nothing profiled or recorded */
-    }
     cf_db *db = NULL;
-    if (cf_db_open_readonly(ev->profiles_source, &db) != CF_OK) {
+    if (cf_cli_db_open_existing(o, &db, ev->profiles_source, sizeof ev->profiles_source) != CF_OK) {
         cf_cli_evidence_free(ev);
         return cf_report_error();
+    }
+    if (!db) {
+        ev->profiles_source[0] = '\0';
+        return 0; /* no database yet: nothing profiled or recorded */
     }
     read_profiles(db, spec, ev);
     cf_status st = with_recorded ? read_recorded(db, spec, ev) : CF_OK;

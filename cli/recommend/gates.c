@@ -31,6 +31,10 @@ void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out)
     snprintf(out->created_at, sizeof out->created_at, "%s", row->created_at);
     snprintf(out->catalog, sizeof out->catalog, "%s %s", row->catalog_name, row->catalog_date);
     out->chosen = row->chosen;
+    out->hours_p10 = row->hours_p10;
+    out->hours_p90 = row->hours_p90;
+    out->total_usd_p10 = row->total_usd_p10;
+    out->total_usd_p90 = row->total_usd_p90;
 }
 
 cf_status cf_baseline_from_file(const char *path, cf_baseline *out)

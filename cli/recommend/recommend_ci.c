@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "cloudfit/common/ci_env.h"
+#include "cloudfit/common/json_diff.h"
+#include "cloudfit/common/repo_path.h"
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
 #include "log.h"
@@ -36,6 +38,12 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     ctx->limits.max_cost_usd = o->max_cost_usd;
     ctx->limits.max_hours = o->max_hours;
     ctx->limits.max_increase = -1;
+    ctx->limits.require_baseline = o->require_baseline;
+    if (o->baseline_key && !o->baseline_key[0]) {
+        cf_log_error("option '--baseline-key' needs a non-empty key");
+        cf_log_hint("e.g. --baseline-key team-a/resnet50; by default the spec's name and its path in the repository");
+        return CF_EXIT_USAGE;
+    }
     if (o->max_cost_increase) {
         int rc = cf_gate_parse_increase(o->max_cost_increase, &ctx->limits);
         if (rc)
@@ -62,42 +70,96 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     return 0;
 }
 
+/* The spec's identity: --baseline-key, else NAME@PATH with the spec
+ * file's path in its git repository (the same on every checkout). */
+static void identity_of(const cf_cli_options *o, const cf_spec *spec, char *out, size_t n)
+{
+    if (o->baseline_key) {
+        snprintf(out, n, "%s", o->baseline_key);
+        return;
+    }
+    char rel[1024];
+    if (cf_repo_relative_path(spec->job.source, rel, sizeof rel) != CF_OK) {
+        cf_error_clear(); /* a spec read from a pipe: its name alone */
+        snprintf(out, n, "%s", spec->job.name);
+        return;
+    }
+    snprintf(out, n, "%.64s@%.400s", spec->job.name, rel);
+}
+
 int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recommend_ci *ctx)
 {
     cf_ci_detect(env_lookup, &ctx->ci);
+    identity_of(o, spec, ctx->identity, sizeof ctx->identity);
     cf_status st;
     if (o->no_history) {
         /* Read an existing database (baseline, measurements); never create one. */
-        if (cf_cli_db_path(o, ctx->db_path, sizeof ctx->db_path) != CF_OK || access(ctx->db_path, F_OK) != 0) {
-            cf_error_clear();
-            return 0;
-        }
-        st = cf_db_open_readonly(ctx->db_path, &ctx->db);
+        st = cf_cli_db_open_existing(o, &ctx->db, ctx->db_path, sizeof ctx->db_path);
     } else {
         st = cf_cli_db_open(o, 1, &ctx->db, ctx->db_path, sizeof ctx->db_path);
     }
-    (void)spec;
     return st == CF_OK ? 0 : cf_report_error();
+}
+
+/* What changed in the spec since the baseline, field by field, when the
+ * history holds the baseline's spec (it stores every spec it saw). */
+static void spec_changes(cf_recommend_ci *ctx, const cf_spec *spec)
+{
+    cf_baseline *b = &ctx->baseline;
+    if (!b->spec_hash[0])
+        return;
+    if (strcmp(b->spec_hash, spec->hash) == 0) {
+        b->spec_known = 1;
+        return;
+    }
+    char *before_text = NULL;
+    if (!ctx->db || cf_history_spec_json(ctx->db, b->spec_hash, &before_text) != CF_OK || !before_text) {
+        cf_error_clear();
+        snprintf(b->spec_changes, sizeof b->spec_changes, "%.12s… → %.12s… (the baseline's spec is not in the history)",
+                 b->spec_hash, spec->hash);
+        return;
+    }
+    cJSON *before = cJSON_Parse(before_text), *after = cJSON_Parse(spec->canonical_json);
+    free(before_text);
+    cf_buf text = CF_BUF_INIT;
+    if (before && after) {
+        cf_json_diff_text(before, after, 6, &text);
+        if (!cf_buf_failed(&text)) {
+            snprintf(b->spec_changes, sizeof b->spec_changes, "%s", cf_buf_cstr(&text));
+            b->spec_known = 1;
+        }
+    }
+    cf_buf_free(&text);
+    cJSON_Delete(before);
+    cJSON_Delete(after);
 }
 
 int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_report *r)
 {
     r->ci = &ctx->ci;
+    r->identity = ctx->identity;
+    const char *branch = o->base_branch ? o->base_branch : ctx->ci.base_branch[0] ? ctx->ci.base_branch : NULL;
     if (o->compare_to) {
         if (cf_baseline_from_file(o->compare_to, &ctx->baseline) != CF_OK)
             return cf_report_error();
     } else if (ctx->db) {
-        const char *branch = o->base_branch ? o->base_branch : ctx->ci.base_branch[0] ? ctx->ci.base_branch : NULL;
         cf_history_row row;
         int found = 0;
-        if (cf_history_latest(ctx->db, r->spec->source_hash, branch, &row, &found) != CF_OK)
+        if (cf_history_latest(ctx->db, ctx->identity, r->spec->source_hash, branch, &row, &found) != CF_OK)
             return cf_report_error();
-        if (found)
+        if (found) {
             cf_baseline_from_row(&row, &ctx->baseline);
+            snprintf(ctx->baseline.spec_hash, sizeof ctx->baseline.spec_hash, "%s", row.spec_hash);
+        }
     }
+    if (!ctx->baseline.have)
+        snprintf(ctx->baseline.lookup, sizeof ctx->baseline.lookup, "spec %.300s on %s%.100s in %.150s", ctx->identity,
+                 branch ? "branch " : "any branch", branch ? branch : "",
+                 ctx->db ? ctx->db_path : "no history (none yet, or --no-history without one)");
+    else
+        spec_changes(ctx, r->spec);
     r->baseline = ctx->baseline.have ? &ctx->baseline : NULL;
-    const cf_config *c = &r->advice->ranked[0];
-    ctx->n_gates = cf_gates_evaluate(&ctx->limits, c->total_usd, c->hours, &ctx->baseline, ctx->gates);
+    ctx->n_gates = cf_gates_evaluate(&ctx->limits, &r->advice->ranked[0], &ctx->baseline, ctx->gates);
     r->gates = ctx->gates;
     r->n_gates = ctx->n_gates;
     return 0;
@@ -162,8 +224,10 @@ int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *r, const char 
         .nodes = c->nodes, .local_batch = c->local_batch, .accumulation = c->accumulation,
         .global_batch = c->global_batch, .lr = c->lr.lr, .spot = c->spot, .step_time_s = c->step_time_s,
         .hours = c->hours, .total_usd = c->total_usd, .usd_per_node_hour = c->usd_per_hour / c->nodes,
+        .identity = ctx->identity,
         .result_json = json_text, .alternatives = alts, .n_alternatives = n_alts, .ci = &ctx->ci,
         .gates = ctx->gates, .n_gates = ctx->n_gates};
+    cf_config_intervals(c, &rec.hours_p10, &rec.hours_p90, &rec.total_usd_p10, &rec.total_usd_p90);
     long long id = 0;
     cf_status st = cf_history_insert(ctx->db, &rec, &id);
     free(alts);

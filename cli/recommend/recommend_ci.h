@@ -11,7 +11,8 @@
 typedef struct {
     cf_ci_info ci;
     cf_db *db;                   /* NULL with --no-history and no database yet */
-    char db_path[1024];
+    char db_path[1024];          /* as shown: a URL's password redacted */
+    char identity[512];          /* the spec's identity: NAME@PATH or --baseline-key */
     cf_gate_limits limits;
     cf_baseline baseline;
     cf_history_gate gates[CF_MAX_GATES];

@@ -1,9 +1,12 @@
-/* The db module's front door (db/db.c, db/migrations.c): one SQLite file
- * holds the history of recommendations, cached profiles, price snapshots
- * and search runs. Schema by numbered migrations applied on open; WAL and
- * a busy timeout so several processes (CI jobs) can write at once. The
- * tables are reached through db/history.h, db/profiles.h,
- * db/snapshots.h and db/search_runs.h. */
+/* The db module's front door (db/backend.c, db/migrations.c): one
+ * database holds the history of recommendations, cached profiles, price
+ * snapshots and search runs. Two backends behind one storage interface
+ * (db/db_internal.h): an SQLite file (the embedded default: WAL and a busy
+ * timeout so several processes can write at once; db/db.c) or a
+ * PostgreSQL database named by a postgresql:// URL (a team's shared
+ * history; db/postgres.c). Schema by the same numbered migrations on
+ * both, applied on open. The tables are reached through db/history.h,
+ * db/profiles.h, db/snapshots.h and db/search_runs.h. */
 #ifndef CLOUDFIT_DB_H
 #define CLOUDFIT_DB_H
 #include <stddef.h>
@@ -11,8 +14,17 @@
 
 typedef struct cf_db cf_db;
 
+/* Whether `target` names a PostgreSQL database (postgresql:// or
+ * postgres://, libpq's URI form) rather than an SQLite file. */
+int cf_db_is_postgresql(const char *target);
+/* `target` as it may be shown or stored: a URL's password (user:PASSWORD@
+ * or password=...) replaced by "***"; a path as it is. */
+void cf_db_redact(const char *target, char *out, size_t n);
+
 /* Opens (creating when missing, mode 0600 whatever the umask) and
- * migrates the database at `path`. A file that is not an SQLite database,
+ * migrates the database at `path`, or connects to the PostgreSQL URL and
+ * migrates it (the database must exist; its password, from the URL,
+ * PGPASSFILE or a PGSERVICE entry, never appears in a message). A file that is not an SQLite database,
  * or is cut short, is an error with a hint ("damaged"), never replaced.
  * Waiting for another process's write lock is bounded by
  * CLOUDFIT_DB_LOCK_TIMEOUT_S (default 30 s), then an error naming the lock. */
@@ -23,7 +35,12 @@ cf_status cf_db_open(const char *path, cf_db **out);
  * cloudfit's (else an error saying how to upgrade it). */
 cf_status cf_db_open_readonly(const char *path, cf_db **out);
 void cf_db_close(cf_db *db);
-/* Schema version after migrations (PRAGMA user_version). */
+/* What messages call the database: its path, or its URL redacted. */
+const char *cf_db_name(const cf_db *db);
+/* "sqlite" or "postgresql". */
+const char *cf_db_backend(const cf_db *db);
+/* Schema version after migrations (SQLite: PRAGMA user_version;
+ * PostgreSQL: the table cloudfit_schema). */
 int cf_db_schema_version(cf_db *db);
 /* Default path: $XDG_DATA_HOME/cloudfit/history.db, else
  * $HOME/.local/share/cloudfit/history.db. */

@@ -34,6 +34,7 @@ typedef struct {
     /* CI (issue 5): metadata (NULL or provider "" = not in CI), the
      * previous recommendation (NULL = none) and gate outcomes. */
     const cf_ci_info *ci;
+    const char *identity;        /* what baselines follow ("NAME@PATH", docs/ci.md); NULL = none */
     const cf_baseline *baseline;
     const cf_history_gate *gates;
     size_t n_gates;

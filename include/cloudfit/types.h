@@ -400,11 +400,12 @@ typedef struct {
 /* One CI gate's outcome (docs/ci.md). value is NaN when there was nothing
  * to compare with (the gate then passes and `note` says why). */
 typedef struct {
-    char name[32];             /* max_cost_usd | max_hours | max_cost_increase_pct | max_cost_increase_usd */
+    char name[32];             /* max_cost_usd | max_hours | max_cost_increase_pct | max_cost_increase_usd |
+                                  require_baseline */
     double limit;
     double value;
     int passed;
-    char note[200];
+    char note[1200];
 } cf_history_gate;
 
 /* ---- data sets the models are scored on (cloudfit validate) ------------------ */

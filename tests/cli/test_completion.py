@@ -76,7 +76,7 @@ def test_bash_completes_values_and_subcommands():
     assert complete("cloudfit recommend -f ") == ["json", "markdown", "table"]
     assert complete("cloudfit history -f c") == ["csv"]
     assert complete("cloudfit recommend --spot o") == ["only"]
-    assert complete("cloudfit history ") == ["diff", "list", "prune", "show"]
+    assert complete("cloudfit history ") == ["diff", "list", "migrate", "prune", "show"]
     assert complete("cloudfit completion ") == ["bash", "zsh"]
     assert "recommend" in complete("cloudfit help ")
     # prices --spot is a flag there: the next word is a subcommand, not a value

@@ -108,16 +108,16 @@ def test_sigint_while_waiting_for_a_lock_stops_at_once():
 
 def test_read_commands_never_write_or_migrate():
     db = fresh_db()
-    con = sqlite3.connect(db)  # an older schema (migration 6 not applied)
-    con.execute("PRAGMA user_version = 5")
+    con = sqlite3.connect(db)  # an older schema (migration 7 not applied)
+    con.execute("PRAGMA user_version = 6")
     con.commit()
     con.close()
     before = open(db, "rb").read()
     rc, out, err = run("history", "--db", db)
-    assert rc == 1 and "schema version 5" in err and "upgrade it once" in err, (rc, err)
+    assert rc == 1 and "schema version 6" in err and "upgrade it once" in err, (rc, err)
     assert open(db, "rb").read() == before
     con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 6")
+    con.execute("PRAGMA user_version = 7")
     con.commit()
     con.close()
     os.chmod(db, 0o444)  # a read-only file (root ignores it, the folder test below does not)

@@ -1,6 +1,13 @@
 """Shared helpers of the history/CI end-to-end tests: run the real binary
 with a clean environment (no CI variables, fixed clock), small test
-runner printing "N passed, N failed"."""
+runner printing "N passed, N failed".
+
+The same tests run on both backends (issue 28): the third argument is
+`sqlite` (default) or `postgresql`. new_db(name) gives a fresh database
+of the backend (an SQLite path, or a postgresql:// URL to a new database
+on a throw-away cluster, tests/pgcluster.py); query() and check_db() read
+it back with the backend's own client. Without PostgreSQL's server the
+postgresql run prints why and exits 77 (CTest: skipped)."""
 import json
 import os
 import sqlite3
@@ -11,9 +18,23 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
+import pgcluster  # noqa: E402
+from pyharness import Skip  # noqa: E402,F401
+
 BIN, SRC = sys.argv[1], sys.argv[2]
+BACKEND = sys.argv[3] if len(sys.argv) > 3 else "sqlite"
+assert BACKEND in ("sqlite", "postgresql"), BACKEND
+PG = BACKEND == "postgresql"
 EXAMPLES = os.path.join(SRC, "examples")
 TMP = tempfile.mkdtemp(prefix="cloudfit-hist-")
+CLUSTER = None
+if PG:
+    if not pgcluster.find_bindir():
+        print("SKIPPED: PostgreSQL's server (initdb, pg_ctl) is not installed; "
+              "scripts/install-deps.sh test installs it (Debian package postgresql)")
+        sys.exit(pgcluster.SKIP_RETURN_CODE)
+    CLUSTER = pgcluster.Cluster()
+    print(f"  a PostgreSQL cluster on {CLUSTER.socket_dir} started in {CLUSTER.startup_s:.1f} s", flush=True)
 
 
 def clean_env(**extra):
@@ -58,10 +79,39 @@ def spec_variant(stem, /, **changes):
     return write(stem + ".json", json.dumps(spec))
 
 
+def new_db(name):
+    """A new, empty database of the backend under test."""
+    if PG:
+        return CLUSTER.create_db(name)
+    return tmp(name + ".db")
+
+
 def query(db, sql, *args):
+    """Rows of a query (`?` parameters) through the backend's own client."""
+    if PG:
+        return CLUSTER.sql(pgcluster.Cluster.dbname(db), sql, args)
     with sqlite3.connect(db) as con:
         return con.execute(sql, args).fetchall()
 
 
+def check_db(db):
+    """The database is whole: SQLite's integrity and foreign-key checks; on
+    PostgreSQL (which enforces foreign keys itself) no child row without
+    its recommendation."""
+    if PG:
+        for child in ("alternatives", "ci_runs", "gate_results"):
+            assert query(db, f"SELECT count(*) FROM {child} WHERE recommendation_id NOT IN "
+                         "(SELECT id FROM recommendations)") == [(0,)], child
+        return
+    assert query(db, "PRAGMA integrity_check") == [("ok",)]
+    assert query(db, "PRAGMA foreign_key_check") == []
+
+
+def sqlite_only(why):
+    """A test of something only the SQLite file has (its pages, its modes)."""
+    if PG:
+        raise Skip("SQLite only: " + why)
+
+
 def main(namespace):
-    return pyharness.run(namespace)
+    return pyharness.run(namespace, cleanup=CLUSTER.stop if CLUSTER else None)

@@ -10,7 +10,7 @@ import sys
 import jsonschema
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import SRC, clean_env, example, main, query, run, tmp, write  # noqa: E402
+from cfhelp import SRC, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
 
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 
@@ -90,7 +90,7 @@ def test_max_cost_increase_against_file():
 
 
 def test_max_cost_increase_against_base_branch_history():
-    db = tmp("gates-history.db")
+    db = new_db("gates-history")
     main_env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="main")
     pr_env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="feature", CLOUDFIT_CI_BASE_BRANCH="main")
     # No earlier recommendation: the gate passes and says why.
@@ -112,7 +112,7 @@ def test_max_cost_increase_against_base_branch_history():
     assert gate["passed"] is (expect <= 0) and rc == (0 if expect <= 0 else GATE_EXIT), (gate, rc)
     assert "feature" not in gate["note"] and "main" in gate["note"], gate
     # The gate outcome is stored with the row.
-    stored = query(db, "SELECT name, passed FROM gate_results ORDER BY recommendation_id DESC LIMIT 1")
+    stored = query(db, "SELECT name, passed FROM gate_results ORDER BY recommendation_id DESC, seq LIMIT 1")
     assert stored == [("max_cost_increase_pct", int(gate["passed"]))], stored
 
 
@@ -134,7 +134,7 @@ def test_full_output_printed_before_gate_in_every_format():
 
 
 def test_gate_failure_still_records_and_writes_out_file():
-    db = tmp("gate-record.db")
+    db = new_db("gate-record")
     out_file = tmp("gated.json")
     rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", "-o", out_file, "--max-hours", "0.001", SPEC)
     assert rc == GATE_EXIT and out == "", (rc, out, err)

@@ -13,7 +13,8 @@ import sys
 import jsonschema
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import BIN, ENV, SRC, clean_env, example, main, query, run, spec_variant, tmp  # noqa: E402
+from cfhelp import (BIN, ENV, PG, SRC, check_db, clean_env, example, main, new_db, query, run,  # noqa: E402
+                    spec_variant, tmp)
 
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 FAST = ["--cloud", "gcp"]  # a smaller search keeps the suite fast
@@ -32,7 +33,7 @@ def last_id(db):
 def test_overrides_store_the_effective_spec():
     """recommend --deadline-hours 50 on a spec that says 24: the history row,
     its stored spec, its hash and its constraints all say 50 (issue 12)."""
-    db = tmp("effective.db")
+    db = new_db("effective")
     spec = example("resnet50-imagenet.json")
     assert json.load(open(spec))["search"]["deadline_hours"] == 24
     plain = recommend(db, spec)
@@ -59,10 +60,15 @@ def test_overrides_store_the_effective_spec():
 
 
 def test_schema_v2_tables_and_alternatives_stored():
-    db = tmp("schema.db")
+    db = new_db("schema")
     doc = recommend(db, example("resnet18-cifar10.json"), "-n", "7")
-    assert query(db, "PRAGMA user_version")[0][0] >= 2
-    tables = {r[0] for r in query(db, "SELECT name FROM sqlite_master WHERE type='table'")}
+    if PG:
+        assert query(db, "SELECT version FROM cloudfit_schema")[0][0] >= 2
+        tables = {r[0] for r in query(db, "SELECT table_name FROM information_schema.tables "
+                                          "WHERE table_schema = 'public'")}
+    else:
+        assert query(db, "PRAGMA user_version")[0][0] >= 2
+        tables = {r[0] for r in query(db, "SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"specs", "recommendations", "alternatives", "ci_runs", "gate_results", "measurements"} <= tables, tables
     alts = query(db, "SELECT rank, instance_type, total_usd FROM alternatives WHERE recommendation_id = ? ORDER BY rank",
                  last_id(db))
@@ -74,7 +80,7 @@ def test_schema_v2_tables_and_alternatives_stored():
 
 
 def test_ci_metadata_github_actions():
-    db = tmp("ci-gh.db")
+    db = new_db("ci-gh")
     env = clean_env(GITHUB_ACTIONS="true", GITHUB_SHA="0123456789abcdef0123456789abcdef01234567",
                     GITHUB_REF="refs/pull/42/merge", GITHUB_HEAD_REF="feature/faster", GITHUB_BASE_REF="main",
                     GITHUB_RUN_ID="987654", GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="acme/train")
@@ -125,7 +131,7 @@ def fill(db):
 
 
 def test_list_filters_limit_and_formats():
-    db = tmp("list.db")
+    db = new_db("list")
     fill(db)
     rc, out, err = run("history", "--db", db)
     assert rc == 0, err
@@ -159,7 +165,7 @@ def test_list_filters_limit_and_formats():
 
 
 def test_since_until_are_checked_dates():
-    db = tmp("dates.db")
+    db = new_db("dates")
     recommend(db, example("resnet18-cifar10.json"))  # created 2026-11-18T11:06:40Z (SOURCE_DATE_EPOCH)
     for opt in ("--since", "--until"):
         for value, why in (("notadate", "is not a date or time"), ("2026-13-45", "month 13 is not 1-12"),
@@ -181,7 +187,7 @@ def test_since_until_are_checked_dates():
 
 
 def test_csv_guards_formulas():
-    db = tmp("formula.db")
+    db = new_db("formula")
     branches = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "plain", "a=1"]
     for branch in branches:
         recommend(db, example("resnet18-cifar10.json"), env=clean_env(CI="true", CLOUDFIT_CI_BRANCH=branch))
@@ -193,7 +199,7 @@ def test_csv_guards_formulas():
 
 
 def test_show_and_diff():
-    db = tmp("show.db")
+    db = new_db("show")
     recommend(db, example("resnet18-cifar10.json"), "-n", "4")
     doc2 = recommend(db, example("resnet18-cifar10.json"), "--objective", "time", "-n", "4")
     rc, out, err = run("history", "--db", db, "show", "2")
@@ -221,12 +227,18 @@ def test_show_and_diff():
     assert rc == 2, rc
     rc, out, err = run("history", "--db", db, "frob")
     assert rc == 2 and "not a history command" in err
-    rc, out, err = run("history", "--db", tmp("nope.db"))
-    assert rc == 3 and "no history database" in err and not os.path.exists(tmp("nope.db")), err
+    if PG:  # a database without cloudfit's tables: nothing created by a read
+        empty = new_db("nope")
+        rc, out, err = run("history", "--db", empty)
+        assert rc == 3 and "no cloudfit history in" in err, err
+        assert query(empty, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == [(0,)]
+    else:
+        rc, out, err = run("history", "--db", tmp("nope.db"))
+        assert rc == 3 and "no history database" in err and not os.path.exists(tmp("nope.db")), err
 
 
 def test_prune():
-    db = tmp("prune.db")
+    db = new_db("prune")
     old = clean_env(SOURCE_DATE_EPOCH="1700000000")  # 2023-11-14
     recommend(db, example("resnet18-cifar10.json"), env=old)
     recommend(db, spec_variant("pruned-only", name="pruned-only"), env=old)
@@ -240,7 +252,7 @@ def test_prune():
     assert query(db, "SELECT name FROM specs") == [("resnet18-cifar10",)]
     # The measurement survives, unlinked from its pruned recommendation.
     assert query(db, "SELECT recommendation_id, gpu FROM measurements")[0][0] is None
-    assert query(db, "PRAGMA foreign_key_check") == []
+    check_db(db)
     rc, out, err = run("history", "--db", db, "prune")
     assert rc == 2 and "--older-than" in err
     rc, out, err = run("history", "--db", db, "prune", "--older-than", "soon")
@@ -248,7 +260,7 @@ def test_prune():
 
 
 def test_record_replaces_estimate():
-    db = tmp("record.db")
+    db = new_db("record")
     spec = example("resnet18-cifar10.json")
     first = recommend(db, spec, "--gpu", "L4")
     chosen = first["chosen"]
@@ -285,7 +297,7 @@ HOSTILE = ["x'; DROP TABLE recommendations; --", "\"quoted\" name", "a%_*", "rob
 
 
 def test_hostile_names_are_bound_parameters():
-    db = tmp("hostile.db")
+    db = new_db("hostile")
     for i, branch in enumerate(HOSTILE):
         name = "evil-" + str(i)  # spec names are restricted to [A-Za-z0-9._-]; branches are free text
         recommend(db, spec_variant(name, name=name), env=clean_env(CI="true", CLOUDFIT_CI_BRANCH=branch,
@@ -314,7 +326,7 @@ def test_hostile_names_are_bound_parameters():
     assert rc == 3 and "name" in err, err
     rc, out, err = run("history", "--db", db)
     assert rc == 0 and out.count("\n") == 1 + len(HOSTILE), out
-    assert query(db, "PRAGMA integrity_check") == [("ok",)]
+    check_db(db)
 
 
 if __name__ == "__main__":

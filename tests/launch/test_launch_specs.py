@@ -15,9 +15,8 @@ few cloud-specific spot cases, and spec names that break naive rules
   * PyTorchJob: the operator's webhook rules, Kubernetes name/label/
     toleration rules, the CRD schema (when vendored), GPU resource by vendor,
     spot tolerations per cloud;
-  * no truncation: 64 node counts in CLOUDFIT_LR_BY_NODES, a 4 KiB word;
-  * examples/ci/github-actions.yml against SchemaStore's workflow schema
-    (when vendored).
+  * no truncation: 64 node counts in CLOUDFIT_LR_BY_NODES, a 4 KiB word.
+The example CI pipelines are checked in tests/ci/test_pipelines.py.
 Usage: test_launch_specs.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
 import json
@@ -459,64 +458,6 @@ def test_crd_schema_refuses_broken_jobs():
         assert V.check_pytorchjob_crd(job), f"the CRD schema accepted: {name}"
 
 
-def workflow_schema():
-    """SchemaStore's workflow schema: the transcription in tests/vendor/schemastore/, else the
-    verbatim github-workflow.json when someone put it there or in $CLOUDFIT_VENDOR_DIR."""
-    path = V.vendor_path("schemastore", "github-workflow.schema.json") or \
-        V.vendor_path("schemastore", "github-workflow.json")
-    return json.load(open(path)) if path else None
-
-
-def github_actions_example():
-    doc = yaml.safe_load(open(os.path.join(SRC, "examples", "ci", "github-actions.yml")))
-    # YAML 1.1 reads the key `on` as True; GitHub reads it as "on"
-    if True in doc:
-        doc["on"] = doc.pop(True)
-    return doc
-
-
-def test_github_actions_example_against_schemastore():
-    schema = workflow_schema()
-    if schema is None:
-        SKIPPED.append("github-workflow schema")
-        return
-    errors = [f"{e.message} at {list(e.path)}" for e in
-              jsonschema_validator(schema).iter_errors(github_actions_example())]
-    assert errors == [], errors
-
-
-def test_workflow_schema_refuses_broken_workflows():
-    """The workflow check can fail: a misspelt step key, steps as a map, a job without runs-on,
-    a step with both uses and run, a misspelt event filter or permission, `on` read as YAML 1.1's True."""
-    schema = workflow_schema()
-    if schema is None:
-        SKIPPED.append("github-workflow schema")
-        return
-    v = jsonschema_validator(schema)
-    good = github_actions_example()
-
-    def broken(change):
-        doc = json.loads(json.dumps(good))
-        change(doc)
-        return doc
-    job = lambda d: d["jobs"]["recommend"]  # noqa: E731
-    cases = {
-        "step key runs": lambda d: job(d)["steps"][1].update(runs=job(d)["steps"][1].pop("run")),
-        "steps as a map": lambda d: job(d).update(steps={"build": {"run": "make"}}),
-        "no runs-on": lambda d: job(d).pop("runs-on"),
-        "uses and run": lambda d: job(d)["steps"][0].update(run="make"),
-        "event filter path": lambda d: d["on"]["pull_request"].update(path=["x"]),
-        "permission pull-request": lambda d: d["permissions"].update({"pull-request": "write"}),
-        "timeout as text": lambda d: job(d).update({"timeout-minutes": "ten"}),
-        "on as True": lambda d: d.update({True: d.pop("on")}),
-    }
-    for name, change in cases.items():
-        doc = broken(change)
-        if True in doc:  # what a YAML 1.1 reader hands over when the key is not fixed up
-            doc = {("true" if k is True else k): val for k, val in doc.items()}
-        assert list(v.iter_errors(doc)), f"the workflow schema accepted: {name}"
-
-
 def jsonschema_validator(schema):
     import jsonschema
     return jsonschema.validators.validator_for(schema)(schema)
@@ -525,8 +466,7 @@ def jsonschema_validator(schema):
 def report_skips():
     for what in dict.fromkeys(SKIPPED):
         why = {"torch": "torch is not importable here: torchrun arguments were recorded, not parsed",
-               "CRD": "the PyTorchJob CRD schema is not in tests/vendor/kubeflow (tests/vendor/README.md): CRD schema not checked",
-               "github-workflow schema": "SchemaStore's workflow schema is not in tests/vendor/schemastore (tests/vendor/README.md)"}
+               "CRD": "the PyTorchJob CRD schema is not in tests/vendor/kubeflow (tests/vendor/README.md): CRD schema not checked"}
         print(f"SKIPPED: {why[what]}")
 
 

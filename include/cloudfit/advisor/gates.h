@@ -12,16 +12,21 @@
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
 
-#define CF_MAX_GATES 4
+#define CF_MAX_GATES 5
 
 /* An earlier recommendation to compare with (also the markdown diff). */
 typedef struct {
     int have;
     long long id;                /* history id, 0 when from a file */
     char source[400];            /* "recommendation 12 (main, 2026-…)" or the file name */
+    char lookup[600];            /* what was looked for, said when nothing was found ("spec X on branch main in …") */
     char created_at[32];
     char catalog[96];            /* "embedded 2026-07-30" */
+    char spec_hash[65];          /* its effective spec's hash ("" = unknown) */
+    char spec_changes[600];      /* "training.epochs 90 → 270; …", "" = unchanged or unknown (spec_known) */
+    int spec_known;              /* 1: spec_changes lists every changed field (empty: the same spec) */
     cf_history_config chosen;
+    double hours_p10, hours_p90, total_usd_p10, total_usd_p90; /* its 80 % intervals; NaN = unknown */
 } cf_baseline;
 
 typedef struct {
@@ -29,6 +34,7 @@ typedef struct {
     double max_hours;            /* <= 0: off */
     double max_increase;         /* < 0: off */
     int increase_is_pct;
+    int require_baseline;        /* a missing baseline fails (gate require_baseline) */
 } cf_gate_limits;
 
 /* Sets the cost-increase limit from its text: "10%" is a percentage, "25"
@@ -38,11 +44,15 @@ typedef struct {
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text);
 /* Whether any gate is asked for. */
 int cf_gates_any(const cf_gate_limits *limits);
-/* Evaluates each gate asked for against the chosen configuration's total
- * cost and hours (and the baseline's cost; without a baseline the
- * increase gate passes with a note saying so); returns how many were
- * written to out (at most CF_MAX_GATES). A value equal to its limit passes. */
-size_t cf_gates_evaluate(const cf_gate_limits *limits, double total_usd, double hours, const cf_baseline *base,
+/* Evaluates each gate asked for against the chosen configuration (its
+ * total cost and hours, and against the baseline's cost; without a
+ * baseline the increase gate passes with a note saying so, and
+ * require_baseline fails); returns how many were written to out (at most
+ * CF_MAX_GATES). A value equal to its limit passes. The increase gate's
+ * note says what changed: the cost with its 80 % intervals, the spec's
+ * fields (base->spec_changes) and the plan (GPU, nodes, hours with their
+ * intervals). */
+size_t cf_gates_evaluate(const cf_gate_limits *limits, const cf_config *chosen, const cf_baseline *base,
                          cf_history_gate *out);
 /* Whether every gate in gates[0..n) passed. */
 int cf_gates_passed(const cf_history_gate *gates, size_t n);
@@ -52,6 +62,11 @@ int cf_gates_passed(const cf_history_gate *gates, size_t n);
  * fits its field and every amount finite and not negative, else
  * CF_ERR_INVALID naming the key (chosen.nodes) with a hint. */
 cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out);
+
+/* The 80 % intervals of a configuration's wall time and cost, as its
+ * output shows them: the preemption Monte Carlo's p10/p90 for a spot plan
+ * (the mixed plan's when it is the one chosen), else the model's. */
+void cf_config_intervals(const cf_config *c, double *hours_p10, double *hours_p90, double *usd_p10, double *usd_p90);
 
 /* A configuration in the form the history stores it, at `rank`. */
 void cf_history_config_from(const cf_config *c, int rank, cf_history_config *out);

@@ -20,6 +20,8 @@ typedef struct {
     const char *source_hash;      /* the spec file's as given; NULL or "" = spec_hash */
     const char *spec_name;
     const char *spec_json;        /* the effective spec (canonical JSON) */
+    const char *identity;         /* what baselines follow: "NAME@PATH" or --baseline-key (NULL = none) */
+    const char *uid;              /* unique row id; NULL = a new random one (history migrate passes the source's) */
     const char *objective;
     const char *catalog_name;     /* "embedded" or a snapshot id */
     const char *catalog_date;     /* newest data date of the catalog */
@@ -31,6 +33,8 @@ typedef struct {
     int spot;
     double step_time_s, hours, total_usd;
     double usd_per_node_hour;     /* unit price used */
+    double hours_p10, hours_p90;          /* 80 % intervals (NaN = unknown) */
+    double total_usd_p10, total_usd_p90;
     const char *result_json;      /* the whole recommendation document */
     /* Optional (schema 2): ranked alternatives (rank ≥ 2), CI metadata
      * (NULL = none), gate outcomes. Written in the same transaction. */
@@ -59,7 +63,9 @@ typedef struct {
     char objective[16];
     char catalog_name[64];
     char catalog_date[16];
+    char identity[512];        /* "" in rows from before schema 7 */
     cf_history_config chosen;  /* rank 1 */
+    double hours_p10, hours_p90, total_usd_p10, total_usd_p90; /* NaN in rows from before schema 7 */
     cf_ci_info ci;             /* all "" when the run was not in CI */
     char *result_json;         /* owned; only filled by cf_history_get */
 } cf_history_row;
@@ -76,6 +82,9 @@ typedef struct {
     const char *cloud;
     const char *gpu;           /* case-insensitive */
     const char *branch;
+    /* The spec's identity; rows from before identities (NULL identity)
+     * match by source_hash instead when both are given. */
+    const char *identity;
     int limit;                 /* 0 = no limit */
 } cf_history_filter;
 
@@ -88,10 +97,15 @@ cf_status cf_history_get(cf_db *db, long long id, cf_history_row *out);
 cf_status cf_history_alternatives(cf_db *db, long long id, cf_history_config **out, size_t *n_out);
 /* Its stored gate outcomes; caller frees *out. */
 cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_t *n_out);
-/* The newest recommendation for the spec file `source_hash` (on `branch`
- * when not NULL), whatever the command-line overrides were; *found = 0 when
- * there is none. */
-cf_status cf_history_latest(cf_db *db, const char *source_hash, const char *branch, cf_history_row *out, int *found);
+/* The newest recommendation for the spec `identity` (on `branch` when not
+ * NULL), whatever the command-line overrides were — or, for rows recorded
+ * before identities existed, for the spec file `source_hash`; *found = 0
+ * when there is none. */
+cf_status cf_history_latest(cf_db *db, const char *identity, const char *source_hash, const char *branch,
+                            cf_history_row *out, int *found);
+/* The stored effective spec (canonical JSON) of `spec_hash`; *json = NULL
+ * when the history does not hold it. Caller frees. */
+cf_status cf_history_spec_json(cf_db *db, const char *spec_hash, char **json);
 /* Deletes recommendations created before `before` (ISO 8601) with their
  * alternatives, CI rows and gates, and specs no longer referenced, in one
  * transaction. Recorded measurements stay (unlinked). */

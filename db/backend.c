@@ -1,0 +1,133 @@
+/* The db module's front door (cloudfit/db.h): which backend a name means,
+ * its display form, and the calls every backend answers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "cloudfit/db.h"
+#include "db_internal.h"
+
+int cf_db_is_postgresql(const char *target)
+{
+    return target && (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0);
+}
+
+/* Appends src[0..len) to out (capacity n, used *k), always terminated. */
+static void put(char *out, size_t n, size_t *k, const char *src, size_t len)
+{
+    for (size_t i = 0; i < len && *k + 1 < n; i++)
+        out[(*k)++] = src[i];
+    out[*k < n ? *k : n - 1] = '\0';
+}
+
+void cf_db_redact(const char *target, char *out, size_t n)
+{
+    if (n == 0)
+        return;
+    out[0] = '\0';
+    if (!cf_db_is_postgresql(target)) {
+        snprintf(out, n, "%s", target ? target : "");
+        return;
+    }
+    size_t k = 0;
+    const char *p = strstr(target, "://") + 3;
+    put(out, n, &k, target, (size_t)(p - target));
+    /* user:password@ — libpq reads credentials up to the first '@' before
+     * the first '/' (its URI parser does the same look-ahead). */
+    const char *q = p;
+    while (*q && *q != '@' && *q != '/')
+        q++;
+    if (*q == '@') {
+        const char *colon = memchr(p, ':', (size_t)(q - p));
+        if (colon) {
+            put(out, n, &k, p, (size_t)(colon - p));
+            put(out, n, &k, ":***", 4);
+        } else {
+            put(out, n, &k, p, (size_t)(q - p));
+        }
+        p = q; /* from the '@' on */
+    }
+    /* host, port, path, then the parameters with any password= value hidden */
+    const char *query = strchr(p, '?');
+    put(out, n, &k, p, query ? (size_t)(query - p) : strlen(p));
+    if (!query)
+        return;
+    p = query;
+    while (*p) {
+        const char *end = strchr(p + 1, '&');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (eq && (size_t)(eq - p) == 9 && strncmp(p + 1, "password", 8) == 0) {
+            put(out, n, &k, p, (size_t)(eq - p) + 1);
+            put(out, n, &k, "***", 3);
+        } else {
+            put(out, n, &k, p, len);
+        }
+        p += len;
+    }
+}
+
+cf_status cf_db_open(const char *target, cf_db **out)
+{
+    return cf_db_is_postgresql(target) ? cf_db_postgres_open(target, 0, out) : cf_db_sqlite_open(target, 0, out);
+}
+
+cf_status cf_db_open_readonly(const char *target, cf_db **out)
+{
+    return cf_db_is_postgresql(target) ? cf_db_postgres_open(target, 1, out) : cf_db_sqlite_open(target, 1, out);
+}
+
+void cf_db_close(cf_db *db)
+{
+    if (!db)
+        return;
+    db->driver->close(db);
+    for (size_t i = 0; i < sizeof db->pg_secret / sizeof *db->pg_secret; i++)
+        free(db->pg_secret[i]);
+    free(db);
+}
+
+int cf_db_schema_version(cf_db *db) { return db->driver->schema_version(db); }
+
+const char *cf_db_name(const cf_db *db) { return db->path; }
+
+const char *cf_db_backend(const cf_db *db) { return db->driver->name; }
+
+cf_status cf_db_new_uid(char out[33])
+{
+    unsigned char bytes[16];
+    size_t got = 0;
+    while (got < sizeof bytes) {
+        ssize_t r = getrandom(bytes + got, sizeof bytes - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return cf_error_set(CF_ERR_INTERNAL, "cannot read the system's random source for a row id");
+        got += (size_t)r;
+    }
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+    return CF_OK;
+}
+
+cf_status cf_db_schema_newer(cf_db *db, int version)
+{
+    cf_error_set(CF_ERR_DB, "database '%s' has schema version %d, newer than this cloudfit knows (%d)", db->path,
+                 version, cf_db_migration_count);
+    cf_error_hint("upgrade cloudfit, or use another database with --db");
+    return CF_ERR_DB;
+}
+
+cf_status cf_db_schema_unreadable(cf_db *db, int version)
+{
+    cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", db->path, version,
+                 cf_db_migration_count);
+    if (version < cf_db_migration_count)
+        cf_error_hint("a read-only command never changes the database: upgrade it once with a command that "
+                      "writes (e.g. cloudfit recommend, or prices update)");
+    else
+        cf_error_hint("upgrade cloudfit, or use another database with --db");
+    return CF_ERR_DB;
+}

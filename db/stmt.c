@@ -1,0 +1,97 @@
+/* The storage interface's statement functions (db/db_internal.h): one
+ * name for both backends, each a call through the open database's driver. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db_internal.h"
+
+cf_status cf_db_error(cf_db *db, const char *what) { return db->driver->error(db, what); }
+
+cf_status cf_db_exec(cf_db *db, const char *sql, const char *what) { return db->driver->exec(db, sql, what); }
+
+cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx)
+{
+    cf_status st = db->driver->begin(db);
+    if (st != CF_OK)
+        return st;
+    if ((st = body(db, ctx)) == CF_OK)
+        st = db->driver->commit(db);
+    if (st != CF_OK)
+        db->driver->rollback(db);
+    return st;
+}
+
+cf_status cf_db_prepare(cf_db *db, const char *sql, cf_db_stmt **out) { return db->driver->prepare(db, sql, out); }
+
+void cf_db_bind_text(cf_db_stmt *s, int index, const char *text)
+{
+    text = text ? text : "";
+    s->db->driver->bind_text(s, index, text, strlen(text));
+}
+
+void cf_db_bind_blob_text(cf_db_stmt *s, int index, const char *text, size_t len)
+{
+    s->db->driver->bind_text(s, index, text ? text : "", text ? len : 0);
+}
+
+void cf_db_bind_int64(cf_db_stmt *s, int index, long long v) { s->db->driver->bind_int64(s, index, v); }
+
+void cf_db_bind_double(cf_db_stmt *s, int index, double v)
+{
+    if (isnan(v))
+        s->db->driver->bind_null(s, index, 1);
+    else
+        s->db->driver->bind_double(s, index, v);
+}
+
+void cf_db_bind_null(cf_db_stmt *s, int index) { s->db->driver->bind_null(s, index, 0); }
+
+int cf_db_step(cf_db_stmt *s) { return s->db->driver->step(s); }
+
+cf_status cf_db_step_done(cf_db_stmt *s, const char *what)
+{
+    int rc = cf_db_step(s);
+    return rc == CF_DB_DONE ? CF_OK : cf_db_error(s->db, what);
+}
+
+void cf_db_reset(cf_db_stmt *s) { s->db->driver->reset(s); }
+
+void cf_db_finalize(cf_db_stmt *s)
+{
+    if (s)
+        s->db->driver->finalize(s);
+}
+
+int cf_db_column_is_null(cf_db_stmt *s, int col) { return s->db->driver->column_is_null(s, col); }
+
+const char *cf_db_column_text(cf_db_stmt *s, int col)
+{
+    size_t len;
+    return s->db->driver->column_text(s, col, &len);
+}
+
+size_t cf_db_column_bytes(cf_db_stmt *s, int col)
+{
+    size_t len;
+    s->db->driver->column_text(s, col, &len);
+    return len;
+}
+
+long long cf_db_column_int64(cf_db_stmt *s, int col) { return s->db->driver->column_int64(s, col); }
+
+int cf_db_column_int(cf_db_stmt *s, int col) { return (int)s->db->driver->column_int64(s, col); }
+
+double cf_db_column_double(cf_db_stmt *s, int col) { return s->db->driver->column_double(s, col); }
+
+double cf_db_column_number(cf_db_stmt *s, int col)
+{
+    return cf_db_column_is_null(s, col) ? NAN : cf_db_column_double(s, col);
+}
+
+void cf_db_column_copy(cf_db_stmt *s, int col, char *out, size_t n)
+{
+    snprintf(out, n, "%s", cf_db_column_text(s, col));
+}
+
+long long cf_db_changes(cf_db_stmt *s) { return s->db->driver->changes(s); }

@@ -1,0 +1,23 @@
+/* Copying a whole database into another (db/history_copy.c):
+ * `cloudfit history migrate --to postgresql://…` (docs/history.md). */
+#ifndef CLOUDFIT_DB_HISTORY_COPY_H
+#define CLOUDFIT_DB_HISTORY_COPY_H
+#include "cloudfit/db.h"
+#include "cloudfit/status.h"
+
+typedef struct {
+    long long specs, recommendations, recommendations_present, measurements, profiles, snapshots, search_runs;
+} cf_history_copy_counts;
+
+/* Copies what `from` holds and `to` does not yet: specs, recommendations
+ * with their alternatives, CI rows and gates, recorded measurements,
+ * cached profiles, price snapshots with their rows, and search runs with
+ * their probes, in one transaction on `to` (all or nothing). A row copied
+ * before (the same uid; for snapshots the same fetch time and content)
+ * is not copied again, so running it twice copies nothing the second
+ * time. Both databases must have this cloudfit's schema (open `to` with
+ * cf_db_open, which migrates it). counts: what was copied
+ * (recommendations_present: recommendations that were there already). */
+cf_status cf_history_copy(cf_db *from, cf_db *to, cf_history_copy_counts *counts);
+
+#endif

@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+"""What only the PostgreSQL backend has (issue 28), on a throw-away cluster
+(tests/pgcluster.py; exit 77, skipped, without PostgreSQL's server):
+  * the password never shows: `recommend … --db postgresql://alice:secret@…`
+    in every format, its log lines, --out-file, history list/show/diff in
+    every format, config show, history migrate, and the error messages of
+    a wrong password, a missing database and a refused write never contain
+    `secret`; no stored row holds it; the server did check it (a wrong one
+    is refused);
+  * PGPASSFILE and PGSERVICE supply what the URL leaves out;
+  * the same migrations: SQLite and PostgreSQL end with the same tables and
+    columns;
+  * history migrate --to copies a SQLite history, and a second run copies
+    nothing (idempotent); the copy reads back like the original;
+  * a lock held longer than CLOUDFIT_DB_LOCK_TIMEOUT_S: exit 1 naming the
+    lock, nothing written; SIGINT while waiting cancels the query on the
+    server: exit 130 at once.
+Usage: test_postgresql.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+sys.argv[3:] = ["postgresql"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cfhelp import CLUSTER, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
+import pgcluster  # noqa: E402
+
+SECRET = pgcluster.PASSWORD
+SPEC = example("resnet18-cifar10.json")
+FAST = ["--cloud", "gcp"]
+
+
+def no_secret(*texts):
+    for t in texts:
+        assert SECRET not in t, t
+
+
+def every_stored_text(url):
+    """Every row of every table of the database, as JSON text."""
+    tables = [r[0] for r in query(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")]
+    dump = []
+    for t in tables:
+        dump += [json.dumps(r) for r in query(url, f"SELECT * FROM {t}")]
+    return tables, "\n".join(dump)
+
+
+def test_password_never_shown_or_stored():
+    url = new_db("redact")
+    assert SECRET in url
+    env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="main", CLOUDFIT_CI_RUN_URL="https://ci.example/1")
+    outputs = []
+    for fmt in ("table", "json", "markdown"):
+        rc, out, err = run("recommend", "--db", url, *FAST, "-f", fmt, "--max-cost-increase", "5%", SPEC,
+                           env=env)
+        assert rc == 0, err
+        outputs += [out, err]
+    assert any("postgresql://alice:***@/" in e for e in outputs), outputs[1]  # "recorded as … in <redacted URL>"
+    out_file = tmp("redact.json")
+    rc, out, err = run("recommend", "--db", url, *FAST, "-f", "json", "-o", out_file, SPEC, env=env)
+    assert rc == 0, err
+    outputs += [out, err, open(out_file).read()]
+    for args in (["history"], ["history", "-f", "json"], ["history", "-f", "csv"], ["history", "show", "1", "-f", "json"],
+                 ["history", "show", "2"], ["history", "diff", "1", "2", "-f", "json"], ["record", "1", "--step-time-s", "0.2"],
+                 ["history", "prune", "--older-than", "3650d"]):
+        rc, out, err = run(*args[:1], "--db", url, *args[1:], env=env)
+        assert rc == 0, (args, err)
+        outputs += [out, err]
+    rc, out, err = run("config", "show", "recommend", env=clean_env(CLOUDFIT_DB=url))
+    assert rc == 0 and "alice:***@" in out, out
+    outputs += [out, err]
+    # through CLOUDFIT_DB too
+    rc, out, err = run("recommend", *FAST, "-q", SPEC, env=clean_env(CLOUDFIT_DB=url))
+    assert rc == 0, err
+    outputs += [out, err]
+    # errors: a wrong password (refused: the server checks it), no such database, a read-only user
+    wrong = CLUSTER.url(pgcluster.Cluster.dbname(url), password="secret-but-wrong")
+    rc, out, err = run("history", "--db", wrong)
+    assert rc == 1 and "password authentication failed" in err and "alice:***@" in err, err
+    outputs += [out, err]
+    rc, out, err = run("recommend", "--db", CLUSTER.url("no_such_db"), *FAST, "-q", SPEC)
+    assert rc == 1 and "does not exist" in err, err
+    outputs += [out, err]
+    CLUSTER.sql("postgres", f"CREATE ROLE reader LOGIN PASSWORD '{SECRET}'")
+    CLUSTER.sql(pgcluster.Cluster.dbname(url), "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+    rc, out, err = run("recommend", "--db", CLUSTER.url(pgcluster.Cluster.dbname(url), user="reader"), *FAST, "-q",
+                       SPEC)
+    assert rc == 1 and "permission denied" in err, err
+    outputs += [out, err]
+    # a password with URL escapes in it, given percent-encoded
+    CLUSTER.sql("postgres", "CREATE ROLE bob LOGIN PASSWORD 'se/cr@t:%x'")
+    CLUSTER.sql("postgres", f"GRANT ALL ON DATABASE {pgcluster.Cluster.dbname(url)} TO bob")
+    bob = CLUSTER.url(pgcluster.Cluster.dbname(url), user="bob", password="se%2Fcr%40t%3A%25x")
+    rc, out, err = run("history", "--db", bob.replace("bob:se", "bob:xe"))
+    assert rc == 1 and "bob:***@" in err and "%2Fcr" not in err and "cr%40t" not in err, err
+    no_secret(*outputs)
+    tables, dump = every_stored_text(url)
+    assert "recommendations" in tables and dump.count('"resnet18-cifar10"') > 0
+    assert SECRET not in dump, "a stored row holds the password"
+    # where a gate looked for a baseline is stored in its note: the URL as shown, redacted
+    assert "postgresql://alice:***@/" in dump
+
+
+def test_pgpassfile_and_pgservice():
+    url = new_db("passfile")
+    bare = CLUSTER.url(pgcluster.Cluster.dbname(url), password=None)
+    rc, out, err = run("recommend", "--db", bare, *FAST, "-q", SPEC,
+                       env=clean_env(PGPASSFILE=tmp("none.pgpass")))
+    assert rc == 1 and ("no password supplied" in err or "password authentication failed" in err), err
+    passfile = write("pgpass", f"*:*:*:alice:{SECRET}\n")
+    os.chmod(passfile, 0o600)  # libpq ignores a pass file others can read
+    rc, out, err = run("recommend", "--db", bare, *FAST, "-q", SPEC, env=clean_env(PGPASSFILE=passfile))
+    assert rc == 0, err
+    no_secret(out, err)
+    services = write("pg_service.conf", f"[cloudfit-test]\nhost={CLUSTER.socket_dir}\nport={CLUSTER.port}\n"
+                     f"dbname={pgcluster.Cluster.dbname(url)}\nuser=alice\n")
+    env = clean_env(PGSERVICEFILE=services, PGSERVICE="cloudfit-test", PGPASSFILE=passfile, CLOUDFIT_DB="postgresql://")
+    rc, out, err = run("history", "-f", "json", env=env)
+    assert rc == 0, err
+    assert len(json.loads(out)) == 1
+    no_secret(out, err)
+
+
+def columns_sqlite(path):
+    con = sqlite3.connect(path)
+    tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                        " AND name NOT LIKE 'sqlite_%'")]
+    out = {t: sorted(r[1] for r in con.execute(f"PRAGMA table_info({t})")) for t in tables}
+    con.close()
+    return out
+
+
+def columns_pg(url):
+    out = {}
+    for t, c in query(url, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'"
+                           " AND table_name <> 'cloudfit_schema'"):
+        out.setdefault(t, []).append(c)
+    return {t: sorted(c) for t, c in out.items()}
+
+
+def test_same_schema_on_both_backends():
+    lite = tmp("schema.db")
+    url = new_db("schema")
+    for db in (lite, url):
+        rc, out, err = run("recommend", "--db", db, *FAST, "-q", SPEC)
+        assert rc == 0, err
+    assert columns_sqlite(lite) == columns_pg(url)
+    version = sqlite3.connect(lite).execute("PRAGMA user_version").fetchone()[0]
+    assert query(url, "SELECT version FROM cloudfit_schema") == [(version,)]
+
+
+def test_migrate_is_idempotent():
+    lite = tmp("team.db")
+    env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="main")
+    for args in ([], ["--objective", "time"], ["--max-cost", "1000"]):
+        rc, out, err = run("recommend", "--db", lite, *FAST, "-q", *args, SPEC, env=env)
+        assert rc == 0, err
+    rc, out, err = run("record", "--db", lite, "2", "--step-time-s", "0.5", "--note", "measured")
+    assert rc == 0, err
+    url = new_db("team")
+    rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
+    assert rc == 0, err
+    assert "copied 3 recommendations (0 were there already)" in out and "1 measurements" in out, out
+    no_secret(out, err)
+    rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
+    assert rc == 0 and "copied 0 recommendations (3 were there already)" in out and " 0 measurements" in out, out
+    # the copy reads back as the original (ids are the destination's own)
+
+    def listing(db):
+        rc, out, err = run("history", "--db", db, "-f", "json")
+        assert rc == 0, err
+        rows = json.loads(out)
+        for r in rows:
+            r.pop("id")
+        return rows
+    assert listing(lite) == listing(url)
+    assert query(url, "SELECT count(*) FROM alternatives")[0][0] == \
+        sqlite3.connect(lite).execute("SELECT count(*) FROM alternatives").fetchone()[0]
+    assert query(url, "SELECT m.note, r.objective FROM measurements m JOIN recommendations r"
+                      " ON r.id = m.recommendation_id") == [("measured", "time")]
+    # a new row on the SQLite side: only it is copied
+    rc, out, err = run("recommend", "--db", lite, *FAST, "-q", "--objective", "time", SPEC, env=env)
+    rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
+    assert rc == 0 and "copied 1 recommendations (3 were there already)" in out, out
+    rc, out, err = run("history", "--db", lite, "migrate")
+    assert rc == 2 and "--to" in err
+    rc, out, err = run("history", "--db", url, "migrate", "--to", url)
+    assert rc == 2 and "both the source and the destination" in err and SECRET not in err, err
+
+
+def test_lock_timeout():
+    url = new_db("locked")
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC)
+    assert rc == 0, err
+    holder = subprocess.Popen([CLUSTER.psql, "-X", "-q", "-A", "-t", "-h", CLUSTER.socket_dir, "-p", str(CLUSTER.port), "-U",
+                               "cfadmin", "-d", pgcluster.Cluster.dbname(url)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    holder.stdin.write("BEGIN; LOCK TABLE specs IN ACCESS EXCLUSIVE MODE; SELECT 'held';\n")
+    holder.stdin.flush()
+    assert holder.stdout.readline().strip() == "held"
+    try:
+        started = time.monotonic()
+        rc, out, err = run("recommend", "--db", url, *FAST, "-q", "--objective", "time", SPEC,
+                           env=clean_env(CLOUDFIT_DB_LOCK_TIMEOUT_S="1"))
+        elapsed = time.monotonic() - started
+        assert rc == 1 and "the database is locked" in err and "CLOUDFIT_DB_LOCK_TIMEOUT_S" in err, (rc, err)
+        assert elapsed < 20, elapsed
+        # a stop signal while waiting: the query is cancelled on the server, exit 130 at once
+        p = subprocess.Popen([sys.argv[1], "recommend", "--db", url, *FAST, "-q", "--objective", "time", SPEC],
+                             env=clean_env(CLOUDFIT_DB_LOCK_TIMEOUT_S="120"), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(2.5)  # well into the wait for the lock (a recommend takes about 0.5 s here)
+        p.send_signal(2)
+        started = time.monotonic()
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 130 and "interrupted by SIGINT" in err, (p.returncode, err)
+        assert time.monotonic() - started < 5
+    finally:
+        holder.stdin.write("ROLLBACK;\n")
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert query(url, "SELECT count(*) FROM recommendations") == [(1,)]
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
