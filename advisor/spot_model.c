@@ -284,8 +284,11 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
         }
         double up = exp(mu_u + du + au * s + bu * gsl_ran_gaussian_ziggurat(rng, 1.0));
         double down = exp(mu_d + dd - ad * s + bd * gsl_ran_gaussian_ziggurat(rng, 1.0));
-        up = greater_of(up, CF_SPOT_MIN_RUN_H);
-        down = greater_of(down, CF_SPOT_MIN_RUN_H);
+        /* Runs at least a second long, and none past the path's end (a
+         * heavy tail can draw one of 10^14 hours, with its events). */
+        double room = hours - out->total_h;
+        up = greater_of(up < room ? up : room, CF_SPOT_MIN_RUN_H);
+        down = greater_of(down < room ? down : room, CF_SPOT_MIN_RUN_H);
         if (N == 1) {
             st = push_level(out, up, 1);
         } else {
@@ -300,6 +303,9 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
                 }
                 st = push_level(out, h, lv);
                 left -= h;
+                if (st == CF_OK && out->n > CF_SPOT_MAX_PATH_SEGMENTS)
+                    st = cf_error_set(CF_ERR_INVALID, "spot preemption model: more than %d runs and events in a "
+                                      "%g h path", CF_SPOT_MAX_PATH_SEGMENTS, hours);
                 if (gsl_rng_uniform(rng) * q < kd)
                     lv = 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(lv - 1));
                 else if (gsl_rng_uniform(rng) < p->qr)
