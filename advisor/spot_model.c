@@ -256,7 +256,7 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
     if (!(want_segments <= CF_SPOT_MAX_PATH_SEGMENTS))
         return cf_error_set(CF_ERR_INVALID, "spot preemption model: a %g h path would hold about %.3g runs and "
                             "events (at most %d)", hours, want_segments, CF_SPOT_MAX_PATH_SEGMENTS);
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
     if (!rng)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     gsl_rng_set(rng, seed);

@@ -31,7 +31,7 @@ double cf_spot_check_quantile(double confidence);
 #define CF_SPOT_SEED 15
 #define CF_SPOT_MC_PATH_HOURS 300000.0
 #define CF_SPOT_MC_STARTS 3000
-#define CF_SPOT_RECOMMEND_PATH_HOURS 60000.0
+#define CF_SPOT_RECOMMEND_PATH_HOURS 50000.0
 #define CF_SPOT_RECOMMEND_STARTS 1000
 #define CF_SPOT_START_FRACTION 0.9
 
