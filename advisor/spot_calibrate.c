@@ -114,7 +114,8 @@ static int cmp_double(const void *a, const void *b)
 static cf_status model_items(const cf_calibrate_trace *traces, size_t n, const cf_calibrate_settings *cs,
                              double confidence, cf_calibrate_result *out)
 {
-    cf_spot_mc_settings settings = {cs->mc_path_hours, cs->mc_starts, CF_SPOT_SEED}; /* 0: the full size */
+    cf_spot_mc_settings settings = {cs->mc_path_hours > 0 ? cs->mc_path_hours : CF_CALIBRATE_MC_PATH_HOURS,
+                                    cs->mc_starts > 0 ? cs->mc_starts : CF_CALIBRATE_MC_STARTS, CF_SPOT_SEED};
     cf_spot_mc *mc = NULL;
     cf_status st = cf_spot_mc_new(&settings, &mc);
     for (size_t j = 0; j < n && st == CF_OK; j++) {

@@ -28,6 +28,10 @@
 #define CF_CALIBRATE_BAND_HI 0.975
 #define CF_CALIBRATE_REPLICATES 100
 #define CF_CALIBRATE_BOOT_STEP_H 1.0 /* windows of the bootstrap's traces: every hour */
+/* The model's quantiles: a larger Monte Carlo than recommend's (their
+ * noise would move the shares by a few hundredths). */
+#define CF_CALIBRATE_MC_PATH_HOURS 500000.0
+#define CF_CALIBRATE_MC_STARTS 10000
 
 enum { CF_CAL_P10, CF_CAL_P50, CF_CAL_P90, CF_CAL_CHECK, CF_CAL_N };
 
@@ -46,8 +50,8 @@ typedef struct {
     double confidence;            /* the check quantile's (0 = 0.9) */
     int replicates;               /* bootstrap traces per trace (0 = CF_CALIBRATE_REPLICATES) */
     double step_h;                /* windows on the real traces (0 = CF_SPOT_REPLAY_STEP_H) */
-    double mc_path_hours;         /* the model's Monte Carlo (0 = CF_SPOT_MC_PATH_HOURS) */
-    int mc_starts;                /* (0 = CF_SPOT_MC_STARTS) */
+    double mc_path_hours;         /* the model's Monte Carlo (0 = CF_CALIBRATE_MC_PATH_HOURS) */
+    int mc_starts;                /* (0 = CF_CALIBRATE_MC_STARTS) */
     unsigned long seed;
 } cf_calibrate_settings;
 
