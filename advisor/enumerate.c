@@ -5,7 +5,6 @@
 #include <strings.h>
 
 #include "cloudfit/advisor.h"
-#include "cloudfit/advisor/spot.h"
 #include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
 

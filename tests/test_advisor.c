@@ -12,7 +12,6 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/carry.h"
-#include "cloudfit/advisor/spot.h"
 #include "cloudfit/spec.h"
 
 /* A 1-GPU line t = 0.05 + 0.004·m, κ = 0.02, an 80 Gbit/s in-node link, a
@@ -261,21 +260,6 @@ static void test_lr_rules(void **state)
         assert_true(g >= 1.0 - 1e-12 && g <= m / 256 + 1e-12);
     }
     assert_float_equal(cf_lr_gain(1e12, 256, 2048), 8.0, 1e-6);
-}
-
-static void test_spot_factor(void **state)
-{
-    (void)state;
-    double interval = 0;
-    /* 7.3 %/month on one node: λ = 1e-4/h; C = 0.1 h → τ = √(2·0.1·1e4) = 44.72 h. */
-    double f = cf_spot_time_factor(7.3, 1, 0.1, 0.5, &interval);
-    assert_float_equal(interval, sqrt(2 * 0.1 / 1e-4), 1e-9);
-    double overhead = 0.1 / interval + 1e-4 * (interval / 2 + 0.5);
-    assert_float_equal(f, 1 / (1 - overhead), 1e-12);
-    /* more nodes, more interruptions */
-    assert_true(cf_spot_time_factor(7.3, 16, 0.1, 0.5, NULL) > f);
-    assert_float_equal(cf_spot_time_factor(0, 4, 0.1, 0.5, NULL), 1.0, 0);
-    assert_true(isinf(cf_spot_time_factor(5000, 64, 0.5, 2, NULL)));
 }
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -664,7 +648,6 @@ int main(void)
         cmocka_unit_test(test_noise_trace_integral),
         cmocka_unit_test(test_noise_trace_trend),
         cmocka_unit_test(test_lr_rules),
-        cmocka_unit_test(test_spot_factor),
         cmocka_unit_test(test_pareto_brute_force),
         cmocka_unit_test(test_enumeration_invariants),
         cmocka_unit_test(test_enumeration_time_optimal_batch),
