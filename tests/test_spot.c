@@ -433,8 +433,8 @@ static void calibrate_on(const cf_spot_trace_set *scored, const cf_spot_table_ro
                                      .process = &l[i].row->process, .work_h = 24, .checkpoint_h = c_h,
                                      .restart_h = r_h};
     }
-    cf_calibrate_settings settings = {.confidence = 0.9, .replicates = 40, .step_h = 1, .mc_path_hours = 60000,
-                                      .mc_starts = 1000};
+    cf_calibrate_settings settings = {.confidence = 0.9, .replicates = 24, .step_h = 2, .mc_path_hours = 40000,
+                                      .mc_starts = 800};
     assert_int_equal(cf_spot_calibrate(tr, scored->n, &settings, res), CF_OK);
     printf("  %zu windows: below p10 %.3f [%.3f, %.3f], p50 %.3f [%.3f, %.3f], p90 %.3f [%.3f, %.3f], "
            "done by q%.2f %.3f [%.3f, %.3f]\n",
