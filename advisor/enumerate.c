@@ -5,7 +5,6 @@
 #include <strings.h>
 
 #include "cloudfit/advisor.h"
-#include "cloudfit/advisor/spot.h"
 #include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
 #include "cloudfit/advisor/next_measurement.h"
@@ -201,14 +200,18 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cfg->hours = c->hours;
     cfg->usd_per_hour = n * (c->spot ? vm->price_spot_usd_per_hr : vm->price_ondemand_usd_per_hr);
     cfg->total_usd = c->usd;
-    double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), startup_h = limits->startup_minutes / 60.0;
-    double run_h = c->hours - startup_h;
-    cfg->hours_p10 = startup_h + run_h * exp(-z80 * cfg->step_sigma);
-    cfg->hours_p90 = startup_h + run_h * exp(z80 * cfg->step_sigma_up);
-    cfg->total_usd_p10 = cfg->hours_p10 * cfg->usd_per_hour;
-    cfg->total_usd_p90 = cfg->hours_p90 * cfg->usd_per_hour;
-    cfg->hours_at_confidence = c->hours_q;
-    cfg->usd_at_confidence = c->usd_q;
+    if (c->spot && c->spot_est >= 0) {
+        cf_config_spot_quantiles(cfg); /* the plan's own distribution */
+    } else {
+        double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), startup_h = limits->startup_minutes / 60.0;
+        double run_h = c->hours - startup_h;
+        cfg->hours_p10 = startup_h + run_h * exp(-z80 * cfg->step_sigma);
+        cfg->hours_p90 = startup_h + run_h * exp(z80 * cfg->step_sigma_up);
+        cfg->total_usd_p10 = cfg->hours_p10 * cfg->usd_per_hour;
+        cfg->total_usd_p90 = cfg->hours_p90 * cfg->usd_per_hour;
+        cfg->hours_at_confidence = c->hours_q;
+        cfg->usd_at_confidence = c->usd_q;
+    }
     cfg->prov_throughput = sh->params.compute_provenance;
     cfg->prov_noise = in->noise->provenance;
     cfg->prov_network = sh->params.network_provenance;
@@ -532,6 +535,8 @@ static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const
 {
     const candidate *fastest = NULL, *cheapest = NULL;
     for (size_t i = 0; i < n; i++) {
+        if (cands[i].spot && cands[i].spot_est < 0)
+            continue; /* not simulated: never offered, its screen is no plan */
         if (!fastest || cands[i].hours < fastest->hours)
             fastest = &cands[i];
         if (!cheapest || cands[i].usd < cheapest->usd)

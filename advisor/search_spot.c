@@ -64,8 +64,13 @@ cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, 
         cf_search_job(o, c, r->est_step_s[i], &hours, &usd);
         cf_spot_lookup l;
         cf_spot_model_lookup(c->vm->cloud, c->vm->gpu_model, c->vm->gpu_count, c->vm->region, c->nodes, &l);
+        cf_config cfg;
+        cf_search_config(o, r, noise, i, &cfg);
         cf_spot_request req = {.process = &l.row->process, .nodes = c->nodes, .work_h = hours - startup_h,
-                               .checkpoint_h = c_h, .restart_h = r_h, .spot_usd_per_node_h = c->vm->price_spot_usd_per_hr,
+                               .work_sigma = cfg.step_sigma, .work_sigma_up = cfg.step_sigma_up,
+                               .confidence = k->confidence,
+                               .no_mixed = policy == CF_SPOT_ONLY, .checkpoint_h = c_h, .restart_h = r_h,
+                               .spot_usd_per_node_h = c->vm->price_spot_usd_per_hr,
                                .ondemand_usd_per_node_h = c->vm->price_ondemand_usd_per_hr,
                                .deadline_h = k->deadline_hours, .mixed_policy = CF_MIXED_GREEDY,
                                .semantics = CF_SPOT_ELASTIC};
@@ -74,30 +79,28 @@ cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, 
             break;
         e.source = l;
         int mixed = 0;
-        double h = e.spot.p50_h, u = e.spot.p50_usd, q_usd = e.spot.q_usd;
+        const cf_spot_spread *plan = &e.spot;
         if (k->deadline_hours > 0 && !e.meets_deadline) {
             if (!(e.has_mixed && e.mixed_meets && e.mixed.p50_usd < usd))
                 continue;
             mixed = 1;
-            h = e.mixed.p50_h;
-            u = e.mixed.p50_usd;
-            q_usd = e.mixed.q_usd;
+            plan = &e.mixed;
         }
-        if ((k->budget_usd > 0 && q_usd > k->budget_usd) || !isfinite(h))
+        double h = plan->p50_h, u = plan->p50_usd;
+        if (!isfinite(h) || !cf_constraints_met(k, plan->q_h, plan->q_usd, 0))
             continue;
         double score = cf_search_objective(o, h, u);
         if (score >= best_score)
             continue;
         best_score = score;
-        cf_search_config(o, r, noise, i, &best);
+        best = cfg;
         best.spot = 1;
         best.mixed = mixed;
         best.spot_est = e;
-        best.hours = h;
-        best.total_usd = u;
         best.usd_per_hour = c->nodes * c->vm->price_spot_usd_per_hr;
         best.checkpoint_interval_hours = e.interval_h;
-        best.spot_factor = h / hours;
+        cf_config_spot_quantiles(&best);
+        best.spot_factor = best.hours / hours;
         have = 1;
     }
     cf_spot_mc_free(mc);

@@ -1,10 +1,12 @@
 /* Spot candidates in the enumeration (docs/spot.md, "In recommend"):
  * every spot (offer, N) point is screened with the closed-form mean of the
- * preemption model; the most promising ones get the Monte Carlo, whose p50
- * becomes their hours and cost and whose q95 decides whether they meet the
- * deadline at the stated confidence — alone, or as a mixed plan with an
- * on-demand fallback near the deadline when that is cheaper than running
- * on demand. The rest are not offered. */
+ * preemption model; the most promising ones get the Monte Carlo, one
+ * distribution of wall time and cost per plan (preemptions and the
+ * throughput uncertainty together): its median becomes their hours and
+ * cost, its quantile at the confidence decides whether they meet the
+ * deadline and budget — alone, or (unless spot only) as a mixed plan with
+ * an on-demand fallback near the deadline when that is cheaper than
+ * running on demand. The rest are not offered. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,7 +24,8 @@ struct spot_cache {
     const cf_advisor_input *in;
     int max_nodes;
     double checkpoint_h, restart_h;
-    const cf_spot_table_row **row_of_vm;   /* per vm index × (one VM, several); NULL = not looked up yet */
+    cf_spot_offer_rows *rows_of_vm;       /* per vm index */
+    unsigned char *have_rows;
     /* screen per table row × node count, made on first use */
     cf_spot_screen *screens;
     unsigned char *have_screen;
@@ -33,11 +36,12 @@ cf_status cf__spot_cache_new(const cf_advisor_input *in, int max_nodes, spot_cac
     spot_cache *c = calloc(1, sizeof *c);
     size_t n_vms = in->n_vms ? in->n_vms : 1, cells = cf_spot_table_count * (size_t)max_nodes;
     if (c) {
-        c->row_of_vm = calloc(2 * n_vms, sizeof *c->row_of_vm);
+        c->rows_of_vm = calloc(n_vms, sizeof *c->rows_of_vm);
+        c->have_rows = calloc(n_vms, 1);
         c->screens = calloc(cells, sizeof *c->screens);
         c->have_screen = calloc(cells, 1);
     }
-    if (!c || !c->row_of_vm || !c->screens || !c->have_screen) {
+    if (!c || !c->rows_of_vm || !c->have_rows || !c->screens || !c->have_screen) {
         cf__spot_cache_free(c);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
@@ -54,21 +58,28 @@ void cf__spot_cache_free(spot_cache *c)
 {
     if (!c)
         return;
-    free(c->row_of_vm);
+    free(c->rows_of_vm);
+    free(c->have_rows);
     free(c->screens);
     free(c->have_screen);
     free(c);
 }
 
-/* The model row of VM v at `nodes` (one VM, or several), looked up once. */
+/* The model rows of VM v, looked up once; the row at `nodes`. */
+static const cf_spot_offer_rows *rows_of(spot_cache *c, size_t v)
+{
+    if (!c->have_rows[v]) {
+        const cf_vm *vm = c->in->vms[v];
+        cf_spot_offer_rows_in(cf_spot_table, cf_spot_table_count, vm->cloud, vm->gpu_model, vm->gpu_count, vm->region,
+                              &c->rows_of_vm[v]);
+        c->have_rows[v] = 1;
+    }
+    return &c->rows_of_vm[v];
+}
+
 static const cf_spot_table_row *row_of(spot_cache *c, size_t v, int nodes)
 {
-    size_t slot = 2 * v + (nodes > 1);
-    if (!c->row_of_vm[slot]) {
-        const cf_vm *vm = c->in->vms[v];
-        c->row_of_vm[slot] = cf_spot_model_row(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, nodes, NULL);
-    }
-    return c->row_of_vm[slot];
+    return cf_spot_offer_row(rows_of(c, v), nodes, NULL);
 }
 
 typedef struct {
@@ -80,10 +91,8 @@ static void prefill_one(void *data, size_t v, int thread)
 {
     (void)thread;
     prefill_ctx *p = data;
-    if (p->vm_shape[v] != SIZE_MAX && p->c->in->vms[v]->price_spot_usd_per_hr > 0) {
-        row_of(p->c, v, 1);
-        row_of(p->c, v, 2);
-    }
+    if (p->vm_shape[v] != SIZE_MAX && p->c->in->vms[v]->price_spot_usd_per_hr > 0)
+        rows_of(p->c, v);
 }
 
 void cf__spot_rows_prefill(spot_cache *c, const size_t *vm_shape)
@@ -96,7 +105,8 @@ void cf__spot_rows_prefill(spot_cache *c, const size_t *vm_shape)
 
 int cf__spot_same_row(spot_cache *c, size_t a, size_t b)
 {
-    return row_of(c, a, 1) == row_of(c, b, 1) && row_of(c, a, 2) == row_of(c, b, 2);
+    const cf_spot_offer_rows *x = rows_of(c, a), *y = rows_of(c, b);
+    return x->single == y->single && x->cluster == y->cluster && x->n_cluster == y->n_cluster;
 }
 
 double cf__spot_screen_hours(spot_cache *c, size_t v, int nodes, double train_h)
@@ -205,6 +215,9 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
         const cf_vm *vm = in->vms[cd->vm];
         reqs[n_chosen] = (cf_spot_request){.process = &row_of(c, cd->vm, cd->nodes)->process, .nodes = cd->nodes,
                                            .work_h = shapes[cd->shape].best_train_h[cd->nodes - 1],
+                                           .work_sigma = shapes[cd->shape].best_sigma[cd->nodes - 1],
+                                           .work_sigma_up = shapes[cd->shape].best_sigma_up[cd->nodes - 1],
+                                           .confidence = k->confidence, .no_mixed = k->spot == CF_SPOT_ONLY,
                                            .checkpoint_h = c->checkpoint_h, .restart_h = c->restart_h,
                                            .spot_usd_per_node_h = vm->price_spot_usd_per_hr,
                                            .ondemand_usd_per_node_h = vm->price_ondemand_usd_per_hr,
@@ -233,21 +246,17 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
         double ondemand_usd = vm->price_ondemand_usd_per_hr > 0
                                   ? (startup_h + train_h) * cd->nodes * vm->price_ondemand_usd_per_hr
                                   : INFINITY;
-        int budget_ok = !(k->budget_usd > 0) || e->spot.q_usd <= k->budget_usd;
-        if ((k->deadline_hours <= 0 || e->meets_deadline) && isfinite(e->spot.p50_h)) {
-            cd->hours = e->spot.p50_h;
-            cd->usd = e->spot.p50_usd;
-            cd->feasible = budget_ok;
-        } else if (e->has_mixed && e->mixed_meets && e->mixed.p50_usd < ondemand_usd) {
+        const cf_spot_spread *plan = &e->spot;
+        if (!((k->deadline_hours <= 0 || e->meets_deadline) && isfinite(e->spot.p50_h)) && e->has_mixed &&
+            e->mixed_meets && e->mixed.p50_usd < ondemand_usd) {
             cd->mixed = 1;
-            cd->hours = e->mixed.p50_h;
-            cd->usd = e->mixed.p50_usd;
-            cd->feasible = !(k->budget_usd > 0) || e->mixed.q_usd <= k->budget_usd;
-        } else {
-            cd->hours = e->spot.p50_h;
-            cd->usd = e->spot.p50_usd;
-            cd->feasible = 0;
+            plan = &e->mixed;
         }
+        cd->hours = plan->p50_h;
+        cd->usd = plan->p50_usd;
+        cd->hours_q = plan->q_h;
+        cd->usd_q = plan->q_usd;
+        cd->feasible = isfinite(plan->p50_h) && cf_constraints_met(k, plan->q_h, plan->q_usd, 0);
     }
     free(chosen);
     free(reqs);
@@ -260,4 +269,26 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
     *out_est = est;
     *out_n_est = n_est;
     return CF_OK;
+}
+
+const cf_spot_spread *cf_config_spot_spread(const cf_config *c)
+{
+    if (!c->spot || !c->spot_est.valid)
+        return NULL;
+    return c->mixed ? &c->spot_est.mixed : &c->spot_est.spot;
+}
+
+void cf_config_spot_quantiles(cf_config *c)
+{
+    const cf_spot_spread *s = cf_config_spot_spread(c);
+    if (!s)
+        return;
+    c->hours = s->p50_h;
+    c->total_usd = s->p50_usd;
+    c->hours_p10 = s->p10_h;
+    c->hours_p90 = s->p90_h;
+    c->total_usd_p10 = s->p10_usd;
+    c->total_usd_p90 = s->p90_usd;
+    c->hours_at_confidence = s->q_h;
+    c->usd_at_confidence = s->q_usd;
 }

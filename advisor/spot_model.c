@@ -156,7 +156,56 @@ void cf_spot_process_fit(const cf_spot_runs *r, const cf_spot_process *inner, cf
     }
 }
 
+void cf_spot_trace_summary_of(const cf_spot_runs *r, cf_spot_trace_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cycles = r->n_cycles;
+    double median;
+    ln_fit(r->up_h, r->n_cycles, &median, &out->sigma_up);
+    ln_fit(r->down_h, r->n_cycles, &median, &out->sigma_down);
+    double n = (double)r->n_cycles, su = 0, sd = 0, qu = 0, qd = 0;
+    for (size_t i = 0; i < r->n_cycles; i++) {
+        su += r->up_h[i];
+        sd += r->down_h[i];
+    }
+    double mu = n > 0 ? su / n : 1, md = n > 0 ? sd / n : 1;
+    for (size_t i = 0; i < r->n_cycles; i++) {
+        qu += (r->up_h[i] - mu) * (r->up_h[i] - mu);
+        qd += (r->down_h[i] - md) * (r->down_h[i] - md);
+    }
+    out->log_mean_up = log(mu);
+    out->log_mean_down = log(md);
+    /* Var(log mean) ≈ s²/(n·mean²), the delta method with the sample variance. */
+    out->var_log_mean_up = n > 1 ? qu / (n - 1) / (n * mu * mu) : 1;
+    out->var_log_mean_down = n > 1 ? qd / (n - 1) / (n * md * md) : 1;
+}
+
 /* ---- paths ---------------------------------------------------------------------- */
+
+static inline double greater_of(double a, double b) { return a > b ? a : b; }
+
+static int finite_in(double v, double lo, double hi) { return isfinite(v) && v >= lo && v <= hi; }
+
+cf_status cf_spot_process_check(const cf_spot_process *p, int nodes)
+{
+    const char *bad = !finite_in(p->up_median_h, CF_SPOT_MIN_RUN_H, 1e9)     ? "up_median_h"
+                      : !finite_in(p->down_median_h, CF_SPOT_MIN_RUN_H, 1e9) ? "down_median_h"
+                      : !finite_in(p->up_sigma, 0, 10)                       ? "up_sigma"
+                      : !finite_in(p->down_sigma, 0, 10)                     ? "down_sigma"
+                      : !finite_in(p->regime_sd_up, 0, 10)                   ? "regime_sd_up"
+                      : !finite_in(p->regime_sd_down, 0, 10)                 ? "regime_sd_down"
+                      : !finite_in(p->kd_per_h, 0, CF_SPOT_MAX_RATE_PER_H)   ? "kd_per_h"
+                      : !finite_in(p->kr_per_h, 0, CF_SPOT_MAX_RATE_PER_H)   ? "kr_per_h"
+                      : !finite_in(p->qf, 0, 1)                              ? "qf"
+                      : !finite_in(p->qr, 0, 1)                              ? "qr"
+                                                                             : NULL;
+    if (bad)
+        return cf_error_set(CF_ERR_INVALID, "spot preemption model: %s is out of range (medians ≥ 1 s, sigmas 0–10, "
+                            "rates 0–%g per hour, probabilities 0–1)", bad, CF_SPOT_MAX_RATE_PER_H);
+    if (nodes < 1)
+        return cf_error_set(CF_ERR_INVALID, "spot preemption model: %d VMs requested", nodes);
+    return CF_OK;
+}
 
 /* Appends a segment at `level` to a one-type path, joined with the last
  * one when the level agrees: cf_spot_path_push without the call and the
@@ -180,12 +229,34 @@ static inline cf_status push_level(cf_spot_path *out, double d_h, int level)
     return CF_OK;
 }
 
+/* Log-scale shifts of one regime (UP, DOWN). */
+static void regime_draw(gsl_rng *rng, const cf_spot_process *p, double *du, double *dd)
+{
+    *du = p->regime_sd_up > 0 ? p->regime_sd_up * gsl_ran_gaussian_ziggurat(rng, 1.0) : 0;
+    *dd = p->regime_sd_down > 0 ? p->regime_sd_down * gsl_ran_gaussian_ziggurat(rng, 1.0) : 0;
+}
+
 cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hours, unsigned long seed,
                                 cf_spot_path *out)
 {
     memset(out, 0, sizeof *out);
     out->n_types = 1;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    cf_status st = cf_spot_process_check(p, nodes);
+    if (st != CF_OK)
+        return st;
+    if (!(hours > 0) || !isfinite(hours))
+        return cf_error_set(CF_ERR_INVALID, "spot preemption model: a path of %g hours", hours);
+    const int N = nodes;
+    /* Room for the expected number of segments up front (one growth of a
+     * large array costs page faults and a copy); refused when too many. */
+    cf_spot_screen sc;
+    cf_spot_screen_of(p, 1, &sc);
+    double per_cycle = 2 + (N > 1 ? sc.mean_up_h * (p->kd_per_h + p->kr_per_h) : 0);
+    double want_segments = 1.2 * hours / (sc.mean_up_h + sc.mean_down_h) * per_cycle + 1024;
+    if (!(want_segments <= CF_SPOT_MAX_PATH_SEGMENTS))
+        return cf_error_set(CF_ERR_INVALID, "spot preemption model: a %g h path would hold about %.3g runs and "
+                            "events (at most %d)", hours, want_segments, CF_SPOT_MAX_PATH_SEGMENTS);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
     if (!rng)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     gsl_rng_set(rng, seed);
@@ -193,15 +264,11 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
     const double au = p->up_sigma * sqrt(CF_SPOT_RHO), bu = p->up_sigma * sqrt(1 - CF_SPOT_RHO);
     const double ad = p->down_sigma * sqrt(CF_SPOT_RHO), bd = p->down_sigma * sqrt(1 - CF_SPOT_RHO);
     const double k_ar = sqrt(1 - CF_SPOT_PHI * CF_SPOT_PHI);
-    const int N = nodes > 0 ? nodes : 1;
     double s = gsl_ran_gaussian_ziggurat(rng, 1.0);
-    cf_status st = CF_OK;
-    /* Room for the expected number of segments up front (one growth of a
-     * large array costs page faults and a copy). */
-    double mean_up = p->up_median_h * exp(p->up_sigma * p->up_sigma / 2);
-    double mean_down = p->down_median_h * exp(p->down_sigma * p->down_sigma / 2);
-    double per_cycle = 2 + (N > 1 ? mean_up * (p->kd_per_h + p->kr_per_h) : 0);
-    size_t want = (size_t)(1.2 * hours / (mean_up + mean_down) * per_cycle) + 1024;
+    double du, dd;
+    regime_draw(rng, p, &du, &dd);
+    double regime_end = gsl_ran_exponential(rng, CF_SPOT_REGIME_H);
+    size_t want = (size_t)want_segments;
     out->d_h = malloc(want * sizeof *out->d_h);
     out->c = malloc(want * sizeof *out->c);
     if (!out->d_h || !out->c)
@@ -211,8 +278,17 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
     for (long j = 0; out->total_h < hours && st == CF_OK; j++) {
         if (j > 0)
             s = CF_SPOT_PHI * s + k_ar * gsl_ran_gaussian_ziggurat(rng, 1.0);
-        double up = exp(mu_u + au * s + bu * gsl_ran_gaussian_ziggurat(rng, 1.0));
-        double down = exp(mu_d - ad * s + bd * gsl_ran_gaussian_ziggurat(rng, 1.0));
+        while (out->total_h >= regime_end) { /* a new regime from this cycle on */
+            regime_draw(rng, p, &du, &dd);
+            regime_end += gsl_ran_exponential(rng, CF_SPOT_REGIME_H);
+        }
+        double up = exp(mu_u + du + au * s + bu * gsl_ran_gaussian_ziggurat(rng, 1.0));
+        double down = exp(mu_d + dd - ad * s + bd * gsl_ran_gaussian_ziggurat(rng, 1.0));
+        /* Runs at least a second long, and none past the path's end (a
+         * heavy tail can draw one of 10^14 hours, with its events). */
+        double room = hours - out->total_h;
+        up = greater_of(up < room ? up : room, CF_SPOT_MIN_RUN_H);
+        down = greater_of(down < room ? down : room, CF_SPOT_MIN_RUN_H);
         if (N == 1) {
             st = push_level(out, up, 1);
         } else {
@@ -227,6 +303,9 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
                 }
                 st = push_level(out, h, lv);
                 left -= h;
+                if (st == CF_OK && out->n > CF_SPOT_MAX_PATH_SEGMENTS)
+                    st = cf_error_set(CF_ERR_INVALID, "spot preemption model: more than %d runs and events in a "
+                                      "%g h path", CF_SPOT_MAX_PATH_SEGMENTS, hours);
                 if (gsl_rng_uniform(rng) * q < kd)
                     lv = 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(lv - 1));
                 else if (gsl_rng_uniform(rng) < p->qr)
@@ -237,6 +316,9 @@ cf_status cf_spot_path_generate(const cf_spot_process *p, int nodes, double hour
         }
         if (st == CF_OK)
             st = push_level(out, down, 0);
+        if (st == CF_OK && out->n > CF_SPOT_MAX_PATH_SEGMENTS)
+            st = cf_error_set(CF_ERR_INVALID, "spot preemption model: more than %d runs and events in a %g h path",
+                              CF_SPOT_MAX_PATH_SEGMENTS, hours);
     }
     gsl_rng_free(rng);
     if (st != CF_OK)
@@ -291,8 +373,10 @@ void cf_spot_inner_stationary(const cf_spot_process *p, int N, double *pi)
 void cf_spot_screen_of(const cf_spot_process *p, int nodes, cf_spot_screen *out)
 {
     memset(out, 0, sizeof *out);
-    out->mean_up_h = p->up_median_h * exp(p->up_sigma * p->up_sigma / 2);
-    out->mean_down_h = p->down_median_h * exp(p->down_sigma * p->down_sigma / 2);
+    /* Over regimes: the within-regime σ² and the regime shift's variance. */
+    out->mean_up_h = p->up_median_h * exp((p->up_sigma * p->up_sigma + p->regime_sd_up * p->regime_sd_up) / 2);
+    out->mean_down_h =
+        p->down_median_h * exp((p->down_sigma * p->down_sigma + p->regime_sd_down * p->regime_sd_down) / 2);
     out->p_up = out->mean_up_h / (out->mean_up_h + out->mean_down_h);
     int N = nodes > SCREEN_MAX_NODES ? SCREEN_MAX_NODES : nodes;
     if (N <= 1) {

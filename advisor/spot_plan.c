@@ -1,17 +1,26 @@
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/common/parallel.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+double cf_spot_check_quantile(double confidence)
+{
+    double c = confidence > 0 && confidence < 1 ? confidence : CF_SPOT_CONFIDENCE;
+    return 1 - (1 - c) * CF_SPOT_MISS_FACTOR;
+}
+
 cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd_per_node_h, double q,
                             cf_spot_spread *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
+    out->q = q;
     if (n == 0)
         return CF_OK;
     double *h = malloc(n * sizeof *h), *usd = malloc(n * sizeof *usd);
@@ -86,7 +95,7 @@ void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double 
  * count in another region or at another price: the replays do not depend
  * on the price, only the spread's cost does). */
 typedef struct {
-    double work_h, checkpoint_h, restart_h, interval_h, deadline_h;
+    double work_h, work_sigma, work_sigma_up, checkpoint_h, restart_h, interval_h, deadline_h;
     cf_spot_semantics semantics;
     cf_mixed_policy mixed_policy;
     cf_spot_run *spot, *mixed;   /* n_starts each; mixed made on first use */
@@ -99,6 +108,7 @@ typedef struct {
     cf_spot_path_stats stats;
     size_t *seg;
     double *off;
+    double *z;          /* per start: a standard normal draw, W × exp(σ·z) its work */
     size_t n_starts;
     mc_memo *memo;
     size_t n_memo, cap_memo;
@@ -138,6 +148,7 @@ void cf_spot_mc_free(cf_spot_mc *mc)
         cf_spot_path_free(&e->path);
         free(e->seg);
         free(e->off);
+        free(e->z);
         free(e);
     }
     free(mc->entries);
@@ -203,14 +214,27 @@ static cf_status make_path(const cf_spot_mc_settings *settings, mc_entry *e)
     size_t n = (size_t)settings->starts;
     e->seg = malloc(n * sizeof *e->seg);
     e->off = malloc(n * sizeof *e->off);
-    st = e->seg && e->off ? cf_spot_starts_random(&e->path, n, CF_SPOT_START_FRACTION, seed + 1, e->seg, e->off)
-                          : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    e->z = malloc(n * sizeof *e->z);
+    st = e->seg && e->off && e->z
+             ? cf_spot_starts_random(&e->path, n, CF_SPOT_START_FRACTION, seed + 1, e->seg, e->off)
+             : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    gsl_rng *rng = st == CF_OK ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
+    if (st == CF_OK && !rng)
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    if (rng) {
+        gsl_rng_set(rng, seed + 2);
+        for (size_t i = 0; i < n; i++)
+            e->z[i] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+        gsl_rng_free(rng);
+    }
     if (st != CF_OK) {
         cf_spot_path_free(&e->path);
         free(e->seg);
         free(e->off);
+        free(e->z);
         e->seg = NULL;
         e->off = NULL;
+        e->z = NULL;
         return st;
     }
     e->n_starts = n;
@@ -254,11 +278,18 @@ static cf_spot_plan plan_of(const mc_entry *e, const cf_spot_request *req, doubl
 
 /* The memo of `plan` with the request's deadline and policy: found, or
  * added with no replays yet. */
+static double work_sigma_up(const cf_spot_request *req)
+{
+    return req->work_sigma_up > req->work_sigma ? req->work_sigma_up : req->work_sigma;
+}
+
 static cf_status memo_slot(mc_entry *e, const cf_spot_plan *plan, const cf_spot_request *req, mc_memo **out)
 {
     for (size_t i = 0; i < e->n_memo; i++) {
         mc_memo *m = &e->memo[i];
-        if (m->work_h == plan->work_h && m->checkpoint_h == plan->checkpoint_h && m->restart_h == plan->restart_h &&
+        if (m->work_h == plan->work_h && m->work_sigma == req->work_sigma &&
+            m->work_sigma_up == work_sigma_up(req) && m->checkpoint_h == plan->checkpoint_h &&
+            m->restart_h == plan->restart_h &&
             m->interval_h == plan->interval_h && m->semantics == plan->semantics && m->deadline_h == req->deadline_h &&
             m->mixed_policy == req->mixed_policy) {
             *out = m;
@@ -274,11 +305,23 @@ static cf_status memo_slot(mc_entry *e, const cf_spot_plan *plan, const cf_spot_
         e->cap_memo = cap;
     }
     mc_memo *m = &e->memo[e->n_memo++];
-    *m = (mc_memo){.work_h = plan->work_h, .checkpoint_h = plan->checkpoint_h, .restart_h = plan->restart_h,
+    *m = (mc_memo){.work_h = plan->work_h, .work_sigma = req->work_sigma, .work_sigma_up = work_sigma_up(req),
+                   .checkpoint_h = plan->checkpoint_h,
+                   .restart_h = plan->restart_h,
                    .interval_h = plan->interval_h, .deadline_h = req->deadline_h, .semantics = plan->semantics,
                    .mixed_policy = req->mixed_policy};
     *out = m;
     return CF_OK;
+}
+
+/* Start i's plan: the work drawn from its spread. */
+static cf_spot_plan start_plan(const mc_entry *e, const mc_memo *m, const cf_spot_plan *plan, size_t i)
+{
+    cf_spot_plan p = *plan;
+    double sigma = e->z[i] > 0 ? m->work_sigma_up : m->work_sigma;
+    if (sigma > 0)
+        p.work_h = plan->work_h * exp(sigma * e->z[i]);
+    return p;
 }
 
 static cf_status fill_spot(const mc_entry *e, mc_memo *m, const cf_spot_plan *plan)
@@ -288,11 +331,17 @@ static cf_status fill_spot(const mc_entry *e, mc_memo *m, const cf_spot_plan *pl
     cf_spot_run *runs = malloc(e->n_starts * sizeof *runs);
     if (!runs)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    cf_spot_replay_many(&e->path, e->seg, e->off, e->n_starts, plan, runs);
+    for (size_t i = 0; i < e->n_starts; i++) {
+        cf_spot_plan p = start_plan(e, m, plan, i);
+        cf_spot_replay(&e->path, e->seg[i], e->off[i], &p, &runs[i]);
+    }
     m->spot = runs;
     return CF_OK;
 }
 
+/* The mixed plan switches on its own progress: the job knows how much of
+ * its work is left (its measured step time), so each start's switch uses
+ * that start's work. */
 static cf_status fill_mixed(const mc_entry *e, mc_memo *m, const cf_spot_plan *plan)
 {
     if (m->mixed)
@@ -300,19 +349,21 @@ static cf_status fill_mixed(const mc_entry *e, mc_memo *m, const cf_spot_plan *p
     cf_spot_run *runs = malloc(e->n_starts * sizeof *runs);
     if (!runs)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < e->n_starts; i++)
-        cf_spot_replay_mixed(&e->path, e->seg[i], e->off[i], plan, m->deadline_h, m->mixed_policy, &runs[i]);
+    for (size_t i = 0; i < e->n_starts; i++) {
+        cf_spot_plan p = start_plan(e, m, plan, i);
+        cf_spot_replay_mixed(&e->path, e->seg[i], e->off[i], &p, m->deadline_h, m->mixed_policy, &runs[i]);
+    }
     m->mixed = runs;
     return CF_OK;
 }
 
-/* Whether the estimate replays the mixed plan: elastic, a deadline, an
- * on-demand price, and spot alone missing the deadline at q95 (or asked
- * for always). spot_q_h: the q95 wall time of the spot replays. */
+/* Whether the estimate replays the mixed plan: allowed, elastic, a
+ * deadline, an on-demand price, and spot alone missing the deadline at its
+ * check quantile (or asked for always). */
 static int wants_mixed(const cf_spot_request *req, double spot_q_h)
 {
-    return req->deadline_h > 0 && req->ondemand_usd_per_node_h > 0 && req->semantics == CF_SPOT_ELASTIC &&
-           (req->always_mixed || !(spot_q_h <= req->deadline_h));
+    return !req->no_mixed && req->deadline_h > 0 && req->ondemand_usd_per_node_h > 0 &&
+           req->semantics == CF_SPOT_ELASTIC && (req->always_mixed || !(spot_q_h <= req->deadline_h));
 }
 
 /* ---- estimates of many requests on several threads ---------------------------------- */
@@ -404,11 +455,14 @@ cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spo
     cf_spot_plan plan = plan_of(e, req, &out->mtbf_h);
     out->interval_h = plan.interval_h;
     out->deadline_h = req->deadline_h;
+    out->work_sigma = req->work_sigma;
+    out->confidence = req->confidence > 0 ? req->confidence : CF_SPOT_CONFIDENCE;
+    out->check_quantile = cf_spot_check_quantile(out->confidence);
     mc_memo *memo = NULL;
     if ((st = memo_slot(e, &plan, req, &memo)) != CF_OK || (st = fill_spot(e, memo, &plan)) != CF_OK)
         return st;
     double price[CF_SPOT_MAX_TYPES] = {req->spot_usd_per_node_h, 0};
-    if ((st = cf_spot_spread_of(memo->spot, e->n_starts, price, CF_SPOT_DEADLINE_QUANTILE, &out->spot)) != CF_OK)
+    if ((st = cf_spot_spread_of(memo->spot, e->n_starts, price, out->check_quantile, &out->spot)) != CF_OK)
         return st;
     if (req->deadline_h > 0) {
         size_t met = 0;
@@ -423,7 +477,7 @@ cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spo
         if ((st = fill_mixed(e, memo, &plan)) != CF_OK)
             return st;
         double prices[CF_SPOT_MAX_TYPES] = {req->spot_usd_per_node_h, req->ondemand_usd_per_node_h};
-        if ((st = cf_spot_spread_of(memo->mixed, e->n_starts, prices, CF_SPOT_DEADLINE_QUANTILE, &out->mixed)) !=
+        if ((st = cf_spot_spread_of(memo->mixed, e->n_starts, prices, out->check_quantile, &out->mixed)) !=
             CF_OK)
             return st;
         size_t met = 0;

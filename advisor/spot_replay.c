@@ -161,7 +161,7 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
     const double max_h = pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
     size_t i = seg;
     double t = 0, left = p->d_h[i] - offset_h;
-    int phase = IDLE, nrun[CF_SPOT_MAX_TYPES] = {0, 0};
+    int phase = IDLE, nrun[CF_SPOT_MAX_TYPES] = {0, 0}, passes = 0;
     double w = 0, ws = 0, since = 0, phl = 0, wck = 0;
     for (;;) {
         const int *raw = &p->c[i * (size_t)p->n_types];
@@ -287,8 +287,13 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
             out->wall_h = INFINITY;
             return;
         }
-        if (++i == p->n)
+        if (++i == p->n) {
             i = 0;
+            if (++passes > CF_SPOT_MAX_PASSES) {
+                out->wall_h = INFINITY;
+                return;
+            }
+        }
         left = p->d_h[i];
     }
 }
@@ -337,7 +342,7 @@ void cf_spot_replay_mixed(const cf_spot_path *p, size_t seg, double offset_h, co
                    .uniform = policy == CF_MIXED_UNIFORM};
     size_t i = seg;
     double left = p->d_h[i] - offset_h;
-    int mode = 0, phase = IDLE, nrun = 0; /* mode 0 spot, 1 on-demand */
+    int mode = 0, phase = IDLE, nrun = 0, passes = 0; /* mode 0 spot, 1 on-demand */
     double w = 0, since = 0, phl = 0, wck = 0;
 #define GO_OD()                                                                                                      \
     do {                                                                                                             \
@@ -493,8 +498,13 @@ void cf_spot_replay_mixed(const cf_spot_path *p, size_t seg, double offset_h, co
             out->wall_h = INFINITY;
             return;
         }
-        if (++i == p->n)
+        if (++i == p->n) {
             i = 0;
+            if (++passes > CF_SPOT_MAX_PASSES) {
+                out->wall_h = INFINITY;
+                return;
+            }
+        }
         left = p->d_h[i];
     }
 #undef GO_OD
@@ -526,6 +536,12 @@ static double *prefix_sums(const cf_spot_path *p)
     for (size_t i = 0; i < p->n; i++)
         cum[i + 1] = cum[i] + p->d_h[i];
     return cum;
+}
+
+double cf_spot_start_step(const cf_spot_path *p, double step_h)
+{
+    double least = p->total_h / CF_SPOT_MAX_STARTS;
+    return step_h > least ? step_h : least;
 }
 
 size_t cf_spot_starts_grid(const cf_spot_path *p, double step_h, size_t *seg, double *off)

@@ -19,7 +19,7 @@ static cf_status run_rows(const cf_simulate_request *req, const cf_spot_plan *pl
 {
     for (size_t i = 0; i < n; i++)
         cf_spot_replay(req->trace, seg[i], off[i], plan, &runs[i]);
-    cf_status st = cf_spot_spread_of(runs, n, req->usd_per_node_h, CF_SPOT_DEADLINE_QUANTILE, &row->spread);
+    cf_status st = cf_spot_spread_of(runs, n, req->usd_per_node_h, CF_SPOT_CONFIDENCE, &row->spread);
     if (st != CF_OK)
         return st;
     double samples = 0, stalled = 0;
@@ -57,7 +57,7 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
             off[0] = s - acc;
         }
     } else {
-        double step = req->start_step_h > 0 ? req->start_step_h : CF_SPOT_REPLAY_STEP_H;
+        double step = cf_spot_start_step(p, req->start_step_h > 0 ? req->start_step_h : CF_SPOT_REPLAY_STEP_H);
         size_t cap = (size_t)(p->total_h / step) + 2;
         seg = malloc(cap * sizeof *seg);
         off = malloc(cap * sizeof *off);

@@ -1,29 +1,61 @@
 #!/usr/bin/env bash
-# The spot preemption model against the shipped traces (issue 15; docs/spot.md):
-#  1. model p50/p90 of a fixed plan vs the trace replay on the 4- and 16-node
-#     traces, for the LN-AR model fitted in-sample, leave-trace-out and as
-#     shipped, and for resampling families (block and cycle bootstraps), with
-#     how likely the bars are even for an exactly right model (--band);
-#  2. the deadline claim as recommend makes it (q95, recommend's Monte Carlo);
-#  3. the same model on the 1-node traces (where PHI, RHO and q95 were chosen);
-#  4. simulate on every shipped trace: progress per dollar, gain vs fixed rule;
-#  5. recommend latency with spot allowed (bench/latency.sh) for reference.
-# Usage: bench/spot.sh [BUILD_DIR]     (≈ 10 s plus the latency runs)
+# The spot preemption model against the shipped traces (docs/spot.md "Calibration"):
+#  1. `simulate --calibrate` with the shipped table on every shipped trace (in-sample),
+#     for three example plans;
+#  2. the traces split by start date: the model fitted to one half (--fit), scored
+#     on the other, both ways (A: 2023-02-15 and 2023-08-03; B: the rest);
+#  3. simulate on every shipped trace: progress per dollar, gain vs fixed rule;
+#  4. recommend latency with spot allowed (bench/latency.sh) for reference.
+# Each calibration line: pooled windows, then the share of windows below the
+# model's p10 / p50 / p90 and done by its check quantile, each with the band a
+# correct model gives on traces of those lengths ([lo, hi]).
+# Usage: bench/spot.sh [BUILD_DIR]     (about a minute plus the latency runs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 build=${1:-$src/build}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
-bench=$build/bench/spot_bench
 bin=$build/cli/cloudfit
-[ -x "$bench" ] && [ -x "$bin" ] || { echo "bench: build first (no $bench or $bin)" >&2; exit 1; }
+[ -x "$bin" ] || { echo "bench: build first (no $bin)" >&2; exit 1; }
 cd "$src"
-echo "== 1-3. preemption model vs trace replays"
-"$bench" examples/spot-traces --band --single
+traces=examples/spot-traces
+halves=$(mktemp -d)
+trap 'rm -rf "$halves"' EXIT
+mkdir -p "$halves/A" "$halves/B"
+for h in A B; do head -1 "$traces/index.csv" > "$halves/$h/index.csv"; done
+tail -n +2 "$traces/index.csv" | while IFS= read -r line; do
+  f=${line%%,*}
+  case "$f" in *02-15-2023*|*08-03-2023*) h=A ;; *) h=B ;; esac
+  echo "$line" >> "$halves/$h/index.csv"
+  ln -s "$src/$traces/$f" "$halves/$h/$f"
+done
+calibrate() { # LABEL SPEC TRACES [FIT]
+  local label=$1 spec=$2 dir=$3 fit=${4:-}
+  "$bin" simulate "examples/$spec.json" --calibrate "$dir" ${fit:+--fit "$fit"} -f json \
+      --max-catalog-age-days 100000 2>/dev/null |
+    /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cells = []
+for k, name in (("below_p10", "p10"), ("below_p50", "p50"), ("below_p90", "p90"), ("done_by_check_quantile", "check")):
+    s = d[k]
+    flag = "" if s["band_lo"] <= s["share"] <= s["band_hi"] else "*"
+    cells.append("%s %.3f [%.3f, %.3f]%s" % (name, s["share"], s["band_lo"], s["band_hi"], flag))
+print("  %-34s %-24s %6d windows  %s" % (sys.argv[1], sys.argv[2], d["windows"], "  ".join(cells)))' "$label" "$spec"
+}
+specs="resnet50-imagenet bert-base-squad gpt2-124m-openwebtext"
+echo "== 1. shipped table, every shipped trace (in-sample); * = outside the band"
+for s in $specs; do calibrate "in-sample" "$s" "$traces"; done
 echo
-echo "== 4. cloudfit simulate on every shipped trace (resnet50-imagenet plan): M0-samples per dollar, gain / fixed rule"
-tail -n +2 examples/spot-traces/index.csv | cut -d, -f1 | while read -r f; do
-  "$bin" simulate examples/resnet50-imagenet.json --trace "examples/spot-traces/$f" -f json \
+echo "== 2. split by start date: fitted to one half, scored on the other"
+for s in $specs; do
+  calibrate "fit A (02-15, 08-03), score B" "$s" "$halves/B" "$halves/A"
+  calibrate "fit B (the rest), score A" "$s" "$halves/A" "$halves/B"
+done
+echo
+echo "== 3. cloudfit simulate on every shipped trace (resnet50-imagenet plan): M0-samples per dollar, gain / fixed rule"
+tail -n +2 "$traces/index.csv" | cut -d, -f1 | while read -r f; do
+  "$bin" simulate examples/resnet50-imagenet.json --trace "$traces/$f" -f json \
       --max-catalog-age-days 100000 2>/dev/null |
     /usr/bin/python3 -c '
 import json, sys
@@ -36,5 +68,5 @@ for b in ("hold", "shrink"):
 print("  %-55s %s" % (sys.argv[1], "; ".join(cells)))' "$f"
 done
 echo
-echo "== 5. recommend latency, spot allowed (bench/latency.sh)"
+echo "== 4. recommend latency, spot allowed (bench/latency.sh)"
 "$here/latency.sh" "$build" 20

@@ -28,7 +28,7 @@ const cf_cli_option cf_cli_option_table[] = {
      "cost (cheapest within the deadline), time (fastest within the budget) or balanced"},
     {"deadline-hours", 0, OPT_DOUBLE, "H", CMD_RECOMMEND | CMD_SEARCH, OFF(deadline_hours), "override search.deadline_hours"},
     {"budget-usd", 0, OPT_DOUBLE, "USD", CMD_RECOMMEND | CMD_SEARCH, OFF(budget_usd), "override search.budget_usd"},
-    {"confidence", 0, OPT_STRING, "P", CMD_RECOMMEND | CMD_SEARCH, OFF(confidence),
+    {"confidence", 0, OPT_STRING, "P", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, OFF(confidence),
      "meet the deadline and budget with probability P under the model's uncertainty (e.g. 0.9 or 90%; default "
      "search.confidence, else 0.9)"},
     {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_SEARCH | CMD_SIMULATE, OFF(clouds),
@@ -172,6 +172,11 @@ const cf_cli_option cf_cli_option_table[] = {
     {"nodes", 0, OPT_INT, "N", CMD_SIMULATE, OFF(nodes),
      "VMs the plan requests (default: the trace's index.csv, else its largest count)"},
     {"gang", 0, OPT_FLAG, NULL, CMD_SIMULATE, OFF(gang), "run only while every requested VM is held (default elastic)"},
+    {"calibrate", 0, OPT_STRING, "DIR", CMD_SIMULATE, OFF(calibrate_dir),
+     "score the preemption model's p10/p50/p90 and check quantile on every trace in DIR (its index.csv), next to "
+     "the band a correct model gives (docs/spot.md)"},
+    {"fit", 0, OPT_STRING, "DIR", CMD_SIMULATE, OFF(fit_dir),
+     "with --calibrate: the model fitted to the traces in DIR instead of the shipped table"},
     {"global-batch", 0, OPT_INT, "M", CMD_REBALANCE, OFF(global_batch), "the global batch the workers share (held fixed)"},
     {"workers", 0, OPT_INT, "N", CMD_REBALANCE, OFF(workers), "number of workers (default: from --batches)"},
     {"batches", 0, OPT_STRING, "B1,B2,...", CMD_REBALANCE, OFF(batches),

@@ -119,6 +119,8 @@ typedef struct {
     const char *batch_policy;    /* simulate: hold | shrink | both (default both) */
     int nodes;                   /* simulate: requested VMs (-1 = from the trace) */
     int gang;                    /* simulate: run only while every requested VM is held */
+    const char *calibrate_dir;   /* simulate: score the preemption model on every trace of this folder */
+    const char *fit_dir;         /* simulate --calibrate: the model fitted to these traces, not the shipped one */
     int mix;                     /* recommend: also try jobs that mix two GPU types */
     int global_batch;            /* rebalance: -1 = required */
     int workers;                 /* rebalance: -1 = from --batches */

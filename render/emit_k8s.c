@@ -12,7 +12,10 @@
  * rendezvous at worker 0). Spot pods select the cloud's spot node label
  * and tolerate the matching NoSchedule taint (AKS always taints spot
  * pools; GKE documents the same taint for spot pools; EKS has no default
- * taint, the toleration only matters where one was added). */
+ * taint, the toleration only matters where one was added). A mixed plan
+ * (spot, then on demand near the deadline) is two jobs in one file: the
+ * spot job, and the on-demand job created suspended (runPolicy.suspend),
+ * which the switch-over resumes (docs/spot.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,13 +55,15 @@ typedef struct {
     const cf_shell_words *entry;
     const cf_emit_env_list *env;
     const cf_emit_accelerator *acc;
+    int spot;              /* this job runs on spot VMs */
+    const char *phase;     /* CLOUDFIT_PHASE of a mixed plan's job; "" = none */
 } pod_parts;
 
 static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int replicas, cf_buf *scratch)
 {
     const cf_config *c = &pp->r->advice->ranked[0];
     const char *spot_key = NULL, *spot_value = NULL;
-    if (c->spot)
+    if (pp->spot)
         spot_label(c->vm->cloud, &spot_key, &spot_value);
     yo_str(y, role, 0);
     yo_map(y);
@@ -105,6 +110,12 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
         yo_kv_quoted(y, "value", pp->env->items[i].value);
         yo_map_end(y);
     }
+    if (pp->phase[0]) {
+        yo_map(y);
+        yo_kv_str(y, "name", "CLOUDFIT_PHASE");
+        yo_kv_quoted(y, "value", pp->phase);
+        yo_map_end(y);
+    }
     yo_seq_end(y);
     yo_str(y, "resources", 0);
     yo_map(y);
@@ -120,23 +131,13 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
     yo_map_end(y);
 }
 
-cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
+/* One PyTorchJob document named `name`: on spot VMs (elastic when
+ * several) or on demand; `suspend` creates it suspended. */
+static cf_status job_doc(const cf_report *r, const cf_emit_job *job, const cf_emit_accelerator *acc, const char *name,
+                         int spot, int suspend, const char *phase, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    cf_emit_job job;
-    cf_status st = cf_emit_job_begin(r, entrypoint, &job);
-    if (st != CF_OK)
-        return st;
-    cf_emit_accelerator acc = {0};
-    if ((st = cf_emit_accelerator_for(c->vm, &acc)) != CF_OK)
-        goto done;
-    int elastic = c->spot && c->nodes > 1;
-
-    cf_emit_header(r, "Kubeflow PyTorchJob", out);
-    cf_buf_puts(out, "# Set the image to your training image. Apply: kubectl apply -f THIS_FILE\n");
-    if (elastic)
-        cf_buf_printf(out, "# Elastic (spot): %d Workers, the job goes on with %d to %d of them.\n", c->nodes,
-                      cf_emit_min_nodes(r, c), c->nodes);
+    int elastic = spot && c->nodes > 1;
     cf_buf text = CF_BUF_INIT, scratch = CF_BUF_INIT;
     cf_yaml_out y;
     yo_begin(&y, out);
@@ -145,7 +146,7 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     yo_kv_str(&y, "kind", "PyTorchJob");
     yo_str(&y, "metadata", 0);
     yo_map(&y);
-    yo_kv_str(&y, "name", job.name);
+    yo_kv_str(&y, "name", name);
     yo_str(&y, "labels", 0);
     yo_map(&y);
     yo_kv_str(&y, "app.kubernetes.io/created-by", "cloudfit");
@@ -162,6 +163,8 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     text.len = 0;
     cf_buf_printf(&text, "%.2f", c->total_usd);
     yo_kv_quoted(&y, "cloudfit/predicted-usd", cf_buf_cstr(&text));
+    if (phase[0])
+        yo_kv_quoted(&y, "cloudfit/phase", phase);
     yo_map_end(&y);
     yo_map_end(&y);
     yo_str(&y, "spec", 0);
@@ -169,6 +172,12 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     text.len = 0;
     cf_buf_printf(&text, "%d", c->gpus_per_node);
     yo_kv_quoted(&y, "nprocPerNode", cf_buf_cstr(&text));
+    if (suspend) {
+        yo_str(&y, "runPolicy", 0);
+        yo_map(&y);
+        yo_kv_bool(&y, "suspend", 1);
+        yo_map_end(&y);
+    }
     if (elastic) {
         yo_str(&y, "elasticPolicy", 0);
         yo_map(&y);
@@ -180,7 +189,7 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     }
     yo_str(&y, "pytorchReplicaSpecs", 0);
     yo_map(&y);
-    pod_parts pp = {r, &job.entry, &job.env, &acc};
+    pod_parts pp = {r, &job->entry, &job->env, acc, spot, phase};
     if (elastic) {
         replica(&y, &pp, "Worker", c->nodes, &scratch);
     } else {
@@ -191,11 +200,51 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
     yo_map_end(&y);
     yo_map_end(&y);
     yo_map_end(&y);
-    st = yo_end(&y);
+    cf_status st = yo_end(&y);
     if (st == CF_OK && (cf_buf_failed(&text) || cf_buf_failed(&scratch)))
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
     cf_buf_free(&text);
     cf_buf_free(&scratch);
+    return st;
+}
+
+cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
+{
+    const cf_config *c = &r->advice->ranked[0];
+    cf_emit_job job;
+    cf_status st = cf_emit_job_begin(r, entrypoint, &job);
+    if (st != CF_OK)
+        return st;
+    cf_emit_accelerator acc = {0};
+    if ((st = cf_emit_accelerator_for(c->vm, &acc)) != CF_OK)
+        goto done;
+    cf_emit_header(r, c->mixed ? "Kubeflow PyTorchJobs (a mixed plan)" : "Kubeflow PyTorchJob", out);
+    cf_buf_puts(out, "# Set the image to your training image. Apply: kubectl apply -f THIS_FILE\n");
+    if (c->spot && c->nodes > 1)
+        cf_buf_printf(out, "# Elastic (spot): %d Workers, the job goes on with %d to %d of them.\n", c->nodes,
+                      cf_emit_min_nodes(r, c), c->nodes);
+    if (!c->mixed) {
+        st = job_doc(r, &job, &acc, job.name, c->spot, 0, "", out);
+    } else {
+        /* Names: 48 characters at most plus "-sp" / "-od" keep
+         * "<name>-worker-<index>" a 63-character label (4096 nodes). */
+        cf_emit_mixed_note(r, out);
+        cf_buf sp = CF_BUF_INIT, od = CF_BUF_INIT;
+        cf_buf_printf(&sp, "%s-sp", job.name);
+        cf_buf_printf(&od, "%s-od", job.name);
+        cf_buf_printf(out, "# Two jobs: %s on spot VMs, and %s on demand, created suspended. At the switch-over,\n"
+                           "# when %s has finished:\n"
+                           "#   kubectl patch pytorchjob %s --type merge -p '{\"spec\":{\"runPolicy\":{\"suspend\":false}}}'\n",
+                      cf_buf_cstr(&sp), cf_buf_cstr(&od), cf_buf_cstr(&sp), cf_buf_cstr(&od));
+        st = cf_buf_failed(&sp) || cf_buf_failed(&od) ? cf_error_set(CF_ERR_NOMEM, "out of memory") : CF_OK;
+        if (st == CF_OK)
+            st = job_doc(r, &job, &acc, cf_buf_cstr(&sp), 1, 0, "spot", out);
+        cf_buf_puts(out, "---\n");
+        if (st == CF_OK)
+            st = job_doc(r, &job, &acc, cf_buf_cstr(&od), 0, 1, "ondemand", out);
+        cf_buf_free(&sp);
+        cf_buf_free(&od);
+    }
 
 done:
     cf_emit_accelerator_free(&acc);

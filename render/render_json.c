@@ -64,6 +64,9 @@ cJSON *cf_config_json(const cf_config *cfg)
     cJSON_AddNumberToObject(o, "total_usd", cf_json_round(cfg->total_usd, 6));
     cJSON_AddNumberToObject(o, "total_usd_p10", cf_json_round(cfg->total_usd_p10, 6));
     cJSON_AddNumberToObject(o, "total_usd_p90", cf_json_round(cfg->total_usd_p90, 6));
+    /* what the deadline and budget were held to (spot: the plan's check quantile) */
+    cJSON_AddNumberToObject(o, "hours_at_confidence", cf_json_round(cfg->hours_at_confidence, 4));
+    cJSON_AddNumberToObject(o, "total_usd_at_confidence", cf_json_round(cfg->usd_at_confidence, 6));
     if (cfg->spot) {
         cJSON_AddNumberToObject(o, "spot_time_factor", cf_json_round(cfg->spot_factor, 4));
         cJSON_AddNumberToObject(o, "checkpoint_interval_hours", cf_json_round(cfg->checkpoint_interval_hours, 3));

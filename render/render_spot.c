@@ -127,10 +127,11 @@ static cJSON *spread_json(const cf_spot_spread *s, int with_below)
     cf_json_add_rounded(o, "p10_hours", s->p10_h, 4);
     cf_json_add_rounded(o, "p50_hours", s->p50_h, 4);
     cf_json_add_rounded(o, "p90_hours", s->p90_h, 4);
-    cf_json_add_rounded(o, "q95_hours", s->q_h, 4);
+    cf_json_add_rounded(o, "check_quantile_hours", s->q_h, 4);
     cf_json_add_rounded(o, "p10_usd", s->p10_usd, 4);
     cf_json_add_rounded(o, "p50_usd", s->p50_usd, 4);
     cf_json_add_rounded(o, "p90_usd", s->p90_usd, 4);
+    cf_json_add_rounded(o, "check_quantile_usd", s->q_usd, 4);
     cf_json_add_rounded(o, "mean_preemptions", s->mean_preemptions, 4);
     cf_json_add_rounded(o, "mean_checkpoints", s->mean_checkpoints, 4);
     cf_json_add_rounded(o, "mean_lost_work_hours", s->mean_lost_h, 4);
@@ -150,19 +151,22 @@ cJSON *cf_config_spot_json(const cf_config *c)
     cJSON_AddStringToObject(m, "row", cf_spot_row_kind_name(e->source.kind));
     cJSON_AddStringToObject(m, "source", e->source.text);
     cJSON_AddStringToObject(m, "provenance", cf_provenance_name(e->source.provenance));
-    cJSON_AddBoolToObject(m, "multi_node_traces", e->source.row->multi_node);
+    cJSON_AddNumberToObject(m, "trace_nodes", e->source.row->nodes);
     cf_json_add_rounded(m, "availability_all_nodes", e->model.availability, 4);
     cf_json_add_rounded(m, "preemptions_per_node_day", e->model.rate_per_node_day, 4);
     cf_json_add_rounded(m, "cluster_events_per_day", e->model.events_per_day, 4);
     cf_json_add_rounded(m, "mtbf_hours", e->mtbf_h, 4);
+    cf_json_add_rounded(m, "regime_sd_up", e->source.row->process.regime_sd_up, 4);
+    cf_json_add_rounded(m, "regime_sd_down", e->source.row->process.regime_sd_down, 4);
     cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
     cf_json_add_rounded(ck, "write_minutes", e->checkpoint_h * 60, 4);
     cf_json_add_rounded(ck, "restart_minutes", e->restart_h * 60, 4);
     cf_json_add_rounded(ck, "interval_minutes", e->interval_h * 60, 4);
     cJSON_AddStringToObject(ck, "interval_rule", "Daly");
+    cf_json_add_rounded(o, "throughput_sigma", e->work_sigma, 4);
     cJSON_AddItemToObject(o, "spot_alone", spread_json(&e->spot, 1));
-    cJSON_AddNumberToObject(o, "confidence", CF_SPOT_CONFIDENCE);
-    cJSON_AddNumberToObject(o, "deadline_quantile", CF_SPOT_DEADLINE_QUANTILE);
+    cJSON_AddNumberToObject(o, "confidence", e->confidence);
+    cJSON_AddNumberToObject(o, "check_quantile", e->check_quantile);
     if (e->deadline_h > 0) {
         cJSON_AddBoolToObject(o, "meets_deadline_alone", e->meets_deadline);
         cJSON_AddNumberToObject(o, "simulated_share_by_deadline", cf_json_round(e->spot_met_share, 3));
@@ -192,6 +196,16 @@ static void spread_text(const cf_spot_spread *s, cf_buf *out)
     cf_buf_printf(out, "%s / %s / %s, %s / %s / %s", a, b, c, x, y, z);
 }
 
+/* "the 24 h deadline at 90 % (q0.90 23.1 h; 93 % of simulated starts
+ * finish by then)" */
+static void deadline_text(const cf_spot_estimate *e, const cf_spot_spread *s, int meets, double share, cf_buf *out)
+{
+    char q[24];
+    fmt_hours(q, sizeof q, s->q_h);
+    cf_buf_printf(out, "%s the %g h deadline at %.0f%% (its q%.2f %s; %.0f%% of simulated starts finish by then)",
+                  meets ? "meets" : "misses", e->deadline_h, 100 * e->confidence, e->check_quantile, q, 100 * share);
+}
+
 void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)
 {
     const cf_spot_estimate *e = &c->spot_est;
@@ -213,16 +227,17 @@ void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)
         cf_buf_printf(out, "    (the catalog's interruption band, %g%%/month from %s, is shown for information only: "
                            "it counts AWS-initiated interruptions per month, 300–7,000× fewer than the traces' "
                            "preemptions)\n", c->vm->interruptions_pct_per_month, band);
-    cf_buf_puts(out, "  - spot alone, p10 / p50 / p90 over the model: ");
+    cf_buf_printf(out, "  - spot alone, p10 / p50 / p90 over the model and the throughput uncertainty (σ %.2f): ",
+                  e->work_sigma);
     spread_text(&e->spot, out);
-    fmt_hours(q, sizeof q, e->spot.q_h);
-    if (e->deadline_h > 0)
-        cf_buf_printf(out, "; %s the %g h deadline at confidence %.1f (model q95 %s; %.0f%% of simulated starts "
-                           "finish by then)\n",
-                      e->meets_deadline ? "meets" : "misses", e->deadline_h, CF_SPOT_CONFIDENCE, q,
-                      100 * e->spot_met_share);
-    else
-        cf_buf_printf(out, "; q95 %s\n", q);
+    cf_buf_puts(out, "; ");
+    if (e->deadline_h > 0) {
+        deadline_text(e, &e->spot, e->meets_deadline, e->spot_met_share, out);
+    } else {
+        fmt_hours(q, sizeof q, e->spot.q_h);
+        cf_buf_printf(out, "q%.2f %s", e->check_quantile, q);
+    }
+    cf_buf_puts(out, "\n");
     fmt_hours(ck, sizeof ck, e->checkpoint_h);
     fmt_hours(iv, sizeof iv, e->interval_h);
     fmt_hours(rs, sizeof rs, e->restart_h);
@@ -234,9 +249,9 @@ void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)
         cf_buf_printf(out, "  - mixed plan (spot, then on demand when the deadline comes close; %s): ",
                       e->mixed_policy == CF_MIXED_UNIFORM ? "uniform progress" : "greedy");
         spread_text(&e->mixed, out);
-        cf_buf_printf(out, "; %s the deadline at %.1f (%.0f%% of simulated starts)%s\n",
-                      e->mixed_meets ? "meets" : "misses", CF_SPOT_CONFIDENCE, 100 * e->mixed_met_share,
-                      c->mixed ? ": chosen, spot alone misses it and this is cheaper than on demand" : "");
+        cf_buf_puts(out, "; ");
+        deadline_text(e, &e->mixed, e->mixed_meets, e->mixed_met_share, out);
+        cf_buf_printf(out, "%s\n", c->mixed ? ": chosen, spot alone misses it and this is cheaper than on demand" : "");
     }
 }
 
@@ -246,7 +261,7 @@ void cf_report_side_by_side_text(const cf_report *r, cf_buf *out)
     const cf_advice *a = r->advice;
     if (r->spec->search.spot == CF_SPOT_NEVER || (!a->have_best_ondemand && !a->have_best_spot))
         return;
-    cf_buf_puts(out, "\nBest on-demand and best spot plan (spot: p10 / p50 / p90 over the preemption model):\n");
+    cf_buf_puts(out, "\nBest on-demand and best spot plan (spot: p10 / p50 / p90 of its distribution):\n");
     for (int k = 0; k < 2; k++) {
         const cf_config *c = k == 0 ? &a->best_ondemand : &a->best_spot;
         int have = k == 0 ? a->have_best_ondemand : a->have_best_spot;

@@ -128,12 +128,12 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
         double conf = 100 * (s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE);
         cf_buf_puts(out, " that meet");
         if (s->search.deadline_hours > 0) {
-            if (c->spot && c->spot_est.valid)
-                cf_buf_printf(out, " the deadline at confidence %.1f (q95 %.1f h ≤ %g h)", CF_SPOT_CONFIDENCE,
-                              c->mixed ? c->spot_est.mixed.q_h : c->spot_est.spot.q_h, s->search.deadline_hours);
+            if (c->spot && c->spot_est.valid) /* the plan's own distribution, at its check quantile */
+                cf_buf_printf(out, " the deadline (median %.1f h; q%.2f %.1f h ≤ %g h)", c->hours,
+                              c->spot_est.check_quantile, c->hours_at_confidence, s->search.deadline_hours);
             else
-                cf_buf_printf(out, " the deadline (%.1f h; %.1f h at %.0f%% ≤ %g h)", c->hours, c->hours_at_confidence, conf,
-                              s->search.deadline_hours);
+                cf_buf_printf(out, " the deadline (%.1f h; %.1f h at %.0f%% ≤ %g h)", c->hours, c->hours_at_confidence,
+                              conf, s->search.deadline_hours);
         }
         if (s->search.deadline_hours > 0 && s->search.budget_usd > 0)
             cf_buf_puts(out, " and");
@@ -141,7 +141,10 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
             char budget[32], at[32];
             fmt_money(budget, sizeof budget, s->search.budget_usd);
             fmt_money(at, sizeof at, c->usd_at_confidence);
-            cf_buf_printf(out, " the budget ($%s; $%s at %.0f%% ≤ $%s)", money, at, conf, budget);
+            if (c->spot && c->spot_est.valid)
+                cf_buf_printf(out, " the budget ($%s; q%.2f $%s ≤ $%s)", money, c->spot_est.check_quantile, at, budget);
+            else
+                cf_buf_printf(out, " the budget ($%s; $%s at %.0f%% ≤ $%s)", money, at, conf, budget);
         }
         cf_buf_printf(out, " with %.0f%% confidence", conf);
     }

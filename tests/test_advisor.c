@@ -12,7 +12,6 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/carry.h"
-#include "cloudfit/advisor/spot.h"
 #include "cloudfit/spec.h"
 
 /* A 1-GPU line t = 0.05 + 0.004·m, κ = 0.02, an 80 Gbit/s in-node link, a
@@ -263,21 +262,6 @@ static void test_lr_rules(void **state)
     assert_float_equal(cf_lr_gain(1e12, 256, 2048), 8.0, 1e-6);
 }
 
-static void test_spot_factor(void **state)
-{
-    (void)state;
-    double interval = 0;
-    /* 7.3 %/month on one node: λ = 1e-4/h; C = 0.1 h → τ = √(2·0.1·1e4) = 44.72 h. */
-    double f = cf_spot_time_factor(7.3, 1, 0.1, 0.5, &interval);
-    assert_float_equal(interval, sqrt(2 * 0.1 / 1e-4), 1e-9);
-    double overhead = 0.1 / interval + 1e-4 * (interval / 2 + 0.5);
-    assert_float_equal(f, 1 / (1 - overhead), 1e-12);
-    /* more nodes, more interruptions */
-    assert_true(cf_spot_time_factor(7.3, 16, 0.1, 0.5, NULL) > f);
-    assert_float_equal(cf_spot_time_factor(0, 4, 0.1, 0.5, NULL), 1.0, 0);
-    assert_true(isinf(cf_spot_time_factor(5000, 64, 0.5, 2, NULL)));
-}
-
 static uint64_t rng_state = 88172645463325252ull;
 static double rnd(void)
 {
@@ -396,12 +380,34 @@ static void test_enumeration_invariants(void **state)
             setup_input(&spec, perf, &nm, rows, &in);
             spec.search.objective = objectives[oi];
             spec.search.spot = spots[si];
-            spec.search.deadline_hours = 60;
+            /* spot alone has no on-demand fallback: a looser deadline */
+            spec.search.deadline_hours = spots[si] == CF_SPOT_ONLY ? 400 : 60;
             spec.search.budget_usd = 4000;
             cf_advice advice;
             assert_int_equal(cf_advise(&in, &advice), CF_OK);
             assert_true(advice.n_ranked >= 1);
             const cf_config *best = &advice.ranked[0];
+            for (size_t i = 0; i < advice.n_ranked + advice.n_pareto; i++) {
+                /* Every figure of a configuration is a quantile of one
+                 * distribution: the point inside its interval, the checked
+                 * quantile within the deadline and budget. */
+                const cf_config *c = i < advice.n_ranked ? &advice.ranked[i] : &advice.pareto[i - advice.n_ranked];
+                assert_true(c->hours_p10 <= c->hours * (1 + 1e-12) && c->hours <= c->hours_p90 * (1 + 1e-12));
+                assert_true(c->total_usd_p10 <= c->total_usd * (1 + 1e-12) &&
+                            c->total_usd <= c->total_usd_p90 * (1 + 1e-12));
+                assert_true(c->hours_at_confidence <= spec.search.deadline_hours + 1e-6);
+                assert_true(c->usd_at_confidence <= spec.search.budget_usd);
+                assert_true(c->hours <= c->hours_at_confidence * (1 + 1e-12));
+                if (c->spot) {
+                    const cf_spot_spread *d = cf_config_spot_spread(c);
+                    assert_non_null(d);
+                    assert_true(c->hours == d->p50_h && c->hours_p90 == d->p90_h && c->hours_at_confidence == d->q_h);
+                    assert_true(c->total_usd == d->p50_usd && c->usd_at_confidence == d->q_usd);
+                    assert_float_equal(c->spot_est.check_quantile, 0.95, 1e-12); /* confidence 0.9 */
+                    if (spots[si] == CF_SPOT_ONLY)
+                        assert_false(c->mixed);
+                }
+            }
             for (size_t i = 0; i < advice.n_ranked; i++) {
                 const cf_config *c = &advice.ranked[i];
                 assert_true(c->hours <= spec.search.deadline_hours);
@@ -423,6 +429,7 @@ static void test_enumeration_invariants(void **state)
                     if (!c->mixed)
                         assert_true(c->total_usd <= c->hours * c->usd_per_hour * (1 + 1e-9));
                     assert_true(c->spot_est.spot.q_h <= spec.search.deadline_hours || c->mixed);
+                    assert_true(!c->mixed || c->spot_est.mixed.q_h <= spec.search.deadline_hours + 1e-6);
                 }
                 if (objectives[oi] == CF_OBJ_COST)
                     assert_true(best->total_usd <= c->total_usd);
@@ -641,7 +648,6 @@ int main(void)
         cmocka_unit_test(test_noise_trace_integral),
         cmocka_unit_test(test_noise_trace_trend),
         cmocka_unit_test(test_lr_rules),
-        cmocka_unit_test(test_spot_factor),
         cmocka_unit_test(test_pareto_brute_force),
         cmocka_unit_test(test_enumeration_invariants),
         cmocka_unit_test(test_enumeration_time_optimal_batch),

@@ -138,7 +138,8 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     st = cf_advise(&in, &advice);
     if (st == CF_ERR_INFEASIBLE) {
         cf_infeasible_error(&spec->search, spec->job.source, advice.have_extremes ? &advice.fastest : NULL,
-                            advice.have_extremes ? &advice.cheapest : NULL, NULL);
+                            advice.have_extremes ? &advice.cheapest : NULL,
+                            spec->search.spot == CF_SPOT_ONLY ? " on spot VMs alone (--spot only)" : NULL);
         rc = cf_report_error();
     } else if (st != CF_OK) {
         rc = cf_report_error();

@@ -1,10 +1,12 @@
 /* cloudfit simulate MODEL.json --trace TRACE.csv [--trace TRACE2.csv]
- * [--rule fixed|linear|sqrt|gain|all] [--batch hold|shrink|both]
+ * [--rule fixed|linear|sqrt|gain|all] [--batch hold|shrink|both]; or
+ * --calibrate DIR [--fit DIR2] (simulate/calibrate.c)
  * (docs/spot.md): replays an availability trace against the spec's plan on
  * the trace's VMs and reports, per LR rule, wall time, cost, checkpoints,
  * restarts, lost work and statistical progress. Reads the files, lets the
  * library compute (advisor/spot_simulate.c), renders
  * (render/simulate_report.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "log.h"
+#include "simulate/calibrate.h"
 #include "term/output.h"
 #include "cloudfit/render/simulate_report.h"
 
@@ -108,6 +111,29 @@ static void free_traces(loaded_traces *lt)
     cf_spot_trace_free(&lt->merged);
 }
 
+/* A job longer than the trace replays it more than once from every start
+ * (the trace is circular: after its last tick comes its first): say so,
+ * and how often, since the spread then says little about the process. */
+static void warn_outlasting(const cf_simulate_request *req, const cf_simulate_result *res, const cf_spot_path *path)
+{
+    double longest = 0;
+    for (int i = 0; i < res->n_rows; i++)
+        longest = res->rows[i].spread.p50_h > longest ? res->rows[i].spread.p50_h : longest;
+    if (!(req->work_h > path->total_h / 2) && !(longest > path->total_h / 2))
+        return;
+    if (isfinite(longest))
+        cf_log_warning("the job (%.1f h of work, a median of %.1f h of wall time) outlasts half the trace (%.1f h): "
+                       "each start replays the trace circularly, its end joined to its start, %.1f times for the "
+                       "median start; the spread then reflects this trace's average more than its variation",
+                       req->work_h, longest, path->total_h, longest / path->total_h);
+    else
+        cf_log_warning("the job (%.1f h of work) outlasts the trace (%.1f h): each start replays the trace "
+                       "circularly, its end joined to its start, until the job ends or %g h have passed",
+                       req->work_h, path->total_h, CF_SPOT_MAX_HOURS);
+    cf_log_hint("a trace of at least twice the job's wall time says more (or use --calibrate, which scores "
+                "shorter lengths too)");
+}
+
 static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *catalog, const loaded_traces *lt,
                unsigned rules, unsigned batches)
 {
@@ -150,6 +176,8 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *c
             setup.req.batches = batches;
             st = cf_simulate(&setup.req, &result);
         }
+        if (st == CF_OK)
+            warn_outlasting(&setup.req, &result, &path);
         if (st == CF_OK) {
             cf_simulate_report report = {.spec = spec, .trace = trace, .path = &path, .setup = &setup,
                                          .result = &result, .note = notes[0][0] ? notes[0] : lt->n > 1 ? notes[1] : ""};
@@ -179,6 +207,21 @@ int cmd_simulate(int argc, char **argv, const cf_cli_options *o, int n_positiona
         cf_log_error("option '--format' does not accept '%s'", o->format);
         cf_log_hint("use one of: table, json");
         return CF_EXIT_USAGE;
+    }
+    if (o->fit_dir && !o->calibrate_dir)
+        return usage("--fit goes with --calibrate DIR");
+    if (o->calibrate_dir) {
+        if (o->traces.n > 0)
+            return usage("--calibrate DIR takes every trace of DIR; leave out --trace");
+        cf_spec *spec = NULL;
+        int rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+        cf_catalog_source source;
+        if (rc == 0 && (rc = cf_cli_catalog_open(o, 1, &source)) == 0) {
+            rc = cf_cli_simulate_calibrate(o, spec, &source.catalog);
+            cf_catalog_source_close(&source);
+        }
+        cf_cli_spec_close(spec);
+        return rc;
     }
     unsigned rules, batches;
     int rc = parse_rules(o->rule, &rules);

@@ -8,10 +8,13 @@
     for step in ...: lr_now = plan.warmup(prev_lr, lr, steps_since_change)
 
 Also readable from the recommend JSON (`chosen.elastic`) with
-ElasticPlan.from_json(doc["chosen"]["elastic"]). No dependencies."""
+ElasticPlan.from_json(doc["chosen"]["elastic"]). A mixed plan (spot, then on
+demand near the deadline) also passes CLOUDFIT_MIXED_PLAN: MixedPlan says when
+the spot phase should leave. No dependencies."""
 import json
 import math
 import os
+import time
 
 
 class ElasticPlan:
@@ -64,3 +67,45 @@ class ElasticPlan:
         if target_lr < previous_lr * self.warmup_factor or steps_since_change >= self.warmup_steps:
             return target_lr
         return previous_lr + (target_lr - previous_lr) * (steps_since_change + 1) / self.warmup_steps
+
+
+class MixedPlan:
+    """A mixed plan's switch-over (CLOUDFIT_MIXED_PLAN, docs/spot.md "Mixed plans"): spot VMs until the latest time
+    at which the same VMs on demand still finish by the deadline, then on demand to the end (the greedy rule cloudfit
+    simulates: switch when now >= deadline - (left x (1 + C/tau_od) + R + C), `left` the hours of work still to do on
+    all the VMs, C the checkpoint write, R a restart, tau_od the on-demand checkpoint interval).
+
+        plan = MixedPlan.from_env()            # CLOUDFIT_MIXED_PLAN and CLOUDFIT_DEADLINE_AT (epoch seconds)
+        if plan.phase == "spot" and plan.switch_due(work_left_hours):   # at each checkpoint
+            save_checkpoint(); sys.exit(0)     # the on-demand phase resumes from it
+
+    work_left_hours comes from the job's own measured speed: steps left x seconds per step on all VMs / 3600."""
+
+    def __init__(self, deadline_at_s, restart_hours, checkpoint_hours, ondemand_interval_hours, phase="spot",
+                 work_hours=None):
+        self.deadline_at_s = float(deadline_at_s)
+        self.restart_hours, self.checkpoint_hours = float(restart_hours), float(checkpoint_hours)
+        self.ondemand_interval_hours = float(ondemand_interval_hours)
+        self.phase = phase
+        self.work_hours = work_hours          # the plan's estimate, for reference
+
+    @classmethod
+    def from_env(cls, env=os.environ):
+        p = json.loads(env["CLOUDFIT_MIXED_PLAN"])
+        name = p.get("deadline_at_env", "CLOUDFIT_DEADLINE_AT")
+        if name not in env:
+            raise KeyError(f"{name} is not set: launch a mixed plan with the deadline in epoch seconds, e.g. "
+                           f"{name}=$(( $(date +%s) + {p['deadline_hours']:g} * 3600 ))")
+        return cls(env[name], p["restart_hours"], p["checkpoint_hours"], p["ondemand_checkpoint_interval_hours"],
+                   env.get("CLOUDFIT_PHASE", "spot"), p.get("work_hours"))
+
+    def latest_switch_s(self, work_left_hours):
+        """Epoch seconds after which on demand could no longer finish the work left by the deadline."""
+        c, r, tau = self.checkpoint_hours, self.restart_hours, self.ondemand_interval_hours
+        need_h = max(0.0, float(work_left_hours)) * (1 + c / tau) + r + c
+        return self.deadline_at_s - need_h * 3600.0
+
+    def switch_due(self, work_left_hours, now_s=None):
+        """True when the spot phase should save a checkpoint and leave now."""
+        now = time.time() if now_s is None else float(now_s)
+        return now >= self.latest_switch_s(work_left_hours)

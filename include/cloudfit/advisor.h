@@ -70,13 +70,15 @@ typedef struct {
     double parallel_efficiency;   /* throughput / (K × single-GPU throughput at the same m) */
     double train_hours;           /* without startup and preemption */
     double hours;                 /* total wall time */
-    double hours_p10, hours_p90;  /* its 80 % interval (start-up and preemption overhead as in hours) */
+    double hours_p10, hours_p90;  /* its 80 % interval (spot: p10 and p90 of the plan's distribution) */
     double hours_at_confidence;   /* the quantile the deadline is held to (constraints.confidence) */
     double spot_factor;           /* hours / (start-up + train_hours); 1 for on-demand */
     double checkpoint_interval_hours; /* spot only */
-    /* Spot only (docs/spot.md): hours and total_usd are the p50 of the
-     * Monte Carlo over the preemption model; mixed = spot with an
-     * on-demand fallback near the deadline (hours and cost of that plan). */
+    /* Spot only (docs/spot.md): hours, total_usd, their p10/p90 and the
+     * figures at the confidence are quantiles of one distribution, the
+     * Monte Carlo over the preemption model and the throughput
+     * uncertainty (spot_est.spot, or spot_est.mixed when mixed: spot with
+     * an on-demand fallback near the deadline). */
     cf_spot_estimate spot_est;
     int mixed;
     double usd_per_hour;          /* whole cluster */
@@ -167,6 +169,12 @@ typedef struct {
     cf_next_measurement next;     /* kind CF_MEASURE_NONE when nothing is left to measure */
     size_t n_spot_simulated;      /* spot candidates given the Monte Carlo */
 } cf_advice;
+
+/* The distribution behind a spot or mixed configuration (NULL when it
+ * has none), and the configuration's figures set from it: hours and
+ * total_usd the medians, the p10/p90 and the quantiles at the confidence. */
+const cf_spot_spread *cf_config_spot_spread(const cf_config *c);
+void cf_config_spot_quantiles(cf_config *c);
 
 /* Runs the enumeration. CF_ERR_INFEASIBLE when no configuration meets the
  * deadline and budget; advice->fastest / cheapest are filled then, so the

@@ -189,9 +189,16 @@ def test_overrides_and_filters():
         assert c["cloud"] == "gcp" and c["gpu"] == "L4", c
     hours = [doc["chosen"]["hours"]] + [a["hours"] for a in doc["alternatives"]]
     assert hours == sorted(hours)
+    # spot only: a 2 h deadline at the check quantile is out of reach of spot VMs alone; exit 4 with the reason
     rc, out, err = run("recommend", "--no-history", "-f", "json", "--spot", "only", example("resnet18-cifar10.json"))
+    assert rc == 4 and "on spot VMs alone (--spot only)" in err and "--spot allow" in err and not out, (rc, err)
+    rc, out, err = run("recommend", "--no-history", "-f", "json", "--spot", "only", "--deadline-hours", "200",
+                       example("resnet18-cifar10.json"))
     assert rc == 0, err
-    assert all(c["spot"] for c in [json.loads(out)["chosen"], *json.loads(out)["alternatives"]])
+    doc = json.loads(out)
+    for c in [doc["chosen"], *doc["alternatives"], *doc["pareto"]]:
+        assert c["spot"] and c["spot_model"]["plan"] == "spot" and "mixed" not in c["spot_model"], c["spot_model"]
+        assert c["hours_at_confidence"] <= 200, c
 
 
 def test_beyond_the_measured_node_count_is_said():

@@ -25,7 +25,8 @@ GOLDEN = os.path.join(SRC, "tests", "golden")
 TMP = tempfile.mkdtemp(prefix="cloudfit-golden-")
 RESNET = os.path.join("examples", "resnet50-imagenet.json")
 BASELINE = os.path.join("tests", "golden", "baseline.json.golden")
-SPOT = ["--gpu", "H100", "--spot", "only", "--deadline-hours", "4", "-n", "20"]
+# spot alone at a loose deadline (its q0.95 of a tight one is far off): a multi-node elastic spot job
+SPOT = ["--gpu", "H100", "--spot", "only", "--objective", "time", "--deadline-hours", "1000", "-n", "20"]
 
 # name → (arguments after "recommend --no-history", output): output is
 # "stdout" or the file an --emit wrote. Paths are relative to SOURCE_DIR so

@@ -101,7 +101,8 @@ def test_max_cost_increase_against_base_branch_history():
     assert gate["passed"] and gate["value"] is None and "no earlier" in gate["note"], gate
     # The base branch's run used a cheaper budget-limited spot choice: make it
     # the baseline by recording it on main with a tighter objective.
-    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", "--spot", "only", SPEC, env=main_env)
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", "--spot", "only", "--deadline-hours", "200", SPEC,
+                       env=main_env)
     assert rc == 0, err
     main_cost = json.loads(out)["chosen"]["total_usd"]
     rc, out, err = gate_run("--max-cost-increase", "0%", db=db, env=pr_env)

@@ -116,6 +116,10 @@ def check_front_svg(root, doc):
         if c.get("hours_p10"):  # intervals (when the model gives them): whiskers
             assert close(float(g.get("data-hours-p10")), c["hours_p10"]), g.attrib
             assert close(float(g.get("data-hours-p90")), c["hours_p90"]), g.attrib
+            # the point inside its whiskers (spot: quantiles of one distribution)
+            assert float(g.get("data-hours-p10")) <= float(g.get("data-hours")) <= float(g.get("data-hours-p90")), \
+                g.attrib
+            assert float(g.get("data-usd-p10")) <= float(g.get("data-usd")) <= float(g.get("data-usd-p90")), g.attrib
         else:
             assert g.get("data-hours-p10") is None
     # colour by GPU type: one colour per type, distinct types distinct colours

@@ -6,7 +6,13 @@
   * two traces mix two VM types;
   * `recommend --spot allow` on each example shows the best on-demand and the
     best spot plan with p10/p50/p90, and the JSON carries the elastic range
-    and the LR function;
+    and the LR function; every spot or mixed row of every example, in JSON,
+    the table, markdown: p10 <= point <= p90, its checked quantile within the
+    deadline; --confidence changes the check quantile (and the JSON says it);
+  * `--spot only` returns spot plans or exits 4 with the reason;
+  * `simulate --calibrate` on the shipped traces: the keys, shares inside
+    their bands, the acceptance ranges; warnings when a job outlasts a trace;
+  * the mixed plan's switch-over helper (examples/elastic/cloudfit_elastic.py);
   * `recommend --mix` lists per-worker batches and the speed-up;
   * `cloudfit rebalance` as a JSON-lines filter, and its errors.
 Usage: test_spot_cli.py CLOUDFIT_BINARY SOURCE_DIR"""
@@ -14,6 +20,7 @@ import csv
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +34,7 @@ BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
 TRACES = os.path.join(EXAMPLES, "spot-traces")
 RESNET = os.path.join(EXAMPLES, "resnet50-imagenet.json")
+TRACE_1C = "availability_1node_02-15-2023_us-east-1c_V100x1.csv"
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 TMP = tempfile.mkdtemp(prefix="cloudfit-spot-")
 ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), NO_COLOR="1")
@@ -105,6 +113,30 @@ def test_simulate_two_traces_mix_types():
     assert [r["rule"] for r in doc["rules"]] == ["mixed-types"], doc["rules"]
 
 
+def spot_rows(doc):
+    rows = [doc["chosen"], *doc["alternatives"], *doc["pareto"]]
+    if doc.get("best_by_kind", {}).get("spot"):
+        rows.append(doc["best_by_kind"]["spot"])
+    return [c for c in rows if c["spot"]]
+
+
+def check_spot_row(c, deadline, budget, confidence=0.9):
+    """One spot or mixed configuration: every figure is a quantile of its plan's distribution."""
+    m = c["spot_model"]
+    plan = m["mixed"] if m["plan"] == "mixed" else m["spot_alone"]
+    assert m["confidence"] == confidence and abs(m["check_quantile"] - (1 - (1 - confidence) / 2)) < 1e-9, m
+    assert c["hours_p10"] <= c["hours"] <= c["hours_p90"], c
+    assert c["total_usd_p10"] <= c["total_usd"] <= c["total_usd_p90"], c
+    assert c["hours"] <= c["hours_at_confidence"] and c["total_usd"] <= c["total_usd_at_confidence"], c
+    for k, want in (("p10_hours", "hours_p10"), ("p50_hours", "hours"), ("p90_hours", "hours_p90"),
+                    ("check_quantile_hours", "hours_at_confidence"), ("p50_usd", "total_usd")):
+        assert abs(plan[k] - c[want]) <= 1e-3 * max(1, abs(plan[k])), (k, plan[k], c[want])
+    if deadline:
+        assert c["hours_at_confidence"] <= deadline + 1e-3, (c["hours_at_confidence"], deadline)
+    if budget:
+        assert c["total_usd_at_confidence"] <= budget + 1e-3, (c["total_usd_at_confidence"], budget)
+
+
 def test_recommend_spot_allow_every_example():
     examples = sorted(glob.glob(os.path.join(EXAMPLES, "*.json")))
     assert len(examples) >= 5, examples
@@ -118,32 +150,153 @@ def test_recommend_spot_allow_every_example():
         spot = both["spot"]
         assert spot and spot["spot"], (ex, both)
         m = spot["spot_model"]
-        plan = m["mixed"] if m["plan"] == "mixed" else m["spot_alone"]
-        assert plan["p10_hours"] <= plan["p50_hours"] <= plan["p90_hours"], (ex, plan)
-        assert plan["p10_usd"] <= plan["p50_usd"] <= plan["p90_usd"], (ex, plan)
         assert m["model"]["source"] and m["model"]["provenance"] in ("fitted", "default"), m["model"]
-        assert m["confidence"] == 0.9 and m["deadline_quantile"] == 0.95, m
-        if doc["constraints"]["deadline_hours"]:
-            assert plan["q95_hours"] <= doc["constraints"]["deadline_hours"] + 1e-6, (ex, plan)
+        for c in spot_rows(doc):
+            check_spot_row(c, doc["constraints"]["deadline_hours"], doc["constraints"]["budget_usd"])
         for cfg in (doc["chosen"], spot):
             e = cfg["elastic"]
             assert 1 <= e["min_nodes"] <= e["max_nodes"] == cfg["nodes"], e
             assert e["lr_function"]["rule"] in ("gain", "linear", "sqrt", "none") and e["lr_function"]["lr0"] > 0, e
             assert len(e["by_nodes"]) == cfg["nodes"], e
+        # the table: "HOURS (p10-p90)" and "TOTAL $ (p10-p90)" of every spot row hold their point
         rc, out, err = run("recommend", "--no-history", "-q", "--spot", "allow", ex)
         assert rc == 0, err
         assert "Best on-demand and best spot plan (spot: p10 / p50 / p90" in out, out
         line = [l for l in out.splitlines() if l.startswith(("  spot ", "  mixed "))]
         assert line and line[0].count(" / ") >= 4, out
+        table_rows = [l for l in out.splitlines() if "(spot" in l and " h (" in l]
+        assert table_rows or not any(c["spot"] for c in [doc["chosen"], *doc["alternatives"]]), out
+        for l in table_rows:
+            h, lo, hi = (float(v) for v in re.search(r"([0-9.]+) h \(([0-9.]+)–([0-9.]+)\)", l).groups())
+            assert lo <= h <= hi, l
+            usd = re.search(r"([0-9.,]+) \(([0-9.,]+)–([0-9.,]+)\)\s+[✔]?\s*$", l)
+            u, ulo, uhi = (float(v.replace(",", "")) for v in usd.groups())
+            assert ulo <= u <= uhi, l
+        # markdown: the ranked rows' intervals likewise
+        rc, out, err = run("recommend", "--no-history", "-q", "--spot", "allow", "-f", "markdown", ex)
+        assert rc == 0, err
+        for l in out.splitlines():
+            if l.startswith("|") and "spot" in l and " h (" in l:
+                h, lo, hi = (float(v) for v in re.search(r"([0-9.]+) h \(([0-9.]+)–([0-9.]+)\)", l).groups())
+                assert lo <= h <= hi, l
+
+
+def test_confidence_is_honoured_for_spot():
+    """--confidence sets the spot plans' check quantile (stated in the JSON), as it sets the on-demand one."""
+    checked = {}
+    for conf in ("0.5", "0.99"):
+        rc, out, err = run("recommend", "--no-history", "-q", "--spot", "allow", "-f", "json", "--confidence", conf,
+                           "--deadline-hours", "200", RESNET)
+        assert rc == 0, err
+        doc = json.loads(out)
+        assert doc["constraints"]["confidence"] == float(conf), doc["constraints"]
+        rows = spot_rows(doc)
+        assert rows, conf
+        for c in rows:
+            check_spot_row(c, 200, doc["constraints"]["budget_usd"], float(conf))
+        checked[conf] = doc["best_by_kind"]["spot"]
+        rc, out, err = run("recommend", "--no-history", "-q", "--spot", "allow", "--confidence", conf,
+                           "--deadline-hours", "200", RESNET)
+        assert rc == 0, err
+        if doc["chosen"]["spot"]:
+            assert f"with {100 * float(conf):.0f}% confidence" in out, out
+            assert "confidence 0.9" not in out and "at 90%" not in out, out
+    # a higher confidence checks a higher quantile of the same kind of plan
+    assert checked["0.99"]["spot_model"]["check_quantile"] > checked["0.5"]["spot_model"]["check_quantile"]
+
+
+def test_spot_only_never_needs_on_demand():
+    rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "-f", "json", RESNET)
+    assert rc == 4 and not out, (rc, out[:300])
+    assert "on spot VMs alone (--spot only)" in err and "at the confidence" in err and "--spot allow" in err, err
+    rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "-f", "json", "--deadline-hours", "400",
+                       RESNET)
+    assert rc == 0, err
+    for c in spot_rows(json.loads(out)):
+        assert c["spot_model"]["plan"] == "spot" and "mixed" not in c["spot_model"], c["spot_model"]
 
 
 def test_recommend_spot_explains_the_model():
     rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "--gpu", "V100", "--cloud", "aws",
-                       "--deadline-hours", "200", "--max-nodes", "16", RESNET)
+                       "--deadline-hours", "400", "--max-nodes", "16", RESNET)
     assert rc == 0, err
     assert "spot preemption model (fitted)" in out and "traces of aws V100" in out, out
-    assert "meets the 200 h deadline at confidence 0.9" in out or "mixed plan" in out, out
-    assert "Daly" in out and "elastic:" in out, out
+    assert "meets the 400 h deadline at 90% (its q0.95" in out, out
+    assert "throughput uncertainty" in out and "Daly" in out and "elastic:" in out, out
+
+
+def test_simulate_calibrate_on_the_shipped_traces():
+    rc, out, err = run("simulate", RESNET, "--calibrate", TRACES, "-f", "json", "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    doc = json.loads(out)
+    for key in ("below_p10", "below_p50", "below_p90", "done_by_check_quantile"):
+        s = doc[key]
+        assert set(s) == {"share", "band_lo", "band_hi"}, s
+        assert 0 <= s["band_lo"] <= s["band_hi"] <= 1 and s["band_lo"] <= s["share"] <= s["band_hi"], (key, s)
+    assert 0.30 <= doc["below_p50"]["share"] <= 0.70 and 0.75 <= doc["below_p90"]["share"] <= 0.98, doc
+    assert doc["done_by_check_quantile"]["share"] >= doc["confidence"] == 0.9 and doc["check_quantile"] == 0.95, doc
+    assert doc["windows"] > 10000 and len({i["trace"] for i in doc["items"]}) == 21, doc["windows"]
+    # the other half's model: fitted to the traces of 2023-02-15 and 2023-08-03, scored on the rest
+    halves = {h: os.path.join(TMP, "half-" + h) for h in "AB"}
+    rows = list(csv.DictReader(open(os.path.join(TRACES, "index.csv"))))
+    for h, d in halves.items():
+        os.makedirs(d, exist_ok=True)
+        mine = [r for r in rows if (r["start_date"] in ("2023-02-15", "2023-08-03")) == (h == "A")]
+        with open(os.path.join(d, "index.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(mine)
+        for r in mine:
+            if not os.path.exists(os.path.join(d, r["file"])):
+                os.symlink(os.path.join(TRACES, r["file"]), os.path.join(d, r["file"]))
+    rc, out, err = run("simulate", RESNET, "--calibrate", halves["B"], "--fit", halves["A"], "-f", "json",
+                       "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["model"] == halves["A"] and 0.30 <= doc["below_p50"]["share"] <= 0.70, doc
+    assert doc["done_by_check_quantile"]["share"] >= 0.9, doc["done_by_check_quantile"]
+    rc, out, err = run("simulate", RESNET, "--calibrate", TRACES, "--max-catalog-age-days", "100000")
+    assert rc == 0 and "below the model's p50" in out and "inside" in out, (err, out[-2000:])
+    rc, _, err = run("simulate", RESNET, "--fit", TRACES)
+    assert rc == 2 and "--calibrate" in err, err
+    rc, _, err = run("simulate", RESNET, "--calibrate", TRACES, "--trace", os.path.join(TRACES, rows[0]["file"]))
+    assert rc == 2 and "--trace" in err, err
+    rc, _, err = run("simulate", RESNET, "--calibrate", os.path.join(TMP, "nowhere"))
+    assert rc != 0 and "nowhere" in err, err
+
+
+def test_simulate_warns_when_the_job_outlasts_the_trace():
+    gpt2 = os.path.join(EXAMPLES, "gpt2-124m-openwebtext.json")
+    path = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-2a_V100x1.csv")
+    rc, out, err = run("simulate", gpt2, "--trace", path, "--rule", "gain", "--batch", "hold",
+                       "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    assert "outlasts" in err and "circularly" in err and "times for the median start" in err, err
+    rc, out, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",
+                       "--batch", "hold", "--max-catalog-age-days", "100000")
+    assert rc == 0 and "outlasts" not in err, err
+
+
+def test_mixed_plan_switch_over_helper():
+    sys.path.insert(0, os.path.join(EXAMPLES, "elastic"))
+    from cloudfit_elastic import MixedPlan  # noqa: E402
+    env = {"CLOUDFIT_MIXED_PLAN": json.dumps({"policy": "greedy", "deadline_hours": 24, "work_hours": 10,
+                                              "restart_hours": 0.2, "checkpoint_hours": 0.1,
+                                              "ondemand_checkpoint_interval_hours": 1,
+                                              "deadline_at_env": "CLOUDFIT_DEADLINE_AT"}),
+           "CLOUDFIT_DEADLINE_AT": "100000", "CLOUDFIT_PHASE": "spot"}
+    plan = MixedPlan.from_env(env)
+    assert plan.phase == "spot"
+    # 5 h of work left on demand needs 5 x 1.1 + 0.2 + 0.1 = 5.8 h before the deadline
+    latest = plan.latest_switch_s(5)
+    assert abs(latest - (100000 - 5.8 * 3600)) < 1e-6, latest
+    assert not plan.switch_due(5, now_s=latest - 1) and plan.switch_due(5, now_s=latest)
+    del env["CLOUDFIT_DEADLINE_AT"]
+    try:
+        MixedPlan.from_env(env)
+        raise AssertionError("a mixed plan without its deadline must be refused")
+    except KeyError as e:
+        assert "CLOUDFIT_DEADLINE_AT" in str(e), e
 
 
 def test_recommend_mix():
@@ -191,7 +344,7 @@ def test_help_lists_the_commands():
     rc, out, _ = run("--help")
     assert rc == 0 and "simulate" in out and "rebalance" in out, out
     rc, out, _ = run("simulate", "--help")
-    assert rc == 0 and "--trace" in out and "--rule" in out, out
+    assert rc == 0 and "--trace" in out and "--rule" in out and "--calibrate" in out and "--fit" in out, out
     rc, out, _ = run("help", "--man")
     assert rc == 0 and "simulate" in out and "rebalance" in out, out[:2000]
 

@@ -11,19 +11,27 @@
 #include "cloudfit/advisor/spot_table.h"
 #include "cloudfit/status.h"
 
-/* The claim "meets the deadline at confidence 0.9" uses the model's q95
- * wall time: the margin pays for parameter uncertainty (a trace covers
- * 1–6 weeks) and non-stationarity. CF_SPOT_DEADLINE_QUANTILE was chosen on
- * the single-node traces (bench/spot_lab.py --select; docs/spot.md). */
-#define CF_SPOT_CONFIDENCE 0.9
-#define CF_SPOT_DEADLINE_QUANTILE 0.95
+/* A spot or mixed plan has one distribution of wall time and cost: the
+ * replays of the plan from many start times on a path of the preemption
+ * model (preemptions, restarts, lost work), each with its own draw of the
+ * work from the throughput model's uncertainty (log-normal, the step
+ * time's σ). Every figure shown is a quantile of it: the point is the
+ * median, the interval p10–p90, and the deadline and budget are held to
+ * its check quantile for the confidence c the user asked for,
+ * 1 − (1 − c)·CF_SPOT_MISS_FACTOR (q0.95 at c = 0.9): on traces of a few
+ * weeks an exactly right model's share of starts done by its q_c falls
+ * below c in about half of them, by its q0.95 in few (the calibration's
+ * band; docs/spot.md "Calibration"). */
+#define CF_SPOT_CONFIDENCE 0.9   /* when none is given */
+#define CF_SPOT_MISS_FACTOR 0.5
+double cf_spot_check_quantile(double confidence);
 /* The Monte Carlo: one path per (model row, node count) and uniform start
  * times in its first 90 %. bench/spot.sh uses the full size; recommend a
  * smaller one (its latency budget; docs/spot.md gives the spread). */
 #define CF_SPOT_SEED 15
 #define CF_SPOT_MC_PATH_HOURS 300000.0
 #define CF_SPOT_MC_STARTS 3000
-#define CF_SPOT_RECOMMEND_PATH_HOURS 60000.0
+#define CF_SPOT_RECOMMEND_PATH_HOURS 50000.0
 #define CF_SPOT_RECOMMEND_STARTS 1000
 #define CF_SPOT_START_FRACTION 0.9
 
@@ -34,9 +42,11 @@ typedef struct {
 } cf_spot_mc_settings;
 
 /* Spread of wall time and cost over replays (cost: VM-hours × the price of
- * each type). q is the quantile behind the deadline claim. */
+ * each type): quantiles of each, q the quantile behind the deadline and
+ * budget checks. */
 typedef struct {
     size_t n, n_unfinished;
+    double q;
     double p10_h, p50_h, p90_h, q_h, mean_h;
     double p10_usd, p50_usd, p90_usd, q_usd, mean_usd;
     double mean_preemptions, mean_checkpoints, mean_restarts, mean_lost_h, mean_below_h;
@@ -49,11 +59,16 @@ cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd
 void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
                          const cf_spot_plan *plan, cf_spot_run *runs);
 
-/* A spot plan to evaluate: W hours of work on N VMs of one type. */
+/* A spot plan to evaluate: W hours of work on N VMs of one type, W's
+ * log-normal spread (0: exact), the confidence of the checks. */
 typedef struct {
     const cf_spot_process *process;
     int nodes;
     double work_h;
+    double work_sigma;                /* log sd of W below its median: the throughput model's (step time σ) */
+    double work_sigma_up;             /* and above it (the step's σ_up: a two-piece log-normal); 0 = work_sigma */
+    double confidence;                /* the deadline and budget hold with this probability; 0 = CF_SPOT_CONFIDENCE */
+    int no_mixed;                     /* spot only: never the mixed plan */
     double checkpoint_h, restart_h;
     double spot_usd_per_node_h;
     double ondemand_usd_per_node_h;   /* 0 = not offered on demand: no mixed plan */
@@ -68,8 +83,10 @@ typedef struct {
     cf_spot_spread spot;              /* spot alone */
     double checkpoint_h, restart_h, interval_h, mtbf_h;
     cf_spot_path_stats model;         /* the model at N: availability, preemption rate */
+    double work_sigma;                /* the throughput uncertainty folded in */
+    double confidence, check_quantile;/* asked for; the quantile the checks use */
     double deadline_h;
-    int meets_deadline;               /* spot alone: q95 ≤ deadline */
+    int meets_deadline;               /* spot alone: its check quantile ≤ deadline */
     double spot_met_share;            /* share of the Monte Carlo starts done by the deadline */
     int has_mixed;
     cf_mixed_policy mixed_policy;

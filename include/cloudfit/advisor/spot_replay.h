@@ -17,6 +17,11 @@
 #define CF_SPOT_MAX_HOURS 20000.0
 #define CF_SPOT_OD_INTERVAL_H 1.0
 #define CF_SPOT_REPLAY_STEP_H 0.25   /* a trace replay starts every 15 minutes */
+/* A replay that has gone round the (circular) path this often does not
+ * finish either (a path of a few ticks cannot make it loop for ever); a
+ * replay of a trace starts at most this often (the step grows beyond). */
+#define CF_SPOT_MAX_PASSES 1000
+#define CF_SPOT_MAX_STARTS 200000
 
 /* A piecewise-constant count of held VMs: segment i lasts d_h[i] hours
  * with c[i·n_types + k] VMs of type k. Replays treat it as circular. */
@@ -73,7 +78,9 @@ typedef struct {
     double stalled_h;               /* how much */
 } cf_spot_run;
 
-/* One start `offset_h` into segment `seg` (docs/spot.md, "The replay"). */
+/* One start `offset_h` into segment `seg` (docs/spot.md, "The replay").
+ * wall_h is INFINITY when it does not finish within max_h or
+ * CF_SPOT_MAX_PASSES passes over the path. */
 void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *plan, cf_spot_run *out);
 
 /* The mixed plan: elastic spot with an on-demand fallback (one VM type).
@@ -88,7 +95,10 @@ void cf_spot_replay_mixed(const cf_spot_path *p, size_t seg, double offset_h, co
 
 /* Start positions: every step_h along the path (returns the count; seg
  * and off need room for ⌈total/step⌉), or n uniform in [0, frac·total)
- * from a seeded generator. */
+ * from a seeded generator. cf_spot_start_step is the step a replay of the
+ * whole path uses: step_h, or longer when that would be more than
+ * CF_SPOT_MAX_STARTS starts. */
+double cf_spot_start_step(const cf_spot_path *p, double step_h);
 size_t cf_spot_starts_grid(const cf_spot_path *p, double step_h, size_t *seg, double *off);
 cf_status cf_spot_starts_random(const cf_spot_path *p, size_t n, double frac, unsigned long seed, size_t *seg,
                                 double *off);

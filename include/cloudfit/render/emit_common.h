@@ -10,8 +10,8 @@
 #include "cloudfit/common/shell_words.h"
 #include "cloudfit/render.h"
 
-/* The number of CLOUDFIT_* variables (a count, not a buffer size). */
-#define CF_EMIT_N_ENV 11
+/* The number of CLOUDFIT_* variables at most (a count, not a buffer size). */
+#define CF_EMIT_N_ENV 12
 
 typedef struct {
     const char *name;   /* static */
@@ -23,7 +23,10 @@ typedef struct {
     size_t n;
 } cf_emit_env_list;
 
-/* Fills `out` (every value malloc'd; free with cf_emit_envs_free). */
+/* Fills `out` (every value malloc'd; free with cf_emit_envs_free). A
+ * mixed plan (spot, then on-demand near the deadline) also gets
+ * CLOUDFIT_MIXED_PLAN, the switch-over rule as JSON (docs/spot.md,
+ * examples/elastic/cloudfit_elastic.py MixedPlan). */
 cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out);
 void cf_emit_envs_free(cf_emit_env_list *list);
 
@@ -71,5 +74,7 @@ void cf_emit_job_free(cf_emit_job *job);
 
 /* Header comment lines ("# ...") shared by the emitted files. */
 void cf_emit_header(const cf_report *r, const char *what, cf_buf *out);
+/* Comment lines on a mixed plan's switch-over, after `prefix` ("# "). */
+void cf_emit_mixed_note(const cf_report *r, cf_buf *out);
 
 #endif
