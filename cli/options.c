@@ -40,7 +40,7 @@ const cf_cli_option cf_cli_option_table[] = {
      "(then --region's order, then the default list in docs/pricing.md)"},
     {"include-restricted-regions", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH,
      OFF(include_restricted_regions),
-     "also offer regions that need an access request first (Azure's restricted regions; docs/pricing.md)"},
+     "also offer regions where launching needs an access request (Azure's restricted regions; docs/pricing.md)"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_HISTORY | CMD_SEARCH | CMD_PROFILE | CMD_SIMULATE, OFF(gpus),
      "only this GPU model; repeatable (profile --runner: the one GPU type to profile; simulate: the GPU of each trace)"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},

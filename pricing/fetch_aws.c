@@ -335,14 +335,6 @@ static const char *spot_region_code(const char *name)
     return name;
 }
 
-static int wanted_region(const cf_fetch_ctx *ctx, const char *region)
-{
-    for (size_t i = 0; i < ctx->n_regions; i++)
-        if (strcmp(ctx->regions[i], region) == 0)
-            return 1;
-    return 0;
-}
-
 static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const cJSON *sizes, const char *date,
                             cf_price_list *out)
 {
@@ -406,7 +398,7 @@ static void fetch_spot(const cf_fetch_ctx *ctx, cf_price_list *out)
     cJSON_ArrayForEach(r, regions)
     {
         const char *name = str_at(r, "region", NULL, NULL);
-        if (!name || !wanted_region(ctx, spot_region_code(name)))
+        if (!name || !cf_fetch_wants_region(ctx, spot_region_code(name)))
             continue;
         const cJSON *group;
         cJSON_ArrayForEach(group, cJSON_GetObjectItemCaseSensitive(r, "instanceTypes"))

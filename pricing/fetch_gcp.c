@@ -192,14 +192,6 @@ static int classify(const char *description, part_kind *kind, const char **key, 
     return plain_tail(tail, prefix, preemptible) ? 1 : -1;
 }
 
-static int wanted_region(const cf_fetch_ctx *ctx, const char *region)
-{
-    for (size_t i = 0; i < ctx->n_regions; i++)
-        if (strcmp(ctx->regions[i], region) == 0)
-            return 1;
-    return 0;
-}
-
 static const char *str_of(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -295,7 +287,7 @@ static cf_status take_sku(const cf_fetch_ctx *ctx, const char *what, const cJSON
     const cJSON *region;
     cJSON_ArrayForEach(region, cJSON_GetObjectItemCaseSensitive(sku, "serviceRegions"))
     {
-        if (!cJSON_IsString(region) || !wanted_region(ctx, region->valuestring))
+        if (!cJSON_IsString(region) || !cf_fetch_wants_region(ctx, region->valuestring))
             continue;
         part_rate r = {.kind = kind, .preemptible = preemptible, .usd_per_hr = price, .rejected = rejected};
         snprintf(r.key, sizeof r.key, "%s", key);
@@ -431,7 +423,7 @@ static cf_status compose(const cf_fetch_ctx *ctx, const rate_table *rates, cf_pr
     char unknown_example[48] = "";
     for (size_t i = 0; i < ctx->base->n_vms; i++) {
         const cf_vm *vm = &ctx->base->vms[i];
-        if (strcmp(vm->cloud, "gcp") != 0 || !wanted_region(ctx, vm->region))
+        if (strcmp(vm->cloud, "gcp") != 0 || !cf_fetch_wants_region(ctx, vm->region))
             continue;
         const machine_parts *mp = parts_of(vm->instance_type);
         if (!mp) {
@@ -460,18 +452,13 @@ static cf_status compose(const cf_fetch_ctx *ctx, const rate_table *rates, cf_pr
 
 static cf_status fetch_gcp(const cf_fetch_ctx *ctx, cf_price_list *out)
 {
-    const char *key = getenv("CLOUDFIT_GCP_API_KEY");
-    if (!key || !*key) {
-        cf_error_set(CF_ERR_UNAVAILABLE, "gcp: no API key: the Cloud Billing Catalog API needs one");
-        cf_error_hint("set CLOUDFIT_GCP_API_KEY to a Google Cloud API key with the Cloud Billing API enabled");
-        return CF_ERR_UNAVAILABLE;
-    }
-    for (const char *p = key; *p; p++)
-        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-              *p == '_'))
-            return cf_error_set(CF_ERR_USAGE, "gcp: CLOUDFIT_GCP_API_KEY contains characters an API key never has");
+    const char *key;
+    cf_status st = cf_fetch_api_key("gcp", "CLOUDFIT_GCP_API_KEY", "Cloud Billing Catalog API",
+                                    "a Google Cloud API key with the Cloud Billing API enabled", "-_", &key);
+    if (st != CF_OK)
+        return st;
     char service_id[64];
-    cf_status st = find_compute_service(ctx, key, service_id);
+    st = find_compute_service(ctx, key, service_id);
     if (st != CF_OK)
         return st;
     char url[2048];

@@ -20,14 +20,6 @@
 
 #include "price_source.h"
 
-static int wanted_region(const cf_fetch_ctx *ctx, const char *region)
-{
-    for (size_t i = 0; i < ctx->n_regions; i++)
-        if (strcmp(ctx->regions[i], region) == 0)
-            return 1;
-    return 0;
-}
-
 /* Quotes `usd` for every wanted catalog region of `type`; returns how many. */
 static size_t quote_type(const cf_fetch_ctx *ctx, const char *type, double usd, cf_price_list *out, cf_status *st)
 {
@@ -35,7 +27,7 @@ static size_t quote_type(const cf_fetch_ctx *ctx, const char *type, double usd, 
     for (size_t i = 0; i < ctx->base->n_vms && *st == CF_OK; i++) {
         const cf_vm *vm = &ctx->base->vms[i];
         if (strcmp(vm->cloud, "lambda") != 0 || strcmp(vm->instance_type, type) != 0 ||
-            !wanted_region(ctx, vm->region))
+            !cf_fetch_wants_region(ctx, vm->region))
             continue;
         cf_price_quote *q = cf_fetch_quote_slot(out, "lambda", vm->region, type, "", 0);
         if (!q) {
@@ -49,26 +41,12 @@ static size_t quote_type(const cf_fetch_ctx *ctx, const char *type, double usd, 
     return n;
 }
 
-/* The key goes into an HTTP Basic header (user name, empty password): a
- * ':' or a control character would change that header's meaning. */
-static cf_status check_key(const char *key)
-{
-    for (const char *p = key; *p; p++)
-        if (*p == ':' || (unsigned char)*p < 0x21 || (unsigned char)*p > 0x7e)
-            return cf_error_set(CF_ERR_USAGE, "lambda: CLOUDFIT_LAMBDA_API_KEY contains characters an API key never "
-                                "has");
-    return CF_OK;
-}
-
 static cf_status fetch_lambda(const cf_fetch_ctx *ctx, cf_price_list *out)
 {
-    const char *key = getenv("CLOUDFIT_LAMBDA_API_KEY");
-    if (!key || !*key) {
-        cf_error_set(CF_ERR_UNAVAILABLE, "lambda: no API key: the Lambda Cloud API needs one");
-        cf_error_hint("set CLOUDFIT_LAMBDA_API_KEY to a Lambda Cloud API key (cloud.lambda.ai, API keys)");
-        return CF_ERR_UNAVAILABLE;
-    }
-    cf_status st = check_key(key);
+    /* The key is the HTTP Basic user name: a ':' would end it. */
+    const char *key;
+    cf_status st = cf_fetch_api_key("lambda", "CLOUDFIT_LAMBDA_API_KEY", "Lambda Cloud API",
+                                    "a Lambda Cloud API key (cloud.lambda.ai, API keys)", "-_.~+/=", &key);
     if (st != CF_OK)
         return st;
     cf_http_config http = *ctx->http;

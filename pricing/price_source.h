@@ -43,6 +43,14 @@ extern const cf_price_source cf_price_source_aws;
 extern const cf_price_source cf_price_source_gcp;
 extern const cf_price_source cf_price_source_lambda;
 
+/* Whether `region` is one of ctx->regions. */
+int cf_fetch_wants_region(const cf_fetch_ctx *ctx, const char *region);
+/* The API key in environment variable `env`: missing is CF_ERR_UNAVAILABLE
+ * ("CLOUD: no API key: the API needs one", hint "set ENV to HINT"); a
+ * character other than letters, digits and `punctuation` is CF_ERR_USAGE
+ * (a key goes into a URL or a header: it must not change their meaning). */
+cf_status cf_fetch_api_key(const char *cloud, const char *env, const char *api, const char *hint,
+                           const char *punctuation, const char **out);
 /* Whether the base catalog has `instance_type` for ctx->cloud (any region). */
 int cf_fetch_knows_type(const cf_fetch_ctx *ctx, const char *instance_type);
 /* GETs `url` and parses JSON; a body that does not parse is an error

@@ -13,9 +13,10 @@
  * Default order: each cloud's regions by geography (North America, Europe,
  * Asia-Pacific, the rest), within one by the number of distinct GPU
  * machine types the embedded catalog offers there (data/gpu_vms.csv,
- * 2026-11), equal counts in the order written here (Lambda offers every
- * type in each of its five regions). A region missing from the list comes
- * after every listed one. */
+ * 2026-11), equal counts in the order chosen when the list was written
+ * (Lambda offers every type in each of its five regions: us-east-1,
+ * us-west-1, us-south-1). A region missing from the list comes after every
+ * listed one. */
 #include "cloudfit/pricing/regions.h"
 
 #include <stdio.h>
@@ -24,60 +25,151 @@
 
 #include "catalog_internal.h"
 
-static const struct {
+/* Every region the lists know, sorted by (cloud, region) for bsearch:
+ * its place in the cloud's default order (-1: not in it) and whether it
+ * needs an access request. The default order of a cloud is its regions by
+ * `rank`; docs/pricing.md prints it. */
+typedef struct {
     const char *cloud, *region;
-} RESTRICTED[] = {
-    {"azure", "australiacentral2"}, {"azure", "brazilsoutheast"}, {"azure", "francesouth"},
-    {"azure", "germanynorth"},      {"azure", "norwaywest"},      {"azure", "southafricawest"},
-    {"azure", "swedensouth"},       {"azure", "switzerlandwest"}, {"azure", "uaecentral"},
+    int rank;
+    int restricted;
+} region_info;
+
+static const region_info REGIONS[] = {
+    {"aws", "af-south-1", 21, 0},
+    {"aws", "ap-east-1", 16, 0},
+    {"aws", "ap-northeast-1", 12, 0},
+    {"aws", "ap-northeast-2", 13, 0},
+    {"aws", "ap-northeast-3", 19, 0},
+    {"aws", "ap-south-1", 15, 0},
+    {"aws", "ap-southeast-1", 17, 0},
+    {"aws", "ap-southeast-2", 14, 0},
+    {"aws", "ap-southeast-3", 18, 0},
+    {"aws", "ca-central-1", 3, 0},
+    {"aws", "eu-central-1", 5, 0},
+    {"aws", "eu-north-1", 6, 0},
+    {"aws", "eu-south-1", 11, 0},
+    {"aws", "eu-south-2", 9, 0},
+    {"aws", "eu-west-1", 8, 0},
+    {"aws", "eu-west-2", 7, 0},
+    {"aws", "eu-west-3", 10, 0},
+    {"aws", "me-central-1", 20, 0},
+    {"aws", "me-south-1", 22, 0},
+    {"aws", "us-east-1", 0, 0},
+    {"aws", "us-east-2", 1, 0},
+    {"aws", "us-west-1", 4, 0},
+    {"aws", "us-west-2", 2, 0},
+    {"azure", "australiacentral", 40, 0},
+    {"azure", "australiacentral2", 41, 1},
+    {"azure", "australiaeast", 27, 0},
+    {"azure", "australiasoutheast", 42, 0},
+    {"azure", "brazilsouth", 43, 0},
+    {"azure", "brazilsoutheast", -1, 1},
+    {"azure", "canadacentral", 7, 0},
+    {"azure", "canadaeast", 11, 0},
+    {"azure", "centralindia", 30, 0},
+    {"azure", "centralus", 5, 0},
+    {"azure", "eastasia", 35, 0},
+    {"azure", "eastus", 3, 0},
+    {"azure", "eastus2", 1, 0},
+    {"azure", "francecentral", 15, 0},
+    {"azure", "francesouth", -1, 1},
+    {"azure", "germanynorth", 25, 1},
+    {"azure", "germanywestcentral", 18, 0},
+    {"azure", "indonesiacentral", 38, 0},
+    {"azure", "israelcentral", 45, 0},
+    {"azure", "italynorth", 20, 0},
+    {"azure", "japaneast", 28, 0},
+    {"azure", "japanwest", 36, 0},
+    {"azure", "jioindiacentral", 34, 0},
+    {"azure", "jioindiawest", 32, 0},
+    {"azure", "koreacentral", 31, 0},
+    {"azure", "koreasouth", 37, 0},
+    {"azure", "malaysiawest", 33, 0},
+    {"azure", "mexicocentral", 9, 0},
+    {"azure", "northcentralus", 8, 0},
+    {"azure", "northeurope", 14, 0},
+    {"azure", "norwayeast", 22, 0},
+    {"azure", "norwaywest", 23, 1},
+    {"azure", "polandcentral", 19, 0},
+    {"azure", "qatarcentral", 47, 0},
+    {"azure", "southafricanorth", 46, 0},
+    {"azure", "southafricawest", 48, 1},
+    {"azure", "southcentralus", 0, 0},
+    {"azure", "southeastasia", 29, 0},
+    {"azure", "southindia", 39, 0},
+    {"azure", "spaincentral", 21, 0},
+    {"azure", "swedencentral", 16, 0},
+    {"azure", "swedensouth", -1, 1},
+    {"azure", "switzerlandnorth", 17, 0},
+    {"azure", "switzerlandwest", 26, 1},
+    {"azure", "uaecentral", 49, 1},
+    {"azure", "uaenorth", 44, 0},
+    {"azure", "uksouth", 13, 0},
+    {"azure", "ukwest", 24, 0},
+    {"azure", "westcentralus", 10, 0},
+    {"azure", "westeurope", 12, 0},
+    {"azure", "westus", 4, 0},
+    {"azure", "westus2", 2, 0},
+    {"azure", "westus3", 6, 0},
+    {"gcp", "asia-east1", 21, 0},
+    {"gcp", "asia-east2", 27, 0},
+    {"gcp", "asia-northeast1", 22, 0},
+    {"gcp", "asia-northeast3", 23, 0},
+    {"gcp", "asia-south1", 24, 0},
+    {"gcp", "asia-south2", 26, 0},
+    {"gcp", "asia-southeast1", 20, 0},
+    {"gcp", "asia-southeast2", 28, 0},
+    {"gcp", "australia-southeast1", 25, 0},
+    {"gcp", "europe-central2", 18, 0},
+    {"gcp", "europe-north1", 16, 0},
+    {"gcp", "europe-west1", 12, 0},
+    {"gcp", "europe-west2", 14, 0},
+    {"gcp", "europe-west3", 13, 0},
+    {"gcp", "europe-west4", 11, 0},
+    {"gcp", "europe-west6", 15, 0},
+    {"gcp", "europe-west8", 19, 0},
+    {"gcp", "europe-west9", 17, 0},
+    {"gcp", "me-central2", 29, 0},
+    {"gcp", "me-west1", 30, 0},
+    {"gcp", "northamerica-northeast1", 5, 0},
+    {"gcp", "northamerica-northeast2", 7, 0},
+    {"gcp", "southamerica-east1", 31, 0},
+    {"gcp", "us-central1", 0, 0},
+    {"gcp", "us-east1", 3, 0},
+    {"gcp", "us-east4", 2, 0},
+    {"gcp", "us-east5", 6, 0},
+    {"gcp", "us-south1", 10, 0},
+    {"gcp", "us-west1", 1, 0},
+    {"gcp", "us-west2", 9, 0},
+    {"gcp", "us-west3", 8, 0},
+    {"gcp", "us-west4", 4, 0},
+    {"lambda", "asia-northeast-1", 4, 0},
+    {"lambda", "europe-central-1", 3, 0},
+    {"lambda", "us-east-1", 0, 0},
+    {"lambda", "us-south-1", 2, 0},
+    {"lambda", "us-west-1", 1, 0},
 };
 
-static const char *const DEFAULT_AWS[] = {
-    "us-east-1", "us-east-2", "us-west-2", "ca-central-1", "us-west-1", "eu-central-1", "eu-north-1",
-    "eu-west-2", "eu-west-1", "eu-south-2", "eu-west-3", "eu-south-1", "ap-northeast-1", "ap-northeast-2",
-    "ap-southeast-2", "ap-south-1", "ap-east-1", "ap-southeast-1", "ap-southeast-3", "ap-northeast-3",
-    "me-central-1", "af-south-1", "me-south-1",
-    NULL,
-};
-static const char *const DEFAULT_GCP[] = {
-    "us-central1", "us-west1", "us-east4", "us-east1", "us-west4", "northamerica-northeast1", "us-east5",
-    "northamerica-northeast2", "us-west3", "us-west2", "us-south1", "europe-west4", "europe-west1",
-    "europe-west3", "europe-west2", "europe-west6", "europe-north1", "europe-west9", "europe-central2",
-    "europe-west8", "asia-southeast1", "asia-east1", "asia-northeast1", "asia-northeast3", "asia-south1",
-    "australia-southeast1", "asia-south2", "asia-east2", "asia-southeast2", "me-central2", "me-west1",
-    "southamerica-east1",
-    NULL,
-};
-static const char *const DEFAULT_AZURE[] = {
-    "southcentralus", "eastus2", "westus2", "eastus", "westus", "centralus", "westus3", "canadacentral",
-    "northcentralus", "mexicocentral", "westcentralus", "canadaeast", "westeurope", "uksouth", "northeurope",
-    "francecentral", "swedencentral", "switzerlandnorth", "germanywestcentral", "polandcentral", "italynorth",
-    "spaincentral", "norwayeast", "norwaywest", "ukwest", "germanynorth", "switzerlandwest", "australiaeast",
-    "japaneast", "southeastasia", "centralindia", "koreacentral", "jioindiawest", "malaysiawest",
-    "jioindiacentral", "eastasia", "japanwest", "koreasouth", "indonesiacentral", "southindia",
-    "australiacentral", "australiacentral2", "australiasoutheast", "brazilsouth", "uaenorth", "israelcentral",
-    "southafricanorth", "qatarcentral", "southafricawest", "uaecentral",
-    NULL,
-};
-static const char *const DEFAULT_LAMBDA[] = {
-    "us-east-1", "us-west-1", "us-south-1", "europe-central-1", "asia-northeast-1",
-    NULL,
-};
+static int region_info_cmp(const void *key, const void *item)
+{
+    const region_info *k = key, *x = item;
+    int c = strcmp(k->cloud, x->cloud);
+    return c ? c : strcmp(k->region, x->region);
+}
 
-static const struct {
-    const char *cloud;
-    const char *const *regions;
-} DEFAULTS[] = {
-    {"aws", DEFAULT_AWS}, {"gcp", DEFAULT_GCP}, {"azure", DEFAULT_AZURE}, {"lambda", DEFAULT_LAMBDA},
-};
+static const region_info *find_region(const char *cloud, const char *region)
+{
+    region_info key = {cloud, region, 0, 0};
+    return bsearch(&key, REGIONS, sizeof REGIONS / sizeof *REGIONS, sizeof *REGIONS, region_info_cmp);
+}
 
 const char *cf_region_restriction(const char *cloud, const char *region)
 {
-    for (size_t i = 0; i < sizeof RESTRICTED / sizeof *RESTRICTED; i++)
-        if (strcmp(RESTRICTED[i].cloud, cloud) == 0 && strcmp(RESTRICTED[i].region, region) == 0)
-            return "Azure restricted-access region: request access through an Azure support request (Azure region "
-                   "access request process)";
-    return NULL;
+    const region_info *r = find_region(cloud, region);
+    return r && r->restricted ? "Azure restricted-access region: request access through an Azure support request "
+                                "(Azure region access request process)"
+                              : NULL;
 }
 
 int cf_vm_availability(const cf_vm *vm, char *out, size_t cap)
@@ -112,14 +204,8 @@ int cf_region_rank(const char *cloud, const char *region, const char *const *pre
     for (size_t i = 0; i < n_preferred; i++)
         if (preferred[i] && strcmp(preferred[i], region) == 0)
             return (int)i;
-    for (size_t c = 0; c < sizeof DEFAULTS / sizeof *DEFAULTS; c++) {
-        if (strcmp(DEFAULTS[c].cloud, cloud) != 0)
-            continue;
-        for (int i = 0; DEFAULTS[c].regions[i]; i++)
-            if (strcmp(DEFAULTS[c].regions[i], region) == 0)
-                return (int)n_preferred + i;
-    }
-    return NOT_LISTED;
+    const region_info *r = find_region(cloud, region);
+    return r && r->rank >= 0 ? (int)n_preferred + r->rank : NOT_LISTED;
 }
 
 typedef struct {
@@ -154,22 +240,72 @@ static int by_group_rank(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+static const cf_vm *const *head_rows; /* the rows of the run-head sort in progress */
+
+static int by_head_offer(const void *a, const void *b)
+{
+    return offer_cmp(head_rows[*(const size_t *)a], head_rows[*(const size_t *)b]);
+}
+
+static void rank_sort_run(ranked_row *r, size_t n)
+{
+    for (size_t i = 1; i < n; i++) { /* insertion sort: runs are short (a few dozen regions) */
+        ranked_row x = r[i];
+        size_t j = i;
+        while (j > 0 && by_group_rank(&r[j - 1], &x) > 0) {
+            r[j] = r[j - 1];
+            j--;
+        }
+        r[j] = x;
+    }
+}
+
+/* The rows of one offer are almost always adjacent (a catalog lists an
+ * offer's regions one after another): then each run is put in rank order
+ * in place. Only when an offer's rows are split into several runs are all
+ * rows regrouped, offer by offer, by two sorts. */
 cf_status cf_rows_order_by_region(const cf_vm **rows, size_t n, const char *const *preferred, size_t n_preferred)
 {
     ranked_row *r = malloc((n ? n : 1) * sizeof *r);
-    if (!r)
+    size_t *heads = malloc((n ? n : 1) * sizeof *heads);
+    if (!r || !heads) {
+        free(r);
+        free(heads);
         return cf_error_set(CF_ERR_NOMEM, "out of memory ordering offers");
-    for (size_t i = 0; i < n; i++)
+    }
+    size_t n_heads = 0;
+    for (size_t i = 0; i < n; i++) {
         r[i] = (ranked_row){rows[i], 0, cf_region_rank(rows[i]->cloud, rows[i]->region, preferred, n_preferred), i};
-    /* Each offer's rows stay where the offer first appears (the search
-     * reads the catalog offer by offer); inside an offer, the preferred
-     * region first. */
-    qsort(r, n, sizeof *r, by_offer);
-    for (size_t i = 0; i < n; i++)
-        r[i].group = i > 0 && offer_cmp(r[i - 1].vm, r[i].vm) == 0 ? r[i - 1].group : r[i].index;
-    qsort(r, n, sizeof *r, by_group_rank);
+        if (i == 0 || offer_cmp(rows[i - 1], rows[i]) != 0)
+            heads[n_heads++] = i;
+    }
+    /* Is every offer one run? Sort the runs' first rows by offer: no two
+     * may be equal. */
+    head_rows = rows;
+    qsort(heads, n_heads, sizeof *heads, by_head_offer);
+    int grouped = 1;
+    for (size_t i = 1; i < n_heads && grouped; i++)
+        grouped = offer_cmp(rows[heads[i - 1]], rows[heads[i]]) != 0;
+    if (grouped) {
+        for (size_t start = 0; start < n;) {
+            size_t end = start + 1;
+            while (end < n && offer_cmp(r[start].vm, r[end].vm) == 0)
+                end++;
+            rank_sort_run(r + start, end - start);
+            start = end;
+        }
+    } else {
+        /* Each offer's rows go where the offer first appears (the search
+         * reads the catalog offer by offer); inside an offer, the
+         * preferred region first. */
+        qsort(r, n, sizeof *r, by_offer);
+        for (size_t i = 0; i < n; i++)
+            r[i].group = i > 0 && offer_cmp(r[i - 1].vm, r[i].vm) == 0 ? r[i - 1].group : r[i].index;
+        qsort(r, n, sizeof *r, by_group_rank);
+    }
     for (size_t i = 0; i < n; i++)
         rows[i] = r[i].vm;
     free(r);
+    free(heads);
     return CF_OK;
 }

@@ -95,10 +95,32 @@ static int by_oldest(const void *a, const void *b)
     return c ? c : strcmp(x->cloud, y->cloud);
 }
 
+/* Whether a price of `date` is older than the limit; a catalog holds a
+ * handful of distinct dates, so the answers are remembered. */
+typedef struct {
+    char date[8][11];
+    int stale[8];
+    size_t n;
+} stale_memo;
+
+static int is_stale(stale_memo *m, const char *date, double max_age_days)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->date[i], date) == 0)
+            return m->stale[i];
+    int stale = cf_days_since(date) > max_age_days;
+    if (m->n < sizeof m->stale / sizeof *m->stale) {
+        snprintf(m->date[m->n], sizeof m->date[m->n], "%s", date);
+        m->stale[m->n++] = stale;
+    }
+    return stale;
+}
+
 void cf_catalog_source_set_in_use(cf_catalog_source *s, const cf_vm *const *rows, size_t n, cf_spot_policy spot,
                                   size_t n_restricted_left_out)
 {
     cf_prices_in_use *u = &s->in_use;
+    stale_memo memo = {.n = 0};
     memset(u, 0, sizeof *u);
     u->n_restricted_left_out = n_restricted_left_out;
     for (size_t i = 0; i < n; i++) {
@@ -126,7 +148,7 @@ void cf_catalog_source_set_in_use(cf_catalog_source *s, const cf_vm *const *rows
             older(u->oldest_date, dates[k]);
             if (strcmp(dates[k], u->newest_date) > 0)
                 snprintf(u->newest_date, sizeof u->newest_date, "%s", dates[k]);
-            if (cf_days_since(dates[k]) > s->max_age_days) {
+            if (is_stale(&memo, dates[k], s->max_age_days)) {
                 stale = 1;
                 if (c)
                     older(c->oldest_date, dates[k]);

@@ -961,13 +961,26 @@ static void test_region_order_and_availability(void **state)
     for (size_t i = 0; i < n; i++)
         if (i == 0 || strcmp(rows[i]->instance_type, rows[i - 1]->instance_type) != 0)
             assert_string_equal(rows[i]->region, "europe-central-1");
+    /* an offer's rows split apart (not how a catalog lists them): regrouped, preferred first */
+    size_t half = n / 2;
+    for (size_t i = 0; i + 1 < half; i += 2) {
+        const cf_vm *t = rows[i];
+        rows[i] = rows[n - 1 - i];
+        rows[n - 1 - i] = t;
+    }
+    assert_int_equal(cf_rows_order_by_region(rows, n, NULL, 0), CF_OK);
+    for (size_t i = 0, groups = 0; i < n; i++)
+        if (i == 0 || strcmp(rows[i]->instance_type, rows[i - 1]->instance_type) != 0) {
+            assert_string_equal(rows[i]->region, "us-east-1");
+            assert_true(++groups <= 23); /* each offer's rows together: one group per Lambda type */
+        }
     assert_true(cf_region_rank("azure", "eastus", NULL, 0) < cf_region_rank("azure", "australiacentral2", NULL, 0));
     assert_true(cf_region_rank("gcp", "made-up-region", NULL, 0) > cf_region_rank("gcp", "southamerica-east1", NULL, 0));
     assert_int_equal(cf_region_rank("gcp", "made-up-region", prefer, 1), cf_region_rank("gcp", "other-made-up", prefer, 1));
     /* availability: a table where one exists, said so where none does */
     char text[384];
     assert_int_equal(cf_vm_availability(rows[0], text, sizeof text), 0);
-    assert_non_null(strstr(text, "availability not known for lambda/europe-central-1 "));
+    assert_non_null(strstr(text, "availability not known for lambda/us-east-1 "));
     assert_non_null(strstr(text, "capacity varies"));
     free(rows);
     for (size_t i = 0; i < embedded.n_vms; i++) {

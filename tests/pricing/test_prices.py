@@ -580,18 +580,24 @@ def test_one_cloud_failing_does_not_block_the_others():
     assert not [r for r in refreshed(db, 1) if r[0] == "azure"]
 
 
+def update_with(edit, *args):
+    """`prices update ARGS` into a new database against fixtures changed by edit(path, text)."""
+    db = new_db()
+    with FixtureServer() as s:
+        real = patched(s, edit)
+        try:
+            rc, out, err = run("prices", "update", "--db", db, *args, env=env_for(s))
+        finally:
+            s.RequestHandlerClass.route = real
+    return rc, out, err, db
+
+
 def test_zero_priced_gpu_part_keeps_the_previous_price():
     """Issue 32: a GPU SKU that quotes 0 would price n1 + T4 at the host's price alone; it is not a price. The
     T4 rows keep their previous price and the warning names the SKU."""
-    db = new_db()
-    with FixtureServer() as s:
-        real = patched(s, lambda p, t: t.replace('"units": "0",\n                  "nanos": 350000000',
-                                                  '"units": "0",\n                  "nanos": 0'))
-        try:
-            rc, out, err = run("prices", "update", "--db", db, "--cloud", "gcp", "--region", "us-central1",
-                               env=env_for(s))
-        finally:
-            s.RequestHandlerClass.route = real
+    rc, out, err, db = update_with(lambda p, t: t.replace('"units": "0",\n                  "nanos": 350000000',
+                                                          '"units": "0",\n                  "nanos": 0'),
+                                   "--cloud", "gcp", "--region", "us-central1")
     assert rc == 0, err
     assert ("gcp: SKU 2E27-4F9A-7C05 'Nvidia Tesla T4 GPU running in Americas' quotes 0 $/h: not a price; T4 GPUs "
             "are not re-priced in us-central1") in err, err
@@ -624,14 +630,7 @@ def test_azure_duplicates_by_effective_date_in_any_order():
         return t.replace('"effectiveStartDate": "2024-04-01T00:00:00Z"', '"effectiveStartDate": "2026-05-01T00:00:00Z"')
 
     for edit, want in ((older_last, 3.673), (same_date, None)):
-        db = new_db()
-        with FixtureServer() as s:
-            real = patched(s, edit)
-            try:
-                rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus",
-                                   env=env_for(s))
-            finally:
-                s.RequestHandlerClass.route = real
+        rc, out, err, db = update_with(edit, "--cloud", "azure", "--region", "eastus")
         assert rc == 0, err
         row = [r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
                if r["region"] == "eastus" and r["instance_type"] == "Standard_NC24ads_A100_v4"][0]
