@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Wall time of `cloudfit prices update` against the local fixture server
-(3 clouds; Azure listings for every catalog region) and the extra cost of
+(4 clouds: AWS offer files and spot feed, Azure listings for every catalog
+region, GCP services and SKU pages, Lambda's instance types) and the extra cost of
 reading the newest snapshot in `recommend` instead of the embedded catalog.
 Fixture-sized answers: this measures cloudfit's own overhead (HTTP on
 loopback, parsing, merging, validation, the SQLite transaction), not the

@@ -41,6 +41,8 @@ typedef struct {
     double deadline_hours;       /* < 0 = from spec */
     double budget_usd;           /* < 0 = from spec */
     cf_cli_list clouds, regions, gpus;
+    cf_cli_list prefer_regions;  /* tie-break order of regions among equal prices */
+    int include_restricted_regions; /* also regions that need an access request */
     const char *spot;
     int max_nodes, max_gpus;     /* -1 = from spec */
     const char *color;           /* auto | always | never */

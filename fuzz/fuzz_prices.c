@@ -1,9 +1,9 @@
 /* The price API response parsers (pricing/fetch_azure.c, fetch_aws.c,
- * fetch_gcp.c) and the merge behind them (pricing/update.c), run as
+ * fetch_gcp.c, fetch_lambda.c) and the merge behind them (pricing/update.c), run as
  * `prices update --cloud CLOUD` does, over a fake transport (fake_http.c)
  * that answers the k-th request with the k-th document of the input
  * (documents separated by a line "--cloudfit-fuzz--"). CF_FUZZ_CLOUD is
- * set per target by CMake: azure, aws or gcp. */
+ * set per target by CMake: azure, aws, gcp or lambda. */
 #include <stdio.h>
 
 #include "fuzz.h"
@@ -17,7 +17,9 @@
 
 static const char *region_of(const char *cloud)
 {
-    return strcmp(cloud, "azure") == 0 ? "eastus" : strcmp(cloud, "aws") == 0 ? "us-east-1" : "us-central1";
+    return strcmp(cloud, "azure") == 0 ? "eastus"
+           : strcmp(cloud, "aws") == 0 || strcmp(cloud, "lambda") == 0 ? "us-east-1"
+                                                                          : "us-central1";
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static int loaded;
     if (!loaded) {
         setenv("CLOUDFIT_GCP_API_KEY", "FUZZKEY", 1);
+        setenv("CLOUDFIT_LAMBDA_API_KEY", "FUZZKEY", 1);
         setenv("CLOUDFIT_MAX_PAGES", "6", 1);
         /* The base: the embedded catalog's rows of this cloud and region
          * only, so an execution is spent on the response, not on

@@ -212,10 +212,13 @@ static const char *const VM_COLUMNS[VM_NCOLS] = {
  * together; a document without them (a snapshot stored by an older
  * cloudfit) reads every present price as listed, dated by the first date in
  * its source. `zones` is optional on its own. */
-enum { VMX_ZONES, VMX_OD_KIND, VMX_OD_DATE, VMX_SPOT_KIND, VMX_SPOT_DATE, VMX_NCOLS };
+enum { VMX_ZONES, VMX_OD_KIND, VMX_OD_DATE, VMX_SPOT_KIND, VMX_SPOT_DATE, VMX_SPOT_SOURCE, VMX_NCOLS };
 static const char *const VMX_COLUMNS[VMX_NCOLS] = {
-    "zones", "ondemand_kind", "ondemand_date", "spot_kind", "spot_date",
+    "zones", "ondemand_kind", "ondemand_date", "spot_kind", "spot_date", "spot_source",
 };
+/* The four kind/date columns, which come together (zones and spot_source
+ * are optional on their own). */
+static int is_kind_column(int i) { return i >= VMX_OD_KIND && i <= VMX_SPOT_DATE; }
 
 /* Upper bounds that only catch garbage (a 16-GPU VM is the largest today). */
 enum { MAX_GPUS_PER_VM = 1024, MAX_VCPUS = 1 << 20 };
@@ -308,9 +311,11 @@ static void first_date(const char *text, char *out)
 
 /* A price's kind and date columns: both empty without a price; with one,
  * the kind is listed or observed (estimates are derived on load, never
- * stored) and the date is YYYY-MM-DD or empty (not recorded). */
+ * stored) and the date is YYYY-MM-DD or empty (not recorded). A spot
+ * price may also be "observed-regional": one market price for the whole
+ * region (the AWS spot feed), not the lowest of its zones' prices. */
 static cf_status parse_kind_date(const cf_csv_doc *doc, const cf_csv_record *record, int kind_col,
-                                 int date_col, int has_price, cf_price_kind *kind, char *date)
+                                 int date_col, int has_price, cf_price_kind *kind, char *date, int *regional)
 {
     const char *k = cf_csv_field(record, kind_col), *d = cf_csv_field(record, date_col);
     *kind = CF_PRICE_NONE;
@@ -326,8 +331,11 @@ static cf_status parse_kind_date(const cf_csv_doc *doc, const cf_csv_record *rec
         *kind = CF_PRICE_LISTED;
     else if (strcmp(k, "observed") == 0)
         *kind = CF_PRICE_OBSERVED;
+    else if (regional && strcmp(k, "observed-regional") == 0)
+        *kind = CF_PRICE_OBSERVED, *regional = 1;
     else
-        return field_error(doc, record, kind_col, "expected 'listed' or 'observed', got '%s'", k);
+        return field_error(doc, record, kind_col, "expected 'listed'%s or 'observed', got '%s'",
+                           regional ? ", 'observed-regional'" : "", k);
     if (*d && !(strlen(d) == 10 && date_at(d, 0, 10)))
         return field_error(doc, record, date_col, "expected a date YYYY-MM-DD or nothing, got '%s'", d);
     snprintf(date, 11, "%s", d);
@@ -353,10 +361,11 @@ static cf_status parse_vm_prices(const cf_csv_doc *doc, const cf_csv_record *rec
                            "empty, and so is the spot price: an offer needs at least one price");
     if (c->has_kinds) {
         status = parse_kind_date(doc, record, c->ext[VMX_OD_KIND], c->ext[VMX_OD_DATE],
-                                 vm->price_ondemand_usd_per_hr > 0, &vm->ondemand_kind, vm->ondemand_date);
+                                 vm->price_ondemand_usd_per_hr > 0, &vm->ondemand_kind, vm->ondemand_date, NULL);
         if (status == CF_OK)
             status = parse_kind_date(doc, record, c->ext[VMX_SPOT_KIND], c->ext[VMX_SPOT_DATE],
-                                     vm->price_spot_usd_per_hr > 0, &vm->spot_kind, vm->spot_date);
+                                     vm->price_spot_usd_per_hr > 0, &vm->spot_kind, vm->spot_date,
+                                     &vm->spot_regional);
         if (status != CF_OK)
             return status;
     } else {
@@ -377,6 +386,7 @@ static cf_status parse_vm_prices(const cf_csv_doc *doc, const cf_csv_record *rec
         vm->price_spot_usd_per_hr = 0.0;
         vm->spot_kind = CF_PRICE_NONE;
         vm->spot_date[0] = '\0';
+        vm->spot_regional = 0;
     }
     return CF_OK;
 }
@@ -405,6 +415,15 @@ static cf_status parse_vm_row(const cf_csv_doc *doc, const cf_csv_record *record
                                sizeof vm->zones - 1);
         snprintf(vm->zones, sizeof vm->zones, "%s", zones);
     }
+    /* Where the spot price came from when it is not the row's source (an
+     * update refreshed one price of the row and kept the other). */
+    const char *spot_source = c->ext[VMX_SPOT_SOURCE] >= 0 ? cf_csv_field(record, c->ext[VMX_SPOT_SOURCE]) : "";
+    if (*spot_source && vm->price_spot_usd_per_hr > 0) {
+        status = intern_source(cat, sources_cap, spot_source, &vm->spot_source_index);
+        if (status != CF_OK)
+            return status;
+        vm->has_spot_source = 1;
+    }
     return intern_source(cat, sources_cap, source, &vm->source_index);
 }
 
@@ -416,12 +435,12 @@ static cf_status find_vm_columns(const cf_csv_doc *doc, vm_columns *c)
     int present = 0;
     for (int i = 0; i < VMX_NCOLS; i++) {
         c->ext[i] = cf_csv_column(doc, VMX_COLUMNS[i]);
-        present += i != VMX_ZONES && c->ext[i] >= 0;
+        present += is_kind_column(i) && c->ext[i] >= 0;
     }
-    c->has_kinds = present == VMX_NCOLS - 1;
+    c->has_kinds = present == VMX_SPOT_DATE - VMX_OD_KIND + 1;
     if (present == 0 || c->has_kinds)
         return CF_OK;
-    for (int i = VMX_OD_KIND; i < VMX_NCOLS; i++)
+    for (int i = VMX_OD_KIND; i <= VMX_SPOT_DATE; i++)
         if (c->ext[i] < 0)
             return cf_error_set(CF_ERR_INVALID, "%s: has some of the price kind/date columns but not '%s' "
                                 "(ondemand_kind, ondemand_date, spot_kind and spot_date come together)",
@@ -761,7 +780,7 @@ const char *cf_price_kind_name(cf_price_kind kind)
     return "none";
 }
 
-static size_t count_words(const char *text)
+size_t cf_count_words(const char *text)
 {
     size_t n = 0;
     for (const char *p = text; *p; p++)
@@ -786,8 +805,10 @@ void cf_vm_price_origin(const cf_vm *vm, int spot, char *out, size_t cap)
         snprintf(out, cap, "listed, %s", when);
         break;
     case CF_PRICE_OBSERVED: {
-        size_t zones = count_words(vm->zones);
-        if (zones > 1)
+        size_t zones = cf_count_words(vm->zones);
+        if (spot && vm->spot_regional)
+            snprintf(out, cap, "observed, one price for the region (AWS spot feed), %s", when);
+        else if (zones > 1)
             snprintf(out, cap, "observed, lowest of %zu zones, %s", zones, when);
         else
             snprintf(out, cap, "observed, %s", when);
@@ -798,6 +819,12 @@ void cf_vm_price_origin(const cf_vm *vm, int spot, char *out, size_t cap)
                  date[0] ? " of " : "", date);
         break;
     }
+}
+
+const char *cf_vm_price_source(const cf_catalog *catalog, const cf_vm *vm, int spot)
+{
+    int index = spot && vm->has_spot_source ? vm->spot_source_index : vm->source_index;
+    return catalog && index >= 0 && (size_t)index < catalog->n_sources ? catalog->sources[index] : "unknown";
 }
 
 void cf_vm_interruptions_origin(const cf_catalog *catalog, const cf_vm *vm, char *out, size_t cap)

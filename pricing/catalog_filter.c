@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "cloudfit/common/buf.h"
+#include "cloudfit/pricing/regions.h"
 
 /* The clouds cloudfit knows how to price (DESIGN.md §5). */
 static const char *const SUPPORTED_CLOUDS[] = {"aws", "gcp", "azure", "lambda"};
@@ -36,7 +37,8 @@ static int cloud_selected(const cf_catalog_filter *filter, const char *cloud)
     return filter->n_clouds == 0 || in_list(cloud, filter->clouds, filter->n_clouds, 1);
 }
 
-static int row_passes(const cf_vm *vm, const cf_catalog_filter *filter)
+/* Without the region restriction: 1 = passes. */
+static int row_passes_but_restriction(const cf_vm *vm, const cf_catalog_filter *filter)
 {
     if (!cloud_selected(filter, vm->cloud))
         return 0;
@@ -52,6 +54,19 @@ static int row_passes(const cf_vm *vm, const cf_catalog_filter *filter)
     return 1;
 }
 
+/* A region that needs an access request is left out unless asked for:
+ * by the filter's flag, or by naming the region. */
+static int restricted_out(const cf_vm *vm, const cf_catalog_filter *filter)
+{
+    return !filter->include_restricted && cf_region_restriction(vm->cloud, vm->region) &&
+           !(filter->n_regions && in_list(vm->region, filter->regions, filter->n_regions, 0));
+}
+
+static int row_passes(const cf_vm *vm, const cf_catalog_filter *filter)
+{
+    return row_passes_but_restriction(vm, filter) && !restricted_out(vm, filter);
+}
+
 size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter *filter,
                               const cf_vm **out)
 {
@@ -60,6 +75,14 @@ size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter
         if (!filter || row_passes(&catalog->vms[i], filter))
             out[n++] = &catalog->vms[i];
     }
+    return n;
+}
+
+size_t cf_catalog_filter_restricted(const cf_catalog *catalog, const cf_catalog_filter *filter)
+{
+    size_t n = 0;
+    for (size_t i = 0; filter && i < catalog->n_vms; i++)
+        n += row_passes_but_restriction(&catalog->vms[i], filter) && restricted_out(&catalog->vms[i], filter);
     return n;
 }
 
@@ -357,5 +380,5 @@ void cf_catalog_filter_from(const cf_constraints *c, cf_spot_policy spot, cf_cat
     for (int i = 0; i < c->n_gpus; i++)
         out->gpus[i] = c->gpus[i];
     out->filter = (cf_catalog_filter){out->clouds, (size_t)c->n_clouds, out->regions, (size_t)c->n_regions,
-                                      out->gpus, (size_t)c->n_gpus, spot};
+                                      out->gpus, (size_t)c->n_gpus, spot, 0};
 }

@@ -13,4 +13,7 @@
  * launched. */
 cf_status cf_catalog_keep_launchable(cf_catalog *cat, const cf_catalog *launchable);
 
+/* Space-separated words in `text` (zones of an offer). */
+size_t cf_count_words(const char *text);
+
 #endif

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "price_source.h"
 
@@ -334,15 +335,8 @@ static const char *spot_region_code(const char *name)
     return name;
 }
 
-static int wanted_region(const cf_fetch_ctx *ctx, const char *region)
-{
-    for (size_t i = 0; i < ctx->n_regions; i++)
-        if (strcmp(ctx->regions[i], region) == 0)
-            return 1;
-    return 0;
-}
-
-static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const cJSON *sizes, cf_price_list *out)
+static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const cJSON *sizes, const char *date,
+                            cf_price_list *out)
 {
     const cJSON *size;
     cJSON_ArrayForEach(size, sizes)
@@ -365,34 +359,50 @@ static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const c
             if (q && !q->has_spot) {
                 q->has_spot = 1;
                 q->price_spot_usd_per_hr = price;
+                snprintf(q->spot_date, sizeof q->spot_date, "%s", date);
             }
         }
     }
 }
 
 /* The spot feed is undocumented: when it is missing or malformed the
- * on-demand prices still count, and the note says so. */
+ * on-demand prices still count, and the note says so. Its body carries no
+ * date; its prices are dated by the feed's Last-Modified header (when the
+ * file was published), else by the fetch. It quotes one price per region
+ * and type (not per zone): stored as observed, regional. */
 static void fetch_spot(const cf_fetch_ctx *ctx, cf_price_list *out)
 {
     const char *url = getenv("CLOUDFIT_AWS_SPOT_URL");
     if (!url || !*url)
         url = "https://website.spot.ec2.aws.a2z.com/spot.json";
     cJSON *doc = NULL;
-    if (cf_fetch_json(ctx, url, "aws spot feed", &doc) != CF_OK) {
+    long long modified = -1;
+    cf_http_config http = *ctx->http;
+    http.last_modified = &modified;
+    cf_fetch_ctx dated = *ctx;
+    dated.http = &http;
+    char date[11] = "";
+    if (cf_fetch_json(&dated, url, "aws spot feed", &doc) != CF_OK) {
         cf_buf_printf(ctx->notes, "aws: spot feed not used (%s); spot prices stay as they were\n", cf_error_message());
         cf_error_clear();
         return;
     }
+    time_t published = (time_t)modified;
+    struct tm tm;
+    if (modified > 0 && gmtime_r(&published, &tm))
+        strftime(date, sizeof date, "%Y-%m-%d", &tm);
+    else
+        cf_buf_printf(ctx->notes, "aws: the spot feed sent no Last-Modified date; its prices are dated by the fetch\n");
     const cJSON *regions = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "config"), "regions");
     const cJSON *r;
     cJSON_ArrayForEach(r, regions)
     {
         const char *name = str_at(r, "region", NULL, NULL);
-        if (!name || !wanted_region(ctx, spot_region_code(name)))
+        if (!name || !cf_fetch_wants_region(ctx, spot_region_code(name)))
             continue;
         const cJSON *group;
         cJSON_ArrayForEach(group, cJSON_GetObjectItemCaseSensitive(r, "instanceTypes"))
-            take_spot_sizes(ctx, spot_region_code(name), cJSON_GetObjectItemCaseSensitive(group, "sizes"), out);
+            take_spot_sizes(ctx, spot_region_code(name), cJSON_GetObjectItemCaseSensitive(group, "sizes"), date, out);
     }
     cJSON_Delete(doc);
 }
@@ -460,6 +470,8 @@ const cf_price_source cf_price_source_aws = {
     .url_env = "CLOUDFIT_AWS_PRICES_URL",
     .default_url = "https://pricing.us-east-1.amazonaws.com",
     .label = "AWS Price List bulk API",
+    .spot_label = "AWS spot feed (one price per region)",
     .spot_kind = CF_PRICE_OBSERVED,
+    .spot_regional = 1,
     .fetch = fetch_aws,
 };

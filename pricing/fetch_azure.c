@@ -9,7 +9,14 @@
  * in the wrong unit must never be stored). Reservation and
  * DevTestConsumption items and the savingsPlan arrays are ignored. A spot
  * price equal to on-demand is kept out by the merge (no discount is not a
- * spot price). */
+ * spot price).
+ *
+ * The API can list one meter twice, an old and a new price, each with the
+ * date it took effect (effectiveStartDate): the price in effect now is the
+ * one with the latest effectiveStartDate not after the fetch, whatever the
+ * order of the items (an item without a date counts as the oldest). Two
+ * kept items of the same date that disagree leave the size unpriced in
+ * that region (noted). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +49,59 @@ static void next_url(const cf_fetch_ctx *ctx, const char *link, cf_buf *out)
     cf_buf_free(&raw);
 }
 
-static cf_status take_item(const cf_fetch_ctx *ctx, const char *region, const cJSON *item, cf_price_list *out)
+/* One kept price of a size (on-demand or spot) while a region is read. */
+typedef struct {
+    char sku[48];
+    int spot;
+    double usd_per_hr;
+    char effective[32];   /* effectiveStartDate as sent; "" = none */
+    int conflict;         /* items of the same date disagree */
+} meter_price;
+
+typedef struct {
+    meter_price *items;
+    size_t n, cap;
+    size_t n_superseded;  /* older duplicates left out */
+    size_t n_future;      /* prices not yet in effect */
+} meter_table;
+
+static cf_status keep_price(meter_table *t, const char *sku, int spot, double usd, const char *effective)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        meter_price *m = &t->items[i];
+        if (m->spot != spot || strcmp(m->sku, sku) != 0)
+            continue;
+        int c = strcmp(effective, m->effective);
+        if (c > 0) { /* newer: it replaces the older price */
+            m->usd_per_hr = usd;
+            snprintf(m->effective, sizeof m->effective, "%s", effective);
+            m->conflict = 0;
+            t->n_superseded++;
+        } else if (c == 0) {
+            m->conflict |= m->usd_per_hr != usd;
+        } else {
+            t->n_superseded++;
+        }
+        return CF_OK;
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        meter_price *grown = realloc(t->items, cap * sizeof *grown);
+        if (!grown)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        t->items = grown;
+        t->cap = cap;
+    }
+    meter_price *m = &t->items[t->n++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->sku, sizeof m->sku, "%s", sku);
+    m->spot = spot;
+    m->usd_per_hr = usd;
+    snprintf(m->effective, sizeof m->effective, "%s", effective);
+    return CF_OK;
+}
+
+static cf_status take_item(const cf_fetch_ctx *ctx, const char *region, const cJSON *item, meter_table *kept)
 {
     const char *type = str_of(item, "type");
     const char *sku = str_of(item, "armSkuName");
@@ -72,17 +131,46 @@ static cf_status take_item(const cf_fetch_ctx *ctx, const char *region, const cJ
     if (!cJSON_IsNumber(price))
         return cf_error_set(CF_ERR_INVALID, "azure %s: item for '%s' has no numeric retailPrice", region, sku);
     int spot = ends_with(sku_name, " Spot") || ends_with(meter, " Spot");
-    cf_price_quote *q = cf_fetch_quote_slot(out, "azure", region, sku, "", 0);
-    if (!q)
-        return CF_ERR_NOMEM;
-    /* The first meter wins; Azure lists one Linux Consumption meter per size. */
-    if (spot && !q->has_spot) {
-        q->has_spot = 1;
-        q->price_spot_usd_per_hr = price->valuedouble;
-    } else if (!spot && !q->has_ondemand) {
-        q->has_ondemand = 1;
-        q->price_ondemand_usd_per_hr = price->valuedouble;
+    const char *effective = str_of(item, "effectiveStartDate");
+    /* ISO 8601 UTC compares as text; a price that takes effect after the
+     * fetch is not the price now. */
+    if (*effective && ctx->fetched_at && *ctx->fetched_at && strcmp(effective, ctx->fetched_at) > 0) {
+        kept->n_future++;
+        return CF_OK;
     }
+    return keep_price(kept, sku, spot, price->valuedouble, effective);
+}
+
+/* The region's kept prices as quotes; sizes whose prices conflict are left
+ * out and noted. */
+static cf_status quote_region(const cf_fetch_ctx *ctx, const char *region, const meter_table *kept,
+                              cf_price_list *out)
+{
+    for (size_t i = 0; i < kept->n; i++) {
+        const meter_price *m = &kept->items[i];
+        if (m->conflict) {
+            cf_buf_printf(ctx->notes, "azure %s: %s has several %s prices effective from %s; not re-priced\n", region,
+                          m->sku, m->spot ? "spot" : "on-demand", m->effective[0] ? m->effective : "(no date)");
+            continue;
+        }
+        cf_price_quote *q = cf_fetch_quote_slot(out, "azure", region, m->sku, "", 0);
+        if (!q)
+            return CF_ERR_NOMEM;
+        if (m->spot) {
+            q->has_spot = 1;
+            q->price_spot_usd_per_hr = m->usd_per_hr;
+        } else {
+            q->has_ondemand = 1;
+            q->price_ondemand_usd_per_hr = m->usd_per_hr;
+        }
+    }
+    if (kept->n_superseded)
+        cf_buf_printf(ctx->notes, "azure %s: %zu older price%s of the same meter left out (the latest "
+                      "effectiveStartDate is in effect)\n", region, kept->n_superseded,
+                      kept->n_superseded == 1 ? "" : "s");
+    if (kept->n_future)
+        cf_buf_printf(ctx->notes, "azure %s: %zu price%s effective after this fetch left out\n", region,
+                      kept->n_future, kept->n_future == 1 ? "" : "s");
     return CF_OK;
 }
 
@@ -102,6 +190,7 @@ static cf_status fetch_region(const cf_fetch_ctx *ctx, const char *region, cf_pr
              region);
     cf_buf url = CF_BUF_INIT;
     next_url(ctx, first, &url);
+    meter_table kept = {0};
     char **seen = calloc((size_t)ctx->max_pages, sizeof *seen);
     cf_status st = seen ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
     int page = 0;
@@ -133,7 +222,7 @@ static cf_status fetch_region(const cf_fetch_ctx *ctx, const char *region, cf_pr
             const cJSON *item;
             cJSON_ArrayForEach(item, items)
             {
-                if ((st = take_item(ctx, region, item, out)) != CF_OK)
+                if ((st = take_item(ctx, region, item, &kept)) != CF_OK)
                     break;
             }
         }
@@ -149,9 +238,12 @@ static cf_status fetch_region(const cf_fetch_ctx *ctx, const char *region, cf_pr
         if (!more)
             break;
     }
+    if (st == CF_OK)
+        st = quote_region(ctx, region, &kept, out);
     for (int i = 0; seen && i < ctx->max_pages; i++)
         free(seen[i]);
     free(seen);
+    free(kept.items);
     cf_buf_free(&url);
     return st;
 }

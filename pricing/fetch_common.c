@@ -92,3 +92,29 @@ cf_price_quote *cf_fetch_quote_slot(cf_price_list *list, const char *cloud, cons
         return NULL;
     return &list->items[list->n - 1];
 }
+
+int cf_fetch_wants_region(const cf_fetch_ctx *ctx, const char *region)
+{
+    for (size_t i = 0; i < ctx->n_regions; i++)
+        if (strcmp(ctx->regions[i], region) == 0)
+            return 1;
+    return 0;
+}
+
+cf_status cf_fetch_api_key(const char *cloud, const char *env, const char *api, const char *hint,
+                           const char *punctuation, const char **out)
+{
+    const char *key = getenv(env);
+    *out = NULL;
+    if (!key || !*key) {
+        cf_error_set(CF_ERR_UNAVAILABLE, "%s: no API key: the %s needs one", cloud, api);
+        cf_error_hint("set %s to %s", env, hint);
+        return CF_ERR_UNAVAILABLE;
+    }
+    for (const char *p = key; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+              strchr(punctuation, *p)))
+            return cf_error_set(CF_ERR_USAGE, "%s: %s contains characters an API key never has", cloud, env);
+    *out = key;
+    return CF_OK;
+}

@@ -182,6 +182,13 @@ static CURL *make_handle(const cf_curl_api *cu, const cf_http_config *cfg, const
     const char *ca = getenv("CLOUDFIT_CA_BUNDLE");
     if (ca && *ca)
         cu->easy_setopt(h, CURLOPT_CAINFO, ca);
+    if (cfg->basic_auth_user) {
+        cu->easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        cu->easy_setopt(h, CURLOPT_USERNAME, cfg->basic_auth_user);
+        cu->easy_setopt(h, CURLOPT_PASSWORD, "");
+    }
+    if (cfg->last_modified)
+        cu->easy_setopt(h, CURLOPT_FILETIME, 1L); /* HTTP: the Last-Modified header */
     return h;
 }
 
@@ -242,6 +249,11 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         curl_off_t retry_after = 0;
         cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
         cu->easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
+        if (cfg->last_modified) {
+            curl_off_t filetime = -1;
+            cu->easy_getinfo(h, CURLINFO_FILETIME_T, &filetime);
+            *cfg->last_modified = (long long)filetime;
+        }
         cu->easy_cleanup(h);
         if (out_http_status)
             *out_http_status = status;

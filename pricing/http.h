@@ -38,6 +38,8 @@ typedef struct {
     void *progress_data;
     cf_progress_count_fn transfer; /* bytes of each response as they arrive; may be NULL */
     void *transfer_data;
+    const char *basic_auth_user; /* HTTP Basic user name (an API key), empty password; NULL = none; never shown */
+    long long *last_modified;    /* when set: the response's Last-Modified as Unix time, -1 without one */
 } cf_http_config;
 
 /* Where a response body goes. write returns 0 to continue, non-zero to abort

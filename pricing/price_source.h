@@ -21,6 +21,7 @@ typedef struct {
     const char **known_types;             /* sorted instance types of this cloud in `base` */
     size_t n_known_types;
     int max_pages;                        /* per paginated listing; more is an error */
+    const char *fetched_at;               /* ISO 8601 UTC time of this update */
     cf_buf *notes;                        /* non-fatal notes, one per line */
 } cf_fetch_ctx;
 
@@ -29,7 +30,9 @@ typedef struct {
     const char *url_env;                  /* environment variable overriding the base URL */
     const char *default_url;
     const char *label;                    /* written into refreshed rows' source */
+    const char *spot_label;               /* the source of its spot prices when not `label`; NULL = label */
     cf_price_kind spot_kind;              /* what its spot prices are: listed, or observed (a market feed) */
+    int spot_regional;                    /* observed spot prices are one per region, not per zone */
     /* Fills `out` with quotes. All-or-nothing: on failure the caller drops
      * whatever was added. CF_ERR_UNAVAILABLE = cannot run here (no API key). */
     cf_status (*fetch)(const cf_fetch_ctx *ctx, cf_price_list *out);
@@ -38,7 +41,16 @@ typedef struct {
 extern const cf_price_source cf_price_source_azure;
 extern const cf_price_source cf_price_source_aws;
 extern const cf_price_source cf_price_source_gcp;
+extern const cf_price_source cf_price_source_lambda;
 
+/* Whether `region` is one of ctx->regions. */
+int cf_fetch_wants_region(const cf_fetch_ctx *ctx, const char *region);
+/* The API key in environment variable `env`: missing is CF_ERR_UNAVAILABLE
+ * ("CLOUD: no API key: the API needs one", hint "set ENV to HINT"); a
+ * character other than letters, digits and `punctuation` is CF_ERR_USAGE
+ * (a key goes into a URL or a header: it must not change their meaning). */
+cf_status cf_fetch_api_key(const char *cloud, const char *env, const char *api, const char *hint,
+                           const char *punctuation, const char **out);
 /* Whether the base catalog has `instance_type` for ctx->cloud (any region). */
 int cf_fetch_knows_type(const cf_fetch_ctx *ctx, const char *instance_type);
 /* GETs `url` and parses JSON; a body that does not parse is an error

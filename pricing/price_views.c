@@ -1,5 +1,6 @@
 /* The views of `cloudfit prices` over a catalog (cloudfit/pricing/price_views.h). */
 #include "cloudfit/pricing/price_views.h"
+#include "cloudfit/pricing/regions.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *q, cf
     const char *gpus[MAX_FAMILY_MODELS];
     size_t n_gpus = cf_gpu_family_models(catalog, q->gpu, gpus, MAX_FAMILY_MODELS);
     cf_catalog_filter f = {q->clouds, q->n_clouds, q->regions, q->n_regions, gpus, n_gpus,
-                           q->spot_only ? CF_SPOT_ONLY : CF_SPOT_ALLOW};
+                           q->spot_only ? CF_SPOT_ONLY : CF_SPOT_ALLOW, q->include_restricted};
     cf_status st = cf_catalog_check_filter(catalog, &f);
     if (st != CF_OK)
         return st;
@@ -48,6 +49,7 @@ cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *q, cf
     if (!out->items)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     out->n = cf_catalog_filter_rows(catalog, &f, out->items);
+    out->n_restricted_left_out = cf_catalog_filter_restricted(catalog, &f);
     if (q->gpu_count > 0) {
         size_t n = 0;
         for (size_t i = 0; i < out->n; i++)
@@ -55,8 +57,10 @@ cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *q, cf
                 out->items[n++] = out->items[i];
         out->n = n;
     }
-    return CF_OK;
+    return cf_rows_order_by_region(out->items, out->n, q->preferred, q->n_preferred);
 }
+
+static const cf_price_query *sort_query; /* the region preference of the sort in progress */
 
 /* An offer without the price sorted by sorts last. */
 static int price_cmp(double px, double py, const cf_vm *x, const cf_vm *y)
@@ -66,7 +70,11 @@ static int price_cmp(double px, double py, const cf_vm *x, const cf_vm *y)
     if (px != py)
         return px < py ? -1 : 1;
     int c = strcmp(x->cloud, y->cloud);
-    return c ? c : strcmp(x->region, y->region);
+    if (c)
+        return c;
+    int rx = cf_region_rank(x->cloud, x->region, sort_query->preferred, sort_query->n_preferred);
+    int ry = cf_region_rank(y->cloud, y->region, sort_query->preferred, sort_query->n_preferred);
+    return rx != ry ? (rx < ry ? -1 : 1) : (x > y) - (x < y);
 }
 
 static int by_ondemand(const void *a, const void *b)
@@ -86,6 +94,7 @@ cf_status cf_price_offers(const cf_catalog *catalog, const cf_price_query *q, cf
     cf_status st = cf_price_select(catalog, q, out);
     if (st != CF_OK)
         return st;
+    sort_query = q;
     qsort(out->items, out->n, sizeof *out->items, q->spot_only ? by_spot : by_ondemand);
     if (out->n == 0) {
         char count[24] = "";

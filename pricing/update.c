@@ -27,13 +27,15 @@
 #include "cloudfit/pricing/update.h"
 #include "price_source.h"
 
-static const cf_price_source *const SOURCES[] = {&cf_price_source_aws, &cf_price_source_azure, &cf_price_source_gcp};
+static const cf_price_source *const SOURCES[] = {&cf_price_source_aws, &cf_price_source_azure, &cf_price_source_gcp,
+                                                  &cf_price_source_lambda};
 enum { N_SOURCES = sizeof SOURCES / sizeof *SOURCES };
 
 typedef struct {
     cf_vm vm;               /* kinds and dates follow the prices */
     double spot;            /* 0 = none (advisor estimates are not prices) */
-    const char *source;     /* borrowed from the base catalog or merge_state.pool */
+    const char *source;     /* of the row and its on-demand price; borrowed from the base catalog or merge_state.pool */
+    const char *spot_source; /* of the spot price when not `source`; NULL = the same */
     int touched;
 } work_row;
 
@@ -97,6 +99,8 @@ static size_t select_regions(const cf_catalog *base, const char *cloud, const cf
     return n;
 }
 
+enum { TAKEN_ONDEMAND = 1, TAKEN_SPOT = 2 };
+
 static void reject(merge_state *m, const cf_vm *vm, const char *fmt, ...) CF_PRINTF(3, 4);
 static void reject(merge_state *m, const cf_vm *vm, const char *fmt, ...)
 {
@@ -115,13 +119,18 @@ static int moved_too_far(double old_price, double new_price, double factor)
     return old_price > 0 && (new_price > old_price * factor || new_price < old_price / factor);
 }
 
-static cf_status set_source(merge_state *m, work_row *r, const char *label, const char *fetched_at, int od_kept,
-                            int spot_kept)
+/* "aws:AWS Price List bulk API fetched 2026-11-18T06:13:20Z", kept for the
+ * life of the merge (*out borrows it). */
+static cf_status fetched_source(merge_state *m, const char *cloud, const char *label, const char *fetched_at,
+                                const char **out)
 {
     char text[512];
-    snprintf(text, sizeof text, "%s:%s fetched %s%s%s", r->vm.cloud, label, fetched_at,
-             od_kept ? "; on-demand kept from previous catalog" : "",
-             spot_kept ? "; spot kept from previous catalog" : "");
+    snprintf(text, sizeof text, "%s:%s fetched %s", cloud, label, fetched_at);
+    for (size_t i = m->n_pool; i-- > 0;)
+        if (strcmp(m->pool[i], text) == 0) {
+            *out = m->pool[i];
+            return CF_OK;
+        }
     if (m->n_pool == m->cap_pool) {
         size_t cap = m->cap_pool ? m->cap_pool * 2 : 256;
         char **grown = realloc(m->pool, cap * sizeof *grown);
@@ -134,14 +143,37 @@ static cf_status set_source(merge_state *m, work_row *r, const char *label, cons
     if (!copy)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     m->pool[m->n_pool++] = copy;
-    r->source = copy;
+    *out = copy;
     return CF_OK;
 }
 
-/* Applies one quote to one row; returns 0 when nothing was taken, else 1
- * | 2 (on-demand kept from before) | 4 (spot kept from before). Taken
- * prices get `spot_kind` (spot) or listed (on-demand) and `date`. */
-static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q, cf_price_kind spot_kind, const char *date)
+/* Each price keeps its own provenance: a refreshed price gets the
+ * source's label and fetch time, a kept one the source it had (the row's
+ * source names the on-demand price, spot_source the spot price when it
+ * differs). */
+static cf_status set_sources(merge_state *m, work_row *r, const cf_price_source *src, const char *fetched_at,
+                             int taken)
+{
+    const char *old_spot = r->spot_source ? r->spot_source : r->source;
+    cf_status st = CF_OK;
+    if (taken & TAKEN_ONDEMAND)
+        st = fetched_source(m, r->vm.cloud, src->label, fetched_at, &r->source);
+    if (st == CF_OK && (taken & TAKEN_SPOT))
+        st = fetched_source(m, r->vm.cloud, src->spot_label ? src->spot_label : src->label, fetched_at,
+                            &r->spot_source);
+    else if (st == CF_OK)
+        r->spot_source = old_spot;
+    if (r->spot == 0 || (r->spot_source && strcmp(r->spot_source, r->source) == 0))
+        r->spot_source = NULL;
+    return st;
+}
+
+/* Applies one quote to one row; returns 0 when nothing was taken, else
+ * TAKEN_ONDEMAND | TAKEN_SPOT for the prices taken. Taken prices get
+ * `spot_kind` (spot) or listed (on-demand) and `date` (a quote's own spot
+ * date wins: the AWS spot feed's publication date). */
+static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q, const cf_price_source *src,
+                       const char *date)
 {
     double od = r->vm.price_ondemand_usd_per_hr, spot = r->spot;
     int od_new = 0, spot_new = 0;
@@ -171,6 +203,7 @@ static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q, cf_
     }
     if (!od_new && !spot_new)
         return 0;
+    cf_price_kind spot_kind = src->spot_kind;
     if (od > 0 && spot >= od) {
         reject(m, &r->vm, "previous spot price %.6g is not below the new on-demand price %.6g", spot, od);
         spot = 0;
@@ -183,13 +216,15 @@ static int apply_quote(merge_state *m, work_row *r, const cf_price_quote *q, cf_
     r->spot = spot;
     if (spot_new) {
         r->vm.spot_kind = spot_kind;
-        snprintf(r->vm.spot_date, sizeof r->vm.spot_date, "%s", date);
+        r->vm.spot_regional = src->spot_regional;
+        snprintf(r->vm.spot_date, sizeof r->vm.spot_date, "%s", q->spot_date[0] ? q->spot_date : date);
     } else if (spot == 0) {
         r->vm.spot_kind = CF_PRICE_NONE;
         r->vm.spot_date[0] = '\0';
+        r->vm.spot_regional = 0;
     }
     r->touched = 1;
-    return 1 | (od_new || od == 0 ? 0 : 2) | (spot_new || spot == 0 ? 0 : 4);
+    return (od_new ? TAKEN_ONDEMAND : 0) | (spot_new ? TAKEN_SPOT : 0);
 }
 
 static cf_status add_row(merge_state *m, const work_row *proto)
@@ -222,10 +257,10 @@ static cf_status merge_quotes(merge_state *m, const cf_price_source *src, const 
             if (q->gpu_model[0] && (strcmp(r->vm.gpu_model, q->gpu_model) != 0 || r->vm.gpu_count != q->gpu_count))
                 continue;
             matched++;
-            int changed = apply_quote(m, r, q, src->spot_kind, date);
-            if (!changed)
+            int taken = apply_quote(m, r, q, src, date);
+            if (!taken)
                 continue;
-            cf_status st = set_source(m, r, src->label, fetched_at, (changed & 2) != 0, (changed & 4) != 0);
+            cf_status st = set_sources(m, r, src, fetched_at, taken);
             if (st != CF_OK)
                 return st;
             cu->n_rows_updated++;
@@ -271,7 +306,8 @@ static cf_status run_source(merge_state *m, const cf_catalog *base, const cf_pri
     } else if (st == CF_OK && (st = cf_http_check_url(url)) == CF_OK) {
         cf_fetch_ctx ctx = {.http = http, .base_url = url, .base = base, .cloud = src->cloud, .regions = regions,
                             .n_regions = n_regions, .known_types = types, .n_known_types = n_types,
-                            .max_pages = (int)env_number("CLOUDFIT_MAX_PAGES", 1000), .notes = notes};
+                            .max_pages = (int)env_number("CLOUDFIT_MAX_PAGES", 1000), .notes = notes,
+                            .fetched_at = o->fetched_at ? o->fetched_at : ""};
         char shown[1024];
         cf_http_redact(url, shown, sizeof shown);
         progress(o, "%s: fetching prices for %zu region%s from %s", src->cloud, n_regions, n_regions == 1 ? "" : "s",
@@ -313,9 +349,8 @@ static cf_status init_rows(merge_state *m, const cf_catalog *base)
     for (size_t i = 0; i < base->n_vms; i++) {
         const cf_vm *vm = &base->vms[i];
         work_row r = {.vm = *vm, .spot = vm->spot_price_estimated ? 0 : vm->price_spot_usd_per_hr,
-                      .source = vm->source_index >= 0 && (size_t)vm->source_index < base->n_sources
-                                    ? base->sources[vm->source_index]
-                                    : "unknown",
+                      .source = cf_vm_price_source(base, vm, 0),
+                      .spot_source = vm->has_spot_source ? cf_vm_price_source(base, vm, 1) : NULL,
                       .touched = 0};
         cf_status st = add_row(m, &r);
         if (st != CF_OK)
@@ -337,7 +372,7 @@ static cf_status finish(merge_state *m, cf_price_update_result *out)
     cf_vms_csv_header(&csv);
     for (size_t i = 0; i < m->n; i++) {
         const work_row *r = &m->rows[i];
-        cf_vms_csv_row(&csv, &r->vm, r->spot, r->source);
+        cf_vms_csv_row(&csv, &r->vm, r->spot, r->source, r->spot_source);
         if (!r->touched)
             continue;
         cf_price_quote q;
@@ -347,7 +382,7 @@ static cf_status finish(merge_state *m, cf_price_update_result *out)
         snprintf(q.instance_type, sizeof q.instance_type, "%s", r->vm.instance_type);
         snprintf(q.gpu_model, sizeof q.gpu_model, "%s", r->vm.gpu_model);
         q.gpu_count = r->vm.gpu_count;
-        q.has_ondemand = 1;
+        q.has_ondemand = r->vm.price_ondemand_usd_per_hr > 0;
         q.price_ondemand_usd_per_hr = r->vm.price_ondemand_usd_per_hr;
         q.has_spot = r->spot > 0;
         q.price_spot_usd_per_hr = r->spot;
@@ -378,9 +413,7 @@ static cf_status check_clouds(const cf_price_update_options *o)
         if (find_source(o->clouds[i]))
             continue;
         cf_error_set(CF_ERR_USAGE, "cannot update prices of cloud '%s'", o->clouds[i]);
-        cf_error_hint(strcmp(o->clouds[i], "lambda") == 0
-                          ? "Lambda publishes no price API; its rows stay as in the catalog"
-                          : "use aws, azure or gcp");
+        cf_error_hint("use aws, azure, gcp or lambda");
         return CF_ERR_USAGE;
     }
     return CF_OK;

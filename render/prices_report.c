@@ -163,8 +163,8 @@ static void spot_kind_cell(const cf_vm *vm, char *out, size_t n)
     if (vm->spot_kind == CF_PRICE_NONE)
         snprintf(out, n, "-");
     else
-        snprintf(out, n, "%s%s%s", cf_price_kind_name(vm->spot_kind), vm->spot_date[0] ? " " : " (undated)",
-                 vm->spot_date);
+        snprintf(out, n, "%s%s%s%s", cf_price_kind_name(vm->spot_kind), vm->spot_regional ? " (region)" : "",
+                 vm->spot_date[0] ? " " : " (undated)", vm->spot_date);
 }
 
 /* "12.5%/mo advisor", "15%/mo default", "-" (no spot price). */
@@ -210,7 +210,8 @@ void cf_prices_offers_table(const cf_prices_offers_report *r, cf_buf *out)
     cf_buf_printf(out, "\n%zu offers; catalog: %s\n", r->n_offers, line);
     if (src->overrides.n)
         cf_buf_printf(out, "* price from %s\n", src->overrides.path);
-    cf_buf_puts(out, "SPOT PRICE: observed = AWS spot price seen in the region, the lowest over its zones; estimated = "
+    cf_buf_puts(out, "SPOT PRICE: observed = AWS spot price seen in the region, the lowest over its zones (observed "
+                     "(region): the AWS spot feed's one price for the region); estimated = "
                      "AWS on-demand × (1 − Spot Instance Advisor average savings), not a price anyone quoted; "
                      "listed = the cloud's published spot price. INTERRUPTIONS: % of spot VMs interrupted per "
                      "month, from the AWS Spot Advisor band, else cloudfit's default.\n");
@@ -321,7 +322,9 @@ cJSON *cf_prices_offers_json(const cf_prices_offers_report *r)
         add_price_provenance(e, &src->catalog, vm);
         if (cf_catalog_source_rule_of(src, vm))
             cJSON_AddNumberToObject(e, "price_override_rule", cf_catalog_source_rule_of(src, vm));
-        cJSON_AddStringToObject(e, "source", src->catalog.sources[vm->source_index]);
+        cJSON_AddStringToObject(e, "source", cf_vm_price_source(&src->catalog, vm, 0));
+        if (vm->price_spot_usd_per_hr > 0 && vm->has_spot_source)
+            cJSON_AddStringToObject(e, "spot_source", cf_vm_price_source(&src->catalog, vm, 1));
         cJSON_AddItemToArray(arr, e);
     }
     return doc;

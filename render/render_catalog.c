@@ -6,6 +6,8 @@
 
 #include "cloudfit/render/render_catalog.h"
 
+#include "cloudfit/common/clock.h"
+
 cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
                               const cf_vm *chosen)
 {
@@ -26,6 +28,32 @@ cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *cata
     }
     cJSON_AddNumberToObject(cat, "max_age_days", s->max_age_days);
     cJSON_AddBoolToObject(cat, "too_old", s->too_old);
+    /* age_days is that of the oldest dated price the result depends on */
+    const cf_prices_in_use *u = &s->in_use;
+    cJSON *use = cJSON_AddObjectToObject(cat, "prices_in_use");
+    cJSON_AddNumberToObject(use, "offers", (double)u->n_offers);
+    cJSON_AddNumberToObject(use, "prices", (double)u->n_prices);
+    if (u->oldest_date[0]) {
+        cJSON_AddStringToObject(use, "oldest_date", u->oldest_date);
+        cJSON_AddStringToObject(use, "newest_date", u->newest_date);
+    } else {
+        cJSON_AddNullToObject(use, "oldest_date");
+        cJSON_AddNullToObject(use, "newest_date");
+    }
+    cJSON_AddNumberToObject(use, "undated", (double)u->n_undated);
+    cJSON_AddNumberToObject(use, "restricted_left_out", (double)u->n_restricted_left_out);
+    cJSON *clouds = cJSON_AddArrayToObject(use, "clouds");
+    for (size_t i = 0; i < u->n_clouds; i++) {
+        const cf_cloud_price_age *c = &u->clouds[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "cloud", c->cloud);
+        cJSON_AddNumberToObject(o, "offers", (double)c->n_offers);
+        cJSON_AddNumberToObject(o, "stale_offers", (double)c->n_stale_offers);
+        if (c->oldest_date[0])
+            cJSON_AddStringToObject(o, "oldest_stale_date", c->oldest_date);
+        cJSON_AddNumberToObject(o, "undated", (double)c->n_undated);
+        cJSON_AddItemToArray(clouds, o);
+    }
     if (s->overrides.n) {
         cJSON *ov = cJSON_AddObjectToObject(cat, "price_overrides");
         cJSON_AddStringToObject(ov, "file", s->overrides.path);
@@ -56,6 +84,19 @@ cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *cata
     return cat;
 }
 
+void cf_vm_price_age_text(const cf_vm *vm, int spot, char *out, size_t cap)
+{
+    cf_price_kind kind = spot ? vm->spot_kind : vm->ondemand_kind;
+    const char *date = spot ? vm->spot_date : vm->ondemand_date;
+    if (!date[0] || (kind != CF_PRICE_LISTED && kind != CF_PRICE_OBSERVED)) {
+        if (cap)
+            out[0] = '\0';
+        return;
+    }
+    double days = floor(cf_days_since(date));
+    snprintf(out, cap, " (%.0f day%s old)", days, days == 1 ? "" : "s");
+}
+
 void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
                                const cf_vm *chosen, cf_buf *out)
 {
@@ -66,9 +107,16 @@ void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *cat
         snprintf(line, sizeof line, "%s, data of %s (oldest %s), %.0f days old", catalog->name, catalog->data_date,
                  catalog->oldest_date, floor(age_days));
     cf_buf_printf(out, "  - catalog: %s\n", line);
-    if (s && s->too_old)
-        cf_buf_printf(out, "  note: prices are %.0f days old (limit %g); run 'cloudfit prices update'\n",
-                      floor(s->age_days), s->max_age_days);
+    if (s && s->in_use.n_restricted_left_out)
+        cf_buf_printf(out, "  - %zu offer%s in regions that need an access request left out "
+                           "(--include-restricted-regions offers them)\n",
+                      s->in_use.n_restricted_left_out, s->in_use.n_restricted_left_out == 1 ? "" : "s");
+    if (s && s->too_old) {
+        char stale[512];
+        cf_catalog_source_stale(s, stale, sizeof stale);
+        cf_buf_printf(out, "  note: prices in use are up to %.0f days old (limit %g): %s; run 'cloudfit prices "
+                           "update'\n", floor(s->age_days), s->max_age_days, stale);
+    }
     if (!s || !s->overrides.n)
         return;
     cf_buf_printf(out, "  - price overrides from %s: %zu rule%s changed %zu catalog row%s\n", s->overrides.path,

@@ -8,6 +8,8 @@
 #include "cloudfit/common/ci_env.h"
 #include "cloudfit/render/render_catalog.h"
 #include "cloudfit/render.h"
+#include "cloudfit/common/clock.h"
+#include "cloudfit/pricing/regions.h"
 
 static void add_or_null(cJSON *o, const char *key, const char *value)
 {
@@ -85,6 +87,14 @@ cJSON *cf_config_json(const cf_config *cfg)
         cJSON_AddNullToObject(price, "date");
     cf_vm_price_origin(cfg->vm, cfg->spot, text, sizeof text);
     cJSON_AddStringToObject(price, "origin", text);
+    if (date[0] && kind != CF_PRICE_ESTIMATED)
+        cJSON_AddNumberToObject(price, "age_days", floor(cf_days_since(date)));
+    else
+        cJSON_AddNullToObject(price, "age_days");
+    char where[384];
+    cJSON *avail = cJSON_AddObjectToObject(o, "availability");
+    cJSON_AddBoolToObject(avail, "table", cf_vm_availability(cfg->vm, where, sizeof where));
+    cJSON_AddStringToObject(avail, "note", where);
     if (cfg->spot) {
         cf_vm_interruptions_origin(NULL, cfg->vm, text, sizeof text);
         cJSON_AddNumberToObject(price, "interruptions_pct_per_month",

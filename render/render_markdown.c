@@ -8,6 +8,8 @@
 
 #include "cloudfit/db/history_diff.h"
 #include "cloudfit/render.h"
+#include "cloudfit/render/render_catalog.h"
+#include "cloudfit/pricing/regions.h"
 
 #define MD_ALTERNATIVES 5
 
@@ -139,6 +141,13 @@ static void reasons(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "- provenance: throughput %s, noise scale %s, network %s, price %s\n",
                   cf_provenance_name(c->prov_throughput), cf_provenance_name(c->prov_noise),
                   cf_provenance_name(c->prov_network), cf_provenance_name(c->prov_price));
+    char price_origin[192], price_age[48], availability[384];
+    cf_vm_price_origin(c->vm, c->spot, price_origin, sizeof price_origin);
+    cf_vm_price_age_text(c->vm, c->spot, price_age, sizeof price_age);
+    cf_buf_printf(out, "- price: %s%s\n- ", price_origin, price_age);
+    cf_vm_availability(c->vm, availability, sizeof availability);
+    cell(out, availability);
+    cf_buf_puts(out, "\n");
     for (size_t i = 0; i < in->n_perf; i++)
         if (strcmp(in->perf[i].gpu, c->vm->gpu_model) == 0) {
             cf_buf_printf(out, "- %s throughput: ", c->vm->gpu_model);
@@ -192,8 +201,11 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
     diff_section(r, out);
     gates_section(r, out);
     reasons(r, out);
-    cf_buf_printf(out, "\n<sub>cloudfit · %s · spec `%.12s` · catalog %s, data of %s (%.0f days old)", r->created_at,
-                  r->spec->hash, r->catalog->name, r->catalog->data_date, floor(r->catalog_age_days));
+    const cf_prices_in_use *in_use = r->catalog_source ? &r->catalog_source->in_use : NULL;
+    cf_buf_printf(out, "\n<sub>cloudfit · %s · spec `%.12s` · catalog %s, prices in use of %s or later (the oldest "
+                       "%.0f days old)", r->created_at, r->spec->hash, r->catalog->name,
+                  in_use && in_use->oldest_date[0] ? in_use->oldest_date : r->catalog->oldest_date,
+                  floor(r->catalog_age_days));
     if (r->ci && r->ci->provider[0]) {
         cf_buf_printf(out, " · %s", r->ci->provider);
         if (r->ci->commit[0]) {

@@ -4,6 +4,7 @@
 
 #include "cloudfit/render/render_catalog.h"
 #include "cloudfit/render.h"
+#include "cloudfit/pricing/regions.h"
 
 #define GREEN "\033[32m"
 #define BOLD "\033[1m"
@@ -255,9 +256,12 @@ static void explanation(const cf_report *r, cf_buf *out)
     if (n_est)
         cf_buf_printf(out, "  - %zu other GPU type(s) estimated from the GPU table (see --format json)\n", n_est);
     network_line(r, c, out);
-    char price_origin[192];
+    char price_origin[192], price_age[48], availability[384];
     cf_vm_price_origin(c->vm, c->spot, price_origin, sizeof price_origin);
-    cf_buf_printf(out, "  - price %s per VM-hour: %s\n", c->spot ? "spot" : "on-demand", price_origin);
+    cf_vm_price_age_text(c->vm, c->spot, price_age, sizeof price_age);
+    cf_buf_printf(out, "  - price %s per VM-hour: %s%s\n", c->spot ? "spot" : "on-demand", price_origin, price_age);
+    cf_vm_availability(c->vm, availability, sizeof availability);
+    cf_buf_printf(out, "  - %s\n", availability);
     /* catalog name, source, age, too-old note and price overrides (render_catalog.c) */
     cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
     if (r->advice->next.kind != CF_MEASURE_NONE) {

@@ -21,6 +21,7 @@
 #include "cloudfit/common/csvread.h"
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/pricing/update.h"
+#include "cloudfit/pricing/regions.h"
 
 static cf_catalog embedded;
 
@@ -514,7 +515,9 @@ static size_t brute_force_count(const cf_catalog *cat, const cf_catalog_filter *
                  (f->n_regions == 0 || listed(vm->region, f->regions, f->n_regions, 0)) &&
                  (f->n_gpus == 0 || listed(vm->gpu_model, f->gpus, f->n_gpus, 1)) &&
                  (f->spot != CF_SPOT_ONLY || vm->price_spot_usd_per_hr > 0) &&
-                 (f->spot != CF_SPOT_NEVER || vm->price_ondemand_usd_per_hr > 0);
+                 (f->spot != CF_SPOT_NEVER || vm->price_ondemand_usd_per_hr > 0) &&
+                 (f->include_restricted || !cf_region_restriction(vm->cloud, vm->region) ||
+                  (f->n_regions && listed(vm->region, f->regions, f->n_regions, 0)));
         n += ok;
     }
     return n;
@@ -556,6 +559,8 @@ static void test_filters(void **state)
          .gpus = LIST("A100-80GB", "a100-80gb-pcie", "V100")},
         {.clouds = LIST("aws"), .spot = CF_SPOT_ONLY},
         {.clouds = LIST("lambda"), .spot = CF_SPOT_ONLY},
+        {.spot = CF_SPOT_ALLOW, .include_restricted = 1},
+        {.clouds = LIST("azure"), .regions = LIST("germanynorth", "eastus")},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         assert_int_equal(filter_count(&cases[i]), brute_force_count(&embedded, &cases[i]));
@@ -566,6 +571,7 @@ static void test_filters(void **state)
     vms_file f;
     vms_open(&f);
     size_t all = f.doc.n_records, aws_od = 0, gcp_od = 0, with_spot = 0, aws_spot = 0, no_od = 0;
+    size_t restricted = 0, restricted_od = 0, restricted_spot = 0;
     for (size_t i = 0; i < all; i++) {
         int is_aws = !strcmp(vf(&f, i, f.cloud), "aws"), od = *vf(&f, i, f.od) != '\0';
         aws_od += is_aws && od;
@@ -575,17 +581,33 @@ static void test_filters(void **state)
         int spot = *vf(&f, i, f.spot) || embedded.vms[i].spot_kind == CF_PRICE_ESTIMATED;
         with_spot += spot;
         aws_spot += spot && is_aws;
+        /* Azure's restricted-access regions (pricing/regions.c) */
+        int r = !strcmp(vf(&f, i, f.cloud), "azure") &&
+                (!strcmp(embedded.vms[i].region, "australiacentral2") || !strcmp(embedded.vms[i].region, "germanynorth") ||
+                 !strcmp(embedded.vms[i].region, "norwaywest") || !strcmp(embedded.vms[i].region, "southafricawest") ||
+                 !strcmp(embedded.vms[i].region, "switzerlandwest") || !strcmp(embedded.vms[i].region, "uaecentral"));
+        restricted += r;
+        restricted_od += r && od;
+        restricted_spot += r && spot;
     }
     vms_close(&f);
     assert_true(no_od > 0);
-    assert_int_equal(filter_count(&cases[0]), all - no_od);
+    assert_int_equal(restricted, 11);
+    assert_int_equal(filter_count(&cases[0]), all - no_od - restricted_od);
     assert_int_equal(filter_count(&cases[1]), aws_od);
     assert_int_equal(filter_count(&cases[2]), gcp_od);
-    assert_int_equal(filter_count(&cases[8]), with_spot);
-    assert_int_equal(filter_count(&cases[9]), all - no_od);
-    assert_int_equal(filter_count(&cases[10]), all);
+    assert_int_equal(filter_count(&cases[8]), with_spot - restricted_spot);
+    assert_int_equal(filter_count(&cases[9]), all - no_od - restricted_od);
+    assert_int_equal(filter_count(&cases[10]), all - restricted);
     assert_int_equal(filter_count(&cases[14]), aws_spot);
     assert_int_equal(filter_count(&cases[15]), 0);
+    assert_int_equal(filter_count(&cases[16]), all);
+    assert_int_equal(cf_catalog_filter_restricted(&embedded, &cases[10]), restricted);
+    assert_int_equal(cf_catalog_filter_restricted(&embedded, &cases[16]), 0);
+    /* a restricted region named in the filter is offered */
+    assert_int_equal(cf_catalog_filter_restricted(&embedded, &cases[17]), 0);
+    assert_true(filter_count(&cases[17]) > filter_count(&(cf_catalog_filter){.clouds = LIST("azure"),
+                                                                            .regions = LIST("eastus")}));
     /* Several filter values or NULL filter. */
     const cf_vm **rows = calloc(embedded.n_vms, sizeof *rows);
     assert_non_null(rows);
@@ -810,8 +832,8 @@ static void test_price_kind_columns(void **state)
     char *text_out = NULL;
     size_t len = 0;
     assert_int_equal(cf_catalog_write_vms_csv(&cat, &text_out, &len), CF_OK);
-    assert_non_null(strstr(text_out, "0.526,listed,,0.2,observed,,s1\n"));
-    assert_non_null(strstr(text_out, ",,,,0.3,listed,2026-07-30,s2\n"));
+    assert_non_null(strstr(text_out, "0.526,listed,,0.2,observed,,s1,\n"));
+    assert_non_null(strstr(text_out, ",,,,0.3,listed,2026-07-30,s2,\n"));
     assert_non_null(strstr(text_out, "0.752,listed,2026-07-20,,,,"));
     free(text_out);
     cf_catalog_free(&cat);
@@ -832,6 +854,108 @@ static void test_price_kind_columns(void **state)
                       "gcp,r,t,T4,1,16,4,16,,1,listed,,s\n", gpus, NULL,
                       "vms.csv: has some of the price kind/date columns but not 'ondemand_date' (ondemand_kind, "
                       "ondemand_date, spot_kind and spot_date come together)");
+}
+
+/* Each price keeps its provenance (issue 32): a spot price from the AWS
+ * feed is one price for the region, and a price refreshed apart from the
+ * row's other price names its own source; both survive a write and a
+ * load. */
+static void test_spot_provenance_columns(void **state)
+{
+    (void)state;
+    const char *gpus = GPUS_HEADER GPU_T4;
+    const char *vms =
+        "cloud,region,zones,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"
+        "price_ondemand_usd_per_hour,ondemand_kind,ondemand_date,price_spot_usd_per_hour,spot_kind,spot_date,source,"
+        "spot_source\n"
+        "aws,us-west-2,usw2-az1 usw2-az2,g4dn.xlarge,T4,1,16,4,16,25,0.526,listed,2026-11-18,0.19,observed-regional,"
+        "2026-11-16,od s,feed s\n"
+        "aws,us-east-1,use1-az1 use1-az2,g4dn.2xlarge,T4,1,16,8,32,,0.752,listed,2026-11-18,0.3,observed,,od s,old s\n"
+        "aws,us-east-2,use2-az1,g4dn.4xlarge,T4,1,16,16,64,,1.2,listed,2026-11-18,,,,od s,ignored without a spot price\n";
+    cf_catalog cat;
+    assert_int_equal(load_small(vms, gpus, NULL, &cat), CF_OK);
+    assert_int_equal(cat.vms[0].spot_regional, 1);
+    assert_int_equal(cat.vms[1].spot_regional, 0);
+    assert_string_equal(cf_vm_price_source(&cat, &cat.vms[0], 0), "od s");
+    assert_string_equal(cf_vm_price_source(&cat, &cat.vms[0], 1), "feed s");
+    assert_string_equal(cf_vm_price_source(&cat, &cat.vms[1], 1), "old s");
+    assert_int_equal(cat.vms[2].has_spot_source, 0);
+    char text[192];
+    cf_vm_price_origin(&cat.vms[0], 1, text, sizeof text);
+    assert_string_equal(text, "observed, one price for the region (AWS spot feed), 2026-11-16");
+    cf_vm_price_origin(&cat.vms[1], 1, text, sizeof text);
+    assert_string_equal(text, "observed, lowest of 2 zones, date not recorded");
+    char *out = NULL;
+    size_t len = 0;
+    assert_int_equal(cf_catalog_write_vms_csv(&cat, &out, &len), CF_OK);
+    assert_non_null(strstr(out, ",0.19,observed-regional,2026-11-16,od s,feed s\n"));
+    assert_non_null(strstr(out, ",0.3,observed,,od s,old s\n"));
+    assert_non_null(strstr(out, ",1.2,listed,2026-11-18,,,,od s,\n"));
+    cf_catalog again;
+    assert_int_equal(cf_catalog_load_csv(out, len, "again.csv", gpus, strlen(gpus), "gpus.csv", NULL, 0, NULL, &again),
+                     CF_OK);
+    assert_int_equal(again.vms[0].spot_regional, 1);
+    assert_string_equal(cf_vm_price_source(&again, &again.vms[0], 1), "feed s");
+    cf_catalog_free(&again);
+    free(out);
+    cf_catalog_free(&cat);
+    /* "regional" is a spot price's scope only */
+    expect_load_error(VMS2_HEADER "aws,r,,t,T4,1,16,4,16,,1,observed-regional,,,,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'ondemand_kind': expected 'listed' or 'observed', got 'observed-regional'");
+}
+
+/* Equal prices in several regions: the user's preferred region first, then
+ * the documented default list, never the alphabet (issue 32). */
+static void test_region_order_and_availability(void **state)
+{
+    (void)state;
+    const cf_vm **rows = calloc(embedded.n_vms, sizeof *rows);
+    assert_non_null(rows);
+    cf_catalog_filter f = {.clouds = LIST("lambda"), .spot = CF_SPOT_ALLOW};
+    size_t n = cf_catalog_filter_rows(&embedded, &f, rows);
+    assert_true(n > 5);
+    assert_string_equal(rows[0]->region, "asia-northeast-1"); /* the file's (alphabetical) order */
+    assert_int_equal(cf_rows_order_by_region(rows, n, NULL, 0), CF_OK);
+    /* every offer's first row is its default region, and offers stay grouped */
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || strcmp(rows[i]->instance_type, rows[i - 1]->instance_type) != 0)
+            assert_string_equal(rows[i]->region, "us-east-1");
+    const char *prefer[] = {"europe-central-1"};
+    assert_int_equal(cf_rows_order_by_region(rows, n, prefer, 1), CF_OK);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || strcmp(rows[i]->instance_type, rows[i - 1]->instance_type) != 0)
+            assert_string_equal(rows[i]->region, "europe-central-1");
+    /* an offer's rows split apart (not how a catalog lists them): regrouped, preferred first */
+    size_t half = n / 2;
+    for (size_t i = 0; i + 1 < half; i += 2) {
+        const cf_vm *t = rows[i];
+        rows[i] = rows[n - 1 - i];
+        rows[n - 1 - i] = t;
+    }
+    assert_int_equal(cf_rows_order_by_region(rows, n, NULL, 0), CF_OK);
+    for (size_t i = 0, groups = 0; i < n; i++)
+        if (i == 0 || strcmp(rows[i]->instance_type, rows[i - 1]->instance_type) != 0) {
+            assert_string_equal(rows[i]->region, "us-east-1");
+            assert_true(++groups <= 23); /* each offer's rows together: one group per Lambda type */
+        }
+    assert_true(cf_region_rank("azure", "eastus", NULL, 0) < cf_region_rank("azure", "australiacentral2", NULL, 0));
+    assert_true(cf_region_rank("gcp", "made-up-region", NULL, 0) > cf_region_rank("gcp", "southamerica-east1", NULL, 0));
+    assert_int_equal(cf_region_rank("gcp", "made-up-region", prefer, 1), cf_region_rank("gcp", "other-made-up", prefer, 1));
+    /* availability: a table where one exists, said so where none does */
+    char text[384];
+    assert_int_equal(cf_vm_availability(rows[0], text, sizeof text), 0);
+    assert_non_null(strstr(text, "availability not known for lambda/us-east-1 "));
+    assert_non_null(strstr(text, "capacity varies"));
+    free(rows);
+    for (size_t i = 0; i < embedded.n_vms; i++) {
+        const cf_vm *vm = &embedded.vms[i];
+        int table = cf_vm_availability(vm, text, sizeof text);
+        assert_int_equal(table, !strcmp(vm->cloud, "aws") || !strcmp(vm->cloud, "gcp"));
+        assert_int_equal(strstr(text, "needs an access request") != NULL, cf_region_restriction(vm->cloud, vm->region) != NULL);
+    }
+    assert_non_null(cf_region_restriction("azure", "germanynorth"));
+    assert_null(cf_region_restriction("azure", "germanywestcentral"));
+    assert_null(cf_region_restriction("aws", "af-south-1")); /* opt-in by the account owner, no request */
 }
 
 static void test_malformed_gpus_and_advisor(void **state)
@@ -874,6 +998,8 @@ int main(void)
         cmocka_unit_test(test_small_catalog_loads),
         cmocka_unit_test(test_malformed_vms),
         cmocka_unit_test(test_price_kind_columns),
+        cmocka_unit_test(test_spot_provenance_columns),
+        cmocka_unit_test(test_region_order_and_availability),
         cmocka_unit_test(test_malformed_gpus_and_advisor),
     };
     return cmocka_run_group_tests(tests, setup_embedded, teardown_embedded);

@@ -219,8 +219,15 @@ static void test_embedded_catalog(void **state)
         assert_int_equal(strncasecmp(models[i], "A100-", 5), 0);
     cf_price_query q = {0};
     cf_vm_list l;
+    /* restricted-access regions are left out unless asked for */
+    assert_int_equal(cf_price_select(&c, &q, &l), CF_OK);
+    assert_true(l.n_restricted_left_out > 0);
+    assert_int_equal(l.n + l.n_restricted_left_out, c.n_vms);
+    cf_vm_list_free(&l);
+    q.include_restricted = 1;
     assert_int_equal(cf_price_select(&c, &q, &l), CF_OK);
     assert_int_equal(l.n, c.n_vms);
+    assert_int_equal(l.n_restricted_left_out, 0);
     cf_gpu_cloud_prices *s = NULL;
     size_t n = 0;
     assert_int_equal(cf_price_summary(&l, &s, &n), CF_OK);

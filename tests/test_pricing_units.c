@@ -172,9 +172,18 @@ static void test_update_failure_contract(void **state)
     cf_catalog cat;
     assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
     cf_price_update_result res;
-    const char *lambda[] = {"lambda"};
-    cf_price_update_options o = {.clouds = lambda, .n_clouds = 1, .fetched_at = "2026-11-21T00:00:00Z"};
+    const char *unknown[] = {"oracle"};
+    cf_price_update_options o = {.clouds = unknown, .n_clouds = 1, .fetched_at = "2026-11-21T00:00:00Z"};
     assert_int_equal(cf_prices_update(&cat, &o, &res), CF_ERR_USAGE);
+    cf_price_update_result_free(&res);
+    /* Lambda's API needs a key: asked for by name, its absence is an error */
+    unsetenv("CLOUDFIT_LAMBDA_API_KEY");
+    const char *lambda[] = {"lambda"};
+    o = (cf_price_update_options){.clouds = lambda, .n_clouds = 1, .clouds_explicit = 1,
+                                  .fetched_at = "2026-11-21T00:00:00Z"};
+    assert_int_equal(cf_prices_update(&cat, &o, &res), CF_ERR_UNAVAILABLE);
+    assert_non_null(strstr(cf_error_message(), "lambda: no API key"));
+    assert_null(res.vms_csv);
     cf_price_update_result_free(&res);
     /* Nothing listens on port 1: the cloud fails, nothing is produced. */
     setenv("CLOUDFIT_AZURE_PRICES_URL", "http://127.0.0.1:1/api/retail/prices", 1);

@@ -61,6 +61,8 @@ static void embedded_source(cf_catalog_source *src)
     snprintf(src->fetched_at, sizeof src->fetched_at, "2026-07-30");
     src->age_days = 3.6;
     src->max_age_days = 30;
+    snprintf(src->in_use.oldest_date, sizeof src->in_use.oldest_date, "2026-05-20");
+    snprintf(src->in_use.newest_date, sizeof src->in_use.newest_date, "2026-07-30");
 }
 
 static void test_prices_summary_table(void **state)
@@ -94,8 +96,8 @@ static void test_prices_summary_table(void **state)
     assert_non_null(line_of(s, 2, line, sizeof line));
     assert_string_equal(line, "           gcp    1, 32+          -            1.1  - (spot or flex-start only)");
     assert_non_null(line_of(s, 4, line, sizeof line));
-    assert_string_equal(line, "catalog: embedded, data of 2026-07-30 (oldest 2026-05-20), 3 days old; 3 offers. "
-                              "'cloudfit prices GPU' lists every offer of one GPU.");
+    assert_string_equal(line, "catalog: embedded; prices in use of 2026-05-20 to 2026-07-30, the oldest 3 days old; "
+                              "3 offers. 'cloudfit prices GPU' lists every offer of one GPU.");
     cf_buf_free(&b);
 }
 

@@ -58,9 +58,22 @@ void cf_cli_catalog_warn(const cf_catalog_source *s)
 {
     if (!s->too_old)
         return;
-    cf_log_warning("the price catalog (%s) is %.0f days old, more than %g days", s->snapshot, floor(s->age_days),
-                   s->max_age_days);
+    char stale[512];
+    cf_catalog_source_stale(s, stale, sizeof stale);
+    cf_log_warning("prices in use (%s) are up to %.0f days old, more than %g days: %s", s->snapshot,
+                   floor(s->age_days), s->max_age_days, stale);
     cf_log_hint("run 'cloudfit prices update' to fetch current prices (or raise --max-catalog-age-days)");
+}
+
+size_t cf_cli_region_preference(const cf_cli_options *o, const char *const *regions, size_t n_regions,
+                                const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < o->prefer_regions.n && n < cap; i++)
+        out[n++] = o->prefer_regions.items[i];
+    for (size_t i = 0; i < n_regions && n < cap; i++)
+        out[n++] = regions[i];
+    return n;
 }
 
 /* One option's values checked alone: "option '--gpu': unknown GPU model ..." (exit 2). */

@@ -15,7 +15,12 @@ int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_
  * their own, so a bad value is a usage error that names the option (exit
  * 2), not a fault of the spec. 0 or the exit code (message printed). */
 int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catalog);
-/* Prints the too-old warning on stderr when it applies. */
+/* Prints the too-old warning on stderr when it applies to the prices in
+ * use (cf_catalog_source_set_in_use), naming the stale clouds. */
 void cf_cli_catalog_warn(const cf_catalog_source *src);
+/* The tie-break order of regions: --prefer-region's, then `regions` (the
+ * search's, in their order). Returns the count written to out[]. */
+size_t cf_cli_region_preference(const cf_cli_options *o, const char *const *regions, size_t n_regions,
+                                const char **out, size_t cap);
 
 #endif

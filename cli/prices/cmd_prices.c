@@ -45,10 +45,28 @@ static int emit(const cf_cli_options *o, cJSON *doc, cf_buf *text)
     return rc;
 }
 
-static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, out_format fmt)
+/* The query of --cloud, --region, --spot, --prefer-region and
+ * --include-restricted-regions; `prefer` has room for 32. */
+static cf_price_query query_of(const cf_cli_options *o, const char *gpu, int count, const char **prefer)
 {
-    cf_price_query q = {o->clouds.items, (size_t)o->clouds.n, o->regions.items, (size_t)o->regions.n, NULL, 0,
-                        o->spot_only};
+    size_t n_prefer = cf_cli_region_preference(o, (const char *const *)o->regions.items, (size_t)o->regions.n,
+                                               prefer, 32);
+    return (cf_price_query){o->clouds.items, (size_t)o->clouds.n, o->regions.items, (size_t)o->regions.n, gpu, count,
+                            o->spot_only, o->include_restricted_regions, prefer, n_prefer};
+}
+
+/* The catalog's age is that of the prices shown. */
+static void warn_for(cf_catalog_source *src, const cf_cli_options *o, const cf_vm_list *offers)
+{
+    cf_catalog_source_set_in_use(src, offers->items, offers->n, o->spot_only ? CF_SPOT_ONLY : CF_SPOT_ALLOW,
+                                 offers->n_restricted_left_out);
+    cf_cli_catalog_warn(src);
+}
+
+static int show_summary(cf_catalog_source *src, const cf_cli_options *o, out_format fmt)
+{
+    const char *prefer[32];
+    cf_price_query q = query_of(o, NULL, 0, prefer);
     cf_vm_list offers = {0};
     cf_gpu_cloud_prices *rows = NULL;
     cf_prices_summary_report r = {.source = src};
@@ -57,6 +75,7 @@ static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, o
         cf_vm_list_free(&offers);
         return cf_report_error();
     }
+    warn_for(src, o, &offers);
     r.rows = rows;
     r.n_offers = offers.n;
     cf_buf text = CF_BUF_INIT;
@@ -70,14 +89,14 @@ static int show_summary(const cf_catalog_source *src, const cf_cli_options *o, o
     return rc;
 }
 
-static int show_offers(const cf_catalog_source *src, const cf_cli_options *o, out_format fmt, const char *arg)
+static int show_offers(cf_catalog_source *src, const cf_cli_options *o, out_format fmt, const char *arg)
 {
     char gpu[32];
     int count = 0;
     if (cf_price_parse_gpu(arg, gpu, sizeof gpu, &count) != CF_OK)
         return cf_report_error();
-    cf_price_query q = {o->clouds.items, (size_t)o->clouds.n, o->regions.items, (size_t)o->regions.n, gpu, count,
-                        o->spot_only};
+    const char *prefer[32];
+    cf_price_query q = query_of(o, gpu, count, prefer);
     cf_vm_list offers = {0};
     cf_status st = cf_price_offers(&src->catalog, &q, &offers);
     if (st != CF_OK) {
@@ -86,6 +105,7 @@ static int show_offers(const cf_catalog_source *src, const cf_cli_options *o, ou
         cf_vm_list_free(&offers);
         return cf_report_error();
     }
+    warn_for(src, o, &offers);
     cf_prices_offers_report r = {.source = src, .gpu = gpu, .gpu_count = count, .offers = offers.items,
                                  .n_offers = offers.n};
     cf_buf text = CF_BUF_INIT;
@@ -119,7 +139,6 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
     cf_catalog_source src;
     if ((rc = cf_cli_catalog_open(o, 1, &src)))
         return rc;
-    cf_cli_catalog_warn(&src);
     rc = n_positional == 1 ? show_offers(&src, o, fmt, argv[1]) : show_summary(&src, o, fmt);
     cf_catalog_source_close(&src);
     return rc;

@@ -62,15 +62,18 @@ static cf_status store_snapshot(cf_db *db, const cf_catalog_source *base, const 
     cf_snapshot_price *prices = calloc(res->refreshed.n + 1, sizeof *prices);
     if (!prices)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    /* The table's on-demand column is required: rows sold as spot or
+     * flex-start only are in the stored catalog (vms_csv), not listed here. */
+    size_t n = 0;
     for (size_t i = 0; i < res->refreshed.n; i++) {
         const cf_price_quote *q = &res->refreshed.items[i];
-        prices[i] = (cf_snapshot_price){q->cloud, q->region, q->instance_type, q->gpu_model, q->gpu_count,
-                                        q->price_ondemand_usd_per_hr, q->has_spot ? q->price_spot_usd_per_hr : 0};
+        if (q->has_ondemand)
+            prices[n++] = (cf_snapshot_price){q->cloud, q->region, q->instance_type, q->gpu_model, q->gpu_count,
+                                              q->price_ondemand_usd_per_hr, q->has_spot ? q->price_spot_usd_per_hr : 0};
     }
     cf_snapshot_new snap = {.fetched_at = fetched_at, .sources = sources, .base = base->snapshot,
                             .vms_csv = res->vms_csv, .vms_csv_len = res->vms_csv_len, .row_count = (long)res->n_rows,
-                            .report = res->warnings ? res->warnings : "", .prices = prices,
-                            .n_prices = res->refreshed.n};
+                            .report = res->warnings ? res->warnings : "", .prices = prices, .n_prices = n};
     cf_status st = cf_snapshot_insert(db, &snap, out_id);
     free(prices);
     return st;

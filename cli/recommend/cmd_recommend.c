@@ -17,6 +17,7 @@
 #include "recommend/recommend_ci.h"
 #include "recommend/recommend_visual.h"
 #include "cloudfit/render.h"
+#include "cloudfit/pricing/regions.h"
 
 /* The formats recommend renders. */
 static int check_format(const cf_cli_options *o)
@@ -98,7 +99,7 @@ static int publish(const cf_cli_options *o, pending_result *pending)
     return 0;
 }
 
-static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_source *src, cf_recommend_ci *ci)
+static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *src, cf_recommend_ci *ci)
 {
     const cf_catalog *catalog = &src->catalog;
     int rc = cf_cli_check_search_options(o, catalog);
@@ -106,6 +107,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         return rc;
     cf_catalog_filter_storage fs;
     cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
+    fs.filter.include_restricted = o->include_restricted_regions;
     if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
         cf_error_prefix("%s: search", spec->job.source);
         return cf_report_error();
@@ -116,6 +118,17 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         return cf_report_error();
     }
     size_t n_rows = cf_catalog_filter_rows(catalog, &fs.filter, rows);
+    /* Equal prices go to the preferred region (docs/pricing.md, "Regions"),
+     * and the catalog's age is that of the prices these offers carry. */
+    const char *prefer[2 * CF_SPEC_MAX_LIST];
+    size_t n_prefer = cf_cli_region_preference(o, fs.filter.regions, fs.filter.n_regions, prefer,
+                                               sizeof prefer / sizeof *prefer);
+    if (cf_rows_order_by_region(rows, n_rows, prefer, n_prefer) != CF_OK) {
+        free(rows);
+        return cf_report_error();
+    }
+    cf_catalog_source_set_in_use(src, rows, n_rows, spec->search.spot, cf_catalog_filter_restricted(catalog, &fs.filter));
+    cf_cli_catalog_warn(src);
     cf_cli_evidence evidence;
     rc = cf_cli_evidence_read(o, spec, 1, &evidence);
     if (rc) {
@@ -209,7 +222,6 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
     /* Newest good price snapshot, else the embedded catalog (issue 4). */
     cf_catalog_source source;
     if (rc == 0 && (rc = cf_cli_catalog_open(o, 1, &source)) == 0) {
-        cf_cli_catalog_warn(&source);
         rc = run(o, spec, &source, &ci);
         cf_catalog_source_close(&source);
     }

@@ -16,6 +16,7 @@
 #include "cloudfit/common/clock.h"
 #include "commands.h"
 #include "io/catalog_source.h"
+#include "cloudfit/pricing/regions.h"
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "io/db_open.h"
@@ -315,6 +316,7 @@ static int with_exec(search_ctx *x)
         return usage("option '--price' is for the trace runner; %s", "the exec runner prices from the catalog");
     cf_catalog_filter_storage fs;
     cf_catalog_filter_from(&spec->search, CF_SPOT_NEVER, &fs);
+    fs.filter.include_restricted = o->include_restricted_regions;
     const cf_catalog_filter filter = fs.filter;
     const cf_catalog *catalog = &x->src->catalog;
     if (cf_catalog_check_filter(catalog, &filter) != CF_OK) {
@@ -327,7 +329,11 @@ static int with_exec(search_ctx *x)
         return cf_report_error();
     }
     size_t n_rows = cf_catalog_filter_rows(catalog, &filter, rows);
-    if (cf_search_catalog_candidates(&spec->search, spec->probe.local_batches, spec->probe.n_local_batches, rows, n_rows,
+    const char *prefer[2 * CF_SPEC_MAX_LIST]; /* equal prices: the preferred region (docs/pricing.md) */
+    size_t n_prefer = cf_cli_region_preference(o, filter.regions, filter.n_regions, prefer,
+                                               sizeof prefer / sizeof *prefer);
+    if (cf_rows_order_by_region(rows, n_rows, prefer, n_prefer) != CF_OK ||
+        cf_search_catalog_candidates(&spec->search, spec->probe.local_batches, spec->probe.n_local_batches, rows, n_rows,
                                      &x->cands, &x->n_cands) != CF_OK) {
         free(rows);
         return cf_report_error();

@@ -30,6 +30,8 @@ typedef struct {
     const char *const *regions;  size_t n_regions;   /* empty = all */
     const char *const *gpus;     size_t n_gpus;      /* empty = all; case-insensitive */
     cf_spot_policy spot;         /* only: rows without a spot price are dropped; never: rows without an on-demand price */
+    int include_restricted;      /* 0: rows in regions that need an access request (pricing/regions.h) are
+                                  * dropped unless `regions` names them; 1: kept */
 } cf_catalog_filter;
 
 /* "listed", "observed", "estimated", "none". */
@@ -39,6 +41,10 @@ const char *cf_price_kind_name(cf_price_kind kind);
  * recorded", "estimated: on-demand × (1 − 62% AWS Spot Advisor savings of
  * 2025-06-28)". */
 void cf_vm_price_origin(const cf_vm *vm, int spot, char *out, size_t cap);
+/* The provenance text of one price of `vm` (spot = 0: on-demand, 1:
+ * spot): the row's source, or for a spot price refreshed or kept apart
+ * from the on-demand price, its own ("unknown" when out of range). */
+const char *cf_vm_price_source(const cf_catalog *catalog, const cf_vm *vm, int spot);
 /* Where the spot interruption rate of `vm` comes from: "AWS Spot Advisor
  * band 10-15% (2025-06-28)", or "" when the catalog has none (then the
  * advisor module's default applies and the caller says so). `catalog` may
@@ -74,6 +80,9 @@ void cf_catalog_filter_from(const cf_constraints *c, cf_spot_policy spot, cf_cat
  * in catalog order; returns the count. */
 size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter *filter,
                               const cf_vm **out);
+/* The rows that would pass the filter but for being in a region that
+ * needs an access request (0 when the filter includes such regions). */
+size_t cf_catalog_filter_restricted(const cf_catalog *catalog, const cf_catalog_filter *filter);
 /* Checks filter values against the catalog: an unknown cloud or GPU name is
  * CF_ERR_INVALID with a hint listing the known ones. */
 cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter);

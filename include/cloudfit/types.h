@@ -140,6 +140,10 @@ typedef struct {
     double spot_savings_pct;            /* estimated spot: the advisor savings % it used */
     int interruption_band;              /* AWS Spot Advisor band 0..4 behind the rate; -1 = none */
     char zones[128];                    /* space-separated zones it can be launched in; "" = not recorded */
+    int spot_regional;                  /* observed spot: one price for the whole region (the AWS spot feed), not
+                                         * the lowest of the zones' prices */
+    int has_spot_source;                /* the spot price comes from another source than the row ... */
+    int spot_source_index;              /* ... this one (index into the catalog's sources) */
 } cf_vm;
 
 /* One GPU model of the GPU table. */

@@ -15,9 +15,14 @@ slow but steady), loop (pagination points back at the same page). "times"
 = how many requests get the fault (default: all).
 
 server.gcp_shuffle = SEED serves the GCP SKU list in a shuffled order
-(every SKU of both pages, dealt back into two pages of the same sizes), so
-a client that picks SKUs by order gets different answers per seed.
+(every SKU of all pages, dealt back into pages of the same sizes), so a
+client that picks SKUs by order gets different answers per seed. The GCP
+services listing comes in two pages (Compute Engine on the second).
+Lambda's /api/v1/instance-types answers only HTTP Basic auth with
+server.lambda_key as user name (401 with Lambda's error object otherwise).
+The AWS spot feed is sent with a Last-Modified header (server.spot_last_modified).
 Every request is logged in server.log as (path, query, headers)."""
+import base64
 import gzip
 import http.server
 import json
@@ -66,21 +71,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if not query.get("key", [""])[0]:
                 return 403, fixture("gcp", "error_api_key_missing.json")
             if path == "/v1/services":
-                return 200, fixture("gcp", "services.json")
+                page2 = query.get("pageToken", [""])[0] == "FIXTURE-SERVICES-PAGE-2-TOKEN"
+                return 200, fixture("gcp", "services_page2.json" if page2 else "services.json")
             if path == "/v1/services/6F81-5844-456A/skus":
-                page = 2 if query.get("pageToken", [""])[0] == "FIXTURE-PAGE-2-TOKEN" else 1
+                token = query.get("pageToken", [""])[0]
+                page = {"FIXTURE-PAGE-2-TOKEN": 2, "FIXTURE-PAGE-3-TOKEN": 3}.get(token, 1)
                 if self.server.gcp_shuffle is not None:
                     return 200, self.shuffled_skus(page)
                 return 200, fixture("gcp", "compute_skus_page%d.json" % page)
+        if path == "/api/v1/instance-types":
+            want = "Basic " + base64.b64encode((self.server.lambda_key + ":").encode()).decode()
+            if self.headers.get("Authorization", "") != want:
+                return 401, fixture("lambda", "error_invalid_api_key.json")
+            return 200, fixture("lambda", "instance_types.json")
         return 404, b'{"error": "not found"}'
 
     def shuffled_skus(self, page):
-        pages = [json.loads(fixture("gcp", "compute_skus_page%d.json" % p)) for p in (1, 2)]
-        skus = pages[0]["skus"] + pages[1]["skus"]
+        pages = [json.loads(fixture("gcp", "compute_skus_page%d.json" % p)) for p in (1, 2, 3)]
+        skus = [s for doc in pages for s in doc["skus"]]
         random.Random(self.server.gcp_shuffle).shuffle(skus)
-        n1 = len(pages[0]["skus"])
+        start = sum(len(doc["skus"]) for doc in pages[:page - 1])
         doc = pages[page - 1]
-        doc["skus"] = skus[:n1] if page == 1 else skus[n1:]
+        doc["skus"] = skus[start:start + len(doc["skus"])]
         return json.dumps(doc, indent=1).encode()
 
     def fault_for(self, path):
@@ -100,6 +112,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Encoding", "gzip")
         for k, v in extra:
             self.send_header(k, v)
+        if self.path.split("?")[0] in ("/spot.json", "/spot.js") and self.server.spot_last_modified and status == 200:
+            self.send_header("Last-Modified", self.server.spot_last_modified)
         self.send_header("Content-Length", str(len(body) if length is None else length))
         self.end_headers()
         return body
@@ -168,6 +182,8 @@ class FixtureServer(http.server.ThreadingHTTPServer):
         self.stall_s = 4.0
         self.trickle_s = 3.0
         self.gcp_shuffle = None
+        self.lambda_key = "fixture-lambda-key"
+        self.spot_last_modified = "Mon, 16 Nov 2026 09:12:00 GMT"  # RFC 9110 IMF-fixdate
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property
@@ -182,6 +198,8 @@ class FixtureServer(http.server.ThreadingHTTPServer):
             "CLOUDFIT_AWS_SPOT_URL": self.url + "/spot.json",
             "CLOUDFIT_GCP_BILLING_URL": self.url,
             "CLOUDFIT_GCP_API_KEY": "fixture-key",
+            "CLOUDFIT_LAMBDA_API_URL": self.url,
+            "CLOUDFIT_LAMBDA_API_KEY": self.lambda_key,
             "CLOUDFIT_HTTP_RETRY_BASE_MS": "20",
             "CLOUDFIT_HTTP_RETRIES": "2",
             # a stall is fewer than 200 bytes/s for 1 s; no whole-transfer timeout

@@ -57,7 +57,60 @@ AWS_SPOT_FEED = {
 AWS_FIXTURE_REGIONS = ("us-east-1", "us-east-2", "us-west-2")  # the offer files make_offer_files.py writes
 # illustrative prices on rows that must be filtered out
 LEAKS = [102.736, 0.71, 19.664, 516788.0, 3.306, 2.6077, 1.8732, 63.872, 56.6528, 60.544, 57.04, 36.3264,
-         1.848362, 0.0384, 51.5, 3.366, 250000.0, 0.096]
+         1.848362, 0.0384, 51.5, 3.366, 250000.0, 0.096,
+         3.94, 3.41]  # Azure NC24ads A100 v4: an older price (effective 2024-04-01) and one effective after the fetch
+# The AWS spot feed's Last-Modified (fixture_server.py): the date of its prices
+SPOT_FEED_DATE = "2026-11-16"
+
+
+def gcp_skus():
+    """The fixture SKUs' list prices by description (per hour; Local SSD per GiB-month)."""
+    out = {}
+    for page in (1, 2, 3):
+        with open(os.path.join(SRC, "tests", "fixtures", "pricing", "gcp", "compute_skus_page%d.json" % page)) as f:
+            for sku in json.load(f)["skus"]:
+                up = sku["pricingInfo"][0]["pricingExpression"]["tieredRates"][0]["unitPrice"]
+                out[sku["description"]] = float(up["units"]) + up["nanos"] / 1e9
+    return out
+
+
+def expected_gcp_accelerators():
+    """GCP accelerator-optimized machines in us-central1 priced from the fixture SKUs by the billing rules of
+    docs/pricing.md (vCPUs × core + GiB × RAM + GPUs × GPU + bundled Local SSD GiB × rate / 730), written out
+    once more: {(type, gpu, count): (on-demand or None, spot or None)}; None = the catalog's price stays."""
+    k = gcp_skus()
+    ssd, ssd_spot = k["SSD backed Local Storage running in Americas"] / 730, \
+        k["SSD backed Local Storage attached to Spot Preemptible VMs running in Americas"] / 730
+    a3 = (k["A3 Instance Core running in Americas"], k["A3 Instance Ram running in Americas"])
+    a3s = (k["Spot Preemptible A3 Instance Core running in Americas"], k["Spot Preemptible A3 Instance Ram running in Americas"])
+    a2 = (k["A2 Instance Core running in Americas"], k["A2 Instance Ram running in Americas"])
+    out = {}
+    for r in catalog_rows():
+        if r["cloud"] != "gcp" or r["region"] != "us-central1":
+            continue
+        t, n, v, m = r["instance_type"], int(r["gpu_count"]), float(r["vcpus"]), float(r["memory_gib"])
+        od = spot = None
+        if t.startswith("a3-highgpu-"):
+            od = v * a3[0] + m * a3[1] + n * k["Nvidia H100 80GB GPU running in Americas"] + n * 750 * ssd
+            spot = v * a3s[0] + m * a3s[1] + n * k["Nvidia H100 80GB GPU attached to Spot Preemptible VMs running in "
+                                                   "Americas"] + n * 750 * ssd_spot
+        elif t.startswith("a3-ultragpu-"):
+            od = v * a3[0] + m * a3[1] + n * k["Nvidia H200 141GB GPU running in Americas"]
+        elif t.startswith("a4-highgpu-"):
+            od = n * k["Nvidia B200 (1 gpu slice) running in Americas"]
+        elif t.startswith("a2-ultragpu-"):
+            od = v * a2[0] + m * a2[1] + n * k["Nvidia Tesla A100 80GB GPU running in Americas"] + n * 375 * ssd
+        else:
+            continue
+        if not r["price_ondemand_usd_per_hour"]:
+            od = None  # sold as spot or flex-start only: no on-demand price is taken
+        out[(t, r["gpu_model"], n)] = (None if od is None else round(od, 6), None if spot is None else round(spot, 6))
+    return out
+
+
+def lambda_api():
+    with open(os.path.join(SRC, "tests", "fixtures", "pricing", "lambda", "instance_types.json")) as f:
+        return {t: e["instance_type"]["price_cents_per_hour"] / 100 for t, e in json.load(f)["data"].items()}
 
 
 def catalog_rows():
@@ -78,7 +131,7 @@ def expected_aws(factor=3.0):
         spot, kind = prev, "observed" if prev else None
         feed = AWS_SPOT_FEED.get(r["region"], {}).get(r["instance_type"])
         if feed is not None and feed < od and (prev is None or prev / factor <= feed <= prev * factor):
-            spot, kind = feed, "observed-fetched"
+            spot, kind = feed, "observed-regional"
         out[("aws", r["region"], r["instance_type"])] = (od, spot, kind)
     return out
 
@@ -138,10 +191,10 @@ def test_update_from_fixtures_gives_exact_prices():
     snaps = snapshots(db)
     assert len(snaps) == 1, snaps
     sid, sources, row_count, content_hash, vms_csv = snaps[0]
-    assert sources == "aws,azure,gcp", sources
+    assert sources == "aws,azure,gcp,lambda", sources
     assert row_count == len(catalog_rows()) and content_hash == hashlib.sha256(vms_csv.encode()).hexdigest()
     rows = refreshed(db, sid)
-    by_key = {(c, r, t): (od, sp) for c, r, t, g, n, od, sp in rows if c != "gcp"}
+    by_key = {(c, r, t): (od, sp) for c, r, t, g, n, od, sp in rows if c not in ("gcp", "lambda")}
     want = dict(EXPECTED)
     want.update({k: (od, spot) for k, (od, spot, kind) in expected_aws().items()})
     for key, (od, spot) in want.items():
@@ -166,15 +219,61 @@ def test_update_from_fixtures_gives_exact_prices():
             if row[col] and "fetched" in row["source"]:
                 assert float(row[col]) not in LEAKS, row
     by_row = {(r["cloud"], r["region"], r["instance_type"]): r for r in stored}
+    catalog = {(r["cloud"], r["region"], r["instance_type"]): r for r in catalog_rows()}
     for key, (od, spot, kind) in expected_aws().items():
         r = by_row[key]
         assert r["ondemand_kind"] == "listed" and r["ondemand_date"] == date, r
-        if kind == "observed-fetched":
-            assert r["spot_kind"] == "observed" and r["spot_date"] == date, r
-        elif kind == "observed":  # the catalog's observed spot, kept with its (missing) date
+        assert r["source"].startswith("aws:AWS Price List bulk API fetched 2026-11-18"), r
+        if kind == "observed-regional":  # the feed: one price per region, dated by its Last-Modified
+            assert r["spot_kind"] == "observed-regional" and r["spot_date"] == SPOT_FEED_DATE, r
+            assert r["spot_source"].startswith("aws:AWS spot feed (one price per region) fetched 2026-11-18"), r
+        elif kind == "observed":  # the catalog's observed spot, kept with its (missing) date and its source
             assert r["spot_kind"] == "observed" and r["spot_date"] == "", r
+            assert r["spot_source"] == catalog[key]["source"], r
     nc6 = by_row[("azure", "eastus", "Standard_NC6s_v3")]
     assert nc6["spot_kind"] == "listed" and nc6["spot_date"] == date and nc6["ondemand_date"] == date, nc6
+    # Azure duplicates: the price with the latest effectiveStartDate not after the fetch, not the first listed
+    assert float(by_row[("azure", "eastus", "Standard_NC24ads_A100_v4")]["price_ondemand_usd_per_hour"]) == 3.673
+    assert "azure eastus: 1 older price of the same meter left out" in err, err
+    assert "azure eastus: 1 price effective after this fetch left out" in err, err
+    # GCP accelerator-optimized machines (A2 Ultra, A3, A4) priced from their SKUs, with the Local SSD they bundle
+    gcp_rows = {(r["instance_type"], r["gpu_model"], int(r["gpu_count"])): r for r in stored
+                if r["cloud"] == "gcp" and r["region"] == "us-central1"}
+    accel = expected_gcp_accelerators()
+    assert {t for t, g, n in accel} >= {"a3-highgpu-8g", "a3-highgpu-1g", "a3-ultragpu-8g", "a4-highgpu-8g",
+                                        "a2-ultragpu-1g"}, accel
+    for key, (od, spot) in accel.items():
+        r, old = gcp_rows[key], catalog[("gcp", "us-central1", key[0])]
+        if od is None:
+            assert r["price_ondemand_usd_per_hour"] == old["price_ondemand_usd_per_hour"], r
+        else:
+            assert close(float(r["price_ondemand_usd_per_hour"]), od) and r["ondemand_date"] == date, (key, r, od)
+            assert float(r["price_ondemand_usd_per_hour"]) != float(old["price_ondemand_usd_per_hour"]), r
+            assert r["source"].startswith("gcp:GCP Cloud Billing Catalog API fetched"), r
+        if spot is None:  # no spot SKU of that GPU: the catalog's spot price stays, with its own source
+            assert r["price_spot_usd_per_hour"] == old["price_spot_usd_per_hour"] and r["spot_date"] == old["spot_date"]
+            assert r["spot_source"] == old["source"], r
+        else:
+            assert close(float(r["price_spot_usd_per_hour"]), spot) and r["spot_date"] == date, (key, r, spot)
+    # Lambda: every type in every catalog region at the API's price
+    api = lambda_api()
+    lam = [r for r in stored if r["cloud"] == "lambda"]
+    assert len(lam) == 115 and {r["region"] for r in lam} == {"us-east-1", "us-west-1", "us-south-1",
+                                                               "europe-central-1", "asia-northeast-1"}
+    for r in lam:
+        assert close(float(r["price_ondemand_usd_per_hour"]), api[r["instance_type"]]), r
+        assert r["ondemand_date"] == date and r["source"].startswith("lambda:Lambda Cloud API instance-types"), r
+    assert float([r for r in lam if r["instance_type"] == "gpu_1x_gh200"][0]["price_ondemand_usd_per_hour"]) == 1.49
+    assert "lambda: 1 instance type the catalog does not offer ignored" in err, err
+    # the GCP services listing is read whole: Compute Engine is on its second page
+    services = [q for p, q, h in log if p == "/v1/services"]
+    assert len(services) == 2 and services[1].get("pageToken") == ["FIXTURE-SERVICES-PAGE-2-TOKEN"], services
+    skus = [q.get("pageToken", [""])[0] for p, q, h in log if p == "/v1/services/6F81-5844-456A/skus"]
+    assert skus == ["", "FIXTURE-PAGE-2-TOKEN", "FIXTURE-PAGE-3-TOKEN"], skus
+    # Lambda is asked with HTTP Basic auth, the key as user name; the key is never printed
+    lam_heads = [h for p, q, h in log if p == "/api/v1/instance-types"]
+    assert len(lam_heads) == 1 and lam_heads[0].get("Authorization", "").startswith("Basic "), lam_heads
+    assert "fixture-lambda-key" not in out + err
     # the client: percent-encoded OData filter, followed NextPageLink to our base URL, gzip, user agent
     azure = [q for p, q, h in log if p == "/api/retail/prices" and "'eastus'" in q.get("$filter", [""])[0]]
     assert len(azure) == 2 and azure[1].get("$skip") == ["1000"], azure
@@ -197,9 +296,11 @@ def test_recommend_and_prices_use_the_snapshot():
         good_update(s, db, "--cloud", "azure", "--region", "eastus")
     cat = catalog_in_use(db)
     assert cat["source"] == "snapshot" and cat["snapshot"] == "snapshot-1", cat
-    assert cat["fetched_at"].startswith("2026-11-18") and cat["age_days"] == 0, cat
+    # the snapshot is new, but most prices in use are not: its age is theirs (2026-05-20 at 2026-11-18)
+    assert cat["fetched_at"].startswith("2026-11-18") and cat["age_days"] == 182 and cat["too_old"], cat
+    assert cat["prices_in_use"]["oldest_date"] == "2026-05-20" and cat["prices_in_use"]["newest_date"] == "2026-11-18"
     rc, out, err = run("recommend", "--db", db, "--no-history", EXAMPLE)
-    assert rc == 0 and "catalog: snapshot-1 fetched 2026-11-18" in out, out
+    assert rc == 0 and "catalog: snapshot-1 fetched 2026-11-18" in out and "the oldest 182 days old" in out, out
     rc, out, err = run("prices", "T4:1", "--cloud", "azure", "--region", "eastus", "--db", db, "-f", "json")
     assert rc == 0, err
     doc = json.loads(out)
@@ -209,19 +310,36 @@ def test_recommend_and_prices_use_the_snapshot():
     assert "Azure Retail Prices API fetched" in offer["source"], offer
 
 
-def test_snapshot_older_than_limit_warns():
+def test_one_row_update_keeps_the_age_of_the_oldest_price():
+    """Issue 32: an update that refreshes a few rows does not make the catalog new. Its age is that of the
+    oldest price the result depends on, and the warning names the stale clouds."""
     db = new_db()
     with FixtureServer() as s:
         good_update(s, db, "--cloud", "azure", "--region", "eastus")
-    later = dict(BASE_ENV, SOURCE_DATE_EPOCH=str(EPOCH + 40 * 86400))
-    rc, out, err = run("recommend", "--db", db, "--no-history", EXAMPLE, env=later)
-    assert rc == 0 and "warning: the price catalog (snapshot-1) is 40 days old, more than 30 days" in err, err
-    rc, out, err = run("recommend", "--db", db, "--no-history", "--max-catalog-age-days", "60", EXAMPLE, env=later)
-    assert rc == 0 and "days old" not in err, err
-    rc, out, err = run("recommend", "--db", db, "--no-history", "-f", "json", "--max-catalog-age-days", "10", EXAMPLE,
-                       env=later)
+    # every Azure offer in eastus: 7 refreshed, the others still of 2026-05-20
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--cloud", "azure", "--region", "eastus", EXAMPLE)
+    assert rc == 0, err
+    assert "warning: prices in use (snapshot-1) are up to 182 days old, more than 30 days: azure 16 offers (prices " \
+           "of 2026-05-20)" in err, err
+    assert "prices in use of 2026-05-20 to 2026-11-18, the oldest 182 days old" in out, out
+    assert "note: prices in use are up to 182 days old (limit 30): azure 16 offers (prices of 2026-05-20)" in out, out
+    # the one offer whose prices are all fresh: 0 days, no warning; 40 days later, 40
+    args = ("prices", "H100:8", "--cloud", "azure", "--region", "eastus", "--db", db, "-f", "json")
+    rc, out, err = run(*args)
     cat = json.loads(out)["catalog"]
-    assert cat["too_old"] is True and cat["age_days"] == 40 and cat["max_age_days"] == 10, cat
+    assert rc == 0 and err == "" and cat["age_days"] == 0 and not cat["too_old"], (err, cat)
+    later = dict(BASE_ENV, SOURCE_DATE_EPOCH=str(EPOCH + 40 * 86400))
+    rc, out, err = run(*args, env=later)
+    cat = json.loads(out)["catalog"]
+    assert cat["age_days"] == 40 and cat["too_old"] and cat["max_age_days"] == 30, cat
+    assert "are up to 40 days old, more than 30 days: azure 1 offer (prices of 2026-11-18)" in err, err
+    rc, out, err = run(*args, "--max-catalog-age-days", "60", env=later)
+    assert rc == 0 and "days old" not in err, err
+    # the chosen offer's own price date and age are shown
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--cloud", "azure", "--region", "eastus", "-f", "json",
+                       EXAMPLE)
+    chosen = json.loads(out)["chosen"]
+    assert chosen["price"]["age_days"] == (0 if chosen["price"]["date"] == "2026-11-18" else 182), chosen["price"]
 
 
 # ---- faults: recover, or fail clearly and keep the previous snapshot -----------
@@ -364,7 +482,9 @@ def test_no_usable_prices_fails_and_keeps_snapshot():
         later_env = dict(BASE_ENV, SOURCE_DATE_EPOCH=str(EPOCH + 5 * 86400))
         rc, out, _ = run("recommend", "--db", db, "--no-history", "-f", "json", EXAMPLE, env=later_env)
         cat = json.loads(out)["catalog"]
-        assert cat["fetched_at"] == cat_before["fetched_at"] and cat["age_days"] == 5, (cloud, cat)
+        # the same snapshot, its prices 5 days older: nothing new passed for fresh
+        assert cat["fetched_at"] == cat_before["fetched_at"] and cat["age_days"] == cat_before["age_days"] + 5, cat
+        assert cat["prices_in_use"]["newest_date"] == "2026-11-18", (cloud, cat)
 
 
 def test_offer_file_columns_by_alias_any_case():
@@ -408,13 +528,12 @@ def test_gcp_list_price_whatever_the_sku_order():
         gcp = {(t, g, n): (od, sp) for c, r, t, g, n, od, sp in refreshed(db, 1) if r == "us-central1"}
         for key, (od, spot) in EXPECTED_GCP.items():
             assert close(gcp[key][0], od), (seed, key, gcp[key])
-        assert ("gcp: ignored 1 SKU for priced parts that is not a list price (e.g. 'Nvidia Tesla A100 GPU attached "
-                "to DWS Defined Duration VMs running in Americas')") in err, err
+        assert "gcp: ignored 2 SKUs for priced parts that are not list prices (e.g. 'Nvidia " in err, err
         # the order really changed: in some seeds the DWS SKU comes before the list-price SKU
         with FixtureServer() as s2:
             s2.gcp_shuffle = seed
             ids = []
-            for tok in ("", "&pageToken=FIXTURE-PAGE-2-TOKEN"):
+            for tok in ("", "&pageToken=FIXTURE-PAGE-2-TOKEN", "&pageToken=FIXTURE-PAGE-3-TOKEN"):
                 url = s2.url + "/v1/services/6F81-5844-456A/skus?key=k" + tok
                 ids += [x["skuId"] for x in json.loads(urllib.request.urlopen(url).read())["skus"]]
         seen_dws_first |= ids.index("2E27-4F9A-7C10") < ids.index("2E27-4F9A-7C0C")
@@ -457,8 +576,179 @@ def test_one_cloud_failing_does_not_block_the_others():
     assert rc == 1, (rc, err)  # a failure is reported in the exit code...
     assert "azure not updated" in err and "stored snapshot-1" in out, (out, err)
     snaps = snapshots(db)  # ...but the clouds that answered are stored; azure rows stay as they were
-    assert len(snaps) == 1 and snaps[0][1] == "aws", snaps
+    assert len(snaps) == 1 and snaps[0][1] == "aws,lambda", snaps  # lambda's us-east-1
     assert not [r for r in refreshed(db, 1) if r[0] == "azure"]
+
+
+def update_with(edit, *args):
+    """`prices update ARGS` into a new database against fixtures changed by edit(path, text)."""
+    db = new_db()
+    with FixtureServer() as s:
+        real = patched(s, edit)
+        try:
+            rc, out, err = run("prices", "update", "--db", db, *args, env=env_for(s))
+        finally:
+            s.RequestHandlerClass.route = real
+    return rc, out, err, db
+
+
+def test_zero_priced_gpu_part_keeps_the_previous_price():
+    """Issue 32: a GPU SKU that quotes 0 would price n1 + T4 at the host's price alone; it is not a price. The
+    T4 rows keep their previous price and the warning names the SKU."""
+    rc, out, err, db = update_with(lambda p, t: t.replace('"units": "0",\n                  "nanos": 350000000',
+                                                          '"units": "0",\n                  "nanos": 0'),
+                                   "--cloud", "gcp", "--region", "us-central1")
+    assert rc == 0, err
+    assert ("gcp: SKU 2E27-4F9A-7C05 'Nvidia Tesla T4 GPU running in Americas' quotes 0 $/h: not a price; T4 GPUs "
+            "are not re-priced in us-central1") in err, err
+    stored = {(r["instance_type"], r["gpu_model"], r["gpu_count"]): r
+              for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
+              if r["cloud"] == "gcp" and r["region"] == "us-central1"}
+    old = {(r["instance_type"], r["gpu_model"], r["gpu_count"]): r for r in catalog_rows()
+           if r["cloud"] == "gcp" and r["region"] == "us-central1"}
+    t4 = stored[("n1-highmem-4", "T4", "1")]
+    assert t4["price_ondemand_usd_per_hour"] == old[("n1-highmem-4", "T4", "1")]["price_ondemand_usd_per_hour"], t4
+    assert t4["ondemand_date"] != "2026-11-18" and "fetched" not in t4["source"], t4
+    # the T4's spot SKU was fine: the spot price is refreshed, with its own source
+    assert close(float(t4["price_spot_usd_per_hour"]), 0.25178) and "fetched" in t4["spot_source"], t4
+    v100 = stored[("n1-highmem-8", "V100", "1")]  # other GPUs are priced as usual
+    assert close(float(v100["price_ondemand_usd_per_hour"]), 2.953212), v100
+
+
+def test_azure_duplicates_by_effective_date_in_any_order():
+    """The price in effect is the one with the latest effectiveStartDate not after the fetch, wherever it is
+    listed; two prices of one date that disagree leave the size unpriced."""
+    def older_last(p, t):  # the current NC24ads price listed before its older duplicate
+        doc = json.loads(t)
+        items = doc.get("Items", [])
+        idx = [i for i, it in enumerate(items) if it.get("retailPrice") == 3.94]
+        if idx:
+            items.append(items.pop(idx[0]))
+        return json.dumps(doc)
+
+    def same_date(p, t):
+        return t.replace('"effectiveStartDate": "2024-04-01T00:00:00Z"', '"effectiveStartDate": "2026-05-01T00:00:00Z"')
+
+    for edit, want in ((older_last, 3.673), (same_date, None)):
+        rc, out, err, db = update_with(edit, "--cloud", "azure", "--region", "eastus")
+        assert rc == 0, err
+        row = [r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
+               if r["region"] == "eastus" and r["instance_type"] == "Standard_NC24ads_A100_v4"][0]
+        if want:
+            assert float(row["price_ondemand_usd_per_hour"]) == want and row["ondemand_date"] == "2026-11-18", row
+        else:
+            assert "Standard_NC24ads_A100_v4 has several on-demand prices effective from 2026-05-01T00:00:00Z; not " \
+                   "re-priced" in err, err
+            assert row["ondemand_date"] == "2026-05-20" and float(row["price_ondemand_usd_per_hour"]) != 3.94, row
+
+
+def test_lambda_key_and_answers():
+    """Lambda: the key travels as HTTP Basic auth; a refused key fails Lambda only, the previous prices stay;
+    a price that is not a positive whole number of cents is not taken."""
+    db = new_db()
+    with FixtureServer() as s:
+        e = env_for(s, CLOUDFIT_LAMBDA_API_KEY="wrong-key")
+        rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda", env=e)
+        assert rc != 0 and "lambda instance types: GET" in err and "HTTP 401" in err and "check the API key" in err, err
+        assert "wrong-key" not in err and not snapshots(db), err
+        real = patched(s, lambda p, t: t.replace('"price_cents_per_hour": 149', '"price_cents_per_hour": 0')
+                       .replace('"price_cents_per_hour": 75', '"price_cents_per_hour": 74.5'))
+        try:
+            good_update(s, db, "--cloud", "lambda", "--region", "us-west-1")
+        finally:
+            s.RequestHandlerClass.route = real
+        rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda", "--region", "us-west-1",
+                           env=env_for(s))
+    rows = {r["instance_type"]: r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
+            if r["cloud"] == "lambda" and r["region"] == "us-west-1"}
+    assert rows["gpu_1x_gh200"]["price_ondemand_usd_per_hour"] == "2.29", rows["gpu_1x_gh200"]  # kept
+    assert rows["gpu_1x_a10"]["price_ondemand_usd_per_hour"] == "1.29", rows["gpu_1x_a10"]       # kept
+    assert rows["gpu_8x_h100_sxm5"]["price_ondemand_usd_per_hour"] == "23.92", rows["gpu_8x_h100_sxm5"]
+    # the unpatched answer: the other regions are untouched by --region
+    assert snapshots(db)[1][1] == "lambda"
+
+
+def test_spot_feed_without_last_modified_is_dated_by_the_fetch():
+    db = new_db()
+    with FixtureServer() as s:
+        s.spot_last_modified = None
+        out, err = good_update(s, db, *AWS_ONE)
+    assert "aws: the spot feed sent no Last-Modified date; its prices are dated by the fetch" in err, err
+    row = [r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
+           if r["region"] == "us-east-1" and r["instance_type"] == "p5.48xlarge"][0]
+    assert row["spot_kind"] == "observed-regional" and row["spot_date"] == "2026-11-18", row
+
+
+def examples():
+    d = os.path.join(SRC, "examples")
+    return [os.path.join(d, n) for n in sorted(os.listdir(d)) if n.endswith(".json")]
+
+
+def test_equal_prices_go_to_the_preferred_region_never_the_alphabet():
+    """Issue 32: Lambda lists one price in five regions. A tie goes to the user's preferred region (--prefer-region,
+    the config file, --region's order), else to the documented default list (us-east-1 first for Lambda), never
+    to the first region by name (asia-northeast-1)."""
+    picks = []
+    for spec in examples():
+        rc, out, err = run("recommend", "--no-history", "-f", "json", "--cloud", "lambda", spec)
+        assert rc == 0, (spec, err)
+        doc = json.loads(out)
+        for c in [doc["chosen"]] + doc["alternatives"]:
+            picks.append(c["region"])
+        rc, out, err = run("recommend", "--no-history", "-f", "json", "--cloud", "lambda",
+                           "--prefer-region", "us-south-1", spec)
+        assert rc == 0 and json.loads(out)["chosen"]["region"] == "us-south-1", (spec, err)
+        # --region's order is a preference too
+        rc, out, err = run("recommend", "--no-history", "-f", "json", "--cloud", "lambda",
+                           "--region", "us-west-1", "--region", "asia-northeast-1", spec)
+        assert rc == 0 and json.loads(out)["chosen"]["region"] == "us-west-1", (spec, err)
+    assert picks and set(picks) == {"us-east-1"}, picks
+    # every example, every cloud: no chosen offer has a cheaper-or-equal twin in a more preferred region
+    config = write("prefer.json", {"prefer-region": ["europe-central-1"]})
+    rc, out, err = run("recommend", "--no-history", "-f", "json", "--cloud", "lambda", EXAMPLE,
+                       env=dict(BASE_ENV, CLOUDFIT_CONFIG=config))
+    assert rc == 0 and json.loads(out)["chosen"]["region"] == "europe-central-1", err
+    # prices lists equal prices in the same order
+    rc, out, err = run("prices", "A10", "--cloud", "lambda", "-f", "json")
+    assert [o["region"] for o in json.loads(out)["offers"]][:2] == ["us-east-1", "us-west-1"], out
+
+
+def test_restricted_regions_left_out_unless_asked():
+    """Azure regions that need an access request are not offered by default; the option, or naming the region,
+    offers them, and the chosen offer then says what it needs."""
+    rc, out, err = run("prices", "T4:1", "--cloud", "azure", "-f", "json")
+    assert rc == 0 and "australiacentral2" not in {o["region"] for o in json.loads(out)["offers"]}, out
+    rc, out, err = run("prices", "T4:1", "--cloud", "azure", "-f", "json", "--include-restricted-regions")
+    assert rc == 0 and "australiacentral2" in {o["region"] for o in json.loads(out)["offers"]}, out
+    rc, out, err = run("prices", "T4:1", "--cloud", "azure", "--region", "australiacentral2", "-f", "json")
+    assert rc == 0 and {o["region"] for o in json.loads(out)["offers"]} == {"australiacentral2"}, out
+    rc, out, err = run("recommend", "--no-history", "-f", "json", "--cloud", "azure", EXAMPLE)
+    doc = json.loads(out)
+    assert rc == 0 and doc["catalog"]["prices_in_use"]["restricted_left_out"] == 11, doc["catalog"]
+    rc, out, err = run("recommend", "--no-history", "--cloud", "azure", EXAMPLE)
+    assert "11 offers in regions that need an access request left out (--include-restricted-regions" in out, out
+    rc, out, err = run("recommend", "--no-history", "--cloud", "azure", "--region", "germanynorth", EXAMPLE)
+    assert rc == 0 and "azure/germanynorth" in out and "the region needs an access request" in out, out
+
+
+def test_every_example_names_the_availability_of_the_chosen_offer():
+    """Issue 32: where a cloud has no availability table, the output says so for the chosen offer."""
+    for spec in examples():
+        for cloud in (None, "lambda", "azure", "gcp", "aws"):
+            extra = ("--cloud", cloud) if cloud else ()
+            rc, out, err = run("recommend", "--no-history", *extra, spec)
+            if rc == 4:  # nothing of that cloud meets the constraints
+                continue
+            assert rc == 0, (spec, cloud, err)
+            chosen = re.search(r"^Why (\w+)/(\S+) (\S+)", out, re.M)
+            c, region, itype = chosen.groups()
+            if c in ("lambda", "azure"):
+                assert "  - availability not known for %s/%s %s: " % (c, region, itype) in out, out
+            else:
+                assert re.search(r"^  - availability: launchable in \d+ zones? \(", out, re.M), out
+            rc, out, err = run("recommend", "--no-history", "-f", "json", *extra, spec)
+            avail = json.loads(out)["chosen"]["availability"]
+            assert avail["table"] == (c in ("aws", "gcp")) and avail["note"], avail
 
 
 # ---- GCP key, validation, HTTPS ---------------------------------------------------
@@ -471,7 +761,7 @@ def test_gcp_without_key_skips_gcp_only():
         rc, out, err = run("prices", "update", "--db", db, env=e)
         assert rc == 0, err
         assert "gcp skipped: gcp: no API key" in err and "CLOUDFIT_GCP_API_KEY" in err, err
-        assert snapshots(db)[0][1] == "aws,azure"
+        assert snapshots(db)[0][1] == "aws,azure,lambda"
         rc, out, err = run("prices", "update", "--db", db, "--cloud", "gcp", env=e)
         assert rc != 0 and "no API key" in err, err
         assert len(snapshots(db)) == 1
@@ -518,8 +808,10 @@ def test_https_required_except_loopback():
     e = dict(BASE_ENV, CLOUDFIT_AZURE_PRICES_URL="http://127.0.0.1:1/api/retail/prices", CLOUDFIT_HTTP_RETRIES="0")
     rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus", env=e)
     assert rc != 0 and "Could not connect" in err or "Failed to connect" in err, err
-    rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda")
-    assert rc == 2 and "Lambda publishes no price API" in err, err
+    rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda")  # no key
+    assert rc != 0 and "lambda: no API key" in err and "CLOUDFIT_LAMBDA_API_KEY" in err, err
+    rc, out, err = run("prices", "update", "--db", db, "--cloud", "oracle")
+    assert rc == 2 and "cannot update prices of cloud 'oracle'" in err, err
 
 
 # ---- offline views ------------------------------------------------------------------
@@ -527,7 +819,7 @@ def test_https_required_except_loopback():
 def test_prices_offline_from_embedded():
     rc, out, err = run("prices", "H100", "--max-catalog-age-days", "999")
     assert rc == 0 and err == "", err
-    assert "p5.48xlarge" in out and "Standard_ND96isr_H100_v5" in out and "embedded, data of 2026-07-30" in out, out
+    assert "p5.48xlarge" in out and "Standard_ND96isr_H100_v5" in out and "embedded; prices in use of 2026-05-20" in out, out
     rc, out, err = run("prices", "A100:8", "--spot", "--format", "json")
     assert rc == 0, err
     doc = json.loads(out)

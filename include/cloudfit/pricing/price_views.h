@@ -27,21 +27,26 @@ typedef struct {
     const char *gpu;            /* NULL = every GPU; a model or a family */
     int gpu_count;              /* GPUs per VM; 0 = any */
     int spot_only;              /* only offers with a spot price (and, in cf_price_offers, by it) */
+    int include_restricted;     /* also regions that need an access request (pricing/regions.h) */
+    const char *const *preferred; size_t n_preferred; /* regions that come first among equal prices */
 } cf_price_query;
 
 typedef struct {
     const cf_vm **items;        /* rows of the catalog */
     size_t n;
+    size_t n_restricted_left_out; /* offers that matched but are in regions that need an access request */
 } cf_vm_list;
 
 void cf_vm_list_free(cf_vm_list *list);
 
-/* The offers that match `query`, in catalog order. An unknown cloud or GPU
- * is CF_ERR_INVALID with a hint (cf_catalog_check_filter). */
+/* The offers that match `query`, in catalog order but for the regions of
+ * one offer, preferred first (cf_rows_order_by_region). An unknown cloud
+ * or GPU is CF_ERR_INVALID with a hint (cf_catalog_check_filter). */
 cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *query, cf_vm_list *out);
 /* The offers that match `query`, cheapest first: by on-demand price per
  * VM-hour, or by spot price with spot_only; offers without that price
- * last; equal prices by cloud, then region. No offer is CF_ERR_INFEASIBLE
+ * last; equal prices by cloud, then region preference (cf_region_rank),
+ * then catalog order. No offer is CF_ERR_INFEASIBLE
  * ("no offer of A100 with 3 matches") and *out is empty. */
 cf_status cf_price_offers(const cf_catalog *catalog, const cf_price_query *query, cf_vm_list *out);
 

@@ -2,7 +2,7 @@
  *
  * cf_prices_update fetches current prices from the public pricing APIs with
  * libcurl (Azure Retail Prices, AWS bulk price list + spot feed, GCP Cloud
- * Billing Catalog), joins them to the machine shapes of a base catalog,
+ * Billing Catalog, Lambda Cloud API), joins them to the machine shapes of a base catalog,
  * rejects nonsense and returns the merged catalog as gpu_vms.csv text. It
  * never touches the database: the CLI stores the result as a snapshot.
  *
@@ -32,6 +32,7 @@ typedef struct {
     int has_ondemand, has_spot;         /* which prices the API quoted */
     double price_ondemand_usd_per_hr;   /* whole VM, as quoted (validated later) */
     double price_spot_usd_per_hr;
+    char spot_date[11];                 /* YYYY-MM-DD the source dates its spot price by; "" = the fetch date */
 } cf_price_quote;
 
 typedef struct {
@@ -42,12 +43,12 @@ typedef struct {
 cf_status cf_price_list_add(cf_price_list *list, const cf_price_quote *quote);
 void cf_price_list_free(cf_price_list *list);
 
-#define CF_PRICE_MAX_CLOUDS 3
+#define CF_PRICE_MAX_CLOUDS 4
 
 typedef struct {
-    const char *const *clouds;  size_t n_clouds;   /* empty = aws, azure, gcp */
+    const char *const *clouds;  size_t n_clouds;   /* empty = aws, azure, gcp, lambda */
     const char *const *regions; size_t n_regions;  /* empty = regions of the base catalog */
-    int clouds_explicit;        /* 1: a missing GCP key is an error, not a skip */
+    int clouds_explicit;        /* 1: a missing GCP or Lambda key is an error, not a skip */
     double max_change_factor;   /* a price moving more than this × (or 1/×) is kept out; <= 1 → 3 */
     const char *fetched_at;     /* ISO 8601 UTC; written into each refreshed row's source */
     cf_progress_fn progress;    /* may be NULL */

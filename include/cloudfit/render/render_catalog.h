@@ -14,6 +14,9 @@
  * NULL (then the catalog's own name and date are used). */
 cJSON *cf_catalog_source_json(const cf_catalog_source *src, const cf_catalog *catalog, double age_days,
                               const cf_vm *chosen);
+/* " (182 days old)" for the price of `vm` a configuration pays (spot or
+ * on-demand), "" when the price records no date or is an estimate. */
+void cf_vm_price_age_text(const cf_vm *vm, int spot, char *out, size_t cap);
 /* Explanation lines for the table: catalog line, too-old note, overrides
  * and whether the chosen VM's price is an override. */
 void cf_catalog_source_explain(const cf_catalog_source *src, const cf_catalog *catalog, double age_days,
