@@ -93,6 +93,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"emit-dir", 0, OPT_STRING, "DIR", CMD_RECOMMEND, OFF(emit_dir), "directory for --emit files (default .)"},
     {"entrypoint", 0, OPT_STRING, "CMD", CMD_RECOMMEND, OFF(entrypoint),
      "training command in launch specs (default train.py)"},
+    {"node-selector", 0, OPT_LIST, "KEY=VALUE", CMD_RECOMMEND, OFF(node_selectors),
+     "--emit k8s: also select nodes by this label (e.g. on Lambda, which has no instance-type label); repeatable"},
     {"report", 0, OPT_STRING, "FILE.html", CMD_RECOMMEND, OFF(report_path),
      "also write a self-contained HTML report: the time-cost front, scaling, statistical efficiency, alternatives"},
     {"plot", 0, OPT_STRING, "FILE.svg", CMD_RECOMMEND, OFF(plot_path),

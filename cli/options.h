@@ -55,6 +55,7 @@ typedef struct {
     cf_cli_list emit;            /* skypilot | torchrun | k8s */
     const char *emit_dir;        /* where launch specs go (default ".") */
     const char *entrypoint;      /* training command in launch specs */
+    cf_cli_list node_selectors;  /* --emit k8s: extra node labels KEY=VALUE */
     const char *report_path;     /* recommend --report: HTML report */
     const char *plot_path;       /* recommend --plot: SVG of the time-cost front */
     int no_chart;                /* recommend: no text chart on a terminal */
