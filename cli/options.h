@@ -46,6 +46,8 @@ typedef struct {
     const char *color;           /* auto | always | never */
     int quiet;
     int man;
+    int width;                   /* --width N: fit tables and text to N columns; -1 = the terminal's */
+    int wide;                    /* --wide: every column, nothing wrapped */
     /* CI gates, markdown, launch specs (recommend) — issue 5 */
     double max_cost_usd;         /* < 0 = no gate */
     double max_hours;            /* < 0 = no gate */
@@ -66,6 +68,7 @@ typedef struct {
     const char *since, *until;
     const char *branch;
     const char *older_than;      /* 30d, 12h or an ISO date */
+    int dry_run;                 /* history prune: show, delete nothing */
     double step_time_s;          /* < 0 = not given */
     double total_hours;          /* < 0 = not given */
     double total_usd;            /* < 0 = not given */
@@ -153,7 +156,8 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
  * is ignored; a repeatable option appends): the configuration file's
  * defaults go through it (cli/config.c). 0 or the exit code. */
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
-/* Prints the option lines of `command` (for --help). */
-void cf_cli_print_options(FILE *out, unsigned command);
+/* Prints the option lines of `command` (for --help), wrapped to `width`
+ * columns (0 = no limit). */
+void cf_cli_print_options(FILE *out, unsigned command, int width);
 
 #endif

@@ -8,7 +8,7 @@ packages=(
   libcmocka-dev libopenblas-dev libcsv-dev libyaml-dev
   python3 python3-jsonschema python3-yaml python3-numpy sqlite3
   python3-torch
-  chromium zsh
+  chromium zsh tmux
   # reliability (docs/reliability.md): clang with libFuzzer and the
   # sanitizer runtimes, valgrind, openssl (the TLS test's certificate),
   # util-linux (unshare: read-only and full file systems in the tests)

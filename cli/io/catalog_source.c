@@ -60,7 +60,7 @@ int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_
 
 void cf_cli_catalog_warn(const cf_catalog_source *s)
 {
-    if (!s->too_old)
+    if (!s->too_old || cf_log_verbosity() < 0) /* informational: -q silences it (the result says it too) */
         return;
     cf_log_warning("the price catalog (%s) is %.0f days old, more than %g days", s->snapshot, floor(s->age_days),
                    s->max_age_days);

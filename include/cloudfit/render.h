@@ -46,6 +46,9 @@ cJSON *cf_report_json(const cf_report *report);
 cJSON *cf_config_json(const cf_config *cfg);
 /* The human table and explanation. */
 void cf_report_table(const cf_report *report, cf_buf *out, int color);
+/* The same with the ranking fitted to `width` columns (0 = no limit;
+ * cloudfit/render/text_table.h says what goes first). */
+void cf_report_table_fit(const cf_report *report, cf_buf *out, int color, int width);
 /* A pull-request comment (GitHub-flavoured markdown), render/render_markdown.c. */
 void cf_report_markdown(const cf_report *report, cf_buf *out);
 /* Spot and elastic parts (render/render_spot.c, docs/spot.md). */
