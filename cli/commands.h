@@ -27,6 +27,8 @@ int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional
 void cf_cli_print_command_help(const cf_command *cmd, const cf_cli_options *opts);
 /* The list of commands (cloudfit --help, cloudfit help). */
 void cf_cli_print_command_list(FILE *out, const cf_cli_options *opts);
+/* `cloudfit completion words KIND [ARG]` (cli/completion_words.c). */
+int cf_cli_completion_words(const char *kind, const char *arg);
 int cmd_validate(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_history(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_record(int argc, char **argv, const cf_cli_options *opts, int n_positional);
