@@ -13,11 +13,28 @@
 
 static cf_color_mode color_mode = CF_COLOR_AUTO;
 static int verbosity_level = 0;
+static int holding;
+static cf_buf held = CF_BUF_INIT; /* informational lines, each ending in '\n' */
+
+static void put_line(const char *prefix, const char *text);
+
+void cf_log_hold(void) { holding = 1; }
 
 void cf_log_init(cf_color_mode mode, int verbosity)
 {
     color_mode = mode;
     verbosity_level = verbosity;
+    if (!holding)
+        return;
+    holding = 0;
+    for (const char *p = cf_buf_cstr(&held); verbosity >= 0 && *p;) {
+        const char *nl = strchr(p, '\n');
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+        put_line("", line);
+        p = nl + 1;
+    }
+    cf_buf_free(&held);
 }
 
 int cf_log_verbosity(void) { return verbosity_level; }
@@ -42,11 +59,16 @@ int cf_log_color_enabled(FILE *stream)
     return isatty(fileno(stream));
 }
 
-/* Writes `prefix` and `text` as one line to stderr; on a terminal, wrapped
+/* Writes `prefix` and `text` as one line to stderr (or holds an
+ * informational one, cf_log_hold); on a terminal, wrapped
  * to its width with the continuation under the text (a message is often
  * longer than 80 columns: a path, a hint with a command). */
 static void put_line(const char *prefix, const char *text)
 {
+    if (holding && !prefix[0]) {
+        cf_buf_printf(&held, "%s\n", text);
+        return;
+    }
     if (!isatty(STDERR_FILENO)) {
         fputs(prefix, stderr);
         fputs(text, stderr);

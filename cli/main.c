@@ -123,6 +123,7 @@ int main(int argc, char **argv)
         return cmd->run(argc - 1, argv + 1, NULL, 0);
     cf_cli_options opts;
     cf_cli_options_init(&opts);
+    cf_log_hold(); /* notes from the options and the configuration file wait for -q */
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
     if (rc == 0) /* defaults from the environment and the configuration file (cli/config.h) */
@@ -132,8 +133,8 @@ int main(int argc, char **argv)
         cf_log_error("option '--color' expects auto, always or never, got '%s'", opts.color);
         rc = CF_EXIT_USAGE;
     }
+    cf_log_init(rc ? CF_COLOR_AUTO : color_mode(opts.color), opts.quiet ? -1 : 0); /* releases the notes */
     if (!rc) {
-        cf_log_init(color_mode(opts.color), opts.quiet ? -1 : 0);
         if (opts.help) {
             cf_cli_print_command_help(cmd, &opts);
         } else {

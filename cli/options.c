@@ -321,27 +321,50 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
     return CF_EXIT_INTERNAL;
 }
 
+/* Whether `command` has an option named `name`. */
+static int command_has(unsigned command, const char *name)
+{
+    for (size_t i = 0; i < cf_cli_option_count; i++)
+        if ((cf_cli_option_table[i].commands & command) && strcmp(cf_cli_option_table[i].long_name, name) == 0)
+            return 1;
+    return 0;
+}
+
 int cf_cli_parse(unsigned command, const char *command_name, int argc, char **argv, cf_cli_options *opts,
                  int *out_first_positional)
 {
-    struct option longopts[64];
+    /* The command's own options, then every other command's long option
+     * this one lacks: those are ignored with a note (an option of another
+     * command is a slip, or a shared alias, not a reason to stop), while
+     * a word no command knows stays an error. */
+    enum { MAX_LONG = 192 };
+    struct option longopts[MAX_LONG + 1];
     char shortopts[128] = "-:"; /* "-": positionals in order as code 1; ":": report missing arguments */
     size_t n_long = 0, n_short = 2;
-    const cf_cli_option *by_index[64];
-    for (size_t i = 0; i < cf_cli_option_count && n_long < 63; i++) {
-        const cf_cli_option *o = &cf_cli_option_table[i];
-        if (!(o->commands & command))
-            continue;
-        int has_arg = o->kind == OPT_FLAG ? no_argument : required_argument;
-        longopts[n_long] = (struct option){o->long_name, has_arg, NULL, 256 + (int)n_long};
-        by_index[n_long] = o;
-        if (o->short_name) {
-            shortopts[n_short++] = (char)o->short_name;
-            if (has_arg == required_argument)
-                shortopts[n_short++] = ':';
+    const cf_cli_option *by_index[MAX_LONG];
+    int foreign[MAX_LONG];
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < cf_cli_option_count && n_long < MAX_LONG; i++) {
+            const cf_cli_option *o = &cf_cli_option_table[i];
+            int own = (o->commands & command) != 0;
+            if (pass == 0 ? !own : own || command_has(command, o->long_name))
+                continue;
+            int seen = 0;
+            for (size_t k = 0; pass == 1 && k < n_long; k++)
+                seen |= strcmp(longopts[k].name, o->long_name) == 0;
+            if (seen)
+                continue;
+            int has_arg = o->kind == OPT_FLAG ? no_argument : required_argument;
+            longopts[n_long] = (struct option){o->long_name, has_arg, NULL, 256 + (int)n_long};
+            by_index[n_long] = o;
+            foreign[n_long] = pass;
+            if (pass == 0 && o->short_name) {
+                shortopts[n_short++] = (char)o->short_name;
+                if (has_arg == required_argument)
+                    shortopts[n_short++] = ':';
+            }
+            n_long++;
         }
-        n_long++;
-    }
     longopts[n_long] = (struct option){0, 0, 0, 0};
     shortopts[n_short] = '\0';
     optind = 0; /* restart: GNU getopt re-initialises on 0 */
@@ -359,10 +382,15 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
         }
         const cf_cli_option *o = NULL;
         if (c >= 256) {
+            if (foreign[c - 256]) {
+                cf_log_info("note: '%s' has no option --%s; ignored (see 'cloudfit %s --help')", command_name,
+                            by_index[c - 256]->long_name, command_name);
+                continue;
+            }
             o = by_index[c - 256];
         } else if (c != '?' && c != ':') {
             for (size_t i = 0; i < n_long; i++)
-                if (by_index[i]->short_name == c)
+                if (!foreign[i] && by_index[i]->short_name == c)
                     o = by_index[i];
         }
         if (!o) {
