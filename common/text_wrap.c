@@ -71,7 +71,7 @@ void cf_text_wrap_line(const char *line, size_t n, int width, int indent, cf_buf
         lead++;
     cf_buf_append(out, line, lead);
     int col = (int)lead, empty = 1;
-    size_t i = lead;
+    size_t i = lead, gap = 0; /* the blanks before the next word, kept when it stays on the line */
     while (i < n) {
         size_t word_end = i;
         while (word_end < n && line[word_end] != ' ')
@@ -79,15 +79,15 @@ void cf_text_wrap_line(const char *line, size_t n, int width, int indent, cf_buf
         const char *word = line + i;
         size_t word_len = word_end - i;
         int w = cf_text_width(word, word_len);
-        if (!empty && col + 1 + w > width) { /* next line */
+        if (!empty && col + (int)gap + w > width) { /* next line: the blanks go */
             cf_buf_puts(out, "\n");
             spaces(out, indent);
             col = indent;
             empty = 1;
         }
         if (!empty) {
-            cf_buf_append(out, " ", 1);
-            col++;
+            spaces(out, (int)gap);
+            col += (int)gap;
         }
         while (col + w > width && width - col > 0) { /* a word wider than the line: cut it */
             size_t take = prefix_for(word, word_len, width - col);
@@ -103,8 +103,11 @@ void cf_text_wrap_line(const char *line, size_t n, int width, int indent, cf_buf
         col += w;
         empty = 0;
         i = word_end;
-        while (i < n && line[i] == ' ')
+        gap = 0;
+        while (i < n && line[i] == ' ') {
             i++;
+            gap++;
+        }
     }
     cf_buf_puts(out, "\n");
 }
@@ -134,7 +137,7 @@ void cf_text_wrap(const char *text, int width, cf_buf *out)
         cf_text_wrap_line(p, n, width, indent_of(p, n), out);
         if (!nl) { /* no final newline in the input: none in the output */
             if (out->len && out->data[out->len - 1] == '\n')
-                out->len--;
+                out->data[--out->len] = '\0';
             break;
         }
         p = nl + 1;
