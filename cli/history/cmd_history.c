@@ -135,7 +135,8 @@ static cf_status list_rows(cf_db *db, const cf_cli_options *o, cf_history_filter
                 cf_history_rows_free(rows, k);
                 return st == CF_OK ? cf_error_set(CF_ERR_NOMEM, "out of memory") : st;
             }
-            memcpy(all + *n, rows, k * sizeof *rows);
+            if (k)
+                memcpy(all + *n, rows, k * sizeof *rows);
             free(rows); /* the rows' own allocations moved into `all` */
             *out = all;
             *n += k;
