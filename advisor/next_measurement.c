@@ -296,10 +296,11 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             outcome oc = {.limits = limits, .startup_h = startup_h, .zq = zq, .count_plan = -1};
             for (int i = 0; i < PLANS; i++) {
                 const cf_config *p = plans[i];
-                oc.plan[i] = p && !p->spot ? p : NULL;
-                if (!oc.plan[i])
+                oc.plan[i] = p; /* a spot plan is compared at its point: its spread is the preemptions' */
+                if (!p)
                     continue;
-                double moved = kind == CF_MEASURE_PROFILE
+                double moved = p->spot ? 0
+                               : kind == CF_MEASURE_PROFILE
                                    ? (strcasecmp(p->vm->gpu_model, plan->vm->gpu_model) == 0 ? p->step_sigma_compute : 0)
                                    : (p == plan ? p->step_sigma_network_up : 0);
                 oc.part[i] = moved;

@@ -82,6 +82,22 @@ static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, c
     row(out, o, value, from);
 }
 
+/* `effective` shares the lists the command line gave (`given`); the ones
+ * the configuration file added are its own. */
+static void free_options(cf_cli_options *given, cf_cli_options *effective)
+{
+    for (size_t i = 0; i < cf_cli_option_count; i++) {
+        const cf_cli_option *o = &cf_cli_option_table[i];
+        if (o->kind != OPT_LIST)
+            continue;
+        cf_cli_list *mine = (cf_cli_list *)((char *)effective + o->offset);
+        if (mine->items != ((cf_cli_list *)((char *)given + o->offset))->items)
+            free(mine->items);
+        mine->items = NULL;
+    }
+    cf_cli_options_free(given);
+}
+
 int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused)
 {
     (void)unused;
@@ -123,8 +139,10 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     const char *name = target ? target->name : NULL;
     effective = given;
     int rc = cf_cli_config_apply(command, name, &effective);
-    if (rc)
+    if (rc) {
+        free_options(&given, &effective);
         return rc;
+    }
     cf_buf out = CF_BUF_INIT;
     char path[1024];
     cf_cli_config_path(path, sizeof path);
@@ -151,5 +169,6 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     if (!failed)
         fwrite(out.data, 1, out.len, stdout);
     cf_buf_free(&out);
+    free_options(&given, &effective);
     return failed ? CF_EXIT_FAILURE : CF_EXIT_OK;
 }

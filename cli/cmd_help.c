@@ -1,5 +1,9 @@
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cloudfit/common/text_wrap.h"
+#include "term/terminal.h"
 
 #include "exit_codes.h"
 #include "log.h"
@@ -47,6 +51,49 @@ static void print_man(void)
            " 5 a CI gate failed; 6 backend unavailable; 70 internal error.\n");
 }
 
+/* Help text is read on a terminal, or in a pager or file at 80 columns. */
+static int help_width(const cf_cli_options *opts)
+{
+    if (opts && opts->width > 0)
+        return opts->width;
+    return isatty(STDOUT_FILENO) ? cf_cli_terminal_columns(STDOUT_FILENO) : 80;
+}
+
+static void put_wrapped(const char *text, int width, int indent)
+{
+    cf_buf out = CF_BUF_INIT;
+    cf_text_wrap_line(text, strlen(text), width, indent, &out);
+    fputs(cf_buf_cstr(&out), stdout);
+    cf_buf_free(&out);
+}
+
+void cf_cli_print_command_list(FILE *out, const cf_cli_options *opts)
+{
+    int width = help_width(opts);
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_puts(&text, "usage: cloudfit [--help] [--version] COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < cf_command_count; i++) {
+        char line[512];
+        int n = snprintf(line, sizeof line, "  %-12s %s", cf_commands[i].name, cf_commands[i].summary);
+        cf_text_wrap_line(line, n < (int)sizeof line ? (size_t)n : sizeof line - 1, width, 15, &text);
+    }
+    cf_buf_puts(&text, "\nSee 'cloudfit COMMAND --help' for a command's options. Exit codes: docs/exit-codes.md.\n");
+    fputs(cf_buf_cstr(&text), out);
+    cf_buf_free(&text);
+}
+
+void cf_cli_print_command_help(const cf_command *cmd, const cf_cli_options *opts)
+{
+    int width = help_width(opts);
+    char usage[1024];
+    snprintf(usage, sizeof usage, "usage: cloudfit %s", cmd->usage);
+    put_wrapped(usage, width, 7);
+    fputs("\n", stdout);
+    put_wrapped(cmd->summary, width, 0);
+    fputs("\noptions:\n", stdout);
+    cf_cli_print_options(stdout, cmd->bit, width);
+}
+
 int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional)
 {
     (void)argc;
@@ -55,9 +102,7 @@ int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional
         return CF_EXIT_OK;
     }
     if (n_positional == 0) {
-        printf("usage: cloudfit COMMAND [ARGS]\n\ncommands:\n");
-        for (size_t i = 0; i < cf_command_count; i++)
-            printf("  %-12s %s\n", cf_commands[i].name, cf_commands[i].summary);
+        cf_cli_print_command_list(stdout, opts);
         return CF_EXIT_OK;
     }
     const cf_command *cmd = cf_command_find(argv[1]);
@@ -65,7 +110,6 @@ int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional
         cf_log_error("'%s' is not a cloudfit command", argv[1]);
         return CF_EXIT_USAGE;
     }
-    printf("usage: cloudfit %s\n\n%s\n\noptions:\n", cmd->usage, cmd->summary);
-    cf_cli_print_options(stdout, cmd->bit);
+    cf_cli_print_command_help(cmd, opts);
     return CF_EXIT_OK;
 }

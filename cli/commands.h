@@ -21,6 +21,14 @@ int cmd_completion(int argc, char **argv, const cf_cli_options *opts, int n_posi
 int cmd_config(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_profile(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional);
+/* `cloudfit COMMAND --help` and `cloudfit help COMMAND`: the usage, the
+ * summary and the command's own options, wrapped to --width, else the
+ * terminal's width, else 80 columns (cli/cmd_help.c). */
+void cf_cli_print_command_help(const cf_command *cmd, const cf_cli_options *opts);
+/* The list of commands (cloudfit --help, cloudfit help). */
+void cf_cli_print_command_list(FILE *out, const cf_cli_options *opts);
+/* `cloudfit completion words KIND [ARG]` (cli/completion_words.c). */
+int cf_cli_completion_words(const char *kind, const char *arg);
 int cmd_validate(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_history(int argc, char **argv, const cf_cli_options *opts, int n_positional);
 int cmd_record(int argc, char **argv, const cf_cli_options *opts, int n_positional);

@@ -18,6 +18,24 @@
 /* Options that describe one run, never a default. */
 static const char *const not_configurable[] = {"help", "man", "step-time-s", "total-hours", "total-usd", "note"};
 
+/* Options that take defaults only from their command's own section, never
+ * the top level: history's row filters share their names with the clouds
+ * and GPUs other commands run on, and a top-level "cloud": ["aws", "gcp"]
+ * means the latter, not which past recommendations to list. */
+static const struct {
+    const char *name;
+    unsigned command;
+} section_only[] = {{"cloud", CMD_HISTORY}, {"gpu", CMD_HISTORY}};
+
+static int is_section_only(const cf_cli_option *o, unsigned command)
+{
+    for (size_t i = 0; i < sizeof section_only / sizeof *section_only; i++)
+        if (strcmp(o->long_name, section_only[i].name) == 0 && (command & section_only[i].command) &&
+            (o->commands & section_only[i].command))
+            return 1;
+    return 0;
+}
+
 /* The parsed file, kept for the life of the process: option values point into it. */
 static cJSON *config_doc;
 static int config_loaded;
@@ -151,8 +169,10 @@ static int check_options(const cJSON *obj, unsigned command, const char *section
                 o = c;
         }
         if (!first) {
-            if (find_option(kv->string, CMD_ALL))
-                return config_error(key_path, "%s does not take this option", section ? section : "cloudfit");
+            /* an option of another command: ignored for this one, with a
+             * note when this command runs (note_ignored) */
+            if (section && find_option(kv->string, CMD_ALL))
+                continue;
             return config_error(key_path, "unknown key%s: not an option or a command of cloudfit", "");
         }
         if (!o)
@@ -207,17 +227,21 @@ int cf_cli_option_is_set(const cf_cli_option *o, const cf_cli_options *opts)
     return 0;
 }
 
-/* The config file's value for `o` and `command` (its section first), or NULL. */
+/* The config file's value for `o` and `command` (its section first), or NULL.
+ * A section-only option (history's --cloud and --gpu) takes no top-level value. */
 static const cJSON *config_value(const cf_cli_option *o, const char *command_name, char *key_path, size_t n)
 {
     if (!config_doc)
         return NULL;
+    const cf_command *cmd = command_name ? cf_command_find(command_name) : NULL;
     const cJSON *section = command_name ? cJSON_GetObjectItemCaseSensitive(config_doc, command_name) : NULL;
     const cJSON *v = cJSON_IsObject(section) ? cJSON_GetObjectItemCaseSensitive(section, o->long_name) : NULL;
     if (v && value_fits(o, v)) {
         snprintf(key_path, n, "%s.%s", command_name, o->long_name);
         return v;
     }
+    if (cmd && is_section_only(o, cmd->bit))
+        return NULL;
     v = cJSON_GetObjectItemCaseSensitive(config_doc, o->long_name);
     if (v && value_fits(o, v)) {
         snprintf(key_path, n, "%s", o->long_name);
@@ -266,11 +290,30 @@ static int store(const cf_cli_option *o, const char *command_name, const cJSON *
     return 0;
 }
 
+/* The keys of the command's own section that name another command's
+ * option: not an error (a section may be shared between versions, or
+ * written for a sibling command), but the user learns they do nothing. */
+static void note_ignored(unsigned command, const char *command_name)
+{
+    const cJSON *section = config_doc && command_name ? cJSON_GetObjectItemCaseSensitive(config_doc, command_name) : NULL;
+    const cJSON *kv;
+    if (!cJSON_IsObject(section))
+        return;
+    cJSON_ArrayForEach(kv, section)
+    {
+        const cf_cli_option *o = find_option(kv->string, command);
+        if (o && !(o->commands & command))
+            cf_log_info("note: %s: %s.%s: '%s' has no option --%s; ignored", config_file, command_name, kv->string,
+                        command_name, kv->string);
+    }
+}
+
 int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_options *opts)
 {
     int rc = load();
     if (rc)
         return rc;
+    note_ignored(command, command_name);
     for (size_t i = 0; i < cf_cli_option_count; i++) {
         const cf_cli_option *o = &cf_cli_option_table[i];
         if (!(o->commands & command) || !configurable(o) || cf_cli_option_is_set(o, opts))

@@ -8,14 +8,33 @@
 #include <unistd.h>
 
 #include "cloudfit/common/escape.h"
+#include "cloudfit/common/text_wrap.h"
+#include "term/terminal.h"
 
 static cf_color_mode color_mode = CF_COLOR_AUTO;
 static int verbosity_level = 0;
+static int holding;
+static cf_buf held = CF_BUF_INIT; /* informational lines, each ending in '\n' */
+
+static void put_line(const char *prefix, const char *text);
+
+void cf_log_hold(void) { holding = 1; }
 
 void cf_log_init(cf_color_mode mode, int verbosity)
 {
     color_mode = mode;
     verbosity_level = verbosity;
+    if (!holding)
+        return;
+    holding = 0;
+    for (const char *p = cf_buf_cstr(&held); verbosity >= 0 && *p;) {
+        const char *nl = strchr(p, '\n');
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+        put_line("", line);
+        p = nl + 1;
+    }
+    cf_buf_free(&held);
 }
 
 int cf_log_verbosity(void) { return verbosity_level; }
@@ -40,11 +59,44 @@ int cf_log_color_enabled(FILE *stream)
     return isatty(fileno(stream));
 }
 
+/* Writes `prefix` and `text` as one line to stderr (or holds an
+ * informational one, cf_log_hold); on a terminal, wrapped
+ * to its width with the continuation under the text (a message is often
+ * longer than 80 columns: a path, a hint with a command). */
+static void put_line(const char *prefix, const char *text)
+{
+    if (holding && !prefix[0]) {
+        cf_buf_printf(&held, "%s\n", text);
+        return;
+    }
+    if (!isatty(STDERR_FILENO)) {
+        fputs(prefix, stderr);
+        fputs(text, stderr);
+        fputc('\n', stderr);
+        return;
+    }
+    cf_buf line = CF_BUF_INIT, wrapped = CF_BUF_INIT;
+    cf_buf_puts(&line, prefix);
+    cf_buf_puts(&line, text);
+    int indent = cf_text_width(prefix, strlen(prefix));
+    cf_text_wrap_line(cf_buf_cstr(&line), line.len, cf_cli_terminal_columns(STDERR_FILENO), indent ? indent : 2,
+                      &wrapped);
+    if (cf_buf_failed(&line) || cf_buf_failed(&wrapped)) {
+        fputs(prefix, stderr);
+        fputs(text, stderr);
+        fputc('\n', stderr);
+    } else {
+        fputs(cf_buf_cstr(&wrapped), stderr);
+    }
+    cf_buf_free(&line);
+    cf_buf_free(&wrapped);
+}
+
 /* The formatted message with control characters escaped: messages echo
  * text from input (a probe's error, a CSV field, a URL), and none of it may
- * act on the terminal or fake a line of output. */
-static void put_escaped(const char *fmt, va_list ap) CF_PRINTF(1, 0);
-static void put_escaped(const char *fmt, va_list ap)
+ * act on the terminal or fake a line of output. Written after `prefix`. */
+static void put_escaped(const char *prefix, const char *fmt, va_list ap) CF_PRINTF(2, 0);
+static void put_escaped(const char *prefix, const char *fmt, va_list ap)
 {
     char small[1024];
     va_list copy;
@@ -59,10 +111,10 @@ static void put_escaped(const char *fmt, va_list ap)
     if (cf_has_controls(text)) {
         cf_buf shown = CF_BUF_INIT;
         cf_escape_controls(text, &shown);
-        fputs(cf_buf_cstr(&shown), stderr);
+        put_line(prefix, cf_buf_cstr(&shown));
         cf_buf_free(&shown);
     } else {
-        fputs(text, stderr);
+        put_line(prefix, text);
     }
     if (text != small)
         free(text);
@@ -71,13 +123,12 @@ static void put_escaped(const char *fmt, va_list ap)
 static void log_line(const char *prefix, const char *color, const char *fmt, va_list ap) CF_PRINTF(3, 0);
 static void log_line(const char *prefix, const char *color, const char *fmt, va_list ap)
 {
-    int colored = cf_log_color_enabled(stderr);
-    if (colored)
-        fprintf(stderr, "%s%s\033[0m", color, prefix);
+    char shown[64];
+    if (cf_log_color_enabled(stderr))
+        snprintf(shown, sizeof shown, "%s%s\033[0m", color, prefix);
     else
-        fputs(prefix, stderr);
-    put_escaped(fmt, ap);
-    fputc('\n', stderr);
+        snprintf(shown, sizeof shown, "%s", prefix);
+    put_escaped(shown, fmt, ap);
 }
 
 void cf_log_error(const char *fmt, ...)
@@ -110,7 +161,6 @@ void cf_log_info(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    put_escaped(fmt, ap);
+    put_escaped("", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }

@@ -17,5 +17,9 @@ void cf_log_warning(const char *fmt, ...) CF_PRINTF(1, 2);
 void cf_log_hint(const char *fmt, ...) CF_PRINTF(1, 2);
 /* Progress / informational lines (suppressed with verbosity < 0). */
 void cf_log_info(const char *fmt, ...) CF_PRINTF(1, 2);
+/* Informational lines written before -q is known (notes from parsing the
+ * command line and the configuration file) are held from cf_log_hold()
+ * until cf_log_init(), which prints them unless it is quiet. */
+void cf_log_hold(void);
 
 #endif

@@ -73,13 +73,7 @@ int cf_report_error(void)
     return cf_exit_code_for(cf_error_status());
 }
 
-static void main_usage(FILE *out)
-{
-    fprintf(out, "usage: cloudfit [--help] [--version] COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < cf_command_count; i++)
-        fprintf(out, "  %-12s %s\n", cf_commands[i].name, cf_commands[i].summary);
-    fprintf(out, "\nSee 'cloudfit COMMAND --help' for a command's options. Exit codes: docs/exit-codes.md.\n");
-}
+static void main_usage(FILE *out) { cf_cli_print_command_list(out, NULL); }
 
 static cf_color_mode color_mode(const char *when)
 {
@@ -129,6 +123,7 @@ int main(int argc, char **argv)
         return cmd->run(argc - 1, argv + 1, NULL, 0);
     cf_cli_options opts;
     cf_cli_options_init(&opts);
+    cf_log_hold(); /* notes from the options and the configuration file wait for -q */
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
     if (rc == 0) /* defaults from the environment and the configuration file (cli/config.h) */
@@ -138,11 +133,10 @@ int main(int argc, char **argv)
         cf_log_error("option '--color' expects auto, always or never, got '%s'", opts.color);
         rc = CF_EXIT_USAGE;
     }
+    cf_log_init(rc ? CF_COLOR_AUTO : color_mode(opts.color), opts.quiet ? -1 : 0); /* releases the notes */
     if (!rc) {
-        cf_log_init(color_mode(opts.color), opts.quiet ? -1 : 0);
         if (opts.help) {
-            printf("usage: cloudfit %s\n\n%s\n\noptions:\n", cmd->usage, cmd->summary);
-            cf_cli_print_options(stdout, cmd->bit);
+            cf_cli_print_command_help(cmd, &opts);
         } else {
             rc = cmd->run(argc - 1, argv + 1, &opts, n_positional);
         }

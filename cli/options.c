@@ -9,6 +9,7 @@
 
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
+#include "cloudfit/common/text_wrap.h"
 #include "exit_codes.h"
 #include "log.h"
 
@@ -16,8 +17,15 @@
 
 const cf_cli_option cf_cli_option_table[] = {
     {"help", 'h', OPT_FLAG, NULL, CMD_ALL, OFF(help), "show help for the command and exit"},
-    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_VALIDATE | CMD_PROFILE | CMD_SEARCH | CMD_SIMULATE, OFF(format),
-     "output format: table (default) or json; recommend also markdown, history and prices also csv"},
+    /* One entry per meaning: an option several commands take with different
+     * words has an entry per group of commands, so each --help says only
+     * what that command does with it. */
+    {"format", 'f', OPT_STRING, "FORMAT", CMD_RECOMMEND, OFF(format),
+     "output format: table (default), json or markdown (a pull-request comment)"},
+    {"format", 'f', OPT_STRING, "FORMAT", CMD_HISTORY | CMD_PRICES, OFF(format),
+     "output format: table (default), json or csv"},
+    {"format", 'f', OPT_STRING, "FORMAT", CMD_VALIDATE | CMD_PROFILE | CMD_SEARCH | CMD_SIMULATE, OFF(format),
+     "output format: table (default) or json"},
     {"out-file", 'o', OPT_STRING, "PATH", CMD_RECOMMEND | CMD_SIMULATE, OFF(out_file),
      "write the result to PATH (atomically) instead of standard output"},
     {"db", 0, OPT_STRING, "PATH|URL", CMD_RECOMMEND | CMD_HISTORY | CMD_RECORD | CMD_PRICES | CMD_PROFILE | CMD_SEARCH | CMD_SIMULATE, OFF(db_path),
@@ -31,23 +39,36 @@ const cf_cli_option cf_cli_option_table[] = {
     {"confidence", 0, OPT_STRING, "P", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, OFF(confidence),
      "meet the deadline and budget with probability P under the model's uncertainty (e.g. 0.9 or 90%; default "
      "search.confidence, else 0.9)"},
-    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES | CMD_SEARCH | CMD_SIMULATE, OFF(clouds),
+    {"cloud", 0, OPT_LIST, "CLOUD", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, OFF(clouds),
      "only this cloud (aws, gcp, azure, lambda); repeatable; overrides search.clouds"},
-    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH | CMD_SIMULATE, OFF(regions),
+    {"cloud", 0, OPT_LIST, "CLOUD", CMD_PRICES, OFF(clouds),
+     "only offers of this cloud (aws, gcp, azure, lambda); prices update: fetch only this cloud; repeatable"},
+    {"cloud", 0, OPT_LIST, "CLOUD", CMD_HISTORY, OFF(clouds),
+     "only recommendations on this cloud; repeatable (rows of any of them)"},
+    {"region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, OFF(regions),
      "only this region; repeatable (in order of preference among equal prices)"},
+    {"region", 0, OPT_LIST, "REGION", CMD_PRICES, OFF(regions),
+     "only offers in this region; repeatable (in order of preference among equal prices)"},
     {"prefer-region", 0, OPT_LIST, "REGION", CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH, OFF(prefer_regions),
      "where one offer costs the same in several regions, take this one first; repeatable, most preferred first "
      "(then --region's order, then the default list in docs/pricing.md)"},
     {"include-restricted-regions", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH,
      OFF(include_restricted_regions),
      "also offer regions where launching needs an access request (Azure's restricted regions; docs/pricing.md)"},
-    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_HISTORY | CMD_SEARCH | CMD_PROFILE | CMD_SIMULATE, OFF(gpus),
-     "only this GPU model; repeatable (profile --runner: the one GPU type to profile; simulate: the GPU of each trace)"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_SEARCH, OFF(gpus), "only this GPU model; repeatable"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_HISTORY, OFF(gpus),
+     "only recommendations of this GPU model; repeatable (rows of any of them)"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_PROFILE, OFF(gpus), "with --runner: the GPU type to profile"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_SIMULATE, OFF(gpus), "the GPU of each trace, in the order of --trace"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},
     {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes"},
     {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus"},
     {"color", 0, OPT_STRING, "WHEN", CMD_ALL, OFF(color), "colour: auto (default), always or never"},
     {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL, OFF(quiet), "no progress or informational lines on stderr"},
+    {"width", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH | CMD_PRICES | CMD_HISTORY, OFF(width),
+     "fit the table and text to N columns (default: the terminal's width; no limit when the output is not a terminal)"},
+    {"wide", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_SEARCH | CMD_PRICES | CMD_HISTORY, OFF(wide),
+     "every column and no wrapping, whatever the terminal's width"},
     {"man", 0, OPT_FLAG, NULL, CMD_HELP, OFF(man), "print the manual page (troff) generated from this table"},
     /* validate */
     {"gns", 0, OPT_STRING, "TRACES.csv", CMD_VALIDATE, OFF(gns_path),
@@ -104,6 +125,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"emit-dir", 0, OPT_STRING, "DIR", CMD_RECOMMEND, OFF(emit_dir), "directory for --emit files (default .)"},
     {"entrypoint", 0, OPT_STRING, "CMD", CMD_RECOMMEND, OFF(entrypoint),
      "training command in launch specs (default train.py)"},
+    {"node-selector", 0, OPT_LIST, "KEY=VALUE", CMD_RECOMMEND, OFF(node_selectors),
+     "--emit k8s: also select nodes by this label (e.g. on Lambda, which has no instance-type label); repeatable"},
     {"report", 0, OPT_STRING, "FILE.html", CMD_RECOMMEND, OFF(report_path),
      "also write a self-contained HTML report: the time-cost front, scaling, statistical efficiency, alternatives"},
     {"plot", 0, OPT_STRING, "FILE.svg", CMD_RECOMMEND, OFF(plot_path),
@@ -114,15 +137,18 @@ const cf_cli_option cf_cli_option_table[] = {
     {"limit", 0, OPT_INT, "N", CMD_HISTORY, OFF(limit), "at most N rows (default 20; newest first)"},
     {"model", 0, OPT_STRING, "NAME", CMD_HISTORY, OFF(model), "only this spec name"},
     {"spec-hash", 0, OPT_STRING, "HASH", CMD_HISTORY, OFF(spec_hash), "only this spec hash (or a prefix of it)"},
-    {"since", 0, OPT_STRING, "DATE", CMD_HISTORY, OFF(since),
-     "only rows created at or after DATE (UTC: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]Z)"},
-    {"until", 0, OPT_STRING, "DATE", CMD_HISTORY, OFF(until),
-     "only rows created before DATE (UTC: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]Z)"},
+    {"since", 0, OPT_STRING, "WHEN", CMD_HISTORY, OFF(since),
+     "only rows created at or after WHEN: an age before now (7d, 12h, 90m, 2w) or a UTC date "
+     "(YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]Z)"},
+    {"until", 0, OPT_STRING, "WHEN", CMD_HISTORY, OFF(until),
+     "only rows created before WHEN: an age before now (7d, 12h) or a UTC date (YYYY-MM-DD[THH:MM[:SS]Z])"},
     {"branch", 0, OPT_STRING, "BRANCH", CMD_HISTORY, OFF(branch), "only rows made in CI on BRANCH"},
     {"to", 0, OPT_STRING, "URL", CMD_HISTORY, OFF(migrate_to),
      "history migrate: copy the history into this database (postgresql://…; or an SQLite path)"},
     {"older-than", 0, OPT_STRING, "AGE", CMD_HISTORY, OFF(older_than),
      "history prune: delete rows older than AGE (30d, 12h) or created before an ISO date"},
+    {"dry-run", 0, OPT_FLAG, NULL, CMD_HISTORY, OFF(dry_run),
+     "history prune: list the rows it would delete and delete nothing"},
     {"step-time-s", 0, OPT_DOUBLE, "S", CMD_RECORD, OFF(step_time_s), "measured seconds per optimizer step"},
     {"total-hours", 0, OPT_DOUBLE, "H", CMD_RECORD, OFF(total_hours), "measured wall time of the whole run"},
     {"total-usd", 0, OPT_DOUBLE, "USD", CMD_RECORD, OFF(total_usd), "measured cost of the whole run"},
@@ -132,20 +158,25 @@ const cf_cli_option cf_cli_option_table[] = {
      "probe backend: cpu (built-in engine), cuda or exec (profile.command); default profile.backend, else cpu"},
     {"csv", 0, OPT_STRING, "FILE", CMD_PROFILE, OFF(csv_path),
      "also write the measurements as CSV (columns of the Pollux throughput.csv) to FILE"},
-    {"timeout", 0, OPT_DOUBLE, "S", CMD_PROFILE | CMD_SEARCH, OFF(timeout_s),
-     "exec backend: stop a script that prints nothing for S seconds (default 120)"},
+    {"timeout", 0, OPT_DOUBLE, "S", CMD_PROFILE, OFF(timeout_s),
+     "exec backend or --runner: stop a script that prints nothing for S seconds (default 120)"},
+    {"timeout", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(timeout_s),
+     "exec runner: stop a probe that prints nothing for S seconds (default 120)"},
     {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
      "training steps of the noise-scale run (default 200)"},
-    {"instance-type", 0, OPT_STRING, "TYPE", CMD_PROFILE | CMD_SIMULATE, OFF(instance_type),
-     "with --runner: run the full-VM runs (and, with exec, every run) on this instance type; simulate: the plan's VM"},
+    {"instance-type", 0, OPT_STRING, "TYPE", CMD_PROFILE, OFF(instance_type),
+     "with --runner: run the full-VM runs (and, with exec, every run) on this instance type"},
+    {"instance-type", 0, OPT_STRING, "TYPE", CMD_SIMULATE, OFF(instance_type), "the plan's VM (instance type)"},
     {"probe-nodes", 0, OPT_INT, "N", CMD_PROFILE, OFF(probe_nodes),
      "with --runner: run the probe on N VMs (default 2; e.g. the shape a recommendation's next measurement names)"},
     {"probe-gpus", 0, OPT_INT, "G", CMD_PROFILE, OFF(probe_gpus),
      "with --runner: GPUs per VM of the probe (default 1)"},
     /* search (docs/search.md) */
-    {"runner", 0, OPT_STRING, "RUNNER", CMD_SEARCH | CMD_PROFILE, OFF(runner),
-     "where probes run: trace:MEASUREMENTS.csv or exec:'COMMAND {nodes} {gpus_per_node} ...' (search: required; "
-     "profile: light profile + 2-node probe of --gpu)"},
+    {"runner", 0, OPT_STRING, "RUNNER", CMD_SEARCH, OFF(runner),
+     "where probes run (required): trace:MEASUREMENTS.csv or exec:'COMMAND {nodes} {gpus_per_node} ...'"},
+    {"runner", 0, OPT_STRING, "RUNNER", CMD_PROFILE, OFF(runner),
+     "run the light profile and the 2-node probe of --gpu through trace:MEASUREMENTS.csv or "
+     "exec:'COMMAND {nodes} {gpus_per_node} ...'"},
     {"trace-model", 0, OPT_STRING, "NAME", CMD_SEARCH | CMD_PROFILE, OFF(trace_model),
      "trace runner: use the CSV rows whose model column is NAME (default: the spec's name)"},
     {"trace-noise", 0, OPT_STRING, "PCT%", CMD_SEARCH | CMD_PROFILE, OFF(trace_noise),
@@ -156,7 +187,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "the pick must meet the deadline and budget at exp(Z × its uncertainty) × the estimate (default: from --confidence)"},
     {"max-probes", 0, OPT_INT, "N", CMD_SEARCH, OFF(max_probes),
      "at most N probes after the light profile, the final measurement included (default 12)"},
-    {"probe-steps", 0, OPT_INT, "N", CMD_SEARCH | CMD_PROFILE, OFF(probe_steps), "training steps per probe and profile run (default 50 per probe, 20 per profile run)"},
+    {"probe-steps", 0, OPT_INT, "N", CMD_SEARCH, OFF(probe_steps), "training steps per probe (default 50)"},
+    {"probe-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(probe_steps), "training steps per profile run (default 20)"},
     {"seed", 0, OPT_INT, "N", CMD_SEARCH | CMD_PROFILE, OFF(seed), "seed of the trace noise and the random starts (default 1)"},
     {"method", 0, OPT_STRING, "NAME", CMD_SEARCH, OFF(method),
      "cloudfit (default), or a baseline: model (profile + model, no probes), bo (plain Bayesian optimisation)"},
@@ -202,6 +234,7 @@ void cf_cli_options_init(cf_cli_options *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->top = -1;
+    opts->width = -1;
     opts->deadline_hours = -1;
     opts->budget_usd = -1;
     opts->max_nodes = -1;
@@ -307,27 +340,50 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
     return CF_EXIT_INTERNAL;
 }
 
+/* Whether `command` has an option named `name`. */
+static int command_has(unsigned command, const char *name)
+{
+    for (size_t i = 0; i < cf_cli_option_count; i++)
+        if ((cf_cli_option_table[i].commands & command) && strcmp(cf_cli_option_table[i].long_name, name) == 0)
+            return 1;
+    return 0;
+}
+
 int cf_cli_parse(unsigned command, const char *command_name, int argc, char **argv, cf_cli_options *opts,
                  int *out_first_positional)
 {
-    struct option longopts[64];
+    /* The command's own options, then every other command's long option
+     * this one lacks: those are ignored with a note (an option of another
+     * command is a slip, or a shared alias, not a reason to stop), while
+     * a word no command knows stays an error. */
+    enum { MAX_LONG = 192 };
+    struct option longopts[MAX_LONG + 1];
     char shortopts[128] = "-:"; /* "-": positionals in order as code 1; ":": report missing arguments */
     size_t n_long = 0, n_short = 2;
-    const cf_cli_option *by_index[64];
-    for (size_t i = 0; i < cf_cli_option_count && n_long < 63; i++) {
-        const cf_cli_option *o = &cf_cli_option_table[i];
-        if (!(o->commands & command))
-            continue;
-        int has_arg = o->kind == OPT_FLAG ? no_argument : required_argument;
-        longopts[n_long] = (struct option){o->long_name, has_arg, NULL, 256 + (int)n_long};
-        by_index[n_long] = o;
-        if (o->short_name) {
-            shortopts[n_short++] = (char)o->short_name;
-            if (has_arg == required_argument)
-                shortopts[n_short++] = ':';
+    const cf_cli_option *by_index[MAX_LONG];
+    int foreign[MAX_LONG];
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < cf_cli_option_count && n_long < MAX_LONG; i++) {
+            const cf_cli_option *o = &cf_cli_option_table[i];
+            int own = (o->commands & command) != 0;
+            if (pass == 0 ? !own : own || command_has(command, o->long_name))
+                continue;
+            int seen = 0;
+            for (size_t k = 0; pass == 1 && k < n_long; k++)
+                seen |= strcmp(longopts[k].name, o->long_name) == 0;
+            if (seen)
+                continue;
+            int has_arg = o->kind == OPT_FLAG ? no_argument : required_argument;
+            longopts[n_long] = (struct option){o->long_name, has_arg, NULL, 256 + (int)n_long};
+            by_index[n_long] = o;
+            foreign[n_long] = pass;
+            if (pass == 0 && o->short_name) {
+                shortopts[n_short++] = (char)o->short_name;
+                if (has_arg == required_argument)
+                    shortopts[n_short++] = ':';
+            }
+            n_long++;
         }
-        n_long++;
-    }
     longopts[n_long] = (struct option){0, 0, 0, 0};
     shortopts[n_short] = '\0';
     optind = 0; /* restart: GNU getopt re-initialises on 0 */
@@ -345,10 +401,15 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
         }
         const cf_cli_option *o = NULL;
         if (c >= 256) {
+            if (foreign[c - 256]) {
+                cf_log_info("note: '%s' has no option --%s; ignored (see 'cloudfit %s --help')", command_name,
+                            by_index[c - 256]->long_name, command_name);
+                continue;
+            }
             o = by_index[c - 256];
         } else if (c != '?' && c != ':') {
             for (size_t i = 0; i < n_long; i++)
-                if (by_index[i]->short_name == c)
+                if (!foreign[i] && by_index[i]->short_name == c)
                     o = by_index[i];
         }
         if (!o) {
@@ -369,8 +430,9 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
     return 0;
 }
 
-void cf_cli_print_options(FILE *out, unsigned command)
+void cf_cli_print_options(FILE *out, unsigned command, int width)
 {
+    cf_buf text = CF_BUF_INIT;
     for (size_t i = 0; i < cf_cli_option_count; i++) {
         const cf_cli_option *o = &cf_cli_option_table[i];
         if (!(o->commands & command))
@@ -383,8 +445,31 @@ void cf_cli_print_options(FILE *out, unsigned command)
             len = snprintf(left, sizeof left, "    --%s", o->long_name);
         if (o->arg_name)
             snprintf(left + len, sizeof left - (size_t)len, " %s", o->arg_name);
-        fprintf(out, "  %-28s %s\n", left, o->help);
+        /* The help beside the option, wrapped under itself (a long option
+         * puts it on the next line); on a narrow terminal under the option. */
+        int column = width <= 0 || width - 31 >= 30 ? 31 : 8;
+        cf_buf line = CF_BUF_INIT;
+        for (int k = 0; k < column; k++)
+            cf_buf_puts(&line, " ");
+        cf_buf_puts(&line, o->help);
+        size_t start = text.len;
+        cf_text_wrap_line(cf_buf_cstr(&line), line.len, width, column, &text);
+        if (column == 31 && strlen(left) <= 28 && !cf_buf_failed(&text)) {
+            char head[40];
+            snprintf(head, sizeof head, "  %-28s ", left); /* 31 columns over the blanks */
+            memcpy(text.data + start, head, 31);
+        } else {
+            cf_buf head = CF_BUF_INIT;
+            cf_buf_printf(&head, "  %s\n", left);
+            cf_buf_append(&head, text.data + start, text.len - start);
+            text.len = start;
+            cf_buf_append(&text, head.data, head.len);
+            cf_buf_free(&head);
+        }
+        cf_buf_free(&line);
     }
+    fputs(cf_buf_cstr(&text), out);
+    cf_buf_free(&text);
 }
 
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts)

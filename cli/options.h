@@ -48,6 +48,8 @@ typedef struct {
     const char *color;           /* auto | always | never */
     int quiet;
     int man;
+    int width;                   /* --width N: fit tables and text to N columns; -1 = the terminal's */
+    int wide;                    /* --wide: every column, nothing wrapped */
     /* CI gates, markdown, launch specs (recommend) — issue 5 */
     double max_cost_usd;         /* < 0 = no gate */
     double max_hours;            /* < 0 = no gate */
@@ -59,6 +61,7 @@ typedef struct {
     cf_cli_list emit;            /* skypilot | torchrun | k8s */
     const char *emit_dir;        /* where launch specs go (default ".") */
     const char *entrypoint;      /* training command in launch specs */
+    cf_cli_list node_selectors;  /* --emit k8s: extra node labels KEY=VALUE */
     const char *report_path;     /* recommend --report: HTML report */
     const char *plot_path;       /* recommend --plot: SVG of the time-cost front */
     int no_chart;                /* recommend: no text chart on a terminal */
@@ -70,6 +73,7 @@ typedef struct {
     const char *branch;
     const char *older_than;      /* 30d, 12h or an ISO date */
     const char *migrate_to;      /* history migrate: the database to copy into (a postgresql:// URL) */
+    int dry_run;                 /* history prune: show, delete nothing */
     double step_time_s;          /* < 0 = not given */
     double total_hours;          /* < 0 = not given */
     double total_usd;            /* < 0 = not given */
@@ -159,7 +163,8 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
  * is ignored; a repeatable option appends): the configuration file's
  * defaults go through it (cli/config.c). 0 or the exit code. */
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
-/* Prints the option lines of `command` (for --help). */
-void cf_cli_print_options(FILE *out, unsigned command);
+/* Prints the option lines of `command` (for --help), wrapped to `width`
+ * columns (0 = no limit). */
+void cf_cli_print_options(FILE *out, unsigned command, int width);
 
 #endif

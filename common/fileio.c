@@ -148,6 +148,11 @@ void cf_file_discard(cf_staged_file *f)
 
 cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out)
 {
+    return cf_file_stage_mode(path, data, len, 0600, out);
+}
+
+cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out)
+{
     memset(out, 0, sizeof *out);
     char dir[4096];
     cf_dirname(path, dir, sizeof dir);
@@ -160,8 +165,8 @@ cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_stage
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     snprintf(out->tmp, tmp_len, "%s/.%s.cloudfit-XXXXXX", dir, base);
-    /* The mode: the existing file's, else 0600 less the umask. */
-    mode_t mode = 0600;
+    /* The mode: the existing file's, else new_mode less the umask. */
+    mode_t mode = (mode_t)(new_mode & 0777);
     struct stat st;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         mode = st.st_mode & 07777;
@@ -223,8 +228,13 @@ cf_status cf_file_commit(cf_staged_file *f)
 
 cf_status cf_write_file_atomic(const char *path, const char *data, size_t len)
 {
+    return cf_write_file_atomic_mode(path, data, len, 0600);
+}
+
+cf_status cf_write_file_atomic_mode(const char *path, const char *data, size_t len, unsigned new_mode)
+{
     cf_staged_file f;
-    cf_status st = cf_file_stage(path, data, len, &f);
+    cf_status st = cf_file_stage_mode(path, data, len, new_mode, &f);
     if (st == CF_OK)
         st = cf_file_commit(&f);
     return st;

@@ -1,8 +1,20 @@
 /* --emit k8s: a Kubeflow Training Operator PyTorchJob (kubeflow.org/v1).
  * Each replica is a whole VM of the chosen type (node selector on the
- * instance type, all its GPUs under the device plugin's resource name:
- * nvidia.com/gpu, or amd.com/gpu for AMD), torchrun as the command (the
- * operator passes the PET_* rendezvous settings).
+ * labels the cloud's managed Kubernetes sets, all its GPUs under the device
+ * plugin's resource name: nvidia.com/gpu, or amd.com/gpu for AMD), in an
+ * image built for that GPU and CPU architecture (data/launch_images.csv),
+ * torchrun as the command (the operator passes the PET_* rendezvous
+ * settings).
+ *
+ * Node labels: only ones the node carries without anyone adding them.
+ * kubernetes.io/arch is set by the kubelet on every node. The instance
+ * type label node.kubernetes.io/instance-type is set by the cloud
+ * provider's node controller on EKS, GKE and AKS with the cloud's own type
+ * name. GKE also labels GPU nodes cloud.google.com/gke-accelerator with the
+ * GPU type: an N1 host carries attached GPUs of any type, so the instance
+ * type alone does not pick them. Lambda has no managed Kubernetes that
+ * labels its instance types: no instance-type selector is written there;
+ * --node-selector KEY=VALUE adds the user's own (any cloud).
  *
  * Shapes, following the operator's validating webhook
  * (pkg/webhooks/pytorch/pytorchjob_webhook.go, v1.9.0): on-demand and
@@ -22,6 +34,7 @@
 
 #include "cloudfit/render/emit_common.h"
 #include "cloudfit/common/yaml_out.h"
+#include "cloudfit/pricing.h"
 
 /* The label (and taint) each managed Kubernetes service puts on spot nodes. */
 static void spot_label(const char *cloud, const char **key, const char **value)
@@ -50,11 +63,77 @@ static void k8s_literal(cf_yaml_out *y, const char *word, cf_buf *scratch)
     yo_str(y, cf_buf_cstr(scratch), 0);
 }
 
+/* The managed Kubernetes service of a cloud that labels its nodes with the
+ * cloud's instance type (node.kubernetes.io/instance-type); NULL = none. */
+static const char *managed_kubernetes(const char *cloud)
+{
+    if (strcmp(cloud, "aws") == 0)
+        return "EKS";
+    if (strcmp(cloud, "gcp") == 0)
+        return "GKE";
+    if (strcmp(cloud, "azure") == 0)
+        return "AKS";
+    return NULL;
+}
+
+/* A label selector KEY=VALUE as Kubernetes accepts it: the key an optional
+ * DNS-subdomain prefix and "/" then a name of at most 63 characters
+ * (alphanumerics, '-', '_', '.', alphanumeric at both ends), the value
+ * empty or such a name. */
+static int label_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 63)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && !((c == '-' || c == '_' || c == '.') && i > 0 && i + 1 < n))
+            return 0;
+    }
+    return 1;
+}
+
+static int dns_subdomain_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 253)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && !((c == '-' || c == '.') && i > 0 && i + 1 < n))
+            return 0;
+    }
+    return 1;
+}
+
+cf_status cf_emit_k8s_check_selector(const char *selector)
+{
+    const char *eq = strchr(selector, '=');
+    const char *slash = eq ? memchr(selector, '/', (size_t)(eq - selector)) : NULL;
+    int ok = eq != NULL;
+    if (ok && slash)
+        ok = dns_subdomain_ok(selector, (size_t)(slash - selector)) &&
+             label_name_ok(slash + 1, (size_t)(eq - slash - 1));
+    else if (ok)
+        ok = label_name_ok(selector, (size_t)(eq - selector));
+    if (ok && eq[1])
+        ok = label_name_ok(eq + 1, strlen(eq + 1));
+    if (!ok) {
+        cf_error_set(CF_ERR_USAGE, "--node-selector '%s' is not a Kubernetes label selector KEY=VALUE", selector);
+        cf_error_hint("e.g. --node-selector lambda.ai/instance-type=gpu_1x_gh200 (a key of at most 63 characters, "
+                      "optionally prefixed DOMAIN/, and a value of letters, digits, '-', '_', '.')");
+        return CF_ERR_USAGE;
+    }
+    return CF_OK;
+}
+
 typedef struct {
     const cf_report *r;
     const cf_shell_words *entry;
     const cf_emit_env_list *env;
     const cf_emit_accelerator *acc;
+    const char *image;
+    const cf_emit_k8s_options *k;
     int spot;              /* this job runs on spot VMs */
     const char *phase;     /* CLOUDFIT_PHASE of a mixed plan's job; "" = none */
 } pod_parts;
@@ -75,9 +154,19 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
     yo_map(y);
     yo_str(y, "nodeSelector", 0);
     yo_map(y);
-    yo_kv_quoted(y, "node.kubernetes.io/instance-type", c->vm->instance_type);
+    yo_kv_quoted(y, "kubernetes.io/arch", pp->acc->cpu_arch);
+    if (managed_kubernetes(c->vm->cloud))
+        yo_kv_quoted(y, "node.kubernetes.io/instance-type", c->vm->instance_type);
+    if (pp->acc->attached && pp->acc->gke_accelerator[0])
+        yo_kv_quoted(y, "cloud.google.com/gke-accelerator", pp->acc->gke_accelerator);
     if (spot_key)
         yo_kv_quoted(y, spot_key, spot_value);
+    for (size_t i = 0; i < pp->k->n_node_selectors; i++) {
+        const char *kv = pp->k->node_selectors[i], *eq = strchr(kv, '=');
+        scratch->len = 0;
+        cf_buf_append(scratch, kv, (size_t)(eq - kv));
+        yo_kv_quoted(y, cf_buf_cstr(scratch), eq + 1);
+    }
     yo_map_end(y);
     if (spot_key) {
         yo_str(y, "tolerations", 0);
@@ -94,7 +183,7 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
     yo_seq(y);
     yo_map(y);
     yo_kv_str(y, "name", "pytorch");
-    yo_kv_str(y, "image", "pytorch/pytorch:latest");
+    yo_kv_str(y, "image", pp->image);
     /* No shell runs in the container: one list element per word. */
     yo_str(y, "command", 0);
     yo_seq(y);
@@ -131,9 +220,25 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
     yo_map_end(y);
 }
 
+cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
+{
+    static const cf_emit_k8s_options none = {NULL, 0};
+    return cf_emit_k8s_with(r, entrypoint, &none, out);
+}
+
+/* The image for the VM's GPU and CPU architecture. */
+static cf_status image_for(const cf_report *r, const cf_vm *vm, const char *cpu_arch, char **image)
+{
+    const cf_gpu *gpu = r->catalog ? cf_catalog_gpu(r->catalog, vm->gpu_model) : NULL;
+    if (!gpu || !gpu->architecture[0])
+        return cf_error_set(CF_ERR_INVALID, "the GPU table has no architecture for %s: no container image can be chosen",
+                            vm->gpu_model);
+    return cf_emit_image_for(gpu->architecture, cpu_arch, image);
+}
+
 /* One PyTorchJob document named `name`: on spot VMs (elastic when
  * several) or on demand; `suspend` creates it suspended. */
-static cf_status job_doc(const cf_report *r, const cf_emit_job *job, const cf_emit_accelerator *acc, const char *name,
+static cf_status job_doc(const cf_report *r, const cf_emit_job *job, const pod_parts *parts, const char *name,
                          int spot, int suspend, const char *phase, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
@@ -189,7 +294,11 @@ static cf_status job_doc(const cf_report *r, const cf_emit_job *job, const cf_em
     }
     yo_str(&y, "pytorchReplicaSpecs", 0);
     yo_map(&y);
-    pod_parts pp = {r, &job->entry, &job->env, acc, spot, phase};
+    pod_parts pp = *parts;
+    pp.entry = &job->entry;
+    pp.env = &job->env;
+    pp.spot = spot;
+    pp.phase = phase;
     if (elastic) {
         replica(&y, &pp, "Worker", c->nodes, &scratch);
     } else {
@@ -208,23 +317,37 @@ static cf_status job_doc(const cf_report *r, const cf_emit_job *job, const cf_em
     return st;
 }
 
-cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
+cf_status cf_emit_k8s_with(const cf_report *r, const char *entrypoint, const cf_emit_k8s_options *k, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
+    for (size_t i = 0; i < k->n_node_selectors; i++)
+        if (cf_emit_k8s_check_selector(k->node_selectors[i]) != CF_OK)
+            return CF_ERR_USAGE;
     cf_emit_job job;
     cf_status st = cf_emit_job_begin(r, entrypoint, &job);
     if (st != CF_OK)
         return st;
     cf_emit_accelerator acc = {0};
-    if ((st = cf_emit_accelerator_for(c->vm, &acc)) != CF_OK)
+    char *image = NULL;
+    if ((st = cf_emit_accelerator_for(c->vm, &acc)) != CF_OK || (st = image_for(r, c->vm, acc.cpu_arch, &image)) != CF_OK)
         goto done;
+
     cf_emit_header(r, c->mixed ? "Kubeflow PyTorchJobs (a mixed plan)" : "Kubeflow PyTorchJob", out);
-    cf_buf_puts(out, "# Set the image to your training image. Apply: kubectl apply -f THIS_FILE\n");
+    cf_buf_printf(out, "# Image: %s: PyTorch with code for this GPU, published for %s\n"
+                       "# hosts (data/launch_images.csv); build your training image on it and set it here.\n"
+                       "# Apply: kubectl apply -f THIS_FILE\n",
+                  image, acc.cpu_arch);
+    if (!managed_kubernetes(c->vm->cloud))
+        cf_buf_printf(out, "# On %s no managed Kubernetes labels nodes with their instance type: no instance-type\n"
+                           "# selector is written%s.\n",
+                      c->vm->cloud, k->n_node_selectors ? "; the node selector has your --node-selector labels"
+                                                        : "; add your cluster's label with --node-selector KEY=VALUE");
     if (c->spot && c->nodes > 1)
         cf_buf_printf(out, "# Elastic (spot): %d Workers, the job goes on with %d to %d of them.\n", c->nodes,
                       cf_emit_min_nodes(r, c), c->nodes);
+    pod_parts parts = {r, &job.entry, &job.env, &acc, image, k, c->spot, ""};
     if (!c->mixed) {
-        st = job_doc(r, &job, &acc, job.name, c->spot, 0, "", out);
+        st = job_doc(r, &job, &parts, job.name, c->spot, 0, "", out);
     } else {
         /* Names: 48 characters at most plus "-sp" / "-od" keep
          * "<name>-worker-<index>" a 63-character label (4096 nodes). */
@@ -238,15 +361,16 @@ cf_status cf_emit_k8s(const cf_report *r, const char *entrypoint, cf_buf *out)
                       cf_buf_cstr(&sp), cf_buf_cstr(&od), cf_buf_cstr(&sp), cf_buf_cstr(&od));
         st = cf_buf_failed(&sp) || cf_buf_failed(&od) ? cf_error_set(CF_ERR_NOMEM, "out of memory") : CF_OK;
         if (st == CF_OK)
-            st = job_doc(r, &job, &acc, cf_buf_cstr(&sp), 1, 0, "spot", out);
+            st = job_doc(r, &job, &parts, cf_buf_cstr(&sp), 1, 0, "spot", out);
         cf_buf_puts(out, "---\n");
         if (st == CF_OK)
-            st = job_doc(r, &job, &acc, cf_buf_cstr(&od), 0, 1, "ondemand", out);
+            st = job_doc(r, &job, &parts, cf_buf_cstr(&od), 0, 1, "ondemand", out);
         cf_buf_free(&sp);
         cf_buf_free(&od);
     }
 
 done:
+    free(image);
     cf_emit_accelerator_free(&acc);
     cf_emit_job_free(&job);
     return st;

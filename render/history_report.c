@@ -1,6 +1,7 @@
 /* Renders the results of `cloudfit history` and `cloudfit record`
  * (history_report.h). */
 #include "cloudfit/render/history_report.h"
+#include "cloudfit/render/text_table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -95,51 +96,61 @@ static void csv_config(cf_buf *out, const cf_history_config *c, int last)
 
 void cf_history_list_table(const cf_history_list_report *r, cf_buf *out)
 {
-    static const char *const titles[] = {"ID", "CREATED", "SPEC", "CLOUD/REGION", "INSTANCE", "NODES×GPUS",
-                                         "GLOBAL", "HOURS", "TOTAL $", "BRANCH", "COMMIT"};
-    enum { NC = sizeof titles / sizeof *titles };
-    static const int right[NC] = {1, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0};
-    int widths[NC];
-    for (int c = 0; c < NC; c++)
-        widths[c] = cf_utf8_width(titles[c]);
-    char(*cells)[NC][96] = calloc(r->n ? r->n : 1, sizeof *cells);
-    if (!cells) {
+    /* narrow terminals: the commit, global batch, branch and region go first, the date loses its
+     * year and seconds; names are cut last */
+    static const cf_text_column columns[] = {
+        {"ID", 1, 0, 0, 0, NULL},        {"CREATED", 0, 0, 0, 4, NULL},   {"SPEC", 0, 0, 1, 0, NULL},
+        {"CLOUD/REGION", 0, 5, 1, 0, NULL}, {"INSTANCE", 0, 0, 1, 0, NULL}, {"NODES×GPUS", 0, 0, 0, 0, NULL},
+        {"GLOBAL", 1, 2, 0, 0, NULL},    {"TIME", 1, 0, 0, 0, NULL},      {"TOTAL $", 1, 0, 0, 0, NULL},
+        {"BRANCH", 0, 3, 1, 0, NULL},    {"COMMIT", 0, 1, 0, 0, NULL}};
+    enum { NC = sizeof columns / sizeof *columns, CELL = 96 };
+    char(*cells)[NC][CELL] = calloc(r->n ? r->n : 1, sizeof *cells);
+    char(*created_short)[CELL] = calloc(r->n ? r->n : 1, sizeof *created_short);
+    const char **ptr = calloc(r->n * NC + 1, sizeof *ptr), **short_ptr = calloc(r->n * NC + 1, sizeof *short_ptr);
+    if (!cells || !created_short || !ptr || !short_ptr) {
+        free(cells);
+        free(created_short);
+        free(ptr);
+        free(short_ptr);
         out->failed = 1;
         return;
     }
     for (size_t i = 0; i < r->n; i++) {
         const cf_history_row *row = &r->rows[i];
         const cf_history_config *c = &row->chosen;
-        snprintf(cells[i][0], 96, "%lld", row->id);
-        snprintf(cells[i][1], 96, "%s", row->created_at);
-        snprintf(cells[i][2], 96, "%s", row->spec_name);
-        snprintf(cells[i][3], 96, "%s/%s", c->cloud, c->region);
-        snprintf(cells[i][4], 96, "%s%s", c->instance_type, c->spot ? " (spot)" : "");
-        snprintf(cells[i][5], 96, "%d×%d %s", c->nodes, c->gpus_per_node, c->gpu);
-        snprintf(cells[i][6], 96, "%ld", c->global_batch);
-        snprintf(cells[i][7], 96, "%.1f", c->hours);
-        snprintf(cells[i][8], 96, "%.2f", c->total_usd);
-        snprintf(cells[i][9], 96, "%.40s", row->ci.branch[0] ? row->ci.branch : "-");
-        snprintf(cells[i][10], 96, "%.10s", row->ci.commit[0] ? row->ci.commit : "-");
+        snprintf(cells[i][0], CELL, "%lld", row->id);
+        snprintf(cells[i][1], CELL, "%s", row->created_at);
+        /* "2026-11-27T14:56:03Z" → "11-27 14:56" */
+        snprintf(created_short[i], CELL, "%.5s %.5s", strlen(row->created_at) >= 16 ? row->created_at + 5 : row->created_at,
+                 strlen(row->created_at) >= 16 ? row->created_at + 11 : "");
+        snprintf(cells[i][2], CELL, "%s", row->spec_name);
+        snprintf(cells[i][3], CELL, "%s/%s", c->cloud, c->region);
+        snprintf(cells[i][4], CELL, "%s%s", c->instance_type, c->spot ? " (spot)" : "");
+        snprintf(cells[i][5], CELL, "%d×%d %s", c->nodes, c->gpus_per_node, c->gpu);
+        snprintf(cells[i][6], CELL, "%ld", c->global_batch);
+        cf_text_duration(c->hours, cells[i][7], CELL);
+        snprintf(cells[i][8], CELL, "%.2f", c->total_usd);
+        snprintf(cells[i][9], CELL, "%.40s", row->ci.branch[0] ? row->ci.branch : "-");
+        snprintf(cells[i][10], CELL, "%.10s", row->ci.commit[0] ? row->ci.commit : "-");
         for (int k = 0; k < NC; k++) {
             /* Control characters from outside (branch names) are shown as '?'. */
             for (char *p = cells[i][k]; *p; p++)
                 if ((unsigned char)*p < 0x20 || *p == 0x7f)
                     *p = '?';
-            if (cf_utf8_width(cells[i][k]) > widths[k])
-                widths[k] = cf_utf8_width(cells[i][k]);
+            ptr[i * NC + (size_t)k] = cells[i][k];
         }
+        short_ptr[i * NC + 1] = created_short[i];
     }
-    for (int c = 0; c < NC; c++) {
-        cf_buf_pad(out, titles[c], c + 1 < NC ? widths[c] : 0, right[c]);
-        cf_buf_puts(out, c + 1 < NC ? "  " : "\n");
-    }
-    for (size_t i = 0; i < r->n; i++)
-        for (int c = 0; c < NC; c++) {
-            cf_buf_pad(out, cells[i][c], c + 1 < NC ? widths[c] : 0, right[c]);
-            cf_buf_puts(out, c + 1 < NC ? "  " : "\n");
-        }
+    cf_text_table t = {.columns = columns, .n_columns = NC, .cells = ptr, .short_cells = short_ptr, .n_rows = r->n,
+                       .width = r->width, .gap = 2, .highlight_row = -1};
+    cf_buf left_out = CF_BUF_INIT;
+    cf_text_table_render(&t, out, &left_out);
+    cf_text_table_note(&left_out, r->width, out);
+    cf_buf_free(&left_out);
     free(cells);
+    free(created_short);
+    free(ptr);
+    free(short_ptr);
 }
 
 void cf_history_list_csv(const cf_history_list_report *r, cf_buf *out)
@@ -312,8 +323,13 @@ cJSON *cf_history_diff_json(const cf_history_diff_report *r)
 
 void cf_history_prune_text(const cf_history_prune_report *r, cf_buf *out)
 {
-    cf_buf_printf(out, "pruned %lld recommendation%s created before %s from %s\n", r->n_deleted,
-                  r->n_deleted == 1 ? "" : "s", r->before, r->db_path);
+    if (r->dry_run)
+        cf_buf_printf(out, "dry run: prune would delete %lld recommendation%s created before %s from %s (with their "
+                           "alternatives, CI rows and gates; recorded measurements stay); nothing was deleted\n",
+                      r->n_deleted, r->n_deleted == 1 ? "" : "s", r->before, r->db_path);
+    else
+        cf_buf_printf(out, "pruned %lld recommendation%s created before %s from %s\n", r->n_deleted,
+                      r->n_deleted == 1 ? "" : "s", r->before, r->db_path);
 }
 
 void cf_record_text(const cf_record_report *r, cf_buf *out)

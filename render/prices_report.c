@@ -1,4 +1,5 @@
 /* Renders the results of `cloudfit prices` (prices_report.h). */
+#include "cloudfit/render/text_table.h"
 #include "cloudfit/render/prices_report.h"
 
 #include <stdio.h>
@@ -12,20 +13,32 @@ enum { MAX_COLS = 12, CELL = 128 };
 
 static void fmt_price(char *out, size_t n, double v) { v > 0 ? snprintf(out, n, "%.4g", v) : snprintf(out, n, "-"); }
 
-/* Pads a table of cells (rows × cols) to column widths. */
-static void put_table(cf_buf *b, char (*cells)[MAX_COLS][CELL], size_t n_rows, size_t n_cols, const int *right)
+/* The rows of cells (row 0 is the header) as a table fitted to `width`
+ * (0 = no limit); `columns` give alignment and what goes first
+ * (cloudfit/render/text_table.h). */
+static void put_table(cf_buf *b, char (*cells)[MAX_COLS][CELL], size_t n_rows, const cf_text_column *columns,
+                      size_t n_cols, int width)
 {
-    int width[MAX_COLS] = {0};
-    for (size_t r = 0; r < n_rows; r++)
-        for (size_t c = 0; c < n_cols; c++)
-            if (cf_utf8_width(cells[r][c]) > width[c])
-                width[c] = cf_utf8_width(cells[r][c]);
-    for (size_t r = 0; r < n_rows; r++) {
-        for (size_t c = 0; c < n_cols; c++) {
-            cf_buf_pad(b, cells[r][c], c + 1 < n_cols ? width[c] : 0, right[c]);
-            cf_buf_puts(b, c + 1 < n_cols ? "  " : "\n");
-        }
+    const char **ptr = calloc(n_rows * n_cols + 1, sizeof *ptr);
+    if (!ptr) {
+        b->failed = 1;
+        return;
     }
+    cf_text_column cols[MAX_COLS];
+    for (size_t c = 0; c < n_cols; c++) {
+        cols[c] = columns[c];
+        cols[c].title = cells[0][c];
+    }
+    for (size_t r = 1; r < n_rows; r++)
+        for (size_t c = 0; c < n_cols; c++)
+            ptr[(r - 1) * n_cols + c] = cells[r][c];
+    cf_text_table t = {.columns = cols, .n_columns = n_cols, .cells = ptr, .n_rows = n_rows - 1, .width = width,
+                       .gap = 2, .highlight_row = -1};
+    cf_buf left_out = CF_BUF_INIT;
+    cf_text_table_render(&t, b, &left_out);
+    cf_text_table_note(&left_out, width, b);
+    cf_buf_free(&left_out);
+    free(ptr);
 }
 
 /* A table of `n_rows` rows under a header, or a failed buffer. */
@@ -65,7 +78,9 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
 {
     static const char *const head[] = {"GPU", "CLOUD", "GPUS/VM", "$/GPU-HR", "SPOT $/GPU-HR",
                                        "CHEAPEST (ON-DEMAND)"};
-    static const int right[] = {0, 0, 0, 1, 1, 0};
+    /* narrow terminals: the VM sizes go first, then the spot price; the cheapest offer is cut */
+    static const cf_text_column columns[] = {{NULL, 0, 0, 0, 0, NULL}, {NULL, 0, 0, 0, 0, NULL}, {NULL, 0, 2, 1, 0, NULL},
+                                             {NULL, 1, 0, 0, 0, NULL}, {NULL, 1, 3, 0, 0, NULL}, {NULL, 0, 0, 1, 0, NULL}};
     char(*cells)[MAX_COLS][CELL] = new_cells(r->n_rows, head, 6, out);
     for (size_t i = 0; cells && i < r->n_rows; i++) {
         const cf_gpu_cloud_prices *g = &r->rows[i];
@@ -82,7 +97,7 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
             snprintf(row[5], CELL, "- (spot or flex-start only)");
     }
     if (cells)
-        put_table(out, cells, r->n_rows + 1, 6, right);
+        put_table(out, cells, r->n_rows + 1, columns, 6, r->width);
     free(cells);
     char line[512];
     cf_catalog_source_describe(r->source, line, sizeof line);
@@ -185,7 +200,12 @@ void cf_prices_offers_table(const cf_prices_offers_report *r, cf_buf *out)
     const cf_catalog_source *src = r->source;
     static const char *const head[] = {"CLOUD", "REGION",    "INSTANCE",   "GPUS",         "VCPUS", "MEM GIB",
                                        "NET GBPS", "$/HR", "SPOT $/HR", "SPOT PRICE", "INTERRUPTIONS"};
-    static const int right[] = {0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0};
+    /* narrow terminals: the spot price's kind goes first, then the VM's network, CPUs, memory and
+     * interruption rate; names are cut last */
+    static const cf_text_column columns[] = {
+        {NULL, 0, 0, 0, 0, NULL}, {NULL, 0, 0, 1, 0, NULL}, {NULL, 0, 0, 1, 0, NULL}, {NULL, 1, 0, 0, 0, NULL},
+        {NULL, 1, 3, 0, 0, NULL}, {NULL, 1, 4, 0, 0, NULL}, {NULL, 1, 2, 0, 0, NULL}, {NULL, 1, 0, 0, 0, NULL},
+        {NULL, 1, 0, 0, 0, NULL}, {NULL, 0, 1, 1, 0, NULL}, {NULL, 0, 5, 0, 0, NULL}};
     char(*cells)[MAX_COLS][CELL] = new_cells(r->n_offers, head, 11, out);
     for (size_t i = 0; cells && i < r->n_offers; i++) {
         const cf_vm *vm = r->offers[i];
@@ -203,7 +223,7 @@ void cf_prices_offers_table(const cf_prices_offers_report *r, cf_buf *out)
         interruptions_cell(&src->catalog, vm, row[10], CELL);
     }
     if (cells)
-        put_table(out, cells, r->n_offers + 1, 11, right);
+        put_table(out, cells, r->n_offers + 1, columns, 11, r->width);
     free(cells);
     char line[512];
     cf_catalog_source_describe(src, line, sizeof line);

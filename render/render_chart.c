@@ -71,8 +71,10 @@ void cf_report_front_chart(const cf_report_plots *p, int width, int height, int 
     char top[32], bottom[32], left[32], right[32];
     cf_svg_format_tick(ys.d1, "$", top, sizeof top);
     cf_svg_format_tick(ys.d0, "$", bottom, sizeof bottom);
-    cf_svg_format_tick(xs.d0, NULL, left, sizeof left);
-    cf_svg_format_tick(xs.d1, NULL, right, sizeof right);
+    /* sub-hour jobs in minutes: "0.166 … 0.174 hours" says less than "10.0 … 10.4 minutes" */
+    int minutes = xs.d1 < 1;
+    cf_svg_format_tick(minutes ? xs.d0 * 60 : xs.d0, NULL, left, sizeof left);
+    cf_svg_format_tick(minutes ? xs.d1 * 60 : xs.d1, NULL, right, sizeof right);
     int label_w = (int)fmax(strlen(top), strlen(bottom));
     cf_buf_printf(out, "\nTime vs cost, the Pareto front (%zu configurations)\n%*s  %s chosen, o on-demand, ^ spot",
                   p->n_front, label_w, "", color ? GREEN_BOLD "@" RESET : "@");
@@ -112,7 +114,7 @@ void cf_report_front_chart(const cf_report_plots *p, int width, int height, int 
         cf_buf_puts(out, "-");
     cf_buf_puts(out, "\n");
     char axis[64];
-    snprintf(axis, sizeof axis, "hours%s", x_log ? " (log)" : "");
+    snprintf(axis, sizeof axis, "%s%s", minutes ? "minutes" : "hours", x_log ? " (log)" : "");
     int inner = width - (int)strlen(left) - (int)strlen(right);
     int pad_l = (inner - (int)strlen(axis)) / 2;
     if (pad_l < 1)

@@ -11,13 +11,17 @@
 
 static const char *const style =
     "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;color:#222;background:#fff;margin:24px auto;"
-    "max-width:980px;padding:0 16px;line-height:1.45}\n"
+    "max-width:1140px;padding:0 16px;line-height:1.45}\n"
     "h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}\n"
     ".summary{font-size:1.05em;background:#f4f8fb;border-left:4px solid #0072B2;padding:.6em 1em}\n"
     ".meta{color:#555;font-size:.9em}\n"
     "figure{margin:0}figcaption{color:#555;font-size:.9em;margin-top:.3em}svg{max-width:100%;height:auto}\n"
-    "table{border-collapse:collapse;font-size:.88em;width:100%}th,td{padding:4px 6px;border-bottom:1px solid #e4e4e4;"
-    "text-align:right;white-space:nowrap}th{background:#f2f2f2}td.l,th.l{text-align:left;white-space:normal}\n"
+    /* The alternatives fit a 1200-pixel window: intervals on a line of their
+     * own under the value, names wrap; a narrower window scrolls the table. */
+    "table{border-collapse:collapse;font-size:.85em;width:100%}th,td{padding:4px 5px;border-bottom:1px solid #e4e4e4;"
+    "text-align:right;white-space:nowrap;vertical-align:top}th{background:#f2f2f2;white-space:normal}"
+    "td.l,th.l{text-align:left;white-space:normal;overflow-wrap:anywhere}\n"
+    ".iv{display:block;color:#666;font-size:.85em;font-weight:normal}\n"
     ".scroll{overflow-x:auto}\n"
     "tr.chosen td{background:#e8f5ec;font-weight:bold}\n"
     "pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.8em}\n";
@@ -32,22 +36,25 @@ static void money(cf_buf *out, double usd)
         cf_buf_printf(out, "$%.2f", usd);
 }
 
-static void hours_cell(cf_buf *out, const cf_plot_point *pt)
+/* The value, and its 80 % interval on a line of its own in a table
+ * (`block`) or in brackets in running text. */
+static void hours_cell(cf_buf *out, const cf_plot_point *pt, int block)
 {
     cf_buf_printf(out, "%.3g", pt->hours);
     if (pt->hours_p10 > 0)
-        cf_buf_printf(out, " (%.3g–%.3g)", pt->hours_p10, pt->hours_p90);
+        cf_buf_printf(out, block ? "<span class=\"iv\">%.3g–%.3g</span>" : " (%.3g–%.3g)", pt->hours_p10,
+                      pt->hours_p90);
 }
 
-static void usd_cell(cf_buf *out, const cf_plot_point *pt)
+static void usd_cell(cf_buf *out, const cf_plot_point *pt, int block)
 {
     money(out, pt->usd);
     if (pt->usd_p10 > 0) {
-        cf_buf_puts(out, " (");
+        cf_buf_puts(out, block ? "<span class=\"iv\">" : " (");
         money(out, pt->usd_p10);
         cf_buf_puts(out, "–");
         money(out, pt->usd_p90);
-        cf_buf_puts(out, ")");
+        cf_buf_puts(out, block ? "</span>" : ")");
     }
 }
 
@@ -66,9 +73,9 @@ static void summary(const cf_report_plots *p, cf_buf *out)
     cf_buf_puts(out, "/");
     esc(out, c->vm->region);
     cf_buf_printf(out, ", %s</strong>: ", c->spot ? "spot" : "on-demand");
-    hours_cell(out, pt);
+    hours_cell(out, pt, 0);
     cf_buf_puts(out, " h, ");
-    usd_cell(out, pt);
+    usd_cell(out, pt, 0);
     cf_buf_printf(out, ".<br>Batch %d per GPU × %d accumulation = global batch %ld; learning rate %.4g (%s rule); "
                        "statistical efficiency %.0f%%.",
                   c->local_batch, c->accumulation, c->global_batch, c->lr.lr, cf_lr_rule_name(c->lr.rule_used),
@@ -136,9 +143,9 @@ static void alternatives(const cf_report_plots *p, cf_buf *out)
         esc(out, c->vm->gpu_model);
         cf_buf_printf(out, "</td><td>%d</td><td>%d</td><td>%ld</td><td>%.4g</td><td>", c->local_batch, c->accumulation,
                       c->global_batch, c->lr.lr);
-        hours_cell(out, pt);
+        hours_cell(out, pt, 1);
         cf_buf_printf(out, "</td><td>%.2f</td><td>", c->usd_per_hour);
-        usd_cell(out, pt);
+        usd_cell(out, pt, 1);
         cf_buf_puts(out, "</td></tr>\n");
     }
     cf_buf_puts(out, "</tbody>\n</table></div>\n");

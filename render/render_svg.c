@@ -99,6 +99,147 @@ static void legend_line(cf_buf *out, double x, double *y, const cf_svg_style *st
     *y += 18;
 }
 
+
+/* ---- labels that avoid the points and each other --------------------------------------- */
+
+/* A box in user units. */
+typedef struct {
+    double x0, y0, x1, y1;
+} label_box;
+
+/* What a label must not cover: markers, and the labels placed so far. */
+typedef struct {
+    label_box *items;
+    size_t n, cap;
+} obstacles;
+
+static void add_box(obstacles *o, label_box b)
+{
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 32;
+        label_box *items = realloc(o->items, cap * sizeof *items);
+        if (!items)
+            return; /* placement then only avoids what it knows */
+        o->items = items;
+        o->cap = cap;
+    }
+    o->items[o->n++] = b;
+}
+
+static label_box around(double x, double y, double half)
+{
+    return (label_box){x - half, y - half, x + half, y + half};
+}
+
+/* The box a text of `size` takes at (x, y) with its anchor: DejaVu Sans,
+ * the plots' font, is about 0.64 em wide per character (digits and
+ * capitals, the widest of what labels hold), 0.93 em above the baseline
+ * and 0.24 em below. */
+static label_box text_box(double x, double y, cf_svg_anchor anchor, double size, const char *text)
+{
+    double w = 0.64 * size * (double)cf_utf8_width(text);
+    double x0 = anchor == CF_SVG_START ? x : anchor == CF_SVG_END ? x - w : x - w / 2;
+    return (label_box){x0, y - 0.93 * size, x0 + w, y + 0.24 * size};
+}
+
+static int overlaps(label_box a, label_box b)
+{
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+static double box_gap(label_box a, label_box b)
+{
+    double dx = fmax(fmax(a.x0 - b.x1, b.x0 - a.x1), 0), dy = fmax(fmax(a.y0 - b.y1, b.y0 - a.y1), 0);
+    return sqrt(dx * dx + dy * dy);
+}
+
+/* Whether a label box fits inside the plot area and covers nothing. */
+static int free_at(const cf_svg_plot *plot, const obstacles *o, label_box b)
+{
+    if (b.x0 < plot->left + 2 || b.x1 > plot->left + plot->width - 2 || b.y0 < plot->top + 2 ||
+        b.y1 > plot->top + plot->height - 2)
+        return 0;
+    for (size_t i = 0; i < o->n; i++)
+        if (overlaps(b, o->items[i]))
+            return 0;
+    return 1;
+}
+
+/* Where the deadline's label goes: beside its line, from the top down,
+ * left of it first. */
+static void place_deadline_label(const cf_svg_plot *plot, obstacles *o, double x, const char *text, double *lx,
+                                 double *ly, cf_svg_anchor *anchor)
+{
+    for (double y = plot->top + 14; y < plot->top + plot->height; y += 13)
+        for (int side = 0; side < 2; side++) {
+            cf_svg_anchor a = side == 0 ? CF_SVG_END : CF_SVG_START;
+            double tx = side == 0 ? x - 4 : x + 4;
+            label_box b = text_box(tx, y, a, 11, text);
+            if (free_at(plot, o, b)) {
+                *lx = tx, *ly = y, *anchor = a;
+                add_box(o, b);
+                return;
+            }
+        }
+    *lx = x - 4, *ly = plot->top + 14, *anchor = CF_SVG_END;
+}
+
+/* Where the budget's label goes: above its line, from the right end
+ * leftwards, then below it. */
+static void place_budget_label(const cf_svg_plot *plot, obstacles *o, double y, const char *text, double *lx,
+                               double *ly)
+{
+    double right = plot->left + plot->width;
+    for (int below = 0; below < 2; below++)
+        for (double x = right - 4; x > plot->left + 40; x -= 12) {
+            double ty = below ? y + 14 : y - 5;
+            label_box b = text_box(x, ty, CF_SVG_END, 11, text);
+            if (free_at(plot, o, b)) {
+                *lx = x, *ly = ty;
+                add_box(o, b);
+                return;
+            }
+        }
+    *lx = right - 4, *ly = y - 5;
+}
+
+/* The "chosen" label: the nearest free place around the ring (eight
+ * directions, farther out step by step) that is nearer the ring than any
+ * other point, so it cannot be read as another point's; a leader line
+ * joins it to the ring when it is not right beside it. */
+static void chosen_label(cf_buf *out, const cf_svg_plot *plot, obstacles *o, const label_box *points, size_t n_points,
+                         double x, double y)
+{
+    static const double dirs[8][2] = {{1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}};
+    const char *text = "chosen";
+    label_box ring = around(x, y, 11);
+    for (double r = 14; r <= 120; r += 10)
+        for (int d = 0; d < 8; d++) {
+            double dx = dirs[d][0], dy = dirs[d][1];
+            cf_svg_anchor a = dx > 0 ? CF_SVG_START : dx < 0 ? CF_SVG_END : CF_SVG_MIDDLE;
+            double tx = x + dx * r, ty = y + dy * r + (dy > 0 ? 12 : dy == 0 ? 4 : 0);
+            label_box b = text_box(tx, ty, a, 12, text);
+            if (!free_at(plot, o, b))
+                continue;
+            double own = box_gap(b, ring);
+            int nearer_other = 0;
+            for (size_t i = 0; i < n_points && !nearer_other; i++)
+                nearer_other = !overlaps(points[i], ring) && box_gap(b, points[i]) <= own;
+            if (nearer_other)
+                continue;
+            if (own > 6) { /* the leader: from the ring's edge to the label */
+                double cx = fmin(fmax(x, b.x0), b.x1), cy = fmin(fmax(y, b.y0), b.y1);
+                double len = hypot(cx - x, cy - y);
+                cf_svg_line(out, x + (cx - x) * 11 / len, y + (cy - y) * 11 / len, cx, cy,
+                            &(cf_svg_style){.stroke = "#111111", .stroke_width = 1}, " class=\"chosen-leader\"");
+            }
+            cf_svg_text(out, tx, ty, a, 12, text, " class=\"chosen-label\" font-weight=\"bold\"");
+            add_box(o, b);
+            return;
+        }
+    cf_svg_text(out, x + 14, y - 10, CF_SVG_START, 12, text, " class=\"chosen-label\" font-weight=\"bold\"");
+}
+
 void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
 {
     double x0, x1, y0, y1;
@@ -135,8 +276,6 @@ void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
         cf_svg_line(out, x, plot.top, x, bottom, &(cf_svg_style){.stroke = "#C0392B", .stroke_width = 1.5, .dash = "6 4"},
                     a.data);
         cf_buf_free(&a);
-        snprintf(label, sizeof label, "deadline %g h", p->deadline_hours);
-        cf_svg_text(out, x - 4, plot.top + 14, CF_SVG_END, 11, label, NULL);
     }
     if (show_budget) {
         double y = cf_svg_map(&plot.y, p->budget_usd);
@@ -146,8 +285,6 @@ void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
         cf_svg_line(out, plot.left, y, right, y, &(cf_svg_style){.stroke = "#8E44AD", .stroke_width = 1.5, .dash = "2 3"},
                     a.data);
         cf_buf_free(&a);
-        snprintf(label, sizeof label, "budget $%g", p->budget_usd);
-        cf_svg_text(out, right - 4, y - 5, CF_SVG_END, 11, label, NULL);
     }
     /* The front as a staircase of grey segments, then whiskers, then the points. */
     if (p->n_front > 1) {
@@ -212,10 +349,31 @@ void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
                       tip.data);
         cf_buf_free(&a);
         cf_buf_free(&tip);
-        int left_side = x > plot.left + plot.width * 0.75;
-        double label_y = y - 10 > plot.top + 16 ? y - 10 : y + 22; /* below it near the top edge */
-        cf_svg_text(out, left_side ? x - 14 : x + 14, label_y, left_side ? CF_SVG_END : CF_SVG_START, 12, "chosen",
-                    " font-weight=\"bold\"");
+        /* Labels that cover no point and no other label: the chosen one's
+         * first, then the deadline's and the budget's beside their lines. */
+        obstacles o = {0};
+        label_box *points = calloc(p->n_front + 1, sizeof *points);
+        for (size_t i = 0; points && i < p->n_front; i++) {
+            points[i] = around(cf_svg_map(&plot.x, p->front[i].hours), cf_svg_map(&plot.y, p->front[i].usd), 6);
+            add_box(&o, points[i]);
+        }
+        add_box(&o, around(x, y, 11));
+        chosen_label(out, &plot, &o, points, points ? p->n_front : 0, x, y);
+        if (show_deadline) {
+            double lx, ly;
+            cf_svg_anchor anchor;
+            snprintf(label, sizeof label, "deadline %g h", p->deadline_hours);
+            place_deadline_label(&plot, &o, cf_svg_map(&plot.x, p->deadline_hours), label, &lx, &ly, &anchor);
+            cf_svg_text(out, lx, ly, anchor, 11, label, " class=\"deadline-label\"");
+        }
+        if (show_budget) {
+            double lx, ly;
+            snprintf(label, sizeof label, "budget $%g", p->budget_usd);
+            place_budget_label(&plot, &o, cf_svg_map(&plot.y, p->budget_usd), label, &lx, &ly);
+            cf_svg_text(out, lx, ly, CF_SVG_END, 11, label, " class=\"budget-label\"");
+        }
+        free(points);
+        free(o.items);
     }
     /* Legend. */
     double lx = CF_PLOT_WIDTH - LEGEND_WIDTH + 10, ly = plot.top + 12;

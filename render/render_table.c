@@ -1,14 +1,13 @@
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/render/render_catalog.h"
+#include "cloudfit/render/text_table.h"
 #include "cloudfit/render.h"
 #include "cloudfit/pricing/regions.h"
 
-#define GREEN "\033[32m"
-#define BOLD "\033[1m"
-#define RESET "\033[0m"
 
 /* 12345.6 → "12,346"; keeps `decimals` below 100. */
 static void fmt_money(char *out, size_t n, double v)
@@ -37,84 +36,81 @@ static void fmt_count(char *out, size_t n, double v)
         fmt_money(out, n, v);
 }
 
-typedef struct {
-    const char *title;
-    int width;
-    int right;
-} column;
-
-static const column columns[] = {
-    {"#", 2, 1},       {"CLOUD/REGION", 22, 0}, {"INSTANCE", 24, 0}, {"NODES×GPUS", 14, 0},
-    {"BATCH/GPU", 9, 1}, {"ACCUM", 5, 1},       {"GLOBAL", 7, 1},    {"LR", 9, 1},
-    {"HOURS (80%)", 7, 1}, {"$/HR", 8, 1},      {"TOTAL $ (80%)", 9, 1}, {"CHOSEN", 6, 0},
+/* The ranking's columns and what goes first when the terminal is narrow
+ * (cloudfit/render/text_table.h): the redundant mark, the accumulation,
+ * the global batch, the VM price, then the intervals, then the region,
+ * batch and LR (the explanation below repeats the chosen one's). Rank,
+ * instance, shape, time and cost always stay. */
+static const cf_text_column columns[] = {
+    {"#", 1, 0, 0, 0, NULL},
+    {"CLOUD/REGION", 0, 9, 1, 0, NULL},
+    {"INSTANCE", 0, 0, 1, 0, NULL},
+    {"NODES×GPUS", 0, 0, 0, 0, NULL},
+    {"BATCH/GPU", 1, 7, 0, 0, NULL},
+    {"ACCUM", 1, 2, 0, 0, NULL},
+    {"GLOBAL", 1, 3, 0, 0, NULL},
+    {"LR", 1, 8, 0, 0, NULL},
+    {"TIME (80%)", 1, 0, 0, 5, "TIME"},
+    {"$/HR", 1, 4, 0, 0, NULL},
+    {"TOTAL $ (80%)", 1, 0, 0, 6, "TOTAL $"},
+    {"CHOSEN", 0, 1, 0, 0, NULL},
 };
 #define N_COLUMNS (sizeof columns / sizeof *columns)
+#define CELL 96
 
-static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][96])
+static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][CELL], char shorts[N_COLUMNS][CELL])
 {
-    snprintf(cells[0], 96, "%zu", rank);
-    snprintf(cells[1], 96, "%s/%s", c->vm->cloud, c->vm->region);
-    snprintf(cells[2], 96, "%s%s", c->vm->instance_type,
+    snprintf(cells[0], CELL, "%zu", rank);
+    snprintf(cells[1], CELL, "%s/%s", c->vm->cloud, c->vm->region);
+    snprintf(cells[2], CELL, "%s%s", c->vm->instance_type,
              !c->spot ? "" : c->mixed ? " (spot+od)" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
-    snprintf(cells[3], 96, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
-    snprintf(cells[4], 96, "%d", c->local_batch);
-    snprintf(cells[5], 96, "%d", c->accumulation);
-    snprintf(cells[6], 96, "%ld", c->global_batch);
-    snprintf(cells[7], 96, "%.4g", c->lr.lr);
-    /* the point value and the 80 % interval: "18.9 h (16.4–21.8)" */
-    snprintf(cells[8], 96, "%.1f h (%.1f–%.1f)", c->hours, c->hours_p10, c->hours_p90);
-    snprintf(cells[9], 96, "%.2f", c->usd_per_hour);
+    snprintf(cells[3], CELL, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
+    snprintf(cells[4], CELL, "%d", c->local_batch);
+    snprintf(cells[5], CELL, "%d", c->accumulation);
+    snprintf(cells[6], CELL, "%ld", c->global_batch);
+    snprintf(cells[7], CELL, "%.4g", c->lr.lr);
+    /* the point value and the 80 % interval: "18.9 h (16.4–21.8)", "12 min (10–15)" */
+    cf_text_duration_range(c->hours, c->hours_p10, c->hours_p90, cells[8], CELL);
+    cf_text_duration(c->hours, shorts[8], CELL);
+    snprintf(cells[9], CELL, "%.2f", c->usd_per_hour);
     char usd[24], lo[24], hi[24];
     fmt_money(usd, sizeof usd, c->total_usd);
     fmt_money(lo, sizeof lo, c->total_usd_p10);
     fmt_money(hi, sizeof hi, c->total_usd_p90);
-    snprintf(cells[10], 96, "%s (%s–%s)", usd, lo, hi);
-    snprintf(cells[11], 96, "%s", rank == 1 ? "✔" : "");
+    snprintf(cells[10], CELL, "%s (%s–%s)", usd, lo, hi);
+    snprintf(shorts[10], CELL, "%s", usd);
+    snprintf(cells[11], CELL, "%s", rank == 1 ? "✔" : "");
 }
 
-static void rule(cf_buf *out, int total)
+static void table(const cf_report *r, cf_buf *out, int color, int width)
 {
-    for (int i = 0; i < total; i++)
-        cf_buf_puts(out, "-");
-    cf_buf_puts(out, "\n");
-}
-
-static void table(const cf_report *r, cf_buf *out, int color)
-{
-    int widths[N_COLUMNS], total = 0;
-    char cells[N_COLUMNS][96];
-    for (size_t c = 0; c < N_COLUMNS; c++)
-        widths[c] = cf_utf8_width(columns[c].title);
-    for (size_t i = 0; i < r->advice->n_ranked; i++) {
-        row_cells(&r->advice->ranked[i], i + 1, cells);
-        for (size_t c = 0; c < N_COLUMNS; c++)
-            if (cf_utf8_width(cells[c]) > widths[c])
-                widths[c] = cf_utf8_width(cells[c]);
-    }
-    for (size_t c = 0; c < N_COLUMNS; c++)
-        total += widths[c] + 2;
-    rule(out, total);
-    for (size_t c = 0; c < N_COLUMNS; c++) {
-        cf_buf_puts(out, " ");
-        cf_buf_pad(out, columns[c].title, widths[c], columns[c].right);
-        cf_buf_puts(out, c + 1 < N_COLUMNS ? " " : "\n");
-    }
-    rule(out, total);
-    for (size_t i = 0; i < r->advice->n_ranked; i++) {
-        row_cells(&r->advice->ranked[i], i + 1, cells);
-        if (color && i == 0)
-            cf_buf_puts(out, GREEN BOLD);
-        for (size_t c = 0; c < N_COLUMNS; c++) {
-            cf_buf_puts(out, " ");
-            cf_buf_pad(out, cells[c], c + 1 < N_COLUMNS ? widths[c] : 0, columns[c].right);
-            if (c + 1 < N_COLUMNS)
-                cf_buf_puts(out, " ");
+    size_t n = r->advice->n_ranked;
+    char(*cells)[N_COLUMNS][CELL] = calloc(n ? n : 1, sizeof *cells);
+    char(*shorts)[N_COLUMNS][CELL] = calloc(n ? n : 1, sizeof *shorts);
+    const char **cell_ptr = calloc(n * N_COLUMNS + 1, sizeof *cell_ptr);
+    const char **short_ptr = calloc(n * N_COLUMNS + 1, sizeof *short_ptr);
+    if (!cells || !shorts || !cell_ptr || !short_ptr) {
+        out->failed = 1;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            row_cells(&r->advice->ranked[i], i + 1, cells[i], shorts[i]);
+            for (size_t c = 0; c < N_COLUMNS; c++) {
+                cell_ptr[i * N_COLUMNS + c] = cells[i][c];
+                short_ptr[i * N_COLUMNS + c] = shorts[i][c][0] ? shorts[i][c] : NULL;
+            }
         }
-        if (color && i == 0)
-            cf_buf_puts(out, RESET);
-        cf_buf_puts(out, "\n");
+        cf_text_table t = {.columns = columns, .n_columns = N_COLUMNS, .cells = cell_ptr, .short_cells = short_ptr,
+                           .n_rows = n, .width = width, .lead = 1, .gap = 2, .rules = 1, .pad_last_title = 1,
+                           .highlight_row = 0, .color = color};
+        cf_buf left_out = CF_BUF_INIT;
+        cf_text_table_render(&t, out, &left_out);
+        cf_text_table_note(&left_out, width, out);
+        cf_buf_free(&left_out);
     }
-    rule(out, total);
+    free(cells);
+    free(shorts);
+    free(cell_ptr);
+    free(short_ptr);
 }
 
 static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
@@ -129,12 +125,18 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
         double conf = 100 * (s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE);
         cf_buf_puts(out, " that meet");
         if (s->search.deadline_hours > 0) {
-            if (c->spot && c->spot_est.valid) /* the plan's own distribution, at its check quantile */
-                cf_buf_printf(out, " the deadline (median %.1f h; q%.2f %.1f h ≤ %g h)", c->hours,
-                              c->spot_est.check_quantile, c->hours_at_confidence, s->search.deadline_hours);
-            else
-                cf_buf_printf(out, " the deadline (%.1f h; %.1f h at %.0f%% ≤ %g h)", c->hours, c->hours_at_confidence,
-                              conf, s->search.deadline_hours);
+            if (c->spot && c->spot_est.valid) { /* the plan's own distribution, at its check quantile */
+                char point[32], at[32];
+                cf_text_duration(c->hours, point, sizeof point);
+                cf_text_duration(c->hours_at_confidence, at, sizeof at);
+                cf_buf_printf(out, " the deadline (median %s; q%.2f %s ≤ %g h)", point, c->spot_est.check_quantile, at,
+                              s->search.deadline_hours);
+            } else {
+                char point[32], at[32];
+                cf_text_duration(c->hours, point, sizeof point);
+                cf_text_duration(c->hours_at_confidence, at, sizeof at);
+                cf_buf_printf(out, " the deadline (%s; %s at %.0f%% ≤ %g h)", point, at, conf, s->search.deadline_hours);
+            }
         }
         if (s->search.deadline_hours > 0 && s->search.budget_usd > 0)
             cf_buf_puts(out, " and");
@@ -278,14 +280,16 @@ static void explanation(const cf_report *r, cf_buf *out)
         cf_buf_printf(out, "  note: %s\n", in->notes[i]);
 }
 
-void cf_report_table(const cf_report *r, cf_buf *out, int color)
+void cf_report_table(const cf_report *r, cf_buf *out, int color) { cf_report_table_fit(r, out, color, 0); }
+
+void cf_report_table_fit(const cf_report *r, cf_buf *out, int color, int width)
 {
     char offers[32], feasible[32];
     fmt_count(offers, sizeof offers, (double)r->n_offers);
     fmt_count(feasible, sizeof feasible, (double)r->advice->n_feasible);
     cf_buf_printf(out, "%s: %s offers × 1–%d nodes, %s configurations meet the constraints (objective: %s)\n",
                   r->spec->job.name, offers, r->spec->search.max_nodes, feasible, cf_objective_name(r->spec->search.objective));
-    table(r, out, color);
+    table(r, out, color, width);
     explanation(r, out);
     cf_report_side_by_side_text(r, out);
     cf_report_hetero_text(r, out);

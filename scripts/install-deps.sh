@@ -4,7 +4,8 @@
 #           `cloudfit recommend` needs this one alone: examples/ci/)
 #   test    what the test suite needs beyond that (the Python harness and
 #           validators, the sqlite3 client, PostgreSQL's server for the
-#           throw-away cluster of tests/pgcluster.py, shellcheck, zsh)
+#           throw-away cluster of tests/pgcluster.py, shellcheck, zsh,
+#           tmux for the terminal-width tests)
 #   extras  the heavy ones: PyTorch (launch-spec and probe checks),
 #           Chromium (the HTML report rendered), clang and valgrind (the
 #           sanitizer build, fuzzing, memcheck; docs/reliability.md)
@@ -18,7 +19,7 @@ build=(
 )
 test=(
   python3 python3-jsonschema python3-yaml python3-numpy sqlite3
-  postgresql shellcheck zsh
+  postgresql shellcheck zsh tmux
   # reliability (docs/reliability.md): openssl (the TLS test's certificate),
   # util-linux (unshare: read-only and full file systems in the tests)
   openssl util-linux

@@ -190,6 +190,25 @@ static void test_held_back_plan(void **state)
     assert_false(m.about == CF_MEASURE_FOR_HELD_BACK && m.could_change_choice);
 }
 
+/* A spot plan chosen (its spread is the preemptions', not a measurement's):
+ * compared at its point, and a carried-over runner-up still valued. */
+static void test_spot_chosen(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 10.5);
+    f.advice.ranked[0].spot = 1;
+    f.advice.ranked[1] = plan_of(&f.vm_b, 10.5, 0.3, 0.05);
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_PROFILE);
+    assert_string_equal(m.gpu, "B");
+    assert_int_equal(m.about, CF_MEASURE_FOR_RUNNER_UP);
+    assert_true(m.flip_probability > 0.1 && m.flip_probability < 0.5);
+    /* the spot plan's cost interval is not narrowed by it */
+    assert_true(fabs(m.usd_p90_after - m.usd_p90) < 1e-9);
+}
+
 /* Everything measured: nothing to buy. */
 static void test_nothing_to_measure(void **state)
 {
@@ -208,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_ranking_can_flip),
         cmocka_unit_test(test_ranking_cannot_flip),
         cmocka_unit_test(test_held_back_plan),
+        cmocka_unit_test(test_spot_chosen),
         cmocka_unit_test(test_nothing_to_measure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

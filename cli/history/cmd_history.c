@@ -53,21 +53,41 @@ static int parse_id(const char *text, long long *id)
     return 0;
 }
 
-/* --since / --until: a checked date or UTC time, in the stored form. */
+/* A point in time as --since, --until and --older-than take it: an age
+ * before now (30d, 12h, 90m, 2w) or a date or UTC time, in the stored form;
+ * *as_given says whether `text` was a date (shown as the user wrote it). */
+static int parse_when(const char *option, const char *text, char *out, size_t n, int *as_given)
+{
+    double age_s;
+    *as_given = 0;
+    if (cf_duration_parse_s(text, &age_s) == CF_OK) {
+        cf_iso8601_ago(age_s, out, n);
+        return 0;
+    }
+    cf_error_clear();
+    if (cf_iso8601_normalize(text, out, n) == CF_OK) {
+        *as_given = 1;
+        return 0;
+    }
+    /* what is wrong with it as a date (a word that is neither an age nor a date says so too) */
+    cf_log_error("option '%s': %s", option, cf_error_message());
+    cf_log_hint("an age before now (30d, 12h, 90m, 2w) or a UTC date: e.g. '%s 7d' or '%s 2026-11-18T12:00:00Z'",
+                option, option);
+    return CF_EXIT_USAGE;
+}
+
+/* --since / --until: unset, or checked and in the stored form. */
 static int parse_time_option(const char *option, const char *text, char *out, size_t n)
 {
-    if (!text)
-        return 0;
-    if (cf_iso8601_normalize(text, out, n) == CF_OK)
-        return 0;
-    cf_log_error("option '%s': %s", option, cf_error_message());
-    cf_log_hint("e.g. '%s 2026-11-01' or '%s 2026-11-18T12:00:00Z' (UTC)", option, option);
-    return CF_EXIT_USAGE;
+    int as_given;
+    return text ? parse_when(option, text, out, n, &as_given) : 0;
 }
 
 /* Writes the rendered result (JSON document or text) and frees both. */
 static int emit(const cf_cli_options *o, cJSON *doc, cf_buf *text)
 {
+    if (cf_cli_format_is(o, "table"))
+        cf_cli_fit_text(cf_cli_output_width(o), text);
     int rc = cf_cli_emit(o, doc, text);
     cJSON_Delete(doc);
     cf_buf_free(text);
@@ -88,31 +108,73 @@ static int emit_text(const cf_cli_options *o, cf_buf *text)
     return rc;
 }
 
+/* Newest first, as the database lists them. */
+static int newer_first(const void *a, const void *b)
+{
+    const cf_history_row *x = a, *y = b;
+    int c = strcmp(y->created_at, x->created_at);
+    return c ? c : (y->id > x->id) - (y->id < x->id);
+}
+
+/* The rows matching `f` for any of the --cloud and any of the --gpu values
+ * (each a filter of its own: every cloud × GPU pair is one query, each
+ * already the newest `limit`, so the newest `limit` of their union are
+ * the answer). */
+static cf_status list_rows(cf_db *db, const cf_cli_options *o, cf_history_filter f, cf_history_row **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    int n_clouds = o->clouds.n ? o->clouds.n : 1, n_gpus = o->gpus.n ? o->gpus.n : 1;
+    for (int c = 0; c < n_clouds; c++)
+        for (int g = 0; g < n_gpus; g++) {
+            f.cloud = o->clouds.n ? o->clouds.items[c] : NULL;
+            f.gpu = o->gpus.n ? o->gpus.items[g] : NULL;
+            cf_history_row *rows = NULL;
+            size_t k = 0;
+            cf_status st = cf_history_list(db, &f, &rows, &k);
+            cf_history_row *all = st == CF_OK ? realloc(*out, (*n + k + 1) * sizeof **out) : NULL;
+            if (!all) {
+                cf_history_rows_free(rows, k);
+                return st == CF_OK ? cf_error_set(CF_ERR_NOMEM, "out of memory") : st;
+            }
+            if (k)
+                memcpy(all + *n, rows, k * sizeof *rows);
+            free(rows); /* the rows' own allocations moved into `all` */
+            *out = all;
+            *n += k;
+        }
+    if (n_clouds * n_gpus > 1) {
+        qsort(*out, *n, sizeof **out, newer_first);
+        for (size_t i = f.limit > 0 ? (size_t)f.limit : *n; i < *n; i++)
+            free((*out)[i].result_json); /* what a row owns (cf_history_rows_free) */
+        if (f.limit > 0 && *n > (size_t)f.limit)
+            *n = (size_t)f.limit;
+    }
+    return CF_OK;
+}
+
 static int list(const cf_cli_options *o, out_format fmt)
 {
-    if (o->clouds.n > 1 || o->gpus.n > 1) {
-        cf_log_error("history takes one --cloud and one --gpu filter");
-        return CF_EXIT_USAGE;
-    }
     char since[32], until[32];
     int rc;
     if ((rc = parse_time_option("--since", o->since, since, sizeof since)) ||
         (rc = parse_time_option("--until", o->until, until, sizeof until)))
         return rc;
     cf_history_filter f = {.spec_name = o->model, .spec_hash = o->spec_hash, .since = o->since ? since : NULL,
-                           .until = o->until ? until : NULL, .cloud = o->clouds.n ? o->clouds.items[0] : NULL,
-                           .gpu = o->gpus.n ? o->gpus.items[0] : NULL, .branch = o->branch,
+                           .until = o->until ? until : NULL, .branch = o->branch,
                            .limit = o->limit > 0 ? o->limit : DEFAULT_LIMIT};
     char path[1024];
     cf_db *db = NULL;
     if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
-    cf_history_list_report r = {0};
+    cf_history_list_report r = {.width = cf_cli_output_width(o)};
     cf_history_row *rows = NULL;
-    cf_status st = cf_history_list(db, &f, &rows, &r.n);
+    cf_status st = list_rows(db, o, f, &rows, &r.n);
     cf_db_close(db);
-    if (st != CF_OK)
+    if (st != CF_OK) {
+        cf_history_rows_free(rows, r.n);
         return cf_report_error();
+    }
     r.rows = rows;
     cf_buf text = CF_BUF_INIT;
     if (fmt == FMT_CSV)
@@ -195,40 +257,50 @@ static int diff(const cf_cli_options *o, out_format fmt, const char *a_text, con
     return emit(o, fmt == FMT_JSON ? cf_history_diff_json(&r) : NULL, &text);
 }
 
-/* --older-than: an age ("30d") before now, or a date or UTC time (shown
- * as given). */
-static int cutoff(const char *age, char *out, size_t n, const char **shown)
+/* --dry-run: the rows prune would delete (created before `before`), read
+ * only; nothing changes. */
+static int prune_dry_run(const cf_cli_options *o, cf_history_prune_report *r, const char *before)
 {
-    double age_s;
-    *shown = out;
-    if (cf_duration_parse_s(age, &age_s) == CF_OK) {
-        cf_iso8601_ago(age_s, out, n);
-        return 0;
-    }
-    if (cf_iso8601_normalize(age, out, n) == CF_OK) {
-        *shown = age;
-        return 0;
-    }
-    if (isdigit((unsigned char)age[0]) && strchr(age, '-')) /* meant as a date: say what is wrong with it */
-        cf_log_error("option '--older-than': %s", cf_error_message());
-    else
-        cf_log_error("option '--older-than' expects an age (30d, 12h, 90m, 2w) or a date (2026-01-31), got '%s'",
-                     age);
-    return CF_EXIT_USAGE;
+    char path[1024];
+    cf_db *db = NULL;
+    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
+        return cf_report_error();
+    cf_history_filter f = {.until = before};
+    cf_history_row *rows = NULL;
+    size_t n = 0;
+    cf_status st = cf_history_list(db, &f, &rows, &n);
+    cf_db_close(db);
+    if (st != CF_OK)
+        return cf_report_error();
+    r->db_path = path;
+    r->n_deleted = (long long)n;
+    r->dry_run = 1;
+    cf_history_list_report list_report = {.rows = rows, .n = n, .width = cf_cli_output_width(o)};
+    cf_buf text = CF_BUF_INIT;
+    if (n)
+        cf_history_list_table(&list_report, &text);
+    cf_history_prune_text(r, &text);
+    cf_history_rows_free(rows, n);
+    cf_cli_fit_text(cf_cli_output_width(o), &text);
+    return emit_text(o, &text);
 }
 
 static int prune(const cf_cli_options *o)
 {
     if (!o->older_than) {
         cf_log_error("history prune needs --older-than AGE");
-        cf_log_hint("e.g. 'cloudfit history prune --older-than 90d'");
+        cf_log_hint("e.g. 'cloudfit history prune --older-than 90d' (--dry-run shows what it would delete)");
         return CF_EXIT_USAGE;
     }
     char before[32];
     cf_history_prune_report r = {0};
-    int rc = cutoff(o->older_than, before, sizeof before, &r.before);
+    int as_given;
+    int rc = parse_when("--older-than", o->older_than, before, sizeof before, &as_given);
     if (rc)
         return rc;
+    r.before = as_given ? o->older_than : before;
+    if (o->dry_run)
+        return prune_dry_run(o, &r, before);
     char path[1024];
     cf_db *db = NULL;
     if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
@@ -301,6 +373,8 @@ int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional
         return diff(o, fmt, argv[2], argv[3]);
     if (strcmp(sub, "prune") == 0 && n_args == 0)
         return prune(o);
+    if (o->dry_run && strcmp(sub, "prune") != 0) /* only prune deletes anything */
+        cf_log_info("note: --dry-run applies to 'history prune' only; ignored");
     if (strcmp(sub, "migrate") == 0 && n_args == 0)
         return migrate(o);
     if (!strcmp(sub, "list") || !strcmp(sub, "show") || !strcmp(sub, "diff") || !strcmp(sub, "prune") ||

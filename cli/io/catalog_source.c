@@ -56,7 +56,7 @@ int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_
 
 void cf_cli_catalog_warn(const cf_catalog_source *s)
 {
-    if (!s->too_old)
+    if (!s->too_old || cf_log_verbosity() < 0) /* informational: -q silences it (the result says it too) */
         return;
     char stale[512];
     cf_catalog_source_stale(s, stale, sizeof stale);

@@ -39,6 +39,8 @@ static int parse_format(const cf_cli_options *o, out_format *out)
 /* Writes the rendered result (JSON document or text) and frees both. */
 static int emit(const cf_cli_options *o, cJSON *doc, cf_buf *text)
 {
+    if (cf_cli_format_is(o, "table"))
+        cf_cli_fit_text(cf_cli_output_width(o), text);
     int rc = cf_cli_emit(o, doc, text);
     cJSON_Delete(doc);
     cf_buf_free(text);
@@ -69,7 +71,7 @@ static int show_summary(cf_catalog_source *src, const cf_cli_options *o, out_for
     cf_price_query q = query_of(o, NULL, 0, prefer);
     cf_vm_list offers = {0};
     cf_gpu_cloud_prices *rows = NULL;
-    cf_prices_summary_report r = {.source = src};
+    cf_prices_summary_report r = {.source = src, .width = cf_cli_output_width(o)};
     if (cf_price_select(&src->catalog, &q, &offers) != CF_OK ||
         cf_price_summary(&offers, &rows, &r.n_rows) != CF_OK) {
         cf_vm_list_free(&offers);
@@ -107,7 +109,7 @@ static int show_offers(cf_catalog_source *src, const cf_cli_options *o, out_form
     }
     warn_for(src, o, &offers);
     cf_prices_offers_report r = {.source = src, .gpu = gpu, .gpu_count = count, .offers = offers.items,
-                                 .n_offers = offers.n};
+                                 .n_offers = offers.n, .width = cf_cli_output_width(o)};
     cf_buf text = CF_BUF_INIT;
     if (fmt == FMT_CSV)
         cf_prices_offers_csv(&r, &text);
@@ -127,10 +129,8 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
         return rc;
     if (n_positional >= 1 && strcmp(argv[1], "update") == 0)
         return cf_cli_prices_update(o, n_positional);
-    if (o->max_price_change > 0) {
-        cf_log_error("option '--max-price-change' only applies to 'prices update'");
-        return CF_EXIT_USAGE;
-    }
+    if (o->max_price_change > 0) /* a default from the configuration file, or a slip: nothing to change */
+        cf_log_info("note: --max-price-change applies to 'prices update' only; ignored");
     if (n_positional > 1) {
         cf_log_error("prices takes at most one GPU[:N], got %d arguments", n_positional);
         cf_log_hint("usage: cloudfit prices [GPU[:N]] [--cloud C] [--region R] [--spot] [--format table|json|csv]");

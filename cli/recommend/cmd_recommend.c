@@ -16,6 +16,7 @@
 #include "io/spec_load.h"
 #include "recommend/recommend_ci.h"
 #include "recommend/recommend_visual.h"
+#include "term/output.h"
 #include "cloudfit/render.h"
 #include "cloudfit/pricing/regions.h"
 
@@ -60,8 +61,8 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, pe
     } else if (o->format && strcmp(o->format, "markdown") == 0) {
         cf_report_markdown(r, &text);
     } else {
-        int color = !o->out_file && cf_log_color_enabled(stdout);
-        cf_report_table(r, &text, color);
+        int color = !o->out_file && cf_log_color_enabled(stdout), width = cf_cli_output_width(o);
+        cf_report_table_fit(r, &text, color, width);
         int rc = cf_recommend_chart(o, r, &text, color); /* on a terminal only */
         if (rc) {
             free(pretty);
@@ -69,6 +70,7 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, pe
             return rc;
         }
         cf_gates_text(r->gates, r->n_gates, &text);
+        cf_cli_fit_text(width, &text);
     }
     free(pretty);
     if (cf_buf_failed(&text)) {

@@ -19,14 +19,18 @@
 
 typedef cf_status (*emitter_fn)(const cf_report *, const char *, cf_buf *);
 
+/* Launch specs hold no secret: a new file gets 0666 less the umask (0644
+ * under the usual 022), the script 0777 less the umask (0755), so the
+ * people and machines that launch the job can read (and run) them. */
 static const struct {
     const char *kind;
     const char *file_suffix;
     emitter_fn fn;
+    unsigned mode;
 } emitters[] = {
-    {"skypilot", ".sky.yaml", cf_emit_skypilot},
-    {"torchrun", ".torchrun.sh", cf_emit_torchrun},
-    {"k8s", ".pytorchjob.yaml", cf_emit_k8s},
+    {"skypilot", ".sky.yaml", cf_emit_skypilot, 0666},
+    {"torchrun", ".torchrun.sh", cf_emit_torchrun, 0777},
+    {"k8s", ".pytorchjob.yaml", cf_emit_k8s, 0666},
 };
 #define N_EMITTERS (sizeof emitters / sizeof *emitters)
 
@@ -60,7 +64,10 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
             return CF_EXIT_USAGE;
         }
     }
-    /* A bad entry point is a usage error before anything is computed. */
+    /* A bad entry point or node selector is a usage error before anything is computed. */
+    for (int i = 0; i < o->node_selectors.n; i++)
+        if (cf_emit_k8s_check_selector(o->node_selectors.items[i]) != CF_OK)
+            return cf_report_error();
     if (o->emit.n > 0) {
         cf_shell_words words;
         if (cf_emit_split_words(o->entrypoint ? o->entrypoint : "train.py", &words) != CF_OK)
@@ -182,7 +189,9 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r)
         cf_buf path = CF_BUF_INIT;
         cf_buf_printf(&path, "%s/%s%s", dir, r->spec->job.name, emitters[k].file_suffix);
         cf_buf text = CF_BUF_INIT;
-        cf_status st = emitters[k].fn(r, entrypoint, &text);
+        cf_emit_k8s_options k8s = {o->node_selectors.items, (size_t)o->node_selectors.n};
+        cf_status st = emitters[k].fn == cf_emit_k8s ? cf_emit_k8s_with(r, entrypoint, &k8s, &text)
+                                                     : emitters[k].fn(r, entrypoint, &text);
         if (st == CF_OK && cf_buf_failed(&text))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory writing the %s launch spec", emitters[k].kind);
         if (st == CF_OK && o->emit_dir)
@@ -190,7 +199,7 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r)
         if (st == CF_OK && cf_buf_failed(&path))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         if (st == CF_OK)
-            st = cf_write_file_atomic(path.data, text.data, text.len);
+            st = cf_write_file_atomic_mode(path.data, text.data, text.len, emitters[k].mode);
         cf_buf_free(&text);
         if (st == CF_OK)
             cf_log_info("wrote %s launch spec to %s", emitters[k].kind, path.data);

@@ -1,22 +1,12 @@
 #include "recommend/recommend_visual.h"
 
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cloudfit/common/fileio.h"
 #include "commands.h"
 #include "term/output.h"
 #include "cloudfit/render/plots.h"
-
-/* Columns of the terminal on standard output (80 when it does not say). */
-static int terminal_columns(void)
-{
-    struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-        return ws.ws_col;
-    return 80;
-}
 
 int cf_recommend_chart(const cf_cli_options *o, const cf_report *r, cf_buf *text, int color)
 {
@@ -25,7 +15,8 @@ int cf_recommend_chart(const cf_cli_options *o, const cf_report *r, cf_buf *text
     cf_report_plots plots;
     if (cf_report_plots_build(r, &plots) != CF_OK)
         return cf_report_error();
-    int width = terminal_columns() - 12;
+    int columns = cf_cli_output_width(o);
+    int width = (columns > 0 ? columns : cf_cli_terminal_columns(STDOUT_FILENO)) - 12;
     cf_report_front_chart(&plots, width > 72 ? 72 : width, 12, color, text);
     cf_report_plots_free(&plots);
     return 0;

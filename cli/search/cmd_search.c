@@ -15,6 +15,7 @@
 #include "cloudfit/version.h"
 #include "cloudfit/common/clock.h"
 #include "commands.h"
+#include "term/output.h"
 #include "io/catalog_source.h"
 #include "cloudfit/pricing/regions.h"
 #include "io/evidence.h"
@@ -165,9 +166,11 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
         }
         free(pretty);
     } else {
+        int width = cf_cli_output_width(o);
         cf_search_text(sr, &text);
         if (r->chosen >= 0)
-            cf_report_table(&report, &text, cf_log_color_enabled(stdout));
+            cf_report_table_fit(&report, &text, cf_log_color_enabled(stdout), width);
+        cf_cli_fit_text(width, &text);
     }
     cJSON_Delete(doc);
     cf_advice_free(&advice);

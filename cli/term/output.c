@@ -3,9 +3,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/text_wrap.h"
 #include "commands.h"
+
+int cf_cli_output_width(const cf_cli_options *o)
+{
+    if (o->wide)
+        return 0;
+    if (o->width > 0)
+        return o->width;
+    if (o->out_file || !isatty(STDOUT_FILENO))
+        return 0;
+    return cf_cli_terminal_columns(STDOUT_FILENO);
+}
+
+void cf_cli_fit_text(int width, cf_buf *text)
+{
+    if (width <= 0 || cf_buf_failed(text))
+        return;
+    cf_buf fitted = CF_BUF_INIT;
+    cf_text_wrap(cf_buf_cstr(text), width, &fitted);
+    if (cf_buf_failed(&fitted)) {
+        cf_buf_free(&fitted);
+        text->failed = 1;
+        return;
+    }
+    cf_buf_free(text);
+    *text = fitted;
+}
 
 int cf_cli_format_is(const cf_cli_options *o, const char *format)
 {

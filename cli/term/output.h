@@ -6,6 +6,7 @@
 
 #include "cloudfit/common/buf.h"
 #include "options.h"
+#include "term/terminal.h"
 
 /* Writes `len` bytes of text. 0 or the exit code (error printed). */
 int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len);
@@ -15,5 +16,13 @@ int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len);
 int cf_cli_emit(const cf_cli_options *o, const cJSON *doc, const cf_buf *table);
 /* Whether --format json was asked for. */
 int cf_cli_format_is(const cf_cli_options *o, const char *format);
+
+/* Columns the table output may take (docs/output.md "Width"): --wide: no
+ * limit (0); --width N: N; a result that goes to a file or a pipe: no limit,
+ * so what scripts and files get does not depend on a terminal; on a
+ * terminal: its width. */
+int cf_cli_output_width(const cf_cli_options *o);
+/* Wraps the lines of `text` wider than `width` at spaces (width 0: as it is). */
+void cf_cli_fit_text(int width, cf_buf *text);
 
 #endif

@@ -1,4 +1,5 @@
 #include "term/progress.h"
+#include "term/terminal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,13 +21,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int stderr_columns(void)
-{
-    struct winsize ws;
-    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-        return ws.ws_col;
-    return 80;
-}
+static int stderr_columns(void) { return cf_cli_terminal_columns(STDERR_FILENO); }
 
 void cf_cli_progress_begin(cf_cli_progress *p, const cf_cli_options *o, const char *label)
 {

@@ -5,7 +5,12 @@ measures one configuration as a Kubeflow PyTorchJob:
     kubectl apply -f JOB.json                      (one Master, nodes-1 Workers)
     kubectl get pytorchjob NAME -o json            (until Succeeded or Failed)
     kubectl logs -l <master 0 of NAME> -c pytorch  (the probe's JSON lines)
-    kubectl delete pytorchjob NAME                 (always)
+    kubectl delete pytorchjob NAME                 (always; its pods go with it)
+
+The job keeps its pods when it ends (runPolicy.cleanPodPolicy: None): the
+operator's "All" deletes them as soon as the job finishes, before their
+log can be read, and the measurement is lost. Deleting the PyTorchJob
+deletes the pods (they are owned by it), so nothing is left behind.
 
 Template (docs/launch.md, examples/runners/README.md):
 
@@ -13,9 +18,13 @@ Template (docs/launch.md, examples/runners/README.md):
         --cloud {cloud} --instance-type {instance_type} --gpu {gpu}
         --gpus-per-node {gpus_per_node} --nodes {nodes}"
 
-Each replica is a whole node of the instance type (node selector
-node.kubernetes.io/instance-type, all its GPUs under the device plugin's
-resource: nvidia.com/gpu or amd.com/gpu, from data/launch_accelerators.csv),
+Each replica is a whole node of the instance type (node selector on the
+labels the cloud's managed Kubernetes sets: kubernetes.io/arch everywhere,
+node.kubernetes.io/instance-type on EKS, GKE and AKS, GKE's
+cloud.google.com/gke-accelerator for GPUs attached to an N1 host; Lambda
+labels no instance type, so give CLOUDFIT_K8S_NODE_SELECTOR there; all its
+GPUs under the device plugin's resource: nvidia.com/gpu or amd.com/gpu,
+from data/launch_accelerators.csv),
 running `torchrun CLOUDFIT_PROBE_COMMAND` in CLOUDFIT_K8S_IMAGE with
 cloudfit's CLOUDFIT_* variables; the operator sets torchrun's rendezvous
 (PET_*). The probe speaks the exec protocol (docs/exec-protocol.md) on
@@ -27,7 +36,9 @@ Environment: CLOUDFIT_K8S_IMAGE (required), CLOUDFIT_PROBE_COMMAND
 KUBECTL (default "kubectl"), CLOUDFIT_K8S_NAMESPACE (optional),
 CLOUDFIT_K8S_DEADLINE_S (default 3600: the job's activeDeadlineSeconds, so
 the cluster stops it even if this runner and its watchdog die),
-CLOUDFIT_K8S_POLL_S (default 5). The job is deleted on success, failure,
+CLOUDFIT_K8S_POLL_S (default 5), CLOUDFIT_K8S_NODE_SELECTOR (optional:
+"KEY=VALUE[,KEY=VALUE...]", added to the node selector; the only
+instance-type selector on Lambda). The job is deleted on success, failure,
 SIGINT/SIGTERM/SIGHUP, when cloudfit goes away, and (by a watchdog in its
 own session) after a SIGKILL."""
 import argparse
@@ -41,7 +52,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_common import Teardown, launcher_names, log, run_streaming  # noqa: E402
+from runner_common import Teardown, launcher_row, log, run_streaming  # noqa: E402
 
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
               "CLOUDFIT_SEED")
@@ -62,10 +73,36 @@ def k8s_literal(word):
     return word.replace("$", "$$")
 
 
-def manifest(name, a, resource, image, words, env, deadline_s):
+MANAGED = {"aws": "EKS", "gcp": "GKE", "azure": "AKS"}  # label nodes with node.kubernetes.io/instance-type
+
+
+def node_selector(a, row, extra):
+    """Labels the node carries without anyone adding them (docs/launch.md), then the user's."""
+    sel = {"kubernetes.io/arch": row["cpu_arch"]}
+    if a.cloud in MANAGED:
+        sel["node.kubernetes.io/instance-type"] = a.instance_type
+    if row.get("attached") == "1" and row.get("gke_accelerator"):
+        sel["cloud.google.com/gke-accelerator"] = row["gke_accelerator"]
+    sel.update(extra)
+    return sel
+
+
+def parse_selector(text):
+    out = {}
+    for kv in filter(None, (t.strip() for t in (text or "").split(","))):
+        key, eq, value = kv.partition("=")
+        if not eq or not key:
+            raise SystemExit(f"runner: CLOUDFIT_K8S_NODE_SELECTOR: {kv!r} is not KEY=VALUE")
+        out[key] = value
+    return out
+
+
+def manifest(name, a, row, image, words, env, deadline_s, extra_selector):
+    resource = row["k8s_gpu_resource"]
+
     def replica(count):
         return {"replicas": count, "restartPolicy": "Never", "template": {"spec": {
-            "nodeSelector": {"node.kubernetes.io/instance-type": a.instance_type},
+            "nodeSelector": node_selector(a, row, extra_selector),
             "containers": [{"name": "pytorch", "image": image,
                             "command": ["torchrun", *[k8s_literal(w) for w in words]],
                             "env": [{"name": k, "value": v} for k, v in env.items()],
@@ -76,7 +113,9 @@ def manifest(name, a, resource, image, words, env, deadline_s):
     return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
             "metadata": {"name": name, "labels": {"app.kubernetes.io/created-by": "cloudfit-probe"}},
             "spec": {"nprocPerNode": str(a.gpus_per_node),
-                     "runPolicy": {"cleanPodPolicy": "All", "activeDeadlineSeconds": deadline_s, "backoffLimit": 0},
+                     # None: the pods stay until the job is deleted, so the
+                     # master's log can be read after the job ends
+                     "runPolicy": {"cleanPodPolicy": "None", "activeDeadlineSeconds": deadline_s, "backoffLimit": 0},
                      "pytorchReplicaSpecs": specs}}
 
 
@@ -106,7 +145,11 @@ def main():
     if not image or not probe:
         raise SystemExit("runner: set CLOUDFIT_K8S_IMAGE and CLOUDFIT_PROBE_COMMAND")
     words = shlex.split(probe)
-    _, resource = launcher_names(a.cloud, a.instance_type, a.gpu)
+    row = launcher_row(a.cloud, a.instance_type, a.gpu)
+    extra_selector = parse_selector(os.environ.get("CLOUDFIT_K8S_NODE_SELECTOR"))
+    if a.cloud not in MANAGED and not extra_selector:
+        log(f"{a.cloud} labels no node with its instance type: the pods may land on any {row['cpu_arch']} node "
+            f"with {row['k8s_gpu_resource']}; set CLOUDFIT_K8S_NODE_SELECTOR=KEY=VALUE to pick the nodes")
     kubectl = [os.environ.get("KUBECTL", "kubectl")]
     if os.environ.get("CLOUDFIT_K8S_NAMESPACE"):
         kubectl += ["--namespace", os.environ["CLOUDFIT_K8S_NAMESPACE"]]
@@ -115,8 +158,8 @@ def main():
     job_file = os.path.join(state, "job.json")
     env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     with open(job_file, "w") as f:
-        json.dump(manifest(name, a, resource, image, words, env,
-                           int(os.environ.get("CLOUDFIT_K8S_DEADLINE_S", "3600"))), f)
+        json.dump(manifest(name, a, row, image, words, env,
+                           int(os.environ.get("CLOUDFIT_K8S_DEADLINE_S", "3600")), extra_selector), f)
 
     teardown = Teardown([*kubectl, "delete", "pytorchjob", name, "--ignore-not-found"], state)
     teardown.start_watchdog()

@@ -32,16 +32,18 @@ def log(*parts):
         pass
 
 
-def launcher_names(cloud, instance_type, gpu):
-    """(SkyPilot accelerator, Kubernetes GPU resource) for a catalog VM, from
-    data/launch_accelerators.csv (the table `recommend --emit` uses)."""
+def launcher_row(cloud, instance_type, gpu):
+    """The row of data/launch_accelerators.csv (the table `recommend --emit`
+    uses) for a catalog VM: skypilot_accelerator, k8s_gpu_resource, cpu_arch
+    (kubernetes.io/arch), attached ("1": the GPUs are attached to a host that
+    has none of its own, GCP N1) and gke_accelerator (GKE's GPU label)."""
     path = os.environ.get("CLOUDFIT_LAUNCH_ACCELERATORS",
                           os.path.join(HERE, "..", "..", "data", "launch_accelerators.csv"))
     rows = list(csv.DictReader(open(path)))
     for want_type in (instance_type, "*"):
         for r in rows:
             if (r["cloud"], r["instance_type"], r["cloudfit_gpu"]) == (cloud, want_type, gpu):
-                return r["skypilot_accelerator"], r["k8s_gpu_resource"]
+                return r
     raise SystemExit(f"runner: no launcher name for GPU {gpu} on {cloud} {instance_type} in {path}")
 
 

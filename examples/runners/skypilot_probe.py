@@ -3,7 +3,7 @@
 measures one configuration on real VMs through SkyPilot:
 
     sky launch -y -c NAME --infra CLOUD/REGION --instance-type TYPE \\
-               --num-nodes N -i IDLE --down SETUP.yaml          (provision, sync, setup)
+               [--gpus ACC:G] --num-nodes N -i IDLE --down SETUP.yaml   (provision, sync, setup)
     sky exec NAME --num-nodes N --gpus ACC:G --env ... PROBE.yaml (torchrun the probe)
     sky down -y NAME                                             (always)
 
@@ -25,7 +25,13 @@ synced to the cluster), CLOUDFIT_SKY_SETUP (a setup command, optional),
 CLOUDFIT_SKY_IDLE_MINUTES (default 10: SkyPilot tears the cluster down
 after that many idle minutes even if this runner and its watchdog die).
 The cluster is torn down on success, failure, SIGINT/SIGTERM/SIGHUP, when
-cloudfit goes away, and (by a watchdog in its own session) after a SIGKILL."""
+cloudfit goes away, and (by a watchdog in its own session) after a SIGKILL.
+
+GPUs: most instance types come with their GPUs, and SkyPilot infers them
+from the type. A GCP N1 host has none of its own (SkyPilot's
+gcp_catalog.get_accelerators_from_instance_type returns None for it): its
+GPUs are attached, so `sky launch` must ask for them (--gpus ACC:G), or
+the VM comes up without a GPU and the probe cannot run."""
 import argparse
 import json
 import os
@@ -34,7 +40,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_common import Teardown, launcher_names, log, run_streaming  # noqa: E402
+from runner_common import Teardown, launcher_row, log, run_streaming  # noqa: E402
 
 MARK = "CLOUDFIT-PROBE-LINE "
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
@@ -76,8 +82,11 @@ def main():
     if not probe:
         raise SystemExit("runner: set CLOUDFIT_PROBE_COMMAND to the probe script and its arguments")
     sky = os.environ.get("SKY", "sky")
-    accelerator, _ = launcher_names(a.cloud, a.instance_type, a.gpu)
-    gpus = f"{accelerator}:{a.gpus_per_node}"
+    row = launcher_row(a.cloud, a.instance_type, a.gpu)
+    gpus = f"{row['skypilot_accelerator']}:{a.gpus_per_node}"
+    # An N1 host gets the GPUs the probe uses attached; a type that comes with
+    # its GPUs is launched whole.
+    attach = ["--gpus", gpus] if row.get("attached") == "1" else []
     name = "cf-probe-" + secrets.token_hex(4)  # a SkyPilot cluster name and a DNS label
     state = tempfile.mkdtemp(prefix="cloudfit-sky-")
     with open(os.path.join(state, "setup.yaml"), "w") as f:  # JSON is YAML
@@ -92,10 +101,11 @@ def main():
         envs = [f"{k}={os.environ[k]}" for k in PASSED_ENV if k in os.environ]
         env_args = [x for kv in envs + [f"CLOUDFIT_PROBE_COMMAND={probe}"] for x in ("--env", kv)]
         setup_env = os.environ.get("CLOUDFIT_SKY_SETUP")
-        # The whole VM (its accelerators follow from the instance type); the
-        # job asks for the GPUs it uses, which may be fewer (1 of a 4-GPU VM).
+        # The whole VM (its accelerators follow from the instance type, or are
+        # attached: GCP N1); the job asks for the GPUs it uses, which may be
+        # fewer (1 of a 4-GPU VM).
         rc = run_streaming(teardown, [sky, "launch", "-y", "-c", name, "--infra", f"{a.cloud}/{a.region}",
-                                      "--instance-type", a.instance_type, "--num-nodes", str(a.nodes),
+                                      "--instance-type", a.instance_type, *attach, "--num-nodes", str(a.nodes),
                                       "-i", os.environ.get("CLOUDFIT_SKY_IDLE_MINUTES", "10"), "--down",
                                       *(["--env", f"CLOUDFIT_SKY_SETUP={setup_env}"] if setup_env else []),
                                       os.path.join(state, "setup.yaml")])

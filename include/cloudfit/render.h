@@ -47,6 +47,9 @@ cJSON *cf_report_json(const cf_report *report);
 cJSON *cf_config_json(const cf_config *cfg);
 /* The human table and explanation. */
 void cf_report_table(const cf_report *report, cf_buf *out, int color);
+/* The same with the ranking fitted to `width` columns (0 = no limit;
+ * cloudfit/render/text_table.h says what goes first). */
+void cf_report_table_fit(const cf_report *report, cf_buf *out, int color, int width);
 /* A pull-request comment (GitHub-flavoured markdown), render/render_markdown.c. */
 void cf_report_markdown(const cf_report *report, cf_buf *out);
 /* Spot and elastic parts (render/render_spot.c, docs/spot.md). */
@@ -70,6 +73,15 @@ cJSON *cf_gates_json(const cf_history_gate *gates, size_t n);
 cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_buf *out);
 cf_status cf_emit_torchrun(const cf_report *report, const char *entrypoint, cf_buf *out);
 cf_status cf_emit_k8s(const cf_report *report, const char *entrypoint, cf_buf *out);
+/* The PyTorchJob with extra node selector labels ("KEY=VALUE", e.g. for a
+ * cloud whose Kubernetes has no instance-type label: Lambda); each must
+ * pass cf_emit_k8s_check_selector (CF_ERR_USAGE naming it otherwise). */
+typedef struct {
+    const char *const *node_selectors;
+    size_t n_node_selectors;
+} cf_emit_k8s_options;
+cf_status cf_emit_k8s_with(const cf_report *report, const char *entrypoint, const cf_emit_k8s_options *k, cf_buf *out);
+cf_status cf_emit_k8s_check_selector(const char *selector);
 
 /* The note for a configuration whose node count is beyond every measurement
  * its network was fitted on (cf_config.network_measured_max_nodes > 0);

@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """`cloudfit completion bash|zsh`: the bash script loaded in bash completes
 commands, a command's options (exactly those its --help lists), option
-values and subcommands; the zsh script parses (zsh -n) and names every
-command and option. Usage: test_completion.py CLOUDFIT_BINARY SOURCE_DIR"""
+values and subcommands, and words from the data: the ids stored in the
+history database (history show/diff, record; --db on the line honoured),
+the GPU models of the catalog in use (--gpu, prices GPU), the command
+sections and option keys after `config show`; the zsh script parses (zsh -n)
+and names every command and option. Usage: test_completion.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
 import os
 import re
 import shutil
@@ -13,9 +17,14 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
-BIN, SRC = sys.argv[1], sys.argv[2]
+BIN, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
 TMP = tempfile.mkdtemp(prefix="cloudfit-completion-")
-ENV = dict(os.environ, HOME=TMP, XDG_CONFIG_HOME=os.path.join(TMP, "cfg"))
+BINDIR = os.path.join(TMP, "bin")  # `cloudfit` on PATH, as a user has it: the script calls it for data
+os.makedirs(BINDIR)
+os.symlink(BIN, os.path.join(BINDIR, "cloudfit"))
+ENV = dict(os.environ, HOME=TMP, XDG_CONFIG_HOME=os.path.join(TMP, "cfg"), XDG_DATA_HOME=os.path.join(TMP, "xdg"),
+           PATH=BINDIR + os.pathsep + os.environ["PATH"])
+ENV.pop("CLOUDFIT_DB", None)
 SKIPPED = []
 
 
@@ -38,7 +47,7 @@ def complete(line):
     script = ("source %s\nCOMP_WORDS=(%s)\nCOMP_CWORD=%d\n_cloudfit\nprintf '%%s\\n' \"${COMPREPLY[@]}\"\n"
               % (BASH, " ".join("'%s'" % w for w in words), len(words) - 1))
     p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True, text=True, cwd=TMP,
-                       timeout=30)
+                       timeout=30, env=ENV)
     assert p.returncode == 0, p.stderr
     return sorted(x for x in p.stdout.split("\n") if x)
 
@@ -86,6 +95,35 @@ def test_bash_completes_values_and_subcommands():
     assert complete("cloudfit recommend --top ") == []
     assert "model.json" in complete("cloudfit recommend --report ")
     assert "model.json" in complete("cloudfit recommend mo")
+
+
+def test_bash_completes_words_from_the_data():
+    """Ids from the history database, GPUs from the catalog, sections and keys for config show."""
+    assert complete("cloudfit history show ") == []  # no database yet: nothing, and no error text
+    spec = os.path.join(SRC, "examples", "mlp-synthetic.json")
+    for _ in range(3):
+        cloudfit("recommend", "-q", spec)
+    assert complete("cloudfit history show ") == ["1", "2", "3"]
+    assert complete("cloudfit history diff 3 ") == ["1", "2", "3"]
+    assert complete("cloudfit history show 2 ") == []  # show takes one id
+    assert complete("cloudfit history ") == ["diff", "list", "prune", "show"]
+    assert complete("cloudfit history -f json show ") == ["1", "2", "3"]  # options before it are skipped
+    assert complete("cloudfit record ") == ["1", "2", "3"]
+    other = os.path.join(TMP, "other.db")
+    cloudfit("recommend", "-q", "--db", other, spec)
+    assert complete(f"cloudfit history --db {other} show ") == ["1"], "the --db on the line"
+    # GPU models: every model the catalog in use has an offer for (what `prices` lists)
+    listed = sorted({row["gpu"] for row in json.loads(cloudfit("prices", "-q", "-f", "json"))["gpus"]})
+    assert complete("cloudfit recommend --gpu ") == listed, (complete("cloudfit recommend --gpu "), listed)
+    assert complete("cloudfit history --gpu H1") == [g for g in listed if g.startswith("H1")]
+    assert complete("cloudfit prices A10") == [g for g in listed if g.startswith("A10")]
+    assert "update" in complete("cloudfit prices ")
+    # config show: the sections (commands), then that command's keys
+    assert complete("cloudfit config ") == ["show"]
+    assert complete("cloudfit config show re") == ["rebalance", "recommend", "record"]
+    assert complete("cloudfit config show recommend --to") == ["--top"]
+    assert complete("cloudfit config show history --si") == ["--since"]
+    assert complete("cloudfit config show history --to") == []  # history has no --top
 
 
 def test_zsh_script():

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import pyharness  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sky_catalog  # noqa: E402
 import validators as V  # noqa: E402
 
 BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -100,7 +101,49 @@ def mapped(cloud, instance_type, gpu):
     return (exact or wild)[0]
 
 
-GPU_VENDOR = {r["gpu_model"]: r["vendor"] for r in csv.DictReader(open(os.path.join(SRC, "data", "gpus.csv")))}
+GPU_ROWS = list(csv.DictReader(open(os.path.join(SRC, "data", "gpus.csv"))))
+GPU_VENDOR = {r["gpu_model"]: r["vendor"] for r in GPU_ROWS}
+GPU_ARCH = {r["gpu_model"]: r["architecture"] for r in GPU_ROWS}
+
+# ---- what each GPU needs from an image, and what each image offers -----------------------------
+# Compute capability (NVIDIA: major×10+minor, from NVIDIA's CUDA GPU list) or gfx target (AMD) of
+# each GPU of the catalog, and the host CPU it sits with (kubernetes.io/arch names): GH200 is a
+# Grace (Arm) superchip, every other catalog GPU sits in an x86-64 VM (SkyPilot's AWS catalog
+# rows say x86_64 for every GPU family; tests/vendor/skypilot-catalog).
+GPU_CODE = {"M60": 52, "P4": 61, "P100": 60, "V100": 70, "V100-32GB": 70, "V100-PCIE": 70, "T4": 75,
+            "RTX6000": 75, "A10": 86, "A10G": 86, "A6000": 86, "A100-40GB": 80, "A100-80GB": 80,
+            "A100-80GB-PCIE": 80, "L4": 89, "L40S": 89, "H100": 90, "H100-PCIE": 90, "H100-NVL": 90, "H200": 90,
+            "GH200": 90, "B200": 100, "B300": 103, "RTX-PRO-6000": 120, "RTX-PRO-4500": 120, "MI300X": "gfx942"}
+GPU_HOST_ARCH = {"GH200": "arm64"}
+# Per image: the vendor's stack it is built on, the platforms it is published for and the GPU
+# code it carries. pytorch/pytorch 2.8.0: the CUDA 12.6 builds carry sm_50..sm_90, the 12.8 builds
+# sm_70..sm_120 (PyTorch 2.8 release notes; pytorch/pytorch#157517), linux/amd64 only. NGC
+# PyTorch 25.01: CUDA 12.8, Turing to Blackwell, linux/amd64 and linux/arm64. ROCm 6.2.3: gfx90a,
+# gfx942 (MI200, MI300), linux/amd64.
+IMAGE_FACTS = {
+    "pytorch/pytorch:2.8.0-cuda12.6-cudnn9-runtime": ("NVIDIA", {"amd64"}, [50, 60, 70, 75, 80, 86, 90]),
+    "pytorch/pytorch:2.8.0-cuda12.8-cudnn9-runtime": ("NVIDIA", {"amd64"}, [70, 75, 80, 86, 90, 100, 120]),
+    "nvcr.io/nvidia/pytorch:25.01-py3": ("NVIDIA", {"amd64", "arm64"}, [75, 80, 86, 90, 100, 120]),
+    "rocm/pytorch:rocm6.2.3_ubuntu22.04_py3.10_pytorch_release_2.3.0": ("AMD", {"amd64"}, ["gfx90a", "gfx942"]),
+}
+
+
+def runs_on(code, built):
+    """NVIDIA: sm_XY code runs on X.Z with Z >= Y (same major); AMD: the exact gfx target."""
+    if isinstance(code, str):
+        return code in built
+    return any(isinstance(b, int) and b // 10 == code // 10 and b % 10 <= code % 10 for b in built)
+
+
+def check_image(gpu, pod):
+    """The container image has code for this GPU and is published for the node's CPU."""
+    image = pod["containers"][0]["image"]
+    assert image in IMAGE_FACTS, f"{gpu}: unknown image {image} (add its facts to IMAGE_FACTS with a source)"
+    vendor, platforms, built = IMAGE_FACTS[image]
+    arch = pod["nodeSelector"].get("kubernetes.io/arch")
+    assert arch == GPU_HOST_ARCH.get(gpu, "amd64"), (gpu, pod["nodeSelector"])
+    assert vendor == GPU_VENDOR[gpu] and arch in platforms and runs_on(GPU_CODE[gpu], built), \
+        (gpu, GPU_CODE[gpu], image, arch)
 
 
 # ---- running the generated commands ----------------------------------------------------------
@@ -272,6 +315,19 @@ def check_all(c, files, alternatives, entry_words=ENTRY_WORDS):
                 assert {"key": key, "operator": "Equal", "value": value, "effect": "NoSchedule"} in pod["tolerations"], pod
             else:
                 assert "tolerations" not in pod, pod
+            check_image(c["gpu"], pod)
+            # node labels the cloud's managed Kubernetes sets, and no other (docs/launch.md)
+            sel = dict(pod["nodeSelector"])
+            sel.pop("kubernetes.io/arch")
+            if spot and spot_label:
+                sel.pop(spot_label[0])
+            if c["cloud"] in ("aws", "gcp", "azure"):
+                assert sel.pop("node.kubernetes.io/instance-type") == c["instance_type"], pod["nodeSelector"]
+            n1 = c["cloud"] == "gcp" and sky_catalog.fixed_gpus("gcp", c["instance_type"]) is None
+            if n1:
+                assert sel.pop("cloud.google.com/gke-accelerator") == mapped(c["cloud"], c["instance_type"], c["gpu"])[
+                    "gke_accelerator"], pod["nodeSelector"]
+            assert sel == {}, (c["cloud"], pod["nodeSelector"])
             env = {e["name"]: e["value"] for e in pod["containers"][0]["env"]}
             if phase:
                 assert env["CLOUDFIT_PHASE"] == phase, env
@@ -348,7 +404,7 @@ def test_regression_aks_spot_toleration():
 def test_regression_skypilot_accelerator_names():
     """The names the issue measured as wrong, through the emitter."""
     cases = [("A100-40GB", "aws", "A100"), ("A100-40GB", "gcp", "A100"), ("H100-NVL", "azure", "H100"),
-             ("RTX-PRO-6000", "aws", "RTXPRO6000"),  # GCP G4 has no launchable offer in the catalog
+             ("RTX-PRO-6000", "aws", "RTX PRO Server 6000"),  # EC2's name; GCP G4 has no launchable offer
              ("A100-80GB-PCIE", "azure", "A100-80GB"), ("V100-PCIE", "azure", "V100")]
     for gpu, cloud, want in cases:
         c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--gpu", gpu, "--cloud", cloud,
@@ -455,8 +511,111 @@ def test_accelerator_table_covers_the_catalog():
         m = mapped(r["cloud"], r["instance_type"], r["gpu_model"])
         want = "amd.com/gpu" if GPU_VENDOR[r["gpu_model"]] == "AMD" else "nvidia.com/gpu"
         assert m["k8s_gpu_resource"] == want, (r["instance_type"], m)
-        assert m["skypilot_accelerator"] and " " not in m["skypilot_accelerator"] and m["source"], m
+        assert m["skypilot_accelerator"] and m["source"], m
     assert len({(r["cloud"], r["instance_type"], r["cloudfit_gpu"]) for r in ACC_ROWS}) == len(ACC_ROWS)
+
+
+def test_skypilot_names_match_the_vendored_catalog():
+    """Every (cloud, instance type, GPU) of the catalog: the name cloudfit writes is the one
+    SkyPilot's catalog has (tests/vendor/skypilot-catalog); a GCP N1 GPU is one SkyPilot
+    attaches in that count. Rows the slice decides by family are counted, not skipped."""
+    how = {"type": 0, "family": 0, "sibling": 0, "attached": 0}
+    rows = list(csv.DictReader(open(os.path.join(SRC, "data", "gpu_vms.csv"))))
+    for r in rows:
+        cloud, itype, gpu, count = r["cloud"], r["instance_type"], r["gpu_model"], int(r["gpu_count"])
+        ours = mapped(cloud, itype, gpu)
+        siblings = {o["instance_type"] for o in rows if (o["cloud"], o["gpu_model"]) == (cloud, gpu)} - {itype}
+        fixed = sky_catalog.fixed_gpus(cloud, itype, siblings)
+        if fixed is None:
+            assert ours["attached"] == "1" and sky_catalog.attachable(cloud, ours["skypilot_accelerator"], count), \
+                (cloud, itype, gpu, count, ours)
+            how["attached"] += 1
+            continue
+        name, sky_count, kind = fixed
+        assert ours["skypilot_accelerator"] == name and ours["attached"] == "0", (cloud, itype, gpu, name, ours)
+        assert sky_count is None or sky_count == count, (cloud, itype, sky_count, count)
+        how[kind] += 1
+    print(f"    SkyPilot names: {how['type']} rows by their own instance type, {how['family']} by their family's, "
+          f"{how['sibling']} by another type with the same GPU, {how['attached']} attached GPUs (GCP N1)")
+    assert how["type"] > how["family"] + how["sibling"] and how["attached"] > 0, how
+
+
+def test_every_example_gets_an_image_for_each_gpu_architecture():
+    """Table-driven: every example × every (vendor, GPU architecture, host CPU) of the catalog:
+    the PyTorchJob's image has code for the GPU and is published for the host's CPU, with
+    kubernetes.io/arch and the vendor's device plugin resource; the SkyPilot task names the GPU
+    as SkyPilot's catalog does."""
+    groups = {}
+    for r in csv.DictReader(open(os.path.join(SRC, "data", "gpu_vms.csv"))):
+        key = (GPU_VENDOR[r["gpu_model"]], GPU_ARCH[r["gpu_model"]], GPU_HOST_ARCH.get(r["gpu_model"], "amd64"))
+        groups.setdefault(key, set()).add(r["gpu_model"])
+    covered = {}
+    for ex in EXAMPLES:
+        for key, gpus in sorted(groups.items()):
+            for gpu in sorted(gpus):  # the first GPU of the group a recommendation exists for
+                out_dir = tempfile.mkdtemp(dir=TMP)
+                p = subprocess.run([BIN, "recommend", "--no-history", "-q", "-f", "json", "--emit-dir", out_dir,
+                                    "--emit", "k8s", "--emit", "skypilot", "--gpu", gpu, "--deadline-hours", "100000",
+                                    "--budget-usd", "1e9", os.path.join("examples", ex)],
+                                   capture_output=True, text=True, env=env(), cwd=SRC, timeout=300)
+                if p.returncode == 4:  # no configuration of this GPU meets the model's memory
+                    continue
+                assert p.returncode == 0, (ex, gpu, p.stderr[-1500:])
+                c = json.loads(p.stdout)["chosen"]
+                job = yaml.safe_load(open(os.path.join(out_dir, ex[:-5] + ".pytorchjob.yaml")))
+                task = yaml.safe_load(open(os.path.join(out_dir, ex[:-5] + ".sky.yaml")))
+                for rspec in job["spec"]["pytorchReplicaSpecs"].values():
+                    pod = rspec["template"]["spec"]
+                    check_image(gpu, pod)
+                    resource = "amd.com/gpu" if key[0] == "AMD" else "nvidia.com/gpu"
+                    assert pod["containers"][0]["resources"]["limits"] == {resource: c["gpus_per_node"]}, pod
+                fixed = sky_catalog.fixed_gpus(c["cloud"], c["instance_type"])
+                want = fixed[0] if fixed else mapped(c["cloud"], c["instance_type"], gpu)["skypilot_accelerator"]
+                assert task["resources"]["accelerators"] == f"{want}:{c['gpus_per_node']}", (ex, gpu, task["resources"])
+                covered.setdefault(key, []).append(ex)
+                break
+    missing = set(groups) - set(covered)
+    assert not missing, f"no example reached {missing}"
+    print(f"    {sum(len(v) for v in covered.values())} example × GPU architecture runs over {len(groups)} groups")
+
+
+def test_node_selectors_only_on_labels_the_cloud_sets():
+    """Lambda: no instance-type label (none exists), the user's --node-selector instead; GCP N1:
+    GKE's accelerator label; a malformed selector is a usage error before anything runs."""
+    c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--cloud", "lambda", "--gpu", "GH200",
+                       kinds=("k8s",))
+    pod = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"kubernetes.io/arch": "arm64"}, pod["nodeSelector"]
+    assert "--node-selector KEY=VALUE" in files["k8s"], files["k8s"][:1200]
+    c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--cloud", "lambda", "--gpu", "GH200",
+                       "--node-selector", "example.com/pool=gh200", kinds=("k8s",))
+    pod = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"kubernetes.io/arch": "arm64", "example.com/pool": "gh200"}, pod["nodeSelector"]
+    c, files, alts = emit(os.path.join("examples", "mlp-synthetic.json"), "--cloud", "gcp", "--gpu", "T4")
+    assert c["instance_type"].startswith("n1-"), c
+    pod = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    assert pod["nodeSelector"].get("cloud.google.com/gke-accelerator") == "nvidia-tesla-t4", pod["nodeSelector"]
+    check_all(c, files, alts)
+    for bad in ("nokey", "=v", "a b=c", "x/=y", "k=" + "v" * 64):
+        p = subprocess.run([BIN, "recommend", "--no-history", "-q", "--emit", "k8s", "--node-selector", bad,
+                            os.path.join("examples", "mlp-synthetic.json")], capture_output=True, text=True,
+                           env=env(), cwd=SRC, timeout=60)
+        assert p.returncode == 2 and "--node-selector" in p.stderr, (bad, p.returncode, p.stderr)
+
+
+def test_emitted_files_follow_the_umask():
+    """Launch specs hold no secret: 0644 and the script 0755 under umask 022; 0600/0700 under 077."""
+    import stat
+    for umask, spec_mode, script_mode in ((0o022, 0o644, 0o755), (0o077, 0o600, 0o700)):
+        out_dir = tempfile.mkdtemp(dir=TMP)
+        p = subprocess.run([BIN, "recommend", "--no-history", "-q", "--emit-dir", out_dir, "--emit", "k8s", "--emit",
+                            "skypilot", "--emit", "torchrun", os.path.join("examples", "mlp-synthetic.json")],
+                           capture_output=True, text=True, env=env(), cwd=SRC, timeout=60,
+                           preexec_fn=lambda m=umask: os.umask(m))
+        assert p.returncode == 0, p.stderr
+        modes = {f: stat.S_IMODE(os.stat(os.path.join(out_dir, f)).st_mode) for f in os.listdir(out_dir)}
+        assert modes == {"mlp-synthetic.pytorchjob.yaml": spec_mode, "mlp-synthetic.sky.yaml": spec_mode,
+                         "mlp-synthetic.torchrun.sh": script_mode}, (oct(umask), {k: oct(v) for k, v in modes.items()})
 
 
 def test_validators_catch_the_old_mistakes():

@@ -11,7 +11,12 @@ admits a PyTorchJob the way the cluster would: the operator's webhook rules
 (tests/launch/validators.py), the CRD schema when vendored, and the pod
 rules; then it "runs" the job: the Master's container command runs here,
 with the env the operator adds (PET_NNODES, PET_NPROC_PER_NODE), and its
-output becomes the master pod's log. Jobs live in $FAKE_KUBECTL_STATE;
+output becomes the master pod's log. When the job ends, the operator
+cleans its pods by runPolicy.cleanPodPolicy (the Training Operator's
+semantics; a PyTorchJob defaults to None): All deletes every pod, Running
+the pods still running (the finished master stays), None keeps them; a
+deleted pod has no log (`kubectl logs` then finds no resources). Deleting
+the job deletes its pods (owner references). Jobs live in $FAKE_KUBECTL_STATE;
 every call is appended to calls.jsonl. FAKE_KUBECTL_MODE=pending leaves
 jobs running forever (the interrupt tests), =fail makes them fail."""
 import json
@@ -140,6 +145,9 @@ def cmd_apply(opts, args):
         elif mode != "pending":
             state["log"], rc = run_master(job)
             state["conditions"].append({"type": "Succeeded" if rc == 0 else "Failed", "status": "True"})
+            # the job ended: the operator cleans up its pods now
+            if job["spec"].get("runPolicy", {}).get("cleanPodPolicy", "None") == "All":
+                state["log"] = None
         jobs[name] = state
         print(f"pytorchjob.kubeflow.org/{name} created")
     save(jobs)
@@ -175,7 +183,7 @@ def cmd_logs(opts, args):
         print(f"error: this fake serves the master pod's pytorch container only, not {selector}", file=sys.stderr)
         return 1
     job = load().get(selector["training.kubeflow.org/job-name"])
-    if job is None:
+    if job is None or job["log"] is None:  # no job, or its pods were cleaned up
         print("No resources found in default namespace.", file=sys.stderr)
         return 0
     sys.stdout.write(job["log"])

@@ -9,9 +9,13 @@ config_option, yes_option; wait_for_option) — and refuses anything else as
 click does ("No such option", exit 2). It checks the values SkyPilot
 checks: the cluster name (CLUSTER_NAME_VALID_REGEX), --infra (the
 resources schema's pattern), --env KEY=VAL names, the task YAML (task
-schema), and that the instance type offers the --gpus accelerator on that
-cloud (data/gpu_vms.csv through data/launch_accelerators.csv, as
-SkyPilot's catalog would).
+schema), and which GPUs a cluster gets, as SkyPilot's catalog has it
+(tests/vendor/skypilot-catalog through tests/launch/sky_catalog.py): an
+instance type that comes with GPUs brings them (by SkyPilot's name), --gpus
+must name those; a GCP N1 host has none of its own, so it gets GPUs only
+when --gpus asks for ones SkyPilot attaches, and a cluster launched
+without them has no GPU for `sky exec --gpus` to use. The instance type
+must exist in that cloud and region (data/gpu_vms.csv).
 
 Clusters live in $FAKE_SKY_STATE/clusters.json; every call is appended to
 $FAKE_SKY_STATE/calls.jsonl. `exec` runs the task's `run` block with bash
@@ -30,6 +34,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "tests", "launch"))
+import sky_catalog  # noqa: E402
 import validators as V  # noqa: E402
 import yaml  # noqa: E402
 
@@ -135,27 +140,31 @@ def check_common(a, errors):
             errors.append(f"--infra {a.infra!r} does not match {pattern}")
 
 
-def offered_gpus(cloud, region, instance_type):
-    """SkyPilot's ACC:COUNT for an instance type, as its catalog would have it."""
+def cluster_gpus(cloud, region, instance_type, gpus, errors):
+    """The ACC:COUNT a launched cluster has, as SkyPilot's catalog decides:
+    the instance type's own GPUs, or for a host without any (GCP N1) the
+    attached ones --gpus asks for (None when it asks for none)."""
     rows = [r for r in csv.DictReader(open(os.path.join(SRC, "data", "gpu_vms.csv")))
             if r["cloud"] == cloud and r["instance_type"] == instance_type and (not region or r["region"] == region)]
-    offered = set()
-    for r in rows:
-        try:
-            acc, _ = accelerator_of(cloud, instance_type, r["gpu_model"])
-        except KeyError:
-            continue
-        offered.add(f"{acc}:{r['gpu_count']}")
-    return sorted(offered)
-
-
-def accelerator_of(cloud, instance_type, gpu):
-    rows = list(csv.DictReader(open(os.path.join(SRC, "data", "launch_accelerators.csv"))))
-    for t in (instance_type, "*"):
-        for r in rows:
-            if (r["cloud"], r["instance_type"], r["cloudfit_gpu"]) == (cloud, t, gpu):
-                return r["skypilot_accelerator"], r["k8s_gpu_resource"]
-    raise KeyError(gpu)
+    if not rows:
+        errors.append(f"no instance type {instance_type} on {cloud}/{region}")
+        return None
+    try:
+        fixed = sky_catalog.fixed_gpus(cloud, instance_type)
+    except KeyError as e:
+        errors.append(str(e))
+        return None
+    if fixed is not None:
+        own = f"{fixed[0]}:{rows[0]['gpu_count']}"
+        if gpus and gpus != own and gpus + ":1" != own:
+            errors.append(f"{instance_type} on {cloud}/{region} offers {own}, not {gpus}")
+        return own
+    if not gpus:
+        return None  # an N1 host launched by its type alone: no GPU
+    name, _, count = gpus.partition(":")
+    if not sky_catalog.attachable(cloud, name, int(count or 1)):
+        errors.append(f"{instance_type} on {cloud}/{region}: SkyPilot does not attach {gpus}")
+    return gpus
 
 
 def read_task(path, errors):
@@ -178,17 +187,13 @@ def cmd_launch(a):
     task = read_task(a.entrypoint[0], errors) if len(a.entrypoint) == 1 else errors.append("one YAML entrypoint")
     cloud, _, rest = (a.infra or "").partition("/")
     region = rest.split("/")[0]
-    offered = offered_gpus(cloud, region, a.instance_type) if a.instance_type else []
-    if a.instance_type and not offered:
-        errors.append(f"no instance type {a.instance_type} on {cloud}/{region}")
-    if a.gpus and a.instance_type and a.gpus not in offered and a.gpus + ":1" not in offered:
-        errors.append(f"{a.instance_type} on {cloud}/{region} offers {offered}, not {a.gpus}")
+    gpus = cluster_gpus(cloud, region, a.instance_type, a.gpus, errors) if a.instance_type else a.gpus
     if errors:
         print("ValueError: " + "; ".join(errors), file=sys.stderr)
         return 1
     clusters = load()
     clusters[a.cluster] = {"status": "UP", "nodes": a.num_nodes or (task or {}).get("num_nodes", 1),
-                           "gpus": a.gpus or (offered[0] if offered else None), "instance_type": a.instance_type, "infra": a.infra,
+                           "gpus": gpus, "instance_type": a.instance_type, "infra": a.infra,
                            "autodown": a.down, "idle_minutes": a.idle_minutes_to_autostop}
     save(clusters)
     print(f"Launching a new cluster '{a.cluster}'.")
@@ -214,7 +219,9 @@ def cmd_exec(a):
     if a.gpus:  # the job's demand must fit the cluster's accelerators
         want, _, count = a.gpus.partition(":")
         have, _, have_count = (info["gpus"] or ":0").partition(":")
-        if want != have or float(count or 1) > float(have_count):
+        if not info["gpus"]:
+            errors.append(f"--gpus {a.gpus}: the cluster has no GPU (launched as {info['instance_type']} alone)")
+        elif want != have or float(count or 1) > float(have_count):
             errors.append(f"--gpus {a.gpus} does not fit the cluster's {info['gpus']}")
     if errors:
         print("ValueError: " + "; ".join(errors), file=sys.stderr)

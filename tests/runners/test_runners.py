@@ -133,6 +133,40 @@ def test_skypilot_runner_accelerator_name_is_skypilots():
     assert ex[ex.index("--gpus") + 1] == "A100:1", ex
 
 
+def test_skypilot_runner_attaches_gpus_to_a_gcp_n1_host():
+    """An N1 host has no GPU of its own: `sky launch` must ask for the attached ones, or the
+    cluster comes up without a GPU and `sky exec --gpus` finds none (the old runner's failure)."""
+    root, env = world()
+    args = ["--cloud", "gcp", "--region", "asia-east1", "--instance-type", "n1-highmem-8", "--gpu", "T4",
+            "--gpus-per-node", "1", "--nodes", "1"]
+    p = run_runner(SKY_RUNNER, args, env)
+    assert p.returncode == 0, p.stderr
+    check_protocol(p.stdout)
+    launch, ex = calls(root, "sky")[:2]
+    assert launch[0] == "launch" and launch[launch.index("--gpus") + 1] == "T4:1", launch
+    assert ex[ex.index("--gpus") + 1] == "T4:1" and leftovers(root) == [], (ex, leftovers(root))
+    # A type that comes with its GPUs is launched whole, without --gpus (A2: SkyPilot infers A100:1).
+    root, env = world()
+    args = ["--cloud", "gcp", "--region", "us-central1", "--instance-type", "a2-highgpu-1g", "--gpu", "A100-40GB",
+            "--gpus-per-node", "1", "--nodes", "1"]
+    assert run_runner(SKY_RUNNER, args, env).returncode == 0
+    assert "--gpus" not in calls(root, "sky")[0], calls(root, "sky")[0]
+
+
+def test_fake_sky_n1_without_gpus_has_none():
+    """What the fake decides (so the test above can fail): an N1 host launched by its type
+    alone has no GPU, and `sky exec --gpus` on it fails."""
+    root, env = world()
+    task = os.path.join(root, "t.yaml")
+    with open(task, "w") as f:
+        json.dump({"name": "x", "run": "echo hi"}, f)
+    p = subprocess.run(["sky", "launch", "-y", "-c", "cf-n1", "--infra", "gcp/asia-east1", "--instance-type",
+                        "n1-highmem-8", task], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run(["sky", "exec", "cf-n1", "--gpus", "T4:1", task], capture_output=True, text=True, env=env)
+    assert p.returncode != 0 and "no GPU" in p.stderr, (p.returncode, p.stderr)
+
+
 def test_skypilot_launch_failure_tears_down():
     root, env = world(FAKE_SKY_FAIL="launch")
     p = run_runner(SKY_RUNNER, SKY_ARGS, env)
@@ -213,6 +247,57 @@ def test_k8s_runner_measures_and_deletes():
     limits = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["resources"]["limits"]
     assert limits == {"amd.com/gpu": 8}, limits
     assert leftovers(root) == [], leftovers(root)
+
+
+def test_k8s_runner_reads_the_log_before_the_pods_go():
+    """The pods stay until the job is deleted (cleanPodPolicy None), the log is read before the
+    delete; with the old cleanPodPolicy All the fake operator removes the pods when the job ends
+    and no measurement comes back."""
+    root, env = world()
+    p = run_runner(K8S_RUNNER, K8S_ARGS, env)
+    assert p.returncode == 0, p.stderr
+    check_protocol(p.stdout)
+    c = calls(root, "kubectl")
+    job = json.load(open(c[0][c[0].index("-f") + 1]))
+    assert job["spec"]["runPolicy"]["cleanPodPolicy"] == "None", job["spec"]["runPolicy"]
+    order = [x[0] for x in c]
+    assert order.index("logs") < order.index("delete"), order
+    # the same job with the old policy: the log is gone when the runner asks for it
+    job["spec"]["runPolicy"]["cleanPodPolicy"] = "All"
+    job["metadata"]["name"] = "cf-old-policy"
+    old = os.path.join(root, "old.json")
+    json.dump(job, open(old, "w"))
+    assert subprocess.run(["kubectl", "apply", "-f", old], capture_output=True, env=env).returncode == 0
+    selector = ("training.kubeflow.org/job-name=cf-old-policy,training.kubeflow.org/replica-type=master,"
+                "training.kubeflow.org/replica-index=0")
+    p = subprocess.run(["kubectl", "logs", "-l", selector, "-c", "pytorch"], capture_output=True, text=True, env=env)
+    assert p.stdout == "" and "No resources found" in p.stderr, (p.stdout[:300], p.stderr)
+
+
+def test_k8s_runner_node_selector_per_cloud():
+    """Only labels the cloud's Kubernetes sets: the architecture everywhere, the instance type
+    on EKS/GKE/AKS, none on Lambda (CLOUDFIT_K8S_NODE_SELECTOR instead), GKE's accelerator label
+    for GPUs attached to an N1 host."""
+    def selector(args, **extra):
+        root, env = world(**extra)
+        p = run_runner(K8S_RUNNER, args, env)
+        assert p.returncode == 0, p.stderr
+        check_protocol(p.stdout)
+        c = calls(root, "kubectl")[0]
+        job = json.load(open(c[c.index("-f") + 1]))
+        return job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["nodeSelector"], p.stderr
+    sel, _ = selector(K8S_ARGS)
+    assert sel == {"kubernetes.io/arch": "amd64", "node.kubernetes.io/instance-type": "Standard_ND96isr_MI300X_v5"}, sel
+    gh200 = ["--cloud", "lambda", "--instance-type", "gpu_1x_gh200", "--gpu", "GH200", "--gpus-per-node", "1",
+             "--nodes", "1"]
+    sel, err = selector(gh200)
+    assert sel == {"kubernetes.io/arch": "arm64"} and "CLOUDFIT_K8S_NODE_SELECTOR" in err, (sel, err)
+    sel, _ = selector(gh200, CLOUDFIT_K8S_NODE_SELECTOR="example.com/pool=gh200")
+    assert sel == {"kubernetes.io/arch": "arm64", "example.com/pool": "gh200"}, sel
+    n1 = ["--cloud", "gcp", "--instance-type", "n1-highmem-8", "--gpu", "T4", "--gpus-per-node", "2", "--nodes", "1"]
+    sel, _ = selector(n1)
+    assert sel == {"kubernetes.io/arch": "amd64", "node.kubernetes.io/instance-type": "n1-highmem-8",
+                   "cloud.google.com/gke-accelerator": "nvidia-tesla-t4"}, sel
 
 
 def test_k8s_job_failure_deletes():

@@ -21,6 +21,10 @@ size_t cf_max_input_bytes(void);
  * mode 0600 (less the umask); a file that exists keeps its mode. Errors
  * name `path` (never the temporary file) and are CF_ERR_WRITE. */
 cf_status cf_write_file_atomic(const char *path, const char *data, size_t len);
+/* The same with `new_mode` (less the umask) for a new file: 0666 for what
+ * holds no secret and is meant to be shared (launch specs), 0777 for a
+ * script to run (torchrun.sh). */
+cf_status cf_write_file_atomic_mode(const char *path, const char *data, size_t len, unsigned new_mode);
 
 /* The same in two steps, so that something else (the history commit) can
  * happen between writing and publishing: stage writes and syncs the
@@ -31,6 +35,7 @@ typedef struct {
     char *tmp;
 } cf_staged_file;
 cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out);
+cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out);
 cf_status cf_file_commit(cf_staged_file *f);
 void cf_file_discard(cf_staged_file *f);
 

@@ -48,17 +48,30 @@ cf_status cf_emit_split_words(const char *text, cf_shell_words *out);
  * "<name>-worker-<index>" stays a 63-character label. */
 #define CF_EMIT_NAME_MAX_CHARS 48
 
-/* The launchers' names for the GPUs of a catalog VM, from
+/* What the launchers need about the GPUs of a catalog VM, from
  * data/launch_accelerators.csv (compiled in): SkyPilot's accelerator name
- * on that cloud and instance type, and the Kubernetes extended resource of
- * the device plugin (nvidia.com/gpu, amd.com/gpu). CF_ERR_INVALID naming the
- * table when the VM's GPU is not in it. Both strings malloc'd. */
+ * on that cloud and instance type, the Kubernetes extended resource of the
+ * device plugin (nvidia.com/gpu, amd.com/gpu), the host's CPU architecture
+ * as Kubernetes names it (kubernetes.io/arch: amd64, arm64), whether the
+ * GPUs are attached to a host VM that has none of its own (GCP N1) and then
+ * GKE's accelerator label value. CF_ERR_INVALID naming the table when the
+ * VM's GPU is not in it. Strings malloc'd ("" when the table has none). */
 typedef struct {
     char *skypilot;
     char *k8s_resource;
+    char *cpu_arch;
+    int attached;
+    char *gke_accelerator;
 } cf_emit_accelerator;
 cf_status cf_emit_accelerator_for(const cf_vm *vm, cf_emit_accelerator *out);
 void cf_emit_accelerator_free(cf_emit_accelerator *a);
+
+/* The container image for GPUs of `gpu_architecture` (the GPU table's
+ * column: "Hopper", "CDNA 3") on `cpu_arch` hosts, from
+ * data/launch_images.csv: a PyTorch build with code for that GPU,
+ * published for that CPU. CF_ERR_INVALID naming the table when none is
+ * listed. *image malloc'd. */
+cf_status cf_emit_image_for(const char *gpu_architecture, const char *cpu_arch, char **image);
 
 /* What every emitter starts from: the entry point as words, the job name
  * (cf_names_dns_label, CF_EMIT_NAME_MAX_CHARS) and the CLOUDFIT_*

@@ -12,6 +12,7 @@
 typedef struct {
     const cf_history_row *rows;   /* newest first */
     size_t n;
+    int width;                    /* fit the table to this many columns; 0 = no limit */
 } cf_history_list_report;
 
 typedef struct {
@@ -28,9 +29,10 @@ typedef struct {
 } cf_history_diff_report;
 
 typedef struct {
-    long long n_deleted;
+    long long n_deleted;          /* with dry_run: the rows it would delete */
     const char *before;           /* the cut-off as shown */
     const char *db_path;
+    int dry_run;                  /* nothing was deleted */
 } cf_history_prune_report;
 
 typedef struct {

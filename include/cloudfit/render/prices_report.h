@@ -16,6 +16,7 @@ typedef struct {
     const cf_gpu_cloud_prices *rows;
     size_t n_rows;
     size_t n_offers;              /* offers the summary is over */
+    int width;                    /* fit the table to this many columns; 0 = no limit */
 } cf_prices_summary_report;
 
 /* With GPU[:N]: every offer of it, cheapest first. */
@@ -25,6 +26,7 @@ typedef struct {
     int gpu_count;                /* 0 = any */
     const cf_vm *const *offers;
     size_t n_offers;
+    int width;                    /* fit the table to this many columns; 0 = no limit */
 } cf_prices_offers_report;
 
 /* `prices update` once its snapshot is stored. */

@@ -1,0 +1,54 @@
+/* A text table that fits a width: the command-line tables of recommend,
+ * prices and history. When the table is wider than the width, it gives up
+ * detail in steps, the lowest number first: a column with `priority` p is
+ * left out at step p (the caller is told which, so the reader learns that
+ * --wide shows them), a column with `short_priority` q switches to its
+ * short cells at step q ("11.1 h" for "11.1 h (6.8–18.2)"); then the
+ * columns marked `cut` are shortened with "…". Width 0 = no limit: every
+ * column in full. */
+#ifndef CLOUDFIT_RENDER_TEXT_TABLE_H
+#define CLOUDFIT_RENDER_TEXT_TABLE_H
+#include <stddef.h>
+
+#include "cloudfit/common/buf.h"
+
+typedef struct {
+    const char *title;
+    int right;           /* right-aligned */
+    int priority;        /* step at which it is left out; 0 = always shown */
+    int cut;             /* may be shortened with "…" (text such as names) */
+    int short_priority;  /* step at which it shows its short cells; 0 = never */
+    const char *short_title; /* its title then; NULL = the same */
+} cf_text_column;
+
+typedef struct {
+    const cf_text_column *columns;
+    size_t n_columns;
+    const char *const *cells;  /* row-major: n_rows × n_columns; NULL cells are "" */
+    const char *const *short_cells; /* the same shape, for columns with a short_priority; NULL = none */
+    size_t n_rows;
+    int width;                 /* columns of the terminal; 0 = no limit */
+    int lead;                  /* blanks before the first cell */
+    int gap;                   /* blanks between cells */
+    int rules;                 /* '-' lines above and below the header and below the rows */
+    int pad_last_title;        /* pad the last header cell to its column's width */
+    int highlight_row;         /* drawn bold green when `color`; -1 = none */
+    int color;
+} cf_text_table;
+
+/* Appends the table. `left_out` gets the titles of the columns left out,
+ * ", "-separated ("" when none). */
+void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out);
+
+/* The line that says what was left out: "(columns left out to fit N
+ * columns: A, B; --wide shows them)\n", nothing when `left_out` is empty. */
+void cf_text_table_note(const cf_buf *left_out, int width, cf_buf *out);
+
+/* A duration in the unit that shows differences: minutes under an hour
+ * ("12 min", "7.5 min"), hours above ("1.4 h", "18.9 h", "240 h"). */
+void cf_text_duration(double hours, char *out, size_t n);
+/* The same with its interval in the point's unit: "12 min (10–15)",
+ * "18.9 h (16.4–21.8)". */
+void cf_text_duration_range(double hours, double lo_hours, double hi_hours, char *out, size_t n);
+
+#endif

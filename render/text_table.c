@@ -1,0 +1,196 @@
+#include "cloudfit/render/text_table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/text_wrap.h"
+
+#define GREEN_BOLD "\033[32m\033[1m"
+#define RESET "\033[0m"
+
+static const char *cell(const cf_text_table *t, const int *is_short, size_t row, size_t col)
+{
+    const char *s = NULL;
+    if (is_short[col] && t->short_cells)
+        s = t->short_cells[row * t->n_columns + col];
+    if (!s)
+        s = t->cells[row * t->n_columns + col];
+    return s ? s : "";
+}
+
+static const char *title(const cf_text_table *t, const int *is_short, size_t col)
+{
+    return is_short[col] && t->columns[col].short_title ? t->columns[col].short_title : t->columns[col].title;
+}
+
+static int column_width(const cf_text_table *t, const int *is_short, size_t c)
+{
+    int w = cf_utf8_width(title(t, is_short, c));
+    for (size_t r = 0; r < t->n_rows; r++) {
+        int cw = cf_utf8_width(cell(t, is_short, r, c));
+        if (cw > w)
+            w = cw;
+    }
+    return w;
+}
+
+/* The table's width with these columns shown: the rules run a blank past
+ * the last column, as far as the lead before the first. */
+static int total_width(const cf_text_table *t, const int *widths, const int *shown)
+{
+    int total = t->lead + (t->rules ? t->lead : 0), n = 0;
+    for (size_t c = 0; c < t->n_columns; c++)
+        if (shown[c]) {
+            total += widths[c] + (n ? t->gap : 0);
+            n++;
+        }
+    return total;
+}
+
+static void rule(cf_buf *out, int total)
+{
+    for (int i = 0; i < total; i++)
+        cf_buf_puts(out, "-");
+    cf_buf_puts(out, "\n");
+}
+
+void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
+{
+    size_t nc = t->n_columns;
+    int *widths = calloc(nc ? nc : 1, sizeof *widths), *shown = calloc(nc ? nc : 1, sizeof *shown);
+    int *is_short = calloc(nc ? nc : 1, sizeof *is_short);
+    if (!widths || !shown || !is_short) {
+        free(widths);
+        free(shown);
+        free(is_short);
+        out->failed = 1;
+        return;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        shown[c] = 1;
+        widths[c] = column_width(t, is_short, c);
+    }
+    /* Give up detail step by step: the lowest step first, the rightmost
+     * column of equals; leaving out before shortening at the same step. */
+    while (t->width > 0 && total_width(t, widths, shown) > t->width) {
+        size_t pick = nc;
+        int pick_step = 0, pick_short = 0;
+        for (size_t c = 0; c < nc; c++) {
+            if (!shown[c])
+                continue;
+            int drop = t->columns[c].priority, shorten = is_short[c] ? 0 : t->columns[c].short_priority;
+            if (drop > 0 && (pick == nc || drop < pick_step || (drop == pick_step && (pick_short || c > pick)))) {
+                pick = c, pick_step = drop, pick_short = 0;
+            }
+            if (shorten > 0 && (pick == nc || shorten < pick_step || (shorten == pick_step && pick_short && c > pick))) {
+                pick = c, pick_step = shorten, pick_short = 1;
+            }
+        }
+        if (pick == nc)
+            break;
+        if (pick_short) {
+            is_short[pick] = 1;
+            widths[pick] = column_width(t, is_short, pick);
+            continue;
+        }
+        shown[pick] = 0;
+        if (left_out)
+            cf_buf_printf(left_out, "%s%s", left_out->len ? ", " : "", t->columns[pick].title);
+    }
+    /* Then shorten the cut columns, the widest first, down to 6 columns or their title. */
+    while (t->width > 0 && total_width(t, widths, shown) > t->width) {
+        size_t widest = nc;
+        for (size_t c = 0; c < nc; c++) {
+            int tw = cf_utf8_width(title(t, is_short, c)), floor_w = tw > 6 ? tw : 6;
+            if (shown[c] && t->columns[c].cut && widths[c] > floor_w && (widest == nc || widths[c] > widths[widest]))
+                widest = c;
+        }
+        if (widest == nc)
+            break;
+        widths[widest]--;
+    }
+    int total = total_width(t, widths, shown);
+    size_t last = 0;
+    for (size_t c = 0; c < nc; c++)
+        if (shown[c])
+            last = c;
+    char text[512];
+    if (t->rules)
+        rule(out, total);
+    for (int i = 0; i < t->lead; i++)
+        cf_buf_puts(out, " ");
+    for (size_t c = 0; c < nc; c++) {
+        if (!shown[c])
+            continue;
+        int pad = c < last || t->pad_last_title || t->columns[c].right;
+        cf_buf_pad(out, title(t, is_short, c), pad ? widths[c] : 0, t->columns[c].right);
+        if (c < last)
+            for (int i = 0; i < t->gap; i++)
+                cf_buf_puts(out, " ");
+    }
+    cf_buf_puts(out, "\n");
+    if (t->rules)
+        rule(out, total);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        int hl = t->color && (int)r == t->highlight_row;
+        if (hl)
+            cf_buf_puts(out, GREEN_BOLD);
+        for (int i = 0; i < t->lead; i++)
+            cf_buf_puts(out, " ");
+        for (size_t c = 0; c < nc; c++) {
+            if (!shown[c])
+                continue;
+            cf_text_cut(cell(t, is_short, r, c), widths[c], text, sizeof text);
+            cf_buf_pad(out, text, c < last || t->columns[c].right ? widths[c] : 0, t->columns[c].right);
+            if (c < last)
+                for (int i = 0; i < t->gap; i++)
+                    cf_buf_puts(out, " ");
+        }
+        if (hl)
+            cf_buf_puts(out, RESET);
+        cf_buf_puts(out, "\n");
+    }
+    if (t->rules)
+        rule(out, total);
+    free(widths);
+    free(shown);
+    free(is_short);
+}
+
+void cf_text_table_note(const cf_buf *left_out, int width, cf_buf *out)
+{
+    if (!left_out->len)
+        return;
+    cf_buf_printf(out, "(left out to fit %d columns: %s; --wide shows every column)\n", width, cf_buf_cstr(left_out));
+}
+
+/* The number in the unit and with the decimals of `unit_of` (hours):
+ * minutes under an hour with one decimal below 10, hours with one decimal
+ * below 100. */
+static void duration_number(double hours, double unit_of, char *out, size_t n)
+{
+    if (unit_of < 1) {
+        double min = hours * 60, ref = unit_of * 60;
+        snprintf(out, n, ref < 9.95 ? "%.1f" : "%.0f", min);
+    } else {
+        snprintf(out, n, unit_of < 99.95 ? "%.1f" : "%.0f", hours);
+    }
+}
+
+void cf_text_duration(double hours, char *out, size_t n)
+{
+    char number[32];
+    duration_number(hours, hours, number, sizeof number);
+    snprintf(out, n, "%s %s", number, hours < 1 ? "min" : "h");
+}
+
+void cf_text_duration_range(double hours, double lo_hours, double hi_hours, char *out, size_t n)
+{
+    char point[32], lo[32], hi[32];
+    duration_number(hours, hours, point, sizeof point);
+    duration_number(lo_hours, hours, lo, sizeof lo);
+    duration_number(hi_hours, hours, hi, sizeof hi);
+    snprintf(out, n, "%s %s (%s–%s)", point, hours < 1 ? "min" : "h", lo, hi);
+}

@@ -1,0 +1,172 @@
+/* Tests of fitting text to a terminal (issue 31): common/text_wrap.c
+ * (widths without colour escapes, wrapping at spaces with the continuation
+ * indented, long words cut, cells cut with "…") and render/text_table.c
+ * (columns left out and shortened by priority, the note saying which,
+ * no limit at width 0; durations in the unit that shows differences). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "cloudfit/common/text_wrap.h"
+#include "cloudfit/render/text_table.h"
+
+/* The widest line of `text`, in columns. */
+static int widest(const char *text)
+{
+    int max = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        int w = cf_text_width(p, n);
+        if (w > max)
+            max = w;
+        p += n + (nl ? 1 : 0);
+    }
+    return max;
+}
+
+static void test_width_skips_colour_and_counts_characters(void **state)
+{
+    (void)state;
+    const char *s = "\033[32m\033[1m 1  2×1 GH200 – ✔\033[0m";
+    assert_int_equal(cf_text_width(s, strlen(s)), 17);
+    assert_int_equal(cf_text_width("", 0), 0);
+}
+
+static void wrapped(const char *in, int width, const char *want)
+{
+    cf_buf out = CF_BUF_INIT;
+    cf_text_wrap(in, width, &out);
+    assert_false(cf_buf_failed(&out));
+    assert_string_equal(cf_buf_cstr(&out), want);
+    cf_buf_free(&out);
+}
+
+static void test_wrap_breaks_at_spaces_with_the_indent_of_the_line(void **state)
+{
+    (void)state;
+    wrapped("short line\n", 20, "short line\n");
+    wrapped("  - one two three four five\n", 16, "  - one two\n    three four\n    five\n");
+    wrapped("Why x:\nplain words go on and on\n", 12, "Why x:\nplain words\n  go on and\n  on\n");
+    wrapped("no final newline here", 10, "no final\n  newline\n  here");
+    /* a word wider than the line is cut, and nothing is ever wider than the width */
+    wrapped("see /a/very/long/path/name ok\n", 10, "see\n  /a/very/\n  long/pat\n  h/name\n  ok\n");
+    /* blanks inside a line that fits stay as they were (columns stay aligned) */
+    wrapped("a   b   c\n", 40, "a   b   c\n");
+    wrapped("anything at all\n", 0, "anything at all\n");
+}
+
+static void test_wrap_never_exceeds_the_width(void **state)
+{
+    (void)state;
+    const char *text = "  - step 0.465 s (80%: 0.282–0.767): 0.446 s per micro-batch on one VM, all-reduce between VMs "
+                       "0.191 s (partly hidden behind the backward pass); parallel efficiency 96%\n"
+                       "hint: run 'cloudfit prices update' to fetch current prices (or raise --max-catalog-age-days)\n";
+    for (int width = 12; width <= 120; width += 7) {
+        cf_buf out = CF_BUF_INIT;
+        cf_text_wrap(text, width, &out);
+        assert_true(widest(cf_buf_cstr(&out)) <= width);
+        cf_buf_free(&out);
+    }
+}
+
+static void test_cut(void **state)
+{
+    (void)state;
+    char out[64];
+    cf_text_cut("lambda/asia-northeast-1", 12, out, sizeof out);
+    assert_string_equal(out, "lambda/asia…");
+    cf_text_cut("aws/us-east-1", 20, out, sizeof out);
+    assert_string_equal(out, "aws/us-east-1");
+    cf_text_cut("2×1 GH200", 4, out, sizeof out); /* by characters, never inside one */
+    assert_string_equal(out, "2×1…");
+}
+
+static const cf_text_column cols[] = {
+    {"#", 1, 0, 0, 0, NULL},      {"NAME", 0, 0, 1, 0, NULL},         {"EXTRA", 0, 1, 0, 0, NULL},
+    {"MORE", 1, 2, 0, 0, NULL},   {"TIME (80%)", 1, 0, 0, 3, "TIME"},
+};
+static const char *const cells[] = {"1", "lambda/asia-northeast-1", "something", "42", "11.1 h (6.8–18.2)",
+                                    "2", "aws/us-east-1",           "else",      "7",  "16.3 h (11.6–22.9)"};
+static const char *const shorts[] = {NULL, NULL, NULL, NULL, "11.1 h", NULL, NULL, NULL, NULL, "16.3 h"};
+
+static void render(int width, cf_buf *out, cf_buf *left_out)
+{
+    cf_text_table t = {.columns = cols, .n_columns = 5, .cells = cells, .short_cells = shorts, .n_rows = 2,
+                       .width = width, .lead = 1, .gap = 2, .rules = 1, .highlight_row = 0};
+    cf_text_table_render(&t, out, left_out);
+    assert_false(cf_buf_failed(out));
+}
+
+static void test_table_gives_up_detail_in_priority_order(void **state)
+{
+    (void)state;
+    cf_buf out = CF_BUF_INIT, left = CF_BUF_INIT;
+    render(0, &out, &left); /* no limit: everything, nothing left out */
+    assert_non_null(strstr(cf_buf_cstr(&out), "EXTRA"));
+    assert_non_null(strstr(cf_buf_cstr(&out), "(6.8–18.2)"));
+    assert_int_equal(left.len, 0);
+    int full = widest(cf_buf_cstr(&out));
+    cf_buf_free(&out);
+    cf_buf_free(&left);
+    for (int width = full - 1; width >= 20; width--) {
+        render(width, &out, &left);
+        assert_true(widest(cf_buf_cstr(&out)) <= width || width < 30);
+        const char *t = cf_buf_cstr(&out), *l = cf_buf_cstr(&left);
+        /* EXTRA (step 1) goes before MORE (2), which goes before the interval (3); # and NAME stay */
+        if (strstr(t, "MORE") == NULL)
+            assert_non_null(strstr(l, "EXTRA"));
+        if (strstr(t, "(6.8") == NULL)
+            assert_null(strstr(t, "MORE"));
+        assert_non_null(strstr(t, " #"));
+        cf_buf_free(&out);
+        cf_buf_free(&left);
+    }
+    /* at 36 columns: both dropped, TIME short, NAME cut with … */
+    render(36, &out, &left);
+    assert_string_equal(cf_buf_cstr(&left), "EXTRA, MORE");
+    assert_non_null(strstr(cf_buf_cstr(&out), "TIME"));
+    assert_null(strstr(cf_buf_cstr(&out), "TIME (80%)"));
+    assert_true(widest(cf_buf_cstr(&out)) <= 36);
+    cf_buf note = CF_BUF_INIT;
+    cf_text_table_note(&left, 36, &note);
+    assert_string_equal(cf_buf_cstr(&note), "(left out to fit 36 columns: EXTRA, MORE; --wide shows every column)\n");
+    cf_buf_free(&note);
+    cf_buf_free(&out);
+    cf_buf_free(&left);
+}
+
+static void duration(double h, double lo, double hi, const char *want_point, const char *want_range)
+{
+    char out[64];
+    cf_text_duration(h, out, sizeof out);
+    assert_string_equal(out, want_point);
+    cf_text_duration_range(h, lo, hi, out, sizeof out);
+    assert_string_equal(out, want_range);
+}
+
+static void test_durations_show_differences(void **state)
+{
+    (void)state;
+    duration(0.2, 0.18, 0.23, "12 min", "12 min (11–14)"); /* not "0.2 h (0.2–0.2)" */
+    duration(0.1, 0.09, 0.12, "6.0 min", "6.0 min (5.4–7.2)");
+    duration(11.11, 6.8, 18.2, "11.1 h", "11.1 h (6.8–18.2)");
+    duration(240, 200, 300, "240 h", "240 h (200–300)");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_width_skips_colour_and_counts_characters),
+        cmocka_unit_test(test_wrap_breaks_at_spaces_with_the_indent_of_the_line),
+        cmocka_unit_test(test_wrap_never_exceeds_the_width),
+        cmocka_unit_test(test_cut),
+        cmocka_unit_test(test_table_gives_up_detail_in_priority_order),
+        cmocka_unit_test(test_durations_show_differences),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
