@@ -11,8 +11,7 @@ cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *lim
     *out = NULL;
     if (!perf)
         return cf_error_set(CF_ERR_INTERNAL, "no performance parameters for %s", c->vm->gpu_model);
-    cf_perf_params params = perf->params;
-    params.inter_gbps = cf_effective_inter_gbps(perf, c->vm->network_gbps, NULL);
+    cf_perf_params params = cf_gpu_perf_on_vm(perf, c->vm->network_gbps); /* the VM's own network, as the plan */
     cf_elastic_plan *plan = malloc(sizeof *plan);
     if (!plan)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");

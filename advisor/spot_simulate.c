@@ -140,8 +140,7 @@ cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vm
         const cf_gpu_perf *g = perf_of(in, vms[t]->gpu_model);
         if (!g)
             return cf_error_set(CF_ERR_INVALID, "no throughput model for %s (the trace's GPU)", vms[t]->gpu_model);
-        out->perf[t] = g->params;
-        out->perf[t].inter_gbps = cf_effective_inter_gbps(g, vms[t]->network_gbps, NULL);
+        out->perf[t] = cf_gpu_perf_on_vm(g, vms[t]->network_gbps); /* each VM's own network (issue 30) */
     }
     cf_simulate_request *r = &out->req;
     r->trace = trace;

@@ -156,7 +156,7 @@ const cf_cli_option cf_cli_option_table[] = {
      "charge S seconds of start-up (paid, no progress) per profile run and probe (default 0)"},
     /* spot, elastic, heterogeneous (docs/spot.md) */
     {"mix", 0, OPT_FLAG, NULL, CMD_RECOMMEND, OFF(mix),
-     "also try jobs that mix two GPU types in one cloud region (per-worker batches, speed-up over one type)"},
+     "also try jobs that mix two GPU types in one cloud region (per-worker batches; speed-up over the chosen plan and over equal batches)"},
     {"trace", 0, OPT_LIST, "TRACE.csv", CMD_SIMULATE, OFF(traces),
      "availability trace (t_s,nodes_available); give two to mix two VM types, one count per tick each"},
     {"rule", 0, OPT_STRING, "RULE", CMD_SIMULATE, OFF(rule),

@@ -154,11 +154,27 @@ def test_recommend_mix():
     if mix["best"]:
         b = mix["best"]
         assert len(b["types"]) == 2 and b["speedup_over_best_single_type"] > 1, b
+        chosen = json.loads(out)["chosen"]
+        assert abs(b["speedup_over_chosen"] - chosen["hours"] / b["hours"]) < 0.01 * b["speedup_over_chosen"], b
+        if b["equal_batches"]:   # the balanced split is never slower than equal batches of the same workers
+            assert b["speedup_over_equal_batches"] >= 0.999, b
+            assert abs(b["speedup_over_equal_batches"] - b["equal_batches"]["step_time_s"] / b["step_time_s"]) < 0.01, b
         total = sum(t["nodes"] * t["gpus_per_node"] * t["local_batch"] for t in b["types"]) * b["accumulation"]
         assert abs(total - b["global_batch"]) <= sum(t["nodes"] * t["gpus_per_node"] for t in b["types"]) * \
             b["accumulation"], b   # one sample per worker of rounding at most
     rc, out, err = run("recommend", "--no-history", "-q", "--mix", RESNET)
     assert rc == 0 and "Mixed GPU types (--mix)" in out, out
+    assert "against the chosen single-type plan" in out and "equal per-worker batches" in out, out
+    # spot plans: mixed on demand under "allow"; under "only" it says why not, without blaming the constraints
+    rc, out, err = run("recommend", "--no-history", "-q", "--mix", "--spot", "allow", "-f", "json", RESNET)
+    assert rc == 0, err
+    doc = json.loads(out)
+    mix = doc["mixed_gpu_types"]
+    assert mix["evaluated"] > 0 and mix["best"], mix
+    assert mix["best"]["spot_plans_mixed_on_demand"] or not doc["chosen"]["spot"], mix
+    rc, out, err = run("recommend", "--no-history", "-q", "--mix", "--spot", "only", RESNET)
+    assert rc == 0 and "Mixed GPU types (--mix): none: not evaluated with --spot only" in out, out
+    assert "constraints" not in out.split("Mixed GPU types")[1], out
 
 
 def test_rebalance_filter():
