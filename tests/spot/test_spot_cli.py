@@ -193,10 +193,22 @@ def test_rebalance_filter():
     answers = [json.loads(l) for l in out.splitlines()]
     assert answers[-1]["batches"] == [120, 136], answers[-1]   # the fast worker held at its limit
     assert all(a["batches"][0] <= 120 and a["batches"][1] <= 200 and sum(a["batches"]) == 256 for a in answers)
-    rc, out, err = run("rebalance", "--global-batch", "256", "--workers", "2", stdin='{"times_s": [0.1]}\n')
-    assert rc == 3 and "stdin:1" in err and "times_s" in err, err
-    rc, out, err = run("rebalance", "--global-batch", "256", "--workers", "2", stdin="\nnot json\n")
-    assert rc == 3 and "stdin:2" in err, err
+    # a line not understood is reported, answered unchanged and skipped: the loop goes on
+    bad = '{"compute_s": [0.1]}\n' + "\nnot json\n" + "x" * 70000 + "\n" + '{"compute_s": [0.1, 0.4]}\n'
+    rc, out, err = run("rebalance", "--global-batch", "256", "--workers", "2", stdin=bad)
+    assert rc == 0, err
+    answers = [json.loads(l) for l in out.splitlines()]
+    assert len(answers) == 4 and [("skipped" in a) for a in answers] == [True, True, True, False], answers
+    assert all(a["batches"] == [128, 128] for a in answers), answers
+    assert "stdin:1" in err and "compute_s" in err and "stdin:3" in err and "stdin:4" in err, err
+    assert "longer than the 65536 bytes" in err and "3 of 5 input lines skipped" in err, err
+    # a worker driven under the floor is warned about (here: fed times that make it look 20x slower)
+    slow = "".join(json.dumps({"compute_s": [0.001, 0.02]}) + "\n" for _ in range(200))
+    rc, out, err = run("rebalance", "--global-batch", "256", "--workers", "2", "--window", "5", stdin=slow)
+    assert rc == 0, err
+    last = json.loads(out.splitlines()[-1])
+    assert last["below_floor"] == [1] and "worker 1's batch" in err and "below 25% of an equal share" in err, (last, err)
+    assert err.count("worker 1's batch") == 1, err   # once per fall
     rc, _, err = run("rebalance", "--workers", "2", stdin="")
     assert rc == 2 and "--global-batch" in err, err
     rc, _, err = run("rebalance", "--global-batch", "10", "--batches", "3,3", stdin="")
