@@ -485,8 +485,10 @@ cf_status cf_hetero_state_rates(const cf_advisor_input *in, const cf_perf_params
     mix full = {.perf = {p0, p1}, .nodes = {plan->nodes[0], plan->nodes[1]},
                 .gpus = {plan->gpus_per_node[0], plan->gpus_per_node[1]},
                 .max_b = {max_local(in, p0), max_local(in, p1)}};
-    double b = in->noise->b_noise_effective, m0 = in->job->batch, m_full = (double)plan->global_batch;
-    double x_full = plan->samples_per_s, v_full = cf_sample_value(b, m0, m_full, 1.0);
+    /* the value of the samples: recommend's statistical efficiency (the
+     * gain rule keeps the LR at the optimum where the batch shrinks) */
+    double m_full = (double)plan->global_batch;
+    double x_full = plan->samples_per_s, v_full = cf_stat_efficiency(in->noise, m_full);
     int s = plan->accumulation > 0 ? plan->accumulation : 1;
     for (int n1 = 0; n1 <= plan->nodes[1]; n1++) {
         for (int n0 = 0; n0 <= plan->nodes[0]; n0++) {
@@ -506,7 +508,7 @@ cf_status cf_hetero_state_rates(const cf_advisor_input *in, const cf_perf_params
                 continue;
             double m = (double)(mb * s), tput = m / step;
             samples[idx] = tput / x_full;
-            rate[idx] = tput * cf_sample_value(b, m0, m, 1.0) / (x_full * v_full);
+            rate[idx] = tput * cf_stat_efficiency(in->noise, m) / (x_full * v_full);
         }
     }
     return CF_OK;

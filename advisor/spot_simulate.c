@@ -95,7 +95,7 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
             cf_simulate_row *row = &out->rows[out->n_rows++];
             row->rule = RULES[k].name;
             row->batch = er.batch;
-            row->diverges_at_nodes = cf_elastic_rule_rates(&er, RULES[k].rule, rate, samples);
+            row->no_progress_max_nodes = cf_elastic_rule_rates(&er, RULES[k].rule, rate, samples);
             st = run_rows(req, &plan, seg, off, n, runs, row);
         }
     }
@@ -186,7 +186,7 @@ cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vm
                                               .max_local_batch = out->perf[0].max_local_batch > 0
                                                                      ? out->perf[0].max_local_batch
                                                                      : 0,
-                                              .b_noise = in->noise->b_noise_effective};
+                                              .noise = in->noise};
         }
         cf_advice_free(&advice);
     } else {

@@ -40,7 +40,7 @@ static void fmt_usd(char *out, size_t n, double v)
 cf_status cf_report_elastic(const cf_report *r, const cf_config *c, cf_elastic_plan **out)
 {
     return cf_elastic_plan_of_config(&r->spec->job, &r->spec->search, cf_inputs_perf(r->inputs, c->vm->gpu_model),
-                                     r->inputs->noise.b_noise_effective, c, out);
+                                     &r->inputs->noise, c, out);
 }
 
 static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)
@@ -50,7 +50,11 @@ static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)
     case CF_LR_SQRT: snprintf(buf, n, "lr0 * sqrt(M / M0)"); break;
     case CF_LR_NONE: snprintf(buf, n, "lr0"); break;
     default:
-        snprintf(buf, n, "lr0 * ((B + M0) * M / ((B + M) * M0))^%g", f->exponent);
+        if (f->noise && f->noise->n_points > 0)
+            snprintf(buf, n, "lr0 * ((B(p) + M0) * M / ((B(p) + M) * M0))^%g, B(p) at training progress p",
+                     f->exponent);
+        else
+            snprintf(buf, n, "lr0 * ((B + M0) * M / ((B + M) * M0))^%g", f->exponent);
         break;
     }
     return buf;
@@ -75,6 +79,14 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
     cJSON_AddNumberToObject(f, "lr0", e->lr.lr0);
     cJSON_AddNumberToObject(f, "m0", e->lr.m0);
     cJSON_AddNumberToObject(f, "b_noise", cf_json_round(e->lr.b_noise, 6));
+    /* B(p) for the gain rule at the current progress (docs/spot.md) */
+    cJSON *trace = cJSON_AddArrayToObject(f, "b_noise_by_progress");
+    for (int i = 0; e->lr.noise && i < e->lr.noise->n_points; i++) {
+        const double pair[2] = {e->lr.noise->points[i].progress_fraction, cf_json_round(e->lr.noise->points[i].b_noise, 6)};
+        cJSON_AddItemToArray(trace, cJSON_CreateDoubleArray(pair, 2));
+    }
+    cJSON_AddNumberToObject(f, "b_noise_trend_per_progress",
+                            e->lr.noise ? cf_json_round(e->lr.noise->trend_per_progress, 6) : 0);
     cJSON_AddNumberToObject(f, "exponent", e->lr.exponent);
     cJSON *w = cJSON_AddObjectToObject(o, "warmup");
     cJSON_AddNumberToObject(w, "after_lr_jump_factor", e->warmup_factor);
@@ -88,6 +100,8 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
         cJSON_AddNumberToObject(row, "accumulation", p->accumulation);
         cJSON_AddNumberToObject(row, "global_batch", (double)p->global_batch);
         cJSON_AddNumberToObject(row, "lr", cf_json_round(p->lr, 4));
+        cJSON_AddNumberToObject(row, "lr_start", cf_json_round(p->lr_start, 4));
+        cJSON_AddNumberToObject(row, "lr_end", cf_json_round(p->lr_end, 4));
         cJSON_AddNumberToObject(row, "progress_rate", cf_json_round(p->progress_rate, 4));
         cJSON_AddBoolToObject(row, "valid", p->valid);
         cJSON_AddItemToArray(pts, row);
@@ -113,9 +127,15 @@ void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
                   e->min_nodes, e->max_nodes, full->global_batch, e->hold_min_nodes, e->hold_min_nodes == 1 ? "" : "s");
     if (e->hold_min_nodes > 1)
         cf_buf_printf(out, ", below it shrinks (%ld on 1 VM, LR %.4g)", e->points[0].global_batch, e->points[0].lr);
-    cf_buf_printf(out, "; LR(M) = %s (%s rule, B = %.0f); warm up over %d steps after a ≥%g× LR jump\n",
-                  lr_formula(&e->lr, formula, sizeof formula), cf_lr_rule_name(e->lr.rule), e->lr.b_noise,
-                  e->warmup_steps, e->warmup_factor);
+    if (e->lr.noise && e->lr.noise->n_points > 0 && e->lr.rule == CF_LR_GAIN)
+        cf_buf_printf(out, "; LR(M) = %s (gain rule: AdaScale with the noise trace, B %.0f → %.0f; on %d VMs LR %.4g at "
+                           "the start → %.4g at the end)",
+                      lr_formula(&e->lr, formula, sizeof formula), e->lr.noise->b_grid[0],
+                      e->lr.noise->b_grid[CF_NOISE_GRID], e->max_nodes, full->lr_start, full->lr_end);
+    else
+        cf_buf_printf(out, "; LR(M) = %s (%s rule, B = %.0f)", lr_formula(&e->lr, formula, sizeof formula),
+                      cf_lr_rule_name(e->lr.rule), e->lr.b_noise);
+    cf_buf_printf(out, "; warm up over %d steps after a ≥%g× LR jump\n", e->warmup_steps, e->warmup_factor);
     free(e);
 }
 

@@ -23,6 +23,9 @@ import jsonschema
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
+sys.path.insert(0, os.path.join(sys.argv[2], "examples", "elastic"))
+from cloudfit_elastic import ElasticPlan  # noqa: E402
+
 BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
 TRACES = os.path.join(EXAMPLES, "spot-traces")
@@ -61,9 +64,19 @@ def test_simulate_every_trace_gain_never_below_fixed():
             assert vm["instance_type"] in ("p3.2xlarge", "p3.16xlarge"), vm
         else:
             assert doc["plan"]["note"] and "K80" in doc["plan"]["note"], doc["plan"]
+        # no expected progress is named by its largest count, never for the gain rule
+        for (batch, rule), row in rows.items():
+            n = row["no_progress_at_or_below_nodes"]
+            assert n is None or (rule != "gain" and 1 <= n < doc["plan"]["vms"][0]["nodes"]), (path, batch, rule, n)
         # the table: a row per rule and batch policy
         rc, out, err = run("simulate", RESNET, "--trace", path, "--max-catalog-age-days", "100000")
         assert rc == 0, err
+        for (batch, rule), row in rows.items():
+            n = row["no_progress_at_or_below_nodes"]
+            if n:
+                assert f"  note: {batch}, {rule}: no expected progress on {n} VM{'' if n == 1 else 's'} or fewer" \
+                    in out, (path, out)
+        assert "diverges" not in out, out
         for rule in ("fixed", "linear", "sqrt", "gain"):
             assert sum(1 for line in out.splitlines() if line.split()[1:2] == [rule]) == 2, (rule, out)
 
@@ -130,6 +143,15 @@ def test_recommend_spot_allow_every_example():
             assert 1 <= e["min_nodes"] <= e["max_nodes"] == cfg["nodes"], e
             assert e["lr_function"]["rule"] in ("gain", "linear", "sqrt", "none") and e["lr_function"]["lr0"] > 0, e
             assert len(e["by_nodes"]) == cfg["nodes"], e
+            # the training script's helper gives the plan's LRs: at the effective B without a progress, and
+            # AdaScale's with the noise-scale trace at the start and the end of training
+            plan = ElasticPlan.from_json(e)
+            for row in e["by_nodes"]:
+                for progress, key in ((None, "lr"), (0.0, "lr_start"), (1.0, "lr_end")):
+                    got = plan.lr(row["global_batch"], progress)
+                    assert abs(got - row[key]) <= 1e-3 * row[key], (ex, key, got, row)
+            if e["lr_function"]["b_noise_by_progress"] and e["lr_function"]["rule"] == "gain":
+                assert all(r["lr_start"] <= r["lr"] for r in e["by_nodes"]), (ex, e["by_nodes"])
         rc, out, err = run("recommend", "--no-history", "-q", "--spot", "allow", ex)
         assert rc == 0, err
         assert "Best on-demand and best spot plan (spot: p10 / p50 / p90" in out, out
