@@ -124,9 +124,9 @@ static double noise_band(const cf_rebalance *c, int slow, int fast)
 int cf_rebalance_observe(cf_rebalance *c, const double *t)
 {
     for (int i = 0; i < c->n; i++) {
-        if (!(t[i] > 0) || !isfinite(t[i])) {
-            cf_error_set(CF_ERR_INVALID, "worker %d: iteration time must be a positive number of seconds, got %g", i,
-                         t[i]);
+        if (!(t[i] >= CF_REBALANCE_MIN_TIME_S && t[i] <= CF_REBALANCE_MAX_TIME_S)) {
+            cf_error_set(CF_ERR_INVALID, "worker %d: expected a compute time of %g to %g seconds, got %g", i,
+                         CF_REBALANCE_MIN_TIME_S, CF_REBALANCE_MAX_TIME_S, t[i]);
             return -1;
         }
     }

@@ -45,7 +45,13 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
             cJSON_Delete(doc);
             return cf_error_set(CF_ERR_INVALID, "%s: %s[%d]: expected a positive number of seconds", name, key, i);
         }
-        times[i++] = v->valuedouble;
+        double seconds = v->valuedouble;
+        if (seconds < CF_REBALANCE_MIN_TIME_S || seconds > CF_REBALANCE_MAX_TIME_S) {
+            cJSON_Delete(doc);
+            return cf_error_set(CF_ERR_INVALID, "%s: %s[%d]: %g s is not an iteration's compute time (%g to %g s)",
+                                name, key, i, seconds, CF_REBALANCE_MIN_TIME_S, CF_REBALANCE_MAX_TIME_S);
+        }
+        times[i++] = seconds;
     }
     cJSON_Delete(doc);
     return CF_OK;

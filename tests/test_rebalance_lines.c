@@ -36,6 +36,8 @@ static void test_read_line(void **state)
         {"[0.5, 0.25, 1]", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
         {"{\"times\": [1, 1, 1]}", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
         {"{\"compute_s\": [1, -0.5, 1]}", "stdin:7: compute_s[1]: expected a positive number of seconds"},
+        {"{\"compute_s\": [1, 1, 1e308]}", "stdin:7: compute_s[2]: 1e+308 s is not an iteration's compute time (1e-09 to 1e+06 s)"},
+        {"{\"compute_s\": [1e-300, 1, 1]}", "stdin:7: compute_s[0]: 1e-300 s is not an iteration's compute time (1e-09 to 1e+06 s)"},
         {"{\"times_s\": [1, 0, 1]}", "stdin:7: times_s[1]: expected a positive number of seconds"},
         {"{\"times_s\": [1, 1, \"2\"]}", "stdin:7: times_s[2]: expected a positive number of seconds"},
         {"{\"times_s\": [-1, 1, 1]}", "stdin:7: times_s[0]: expected a positive number of seconds"},

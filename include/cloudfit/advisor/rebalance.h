@@ -55,6 +55,11 @@
 /* Longest input line the protocol reads (1,024 workers' times fit in a
  * third of it); longer lines are reported and skipped. */
 #define CF_REBALANCE_MAX_LINE 65536
+/* The times the controller takes, seconds: a nanosecond to 11 days (outside
+ * that they are not iteration times, and their squares would under- or
+ * overflow). */
+#define CF_REBALANCE_MIN_TIME_S 1e-9
+#define CF_REBALANCE_MAX_TIME_S 1e6
 
 typedef enum { CF_REBALANCE_P = 0, CF_REBALANCE_PI = 1 } cf_rebalance_kind;
 
@@ -107,10 +112,11 @@ typedef struct {
  * defaults. CF_ERR_INVALID for impossible inputs (naming them). */
 cf_status cf_rebalance_init(cf_rebalance *c, int workers, long global_batch, const int *initial,
                             const int *max_batch, const cf_rebalance_settings *settings);
-/* One iteration's per-worker times (seconds, > 0). Returns 1 when this
- * call ended a window and the batches changed, 0 otherwise; the current
- * batches are always in c->batch. CF_ERR_INVALID as a negative value for
- * a non-positive time (the message names the worker). */
+/* One iteration's per-worker times (seconds, CF_REBALANCE_MIN_TIME_S to
+ * CF_REBALANCE_MAX_TIME_S). Returns 1 when this call ended a window and
+ * the batches changed, 0 otherwise; the current batches are always in
+ * c->batch. CF_ERR_INVALID as a negative value for a time out of range
+ * (the message names the worker). */
 int cf_rebalance_observe(cf_rebalance *c, const double *times_s);
 
 /* ---- the JSON-lines protocol (advisor/rebalance_lines.c) ----------------
