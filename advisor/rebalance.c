@@ -65,8 +65,9 @@ cf_status cf_rebalance_init(cf_rebalance *c, int n, long m, const int *initial, 
         return cf_error_set(CF_ERR_INVALID, "global batch %ld is smaller than the %d workers", m, n);
     if (!(c->s.dead_band >= 0 && c->s.dead_band < 1))
         return cf_error_set(CF_ERR_INVALID, "dead band: expected 0 to 1, got %g", c->s.dead_band);
-    if (c->s.window < 1)
-        return cf_error_set(CF_ERR_INVALID, "window: expected at least 1 iteration, got %d", c->s.window);
+    if (c->s.window < 1 || c->s.window > CF_REBALANCE_MAX_WINDOW)
+        return cf_error_set(CF_ERR_INVALID, "window: expected 1 to %d iterations, got %d", CF_REBALANCE_MAX_WINDOW,
+                            c->s.window);
     if (!(c->s.gain > 0 && c->s.gain < 2))
         return cf_error_set(CF_ERR_INVALID, "gain: expected a value in (0, 2), got %g", c->s.gain);
     if (!(c->s.smoothing > 0 && c->s.smoothing <= 1))
@@ -106,12 +107,50 @@ cf_status cf_rebalance_init(cf_rebalance *c, int n, long m, const int *initial, 
     }
     c->band = c->s.dead_band;
     check_floor(c);
-    return CF_OK;
+    c->window_t = malloc((size_t)n * (size_t)c->s.window * sizeof *c->window_t);
+    return c->window_t ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+}
+
+void cf_rebalance_free(cf_rebalance *c)
+{
+    free(c->window_t);
+    c->window_t = NULL;
+}
+
+static int by_value(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The trimmed mean of v[0..n) (sorted in place): the mean without the
+ * CF_REBALANCE_TRIM share at each end, robust to the odd descheduled
+ * iteration and nearly as efficient as the mean for Gaussian noise; and
+ * its relative variance from the winsorized variance,
+ * s_w²/((1 − 2g/n)²·n) (Tukey & McLaughlin 1963). */
+static double trimmed_mean(double *v, int n, double *rel_var)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    int g = (int)(CF_REBALANCE_TRIM * n);
+    double sum = 0;
+    for (int k = g; k < n - g; k++)
+        sum += v[k];
+    double tm = sum / (n - 2 * g), wmean = 0, ss = 0;
+    for (int k = 0; k < n; k++)
+        wmean += v[k < g ? g : k >= n - g ? n - g - 1 : k];
+    wmean /= n;
+    for (int k = 0; k < n; k++) {
+        double d = v[k < g ? g : k >= n - g ? n - g - 1 : k] - wmean;
+        ss += d * d;
+    }
+    double keep = 1.0 - 2.0 * g / n;
+    *rel_var = n > 1 ? ss / (n - 1) / (keep * keep * n) / (tm * tm) : 0;
+    return tm;
 }
 
 /* The band the timing noise alone can fill: z standard deviations of the
  * log of the predicted slowest/fastest ratio. A smoothed speed (weight w
- * for the newest window) has w/(2 − w) of a window mean's variance. */
+ * for the newest window) has w/(2 − w) of a window time's variance. */
 static double noise_band(const cf_rebalance *c, int slow, int fast)
 {
     double w = c->s.smoothing, shrink = w / (2 - w), var = 0;
@@ -130,20 +169,17 @@ int cf_rebalance_observe(cf_rebalance *c, const double *t)
             return -1;
         }
     }
-    for (int i = 0; i < c->n; i++) {
-        c->sum_t[i] += t[i];
-        c->sum_t2[i] += t[i] * t[i];
-    }
+    for (int i = 0; i < c->n; i++)
+        c->window_t[(size_t)i * c->s.window + c->in_window] = t[i];
     if (++c->in_window < c->s.window)
         return 0;
     double mean = 0, a = CF_REBALANCE_NOISE_SMOOTHING;
     int w = c->in_window;
     for (int i = 0; i < c->n; i++) {
-        double m = c->sum_t[i] / w;
-        /* the relative variance of this window's mean, from its spread */
-        double v = w > 1 ? fmax(0.0, (c->sum_t2[i] - w * m * m) / (w - 1)) / (w * m * m) : 0;
+        /* this window's time and the relative variance of it, from its spread */
+        double v = 0, m = trimmed_mean(&c->window_t[(size_t)i * c->s.window], w, &v);
         c->within_var[i] = c->updates ? (1 - a) * c->within_var[i] + a * v : v;
-        /* and from the spread of the window means themselves while the
+        /* and from the spread of the window times themselves while the
          * batches stay put (an exponentially weighted variance around
          * their weighted mean, restarted at a move): drift over several
          * windows, which the spread inside one window misses */
@@ -156,7 +192,6 @@ int cf_rebalance_observe(cf_rebalance *c, const double *t)
             c->log_level[i] = lm;
         }
         c->last_t[i] = m;
-        c->sum_t[i] = c->sum_t2[i] = 0;
         mean += m;
     }
     c->in_window = 0;
@@ -188,16 +223,20 @@ int cf_rebalance_observe(cf_rebalance *c, const double *t)
     c->band = fmax(c->s.dead_band, c->s.noise_z > 0 ? noise_band(c, slow, fast) : 0);
     c->moved = 0;
     if (c->predicted_imbalance <= c->band) {
-        c->settled = 1;
+        c->inside += c->inside < 2;
         c->outside = 0;
         return 0;
     }
-    /* Hysteresis: a settled split moves on the second window in a row
-     * outside the band, unless the imbalance is past twice the band (past
-     * 6 standard deviations of the noise: a real change). */
-    if (c->settled && 1 + c->predicted_imbalance <= (1 + c->band) * (1 + c->band) && ++c->outside < 2)
+    /* Hysteresis: a split settled (two windows in a row inside the band)
+     * moves on the second window in a row outside it, unless the
+     * imbalance is past twice the band (past 6 standard deviations of the
+     * noise: a real change). */
+    int settled = c->inside >= 2;
+    c->inside = 0;
+    if (settled && 1 + c->predicted_imbalance <= (1 + c->band) * (1 + c->band) && ++c->outside < 2) {
+        c->inside = 2; /* still settled at the next window */
         return 0;
-    c->settled = 0;
+    }
     c->outside = 0;
     double target[CF_REBALANCE_MAX_WORKERS] = {0}, sum = 0;
     if (c->s.kind == CF_REBALANCE_PI) {

@@ -50,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     free(text);
+    cf_rebalance_free(c);
     free(c);
     return 0;
 }

@@ -91,6 +91,7 @@ static void test_answer(void **state)
              c->batch[0], c->batch[1]);
     assert_string_equal(out.data, want);
     cf_buf_free(&out);
+    cf_rebalance_free(c);
     free(c);
 }
 

@@ -126,6 +126,7 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
     }
     if (cf_rebalance_init(c, workers, o->global_batch, n_batches ? batches : NULL, n_limits ? limits : NULL, &s) !=
         CF_OK) {
+        cf_rebalance_free(c);
         free(c);
         cf_error_prefix("rebalance");
         return cf_report_error();
@@ -188,6 +189,7 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         rc = cf_report_error();
     }
     free(times);
+    cf_rebalance_free(c);
     free(c);
     return rc;
 }

@@ -9,7 +9,10 @@ alpha + beta_i * batch_i, the rank sleeping what is left of it when its
 gradients are ready, so the speeds are known and other load on a shared
 machine hardly changes them (the real compute of the small model stays
 well inside the pace). The global batch M stays fixed; each rank takes its
-share b_i of every step's batch.
+share b_i of every step's batch. Each phase's summary gives the share of
+steps whose compute overran the pace by 30 % (pace_overrun_share): where
+that is large the machine was too busy for the throttle, and the speed
+ratio is not the one set.
 
 What a loop must do for unequal batches under DDP:
 
@@ -56,7 +59,8 @@ from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 IN, HIDDEN, OUT = 16, 64, 10
-ALPHA_S, BETA_S = 0.002, 80e-6     # rank 0's device: 2 ms per step + 80 us per sample; rank 1: SLOW x the per-sample part
+ALPHA_S, BETA_S = 0.002, 100e-6    # rank 0's device: 2 ms per step + 100 us per sample; rank 1: SLOW x the per-sample part
+OVERRUN = 1.3                      # a step whose compute took this much longer than its pace: the real compute won
 
 
 class HookClock:
@@ -99,7 +103,7 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
         proc = subprocess.Popen([args.cloudfit, "rebalance", "--global-batch", str(m), "--workers", str(world),
                                  "--window", str(args.window)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 text=True, bufsize=1)
-    losses, window, answers = [], [], []
+    losses, window, answers, overruns = [], [], [], 0.0
     try:
         for step in range(steps):
             x, y = global_batch(step, 1, m, teacher)        # the same data in every phase
@@ -115,11 +119,13 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
             opt.step()
             wall_s = time.perf_counter() - t0
             signal = compute_s if args.signal == "compute" else wall_s
-            info = torch.tensor([signal, float(loss) * m / world, wall_s], dtype=torch.float64)
-            gathered = [torch.zeros(3, dtype=torch.float64) for _ in range(world)]
+            overrun = float(compute_s > OVERRUN * clock.pace)
+            info = torch.tensor([signal, float(loss) * m / world, wall_s, overrun], dtype=torch.float64)
+            gathered = [torch.zeros(4, dtype=torch.float64) for _ in range(world)]
             dist.all_gather(gathered, info)
             new = torch.tensor(batches, dtype=torch.int64)
             if rank == 0:
+                overruns += sum(float(g[3]) for g in gathered)
                 losses.append(sum(float(g[1]) for g in gathered) / m)
                 times = [float(g[0]) for g in gathered]
                 window.append((times, [float(g[2]) for g in gathered]))
@@ -145,7 +151,7 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
         if proc:
             proc.stdin.close()
             proc.wait(timeout=30)
-    return losses, answers, batches
+    return losses, answers, batches, overruns / (world * steps)
 
 
 def worker(rank, world, args, store_path):
@@ -155,12 +161,13 @@ def worker(rank, world, args, store_path):
     def log(row):
         print(json.dumps(row), flush=True)
 
-    def summary(name, losses, answers, batches):
+    def summary(name, losses, answers, batches, overrun_share):
         target = [args.global_batch * args.slow / (args.slow + 1), args.global_batch / (args.slow + 1)]
         tail = losses[-10:]
         out = {"summary": name, "steps": len(losses), "final_batches": batches,
                "target_batches": [round(t, 1) for t in target], "loss_last10": sum(tail) / len(tail),
-               "loss_first": losses[0], "loss_curve": [round(v, 6) for v in losses]}
+               "loss_first": losses[0], "loss_curve": [round(v, 6) for v in losses],
+               "pace_overrun_share": round(overrun_share, 4)}
         if answers:
             out["batches_by_update"] = [a["batches"] for a in answers]
             out["changed_by_update"] = [a["changed"] for a in answers]
@@ -171,9 +178,9 @@ def worker(rank, world, args, store_path):
     if args.noise > 0:
         phases.append(("noise", True, args.noise, args.noise_windows * args.window))
     for name, controller, noise, steps in phases:
-        losses, answers, batches = run_phase(rank, world, args, name, controller, noise, steps, log)
+        losses, answers, batches, overrun_share = run_phase(rank, world, args, name, controller, noise, steps, log)
         if rank == 0:
-            summary(name, losses, answers, batches)
+            summary(name, losses, answers, batches, overrun_share)
         dist.barrier()
     dist.destroy_process_group()
 

@@ -11,7 +11,9 @@ loop's own wall clock (forward to the last gradient bucket's all-reduce hook). A
   the gradient the same);
 * with 15 % timing noise injected per step, the batches change in at most 10 % of the windows once balanced.
 
-Skipped (exit 77, with a message) where python3-torch is not installed. Usage: test_torch_rebalance.py CLOUDFIT SRC"""
+Skipped (exit 77, with a message) where python3-torch is not installed, and where the machine was too busy for the
+throttle (over 25 % of the steps of a phase with the controller took 30 % longer than their pace: the speed ratio
+the assertions assume did not hold). Usage: test_torch_rebalance.py CLOUDFIT SRC"""
 import json
 import os
 import statistics
@@ -36,6 +38,15 @@ assert p.returncode == 0, p.returncode
 summaries = {d["summary"]: d for d in (json.loads(l) for l in p.stdout.splitlines()) if "summary" in d}
 assert set(summaries) == {"equal", "rebalance", "noise"}, summaries.keys()
 equal, rebalanced, noisy = summaries["equal"], summaries["rebalance"], summaries["noise"]
+# The throttle holds the speed ratio only while each rank's real compute stays inside its pace; on a machine
+# too busy for that the ratio the assertions assume is not the one that ran (the controller follows the real
+# times, as it should), so the run cannot judge the controller.
+overrun = max(s["pace_overrun_share"] for s in (rebalanced, noisy))
+print(f"steps whose compute overran the pace by 30 %: {overrun:.1%} at most in a phase with the controller")
+if overrun > 0.25:
+    print(f"SKIPPED: the machine was too busy for the throttle ({overrun:.0%} of a phase's steps overran their pace): "
+          "the speed ratio the test assumes did not hold; rerun on a quieter machine")
+    sys.exit(77)
 target = rebalanced["target_batches"]
 
 

@@ -10,8 +10,9 @@
  * construction (the fast ones wait in the all-reduce), so wall times show
  * no imbalance and must not be fed.
  *
- * Every `window` iterations it updates the batches from the window's mean
- * times:
+ * Every `window` iterations it updates the batches from the window's
+ * trimmed mean times (CF_REBALANCE_TRIM of the iterations dropped at each
+ * end: robust to the odd descheduled iteration):
  *   proportional: b_i ← b_i·t̄/t_i (renormalised to the global batch),
  *                 moved a fraction `gain` of the way, through the smoothed
  *                 per-worker speed b_i/t_i;
@@ -20,10 +21,11 @@
  * speeds) is within the band of the fastest's: the larger of `dead_band`
  * and the imbalance that the measured timing noise alone produces with
  * probability ~0.3 % (noise_z standard deviations, from the times'
- * spread inside each window and the spread of the window means while the
- * batches stay put). Hysteresis: once the times have been inside the band, two
- * windows in a row outside it are needed before the batches move again (one
- * when the imbalance is past twice the band).
+ * spread inside each window (winsorized) and the spread of the window
+ * times while the batches stay put). Hysteresis: once the times have been inside the band
+ * for two windows in a row, two windows in a row outside it are needed
+ * before the batches move again (one when the imbalance is past twice the
+ * band).
  * Batches are integers in [1, max_batch_i] summing to the global batch;
  * a worker whose share falls below min_share of an equal share is
  * flagged (below_floor) — it is nearly idle weight, or the times fed are
@@ -55,6 +57,10 @@
 /* Longest input line the protocol reads (1,024 workers' times fit in a
  * third of it); longer lines are reported and skipped. */
 #define CF_REBALANCE_MAX_LINE 65536
+/* The share of a window's iterations dropped at each end of its times. */
+#define CF_REBALANCE_TRIM 0.2
+/* Iterations per window at most. */
+#define CF_REBALANCE_MAX_WINDOW 100000
 /* The times the controller takes, seconds: a nanosecond to 11 days (outside
  * that they are not iteration times, and their squares would under- or
  * overflow). */
@@ -84,22 +90,22 @@ typedef struct {
     int max_batch[CF_REBALANCE_MAX_WORKERS];       /* 0 = no limit */
     double speed[CF_REBALANCE_MAX_WORKERS];        /* smoothed samples/s (P) */
     double integral[CF_REBALANCE_MAX_WORKERS];     /* PI */
-    double sum_t[CF_REBALANCE_MAX_WORKERS];        /* the window so far */
-    double sum_t2[CF_REBALANCE_MAX_WORKERS];       /* and its squares */
+    double *window_t;                              /* the window so far: window_t[i·window + k] (malloc'd) */
     int in_window;
-    double last_t[CF_REBALANCE_MAX_WORKERS];       /* the last window's mean times */
-    /* Relative variance of a window's mean time: from the spread inside
-     * windows (smoothed over windows), and the exponentially weighted
-     * variance of the log window means around their weighted mean
-     * (log_level) while the batches stay put (drift and correlated noise
-     * that the spread inside one window misses). */
+    double last_t[CF_REBALANCE_MAX_WORKERS];       /* the last window's (trimmed mean) times */
+    /* Relative variance of a window's time: from the spread inside
+     * windows (the trimmed mean's, from the winsorized variance; smoothed
+     * over windows), and the exponentially weighted variance of the log
+     * window times around their weighted mean (log_level) while the
+     * batches stay put (drift and correlated noise that the spread inside
+     * one window misses). */
     double within_var[CF_REBALANCE_MAX_WORKERS];
     double residual_var[CF_REBALANCE_MAX_WORKERS];
     double log_level[CF_REBALANCE_MAX_WORKERS];
-    double imbalance;                              /* slowest / fastest − 1, the last window's mean times */
+    double imbalance;                              /* slowest / fastest − 1, the last window's times */
     double predicted_imbalance;                    /* the same from the smoothed speeds (the band's test) */
     double band;                                   /* the band of the last update: max(dead band, noise band) */
-    int settled;                                   /* inside the band since the last move (hysteresis) */
+    int inside;                                    /* consecutive windows inside the band, up to 2 (settled) */
     int outside;                                   /* consecutive windows outside the band while settled */
     int moved;                                     /* the last update moved the batches */
     int below_floor[CF_REBALANCE_MAX_WORKERS];     /* share < min_share of M/n at the current batches */
@@ -109,9 +115,11 @@ typedef struct {
 
 /* initial: per-worker batches summing to global_batch (NULL = as equal as
  * integers allow); max_batch: limits (NULL = none); settings NULL = the
- * defaults. CF_ERR_INVALID for impossible inputs (naming them). */
+ * defaults. CF_ERR_INVALID for impossible inputs (naming them). Release
+ * with cf_rebalance_free (also after a failed init). */
 cf_status cf_rebalance_init(cf_rebalance *c, int workers, long global_batch, const int *initial,
                             const int *max_batch, const cf_rebalance_settings *settings);
+void cf_rebalance_free(cf_rebalance *c);
 /* One iteration's per-worker times (seconds, CF_REBALANCE_MIN_TIME_S to
  * CF_REBALANCE_MAX_TIME_S). Returns 1 when this call ended a window and
  * the batches changed, 0 otherwise; the current batches are always in
