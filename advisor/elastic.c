@@ -7,16 +7,23 @@
 
 static int adam_family(cf_optimizer o) { return o == CF_OPT_ADAM || o == CF_OPT_ADAMW || o == CF_OPT_LAMB; }
 
-cf_lr_function cf_lr_function_of(const cf_job *job, double b_noise)
+cf_lr_function cf_lr_function_of(const cf_job *job, const cf_noise_model *noise)
 {
     cf_lr_function f = {.rule = job->lr_rule == CF_LR_AUTO ? CF_LR_GAIN : job->lr_rule, .lr0 = job->lr,
-                        .m0 = job->batch, .b_noise = b_noise, .exponent = adam_family(job->optimizer) ? 0.5 : 1.0};
+                        .m0 = job->batch, .b_noise = noise->b_noise_effective, .noise = noise,
+                        .exponent = adam_family(job->optimizer) ? 0.5 : 1.0};
     return f;
 }
 
 double cf_lr_optimal(const cf_lr_function *f, double m)
 {
     return f->lr0 * pow(cf_lr_gain(f->b_noise, f->m0, m), f->exponent);
+}
+
+double cf_lr_optimal_at(const cf_lr_function *f, double m, double progress)
+{
+    double b = f->noise ? cf_noise_at_progress(f->noise, progress) : f->b_noise;
+    return f->lr0 * pow(cf_lr_gain(b, f->m0, m), f->exponent);
 }
 
 double cf_lr_function_eval(const cf_lr_function *f, double m)
@@ -31,10 +38,27 @@ double cf_lr_function_eval(const cf_lr_function *f, double m)
     return cf_lr_optimal(f, m);
 }
 
-double cf_sample_value(double b, double m0, double m, double x)
+double cf_lr_function_eval_at(const cf_lr_function *f, double m, double progress)
 {
-    double q = x * (2 - x);
-    return (b + m0) / (b + m) * (q > 0 ? q : 0);
+    return f->rule == CF_LR_GAIN || f->rule == CF_LR_AUTO ? cf_lr_optimal_at(f, m, progress)
+                                                          : cf_lr_function_eval(f, m);
+}
+
+/* The LR of the plan's own rule as cf_stat_efficiency_lr takes it: a
+ * multiple `scale` of the optimum at batch m_ref (the gain rule: the
+ * optimum at M; the others: a multiple of lr0 = lr_opt(M0)). */
+static void rule_as_reference(const cf_lr_function *f, double m, double *m_ref, double *scale)
+{
+    *m_ref = f->m0;
+    switch (f->rule) {
+    case CF_LR_LINEAR: *scale = m / f->m0; return;
+    case CF_LR_SQRT: *scale = sqrt(m / f->m0); return;
+    case CF_LR_NONE: *scale = 1; return;
+    case CF_LR_GAIN:
+    case CF_LR_AUTO: break;
+    }
+    *m_ref = m;
+    *scale = 1;
 }
 
 /* Per-GPU batch, accumulation and global batch at n nodes under the batch
@@ -83,15 +107,16 @@ cf_status cf_elastic_plan_for(const cf_elastic_request *r, cf_elastic_plan *out)
                             r->nodes);
     out->max_nodes = r->nodes;
     out->batch = r->batch;
-    out->lr = cf_lr_function_of(r->job, r->b_noise);
+    out->lr = cf_lr_function_of(r->job, r->noise);
     out->warmup_factor = CF_ELASTIC_WARMUP_FACTOR;
     out->warmup_steps = CF_ELASTIC_WARMUP_STEPS;
     int acc_n, loc_n;
     long m_n;
     batch_at(r, r->nodes, &loc_n, &acc_n, &m_n);
-    double x_full = cf_lr_function_eval(&out->lr, (double)m_n) / cf_lr_optimal(&out->lr, (double)m_n);
+    double m_ref, scale;
+    rule_as_reference(&out->lr, (double)m_n, &m_ref, &scale);
     double full = throughput(r, r->nodes, loc_n, acc_n, m_n) *
-                  cf_sample_value(r->b_noise, out->lr.m0, (double)m_n, x_full);
+                  cf_stat_efficiency_lr(r->noise, (double)m_n, m_ref, scale, out->lr.exponent, NULL);
     out->hold_min_nodes = out->min_nodes = r->nodes;
     int hold_run = r->batch == CF_ELASTIC_HOLD, valid_run = 1;
     for (int n = r->nodes; n >= 1; n--) {
@@ -100,9 +125,11 @@ cf_status cf_elastic_plan_for(const cf_elastic_request *r, cf_elastic_plan *out)
         batch_at(r, n, &p->local_batch, &p->accumulation, &p->global_batch);
         double m = (double)p->global_batch;
         p->lr = cf_lr_function_eval(&out->lr, m);
-        p->x = p->lr / cf_lr_optimal(&out->lr, m);
+        p->lr_start = cf_lr_function_eval_at(&out->lr, m, 0);
+        p->lr_end = cf_lr_function_eval_at(&out->lr, m, 1);
         p->samples_per_s = throughput(r, n, p->local_batch, p->accumulation, p->global_batch);
-        double value = cf_sample_value(r->b_noise, out->lr.m0, m, p->x);
+        rule_as_reference(&out->lr, m, &m_ref, &scale);
+        double value = cf_stat_efficiency_lr(r->noise, m, m_ref, scale, out->lr.exponent, &p->x);
         p->progress_rate = full > 0 ? p->samples_per_s * value / full : 0;
         p->valid = p->x < 2 && value > 0;
         if (hold_run && fabs((double)p->global_batch / (double)m_n - 1) <= CF_ELASTIC_HOLD_TOLERANCE)
@@ -119,40 +146,37 @@ cf_status cf_elastic_plan_for(const cf_elastic_request *r, cf_elastic_plan *out)
 
 int cf_elastic_rule_rates(const cf_elastic_request *r, cf_lr_rule rule, double *rate, double *samples)
 {
-    cf_lr_function f = cf_lr_function_of(r->job, r->b_noise);
+    cf_lr_function f = cf_lr_function_of(r->job, r->noise);
     int acc_n, loc_n;
     long m_full;
     batch_at(r, r->nodes, &loc_n, &acc_n, &m_full);
     double mn = (double)m_full;
-    double opt_full = cf_lr_optimal(&f, mn);
-    double x_full = 1.0; /* the plan runs at the optimum on all N */
+    /* The plan runs at the optimum on all N at every point of training
+     * (AdaScale with the noise-scale trace); on n VMs the rule's LR is a
+     * multiple of the optimum at some batch (cf_stat_efficiency_lr). */
     double x_full_tput = throughput(r, r->nodes, loc_n, acc_n, m_full);
-    double full = x_full_tput * cf_sample_value(r->b_noise, f.m0, mn, x_full);
-    int diverges = 0;
+    double full = x_full_tput * cf_stat_efficiency(r->noise, mn);
+    int no_progress = 0;
     rate[0] = samples[0] = 0;
     for (int n = 1; n <= r->nodes; n++) {
         int acc, loc;
         long m_long;
         batch_at(r, n, &loc, &acc, &m_long);
-        double m = (double)m_long, lr;
-        if (r->batch == CF_ELASTIC_HOLD && fabs(m / mn - 1) <= CF_ELASTIC_HOLD_TOLERANCE) {
-            lr = cf_lr_optimal(&f, m); /* batch held: the plan's LR */
-        } else {
-            double s = m / mn;
-            switch (rule) {
-            case CF_LR_NONE: lr = opt_full; break; /* "fixed": the full plan's LR */
-            case CF_LR_LINEAR: lr = opt_full * s; break;
-            case CF_LR_SQRT: lr = opt_full * sqrt(s); break;
-            default: lr = cf_lr_optimal(&f, m); break;
+        double m = (double)m_long, m_ref = m, scale = 1;
+        if (!(r->batch == CF_ELASTIC_HOLD && fabs(m / mn - 1) <= CF_ELASTIC_HOLD_TOLERANCE)) {
+            switch (rule) { /* the batch is not held: the rule sets the LR */
+            case CF_LR_NONE: m_ref = mn; break; /* "fixed": the full plan's LR */
+            case CF_LR_LINEAR: m_ref = mn, scale = m / mn; break;
+            case CF_LR_SQRT: m_ref = mn, scale = sqrt(m / mn); break;
+            default: break; /* gain: the optimum at this batch */
             }
         }
-        double x = lr / cf_lr_optimal(&f, m);
         double tput = throughput(r, n, loc, acc, m_long);
-        double value = cf_sample_value(r->b_noise, f.m0, m, x);
+        double value = cf_stat_efficiency_lr(r->noise, m, m_ref, scale, f.exponent, NULL);
         rate[n] = full > 0 ? tput * value / full : 0;
         samples[n] = x_full_tput > 0 ? tput / x_full_tput : 0;
-        if (x >= 2 && !diverges)
-            diverges = n;
+        if (!(value > 0))
+            no_progress = n;
     }
-    return diverges;
+    return no_progress;
 }

@@ -6,13 +6,12 @@
 #include <stdlib.h>
 
 cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *limits, const cf_gpu_perf *perf,
-                                    double b_noise, const cf_config *c, cf_elastic_plan **out)
+                                    const cf_noise_model *noise, const cf_config *c, cf_elastic_plan **out)
 {
     *out = NULL;
     if (!perf)
         return cf_error_set(CF_ERR_INTERNAL, "no performance parameters for %s", c->vm->gpu_model);
-    cf_perf_params params = perf->params;
-    params.inter_gbps = cf_effective_inter_gbps(perf, c->vm->network_gbps, NULL);
+    cf_perf_params params = cf_gpu_perf_on_vm(perf, c->vm->network_gbps); /* the VM's own network, as the plan */
     cf_elastic_plan *plan = malloc(sizeof *plan);
     if (!plan)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -20,7 +19,7 @@ cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *lim
                               .nodes = c->nodes, .gpus_per_node = c->gpus_per_node, .local_batch = c->local_batch,
                               .accumulation = c->accumulation, .max_accumulation = limits->max_accumulation,
                               .max_local_batch = params.max_local_batch > 0 ? params.max_local_batch : 0,
-                              .b_noise = b_noise, .batch = CF_ELASTIC_HOLD};
+                              .noise = noise, .batch = CF_ELASTIC_HOLD};
     cf_status st = cf_elastic_plan_for(&req, plan);
     if (st != CF_OK) {
         free(plan);

@@ -133,53 +133,28 @@ typedef struct {
     int max_b[2];
 } mix;
 
-/* Step time of the mix at micro-batch total mb (the split of M/s) and
- * accumulation s; per-type batches out. CF_ERR_INFEASIBLE when it does not fit. */
-static cf_status mix_step(const mix *x, double gradient_bytes, long mb, int s, int *batch, int *spread,
-                          double *compute, double *sync_out, double *step)
+/* Each type's single-node step T1(g, m) (in-node sync included) as the
+ * line through its values at the smallest and the largest batch: the
+ * split's closed form needs t_i(b) = α_i + β_i·b. */
+static void type_lines(const mix *x, double alpha[2], double beta[2])
 {
-    int k_total = x->nodes[0] * x->gpus[0] + x->nodes[1] * x->gpus[1];
-    if (k_total < 1 || k_total > 4096)
-        return CF_ERR_INFEASIBLE;
-    double alpha[4096], beta[4096];
-    int maxb[4096], b[4096], w = 0;
-    /* Each type's single-node step T1(g, m) (in-node sync included) as the
-     * line through its values at the smallest and the largest batch: the
-     * split's closed form needs t_i(b) = α_i + β_i·b. */
     for (int t = 0; t < 2; t++) {
         const cf_perf_params *p = x->perf[t];
         int g = x->gpus[t], hi = x->max_b[t] > 1 ? x->max_b[t] : 2;
         double t_lo = cf_perf_compute_s(p, 1, g), t_hi = cf_perf_compute_s(p, hi, g);
-        double beta_t = fmax((t_hi - t_lo) / (hi - 1), 1e-12), alpha_t = fmax(t_lo - beta_t, 0);
-        for (int i = 0; i < x->nodes[t] * g; i++, w++) {
-            alpha[w] = alpha_t;
-            beta[w] = beta_t;
-            maxb[w] = x->max_b[t];
-        }
+        beta[t] = fmax((t_hi - t_lo) / (hi - 1), 1e-12);
+        alpha[t] = fmax(t_lo - beta[t], 0);
     }
-    double t_c = 0;
-    cf_status st = cf_hetero_split(alpha, beta, maxb, k_total, mb, b, &t_c);
-    if (st != CF_OK) {
-        cf_error_clear();
-        return CF_ERR_INFEASIBLE;
-    }
-    w = 0;
-    for (int t = 0; t < 2; t++) {
-        int lo = 1 << 30, hi = 0;
-        for (int i = 0; i < x->nodes[t] * x->gpus[t]; i++, w++) {
-            lo = b[w] < lo ? b[w] : lo;
-            hi = b[w] > hi ? b[w] : hi;
-        }
-        if (batch)
-            batch[t] = hi ? hi : 0;
-        if (spread)
-            spread[t] = hi > lo && hi;
-        if (compute)
-            compute[t] = hi ? cf_perf_compute_s(x->perf[t], hi, x->gpus[t]) : 0;
-    }
-    /* The in-node sync is inside T1; across VMs the all-reduce runs at the
-     * slowest link: each type's inter-node term for the whole job, the
-     * larger one, hidden behind compute as that type's model hides it. */
+}
+
+/* The step from the slowest worker's compute time t_c per micro-batch:
+ * the in-node sync is inside T1; across VMs the all-reduce runs at the
+ * slowest link: each type's inter-node term for the whole job on its own
+ * VM's network figures (cf_gpu_perf_on_vm), the larger one, hidden behind
+ * compute as that type's model hides it. */
+static double step_of(const mix *x, double gradient_bytes, double t_c, int s, const int batch[2], double *sync_out)
+{
+    int k_total = x->nodes[0] * x->gpus[0] + x->nodes[1] * x->gpus[1];
     int nodes = x->nodes[0] + x->nodes[1], slow = -1;
     cf_perf_net net = {.nodes = 1};
     for (int t = 0; t < 2; t++) {
@@ -193,13 +168,53 @@ static cf_status mix_step(const mix *x, double gradient_bytes, long mb, int s, i
     }
     if (sync_out)
         *sync_out = nodes > 1 ? net.allreduce_s : 0;
-    if (slow < 0 || k_total <= 1) {
-        *step = s * t_c;
-        return CF_OK;
-    }
-    cf_step node = cf_perf_node_step(x->perf[slow], gradient_bytes, x->gpus[slow], batch ? batch[slow] : 1);
+    if (slow < 0 || k_total <= 1)
+        return s * t_c;
+    cf_step node = cf_perf_node_step(x->perf[slow], gradient_bytes, x->gpus[slow], batch[slow] > 0 ? batch[slow] : 1);
     node.compute_s = node.step_s = t_c;
-    *step = cf_perf_combine(x->perf[slow], node, &net, s).step_s;
+    return cf_perf_combine(x->perf[slow], node, &net, s).step_s;
+}
+
+/* Step time of the mix at micro-batch total mb (the split of M/s) and
+ * accumulation s; per-type batches out. CF_ERR_INFEASIBLE when it does not fit. */
+static cf_status mix_step(const mix *x, double gradient_bytes, long mb, int s, int *batch, int *spread,
+                          double *compute, double *sync_out, double *step)
+{
+    int k_total = x->nodes[0] * x->gpus[0] + x->nodes[1] * x->gpus[1];
+    if (k_total < 1 || k_total > 4096)
+        return CF_ERR_INFEASIBLE;
+    double alpha[4096], beta[4096], line_a[2], line_b[2];
+    int maxb[4096], b[4096], w = 0;
+    type_lines(x, line_a, line_b);
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < x->nodes[t] * x->gpus[t]; i++, w++) {
+            alpha[w] = line_a[t];
+            beta[w] = line_b[t];
+            maxb[w] = x->max_b[t];
+        }
+    double t_c = 0;
+    cf_status st = cf_hetero_split(alpha, beta, maxb, k_total, mb, b, &t_c);
+    if (st != CF_OK) {
+        cf_error_clear();
+        return CF_ERR_INFEASIBLE;
+    }
+    int top[2] = {0, 0};
+    w = 0;
+    for (int t = 0; t < 2; t++) {
+        int lo = 1 << 30, hi = 0;
+        for (int i = 0; i < x->nodes[t] * x->gpus[t]; i++, w++) {
+            lo = b[w] < lo ? b[w] : lo;
+            hi = b[w] > hi ? b[w] : hi;
+        }
+        top[t] = hi;
+        if (batch)
+            batch[t] = hi;
+        if (spread)
+            spread[t] = hi > lo && hi;
+        if (compute)
+            compute[t] = hi ? cf_perf_compute_s(x->perf[t], hi, x->gpus[t]) : 0;
+    }
+    *step = step_of(x, gradient_bytes, t_c, s, top, sync_out);
     return CF_OK;
 }
 
@@ -278,6 +293,48 @@ int cf_hetero_plan_best_batch(const cf_advisor_input *in, const cf_perf_params *
     return best_batch(in, p0, p1, plan, &evals);
 }
 
+cf_status cf_hetero_equal_batches(const cf_advisor_input *in, const cf_perf_params *perf0,
+                                  const cf_perf_params *perf1, cf_hetero_plan *pl)
+{
+    pl->equal_step_time_s = 0;
+    pl->equal_local_batch = pl->equal_accumulation = 0;
+    pl->speedup_over_equal_batches = 0;
+    mix x = {.perf = {perf0, perf1}, .nodes = {pl->nodes[0], pl->nodes[1]},
+             .gpus = {pl->gpus_per_node[0], pl->gpus_per_node[1]},
+             .max_b = {max_local(in, perf0), max_local(in, perf1)}};
+    long k_total = (long)x.nodes[0] * x.gpus[0] + (long)x.nodes[1] * x.gpus[1];
+    int max_s = in->constraints->max_accumulation > 0 ? in->constraints->max_accumulation : 1;
+    int s0 = pl->accumulation > 0 ? pl->accumulation : 1;
+    if (k_total < 1 || pl->step_time_s <= 0)
+        return CF_ERR_INFEASIBLE;
+    double alpha[2], beta[2];
+    type_lines(&x, alpha, beta);
+    /* The global batch held: the smallest accumulation from the plan's up
+     * whose equal per-worker batch (rounded up: the largest share) fits
+     * every used worker's memory. */
+    for (int s = s0; s <= (max_s > s0 ? max_s : s0); s++) {
+        if (pl->global_batch % s)
+            continue;
+        long mb = pl->global_batch / s, b = (mb + k_total - 1) / k_total;
+        int fits = mb >= k_total;
+        for (int t = 0; t < 2; t++)
+            fits &= x.nodes[t] == 0 || x.max_b[t] <= 0 || b <= x.max_b[t];
+        if (!fits)
+            continue;
+        double t_c = 0;
+        for (int t = 0; t < 2; t++)
+            if (x.nodes[t] > 0)
+                t_c = fmax(t_c, alpha[t] + beta[t] * (double)b);
+        int batch[2] = {(int)b, (int)b};
+        pl->equal_step_time_s = step_of(&x, gradient_bytes(in->job), t_c, s, batch, NULL);
+        pl->equal_local_batch = (int)b;
+        pl->equal_accumulation = s;
+        pl->speedup_over_equal_batches = pl->equal_step_time_s / pl->step_time_s;
+        return CF_OK;
+    }
+    return CF_ERR_INFEASIBLE;
+}
+
 static const cf_gpu_perf *find_perf(const cf_advisor_input *in, const char *gpu)
 {
     for (size_t i = 0; i < in->n_perf; i++)
@@ -286,11 +343,12 @@ static const cf_gpu_perf *find_perf(const cf_advisor_input *in, const char *gpu)
     return NULL;
 }
 
+/* The type's parameters on that VM's NIC: the same per-VM network model
+ * as single-type plans (a measured figure carried to the NIC, else the
+ * NIC's default). */
 static cf_perf_params params_for(const cf_gpu_perf *g, const cf_vm *vm)
 {
-    cf_perf_params p = g->params;
-    p.inter_gbps = cf_effective_inter_gbps(g, vm->network_gbps, NULL);
-    return p;
+    return cf_gpu_perf_on_vm(g, vm->network_gbps);
 }
 
 static double score(const cf_advisor_input *in, const cf_hetero_plan *p)
@@ -305,66 +363,118 @@ static double score(const cf_advisor_input *in, const cf_hetero_plan *p)
 
 static const int NODE_GRID[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 
+/* Whether `b` is the cheapest on-demand offer of its GPU type and size in
+ * its cloud region (ties: the first). */
+static int cheapest_of_kind(const cf_advisor_input *in, size_t v)
+{
+    const cf_vm *b = in->vms[v];
+    for (size_t u = 0; u < in->n_vms; u++) {
+        const cf_vm *o = in->vms[u];
+        if (u != v && strcmp(o->cloud, b->cloud) == 0 && strcmp(o->region, b->region) == 0 &&
+            strcasecmp(o->gpu_model, b->gpu_model) == 0 && o->gpu_count == b->gpu_count &&
+            o->price_ondemand_usd_per_hr > 0 &&
+            (o->price_ondemand_usd_per_hr < b->price_ondemand_usd_per_hr ||
+             (o->price_ondemand_usd_per_hr == b->price_ondemand_usd_per_hr && u < v)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Every node count pair of offers a and b; the best feasible mix faster
+ * than either type's VMs alone goes into `out`. */
+static void search_pair(const cf_advisor_input *in, const cf_vm *a, const cf_perf_params *pa, const cf_vm *b,
+                        const cf_perf_params *pb, cf_hetero_advice *out)
+{
+    const cf_constraints *k = in->constraints;
+    int max_nodes = k->max_nodes > 0 ? k->max_nodes : 16;
+    for (size_t i = 0; i < sizeof NODE_GRID / sizeof *NODE_GRID; i++) {
+        for (size_t j = 0; j < sizeof NODE_GRID / sizeof *NODE_GRID; j++) {
+            int na = NODE_GRID[i], nb = NODE_GRID[j];
+            if (na + nb > max_nodes || na * a->gpu_count + nb * b->gpu_count > k->max_gpus)
+                continue;
+            cf_hetero_plan p = {.vm = {a, b}, .nodes = {na, nb}, .gpus_per_node = {a->gpu_count, b->gpu_count}};
+            if (!best_batch(in, pa, pb, &p, &out->n_evaluated))
+                continue;
+            out->n_fitting++;
+            if (!p.feasible)
+                continue;
+            out->n_feasible++;
+            if (out->have && score(in, &p) >= score(in, &out->best))
+                continue;
+            /* The same VMs of one type only. */
+            for (int t = 0; t < 2; t++) {
+                cf_hetero_plan one = p;
+                one.nodes[1 - t] = 0;
+                one.vm[1 - t] = NULL;
+                p.single_hours[t] = best_batch(in, pa, pb, &one, &out->n_evaluated) ? one.train_hours : INFINITY;
+            }
+            p.speedup = fmin(p.single_hours[0], p.single_hours[1]) / p.train_hours;
+            if (p.speedup <= 1.0)
+                continue;
+            out->best_perf[0] = *pa;
+            out->best_perf[1] = *pb;
+            out->best = p;
+            out->have = 1;
+        }
+    }
+}
+
 cf_status cf_hetero_search(const cf_advisor_input *in, const cf_advice *advice, cf_hetero_advice *out)
 {
     memset(out, 0, sizeof *out);
-    const cf_constraints *k = in->constraints;
-    int max_nodes = k->max_nodes > 0 ? k->max_nodes : 16;
+    if (in->constraints->spot == CF_SPOT_ONLY) {
+        /* A spot mix needs the preemption of two VM types together; the
+         * model is fitted per VM type (docs/spot.md). */
+        out->why_not = CF_HETERO_SPOT_ONLY;
+        return CF_OK;
+    }
+    const cf_vm *tried[5];
+    size_t n_tried = 0;
     for (size_t r = 0; r < advice->n_ranked && r < 5; r++) {
         const cf_config *c = &advice->ranked[r];
         const cf_vm *a = c->vm;
-        if (c->spot || a->price_ondemand_usd_per_hr <= 0)
+        /* A spot plan's VMs are mixed on demand (the offer's on-demand
+         * price), once per offer. */
+        int seen = 0;
+        for (size_t i = 0; i < n_tried; i++)
+            seen |= tried[i] == a;
+        if (seen)
             continue;
+        tried[n_tried++] = a;
+        if (a->price_ondemand_usd_per_hr <= 0) {
+            out->n_spot_only_offers++;
+            continue;
+        }
+        out->n_spot_priced_on_demand += c->spot;
         const cf_gpu_perf *ga = find_perf(in, a->gpu_model);
-        if (!ga)
+        if (!ga || ga->params.max_local_batch < 0)
             continue;
         cf_perf_params pa = params_for(ga, a);
         for (size_t v = 0; v < in->n_vms; v++) {
             const cf_vm *b = in->vms[v];
             if (strcmp(b->cloud, a->cloud) || strcmp(b->region, a->region) || strcasecmp(b->gpu_model, a->gpu_model) == 0 ||
-                b->price_ondemand_usd_per_hr <= 0)
+                b->price_ondemand_usd_per_hr <= 0 || !cheapest_of_kind(in, v))
                 continue;
-            /* the cheapest offer of that GPU type and size in the region */
-            int cheapest = 1;
-            for (size_t u = 0; u < in->n_vms && cheapest; u++) {
-                const cf_vm *o = in->vms[u];
-                if (u != v && strcmp(o->cloud, b->cloud) == 0 && strcmp(o->region, b->region) == 0 &&
-                    strcasecmp(o->gpu_model, b->gpu_model) == 0 && o->gpu_count == b->gpu_count &&
-                    o->price_ondemand_usd_per_hr > 0 &&
-                    (o->price_ondemand_usd_per_hr < b->price_ondemand_usd_per_hr ||
-                     (o->price_ondemand_usd_per_hr == b->price_ondemand_usd_per_hr && u < v)))
-                    cheapest = 0;
-            }
             const cf_gpu_perf *gb = find_perf(in, b->gpu_model);
-            if (!cheapest || !gb || gb->params.max_local_batch < 0 || ga->params.max_local_batch < 0)
+            if (!gb || gb->params.max_local_batch < 0)
                 continue;
+            out->n_pairs++;
             cf_perf_params pb = params_for(gb, b);
-            for (size_t i = 0; i < sizeof NODE_GRID / sizeof *NODE_GRID; i++) {
-                for (size_t j = 0; j < sizeof NODE_GRID / sizeof *NODE_GRID; j++) {
-                    int na = NODE_GRID[i], nb = NODE_GRID[j];
-                    if (na + nb > max_nodes || na * a->gpu_count + nb * b->gpu_count > k->max_gpus)
-                        continue;
-                    cf_hetero_plan p = {.vm = {a, b}, .nodes = {na, nb}, .gpus_per_node = {a->gpu_count, b->gpu_count}};
-                    if (!best_batch(in, &pa, &pb, &p, &out->n_evaluated) || !p.feasible)
-                        continue;
-                    if (out->have && score(in, &p) >= score(in, &out->best))
-                        continue;
-                    /* The same VMs of one type only. */
-                    for (int t = 0; t < 2; t++) {
-                        cf_hetero_plan one = p;
-                        one.nodes[1 - t] = 0;
-                        one.vm[1 - t] = NULL;
-                        p.single_hours[t] = best_batch(in, &pa, &pb, &one, &out->n_evaluated) ? one.train_hours
-                                                                                                : INFINITY;
-                    }
-                    p.speedup = fmin(p.single_hours[0], p.single_hours[1]) / p.train_hours;
-                    if (p.speedup <= 1.0)
-                        continue;
-                    out->best = p;
-                    out->have = 1;
-                }
-            }
+            search_pair(in, a, &pa, b, &pb, out);
         }
+    }
+    if (out->have) {
+        cf_hetero_plan *p = &out->best;
+        if (cf_hetero_equal_batches(in, &out->best_perf[0], &out->best_perf[1], p) != CF_OK)
+            cf_error_clear();
+        const cf_config *chosen = advice->n_ranked ? &advice->ranked[0] : NULL;
+        p->speedup_over_chosen = chosen && p->hours > 0 ? chosen->hours / p->hours : 0;
+    } else {
+        out->why_not = n_tried == (size_t)out->n_spot_only_offers && n_tried ? CF_HETERO_NO_ONDEMAND_PRICE
+                       : out->n_pairs == 0                           ? CF_HETERO_NO_PARTNER
+                       : out->n_fitting == 0                         ? CF_HETERO_NOTHING_FITS
+                       : out->n_feasible == 0                        ? CF_HETERO_CONSTRAINTS
+                                                                     : CF_HETERO_NOT_FASTER;
     }
     return CF_OK;
 }
@@ -375,8 +485,10 @@ cf_status cf_hetero_state_rates(const cf_advisor_input *in, const cf_perf_params
     mix full = {.perf = {p0, p1}, .nodes = {plan->nodes[0], plan->nodes[1]},
                 .gpus = {plan->gpus_per_node[0], plan->gpus_per_node[1]},
                 .max_b = {max_local(in, p0), max_local(in, p1)}};
-    double b = in->noise->b_noise_effective, m0 = in->job->batch, m_full = (double)plan->global_batch;
-    double x_full = plan->samples_per_s, v_full = cf_sample_value(b, m0, m_full, 1.0);
+    /* the value of the samples: recommend's statistical efficiency (the
+     * gain rule keeps the LR at the optimum where the batch shrinks) */
+    double m_full = (double)plan->global_batch;
+    double x_full = plan->samples_per_s, v_full = cf_stat_efficiency(in->noise, m_full);
     int s = plan->accumulation > 0 ? plan->accumulation : 1;
     for (int n1 = 0; n1 <= plan->nodes[1]; n1++) {
         for (int n0 = 0; n0 <= plan->nodes[0]; n0++) {
@@ -396,7 +508,7 @@ cf_status cf_hetero_state_rates(const cf_advisor_input *in, const cf_perf_params
                 continue;
             double m = (double)(mb * s), tput = m / step;
             samples[idx] = tput / x_full;
-            rate[idx] = tput * cf_sample_value(b, m0, m, 1.0) / (x_full * v_full);
+            rate[idx] = tput * cf_stat_efficiency(in->noise, m) / (x_full * v_full);
         }
     }
     return CF_OK;

@@ -20,14 +20,22 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
 {
     char name[48];
     snprintf(name, sizeof name, "%.32s:%ld", source, number);
+    size_t len = strlen(line);
+    if (len > CF_REBALANCE_MAX_LINE)
+        return cf_error_set(CF_ERR_INVALID, "%s: a line of %zu bytes, longer than the %d the protocol reads", name,
+                            len, CF_REBALANCE_MAX_LINE);
     cJSON *doc = NULL;
-    cf_status st = cf_json_read(line, strlen(line), name, &doc);
+    cf_status st = cf_json_read(line, len, name, &doc);
     if (st != CF_OK)
         return st;
-    const cJSON *t = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "times_s") : NULL;
+    /* compute_s is the protocol's name; times_s, its first name, means the same */
+    const char *key = "compute_s";
+    const cJSON *t = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, key) : NULL;
+    if (!t && cJSON_IsObject(doc))
+        t = cJSON_GetObjectItemCaseSensitive(doc, key = "times_s");
     if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != n) {
         cJSON_Delete(doc);
-        return cf_error_set(CF_ERR_INVALID, "%s: expected {\"times_s\": [%d numbers, one per worker]}", name, n);
+        return cf_error_set(CF_ERR_INVALID, "%s: expected {\"compute_s\": [%d numbers, one per worker]}", name, n);
     }
     int i = 0;
     const cJSON *v;
@@ -35,19 +43,40 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
     {
         if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble)) {
             cJSON_Delete(doc);
-            return cf_error_set(CF_ERR_INVALID, "%s: times_s[%d]: expected a positive number of seconds", name, i);
+            return cf_error_set(CF_ERR_INVALID, "%s: %s[%d]: expected a positive number of seconds", name, key, i);
         }
-        times[i++] = v->valuedouble;
+        double seconds = v->valuedouble;
+        if (seconds < CF_REBALANCE_MIN_TIME_S || seconds > CF_REBALANCE_MAX_TIME_S) {
+            cJSON_Delete(doc);
+            return cf_error_set(CF_ERR_INVALID, "%s: %s[%d]: %g s is not an iteration's compute time (%g to %g s)",
+                                name, key, i, seconds, CF_REBALANCE_MIN_TIME_S, CF_REBALANCE_MAX_TIME_S);
+        }
+        times[i++] = seconds;
     }
     cJSON_Delete(doc);
     return CF_OK;
 }
 
-void cf_rebalance_answer(const cf_rebalance *c, int changed, cf_buf *out)
+void cf_rebalance_answer(const cf_rebalance *c, int changed, const char *skipped, cf_buf *out)
 {
     cf_buf_puts(out, "{\"batches\": [");
     for (int i = 0; i < c->n; i++)
         cf_buf_printf(out, "%s%d", i ? ", " : "", c->batch[i]);
-    cf_buf_printf(out, "], \"changed\": %s, \"updates\": %d, \"imbalance\": %.4g}\n", changed ? "true" : "false",
-                  c->updates, c->imbalance);
+    cf_buf_printf(out, "], \"changed\": %s, \"updates\": %d, \"imbalance\": %.4g, \"band\": %.4g",
+                  changed ? "true" : "false", c->updates, c->imbalance, c->band);
+    if (c->n_below_floor) {
+        cf_buf_puts(out, ", \"below_floor\": [");
+        for (int i = 0, k = 0; i < c->n; i++)
+            if (c->below_floor[i])
+                cf_buf_printf(out, "%s%d", k++ ? ", " : "", i);
+        cf_buf_puts(out, "]");
+    }
+    if (skipped) {
+        cJSON *item = cJSON_CreateStringReference(skipped);
+        char *text = item ? cJSON_PrintUnformatted(item) : NULL;
+        cf_buf_printf(out, ", \"skipped\": %s", text ? text : "\"\"");
+        cJSON_free(text);
+        cJSON_Delete(item);
+    }
+    cf_buf_puts(out, "}\n");
 }

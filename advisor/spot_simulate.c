@@ -95,7 +95,7 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
             cf_simulate_row *row = &out->rows[out->n_rows++];
             row->rule = RULES[k].name;
             row->batch = er.batch;
-            row->diverges_at_nodes = cf_elastic_rule_rates(&er, RULES[k].rule, rate, samples);
+            row->no_progress_max_nodes = cf_elastic_rule_rates(&er, RULES[k].rule, rate, samples);
             st = run_rows(req, &plan, seg, off, n, runs, row);
         }
     }
@@ -140,8 +140,7 @@ cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vm
         const cf_gpu_perf *g = perf_of(in, vms[t]->gpu_model);
         if (!g)
             return cf_error_set(CF_ERR_INVALID, "no throughput model for %s (the trace's GPU)", vms[t]->gpu_model);
-        out->perf[t] = g->params;
-        out->perf[t].inter_gbps = cf_effective_inter_gbps(g, vms[t]->network_gbps, NULL);
+        out->perf[t] = cf_gpu_perf_on_vm(g, vms[t]->network_gbps); /* each VM's own network (issue 30) */
     }
     cf_simulate_request *r = &out->req;
     r->trace = trace;
@@ -187,7 +186,7 @@ cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vm
                                               .max_local_batch = out->perf[0].max_local_batch > 0
                                                                      ? out->perf[0].max_local_batch
                                                                      : 0,
-                                              .b_noise = in->noise->b_noise_effective};
+                                              .noise = in->noise};
         }
         cf_advice_free(&advice);
     } else {

@@ -58,7 +58,14 @@ static void init_model(cf_noise_model *nm, double m0, double b_noise_const, cons
 {
     nm->m0 = m0;
     nm->provenance = provenance;
+    nm->n_points = 0;
+    nm->points_thinned = n_trace > CF_NOISE_MAX_POINTS;
     if (n_trace > 0) {
+        /* kept for launch specs; a longer trace thinned evenly by index,
+         * its first and last points kept */
+        int keep = n_trace < CF_NOISE_MAX_POINTS ? n_trace : CF_NOISE_MAX_POINTS;
+        for (int k = 0; k < keep; k++)
+            nm->points[nm->n_points++] = trace[keep > 1 ? (int)((long)k * (n_trace - 1) / (keep - 1)) : 0];
         nm->trend_per_progress = follow_trend ? trace_trend(trace, n_trace) : 0;
         nm->trace_end_progress = trace[n_trace - 1].progress_fraction;
         nm->b_noise_start = trace[0].b_noise;
@@ -166,6 +173,41 @@ double cf_stat_efficiency(const cf_noise_model *nm, double global_batch)
 double cf_lr_gain(double b_noise, double m0, double global_batch)
 {
     return (b_noise + m0) * global_batch / ((b_noise + global_batch) * m0);
+}
+
+double cf_noise_at_progress(const cf_noise_model *nm, double progress)
+{
+    if (nm->n_points > 0 && !nm->points_thinned)
+        return trace_value(nm->points, nm->n_points, nm->trend_per_progress, fmin(fmax(progress, 0.0), 1.0));
+    double x = fmin(fmax(progress, 0.0), 1.0) * CF_NOISE_GRID;
+    int i = (int)x;
+    if (i >= CF_NOISE_GRID)
+        return nm->b_grid[CF_NOISE_GRID];
+    return nm->b_grid[i] + (x - i) * (nm->b_grid[i + 1] - nm->b_grid[i]);
+}
+
+double cf_stat_efficiency_lr(const cf_noise_model *nm, double global_batch, double m_ref, double scale,
+                             double exponent, double *max_x)
+{
+    if (max_x)
+        *max_x = scale;
+    if (scale == 1 && m_ref == global_batch)
+        return cf_stat_efficiency(nm, global_batch); /* x ≡ 1: recommend's E0/E(M), the same table */
+    double sum = 0, m0 = nm->m0, m = global_batch, worst = 0;
+    for (int i = 0; i <= CF_NOISE_GRID; i++) {
+        double b = nm->b_grid[i];
+        double x = scale * pow(cf_lr_gain(b, m0, m_ref) / cf_lr_gain(b, m0, m), exponent);
+        double q = x * (2 - x), b_m = cf_noise_at_batch(b, m0, m);
+        worst = fmax(worst, x);
+        if (!(q > 0)) {
+            sum = INFINITY;
+            continue;
+        }
+        sum += simpson_weight(i) * (b_m + m) / ((b_m + m0) * q);
+    }
+    if (max_x)
+        *max_x = worst;
+    return isfinite(sum) ? 3.0 * CF_NOISE_GRID / sum : 0;
 }
 
 cf_lr_choice cf_lr_for_batch(cf_lr_rule rule, cf_optimizer optimizer, double lr0, double m0,

@@ -54,19 +54,7 @@ for s in $specs; do
 done
 echo
 echo "== 3. cloudfit simulate on every shipped trace (resnet50-imagenet plan): M0-samples per dollar, gain / fixed rule"
-tail -n +2 "$traces/index.csv" | cut -d, -f1 | while read -r f; do
-  "$bin" simulate examples/resnet50-imagenet.json --trace "$traces/$f" -f json \
-      --max-catalog-age-days 100000 2>/dev/null |
-    /usr/bin/python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-r = {(x["batch"], x["rule"]): x["progress_per_usd"] for x in d["rules"]}
-cells = []
-for b in ("hold", "shrink"):
-    g, f = r[(b, "gain")], r[(b, "fixed")]
-    cells.append("%s %s" % (b, "fixed never ends" if f == 0 else "%.3f" % (g / f)))
-print("  %-55s %s" % (sys.argv[1], "; ".join(cells)))' "$f"
-done
+/usr/bin/python3 "$here/spot_ratios.py" "$build"
 echo
 echo "== 4. recommend latency, spot allowed (bench/latency.sh)"
 "$here/latency.sh" "$build" 20

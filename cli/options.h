@@ -133,6 +133,7 @@ typedef struct {
     const char *batches;         /* rebalance: initial per-worker batches "128,128" */
     const char *max_batch;       /* rebalance: per-worker limits "256,512" (or one for all) */
     const char *dead_band;       /* rebalance: "3%" */
+    const char *min_share;       /* rebalance: the floor, "25%" of an equal share */
     int window;                  /* rebalance: iterations per update, -1 = default */
     const char *controller;      /* rebalance: p | pi */
 } cf_cli_options;

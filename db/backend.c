@@ -74,8 +74,13 @@ cf_status cf_db_open(const char *target, cf_db **out)
     return cf_db_is_postgresql(target) ? cf_db_postgres_open(target, 0, out) : cf_db_sqlite_open(target, 0, out);
 }
 
+static _Thread_local int older_schema;
+
+int cf_db_open_failed_on_older_schema(void) { return older_schema; }
+
 cf_status cf_db_open_readonly(const char *target, cf_db **out)
 {
+    older_schema = 0;
     return cf_db_is_postgresql(target) ? cf_db_postgres_open(target, 1, out) : cf_db_sqlite_open(target, 1, out);
 }
 
@@ -122,6 +127,7 @@ cf_status cf_db_schema_newer(cf_db *db, int version)
 
 cf_status cf_db_schema_unreadable(cf_db *db, int version)
 {
+    older_schema = version >= 0 && version < cf_db_migration_count;
     cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", db->path, version,
                  cf_db_migration_count);
     if (version < cf_db_migration_count)

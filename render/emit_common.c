@@ -71,9 +71,16 @@ cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
          * lr0·M/M0 (linear), lr0·√(M/M0) (sqrt), lr0 (none); a jump of the
          * LR by warmup_factor or more is reached linearly over warmup_steps. */
         cf_buf_printf(&text, "{\"rule\":\"%s\",\"lr0\":%.9g,\"m0\":%.9g,\"b_noise\":%.9g,\"exponent\":%g,"
-                             "\"warmup_factor\":%g,\"warmup_steps\":%d,\"min_nodes\":%d,\"max_nodes\":%d}",
+                             "\"warmup_factor\":%g,\"warmup_steps\":%d,\"min_nodes\":%d,\"max_nodes\":%d",
                       cf_lr_rule_name(e->lr.rule), e->lr.lr0, e->lr.m0, e->lr.b_noise, e->lr.exponent,
                       e->warmup_factor, e->warmup_steps, e->min_nodes, e->max_nodes);
+        /* the gain rule follows B(p), the noise scale at the current
+         * training progress p (AdaScale with the trace; docs/spot.md) */
+        const cf_noise_model *nm = e->lr.noise;
+        cf_buf_puts(&text, ",\"b_noise_by_progress\":[");
+        for (int i = 0; nm && i < nm->n_points; i++)
+            cf_buf_printf(&text, "%s[%.6g,%.9g]", i ? "," : "", nm->points[i].progress_fraction, nm->points[i].b_noise);
+        cf_buf_printf(&text, "],\"b_noise_trend_per_progress\":%.9g}", nm ? nm->trend_per_progress : 0.0);
         st = add_env(out, "CLOUDFIT_LR_FUNCTION", &text);
     }
     free(e);

@@ -151,6 +151,46 @@ static void alternatives(const cf_report_plots *p, cf_buf *out)
     cf_buf_puts(out, "</tbody>\n</table></div>\n");
 }
 
+/* recommend --mix: the mix and its speed-ups against the chosen plan and
+ * the same workers with equal batches (render_spot.c has the text). */
+static void mixed_types(const cf_report *r, cf_buf *out)
+{
+    const cf_hetero_advice *h = r->hetero;
+    if (!h)
+        return;
+    cf_buf_puts(out, "<h2>Mixed GPU types</h2>\n<p id=\"mixed-gpu-types\">");
+    if (!h->have) {
+        cf_buf_puts(out, "None: ");
+        esc(out, cf_report_hetero_why_not(h));
+        cf_buf_puts(out, ".</p>\n");
+        return;
+    }
+    const cf_hetero_plan *p = &h->best;
+    for (int t = 0; t < 2; t++) {
+        cf_buf_printf(out, "%s%d × ", t ? " + " : "", p->nodes[t]);
+        esc(out, p->vm[t]->instance_type);
+        cf_buf_printf(out, " (%d × ", p->gpus_per_node[t]);
+        esc(out, p->vm[t]->gpu_model);
+        cf_buf_printf(out, ", batch %d per GPU)", p->batch[t]);
+    }
+    cf_buf_puts(out, " on ");
+    esc(out, p->vm[0]->cloud);
+    cf_buf_puts(out, "/");
+    esc(out, p->vm[0]->region);
+    cf_buf_printf(out, ", on demand: step %.3g s (all-reduce %.3g s), %.3g h, ", p->step_time_s, p->sync_s, p->hours);
+    money(out, p->total_usd);
+    cf_buf_puts(out, ".</p>\n<table id=\"mixed-speedups\">\n<thead><tr><th class=\"l\">against</th><th>speed-up</th>"
+                     "</tr></thead>\n<tbody>\n");
+    cf_buf_printf(out, "<tr><td class=\"l\">the chosen single-type plan (%.3g h)</td><td>%.2f×</td></tr>\n",
+                  r->advice->ranked[0].hours, p->speedup_over_chosen);
+    if (p->equal_step_time_s > 0)
+        cf_buf_printf(out, "<tr><td class=\"l\">the same workers with equal per-worker batches (%d × %d accumulation, "
+                           "step %.3g s)</td><td>%.2f×</td></tr>\n",
+                      p->equal_local_batch, p->equal_accumulation, p->equal_step_time_s, p->speedup_over_equal_batches);
+    cf_buf_printf(out, "<tr><td class=\"l\">either type's VMs alone</td><td>%.2f×</td></tr>\n</tbody>\n</table>\n",
+                  p->speedup);
+}
+
 static void figure(cf_buf *out, const char *id, const char *heading, const cf_buf *svg, const char *caption)
 {
     cf_buf_printf(out, "<h2>%s</h2>\n<figure id=\"%s\">\n", heading, id);
@@ -212,6 +252,7 @@ void cf_report_html(const cf_report_plots *p, cf_buf *out)
 
     cf_buf_puts(out, "<h2>Alternatives</h2>\n");
     alternatives(p, out);
+    mixed_types(r, out);
 
     cf_buf text = CF_BUF_INIT;
     cf_report_table(r, &text, 0);

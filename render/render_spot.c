@@ -40,7 +40,7 @@ static void fmt_usd(char *out, size_t n, double v)
 cf_status cf_report_elastic(const cf_report *r, const cf_config *c, cf_elastic_plan **out)
 {
     return cf_elastic_plan_of_config(&r->spec->job, &r->spec->search, cf_inputs_perf(r->inputs, c->vm->gpu_model),
-                                     r->inputs->noise.b_noise_effective, c, out);
+                                     &r->inputs->noise, c, out);
 }
 
 static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)
@@ -50,7 +50,11 @@ static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)
     case CF_LR_SQRT: snprintf(buf, n, "lr0 * sqrt(M / M0)"); break;
     case CF_LR_NONE: snprintf(buf, n, "lr0"); break;
     default:
-        snprintf(buf, n, "lr0 * ((B + M0) * M / ((B + M) * M0))^%g", f->exponent);
+        if (f->noise && f->noise->n_points > 0)
+            snprintf(buf, n, "lr0 * ((B(p) + M0) * M / ((B(p) + M) * M0))^%g, B(p) at training progress p",
+                     f->exponent);
+        else
+            snprintf(buf, n, "lr0 * ((B + M0) * M / ((B + M) * M0))^%g", f->exponent);
         break;
     }
     return buf;
@@ -75,6 +79,14 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
     cJSON_AddNumberToObject(f, "lr0", e->lr.lr0);
     cJSON_AddNumberToObject(f, "m0", e->lr.m0);
     cJSON_AddNumberToObject(f, "b_noise", cf_json_round(e->lr.b_noise, 6));
+    /* B(p) for the gain rule at the current progress (docs/spot.md) */
+    cJSON *trace = cJSON_AddArrayToObject(f, "b_noise_by_progress");
+    for (int i = 0; e->lr.noise && i < e->lr.noise->n_points; i++) {
+        const double pair[2] = {e->lr.noise->points[i].progress_fraction, cf_json_round(e->lr.noise->points[i].b_noise, 6)};
+        cJSON_AddItemToArray(trace, cJSON_CreateDoubleArray(pair, 2));
+    }
+    cJSON_AddNumberToObject(f, "b_noise_trend_per_progress",
+                            e->lr.noise ? cf_json_round(e->lr.noise->trend_per_progress, 6) : 0);
     cJSON_AddNumberToObject(f, "exponent", e->lr.exponent);
     cJSON *w = cJSON_AddObjectToObject(o, "warmup");
     cJSON_AddNumberToObject(w, "after_lr_jump_factor", e->warmup_factor);
@@ -88,6 +100,8 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
         cJSON_AddNumberToObject(row, "accumulation", p->accumulation);
         cJSON_AddNumberToObject(row, "global_batch", (double)p->global_batch);
         cJSON_AddNumberToObject(row, "lr", cf_json_round(p->lr, 4));
+        cJSON_AddNumberToObject(row, "lr_start", cf_json_round(p->lr_start, 4));
+        cJSON_AddNumberToObject(row, "lr_end", cf_json_round(p->lr_end, 4));
         cJSON_AddNumberToObject(row, "progress_rate", cf_json_round(p->progress_rate, 4));
         cJSON_AddBoolToObject(row, "valid", p->valid);
         cJSON_AddItemToArray(pts, row);
@@ -113,9 +127,15 @@ void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
                   e->min_nodes, e->max_nodes, full->global_batch, e->hold_min_nodes, e->hold_min_nodes == 1 ? "" : "s");
     if (e->hold_min_nodes > 1)
         cf_buf_printf(out, ", below it shrinks (%ld on 1 VM, LR %.4g)", e->points[0].global_batch, e->points[0].lr);
-    cf_buf_printf(out, "; LR(M) = %s (%s rule, B = %.0f); warm up over %d steps after a ≥%g× LR jump\n",
-                  lr_formula(&e->lr, formula, sizeof formula), cf_lr_rule_name(e->lr.rule), e->lr.b_noise,
-                  e->warmup_steps, e->warmup_factor);
+    if (e->lr.noise && e->lr.noise->n_points > 0 && e->lr.rule == CF_LR_GAIN)
+        cf_buf_printf(out, "; LR(M) = %s (gain rule: AdaScale with the noise trace, B %.0f → %.0f; on %d VMs LR %.4g at "
+                           "the start → %.4g at the end)",
+                      lr_formula(&e->lr, formula, sizeof formula), e->lr.noise->b_grid[0],
+                      e->lr.noise->b_grid[CF_NOISE_GRID], e->max_nodes, full->lr_start, full->lr_end);
+    else
+        cf_buf_printf(out, "; LR(M) = %s (%s rule, B = %.0f)", lr_formula(&e->lr, formula, sizeof formula),
+                      cf_lr_rule_name(e->lr.rule), e->lr.b_noise);
+    cf_buf_printf(out, "; warm up over %d steps after a ≥%g× LR jump\n", e->warmup_steps, e->warmup_factor);
     free(e);
 }
 
@@ -328,16 +348,41 @@ void cf_report_side_by_side_markdown(const cf_report *r, cf_buf *out)
 
 /* ---- two GPU types in one job (--mix) ------------------------------------------------ */
 
+const char *cf_report_hetero_why_not(const cf_hetero_advice *h)
+{
+    switch (h->why_not) {
+    case CF_HETERO_SPOT_ONLY:
+        return "not evaluated with --spot only: a mix of spot VMs of two types needs a preemption model of both "
+               "together, and cloudfit's is fitted per VM type (`cloudfit simulate --trace A --trace B` replays a "
+               "mix on two traces)";
+    case CF_HETERO_NO_ONDEMAND_PRICE:
+        return "the top plans' offers are sold as spot only, and a spot mix has no preemption model (it is fitted "
+               "per VM type)";
+    case CF_HETERO_NO_PARTNER:
+        return "no other GPU type with a throughput model is offered in the regions of the top plans";
+    case CF_HETERO_NOTHING_FITS:
+        return "no global batch fits the memory of any pair within the batch and accumulation limits";
+    case CF_HETERO_CONSTRAINTS: return "no mix meets the deadline and budget";
+    case CF_HETERO_NOT_FASTER:
+        return "mixes meet the deadline and budget, but none is faster than the same VMs of one type";
+    case CF_HETERO_FOUND: break;
+    }
+    return "";
+}
+
 void cf_report_hetero_text(const cf_report *r, cf_buf *out)
 {
     if (!r->hetero)
         return;
-    if (!r->hetero->have) {
-        cf_buf_printf(out, "\nMixed GPU types (--mix): no job mixing two GPU types in one region meets the constraints "
-                           "and beats the same VMs of one type (%zu mixes evaluated)\n", r->hetero->n_evaluated);
+    const cf_hetero_advice *h = r->hetero;
+    if (!h->have) {
+        cf_buf_printf(out, "\nMixed GPU types (--mix): none: %s", cf_report_hetero_why_not(h));
+        if (h->why_not != CF_HETERO_SPOT_ONLY)
+            cf_buf_printf(out, " (%zu offer pairs, %zu mixes evaluated)", h->n_pairs, h->n_evaluated);
+        cf_buf_puts(out, "\n");
         return;
     }
-    const cf_hetero_plan *p = &r->hetero->best;
+    const cf_hetero_plan *p = &h->best;
     const cf_config *best = &r->advice->ranked[0];
     cf_buf_printf(out, "\nMixed GPU types (--mix): %s/%s %d × %s (%d×%s) + %d × %s (%d×%s)\n", p->vm[0]->cloud,
                   p->vm[0]->region, p->nodes[0], p->vm[0]->instance_type, p->gpus_per_node[0], p->vm[0]->gpu_model,
@@ -347,24 +392,45 @@ void cf_report_hetero_text(const cf_report *r, cf_buf *out)
                   p->batch[0], p->vm[0]->gpu_model, p->batch_spread[0] ? " (±1)" : "", p->batch[1],
                   p->vm[1]->gpu_model, p->batch_spread[1] ? " (±1)" : "", p->compute_s[0], p->compute_s[1],
                   p->accumulation, p->global_batch, p->lr.lr);
-    cf_buf_printf(out, "  - step %.3f s (all-reduce %.3f s at the slowest link), %.1f h, $%.2f (on demand); %.2f× faster "
-                       "than the best single type on the same VMs (%s alone %.1f h, %s alone %.1f h of training)\n",
-                  p->step_time_s, p->sync_s, p->hours, p->total_usd, p->speedup, p->vm[0]->gpu_model,
-                  p->single_hours[0], p->vm[1]->gpu_model, p->single_hours[1]);
-    cf_buf_printf(out, "  - against the chosen single-type plan (%.1f h, $%.2f): %s; at run time `cloudfit rebalance` "
-                       "keeps the iteration times equal\n",
-                  best->hours, best->total_usd,
-                  p->total_usd < best->total_usd ? "cheaper" : p->hours < best->hours ? "faster, costs more"
-                                                                                      : "not better: shown for teams "
-                                                                                        "that have these VMs");
+    char hours[32], chosen_hours[32], alone[2][32];
+    fmt_hours(hours, sizeof hours, p->hours);
+    fmt_hours(chosen_hours, sizeof chosen_hours, best->hours);
+    for (int t = 0; t < 2; t++)
+        fmt_hours(alone[t], sizeof alone[t], p->single_hours[t]);
+    cf_buf_printf(out, "  - step %.3f s (all-reduce %.3f s at the slowest link, each VM on its own network), %s, "
+                       "$%.2f (on demand)\n",
+                  p->step_time_s, p->sync_s, hours, p->total_usd);
+    int faster = p->hours < best->hours, cheaper = p->total_usd < best->total_usd;
+    cf_buf_printf(out, "  - against the chosen single-type plan (%s, $%.2f): %.2f× its speed, %s\n", chosen_hours,
+                  best->total_usd, p->speedup_over_chosen,
+                  faster && cheaper ? "faster and cheaper"
+                  : faster          ? "faster, costs more"
+                  : cheaper         ? "cheaper, slower"
+                                    : "slower and costs more: shown for teams that have these VMs");
+    if (p->equal_step_time_s > 0)
+        cf_buf_printf(out, "  - against the same workers with equal per-worker batches (%d × %d accumulation, step "
+                           "%.3f s): %.2f× faster\n",
+                      p->equal_local_batch, p->equal_accumulation, p->equal_step_time_s, p->speedup_over_equal_batches);
+    else
+        cf_buf_puts(out, "  - equal per-worker batches do not fit the smaller GPU's memory at this global batch\n");
+    cf_buf_printf(out, "  - against either type's VMs alone: %.2f× faster (%s alone %s, %s alone %s of training)\n",
+                  p->speedup, p->vm[0]->gpu_model, alone[0], p->vm[1]->gpu_model, alone[1]);
+    if (h->n_spot_priced_on_demand)
+        cf_buf_puts(out, "  - the top plans include spot ones: their VMs are mixed on demand (a spot mix would need a "
+                         "preemption model of two VM types together)\n");
+    cf_buf_puts(out, "  - at run time `cloudfit rebalance` keeps the workers' compute times equal (docs/spot.md)\n");
 }
 
 cJSON *cf_report_hetero_json(const cf_report *r)
 {
+    static const char *const why[] = {"", "spot_only", "no_on_demand_price", "no_other_gpu_type", "nothing_fits",
+                                      "constraints", "not_faster"};
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "evaluated", (double)r->hetero->n_evaluated);
     if (!r->hetero->have) {
         cJSON_AddNullToObject(o, "best");
+        cJSON_AddStringToObject(o, "none_because", why[r->hetero->why_not]);
+        cJSON_AddStringToObject(o, "none_reason", cf_report_hetero_why_not(r->hetero));
         return o;
     }
     const cf_hetero_plan *p = &r->hetero->best;
@@ -392,6 +458,18 @@ cJSON *cf_report_hetero_json(const cf_report *r)
     cf_json_add_rounded(b, "hours", p->hours, 4);
     cf_json_add_rounded(b, "usd_per_hour", p->usd_per_hour, 4);
     cf_json_add_rounded(b, "total_usd", p->total_usd, 4);
+    cf_json_add_rounded(b, "speedup_over_chosen", p->speedup_over_chosen, 4);
+    if (p->equal_step_time_s > 0) {
+        cf_json_add_rounded(b, "speedup_over_equal_batches", p->speedup_over_equal_batches, 4);
+        cJSON *e = cJSON_AddObjectToObject(b, "equal_batches");
+        cJSON_AddNumberToObject(e, "local_batch", p->equal_local_batch);
+        cJSON_AddNumberToObject(e, "accumulation", p->equal_accumulation);
+        cf_json_add_rounded(e, "step_time_s", p->equal_step_time_s, 4);
+    } else {
+        cJSON_AddNullToObject(b, "speedup_over_equal_batches");
+        cJSON_AddNullToObject(b, "equal_batches");
+    }
     cf_json_add_rounded(b, "speedup_over_best_single_type", p->speedup, 4);
+    cJSON_AddBoolToObject(b, "spot_plans_mixed_on_demand", r->hetero->n_spot_priced_on_demand > 0);
     return o;
 }

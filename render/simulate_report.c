@@ -103,11 +103,12 @@ void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)
     cf_buf_puts(out, "\n");
     for (int i = 0; i < res->n_rows; i++) {
         const cf_simulate_row *row = &res->rows[i];
-        if (row->diverges_at_nodes)
-            cf_buf_printf(out, "  note: %s, %s: LR rule %s diverges at %d VM%s and fewer (LR ≥ 2× the optimum for that "
-                               "batch: no progress there, %.1f h on average)\n",
-                          batch_name(row->batch), row->rule, row->rule, row->diverges_at_nodes,
-                          row->diverges_at_nodes == 1 ? "" : "s", row->mean_stalled_h);
+        if (row->no_progress_max_nodes)
+            cf_buf_printf(out, "  note: %s, %s: no expected progress on %d VM%s or fewer (the rule's LR reaches 2× the "
+                               "optimum for that batch during training, where the quadratic model's progress per step "
+                               "is 0; a real run may stall, spike or diverge there): %.1f h on average\n",
+                          batch_name(row->batch), row->rule, row->no_progress_max_nodes,
+                          row->no_progress_max_nodes == 1 ? "" : "s", row->mean_stalled_h);
         if (row->spread.n_unfinished)
             cf_buf_printf(out, "  note: %s, %s: %zu of %zu starts do not finish within %.0f h\n", batch_name(row->batch),
                           row->rule, row->spread.n_unfinished, row->spread.n, CF_SPOT_MAX_HOURS);
@@ -117,7 +118,7 @@ void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)
                      "progress to the target) per dollar of the mean cost. hold: accumulation keeps the global batch "
                      "while it can and the rule applies below that; shrink: the batch follows the VMs. fixed: the full "
                      "plan's LR whatever the batch; linear, sqrt: scaled from it; gain: the AdaScale optimum at each "
-                     "batch (docs/spot.md).\n");
+                     "batch and point of training (docs/spot.md).\n");
 }
 
 cJSON *cf_simulate_json(const cf_simulate_report *r)
@@ -195,10 +196,10 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         cf_json_add_rounded(o, "mean_samples", row->mean_samples, 5);
         cf_json_add_rounded(o, "progress_per_usd", row->progress_per_usd, 5);
         cJSON_AddNumberToObject(o, "unfinished_starts", (double)sp->n_unfinished);
-        if (row->diverges_at_nodes)
-            cJSON_AddNumberToObject(o, "diverges_at_nodes", row->diverges_at_nodes);
+        if (row->no_progress_max_nodes)
+            cJSON_AddNumberToObject(o, "no_progress_at_or_below_nodes", row->no_progress_max_nodes);
         else
-            cJSON_AddNullToObject(o, "diverges_at_nodes");
+            cJSON_AddNullToObject(o, "no_progress_at_or_below_nodes");
         cJSON_AddItemToArray(rows, o);
     }
     return doc;

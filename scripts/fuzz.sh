@@ -20,7 +20,7 @@ if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]]; then
 fi
 seconds=$1
 shift
-all=(spec measurements gns_traces exec_line price_overrides compare_to price_azure price_aws price_gcp price_lambda spot_trace gpu_names spot_model)
+all=(spec measurements gns_traces exec_line price_overrides compare_to price_azure price_aws price_gcp price_lambda spot_trace gpu_names spot_model rebalance_lines)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 build=${CF_FUZZ_BUILD_DIR:-build-fuzz}

@@ -24,14 +24,20 @@ static void test_read_line(void **state)
 {
     (void)state;
     double t[3] = {0};
-    assert_int_equal(cf_rebalance_read_line("{\"times_s\": [0.5, 0.25, 2]}\n", "stdin", 1, 3, t), CF_OK);
+    assert_int_equal(cf_rebalance_read_line("{\"compute_s\": [0.5, 0.25, 2]}\n", "stdin", 1, 3, t), CF_OK);
     assert_true(t[0] == 0.5 && t[1] == 0.25 && t[2] == 2);
+    /* times_s, the protocol's first name, is read as the same */
+    assert_int_equal(cf_rebalance_read_line("{\"times_s\": [0.5, 0.75, 2], \"step\": 3}\n", "stdin", 1, 3, t), CF_OK);
+    assert_true(t[0] == 0.5 && t[1] == 0.75 && t[2] == 2);
     static const struct {
         const char *line, *message;
     } bad[] = {
-        {"{\"times_s\": [0.5, 0.25]}", "stdin:7: expected {\"times_s\": [3 numbers, one per worker]}"},
-        {"[0.5, 0.25, 1]", "stdin:7: expected {\"times_s\": [3 numbers, one per worker]}"},
-        {"{\"times\": [1, 1, 1]}", "stdin:7: expected {\"times_s\": [3 numbers, one per worker]}"},
+        {"{\"compute_s\": [0.5, 0.25]}", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
+        {"[0.5, 0.25, 1]", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
+        {"{\"times\": [1, 1, 1]}", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
+        {"{\"compute_s\": [1, -0.5, 1]}", "stdin:7: compute_s[1]: expected a positive number of seconds"},
+        {"{\"compute_s\": [1, 1, 1e308]}", "stdin:7: compute_s[2]: 1e+308 s is not an iteration's compute time (1e-09 to 1e+06 s)"},
+        {"{\"compute_s\": [1e-300, 1, 1]}", "stdin:7: compute_s[0]: 1e-300 s is not an iteration's compute time (1e-09 to 1e+06 s)"},
         {"{\"times_s\": [1, 0, 1]}", "stdin:7: times_s[1]: expected a positive number of seconds"},
         {"{\"times_s\": [1, 1, \"2\"]}", "stdin:7: times_s[2]: expected a positive number of seconds"},
         {"{\"times_s\": [-1, 1, 1]}", "stdin:7: times_s[0]: expected a positive number of seconds"},
@@ -44,6 +50,15 @@ static void test_read_line(void **state)
     assert_int_not_equal(cf_rebalance_read_line("{\"times_s\": [1, 1,", "stdin", 9, 3, t), CF_OK);
     assert_non_null(strstr(cf_error_message(), "stdin:9"));
     cf_error_clear();
+    /* a line past the protocol's limit is refused before it is parsed */
+    char *long_line = malloc(CF_REBALANCE_MAX_LINE + 2);
+    assert_non_null(long_line);
+    memset(long_line, ' ', CF_REBALANCE_MAX_LINE + 1);
+    long_line[CF_REBALANCE_MAX_LINE + 1] = 0;
+    assert_int_equal(cf_rebalance_read_line(long_line, "stdin", 4, 3, t), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "stdin:4: a line of 65537 bytes"));
+    cf_error_clear();
+    free(long_line);
 }
 
 static void test_answer(void **state)
@@ -54,8 +69,13 @@ static void test_answer(void **state)
     int initial[2] = {128, 128};
     assert_int_equal(cf_rebalance_init(c, 2, 256, initial, NULL, NULL), CF_OK);
     cf_buf out = CF_BUF_INIT;
-    cf_rebalance_answer(c, 0, &out);
-    assert_string_equal(out.data, "{\"batches\": [128, 128], \"changed\": false, \"updates\": 0, \"imbalance\": 0}\n");
+    cf_rebalance_answer(c, 0, NULL, &out);
+    assert_string_equal(out.data,
+                        "{\"batches\": [128, 128], \"changed\": false, \"updates\": 0, \"imbalance\": 0, \"band\": 0.03}\n");
+    cf_buf_free(&out);
+    cf_rebalance_answer(c, 0, "stdin:3: \"bad\"", &out);
+    assert_string_equal(out.data, "{\"batches\": [128, 128], \"changed\": false, \"updates\": 0, \"imbalance\": 0, "
+                                  "\"band\": 0.03, \"skipped\": \"stdin:3: \\\"bad\\\"\"}\n");
     cf_buf_free(&out);
     /* one worker three times slower: after a window the batches move */
     double t[2] = {0.3, 0.1};
@@ -63,13 +83,15 @@ static void test_answer(void **state)
     for (int i = 0; i < CF_REBALANCE_WINDOW; i++)
         changed = cf_rebalance_observe(c, t);
     assert_int_equal(changed, 1);
-    cf_rebalance_answer(c, changed, &out);
+    cf_rebalance_answer(c, changed, NULL, &out);
     assert_true(c->batch[0] < 128 && c->batch[0] + c->batch[1] == 256);
-    char want[128];
-    snprintf(want, sizeof want, "{\"batches\": [%d, %d], \"changed\": true, \"updates\": 1, \"imbalance\": 2}\n",
+    char want[160];
+    snprintf(want, sizeof want,
+             "{\"batches\": [%d, %d], \"changed\": true, \"updates\": 1, \"imbalance\": 2, \"band\": 0.03}\n",
              c->batch[0], c->batch[1]);
     assert_string_equal(out.data, want);
     cf_buf_free(&out);
+    cf_rebalance_free(c);
     free(c);
 }
 

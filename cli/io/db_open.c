@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cloudfit/common/fileio.h"
+#include "log.h"
 
 cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n)
 {
@@ -62,6 +63,17 @@ cf_status cf_cli_db_open_existing(const cf_cli_options *o, cf_db **out, char *pa
     st = cf_db_open_readonly(target, out);
     if (st == CF_ERR_INVALID && cf_db_is_postgresql(target)) {
         cf_error_clear(); /* a database without cloudfit's tables yet */
+        return CF_OK;
+    }
+    if (st != CF_OK && cf_db_open_failed_on_older_schema()) {
+        /* what it holds is only consulted here: go on without it, say so (once) */
+        static int said;
+        if (!said++)
+            cf_log_warning("%s; its cached profiles and price snapshots are not used", cf_error_message());
+        if (said == 1)
+            cf_log_hint("upgrade it once with a command that writes (e.g. cloudfit recommend without --no-history, "
+                        "or prices update)");
+        cf_error_clear();
         return CF_OK;
     }
     return st;

@@ -1,12 +1,15 @@
 /* cloudfit rebalance (docs/spot.md "Dynamic batching"): the library's
  * batch controller (advisor/rebalance.c) as a JSON-lines filter. One line
  * in per training iteration,
- *     {"times_s": [0.31, 0.12]}            seconds per worker, in worker order
+ *     {"compute_s": [0.31, 0.12]}          compute seconds per worker, in worker order
  * one line out for each, flushed at once:
- *     {"batches": [64, 192], "changed": true, "updates": 1, "imbalance": 0.41}
+ *     {"batches": [64, 192], "changed": true, "updates": 1, "imbalance": 0.41, "band": 0.05}
  * so a training loop can write a line and read its answer. Blank lines are
- * ignored; anything else is an error naming the line (exit 3). The
- * protocol is the library's (advisor/rebalance_lines.c). */
+ * ignored; a line that is not understood (or longer than
+ * CF_REBALANCE_MAX_LINE) is reported on stderr and answered with the
+ * batches unchanged and "skipped": the loop keeps running. A worker whose
+ * share falls under the floor is warned about once per fall. The protocol
+ * is the library's (advisor/rebalance_lines.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +25,7 @@
 static int usage(void)
 {
     cf_log_hint("usage: cloudfit rebalance --global-batch M --workers N [--batches B1,B2,...] [--max-batch B] "
-                "[--dead-band 3%%] [--window 20] [--controller p|pi] < times.jsonl");
+                "[--dead-band 3%%] [--min-share 25%%] [--window 20] [--controller p|pi] < compute_times.jsonl");
     return CF_EXIT_USAGE;
 }
 
@@ -54,6 +57,13 @@ static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
         s->dead_band = cf_cli_parse_fraction(o->dead_band);
         if (s->dead_band < 0) {
             cf_log_error("option '--dead-band' expects a percentage below 100%% (e.g. 3%%), got '%s'", o->dead_band);
+            return usage();
+        }
+    }
+    if (o->min_share) {
+        s->min_share = cf_cli_parse_fraction(o->min_share);
+        if (s->min_share < 0) {
+            cf_log_error("option '--min-share' expects a percentage below 100%% (e.g. 25%%), got '%s'", o->min_share);
             return usage();
         }
     }
@@ -116,30 +126,52 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
     }
     if (cf_rebalance_init(c, workers, o->global_batch, n_batches ? batches : NULL, n_limits ? limits : NULL, &s) !=
         CF_OK) {
+        cf_rebalance_free(c);
         free(c);
         cf_error_prefix("rebalance");
         return cf_report_error();
     }
-    char *line = NULL;
-    size_t cap = 0;
-    long number = 0;
+    static char line[CF_REBALANCE_MAX_LINE + 2];
+    long number = 0, skipped = 0;
+    int warned[CF_REBALANCE_MAX_WORKERS] = {0};
     double *times = malloc((size_t)workers * sizeof *times);
-    while (rc == 0 && times && getline(&line, &cap, stdin) >= 0) {
+    while (rc == 0 && times && fgets(line, sizeof line, stdin)) {
         number++;
-        if (cf_rebalance_line_blank(line))
+        size_t len = strlen(line);
+        int too_long = len == sizeof line - 1 && line[len - 1] != '\n';
+        for (int ch = 0; too_long && ch != '\n' && ch != EOF;)
+            ch = getchar(); /* the rest of an over-long line */
+        if (!too_long && cf_rebalance_line_blank(line))
             continue;
-        if (cf_rebalance_read_line(line, "stdin", number, workers, times) != CF_OK) {
-            rc = cf_report_error();
-            break;
-        }
-        int changed = cf_rebalance_observe(c, times);
-        if (changed < 0) {
+        /* A line not understood is reported and answered unchanged: one
+         * bad write must not stop a training run. */
+        int changed = 0;
+        cf_status st = too_long ? cf_error_set(CF_ERR_INVALID, "stdin:%ld: a line longer than the %d bytes the "
+                                                               "protocol reads", number, CF_REBALANCE_MAX_LINE)
+                                : cf_rebalance_read_line(line, "stdin", number, workers, times);
+        if (st == CF_OK && (changed = cf_rebalance_observe(c, times)) < 0) {
             cf_error_prefix("stdin:%ld", number);
-            rc = cf_report_error();
-            break;
+            st = CF_ERR_INVALID;
+        }
+        char reason[160] = "";
+        if (st != CF_OK) {
+            snprintf(reason, sizeof reason, "%s", cf_error_message());
+            cf_log_warning("%s (line skipped)", reason);
+            cf_error_clear();
+            skipped++;
+            changed = 0;
+        }
+        for (int i = 0; i < workers; i++) {
+            if (c->below_floor[i] && !warned[i])
+                cf_log_warning("stdin:%ld: worker %d's batch %d is below %.0f%% of an equal share (%.0f of %ld): it adds "
+                               "little; if it is not several times slower per sample, the times fed are not compute "
+                               "times (docs/spot.md)",
+                               number, i, c->batch[i], 100 * s.min_share, (double)o->global_batch / workers,
+                               (long)o->global_batch);
+            warned[i] = c->below_floor[i];
         }
         cf_buf answer = CF_BUF_INIT;
-        cf_rebalance_answer(c, changed, &answer);
+        cf_rebalance_answer(c, changed, st != CF_OK ? reason : NULL, &answer);
         if (cf_buf_failed(&answer)) {
             cf_buf_free(&answer);
             cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -150,12 +182,14 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         fflush(stdout);
         cf_buf_free(&answer);
     }
+    if (skipped)
+        cf_log_warning("%ld of %ld input lines skipped", skipped, number);
     if (!times) {
         cf_error_set(CF_ERR_NOMEM, "out of memory");
         rc = cf_report_error();
     }
-    free(line);
     free(times);
+    cf_rebalance_free(c);
     free(c);
     return rc;
 }

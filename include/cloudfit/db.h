@@ -34,6 +34,11 @@ cf_status cf_db_open(const char *path, cf_db **out);
  * and never waits behind a writer (WAL). Its schema must be this
  * cloudfit's (else an error saying how to upgrade it). */
 cf_status cf_db_open_readonly(const char *path, cf_db **out);
+/* 1 when the last cf_db_open_readonly on this thread failed because the
+ * database's schema is older than this cloudfit's (a read-only open never
+ * upgrades it), else 0: a command that only consults the history (cached
+ * profiles, price snapshots) goes on without it and says so. */
+int cf_db_open_failed_on_older_schema(void);
 void cf_db_close(cf_db *db);
 /* What messages call the database: its path, or its URL redacted. */
 const char *cf_db_name(const cf_db *db);

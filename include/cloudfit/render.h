@@ -62,6 +62,8 @@ void cf_report_side_by_side_text(const cf_report *report, cf_buf *out);
 cJSON *cf_report_side_by_side_json(const cf_report *report);
 void cf_report_side_by_side_markdown(const cf_report *report, cf_buf *out);
 void cf_report_hetero_text(const cf_report *report, cf_buf *out);
+/* Why --mix found no mix, one clause (cf_hetero_why_not). */
+const char *cf_report_hetero_why_not(const cf_hetero_advice *hetero);
 cJSON *cf_report_hetero_json(const cf_report *report);
 /* The CI gates (render/render_gates.c, docs/ci.md): the "Gates" lines
  * appended to the table output (nothing when n == 0) and the JSON array

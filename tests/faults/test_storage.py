@@ -116,6 +116,11 @@ def test_read_commands_never_write_or_migrate():
     rc, out, err = run("history", "--db", db)
     assert rc == 1 and "schema version 6" in err and "upgrade it once" in err, (rc, err)
     assert open(db, "rb").read() == before
+    # a command that only consults it (cached profiles, snapshots) goes on without it, and says so once
+    rc, out, err = run("recommend", "--no-history", "-q", "-f", "json", "--db", db,
+                       example("mlp-synthetic.json"))
+    assert rc == 0 and err.count("schema version 6") == 1 and "not used" in err, (rc, err)
+    assert open(db, "rb").read() == before
     con = sqlite3.connect(db)
     con.execute("PRAGMA user_version = 7")
     con.commit()

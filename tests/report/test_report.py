@@ -224,6 +224,21 @@ def test_html_report_is_self_contained_and_consistent():
     assert c["instance_type"] in text and doc["metadata"]["created_at"] in text
 
 
+def test_html_report_shows_the_mix():
+    """--mix: the report's "Mixed GPU types" section gives the JSON's speed-ups over the chosen plan and over the
+    same workers with equal batches."""
+    doc, _, page = recommend("resnet50-imagenet.json", "--mix")
+    best = doc["mixed_gpu_types"]["best"]
+    assert best, doc["mixed_gpu_types"]
+    text = open(page, encoding="utf-8").read()
+    section = text.split('<table id="mixed-speedups">', 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r"<td>([0-9.]+)×</td>", section)
+    want = [best["speedup_over_chosen"], best["speedup_over_equal_batches"], best["speedup_over_best_single_type"]]
+    assert len(cells) == 3 and all(abs(float(c) - w) <= 0.0051 for c, w in zip(cells, want)), (cells, best)
+    for t in best["types"]:
+        assert t["instance_type"] in text.split('<p id="mixed-gpu-types">', 1)[1], t
+
+
 def chromium():
     for name in ("chromium", "chromium-browser"):
         path = shutil.which(name)

@@ -29,37 +29,43 @@
 typedef enum { CF_ELASTIC_HOLD = 0, CF_ELASTIC_SHRINK = 1 } cf_elastic_batch;
 
 /* The LR as a function of the global batch M, from the recipe (lr0, M0)
- * and the noise scale B: lr(M) = lr0·g(M) with g the rule's factor:
+ * and the noise scale: lr(M) = lr0·g(M) with g the rule's factor:
  * gain: r(M) = (B + M0)·M/((B + M)·M0), to the power `exponent` (1 for
  * SGD and momentum, ½ for Adam-family optimizers); linear: M/M0; sqrt:
- * √(M/M0); none: 1. */
+ * √(M/M0); none: 1. The gain rule is AdaScale's: with a noise-scale trace
+ * B is B(p) at the current training progress p (cf_lr_function_eval_at;
+ * B grows as training goes on, so a constant B, the run's effective one,
+ * sets too high an LR early on); b_noise is the effective constant, for
+ * cf_lr_function_eval. */
 typedef struct {
     cf_lr_rule rule;           /* never AUTO */
     double lr0, m0, b_noise;
     double exponent;           /* gain rule: 1 or 0.5 */
+    const cf_noise_model *noise; /* B(p); not owned */
 } cf_lr_function;
 
-cf_lr_function cf_lr_function_of(const cf_job *job, double b_noise);
+cf_lr_function cf_lr_function_of(const cf_job *job, const cf_noise_model *noise);
+/* The LR at M with the effective (constant) noise scale. */
 double cf_lr_function_eval(const cf_lr_function *f, double global_batch);
-/* The optimal LR at M (the gain rule's), for the deviation x = lr/lr_opt. */
+/* The LR at M at training progress p ∈ [0, 1] (the gain rule with B(p)). */
+double cf_lr_function_eval_at(const cf_lr_function *f, double global_batch, double progress);
+/* The optimal LR at M (the gain rule's), with the effective noise scale
+ * and at progress p. */
 double cf_lr_optimal(const cf_lr_function *f, double global_batch);
-
-/* Statistical value of a sample processed at batch M with LR deviation x
- * (McCandlish et al. 2018, App. A, locally quadratic loss), relative to
- * the recipe batch: (B + M0)/(B + M)·max(0, x(2 − x)). 0 from x ≥ 2 (the
- * step diverges in that model). */
-double cf_sample_value(double b_noise, double m0, double global_batch, double x);
+double cf_lr_optimal_at(const cf_lr_function *f, double global_batch, double progress);
 
 typedef struct {
     int nodes;
     int local_batch;           /* per GPU */
     int accumulation;
     long global_batch;
-    double lr;
-    double x;                  /* lr / lr_opt(M) */
+    double lr;                 /* at the effective noise scale (cf_lr_function_eval) */
+    double lr_start, lr_end;   /* at progress 0 and 1 (cf_lr_function_eval_at) */
+    double x;                  /* the largest lr / lr_opt(M, p) over training */
     double samples_per_s;      /* throughput at this count (perf model) */
-    double progress_rate;      /* hours of the full plan's work per hour at this count */
-    int valid;                 /* the LR is stable here (x < 2) */
+    double progress_rate;      /* hours of the full plan's work per hour at this count
+                                  (cf_stat_efficiency_lr: recommend's statistical efficiency) */
+    int valid;                 /* expected progress here (x < 2 throughout) */
 } cf_elastic_point;
 
 typedef struct {
@@ -82,7 +88,7 @@ typedef struct {
     int nodes, gpus_per_node, local_batch, accumulation;
     int max_accumulation;
     int max_local_batch;       /* memory ceiling per GPU; 0 = the plan's local batch is the most */
-    double b_noise;
+    const cf_noise_model *noise; /* the advisor's (recommend's) noise model */
     cf_elastic_batch batch;
 } cf_elastic_request;
 
@@ -90,19 +96,23 @@ cf_status cf_elastic_plan_for(const cf_elastic_request *req, cf_elastic_plan *ou
 
 /* The elastic plan of a ranked configuration (advisor/elastic_config.c):
  * the batch held by accumulation up to the search's max_accumulation, the
- * memory ceiling and the inter-node bandwidth of `perf` (its GPU type's
- * parameters; the VM's NIC where none was fitted), the effective noise
- * scale. CF_ERR_INTERNAL when perf is NULL; *out malloc'd. */
+ * memory ceiling and `perf` on the VM's own network (cf_gpu_perf_on_vm),
+ * the advisor's noise model. CF_ERR_INTERNAL when perf is NULL; *out
+ * malloc'd. */
 cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *limits, const cf_gpu_perf *perf,
-                                    double b_noise, const cf_config *c, cf_elastic_plan **out);
+                                    const cf_noise_model *noise, const cf_config *c, cf_elastic_plan **out);
 
 /* Progress per hour at each count (index n, 0..N; [0] = 0) when the LR
- * follows `rule` relative to the plan's optimum at full size (simulate):
- * fixed: lr_opt(M_N); linear: lr_opt(M_N)·M_n/M_N; sqrt: lr_opt(M_N)·
- * √(M_n/M_N); gain: lr_opt(M_n). Under HOLD the batch is held where
- * accumulation can (x = 1 there). rate[n] is in hours of the full plan's
- * work; samples[n] the throughput relative to the full plan's. Returns the
- * smallest count at which the rule diverges (x ≥ 2), 0 when none. */
+ * follows `rule` relative to the plan's optimum at full size at each point
+ * of training p (simulate): fixed: lr_opt(M_N, p); linear: lr_opt(M_N,
+ * p)·M_n/M_N; sqrt: lr_opt(M_N, p)·√(M_n/M_N); gain: lr_opt(M_n, p)
+ * (AdaScale with the trace). Under HOLD the batch is held where
+ * accumulation can (x = 1 there). The value of the samples is
+ * cf_stat_efficiency_lr, recommend's model. rate[n] is in hours of the
+ * full plan's work; samples[n] the throughput relative to the full plan's.
+ * Returns the largest count with no expected progress (x ≥ 2 at some
+ * point of training: rate 0), 0 when none; below it the batch only
+ * shrinks further, so every smaller count has none either. */
 int cf_elastic_rule_rates(const cf_elastic_request *req, cf_lr_rule rule, double *rate, double *samples);
 
 #endif

@@ -1,17 +1,36 @@
 /* Dynamic batching at run time (advisor/rebalance.c, DESIGN.md §3.6,
- * Tyagi & Sharma ACSOS'20): per-worker batches that keep iteration times
- * equal on heterogeneous workers while the global batch stays fixed.
- * Feed it every iteration's per-worker times; every `window` iterations
- * it updates the batches from the window's mean times:
+ * Tyagi & Sharma ACSOS'20, docs/spot.md "Dynamic batching"): per-worker
+ * batches that keep compute times equal on heterogeneous workers while
+ * the global batch stays fixed.
+ *
+ * The signal is each worker's COMPUTE time per iteration: forward and
+ * backward up to the moment its last gradient bucket is handed to the
+ * all-reduce, without the collective's wait. In a synchronous
+ * data-parallel loop every rank's wall time per step is the same by
+ * construction (the fast ones wait in the all-reduce), so wall times show
+ * no imbalance and must not be fed.
+ *
+ * Every `window` iterations it updates the batches from the window's
+ * trimmed mean times (CF_REBALANCE_TRIM of the iterations dropped at each
+ * end: robust to the odd descheduled iteration):
  *   proportional: b_i ← b_i·t̄/t_i (renormalised to the global batch),
  *                 moved a fraction `gain` of the way, through the smoothed
  *                 per-worker speed b_i/t_i;
  *   PI:           b_i ← b_i·(1 + kp·e_i + ki·Σe_i), e_i = t̄/t_i − 1.
  * No change while the slowest worker's predicted time (from the smoothed
- * speeds) is within `dead_band` of the fastest's, so measurement noise
- * inside the band cannot make it oscillate.
- * Batches are integers in [1, max_batch_i] summing to the global batch.
- * `cloudfit rebalance` is this controller as a JSON-lines filter. */
+ * speeds) is within the band of the fastest's: the larger of `dead_band`
+ * and the imbalance that the measured timing noise alone produces with
+ * probability ~0.3 % (noise_z standard deviations, from the times'
+ * spread inside each window (winsorized) and the spread of the window
+ * times while the batches stay put). Hysteresis: once the times have been inside the band
+ * for two windows in a row, two windows in a row outside it are needed
+ * before the batches move again (one when the imbalance is past twice the
+ * band).
+ * Batches are integers in [1, max_batch_i] summing to the global batch;
+ * a worker whose share falls below min_share of an equal share is
+ * flagged (below_floor) — it is nearly idle weight, or the times fed are
+ * not compute times. `cloudfit rebalance` is this controller as a
+ * JSON-lines filter. */
 #ifndef CLOUDFIT_ADVISOR_REBALANCE_H
 #define CLOUDFIT_ADVISOR_REBALANCE_H
 #include "cloudfit/common/buf.h"
@@ -25,6 +44,28 @@
 #define CF_REBALANCE_SMOOTHING 0.5
 #define CF_REBALANCE_KP 0.8
 #define CF_REBALANCE_KI 0.2
+/* The noise band: this many standard deviations of the predicted
+ * imbalance's log (a false move per window ~0.3 %, and with the
+ * hysteresis two in a row are needed). */
+#define CF_REBALANCE_NOISE_Z 3.0
+/* Weight of the newest window in the smoothed noise estimates. */
+#define CF_REBALANCE_NOISE_SMOOTHING 0.3
+/* The floor: a share below this fraction of an equal share (M/n) is
+ * flagged. 0.25 = the worker is over 4× slower per sample than the
+ * average; a wall-clock signal drove a 3×-slower worker to 0.09–0.14. */
+#define CF_REBALANCE_MIN_SHARE 0.25
+/* Longest input line the protocol reads (1,024 workers' times fit in a
+ * third of it); longer lines are reported and skipped. */
+#define CF_REBALANCE_MAX_LINE 65536
+/* The share of a window's iterations dropped at each end of its times. */
+#define CF_REBALANCE_TRIM 0.2
+/* Iterations per window at most. */
+#define CF_REBALANCE_MAX_WINDOW 100000
+/* The times the controller takes, seconds: a nanosecond to 11 days (outside
+ * that they are not iteration times, and their squares would under- or
+ * overflow). */
+#define CF_REBALANCE_MIN_TIME_S 1e-9
+#define CF_REBALANCE_MAX_TIME_S 1e6
 
 typedef enum { CF_REBALANCE_P = 0, CF_REBALANCE_PI = 1 } cf_rebalance_kind;
 
@@ -35,6 +76,8 @@ typedef struct {
     double gain;               /* P: fraction of the step taken, (0, 2) */
     double smoothing;          /* P: weight of the newest speed estimate, (0, 1] */
     double kp, ki;             /* PI gains */
+    double noise_z;            /* the noise band in standard deviations; 0 = the dead band alone */
+    double min_share;          /* floor as a fraction of an equal share, [0, 1) */
 } cf_rebalance_settings;
 
 cf_rebalance_settings cf_rebalance_defaults(void);
@@ -47,30 +90,51 @@ typedef struct {
     int max_batch[CF_REBALANCE_MAX_WORKERS];       /* 0 = no limit */
     double speed[CF_REBALANCE_MAX_WORKERS];        /* smoothed samples/s (P) */
     double integral[CF_REBALANCE_MAX_WORKERS];     /* PI */
-    double sum_t[CF_REBALANCE_MAX_WORKERS];        /* the window so far */
+    double *window_t;                              /* the window so far: window_t[i·window + k] (malloc'd) */
     int in_window;
-    double last_t[CF_REBALANCE_MAX_WORKERS];       /* the last window's mean times */
-    double imbalance;                              /* slowest / fastest − 1, the last window's mean times */
-    double predicted_imbalance;                    /* the same from the smoothed speeds (the dead band's test) */
+    double last_t[CF_REBALANCE_MAX_WORKERS];       /* the last window's (trimmed mean) times */
+    /* Relative variance of a window's time: from the spread inside
+     * windows (the trimmed mean's, from the winsorized variance; smoothed
+     * over windows), and the exponentially weighted variance of the log
+     * window times around their weighted mean (log_level) while the
+     * batches stay put (drift and correlated noise that the spread inside
+     * one window misses). */
+    double within_var[CF_REBALANCE_MAX_WORKERS];
+    double residual_var[CF_REBALANCE_MAX_WORKERS];
+    double log_level[CF_REBALANCE_MAX_WORKERS];
+    double imbalance;                              /* slowest / fastest − 1, the last window's times */
+    double predicted_imbalance;                    /* the same from the smoothed speeds (the band's test) */
+    double band;                                   /* the band of the last update: max(dead band, noise band) */
+    int inside;                                    /* consecutive windows inside the band, up to 2 (settled) */
+    int outside;                                   /* consecutive windows outside the band while settled */
+    int moved;                                     /* the last update moved the batches */
+    int below_floor[CF_REBALANCE_MAX_WORKERS];     /* share < min_share of M/n at the current batches */
+    int n_below_floor;
     int updates, changes;
 } cf_rebalance;
 
 /* initial: per-worker batches summing to global_batch (NULL = as equal as
  * integers allow); max_batch: limits (NULL = none); settings NULL = the
- * defaults. CF_ERR_INVALID for impossible inputs (naming them). */
+ * defaults. CF_ERR_INVALID for impossible inputs (naming them). Release
+ * with cf_rebalance_free (also after a failed init). */
 cf_status cf_rebalance_init(cf_rebalance *c, int workers, long global_batch, const int *initial,
                             const int *max_batch, const cf_rebalance_settings *settings);
-/* One iteration's per-worker times (seconds, > 0). Returns 1 when this
- * call ended a window and the batches changed, 0 otherwise; the current
- * batches are always in c->batch. CF_ERR_INVALID as a negative value for
- * a non-positive time (the message names the worker). */
+void cf_rebalance_free(cf_rebalance *c);
+/* One iteration's per-worker times (seconds, CF_REBALANCE_MIN_TIME_S to
+ * CF_REBALANCE_MAX_TIME_S). Returns 1 when this call ended a window and
+ * the batches changed, 0 otherwise; the current batches are always in
+ * c->batch. CF_ERR_INVALID as a negative value for a time out of range
+ * (the message names the worker). */
 int cf_rebalance_observe(cf_rebalance *c, const double *times_s);
 
 /* ---- the JSON-lines protocol (advisor/rebalance_lines.c) ----------------
- * One line in per training iteration, {"times_s": [0.31, 0.12]} (seconds
- * per worker, in worker order); one line out for each,
- * {"batches": [64, 192], "changed": true, "updates": 1, "imbalance": 0.41}.
- * Blank lines carry nothing. */
+ * One line in per training iteration, {"compute_s": [0.31, 0.12]}
+ * (seconds of compute per worker, in worker order; "times_s" is read as
+ * the same); one line out for each,
+ * {"batches": [64, 192], "changed": true, "updates": 1, "imbalance": 0.41,
+ *  "band": 0.05} plus "below_floor": [worker, ...] when a share is under
+ * the floor, or {..., "skipped": "the reason"} for a line that was not
+ * understood (the batches unchanged). Blank lines carry nothing. */
 
 /* Whether `line` is only white space. */
 int cf_rebalance_line_blank(const char *line);
@@ -78,7 +142,7 @@ int cf_rebalance_line_blank(const char *line);
  * "SOURCE:NUMBER" (and the worker) for anything else. */
 cf_status cf_rebalance_read_line(const char *line, const char *source, long number, int n, double *times_s);
 /* The answer line (with its newline) after an observation that returned
- * `changed`. */
-void cf_rebalance_answer(const cf_rebalance *c, int changed, cf_buf *out);
+ * `changed`; `skipped` (NULL for none) is why the line was skipped. */
+void cf_rebalance_answer(const cf_rebalance *c, int changed, const char *skipped, cf_buf *out);
 
 #endif

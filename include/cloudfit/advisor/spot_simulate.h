@@ -44,7 +44,8 @@ typedef struct {
 typedef struct {
     const char *rule;                        /* fixed | linear | sqrt | gain | mixed-types */
     cf_elastic_batch batch;
-    int diverges_at_nodes;                   /* smallest count where the rule's LR diverges (x ≥ 2); 0 = none */
+    int no_progress_max_nodes;               /* largest count with no expected progress (x ≥ 2 at some point of
+                                                training), every smaller count none either; 0 = none */
     cf_spot_spread spread;                   /* wall time, cost, checkpoints, restarts, preemptions, lost work, below */
     double mean_samples;                     /* samples processed */
     double progress_per_usd;                 /* target samples (M0-equivalent progress) per dollar (mean cost) */

@@ -22,6 +22,7 @@
 #define CF_NOISE_GRID 1024            /* Simpson intervals over p ∈ [0,1] (even) */
 #define CF_NOISE_TABLE_PER_OCTAVE 16  /* E(M) table: points per doubling of M */
 #define CF_NOISE_TABLE (26 * CF_NOISE_TABLE_PER_OCTAVE + 1) /* M = 1 … 2²⁶ */
+#define CF_NOISE_MAX_POINTS 256       /* trace points kept for B(p) in launch specs (longer: thinned) */
 typedef struct {
     double m0;                 /* recipe global batch */
     double inv_integral;       /* I above, 1/samples */
@@ -30,6 +31,12 @@ typedef struct {
     double trace_end_progress; /* last trace point's progress (1 for a constant) */
     double trend_per_progress; /* slope used beyond trace_end_progress, samples per unit p */
     double b_grid[CF_NOISE_GRID + 1]; /* B(i/CF_NOISE_GRID) */
+    /* The trace B(p) is built from (empty for a constant): constant before
+     * its first point, linear between, trend_per_progress after its last
+     * (cf_noise_at_progress; what a training script needs to follow it). */
+    cf_noise_point points[CF_NOISE_MAX_POINTS];
+    int n_points;
+    int points_thinned;        /* a longer trace: B(p) from the grid instead */
     double j_table[CF_NOISE_TABLE];   /* private to stateff.c: E(M) by interpolation */
     cf_provenance provenance;
 } cf_noise_model;
@@ -51,6 +58,26 @@ double cf_samples_to_target(const cf_noise_model *nm, double e0_samples, double 
 double cf_stat_efficiency(const cf_noise_model *nm, double global_batch);
 /* AdaScale gain r = (B+M0)·M / ((B+M)·M0) for a constant noise scale B. */
 double cf_lr_gain(double b_noise, double m0, double global_batch);
+/* B(p), the recipe run's noise scale at training progress p ∈ [0, 1]
+ * (the trace's rule above; the model's grid for a thinned trace): what
+ * AdaScale's gain uses at that point of training. */
+double cf_noise_at_progress(const cf_noise_model *nm, double progress);
+
+/* The one statistical-efficiency model of `recommend` and `simulate`
+ * (McCandlish et al. 2018, App. A, locally quadratic loss): a sample at
+ * batch M and progress p is worth, relative to the recipe's,
+ *   v(p) = (B_M(p) + M0)/(B_M(p) + M) · max(0, x(2 − x)),
+ * x(p) = lr/lr_opt(M, p) the LR's deviation from the optimum (the gain
+ * rule's lr0·r(B(p), M)^e), here x(p) = scale·(r(B(p), m_ref)/r(B(p), M))^e:
+ * an LR that is `scale` times the optimum at batch m_ref (the LR rules of
+ * docs/spot.md: fixed, linear, sqrt from the full plan; exponent 1 for
+ * SGD and momentum, ½ for Adam-family). Over the run:
+ *   E0/E = 1 / ∫₀¹ dp / v(p),
+ * which is cf_stat_efficiency(nm, M) when x ≡ 1 (returned as that), and 0
+ * when x ≥ 2 anywhere (no expected progress there in this model). *max_x
+ * (may be NULL) gets the largest x over training. */
+double cf_stat_efficiency_lr(const cf_noise_model *nm, double global_batch, double m_ref, double scale,
+                             double exponent, double *max_x);
 
 /* The learning rate at global batch M. `rule` auto means gain; gain is
  * lr0·r for SGD/momentum and lr0·√r for Adam-family optimizers. */
