@@ -121,6 +121,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "exec backend: stop a script that prints nothing for S seconds (default 120)"},
     {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
      "training steps of the noise-scale run (default 200)"},
+    {"resume", 0, OPT_FLAG, NULL, CMD_PROFILE, OFF(resume),
+     "re-run only what failed in the stored profile of this spec and backend (its noise run), keeping its sweep"},
     {"instance-type", 0, OPT_STRING, "TYPE", CMD_PROFILE | CMD_SIMULATE, OFF(instance_type),
      "with --runner: run the full-VM runs (and, with exec, every run) on this instance type; simulate: the plan's VM"},
     /* search (docs/search.md) */
