@@ -210,6 +210,16 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
             po.probe.timeout_s = o->timeout_s;
         if (o->noise_steps > 0)
             po.noise_steps = o->noise_steps;
+        if (o->noise_micro_batches != -1) {
+            if (o->noise_micro_batches < 2 || o->noise_micro_batches > CF_PROBE_MAX_MICRO) {
+                cf_log_error("option '--noise-micro-batches' expects 2 to %d, got %d", CF_PROBE_MAX_MICRO,
+                             o->noise_micro_batches);
+                cf_cli_spec_close(spec);
+                free(profile);
+                return CF_EXIT_USAGE;
+            }
+            po.noise_micro_batches = o->noise_micro_batches;
+        }
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         po.probe.threads = cpus > 0 ? (int)cpus : 1; /* main() keeps BLAS at 1 thread for the advisor */
         cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
