@@ -9,7 +9,7 @@ PyTorch on the CPU, through `cloudfit profile --backend exec`:
   * running out of memory is `oom`, a non-finite norm is an `error` event
     that keeps the sweep (then `--resume`), a print() in the training code
     does not break the protocol;
-  * `pip install` of python/ works offline.
+  * `pip install` of python/ works offline; the three-line example runs.
 DDP: test_probe_helper_ddp.py; torchvision's ResNet-18: test_probe_helper_vision.py.
 Without PyTorch for /usr/bin/python3 the test reports Skipped (exit 77).
 Usage: test_probe_helper.py CLOUDFIT_BINARY SOURCE_DIR"""
@@ -22,6 +22,17 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from helper_common import (BIN, ENV, HELPER, PYTHON, SRC, TMP, main, probe_lines, profile, spec_file,  # noqa: E402
                            write)
+
+
+def test_three_line_example():
+    # examples/three_lines.py through its spec, from the repository root as documented.
+    p = subprocess.run([BIN, "profile", "-q", "--db", os.path.join(TMP, "three.db"), "--format", "json",
+                        "--noise-steps", "20", "examples/three-lines.json"], capture_output=True, text=True, env=ENV,
+                       cwd=SRC, timeout=300)
+    assert p.returncode == 0, p.stderr
+    prof = json.loads(p.stdout)
+    assert [pt["local_batch"] for pt in prof["points"]] == [16, 32, 64] and prof["noise"]["b_noise"] > 0, prof
+    print(f"  examples/three-lines.json: B_noise {prof['noise']['b_noise']:.4g}, {prof['device']['name']}")
 
 
 def test_mlp_noise_scale_matches_the_engine():
