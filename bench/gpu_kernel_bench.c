@@ -23,19 +23,10 @@
 #include <time.h>
 
 #include "cloudfit/cuda_probe.h"
+#include "bench_args.h"
 #include "mlp_cuda.h"
 
 #define MAX_LAYERS 16
-
-static int parse_list(const char *text, int *out, int max)
-{
-    int n = 0;
-    char *copy = strdup(text), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
-        out[n++] = atoi(tok);
-    free(copy);
-    return n;
-}
 
 static void *dev_alloc(size_t floats)
 {
@@ -251,12 +242,6 @@ static void bench_batch(cublasHandle_t h, const int *w, int nw, int B, int reps,
 }
 
 /* The engine's whole step (cf_engine_cuda()), median of `steps` after warm-up. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void bench_engine(const int *w, int nw, int B, int steps)
 {
     const cf_engine_ops *ops = cf_engine_cuda();
@@ -288,11 +273,10 @@ static void bench_engine(const int *w, int nw, int B, int steps)
         ops->train_step(e, B, 1, &s);
         times[i] = s.time_s;
     }
-    qsort(times, (size_t)steps, sizeof *times, cmp_double);
-    double median = times[steps / 2];
+    double med = median(times, steps);
     double flops = cf_engine_flops_per_sample(&cfg) * B;
     printf("{\"op\": \"engine train_step (cf_engine_cuda)\", \"batch\": %d, \"ms\": %.6g, \"gflops\": %.5g}\n", B,
-           median * 1e3, flops / median / 1e9);
+           med * 1e3, flops / med / 1e9);
     ops->destroy(e);
 }
 

@@ -11,7 +11,14 @@ gradient copy, not k), out-of-memory as `oom`, non-finite norms as an
 `error` event, DistributedDataParallel. `python3 -m cloudfit_probe.vision`
 profiles a torchvision model on synthetic data. Needs only PyTorch."""
 from .protocol import ProbeError, active
-from .probe import run
+
+
+def run(model, loss_fn, batches, optimizer=None, precision="auto", **options):
+    """Profiles `model` for cloudfit; see cloudfit_probe.probe.run. Imported
+    on first use, so `import cloudfit_probe` and active() need no PyTorch."""
+    from .probe import run as probe_run
+    return probe_run(model, loss_fn, batches, optimizer, precision, **options)
+
 
 __version__ = "0.1.0"
 __all__ = ["run", "active", "ProbeError", "__version__"]

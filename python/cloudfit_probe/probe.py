@@ -31,6 +31,7 @@ import traceback
 import torch
 
 from . import precision as prec
+from .host import cpu_name, memory_gib
 from .batches import MicroBatches, to_device
 from .protocol import Channel, Config, ProbeError, log
 
@@ -52,28 +53,6 @@ class _Workers:
         self.world = dist.get_world_size() if self.on else 1
 
 
-def _cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "CPU"
-
-
-def _memory_gib():
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return round(int(line.split()[1]) / 2**20, 1)
-    except OSError:
-        pass
-    return 0
-
-
 def _device_event(ch, device, world, precision, memory_format):
     common = dict(gpus=world, precision=precision, memory_format=memory_format)
     if device.type == "cuda":
@@ -82,7 +61,7 @@ def _device_event(ch, device, world, precision, memory_format):
                 type="gpu", **common)
     else:
         ch.emit("device", name="%s (CPU, PyTorch %s, %d threads)" % (
-            _cpu_name(), torch.__version__.split("+")[0], torch.get_num_threads()), memory_gib=_memory_gib(),
+            cpu_name(), torch.__version__.split("+")[0], torch.get_num_threads()), memory_gib=round(memory_gib(), 1),
             type="cpu", **common)
 
 
