@@ -243,6 +243,11 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
             cf_error_hint("run 'cloudfit profile' without --resume first; a profile is stored once its sweep succeeded");
             rc = cf_report_error();
         } else {
+            /* A resumed noise run is the one that failed unless told otherwise. */
+            if (o->resume && o->noise_micro_batches == -1 && profile->noise_micro_batches >= 2)
+                po.noise_micro_batches = profile->noise_micro_batches;
+            if (o->resume && o->noise_steps <= 0 && profile->noise_steps > 0)
+                po.noise_steps = profile->noise_steps;
             if (st == CF_OK)
                 st = o->resume ? cf_profile_resume(&be, &spec->job, &po, profile)
                                : cf_profile_run(&be, &spec->job, &po, profile);
