@@ -34,7 +34,8 @@ say_and_exit() { # the one line a run without a GPU prints
 }
 
 command -v nvidia-smi > /dev/null 2>&1 || say_and_exit "skipped: no GPU (nvidia-smi not found)" 0
-nvidia-smi -L 2> /dev/null | grep -q "^GPU " || say_and_exit "skipped: no GPU (nvidia-smi lists none)" 0
+listed=$(nvidia-smi -L 2> /dev/null || true) # (no `| grep -q`: with pipefail its early exit reads as a failure)
+grep -q "^GPU " <<< "$listed" || say_and_exit "skipped: no GPU (nvidia-smi lists none)" 0
 "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null ||
     say_and_exit "skipped: no GPU visible to PyTorch ($py: $("$py" -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1))" 0
 
@@ -50,7 +51,7 @@ export CLOUDFIT_CUDA_MODULE=$module
 
 # CUDA's libraries: the toolkit's, else the ones PyTorch's wheels carry.
 missing() { ldd "$bin" "$parity" "$kernels" "$module" 2> /dev/null | grep "not found" | awk '{print $1}' | sort -u; }
-if missing | grep -q -e libcublas -e libcudart; then
+if grep -q -e libcublas -e libcudart <<< "$(missing)"; then
     wheel_libs=$("$py" - << 'PY'
 import glob, os, site
 dirs = set()
@@ -103,7 +104,7 @@ for variant in fp32 bf16 bf16-cl; do
     prec=${variant%-cl}
     extra='[]'
     [ "$variant" = bf16-cl ] && extra='["--channels-last"]'
-    "$py" - "$tmp/rn50-$variant.json" "$py" "$prec" "$extra" << 'PY'
+    "$py" - "$tmp/spec-rn50-$variant.json" "$py" "$prec" "$extra" << 'PY'
 import json, sys
 dst, py, prec, extra = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 spec = {"name": "resnet50-synthetic-" + prec, "model": {"parameters": 25557032, "flops_per_sample": 2.46e10,
@@ -114,7 +115,7 @@ spec = {"name": "resnet50-synthetic-" + prec, "model": {"parameters": 25557032, 
 json.dump(spec, open(dst, "w"))
 PY
     log "ResNet-50 $variant"
-    "$bin" profile -q --db "$tmp/rn50.db" --format json --timeout 180 --noise-steps 20 "$tmp/rn50-$variant.json" \
+    "$bin" profile -q --db "$tmp/rn50.db" --format json --timeout 180 --noise-steps 20 "$tmp/spec-rn50-$variant.json" \
         > "$tmp/rn50-$variant.out" 2> "$tmp/rn50-$variant.err"
     echo $? > "$tmp/rn50-$variant.rc"
 done

@@ -22,13 +22,18 @@ def read(name):
         return ""
 
 
+def cell(text):
+    """Text for a markdown table cell (a '|' would end the cell)."""
+    return str(text).replace("|", "\\|")
+
+
 def profile(name):
     global failures
     rc = int(read(name + ".rc") or 1)
     if rc != 0:
         failures += 1
         err = [l for l in read(name + ".err").splitlines() if l.startswith("cloudfit:")]
-        return None, (err[0] if err else "exit %d" % rc)
+        return None, cell(err[0] if err else "exit %d" % rc)
     text = read(name + ".json") or read(name + ".out")
     return json.loads(text), None
 
@@ -76,15 +81,21 @@ tor, err_t = profile("mlp-exec")
 print("MLP of examples/mlp-synthetic.json, `cloudfit profile` (median of 30 steps):")
 print("| batch | CUDA engine ms | PyTorch (cloudfit_probe, fp32) ms | engine / PyTorch |")
 print("|---:|---:|---:|---:|")
-if eng and tor:
-    for a, b in zip(eng["points"], tor["points"]):
-        print("| %d | %.4f | %.4f | %.2fx |" % (a["local_batch"], 1e3 * a["step_time_s"], 1e3 * b["step_time_s"],
-                                              a["step_time_s"] / b["step_time_s"]))
-    na, nb = eng["noise"].get("b_noise"), tor["noise"].get("b_noise")
-    if na and nb:
-        print("| B_noise | %.6g | %.6g | %.2g %% apart |" % (na, nb, 100 * abs(na - nb) / na))
-else:
-    print("| failed | %s | %s | |" % (err_e or "ok", err_t or "ok"))
+points = {}
+for col, prof in ((0, eng), (1, tor)):
+    for pt in (prof or {}).get("points", []):
+        points.setdefault(pt["local_batch"], [None, None])[col] = pt["step_time_s"]
+for batch in sorted(points):
+    a, b = points[batch]
+    print("| %d | %s | %s | %s |" % (batch, "%.4f" % (1e3 * a) if a else "-", "%.4f" % (1e3 * b) if b else "-",
+                                     "%.2fx" % (a / b) if a and b else "-"))
+na = (eng or {}).get("noise", {}).get("b_noise")
+nb = (tor or {}).get("noise", {}).get("b_noise")
+print("| B_noise | %s | %s | %s |" % ("%.6g" % na if na else "-", "%.6g" % nb if nb else "-",
+                                     "%.2g %% apart" % (100 * abs(na - nb) / na) if na and nb else "-"))
+for label, err in (("CUDA engine", err_e), ("PyTorch", err_t)):
+    if err:
+        print("| %s failed | %s | | |" % (label, err))
 print()
 print("ResNet-50, 224×224 SYNTHETIC images (cloudfit_probe.vision), `cloudfit profile --backend exec`, 10 steps per batch:")
 print("| variant | step ms at 32 / 64 / 128 | images/s at 128 | t_c(m) = α + β·m | B_noise (synthetic task) |")
@@ -101,7 +112,7 @@ for variant in ("fp32", "bf16", "bf16-cl"):
         label, " / ".join("%.1f" % (1e3 * x["step_time_s"]) for x in pts),
         pts[-1]["local_batch"] / pts[-1]["step_time_s"],
         "%.4g + %.4g·m s" % (fit["alpha_s"], fit["beta_s"]) if fit else "-",
-        "%.4g" % p["noise"]["b_noise"] if "b_noise" in p["noise"] else p["noise"].get("error", "-")))
+        "%.4g" % p["noise"]["b_noise"] if "b_noise" in p["noise"] else cell(p["noise"].get("error", "-"))))
 print()
 print("total %d s%s" % (elapsed, ", %d check(s) FAILED" % failures if failures else ""))
 sys.exit(1 if failures else 0)
