@@ -8,8 +8,9 @@
 #      (`--backend exec`, examples/probe_torch.py, fp32): step times, B_noise;
 #   4. ResNet-50 at 224×224 on synthetic data through the helper
 #      (`python3 -m cloudfit_probe.vision`, `cloudfit profile --backend exec`)
-#      in fp32, bf16, and bf16 + channels-last: step times, the t_c(m) fit,
-#      images/s, B_noise of the synthetic task.
+#      in fp32, bf16, bf16 + channels-last (the three) and fp16 with
+#      the helper's GradScaler: step times, the t_c(m) fit, images/s,
+#      B_noise of the synthetic task.
 # Short sweeps (a few batch sizes, few steps): under 6 minutes on an H100.
 # It never builds: give it a build directory made elsewhere (or the folder
 # bench/gpu_bundle.sh makes from one) and the Python that has PyTorch with
@@ -100,7 +101,7 @@ for backend in cuda exec; do
 done
 
 # 4. ResNet-50 through the helper, three ways
-for variant in fp32 bf16 bf16-cl; do
+for variant in fp32 bf16 bf16-cl fp16; do
     prec=${variant%-cl}
     extra='[]'
     [ "$variant" = bf16-cl ] && extra='["--channels-last"]'

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The table of bench/gpu.sh from the files its runs left in a folder:
 parity.log, kernels.jsonl (bench/gpu_kernel_bench), mlp-{cuda,exec}.json
-and rn50-{fp32,bf16,bf16-cl}.out (`cloudfit profile --format json`), each
+and rn50-{fp32,bf16,bf16-cl,fp16}.out (`cloudfit profile --format json`), each
 with .rc and .err. Markdown on stdout; exit 1 when a check failed.
 Usage: gpu_table.py FOLDER PARITY_RC PARITY_MS ELAPSED_S "GPU, DRIVER" TORCH_VERSION"""
 import json
@@ -100,9 +100,10 @@ print()
 print("ResNet-50, 224×224 SYNTHETIC images (cloudfit_probe.vision), `cloudfit profile --backend exec`, 10 steps per batch:")
 print("| variant | step ms at 32 / 64 / 128 | images/s at 128 | t_c(m) = α + β·m | B_noise (synthetic task) |")
 print("|---|---|---:|---|---:|")
-for variant in ("fp32", "bf16", "bf16-cl"):
+for variant in ("fp32", "bf16", "bf16-cl", "fp16"):
     p, err = profile("rn50-" + variant)
-    label = {"fp32": "fp32", "bf16": "bf16 autocast", "bf16-cl": "bf16 + channels-last"}[variant]
+    label = {"fp32": "fp32", "bf16": "bf16 autocast", "bf16-cl": "bf16 + channels-last",
+             "fp16": "fp16 autocast + GradScaler"}[variant]
     if not p:
         print("| %s | failed: %s | | | |" % (label, err))
         continue
