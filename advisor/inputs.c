@@ -290,6 +290,24 @@ static void ceiling_lower_bound(const cf_job *job, const cf_gpu *gpu, int larges
     q->memory_provenance = estimate > largest_run ? CF_PROV_ESTIMATED : CF_PROV_MEASURED;
 }
 
+/* A profile measured in another precision than the job trains in (the
+ * spec's model.precision): the step moves by the GPU's peak ratio between
+ * the two, as for a measurements CSV's precision column, and the carry-over
+ * to other GPU types then starts from the job's precision. */
+static void profile_precision(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_profile *p, cf_perf_params *q,
+                              cf_inputs *in)
+{
+    cf_precision measured;
+    if (!p->precision[0] || !cf_precision_parse(p->precision, &measured) || measured == rq->job->precision)
+        return;
+    double r = cf_gpu_time_ratio_between(gpu, measured, gpu, rq->job->precision);
+    q->compute_scale = (q->compute_scale > 0 ? q->compute_scale : 1.0) * r;
+    q->sigma_compute = hypot(q->sigma_compute, cf_carry_sigma(gpu, measured, gpu, rq->job->precision, NULL));
+    add_note(in, "the %s profile on %s trained in %s, the job in %s (model.precision): step times × %.3g (peak-rate "
+                 "ratio); set model.precision to %s if the job trains as profiled",
+             p->backend, gpu->model, p->precision, cf_precision_name(rq->job->precision), r, p->precision);
+}
+
 /* A measured GPU profile becomes that GPU type's parameters. */
 static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, size_t cap, cf_inputs *in)
 {
@@ -360,9 +378,14 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
     } else {
         ceiling_lower_bound(rq->job, gpu, p->max_local_batch, q);
     }
+    char how[48] = ""; /* how the probe trained, when it said */
+    if (p->precision[0] || p->memory_format[0])
+        snprintf(how, sizeof how, "%s%s%s, ", p->precision, p->precision[0] && p->memory_format[0] ? ", " : "",
+                 p->memory_format);
     snprintf(perf->note, sizeof perf->note,
-             "measured by 'cloudfit profile' (%s backend, %s): t_c(m) = %.3g + %.3g·m s, R² %.4f", p->backend,
+             "measured by 'cloudfit profile' (%s backend, %s%s): t_c(m) = %.3g + %.3g·m s, R² %.4f", p->backend, how,
              p->created_at, p->alpha_s, p->beta_s, p->r2);
+    profile_precision(rq, gpu, p, q, in);
 }
 
 /* ---- the noise model -------------------------------------------------------------------- */
@@ -596,6 +619,16 @@ cf_status cf_inputs_build(const cf_inputs_request *rq, cf_inputs *out)
         if (p->has_noise && noise != NOISE_PROFILE && noise_from_profile(rq, p, out)) /* newest first */
             noise = NOISE_PROFILE;
         use_throughput(rq, p, cap, out);
+    }
+    for (size_t i = 0; st == CF_OK && i < rq->n_profiles; i++) {
+        const cf_profile *p = &rq->profiles[i];
+        if (p->noise_failed)
+            add_note(out, "the noise scale is %s: the cached %s profile on %s has none ('cloudfit profile --resume' "
+                          "re-runs its noise run) because %s",
+                     noise == NOISE_PROFILE ? "another cached profile's"
+                     : noise == NOISE_SPEC  ? "the spec's"
+                                            : "a default",
+                     p->backend, p->device.name, p->noise_error);
     }
     if (st == CF_OK && noise == NOISE_DEFAULT)
         add_note(out, "the gradient noise scale is a default; measure it (profile.noise_scale) to allow larger batches "

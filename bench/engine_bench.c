@@ -14,34 +14,13 @@
 #include <time.h>
 
 #include "cloudfit/cuda_probe.h"
+#include "bench_args.h"
 
 static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static int parse_list(const char *text, int *out, int max)
-{
-    int n = 0;
-    char *copy = strdup(text), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
-        out[n++] = atoi(tok);
-    free(copy);
-    return n;
 }
 
 /* The engine's products for one step at batch B: forward X·W per layer,

@@ -164,6 +164,11 @@ const cf_cli_option cf_cli_option_table[] = {
      "exec runner: stop a probe that prints nothing for S seconds (default 120)"},
     {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
      "training steps of the noise-scale run (default 200)"},
+    {"noise-micro-batches", 0, OPT_INT, "K", CMD_PROFILE, OFF(noise_micro_batches),
+     "micro-batches of the noise-scale run: the recipe batch split in K (2 to 64, default 8; e.g. the data-parallel "
+     "workers, for per-worker norms)"},
+    {"resume", 0, OPT_FLAG, NULL, CMD_PROFILE, OFF(resume),
+     "re-run only what failed in the stored profile of this spec and backend (its noise run), keeping its sweep"},
     {"instance-type", 0, OPT_STRING, "TYPE", CMD_PROFILE, OFF(instance_type),
      "with --runner: run the full-VM runs (and, with exec, every run) on this instance type"},
     {"instance-type", 0, OPT_STRING, "TYPE", CMD_SIMULATE, OFF(instance_type), "the plan's VM (instance type)"},
@@ -256,6 +261,7 @@ void cf_cli_options_init(cf_cli_options *opts)
     opts->max_price_change = -1;
     opts->timeout_s = -1;
     opts->noise_steps = -1;
+    opts->noise_micro_batches = -1;
     opts->max_probes = -1;
     opts->probe_steps = -1;
     opts->seed = -1;

@@ -100,6 +100,8 @@ typedef struct {
     const char *csv_path;        /* measurements CSV to write */
     double timeout_s;            /* < 0 = default (120): exec silence allowed */
     int noise_steps;             /* -1 = default (200) */
+    int noise_micro_batches;     /* -1 = default (8) */
+    int resume;                  /* profile --resume: re-run what failed in the stored profile */
     const char *instance_type;   /* profile --runner: full-VM runs on this instance type; NULL = any */
     /* search — issue 6 */
     const char *runner;          /* trace:MEASUREMENTS.csv | exec:'COMMAND TEMPLATE' */

@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cloudfit_probe as cp  # noqa: E402
+import engine_twin as cp  # noqa: E402
 import numpy as np  # noqa: E402
 
 

@@ -1,24 +1,23 @@
 #!/usr/bin/python3
-"""A real PyTorch training loop that speaks cloudfit's exec probe protocol
-(docs/exec-protocol.md): the spec's MLP on the CPU engine's synthetic data
-(or .npy data), with the engine's initial weights, trained with the spec's
-optimizer and learning rate. Each step runs CLOUDFIT_MICRO_BATCHES
-micro-batches of CLOUDFIT_LOCAL_BATCH samples, reports the squared norm of
-every micro-batch gradient and of their mean (for the gradient noise
-scale), then applies one update with the mean.
+"""The spec's MLP in PyTorch, profiled through the cloudfit_probe helper
+(python/cloudfit_probe, docs/profiler.md): the CPU engine's synthetic (or
+.npy) data in the engine's sample order, its initial weights, the spec's
+optimizer and learning rate, in fp32 — so its noise scale can be compared
+with the built-in engines' (tests/profiler/test_probe_helper.py: within
+1 %), and its step times with the CUDA engine's (bench/gpu.sh).
 
     cloudfit profile --backend exec model.json     # with profile.command:
       ["/usr/bin/python3", "examples/probe_torch.py", "--spec", "examples/mlp-synthetic.json"]
 
-Runs on a CUDA GPU when PyTorch sees one, else on the CPU (Debian's
-python3-torch is a CPU build). Copy the pattern into your own training
-script: the protocol needs only the per-micro-batch gradient norms."""
+Runs on a CUDA GPU when PyTorch sees one, else on the CPU. The helper is
+found on PYTHONPATH (pip install ./python) or next to this file in the
+checkout (../python)."""
 import os
 import sys
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cloudfit_probe as cp  # noqa: E402
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import engine_twin as cp  # noqa: E402
 
 try:
     import torch
@@ -26,17 +25,33 @@ try:
 except ImportError as e:  # report through the protocol, then fail
     cp.emit("error", message="PyTorch is not installed (%s); on Debian: apt-get install python3-torch" % e)
     sys.exit(3)
+try:
+    import cloudfit_probe
+except ImportError:
+    sys.path.append(os.path.join(here, "..", "python"))
+    import cloudfit_probe
 
 
-def device_event(device, threads):
-    if device.type == "cuda":
-        props = torch.cuda.get_device_properties(device)
-        cp.emit("device", name=torch.cuda.get_device_name(device), memory_gib=props.total_memory / 2**30, gpus=1,
-                type="gpu")
-    else:
-        cp.emit("device", name="%s (CPU, PyTorch %s, %d threads)" % (cp.cpu_name(), torch.__version__.split("+")[0],
-                                                                      threads),
-                memory_gib=round(cp.memory_gib(), 1), gpus=1, type="cpu")
+class EngineMLP(torch.nn.Module):
+    """h = x·W + b per layer (W stored [in, out] as the engine does), the
+    spec's activation between layers, logits out."""
+
+    def __init__(self, widths, activation, seed):
+        super().__init__()
+        self.act = F.gelu if activation == "gelu" else F.relu
+        self.weights = torch.nn.ParameterList()
+        self.biases = torch.nn.ParameterList()
+        for w, b in cp.init_weights(widths, seed):
+            self.weights.append(torch.nn.Parameter(torch.tensor(w)))
+            self.biases.append(torch.nn.Parameter(torch.tensor(b)))
+
+    def forward(self, x):
+        n = len(self.weights)
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = x @ w + b
+            if i < n - 1:
+                x = self.act(x)
+        return x
 
 
 def make_optimizer(name, params, lr):
@@ -57,63 +72,21 @@ def main():
     if cfg["threads"] > 0:
         torch.set_num_threads(cfg["threads"])
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    device_event(device, torch.get_num_threads())
-    widths = cfg["layers"]
-    params = []
-    for w, b in cp.init_weights(widths, cfg["seed"]):
-        params.append(torch.tensor(w, device=device, requires_grad=True))
-        params.append(torch.tensor(b, device=device, requires_grad=True))
-    opt = make_optimizer(cfg["optimizer"], params, cfg["lr"])
-    act = F.gelu if cfg["activation"] == "gelu" else F.relu
-    n_layers = len(widths) - 1
-
-    def loss_of(x, y):
-        h = x
-        for l in range(n_layers):
-            h = h @ params[2 * l] + params[2 * l + 1]
-            if l < n_layers - 1:
-                h = act(h)
-        return F.cross_entropy(h, y)
-
-    data = cp.Dataset(cfg["samples"], widths[0], widths[-1], cfg["seed"], cfg["npy"])
+    model = EngineMLP(cfg["layers"], cfg["activation"], cfg["seed"]).to(device)
+    optimizer = make_optimizer(cfg["optimizer"], model.parameters(), cfg["lr"])
+    data = cp.Dataset(cfg["samples"], cfg["layers"][0], cfg["layers"][-1], cfg["seed"], cfg["npy"])
+    # Every step's samples drawn up front in the engine's order; micro-batch
+    # j of a step is entries [j·B, (j+1)·B) of its B·k indices, so the
+    # stream of micro-batches is the steps' indices cut into B.
     steps = cp.run_indices(data, cfg)
-    B, k = cfg["local_batch"], cfg["micro_batches"]
-    try:
-        for step, indices in enumerate(steps, start=1):
-            batches = []
-            for j in range(k):
-                x, y = data.gather(indices[j * B:(j + 1) * B])
-                batches.append((torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)))
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            mean = [torch.zeros_like(p) for p in params]
-            micro_sqnorms, loss_sum = [], 0.0
-            for x, y in batches:
-                loss = loss_of(x, y)
-                grads = torch.autograd.grad(loss, params)
-                micro_sqnorms.append(sum(float((g.double() ** 2).sum()) for g in grads))
-                for m, g in zip(mean, grads):
-                    m.add_(g, alpha=1.0 / k)
-                loss_sum += float(loss)
-            mean_sqnorm = sum(float((m.double() ** 2).sum()) for m in mean)
-            for p, m in zip(params, mean):
-                p.grad = m
-            opt.step()
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-            elapsed = time.perf_counter() - t0
-            event = dict(step=step, time_s=elapsed, samples=B * k, loss=loss_sum / k)
-            if k > 1:
-                event.update(micro_sqnorms=micro_sqnorms, mean_sqnorm=mean_sqnorm)
-            cp.emit("step", **event)
-    except (MemoryError, RuntimeError) as e:
-        if isinstance(e, MemoryError) or "out of memory" in str(e):
-            cp.emit("oom")
-            return 0
-        raise
-    cp.emit("done")
-    return 0
+
+    def batches(batch_size):
+        for indices in steps:
+            for j in range(0, len(indices), batch_size):
+                x, y = data.gather(indices[j:j + batch_size])
+                yield torch.from_numpy(x), torch.from_numpy(y)
+
+    return cloudfit_probe.run(model, torch.nn.CrossEntropyLoss(), batches, optimizer, precision="fp32")
 
 
 if __name__ == "__main__":

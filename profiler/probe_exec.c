@@ -177,6 +177,104 @@ static cf_status line_error(const parse_state *ps, const char *fmt, ...)
     return cf_error_set(CF_ERR_INVALID, "'%s': stdout line %ld: %s", ps->probe->label, ps->line, what);
 }
 
+/* The same, naming the column (in characters, from 1). */
+static cf_status column_error(const parse_state *ps, long column, const char *fmt, ...) CF_PRINTF(3, 4);
+static cf_status column_error(const parse_state *ps, long column, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return cf_error_set(CF_ERR_INVALID, "'%s': stdout line %ld, column %ld: %s", ps->probe->label, ps->line, column,
+                        what);
+}
+
+/* The first place where `text` stops being JSON, as a byte offset (cJSON's
+ * own error position; `len` when the text is valid JSON, e.g. an array). */
+static size_t json_error_offset(const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return len;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    const char *error_at = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(copy, len + 1, &error_at, 1);
+    size_t offset = len;
+    if (!doc && error_at && error_at >= copy && (size_t)(error_at - copy) <= len)
+        offset = (size_t)(error_at - copy);
+    cJSON_Delete(doc);
+    free(copy);
+    return offset;
+}
+
+/* Column of byte `offset` in characters (UTF-8 continuation bytes do not
+ * start a column), from 1. */
+static long utf8_column(const char *text, size_t offset)
+{
+    long column = 1;
+    for (size_t i = 0; i < offset; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80)
+            column++;
+    return column;
+}
+
+static int word_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '+' || c == '.';
+}
+
+/* A line that is not one JSON object: where it stops being JSON (column)
+ * and the token there. Python's json.dumps writes the non-finite floats as
+ * the bare words NaN, Infinity and -Infinity, which JSON does not have —
+ * almost always a gradient norm or loss that overflowed. */
+static cf_status not_json(const parse_state *ps, const char *text, size_t len, const char *shown)
+{
+    size_t at = json_error_offset(text, len);
+    if (at >= len) /* valid JSON, but not an object (an array, a number) */
+        return line_error(ps, "expected one JSON object per line, got '%s'", shown);
+    /* cJSON reports a bad value at its first character; step back over a
+     * sign or the letters of a word it stopped inside. */
+    size_t start = at;
+    while (start > 0 && word_char(text[start - 1]) && word_char(text[start]))
+        start--;
+    size_t end = start;
+    while (end < len && end - start < 40 && word_char(text[end]))
+        end++;
+    if (end == start) /* a lone character: a quote, a brace, a control byte */
+        end = start + 1;
+    char token[48];
+    snprintf(token, sizeof token, "%.*s", (int)(end - start), text + start);
+    for (char *c = token; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = '?';
+    long column = utf8_column(text, start);
+    /* What leads up to the token (the start of a long line is in `shown`). */
+    size_t from = start > 40 ? start - 40 : 0;
+    while (from > 0 && from < start && ((unsigned char)text[from] & 0xC0) == 0x80)
+        from++; /* not inside a UTF-8 sequence */
+    char context[112];
+    snprintf(context, sizeof context, "%s%.*s", from > 0 ? "..." : "", (int)(end - from), text + from);
+    for (char *c = context; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = '?';
+    const char *word = token[0] == '-' || token[0] == '+' ? token + 1 : token;
+    if (strcmp(word, "Infinity") == 0 || strcmp(word, "inf") == 0 || strcmp(word, "Inf") == 0 ||
+        strcmp(word, "NaN") == 0 || strcmp(word, "nan") == 0) {
+        cf_status st = column_error(ps, column, "'%s' is not JSON: a non-finite gradient norm? (fp16 overflow) at '%s'",
+                                    token, context);
+        cf_error_hint("JSON has no NaN or Infinity: report an 'error' event instead; with fp16 unscale the "
+                      "gradients (GradScaler) before taking norms, or use bf16 — the cloudfit_probe helper does "
+                      "both (docs/profiler.md)");
+        return st;
+    }
+    if (from == start) /* the line starts with it: the line says it best */
+        return column_error(ps, column, "expected one JSON object per line, got '%s'", shown);
+    return column_error(ps, column, "expected one JSON object per line; '%s' is not JSON, at '%s'", token, context);
+}
+
 /* Shortens a line for a message. */
 static void excerpt(const char *text, char *out, size_t n)
 {
@@ -209,6 +307,34 @@ static cf_status field_number(const parse_state *ps, const cJSON *obj, const cha
     return CF_OK;
 }
 
+static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
+static const char *const memory_formats[] = {"contiguous", "channels_last", "channels_last_3d", NULL};
+
+/* An optional string member of the device event from a fixed list, the
+ * same in every device event of the run. */
+static cf_status device_setting(const parse_state *ps, const cJSON *ev, const char *key, const char *const *allowed,
+                                char *out, size_t n)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(ev, key);
+    if (!item)
+        return CF_OK;
+    int known = 0;
+    for (int i = 0; cJSON_IsString(item) && allowed[i] && !known; i++)
+        known = strcmp(item->valuestring, allowed[i]) == 0;
+    if (!known) {
+        char list[96] = "";
+        size_t used = 0;
+        for (int i = 0; allowed[i] && used < sizeof list; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", allowed[i]);
+        return line_error(ps, "'device' event: \"%s\": expected one of %s", key, list);
+    }
+    if (out[0] && strcmp(out, item->valuestring) != 0)
+        return line_error(ps, "a second 'device' event gives another \"%s\" ('%s', then '%s')", key, out,
+                          item->valuestring);
+    snprintf(out, n, "%s", item->valuestring);
+    return CF_OK;
+}
+
 static cf_status on_device(parse_state *ps, const cJSON *ev)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(ev, "name");
@@ -231,6 +357,13 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
         return line_error(ps, "%s", "'device' event: \"type\": expected \"gpu\" or \"cpu\"");
     if (ps->out->has_device && strcmp(d->name, name->valuestring) != 0)
         return line_error(ps, "%s", "a second 'device' event names another device");
+    cf_status st_fmt = device_setting(ps, ev, "precision", precision_names, ps->out->precision,
+                                      sizeof ps->out->precision);
+    if (st_fmt == CF_OK)
+        st_fmt = device_setting(ps, ev, "memory_format", memory_formats, ps->out->memory_format,
+                                sizeof ps->out->memory_format);
+    if (st_fmt != CF_OK)
+        return st_fmt;
     snprintf(d->name, sizeof d->name, "%s", name->valuestring);
     d->memory_gib = mem;
     d->gpus = (int)gpus;
@@ -328,7 +461,7 @@ static cf_status on_line(parse_state *ps, char *text, size_t len)
     if (cf_json_parse(text, len, "stdout", &ev) != CF_OK || !cJSON_IsObject(ev)) {
         cJSON_Delete(ev);
         cf_error_clear();
-        return line_error(ps, "expected one JSON object per line, got '%s'", shown);
+        return not_json(ps, text, len, shown);
     }
     if (cf_json_check_unique_keys(ev, "event") != CF_OK) {
         char why[200];

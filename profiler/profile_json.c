@@ -35,6 +35,15 @@ char *cf_profile_to_json(const cf_profile *p, int pretty)
     cJSON_AddNumberToObject(dev, "memory_gib", p->device.memory_gib);
     cJSON_AddNumberToObject(dev, "gpus", p->device.gpus);
     cJSON_AddBoolToObject(dev, "is_gpu", p->device.is_gpu);
+    /* How the probe trained; null when it did not say. */
+    if (p->precision[0])
+        cJSON_AddStringToObject(doc, "precision", p->precision);
+    else
+        cJSON_AddNullToObject(doc, "precision");
+    if (p->memory_format[0])
+        cJSON_AddStringToObject(doc, "memory_format", p->memory_format);
+    else
+        cJSON_AddNullToObject(doc, "memory_format");
     cJSON_AddStringToObject(doc, "created_at", p->created_at);
     cJSON_AddNumberToObject(doc, "steps", p->steps);
     cJSON_AddNumberToObject(doc, "warmup_steps", p->warmup_steps);
@@ -78,6 +87,7 @@ char *cf_profile_to_json(const cf_profile *p, int pretty)
         }
     } else {
         cJSON_AddStringToObject(noise, "error", p->noise_error);
+        cJSON_AddBoolToObject(noise, "failed", p->noise_failed);
     }
     if (p->n_runs > 0) { /* runner profiles only; absent for cpu/cuda/exec */
         cJSON *runner = cJSON_AddObjectToObject(doc, "runner");
@@ -147,6 +157,19 @@ static void str(reader *r, const cJSON *obj, const char *key, char *out, size_t 
         snprintf(out, n, "%s", i->valuestring);
 }
 
+/* A string or null; absent (a profile stored before the key existed) is null. */
+static void optional_str(reader *r, const cJSON *obj, const char *key, char *out, size_t n)
+{
+    const cJSON *i = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!i || cJSON_IsNull(i) || r->st != CF_OK)
+        return;
+    if (!cJSON_IsString(i)) {
+        r->st = cf_error_set(CF_ERR_INVALID, "%s: '%s': expected a string or null", r->where, key);
+        return;
+    }
+    snprintf(out, n, "%s", i->valuestring);
+}
+
 static int flag(reader *r, const cJSON *obj, const char *key)
 {
     const cJSON *i = get(r, obj, key, is_bool, "true or false");
@@ -181,6 +204,9 @@ static void read_noise(reader *r, const cJSON *doc, cf_profile *p)
         return;
     if (cJSON_GetObjectItemCaseSensitive(noise, "error")) {
         str(r, noise, "error", p->noise_error, sizeof p->noise_error);
+        /* absent in profiles stored before the noise run could fail alone */
+        if (cJSON_GetObjectItemCaseSensitive(noise, "failed"))
+            p->noise_failed = flag(r, noise, "failed");
         return;
     }
     p->has_noise = 1;
@@ -272,6 +298,8 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
         p->device.gpus = num_int(&r, dev, "gpus");
         p->device.is_gpu = flag(&r, dev, "is_gpu");
     }
+    optional_str(&r, doc, "precision", p->precision, sizeof p->precision);
+    optional_str(&r, doc, "memory_format", p->memory_format, sizeof p->memory_format);
     str(&r, doc, "created_at", p->created_at, sizeof p->created_at);
     p->steps = num_int(&r, doc, "steps");
     p->warmup_steps = num_int(&r, doc, "warmup_steps");

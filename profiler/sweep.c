@@ -72,11 +72,31 @@ static void progress(progress_state *p, const char *fmt, ...)
         p->o->progress(p->o->progress_ctx, p->done, p->total, what);
 }
 
-/* The device must stay the same across runs (one profile = one device). */
+/* One reported setting that must stay the same across runs: the first run
+ * that reports it sets it. */
+static cf_status same_setting(char *kept, size_t n, const char *reported, const char *what, const char *backend)
+{
+    if (!reported[0])
+        return CF_OK;
+    if (!kept[0]) {
+        snprintf(kept, n, "%s", reported);
+        return CF_OK;
+    }
+    if (strcmp(kept, reported) != 0)
+        return cf_error_set(CF_ERR_INVALID, "%s backend: the %s changed between runs ('%s', then '%s')", backend, what,
+                            kept, reported);
+    return CF_OK;
+}
+
+/* The device, precision and memory format must stay the same across runs
+ * (one profile = one device, one way of training). */
 static cf_status note_device(cf_profile *out, const cf_probe_result *r, const char *backend)
 {
-    if (!r->has_device)
-        return CF_OK;
+    cf_status st = same_setting(out->precision, sizeof out->precision, r->precision, "precision", backend);
+    if (st == CF_OK)
+        st = same_setting(out->memory_format, sizeof out->memory_format, r->memory_format, "memory format", backend);
+    if (st != CF_OK || !r->has_device)
+        return st;
     if (!out->device.name[0]) {
         out->device = r->device;
         return CF_OK;
@@ -198,10 +218,15 @@ static void copy_trace(const cf_gns *gns, cf_profile *out)
 
 /* The noise run: the recipe's batch M0 split into k micro-batches, trained
  * from the same initial weights for noise_steps steps. A run that cannot
- * resolve the noise scale leaves has_noise = 0 with the reason. */
+ * resolve the noise scale leaves has_noise = 0 with the reason; a run that
+ * fails returns its error with noise_failed set (the sweep stays valid). */
 static cf_status noise_run(const cf_probe_backend *be, cf_probe *probe, const cf_profile_options *o, int m0,
                            cf_profile *out, progress_state *ps)
 {
+    out->has_noise = 0;
+    out->noise_failed = 0;
+    out->noise_error[0] = '\0';
+    out->n_noise_trace = 0;
     int k = o->noise_micro_batches;
     if (k > m0)
         k = m0;
@@ -225,12 +250,14 @@ static cf_status noise_run(const cf_probe_backend *be, cf_probe *probe, const cf
     memset(&res, 0, sizeof res);
     cf_status st = be->run(probe, &run, &res);
     ps->done++;
+    if (st == CF_OK && (st = note_device(out, &res, be->name)) != CF_OK)
+        cf_probe_result_free(&res);
     if (st != CF_OK) {
         cf_error_prefix("%s backend, noise run (local batch %d × %d micro-batches)", be->name, b, k);
-        return st;
-    }
-    if ((st = note_device(out, &res, be->name)) != CF_OK) {
-        cf_probe_result_free(&res);
+        if (st != CF_ERR_INTERRUPTED && st != CF_ERR_NOMEM) {
+            out->noise_failed = 1;
+            snprintf(out->noise_error, sizeof out->noise_error, "the noise run failed: %s", cf_error_message());
+        }
         return st;
     }
     if (res.oom) {
@@ -325,8 +352,36 @@ cf_status cf_profile_run(const cf_probe_backend *be, const cf_job *job, const cf
     if (st == CF_OK) {
         ps.done = ps.total;
         progress(&ps, "done");
-    } else {
-        memset(out, 0, sizeof *out); /* all-or-nothing: no partial profile escapes */
+    } else if (!out->noise_failed) {
+        memset(out, 0, sizeof *out); /* a failed sweep: no partial profile escapes */
+    }
+    return st;
+}
+
+cf_status cf_profile_resume(const cf_probe_backend *be, const cf_job *job, const cf_profile_options *o,
+                            cf_profile *p)
+{
+    if (!p->noise_failed)
+        return cf_error_set(CF_ERR_INVALID, "the stored %s profile of '%s' on %s has nothing that failed", p->backend,
+                            p->spec_name, p->device.name[0] ? p->device.name : "its device");
+    if (strcmp(be->name, p->backend) != 0)
+        return cf_error_set(CF_ERR_INVALID, "the stored profile was measured with the %s backend, not %s", p->backend,
+                            be->name);
+    int k = o->noise_micro_batches > 0 ? o->noise_micro_batches : DEFAULT_NOISE_MICRO;
+    cf_profile_options opts = *o;
+    opts.noise_micro_batches = k;
+    cf_probe *probe = NULL;
+    cf_status st = be->open(be, job, &o->probe, &probe);
+    if (st != CF_OK)
+        return st;
+    progress_state ps = {o, 0, 1};
+    /* note_device holds the resumed run to the stored device, precision
+     * and memory format: a profile is one device, one way of training. */
+    st = noise_run(be, probe, &opts, job->batch, p, &ps);
+    be->close(probe);
+    if (st == CF_OK) {
+        ps.done = ps.total;
+        progress(&ps, "done");
     }
     return st;
 }

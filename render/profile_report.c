@@ -41,6 +41,9 @@ void cf_profile_table(const cf_profile *p, const char *gpu_model, cf_buf *out)
         cf_buf_printf(out, "  %11d  %13.4g  %10.4g  %10.4g  %11s  %10.0f\n", pt->local_batch, pt->step_time_s,
                       pt->min_s, pt->max_s, residual, pt->local_batch / pt->step_time_s);
     }
+    if (p->precision[0] || p->memory_format[0])
+        cf_buf_printf(out, "trained in: %s%s%s (as the probe reported)\n", p->precision[0] ? p->precision : "precision "
+                      "not reported", p->memory_format[0] ? ", memory format " : "", p->memory_format);
     if (p->has_fit)
         cf_buf_printf(out, "fit: t_c(m) = %.4g + %.4g·m s, R² %.4f, rms residual %.1f%%\n", p->alpha_s, p->beta_s,
                       p->r2, 100 * p->rel_rmse);
@@ -62,6 +65,9 @@ void cf_profile_table(const cf_profile *p, const char *gpu_model, cf_buf *out)
                           p->noise_trace[0].b_noise, p->noise_trace[0].samples_seen,
                           p->noise_trace[p->n_noise_trace - 1].b_noise, p->noise_trace[p->n_noise_trace - 1].samples_seen,
                           p->n_noise_trace);
+    } else if (p->noise_failed) {
+        cf_buf_printf(out, "noise scale: FAILED: %s\n", p->noise_error);
+        cf_buf_puts(out, "  the sweep above is kept; 'cloudfit profile --resume' re-runs only the noise run\n");
     } else {
         cf_buf_printf(out, "noise scale: not measured: %s\n", p->noise_error);
     }
@@ -93,8 +99,12 @@ static void csv_field(cf_buf *out, const char *text)
  * device, one node: the step is all compute, no all-reduce. */
 void cf_profile_csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
 {
-    cf_buf_puts(out, "model,gpu,profile,hw_gpus_per_node,source,placement,num_nodes,num_gpus,local_bsz,global_bsz,"
-                     "step_time_s,sync_time_s,compute_time_s,samples_per_s\n");
+    /* The optional precision column when the probe said how it trained
+     * (measurements.c reads it; recommend moves rows of another precision
+     * than the spec's by the GPU's peak ratio). */
+    int with_precision = p->precision[0] != '\0';
+    cf_buf_printf(out, "model,gpu,profile,hw_gpus_per_node,source,placement,num_nodes,num_gpus,local_bsz,global_bsz,"
+                       "step_time_s,sync_time_s,compute_time_s,samples_per_s%s\n", with_precision ? ",precision" : "");
     char profile[32];
     snprintf(profile, sizeof profile, "cloudfit-%s", p->backend);
     /* A runner profile: every run, placement = GPUs busy per node ("1", "4", "11"). */
@@ -107,16 +117,17 @@ void cf_profile_csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
         csv_field(out, p->spec_name);
         cf_buf_puts(out, ",");
         csv_field(out, gpu_model ? gpu_model : p->device.name);
-        cf_buf_printf(out, ",%s,%d,cloudfit profile --runner,%s,%d,%d,%d,%d,%.9g,,,%.9g\n", profile,
+        cf_buf_printf(out, ",%s,%d,cloudfit profile --runner,%s,%d,%d,%d,%d,%.9g,,,%.9g%s%s\n", profile,
                       r->hw_gpus_per_node, placement, r->nodes, gpus, r->local_batch, gpus * r->local_batch,
-                      r->step_time_s, gpus * r->local_batch / r->step_time_s);
+                      r->step_time_s, gpus * r->local_batch / r->step_time_s, with_precision ? "," : "", p->precision);
     }
     for (int i = 0; i < p->n_points && p->n_runs == 0; i++) {
         const cf_profile_point *pt = &p->points[i];
         csv_field(out, p->spec_name);
         cf_buf_puts(out, ",");
         csv_field(out, gpu_model ? gpu_model : p->device.name);
-        cf_buf_printf(out, ",%s,1,cloudfit profile,1,1,1,%d,%d,%.9g,0,%.9g,%.9g\n", profile, pt->local_batch,
-                      pt->local_batch, pt->step_time_s, pt->step_time_s, pt->local_batch / pt->step_time_s);
+        cf_buf_printf(out, ",%s,1,cloudfit profile,1,1,1,%d,%d,%.9g,0,%.9g,%.9g%s%s\n", profile, pt->local_batch,
+                      pt->local_batch, pt->step_time_s, pt->step_time_s, pt->local_batch / pt->step_time_s,
+                      with_precision ? "," : "", p->precision);
     }
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cloudfit/profiler.h"
+#include "cloudfit/profiler/exec_protocol.h"
 #include "cloudfit/spec.h"
 
 
@@ -153,6 +154,41 @@ static void test_malformed_line(void **state)
                  "stdout line 2", "unknown event 'warp'");
 }
 
+/* Issue 29: a line that is not JSON names the column and the token there;
+ * Python's non-finite floats (json.dumps writes NaN, Infinity) get a hint. */
+static void expect_parse_error(const char *text, const char *part1, const char *part2)
+{
+    cf_probe_run run = {8, 2, 1, 0, 1};
+    cf_probe_result res;
+    assert_int_equal(cf_probe_exec_parse_output(text, strlen(text), &run, &res), CF_ERR_INVALID);
+    printf("  %s\n", cf_error_message());
+    assert_non_null(strstr(cf_error_message(), part1));
+    assert_non_null(strstr(cf_error_message(), part2));
+    assert_int_equal(res.n_steps, 0);
+}
+
+static void test_not_json_column_and_token(void **state)
+{
+    (void)state;
+    const char *device = "{\"event\": \"device\", \"name\": \"GPU\"}\n";
+    char text[512];
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 1, \"time_s\": 0.1, \"samples\": 16, "
+             "\"micro_sqnorms\": [1.5, -Infinity], \"mean_sqnorm\": 1}\n", device);
+    expect_parse_error(text, "stdout line 2, column 83: '-Infinity' is not JSON: a non-finite gradient norm?",
+                       "at '..., \"samples\": 16, \"micro_sqnorms\": [1.5, -Infinity'");
+    assert_non_null(strstr(cf_error_hint_text(), "GradScaler"));
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 1, \"loss\": NaN}\n", device);
+    expect_parse_error(text, "stdout line 2, column 38: 'NaN' is not JSON", "(fp16 overflow)");
+    /* Not a number: the column counts characters, not bytes (é is two). */
+    snprintf(text, sizeof text, "%s{\"event\": \"é\", \"x\": tru}\n", device);
+    expect_parse_error(text, "stdout line 2, column 21: expected one JSON object per line; 'tru' is not JSON",
+                       "at '{\"event\": \"é\", \"x\": tru'");
+    expect_parse_error("epoch 1 loss 0.3\n", "stdout line 1, column 1: expected one JSON object per line",
+                       "got 'epoch 1 loss 0.3'");
+    /* Valid JSON that is not an object: no column to blame. */
+    expect_parse_error("[1, 2]\n", "stdout line 1: expected one JSON object per line", "got '[1, 2]'");
+}
+
 /* Issue 16: a training loop that counts steps from 0 (most do) is a good
  * run; any increasing non-negative integer is, gaps allowed; anything else
  * is refused with a message that says what was expected. */
@@ -283,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_good_run_and_environment),
         cmocka_unit_test(test_oom),
         cmocka_unit_test(test_malformed_line),
+        cmocka_unit_test(test_not_json_column_and_token),
         cmocka_unit_test(test_step_numbers),
         cmocka_unit_test(test_crash),
         cmocka_unit_test(test_timeout),

@@ -1,7 +1,8 @@
 /* cloudfit profile MODEL.json: batch-size sweep, memory ceiling and noise
  * scale on a probe backend (docs/profiler.md), stored in the profile cache
- * for `recommend`. Nothing is stored or written unless the whole profile
- * succeeded. */
+ * for `recommend`. Nothing is stored or written unless the sweep
+ * succeeded; a noise run that fails after it leaves the sweep stored with
+ * the noise scale marked failed, and `--resume` re-runs only that. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,55 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
     return rc;
 }
 
+/* The newest stored profile of this spec key and backend, for --resume:
+ * CF_OK with *found = 0 when there is none. */
+static cf_status stored_profile(const cf_cli_options *o, const char *spec_key, const char *backend, cf_profile *out,
+                                int *found)
+{
+    *found = 0;
+    char path[1024];
+    cf_db *db = NULL;
+    cf_status st = cf_cli_db_open(o, 0, &db, path, sizeof path);
+    if (st == CF_ERR_INVALID) { /* no database yet: nothing stored */
+        cf_error_clear();
+        return CF_OK;
+    }
+    if (st != CF_OK)
+        return st;
+    cf_cached_profile_list list = {0};
+    st = cf_profile_cache_get(db, spec_key, &list);
+    for (size_t i = 0; st == CF_OK && i < list.n && !*found; i++) {
+        if (strcmp(list.rows[i].backend, backend) != 0)
+            continue;
+        st = cf_profile_from_json(list.rows[i].profile_json, out);
+        if (st != CF_OK)
+            cf_error_prefix("%s: the stored %s profile on %s", path, backend, list.rows[i].device);
+        *found = st == CF_OK;
+    }
+    cf_profile_cache_list_free(&list);
+    cf_db_close(db);
+    return st;
+}
+
+/* A noise run that failed after a complete sweep: the sweep is stored and
+ * shown, then the failure is reported with its exit code. */
+static int finish_partial(const cf_cli_options *o, const cf_profile *p)
+{
+    cf_status failure = cf_error_status();
+    char message[1024], hint[512];
+    snprintf(message, sizeof message, "%s", cf_error_message());
+    snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
+    int rc = finish(o, p);
+    cf_error_set(failure, "%s", message);
+    if (hint[0])
+        cf_error_hint("%s", hint);
+    int failed = cf_report_error();
+    if (rc == 0)
+        cf_log_hint("the throughput sweep was stored without a noise scale; fix the script and run 'cloudfit profile "
+                    "--resume' to re-run only the noise run");
+    return rc ? rc : failed;
+}
+
 int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
     (void)argc;
@@ -143,6 +193,13 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         return cf_report_error();
     }
     cf_probe_backend be;
+    if (o->runner && o->resume) {
+        cf_cli_spec_close(spec);
+        free(profile);
+        cf_log_error("options '--runner' and '--resume' exclude each other");
+        cf_log_hint("--resume re-runs the failed noise run of a --backend profile; a runner profile has none");
+        return CF_EXIT_USAGE;
+    }
     if (o->runner) { /* light profile + 2-node probe through a search runner (cli/profile_runner.c) */
         rc = cf_profile_with_runner(o, spec, profile);
         if (rc == 0)
@@ -159,6 +216,16 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
             po.probe.timeout_s = o->timeout_s;
         if (o->noise_steps > 0)
             po.noise_steps = o->noise_steps;
+        if (o->noise_micro_batches != -1) {
+            if (o->noise_micro_batches < 2 || o->noise_micro_batches > CF_PROBE_MAX_MICRO) {
+                cf_log_error("option '--noise-micro-batches' expects 2 to %d, got %d", CF_PROBE_MAX_MICRO,
+                             o->noise_micro_batches);
+                cf_cli_spec_close(spec);
+                free(profile);
+                return CF_EXIT_USAGE;
+            }
+            po.noise_micro_batches = o->noise_micro_batches;
+        }
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         po.probe.threads = cpus > 0 ? (int)cpus : 1; /* main() keeps BLAS at 1 thread for the advisor */
         cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
@@ -167,15 +234,40 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         po.progress_ctx = &view;
         po.probe.settings = &spec->probe;
         cf_status st = cf_spec_profile_key(spec, po.spec_key);
-        if (st == CF_OK)
-            st = cf_profile_run(&be, &spec->job, &po, profile);
-        cf_cli_progress_end(&view);
-        if (st != CF_OK) {
-            rc = cf_report_error();
-            if (!o->quiet && cf_log_verbosity() >= 0)
-                cf_log_info("nothing was stored: a profile is kept only when every run succeeded");
-        } else {
+        int found = 1;
+        if (st == CF_OK && o->resume)
+            st = stored_profile(o, po.spec_key, be.name, profile, &found);
+        if (st == CF_OK && o->resume && found && !profile->noise_failed) {
+            cf_cli_progress_end(&view);
+            cf_log_info("nothing to resume: the stored %s profile of '%s' on %s (%s) has no failed run", be.name,
+                        profile->spec_name, profile->device.name, profile->created_at);
             rc = finish(o, profile);
+        } else if (st == CF_OK && o->resume && !found) {
+            cf_cli_progress_end(&view);
+            cf_error_set(CF_ERR_INVALID, "%s: no stored %s profile of '%s' to resume", spec->job.source, be.name,
+                         spec->job.name);
+            cf_error_hint("run 'cloudfit profile' without --resume first; a profile is stored once its sweep succeeded");
+            rc = cf_report_error();
+        } else {
+            /* A resumed noise run is the one that failed unless told otherwise. */
+            if (o->resume && o->noise_micro_batches == -1 && profile->noise_micro_batches >= 2)
+                po.noise_micro_batches = profile->noise_micro_batches;
+            if (o->resume && o->noise_steps <= 0 && profile->noise_steps > 0)
+                po.noise_steps = profile->noise_steps;
+            if (st == CF_OK)
+                st = o->resume ? cf_profile_resume(&be, &spec->job, &po, profile)
+                               : cf_profile_run(&be, &spec->job, &po, profile);
+            cf_cli_progress_end(&view);
+            if (st != CF_OK && profile->noise_failed) {
+                rc = finish_partial(o, profile);
+            } else if (st != CF_OK) {
+                rc = cf_report_error();
+                if (!o->quiet && cf_log_verbosity() >= 0)
+                    cf_log_info(o->resume ? "nothing was changed: the stored profile is kept as it was"
+                                          : "nothing was stored: a profile is kept only when its sweep succeeded");
+            } else {
+                rc = finish(o, profile);
+            }
         }
     }
     cf_cli_spec_close(spec);

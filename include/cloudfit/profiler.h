@@ -48,6 +48,8 @@ typedef struct {
     int oom;                   /* the batch does not fit (the backend's OOM answer); no steps then */
     cf_probe_device device;
     int has_device;
+    char precision[8];         /* as the probe reported it: fp32 | tf32 | fp16 | bf16 | amp; "" = not said */
+    char memory_format[16];    /* contiguous | channels_last | channels_last_3d; "" = not said */
 } cf_probe_result;
 
 typedef struct {
@@ -106,11 +108,23 @@ typedef struct {
 
 void cf_profile_options_init(cf_profile_options *options);
 
-/* Runs the sweep and the noise run. On any backend error nothing is
- * returned (the profile is all-or-nothing); a noise scale that cannot be
- * resolved is not an error (has_noise = 0, noise_error says why). */
+/* Runs the sweep and the noise run. A backend error in the sweep returns
+ * nothing (memset); a noise scale that cannot be resolved is not an error
+ * (has_noise = 0, noise_error says why). A noise run that fails (the
+ * script crashed, broke the protocol, reported an error) returns its
+ * error status with the completed sweep in *out, noise_failed = 1 and the
+ * reason in noise_error: the caller may store it and resume later. A stop
+ * signal (CF_ERR_INTERRUPTED) always returns nothing. */
 cf_status cf_profile_run(const cf_probe_backend *backend, const cf_job *job, const cf_profile_options *options,
                          cf_profile *out);
+
+/* Re-runs what failed in a stored profile `p` (today: its noise run, when
+ * noise_failed) on the same backend and device, in place; the sweep is
+ * kept as it was measured. Returns like cf_profile_run's noise run: CF_OK
+ * with the noise scale filled in, or the error with noise_failed still
+ * set. CF_ERR_INVALID when nothing in `p` failed. */
+cf_status cf_profile_resume(const cf_probe_backend *backend, const cf_job *job, const cf_profile_options *options,
+                            cf_profile *p);
 
 /* Least-squares line t = α + β·m through the points (GSL); fills the
  * residuals, R² and rel_rmse. Needs ≥ 2 distinct batches. */

@@ -308,6 +308,14 @@ typedef struct {
     cf_noise_sample noise_trace[CF_PROFILE_MAX_TRACE];
     int n_noise_trace;
     char noise_error[200];     /* why there is no noise scale, when has_noise == 0 */
+    int noise_failed;          /* the noise run failed (noise_error says how) while the sweep
+                                  succeeded: the sweep is kept, `profile --resume` re-runs it */
+
+    /* How the probe trained, as it reported it ("" = not reported): the
+     * arithmetic (fp32, tf32, fp16, bf16, amp; cf_precision_parse) and the
+     * memory format of its activations (contiguous, channels_last). */
+    char precision[8];
+    char memory_format[16];
 
     /* Runner profiles only (n_runs > 0): every run, the light profile's
      * single-VM runs and the 2-node × 1-GPU probe; points[] then hold the

@@ -106,7 +106,7 @@ def test_bash_completes_words_from_the_data():
     assert complete("cloudfit history show ") == ["1", "2", "3"]
     assert complete("cloudfit history diff 3 ") == ["1", "2", "3"]
     assert complete("cloudfit history show 2 ") == []  # show takes one id
-    assert complete("cloudfit history ") == ["diff", "list", "prune", "show"]
+    assert complete("cloudfit history ") == ["diff", "list", "migrate", "prune", "show"]
     assert complete("cloudfit history -f json show ") == ["1", "2", "3"]  # options before it are skipped
     assert complete("cloudfit record ") == ["1", "2", "3"]
     other = os.path.join(TMP, "other.db")
@@ -123,7 +123,7 @@ def test_bash_completes_words_from_the_data():
     assert complete("cloudfit config show re") == ["rebalance", "recommend", "record"]
     assert complete("cloudfit config show recommend --to") == ["--top"]
     assert complete("cloudfit config show history --si") == ["--since"]
-    assert complete("cloudfit config show history --to") == []  # history has no --top
+    assert complete("cloudfit config show history --top") == []  # history has no --top (--to is migrate's)
 
 
 def test_zsh_script():

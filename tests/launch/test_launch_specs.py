@@ -562,8 +562,9 @@ def test_every_example_gets_an_image_for_each_gpu_architecture():
                     continue
                 assert p.returncode == 0, (ex, gpu, p.stderr[-1500:])
                 c = json.loads(p.stdout)["chosen"]
-                job = yaml.safe_load(open(os.path.join(out_dir, ex[:-5] + ".pytorchjob.yaml")))
-                task = yaml.safe_load(open(os.path.join(out_dir, ex[:-5] + ".sky.yaml")))
+                name = json.loads(p.stdout)["spec"]["name"]  # files are named after the spec, not its file
+                job = yaml.safe_load(open(os.path.join(out_dir, name + ".pytorchjob.yaml")))
+                task = yaml.safe_load(open(os.path.join(out_dir, name + ".sky.yaml")))
                 for rspec in job["spec"]["pytorchReplicaSpecs"].values():
                     pod = rspec["template"]["spec"]
                     check_image(gpu, pod)

@@ -91,7 +91,10 @@ def test_cpu_engine_profile_then_recommend_uses_it():
     assert profiles_rows(db) == 1
     with open(out_csv) as f:
         rows = list(csv.reader(f))
-    assert rows[0] == POLLUX_COLUMNS, rows[0]
+    # The engine trains in fp32 and says so: the optional precision column.
+    assert rows[0] == POLLUX_COLUMNS + ["precision"], rows[0]
+    assert all(r[14] == "fp32" for r in rows[1:]), rows
+    assert "trained in: fp32" in out, out
     assert [int(r[8]) for r in rows[1:]] == [16, 32, 64, 128, 256]
     assert all(float(r[10]) > 0 and r[0] == "mlp-synthetic" for r in rows[1:])
     with sqlite3.connect(db) as con:

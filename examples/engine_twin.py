@@ -23,13 +23,17 @@ The engine (cuda_probe/rng.c, data_cpu.c, engine_cpu.c) defines:
 Labels are computed here in float64 where the engine sums in float32, so
 a sample whose two best logits tie to within rounding may get the other
 label; that is the only intended difference.
-Only the Python standard library and NumPy are used here."""
+Only the Python standard library, NumPy and the torch-free part of the
+cloudfit_probe helper (../python) are used here."""
 import json
 import math
 import os
 import sys
 
 import numpy as np
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from cloudfit_probe.host import cpu_name, memory_gib  # noqa: E402,F401 (the probes' device event)
 
 M64 = (1 << 64) - 1
 TEACHER_HIDDEN = 64
@@ -223,7 +227,7 @@ class Dataset:
 
 def emit(event, **fields):
     fields = dict(event=event, **fields)
-    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.write(json.dumps(fields, allow_nan=False) + "\n")  # JSON has no NaN: fail here, not in cloudfit
     sys.stdout.flush()
 
 
@@ -285,28 +289,6 @@ def config(argv, description):
     cfg["warmup_steps"] = env_int("CLOUDFIT_WARMUP_STEPS", 0)
     cfg["seed"] = env_int("CLOUDFIT_SEED", 1)
     return cfg
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "CPU"
-
-
-def memory_gib():
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) / (1024.0 * 1024.0)
-    except OSError:
-        pass
-    return 0
 
 
 def run_indices(data, cfg):

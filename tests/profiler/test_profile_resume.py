@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""`cloudfit profile --backend exec` when the noise run fails after a good
+sweep (issue 29): a probe that prints `Infinity` gets a message naming the
+column and the token, the sweep is stored with the noise scale marked
+failed, `recommend` uses the throughput and says where the noise scale
+came from instead, and `profile --resume` re-runs only the noise run.
+Also the precision and memory format a probe reports: stored, shown, and
+moved to the spec's precision by `recommend`. Scripted probes (/bin/sh), no
+PyTorch. Usage: test_profile_resume.py CLOUDFIT_BINARY SOURCE_DIR"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="cloudfit-resume-")
+ENV = pyharness.clean_env(TMP)
+
+# A GPU of the catalog; each run appends "LOCAL_BATCH MICRO_BATCHES" to a log.
+# The noise run (micro-batches > 1) writes Infinity as Python's json.dumps
+# does for an overflowed fp16 norm, until the file FIXED exists.
+SCRIPT = r'''
+echo "$CLOUDFIT_LOCAL_BATCH $CLOUDFIT_MICRO_BATCHES" >> "$LOG"
+echo '{"event": "device", "name": "NVIDIA A100-SXM4-40GB", "memory_gib": 40, "precision": "%(precision)s", "memory_format": "channels_last"}'
+n=$((CLOUDFIT_WARMUP_STEPS + CLOUDFIT_STEPS)); i=1
+while [ $i -le $n ]; do
+  t=$(awk "BEGIN {print 0.02 + 0.001 * $CLOUDFIT_LOCAL_BATCH}")
+  if [ "$CLOUDFIT_MICRO_BATCHES" -gt 1 ]; then
+    norm=3.0
+    [ -e "$FIXED" ] || [ $i -lt 3 ] || norm=Infinity
+    norms=$(awk "BEGIN {for (j = 1; j <= $CLOUDFIT_MICRO_BATCHES; j++) printf \"%%s$norm\", (j > 1 ? \",\" : \"\")}")
+    echo "{\"event\": \"step\", \"step\": $i, \"time_s\": $t, \"samples\": 32, \"loss\": 7.0177, \"micro_sqnorms\": [$norms], \"mean_sqnorm\": 1.0}"
+  else
+    echo "{\"event\": \"step\", \"step\": $i, \"time_s\": $t, \"samples\": $CLOUDFIT_LOCAL_BATCH}"
+  fi
+  i=$((i + 1))
+done
+echo '{"event": "done"}'
+'''
+
+
+def make_spec(name, precision="bf16", spec_precision=None):
+    script = os.path.join(TMP, name + ".sh")
+    with open(script, "w") as f:
+        f.write(SCRIPT % {"precision": precision})
+    model = {"parameters": 25557032, "flops_per_sample": 1.23e10}
+    if spec_precision:
+        model["precision"] = spec_precision
+    spec = {"name": name, "model": model, "data": {"samples": 1281167},
+            "training": {"epochs": 1, "batch": 32, "lr": 0.1},
+            "profile": {"backend": "exec", "command": ["/bin/sh", script], "local_batches": [8, 16, 32], "steps": 3},
+            "search": {"max_nodes": 2}}
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return path
+
+
+def run(name, *args):
+    env = dict(ENV, LOG=os.path.join(TMP, name + ".log"), FIXED=os.path.join(TMP, name + ".fixed"))
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def runs_logged(name):
+    with open(os.path.join(TMP, name + ".log")) as f:
+        lines = f.read().split("\n")
+    os.remove(os.path.join(TMP, name + ".log"))
+    return [line for line in lines if line]
+
+
+def stored(db):
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT b_noise, profile_json FROM profiles").fetchall()
+    assert len(rows) == 1, rows
+    return rows[0][0], json.loads(rows[0][1])
+
+
+def test_infinity_keeps_the_sweep_then_resume():
+    db = os.path.join(TMP, "inf.db")
+    spec = make_spec("inf")
+    rc, out, err = run("inf", "profile", "--db", db, "--noise-steps", "20", spec)
+    assert rc == 3, (rc, err)
+    first = next(line for line in err.splitlines() if line.startswith("cloudfit:"))
+    print("  " + first)
+    # Line 4 of the noise run (device, steps 1 and 2, step 3), the column of the
+    # token (1-based), the token, and what it probably means.
+    line = '{"event": "step", "step": 3, "time_s": 0.024, "samples": 32, "loss": 7.0177, "micro_sqnorms": [Infinity'
+    assert f"stdout line 4, column {len(line) - len('Infinity') + 1}: 'Infinity' is not JSON: " \
+           "a non-finite gradient norm? (fp16 overflow)" in first, first
+    assert "noise run (local batch 4 × 8 micro-batches)" in first and "micro_sqnorms\": [Infinity'" in first, first
+    assert "hint: JSON has no NaN or Infinity" in err, err
+    assert "'cloudfit profile --resume'" in err and "nothing was stored" not in err, err
+    assert "noise scale: FAILED: the noise run failed: " in out, out
+    assert runs_logged("inf") == ["8 1", "16 1", "32 1", "4 8"]
+    b_noise, prof = stored(db)
+    assert b_noise is None and prof["noise"]["failed"] is True, prof["noise"]
+    assert "Infinity" in prof["noise"]["error"], prof["noise"]
+    assert [p["local_batch"] for p in prof["points"]] == [8, 16, 32] and prof["fit"]["beta_s"] > 0, prof
+    assert prof["precision"] == "bf16" and prof["memory_format"] == "channels_last", prof
+
+    # recommend: the A100's throughput is the sweep's, the noise scale comes from elsewhere.
+    rc, out, err = run("inf", "recommend", "--db", db, "--no-history", "--format", "json", spec)
+    assert rc == 0, err
+    doc = json.loads(out)
+    a100 = next(g for g in doc["explanation"]["gpus"] if g["gpu"] == "A100-40GB")
+    assert a100["throughput"] == "measured", a100
+    assert doc["chosen"]["provenance"]["noise_scale"] == "default", doc["chosen"]["provenance"]
+    notes = json.dumps(doc["explanation"])
+    assert "the noise scale is a default: the cached exec profile on NVIDIA A100-SXM4-40GB has none" in notes, notes
+    assert "because the noise run failed: exec backend, noise run" in notes, notes
+
+    # --resume runs the noise run alone and keeps the sweep as measured.
+    open(os.path.join(TMP, "inf.fixed"), "w").close()
+    rc, out, err = run("inf", "profile", "--db", db, "--noise-steps", "20", "--resume", "--format", "json", spec)
+    assert rc == 0, err
+    assert runs_logged("inf") == ["4 8"]
+    b_noise, resumed = stored(db)
+    assert b_noise > 0 and resumed["noise"]["b_noise"] == b_noise and "failed" not in resumed["noise"], resumed
+    assert resumed["points"] == prof["points"] and resumed["created_at"] == prof["created_at"]
+    assert json.loads(out)["noise"]["b_noise"] == b_noise
+
+    # Nothing failed any more: --resume runs nothing.
+    rc, out, err = run("inf", "profile", "--db", db, "--resume", spec)
+    assert rc == 0 and "nothing to resume" in err, err
+    assert not os.path.exists(os.path.join(TMP, "inf.log"))
+
+
+def test_resume_without_a_stored_profile():
+    rc, out, err = run("none", "profile", "--db", os.path.join(TMP, "none.db"), "--resume", make_spec("none"))
+    assert rc == 3 and "no stored exec profile of 'none' to resume" in err, err
+    assert not os.path.exists(os.path.join(TMP, "none.log"))
+
+
+def test_precision_moves_to_the_spec_precision():
+    # Profiled in bf16; the spec trains in fp32 (its default): the A100's
+    # step is moved by its fp32/bf16 peak ratio, and recommend says so.
+    db = os.path.join(TMP, "prec.db")
+    spec = make_spec("prec")
+    open(os.path.join(TMP, "prec.fixed"), "w").close()
+    rc, out, err = run("prec", "profile", "--db", db, "--noise-steps", "20", spec)
+    assert rc == 0, err
+    assert "trained in: bf16, memory format channels_last" in out, out
+    rc, out, err = run("prec", "recommend", "--db", db, "--no-history", spec)
+    assert rc == 0, err
+    assert "(exec backend, bf16, channels_last, " in out, out
+    assert "trained in bf16, the job in fp32 (model.precision): step times × " in out, out
+    # The same profile for a spec that trains in bf16: no move.
+    spec16 = make_spec("prec", spec_precision="bf16")
+    rc, out, err = run("prec", "profile", "--db", db, "--noise-steps", "20", spec16)
+    assert rc == 0, err
+    rc, out, err = run("prec", "recommend", "--db", db, "--no-history", spec16)
+    assert rc == 0, err
+    assert "(exec backend, bf16, channels_last, " in out and "trained in bf16, the job in" not in out, out
+
+
+def test_precision_must_be_known_and_stay_the_same():
+    db = os.path.join(TMP, "bad.db")
+    rc, out, err = run("bad", "profile", "--db", db, make_spec("bad", precision="fp8"))
+    assert rc == 3 and "\"precision\": expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"amp\"" in err, err
+
+
+def main():
+    return pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
