@@ -8,9 +8,9 @@
 #      (`--backend exec`, examples/probe_torch.py, fp32): step times, B_noise;
 #   4. ResNet-50 at 224×224 on synthetic data through the helper
 #      (`python3 -m cloudfit_probe.vision`, `cloudfit profile --backend exec`)
-#      in fp32, bf16, bf16 + channels-last (the issue's three) and fp16 with
-#      the helper's GradScaler: step times, the t_c(m) fit, images/s,
-#      B_noise of the synthetic task.
+#      in fp32, bf16, bf16 + channels-last (and, with CLOUDFIT_GPU_VARIANTS,
+#      fp16 with the helper's GradScaler): step times, the t_c(m) fit,
+#      images/s, B_noise of the synthetic task.
 # Short sweeps (a few batch sizes, few steps): under 6 minutes on an H100.
 # It never builds: give it a build directory made elsewhere (or the folder
 # bench/gpu_bundle.sh makes from one) and the Python that has PyTorch with
@@ -21,6 +21,7 @@
 #   PYTHON           default $CLOUDFIT_PYTHON, else python3
 #   CLOUDFIT_GPU_OUT also write the table (or the skip line) to this file
 #   CLOUDFIT_GPU_KEEP keep every step's output in this folder
+#   CLOUDFIT_GPU_VARIANTS the ResNet-50 runs (default "fp32 bf16 bf16-cl"; also fp16)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -102,8 +103,10 @@ for backend in cuda exec; do
     echo $? > "$tmp/mlp-$backend.rc"
 done
 
-# 4. ResNet-50 through the helper, three ways
-for variant in fp32 bf16 bf16-cl fp16; do
+# 4. ResNet-50 through the helper: fp32, bf16, bf16 + channels-last (add fp16, the GradScaler path, with
+#    CLOUDFIT_GPU_VARIANTS="fp32 bf16 bf16-cl fp16": about 80 s more on an H200)
+for variant in ${CLOUDFIT_GPU_VARIANTS:-fp32 bf16 bf16-cl}; do
+    case $variant in fp32 | bf16 | bf16-cl | fp16) ;; *) say_and_exit "bench/gpu.sh: unknown variant '$variant' in CLOUDFIT_GPU_VARIANTS (fp32 bf16 bf16-cl fp16)" 2 ;; esac
     prec=${variant%-cl}
     extra='[]'
     [ "$variant" = bf16-cl ] && extra='["--channels-last"]'

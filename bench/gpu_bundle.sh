@@ -24,7 +24,7 @@ done
 # Libraries by soname, resolved here; the C runtime, the dynamic loader and
 # CUDA's libraries stay behind.
 ldd "${files[@]/#/$build/}" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
-    grep -v -E '^(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^ ]*|libcuda|libcudart|libcublas|libcublasLt|libnvidia[^ ]*)\.so' |
+    grep -v -E '^(libc|libm|libdl|libpthread|librt|libresolv|libutil|libnsl|libanl|libgcc_s|libstdc\+\+|ld-linux[^ ]*|libcuda|libcudart|libcublas|libcublasLt|libnvidia[^ ]*)\.so' |
     while read -r soname path; do
         cp -L "$path" "$dest/lib/$soname"
     done

@@ -101,6 +101,8 @@ print("ResNet-50, 224×224 SYNTHETIC images (cloudfit_probe.vision), `cloudfit p
 print("| variant | step ms at 32 / 64 / 128 | images/s at 128 | t_c(m) = α + β·m | B_noise (synthetic task) |")
 print("|---|---|---:|---|---:|")
 for variant in ("fp32", "bf16", "bf16-cl", "fp16"):
+    if not os.path.exists(os.path.join(tmp, "rn50-" + variant + ".rc")):
+        continue  # not run (CLOUDFIT_GPU_VARIANTS)
     p, err = profile("rn50-" + variant)
     label = {"fp32": "fp32", "bf16": "bf16 autocast", "bf16-cl": "bf16 + channels-last",
              "fp16": "fp16 autocast + GradScaler"}[variant]
