@@ -250,6 +250,34 @@ def test_sigint_during_prices_update_keeps_the_previous_snapshot():
     db_ok(db)
 
 
+def read_bytes(pid):
+    try:
+        with open("/proc/%d/io" % pid) as f:
+            return int(dict(line.split(": ") for line in f.read().splitlines())["rchar"])
+    except (FileNotFoundError, ProcessLookupError, KeyError):
+        return -1
+
+
+def test_sigint_during_a_large_parse_stops_within_a_second():
+    """Issue 33 (3): a stop arriving while a 60 MB JSON input is parsed
+    (seconds of CPU) ends cloudfit at once, exit 130, not after the parse
+    (which then reported the input's error, exit 3)."""
+    path = tmp("big-overrides.json")
+    with open(path, "w") as f:
+        f.write('{"x": {')
+        f.write(",".join('"k%d": %d' % (i, i) for i in range(3000000)))
+        f.write("}}")
+    size = os.path.getsize(path)
+    p = subprocess.Popen([BIN, "recommend", "--no-history", "--price-overrides", path, spec_file("parse")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    assert wait_for(lambda: read_bytes(p.pid) >= size or p.poll() is not None, timeout=30, step=0.005)
+    started = time.time()
+    os.kill(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and b"interrupted by SIGINT" in err, (p.returncode, err)
+    assert time.time() - started < 1, time.time() - started
+
+
 def test_good_probe_leaves_nothing():
     rc, out, err = run("profile", "--db", tmp("ok.db"), exec_spec("ok", GOOD_PROBE))
     assert rc == 0, err
