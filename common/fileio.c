@@ -9,15 +9,15 @@
 #include <unistd.h>
 
 #include "cloudfit/common/proc.h"
+#include "cloudfit/common/number.h"
 
 size_t cf_max_input_bytes(void)
 {
     const char *env = getenv("CLOUDFIT_MAX_INPUT_MIB");
     long mib = CF_MAX_INPUT_MIB_DEFAULT;
     if (env && *env) {
-        char *end = NULL;
-        long v = strtol(env, &end, 10);
-        if (end != env && *end == '\0' && v >= 1 && v <= 4096)
+        long v = 0;
+        if (cf_number_long(env, 1, 4096, &v) == CF_NUMBER_OK)
             mib = v;
     }
     return (size_t)mib << 20;

@@ -3,6 +3,7 @@
  * waitpid, write, unlink, open/read/getdents64 on /proc, _exit. */
 #define _GNU_SOURCE 1
 #include "cloudfit/common/proc.h"
+#include "cloudfit/common/number.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,9 +205,8 @@ double cf_proc_stop_grace_s(void)
     double grace = 30;
     const char *env = getenv("CLOUDFIT_STOP_GRACE_S");
     if (env && *env) {
-        char *end = NULL;
-        double v = strtod(env, &end);
-        if (end != env && *end == '\0' && v >= 0 && v <= 600)
+        double v = 0;
+        if (cf_number_double(env, 0, 600, &v) == CF_NUMBER_OK)
             grace = v;
     }
     g_grace_s = grace;

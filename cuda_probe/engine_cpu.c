@@ -16,6 +16,7 @@
 #include "mlp_cpu.h"
 #include "npy.h"
 #include "optim_cpu.h"
+#include "cloudfit/common/number.h"
 
 #define MIB (1024.0 * 1024.0)
 #define DEFAULT_SYNTHETIC_SAMPLES 10000
@@ -168,10 +169,8 @@ static cf_status memory_limit(const cf_engine_config *config, double *bytes, cha
     }
     const char *env = getenv("CLOUDFIT_CPU_MEMORY_LIMIT_MIB");
     if (env && *env) {
-        char *end;
-        errno = 0;
-        double v = strtod(env, &end);
-        if (errno || *end || !(v > 0) || !isfinite(v))
+        double v = 0;
+        if (cf_number_double(env, 0, HUGE_VAL, &v) != CF_NUMBER_OK || !(v > 0))
             return cf_error_set(CF_ERR_INVALID,
                                 "CLOUDFIT_CPU_MEMORY_LIMIT_MIB: expected a positive number of MiB, got '%s'", env);
         *bytes = v * MIB;

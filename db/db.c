@@ -13,6 +13,7 @@
 #include "cloudfit/common/proc.h"
 #include "cloudfit/db/history.h"
 #include "db_internal.h"
+#include "cloudfit/common/number.h"
 
 /* How long a command waits for another process's write lock
  * (CLOUDFIT_DB_LOCK_TIMEOUT_S, 0 to 3600; default 30). */
@@ -20,9 +21,8 @@ static double lock_timeout_s(void)
 {
     const char *env = getenv("CLOUDFIT_DB_LOCK_TIMEOUT_S");
     if (env && *env) {
-        char *end = NULL;
-        double v = strtod(env, &end);
-        if (end != env && *end == '\0' && v >= 0 && v <= 3600)
+        double v = 0;
+        if (cf_number_double(env, 0, 3600, &v) == CF_NUMBER_OK)
             return v;
     }
     return 30;

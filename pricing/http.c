@@ -15,15 +15,15 @@
 
 #include "cloudfit/common/proc.h"
 #include "cloudfit/version.h"
+#include "cloudfit/common/number.h"
 
 static double env_double(const char *name, double fallback, double min, double max)
 {
     const char *text = getenv(name);
     if (!text || !*text)
         return fallback;
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || *end || !(v >= min && v <= max))
+    double v = 0;
+    if (cf_number_double(text, min, max, &v) != CF_NUMBER_OK)
         return fallback;
     return v;
 }

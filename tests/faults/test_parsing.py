@@ -27,6 +27,30 @@ def test_numeric_options_decimal_only():
     assert rc == 0 and len(json.loads(out)["alternatives"]) == 2, err
 
 
+def test_every_option_takes_decimal_numbers_only():
+    """Issue 33 (4): the options parsed as text (percentages, GPU=USD, a
+    number of standard deviations) go through the same decimal parser as
+    --top: no hex, no spaces, no '+', no inf/nan."""
+    trace = "trace:" + os.path.join(os.path.dirname(SPEC), "data", "resnet18-cifar10-t4-profile.csv")
+    bad = ("0x0.8", " 0.8", "0.8 ", "+0.8", "inf", "nan", "0x1p-1", "")
+    cases = [(("recommend", "--no-history"), "--confidence", v, "expects a probability") for v in bad]
+    cases += [(("recommend", "--no-history"), "--max-cost-increase", v, "expects a percentage")
+              for v in ("0x10", " 10%", "10 %", "+10%", "$0x10", "1e999", "nan%")]
+    for option, what in (("--margin", "expects a fraction"), ("--trace-noise", "expects a fraction"),
+                         ("--safety-sds", "expects a number from 0 to 5")):
+        cases += [(("search", "--no-history", "--runner", trace), option, v, what)
+                  for v in ("0x0.1", " 0.1", "0.1 ", "+0.1", "nan", " 1%")]
+    cases += [(("search", "--no-history", "--runner", trace), "--price", "T4=" + v, "expects GPU=USD")
+              for v in ("0x1", " 1", "1 ", "+1", "inf", "nan")]
+    for args, option, value, what in cases:
+        rc, out, err = run(*args, option, value, SPEC)
+        assert rc == 2 and "option '%s' %s" % (option, what) in err, (option, value, rc, err)
+    for option, value in (("--confidence", "90%"), ("--confidence", "0.9"), ("--max-cost-increase", "10%"),
+                          ("--max-cost-increase", "$25"), ("--max-cost-increase", "2.5e1")):
+        rc, out, err = run("recommend", "--no-history", option, value, SPEC)
+        assert rc == 0, (option, value, err)
+
+
 def test_csv_numbers_decimal_only_with_file_line_column():
     for bad, why in (("0x10", ""), (" 16", ""), ("16 ", ""), ("1e400", ""), ("inf", ""),
                      ("99999999999", "out of range"), ("16.5", "")):
