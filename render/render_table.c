@@ -9,6 +9,9 @@
 #define BOLD "\033[1m"
 #define RESET "\033[0m"
 
+/* These and render_chart.c's GREEN_BOLD and DIM. */
+const char *const cf_report_color_codes[] = {GREEN, BOLD, RESET, "\033[1;32m", "\033[2m", NULL};
+
 /* 12345.6 → "12,346"; keeps `decimals` below 100. */
 static void fmt_money(char *out, size_t n, double v)
 {

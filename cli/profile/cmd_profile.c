@@ -21,6 +21,7 @@
 #include "io/db_open.h"
 #include "cloudfit/advisor/inputs.h"
 #include "profile/profile_runner.h"
+#include "term/output.h"
 #include "term/progress.h"
 #include "cloudfit/render/profile_report.h"
 
@@ -97,9 +98,10 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
         } else {
             cf_profile_table(p, gpu ? gpu->model : NULL, &out);
         }
-        fwrite(out.data ? out.data : "", 1, out.len, stdout);
-        fflush(stdout);
+        rc = cf_cli_write_result(o, out.data ? out.data : "", out.len); /* sanitised: the device name is the probe's */
         cf_buf_free(&out);
+    }
+    if (rc == 0) {
         cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
         if (o->csv_path)
             cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);

@@ -16,6 +16,7 @@
 #include "io/spec_load.h"
 #include "recommend/recommend_ci.h"
 #include "recommend/recommend_visual.h"
+#include "term/output.h"
 #include "cloudfit/render.h"
 
 /* The formats recommend renders. */
@@ -75,7 +76,15 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, pe
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
         return cf_report_error();
     }
-    int rc = 0;
+    cf_buf raw = text; /* every result passes the one sanitiser; the table's own colours stay */
+    text = (cf_buf)CF_BUF_INIT;
+    int color = !o->out_file && cf_log_color_enabled(stdout);
+    int rc = cf_cli_safe_result(o, raw.data ? raw.data : "", raw.len, color ? cf_report_color_codes : NULL, &text);
+    cf_buf_free(&raw);
+    if (rc) {
+        cf_buf_free(&text);
+        return rc;
+    }
     if (o->out_file) {
         if (cf_file_stage(o->out_file, text.data, text.len, &pending->file) != CF_OK)
             rc = cf_report_error();

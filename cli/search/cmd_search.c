@@ -23,6 +23,7 @@
 #include "cloudfit/render/search_report.h"
 #include "cloudfit/profiler/runners.h"
 #include "cloudfit/common/number.h"
+#include "term/output.h"
 
 static int usage(const char *fmt, ...) CF_PRINTF(1, 2);
 static int usage(const char *fmt, ...)
@@ -176,11 +177,9 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
         return cf_report_error();
     }
-    fwrite(text.data, 1, text.len, stdout);
-    fflush(stdout);
+    int rc = cf_cli_write_result(o, text.data ? text.data : "", text.len);
     cf_buf_free(&text);
-    int rc = 0;
-    if (!o->no_history)
+    if (rc == 0 && !o->no_history)
         rc = store_history(o, x->spec, sr, compact, created_at);
     free(compact);
     return rc;

@@ -46,6 +46,10 @@ cJSON *cf_report_json(const cf_report *report);
 cJSON *cf_config_json(const cf_config *cfg);
 /* The human table and explanation. */
 void cf_report_table(const cf_report *report, cf_buf *out, int color);
+/* The SGR colour codes the table and the front chart write when `color`
+ * is on (NULL-terminated): the output sanitiser lets exactly these
+ * through (cli/term/output.h). */
+extern const char *const cf_report_color_codes[];
 /* A pull-request comment (GitHub-flavoured markdown), render/render_markdown.c. */
 void cf_report_markdown(const cf_report *report, cf_buf *out);
 /* Spot and elastic parts (render/render_spot.c, docs/spot.md). */

@@ -8,7 +8,7 @@ Usage: test_parsing.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
 
-from fhelp import ENV, example, main, run, run_bytes, spec_file, tmp, write
+from fhelp import ENV, exec_spec, example, main, run, run_bytes, spec_file, tmp, write
 
 SPEC = example("resnet18-cifar10.json")
 HEADER = "model,gpu,hw_gpus_per_node,num_nodes,num_gpus,local_bsz,step_time_s,sync_time_s\n"
@@ -151,6 +151,42 @@ def test_control_characters_escaped():
     assert b"\x1b" not in out and b"\x07" not in out and b"\x1b" not in err, (out[-400:], err[-400:])
     rc, out, err = run_bytes("validate", path + "\x1b[31m")
     assert rc == 3 and b"\x1b" not in err and b"\\e[31m" in err, err
+
+
+# A probe whose device name holds terminal escapes (a title change, a
+# screen clear, a C1 CSI) and bytes that are not UTF-8.
+EVIL_DEVICE_PROBE = r'''
+import json, os, sys
+w, n = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"])
+b = int(os.environ["CLOUDFIT_LOCAL_BATCH"])
+name = "NVIDIA T4\x1b]0;pwned\x07\x1b[2J\u009b"
+line = json.dumps({"event": "device", "name": name, "memory_gib": 16}, ensure_ascii=False).encode()
+sys.stdout.buffer.write(line.replace(b"T4", b"T4\xff\xfe", 1) + b"\n")
+sys.stdout.flush()
+for i in range(w + n):
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01 + 0.001 * b, "samples": b}), flush=True)
+print(json.dumps({"event": "done"}), flush=True)
+'''
+
+
+def test_probe_device_name_shown_escaped_by_profile_and_recommend():
+    """Issue 33 (6): the device name a probe reports reaches the profile
+    table, the recommendation's notes and messages through the one
+    sanitiser: no raw escape, no C1, no byte that is not UTF-8."""
+    db = tmp("evil.db")
+    spec = exec_spec("evil", EVIL_DEVICE_PROBE)
+    raw = (b"\x1b", b"\x07", b"\xc2\x9b", b"\xff", b"\xfe")
+    runs = [("profile", "--db", db, spec), ("recommend", "--db", db, spec),
+            ("recommend", "--db", db, "-f", "json", spec), ("recommend", "--db", db, "-f", "markdown", spec)]
+    for args in runs:
+        rc, out, err = run_bytes(*args)
+        assert rc == 0, (args, err)
+        for b in raw:
+            assert b not in out and b not in err, (args, b, out[-600:], err[-600:])
+        assert b"NVIDIA T4\\xff\\xfe\\e]0;pwned" in out + err or b"NVIDIA T4\\ufffd\\ufffd\\u001b]0;pwned" in out, \
+            (args, out[-600:], err[-600:])
+        if "json" in args:
+            json.loads(out.decode("utf-8"))  # still JSON, and UTF-8
 
 
 if __name__ == "__main__":
