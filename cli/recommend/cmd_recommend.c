@@ -164,9 +164,12 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         char *json_text = NULL;
         pending_result pending;
         memset(&pending, 0, sizeof pending);
+        cf_staged_set side; /* --report, --plot, --emit: in place only after the commit */
+        memset(&side, 0, sizeof side);
         /* Baseline and gates first (they are part of every format), then
-         * the full result (staged), launch specs, the history commit, and
-         * only then the result published; a failed gate decides the exit
+         * the full result, pictures and launch specs (all staged), the
+         * history commit, and only then the result and the side files
+         * published (a failure before leaves none of them); a failed gate decides the exit
          * code last (issue 5). A stop signal before the commit keeps
          * nothing. */
         if (rc == 0)
@@ -174,17 +177,22 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         if (rc == 0)
             rc = emit(o, &report, &json_text, &pending);
         if (rc == 0)
-            rc = cf_recommend_visual_files(o, &report); /* --report, --plot */
+            rc = cf_recommend_visual_files(o, &report, &side); /* --report, --plot */
         if (rc == 0)
-            rc = cf_recommend_ci_emit(o, &report);
+            rc = cf_recommend_ci_emit(o, &report, &side);
         if (rc == 0 && cf_interrupt_check() != CF_OK)
             rc = cf_report_error();
         if (rc == 0 && !o->no_history)
             rc = cf_recommend_ci_record(ci, &report, json_text);
         if (rc == 0)
             rc = publish(o, &pending);
+        if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
+            rc = cf_report_error();
+        if (rc == 0)
+            cf_recommend_ci_emitted(o, &report);
         if (rc == 0)
             rc = cf_recommend_ci_gate_exit(ci);
+        cf_staged_set_discard(&side);
         cf_file_discard(&pending.file);
         cf_buf_free(&pending.text);
         free(json_text);

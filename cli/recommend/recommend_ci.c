@@ -103,40 +103,62 @@ int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_repo
     return 0;
 }
 
-int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r)
+/* The emitter of --emit's i-th kind, or -1 when an earlier --emit named
+ * it already (a kind given twice is written once). */
+static int emitter_of(const cf_cli_options *o, int i)
 {
-    const char *dir = o->emit_dir ? o->emit_dir : ".";
+    for (int j = 0; j < i; j++)
+        if (strcmp(o->emit.items[j], o->emit.items[i]) == 0)
+            return -1;
+    int k = 0;
+    while (strcmp(o->emit.items[i], emitters[k].kind) != 0)
+        k++;
+    return k;
+}
+
+static void emit_path(const cf_cli_options *o, const cf_report *r, int k, cf_buf *path)
+{
+    cf_buf_printf(path, "%s/%s%s", o->emit_dir ? o->emit_dir : ".", r->spec->job.name, emitters[k].file_suffix);
+}
+
+int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_set *side)
+{
     const char *entrypoint = o->entrypoint ? o->entrypoint : "train.py";
     for (int i = 0; i < o->emit.n; i++) {
-        size_t k = 0;
-        while (strcmp(o->emit.items[i], emitters[k].kind) != 0)
-            k++;
-        /* A --emit given twice writes the file once. */
-        int seen = 0;
-        for (int j = 0; j < i; j++)
-            seen |= strcmp(o->emit.items[j], o->emit.items[i]) == 0;
-        if (seen)
+        int k = emitter_of(o, i);
+        if (k < 0)
             continue;
         cf_buf path = CF_BUF_INIT;
-        cf_buf_printf(&path, "%s/%s%s", dir, r->spec->job.name, emitters[k].file_suffix);
+        emit_path(o, r, k, &path);
         cf_buf text = CF_BUF_INIT;
         cf_status st = emitters[k].fn(r, entrypoint, &text);
         if (st == CF_OK && cf_buf_failed(&text))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory writing the %s launch spec", emitters[k].kind);
         if (st == CF_OK && o->emit_dir)
-            st = cf_mkdir_p(dir);
+            st = cf_staged_set_mkdir(side, o->emit_dir);
         if (st == CF_OK && cf_buf_failed(&path))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         if (st == CF_OK)
-            st = cf_write_file_atomic(path.data, text.data, text.len);
+            st = cf_staged_set_add(side, path.data, text.data, text.len);
         cf_buf_free(&text);
-        if (st == CF_OK)
-            cf_log_info("wrote %s launch spec to %s", emitters[k].kind, path.data);
         cf_buf_free(&path);
         if (st != CF_OK)
             return cf_report_error();
     }
     return 0;
+}
+
+void cf_recommend_ci_emitted(const cf_cli_options *o, const cf_report *r)
+{
+    for (int i = 0; i < o->emit.n; i++) {
+        int k = emitter_of(o, i);
+        if (k < 0)
+            continue;
+        cf_buf path = CF_BUF_INIT;
+        emit_path(o, r, k, &path);
+        cf_log_info("wrote %s launch spec to %s", emitters[k].kind, cf_buf_cstr(&path));
+        cf_buf_free(&path);
+    }
 }
 
 int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *r, const char *json_text)

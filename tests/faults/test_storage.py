@@ -85,6 +85,58 @@ def test_locked_database_bounded_wait_names_the_lock_and_no_out_file():
     assert db_rows(db, "recommendations") == 1
 
 
+def failing_insert(db, table):
+    """The next insert into `table` fails inside the history transaction."""
+    con = sqlite3.connect(db)
+    con.execute("CREATE TRIGGER fail_%s BEFORE INSERT ON %s BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+                % (table, table))
+    con.commit()
+    con.close()
+
+
+def test_side_files_appear_only_after_the_history_commit():
+    """Issue 33 (5): --report, --plot, --emit (into a new --emit-dir) and
+    --out-file are staged under temporary names and renamed only after the
+    history row is committed: a failed commit (exit 1) leaves none of them,
+    no temporary file and no folder made for them."""
+    db = fresh_db()
+    failing_insert(db, "recommendations")
+    folder = tmp()
+    emit_dir = os.path.join(folder, "launch", "specs")
+    files = {"--report": os.path.join(folder, "r.html"), "--plot": os.path.join(folder, "p.svg"),
+             "--out-file": os.path.join(folder, "out.md")}
+    args = [a for kv in files.items() for a in kv]
+    rc, out, err = recommend(db, *args, "-f", "markdown", "--emit", "skypilot", "--emit", "k8s", "--emit",
+                             "torchrun", "--emit-dir", emit_dir)
+    assert rc == 1 and "disk says no" in err, (rc, err)
+    assert os.listdir(folder) == [], os.listdir(folder)
+    assert db_rows(db, "recommendations") == 1
+    con = sqlite3.connect(db)
+    con.execute("DROP TRIGGER fail_recommendations")
+    con.commit()
+    con.close()
+    rc, out, err = recommend(db, *args, "-f", "markdown", "--emit", "skypilot", "--emit-dir", emit_dir)
+    assert rc == 0, err
+    assert all(os.path.exists(p) for p in files.values()) and os.listdir(emit_dir) == ["resnet18-cifar10.sky.yaml"]
+    assert "wrote skypilot launch spec to %s/resnet18-cifar10.sky.yaml" % emit_dir in run(
+        "recommend", "--db", db, "--emit", "skypilot", "--emit-dir", emit_dir, SPEC)[2]
+
+
+def test_profile_csv_appears_only_after_the_profile_is_stored():
+    """Issue 33 (5): profile --csv likewise."""
+    from fhelp import GOOD_PROBE, exec_spec
+    db = tmp("p.db")
+    spec = exec_spec("csvside", GOOD_PROBE)
+    rc, out, err = run("profile", "--db", db, spec)
+    assert rc == 0, err
+    failing_insert(db, "profiles")
+    folder = tmp()
+    csv = os.path.join(folder, "m.csv")
+    rc, out, err = run("profile", "--db", db, "--csv", csv, spec)
+    assert rc == 1 and "disk says no" in err, (rc, err)
+    assert os.listdir(folder) == [], os.listdir(folder)
+
+
 def test_sigint_while_waiting_for_a_lock_stops_at_once():
     import signal
     db = fresh_db()
