@@ -9,6 +9,8 @@ struct cf_db {
     sqlite3 *handle;
     char path[1024];
     int readonly;     /* opened by cf_db_open_readonly */
+    double busy_since_s, waited_s; /* the current lock wait: when it began, how long it lasted (monotonic s) */
+    char copy_dir[512];   /* "" or the private folder holding the copy that is read (db.c: open_copy) */
 };
 
 /* Numbered migrations: entry i brings user_version from i to i+1. Never
