@@ -12,13 +12,16 @@
 /* These and render_chart.c's GREEN_BOLD and DIM. */
 const char *const cf_report_color_codes[] = {GREEN, BOLD, RESET, "\033[1;32m", "\033[2m", NULL};
 
-/* 12345.6 → "12,346"; keeps `decimals` below 100. */
+/* 12345.6 → "12,346"; keeps `decimals` below 100; from 1e15 on (where a
+ * double stops holding every whole number, and lround would wrap past
+ * 2^63) in scientific notation: "1.84e+19". */
 static void fmt_money(char *out, size_t n, double v)
 {
-    if (v >= 100) {
-        long whole = lround(v);
+    if (!(v < 1e15)) {
+        snprintf(out, n, "%.3g", v);
+    } else if (v >= 100) {
         char digits[32];
-        snprintf(digits, sizeof digits, "%ld", whole);
+        snprintf(digits, sizeof digits, "%.0f", v);
         size_t len = strlen(digits), o = 0;
         for (size_t i = 0; i < len && o + 2 < n; i++) {
             out[o++] = digits[i];
@@ -29,6 +32,12 @@ static void fmt_money(char *out, size_t n, double v)
     } else {
         snprintf(out, n, "%.2f", v);
     }
+}
+
+/* Hours with one decimal, or 1.23e+07 from a million on. */
+static void fmt_hours(char *out, size_t n, double v)
+{
+    snprintf(out, n, v < 1e6 ? "%.1f" : "%.3g", v);
 }
 
 static void fmt_count(char *out, size_t n, double v)
@@ -64,7 +73,11 @@ static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][96]
     snprintf(cells[6], 96, "%ld", c->global_batch);
     snprintf(cells[7], 96, "%.4g", c->lr.lr);
     /* the point value and the 80 % interval: "18.9 h (16.4–21.8)" */
-    snprintf(cells[8], 96, "%.1f h (%.1f–%.1f)", c->hours, c->hours_p10, c->hours_p90);
+    char h[24], h_lo[24], h_hi[24];
+    fmt_hours(h, sizeof h, c->hours);
+    fmt_hours(h_lo, sizeof h_lo, c->hours_p10);
+    fmt_hours(h_hi, sizeof h_hi, c->hours_p90);
+    snprintf(cells[8], 96, "%s h (%s–%s)", h, h_lo, h_hi);
     snprintf(cells[9], 96, "%.2f", c->usd_per_hour);
     char usd[24], lo[24], hi[24];
     fmt_money(usd, sizeof usd, c->total_usd);
