@@ -67,6 +67,14 @@ void cf_cli_catalog_warn(const cf_catalog_source *s)
     cf_log_hint("run 'cloudfit prices update' to fetch current prices (or raise --max-catalog-age-days)");
 }
 
+void cf_cli_spec_filter_error(const cf_spec *spec)
+{
+    const char *m = cf_error_message();
+    const char *key = strstr(m, "GPU") ? "search.gpus" : strstr(m, "region") ? "search.regions"
+                      : strstr(m, "cloud") ? "search.clouds" : "search";
+    cf_error_prefix("%s: %s", spec->job.source[0] ? spec->job.source : "<spec>", key);
+}
+
 /* One option's values checked alone: "option '--gpu': unknown GPU model ..." (exit 2). */
 static int check_option(const cf_catalog *catalog, const cf_catalog_filter *f, const char *option)
 {

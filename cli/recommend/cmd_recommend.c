@@ -116,7 +116,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     cf_catalog_filter_storage fs;
     cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
     if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
-        cf_error_prefix("%s: search", spec->job.source);
+        cf_cli_spec_filter_error(spec);
         return cf_report_error();
     }
     const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);

@@ -317,7 +317,7 @@ static int with_exec(search_ctx *x)
     const cf_catalog_filter filter = fs.filter;
     const cf_catalog *catalog = &x->src->catalog;
     if (cf_catalog_check_filter(catalog, &filter) != CF_OK) {
-        cf_error_prefix("%s: search", spec->job.source);
+        cf_cli_spec_filter_error(spec);
         return cf_report_error();
     }
     const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);

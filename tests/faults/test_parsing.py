@@ -153,6 +153,41 @@ def test_control_characters_escaped():
     assert rc == 3 and b"\x1b" not in err and b"\\e[31m" in err, err
 
 
+def test_messages_name_the_file_and_the_key():
+    """Issue 33 (10): a missing measurements CSV, an unknown GPU, the
+    engine's synthetic data set size and a NUL-truncated key now name the
+    spec and the key; (the epochs overflow: faults_extremes)."""
+    rc, out, err = run("recommend", "--no-history", spec_file("csv", profile={"gpus": {"T4": "missing.csv"}}))
+    assert rc == 3 and "csv.json: profile.gpus.T4: cannot open '" in err and "missing.csv'" in err, (rc, err)
+    rc, out, err = run("recommend", "--no-history", spec_file("gpu", search={"gpus": ["T5"], "deadline_hours": 48}))
+    assert rc == 3 and "gpu.json: search.gpus: unknown GPU 'T5'" in err, (rc, err)
+    wide = spec_file("wide", model={"architecture": {"type": "mlp", "layers": [1048576, 16, 10]}},
+                     data={"samples": 60000000}, training={"epochs": 1, "batch": 32, "lr": 0.1})
+    rc, out, err = run("profile", "--backend", "cpu", "--db", tmp("w.db"), wide)
+    assert rc == 3 and "wide.json: data.samples × model.architecture.layers[0]: the cpu backend's synthetic data " \
+                       "set of 60000000 samples × 1048576 features" in err, (rc, err)
+    text = open(SPEC).read().replace('"T4":', '"T4\\u0000a": "x.csv", "T4\\u0000b":', 1)
+    path = write("nul-keys.json", text)
+    rc, out, err = run("recommend", "--no-history", path)
+    assert rc == 3 and "NUL character (\\u0000) in the key profile.gpus.T4\\u0000a" in err and path in err, (rc, err)
+
+
+def test_engine_out_of_memory_keeps_its_reason_and_the_keys():
+    """Issue 33 (8): a model whose state does not fit the CPU engine's
+    memory: the engine's own reason (what it needs, the limit, where the
+    limit comes from) and the keys to change, not "not even a local batch
+    of 8 fits on the device"."""
+    spec = spec_file("big-mlp", model={"architecture": {"type": "mlp", "layers": [100000, 512, 10]}},
+                     data={"samples": 1000}, training={"epochs": 1, "batch": 32, "lr": 0.1},
+                     profile={"local_batches": [8, 16]})
+    rc, out, err = run("profile", "--backend", "cpu", "--db", tmp("o.db"), spec,
+                       env=dict(ENV, CLOUDFIT_CPU_MEMORY_LIMIT_MIB="64"))
+    assert rc == 4, (rc, err)
+    assert "big-mlp.json: cpu backend: not even a local batch of 8 (profile.local_batches[0]) fits on the device: " \
+           "out of memory: the model state needs 391 MiB, over the 64 MiB limit (CLOUDFIT_CPU_MEMORY_LIMIT_MIB)" in err, err
+    assert "model.architecture.layers" in err, err
+
+
 # A probe whose device name holds terminal escapes (a title change, a
 # screen clear, a C1 CSI) and bytes that are not UTF-8.
 EVIL_DEVICE_PROBE = r'''
