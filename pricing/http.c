@@ -247,7 +247,7 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
             *out_http_status = status;
         if (w.aborted)
             return cf_error_status() != CF_OK ? cf_error_status()
-                                              : cf_error_set(CF_ERR_INVALID, "%s: response rejected", what);
+                                              : cf_error_set(CF_ERR_NETWORK, "%s: response rejected", what);
         if (cf_interrupted())
             return cf_interrupt_check();
         int retry = 0;

@@ -123,12 +123,21 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         cf_error_prefix("rebalance");
         return cf_report_error();
     }
-    char *line = NULL;
-    size_t cap = 0;
+    /* Lines are read into a buffer of the protocol's limit, never more:
+     * a 500 MB line cost 493 MB of memory with getline. */
+    char *line = malloc(CF_REBALANCE_MAX_LINE_BYTES + 2);
     long number = 0;
     double *times = malloc((size_t)workers * sizeof *times);
-    while (rc == 0 && times && getline(&line, &cap, stdin) >= 0) {
+    while (rc == 0 && times && line && fgets(line, CF_REBALANCE_MAX_LINE_BYTES + 2, stdin)) {
         number++;
+        size_t len = strlen(line);
+        if (len > CF_REBALANCE_MAX_LINE_BYTES && line[len - 1] != '\n') {
+            cf_error_set(CF_ERR_INVALID, "stdin:%ld: a line longer than %d bytes: not the protocol", number,
+                         CF_REBALANCE_MAX_LINE_BYTES);
+            cf_error_hint("one JSON object per line: {\"times_s\": [one number per worker]}");
+            rc = cf_report_error();
+            break;
+        }
         if (cf_rebalance_line_blank(line))
             continue;
         if (cf_rebalance_read_line(line, "stdin", number, workers, times) != CF_OK) {
@@ -153,7 +162,7 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         fflush(stdout);
         cf_buf_free(&answer);
     }
-    if (!times) {
+    if (!times || !line) {
         cf_error_set(CF_ERR_NOMEM, "out of memory");
         rc = cf_report_error();
     }

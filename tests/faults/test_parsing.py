@@ -188,6 +188,29 @@ def test_engine_out_of_memory_keeps_its_reason_and_the_keys():
     assert "model.architecture.layers" in err, err
 
 
+def test_rebalance_line_length_is_bounded():
+    """Issue 33 (11): a 100 MB line on rebalance's standard input is refused
+    after 1 MiB with bounded memory (a 500 MB line took 493 MB)."""
+    import subprocess
+    from fhelp import BIN
+    p = subprocess.Popen([BIN, "rebalance", "--global-batch", "64", "--workers", "2"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    chunk = b"1," * (1 << 19)
+    try:
+        p.stdin.write(b'{"times_s": [')
+        for _ in range(100):
+            p.stdin.write(chunk)
+        p.stdin.write(b"1]}\n")
+        p.stdin.close()
+    except BrokenPipeError:
+        pass  # cloudfit stopped reading: the point
+    err = p.stderr.read().decode()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    assert p.returncode == 3 and "stdin:1: a line longer than 1048576 bytes" in err, (p.returncode, err)
+    assert usage.ru_maxrss < 40 * 1024, usage.ru_maxrss  # KiB
+
+
 # A probe whose device name holds terminal escapes (a title change, a
 # screen clear, a C1 CSI) and bytes that are not UTF-8.
 EVIL_DEVICE_PROBE = r'''

@@ -18,6 +18,8 @@
 #include "cloudfit/status.h"
 
 #define CF_REBALANCE_MAX_WORKERS 1024
+/* The longest protocol line read (1,024 workers' times take ~26 kB). */
+#define CF_REBALANCE_MAX_LINE_BYTES (1 << 20)
 /* Defaults (docs/spot.md "Dynamic batching"). */
 #define CF_REBALANCE_DEAD_BAND 0.03
 #define CF_REBALANCE_WINDOW 20
