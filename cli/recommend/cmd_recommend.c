@@ -166,6 +166,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         memset(&pending, 0, sizeof pending);
         cf_staged_set side; /* --report, --plot, --emit: in place only after the commit */
         memset(&side, 0, sizeof side);
+        cf_buf wrote = CF_BUF_INIT; /* what to say once they are */
         /* Baseline and gates first (they are part of every format), then
          * the full result, pictures and launch specs (all staged), the
          * history commit, and only then the result and the side files
@@ -179,7 +180,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         if (rc == 0)
             rc = cf_recommend_visual_files(o, &report, &side); /* --report, --plot */
         if (rc == 0)
-            rc = cf_recommend_ci_emit(o, &report, &side);
+            rc = cf_recommend_ci_emit(o, &report, &side, &wrote);
         if (rc == 0 && cf_interrupt_check() != CF_OK)
             rc = cf_report_error();
         if (rc == 0 && !o->no_history)
@@ -188,11 +189,14 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
             rc = publish(o, &pending);
         if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
             rc = cf_report_error();
-        if (rc == 0)
-            cf_recommend_ci_emitted(o, &report);
+        for (char *line = wrote.data, *end; rc == 0 && line && (end = strchr(line, '\n')); line = end + 1) {
+            *end = '\0';
+            cf_log_info("%s", line);
+        }
         if (rc == 0)
             rc = cf_recommend_ci_gate_exit(ci);
         cf_staged_set_discard(&side);
+        cf_buf_free(&wrote);
         cf_file_discard(&pending.file);
         cf_buf_free(&pending.text);
         free(json_text);

@@ -116,12 +116,7 @@ static int emitter_of(const cf_cli_options *o, int i)
     return k;
 }
 
-static void emit_path(const cf_cli_options *o, const cf_report *r, int k, cf_buf *path)
-{
-    cf_buf_printf(path, "%s/%s%s", o->emit_dir ? o->emit_dir : ".", r->spec->job.name, emitters[k].file_suffix);
-}
-
-int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_set *side)
+int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_set *side, cf_buf *wrote)
 {
     const char *entrypoint = o->entrypoint ? o->entrypoint : "train.py";
     for (int i = 0; i < o->emit.n; i++) {
@@ -129,7 +124,7 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_
         if (k < 0)
             continue;
         cf_buf path = CF_BUF_INIT;
-        emit_path(o, r, k, &path);
+        cf_buf_printf(&path, "%s/%s%s", o->emit_dir ? o->emit_dir : ".", r->spec->job.name, emitters[k].file_suffix);
         cf_buf text = CF_BUF_INIT;
         cf_status st = emitters[k].fn(r, entrypoint, &text);
         if (st == CF_OK && cf_buf_failed(&text))
@@ -140,25 +135,14 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         if (st == CF_OK)
             st = cf_staged_set_add(side, path.data, text.data, text.len);
+        if (st == CF_OK)
+            cf_buf_printf(wrote, "wrote %s launch spec to %s\n", emitters[k].kind, path.data);
         cf_buf_free(&text);
         cf_buf_free(&path);
         if (st != CF_OK)
             return cf_report_error();
     }
     return 0;
-}
-
-void cf_recommend_ci_emitted(const cf_cli_options *o, const cf_report *r)
-{
-    for (int i = 0; i < o->emit.n; i++) {
-        int k = emitter_of(o, i);
-        if (k < 0)
-            continue;
-        cf_buf path = CF_BUF_INIT;
-        emit_path(o, r, k, &path);
-        cf_log_info("wrote %s launch spec to %s", emitters[k].kind, cf_buf_cstr(&path));
-        cf_buf_free(&path);
-    }
 }
 
 int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *r, const char *json_text)

@@ -31,10 +31,9 @@ int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recomm
 int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_report *report);
 /* Stages the --emit launch specs in `side` (renamed into place after the
  * history commit; --emit-dir is created now and removed again if empty
- * when the run fails). 0 or an exit code. */
-int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *report, cf_staged_set *side);
-/* Says which launch specs were written, once they are in place. */
-void cf_recommend_ci_emitted(const cf_cli_options *o, const cf_report *report);
+ * when the run fails) and appends a "wrote ..." line per file to `wrote`,
+ * to be said once they are in place. 0 or an exit code. */
+int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *report, cf_staged_set *side, cf_buf *wrote);
 /* Stores the recommendation (with alternatives, CI metadata and gates). */
 int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *report, const char *json_text);
 /* CF_EXIT_GATE (after a message per failed gate) when a gate failed, else 0. */

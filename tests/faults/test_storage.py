@@ -221,16 +221,31 @@ def test_read_commands_never_write_or_migrate():
     os.chmod(db, 0o644)
 
 
-def test_read_only_folder():
+def read_only(folder):
+    """The mount-namespace setup (in_mount_ns) that makes `folder` read-only, even for root."""
+    return 'mount --bind "%s" "%s" && mount -o remount,bind,ro "%s"' % (folder, folder, folder)
+
+
+def db_for_a_read_only_folder():
+    """(folder, database with one recommendation), or None where no mount
+    namespace can make a folder read-only for root."""
     if not have_unshare():
         print("  SKIPPED: no mount namespaces here (unshare -m): cannot make a folder read-only for root")
-        return
+        return None
     folder = tmp()
     db = os.path.join(folder, "h.db")
     rc, out, err = recommend(db)
     assert rc == 0, err
+    return folder, db
+
+
+def test_read_only_folder():
+    made = db_for_a_read_only_folder()
+    if not made:
+        return
+    folder, db = made
     count = db_rows(db, "recommendations")
-    setup = 'mount --bind "%s" "%s" && mount -o remount,bind,ro "%s"' % (folder, folder, folder)
+    setup = read_only(folder)
     rc, out, err = in_mount_ns(setup, [BIN, "history", "--db", db, "-f", "json"])
     assert rc == 0 and len(json.loads(out)) == count, (rc, err)
     rc, out, err = in_mount_ns(setup, [BIN, "prices", "--db", db, "T4"])
@@ -256,18 +271,15 @@ def test_read_only_folder_with_a_wal_but_no_shm():
     gone, in a read-only folder: read commands see the commit (the files
     are read from a private copy, removed afterwards) instead of failing
     with "No such file or directory" or missing what is in the log."""
-    if not have_unshare():
-        print("  SKIPPED: no mount namespaces here (unshare -m): cannot make a folder read-only for root")
+    made = db_for_a_read_only_folder()
+    if not made:
         return
-    folder = tmp()
-    db = os.path.join(folder, "h.db")
-    rc, out, err = recommend(db)
-    assert rc == 0, err
+    folder, db = made
     subprocess.run([PY, "-c", WAL_LEFT_BEHIND, db], check=True)
     os.remove(db + "-shm")
     assert os.path.getsize(db + "-wal") > 0
     tmpdir = tmp()
-    setup = 'mount --bind "%s" "%s" && mount -o remount,bind,ro "%s"' % (folder, folder, folder)
+    setup = read_only(folder)
     rc, out, err = in_mount_ns(setup, [BIN, "history", "--db", db, "-f", "json"], env=dict(ENV, TMPDIR=tmpdir))
     assert rc == 0 and json.loads(out)[0]["spec"]["name"] == "only-in-the-wal", (rc, err)
     assert os.listdir(tmpdir) == [], os.listdir(tmpdir)
