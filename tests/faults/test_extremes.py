@@ -27,6 +27,11 @@ BASE = {"name": "imagenet", "model": {"parameters": 25557032, "flops_per_sample"
         "profile": {"noise_scale": 4000},
         "search": {"objective": "cost", "deadline_hours": 30, "max_nodes": 4}}
 MAX_SAMPLES = 2.0 ** 53
+SIMULATE_UP_TO_H = 500.0  # jobs up to this long replay in well under a second
+# What simulate does with a checkpoint so slow that nothing finishes before
+# its 20,000 h horizon is the same whichever key makes it slow: one case
+# runs it (15 s under ASan), the other is left out (CI time).
+SIMULATED_ELSEWHERE = ("search.storage_mb_per_s=2.2250738585072014e-308 ",)
 # Wrapped integers and what C prints for non-finite doubles.
 WRAPPED = re.compile(r"(?<![\w.])-?(2147483648|4294967296|9223372036854775808|18446744073709551616)(?![\w.])|"
                      r"(?<![\w.])-?(inf|nan)(?![\w.])", re.I)
@@ -167,8 +172,9 @@ def exercise(case):
                        "skypilot", "--emit", "torchrun", "--emit", "k8s", "--emit-dir", emit, path)
     assert rc in (0, 4), (name, rc, err)
     check_text(name + " stderr", err)
+    hours = math.inf
     if rc == 0:
-        check_json(name + " recommend json", out)
+        hours = check_json(name + " recommend json", out)["chosen"]["hours"]
         for f in sorted(os.listdir(emit)):
             check_text(name + " " + f, open(os.path.join(emit, f)).read())
         check_text(name + " report", re.sub(r"<svg.*?</svg>", "", open(report).read(), flags=re.S), negatives=False)
@@ -180,11 +186,15 @@ def exercise(case):
     check_text(name + " search stderr", err)
     if rc == 0:
         check_json(name + " search json", out)
-    rc, out, err = run("simulate", path, "--trace", AVAILABILITY, "-f", "json")
-    assert rc in (0, 4), (name, rc, err)
-    check_text(name + " simulate stderr", err)
-    if rc == 0:
-        check_json(name + " simulate json", out)
+    # simulate replays the trace tick by tick, up to 20,000 h: a job of
+    # thousands of hours costs seconds (25 under ASan) and is left out; the
+    # horizon itself is reached by search.checkpoint_minutes at its largest.
+    if hours <= SIMULATE_UP_TO_H and not name.startswith(SIMULATED_ELSEWHERE):
+        rc, out, err = run("simulate", path, "--trace", AVAILABILITY, "-f", "json")
+        assert rc in (0, 4), (name, rc, err)
+        check_text(name + " simulate stderr", err)
+        if rc == 0:
+            check_json(name + " simulate json", out)
     return name
 
 
@@ -208,7 +218,7 @@ def test_extreme_accepted_values_give_no_wrapped_or_negative_number():
             return None
         except AssertionError as e:
             return repr(e)[:700]
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         failures = [f for f in pool.map(attempt, todo) if f]
     assert not failures, "%d of %d cases:\n%s" % (len(failures), len(todo), "\n".join(failures))
 
