@@ -170,7 +170,7 @@ def test_writer_killed_mid_transaction_never_fails_another_early():
     assert db_rows(db, "recommendations") == 1
     db_ok(db)
     ready = threading.Event()
-    t = threading.Thread(target=hold_lock, args=(db, 4, ready))
+    t = threading.Thread(target=hold_lock, args=(db, 3, ready))
     t.start()
     ready.wait(5)
     started = time.time()
