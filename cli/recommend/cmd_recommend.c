@@ -170,9 +170,9 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
         /* Baseline and gates first (they are part of every format), then
          * the full result, pictures and launch specs (all staged), the
          * history commit, and only then the result and the side files
-         * published (a failure before leaves none of them); a failed gate decides the exit
-         * code last (issue 5). A stop signal before the commit keeps
-         * nothing. */
+         * published (a failure before leaves none of them); a failed gate
+         * decides the exit code last (issue 5). A stop signal before the
+         * commit keeps nothing. */
         if (rc == 0)
             rc = cf_recommend_ci_gates(o, ci, &report);
         if (rc == 0)
