@@ -50,10 +50,14 @@ static int default_max_local_batch(const cf_job *job)
 static int batch_grid(int max_m, int *out)
 {
     int n = 0;
-    for (int p = 1; p <= max_m && n < 62; p *= 2) {
+    /* p doubles while it fits: p <= max_m / 2 before doubling, so no step
+     * passes INT_MAX (max_m may be the largest accepted batch, 2^31 - 1). */
+    for (int p = 1; n < 62; p *= 2) {
         out[n++] = p;
-        if (p >= 2 && p + p / 2 <= max_m)
+        if (p >= 2 && p / 2 <= max_m - p)
             out[n++] = p + p / 2;
+        if (p > max_m / 2)
+            break;
     }
     if (n == 0 || out[n - 1] != max_m)
         out[n++] = max_m;

@@ -9,17 +9,17 @@
 
 #include "cloudfit/common/buf.h"
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
 
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
 {
-    const char *p = text;
+    const char *p = text, *unit = "";
     if (*p == '$')
         p++;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(p, &end);
-    int pct = end && *end == '%' && end[1] == '\0' && p == text;
-    if (end == p || errno || !isfinite(v) || v < 0 || (!pct && *end))
+    double v = 0;
+    cf_number_result r = cf_number_with_unit(p, 0, HUGE_VAL, &v, &unit);
+    int pct = strcmp(unit, "%") == 0 && p == text;
+    if (r != CF_NUMBER_OK || (!pct && *unit))
         return cf_error_set(CF_ERR_USAGE, "expects a percentage (10%%) or US dollars (25 or $25), got '%s'", text);
     limits->max_increase = v;
     limits->increase_is_pct = pct;

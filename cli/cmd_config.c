@@ -11,6 +11,7 @@
 #include "config.h"
 #include "exit_codes.h"
 #include "log.h"
+#include "term/output.h"
 
 #define USAGE "usage: cloudfit config show [COMMAND [OPTIONS]]"
 
@@ -165,10 +166,8 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         if (!repeated)
             show_option(&out, o, command, name, &given, &effective);
     }
-    int failed = cf_buf_failed(&out);
-    if (!failed)
-        fwrite(out.data, 1, out.len, stdout);
+    rc = cf_buf_failed(&out) ? CF_EXIT_FAILURE : cf_cli_write_result(&given, out.data ? out.data : "", out.len);
     cf_buf_free(&out);
     free_options(&given, &effective);
-    return failed ? CF_EXIT_FAILURE : CF_EXIT_OK;
+    return rc;
 }

@@ -1,6 +1,8 @@
 #include "cloudfit/common/clock.h"
+#include "cloudfit/common/number.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +13,8 @@ static time_t now_epoch(void)
 {
     const char *fixed = getenv("SOURCE_DATE_EPOCH");
     if (fixed && *fixed) {
-        char *end = NULL;
-        long long v = strtoll(fixed, &end, 10);
-        if (end && *end == '\0' && v >= 0)
+        long v = 0;
+        if (cf_number_long(fixed, 0, LONG_MAX, &v) == CF_NUMBER_OK)
             return (time_t)v;
     }
     return time(NULL);
@@ -116,11 +117,9 @@ cf_status cf_iso8601_normalize(const char *text, char *out, size_t n)
 cf_status cf_duration_parse_s(const char *text, double *out_s)
 {
     *out_s = 0;
-    char *end = NULL;
-    errno = 0;
-    double v = text && ((text[0] >= '0' && text[0] <= '9') || text[0] == '.') ? strtod(text, &end) : NAN;
-    double unit = 0;
-    if (end && !errno && isfinite(v) && end[0] && !end[1])
+    const char *end = "";
+    double v = 0, unit = 0;
+    if (cf_number_with_unit(text, 0, 1e9, &v, &end) == CF_NUMBER_OK && end[0] && !end[1])
         unit = end[0] == 'm' ? 60 : end[0] == 'h' ? 3600 : end[0] == 'd' ? 86400 : end[0] == 'w' ? 7 * 86400 : 0;
     if (unit == 0)
         return cf_error_set(CF_ERR_INVALID, "'%s' is not an age: expected a number and a unit (30d, 12h, 90m, 2w)",

@@ -3,21 +3,64 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the control character at p (1 for C0/DEL, 2 for a UTF-8
- * encoded C1), 0 when p is not one. */
-static size_t control_at(const unsigned char *p)
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), 0 when p does not start
+ * one. `avail` bytes may be read. */
+static size_t utf8_length(const unsigned char *p, size_t avail)
 {
-    if (*p < 0x20 || *p == 0x7f)
+    unsigned char c = p[0];
+    if (c < 0x80)
         return 1;
-    if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-        return 2;
-    return 0;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0; /* overlong */
+        else if (c == 0xed)
+            hi = 0x9f; /* surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90; /* overlong */
+        else if (c == 0xf4)
+            hi = 0x8f; /* above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (avail < n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t k = 2; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* What is at p: 0 for a character shown as it is (*len its bytes), else
+ * a control character or a byte that is not UTF-8 (*len bytes to escape:
+ * 1 for C0, DEL or a stray byte, 2 for a UTF-8 encoded C1). */
+static int unsafe_at(const unsigned char *p, size_t avail, size_t *len)
+{
+    if (*p < 0x20 || *p == 0x7f) {
+        *len = 1;
+        return 1;
+    }
+    size_t n = utf8_length(p, avail);
+    if (n == 0) {
+        *len = 1;
+        return 1;
+    }
+    *len = n;
+    return n == 2 && p[0] == 0xc2 && p[1] <= 0x9f;
 }
 
 int cf_has_controls(const char *text)
 {
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        if (control_at(p))
+    size_t avail = strlen(text), n = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p += n, avail -= n)
+        if (unsafe_at(p, avail, &n))
             return 1;
     return 0;
 }
@@ -39,43 +82,80 @@ static void escape_one(const unsigned char *p, size_t n, char out[8])
 
 void cf_escape_controls(const char *text, cf_buf *out)
 {
-    const unsigned char *p = (const unsigned char *)text;
-    while (*p) {
-        const unsigned char *start = p;
-        size_t n = 0;
-        while (*p && !(n = control_at(p)))
-            p++;
-        if (p > start)
-            cf_buf_append(out, (const char *)start, (size_t)(p - start));
-        if (!*p)
-            break;
-        char esc[8];
-        escape_one(p, n, esc);
-        cf_buf_puts(out, esc);
-        p += n;
-    }
+    cf_escape_output(text, strlen(text), CF_ESCAPE_ALL, NULL, out);
 }
 
 void cf_escape_into(const char *text, char *out, size_t n)
 {
     if (n == 0)
         return;
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p;) {
-        size_t c = control_at(p);
+    size_t o = 0, avail = strlen(text), c = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p += c, avail -= c) {
         char esc[8];
         const char *piece = (const char *)p;
-        size_t len = 1;
-        if (c) {
+        size_t len;
+        if (unsafe_at(p, avail, &c)) {
             escape_one(p, c, esc);
             piece = esc;
             len = strlen(esc);
+        } else {
+            len = c;
         }
         if (o + len >= n)
             break;
         memcpy(out + o, piece, len);
         o += len;
-        p += c ? c : 1;
     }
     out[o] = '\0';
+}
+
+/* The entry of `keep` that text[0..avail) starts with, or NULL. */
+static const char *kept_at(const char *text, size_t avail, const char *const *keep)
+{
+    for (const char *const *k = keep; k && *k; k++) {
+        size_t n = strlen(*k);
+        if (n <= avail && memcmp(text, *k, n) == 0)
+            return *k;
+    }
+    return NULL;
+}
+
+void cf_escape_output(const char *text, size_t len, cf_escape_mode mode, const char *const *keep, cf_buf *out)
+{
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
+    while (p < end) {
+        const unsigned char *start = p;
+        size_t n = 0;
+        while (p < end && !unsafe_at(p, (size_t)(end - p), &n))
+            p += n;
+        if (p > start)
+            cf_buf_append(out, (const char *)start, (size_t)(p - start));
+        if (p >= end)
+            break;
+        const char *k = *p == 0x1b ? kept_at((const char *)p, (size_t)(end - p), keep) : NULL;
+        if (k) {
+            cf_buf_puts(out, k);
+            p += strlen(k);
+            continue;
+        }
+        if (mode != CF_ESCAPE_ALL && *p == '\r' && p + 1 < end && p[1] == '\n') {
+            cf_buf_append(out, "\r\n", 2); /* a CSV line end */
+            n = 2;
+        } else if (mode != CF_ESCAPE_ALL && (*p == '\n' || *p == '\t' || (*p == '\r' && mode == CF_ESCAPE_CSV))) {
+            cf_buf_append(out, (const char *)p, 1);
+        } else if (mode == CF_ESCAPE_JSON) {
+            /* Inside a string (the only place JSON text holds these): the
+             * same character as an escape, or U+FFFD for a byte that is
+             * not UTF-8 (JSON text is UTF-8). */
+            if (n == 2 || *p < 0x80)
+                cf_buf_printf(out, "\\u%04x", n == 2 ? (unsigned)p[1] : (unsigned)*p);
+            else
+                cf_buf_puts(out, "\\ufffd");
+        } else {
+            char esc[8];
+            escape_one(p, n, esc);
+            cf_buf_puts(out, esc);
+        }
+        p += n;
+    }
 }

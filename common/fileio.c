@@ -9,15 +9,15 @@
 #include <unistd.h>
 
 #include "cloudfit/common/proc.h"
+#include "cloudfit/common/number.h"
 
 size_t cf_max_input_bytes(void)
 {
     const char *env = getenv("CLOUDFIT_MAX_INPUT_MIB");
     long mib = CF_MAX_INPUT_MIB_DEFAULT;
     if (env && *env) {
-        char *end = NULL;
-        long v = strtol(env, &end, 10);
-        if (end != env && *end == '\0' && v >= 1 && v <= 4096)
+        long v = 0;
+        if (cf_number_long(env, 1, 4096, &v) == CF_NUMBER_OK)
             mib = v;
     }
     return (size_t)mib << 20;
@@ -238,6 +238,83 @@ cf_status cf_write_file_atomic_mode(const char *path, const char *data, size_t l
     if (st == CF_OK)
         st = cf_file_commit(&f);
     return st;
+}
+
+cf_status cf_staged_set_add(cf_staged_set *s, const char *path, const char *data, size_t len)
+{
+    return cf_staged_set_add_mode(s, path, data, len, 0600);
+}
+
+cf_status cf_staged_set_add_mode(cf_staged_set *s, const char *path, const char *data, size_t len, unsigned new_mode)
+{
+    if (s->n == CF_STAGED_SET_MAX)
+        return cf_error_set(CF_ERR_INTERNAL, "too many files to write at once (%d)", CF_STAGED_SET_MAX);
+    cf_status st = cf_file_stage_mode(path, data, len, new_mode, &s->file[s->n]);
+    if (st == CF_OK)
+        s->n++;
+    return st;
+}
+
+cf_status cf_staged_set_mkdir(cf_staged_set *s, const char *dir)
+{
+    /* The outermost missing folder, found before creating anything. */
+    char missing[4096];
+    if (snprintf(missing, sizeof missing, "%s", dir) >= (int)sizeof missing)
+        return cf_mkdir_p(dir); /* cf_mkdir_p names the problem */
+    struct stat st;
+    for (;;) {
+        size_t len = strlen(missing);
+        while (len > 1 && missing[len - 1] == '/')
+            missing[--len] = '\0';
+        if (len == 0 || strcmp(missing, ".") == 0 || stat(missing, &st) == 0)
+            break;
+        if (s->n_made_dirs < CF_STAGED_SET_MAX) {
+            char *copy = strdup(missing);
+            if (!copy)
+                return cf_error_set(CF_ERR_NOMEM, "out of memory");
+            /* Outermost first: each newly found one goes in front. */
+            memmove(s->made_dir + 1, s->made_dir, (size_t)s->n_made_dirs * sizeof *s->made_dir);
+            s->made_dir[0] = copy;
+            s->n_made_dirs++;
+        }
+        char *slash = strrchr(missing, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        if (slash == missing)
+            break;
+    }
+    return cf_mkdir_p(dir);
+}
+
+static void forget_dirs(cf_staged_set *s)
+{
+    for (int i = 0; i < s->n_made_dirs; i++)
+        free(s->made_dir[i]);
+    s->n_made_dirs = 0;
+}
+
+cf_status cf_staged_set_commit(cf_staged_set *s)
+{
+    cf_status first = CF_OK;
+    for (int i = 0; i < s->n; i++) {
+        cf_status st = cf_file_commit(&s->file[i]);
+        if (first == CF_OK)
+            first = st;
+    }
+    s->n = 0;
+    forget_dirs(s);
+    return first;
+}
+
+void cf_staged_set_discard(cf_staged_set *s)
+{
+    for (int i = 0; i < s->n; i++)
+        cf_file_discard(&s->file[i]);
+    s->n = 0;
+    for (int i = s->n_made_dirs - 1; i >= 0; i--)
+        rmdir(s->made_dir[i]); /* only when empty: something else may have appeared there */
+    forget_dirs(s);
 }
 
 static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode)

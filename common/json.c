@@ -14,12 +14,15 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json.h"
 #include "cloudfit/common/number.h"
+#include "cloudfit/common/proc.h"
 
 #define JSON_MAX_DEPTH (CJSON_NESTING_LIMIT + 1)
+#define KEYPATH_MAX 512
 
 typedef enum {
     EXPECT_VALUE,            /* after ':' or ',' in an array, or at the start */
@@ -207,12 +210,12 @@ static int scan_error(json_scan *s, size_t at, const char *what, const char *hin
 }
 
 /* Index of the quote that closes the string opening at `start`, or s->len. */
-static size_t string_end(const json_scan *s, size_t start)
+static size_t string_end(const char *text, size_t len, size_t start)
 {
     size_t i = start + 1;
-    while (i < s->len && s->text[i] != '"')
-        i += s->text[i] == '\\' ? 2 : 1;
-    return i < s->len ? i : s->len;
+    while (i < len && text[i] != '"')
+        i += text[i] == '\\' ? 2 : 1;
+    return i < len ? i : len;
 }
 
 /* Scans the string at s->pos (on its opening quote). Returns 0 with a
@@ -220,7 +223,7 @@ static size_t string_end(const json_scan *s, size_t start)
  * (cJSON's error position) falls inside it. */
 static int scan_string(json_scan *s, size_t limit)
 {
-    size_t start = s->pos, end = string_end(s, start);
+    size_t start = s->pos, end = string_end(s->text, s->len, start);
     if (end >= s->len)
         return scan_error(s, start, "unterminated string", "add the closing '\"'");
     for (size_t i = start + 1; i < end; i++) {
@@ -338,24 +341,101 @@ static cf_status report_syntax(const char *text, size_t len, size_t cjson_offset
     return st;
 }
 
-/* cJSON reads numbers with strtod, which takes what JSON does not (0128)
- * and turns what no double holds into inf or a denormal (1e400, 1e-320,
- * later printed as null). After a successful parse, every number token is
- * checked against the JSON grammar and for range. */
-static cf_status check_numbers(const char *text, size_t len, const char *file)
+/* What the token pass below knows about one open container: enough to
+ * name a key path ("a.b[2]") without building it for every token. */
+typedef struct {
+    char open;                 /* '{' or '[' */
+    long index;                /* the current element of an array */
+    size_t key, key_len;       /* the current key of an object: its text between the quotes */
+} json_level;
+
+/* The key path of the innermost `depth` levels, keys as written in the text
+ * (escapes left as they are, long keys cut). */
+static void level_path(const char *text, const json_level *levels, int depth, char *out, size_t n)
 {
-    int in_string = 0;
-    for (size_t i = 0; i < len; i++) {
+    size_t len = 0;
+    out[0] = '\0';
+    for (int d = 0; d < depth && len + 1 < n; d++) {
+        if (levels[d].open == '[') {
+            len += (size_t)snprintf(out + len, n - len, "[%ld]", levels[d].index);
+        } else if (levels[d].key_len) {
+            size_t shown = levels[d].key_len < 64 ? levels[d].key_len : 64;
+            len += (size_t)snprintf(out + len, n - len, "%s%.*s%s", len ? "." : "", (int)shown,
+                                    text + levels[d].key, shown < levels[d].key_len ? "..." : "");
+        }
+        if (len >= n)
+            len = n - 1;
+    }
+}
+
+/* Offset of the first \u0000 escape in the string token text[start..end)
+ * (its opening quote excluded), or `end` when there is none. */
+static size_t string_nul_escape(const char *text, size_t start, size_t end)
+{
+    for (size_t i = start; i + 1 < end; i++) {
+        if (text[i] != '\\')
+            continue;
+        if (text[i + 1] == 'u' && i + 5 < end && memcmp(text + i + 2, "0000", 4) == 0)
+            return i;
+        i++; /* the escaped character */
+    }
+    return end;
+}
+
+/* After cJSON accepted the text, one pass over its tokens (linear, the
+ * grammar already known to be valid) checks what cJSON lets through:
+ *  - numbers: cJSON reads them with strtod, which takes what JSON does not
+ *    (0128) and turns what no double holds into inf or a denormal (1e400,
+ *    1e-320, later printed as null): each number token is checked against
+ *    the JSON grammar and for range;
+ *  - strings: cJSON decodes \u0000 into a C string, which ends there, so
+ *    "ab\u0000cd" would silently load as "ab" (and two keys that differ
+ *    after it as one): refused, with the key path. */
+static cf_status check_tokens(const char *text, size_t len, const char *file)
+{
+    json_level *levels = calloc(JSON_MAX_DEPTH, sizeof *levels);
+    if (!levels)
+        return cf_error_set(CF_ERR_NOMEM, "%s: out of memory", file);
+    int depth = 0, want_key = 0;
+    cf_status st = CF_OK;
+    for (size_t i = 0; i < len && st == CF_OK; i++) {
         char ch = text[i];
-        if (in_string) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_string = 0;
+        if (ch == '{' || ch == '[') {
+            if (depth < JSON_MAX_DEPTH)
+                levels[depth++] = (json_level){.open = ch};
+            want_key = ch == '{';
+            continue;
+        }
+        if (ch == '}' || ch == ']') {
+            if (depth > 0)
+                depth--;
+            want_key = 0;
+            continue;
+        }
+        if (ch == ',') {
+            if (depth > 0 && levels[depth - 1].open == '[')
+                levels[depth - 1].index++;
+            want_key = depth > 0 && levels[depth - 1].open == '{';
             continue;
         }
         if (ch == '"') {
-            in_string = 1;
+            size_t start = i + 1, end = string_end(text, len, i);
+            if (want_key && depth > 0) {
+                levels[depth - 1].key = start;
+                levels[depth - 1].key_len = end - start;
+            }
+            size_t nul = string_nul_escape(text, start, end);
+            if (nul < end) {
+                char path[KEYPATH_MAX];
+                level_path(text, levels, depth, path, sizeof path);
+                int line, column;
+                locate(text, nul, &line, &column);
+                st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: NUL character (\\u0000) in the %s %s", file,
+                                  line, column, want_key ? "key" : "string at", path[0] ? path : "(top level)");
+                cf_error_hint("strings cannot hold NUL: remove the \\u0000");
+            }
+            want_key = 0;
+            i = end;
             continue;
         }
         if (!(ch == '-' || (ch >= '0' && ch <= '9')))
@@ -386,17 +466,16 @@ static cf_status check_numbers(const char *text, size_t len, const char *file)
         if (why) {
             int line, column;
             locate(text, start, &line, &column);
-            cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: %s '%s'", file, line, column, why,
-                                        word);
+            st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: %s '%s'", file, line, column, why, word);
             cf_error_hint("%s", hint);
-            return st;
         }
         i--; /* the loop's i++ */
     }
-    return CF_OK;
+    free(levels);
+    return st;
 }
 
-cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
+static cf_status json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
 {
     *out_doc = NULL;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 BOM, as some editors write */
@@ -428,7 +507,7 @@ cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **
         return st;
     }
     free(copy);
-    cf_status st = check_numbers(text, len, file);
+    cf_status st = check_tokens(text, len, file);
     if (st != CF_OK) {
         cJSON_Delete(doc);
         return st;
@@ -437,27 +516,90 @@ cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **
     return CF_OK;
 }
 
+cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
+{
+    *out_doc = NULL;
+    cf_proc_abortable_begin(); /* a stop never waits for a parse */
+    cf_status st = cf_interrupt_check(); /* one that came while the input was read */
+    if (st == CF_OK)
+        st = json_parse(text, len, file, out_doc);
+    cf_proc_abortable_end();
+    return st;
+}
+
 /* ---- duplicate keys ---------------------------------------------------------------- */
 
-#define KEYPATH_MAX 512
+/* Objects with up to this many members are checked pairwise; larger ones
+ * through a hash set, so the check stays linear in the input (a 200,000-
+ * member object took ~24 s pairwise). */
+#define PAIRWISE_MAX 16
+
+static uint64_t key_hash(const char *key)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}
+
+/* The first member of `object` whose key an earlier member has, or NULL;
+ * *failed on out of memory. */
+static const cJSON *first_duplicate(const cJSON *object, int *failed)
+{
+    size_t n = 0;
+    for (const cJSON *a = object->child; a; a = a->next)
+        n++;
+    if (n <= PAIRWISE_MAX) {
+        for (const cJSON *a = object->child; a; a = a->next)
+            for (const cJSON *b = object->child; b != a; b = b->next)
+                if (a->string && b->string && strcmp(a->string, b->string) == 0)
+                    return a;
+        return NULL;
+    }
+    size_t slots = 64;
+    while (slots < 2 * n)
+        slots *= 2;
+    const cJSON **table = calloc(slots, sizeof *table);
+    if (!table) {
+        *failed = 1;
+        return NULL;
+    }
+    const cJSON *found = NULL;
+    for (const cJSON *a = object->child; a && !found; a = a->next) {
+        if (!a->string)
+            continue;
+        size_t slot = (size_t)key_hash(a->string) & (slots - 1);
+        while (table[slot] && strcmp(table[slot]->string, a->string) != 0)
+            slot = (slot + 1) & (slots - 1);
+        if (table[slot])
+            found = a;
+        table[slot] = a;
+    }
+    free(table);
+    return found;
+}
 
 static cf_status unique_keys(const cJSON *item, const char *file, char *path, size_t path_len)
 {
-    for (const cJSON *a = item ? item->child : NULL; a; a = a->next) {
+    if (cJSON_IsObject(item)) {
+        int failed = 0;
+        const cJSON *dup = first_duplicate(item, &failed);
+        if (failed)
+            return cf_error_set(CF_ERR_NOMEM, "%s: out of memory", file);
+        if (dup)
+            return cf_error_set(CF_ERR_INVALID, "%s: %s%s%s: duplicate key (each key may appear once)", file, path,
+                                path_len ? "." : "", dup->string);
+    }
+    long index = 0;
+    for (const cJSON *a = item ? item->child : NULL; a; a = a->next, index++) {
+        if (!a->child)
+            continue; /* a scalar holds no keys */
         size_t len = path_len;
-        if (cJSON_IsObject(item)) {
-            for (const cJSON *b = item->child; b != a; b = b->next)
-                if (a->string && b->string && strcmp(a->string, b->string) == 0)
-                    return cf_error_set(CF_ERR_INVALID, "%s: %s%s%s: duplicate key (each key may appear once)", file,
-                                        path, path_len ? "." : "", a->string);
+        if (cJSON_IsObject(item))
             len += (size_t)snprintf(path + path_len, KEYPATH_MAX - path_len, "%s%s", path_len ? "." : "",
                                     a->string ? a->string : "");
-        } else {
-            long index = 0;
-            for (const cJSON *b = item->child; b != a; b = b->next)
-                index++;
+        else
             len += (size_t)snprintf(path + path_len, KEYPATH_MAX - path_len, "[%ld]", index);
-        }
         if (len >= KEYPATH_MAX)
             len = KEYPATH_MAX - 1;
         cf_status st = unique_keys(a, file, path, len);
@@ -471,7 +613,10 @@ static cf_status unique_keys(const cJSON *item, const char *file, char *path, si
 cf_status cf_json_check_unique_keys(const cJSON *doc, const char *file)
 {
     char path[KEYPATH_MAX] = "";
-    return unique_keys(doc, file, path, 0);
+    cf_proc_abortable_begin();
+    cf_status st = unique_keys(doc, file, path, 0);
+    cf_proc_abortable_end();
+    return st;
 }
 
 cf_status cf_json_read(const char *text, size_t len, const char *file, cJSON **out_doc)

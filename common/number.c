@@ -112,6 +112,46 @@ cf_number_result cf_number_int(const char *text, int min, int max, int *out)
     return r;
 }
 
+cf_number_result cf_number_with_unit(const char *text, double min, double max, double *out, const char **out_unit)
+{
+    if (!text || !*text)
+        return CF_NUMBER_EMPTY;
+    size_t n = 0;
+    while (text[n] && ((text[n] >= '0' && text[n] <= '9') || text[n] == '-' || text[n] == '.' ||
+                       ((text[n] == 'e' || text[n] == 'E') && n > 0) ||
+                       (text[n] == '+' && n > 0 && (text[n - 1] == 'e' || text[n - 1] == 'E'))))
+        n++;
+    char number[64];
+    if (n == 0 || n >= sizeof number)
+        return n == 0 ? CF_NUMBER_SYNTAX : CF_NUMBER_RANGE;
+    memcpy(number, text, n);
+    number[n] = '\0';
+    double v = 0;
+    cf_number_result r = cf_number_double(number, min, max, &v);
+    if (r != CF_NUMBER_OK)
+        return r;
+    *out = v;
+    *out_unit = text + n;
+    return CF_NUMBER_OK;
+}
+
+cf_number_result cf_number_fraction(const char *text, double max, double *out)
+{
+    double v = 0;
+    const char *unit = "";
+    cf_number_result r = cf_number_with_unit(text, 0, HUGE_VAL, &v, &unit);
+    if (r != CF_NUMBER_OK)
+        return r;
+    if (strcmp(unit, "%") == 0)
+        v /= 100;
+    else if (*unit)
+        return CF_NUMBER_SYNTAX;
+    if (v > max)
+        return CF_NUMBER_RANGE;
+    *out = v;
+    return CF_NUMBER_OK;
+}
+
 const char *cf_number_why(cf_number_result r)
 {
     switch (r) {

@@ -1,4 +1,5 @@
 #include "cloudfit/common/parallel.h"
+#include "cloudfit/common/number.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -10,10 +11,9 @@ int cf_parallel_threads(void)
 {
     const char *env = getenv("CLOUDFIT_THREADS");
     if (env && *env) {
-        char *end = NULL;
-        long v = strtol(env, &end, 10);
-        if (*end == '\0' && v >= 1 && v <= CF_PARALLEL_MAX_THREADS)
-            return (int)v;
+        int v = 0;
+        if (cf_number_int(env, 1, CF_PARALLEL_MAX_THREADS, &v) == CF_NUMBER_OK)
+            return v;
     }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > CF_PARALLEL_MAX_THREADS ? CF_PARALLEL_MAX_THREADS : (int)n;

@@ -3,10 +3,12 @@
  * waitpid, write, unlink, open/read/getdents64 on /proc, _exit. */
 #define _GNU_SOURCE 1
 #include "cloudfit/common/proc.h"
+#include "cloudfit/common/number.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@ static volatile pid_t g_groups[MAX_GROUPS];
 static char g_temps[MAX_TEMPS][TEMP_PATH_MAX];
 static volatile sig_atomic_t g_temp_used[MAX_TEMPS];
 static double g_grace_s = -1;
+static atomic_int g_abortable; /* lock-free: read by the handler, changed by any thread */
 
 /* ---- children, async-signal-safe ------------------------------------------------- */
 
@@ -151,11 +154,29 @@ static void hard_exit(int sig)
     _exit(128 + sig);
 }
 
+/* Inside an abortable stretch with no process group to give a grace
+ * period: the message cf_interrupt_check would give, then out. */
+static void abort_now(int sig)
+{
+    for (int i = 0; i < MAX_GROUPS; i++)
+        if (g_groups[i] > 0)
+            return;
+    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+    static const char head[] = "cloudfit: interrupted by ", tail[] = ": stopped, nothing of this run was kept\n";
+    ssize_t ignored = write(STDERR_FILENO, head, sizeof head - 1);
+    ignored = write(STDERR_FILENO, name, strlen(name));
+    ignored = write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)ignored;
+    hard_exit(sig);
+}
+
 static void on_stop(int sig)
 {
     int saved = errno;
     if (g_signal)
         hard_exit(g_signal); /* a second signal: stop now */
+    if (atomic_load(&g_abortable) > 0)
+        abort_now(sig);
     g_signal = sig;
     if (g_pipe[1] >= 0) {
         ssize_t ignored = write(g_pipe[1], "!", 1);
@@ -184,9 +205,8 @@ double cf_proc_stop_grace_s(void)
     double grace = 30;
     const char *env = getenv("CLOUDFIT_STOP_GRACE_S");
     if (env && *env) {
-        char *end = NULL;
-        double v = strtod(env, &end);
-        if (end != env && *end == '\0' && v >= 0 && v <= 600)
+        double v = 0;
+        if (cf_number_double(env, 0, 600, &v) == CF_NUMBER_OK)
             grace = v;
     }
     g_grace_s = grace;
@@ -225,6 +245,9 @@ void cf_proc_init(void)
 }
 
 int cf_interrupted(void) { return (int)g_signal; }
+
+void cf_proc_abortable_begin(void) { atomic_fetch_add(&g_abortable, 1); }
+void cf_proc_abortable_end(void) { atomic_fetch_sub(&g_abortable, 1); }
 
 int cf_interrupt_fd(void) { return g_pipe[0]; }
 

@@ -16,6 +16,7 @@
 #include "mlp_cpu.h"
 #include "npy.h"
 #include "optim_cpu.h"
+#include "cloudfit/common/number.h"
 
 #define MIB (1024.0 * 1024.0)
 #define DEFAULT_SYNTHETIC_SAMPLES 10000
@@ -31,7 +32,7 @@ struct cf_engine {
     cf_optim optim;
     cf_dataset data;
     double limit_bytes;
-    char limit_source[64];
+    char limit_source[96];
     int threads;
     /* Workspace for ws_batch rows (one micro-batch), grown on demand. */
     int ws_batch;
@@ -168,17 +169,22 @@ static cf_status memory_limit(const cf_engine_config *config, double *bytes, cha
     }
     const char *env = getenv("CLOUDFIT_CPU_MEMORY_LIMIT_MIB");
     if (env && *env) {
-        char *end;
-        errno = 0;
-        double v = strtod(env, &end);
-        if (errno || *end || !(v > 0) || !isfinite(v))
+        double v = 0;
+        if (cf_number_double(env, 0, HUGE_VAL, &v) != CF_NUMBER_OK || !(v > 0))
             return cf_error_set(CF_ERR_INVALID,
                                 "CLOUDFIT_CPU_MEMORY_LIMIT_MIB: expected a positive number of MiB, got '%s'", env);
         *bytes = v * MIB;
         snprintf(source, n, "CLOUDFIT_CPU_MEMORY_LIMIT_MIB");
         return CF_OK;
     }
-    *bytes = machine_memory_bytes(source, n);
+    /* By default a device of a quarter of the machine's memory, at most
+     * 4 GiB: the sweep looks for the largest batch that fits, and a limit
+     * of the whole machine let it allocate gigabytes (3.1 GB at a quarter
+     * of the largest accepted batch) and push the machine into swap. */
+    char machine[32];
+    double whole = machine_memory_bytes(machine, sizeof machine);
+    *bytes = fmin(whole / 4, 4096 * MIB);
+    snprintf(source, n, "default: 1/4 of %s, at most 4 GiB", machine);
     return CF_OK;
 }
 

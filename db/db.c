@@ -13,6 +13,7 @@
 #include "cloudfit/common/proc.h"
 #include "cloudfit/db/history.h"
 #include "db_internal.h"
+#include "cloudfit/common/number.h"
 
 /* How long a command waits for another process's write lock
  * (CLOUDFIT_DB_LOCK_TIMEOUT_S, 0 to 3600; default 30). */
@@ -20,15 +21,21 @@ static double lock_timeout_s(void)
 {
     const char *env = getenv("CLOUDFIT_DB_LOCK_TIMEOUT_S");
     if (env && *env) {
-        char *end = NULL;
-        double v = strtod(env, &end);
-        if (end != env && *end == '\0' && v >= 0 && v <= 3600)
+        double v = 0;
+        if (cf_number_double(env, 0, 3600, &v) == CF_NUMBER_OK)
             return v;
     }
     return 30;
 }
 
 double cf_db_lock_timeout_s(void) { return lock_timeout_s(); }
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Turns SQLite's answer into a message that says what happened to the
  * user's data and what to do. */
@@ -40,8 +47,11 @@ static cf_status db_failure(cf_db *db, int code, const char *what, const char *d
     switch (primary) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        cf_error_set(CF_ERR_DB, "%s '%s': the database is locked: another process has held its write lock for "
-                     "more than %g s", what, db->path, lock_timeout_s());
+        /* What was measured, never the limit alone: the wait is timed on
+         * the clock (db->waited_s), whatever SQLite's retries did. */
+        cf_error_set(CF_ERR_DB, "%s '%s': the database is locked: another process held its write lock for the "
+                     "%.1f s this command waited (CLOUDFIT_DB_LOCK_TIMEOUT_S: %g s)", what, db->path, db->waited_s,
+                     lock_timeout_s());
         cf_error_hint("another cloudfit (or sqlite3) is writing to it; try again when it is done, or raise "
                       "CLOUDFIT_DB_LOCK_TIMEOUT_S");
         break;
@@ -93,10 +103,35 @@ static cf_status sqlite_error(cf_db *db, const char *what)
     return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
 }
 
+/* Whether a statement that answered SQLITE_BUSY is tried again: while the
+ * clock (not a count of SQLite's busy-handler calls) says the wait is
+ * within CLOUDFIT_DB_LOCK_TIMEOUT_S, no stop signal came, and nothing of a
+ * transaction is lost by it (outside one, or its COMMIT). SQLite answers
+ * BUSY without calling the busy handler in a few cases, e.g. while another
+ * process opens the WAL index after a writer was killed: a healthy writer
+ * then failed within milliseconds "after 60 s". */
+static int retry_busy(cf_db *db, int rc, double started_s, int commit)
+{
+    db->waited_s = mono_s() - started_s;
+    if ((rc & 0xff) != SQLITE_BUSY || cf_interrupted() || db->waited_s >= lock_timeout_s())
+        return 0;
+    if (!commit && !sqlite3_get_autocommit(db->handle))
+        return 0;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    return 1;
+}
+
 static cf_status sqlite_exec(cf_db *db, const char *sql, const char *what)
 {
     char *err = NULL;
-    int rc = sqlite3_exec(db->handle, sql, NULL, NULL, &err);
+    int rc;
+    double started_s = mono_s();
+    while ((rc = sqlite3_exec(db->handle, sql, NULL, NULL, &err)) != SQLITE_OK &&
+           retry_busy(db, rc, started_s, strcmp(sql, "COMMIT") == 0)) {
+        sqlite3_free(err);
+        err = NULL;
+    }
     if (rc != SQLITE_OK) {
         char detail[640];
         detail_of(db, err ? err : sqlite3_errstr(rc), detail, sizeof detail);
@@ -114,12 +149,15 @@ static void sqlite_rollback(cf_db *db) { sqlite3_exec(db->handle, "ROLLBACK", NU
 
 static int sqlite_schema_version(cf_db *db)
 {
-    sqlite3_stmt *stmt = NULL;
-    int version = -1;
-    if (sqlite3_prepare_v2(db->handle, "PRAGMA user_version", -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-        version = sqlite3_column_int(stmt, 0);
-    sqlite3_finalize(stmt);
+    int version = -1, rc;
+    double started_s = mono_s();
+    do {
+        sqlite3_stmt *stmt = NULL;
+        rc = sqlite3_prepare_v2(db->handle, "PRAGMA user_version", -1, &stmt, NULL);
+        if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+            version = sqlite3_column_int(stmt, 0);
+        sqlite3_finalize(stmt);
+    } while (version < 0 && retry_busy(db, rc, started_s, 0));
     return version;
 }
 
@@ -193,7 +231,18 @@ static cf_status check_size(cf_db *db)
     snprintf(wal, sizeof wal, "%s-wal", db->path);
     if (stat(db->path, &st) != 0 || st.st_size == 0)
         return CF_OK; /* new: nothing to check */
-    if (sqlite3_exec(db->handle, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL) != SQLITE_OK) {
+    int rc;
+    double started_s = mono_s();
+    while ((rc = sqlite3_exec(db->handle, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL)) !=
+               SQLITE_OK &&
+           (rc & 0xff) == SQLITE_BUSY) {
+        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+        if (!retry_busy(db, rc, started_s, 0)) {
+            rc = sqlite3_exec(db->handle, "BEGIN; SELECT count(*) FROM sqlite_master;", NULL, NULL, NULL);
+            break; /* the last try's error is the one reported */
+        }
+    }
+    if (rc != SQLITE_OK) {
         cf_status err = cf_db_error(db, "cannot read");
         sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
         return err;
@@ -242,11 +291,17 @@ static cf_status create_private(cf_db *db)
 }
 
 /* Waiting for another process's lock: in steps of 10 ms up to the
- * timeout, and not at all once a stop signal arrived. */
+ * timeout, measured on the clock from the first call for this lock (a
+ * count of calls times 10 ms is not the time waited on a loaded machine),
+ * and not at all once a stop signal arrived. */
 static int on_busy(void *data, int count)
 {
-    (void)data;
-    if (cf_interrupted() || count * 0.010 >= lock_timeout_s())
+    cf_db *db = data;
+    double now = mono_s();
+    if (count == 0)
+        db->busy_since_s = now;
+    db->waited_s = now - db->busy_since_s;
+    if (cf_interrupted() || db->waited_s >= lock_timeout_s())
         return 0;
     struct timespec pause = {0, 10 * 1000 * 1000};
     nanosleep(&pause, NULL);
@@ -275,7 +330,7 @@ static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
         db->handle = NULL;
         return db_failure(db, rc, "cannot open database", detail);
     }
-    sqlite3_busy_handler(db->handle, on_busy, NULL);
+    sqlite3_busy_handler(db->handle, on_busy, db);
     sqlite3_extended_result_codes(db->handle, 1);
     return CF_OK;
 }
@@ -309,6 +364,85 @@ static cf_status sqlite_open_write(const char *path, cf_db **out)
     return CF_OK;
 }
 
+/* Copies `from` to `to` (created 0600); 0 on success. */
+static int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ok = in >= 0;
+    if (ok)
+        ok = (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0;
+    if (ok)
+        cf_proc_track_temp(to);
+    char buf[65536];
+    ssize_t n = 0;
+    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0 && write(out, buf, (size_t)n) == n;
+    }
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+static void remove_copy(cf_db *db)
+{
+    if (!db->copy_dir[0])
+        return;
+    static const char *const suffixes[] = {"", "-wal", "-shm"};
+    char file[1100];
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        snprintf(file, sizeof file, "%s/h.db%s", db->copy_dir, suffixes[i]);
+        unlink(file);
+        cf_proc_untrack_temp(file);
+    }
+    rmdir(db->copy_dir);
+    db->copy_dir[0] = '\0';
+}
+
+/* A database whose write-ahead log holds committed changes but has no -shm
+ * file, in a folder this user cannot write (a read-only mount, a backup):
+ * SQLite cannot build the WAL index there, and reading the file alone
+ * (immutable) would miss what is in the log. Both are copied to a private
+ * temporary folder and read there, so the answer includes every commit;
+ * the copy goes when the handle is closed. No writer can be active: it
+ * would have made the -shm file. */
+static cf_status open_copy(cf_db *db, const char *path)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || *tmp != '/' || strlen(tmp) > 256)
+        tmp = "/tmp";
+    snprintf(db->copy_dir, sizeof db->copy_dir, "%s/cloudfit-db-XXXXXX", tmp);
+    if (!mkdtemp(db->copy_dir)) {
+        db->copy_dir[0] = '\0';
+        return cf_error_set(CF_ERR_DB, "cannot read '%s': its write-ahead log '%s-wal' holds changes and its "
+                            "folder is read-only, and no temporary folder could be made to read a copy: %s",
+                            path, path, strerror(errno));
+    }
+    char from[1100], to[1100];
+    int ok = 1;
+    for (int wal = 0; wal <= 1 && ok; wal++) {
+        snprintf(from, sizeof from, "%s%s", path, wal ? "-wal" : "");
+        snprintf(to, sizeof to, "%s/h.db%s", db->copy_dir, wal ? "-wal" : "");
+        ok = copy_file(from, to) == 0;
+    }
+    if (!ok) {
+        int e = errno;
+        remove_copy(db);
+        return cf_error_set(CF_ERR_DB, "cannot read '%s': its write-ahead log holds changes, its folder is read-only, "
+                            "and copying it to read failed: %s", path, strerror(e));
+    }
+    char saved[sizeof db->path];
+    memcpy(saved, db->path, sizeof saved);
+    snprintf(db->path, sizeof db->path, "%s/h.db", db->copy_dir);
+    cf_status st = open_handle(db, SQLITE_OPEN_READWRITE, "");
+    if (st == CF_OK)
+        st = cf_db_exec(db, "PRAGMA query_only=1", "cannot open");
+    memcpy(db->path, saved, sizeof saved); /* messages name the user's file */
+    return st;
+}
+
 static cf_status sqlite_open_read(const char *path, cf_db **out)
 {
     *out = NULL;
@@ -330,18 +464,18 @@ static cf_status sqlite_open_read(const char *path, cf_db **out)
     int version = -1;
     if (st == CF_OK && (version = cf_db_schema_version(db)) < 0) {
         /* WAL needs its -shm file: in a folder this user cannot write,
-         * with no writer around (nothing in the WAL), read the file as it
-         * is (immutable). */
+         * with no writer around, read the file as it is (immutable) when
+         * nothing is in the WAL, else a private copy of both (open_copy). */
         char wal[1100];
         struct stat ws;
         snprintf(wal, sizeof wal, "%s-wal", path);
         int wal_empty = stat(wal, &ws) != 0 || ws.st_size == 0;
         int code = sqlite3_extended_errcode(db->handle) & 0xff;
-        if (wal_empty && (code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_IOERR)) {
+        if (code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_IOERR) {
             sqlite3_close(db->handle);
             db->handle = NULL;
             cf_error_clear();
-            st = open_handle(db, SQLITE_OPEN_READONLY, "?mode=ro&immutable=1");
+            st = wal_empty ? open_handle(db, SQLITE_OPEN_READONLY, "?mode=ro&immutable=1") : open_copy(db, path);
             if (st == CF_OK)
                 version = cf_db_schema_version(db);
         }
@@ -354,6 +488,7 @@ static cf_status sqlite_open_read(const char *path, cf_db **out)
         st = cf_db_schema_unreadable(db, version);
     if (st != CF_OK) {
         sqlite3_close(db->handle);
+        remove_copy(db);
         free(db);
         return st;
     }
@@ -366,7 +501,11 @@ cf_status cf_db_sqlite_open(const char *path, int readonly, cf_db **out)
     return readonly ? sqlite_open_read(path, out) : sqlite_open_write(path, out);
 }
 
-static void sqlite_close(cf_db *db) { sqlite3_close(db->handle); }
+static void sqlite_close(cf_db *db)
+{
+    sqlite3_close(db->handle);
+    remove_copy(db);
+}
 
 cf_status cf_db_default_path(char *out, size_t n)
 {

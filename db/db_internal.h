@@ -62,6 +62,8 @@ struct cf_db {
     struct pg_conn *pg;  /* PostgreSQL (libpq's PGconn) */
     char path[1024];     /* what messages name: the file, or the URL with its password redacted */
     int readonly;        /* opened by cf_db_open_readonly */
+    double busy_since_s, waited_s; /* SQLite: the current lock wait: when it began, how long it lasted (monotonic s) */
+    char copy_dir[512];  /* SQLite: "" or the private folder holding the copy that is read (db.c: open_copy) */
     /* PostgreSQL: the last failure (message without the password, SQLSTATE) */
     char pg_error[640];
     char pg_sqlstate[6];

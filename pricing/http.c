@@ -15,15 +15,15 @@
 
 #include "cloudfit/common/proc.h"
 #include "cloudfit/version.h"
+#include "cloudfit/common/number.h"
 
 static double env_double(const char *name, double fallback, double min, double max)
 {
     const char *text = getenv(name);
     if (!text || !*text)
         return fallback;
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || *end || !(v >= min && v <= max))
+    double v = 0;
+    if (cf_number_double(text, min, max, &v) != CF_NUMBER_OK)
         return fallback;
     return v;
 }
@@ -259,7 +259,7 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
             *out_http_status = status;
         if (w.aborted)
             return cf_error_status() != CF_OK ? cf_error_status()
-                                              : cf_error_set(CF_ERR_INVALID, "%s: response rejected", what);
+                                              : cf_error_set(CF_ERR_NETWORK, "%s: response rejected", what);
         if (cf_interrupted())
             return cf_interrupt_check();
         int retry = 0;

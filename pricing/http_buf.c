@@ -15,7 +15,10 @@ static int buf_write(void *data, const char *bytes, size_t len)
 {
     buf_sink *s = data;
     if (s->buf->len + len > s->max_bytes) {
-        cf_error_set(CF_ERR_INVALID, "%s: response larger than %zu bytes; refusing it", s->what, s->max_bytes);
+        /* The server's answer, not the user's input: a failed fetch (exit
+         * 1), whether the body was that large or inflated to it (gzip). */
+        cf_error_set(CF_ERR_NETWORK, "%s: response larger than %zu bytes (decompressed); refusing it", s->what,
+                     s->max_bytes);
         return 1;
     }
     cf_buf_append(s->buf, bytes, len);

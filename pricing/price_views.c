@@ -1,6 +1,7 @@
 /* The views of `cloudfit prices` over a catalog (cloudfit/pricing/price_views.h). */
 #include "cloudfit/pricing/price_views.h"
 #include "cloudfit/pricing/regions.h"
+#include "cloudfit/common/number.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -184,9 +185,8 @@ cf_status cf_price_parse_gpu(const char *arg, char *gpu, size_t cap, int *count)
     memcpy(gpu, arg, len);
     gpu[len] = '\0';
     if (colon) {
-        char *end = NULL;
-        long n = strtol(colon + 1, &end, 10);
-        if (end == colon + 1 || *end || n < 1 || n > 1024) {
+        int n = 0;
+        if (cf_number_int(colon + 1, 1, 1024, &n) != CF_NUMBER_OK) {
             cf_error_set(CF_ERR_USAGE, "in '%s': the GPU count after ':' must be a positive integer", arg);
             cf_error_hint("e.g. 'cloudfit prices A100:8'");
             return CF_ERR_USAGE;

@@ -26,6 +26,7 @@
 #include "catalog_write.h"
 #include "cloudfit/pricing/update.h"
 #include "price_source.h"
+#include "cloudfit/common/number.h"
 
 static const cf_price_source *const SOURCES[] = {&cf_price_source_aws, &cf_price_source_azure, &cf_price_source_gcp,
                                                   &cf_price_source_lambda};
@@ -52,9 +53,8 @@ typedef struct {
 static double env_number(const char *name, double fallback)
 {
     const char *t = getenv(name);
-    char *end = NULL;
-    double v = t && *t ? strtod(t, &end) : fallback;
-    return t && *t && end && !*end && v > 0 ? v : fallback;
+    double v = 0;
+    return t && *t && cf_number_double(t, 0, HUGE_VAL, &v) == CF_NUMBER_OK && v > 0 ? v : fallback;
 }
 
 static const cf_price_source *find_source(const char *cloud)

@@ -2,8 +2,11 @@
  * cpu (cf_engine_cpu) and cuda (cf_engine_cuda). Each run creates a fresh
  * engine from the spec's seed, so every batch size and the noise run start
  * from the same weights. */
-/* The largest synthetic data set the engine builds (512 MiB of sample order). */
+/* The largest synthetic data set the engine builds (512 MiB of sample order),
+ * and the most features it reserves for it (samples × input width floats:
+ * 16 GiB of address space, of which only the rows drawn are ever touched). */
 #define CF_ENGINE_MAX_SYNTHETIC_SAMPLES (1 << 26)
+#define CF_ENGINE_MAX_SYNTHETIC_FLOATS 4294967296.0
 
 #include "cloudfit/profiler.h"
 #include "cloudfit/common/proc.h"
@@ -57,6 +60,16 @@ static cf_status config_from_job(const cf_job *job, const char *backend, cf_engi
                       "it), or measure your own script with --backend exec");
         return CF_ERR_INVALID;
     }
+    double floats = job->samples_per_epoch * job->mlp_layers[0];
+    if (!c->npy_x && floats > CF_ENGINE_MAX_SYNTHETIC_FLOATS) {
+        cf_error_set(CF_ERR_INVALID, "%s: data.samples × model.architecture.layers[0]: the %s backend's synthetic "
+                     "data set of %.0f samples × %d features is %.3g GiB, more than %.0f GiB", job->source, backend,
+                     job->samples_per_epoch, job->mlp_layers[0], floats * 4 / (1 << 30),
+                     CF_ENGINE_MAX_SYNTHETIC_FLOATS * 4 / (1 << 30));
+        cf_error_hint("profile with a smaller data.samples (the step times and the noise scale do not depend on "
+                      "it), or measure your own script with --backend exec");
+        return CF_ERR_INVALID;
+    }
     return CF_OK;
 }
 
@@ -78,9 +91,15 @@ static cf_status engine_open(const cf_probe_backend *self, const cf_job *job, co
     return CF_OK;
 }
 
-static int is_oom(cf_status st)
+/* An out-of-memory answer of the engine (the batch or the model does not
+ * fit), its message kept in `reason` before the error is cleared. */
+static int take_oom(cf_status st, char *reason, size_t n)
 {
-    return st == CF_ERR_UNAVAILABLE && strstr(cf_error_message(), "out of memory") != NULL;
+    if (st != CF_ERR_UNAVAILABLE || strncmp(cf_error_message(), "out of memory", 13) != 0)
+        return 0;
+    snprintf(reason, n, "%s", cf_error_message());
+    cf_error_clear();
+    return 1;
 }
 
 static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_result *out)
@@ -93,8 +112,7 @@ static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_resul
     config.seed = run->seed;
     cf_engine *engine = NULL;
     cf_status st = p->ops->create(&config, &engine);
-    if (is_oom(st)) { /* not even the model state fits */
-        cf_error_clear();
+    if (take_oom(st, out->oom_reason, sizeof out->oom_reason)) { /* not even the model state fits */
         out->oom = 1;
         return CF_OK;
     }
@@ -126,8 +144,7 @@ static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_resul
         if ((st = cf_interrupt_check()) != CF_OK) /* a stop signal: between steps */
             break;
         st = p->ops->train_step(engine, run->local_batch, run->micro_batches, &es);
-        if (is_oom(st)) {
-            cf_error_clear();
+        if (take_oom(st, out->oom_reason, sizeof out->oom_reason)) {
             free(out->steps);
             out->steps = NULL;
             out->n_steps = 0;

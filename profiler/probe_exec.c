@@ -853,8 +853,9 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
      * SIGTERM, the grace period to clean up (a runner tears its VMs down),
      * then SIGKILL; every orphan re-parented to us likewise, and all are
      * reaped. */
+    double grace_ends = now_s() + cf_proc_stop_grace_s(); /* one grace period for the group and its orphans */
     stop_group(pid, cf_proc_stop_grace_s(), &status, &exited);
-    cf_proc_kill_children(cf_proc_stop_grace_s());
+    cf_proc_kill_children(fmax(0, grace_ends - now_s()));
     kill(-pid, SIGKILL); /* without the subreaper (library use), the group's rest */
     cf_proc_untrack_group(pid);
     close_fd(&out_pipe[0]);

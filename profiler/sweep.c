@@ -108,7 +108,8 @@ static cf_status note_device(cf_profile *out, const cf_probe_result *r, const ch
 }
 
 static cf_status timed_run(const cf_probe_backend *be, cf_probe *probe, const cf_profile_options *o, int batch,
-                           int steps, int warmup, cf_profile *out, int *oom, cf_profile_point *point)
+                           int steps, int warmup, cf_profile *out, int *oom, cf_profile_point *point,
+                           char *oom_reason, size_t reason_n)
 {
     cf_probe_run run = {batch, 1, steps, warmup, o->seed};
     cf_probe_result res;
@@ -124,6 +125,8 @@ static cf_status timed_run(const cf_probe_backend *be, cf_probe *probe, const cf
     }
     *oom = res.oom;
     if (res.oom) {
+        if (oom_reason)
+            snprintf(oom_reason, reason_n, "%s", res.oom_reason);
         cf_probe_result_free(&res);
         return CF_OK;
     }
@@ -153,15 +156,19 @@ static cf_status timed_run(const cf_probe_backend *be, cf_probe *probe, const cf
     return CF_OK;
 }
 
-/* The sweep in ascending order until the first batch that does not fit. */
+/* The sweep in ascending order until the first batch that does not fit.
+ * `batches_key` says where the batches came from, for the message when
+ * not even the first fits. */
 static cf_status sweep(const cf_probe_backend *be, cf_probe *probe, const cf_profile_options *o, const int *batches,
-                       int n_batches, cf_profile *out, progress_state *ps)
+                       int n_batches, const char *batches_key, cf_profile *out, progress_state *ps)
 {
+    char first_oom[256] = "";
     for (int i = 0; i < n_batches; i++) {
         progress(ps, "local batch %d: %d timed steps", batches[i], out->steps);
         int oom = 0;
         cf_profile_point point;
-        cf_status st = timed_run(be, probe, o, batches[i], out->steps, out->warmup_steps, out, &oom, &point);
+        cf_status st = timed_run(be, probe, o, batches[i], out->steps, out->warmup_steps, out, &oom, &point,
+                                 i == 0 ? first_oom : NULL, sizeof first_oom);
         ps->done++;
         if (st != CF_OK)
             return st;
@@ -174,9 +181,21 @@ static cf_status sweep(const cf_probe_backend *be, cf_probe *probe, const cf_pro
         out->points[out->n_points++] = point;
         out->max_local_batch = batches[i];
     }
-    if (out->n_points == 0)
-        return cf_error_set(CF_ERR_INFEASIBLE, "%s backend: not even a local batch of %d fits on %s", be->name,
-                            batches[0], out->device.name[0] ? out->device.name : "the device");
+    if (out->n_points == 0) {
+        /* Say why (the backend's own words: what was needed, the limit and
+         * where it comes from) and which keys decide it. */
+        cf_status st = cf_error_set(CF_ERR_INFEASIBLE, "%s backend: not even a local batch of %d (%s) fits on %s%s%s",
+                                    be->name, batches[0], batches_key,
+                                    out->device.name[0] ? out->device.name : "the device", first_oom[0] ? ": " : "",
+                                    first_oom);
+        if (strstr(first_oom, "model state"))
+            cf_error_hint("the model alone does not fit: lower the widths in model.architecture.layers%s",
+                          strcmp(be->name, "cpu") == 0 ? ", or raise CLOUDFIT_CPU_MEMORY_LIMIT_MIB" : "");
+        else
+            cf_error_hint("lower %s or the widths in model.architecture.layers%s", batches_key,
+                          strcmp(be->name, "cpu") == 0 ? ", or raise CLOUDFIT_CPU_MEMORY_LIMIT_MIB" : "");
+        return st;
+    }
     /* Bisect between the largest batch that fit and the first that did not. */
     for (int k = 0; o->refine_ceiling && out->oom_batch && k < CEILING_BISECTIONS; k++) {
         int lo = out->max_local_batch, hi = out->oom_batch;
@@ -187,7 +206,7 @@ static cf_status sweep(const cf_probe_backend *be, cf_probe *probe, const cf_pro
         progress(ps, "memory ceiling: trying local batch %d", mid);
         int oom = 0;
         cf_profile_point point;
-        cf_status st = timed_run(be, probe, o, mid, 1, 1, out, &oom, &point);
+        cf_status st = timed_run(be, probe, o, mid, 1, 1, out, &oom, &point, NULL, 0);
         ps->done++;
         if (st != CF_OK)
             return st;
@@ -313,12 +332,15 @@ cf_status cf_profile_run(const cf_probe_backend *be, const cf_job *job, const cf
     memset(out, 0, sizeof *out);
     const int *batches = default_batches;
     int n_batches = (int)(sizeof default_batches / sizeof *default_batches);
+    const char *batches_key = "the default sweep";
     if (o->n_local_batches > 0) {
         batches = o->local_batches;
         n_batches = o->n_local_batches;
+        batches_key = "the sweep asked for";
     } else if (o->probe.settings && o->probe.settings->n_local_batches > 0) {
         batches = o->probe.settings->local_batches;
         n_batches = o->probe.settings->n_local_batches;
+        batches_key = "profile.local_batches[0]";
     }
     for (int i = 1; i < n_batches; i++)
         if (batches[i] <= batches[i - 1])
@@ -341,7 +363,9 @@ cf_status cf_profile_run(const cf_probe_backend *be, const cf_job *job, const cf
     if (st != CF_OK)
         return st;
     progress_state ps = {o, 0, n_batches + (o->noise_micro_batches > 0)};
-    st = sweep(be, probe, o, batches, n_batches, out, &ps);
+    st = sweep(be, probe, o, batches, n_batches, batches_key, out, &ps);
+    if (st == CF_ERR_INFEASIBLE && job->source[0])
+        cf_error_prefix("%s", job->source); /* the keys it names are this spec's */
     if (st == CF_OK && out->n_points >= 2)
         st = cf_profile_fit(out);
     if (st == CF_OK && o->noise_micro_batches > 0)

@@ -158,7 +158,10 @@ static cJSON *gpus_json(const cf_inputs *in)
             cJSON_AddStringToObject(o, "carried_from", g->carried_from);
         cJSON_AddNumberToObject(o, "alpha_s", cf_json_round(g->params.alpha_s, 4));
         cJSON_AddNumberToObject(o, "beta_s", cf_json_round(g->params.beta_s, 4));
-        cJSON_AddNumberToObject(o, "max_local_batch", g->params.max_local_batch);
+        if (g->params.max_local_batch >= 0)
+            cJSON_AddNumberToObject(o, "max_local_batch", g->params.max_local_batch);
+        else /* the model does not fit on this GPU: no batch, rather than a sentinel -1 */
+            cJSON_AddNullToObject(o, "max_local_batch");
         cJSON_AddStringToObject(o, "memory", cf_provenance_name(g->params.memory_provenance));
         cJSON_AddStringToObject(o, "network", cf_provenance_name(g->params.network_provenance));
         if (g->network_note[0])

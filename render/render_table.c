@@ -9,13 +9,20 @@
 #include "cloudfit/pricing/regions.h"
 
 
-/* 12345.6 → "12,346"; keeps `decimals` below 100. */
+/* text_table.c's green and bold (written as two codes) and reset, and
+ * render_chart.c's GREEN_BOLD and DIM. */
+const char *const cf_report_color_codes[] = {"\033[32m", "\033[1m", "\033[0m", "\033[1;32m", "\033[2m", NULL};
+
+/* 12345.6 → "12,346"; keeps `decimals` below 100; from 1e15 on (where a
+ * double stops holding every whole number, and lround would wrap past
+ * 2^63) in scientific notation: "1.84e+19". */
 static void fmt_money(char *out, size_t n, double v)
 {
-    if (v >= 100) {
-        long whole = lround(v);
+    if (!(v < 1e15)) {
+        snprintf(out, n, "%.3g", v);
+    } else if (v >= 100) {
         char digits[32];
-        snprintf(digits, sizeof digits, "%ld", whole);
+        snprintf(digits, sizeof digits, "%.0f", v);
         size_t len = strlen(digits), o = 0;
         for (size_t i = 0; i < len && o + 2 < n; i++) {
             out[o++] = digits[i];

@@ -11,14 +11,8 @@
 
 #include "spec_internal.h"
 
-const spec_int_rule SPEC_POSITIVE_INT = {1, INT_MAX, "a positive integer"};
-const spec_int_rule SPEC_DIMENSION = {1, 1 << 20, "a positive integer up to 1048576"};
-const spec_num_rule SPEC_POSITIVE_NUM = {0.0, HUGE_VAL, 1, "a positive number"};
-const spec_num_rule SPEC_NONNEG_NUM = {0.0, HUGE_VAL, 0, "a number >= 0"};
-
 #define SPEC_MSG_MAX 1024
 #define SPEC_VALUE_SHOWN 48      /* characters of a string value shown in messages */
-#define SPEC_MAX_EXACT_INT 9007199254740992.0  /* 2^53: larger doubles skip integers */
 
 /* ---- key path ------------------------------------------------------------ */
 
@@ -351,7 +345,7 @@ cf_status spec_read_count(const spec_ctx *c, const cJSON *item, double *out)
         return st;
     }
     double v = item->valuedouble;
-    if (!isfinite(v) || v != floor(v) || v < 1.0 || v > SPEC_MAX_EXACT_INT)
+    if (!isfinite(v) || v != floor(v) || v < 1.0 || v > CF_SPEC_MAX_SAMPLES)
         return spec_fail_value(c, what, item);
     *out = v;
     return CF_OK;

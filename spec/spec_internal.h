@@ -37,10 +37,17 @@ typedef struct {
     const char *what;               /* "a positive number", "a number >= 0" */
 } spec_num_rule;
 
+/* spec_limits.c: the rule of every numeric key (cf_spec_limits lists them). */
 extern const spec_int_rule SPEC_POSITIVE_INT;
 extern const spec_int_rule SPEC_DIMENSION;   /* a size that sizes an allocation: 1 to 2^20 */
-extern const spec_num_rule SPEC_POSITIVE_NUM;
-extern const spec_num_rule SPEC_NONNEG_NUM;
+extern const spec_num_rule SPEC_RULE_PARAMETERS, SPEC_RULE_FLOPS_PER_SAMPLE, SPEC_RULE_MEMORY_PER_SAMPLE_MIB,
+    SPEC_RULE_EPOCHS, SPEC_RULE_TRAINING_SAMPLES, SPEC_RULE_LR, SPEC_RULE_NOISE_SCALE, SPEC_RULE_TRACE_PROGRESS,
+    SPEC_RULE_ALPHA_S, SPEC_RULE_BETA_S, SPEC_RULE_GBPS, SPEC_RULE_LATENCY_S, SPEC_RULE_OVERLAP_GAMMA,
+    SPEC_RULE_DEADLINE_HOURS, SPEC_RULE_BUDGET_USD, SPEC_RULE_MINUTES, SPEC_RULE_CONFIDENCE,
+    SPEC_RULE_STORAGE_MB_PER_S;
+extern const spec_int_rule SPEC_RULE_GRADIENT_BYTES, SPEC_RULE_BATCH, SPEC_RULE_CURRENT_GPUS_PER_NODE,
+    SPEC_RULE_CURRENT_NODES, SPEC_RULE_MAX_LOCAL_BATCH, SPEC_RULE_PROBE_STEPS, SPEC_RULE_MAX_GPUS,
+    SPEC_RULE_MAX_NODES, SPEC_RULE_MAX_ACCUMULATION, SPEC_RULE_MAX_GLOBAL_BATCH;
 
 /* ---- spec_check.c: key path ----------------------------------------------- */
 
@@ -80,7 +87,7 @@ const char *spec_suggest(const char *word, const char *const *names);
 /* ---- spec_check.c: values at the current key path --------------------------- */
 
 cf_status spec_read_int(const spec_ctx *c, const cJSON *item, const spec_int_rule *rule, int *out);
-/* A positive integral number that may exceed INT_MAX (up to 2^53). */
+/* A positive integral number that may exceed INT_MAX (up to CF_SPEC_MAX_SAMPLES, 2^53). */
 cf_status spec_read_count(const spec_ctx *c, const cJSON *item, double *out);
 cf_status spec_read_number(const spec_ctx *c, const cJSON *item, const spec_num_rule *rule, double *out);
 /* One of `names` (NULL-terminated); *out_index is its position. */

@@ -9,7 +9,6 @@
 #define MLP_MAX_LAYERS CF_SPEC_MAX_LIST
 #define CNN_MAX_CHANNELS CF_SPEC_MAX_LIST
 
-static const spec_num_rule at_least_one = {1.0, HUGE_VAL, 0, "a number >= 1"};
 
 /* ---- model.architecture ---------------------------------------------------------- */
 
@@ -105,7 +104,7 @@ static double mlp_parameters(const cf_spec *spec)
 static cf_status read_parameters(spec_ctx *c, const cJSON *model, cf_spec *out)
 {
     if (spec_member(model, "parameters"))
-        return spec_field_number(c, model, "parameters", &at_least_one, NULL, &out->job.parameters);
+        return spec_field_number(c, model, "parameters", &SPEC_RULE_PARAMETERS, NULL, &out->job.parameters);
     if (out->job.n_mlp_layers >= MLP_MIN_LAYERS) {
         out->job.parameters = mlp_parameters(out);
         return CF_OK;
@@ -118,7 +117,7 @@ static cf_status read_parameters(spec_ctx *c, const cJSON *model, cf_spec *out)
 /* gradient_bytes: 1, 2, 4 or 8. */
 static cf_status read_gradient_bytes(spec_ctx *c, const cJSON *model, cf_spec *out)
 {
-    static const spec_int_rule rule = {1, 8, "one of 1, 2, 4, 8"};
+    const spec_int_rule rule = SPEC_RULE_GRADIENT_BYTES;
     const cJSON *item = spec_member(model, "gradient_bytes");
     if (!item)
         return CF_OK;
@@ -149,10 +148,10 @@ static cf_status read_model_object(spec_ctx *c, const cJSON *model, cf_spec *out
         st = spec_field_enum(c, model, "precision", cf_spec_enum_values("model.precision"), &precision);
     out->job.precision = (cf_precision)precision;
     if (st == CF_OK)
-        st = spec_field_number(c, model, "flops_per_sample", &SPEC_POSITIVE_NUM, NULL,
+        st = spec_field_number(c, model, "flops_per_sample", &SPEC_RULE_FLOPS_PER_SAMPLE, NULL,
                                &out->job.flops_per_sample);
     if (st == CF_OK)
-        st = spec_field_number(c, model, "memory_per_sample_mib", &SPEC_POSITIVE_NUM, NULL,
+        st = spec_field_number(c, model, "memory_per_sample_mib", &SPEC_RULE_MEMORY_PER_SAMPLE_MIB, NULL,
                                &out->job.memory_per_sample_mib);
     return st;
 }
@@ -262,10 +261,10 @@ static cf_status read_current(spec_ctx *c, const cJSON *current, cf_spec *out)
     if (st == CF_OK)
         st = spec_field_string(c, current, "gpu", CF_GPU_NAME_MAX - 1, "\"V100\"", out->job.current_gpu);
     if (st == CF_OK)
-        st = spec_field_int(c, current, "gpus_per_node", &SPEC_POSITIVE_INT, "8",
+        st = spec_field_int(c, current, "gpus_per_node", &SPEC_RULE_CURRENT_GPUS_PER_NODE, "8",
                             &out->job.current_gpus_per_node);
     if (st == CF_OK)
-        st = spec_field_int(c, current, "nodes", &SPEC_POSITIVE_INT, "1", &out->job.current_nodes);
+        st = spec_field_int(c, current, "nodes", &SPEC_RULE_CURRENT_NODES, "1", &out->job.current_nodes);
     out->job.has_current = st == CF_OK;
     return st;
 }
@@ -282,9 +281,37 @@ static cf_status read_duration(spec_ctx *c, const cJSON *training, cf_spec *out)
         return st;
     }
     if (samples)
-        return spec_field_number(c, training, "samples", &SPEC_POSITIVE_NUM, NULL, &out->job.total_samples);
-    cf_status st = spec_field_number(c, training, "epochs", &SPEC_POSITIVE_NUM, NULL, &out->job.epochs);
-    out->job.total_samples = out->job.epochs * out->job.samples_per_epoch;
+        return spec_field_number(c, training, "samples", &SPEC_RULE_TRAINING_SAMPLES, NULL, &out->job.total_samples);
+    cf_status st = spec_field_number(c, training, "epochs", &SPEC_RULE_EPOCHS, NULL, &out->job.epochs);
+    double total = out->job.epochs * out->job.samples_per_epoch;
+    if (st == CF_OK && total > CF_SPEC_MAX_SAMPLES) {
+        /* Checked here, with both keys known: every count the advisor
+         * derives from the total (steps, samples to the target) is then a
+         * whole number a double holds. */
+        size_t mark = spec_push_key(c, "epochs");
+        st = spec_fail(c, "%g epochs of data.samples (%.17g) are %.4g training samples, more than 2^53 "
+                          "(9007199254740992)", out->job.epochs, out->job.samples_per_epoch, total);
+        spec_pop(c, mark);
+        cf_error_hint("lower training.epochs (or data.samples), or give the total as training.samples");
+    }
+    out->job.total_samples = total;
+    return st;
+}
+
+/* The known-good recipe takes at least one step: its batch is at most the
+ * training samples (else the base batch, and every batch scaled from it,
+ * means less than one step, and the statistics built on it are void). */
+static cf_status check_batch_fits_samples(spec_ctx *c, const cJSON *training, const cf_spec *out)
+{
+    if ((double)out->job.batch <= out->job.total_samples)
+        return CF_OK;
+    size_t mark = spec_push_key(c, "batch");
+    char what[128];
+    snprintf(what, sizeof what, "at most the training samples (%.17g, %s)", out->job.total_samples,
+             out->job.epochs > 0 ? "epochs × data.samples" : "training.samples");
+    cf_status st = spec_fail_value(c, what, spec_member(training, "batch"));
+    spec_pop(c, mark);
+    cf_error_hint("the recipe's global batch must fit in the training run at least once");
     return st;
 }
 
@@ -295,10 +322,12 @@ static cf_status read_training_object(spec_ctx *c, const cJSON *training, cf_spe
     if (st == CF_OK)
         st = read_duration(c, training, out);
     if (st == CF_OK)
-        st = spec_field_int(c, training, "batch", &SPEC_POSITIVE_INT,
+        st = spec_field_int(c, training, "batch", &SPEC_RULE_BATCH,
                             "256 (the global batch of your known-good recipe)", &out->job.batch);
     if (st == CF_OK)
-        st = spec_field_number(c, training, "lr", &SPEC_POSITIVE_NUM, "0.1 (the learning rate at that batch)",
+        st = check_batch_fits_samples(c, training, out);
+    if (st == CF_OK)
+        st = spec_field_number(c, training, "lr", &SPEC_RULE_LR, "0.1 (the learning rate at that batch)",
                                &out->job.lr);
     if (st == CF_OK)
         st = spec_field_enum(c, training, "optimizer", cf_spec_enum_values("training.optimizer"), &optimizer);

@@ -9,12 +9,6 @@
 
 #define MAX_ARGV_STRINGS (CF_SPEC_MAX_ARGV - 1)   /* room for the NULL terminator */
 
-static const spec_num_rule progress_rule = {0.0, 1.0, 0, "a number from 0 to 1"};
-static const spec_num_rule gamma_rule = {1.0, 10.0, 0, "a number from 1 to 10"};
-static const spec_int_rule steps_rule = {3, 100000, "an integer from 3 to 100000"};
-/* A batch sizes allocations (activations, the data drawn per step): bounded
- * here, before anything is allocated. */
-static const spec_int_rule local_batch_rule = {1, 1 << 20, "a positive integer up to 1048576"};
 
 /* ---- noise_scale ----------------------------------------------------------------- */
 
@@ -26,7 +20,7 @@ static cf_status read_trace_point(spec_ctx *c, const cJSON *pair, int i, cf_spec
     cf_noise_point point = {0.0, 0.0};
     size_t mark = spec_push_index(c, 0);
     if (st == CF_OK)
-        st = spec_read_number(c, pair->child, &progress_rule, &point.progress_fraction);
+        st = spec_read_number(c, pair->child, &SPEC_RULE_TRACE_PROGRESS, &point.progress_fraction);
     if (st == CF_OK && i > 0 && point.progress_fraction <= out->noise_trace[i - 1].progress_fraction) {
         char what[96];
         snprintf(what, sizeof what, "a progress greater than %g (the point before)",
@@ -37,7 +31,7 @@ static cf_status read_trace_point(spec_ctx *c, const cJSON *pair, int i, cf_spec
     spec_pop(c, mark);
     mark = spec_push_index(c, 1);
     if (st == CF_OK)
-        st = spec_read_number(c, pair->child->next, &SPEC_POSITIVE_NUM, &point.b_noise);
+        st = spec_read_number(c, pair->child->next, &SPEC_RULE_NOISE_SCALE, &point.b_noise);
     spec_pop(c, mark);
     if (st == CF_OK)
         out->noise_trace[i] = point;
@@ -88,7 +82,7 @@ static cf_status read_noise_scale(spec_ctx *c, const cJSON *profile, cf_spec *ou
     if (cJSON_IsObject(noise))
         st = read_noise_object(c, noise, out);
     else if (cJSON_IsNumber(noise))
-        st = spec_read_number(c, noise, &SPEC_POSITIVE_NUM, &out->noise_scale);
+        st = spec_read_number(c, noise, &SPEC_RULE_NOISE_SCALE, &out->noise_scale);
     else
         st = spec_fail_type(c, "a positive number or {\"trace\": [[progress, b_noise], ...]}", noise);
     spec_pop(c, mark);
@@ -105,10 +99,10 @@ static cf_status read_compute(spec_ctx *c, const cJSON *compute, cf_gpu_profile_
     if (st == CF_OK)
         st = spec_check_keys(c, compute, cf_spec_allowed_keys("profile.gpus.*.compute_s"));
     if (st == CF_OK)
-        st = spec_field_number(c, compute, "alpha", &SPEC_NONNEG_NUM, "0.078 (seconds per micro-batch, fixed part)",
+        st = spec_field_number(c, compute, "alpha", &SPEC_RULE_ALPHA_S, "0.078 (seconds per micro-batch, fixed part)",
                                &gpu->alpha_s);
     if (st == CF_OK)
-        st = spec_field_number(c, compute, "beta", &SPEC_POSITIVE_NUM, "0.0042 (seconds per sample)",
+        st = spec_field_number(c, compute, "beta", &SPEC_RULE_BETA_S, "0.0042 (seconds per sample)",
                                &gpu->beta_s);
     gpu->has_compute = st == CF_OK;
     return st;
@@ -120,13 +114,13 @@ static cf_status read_sync(spec_ctx *c, const cJSON *sync, cf_gpu_profile_given 
     if (st == CF_OK)
         st = spec_check_keys(c, sync, cf_spec_allowed_keys("profile.gpus.*.sync_s"));
     if (st == CF_OK)
-        st = spec_field_number(c, sync, "intra_node_gbps", &SPEC_POSITIVE_NUM, NULL, &gpu->intra_node_gbps);
+        st = spec_field_number(c, sync, "intra_node_gbps", &SPEC_RULE_GBPS, NULL, &gpu->intra_node_gbps);
     if (st == CF_OK)
-        st = spec_field_number(c, sync, "inter_node_gbps", &SPEC_POSITIVE_NUM, NULL, &gpu->inter_node_gbps);
+        st = spec_field_number(c, sync, "inter_node_gbps", &SPEC_RULE_GBPS, NULL, &gpu->inter_node_gbps);
     if (st == CF_OK)
-        st = spec_field_number(c, sync, "latency_s", &SPEC_NONNEG_NUM, NULL, &gpu->latency_s);
+        st = spec_field_number(c, sync, "latency_s", &SPEC_RULE_LATENCY_S, NULL, &gpu->latency_s);
     if (st == CF_OK)
-        st = spec_field_number(c, sync, "overlap_gamma", &gamma_rule, NULL, &gpu->overlap_gamma);
+        st = spec_field_number(c, sync, "overlap_gamma", &SPEC_RULE_OVERLAP_GAMMA, NULL, &gpu->overlap_gamma);
     return st;
 }
 
@@ -157,7 +151,7 @@ static cf_status read_gpu_object(spec_ctx *c, const cJSON *entry, cf_gpu_profile
     }
     st = gpu_member(c, entry, "compute_s", read_compute, gpu);
     if (st == CF_OK)
-        st = spec_field_int(c, entry, "max_local_batch", &SPEC_POSITIVE_INT, NULL, &gpu->max_local_batch);
+        st = spec_field_int(c, entry, "max_local_batch", &SPEC_RULE_MAX_LOCAL_BATCH, NULL, &gpu->max_local_batch);
     if (st == CF_OK)
         st = gpu_member(c, entry, "sync_s", read_sync, gpu);
     return st;
@@ -280,12 +274,12 @@ static cf_status read_profile_object(spec_ctx *c, const cJSON *profile, cf_spec 
         size_t mark = spec_push_key(c, "local_batches");
         st = spec_read_int_array(c, batches, 1, CF_SPEC_MAX_BATCHES,
                                  "an array of 1 to 32 increasing positive integers",
-                                 &local_batch_rule, 1,
+                                 &SPEC_DIMENSION /* a batch sizes allocations: bounded before any is made */, 1,
                                  out->probe.local_batches, &out->probe.n_local_batches);
         spec_pop(c, mark);
     }
     if (st == CF_OK)
-        st = spec_field_int(c, profile, "steps", &steps_rule, NULL, &out->probe.steps);
+        st = spec_field_int(c, profile, "steps", &SPEC_RULE_PROBE_STEPS, NULL, &out->probe.steps);
     return st;
 }
 

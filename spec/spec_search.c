@@ -7,10 +7,6 @@
 
 #define NAME_LIST_WIDTH 32   /* bytes per entry of clouds/regions/search_gpus */
 
-static const spec_int_rule max_gpus_rule = {1, 4096, "an integer from 1 to 4096"};
-static const spec_int_rule max_nodes_rule = {1, 1024, "an integer from 1 to 1024"};
-static const spec_int_rule max_accumulation_rule = {1, 1024, "an integer from 1 to 1024"};
-static const spec_num_rule confidence_rule = {0.5, 0.999, 0, "a number from 0.5 to 0.999"};
 
 /* A list of distinct strings: entries of `choices` (NULL-terminated) when
  * given, else free strings of 1..width-1 bytes. */
@@ -102,7 +98,7 @@ static cf_status read_max_global_batch(spec_ctx *c, const cJSON *search, cf_spec
         return CF_OK;
     size_t mark = spec_push_key(c, "max_global_batch");
     int limit = 0;
-    cf_status st = spec_read_int(c, item, &SPEC_POSITIVE_INT, &limit);
+    cf_status st = spec_read_int(c, item, &SPEC_RULE_MAX_GLOBAL_BATCH, &limit);
     if (st == CF_OK && limit < out->job.batch) {
         char what[96];
         snprintf(what, sizeof what, "an integer >= training.batch (%d)", out->job.batch);
@@ -132,28 +128,28 @@ static cf_status read_search_object(spec_ctx *c, const cJSON *search, cf_spec *o
     if (st == CF_OK)
         st = read_enums(c, search, out);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "deadline_hours", &SPEC_POSITIVE_NUM, NULL, &out->search.deadline_hours);
+        st = spec_field_number(c, search, "deadline_hours", &SPEC_RULE_DEADLINE_HOURS, NULL, &out->search.deadline_hours);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "budget_usd", &SPEC_POSITIVE_NUM, NULL, &out->search.budget_usd);
+        st = spec_field_number(c, search, "budget_usd", &SPEC_RULE_BUDGET_USD, NULL, &out->search.budget_usd);
     if (st == CF_OK)
         st = read_lists(c, search, out);
     if (st == CF_OK)
-        st = spec_field_int(c, search, "max_gpus", &max_gpus_rule, NULL, &out->search.max_gpus);
+        st = spec_field_int(c, search, "max_gpus", &SPEC_RULE_MAX_GPUS, NULL, &out->search.max_gpus);
     if (st == CF_OK)
-        st = spec_field_int(c, search, "max_nodes", &max_nodes_rule, NULL, &out->search.max_nodes);
+        st = spec_field_int(c, search, "max_nodes", &SPEC_RULE_MAX_NODES, NULL, &out->search.max_nodes);
     if (st == CF_OK)
-        st = spec_field_int(c, search, "max_accumulation", &max_accumulation_rule, NULL, &out->search.max_accumulation);
+        st = spec_field_int(c, search, "max_accumulation", &SPEC_RULE_MAX_ACCUMULATION, NULL, &out->search.max_accumulation);
     if (st == CF_OK)
         st = read_max_global_batch(c, search, out);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "startup_minutes", &SPEC_NONNEG_NUM, NULL, &out->search.startup_minutes);
+        st = spec_field_number(c, search, "startup_minutes", &SPEC_RULE_MINUTES, NULL, &out->search.startup_minutes);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "checkpoint_minutes", &SPEC_NONNEG_NUM, NULL,
+        st = spec_field_number(c, search, "checkpoint_minutes", &SPEC_RULE_MINUTES, NULL,
                                &out->search.checkpoint_minutes);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "confidence", &confidence_rule, NULL, &out->search.confidence);
+        st = spec_field_number(c, search, "confidence", &SPEC_RULE_CONFIDENCE, NULL, &out->search.confidence);
     if (st == CF_OK)
-        st = spec_field_number(c, search, "storage_mb_per_s", &SPEC_POSITIVE_NUM, NULL, &out->search.storage_mb_per_s);
+        st = spec_field_number(c, search, "storage_mb_per_s", &SPEC_RULE_STORAGE_MB_PER_S, NULL, &out->search.storage_mb_per_s);
     return st;
 }
 

@@ -208,6 +208,17 @@ static void test_memory_limit(void **state)
     assert_int_equal(ops->create(&cfg, &e), CF_OK);
     ops->destroy(e);
     unsetenv("CLOUDFIT_CPU_MEMORY_LIMIT_MIB");
+
+    /* Issue 33 (8): by default the engine is a device of a quarter of the
+     * machine's memory, never more than 4 GiB (it was the whole machine). */
+    assert_int_equal(ops->create(&cfg, &e), CF_OK);
+    assert_int_equal(ops->describe(e, &info), CF_OK);
+    assert_true(info.memory_gib > 0 && info.memory_gib <= 4.0);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    assert_true(info.memory_gib <= (double)pages * (double)page / 4 / (1 << 30) + 1e-9);
+    assert_int_equal(ops->train_step(e, 1 << 20, 1, &st), CF_ERR_UNAVAILABLE); /* 2^20 rows of 4,096 wide: ~17 GiB */
+    assert_non_null(strstr(cf_error_message(), "(default: 1/4 of "));
+    ops->destroy(e);
 }
 
 static void test_bad_configurations(void **state)

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -51,6 +53,48 @@ static void test_duplicate_keys_name_their_path(void **state)
     cJSON_Delete(doc);
 }
 
+/* Issue 33 (2): \u0000 would end the C string cJSON decodes it into, so
+ * "ab\u0000cd" loaded as "ab"; refused, naming the place and the key path. */
+static void test_nul_escape_refused_with_key_path(void **state)
+{
+    (void)state;
+    const char *value = "{\"name\": \"ab\\u0000cd\"}";
+    expect_error(value, strlen(value), "in.json:1:13: invalid JSON: NUL character (\\u0000) in the string at name");
+    const char *keys = "{\"gpus\": {\"T4\\u0000a\": 1, \"T4\\u0000b\": 2}}";
+    expect_error(keys, strlen(keys), "in.json:1:14: invalid JSON: NUL character (\\u0000) in the key gpus.T4\\u0000a");
+    const char *element = "{\"command\": [\"python\", \"x\\u0000y\"]}";
+    expect_error(element, strlen(element), "in the string at command[1]");
+    const char *top = "\"\\u0000\"";
+    expect_error(top, strlen(top), "in the string at (top level)");
+    /* an escaped backslash followed by u0000 is text, not a NUL */
+    const char *text = "{\"a\": \"\\\\u0000\", \"b\": \"\\u0001\"}";
+    cJSON *doc = NULL;
+    assert_int_equal(cf_json_read(text, strlen(text), "in.json", &doc), CF_OK);
+    assert_string_equal(cJSON_GetObjectItem(doc, "a")->valuestring, "\\u0000");
+    cJSON_Delete(doc);
+}
+
+/* Issue 33 (3): duplicate keys are found through a hash set in large
+ * objects (linear, not quadratic), wherever the duplicate is. */
+static void test_duplicate_keys_in_a_large_object(void **state)
+{
+    (void)state;
+    size_t n = 100000, cap = n * 24 + 64, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len, "{\"page\": {");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s\"k%zu\": %zu", i ? ", " : "", i, i);
+    size_t open_end = len;
+    len += (size_t)snprintf(text + len, cap - len, "}}");
+    cJSON *doc = NULL;
+    assert_int_equal(cf_json_read(text, len, "in.json", &doc), CF_OK);
+    cJSON_Delete(doc);
+    len = open_end + (size_t)snprintf(text + open_end, cap - open_end, ", \"k12345\": 0}}");
+    expect_error(text, len, "in.json: page.k12345: duplicate key");
+    free(text);
+}
+
 static void test_rounded_numbers(void **state)
 {
     (void)state;
@@ -74,6 +118,8 @@ int main(void)
         cmocka_unit_test(test_syntax_and_nul),
         cmocka_unit_test(test_bom_is_skipped),
         cmocka_unit_test(test_duplicate_keys_name_their_path),
+        cmocka_unit_test(test_nul_escape_refused_with_key_path),
+        cmocka_unit_test(test_duplicate_keys_in_a_large_object),
         cmocka_unit_test(test_rounded_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

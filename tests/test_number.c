@@ -106,12 +106,43 @@ static void test_escape(void **state)
     assert_true(cf_has_controls("bell\x07"));
     cf_escape_into("abcdef\x1b", out, 8); /* truncated, never half an escape */
     assert_string_equal(out, "abcdef");
+    /* Issue 33 (6): bytes that are not UTF-8 are escaped too: a stray
+     * byte, an overlong '/', a surrogate, a sequence cut short, above U+10FFFF */
+    cf_escape_into("T4\xff\xc0\xaf\xed\xa0\x80|\xe2\x82|\xf4\x90\x80\x80|\xe2\x82\xac", out, sizeof out);
+    assert_string_equal(out, "T4\\xff\\xc0\\xaf\\xed\\xa0\\x80|\\xe2\\x82|\\xf4\\x90\\x80\\x80|\xe2\x82\xac");
+    assert_true(cf_has_controls("T4\xff"));
+    assert_false(cf_has_controls("\xf0\x9f\x98\x80 \xe2\x82\xac"));
+}
+
+/* The pass every result takes (cli/term/output.c): each mode keeps what
+ * its format needs and escapes the rest; kept colour codes stay. */
+static void test_escape_output(void **state)
+{
+    (void)state;
+    const char text[] = "a\tb\r\nc\x1b[2J\x1b[1m\x7f\xc2\x9b\xff\x1b[0m\n";
+    const char *const keep[] = {"\x1b[1m", "\x1b[0m", NULL};
+    struct {
+        cf_escape_mode mode;
+        const char *const *keep;
+        const char *want;
+    } cases[] = {
+        {CF_ESCAPE_ALL, NULL, "a\\tb\\r\\nc\\e[2J\\e[1m\\x7f\\u009b\\xff\\e[0m\\n"},
+        {CF_ESCAPE_TEXT, keep, "a\tb\r\nc\\e[2J\x1b[1m\\x7f\\u009b\\xff\x1b[0m\n"},
+        {CF_ESCAPE_CSV, NULL, "a\tb\r\nc\\e[2J\\e[1m\\x7f\\u009b\\xff\\e[0m\n"},
+        {CF_ESCAPE_JSON, NULL, "a\tb\r\nc\\u001b[2J\\u001b[1m\\u007f\\u009b\\ufffd\\u001b[0m\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_buf out = CF_BUF_INIT;
+        cf_escape_output(text, sizeof text - 1, cases[i].mode, cases[i].keep, &out);
+        assert_string_equal(cf_buf_cstr(&out), cases[i].want);
+        cf_buf_free(&out);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_doubles), cmocka_unit_test(test_integers),
                                        cmocka_unit_test(test_json_grammar), cmocka_unit_test(test_csv_bom_nul_spaces),
-                                       cmocka_unit_test(test_escape)};
+                                       cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

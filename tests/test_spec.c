@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -249,7 +250,7 @@ static void test_relative_paths(void **state)
 {
     (void)state;
     cf_spec s;
-    const char *json = "{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": {\"npy\": {\"x\": \"d/x.npy\","
+    const char *json = "{" NAME ", " MODEL ", \"data\": {\"samples\": 1000, \"source\": {\"npy\": {\"x\": \"d/x.npy\","
                        " \"y\": \"./y.npy\"}}}, " TRAIN ", \"profile\": {\"gpus\": {\"T4\": \"t4.csv\"}}}";
     parse_ok(json, "conf/sub/model.json", &s);
     assert_string_equal(s.job.npy_x, "conf/sub/d/x.npy");
@@ -345,7 +346,7 @@ static const bad_case bad_cases[] = {
     {"{" NAME ", " DATA ", " TRAIN "}", CF_ERR_INVALID, "model.json: model: required key is missing", NULL},
     /* model */
     {"{" NAME ", \"model\": {\"parameters\": 0}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
-     "model.json: model.parameters: expected a number >= 1, got 0", NULL},
+     "model.json: model.parameters: expected a number from 1 to 1e15, got 0", NULL},
     {"{" NAME ", \"model\": {\"gradient_bytes\": 4}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
      "model.json: model.parameters: required key is missing", "\"mlp\""},
     {"{" NAME ", \"model\": {\"parameters\": 10, \"gradient_bytes\": 3}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
@@ -353,7 +354,7 @@ static const bad_case bad_cases[] = {
     {"{" NAME ", \"model\": {\"parameters\": 10, \"precision\": \"fp8\"}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
      "model.json: model.precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", got \"fp8\"", NULL},
     {"{" NAME ", \"model\": {\"parameters\": 10, \"flops_per_sample\": -1e9}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
-     "model.json: model.flops_per_sample: expected a positive number, got -1000000000", NULL},
+     "model.json: model.flops_per_sample: expected a positive number up to 1e21, got -1000000000", NULL},
     {"{" NAME ", \"model\": {\"architecture\": {\"type\": \"mlp\", \"layers\": [784]}}, " DATA ", " TRAIN "}",
      CF_ERR_INVALID,
      "model.json: model.architecture.layers: expected an array of 2 to 16 positive integers (layer widths), got 1 element",
@@ -375,9 +376,9 @@ static const bad_case bad_cases[] = {
      "model.json: data.samples: expected a positive integer, got 0", NULL},
     {"{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": \"synth\"}, " TRAIN "}", CF_ERR_INVALID,
      "model.json: data.source: expected \"synthetic\", {\"npy\"", "did you mean \"synthetic\"?"},
-    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": {\"npy\": {\"x\": \"a.npy\"}}}, " TRAIN "}",
+    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 1000, \"source\": {\"npy\": {\"x\": \"a.npy\"}}}, " TRAIN "}",
      CF_ERR_INVALID, "model.json: data.source.npy.y: required key is missing", NULL},
-    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 10, \"source\": {\"npy\": {\"x\": \"a\", \"y\": \"b\"},"
+    {"{" NAME ", " MODEL ", \"data\": {\"samples\": 1000, \"source\": {\"npy\": {\"x\": \"a\", \"y\": \"b\"},"
      " \"tokens\": \"t\"}}, " TRAIN "}", CF_ERR_INVALID,
      "model.json: data.source: expected exactly one of \"npy\" or \"tokens\", got both", NULL},
     /* training */
@@ -398,7 +399,7 @@ static const bad_case bad_cases[] = {
     {TRAINING("\"batch\": 32, \"lr\": 0.1"), CF_ERR_INVALID,
      "model.json: training: expected exactly one of \"epochs\" or \"samples\", got neither", NULL},
     {TRAINING("\"epochs\": 2, \"batch\": 32, \"lr\": true"), CF_ERR_INVALID,
-     "model.json: training.lr: expected a positive number, got true", NULL},
+     "model.json: training.lr: expected a positive number up to 1000, got true", NULL},
     {TRAINING("\"epochs\": 2, \"batch\": 32, \"lr\": 0.1, \"optimizer\": \"Adam\""), CF_ERR_INVALID,
      "model.json: training.optimizer: expected one of \"sgd\", \"momentum\", \"adam\", \"adamw\", \"lamb\", got \"Adam\"",
      "did you mean \"adam\"?"},
@@ -409,7 +410,7 @@ static const bad_case bad_cases[] = {
     {TRAINING("\"epochs\": 2, \"batch\": 32, \"batch\": 64, \"lr\": 0.1"), CF_ERR_INVALID,
      "model.json: training.batch: duplicate key", "only once"},
     /* profile */
-    {PROFILE("\"noise_scale\": -5"), CF_ERR_INVALID, "model.json: profile.noise_scale: expected a positive number, got -5",
+    {PROFILE("\"noise_scale\": -5"), CF_ERR_INVALID, "model.json: profile.noise_scale: expected a positive number up to 1e15, got -5",
      NULL},
     {PROFILE("\"noise_scale\": \"high\""), CF_ERR_INVALID,
      "model.json: profile.noise_scale: expected a positive number or {\"trace\": [[progress, b_noise], ...]}, got a string",
@@ -417,7 +418,7 @@ static const bad_case bad_cases[] = {
     {TRACE("[0, 900], [0.5, 1000], [0.25, 2000]"), CF_ERR_INVALID,
      "model.json: profile.noise_scale.trace[2][0]: expected a progress greater than 0.5 (the point before), got 0.25",
      "increasing"},
-    {TRACE("[0, 0]"), CF_ERR_INVALID, "model.json: profile.noise_scale.trace[0][1]: expected a positive number, got 0",
+    {TRACE("[0, 0]"), CF_ERR_INVALID, "model.json: profile.noise_scale.trace[0][1]: expected a positive number up to 1e15, got 0",
      NULL},
     {TRACE("[1.5, 10]"), CF_ERR_INVALID,
      "model.json: profile.noise_scale.trace[0][0]: expected a number from 0 to 1, got 1.5", NULL},
@@ -427,7 +428,7 @@ static const bad_case bad_cases[] = {
      "model.json: profile.noise_scale.trace: expected an array of 1 to 256 [progress, b_noise] pairs, got an empty array",
      NULL},
     {GPU("{\"compute_s\": {\"alpha\": -1, \"beta\": 0.1}}"), CF_ERR_INVALID,
-     "model.json: profile.gpus.T4.compute_s.alpha: expected a number >= 0, got -1", NULL},
+     "model.json: profile.gpus.T4.compute_s.alpha: expected a number from 0 to 1e6, got -1", NULL},
     {GPU("{\"compute_s\": {\"alpha\": 0.1}}"), CF_ERR_INVALID,
      "model.json: profile.gpus.T4.compute_s.beta: required key is missing", NULL},
     {GPU("{}"), CF_ERR_INVALID, "model.json: profile.gpus.T4: expected \"compute_s\", \"max_local_batch\" or \"sync_s\"",
@@ -468,9 +469,9 @@ static const bad_case bad_cases[] = {
      NULL},
     {SEARCH("\"max_global_batch\": 16"), CF_ERR_INVALID,
      "model.json: search.max_global_batch: expected an integer >= training.batch (32), got 16", NULL},
-    {SEARCH("\"deadline_hours\": 0"), CF_ERR_INVALID, "model.json: search.deadline_hours: expected a positive number, got 0",
+    {SEARCH("\"deadline_hours\": 0"), CF_ERR_INVALID, "model.json: search.deadline_hours: expected a positive number up to 1e6, got 0",
      NULL},
-    {SEARCH("\"startup_minutes\": -1"), CF_ERR_INVALID, "model.json: search.startup_minutes: expected a number >= 0, got -1",
+    {SEARCH("\"startup_minutes\": -1"), CF_ERR_INVALID, "model.json: search.startup_minutes: expected a number from 0 to 100000, got -1",
      NULL},
     {SEARCH("\"objective\": \"fast\""), CF_ERR_INVALID, "model.json: search.objective: expected one of \"cost\", \"time\"",
      NULL},
@@ -681,7 +682,7 @@ static const cJSON *schema_at(const cJSON *schema, const char *pointer)
     snprintf(copy, sizeof copy, "%s", pointer);
     const cJSON *node = schema;
     for (char *save = NULL, *key = strtok_r(copy, "/", &save); key; key = strtok_r(NULL, "/", &save))
-        node = cJSON_GetObjectItemCaseSensitive(node, key);
+        node = cJSON_IsArray(node) ? cJSON_GetArrayItem(node, atoi(key)) : cJSON_GetObjectItemCaseSensitive(node, key);
     if (!node)
         fail_msg("schema has no %s", pointer);
     return node;
@@ -774,6 +775,118 @@ static void test_schema_agrees(void **state)
 }
 
 
+/* Follows one "$ref": "#/$defs/NAME" of a schema node. */
+static const cJSON *schema_resolve(const cJSON *schema, const cJSON *node)
+{
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(node, "$ref");
+    if (!cJSON_IsString(ref))
+        return node;
+    assert_memory_equal(ref->valuestring, "#/", 2);
+    return schema_at(schema, ref->valuestring + 2);
+}
+
+static double schema_number(const cJSON *node, const char *key, double missing)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(node, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : missing;
+}
+
+/* Issue 33: every range of the validator's table (cf_spec_limits) is the
+ * schema's, so the schema accepts what cloudfit accepts; and the table
+ * covers every number the schema has. */
+static void test_schema_limits_agree(void **state)
+{
+    (void)state;
+    static const char *const where[][2] = {
+        {"model.parameters", "$defs/model/properties/parameters"},
+        {"model.gradient_bytes", "$defs/model/properties/gradient_bytes"},
+        {"model.flops_per_sample", "$defs/model/properties/flops_per_sample"},
+        {"model.memory_per_sample_mib", "$defs/model/properties/memory_per_sample_mib"},
+        {"model.architecture.layers[]", "$defs/mlp/properties/layers/items"},
+        {"model.architecture.channels[]", "$defs/cnn/properties/channels/items"},
+        {"model.architecture.image_size", "$defs/cnn/properties/image_size"},
+        {"model.architecture.classes", "$defs/cnn/properties/classes"},
+        {"model.architecture.d_model", "$defs/decoder/properties/d_model"},
+        {"model.architecture.heads", "$defs/decoder/properties/heads"},
+        {"model.architecture.vocab", "$defs/decoder/properties/vocab"},
+        {"model.architecture.context", "$defs/decoder/properties/context"},
+        {"data.samples", "$defs/data/properties/samples"},
+        {"training.epochs", "$defs/training/properties/epochs"},
+        {"training.samples", "$defs/training/properties/samples"},
+        {"training.batch", "$defs/training/properties/batch"},
+        {"training.lr", "$defs/training/properties/lr"},
+        {"training.current.gpus_per_node", "$defs/training/properties/current/properties/gpus_per_node"},
+        {"training.current.nodes", "$defs/training/properties/current/properties/nodes"},
+        {"profile.noise_scale", "$defs/profile/properties/noise_scale/oneOf/0"},
+        {"profile.noise_scale.trace[][0]", "$defs/profile/properties/noise_scale/oneOf/1/properties/trace/items/prefixItems/0"},
+        {"profile.noise_scale.trace[][1]", "$defs/profile/properties/noise_scale/oneOf/1/properties/trace/items/prefixItems/1"},
+        {"profile.gpus.*.compute_s.alpha", "$defs/gpuProfile/properties/compute_s/properties/alpha"},
+        {"profile.gpus.*.compute_s.beta", "$defs/gpuProfile/properties/compute_s/properties/beta"},
+        {"profile.gpus.*.max_local_batch", "$defs/gpuProfile/properties/max_local_batch"},
+        {"profile.gpus.*.sync_s.intra_node_gbps", "$defs/gpuProfile/properties/sync_s/properties/intra_node_gbps"},
+        {"profile.gpus.*.sync_s.inter_node_gbps", "$defs/gpuProfile/properties/sync_s/properties/inter_node_gbps"},
+        {"profile.gpus.*.sync_s.latency_s", "$defs/gpuProfile/properties/sync_s/properties/latency_s"},
+        {"profile.gpus.*.sync_s.overlap_gamma", "$defs/gpuProfile/properties/sync_s/properties/overlap_gamma"},
+        {"profile.local_batches[]", "$defs/profile/properties/local_batches/items"},
+        {"profile.steps", "$defs/profile/properties/steps"},
+        {"search.deadline_hours", "$defs/search/properties/deadline_hours"},
+        {"search.budget_usd", "$defs/search/properties/budget_usd"},
+        {"search.max_gpus", "$defs/search/properties/max_gpus"},
+        {"search.max_nodes", "$defs/search/properties/max_nodes"},
+        {"search.max_accumulation", "$defs/search/properties/max_accumulation"},
+        {"search.max_global_batch", "$defs/search/properties/max_global_batch"},
+        {"search.startup_minutes", "$defs/search/properties/startup_minutes"},
+        {"search.checkpoint_minutes", "$defs/search/properties/checkpoint_minutes"},
+        {"search.storage_mb_per_s", "$defs/search/properties/storage_mb_per_s"},
+        {"search.confidence", "$defs/search/properties/confidence"},
+    };
+    cf_spec_limit limits[64];
+    size_t n = cf_spec_limits(limits, 64);
+    assert_int_equal(n, sizeof where / sizeof *where);
+    cJSON *schema = load_schema();
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(limits[i].key, where[i][0]) != 0)
+            fail_msg("limit %zu is %s, the test expects %s", i, limits[i].key, where[i][0]);
+        const cJSON *node = schema_resolve(schema, schema_at(schema, where[i][1]));
+        const cJSON *type_item = cJSON_GetObjectItemCaseSensitive(node, "type");
+        const char *type = cJSON_IsString(type_item) ? type_item->valuestring : "(none)";
+        double lo = schema_number(node, limits[i].lo_exclusive ? "exclusiveMinimum" : "minimum", NAN);
+        double hi = schema_number(node, "maximum", NAN);
+        if (strcmp(type, limits[i].integer ? "integer" : "number") != 0 || lo != limits[i].lo || hi != limits[i].hi)
+            fail_msg("%s: the schema says %s [%g, %g], the validator %s %s%g, %g]", limits[i].key, type, lo, hi,
+                     limits[i].integer ? "integer" : "number", limits[i].lo_exclusive ? "(" : "[", limits[i].lo,
+                     limits[i].hi);
+    }
+    cJSON_Delete(schema);
+}
+
+/* Issue 33 (1, 9): what two keys make together is checked when both are
+ * read: epochs × data.samples within 2^53, the base batch within the
+ * training samples; the largest accepted values load. */
+static void test_derived_limits(void **state)
+{
+    (void)state;
+    cf_spec s;
+    const char *huge = "{" NAME ", " MODEL ", \"data\": {\"samples\": 9007199254740992}, "
+                       "\"training\": {\"epochs\": 2, \"batch\": 32, \"lr\": 0.1}}";
+    assert_int_equal(cf_spec_parse(huge, strlen(huge), "m.json", &s), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.json: training.epochs: 2 epochs of data.samples (9007199254740992) "
+                                            "are 1.801e+16 training samples, more than 2^53 (9007199254740992)");
+    const char *big_batch = "{" NAME ", " MODEL ", \"data\": {\"samples\": 1000}, "
+                            "\"training\": {\"epochs\": 2, \"batch\": 2001, \"lr\": 0.1}}";
+    assert_int_equal(cf_spec_parse(big_batch, strlen(big_batch), "m.json", &s), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.json: training.batch: expected at most the training samples (2000, "
+                                            "epochs × data.samples), got 2001");
+    const char *largest = "{" NAME ", \"model\": {\"parameters\": 1e15}, \"data\": {\"samples\": 9007199254740992}, "
+                          "\"training\": {\"epochs\": 1, \"batch\": 2147483647, \"lr\": 1000, "
+                          "\"current\": {\"gpu\": \"T4\", \"gpus_per_node\": 1024, \"nodes\": 1048576}}, "
+                          "\"search\": {\"deadline_hours\": 1e6, \"budget_usd\": 1e12, \"max_global_batch\": 2147483647}}";
+    parse_ok(largest, "m.json", &s);
+    assert_int_equal(s.job.batch, 2147483647);
+    assert_true(s.job.total_samples == 9007199254740992.0);
+    cf_spec_free(&s);
+}
+
 /* The effective spec: overrides written into the search section, checked by
  * the same rules, rehashed; the file's hash kept as the source. */
 static void test_effective_spec(void **state)
@@ -851,6 +964,8 @@ int main(void)
         cmocka_unit_test(test_examples_parse),
         cmocka_unit_test(test_schema_agrees),
         cmocka_unit_test(test_effective_spec),
+        cmocka_unit_test(test_schema_limits_agree),
+        cmocka_unit_test(test_derived_limits),
     };
     return cmocka_run_group_tests_name("spec", tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * Reads the database (db/history.h), compares through the library
  * (db/history_diff.h) and renders with render/history_report.c as a
  * table (default), JSON or CSV (docs/history.md). */
+#include <limits.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "io/db_open.h"
 #include "log.h"
 #include "term/output.h"
+#include "cloudfit/common/number.h"
 
 #define DEFAULT_LIMIT 20
 
@@ -41,10 +43,8 @@ static int parse_format(const cf_cli_options *o, out_format *f)
 
 static int parse_id(const char *text, long long *id)
 {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || *end || errno || v < 1) {
+    long v = 0;
+    if (cf_number_long(text, 1, LONG_MAX, &v) != CF_NUMBER_OK) {
         cf_log_error("expected a recommendation id (a positive integer), got '%s'", text);
         cf_log_hint("see 'cloudfit history' for the stored ids");
         return CF_EXIT_USAGE;

@@ -3,6 +3,7 @@
  * `recommend` runs for the same spec use the recorded step times for
  * that GPU type in place of the estimate (advisor/inputs.c) and say so.
  * Rendered by render/history_report.c. */
+#include <limits.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "io/db_open.h"
 #include "log.h"
 #include "term/output.h"
+#include "cloudfit/common/number.h"
 
 int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
@@ -27,10 +29,8 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
         cf_log_hint("usage: cloudfit record ID --step-time-s S [--total-hours H] [--total-usd USD]");
         return CF_EXIT_USAGE;
     }
-    char *end = NULL;
-    errno = 0;
-    long long id = strtoll(argv[1], &end, 10);
-    if (end == argv[1] || *end || errno || id < 1) {
+    long id = 0;
+    if (cf_number_long(argv[1], 1, LONG_MAX, &id) != CF_NUMBER_OK) {
         cf_log_error("expected a recommendation id (a positive integer), got '%s'", argv[1]);
         cf_log_hint("see 'cloudfit history' for the stored ids");
         return CF_EXIT_USAGE;

@@ -76,6 +76,14 @@ size_t cf_cli_region_preference(const cf_cli_options *o, const char *const *regi
     return n;
 }
 
+void cf_cli_spec_filter_error(const cf_spec *spec)
+{
+    const char *m = cf_error_message();
+    const char *key = strstr(m, "GPU") ? "search.gpus" : strstr(m, "region") ? "search.regions"
+                      : strstr(m, "cloud") ? "search.clouds" : "search";
+    cf_error_prefix("%s: %s", spec->job.source[0] ? spec->job.source : "<spec>", key);
+}
+
 /* One option's values checked alone: "option '--gpu': unknown GPU model ..." (exit 2). */
 static int check_option(const cf_catalog *catalog, const cf_catalog_filter *f, const char *option)
 {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cloudfit/common/fileio.h"
@@ -79,6 +80,37 @@ cf_status cf_cli_db_open_existing(const cf_cli_options *o, cf_db **out, char *pa
     return st;
 }
 
+/* Makes `path` private (group and other bits cleared) when this user owns
+ * it and it is not yet, with a warning that says so: databases and the
+ * history folder made by earlier versions were 0644 in a 0755 folder, and
+ * a history holds specs, costs and CI metadata. */
+static void tighten(const char *path, int is_dir)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) == 0 ||
+        (is_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+        return;
+    mode_t before = st.st_mode & 07777, after = before & ~(mode_t)077;
+    if (chmod(path, after) == 0)
+        cf_log_warning("made '%s' private: mode %04o, was %04o (others could read the history)", path,
+                       (unsigned)after, (unsigned)before);
+}
+
+static void tighten_database(const char *path, int own_folder)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char file[2100];
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        if ((size_t)snprintf(file, sizeof file, "%s%s", path, suffixes[i]) < sizeof file)
+            tighten(file, 0);
+    }
+    if (own_folder) { /* the default location's folder is cloudfit's; a --db folder is the user's */
+        char dir[2048];
+        cf_dirname(path, dir, sizeof dir);
+        tighten(dir, 1);
+    }
+}
+
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n)
 {
     *out = NULL;
@@ -96,5 +128,6 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
         if ((st = cf_mkdir_private(dir)) != CF_OK)
             return st;
     }
+    tighten_database(target, !o->db_path);
     return cf_db_open(target, out);
 }

@@ -15,7 +15,10 @@ cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n);
 /* Opens it. With `create`, missing folders and the file are created;
  * without, a missing database file is CF_ERR_INVALID ("no history database
  * at ...") and *out stays NULL. A PostgreSQL database must exist; its
- * tables are created (migrated) either way. */
+ * tables are created (migrated) either way. An existing SQLite database
+ * (and its -wal, -shm) readable by others is made 0600, and the default
+ * location's folder 0700, with a warning (earlier versions made them 0644
+ * and 0755). */
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n);
 /* Opens an existing database read-only (cf_db_open_readonly): for the
  * commands that only read (history list/show/diff). */

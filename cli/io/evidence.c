@@ -71,6 +71,9 @@ int cf_cli_evidence_read(const cf_cli_options *o, const cf_spec *spec, int with_
     for (int i = 0; i < spec->n_gpus; i++)
         if (spec->gpus[i].measurements_path[0] &&
             cf_measurements_load(spec->gpus[i].measurements_path, &ev->given_rows[i]) != CF_OK) {
+            /* The spec and the key that named the file, before the file's own message. */
+            cf_error_prefix("%s: profile.gpus.%s", spec->job.source[0] ? spec->job.source : "<spec>",
+                            spec->gpus[i].gpu);
             cf_cli_evidence_free(ev);
             return cf_report_error();
         }

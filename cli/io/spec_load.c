@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "log.h"
+#include "cloudfit/common/number.h"
 
 /* Index of `value` among the spec's allowed values at `key_path`; a usage
  * error naming `option` otherwise. */
@@ -94,13 +95,8 @@ void cf_cli_spec_close(cf_spec *spec)
 
 double cf_cli_parse_fraction(const char *text)
 {
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || !isfinite(v))
+    double v = -1;
+    if (cf_number_fraction(text, 1, &v) != CF_NUMBER_OK)
         return -1;
-    if (*end == '%' && end[1] == '\0')
-        v /= 100;
-    else if (*end)
-        return -1;
-    return v >= 0 && v < 1 ? v : -1;
+    return v < 1 ? v : -1;
 }

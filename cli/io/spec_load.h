@@ -14,7 +14,8 @@
  * usage error naming the option). */
 int cf_cli_spec_open(const cf_cli_options *o, const char *path, int with_overrides, cf_spec **out);
 void cf_cli_spec_close(cf_spec *spec);
-/* "3%" → 0.03, "0.03" → 0.03; −1 when malformed or outside [0, 1). */
+/* "3%" → 0.03, "0.03" → 0.03 (cf_number_fraction: decimal only); −1 when
+ * malformed or outside [0, 1). */
 double cf_cli_parse_fraction(const char *text);
 
 #endif

@@ -22,6 +22,7 @@
 #include "io/db_open.h"
 #include "cloudfit/advisor/inputs.h"
 #include "profile/profile_runner.h"
+#include "term/output.h"
 #include "term/progress.h"
 #include "cloudfit/render/profile_report.h"
 
@@ -78,18 +79,23 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
         gpu = cf_catalog_gpu_resolve(&catalog, p->device.name);
     cf_error_clear();
     int rc = 0;
+    cf_staged_set side; /* --csv: in place only once the profile is stored */
+    memset(&side, 0, sizeof side);
     if (o->csv_path) {
         cf_buf text = CF_BUF_INIT;
         cf_profile_csv(p, gpu ? gpu->model : NULL, &text);
         if (cf_buf_failed(&text))
             cf_error_set(CF_ERR_NOMEM, "out of memory writing the CSV");
-        if (cf_buf_failed(&text) || cf_write_file_atomic(o->csv_path, text.data, text.len) != CF_OK)
+        if (cf_buf_failed(&text) || cf_staged_set_add(&side, o->csv_path, text.data, text.len) != CF_OK)
             rc = cf_report_error();
         cf_buf_free(&text);
     }
     char path[1024] = "";
     if (rc == 0)
         rc = store(o, p, json_text, path, sizeof path);
+    if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
+        rc = cf_report_error();
+    cf_staged_set_discard(&side);
     if (rc == 0) {
         cf_buf out = CF_BUF_INIT;
         if (as_json) {
@@ -98,9 +104,10 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
         } else {
             cf_profile_table(p, gpu ? gpu->model : NULL, &out);
         }
-        fwrite(out.data ? out.data : "", 1, out.len, stdout);
-        fflush(stdout);
+        rc = cf_cli_write_result(o, out.data ? out.data : "", out.len); /* sanitised: the device name is the probe's */
         cf_buf_free(&out);
+    }
+    if (rc == 0) {
         cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
         if (o->csv_path)
             cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);

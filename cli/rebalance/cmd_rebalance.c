@@ -19,6 +19,7 @@
 #include "exit_codes.h"
 #include "io/spec_load.h"
 #include "log.h"
+#include "cloudfit/common/number.h"
 
 /* The message is printed by the caller (cf_log_error with its own format);
  * this adds the usage line and gives the exit code. */
@@ -35,14 +36,16 @@ static int parse_ints(const char *option, const char *text, int *out, int cap, i
     *n = 0;
     const char *p = text;
     while (*p) {
-        char *end = NULL;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 100000000 || (*end && *end != ',') || *n == cap) {
+        size_t len = strcspn(p, ",");
+        char item[16];
+        int v = 0;
+        if (len >= sizeof item || *n == cap ||
+            (memcpy(item, p, len), item[len] = '\0', cf_number_int(item, 1, 100000000, &v)) != CF_NUMBER_OK) {
             cf_log_error("option '--%s' expects positive integers separated by commas, got '%s'", option, text);
             return usage();
         }
-        out[(*n)++] = (int)v;
-        p = *end ? end + 1 : end;
+        out[(*n)++] = v;
+        p += len + (p[len] == ',');
     }
     if (*n)
         return 0;

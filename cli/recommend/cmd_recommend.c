@@ -78,7 +78,15 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, pe
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
         return cf_report_error();
     }
-    int rc = 0;
+    cf_buf raw = text; /* every result passes the one sanitiser; the table's own colours stay */
+    text = (cf_buf)CF_BUF_INIT;
+    int color = !o->out_file && cf_log_color_enabled(stdout);
+    int rc = cf_cli_safe_result(o, raw.data ? raw.data : "", raw.len, color ? cf_report_color_codes : NULL, &text);
+    cf_buf_free(&raw);
+    if (rc) {
+        cf_buf_free(&text);
+        return rc;
+    }
     if (o->out_file) {
         if (cf_file_stage(o->out_file, text.data, text.len, &pending->file) != CF_OK)
             rc = cf_report_error();
@@ -111,7 +119,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
     cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
     fs.filter.include_restricted = o->include_restricted_regions;
     if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
-        cf_error_prefix("%s: search", spec->job.source);
+        cf_cli_spec_filter_error(spec);
         return cf_report_error();
     }
     const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);
@@ -171,27 +179,39 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
         char *json_text = NULL;
         pending_result pending;
         memset(&pending, 0, sizeof pending);
+        cf_staged_set side; /* --report, --plot, --emit: in place only after the commit */
+        memset(&side, 0, sizeof side);
+        cf_buf wrote = CF_BUF_INIT; /* what to say once they are */
         /* Baseline and gates first (they are part of every format), then
-         * the full result (staged), launch specs, the history commit, and
-         * only then the result published; a failed gate decides the exit
-         * code last (issue 5). A stop signal before the commit keeps
-         * nothing. */
+         * the full result, pictures and launch specs (all staged), the
+         * history commit, and only then the result and the side files
+         * published (a failure before leaves none of them); a failed gate
+         * decides the exit code last (issue 5). A stop signal before the
+         * commit keeps nothing. */
         if (rc == 0)
             rc = cf_recommend_ci_gates(o, ci, &report);
         if (rc == 0)
             rc = emit(o, &report, &json_text, &pending);
         if (rc == 0)
-            rc = cf_recommend_visual_files(o, &report); /* --report, --plot */
+            rc = cf_recommend_visual_files(o, &report, &side); /* --report, --plot */
         if (rc == 0)
-            rc = cf_recommend_ci_emit(o, &report);
+            rc = cf_recommend_ci_emit(o, &report, &side, &wrote);
         if (rc == 0 && cf_interrupt_check() != CF_OK)
             rc = cf_report_error();
         if (rc == 0 && !o->no_history)
             rc = cf_recommend_ci_record(ci, &report, json_text);
         if (rc == 0)
             rc = publish(o, &pending);
+        if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
+            rc = cf_report_error();
+        for (char *line = wrote.data, *end; rc == 0 && line && (end = strchr(line, '\n')); line = end + 1) {
+            *end = '\0';
+            cf_log_info("%s", line);
+        }
         if (rc == 0)
             rc = cf_recommend_ci_gate_exit(ci);
+        cf_staged_set_discard(&side);
+        cf_buf_free(&wrote);
         cf_file_discard(&pending.file);
         cf_buf_free(&pending.text);
         free(json_text);

@@ -172,22 +172,28 @@ int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_repo
     return 0;
 }
 
-int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r)
+/* The emitter of --emit's i-th kind, or -1 when an earlier --emit named
+ * it already (a kind given twice is written once). */
+static int emitter_of(const cf_cli_options *o, int i)
 {
-    const char *dir = o->emit_dir ? o->emit_dir : ".";
+    for (int j = 0; j < i; j++)
+        if (strcmp(o->emit.items[j], o->emit.items[i]) == 0)
+            return -1;
+    int k = 0;
+    while (strcmp(o->emit.items[i], emitters[k].kind) != 0)
+        k++;
+    return k;
+}
+
+int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_set *side, cf_buf *wrote)
+{
     const char *entrypoint = o->entrypoint ? o->entrypoint : "train.py";
     for (int i = 0; i < o->emit.n; i++) {
-        size_t k = 0;
-        while (strcmp(o->emit.items[i], emitters[k].kind) != 0)
-            k++;
-        /* A --emit given twice writes the file once. */
-        int seen = 0;
-        for (int j = 0; j < i; j++)
-            seen |= strcmp(o->emit.items[j], o->emit.items[i]) == 0;
-        if (seen)
+        int k = emitter_of(o, i);
+        if (k < 0)
             continue;
         cf_buf path = CF_BUF_INIT;
-        cf_buf_printf(&path, "%s/%s%s", dir, r->spec->job.name, emitters[k].file_suffix);
+        cf_buf_printf(&path, "%s/%s%s", o->emit_dir ? o->emit_dir : ".", r->spec->job.name, emitters[k].file_suffix);
         cf_buf text = CF_BUF_INIT;
         cf_emit_k8s_options k8s = {o->node_selectors.items, (size_t)o->node_selectors.n};
         cf_status st = emitters[k].fn == cf_emit_k8s ? cf_emit_k8s_with(r, entrypoint, &k8s, &text)
@@ -195,14 +201,14 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r)
         if (st == CF_OK && cf_buf_failed(&text))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory writing the %s launch spec", emitters[k].kind);
         if (st == CF_OK && o->emit_dir)
-            st = cf_mkdir_p(dir);
+            st = cf_staged_set_mkdir(side, o->emit_dir);
         if (st == CF_OK && cf_buf_failed(&path))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         if (st == CF_OK)
-            st = cf_write_file_atomic_mode(path.data, text.data, text.len, emitters[k].mode);
-        cf_buf_free(&text);
+            st = cf_staged_set_add_mode(side, path.data, text.data, text.len, emitters[k].mode);
         if (st == CF_OK)
-            cf_log_info("wrote %s launch spec to %s", emitters[k].kind, path.data);
+            cf_buf_printf(wrote, "wrote %s launch spec to %s\n", emitters[k].kind, path.data);
+        cf_buf_free(&text);
         cf_buf_free(&path);
         if (st != CF_OK)
             return cf_report_error();

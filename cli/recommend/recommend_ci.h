@@ -4,6 +4,7 @@
  * specs and the gate exit code. */
 #ifndef CLOUDFIT_CLI_RECOMMEND_CI_H
 #define CLOUDFIT_CLI_RECOMMEND_CI_H
+#include "cloudfit/common/fileio.h"
 #include "recommend/gates.h"
 #include "options.h"
 #include "cloudfit/render.h"
@@ -29,8 +30,11 @@ int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recomm
 /* Finds the baseline, evaluates the gates and points the report at the CI
  * fields. 0 or an exit code. */
 int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_report *report);
-/* Writes the --emit launch specs. 0 or an exit code. */
-int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *report);
+/* Stages the --emit launch specs in `side` (renamed into place after the
+ * history commit; --emit-dir is created now and removed again if empty
+ * when the run fails) and appends a "wrote ..." line per file to `wrote`,
+ * to be said once they are in place. 0 or an exit code. */
+int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *report, cf_staged_set *side, cf_buf *wrote);
 /* Stores the recommendation (with alternatives, CI metadata and gates). */
 int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *report, const char *json_text);
 /* CF_EXIT_GATE (after a message per failed gate) when a gate failed, else 0. */

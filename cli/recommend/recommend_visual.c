@@ -22,18 +22,18 @@ int cf_recommend_chart(const cf_cli_options *o, const cf_report *r, cf_buf *text
     return 0;
 }
 
-static int write_rendered(const char *path, const cf_buf *text)
+static int write_rendered(const char *path, const cf_buf *text, cf_staged_set *side)
 {
     if (cf_buf_failed(text)) {
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering %s", path);
         return cf_report_error();
     }
-    if (cf_write_file_atomic(path, text->data, text->len) != CF_OK)
+    if (cf_staged_set_add(side, path, text->data, text->len) != CF_OK)
         return cf_report_error();
     return 0;
 }
 
-int cf_recommend_visual_files(const cf_cli_options *o, const cf_report *r)
+int cf_recommend_visual_files(const cf_cli_options *o, const cf_report *r, cf_staged_set *side)
 {
     if (!o->report_path && !o->plot_path)
         return 0;
@@ -45,13 +45,13 @@ int cf_recommend_visual_files(const cf_cli_options *o, const cf_report *r)
         cf_buf svg = CF_BUF_INIT;
         cf_buf_puts(&svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         cf_render_front_svg(&plots, &svg);
-        rc = write_rendered(o->plot_path, &svg);
+        rc = write_rendered(o->plot_path, &svg, side);
         cf_buf_free(&svg);
     }
     if (rc == 0 && o->report_path) {
         cf_buf html = CF_BUF_INIT;
         cf_report_html(&plots, &html);
-        rc = write_rendered(o->report_path, &html);
+        rc = write_rendered(o->report_path, &html, side);
         cf_buf_free(&html);
     }
     cf_report_plots_free(&plots);

@@ -24,6 +24,8 @@
 #include "term/progress.h"
 #include "cloudfit/render/search_report.h"
 #include "cloudfit/profiler/runners.h"
+#include "cloudfit/common/number.h"
+#include "term/output.h"
 
 static int usage(const char *fmt, ...) CF_PRINTF(1, 2);
 static int usage(const char *fmt, ...)
@@ -50,10 +52,9 @@ static int parse_prices(const cf_cli_options *o, cf_search_price *prices, size_t
     *n = 0;
     for (int i = 0; i < o->prices.n; i++) {
         const char *eq = strchr(o->prices.items[i], '=');
-        char *end = NULL;
-        double v = eq ? strtod(eq + 1, &end) : 0;
+        double v = 0;
         if (!eq || eq == o->prices.items[i] || (size_t)(eq - o->prices.items[i]) >= sizeof prices[0].gpu ||
-            end == eq + 1 || *end || !(v > 0) || !isfinite(v))
+            cf_number_double(eq + 1, 0, HUGE_VAL, &v) != CF_NUMBER_OK || !(v > 0))
             return usage("option '--price' expects GPU=USD_PER_GPU_HR (e.g. T4=0.53), got '%s'", o->prices.items[i]);
         snprintf(prices[*n].gpu, sizeof prices[0].gpu, "%.*s", (int)(eq - o->prices.items[i]), o->prices.items[i]);
         prices[(*n)++].usd_per_gpu_hr = v;
@@ -180,11 +181,9 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
         return cf_report_error();
     }
-    fwrite(text.data, 1, text.len, stdout);
-    fflush(stdout);
+    int rc = cf_cli_write_result(o, text.data ? text.data : "", text.len);
     cf_buf_free(&text);
-    int rc = 0;
-    if (!o->no_history)
+    if (rc == 0 && !o->no_history)
         rc = store_history(o, x->spec, sr, compact, created_at);
     free(compact);
     return rc;
@@ -229,7 +228,7 @@ static int run_search(search_ctx *x, cf_search_runner runner)
     if (o->max_probes > 0)
         so.max_probes = o->max_probes;
     if (o->safety_sds) /* sets the confidence's quantile directly */
-        so.safety_sds = strtod(o->safety_sds, NULL); /* range checked with the other options */
+        cf_number_double(o->safety_sds, 0, 5, &so.safety_sds); /* checked with the other options */
     if (o->probe_steps > 0)
         so.probe_steps = so.profile_steps = o->probe_steps;
     if (o->seed > 0)
@@ -323,7 +322,7 @@ static int with_exec(search_ctx *x)
     const cf_catalog_filter filter = fs.filter;
     const cf_catalog *catalog = &x->src->catalog;
     if (cf_catalog_check_filter(catalog, &filter) != CF_OK) {
-        cf_error_prefix("%s: search", spec->job.source);
+        cf_cli_spec_filter_error(spec);
         return cf_report_error();
     }
     const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);
@@ -370,12 +369,9 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
                      o->runner ? o->runner : "(none)");
     if (o->margin && cf_cli_parse_fraction(o->margin) < 0)
         return usage("option '--margin' expects a fraction or a percentage (e.g. 3%%), got '%s'", o->margin);
-    if (o->safety_sds) {
-        char *end = NULL;
-        double z = strtod(o->safety_sds, &end);
-        if (end == o->safety_sds || *end || !(z >= 0 && z <= 5))
-            return usage("option '--safety-sds' expects a number from 0 to 5, got '%s'", o->safety_sds);
-    }
+    double z = 0;
+    if (o->safety_sds && cf_number_double(o->safety_sds, 0, 5, &z) != CF_NUMBER_OK)
+        return usage("option '--safety-sds' expects a number from 0 to 5, got '%s'", o->safety_sds);
     if (o->method && strcmp(o->method, "cloudfit") && strcmp(o->method, "model") && strcmp(o->method, "bo"))
         return usage("option '--method' expects cloudfit, model or bo, got '%s'", o->method);
     cf_spec *spec = NULL;

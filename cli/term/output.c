@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/text_wrap.h"
 #include "commands.h"
@@ -40,15 +41,30 @@ int cf_cli_format_is(const cf_cli_options *o, const char *format)
     return o->format ? strcmp(o->format, format) == 0 : strcmp(format, "table") == 0;
 }
 
+int cf_cli_safe_result(const cf_cli_options *o, const char *text, size_t len, const char *const *keep, cf_buf *out)
+{
+    cf_escape_mode mode = cf_cli_format_is(o, "json") ? CF_ESCAPE_JSON
+                          : cf_cli_format_is(o, "csv") ? CF_ESCAPE_CSV : CF_ESCAPE_TEXT;
+    cf_escape_output(text, len, mode, keep, out);
+    if (!cf_buf_failed(out))
+        return 0;
+    cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+    return cf_report_error();
+}
+
 int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len)
 {
-    if (o->out_file)
-        return cf_write_file_atomic(o->out_file, text, len) == CF_OK ? 0 : cf_report_error();
-    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+    cf_buf safe = CF_BUF_INIT;
+    int rc = cf_cli_safe_result(o, text, len, NULL, &safe);
+    const char *data = safe.data ? safe.data : "";
+    if (rc == 0 && o->out_file) {
+        rc = cf_write_file_atomic(o->out_file, data, safe.len) == CF_OK ? 0 : cf_report_error();
+    } else if (rc == 0 && (fwrite(data, 1, safe.len, stdout) != safe.len || fflush(stdout) != 0)) {
         cf_error_set(CF_ERR_IO, "cannot write the result to standard output");
-        return cf_report_error();
+        rc = cf_report_error();
     }
-    return 0;
+    cf_buf_free(&safe);
+    return rc;
 }
 
 int cf_cli_emit(const cf_cli_options *o, const cJSON *doc, const cf_buf *table)

@@ -8,7 +8,15 @@
 #include "options.h"
 #include "term/terminal.h"
 
-/* Writes `len` bytes of text. 0 or the exit code (error printed). */
+/* Every result passes the one sanitiser (common/escape.h) on its way out,
+ * whatever the format: names, notes and messages in it may come from
+ * input (a probe's device name, a CSV field, an API's region). JSON stays
+ * JSON (C1 and DEL escaped, bytes that are not UTF-8 as U+FFFD); other
+ * formats keep their line breaks and tabs (CSV its quoted \r too). cf_cli_safe_result appends the
+ * sanitised text to `out` (the sequences in `keep`, e.g. the table's
+ * colour codes, copied as they are); 0 or the exit code. */
+int cf_cli_safe_result(const cf_cli_options *o, const char *text, size_t len, const char *const *keep, cf_buf *out);
+/* Writes `len` bytes of text, sanitised. 0 or the exit code (error printed). */
 int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len);
 /* The result in the format asked for: `doc` pretty-printed for --format
  * json, else `table` (already rendered). `table` may be NULL when the

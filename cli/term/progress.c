@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "cloudfit/common/number.h"
 
 #define BAR_CELLS 20
 #define REDRAW_S 0.1
@@ -37,9 +38,8 @@ void cf_cli_progress_begin(cf_cli_progress *p, const cf_cli_options *o, const ch
     p->interval_s = 5;
     const char *env = getenv("CLOUDFIT_PROGRESS_INTERVAL_S");
     if (env && *env) {
-        char *end = NULL;
-        double v = strtod(env, &end);
-        if (end != env && !*end && v >= 0 && isfinite(v))
+        double v = 0;
+        if (cf_number_double(env, 0, 86400, &v) == CF_NUMBER_OK)
             p->interval_s = v;
     }
     p->started_s = now_s();

@@ -17,6 +17,7 @@
 #include "term/output.h"
 #include "term/progress.h"
 #include "cloudfit/render/validate_report.h"
+#include "cloudfit/common/number.h"
 
 static int usage(const char *fmt, const char *arg) CF_PRINTF(1, 0);
 static int usage(const char *fmt, const char *arg)
@@ -37,9 +38,8 @@ static int parse_params(const cf_cli_options *o, cf_model_param *out, size_t *n_
         const char *item = o->params.items[i], *eq = strchr(item, '=');
         if (!eq || eq == item)
             return usage("option '--params' expects NAME=COUNT, got '%s'", item);
-        char *end = NULL;
-        double v = strtod(eq + 1, &end);
-        if (end == eq + 1 || *end || !(v >= 1) || !isfinite(v))
+        double v = 0;
+        if (cf_number_double(eq + 1, 1, HUGE_VAL, &v) != CF_NUMBER_OK)
             return usage("option '--params' expects a positive parameter count, got '%s'", item);
         out[*n_out] = (cf_model_param){.name = NULL, .parameters = v};
         char *name = strndup(item, (size_t)(eq - item));
@@ -94,12 +94,12 @@ static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
         snprintf(item, sizeof item, "%s", o->model_constants.items[i]);
         char *save = NULL;
         for (char *tok = strtok_r(item, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(tok, '='), *end = NULL;
+            char *eq = strchr(tok, '=');
             if (!eq || eq == tok)
                 return usage("option '--model-constants' expects NAME=VALUE, got '%s'", tok);
             *eq = '\0';
-            double v = strtod(eq + 1, &end);
-            if (end == eq + 1 || *end || !isfinite(v)) {
+            double v = 0;
+            if (cf_number_double(eq + 1, -HUGE_VAL, HUGE_VAL, &v) != CF_NUMBER_OK) {
                 *eq = '=';
                 return usage("option '--model-constants' expects a number after '=', got '%s'", tok);
             }

@@ -46,6 +46,7 @@ typedef struct {
     cf_probe_step *steps;      /* warm-up steps first, then timed ones; malloc'd */
     int n_steps;
     int oom;                   /* the batch does not fit (the backend's OOM answer); no steps then */
+    char oom_reason[256];      /* what the backend said about it ("" when it said nothing) */
     cf_probe_device device;
     int has_device;
     char precision[8];         /* as the probe reported it: fp32 | tf32 | fp16 | bf16 | amp; "" = not said */

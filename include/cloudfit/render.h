@@ -50,6 +50,10 @@ void cf_report_table(const cf_report *report, cf_buf *out, int color);
 /* The same with the ranking fitted to `width` columns (0 = no limit;
  * cloudfit/render/text_table.h says what goes first). */
 void cf_report_table_fit(const cf_report *report, cf_buf *out, int color, int width);
+/* The SGR colour codes the table and the front chart write when `color`
+ * is on (NULL-terminated): the output sanitiser lets exactly these
+ * through (cli/term/output.h). */
+extern const char *const cf_report_color_codes[];
 /* A pull-request comment (GitHub-flavoured markdown), render/render_markdown.c. */
 void cf_report_markdown(const cf_report *report, cf_buf *out);
 /* Spot and elastic parts (render/render_spot.c, docs/spot.md). */

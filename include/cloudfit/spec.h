@@ -74,4 +74,17 @@ cf_status cf_spec_profile_key(const cf_spec *spec, char out[65]);
  * NULL-terminated, for messages and the schema; NULL for other keys. */
 const char *const *cf_spec_enum_values(const char *key_path);
 
+/* One numeric key and the range the validator accepts: the validator's own
+ * rules (spec/spec_limits.c), listed so that tests can run every command
+ * on the extreme accepted values. Keys as in messages, "*" for a GPU name,
+ * "[]" for each element of an array. */
+typedef struct {
+    const char *key;
+    double lo, hi;          /* accepted: [lo, hi], or (lo, hi] with lo_exclusive */
+    int lo_exclusive;
+    int integer;            /* whole numbers only */
+} cf_spec_limit;
+/* Fills out[0..cap) and returns how many keys there are. */
+size_t cf_spec_limits(cf_spec_limit *out, size_t cap);
+
 #endif

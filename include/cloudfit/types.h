@@ -37,6 +37,7 @@ const char *cf_provenance_name(cf_provenance v);
 #define CF_SPEC_MAX_TRACE 256
 #define CF_SPEC_MAX_ARGV 64
 #define CF_SPEC_MAX_BATCHES 32
+#define CF_SPEC_MAX_SAMPLES 9007199254740992.0 /* 2^53: data.samples, training.samples and their product with epochs; larger doubles skip whole numbers */
 
 /* ---- the job: what is trained (spec sections model, data, training) ------- */
 

@@ -250,6 +250,86 @@ def test_sigint_during_prices_update_keeps_the_previous_snapshot():
     db_ok(db)
 
 
+# A probe that ignores SIGTERM, with a helper in its group and one that
+# left it (setsid), both ignoring SIGTERM too.
+DEAF_PROBE = r'''
+import json, os, signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+deaf = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"]
+same = subprocess.Popen(deaf)
+escaped = subprocess.Popen(deaf, start_new_session=True)
+with open(os.environ["PIDFILE"], "w") as f:
+    f.write("%d %d %d\n" % (os.getpid(), same.pid, escaped.pid))
+print(json.dumps({"event": "device", "name": "NVIDIA T4", "memory_gib": 16}), flush=True)
+time.sleep(600)
+'''
+
+
+def test_stop_takes_one_grace_period_when_sigterm_is_ignored():
+    """Issue 33 (11): a probe and its helpers that ignore SIGTERM are
+    killed one CLOUDFIT_STOP_GRACE_S after the stop, not two (the group's
+    grace, then the orphans' grace again)."""
+    pidfile = tmp("deaf-pids")
+    spec = exec_spec("deaf", DEAF_PROBE)
+    p = start_profile(spec, tmp("deaf.db"), {"PIDFILE": pidfile, "CLOUDFIT_STOP_GRACE_S": "2"})
+    assert wait_for(lambda: len(pids_in(pidfile)) == 3), "the probe did not start"
+    pids = pids_in(pidfile)
+    time.sleep(0.3)
+    started = time.time()
+    os.kill(p.pid, signal.SIGINT)
+    p.communicate(timeout=60)
+    elapsed = time.time() - started
+    assert p.returncode == 130, p.returncode
+    assert 1.5 < elapsed < 3.5, elapsed  # 2 s of grace; it took 4 s
+    assert wait_for(lambda: not any(alive(x) for x in pids), timeout=10), [x for x in pids if alive(x)]
+
+
+def read_bytes(pid):
+    try:
+        with open("/proc/%d/io" % pid) as f:
+            return int(dict(line.split(": ") for line in f.read().splitlines())["rchar"])
+    except (FileNotFoundError, ProcessLookupError, KeyError):
+        return -1
+
+
+def test_sigint_during_a_large_parse_stops_within_a_second():
+    """Issue 33 (3): a stop arriving while a 60 MB JSON input is parsed
+    (seconds of CPU) ends cloudfit at once, exit 130, not after the parse
+    (which then reported the input's error, exit 3)."""
+    path = tmp("big-overrides.json")
+    with open(path, "w") as f:
+        f.write('{"x": {')
+        f.write(",".join('"k%d": %d' % (i, i) for i in range(3000000)))
+        f.write("}}")
+    size = os.path.getsize(path)
+    p = subprocess.Popen([BIN, "recommend", "--no-history", "--price-overrides", path, spec_file("parse")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    assert wait_for(lambda: read_bytes(p.pid) >= size or p.poll() is not None, timeout=30, step=0.005)
+    started = time.time()
+    os.kill(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and b"interrupted by SIGINT" in err, (p.returncode, err)
+    assert time.time() - started < 1, time.time() - started
+
+
+def test_oversized_or_gzip_bomb_price_response_is_a_failed_fetch():
+    """Issue 33 (11): a price page that inflates past the 64 MiB limit is
+    a failed fetch (exit 1, the previous snapshot kept), not bad input
+    (exit 3); the transfer stops at the limit."""
+    import sys
+    sys.path.insert(0, os.path.join(SRC, "tests", "pricing"))
+    from fixture_server import FixtureServer
+    db = tmp("bomb.db")
+    with FixtureServer() as server:
+        env = dict(ENV, **server.env())
+        server.faults = {"/api/retail/prices": {"kind": "bomb"}}
+        p = subprocess.run([BIN, "prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus"],
+                           capture_output=True, env=env, timeout=120)
+        err = p.stderr.decode()
+        assert p.returncode == 1 and "response larger than 67108864 bytes" in err, (p.returncode, err)
+    assert db_rows(db, "price_snapshots") == 0
+
+
 def test_good_probe_leaves_nothing():
     rc, out, err = run("profile", "--db", tmp("ok.db"), exec_spec("ok", GOOD_PROBE))
     assert rc == 0, err

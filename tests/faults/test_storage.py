@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 
-from fhelp import (BIN, ENV, db_ok, db_rows, example, have_unshare, in_mount_ns, main, run, spec_file, tmp,
+from fhelp import (BIN, ENV, PY, db_ok, db_rows, example, have_unshare, in_mount_ns, main, run, spec_file, tmp,
                    write)
 
 SPEC = example("resnet18-cifar10.json")
@@ -85,6 +85,101 @@ def test_locked_database_bounded_wait_names_the_lock_and_no_out_file():
     assert db_rows(db, "recommendations") == 1
 
 
+def failing_insert(db, table):
+    """The next insert into `table` fails inside the history transaction."""
+    con = sqlite3.connect(db)
+    con.execute("CREATE TRIGGER fail_%s BEFORE INSERT ON %s BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+                % (table, table))
+    con.commit()
+    con.close()
+
+
+def test_side_files_appear_only_after_the_history_commit():
+    """Issue 33 (5): --report, --plot, --emit (into a new --emit-dir) and
+    --out-file are staged under temporary names and renamed only after the
+    history row is committed: a failed commit (exit 1) leaves none of them,
+    no temporary file and no folder made for them."""
+    db = fresh_db()
+    failing_insert(db, "recommendations")
+    folder = tmp()
+    emit_dir = os.path.join(folder, "launch", "specs")
+    files = {"--report": os.path.join(folder, "r.html"), "--plot": os.path.join(folder, "p.svg"),
+             "--out-file": os.path.join(folder, "out.md")}
+    args = [a for kv in files.items() for a in kv]
+    rc, out, err = recommend(db, *args, "-f", "markdown", "--emit", "skypilot", "--emit", "k8s", "--emit",
+                             "torchrun", "--emit-dir", emit_dir)
+    assert rc == 1 and "disk says no" in err, (rc, err)
+    assert os.listdir(folder) == [], os.listdir(folder)
+    assert db_rows(db, "recommendations") == 1
+    con = sqlite3.connect(db)
+    con.execute("DROP TRIGGER fail_recommendations")
+    con.commit()
+    con.close()
+    rc, out, err = recommend(db, *args, "-f", "markdown", "--emit", "skypilot", "--emit-dir", emit_dir)
+    assert rc == 0, err
+    assert all(os.path.exists(p) for p in files.values()) and os.listdir(emit_dir) == ["resnet18-cifar10.sky.yaml"]
+    assert "wrote skypilot launch spec to %s/resnet18-cifar10.sky.yaml" % emit_dir in run(
+        "recommend", "--db", db, "--emit", "skypilot", "--emit-dir", emit_dir, SPEC)[2]
+
+
+def test_profile_csv_appears_only_after_the_profile_is_stored():
+    """Issue 33 (5): profile --csv likewise."""
+    from fhelp import GOOD_PROBE, exec_spec
+    db = tmp("p.db")
+    spec = exec_spec("csvside", GOOD_PROBE)
+    rc, out, err = run("profile", "--db", db, spec)
+    assert rc == 0, err
+    failing_insert(db, "profiles")
+    folder = tmp()
+    csv = os.path.join(folder, "m.csv")
+    rc, out, err = run("profile", "--db", db, "--csv", csv, spec)
+    assert rc == 1 and "disk says no" in err, (rc, err)
+    assert os.listdir(folder) == [], os.listdir(folder)
+
+
+# A writer that made the database and holds its write lock in the middle of
+# its first transaction (rollback journal: it has not switched to WAL yet),
+# until it is killed.
+KILLED_WRITER = r'''
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("CREATE TABLE half (x)")
+con.execute("BEGIN IMMEDIATE")
+con.execute("INSERT INTO half VALUES (1)")
+print("locked", flush=True)
+time.sleep(600)
+'''
+
+
+def test_writer_killed_mid_transaction_never_fails_another_early():
+    """Issue 33 (7): a writer SIGKILLed while it holds the write lock: the
+    healthy writer waiting meanwhile (its switch to WAL is answered BUSY
+    without SQLite's busy handler) retries on the clock and succeeds once
+    the lock is gone, instead of failing at once "after 60 s"; a wait that
+    does run out names the time it really waited."""
+    db = tmp("killed.db")
+    holder = subprocess.Popen([PY, "-c", KILLED_WRITER, db], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "locked\n"
+    p = subprocess.Popen([BIN, "recommend", "--db", db, "-q", SPEC], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(ENV, CLOUDFIT_DB_LOCK_TIMEOUT_S="60"), text=True)
+    time.sleep(1)
+    holder.kill()
+    holder.wait()
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (p.returncode, err)
+    assert db_rows(db, "recommendations") == 1
+    db_ok(db)
+    ready = threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 3, ready))
+    t.start()
+    ready.wait(5)
+    started = time.time()
+    rc, out, err = recommend(db, env=dict(ENV, CLOUDFIT_DB_LOCK_TIMEOUT_S="1.5"))
+    t.join()
+    assert rc == 1 and "held its write lock for the 1.5 s this command waited" in err, (rc, err)
+    assert time.time() - started >= 1.4
+
+
 def test_sigint_while_waiting_for_a_lock_stops_at_once():
     import signal
     db = fresh_db()
@@ -131,16 +226,31 @@ def test_read_commands_never_write_or_migrate():
     os.chmod(db, 0o644)
 
 
-def test_read_only_folder():
+def read_only(folder):
+    """The mount-namespace setup (in_mount_ns) that makes `folder` read-only, even for root."""
+    return 'mount --bind "%s" "%s" && mount -o remount,bind,ro "%s"' % (folder, folder, folder)
+
+
+def db_for_a_read_only_folder():
+    """(folder, database with one recommendation), or None where no mount
+    namespace can make a folder read-only for root."""
     if not have_unshare():
         print("  SKIPPED: no mount namespaces here (unshare -m): cannot make a folder read-only for root")
-        return
+        return None
     folder = tmp()
     db = os.path.join(folder, "h.db")
     rc, out, err = recommend(db)
     assert rc == 0, err
+    return folder, db
+
+
+def test_read_only_folder():
+    made = db_for_a_read_only_folder()
+    if not made:
+        return
+    folder, db = made
     count = db_rows(db, "recommendations")
-    setup = 'mount --bind "%s" "%s" && mount -o remount,bind,ro "%s"' % (folder, folder, folder)
+    setup = read_only(folder)
     rc, out, err = in_mount_ns(setup, [BIN, "history", "--db", db, "-f", "json"])
     assert rc == 0 and len(json.loads(out)) == count, (rc, err)
     rc, out, err = in_mount_ns(setup, [BIN, "prices", "--db", db, "T4"])
@@ -149,6 +259,36 @@ def test_read_only_folder():
     assert rc == 1 and "not writable" in err, (rc, err)
     assert db_rows(db, "recommendations") == count
     db_ok(db)
+
+
+WAL_LEFT_BEHIND = r'''
+import os, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute("PRAGMA wal_autocheckpoint=0")
+con.execute("UPDATE recommendations SET spec_name = 'only-in-the-wal'")
+con.commit()
+os._exit(0)  # no close: the commit stays in the -wal file, no checkpoint
+'''
+
+
+def test_read_only_folder_with_a_wal_but_no_shm():
+    """Issue 33 (11): a database whose -wal holds a commit but whose -shm is
+    gone, in a read-only folder: read commands see the commit (the files
+    are read from a private copy, removed afterwards) instead of failing
+    with "No such file or directory" or missing what is in the log."""
+    made = db_for_a_read_only_folder()
+    if not made:
+        return
+    folder, db = made
+    subprocess.run([PY, "-c", WAL_LEFT_BEHIND, db], check=True)
+    os.remove(db + "-shm")
+    assert os.path.getsize(db + "-wal") > 0
+    tmpdir = tmp()
+    setup = read_only(folder)
+    rc, out, err = in_mount_ns(setup, [BIN, "history", "--db", db, "-f", "json"], env=dict(ENV, TMPDIR=tmpdir))
+    assert rc == 0 and json.loads(out)[0]["spec"]["name"] == "only-in-the-wal", (rc, err)
+    assert os.listdir(tmpdir) == [], os.listdir(tmpdir)
+    assert sorted(os.listdir(folder)) == ["h.db", "h.db-wal"]
 
 
 def test_disk_full():
@@ -218,6 +358,34 @@ def test_permissions_whatever_the_umask():
     p = subprocess.run([BIN, "recommend", "-q", "-f", "json", "--out-file", out_old, SPEC], env=env,
                        capture_output=True)
     assert p.returncode == 0 and stat.S_IMODE(os.stat(out_old).st_mode) == 0o644  # an existing file keeps its mode
+
+
+def test_existing_database_and_folder_open_to_others_are_made_private():
+    """Issue 33 (11): a history.db of 0644 in a 0755 folder (as earlier
+    versions made them) is made 0600 in 0700 by the next command that
+    writes, with a warning; a --db folder is the user's and is left alone."""
+    home = tmp()
+    folder = os.path.join(home, "xdg", "cloudfit")
+    env = dict(ENV, XDG_DATA_HOME=os.path.join(home, "xdg"))
+    p = subprocess.run([BIN, "recommend", "-q", SPEC], env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    os.chmod(folder, 0o755)
+    os.chmod(os.path.join(folder, "history.db"), 0o644)
+    p = subprocess.run([BIN, "history"], env=env, capture_output=True, text=True)
+    assert p.returncode == 0 and "private" not in p.stderr, p.stderr  # reading changes nothing
+    p = subprocess.run([BIN, "recommend", "-q", SPEC], env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(os.path.join(folder, "history.db")).st_mode) == 0o600
+    assert "made '%s' private: mode 0700, was 0755" % folder in p.stderr, p.stderr
+    assert "made '%s/history.db' private: mode 0600, was 0644" % folder in p.stderr, p.stderr
+    own = tmp()
+    os.chmod(own, 0o755)
+    db = os.path.join(own, "team.db")
+    rc, out, err = recommend(db)
+    os.chmod(db, 0o640)
+    rc, out, err = recommend(db)
+    assert rc == 0 and stat.S_IMODE(os.stat(db).st_mode) == 0o600 and stat.S_IMODE(os.stat(own).st_mode) == 0o755
 
 
 def test_only_regular_files_are_read():

@@ -11,7 +11,9 @@ truncate (a complete HTTP response whose JSON is cut short), slow (no
 answer before the client's timeout), stall (headers and the first 64 bytes
 of the body, then nothing for server.stall_s while the connection stays open),
 trickle (the whole body in small pieces spread over server.trickle_s:
-slow but steady), loop (pagination points back at the same page). "times"
+slow but steady), loop (pagination points back at the same page), bomb (a
+gzip body of 64 KiB that inflates to 65 MiB: one byte over the client's
+64 MiB limit for a JSON page, plus 1 MiB). "times"
 = how many requests get the fault (default: all).
 
 server.gcp_shuffle = SEED serves the GCP SKU list in a shuffled order
@@ -154,6 +156,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(full[i:i + step])
                 self.wfile.flush()
                 time.sleep(self.server.trickle_s / pieces)
+        elif kind == "bomb":
+            inflated = b"{" + b" " * ((65 << 20) - 2) + b"}"
+            packed = gzip.compress(inflated, compresslevel=9)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(packed)))
+            self.end_headers()
+            try:
+                self.wfile.write(packed)
+            except OSError:  # the client gave up once it saw too much
+                pass
         elif kind == "truncate":
             self.wfile.write(self.send(status, body[: len(body) // 2]))
         elif kind == "loop":

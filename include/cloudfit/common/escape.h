@@ -1,8 +1,12 @@
-/* Showing text that came from input (a CSV field, a probe's error message,
- * a URL) without letting it act on a terminal: control characters (C0,
- * DEL and the C1 range U+0080-U+009F) become visible escapes (\n, \t, \r,
- * \e, \xNN, \u0085), so an escape sequence in a file can never retitle a
- * window, move the cursor or fake a line of output. */
+/* Showing text that came from input (a CSV field, a probe's device name or
+ * error message, a URL) without letting it act on a terminal: control
+ * characters (C0, DEL and the C1 range U+0080-U+009F) become visible
+ * escapes (\n, \t, \r, \e, \xNN, \u0085), and so does every byte that is
+ * not part of well-formed UTF-8 (\xNN), so an escape sequence in a file can
+ * never retitle a window, move the cursor or fake a line of output, and
+ * what is shown is always valid UTF-8. The one sanitiser: messages
+ * (cli/log.c), table cells (cf_buf_pad) and every result written to
+ * standard output or --out-file (cli/term/output.c) go through it. */
 #ifndef CLOUDFIT_COMMON_ESCAPE_H
 #define CLOUDFIT_COMMON_ESCAPE_H
 #include <stddef.h>
@@ -11,9 +15,22 @@
 
 /* 1 when `text` has a character that cf_escape_controls would change. */
 int cf_has_controls(const char *text);
-/* Appends `text` to `out` with control characters escaped. */
+/* Appends `text` to `out` with control characters and bytes that are not
+ * UTF-8 escaped. */
 void cf_escape_controls(const char *text, cf_buf *out);
 /* The same into a fixed buffer (truncated, always NUL-terminated). */
 void cf_escape_into(const char *text, char *out, size_t n);
+
+typedef enum {
+    CF_ESCAPE_ALL,    /* a string: every control character escaped (\n too) */
+    CF_ESCAPE_TEXT,   /* a whole text (a table, markdown): its line breaks (\n, \r\n) and tabs kept */
+    CF_ESCAPE_CSV,    /* CSV: \r kept too (RFC 4180 quotes it inside a field; the data stays exact) */
+    CF_ESCAPE_JSON    /* a JSON document: whitespace kept, C1 and DEL as \u00XX, a byte that
+                       * is not UTF-8 as \ufffd (still valid JSON, now valid UTF-8) */
+} cf_escape_mode;
+/* Appends text[0..len) to `out` escaped as `mode` says; the sequences in
+ * `keep` (NULL-terminated, may be NULL: e.g. the SGR colour codes the
+ * table renderer itself writes) are copied as they are. */
+void cf_escape_output(const char *text, size_t len, cf_escape_mode mode, const char *const *keep, cf_buf *out);
 
 #endif

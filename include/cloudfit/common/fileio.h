@@ -39,6 +39,29 @@ cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, uns
 cf_status cf_file_commit(cf_staged_file *f);
 void cf_file_discard(cf_staged_file *f);
 
+/* Several staged files published together (recommend's --out-file,
+ * --report, --plot and --emit files; profile's --csv): each written to a
+ * temporary name as it is produced, all renamed into place by commit
+ * after the history commit, all removed by discard (and the folders
+ * mkdir made for them, when empty) if anything failed before. */
+#define CF_STAGED_SET_MAX 8
+typedef struct {
+    cf_staged_file file[CF_STAGED_SET_MAX];
+    int n;
+    char *made_dir[CF_STAGED_SET_MAX]; /* folders created by cf_staged_set_mkdir, outermost first */
+    int n_made_dirs;
+} cf_staged_set;
+cf_status cf_staged_set_add(cf_staged_set *s, const char *path, const char *data, size_t len);
+/* The same with `new_mode` for a new file (cf_write_file_atomic_mode). */
+cf_status cf_staged_set_add_mode(cf_staged_set *s, const char *path, const char *data, size_t len, unsigned new_mode);
+/* cf_mkdir_p(dir), remembering the folders it creates. */
+cf_status cf_staged_set_mkdir(cf_staged_set *s, const char *dir);
+/* Renames every file into place (the first failure is returned; the rest
+ * are still tried), then forgets the folders. */
+cf_status cf_staged_set_commit(cf_staged_set *s);
+/* Removes what was staged and not committed, and the folders made. */
+void cf_staged_set_discard(cf_staged_set *s);
+
 /* Creates `path` and its parents (mode 0755 less the umask); existing
  * directories are fine. CF_ERR_WRITE naming the directory on failure. */
 cf_status cf_mkdir_p(const char *path);

@@ -26,6 +26,15 @@ cf_number_result cf_number_double(const char *text, double min, double max, doub
 /* A decimal integer (digits with an optional '-') within [min, max]. */
 cf_number_result cf_number_long(const char *text, long min, long max, long *out);
 cf_number_result cf_number_int(const char *text, int min, int max, int *out);
+/* A decimal number followed by a unit ("10%", "30d"): the longest prefix
+ * made of digits, '-', '.', and an exponent is read as cf_number_double
+ * reads a whole text, and *out_unit points at what follows it ("" when
+ * nothing does); the caller checks the unit. " 5%" and "0x10%" are
+ * CF_NUMBER_SYNTAX (the number part is empty or "0" followed by "x10%"). */
+cf_number_result cf_number_with_unit(const char *text, double min, double max, double *out, const char **out_unit);
+/* A fraction from 0 to max given as "0.05" or "5%" (decimal only); the
+ * value divided by 100 for a '%'. */
+cf_number_result cf_number_fraction(const char *text, double max, double *out);
 /* "expected a decimal number" and the like, for messages. */
 const char *cf_number_why(cf_number_result r);
 

@@ -31,6 +31,14 @@ int cf_interrupted(void);
 int cf_interrupt_fd(void);
 /* CF_OK, or CF_ERR_INTERRUPTED "interrupted by SIGINT" once a signal arrived. */
 cf_status cf_interrupt_check(void);
+/* Marks a stretch of pure computation over input (a parse) that holds
+ * nothing a stop must finish or undo: a stop signal that arrives inside
+ * it, while no process group is tracked, ends the process at once (the
+ * stop message on stderr, tracked temporary files removed, exit 128 +
+ * signal) instead of after the computation, which cannot check
+ * cf_interrupt_check (cJSON parses 64 MiB in seconds). Nests. */
+void cf_proc_abortable_begin(void);
+void cf_proc_abortable_end(void);
 /* Seconds a process group gets between SIGTERM and SIGKILL when cloudfit
  * stops it (CLOUDFIT_STOP_GRACE_S, 0 to 600; default 30): a runner tears its VMs
  * down in that time. */
