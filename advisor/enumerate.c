@@ -553,10 +553,9 @@ static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const
     }
 }
 
-/* The best feasible on-demand and the best feasible spot configuration
- * by the objective, shown side by side. */
-static void pick_best_kinds(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
-                            const cf_spot_estimate *est, cf_advice *advice)
+/* The objective's scale over the feasible candidates (`balanced` divides
+ * by the best time and cost). */
+static rank_ctx feasible_rank(const cf_advisor_input *in, const candidate *cands, size_t n)
 {
     rank_ctx rc = {.objective = in->constraints->objective, .hours_min = INFINITY, .usd_min = INFINITY};
     for (size_t i = 0; i < n; i++) {
@@ -565,6 +564,15 @@ static void pick_best_kinds(const cf_advisor_input *in, const shape *shapes, con
         rc.hours_min = fmin(rc.hours_min, cands[i].hours);
         rc.usd_min = fmin(rc.usd_min, cands[i].usd);
     }
+    return rc;
+}
+
+/* The best feasible on-demand and the best feasible spot configuration
+ * by the objective, shown side by side. */
+static void pick_best_kinds(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
+                            const cf_spot_estimate *est, cf_advice *advice)
+{
+    rank_ctx rc = feasible_rank(in, cands, n);
     const candidate *best[2] = {NULL, NULL};
     for (size_t i = 0; i < n; i++)
         if (cands[i].feasible && (!best[cands[i].spot] || better(&rc, &cands[i], best[cands[i].spot])))
@@ -586,13 +594,7 @@ static void pick_best_kinds(const cf_advisor_input *in, const shape *shapes, con
 static void pick_held_back(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
                            const cf_spot_estimate *est, cf_advice *advice)
 {
-    rank_ctx rc = {.objective = in->constraints->objective, .hours_min = INFINITY, .usd_min = INFINITY};
-    for (size_t i = 0; i < n; i++) {
-        if (!cands[i].feasible)
-            continue;
-        rc.hours_min = fmin(rc.hours_min, cands[i].hours);
-        rc.usd_min = fmin(rc.usd_min, cands[i].usd);
-    }
+    rank_ctx rc = feasible_rank(in, cands, n);
     const candidate *pick = NULL, *held = NULL;
     for (size_t i = 0; i < n; i++)
         if (cands[i].feasible && (!pick || better(&rc, &cands[i], pick)))
