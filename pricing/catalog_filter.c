@@ -14,7 +14,7 @@
 #include "cloudfit/common/buf.h"
 #include "cloudfit/pricing/regions.h"
 
-/* The clouds cloudfit knows how to price (DESIGN.md §5). */
+/* The clouds cloudfit knows how to price (docs/catalog.md). */
 static const char *const SUPPORTED_CLOUDS[] = {"aws", "gcp", "azure", "lambda"};
 
 /* How many names a hint lists before it says "... (N in all)". */

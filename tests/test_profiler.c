@@ -1,7 +1,7 @@
 /* The profiler on a fake engine whose answers are known: step times
  * α + β·m (with outliers the median must ignore), an out-of-memory answer
  * above a set batch, and gradients from the linear-regression problem of
- * DESIGN.md §3.3 (analytic noise scale). Also the fit, the JSON round trip,
+ * docs/profiler.md "The gradient noise scale" (analytic noise scale). Also the fit, the JSON round trip,
  * the cache key and the all-or-nothing rule on failures. */
 #include <math.h>
 #include <setjmp.h>

@@ -261,7 +261,7 @@ static void test_catalog_source_json(void **state)
     cJSON_Delete(o);
 }
 
-/* A profile as the measurements CSV (DESIGN.md §4.2) that validate reads
+/* A profile as the measurements CSV (docs/profiler.md "The measurements CSV") that validate reads
  * back: the header, one row per batch, the device name quoted (it has a
  * comma) and a name starting with '-' kept as it is (no spreadsheet guard);
  * and as text, the fit and the memory ceiling. */

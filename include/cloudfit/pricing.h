@@ -1,5 +1,5 @@
 /* The pricing module's front door (pricing/catalog*.c): the VM price
- * catalog and the GPU table (DESIGN.md §5); offers (cf_vm) and GPUs
+ * catalog and the GPU table (docs/catalog.md); offers (cf_vm) and GPUs
  * (cf_gpu) are the plain structs of cloudfit/types.h.
  *
  * The default catalog is compiled into the binary from data/gpu_vms.csv,

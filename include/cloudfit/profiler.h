@@ -1,4 +1,4 @@
-/* The profiler (DESIGN.md §3.1, §3.3, §4.3): a batch-size sweep on a probe
+/* The profiler (docs/profiler.md, docs/exec-protocol.md): a batch-size sweep on a probe
  * backend (warm-up steps excluded, median of repeated timed steps, the
  * largest per-device batch that fits), a linear fit t_c(m) = α + β·m with
  * its residuals, and the gradient noise scale from a short training run at
