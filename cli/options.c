@@ -438,7 +438,7 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
     return 0;
 }
 
-void cf_cli_print_options(FILE *out, unsigned command, int width)
+void cf_cli_options_help(unsigned command, int width, cf_buf *out)
 {
     cf_buf text = CF_BUF_INIT;
     for (size_t i = 0; i < cf_cli_option_count; i++) {
@@ -476,7 +476,9 @@ void cf_cli_print_options(FILE *out, unsigned command, int width)
         }
         cf_buf_free(&line);
     }
-    fputs(cf_buf_cstr(&text), out);
+    cf_buf_append(out, text.data ? text.data : "", text.len);
+    if (cf_buf_failed(&text))
+        out->failed = 1;
     cf_buf_free(&text);
 }
 

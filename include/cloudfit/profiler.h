@@ -47,6 +47,8 @@ typedef struct {
     int n_steps;
     int oom;                   /* the batch does not fit (the backend's OOM answer); no steps then */
     char oom_reason[256];      /* what the backend said about it ("" when it said nothing) */
+    int oom_model;             /* with oom: the model state alone does not fit (the engine could not
+                                * start), so no smaller batch helps */
     cf_probe_device device;
     int has_device;
     char precision[8];         /* as the probe reported it: fp32 | tf32 | fp16 | bf16 | amp; "" = not said */
