@@ -104,13 +104,7 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     (void)unused;
     (void)n_unused;
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        cf_buf text = CF_BUF_INIT;
-        cf_buf_printf(&text, "%s\n\nshow every option's effective value and where it came from: the command line, the "
-                      "environment,\nthe configuration file (%s), or the default.\n",
-                      USAGE, "$XDG_CONFIG_HOME/cloudfit/config.json");
-        int rc = cf_cli_write_buf(NULL, &text);
-        cf_buf_free(&text);
-        return rc;
+        return cf_cli_print_command_help(cf_command_find("config"), NULL);
     }
     if (argc < 2 || strcmp(argv[1], "show") != 0) {
         if (argc < 2)

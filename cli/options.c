@@ -63,8 +63,9 @@ const cf_cli_option cf_cli_option_table[] = {
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},
     {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes"},
     {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus"},
-    {"color", 0, OPT_STRING, "WHEN", CMD_ALL, OFF(color), "colour: auto (default), always or never"},
-    {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL, OFF(quiet), "no progress or informational lines on stderr"},
+    /* Not config's: it parses the options of the command it shows. */
+    {"color", 0, OPT_STRING, "WHEN", CMD_ALL & ~CMD_CONFIG, OFF(color), "colour: auto (default), always or never"},
+    {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL & ~CMD_CONFIG, OFF(quiet), "no progress or informational lines on stderr"},
     {"width", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH | CMD_PRICES | CMD_HISTORY, OFF(width),
      "fit the table and text to N columns (default: the terminal's width; no limit when the output is not a terminal)"},
     {"wide", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_SEARCH | CMD_PRICES | CMD_HISTORY, OFF(wide),
