@@ -249,7 +249,7 @@ typedef struct {
 
 #define C0_PENALTY 0.002 /* per row, per unit of c0/emax: among equal fits, the smallest fixed overhead */
 
-/* The grid of docs/model.md §3: ρ (21 values, or ρ_def with one batch),
+/* The grid of docs/model.md "Step time": ρ (21 values, or ρ_def with one batch),
  * A2 (A2min, then 70 log steps of emax·[0.02, 4] above it), c0 (0, then
  * 12 log steps of emax·[0.01, 0.6]); `coarse` (only to choose b2): ρ step
  * 0.1, 25 A2 steps, 7 c0 steps. Ties: the smallest ρ, A2, c0. */

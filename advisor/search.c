@@ -473,7 +473,7 @@ static void setup_gp(state *s)
         x[2] = log2(k->local_batch);
         x[3] = k->nodes > 1;
         /* The model's error: a few % where the profile ran (one node),
-         * up to ~20 % p90 across nodes (DESIGN.md §7, `cloudfit validate`). */
+         * up to ~20 % p90 across nodes (docs/model.md "How accurate it is", `cloudfit validate`). */
         gp->prior_sd[c] = bo ? 1.0 : k->nodes > 1 ? SD_MULTI_NODE : k->gpus_per_node > 1 ? SD_MULTI_GPU : SD_SINGLE;
         gp->nugget_sd[c] = bo ? 0 : k->nodes > 1 ? NUGGET_MULTI_NODE : NUGGET_SINGLE_NODE;
     }

@@ -305,8 +305,10 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
             }
             free(fitted);
             free(all_errors);
-            return cf_error_set(CF_ERR_INVALID, "training GPU '%s' has no rows in the measurements (their GPUs: %s)",
-                                options->train_gpus[t], have);
+            cf_status bad = cf_error_set(CF_ERR_INVALID, "training GPU '%s' has no rows in the measurements (their "
+                                         "GPUs: %s)", options->train_gpus[t], have);
+            cf_error_hint("--train-gpus names GPUs of the file's gpu column");
+            return bad;
         }
     }
     /* First the groups that are fitted, then the carried-over ones. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Accuracy of cloudfit's models on real measurements (DESIGN.md §7, issue 13):
+# Accuracy of cloudfit's models on real measurements (docs/model.md "How accurate it is", issue 13):
 #   step time on the Pollux T4 data and the Sia DGX A100 data (training subsets a, b, c), each with
 #   the constants chosen on its own cluster and on the other one (leave-one-cluster-out), and the
 #   coverage of the 80 % interval,

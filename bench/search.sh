@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Online search against the oracle (DESIGN.md §7, issues 6 and 13), on two
+# Online search against the oracle (docs/search.md "How well it works", issues 6 and 13), on two
 # clusters — the Pollux T4 measurements (AWS, TCP) and the Sia DGX A100
 # measurements (NVLink, InfiniBand; priced at the catalog's cheapest A100
 # per GPU-hour, $1.99, on the DGX's own 8 × 200 Gbit/s NIC) — with every

@@ -13,6 +13,7 @@
 
 #include "cloudfit/common/buf.h"
 #include "commands.h"
+#include "term/output.h"
 #include "exit_codes.h"
 #include "log.h"
 
@@ -340,12 +341,7 @@ int cmd_completion(int argc, char **argv, const cf_cli_options *o, int n_positio
         bash(&out);
     else
         zsh(&out);
-    if (cf_buf_failed(&out)) {
-        cf_buf_free(&out);
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    fwrite(out.data, 1, out.len, stdout);
+    int rc = cf_cli_write_buf(NULL, &out);
     cf_buf_free(&out);
-    return fflush(stdout) == 0 ? CF_EXIT_OK : CF_EXIT_FAILURE;
+    return rc;
 }

@@ -104,10 +104,7 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     (void)unused;
     (void)n_unused;
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("%s\n\nshow every option's effective value and where it came from: the command line, the "
-               "environment,\nthe configuration file (%s), or the default.\n",
-               USAGE, "$XDG_CONFIG_HOME/cloudfit/config.json");
-        return CF_EXIT_OK;
+        return cf_cli_print_command_help(cf_command_find("config"), NULL);
     }
     if (argc < 2 || strcmp(argv[1], "show") != 0) {
         if (argc < 2)
@@ -166,7 +163,7 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         if (!repeated)
             show_option(&out, o, command, name, &given, &effective);
     }
-    rc = cf_buf_failed(&out) ? CF_EXIT_FAILURE : cf_cli_write_result(&given, out.data ? out.data : "", out.len);
+    rc = cf_cli_write_buf(&given, &out);
     cf_buf_free(&out);
     free_options(&given, &effective);
     return rc;

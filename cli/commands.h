@@ -1,6 +1,7 @@
 /* The command table (git's cmd_struct): one file per command. */
 #ifndef CLOUDFIT_CLI_COMMANDS_H
 #define CLOUDFIT_CLI_COMMANDS_H
+#include "cloudfit/common/buf.h"
 #include "cloudfit/status.h"
 #include "options.h"
 
@@ -24,9 +25,11 @@ int cmd_help(int argc, char **argv, const cf_cli_options *opts, int n_positional
 /* `cloudfit COMMAND --help` and `cloudfit help COMMAND`: the usage, the
  * summary and the command's own options, wrapped to --width, else the
  * terminal's width, else 80 columns (cli/cmd_help.c). */
-void cf_cli_print_command_help(const cf_command *cmd, const cf_cli_options *opts);
-/* The list of commands (cloudfit --help, cloudfit help). */
-void cf_cli_print_command_list(FILE *out, const cf_cli_options *opts);
+int cf_cli_print_command_help(const cf_command *cmd, const cf_cli_options *opts);
+/* The list of commands (cloudfit --help, cloudfit help): appended to
+ * `text`, or written as the result (0 or the exit code). */
+void cf_cli_command_list(const cf_cli_options *opts, cf_buf *text);
+int cf_cli_print_command_list(const cf_cli_options *opts);
 /* `cloudfit completion words KIND [ARG]` (cli/completion_words.c). */
 int cf_cli_completion_words(const char *kind, const char *arg);
 int cmd_validate(int argc, char **argv, const cf_cli_options *opts, int n_positional);

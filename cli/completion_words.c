@@ -19,10 +19,11 @@
 #include "io/catalog_source.h"
 #include "io/db_open.h"
 #include "log.h"
+#include "term/output.h"
 
 #define MAX_IDS 100
 
-static void history_ids(void)
+static void history_ids(cf_buf *out)
 {
     cf_cli_options o;
     cf_cli_options_init(&o);
@@ -35,8 +36,8 @@ static void history_ids(void)
         size_t n = 0;
         if (cf_history_list(db, &f, &rows, &n) == CF_OK)
             for (size_t i = 0; i < n; i++)
-                printf("%lld:%s %s %s/%s\n", rows[i].id, rows[i].spec_name, rows[i].created_at,
-                       rows[i].chosen.cloud, rows[i].chosen.instance_type);
+                cf_buf_printf(out, "%lld:%s %s %s/%s\n", rows[i].id, rows[i].spec_name, rows[i].created_at,
+                              rows[i].chosen.cloud, rows[i].chosen.instance_type);
         cf_history_rows_free(rows, n);
         cf_db_close(db);
     }
@@ -45,7 +46,7 @@ static void history_ids(void)
 
 static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-static void gpus(void)
+static void gpus(cf_buf *out)
 {
     cf_cli_options o;
     cf_cli_options_init(&o);
@@ -60,7 +61,7 @@ static void gpus(void)
             qsort(names, n, sizeof *names, by_name);
         for (size_t i = 0; names && i < n; i++)
             if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
-                printf("%s\n", names[i]);
+                cf_buf_printf(out, "%s\n", names[i]);
         free(names);
         cf_catalog_source_close(&src);
     }
@@ -72,20 +73,23 @@ int cf_cli_completion_words(const char *kind, const char *arg)
     cf_log_init(CF_COLOR_NEVER, -1); /* nothing on stderr while the user presses TAB */
     if (!freopen("/dev/null", "w", stderr))
         return CF_EXIT_OK;
+    cf_buf out = CF_BUF_INIT;
     if (strcmp(kind, "history-ids") == 0) {
-        history_ids();
+        history_ids(&out);
     } else if (strcmp(kind, "gpus") == 0) {
-        gpus();
+        gpus(&out);
     } else if (strcmp(kind, "commands") == 0) {
         for (size_t i = 0; i < cf_command_count; i++)
-            printf("%s:%s\n", cf_commands[i].name, cf_commands[i].summary);
+            cf_buf_printf(&out, "%s:%s\n", cf_commands[i].name, cf_commands[i].summary);
     } else if (strcmp(kind, "options") == 0 && arg) {
         const cf_command *cmd = cf_command_find(arg);
         for (size_t i = 0; cmd && i < cf_cli_option_count; i++)
             if (cf_cli_option_table[i].commands & cmd->bit)
-                printf("--%s:%s\n", cf_cli_option_table[i].long_name, cf_cli_option_table[i].help);
+                cf_buf_printf(&out, "--%s:%s\n", cf_cli_option_table[i].long_name, cf_cli_option_table[i].help);
     } else {
         return CF_EXIT_USAGE;
     }
-    return fflush(stdout) == 0 ? CF_EXIT_OK : CF_EXIT_FAILURE;
+    int rc = cf_cli_write_buf(NULL, &out);
+    cf_buf_free(&out);
+    return rc;
 }

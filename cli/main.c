@@ -53,7 +53,8 @@ int cf_exit_code_for(cf_status status)
     case CF_ERR_USAGE: return CF_EXIT_USAGE;
     case CF_ERR_INVALID: return CF_EXIT_DATA;
     case CF_ERR_INFEASIBLE: return CF_EXIT_INFEASIBLE;
-    case CF_ERR_UNAVAILABLE: return CF_EXIT_UNAVAILABLE;
+    case CF_ERR_UNAVAILABLE:
+    case CF_ERR_DOES_NOT_FIT: return CF_EXIT_UNAVAILABLE;
     case CF_ERR_INTERNAL: return CF_EXIT_INTERNAL;
     case CF_ERR_IO: return CF_EXIT_DATA;
     case CF_ERR_INTERRUPTED: return 128 + (cf_interrupted() ? cf_interrupted() : 2); /* 130 SIGINT, 143 SIGTERM */
@@ -73,7 +74,14 @@ int cf_report_error(void)
     return cf_exit_code_for(cf_error_status());
 }
 
-static void main_usage(FILE *out) { cf_cli_print_command_list(out, NULL); }
+/* The list of commands on standard error: a usage error's explanation. */
+static void main_usage(void)
+{
+    cf_buf text = CF_BUF_INIT;
+    cf_cli_command_list(NULL, &text);
+    fputs(cf_buf_cstr(&text), stderr);
+    cf_buf_free(&text);
+}
 
 static cf_color_mode color_mode(const char *when)
 {
@@ -104,13 +112,11 @@ int main(int argc, char **argv)
      * every process it starts (cloudfit/common/proc.h). */
     cf_proc_init();
     if (argc < 2) {
-        main_usage(stderr);
+        main_usage();
         return CF_EXIT_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        main_usage(stdout);
-        return CF_EXIT_OK;
-    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return cf_cli_print_command_list(NULL);
     if (strcmp(argv[1], "--version") == 0)
         return cmd_version(0, NULL, NULL, 0);
     const cf_command *cmd = cf_command_find(argv[1]);
@@ -136,7 +142,7 @@ int main(int argc, char **argv)
     cf_log_init(rc ? CF_COLOR_AUTO : color_mode(opts.color), opts.quiet ? -1 : 0); /* releases the notes */
     if (!rc) {
         if (opts.help) {
-            cf_cli_print_command_help(cmd, &opts);
+            rc = cf_cli_print_command_help(cmd, &opts);
         } else {
             rc = cmd->run(argc - 1, argv + 1, &opts, n_positional);
         }

@@ -63,8 +63,9 @@ const cf_cli_option cf_cli_option_table[] = {
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},
     {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes"},
     {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus"},
-    {"color", 0, OPT_STRING, "WHEN", CMD_ALL, OFF(color), "colour: auto (default), always or never"},
-    {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL, OFF(quiet), "no progress or informational lines on stderr"},
+    /* Not config's: it parses the options of the command it shows. */
+    {"color", 0, OPT_STRING, "WHEN", CMD_ALL & ~CMD_CONFIG, OFF(color), "colour: auto (default), always or never"},
+    {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL & ~CMD_CONFIG, OFF(quiet), "no progress or informational lines on stderr"},
     {"width", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH | CMD_PRICES | CMD_HISTORY, OFF(width),
      "fit the table and text to N columns (default: the terminal's width; no limit when the output is not a terminal)"},
     {"wide", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_SEARCH | CMD_PRICES | CMD_HISTORY, OFF(wide),
@@ -438,7 +439,7 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
     return 0;
 }
 
-void cf_cli_print_options(FILE *out, unsigned command, int width)
+void cf_cli_options_help(unsigned command, int width, cf_buf *out)
 {
     cf_buf text = CF_BUF_INIT;
     for (size_t i = 0; i < cf_cli_option_count; i++) {
@@ -476,7 +477,9 @@ void cf_cli_print_options(FILE *out, unsigned command, int width)
         }
         cf_buf_free(&line);
     }
-    fputs(cf_buf_cstr(&text), out);
+    cf_buf_append(out, text.data ? text.data : "", text.len);
+    if (cf_buf_failed(&text))
+        out->failed = 1;
     cf_buf_free(&text);
 }
 

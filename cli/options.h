@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cloudfit/common/buf.h"
+
 enum {
     CMD_RECOMMEND = 1u << 0,
     CMD_VERSION = 1u << 1,
@@ -166,8 +168,8 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
  * is ignored; a repeatable option appends): the configuration file's
  * defaults go through it (cli/config.c). 0 or the exit code. */
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
-/* Prints the option lines of `command` (for --help), wrapped to `width`
- * columns (0 = no limit). */
-void cf_cli_print_options(FILE *out, unsigned command, int width);
+/* Appends the option lines of `command` (for --help) to `out`, wrapped to
+ * `width` columns (0 = no limit). */
+void cf_cli_options_help(unsigned command, int width, cf_buf *out);
 
 #endif

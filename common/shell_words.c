@@ -102,8 +102,6 @@ cf_status cf_shell_split_words(const char *text, cf_shell_words *out)
         }
     }
     cf_buf_free(&word);
-    if (st == CF_OK && out->n == 0)
-        st = cf_error_set(CF_ERR_USAGE, "no words in '%s'", text);
     if (st != CF_OK)
         cf_shell_words_free(out);
     return st;

@@ -17,7 +17,7 @@ static cf_status alloc_common(cf_dataset *ds, long n, int in, int classes, uint6
     ds->seed = seed;
     ds->perm = malloc((size_t)n * sizeof *ds->perm);
     if (!ds->perm)
-        return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory: no room for the order of %ld samples", n);
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: no room for the order of %ld samples", n);
     for (long i = 0; i < n; i++)
         ds->perm[i] = i;
     cf_rng_seed(&ds->order_rng, seed, STREAM_ORDER);
@@ -43,7 +43,7 @@ cf_status cf_dataset_synthetic(cf_dataset *ds, long n, int in, int classes, uint
     ds->teacher = malloc(teacher_len * sizeof *ds->teacher);
     if (!ds->x || !ds->y || !ds->ready || !ds->teacher) {
         cf_dataset_free(ds);
-        return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory: no room for %ld synthetic samples of %d features",
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: no room for %ld synthetic samples of %d features",
                             n, in);
     }
     /* Teacher: He-scaled Gaussian weights, so hidden units are active on

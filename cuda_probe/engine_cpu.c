@@ -129,7 +129,7 @@ static cf_status out_of_memory(const cf_engine *e, int B, int micro, double need
     char micro_text[48] = "";
     if (micro > 1)
         snprintf(micro_text, sizeof micro_text, " (%d micro-batches per step)", micro);
-    cf_status st = cf_error_set(CF_ERR_UNAVAILABLE,
+    cf_status st = cf_error_set(CF_ERR_DOES_NOT_FIT,
                                 "out of memory: local batch %d%s needs %.3g MiB "
                                 "(model state %.3g MiB + activations %.3g MiB), over the %.3g MiB limit (%s)",
                                 B, micro_text, need / MIB, state_bytes(e, micro > 1) / MIB,
@@ -310,7 +310,7 @@ static cf_status cpu_create(const cf_engine_config *config, cf_engine **out)
     }
     double need = state_bytes(e, 0);
     if (need > e->limit_bytes) {
-        st = cf_error_set(CF_ERR_UNAVAILABLE,
+        st = cf_error_set(CF_ERR_DOES_NOT_FIT,
                           "out of memory: the model state needs %.3g MiB, over the %.3g MiB limit (%s)", need / MIB,
                           e->limit_bytes / MIB, e->limit_source);
         cpu_destroy(e);
@@ -325,7 +325,7 @@ static cf_status cpu_create(const cf_engine_config *config, cf_engine **out)
         e->opt_v = calloc(e->n_params, sizeof *e->opt_v);
     if (!e->params || !e->grads || (n_state >= 1 && !e->opt_m) || (n_state >= 2 && !e->opt_v)) {
         cpu_destroy(e);
-        return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory: cannot allocate the model state (%.3g MiB)",
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: cannot allocate the model state (%.3g MiB)",
                             need / MIB);
     }
     cf_engine_init_weights(e->widths, e->n_layers, config->seed, e->params);

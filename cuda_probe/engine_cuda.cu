@@ -54,7 +54,7 @@ cf_status cuda_error(cudaError_t e, const char *what)
         return CF_OK;
     cudaGetLastError(); // clear it
     if (e == cudaErrorMemoryAllocation)
-        return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory on the GPU (%s)", what);
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory on the GPU (%s)", what);
     return cf_error_set(CF_ERR_UNAVAILABLE, "CUDA error in %s: %s", what, cudaGetErrorString(e));
 }
 
@@ -68,7 +68,7 @@ cf_status out_of_memory(const cf_engine *e, int B, int micro)
     char micro_text[48] = "";
     if (micro > 1)
         std::snprintf(micro_text, sizeof micro_text, " (%d micro-batches per step)", micro);
-    cf_status st = cf_error_set(CF_ERR_UNAVAILABLE, "out of memory: local batch %d%s does not fit the GPU's %.3g MiB",
+    cf_status st = cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: local batch %d%s does not fit the GPU's %.3g MiB",
                                 B, micro_text, e->device_bytes / MIB);
     cf_error_hint("use a smaller batch");
     return st;
@@ -171,7 +171,7 @@ cf_status cuda_create(const cf_engine_config *config, cf_engine **out)
         (n_state >= 2 && cudaMalloc(&e->opt_v, bytes) != cudaSuccess)) {
         cudaGetLastError();
         cuda_destroy(e);
-        return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory on the GPU: the model state needs %.3g MiB",
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory on the GPU: the model state needs %.3g MiB",
                             (double)bytes * (2 + n_state) / MIB);
     }
     cudaMemset(e->grads, 0, bytes);

@@ -292,7 +292,7 @@ extern "C" cf_status cf_cuda_check(const char *what)
     cublasStatus_t b = g_blas_status;
     g_blas_status = CUBLAS_STATUS_SUCCESS;
     if (e == cudaErrorMemoryAllocation)
-        return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory on the GPU (%s)", what);
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory on the GPU (%s)", what);
     if (e != cudaSuccess)
         return cf_error_set(CF_ERR_UNAVAILABLE, "CUDA error in %s: %s", what, cudaGetErrorString(e));
     if (b != CUBLAS_STATUS_SUCCESS)

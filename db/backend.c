@@ -88,6 +88,8 @@ void cf_db_close(cf_db *db)
 {
     if (!db)
         return;
+    if (db->held) /* a hold never released: nothing of it is kept */
+        cf_db_release(db, 0);
     db->driver->close(db);
     for (size_t i = 0; i < sizeof db->pg_secret / sizeof *db->pg_secret; i++)
         free(db->pg_secret[i]);

@@ -62,6 +62,7 @@ struct cf_db {
     struct pg_conn *pg;  /* PostgreSQL (libpq's PGconn) */
     char path[1024];     /* what messages name: the file, or the URL with its password redacted */
     int readonly;        /* opened by cf_db_open_readonly */
+    int held;            /* inside cf_db_hold's transaction: cf_db_transaction joins it */
     double busy_since_s, waited_s; /* SQLite: the current lock wait: when it began, how long it lasted (monotonic s) */
     char copy_dir[512];  /* SQLite: "" or the private folder holding the copy that is read (db.c: open_copy) */
     /* PostgreSQL: the last failure (message without the password, SQLSTATE) */
@@ -93,7 +94,9 @@ extern const int cf_db_migration_count;
 cf_status cf_db_error(cf_db *db, const char *what);
 /* Runs body(db, ctx) inside one write transaction: committed when body
  * returns CF_OK, rolled back when it fails or the commit does, so a writer
- * killed or failing halfway leaves nothing behind. */
+ * killed or failing halfway leaves nothing behind. Inside cf_db_hold the
+ * body joins the held transaction (committed by cf_db_release; a failing
+ * body rolls the hold back). */
 cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx);
 /* Runs SQL without results; errors as above. */
 cf_status cf_db_exec(cf_db *db, const char *sql, const char *what);

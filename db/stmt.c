@@ -12,11 +12,43 @@ cf_status cf_db_exec(cf_db *db, const char *sql, const char *what) { return db->
 
 cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx)
 {
+    if (db->held) {
+        cf_status st = body(db, ctx);
+        if (st != CF_OK) {
+            db->driver->rollback(db);
+            db->held = 0;
+        }
+        return st;
+    }
     cf_status st = db->driver->begin(db);
     if (st != CF_OK)
         return st;
     if ((st = body(db, ctx)) == CF_OK)
         st = db->driver->commit(db);
+    if (st != CF_OK)
+        db->driver->rollback(db);
+    return st;
+}
+
+cf_status cf_db_hold(cf_db *db)
+{
+    if (db->held)
+        return cf_error_set(CF_ERR_INTERNAL, "'%s' is already held", db->path);
+    cf_status st = db->driver->begin(db);
+    db->held = st == CF_OK;
+    return st;
+}
+
+cf_status cf_db_release(cf_db *db, int commit)
+{
+    if (!db || !db->held)
+        return CF_OK;
+    db->held = 0;
+    if (!commit) {
+        db->driver->rollback(db);
+        return CF_OK;
+    }
+    cf_status st = db->driver->commit(db);
     if (st != CF_OK)
         db->driver->rollback(db);
     return st;

@@ -1,4 +1,4 @@
-/* Catalog loading from CSV text, GPU look-up and peak rates (DESIGN.md §5).
+/* Catalog loading from CSV text, GPU look-up and peak rates (docs/catalog.md).
  *
  * cf_catalog_load_csv reads three documents (formats in data/README of the
  * shared catalog and docs/catalog.md):

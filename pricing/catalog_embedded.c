@@ -1,4 +1,4 @@
-/* The default catalog compiled into the binary (DESIGN.md §5).
+/* The default catalog compiled into the binary (docs/catalog.md).
  *
  * pricing/CMakeLists.txt loads data/gpu_vms.csv, data/gpus.csv and
  * data/aws_spot_advisor.csv at build time with the same loader every CSV

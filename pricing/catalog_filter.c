@@ -14,7 +14,7 @@
 #include "cloudfit/common/buf.h"
 #include "cloudfit/pricing/regions.h"
 
-/* The clouds cloudfit knows how to price (DESIGN.md §5). */
+/* The clouds cloudfit knows how to price (docs/catalog.md). */
 static const char *const SUPPORTED_CLOUDS[] = {"aws", "gcp", "azure", "lambda"};
 
 /* How many names a hint lists before it says "... (N in all)". */
@@ -356,19 +356,31 @@ static cf_status check_regions(const cf_catalog *catalog, const cf_catalog_filte
     return CF_OK;
 }
 
-cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter)
+cf_status cf_catalog_check_filter_field(const cf_catalog *catalog, const cf_catalog_filter *filter,
+                                        cf_filter_field *failed)
 {
+    *failed = CF_FILTER_OK;
     if (!filter)
         return CF_OK;
-    if ((unsigned)filter->spot > (unsigned)CF_SPOT_ONLY)
+    if ((unsigned)filter->spot > (unsigned)CF_SPOT_ONLY) {
+        *failed = CF_FILTER_SPOT;
         return cf_error_set(CF_ERR_INVALID, "invalid spot policy %d", (int)filter->spot);
+    }
     /* Clouds first: the region check depends on the selected clouds. */
     cf_status status = check_clouds(catalog, filter);
-    if (status == CF_OK)
-        status = check_gpus(catalog, filter);
-    if (status == CF_OK)
-        status = check_regions(catalog, filter);
+    if (status != CF_OK)
+        *failed = CF_FILTER_CLOUDS;
+    else if ((status = check_gpus(catalog, filter)) != CF_OK)
+        *failed = CF_FILTER_GPUS;
+    else if ((status = check_regions(catalog, filter)) != CF_OK)
+        *failed = CF_FILTER_REGIONS;
     return status;
+}
+
+cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter)
+{
+    cf_filter_field failed;
+    return cf_catalog_check_filter_field(catalog, filter, &failed);
 }
 
 void cf_catalog_filter_from(const cf_constraints *c, cf_spot_policy spot, cf_catalog_filter_storage *out)

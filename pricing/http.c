@@ -247,7 +247,10 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         CURLcode rc = cu->easy_perform(h);
         long status = 0;
         curl_off_t retry_after = 0;
+        double connect_s = 0, total_s = 0;
         cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        cu->easy_getinfo(h, CURLINFO_CONNECT_TIME, &connect_s);
+        cu->easy_getinfo(h, CURLINFO_TOTAL_TIME, &total_s);
         cu->easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
         if (cfg->last_modified) {
             curl_off_t filetime = -1;
@@ -267,7 +270,10 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         int stalled = 0;
         if (rc != CURLE_OK) {
             const char *why = errbuf[0] ? errbuf : cu->easy_strerror(rc);
-            stalled = rc == CURLE_OPERATION_TIMEDOUT && strstr(why, "too slow") != NULL;
+            /* A timeout after the connection was made and before the
+             * overall cap (when there is one) is the low-speed limit's. */
+            stalled = rc == CURLE_OPERATION_TIMEDOUT && connect_s > 0 &&
+                      !(cfg->timeout_s > 0 && total_s >= cfg->timeout_s - 0.001);
             if (stalled)
                 snprintf(reason, sizeof reason, "the transfer stalled: fewer than %.0f bytes/s for %.0f s (%s)",
                          cfg->low_speed_bps, cfg->low_speed_time_s, why);

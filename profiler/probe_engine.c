@@ -92,10 +92,11 @@ static cf_status engine_open(const cf_probe_backend *self, const cf_job *job, co
 }
 
 /* An out-of-memory answer of the engine (the batch or the model does not
- * fit), its message kept in `reason` before the error is cleared. */
+ * fit: CF_ERR_DOES_NOT_FIT), its message kept in `reason` before the error
+ * is cleared. */
 static int take_oom(cf_status st, char *reason, size_t n)
 {
-    if (st != CF_ERR_UNAVAILABLE || strncmp(cf_error_message(), "out of memory", 13) != 0)
+    if (st != CF_ERR_DOES_NOT_FIT)
         return 0;
     snprintf(reason, n, "%s", cf_error_message());
     cf_error_clear();
@@ -114,6 +115,7 @@ static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_resul
     cf_status st = p->ops->create(&config, &engine);
     if (take_oom(st, out->oom_reason, sizeof out->oom_reason)) { /* not even the model state fits */
         out->oom = 1;
+        out->oom_model = 1;
         return CF_OK;
     }
     if (st != CF_OK)

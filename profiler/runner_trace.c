@@ -1,5 +1,5 @@
-/* The trace runner: probes answered from a measurements CSV (DESIGN.md
- * §4.2) with seeded multiplicative noise. Candidates are the symmetric
+/* The trace runner: probes answered from a measurements CSV (docs/profiler.md
+ * "The measurements CSV") with seeded multiplicative noise. Candidates are the symmetric
  * configurations in the file (every node runs the same number of GPUs), one
  * per (GPU, nodes, GPUs per node, per-GPU batch); the true step time of a
  * candidate is the median of its rows. Prices come from the catalog VM with

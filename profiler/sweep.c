@@ -109,7 +109,7 @@ static cf_status note_device(cf_profile *out, const cf_probe_result *r, const ch
 
 static cf_status timed_run(const cf_probe_backend *be, cf_probe *probe, const cf_profile_options *o, int batch,
                            int steps, int warmup, cf_profile *out, int *oom, cf_profile_point *point,
-                           char *oom_reason, size_t reason_n)
+                           char *oom_reason, size_t reason_n, int *oom_model)
 {
     cf_probe_run run = {batch, 1, steps, warmup, o->seed};
     cf_probe_result res;
@@ -127,6 +127,8 @@ static cf_status timed_run(const cf_probe_backend *be, cf_probe *probe, const cf
     if (res.oom) {
         if (oom_reason)
             snprintf(oom_reason, reason_n, "%s", res.oom_reason);
+        if (oom_model)
+            *oom_model = res.oom_model;
         cf_probe_result_free(&res);
         return CF_OK;
     }
@@ -163,12 +165,13 @@ static cf_status sweep(const cf_probe_backend *be, cf_probe *probe, const cf_pro
                        int n_batches, const char *batches_key, cf_profile *out, progress_state *ps)
 {
     char first_oom[256] = "";
+    int first_oom_model = 0; /* the first batch failed because the model state alone does not fit */
     for (int i = 0; i < n_batches; i++) {
         progress(ps, "local batch %d: %d timed steps", batches[i], out->steps);
         int oom = 0;
         cf_profile_point point;
         cf_status st = timed_run(be, probe, o, batches[i], out->steps, out->warmup_steps, out, &oom, &point,
-                                 i == 0 ? first_oom : NULL, sizeof first_oom);
+                                 i == 0 ? first_oom : NULL, sizeof first_oom, i == 0 ? &first_oom_model : NULL);
         ps->done++;
         if (st != CF_OK)
             return st;
@@ -188,7 +191,7 @@ static cf_status sweep(const cf_probe_backend *be, cf_probe *probe, const cf_pro
                                     be->name, batches[0], batches_key,
                                     out->device.name[0] ? out->device.name : "the device", first_oom[0] ? ": " : "",
                                     first_oom);
-        if (strstr(first_oom, "model state"))
+        if (first_oom_model)
             cf_error_hint("the model alone does not fit: lower the widths in model.architecture.layers%s",
                           strcmp(be->name, "cpu") == 0 ? ", or raise CLOUDFIT_CPU_MEMORY_LIMIT_MIB" : "");
         else
@@ -206,7 +209,7 @@ static cf_status sweep(const cf_probe_backend *be, cf_probe *probe, const cf_pro
         progress(ps, "memory ceiling: trying local batch %d", mid);
         int oom = 0;
         cf_profile_point point;
-        cf_status st = timed_run(be, probe, o, mid, 1, 1, out, &oom, &point, NULL, 0);
+        cf_status st = timed_run(be, probe, o, mid, 1, 1, out, &oom, &point, NULL, 0, NULL);
         ps->done++;
         if (st != CF_OK)
             return st;

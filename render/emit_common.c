@@ -130,11 +130,12 @@ cf_status cf_emit_split_words(const char *text, cf_shell_words *out)
 {
     cf_status st = cf_shell_split_words(text, out);
     if (st == CF_ERR_USAGE) {
-        int no_words = strncmp(cf_error_message(), "no words", 8) == 0;
         cf_error_prefix("--entrypoint");
-        if (!no_words)
-            cf_error_hint("the entry point is split into words like a POSIX shell command line but nothing is "
-                          "expanded; put text that a shell would act on in single quotes (docs/launch.md)");
+        cf_error_hint("the entry point is split into words like a POSIX shell command line but nothing is "
+                      "expanded; put text that a shell would act on in single quotes (docs/launch.md)");
+    } else if (st == CF_OK && out->n == 0) {
+        cf_shell_words_free(out);
+        st = cf_error_set(CF_ERR_USAGE, "--entrypoint: no words in '%s'", text);
     }
     return st;
 }

@@ -95,7 +95,7 @@ static void csv_field(cf_buf *out, const char *text)
     cf_buf_puts(out, "\"");
 }
 
-/* Columns of groundtruth/pollux_aws_t4/throughput.csv (DESIGN.md §4.2). One
+/* Columns of groundtruth/pollux_aws_t4/throughput.csv (docs/profiler.md "The measurements CSV"). One
  * device, one node: the step is all compute, no all-reduce. */
 void cf_profile_csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
 {

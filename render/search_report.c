@@ -176,7 +176,7 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
         cJSON_AddNullToObject(s, "savings");
     }
 
-    /* "overall" (DESIGN.md §4.4): prediction errors of the probes before
+    /* "overall" (docs/search.md "Output"): prediction errors of the probes before
      * they ran, and the search's figures; the oracle only for trace. */
     cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
     cf_ape_stats ape = cf_ape_summarise(errors, n_err);

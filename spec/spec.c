@@ -1,4 +1,4 @@
-/* The job spec: model.json → a validated cf_spec (DESIGN.md §4.1).
+/* The job spec: model.json → a validated cf_spec (docs/spec.md).
  *
  * This file holds the public API, the top level of the document and the
  * defaults; the sections live in spec_model.c (model, data, training),

@@ -1,4 +1,4 @@
-/* model.json sections "model", "data" and "training" (DESIGN.md §4.1). */
+/* model.json sections "model", "data" and "training" (docs/spec.md). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

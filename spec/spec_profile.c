@@ -1,5 +1,5 @@
 /* model.json section "profile": noise scale, inline GPU profiles, the probe
- * backend and its batch sweep (DESIGN.md §4.1). */
+ * backend and its batch sweep (docs/spec.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* model.json section "search": objective, constraints and the search space
- * (DESIGN.md §4.1, §3.7). */
+ * (docs/spec.md, docs/search.md). */
 #include <stdio.h>
 #include <string.h>
 

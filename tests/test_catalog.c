@@ -673,6 +673,29 @@ static void test_check_filter_errors(void **state)
     assert_int_equal(cf_catalog_check_filter(&embedded, NULL), CF_OK);
 }
 
+/* Which list failed, without reading the message: a cloud or region named
+ * like another list's field ("GPU", "cloud") is still its own list's. */
+static void test_check_filter_names_the_failed_list(void **state)
+{
+    (void)state;
+    cf_filter_field failed = CF_FILTER_OK;
+    assert_int_equal(cf_catalog_check_filter_field(&embedded, &(cf_catalog_filter){.clouds = LIST("GPU")}, &failed),
+                     CF_ERR_INVALID);
+    assert_int_equal(failed, CF_FILTER_CLOUDS);
+    assert_int_equal(cf_catalog_check_filter_field(&embedded, &(cf_catalog_filter){.gpus = LIST("region")}, &failed),
+                     CF_ERR_INVALID);
+    assert_int_equal(failed, CF_FILTER_GPUS);
+    assert_int_equal(cf_catalog_check_filter_field(&embedded, &(cf_catalog_filter){.regions = LIST("cloud-GPU-1")},
+                                                   &failed), CF_ERR_INVALID);
+    assert_int_equal(failed, CF_FILTER_REGIONS);
+    assert_int_equal(cf_catalog_check_filter_field(&embedded, &(cf_catalog_filter){.spot = (cf_spot_policy)9}, &failed),
+                     CF_ERR_INVALID);
+    assert_int_equal(failed, CF_FILTER_SPOT);
+    assert_int_equal(cf_catalog_check_filter_field(&embedded, &(cf_catalog_filter){.gpus = LIST("T4")}, &failed), CF_OK);
+    assert_int_equal(failed, CF_FILTER_OK);
+    cf_error_clear();
+}
+
 /* ---- CSV validation on small documents ------------------------------------ */
 
 #define GPUS_HEADER                                                                              \
@@ -995,6 +1018,7 @@ int main(void)
         cmocka_unit_test(test_gpu_lookup_and_peak),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_check_filter_errors),
+        cmocka_unit_test(test_check_filter_names_the_failed_list),
         cmocka_unit_test(test_small_catalog_loads),
         cmocka_unit_test(test_malformed_vms),
         cmocka_unit_test(test_price_kind_columns),

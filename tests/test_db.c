@@ -67,6 +67,57 @@ static void test_open_migrate_insert(void **state)
     cf_db_close(db);
 }
 
+/* cf_db_hold: writes join one transaction that cf_db_release commits or
+ * rolls back (a command stores its result only once it was delivered); a
+ * write that fails inside the hold rolls it all back. */
+static void test_hold_commits_or_rolls_back(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s.hold", db_path);
+    cf_db *db = NULL, *reader = NULL;
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    cf_history_record r = sample("held");
+    long long id = 0, count = -1;
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_db_hold(db), CF_ERR_INTERNAL); /* one hold at a time */
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    /* another connection sees nothing before the release */
+    assert_int_equal(cf_db_open_readonly(path, &reader), CF_OK);
+    assert_int_equal(cf_history_count(reader, &count), CF_OK);
+    assert_int_equal(count, 0);
+    assert_int_equal(cf_db_release(db, 0), CF_OK);
+    assert_int_equal(cf_history_count(db, &count), CF_OK);
+    assert_int_equal(count, 0);
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    assert_int_equal(cf_db_release(db, 1), CF_OK);
+    assert_int_equal(cf_history_count(reader, &count), CF_OK);
+    assert_int_equal(count, 1);
+    /* a failing write ends the hold: nothing of it stays */
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "CREATE TRIGGER fail_bad BEFORE INSERT ON recommendations WHEN "
+                                       "NEW.spec_name = 'bad' BEGIN SELECT RAISE(ABORT, 'disk says no'); END",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    cf_history_record bad = sample("bad");
+    assert_int_equal(cf_history_insert(db, &bad, &id), CF_ERR_DB);
+    assert_int_equal(cf_db_release(db, 1), CF_OK); /* no hold any more: nothing to commit */
+    assert_int_equal(cf_history_count(reader, &count), CF_OK);
+    assert_int_equal(count, 1);
+    /* a hold never released is rolled back when the database is closed */
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    cf_db_close(db);
+    assert_int_equal(cf_history_count(reader, &count), CF_OK);
+    assert_int_equal(count, 1);
+    cf_db_close(reader);
+}
+
 static void test_hostile_strings_are_data(void **state)
 {
     (void)state;
@@ -177,6 +228,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_migrate_insert),
+        cmocka_unit_test(test_hold_commits_or_rolls_back),
         cmocka_unit_test(test_hostile_strings_are_data),
         cmocka_unit_test(test_source_hash_lineage),
         cmocka_unit_test(test_newer_schema_is_refused),

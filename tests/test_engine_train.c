@@ -183,7 +183,7 @@ static void test_memory_limit(void **state)
     assert_int_equal(ops->create(&cfg, &e), CF_OK);
     cf_engine_step st;
     assert_int_equal(ops->train_step(e, 256, 1, &st), CF_OK);
-    assert_int_equal(ops->train_step(e, 4096, 1, &st), CF_ERR_UNAVAILABLE);
+    assert_int_equal(ops->train_step(e, 4096, 1, &st), CF_ERR_DOES_NOT_FIT);
     assert_non_null(strstr(cf_error_message(), "out of memory"));
     assert_non_null(strstr(cf_error_message(), "local batch 4096"));
     /* The engine is still usable after a batch that did not fit. */
@@ -198,7 +198,7 @@ static void test_memory_limit(void **state)
     cfg.memory_limit_mib = 0;
     cfg.widths[1] = 4096; /* 151,556 parameters: 2.3 MiB of weights, gradients and Adam state */
     setenv("CLOUDFIT_CPU_MEMORY_LIMIT_MIB", "2", 1);
-    assert_int_equal(ops->create(&cfg, &e), CF_ERR_UNAVAILABLE);
+    assert_int_equal(ops->create(&cfg, &e), CF_ERR_DOES_NOT_FIT);
     assert_non_null(strstr(cf_error_message(), "out of memory: the model state needs"));
     assert_non_null(strstr(cf_error_message(), "CLOUDFIT_CPU_MEMORY_LIMIT_MIB"));
     setenv("CLOUDFIT_CPU_MEMORY_LIMIT_MIB", "lots", 1);
@@ -216,7 +216,7 @@ static void test_memory_limit(void **state)
     assert_true(info.memory_gib > 0 && info.memory_gib <= 4.0);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     assert_true(info.memory_gib <= (double)pages * (double)page / 4 / (1 << 30) + 1e-9);
-    assert_int_equal(ops->train_step(e, 1 << 20, 1, &st), CF_ERR_UNAVAILABLE); /* 2^20 rows of 4,096 wide: ~17 GiB */
+    assert_int_equal(ops->train_step(e, 1 << 20, 1, &st), CF_ERR_DOES_NOT_FIT); /* 2^20 rows of 4,096 wide: ~17 GiB */
     assert_non_null(strstr(cf_error_message(), "(default: 1/4 of "));
     ops->destroy(e);
 }

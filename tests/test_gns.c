@@ -1,5 +1,5 @@
-/* Gradient noise scale estimator against the analytic answer of DESIGN.md
- * §3.3: least-squares linear regression, x ~ N(0, I_n), y = w*·x + ε,
+/* Gradient noise scale estimator against the analytic answer for
+ * least-squares linear regression, x ~ N(0, I_n), y = w*·x + ε,
  * ε ~ N(0, σ²), evaluated at weights w = w* + d. The per-example gradient is
  * (d·x − ε)·x, so G = d and tr(Σ) = n(|d|² + σ²) + |d|², i.e.
  *   B_noise = (n(|d|² + σ²) + |d|²) / |d|².

@@ -1,7 +1,7 @@
 /* The profiler on a fake engine whose answers are known: step times
  * α + β·m (with outliers the median must ignore), an out-of-memory answer
  * above a set batch, and gradients from the linear-regression problem of
- * DESIGN.md §3.3 (analytic noise scale). Also the fit, the JSON round trip,
+ * docs/profiler.md "The gradient noise scale" (analytic noise scale). Also the fit, the JSON round trip,
  * the cache key and the all-or-nothing rule on failures. */
 #include <math.h>
 #include <setjmp.h>
@@ -68,8 +68,12 @@ static double analytic_b_noise(void)
     return (DIM * 2.0 + 1.0) / 1.0;
 }
 
+static int model_too_big; /* fake_create answers that the model state does not fit */
+
 static cf_status fake_create(const cf_engine_config *config, cf_engine **out)
 {
+    if (model_too_big)
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: the weights need more than the fake's 16 GB");
     struct cf_engine *e = calloc(1, sizeof *e);
     if (!e)
         return CF_ERR_NOMEM;
@@ -93,7 +97,7 @@ static cf_status fake_step(cf_engine *e, int b, int k, cf_engine_step *out)
 {
     memset(out, 0, sizeof *out);
     if (b > CEILING)
-        return cf_error_set(CF_ERR_UNAVAILABLE, "out of memory: local batch %d", b);
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: local batch %d (model state 1 MiB + activations)", b);
     if (b == fail_at_batch)
         return cf_error_set(CF_ERR_INVALID, "training diverged");
     e->steps++;
@@ -296,6 +300,14 @@ static void test_failure_returns_nothing(void **state)
     o.local_batches[1] = 400;
     assert_int_equal(run_profile(&be, &spec, &o, &p), CF_ERR_INFEASIBLE);
     assert_non_null(strstr(cf_error_message(), "not even a local batch of 300"));
+    /* the batch's own answer: a smaller batch may fit, whatever its words say */
+    assert_true(strncmp(cf_error_hint_text(), "lower ", 6) == 0);
+    /* the engine cannot even start: the model alone does not fit */
+    model_too_big = 1;
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_ERR_INFEASIBLE);
+    model_too_big = 0;
+    assert_non_null(strstr(cf_error_message(), "the weights need more"));
+    assert_non_null(strstr(cf_error_hint_text(), "the model alone does not fit"));
     cf_spec_free(&spec);
 }
 

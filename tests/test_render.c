@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cloudfit/render.h"
+#include "cloudfit/render/emit_common.h"
 #include "cloudfit/render/history_report.h"
 #include "cloudfit/render/prices_report.h"
 #include "cloudfit/render/profile_report.h"
@@ -261,7 +262,7 @@ static void test_catalog_source_json(void **state)
     cJSON_Delete(o);
 }
 
-/* A profile as the measurements CSV (DESIGN.md §4.2) that validate reads
+/* A profile as the measurements CSV (docs/profiler.md "The measurements CSV") that validate reads
  * back: the header, one row per batch, the device name quoted (it has a
  * comma) and a name starting with '-' kept as it is (no spreadsheet guard);
  * and as text, the fit and the memory ceiling. */
@@ -307,10 +308,30 @@ static void test_profile_csv_and_table(void **state)
     cf_buf_free(&text);
 }
 
+/* The entry point of the launch specs: text with no words is refused as
+ * such (no quoting hint: nothing was to quote), a shell operator with the
+ * hint. */
+static void test_entrypoint_words(void **state)
+{
+    (void)state;
+    cf_shell_words w;
+    assert_int_equal(cf_emit_split_words("python train.py --lr 0.1", &w), CF_OK);
+    assert_int_equal(w.n, 4);
+    cf_shell_words_free(&w);
+    assert_int_equal(cf_emit_split_words("  \\\n ", &w), CF_ERR_USAGE);
+    assert_string_equal(cf_error_message(), "--entrypoint: no words in '  \\\n '");
+    assert_string_equal(cf_error_hint_text(), "");
+    assert_int_equal(w.n, 0);
+    assert_int_equal(cf_emit_split_words("train.py | tee log", &w), CF_ERR_USAGE);
+    assert_true(strncmp(cf_error_message(), "--entrypoint: ", 14) == 0);
+    assert_non_null(strstr(cf_error_hint_text(), "single quotes"));
+    cf_error_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
+        cmocka_unit_test(test_entrypoint_words), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
         cmocka_unit_test(test_catalog_source_json), cmocka_unit_test(test_profile_csv_and_table),
     };

@@ -97,13 +97,21 @@ static int emit(const cf_cli_options *o, cJSON *doc, cf_buf *text)
 /* Text whatever --format says (prune has no other form); frees it. */
 static int emit_text(const cf_cli_options *o, cf_buf *text)
 {
-    int rc;
-    if (cf_buf_failed(text)) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
-        rc = cf_report_error();
-    } else {
-        rc = cf_cli_write_result(o, text->data ? text->data : "", text->len);
-    }
+    int rc = cf_cli_write_buf(o, text);
+    cf_buf_free(text);
+    return rc;
+}
+
+/* The text of a change held on `db` (cf_db_hold): written, then the change
+ * committed only when it was (term/output.h); frees the text. */
+static int deliver_text(const cf_cli_options *o, cf_db *db, cf_buf *text)
+{
+    cf_cli_result result;
+    int rc = cf_cli_result_stage_buf(o, text, &result);
+    if (rc == 0)
+        rc = cf_cli_result_deliver(&result);
+    rc = cf_cli_result_release(db, rc);
+    cf_cli_result_discard(&result);
     cf_buf_free(text);
     return rc;
 }
@@ -306,13 +314,19 @@ static int prune(const cf_cli_options *o)
     if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
     r.db_path = path;
-    cf_status st = cf_history_prune(db, before, &r.n_deleted);
-    cf_db_close(db);
-    if (st != CF_OK)
-        return cf_report_error();
+    cf_status st = cf_db_hold(db);
+    if (st == CF_OK)
+        st = cf_history_prune(db, before, &r.n_deleted);
+    if (st != CF_OK) {
+        rc = cf_report_error();
+        cf_db_close(db);
+        return rc;
+    }
     cf_buf text = CF_BUF_INIT;
     cf_history_prune_text(&r, &text);
-    return emit_text(o, &text);
+    rc = deliver_text(o, db, &text);
+    cf_db_close(db);
+    return rc;
 }
 
 /* history migrate --to URL: the history of --db (or the default file)
@@ -343,17 +357,23 @@ static int migrate(const cf_cli_options *o)
         return cf_report_error();
     }
     cf_history_copy_counts n;
-    cf_status st = cf_history_copy(from, to, &n);
+    cf_status st = cf_db_hold(to);
+    if (st == CF_OK)
+        st = cf_history_copy(from, to, &n);
     cf_db_close(from);
-    cf_db_close(to);
-    if (st != CF_OK)
-        return cf_report_error();
+    if (st != CF_OK) {
+        int rc = cf_report_error();
+        cf_db_close(to);
+        return rc;
+    }
     cf_buf text = CF_BUF_INIT;
     cf_buf_printf(&text, "copied %lld recommendations (%lld were there already), %lld specs, %lld measurements, "
                   "%lld profiles, %lld price snapshots and %lld search runs\nfrom %s\nto   %s\n",
                   n.recommendations, n.recommendations_present, n.specs, n.measurements, n.profiles, n.snapshots,
                   n.search_runs, from_path, to_path);
-    return emit_text(o, &text);
+    int rc = deliver_text(o, to, &text);
+    cf_db_close(to);
+    return rc;
 }
 
 int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional)

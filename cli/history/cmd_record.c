@@ -56,16 +56,26 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
     memset(&row, 0, sizeof row);
     cf_status st = cf_history_get(db, id, &row);
     cf_record_report r = {.measurement = &m, .row = &row};
+    /* The measurement is committed only once the result was written (term/output.h). */
+    if (st == CF_OK)
+        st = cf_db_hold(db);
     if (st == CF_OK)
         st = cf_history_record_measurement(db, &m, &r.measurement_id);
-    cf_db_close(db);
     free(row.result_json);
     row.result_json = NULL;
-    if (st != CF_OK)
-        return cf_report_error();
+    int rc = st == CF_OK ? 0 : cf_report_error();
     cf_buf text = CF_BUF_INIT;
-    cf_record_text(&r, &text);
-    int rc = cf_cli_emit(o, NULL, &text); /* record has no --format: text */
+    cf_cli_result result;
+    memset(&result, 0, sizeof result);
+    if (rc == 0) {
+        cf_record_text(&r, &text); /* record has no --format: text */
+        rc = cf_cli_result_stage_buf(o, &text, &result);
+    }
+    if (rc == 0)
+        rc = cf_cli_result_deliver(&result);
+    rc = cf_cli_result_release(db, rc);
+    cf_db_close(db);
+    cf_cli_result_discard(&result);
     cf_buf_free(&text);
     return rc;
 }

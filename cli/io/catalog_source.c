@@ -76,11 +76,11 @@ size_t cf_cli_region_preference(const cf_cli_options *o, const char *const *regi
     return n;
 }
 
-void cf_cli_spec_filter_error(const cf_spec *spec)
+void cf_cli_spec_filter_error(const cf_spec *spec, cf_filter_field failed)
 {
-    const char *m = cf_error_message();
-    const char *key = strstr(m, "GPU") ? "search.gpus" : strstr(m, "region") ? "search.regions"
-                      : strstr(m, "cloud") ? "search.clouds" : "search";
+    const char *key = failed == CF_FILTER_GPUS      ? "search.gpus"
+                      : failed == CF_FILTER_REGIONS ? "search.regions"
+                      : failed == CF_FILTER_CLOUDS  ? "search.clouds" : "search";
     cf_error_prefix("%s: %s", spec->job.source[0] ? spec->job.source : "<spec>", key);
 }
 

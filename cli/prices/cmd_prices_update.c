@@ -118,15 +118,23 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
     if (st != CF_OK && any_failed) {
         rc = cf_exit_code_for(st); /* each failure was printed above */
         cf_log_info("nothing stored; the catalog in use is still %s", base.snapshot);
-    } else if (st != CF_OK || (st = store_snapshot(db, &base, &res, fetched_at, &r.snapshot_id)) != CF_OK) {
+    } else if (st != CF_OK || (st = cf_db_hold(db)) != CF_OK ||
+               (st = store_snapshot(db, &base, &res, fetched_at, &r.snapshot_id)) != CF_OK) {
         rc = cf_report_error();
         cf_log_info("nothing stored; the catalog in use is still %s", base.snapshot);
-    } else {
+    } else { /* the snapshot is committed only once its report was written (term/output.h) */
         cf_buf text = CF_BUF_INIT;
         cf_prices_update_table(&r, &text);
-        rc = cf_buf_failed(&text) ? cf_cli_emit(o, NULL, &text) : cf_cli_write_result(o, text.data, text.len);
+        cf_cli_result result;
+        rc = cf_cli_result_stage_buf(o, &text, &result);
+        if (rc == 0)
+            rc = cf_cli_result_deliver(&result);
+        rc = cf_cli_result_release(db, rc);
+        cf_cli_result_discard(&result);
         cf_buf_free(&text);
-        if (rc == 0 && any_failed)
+        if (rc)
+            cf_log_info("nothing stored; the catalog in use is still %s", base.snapshot);
+        else if (any_failed)
             rc = cf_exit_code_for(CF_ERR_NETWORK);
     }
     cf_price_update_result_free(&res);

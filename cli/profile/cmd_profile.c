@@ -49,16 +49,22 @@ static int backend_for(const cf_cli_options *o, const cf_spec *spec, cf_probe_ba
     return cf_report_error();
 }
 
-static int store(const cf_cli_options *o, const cf_profile *p, const char *json_text, char *path, size_t n)
+/* Stores the profile and delivers its result in one transaction: a result
+ * that could not be written is not stored (term/output.h). */
+static int store(const cf_cli_options *o, const cf_profile *p, const char *json_text, char *path, size_t n,
+                 cf_cli_result *result)
 {
     cf_db *db = NULL;
     if (cf_cli_db_open(o, 1, &db, path, n) != CF_OK)
         return cf_report_error();
     cf_cached_profile row = {p->spec_key, p->backend, p->device.name, p->spec_name, p->created_at,
                              p->device.is_gpu, p->has_noise ? p->b_noise : 0, p->max_local_batch, json_text};
-    cf_status st = cf_profile_cache_put(db, &row);
+    int rc = cf_db_hold(db) == CF_OK && cf_profile_cache_put(db, &row) == CF_OK ? 0 : cf_report_error();
+    if (rc == 0)
+        rc = cf_cli_result_deliver(result);
+    rc = cf_cli_result_release(db, rc);
     cf_db_close(db);
-    return st == CF_OK ? 0 : cf_report_error();
+    return rc;
 }
 
 static int finish(const cf_cli_options *o, const cf_profile *p)
@@ -90,12 +96,8 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
             rc = cf_report_error();
         cf_buf_free(&text);
     }
-    char path[1024] = "";
-    if (rc == 0)
-        rc = store(o, p, json_text, path, sizeof path);
-    if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
-        rc = cf_report_error();
-    cf_staged_set_discard(&side);
+    cf_cli_result result;
+    memset(&result, 0, sizeof result);
     if (rc == 0) {
         cf_buf out = CF_BUF_INIT;
         if (as_json) {
@@ -104,9 +106,21 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
         } else {
             cf_profile_table(p, gpu ? gpu->model : NULL, &out);
         }
-        rc = cf_cli_write_result(o, out.data ? out.data : "", out.len); /* sanitised: the device name is the probe's */
+        if (cf_buf_failed(&out)) {
+            cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");
+            rc = cf_report_error();
+        } else { /* sanitised: the device name is the probe's */
+            rc = cf_cli_result_stage(o, out.data ? out.data : "", out.len, NULL, &result);
+        }
         cf_buf_free(&out);
     }
+    char path[1024] = "";
+    if (rc == 0)
+        rc = store(o, p, json_text, path, sizeof path, &result);
+    if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
+        rc = cf_report_error();
+    cf_staged_set_discard(&side);
+    cf_cli_result_discard(&result);
     if (rc == 0) {
         cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
         if (o->csv_path)

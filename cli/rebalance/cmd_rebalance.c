@@ -19,6 +19,7 @@
 #include "exit_codes.h"
 #include "io/spec_load.h"
 #include "log.h"
+#include "term/output.h"
 #include "cloudfit/common/number.h"
 
 /* The message is printed by the caller (cf_log_error with its own format);
@@ -181,8 +182,12 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
             rc = cf_report_error();
             break;
         }
-        fwrite(answer.data, 1, answer.len, stdout);
-        fflush(stdout);
+        /* Each answer as it is computed: the result is a stream of JSON lines. */
+        cf_cli_result out;
+        rc = cf_cli_result_stage_as(CF_ESCAPE_JSON, NULL, answer.data, answer.len, NULL, &out);
+        if (rc == 0)
+            rc = cf_cli_result_publish(&out);
+        cf_cli_result_discard(&out);
         cf_buf_free(&answer);
     }
     if (skipped)

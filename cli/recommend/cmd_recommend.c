@@ -31,18 +31,15 @@ static int check_format(const cf_cli_options *o)
     return 0;
 }
 
-/* Renders the result in its format; *out_json gets the compact document
- * when the history will store it (NULL otherwise: building it is a tenth
- * of a recommend). The result where it goes: --out-file is written to a temporary file
- * now and renamed into place only after the history commit (publish), so a
- * failed commit or a kill in between never leaves a result without its
- * history row; stdout likewise gets the text after the commit. */
-typedef struct {
-    cf_staged_file file;
-    cf_buf text;
-} pending_result;
-
-static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, pending_result *pending)
+/* Renders the result in its format and stages it (term/output.h);
+ * *out_json gets the compact document when the history will store it
+ * (NULL otherwise: building it is a tenth of a recommend). --out-file is
+ * written to a temporary file now and renamed into place only after the
+ * history commit, so a failed commit or a kill in between never leaves a
+ * result without its history row; standard output gets the text inside
+ * the history's transaction, before its commit, so a result that could
+ * not be written is never recorded. */
+static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, cf_cli_result *pending)
 {
     int as_json = o->format && strcmp(o->format, "json") == 0, store = !o->no_history;
     cJSON *doc = as_json || store ? cf_report_json(r) : NULL;
@@ -78,35 +75,11 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, pe
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
         return cf_report_error();
     }
-    cf_buf raw = text; /* every result passes the one sanitiser; the table's own colours stay */
-    text = (cf_buf)CF_BUF_INIT;
+    /* every result passes the one sanitiser; the table's own colours stay */
     int color = !o->out_file && cf_log_color_enabled(stdout);
-    int rc = cf_cli_safe_result(o, raw.data ? raw.data : "", raw.len, color ? cf_report_color_codes : NULL, &text);
-    cf_buf_free(&raw);
-    if (rc) {
-        cf_buf_free(&text);
-        return rc;
-    }
-    if (o->out_file) {
-        if (cf_file_stage(o->out_file, text.data, text.len, &pending->file) != CF_OK)
-            rc = cf_report_error();
-        cf_buf_free(&text);
-    } else {
-        pending->text = text;
-    }
+    int rc = cf_cli_result_stage(o, text.data ? text.data : "", text.len, color ? cf_report_color_codes : NULL, pending);
+    cf_buf_free(&text);
     return rc;
-}
-
-static int publish(const cf_cli_options *o, pending_result *pending)
-{
-    if (o->out_file)
-        return cf_file_commit(&pending->file) == CF_OK ? 0 : cf_report_error();
-    const cf_buf *t = &pending->text;
-    if (t->len && (fwrite(t->data, 1, t->len, stdout) != t->len || fflush(stdout) != 0)) {
-        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output");
-        return cf_report_error();
-    }
-    return 0;
 }
 
 static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *src, cf_recommend_ci *ci)
@@ -118,8 +91,9 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
     cf_catalog_filter_storage fs;
     cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
     fs.filter.include_restricted = o->include_restricted_regions;
-    if (cf_catalog_check_filter(catalog, &fs.filter) != CF_OK) {
-        cf_cli_spec_filter_error(spec);
+    cf_filter_field failed;
+    if (cf_catalog_check_filter_field(catalog, &fs.filter, &failed) != CF_OK) {
+        cf_cli_spec_filter_error(spec, failed);
         return cf_report_error();
     }
     const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);
@@ -177,17 +151,19 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
                             .catalog_age_days = src->age_days, .catalog_source = src,
                             .hetero = o->mix ? &hetero : NULL};
         char *json_text = NULL;
-        pending_result pending;
+        cf_cli_result pending;
         memset(&pending, 0, sizeof pending);
         cf_staged_set side; /* --report, --plot, --emit: in place only after the commit */
         memset(&side, 0, sizeof side);
         cf_buf wrote = CF_BUF_INIT; /* what to say once they are */
         /* Baseline and gates first (they are part of every format), then
          * the full result, pictures and launch specs (all staged), the
-         * history commit, and only then the result and the side files
-         * published (a failure before leaves none of them); a failed gate
-         * decides the exit code last (issue 5). A stop signal before the
-         * commit keeps nothing. */
+         * history row written, the result delivered to standard output,
+         * the history commit (only when the result was delivered), and
+         * only then --out-file and the side files published (a failure
+         * before leaves none of them); a failed gate decides the exit
+         * code last (issue 5). A stop signal before the commit keeps
+         * nothing. */
         if (rc == 0)
             rc = cf_recommend_ci_gates(o, ci, &report);
         if (rc == 0)
@@ -198,10 +174,19 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
             rc = cf_recommend_ci_emit(o, &report, &side, &wrote);
         if (rc == 0 && cf_interrupt_check() != CF_OK)
             rc = cf_report_error();
-        if (rc == 0 && !o->no_history)
+        cf_db *store = !o->no_history ? ci->db : NULL;
+        if (rc == 0 && store && cf_db_hold(store) != CF_OK)
+            rc = cf_report_error();
+        if (rc == 0 && store)
             rc = cf_recommend_ci_record(ci, &report, json_text);
         if (rc == 0)
-            rc = publish(o, &pending);
+            rc = cf_cli_result_deliver(&pending);
+        if (store)
+            rc = cf_cli_result_release(store, rc);
+        if (rc == 0)
+            cf_recommend_ci_recorded(ci);
+        if (rc == 0)
+            rc = cf_cli_result_publish(&pending);
         if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
             rc = cf_report_error();
         for (char *line = wrote.data, *end; rc == 0 && line && (end = strchr(line, '\n')); line = end + 1) {
@@ -212,8 +197,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
             rc = cf_recommend_ci_gate_exit(ci);
         cf_staged_set_discard(&side);
         cf_buf_free(&wrote);
-        cf_file_discard(&pending.file);
-        cf_buf_free(&pending.text);
+        cf_cli_result_discard(&pending);
         free(json_text);
     }
     cf_advice_free(&advice);

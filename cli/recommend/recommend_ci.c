@@ -243,13 +243,15 @@ int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *r, const char 
         .result_json = json_text, .alternatives = alts, .n_alternatives = n_alts, .ci = &ctx->ci,
         .gates = ctx->gates, .n_gates = ctx->n_gates};
     cf_config_intervals(c, &rec.hours_p10, &rec.hours_p90, &rec.total_usd_p10, &rec.total_usd_p90);
-    long long id = 0;
-    cf_status st = cf_history_insert(ctx->db, &rec, &id);
+    cf_status st = cf_history_insert(ctx->db, &rec, &ctx->recorded_id);
     free(alts);
-    if (st != CF_OK)
-        return cf_report_error();
-    cf_log_info("recorded as recommendation %lld in %s", id, ctx->db_path);
-    return 0;
+    return st == CF_OK ? 0 : cf_report_error();
+}
+
+void cf_recommend_ci_recorded(const cf_recommend_ci *ctx)
+{
+    if (ctx->recorded_id)
+        cf_log_info("recorded as recommendation %lld in %s", ctx->recorded_id, ctx->db_path);
 }
 
 int cf_recommend_ci_gate_exit(const cf_recommend_ci *ctx)

@@ -18,6 +18,7 @@ typedef struct {
     cf_baseline baseline;
     cf_history_gate gates[CF_MAX_GATES];
     size_t n_gates;
+    long long recorded_id;       /* the row written by cf_recommend_ci_record, 0 before */
 } cf_recommend_ci;
 
 /* Checks the CI options (format markdown, --emit kinds, gate values).
@@ -35,8 +36,12 @@ int cf_recommend_ci_gates(const cf_cli_options *o, cf_recommend_ci *ctx, cf_repo
  * when the run fails) and appends a "wrote ..." line per file to `wrote`,
  * to be said once they are in place. 0 or an exit code. */
 int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *report, cf_staged_set *side, cf_buf *wrote);
-/* Stores the recommendation (with alternatives, CI metadata and gates). */
+/* Writes the recommendation (with alternatives, CI metadata and gates):
+ * committed with the database's hold (cf_db_hold), after the result was
+ * delivered. */
 int cf_recommend_ci_record(cf_recommend_ci *ctx, const cf_report *report, const char *json_text);
+/* Says where the recommendation was recorded (after the commit). */
+void cf_recommend_ci_recorded(const cf_recommend_ci *ctx);
 /* CF_EXIT_GATE (after a message per failed gate) when a gate failed, else 0. */
 int cf_recommend_ci_gate_exit(const cf_recommend_ci *ctx);
 void cf_recommend_ci_close(cf_recommend_ci *ctx);

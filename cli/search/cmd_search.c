@@ -62,8 +62,10 @@ static int parse_prices(const cf_cli_options *o, cf_search_price *prices, size_t
     return 0;
 }
 
+/* Stores the search run and delivers its result in one transaction: a
+ * result that could not be written is not stored (term/output.h). */
 static int store_history(const cf_cli_options *o, const cf_spec *spec, const cf_search_report *sr, const char *json,
-                         const char *created_at)
+                         const char *created_at, cf_cli_result *result)
 {
     cf_db *db = NULL;
     char path[1024];
@@ -108,13 +110,17 @@ static int store_history(const cf_cli_options *o, const cf_spec *spec, const cf_
         rec.total_usd = r->chosen_usd;
     }
     long long id = 0;
-    cf_status st = cf_search_history_insert(db, &rec, probes, r->n_runs, &id);
+    int rc = cf_db_hold(db) == CF_OK ? 0 : cf_report_error();
+    if (rc == 0 && cf_search_history_insert(db, &rec, probes, r->n_runs, &id) != CF_OK)
+        rc = cf_report_error();
     free(probes);
+    if (rc == 0)
+        rc = cf_cli_result_deliver(result);
+    rc = cf_cli_result_release(db, rc);
     cf_db_close(db);
-    if (st != CF_OK)
-        return cf_report_error();
-    cf_log_info("stored search %lld (%zu runs) in %s", id, r->n_runs, path);
-    return 0;
+    if (rc == 0)
+        cf_log_info("stored search %lld (%zu runs) in %s", id, r->n_runs, path);
+    return rc;
 }
 
 typedef struct {
@@ -181,10 +187,14 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
         return cf_report_error();
     }
-    int rc = cf_cli_write_result(o, text.data ? text.data : "", text.len);
+    cf_cli_result result;
+    int rc = cf_cli_result_stage(o, text.data ? text.data : "", text.len, NULL, &result);
     cf_buf_free(&text);
     if (rc == 0 && !o->no_history)
-        rc = store_history(o, x->spec, sr, compact, created_at);
+        rc = store_history(o, x->spec, sr, compact, created_at, &result);
+    if (rc == 0)
+        rc = cf_cli_result_publish(&result);
+    cf_cli_result_discard(&result);
     free(compact);
     return rc;
 }
@@ -321,8 +331,9 @@ static int with_exec(search_ctx *x)
     fs.filter.include_restricted = o->include_restricted_regions;
     const cf_catalog_filter filter = fs.filter;
     const cf_catalog *catalog = &x->src->catalog;
-    if (cf_catalog_check_filter(catalog, &filter) != CF_OK) {
-        cf_cli_spec_filter_error(spec);
+    cf_filter_field failed;
+    if (cf_catalog_check_filter_field(catalog, &filter, &failed) != CF_OK) {
+        cf_cli_spec_filter_error(spec, failed);
         return cf_report_error();
     }
     const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);

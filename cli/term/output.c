@@ -1,5 +1,6 @@
 #include "term/output.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,55 +42,129 @@ int cf_cli_format_is(const cf_cli_options *o, const char *format)
     return o->format ? strcmp(o->format, format) == 0 : strcmp(format, "table") == 0;
 }
 
-int cf_cli_safe_result(const cf_cli_options *o, const char *text, size_t len, const char *const *keep, cf_buf *out)
+static int out_of_memory(void)
 {
-    cf_escape_mode mode = cf_cli_format_is(o, "json") ? CF_ESCAPE_JSON
-                          : cf_cli_format_is(o, "csv") ? CF_ESCAPE_CSV : CF_ESCAPE_TEXT;
-    cf_escape_output(text, len, mode, keep, out);
-    if (!cf_buf_failed(out))
-        return 0;
     cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
     return cf_report_error();
 }
 
+int cf_cli_result_stage_as(cf_escape_mode mode, const char *out_file, const char *text, size_t len,
+                           const char *const *keep, cf_cli_result *r)
+{
+    memset(r, 0, sizeof *r);
+    cf_escape_output(text ? text : "", text ? len : 0, mode, keep, &r->text);
+    if (cf_buf_failed(&r->text)) {
+        cf_buf_free(&r->text);
+        return out_of_memory();
+    }
+    if (!out_file)
+        return 0;
+    r->to_file = 1;
+    cf_status st = cf_file_stage(out_file, r->text.data ? r->text.data : "", r->text.len, &r->file);
+    cf_buf_free(&r->text);
+    return st == CF_OK ? 0 : cf_report_error();
+}
+
+int cf_cli_result_stage(const cf_cli_options *o, const char *text, size_t len, const char *const *keep,
+                        cf_cli_result *r)
+{
+    cf_escape_mode mode = !o ? CF_ESCAPE_TEXT
+                          : cf_cli_format_is(o, "json") ? CF_ESCAPE_JSON
+                          : cf_cli_format_is(o, "csv") ? CF_ESCAPE_CSV : CF_ESCAPE_TEXT;
+    return cf_cli_result_stage_as(mode, o ? o->out_file : NULL, text, len, keep, r);
+}
+
+int cf_cli_result_stage_buf(const cf_cli_options *o, const cf_buf *text, cf_cli_result *r)
+{
+    if (cf_buf_failed(text)) {
+        memset(r, 0, sizeof *r);
+        return out_of_memory();
+    }
+    return cf_cli_result_stage(o, text->data ? text->data : "", text->len, NULL, r);
+}
+
+int cf_cli_result_deliver(cf_cli_result *r)
+{
+    if (r->to_file || r->delivered)
+        return 0;
+    r->delivered = 1;
+    errno = 0;
+    if (r->text.len && fwrite(r->text.data, 1, r->text.len, stdout) != r->text.len) {
+        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output%s%s", errno ? ": " : "",
+                     errno ? strerror(errno) : "");
+        clearerr(stdout);
+        return cf_report_error();
+    }
+    if (fflush(stdout) != 0) {
+        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output: %s", strerror(errno));
+        clearerr(stdout);
+        return cf_report_error();
+    }
+    return 0;
+}
+
+int cf_cli_result_release(cf_db *db, int rc)
+{
+    if (cf_db_release(db, rc == 0) != CF_OK)
+        return cf_report_error();
+    return rc;
+}
+
+int cf_cli_result_publish(cf_cli_result *r)
+{
+    int rc = cf_cli_result_deliver(r);
+    if (rc == 0 && r->to_file && cf_file_commit(&r->file) != CF_OK)
+        rc = cf_report_error();
+    return rc;
+}
+
+void cf_cli_result_discard(cf_cli_result *r)
+{
+    if (r->to_file)
+        cf_file_discard(&r->file);
+    cf_buf_free(&r->text);
+}
+
 int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len)
 {
-    cf_buf safe = CF_BUF_INIT;
-    int rc = cf_cli_safe_result(o, text, len, NULL, &safe);
-    const char *data = safe.data ? safe.data : "";
-    if (rc == 0 && o->out_file) {
-        rc = cf_write_file_atomic(o->out_file, data, safe.len) == CF_OK ? 0 : cf_report_error();
-    } else if (rc == 0 && (fwrite(data, 1, safe.len, stdout) != safe.len || fflush(stdout) != 0)) {
-        cf_error_set(CF_ERR_IO, "cannot write the result to standard output");
-        rc = cf_report_error();
-    }
-    cf_buf_free(&safe);
+    cf_cli_result r;
+    int rc = cf_cli_result_stage(o, text, len, NULL, &r);
+    if (rc == 0)
+        rc = cf_cli_result_publish(&r);
+    cf_cli_result_discard(&r);
     return rc;
+}
+
+int cf_cli_write_buf(const cf_cli_options *o, const cf_buf *text)
+{
+    cf_cli_result r;
+    int rc = cf_cli_result_stage_buf(o, text, &r);
+    if (rc == 0)
+        rc = cf_cli_result_publish(&r);
+    cf_cli_result_discard(&r);
+    return rc;
+}
+
+cf_status cf_cli_json_text(const cJSON *doc, cf_buf *out)
+{
+    char *text = doc ? cJSON_Print(doc) : NULL;
+    if (!text)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+    cf_buf_puts(out, text);
+    cf_buf_puts(out, "\n");
+    free(text);
+    return cf_buf_failed(out) ? cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result") : CF_OK;
 }
 
 int cf_cli_emit(const cf_cli_options *o, const cJSON *doc, const cf_buf *table)
 {
     if (cf_cli_format_is(o, "json")) {
-        char *text = doc ? cJSON_Print(doc) : NULL;
-        if (!text) {
-            cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
-            return cf_report_error();
-        }
-        size_t len = strlen(text);
-        char *with_newline = realloc(text, len + 2);
-        if (!with_newline) {
-            free(text);
-            cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
-            return cf_report_error();
-        }
-        memcpy(with_newline + len, "\n", 2);
-        int rc = cf_cli_write_result(o, with_newline, len + 1);
-        free(with_newline);
+        cf_buf text = CF_BUF_INIT;
+        int rc = cf_cli_json_text(doc, &text) == CF_OK ? cf_cli_write_buf(o, &text) : cf_report_error();
+        cf_buf_free(&text);
         return rc;
     }
-    if (!table || cf_buf_failed(table)) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
-        return cf_report_error();
-    }
-    return cf_cli_write_result(o, table->data ? table->data : "", table->len);
+    if (!table)
+        return out_of_memory();
+    return cf_cli_write_buf(o, table);
 }

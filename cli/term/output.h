@@ -1,27 +1,69 @@
-/* Where a command's rendered result goes: stdout, or --out-file written
- * atomically (temporary file, then rename). */
+/* Where a command's result goes: the one output path of every command.
+ * Standard output, or --out-file written atomically (temporary file, then
+ * rename). A result that cannot be written is CF_ERR_WRITE, exit 1, for
+ * every command (docs/exit-codes.md), and a command that stores something
+ * (the history, a profile, a snapshot) stores it only when its result was
+ * written: it holds the database (cf_db_hold), stores, delivers the result
+ * and releases with the delivery's outcome (cf_cli_result_release). */
 #ifndef CLOUDFIT_CLI_OUTPUT_H
 #define CLOUDFIT_CLI_OUTPUT_H
 #include <cjson/cJSON.h>
 
 #include "cloudfit/common/buf.h"
+#include "cloudfit/common/escape.h"
+#include "cloudfit/common/fileio.h"
+#include "cloudfit/db.h"
 #include "options.h"
 #include "term/terminal.h"
+
+/* A result on its way out: staged (sanitised; --out-file: written to a
+ * temporary file), delivered (standard output written and flushed), then
+ * published (--out-file renamed into place). */
+typedef struct {
+    cf_buf text;          /* standard output: the sanitised bytes */
+    cf_staged_file file;  /* --out-file: the temporary file until published */
+    int to_file;
+    int delivered;
+} cf_cli_result;
 
 /* Every result passes the one sanitiser (common/escape.h) on its way out,
  * whatever the format: names, notes and messages in it may come from
  * input (a probe's device name, a CSV field, an API's region). JSON stays
  * JSON (C1 and DEL escaped, bytes that are not UTF-8 as U+FFFD); other
- * formats keep their line breaks and tabs (CSV its quoted \r too). cf_cli_safe_result appends the
- * sanitised text to `out` (the sequences in `keep`, e.g. the table's
- * colour codes, copied as they are); 0 or the exit code. */
-int cf_cli_safe_result(const cf_cli_options *o, const char *text, size_t len, const char *const *keep, cf_buf *out);
-/* Writes `len` bytes of text, sanitised. 0 or the exit code (error printed). */
+ * formats keep their line breaks and tabs (CSV its quoted \r too). The
+ * sequences in `keep` (e.g. the table's colour codes) are copied as they
+ * are. `out_file` NULL: standard output. 0 or the exit code (error printed). */
+int cf_cli_result_stage_as(cf_escape_mode mode, const char *out_file, const char *text, size_t len,
+                           const char *const *keep, cf_cli_result *r);
+/* The same in the escape mode of --format (json, csv, else text) and to
+ * --out-file when given; `o` NULL: text to standard output. */
+int cf_cli_result_stage(const cf_cli_options *o, const char *text, size_t len, const char *const *keep,
+                        cf_cli_result *r);
+/* The same for a text built in a buffer (a failed buffer is out of memory). */
+int cf_cli_result_stage_buf(const cf_cli_options *o, const cf_buf *text, cf_cli_result *r);
+/* Writes a staged result to standard output (nothing for --out-file): do
+ * it before committing what the command stores. 0 or the exit code. */
+int cf_cli_result_deliver(cf_cli_result *r);
+/* Commits (rc == 0) or rolls back what was stored on `db` since
+ * cf_db_hold; returns rc, or the commit's exit code. `db` may be NULL. */
+int cf_cli_result_release(cf_db *db, int rc);
+/* Delivers (when not yet) and renames --out-file into place: after the
+ * commit. 0 or the exit code. */
+int cf_cli_result_publish(cf_cli_result *r);
+void cf_cli_result_discard(cf_cli_result *r);
+
+/* Stage, deliver and publish at once: for commands that store nothing.
+ * 0 or the exit code (error printed). */
 int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len);
+/* The same for a text built in a buffer (a failed buffer is out of memory). */
+int cf_cli_write_buf(const cf_cli_options *o, const cf_buf *text);
 /* The result in the format asked for: `doc` pretty-printed for --format
  * json, else `table` (already rendered). `table` may be NULL when the
  * format is json. 0 or the exit code. */
 int cf_cli_emit(const cf_cli_options *o, const cJSON *doc, const cf_buf *table);
+/* `doc` as --format json prints it (pretty, one newline after) appended to
+ * `out`; CF_ERR_NOMEM when it cannot be. */
+cf_status cf_cli_json_text(const cJSON *doc, cf_buf *out);
 /* Whether --format json was asked for. */
 int cf_cli_format_is(const cf_cli_options *o, const char *format);
 

@@ -191,8 +191,6 @@ static int validate_steps(const cf_cli_options *o, const char *path)
                     cf_log_hint("%s", groups[g].hint);
             }
         if (cf_validate_steps(set.rows, set.n_rows, &vo, groups, n_groups, &report.overall) != CF_OK) {
-            if (n_train && strstr(cf_error_message(), "training GPU"))
-                cf_error_hint("--train-gpus names GPUs of the file's gpu column");
             rc = cf_report_error();
         }
         else if (report.overall.n == 0) {

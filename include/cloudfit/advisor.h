@@ -1,7 +1,7 @@
 /* The advisor's front door: per-GPU-type performance parameters (measured, fitted,
  * carried over or estimated), then an enumeration over VM type × nodes ×
  * per-GPU batch × accumulation × spot/on-demand with constraints, a Pareto
- * front of (time, cost) and a pick by objective (DESIGN.md §3.5, §3.7).
+ * front of (time, cost) and a pick by objective (docs/model.md "Time and cost", "Search").
  * Pure computation: no files, no network, no database. */
 #ifndef CLOUDFIT_ADVISOR_H
 #define CLOUDFIT_ADVISOR_H

@@ -47,6 +47,17 @@ const char *cf_db_backend(const cf_db *db);
 /* Schema version after migrations (SQLite: PRAGMA user_version;
  * PostgreSQL: the table cloudfit_schema). */
 int cf_db_schema_version(cf_db *db);
+/* Holds the writes that follow on `db` in one transaction until
+ * cf_db_release: each write (a recommendation, a measurement, a profile, a
+ * snapshot, a prune) joins it instead of committing alone. A command holds
+ * the database while it stores its result and delivers it to its reader,
+ * then releases with commit = whether the delivery worked, so a result
+ * that could not be written leaves nothing in the history. A write that
+ * fails inside the hold rolls the whole hold back and ends it. */
+cf_status cf_db_hold(cf_db *db);
+/* Commits (commit != 0) or rolls back what was written since cf_db_hold.
+ * Without a hold: CF_OK, nothing done. */
+cf_status cf_db_release(cf_db *db, int commit);
 /* Default path: $XDG_DATA_HOME/cloudfit/history.db, else
  * $HOME/.local/share/cloudfit/history.db. */
 cf_status cf_db_default_path(char *out, size_t n);

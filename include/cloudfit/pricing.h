@@ -1,5 +1,5 @@
 /* The pricing module's front door (pricing/catalog*.c): the VM price
- * catalog and the GPU table (DESIGN.md §5); offers (cf_vm) and GPUs
+ * catalog and the GPU table (docs/catalog.md); offers (cf_vm) and GPUs
  * (cf_gpu) are the plain structs of cloudfit/types.h.
  *
  * The default catalog is compiled into the binary from data/gpu_vms.csv,
@@ -86,5 +86,19 @@ size_t cf_catalog_filter_restricted(const cf_catalog *catalog, const cf_catalog_
 /* Checks filter values against the catalog: an unknown cloud or GPU name is
  * CF_ERR_INVALID with a hint listing the known ones. */
 cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter);
+/* Which of a filter's lists a failed check is about, so that the caller
+ * can name its source (e.g. the spec's search.gpus) without reading the
+ * message. */
+typedef enum {
+    CF_FILTER_OK = 0,
+    CF_FILTER_SPOT,     /* the spot policy */
+    CF_FILTER_CLOUDS,
+    CF_FILTER_GPUS,
+    CF_FILTER_REGIONS
+} cf_filter_field;
+/* cf_catalog_check_filter, and *failed says which list failed (CF_FILTER_OK
+ * when none did). */
+cf_status cf_catalog_check_filter_field(const cf_catalog *catalog, const cf_catalog_filter *filter,
+                                        cf_filter_field *failed);
 
 #endif

@@ -1,4 +1,4 @@
-/* The profiler (DESIGN.md §3.1, §3.3, §4.3): a batch-size sweep on a probe
+/* The profiler (docs/profiler.md, docs/exec-protocol.md): a batch-size sweep on a probe
  * backend (warm-up steps excluded, median of repeated timed steps, the
  * largest per-device batch that fits), a linear fit t_c(m) = α + β·m with
  * its residuals, and the gradient noise scale from a short training run at
@@ -47,6 +47,8 @@ typedef struct {
     int n_steps;
     int oom;                   /* the batch does not fit (the backend's OOM answer); no steps then */
     char oom_reason[256];      /* what the backend said about it ("" when it said nothing) */
+    int oom_model;             /* with oom: the model state alone does not fit (the engine could not
+                                * start), so no smaller batch helps */
     cf_probe_device device;
     int has_device;
     char precision[8];         /* as the probe reported it: fp32 | tf32 | fp16 | bf16 | amp; "" = not said */

@@ -2,7 +2,7 @@
  * or a cJSON document the caller frees); no files, no database, no
  * network, no printing, no exit. The output formats are contracts every
  * user of libcloudfit needs, not only the executable: the recommendation
- * document (DESIGN.md §4.4, docs/output.md), the launch specs
+ * document (docs/output.md), the launch specs
  * (docs/launch.md), the history, prices, validate, search and simulate
  * results (cloudfit/render/<file>.h).
  *
@@ -42,7 +42,7 @@ typedef struct {
     const cf_hetero_advice *hetero;
 } cf_report;
 
-/* The versioned recommendation document (DESIGN.md §4.4); caller frees. */
+/* The versioned recommendation document (docs/output.md); caller frees. */
 cJSON *cf_report_json(const cf_report *report);
 cJSON *cf_config_json(const cf_config *cfg);
 /* The human table and explanation. */

@@ -1,4 +1,4 @@
-/* The spec module's front door: the job spec (model.json, DESIGN.md §4.1)
+/* The spec module's front door: the job spec (model.json, docs/spec.md)
  * as a validated plain struct, and the effective spec a command runs with.
  *
  * Parsing is strict: an unknown key, a wrong type or an out-of-range value is

@@ -22,8 +22,11 @@ typedef enum {
     CF_ERR_INTERNAL,     /* a bug */
     CF_ERR_WRITE,        /* a result could not be written (--out-file, launch specs,
                             the history folder): not the input's fault */
-    CF_ERR_INTERRUPTED   /* a stop signal (SIGINT, SIGTERM, SIGHUP) arrived: see
+    CF_ERR_INTERRUPTED,  /* a stop signal (SIGINT, SIGTERM, SIGHUP) arrived: see
                             cloudfit/common/proc.h */
+    CF_ERR_DOES_NOT_FIT  /* a training engine's answer: the model state or the batch does
+                            not fit the device's memory (or the engine's memory limit);
+                            the profiler records it as the memory ceiling */
 } cf_status;
 
 #if defined(__GNUC__)

@@ -1,4 +1,4 @@
-/* The plain structs the modules exchange (DESIGN.md §2): the training job
+/* The plain structs the modules exchange (docs/architecture.md): the training job
  * and its constraints, offers and GPUs, measured step times, noise points,
  * profiles and recorded runs. Middle-floor modules include this header,
  * never each other's: spec/ fills a job and constraints, pricing/ fills
@@ -17,7 +17,7 @@ typedef enum { CF_SPOT_NEVER, CF_SPOT_ALLOW, CF_SPOT_ONLY } cf_spot_policy;
  * tensor math where the GPU has it, else BF16, else FP32). */
 typedef enum { CF_PREC_FP32, CF_PREC_TF32, CF_PREC_FP16, CF_PREC_BF16, CF_PREC_AMP } cf_precision;
 
-/* Where a figure came from (DESIGN.md §4.4). */
+/* Where a figure came from (docs/output.md). */
 typedef enum { CF_PROV_MEASURED, CF_PROV_FITTED, CF_PROV_ESTIMATED, CF_PROV_DEFAULT } cf_provenance;
 
 const char *cf_optimizer_name(cf_optimizer v);
@@ -110,7 +110,7 @@ typedef struct {
 
 /* ---- offers and GPUs (pricing/ fills them) --------------------------------- */
 
-/* Where a price comes from (DESIGN.md §5): every price carries its kind
+/* Where a price comes from (docs/catalog.md): every price carries its kind
  * and date, and the output says which one it used. */
 typedef enum {
     CF_PRICE_NONE = 0,   /* no such price (not offered, or not known) */
@@ -192,7 +192,7 @@ const cf_gpu *cf_gpu_find(const cf_gpu *gpus, size_t n_gpus, const char *model);
  * "NVIDIA A100-PCIE-40GB" and "NVIDIA GH200 144G HBM3e" give NULL. */
 const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name);
 
-/* ---- measured step times (DESIGN.md §4.2) ----------------------------------- */
+/* ---- measured step times (docs/profiler.md) ----------------------------------- */
 
 /* One row of a measurements CSV (the columns of the Pollux throughput file). */
 typedef struct {

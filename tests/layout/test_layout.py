@@ -8,6 +8,11 @@
 * Exactly one source file says `#ifdef CLOUDFIT_HAVE_CUDA`.
 * cli/ is thin: at most 20 % of the code lines (C and CUDA sources and
   headers outside tests/, the count issue 12 set).
+* No decision by the words of an error message: library and command-line
+  code never compares cf_error_message() (tests and fuzz targets, which
+  check what the message says, may).
+* The project's files are self-contained: none cites the design brief, a
+  file outside the repository that users do not have (docs/ covers it).
 Usage: test_layout.py SOURCE_DIR"""
 import os
 import re
@@ -101,6 +106,37 @@ class Layout(unittest.TestCase):
         print("cli/ %d of %d code lines (%.1f %%)" % (lines["cli"], total, 100 * share))
         self.assertGreater(total, 10000, "the count found too little code: is SOURCE_DIR right?")
         self.assertLessEqual(share, 0.20, "cli/ is %.1f %% of the code lines (at most 20 %%): %s" % (100 * share, lines))
+
+
+    def test_no_decision_by_message_text(self):
+        compare = re.compile(r"\b(strstr|strcasestr|strncmp|strcmp|strncasecmp|strcasecmp)\s*\(\s*cf_error_message\s*\(")
+        hits = []
+        for folder in MIDDLE + GROUND + TOP + ("include", "tools", "bench"):
+            for path in sources(folder):
+                with open(path, encoding="utf-8") as f:
+                    for n, line in enumerate(f, 1):
+                        if compare.search(line):
+                            hits.append("%s:%d" % (os.path.relpath(path, SRC), n))
+        self.assertEqual(hits, [], "say it with a status or a field: " + ", ".join(hits))
+
+    def test_no_file_cites_the_design_brief(self):
+        # The name is split so that this file does not cite it either.
+        cite = re.compile(r"\b" + "DES" + r"IGN(\.md|\s*§|\b)")
+        skip = {".git", "CMakeFiles", "Testing"}
+        hits = []
+        for root, dirs, files in os.walk(SRC):
+            dirs[:] = [d for d in dirs if d not in skip and not d.startswith("build")]
+            for f in files:
+                path = os.path.join(root, f)
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        text = fh.read()
+                except (UnicodeDecodeError, OSError):
+                    continue
+                for n, line in enumerate(text.splitlines(), 1):
+                    if cite.search(line):
+                        hits.append("%s:%d" % (os.path.relpath(path, SRC), n))
+        self.assertEqual(hits, [], "cite docs/ instead: " + ", ".join(hits))
 
 
 if __name__ == "__main__":

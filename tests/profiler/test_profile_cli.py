@@ -26,7 +26,7 @@ SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.sche
 TMP = tempfile.mkdtemp(prefix="cloudfit-profile-")
 ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH="1795000000")
 ENV.pop("NO_COLOR", None)
-# The columns of groundtruth/pollux_aws_t4/throughput.csv (DESIGN.md §4.2).
+# The columns of groundtruth/pollux_aws_t4/throughput.csv (docs/profiler.md "The measurements CSV").
 POLLUX_COLUMNS = ["model", "gpu", "profile", "hw_gpus_per_node", "source", "placement", "num_nodes", "num_gpus",
                   "local_bsz", "global_bsz", "step_time_s", "sync_time_s", "compute_time_s", "samples_per_s"]
 

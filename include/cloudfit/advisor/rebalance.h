@@ -1,4 +1,4 @@
-/* Dynamic batching at run time (advisor/rebalance.c, DESIGN.md §3.6,
+/* Dynamic batching at run time (advisor/rebalance.c, docs/spot.md "Dynamic batching",
  * Tyagi & Sharma ACSOS'20, docs/spot.md "Dynamic batching"): per-worker
  * batches that keep compute times equal on heterogeneous workers while
  * the global batch stays fixed.

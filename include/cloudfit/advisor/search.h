@@ -1,4 +1,4 @@
-/* Online black-box search (DESIGN.md §3.7, docs/search.md): a light
+/* Online black-box search (docs/search.md): a light
  * profile, then short probe runs where the analytic model's uncertainty can
  * still change the decision, a refit after each probe, a stopping rule, and
  * a measurement of the final pick before committing to it.

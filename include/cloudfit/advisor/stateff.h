@@ -1,4 +1,4 @@
-/* Statistical efficiency and learning-rate scaling (DESIGN.md §3.3–3.4). */
+/* Statistical efficiency and learning-rate scaling (docs/model.md "Statistical efficiency", "Learning rate"). */
 #ifndef CLOUDFIT_ADVISOR_STATEFF_H
 #define CLOUDFIT_ADVISOR_STATEFF_H
 #include "cloudfit/types.h"

@@ -19,10 +19,12 @@ typedef struct {
  * separate words; '...' and "..." quote; a backslash escapes; a
  * backslash-newline continues the line) with no expansion. Text a shell
  * would expand or treat as an operator ($, `, unquoted * ? [ | & ; < > ( )
- * { }, a word starting with ~ or #, an unquoted newline) is refused, as is
- * text with no words: CF_ERR_USAGE, the message saying what and where
- * ("an unquoted shell operator at character 7 of 'a | b'"); the caller
- * prefixes the option or key it came from. *out is empty on error. */
+ * { }, a word starting with ~ or #, an unquoted newline) is refused:
+ * CF_ERR_USAGE, the message saying what and where ("an unquoted shell
+ * operator at character 7 of 'a | b'"); the caller prefixes the option or
+ * key it came from. *out is empty on error. Text with no words (blanks,
+ * line continuations) is CF_OK with out->n == 0: whether that is allowed
+ * is the caller's to say. */
 cf_status cf_shell_split_words(const char *text, cf_shell_words *out);
 void cf_shell_words_free(cf_shell_words *w);
 

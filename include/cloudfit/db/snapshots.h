@@ -1,4 +1,4 @@
-/* Price snapshots in the SQLite database (db/, DESIGN.md §5).
+/* Price snapshots in the SQLite database (db/, docs/pricing.md "Snapshots").
  *
  * Each successful `prices update` stores one snapshot: the merged catalog
  * as gpu_vms.csv text, when it was fetched, which clouds were refreshed,

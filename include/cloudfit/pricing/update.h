@@ -1,4 +1,4 @@
-/* Live price updates (DESIGN.md §5, docs/pricing.md).
+/* Live price updates (docs/pricing.md).
  *
  * cf_prices_update fetches current prices from the public pricing APIs with
  * libcurl (Azure Retail Prices, AWS bulk price list + spot feed, GCP Cloud

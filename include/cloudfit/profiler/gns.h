@@ -1,4 +1,4 @@
-/* Gradient noise scale estimator (DESIGN.md §3.3; McCandlish et al. 2018).
+/* Gradient noise scale estimator (docs/profiler.md "The gradient noise scale"; McCandlish et al. 2018).
  *
  * B_noise = tr(Σ) / |G|² from squared gradient norms at two batch sizes
  * b < B. Each step gives the unbiased pair

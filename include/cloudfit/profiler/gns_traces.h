@@ -1,4 +1,4 @@
-/* Gradient-noise traces of real training runs (DESIGN.md §4.2): the columns
+/* Gradient-noise traces of real training runs (docs/model.md "Statistical efficiency"): the columns
  * of groundtruth/gns_traces/gns_traces.csv and models.csv. */
 #ifndef CLOUDFIT_PROFILER_GNS_TRACES_H
 #define CLOUDFIT_PROFILER_GNS_TRACES_H

@@ -1,4 +1,4 @@
-/* Reading measurement CSVs (profiler/measurements.c, DESIGN.md §4.2): rows
+/* Reading measurement CSVs (profiler/measurements.c, docs/profiler.md "The measurements CSV"): rows
  * with the columns of groundtruth/pollux_aws_t4/throughput.csv become
  * cf_measurement structs (cloudfit/types.h). */
 #ifndef CLOUDFIT_PROFILER_MEASUREMENTS_H

@@ -1,7 +1,7 @@
 /* The result of `cloudfit profile` (a cf_profile, cloudfit/types.h) as
  * text: the batch sweep, its fit, the memory ceiling and the noise scale (a
  * runner profile: its runs and the 2-node probe first); and as the
- * measurements CSV of DESIGN.md §4.2, which `validate`, the trace runner and
+ * measurements CSV of docs/profiler.md, which `validate`, the trace runner and
  * inline profiles read back. `gpu_model`: the catalog's name of the device,
  * NULL when it is not a catalog GPU. The JSON is cf_profile_to_json's. */
 #ifndef CLOUDFIT_RENDER_PROFILE_REPORT_H

@@ -9,7 +9,7 @@
 #include "cloudfit/pricing.h"
 #include "cloudfit/pricing/source.h"
 
-/* The "catalog" object of a JSON document (DESIGN.md §4.4): source,
+/* The "catalog" object of a JSON document (docs/output.md): source,
  * snapshot, fetched_at, age_days, and the overrides applied. `src` may be
  * NULL (then the catalog's own name and date are used). */
 cJSON *cf_catalog_source_json(const cf_catalog_source *src, const cf_catalog *catalog, double age_days,
