@@ -6,8 +6,13 @@ by torchrun:
     "command": ["torchrun", "--standalone", "--nproc_per_node", "2", "examples/ddp_probe.py"]
 
 (the backend is nccl on GPUs, gloo on a CPU). Without torchrun,
-`--nproc N` starts the N workers itself on this machine (torch.multiprocessing,
-127.0.0.1): Debian's PyTorch 1.13 torchrun fails under Python 3.11. Rank 0 speaks the
+`--nproc N` starts the N workers itself on this machine (torch.multiprocessing;
+they meet through a file store in a temporary folder, not a TCP port that
+another program could take between its choice and its use, and gloo talks
+over the loopback interface): Debian's PyTorch 1.13 torchrun fails under
+Python 3.11. A worker that waits on the others longer than
+CLOUDFIT_DIST_TIMEOUT_S (default 300) fails with gloo's error instead of
+hanging. Rank 0 speaks the
 protocol; every worker trains. In cloudfit's noise run each worker takes
 its share of the k micro-batches and the step reports their squared norms
 (with k = workers: the per-worker norms) and the all-reduced gradient's.
@@ -18,6 +23,7 @@ same samples in the same order whatever the number of workers — how a
 DistributedSampler splits a data set, written out so that a test can
 recompute each worker's gradient (tests/profiler/test_probe_helper.py)."""
 import argparse
+import datetime
 import os
 import sys
 
@@ -63,11 +69,15 @@ def worker_batches(x, y, rank, world):
     return batches
 
 
-def worker(local_rank, args):
+def worker(local_rank, args, store_path=None):
     """One worker; under torchrun local_rank comes from LOCAL_RANK."""
-    if "RANK" not in os.environ:  # started by --nproc
+    timeout = datetime.timedelta(seconds=float(os.environ.get("CLOUDFIT_DIST_TIMEOUT_S", "300")))
+    if store_path:  # started by --nproc
         os.environ.update(RANK=str(local_rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(args.nproc))
-    dist.init_process_group(args.backend)  # RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment
+        dist.init_process_group(args.backend, init_method="file://" + store_path, rank=local_rank,
+                                world_size=args.nproc, timeout=timeout)
+    else:  # torchrun: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment
+        dist.init_process_group(args.backend, timeout=timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
     if torch.cuda.is_available():
         device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
@@ -83,7 +93,7 @@ def worker(local_rank, args):
                               precision="fp32")
     dist.barrier()  # no worker leaves while another still talks to the group (gloo can hang at exit)
     dist.destroy_process_group()
-    if code and "RANK" in os.environ and args.nproc:
+    if code and store_path:  # mp.spawn reads a worker's failure from its exit status
         sys.exit(code)
     return code
 
@@ -99,16 +109,14 @@ def main():
         return worker(int(os.environ.get("LOCAL_RANK", "0")), args)
     if args.nproc < 1:
         ap.error("run under torchrun, or give --nproc N")
-    import socket
+    import tempfile
     import torch.multiprocessing as mp
-    with socket.socket() as s:  # a free port for the rendezvous
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    try:
-        mp.spawn(worker, args=(args,), nprocs=args.nproc, join=True)
-    except mp.ProcessExitedException as e:
-        return e.exit_code or 1
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # every worker is on this machine
+    with tempfile.TemporaryDirectory(prefix="cloudfit-ddp-") as folder:
+        try:
+            mp.spawn(worker, args=(args, os.path.join(folder, "store")), nprocs=args.nproc, join=True)
+        except mp.ProcessExitedException as e:
+            return e.exit_code or 1
     return 0
 
 

@@ -56,7 +56,10 @@ def profile(spec, backend="exec", *extra):
 def probe_lines(script_args, **run_env):
     """Runs a probe by hand with the CLOUDFIT_* variables: its JSON lines and stderr."""
     env = dict(ENV, **{k: str(v) for k, v in run_env.items()})
-    p = subprocess.run([PYTHON, *script_args], capture_output=True, text=True, env=env, timeout=120)
+    try:
+        p = subprocess.run([PYTHON, *script_args], capture_output=True, text=True, env=env, timeout=180)
+    except subprocess.TimeoutExpired as e:  # what it said before it stalled is the diagnosis
+        raise AssertionError(f"{script_args[0]} ran past {e.timeout} s; stdout: {e.stdout!r}; stderr: {e.stderr!r}")
     assert p.returncode == 0, p.stderr
     return [json.loads(line) for line in p.stdout.splitlines() if line.strip()], p.stderr
 
