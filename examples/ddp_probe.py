@@ -24,6 +24,7 @@ DistributedSampler splits a data set, written out so that a test can
 recompute each worker's gradient (tests/profiler/test_probe_helper.py)."""
 import argparse
 import datetime
+import gc
 import os
 import sys
 
@@ -91,6 +92,11 @@ def worker(local_rank, args, store_path=None):
     x, y = make_data(seed)
     code = cloudfit_probe.run(ddp, torch.nn.CrossEntropyLoss(), worker_batches(x, y, rank, world), optimizer,
                               precision="fp32")
+    # DDP's reducer goes while the group still exists: left to the worker's
+    # exit, after destroy_process_group, its teardown hung a worker now and
+    # then under gloo (1 exit in about 25 on a loaded 2-core machine).
+    del optimizer, ddp, model
+    gc.collect()
     dist.barrier()  # no worker leaves while another still talks to the group (gloo can hang at exit)
     dist.destroy_process_group()
     if code and store_path:  # mp.spawn reads a worker's failure from its exit status
