@@ -69,11 +69,17 @@ def test_parallel_writers():
 
 def test_sigkill_mid_write():
     db = new_db("crash")
-    # How long one writer lives, to spread the kills over its life.
-    t0 = time.monotonic()
-    p = start(db)
-    p.communicate(timeout=120)
-    life_s = time.monotonic() - t0
+    # How long a writer lives beside another, to spread the kills over its
+    # life: the median of 5 pairs after a first writer has made the schema
+    # (one slow calibration on a loaded machine put every kill after the end).
+    start(db).communicate(timeout=120)
+    lives = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        for p in [start(db) for _ in range(2)]:
+            p.communicate(timeout=120)
+        lives.append(time.monotonic() - t0)
+    life_s = sorted(lives)[2]
     rng = random.Random(1795)
     killed = completed = 0
     for i in range(KILLS):
@@ -92,8 +98,8 @@ def test_sigkill_mid_write():
     print(f"  {killed} writers killed, {completed} completed (one writer lives {1000 * life_s:.0f} ms)")
     assert killed >= KILLS // 4, "too few kills landed to test anything"
     rows = whole(db)
-    assert rows >= completed + 1, (rows, completed)  # killed ones may have committed just before the kill
-    print(f"  {rows} whole recommendations stored; {rows - completed - 1} of them by writers killed after COMMIT")
+    assert rows >= completed + 11, (rows, completed)  # killed ones may have committed just before the kill
+    print(f"  {rows} whole recommendations stored; {rows - completed - 11} of them by writers killed after COMMIT")
     # The database is still usable for writing afterwards.
     rc, out, err = run("recommend", "--db", db, "--cloud", "gcp", "-q", SPEC)
     assert rc == 0, err
