@@ -386,7 +386,7 @@ static void search_pair(const cf_advisor_input *in, const cf_vm *a, const cf_per
                         const cf_perf_params *pb, cf_hetero_advice *out)
 {
     const cf_constraints *k = in->constraints;
-    int max_nodes = k->max_nodes > 0 ? k->max_nodes : 16;
+    int max_nodes = k->max_nodes > 0 ? k->max_nodes : CF_MAX_NODES_DEFAULT;
     for (size_t i = 0; i < sizeof NODE_GRID / sizeof *NODE_GRID; i++) {
         for (size_t j = 0; j < sizeof NODE_GRID / sizeof *NODE_GRID; j++) {
             int na = NODE_GRID[i], nb = NODE_GRID[j];

@@ -10,6 +10,12 @@
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/common/text_wrap.h"
+#include "cloudfit/profiler.h"
+#include "cloudfit/types.h"
+
+/* A library default in a help text: the one constant, not a copy of its value. */
+#define DEFAULT_TEXT_(value) #value
+#define DEFAULT_TEXT(value) DEFAULT_TEXT_(value)
 #include "exit_codes.h"
 #include "log.h"
 
@@ -61,8 +67,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"gpu", 0, OPT_LIST, "GPU", CMD_PROFILE, OFF(gpus), "with --runner: the GPU type to profile"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_SIMULATE, OFF(gpus), "the GPU of each trace, in the order of --trace"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},
-    {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes"},
-    {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus"},
+    {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes (default " DEFAULT_TEXT(CF_MAX_NODES_DEFAULT) ")"},
+    {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus (default " DEFAULT_TEXT(CF_MAX_GPUS_DEFAULT) ")"},
     /* Not config's: it parses the options of the command it shows. */
     {"color", 0, OPT_STRING, "WHEN", CMD_ALL & ~CMD_CONFIG, OFF(color), "colour: auto (default), always or never"},
     {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL & ~CMD_CONFIG, OFF(quiet), "no progress or informational lines on stderr"},
@@ -160,9 +166,9 @@ const cf_cli_option cf_cli_option_table[] = {
     {"csv", 0, OPT_STRING, "FILE", CMD_PROFILE, OFF(csv_path),
      "also write the measurements as CSV (columns of the Pollux throughput.csv) to FILE"},
     {"timeout", 0, OPT_DOUBLE, "S", CMD_PROFILE, OFF(timeout_s),
-     "exec backend or --runner: stop a script that prints nothing for S seconds (default 120)"},
+     "exec backend or --runner: stop a script that prints nothing for S seconds (default " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_DEFAULT) ")"},
     {"timeout", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(timeout_s),
-     "exec runner: stop a probe that prints nothing for S seconds (default 120)"},
+     "exec runner: stop a probe that prints nothing for S seconds (default " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_DEFAULT) ")"},
     {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
      "training steps of the noise-scale run (default 200)"},
     {"noise-micro-batches", 0, OPT_INT, "K", CMD_PROFILE, OFF(noise_micro_batches),

@@ -51,7 +51,7 @@ static cf_status exec_open(const cf_probe_backend *self, const cf_job *job, cons
     if (!p)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     p->argv = settings->command;
-    p->timeout_s = options && options->timeout_s > 0 ? options->timeout_s : 120;
+    p->timeout_s = options && options->timeout_s > 0 ? options->timeout_s : CF_PROBE_TIMEOUT_S_DEFAULT;
     size_t used = 0;
     for (int i = 0; i < settings->n_command && used + 2 < sizeof p->label; i++) {
         int n = snprintf(p->label + used, sizeof p->label - used, "%s%s", i ? " " : "", settings->command[i]);

@@ -140,7 +140,7 @@ static int program_found(const char *program)
 cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *e)
 {
     memset(e, 0, sizeof *e);
-    e->timeout_s = timeout_s > 0 ? timeout_s : 120;
+    e->timeout_s = timeout_s > 0 ? timeout_s : CF_PROBE_TIMEOUT_S_DEFAULT;
     e->seed = seed;
     e->warmup_steps = 3;
     if (split_words(template_text, e) != 0 || e->n_words == 0) {

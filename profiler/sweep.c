@@ -26,7 +26,7 @@ void cf_profile_options_init(cf_profile_options *o)
     o->noise_steps = DEFAULT_NOISE_STEPS;
     o->seed = 1;
     o->refine_ceiling = 1;
-    o->probe.timeout_s = 120;
+    o->probe.timeout_s = CF_PROBE_TIMEOUT_S_DEFAULT;
 }
 
 void cf_probe_result_free(cf_probe_result *r)

@@ -96,8 +96,8 @@ static void set_defaults(cf_spec *out)
     out->job.lr_rule = CF_LR_AUTO;
     out->probe.steps = 30;
     out->search.objective = CF_OBJ_COST;
-    out->search.max_gpus = 64;
-    out->search.max_nodes = 16;
+    out->search.max_gpus = CF_MAX_GPUS_DEFAULT;
+    out->search.max_nodes = CF_MAX_NODES_DEFAULT;
     out->search.max_accumulation = 8;
     out->search.spot = CF_SPOT_NEVER;
     out->search.startup_minutes = 10.0;

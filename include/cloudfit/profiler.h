@@ -55,8 +55,11 @@ typedef struct {
     char memory_format[16];    /* contiguous | channels_last | channels_last_3d; "" = not said */
 } cf_probe_result;
 
+/* Seconds an exec probe may stay silent before it is stopped (profile, search, runners). */
+#define CF_PROBE_TIMEOUT_S_DEFAULT 120
+
 typedef struct {
-    double timeout_s;          /* exec: kill the script after this long without a line (default 120) */
+    double timeout_s;          /* exec: kill the script after this long without a line; <= 0 = CF_PROBE_TIMEOUT_S_DEFAULT */
     int threads;               /* cpu: BLAS threads, 0 = library default */
     const cf_probe_settings *settings; /* the spec's profile section (exec: its command); NULL = none */
 } cf_probe_options;

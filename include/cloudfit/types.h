@@ -6,6 +6,11 @@
  * reads them all. Pure data plus look-ups over it (common/types.c). */
 #ifndef CLOUDFIT_TYPES_H
 #define CLOUDFIT_TYPES_H
+
+/* The largest node count considered when the spec's search.max_nodes is not set. */
+#define CF_MAX_NODES_DEFAULT 16
+/* ... and of GPUs when search.max_gpus is not set. */
+#define CF_MAX_GPUS_DEFAULT 64
 #include <stddef.h>
 #include "cloudfit/status.h"
 
@@ -85,8 +90,8 @@ typedef struct {
     int n_regions;                      /* 0 = all */
     char gpus[CF_SPEC_MAX_GPUS][CF_GPU_NAME_MAX];
     int n_gpus;                         /* 0 = all */
-    int max_gpus;                       /* default 64 */
-    int max_nodes;                      /* default 16 */
+    int max_gpus;                       /* default CF_MAX_GPUS_DEFAULT */
+    int max_nodes;                      /* default CF_MAX_NODES_DEFAULT */
     int min_nodes;                      /* 0 or 1 = any; not a spec key (cloudfit simulate plans exactly N) */
     int max_accumulation;               /* default 8 */
     int max_global_batch;               /* default 64 × batch */

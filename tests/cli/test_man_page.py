@@ -106,6 +106,20 @@ def test_every_option_of_every_command_as_its_help_says():
     print("  %d options of %d commands match their --help" % (checked, len(names)))
 
 
+def test_defaults_in_help_are_the_spec_reference_defaults():
+    """One constant per default (issue 26): the defaults --help prints come
+    from the library's constants, and docs/spec.md states the same ones."""
+    spec_doc = open(os.path.join(SRC, "docs", "spec.md")).read()
+    help_text = subprocess.run([BIN, "recommend", "--help"], capture_output=True, text=True, env=ENV,
+                               timeout=30).stdout
+    for option, key in (("max-nodes", "max_nodes"), ("max-gpus", "max_gpus")):
+        shown = re.search(r"--%s N\s+override search\.%s \(default (\d+)\)" % (option, key), help_text)
+        documented = re.search(r"^\| `%s` \| integer \| (\d+) \|" % key, spec_doc, re.M)
+        assert shown and documented, (option, bool(shown), bool(documented))
+        assert shown.group(1) == documented.group(1), (option, shown.group(1), documented.group(1))
+        print("  --%s: default %s in --help and docs/spec.md" % (option, shown.group(1)))
+
+
 def test_man_renders_it_without_a_warning():
     if not shutil.which("man"):
         print("  SKIPPED: no man(1) here")
