@@ -7,6 +7,7 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
+#include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/next_measurement.h"
 
 static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
@@ -732,6 +733,8 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
             st = rank_and_front(in, shapes, offer_of, cands, n, est, advice);
             if (st == CF_OK)
                 cf_next_measurement_choose(in, advice, &advice->next);
+            if (st == CF_OK)
+                st = cf_advice_explain(in, advice);
             if (st == CF_ERR_INFEASIBLE)
                 cf_error_set(CF_ERR_INFEASIBLE, "no configuration meets the deadline and budget");
         }
@@ -746,6 +749,7 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
 
 void cf_advice_free(cf_advice *advice)
 {
+    cf_advice_explained_free(advice->explained);
     free(advice->ranked);
     free(advice->pareto);
     memset(advice, 0, sizeof *advice);

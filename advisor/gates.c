@@ -155,14 +155,6 @@ size_t cf_gates_evaluate(const cf_gate_limits *l, const cf_config *c, const cf_b
     return n;
 }
 
-int cf_gates_passed(const cf_history_gate *gates, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!gates[i].passed)
-            return 0;
-    return 1;
-}
-
 /* ---- the baseline from a recommendation document ---------------------------- */
 
 #define BASELINE_HINT "--compare-to takes a document written by 'cloudfit recommend --format json'"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/search.h"
 #include "search_internal.h"
 
@@ -125,7 +126,15 @@ cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r
     out->n_evaluated = n;
     out->n_candidates = n;
     free(items), free(hx), free(uy), free(usable), free(order);
-    return CF_OK;
+    return cf_search_explain(o, r, noise, out);
+}
+
+cf_status cf_search_explain(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
+                            cf_advice *advice)
+{
+    cf_advisor_input in = {.job = o->job, .constraints = o->constraints, .perf = r->fitted, .n_perf = r->n_fitted,
+                           .noise = noise};
+    return cf_advice_explain(&in, advice);
 }
 
 /* The candidate that is the spec's training.current: same GPU, GPUs per
@@ -156,3 +165,32 @@ long cf_search_find_current(const cf_job *job, const cf_search_options *so, cons
     return best;
 }
 
+cf_status cf_search_summarise(const cf_job *job, const cf_search_options *o, const cf_search_result *r,
+                              cf_search_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    if (r->chosen >= 0) {
+        cf_config cfg;
+        cf_search_config(o, r, o->noise, (size_t)r->chosen, &cfg);
+        out->chosen_hours_p10 = cfg.hours_p10;
+        out->chosen_hours_p90 = cfg.hours_p90;
+        out->chosen_usd_p10 = cfg.total_usd_p10;
+        out->chosen_usd_p90 = cfg.total_usd_p90;
+    }
+    out->current = cf_search_find_current(job, o, r, out->current_note, sizeof out->current_note);
+    if (out->current >= 0)
+        cf_search_job(o, &o->candidates[out->current], r->est_step_s[out->current], &out->current_hours,
+                      &out->current_usd);
+    double *errors = malloc((r->n_runs ? r->n_runs : 1) * sizeof *errors);
+    if (!errors)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_runs; i++) {
+        const cf_search_step *st = &r->runs[i];
+        if (isfinite(st->predicted_step_s) && isfinite(st->measured_step_s))
+            errors[n++] = st->predicted_step_s / st->measured_step_s - 1;
+    }
+    out->prediction = cf_ape_summarise(errors, n);
+    free(errors);
+    return CF_OK;
+}

@@ -22,8 +22,8 @@ static int by_score(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
-                         cf_spot_policy policy, cf_advice *advice)
+static cf_status spot_plans(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
+                            cf_spot_policy policy, cf_advice *advice)
 {
     if (policy == CF_SPOT_NEVER)
         return CF_OK;
@@ -129,4 +129,13 @@ cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, 
         advice->n_feasible++;
     }
     return CF_OK;
+}
+
+cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
+                         cf_spot_policy policy, cf_advice *advice)
+{
+    if (policy == CF_SPOT_NEVER)
+        return CF_OK;
+    cf_status st = spot_plans(o, r, noise, policy, advice);
+    return st == CF_OK ? cf_search_explain(o, r, noise, advice) : st; /* the pick may have changed */
 }

@@ -44,6 +44,7 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
     size_t n;
     size_t *seg;
     double *off;
+    out->start_step_h = cf_spot_start_step(p, req->start_step_h > 0 ? req->start_step_h : CF_SPOT_REPLAY_STEP_H);
     if (req->single_start_h >= 0) {
         n = 1;
         seg = malloc(sizeof *seg);
@@ -57,7 +58,7 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
             off[0] = s - acc;
         }
     } else {
-        double step = cf_spot_start_step(p, req->start_step_h > 0 ? req->start_step_h : CF_SPOT_REPLAY_STEP_H);
+        double step = out->start_step_h;
         size_t cap = (size_t)(p->total_h / step) + 2;
         seg = malloc(cap * sizeof *seg);
         off = malloc(cap * sizeof *off);

@@ -141,6 +141,7 @@ static cf_status score_group(const cf_measurement *rows, size_t n_rows, cf_valid
                                                       .p10_s = pred.step_s * exp(-z80 * pred.sigma),
                                                       .p90_s = pred.step_s * exp(z80 * pred.sigma_up),
                                                       .sigma = pred.sigma,
+                                                      .gpus_per_node = cf_measurement_gpus_per_node(&rows[i]),
                                                       .network_share = pred.visible_s / pred.step_s,
                                                       .carried_from = g->carried_from[0] ? g->carried_from : NULL};
         errs[n++] = e;
@@ -276,6 +277,27 @@ static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
     return CF_OK;
 }
 
+/* Where a group's inter-node bandwidth came from, once it is fitted or carried. */
+static void network_source(const cf_validate_group *g, char *out, size_t n)
+{
+    const cf_vm *vm = g->network_vm;
+    if (g->carried_from[0] && g->params.network_provenance != CF_PROV_DEFAULT)
+        snprintf(out, n, "as fitted for %s (one fabric: carried in proportion to the NIC)", g->carried_from);
+    else if (g->params.network_provenance == CF_PROV_FITTED)
+        snprintf(out, n, "fitted from the multi-node rows (%.0f%% of the step hides it, %.3g s per-step overhead)",
+                 100 * (g->params.hide >= 0 ? g->params.hide : g->params.k.hide_default), g->params.overhead_s);
+    else if (g->given_inter_gbps > 0)
+        snprintf(out, n, "--inter-node-gbps %g with the default efficiency", g->given_inter_gbps);
+    else if (vm)
+        snprintf(out, n, "catalog VM %s %s (%g Gbit/s NIC) with the default efficiency", vm->cloud, vm->instance_type,
+                 vm->network_gbps);
+    else if (!g->gpu_info)
+        snprintf(out, n, "GPU not in the GPU table: default network (pass --inter-node-gbps)");
+    else
+        snprintf(out, n, "no catalog VM with %s × this many GPUs: default network (pass --inter-node-gbps)",
+                 g->gpu_info->model);
+}
+
 cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_validate_options *options,
                             cf_validate_group *groups, size_t n_groups, cf_ape_stats *overall)
 {
@@ -344,6 +366,11 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
                              options->per_row);
         }
     }
+    for (size_t k = 0; st == CF_OK && k < n_groups; k++) { /* what the reports say of each group's network */
+        cf_validate_group *g = &groups[k];
+        g->inter_gbps = g->params.inter_gbps > 0 ? g->params.inter_gbps : cf_default_inter_gbps(g->params.nic_gbps);
+        network_source(g, g->network_source, sizeof g->network_source);
+    }
     if (st == CF_OK && overall) {
         *overall = cf_ape_summarise(all_errors, n_all);
         if (n_all)
@@ -409,30 +436,11 @@ void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_val
                 hw = rows[i].hw_gpus_per_node;
         g->gpu_info = cf_gpu_resolve(ctx->gpus, ctx->n_gpus, g->gpu);
         g->network_vm = measured_offer(ctx, g->gpu_info, hw, g->profile);
+        g->given_inter_gbps = ctx->inter_node_gbps;
         g->nominal_inter_gbps = ctx->inter_node_gbps > 0 ? ctx->inter_node_gbps
                                 : g->network_vm          ? g->network_vm->network_gbps
                                                          : 0;
     }
-}
-
-void cf_validate_network_source(const cf_validate_group *g, const cf_validate_context *ctx, char *out, size_t n)
-{
-    const cf_vm *vm = g->network_vm;
-    if (g->carried_from[0] && g->params.network_provenance != CF_PROV_DEFAULT)
-        snprintf(out, n, "as fitted for %s (one fabric: carried in proportion to the NIC)", g->carried_from);
-    else if (g->params.network_provenance == CF_PROV_FITTED)
-        snprintf(out, n, "fitted from the multi-node rows (%.0f%% of the step hides it, %.3g s per-step overhead)",
-                 100 * (g->params.hide >= 0 ? g->params.hide : g->params.k.hide_default), g->params.overhead_s);
-    else if (ctx->inter_node_gbps > 0)
-        snprintf(out, n, "--inter-node-gbps %g with the default efficiency", ctx->inter_node_gbps);
-    else if (vm)
-        snprintf(out, n, "catalog VM %s %s (%g Gbit/s NIC) with the default efficiency", vm->cloud, vm->instance_type,
-                 vm->network_gbps);
-    else if (!g->gpu_info)
-        snprintf(out, n, "GPU not in the GPU table: default network (pass --inter-node-gbps)");
-    else
-        snprintf(out, n, "no catalog VM with %s × this many GPUs: default network (pass --inter-node-gbps)",
-                 g->gpu_info->model);
 }
 
 /* ---- iterations to target ----------------------------------------------- */

@@ -46,9 +46,11 @@ cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
         st = add_env(out, "CLOUDFIT_LR", &text);
     }
     if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_WARMUP", c->lr.warmup_recommended ? 1 : 0);
-    cf_elastic_plan *e = NULL;
-    if (st == CF_OK)
-        st = cf_report_elastic(r, c, &e);
+    const cf_elastic_plan *e = st == CF_OK ? cf_report_elastic(r, c) : NULL;
+    if (st == CF_OK && !e) /* why the library made none (cloudfit/advisor/explain.h) */
+        st = r->advice->explained ? cf_error_set(r->advice->explained->elastic_status, "%s",
+                                                 r->advice->explained->elastic_error)
+                                  : cf_error_set(CF_ERR_INTERNAL, "no elastic plan: the advice was not explained");
     if (st == CF_OK) {
         /* "nodes:lr,..." for every node count up to the chosen one: with
          * spot/elastic training the node count changes at run time, and
@@ -83,7 +85,6 @@ cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
         cf_buf_printf(&text, "],\"b_noise_trend_per_progress\":%.9g}", nm ? nm->trend_per_progress : 0.0);
         st = add_env(out, "CLOUDFIT_LR_FUNCTION", &text);
     }
-    free(e);
     if (st == CF_OK && c->mixed && c->spot_est.valid) {
         /* The greedy switch-over (advisor/spot_replay.c): leave spot at the
          * latest time on demand still finishes, now ≥ deadline −
@@ -114,14 +115,8 @@ int cf_emit_min_nodes(const cf_report *r, const cf_config *c)
 {
     if (!c->spot)
         return c->nodes;
-    cf_elastic_plan *e = NULL;
-    if (cf_report_elastic(r, c, &e) != CF_OK) {
-        cf_error_clear();
-        return c->nodes;
-    }
-    int n = e->min_nodes;
-    free(e);
-    return n;
+    const cf_elastic_plan *e = cf_report_elastic(r, c);
+    return e ? e->min_nodes : c->nodes;
 }
 
 /* ---- entry point words ---------------------------------------------------------- */

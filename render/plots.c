@@ -60,14 +60,6 @@ static cf_status point_of(cf_report_plots *p, const cf_config *c, const cf_confi
     return CF_OK;
 }
 
-static const cf_gpu_perf *perf_of(const cf_inputs *in, const char *gpu)
-{
-    for (size_t i = 0; i < in->n_perf; i++)
-        if (strcasecmp(in->perf[i].gpu, gpu) == 0)
-            return &in->perf[i];
-    return NULL;
-}
-
 cf_status cf_report_plots_build(const cf_report *r, cf_report_plots *p)
 {
     memset(p, 0, sizeof *p);
@@ -102,25 +94,22 @@ cf_status cf_report_plots_build(const cf_report *r, cf_report_plots *p)
         }
         p->n_ranked++;
     }
-    /* Throughput vs nodes: the chosen VM type, 1 … max nodes. */
-    const cf_gpu_perf *perf = perf_of(r->inputs, chosen->vm->gpu_model);
-    size_t cap = (size_t)(limits->max_nodes > chosen->nodes ? limits->max_nodes : chosen->nodes);
-    p->scaling = calloc(cap ? cap : 1, sizeof *p->scaling);
-    if (!p->scaling) {
-        cf_report_plots_free(p);
-        return cf_error_set(CF_ERR_NOMEM, "out of memory building the plots");
+    /* The curves, as the library computed them (cloudfit/advisor/explain.h). */
+    const cf_advice_explained *e = a->explained;
+    if (e && e->n_scaling) {
+        p->scaling = malloc(e->n_scaling * sizeof *p->scaling);
+        if (!p->scaling) {
+            cf_report_plots_free(p);
+            return cf_error_set(CF_ERR_NOMEM, "out of memory building the plots");
+        }
+        memcpy(p->scaling, e->scaling, e->n_scaling * sizeof *p->scaling);
+        p->n_scaling = e->n_scaling;
     }
-    if (perf && cf_scaling_curve(&r->spec->job, limits, perf, &r->inputs->noise, chosen, p->scaling, cap,
-                                 &p->n_scaling) != CF_OK)
-        p->n_scaling = 0; /* no parameters: the plot says so */
-    /* Statistical efficiency over the batches worth seeing: from a quarter
-     * of the smaller of M0 and the chosen batch to 4× the larger one (at
-     * least the search's largest batch). */
-    double m0 = r->spec->job.batch, m = (double)chosen->global_batch;
-    double lo = fmin(m0, m) / 4, hi = fmax(fmax(m0, m) * 4, (double)limits->max_global_batch);
-    p->recipe_batch = m0;
-    p->n_stateff = cf_stateff_curve(&r->inputs->noise, r->spec->job.total_samples, lo > 1 ? lo : 1, hi,
-                                    CF_PLOT_STATEFF_POINTS, p->stateff);
+    if (e) {
+        memcpy(p->stateff, e->stateff, e->n_stateff * sizeof *p->stateff);
+        p->n_stateff = e->n_stateff;
+        p->recipe_batch = e->recipe_batch;
+    }
     return CF_OK;
 }
 

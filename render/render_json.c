@@ -178,11 +178,9 @@ static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
      * the global batch and LR at each count, from the elastic plan (the
      * batch held where memory and max_accumulation allow; docs/spot.md). */
     cJSON *a = cJSON_CreateArray();
-    cf_elastic_plan *e = NULL;
-    if (cf_report_elastic(r, c, &e) != CF_OK) {
-        cf_error_clear();
+    const cf_elastic_plan *e = cf_report_elastic(r, c);
+    if (!e)
         return a;
-    }
     for (int n = 1; n <= e->max_nodes; n++) {
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "nodes", n);
@@ -190,7 +188,6 @@ static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
         cJSON_AddNumberToObject(row, "lr", cf_json_round(e->points[n - 1].lr, 4));
         cJSON_AddItemToArray(a, row);
     }
-    free(e);
     return a;
 }
 

@@ -71,10 +71,11 @@ static void diff_section(const cf_report *r, cf_buf *out)
         cell(out, b->spec_changes);
         cf_buf_puts(out, "\n\n");
     }
-    cf_history_config now;
-    cf_history_config_from(&r->advice->ranked[0], 1, &now);
+    if (!r->advice->explained)
+        return;
+    const cf_history_config *now = &r->advice->explained->stored;
     cf_diff_entry entries[CF_DIFF_FIELDS];
-    size_t n = cf_config_diff(&b->chosen, &now, entries), changed = 0;
+    size_t n = cf_config_diff(&b->chosen, now, entries), changed = 0;
     for (size_t i = 0; i < n; i++)
         changed += entries[i].changed;
     char catalog_now[96];

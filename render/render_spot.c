@@ -37,10 +37,9 @@ static void fmt_usd(char *out, size_t n, double v)
 
 /* ---- elastic plan ----------------------------------------------------------------- */
 
-cf_status cf_report_elastic(const cf_report *r, const cf_config *c, cf_elastic_plan **out)
+const cf_elastic_plan *cf_report_elastic(const cf_report *r, const cf_config *c)
 {
-    return cf_elastic_plan_of_config(&r->spec->job, &r->spec->search, cf_inputs_perf(r->inputs, c->vm->gpu_model),
-                                     &r->inputs->noise, c, out);
+    return cf_advice_elastic(r->advice, c);
 }
 
 static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)
@@ -62,8 +61,8 @@ static const char *lr_formula(const cf_lr_function *f, char *buf, size_t n)
 
 cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
 {
-    cf_elastic_plan *e = NULL;
-    if (cf_report_elastic(r, c, &e) != CF_OK)
+    const cf_elastic_plan *e = cf_report_elastic(r, c);
+    if (!e)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "min_nodes", e->min_nodes);
@@ -106,21 +105,19 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
         cJSON_AddBoolToObject(row, "valid", p->valid);
         cJSON_AddItemToArray(pts, row);
     }
-    free(e);
     return o;
 }
 
 void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
 {
-    cf_elastic_plan *e = NULL;
-    if (cf_report_elastic(r, c, &e) != CF_OK)
+    const cf_elastic_plan *e = cf_report_elastic(r, c);
+    if (!e)
         return;
     char formula[96];
     const cf_elastic_point *full = &e->points[e->max_nodes - 1];
     if (e->max_nodes == 1) {
         cf_buf_printf(out, "  - elastic: one VM (nothing to shrink to); LR(M) = %s (%s rule) if the batch changes\n",
                       lr_formula(&e->lr, formula, sizeof formula), cf_lr_rule_name(e->lr.rule));
-        free(e);
         return;
     }
     cf_buf_printf(out, "  - elastic: valid on %d–%d VMs; per-GPU batch and accumulation hold the global batch (%ld) down to %d VM%s",
@@ -136,7 +133,6 @@ void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
         cf_buf_printf(out, "; LR(M) = %s (%s rule, B = %.0f)", lr_formula(&e->lr, formula, sizeof formula),
                       cf_lr_rule_name(e->lr.rule), e->lr.b_noise);
     cf_buf_printf(out, "; warm up over %d steps after a ≥%g× LR jump\n", e->warmup_steps, e->warmup_factor);
-    free(e);
 }
 
 /* ---- spot --------------------------------------------------------------------------- */

@@ -165,16 +165,17 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
  * figure, or the documented default for the VM's NIC. */
 static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
 {
+    const cf_advice_explained *e = r->advice->explained;
     const cf_gpu_perf *perf = NULL;
     for (size_t i = 0; i < r->inputs->n_perf; i++)
         if (strcmp(r->inputs->perf[i].gpu, c->vm->gpu_model) == 0)
             perf = &r->inputs->perf[i];
-    if (!perf || c->nodes == 1) {
+    if (!perf || !e || !e->have_network) {
         cf_buf_printf(out, "  - network: one VM, no inter-node all-reduce\n");
         return;
     }
-    cf_provenance prov;
-    double gbps = cf_effective_inter_gbps(perf, c->vm->network_gbps, &prov);
+    cf_provenance prov = e->inter_provenance; /* computed once (cloudfit/advisor/explain.h) */
+    double gbps = e->inter_gbps;
     char nic[48];
     if (c->vm->network_gbps > 0)
         snprintf(nic, sizeof nic, "the %g Gbit/s NIC", c->vm->network_gbps);
@@ -220,8 +221,8 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "\nWhy %s/%s %s × %d%s:\n", c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes,
                   c->spot ? " (spot)" : "");
     constraint_line(r, c, out);
-    double z80 = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
-    double step_lo = c->step_time_s * exp(-z80 * c->step_sigma), step_hi = c->step_time_s * exp(z80 * c->step_sigma_up);
+    const cf_advice_explained *e = r->advice->explained;
+    double step_lo = e ? e->step_p10_s : NAN, step_hi = e ? e->step_p90_s : NAN;
     if (c->nodes * c->gpus_per_node == 1)
         cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): compute %.3f s per micro-batch; one GPU, so no gradient "
                            "all-reduce\n",

@@ -58,13 +58,12 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
     if (r->chosen >= 0) {
         char label[128];
         cf_search_candidate_label(&o->candidates[r->chosen], label, sizeof label);
-        cf_config cfg;
-        cf_search_config(o, r, o->noise, (size_t)r->chosen, &cfg);
+        const cf_search_summary *sum = sr->summary;
         cf_buf_printf(out, "chosen: %s, step %.4g s (%s), %.2f h (%.2f–%.2f), $%.2f (%.2f–%.2f) (80%% intervals)\n",
                       label, r->est_step_s[r->chosen],
                       r->chosen_measured ? "measured before committing" : "NOT measured: out of probes",
-                      r->chosen_hours, cfg.hours_p10, cfg.hours_p90, r->chosen_usd, cfg.total_usd_p10,
-                      cfg.total_usd_p90);
+                      r->chosen_hours, sum->chosen_hours_p10, sum->chosen_hours_p90, r->chosen_usd,
+                      sum->chosen_usd_p10, sum->chosen_usd_p90);
         if (!r->chosen_safe)
             cf_buf_puts(out, "  warning: the pick does not meet the deadline/budget at the stated confidence\n");
     } else {
@@ -76,13 +75,13 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
                   pct_of_job(r->profile_cost_usd, r));
     cf_buf_printf(out, "probe cost: $%.4g; overhead beyond the pick's own progress: $%.4g (%.2f%% of the job)\n",
                   r->probe_cost_usd, r->overhead_usd, pct_of_job(r->overhead_usd, r));
-    if (sr->current >= 0 && r->chosen >= 0) {
-        double h, u;
-        cf_search_job(o, &o->candidates[sr->current], r->est_step_s[sr->current], &h, &u);
-        cf_buf_printf(out, "savings vs training.current (%s): $%.2f (%.1f%%), %.2f h faster\n", sr->current_note,
+    const cf_search_summary *sum = sr->summary;
+    if (sum->current >= 0 && r->chosen >= 0) {
+        double h = sum->current_hours, u = sum->current_usd;
+        cf_buf_printf(out, "savings vs training.current (%s): $%.2f (%.1f%%), %.2f h faster\n", sum->current_note,
                       u - r->chosen_usd, 100 * (u - r->chosen_usd) / u, h - r->chosen_hours);
-    } else if (sr->current_note[0]) {
-        cf_buf_printf(out, "savings vs training.current: %s\n", sr->current_note);
+    } else if (sum->current_note[0]) {
+        cf_buf_printf(out, "savings vs training.current: %s\n", sum->current_note);
     }
     if (sr->score) {
         const cf_search_score *sc = sr->score;
@@ -135,8 +134,6 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
     cJSON_AddStringToObject(s, "stopped", cf_search_stop_name(r->stop));
     cJSON_AddBoolToObject(s, "chosen_measured", r->chosen_measured);
     cJSON *runs = cJSON_AddArrayToObject(s, "runs");
-    double *errors = malloc((r->n_runs ? r->n_runs : 1) * sizeof *errors);
-    size_t n_err = 0;
     for (size_t i = 0; i < r->n_runs; i++) {
         const cf_search_step *st = &r->runs[i];
         cJSON *j = cJSON_CreateObject();
@@ -152,8 +149,6 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
         add_number_or_null(j, "predicted_log_sd", isfinite(st->predicted_step_s) ? st->predicted_sd : NAN);
         cJSON_AddNumberToObject(j, "cost_usd", st->cost_usd);
         cJSON_AddItemToArray(runs, j);
-        if (errors && isfinite(st->predicted_step_s) && isfinite(st->measured_step_s))
-            errors[n_err++] = st->predicted_step_s / st->measured_step_s - 1;
     }
     cJSON *failed = cJSON_AddArrayToObject(s, "failed_configurations");
     for (size_t i = 0; i < o->n_candidates; i++)
@@ -163,11 +158,11 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
     cJSON_AddNumberToObject(s, "profile_cost_usd", r->profile_cost_usd);
     cJSON_AddNumberToObject(s, "probe_cost_usd", r->probe_cost_usd);
     cJSON_AddNumberToObject(s, "overhead_usd", r->overhead_usd);
-    if (sr->current >= 0 && r->chosen >= 0) {
-        double h, u;
-        cf_search_job(o, &o->candidates[sr->current], r->est_step_s[sr->current], &h, &u);
+    const cf_search_summary *sum = sr->summary;
+    if (sum->current >= 0 && r->chosen >= 0) {
+        double h = sum->current_hours, u = sum->current_usd;
         cJSON *sv = cJSON_AddObjectToObject(s, "savings");
-        cJSON_AddItemToObject(sv, "current", candidate_json(&o->candidates[sr->current]));
+        cJSON_AddItemToObject(sv, "current", candidate_json(&o->candidates[sum->current]));
         cJSON_AddNumberToObject(sv, "current_usd", u);
         cJSON_AddNumberToObject(sv, "current_hours", h);
         cJSON_AddNumberToObject(sv, "usd", u - r->chosen_usd);
@@ -179,8 +174,7 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
     /* "overall" (docs/search.md "Output"): prediction errors of the probes before
      * they ran, and the search's figures; the oracle only for trace. */
     cJSON *ov = cJSON_AddObjectToObject(doc, "overall");
-    cf_ape_stats ape = cf_ape_summarise(errors, n_err);
-    free(errors);
+    const cf_ape_stats ape = sum->prediction;
     cJSON_AddNumberToObject(ov, "n", (double)ape.n);
     add_number_or_null(ov, "median_ape", ape.n ? ape.median_ape : NAN);
     add_number_or_null(ov, "p90_ape", ape.n ? ape.p90_ape : NAN);

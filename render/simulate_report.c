@@ -63,7 +63,7 @@ static void plan_lines(const cf_simulate_report *r, cf_buf *out)
                   base_name(r->trace->name), r->path->total_h / 24, requested,
                   100 * res->trace_stats.availability, res->trace_stats.rate_per_node_day,
                   res->trace_stats.events_per_day, res->n_starts,
-                  cf_spot_start_step(r->path, q->start_step_h > 0 ? q->start_step_h : CF_SPOT_REPLAY_STEP_H) * 60);
+                  res->start_step_h * 60);
 }
 
 void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)

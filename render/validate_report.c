@@ -81,13 +81,10 @@ void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out)
             cf_buf_printf(out, "  %-28s %s: %s\n", label, g->skipped ? "skipped" : "not fitted", g->message);
             continue;
         }
-        char network[200];
-        cf_validate_network_source(g, r->context, network, sizeof network);
         print_stats_row(out, label, g->n_fit, &g->all);
         const cf_perf_params *p = &g->params;
-        cf_buf_printf(out, "      inter-node all-reduce %.3g Gbit/s%s: %s\n",
-                      p->inter_gbps > 0 ? p->inter_gbps : cf_default_inter_gbps(p->nic_gbps),
-                      p->bound_hit ? " (the NIC's nominal rate: the fit reached the bound)" : "", network);
+        cf_buf_printf(out, "      inter-node all-reduce %.3g Gbit/s%s: %s\n", g->inter_gbps,
+                      p->bound_hit ? " (the NIC's nominal rate: the fit reached the bound)" : "", g->network_source);
         for (int b = 0; b < g->n_buckets; b++) {
             char nodes[16], sub[64];
             bucket_label(g, b, nodes, sizeof nodes);
@@ -98,7 +95,7 @@ void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out)
     print_stats_row(out, "overall", 0, &r->overall);
 }
 
-static cJSON *group_json(const cf_validate_group *g, const cf_validate_context *ctx)
+static cJSON *group_json(const cf_validate_group *g)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "model", g->model);
@@ -135,15 +132,13 @@ static cJSON *group_json(const cf_validate_group *g, const cf_validate_context *
                                               : p->nvlink ? p->k.contention_nvlink : p->k.contention_pcie);
     cJSON_AddNumberToObject(jp, "profile_sigma", p->sigma_profile);
     cJSON_AddNumberToObject(jp, "nic_gbps", p->nic_gbps);
-    cJSON_AddNumberToObject(jp, "inter_gbps", p->inter_gbps > 0 ? p->inter_gbps : cf_default_inter_gbps(p->nic_gbps));
+    cJSON_AddNumberToObject(jp, "inter_gbps", g->inter_gbps);
     cJSON_AddBoolToObject(jp, "nic_bound_hit", p->bound_hit);
     cJSON_AddNumberToObject(jp, "hide_fraction", p->hide >= 0 ? p->hide : p->k.hide_default);
     cJSON_AddNumberToObject(jp, "overhead_s", p->overhead_s);
     cJSON_AddNumberToObject(jp, "two_vm_exponent", p->two_vm_exponent);
     cJSON_AddNumberToObject(jp, "fit_sigma", p->sigma_fit);
-    char network[200];
-    cf_validate_network_source(g, ctx, network, sizeof network);
-    cJSON_AddStringToObject(j, "inter_node_source", network);
+    cJSON_AddStringToObject(j, "inter_node_source", g->network_source);
     return j;
 }
 
@@ -160,7 +155,7 @@ cJSON *cf_validate_steps_json(const cf_validate_steps_report *r)
     cJSON_AddBoolToObject(jo, "fit_all_rows", r->options->fit_all_rows);
     cJSON *jg = cJSON_AddArrayToObject(doc, "groups");
     for (size_t k = 0; k < r->n_groups; k++)
-        cJSON_AddItemToArray(jg, group_json(&r->groups[k], r->context));
+        cJSON_AddItemToArray(jg, group_json(&r->groups[k]));
     cJSON_AddItemToObject(doc, "overall", stats_json(&r->overall));
     return doc;
 }
@@ -299,7 +294,7 @@ void cf_validate_rows_csv(const cf_measurement *rows, size_t n_rows, const cf_va
         cf_csv_put_text(out, r->placement, 0);
         cf_csv_put_int(out, r->num_nodes, 0);
         cf_csv_put_int(out, r->num_gpus, 0);
-        cf_csv_put_int(out, cf_measurement_gpus_per_node(r), 0);
+        cf_csv_put_int(out, p->gpus_per_node, 0);
         cf_csv_put_int(out, r->local_bsz, 0);
         cf_csv_put_number(out, r->step_time_s, 0);
         cf_csv_put_number(out, p->predicted_s, 0);

@@ -23,6 +23,8 @@ test=(
   # reliability (docs/reliability.md): openssl (the TLS test's certificate),
   # util-linux (unshare: read-only and full file systems in the tests)
   openssl util-linux
+  # binutils (nm: the layout test reads the symbols render/'s objects import)
+  binutils
 )
 extras=(
   python3-torch chromium

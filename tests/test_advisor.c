@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cloudfit/advisor.h"
+#include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/carry.h"
 #include "cloudfit/spec.h"
 
@@ -525,6 +526,55 @@ static void test_region_pruning_matches_per_row_brute_force(void **state)
     }
 }
 
+/* What the advice shows beyond its ranking is computed once, by cf_advise:
+ * the same elastic plans and curves the model gives for the pick, an
+ * interval around its step time; what renderers show (they compute
+ * nothing, tests/layout). */
+static void test_advice_is_explained_once(void **state)
+{
+    (void)state;
+    cf_spec spec;
+    cf_gpu_perf perf[2];
+    cf_noise_model nm;
+    const cf_vm *rows[N_TEST_VMS];
+    cf_advisor_input in;
+    setup_input(&spec, perf, &nm, rows, &in);
+    spec.search.spot = CF_SPOT_ALLOW;
+    spec.search.deadline_hours = 60;
+    cf_advice advice;
+    assert_int_equal(cf_advise(&in, &advice), CF_OK);
+    const cf_advice_explained *e = advice.explained;
+    assert_non_null(e);
+    const cf_config *c = &advice.ranked[0];
+    assert_true(e->step_p10_s < c->step_time_s && c->step_time_s < e->step_p90_s);
+    assert_int_equal(e->have_network, c->nodes > 1);
+    /* the pick's plan and the best spot plan, as the model makes them */
+    const cf_gpu_perf *p = NULL;
+    for (size_t i = 0; i < in.n_perf; i++)
+        if (strcmp(in.perf[i].gpu, c->vm->gpu_model) == 0)
+            p = &in.perf[i];
+    cf_elastic_plan *direct = NULL;
+    assert_int_equal(cf_elastic_plan_of_config(in.job, in.constraints, p, in.noise, c, &direct), CF_OK);
+    assert_non_null(e->elastic);
+    assert_ptr_equal(cf_advice_elastic(&advice, c), e->elastic);
+    assert_int_equal(e->elastic->max_nodes, c->nodes);
+    assert_memory_equal(e->elastic->points, direct->points, (size_t)c->nodes * sizeof *direct->points);
+    free(direct);
+    assert_int_equal(advice.have_best_spot, 1);
+    assert_ptr_equal(cf_advice_elastic(&advice, &advice.best_spot), e->elastic_best_spot);
+    assert_non_null(e->elastic_best_spot);
+    assert_null(cf_advice_elastic(&advice, &advice.cheapest)); /* not shown: not computed */
+    /* the curves: throughput from one node up, efficiency 1 at the recipe's batch */
+    assert_true(e->n_scaling >= (size_t)c->nodes);
+    assert_int_equal(e->scaling[0].nodes, 1);
+    assert_int_equal(e->n_stateff, CF_STATEFF_CURVE_POINTS);
+    assert_float_equal(e->recipe_batch, spec.job.batch, 0);
+    /* explaining again replaces it */
+    assert_int_equal(cf_advice_explain(&in, &advice), CF_OK);
+    assert_non_null(advice.explained);
+    cf_advice_free(&advice);
+}
+
 static void test_enumeration_infeasible(void **state)
 {
     (void)state;
@@ -653,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_enumeration_time_optimal_batch),
         cmocka_unit_test(test_region_pruning_matches_per_row_brute_force),
         cmocka_unit_test(test_enumeration_infeasible),
+        cmocka_unit_test(test_advice_is_explained_once),
         cmocka_unit_test(test_memory_ceiling),
         cmocka_unit_test(test_carry_rule_known_answers),
         cmocka_unit_test(test_carry_matches_estimate),

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../advisor/search_internal.h"
+#include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/spec.h"
 
@@ -395,6 +396,79 @@ static void test_score_and_accounting(void **state)
     free(p);
 }
 
+/* What `search` shows beyond its runs is computed once by the library
+ * (its renderers compute nothing, tests/layout): the pick's intervals, the
+ * spec's training.current with its time and cost, the probes' prediction
+ * errors, and the advice explained as `recommend`'s is. */
+static void test_summary_and_explained(void **state)
+{
+    (void)state;
+    problem *p = malloc(sizeof *p);
+    make_problem(p, 1.0);
+    set_limit(p, CF_OBJ_COST, 1.5);
+    p->spec.job.has_current = 1;
+    snprintf(p->spec.job.current_gpu, sizeof p->spec.job.current_gpu, "x"); /* any case, as the spec gives it */
+    p->spec.job.current_nodes = 2;
+    p->spec.job.current_gpus_per_node = 4;
+    static cf_vm vms[2]; /* the catalog rows behind the candidates (cf_search_catalog_candidates) */
+    for (int k = 0; k < 2; k++) {
+        snprintf(vms[k].gpu_model, sizeof vms[k].gpu_model, "X");
+        snprintf(vms[k].instance_type, sizeof vms[k].instance_type, "x%d", k ? 4 : 1);
+        vms[k].gpu_count = k ? 4 : 1;
+        vms[k].network_gbps = 25;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        p->cands[i].vm = &vms[p->cands[i].gpus_per_node == 4];
+    cf_search_options o;
+    options_for(p, &o);
+    runner_ctx ctx = {.p = p};
+    cf_search_runner runner = {&ctx, probe};
+    cf_search_result r;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    assert_true(r.chosen >= 0);
+    cf_search_summary sum;
+    assert_int_equal(cf_search_summarise(&p->spec.job, &o, &r, &sum), CF_OK);
+    assert_true(sum.chosen_hours_p10 < r.chosen_hours && r.chosen_hours < sum.chosen_hours_p90);
+    assert_true(sum.chosen_usd_p10 < r.chosen_usd && r.chosen_usd < sum.chosen_usd_p90);
+    /* training.current: 2 × 4, the per-GPU batch nearest 64 / 8 */
+    assert_true(sum.current >= 0);
+    const cf_search_candidate *cur = &p->cands[sum.current];
+    assert_int_equal(cur->nodes, 2);
+    assert_int_equal(cur->gpus_per_node, 4);
+    assert_int_equal(cur->local_batch, 16);
+    assert_non_null(strstr(sum.current_note, "2 × 4 x"));
+    double h, u;
+    cf_search_job(&o, cur, r.est_step_s[sum.current], &h, &u);
+    assert_float_equal(sum.current_hours, h, 0);
+    assert_float_equal(sum.current_usd, u, 0);
+    /* the prediction errors of the runs that had an estimate first */
+    double errors[256];
+    size_t n = 0;
+    for (size_t i = 0; i < r.n_runs && n < 256; i++)
+        if (isfinite(r.runs[i].predicted_step_s) && isfinite(r.runs[i].measured_step_s))
+            errors[n++] = r.runs[i].predicted_step_s / r.runs[i].measured_step_s - 1;
+    assert_true(n > 0);
+    cf_ape_stats want = cf_ape_summarise(errors, n);
+    assert_int_equal(sum.prediction.n, want.n);
+    assert_float_equal(sum.prediction.median_ape, want.median_ape, 0);
+    assert_float_equal(sum.prediction.p90_ape, want.p90_ape, 0);
+    /* no training.current: none, and nothing to say */
+    p->spec.job.has_current = 0;
+    assert_int_equal(cf_search_summarise(&p->spec.job, &o, &r, &sum), CF_OK);
+    assert_int_equal(sum.current, -1);
+    assert_string_equal(sum.current_note, "");
+    /* the advice over the search's estimates is explained: the pick's plan */
+    cf_advice advice;
+    assert_int_equal(cf_search_advice(&o, &r, &p->noise, 5, &advice), CF_OK);
+    assert_non_null(advice.explained);
+    assert_non_null(cf_advice_elastic(&advice, &advice.ranked[0]));
+    assert_int_equal(cf_advice_elastic(&advice, &advice.ranked[0])->max_nodes, advice.ranked[0].nodes);
+    cf_advice_free(&advice);
+    cf_search_result_free(&r);
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
 static void test_error_model(void **state)
 {
     (void)state;
@@ -499,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_stopping_rules),       cmocka_unit_test(test_runner_failures),
         cmocka_unit_test(test_remeasures_a_noisy_near_miss),
         cmocka_unit_test(test_deterministic_for_a_seed), cmocka_unit_test(test_score_and_accounting),
+        cmocka_unit_test(test_summary_and_explained),
         cmocka_unit_test(test_error_model),          cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_profiled_gpu_types),   cmocka_unit_test(test_options_for_spec),
     };

@@ -333,6 +333,10 @@ static void test_steps_exact_on_model_data(void **state)
     assert_true(overall.max_ape < 0.03); /* the grid's resolution */
     assert_true(overall.interval_coverage > 0.95); /* exact data: inside the interval */
     assert_int_equal(groups[0].n_buckets, 3); /* 3, 5–8 and 9–16 nodes */
+    /* what the reports show of the network, computed by the library */
+    assert_true(groups[0].params.inter_gbps > 0);
+    assert_float_equal(groups[0].inter_gbps, groups[0].params.inter_gbps, 0);
+    assert_non_null(strstr(groups[0].network_source, "fitted from the multi-node rows"));
     free(groups);
 }
 
@@ -365,6 +369,21 @@ static void test_steps_light_profile(void **state)
     o.with_2node_probe = 0;
     assert_int_equal(cf_validate_steps(rows, n, &o, groups, n_groups, &overall), CF_OK);
     assert_int_equal(groups[0].n_fit, 5);
+    /* no multi-node row fitted, no GPU table: the NIC's default rate, and the reports say why */
+    assert_float_equal(groups[0].inter_gbps, cf_default_inter_gbps(groups[0].params.nic_gbps), 0);
+    assert_string_equal(groups[0].network_source, "GPU not in the GPU table: default network (pass --inter-node-gbps)");
+    /* each scored row as the model read it (validate --rows) */
+    cf_validate_row_prediction per_row[64];
+    memset(per_row, 0, sizeof per_row);
+    o.per_row = per_row;
+    assert_int_equal(cf_validate_steps(rows, n, &o, groups, n_groups, &overall), CF_OK);
+    size_t scored = 0;
+    for (size_t i = 0; i < n; i++)
+        if (per_row[i].scored) {
+            scored++;
+            assert_int_equal(per_row[i].gpus_per_node, cf_measurement_gpus_per_node(&rows[i]));
+        }
+    assert_int_equal(scored, n - 5);
     free(groups);
 }
 

@@ -258,14 +258,15 @@ static int run_search(search_ctx *x, cf_search_runner runner)
         cf_search_result_free(&result); /* what the search had gathered before it stopped */
     } else {
         cf_search_score score;
+        cf_search_summary summary;
         cf_search_report sr = {.options = &so, .result = &result, .runner = x->runner_text,
-                               .runner_note = x->runner_note, .current = -1};
+                               .runner_note = x->runner_note, .summary = &summary};
         if (x->true_step_s && cf_search_score_against(&so, x->true_step_s, &result, &score) == CF_OK) {
             sr.score = &score;
             sr.true_step_s = x->true_step_s;
         }
-        sr.current = cf_search_find_current(&x->spec->job, &so, &result, sr.current_note, sizeof sr.current_note);
-        rc = emit(x, &sr, &inputs);
+        rc = cf_search_summarise(&x->spec->job, &so, &result, &summary) == CF_OK ? emit(x, &sr, &inputs)
+                                                                                : cf_report_error();
         if (rc == 0 && st == CF_ERR_INFEASIBLE) {
             cf_infeasible_error(&x->spec->search, x->spec->job.source, NULL, NULL, " with the safety margin");
             rc = cf_report_error();

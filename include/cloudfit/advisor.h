@@ -148,6 +148,9 @@ typedef struct {
     size_t top;                   /* alternatives to keep (ranked), e.g. 10 */
 } cf_advisor_input;
 
+/* What the advice shows beyond the ranking (cloudfit/advisor/explain.h). */
+typedef struct cf_advice_explained cf_advice_explained;
+
 typedef struct {
     cf_config *ranked;            /* best first; ranked[0] is the pick; deduplicated by (cloud, instance, spot) */
     size_t n_ranked;
@@ -168,6 +171,7 @@ typedef struct {
     int have_held_back;
     cf_next_measurement next;     /* kind CF_MEASURE_NONE when nothing is left to measure */
     size_t n_spot_simulated;      /* spot candidates given the Monte Carlo */
+    cf_advice_explained *explained; /* owned; NULL until cf_advice_explain */
 } cf_advice;
 
 /* The distribution behind a spot or mixed configuration (NULL when it

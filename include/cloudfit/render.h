@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cloudfit/advisor/elastic.h"
+#include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/gates.h"
 #include "cloudfit/advisor/hetero.h"
 #include "cloudfit/advisor/inputs.h"
@@ -57,7 +58,10 @@ extern const char *const cf_report_color_codes[];
 /* A pull-request comment (GitHub-flavoured markdown), render/render_markdown.c. */
 void cf_report_markdown(const cf_report *report, cf_buf *out);
 /* Spot and elastic parts (render/render_spot.c, docs/spot.md). */
-cf_status cf_report_elastic(const cf_report *report, const cf_config *cfg, cf_elastic_plan **out);
+/* The elastic plan of the pick or the best spot plan, as the library
+ * computed it (cf_advice_elastic, cloudfit/advisor/explain.h); NULL for
+ * another configuration or when there is none. */
+const cf_elastic_plan *cf_report_elastic(const cf_report *report, const cf_config *cfg);
 cJSON *cf_report_elastic_json(const cf_report *report, const cf_config *cfg);
 void cf_report_elastic_text(const cf_report *report, const cf_config *cfg, cf_buf *out);
 cJSON *cf_config_spot_json(const cf_config *cfg);     /* NULL for on-demand */

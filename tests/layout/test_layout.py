@@ -11,15 +11,27 @@
 * No decision by the words of an error message: library and command-line
   code never compares cf_error_message() (tests and fuzz targets, which
   check what the message says, may).
+* Renderers compute nothing: a render/ object imports no advisor function
+  but the look-up of a name (cf_*_name); what it shows the library computed
+  into the result struct (cloudfit/advisor/explain.h). Checked on the
+  objects (nm), when CMake passes them.
 * The project's files are self-contained: none cites the design brief, a
   file outside the repository that users do not have (docs/ covers it).
-Usage: test_layout.py SOURCE_DIR"""
+Usage: test_layout.py SOURCE_DIR [--render-objects=A.o:B.o --advisor-objects=C.o:...]"""
 import os
 import re
+import shutil
+import subprocess
 import sys
 import unittest
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+OBJECTS = {}  # "render" / "advisor": the library's object files (from CMake)
+for arg in list(sys.argv[1:]):
+    m = re.match(r"--(render|advisor)-objects=(.*)", arg)
+    if m:
+        OBJECTS[m.group(1)] = [p for p in m.group(2).split(":") if p]
+        sys.argv.remove(arg)
 MIDDLE = ("spec", "advisor", "profiler", "pricing", "db")
 GROUND = ("common", "cuda_probe")
 TOP = ("render", "cli")
@@ -107,6 +119,25 @@ class Layout(unittest.TestCase):
         self.assertGreater(total, 10000, "the count found too little code: is SOURCE_DIR right?")
         self.assertLessEqual(share, 0.20, "cli/ is %.1f %% of the code lines (at most 20 %%): %s" % (100 * share, lines))
 
+
+    def test_render_imports_no_model_function(self):
+        if not OBJECTS.get("render") or not OBJECTS.get("advisor"):
+            self.skipTest("no objects given (run it through ctest)")
+        self.assertIsNotNone(shutil.which("nm"), "nm (binutils) is needed to read the objects' symbols")
+        out = subprocess.run(["nm", "--defined-only", *OBJECTS["advisor"]], capture_output=True, text=True,
+                             check=True).stdout
+        advisor = {f[2] for f in (line.split() for line in out.splitlines()) if len(f) == 3 and f[1] in "TDRB"}
+        self.assertGreater(len(advisor), 100, "too few advisor symbols: are the objects right?")
+        bad, obj = [], None
+        out = subprocess.run(["nm", "--undefined-only", "-A", *OBJECTS["render"]], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():  # "path/x.c.o:                 U cf_symbol"
+            obj, _, rest = line.rpartition(":")
+            sym = rest.split()[-1] if rest.split() else ""
+            if sym in advisor and not re.fullmatch(r"cf_\w+_name", sym):
+                bad.append("%s calls %s" % (os.path.basename(obj), sym))
+        self.assertEqual(bad, [], "render/ computes: put it in the result struct (cloudfit/advisor/explain.h): " +
+                         ", ".join(sorted(bad)))
 
     def test_no_decision_by_message_text(self):
         compare = re.compile(r"\b(strstr|strcasestr|strncmp|strcmp|strncasecmp|strcasecmp)\s*\(\s*cf_error_message\s*\(")

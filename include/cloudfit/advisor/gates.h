@@ -54,8 +54,14 @@ int cf_gates_any(const cf_gate_limits *limits);
  * intervals). */
 size_t cf_gates_evaluate(const cf_gate_limits *limits, const cf_config *chosen, const cf_baseline *base,
                          cf_history_gate *out);
-/* Whether every gate in gates[0..n) passed. */
-int cf_gates_passed(const cf_history_gate *gates, size_t n);
+/* Whether every gate in gates[0..n) passed (a look-up: renderers use it). */
+static inline int cf_gates_passed(const cf_history_gate *gates, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!gates[i].passed)
+            return 0;
+    return 1;
+}
 
 /* A baseline from the text of a recommendation document (`path` names it
  * in messages): its chosen configuration, every count a whole number that

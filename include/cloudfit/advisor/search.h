@@ -13,6 +13,7 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/advisor/stateff.h"
+#include "cloudfit/advisor/validate.h"
 #include "cloudfit/common/progress.h"
 #include "cloudfit/status.h"
 #include "cloudfit/types.h"
@@ -227,6 +228,10 @@ cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r
  * with the 80 % interval of its posterior. */
 void cf_search_config(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise, size_t i,
                       cf_config *cfg);
+/* advice->explained (cloudfit/advisor/explain.h) over the search's fitted
+ * parameters: cf_search_advice and cf_search_spot end with it. */
+cf_status cf_search_explain(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
+                            cf_advice *advice);
 /* Spot plans over the search's estimates (advisor/search_spot.c,
  * docs/spot.md): a probe measures the step time, which does not depend on
  * how the VM is bought, so every candidate with an estimate is also a spot
@@ -243,6 +248,26 @@ cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, 
  * says which, or why none. */
 long cf_search_find_current(const cf_job *job, const cf_search_options *o, const cf_search_result *r, char *note,
                             size_t n);
+
+/* What `search` reports beyond its runs, computed once by the library so
+ * that its renderers compute nothing (cf_search_summarise). */
+typedef struct {
+    /* the pick (result->chosen >= 0): its 80 % intervals, as recommend
+     * shows them (cf_config_intervals of cf_search_config) */
+    double chosen_hours_p10, chosen_hours_p90, chosen_usd_p10, chosen_usd_p90;
+    /* the spec's training.current among the candidates (cf_search_find_current):
+     * its index (-1 = none), what it is or why it is missing, and its time
+     * and cost at the search's estimate */
+    long current;
+    char current_note[200];
+    double current_hours, current_usd;
+    /* the probes' prediction errors before they ran (predicted / measured - 1) */
+    cf_ape_stats prediction;
+} cf_search_summary;
+
+/* Fills `out` for a search's result (finished or stopped); CF_ERR_NOMEM only. */
+cf_status cf_search_summarise(const cf_job *job, const cf_search_options *o, const cf_search_result *r,
+                              cf_search_summary *out);
 
 const char *cf_search_method_name(cf_search_method method);
 const char *cf_search_stop_name(cf_search_stop stop);

@@ -56,6 +56,7 @@ typedef struct {
     cf_simulate_row rows[CF_SIMULATE_MAX_ROWS];
     int n_rows;
     size_t n_starts;
+    double start_step_h;                     /* the step between the starts of a whole-path replay (cf_spot_start_step) */
     cf_spot_path_stats trace_stats;          /* of the trace (type 0 for two types) */
 } cf_simulate_result;
 

@@ -54,6 +54,7 @@ typedef struct cf_validate_row_prediction {
     int scored;
     double predicted_s, p10_s, p90_s;   /* point and 80 % interval of the step time */
     double sigma;                       /* log sd of the interval */
+    int gpus_per_node;                  /* as the model read the row (the busiest node of an uneven placement) */
     double network_share;               /* visible inter-node time / step (0 on one node) */
     const char *carried_from;           /* GPU the group was carried from, NULL when fitted */
 } cf_validate_row_prediction;
@@ -69,12 +70,15 @@ typedef struct {
     double nominal_inter_gbps;           /* VM NIC for (gpu, GPUs per node); 0 = unknown */
     const cf_gpu *gpu_info;              /* GPU table row, NULL when unknown */
     const cf_vm *network_vm;             /* the offer whose NIC nominal_inter_gbps is; NULL when none */
+    double given_inter_gbps;             /* > 0: the caller's figure for every group (--inter-node-gbps) */
     int skipped;                         /* 1: not validated (message says why; e.g. no parameter count) */
     /* results */
     size_t n_fit, n_pred;
     cf_perf_params params;               /* fitted (or carried-over) model */
     cf_perf_fit_report fit;              /* what the fit used (not for carried-over groups) */
     char carried_from[32];               /* "" unless predicted from another GPU type */
+    double inter_gbps;                   /* the inter-node all-reduce rate the model used: fitted, else the NIC's default */
+    char network_source[200];            /* where that rate came from, for people */
     cf_ape_stats all;
     int bucket_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];   /* node count of each bucket (last: all larger) */
     cf_ape_stats by_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];
@@ -107,8 +111,6 @@ typedef struct {
  * smallest NIC, else unknown). */
 void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_validate_context *ctx,
                          cf_validate_group *groups, size_t n_groups);
-/* Where a group's inter-node bandwidth came from, after cf_validate_steps. */
-void cf_validate_network_source(const cf_validate_group *g, const cf_validate_context *ctx, char *out, size_t n);
 
 /* Distinct (model, gpu, profile) groups in row order; *out is malloc'd. */
 cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_validate_group **out,

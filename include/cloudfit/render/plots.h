@@ -22,7 +22,7 @@ typedef struct {
 } cf_plot_point;
 
 #define CF_PLOT_MAX_GPUS 32
-#define CF_PLOT_STATEFF_POINTS 61
+#define CF_PLOT_STATEFF_POINTS CF_STATEFF_CURVE_POINTS
 
 typedef struct {
     const cf_report *report;

@@ -13,9 +13,9 @@ typedef struct {
     const char *runner_note;        /* one line about the runner's data */
     const cf_search_score *score;   /* NULL unless the runner knows the truth (trace) */
     const double *true_step_s;      /* with score */
-    /* savings against training.current */
-    long current;                   /* candidate index; -1 = none */
-    char current_note[200];
+    /* the pick's intervals, training.current and the savings against it,
+     * the prediction errors: computed by the library (cf_search_summarise) */
+    const cf_search_summary *summary;
 } cf_search_report;
 
 /* The human part printed before the recommend table. */
