@@ -228,7 +228,7 @@ static cJSON *explanation_json(const cf_report *r)
 cJSON *cf_report_json(const cf_report *r)
 {
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
     cJSON *meta = cJSON_AddObjectToObject(doc, "metadata");
     cJSON_AddStringToObject(meta, "tool", "cloudfit " CF_VERSION);
     cJSON_AddStringToObject(meta, "created_at", r->created_at);

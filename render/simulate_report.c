@@ -127,7 +127,7 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
     const cf_simulate_request *q = &s->req;
     const cf_simulate_result *res = r->result;
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
     cJSON_AddStringToObject(doc, "tool", "cloudfit " CF_VERSION);
     cJSON *spec = cJSON_AddObjectToObject(doc, "spec");
     cJSON_AddStringToObject(spec, "name", r->spec->job.name);

@@ -3,6 +3,7 @@
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/csvwrite.h"
 #include "cloudfit/common/json.h"
+#include "cloudfit/version.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -145,7 +146,7 @@ static cJSON *group_json(const cf_validate_group *g)
 cJSON *cf_validate_steps_json(const cf_validate_steps_report *r)
 {
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
     cJSON_AddStringToObject(doc, "kind", "step_time");
     cJSON_AddStringToObject(doc, "file", r->path);
     cJSON *jo = cJSON_AddObjectToObject(doc, "options");
@@ -184,7 +185,7 @@ void cf_validate_gns_table(const cf_validate_gns_report *r, cf_buf *out)
 cJSON *cf_validate_gns_json(const cf_validate_gns_report *r)
 {
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
     cJSON_AddStringToObject(doc, "kind", "iterations_to_target");
     cJSON_AddNumberToObject(doc, "train_epochs", r->train_epochs);
     cJSON *rows = cJSON_AddArrayToObject(doc, "predictions");
@@ -241,7 +242,7 @@ cJSON *cf_validate_crossgpu_json(const cf_validate_crossgpu_report *r)
 {
     const cf_carry_validation *v = &r->v;
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "version", "1");
+    cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
     cJSON_AddStringToObject(doc, "kind", "carry_over");
     cJSON_AddNumberToObject(doc, "pairs", (double)v->n_pairs);
     cJSON_AddNumberToObject(doc, "cross_precision_pairs", (double)v->n_cross_pairs);

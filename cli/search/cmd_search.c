@@ -157,7 +157,7 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
                         .catalog_age_days = x->src->age_days, .catalog_source = x->src};
     cJSON *doc = r->chosen >= 0 ? cf_report_json(&report) : cJSON_CreateObject();
     if (r->chosen < 0) {
-        cJSON_AddStringToObject(doc, "version", "1");
+        cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
         cJSON_AddStringToObject(doc, "objective", cf_objective_name(x->spec->search.objective));
         cJSON_AddNullToObject(doc, "chosen");
     }
