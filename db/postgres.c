@@ -13,7 +13,6 @@
  * entry — never reaches a message: the URL is shown redacted and every
  * server or libpq message is scrubbed of it. */
 #include <errno.h>
-#include <libpq-fe.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +20,16 @@
 
 #include "cloudfit/common/proc.h"
 #include "db_internal.h"
+#include "libpq_api.h"
 #include "postgres_sql.h"
 
 /* pg_advisory_xact_lock key of the migrations ("cloudfit" in ASCII). */
 #define MIGRATION_LOCK_KEY "7164066432489808244"
 #define INT8_OID 20u
 #define FLOAT8_OID 701u
+/* libpq, loaded by cf_db_postgres_open before any other function here runs. */
+static const cf_libpq_api *pq;
+
 #define N_SECRETS (sizeof ((cf_db *)0)->pg_secret / sizeof *((cf_db *)0)->pg_secret)
 
 /* ---- secrets and errors ---------------------------------------------------- */
@@ -97,11 +100,11 @@ static void scrub(const cf_db *db, const char *in, char *out, size_t n)
 static void remember(cf_db *db, const PGresult *res)
 {
     /* the server's primary message alone: its context (LINE 1: …) quotes our SQL */
-    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *msg = res ? pq->resultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     if (!msg || !*msg)
-        msg = db->pg ? PQerrorMessage(db->pg) : "out of memory";
+        msg = db->pg ? pq->errorMessage(db->pg) : "out of memory";
     scrub(db, msg && *msg ? msg : "the server closed the connection", db->pg_error, sizeof db->pg_error);
-    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *state = res ? pq->resultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     snprintf(db->pg_sqlstate, sizeof db->pg_sqlstate, "%s", state ? state : "");
 }
 
@@ -122,7 +125,7 @@ static cf_status pg_error(cf_db *db, const char *what)
         return CF_ERR_DB;
     }
     cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, db->pg_error);
-    if (!db->pg || PQstatus(db->pg) != CONNECTION_OK || state_is(db, "08"))
+    if (!db->pg || pq->status(db->pg) != CONNECTION_OK || state_is(db, "08"))
         cf_error_hint("check that the server runs and the URL's host, port, user and database, and where the password "
                       "comes from (PGPASSFILE, ~/.pgpass or a PGSERVICE entry; never a committed file); nothing was "
                       "written");
@@ -147,21 +150,21 @@ static cf_status pg_error(cf_db *db, const char *what)
 static int wait_idle(cf_db *db)
 {
     int cancelled = 0;
-    while (PQisBusy(db->pg)) {
-        struct pollfd fds[2] = {{PQsocket(db->pg), POLLIN, 0}, {cf_interrupt_fd(), POLLIN, 0}};
+    while (pq->isBusy(db->pg)) {
+        struct pollfd fds[2] = {{pq->socket(db->pg), POLLIN, 0}, {cf_interrupt_fd(), POLLIN, 0}};
         int n_fds = !cancelled && fds[1].fd >= 0 ? 2 : 1;
         if (poll(fds, (nfds_t)n_fds, 1000) < 0 && errno != EINTR)
             return -1;
         if (!cancelled && cf_interrupted()) {
-            PGcancel *cancel = PQgetCancel(db->pg);
+            PGcancel *cancel = pq->getCancel(db->pg);
             char why[256];
             if (cancel) {
-                PQcancel(cancel, why, sizeof why);
-                PQfreeCancel(cancel);
+                pq->cancel(cancel, why, sizeof why);
+                pq->freeCancel(cancel);
             }
             cancelled = 1;
         }
-        if (!PQconsumeInput(db->pg))
+        if (!pq->consumeInput(db->pg))
             return -1;
     }
     return 0;
@@ -175,14 +178,14 @@ static PGresult *collect(cf_db *db)
     for (;;) {
         if (wait_idle(db) < 0)
             break;
-        PGresult *r = PQgetResult(db->pg);
+        PGresult *r = pq->getResult(db->pg);
         if (!r)
             break;
-        ExecStatusType kept = keep ? PQresultStatus(keep) : PGRES_COMMAND_OK;
+        ExecStatusType kept = keep ? pq->resultStatus(keep) : PGRES_COMMAND_OK;
         if (keep && kept != PGRES_COMMAND_OK && kept != PGRES_TUPLES_OK) {
-            PQclear(r);
+            pq->clear(r);
         } else {
-            PQclear(keep);
+            pq->clear(keep);
             keep = r;
         }
     }
@@ -191,7 +194,7 @@ static PGresult *collect(cf_db *db)
 
 static int result_ok(const PGresult *r)
 {
-    ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    ExecStatusType s = r ? pq->resultStatus(r) : PGRES_FATAL_ERROR;
     return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
 }
 
@@ -199,16 +202,16 @@ static int result_ok(const PGresult *r)
  * when asked for (caller clears). */
 static cf_status run_simple(cf_db *db, const char *sql, const char *what, PGresult **out)
 {
-    PGresult *r = PQsendQuery(db->pg, sql) ? collect(db) : NULL;
+    PGresult *r = pq->sendQuery(db->pg, sql) ? collect(db) : NULL;
     if (!result_ok(r)) {
         remember(db, r);
-        PQclear(r);
+        pq->clear(r);
         return pg_error(db, what);
     }
     if (out)
         *out = r;
     else
-        PQclear(r);
+        pq->clear(r);
     return CF_OK;
 }
 
@@ -221,19 +224,19 @@ static cf_status pg_commit(cf_db *db)
     PGresult *r = NULL;
     cf_status st = run_simple(db, "COMMIT", "cannot commit to", &r);
     /* COMMIT of a transaction that failed answers ROLLBACK, not an error. */
-    if (st == CF_OK && strcmp(PQcmdStatus(r), "COMMIT") != 0) {
+    if (st == CF_OK && strcmp(pq->cmdStatus(r), "COMMIT") != 0) {
         snprintf(db->pg_error, sizeof db->pg_error, "the server rolled the transaction back");
         db->pg_sqlstate[0] = '\0';
         st = pg_error(db, "cannot commit to");
     }
-    PQclear(r);
+    pq->clear(r);
     return st;
 }
 
 static void pg_rollback(cf_db *db)
 {
-    if (PQstatus(db->pg) == CONNECTION_OK)
-        PQclear(PQsendQuery(db->pg, "ROLLBACK") ? collect(db) : NULL);
+    if (pq->status(db->pg) == CONNECTION_OK)
+        pq->clear(pq->sendQuery(db->pg, "ROLLBACK") ? collect(db) : NULL);
 }
 
 /* ---- statements -------------------------------------------------------------- */
@@ -302,19 +305,19 @@ static int pg_step(cf_db_stmt *s)
 {
     cf_db *db = s->db;
     if (!s->pg_done) {
-        int ok = PQsendQueryParams(db->pg, s->pg_sql, s->n_params, s->pg_types, (const char *const *)s->pg_values,
+        int ok = pq->sendQueryParams(db->pg, s->pg_sql, s->n_params, s->pg_types, (const char *const *)s->pg_values,
                                    NULL, NULL, 0);
         PGresult *r = ok ? collect(db) : NULL;
         if (!result_ok(r)) {
             remember(db, r);
-            PQclear(r);
+            pq->clear(r);
             return CF_DB_FAILED;
         }
         s->pg_result = r;
         s->pg_done = 1;
-        s->pg_rows = PQntuples(r);
+        s->pg_rows = pq->ntuples(r);
         s->pg_row = -1;
-        s->pg_changes = atoll(PQcmdTuples(r));
+        s->pg_changes = atoll(pq->cmdTuples(r));
     }
     if (s->pg_row < s->pg_rows)
         s->pg_row++;
@@ -323,7 +326,7 @@ static int pg_step(cf_db_stmt *s)
 
 static void pg_reset(cf_db_stmt *s)
 {
-    PQclear(s->pg_result);
+    pq->clear(s->pg_result);
     s->pg_result = NULL;
     s->pg_done = 0;
     for (int i = 0; i < s->n_params; i++) {
@@ -344,12 +347,12 @@ static void pg_finalize(cf_db_stmt *s)
 
 static int in_row(const cf_db_stmt *s, int col)
 {
-    return s->pg_result && s->pg_row >= 0 && s->pg_row < s->pg_rows && col >= 0 && col < PQnfields(s->pg_result);
+    return s->pg_result && s->pg_row >= 0 && s->pg_row < s->pg_rows && col >= 0 && col < pq->nfields(s->pg_result);
 }
 
 static int pg_column_is_null(cf_db_stmt *s, int col)
 {
-    return !in_row(s, col) || PQgetisnull(s->pg_result, s->pg_row, col);
+    return !in_row(s, col) || pq->getisnull(s->pg_result, s->pg_row, col);
 }
 
 static const char *pg_column_text(cf_db_stmt *s, int col, size_t *len)
@@ -358,8 +361,8 @@ static const char *pg_column_text(cf_db_stmt *s, int col, size_t *len)
         *len = 0;
         return "";
     }
-    *len = (size_t)PQgetlength(s->pg_result, s->pg_row, col);
-    return PQgetvalue(s->pg_result, s->pg_row, col);
+    *len = (size_t)pq->getlength(s->pg_result, s->pg_row, col);
+    return pq->getvalue(s->pg_result, s->pg_row, col);
 }
 
 static long long pg_column_int64(cf_db_stmt *s, int col)
@@ -382,16 +385,16 @@ static long long pg_changes(cf_db_stmt *s) { return s->pg_changes; }
  * tables; -1 on error (remembered). */
 static int pg_schema_version(cf_db *db)
 {
-    PGresult *r = PQsendQuery(db->pg, "SELECT version FROM cloudfit_schema") ? collect(db) : NULL;
+    PGresult *r = pq->sendQuery(db->pg, "SELECT version FROM cloudfit_schema") ? collect(db) : NULL;
     int version = -1;
     if (result_ok(r))
-        version = PQntuples(r) > 0 ? atoi(PQgetvalue(r, 0, 0)) : 0;
-    else if (r && strcmp(PQresultErrorField(r, PG_DIAG_SQLSTATE) ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : "",
+        version = pq->ntuples(r) > 0 ? atoi(pq->getvalue(r, 0, 0)) : 0;
+    else if (r && strcmp(pq->resultErrorField(r, PG_DIAG_SQLSTATE) ? pq->resultErrorField(r, PG_DIAG_SQLSTATE) : "",
                          "42P01") == 0)
         version = 0; /* undefined_table: nothing of cloudfit's yet */
     else
         remember(db, r);
-    PQclear(r);
+    pq->clear(r);
     return version;
 }
 
@@ -456,13 +459,15 @@ static void ignore_notice(void *arg, const char *message)
 
 static void pg_close(cf_db *db)
 {
-    PQfinish(db->pg);
+    pq->finish(db->pg);
     db->pg = NULL;
 }
 
 cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out)
 {
     *out = NULL;
+    if (!pq && !(pq = cf_libpq()))
+        return cf_error_status();
     cf_db *db = calloc(1, sizeof *db);
     if (!db)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -470,26 +475,26 @@ cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out)
     db->readonly = readonly;
     cf_db_redact(url, db->path, sizeof db->path);
     add_url_secrets(db, url);
-    PQconninfoOption *opts = PQconninfoParse(url, NULL);
+    PQconninfoOption *opts = pq->conninfoParse(url, NULL);
     for (PQconninfoOption *o = opts; o && o->keyword; o++)
         if (strcmp(o->keyword, "password") == 0 && o->val)
             add_secret(db, o->val, strlen(o->val));
-    PQconninfoFree(opts);
+    pq->conninfoFree(opts);
     /* Earlier keywords are defaults the URL (expanded from dbname) overrides. */
     const char *timeout = getenv("PGCONNECT_TIMEOUT");
     const char *keys[] = {"connect_timeout", "fallback_application_name", "dbname", NULL};
     const char *values[] = {timeout && *timeout ? timeout : "10", "cloudfit", url, NULL};
-    db->pg = PQconnectdbParams(keys, values, 1);
+    db->pg = pq->connectdbParams(keys, values, 1);
     cf_status st = CF_OK;
     if (!db->pg) {
         st = cf_error_set(CF_ERR_NOMEM, "out of memory connecting to '%s'", db->path);
-    } else if (PQstatus(db->pg) != CONNECTION_OK) {
+    } else if (pq->status(db->pg) != CONNECTION_OK) {
         remember(db, NULL);
         st = pg_error(db, "cannot connect to database");
     } else {
-        const char *used = PQpass(db->pg); /* perhaps from PGPASSFILE or a service entry */
+        const char *used = pq->pass(db->pg); /* perhaps from PGPASSFILE or a service entry */
         add_secret(db, used, used ? strlen(used) : 0);
-        PQsetNoticeProcessor(db->pg, ignore_notice, NULL);
+        pq->setNoticeProcessor(db->pg, ignore_notice, NULL);
         char session[160];
         double wait_ms = cf_db_lock_timeout_s() * 1000;
         /* lock_timeout 0 would mean "wait for ever": the shortest wait instead */

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What the executable loads at start (docs/architecture.md "Start-up"): no
 CUDA library (the GPU engine is a module loaded by the commands that use a
-GPU), and GSL's CBLAS is OpenBLAS — linked into the executable (the
+GPU), neither libcurl nor libpq (loaded by `prices update` and by a
+postgresql:// history, the only users of them), and GSL's CBLAS is OpenBLAS — linked into the executable (the
 default: CLOUDFIT_STATIC_OPENBLAS) or the shared libopenblas — never the
 reference libgslcblas that Debian's libgsl also names.
 Usage: test_startup.py CLOUDFIT_BINARY SOURCE_DIR"""
@@ -29,6 +30,14 @@ def test_no_cuda_library_is_linked():
     assert any(n.startswith("libgsl.so") for n in names), names
     cuda = [n for n in names if re.match(r"lib(cuda|cudart|cublas|cublasLt|nccl)\b", n)]
     assert not cuda, "the executable links CUDA libraries: %s" % cuda
+
+
+def test_network_and_postgresql_libraries_load_on_first_use():
+    """libpq and its 20 libraries cost every command ~5 ms of start-up when
+    linked (issue 28 had linked it); libcurl a third of the start-up."""
+    names = needed(BIN)
+    linked = [n for n in names if re.match(r"lib(pq|curl)\.so", n)]
+    assert not linked, "the executable links %s (they are loaded on first use)" % linked
 
 
 def test_gsl_calls_openblas():
