@@ -8,6 +8,7 @@ reference libgslcblas that Debian's libgsl also names.
 Usage: test_startup.py CLOUDFIT_BINARY SOURCE_DIR"""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,32 @@ def test_network_and_postgresql_libraries_load_on_first_use():
     names = needed(BIN)
     linked = [n for n in names if re.match(r"lib(pq|curl)\.so", n)]
     assert not linked, "the executable links %s (they are loaded on first use)" % linked
+
+
+def test_without_libpq_a_postgresql_history_is_unavailable_and_the_rest_works():
+    """libpq hidden (an empty file mounted over it in a private mount
+    namespace): a postgresql:// history exits 6 naming the library and the
+    package, with the password kept out; a recommendation stored in SQLite
+    is untouched."""
+    lib = None
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"):
+        if os.path.exists(os.path.join(d, "libpq.so.5")):
+            lib = os.path.realpath(os.path.join(d, "libpq.so.5"))
+            break
+    if not lib or not shutil.which("unshare"):
+        raise pyharness.Skip("no libpq.so.5 or no unshare(1) here")
+    empty = os.path.join(TMP, "empty.so")
+    open(empty, "w").close()
+    script = ('mount --bind "$1" "$2" || exit 77; "$3" history --db postgresql://ci:s3cret@127.0.0.1:1/x; '
+              'echo "rc=$?"; "$3" recommend -q --db "$4" "$5" >/dev/null; echo "sqlite=$?"')
+    p = subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", empty, lib, BIN, os.path.join(TMP, "h.db"),
+                        os.path.join(SRC, "examples", "mlp-synthetic.json")],
+                       capture_output=True, text=True, timeout=60, env=ENV)
+    if p.returncode == 77 or "rc=" not in p.stdout:
+        raise pyharness.Skip("no private mount namespace here: %s" % p.stderr.strip()[:200])
+    assert "rc=6" in p.stdout and "sqlite=0" in p.stdout, (p.stdout, p.stderr)
+    assert "cannot load libpq (libpq.so.5)" in p.stderr and "libpq5" in p.stderr, p.stderr
+    assert "s3cret" not in p.stderr + p.stdout, p.stderr
 
 
 def test_gsl_calls_openblas():
