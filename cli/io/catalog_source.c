@@ -13,6 +13,7 @@
 #include "cloudfit/db/snapshots.h"
 #include "commands.h"
 #include "io/db_open.h"
+#include "cloudfit/usecase/recommend.h"
 
 /* The newest good snapshot when the database exists; *found = 0 otherwise. */
 static cf_status load_snapshot(const cf_cli_options *o, cf_snapshot *snap, char *where, size_t n, int *found)
@@ -68,20 +69,8 @@ void cf_cli_catalog_warn(const cf_catalog_source *s)
 size_t cf_cli_region_preference(const cf_cli_options *o, const char *const *regions, size_t n_regions,
                                 const char **out, size_t cap)
 {
-    size_t n = 0;
-    for (int i = 0; i < o->prefer_regions.n && n < cap; i++)
-        out[n++] = o->prefer_regions.items[i];
-    for (size_t i = 0; i < n_regions && n < cap; i++)
-        out[n++] = regions[i];
-    return n;
-}
-
-void cf_cli_spec_filter_error(const cf_spec *spec, cf_filter_field failed)
-{
-    const char *key = failed == CF_FILTER_GPUS      ? "search.gpus"
-                      : failed == CF_FILTER_REGIONS ? "search.regions"
-                      : failed == CF_FILTER_CLOUDS  ? "search.clouds" : "search";
-    cf_error_prefix("%s: %s", spec->job.source[0] ? spec->job.source : "<spec>", key);
+    return cf_region_preference((const char *const *)o->prefer_regions.items, (size_t)o->prefer_regions.n, regions,
+                                n_regions, out, cap);
 }
 
 /* One option's values checked alone: "option '--gpu': unknown GPU model ..." (exit 2). */

@@ -16,11 +16,6 @@ int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_
  * their own, so a bad value is a usage error that names the option (exit
  * 2), not a fault of the spec. 0 or the exit code (message printed). */
 int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catalog);
-/* The spec's search section failed the catalog filter on the list
- * `failed` (cf_catalog_check_filter_field): prefixes the error with the
- * spec and the key the value came from ("m.json: search.gpus: unknown GPU
- * 'T5'"). */
-void cf_cli_spec_filter_error(const cf_spec *spec, cf_filter_field failed);
 /* Prints the too-old warning on stderr when it applies to the prices in
  * use (cf_catalog_source_set_in_use), naming the stale clouds. */
 void cf_cli_catalog_warn(const cf_catalog_source *src);

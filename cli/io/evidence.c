@@ -1,129 +1,34 @@
 #include "io/evidence.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cloudfit/db/history.h"
-#include "cloudfit/db/profiles.h"
-#include "cloudfit/profiler.h"
-#include "cloudfit/profiler/measurements.h"
 #include "commands.h"
+#include "io/catalog_source.h"
 #include "io/db_open.h"
 #include "log.h"
 
-static void read_profiles(cf_db *db, const cf_spec *spec, cf_cli_evidence *ev)
+void cf_cli_note(void *ctx, cf_note_kind kind, const char *text)
 {
-    char key[65];
-    cf_cached_profile_list list = {0};
-    if (cf_spec_profile_key(spec, key) != CF_OK || cf_profile_cache_get(db, key, &list) != CF_OK) {
-        cf_log_warning("the profile cache could not be read (%s); using the spec and estimates", cf_error_message());
-        cf_error_clear();
-        return;
+    if (kind == CF_NOTE_PRICES_IN_USE) {
+        if (ctx)
+            cf_cli_catalog_warn(ctx);
+    } else if (kind == CF_NOTE_WARNING) {
+        cf_log_warning("%s", text);
+    } else {
+        cf_log_info("%s", text);
     }
-    ev->profiles = calloc(list.n ? list.n : 1, sizeof *ev->profiles);
-    for (size_t i = 0; ev->profiles && i < list.n; i++) {
-        cf_profile *p = &ev->profiles[ev->n_profiles];
-        if (cf_profile_from_json(list.rows[i].profile_json, p) != CF_OK) {
-            cf_log_warning("the cached profile of %s (%s backend) is unreadable and is not used: %s",
-                           list.rows[i].device, list.rows[i].backend, cf_error_message());
-            cf_error_clear();
-            continue;
-        }
-        cf_log_info("using the cached %s profile of '%s' on %s (%s)", p->backend, p->spec_name, p->device.name,
-                    p->created_at);
-        ev->n_profiles++;
-    }
-    cf_profile_cache_list_free(&list);
 }
 
-static cf_status read_recorded(cf_db *db, const cf_spec *spec, cf_cli_evidence *ev)
+int cf_cli_evidence_read(const cf_cli_options *o, const cf_spec *spec, int with_recorded, cf_evidence *ev)
 {
-    cf_history_measurement *ms = NULL;
-    size_t n = 0;
-    cf_status st = cf_history_measurements_for_spec(db, spec->source_hash, &ms, &n);
-    if (st != CF_OK)
-        return st;
-    ev->recorded = calloc(n ? n : 1, sizeof *ev->recorded);
-    if (!ev->recorded) {
-        free(ms);
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        cf_recorded_run *r = &ev->recorded[i];
-        memcpy(r->cloud, ms[i].cloud, sizeof r->cloud);
-        memcpy(r->instance_type, ms[i].instance_type, sizeof r->instance_type);
-        memcpy(r->gpu, ms[i].gpu, sizeof r->gpu);
-        r->gpus_per_node = ms[i].gpus_per_node;
-        r->nodes = ms[i].nodes;
-        r->local_batch = ms[i].local_batch;
-        r->accumulation = ms[i].accumulation;
-        r->step_time_s = ms[i].step_time_s;
-    }
-    ev->n_recorded = n;
-    free(ms);
-    return CF_OK;
-}
-
-int cf_cli_evidence_read(const cf_cli_options *o, const cf_spec *spec, int with_recorded, cf_cli_evidence *ev)
-{
-    memset(ev, 0, sizeof *ev);
-    for (int i = 0; i < spec->n_gpus; i++)
-        if (spec->gpus[i].measurements_path[0] &&
-            cf_measurements_load(spec->gpus[i].measurements_path, &ev->given_rows[i]) != CF_OK) {
-            /* The spec and the key that named the file, before the file's own message. */
-            cf_error_prefix("%s: profile.gpus.%s", spec->job.source[0] ? spec->job.source : "<spec>",
-                            spec->gpus[i].gpu);
-            cf_cli_evidence_free(ev);
-            return cf_report_error();
-        }
+    char name[1024] = "";
     cf_db *db = NULL;
-    if (cf_cli_db_open_existing(o, &db, ev->profiles_source, sizeof ev->profiles_source) != CF_OK) {
-        cf_cli_evidence_free(ev);
+    if (cf_cli_db_open_existing(o, &db, name, sizeof name) != CF_OK) {
+        memset(ev, 0, sizeof *ev);
         return cf_report_error();
     }
-    if (!db) {
-        ev->profiles_source[0] = '\0';
-        return 0; /* no database yet: nothing profiled or recorded */
-    }
-    read_profiles(db, spec, ev);
-    cf_status st = with_recorded ? read_recorded(db, spec, ev) : CF_OK;
-    cf_db_close(db);
-    if (st != CF_OK) {
-        cf_cli_evidence_free(ev);
-        return cf_report_error();
-    }
-    return 0;
-}
-
-void cf_cli_evidence_request(const cf_cli_evidence *ev, const cf_spec *spec, const cf_catalog *catalog,
-                             const cf_vm *const *candidates, size_t n_candidates, cf_inputs_request *rq)
-{
-    *rq = (cf_inputs_request){.job = &spec->job,
-                              .gpus = catalog->gpus,
-                              .n_gpus = catalog->n_gpus,
-                              .vms = catalog->vms,
-                              .n_vms = catalog->n_vms,
-                              .candidates = candidates,
-                              .n_candidates = n_candidates,
-                              .given = spec->gpus,
-                              .n_given = (size_t)spec->n_gpus,
-                              .given_rows = ev->given_rows,
-                              .noise_trace = spec->noise_trace,
-                              .n_noise_trace = spec->n_noise_trace,
-                              .noise_scale = spec->has_noise_scale ? spec->noise_scale : 0,
-                              .profiles = ev->profiles,
-                              .n_profiles = ev->n_profiles,
-                              .profiles_source = ev->profiles_source,
-                              .recorded = ev->recorded,
-                              .n_recorded = ev->n_recorded};
-}
-
-void cf_cli_evidence_free(cf_cli_evidence *ev)
-{
-    for (int i = 0; i < CF_SPEC_MAX_GPUS; i++)
-        cf_measurements_free(&ev->given_rows[i]);
-    free(ev->profiles);
-    free(ev->recorded);
-    memset(ev, 0, sizeof *ev);
+    cf_status st = cf_evidence_read(db, name, spec, with_recorded, cf_cli_note, NULL, ev);
+    if (db)
+        cf_db_close(db);
+    return st == CF_OK ? 0 : cf_report_error();
 }

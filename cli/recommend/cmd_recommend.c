@@ -12,13 +12,14 @@
 #include "cloudfit/common/clock.h"
 #include "commands.h"
 #include "io/catalog_source.h"
+#include "io/db_open.h"
 #include "io/evidence.h"
 #include "io/spec_load.h"
 #include "recommend/recommend_ci.h"
 #include "recommend/recommend_visual.h"
 #include "term/output.h"
 #include "cloudfit/render.h"
-#include "cloudfit/pricing/regions.h"
+#include "cloudfit/usecase/recommend.h"
 
 /* The formats recommend renders. */
 static int check_format(const cf_cli_options *o)
@@ -82,74 +83,36 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, cf
     return rc;
 }
 
+/* The CLI's side of the library's request: the database to read the
+ * evidence from is opened here (never created) and closed after. */
+static int compute(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *src, cf_recommend_result *res)
+{
+    char db_name[1024] = "";
+    cf_db *db = NULL;
+    if (cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
+        return cf_report_error();
+    cf_recommend_request req = {.spec = spec, .catalog_source = src, .db = db, .db_name = db_name,
+                                .top = o->top > 0 ? (size_t)o->top : 0, .mix = o->mix,
+                                .include_restricted_regions = o->include_restricted_regions,
+                                .prefer_regions = (const char *const *)o->prefer_regions.items,
+                                .n_prefer_regions = (size_t)o->prefer_regions.n,
+                                .baseline_key = o->baseline_key, .note = cf_cli_note, .note_ctx = src};
+    cf_status st = cf_recommend(&req, res);
+    if (db)
+        cf_db_close(db);
+    return st == CF_OK ? 0 : cf_report_error();
+}
+
 static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *src, cf_recommend_ci *ci)
 {
-    const cf_catalog *catalog = &src->catalog;
-    int rc = cf_cli_check_search_options(o, catalog);
+    int rc = cf_cli_check_search_options(o, &src->catalog);
     if (rc)
         return rc;
-    cf_catalog_filter_storage fs;
-    cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
-    fs.filter.include_restricted = o->include_restricted_regions;
-    cf_filter_field failed;
-    if (cf_catalog_check_filter_field(catalog, &fs.filter, &failed) != CF_OK) {
-        cf_cli_spec_filter_error(spec, failed);
-        return cf_report_error();
-    }
-    const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);
-    if (!rows) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    size_t n_rows = cf_catalog_filter_rows(catalog, &fs.filter, rows);
-    /* Equal prices go to the preferred region (docs/pricing.md, "Regions"),
-     * and the catalog's age is that of the prices these offers carry. */
-    const char *prefer[2 * CF_SPEC_MAX_LIST];
-    size_t n_prefer = cf_cli_region_preference(o, fs.filter.regions, fs.filter.n_regions, prefer,
-                                               sizeof prefer / sizeof *prefer);
-    if (cf_rows_order_by_region(rows, n_rows, prefer, n_prefer) != CF_OK) {
-        free(rows);
-        return cf_report_error();
-    }
-    cf_catalog_source_set_in_use(src, rows, n_rows, spec->search.spot, cf_catalog_filter_restricted(catalog, &fs.filter));
-    cf_cli_catalog_warn(src);
-    cf_cli_evidence evidence;
-    rc = cf_cli_evidence_read(o, spec, 1, &evidence);
-    if (rc) {
-        free(rows);
-        return rc;
-    }
-    cf_inputs_request request;
-    cf_cli_evidence_request(&evidence, spec, catalog, rows, n_rows, &request);
-    cf_inputs inputs;
-    cf_status st = cf_inputs_build(&request, &inputs);
-    cf_cli_evidence_free(&evidence);
-    if (st != CF_OK) {
-        free(rows);
-        return cf_report_error();
-    }
-    cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = rows, .n_vms = n_rows,
-                           .perf = inputs.perf, .n_perf = inputs.n_perf, .noise = &inputs.noise,
-                           .top = o->top > 0 ? (size_t)o->top : 10};
-    cf_advice advice;
-    st = cf_advise(&in, &advice);
-    if (st == CF_ERR_INFEASIBLE) {
-        cf_infeasible_error(&spec->search, spec->job.source, advice.have_extremes ? &advice.fastest : NULL,
-                            advice.have_extremes ? &advice.cheapest : NULL,
-                            spec->search.spot == CF_SPOT_ONLY ? " on spot VMs alone (--spot only)" : NULL);
-        rc = cf_report_error();
-    } else if (st != CF_OK) {
-        rc = cf_report_error();
-    } else {
-        char created_at[32];
-        cf_now_iso8601(created_at, sizeof created_at);
-        cf_hetero_advice hetero; /* --mix: two GPU types in one job (docs/spot.md) */
-        if (o->mix && cf_hetero_search(&in, &advice, &hetero) != CF_OK)
-            rc = cf_report_error();
-        cf_report report = {.spec = spec, .catalog = catalog, .inputs = &inputs, .advice = &advice,
-                            .created_at = created_at, .n_offers = n_rows,
-                            .catalog_age_days = src->age_days, .catalog_source = src,
-                            .hetero = o->mix ? &hetero : NULL};
+    cf_recommend_result result;
+    memset(&result, 0, sizeof result);
+    rc = compute(o, spec, src, &result);
+    if (rc == 0) {
+        cf_report report = result.report;
         char *json_text = NULL;
         cf_cli_result pending;
         memset(&pending, 0, sizeof pending);
@@ -200,9 +163,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
         cf_cli_result_discard(&pending);
         free(json_text);
     }
-    cf_advice_free(&advice);
-    cf_inputs_free(&inputs);
-    free(rows);
+    cf_recommend_result_free(&result);
     return rc;
 }
 

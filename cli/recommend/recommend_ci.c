@@ -7,7 +7,6 @@
 
 #include "cloudfit/common/ci_env.h"
 #include "cloudfit/common/json_diff.h"
-#include "cloudfit/common/repo_path.h"
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
 #include "log.h"
@@ -16,6 +15,7 @@
 #include "cloudfit/db/history_diff.h"
 #include "io/db_open.h"
 #include "cloudfit/render/emit_common.h"
+#include "cloudfit/usecase/recommend.h"
 
 typedef cf_status (*emitter_fn)(const cf_report *, const char *, cf_buf *);
 
@@ -77,27 +77,10 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     return 0;
 }
 
-/* The spec's identity: --baseline-key, else NAME@PATH with the spec
- * file's path in its git repository (the same on every checkout). */
-static void identity_of(const cf_cli_options *o, const cf_spec *spec, char *out, size_t n)
-{
-    if (o->baseline_key) {
-        snprintf(out, n, "%s", o->baseline_key);
-        return;
-    }
-    char rel[1024];
-    if (cf_repo_relative_path(spec->job.source, rel, sizeof rel) != CF_OK) {
-        cf_error_clear(); /* a spec read from a pipe: its name alone */
-        snprintf(out, n, "%s", spec->job.name);
-        return;
-    }
-    snprintf(out, n, "%.64s@%.400s", spec->job.name, rel);
-}
-
 int cf_recommend_ci_open(const cf_cli_options *o, const cf_spec *spec, cf_recommend_ci *ctx)
 {
     cf_ci_detect(env_lookup, &ctx->ci);
-    identity_of(o, spec, ctx->identity, sizeof ctx->identity);
+    cf_recommend_identity(spec, o->baseline_key, ctx->identity, sizeof ctx->identity);
     cf_status st;
     if (o->no_history) {
         /* Read an existing database (baseline, measurements); never create one. */

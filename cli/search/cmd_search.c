@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "term/output.h"
 #include "io/catalog_source.h"
+#include "cloudfit/usecase/recommend.h"
 #include "cloudfit/pricing/regions.h"
 #include "io/evidence.h"
 #include "io/spec_load.h"
@@ -206,15 +207,15 @@ static int run_search(search_ctx *x, cf_search_runner runner)
     /* The spec's own and cached profiles and the noise model; no carried-
      * over estimates for the other GPU types (the light profile measures
      * every type the search considers). */
-    cf_cli_evidence evidence;
+    cf_evidence evidence;
     int rc = cf_cli_evidence_read(o, x->spec, 0, &evidence);
     if (rc)
         return rc;
     cf_inputs_request request;
-    cf_cli_evidence_request(&evidence, x->spec, catalog, NULL, 0, &request);
+    cf_evidence_request(&evidence, x->spec, catalog, NULL, 0, &request);
     cf_inputs inputs;
     cf_status st = cf_inputs_build(&request, &inputs);
-    cf_cli_evidence_free(&evidence);
+    cf_evidence_free(&evidence);
     if (st != CF_OK)
         return cf_report_error();
     size_t n_prior = 0;
@@ -334,7 +335,7 @@ static int with_exec(search_ctx *x)
     const cf_catalog *catalog = &x->src->catalog;
     cf_filter_field failed;
     if (cf_catalog_check_filter_field(catalog, &filter, &failed) != CF_OK) {
-        cf_cli_spec_filter_error(spec, failed);
+        cf_spec_filter_error_prefix(spec, failed);
         return cf_report_error();
     }
     const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);

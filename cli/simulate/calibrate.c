@@ -88,15 +88,15 @@ static cf_status load(const cf_cli_options *o, const cf_catalog *catalog, calibr
 /* The spec's plan on each trace's VMs: work, checkpoint, restart. */
 static int plans(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *catalog, calibration *c)
 {
-    cf_cli_evidence evidence;
+    cf_evidence evidence;
     int rc = cf_cli_evidence_read(o, spec, 1, &evidence);
     if (rc)
         return rc;
     cf_inputs_request request;
-    cf_cli_evidence_request(&evidence, spec, catalog, c->vms, c->n, &request);
+    cf_evidence_request(&evidence, spec, catalog, c->vms, c->n, &request);
     cf_inputs inputs;
     cf_status st = cf_inputs_build(&request, &inputs);
-    cf_cli_evidence_free(&evidence);
+    cf_evidence_free(&evidence);
     if (st != CF_OK)
         return cf_report_error();
     cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = c->vms, .n_vms = c->n,

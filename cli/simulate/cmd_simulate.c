@@ -151,15 +151,15 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *c
         }
         nodes[k] = trace->vm[k].requested;
     }
-    cf_cli_evidence evidence;
+    cf_evidence evidence;
     int rc = cf_cli_evidence_read(o, spec, 1, &evidence);
     if (rc)
         return rc;
     cf_inputs_request request;
-    cf_cli_evidence_request(&evidence, spec, catalog, vms, (size_t)lt->n, &request);
+    cf_evidence_request(&evidence, spec, catalog, vms, (size_t)lt->n, &request);
     cf_inputs inputs;
     cf_status st = cf_inputs_build(&request, &inputs);
-    cf_cli_evidence_free(&evidence);
+    cf_evidence_free(&evidence);
     if (st != CF_OK)
         return cf_report_error();
     cf_spot_path path;

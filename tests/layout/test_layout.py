@@ -5,6 +5,10 @@
   includes another middle-floor module's headers, nor render/ or cli/; the
   ground (common, cuda_probe) includes none of them; only profiler/ uses
   cuda_probe/; render/ includes nothing from cli/.
+* usecase/ (the library's entry points, one per use case) is on the top
+  floor: it may include the middle floor, common and render's result
+  structs, nothing from cli/; nothing below it includes its headers, nor
+  does render/ (it renders results, it does not run use cases).
 * Exactly one source file says `#ifdef CLOUDFIT_HAVE_CUDA`.
 * cli/ is thin: at most 20 % of the code lines (C and CUDA sources and
   headers outside tests/, the count issue 12 set).
@@ -34,7 +38,7 @@ for arg in list(sys.argv[1:]):
         sys.argv.remove(arg)
 MIDDLE = ("spec", "advisor", "profiler", "pricing", "db")
 GROUND = ("common", "cuda_probe")
-TOP = ("render", "cli")
+TOP = ("render", "usecase", "cli")
 CODE_DIRS = MIDDLE + GROUND + TOP + ("include", "tools", "fuzz", "bench")
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 QUOTED = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
@@ -85,9 +89,23 @@ class Layout(unittest.TestCase):
             with self.subTest(module=mod):
                 self.check_floor(mod, {mod, "common"})
 
-    def test_nothing_below_cli_includes_a_cli_header(self):
+    def test_usecase_includes_the_floors_below_and_render(self):
+        self.check_floor("usecase", set(MIDDLE) | {"common", "render", "usecase"})
+
+    def test_nothing_below_usecase_includes_it(self):
         bad = []
         for folder in MIDDLE + GROUND + ("render", "include"):
+            for path in sources(folder):
+                if os.path.relpath(path, SRC).startswith(os.path.join("include", "cloudfit", "usecase")):
+                    continue
+                for inc in includes(path):
+                    if module_of_header(inc) == "usecase":
+                        bad.append("%s includes %s" % (os.path.relpath(path, SRC), inc))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_nothing_below_cli_includes_a_cli_header(self):
+        bad = []
+        for folder in MIDDLE + GROUND + ("render", "usecase", "include"):
             for path in sources(folder):
                 with open(path, encoding="utf-8") as f:
                     for inc in QUOTED.findall(f.read()):

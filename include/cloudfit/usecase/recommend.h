@@ -1,0 +1,74 @@
+/* `recommend` as a library call (libgit2's way): a request in, a result
+ * out. cf_recommend owns the pipeline from the effective spec to a report
+ * ready for render/: the offers that pass the search section's filter in
+ * their regions' tie order, the prices in use, the evidence read through
+ * the caller's database handle, the advisor's inputs, the ranking and,
+ * when asked, the mixed-GPU split. What stays with the caller: options,
+ * opening files and the database, CI (baseline, gates, history row) and
+ * writing the rendered bytes. */
+#ifndef CLOUDFIT_USECASE_RECOMMEND_H
+#define CLOUDFIT_USECASE_RECOMMEND_H
+#include <stddef.h>
+
+#include "cloudfit/advisor.h"
+#include "cloudfit/advisor/hetero.h"
+#include "cloudfit/advisor/inputs.h"
+#include "cloudfit/pricing.h"
+#include "cloudfit/pricing/source.h"
+#include "cloudfit/render.h"
+#include "cloudfit/spec.h"
+#include "cloudfit/usecase/evidence.h"
+
+typedef struct {
+    const cf_spec *spec;               /* the effective spec (overrides applied) */
+    cf_catalog_source *catalog_source; /* the catalog in use; cf_recommend sets the prices in use */
+    cf_db *db;                         /* cached profiles and recorded runs; NULL = none */
+    const char *db_name;               /* how the database may be shown (no password); NULL = "" */
+    size_t top;                        /* configurations ranked; 0 = 10 */
+    int mix;                           /* also the best job mixing two GPU types (docs/spot.md) */
+    int include_restricted_regions;    /* regions that need an access request too */
+    const char *const *prefer_regions; /* tie order before the search's regions */
+    size_t n_prefer_regions;
+    const char *baseline_key;          /* the identity baselines follow; NULL = NAME@PATH */
+    cf_note_fn note;                   /* what is said on the way; NULL = nothing */
+    void *note_ctx;
+} cf_recommend_request;
+
+/* Filled in place: `report` points into the struct, so do not copy it. */
+typedef struct {
+    const cf_vm **rows; /* the offers ranked, preferred region first */
+    size_t n_rows;
+    cf_inputs inputs;
+    cf_advice advice;
+    cf_hetero_advice hetero; /* when request.mix */
+    char created_at[32];     /* ISO 8601 UTC (SOURCE_DATE_EPOCH fixes it) */
+    char identity[512];      /* cf_recommend_identity */
+    /* Everything render/ needs; the CI fields (ci, baseline, gates) are
+     * the caller's to fill. */
+    cf_report report;
+} cf_recommend_result;
+
+/* The recommendation for req->spec. CF_OK and `out` filled, or a status
+ * with the last error set: the spec's filter names an unknown value (the
+ * message names the spec and its key), evidence that cannot be read, no
+ * configuration meets the constraints (CF_ERR_INFEASIBLE, saying how far
+ * the best miss), the mixed-GPU search failed. cf_recommend_result_free
+ * `out` either way. */
+cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out);
+void cf_recommend_result_free(cf_recommend_result *out);
+
+/* The identity a spec's CI baselines follow (docs/ci.md): `baseline_key`
+ * when given, else NAME@PATH with the spec file's path in its git
+ * repository (the same on every checkout), else (a spec read from a pipe)
+ * its name alone. */
+void cf_recommend_identity(const cf_spec *spec, const char *baseline_key, char *out, size_t n);
+/* Prefixes the last error of a failed catalog filter on the list `failed`
+ * (cf_catalog_check_filter_field) with the spec and the key the value came
+ * from ("m.json: search.gpus: unknown GPU 'T5'"). */
+void cf_spec_filter_error_prefix(const cf_spec *spec, cf_filter_field failed);
+/* The tie-break order of regions: `first` (e.g. --prefer-region's), then
+ * `regions` (the search's, in their order). Returns the count written. */
+size_t cf_region_preference(const char *const *first, size_t n_first, const char *const *regions, size_t n_regions,
+                            const char **out, size_t cap);
+
+#endif

@@ -1,0 +1,125 @@
+#include "cloudfit/usecase/recommend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/clock.h"
+#include "cloudfit/common/repo_path.h"
+#include "cloudfit/pricing/regions.h"
+
+void cf_recommend_identity(const cf_spec *spec, const char *baseline_key, char *out, size_t n)
+{
+    if (baseline_key) {
+        snprintf(out, n, "%s", baseline_key);
+        return;
+    }
+    char rel[1024];
+    if (cf_repo_relative_path(spec->job.source, rel, sizeof rel) != CF_OK) {
+        cf_error_clear(); /* a spec read from a pipe: its name alone */
+        snprintf(out, n, "%s", spec->job.name);
+        return;
+    }
+    snprintf(out, n, "%.64s@%.400s", spec->job.name, rel);
+}
+
+void cf_spec_filter_error_prefix(const cf_spec *spec, cf_filter_field failed)
+{
+    const char *key = failed == CF_FILTER_GPUS      ? "search.gpus"
+                      : failed == CF_FILTER_REGIONS ? "search.regions"
+                      : failed == CF_FILTER_CLOUDS  ? "search.clouds" : "search";
+    cf_error_prefix("%s: %s", spec->job.source[0] ? spec->job.source : "<spec>", key);
+}
+
+size_t cf_region_preference(const char *const *first, size_t n_first, const char *const *regions, size_t n_regions,
+                            const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < n_first && n < cap; i++)
+        out[n++] = first[i];
+    for (size_t i = 0; i < n_regions && n < cap; i++)
+        out[n++] = regions[i];
+    return n;
+}
+
+/* The offers that pass the spec's filter, preferred region first; the
+ * prices in use set on the catalog source. */
+static cf_status offers(const cf_recommend_request *req, cf_recommend_result *out)
+{
+    const cf_spec *spec = req->spec;
+    const cf_catalog *catalog = &req->catalog_source->catalog;
+    cf_catalog_filter_storage fs;
+    cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
+    fs.filter.include_restricted = req->include_restricted_regions;
+    cf_filter_field failed;
+    if (cf_catalog_check_filter_field(catalog, &fs.filter, &failed) != CF_OK) {
+        cf_spec_filter_error_prefix(spec, failed);
+        return cf_error_status();
+    }
+    out->rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *out->rows);
+    if (!out->rows)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    out->n_rows = cf_catalog_filter_rows(catalog, &fs.filter, out->rows);
+    /* Equal prices go to the preferred region (docs/pricing.md, "Regions"),
+     * and the catalog's age is that of the prices these offers carry. */
+    const char *prefer[2 * CF_SPEC_MAX_LIST];
+    size_t n_prefer = cf_region_preference(req->prefer_regions, req->n_prefer_regions, fs.filter.regions,
+                                           fs.filter.n_regions, prefer, sizeof prefer / sizeof *prefer);
+    cf_status st = cf_rows_order_by_region(out->rows, out->n_rows, prefer, n_prefer);
+    if (st != CF_OK)
+        return st;
+    cf_catalog_source_set_in_use(req->catalog_source, out->rows, out->n_rows, spec->search.spot,
+                                 cf_catalog_filter_restricted(catalog, &fs.filter));
+    if (req->note)
+        req->note(req->note_ctx, CF_NOTE_PRICES_IN_USE, NULL);
+    return CF_OK;
+}
+
+cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const cf_spec *spec = req->spec;
+    const cf_catalog *catalog = &req->catalog_source->catalog;
+    cf_status st = offers(req, out);
+    if (st != CF_OK)
+        return st;
+    cf_evidence evidence;
+    st = cf_evidence_read(req->db, req->db_name, spec, 1, req->note, req->note_ctx, &evidence);
+    if (st != CF_OK)
+        return st;
+    cf_inputs_request request;
+    cf_evidence_request(&evidence, spec, catalog, out->rows, out->n_rows, &request);
+    st = cf_inputs_build(&request, &out->inputs);
+    cf_evidence_free(&evidence);
+    if (st != CF_OK)
+        return st;
+    cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = out->rows, .n_vms = out->n_rows,
+                           .perf = out->inputs.perf, .n_perf = out->inputs.n_perf, .noise = &out->inputs.noise,
+                           .top = req->top > 0 ? req->top : 10};
+    st = cf_advise(&in, &out->advice);
+    if (st == CF_ERR_INFEASIBLE) {
+        const cf_advice *a = &out->advice;
+        return cf_infeasible_error(&spec->search, spec->job.source, a->have_extremes ? &a->fastest : NULL,
+                                   a->have_extremes ? &a->cheapest : NULL,
+                                   spec->search.spot == CF_SPOT_ONLY ? " on spot VMs alone (--spot only)" : NULL);
+    }
+    if (st != CF_OK)
+        return st;
+    cf_now_iso8601(out->created_at, sizeof out->created_at);
+    cf_recommend_identity(spec, req->baseline_key, out->identity, sizeof out->identity);
+    if (req->mix && (st = cf_hetero_search(&in, &out->advice, &out->hetero)) != CF_OK)
+        return st;
+    out->report = (cf_report){.spec = spec, .catalog = catalog, .inputs = &out->inputs, .advice = &out->advice,
+                              .created_at = out->created_at, .identity = out->identity, .n_offers = out->n_rows,
+                              .catalog_age_days = req->catalog_source->age_days,
+                              .catalog_source = req->catalog_source, .hetero = req->mix ? &out->hetero : NULL};
+    return CF_OK;
+}
+
+void cf_recommend_result_free(cf_recommend_result *out)
+{
+    cf_advice_free(&out->advice);
+    cf_inputs_free(&out->inputs);
+    free(out->rows);
+    memset(out, 0, sizeof *out);
+}
