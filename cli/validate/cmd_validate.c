@@ -1,5 +1,6 @@
 /* cloudfit validate: how well the models predict real measurements. Reads
- * the files, lets the library compute (advisor/validate*.c), renders
+ * the files, lets the library compute (usecase/validate.c for measured step
+ * times, advisor/validate*.c for the other modes), renders
  * (render/validate_report.c). */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "term/progress.h"
 #include "cloudfit/render/validate_report.h"
 #include "cloudfit/common/number.h"
+#include "cloudfit/usecase/validate.h"
 
 static int usage(const char *fmt, const char *arg) CF_PRINTF(1, 0);
 static int usage(const char *fmt, const char *arg)
@@ -114,6 +116,30 @@ static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
     return 0;
 }
 
+/* What cf_validate_run says on the way: the fitting phase on a large
+ * file's progress display, skipped groups as warnings. */
+typedef struct {
+    cf_cli_progress *progress;
+    int large;
+} validate_notes;
+
+static void on_note(void *ctx, cf_note_kind kind, const char *text)
+{
+    validate_notes *notes = ctx;
+    if (kind == CF_NOTE_PROGRESS) {
+        if (notes->large)
+            cf_cli_progress_note(notes->progress, text);
+        return;
+    }
+    cf_cli_progress_end(notes->progress);
+    if (kind == CF_NOTE_WARNING)
+        cf_log_warning("%s", text);
+    else if (kind == CF_NOTE_HINT)
+        cf_log_hint("%s", text);
+    else if (kind == CF_NOTE_INFO)
+        cf_log_info("%s", text);
+}
+
 static int validate_steps(const cf_cli_options *o, const char *path)
 {
     if (o->light_profile && o->train_max_nodes > 0)
@@ -134,10 +160,6 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         free(params);
         return rc;
     }
-    cf_measurement_set set = {0};
-    cf_catalog catalog = {0};
-    cf_validate_group *groups = NULL;
-    size_t n_groups = 0;
     /* A large file gets a progress display: its rows as they are read, then the fitting. */
     cf_cli_progress progress;
     cf_cli_progress_begin(&progress, o, "validate");
@@ -150,57 +172,31 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         snprintf(line, sizeof line, "validate: reading %s (%.1f MB)", path, (double)len / 1e6);
         cf_cli_progress_note(&progress, line);
     }
-    if (st == CF_OK)
-        st = cf_measurements_parse_progress(text, len, path, &set, large ? cf_cli_progress_count_cb : NULL, &progress);
-    free(text);
-    if (st != CF_OK || cf_catalog_load_embedded(&catalog) != CF_OK ||
-        cf_validate_find_groups(set.rows, set.n_rows, &groups, &n_groups) != CF_OK)
-        rc = cf_report_error();
-    if (large && rc == 0) {
-        char line[160];
-        snprintf(line, sizeof line, "validate: fitting and scoring %zu group%s of %zu rows", n_groups,
-                 n_groups == 1 ? "" : "s", set.n_rows);
-        cf_cli_progress_note(&progress, line);
-    }
-    cf_cli_progress_end(&progress);
-    cf_validate_context ctx = {.gpus = catalog.gpus, .n_gpus = catalog.n_gpus, .vms = catalog.vms,
-                               .n_vms = catalog.n_vms, .params = params, .n_params = n_params,
-                               .inter_node_gbps = o->inter_node_gbps};
     char storage[1024];
     const char *train_gpus[64];
     size_t n_train = 0;
     split_list(&o->train_gpus, train_gpus, &n_train, storage, sizeof storage);
-    cf_validate_row_prediction *per_row = NULL;
-    if (o->rows_path && !(per_row = calloc(set.n_rows ? set.n_rows : 1, sizeof *per_row))) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
+    validate_notes notes = {.progress = &progress, .large = large};
+    cf_validate_request req = {.path = path, .text = text, .len = len, .params = params, .n_params = n_params,
+                               .inter_node_gbps = o->inter_node_gbps, .train_max_nodes = o->train_max_nodes,
+                               .with_2node_probe = o->with_2node_probe, .light_profile = o->light_profile,
+                               .fit_all_rows = o->fit_all_rows, .train_gpus = train_gpus,
+                               .n_train_gpus = n_train, .constants = o->model_constants.n ? &constants : NULL,
+                               .with_per_row = o->rows_path != NULL,
+                               .progress = large ? cf_cli_progress_count_cb : NULL, .progress_ctx = &progress,
+                               .note = on_note, .note_ctx = &notes};
+    cf_validate_result result;
+    if (st == CF_OK)
+        st = cf_validate_run(&req, &result);
+    else
+        memset(&result, 0, sizeof result);
+    free(text);
+    cf_cli_progress_end(&progress);
+    if (st != CF_OK)
         rc = cf_report_error();
-    }
-    cf_validate_options vo = {.per_row = per_row, .train_max_nodes = o->train_max_nodes > 0 ? o->train_max_nodes : 1,
-                              .with_2node_probe = o->with_2node_probe, .light_profile = o->light_profile,
-                              .train_gpus = train_gpus,
-                              .n_train_gpus = n_train, .fit_all_rows = o->fit_all_rows,
-                              .constants = o->model_constants.n ? &constants : NULL};
-    cf_validate_steps_report report = {.path = path, .n_rows = set.n_rows, .options = &vo, .context = &ctx,
-                                       .groups = groups, .n_groups = n_groups};
-    if (rc == 0) {
-        cf_validate_prepare(set.rows, set.n_rows, &ctx, groups, n_groups);
-        for (size_t g = 0; g < n_groups; g++)
-            if (groups[g].skipped) {
-                cf_log_warning("%s: %s/%s skipped: %s", path, groups[g].model, groups[g].gpu, groups[g].message);
-                if (groups[g].hint[0])
-                    cf_log_hint("%s", groups[g].hint);
-            }
-        if (cf_validate_steps(set.rows, set.n_rows, &vo, groups, n_groups, &report.overall) != CF_OK) {
-            rc = cf_report_error();
-        }
-        else if (report.overall.n == 0) {
-            cf_validate_nothing_predicted(path, &vo, groups, n_groups);
-            rc = cf_report_error();
-        }
-    }
-    if (rc == 0 && per_row) {
+    if (rc == 0 && result.per_row) {
         cf_buf csv = CF_BUF_INIT;
-        cf_validate_rows_csv(set.rows, set.n_rows, per_row, &csv);
+        cf_validate_rows_csv(result.set.rows, result.set.n_rows, result.per_row, &csv);
         if (cf_write_file_atomic(o->rows_path, csv.data ? csv.data : "", csv.len) != CF_OK)
             rc = cf_report_error();
         cf_buf_free(&csv);
@@ -208,13 +204,10 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     if (rc == 0) {
         cf_buf table = CF_BUF_INIT;
         if (!cf_cli_format_is(o, "json"))
-            cf_validate_steps_table(&report, &table);
-        rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_steps_json(&report) : NULL, &table);
+            cf_validate_steps_table(&result.report, &table);
+        rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_steps_json(&result.report) : NULL, &table);
     }
-    free(per_row);
-    free(groups);
-    cf_catalog_free(&catalog);
-    cf_measurements_free(&set);
+    cf_validate_result_free(&result);
     free_params(params, n_params);
     free(params);
     return rc;

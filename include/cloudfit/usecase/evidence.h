@@ -15,8 +15,10 @@
 typedef enum {
     CF_NOTE_INFO,         /* e.g. which cached profile is used */
     CF_NOTE_WARNING,      /* e.g. a cached profile is unreadable and is not used */
-    CF_NOTE_PRICES_IN_USE /* text NULL: the catalog source now says which prices are in use
-                           * (cf_catalog_source_set_in_use), so their age can be warned about */
+    CF_NOTE_PRICES_IN_USE, /* text NULL: the catalog source now says which prices are in use
+                            * (cf_catalog_source_set_in_use), so their age can be warned about */
+    CF_NOTE_HINT,          /* how to act on the warning just before */
+    CF_NOTE_PROGRESS       /* a long run's next phase begins (e.g. validate's fitting) */
 } cf_note_kind;
 typedef void (*cf_note_fn)(void *ctx, cf_note_kind kind, const char *text);
 

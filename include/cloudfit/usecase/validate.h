@@ -1,0 +1,58 @@
+/* `validate` (measured step times) as a library call: a request in, a
+ * result out. cf_validate_run owns the pipeline from the measurement file's
+ * text to the report render/ shows: the rows parsed, the catalog, the
+ * groups (model × GPU), the fits and their scores, the per-row predictions
+ * when asked. What stays with the caller: options, reading the file,
+ * the progress display, writing the per-row CSV and the rendered bytes. */
+#ifndef CLOUDFIT_USECASE_VALIDATE_H
+#define CLOUDFIT_USECASE_VALIDATE_H
+#include <stddef.h>
+
+#include "cloudfit/advisor/validate.h"
+#include "cloudfit/common/progress.h"
+#include "cloudfit/pricing.h"
+#include "cloudfit/profiler/measurements.h"
+#include "cloudfit/render/validate_report.h"
+#include "cloudfit/usecase/evidence.h"
+
+typedef struct {
+    const char *path;                   /* how the file is named in messages and the report */
+    const char *text;                   /* the measurement CSV's bytes (the caller read them) */
+    size_t len;
+    const cf_model_param *params;       /* parameter counts by model name */
+    size_t n_params;
+    double inter_node_gbps;             /* 0 = the offers' */
+    int train_max_nodes;                /* rows with at most this many nodes fit the model; 0 = 1 */
+    int with_2node_probe;
+    int light_profile;
+    int fit_all_rows;
+    const char *const *train_gpus;      /* fit these GPU types, carry over to the others; none = each its own */
+    size_t n_train_gpus;
+    const cf_perf_constants *constants; /* NULL = the shipped constants */
+    int with_per_row;                   /* also each row's prediction (result.per_row) */
+    cf_progress_count_fn progress;      /* rows as they are read; NULL = none */
+    void *progress_ctx;
+    cf_note_fn note;                    /* a group skipped (warning + hint), fitting begins (progress) */
+    void *note_ctx;
+} cf_validate_request;
+
+/* Filled in place: `report` points into the struct, so do not copy it. */
+typedef struct {
+    cf_measurement_set set;
+    cf_catalog catalog;
+    cf_validate_group *groups;
+    size_t n_groups;
+    cf_validate_row_prediction *per_row; /* set.n_rows of them when request.with_per_row */
+    cf_validate_context context;
+    cf_validate_options options;
+    cf_validate_steps_report report;     /* what render/ shows */
+} cf_validate_result;
+
+/* How well the model predicts req's measurements. CF_OK and `out` filled,
+ * or a status with the last error set: the file does not parse (the message
+ * names it and the line), no group could be predicted (saying why).
+ * cf_validate_result_free `out` either way. */
+cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *out);
+void cf_validate_result_free(cf_validate_result *out);
+
+#endif

@@ -1,0 +1,167 @@
+/* cf_validate_run, the library's `validate` on measured step times, on the
+ * rows the CLI tests use (tests/data/search-t4-imagenet.csv, real Pollux T4
+ * rows). The expected figures are what `cloudfit validate -f json` prints
+ * for the same file and options (its JSON rounds to 5 significant digits). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/fileio.h"
+#include "cloudfit/usecase/validate.h"
+
+#define DATA CF_SOURCE_DIR "/tests/data/search-t4-imagenet.csv"
+#define JSON_ROUNDING 5e-6
+
+typedef struct {
+    char warnings[2][512];
+    char hints[2][256];
+    int n_warnings, n_hints, n_progress;
+} notes_seen;
+
+static void on_note(void *ctx, cf_note_kind kind, const char *text)
+{
+    notes_seen *seen = ctx;
+    if (kind == CF_NOTE_WARNING && seen->n_warnings < 2)
+        snprintf(seen->warnings[seen->n_warnings++], sizeof seen->warnings[0], "%s", text);
+    else if (kind == CF_NOTE_HINT && seen->n_hints < 2)
+        snprintf(seen->hints[seen->n_hints++], sizeof seen->hints[0], "%s", text);
+    else if (kind == CF_NOTE_PROGRESS)
+        seen->n_progress++;
+}
+
+static void read_data(char **text, size_t *len)
+{
+    *text = NULL;
+    assert_int_equal(cf_read_file(DATA, text, len), CF_OK);
+}
+
+static void run_ok(const cf_validate_request *req, cf_validate_result *res)
+{
+    if (cf_validate_run(req, res) != CF_OK)
+        fail_msg("cf_validate_run: %s", cf_error_message());
+}
+
+static void assert_stats(const cf_ape_stats *s, size_t n, double median, double p90, double max, double coverage)
+{
+    assert_int_equal(s->n, n);
+    assert_true(fabs(s->median_ape - median) <= JSON_ROUNDING);
+    assert_true(fabs(s->p90_ape - p90) <= JSON_ROUNDING);
+    assert_true(fabs(s->max_ape - max) <= JSON_ROUNDING);
+    assert_true(fabs(s->interval_coverage - coverage) <= JSON_ROUNDING);
+}
+
+/* `validate -f json tests/data/search-t4-imagenet.csv`: fitted on the
+ * 20 single-node rows, the 80 others predicted. */
+static void test_single_node_fit_matches_cli_json(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text;
+    read_data(&text, &len);
+    notes_seen seen = {0};
+    cf_validate_request req = {.path = "search-t4-imagenet.csv", .text = text, .len = len, .with_per_row = 1,
+                               .note = on_note, .note_ctx = &seen};
+    cf_validate_result res;
+    run_ok(&req, &res);
+    assert_int_equal(res.set.n_rows, 100);
+    assert_int_equal(res.n_groups, 1);
+    assert_string_equal(res.groups[0].model, "imagenet");
+    assert_int_equal(res.groups[0].n_fit, 20);
+    assert_int_equal(res.groups[0].n_pred, 80);
+    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8125);
+    assert_stats(&res.groups[0].by_nodes[0], 20, 0.0872, 0.27476, 0.44455, 0.75);
+    assert_int_equal(res.options.train_max_nodes, 1);
+    assert_ptr_equal(res.report.options, &res.options);
+    assert_non_null(res.per_row);
+    assert_int_equal(seen.n_warnings, 0);
+    assert_int_equal(seen.n_progress, 1);
+    cf_validate_result_free(&res);
+    free(text);
+}
+
+/* `validate -f json --with-2node-probe ...`: 25 rows fitted, 75 predicted. */
+static void test_two_node_probe_matches_cli_json(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text;
+    read_data(&text, &len);
+    cf_validate_request req = {.path = "search-t4-imagenet.csv", .text = text, .len = len, .with_2node_probe = 1};
+    cf_validate_result res;
+    run_ok(&req, &res);
+    assert_int_equal(res.groups[0].n_fit, 25);
+    assert_stats(&res.report.overall, 75, 0.10589, 0.38153, 0.52602, 0.74667);
+    assert_null(res.per_row);
+    cf_validate_result_free(&res);
+    free(text);
+}
+
+/* The file's rows again under a model with no known parameter count: that
+ * group is skipped with a warning and a hint through the note function,
+ * the other scored as before (`validate -f json` on the same rows). */
+static void test_skipped_group_is_a_note(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text;
+    read_data(&text, &len);
+    char *mixed = malloc(2 * len + 1024);
+    assert_non_null(mixed);
+    memcpy(mixed, text, len);
+    size_t n = len;
+    for (const char *line = strchr(text, '\n') + 1; *line; ) {
+        const char *end = strchr(line, '\n');
+        size_t line_len = end ? (size_t)(end - line) + 1 : strlen(line);
+        assert_true(strncmp(line, "imagenet,", 9) == 0);
+        n += (size_t)sprintf(mixed + n, "my-own-net,%.*s", (int)(line_len - 9), line + 9);
+        line += line_len;
+    }
+    notes_seen seen = {0};
+    cf_validate_request req = {.path = "mixed.csv", .text = mixed, .len = n, .note = on_note, .note_ctx = &seen};
+    cf_validate_result res;
+    run_ok(&req, &res);
+    assert_int_equal(res.n_groups, 2);
+    assert_int_equal(seen.n_warnings, 1);
+    assert_string_equal(seen.warnings[0], "mixed.csv: my-own-net/T4 skipped: model 'my-own-net' has no known "
+                                          "parameter count (needed for the communication term)");
+    assert_int_equal(seen.n_hints, 1);
+    assert_string_equal(seen.hints[0], "pass --params my-own-net=COUNT");
+    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8125);
+    cf_validate_result_free(&res);
+    free(mixed);
+    free(text);
+}
+
+/* Single-node rows alone: nothing to predict, an error naming the file. */
+static void test_nothing_predicted_is_an_error(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text;
+    read_data(&text, &len);
+    const char *second_row_end = strchr(strchr(text, '\n') + 1, '\n') + 1;
+    cf_validate_request req = {.path = "single.csv", .text = text, .len = (size_t)(second_row_end - text)};
+    cf_validate_result res;
+    assert_int_not_equal(cf_validate_run(&req, &res), CF_OK);
+    assert_non_null(strstr(cf_error_message(), "single.csv: nothing could be predicted"));
+    cf_validate_result_free(&res);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_node_fit_matches_cli_json),
+        cmocka_unit_test(test_two_node_probe_matches_cli_json),
+        cmocka_unit_test(test_skipped_group_is_a_note),
+        cmocka_unit_test(test_nothing_predicted_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,75 @@
+#include "cloudfit/usecase/validate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void note(const cf_validate_request *req, cf_note_kind kind, const char *text)
+{
+    if (req->note)
+        req->note(req->note_ctx, kind, text);
+}
+
+cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_status st = cf_measurements_parse_progress(req->text, req->len, req->path, &out->set, req->progress,
+                                                  req->progress_ctx);
+    if (st != CF_OK)
+        return st;
+    if ((st = cf_catalog_load_embedded(&out->catalog)) != CF_OK)
+        return st;
+    if ((st = cf_validate_find_groups(out->set.rows, out->set.n_rows, &out->groups, &out->n_groups)) != CF_OK)
+        return st;
+    char line[160];
+    snprintf(line, sizeof line, "validate: fitting and scoring %zu group%s of %zu rows", out->n_groups,
+             out->n_groups == 1 ? "" : "s", out->set.n_rows);
+    note(req, CF_NOTE_PROGRESS, line);
+    out->context = (cf_validate_context){.gpus = out->catalog.gpus, .n_gpus = out->catalog.n_gpus,
+                                         .vms = out->catalog.vms, .n_vms = out->catalog.n_vms,
+                                         .params = req->params, .n_params = req->n_params,
+                                         .inter_node_gbps = req->inter_node_gbps};
+    if (req->with_per_row &&
+        !(out->per_row = calloc(out->set.n_rows ? out->set.n_rows : 1, sizeof *out->per_row)))
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    out->options = (cf_validate_options){.per_row = out->per_row,
+                                         .train_max_nodes = req->train_max_nodes > 0 ? req->train_max_nodes : 1,
+                                         .with_2node_probe = req->with_2node_probe,
+                                         .light_profile = req->light_profile, .train_gpus = req->train_gpus,
+                                         .n_train_gpus = req->n_train_gpus, .fit_all_rows = req->fit_all_rows,
+                                         .constants = req->constants};
+    out->report = (cf_validate_steps_report){.path = req->path, .n_rows = out->set.n_rows,
+                                             .options = &out->options, .context = &out->context,
+                                             .groups = out->groups, .n_groups = out->n_groups};
+    cf_validate_prepare(out->set.rows, out->set.n_rows, &out->context, out->groups, out->n_groups);
+    for (size_t g = 0; g < out->n_groups; g++) {
+        const cf_validate_group *group = &out->groups[g];
+        if (!group->skipped)
+            continue;
+        int n = snprintf(NULL, 0, "%s: %s/%s skipped: %s", req->path, group->model, group->gpu, group->message);
+        char *text = malloc((size_t)n + 1);
+        if (!text)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        snprintf(text, (size_t)n + 1, "%s: %s/%s skipped: %s", req->path, group->model, group->gpu, group->message);
+        note(req, CF_NOTE_WARNING, text);
+        free(text);
+        if (group->hint[0])
+            note(req, CF_NOTE_HINT, group->hint);
+    }
+    st = cf_validate_steps(out->set.rows, out->set.n_rows, &out->options, out->groups, out->n_groups,
+                           &out->report.overall);
+    if (st != CF_OK)
+        return st;
+    if (out->report.overall.n == 0)
+        return cf_validate_nothing_predicted(req->path, &out->options, out->groups, out->n_groups);
+    return CF_OK;
+}
+
+void cf_validate_result_free(cf_validate_result *out)
+{
+    free(out->per_row);
+    free(out->groups);
+    cf_catalog_free(&out->catalog);
+    cf_measurements_free(&out->set);
+    memset(out, 0, sizeof *out);
+}
