@@ -14,6 +14,7 @@
 #include "cloudfit/profiler/measurements.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "io/evidence.h"
 #include "log.h"
 #include "term/output.h"
 #include "term/progress.h"
@@ -132,12 +133,7 @@ static void on_note(void *ctx, cf_note_kind kind, const char *text)
         return;
     }
     cf_cli_progress_end(notes->progress);
-    if (kind == CF_NOTE_WARNING)
-        cf_log_warning("%s", text);
-    else if (kind == CF_NOTE_HINT)
-        cf_log_hint("%s", text);
-    else if (kind == CF_NOTE_INFO)
-        cf_log_info("%s", text);
+    cf_cli_note(NULL, kind, text);
 }
 
 static int validate_steps(const cf_cli_options *o, const char *path)
