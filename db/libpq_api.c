@@ -1,8 +1,6 @@
 #include "libpq_api.h"
 
-#include <dlfcn.h>
-
-#include "cloudfit/status.h"
+#include "cloudfit/common/dynlib.h"
 
 /* The soname of the libpq this was built against: the ABI libpq has kept
  * since PostgreSQL 8.0. */
@@ -10,58 +8,45 @@
 #define CF_LIBPQ_SONAME "libpq.so.5"
 #endif
 
-#define RESOLVE(member, symbol)                                          \
-    do {                                                                 \
-        *(void **)&api.member = dlsym(lib, #symbol);                     \
-        if (!api.member && !missing)                                     \
-            missing = #symbol;                                           \
-    } while (0)
-
 const cf_libpq_api *cf_libpq(void)
 {
     static cf_libpq_api api;
     static int loaded;
     if (loaded)
         return &api;
-    void *lib = dlopen(CF_LIBPQ_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        cf_error_set(CF_ERR_UNAVAILABLE, "cannot load libpq (%s): %s", CF_LIBPQ_SONAME, dlerror());
-        cf_error_hint("install Debian's libpq5 package (a postgresql:// history needs it; nothing else does)");
+    const cf_dynlib_symbol symbols[] = {
+        {"PQconnectdbParams", (void **)&api.connectdbParams},
+        {"PQconninfoParse", (void **)&api.conninfoParse},
+        {"PQconninfoFree", (void **)&api.conninfoFree},
+        {"PQstatus", (void **)&api.status},
+        {"PQerrorMessage", (void **)&api.errorMessage},
+        {"PQpass", (void **)&api.pass},
+        {"PQsocket", (void **)&api.socket},
+        {"PQsetNoticeProcessor", (void **)&api.setNoticeProcessor},
+        {"PQfinish", (void **)&api.finish},
+        {"PQsendQuery", (void **)&api.sendQuery},
+        {"PQsendQueryParams", (void **)&api.sendQueryParams},
+        {"PQconsumeInput", (void **)&api.consumeInput},
+        {"PQisBusy", (void **)&api.isBusy},
+        {"PQgetResult", (void **)&api.getResult},
+        {"PQgetCancel", (void **)&api.getCancel},
+        {"PQcancel", (void **)&api.cancel},
+        {"PQfreeCancel", (void **)&api.freeCancel},
+        {"PQresultStatus", (void **)&api.resultStatus},
+        {"PQresultErrorField", (void **)&api.resultErrorField},
+        {"PQntuples", (void **)&api.ntuples},
+        {"PQnfields", (void **)&api.nfields},
+        {"PQgetvalue", (void **)&api.getvalue},
+        {"PQgetlength", (void **)&api.getlength},
+        {"PQgetisnull", (void **)&api.getisnull},
+        {"PQcmdTuples", (void **)&api.cmdTuples},
+        {"PQcmdStatus", (void **)&api.cmdStatus},
+        {"PQclear", (void **)&api.clear},
+    };
+    if (!cf_dynlib_open(CF_LIBPQ_SONAME, "libpq",
+                        "install Debian's libpq5 package (a postgresql:// history needs it; nothing else does)",
+                        "libpq 10 or newer", symbols, sizeof symbols / sizeof symbols[0]))
         return NULL;
-    }
-    const char *missing = NULL;
-    RESOLVE(connectdbParams, PQconnectdbParams);
-    RESOLVE(conninfoParse, PQconninfoParse);
-    RESOLVE(conninfoFree, PQconninfoFree);
-    RESOLVE(status, PQstatus);
-    RESOLVE(errorMessage, PQerrorMessage);
-    RESOLVE(pass, PQpass);
-    RESOLVE(socket, PQsocket);
-    RESOLVE(setNoticeProcessor, PQsetNoticeProcessor);
-    RESOLVE(finish, PQfinish);
-    RESOLVE(sendQuery, PQsendQuery);
-    RESOLVE(sendQueryParams, PQsendQueryParams);
-    RESOLVE(consumeInput, PQconsumeInput);
-    RESOLVE(isBusy, PQisBusy);
-    RESOLVE(getResult, PQgetResult);
-    RESOLVE(getCancel, PQgetCancel);
-    RESOLVE(cancel, PQcancel);
-    RESOLVE(freeCancel, PQfreeCancel);
-    RESOLVE(resultStatus, PQresultStatus);
-    RESOLVE(resultErrorField, PQresultErrorField);
-    RESOLVE(ntuples, PQntuples);
-    RESOLVE(nfields, PQnfields);
-    RESOLVE(getvalue, PQgetvalue);
-    RESOLVE(getlength, PQgetlength);
-    RESOLVE(getisnull, PQgetisnull);
-    RESOLVE(cmdTuples, PQcmdTuples);
-    RESOLVE(cmdStatus, PQcmdStatus);
-    RESOLVE(clear, PQclear);
-    if (missing) {
-        cf_error_set(CF_ERR_UNAVAILABLE, "%s has no %s: libpq 10 or newer is needed", CF_LIBPQ_SONAME, missing);
-        dlclose(lib);
-        return NULL;
-    }
     loaded = 1; /* kept for the life of the process */
     return &api;
 }
