@@ -5,9 +5,9 @@
 
 static void end_field(cf_buf *out, int last) { cf_buf_puts(out, last ? "\r\n" : ","); }
 
-void cf_csv_put_field(cf_buf *out, const char *text)
+static void put_field(cf_buf *out, const char *text, int guard)
 {
-    int formula = text[0] && strchr("=+-@\t\r", text[0]) != NULL;
+    int formula = guard && text[0] && strchr("=+-@\t\r", text[0]) != NULL;
     if (strpbrk(text, ",\"\r\n") || formula) {
         cf_buf_puts(out, formula ? "\"'" : "\"");
         for (const char *p = text; *p; p++)
@@ -17,6 +17,10 @@ void cf_csv_put_field(cf_buf *out, const char *text)
         cf_buf_puts(out, text);
     }
 }
+
+void cf_csv_put_field(cf_buf *out, const char *text) { put_field(out, text, 1); }
+
+void cf_csv_put_data_field(cf_buf *out, const char *text) { put_field(out, text, 0); }
 
 void cf_csv_put_text(cf_buf *out, const char *text, int last)
 {

@@ -6,29 +6,13 @@
 
 #include "catalog_write.h"
 #include "cloudfit/pricing/update.h"
+#include "cloudfit/common/csvwrite.h"
 
 void cf_vms_csv_header(cf_buf *out)
 {
     cf_buf_puts(out, "cloud,region,zones,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,network_gbps,"
                      "price_ondemand_usd_per_hour,ondemand_kind,ondemand_date,price_spot_usd_per_hour,spot_kind,spot_date,"
                      "source,spot_source\n");
-}
-
-/* RFC 4180: quote when the field has a comma, quote or newline. */
-static void csv_field(cf_buf *out, const char *text)
-{
-    if (!strpbrk(text, ",\"\n\r")) {
-        cf_buf_puts(out, text);
-        return;
-    }
-    cf_buf_puts(out, "\"");
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            cf_buf_puts(out, "\"\"");
-        else
-            cf_buf_append(out, p, 1);
-    }
-    cf_buf_puts(out, "\"");
 }
 
 /* One price with its kind and date; nothing (three empty fields) when the
@@ -45,15 +29,15 @@ static void price_fields(cf_buf *out, double price, cf_price_kind kind, int regi
 void cf_vms_csv_row(cf_buf *out, const cf_vm *vm, double spot_usd_per_hr, const char *source,
                     const char *spot_source)
 {
-    csv_field(out, vm->cloud);
+    cf_csv_put_data_field(out, vm->cloud);
     cf_buf_puts(out, ",");
-    csv_field(out, vm->region);
+    cf_csv_put_data_field(out, vm->region);
     cf_buf_puts(out, ",");
-    csv_field(out, vm->zones);
+    cf_csv_put_data_field(out, vm->zones);
     cf_buf_puts(out, ",");
-    csv_field(out, vm->instance_type);
+    cf_csv_put_data_field(out, vm->instance_type);
     cf_buf_puts(out, ",");
-    csv_field(out, vm->gpu_model);
+    cf_csv_put_data_field(out, vm->gpu_model);
     cf_buf_printf(out, ",%d,%.10g,%d,%.10g,", vm->gpu_count, vm->gpu_memory_gib, vm->vcpus, vm->memory_gib);
     if (vm->network_gbps > 0)
         cf_buf_printf(out, "%.10g", vm->network_gbps);
@@ -63,10 +47,10 @@ void cf_vms_csv_row(cf_buf *out, const cf_vm *vm, double spot_usd_per_hr, const 
     price_fields(out, spot_usd_per_hr, spot_usd_per_hr > 0 ? vm->spot_kind : CF_PRICE_NONE, vm->spot_regional,
                  vm->spot_date);
     cf_buf_puts(out, ",");
-    csv_field(out, source);
+    cf_csv_put_data_field(out, source);
     cf_buf_puts(out, ",");
     if (spot_usd_per_hr > 0 && spot_source && strcmp(spot_source, source) != 0)
-        csv_field(out, spot_source);
+        cf_csv_put_data_field(out, spot_source);
     cf_buf_puts(out, "\n");
 }
 

@@ -1,5 +1,6 @@
 /* Renders the result of `cloudfit profile` (profile_report.h). */
 #include "cloudfit/render/profile_report.h"
+#include "cloudfit/common/csvwrite.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -79,22 +80,6 @@ void cf_profile_table(const cf_profile *p, const char *gpu_model, cf_buf *out)
                       p->device.name);
 }
 
-/* A CSV field, quoted when it holds a comma, quote or newline. Not
- * cf_csv_put_field: this file is read back by `validate`, the trace runner
- * and inline profiles, and the spreadsheet guard's apostrophe would change a
- * name that starts with '-'. */
-static void csv_field(cf_buf *out, const char *text)
-{
-    if (!strpbrk(text, ",\"\n\r")) {
-        cf_buf_puts(out, text);
-        return;
-    }
-    cf_buf_puts(out, "\"");
-    for (const char *c = text; *c; c++)
-        cf_buf_append(out, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
-    cf_buf_puts(out, "\"");
-}
-
 /* Columns of groundtruth/pollux_aws_t4/throughput.csv (docs/profiler.md "The measurements CSV"). One
  * device, one node: the step is all compute, no all-reduce. */
 void cf_profile_csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
@@ -114,18 +99,18 @@ void cf_profile_csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
         for (int n = 0; n < r->nodes && n < 16; n++)
             snprintf(placement + n, sizeof placement - (size_t)n, "%d", r->gpus_per_node % 10);
         int gpus = r->nodes * r->gpus_per_node;
-        csv_field(out, p->spec_name);
+        cf_csv_put_data_field(out, p->spec_name);
         cf_buf_puts(out, ",");
-        csv_field(out, gpu_model ? gpu_model : p->device.name);
+        cf_csv_put_data_field(out, gpu_model ? gpu_model : p->device.name);
         cf_buf_printf(out, ",%s,%d,cloudfit profile --runner,%s,%d,%d,%d,%d,%.9g,,,%.9g%s%s\n", profile,
                       r->hw_gpus_per_node, placement, r->nodes, gpus, r->local_batch, gpus * r->local_batch,
                       r->step_time_s, gpus * r->local_batch / r->step_time_s, with_precision ? "," : "", p->precision);
     }
     for (int i = 0; i < p->n_points && p->n_runs == 0; i++) {
         const cf_profile_point *pt = &p->points[i];
-        csv_field(out, p->spec_name);
+        cf_csv_put_data_field(out, p->spec_name);
         cf_buf_puts(out, ",");
-        csv_field(out, gpu_model ? gpu_model : p->device.name);
+        cf_csv_put_data_field(out, gpu_model ? gpu_model : p->device.name);
         cf_buf_printf(out, ",%s,1,cloudfit profile,1,1,1,%d,%d,%.9g,0,%.9g,%.9g%s%s\n", profile, pt->local_batch,
                       pt->local_batch, pt->step_time_s, pt->step_time_s, pt->local_batch / pt->step_time_s,
                       with_precision ? "," : "", p->precision);

@@ -86,12 +86,28 @@ static void test_formula_guard(void **state)
     round_trip("\r=1", "'\r=1");
 }
 
+/* Data read back by programs: quoted as RFC 4180 asks, never guarded, so a
+ * value that starts with '-' or '=' reads back as written. */
+static void test_data_fields_are_quoted_not_guarded(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {{"-x", "-x"}, {"=1+2", "=1+2"}, {"a,b", "\"a,b\""}, {"say \"hi\"", "\"say \"\"hi\"\"\""},
+                              {"two\nlines", "\"two\nlines\""}, {"", ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cf_buf b = CF_BUF_INIT;
+        cf_csv_put_data_field(&b, cases[i][0]);
+        assert_string_equal(cf_buf_cstr(&b), cases[i][1]);
+        cf_buf_free(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_fields_are_not_quoted),
         cmocka_unit_test(test_rfc4180_quoting),
         cmocka_unit_test(test_formula_guard),
+        cmocka_unit_test(test_data_fields_are_quoted_not_guarded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

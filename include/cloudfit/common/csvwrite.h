@@ -8,6 +8,10 @@
 
 /* One text field, quoted and guarded as needed, with no separator after it. */
 void cf_csv_put_field(cf_buf *out, const char *text);
+/* The same without the spreadsheet guard: for files cloudfit or another
+ * program reads back as data (measurement CSVs, catalog snapshots), where
+ * an apostrophe would change a value that starts with '-'. */
+void cf_csv_put_data_field(cf_buf *out, const char *text);
 /* A field then "," or, when `last`, the record's end "\r\n". */
 void cf_csv_put_text(cf_buf *out, const char *text, int last);
 void cf_csv_put_number(cf_buf *out, double v, int last);
