@@ -22,6 +22,7 @@
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/db/snapshots.h"
+#include "cloudfit/usecase/catalog.h"
 #include "cloudfit/usecase/prices.h"
 
 static char dir[] = "/tmp/cloudfit-test-usecase-prices-XXXXXX";
@@ -194,8 +195,17 @@ static void test_update_stored_with_the_commit(void **state)
     assert_int_equal(cf_snapshot_latest(db, &snap, &found), CF_OK);
     assert_true(found);
     assert_string_equal(snap.sources, "lambda");
-    cf_snapshot_free(&snap);
     cf_prices_update_run_free(&res);
+    /* The catalog in use is now that snapshot. */
+    cf_catalog_source in_use;
+    assert_int_equal(cf_catalog_in_use(db, "the-history", -1, NULL, &in_use), CF_OK);
+    assert_string_equal(in_use.snapshot, snap.name);
+    assert_string_equal(in_use.refreshed, "lambda");
+    cf_catalog_source_close(&in_use);
+    cf_snapshot_free(&snap);
+    assert_int_equal(cf_catalog_in_use(NULL, NULL, -1, NULL, &in_use), CF_OK);
+    assert_string_equal(in_use.snapshot, "embedded");
+    cf_catalog_source_close(&in_use);
 
     /* The server gone: the fetch fails, nothing is held or stored. */
     close(s.listen_fd);

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "cloudfit/db.h"
+#include "cloudfit/usecase/launch_specs.h"
 #include "cloudfit/usecase/recommend.h"
 
 #define SPEC "examples/resnet50-imagenet.json"
@@ -174,6 +175,40 @@ static void test_unreadable_compare_to_is_an_error(void **state)
     done(&r);
 }
 
+/* The launch specs of the recommendation: each kind once, in the order
+ * first asked for, named after the spec in the folder, with its mode. */
+static void test_launch_specs(void **state)
+{
+    (void)state;
+    run r;
+    assert_int_equal(recommend(&r, NULL, NULL, NULL), CF_OK);
+    const char *kinds[] = {"torchrun", "k8s", "torchrun"}, *selectors[] = {"pool=gpu"};
+    cf_launch_request req = {.kinds = kinds, .n_kinds = 3, .entrypoint = "train.py --epochs 3",
+                             .node_selectors = selectors, .n_node_selectors = 1, .dir = "out"};
+    cf_launch_specs specs;
+    assert_int_equal(cf_launch_specs_render(&r.res.report, &req, &specs), CF_OK);
+    assert_int_equal(specs.n, 2);
+    char want[128];
+    snprintf(want, sizeof want, "out/%s.torchrun.sh", r.spec.job.name);
+    assert_string_equal(specs.items[0].path.data, want);
+    assert_int_equal(specs.items[0].mode, 0777);
+    assert_non_null(strstr(specs.items[0].text.data, "torchrun"));
+    assert_non_null(strstr(specs.items[0].text.data, "'train.py' '--epochs' '3'"));
+    assert_string_equal(specs.items[1].kind, "k8s");
+    assert_int_equal(specs.items[1].mode, 0666);
+    assert_non_null(strstr(specs.items[1].text.data, "pool: \"gpu\""));
+    cf_launch_specs_free(&specs);
+    assert_true(cf_launch_kind_known("skypilot"));
+    assert_false(cf_launch_kind_known("slurm"));
+    const char *bad[] = {"slurm"};
+    req.kinds = bad;
+    req.n_kinds = 1;
+    assert_int_equal(cf_launch_specs_render(&r.res.report, &req, &specs), CF_ERR_USAGE);
+    cf_error_clear();
+    cf_launch_specs_free(&specs);
+    done(&r);
+}
+
 int main(void)
 {
     setenv("SOURCE_DATE_EPOCH", "1795000000", 1);
@@ -185,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_baseline_and_row_through_one_handle),
         cmocka_unit_test(test_increase_gate_against_the_baseline),
         cmocka_unit_test(test_unreadable_compare_to_is_an_error),
+        cmocka_unit_test(test_launch_specs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,22 +10,10 @@
 #include "cloudfit/common/clock.h"
 #include "exit_codes.h"
 #include "log.h"
-#include "cloudfit/db/snapshots.h"
+#include "cloudfit/usecase/catalog.h"
 #include "commands.h"
 #include "io/db_open.h"
 #include "cloudfit/usecase/recommend.h"
-
-/* The newest good snapshot in `db` (NULL: none yet); *found = 0 when there is none. */
-static cf_status load_snapshot(cf_db *db, const char *db_name, cf_snapshot *snap, char *where, size_t n, int *found)
-{
-    *found = 0;
-    if (!db)
-        return CF_OK; /* none: nothing stored, use the embedded catalog */
-    cf_status st = cf_snapshot_latest(db, snap, found);
-    if (st == CF_OK && *found)
-        snprintf(where, n, "%s:%s", db_name, snap->name);
-    return st;
-}
 
 int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out)
 {
@@ -43,20 +31,8 @@ int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_
 int cf_cli_catalog_open_db(const cf_cli_options *o, cf_db *db, const char *db_name, int with_overrides,
                            cf_catalog_source *out)
 {
-    memset(out, 0, sizeof *out);
-    int found = 0;
-    cf_snapshot snap;
-    char where[1100] = "";
-    if (load_snapshot(db, db_name, &snap, where, sizeof where, &found) != CF_OK)
-        return cf_report_error();
-    cf_snapshot_text text = {.vms_csv = found ? snap.vms_csv : NULL, .vms_csv_len = found ? snap.vms_csv_len : 0,
-                             .where = where, .name = found ? snap.name : "", .fetched_at = found ? snap.fetched_at : "",
-                             .sources = found ? snap.sources : "", .base = found ? snap.base : ""};
-    cf_status st = cf_catalog_source_open(found ? &text : NULL, o->max_catalog_age_days,
-                                          with_overrides ? o->price_overrides : NULL, out);
-    if (found)
-        cf_snapshot_free(&snap);
-    if (st != CF_OK)
+    if (cf_catalog_in_use(db, db_name, o->max_catalog_age_days, with_overrides ? o->price_overrides : NULL, out) !=
+        CF_OK)
         return cf_report_error();
     for (size_t i = 0; i < out->overrides.n; i++)
         if (out->overrides.items[i].rows_matched == 0)

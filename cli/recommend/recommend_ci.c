@@ -12,24 +12,8 @@
 #include "commands.h"
 #include "io/db_open.h"
 #include "cloudfit/render/emit_common.h"
+#include "cloudfit/usecase/launch_specs.h"
 #include "cloudfit/usecase/recommend.h"
-
-typedef cf_status (*emitter_fn)(const cf_report *, const char *, cf_buf *);
-
-/* Launch specs hold no secret: a new file gets 0666 less the umask (0644
- * under the usual 022), the script 0777 less the umask (0755), so the
- * people and machines that launch the job can read (and run) them. */
-static const struct {
-    const char *kind;
-    const char *file_suffix;
-    emitter_fn fn;
-    unsigned mode;
-} emitters[] = {
-    {"skypilot", ".sky.yaml", cf_emit_skypilot, 0666},
-    {"torchrun", ".torchrun.sh", cf_emit_torchrun, 0777},
-    {"k8s", ".pytorchjob.yaml", cf_emit_k8s, 0666},
-};
-#define N_EMITTERS (sizeof emitters / sizeof *emitters)
 
 static const char *env_lookup(const char *name) { return getenv(name); }
 
@@ -51,17 +35,12 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
         cf_error_clear();
         return CF_EXIT_USAGE;
     }
-    for (int i = 0; i < o->emit.n; i++) {
-        size_t k;
-        for (k = 0; k < N_EMITTERS; k++)
-            if (strcmp(o->emit.items[i], emitters[k].kind) == 0)
-                break;
-        if (k == N_EMITTERS) {
+    for (int i = 0; i < o->emit.n; i++)
+        if (!cf_launch_kind_known(o->emit.items[i])) {
             cf_log_error("option '--emit' does not accept '%s'", o->emit.items[i]);
-            cf_log_hint("use one of: skypilot, torchrun, k8s");
+            cf_log_hint("use one of: %s", CF_LAUNCH_KINDS_TEXT);
             return CF_EXIT_USAGE;
         }
-    }
     /* A bad entry point or node selector is a usage error before anything is computed. */
     for (int i = 0; i < o->node_selectors.n; i++)
         if (cf_emit_k8s_check_selector(o->node_selectors.items[i]) != CF_OK)
@@ -88,48 +67,25 @@ int cf_recommend_ci_open(const cf_cli_options *o, cf_recommend_ci *ctx)
     return st == CF_OK ? 0 : cf_report_error();
 }
 
-/* The emitter of --emit's i-th kind, or -1 when an earlier --emit named
- * it already (a kind given twice is written once). */
-static int emitter_of(const cf_cli_options *o, int i)
-{
-    for (int j = 0; j < i; j++)
-        if (strcmp(o->emit.items[j], o->emit.items[i]) == 0)
-            return -1;
-    int k = 0;
-    while (strcmp(o->emit.items[i], emitters[k].kind) != 0)
-        k++;
-    return k;
-}
-
 int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_set *side, cf_buf *wrote)
 {
-    const char *entrypoint = o->entrypoint ? o->entrypoint : "train.py";
-    for (int i = 0; i < o->emit.n; i++) {
-        int k = emitter_of(o, i);
-        if (k < 0)
-            continue;
-        cf_buf path = CF_BUF_INIT;
-        cf_buf_printf(&path, "%s/%s%s", o->emit_dir ? o->emit_dir : ".", r->spec->job.name, emitters[k].file_suffix);
-        cf_buf text = CF_BUF_INIT;
-        cf_emit_k8s_options k8s = {o->node_selectors.items, (size_t)o->node_selectors.n};
-        cf_status st = emitters[k].fn == cf_emit_k8s ? cf_emit_k8s_with(r, entrypoint, &k8s, &text)
-                                                     : emitters[k].fn(r, entrypoint, &text);
-        if (st == CF_OK && cf_buf_failed(&text))
-            st = cf_error_set(CF_ERR_NOMEM, "out of memory writing the %s launch spec", emitters[k].kind);
-        if (st == CF_OK && o->emit_dir)
+    cf_launch_request req = {.kinds = (const char *const *)o->emit.items, .n_kinds = (size_t)o->emit.n,
+                             .entrypoint = o->entrypoint,
+                             .node_selectors = (const char *const *)o->node_selectors.items,
+                             .n_node_selectors = (size_t)o->node_selectors.n, .dir = o->emit_dir};
+    cf_launch_specs specs;
+    cf_status st = cf_launch_specs_render(r, &req, &specs);
+    for (size_t i = 0; st == CF_OK && i < specs.n; i++) {
+        const cf_launch_spec *spec = &specs.items[i];
+        if (o->emit_dir)
             st = cf_staged_set_mkdir(side, o->emit_dir);
-        if (st == CF_OK && cf_buf_failed(&path))
-            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         if (st == CF_OK)
-            st = cf_staged_set_add_mode(side, path.data, text.data, text.len, emitters[k].mode);
+            st = cf_staged_set_add_mode(side, spec->path.data, spec->text.data, spec->text.len, spec->mode);
         if (st == CF_OK)
-            cf_buf_printf(wrote, "wrote %s launch spec to %s\n", emitters[k].kind, path.data);
-        cf_buf_free(&text);
-        cf_buf_free(&path);
-        if (st != CF_OK)
-            return cf_report_error();
+            cf_buf_printf(wrote, "wrote %s launch spec to %s\n", spec->kind, spec->path.data);
     }
-    return 0;
+    cf_launch_specs_free(&specs);
+    return st == CF_OK ? 0 : cf_report_error();
 }
 
 void cf_recommend_ci_recorded(const cf_recommend_ci *ctx)
