@@ -103,20 +103,6 @@ static int emit_text(const cf_cli_options *o, cf_buf *text)
     return rc;
 }
 
-/* The text of a change held on `db` (cf_db_hold): written, then the change
- * committed only when it was (term/output.h); frees the text. */
-static int deliver_text(const cf_cli_options *o, cf_db *db, cf_buf *text)
-{
-    cf_cli_result result;
-    int rc = cf_cli_result_stage_buf(o, text, &result);
-    if (rc == 0)
-        rc = cf_cli_result_deliver(&result);
-    rc = cf_cli_result_release(db, rc);
-    cf_cli_result_discard(&result);
-    cf_buf_free(text);
-    return rc;
-}
-
 /* Runs the query on the database (read only) and renders its result. */
 static int query(const cf_cli_options *o, out_format fmt, cf_history_query_request *req)
 {
@@ -226,7 +212,7 @@ static int prune(const cf_cli_options *o)
         rc = emit_text(o, &text);
     } else {
         cf_history_prune_text(&res.report, &text);
-        rc = deliver_text(o, db, &text);
+        rc = cf_cli_deliver_held(o, db, 0, &text);
     }
     cf_db_close(db);
     cf_history_prune_free(&res);
@@ -275,7 +261,7 @@ static int migrate(const cf_cli_options *o)
                   "%lld profiles, %lld price snapshots and %lld search runs\nfrom %s\nto   %s\n",
                   n.recommendations, n.recommendations_present, n.specs, n.measurements, n.profiles, n.snapshots,
                   n.search_runs, from_path, to_path);
-    int rc = deliver_text(o, to, &text);
+    int rc = cf_cli_deliver_held(o, to, 0, &text);
     cf_db_close(to);
     return rc;
 }

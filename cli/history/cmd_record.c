@@ -49,17 +49,9 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
     cf_status st = cf_history_record_run(&req, &res);
     int rc = st == CF_OK ? 0 : cf_report_error();
     cf_buf text = CF_BUF_INIT;
-    cf_cli_result result;
-    memset(&result, 0, sizeof result);
-    if (rc == 0) {
-        cf_record_text(&res.report, &text); /* record has no --format: text */
-        rc = cf_cli_result_stage_buf(o, &text, &result);
-    }
     if (rc == 0)
-        rc = cf_cli_result_deliver(&result);
-    rc = cf_cli_result_release(db, rc);
+        cf_record_text(&res.report, &text); /* record has no --format: text */
+    rc = cf_cli_deliver_held(o, db, rc, &text);
     cf_db_close(db);
-    cf_cli_result_discard(&result);
-    cf_buf_free(&text);
     return rc;
 }

@@ -90,13 +90,7 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
     } else { /* the snapshot is committed only once its report was written (term/output.h) */
         cf_buf text = CF_BUF_INIT;
         cf_prices_update_table(&res.report, &text);
-        cf_cli_result result;
-        rc = cf_cli_result_stage_buf(o, &text, &result);
-        if (rc == 0)
-            rc = cf_cli_result_deliver(&result);
-        rc = cf_cli_result_release(db, rc);
-        cf_cli_result_discard(&result);
-        cf_buf_free(&text);
+        rc = cf_cli_deliver_held(o, db, 0, &text);
         if (rc)
             cf_log_info("nothing stored; the catalog in use is still %s", base.snapshot);
         else if (res.any_cloud_failed)
