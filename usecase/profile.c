@@ -244,9 +244,14 @@ void cf_profile_result_free(cf_profile_result *out)
     memset(out, 0, sizeof *out);
 }
 
-cf_status cf_profile_store(cf_db *db, const cf_profile *p, const char *json_text)
+cf_status cf_profile_store(cf_db *db, const cf_profile *p)
 {
+    char *json_text = cf_profile_to_json(p, 0);
+    if (!json_text)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");
     cf_cached_profile row = {p->spec_key, p->backend, p->device.name, p->spec_name, p->created_at,
                              p->device.is_gpu, p->has_noise ? p->b_noise : 0, p->max_local_batch, json_text};
-    return cf_profile_cache_put(db, &row);
+    cf_status st = cf_profile_cache_put(db, &row);
+    free(json_text);
+    return st;
 }

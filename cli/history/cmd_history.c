@@ -59,18 +59,8 @@ static int parse_id(const char *text, long long *id)
  * *as_given says whether `text` was a date (shown as the user wrote it). */
 static int parse_when(const char *option, const char *text, char *out, size_t n, int *as_given)
 {
-    double age_s;
-    *as_given = 0;
-    if (cf_duration_parse_s(text, &age_s) == CF_OK) {
-        cf_iso8601_ago(age_s, out, n);
+    if (cf_when_parse(text, out, n, as_given) == CF_OK)
         return 0;
-    }
-    cf_error_clear();
-    if (cf_iso8601_normalize(text, out, n) == CF_OK) {
-        *as_given = 1;
-        return 0;
-    }
-    /* what is wrong with it as a date (a word that is neither an age nor a date says so too) */
     cf_log_error("option '%s': %s", option, cf_error_message());
     cf_log_hint("an age before now (30d, 12h, 90m, 2w) or a UTC date: e.g. '%s 7d' or '%s 2026-11-18T12:00:00Z'",
                 option, option);
@@ -257,10 +247,7 @@ static int migrate(const cf_cli_options *o)
         return rc;
     }
     cf_buf text = CF_BUF_INIT;
-    cf_buf_printf(&text, "copied %lld recommendations (%lld were there already), %lld specs, %lld measurements, "
-                  "%lld profiles, %lld price snapshots and %lld search runs\nfrom %s\nto   %s\n",
-                  n.recommendations, n.recommendations_present, n.specs, n.measurements, n.profiles, n.snapshots,
-                  n.search_runs, from_path, to_path);
+    cf_history_migrate_text(&n, from_path, to_path, &text);
     int rc = cf_cli_deliver_held(o, to, 0, &text);
     cf_db_close(to);
     return rc;

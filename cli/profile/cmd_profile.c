@@ -51,13 +51,13 @@ static int backend_for(const cf_cli_options *o, const cf_spec *spec, cf_probe_ba
 
 /* Stores the profile and delivers its result in one transaction: a result
  * that could not be written is not stored (term/output.h). */
-static int store(const cf_cli_options *o, const cf_profile *p, const char *json_text, char *path, size_t n,
+static int store(const cf_cli_options *o, const cf_profile *p, char *path, size_t n,
                  cf_cli_result *result)
 {
     cf_db *db = NULL;
     if (cf_cli_db_open(o, 1, &db, path, n) != CF_OK)
         return cf_report_error();
-    int rc = cf_db_hold(db) == CF_OK && cf_profile_store(db, p, json_text) == CF_OK ? 0 : cf_report_error();
+    int rc = cf_db_hold(db) == CF_OK && cf_profile_store(db, p) == CF_OK ? 0 : cf_report_error();
     if (rc == 0)
         rc = cf_cli_result_deliver(result);
     rc = cf_cli_result_release(db, rc);
@@ -68,11 +68,8 @@ static int store(const cf_cli_options *o, const cf_profile *p, const char *json_
 static int finish(const cf_cli_options *o, const cf_profile *p, const char *gpu_model)
 {
     int as_json = o->format && strcmp(o->format, "json") == 0;
-    char *json_text = cf_profile_to_json(p, 0);
     char *pretty = as_json ? cf_profile_to_json(p, 1) : NULL;
-    if (!json_text || (as_json && !pretty)) {
-        free(json_text);
-        free(pretty);
+    if (as_json && !pretty) {
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");
         return cf_report_error();
     }
@@ -108,7 +105,7 @@ static int finish(const cf_cli_options *o, const cf_profile *p, const char *gpu_
     }
     char path[1024] = "";
     if (rc == 0)
-        rc = store(o, p, json_text, path, sizeof path, &result);
+        rc = store(o, p, path, sizeof path, &result);
     if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
         rc = cf_report_error();
     cf_staged_set_discard(&side);
@@ -118,7 +115,6 @@ static int finish(const cf_cli_options *o, const cf_profile *p, const char *gpu_
         if (o->csv_path)
             cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);
     }
-    free(json_text);
     free(pretty);
     return rc;
 }

@@ -61,8 +61,8 @@ typedef struct {
  * `out` either way. */
 cf_status cf_profile_run(const cf_profile_request *req, cf_profile_result *out);
 void cf_profile_result_free(cf_profile_result *out);
-/* Puts `p` (its JSON `json_text`, cf_profile_to_json) in the profile
- * cache of `db`; inside the caller's hold, if any. */
-cf_status cf_profile_store(cf_db *db, const cf_profile *p, const char *json_text);
+/* Puts `p` (as cf_profile_to_json writes it) in the profile cache of
+ * `db`; inside the caller's hold, if any. */
+cf_status cf_profile_store(cf_db *db, const cf_profile *p);
 
 #endif
