@@ -2,7 +2,11 @@
  * scale on a probe backend (docs/profiler.md), stored in the profile cache
  * for `recommend`. Nothing is stored or written unless the sweep
  * succeeded; a noise run that fails after it leaves the sweep stored with
- * the noise scale marked failed, and `--resume` re-runs only that. */
+ * the noise scale marked failed, and `--resume` re-runs only that. With
+ * --runner: the light profile and the 2-node probe through a search
+ * runner. The library runs it (cf_profile_run, usecase/profile.c); here
+ * the options, the database, the progress display, the rendering and the
+ * delivery, the profile stored only once its result was written. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +19,6 @@
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
 #include "log.h"
-#include "cloudfit/db/profiles.h"
 #include "cloudfit/profiler.h"
 #include "commands.h"
 #include "io/spec_load.h"
