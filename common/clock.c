@@ -127,3 +127,17 @@ cf_status cf_duration_parse_s(const char *text, double *out_s)
     *out_s = v * unit;
     return CF_OK;
 }
+
+cf_status cf_when_parse(const char *text, char *out, size_t n, int *as_given)
+{
+    double age_s;
+    *as_given = 0;
+    if (cf_duration_parse_s(text, &age_s) == CF_OK) {
+        cf_iso8601_ago(age_s, out, n);
+        return CF_OK;
+    }
+    cf_error_clear(); /* what is wrong with it as a date (a word that is neither says so too) */
+    cf_status st = cf_iso8601_normalize(text, out, n);
+    *as_given = st == CF_OK;
+    return st;
+}

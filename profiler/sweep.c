@@ -329,7 +329,7 @@ static void now_iso8601(char *out, size_t n)
     strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-cf_status cf_profile_run(const cf_probe_backend *be, const cf_job *job, const cf_profile_options *o,
+cf_status cf_profile_sweep(const cf_probe_backend *be, const cf_job *job, const cf_profile_options *o,
                          cf_profile *out)
 {
     memset(out, 0, sizeof *out);

@@ -353,3 +353,11 @@ void cf_record_text(const cf_record_report *r, cf_buf *out)
     else
         cf_buf_puts(out, "no step time given: kept in the history, but later recommendations cannot use it\n");
 }
+
+void cf_history_migrate_text(const cf_history_copy_counts *n, const char *from, const char *to, cf_buf *out)
+{
+    cf_buf_printf(out, "copied %lld recommendations (%lld were there already), %lld specs, %lld measurements, "
+                  "%lld profiles, %lld price snapshots and %lld search runs\nfrom %s\nto   %s\n",
+                  n->recommendations, n->recommendations_present, n->specs, n->measurements, n->profiles,
+                  n->snapshots, n->search_runs, from, to);
+}

@@ -117,6 +117,27 @@ static void test_durations(void **state)
     }
 }
 
+/* A point in time: an age before now, or a date as given, else the date's error. */
+static void test_when(void **state)
+{
+    (void)state;
+    char out[32], now[32];
+    int as_given = -1;
+    assert_int_equal(cf_when_parse("2026-11-18", out, sizeof out, &as_given), CF_OK);
+    assert_string_equal(out, "2026-11-18T00:00:00Z");
+    assert_int_equal(as_given, 1);
+    assert_int_equal(cf_when_parse("0d", out, sizeof out, &as_given), CF_OK);
+    assert_int_equal(as_given, 0);
+    cf_iso8601_ago(0, now, sizeof now);
+    assert_true(strcmp(out, now) <= 0 && strncmp(out, now, 10) == 0);
+    assert_int_equal(cf_when_parse("7d", out, sizeof out, &as_given), CF_OK);
+    assert_true(strcmp(out, now) < 0);
+    assert_int_equal(cf_when_parse("yesterday", out, sizeof out, &as_given), CF_ERR_INVALID);
+    assert_int_equal(as_given, 0);
+    assert_non_null(strstr(cf_error_message(), "yesterday"));
+    cf_error_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_not_a_date),
         cmocka_unit_test(test_small_buffer),
         cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_when),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

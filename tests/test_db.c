@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -224,6 +225,57 @@ static void test_default_path(void **state)
     assert_string_equal(path, "/home/u/.local/share/cloudfit/history.db");
 }
 
+/* The database if there is one: none (no file), an older schema (none,
+ * said), this schema (opened read-only). */
+static void test_open_existing(void **state)
+{
+    (void)state;
+    char path[300], older[512];
+    cf_db *db = NULL;
+    snprintf(path, sizeof path, "%s.none", db_path);
+    assert_int_equal(cf_db_open_existing(path, &db, older, sizeof older), CF_OK);
+    assert_null(db);
+    assert_string_equal(older, "");
+    assert_int_equal(access(path, F_OK), -1); /* not created */
+    snprintf(path, sizeof path, "%s.old", db_path);
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "CREATE TABLE t(x); PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    assert_int_equal(cf_db_open_existing(path, &db, older, sizeof older), CF_OK);
+    assert_null(db);
+    assert_non_null(strstr(older, "schema"));
+    assert_int_equal(cf_db_open_existing(db_path, &db, older, sizeof older), CF_OK);
+    assert_non_null(db);
+    assert_string_equal(older, "");
+    cf_db_close(db);
+}
+
+static int n_private;
+static void count_private(void *ctx, const char *path, unsigned before, unsigned after)
+{
+    (void)ctx;
+    (void)path;
+    assert_int_equal(before & 077, 044);
+    assert_int_equal(after & 077, 0);
+    n_private++;
+}
+
+/* A database others could read is made private, each file said once. */
+static void test_make_private(void **state)
+{
+    (void)state;
+    assert_int_equal(chmod(db_path, 0644), 0);
+    n_private = 0;
+    cf_db_make_private(db_path, 0, count_private, NULL);
+    assert_int_equal(n_private, 1);
+    struct stat st;
+    assert_int_equal(stat(db_path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    cf_db_make_private(db_path, 0, count_private, NULL); /* nothing left to change */
+    assert_int_equal(n_private, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +286,8 @@ int main(void)
         cmocka_unit_test(test_newer_schema_is_refused),
         cmocka_unit_test(test_unwritable_path),
         cmocka_unit_test(test_default_path),
+        cmocka_unit_test(test_open_existing),
+        cmocka_unit_test(test_make_private),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -32,11 +32,11 @@ struct cf_engine {
 };
 
 
-/* cf_profile_run over a spec: its job, and its profile section as the settings. */
+/* cf_profile_sweep over a spec: its job, and its profile section as the settings. */
 static cf_status run_profile(const cf_probe_backend *be, const cf_spec *spec, cf_profile_options *o, cf_profile *p)
 {
     o->probe.settings = &spec->probe;
-    return cf_profile_run(be, &spec->job, o, p);
+    return cf_profile_sweep(be, &spec->job, o, p);
 }
 
 static int fail_at_batch = 0;   /* train_step fails (not OOM) at this batch */

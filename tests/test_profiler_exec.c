@@ -19,11 +19,11 @@
 #include "cloudfit/spec.h"
 
 
-/* cf_profile_run over a spec: its job, and its profile section as the settings. */
+/* cf_profile_sweep over a spec: its job, and its profile section as the settings. */
 static cf_status run_profile(const cf_probe_backend *be, const cf_spec *spec, cf_profile_options *o, cf_profile *p)
 {
     o->probe.settings = &spec->probe;
-    return cf_profile_run(be, &spec->job, o, p);
+    return cf_profile_sweep(be, &spec->job, o, p);
 }
 
 static char tmpdir[256];

@@ -7,6 +7,7 @@
 #include "cloudfit/common/clock.h"
 #include "cloudfit/common/repo_path.h"
 #include "cloudfit/pricing/regions.h"
+#include "recommend_internal.h"
 
 void cf_recommend_identity(const cf_spec *spec, const char *baseline_key, char *out, size_t n)
 {
@@ -109,10 +110,14 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
     cf_recommend_identity(spec, req->baseline_key, out->identity, sizeof out->identity);
     if (req->mix && (st = cf_hetero_search(&in, &out->advice, &out->hetero)) != CF_OK)
         return st;
+    if ((st = cf_recommend_gates(req, out)) != CF_OK)
+        return st;
     out->report = (cf_report){.spec = spec, .catalog = catalog, .inputs = &out->inputs, .advice = &out->advice,
                               .created_at = out->created_at, .identity = out->identity, .n_offers = out->n_rows,
                               .catalog_age_days = req->catalog_source->age_days,
-                              .catalog_source = req->catalog_source, .hetero = req->mix ? &out->hetero : NULL};
+                              .catalog_source = req->catalog_source, .hetero = req->mix ? &out->hetero : NULL,
+                              .ci = req->ci, .baseline = out->baseline.have ? &out->baseline : NULL,
+                              .gates = out->gates, .n_gates = out->n_gates};
     return CF_OK;
 }
 

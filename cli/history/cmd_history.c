@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "cloudfit/render/history_report.h"
+#include "cloudfit/usecase/history.h"
 #include "io/db_open.h"
 #include "log.h"
 #include "term/output.h"
@@ -58,18 +59,8 @@ static int parse_id(const char *text, long long *id)
  * *as_given says whether `text` was a date (shown as the user wrote it). */
 static int parse_when(const char *option, const char *text, char *out, size_t n, int *as_given)
 {
-    double age_s;
-    *as_given = 0;
-    if (cf_duration_parse_s(text, &age_s) == CF_OK) {
-        cf_iso8601_ago(age_s, out, n);
+    if (cf_when_parse(text, out, n, as_given) == CF_OK)
         return 0;
-    }
-    cf_error_clear();
-    if (cf_iso8601_normalize(text, out, n) == CF_OK) {
-        *as_given = 1;
-        return 0;
-    }
-    /* what is wrong with it as a date (a word that is neither an age nor a date says so too) */
     cf_log_error("option '%s': %s", option, cf_error_message());
     cf_log_hint("an age before now (30d, 12h, 90m, 2w) or a UTC date: e.g. '%s 7d' or '%s 2026-11-18T12:00:00Z'",
                 option, option);
@@ -102,63 +93,44 @@ static int emit_text(const cf_cli_options *o, cf_buf *text)
     return rc;
 }
 
-/* The text of a change held on `db` (cf_db_hold): written, then the change
- * committed only when it was (term/output.h); frees the text. */
-static int deliver_text(const cf_cli_options *o, cf_db *db, cf_buf *text)
+/* Runs the query on the database (read only) and renders its result. */
+static int query(const cf_cli_options *o, out_format fmt, cf_history_query_request *req)
 {
-    cf_cli_result result;
-    int rc = cf_cli_result_stage_buf(o, text, &result);
-    if (rc == 0)
-        rc = cf_cli_result_deliver(&result);
-    rc = cf_cli_result_release(db, rc);
-    cf_cli_result_discard(&result);
-    cf_buf_free(text);
-    return rc;
-}
-
-/* Newest first, as the database lists them. */
-static int newer_first(const void *a, const void *b)
-{
-    const cf_history_row *x = a, *y = b;
-    int c = strcmp(y->created_at, x->created_at);
-    return c ? c : (y->id > x->id) - (y->id < x->id);
-}
-
-/* The rows matching `f` for any of the --cloud and any of the --gpu values
- * (each a filter of its own: every cloud × GPU pair is one query, each
- * already the newest `limit`, so the newest `limit` of their union are
- * the answer). */
-static cf_status list_rows(cf_db *db, const cf_cli_options *o, cf_history_filter f, cf_history_row **out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    int n_clouds = o->clouds.n ? o->clouds.n : 1, n_gpus = o->gpus.n ? o->gpus.n : 1;
-    for (int c = 0; c < n_clouds; c++)
-        for (int g = 0; g < n_gpus; g++) {
-            f.cloud = o->clouds.n ? o->clouds.items[c] : NULL;
-            f.gpu = o->gpus.n ? o->gpus.items[g] : NULL;
-            cf_history_row *rows = NULL;
-            size_t k = 0;
-            cf_status st = cf_history_list(db, &f, &rows, &k);
-            cf_history_row *all = st == CF_OK ? realloc(*out, (*n + k + 1) * sizeof **out) : NULL;
-            if (!all) {
-                cf_history_rows_free(rows, k);
-                return st == CF_OK ? cf_error_set(CF_ERR_NOMEM, "out of memory") : st;
-            }
-            if (k)
-                memcpy(all + *n, rows, k * sizeof *rows);
-            free(rows); /* the rows' own allocations moved into `all` */
-            *out = all;
-            *n += k;
-        }
-    if (n_clouds * n_gpus > 1) {
-        qsort(*out, *n, sizeof **out, newer_first);
-        for (size_t i = f.limit > 0 ? (size_t)f.limit : *n; i < *n; i++)
-            free((*out)[i].result_json); /* what a row owns (cf_history_rows_free) */
-        if (f.limit > 0 && *n > (size_t)f.limit)
-            *n = (size_t)f.limit;
+    char path[1024];
+    if (cf_cli_db_open_readonly(o, &req->db, path, sizeof path) != CF_OK)
+        return cf_report_error();
+    cf_history_query_result res;
+    cf_status st = cf_history_query(req, &res);
+    cf_db_close(req->db);
+    int rc = st == CF_OK ? 0 : cf_report_error();
+    cf_buf text = CF_BUF_INIT;
+    cJSON *doc = NULL;
+    if (rc == 0 && req->kind == CF_HISTORY_LIST) {
+        res.list.width = cf_cli_output_width(o);
+        if (fmt == FMT_CSV)
+            cf_history_list_csv(&res.list, &text);
+        else if (fmt == FMT_TABLE && res.list.n == 0)
+            cf_log_info("no recommendations match in %s", path);
+        else if (fmt == FMT_TABLE)
+            cf_history_list_table(&res.list, &text);
+        doc = fmt == FMT_JSON ? cf_history_list_json(&res.list) : NULL;
+    } else if (rc == 0 && req->kind == CF_HISTORY_SHOW) {
+        if (fmt == FMT_CSV)
+            cf_history_show_csv(&res.show, &text);
+        else if (fmt == FMT_TABLE)
+            cf_history_show_table(&res.show, &text);
+        doc = fmt == FMT_JSON ? cf_history_show_json(&res.show) : NULL;
+    } else if (rc == 0) {
+        if (fmt == FMT_CSV)
+            cf_history_diff_csv(&res.diff, &text);
+        else if (fmt == FMT_TABLE)
+            cf_history_diff_table(&res.diff, &text);
+        doc = fmt == FMT_JSON ? cf_history_diff_json(&res.diff) : NULL;
     }
-    return CF_OK;
+    if (rc == 0)
+        rc = emit(o, doc, &text);
+    cf_history_query_free(&res);
+    return rc;
 }
 
 static int list(const cf_cli_options *o, out_format fmt)
@@ -168,129 +140,30 @@ static int list(const cf_cli_options *o, out_format fmt)
     if ((rc = parse_time_option("--since", o->since, since, sizeof since)) ||
         (rc = parse_time_option("--until", o->until, until, sizeof until)))
         return rc;
-    cf_history_filter f = {.spec_name = o->model, .spec_hash = o->spec_hash, .since = o->since ? since : NULL,
-                           .until = o->until ? until : NULL, .branch = o->branch,
-                           .limit = o->limit > 0 ? o->limit : DEFAULT_LIMIT};
-    char path[1024];
-    cf_db *db = NULL;
-    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
-        return cf_report_error();
-    cf_history_list_report r = {.width = cf_cli_output_width(o)};
-    cf_history_row *rows = NULL;
-    cf_status st = list_rows(db, o, f, &rows, &r.n);
-    cf_db_close(db);
-    if (st != CF_OK) {
-        cf_history_rows_free(rows, r.n);
-        return cf_report_error();
-    }
-    r.rows = rows;
-    cf_buf text = CF_BUF_INIT;
-    if (fmt == FMT_CSV)
-        cf_history_list_csv(&r, &text);
-    else if (fmt == FMT_TABLE && r.n == 0)
-        cf_log_info("no recommendations match in %s", path);
-    else if (fmt == FMT_TABLE)
-        cf_history_list_table(&r, &text);
-    rc = emit(o, fmt == FMT_JSON ? cf_history_list_json(&r) : NULL, &text);
-    cf_history_rows_free(rows, r.n);
-    return rc;
+    cf_history_query_request req = {
+        .kind = CF_HISTORY_LIST,
+        .filter = {.spec_name = o->model, .spec_hash = o->spec_hash, .since = o->since ? since : NULL,
+                   .until = o->until ? until : NULL, .branch = o->branch,
+                   .limit = o->limit > 0 ? o->limit : DEFAULT_LIMIT},
+        .clouds = (const char *const *)o->clouds.items, .n_clouds = (size_t)o->clouds.n,
+        .gpus = (const char *const *)o->gpus.items, .n_gpus = (size_t)o->gpus.n};
+    return query(o, fmt, &req);
 }
 
 static int show(const cf_cli_options *o, out_format fmt, const char *id_text)
 {
-    long long id;
-    int rc = parse_id(id_text, &id);
-    if (rc)
-        return rc;
-    char path[1024];
-    cf_db *db = NULL;
-    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
-        return cf_report_error();
-    cf_history_row row;
-    cf_history_config *alts = NULL;
-    cf_history_gate *gates = NULL;
-    cf_history_show_report r = {.row = &row};
-    memset(&row, 0, sizeof row);
-    cf_status st = cf_history_get(db, id, &row);
-    if (st == CF_OK)
-        st = cf_history_alternatives(db, id, &alts, &r.n_alternatives);
-    if (st == CF_OK)
-        st = cf_history_gates(db, id, &gates, &r.n_gates);
-    cf_db_close(db);
-    r.alternatives = alts;
-    r.gates = gates;
-    if (st != CF_OK) {
-        rc = cf_report_error();
-    } else {
-        cf_buf text = CF_BUF_INIT;
-        if (fmt == FMT_CSV)
-            cf_history_show_csv(&r, &text);
-        else if (fmt == FMT_TABLE)
-            cf_history_show_table(&r, &text);
-        rc = emit(o, fmt == FMT_JSON ? cf_history_show_json(&r) : NULL, &text);
-    }
-    free(row.result_json);
-    free(alts);
-    free(gates);
-    return rc;
+    cf_history_query_request req = {.kind = CF_HISTORY_SHOW};
+    int rc = parse_id(id_text, &req.ids[0]);
+    return rc ? rc : query(o, fmt, &req);
 }
 
 static int diff(const cf_cli_options *o, out_format fmt, const char *a_text, const char *b_text)
 {
-    long long ids[2];
+    cf_history_query_request req = {.kind = CF_HISTORY_DIFF};
     int rc;
-    if ((rc = parse_id(a_text, &ids[0])) || (rc = parse_id(b_text, &ids[1])))
+    if ((rc = parse_id(a_text, &req.ids[0])) || (rc = parse_id(b_text, &req.ids[1])))
         return rc;
-    char path[1024];
-    cf_db *db = NULL;
-    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
-        return cf_report_error();
-    cf_history_row rows[2];
-    memset(rows, 0, sizeof rows);
-    cf_status st = cf_history_get(db, ids[0], &rows[0]);
-    if (st == CF_OK)
-        st = cf_history_get(db, ids[1], &rows[1]);
-    cf_db_close(db);
-    free(rows[0].result_json);
-    free(rows[1].result_json);
-    if (st != CF_OK)
-        return cf_report_error();
-    cf_history_diff_report r = {.from = &rows[0], .to = &rows[1]};
-    cf_history_compare(&rows[0], &rows[1], &r.diff);
-    cf_buf text = CF_BUF_INIT;
-    if (fmt == FMT_CSV)
-        cf_history_diff_csv(&r, &text);
-    else if (fmt == FMT_TABLE)
-        cf_history_diff_table(&r, &text);
-    return emit(o, fmt == FMT_JSON ? cf_history_diff_json(&r) : NULL, &text);
-}
-
-/* --dry-run: the rows prune would delete (created before `before`), read
- * only; nothing changes. */
-static int prune_dry_run(const cf_cli_options *o, cf_history_prune_report *r, const char *before)
-{
-    char path[1024];
-    cf_db *db = NULL;
-    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
-        return cf_report_error();
-    cf_history_filter f = {.until = before};
-    cf_history_row *rows = NULL;
-    size_t n = 0;
-    cf_status st = cf_history_list(db, &f, &rows, &n);
-    cf_db_close(db);
-    if (st != CF_OK)
-        return cf_report_error();
-    r->db_path = path;
-    r->n_deleted = (long long)n;
-    r->dry_run = 1;
-    cf_history_list_report list_report = {.rows = rows, .n = n, .width = cf_cli_output_width(o)};
-    cf_buf text = CF_BUF_INIT;
-    if (n)
-        cf_history_list_table(&list_report, &text);
-    cf_history_prune_text(r, &text);
-    cf_history_rows_free(rows, n);
-    cf_cli_fit_text(cf_cli_output_width(o), &text);
-    return emit_text(o, &text);
+    return query(o, fmt, &req);
 }
 
 static int prune(const cf_cli_options *o)
@@ -301,31 +174,38 @@ static int prune(const cf_cli_options *o)
         return CF_EXIT_USAGE;
     }
     char before[32];
-    cf_history_prune_report r = {0};
     int as_given;
     int rc = parse_when("--older-than", o->older_than, before, sizeof before, &as_given);
     if (rc)
         return rc;
-    r.before = as_given ? o->older_than : before;
-    if (o->dry_run)
-        return prune_dry_run(o, &r, before);
     char path[1024];
     cf_db *db = NULL;
-    if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
-        return cf_report_error();
-    r.db_path = path;
-    cf_status st = cf_db_hold(db);
+    cf_status st = o->dry_run ? cf_cli_db_open_readonly(o, &db, path, sizeof path) /* reads only */
+                              : cf_cli_db_open(o, 0, &db, path, sizeof path);
+    if (st == CF_OK && !o->dry_run)
+        st = cf_db_hold(db);
+    cf_history_prune_result res;
+    memset(&res, 0, sizeof res);
     if (st == CF_OK)
-        st = cf_history_prune(db, before, &r.n_deleted);
+        st = cf_history_prune_run(db, before, o->dry_run, &res);
+    res.report.before = as_given ? o->older_than : before;
+    res.report.db_path = path;
+    cf_buf text = CF_BUF_INIT;
     if (st != CF_OK) {
         rc = cf_report_error();
-        cf_db_close(db);
-        return rc;
+    } else if (o->dry_run) {
+        cf_history_list_report list_report = {.rows = res.rows, .n = res.n_rows, .width = cf_cli_output_width(o)};
+        if (res.n_rows)
+            cf_history_list_table(&list_report, &text);
+        cf_history_prune_text(&res.report, &text);
+        cf_cli_fit_text(cf_cli_output_width(o), &text);
+        rc = emit_text(o, &text);
+    } else {
+        cf_history_prune_text(&res.report, &text);
+        rc = cf_cli_deliver_held(o, db, 0, &text);
     }
-    cf_buf text = CF_BUF_INIT;
-    cf_history_prune_text(&r, &text);
-    rc = deliver_text(o, db, &text);
     cf_db_close(db);
+    cf_history_prune_free(&res);
     return rc;
 }
 
@@ -367,11 +247,8 @@ static int migrate(const cf_cli_options *o)
         return rc;
     }
     cf_buf text = CF_BUF_INIT;
-    cf_buf_printf(&text, "copied %lld recommendations (%lld were there already), %lld specs, %lld measurements, "
-                  "%lld profiles, %lld price snapshots and %lld search runs\nfrom %s\nto   %s\n",
-                  n.recommendations, n.recommendations_present, n.specs, n.measurements, n.profiles, n.snapshots,
-                  n.search_runs, from_path, to_path);
-    int rc = deliver_text(o, to, &text);
+    cf_history_migrate_text(&n, from_path, to_path, &text);
+    int rc = cf_cli_deliver_held(o, to, 0, &text);
     cf_db_close(to);
     return rc;
 }

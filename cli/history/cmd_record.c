@@ -4,16 +4,14 @@
  * that GPU type in place of the estimate (advisor/inputs.c) and say so.
  * Rendered by render/history_report.c. */
 #include <limits.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/common/clock.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "cloudfit/render/history_report.h"
+#include "cloudfit/usecase/history.h"
 #include "io/db_open.h"
 #include "log.h"
 #include "term/output.h"
@@ -44,38 +42,16 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
     cf_db *db = NULL;
     if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
-    cf_history_measurement m;
-    memset(&m, 0, sizeof m);
-    m.recommendation_id = id;
-    cf_now_iso8601(m.recorded_at, sizeof m.recorded_at);
-    m.step_time_s = o->step_time_s > 0 ? o->step_time_s : NAN;
-    m.total_hours = o->total_hours > 0 ? o->total_hours : NAN;
-    m.total_usd = o->total_usd > 0 ? o->total_usd : NAN;
-    snprintf(m.note, sizeof m.note, "%s", o->note ? o->note : "");
-    cf_history_row row;
-    memset(&row, 0, sizeof row);
-    cf_status st = cf_history_get(db, id, &row);
-    cf_record_report r = {.measurement = &m, .row = &row};
+    cf_history_record_request req = {.db = db, .recommendation_id = id, .step_time_s = o->step_time_s,
+                                     .total_hours = o->total_hours, .total_usd = o->total_usd, .note = o->note};
+    cf_history_record_result res;
     /* The measurement is committed only once the result was written (term/output.h). */
-    if (st == CF_OK)
-        st = cf_db_hold(db);
-    if (st == CF_OK)
-        st = cf_history_record_measurement(db, &m, &r.measurement_id);
-    free(row.result_json);
-    row.result_json = NULL;
+    cf_status st = cf_history_record_run(&req, &res);
     int rc = st == CF_OK ? 0 : cf_report_error();
     cf_buf text = CF_BUF_INIT;
-    cf_cli_result result;
-    memset(&result, 0, sizeof result);
-    if (rc == 0) {
-        cf_record_text(&r, &text); /* record has no --format: text */
-        rc = cf_cli_result_stage_buf(o, &text, &result);
-    }
     if (rc == 0)
-        rc = cf_cli_result_deliver(&result);
-    rc = cf_cli_result_release(db, rc);
+        cf_record_text(&res.report, &text); /* record has no --format: text */
+    rc = cf_cli_deliver_held(o, db, rc, &text);
     cf_db_close(db);
-    cf_cli_result_discard(&result);
-    cf_buf_free(&text);
     return rc;
 }

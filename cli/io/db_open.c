@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cloudfit/common/fileio.h"
@@ -50,7 +49,7 @@ cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *pa
 cf_status cf_cli_db_open_existing(const cf_cli_options *o, cf_db **out, char *path, size_t n)
 {
     *out = NULL;
-    char target[2048];
+    char target[2048], older[1024];
     cf_status st = locate(o, target, sizeof target, path, n);
     if (st != CF_OK) {
         if (o->db_path)
@@ -59,56 +58,22 @@ cf_status cf_cli_db_open_existing(const cf_cli_options *o, cf_db **out, char *pa
         path[0] = '\0';
         return CF_OK;
     }
-    if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
-        return CF_OK;
-    st = cf_db_open_readonly(target, out);
-    if (st == CF_ERR_INVALID && cf_db_is_postgresql(target)) {
-        cf_error_clear(); /* a database without cloudfit's tables yet */
-        return CF_OK;
+    if ((st = cf_db_open_existing(target, out, older, sizeof older)) != CF_OK || !older[0])
+        return st;
+    /* what it holds is only consulted here: go on without it, say so (once) */
+    static int said;
+    if (!said++) {
+        cf_log_warning("%s; its cached profiles and price snapshots are not used", older);
+        cf_log_hint("upgrade it once with a command that writes (e.g. cloudfit recommend without --no-history, "
+                    "or prices update)");
     }
-    if (st != CF_OK && cf_db_open_failed_on_older_schema()) {
-        /* what it holds is only consulted here: go on without it, say so (once) */
-        static int said;
-        if (!said++)
-            cf_log_warning("%s; its cached profiles and price snapshots are not used", cf_error_message());
-        if (said == 1)
-            cf_log_hint("upgrade it once with a command that writes (e.g. cloudfit recommend without --no-history, "
-                        "or prices update)");
-        cf_error_clear();
-        return CF_OK;
-    }
-    return st;
+    return CF_OK;
 }
 
-/* Makes `path` private (group and other bits cleared) when this user owns
- * it and it is not yet, with a warning that says so: databases and the
- * history folder made by earlier versions were 0644 in a 0755 folder, and
- * a history holds specs, costs and CI metadata. */
-static void tighten(const char *path, int is_dir)
+static void said_private(void *ctx, const char *path, unsigned before, unsigned after)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) == 0 ||
-        (is_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
-        return;
-    mode_t before = st.st_mode & 07777, after = before & ~(mode_t)077;
-    if (chmod(path, after) == 0)
-        cf_log_warning("made '%s' private: mode %04o, was %04o (others could read the history)", path,
-                       (unsigned)after, (unsigned)before);
-}
-
-static void tighten_database(const char *path, int own_folder)
-{
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-    char file[2100];
-    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
-        if ((size_t)snprintf(file, sizeof file, "%s%s", path, suffixes[i]) < sizeof file)
-            tighten(file, 0);
-    }
-    if (own_folder) { /* the default location's folder is cloudfit's; a --db folder is the user's */
-        char dir[2048];
-        cf_dirname(path, dir, sizeof dir);
-        tighten(dir, 1);
-    }
+    (void)ctx;
+    cf_log_warning("made '%s' private: mode %04o, was %04o (others could read the history)", path, after, before);
 }
 
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n)
@@ -128,6 +93,7 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
         if ((st = cf_mkdir_private(dir)) != CF_OK)
             return st;
     }
-    tighten_database(target, !o->db_path);
+    /* the default location's folder is cloudfit's; a --db folder is the user's */
+    cf_db_make_private(target, !o->db_path, said_private, NULL);
     return cf_db_open(target, out);
 }

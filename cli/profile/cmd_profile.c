@@ -2,7 +2,11 @@
  * scale on a probe backend (docs/profiler.md), stored in the profile cache
  * for `recommend`. Nothing is stored or written unless the sweep
  * succeeded; a noise run that fails after it leaves the sweep stored with
- * the noise scale marked failed, and `--resume` re-runs only that. */
+ * the noise scale marked failed, and `--resume` re-runs only that. With
+ * --runner: the light profile and the 2-node probe through a search
+ * runner. The library runs it (cf_profile_run, usecase/profile.c); here
+ * the options, the database, the progress display, the rendering and the
+ * delivery, the profile stored only once its result was written. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +19,12 @@
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
 #include "log.h"
-#include "cloudfit/db/profiles.h"
 #include "cloudfit/profiler.h"
 #include "commands.h"
 #include "io/spec_load.h"
 #include "io/db_open.h"
-#include "cloudfit/advisor/inputs.h"
-#include "profile/profile_runner.h"
+#include "cloudfit/usecase/profile.h"
+#include "io/catalog_source.h"
 #include "term/output.h"
 #include "term/progress.h"
 #include "cloudfit/render/profile_report.h"
@@ -51,15 +54,13 @@ static int backend_for(const cf_cli_options *o, const cf_spec *spec, cf_probe_ba
 
 /* Stores the profile and delivers its result in one transaction: a result
  * that could not be written is not stored (term/output.h). */
-static int store(const cf_cli_options *o, const cf_profile *p, const char *json_text, char *path, size_t n,
+static int store(const cf_cli_options *o, const cf_profile *p, char *path, size_t n,
                  cf_cli_result *result)
 {
     cf_db *db = NULL;
     if (cf_cli_db_open(o, 1, &db, path, n) != CF_OK)
         return cf_report_error();
-    cf_cached_profile row = {p->spec_key, p->backend, p->device.name, p->spec_name, p->created_at,
-                             p->device.is_gpu, p->has_noise ? p->b_noise : 0, p->max_local_batch, json_text};
-    int rc = cf_db_hold(db) == CF_OK && cf_profile_cache_put(db, &row) == CF_OK ? 0 : cf_report_error();
+    int rc = cf_db_hold(db) == CF_OK && cf_profile_store(db, p) == CF_OK ? 0 : cf_report_error();
     if (rc == 0)
         rc = cf_cli_result_deliver(result);
     rc = cf_cli_result_release(db, rc);
@@ -67,29 +68,20 @@ static int store(const cf_cli_options *o, const cf_profile *p, const char *json_
     return rc;
 }
 
-static int finish(const cf_cli_options *o, const cf_profile *p)
+static int finish(const cf_cli_options *o, const cf_profile *p, const char *gpu_model)
 {
     int as_json = o->format && strcmp(o->format, "json") == 0;
-    char *json_text = cf_profile_to_json(p, 0);
     char *pretty = as_json ? cf_profile_to_json(p, 1) : NULL;
-    if (!json_text || (as_json && !pretty)) {
-        free(json_text);
-        free(pretty);
+    if (as_json && !pretty) {
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");
         return cf_report_error();
     }
-    cf_catalog catalog;
-    const cf_gpu *gpu = NULL;
-    int have_catalog = cf_catalog_load_embedded(&catalog) == CF_OK;
-    if (have_catalog && p->device.is_gpu)
-        gpu = cf_catalog_gpu_resolve(&catalog, p->device.name);
-    cf_error_clear();
     int rc = 0;
     cf_staged_set side; /* --csv: in place only once the profile is stored */
     memset(&side, 0, sizeof side);
     if (o->csv_path) {
         cf_buf text = CF_BUF_INIT;
-        cf_profile_csv(p, gpu ? gpu->model : NULL, &text);
+        cf_profile_csv(p, gpu_model[0] ? gpu_model : NULL, &text);
         if (cf_buf_failed(&text))
             cf_error_set(CF_ERR_NOMEM, "out of memory writing the CSV");
         if (cf_buf_failed(&text) || cf_staged_set_add(&side, o->csv_path, text.data, text.len) != CF_OK)
@@ -104,7 +96,7 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
             cf_buf_puts(&out, pretty);
             cf_buf_puts(&out, "\n");
         } else {
-            cf_profile_table(p, gpu ? gpu->model : NULL, &out);
+            cf_profile_table(p, gpu_model[0] ? gpu_model : NULL, &out);
         }
         if (cf_buf_failed(&out)) {
             cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");
@@ -116,7 +108,7 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
     }
     char path[1024] = "";
     if (rc == 0)
-        rc = store(o, p, json_text, path, sizeof path, &result);
+        rc = store(o, p, path, sizeof path, &result);
     if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
         rc = cf_report_error();
     cf_staged_set_discard(&side);
@@ -126,52 +118,19 @@ static int finish(const cf_cli_options *o, const cf_profile *p)
         if (o->csv_path)
             cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);
     }
-    if (have_catalog)
-        cf_catalog_free(&catalog);
-    free(json_text);
     free(pretty);
     return rc;
 }
 
-/* The newest stored profile of this spec key and backend, for --resume:
- * CF_OK with *found = 0 when there is none. */
-static cf_status stored_profile(const cf_cli_options *o, const char *spec_key, const char *backend, cf_profile *out,
-                                int *found)
-{
-    *found = 0;
-    char path[1024];
-    cf_db *db = NULL;
-    cf_status st = cf_cli_db_open(o, 0, &db, path, sizeof path);
-    if (st == CF_ERR_INVALID) { /* no database yet: nothing stored */
-        cf_error_clear();
-        return CF_OK;
-    }
-    if (st != CF_OK)
-        return st;
-    cf_cached_profile_list list = {0};
-    st = cf_profile_cache_get(db, spec_key, &list);
-    for (size_t i = 0; st == CF_OK && i < list.n && !*found; i++) {
-        if (strcmp(list.rows[i].backend, backend) != 0)
-            continue;
-        st = cf_profile_from_json(list.rows[i].profile_json, out);
-        if (st != CF_OK)
-            cf_error_prefix("%s: the stored %s profile on %s", path, backend, list.rows[i].device);
-        *found = st == CF_OK;
-    }
-    cf_profile_cache_list_free(&list);
-    cf_db_close(db);
-    return st;
-}
-
 /* A noise run that failed after a complete sweep: the sweep is stored and
  * shown, then the failure is reported with its exit code. */
-static int finish_partial(const cf_cli_options *o, const cf_profile *p)
+static int finish_partial(const cf_cli_options *o, const cf_profile *p, const char *gpu_model)
 {
     cf_status failure = cf_error_status();
     char message[1024], hint[512];
     snprintf(message, sizeof message, "%s", cf_error_message());
     snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
-    int rc = finish(o, p);
+    int rc = finish(o, p, gpu_model);
     cf_error_set(failure, "%s", message);
     if (hint[0])
         cf_error_hint("%s", hint);
@@ -180,6 +139,96 @@ static int finish_partial(const cf_cli_options *o, const cf_profile *p)
         cf_log_hint("the throughput sweep was stored without a noise scale; fix the script and run 'cloudfit profile "
                     "--resume' to re-run only the noise run");
     return rc ? rc : failed;
+}
+
+static int usage(const char *message, const char *hint)
+{
+    cf_log_error("%s", message);
+    cf_log_hint("%s", hint);
+    return CF_EXIT_USAGE;
+}
+
+/* What the library says on the way: a warning unless -q. */
+static void note(void *ctx, cf_note_kind kind, const char *text)
+{
+    const cf_cli_options *o = ctx;
+    if (kind == CF_NOTE_WARNING && !o->quiet)
+        cf_log_warning("%s", text);
+}
+
+/* --runner (docs/profiler.md "Profiling through a runner"): the options
+ * checked, the catalog in use opened and the GPU named found. 0, or the
+ * exit code (message printed); *src to close on 0. */
+static int runner_request(const cf_cli_options *o, cf_profile_request *req, cf_catalog_source *src)
+{
+    int is_trace = strncmp(o->runner, "trace:", 6) == 0;
+    if (!is_trace && strncmp(o->runner, "exec:", 5))
+        return usage("option '--runner' expects trace:MEASUREMENTS.csv or exec:'COMMAND TEMPLATE'",
+                     "see 'cloudfit profile --help' and docs/profiler.md");
+    if (o->backend)
+        return usage("options '--runner' and '--backend' exclude each other",
+                     "--backend profiles one local device; --runner starts VMs (or answers from a trace)");
+    if (o->probe_nodes == 0 || o->probe_nodes == 1 || o->probe_gpus == 0)
+        return usage(o->probe_gpus == 0 ? "option '--probe-gpus' expects a positive number of GPUs per VM"
+                                        : "option '--probe-nodes' expects 2 or more VMs",
+                     "e.g. --probe-nodes 4 --probe-gpus 8 (a probe runs across VMs)");
+    if (o->gpus.n != 1)
+        return usage("option '--runner' needs exactly one --gpu GPU (the GPU type to profile)",
+                     "e.g. cloudfit profile model.json --runner trace:runs.csv --gpu T4");
+    double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
+    if (noise < 0)
+        return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%)", "e.g. --trace-noise 0");
+    int rc = cf_cli_catalog_open(o, 0, src);
+    if (rc)
+        return rc;
+    const cf_gpu *gpu = cf_catalog_gpu(&src->catalog, o->gpus.items[0]);
+    if (!gpu) {
+        cf_catalog_source_close(src);
+        cf_log_error("option '--gpu': unknown GPU model '%s'", o->gpus.items[0]);
+        cf_log_hint("use a GPU name from the catalog (see docs/catalog.md), e.g. T4, A100-80GB, H100");
+        return CF_EXIT_USAGE;
+    }
+    req->runner = o->runner;
+    req->catalog = &src->catalog;
+    req->gpu = gpu;
+    req->instance_type = o->instance_type;
+    req->trace_model = o->trace_model;
+    req->trace_noise_sd = noise;
+    req->seed = o->seed > 0 ? (unsigned long)o->seed : 1;
+    req->timeout_s = o->timeout_s;
+    req->probe_nodes = o->probe_nodes;
+    req->probe_gpus = o->probe_gpus;
+    req->probe_steps = o->probe_steps;
+    return 0;
+}
+
+/* A --backend profile's options: the backend and, for --resume, the
+ * database of the stored profiles (none yet: NULL). 0 or the exit code. */
+static int backend_request(const cf_cli_options *o, const cf_spec *spec, cf_probe_backend *be, cf_profile_request *req,
+                           char *db_name, size_t n)
+{
+    int rc = backend_for(o, spec, be);
+    if (rc)
+        return rc;
+    if (o->noise_micro_batches != -1 && (o->noise_micro_batches < 2 || o->noise_micro_batches > CF_PROBE_MAX_MICRO)) {
+        cf_log_error("option '--noise-micro-batches' expects 2 to %d, got %d", CF_PROBE_MAX_MICRO,
+                     o->noise_micro_batches);
+        return CF_EXIT_USAGE;
+    }
+    req->backend = be;
+    req->resume = o->resume;
+    req->timeout_s = o->timeout_s;
+    req->noise_steps = o->noise_steps;
+    req->noise_micro_batches = o->noise_micro_batches;
+    if (!o->resume)
+        return 0;
+    cf_status st = cf_cli_db_open(o, 0, &req->db, db_name, n);
+    if (st == CF_ERR_INVALID) { /* no database yet: nothing stored */
+        cf_error_clear();
+        return 0;
+    }
+    req->db_name = db_name;
+    return st == CF_OK ? 0 : cf_report_error();
 }
 
 int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional)
@@ -207,91 +256,52 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     int rc = cf_cli_spec_open(o, argv[1], 0, &spec);
     if (rc)
         return rc;
-    cf_profile *profile = calloc(1, sizeof *profile);
-    if (!profile) {
-        cf_cli_spec_close(spec);
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    cf_probe_backend be;
     if (o->runner && o->resume) {
         cf_cli_spec_close(spec);
-        free(profile);
         cf_log_error("options '--runner' and '--resume' exclude each other");
         cf_log_hint("--resume re-runs the failed noise run of a --backend profile; a runner profile has none");
         return CF_EXIT_USAGE;
     }
-    if (o->runner) { /* light profile + 2-node probe through a search runner (cli/profile_runner.c) */
-        rc = cf_profile_with_runner(o, spec, profile);
-        if (rc == 0)
-            rc = finish(o, profile);
+    cf_profile_request req = {.spec = spec, .note = note, .note_ctx = (void *)o};
+    cf_catalog_source src; /* --runner: the catalog in use */
+    cf_probe_backend be;
+    char db_name[1024] = "";
+    rc = o->runner ? runner_request(o, &req, &src) : backend_request(o, spec, &be, &req, db_name, sizeof db_name);
+    if (rc) {
+        cf_db_close(req.db);
         cf_cli_spec_close(spec);
-        free(profile);
         return rc;
     }
-    rc = backend_for(o, spec, &be);
-    if (rc == 0) {
-        cf_profile_options po;
-        cf_profile_options_init(&po);
-        if (o->timeout_s > 0)
-            po.probe.timeout_s = o->timeout_s;
-        if (o->noise_steps > 0)
-            po.noise_steps = o->noise_steps;
-        if (o->noise_micro_batches != -1) {
-            if (o->noise_micro_batches < 2 || o->noise_micro_batches > CF_PROBE_MAX_MICRO) {
-                cf_log_error("option '--noise-micro-batches' expects 2 to %d, got %d", CF_PROBE_MAX_MICRO,
-                             o->noise_micro_batches);
-                cf_cli_spec_close(spec);
-                free(profile);
-                return CF_EXIT_USAGE;
-            }
-            po.noise_micro_batches = o->noise_micro_batches;
-        }
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        po.probe.threads = cpus > 0 ? (int)cpus : 1; /* main() keeps BLAS at 1 thread for the advisor */
-        cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
-        cf_cli_progress_begin(&view, o, "profile");
-        po.progress = cf_cli_progress_runs_cb;
-        po.progress_ctx = &view;
-        po.probe.settings = &spec->probe;
-        cf_status st = cf_spec_profile_key(spec, po.spec_key);
-        int found = 1;
-        if (st == CF_OK && o->resume)
-            st = stored_profile(o, po.spec_key, be.name, profile, &found);
-        if (st == CF_OK && o->resume && found && !profile->noise_failed) {
-            cf_cli_progress_end(&view);
-            cf_log_info("nothing to resume: the stored %s profile of '%s' on %s (%s) has no failed run", be.name,
-                        profile->spec_name, profile->device.name, profile->created_at);
-            rc = finish(o, profile);
-        } else if (st == CF_OK && o->resume && !found) {
-            cf_cli_progress_end(&view);
-            cf_error_set(CF_ERR_INVALID, "%s: no stored %s profile of '%s' to resume", spec->job.source, be.name,
-                         spec->job.name);
-            cf_error_hint("run 'cloudfit profile' without --resume first; a profile is stored once its sweep succeeded");
-            rc = cf_report_error();
-        } else {
-            /* A resumed noise run is the one that failed unless told otherwise. */
-            if (o->resume && o->noise_micro_batches == -1 && profile->noise_micro_batches >= 2)
-                po.noise_micro_batches = profile->noise_micro_batches;
-            if (o->resume && o->noise_steps <= 0 && profile->noise_steps > 0)
-                po.noise_steps = profile->noise_steps;
-            if (st == CF_OK)
-                st = o->resume ? cf_profile_resume(&be, &spec->job, &po, profile)
-                               : cf_profile_run(&be, &spec->job, &po, profile);
-            cf_cli_progress_end(&view);
-            if (st != CF_OK && profile->noise_failed) {
-                rc = finish_partial(o, profile);
-            } else if (st != CF_OK) {
-                rc = cf_report_error();
-                if (!o->quiet && cf_log_verbosity() >= 0)
-                    cf_log_info(o->resume ? "nothing was changed: the stored profile is kept as it was"
-                                          : "nothing was stored: a profile is kept only when its sweep succeeded");
-            } else {
-                rc = finish(o, profile);
-            }
-        }
+    cf_cli_progress view; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
+    cf_cli_progress_begin(&view, o, "profile");
+    req.progress = cf_cli_progress_runs_cb;
+    req.progress_ctx = &view;
+    cf_profile_result res;
+    cf_status st = cf_profile_run(&req, &res);
+    cf_cli_progress_end(&view);
+    cf_db_close(req.db); /* --resume: what is stored is written with a handle of its own (store) */
+    req.db = NULL;
+    if (st == CF_OK && res.nothing_to_resume) {
+        cf_log_info("nothing to resume: the stored %s profile of '%s' on %s (%s) has no failed run", be.name,
+                    res.profile->spec_name, res.profile->device.name, res.profile->created_at);
+        rc = finish(o, res.profile, res.gpu_model);
+    } else if (st == CF_OK) {
+        rc = finish(o, res.profile, res.gpu_model);
+    } else if (!o->runner && res.profile && res.profile->noise_failed) {
+        rc = finish_partial(o, res.profile, res.gpu_model);
+    } else if (o->runner) {
+        if (res.n_light_planned && !o->quiet)
+            cf_log_info("nothing was stored: the light profile is kept only when every run succeeded");
+        rc = cf_report_error();
+    } else {
+        rc = cf_report_error();
+        if (!o->quiet && cf_log_verbosity() >= 0 && !res.none_stored)
+            cf_log_info(o->resume ? "nothing was changed: the stored profile is kept as it was"
+                                  : "nothing was stored: a profile is kept only when its sweep succeeded");
     }
+    cf_profile_result_free(&res);
+    if (o->runner)
+        cf_catalog_source_close(&src);
     cf_cli_spec_close(spec);
-    free(profile);
     return rc;
 }

@@ -83,24 +83,20 @@ static int emit(const cf_cli_options *o, const cf_report *r, char **out_json, cf
     return rc;
 }
 
-/* The CLI's side of the library's request: the database to read the
- * evidence from is opened here (never created) and closed after. */
-static int compute(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *src, cf_recommend_result *res)
+/* The library's request of the options; the database the command opened
+ * (ci->db) serves the evidence and the baseline. */
+static int compute(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *src, const cf_recommend_ci *ci,
+                   cf_recommend_result *res)
 {
-    char db_name[1024] = "";
-    cf_db *db = NULL;
-    if (cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
-        return cf_report_error();
-    cf_recommend_request req = {.spec = spec, .catalog_source = src, .db = db, .db_name = db_name,
+    cf_recommend_request req = {.spec = spec, .catalog_source = src, .db = ci->db, .db_name = ci->db_path,
                                 .top = o->top > 0 ? (size_t)o->top : 0, .mix = o->mix,
                                 .include_restricted_regions = o->include_restricted_regions,
                                 .prefer_regions = (const char *const *)o->prefer_regions.items,
                                 .n_prefer_regions = (size_t)o->prefer_regions.n,
-                                .baseline_key = o->baseline_key, .note = cf_cli_note, .note_ctx = src};
-    cf_status st = cf_recommend(&req, res);
-    if (db)
-        cf_db_close(db);
-    return st == CF_OK ? 0 : cf_report_error();
+                                .baseline_key = o->baseline_key, .ci = &ci->ci, .base_branch = o->base_branch,
+                                .compare_to = o->compare_to, .gate_limits = &ci->limits,
+                                .note = cf_cli_note, .note_ctx = src};
+    return cf_recommend(&req, res) == CF_OK ? 0 : cf_report_error();
 }
 
 static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *src, cf_recommend_ci *ci)
@@ -110,7 +106,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
         return rc;
     cf_recommend_result result;
     memset(&result, 0, sizeof result);
-    rc = compute(o, spec, src, &result);
+    rc = compute(o, spec, src, ci, &result);
     if (rc == 0) {
         cf_report report = result.report;
         char *json_text = NULL;
@@ -119,16 +115,13 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
         cf_staged_set side; /* --report, --plot, --emit: in place only after the commit */
         memset(&side, 0, sizeof side);
         cf_buf wrote = CF_BUF_INIT; /* what to say once they are */
-        /* Baseline and gates first (they are part of every format), then
-         * the full result, pictures and launch specs (all staged), the
+        /* The full result (baseline and gates are part of every format), pictures and launch specs (all staged), the
          * history row written, the result delivered to standard output,
          * the history commit (only when the result was delivered), and
          * only then --out-file and the side files published (a failure
          * before leaves none of them); a failed gate decides the exit
          * code last (issue 5). A stop signal before the commit keeps
          * nothing. */
-        if (rc == 0)
-            rc = cf_recommend_ci_gates(o, ci, &report);
         if (rc == 0)
             rc = emit(o, &report, &json_text, &pending);
         if (rc == 0)
@@ -141,7 +134,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
         if (rc == 0 && store && cf_db_hold(store) != CF_OK)
             rc = cf_report_error();
         if (rc == 0 && store)
-            rc = cf_recommend_ci_record(ci, &report, json_text);
+            rc = cf_recommend_record(store, &report, json_text, &ci->recorded_id) == CF_OK ? 0 : cf_report_error();
         if (rc == 0)
             rc = cf_cli_result_deliver(&pending);
         if (store)
@@ -157,7 +150,7 @@ static int run(const cf_cli_options *o, const cf_spec *spec, cf_catalog_source *
             cf_log_info("%s", line);
         }
         if (rc == 0)
-            rc = cf_recommend_ci_gate_exit(ci);
+            rc = cf_recommend_ci_gate_exit(&report);
         cf_staged_set_discard(&side);
         cf_buf_free(&wrote);
         cf_cli_result_discard(&pending);
@@ -185,10 +178,10 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
     if (rc == 0)
         rc = cf_recommend_ci_check_options(o, &ci);
     if (rc == 0)
-        rc = cf_recommend_ci_open(o, spec, &ci);
+        rc = cf_recommend_ci_open(o, &ci); /* the one database handle of the run */
     /* Newest good price snapshot, else the embedded catalog (issue 4). */
     cf_catalog_source source;
-    if (rc == 0 && (rc = cf_cli_catalog_open(o, 1, &source)) == 0) {
+    if (rc == 0 && (rc = cf_cli_catalog_open_db(o, ci.db, ci.db_path, 1, &source)) == 0) {
         rc = run(o, spec, &source, &ci);
         cf_catalog_source_close(&source);
     }

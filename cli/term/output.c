@@ -74,6 +74,20 @@ int cf_cli_result_stage(const cf_cli_options *o, const char *text, size_t len, c
     return cf_cli_result_stage_as(mode, o ? o->out_file : NULL, text, len, keep, r);
 }
 
+int cf_cli_deliver_held(const cf_cli_options *o, cf_db *db, int rc, cf_buf *text)
+{
+    cf_cli_result result;
+    memset(&result, 0, sizeof result);
+    if (rc == 0)
+        rc = cf_cli_result_stage_buf(o, text, &result);
+    if (rc == 0)
+        rc = cf_cli_result_deliver(&result);
+    rc = cf_cli_result_release(db, rc);
+    cf_cli_result_discard(&result);
+    cf_buf_free(text);
+    return rc;
+}
+
 int cf_cli_result_stage_buf(const cf_cli_options *o, const cf_buf *text, cf_cli_result *r)
 {
     if (cf_buf_failed(text)) {

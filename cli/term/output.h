@@ -51,6 +51,10 @@ int cf_cli_result_release(cf_db *db, int rc);
  * commit. 0 or the exit code. */
 int cf_cli_result_publish(cf_cli_result *r);
 void cf_cli_result_discard(cf_cli_result *r);
+/* The text of a change held on `db` (cf_db_hold), when rc is 0: staged,
+ * delivered, then the hold released with whether it was (rolled back
+ * when rc is not 0). Frees `text`; returns rc or the exit code. */
+int cf_cli_deliver_held(const cf_cli_options *o, cf_db *db, int rc, cf_buf *text);
 
 /* Stage, deliver and publish at once: for commands that store nothing.
  * 0 or the exit code (error printed). */

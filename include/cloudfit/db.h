@@ -39,6 +39,22 @@ cf_status cf_db_open_readonly(const char *path, cf_db **out);
  * upgrades it), else 0: a command that only consults the history (cached
  * profiles, price snapshots) goes on without it and says so. */
 int cf_db_open_failed_on_older_schema(void);
+/* Opens `target` read-only when there is a database there (the file
+ * exists; the PostgreSQL database has cloudfit's tables): for a command
+ * that only consults it (cached profiles, price snapshots, a baseline).
+ * CF_OK with *out NULL when there is none yet, and also when its schema is
+ * older than this cloudfit's (a read-only open never upgrades it): then
+ * `older_schema` (room for n) says so, for a warning; "" otherwise. */
+cf_status cf_db_open_existing(const char *target, cf_db **out, char *older_schema, size_t n);
+/* Called for each file made private: its path and modes. */
+typedef void (*cf_db_private_fn)(void *ctx, const char *path, unsigned mode_before, unsigned mode_after);
+/* Makes the SQLite database at `path` private to its owner: the file and
+ * its -wal, -shm and -journal (and, with `own_folder`, its folder) lose
+ * their group and other bits when this user owns them and they had any;
+ * each change is said through `said` (may be NULL). Earlier versions made
+ * them 0644 in a 0755 folder, and a history holds specs, costs and CI
+ * metadata. */
+void cf_db_make_private(const char *path, int own_folder, cf_db_private_fn said, void *ctx);
 void cf_db_close(cf_db *db);
 /* What messages call the database: its path, or its URL redacted. */
 const char *cf_db_name(const cf_db *db);

@@ -121,12 +121,12 @@ void cf_profile_options_init(cf_profile_options *options);
  * error status with the completed sweep in *out, noise_failed = 1 and the
  * reason in noise_error: the caller may store it and resume later. A stop
  * signal (CF_ERR_INTERRUPTED) always returns nothing. */
-cf_status cf_profile_run(const cf_probe_backend *backend, const cf_job *job, const cf_profile_options *options,
+cf_status cf_profile_sweep(const cf_probe_backend *backend, const cf_job *job, const cf_profile_options *options,
                          cf_profile *out);
 
 /* Re-runs what failed in a stored profile `p` (today: its noise run, when
  * noise_failed) on the same backend and device, in place; the sweep is
- * kept as it was measured. Returns like cf_profile_run's noise run: CF_OK
+ * kept as it was measured. Returns like cf_profile_sweep's noise run: CF_OK
  * with the noise scale filled in, or the error with noise_failed still
  * set. CF_ERR_INVALID when nothing in `p` failed. */
 cf_status cf_profile_resume(const cf_probe_backend *backend, const cf_job *job, const cf_profile_options *options,

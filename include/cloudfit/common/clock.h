@@ -23,5 +23,10 @@ cf_status cf_iso8601_normalize(const char *text, char *out, size_t n);
  * unit: m = minutes, h = hours, d = days, w = weeks) in seconds.
  * CF_ERR_INVALID when `text` is not one. */
 cf_status cf_duration_parse_s(const char *text, double *out_s);
+/* A point in time as the history's filters take it (--since, --until,
+ * --older-than): an age before now (cf_duration_parse_s) or a date or UTC
+ * time (cf_iso8601_normalize), in the stored form; *as_given = 1 when
+ * `text` was a date. CF_ERR_INVALID with the date's message otherwise. */
+cf_status cf_when_parse(const char *text, char *out, size_t n, int *as_given);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "cloudfit/common/buf.h"
 #include "cloudfit/db/history.h"
+#include "cloudfit/db/history_copy.h"
 #include "cloudfit/db/history_diff.h"
 
 typedef struct {
@@ -55,5 +56,7 @@ cJSON *cf_history_diff_json(const cf_history_diff_report *r);
 
 void cf_history_prune_text(const cf_history_prune_report *r, cf_buf *out);
 void cf_record_text(const cf_record_report *r, cf_buf *out);
+/* `history migrate`: what was copied from `from` to `to` (as shown). */
+void cf_history_migrate_text(const cf_history_copy_counts *n, const char *from, const char *to, cf_buf *out);
 
 #endif

@@ -3,18 +3,22 @@
  * ready for render/: the offers that pass the search section's filter in
  * their regions' tie order, the prices in use, the evidence read through
  * the caller's database handle, the advisor's inputs, the ranking and,
- * when asked, the mixed-GPU split. What stays with the caller: options,
- * opening files and the database, CI (baseline, gates, history row) and
- * writing the rendered bytes. */
+ * when asked, the mixed-GPU split, then the CI side (docs/ci.md): the
+ * baseline (through the same handle) and the gates; cf_recommend_record
+ * writes the history row. What stays with the caller: options, opening
+ * files and the database (once), detecting CI, launch specs and writing
+ * the rendered bytes. */
 #ifndef CLOUDFIT_USECASE_RECOMMEND_H
 #define CLOUDFIT_USECASE_RECOMMEND_H
 #include <stddef.h>
 
 #include "cloudfit/advisor.h"
+#include "cloudfit/advisor/gates.h"
 #include "cloudfit/advisor/hetero.h"
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/pricing/source.h"
+#include "cloudfit/db/history.h"
 #include "cloudfit/render.h"
 #include "cloudfit/spec.h"
 #include "cloudfit/usecase/evidence.h"
@@ -22,7 +26,7 @@
 typedef struct {
     const cf_spec *spec;               /* the effective spec (overrides applied) */
     cf_catalog_source *catalog_source; /* the catalog in use; cf_recommend sets the prices in use */
-    cf_db *db;                         /* cached profiles and recorded runs; NULL = none */
+    cf_db *db;                         /* cached profiles, recorded runs, the baseline; NULL = none */
     const char *db_name;               /* how the database may be shown (no password); NULL = "" */
     size_t top;                        /* configurations ranked; 0 = 10 */
     int mix;                           /* also the best job mixing two GPU types (docs/spot.md) */
@@ -30,6 +34,10 @@ typedef struct {
     const char *const *prefer_regions; /* tie order before the search's regions */
     size_t n_prefer_regions;
     const char *baseline_key;          /* the identity baselines follow; NULL = NAME@PATH */
+    const cf_ci_info *ci;              /* the CI run detected (report.ci); NULL = none */
+    const char *base_branch;           /* the baseline's branch; NULL = ci's base branch, else any */
+    const char *compare_to;            /* a recommendation document as the baseline; NULL = the history's */
+    const cf_gate_limits *gate_limits; /* NULL = no gate */
     cf_note_fn note;                   /* what is said on the way; NULL = nothing */
     void *note_ctx;
 } cf_recommend_request;
@@ -43,19 +51,29 @@ typedef struct {
     cf_hetero_advice hetero; /* when request.mix */
     char created_at[32];     /* ISO 8601 UTC (SOURCE_DATE_EPOCH fixes it) */
     char identity[512];      /* cf_recommend_identity */
-    /* Everything render/ needs; the CI fields (ci, baseline, gates) are
-     * the caller's to fill. */
-    cf_report report;
+    cf_baseline baseline;    /* .have = 0: none found (.lookup says where it was looked for) */
+    cf_history_gate gates[CF_MAX_GATES];
+    size_t n_gates;
+    cf_report report;        /* everything render/ needs */
 } cf_recommend_result;
 
 /* The recommendation for req->spec. CF_OK and `out` filled, or a status
  * with the last error set: the spec's filter names an unknown value (the
  * message names the spec and its key), evidence that cannot be read, no
  * configuration meets the constraints (CF_ERR_INFEASIBLE, saying how far
- * the best miss), the mixed-GPU search failed. cf_recommend_result_free
- * `out` either way. */
+ * the best miss), the mixed-GPU search failed, the baseline cannot be
+ * read. cf_recommend_result_free `out` either way. */
 cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out);
 void cf_recommend_result_free(cf_recommend_result *out);
+/* Writes the recommendation `report` shows to the history `db` (with its
+ * alternatives, CI metadata and gates; `json_text` is the compact
+ * document); *id gets its id. Inside the caller's hold (cf_db_hold), so
+ * the row is committed only once the result was delivered. */
+cf_status cf_recommend_record(cf_db *db, const cf_report *report, const char *json_text, long long *id);
+/* A baseline from a recommendation document (--compare-to FILE). */
+cf_status cf_baseline_from_file(const char *path, cf_baseline *out);
+/* A baseline from a history row. */
+void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out);
 
 /* The identity a spec's CI baselines follow (docs/ci.md): `baseline_key`
  * when given, else NAME@PATH with the spec file's path in its git

@@ -1,0 +1,84 @@
+/* `history` and `record` as library calls (docs/history.md): a request in,
+ * a result out, through the database handle the caller opened.
+ * cf_history_query answers list (the filters, any of several clouds and
+ * GPUs), show (a recommendation with its alternatives and gates) and diff
+ * (two compared); cf_history_prune_run deletes (or, dry, lists) what is
+ * older than a cut-off; cf_history_record_run stores what a real run of a
+ * recommendation measured. What stays with the caller: options, opening
+ * the database, holding it while the result is delivered (a change is
+ * committed only once its report was written) and the rendered bytes. */
+#ifndef CLOUDFIT_USECASE_HISTORY_H
+#define CLOUDFIT_USECASE_HISTORY_H
+#include <stddef.h>
+
+#include "cloudfit/db/history.h"
+#include "cloudfit/render/history_report.h"
+
+typedef enum { CF_HISTORY_LIST, CF_HISTORY_SHOW, CF_HISTORY_DIFF } cf_history_query_kind;
+
+typedef struct {
+    cf_db *db;
+    cf_history_query_kind kind;
+    /* list: spec name and hash, since, until, branch, limit (0 = all);
+     * its cloud and gpu are set from the lists below */
+    cf_history_filter filter;
+    const char *const *clouds; /* any of these; none = any cloud */
+    size_t n_clouds;
+    const char *const *gpus;   /* any of these; none = any GPU */
+    size_t n_gpus;
+    long long ids[2];          /* show: ids[0]; diff: from ids[0] to ids[1] */
+} cf_history_query_request;
+
+/* Filled in place: the reports point into the struct, so do not copy it. */
+typedef struct {
+    cf_history_row *rows;      /* list: newest first */
+    size_t n_rows;
+    cf_history_row shown[2];   /* show: [0] with its document; diff: both */
+    cf_history_config *alternatives;
+    cf_history_gate *gates;
+    cf_history_list_report list; /* width 0: the caller sets it */
+    cf_history_show_report show;
+    cf_history_diff_report diff;
+} cf_history_query_result;
+
+/* CF_OK and `out` filled for req->kind, or a status with the last error
+ * set (an id the history does not hold says so). cf_history_query_free
+ * `out` either way. */
+cf_status cf_history_query(const cf_history_query_request *req, cf_history_query_result *out);
+void cf_history_query_free(cf_history_query_result *out);
+
+/* Deletes the recommendations created before `before` (stored form) in
+ * `db`, inside the caller's hold; with `dry_run` nothing changes and
+ * out->rows lists what would go. out->report.n_deleted counts them; its
+ * before and db_path are the caller's to set. cf_history_prune_free `out`
+ * either way. */
+typedef struct {
+    cf_history_row *rows; /* dry run: newest first */
+    size_t n_rows;
+    cf_history_prune_report report;
+} cf_history_prune_result;
+cf_status cf_history_prune_run(cf_db *db, const char *before, int dry_run, cf_history_prune_result *out);
+void cf_history_prune_free(cf_history_prune_result *out);
+
+typedef struct {
+    cf_db *db;
+    long long recommendation_id;
+    double step_time_s;   /* <= 0: not measured */
+    double total_hours;   /* <= 0: not measured */
+    double total_usd;     /* <= 0: not measured */
+    const char *note;     /* NULL = none */
+} cf_history_record_request;
+
+typedef struct {
+    cf_history_measurement measurement;
+    cf_history_row row;   /* the recommendation it measured (no document) */
+    cf_record_report report;
+} cf_history_record_result;
+
+/* Stores what a real run of req->recommendation_id measured (now, unknown
+ * values NaN), after checking that the history holds it. The database is
+ * left held (cf_db_hold): the caller releases it with whether the report
+ * was delivered. */
+cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out);
+
+#endif

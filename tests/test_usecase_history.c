@@ -1,0 +1,198 @@
+/* `history` and `record` as library calls (usecase/history.c) on a real
+ * SQLite file in a temporary folder: a list over several clouds and GPUs
+ * (one query per pair, their union newest first and cut to the limit),
+ * show with alternatives and gates, diff, prune (dry and real, inside the
+ * caller's hold) and a recorded measurement kept or dropped with the
+ * caller's release. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cloudfit/db.h"
+#include "cloudfit/usecase/history.h"
+
+static char dir[] = "/tmp/cloudfit-test-usecase-history-XXXXXX";
+static char db_path[128];
+static long long ids[4]; /* aws T4 (Nov 10), gcp A100 (Nov 12), azure T4 (Nov 14), aws A100 (Nov 16) */
+
+static cf_history_record sample(const char *created_at, const char *cloud, const char *gpu, double usd)
+{
+    static const cf_history_gate gate = {.name = "max_cost_usd", .passed = 1, .note = "under $100"};
+    cf_history_record r = {
+        .created_at = created_at, .tool_version = "0.1.0", .spec_hash = "abc123", .source_hash = "src123",
+        .spec_name = "resnet50", .spec_json = "{\"name\":\"resnet50\"}", .objective = "cost",
+        .catalog_name = "embedded", .catalog_date = "2026-07-30", .cloud = cloud, .region = "r1",
+        .instance_type = "vm-8", .gpu = gpu, .gpus_per_node = 8, .nodes = 2, .local_batch = 64, .accumulation = 1,
+        .global_batch = 1024, .lr = 0.4, .step_time_s = 0.3, .hours = 10, .total_usd = usd,
+        .usd_per_node_hour = usd / 20, .hours_p10 = NAN, .hours_p90 = NAN, .total_usd_p10 = NAN,
+        .total_usd_p90 = NAN, .result_json = "{\"chosen\":{}}", .gates = &gate, .n_gates = 1};
+    return r;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(db_path, sizeof db_path, "%s/history.db", dir);
+    cf_db *db = NULL;
+    if (cf_db_open(db_path, &db) != CF_OK)
+        return -1;
+    const char *when[] = {"2026-11-10T00:00:00Z", "2026-11-12T00:00:00Z", "2026-11-14T00:00:00Z",
+                          "2026-11-16T00:00:00Z"};
+    const char *cloud[] = {"aws", "gcp", "azure", "aws"}, *gpu[] = {"T4", "A100", "T4", "A100"};
+    for (int i = 0; i < 4; i++) {
+        cf_history_record r = sample(when[i], cloud[i], gpu[i], 50.0 + 10 * i);
+        if (cf_history_insert(db, &r, &ids[i]) != CF_OK)
+            return -1;
+    }
+    cf_db_close(db);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_list_over_clouds_and_gpus(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open_readonly(db_path, &db), CF_OK);
+    const char *clouds[] = {"aws", "gcp"}, *gpus[] = {"A100", "T4"};
+    cf_history_query_request req = {.db = db, .kind = CF_HISTORY_LIST, .filter = {.limit = 2},
+                                    .clouds = clouds, .n_clouds = 2, .gpus = gpus, .n_gpus = 2};
+    cf_history_query_result res;
+    assert_int_equal(cf_history_query(&req, &res), CF_OK);
+    /* aws/gcp × A100/T4 matches 3 rows (not azure); the newest 2 of them */
+    assert_int_equal(res.n_rows, 2);
+    assert_int_equal(res.rows[0].id, ids[3]);
+    assert_int_equal(res.rows[1].id, ids[1]);
+    assert_ptr_equal(res.list.rows, res.rows);
+    assert_int_equal(res.list.n, 2);
+    cf_history_query_free(&res);
+    /* no list: any cloud and GPU, a time window */
+    cf_history_query_request window = {.db = db, .kind = CF_HISTORY_LIST,
+                                       .filter = {.since = "2026-11-11T00:00:00Z", .until = "2026-11-15T00:00:00Z"}};
+    assert_int_equal(cf_history_query(&window, &res), CF_OK);
+    assert_int_equal(res.n_rows, 2);
+    assert_int_equal(res.rows[0].id, ids[2]);
+    assert_int_equal(res.rows[1].id, ids[1]);
+    cf_history_query_free(&res);
+    cf_db_close(db);
+}
+
+static void test_show_and_diff(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open_readonly(db_path, &db), CF_OK);
+    cf_history_query_request req = {.db = db, .kind = CF_HISTORY_SHOW, .ids = {ids[1]}};
+    cf_history_query_result res;
+    assert_int_equal(cf_history_query(&req, &res), CF_OK);
+    assert_string_equal(res.show.row->chosen.cloud, "gcp");
+    assert_string_equal(res.show.row->result_json, "{\"chosen\":{}}");
+    assert_int_equal(res.show.n_gates, 1);
+    assert_string_equal(res.show.gates[0].name, "max_cost_usd");
+    cf_history_query_free(&res);
+
+    req = (cf_history_query_request){.db = db, .kind = CF_HISTORY_DIFF, .ids = {ids[0], ids[3]}};
+    assert_int_equal(cf_history_query(&req, &res), CF_OK);
+    assert_int_equal(res.diff.from->id, ids[0]);
+    assert_int_equal(res.diff.to->id, ids[3]);
+    int saw_gpu = 0;
+    for (size_t i = 0; i < res.diff.diff.n; i++)
+        saw_gpu |= strcmp(res.diff.diff.entries[i].key, "gpu") == 0 && res.diff.diff.entries[i].changed;
+    assert_true(saw_gpu); /* T4 → A100 */
+    cf_history_query_free(&res);
+
+    req = (cf_history_query_request){.db = db, .kind = CF_HISTORY_SHOW, .ids = {999}};
+    assert_int_not_equal(cf_history_query(&req, &res), CF_OK);
+    assert_non_null(strstr(cf_error_message(), "999"));
+    cf_error_clear();
+    cf_history_query_free(&res);
+    cf_db_close(db);
+}
+
+static long long count(cf_db *db)
+{
+    long long n = 0;
+    assert_int_equal(cf_history_count(db, &n), CF_OK);
+    return n;
+}
+
+static void test_record_kept_with_the_release(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    cf_history_record_request req = {.db = db, .recommendation_id = ids[2], .step_time_s = 0.25, .note = "run 1"};
+    cf_history_record_result res;
+    assert_int_equal(cf_history_record_run(&req, &res), CF_OK);
+    assert_true(res.report.measurement_id > 0);
+    assert_string_equal(res.row.chosen.cloud, "azure");
+    assert_true(isnan(res.measurement.total_usd));
+    assert_int_equal(cf_db_release(db, 0), CF_OK); /* the report could not be delivered */
+    cf_history_measurement *ms = NULL;
+    size_t n = 0;
+    assert_int_equal(cf_history_measurements_for_spec(db, "src123", &ms, &n), CF_OK);
+    assert_int_equal(n, 0);
+    free(ms);
+    assert_int_equal(cf_history_record_run(&req, &res), CF_OK);
+    assert_int_equal(cf_db_release(db, 1), CF_OK);
+    assert_int_equal(cf_history_measurements_for_spec(db, "src123", &ms, &n), CF_OK);
+    assert_int_equal(n, 1);
+    assert_true(fabs(ms[0].step_time_s - 0.25) < 1e-12);
+    free(ms);
+    /* an id the history does not hold: nothing recorded, nothing held */
+    req.recommendation_id = 999;
+    assert_int_not_equal(cf_history_record_run(&req, &res), CF_OK);
+    cf_error_clear();
+    cf_db_close(db);
+}
+
+static void test_prune_dry_then_real(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    cf_history_prune_result res;
+    assert_int_equal(cf_history_prune_run(db, "2026-11-13T00:00:00Z", 1, &res), CF_OK);
+    assert_int_equal(res.report.n_deleted, 2);
+    assert_true(res.report.dry_run);
+    assert_int_equal(res.n_rows, 2);
+    assert_int_equal(res.rows[0].id, ids[1]);
+    cf_history_prune_free(&res);
+    assert_int_equal(count(db), 4);
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_history_prune_run(db, "2026-11-13T00:00:00Z", 0, &res), CF_OK);
+    assert_int_equal(res.report.n_deleted, 2);
+    assert_int_equal(res.n_rows, 0);
+    cf_history_prune_free(&res);
+    assert_int_equal(cf_db_release(db, 1), CF_OK);
+    assert_int_equal(count(db), 2);
+    cf_db_close(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_over_clouds_and_gpus),
+        cmocka_unit_test(test_show_and_diff),
+        cmocka_unit_test(test_record_kept_with_the_release),
+        cmocka_unit_test(test_prune_dry_then_real),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,226 @@
+/* cf_recommend's CI side on a real SQLite file in a temporary folder: the
+ * row cf_recommend_record writes is the next run's baseline, read through
+ * the one handle the caller passes (the request names no database path:
+ * after the folder is renamed away, the handle still serves evidence,
+ * baseline and the new row, so nothing opens the database again), the
+ * gates decided on it, and a --compare-to document that cannot be read. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cloudfit/db.h"
+#include "cloudfit/usecase/launch_specs.h"
+#include "cloudfit/usecase/recommend.h"
+
+#define SPEC "examples/resnet50-imagenet.json"
+
+static char dir[] = "/tmp/cloudfit-test-usecase-ci-XXXXXX";
+static char moved[64];
+static char db_path[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(db_path, sizeof db_path, "%s/history.db", dir);
+    snprintf(moved, sizeof moved, "%s-moved", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, moved);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    cf_spec spec;
+    cf_catalog_source src;
+    cf_recommend_result res;
+} run;
+
+/* cf_recommend on the example spec with the database `db` (may be NULL)
+ * and `limits` (may be NULL); the status it returned. */
+static cf_status recommend(run *r, cf_db *db, const cf_gate_limits *limits, const char *compare_to)
+{
+    cf_spec_overrides ov;
+    cf_spec_overrides_init(&ov);
+    assert_int_equal(cf_spec_load_effective(SPEC, &ov, &r->spec), CF_OK);
+    assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &r->src), CF_OK);
+    static const cf_ci_info ci = {.provider = "test", .branch = "main", .commit = "0123456789"};
+    cf_recommend_request req = {.spec = &r->spec, .catalog_source = &r->src, .db = db, .db_name = "the-history",
+                                .top = 3, .ci = &ci, .base_branch = "main", .compare_to = compare_to,
+                                .gate_limits = limits};
+    return cf_recommend(&req, &r->res);
+}
+
+static void done(run *r)
+{
+    cf_recommend_result_free(&r->res);
+    cf_catalog_source_close(&r->src);
+    cf_spec_free(&r->spec);
+}
+
+/* Records the run's recommendation through `db`, committed; its id. */
+static long long record(cf_db *db, run *r)
+{
+    cJSON *doc = cf_report_json(&r->res.report);
+    assert_non_null(doc);
+    char *json = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    assert_non_null(json);
+    long long id = 0;
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_recommend_record(db, &r->res.report, json, &id), CF_OK);
+    assert_int_equal(cf_db_release(db, 1), CF_OK);
+    cJSON_free(json);
+    assert_true(id > 0);
+    return id;
+}
+
+static void test_baseline_and_row_through_one_handle(void **state)
+{
+    (void)state;
+    cf_gate_limits need_baseline = {.max_increase = -1, .require_baseline = 1};
+    /* No database: no baseline, and the gate that requires one fails. */
+    run first;
+    assert_int_equal(recommend(&first, NULL, &need_baseline, NULL), CF_OK);
+    assert_false(first.res.baseline.have);
+    assert_null(first.res.report.baseline);
+    assert_non_null(strstr(first.res.baseline.lookup, "no history"));
+    assert_int_equal(first.res.n_gates, 1);
+    assert_false(first.res.gates[0].passed);
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    long long id = record(db, &first);
+    done(&first);
+    cf_db_close(db);
+
+    /* One handle, then the folder moved away: whatever cf_recommend reads
+     * or writes goes through the handle, or it fails. */
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    assert_int_equal(rename(dir, moved), 0);
+    run second;
+    assert_int_equal(recommend(&second, db, &need_baseline, NULL), CF_OK);
+    assert_true(second.res.baseline.have);
+    assert_int_equal(second.res.baseline.id, id);
+    assert_ptr_equal(second.res.report.baseline, &second.res.baseline);
+    assert_true(second.res.baseline.spec_known); /* the same spec: nothing changed */
+    assert_string_equal(second.res.baseline.spec_changes, "");
+    assert_int_equal(second.res.n_gates, 1);
+    assert_true(second.res.gates[0].passed);
+    long long id2 = record(db, &second);
+    assert_true(id2 > id);
+    /* The new row holds the CI run, the identity and the gate. */
+    cf_history_row row;
+    memset(&row, 0, sizeof row);
+    assert_int_equal(cf_history_get(db, id2, &row), CF_OK);
+    assert_string_equal(row.ci.branch, "main");
+    assert_string_equal(row.identity, second.res.identity);
+    assert_string_equal(row.spec_name, second.spec.job.name);
+    free(row.result_json);
+    cf_history_gate *gates = NULL;
+    size_t n_gates = 0;
+    assert_int_equal(cf_history_gates(db, id2, &gates, &n_gates), CF_OK);
+    assert_int_equal(n_gates, 1);
+    assert_true(gates[0].passed);
+    free(gates);
+    done(&second);
+    cf_db_close(db);
+    assert_int_equal(rename(moved, dir), 0);
+}
+
+/* A cost-increase gate of $0 against the recorded baseline: the same plan
+ * costs the same (a value equal to its limit passes), and the note says
+ * it was compared with that baseline. */
+static void test_increase_gate_against_the_baseline(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    run r;
+    cf_gate_limits limits = {.max_increase = -1};
+    assert_int_equal(cf_gate_limits_set_increase(&limits, "0"), CF_OK);
+    assert_int_equal(recommend(&r, db, &limits, NULL), CF_OK);
+    assert_true(r.res.baseline.have);
+    assert_int_equal(r.res.n_gates, 1);
+    assert_true(r.res.gates[0].passed);
+    char against[64];
+    snprintf(against, sizeof against, "against recommendation %lld (main, ", r.res.baseline.id);
+    assert_non_null(strstr(r.res.gates[0].note, against));
+    assert_non_null(strstr(r.res.gates[0].note, "spec: unchanged"));
+    done(&r);
+    cf_db_close(db);
+}
+
+static void test_unreadable_compare_to_is_an_error(void **state)
+{
+    (void)state;
+    run r;
+    assert_int_not_equal(recommend(&r, NULL, NULL, "/nonexistent/old.json"), CF_OK);
+    assert_non_null(strstr(cf_error_message(), "/nonexistent/old.json"));
+    cf_error_clear();
+    done(&r);
+}
+
+/* The launch specs of the recommendation: each kind once, in the order
+ * first asked for, named after the spec in the folder, with its mode. */
+static void test_launch_specs(void **state)
+{
+    (void)state;
+    run r;
+    assert_int_equal(recommend(&r, NULL, NULL, NULL), CF_OK);
+    const char *kinds[] = {"torchrun", "k8s", "torchrun"}, *selectors[] = {"pool=gpu"};
+    cf_launch_request req = {.kinds = kinds, .n_kinds = 3, .entrypoint = "train.py --epochs 3",
+                             .node_selectors = selectors, .n_node_selectors = 1, .dir = "out"};
+    cf_launch_specs specs;
+    assert_int_equal(cf_launch_specs_render(&r.res.report, &req, &specs), CF_OK);
+    assert_int_equal(specs.n, 2);
+    char want[128];
+    snprintf(want, sizeof want, "out/%s.torchrun.sh", r.spec.job.name);
+    assert_string_equal(specs.items[0].path.data, want);
+    assert_int_equal(specs.items[0].mode, 0777);
+    assert_non_null(strstr(specs.items[0].text.data, "torchrun"));
+    assert_non_null(strstr(specs.items[0].text.data, "'train.py' '--epochs' '3'"));
+    assert_string_equal(specs.items[1].kind, "k8s");
+    assert_int_equal(specs.items[1].mode, 0666);
+    assert_non_null(strstr(specs.items[1].text.data, "pool: \"gpu\""));
+    cf_launch_specs_free(&specs);
+    assert_true(cf_launch_kind_known("skypilot"));
+    assert_false(cf_launch_kind_known("slurm"));
+    const char *bad[] = {"slurm"};
+    req.kinds = bad;
+    req.n_kinds = 1;
+    assert_int_equal(cf_launch_specs_render(&r.res.report, &req, &specs), CF_ERR_USAGE);
+    cf_error_clear();
+    cf_launch_specs_free(&specs);
+    done(&r);
+}
+
+int main(void)
+{
+    setenv("SOURCE_DATE_EPOCH", "1795000000", 1);
+    if (chdir(CF_SOURCE_DIR) != 0) {
+        perror(CF_SOURCE_DIR);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_baseline_and_row_through_one_handle),
+        cmocka_unit_test(test_increase_gate_against_the_baseline),
+        cmocka_unit_test(test_unreadable_compare_to_is_an_error),
+        cmocka_unit_test(test_launch_specs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,137 @@
+#include "cloudfit/usecase/history.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/clock.h"
+
+/* Newest first, as the database lists them. */
+static int newer_first(const void *a, const void *b)
+{
+    const cf_history_row *x = a, *y = b;
+    int c = strcmp(y->created_at, x->created_at);
+    return c ? c : (y->id > x->id) - (y->id < x->id);
+}
+
+/* The rows matching the filter for any of the clouds and any of the GPUs
+ * (each a filter of its own: every cloud × GPU pair is one query, each
+ * already the newest `limit`, so the newest `limit` of their union are
+ * the answer). */
+static cf_status list_rows(const cf_history_query_request *req, cf_history_row **out, size_t *n)
+{
+    cf_history_filter f = req->filter;
+    size_t n_clouds = req->n_clouds ? req->n_clouds : 1, n_gpus = req->n_gpus ? req->n_gpus : 1;
+    for (size_t c = 0; c < n_clouds; c++)
+        for (size_t g = 0; g < n_gpus; g++) {
+            f.cloud = req->n_clouds ? req->clouds[c] : NULL;
+            f.gpu = req->n_gpus ? req->gpus[g] : NULL;
+            cf_history_row *rows = NULL;
+            size_t k = 0;
+            cf_status st = cf_history_list(req->db, &f, &rows, &k);
+            cf_history_row *all = st == CF_OK ? realloc(*out, (*n + k + 1) * sizeof **out) : NULL;
+            if (!all) {
+                cf_history_rows_free(rows, k);
+                return st == CF_OK ? cf_error_set(CF_ERR_NOMEM, "out of memory") : st;
+            }
+            if (k)
+                memcpy(all + *n, rows, k * sizeof *rows);
+            free(rows); /* the rows' own allocations moved into `all` */
+            *out = all;
+            *n += k;
+        }
+    if (n_clouds * n_gpus > 1) {
+        qsort(*out, *n, sizeof **out, newer_first);
+        for (size_t i = f.limit > 0 ? (size_t)f.limit : *n; i < *n; i++)
+            free((*out)[i].result_json); /* what a row owns (cf_history_rows_free) */
+        if (f.limit > 0 && *n > (size_t)f.limit)
+            *n = (size_t)f.limit;
+    }
+    return CF_OK;
+}
+
+cf_status cf_history_query(const cf_history_query_request *req, cf_history_query_result *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_status st = CF_OK;
+    switch (req->kind) {
+    case CF_HISTORY_LIST:
+        st = list_rows(req, &out->rows, &out->n_rows);
+        out->list = (cf_history_list_report){.rows = out->rows, .n = out->n_rows};
+        break;
+    case CF_HISTORY_SHOW:
+        st = cf_history_get(req->db, req->ids[0], &out->shown[0]);
+        out->show.row = &out->shown[0];
+        if (st == CF_OK)
+            st = cf_history_alternatives(req->db, req->ids[0], &out->alternatives, &out->show.n_alternatives);
+        if (st == CF_OK)
+            st = cf_history_gates(req->db, req->ids[0], &out->gates, &out->show.n_gates);
+        out->show.alternatives = out->alternatives;
+        out->show.gates = out->gates;
+        break;
+    case CF_HISTORY_DIFF:
+        st = cf_history_get(req->db, req->ids[0], &out->shown[0]);
+        if (st == CF_OK)
+            st = cf_history_get(req->db, req->ids[1], &out->shown[1]);
+        for (int i = 0; i < 2; i++) { /* compared on the columns, not the documents */
+            free(out->shown[i].result_json);
+            out->shown[i].result_json = NULL;
+        }
+        out->diff = (cf_history_diff_report){.from = &out->shown[0], .to = &out->shown[1]};
+        if (st == CF_OK)
+            cf_history_compare(&out->shown[0], &out->shown[1], &out->diff.diff);
+        break;
+    }
+    return st;
+}
+
+void cf_history_query_free(cf_history_query_result *out)
+{
+    cf_history_rows_free(out->rows, out->n_rows);
+    for (int i = 0; i < 2; i++)
+        free(out->shown[i].result_json);
+    free(out->alternatives);
+    free(out->gates);
+    memset(out, 0, sizeof *out);
+}
+
+cf_status cf_history_prune_run(cf_db *db, const char *before, int dry_run, cf_history_prune_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->report.dry_run = dry_run;
+    if (dry_run) {
+        cf_history_filter f = {.until = before};
+        cf_status st = cf_history_list(db, &f, &out->rows, &out->n_rows);
+        out->report.n_deleted = (long long)out->n_rows;
+        return st;
+    }
+    return cf_history_prune(db, before, &out->report.n_deleted);
+}
+
+void cf_history_prune_free(cf_history_prune_result *out)
+{
+    cf_history_rows_free(out->rows, out->n_rows);
+    memset(out, 0, sizeof *out);
+}
+
+cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_history_measurement *m = &out->measurement;
+    m->recommendation_id = req->recommendation_id;
+    cf_now_iso8601(m->recorded_at, sizeof m->recorded_at);
+    m->step_time_s = req->step_time_s > 0 ? req->step_time_s : NAN;
+    m->total_hours = req->total_hours > 0 ? req->total_hours : NAN;
+    m->total_usd = req->total_usd > 0 ? req->total_usd : NAN;
+    snprintf(m->note, sizeof m->note, "%s", req->note ? req->note : "");
+    out->report = (cf_record_report){.measurement = m, .row = &out->row};
+    cf_status st = cf_history_get(req->db, req->recommendation_id, &out->row);
+    free(out->row.result_json);
+    out->row.result_json = NULL;
+    if (st == CF_OK)
+        st = cf_db_hold(req->db);
+    if (st == CF_OK)
+        st = cf_history_record_measurement(req->db, m, &out->report.measurement_id);
+    return st;
+}

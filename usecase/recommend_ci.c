@@ -1,0 +1,143 @@
+/* The CI side of cf_recommend (docs/ci.md): the baseline (a document
+ * named by --compare-to, else the newest earlier recommendation of the
+ * same identity in the history, through the caller's handle), what
+ * changed in the spec since, the gates, and the history row that records
+ * the recommendation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cloudfit/common/buf.h"
+#include "cloudfit/common/fileio.h"
+#include "cloudfit/common/json_diff.h"
+#include "cloudfit/version.h"
+#include "recommend_internal.h"
+
+void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out)
+{
+    memset(out, 0, sizeof *out);
+    out->have = 1;
+    out->id = row->id;
+    if (row->ci.branch[0])
+        snprintf(out->source, sizeof out->source, "recommendation %lld (%.64s, %s)", row->id, row->ci.branch,
+                 row->created_at);
+    else
+        snprintf(out->source, sizeof out->source, "recommendation %lld (%s)", row->id, row->created_at);
+    snprintf(out->created_at, sizeof out->created_at, "%s", row->created_at);
+    snprintf(out->catalog, sizeof out->catalog, "%s %s", row->catalog_name, row->catalog_date);
+    out->chosen = row->chosen;
+    out->hours_p10 = row->hours_p10;
+    out->hours_p90 = row->hours_p90;
+    out->total_usd_p10 = row->total_usd_p10;
+    out->total_usd_p90 = row->total_usd_p90;
+}
+
+cf_status cf_baseline_from_file(const char *path, cf_baseline *out)
+{
+    memset(out, 0, sizeof *out);
+    char *text = NULL;
+    size_t len = 0;
+    cf_status st = cf_read_file(path, &text, &len);
+    if (st != CF_OK)
+        return st;
+    st = cf_baseline_from_text(text, len, path, out);
+    free(text);
+    return st;
+}
+
+/* What changed in the spec since the baseline, field by field, when the
+ * history holds the baseline's spec (it stores every spec it saw). */
+static void spec_changes(cf_db *db, const cf_spec *spec, cf_baseline *b)
+{
+    if (!b->spec_hash[0])
+        return;
+    if (strcmp(b->spec_hash, spec->hash) == 0) {
+        b->spec_known = 1;
+        return;
+    }
+    char *before_text = NULL;
+    if (!db || cf_history_spec_json(db, b->spec_hash, &before_text) != CF_OK || !before_text) {
+        cf_error_clear();
+        snprintf(b->spec_changes, sizeof b->spec_changes, "%.12s… → %.12s… (the baseline's spec is not in the history)",
+                 b->spec_hash, spec->hash);
+        return;
+    }
+    cJSON *before = cJSON_Parse(before_text), *after = cJSON_Parse(spec->canonical_json);
+    free(before_text);
+    cf_buf text = CF_BUF_INIT;
+    if (before && after) {
+        cf_json_diff_text(before, after, 6, &text);
+        if (!cf_buf_failed(&text)) {
+            snprintf(b->spec_changes, sizeof b->spec_changes, "%s", cf_buf_cstr(&text));
+            b->spec_known = 1;
+        }
+    }
+    cf_buf_free(&text);
+    cJSON_Delete(before);
+    cJSON_Delete(after);
+}
+
+cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_result *out)
+{
+    const cf_spec *spec = req->spec;
+    cf_baseline *b = &out->baseline;
+    const char *branch = req->base_branch       ? req->base_branch
+                         : req->ci && req->ci->base_branch[0] ? req->ci->base_branch : NULL;
+    if (req->compare_to) {
+        cf_status st = cf_baseline_from_file(req->compare_to, b);
+        if (st != CF_OK)
+            return st;
+    } else if (req->db) {
+        cf_history_row row;
+        int found = 0;
+        cf_status st = cf_history_latest(req->db, out->identity, spec->source_hash, branch, &row, &found);
+        if (st != CF_OK)
+            return st;
+        if (found) {
+            cf_baseline_from_row(&row, b);
+            snprintf(b->spec_hash, sizeof b->spec_hash, "%s", row.spec_hash);
+        }
+    }
+    if (!b->have)
+        snprintf(b->lookup, sizeof b->lookup, "spec %.300s on %s%.100s in %.150s", out->identity,
+                 branch ? "branch " : "any branch", branch ? branch : "",
+                 req->db ? (req->db_name ? req->db_name : "")
+                         : "no history (none yet, or --no-history without one)");
+    else
+        spec_changes(req->db, spec, b);
+    cf_gate_limits off = {.max_increase = -1};
+    out->n_gates = cf_gates_evaluate(req->gate_limits ? req->gate_limits : &off, &out->advice.ranked[0], b,
+                                     out->gates);
+    return CF_OK;
+}
+
+cf_status cf_recommend_record(cf_db *db, const cf_report *r, const char *json_text, long long *id)
+{
+    *id = 0;
+    const cf_advice *a = r->advice;
+    const cf_config *c = &a->ranked[0];
+    size_t n_alts = a->n_ranked > 1 ? a->n_ranked - 1 : 0;
+    cf_history_config *alts = calloc(n_alts ? n_alts : 1, sizeof *alts);
+    if (!alts)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n_alts; i++)
+        cf_history_config_from(&a->ranked[i + 1], (int)i + 2, &alts[i]);
+    static const cf_ci_info no_ci;
+    cf_history_record rec = {
+        .created_at = r->created_at, .tool_version = CF_VERSION, .spec_hash = r->spec->hash,
+        .source_hash = r->spec->source_hash, .spec_name = r->spec->job.name, .spec_json = r->spec->canonical_json,
+        .objective = cf_objective_name(r->spec->search.objective), .catalog_name = r->catalog->name,
+        .catalog_date = r->catalog->data_date, .cloud = c->vm->cloud, .region = c->vm->region,
+        .instance_type = c->vm->instance_type, .gpu = c->vm->gpu_model, .gpus_per_node = c->gpus_per_node,
+        .nodes = c->nodes, .local_batch = c->local_batch, .accumulation = c->accumulation,
+        .global_batch = c->global_batch, .lr = c->lr.lr, .spot = c->spot, .step_time_s = c->step_time_s,
+        .hours = c->hours, .total_usd = c->total_usd, .usd_per_node_hour = c->usd_per_hour / c->nodes,
+        .identity = r->identity, .result_json = json_text, .alternatives = alts, .n_alternatives = n_alts,
+        .ci = r->ci ? r->ci : &no_ci, .gates = r->gates, .n_gates = r->n_gates};
+    cf_config_intervals(c, &rec.hours_p10, &rec.hours_p90, &rec.total_usd_p10, &rec.total_usd_p90);
+    cf_status st = cf_history_insert(db, &rec, id);
+    free(alts);
+    return st;
+}
