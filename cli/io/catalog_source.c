@@ -10,49 +10,31 @@
 #include "cloudfit/common/clock.h"
 #include "exit_codes.h"
 #include "log.h"
-#include "cloudfit/db/snapshots.h"
 #include "commands.h"
 #include "io/db_open.h"
+#include "cloudfit/usecase/catalog.h"
 #include "cloudfit/usecase/recommend.h"
+#include "io/evidence.h"
 
-/* The newest good snapshot when the database exists; *found = 0 otherwise. */
-static cf_status load_snapshot(const cf_cli_options *o, cf_snapshot *snap, char *where, size_t n, int *found)
+int cf_cli_catalog_read(const cf_cli_options *o, cf_db *db, const char *db_name, int with_overrides,
+                        cf_catalog_source *out)
 {
-    *found = 0;
-    char path[1024];
-    cf_db *db = NULL;
-    cf_status st = cf_cli_db_open_existing(o, &db, path, sizeof path);
-    if (st != CF_OK || !db)
-        return st; /* none: nothing stored, use the embedded catalog */
-    st = cf_snapshot_latest(db, snap, found);
-    cf_db_close(db);
-    if (st == CF_OK && *found)
-        snprintf(where, n, "%s:%s", path, snap->name);
-    return st;
+    cf_status st = cf_catalog_source_read(db, db_name, o->max_catalog_age_days,
+                                          with_overrides ? o->price_overrides : NULL, cf_cli_note, NULL, out);
+    return st == CF_OK ? 0 : cf_report_error();
 }
 
 int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out)
 {
     memset(out, 0, sizeof *out);
-    int found = 0;
-    cf_snapshot snap;
-    char where[1100] = "";
-    if (load_snapshot(o, &snap, where, sizeof where, &found) != CF_OK)
+    char db_name[1024];
+    cf_db *db = NULL;
+    if (cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
         return cf_report_error();
-    cf_snapshot_text text = {.vms_csv = found ? snap.vms_csv : NULL, .vms_csv_len = found ? snap.vms_csv_len : 0,
-                             .where = where, .name = found ? snap.name : "", .fetched_at = found ? snap.fetched_at : "",
-                             .sources = found ? snap.sources : "", .base = found ? snap.base : ""};
-    cf_status st = cf_catalog_source_open(found ? &text : NULL, o->max_catalog_age_days,
-                                          with_overrides ? o->price_overrides : NULL, out);
-    if (found)
-        cf_snapshot_free(&snap);
-    if (st != CF_OK)
-        return cf_report_error();
-    for (size_t i = 0; i < out->overrides.n; i++)
-        if (out->overrides.items[i].rows_matched == 0)
-            cf_log_warning("%s: %s matches no catalog row; it changes nothing", out->overrides.path,
-                           out->overrides.items[i].key_path);
-    return 0;
+    int rc = cf_cli_catalog_read(o, db, db_name, with_overrides, out);
+    if (db)
+        cf_db_close(db);
+    return rc;
 }
 
 void cf_cli_catalog_warn(const cf_catalog_source *s)

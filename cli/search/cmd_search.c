@@ -85,14 +85,10 @@ static int emit(const cf_cli_options *o, const cf_search_session *s)
     cJSON *doc = cf_search_document(&s->search_report, s->spec, r->chosen >= 0 ? &s->report : NULL);
     char *compact = cJSON_PrintUnformatted(doc);
     cf_buf text = CF_BUF_INIT;
-    if (cf_cli_format_is(o, "json")) {
-        char *pretty = cJSON_Print(doc);
-        if (pretty) {
-            cf_buf_puts(&text, pretty);
-            cf_buf_puts(&text, "\n");
-        }
-        free(pretty);
-    } else {
+    cf_status st = compact ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+    if (st == CF_OK && cf_cli_format_is(o, "json")) {
+        st = cf_cli_json_text(doc, &text);
+    } else if (st == CF_OK) {
         int width = cf_cli_output_width(o);
         cf_search_text(&s->search_report, &text);
         if (r->chosen >= 0)
@@ -100,14 +96,9 @@ static int emit(const cf_cli_options *o, const cf_search_session *s)
         cf_cli_fit_text(width, &text);
     }
     cJSON_Delete(doc);
-    if (!compact || cf_buf_failed(&text)) {
-        free(compact);
-        cf_buf_free(&text);
-        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
-        return cf_report_error();
-    }
     cf_cli_result result;
-    int rc = cf_cli_result_stage(o, text.data ? text.data : "", text.len, NULL, &result);
+    memset(&result, 0, sizeof result);
+    int rc = st == CF_OK ? cf_cli_result_stage_buf(o, &text, &result) : cf_report_error();
     cf_buf_free(&text);
     if (rc == 0 && !o->no_history)
         rc = store_history(o, s, compact, &result);
@@ -154,11 +145,15 @@ static int request_of(const cf_cli_options *o, cf_search_session_request *req, c
     return 0;
 }
 
-static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_source *src)
+/* Closes *db (read for the evidence) once the search ran: the history is
+ * written through a handle of its own. */
+static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_source *src, cf_db **db,
+               const char *db_name)
 {
     cf_search_method method;
     double margin, safety_sds;
-    cf_search_session_request req = {.spec = spec, .catalog_source = src, .runner = o->runner, .note = cf_cli_note};
+    cf_search_session_request req = {.spec = spec, .catalog_source = src, .db = *db, .db_name = db_name,
+                                      .runner = o->runner, .note = cf_cli_note};
     int rc = request_of(o, &req, &method, &margin, &safety_sds);
     cf_search_price *prices = calloc(o->prices.n ? (size_t)o->prices.n : 1, sizeof *prices);
     if (rc == 0 && !prices) {
@@ -168,12 +163,6 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     if (rc == 0)
         rc = parse_prices(o, prices, &req.n_prices);
     req.prices = prices;
-    char db_name[1024] = "";
-    cf_db *db = NULL;
-    if (rc == 0 && cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
-        rc = cf_report_error();
-    req.db = db;
-    req.db_name = db_name;
     if (rc) {
         free(prices);
         return rc;
@@ -186,8 +175,9 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     cf_search_session session;
     cf_status st = cf_search_session_run(&req, &session);
     cf_cli_progress_end(&progress);
-    if (db)
-        cf_db_close(db);
+    if (*db)
+        cf_db_close(*db);
+    *db = NULL;
     rc = st == CF_OK ? emit(o, &session) : cf_report_error();
     if (rc == 0 && cf_search_session_verdict(&session) != CF_OK) {
         rc = cf_report_error();
@@ -221,14 +211,21 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
     int rc = check_format(o);
     if (rc == 0)
         rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+    /* one database handle (never created) for the prices and the evidence */
+    char db_name[1024] = "";
+    cf_db *db = NULL;
+    if (rc == 0 && cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
+        rc = cf_report_error();
     cf_catalog_source source;
-    if (rc == 0 && (rc = cf_cli_catalog_open(o, 0, &source)) == 0) {
+    if (rc == 0 && (rc = cf_cli_catalog_read(o, db, db_name, 0, &source)) == 0) {
         cf_cli_catalog_warn(&source);
         rc = cf_cli_check_search_options(o, &source.catalog);
         if (rc == 0)
-            rc = run(o, spec, &source);
+            rc = run(o, spec, &source, &db, db_name);
         cf_catalog_source_close(&source);
     }
+    if (db)
+        cf_db_close(db);
     cf_cli_spec_close(spec);
     return rc;
 }

@@ -71,13 +71,9 @@ static int emit(const cf_cli_options *o, const cf_simulate_report *sim, const cf
     return rc;
 }
 
-static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *catalog, unsigned rules,
-               unsigned batches)
+static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *catalog, cf_db *db,
+               const char *db_name, unsigned rules, unsigned batches)
 {
-    char db_name[1024] = "";
-    cf_db *db = NULL;
-    if (cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
-        return cf_report_error();
     cf_status st;
     int rc;
     if (o->calibrate_dir) {
@@ -102,8 +98,6 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *c
         rc = st == CF_OK ? emit(o, &res.report, NULL) : cf_report_error();
         cf_simulate_run_result_free(&res);
     }
-    if (db)
-        cf_db_close(db);
     return rc;
 }
 
@@ -118,11 +112,18 @@ int cmd_simulate(int argc, char **argv, const cf_cli_options *o, int n_positiona
         return rc;
     cf_spec *spec = NULL;
     rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+    /* one database handle (never created) for the prices and the evidence */
+    char db_name[1024] = "";
+    cf_db *db = NULL;
+    if (rc == 0 && cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
+        rc = cf_report_error();
     cf_catalog_source source;
-    if (rc == 0 && (rc = cf_cli_catalog_open(o, 1, &source)) == 0) {
-        rc = run(o, spec, &source.catalog, rules, batches);
+    if (rc == 0 && (rc = cf_cli_catalog_read(o, db, db_name, 1, &source)) == 0) {
+        rc = run(o, spec, &source.catalog, db, db_name, rules, batches);
         cf_catalog_source_close(&source);
     }
+    if (db)
+        cf_db_close(db);
     cf_cli_spec_close(spec);
     return rc;
 }

@@ -1,0 +1,37 @@
+#include "cloudfit/usecase/catalog.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/db/snapshots.h"
+
+cf_status cf_catalog_source_read(cf_db *db, const char *db_name, double max_age_days, const char *overrides_path,
+                                 cf_note_fn note, void *note_ctx, cf_catalog_source *out)
+{
+    memset(out, 0, sizeof *out);
+    int found = 0;
+    cf_snapshot snap;
+    char where[1100] = "";
+    cf_status st = db ? cf_snapshot_latest(db, &snap, &found) : CF_OK;
+    if (st != CF_OK)
+        return st;
+    if (found)
+        snprintf(where, sizeof where, "%s:%s", db_name ? db_name : "", snap.name);
+    cf_snapshot_text text = {.vms_csv = found ? snap.vms_csv : NULL, .vms_csv_len = found ? snap.vms_csv_len : 0,
+                             .where = where, .name = found ? snap.name : "", .fetched_at = found ? snap.fetched_at : "",
+                             .sources = found ? snap.sources : "", .base = found ? snap.base : ""};
+    st = cf_catalog_source_open(found ? &text : NULL, max_age_days, overrides_path, out);
+    if (found)
+        cf_snapshot_free(&snap);
+    if (st != CF_OK)
+        return st;
+    for (size_t i = 0; i < out->overrides.n && note; i++) {
+        if (out->overrides.items[i].rows_matched)
+            continue;
+        char line[1200];
+        snprintf(line, sizeof line, "%s: %s matches no catalog row; it changes nothing", out->overrides.path,
+                 out->overrides.items[i].key_path);
+        note(note_ctx, CF_NOTE_WARNING, line);
+    }
+    return CF_OK;
+}
