@@ -85,6 +85,14 @@ static void assert_json_equal(double got, double printed)
     assert_digits_equal(got, printed, 5);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fputs(text, out);
+    assert_int_equal(fclose(out), 0);
+}
+
 static cf_simulate_run_request request(fixture *f, const char *const *paths, size_t n)
 {
     return (cf_simulate_run_request){.spec = &f->spec, .catalog = &f->src.catalog, .trace_paths = paths,
@@ -165,10 +173,7 @@ static void test_errors_name_the_input(void **state)
     char dir[] = "/tmp/cf-simulate-XXXXXX", plain[64];
     assert_non_null(mkdtemp(dir));
     snprintf(plain, sizeof plain, "%s/plain.csv", dir);
-    FILE *out = fopen(plain, "w");
-    assert_non_null(out);
-    fputs("t_s,nodes_available\n0,1\n300,2\n600,0\n900,2\n", out);
-    fclose(out);
+    write_text(plain, "t_s,nodes_available\n0,1\n300,2\n600,0\n900,2\n");
     const char *paths[] = {plain};
     cf_simulate_run_request req = request(f, paths, 1);
     cf_simulate_run_result res;
@@ -204,13 +209,10 @@ static void test_calibrate_matches_cli(void **state)
     char dir[] = "/tmp/cf-calibrate-XXXXXX", path[128];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/index.csv", dir);
-    FILE *out = fopen(path, "w");
-    assert_non_null(out);
-    fputs("file,kind,nodes_requested,cloud,zone,instance_type,gpu,gpus_per_vm,start_date,gap_s,points,days,source\n"
+    write_text(path, "file,kind,nodes_requested,cloud,zone,instance_type,gpu,gpus_per_vm,start_date,gap_s,points,days,source\n"
           TRACE_1C ",availability,1,aws,us-east-1c,p3.2xlarge,V100,1,2023-02-15,195,20158,45.5,"
           "skypilot-org/spot-traces@221da1ab9bdfe7966da296265d7694d52dc0c5a6:availability/1-node/aws-02-15-2023/"
-          "us-east-1c_v100_1.json\n", out); /* its row of examples/spot-traces/index.csv */
-    fclose(out);
+          "us-east-1c_v100_1.json\n"); /* its row of examples/spot-traces/index.csv */
     char link[128];
     snprintf(link, sizeof link, "%s/%s", dir, TRACE_1C);
     assert_int_equal(symlink(TRACES TRACE_1C, link), 0);

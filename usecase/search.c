@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cloudfit/common/clock.h"
-#include "cloudfit/pricing/regions.h"
 #include "cloudfit/usecase/recommend.h"
 #include "cloudfit/version.h"
 
@@ -42,24 +41,10 @@ static cf_status open_trace(const cf_search_session_request *req, cf_search_sess
 static cf_status open_exec(const cf_search_session_request *req, cf_search_session *s)
 {
     const cf_spec *spec = req->spec;
-    const cf_catalog *catalog = &req->catalog_source->catalog;
     cf_catalog_filter_storage fs;
-    cf_catalog_filter_from(&spec->search, CF_SPOT_NEVER, &fs);
-    fs.filter.include_restricted = req->include_restricted_regions;
-    cf_filter_field failed;
-    if (cf_catalog_check_filter_field(catalog, &fs.filter, &failed) != CF_OK) {
-        cf_spec_filter_error_prefix(spec, failed);
-        return cf_error_status();
-    }
-    s->rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *s->rows);
-    if (!s->rows)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    size_t n_rows = cf_catalog_filter_rows(catalog, &fs.filter, s->rows);
-    const char *prefer[2 * CF_SPEC_MAX_LIST]; /* equal prices: the preferred region (docs/pricing.md) */
-    size_t n_prefer = cf_region_preference(req->prefer_regions, req->n_prefer_regions, fs.filter.regions,
-                                           fs.filter.n_regions, prefer, sizeof prefer / sizeof *prefer);
-    size_t n_cands = 0;
-    cf_status st = cf_rows_order_by_region(s->rows, n_rows, prefer, n_prefer);
+    size_t n_rows = 0, n_cands = 0;
+    cf_status st = cf_spec_offers(spec, &req->catalog_source->catalog, CF_SPOT_NEVER, req->include_restricted_regions,
+                                  req->prefer_regions, req->n_prefer_regions, &fs, &s->rows, &n_rows);
     if (st == CF_OK)
         st = cf_search_catalog_candidates(&spec->search, spec->probe.local_batches, spec->probe.n_local_batches,
                                           s->rows, n_rows, &s->owned_cands, &n_cands);
