@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cloudfit/advisor/validate.h"
+#include "cloudfit/version.h"
 
 void cf_search_candidate_label(const cf_search_candidate *c, char *out, size_t n)
 {
@@ -203,4 +204,16 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
     } else {
         cJSON_AddNullToObject(ov, "oracle");
     }
+}
+
+cJSON *cf_search_document(const cf_search_report *sr, const cf_spec *spec, const cf_report *final)
+{
+    cJSON *doc = final ? cf_report_json(final) : cJSON_CreateObject();
+    if (!final) {
+        cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
+        cJSON_AddStringToObject(doc, "objective", cf_objective_name(spec->search.objective));
+        cJSON_AddNullToObject(doc, "chosen");
+    }
+    cf_search_json(sr, doc);
+    return doc;
 }

@@ -198,12 +198,12 @@ static void test_update_stored_with_the_commit(void **state)
     cf_prices_update_run_free(&res);
     /* The catalog in use is now that snapshot. */
     cf_catalog_source in_use;
-    assert_int_equal(cf_catalog_in_use(db, "the-history", -1, NULL, &in_use), CF_OK);
+    assert_int_equal(cf_catalog_source_read(db, "the-history", -1, NULL, NULL, NULL, &in_use), CF_OK);
     assert_string_equal(in_use.snapshot, snap.name);
     assert_string_equal(in_use.refreshed, "lambda");
     cf_catalog_source_close(&in_use);
     cf_snapshot_free(&snap);
-    assert_int_equal(cf_catalog_in_use(NULL, NULL, -1, NULL, &in_use), CF_OK);
+    assert_int_equal(cf_catalog_source_read(NULL, NULL, -1, NULL, NULL, NULL, &in_use), CF_OK);
     assert_string_equal(in_use.snapshot, "embedded");
     cf_catalog_source_close(&in_use);
 

@@ -5,8 +5,8 @@
 
 #include "cloudfit/db/snapshots.h"
 
-cf_status cf_catalog_in_use(cf_db *db, const char *db_name, double max_age_days, const char *overrides_path,
-                            cf_catalog_source *out)
+cf_status cf_catalog_source_read(cf_db *db, const char *db_name, double max_age_days, const char *overrides_path,
+                                 cf_note_fn note, void *note_ctx, cf_catalog_source *out)
 {
     memset(out, 0, sizeof *out);
     int found = 0;
@@ -23,5 +23,15 @@ cf_status cf_catalog_in_use(cf_db *db, const char *db_name, double max_age_days,
     st = cf_catalog_source_open(found ? &text : NULL, max_age_days, overrides_path, out);
     if (found)
         cf_snapshot_free(&snap);
-    return st;
+    if (st != CF_OK)
+        return st;
+    for (size_t i = 0; i < out->overrides.n && note; i++) {
+        if (out->overrides.items[i].rows_matched)
+            continue;
+        char line[1200];
+        snprintf(line, sizeof line, "%s: %s matches no catalog row; it changes nothing", out->overrides.path,
+                 out->overrides.items[i].key_path);
+        note(note_ctx, CF_NOTE_WARNING, line);
+    }
+    return CF_OK;
 }

@@ -43,6 +43,30 @@ size_t cf_region_preference(const char *const *first, size_t n_first, const char
     return n;
 }
 
+cf_status cf_spec_offers(const cf_spec *spec, const cf_catalog *catalog, cf_spot_policy spot, int include_restricted,
+                         const char *const *prefer_regions, size_t n_prefer_regions, cf_catalog_filter_storage *fs,
+                         const cf_vm ***rows, size_t *n_rows)
+{
+    *rows = NULL;
+    *n_rows = 0;
+    cf_catalog_filter_from(&spec->search, spot, fs);
+    fs->filter.include_restricted = include_restricted;
+    cf_filter_field failed;
+    if (cf_catalog_check_filter_field(catalog, &fs->filter, &failed) != CF_OK) {
+        cf_spec_filter_error_prefix(spec, failed);
+        return cf_error_status();
+    }
+    *rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof **rows);
+    if (!*rows)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    *n_rows = cf_catalog_filter_rows(catalog, &fs->filter, *rows);
+    /* Equal prices go to the preferred region (docs/pricing.md, "Regions"). */
+    const char *prefer[2 * CF_SPEC_MAX_LIST];
+    size_t n_prefer = cf_region_preference(prefer_regions, n_prefer_regions, fs->filter.regions,
+                                           fs->filter.n_regions, prefer, sizeof prefer / sizeof *prefer);
+    return cf_rows_order_by_region(*rows, *n_rows, prefer, n_prefer);
+}
+
 /* The offers that pass the spec's filter, preferred region first; the
  * prices in use set on the catalog source. */
 static cf_status offers(const cf_recommend_request *req, cf_recommend_result *out)
@@ -50,25 +74,11 @@ static cf_status offers(const cf_recommend_request *req, cf_recommend_result *ou
     const cf_spec *spec = req->spec;
     const cf_catalog *catalog = &req->catalog_source->catalog;
     cf_catalog_filter_storage fs;
-    cf_catalog_filter_from(&spec->search, spec->search.spot, &fs);
-    fs.filter.include_restricted = req->include_restricted_regions;
-    cf_filter_field failed;
-    if (cf_catalog_check_filter_field(catalog, &fs.filter, &failed) != CF_OK) {
-        cf_spec_filter_error_prefix(spec, failed);
-        return cf_error_status();
-    }
-    out->rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *out->rows);
-    if (!out->rows)
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    out->n_rows = cf_catalog_filter_rows(catalog, &fs.filter, out->rows);
-    /* Equal prices go to the preferred region (docs/pricing.md, "Regions"),
-     * and the catalog's age is that of the prices these offers carry. */
-    const char *prefer[2 * CF_SPEC_MAX_LIST];
-    size_t n_prefer = cf_region_preference(req->prefer_regions, req->n_prefer_regions, fs.filter.regions,
-                                           fs.filter.n_regions, prefer, sizeof prefer / sizeof *prefer);
-    cf_status st = cf_rows_order_by_region(out->rows, out->n_rows, prefer, n_prefer);
+    cf_status st = cf_spec_offers(spec, catalog, spec->search.spot, req->include_restricted_regions,
+                                  req->prefer_regions, req->n_prefer_regions, &fs, &out->rows, &out->n_rows);
     if (st != CF_OK)
         return st;
+    /* The catalog's age is that of the prices these offers carry. */
     cf_catalog_source_set_in_use(req->catalog_source, out->rows, out->n_rows, spec->search.spot,
                                  cf_catalog_filter_restricted(catalog, &fs.filter));
     if (req->note)

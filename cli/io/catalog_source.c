@@ -10,35 +10,31 @@
 #include "cloudfit/common/clock.h"
 #include "exit_codes.h"
 #include "log.h"
-#include "cloudfit/usecase/catalog.h"
 #include "commands.h"
 #include "io/db_open.h"
+#include "cloudfit/usecase/catalog.h"
 #include "cloudfit/usecase/recommend.h"
+#include "io/evidence.h"
+
+int cf_cli_catalog_read(const cf_cli_options *o, cf_db *db, const char *db_name, int with_overrides,
+                        cf_catalog_source *out)
+{
+    cf_status st = cf_catalog_source_read(db, db_name, o->max_catalog_age_days,
+                                          with_overrides ? o->price_overrides : NULL, cf_cli_note, NULL, out);
+    return st == CF_OK ? 0 : cf_report_error();
+}
 
 int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out)
 {
-    char path[1024];
+    memset(out, 0, sizeof *out);
+    char db_name[1024];
     cf_db *db = NULL;
-    if (cf_cli_db_open_existing(o, &db, path, sizeof path) != CF_OK) {
-        memset(out, 0, sizeof *out);
+    if (cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
         return cf_report_error();
-    }
-    int rc = cf_cli_catalog_open_db(o, db, path, with_overrides, out);
-    cf_db_close(db);
+    int rc = cf_cli_catalog_read(o, db, db_name, with_overrides, out);
+    if (db)
+        cf_db_close(db);
     return rc;
-}
-
-int cf_cli_catalog_open_db(const cf_cli_options *o, cf_db *db, const char *db_name, int with_overrides,
-                           cf_catalog_source *out)
-{
-    if (cf_catalog_in_use(db, db_name, o->max_catalog_age_days, with_overrides ? o->price_overrides : NULL, out) !=
-        CF_OK)
-        return cf_report_error();
-    for (size_t i = 0; i < out->overrides.n; i++)
-        if (out->overrides.items[i].rows_matched == 0)
-            cf_log_warning("%s: %s matches no catalog row; it changes nothing", out->overrides.path,
-                           out->overrides.items[i].key_path);
-    return 0;
 }
 
 void cf_cli_catalog_warn(const cf_catalog_source *s)

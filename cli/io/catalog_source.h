@@ -2,9 +2,9 @@
  * from the database. How the outputs describe it: render_catalog.h. */
 #ifndef CLOUDFIT_CLI_CATALOG_SOURCE_H
 #define CLOUDFIT_CLI_CATALOG_SOURCE_H
+#include "cloudfit/db.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/pricing/source.h"
-#include "cloudfit/db.h"
 #include "cloudfit/spec.h"
 #include "options.h"
 
@@ -13,10 +13,10 @@
  * days and, when with_overrides, --price-overrides). Returns 0 or prints
  * the error and returns the exit code. */
 int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_source *out);
-/* The same with the snapshot read from the database the command opened
- * (`db` NULL: none yet), shown as `db_name`. */
-int cf_cli_catalog_open_db(const cf_cli_options *o, cf_db *db, const char *db_name, int with_overrides,
-                           cf_catalog_source *out);
+/* The same through the database handle the command opened for all it
+ * reads (cf_cli_db_open_existing; NULL = none yet), shown as `db_name`. */
+int cf_cli_catalog_read(const cf_cli_options *o, cf_db *db, const char *db_name, int with_overrides,
+                        cf_catalog_source *out);
 /* The --cloud, --gpu and --region values checked against the catalog on
  * their own, so a bad value is a usage error that names the option (exit
  * 2), not a fault of the spec. 0 or the exit code (message printed). */

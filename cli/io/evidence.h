@@ -1,14 +1,9 @@
-/* The evidence a command's recommendation can use (the library reads it:
- * cloudfit/usecase/evidence.h), from the database the options name. */
+/* What the library's use cases say on the way (cf_note_fn,
+ * cloudfit/usecase/evidence.h), as the CLI shows it. */
 #ifndef CLOUDFIT_CLI_EVIDENCE_H
 #define CLOUDFIT_CLI_EVIDENCE_H
 #include "cloudfit/usecase/evidence.h"
-#include "options.h"
 
-/* Opens the database when there is one (never creating it) and reads
- * everything for `spec` (cf_evidence_read); `with_recorded` also reads
- * recorded runs. Returns 0, or prints the error and returns the exit code. */
-int cf_cli_evidence_read(const cf_cli_options *o, const cf_spec *spec, int with_recorded, cf_evidence *out);
 /* Prints the library's notes: info and warnings on stderr; for
  * CF_NOTE_PRICES_IN_USE the too-old warning of the catalog source `ctx`
  * (cf_cli_catalog_warn; ctx may be NULL where no note of that kind comes). */

@@ -58,7 +58,7 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
     if (cf_cli_db_open(o, 1, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
     cf_catalog_source base;
-    int rc = cf_cli_catalog_open_db(o, db, path, 0, &base);
+    int rc = cf_cli_catalog_read(o, db, path, 0, &base);
     if (rc) {
         cf_db_close(db);
         return rc;

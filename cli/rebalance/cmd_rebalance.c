@@ -9,18 +9,19 @@
  * CF_REBALANCE_MAX_LINE) is reported on stderr and answered with the
  * batches unchanged and "skipped": the loop keeps running. A worker whose
  * share falls under the floor is warned about once per fall. The protocol
- * is the library's (advisor/rebalance_lines.c). */
+ * is the library's (cloudfit/usecase/rebalance.h, advisor/rebalance_lines.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudfit/advisor/rebalance.h"
+#include "cloudfit/common/number.h"
+#include "cloudfit/usecase/rebalance.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "io/evidence.h"
 #include "io/spec_load.h"
 #include "log.h"
 #include "term/output.h"
-#include "cloudfit/common/number.h"
 
 /* The message is printed by the caller (cf_log_error with its own format);
  * this adds the usage line and gives the exit code. */
@@ -113,91 +114,46 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         cf_log_error("--batches lists a batch per worker (%s)", o->batches);
         return usage();
     }
-    if (n_limits == 1)
-        for (int i = 1; i < workers && i < CF_REBALANCE_MAX_WORKERS; i++)
-            limits[i] = limits[0];
-    else if (n_limits && n_limits != workers) {
+    if (n_limits > 1 && n_limits != workers) {
         cf_log_error("--max-batch takes one value or one per worker (%s)", o->max_batch);
         return usage();
     }
-    cf_rebalance_settings s;
-    if ((rc = settings_from(o, &s)))
+    if (n_limits == 1)
+        for (int i = 1; i < workers && i < CF_REBALANCE_MAX_WORKERS; i++)
+            limits[i] = limits[0];
+    cf_rebalance_request req = {.global_batch = o->global_batch, .workers = workers,
+                                .batches = n_batches ? batches : NULL, .max_batches = n_limits ? limits : NULL,
+                                .source = "stdin", .note = cf_cli_note};
+    if ((rc = settings_from(o, &req.settings)))
         return rc;
-    cf_rebalance *c = malloc(sizeof *c);
-    if (!c) {
+    cf_rebalance_session *session = malloc(sizeof *session);
+    if (!session) {
         cf_error_set(CF_ERR_NOMEM, "out of memory");
         return cf_report_error();
     }
-    if (cf_rebalance_init(c, workers, o->global_batch, n_batches ? batches : NULL, n_limits ? limits : NULL, &s) !=
-        CF_OK) {
-        cf_rebalance_free(c);
-        free(c);
-        cf_error_prefix("rebalance");
-        return cf_report_error();
-    }
+    if (cf_rebalance_session_open(&req, session) != CF_OK)
+        rc = cf_report_error();
     static char line[CF_REBALANCE_MAX_LINE + 2];
-    long number = 0, skipped = 0;
-    int warned[CF_REBALANCE_MAX_WORKERS] = {0};
-    double *times = malloc((size_t)workers * sizeof *times);
-    while (rc == 0 && times && fgets(line, sizeof line, stdin)) {
-        number++;
+    while (rc == 0 && fgets(line, sizeof line, stdin)) {
         size_t len = strlen(line);
         int too_long = len == sizeof line - 1 && line[len - 1] != '\n';
         for (int ch = 0; too_long && ch != '\n' && ch != EOF;)
             ch = getchar(); /* the rest of an over-long line */
-        if (!too_long && cf_rebalance_line_blank(line))
-            continue;
-        /* A line not understood is reported and answered unchanged: one
-         * bad write must not stop a training run. */
-        int changed = 0;
-        cf_status st = too_long ? cf_error_set(CF_ERR_INVALID, "stdin:%ld: a line longer than the %d bytes the "
-                                                               "protocol reads", number, CF_REBALANCE_MAX_LINE)
-                                : cf_rebalance_read_line(line, "stdin", number, workers, times);
-        if (st == CF_OK && (changed = cf_rebalance_observe(c, times)) < 0) {
-            cf_error_prefix("stdin:%ld", number);
-            st = CF_ERR_INVALID;
-        }
-        char reason[160] = "";
-        if (st != CF_OK) {
-            snprintf(reason, sizeof reason, "%s", cf_error_message());
-            cf_log_warning("%s (line skipped)", reason);
-            cf_error_clear();
-            skipped++;
-            changed = 0;
-        }
-        for (int i = 0; i < workers; i++) {
-            if (c->below_floor[i] && !warned[i])
-                cf_log_warning("stdin:%ld: worker %d's batch %d is below %.0f%% of an equal share (%.0f of %ld): it adds "
-                               "little; if it is not several times slower per sample, the times fed are not compute "
-                               "times (docs/spot.md)",
-                               number, i, c->batch[i], 100 * s.min_share, (double)o->global_batch / workers,
-                               (long)o->global_batch);
-            warned[i] = c->below_floor[i];
-        }
         cf_buf answer = CF_BUF_INIT;
-        cf_rebalance_answer(c, changed, st != CF_OK ? reason : NULL, &answer);
-        if (cf_buf_failed(&answer)) {
-            cf_buf_free(&answer);
-            cf_error_set(CF_ERR_NOMEM, "out of memory");
+        if (cf_rebalance_session_line(session, line, too_long, &answer) != CF_OK) {
             rc = cf_report_error();
-            break;
+        } else if (answer.len) { /* each answer as it is computed: the result is a stream of JSON lines */
+            cf_cli_result out;
+            rc = cf_cli_result_stage_as(CF_ESCAPE_JSON, NULL, answer.data, answer.len, NULL, &out);
+            if (rc == 0)
+                rc = cf_cli_result_publish(&out);
+            cf_cli_result_discard(&out);
         }
-        /* Each answer as it is computed: the result is a stream of JSON lines. */
-        cf_cli_result out;
-        rc = cf_cli_result_stage_as(CF_ESCAPE_JSON, NULL, answer.data, answer.len, NULL, &out);
-        if (rc == 0)
-            rc = cf_cli_result_publish(&out);
-        cf_cli_result_discard(&out);
         cf_buf_free(&answer);
     }
-    if (skipped)
-        cf_log_warning("%ld of %ld input lines skipped", skipped, number);
-    if (!times) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        rc = cf_report_error();
-    }
-    free(times);
-    cf_rebalance_free(c);
-    free(c);
+    if (session->skipped)
+        cf_log_warning("%ld of %ld input lines skipped", session->skipped, session->lines);
+    cf_rebalance_session_close(session);
+    free(session);
     return rc;
 }

@@ -181,7 +181,7 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
         rc = cf_recommend_ci_open(o, &ci); /* the one database handle of the run */
     /* Newest good price snapshot, else the embedded catalog (issue 4). */
     cf_catalog_source source;
-    if (rc == 0 && (rc = cf_cli_catalog_open_db(o, ci.db, ci.db_path, 1, &source)) == 0) {
+    if (rc == 0 && (rc = cf_cli_catalog_read(o, ci.db, ci.db_path, 1, &source)) == 0) {
         rc = run(o, spec, &source, &ci);
         cf_catalog_source_close(&source);
     }

@@ -1,32 +1,25 @@
 /* cloudfit search MODEL.json --runner RUNNER (docs/search.md): online
- * black-box search with probe runs; prints every probe, the accounting and
- * the final recommendation in the `recommend` formats, and stores the run
- * and its probes in the history database. */
+ * black-box search with probe runs (the library's cf_search_session_run);
+ * prints every probe, the accounting and the final recommendation in the
+ * `recommend` formats, and stores the run and its probes in the history
+ * database. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit_codes.h"
-#include "cloudfit/common/fileio.h"
-#include "log.h"
-#include "cloudfit/db/search_runs.h"
-#include "cloudfit/version.h"
-#include "cloudfit/common/clock.h"
+#include "cloudfit/common/number.h"
+#include "cloudfit/usecase/search.h"
 #include "commands.h"
-#include "term/output.h"
+#include "exit_codes.h"
 #include "io/catalog_source.h"
-#include "cloudfit/usecase/recommend.h"
-#include "cloudfit/pricing/regions.h"
+#include "io/db_open.h"
 #include "io/evidence.h"
 #include "io/spec_load.h"
-#include "io/db_open.h"
-#include "term/progress.h"
-#include "cloudfit/render/search_report.h"
-#include "cloudfit/profiler/runners.h"
-#include "cloudfit/common/number.h"
+#include "log.h"
 #include "term/output.h"
+#include "term/progress.h"
 
 static int usage(const char *fmt, ...) CF_PRINTF(1, 2);
 static int usage(const char *fmt, ...)
@@ -65,134 +58,50 @@ static int parse_prices(const cf_cli_options *o, cf_search_price *prices, size_t
 
 /* Stores the search run and delivers its result in one transaction: a
  * result that could not be written is not stored (term/output.h). */
-static int store_history(const cf_cli_options *o, const cf_spec *spec, const cf_search_report *sr, const char *json,
-                         const char *created_at, cf_cli_result *result)
+static int store_history(const cf_cli_options *o, const cf_search_session *s, const char *json, cf_cli_result *result)
 {
     cf_db *db = NULL;
     char path[1024];
     if (cf_cli_db_open(o, 1, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
-    const cf_search_options *so = sr->options;
-    const cf_search_result *r = sr->result;
-    cf_search_probe_record *probes = calloc(r->n_runs ? r->n_runs : 1, sizeof *probes);
-    if (!probes) {
-        cf_db_close(db);
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    for (size_t i = 0; i < r->n_runs; i++) {
-        const cf_search_step *s = &r->runs[i];
-        const cf_search_candidate *c = &so->candidates[s->candidate];
-        probes[i] = (cf_search_probe_record){
-            .kind = s->kind == CF_RUN_PROFILE ? "profile" : "probe", .cloud = c->vm ? c->vm->cloud : "",
-            .region = c->vm ? c->vm->region : "", .instance_type = c->vm ? c->vm->instance_type : "", .gpu = c->gpu,
-            .gpus_per_node = c->gpus_per_node, .nodes = c->nodes, .local_batch = c->local_batch, .steps = s->steps,
-            .attempts = s->attempts, .measured_step_time_s = s->measured_step_s,
-            .predicted_step_time_s = s->predicted_step_s, .cost_usd = s->cost_usd, .error = s->error};
-    }
-    cf_search_record rec = {.created_at = created_at, .tool_version = CF_VERSION, .spec_hash = spec->hash,
-                            .spec_name = spec->job.name, .runner = sr->runner, .method = cf_search_method_name(so->method),
-                            .objective = cf_objective_name(spec->search.objective), .seed = (long)so->seed,
-                            .probe_count = (int)r->n_probes, .profile_cost_usd = r->profile_cost_usd,
-                            .probe_cost_usd = r->probe_cost_usd, .overhead_usd = r->overhead_usd,
-                            .regret_pct = sr->score && isfinite(sr->score->regret) ? 100 * sr->score->regret : NAN,
-                            .result_json = json};
-    if (r->chosen >= 0) {
-        const cf_search_candidate *c = &so->candidates[r->chosen];
-        rec.has_chosen = 1;
-        rec.cloud = c->vm ? c->vm->cloud : "";
-        rec.instance_type = c->vm ? c->vm->instance_type : "";
-        rec.gpu = c->gpu;
-        rec.gpus_per_node = c->gpus_per_node;
-        rec.nodes = c->nodes;
-        rec.local_batch = c->local_batch;
-        rec.step_time_s = r->est_step_s[r->chosen];
-        rec.hours = r->chosen_hours;
-        rec.total_usd = r->chosen_usd;
-    }
+    cf_search_record rec;
+    cf_search_session_record(s, json, &rec);
     long long id = 0;
     int rc = cf_db_hold(db) == CF_OK ? 0 : cf_report_error();
-    if (rc == 0 && cf_search_history_insert(db, &rec, probes, r->n_runs, &id) != CF_OK)
+    if (rc == 0 && cf_search_history_insert(db, &rec, s->probes, s->result.n_runs, &id) != CF_OK)
         rc = cf_report_error();
-    free(probes);
     if (rc == 0)
         rc = cf_cli_result_deliver(result);
     rc = cf_cli_result_release(db, rc);
     cf_db_close(db);
     if (rc == 0)
-        cf_log_info("stored search %lld (%zu runs) in %s", id, r->n_runs, path);
+        cf_log_info("stored search %lld (%zu runs) in %s", id, s->result.n_runs, path);
     return rc;
 }
 
-typedef struct {
-    const cf_cli_options *o;
-    cf_spec *spec;
-    const cf_catalog_source *src;
-    const char *runner_text;
-    cf_search_candidate *cands;  /* exec: owned */
-    size_t n_cands;
-    const double *true_step_s;   /* trace only */
-    char runner_note[300];
-} search_ctx;
-
-static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inputs)
+static int emit(const cf_cli_options *o, const cf_search_session *s)
 {
-    const cf_cli_options *o = x->o;
-    const cf_search_result *r = sr->result;
-    char created_at[32];
-    cf_now_iso8601(created_at, sizeof created_at);
-    cf_advice advice;
-    memset(&advice, 0, sizeof advice);
-    if (r->chosen >= 0 && cf_search_advice(sr->options, sr->result, &inputs->noise, o->top > 0 ? (size_t)o->top : 10, &advice) != CF_OK)
-        return cf_report_error();
-    /* --spot allow|only: the measured step times as spot plans too (docs/spot.md) */
-    if (r->chosen >= 0 && cf_search_spot(sr->options, sr->result, &inputs->noise, x->spec->search.spot, &advice) != CF_OK) {
-        cf_advice_free(&advice);
-        return cf_report_error();
-    }
-    cf_inputs rin = *inputs;
-    rin.perf = r->fitted;
-    rin.n_perf = r->n_fitted;
-    cf_report report = {.spec = x->spec, .catalog = &x->src->catalog, .inputs = &rin, .advice = &advice,
-                        .created_at = created_at, .n_offers = sr->options->n_candidates,
-                        .catalog_age_days = x->src->age_days, .catalog_source = x->src};
-    cJSON *doc = r->chosen >= 0 ? cf_report_json(&report) : cJSON_CreateObject();
-    if (r->chosen < 0) {
-        cJSON_AddStringToObject(doc, "version", CF_DOCUMENT_VERSION);
-        cJSON_AddStringToObject(doc, "objective", cf_objective_name(x->spec->search.objective));
-        cJSON_AddNullToObject(doc, "chosen");
-    }
-    cf_search_json(sr, doc);
+    const cf_search_result *r = &s->result;
+    cJSON *doc = cf_search_document(&s->search_report, s->spec, r->chosen >= 0 ? &s->report : NULL);
     char *compact = cJSON_PrintUnformatted(doc);
-    int as_json = o->format && !strcmp(o->format, "json");
     cf_buf text = CF_BUF_INIT;
-    if (as_json) {
-        char *pretty = cJSON_Print(doc);
-        if (pretty) {
-            cf_buf_puts(&text, pretty);
-            cf_buf_puts(&text, "\n");
-        }
-        free(pretty);
-    } else {
+    cf_status st = compact ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+    if (st == CF_OK && cf_cli_format_is(o, "json")) {
+        st = cf_cli_json_text(doc, &text);
+    } else if (st == CF_OK) {
         int width = cf_cli_output_width(o);
-        cf_search_text(sr, &text);
+        cf_search_text(&s->search_report, &text);
         if (r->chosen >= 0)
-            cf_report_table_fit(&report, &text, cf_log_color_enabled(stdout), width);
+            cf_report_table_fit(&s->report, &text, cf_log_color_enabled(stdout), width);
         cf_cli_fit_text(width, &text);
     }
     cJSON_Delete(doc);
-    cf_advice_free(&advice);
-    if (!compact || cf_buf_failed(&text)) {
-        free(compact);
-        cf_buf_free(&text);
-        cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
-        return cf_report_error();
-    }
     cf_cli_result result;
-    int rc = cf_cli_result_stage(o, text.data ? text.data : "", text.len, NULL, &result);
+    memset(&result, 0, sizeof result);
+    int rc = st == CF_OK ? cf_cli_result_stage_buf(o, &text, &result) : cf_report_error();
     cf_buf_free(&text);
     if (rc == 0 && !o->no_history)
-        rc = store_history(o, x->spec, sr, compact, created_at, &result);
+        rc = store_history(o, s, compact, &result);
     if (rc == 0)
         rc = cf_cli_result_publish(&result);
     cf_cli_result_discard(&result);
@@ -200,174 +109,85 @@ static int emit(search_ctx *x, const cf_search_report *sr, const cf_inputs *inpu
     return rc;
 }
 
-static int run_search(search_ctx *x, cf_search_runner runner)
+/* The options as the library's request; 0 or the exit code of a usage error. */
+static int request_of(const cf_cli_options *o, cf_search_session_request *req, cf_search_method *method,
+                      double *margin, double *safety_sds)
 {
-    const cf_cli_options *o = x->o;
-    const cf_catalog *catalog = &x->src->catalog;
-    /* The spec's own and cached profiles and the noise model; no carried-
-     * over estimates for the other GPU types (the light profile measures
-     * every type the search considers). */
-    cf_evidence evidence;
-    int rc = cf_cli_evidence_read(o, x->spec, 0, &evidence);
-    if (rc)
-        return rc;
-    cf_inputs_request request;
-    cf_evidence_request(&evidence, x->spec, catalog, NULL, 0, &request);
-    cf_inputs inputs;
-    cf_status st = cf_inputs_build(&request, &inputs);
-    cf_evidence_free(&evidence);
-    if (st != CF_OK)
-        return cf_report_error();
-    size_t n_prior = 0;
-    cf_gpu_perf *prior = NULL;
-    if (cf_search_prior(&inputs, catalog->gpus, catalog->n_gpus, x->cands, x->n_cands, &prior, &n_prior) != CF_OK) {
-        cf_inputs_free(&inputs);
-        return cf_report_error();
+    if (o->method) {
+        *method = !strcmp(o->method, "model") ? CF_SEARCH_MODEL_ONLY
+                  : !strcmp(o->method, "bo")  ? CF_SEARCH_PLAIN_BO : CF_SEARCH_CLOUDFIT;
+        req->method = method;
     }
-    cf_search_options so;
-    cf_search_options_for(&so, &x->spec->job, &x->spec->search, &inputs.noise);
-    so.candidates = x->cands;
-    so.n_candidates = x->n_cands;
-    so.prior = prior;
-    so.n_prior = n_prior;
-    if (o->method && !strcmp(o->method, "model"))
-        so.method = CF_SEARCH_MODEL_ONLY;
-    else if (o->method && !strcmp(o->method, "bo"))
-        so.method = CF_SEARCH_PLAIN_BO;
-    if (o->margin)
-        so.margin = cf_cli_parse_fraction(o->margin);
-    if (o->max_probes > 0)
-        so.max_probes = o->max_probes;
-    if (o->safety_sds) /* sets the confidence's quantile directly */
-        cf_number_double(o->safety_sds, 0, 5, &so.safety_sds); /* checked with the other options */
-    if (o->probe_steps > 0)
-        so.probe_steps = so.profile_steps = o->probe_steps;
-    if (o->seed > 0)
-        so.seed = (unsigned long)o->seed;
-    if (o->probe_startup_s > 0)
-        so.probe_startup_s = o->probe_startup_s;
-    cf_search_result result;
-    cf_cli_progress progress; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
-    cf_cli_progress_begin(&progress, o, "search");
-    progress.at_most = 1;
-    so.progress = cf_cli_progress_count_cb;
-    so.progress_ctx = &progress;
-    st = cf_search_run(&so, &runner, &result);
-    cf_cli_progress_end(&progress);
-    if (st != CF_OK && st != CF_ERR_INFEASIBLE) {
-        rc = cf_report_error();
-        cf_search_result_free(&result); /* what the search had gathered before it stopped */
-    } else {
-        cf_search_score score;
-        cf_search_summary summary;
-        cf_search_report sr = {.options = &so, .result = &result, .runner = x->runner_text,
-                               .runner_note = x->runner_note, .summary = &summary};
-        if (x->true_step_s && cf_search_score_against(&so, x->true_step_s, &result, &score) == CF_OK) {
-            sr.score = &score;
-            sr.true_step_s = x->true_step_s;
-        }
-        rc = cf_search_summarise(&x->spec->job, &so, &result, &summary) == CF_OK ? emit(x, &sr, &inputs)
-                                                                                : cf_report_error();
-        if (rc == 0 && st == CF_ERR_INFEASIBLE) {
-            cf_infeasible_error(&x->spec->search, x->spec->job.source, NULL, NULL, " with the safety margin");
-            rc = cf_report_error();
-        } else if (rc == 0 && result.n_failed) {
-            cf_log_warning("%zu configuration%s failed twice and %s left out (see the probes above)", result.n_failed,
-                        result.n_failed == 1 ? "" : "s", result.n_failed == 1 ? "was" : "were");
-        }
-        cf_search_result_free(&result);
+    if (o->margin) {
+        *margin = cf_cli_parse_fraction(o->margin);
+        req->margin = margin;
     }
-    free(prior);
-    cf_inputs_free(&inputs);
-    return rc;
+    if (o->safety_sds) {
+        cf_number_double(o->safety_sds, 0, 5, safety_sds); /* checked with the other options */
+        req->safety_sds = safety_sds;
+    }
+    req->max_probes = o->max_probes;
+    req->probe_steps = o->probe_steps;
+    req->seed = o->seed > 0 ? (unsigned long)o->seed : 0;
+    req->probe_startup_s = o->probe_startup_s;
+    req->top = o->top > 0 ? (size_t)o->top : 0;
+    req->trace_model = o->trace_model;
+    req->trace_nic_gbps = o->trace_nic_gbps;
+    req->timeout_s = o->timeout_s;
+    req->include_restricted_regions = o->include_restricted_regions;
+    req->prefer_regions = (const char *const *)o->prefer_regions.items;
+    req->n_prefer_regions = (size_t)o->prefer_regions.n;
+    req->trace_noise_sd = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : -1;
+    if (o->trace_noise && req->trace_noise_sd < 0 && strncmp(o->runner, "trace:", 6) == 0)
+        return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%%), got '%s'", o->trace_noise);
+    if (o->prices.n && strncmp(o->runner, "exec:", 5) == 0)
+        return usage("option '--price' is for the trace runner; %s", "the exec runner prices from the catalog");
+    return 0;
 }
 
-static int with_trace(search_ctx *x)
+/* Closes *db (read for the evidence) once the search ran: the history is
+ * written through a handle of its own. */
+static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_source *src, cf_db **db,
+               const char *db_name)
 {
-    const cf_cli_options *o = x->o;
-    double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
-    if (noise < 0)
-        return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%%), got '%s'", o->trace_noise);
+    cf_search_method method;
+    double margin, safety_sds;
+    cf_search_session_request req = {.spec = spec, .catalog_source = src, .db = *db, .db_name = db_name,
+                                      .runner = o->runner, .note = cf_cli_note};
+    int rc = request_of(o, &req, &method, &margin, &safety_sds);
     cf_search_price *prices = calloc(o->prices.n ? (size_t)o->prices.n : 1, sizeof *prices);
-    size_t n_prices;
-    if (!prices) {
+    if (rc == 0 && !prices) {
         cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
+        rc = cf_report_error();
     }
-    int rc = parse_prices(o, prices, &n_prices);
+    if (rc == 0)
+        rc = parse_prices(o, prices, &req.n_prices);
+    req.prices = prices;
     if (rc) {
         free(prices);
         return rc;
     }
-    cf_trace_runner t;
-    const char *model = o->trace_model ? o->trace_model : x->spec->job.name;
-    cf_trace_runner_config cfg = {.path = x->runner_text + 6, .model = model, .vms = x->src->catalog.vms,
-                                  .n_vms = x->src->catalog.n_vms, .clouds = x->spec->search.clouds,
-                                  .n_clouds = x->spec->search.n_clouds, .prices = prices, .n_prices = n_prices,
-                                  .noise_sd = noise, .seed = o->seed > 0 ? (unsigned long)o->seed : 1,
-                                  .nic_gbps = o->trace_nic_gbps > 0 ? o->trace_nic_gbps : 0};
-    if (cf_trace_runner_open(&cfg, &t) != CF_OK) {
-        free(prices);
-        return cf_report_error();
+    cf_cli_progress progress; /* a bar on a terminal, plain lines otherwise (term/progress.c) */
+    cf_cli_progress_begin(&progress, o, "search");
+    progress.at_most = 1;
+    req.progress = cf_cli_progress_count_cb;
+    req.progress_ctx = &progress;
+    cf_search_session session;
+    cf_status st = cf_search_session_run(&req, &session);
+    cf_cli_progress_end(&progress);
+    if (*db)
+        cf_db_close(*db);
+    *db = NULL;
+    rc = st == CF_OK ? emit(o, &session) : cf_report_error();
+    if (rc == 0 && cf_search_session_verdict(&session) != CF_OK) {
+        rc = cf_report_error();
+    } else if (rc == 0 && session.result.n_failed) {
+        size_t n = session.result.n_failed;
+        cf_log_warning("%zu configuration%s failed twice and %s left out (see the probes above)", n, n == 1 ? "" : "s",
+                       n == 1 ? "was" : "were");
     }
-    x->cands = t.cands;
-    x->n_cands = t.n;
-    x->true_step_s = t.true_step_s;
-    snprintf(x->runner_note, sizeof x->runner_note,
-             "trace: %zu rows of model '%s' → %zu symmetric configurations (%zu asymmetric rows, %zu unpriced skipped), "
-             "noise %.1f%%", t.n_rows_used, model, t.n, t.n_asymmetric, t.n_unpriced, 100 * noise);
-    rc = run_search(x, cf_trace_runner_iface(&t));
-    cf_trace_runner_close(&t);
+    cf_search_session_free(&session);
     free(prices);
-    return rc;
-}
-
-static int with_exec(search_ctx *x)
-{
-    const cf_cli_options *o = x->o;
-    const cf_spec *spec = x->spec;
-    if (o->prices.n)
-        return usage("option '--price' is for the trace runner; %s", "the exec runner prices from the catalog");
-    cf_catalog_filter_storage fs;
-    cf_catalog_filter_from(&spec->search, CF_SPOT_NEVER, &fs);
-    fs.filter.include_restricted = o->include_restricted_regions;
-    const cf_catalog_filter filter = fs.filter;
-    const cf_catalog *catalog = &x->src->catalog;
-    cf_filter_field failed;
-    if (cf_catalog_check_filter_field(catalog, &filter, &failed) != CF_OK) {
-        cf_spec_filter_error_prefix(spec, failed);
-        return cf_report_error();
-    }
-    const cf_vm **rows = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *rows);
-    if (!rows) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    size_t n_rows = cf_catalog_filter_rows(catalog, &filter, rows);
-    const char *prefer[2 * CF_SPEC_MAX_LIST]; /* equal prices: the preferred region (docs/pricing.md) */
-    size_t n_prefer = cf_cli_region_preference(o, filter.regions, filter.n_regions, prefer,
-                                               sizeof prefer / sizeof *prefer);
-    if (cf_rows_order_by_region(rows, n_rows, prefer, n_prefer) != CF_OK ||
-        cf_search_catalog_candidates(&spec->search, spec->probe.local_batches, spec->probe.n_local_batches, rows, n_rows,
-                                     &x->cands, &x->n_cands) != CF_OK) {
-        free(rows);
-        return cf_report_error();
-    }
-    int rc = 0;
-    if (cf_search_check_gpu_types(x->cands, x->n_cands) != CF_OK)
-        rc = cf_report_error();
-    cf_exec_runner e;
-    if (rc == 0 && cf_exec_runner_open(x->runner_text + 5, o->timeout_s, o->seed > 0 ? (unsigned long)o->seed : 1,
-                                       &e) != CF_OK)
-        rc = cf_report_error();
-    else if (rc == 0) {
-        snprintf(x->runner_note, sizeof x->runner_note, "exec: '%s …' per probe, %zu catalog offers, %zu configurations",
-                 e.label, n_rows, x->n_cands);
-        rc = run_search(x, cf_exec_runner_iface(&e));
-        cf_exec_runner_close(&e);
-    }
-    free(x->cands);
-    free(rows);
     return rc;
 }
 
@@ -391,15 +211,21 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
     int rc = check_format(o);
     if (rc == 0)
         rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+    /* one database handle (never created) for the prices and the evidence */
+    char db_name[1024] = "";
+    cf_db *db = NULL;
+    if (rc == 0 && cf_cli_db_open_existing(o, &db, db_name, sizeof db_name) != CF_OK)
+        rc = cf_report_error();
     cf_catalog_source source;
-    if (rc == 0 && (rc = cf_cli_catalog_open(o, 0, &source)) == 0) {
+    if (rc == 0 && (rc = cf_cli_catalog_read(o, db, db_name, 0, &source)) == 0) {
         cf_cli_catalog_warn(&source);
-        search_ctx x = {.o = o, .spec = spec, .src = &source, .runner_text = o->runner};
         rc = cf_cli_check_search_options(o, &source.catalog);
         if (rc == 0)
-            rc = strncmp(o->runner, "trace:", 6) == 0 ? with_trace(&x) : with_exec(&x);
+            rc = run(o, spec, &source, &db, db_name);
         cf_catalog_source_close(&source);
     }
+    if (db)
+        cf_db_close(db);
     cf_cli_spec_close(spec);
     return rc;
 }

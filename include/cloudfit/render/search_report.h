@@ -22,6 +22,10 @@ typedef struct {
 void cf_search_text(const cf_search_report *sr, cf_buf *out);
 /* "search" and "overall" objects added to the recommend document. */
 void cf_search_json(const cf_search_report *sr, cJSON *doc);
+/* The whole document: the `recommend` document of `final` (the search's
+ * recommendation; NULL = the search chose nothing: the version, the
+ * objective and "chosen": null), with cf_search_json's objects added. */
+cJSON *cf_search_document(const cf_search_report *sr, const cf_spec *spec, const cf_report *final);
 /* "T4 4×g4dn.12xlarge m=32" */
 void cf_search_candidate_label(const cf_search_candidate *c, char *out, size_t n);
 

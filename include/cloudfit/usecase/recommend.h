@@ -84,6 +84,15 @@ void cf_recommend_identity(const cf_spec *spec, const char *baseline_key, char *
  * (cf_catalog_check_filter_field) with the spec and the key the value came
  * from ("m.json: search.gpus: unknown GPU 'T5'"). */
 void cf_spec_filter_error_prefix(const cf_spec *spec, cf_filter_field failed);
+/* The offers of `catalog` that pass the spec's search filter (clouds,
+ * regions, GPUs) under `spot`, regions that need an access request only
+ * with `include_restricted`, in their regions' tie order
+ * (cf_region_preference: `prefer_regions` first); *rows is malloc'd (also
+ * on failure: free it), `fs` holds the filter used. A value the catalog
+ * does not know is an error naming the spec and its key. */
+cf_status cf_spec_offers(const cf_spec *spec, const cf_catalog *catalog, cf_spot_policy spot, int include_restricted,
+                         const char *const *prefer_regions, size_t n_prefer_regions, cf_catalog_filter_storage *fs,
+                         const cf_vm ***rows, size_t *n_rows);
 /* The tie-break order of regions: `first` (e.g. --prefer-region's), then
  * `regions` (the search's, in their order). Returns the count written. */
 size_t cf_region_preference(const char *const *first, size_t n_first, const char *const *regions, size_t n_regions,

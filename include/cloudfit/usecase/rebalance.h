@@ -1,0 +1,44 @@
+/* `rebalance` (docs/spot.md "Dynamic batching") as a library session: the
+ * batch controller (cloudfit/advisor/rebalance.h) behind its JSON-lines
+ * protocol, one input line in, one answer line out. The session owns what
+ * happens per line: reading the per-worker times, the controller's
+ * update, a line not understood answered unchanged with "skipped" (the
+ * training loop keeps running), a worker under the floor warned about
+ * once per fall. What stays with the caller: options, reading the lines
+ * and writing each answer at once. */
+#ifndef CLOUDFIT_USECASE_REBALANCE_H
+#define CLOUDFIT_USECASE_REBALANCE_H
+#include "cloudfit/advisor/rebalance.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/usecase/evidence.h"
+
+typedef struct {
+    long global_batch;
+    int workers;                       /* 1 to CF_REBALANCE_MAX_WORKERS */
+    const int *batches;                /* the starting batch per worker; NULL = equal shares */
+    const int *max_batches;            /* a limit per worker; NULL = none */
+    cf_rebalance_settings settings;    /* cf_rebalance_defaults() with the caller's changes */
+    const char *source;                /* how the input is named in messages ("stdin") */
+    cf_note_fn note;                   /* skipped lines and workers under the floor (warnings); NULL = nothing */
+    void *note_ctx;
+} cf_rebalance_request;
+
+typedef struct {
+    cf_rebalance controller;
+    cf_rebalance_request req;
+    double *times_s;
+    int warned[CF_REBALANCE_MAX_WORKERS];
+    long lines, skipped;               /* input lines so far, and those not understood */
+} cf_rebalance_session;
+
+/* CF_OK, or the controller's CF_ERR_INVALID for impossible batches (the
+ * message names them). cf_rebalance_session_close `s` either way. */
+cf_status cf_rebalance_session_open(const cf_rebalance_request *req, cf_rebalance_session *s);
+/* One input line (`too_long`: longer than CF_REBALANCE_MAX_LINE, its text
+ * not read): its answer line appended to `answer`, or nothing for a blank
+ * line. CF_ERR_NOMEM only: a line not understood is a warning and an
+ * answer with the batches unchanged. */
+cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, int too_long, cf_buf *answer);
+void cf_rebalance_session_close(cf_rebalance_session *s);
+
+#endif

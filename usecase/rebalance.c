@@ -1,0 +1,83 @@
+#include "cloudfit/usecase/rebalance.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void warn(const cf_rebalance_session *s, const char *text)
+{
+    if (s->req.note)
+        s->req.note(s->req.note_ctx, CF_NOTE_WARNING, text);
+}
+
+cf_status cf_rebalance_session_open(const cf_rebalance_request *req, cf_rebalance_session *s)
+{
+    memset(s, 0, sizeof *s);
+    s->req = *req;
+    cf_status st = cf_rebalance_init(&s->controller, req->workers, req->global_batch, req->batches,
+                                     req->max_batches, &req->settings);
+    if (st != CF_OK) {
+        cf_error_prefix("rebalance");
+        return st;
+    }
+    if (!(s->times_s = malloc((size_t)req->workers * sizeof *s->times_s)))
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    return CF_OK;
+}
+
+/* A worker whose share fell under the floor, once per fall. */
+static void warn_below_floor(cf_rebalance_session *s)
+{
+    const cf_rebalance *c = &s->controller;
+    const cf_rebalance_request *req = &s->req;
+    for (int i = 0; i < req->workers; i++) {
+        if (c->below_floor[i] && !s->warned[i]) {
+            char text[400];
+            snprintf(text, sizeof text,
+                     "%s:%ld: worker %d's batch %d is below %.0f%% of an equal share (%.0f of %ld): it adds "
+                     "little; if it is not several times slower per sample, the times fed are not compute times "
+                     "(docs/spot.md)",
+                     req->source, s->lines, i, c->batch[i], 100 * req->settings.min_share,
+                     (double)req->global_batch / req->workers, req->global_batch);
+            warn(s, text);
+        }
+        s->warned[i] = c->below_floor[i];
+    }
+}
+
+cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, int too_long, cf_buf *answer)
+{
+    s->lines++;
+    if (!too_long && cf_rebalance_line_blank(line))
+        return CF_OK;
+    /* A line not understood is reported and answered unchanged: one bad
+     * write must not stop a training run. */
+    int changed = 0;
+    cf_status st = too_long ? cf_error_set(CF_ERR_INVALID, "%s:%ld: a line longer than the %d bytes the protocol "
+                                                           "reads", s->req.source, s->lines, CF_REBALANCE_MAX_LINE)
+                            : cf_rebalance_read_line(line, s->req.source, s->lines, s->req.workers, s->times_s);
+    if (st == CF_OK && (changed = cf_rebalance_observe(&s->controller, s->times_s)) < 0) {
+        cf_error_prefix("%s:%ld", s->req.source, s->lines);
+        st = CF_ERR_INVALID;
+    }
+    char reason[160] = "";
+    if (st != CF_OK) {
+        snprintf(reason, sizeof reason, "%s", cf_error_message());
+        char text[200];
+        snprintf(text, sizeof text, "%s (line skipped)", reason);
+        warn(s, text);
+        cf_error_clear();
+        s->skipped++;
+        changed = 0;
+    }
+    warn_below_floor(s);
+    cf_rebalance_answer(&s->controller, changed, st != CF_OK ? reason : NULL, answer);
+    return cf_buf_failed(answer) ? cf_error_set(CF_ERR_NOMEM, "out of memory") : CF_OK;
+}
+
+void cf_rebalance_session_close(cf_rebalance_session *s)
+{
+    free(s->times_s);
+    cf_rebalance_free(&s->controller);
+    memset(s, 0, sizeof *s);
+}

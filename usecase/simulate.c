@@ -1,0 +1,159 @@
+#include "cloudfit/usecase/simulate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloudfit/pricing/offer_pick.h"
+
+static void note(const cf_simulate_run_request *req, cf_note_kind kind, const char *text)
+{
+    if (req->note)
+        req->note(req->note_ctx, kind, text);
+}
+
+cf_status cf_simulate_rules_of(const char *name, unsigned *out)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } rules[] = {{"fixed", CF_SIM_FIXED}, {"linear", CF_SIM_LINEAR}, {"sqrt", CF_SIM_SQRT}, {"gain", CF_SIM_GAIN},
+                 {"all", CF_SIM_ALL_RULES}};
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+        if (strcmp(name, rules[i].name) == 0) {
+            *out = rules[i].bits;
+            return CF_OK;
+        }
+    return cf_error_set(CF_ERR_INVALID, "unknown LR rule '%s' (fixed, linear, sqrt, gain or all)", name);
+}
+
+cf_status cf_simulate_batches_of(const char *name, unsigned *out)
+{
+    if (strcmp(name, "both") == 0)
+        *out = CF_SIM_HOLD | CF_SIM_SHRINK;
+    else if (strcmp(name, "hold") == 0 || strcmp(name, "shrink") == 0)
+        *out = name[0] == 'h' ? CF_SIM_HOLD : CF_SIM_SHRINK;
+    else
+        return cf_error_set(CF_ERR_INVALID, "unknown batch policy '%s' (hold, shrink or both)", name);
+    return CF_OK;
+}
+
+static cf_status load_traces(const cf_simulate_run_request *req, cf_simulate_run_result *out)
+{
+    if (req->n_traces < 1 || req->n_traces > 2)
+        return cf_error_set(CF_ERR_INVALID, "simulate takes one trace, or two to mix two VM types");
+    for (size_t k = 0; k < req->n_traces; k++) {
+        cf_status st = cf_spot_trace_load(req->trace_paths[k], req->n_traces == 1 ? req->nodes : 0, &out->traces[k]);
+        if (st != CF_OK)
+            return st;
+        out->n_traces++;
+        if (out->traces[k].n_types != 1)
+            return cf_error_set(CF_ERR_INVALID,
+                                "%s: give a trace with two count columns as two --trace files, one per type",
+                                req->trace_paths[k]);
+    }
+    return out->n_traces == 2 ? cf_spot_trace_merge(&out->traces[0], &out->traces[1], &out->merged) : CF_OK;
+}
+
+/* The offer each trace was recorded on, with the request's GPU (one per
+ * trace), instance type (the first), cloud and region on top. */
+static cf_status pick_offers(const cf_simulate_run_request *req, cf_simulate_run_result *out, const cf_spot_trace *trace)
+{
+    for (size_t k = 0; k < out->n_traces; k++) {
+        cf_trace_offer_query q = {.vm = &out->traces[k].vm[0], .gpu = req->n_gpus > k ? req->gpus[k] : NULL,
+                                  .instance_type = k == 0 ? req->instance_type : NULL, .cloud = req->cloud,
+                                  .region = req->region};
+        out->vms[k] = cf_offer_for_trace(req->catalog, &q, out->notes[k], sizeof out->notes[k]);
+        if (!out->vms[k]) {
+            cf_error_set(CF_ERR_INVALID, "%s: which VM was this trace recorded on? no index.csv row names it",
+                         out->traces[k].name);
+            cf_error_hint("give --gpu GPU (one per trace) or --instance-type TYPE, and --cloud / --region");
+            return CF_ERR_INVALID;
+        }
+        out->nodes[k] = trace->vm[k].requested;
+    }
+    return CF_OK;
+}
+
+/* A job longer than the trace replays it more than once from every start
+ * (the trace is circular: after its last tick comes its first): say so,
+ * and how often, since the spread then says little about the process. */
+static void note_outlasting(const cf_simulate_run_request *req, const cf_simulate_run_result *out)
+{
+    const cf_simulate_request *sim = &out->setup.req;
+    const cf_spot_path *path = &out->path;
+    double longest = 0;
+    for (int i = 0; i < out->result.n_rows; i++)
+        longest = out->result.rows[i].spread.p50_h > longest ? out->result.rows[i].spread.p50_h : longest;
+    if (!(sim->work_h > path->total_h / 2) && !(longest > path->total_h / 2))
+        return;
+    char text[512];
+    if (isfinite(longest))
+        snprintf(text, sizeof text,
+                 "the job (%.1f h of work, a median of %.1f h of wall time) outlasts half the trace (%.1f h): each "
+                 "start replays the trace circularly, its end joined to its start, %.1f times for the median start; "
+                 "the spread then reflects this trace's average more than its variation",
+                 sim->work_h, longest, path->total_h, longest / path->total_h);
+    else
+        snprintf(text, sizeof text,
+                 "the job (%.1f h of work) outlasts the trace (%.1f h): each start replays the trace circularly, its "
+                 "end joined to its start, until the job ends or %g h have passed",
+                 sim->work_h, path->total_h, CF_SPOT_MAX_HOURS);
+    note(req, CF_NOTE_WARNING, text);
+    note(req, CF_NOTE_HINT, "a trace of at least twice the job's wall time says more (or use --calibrate, which "
+                            "scores shorter lengths too)");
+}
+
+cf_status cf_simulate_run(const cf_simulate_run_request *req, cf_simulate_run_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const cf_spec *spec = req->spec;
+    cf_status st = load_traces(req, out);
+    if (st != CF_OK)
+        return st;
+    const cf_spot_trace *trace = out->n_traces == 2 ? &out->merged : &out->traces[0];
+    if ((st = pick_offers(req, out, trace)) != CF_OK)
+        return st;
+    cf_evidence evidence;
+    if ((st = cf_evidence_read(req->db, req->db_name, spec, 1, req->note, req->note_ctx, &evidence)) != CF_OK)
+        return st;
+    cf_inputs_request request;
+    cf_evidence_request(&evidence, spec, req->catalog, out->vms, out->n_traces, &request);
+    st = cf_inputs_build(&request, &out->inputs);
+    cf_evidence_free(&evidence);
+    if (st != CF_OK)
+        return st;
+    out->have_inputs = 1;
+    if ((st = cf_spot_path_from_trace(trace, &out->path)) != CF_OK)
+        return st;
+    cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = out->vms,
+                           .n_vms = out->n_traces, .perf = out->inputs.perf, .n_perf = out->inputs.n_perf,
+                           .noise = &out->inputs.noise, .top = 1};
+    out->have_setup = 1; /* freed also after a failed prepare */
+    st = cf_simulate_prepare(&in, out->vms, out->nodes, (int)out->n_traces, &out->path,
+                             req->gang ? CF_SPOT_GANG : CF_SPOT_ELASTIC, &out->setup);
+    if (st != CF_OK)
+        return st;
+    out->setup.req.rules = req->rules ? req->rules : CF_SIM_ALL_RULES;
+    out->setup.req.batches = req->batches ? req->batches : CF_SIM_HOLD | CF_SIM_SHRINK;
+    if ((st = cf_simulate(&out->setup.req, &out->result)) != CF_OK)
+        return st;
+    note_outlasting(req, out);
+    out->report = (cf_simulate_report){.spec = spec, .trace = trace, .path = &out->path, .setup = &out->setup,
+                                       .result = &out->result,
+                                       .note = out->notes[0][0] ? out->notes[0] : out->n_traces > 1 ? out->notes[1] : ""};
+    return CF_OK;
+}
+
+void cf_simulate_run_result_free(cf_simulate_run_result *out)
+{
+    if (out->have_setup)
+        cf_simulate_setup_free(&out->setup);
+    cf_spot_path_free(&out->path);
+    if (out->have_inputs)
+        cf_inputs_free(&out->inputs);
+    for (size_t k = 0; k < out->n_traces; k++)
+        cf_spot_trace_free(&out->traces[k]);
+    cf_spot_trace_free(&out->merged);
+    memset(out, 0, sizeof *out);
+}
