@@ -4,11 +4,13 @@
 #     for three example plans;
 #  2. the traces split by start date: the model fitted to one half (--fit), scored
 #     on the other, both ways (A: 2023-02-15 and 2023-08-03; B: the rest);
+#  2b. the bands alone (no outcome) for the check quantile q = c and 1 - (1 - c)/2;
 #  3. simulate on every shipped trace: progress per dollar, gain vs fixed rule;
 #  4. recommend latency with spot allowed (bench/latency.sh) for reference.
 # Each calibration line: pooled windows, then the share of windows below the
 # model's p10 / p50 / p90 and done by its check quantile, each with the band a
-# correct model gives on traces of those lengths ([lo, hi]).
+# correct model gives on traces of those lengths ([lo, hi]); under a share outside
+# its band or the acceptance range, the (trace, length) items behind it.
 # Usage: bench/spot.sh [BUILD_DIR]     (about a minute plus the latency runs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,8 +42,23 @@ cells = []
 for k, name in (("below_p10", "p10"), ("below_p50", "p50"), ("below_p90", "p90"), ("done_by_check_quantile", "check")):
     s = d[k]
     flag = "" if s["band_lo"] <= s["share"] <= s["band_hi"] else "*"
-    cells.append("%s %.3f [%.3f, %.3f]%s" % (name, s["share"], s["band_lo"], s["band_hi"], flag))
-print("  %-34s %-24s %6d windows  %s" % (sys.argv[1], sys.argv[2], d["windows"], "  ".join(cells)))' "$label" "$spec"
+    # four decimals where three would hide which side of the band the share is
+    f = "%.4f" if flag and "%.3f" % s["share"] in ("%.3f" % s["band_lo"], "%.3f" % s["band_hi"]) else "%.3f"
+    cells.append(("%s " + f + " [" + f + ", " + f + "]%s") % (name, s["share"], s["band_lo"], s["band_hi"], flag))
+print("  %-34s %-24s %6d windows  %s" % (sys.argv[1], sys.argv[2], d["windows"], "  ".join(cells)))
+# A share outside its band or the acceptance range: the (trace, length) items
+# behind it, the model quantile against the replay (docs/spot.md "Calibration").
+accept = {"below_p50": (0.30, 0.70), "below_p90": (0.75, 0.98), "done_by_check_quantile": (d["confidence"], 1)}
+for k in ("below_p10", "below_p50", "below_p90", "done_by_check_quantile"):
+    s, (lo, hi) = d[k], accept.get(k, (0, 1))
+    if s["band_lo"] <= s["share"] <= s["band_hi"] and lo <= s["share"] <= hi:
+        continue
+    q = {"below_p10": "p10", "below_p50": "p50", "below_p90": "p90"}.get(k, "check_quantile")
+    print("    %s %.3f: per item (trace, N, model row, work h, windows: model %s h, replay p50 / p90 h, share)" % (k, s["share"], q))
+    for it in d["items"]:
+        if it["scored"]:
+            print("      %-56s %2d %-8s %6.2f %5d  %7.1f  %7.1f / %6.1f  %.3f" % (it["trace"], it["nodes"], it["model_row"],
+                  it["work_hours"], it["windows"], it["model_%s_hours" % q], it["replay_p50_hours"], it["replay_p90_hours"], it[k]))' "$label" "$spec"
 }
 specs="resnet50-imagenet bert-base-squad gpt2-124m-openwebtext"
 echo "== 1. shipped table, every shipped trace (in-sample); * = outside the band"
@@ -51,6 +68,21 @@ echo "== 2. split by start date: fitted to one half, scored on the other"
 for s in $specs; do
   calibrate "fit A (02-15, 08-03), score B" "$s" "$halves/B" "$halves/A"
   calibrate "fit B (the rest), score A" "$s" "$halves/A" "$halves/B"
+done
+echo
+echo "== 2b. the check quantile's margin from the bands alone (no outcome): done-by band at q = c (0.9) and q = 1 - (1 - c)/2 (0.95)"
+for s in $specs; do
+  for pair in "B A" "A B"; do
+    set -- $pair
+    for c in 0.8 0.9; do # the check quantile 1 - (1 - c)/2: 0.9, 0.95
+      "$bin" simulate "examples/$s.json" --calibrate "$halves/$1" --fit "$halves/$2" --confidence $c -f json \
+          --max-catalog-age-days 100000 2>/dev/null |
+        /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin); b = d["done_by_check_quantile"]
+print("  fit %s, score %s  %-24s done by q%.2f: band [%.3f, %.3f]" % (sys.argv[2], sys.argv[1], sys.argv[3], d["check_quantile"], b["band_lo"], b["band_hi"]))' "$1" "$2" "$s"
+    done
+  done
 done
 echo
 echo "== 3. cloudfit simulate on every shipped trace (resnet50-imagenet plan): M0-samples per dollar, gain / fixed rule"
