@@ -1,4 +1,4 @@
-/* Tests of advisor/curves.c: throughput vs node count of a chosen VM type
+/* Tests of advisor/model/curves.c: throughput vs node count of a chosen VM type
  * (the throughput model at the chosen batch, against linear scaling) and
  * statistical efficiency vs global batch (1 at the recipe's batch). */
 #include <setjmp.h>

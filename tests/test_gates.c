@@ -1,4 +1,4 @@
-/* Tests of advisor/gates.c: the CI gates (cost, hours, cost increase over
+/* Tests of advisor/plan/gates.c: the CI gates (cost, hours, cost increase over
  * a baseline) and the baseline read from a recommendation document. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Which evidence wins (advisor/inputs.c, precedence in
+/* Which evidence wins (advisor/model/inputs.c, precedence in
  * cloudfit/advisor/inputs.h): recorded run > cached GPU profile > the
  * spec's profile.gpus > carried over > estimated; the noise scale from a
  * profile unless the spec's trace covers more of training. Plain arrays

@@ -1,4 +1,4 @@
-/* Tests of advisor/next_measurement.c: which measurement is worth buying,
+/* Tests of advisor/plan/next_measurement.c: which measurement is worth buying,
  * what it costs, how much it narrows the chosen plan, and whether it can
  * change the choice (a ranking that can flip, one that cannot, a plan held
  * back by its uncertainty, nothing left to measure). */

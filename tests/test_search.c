@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../advisor/search_internal.h"
+#include "../advisor/search/search_internal.h"
 #include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/spec.h"

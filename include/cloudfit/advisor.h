@@ -96,7 +96,7 @@ typedef struct {
     double step_sigma_network, step_sigma_network_up;
 } cf_config;
 
-/* The measurement worth buying (advisor/next_measurement.c): what would
+/* The measurement worth buying (advisor/plan/next_measurement.c): what would
  * most reduce the risk of a wrong choice, and what it costs. */
 typedef enum {
     CF_MEASURE_NONE = 0,       /* every source a measurement could remove is measured already */

@@ -402,7 +402,7 @@ typedef struct {
 /* ---- a recommendation as stored, and CI gates -------------------------------- */
 
 /* One ranked configuration in the form the history stores it (rank 1 is
- * the chosen one): what a CI gate compares with (advisor/gates.c) and a
+ * the chosen one): what a CI gate compares with (advisor/plan/gates.c) and a
  * history row holds (db/history.c). */
 typedef struct {
     int rank;

@@ -1,4 +1,4 @@
-/* Carrying a profile to another GPU type (advisor/carry.c, docs/model.md,
+/* Carrying a profile to another GPU type (advisor/model/carry.c, docs/model.md,
  * "Other GPU types"). */
 #ifndef CLOUDFIT_ADVISOR_CARRY_H
 #define CLOUDFIT_ADVISOR_CARRY_H

@@ -1,4 +1,4 @@
-/* The curves behind a recommendation's plots (advisor/curves.c): how the
+/* The curves behind a recommendation's plots (advisor/model/curves.c): how the
  * chosen VM type's throughput grows with the node count, and how
  * statistical efficiency falls with the global batch. Pure computation,
  * the same model the enumeration ranks with. */

@@ -1,4 +1,4 @@
-/* Elastic plans (advisor/elastic.c, docs/spot.md "Elastic plans"): what a
+/* Elastic plans (advisor/plan/elastic.c, docs/spot.md "Elastic plans"): what a
  * plan does as spot VMs come and go — the node counts it stays valid for,
  * the global batch at each count (accumulation holds the batch while it
  * can; the LR rule applies when it cannot), the LR as a function of the
@@ -94,7 +94,7 @@ typedef struct {
 
 cf_status cf_elastic_plan_for(const cf_elastic_request *req, cf_elastic_plan *out);
 
-/* The elastic plan of a ranked configuration (advisor/elastic_config.c):
+/* The elastic plan of a ranked configuration (advisor/plan/elastic_config.c):
  * the batch held by accumulation up to the search's max_accumulation, the
  * memory ceiling and `perf` on the VM's own network (cf_gpu_perf_on_vm),
  * the advisor's noise model. CF_ERR_INTERNAL when perf is NULL; *out

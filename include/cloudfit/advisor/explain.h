@@ -1,5 +1,5 @@
 /* What a recommendation shows beyond its ranking, computed once by the
- * library (advisor/explain.c) so that renderers compute nothing
+ * library (advisor/plan/explain.c) so that renderers compute nothing
  * (docs/architecture.md): the pick's step-time interval and the all-reduce
  * rate between its VMs, the elastic plans (the pick's and the best spot
  * plan's, as nodes come and go), and the curves behind the plots

@@ -1,4 +1,4 @@
-/* CI gates (advisor/gates.c, docs/ci.md): limits on the chosen
+/* CI gates (advisor/plan/gates.c, docs/ci.md): limits on the chosen
  * configuration's cost and time, and on its cost increase over a baseline
  * — the newest earlier recommendation for the same spec on the base
  * branch, or a recommendation document from an earlier run (--compare-to).

@@ -1,4 +1,4 @@
-/* Heterogeneous jobs (advisor/hetero.c, docs/spot.md
+/* Heterogeneous jobs (advisor/plan/hetero.c, docs/spot.md
  * "Mixed GPU types"): two GPU types in one data-parallel job. The per-
  * worker batch split in closed form from each type's compute model, the
  * iteration time with the all-reduce limited by the slowest link, and a

@@ -1,4 +1,4 @@
-/* What the advisor runs on (advisor/inputs.c): per-GPU-type performance
+/* What the advisor runs on (advisor/model/inputs.c): per-GPU-type performance
  * parameters and the noise model, assembled from every piece of evidence
  * the caller has read (the spec's profile section and its measurement
  * CSVs, cached profiles, recorded runs) and from estimates for the rest.

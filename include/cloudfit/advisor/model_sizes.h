@@ -1,6 +1,6 @@
 /* Parameter counts of common models, for the communication term when a
  * measurements CSV names a model but not its size (`cloudfit validate`).
- * Sources are in advisor/model_sizes.c and docs/model.md. */
+ * Sources are in advisor/model/model_sizes.c and docs/model.md. */
 #ifndef CLOUDFIT_ADVISOR_MODEL_SIZES_H
 #define CLOUDFIT_ADVISOR_MODEL_SIZES_H
 

@@ -1,4 +1,4 @@
-/* The step-time model (advisor/perf.c, advisor/fit.c; docs/model.md "Step time",
+/* The step-time model (advisor/model/perf.c, advisor/model/fit.c; docs/model.md "Step time",
  * docs/model.md "Step time"). Pure functions.
  *
  * Notation: N nodes (VMs) with g GPUs on the busiest one, K GPUs in all,

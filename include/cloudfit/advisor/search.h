@@ -142,7 +142,7 @@ cf_status cf_search_score_against(const cf_search_options *options, const double
  * the probability of an outcome that meets them. Quadrature over
  * z ∈ [−3, 3] in steps of 0.5 with normal weights. The one criterion for
  * what to measure: the search's next probe, and recommend's next
- * measurement (advisor/next_measurement.c). */
+ * measurement (advisor/plan/next_measurement.c). */
 double cf_expected_improvement(double (*value)(void *ctx, double z, int *ok), void *ctx, double v_best);
 
 /* Steps of one probe run and of one light-profile run (`search
@@ -232,7 +232,7 @@ void cf_search_config(const cf_search_options *o, const cf_search_result *r, con
  * parameters: cf_search_advice and cf_search_spot end with it. */
 cf_status cf_search_explain(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
                             cf_advice *advice);
-/* Spot plans over the search's estimates (advisor/search_spot.c,
+/* Spot plans over the search's estimates (advisor/search/search_spot.c,
  * docs/spot.md): a probe measures the step time, which does not depend on
  * how the VM is bought, so every candidate with an estimate is also a spot
  * plan on the same VMs at their spot price. The most promising ones get

@@ -1,5 +1,5 @@
 /* How well the preemption model's distribution of wall time matches
- * traces it is checked on (advisor/spot_calibrate.c; `cloudfit simulate
+ * traces it is checked on (advisor/spot/spot_calibrate.c; `cloudfit simulate
  * SPEC --calibrate DIR`, docs/spot.md "Calibration"). For each trace and
  * each job length, a plan is replayed from every start window of the trace
  * and each replay is compared with the model's p10, p50, p90 and the

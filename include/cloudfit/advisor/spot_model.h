@@ -1,4 +1,4 @@
-/* The spot preemption model (advisor/spot_model.c, docs/spot.md): a
+/* The spot preemption model (advisor/spot/spot_model.c, docs/spot.md): a
  * stochastic process of how many of N requested spot VMs are held, fitted
  * to availability traces, and paths drawn from it.
  *

@@ -1,5 +1,5 @@
 /* What a spot plan's time and cost look like, from a Monte Carlo over a
- * path of the preemption model (advisor/spot_plan.c, docs/spot.md):
+ * path of the preemption model (advisor/spot/spot_plan.c, docs/spot.md):
  * p10/p50/p90 of wall time and cost, whether it meets a deadline at the
  * stated confidence, and the mixed plan (spot with an on-demand fallback
  * near the deadline). Pure computation. */

@@ -1,4 +1,4 @@
-/* Replaying a spot plan against an availability path (advisor/spot_replay.c,
+/* Replaying a spot plan against an availability path (advisor/spot/spot_replay.c,
  * docs/spot.md): a real trace or a path drawn from the preemption model.
  * Checkpoint size, cost and interval (Young/Daly), the event-driven replay
  * of one start (elastic or gang), the mixed plan (spot with an on-demand

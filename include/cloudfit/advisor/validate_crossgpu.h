@@ -1,4 +1,4 @@
-/* Scoring carry-over rules across GPU types (advisor/validate_crossgpu.c,
+/* Scoring carry-over rules across GPU types (advisor/validate/validate_crossgpu.c,
  * `cloudfit validate --crossgpu`). */
 #ifndef CLOUDFIT_ADVISOR_VALIDATE_CROSSGPU_H
 #define CLOUDFIT_ADVISOR_VALIDATE_CROSSGPU_H

@@ -1,5 +1,5 @@
 /* The result of `cloudfit simulate SPEC --calibrate DIR` (cli/simulate/
- * calibrate.c computes it through advisor/spot_calibrate.c), as a table or
+ * calibrate.c computes it through advisor/spot/spot_calibrate.c), as a table or
  * JSON: per trace and job length the model's quantiles against the
  * replays, and the pooled shares beside their bands (docs/spot.md). */
 #ifndef CLOUDFIT_RENDER_CALIBRATE_REPORT_H

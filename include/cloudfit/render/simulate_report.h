@@ -1,5 +1,5 @@
 /* The result of `cloudfit simulate`, computed by cli/simulate/cmd_simulate.c
- * through the library (advisor/spot_simulate.c) and rendered as a table or JSON. */
+ * through the library (advisor/spot/spot_simulate.c) and rendered as a table or JSON. */
 #ifndef CLOUDFIT_RENDER_SIMULATE_REPORT_H
 #define CLOUDFIT_RENDER_SIMULATE_REPORT_H
 #include <cjson/cJSON.h>

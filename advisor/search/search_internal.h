@@ -29,11 +29,11 @@ cf_status cf_gp_posterior(const cf_gp *gp, const size_t *obs, const double *y, s
                           double *out_sd);
 
 /* Overhead of the result's runs (cf_search_result.overhead_usd) when the
- * pick runs at `step_s` (advisor/search_score.c). */
+ * pick runs at `step_s` (advisor/search/search_score.c). */
 double cf_search_overhead_usd(const cf_search_options *o, const cf_search_result *r, size_t pick, double step_s);
 
 /* A candidate as a `recommend` configuration over the search's estimates
- * (advisor/search_advice.c; on demand). */
+ * (advisor/search/search_advice.c; on demand). */
 void cf_search_config(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
                             size_t i, cf_config *cfg);
 

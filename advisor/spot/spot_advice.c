@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cloudfit/common/parallel.h"
-#include "enumerate_internal.h"
+#include "../plan/enumerate_internal.h"
 
 /* How many spot candidates get the Monte Carlo, and at most how many of
  * them per offer (the table shows one row per offer). */

@@ -1,4 +1,4 @@
-/* Shared by advisor/enumerate.c and advisor/spot_advice.c only. */
+/* Shared by advisor/plan/enumerate.c and advisor/spot/spot_advice.c only. */
 #ifndef CLOUDFIT_ADVISOR_ENUMERATE_INTERNAL_H
 #define CLOUDFIT_ADVISOR_ENUMERATE_INTERNAL_H
 #include <stddef.h>
@@ -33,7 +33,7 @@ typedef struct {
     int feasible;
 } candidate;
 
-/* Spot candidates (advisor/spot_advice.c): the closed-form screen of one
+/* Spot candidates (advisor/spot/spot_advice.c): the closed-form screen of one
  * candidate's hours, then the Monte Carlo for the most promising ones,
  * which replaces their hours and cost with the p50 and decides
  * feasibility at the stated confidence; spot candidates left out are
