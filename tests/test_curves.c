@@ -13,6 +13,10 @@
 
 #include "cloudfit/advisor/curves.h"
 #include "cloudfit/pricing.h"
+#include "../advisor/advisor_internal.h"
+#include "../advisor/model/curves_internal.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
 
 typedef struct {
     cf_job job;

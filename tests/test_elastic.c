@@ -15,6 +15,9 @@
 
 #include "cloudfit/advisor/elastic.h"
 #include "cloudfit/advisor/stateff.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
+#include "../advisor/plan/elastic_internal.h"
 
 typedef struct {
     cf_job job;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cloudfit/advisor/gates.h"
+#include "../advisor/plan/gates_internal.h"
 
 static cf_gate_limits off(void)
 {

@@ -16,6 +16,10 @@
 
 #include "cloudfit/advisor/hetero.h"
 #include "cloudfit/advisor/rebalance.h"
+#include "../advisor/advisor_internal.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
+#include "../advisor/plan/hetero_internal.h"
 
 static void test_split_closed_form(void **state)
 {

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cloudfit/advisor/next_measurement.h"
+#include "../advisor/plan/next_measurement.h"
+#include "../advisor/model/perf_internal.h"
 
 typedef struct {
     cf_job job;

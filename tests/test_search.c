@@ -18,6 +18,9 @@
 #include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/spec.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
+#include "../advisor/validate/validate_internal.h"
 
 #define N_MAX 64
 

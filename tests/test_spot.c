@@ -19,6 +19,11 @@
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/advisor/spot_table.h"
 #include "cloudfit/profiler/spot_traces.h"
+#include "../advisor/spot/spot_calibrate_internal.h"
+#include "../advisor/spot/spot_model_internal.h"
+#include "../advisor/spot/spot_plan_internal.h"
+#include "../advisor/spot/spot_replay_internal.h"
+#include "../advisor/spot/spot_table_internal.h"
 
 #define TRACES CF_SOURCE_DIR "/examples/spot-traces"
 

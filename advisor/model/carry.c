@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include <strings.h>
+#include "carry_internal.h"
 
 double cf_gpu_time_ratio_with(const cf_gpu *from, const cf_gpu *to, cf_precision precision, double peak_exponent,
                               double bandwidth_exponent)

@@ -3,6 +3,10 @@
 #include <math.h>
 #include <string.h>
 #include <strings.h>
+#include "../advisor_internal.h"
+#include "curves_internal.h"
+#include "perf_internal.h"
+#include "stateff_internal.h"
 
 /* The GPU type's parameters on the chosen VM: the inter-node bandwidth
  * for that VM's NIC, as the enumeration sets it per VM shape. */

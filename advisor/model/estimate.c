@@ -4,6 +4,9 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/carry.h"
+#include "../advisor_internal.h"
+#include "carry_internal.h"
+#include "perf_internal.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MIB (1024.0 * 1024.0)

@@ -9,6 +9,7 @@
 
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/common/parallel.h"
+#include "perf_internal.h"
 
 double cf_perf_curve_at(const cf_perf_curve *c, double m);
 

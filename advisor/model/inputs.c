@@ -17,6 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "../advisor_internal.h"
+#include "carry_internal.h"
+#include "inputs_internal.h"
+#include "perf_internal.h"
+#include "stateff_internal.h"
 
 static void add_note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
 static void add_note(cf_inputs *in, const char *fmt, ...)

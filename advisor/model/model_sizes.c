@@ -1,4 +1,4 @@
-#include "cloudfit/advisor/model_sizes.h"
+#include "model_sizes.h"
 
 #include <stddef.h>
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include <strings.h>
+#include "perf_internal.h"
 
 /* ---- constants ----------------------------------------------------------------------------- */
 

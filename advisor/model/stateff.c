@@ -2,6 +2,7 @@
 #include "cloudfit/common/parallel.h"
 
 #include <math.h>
+#include "stateff_internal.h"
 
 /* B(p) of a sorted trace: constant before the first point, piecewise
  * linear through the points, and beyond the last point continued along

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cloudfit/advisor.h"
+#include "../advisor_internal.h"
 
 int cf_constraints_met(const cf_constraints *c, double hours, double usd, double slack)
 {

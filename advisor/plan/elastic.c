@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "cloudfit/advisor/stateff.h"
+#include "../model/perf_internal.h"
+#include "../model/stateff_internal.h"
+#include "elastic_internal.h"
 
 static int adam_family(cf_optimizer o) { return o == CF_OPT_ADAM || o == CF_OPT_ADAMW || o == CF_OPT_LAMB; }
 

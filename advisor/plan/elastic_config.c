@@ -4,6 +4,8 @@
 #include "cloudfit/advisor/elastic.h"
 
 #include <stdlib.h>
+#include "../advisor_internal.h"
+#include "elastic_internal.h"
 
 cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *limits, const cf_gpu_perf *perf,
                                     const cf_noise_model *noise, const cf_config *c, cf_elastic_plan **out)

@@ -8,7 +8,11 @@
 #include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
 #include "cloudfit/advisor/explain.h"
-#include "cloudfit/advisor/next_measurement.h"
+#include "next_measurement.h"
+#include "../advisor_internal.h"
+#include "../model/perf_internal.h"
+#include "../model/stateff_internal.h"
+#include "explain_internal.h"
 
 static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
 

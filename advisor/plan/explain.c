@@ -12,6 +12,11 @@
 
 #include "cloudfit/advisor/gates.h"
 #include "cloudfit/advisor/perf.h"
+#include "../advisor_internal.h"
+#include "../model/curves_internal.h"
+#include "../model/perf_internal.h"
+#include "elastic_internal.h"
+#include "explain_internal.h"
 
 static const cf_gpu_perf *perf_of(const cf_advisor_input *in, const char *gpu, int ignore_case)
 {

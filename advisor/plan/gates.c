@@ -10,6 +10,7 @@
 #include "cloudfit/common/buf.h"
 #include "cloudfit/common/json.h"
 #include "cloudfit/common/number.h"
+#include "gates_internal.h"
 
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
 {

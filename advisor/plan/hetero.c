@@ -6,6 +6,10 @@
 #include <strings.h>
 
 #include "cloudfit/advisor/elastic.h"
+#include "../advisor_internal.h"
+#include "../model/perf_internal.h"
+#include "../model/stateff_internal.h"
+#include "hetero_internal.h"
 
 /* ---- the closed-form split -------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
-/* The measurement worth buying (include/cloudfit/advisor/next_measurement.h,
+/* The measurement worth buying (advisor/plan/next_measurement.h,
  * docs/model.md "The measurement worth buying"). */
-#include "cloudfit/advisor/next_measurement.h"
+#include "next_measurement.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,9 @@
 
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/common/buf.h"
+#include "../advisor_internal.h"
+#include "../model/perf_internal.h"
+#include "../search/search_internal.h"
 
 /* A measurement can change the choice when, with this probability or
  * more, its outcome makes another plan the better one. */

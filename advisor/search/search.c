@@ -30,6 +30,9 @@
 #include <strings.h>
 
 #include "search_internal.h"
+#include "../advisor_internal.h"
+#include "../model/perf_internal.h"
+#include "../model/stateff_internal.h"
 
 #define LCB_SDS 2.0
 #define REMEASURE_SDS 1.0

@@ -10,6 +10,11 @@
 #include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/search.h"
 #include "search_internal.h"
+#include "../advisor_internal.h"
+#include "../model/perf_internal.h"
+#include "../model/stateff_internal.h"
+#include "../plan/explain_internal.h"
+#include "../validate/validate_internal.h"
 
 static const cf_gpu_perf *fitted_for(const cf_search_result *r, const char *gpu)
 {

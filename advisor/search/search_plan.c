@@ -7,6 +7,9 @@
 #include <strings.h>
 
 #include "cloudfit/advisor/search.h"
+#include "../model/inputs_internal.h"
+#include "../model/perf_internal.h"
+#include "search_internal.h"
 
 static int is_type(const cf_search_candidate *c, const char *gpu) { return strcasecmp(c->gpu, gpu) == 0; }
 

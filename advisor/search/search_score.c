@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "search_internal.h"
+#include "../advisor_internal.h"
+#include "../model/perf_internal.h"
+#include "../model/stateff_internal.h"
 
 void cf_search_options_init(cf_search_options *o)
 {

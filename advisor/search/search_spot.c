@@ -6,6 +6,11 @@
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/advisor/spot_plan.h"
 #include "search_internal.h"
+#include "../advisor_internal.h"
+#include "../spot/spot_model_internal.h"
+#include "../spot/spot_plan_internal.h"
+#include "../spot/spot_replay_internal.h"
+#include "../spot/spot_table_internal.h"
 
 #define SEARCH_SPOT_SIMULATE_MAX 8
 

@@ -14,6 +14,11 @@
 
 #include "cloudfit/common/parallel.h"
 #include "../plan/enumerate_internal.h"
+#include "../advisor_internal.h"
+#include "spot_model_internal.h"
+#include "spot_plan_internal.h"
+#include "spot_replay_internal.h"
+#include "spot_table_internal.h"
 
 /* How many spot candidates get the Monte Carlo, and at most how many of
  * them per offer (the table shows one row per offer). */

@@ -7,6 +7,9 @@
 
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/common/parallel.h"
+#include "spot_calibrate_internal.h"
+#include "spot_plan_internal.h"
+#include "spot_replay_internal.h"
 
 void cf_spot_path_truncate(cf_spot_path *p, double hours)
 {

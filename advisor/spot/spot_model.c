@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "spot_model_internal.h"
+#include "spot_replay_internal.h"
 
 /* ---- fitting ------------------------------------------------------------------ */
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "spot_plan_internal.h"
+#include "spot_replay_internal.h"
 
 double cf_spot_check_quantile(double confidence)
 {

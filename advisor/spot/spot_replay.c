@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "spot_replay_internal.h"
 
 /* min and max for the replay's loops, where no value is NaN: inline,
  * unlike libm's fmin/fmax (a call each, a tenth of a replay's time). */

@@ -4,6 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "../advisor_internal.h"
+#include "../model/stateff_internal.h"
+#include "../plan/elastic_internal.h"
+#include "../plan/hetero_internal.h"
+#include "spot_plan_internal.h"
+#include "spot_replay_internal.h"
+#include "spot_table_internal.h"
 
 static const struct {
     unsigned bit;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "spot_model_internal.h"
+#include "spot_table_internal.h"
 
 /* BEGIN GENERATED: build/bench/spot_bench --table examples/spot-traces */
 const cf_spot_table_row cf_spot_table[] = {

@@ -2,7 +2,7 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/carry.h"
-#include "cloudfit/advisor/model_sizes.h"
+#include "../model/model_sizes.h"
 #include "cloudfit/advisor/search.h"
 
 #include <math.h>
@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "../model/carry_internal.h"
+#include "../model/perf_internal.h"
+#include "../model/stateff_internal.h"
+#include "../search/search_internal.h"
+#include "validate_internal.h"
 
 static int double_order(const void *pa, const void *pb)
 {

@@ -6,6 +6,9 @@
 
 #include "cloudfit/advisor/carry.h"
 #include "cloudfit/advisor/validate_crossgpu.h"
+#include "../model/carry_internal.h"
+#include "../model/perf_internal.h"
+#include "validate_internal.h"
 
 /* The shipped constants as text, for the method description. */
 #define CF_STR_(x) #x

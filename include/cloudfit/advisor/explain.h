@@ -40,14 +40,6 @@ struct cf_advice_explained {
     double recipe_batch;                /* M0 */
 };
 
-/* Computes advice->explained for its ranked[0] (and best_spot) from the
- * inputs the advice was made with (replacing any earlier one); nothing
- * when the advice has no pick. CF_ERR_NOMEM only: a plan or curve the
- * model cannot make is left out (NULL / empty; for the pick's plan, the
- * status and message say why). */
-cf_status cf_advice_explain(const cf_advisor_input *in, cf_advice *advice);
-void cf_advice_explained_free(cf_advice_explained *e);
-
 /* The elastic plan of `c` when it is advice's pick or its best spot plan,
  * else NULL: what renderers and launch specs show (a look-up). */
 static inline const cf_elastic_plan *cf_advice_elastic(const cf_advice *a, const cf_config *c)

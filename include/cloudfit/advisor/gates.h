@@ -42,8 +42,6 @@ typedef struct {
  * finite or malformed number; "$10%"), limits unchanged; the caller names
  * the option. */
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text);
-/* Whether any gate is asked for. */
-int cf_gates_any(const cf_gate_limits *limits);
 /* Evaluates each gate asked for against the chosen configuration (its
  * total cost and hours, and against the baseline's cost; without a
  * baseline the increase gate passes with a note saying so, and

@@ -79,14 +79,4 @@ typedef struct {
 cf_status cf_inputs_build(const cf_inputs_request *request, cf_inputs *out);
 void cf_inputs_free(cf_inputs *in);
 
-/* Fits one GPU type's parameters to measured rows (cf_perf_fit, exactly
- * what `cloudfit validate` scores): the inter-node bandwidth only from ≥ 2
- * multi-node rows (else 0: each VM's default); `reference_network_gbps` is
- * the nominal NIC those rows ran on. */
-cf_status cf_inputs_fit_rows(const cf_job *job, const cf_gpu *gpu, const cf_measurement *rows, size_t n,
-                             double reference_network_gbps, cf_gpu_perf *perf, cf_perf_fit_report *rep);
-
-/* The parameters of `gpu_model` in `in`, or NULL. */
-const cf_gpu_perf *cf_inputs_perf(const cf_inputs *in, const char *gpu_model);
-
 #endif

@@ -83,7 +83,4 @@ cf_status cf_spot_calibrate(const cf_calibrate_trace *traces, size_t n, const cf
                             cf_calibrate_result *out);
 void cf_calibrate_result_free(cf_calibrate_result *r);
 
-/* Cuts a path to exactly `hours` (the last segments dropped or shortened). */
-void cf_spot_path_truncate(cf_spot_path *p, double hours);
-
 #endif

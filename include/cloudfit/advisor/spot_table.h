@@ -29,9 +29,6 @@ typedef struct {
 extern const cf_spot_table_row cf_spot_table[];
 extern const size_t cf_spot_table_count;
 
-/* Size class of a VM with `gpus_per_vm` GPUs. */
-int cf_spot_size_class(int gpus_per_vm);
-
 /* Which row a spot plan of `nodes` VMs uses. One VM: rows fitted to
  * single-VM traces: (cloud, GPU, size, region), then (cloud, GPU, size,
  * *), then (*, *, size, *). Several: rows fitted to cluster traces, the
@@ -66,8 +63,6 @@ cf_status cf_spot_table_fit(const cf_spot_trace *traces, size_t n, cf_spot_table
  * that says why. */
 void cf_spot_model_lookup_in(const cf_spot_table_row *rows, size_t n_rows, const char *cloud, const char *gpu,
                              int gpus_per_vm, const char *region, int nodes, cf_spot_lookup *out);
-void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, const char *region, int nodes,
-                          cf_spot_lookup *out);
 /* The rows an offer can use, found once (the enumeration asks for every
  * node count): its single-VM row and the cluster rows of its first
  * matching pass, by size; then the row for a node count. NULL rows when
@@ -77,14 +72,7 @@ typedef struct {
     size_t n_cluster;
     cf_spot_row_kind single_kind, cluster_kind;
 } cf_spot_offer_rows;
-void cf_spot_offer_rows_in(const cf_spot_table_row *rows, size_t n_rows, const char *cloud, const char *gpu,
-                           int gpus_per_vm, const char *region, cf_spot_offer_rows *out);
-const cf_spot_table_row *cf_spot_offer_row(const cf_spot_offer_rows *o, int nodes, cf_spot_row_kind *kind);
 
-/* The shipped row cf_spot_model_lookup would pick, without the text (for
- * the enumeration, which asks for every offer). */
-const cf_spot_table_row *cf_spot_model_row(const char *cloud, const char *gpu, int gpus_per_vm, const char *region,
-                                           int nodes, cf_spot_row_kind *out_kind);
 const char *cf_spot_row_kind_name(cf_spot_row_kind kind);
 
 #endif

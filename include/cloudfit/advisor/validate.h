@@ -17,10 +17,6 @@ typedef struct {
     double interval_coverage;
 } cf_ape_stats;
 
-/* Median, p90 (nearest rank) and max of |errors|; `errors` are relative
- * errors (pred/meas − 1). The array is not modified. */
-cf_ape_stats cf_ape_summarise(const double *errors, size_t n);
-
 #define CF_VALIDATE_MAX_NODE_BUCKETS 12
 
 typedef struct {
@@ -140,9 +136,6 @@ typedef struct {
     double train_epochs;                 /* use only the first K epochs of the M0 run; 0 = all */
 } cf_gns_validate_options;
 
-/* Target = the best metric value that every batch size's run reaches
- * (direction from the model info). Exposed for tests. */
-cf_status cf_gns_target(const cf_gns_traces *traces, const cf_gns_model_info *model, double *out_target);
 /* Predicts, from the M0 run only, every larger batch's iterations to the
  * target and compares with the measured ones. *out is malloc'd. */
 cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_options *options,

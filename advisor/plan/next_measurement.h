@@ -1,4 +1,4 @@
-/* The measurement worth buying (advisor/plan/next_measurement.c, docs/model.md
+/* (Private to advisor/.) The measurement worth buying (advisor/plan/next_measurement.c, docs/model.md
  * "The measurement worth buying"): of the measurements that would remove
  * one source of a plan's uncertainty — profiling a GPU type that was
  * carried over, or running the network at a shape it was not measured at

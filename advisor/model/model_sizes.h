@@ -1,4 +1,4 @@
-/* Parameter counts of common models, for the communication term when a
+/* (Private to advisor/.) Parameter counts of common models, for the communication term when a
  * measurements CSV names a model but not its size (`cloudfit validate`).
  * Sources are in advisor/model/model_sizes.c and docs/model.md. */
 #ifndef CLOUDFIT_ADVISOR_MODEL_SIZES_H
