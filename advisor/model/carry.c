@@ -1,5 +1,7 @@
 /* The carry-over rule between GPU types (docs/model.md, "Other GPU types"). */
 #include "cloudfit/advisor/carry.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
 
 #include <math.h>
 #include <string.h>

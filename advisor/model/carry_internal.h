@@ -3,6 +3,8 @@
 #ifndef CLOUDFIT_ADVISOR_CARRY_INTERNAL_H
 #define CLOUDFIT_ADVISOR_CARRY_INTERNAL_H
 #include "cloudfit/advisor/carry.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
 
 /* The shipped constants (CF_CARRY_SIGMA_*, cloudfit/advisor/carry.h). */
 cf_carry_sigma_rule cf_carry_sigma_rule_default(void);

@@ -9,6 +9,9 @@
 
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/common/parallel.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/status.h"
 #include "perf_internal.h"
 
 double cf_perf_curve_at(const cf_perf_curve *c, double m);

@@ -1,6 +1,10 @@
 /* The step-time model (include/cloudfit/advisor/perf.h, docs/model.md
  * "Step time"): evaluation and the interval. The fit is in fit.c. */
 #include "cloudfit/advisor/perf.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/status.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,6 +3,9 @@
 #ifndef CLOUDFIT_ADVISOR_PERF_INTERNAL_H
 #define CLOUDFIT_ADVISOR_PERF_INTERNAL_H
 #include "cloudfit/advisor/perf.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/status.h"
 
 /* The parameters before anything is measured, for a GPU of the table
  * (NULL = unknown GPU): no compute figures, the default constants, the

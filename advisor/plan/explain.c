@@ -12,6 +12,8 @@
 
 #include "cloudfit/advisor/gates.h"
 #include "cloudfit/advisor/perf.h"
+#include "cloudfit/spec/types.h"
+#include "cloudfit/status.h"
 #include "../advisor_internal.h"
 #include "../model/curves_internal.h"
 #include "../model/perf_internal.h"

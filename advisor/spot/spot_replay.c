@@ -1,4 +1,7 @@
 #include "cloudfit/advisor/spot_replay.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/spec/types.h"
+#include "cloudfit/status.h"
 
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort_double.h>

@@ -3,6 +3,8 @@
 #ifndef CLOUDFIT_ADVISOR_SPOT_REPLAY_INTERNAL_H
 #define CLOUDFIT_ADVISOR_SPOT_REPLAY_INTERNAL_H
 #include "cloudfit/advisor/spot_replay.h"
+#include "cloudfit/spec/types.h"
+#include "cloudfit/status.h"
 
 /* Bytes of a checkpoint: fp32 weights plus the optimizer's moments (two
  * for Adam-family optimizers, one for momentum, none for plain SGD). */

@@ -1,4 +1,6 @@
 #include "cloudfit/advisor/spot_table.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/profiler/types.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -219,7 +221,7 @@ void cf_spot_model_lookup(const char *cloud, const char *gpu, int gpus_per_vm, c
 enum { LEVEL_REGION, LEVEL_POOLED, LEVEL_DEFAULT, N_LEVELS };
 
 typedef struct {
-    char cloud[8], gpu[32], region[32];
+    char cloud[CF_CLOUD_NAME_MAX], gpu[CF_GPU_NAME_MAX], region[CF_REGION_NAME_MAX];
     int size_class, nodes;
 } group_key;
 

@@ -10,14 +10,16 @@
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/advisor/stateff.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/spec/types.h"
 
 /* Performance parameters of one GPU type as the enumeration uses them. */
 typedef struct {
-    char gpu[32];
+    char gpu[CF_GPU_NAME_MAX];
     cf_perf_params params;
     double reference_network_gbps;  /* nominal NIC of the VM the network was fitted on; 0 = none */
-    char carried_from[32];          /* GPU type the compute profile was carried over from, "" if none */
+    char carried_from[CF_GPU_NAME_MAX]; /* GPU type the compute profile was carried over from, "" if none */
     char note[160];                 /* how the numbers were obtained, one line */
     char network_note[200];         /* how inter_gbps was measured (e.g. "measured probe: ..."); "" = see
                                        params.network_provenance */
@@ -94,8 +96,9 @@ typedef enum {
 typedef struct {
     cf_measure_kind kind;
     cf_measure_about about;
-    char gpu[32];
-    char cloud[8], region[32], instance_type[48];   /* the VM to run it on (the cheapest on demand of that shape) */
+    char gpu[CF_GPU_NAME_MAX];
+    /* the VM to run it on (the cheapest on demand of that shape) */
+    char cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX], instance_type[CF_INSTANCE_TYPE_MAX];
     int nodes, gpus_per_node;
     double est_minutes;        /* one start-up + the runs' steps at the model's own step times */
     double est_usd;            /* est_minutes × the VMs' on-demand price */
@@ -107,7 +110,7 @@ typedef struct {
      * one) and its cost. */
     double plan_usd, plan_hours;
     int plan_nodes;
-    char plan_instance_type[48];
+    char plan_instance_type[CF_INSTANCE_TYPE_MAX];
     /* P(the choice changes) once measured, under the present uncertainty. */
     double flip_probability;
     /* The measurement's value: the expected improvement of the choice made

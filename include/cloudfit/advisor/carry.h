@@ -2,7 +2,6 @@
  * "Other GPU types"). */
 #ifndef CLOUDFIT_ADVISOR_CARRY_H
 #define CLOUDFIT_ADVISOR_CARRY_H
-#include "cloudfit/types.h"
 
 /* The carry-over rule. Both terms of
  * the reference's step time, alpha and beta, are scaled by

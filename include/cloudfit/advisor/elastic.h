@@ -9,7 +9,7 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/spec/types.h"
 
 /* An LR that grows by this factor or more at a node-count change is
  * reached by a linear warm-up over CF_ELASTIC_WARMUP_STEPS optimizer steps

@@ -13,6 +13,9 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/curves.h"
 #include "cloudfit/advisor/elastic.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/db/types.h"
+#include "cloudfit/status.h"
 
 #define CF_STATEFF_CURVE_POINTS 61
 

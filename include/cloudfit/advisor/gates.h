@@ -10,7 +10,7 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/db/types.h"
 
 #define CF_MAX_GATES 5
 

@@ -27,7 +27,10 @@
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/advisor/stateff.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/db/types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/spec/types.h"
 
 #define CF_INPUTS_MAX_NOTES 16
 

@@ -26,7 +26,7 @@
 #define CLOUDFIT_ADVISOR_PERF_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
 
 /* ---- global constants ----------------------------------------------------------------- */
 

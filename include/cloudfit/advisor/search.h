@@ -16,7 +16,9 @@
 #include "cloudfit/advisor/validate.h"
 #include "cloudfit/common/progress.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/advisor/types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/spec/types.h"
 
 typedef enum {
     CF_SEARCH_CLOUDFIT,           /* model prior + error model, decision-aware probes (the default) */

@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include "cloudfit/advisor/spot_replay.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
 
 /* Structural constants (docs/spot.md, "Which data chose what"). */
 #define CF_SPOT_PHI 0.8

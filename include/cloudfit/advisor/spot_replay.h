@@ -7,7 +7,7 @@
 #define CLOUDFIT_ADVISOR_SPOT_REPLAY_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* Defaults (docs/spot.md), written down only here. Storage: EBS gp3's
  * baseline throughput, in the range of one S3 stream. A replay longer than

@@ -7,17 +7,18 @@
 #define CLOUDFIT_ADVISOR_SPOT_TABLE_H
 #include <stddef.h>
 #include "cloudfit/advisor/spot_model.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/profiler/types.h"
 
 /* A regime's spread when the traces cannot say (fewer than two traces at
  * every level): docs/spot.md gives the shipped traces' figures. */
 #define CF_SPOT_REGIME_SD_PRIOR 0.6
 
 typedef struct {
-    char cloud[8];                /* "*" = any */
-    char gpu[32];                 /* "*" = any */
+    char cloud[CF_CLOUD_NAME_MAX]; /* "*" = any */
+    char gpu[CF_GPU_NAME_MAX];    /* "*" = any */
     int size_class;               /* 1: VMs with < 4 GPUs; 8: VMs with ≥ 4; 0: any (cluster defaults) */
-    char region[32];              /* "*" = any */
+    char region[CF_REGION_NAME_MAX]; /* "*" = any */
     int nodes;                    /* VMs its traces requested: 1 (single VMs), or a cluster size */
     cf_spot_process process;
     int cycles, n_traces;

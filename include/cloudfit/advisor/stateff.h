@@ -1,7 +1,8 @@
 /* Statistical efficiency and learning-rate scaling (docs/model.md "Statistical efficiency", "Learning rate"). */
 #ifndef CLOUDFIT_ADVISOR_STATEFF_H
 #define CLOUDFIT_ADVISOR_STATEFF_H
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/spec/types.h"
 
 /* The noise scale as the advisor uses it (docs/model.md, "Statistical
  * efficiency"). B(p) is the recipe run's noise scale over training progress

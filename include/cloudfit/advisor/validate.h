@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* Absolute percentage errors summarised (fractions, not percent). */
 typedef struct {
@@ -58,7 +60,7 @@ typedef struct cf_validate_row_prediction {
 /* One (model, gpu, profile) group. The caller fills the inputs (which need
  * the catalog and model sizes), cf_validate_steps fills the results. */
 typedef struct {
-    char model[64], gpu[32], profile[32];
+    char model[64], gpu[CF_GPU_NAME_MAX], profile[32];
     int has_precision;                   /* the rows' precision column (part of the group's key) */
     cf_precision precision;              /* fp32 when the rows do not say */
     /* inputs */
@@ -72,7 +74,7 @@ typedef struct {
     size_t n_fit, n_pred;
     cf_perf_params params;               /* fitted (or carried-over) model */
     cf_perf_fit_report fit;              /* what the fit used (not for carried-over groups) */
-    char carried_from[32];               /* "" unless predicted from another GPU type */
+    char carried_from[CF_GPU_NAME_MAX];  /* "" unless predicted from another GPU type */
     double inter_gbps;                   /* the inter-node all-reduce rate the model used: fitted, else the NIC's default */
     char network_source[200];            /* where that rate came from, for people */
     cf_ape_stats all;
