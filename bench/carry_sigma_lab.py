@@ -7,7 +7,7 @@ on Lambda's published single-GPU training throughput
 Every single-GPU (model, benchmark) throughput of a GPU in data/gpus.csv
 predicts every other GPU's of the same model and benchmark, at the same
 precision (1,640 pairs) and across precisions (2,280: V100 FP32 -> A100
-TF32), with cloudfit's carry rule (advisor/carry.c). The log error
+TF32), with cloudfit's carry rule (advisor/model/carry.c). The log error
 e = ln(predicted / measured) is modelled as normal with
 
     sigma^2 = s0^2 + s_half^2 [a half-precision run on either side]
@@ -44,7 +44,7 @@ for fn in ("gpus.csv", "gpus_added.csv"):
                                  tf32=f("tf32_tensor_tflops_dense") or f("fp32_tflops"),
                                  fp16=f("fp16_tensor_tflops_dense") or f("fp32_tflops"),
                                  bf16=f("bf16_tensor_tflops_dense") or f("fp32_tflops"), arch=r["architecture"])
-# as advisor/carry.c cf_gpu_generation
+# as advisor/model/carry.c cf_gpu_generation
 GEN = [("Kepler", 1), ("Maxwell", 2), ("Pascal", 3), ("Volta", 4), ("Turing", 4.5), ("Ampere", 5),
        ("Ada", 5.5), ("Hopper", 6), ("Blackwell", 7), ("CDNA 3", 6)]
 def gen(g):
@@ -86,7 +86,7 @@ def errors(a, b, phi):
     r = np.exp(a * x + b * y)
     return np.log((1 + phi) / (r * (1 + phi / mem)) / meas)
 
-def fit_rule(mask):   # as advisor/validate_crossgpu.c fit_rule: same-precision pairs, a b by least squares per phi
+def fit_rule(mask):   # as advisor/validate/validate_crossgpu.c fit_rule: same-precision pairs, a b by least squares per phi
     best = None
     for lphi in np.arange(-8, 1.0001, 0.01):
         phi = math.exp(lphi)
@@ -107,7 +107,7 @@ def nll(th, e, mask):
     s = sigma(th)[mask]
     return float(np.sum(np.log(s) + 0.5 * (e[mask] / s) ** 2))
 
-def fit_sigma(e, mask):   # coordinate descent on a 0.005 grid, as advisor/validate_crossgpu.c fit_sigma
+def fit_sigma(e, mask):   # coordinate descent on a 0.005 grid, as advisor/validate/validate_crossgpu.c fit_sigma
     th = [0.2, 0.0, 0.0, 0.0, 0.0]
     grid = np.arange(0, 0.8001, 0.005)
     for _ in range(8):

@@ -1,4 +1,4 @@
-/* The shipped preemption-model table (advisor/spot_table.c) from a folder
+/* The shipped preemption-model table (advisor/spot/spot_table.c) from a folder
  * of traces: `spot_bench --table DIR` prints the C rows between the
  * GENERATED markers (tests/test_spot.c refits it from examples/spot-traces
  * and fails when they disagree). The model's calibration against traces is

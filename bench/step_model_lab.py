@@ -52,7 +52,7 @@ GT = os.path.join(SRC, '..', 'shared', 'data', 'groundtruth')
 T4_CSV = sys.argv[1] if len(sys.argv) > 1 else os.path.join(GT, 'pollux_aws_t4', 'throughput.csv')
 DGX_CSV = sys.argv[2] if len(sys.argv) > 2 else os.path.join(GT, 'sia_dgx_a100', 'throughput.csv')
 
-# parameter counts as in advisor/model_sizes.c
+# parameter counts as in advisor/model/model_sizes.c
 SIZES = {'cifar10': 11173962, 'imagenet': 25557032, 'bert': 109483778, 'yolov3': 61949149, 'ncf': 1602657,
          'deepspeech2': 41187968}
 # Hardware figures of the two clusters (catalog / vendor numbers, never fitted):

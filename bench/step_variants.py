@@ -27,7 +27,7 @@ DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(SRC, "..", "shared", "
                                                           "pollux_aws_t4", "throughput.csv")
 if not os.path.exists(DATA):
     sys.exit(f"step_variants: no '{DATA}' (the shared data is not here)")
-# parameter counts as in advisor/model_sizes.c
+# parameter counts as in advisor/model/model_sizes.c
 SIZES = {'cifar10': 11173962, 'imagenet': 25557032, 'bert': 109483778, 'yolov3': 61949149, 'ncf': 1602657,
          'deepspeech2': 41187968}
 BUCKET = 25 * 1024 * 1024

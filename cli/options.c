@@ -11,7 +11,7 @@
 #include "cloudfit/common/number.h"
 #include "cloudfit/common/text_wrap.h"
 #include "cloudfit/profiler.h"
-#include "cloudfit/types.h"
+#include "cloudfit/spec/types.h"
 
 /* A library default in a help text: the one constant, not a copy of its value. */
 #define DEFAULT_TEXT_(value) #value

@@ -1,12 +1,12 @@
 /* cf_gpu_resolve: the row of the GPU table a device name means. The rules
- * are stated in cloudfit/types.h; docs/catalog.md lists the spellings real
+ * are stated in cloudfit/pricing/types.h; docs/catalog.md lists the spellings real
  * tools print and tests/test_gpu_names.c checks each, with its source.
  *
  * A name is cut into lowercase alphanumeric words. A row matches when all
  * of its model's words are in the name and every other word of the name
  * only describes that row, judged by the row's own columns (memory size and
  * type, architecture, form factor) and by two small tables below. */
-#include "cloudfit/types.h"
+#include "cloudfit/pricing/types.h"
 
 #include <math.h>
 #include <stdlib.h>

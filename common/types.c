@@ -1,4 +1,6 @@
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/spec/types.h"
 
 #include <string.h>
 #include <strings.h>

@@ -11,7 +11,7 @@
 #ifndef CF_PROBE_OPTIM_CPU_H
 #define CF_PROBE_OPTIM_CPU_H
 #include <stddef.h>
-#include "cloudfit/types.h"
+#include "cloudfit/spec/types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-/* The history --compare-to document (advisor/gates.c), and the gates
+/* The history --compare-to document (advisor/plan/gates.c), and the gates
  * evaluated against the baseline it gives. */
 #include "fuzz.h"
 #include "cloudfit/advisor/gates.h"

@@ -1,4 +1,4 @@
-/* The rebalance protocol (advisor/rebalance_lines.c): the input, line by
+/* The rebalance protocol (advisor/plan/rebalance_lines.c): the input, line by
  * line, as `cloudfit rebalance` reads it, each line parsed, observed by
  * the controller and answered. The first byte chooses the workers (1–4)
  * and the window (1–4). Every answer must keep the batches in [1, M] and

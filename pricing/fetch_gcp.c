@@ -33,13 +33,16 @@
 #include <string.h>
 
 #include "price_source.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/status.h"
 
 typedef enum { PART_CORE, PART_RAM, PART_GPU, PART_SSD } part_kind;
 
 typedef struct {
     part_kind kind;
     char key[32];        /* series ("n1", "a2"), GPU part ("T4", "H100-MEGA") or "local-ssd" */
-    char region[32];
+    char region[CF_REGION_NAME_MAX];
     int preemptible;
     double usd_per_hr;   /* per vCPU, per GiB, per GPU; Local SSD: per GiB-hour */
     int ambiguous;       /* two list-price SKUs disagree: not used */
@@ -420,7 +423,7 @@ static double row_price(const rate_table *rates, const machine_parts *mp, const 
 static cf_status compose(const cf_fetch_ctx *ctx, const rate_table *rates, cf_price_list *out)
 {
     size_t unknown = 0;
-    char unknown_example[48] = "";
+    char unknown_example[CF_INSTANCE_TYPE_MAX] = "";
     for (size_t i = 0; i < ctx->base->n_vms; i++) {
         const cf_vm *vm = &ctx->base->vms[i];
         if (strcmp(vm->cloud, "gcp") != 0 || !cf_fetch_wants_region(ctx, vm->region))

@@ -86,7 +86,7 @@ cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
         st = add_env(out, "CLOUDFIT_LR_FUNCTION", &text);
     }
     if (st == CF_OK && c->mixed && c->spot_est.valid) {
-        /* The greedy switch-over (advisor/spot_replay.c): leave spot at the
+        /* The greedy switch-over (advisor/spot/spot_replay.c): leave spot at the
          * latest time on demand still finishes, now ≥ deadline −
          * (left × (1 + C/τ_od) + R + C), `left` the work still to do in
          * hours on all the VMs. */

@@ -1,6 +1,6 @@
 /* The CI gates of a recommendation rendered (docs/ci.md): the "Gates"
  * lines of the table and the "gates" array of the JSON document. The gates
- * themselves are the advisor's (advisor/gates.c). */
+ * themselves are the advisor's (advisor/plan/gates.c). */
 #include <math.h>
 
 #include "cloudfit/render.h"

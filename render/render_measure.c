@@ -1,5 +1,5 @@
 /* The recommendation's next measurement (cf_next_measurement,
- * advisor/next_measurement.c) as a line of text and as JSON, with the
+ * advisor/plan/next_measurement.c) as a line of text and as JSON, with the
  * command that runs it (`cloudfit profile --runner`, docs/profiler.md). */
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /* The allowed keys of every object in model.json and the accepted strings of
  * every enum. One table per object, so the validator, its messages and the
  * schema agreement test (tests/test_spec.c) read the same lists.
- * Enum tables list names in the order of the matching C enum in types.h. */
+ * Enum tables list names in the order of the matching C enum
+ * (cloudfit/spec/types.h, cloudfit/common/shared_types.h). */
 #include <string.h>
 
 #include "spec_internal.h"

@@ -14,6 +14,12 @@
 #include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/carry.h"
 #include "cloudfit/spec.h"
+#include "../advisor/advisor_internal.h"
+#include "../advisor/model/carry_internal.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
+#include "../advisor/plan/elastic_internal.h"
+#include "../advisor/plan/explain_internal.h"
 
 /* A 1-GPU line t = 0.05 + 0.004·m, κ = 0.02, an 80 Gbit/s in-node link, a
  * probe-fitted 8 Gbit/s on a 50 Gbit/s NIC, ρ = 0.5, c0 = 0.01 s. */

@@ -796,10 +796,10 @@ static void test_malformed_vms(void **state)
                       "vms.csv:2: column 'network_gbps': must be >= 0, got -1");
     expect_load_error(VMS_HEADER "gcp,us-central1,n1,T4,1,16,4,15,,0.54,,\n", gpus, NULL,
                       "vms.csv:2: column 'source': must not be empty (every price needs its provenance)");
-    expect_load_error(VMS_HEADER "gcp,us-central1,n1-standard-4-with-a-very-long-made-up-suffix-xyz,T4,1,16,4,15,,0.54,,s\n",
+    expect_load_error(VMS_HEADER "gcp,us-central1,n1-standard-4-with-a-very-long-made-up-suffix-xyz-longer-than-any-type,T4,1,16,4,15,,0.54,,s\n",
                       gpus, NULL,
-                      "vms.csv:2: column 'instance_type': 'n1-standard-4-with-a-very-long-made-up-suffix-xyz' "
-                      "is too long (at most 47 characters)");
+                      "vms.csv:2: column 'instance_type': 'n1-standard-4-with-a-very-long-made-up-suffix-xyz-longer-than-any-type' "
+                      "is too long (at most 63 characters)");
     expect_load_error("cloud,region,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,"
                       "price_ondemand_usd_per_hour,price_spot_usd_per_hour,source\n"
                       "gcp,us-central1,n1,T4,1,16,4,15,0.54,,src\n",

@@ -1,4 +1,4 @@
-/* Tests of advisor/curves.c: throughput vs node count of a chosen VM type
+/* Tests of advisor/model/curves.c: throughput vs node count of a chosen VM type
  * (the throughput model at the chosen batch, against linear scaling) and
  * statistical efficiency vs global batch (1 at the recipe's batch). */
 #include <setjmp.h>
@@ -13,6 +13,10 @@
 
 #include "cloudfit/advisor/curves.h"
 #include "cloudfit/pricing.h"
+#include "../advisor/advisor_internal.h"
+#include "../advisor/model/curves_internal.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
 
 typedef struct {
     cf_job job;

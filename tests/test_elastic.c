@@ -1,4 +1,4 @@
-/* Elastic plans and LR rules (advisor/elastic.c, advisor/stateff.c;
+/* Elastic plans and LR rules (advisor/plan/elastic.c, advisor/model/stateff.c;
  * docs/spot.md "Statistical progress while VMs are missing", "Elastic
  * plans"): the count below which an LR rule makes no expected progress,
  * against its closed form on a 16-VM plan (hold and shrink); `simulate`'s
@@ -15,6 +15,9 @@
 
 #include "cloudfit/advisor/elastic.h"
 #include "cloudfit/advisor/stateff.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
+#include "../advisor/plan/elastic_internal.h"
 
 typedef struct {
     cf_job job;

@@ -12,6 +12,7 @@
 
 #include "cloudfit/profiler/measurements.h"
 #include "cloudfit/advisor/perf.h"
+#include "../advisor/model/perf_internal.h"
 
 #define RESNET50_PARAMS 25557032.0
 

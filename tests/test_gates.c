@@ -1,4 +1,4 @@
-/* Tests of advisor/gates.c: the CI gates (cost, hours, cost increase over
+/* Tests of advisor/plan/gates.c: the CI gates (cost, hours, cost increase over
  * a baseline) and the baseline read from a recommendation document. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cloudfit/advisor/gates.h"
+#include "../advisor/plan/gates_internal.h"
 
 static cf_gate_limits off(void)
 {

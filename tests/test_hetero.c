@@ -1,5 +1,5 @@
-/* Heterogeneous jobs and dynamic batching (advisor/hetero.c,
- * advisor/rebalance.c): the closed-form split equalises predicted
+/* Heterogeneous jobs and dynamic batching (advisor/plan/hetero.c,
+ * advisor/plan/rebalance.c): the closed-form split equalises predicted
  * iteration times within 1 % on random instances and never exceeds a
  * memory limit; the controller converges to within 5 % of equal times in
  * ≤ 5 updates from a 4× imbalance with 5 % timing noise and does not move
@@ -16,6 +16,10 @@
 
 #include "cloudfit/advisor/hetero.h"
 #include "cloudfit/advisor/rebalance.h"
+#include "../advisor/advisor_internal.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
+#include "../advisor/plan/hetero_internal.h"
 
 static void test_split_closed_form(void **state)
 {

@@ -1,4 +1,4 @@
-/* Which evidence wins (advisor/inputs.c, precedence in
+/* Which evidence wins (advisor/model/inputs.c, precedence in
  * cloudfit/advisor/inputs.h): recorded run > cached GPU profile > the
  * spec's profile.gpus > carried over > estimated; the noise scale from a
  * profile unless the spec's trace covers more of training. Plain arrays
@@ -13,6 +13,9 @@
 
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/advisor/carry.h"
+#include "../advisor/model/carry_internal.h"
+#include "../advisor/model/inputs_internal.h"
+#include "../advisor/model/perf_internal.h"
 
 static const cf_gpu gpus[] = {
     {.model = "T4", .memory_gib = 16, .memory_bandwidth_gbs = 320, .fp32_tflops = 8.1, .fp16_tflops = 65,

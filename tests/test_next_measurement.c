@@ -1,4 +1,4 @@
-/* Tests of advisor/next_measurement.c: which measurement is worth buying,
+/* Tests of advisor/plan/next_measurement.c: which measurement is worth buying,
  * what it costs, how much it narrows the chosen plan, and whether it can
  * change the choice (a ranking that can flip, one that cannot, a plan held
  * back by its uncertainty, nothing left to measure). */
@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cloudfit/advisor/next_measurement.h"
+#include "../advisor/plan/next_measurement.h"
+#include "../advisor/model/perf_internal.h"
 
 typedef struct {
     cf_job job;

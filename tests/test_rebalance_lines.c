@@ -1,4 +1,4 @@
-/* Tests of advisor/rebalance_lines.c: the batch controller's JSON-lines
+/* Tests of advisor/plan/rebalance_lines.c: the batch controller's JSON-lines
  * protocol (the times in, the batches out). */
 #include <setjmp.h>
 #include <stdarg.h>

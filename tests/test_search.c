@@ -14,10 +14,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../advisor/search_internal.h"
+#include "../advisor/search/search_internal.h"
 #include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/spec.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/model/stateff_internal.h"
+#include "../advisor/validate/validate_internal.h"
 
 #define N_MAX 64
 

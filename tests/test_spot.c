@@ -19,6 +19,11 @@
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/advisor/spot_table.h"
 #include "cloudfit/profiler/spot_traces.h"
+#include "../advisor/spot/spot_calibrate_internal.h"
+#include "../advisor/spot/spot_model_internal.h"
+#include "../advisor/spot/spot_plan_internal.h"
+#include "../advisor/spot/spot_replay_internal.h"
+#include "../advisor/spot/spot_table_internal.h"
 
 #define TRACES CF_SOURCE_DIR "/examples/spot-traces"
 
@@ -407,7 +412,7 @@ static void test_shipped_table_matches_traces(void **state)
     cf_spot_trace_set_free(&set);
 }
 
-/* The calibration (advisor/spot_calibrate.c) on the shipped traces with a
+/* The calibration (advisor/spot/spot_calibrate.c) on the shipped traces with a
  * fixed plan (a GPT-2 XL checkpoint, W = 24 h and the shorter lengths):
  * in-sample, and with the model fitted to one half of the traces (split by
  * date) scored on the other, both ways. The issue's acceptance: the shares

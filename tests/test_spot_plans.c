@@ -19,6 +19,7 @@
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/spec.h"
+#include "../advisor/advisor_internal.h"
 
 static size_t check_config(const cf_config *c, const cf_constraints *k, double confidence)
 {

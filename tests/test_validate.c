@@ -10,11 +10,13 @@
 #include <cmocka.h>
 
 #include "cloudfit/common/buf.h"
-#include "cloudfit/advisor/model_sizes.h"
+#include "../advisor/model/model_sizes.h"
 #include "cloudfit/advisor/validate.h"
 #include "cloudfit/advisor/validate_crossgpu.h"
 #include "cloudfit/profiler/crossgpu.h"
 #include "cloudfit/profiler/gns_traces.h"
+#include "../advisor/model/perf_internal.h"
+#include "../advisor/validate/validate_internal.h"
 
 static void test_ape_summary(void **state)
 {

@@ -1,7 +1,7 @@
 /* `cloudfit record ID --step-time-s S [--total-hours H] [--total-usd USD]`:
  * stores what a real run of a stored recommendation measured. Later
  * `recommend` runs for the same spec use the recorded step times for
- * that GPU type in place of the estimate (advisor/inputs.c) and say so.
+ * that GPU type in place of the estimate (advisor/model/inputs.c) and say so.
  * Rendered by render/history_report.c. */
 #include <limits.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* cloudfit rebalance (docs/spot.md "Dynamic batching"): the library's
- * batch controller (advisor/rebalance.c) as a JSON-lines filter. One line
+ * batch controller (advisor/plan/rebalance.c) as a JSON-lines filter. One line
  * in per training iteration,
  *     {"compute_s": [0.31, 0.12]}          compute seconds per worker, in worker order
  * one line out for each, flushed at once:
@@ -9,7 +9,7 @@
  * CF_REBALANCE_MAX_LINE) is reported on stderr and answered with the
  * batches unchanged and "skipped": the loop keeps running. A worker whose
  * share falls under the floor is warned about once per fall. The protocol
- * is the library's (cloudfit/usecase/rebalance.h, advisor/rebalance_lines.c). */
+ * is the library's (cloudfit/usecase/rebalance.h, advisor/plan/rebalance_lines.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,14 +10,16 @@
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/advisor/stateff.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/spec/types.h"
 
 /* Performance parameters of one GPU type as the enumeration uses them. */
 typedef struct {
-    char gpu[32];
+    char gpu[CF_GPU_NAME_MAX];
     cf_perf_params params;
     double reference_network_gbps;  /* nominal NIC of the VM the network was fitted on; 0 = none */
-    char carried_from[32];          /* GPU type the compute profile was carried over from, "" if none */
+    char carried_from[CF_GPU_NAME_MAX]; /* GPU type the compute profile was carried over from, "" if none */
     char note[160];                 /* how the numbers were obtained, one line */
     char network_note[200];         /* how inter_gbps was measured (e.g. "measured probe: ..."); "" = see
                                        params.network_provenance */
@@ -28,25 +30,6 @@ typedef struct {
 #define CF_DEFAULT_ROOFLINE_EFFICIENCY 0.35
 #define CF_DEFAULT_SPOT_INTERRUPTIONS_PCT_PER_MONTH 15.0 /* shown for information only (docs/spot.md) */
 #define CF_DEFAULT_CONFIDENCE 0.9
-
-/* The effective inter-node all-reduce rate of `perf` on a VM whose NIC is
- * `vm_nominal_gbps`: a measured figure carried in proportion to the NIC
- * (within one fabric), a given effective figure as is, else the default;
- * *out_prov says which. */
-double cf_effective_inter_gbps(const cf_gpu_perf *perf, double vm_nominal_gbps, cf_provenance *out_prov);
-/* perf's parameters on a VM whose NIC is `vm_nominal_gbps` (cf_perf_on_network). */
-cf_perf_params cf_gpu_perf_on_vm(const cf_gpu_perf *perf, double vm_nominal_gbps);
-
-/* Derives a GPU type's parameters without a profile of its own: carries
- * `ref` (a profiled type) over with the GPU table — a roofline per term —
- * or, when ref is NULL, estimates from model.flops_per_sample alone.
- * Fails with CF_ERR_INVALID when neither is possible. */
-cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf_gpu_perf *ref,
-                               const cf_gpu *ref_gpu, cf_gpu_perf *out);
-/* Memory ceiling estimate (per-GPU batch) from model.memory_per_sample_mib
- * or, failing that, from a reference ceiling on another GPU. 0 = unknown. */
-int cf_estimate_max_local_batch(const cf_job *job, double gpu_memory_gib, const cf_gpu_perf *ref,
-                                double ref_memory_gib);
 
 typedef struct {
     const cf_vm *vm;
@@ -96,7 +79,7 @@ typedef struct {
     double step_sigma_network, step_sigma_network_up;
 } cf_config;
 
-/* The measurement worth buying (advisor/next_measurement.c): what would
+/* The measurement worth buying (advisor/plan/next_measurement.c): what would
  * most reduce the risk of a wrong choice, and what it costs. */
 typedef enum {
     CF_MEASURE_NONE = 0,       /* every source a measurement could remove is measured already */
@@ -113,8 +96,9 @@ typedef enum {
 typedef struct {
     cf_measure_kind kind;
     cf_measure_about about;
-    char gpu[32];
-    char cloud[8], region[32], instance_type[48];   /* the VM to run it on (the cheapest on demand of that shape) */
+    char gpu[CF_GPU_NAME_MAX];
+    /* the VM to run it on (the cheapest on demand of that shape) */
+    char cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX], instance_type[CF_INSTANCE_TYPE_MAX];
     int nodes, gpus_per_node;
     double est_minutes;        /* one start-up + the runs' steps at the model's own step times */
     double est_usd;            /* est_minutes × the VMs' on-demand price */
@@ -126,7 +110,7 @@ typedef struct {
      * one) and its cost. */
     double plan_usd, plan_hours;
     int plan_nodes;
-    char plan_instance_type[48];
+    char plan_instance_type[CF_INSTANCE_TYPE_MAX];
     /* P(the choice changes) once measured, under the present uncertainty. */
     double flip_probability;
     /* The measurement's value: the expected improvement of the choice made
@@ -174,21 +158,12 @@ typedef struct {
     cf_advice_explained *explained; /* owned; NULL until cf_advice_explain */
 } cf_advice;
 
-/* The distribution behind a spot or mixed configuration (NULL when it
- * has none), and the configuration's figures set from it: hours and
- * total_usd the medians, the p10/p90 and the quantiles at the confidence. */
-const cf_spot_spread *cf_config_spot_spread(const cf_config *c);
-void cf_config_spot_quantiles(cf_config *c);
-
 /* Runs the enumeration. CF_ERR_INFEASIBLE when no configuration meets the
  * deadline and budget; advice->fastest / cheapest are filled then, so the
  * caller can say how far off the constraints are. */
 cf_status cf_advise(const cf_advisor_input *input, cf_advice *advice);
 void cf_advice_free(cf_advice *advice);
 
-/* 1 when `hours` and `usd` meet the deadline and the budget of `c`, each
- * with `slack` (a fraction) of room: the advisor's one feasibility test. */
-int cf_constraints_met(const cf_constraints *c, double hours, double usd, double slack);
 /* Sets CF_ERR_INFEASIBLE saying how far the best configurations miss:
  * "WHERE: no configuration finishes within 24 h: the fastest, ... takes
  * 30.1 h", or stays within the budget, or (fastest and cheapest NULL, or
@@ -196,11 +171,5 @@ int cf_constraints_met(const cf_constraints *c, double hours, double usd, double
  * constraint (e.g. " with the safety margin"); NULL for none. */
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
                               const cf_config *cheapest, const char *qualifier);
-
-/* Pareto front of points (x, y), both minimised: indices of the
- * non-dominated points sorted by x (of equal points, the first); returns
- * their count, 0 for n == 0 or when memory runs out. `order` needs n slots.
- * O(n log n). */
-size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order);
 
 #endif

@@ -8,7 +8,7 @@
 #ifndef CLOUDFIT_CUDA_PROBE_H
 #define CLOUDFIT_CUDA_PROBE_H
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/spec/types.h"
 
 /* ---- devices ---------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* The pricing module's front door (pricing/catalog*.c): the VM price
  * catalog and the GPU table (docs/catalog.md); offers (cf_vm) and GPUs
- * (cf_gpu) are the plain structs of cloudfit/types.h.
+ * (cf_gpu) are the plain structs of cloudfit/pricing/types.h.
  *
  * The default catalog is compiled into the binary from data/gpu_vms.csv,
  * data/gpus.csv and data/aws_spot_advisor.csv, so it works offline. */
@@ -8,7 +8,8 @@
 #define CLOUDFIT_PRICING_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/spec/types.h"
 
 typedef struct {
     cf_vm *vms;
@@ -63,7 +64,7 @@ void cf_catalog_free(cf_catalog *catalog);
 
 /* GPU table look-up by model name (case-insensitive); NULL when unknown. */
 const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model);
-/* cf_gpu_resolve (cloudfit/types.h) over the catalog's GPU table. */
+/* cf_gpu_resolve (cloudfit/pricing/types.h) over the catalog's GPU table. */
 const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name);
 
 /* A filter over the search section of a spec (clouds, regions, GPUs, spot

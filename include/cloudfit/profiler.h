@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include "cloudfit/cuda_probe.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/spec/types.h"
 
 #define CF_PROBE_MAX_MICRO 64
 

@@ -20,6 +20,9 @@
 #include "cloudfit/common/buf.h"
 #include "cloudfit/pricing/source.h"
 #include "cloudfit/spec.h"
+#include "cloudfit/common/ci_env.h"
+#include "cloudfit/db/types.h"
+#include "cloudfit/status.h"
 
 typedef struct {
     const cf_spec *spec;

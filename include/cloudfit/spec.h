@@ -9,7 +9,7 @@
 #define CLOUDFIT_SPEC_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/spec/types.h"
 
 typedef struct {
     cf_job job;                         /* model, data, training (job.name, job.source) */

@@ -4,7 +4,14 @@
 * Three floors: the middle floor (spec, advisor, profiler, pricing, db) never
   includes another middle-floor module's headers, nor render/ or cli/; the
   ground (common, cuda_probe) includes none of them; only profiler/ uses
-  cuda_probe/; render/ includes nothing from cli/.
+  cuda_probe/; render/ includes nothing from cli/. A module is its top
+  folder, sub-folders included (advisor/model/ is the advisor).
+* One home per concept: the plain structs the modules exchange sit next to
+  the front door of the module that fills them, in `cloudfit/<module>/types.h`
+  (what all share in `cloudfit/common/shared_types.h`); any module may
+  include a types.h, and a types.h includes nothing but other types.h,
+  shared_types.h, status.h and the C library. No aggregate
+  `cloudfit/types.h`.
 * usecase/ (the library's entry points, one per use case) is on the top
   floor: it may include the middle floor, common and render's result
   structs, nothing from cli/; nothing below it includes its headers, nor
@@ -52,13 +59,19 @@ def sources(folder):
                 yield os.path.join(root, f)
 
 
+TYPES = re.compile(r"cloudfit/[a-z_]+/types\.h$")
+
+
 def module_of_header(inc):
-    """The module a `cloudfit/...` include belongs to, or None."""
+    """The module a `cloudfit/...` include belongs to, or None. A module's
+    types.h (plain structs any module may exchange) counts as common."""
+    if TYPES.match(inc):
+        return "common"
     m = re.match(r"cloudfit/([a-z_]+)(?:\.h|/)", inc)
     if not m:
         return None
     name = m.group(1)
-    return {"types": "common", "status": "common", "version": "common", "cuda_probe": "cuda_probe"}.get(name, name)
+    return {"status": "common", "version": "common", "cuda_probe": "cuda_probe"}.get(name, name)
 
 
 def includes(path):
@@ -113,6 +126,22 @@ class Layout(unittest.TestCase):
                         if not os.path.exists(here) and os.path.exists(os.path.join(SRC, "cli", inc)):
                             bad.append("%s includes cli/%s" % (os.path.relpath(path, SRC), inc))
         self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_types_headers_are_plain(self):
+        found, bad = [], []
+        for path in sources("include"):
+            rel = os.path.relpath(path, os.path.join(SRC, "include"))
+            if not TYPES.match(rel):
+                continue
+            found.append(rel)
+            for inc in includes(path):
+                if "/" in inc and not (TYPES.match(inc) or inc in ("cloudfit/common/shared_types.h",
+                                                                    "cloudfit/status.h")):
+                    bad.append("%s includes %s" % (rel, inc))
+        self.assertGreaterEqual(len(found), 5, "too few cloudfit/<module>/types.h: %s" % found)
+        self.assertEqual(bad, [], "a types.h holds plain structs: " + ", ".join(bad))
+        self.assertFalse(os.path.exists(os.path.join(SRC, "include", "cloudfit", "types.h")),
+                         "cloudfit/types.h is back: include the concept's header instead")
 
     def test_one_place_says_ifdef_cuda(self):
         hits = []

@@ -1,4 +1,4 @@
-/* Elastic plans (advisor/elastic.c, docs/spot.md "Elastic plans"): what a
+/* Elastic plans (advisor/plan/elastic.c, docs/spot.md "Elastic plans"): what a
  * plan does as spot VMs come and go — the node counts it stays valid for,
  * the global batch at each count (accumulation holds the batch while it
  * can; the LR rule applies when it cannot), the LR as a function of the
@@ -9,7 +9,7 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/spec/types.h"
 
 /* An LR that grows by this factor or more at a node-count change is
  * reached by a linear warm-up over CF_ELASTIC_WARMUP_STEPS optimizer steps
@@ -43,16 +43,6 @@ typedef struct {
     double exponent;           /* gain rule: 1 or 0.5 */
     const cf_noise_model *noise; /* B(p); not owned */
 } cf_lr_function;
-
-cf_lr_function cf_lr_function_of(const cf_job *job, const cf_noise_model *noise);
-/* The LR at M with the effective (constant) noise scale. */
-double cf_lr_function_eval(const cf_lr_function *f, double global_batch);
-/* The LR at M at training progress p ∈ [0, 1] (the gain rule with B(p)). */
-double cf_lr_function_eval_at(const cf_lr_function *f, double global_batch, double progress);
-/* The optimal LR at M (the gain rule's), with the effective noise scale
- * and at progress p. */
-double cf_lr_optimal(const cf_lr_function *f, double global_batch);
-double cf_lr_optimal_at(const cf_lr_function *f, double global_batch, double progress);
 
 typedef struct {
     int nodes;
@@ -91,28 +81,5 @@ typedef struct {
     const cf_noise_model *noise; /* the advisor's (recommend's) noise model */
     cf_elastic_batch batch;
 } cf_elastic_request;
-
-cf_status cf_elastic_plan_for(const cf_elastic_request *req, cf_elastic_plan *out);
-
-/* The elastic plan of a ranked configuration (advisor/elastic_config.c):
- * the batch held by accumulation up to the search's max_accumulation, the
- * memory ceiling and `perf` on the VM's own network (cf_gpu_perf_on_vm),
- * the advisor's noise model. CF_ERR_INTERNAL when perf is NULL; *out
- * malloc'd. */
-cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *limits, const cf_gpu_perf *perf,
-                                    const cf_noise_model *noise, const cf_config *c, cf_elastic_plan **out);
-
-/* Progress per hour at each count (index n, 0..N; [0] = 0) when the LR
- * follows `rule` relative to the plan's optimum at full size at each point
- * of training p (simulate): fixed: lr_opt(M_N, p); linear: lr_opt(M_N,
- * p)·M_n/M_N; sqrt: lr_opt(M_N, p)·√(M_n/M_N); gain: lr_opt(M_n, p)
- * (AdaScale with the trace). Under HOLD the batch is held where
- * accumulation can (x = 1 there). The value of the samples is
- * cf_stat_efficiency_lr, recommend's model. rate[n] is in hours of the
- * full plan's work; samples[n] the throughput relative to the full plan's.
- * Returns the largest count with no expected progress (x ≥ 2 at some
- * point of training: rate 0), 0 when none; below it the batch only
- * shrinks further, so every smaller count has none either. */
-int cf_elastic_rule_rates(const cf_elastic_request *req, cf_lr_rule rule, double *rate, double *samples);
 
 #endif

@@ -1,5 +1,5 @@
 /* What a recommendation shows beyond its ranking, computed once by the
- * library (advisor/explain.c) so that renderers compute nothing
+ * library (advisor/plan/explain.c) so that renderers compute nothing
  * (docs/architecture.md): the pick's step-time interval and the all-reduce
  * rate between its VMs, the elastic plans (the pick's and the best spot
  * plan's, as nodes come and go), and the curves behind the plots
@@ -13,6 +13,9 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/curves.h"
 #include "cloudfit/advisor/elastic.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/db/types.h"
+#include "cloudfit/status.h"
 
 #define CF_STATEFF_CURVE_POINTS 61
 
@@ -39,14 +42,6 @@ struct cf_advice_explained {
     size_t n_stateff;
     double recipe_batch;                /* M0 */
 };
-
-/* Computes advice->explained for its ranked[0] (and best_spot) from the
- * inputs the advice was made with (replacing any earlier one); nothing
- * when the advice has no pick. CF_ERR_NOMEM only: a plan or curve the
- * model cannot make is left out (NULL / empty; for the pick's plan, the
- * status and message say why). */
-cf_status cf_advice_explain(const cf_advisor_input *in, cf_advice *advice);
-void cf_advice_explained_free(cf_advice_explained *e);
 
 /* The elastic plan of `c` when it is advice's pick or its best spot plan,
  * else NULL: what renderers and launch specs show (a look-up). */

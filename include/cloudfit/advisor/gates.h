@@ -1,4 +1,4 @@
-/* CI gates (advisor/gates.c, docs/ci.md): limits on the chosen
+/* CI gates (advisor/plan/gates.c, docs/ci.md): limits on the chosen
  * configuration's cost and time, and on its cost increase over a baseline
  * — the newest earlier recommendation for the same spec on the base
  * branch, or a recommendation document from an earlier run (--compare-to).
@@ -10,7 +10,7 @@
 
 #include "cloudfit/advisor.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/db/types.h"
 
 #define CF_MAX_GATES 5
 
@@ -42,8 +42,6 @@ typedef struct {
  * finite or malformed number; "$10%"), limits unchanged; the caller names
  * the option. */
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text);
-/* Whether any gate is asked for. */
-int cf_gates_any(const cf_gate_limits *limits);
 /* Evaluates each gate asked for against the chosen configuration (its
  * total cost and hours, and against the baseline's cost; without a
  * baseline the increase gate passes with a note saying so, and

@@ -1,4 +1,4 @@
-/* Heterogeneous jobs (advisor/hetero.c, docs/spot.md
+/* Heterogeneous jobs (advisor/plan/hetero.c, docs/spot.md
  * "Mixed GPU types"): two GPU types in one data-parallel job. The per-
  * worker batch split in closed form from each type's compute model, the
  * iteration time with the all-reduce limited by the slowest link, and a
@@ -8,17 +8,6 @@
 #include <stddef.h>
 #include "cloudfit/advisor.h"
 #include "cloudfit/status.h"
-
-/* Splits a global batch M over n workers with compute times
- * t_i(b) = α_i + β_i·b so that iteration times are equal:
- *   T = (M + Σ α_i/β_i) / Σ 1/β_i,  b_i = (T − α_i)/β_i,
- * then clamped to [1, max_b[i]] (max_b NULL or ≤ 0 = no limit; a clamped
- * worker is fixed and the rest re-split), then rounded to integers that
- * sum to M (largest remainders, never over a limit). out_t (may be NULL)
- * gets the slowest worker's time after rounding. CF_ERR_INFEASIBLE when
- * M < n or M > Σ max_b. */
-cf_status cf_hetero_split(const double *alpha, const double *beta, const int *max_b, int n, long global_batch,
-                          int *out_b, double *out_t);
 
 /* A two-type job: nodes[k] VMs of offer vm[k] (gpus[k] GPUs each). */
 typedef struct {
@@ -49,28 +38,6 @@ typedef struct {
     double speedup_over_chosen;
     int feasible;              /* meets the deadline and budget */
 } cf_hetero_plan;
-
-/* Evaluates a two-type job at a global batch and accumulation; perf[k]
- * the type's parameters on vm[k]'s NIC (cf_gpu_perf_on_vm: the same
- * per-VM network model as single-type plans). */
-cf_status cf_hetero_evaluate(const cf_advisor_input *in, const cf_perf_params *perf0, const cf_perf_params *perf1,
-                             cf_hetero_plan *plan);
-
-/* The fastest (global batch, accumulation) for the VMs of `plan` (the
- * cheapest too: their price per hour is fixed); 0 when none fits. */
-int cf_hetero_plan_best_batch(const cf_advisor_input *in, const cf_perf_params *perf0, const cf_perf_params *perf1,
-                              cf_hetero_plan *plan);
-
-/* The same workers (plan's VMs, global batch) with equal per-worker
- * batches: per-micro-batch b = ⌈M/(K·s)⌉ at the smallest accumulation
- * s ≥ the plan's (within max_accumulation) at which b fits every type's
- * memory; its compute max_k(α_k + β_k·b) on the same per-type lines as
- * the split (whose balanced time is (M/s + Σα_i/β_i)/Σ(1/β_i)), the same
- * all-reduce. Sets the plan's equal_* fields and
- * speedup_over_equal_batches; CF_ERR_INFEASIBLE (no message) when no
- * accumulation fits. The plan must have been evaluated. */
-cf_status cf_hetero_equal_batches(const cf_advisor_input *in, const cf_perf_params *perf0,
-                                  const cf_perf_params *perf1, cf_hetero_plan *plan);
 
 /* Why no mix was found. */
 typedef enum {
@@ -106,13 +73,5 @@ typedef struct {
  * same VMs; then its equal-batch baseline and its speed-up over the
  * chosen plan. why_not says why when there is none. */
 cf_status cf_hetero_search(const cf_advisor_input *in, const cf_advice *advice, cf_hetero_advice *out);
-
-/* Progress and throughput at each availability state (n0, n1) of a two-type
- * job, relative to the plan on all its VMs (index n0 + (nodes0 + 1)·n1):
- * the split re-solved at each state with the global batch held (workers
- * take larger batches up to their limit; beyond that the batch shrinks and
- * the gain rule applies). For `cloudfit simulate` with two traces. */
-cf_status cf_hetero_state_rates(const cf_advisor_input *in, const cf_perf_params *perf0, const cf_perf_params *perf1,
-                                const cf_hetero_plan *plan, double *rate, double *samples);
 
 #endif

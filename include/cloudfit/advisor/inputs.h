@@ -1,4 +1,4 @@
-/* What the advisor runs on (advisor/inputs.c): per-GPU-type performance
+/* What the advisor runs on (advisor/model/inputs.c): per-GPU-type performance
  * parameters and the noise model, assembled from every piece of evidence
  * the caller has read (the spec's profile section and its measurement
  * CSVs, cached profiles, recorded runs) and from estimates for the rest.
@@ -27,7 +27,10 @@
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/advisor/stateff.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/db/types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/spec/types.h"
 
 #define CF_INPUTS_MAX_NOTES 16
 
@@ -78,15 +81,5 @@ typedef struct {
  * measurements file without rows for its GPU, a fit that fails). */
 cf_status cf_inputs_build(const cf_inputs_request *request, cf_inputs *out);
 void cf_inputs_free(cf_inputs *in);
-
-/* Fits one GPU type's parameters to measured rows (cf_perf_fit, exactly
- * what `cloudfit validate` scores): the inter-node bandwidth only from ≥ 2
- * multi-node rows (else 0: each VM's default); `reference_network_gbps` is
- * the nominal NIC those rows ran on. */
-cf_status cf_inputs_fit_rows(const cf_job *job, const cf_gpu *gpu, const cf_measurement *rows, size_t n,
-                             double reference_network_gbps, cf_gpu_perf *perf, cf_perf_fit_report *rep);
-
-/* The parameters of `gpu_model` in `in`, or NULL. */
-const cf_gpu_perf *cf_inputs_perf(const cf_inputs *in, const char *gpu_model);
 
 #endif

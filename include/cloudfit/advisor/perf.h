@@ -1,4 +1,4 @@
-/* The step-time model (advisor/perf.c, advisor/fit.c; docs/model.md "Step time",
+/* The step-time model (advisor/model/perf.c, advisor/model/fit.c; docs/model.md "Step time",
  * docs/model.md "Step time"). Pure functions.
  *
  * Notation: N nodes (VMs) with g GPUs on the busiest one, K GPUs in all,
@@ -26,7 +26,7 @@
 #define CLOUDFIT_ADVISOR_PERF_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
 
 /* ---- global constants ----------------------------------------------------------------- */
 
@@ -148,24 +148,6 @@ typedef struct {
     cf_perf_constants k;
 } cf_perf_params;
 
-/* The parameters before anything is measured, for a GPU of the table
- * (NULL = unknown GPU): no compute figures, the default constants, the
- * in-node rate and class from the GPU's interconnect, no network figure,
- * every provenance `default`. The only place defaults are set. */
-cf_perf_params cf_perf_defaults(const cf_gpu *gpu);
-
-/* Effective all-reduce rate between VMs with a NIC of `nominal_gbps`
- * (0 = unknown) when nothing was measured: half the NIC over RDMA, at most
- * CF_DEFAULT_TCP_ALLREDUCE_GBPS over TCP. */
-double cf_default_inter_gbps(double nominal_gbps);
-/* `p` on a VM with a NIC of `nominal_gbps` (0 = unknown): a network
- * measured on another NIC is carried in proportion (never above the
- * nominal ratio: BW' = BW·min(1, nic'/nic_ref)) when both are of one
- * fabric (TCP, RDMA), else the default network (rate, ρ_def, no
- * overhead), provenance `default`. `reference_gbps` is the NIC the
- * measurement ran on (0 = unknown: kept as is). */
-cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps, double nominal_gbps);
-
 /* One prediction and its parts. */
 typedef struct {
     double step_s;              /* one optimizer step */
@@ -181,18 +163,6 @@ typedef struct {
     cf_provenance compute_source; /* measured (profiled g), fitted (interpolated g), estimated */
 } cf_step;
 
-/* λ(N): the ring's per-hop latency, L per DDP bucket per hop, on a NIC of
- * `nic_gbps` (RDMA from CF_RDMA_MIN_NOMINAL_GBPS: L × CF_PERF_RDMA_LATENCY_SHARE). */
-double cf_perf_hop_latency_s(const cf_perf_constants *k, double nic_gbps, double gradient_bytes, double nodes);
-/* The largest node count the network of `p` was measured at when `nodes`
- * is beyond it (a measured or carried network), else 0: how the all-reduce
- * grows with the node count differs between clusters by a factor of three
- * (docs/model.md), so a prediction beyond the measured count says so. */
-int cf_network_extrapolated_from(const cf_perf_params *p, int nodes);
-
-/* The model for N nodes, g GPUs on the busiest node, K GPUs in all. */
-cf_step cf_perf_predict(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus,
-                        double local_batch, int accumulation);
 /* The two halves of cf_perf_predict, for callers that evaluate many
  * batches on one shape (the enumeration): the single-node part at (g, m)
  * and the inter-node part at (N, g, K), which does not depend on m;
@@ -205,12 +175,6 @@ typedef struct {
     double sigma_net;           /* σ_net at this shape (0 for one node) */
     double sigma_shape;         /* σ_shape: beyond the measured shape, the upper side only */
 } cf_perf_net;
-cf_step cf_perf_node_step(const cf_perf_params *p, double gradient_bytes, int gpus_per_node, double local_batch);
-cf_perf_net cf_perf_network_term(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus);
-cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation);
-/* Balanced placements (K = N·g). */
-double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
-                      double local_batch, int accumulation);
 /* Adding a VM at the same per-GPU batch and accumulation should raise the
  * throughput, by at most its own share (X(N) ≤ X(N−1)·N/(N−1)). Where the
  * model predicts otherwise it says why: */
@@ -220,28 +184,8 @@ typedef enum {
     CF_SCALING_TWO_VM,          /* N = 2 or 3: two VMs of g > 1 GPUs were measured slower than three (b2) */
     CF_SCALING_UNEXPLAINED      /* none of these: a defect of the model (tests/test_curves.c sweeps the catalog) */
 } cf_scaling_reason;
-cf_scaling_reason cf_perf_scaling_reason(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,
-                                         double local_batch, int accumulation);
-/* T1(g, m). */
-double cf_perf_compute_s(const cf_perf_params *p, double local_batch, int gpus_in_node);
-/* A(N, N·g): the inter-node all-reduce before overlap (0 for N = 1). */
-double cf_perf_sync_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node);
 
-/* The step time at probability q of the two-piece log-normal
- * (median step_s, σ below, σ_up above): step·e^(z_q·σ) for q ≤ 0.5, else
- * step·e^(z_q·σ_up). The same for any time t that scales with the step. */
-double cf_step_quantile(double step_s, double sigma, double sigma_up, double q);
-/* Two-sided normal quantile: z with P(|Z| ≤ z) = level (0.8 → 1.2816). */
-double cf_normal_two_sided_z(double level);
-/* One-sided: z with P(Z ≤ z) = p (0.9 → 1.2816). */
-double cf_normal_quantile(double p);
 #define CF_INTERVAL_LEVEL 0.8
-
-/* GPUs per node of a measured configuration: the busiest node of its
- * placement, else num_gpus spread evenly. */
-int cf_measurement_gpus_per_node(const cf_measurement *row);
-/* The model's prediction for a measured configuration (no accumulation). */
-cf_step cf_perf_predict_measurement(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes);
 
 /* ---- fitting --------------------------------------------------------------------------- */
 
@@ -256,15 +200,5 @@ typedef struct {
     int fitted_two_vm;          /* b2 fitted (2-node rows with g > 1) */
     int bound_hit;              /* the fitted all-reduce reached the NIC's nominal rate */
 } cf_perf_fit_report;
-
-/* Fits the model to measured rows of one GPU type on one kind of VM with a
- * NIC of `nic_gbps` (0 = unknown): the single-node rows become T1's curves
- * (the median where a (g, m) repeats); κ from the curves (else the class
- * default of `start`); σ_T from their roughness; with multi-node rows the
- * network (BW_eff, ρ, c0, b2) by an exhaustive grid on the least absolute
- * relative error (docs/model.md). `start` gives constants, hardware and
- * provenances (cf_perf_defaults). Needs at least one single-node row. */
-cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double gradient_bytes, double nic_gbps,
-                      const cf_perf_params *start, cf_perf_params *out, cf_perf_fit_report *report);
 
 #endif

@@ -1,4 +1,4 @@
-/* Dynamic batching at run time (advisor/rebalance.c, docs/spot.md "Dynamic batching",
+/* Dynamic batching at run time (advisor/plan/rebalance.c, docs/spot.md "Dynamic batching",
  * Tyagi & Sharma ACSOS'20, docs/spot.md "Dynamic batching"): per-worker
  * batches that keep compute times equal on heterogeneous workers while
  * the global batch stays fixed.
@@ -127,7 +127,7 @@ void cf_rebalance_free(cf_rebalance *c);
  * (the message names the worker). */
 int cf_rebalance_observe(cf_rebalance *c, const double *times_s);
 
-/* ---- the JSON-lines protocol (advisor/rebalance_lines.c) ----------------
+/* ---- the JSON-lines protocol (advisor/plan/rebalance_lines.c) ----------------
  * One line in per training iteration, {"compute_s": [0.31, 0.12]}
  * (seconds of compute per worker, in worker order; "times_s" is read as
  * the same); one line out for each,

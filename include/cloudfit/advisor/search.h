@@ -16,7 +16,9 @@
 #include "cloudfit/advisor/validate.h"
 #include "cloudfit/common/progress.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/advisor/types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/spec/types.h"
 
 typedef enum {
     CF_SEARCH_CLOUDFIT,           /* model prior + error model, decision-aware probes (the default) */
@@ -104,15 +106,6 @@ typedef struct {
 cf_status cf_search_run(const cf_search_options *options, const cf_search_runner *runner, cf_search_result *result);
 void cf_search_result_free(cf_search_result *result);
 
-/* Training hours and cost of a candidate at a given step time (start-up
- * included, as `recommend` counts it). */
-void cf_search_job(const cf_search_options *options, const cf_search_candidate *c, double step_s, double *out_hours,
-                   double *out_usd);
-/* Objective value (lower is better) and whether the constraints hold with
- * `slack` (fraction, e.g. 0.03 for the miss rule). */
-double cf_search_objective(const cf_search_options *options, double hours, double usd);
-int cf_search_feasible(const cf_search_options *options, double hours, double usd, double slack);
-
 /* Scoring against known step times (the trace runner's oracle). */
 typedef struct {
     long oracle;                  /* best candidate under the true times; -1 = none feasible */
@@ -136,14 +129,6 @@ cf_status cf_search_score_against(const cf_search_options *options, const double
  * one GPU and two on the fullest node — smallest, largest (and middle) —
  * each on the cheapest VM of that shape (then the lowest index). */
 #define CF_SEARCH_PROFILE_MAX_RUNS 5
-/* Expected improvement over `v_best` of a quantity whose value with z
- * standard deviations of its uncertainty is value(ctx, z, &ok) (ok 0: that
- * outcome misses the constraints and improves nothing); v_best INFINITY:
- * the probability of an outcome that meets them. Quadrature over
- * z ∈ [−3, 3] in steps of 0.5 with normal weights. The one criterion for
- * what to measure: the search's next probe, and recommend's next
- * measurement (advisor/next_measurement.c). */
-double cf_expected_improvement(double (*value)(void *ctx, double z, int *ok), void *ctx, double v_best);
 
 /* Steps of one probe run and of one light-profile run (`search
  * --probe-steps` sets both; `profile --runner`). */
@@ -154,19 +139,6 @@ double cf_expected_improvement(double (*value)(void *ctx, double z, int *ok), vo
 #define CF_SEARCH_PROFILE_BATCHES_ONE 3
 #define CF_SEARCH_PROFILE_BATCHES_FULL 2
 #define CF_SEARCH_PROBE_BATCHES 2
-/* Which of n ascending per-GPU batches a light profile takes: the
- * smallest, the largest and (want = 3) the middle one (index n/2), without
- * repeats. Writes positions into out; returns how many. Also the training
- * subset of `validate --light-profile`. */
-size_t cf_search_spread(size_t n, int want, size_t out[3]);
-cf_status cf_search_light_profile(const cf_search_candidate *cands, size_t n, const char *gpu,
-                                  const unsigned char *excluded, size_t out[CF_SEARCH_PROFILE_MAX_RUNS], size_t *n_out);
-/* The 2-node × 1-GPU probe (placement 11) of one GPU type: the smallest and
- * the largest per-GPU batch among the candidates with 2 nodes × 1 GPU
- * (0, 1 or 2 indices). Two rows are what cf_perf_fit needs to identify the
- * inter-node bandwidth; the smallest batch exposes the all-reduce most. */
-cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, const char *gpu,
-                                   const unsigned char *excluded, size_t out[2], size_t *n_out);
 
 /* Candidates for a runner that starts the catalog's VMs: the cheapest
  * region of each (cloud, instance type), node counts 1, 2, 4, … up to the
@@ -224,15 +196,7 @@ cf_status cf_search_prior(const cf_inputs *inputs, const cf_gpu *gpus, size_t n_
  * estimates. */
 cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
                            size_t top, cf_advice *out);
-/* Candidate i as a `recommend` configuration at the search's estimate,
- * with the 80 % interval of its posterior. */
-void cf_search_config(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise, size_t i,
-                      cf_config *cfg);
-/* advice->explained (cloudfit/advisor/explain.h) over the search's fitted
- * parameters: cf_search_advice and cf_search_spot end with it. */
-cf_status cf_search_explain(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
-                            cf_advice *advice);
-/* Spot plans over the search's estimates (advisor/search_spot.c,
+/* Spot plans over the search's estimates (advisor/search/search_spot.c,
  * docs/spot.md): a probe measures the step time, which does not depend on
  * how the VM is bought, so every candidate with an estimate is also a spot
  * plan on the same VMs at their spot price. The most promising ones get
@@ -243,11 +207,6 @@ cf_status cf_search_explain(const cf_search_options *o, const cf_search_result *
  * spot plan becomes ranked[0] (the search's own pick follows it). */
 cf_status cf_search_spot(const cf_search_options *o, const cf_search_result *r, const cf_noise_model *noise,
                          cf_spot_policy policy, cf_advice *advice);
-/* The candidate that is the job's training.current (same GPU, GPUs per node
- * and nodes; the per-GPU batch nearest the recipe's split), or -1; `note`
- * says which, or why none. */
-long cf_search_find_current(const cf_job *job, const cf_search_options *o, const cf_search_result *r, char *note,
-                            size_t n);
 
 /* What `search` reports beyond its runs, computed once by the library so
  * that its renderers compute nothing (cf_search_summarise). */

@@ -1,5 +1,5 @@
 /* How well the preemption model's distribution of wall time matches
- * traces it is checked on (advisor/spot_calibrate.c; `cloudfit simulate
+ * traces it is checked on (advisor/spot/spot_calibrate.c; `cloudfit simulate
  * SPEC --calibrate DIR`, docs/spot.md "Calibration"). For each trace and
  * each job length, a plan is replayed from every start window of the trace
  * and each replay is compared with the model's p10, p50, p90 and the
@@ -82,8 +82,5 @@ typedef struct {
 cf_status cf_spot_calibrate(const cf_calibrate_trace *traces, size_t n, const cf_calibrate_settings *settings,
                             cf_calibrate_result *out);
 void cf_calibrate_result_free(cf_calibrate_result *r);
-
-/* Cuts a path to exactly `hours` (the last segments dropped or shortened). */
-void cf_spot_path_truncate(cf_spot_path *p, double hours);
 
 #endif

@@ -1,4 +1,4 @@
-/* The spot preemption model (advisor/spot_model.c, docs/spot.md): a
+/* The spot preemption model (advisor/spot/spot_model.c, docs/spot.md): a
  * stochastic process of how many of N requested spot VMs are held, fitted
  * to availability traces, and paths drawn from it.
  *
@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include "cloudfit/advisor/spot_replay.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
 
 /* Structural constants (docs/spot.md, "Which data chose what"). */
 #define CF_SPOT_PHI 0.8
@@ -42,11 +41,6 @@ typedef struct {
     double regime_sd_up, regime_sd_down;/* sd of a regime's log-scale shift of UP and DOWN runs */
 } cf_spot_process;
 
-/* CF_OK when a path can be drawn from p for N VMs: medians and sigmas
- * finite, medians ≥ CF_SPOT_MIN_RUN_H, rates in [0, CF_SPOT_MAX_RATE_PER_H],
- * probabilities in [0, 1]; else CF_ERR_INVALID naming the number. */
-cf_status cf_spot_process_check(const cf_spot_process *p, int nodes);
-
 /* What the estimators need from traces, summed so that traces pool:
  * UP and DOWN run lengths (cycles), and inside UP runs the drop and rise
  * events with their exposures. */
@@ -60,19 +54,6 @@ typedef struct {
     int multi_node;                      /* a trace with N > 1 contributed the inner counts */
 } cf_spot_runs;
 
-/* Adds one single-type trace (ticks, requested count N): circular UP/DOWN
- * runs paired as cycles (rotated to start at an UP run after a DOWN run,
- * the unpaired last run dropped) and, for N > 1, the inner events.
- * CF_ERR_INVALID when the trace never changes between UP and DOWN. */
-cf_status cf_spot_runs_add(cf_spot_runs *r, const cf_spot_trace *t);
-void cf_spot_runs_free(cf_spot_runs *r);
-
-/* The process from pooled runs: μ = ln(median), σ = √(2 ln(mean/median))
- * (floored), so the median and the mean (hence availability) match; kd,
- * kr, qf, qr as event counts over exposures. When `r` has no multi-node
- * trace, `inner` (may be NULL: the defaults) gives kd, kr, qf, qr. */
-void cf_spot_process_fit(const cf_spot_runs *r, const cf_spot_process *inner, cf_spot_process *out);
-
 /* One trace's runs as the table's fit pools them across traces: the log of
  * the mean UP and DOWN run (hours) with the variance of that estimate
  * (s²/(n·mean²)), and the lognormal σ of its runs (median and mean
@@ -82,7 +63,6 @@ typedef struct {
     double log_mean_down, var_log_mean_down, sigma_down;
     size_t cycles;
 } cf_spot_trace_summary;
-void cf_spot_trace_summary_of(const cf_spot_runs *r, cf_spot_trace_summary *out);
 
 /* A path of at least `hours` for N requested VMs (merged segments),
  * stationary from the start; GSL's MT19937 seeded with `seed`.
@@ -100,14 +80,5 @@ typedef struct {
     double share_given_up;     /* E[n/N | UP] */
     double events_per_up_h;    /* cluster preemption events per hour of UP */
 } cf_spot_screen;
-void cf_spot_screen_of(const cf_spot_process *p, int nodes, cf_spot_screen *out);
-/* The inner chain's stationary distribution on 1..N (pi[1..N], pi[0] = 0;
- * pi has N + 1 slots): where an UP run's node count spends its time. */
-void cf_spot_inner_stationary(const cf_spot_process *p, int N, double *pi);
-/* Approximate mean wall time of W hours of work: R + W / (P(UP)·E[n/N|UP]·
- * (1 − C/τ − Λ(τ/2 + R))); INFINITY when no progress. Writes τ (Daly with
- * M = 1/Λ) when out_interval_h is not NULL. */
-double cf_spot_screen_hours(const cf_spot_screen *s, double work_h, double checkpoint_h, double restart_h,
-                            double *out_interval_h);
 
 #endif

@@ -1,5 +1,5 @@
 /* What a spot plan's time and cost look like, from a Monte Carlo over a
- * path of the preemption model (advisor/spot_plan.c, docs/spot.md):
+ * path of the preemption model (advisor/spot/spot_plan.c, docs/spot.md):
  * p10/p50/p90 of wall time and cost, whether it meets a deadline at the
  * stated confidence, and the mixed plan (spot with an on-demand fallback
  * near the deadline). Pure computation. */
@@ -24,7 +24,6 @@
  * band; docs/spot.md "Calibration"). */
 #define CF_SPOT_CONFIDENCE 0.9   /* when none is given */
 #define CF_SPOT_MISS_FACTOR 0.5
-double cf_spot_check_quantile(double confidence);
 /* The Monte Carlo: one path per (model row, node count) and uniform start
  * times in its first 90 %. bench/spot.sh uses the full size; recommend a
  * smaller one (its latency budget; docs/spot.md gives the spread). */
@@ -52,12 +51,6 @@ typedef struct {
     double mean_preemptions, mean_checkpoints, mean_restarts, mean_lost_h, mean_below_h;
     double mean_node_h[CF_SPOT_MAX_TYPES];
 } cf_spot_spread;
-
-cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd_per_node_h, double q,
-                            cf_spot_spread *out);
-/* Replays `plan` from n starts (seg, off) into runs[n]. */
-void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
-                         const cf_spot_plan *plan, cf_spot_run *runs);
 
 /* A spot plan to evaluate: W hours of work on N VMs of one type, W's
  * log-normal spread (0: exact), the confidence of the checks. */
@@ -98,19 +91,5 @@ typedef struct {
 
 /* Paths and start times, shared by every plan of the same (row, N). */
 typedef struct cf_spot_mc cf_spot_mc;
-cf_status cf_spot_mc_new(const cf_spot_mc_settings *settings, cf_spot_mc **out);
-void cf_spot_mc_free(cf_spot_mc *mc);
-cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spot_estimate *out);
-/* cf_spot_mc_estimate of each of n requests into out[0..n-1], on up to
- * `threads` threads (0 = cf_parallel_threads()): the requests of one
- * (row, N) one after another, different ones in parallel. The results are
- * the same, field for field, as n calls one after the other, whatever the
- * thread count (every path and start is seeded by itself); on failure, the
- * status and message of the first request that failed. */
-cf_status cf_spot_mc_estimate_many(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads,
-                                   cf_spot_estimate *out);
-/* The path the Monte Carlo uses for (process, N), made on first use. */
-cf_status cf_spot_mc_path(cf_spot_mc *mc, const cf_spot_process *process, int nodes, const cf_spot_path **out_path,
-                          const cf_spot_path_stats **out_stats);
 
 #endif

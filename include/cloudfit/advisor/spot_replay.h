@@ -1,4 +1,4 @@
-/* Replaying a spot plan against an availability path (advisor/spot_replay.c,
+/* Replaying a spot plan against an availability path (advisor/spot/spot_replay.c,
  * docs/spot.md): a real trace or a path drawn from the preemption model.
  * Checkpoint size, cost and interval (Young/Daly), the event-driven replay
  * of one start (elastic or gang), the mixed plan (spot with an on-demand
@@ -7,7 +7,7 @@
 #define CLOUDFIT_ADVISOR_SPOT_REPLAY_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* Defaults (docs/spot.md), written down only here. Storage: EBS gp3's
  * baseline throughput, in the range of one S3 stream. A replay longer than
@@ -35,22 +35,7 @@ typedef struct {
 
 /* Merges a trace's ticks into segments (equal neighbours joined). */
 cf_status cf_spot_path_from_trace(const cf_spot_trace *t, cf_spot_path *out);
-/* Appends a segment (joined with the last one when the counts agree). */
-cf_status cf_spot_path_push(cf_spot_path *p, double d_h, const int *counts);
 void cf_spot_path_free(cf_spot_path *p);
-
-/* Bytes of a checkpoint: fp32 weights plus the optimizer's moments (two
- * for Adam-family optimizers, one for momentum, none for plain SGD). */
-double cf_checkpoint_bytes(double parameters, cf_optimizer optimizer);
-/* Checkpoint write time and restart time (start-up plus reading the
- * checkpoint back), hours. `checkpoint_minutes` > 0 overrides the write
- * time; storage_mb_per_s ≤ 0 means the default. */
-void cf_checkpoint_costs(double bytes, double storage_mb_per_s, double checkpoint_minutes, double startup_minutes,
-                         double *out_checkpoint_h, double *out_restart_h);
-/* Young's interval √(2·C·M) and Daly's higher-order one (compute time
- * between checkpoints; M when C ≥ 2M; infinite when M is). */
-double cf_young_interval_h(double checkpoint_h, double mtbf_h);
-double cf_daly_interval_h(double checkpoint_h, double mtbf_h);
 
 typedef enum { CF_SPOT_ELASTIC = 0, CF_SPOT_GANG = 1 } cf_spot_semantics;
 
@@ -92,27 +77,6 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
 typedef enum { CF_MIXED_GREEDY = 0, CF_MIXED_UNIFORM = 1 } cf_mixed_policy;
 void cf_spot_replay_mixed(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *plan,
                           double deadline_h, cf_mixed_policy policy, cf_spot_run *out);
-
-/* Start positions: every step_h along the path (returns the count; seg
- * and off need room for ⌈total/step⌉), or n uniform in [0, frac·total)
- * from a seeded generator. cf_spot_start_step is the step a replay of the
- * whole path uses: step_h, or longer when that would be more than
- * CF_SPOT_MAX_STARTS starts. */
-double cf_spot_start_step(const cf_spot_path *p, double step_h);
-size_t cf_spot_starts_grid(const cf_spot_path *p, double step_h, size_t *seg, double *off);
-cf_status cf_spot_starts_random(const cf_spot_path *p, size_t n, double frac, unsigned long seed, size_t *seg,
-                                double *off);
-
-/* The q-quantile of sorted values, linear interpolation between order
- * statistics (numpy's default); infinities count as values. */
-double cf_quantile_sorted(const double *sorted, size_t n, double q);
-/* Sorts in place, then the q-quantile. */
-double cf_quantile(double *values, size_t n, double q);
-/* Rearranges values (no NaN) so that each order statistic that
- * cf_quantile_sorted(values, n, q[i]) reads is where a sort would put it,
- * by selection rather than a sort (a few passes over the data instead of
- * n·log n moves): cf_quantile_sorted then gives the same values. */
-void cf_quantiles_place(double *values, size_t n, const double *q, size_t n_q);
 
 /* Statistics of a path: availability (all requested held), mean held
  * share, VMs lost per VM-day held, cluster preemption events per day, and

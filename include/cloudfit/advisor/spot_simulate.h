@@ -1,5 +1,5 @@
 /* Replaying a plan against an availability trace under each LR rule
- * (advisor/spot_simulate.c; `cloudfit simulate`, docs/spot.md): wall time,
+ * (advisor/spot/spot_simulate.c; `cloudfit simulate`, docs/spot.md): wall time,
  * cost, checkpoints, restarts, lost work, time below the requested VMs,
  * samples processed and statistical progress per rule and batch policy.
  * Pure computation over a trace already read. */

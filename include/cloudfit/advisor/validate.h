@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include "cloudfit/advisor/perf.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* Absolute percentage errors summarised (fractions, not percent). */
 typedef struct {
@@ -16,10 +18,6 @@ typedef struct {
      * < 0 when the predictions have no interval */
     double interval_coverage;
 } cf_ape_stats;
-
-/* Median, p90 (nearest rank) and max of |errors|; `errors` are relative
- * errors (pred/meas − 1). The array is not modified. */
-cf_ape_stats cf_ape_summarise(const double *errors, size_t n);
 
 #define CF_VALIDATE_MAX_NODE_BUCKETS 12
 
@@ -62,7 +60,7 @@ typedef struct cf_validate_row_prediction {
 /* One (model, gpu, profile) group. The caller fills the inputs (which need
  * the catalog and model sizes), cf_validate_steps fills the results. */
 typedef struct {
-    char model[64], gpu[32], profile[32];
+    char model[64], gpu[CF_GPU_NAME_MAX], profile[32];
     int has_precision;                   /* the rows' precision column (part of the group's key) */
     cf_precision precision;              /* fp32 when the rows do not say */
     /* inputs */
@@ -76,7 +74,7 @@ typedef struct {
     size_t n_fit, n_pred;
     cf_perf_params params;               /* fitted (or carried-over) model */
     cf_perf_fit_report fit;              /* what the fit used (not for carried-over groups) */
-    char carried_from[32];               /* "" unless predicted from another GPU type */
+    char carried_from[CF_GPU_NAME_MAX];  /* "" unless predicted from another GPU type */
     double inter_gbps;                   /* the inter-node all-reduce rate the model used: fitted, else the NIC's default */
     char network_source[200];            /* where that rate came from, for people */
     cf_ape_stats all;
@@ -100,7 +98,7 @@ typedef struct {
     const cf_vm *vms;                    /* offers: the NIC a measured (GPU, GPUs per node) ran on */
     size_t n_vms;
     const cf_model_param *params;        /* parameter counts given by the user (--params); they win over */
-    size_t n_params;                     /*   the built-in table (advisor/model_sizes.h) */
+    size_t n_params;                     /*   the built-in table (advisor/model/model_sizes.h) */
     double inter_node_gbps;              /* > 0: the nominal NIC of every group (--inter-node-gbps) */
 } cf_validate_context;
 
@@ -140,9 +138,6 @@ typedef struct {
     double train_epochs;                 /* use only the first K epochs of the M0 run; 0 = all */
 } cf_gns_validate_options;
 
-/* Target = the best metric value that every batch size's run reaches
- * (direction from the model info). Exposed for tests. */
-cf_status cf_gns_target(const cf_gns_traces *traces, const cf_gns_model_info *model, double *out_target);
 /* Predicts, from the M0 run only, every larger batch's iterations to the
  * target and compares with the measured ones. *out is malloc'd. */
 cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_options *options,

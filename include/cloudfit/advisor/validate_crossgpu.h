@@ -1,4 +1,4 @@
-/* Scoring carry-over rules across GPU types (advisor/validate_crossgpu.c,
+/* Scoring carry-over rules across GPU types (advisor/validate/validate_crossgpu.c,
  * `cloudfit validate --crossgpu`). */
 #ifndef CLOUDFIT_ADVISOR_VALIDATE_CROSSGPU_H
 #define CLOUDFIT_ADVISOR_VALIDATE_CROSSGPU_H
@@ -6,7 +6,8 @@
 #include "cloudfit/advisor/carry.h"
 #include "cloudfit/advisor/validate.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
 
 enum { CF_CARRY_PEAK, CF_CARRY_BANDWIDTH, CF_CARRY_GEOMEAN, CF_CARRY_CLOUDFIT, CF_CARRY_CLOUDFIT_LOMO, CF_CARRY_CLOUDFIT_LOGO,
        CF_CARRY_CROSS_PRECISION, CF_CARRY_CROSS_FP32, CF_CARRY_METHODS };

@@ -4,7 +4,18 @@
  * RUN_ID,RUN_URL} override what was detected (and mark a run as CI). */
 #ifndef CLOUDFIT_COMMON_CI_ENV_H
 #define CLOUDFIT_COMMON_CI_ENV_H
-#include "cloudfit/types.h"
+
+/* CI metadata of the run that made a recommendation (detected from the
+ * environment, common/ci_env.c, docs/ci.md). "" = unknown / not in CI. */
+typedef struct {
+    char provider[32];         /* github-actions | gitlab-ci | jenkins | buildkite | circleci | ci | "" */
+    char commit[64];
+    char branch[256];
+    char base_branch[256];     /* target branch of a pull/merge request, else the default branch if known */
+    char pull_request[32];
+    char run_id[64];
+    char run_url[512];
+} cf_ci_info;
 
 /* Looks a variable up; NULL when unset. getenv in production. */
 typedef const char *(*cf_env_lookup)(const char *name);

@@ -4,12 +4,14 @@
 #define CLOUDFIT_DB_HISTORY_H
 #include <stddef.h>
 #include "cloudfit/db.h"
-#include "cloudfit/types.h"
+#include "cloudfit/common/ci_env.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/db/types.h"
 #include "cloudfit/status.h"
 
 /* cf_history_config (one ranked configuration as stored) and
  * cf_history_gate (one CI gate's outcome) are plain structs of
- * cloudfit/types.h: the advisor computes them, this module stores them. */
+ * cloudfit/db/types.h: the advisor computes them, this module stores them. */
 
 /* One recommendation as stored. Unit prices are copied in so old rows never
  * depend on today's catalog. Strings are borrowed for the insert. */
@@ -120,7 +122,7 @@ typedef struct {
     long long recommendation_id;   /* 0 once pruned */
     char recorded_at[32];
     char spec_hash[65], spec_name[65];
-    char cloud[16], instance_type[64], gpu[32];
+    char cloud[CF_CLOUD_NAME_MAX], instance_type[CF_INSTANCE_TYPE_MAX], gpu[CF_GPU_NAME_MAX];
     int gpus_per_node, nodes, local_batch, accumulation;
     double step_time_s, total_hours, total_usd;
     double predicted_step_time_s, predicted_hours, predicted_total_usd;

@@ -8,7 +8,8 @@
 #include <stddef.h>
 
 #include "cloudfit/pricing.h"
-#include "cloudfit/types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* What an offer must match; NULL / 0 = any. GPU models match in any case. */
 typedef struct {

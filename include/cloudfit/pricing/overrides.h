@@ -16,6 +16,7 @@
 
 #include "cloudfit/pricing.h"
 #include "cloudfit/status.h"
+#include "cloudfit/common/shared_types.h"
 
 typedef enum { CF_OVERRIDE_DISCOUNT, CF_OVERRIDE_INSTANCE } cf_override_kind;
 
@@ -23,7 +24,8 @@ typedef struct {
     cf_override_kind kind;
     char key_path[32];                  /* "discounts[0]" — for messages and reports */
     /* match: empty = any */
-    char cloud[8], region[32], instance_type[48], gpu[32];
+    char cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX], instance_type[CF_INSTANCE_TYPE_MAX];
+    char gpu[CF_GPU_NAME_MAX];
     /* discount */
     double percent;                     /* (0, 100) */
     int applies_ondemand, applies_spot;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/pricing/types.h"
 
 /* Why `region` of `cloud` cannot be used without asking the cloud first
  * (a documented restricted-access region), or NULL when it can. */

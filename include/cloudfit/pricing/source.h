@@ -9,6 +9,9 @@
 #include "cloudfit/pricing.h"
 #include "cloudfit/pricing/overrides.h"
 #include "cloudfit/status.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/spec/types.h"
 
 #define CF_DEFAULT_MAX_CATALOG_AGE_DAYS 30.0
 
@@ -26,7 +29,7 @@ typedef struct {
 /* How old the prices a result depends on are, per cloud. */
 #define CF_PRICE_AGE_MAX_CLOUDS 8
 typedef struct {
-    char cloud[8];
+    char cloud[CF_CLOUD_NAME_MAX];
     size_t n_offers;             /* offers of this cloud in use */
     size_t n_stale_offers;       /* ... with a dated price older than the limit */
     size_t n_undated;            /* prices in use whose source records no date */

@@ -18,21 +18,22 @@
 #include "cloudfit/common/progress.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/status.h"
+#include "cloudfit/common/shared_types.h"
 
 /* Progress lines for a person watching (the CLI prints them on stderr). */
 typedef void (*cf_progress_fn)(void *data, const char *line);
 
 /* One price the API quoted, or (in results) one refreshed catalog row. */
 typedef struct {
-    char cloud[8];
-    char region[32];
-    char instance_type[48];
-    char gpu_model[32];                 /* "" = every catalog row of this type */
+    char cloud[CF_CLOUD_NAME_MAX];
+    char region[CF_REGION_NAME_MAX];
+    char instance_type[CF_INSTANCE_TYPE_MAX];
+    char gpu_model[CF_GPU_NAME_MAX];    /* "" = every catalog row of this type */
     int gpu_count;                      /* 0 = any */
     int has_ondemand, has_spot;         /* which prices the API quoted */
     double price_ondemand_usd_per_hr;   /* whole VM, as quoted (validated later) */
     double price_spot_usd_per_hr;
-    char spot_date[11];                 /* YYYY-MM-DD the source dates its spot price by; "" = the fetch date */
+    char spot_date[CF_DATE_MAX];        /* YYYY-MM-DD the source dates its spot price by; "" = the fetch date */
 } cf_price_quote;
 
 typedef struct {
@@ -60,7 +61,7 @@ typedef struct {
 typedef enum { CF_CLOUD_UPDATED, CF_CLOUD_FAILED, CF_CLOUD_SKIPPED } cf_cloud_outcome;
 
 typedef struct {
-    char cloud[8];
+    char cloud[CF_CLOUD_NAME_MAX];
     cf_cloud_outcome outcome;
     cf_status status;           /* of the fetch */
     char message[768];          /* failure or skip reason; "" when updated */

@@ -5,7 +5,7 @@
 #ifndef CLOUDFIT_PROFILER_CROSSGPU_H
 #define CLOUDFIT_PROFILER_CROSSGPU_H
 #include <stddef.h>
-#include "cloudfit/types.h"
+#include "cloudfit/profiler/types.h"
 #include "cloudfit/status.h"
 
 cf_status cf_crossgpu_load(const char *path, cf_crossgpu_set *out);

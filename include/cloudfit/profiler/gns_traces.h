@@ -4,7 +4,7 @@
 #define CLOUDFIT_PROFILER_GNS_TRACES_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* Reads both CSVs; bad rows are errors naming "file:line: column 'c'". */
 cf_status cf_gns_traces_load(const char *traces_path, const char *models_path, cf_gns_traces *out);

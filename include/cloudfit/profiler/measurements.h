@@ -1,12 +1,12 @@
 /* Reading measurement CSVs (profiler/measurements.c, docs/profiler.md "The measurements CSV"): rows
  * with the columns of groundtruth/pollux_aws_t4/throughput.csv become
- * cf_measurement structs (cloudfit/types.h). */
+ * cf_measurement structs (cloudfit/profiler/types.h). */
 #ifndef CLOUDFIT_PROFILER_MEASUREMENTS_H
 #define CLOUDFIT_PROFILER_MEASUREMENTS_H
 #include <stddef.h>
 #include "cloudfit/common/progress.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* Reads a measurements CSV. Required columns: model, gpu, hw_gpus_per_node,
  * num_nodes, num_gpus, local_bsz, step_time_s. Bad rows are errors naming

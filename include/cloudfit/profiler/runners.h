@@ -12,13 +12,16 @@
 #include <stddef.h>
 #include "cloudfit/profiler.h"
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/advisor/types.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* ---- trace runner ------------------------------------------------------------ */
 
 /* --price GPU=USD_PER_GPU_HR: a price for a GPU the catalog does not sell. */
 typedef struct {
-    char gpu[32];
+    char gpu[CF_GPU_NAME_MAX];
     double usd_per_gpu_hr;
 } cf_search_price;
 
@@ -42,7 +45,7 @@ typedef struct {
     const char *model;            /* rows whose model column is this */
     const cf_vm *vms;             /* offers that price a configuration: same GPU and count, */
     size_t n_vms;                 /*   of `clouds` when given, the row's profile cloud first */
-    const char (*clouds)[16];
+    const char (*clouds)[CF_CLOUD_NAME_MAX];
     int n_clouds;
     const cf_search_price *prices;/* --price entries: they win over the catalog */
     size_t n_prices;

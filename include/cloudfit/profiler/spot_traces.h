@@ -6,7 +6,7 @@
 #define CLOUDFIT_PROFILER_SPOT_TRACES_H
 #include <stddef.h>
 #include "cloudfit/status.h"
-#include "cloudfit/types.h"
+#include "cloudfit/profiler/types.h"
 
 /* Parses a trace: a `t_s` column (seconds, increasing) and one or two
  * count columns (non-negative integers). Each tick lasts until the next

@@ -1,6 +1,6 @@
 /* The result of `cloudfit simulate SPEC --calibrate DIR` (computed by
  * cf_simulate_calibrate_run, cloudfit/usecase/simulate.h, through
- * advisor/spot_calibrate.c), as a table or
+ * advisor/spot/spot_calibrate.c), as a table or
  * JSON: per trace and job length the model's quantiles against the
  * replays, and the pooled shares beside their bands (docs/spot.md). */
 #ifndef CLOUDFIT_RENDER_CALIBRATE_REPORT_H

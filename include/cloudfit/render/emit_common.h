@@ -31,7 +31,7 @@ cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out);
 void cf_emit_envs_free(cf_emit_env_list *list);
 
 /* Smallest node count an elastic (spot) run keeps going with: the elastic
- * plan's lower end (advisor/elastic.c: the smallest count from which the
+ * plan's lower end (advisor/plan/elastic.c: the smallest count from which the
  * LR rule stays stable at every count up to N, holding the global batch by
  * accumulation where it can; 1 under the gain rule), as the spot Monte
  * Carlo assumes; on demand, all the nodes. */

@@ -9,6 +9,7 @@
 #include "cloudfit/advisor/curves.h"
 #include "cloudfit/common/buf.h"
 #include "cloudfit/render.h"
+#include "cloudfit/common/shared_types.h"
 
 /* One configuration as a point of the time–cost plane. */
 typedef struct {
@@ -31,7 +32,7 @@ typedef struct {
     cf_plot_point chosen;
     cf_plot_point *ranked;        /* the ranked alternatives (chosen first), for tables */
     size_t n_ranked;
-    char gpus[CF_PLOT_MAX_GPUS][32]; /* GPU types in the plot, in order of first appearance */
+    char gpus[CF_PLOT_MAX_GPUS][CF_GPU_NAME_MAX]; /* GPU types in the plot, in order of first appearance */
     size_t n_gpus;
     double deadline_hours, budget_usd; /* 0 = none */
     int have_intervals;           /* some point has an interval */

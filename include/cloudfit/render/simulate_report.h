@@ -1,5 +1,5 @@
 /* The result of `cloudfit simulate`, computed by the library
- * (cf_simulate_run, cloudfit/usecase/simulate.h; advisor/spot_simulate.c)
+ * (cf_simulate_run, cloudfit/usecase/simulate.h; advisor/spot/spot_simulate.c)
  * and rendered as a table or JSON. */
 #ifndef CLOUDFIT_RENDER_SIMULATE_REPORT_H
 #define CLOUDFIT_RENDER_SIMULATE_REPORT_H

@@ -1,0 +1,655 @@
+/* The advisor's inputs from the evidence (precedence in
+ * cloudfit/advisor/inputs.h). What a profile can honestly tell a GPU
+ * recommendation:
+ *  - the gradient noise scale, always: it is a property of the model, the
+ *    data and the training state, not of the hardware, so a CPU run
+ *    measures the same B_noise a GPU run would (same model, data, seed);
+ *  - throughput only when the device was a GPU of the table (device name →
+ *    GPU model): then t_c(m) = α + β·m and the memory ceiling are that
+ *    GPU's measured figures, and other GPU types are carried over from it.
+ *    A CPU's step times say nothing about a GPU's and are not used. */
+#include "cloudfit/advisor/inputs.h"
+#include "cloudfit/advisor/carry.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "../advisor_internal.h"
+#include "carry_internal.h"
+#include "inputs_internal.h"
+#include "perf_internal.h"
+#include "stateff_internal.h"
+
+static void add_note(cf_inputs *in, const char *fmt, ...) CF_PRINTF(2, 3);
+static void add_note(cf_inputs *in, const char *fmt, ...)
+{
+    if (in->n_notes == CF_INPUTS_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->notes[in->n_notes++], sizeof in->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+static const char *source_name(const cf_job *job) { return job->source[0] ? job->source : "<spec>"; }
+
+const cf_gpu_perf *cf_inputs_perf(const cf_inputs *in, const char *gpu_model)
+{
+    for (size_t k = 0; k < in->n_perf; k++)
+        if (strcasecmp(in->perf[k].gpu, gpu_model) == 0)
+            return &in->perf[k];
+    return NULL;
+}
+
+static size_t perf_index(const cf_inputs *in, const char *gpu_model)
+{
+    const cf_gpu_perf *p = cf_inputs_perf(in, gpu_model);
+    return p ? (size_t)(p - in->perf) : in->n_perf;
+}
+
+/* Nominal NIC of the offer that carries `gpus` GPUs of this model. */
+static double offer_network_gbps(const cf_inputs_request *rq, const char *gpu, int gpus)
+{
+    for (size_t i = 0; i < rq->n_vms; i++) {
+        const cf_vm *vm = &rq->vms[i];
+        if (strcasecmp(vm->gpu_model, gpu) == 0 && vm->gpu_count == gpus && vm->network_gbps > 0)
+            return vm->network_gbps;
+    }
+    return 0;
+}
+
+/* ---- fitting measured rows ------------------------------------------------------------ */
+
+cf_status cf_inputs_fit_rows(const cf_job *job, const cf_gpu *gpu, const cf_measurement *rows, size_t n,
+                             double reference_network_gbps, cf_gpu_perf *perf, cf_perf_fit_report *rep)
+{
+    int largest_batch = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].local_bsz > largest_batch)
+            largest_batch = rows[i].local_bsz;
+    perf->reference_network_gbps = reference_network_gbps;
+    cf_perf_params start = cf_perf_defaults(gpu);
+    cf_status st = cf_perf_fit(rows, n, job->parameters * job->gradient_bytes, reference_network_gbps, &start,
+                               &perf->params, rep);
+    if (st != CF_OK)
+        return st;
+    perf->params.max_local_batch = largest_batch;
+    perf->params.memory_provenance = CF_PROV_MEASURED;
+    snprintf(perf->note, sizeof perf->note,
+             "fitted to %zu measured step times (%zu single-GPU, %zu multi-GPU, %zu multi-node), rms error %.1f%%", n,
+             rep->n_single_gpu, rep->n_multi_gpu_node, rep->n_multi_node, 100 * rep->rel_rmse);
+    if (rep->fitted_inter)
+        snprintf(perf->network_note, sizeof perf->network_note,
+                 "%zu multi-node measurement(s): %.2g Gbit/s effective%s, %.0f%% of the step can hide it",
+                 rep->n_multi_node, perf->params.inter_gbps,
+                 rep->bound_hit ? " (the NIC's nominal rate: the measurements show no cost beyond it)" : "",
+                 100 * perf->params.hide);
+    return st;
+}
+
+/* ---- step 3: the spec's profile.gpus ------------------------------------------------- */
+
+/* Rows of a measurements file for this GPU and this job: the rows whose
+ * model column is the job's name, or all rows when the file holds a single
+ * model. *out is malloc'd. */
+static cf_status select_rows(const cf_job *job, const cf_gpu_profile_given *gp, const cf_measurement_set *set,
+                             cf_measurement **out, size_t *n_out)
+{
+    int single_model = 1, named = 0;
+    for (size_t i = 0; i < set->n_rows; i++) {
+        if (strcmp(set->rows[i].model, set->rows[0].model) != 0)
+            single_model = 0;
+        if (strcmp(set->rows[i].model, job->name) == 0)
+            named = 1;
+    }
+    if (!single_model && !named) {
+        cf_error_set(CF_ERR_INVALID, "%s: holds several models and none is named '%s'", gp->measurements_path,
+                     job->name);
+        cf_error_hint("keep one model per file, or name the spec after the CSV's model column");
+        return CF_ERR_INVALID;
+    }
+    *out = malloc((set->n_rows ? set->n_rows : 1) * sizeof **out);
+    if (!*out)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < set->n_rows; i++) {
+        const cf_measurement *r = &set->rows[i];
+        if (strcasecmp(r->gpu, gp->gpu) != 0 || (named && strcmp(r->model, job->name) != 0))
+            continue;
+        (*out)[n++] = *r;
+    }
+    if (n == 0) {
+        free(*out);
+        *out = NULL;
+        return cf_error_set(CF_ERR_INVALID, "%s: no rows for GPU '%s'", gp->measurements_path, gp->gpu);
+    }
+    *n_out = n;
+    return CF_OK;
+}
+
+static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
+                                const cf_measurement_set *set, cf_gpu_perf *perf, cf_perf_fit_report *rep,
+                                cf_inputs *in)
+{
+    cf_measurement *rows = NULL;
+    size_t n = 0;
+    cf_status st = select_rows(rq->job, gp, set, &rows, &n);
+    if (st != CF_OK)
+        return st;
+    st = cf_inputs_fit_rows(rq->job, gpu, rows, n, offer_network_gbps(rq, gpu->model, rows[0].hw_gpus_per_node), perf,
+                            rep);
+    if (st != CF_OK)
+        cf_error_prefix("%s: GPU '%s'", gp->measurements_path, gp->gpu);
+    /* Rows measured at another precision than the job trains in (the
+     * file's precision column; rows without one are the spec's): the
+     * single-node step moves by the GPU's peak ratio between the two
+     * (the carry rule's peak term; the bandwidth term cancels). */
+    if (st == CF_OK && rows[0].has_precision && rows[0].precision != rq->job->precision) {
+        int same = 1;
+        for (size_t i = 1; i < n; i++)
+            same &= rows[i].has_precision && rows[i].precision == rows[0].precision;
+        if (same) {
+            double r = cf_gpu_time_ratio_between(gpu, rows[0].precision, gpu, rq->job->precision);
+            perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * r;
+            perf->params.sigma_compute = hypot(perf->params.sigma_compute,
+                                               cf_carry_sigma(gpu, rows[0].precision, gpu, rq->job->precision, NULL));
+            add_note(in, "%s: measured in %s, the job trains in %s: %s step times × %.3g (peak-rate ratio)",
+                     gp->measurements_path, cf_precision_name(rows[0].precision),
+                     cf_precision_name(rq->job->precision), gpu->model, r);
+        } else {
+            add_note(in, "%s: rows at several precisions; fitted as they are (the job trains in %s)",
+                     gp->measurements_path, cf_precision_name(rq->job->precision));
+        }
+    }
+    free(rows);
+    return st;
+}
+
+static void perf_from_numbers(const cf_job *job, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
+                              cf_gpu_perf *perf)
+{
+    cf_perf_params *p = &perf->params;
+    *p = cf_perf_defaults(gpu);
+    p->gradient_bytes = job->parameters * job->gradient_bytes;
+    p->alpha_s = gp->alpha_s;
+    p->beta_s = gp->beta_s;
+    p->compute_provenance = CF_PROV_FITTED;
+    if (gp->intra_node_gbps > 0) /* an effective rate: the nominal one the model scales */
+        p->intra_gbps = gp->intra_node_gbps / p->k.intra_efficiency;
+    p->inter_gbps = gp->inter_node_gbps;
+    p->network_provenance = gp->inter_node_gbps > 0 ? CF_PROV_FITTED : CF_PROV_DEFAULT;
+    snprintf(perf->note, sizeof perf->note, "profile in the spec: t_c(m) = %.4g + %.4g·m s", gp->alpha_s, gp->beta_s);
+}
+
+static cf_status add_given(const cf_inputs_request *rq, cf_inputs *in)
+{
+    for (size_t i = 0; i < rq->n_given; i++) {
+        const cf_gpu_profile_given *gp = &rq->given[i];
+        const cf_gpu *gpu = cf_gpu_find(rq->gpus, rq->n_gpus, gp->gpu);
+        if (!gpu) {
+            cf_error_set(CF_ERR_INVALID, "%s: profile.gpus.%s: unknown GPU model", source_name(rq->job), gp->gpu);
+            cf_error_hint("use a GPU name from the catalog (see docs/catalog.md), e.g. T4, A100-80GB, H100");
+            return CF_ERR_INVALID;
+        }
+        cf_gpu_perf *perf = &in->perf[in->n_perf];
+        cf_perf_fit_report *rep = &in->fits[in->n_perf];
+        memset(perf, 0, sizeof *perf);
+        snprintf(perf->gpu, sizeof perf->gpu, "%s", gpu->model);
+        if (gp->measurements_path[0]) {
+            if (!rq->given_rows)
+                return cf_error_set(CF_ERR_INTERNAL, "%s: the rows of %s were not read", source_name(rq->job),
+                                    gp->measurements_path);
+            cf_status st = perf_from_rows(rq, gpu, gp, &rq->given_rows[i], perf, rep, in);
+            if (st != CF_OK)
+                return st;
+        } else if (gp->has_compute) {
+            perf_from_numbers(rq->job, gpu, gp, perf);
+        } else {
+            continue; /* only a ceiling or network figures: applied to the estimate (apply_partial) */
+        }
+        if (gp->max_local_batch > 0) {
+            perf->params.max_local_batch = gp->max_local_batch;
+            perf->params.memory_provenance = CF_PROV_MEASURED;
+        } else if (!gp->measurements_path[0]) {
+            perf->params.max_local_batch = cf_estimate_max_local_batch(rq->job, gpu->memory_gib, NULL, 0);
+            perf->params.memory_provenance = perf->params.max_local_batch ? CF_PROV_ESTIMATED : CF_PROV_DEFAULT;
+        }
+        in->n_perf++;
+    }
+    return CF_OK;
+}
+
+/* ---- step 2: cached profiles --------------------------------------------------------- */
+
+/* A runner profile (`cloudfit profile --runner`): its runs as measurement
+ * rows — 1 GPU, a full VM and the 2-node × 1-GPU probe — fitted like a
+ * measurements CSV, so the probe's two rows identify the effective
+ * inter-node bandwidth (provenance "fitted"). 0 when the fit failed (the
+ * caller falls back to α + β·m). */
+static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profile *p, cf_gpu_perf *perf,
+                           cf_perf_fit_report *rep, cf_inputs *in)
+{
+    cf_measurement rows[CF_PROFILE_MAX_RUNS];
+    double probe_nic_gbps = 0;
+    const char *probe_vm = "";
+    char batches[64] = "";
+    size_t len = 0;
+    for (int i = 0; i < p->n_runs; i++) {
+        const cf_profile_run_row *r = &p->runs[i];
+        cf_measurement *m = &rows[i];
+        memset(m, 0, sizeof *m);
+        snprintf(m->model, sizeof m->model, "%.63s", p->spec_name);
+        snprintf(m->gpu, sizeof m->gpu, "%s", gpu->model);
+        for (int n = 0; n < r->nodes && n < (int)sizeof m->placement - 1; n++)
+            m->placement[n] = (char)('0' + r->gpus_per_node % 10);
+        m->hw_gpus_per_node = r->hw_gpus_per_node;
+        m->num_nodes = r->nodes;
+        m->num_gpus = r->nodes * r->gpus_per_node;
+        m->local_bsz = r->local_batch;
+        m->step_time_s = r->step_time_s;
+        m->sync_time_s = -1;
+        m->line = i + 1;
+        if (r->nodes > 1) {
+            probe_nic_gbps = r->network_gbps;
+            probe_vm = r->instance_type;
+            if (len < sizeof batches)
+                len += (size_t)snprintf(batches + len, sizeof batches - len, "%s%d", len ? ", " : "", r->local_batch);
+        }
+    }
+    if (cf_inputs_fit_rows(job, gpu, rows, (size_t)p->n_runs, probe_nic_gbps, perf, rep) != CF_OK) {
+        add_note(in, "the %s profile's runs on %s could not be fitted (%s): only t_c(m) = α + β·m is used", p->backend,
+                 gpu->model, cf_error_message());
+        cf_error_clear();
+        return 0;
+    }
+    snprintf(perf->note, sizeof perf->note,
+             "measured by 'cloudfit profile --runner' (%s, %s): %zu runs (%zu single-GPU, %zu multi-GPU, %zu "
+             "multi-node), rms error %.1f%%",
+             p->backend, p->created_at, rep->n_rows, rep->n_single_gpu, rep->n_multi_gpu_node, rep->n_multi_node,
+             100 * rep->rel_rmse);
+    if (rep->fitted_inter) {
+        char nic[40] = "";
+        if (probe_nic_gbps > 0)
+            snprintf(nic, sizeof nic, ", %g Gbit/s NIC", probe_nic_gbps);
+        snprintf(perf->network_note, sizeof perf->network_note,
+                 "measured probe: 2 nodes × 1 GPU at per-GPU batch %s on %s%s ('cloudfit profile --runner', %s)",
+                 batches, probe_vm[0] ? probe_vm : "the runner's VMs", nic, p->created_at);
+    } else {
+        add_note(in,
+                 "the cached %s profile of %s has no 2-node probe (%s%s%s): the inter-node bandwidth is not measured",
+                 p->backend, gpu->model, p->probe_status[0] ? p->probe_status : "not run", p->probe_note[0] ? ": " : "",
+                 p->probe_note);
+    }
+    return 1;
+}
+
+/* The memory ceiling of a profile that saw no out-of-memory answer: the
+ * largest batch that ran is a lower bound, so an estimate above it wins. */
+static void ceiling_lower_bound(const cf_job *job, const cf_gpu *gpu, int largest_run, cf_perf_params *q)
+{
+    int estimate = cf_estimate_max_local_batch(job, gpu->memory_gib, NULL, 0);
+    q->max_local_batch = estimate > largest_run ? estimate : largest_run;
+    q->memory_provenance = estimate > largest_run ? CF_PROV_ESTIMATED : CF_PROV_MEASURED;
+}
+
+/* A profile measured in another precision than the job trains in (the
+ * spec's model.precision): the step moves by the GPU's peak ratio between
+ * the two, as for a measurements CSV's precision column, and the carry-over
+ * to other GPU types then starts from the job's precision. */
+static void profile_precision(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_profile *p, cf_perf_params *q,
+                              cf_inputs *in)
+{
+    cf_precision measured;
+    if (!p->precision[0] || !cf_precision_parse(p->precision, &measured) || measured == rq->job->precision)
+        return;
+    double r = cf_gpu_time_ratio_between(gpu, measured, gpu, rq->job->precision);
+    q->compute_scale = (q->compute_scale > 0 ? q->compute_scale : 1.0) * r;
+    q->sigma_compute = hypot(q->sigma_compute, cf_carry_sigma(gpu, measured, gpu, rq->job->precision, NULL));
+    add_note(in, "the %s profile on %s trained in %s, the job in %s (model.precision): step times × %.3g (peak-rate "
+                 "ratio); set model.precision to %s if the job trains as profiled",
+             p->backend, gpu->model, p->precision, cf_precision_name(rq->job->precision), r, p->precision);
+}
+
+/* A measured GPU profile becomes that GPU type's parameters. */
+static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, size_t cap, cf_inputs *in)
+{
+    if (!p->device.is_gpu) {
+        if (p->has_fit)
+            add_note(in, "the %s profile's step times (t_c(m) = %.3g + %.3g·m s on %s) are CPU times and are not used "
+                         "for GPU throughput",
+                     p->backend, p->alpha_s, p->beta_s, p->device.name);
+        return;
+    }
+    const cf_gpu *gpu = cf_gpu_resolve(rq->gpus, rq->n_gpus, p->device.name);
+    if (!gpu) {
+        add_note(in, "the %s profile ran on '%s', which is not a GPU model of the catalog: its throughput is not used",
+                 p->backend, p->device.name);
+        return;
+    }
+    if (!p->has_fit || p->device.gpus != 1) {
+        add_note(in, "the %s profile on %s has %s: its throughput is not used", p->backend, gpu->model,
+                 p->device.gpus != 1 ? "several GPUs per step" : "fewer than 2 batch sizes");
+        return;
+    }
+    size_t k = perf_index(in, gpu->model);
+    if (k == in->n_perf) {
+        if (k >= cap)
+            return;
+        in->n_perf++;
+    }
+    cf_gpu_perf *perf = &in->perf[k];
+    memset(perf, 0, sizeof *perf);
+    memset(&in->fits[k], 0, sizeof in->fits[k]);
+    snprintf(perf->gpu, sizeof perf->gpu, "%s", gpu->model);
+    if (p->n_runs > 0 && use_runner_runs(rq->job, gpu, p, perf, &in->fits[k], in)) {
+        /* A runner sees no out-of-memory answer. */
+        ceiling_lower_bound(rq->job, gpu, p->max_local_batch, &perf->params);
+        return;
+    }
+    memset(perf, 0, sizeof *perf);
+    memset(&in->fits[k], 0, sizeof in->fits[k]);
+    snprintf(perf->gpu, sizeof perf->gpu, "%s", gpu->model);
+    cf_perf_params *q = &perf->params;
+    /* The sweep's points are the 1-GPU curve T1(1, m). */
+    cf_measurement rows[CF_PROFILE_MAX_POINTS];
+    size_t n_rows = 0;
+    for (int i = 0; i < p->n_points && i < CF_PROFILE_MAX_POINTS; i++) {
+        cf_measurement *m = &rows[n_rows];
+        memset(m, 0, sizeof *m);
+        m->hw_gpus_per_node = 1;
+        m->num_nodes = m->num_gpus = 1;
+        m->local_bsz = p->points[i].local_batch;
+        m->step_time_s = p->points[i].step_time_s;
+        m->sync_time_s = -1;
+        if (m->local_bsz > 0 && m->step_time_s > 0)
+            n_rows++;
+    }
+    cf_perf_params start = cf_perf_defaults(gpu);
+    if (n_rows == 0 ||
+        cf_perf_fit(rows, n_rows, rq->job->parameters * rq->job->gradient_bytes, 0, &start, q, NULL) != CF_OK) {
+        cf_error_clear();
+        *q = start;
+        q->gradient_bytes = rq->job->parameters * rq->job->gradient_bytes;
+        q->alpha_s = p->alpha_s > 0 ? p->alpha_s : 0;
+        q->beta_s = p->beta_s;
+    }
+    q->compute_provenance = CF_PROV_MEASURED;
+    if (p->ceiling_found) {
+        q->max_local_batch = p->max_local_batch;
+        q->memory_provenance = CF_PROV_MEASURED;
+    } else {
+        ceiling_lower_bound(rq->job, gpu, p->max_local_batch, q);
+    }
+    char how[48] = ""; /* how the probe trained, when it said */
+    if (p->precision[0] || p->memory_format[0])
+        snprintf(how, sizeof how, "%s%s%s, ", p->precision, p->precision[0] && p->memory_format[0] ? ", " : "",
+                 p->memory_format);
+    snprintf(perf->note, sizeof perf->note,
+             "measured by 'cloudfit profile' (%s backend, %s%s): t_c(m) = %.3g + %.3g·m s, R² %.4f", p->backend, how,
+             p->created_at, p->alpha_s, p->beta_s, p->r2);
+    profile_precision(rq, gpu, p, q, in);
+}
+
+/* ---- the noise model -------------------------------------------------------------------- */
+
+typedef enum { NOISE_DEFAULT, NOISE_SPEC, NOISE_PROFILE } noise_source;
+
+static noise_source noise_from_spec(const cf_inputs_request *rq, cf_inputs *in)
+{
+    const cf_job *job = rq->job;
+    if (rq->n_noise_trace > 0) {
+        cf_noise_model_init_trend(&in->noise, job->batch, rq->noise_trace, rq->n_noise_trace, CF_PROV_MEASURED);
+        snprintf(in->noise_note, sizeof in->noise_note,
+                 "noise-scale trace in the spec (%d points, %.0f → %.0f over training%s; effective %.0f)",
+                 rq->n_noise_trace, in->noise.b_noise_start, in->noise.b_noise_end,
+                 in->noise.trace_end_progress < 1 ? ", continued along its trend" : "", in->noise.b_noise_effective);
+        return NOISE_SPEC;
+    }
+    if (rq->noise_scale > 0) {
+        cf_noise_model_init(&in->noise, job->batch, rq->noise_scale, NULL, 0, CF_PROV_MEASURED);
+        snprintf(in->noise_note, sizeof in->noise_note, "noise scale %.0f from the spec (constant over training)",
+                 rq->noise_scale);
+        return NOISE_SPEC;
+    }
+    cf_noise_model_init(&in->noise, job->batch, job->batch, NULL, 0, CF_PROV_DEFAULT);
+    snprintf(in->noise_note, sizeof in->noise_note,
+             "noise scale unknown: assumed equal to the recipe batch (%d), which penalises larger batches", job->batch);
+    return NOISE_DEFAULT;
+}
+
+/* A profile's noise measurement replaces the spec's unless the spec's
+ * trace covers more of training. Returns 1 when it was used. */
+static int noise_from_profile(const cf_inputs_request *rq, const cf_profile *p, cf_inputs *in)
+{
+    const cf_job *job = rq->job;
+    double total = job->total_samples > 0 ? job->total_samples : job->samples_per_epoch;
+    double covered = total > 0 ? p->noise_samples / total : 0;
+    if (rq->n_noise_trace > 0 && rq->noise_trace[rq->n_noise_trace - 1].progress_fraction > covered) {
+        add_note(in,
+                 "the cached %s profile measured a noise scale of %.0f ± %.0f over the first %.2g%% of training; the "
+                 "spec's trace covers more of training and is kept",
+                 p->backend, p->b_noise, p->b_noise_stderr, 100 * covered);
+        return 0;
+    }
+    cf_noise_point trace[CF_PROFILE_MAX_TRACE];
+    int n = 0;
+    for (int i = 0; i < p->n_noise_trace && total > 0; i++) {
+        double fraction = p->noise_trace[i].samples_seen / total;
+        if (fraction > 1)
+            break;
+        trace[n++] = (cf_noise_point){fraction, p->noise_trace[i].b_noise};
+    }
+    if (n >= 2)
+        cf_noise_model_init(&in->noise, job->batch, 0, trace, n, CF_PROV_MEASURED);
+    else
+        cf_noise_model_init(&in->noise, job->batch, p->b_noise, NULL, 0, CF_PROV_MEASURED);
+    snprintf(in->noise_note, sizeof in->noise_note,
+             "%.0f ± %.0f measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %.2g%% "
+             "of training, held constant after)",
+             p->b_noise, p->b_noise_stderr, p->backend, p->created_at, p->noise_steps, p->noise_micro_batches,
+             p->noise_local_batch, 100 * covered);
+    return 1;
+}
+
+/* ---- steps 4 and 5: carried over or estimated ------------------------------------- */
+
+/* The measured GPU whose memory bandwidth is closest to the target's: the
+ * carry-over is most trustworthy between similar parts. */
+static const cf_gpu_perf *closest_reference(const cf_inputs_request *rq, const cf_inputs *in, size_t n_measured,
+                                            const cf_gpu *target, const cf_gpu **out_gpu)
+{
+    const cf_gpu_perf *best = NULL;
+    double best_gap = 0;
+    for (size_t i = 0; i < n_measured; i++) {
+        const cf_gpu *g = cf_gpu_find(rq->gpus, rq->n_gpus, in->perf[i].gpu);
+        if (!g)
+            continue;
+        double gap = g->memory_bandwidth_gbs / target->memory_bandwidth_gbs;
+        if (gap < 1)
+            gap = 1 / gap;
+        if (!best || gap < best_gap) {
+            best = &in->perf[i];
+            best_gap = gap;
+            *out_gpu = g;
+        }
+    }
+    return best;
+}
+
+/* A profile.gpus entry with only a ceiling or network figures refines an
+ * estimate. */
+static void apply_partial(const cf_inputs_request *rq, const char *gpu, cf_gpu_perf *perf)
+{
+    const cf_gpu_profile_given *gp = NULL;
+    for (size_t i = 0; i < rq->n_given && !gp; i++)
+        if (strcasecmp(rq->given[i].gpu, gpu) == 0)
+            gp = &rq->given[i];
+    if (!gp)
+        return;
+    if (gp->max_local_batch > 0) {
+        perf->params.max_local_batch = gp->max_local_batch;
+        perf->params.memory_provenance = CF_PROV_MEASURED;
+    }
+    if (gp->inter_node_gbps > 0) {
+        perf->params.inter_gbps = gp->inter_node_gbps;
+        perf->params.network_provenance = CF_PROV_FITTED;
+    }
+    if (gp->intra_node_gbps > 0)
+        perf->params.intra_gbps = gp->intra_node_gbps / perf->params.k.intra_efficiency;
+}
+
+static cf_status add_estimates(const cf_inputs_request *rq, size_t cap, cf_inputs *in)
+{
+    size_t n_measured = in->n_perf;
+    for (size_t r = 0; r < rq->n_candidates; r++) {
+        const char *model = rq->candidates[r]->gpu_model;
+        if (cf_inputs_perf(in, model) || in->n_perf >= cap)
+            continue;
+        const cf_gpu *target = cf_gpu_find(rq->gpus, rq->n_gpus, model);
+        if (!target)
+            continue;
+        const cf_gpu *ref_gpu = NULL;
+        const cf_gpu_perf *ref = closest_reference(rq, in, n_measured, target, &ref_gpu);
+        if (cf_gpu_peak_tflops(target, rq->job->precision) <= 0 && !ref)
+            continue; /* no compute figures for this GPU (e.g. B300): cannot rank it */
+        cf_gpu_perf *perf = &in->perf[in->n_perf];
+        cf_status st = cf_gpu_perf_estimate(rq->job, target, ref, ref_gpu, perf);
+        if (st != CF_OK)
+            return st;
+        apply_partial(rq, model, perf);
+        in->n_perf++;
+    }
+    return CF_OK;
+}
+
+/* ---- step 1: recorded runs --------------------------------------------------------------- */
+
+/* Recorded step times correct the compute time of their GPU type: the
+ * factor s on (α, β) that makes the model's step time for the recorded
+ * configuration equal the measured one, geometric mean over the runs.
+ * Only compute is corrected: the network and overlap stay, so single-node
+ * records are exact and multi-node ones put the whole gap on compute. */
+#define RECORD_SCALE_MIN 0.05
+#define RECORD_SCALE_MAX 20.0
+
+static double recorded_nic_gbps(const cf_inputs_request *rq, const cf_recorded_run *m)
+{
+    for (size_t i = 0; i < rq->n_vms; i++)
+        if (strcmp(rq->vms[i].cloud, m->cloud) == 0 && strcmp(rq->vms[i].instance_type, m->instance_type) == 0)
+            return rq->vms[i].network_gbps;
+    return 0;
+}
+
+static double scaled_step(const cf_perf_params *base, double scale, double bytes, const cf_recorded_run *m)
+{
+    cf_perf_params p = *base;
+    p.compute_scale = (p.compute_scale > 0 ? p.compute_scale : 1.0) * scale;
+    return cf_perf_step_s(&p, bytes, m->nodes, m->gpus_per_node, m->local_batch, m->accumulation);
+}
+
+/* The compute scale reproducing m's step time (bisection: the step time
+ * grows with the compute time), clamped to the scale limits. */
+static double solve_scale(const cf_perf_params *p, double bytes, const cf_recorded_run *m)
+{
+    double lo = RECORD_SCALE_MIN, hi = RECORD_SCALE_MAX;
+    if (scaled_step(p, lo, bytes, m) >= m->step_time_s)
+        return lo;
+    if (scaled_step(p, hi, bytes, m) <= m->step_time_s)
+        return hi;
+    for (int i = 0; i < 100 && hi / lo > 1 + 1e-9; i++) {
+        double mid = sqrt(lo * hi);
+        if (scaled_step(p, mid, bytes, m) < m->step_time_s)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return sqrt(lo * hi);
+}
+
+static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
+{
+    double bytes = rq->job->parameters * rq->job->gradient_bytes;
+    for (size_t k = 0; k < in->n_perf; k++) {
+        cf_gpu_perf *perf = &in->perf[k];
+        double log_sum = 0, measured_sum = 0, predicted_sum = 0;
+        size_t used = 0;
+        for (size_t i = 0; i < rq->n_recorded; i++) {
+            const cf_recorded_run *m = &rq->recorded[i];
+            if (strcasecmp(m->gpu, perf->gpu) != 0 || !(m->step_time_s > 0) || m->nodes < 1 || m->gpus_per_node < 1 ||
+                m->local_batch < 1 || m->accumulation < 1)
+                continue;
+            cf_perf_params p = cf_gpu_perf_on_vm(perf, recorded_nic_gbps(rq, m));
+            log_sum += log(solve_scale(&p, bytes, m));
+            measured_sum += m->step_time_s;
+            predicted_sum += scaled_step(&p, 1.0, bytes, m);
+            used++;
+        }
+        if (!used)
+            continue;
+        double scale = exp(log_sum / (double)used);
+        const char *was = cf_provenance_name(perf->params.compute_provenance);
+        perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * scale;
+        perf->params.sigma_compute = 0; /* measured on this GPU type */
+        perf->params.compute_provenance = CF_PROV_MEASURED;
+        snprintf(perf->note, sizeof perf->note, "from %zu recorded run(s): measured step %.4g s vs %.4g s %s, compute time × %.3g",
+                 used, measured_sum / (double)used, predicted_sum / (double)used, was, scale);
+        add_note(in,
+                 "%s throughput uses %zu measured run(s) recorded with 'cloudfit record' in place of the %s model "
+                 "(compute time × %.3g)",
+                 perf->gpu, used, was, scale);
+    }
+}
+
+/* ---- all together --------------------------------------------------------------------------- */
+
+cf_status cf_inputs_build(const cf_inputs_request *rq, cf_inputs *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = rq->n_given + rq->n_gpus + rq->n_profiles + 1;
+    out->perf = calloc(cap, sizeof *out->perf);
+    out->fits = calloc(cap, sizeof *out->fits);
+    if (!out->perf || !out->fits) {
+        cf_inputs_free(out);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    cf_status st = add_given(rq, out);
+    noise_source noise = noise_from_spec(rq, out);
+    for (size_t i = 0; st == CF_OK && i < rq->n_profiles; i++) {
+        const cf_profile *p = &rq->profiles[i];
+        add_note(out, "cached profile used: %s backend on %s, %s (from %s)", p->backend, p->device.name, p->created_at,
+                 rq->profiles_source ? rq->profiles_source : "the profile cache");
+        if (p->has_noise && noise != NOISE_PROFILE && noise_from_profile(rq, p, out)) /* newest first */
+            noise = NOISE_PROFILE;
+        use_throughput(rq, p, cap, out);
+    }
+    for (size_t i = 0; st == CF_OK && i < rq->n_profiles; i++) {
+        const cf_profile *p = &rq->profiles[i];
+        if (p->noise_failed)
+            add_note(out, "the noise scale is %s: the cached %s profile on %s has none ('cloudfit profile --resume' "
+                          "re-runs its noise run) because %s",
+                     noise == NOISE_PROFILE ? "another cached profile's"
+                     : noise == NOISE_SPEC  ? "the spec's"
+                                            : "a default",
+                     p->backend, p->device.name, p->noise_error);
+    }
+    if (st == CF_OK && noise == NOISE_DEFAULT)
+        add_note(out, "the gradient noise scale is a default; measure it (profile.noise_scale) to allow larger batches "
+                      "safely");
+    if (st == CF_OK)
+        st = add_estimates(rq, cap, out);
+    if (st == CF_OK)
+        apply_recorded(rq, out);
+    if (st != CF_OK)
+        cf_inputs_free(out);
+    return st;
+}
+
+void cf_inputs_free(cf_inputs *in)
+{
+    free(in->perf);
+    free(in->fits);
+    memset(in, 0, sizeof *in);
+}

@@ -1,0 +1,492 @@
+/* The step-time model (include/cloudfit/advisor/perf.h, docs/model.md
+ * "Step time"): evaluation and the interval. The fit is in fit.c. */
+#include "cloudfit/advisor/perf.h"
+#include "cloudfit/common/shared_types.h"
+#include "cloudfit/pricing/types.h"
+#include "cloudfit/profiler/types.h"
+#include "cloudfit/status.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+#include "perf_internal.h"
+
+/* ---- constants ----------------------------------------------------------------------------- */
+
+cf_perf_constants cf_perf_constants_default(void)
+{
+    return (cf_perf_constants){.growth_nodes = CF_PERF_GROWTH_NODES,
+                               .growth_gpus = CF_PERF_GROWTH_GPUS,
+                               .hop_latency_s = CF_PERF_HOP_LATENCY_S,
+                               .interference = CF_PERF_INTERFERENCE,
+                               .hide_default = CF_PERF_HIDE_DEFAULT,
+                               .contention_pcie = CF_PERF_CONTENTION_PCIE,
+                               .contention_nvlink = CF_PERF_CONTENTION_NVLINK,
+                               .intra_efficiency = CF_PERF_INTRA_EFFICIENCY,
+                               .sigma_scale = CF_PERF_SIGMA_SCALE,
+                               .sigma_floor = CF_PERF_SIGMA_FLOOR,
+                               .sigma_away = CF_PERF_SIGMA_AWAY,
+                               .sigma_extrapolate = CF_PERF_SIGMA_EXTRAPOLATE,
+                               .sigma_default_net = CF_PERF_SIGMA_DEFAULT_NET,
+                               .sigma_gpus = CF_PERF_SIGMA_GPUS,
+                               .sigma_shape = CF_PERF_SIGMA_SHAPE,
+                               .sigma_shape_below = CF_PERF_SIGMA_SHAPE_BELOW};
+}
+
+cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double v)
+{
+    static const struct {
+        const char *name, *alias;
+        size_t offset;
+        double lo, hi;
+    } table[] = {
+        {"growth_nodes", "a", offsetof(cf_perf_constants, growth_nodes), 0, 4},
+        {"growth_gpus", "c", offsetof(cf_perf_constants, growth_gpus), 0, 4},
+        {"hop_latency_s", "L", offsetof(cf_perf_constants, hop_latency_s), 0, 1},
+        {"interference", "psi", offsetof(cf_perf_constants, interference), 0, 1},
+        {"hide_default", "rho_def", offsetof(cf_perf_constants, hide_default), 0, 1},
+        {"contention_pcie", "kappa_pcie", offsetof(cf_perf_constants, contention_pcie), 0, 1},
+        {"contention_nvlink", "kappa_nvlink", offsetof(cf_perf_constants, contention_nvlink), 0, 1},
+        {"intra_efficiency", "intra_eff", offsetof(cf_perf_constants, intra_efficiency), 0.01, 1},
+        {"sigma_scale", "kT", offsetof(cf_perf_constants, sigma_scale), 0, 10},
+        {"sigma_floor", "s0", offsetof(cf_perf_constants, sigma_floor), 0, 1},
+        {"sigma_away", "u0", offsetof(cf_perf_constants, sigma_away), 0, 5},
+        {"sigma_extrapolate", "u_ext", offsetof(cf_perf_constants, sigma_extrapolate), 0, 5},
+        {"sigma_default_net", "u_def", offsetof(cf_perf_constants, sigma_default_net), 0, 5},
+        {"sigma_gpus", "u_ing", offsetof(cf_perf_constants, sigma_gpus), 0, 5},
+        {"sigma_shape", "u_shape", offsetof(cf_perf_constants, sigma_shape), 0, 5},
+        {"sigma_shape_below", "u_shape_lo", offsetof(cf_perf_constants, sigma_shape_below), 0, 1},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        if (strcmp(name, table[i].name) != 0 && strcmp(name, table[i].alias) != 0)
+            continue;
+        if (!(v >= table[i].lo && v <= table[i].hi))
+            return cf_error_set(CF_ERR_INVALID, "model constant '%s': expected a number from %g to %g, got %g", name,
+                                table[i].lo, table[i].hi, v);
+        *(double *)((char *)k + table[i].offset) = v;
+        return CF_OK;
+    }
+    return cf_error_set(CF_ERR_INVALID, "unknown model constant '%s'", name);
+}
+
+cf_perf_params cf_perf_defaults(const cf_gpu *gpu)
+{
+    double interconnect_gbs = gpu && gpu->interconnect_gbs_per_gpu > 0 ? gpu->interconnect_gbs_per_gpu
+                                                                       : CF_DEFAULT_UNKNOWN_INTERCONNECT_GBS;
+    cf_perf_params p;
+    memset(&p, 0, sizeof p);
+    p.k = cf_perf_constants_default();
+    p.compute_scale = 1;
+    p.contention = -1; /* the class default of k */
+    p.intra_gbps = interconnect_gbs * 8.0;
+    p.nvlink = gpu && (strncasecmp(gpu->interconnect, "NVLink", 6) == 0 || strstr(gpu->interconnect, "NVSwitch"));
+    p.hide = -1; /* ρ_def of k */
+    p.compute_provenance = CF_PROV_DEFAULT;
+    p.network_provenance = CF_PROV_DEFAULT;
+    p.memory_provenance = CF_PROV_DEFAULT;
+    return p;
+}
+
+/* ---- network -------------------------------------------------------------------------------- */
+
+static int is_rdma(double nominal_gbps) { return nominal_gbps >= CF_RDMA_MIN_NOMINAL_GBPS; }
+
+double cf_default_inter_gbps(double nominal_gbps)
+{
+    double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    if (is_rdma(nominal))
+        return nominal * CF_DEFAULT_RDMA_EFFICIENCY;
+    return fmin(nominal * CF_DEFAULT_RDMA_EFFICIENCY, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
+}
+
+cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps, double nominal_gbps)
+{
+    cf_perf_params q = *p;
+    double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    q.nic_gbps = nominal;
+    if (p->inter_gbps > 0 && (reference_gbps <= 0 || nominal_gbps <= 0 || reference_gbps == nominal_gbps)) {
+        q.inter_gbps = fmin(p->inter_gbps, nominal);
+        return q;
+    }
+    if (p->inter_gbps > 0 && is_rdma(reference_gbps) == is_rdma(nominal)) {
+        q.inter_gbps = fmin(p->inter_gbps * fmin(1.0, nominal / reference_gbps), nominal);
+        q.network_provenance = CF_PROV_ESTIMATED;
+        return q;
+    }
+    q.inter_gbps = 0; /* the default for this NIC */
+    q.hide = -1;
+    q.overhead_s = 0;
+    q.two_vm_exponent = 0;
+    q.sigma_fit = 0;
+    q.bound_hit = 0;
+    q.max_nodes_measured = 0;
+    q.max_node_gpus_measured = 0;
+    q.network_provenance = CF_PROV_DEFAULT;
+    return q;
+}
+
+int cf_network_extrapolated_from(const cf_perf_params *p, int nodes)
+{
+    int measured = p->network_provenance == CF_PROV_MEASURED || p->network_provenance == CF_PROV_FITTED ||
+                   p->network_provenance == CF_PROV_ESTIMATED;
+    return measured && p->max_nodes_measured > 1 && nodes > p->max_nodes_measured ? p->max_nodes_measured : 0;
+}
+
+static double ring(double n) { return n > 1 ? 2.0 * (n - 1) / n : 0.0; }
+
+static double n_buckets(double gradient_bytes) { return ceil(gradient_bytes / CF_DDP_BUCKET_BYTES); }
+
+double cf_perf_hop_latency_s(const cf_perf_constants *k, double nic_gbps, double gradient_bytes, double nodes)
+{
+    double per_hop = k->hop_latency_s * (is_rdma(nic_gbps) ? CF_PERF_RDMA_LATENCY_SHARE : 1.0);
+    return per_hop * n_buckets(gradient_bytes) * 2.0 * (nodes - 1);
+}
+
+static double hop_latency(const cf_perf_params *p, double gradient_bytes, double nodes)
+{
+    double nic = p->nic_gbps > 0 ? p->nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    return cf_perf_hop_latency_s(&p->k, nic, gradient_bytes, nodes);
+}
+
+static double hide_fraction(const cf_perf_params *p) { return p->hide >= 0 ? p->hide : p->k.hide_default; }
+
+static double effective_gbps(const cf_perf_params *p)
+{
+    double nic = p->nic_gbps > 0 ? p->nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    return p->inter_gbps > 0 ? fmin(p->inter_gbps, nic) : cf_default_inter_gbps(nic);
+}
+
+/* A(N, g, K) and the probe's A2 (latency included). */
+static double allreduce(const cf_perf_params *p, double bytes, int nodes, int g, int gpus, double *a2_out)
+{
+    double nic = p->nic_gbps > 0 ? p->nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    double bits = 8.0 * bytes;
+    double bw_part = bits / (effective_gbps(p) * 1e9); /* A2 − λ(2) */
+    double lat2 = hop_latency(p, bytes, 2);
+    if (a2_out)
+        *a2_out = bw_part + lat2;
+    if (nodes < 2)
+        return 0;
+    double rn = ring(nodes), rk = ring(gpus);
+    double growth = pow(rn, p->k.growth_nodes) * (p->k.growth_gpus != 0 ? pow(rk / rn, p->k.growth_gpus) : 1.0);
+    if (nodes == 2 && p->two_vm_exponent != 0)
+        growth *= pow((double)g, p->two_vm_exponent);
+    double a = bw_part * growth + hop_latency(p, bytes, nodes);
+    double floor_s = rk * bits / (nic * 1e9);
+    return a > floor_s ? a : floor_s;
+}
+
+/* ---- the single-node step ------------------------------------------------------------------------ */
+
+/* Linear interpolation between profiled batches (a step is a fixed part
+ * plus a part that grows with the batch: α + βm is straight in m, and its
+ * log-log chord lies above it — the old log-log interpolation was biased
+ * high); outside, the line through the two nearest points (slope ≥ 0),
+ * never below half the smallest time. */
+/* Linear between ascending ms[0] ≤ m ≤ ms[n − 1]. */
+static double between(const double *ms, const double *ts, int n, double m)
+{
+    int i = 0;
+    while (i < n - 1 && ms[i] < m)
+        i++;
+    if (ms[i] == m || i == 0)
+        return ts[i];
+    double w = (m - ms[i - 1]) / (ms[i] - ms[i - 1]);
+    return (1 - w) * ts[i - 1] + w * ts[i];
+}
+
+static double interp_batch(const double *ms, const double *ts, int n, double m)
+{
+    if (n == 1)
+        return ts[0] * (CF_PERF_FIXED_SHARE + (1 - CF_PERF_FIXED_SHARE) * m / ms[0]);
+    if (m >= ms[0] && m <= ms[n - 1])
+        return between(ms, ts, n, m);
+    int a = m < ms[0] ? 0 : n - 2, b = a + 1;
+    double k = (ts[b] - ts[a]) / (ms[b] - ms[a]);
+    if (!(k > 0))
+        k = 0;
+    double v = m < ms[0] ? ts[a] + k * (m - ms[a]) : ts[b] + k * (m - ms[b]);
+    double t_min = ts[0];
+    for (int i = 1; i < n; i++)
+        t_min = fmin(t_min, ts[i]);
+    return fmax(v, 0.5 * t_min);
+}
+
+double cf_perf_curve_at(const cf_perf_curve *c, double m);
+double cf_perf_curve_at(const cf_perf_curve *c, double m) { return interp_batch(c->batch, c->step_s, c->n, m); }
+
+/* The profile's shape in m lent to a sparser curve: a curve with fewer
+ * profiled batches than another with at least three (the search's light
+ * profile: three batches on one GPU, two on a full node) is the denser
+ * curve plus the measured difference at its own batches — linear between
+ * them, held beyond — so the small-batch knee the denser curve resolves is
+ * not drawn as a chord (a GPU's compute at per-GPU batch m is the same on
+ * one GPU and on g; what g adds, the in-node sync, hardly depends on m).
+ * The difference, not the ratio: chosen on T4 (protocol e1, 2.7 / 12.7 %
+ * against 3.2 / 17.4 %; docs/model.md). Never below half of the curve's own
+ * value. */
+static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m)
+{
+    const cf_perf_curve *ref = NULL;
+    for (int i = 0; i < p->n_curves; i++) {
+        const cf_perf_curve *r = &p->curves[i];
+        if (r != c && r->n >= 3 && r->n > c->n && (!ref || r->n > ref->n))
+            ref = r;
+    }
+    double own = cf_perf_curve_at(c, m);
+    if (!ref)
+        return own;
+    double d[CF_PERF_MAX_POINTS];
+    for (int j = 0; j < c->n; j++)
+        d[j] = c->step_s[j] - cf_perf_curve_at(ref, c->batch[j]);
+    double held = fmin(fmax(m, c->batch[0]), c->batch[c->n - 1]);
+    return fmax(cf_perf_curve_at(ref, m) + between(c->batch, d, c->n, held), 0.5 * own);
+}
+
+static double class_contention(const cf_perf_params *p)
+{
+    return p->nvlink ? p->k.contention_nvlink : p->k.contention_pcie;
+}
+
+static double contention(const cf_perf_params *p) { return p->contention >= 0 ? p->contention : class_contention(p); }
+
+/* T1 carried from g0 GPUs to g: T1(g0) + t1·κ·(g − g0) + V(g) − V(g0), with
+ * t1 = T1(g0)/(1 + κ(g0 − 1)) and V(h) the visible part of the in-node
+ * ring all-reduce at intra_efficiency × the nominal rate (hidden behind
+ * ρ_def·t1); never below half of T1(g0). */
+static double scale_gpus(const cf_perf_params *p, double bytes, double t_base, int g0, int g)
+{
+    double kap = contention(p);
+    double t1 = t_base / (1 + kap * (g0 - 1));
+    double rate = p->k.intra_efficiency * (p->intra_gbps > 0 ? p->intra_gbps : CF_DEFAULT_UNKNOWN_INTERCONNECT_GBS * 8) * 1e9;
+    double v[2];
+    int gg[2] = {g, g0};
+    for (int i = 0; i < 2; i++) {
+        v[i] = 0;
+        if (gg[i] > 1)
+            v[i] = fmax(0.0, ring(gg[i]) * 8.0 * bytes / rate - p->k.hide_default * t1);
+    }
+    return fmax(t_base + t1 * kap * (g - g0) + v[0] - v[1], 0.5 * t_base);
+}
+
+static double t1_at(const cf_perf_params *p, double bytes, int g, double m, cf_provenance *src)
+{
+    double scale = p->compute_scale > 0 ? p->compute_scale : 1.0;
+    if (p->n_curves == 0) {
+        double t = fmax(p->alpha_s + p->beta_s * m, 1e-6);
+        *src = g == 1 ? CF_PROV_MEASURED : CF_PROV_ESTIMATED;
+        return scale * (g == 1 ? t : scale_gpus(p, bytes, t, 1, g));
+    }
+    const cf_perf_curve *lo = NULL, *hi = NULL;
+    for (int i = 0; i < p->n_curves; i++) {
+        const cf_perf_curve *c = &p->curves[i];
+        if (c->gpus == g) {
+            *src = CF_PROV_MEASURED;
+            return scale * curve_at(p, c, m);
+        }
+        if (c->gpus < g)
+            lo = c; /* ascending: the last below */
+        else if (!hi)
+            hi = c;
+    }
+    if (lo && hi) {
+        double w = (double)(g - lo->gpus) / (hi->gpus - lo->gpus);
+        *src = CF_PROV_FITTED;
+        return scale * ((1 - w) * curve_at(p, lo, m) + w * curve_at(p, hi, m));
+    }
+    const cf_perf_curve *base = lo ? lo : hi;
+    *src = CF_PROV_ESTIMATED;
+    return scale * scale_gpus(p, bytes, curve_at(p, base, m), base->gpus, g);
+}
+
+/* ---- predictions ------------------------------------------------------------------------------- */
+
+cf_step cf_perf_node_step(const cf_perf_params *p, double bytes, int g, double m)
+{
+    cf_step r;
+    memset(&r, 0, sizeof r);
+    if (!(bytes > 0))
+        bytes = p->gradient_bytes;
+    if (g < 1)
+        g = 1;
+    r.compute_s = t1_at(p, bytes, g, m, &r.compute_source);
+    r.step_s = r.compute_s;
+    double sigma_t = p->sigma_profile > 0 ? p->sigma_profile : CF_PERF_SIGMA_PROFILE_NONE;
+    double s_noise = p->k.sigma_scale * hypot(sigma_t, p->k.sigma_floor);
+    double var = s_noise * s_noise + p->sigma_compute * p->sigma_compute;
+    r.sigma_noise = s_noise;
+    if (r.compute_source != CF_PROV_MEASURED) {
+        double u = p->k.sigma_gpus * log((double)g);
+        var += u * u;
+    }
+    r.sigma_base = r.sigma = r.sigma_up = sqrt(var);
+    return r;
+}
+
+cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int nodes, int g, int gpus)
+{
+    cf_perf_net n;
+    memset(&n, 0, sizeof n);
+    if (!(bytes > 0))
+        bytes = p->gradient_bytes;
+    if (nodes < 1)
+        nodes = 1;
+    if (g < 1)
+        g = 1;
+    if (gpus < nodes)
+        gpus = nodes * g;
+    n.nodes = nodes;
+    n.allreduce_s = allreduce(p, bytes, nodes, g, gpus, &n.a2_s);
+    if (nodes > 1) {
+        /* How the all-reduce grows beyond the node count and GPUs per node
+         * it was measured at differs between clusters by a factor of three
+         * (docs/model.md): without a measurement, from the 2-node × 1-GPU
+         * shape the default stands for. */
+        int measured = p->network_provenance != CF_PROV_DEFAULT;
+        int n_meas = measured && p->max_nodes_measured > 1 ? p->max_nodes_measured : 2;
+        int g_meas = measured && p->max_node_gpus_measured > 0 ? p->max_node_gpus_measured : 1;
+        double distance = fmax(0.0, log((double)nodes / n_meas)) + fmax(0.0, log((double)g / g_meas));
+        n.sigma_shape = p->k.sigma_shape * sqrt(distance);
+        if (!measured) {
+            n.sigma_net = p->k.sigma_default_net;
+        } else {
+            int away = !(nodes == 2 && gpus == 2);
+            double ext = fabs(log(fmax(n.allreduce_s, 1e-12) / n.a2_s));
+            n.sigma_net = hypot(p->sigma_fit, p->k.sigma_away * away + p->k.sigma_extrapolate * ext);
+        }
+    }
+    return n;
+}
+
+cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation)
+{
+    cf_step r = node;
+    if (accumulation < 1)
+        accumulation = 1;
+    double t = r.compute_s;
+    if (net->nodes > 1) {
+        r.allreduce_s = net->allreduce_s;
+        double hidden_by = hide_fraction(p) * r.compute_s;
+        r.visible_s = p->overhead_s + fmax(0.0, r.allreduce_s - hidden_by) +
+                      p->k.interference * fmin(r.allreduce_s, hidden_by);
+        t += r.visible_s;
+        r.sigma_net = net->sigma_net;
+        r.sigma_shape = net->sigma_shape;
+    }
+    r.step_s = (accumulation - 1) * r.compute_s + t;
+    double share = r.visible_s / r.step_s;
+    double below = p->k.sigma_shape_below * r.sigma_shape;
+    r.sigma = sqrt(r.sigma_base * r.sigma_base + share * share * (r.sigma_net * r.sigma_net + below * below));
+    r.sigma_up = sqrt(r.sigma_base * r.sigma_base +
+                      share * share * (r.sigma_net * r.sigma_net + r.sigma_shape * r.sigma_shape));
+    return r;
+}
+
+cf_step cf_perf_predict(const cf_perf_params *p, double bytes, int nodes, int g, int gpus, double m, int accumulation)
+{
+    cf_step node = cf_perf_node_step(p, bytes, g, m);
+    cf_perf_net net = cf_perf_network_term(p, bytes, nodes, g, gpus);
+    return cf_perf_combine(p, node, &net, accumulation);
+}
+
+double cf_perf_step_s(const cf_perf_params *p, double bytes, int nodes, int g, double m, int accumulation)
+{
+    return cf_perf_predict(p, bytes, nodes, g, nodes * g, m, accumulation).step_s;
+}
+
+cf_scaling_reason cf_perf_scaling_reason(const cf_perf_params *p, double bytes, int nodes, int g, double m,
+                                         int accumulation)
+{
+    if (nodes < 2)
+        return CF_SCALING_REGULAR;
+    if (accumulation < 1)
+        accumulation = 1;
+    cf_step before = cf_perf_predict(p, bytes, nodes - 1, g, (nodes - 1) * g, m, accumulation);
+    cf_step after = cf_perf_predict(p, bytes, nodes, g, nodes * g, m, accumulation);
+    double x_before = (nodes - 1) / before.step_s, x_after = nodes / after.step_s; /* per g·m·s samples */
+    const double tol = 1e-9;
+    if (x_after >= x_before * (1 - tol) && x_after <= x_before * nodes / (nodes - 1.0) * (1 + tol))
+        return CF_SCALING_REGULAR;
+    if (p->two_vm_exponent > 0 && g > 1 && (nodes == 2 || nodes == 3))
+        return CF_SCALING_TWO_VM;
+    if (nodes == 2 && after.visible_s >= accumulation * after.compute_s * (1 - tol))
+        return CF_SCALING_NETWORK_BOUND;
+    return CF_SCALING_UNEXPLAINED;
+}
+
+double cf_perf_compute_s(const cf_perf_params *p, double m, int g)
+{
+    cf_provenance src;
+    return t1_at(p, p->gradient_bytes, g < 1 ? 1 : g, m, &src);
+}
+
+double cf_perf_sync_s(const cf_perf_params *p, double bytes, int nodes, int g)
+{
+    return nodes > 1 ? allreduce(p, bytes, nodes, g, nodes * g, NULL) : 0;
+}
+
+/* ---- normal quantiles (Acklam's rational approximation, refined by one
+ * Halley step on erfc; |error| < 1e-12) ------------------------------------------------------- */
+
+double cf_normal_quantile(double p)
+{
+    if (!(p > 0 && p < 1))
+        return p <= 0 ? -INFINITY : INFINITY;
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                               1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                               6.680131188771972e+01, -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                               -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    double q, x;
+    if (p < 0.02425) {
+        q = sqrt(-2 * log(p));
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else if (p > 1 - 0.02425) {
+        q = sqrt(-2 * log(1 - p));
+        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else {
+        q = p - 0.5;
+        double r = q * q;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    double e = 0.5 * erfc(-x / sqrt(2)) - p;
+    double u = e * sqrt(2 * 3.14159265358979323846) * exp(x * x / 2);
+    return x - u / (1 + x * u / 2);
+}
+
+double cf_step_quantile(double step_s, double sigma, double sigma_up, double q)
+{
+    double z = cf_normal_quantile(q);
+    return step_s * exp(z * (z > 0 ? sigma_up : sigma));
+}
+
+double cf_normal_two_sided_z(double level) { return cf_normal_quantile(0.5 + 0.5 * level); }
+
+/* ---- measured rows ---------------------------------------------------------------------------- */
+
+int cf_measurement_gpus_per_node(const cf_measurement *row)
+{
+    /* Uneven placements ("1124"): the busiest node bounds compute
+     * contention and NIC sharing. */
+    if (row->placement[0]) {
+        int busiest = 0;
+        for (const char *c = row->placement; *c; c++)
+            if (*c >= '0' && *c <= '9' && *c - '0' > busiest)
+                busiest = *c - '0';
+        if (busiest > 0)
+            return busiest;
+    }
+    return (row->num_gpus + row->num_nodes - 1) / row->num_nodes;
+}
+
+cf_step cf_perf_predict_measurement(const cf_perf_params *p, const cf_measurement *row, double gradient_bytes)
+{
+    return cf_perf_predict(p, gradient_bytes, row->num_nodes, cf_measurement_gpus_per_node(row), row->num_gpus,
+                           row->local_bsz, 1);
+}

@@ -1,0 +1,72 @@
+/* The one feasibility test of the advisor and the one message that says
+ * why nothing met the constraints (recommend and search share both). */
+#include <stdio.h>
+
+#include "cloudfit/advisor.h"
+#include "../advisor_internal.h"
+
+int cf_constraints_met(const cf_constraints *c, double hours, double usd, double slack)
+{
+    if (c->deadline_hours > 0 && hours > c->deadline_hours * (1 + slack))
+        return 0;
+    if (c->budget_usd > 0 && usd > c->budget_usd * (1 + slack))
+        return 0;
+    return 1;
+}
+
+/* v with `decimals` decimals or, from a million on, 1.23e+06: never
+ * hundreds of digits. */
+static void fmt_amount(char *out, size_t n, double v, int decimals)
+{
+    if (v < 1e6)
+        snprintf(out, n, "%.*f", decimals, v);
+    else
+        snprintf(out, n, "%.3g", v);
+}
+
+cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
+                              const cf_config *cheapest, const char *qualifier)
+{
+    const char *q = qualifier ? qualifier : "";
+    char amount[32], at[32];
+    if (fastest && c->deadline_hours > 0 && fastest->hours_at_confidence > c->deadline_hours &&
+        fastest->hours <= c->deadline_hours) {
+        fmt_amount(amount, sizeof amount, fastest->hours, 1);
+        fmt_amount(at, sizeof at, fastest->hours_at_confidence, 1);
+        cf_error_set(CF_ERR_INFEASIBLE,
+                     "%s: no configuration finishes within %g h%s at the confidence: the fastest, %d × %s (%d×%s) on "
+                     "%s%s, takes %s h, %s h at the confidence",
+                     where, c->deadline_hours, q, fastest->nodes, fastest->vm->instance_type, fastest->gpus_per_node,
+                     fastest->vm->gpu_model, fastest->vm->cloud, fastest->spot ? " (spot)" : "", amount, at);
+    } else if (fastest && c->deadline_hours > 0 && fastest->hours > c->deadline_hours) {
+        fmt_amount(amount, sizeof amount, fastest->hours, 1);
+        cf_error_set(CF_ERR_INFEASIBLE,
+                     "%s: no configuration finishes within %g h%s: the fastest, %d × %s (%d×%s) on %s, takes %s h",
+                     where, c->deadline_hours, q, fastest->nodes, fastest->vm->instance_type, fastest->gpus_per_node,
+                     fastest->vm->gpu_model, fastest->vm->cloud, amount);
+    } else if (cheapest && c->budget_usd > 0 && cheapest->total_usd > c->budget_usd) {
+        fmt_amount(amount, sizeof amount, cheapest->total_usd, 0);
+        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration stays within $%g%s: the cheapest, %d × %s on %s, costs $%s",
+                     where, c->budget_usd, q, cheapest->nodes, cheapest->vm->instance_type, cheapest->vm->cloud,
+                     amount);
+    } else if (c->deadline_hours > 0 && c->budget_usd > 0) {
+        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s", where,
+                     c->deadline_hours, c->budget_usd, q);
+    } else if (c->deadline_hours > 0) {
+        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration meets the deadline (%g h)%s", where, c->deadline_hours, q);
+    } else if (c->budget_usd > 0) {
+        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration meets the budget ($%g)%s", where, c->budget_usd, q);
+    } else { /* no deadline and no budget: nothing could run it at all */
+        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration can run the job%s: none of the offers that pass the "
+                     "filters gives a finite time and cost (does the model fit in any GPU's memory?)", where, q);
+        cf_error_hint("check model.memory_per_sample_mib and profile.gpus.*.max_local_batch, or allow more GPUs, "
+                      "clouds or regions");
+        return CF_ERR_INFEASIBLE;
+    }
+    if (c->spot == CF_SPOT_ONLY)
+        cf_error_hint("spot only offers no plan that falls back to on-demand VMs near the deadline: allow them with "
+                      "--spot allow (a mixed plan), or raise search.deadline_hours or search.budget_usd");
+    else
+        cf_error_hint("raise search.deadline_hours or search.budget_usd, or allow more nodes, GPUs, clouds or spot VMs");
+    return CF_ERR_INFEASIBLE;
+}

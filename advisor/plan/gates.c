@@ -1,0 +1,286 @@
+/* CI gates and their baseline (cloudfit/advisor/gates.h). */
+#include "cloudfit/advisor/gates.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/common/buf.h"
+#include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
+#include "gates_internal.h"
+
+cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
+{
+    const char *p = text, *unit = "";
+    if (*p == '$')
+        p++;
+    double v = 0;
+    cf_number_result r = cf_number_with_unit(p, 0, HUGE_VAL, &v, &unit);
+    int pct = strcmp(unit, "%") == 0 && p == text;
+    if (r != CF_NUMBER_OK || (!pct && *unit))
+        return cf_error_set(CF_ERR_USAGE, "expects a percentage (10%%) or US dollars (25 or $25), got '%s'", text);
+    limits->max_increase = v;
+    limits->increase_is_pct = pct;
+    return CF_OK;
+}
+
+int cf_gates_any(const cf_gate_limits *l)
+{
+    return l->max_cost_usd > 0 || l->max_hours > 0 || l->max_increase >= 0 || l->require_baseline;
+}
+
+static void gate(cf_history_gate *g, const char *name, double limit, double value)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->limit = limit;
+    g->value = value;
+    /* A small tolerance: values are rounded for display, and a cost equal
+     * to the limit passes. */
+    g->passed = isnan(value) || value <= limit * (1 + 1e-9) + 1e-9;
+}
+
+/* "$50.88 (80 %: $39.22–$66.06)", or "$50.88" when the interval is unknown. */
+static void usd_text(char *out, size_t n, double v, double lo, double hi)
+{
+    if (isfinite(lo) && isfinite(hi) && hi > 0)
+        snprintf(out, n, "$%.2f (80 %%: $%.2f–$%.2f)", v, lo, hi);
+    else
+        snprintf(out, n, "$%.2f", v);
+}
+
+static void hours_text(char *out, size_t n, double v, double lo, double hi)
+{
+    if (isfinite(lo) && isfinite(hi) && hi > 0)
+        snprintf(out, n, "%.3g h (80 %%: %.3g–%.3g)", v, lo, hi);
+    else
+        snprintf(out, n, "%.3g h", v);
+}
+
+static void config_text(char *out, size_t n, const cf_history_config *c)
+{
+    snprintf(out, n, "%d × %.40s (%d×%.20s%s)", c->nodes, c->instance_type, c->gpus_per_node, c->gpu,
+             c->spot ? ", spot" : "");
+}
+
+void cf_config_intervals(const cf_config *c, double *hours_p10, double *hours_p90, double *usd_p10, double *usd_p90)
+{
+    *hours_p10 = c->hours_p10, *hours_p90 = c->hours_p90, *usd_p10 = c->total_usd_p10, *usd_p90 = c->total_usd_p90;
+    if (c->spot && c->spot_est.valid) {
+        const cf_spot_spread *s = c->mixed && c->spot_est.has_mixed ? &c->spot_est.mixed : &c->spot_est.spot;
+        *hours_p10 = s->p10_h, *hours_p90 = s->p90_h, *usd_p10 = s->p10_usd, *usd_p90 = s->p90_usd;
+    }
+}
+
+/* The increase gate's note: the cost change with both intervals, then
+ * what changed in the spec and in the plan. */
+static void increase_note(char *out, size_t n, const cf_config *c, const cf_baseline *base, double delta)
+{
+    const cf_history_config *b = &base->chosen;
+    cf_history_config now;
+    cf_history_config_from(c, 1, &now);
+    char cost_before[96], cost_now[96], h_before[80], h_now[80], cfg_before[96], cfg_now[96], spec[640];
+    usd_text(cost_before, sizeof cost_before, b->total_usd, base->total_usd_p10, base->total_usd_p90);
+    double h10, h90, u10, u90;
+    cf_config_intervals(c, &h10, &h90, &u10, &u90);
+    usd_text(cost_now, sizeof cost_now, c->total_usd, u10, u90);
+    hours_text(h_before, sizeof h_before, b->hours, base->hours_p10, base->hours_p90);
+    hours_text(h_now, sizeof h_now, c->hours, h10, h90);
+    config_text(cfg_before, sizeof cfg_before, b);
+    config_text(cfg_now, sizeof cfg_now, &now);
+    if (!base->spec_known)
+        snprintf(spec, sizeof spec, "%s", base->spec_changes[0] ? base->spec_changes : "not known (the baseline names no spec)");
+    else
+        snprintf(spec, sizeof spec, "%s", base->spec_changes[0] ? base->spec_changes : "unchanged");
+    double before = b->total_usd;
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_printf(&text, "cost %s → %s, %+.2f USD (%+.1f%%) against %s; spec: %s; plan: ", cost_before, cost_now, delta,
+                  before > 0 ? 100 * delta / before : 0.0, base->source, spec);
+    if (strcmp(cfg_before, cfg_now) != 0)
+        cf_buf_printf(&text, "%s → ", cfg_before);
+    cf_buf_printf(&text, "%s, %s → %s", cfg_now, h_before, h_now);
+    snprintf(out, n, "%s", cf_buf_failed(&text) ? "(out of memory)" : cf_buf_cstr(&text));
+    cf_buf_free(&text);
+}
+
+size_t cf_gates_evaluate(const cf_gate_limits *l, const cf_config *c, const cf_baseline *base, cf_history_gate *out)
+{
+    size_t n = 0;
+    double total_usd = c->total_usd, hours = c->hours;
+    int have = base && base->have;
+    if (l->max_cost_usd > 0) {
+        gate(&out[n], "max_cost_usd", l->max_cost_usd, total_usd);
+        snprintf(out[n].note, sizeof out[n].note, "predicted total cost $%.2f, limit $%.2f", total_usd,
+                 l->max_cost_usd);
+        n++;
+    }
+    if (l->max_hours > 0) {
+        gate(&out[n], "max_hours", l->max_hours, hours);
+        snprintf(out[n].note, sizeof out[n].note, "predicted wall time %.2f h, limit %.2f h", hours, l->max_hours);
+        n++;
+    }
+    if (l->max_increase >= 0) {
+        cf_history_gate *g = &out[n++];
+        const char *name = l->increase_is_pct ? "max_cost_increase_pct" : "max_cost_increase_usd";
+        if (!have) {
+            gate(g, name, l->max_increase, NAN);
+            if (base && base->lookup[0])
+                snprintf(g->note, sizeof g->note, "no earlier recommendation to compare with (%.600s): passes",
+                         base->lookup);
+            else
+                snprintf(g->note, sizeof g->note, "no earlier recommendation to compare with: passes");
+        } else {
+            double before = base->chosen.total_usd, delta = total_usd - before;
+            double value = l->increase_is_pct ? (before > 0 ? 100 * delta / before : (delta > 0 ? INFINITY : 0))
+                                              : delta;
+            gate(g, name, l->max_increase, value);
+            increase_note(g->note, sizeof g->note, c, base, delta);
+        }
+    }
+    if (l->require_baseline) {
+        cf_history_gate *g = &out[n++];
+        memset(g, 0, sizeof *g);
+        snprintf(g->name, sizeof g->name, "require_baseline");
+        g->limit = 1;
+        g->value = have ? 1 : 0;
+        g->passed = have;
+        if (have)
+            snprintf(g->note, sizeof g->note, "baseline: %.400s", base->source);
+        else
+            snprintf(g->note, sizeof g->note, "no baseline: no earlier recommendation for %.600s, and "
+                     "--require-baseline asks for one", base && base->lookup[0] ? base->lookup : "this spec");
+    }
+    return n;
+}
+
+/* ---- the baseline from a recommendation document ---------------------------- */
+
+#define BASELINE_HINT "--compare-to takes a document written by 'cloudfit recommend --format json'"
+
+static const cJSON *field(const cJSON *o, const char *key, int want_string, const char *path, cf_status *st)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (*st != CF_OK)
+        return NULL;
+    if (!v || (want_string ? !cJSON_IsString(v) : !cJSON_IsNumber(v))) {
+        *st = cf_error_set(CF_ERR_INVALID, "%s: chosen.%s: expected a %s", path, key,
+                           want_string ? "string" : "number");
+        cf_error_hint(BASELINE_HINT);
+        return NULL;
+    }
+    return v;
+}
+
+static void copy_string(char *out, size_t n, const cJSON *v)
+{
+    snprintf(out, n, "%s", v ? v->valuestring : "");
+}
+
+/* An optional number of the chosen configuration (an interval); NaN when absent. */
+static double optional_number(const cJSON *chosen, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(chosen, key);
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 ? v->valuedouble : NAN;
+}
+
+cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out)
+{
+    memset(out, 0, sizeof *out);
+    out->hours_p10 = out->hours_p90 = out->total_usd_p10 = out->total_usd_p90 = NAN;
+    cJSON *doc = NULL;
+    cf_status st = cf_json_read(text, len, path, &doc);
+    if (st != CF_OK) {
+        cf_error_hint(BASELINE_HINT);
+        return st;
+    }
+    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(doc, "chosen");
+    if (!cJSON_IsObject(chosen)) {
+        cJSON_Delete(doc);
+        cf_error_set(CF_ERR_INVALID, "%s: chosen: expected an object (the chosen configuration)", path);
+        cf_error_hint(BASELINE_HINT);
+        return CF_ERR_INVALID;
+    }
+    cf_history_config *c = &out->chosen;
+    c->rank = 1;
+    copy_string(c->cloud, sizeof c->cloud, field(chosen, "cloud", 1, path, &st));
+    copy_string(c->region, sizeof c->region, field(chosen, "region", 1, path, &st));
+    copy_string(c->instance_type, sizeof c->instance_type, field(chosen, "instance_type", 1, path, &st));
+    copy_string(c->gpu, sizeof c->gpu, field(chosen, "gpu", 1, path, &st));
+    const char *nums[] = {"gpus_per_node", "nodes", "local_batch", "accumulation", "global_batch",
+                          "lr", "step_time_s", "hours", "total_usd", "usd_per_hour"};
+    /* Counts are whole numbers that fit their fields; the rest finite and
+     * not negative: a value out of range is named, never cast blindly. */
+    static const double max_of[10] = {1024, 1e6, 1e7, 1e6, 1e15, 1e6, 1e9, 1e9, 1e15, 1e9};
+    double v[10] = {0};
+    for (int i = 0; i < 10; i++) {
+        const cJSON *x = field(chosen, nums[i], 0, path, &st);
+        v[i] = x ? x->valuedouble : 0;
+        if (st == CF_OK && (!(v[i] >= 0 && v[i] <= max_of[i]) || (i < 5 && v[i] != floor(v[i])))) {
+            st = cf_error_set(CF_ERR_INVALID, "%s: chosen.%s: expected %s from 0 to %g, got %g", path, nums[i],
+                              i < 5 ? "an integer" : "a number", max_of[i], v[i]);
+            cf_error_hint(BASELINE_HINT);
+        }
+    }
+    const cJSON *spot = cJSON_GetObjectItemCaseSensitive(chosen, "spot");
+    if (st == CF_OK && !cJSON_IsBool(spot)) {
+        st = cf_error_set(CF_ERR_INVALID, "%s: chosen.spot: expected true or false", path);
+    }
+    if (st == CF_OK) {
+        c->gpus_per_node = (int)v[0];
+        c->nodes = (int)v[1];
+        c->local_batch = (int)v[2];
+        c->accumulation = (int)v[3];
+        c->global_batch = (long)v[4];
+        c->lr = v[5];
+        c->step_time_s = v[6];
+        c->hours = v[7];
+        c->total_usd = v[8];
+        c->usd_per_node_hour = c->nodes > 0 ? v[9] / c->nodes : 0;
+        c->spot = cJSON_IsTrue(spot);
+        out->hours_p10 = optional_number(chosen, "hours_p10");
+        out->hours_p90 = optional_number(chosen, "hours_p90");
+        out->total_usd_p10 = optional_number(chosen, "total_usd_p10");
+        out->total_usd_p90 = optional_number(chosen, "total_usd_p90");
+        const cJSON *spec_hash = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "spec"), "hash");
+        if (cJSON_IsString(spec_hash) && strlen(spec_hash->valuestring) < sizeof out->spec_hash)
+            snprintf(out->spec_hash, sizeof out->spec_hash, "%s", spec_hash->valuestring);
+        const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+        const cJSON *created = cJSON_GetObjectItemCaseSensitive(meta, "created_at");
+        if (cJSON_IsString(created))
+            snprintf(out->created_at, sizeof out->created_at, "%s", created->valuestring);
+        const cJSON *cat = cJSON_GetObjectItemCaseSensitive(doc, "catalog");
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(cat, "source");
+        const cJSON *date = cJSON_GetObjectItemCaseSensitive(cat, "fetched_at");
+        snprintf(out->catalog, sizeof out->catalog, "%.48s %.16s", cJSON_IsString(src) ? src->valuestring : "?",
+                 cJSON_IsString(date) ? date->valuestring : "?");
+        snprintf(out->source, sizeof out->source, "%.300s%s%s", path, out->created_at[0] ? " of " : "",
+                 out->created_at);
+        out->have = 1;
+    }
+    cJSON_Delete(doc);
+    return st;
+}
+
+void cf_history_config_from(const cf_config *c, int rank, cf_history_config *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rank = rank;
+    snprintf(out->cloud, sizeof out->cloud, "%s", c->vm->cloud);
+    snprintf(out->region, sizeof out->region, "%s", c->vm->region);
+    snprintf(out->instance_type, sizeof out->instance_type, "%s", c->vm->instance_type);
+    snprintf(out->gpu, sizeof out->gpu, "%s", c->vm->gpu_model);
+    out->gpus_per_node = c->gpus_per_node;
+    out->nodes = c->nodes;
+    out->local_batch = c->local_batch;
+    out->accumulation = c->accumulation;
+    out->global_batch = c->global_batch;
+    out->lr = c->lr.lr;
+    out->spot = c->spot;
+    out->step_time_s = c->step_time_s;
+    out->hours = c->hours;
+    out->total_usd = c->total_usd;
+    out->usd_per_node_hour = c->nodes > 0 ? c->usd_per_hour / c->nodes : 0;
+}

@@ -1,0 +1,236 @@
+#include "cloudfit/advisor/spot_calibrate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudfit/advisor/spot_plan.h"
+#include "cloudfit/common/parallel.h"
+#include "spot_calibrate_internal.h"
+#include "spot_plan_internal.h"
+#include "spot_replay_internal.h"
+
+void cf_spot_path_truncate(cf_spot_path *p, double hours)
+{
+    double t = 0;
+    size_t i = 0;
+    while (i < p->n && t + p->d_h[i] < hours) {
+        t += p->d_h[i];
+        i++;
+    }
+    if (i < p->n) {
+        p->d_h[i] = hours - t;
+        p->n = i + 1;
+        p->total_h = hours;
+    }
+}
+
+void cf_calibrate_result_free(cf_calibrate_result *r)
+{
+    free(r->items);
+    memset(r, 0, sizeof *r);
+}
+
+/* The replays of item `it` on path p from n starts: counts of wall times at
+ * or below each model quantile added to below[]; the wall times into
+ * wall[] when not NULL. */
+static void score_item(const cf_calibrate_trace *t, const cf_calibrate_item *it, const cf_spot_path *p,
+                       const size_t *seg, const double *off, size_t n, size_t *below, double *wall)
+{
+    cf_spot_plan plan = {.n_types = 1, .nodes = {t->nodes, 0}, .work_h = it->work_h,
+                         .checkpoint_h = t->checkpoint_h, .restart_h = t->restart_h, .interval_h = it->interval_h,
+                         .semantics = CF_SPOT_ELASTIC};
+    for (size_t i = 0; i < n; i++) {
+        cf_spot_run run;
+        cf_spot_replay(p, seg[i], off[i], &plan, &run);
+        for (int q = 0; q < CF_CAL_N; q++)
+            below[q] += run.wall_h <= it->model_h[q];
+        if (wall)
+            wall[i] = run.wall_h;
+    }
+}
+
+typedef struct {
+    const cf_calibrate_trace *traces;
+    size_t n_traces;
+    const cf_calibrate_result *res;
+    unsigned long seed;
+    double *shares;     /* replicates × CF_CAL_N */
+    cf_status *status;  /* per replicate */
+    char (*error)[200];
+} boot_ctx;
+
+/* One bootstrap replicate: a trace of each real trace's length drawn from
+ * its model row, scored like the real one (windows every
+ * CF_CALIBRATE_BOOT_STEP_H). */
+static void boot_one(void *data, size_t b, int thread)
+{
+    (void)thread;
+    boot_ctx *c = data;
+    size_t below[CF_CAL_N] = {0}, windows = 0;
+    cf_status st = CF_OK;
+    for (size_t j = 0; j < c->n_traces && st == CF_OK; j++) {
+        const cf_calibrate_trace *t = &c->traces[j];
+        int any = 0;
+        for (size_t k = 0; k < c->res->n_items; k++)
+            any |= c->res->items[k].trace == j && c->res->items[k].scored;
+        if (!any)
+            continue;
+        cf_spot_path path;
+        unsigned long seed = c->seed ^ (0x9e3779b97f4a7c15ULL * (b + 1)) ^ (0xc2b2ae3d27d4eb4fULL * (j + 1));
+        if ((st = cf_spot_path_generate(t->process, t->nodes, t->path->total_h, seed, &path)) != CF_OK)
+            break;
+        cf_spot_path_truncate(&path, t->path->total_h);
+        double step = cf_spot_start_step(&path, CF_CALIBRATE_BOOT_STEP_H);
+        size_t cap = (size_t)(path.total_h / step) + 2;
+        size_t *seg = malloc(cap * sizeof *seg);
+        double *off = malloc(cap * sizeof *off);
+        size_t n = seg && off ? cf_spot_starts_grid(&path, step, seg, off) : 0;
+        if (!n)
+            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+        for (size_t k = 0; k < c->res->n_items && st == CF_OK; k++) {
+            const cf_calibrate_item *it = &c->res->items[k];
+            if (it->trace != j || !it->scored)
+                continue;
+            score_item(t, it, &path, seg, off, n, below, NULL);
+            windows += n;
+        }
+        free(seg);
+        free(off);
+        cf_spot_path_free(&path);
+    }
+    c->status[b] = st;
+    if (st != CF_OK)
+        snprintf(c->error[b], sizeof c->error[b], "%s", cf_error_message());
+    for (int q = 0; q < CF_CAL_N; q++)
+        c->shares[b * CF_CAL_N + (size_t)q] = windows ? (double)below[q] / (double)windows : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The model's quantiles and interval for each (trace, length). */
+static cf_status model_items(const cf_calibrate_trace *traces, size_t n, const cf_calibrate_settings *cs,
+                             double confidence, cf_calibrate_result *out)
+{
+    cf_spot_mc_settings settings = {cs->mc_path_hours > 0 ? cs->mc_path_hours : CF_CALIBRATE_MC_PATH_HOURS,
+                                    cs->mc_starts > 0 ? cs->mc_starts : CF_CALIBRATE_MC_STARTS, CF_SPOT_SEED};
+    cf_spot_mc *mc = NULL;
+    cf_status st = cf_spot_mc_new(&settings, &mc);
+    for (size_t j = 0; j < n && st == CF_OK; j++) {
+        const cf_calibrate_trace *t = &traces[j];
+        for (int k = 0; k < CF_CALIBRATE_LENGTHS && st == CF_OK; k++) {
+            double w = t->work_h / pow(4, k);
+            if (k > 0 && w < CF_CALIBRATE_MIN_WORK_H)
+                break;
+            cf_spot_request req = {.process = t->process, .nodes = t->nodes, .work_h = w, .confidence = confidence,
+                                   .checkpoint_h = t->checkpoint_h, .restart_h = t->restart_h,
+                                   .semantics = CF_SPOT_ELASTIC};
+            cf_spot_estimate e;
+            if ((st = cf_spot_mc_estimate(mc, &req, &e)) != CF_OK)
+                break;
+            cf_calibrate_item *it = &out->items[out->n_items++];
+            *it = (cf_calibrate_item){.trace = j, .work_h = w, .interval_h = e.interval_h};
+            it->model_h[CF_CAL_P10] = e.spot.p10_h;
+            it->model_h[CF_CAL_P50] = e.spot.p50_h;
+            it->model_h[CF_CAL_P90] = e.spot.p90_h;
+            it->model_h[CF_CAL_CHECK] = e.spot.q_h;
+            it->scored = w <= t->path->total_h / CF_CALIBRATE_TRACE_PER_WORK;
+            out->quantile[CF_CAL_CHECK] = e.check_quantile;
+        }
+    }
+    cf_spot_mc_free(mc);
+    return st;
+}
+
+cf_status cf_spot_calibrate(const cf_calibrate_trace *traces, size_t n, const cf_calibrate_settings *settings,
+                            cf_calibrate_result *out)
+{
+    memset(out, 0, sizeof *out);
+    double confidence = settings->confidence > 0 ? settings->confidence : CF_SPOT_CONFIDENCE;
+    double step = settings->step_h > 0 ? settings->step_h : CF_SPOT_REPLAY_STEP_H;
+    int replicates = settings->replicates > 0 ? settings->replicates : CF_CALIBRATE_REPLICATES;
+    out->replicates = replicates;
+    out->quantile[CF_CAL_P10] = 0.1;
+    out->quantile[CF_CAL_P50] = 0.5;
+    out->quantile[CF_CAL_P90] = 0.9;
+    out->quantile[CF_CAL_CHECK] = cf_spot_check_quantile(confidence);
+    out->items = calloc(n * CF_CALIBRATE_LENGTHS + 1, sizeof *out->items);
+    if (!out->items)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = model_items(traces, n, settings, confidence, out);
+    /* the real traces */
+    size_t below[CF_CAL_N] = {0};
+    for (size_t j = 0; j < n && st == CF_OK; j++) {
+        const cf_calibrate_trace *t = &traces[j];
+        double step_j = cf_spot_start_step(t->path, step);
+        size_t cap = (size_t)(t->path->total_h / step_j) + 2;
+        size_t *seg = malloc(cap * sizeof *seg);
+        double *off = malloc(cap * sizeof *off), *wall = malloc(cap * sizeof *wall);
+        size_t m = seg && off && wall ? cf_spot_starts_grid(t->path, step_j, seg, off) : 0;
+        if (!m)
+            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+        for (size_t k = 0; k < out->n_items && st == CF_OK; k++) {
+            cf_calibrate_item *it = &out->items[k];
+            if (it->trace != j)
+                continue;
+            size_t here[CF_CAL_N] = {0};
+            score_item(t, it, t->path, seg, off, m, here, wall);
+            it->windows = m;
+            for (int q = 0; q < CF_CAL_N; q++)
+                it->share[q] = (double)here[q] / (double)m;
+            qsort(wall, m, sizeof *wall, cmp_double);
+            it->replay_p50_h = cf_quantile_sorted(wall, m, 0.5);
+            it->replay_p90_h = cf_quantile_sorted(wall, m, 0.9);
+            if (!it->scored)
+                continue;
+            for (int q = 0; q < CF_CAL_N; q++)
+                below[q] += here[q];
+            out->windows += m;
+        }
+        free(seg);
+        free(off);
+        free(wall);
+    }
+    if (st != CF_OK) {
+        cf_calibrate_result_free(out);
+        return st;
+    }
+    for (int q = 0; q < CF_CAL_N; q++)
+        out->pooled[q].share = out->windows ? (double)below[q] / (double)out->windows : NAN;
+    /* the band: the same pooled shares on traces drawn from the model */
+    boot_ctx c = {.traces = traces, .n_traces = n, .res = out, .seed = settings->seed ? settings->seed : CF_SPOT_SEED};
+    c.shares = malloc((size_t)replicates * CF_CAL_N * sizeof *c.shares);
+    c.status = calloc((size_t)replicates, sizeof *c.status);
+    c.error = calloc((size_t)replicates, sizeof *c.error);
+    double *col = malloc((size_t)replicates * sizeof *col);
+    if (!c.shares || !c.status || !c.error || !col)
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    if (st == CF_OK && out->windows > 0) {
+        cf_parallel_for((size_t)replicates, cf_parallel_threads(), boot_one, &c);
+        for (int b = 0; b < replicates && st == CF_OK; b++)
+            if (c.status[b] != CF_OK)
+                st = cf_error_set(c.status[b], "%s", c.error[b]);
+        for (int q = 0; q < CF_CAL_N && st == CF_OK; q++) {
+            for (int b = 0; b < replicates; b++)
+                col[b] = c.shares[(size_t)b * CF_CAL_N + (size_t)q];
+            qsort(col, (size_t)replicates, sizeof *col, cmp_double);
+            out->pooled[q].band_lo = cf_quantile_sorted(col, (size_t)replicates, CF_CALIBRATE_BAND_LO);
+            out->pooled[q].band_hi = cf_quantile_sorted(col, (size_t)replicates, CF_CALIBRATE_BAND_HI);
+        }
+    } else if (st == CF_OK) {
+        for (int q = 0; q < CF_CAL_N; q++)
+            out->pooled[q].band_lo = out->pooled[q].band_hi = NAN;
+    }
+    free(c.shares);
+    free(c.status);
+    free(c.error);
+    free(col);
+    if (st != CF_OK)
+        cf_calibrate_result_free(out);
+    return st;
+}
