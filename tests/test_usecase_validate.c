@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cloudfit/common/buf.h"
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/usecase/validate.h"
 
@@ -155,6 +157,91 @@ static void test_nothing_predicted_is_an_error(void **state)
     free(text);
 }
 
+/* A temporary file with `text`; its path in `path`. */
+static void write_temp(char *path, size_t n, const char *name, const char *text)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, n, "%s/cf_usecase_validate_%ld_%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(), name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* `validate --gns`: a 128-sample M0 run and a 512-sample run of the same
+ * model; the 512 run is predicted from the M0 run's noise trace (one
+ * prediction, its measured iterations the 512 run's first at the target).
+ * A traces file that is not there is an error naming it. */
+static void test_gns_run_scores_the_larger_batch(void **state)
+{
+    (void)state;
+    cf_buf traces = CF_BUF_INIT;
+    cf_buf_puts(&traces, "model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n");
+    const int batches[2] = {128, 512}, iterations_per_epoch[2] = {100, 30};
+    for (int b = 0; b < 2; b++)
+        for (int e = 1; e <= 20; e++)
+            cf_buf_printf(&traces, "cifar10,%d,128,%d,%.3f,%d,%.3f,%.1f\n", batches[b], e, e / 20.0,
+                          e * iterations_per_epoch[b], 0.5 + e * 0.02, 300.0 + 40 * e);
+    char traces_path[512], models_path[512];
+    write_temp(traces_path, sizeof traces_path, "traces.csv", cf_buf_cstr(&traces));
+    write_temp(models_path, sizeof models_path, "models.csv",
+               "model,m0,metric_name,metric_better\ncifar10,128,accuracy,higher\n");
+    cf_validate_gns_report report;
+    if (cf_validate_gns_run(traces_path, models_path, 0, &report) != CF_OK)
+        fail_msg("cf_validate_gns_run: %s", cf_error_message());
+    assert_int_equal(report.n, 1);
+    assert_int_equal(report.overall.n, 1);
+    assert_string_equal(report.predictions[0].model, "cifar10");
+    assert_int_equal(report.predictions[0].batch, 512);
+    assert_true(report.predictions[0].measured_iterations == 600);
+    cf_validate_gns_report_free(&report);
+
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s.not-there", traces_path);
+    assert_int_not_equal(cf_validate_gns_run(missing, models_path, 0, &report), CF_OK);
+    assert_non_null(strstr(cf_error_message(), missing));
+    cf_validate_gns_report_free(&report);
+    unlink(traces_path);
+    unlink(models_path);
+    cf_buf_free(&traces);
+}
+
+typedef struct {
+    char info[512];
+    int n_info;
+} info_seen;
+
+static void on_info(void *ctx, cf_note_kind kind, const char *text)
+{
+    info_seen *seen = ctx;
+    if (kind == CF_NOTE_INFO && seen->n_info++ == 0)
+        snprintf(seen->info, sizeof seen->info, "%s", text);
+}
+
+/* `validate --crossgpu`: three GPU types the GPU table knows, spelt as
+ * tools print them, give 6 same-precision pairs; the fourth row's GPU is
+ * unknown, left out and said once. */
+static void test_crossgpu_run_leaves_unknown_gpus_out_with_a_note(void **state)
+{
+    (void)state;
+    char path[512];
+    write_temp(path, sizeof path, "crossgpu.csv",
+               "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n"
+               "test,NVIDIA A100-SXM4-40GB,1,resnet50,fp16,256,900,images/s,benchmark v1\n"
+               "test,Tesla V100-SXM2-16GB,1,resnet50,fp16,256,400,images/s,benchmark v1\n"
+               "test,H100,1,resnet50,fp16,256,2000,images/s,benchmark v1\n"
+               "test,RTX 9999,1,resnet50,fp16,256,100,images/s,benchmark v1\n");
+    info_seen seen = {{0}, 0};
+    cf_validate_crossgpu_report report;
+    if (cf_validate_crossgpu_run(path, on_info, &seen, &report) != CF_OK)
+        fail_msg("cf_validate_crossgpu_run: %s", cf_error_message());
+    assert_int_equal(report.v.n_pairs, 6);
+    assert_int_equal(seen.n_info, 1);
+    assert_non_null(strstr(seen.info, "1 of 4 rows name a GPU that is not in the GPU table"));
+    cf_validate_crossgpu_report_free(&report);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +249,8 @@ int main(void)
         cmocka_unit_test(test_two_node_probe_matches_cli_json),
         cmocka_unit_test(test_skipped_group_is_a_note),
         cmocka_unit_test(test_nothing_predicted_is_an_error),
+        cmocka_unit_test(test_gns_run_scores_the_larger_batch),
+        cmocka_unit_test(test_crossgpu_run_leaves_unknown_gpus_out_with_a_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,8 @@
 #include "cloudfit/usecase/validate.h"
 
+#include "cloudfit/profiler/crossgpu.h"
+#include "cloudfit/profiler/gns_traces.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,5 +74,60 @@ void cf_validate_result_free(cf_validate_result *out)
     free(out->groups);
     cf_catalog_free(&out->catalog);
     cf_measurements_free(&out->set);
+    memset(out, 0, sizeof *out);
+}
+
+cf_status cf_validate_gns_run(const char *traces_path, const char *models_path, double train_epochs,
+                              cf_validate_gns_report *out)
+{
+    memset(out, 0, sizeof *out);
+    out->train_epochs = train_epochs > 0 ? train_epochs : 0;
+    cf_gns_traces traces;
+    cf_status st = cf_gns_traces_load(traces_path, models_path, &traces);
+    if (st != CF_OK)
+        return st;
+    cf_gns_validate_options options = {.train_epochs = out->train_epochs};
+    cf_gns_prediction *predictions = NULL;
+    st = cf_validate_gns(&traces, &options, &predictions, &out->n, &out->overall);
+    out->predictions = predictions;
+    cf_gns_traces_free(&traces);
+    return st;
+}
+
+void cf_validate_gns_report_free(cf_validate_gns_report *out)
+{
+    free((cf_gns_prediction *)out->predictions);
+    memset(out, 0, sizeof *out);
+}
+
+cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn on_note, void *note_ctx,
+                                   cf_validate_crossgpu_report *out)
+{
+    memset(out, 0, sizeof *out);
+    cf_crossgpu_set set;
+    cf_status st = cf_crossgpu_load(path, &set);
+    if (st != CF_OK)
+        return st;
+    cf_catalog catalog;
+    st = cf_catalog_load_embedded(&catalog);
+    if (st == CF_OK) {
+        size_t n_unknown = cf_crossgpu_resolve_gpus(&set, catalog.gpus, catalog.n_gpus);
+        if (n_unknown && on_note) {
+            char line[256];
+            snprintf(line, sizeof line,
+                     "%zu of %zu rows name a GPU that is not in the GPU table (docs/catalog.md); they are left out",
+                     n_unknown, set.n_rows);
+            on_note(note_ctx, CF_NOTE_INFO, line);
+        }
+        st = cf_validate_crossgpu(&set, catalog.gpus, catalog.n_gpus, &out->v);
+        cf_catalog_free(&catalog);
+    }
+    cf_crossgpu_free(&set);
+    return st;
+}
+
+void cf_validate_crossgpu_report_free(cf_validate_crossgpu_report *out)
+{
+    cf_carry_validation_free(&out->v);
     memset(out, 0, sizeof *out);
 }

@@ -42,8 +42,4 @@ void cf_cli_progress_runs_cb(void *ctx, int done, int total, const char *what);
 /* cf_progress_fn (pricing): a line. */
 void cf_cli_progress_line_cb(void *ctx, const char *line);
 
-/* The text of one display, for tests: "[####......] 12/40 runs  3.1 runs/s  ETA 9 s  what"
- * (bar) or "label: 12/40 runs (30%), 3.1 runs/s, ETA 9 s: what" (line). */
-void cf_cli_progress_format(const cf_cli_progress *p, double now_s, int bar, int width, char *out, size_t n);
-
 #endif

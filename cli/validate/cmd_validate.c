@@ -1,6 +1,6 @@
 /* cloudfit validate: how well the models predict real measurements. Reads
- * the files, lets the library compute (usecase/validate.c for measured step
- * times, advisor/validate*.c for the other modes), renders
+ * the files, lets the library compute (usecase/validate.c: cf_validate_run,
+ * cf_validate_gns_run, cf_validate_crossgpu_run), renders
  * (render/validate_report.c). */
 #include <math.h>
 #include <stdio.h>
@@ -9,8 +9,6 @@
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/pricing.h"
-#include "cloudfit/profiler/crossgpu.h"
-#include "cloudfit/profiler/gns_traces.h"
 #include "cloudfit/profiler/measurements.h"
 #include "commands.h"
 #include "exit_codes.h"
@@ -213,54 +211,29 @@ static int validate_gns(const cf_cli_options *o)
 {
     if (!o->models_path)
         return usage("option '--gns' needs '--models MODELS.csv'%s", "");
-    cf_gns_traces traces;
-    if (cf_gns_traces_load(o->gns_path, o->models_path, &traces) != CF_OK)
-        return cf_report_error();
-    cf_gns_validate_options vo = {.train_epochs = o->train_epochs > 0 ? o->train_epochs : 0};
-    cf_gns_prediction *pred = NULL;
-    cf_validate_gns_report report = {.train_epochs = vo.train_epochs};
-    int rc = 0;
-    if (cf_validate_gns(&traces, &vo, &pred, &report.n, &report.overall) != CF_OK) {
-        rc = cf_report_error();
-    } else {
-        report.predictions = pred;
+    cf_validate_gns_report report;
+    int rc = cf_validate_gns_run(o->gns_path, o->models_path, o->train_epochs, &report) != CF_OK ? cf_report_error() : 0;
+    if (rc == 0) {
         cf_buf table = CF_BUF_INIT;
         if (!cf_cli_format_is(o, "json"))
             cf_validate_gns_table(&report, &table);
         rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_gns_json(&report) : NULL, &table);
     }
-    free(pred);
-    cf_gns_traces_free(&traces);
+    cf_validate_gns_report_free(&report);
     return rc;
 }
 
 static int validate_crossgpu(const cf_cli_options *o)
 {
-    cf_crossgpu_set set;
-    if (cf_crossgpu_load(o->crossgpu_path, &set) != CF_OK)
-        return cf_report_error();
-    cf_catalog catalog;
-    if (cf_catalog_load_embedded(&catalog) != CF_OK) {
-        cf_crossgpu_free(&set);
-        return cf_report_error();
-    }
-    size_t n_unknown = cf_crossgpu_resolve_gpus(&set, catalog.gpus, catalog.n_gpus);
-    if (n_unknown)
-        cf_log_info("%zu of %zu rows name a GPU that is not in the GPU table (docs/catalog.md); they are left out",
-                    n_unknown, set.n_rows);
     cf_validate_crossgpu_report report;
-    int rc = 0;
-    if (cf_validate_crossgpu(&set, catalog.gpus, catalog.n_gpus, &report.v) != CF_OK) {
-        rc = cf_report_error();
-    } else {
+    int rc = cf_validate_crossgpu_run(o->crossgpu_path, cf_cli_note, NULL, &report) != CF_OK ? cf_report_error() : 0;
+    if (rc == 0) {
         cf_buf table = CF_BUF_INIT;
         if (!cf_cli_format_is(o, "json"))
             cf_validate_crossgpu_table(&report, &table);
         rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_crossgpu_json(&report) : NULL, &table);
-        cf_carry_validation_free(&report.v);
     }
-    cf_catalog_free(&catalog);
-    cf_crossgpu_free(&set);
+    cf_validate_crossgpu_report_free(&report);
     return rc;
 }
 

@@ -55,4 +55,23 @@ typedef struct {
 cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *out);
 void cf_validate_result_free(cf_validate_result *out);
 
+/* `validate --gns`: the gradient-noise traces (`traces_path`) and their
+ * models' sizes (`models_path`) read, the noise scale at each trace's
+ * batches predicted from its first `train_epochs` (0 = the default) and
+ * scored. CF_OK and `out` filled, or a status with the last error set (a
+ * file that does not parse, named with its line). */
+cf_status cf_validate_gns_run(const char *traces_path, const char *models_path, double train_epochs,
+                              cf_validate_gns_report *out);
+void cf_validate_gns_report_free(cf_validate_gns_report *out);
+
+/* `validate --crossgpu`: the published cross-GPU throughput table read,
+ * its GPU names resolved against the embedded GPU table (rows naming a GPU
+ * that is not there are left out and said as a CF_NOTE_INFO through
+ * `note`, which may be NULL), and every carry-over between GPU types scored
+ * with its interval's coverage (docs/model.md). CF_OK and `out` filled, or
+ * a status with the last error set. */
+cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn note, void *note_ctx,
+                                   cf_validate_crossgpu_report *out);
+void cf_validate_crossgpu_report_free(cf_validate_crossgpu_report *out);
+
 #endif
