@@ -25,8 +25,11 @@ summary() { /usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin)["overal
 #   lab rule:      ties on DGX go to the lab's declared prior (a = 1, rho_def = 0.5)
 #   revised prior: a = 0.5 (the log-midpoint of NCCL's tree and ring growth), rho_def = the median fitted rho
 #                  of the DGX jobs whose network shows — written after T4's own choice was known: not blind
-dgx_lab="a=1,c=0,L=0,psi=0.2,rho_def=0.5,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.55,u_shape_lo=0.3"
-dgx_revised="a=0.5,c=0,L=0,psi=0.2,rho_def=0.25,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.55,u_shape_lo=0.3"
+# The interval's network constants beyond the probe (u_shape, u_shape_lo, a_min, a_max) are the shipped ones in
+# every set: declared from NCCL's published scaling and its two algorithms, chosen on neither cluster
+# (bench/interval_variants.py scores the families tried before them).
+dgx_lab="a=1,c=0,L=0,psi=0.2,rho_def=0.5,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=1"
+dgx_revised="a=0.5,c=0,L=0,psi=0.2,rho_def=0.25,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=1"
 # Rows at more nodes than the probe (protocol a: fitted on 1 node and the 2-node x 1-GPU probe): the node
 # buckets of every group pooled, with the coverage of their 80 % interval.
 beyond() {  # FILE [validate options...]

@@ -99,7 +99,7 @@ const cf_cli_option cf_cli_option_table[] = {
      "nominal inter-node bandwidth instead of the catalog VM's"},
     {"model-constants", 0, OPT_LIST, "NAME=VALUE[,...]", CMD_VALIDATE, OFF(model_constants),
      "step-time model constants instead of the shipped ones (a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, kT, s0, "
-     "u0, u_ext, u_def, u_ing, u_shape, u_shape_lo; docs/model.md); repeatable"},
+     "u0, u_ext, u_def, u_ing, u_shape, u_shape_lo, a_min, a_max; docs/model.md); repeatable"},
     {"rows", 0, OPT_STRING, "FILE.csv", CMD_VALIDATE, OFF(rows_path),
      "also write every scored row with its prediction and 80 % interval as CSV to FILE"},
     {"train-epochs", 0, OPT_DOUBLE, "K", CMD_VALIDATE, OFF(train_epochs),

@@ -130,6 +130,43 @@ static void test_step_time_overlap_and_accumulation(void **state)
     assert_true(cf_perf_predict(&def, 100e6, 4, 1, 4, 8, 1).sigma > cf_perf_predict(&p, 100e6, 4, 1, 4, 8, 1).sigma);
 }
 
+/* The network's log sd on each side, by hand: σ_fit 0.1, measured on at
+ * most 2 VMs of 1 GPU. At the measured shape only σ_fit; at 4 VMs × 1 GPU
+ * the shape term u_shape·√ln 2 above (u_shape_lo of it below) and the
+ * growth exponent's range: a = 0.5 in [0, 1], its 10th and 90th
+ * percentiles 0.1 and 0.9, so 0.4·ln(ring(4)/ring(2))/z80 on each side;
+ * at a = 1 (the ring) all of the range lies below. */
+static void test_network_interval_sides(void **state)
+{
+    (void)state;
+    cf_perf_params p = hand_params();
+    p.sigma_fit = 0.1;
+    p.max_nodes_measured = 2;
+    p.max_node_gpus_measured = 1;
+    double z80 = cf_normal_two_sided_z(0.8), growth = log(1.5 / 1.0) / z80;
+    cf_perf_net at = cf_perf_network_term(&p, 100e6, 2, 1, 2);
+    assert_float_equal(at.sigma_net_below, 0.1, 1e-12);
+    assert_float_equal(at.sigma_net_above, 0.1, 1e-12);
+    cf_perf_net four = cf_perf_network_term(&p, 100e6, 4, 1, 4);
+    double shape = CF_PERF_SIGMA_SHAPE * sqrt(log(2.0)), below = CF_PERF_SIGMA_SHAPE_BELOW * shape;
+    assert_float_equal(four.sigma_net_below, sqrt(0.01 + below * below + pow(0.4 * growth, 2)), 1e-12);
+    assert_float_equal(four.sigma_net_above, sqrt(0.01 + shape * shape + pow(0.4 * growth, 2)), 1e-12);
+    p.k.growth_nodes = 1;
+    four = cf_perf_network_term(&p, 100e6, 4, 1, 4);
+    assert_float_equal(four.sigma_net_below, sqrt(0.01 + below * below + pow(0.9 * growth, 2)), 1e-12);
+    assert_float_equal(four.sigma_net_above, sqrt(0.01 + shape * shape), 1e-12);
+    /* the step: σ² = σ_base² + share²·below², σ_up² likewise above */
+    cf_step st = cf_perf_predict(&p, 100e6, 4, 1, 4, 100, 1);
+    double share = st.visible_s / st.step_s;
+    assert_true(share > 0);
+    assert_float_equal(st.sigma, hypot(st.sigma_base, share * four.sigma_net_below), 1e-12);
+    assert_float_equal(st.sigma_up, hypot(st.sigma_base, share * four.sigma_net_above), 1e-12);
+    /* a range of one point: no growth term */
+    assert_int_equal(cf_perf_constant_set(&p.k, "a_min", 1), CF_OK);
+    four = cf_perf_network_term(&p, 100e6, 4, 1, 4);
+    assert_float_equal(four.sigma_net_below, sqrt(0.01 + below * below), 1e-12);
+}
+
 static void test_noise_at_batch(void **state)
 {
     (void)state;
@@ -699,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_compute_time),
         cmocka_unit_test(test_sync_time),
         cmocka_unit_test(test_step_time_overlap_and_accumulation),
+        cmocka_unit_test(test_network_interval_sides),
         cmocka_unit_test(test_noise_at_batch),
         cmocka_unit_test(test_samples_and_efficiency),
         cmocka_unit_test(test_noise_trace_integral),

@@ -30,7 +30,9 @@ cf_perf_constants cf_perf_constants_default(void)
                                .sigma_default_net = CF_PERF_SIGMA_DEFAULT_NET,
                                .sigma_gpus = CF_PERF_SIGMA_GPUS,
                                .sigma_shape = CF_PERF_SIGMA_SHAPE,
-                               .sigma_shape_below = CF_PERF_SIGMA_SHAPE_BELOW};
+                               .sigma_shape_below = CF_PERF_SIGMA_SHAPE_BELOW,
+                               .growth_nodes_min = CF_PERF_GROWTH_NODES_MIN,
+                               .growth_nodes_max = CF_PERF_GROWTH_NODES_MAX};
 }
 
 cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double v)
@@ -56,6 +58,8 @@ cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double v)
         {"sigma_gpus", "u_ing", offsetof(cf_perf_constants, sigma_gpus), 0, 5},
         {"sigma_shape", "u_shape", offsetof(cf_perf_constants, sigma_shape), 0, 5},
         {"sigma_shape_below", "u_shape_lo", offsetof(cf_perf_constants, sigma_shape_below), 0, 1},
+        {"growth_nodes_min", "a_min", offsetof(cf_perf_constants, growth_nodes_min), 0, 4},
+        {"growth_nodes_max", "a_max", offsetof(cf_perf_constants, growth_nodes_max), 0, 4},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         if (strcmp(name, table[i].name) != 0 && strcmp(name, table[i].alias) != 0)
@@ -354,6 +358,18 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
             double ext = fabs(log(fmax(n.allreduce_s, 1e-12) / n.a2_s));
             n.sigma_net = hypot(p->sigma_fit, p->k.sigma_away * away + p->k.sigma_extrapolate * ext);
         }
+        /* The growth exponent's range beyond the measured node count
+         * (CF_PERF_GROWTH_NODES_MIN/MAX): its 10th and 90th percentiles. */
+        double z = cf_normal_two_sided_z(CF_INTERVAL_LEVEL), tail = (1.0 - CF_INTERVAL_LEVEL) / 2;
+        double growth = nodes > n_meas ? log(ring(nodes) / ring(n_meas)) / z : 0.0;
+        double range = p->k.growth_nodes_max - p->k.growth_nodes_min;
+        double a_lo = p->k.growth_nodes_min + tail * range, a_hi = p->k.growth_nodes_max - tail * range;
+        double below = p->k.sigma_shape_below * n.sigma_shape;
+        double growth_below = fmax(0.0, p->k.growth_nodes - a_lo) * growth;
+        double growth_above = fmax(0.0, a_hi - p->k.growth_nodes) * growth;
+        n.sigma_net_below = sqrt(n.sigma_net * n.sigma_net + below * below + growth_below * growth_below);
+        n.sigma_net_above =
+            sqrt(n.sigma_net * n.sigma_net + n.sigma_shape * n.sigma_shape + growth_above * growth_above);
     }
     return n;
 }
@@ -372,13 +388,13 @@ cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net
         t += r.visible_s;
         r.sigma_net = net->sigma_net;
         r.sigma_shape = net->sigma_shape;
+        r.sigma_net_below = net->sigma_net_below;
+        r.sigma_net_above = net->sigma_net_above;
     }
     r.step_s = (accumulation - 1) * r.compute_s + t;
     double share = r.visible_s / r.step_s;
-    double below = p->k.sigma_shape_below * r.sigma_shape;
-    r.sigma = sqrt(r.sigma_base * r.sigma_base + share * share * (r.sigma_net * r.sigma_net + below * below));
-    r.sigma_up = sqrt(r.sigma_base * r.sigma_base +
-                      share * share * (r.sigma_net * r.sigma_net + r.sigma_shape * r.sigma_shape));
+    r.sigma = hypot(r.sigma_base, share * r.sigma_net_below);
+    r.sigma_up = hypot(r.sigma_base, share * r.sigma_net_above);
     return r;
 }
 

@@ -140,10 +140,9 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
                     sh->best_step_s[n - 1] = step;
                     sh->best_train_h[n - 1] = train_s / 3600.0;
                     /* the visible network's share shrinks with accumulation */
-                    double share = one.visible_s / step, sigma_c = sqrt(one.sigma_base * one.sigma_base +
-                                                                        share * share * one.sigma_net * one.sigma_net);
-                    sh->best_sigma[n - 1] = sigma_c;
-                    sh->best_sigma_up[n - 1] = sqrt(sigma_c * sigma_c + share * share * one.sigma_shape * one.sigma_shape);
+                    double share = one.visible_s / step;
+                    sh->best_sigma[n - 1] = hypot(one.sigma_base, share * one.sigma_net_below);
+                    sh->best_sigma_up[n - 1] = hypot(one.sigma_base, share * one.sigma_net_above);
                 }
             }
         }
@@ -188,10 +187,10 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cf_step one = cf_perf_predict(&sh->params, gradient_bytes(job), n, g, n * g, m, 1);
     cfg->compute_s = one.compute_s;
     cfg->sync_s = one.allreduce_s;
-    double share = one.visible_s / cfg->step_time_s, below = sh->params.k.sigma_shape_below * one.sigma_shape;
+    double share = one.visible_s / cfg->step_time_s;
     cfg->step_sigma_compute = sh->params.sigma_compute;
-    cfg->step_sigma_network = share * hypot(one.sigma_net, below);
-    cfg->step_sigma_network_up = share * hypot(one.sigma_net, one.sigma_shape);
+    cfg->step_sigma_network = share * one.sigma_net_below;
+    cfg->step_sigma_network_up = share * one.sigma_net_above;
     cfg->samples_per_s = M / cfg->step_time_s;
     cfg->samples_to_target = cf_samples_to_target(in->noise, job->total_samples, M);
     cfg->steps = ceil(cfg->samples_to_target / M);

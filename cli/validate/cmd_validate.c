@@ -107,7 +107,7 @@ static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
             if (cf_perf_constant_set(k, tok, v) != CF_OK) {
                 cf_log_error("option '--model-constants': %s", cf_error_message());
                 cf_log_hint("names: a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, intra_eff, kT, s0, u0, u_ext, "
-                            "u_def, u_ing, u_shape, u_shape_lo (docs/model.md)");
+                            "u_def, u_ing, u_shape, u_shape_lo, a_min, a_max (docs/model.md)");
                 return CF_EXIT_USAGE;
             }
         }

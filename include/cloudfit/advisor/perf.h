@@ -65,8 +65,19 @@
  * from 2 to 4 VMs): the step's upper side widens by
  *     σ_shape² = u_shape² · (ln⁺(N/N_m) + ln⁺(g/g_m))
  * times the network's share of the step (docs/model.md, "Intervals"). */
-#define CF_PERF_SIGMA_SHAPE 0.55        /* u_shape */
-#define CF_PERF_SIGMA_SHAPE_BELOW 0.30  /* u_shape_lo: the share of σ_shape on the lower side (chosen on T4: docs/model.md) */
+#define CF_PERF_SIGMA_SHAPE 0.57        /* u_shape: RMS of NCCL's five published points (neither cluster; docs/model.md) */
+#define CF_PERF_SIGMA_SHAPE_BELOW 0.0   /* u_shape_lo: the share of σ_shape on the lower side (NCCL: none of five below) */
+/* Which all-reduce a cluster runs is not known in advance: NCCL's double
+ * binary tree moves about the same bytes per NIC at any N (a ≈ 0), its ring
+ * 2(N−1)/N (a = 1). Beyond the node count N_m the network was measured at,
+ * the all-reduce's growth ring(N)/ring(N_m) carries the exponent's range:
+ * with a uniform belief over [a_min, a_max], the 80 % interval reaches the
+ * growth at its 10th and 90th percentiles,
+ *     σ_growth,below = max(0, a − a_10) · ln(ring(N)/ring(N_m)) / 1.2816
+ *     σ_growth,above = max(0, a_90 − a) · ln(ring(N)/ring(N_m)) / 1.2816
+ * (declared from NCCL's algorithms, not fitted; docs/model.md "Intervals"). */
+#define CF_PERF_GROWTH_NODES_MIN 0.0    /* a_min: NCCL's tree */
+#define CF_PERF_GROWTH_NODES_MAX 1.0    /* a_max: NCCL's ring */
 #define CF_PERF_SIGMA_PROFILE_NONE 0.05 /* σ_T when the profile cannot tell its own noise */
 /* Compute estimated from FLOPs alone (no profile to carry over): the
  * peak-FLOP ratio's errors, 21.9 / 71.1 %, are those of σ ≈ 0.35; a
@@ -92,13 +103,14 @@ typedef struct {
     double contention_pcie, contention_nvlink, intra_efficiency;
     double sigma_scale, sigma_floor, sigma_away, sigma_extrapolate, sigma_default_net, sigma_gpus;
     double sigma_shape, sigma_shape_below;
+    double growth_nodes_min, growth_nodes_max;
 } cf_perf_constants;
 
 /* The constants above. */
 cf_perf_constants cf_perf_constants_default(void);
 /* Sets one constant by name ("growth_nodes", ..., as in the struct; also
  * the lab's short names a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink,
- * kT, s0, u0, u_ext, u_def, u_ing). CF_ERR_INVALID for an unknown name or
+ * kT, s0, u0, u_ext, u_def, u_ing, u_shape, u_shape_lo, a_min, a_max). CF_ERR_INVALID for an unknown name or
  * a value out of range. */
 cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double value);
 
@@ -157,8 +169,10 @@ typedef struct {
     double sigma;               /* log sd of step_s below the point (and above it up to the shape term) */
     double sigma_up;            /* log sd above the point: the 80 % interval is [step·e^(−1.2816σ), step·e^(1.2816σ_up)]
                                    (a two-piece log-normal with its median at step_s); σ_up ≥ σ */
-    double sigma_base, sigma_net; /* σ² = σ_base² + (visible/step)²·σ_net² */
-    double sigma_shape;         /* σ_up² = σ² + (visible/step)²·σ_shape² */
+    double sigma_base, sigma_net; /* the profile's part; the network fit's (or default's), both sides */
+    double sigma_shape;         /* beyond the measured shape (the upper side; u_shape_lo of it below) */
+    double sigma_net_below, sigma_net_above; /* the network's whole log sd on each side (σ_net, shape, growth range):
+                                   σ² = σ_base² + (visible/step)²·below², σ_up² = σ_base² + (visible/step)²·above² */
     double sigma_noise;         /* the part of σ_base that is the profile's own scatter, kT·√(σ_T² + s0²) */
     cf_provenance compute_source; /* measured (profiled g), fitted (interpolated g), estimated */
 } cf_step;
@@ -173,7 +187,8 @@ typedef struct {
     double allreduce_s;         /* A */
     double a2_s;                /* the probe's A2 (latency included) */
     double sigma_net;           /* σ_net at this shape (0 for one node) */
-    double sigma_shape;         /* σ_shape: beyond the measured shape, the upper side only */
+    double sigma_shape;         /* σ_shape: beyond the measured shape, the upper side (u_shape_lo of it below) */
+    double sigma_net_below, sigma_net_above; /* σ_net, σ_shape and the growth exponent's range, each side */
 } cf_perf_net;
 /* Adding a VM at the same per-GPU batch and accumulation should raise the
  * throughput, by at most its own share (X(N) ≤ X(N−1)·N/(N−1)). Where the
