@@ -141,8 +141,8 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
                     sh->best_train_h[n - 1] = train_s / 3600.0;
                     /* the visible network's share shrinks with accumulation */
                     double share = one.visible_s / step;
-                    sh->best_sigma[n - 1] = hypot(one.sigma_base, share * one.sigma_net_below);
-                    sh->best_sigma_up[n - 1] = hypot(one.sigma_base, share * one.sigma_net_above);
+                    sh->best_sigma[n - 1] = sqrt(one.sigma_base * one.sigma_base + share * share * one.sigma_net_below * one.sigma_net_below);
+                    sh->best_sigma_up[n - 1] = sqrt(one.sigma_base * one.sigma_base + share * share * one.sigma_net_above * one.sigma_net_above);
                 }
             }
         }
