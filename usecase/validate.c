@@ -101,17 +101,17 @@ void cf_validate_gns_report_free(cf_validate_gns_report *out)
 }
 
 cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn on_note, void *note_ctx,
-                                   cf_validate_crossgpu_report *out)
+                                   cf_validate_crossgpu_result *out)
 {
     memset(out, 0, sizeof *out);
     cf_crossgpu_set set;
     cf_status st = cf_crossgpu_load(path, &set);
     if (st != CF_OK)
         return st;
-    cf_catalog catalog;
-    st = cf_catalog_load_embedded(&catalog);
+    st = cf_catalog_load_embedded(&out->catalog);
     if (st == CF_OK) {
-        size_t n_unknown = cf_crossgpu_resolve_gpus(&set, catalog.gpus, catalog.n_gpus);
+        const cf_catalog *catalog = &out->catalog;
+        size_t n_unknown = cf_crossgpu_resolve_gpus(&set, catalog->gpus, catalog->n_gpus);
         if (n_unknown && on_note) {
             char line[256];
             snprintf(line, sizeof line,
@@ -119,15 +119,15 @@ cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn on_note, void *n
                      n_unknown, set.n_rows);
             on_note(note_ctx, CF_NOTE_INFO, line);
         }
-        st = cf_validate_crossgpu(&set, catalog.gpus, catalog.n_gpus, &out->v);
-        cf_catalog_free(&catalog);
+        st = cf_validate_crossgpu(&set, catalog->gpus, catalog->n_gpus, &out->report.v);
     }
     cf_crossgpu_free(&set);
     return st;
 }
 
-void cf_validate_crossgpu_report_free(cf_validate_crossgpu_report *out)
+void cf_validate_crossgpu_result_free(cf_validate_crossgpu_result *out)
 {
-    cf_carry_validation_free(&out->v);
+    cf_carry_validation_free(&out->report.v);
+    cf_catalog_free(&out->catalog);
     memset(out, 0, sizeof *out);
 }

@@ -225,15 +225,15 @@ static int validate_gns(const cf_cli_options *o)
 
 static int validate_crossgpu(const cf_cli_options *o)
 {
-    cf_validate_crossgpu_report report;
-    int rc = cf_validate_crossgpu_run(o->crossgpu_path, cf_cli_note, NULL, &report) != CF_OK ? cf_report_error() : 0;
+    cf_validate_crossgpu_result result;
+    int rc = cf_validate_crossgpu_run(o->crossgpu_path, cf_cli_note, NULL, &result) != CF_OK ? cf_report_error() : 0;
     if (rc == 0) {
         cf_buf table = CF_BUF_INIT;
         if (!cf_cli_format_is(o, "json"))
-            cf_validate_crossgpu_table(&report, &table);
-        rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_crossgpu_json(&report) : NULL, &table);
+            cf_validate_crossgpu_table(&result.report, &table);
+        rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_crossgpu_json(&result.report) : NULL, &table);
     }
-    cf_validate_crossgpu_report_free(&report);
+    cf_validate_crossgpu_result_free(&result);
     return rc;
 }
 

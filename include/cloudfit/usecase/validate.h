@@ -69,9 +69,14 @@ void cf_validate_gns_report_free(cf_validate_gns_report *out);
  * that is not there are left out and said as a CF_NOTE_INFO through
  * `note`, which may be NULL), and every carry-over between GPU types scored
  * with its interval's coverage (docs/model.md). CF_OK and `out` filled, or
- * a status with the last error set. */
-cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn note, void *note_ctx,
-                                   cf_validate_crossgpu_report *out);
-void cf_validate_crossgpu_report_free(cf_validate_crossgpu_report *out);
+ * a status with the last error set; cf_validate_crossgpu_result_free `out`
+ * either way (the report's GPU names point into its catalog). */
+typedef struct {
+    cf_catalog catalog;                 /* the GPU table the report's names point into */
+    cf_validate_crossgpu_report report; /* what render/ shows */
+} cf_validate_crossgpu_result;
+cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn on_note, void *note_ctx,
+                                   cf_validate_crossgpu_result *out);
+void cf_validate_crossgpu_result_free(cf_validate_crossgpu_result *out);
 
 #endif
