@@ -48,13 +48,6 @@ void cf_cli_catalog_warn(const cf_catalog_source *s)
     cf_log_hint("run 'cloudfit prices update' to fetch current prices (or raise --max-catalog-age-days)");
 }
 
-size_t cf_cli_region_preference(const cf_cli_options *o, const char *const *regions, size_t n_regions,
-                                const char **out, size_t cap)
-{
-    return cf_region_preference((const char *const *)o->prefer_regions.items, (size_t)o->prefer_regions.n, regions,
-                                n_regions, out, cap);
-}
-
 /* One option's values checked alone: "option '--gpu': unknown GPU model ..." (exit 2). */
 static int check_option(const cf_catalog *catalog, const cf_catalog_filter *f, const char *option)
 {

@@ -24,9 +24,5 @@ int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catal
 /* Prints the too-old warning on stderr when it applies to the prices in
  * use (cf_catalog_source_set_in_use), naming the stale clouds. */
 void cf_cli_catalog_warn(const cf_catalog_source *src);
-/* The tie-break order of regions: --prefer-region's, then `regions` (the
- * search's, in their order). Returns the count written to out[]. */
-size_t cf_cli_region_preference(const cf_cli_options *o, const char *const *regions, size_t n_regions,
-                                const char **out, size_t cap);
 
 #endif

@@ -53,22 +53,29 @@ static int backend_for(const cf_cli_options *o, const cf_spec *spec, cf_probe_ba
 }
 
 /* Stores the profile and delivers its result in one transaction: a result
- * that could not be written is not stored (term/output.h). */
-static int store(const cf_cli_options *o, const cf_profile *p, char *path, size_t n,
-                 cf_cli_result *result)
+ * that could not be written is not stored (term/output.h). Through `db`
+ * when the run already opened it (--resume read the stored profile there,
+ * shown as `db_name`), else the database is opened (created) here. */
+static int store(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p, char *path,
+                 size_t n, cf_cli_result *result)
 {
-    cf_db *db = NULL;
-    if (cf_cli_db_open(o, 1, &db, path, n) != CF_OK)
+    cf_db *own = NULL;
+    if (db) {
+        snprintf(path, n, "%s", db_name);
+    } else if (cf_cli_db_open(o, 1, &own, path, n) != CF_OK) {
         return cf_report_error();
-    int rc = cf_db_hold(db) == CF_OK && cf_profile_store(db, p) == CF_OK ? 0 : cf_report_error();
+    }
+    cf_db *to = db ? db : own;
+    int rc = cf_db_hold(to) == CF_OK && cf_profile_store(to, p) == CF_OK ? 0 : cf_report_error();
     if (rc == 0)
         rc = cf_cli_result_deliver(result);
-    rc = cf_cli_result_release(db, rc);
-    cf_db_close(db);
+    rc = cf_cli_result_release(to, rc);
+    cf_db_close(own);
     return rc;
 }
 
-static int finish(const cf_cli_options *o, const cf_profile *p, const char *gpu_model)
+static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p,
+                  const char *gpu_model)
 {
     int as_json = o->format && strcmp(o->format, "json") == 0;
     char *pretty = as_json ? cf_profile_to_json(p, 1) : NULL;
@@ -108,7 +115,7 @@ static int finish(const cf_cli_options *o, const cf_profile *p, const char *gpu_
     }
     char path[1024] = "";
     if (rc == 0)
-        rc = store(o, p, path, sizeof path, &result);
+        rc = store(o, db, db_name, p, path, sizeof path, &result);
     if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
         rc = cf_report_error();
     cf_staged_set_discard(&side);
@@ -124,13 +131,14 @@ static int finish(const cf_cli_options *o, const cf_profile *p, const char *gpu_
 
 /* A noise run that failed after a complete sweep: the sweep is stored and
  * shown, then the failure is reported with its exit code. */
-static int finish_partial(const cf_cli_options *o, const cf_profile *p, const char *gpu_model)
+static int finish_partial(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p,
+                          const char *gpu_model)
 {
     cf_status failure = cf_error_status();
     char message[1024], hint[512];
     snprintf(message, sizeof message, "%s", cf_error_message());
     snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
-    int rc = finish(o, p, gpu_model);
+    int rc = finish(o, db, db_name, p, gpu_model);
     cf_error_set(failure, "%s", message);
     if (hint[0])
         cf_error_hint("%s", hint);
@@ -279,16 +287,14 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     cf_profile_result res;
     cf_status st = cf_profile_run(&req, &res);
     cf_cli_progress_end(&view);
-    cf_db_close(req.db); /* --resume: what is stored is written with a handle of its own (store) */
-    req.db = NULL;
     if (st == CF_OK && res.nothing_to_resume) {
         cf_log_info("nothing to resume: the stored %s profile of '%s' on %s (%s) has no failed run", be.name,
                     res.profile->spec_name, res.profile->device.name, res.profile->created_at);
-        rc = finish(o, res.profile, res.gpu_model);
+        rc = finish(o, req.db, db_name, res.profile, res.gpu_model);
     } else if (st == CF_OK) {
-        rc = finish(o, res.profile, res.gpu_model);
+        rc = finish(o, req.db, db_name, res.profile, res.gpu_model);
     } else if (!o->runner && res.profile && res.profile->noise_failed) {
-        rc = finish_partial(o, res.profile, res.gpu_model);
+        rc = finish_partial(o, req.db, db_name, res.profile, res.gpu_model);
     } else if (o->runner) {
         if (res.n_light_planned && !o->quiet)
             cf_log_info("nothing was stored: the light profile is kept only when every run succeeded");
@@ -300,6 +306,7 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
                                   : "nothing was stored: a profile is kept only when its sweep succeeded");
     }
     cf_profile_result_free(&res);
+    cf_db_close(req.db); /* --resume: the one handle it read and stores through */
     if (o->runner)
         cf_catalog_source_close(&src);
     cf_cli_spec_close(spec);

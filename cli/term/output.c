@@ -139,16 +139,6 @@ void cf_cli_result_discard(cf_cli_result *r)
     cf_buf_free(&r->text);
 }
 
-int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len)
-{
-    cf_cli_result r;
-    int rc = cf_cli_result_stage(o, text, len, NULL, &r);
-    if (rc == 0)
-        rc = cf_cli_result_publish(&r);
-    cf_cli_result_discard(&r);
-    return rc;
-}
-
 int cf_cli_write_buf(const cf_cli_options *o, const cf_buf *text)
 {
     cf_cli_result r;

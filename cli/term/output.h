@@ -56,10 +56,9 @@ void cf_cli_result_discard(cf_cli_result *r);
  * when rc is not 0). Frees `text`; returns rc or the exit code. */
 int cf_cli_deliver_held(const cf_cli_options *o, cf_db *db, int rc, cf_buf *text);
 
-/* Stage, deliver and publish at once: for commands that store nothing.
- * 0 or the exit code (error printed). */
-int cf_cli_write_result(const cf_cli_options *o, const char *text, size_t len);
-/* The same for a text built in a buffer (a failed buffer is out of memory). */
+/* Stage, deliver and publish a text built in a buffer at once: for
+ * commands that store nothing (a failed buffer is out of memory). 0 or the
+ * exit code (error printed). */
 int cf_cli_write_buf(const cf_cli_options *o, const cf_buf *text);
 /* The result in the format asked for: `doc` pretty-printed for --format
  * json, else `table` (already rendered). `table` may be NULL when the
