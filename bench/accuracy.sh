@@ -28,8 +28,8 @@ summary() { /usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin)["overal
 # The interval's network constants beyond the probe (u_shape, u_shape_lo, a_min, a_max) are the shipped ones in
 # every set: declared from NCCL's published scaling and its two algorithms, chosen on neither cluster
 # (bench/interval_variants.py scores the families tried before them).
-dgx_lab="a=1,c=0,L=0,psi=0.2,rho_def=0.5,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=1"
-dgx_revised="a=0.5,c=0,L=0,psi=0.2,rho_def=0.25,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=1"
+dgx_lab="a=1,c=0,L=0,psi=0.2,rho_def=0.5,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=2"
+dgx_revised="a=0.5,c=0,L=0,psi=0.2,rho_def=0.25,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=2"
 # Rows at more nodes than the probe (protocol a: fitted on 1 node and the 2-node x 1-GPU probe): the node
 # buckets of every group pooled, with the coverage of their 80 % interval.
 beyond() {  # FILE [validate options...]

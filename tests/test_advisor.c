@@ -132,10 +132,11 @@ static void test_step_time_overlap_and_accumulation(void **state)
 
 /* The network's log sd on each side, by hand: σ_fit 0.1, measured on at
  * most 2 VMs of 1 GPU. At the measured shape only σ_fit; at 4 VMs × 1 GPU
- * the shape term u_shape·√ln 2 above (u_shape_lo of it below) and the
- * growth exponent's range: a = 0.5 in [0, 1], its 10th and 90th
- * percentiles 0.1 and 0.9, so 0.4·ln(ring(4)/ring(2))/z80 on each side;
- * at a = 1 (the ring) all of the range lies below. */
+ * the growth exponent's range: a = 0.5 in [0, 2], its 10th and 90th
+ * percentiles 0.2 and 1.8, so 0.3·ln(ring(4)/ring(2))/z80 below and
+ * 1.3·ln(…)/z80 above; at a = 2 all of the range lies below. At 2 VMs × 4
+ * GPUs (more GPUs per VM than measured) the shape term u_shape·√ln 4 above
+ * (u_shape_lo of it below), no growth term. */
 static void test_network_interval_sides(void **state)
 {
     (void)state;
@@ -144,27 +145,51 @@ static void test_network_interval_sides(void **state)
     p.max_nodes_measured = 2;
     p.max_node_gpus_measured = 1;
     double z80 = cf_normal_two_sided_z(0.8), growth = log(1.5 / 1.0) / z80;
+    assert_float_equal(CF_INTERVAL_Z, z80, 1e-12);
     cf_perf_net at = cf_perf_network_term(&p, 100e6, 2, 1, 2);
     assert_float_equal(at.sigma_net_below, 0.1, 1e-12);
     assert_float_equal(at.sigma_net_above, 0.1, 1e-12);
+    assert_float_equal(at.factor_above, exp(z80 * 0.1), 1e-12);
     cf_perf_net four = cf_perf_network_term(&p, 100e6, 4, 1, 4);
-    double shape = CF_PERF_SIGMA_SHAPE * sqrt(log(2.0)), below = CF_PERF_SIGMA_SHAPE_BELOW * shape;
-    assert_float_equal(four.sigma_net_below, sqrt(0.01 + below * below + pow(0.4 * growth, 2)), 1e-12);
-    assert_float_equal(four.sigma_net_above, sqrt(0.01 + shape * shape + pow(0.4 * growth, 2)), 1e-12);
-    p.k.growth_nodes = 1;
+    assert_float_equal(four.sigma_shape, 0, 0);
+    assert_float_equal(four.sigma_net_below, sqrt(0.01 + pow(0.3 * growth, 2)), 1e-12);
+    assert_float_equal(four.sigma_net_above, sqrt(0.01 + pow(1.3 * growth, 2)), 1e-12);
+    cf_perf_net wide = cf_perf_network_term(&p, 100e6, 2, 4, 8);
+    double shape = CF_PERF_SIGMA_SHAPE * sqrt(log(4.0)), below = CF_PERF_SIGMA_SHAPE_BELOW * shape;
+    assert_float_equal(wide.sigma_net_below, sqrt(0.01 + below * below), 1e-12);
+    assert_float_equal(wide.sigma_net_above, sqrt(0.01 + shape * shape), 1e-12);
+    /* the step: the all-reduce and c0 at their percentiles, through the
+     * hinge; here the all-reduce shows whole (ρ = 0), so the step's
+     * percentiles are the step with A and c0 scaled */
+    p.hide = 0;
     four = cf_perf_network_term(&p, 100e6, 4, 1, 4);
-    assert_float_equal(four.sigma_net_below, sqrt(0.01 + below * below + pow(0.9 * growth, 2)), 1e-12);
-    assert_float_equal(four.sigma_net_above, sqrt(0.01 + shape * shape), 1e-12);
-    /* the step: σ² = σ_base² + share²·below², σ_up² likewise above */
     cf_step st = cf_perf_predict(&p, 100e6, 4, 1, 4, 100, 1);
-    double share = st.visible_s / st.step_s;
-    assert_true(share > 0);
-    assert_float_equal(st.sigma, hypot(st.sigma_base, share * four.sigma_net_below), 1e-12);
-    assert_float_equal(st.sigma_up, hypot(st.sigma_base, share * four.sigma_net_above), 1e-12);
-    /* a range of one point: no growth term */
-    assert_int_equal(cf_perf_constant_set(&p.k, "a_min", 1), CF_OK);
+    double net = p.overhead_s + st.allreduce_s;
+    assert_float_equal(st.visible_s, net, 1e-12);
+    double up = log((st.step_s + net * (four.factor_above - 1)) / st.step_s) / z80;
+    double lo = log(st.step_s / (st.step_s - net * (1 - four.factor_below))) / z80;
+    assert_float_equal(st.sigma_up, sqrt(st.sigma_base * st.sigma_base + up * up), 1e-12);
+    assert_float_equal(st.sigma, sqrt(st.sigma_base * st.sigma_base + lo * lo), 1e-12);
+    /* hidden behind compute at the point, the upper percentile shows: wider
+     * than the share of the step would say (the old linearisation) */
+    p.hide = st.allreduce_s * (1 + four.factor_above) / 2 / st.compute_s; /* A < ρ·T1 < A·e^(z·above) */
+    st = cf_perf_predict(&p, 100e6, 4, 1, 4, 100, 1);
+    assert_true(st.visible_s < 0.1 * st.step_s);
+    double net_up;
+    cf_perf_step_sigmas(&st, st.step_s, NULL, NULL, NULL, &net_up);
+    assert_true(net_up > 2 * st.visible_s / st.step_s * four.sigma_net_above);
+    /* accumulation dilutes the network's part */
+    double acc_up;
+    cf_perf_step_sigmas(&st, 4 * st.step_s, NULL, &acc_up, NULL, NULL);
+    assert_true(acc_up < st.sigma_up);
+    p.k.growth_nodes = 2;
     four = cf_perf_network_term(&p, 100e6, 4, 1, 4);
-    assert_float_equal(four.sigma_net_below, sqrt(0.01 + below * below), 1e-12);
+    assert_float_equal(four.sigma_net_below, sqrt(0.01 + pow(1.8 * growth, 2)), 1e-12);
+    assert_float_equal(four.sigma_net_above, 0.1, 1e-12);
+    /* a range of one point: no growth term */
+    assert_int_equal(cf_perf_constant_set(&p.k, "a_min", 2), CF_OK);
+    four = cf_perf_network_term(&p, 100e6, 4, 1, 4);
+    assert_float_equal(four.sigma_net_below, 0.1, 1e-12);
 }
 
 static void test_noise_at_batch(void **state)

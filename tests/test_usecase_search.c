@@ -87,8 +87,8 @@ static void test_trace_search_matches_cli(void **state)
     assert_string_equal(rec.instance_type, "g4dn.xlarge");
     assert_int_equal(rec.nodes, 8);
     assert_int_equal(rec.local_batch, 163);
-    assert_true(fabs(rec.total_usd - 102.440009114255) < 1e-9);
-    assert_true(fabs(rec.step_time_s - 0.813345017942881) < 1e-12);
+    assert_true(fabs(rec.total_usd - 102.440018492516) < 1e-9);
+    assert_true(fabs(rec.step_time_s - 0.813345092916937) < 1e-12);
     assert_true(rec.regret_pct == 0);
     assert_string_equal(rec.method, "cloudfit");
     assert_string_equal(rec.runner, TRACE);

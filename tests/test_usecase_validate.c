@@ -77,8 +77,8 @@ static void test_single_node_fit_matches_cli_json(void **state)
     assert_string_equal(res.groups[0].model, "imagenet");
     assert_int_equal(res.groups[0].n_fit, 20);
     assert_int_equal(res.groups[0].n_pred, 80);
-    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8);
-    assert_stats(&res.groups[0].by_nodes[0], 20, 0.0872, 0.27476, 0.44455, 0.75);
+    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8875);
+    assert_stats(&res.groups[0].by_nodes[0], 20, 0.0872, 0.27476, 0.44455, 0.95);
     assert_int_equal(res.options.train_max_nodes, 1);
     assert_ptr_equal(res.report.options, &res.options);
     assert_non_null(res.per_row);
@@ -99,7 +99,7 @@ static void test_two_node_probe_matches_cli_json(void **state)
     cf_validate_result res;
     run_ok(&req, &res);
     assert_int_equal(res.groups[0].n_fit, 25);
-    assert_stats(&res.report.overall, 75, 0.10589, 0.38153, 0.52602, 0.76);
+    assert_stats(&res.report.overall, 75, 0.10589, 0.38153, 0.52602, 0.94667);
     assert_null(res.per_row);
     cf_validate_result_free(&res);
     free(text);
@@ -135,7 +135,7 @@ static void test_skipped_group_is_a_note(void **state)
                                           "parameter count (needed for the communication term)");
     assert_int_equal(seen.n_hints, 1);
     assert_string_equal(seen.hints[0], "pass --params my-own-net=COUNT");
-    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8);
+    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8875);
     cf_validate_result_free(&res);
     free(mixed);
     free(text);

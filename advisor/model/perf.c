@@ -349,7 +349,7 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
         int measured = p->network_provenance != CF_PROV_DEFAULT;
         int n_meas = measured && p->max_nodes_measured > 1 ? p->max_nodes_measured : 2;
         int g_meas = measured && p->max_node_gpus_measured > 0 ? p->max_node_gpus_measured : 1;
-        double distance = fmax(0.0, log((double)nodes / n_meas)) + fmax(0.0, log((double)g / g_meas));
+        double distance = fmax(0.0, log((double)g / g_meas));
         n.sigma_shape = p->k.sigma_shape * sqrt(distance);
         if (!measured) {
             n.sigma_net = p->k.sigma_default_net;
@@ -370,11 +370,46 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
         n.sigma_net_below = sqrt(n.sigma_net * n.sigma_net + below * below + growth_below * growth_below);
         n.sigma_net_above =
             sqrt(n.sigma_net * n.sigma_net + n.sigma_shape * n.sigma_shape + growth_above * growth_above);
+        n.factor_below = exp(-z * n.sigma_net_below);
+        n.factor_above = exp(z * n.sigma_net_above);
+    } else {
+        n.factor_below = n.factor_above = 1.0;
     }
     return n;
 }
 
-cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation)
+/* What of the all-reduce A and the per-step overhead c0 shows beside a
+ * compute of compute_s, both scaled by factor. */
+static double visible_at(const cf_perf_params *p, double allreduce_s, double compute_s, double factor)
+{
+    double hidden_by = hide_fraction(p) * compute_s, a = allreduce_s * factor;
+    return p->overhead_s * factor + fmax(0.0, a - hidden_by) + p->k.interference * fmin(a, hidden_by);
+}
+
+void cf_perf_step_sigmas(const cf_step *one, double step_s, double *sigma, double *sigma_up, double *net_below,
+                         double *net_above)
+{
+    double below = 0, above = 0;
+    if (one->visible_s > 0 && step_s > 0) {
+        double z = CF_INTERVAL_Z;
+        double drop = fmin(one->visible_s - one->visible_below_s, 0.999 * step_s);
+        below = log(step_s / (step_s - drop)) / z;
+        above = log((step_s + one->visible_above_s - one->visible_s) / step_s) / z;
+    }
+    /* sqrt of the sum, not hypot(): these run for every configuration, glibc's
+     * hypot was a fifth of a recommend's instructions, and log-scale sigmas
+     * cannot overflow. */
+    if (sigma)
+        *sigma = sqrt(one->sigma_base * one->sigma_base + below * below);
+    if (sigma_up)
+        *sigma_up = sqrt(one->sigma_base * one->sigma_base + above * above);
+    if (net_below)
+        *net_below = below;
+    if (net_above)
+        *net_above = above;
+}
+
+cf_step cf_perf_combine_point(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation)
 {
     cf_step r = node;
     if (accumulation < 1)
@@ -382,9 +417,7 @@ cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net
     double t = r.compute_s;
     if (net->nodes > 1) {
         r.allreduce_s = net->allreduce_s;
-        double hidden_by = hide_fraction(p) * r.compute_s;
-        r.visible_s = p->overhead_s + fmax(0.0, r.allreduce_s - hidden_by) +
-                      p->k.interference * fmin(r.allreduce_s, hidden_by);
+        r.visible_s = r.visible_below_s = r.visible_above_s = visible_at(p, r.allreduce_s, r.compute_s, 1.0);
         t += r.visible_s;
         r.sigma_net = net->sigma_net;
         r.sigma_shape = net->sigma_shape;
@@ -392,12 +425,17 @@ cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net
         r.sigma_net_above = net->sigma_net_above;
     }
     r.step_s = (accumulation - 1) * r.compute_s + t;
-    double share = r.visible_s / r.step_s;
-    /* sqrt of the sum, not hypot(): these run for every configuration, glibc's
-     * hypot was a fifth of a recommend's instructions, and log-scale sigmas
-     * cannot overflow. */
-    r.sigma = sqrt(r.sigma_base * r.sigma_base + share * share * r.sigma_net_below * r.sigma_net_below);
-    r.sigma_up = sqrt(r.sigma_base * r.sigma_base + share * share * r.sigma_net_above * r.sigma_net_above);
+    return r;
+}
+
+cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation)
+{
+    cf_step r = cf_perf_combine_point(p, node, net, accumulation);
+    if (net->nodes > 1) {
+        r.visible_below_s = visible_at(p, r.allreduce_s, r.compute_s, net->factor_below);
+        r.visible_above_s = visible_at(p, r.allreduce_s, r.compute_s, net->factor_above);
+    }
+    cf_perf_step_sigmas(&r, r.step_s, &r.sigma, &r.sigma_up, NULL, NULL);
     return r;
 }
 

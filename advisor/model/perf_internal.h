@@ -43,6 +43,19 @@ cf_step cf_perf_predict(const cf_perf_params *p, double gradient_bytes, int node
 cf_step cf_perf_node_step(const cf_perf_params *p, double gradient_bytes, int gpus_per_node, double local_batch);
 cf_perf_net cf_perf_network_term(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node, int gpus);
 cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation);
+/* cf_perf_combine without the interval: sigma and sigma_up left at σ_base,
+ * the visible part's percentiles at the point. For callers that rank many
+ * batches and take the interval of the best alone (cf_perf_combine). */
+cf_step cf_perf_combine_point(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation);
+/* The log sds of a step of step_s seconds whose network part is one's
+ * (one.visible_s and its percentiles; step_s ≥ one.step_s with
+ * accumulation): the network's percentiles carried through the overlap
+ * hinge to the step, each side, then added to σ_base in quadrature:
+ *   net_below = ln(step / (step − (visible − visible_below))) / z,
+ *   net_above = ln((step + visible_above − visible) / step) / z.
+ * Any output pointer may be NULL. */
+void cf_perf_step_sigmas(const cf_step *one, double step_s, double *sigma, double *sigma_up, double *net_below,
+                         double *net_above);
 
 /* Balanced placements (K = N·g). */
 double cf_perf_step_s(const cf_perf_params *p, double gradient_bytes, int nodes, int gpus_per_node,

@@ -118,12 +118,13 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
             continue;
         long k = (long)n * sh->gpus_per_vm;
         cf_perf_net net = cf_perf_network_term(&sh->params, s_bytes, n, sh->gpus_per_vm, n * sh->gpus_per_vm);
+        int best_i = -1;
         for (int i = 0; i < n_grid; i++) {
             if (k * grid[i] > limits->max_global_batch)
                 break; /* the grid ascends: no accumulation of this or a larger batch fits */
             /* step(s) = (s−1)·t_c + step(1): one combination per batch,
              * not per accumulation. */
-            cf_step one = cf_perf_combine(&sh->params, node[i], &net, 1);
+            cf_step one = cf_perf_combine_point(&sh->params, node[i], &net, 1);
             double step_1 = one.step_s, t_c = one.compute_s;
             for (int s = 1; s <= limits->max_accumulation; s *= 2) {
                 long global = k * grid[i] * s;
@@ -139,12 +140,14 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
                     sh->best_s[n - 1] = s;
                     sh->best_step_s[n - 1] = step;
                     sh->best_train_h[n - 1] = train_s / 3600.0;
-                    /* the visible network's share shrinks with accumulation */
-                    double share = one.visible_s / step;
-                    sh->best_sigma[n - 1] = sqrt(one.sigma_base * one.sigma_base + share * share * one.sigma_net_below * one.sigma_net_below);
-                    sh->best_sigma_up[n - 1] = sqrt(one.sigma_base * one.sigma_base + share * share * one.sigma_net_above * one.sigma_net_above);
+                    best_i = i;
                 }
             }
+        }
+        if (best_i >= 0) { /* the interval of the best alone; the network's share shrinks with accumulation */
+            cf_step one = cf_perf_combine(&sh->params, node[best_i], &net, 1);
+            cf_perf_step_sigmas(&one, sh->best_step_s[n - 1], &sh->best_sigma[n - 1], &sh->best_sigma_up[n - 1],
+                                NULL, NULL);
         }
     }
     return 1;
@@ -187,10 +190,8 @@ static void fill_config(const cf_advisor_input *in, const shape *sh, const candi
     cf_step one = cf_perf_predict(&sh->params, gradient_bytes(job), n, g, n * g, m, 1);
     cfg->compute_s = one.compute_s;
     cfg->sync_s = one.allreduce_s;
-    double share = one.visible_s / cfg->step_time_s;
     cfg->step_sigma_compute = sh->params.sigma_compute;
-    cfg->step_sigma_network = share * one.sigma_net_below;
-    cfg->step_sigma_network_up = share * one.sigma_net_above;
+    cf_perf_step_sigmas(&one, cfg->step_time_s, NULL, NULL, &cfg->step_sigma_network, &cfg->step_sigma_network_up);
     cfg->samples_per_s = M / cfg->step_time_s;
     cfg->samples_to_target = cf_samples_to_target(in->noise, job->total_samples, M);
     cfg->steps = ceil(cfg->samples_to_target / M);

@@ -58,26 +58,30 @@
 #define CF_PERF_SIGMA_EXTRAPOLATE 0.0   /* u_ext (0.25 before the shape term; kept for the lab) */
 #define CF_PERF_SIGMA_DEFAULT_NET 0.40  /* u_def */
 #define CF_PERF_SIGMA_GPUS 0.10         /* u_ing, per ln g */
-/* Beyond the shape the network was measured at (N_m nodes, g_m GPUs per
- * node; without a measurement the 2 × 1 shape the default stands for) the
- * all-reduce grows faster than the prior on most clusters known (NCCL's
- * published p3dn and p4dn scaling, T4 at 8–16 nodes) and slower on one (T4
- * from 2 to 4 VMs): the step's upper side widens by
- *     σ_shape² = u_shape² · (ln⁺(N/N_m) + ln⁺(g/g_m))
- * times the network's share of the step (docs/model.md, "Intervals"). */
+/* More GPUs per node than the network was measured with (g_m; without a
+ * measurement the 1 GPU per node the default stands for) share the node's
+ * NIC in ways a probe at g_m cannot show: the upper side widens by
+ *     σ_shape = u_shape · √ln⁺(g/g_m)
+ * (docs/model.md, "Intervals"). The growth in the node count is the growth
+ * exponent's range below, not this term (it was both until the range took
+ * NCCL's measured growth as its upper end). */
 #define CF_PERF_SIGMA_SHAPE 0.57        /* u_shape: RMS of NCCL's five published points (neither cluster; docs/model.md) */
 #define CF_PERF_SIGMA_SHAPE_BELOW 0.0   /* u_shape_lo: the share of σ_shape on the lower side (NCCL: none of five below) */
-/* Which all-reduce a cluster runs is not known in advance: NCCL's double
- * binary tree moves about the same bytes per NIC at any N (a ≈ 0), its ring
- * 2(N−1)/N (a = 1). Beyond the node count N_m the network was measured at,
- * the all-reduce's growth ring(N)/ring(N_m) carries the exponent's range:
- * with a uniform belief over [a_min, a_max], the 80 % interval reaches the
- * growth at its 10th and 90th percentiles,
+/* How the all-reduce grows with the node count is not known in advance:
+ * NCCL's double binary tree moves about the same bytes per NIC at any N
+ * (a ≈ 0), its ring 2(N−1)/N (a = 1), and NCCL's own benchmark on AWS
+ * p4dn doubles from 2 to 4 nodes (NVIDIA/nccl#527: a ≈ 1.7–2.0). Beyond
+ * the node count N_m the network was measured at, the all-reduce's growth
+ * ring(N)/ring(N_m) carries the exponent's range: with a uniform belief
+ * over [a_min, a_max], the all-reduce's 80 % interval reaches the growth
+ * at its 10th and 90th percentiles,
  *     σ_growth,below = max(0, a − a_10) · ln(ring(N)/ring(N_m)) / 1.2816
  *     σ_growth,above = max(0, a_90 − a) · ln(ring(N)/ring(N_m)) / 1.2816
- * (declared from NCCL's algorithms, not fitted; docs/model.md "Intervals"). */
+ * and the step's interval is the step at the all-reduce's percentiles,
+ * through the overlap hinge (cf_perf_step_sigmas). Declared from NCCL's
+ * algorithms and published scaling, not fitted; docs/model.md "Intervals". */
 #define CF_PERF_GROWTH_NODES_MIN 0.0    /* a_min: NCCL's tree */
-#define CF_PERF_GROWTH_NODES_MAX 1.0    /* a_max: NCCL's ring */
+#define CF_PERF_GROWTH_NODES_MAX 2.0    /* a_max: NCCL's measured p4dn growth (NVIDIA/nccl#527) */
 #define CF_PERF_SIGMA_PROFILE_NONE 0.05 /* σ_T when the profile cannot tell its own noise */
 /* Compute estimated from FLOPs alone (no profile to carry over): the
  * peak-FLOP ratio's errors, 21.9 / 71.1 %, are those of σ ≈ 0.35; a
@@ -171,8 +175,10 @@ typedef struct {
                                    (a two-piece log-normal with its median at step_s); σ_up ≥ σ */
     double sigma_base, sigma_net; /* the profile's part; the network fit's (or default's), both sides */
     double sigma_shape;         /* beyond the measured shape (the upper side; u_shape_lo of it below) */
-    double sigma_net_below, sigma_net_above; /* the network's whole log sd on each side (σ_net, shape, growth range):
-                                   σ² = σ_base² + (visible/step)²·below², σ_up² = σ_base² + (visible/step)²·above² */
+    double sigma_net_below, sigma_net_above; /* the network's whole log sd on each side (σ_net, shape, growth range),
+                                   of the all-reduce and c0 (cf_perf_net) */
+    double visible_below_s, visible_above_s; /* visible_s with the all-reduce and c0 at their 10th / 90th percentile
+                                   (e^(∓1.2816·sigma_net_below/above)): through the hinge, not a linearisation */
     double sigma_noise;         /* the part of σ_base that is the profile's own scatter, kT·√(σ_T² + s0²) */
     cf_provenance compute_source; /* measured (profiled g), fitted (interpolated g), estimated */
 } cf_step;
@@ -187,9 +193,11 @@ typedef struct {
     double allreduce_s;         /* A */
     double a2_s;                /* the probe's A2 (latency included) */
     double sigma_net;           /* σ_net at this shape (0 for one node) */
-    double sigma_shape;         /* σ_shape: beyond the measured shape, the upper side (u_shape_lo of it below) */
+    double sigma_shape;         /* σ_shape: more GPUs per node than measured, the upper side (u_shape_lo of it below) */
     double sigma_net_below, sigma_net_above; /* σ_net, σ_shape and the growth exponent's range, each side */
+    double factor_below, factor_above; /* e^(−z·sigma_net_below), e^(z·sigma_net_above), z = 1.2816 (1 for one node) */
 } cf_perf_net;
+
 /* Adding a VM at the same per-GPU batch and accumulation should raise the
  * throughput, by at most its own share (X(N) ≤ X(N−1)·N/(N−1)). Where the
  * model predicts otherwise it says why: */
@@ -201,6 +209,7 @@ typedef enum {
 } cf_scaling_reason;
 
 #define CF_INTERVAL_LEVEL 0.8
+#define CF_INTERVAL_Z 1.2815515655446004 /* cf_normal_two_sided_z(CF_INTERVAL_LEVEL); tests/test_advisor.c checks it */
 
 /* ---- fitting --------------------------------------------------------------------------- */
 
