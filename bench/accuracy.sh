@@ -63,6 +63,19 @@ printf '  %-52s ' "a, rows beyond the probe:"; beyond "$t4" --model-constants "$
 echo "  constants chosen on DGX, revised prior (leave-one-cluster-out, not blind: see docs/model.md):"
 protocols "$t4" --model-constants "$dgx_revised"
 printf '  %-52s ' "a, rows beyond the probe:"; beyond "$t4" --model-constants "$dgx_revised"
+# A cluster the project does not have: T4's rows on 3 or more VMs regrown so that the sync grows as
+# (ring(N)/ring(2))^EXP from the 2-node rows (bench/perturb_growth.py; 1.7 is NCCL's own p4dn benchmark,
+# NVIDIA/nccl#527). Shipped constants; what the interval beyond the probe claims where growth is not T4's.
+for exponent in 1.7 1.0; do
+  regrown=$(mktemp -d)
+  /usr/bin/python3 "$here/perturb_growth.py" "$t4" "$regrown" "$exponent" > /dev/null
+  f=$regrown/groundtruth/pollux_aws_t4/throughput.csv
+  echo "== step time, T4 regrown with growth exponent $exponent from 2 VMs (bench/perturb_growth.py; shipped constants)"
+  printf '  %-52s ' "a  1-node profile + 2-node x 1-GPU probe:"; "$bin" validate -f json --with-2node-probe "$f" | summary
+  printf '  %-52s ' "b  all rows with <= 2 nodes:";               "$bin" validate -f json --train-max-nodes 2 "$f" | summary
+  printf '  %-52s ' "a, rows beyond the probe:"; beyond "$f"
+  rm -rf "$regrown"
+done
 if [ -f "$dgx" ]; then
   echo "== step time, DGX A100 data ($dgx; the DGX's own NIC: 8 x 200 Gbit/s HDR); target a <= 4 % / 12 %"
   for which in "constants chosen on T4 (shipped; leave-one-cluster-out):" "constants chosen on DGX (in-sample):"; do
