@@ -174,7 +174,7 @@ typedef struct {
     double sigma_up;            /* log sd above the point: the 80 % interval is [step·e^(−1.2816σ), step·e^(1.2816σ_up)]
                                    (a two-piece log-normal with its median at step_s); σ_up ≥ σ */
     double sigma_base, sigma_net; /* the profile's part; the network fit's (or default's), both sides */
-    double sigma_shape;         /* beyond the measured shape (the upper side; u_shape_lo of it below) */
+    double sigma_shape;         /* more GPUs per node than measured (the upper side; u_shape_lo of it below) */
     double sigma_net_below, sigma_net_above; /* the network's whole log sd on each side (σ_net, shape, growth range),
                                    of the all-reduce and c0 (cf_perf_net) */
     double visible_below_s, visible_above_s; /* visible_s with the all-reduce and c0 at their 10th / 90th percentile
