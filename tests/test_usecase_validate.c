@@ -157,6 +157,23 @@ static void test_nothing_predicted_is_an_error(void **state)
     free(text);
 }
 
+/* An empty growth range is refused before anything is read. */
+static void test_empty_growth_range_is_refused(void **state)
+{
+    (void)state;
+    cf_perf_constants k = cf_perf_constants_default();
+    assert_int_equal(cf_perf_constants_check(&k), CF_OK);
+    k.growth_nodes_min = 1.5;
+    k.growth_nodes_max = 1.0;
+    cf_validate_request req = {.path = "never-read.csv", .text = "", .len = 0, .constants = &k};
+    cf_validate_result res;
+    assert_int_equal(cf_validate_run(&req, &res), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "a_min (1.5) is above a_max (1): the growth exponent's range is empty");
+    cf_validate_result_free(&res);
+    k.growth_nodes_min = 1.0; /* a range of one point is a range */
+    assert_int_equal(cf_perf_constants_check(&k), CF_OK);
+}
+
 /* A temporary file with `text`; its path in `path`. */
 static void write_temp(char *path, size_t n, const char *name, const char *text)
 {
@@ -256,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_two_node_probe_matches_cli_json),
         cmocka_unit_test(test_skipped_group_is_a_note),
         cmocka_unit_test(test_nothing_predicted_is_an_error),
+        cmocka_unit_test(test_empty_growth_range_is_refused),
         cmocka_unit_test(test_gns_run_scores_the_larger_batch),
         cmocka_unit_test(test_crossgpu_run_leaves_unknown_gpus_out_with_a_note),
     };

@@ -16,6 +16,8 @@ static void note(const cf_validate_request *req, cf_note_kind kind, const char *
 cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *out)
 {
     memset(out, 0, sizeof *out);
+    if (req->constants && cf_perf_constants_check(req->constants) != CF_OK)
+        return CF_ERR_INVALID;
     cf_status st = cf_measurements_parse_progress(req->text, req->len, req->path, &out->set, req->progress,
                                                   req->progress_ctx);
     if (st != CF_OK)

@@ -35,6 +35,14 @@ cf_perf_constants cf_perf_constants_default(void)
                                .growth_nodes_max = CF_PERF_GROWTH_NODES_MAX};
 }
 
+cf_status cf_perf_constants_check(const cf_perf_constants *k)
+{
+    if (!(k->growth_nodes_min <= k->growth_nodes_max))
+        return cf_error_set(CF_ERR_INVALID, "a_min (%g) is above a_max (%g): the growth exponent's range is empty",
+                            k->growth_nodes_min, k->growth_nodes_max);
+    return CF_OK;
+}
+
 cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double v)
 {
     static const struct {

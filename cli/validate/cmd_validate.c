@@ -112,6 +112,8 @@ static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
             }
         }
     }
+    if (cf_perf_constants_check(k) != CF_OK)
+        return usage("option '--model-constants': %s", cf_error_message());
     return 0;
 }
 

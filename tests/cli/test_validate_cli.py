@@ -295,6 +295,12 @@ def test_model_constants_option():
     assert rc == 2 and "unknown model constant 'gamma'" in err, err
     rc, _, err = run("--model-constants", "a=lots", DATA)
     assert rc == 2 and "expects a number" in err, err
+    # a range is checked as a whole, whichever order the two arrive in
+    rc, _, err = run("--model-constants", "a_max=0.5", "--model-constants", "a_min=1", DATA)
+    assert rc == 2 and "a_min (1) is above a_max (0.5)" in err, err
+    wide = run_json("--with-2node-probe", "--model-constants", "a_min=0,a_max=3", DATA)["overall"]
+    point = run_json("--with-2node-probe", "--model-constants", "a_min=0.5,a_max=0.5", DATA)["overall"]
+    assert wide["interval_coverage"] > point["interval_coverage"], (wide, point)
 
 
 sys.exit(pyharness.run(globals()))

@@ -117,6 +117,9 @@ cf_perf_constants cf_perf_constants_default(void);
  * kT, s0, u0, u_ext, u_def, u_ing, u_shape, u_shape_lo, a_min, a_max). CF_ERR_INVALID for an unknown name or
  * a value out of range. */
 cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double value);
+/* Checks what no single constant can: the growth exponent's range is a
+ * range (a_min ≤ a_max). CF_ERR_INVALID with the two values otherwise. */
+cf_status cf_perf_constants_check(const cf_perf_constants *k);
 
 /* ---- a GPU type's parameters ------------------------------------------------------------ */
 
