@@ -46,6 +46,28 @@ for k, name in (("below_p10", "p10"), ("below_p50", "p50"), ("below_p90", "p90")
     f = "%.4f" if flag and "%.3f" % s["share"] in ("%.3f" % s["band_lo"], "%.3f" % s["band_hi"]) else "%.3f"
     cells.append(("%s " + f + " [" + f + ", " + f + "]%s") % (name, s["share"], s["band_lo"], s["band_hi"], flag))
 print("  %-34s %-24s %6d windows  %s" % (sys.argv[1], sys.argv[2], d["windows"], "  ".join(cells)))
+# What a correct model gives on these checks: each replicate (traces drawn from the model itself) scored against
+# the bands of the other replicates (leave-one-out) and the acceptance ranges of issue 27.
+keys = ("below_p10", "below_p50", "below_p90", "done_by_check_quantile")
+reps = d["replicate_shares"]
+def q7(xs, q):  # the linear interpolation of cf_quantile_sorted
+    pos = q * (len(xs) - 1); lo = int(pos); hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
+cols = [sorted(r[i] for r in reps) for i in range(4)]
+band_miss = range_miss = either = 0
+for r in reps:
+    b = False
+    for i in range(4):
+        rest = list(cols[i]); rest.remove(r[i])
+        b |= not (q7(rest, 0.025) <= r[i] <= q7(rest, 0.975))
+    g = not (0.30 <= r[1] <= 0.70 and 0.75 <= r[2] <= 0.98 and r[3] >= d["confidence"])
+    band_miss += b; range_miss += g; either += b or g
+n = len(reps)
+print("    a correct model on these traces (%d replicates): misses a band in %.0f%% (the command says %.0f%%), the ranges in %.0f%%; passes all in %.0f%%"
+      % (n, 100 * band_miss / n, 100 * d["replicates_outside_any_band"], 100 * range_miss / n, 100 * (n - either) / n))
+if len(sys.argv) > 3:
+    with open(sys.argv[3], "a") as f:
+        f.write("%s %s %.4f\n" % (sys.argv[1].replace(" ", "_"), sys.argv[2], (n - either) / n))
 # A share outside its band or the acceptance range: the (trace, length) items
 # behind it, the model quantile against the replay (docs/spot.md "Calibration").
 accept = {"below_p50": (0.30, 0.70), "below_p90": (0.75, 0.98), "done_by_check_quantile": (d["confidence"], 1)}
@@ -58,8 +80,9 @@ for k in ("below_p10", "below_p50", "below_p90", "done_by_check_quantile"):
     for it in d["items"]:
         if it["scored"]:
             print("      %-56s %2d %-8s %6.2f %5d  %7.1f  %7.1f / %6.1f  %.3f" % (it["trace"], it["nodes"], it["model_row"],
-                  it["work_hours"], it["windows"], it["model_%s_hours" % q], it["replay_p50_hours"], it["replay_p90_hours"], it[k]))' "$label" "$spec"
+                  it["work_hours"], it["windows"], it["model_%s_hours" % q], it["replay_p50_hours"], it["replay_p90_hours"], it[k]))' "$label" "$spec" "$passes"
 }
+passes=$halves/passes.txt
 specs="resnet50-imagenet bert-base-squad gpt2-124m-openwebtext"
 echo "== 1. shipped table, every shipped trace (in-sample); * = outside the band"
 for s in $specs; do calibrate "in-sample" "$s" "$traces"; done
@@ -69,6 +92,17 @@ for s in $specs; do
   calibrate "fit A (02-15, 08-03), score B" "$s" "$halves/B" "$halves/A"
   calibrate "fit B (the rest), score A" "$s" "$halves/A" "$halves/B"
 done
+/usr/bin/python3 -c '
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+def joint(sel):
+    p = 1.0
+    for r in sel: p *= float(r[2])
+    return p
+out = [r for r in rows if not r[0].startswith("in-sample")]
+print("  a correct model passes every acceptance line (bands and ranges) of the %d out-of-sample runs together in %.0f%% of "
+      "draws, of all %d runs in %.0f%% (the product of the per-run rates above; the runs are independent draws)"
+      % (len(out), 100 * joint(out), len(rows), 100 * joint(rows)))' "$passes"
 echo
 echo "== 2b. the check quantile's margin from the bands alone (no outcome): done-by band at q = c (0.9) and q = 1 - (1 - c)/2 (0.95)"
 for s in $specs; do

@@ -67,6 +67,10 @@ void cf_calibrate_table(const cf_calibrate_report *r, cf_buf *out)
         cf_buf_printf(out, "  %-52s %.3f   band %.3f–%.3f  %s\n", what, s->share, s->band_lo, s->band_hi,
                       !isfinite(s->share) ? "no window scored" : inside(s) ? "inside" : "OUTSIDE");
     }
+    if (isfinite(res->replicates_outside_any_band))
+        cf_buf_printf(out, "  a correct model (the model's own traces) has a share outside its band in %.0f %% of the "
+                           "%d replicates: one share outside is not evidence against the model by itself\n",
+                      100 * res->replicates_outside_any_band, res->replicates);
     for (size_t j = 0; j < r->n_traces; j++)
         cf_buf_printf(out, "model row for %s: %s\n", base_name(r->traces[j].name), r->rows[j].text);
 }
@@ -94,6 +98,14 @@ cJSON *cf_calibrate_json(const cf_calibrate_report *r)
         cf_json_add_rounded(o, "share", s->share, 4);
         cf_json_add_rounded(o, "band_lo", s->band_lo, 4);
         cf_json_add_rounded(o, "band_hi", s->band_hi, 4);
+    }
+    cf_json_add_rounded(doc, "replicates_outside_any_band", res->replicates_outside_any_band, 4);
+    cJSON *reps = cJSON_AddArrayToObject(doc, "replicate_shares");
+    for (int b = 0; res->replicate_shares && b < res->replicates; b++) {
+        cJSON *row = cJSON_CreateArray();
+        for (int q = 0; q < CF_CAL_N; q++)
+            cJSON_AddItemToArray(row, cJSON_CreateNumber(round(res->replicate_shares[(size_t)b * CF_CAL_N + (size_t)q] * 1e4) / 1e4));
+        cJSON_AddItemToArray(reps, row);
     }
     cJSON *items = cJSON_AddArrayToObject(doc, "items");
     for (size_t i = 0; i < res->n_items; i++) {

@@ -448,6 +448,18 @@ static void calibrate_on(const cf_spot_trace_set *scored, const cf_spot_table_ro
            res->pooled[2].band_hi, res->quantile[3], res->pooled[3].share, res->pooled[3].band_lo,
            res->pooled[3].band_hi);
     assert_true(res->windows > 0);
+    /* the replicates' own shares, and how often one of them misses a band the
+     * others draw: more than one share's 5 %, less than four shares' 20 %
+     * (the shares move together) */
+    assert_non_null(res->replicate_shares);
+    for (int b = 0; b < res->replicates; b++)
+        for (int q = 0; q < CF_CAL_N; q++) {
+            double v = res->replicate_shares[(size_t)b * CF_CAL_N + (size_t)q];
+            assert_true(v >= 0 && v <= 1);
+        }
+    printf("  a correct model misses a band in %.0f %% of %d replicates\n", 100 * res->replicates_outside_any_band,
+           res->replicates);
+    assert_true(res->replicates_outside_any_band >= 0.04 && res->replicates_outside_any_band <= 0.5);
     assert_true(res->pooled[CF_CAL_P50].share >= 0.30 && res->pooled[CF_CAL_P50].share <= 0.70);
     assert_true(res->pooled[CF_CAL_P90].share >= 0.75 && res->pooled[CF_CAL_P90].share <= 0.98);
     assert_true(res->pooled[CF_CAL_CHECK].share >= 0.9);

@@ -29,6 +29,7 @@ void cf_spot_path_truncate(cf_spot_path *p, double hours)
 void cf_calibrate_result_free(cf_calibrate_result *r)
 {
     free(r->items);
+    free(r->replicate_shares);
     memset(r, 0, sizeof *r);
 }
 
@@ -147,6 +148,51 @@ static cf_status model_items(const cf_calibrate_trace *traces, size_t n, const c
     return st;
 }
 
+/* The share of replicates with a share outside the band the other
+ * replicates give (leave-one-out: a replicate is not scored against a band
+ * it helped to draw). */
+static cf_status outside_any_band(const double *shares, int replicates, double *rate)
+{
+    *rate = NAN;
+    if (replicates < 3)
+        return CF_OK;
+    size_t r = (size_t)replicates;
+    double *col = malloc(r * sizeof *col), *rest = malloc(r * sizeof *rest);
+    char *out = calloc(r, 1);
+    if (!col || !rest || !out) {
+        free(col);
+        free(rest);
+        free(out);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    for (int q = 0; q < CF_CAL_N; q++) {
+        for (size_t b = 0; b < r; b++)
+            col[b] = shares[b * CF_CAL_N + (size_t)q];
+        qsort(col, r, sizeof *col, cmp_double);
+        for (size_t b = 0; b < r; b++) {
+            double v = shares[b * CF_CAL_N + (size_t)q];
+            size_t k = 0, skipped = 0;
+            for (size_t i = 0; i < r; i++) {
+                if (!skipped && col[i] == v) {
+                    skipped = 1;
+                    continue;
+                }
+                rest[k++] = col[i];
+            }
+            if (v < cf_quantile_sorted(rest, k, CF_CALIBRATE_BAND_LO) || v > cf_quantile_sorted(rest, k, CF_CALIBRATE_BAND_HI))
+                out[b] = 1;
+        }
+    }
+    size_t any = 0;
+    for (size_t b = 0; b < r; b++)
+        any += out[b];
+    *rate = (double)any / (double)r;
+    free(col);
+    free(rest);
+    free(out);
+    return CF_OK;
+}
+
 cf_status cf_spot_calibrate(const cf_calibrate_trace *traces, size_t n, const cf_calibrate_settings *settings,
                             cf_calibrate_result *out)
 {
@@ -222,9 +268,16 @@ cf_status cf_spot_calibrate(const cf_calibrate_trace *traces, size_t n, const cf
             out->pooled[q].band_lo = cf_quantile_sorted(col, (size_t)replicates, CF_CALIBRATE_BAND_LO);
             out->pooled[q].band_hi = cf_quantile_sorted(col, (size_t)replicates, CF_CALIBRATE_BAND_HI);
         }
+        if (st == CF_OK)
+            st = outside_any_band(c.shares, replicates, &out->replicates_outside_any_band);
+        if (st == CF_OK) {
+            out->replicate_shares = c.shares; /* handed over */
+            c.shares = NULL;
+        }
     } else if (st == CF_OK) {
         for (int q = 0; q < CF_CAL_N; q++)
             out->pooled[q].band_lo = out->pooled[q].band_hi = NAN;
+        out->replicates_outside_any_band = NAN;
     }
     free(c.shares);
     free(c.status);

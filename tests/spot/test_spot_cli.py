@@ -259,6 +259,13 @@ def test_simulate_calibrate_on_the_shipped_traces():
     assert 0.30 <= doc["below_p50"]["share"] <= 0.70 and 0.75 <= doc["below_p90"]["share"] <= 0.98, doc
     assert doc["done_by_check_quantile"]["share"] >= doc["confidence"] == 0.9 and doc["check_quantile"] == 0.95, doc
     assert doc["windows"] > 10000 and len({i["trace"] for i in doc["items"]}) == 21, doc["windows"]
+    # the correct model's own replicates: one row of four shares each, and how often one misses its band
+    reps = doc["replicate_shares"]
+    assert len(reps) == doc["replicates"] == 100 and all(len(r) == 4 and all(0 <= v <= 1 for v in r) for r in reps)
+    assert 0.05 <= doc["replicates_outside_any_band"] <= 0.4, doc["replicates_outside_any_band"]
+    inside = [all(doc[k]["band_lo"] <= r[i] <= doc[k]["band_hi"] for i, k in enumerate(
+        ("below_p10", "below_p50", "below_p90", "done_by_check_quantile"))) for r in reps]
+    assert 0.6 <= sum(inside) / len(inside) <= 0.95, sum(inside)  # in-sample: the bands' own replicates
     # the other half's model: fitted to the traces of 2023-02-15 and 2023-08-03, scored on the rest
     halves = {h: os.path.join(TMP, "half-" + h) for h in "AB"}
     rows = list(csv.DictReader(open(os.path.join(TRACES, "index.csv"))))

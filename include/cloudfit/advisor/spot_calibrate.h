@@ -77,6 +77,14 @@ typedef struct {
     double quantile[CF_CAL_N];    /* 0.1, 0.5, 0.9 and the check quantile */
     cf_calibrate_share pooled[CF_CAL_N];
     int replicates;
+    double *replicate_shares;     /* malloc'd, replicates × CF_CAL_N: each bootstrap trace set's pooled shares
+                                     (what a correct model gives here), for any check a caller wants to size */
+    /* How often a correct model shows a miss: the share of replicates with at
+     * least one of their CF_CAL_N shares outside its band, each band taken
+     * from the other replicates (leave-one-out). About 1 − 0.95^4 if the
+     * shares were independent: one share outside its band is no evidence
+     * against the model by itself. NAN without a band. */
+    double replicates_outside_any_band;
 } cf_calibrate_result;
 
 cf_status cf_spot_calibrate(const cf_calibrate_trace *traces, size_t n, const cf_calibrate_settings *settings,
