@@ -436,13 +436,18 @@ cf_step cf_perf_combine_point(const cf_perf_params *p, cf_step node, const cf_pe
     return r;
 }
 
+void cf_perf_network_percentiles(const cf_perf_params *p, const cf_perf_net *net, cf_step *one)
+{
+    if (net->nodes > 1) {
+        one->visible_below_s = visible_at(p, one->allreduce_s, one->compute_s, net->factor_below);
+        one->visible_above_s = visible_at(p, one->allreduce_s, one->compute_s, net->factor_above);
+    }
+}
+
 cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation)
 {
     cf_step r = cf_perf_combine_point(p, node, net, accumulation);
-    if (net->nodes > 1) {
-        r.visible_below_s = visible_at(p, r.allreduce_s, r.compute_s, net->factor_below);
-        r.visible_above_s = visible_at(p, r.allreduce_s, r.compute_s, net->factor_above);
-    }
+    cf_perf_network_percentiles(p, net, &r);
     cf_perf_step_sigmas(&r, r.step_s, &r.sigma, &r.sigma_up, NULL, NULL);
     return r;
 }

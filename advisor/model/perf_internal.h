@@ -45,8 +45,13 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double gradient_bytes,
 cf_step cf_perf_combine(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation);
 /* cf_perf_combine without the interval: sigma and sigma_up left at σ_base,
  * the visible part's percentiles at the point. For callers that rank many
- * batches and take the interval of the best alone (cf_perf_combine). */
+ * batches and take the interval of the best alone (cf_perf_network_percentiles,
+ * cf_perf_step_sigmas). */
 cf_step cf_perf_combine_point(const cf_perf_params *p, cf_step node, const cf_perf_net *net, int accumulation);
+/* Fills one's visible_below_s / visible_above_s: the visible part with the
+ * all-reduce and c0 at net's percentiles (what cf_perf_combine_point leaves
+ * at the point). */
+void cf_perf_network_percentiles(const cf_perf_params *p, const cf_perf_net *net, cf_step *one);
 /* The log sds of a step of step_s seconds whose network part is one's
  * (one.visible_s and its percentiles; step_s ≥ one.step_s with
  * accumulation): the network's percentiles carried through the overlap

@@ -145,7 +145,8 @@ static int shape_evaluate(const cf_advisor_input *in, shape *sh, int max_nodes, 
             }
         }
         if (best_i >= 0) { /* the interval of the best alone; the network's share shrinks with accumulation */
-            cf_step one = cf_perf_combine(&sh->params, node[best_i], &net, 1);
+            cf_step one = cf_perf_combine_point(&sh->params, node[best_i], &net, 1);
+            cf_perf_network_percentiles(&sh->params, &net, &one);
             cf_perf_step_sigmas(&one, sh->best_step_s[n - 1], &sh->best_sigma[n - 1], &sh->best_sigma_up[n - 1],
                                 NULL, NULL);
         }
