@@ -215,17 +215,18 @@ const cf_cli_option cf_cli_option_table[] = {
     {"mix", 0, OPT_FLAG, NULL, CMD_RECOMMEND, OFF(mix),
      "also try jobs that mix two GPU types in one cloud region (per-worker batches; speed-up over the chosen plan and over equal batches)"},
     {"trace", 0, OPT_LIST, "TRACE.csv", CMD_SIMULATE, OFF(traces),
-     "availability trace (t_s,nodes_available); give two to mix two VM types, one count per tick each"},
+     "availability trace (CSV t_s,nodes_available, or the public traces' JSON); give two to mix two VM types, one "
+     "count per tick each"},
     {"rule", 0, OPT_STRING, "RULE", CMD_SIMULATE, OFF(rule),
      "LR rule while VMs are missing: fixed, linear, sqrt, gain or all (default all)"},
     {"batch", 0, OPT_STRING, "POLICY", CMD_SIMULATE, OFF(batch_policy),
      "global batch while VMs are missing: hold (accumulation, then the rule), shrink, or both (default)"},
     {"nodes", 0, OPT_INT, "N", CMD_SIMULATE, OFF(nodes),
-     "VMs the plan requests (default: the trace's index.csv, else its largest count)"},
+     "VMs the plan requests (default: the trace's index.csv, else its path's N-node, else its largest count)"},
     {"gang", 0, OPT_FLAG, NULL, CMD_SIMULATE, OFF(gang), "run only while every requested VM is held (default elastic)"},
     {"calibrate", 0, OPT_STRING, "DIR", CMD_SIMULATE, OFF(calibrate_dir),
-     "score the preemption model's p10/p50/p90 and check quantile on every trace in DIR (its index.csv), next to "
-     "the band a correct model gives (docs/spot.md)"},
+     "score the preemption model's p10/p50/p90 and check quantile on every trace in DIR (its index.csv, else every "
+     "trace whose path describes its VMs), next to the band a correct model gives (docs/spot.md)"},
     {"fit", 0, OPT_STRING, "DIR", CMD_SIMULATE, OFF(fit_dir),
      "with --calibrate: the model fitted to the traces in DIR instead of the shipped table"},
     {"global-batch", 0, OPT_INT, "M", CMD_REBALANCE, OFF(global_batch), "the global batch the workers share (held fixed)"},

@@ -1,12 +1,17 @@
 #include "cloudfit/profiler/spot_traces.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cloudfit/common/csvread.h"
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/json.h"
 
 void cf_spot_trace_free(cf_spot_trace *t)
 {
@@ -15,10 +20,21 @@ void cf_spot_trace_free(cf_spot_trace *t)
     memset(t, 0, sizeof *t);
 }
 
-cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, int requested, cf_spot_trace *out)
+static cf_status alloc_ticks(cf_spot_trace *out, size_t n_ticks, int n_types, const char *name)
 {
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", name);
+    if (n_ticks < 2)
+        return cf_error_set(CF_ERR_INVALID, "%s: a trace needs at least 2 ticks, got %zu", name, n_ticks);
+    out->n_types = n_types;
+    out->n_ticks = n_ticks;
+    out->dt_h = calloc(n_ticks, sizeof *out->dt_h);
+    out->counts = calloc(n_ticks * (size_t)n_types, sizeof *out->counts);
+    if (!out->dt_h || !out->counts)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
+    return CF_OK;
+}
+
+static cf_status parse_csv(const char *text, size_t len, const char *name, cf_spot_trace *out)
+{
     cf_csv_doc doc;
     cf_status st = cf_csv_parse(text, len, name, &doc);
     if (st != CF_OK)
@@ -36,16 +52,8 @@ cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, in
     }
     if (st == CF_OK && n_cols == 0)
         st = cf_error_set(CF_ERR_INVALID, "%s: no count column (expected t_s,nodes_available)", name);
-    if (st == CF_OK && doc.n_records < 2)
-        st = cf_error_set(CF_ERR_INVALID, "%s: a trace needs at least 2 ticks, got %zu", name, doc.n_records);
-    if (st == CF_OK) {
-        out->n_types = n_cols;
-        out->n_ticks = doc.n_records;
-        out->dt_h = calloc(doc.n_records, sizeof *out->dt_h);
-        out->counts = calloc(doc.n_records * (size_t)n_cols, sizeof *out->counts);
-        if (!out->dt_h || !out->counts)
-            st = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
-    }
+    if (st == CF_OK)
+        st = alloc_ticks(out, doc.n_records, n_cols, name);
     double prev_t = 0;
     for (size_t i = 0; st == CF_OK && i < doc.n_records; i++) {
         const cf_csv_record *rec = &doc.records[i];
@@ -64,33 +72,84 @@ cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, in
             long v = 0;
             if ((st = cf_csv_int(&doc, rec, cols[k], 1, 0, &v)) != CF_OK)
                 break;
-            if (v < 0 || v > 100000) {
+            if (v < 0 || v > CF_SPOT_MAX_COUNT) {
                 st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a node count from 0, got %ld", name,
                                   rec->line, doc.header.fields[cols[k]], v);
                 break;
             }
             out->counts[i * (size_t)n_cols + (size_t)k] = (int)v;
-            if (v > out->vm[k].requested)
-                out->vm[k].requested = (int)v;
         }
     }
-    if (st == CF_OK) {
+    if (st == CF_OK)
         out->dt_h[doc.n_records - 1] = out->dt_h[doc.n_records - 2];
-        for (int k = 0; k < n_cols; k++) {
-            if (requested > 0) {
-                if (out->vm[k].requested > requested) {
-                    st = cf_error_set(CF_ERR_INVALID, "%s: %d nodes held at some tick, more than the %d requested",
-                                      name, out->vm[k].requested, requested);
-                    break;
-                }
-                out->vm[k].requested = requested;
-            } else if (out->vm[k].requested == 0) {
-                st = cf_error_set(CF_ERR_INVALID, "%s: no node is ever held (all counts 0)", name);
+    cf_csv_free(&doc);
+    return st;
+}
+
+/* The public traces' own format: {"metadata": {"gap_seconds": G},
+ * "data": [count, ...]}, one count every G seconds. */
+static cf_status parse_json(const char *text, size_t len, const char *name, cf_spot_trace *out)
+{
+    cJSON *doc = NULL;
+    cf_status st = cf_json_read(text, len, name, &doc);
+    if (st != CF_OK)
+        return st;
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const cJSON *gap = cJSON_GetObjectItemCaseSensitive(meta, "gap_seconds");
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(doc, "data");
+    if (!cJSON_IsObject(doc))
+        st = cf_error_set(CF_ERR_INVALID, "%s: expected a JSON object with 'metadata' and 'data'", name);
+    else if (!cJSON_IsNumber(gap) || !(gap->valuedouble > 0) || !(gap->valuedouble < 1e9))
+        st = cf_error_set(CF_ERR_INVALID, "%s: key 'metadata.gap_seconds': expected a positive number of seconds",
+                          name);
+    else if (!cJSON_IsArray(data))
+        st = cf_error_set(CF_ERR_INVALID, "%s: key 'data': expected an array of node counts", name);
+    else
+        st = alloc_ticks(out, (size_t)cJSON_GetArraySize(data), 1, name);
+    size_t i = 0;
+    const cJSON *v = NULL;
+    if (st == CF_OK) {
+        cJSON_ArrayForEach(v, data)
+        {
+            double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+            if (!(d >= 0 && d <= CF_SPOT_MAX_COUNT && d == (double)(long)d)) {
+                st = cf_error_set(CF_ERR_INVALID, "%s: key 'data[%zu]': expected a node count from 0 (an integer)",
+                                  name, i);
                 break;
             }
+            out->counts[i] = (int)d;
+            out->dt_h[i++] = gap->valuedouble / 3600.0;
         }
     }
-    cf_csv_free(&doc);
+    cJSON_Delete(doc);
+    return st;
+}
+
+cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, int requested, cf_spot_trace *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    size_t skip = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    while (skip < len && isspace((unsigned char)text[skip]))
+        skip++;
+    cf_status st = skip < len && (text[skip] == '{' || text[skip] == '[') ? parse_json(text, len, name, out)
+                                                   : parse_csv(text, len, name, out);
+    for (int k = 0; st == CF_OK && k < out->n_types; k++) {
+        int most = 0;
+        for (size_t i = 0; i < out->n_ticks; i++)
+            if (out->counts[i * (size_t)out->n_types + (size_t)k] > most)
+                most = out->counts[i * (size_t)out->n_types + (size_t)k];
+        if (requested > 0) {
+            if (most > requested)
+                st = cf_error_set(CF_ERR_INVALID, "%s: %d nodes held at some tick, more than the %d requested", name,
+                                  most, requested);
+            out->vm[k].requested = requested;
+        } else if (most == 0) {
+            st = cf_error_set(CF_ERR_INVALID, "%s: no node is ever held (all counts 0)", name);
+        } else {
+            out->vm[k].requested = most;
+        }
+    }
     if (st != CF_OK)
         cf_spot_trace_free(out);
     return st;
@@ -144,11 +203,13 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
         snprintf(r->vm.instance_type, sizeof r->vm.instance_type, "%s", cf_csv_field(rec, col[4]));
         snprintf(r->vm.gpu, sizeof r->vm.gpu, "%s", cf_csv_field(rec, col[5]));
         snprintf(r->vm.start_date, sizeof r->vm.start_date, "%s", cf_csv_field(rec, col[7]));
-        /* AWS zones are the region plus one letter (us-east-2b). */
-        snprintf(r->vm.region, sizeof r->vm.region, "%s", r->vm.zone);
-        size_t zl = strlen(r->vm.region);
-        if (strcmp(r->vm.cloud, "aws") == 0 && zl > 1 && r->vm.region[zl - 1] >= 'a' && r->vm.region[zl - 1] <= 'z')
-            r->vm.region[zl - 1] = '\0';
+        /* A zone is its region plus a letter: us-east-2b (AWS), us-central1-a (Google Cloud). */
+        char zone_cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX];
+        if (cf_spot_zone_cloud(r->vm.zone, zone_cloud, sizeof zone_cloud, region, sizeof region) &&
+            strcmp(zone_cloud, r->vm.cloud) == 0)
+            snprintf(r->vm.region, sizeof r->vm.region, "%s", region);
+        else
+            snprintf(r->vm.region, sizeof r->vm.region, "%s", r->vm.zone);
         (*n_rows)++;
     }
     cf_csv_free(&doc);
@@ -186,11 +247,15 @@ cf_status cf_spot_trace_load(const char *path, int requested, cf_spot_trace *out
                 mine = &rows[i];
     }
     cf_error_clear();
-    st = cf_spot_trace_parse(text, len, path, requested > 0 ? requested : mine ? mine->vm.requested : 0, out);
+    /* Else what the file's name says (the public traces' layout). */
+    cf_spot_trace_vm named;
+    int have_name = !mine && cf_spot_trace_vm_from_path(path, &named) && named.gpus_per_vm <= CF_SPOT_MAX_GPUS_PER_VM;
+    const cf_spot_trace_vm *meta = mine ? &mine->vm : have_name ? &named : NULL;
+    st = cf_spot_trace_parse(text, len, path, requested > 0 ? requested : meta ? meta->requested : 0, out);
     free(text);
-    if (st == CF_OK && mine && out->n_types == 1) {
+    if (st == CF_OK && meta && out->n_types == 1) {
         int req = out->vm[0].requested;
-        out->vm[0] = mine->vm;
+        out->vm[0] = *meta;
         out->vm[0].requested = req;
     }
     free(rows);
@@ -244,9 +309,112 @@ void cf_spot_trace_set_free(cf_spot_trace_set *set)
     memset(set, 0, sizeof *set);
 }
 
+static int by_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every *.csv and *.json under dir (index.csv and dot-files excluded),
+ * `depth` folders down at most. */
+static cf_status walk(const char *dir, int depth, char ***paths, size_t *n, size_t *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return cf_error_set(CF_ERR_IO, "cannot open '%s': %s", dir, strerror(errno));
+    cf_status st = CF_OK;
+    struct dirent *e;
+    while (st == CF_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "index.csv") == 0)
+            continue;
+        char path[CF_PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+            continue;
+        struct stat sb;
+        if (stat(path, &sb) != 0)
+            continue;
+        size_t len = strlen(e->d_name);
+        if (S_ISDIR(sb.st_mode)) {
+            if (depth > 0)
+                st = walk(path, depth - 1, paths, n, cap);
+        } else if (S_ISREG(sb.st_mode) && ((len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0) ||
+                                           (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0))) {
+            if (*n == *cap) {
+                size_t grow = *cap ? 2 * *cap : 32;
+                char **more = realloc(*paths, grow * sizeof *more);
+                if (!more) {
+                    st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                *paths = more;
+                *cap = grow;
+            }
+            if (!((*paths)[*n] = strdup(path)))
+                st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+            else
+                (*n)++;
+        }
+    }
+    closedir(d);
+    return st;
+}
+
+static void note_skipped(cf_spot_trace_set *set, const char *path, const char *why)
+{
+    size_t used = strlen(set->skipped);
+    if (set->n_skipped < 4)
+        snprintf(set->skipped + used, sizeof set->skipped - used, "%s'%s' (%s)", used ? "; " : "", path, why);
+    else if (set->n_skipped == 4)
+        snprintf(set->skipped + used, sizeof set->skipped - used, "; …");
+    set->n_skipped++;
+}
+
+/* A folder without index.csv: the traces its file names describe. */
+static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
+{
+    char **paths = NULL;
+    size_t n = 0, cap = 0;
+    cf_status st = walk(dir, 4, &paths, &n, &cap);
+    if (st == CF_OK && n)
+        qsort(paths, n, sizeof *paths, by_path);
+    if (st == CF_OK && !(out->traces = calloc(n ? n : 1, sizeof *out->traces)))
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == CF_OK && i < n; i++) {
+        cf_spot_trace_vm vm;
+        if (!cf_spot_trace_vm_from_path(paths[i], &vm)) {
+            note_skipped(out, paths[i], "its name says neither the nodes, zone, GPU nor VM size");
+            continue;
+        }
+        if (vm.gpus_per_vm < 1 || vm.gpus_per_vm > CF_SPOT_MAX_GPUS_PER_VM) {
+            note_skipped(out, paths[i], "not a GPU VM");
+            continue;
+        }
+        st = cf_spot_trace_load(paths[i], vm.requested, &out->traces[out->n]);
+        if (st == CF_OK)
+            out->n++;
+    }
+    if (st == CF_OK && out->n == 0) {
+        st = cf_error_set(CF_ERR_INVALID, "%s: no trace found: no index.csv, and no file named like a public trace%s%s",
+                          dir, out->n_skipped ? "; skipped " : "", out->skipped);
+        cf_error_hint("name each trace like availability/1-node/aws-02-15-2023/us-east-1a_v100_1.json or "
+                      "availability_1node_02-15-2023_us-east-1a_V100x1.csv, or list them in %s/index.csv "
+                      "(columns file, nodes_requested, cloud, zone, instance_type, gpu, gpus_per_vm, start_date; "
+                      "docs/spot.md)", dir);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return st;
+}
+
 cf_status cf_spot_trace_set_load(const char *dir, cf_spot_trace_set *out)
 {
     memset(out, 0, sizeof *out);
+    char index_path[CF_PATH_MAX];
+    struct stat sb;
+    snprintf(index_path, sizeof index_path, "%s/index.csv", dir);
+    if (stat(index_path, &sb) != 0 && errno == ENOENT && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        cf_status st = load_by_name(dir, out);
+        if (st != CF_OK)
+            cf_spot_trace_set_free(out);
+        return st;
+    }
     index_row *rows = NULL;
     size_t n_rows = 0;
     cf_status st = read_index(dir, &rows, &n_rows);

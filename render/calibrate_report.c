@@ -8,10 +8,21 @@
 
 static const char *const KEYS[CF_CAL_N] = {"below_p10", "below_p50", "below_p90", "done_by_check_quantile"};
 
-static const char *base_name(const char *p)
+/* A trace's name below the folder scored: its file name in an index.csv
+ * folder, its path in the public traces' layout (where file names repeat
+ * across dates). */
+static const char *shown_name(const char *path, const char *dir)
 {
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
+    size_t n = dir ? strlen(dir) : 0;
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n && strncmp(path, dir, n) == 0 && path[n] == '/') {
+        while (path[n] == '/')
+            n++;
+        return path + n;
+    }
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
 }
 
 static int inside(const cf_calibrate_share *s) { return s->share >= s->band_lo && s->share <= s->band_hi; }
@@ -35,7 +46,12 @@ void cf_calibrate_table(const cf_calibrate_report *r, cf_buf *out)
     cf_buf_printf(out, "windows: a start every %.0f min of each trace (circular), elastic; job lengths W, W/4, W/16, "
                        "W/64 (at least %.1f h), scored when the trace is at least %g× the work\n\n",
                   CF_SPOT_REPLAY_STEP_H * 60, CF_CALIBRATE_MIN_WORK_H, CF_CALIBRATE_TRACE_PER_WORK);
-    cf_buf_printf(out, " %-52s %5s %7s %6s %8s %8s %8s %8s %8s  %5s %5s %5s %5s\n", "TRACE", "NODES", "W h", "WINDOWS",
+    int width = 20;
+    for (size_t i = 0; i < r->n_traces; i++) {
+        int len = (int)strlen(shown_name(r->traces[i].name, r->traces_dir));
+        width = len > width ? (len < 72 ? len : 72) : width;
+    }
+    cf_buf_printf(out, " %-*s %5s %7s %6s %8s %8s %8s %8s %8s  %5s %5s %5s %5s\n", width, "TRACE", "NODES", "W h", "WINDOWS",
                   "MODEL p10", "p50", "p90", "REPLAY p50", "p90", "<p10", "<p50", "<p90", "<chk");
     for (size_t i = 0; i < res->n_items; i++) {
         const cf_calibrate_item *it = &res->items[i];
@@ -46,8 +62,8 @@ void cf_calibrate_table(const cf_calibrate_report *r, cf_buf *out)
         hours_cell(c, sizeof c, it->model_h[CF_CAL_P90]);
         hours_cell(d, sizeof d, it->replay_p50_h);
         hours_cell(e, sizeof e, it->replay_p90_h);
-        cf_buf_printf(out, " %-52.52s %5d %7.1f %6zu %8s %8s %8s %8s %8s  %5.2f %5.2f %5.2f %5.2f%s\n",
-                      base_name(t->name), t->nodes, it->work_h, it->windows, a, b, c, d, e, it->share[CF_CAL_P10],
+        cf_buf_printf(out, " %-*.*s %5d %7.1f %6zu %8s %8s %8s %8s %8s  %5.2f %5.2f %5.2f %5.2f%s\n",
+                      width, width, shown_name(t->name, r->traces_dir), t->nodes, it->work_h, it->windows, a, b, c, d, e, it->share[CF_CAL_P10],
                       it->share[CF_CAL_P50], it->share[CF_CAL_P90], it->share[CF_CAL_CHECK],
                       it->scored ? "" : "  (too long for the trace: not pooled)");
     }
@@ -72,7 +88,7 @@ void cf_calibrate_table(const cf_calibrate_report *r, cf_buf *out)
                            "%d replicates: one share outside is not evidence against the model by itself\n",
                       100 * res->replicates_outside_any_band, res->replicates);
     for (size_t j = 0; j < r->n_traces; j++)
-        cf_buf_printf(out, "model row for %s: %s\n", base_name(r->traces[j].name), r->rows[j].text);
+        cf_buf_printf(out, "model row for %s: %s\n", shown_name(r->traces[j].name, r->traces_dir), r->rows[j].text);
 }
 
 cJSON *cf_calibrate_json(const cf_calibrate_report *r)
@@ -112,7 +128,7 @@ cJSON *cf_calibrate_json(const cf_calibrate_report *r)
         const cf_calibrate_item *it = &res->items[i];
         const cf_calibrate_trace *t = &r->traces[it->trace];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "trace", base_name(t->name));
+        cJSON_AddStringToObject(o, "trace", shown_name(t->name, r->traces_dir));
         cJSON_AddNumberToObject(o, "nodes", t->nodes);
         cJSON_AddStringToObject(o, "model_row", cf_spot_row_kind_name(r->rows[it->trace].kind));
         cf_json_add_rounded(o, "work_hours", it->work_h, 4);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <gsl/gsl_rng.h>
 
@@ -472,7 +474,7 @@ static void calibrate_on(const cf_spot_trace_set *scored, const cf_spot_table_ro
 
 static cf_spot_trace_set subset(const cf_spot_trace_set *all, int half)
 {
-    cf_spot_trace_set s = {calloc(all->n, sizeof *s.traces), 0};
+    cf_spot_trace_set s = {.traces = calloc(all->n, sizeof *s.traces)};
     for (size_t i = 0; i < all->n; i++) {
         const char *d = all->traces[i].vm[0].start_date;
         int a = strcmp(d, "2023-02-15") == 0 || strcmp(d, "2023-08-03") == 0;
@@ -505,6 +507,194 @@ static void test_calibration_on_traces(void **state)
         free(scored.traces);
     }
     cf_spot_trace_set_free(&set);
+}
+
+/* What a trace's path says (profiler/spot_trace_names.c): the public
+ * traces' layout and their CSV copies' names, table-driven. */
+static void test_trace_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path;
+        int ok, nodes, per_vm;
+        const char *cloud, *zone, *region, *gpu, *date;
+    } cases[] = {
+        {"x/availability/16-node/aws-08-27-2023/us-east-2b_v100_1.json", 1, 16, 1, "aws", "us-east-2b", "us-east-2",
+         "V100", "2023-08-27"},
+        {"/abs//preemption/4-node/aws-08-03-2023/us-west-2c_v100_1.json", 1, 4, 1, "aws", "us-west-2c", "us-west-2",
+         "V100", "2023-08-03"},
+        {"availability/1-node/aws-10-26-2022/us-west-2a_k80_8.json", 1, 1, 8, "aws", "us-west-2a", "us-west-2", "K80",
+         "2022-10-26"},
+        {"preemption/1-node/aws-04-19-2023/us-east-1b_intel_64.json", 1, 1, 64, "aws", "us-east-1b", "us-east-1",
+         "INTEL", "2023-04-19"},
+        {"availability_16node_08-27-2023_us-east-2b_V100x1.csv", 1, 16, 1, "aws", "us-east-2b", "us-east-2", "V100",
+         "2023-08-27"},
+        {"d/preemption_1node_04-22-2023_us-central1-a_T4x4.csv", 1, 1, 4, "gcp", "us-central1-a", "us-central1", "T4",
+         "2023-04-22"},
+        {"preemption/1-node/gcp-04-30-2023/us-central1-a_c3-88.json", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"availability_16node_13-27-2023_us-east-2b_V100x1.csv", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"availability_0node_08-27-2023_us-east-2b_V100x1.csv", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"availability_16node_08-27-2023_eastus_V100x1.csv", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"availability_9999999node_08-27-2023_us-east-2b_V100x1.csv", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"availability/16-node/aws-08-27-2023/us-east-2b_v100_1.txt", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"us-east-1c_v100_1.json", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"notes.csv", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+        {"", 0, 0, 0, NULL, NULL, NULL, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cf_spot_trace_vm vm;
+        int ok = cf_spot_trace_vm_from_path(cases[i].path, &vm);
+        if (ok != cases[i].ok)
+            fail_msg("%s: recognised %d, expected %d", cases[i].path, ok, cases[i].ok);
+        if (!ok)
+            continue;
+        assert_int_equal(vm.requested, cases[i].nodes);
+        assert_int_equal(vm.gpus_per_vm, cases[i].per_vm);
+        assert_string_equal(vm.cloud, cases[i].cloud);
+        assert_string_equal(vm.zone, cases[i].zone);
+        assert_string_equal(vm.region, cases[i].region);
+        assert_string_equal(vm.gpu, cases[i].gpu);
+        assert_string_equal(vm.start_date, cases[i].date);
+        assert_string_equal(vm.instance_type, "");
+    }
+}
+
+/* The public traces' JSON reads as the same trace as its CSV copy; its
+ * errors name the key. */
+static void test_trace_json(void **state)
+{
+    (void)state;
+    static const char json[] = "{\"metadata\": {\"gap_seconds\": 32}, \"data\": [0, 2, 1, 2]}";
+    static const char csv[] = "t_s,nodes_available\n0,0\n32,2\n64,1\n96,2\n";
+    cf_spot_trace a, b;
+    assert_int_equal(cf_spot_trace_parse(json, sizeof json - 1, "t.json", 0, &a), CF_OK);
+    assert_int_equal(cf_spot_trace_parse(csv, sizeof csv - 1, "t.csv", 0, &b), CF_OK);
+    assert_int_equal(a.n_ticks, 4);
+    assert_int_equal(a.n_ticks, b.n_ticks);
+    assert_int_equal(a.n_types, 1);
+    assert_int_equal(a.vm[0].requested, 2);
+    for (size_t i = 0; i < a.n_ticks; i++) {
+        assert_float_equal(a.dt_h[i], 32 / 3600.0, 1e-12);
+        assert_float_equal(a.dt_h[i], b.dt_h[i], 1e-12);
+        assert_int_equal(a.counts[i], b.counts[i]);
+    }
+    cf_spot_trace_free(&a);
+    cf_spot_trace_free(&b);
+    assert_int_equal(cf_spot_trace_parse(json, sizeof json - 1, "t.json", 4, &a), CF_OK);
+    assert_int_equal(a.vm[0].requested, 4);
+    cf_spot_trace_free(&a);
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"{\"metadata\": {\"gap_seconds\": 0}, \"data\": [1, 1]}", "'metadata.gap_seconds'"},
+        {"{\"metadata\": {}, \"data\": [1, 1]}", "'metadata.gap_seconds'"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": {}}", "'data'"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, -1]}", "'data[1]'"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, 1.5]}", "'data[1]'"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, \"1\"]}", "'data[1]'"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1]}", "at least 2 ticks"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [0, 0]}", "no node is ever held"},
+        {"[1, 2]", "a JSON object"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, ", "invalid JSON"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_not_equal(cf_spot_trace_parse(bad[i].text, strlen(bad[i].text), "t.json", 0, &a), CF_OK);
+        if (!strstr(cf_error_message(), bad[i].says) || !strstr(cf_error_message(), "t.json"))
+            fail_msg("%s: says '%s', expected '%s'", bad[i].text, cf_error_message(), bad[i].says);
+    }
+    assert_int_not_equal(cf_spot_trace_parse(json, sizeof json - 1, "t.json", 1, &a), CF_OK); /* 2 held, 1 asked */
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A folder without index.csv: its traces from their names (public layout
+ * and CSV copies), in path order; other files skipped and named; the
+ * shipped CSVs without their index read as with it, but for the instance
+ * type the index names. */
+static void test_trace_folder_without_index(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cloudfit-traces-XXXXXX", path[512];
+    assert_non_null(mkdtemp(root));
+    static const char *const dirs[] = {"/preemption", "/preemption/4-node", "/preemption/4-node/aws-08-03-2023",
+                                       "/preemption/1-node", "/preemption/1-node/aws-04-19-2023"};
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s%s", root, dirs[i]);
+        assert_int_equal(mkdir(path, 0755), 0);
+    }
+    snprintf(path, sizeof path, "%s/preemption/4-node/aws-08-03-2023/us-east-1f_v100_1.json", root);
+    write_text(path, "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [4, 3, 4, 2]}");
+    snprintf(path, sizeof path, "%s/preemption/1-node/aws-04-19-2023/us-east-1b_intel_64.json", root);
+    write_text(path, "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [1, 0, 1]}");
+    snprintf(path, sizeof path, "%s/availability_1node_02-15-2023_us-east-1a_V100x8.csv", root);
+    write_text(path, "t_s,nodes_available\n0,1\n195,0\n390,1\n");
+    snprintf(path, sizeof path, "%s/notes.csv", root);
+    write_text(path, "a,b\n1,2\n");
+    snprintf(path, sizeof path, "%s/README.md", root);
+    write_text(path, "not a trace\n");
+    cf_spot_trace_set set;
+    assert_int_equal(cf_spot_trace_set_load(root, &set), CF_OK);
+    assert_int_equal(set.n, 2);
+    assert_int_equal(set.n_skipped, 2);
+    assert_non_null(strstr(set.skipped, "notes.csv"));
+    assert_non_null(strstr(set.skipped, "intel_64.json' (not a GPU VM)"));
+    assert_non_null(strstr(set.traces[0].name, "availability_1node"));
+    assert_int_equal(set.traces[0].vm[0].gpus_per_vm, 8);
+    assert_int_equal(set.traces[0].vm[0].requested, 1);
+    assert_string_equal(set.traces[1].vm[0].zone, "us-east-1f");
+    assert_string_equal(set.traces[1].vm[0].region, "us-east-1");
+    assert_int_equal(set.traces[1].vm[0].requested, 4); /* from 4-node, not the largest count */
+    assert_int_equal(set.traces[1].n_ticks, 4);
+    cf_spot_trace_set_free(&set);
+    /* nothing left: an error that says what was skipped and a hint */
+    snprintf(path, sizeof path, "%s/availability_1node_02-15-2023_us-east-1a_V100x8.csv", root);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/preemption/4-node/aws-08-03-2023/us-east-1f_v100_1.json", root);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(cf_spot_trace_set_load(root, &set), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "no trace found"));
+    assert_non_null(strstr(cf_error_message(), "notes.csv"));
+    assert_non_null(strstr(cf_error_hint_text(), "index.csv"));
+    /* the shipped CSVs without their index.csv */
+    cf_spot_trace_set shipped, copies;
+    assert_int_equal(cf_spot_trace_set_load(TRACES, &shipped), CF_OK);
+    char copy_dir[600];
+    snprintf(copy_dir, sizeof copy_dir, "%s/copies", root);
+    assert_int_equal(mkdir(copy_dir, 0755), 0);
+    for (size_t i = 0; i < shipped.n; i++) {
+        const char *base = strrchr(shipped.traces[i].name, '/') + 1;
+        char dst[700];
+        snprintf(dst, sizeof dst, "%s/%s", copy_dir, base);
+        assert_int_equal(symlink(shipped.traces[i].name, dst), 0); /* TRACES is an absolute path */
+    }
+    assert_int_equal(cf_spot_trace_set_load(copy_dir, &copies), CF_OK);
+    assert_int_equal(copies.n, shipped.n);
+    assert_int_equal(copies.n_skipped, 0);
+    for (size_t i = 0; i < shipped.n; i++) {
+        const cf_spot_trace_vm *a = &shipped.traces[i].vm[0], *b = &copies.traces[i].vm[0];
+        assert_string_equal(strrchr(shipped.traces[i].name, '/'), strrchr(copies.traces[i].name, '/'));
+        assert_int_equal(a->requested, b->requested);
+        assert_int_equal(a->gpus_per_vm, b->gpus_per_vm);
+        assert_string_equal(a->cloud, b->cloud);
+        assert_string_equal(a->zone, b->zone);
+        assert_string_equal(a->region, b->region);
+        assert_string_equal(a->gpu, b->gpu);
+        assert_string_equal(a->start_date, b->start_date);
+        assert_int_equal(shipped.traces[i].n_ticks, copies.traces[i].n_ticks);
+        assert_memory_equal(shipped.traces[i].counts, copies.traces[i].counts,
+                            shipped.traces[i].n_ticks * sizeof *shipped.traces[i].counts);
+    }
+    cf_spot_trace_set_free(&shipped);
+    cf_spot_trace_set_free(&copies);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* Degenerate models and traces end with an error or an answer, never a
@@ -709,6 +899,9 @@ int main(void)
         cmocka_unit_test(test_generator_statistics),
         cmocka_unit_test(test_shipped_table_matches_traces),
         cmocka_unit_test(test_calibration_on_traces),
+        cmocka_unit_test(test_trace_names),
+        cmocka_unit_test(test_trace_json),
+        cmocka_unit_test(test_trace_folder_without_index),
         cmocka_unit_test(test_degenerate_inputs),
         cmocka_unit_test(test_node_count_growth),
         cmocka_unit_test(test_mc_estimate_many_same_results),

@@ -15,6 +15,16 @@ static cf_status load(const cf_simulate_calibrate_request *req, cf_simulate_cali
         cf_error_prefix("%s", req->fit_dir);
     if (st != CF_OK)
         return st;
+    const cf_spot_trace_set *sets[2] = {&c->set, &c->fit_set};
+    const char *dirs[2] = {req->traces_dir, req->fit_dir};
+    for (int k = 0; k < 2 && req->note; k++) {
+        if (!sets[k]->n_skipped)
+            continue;
+        char text[1200];
+        snprintf(text, sizeof text, "%s: %zu file%s skipped (no index.csv; their names do not describe a GPU VM's "
+                 "trace): %s", dirs[k], sets[k]->n_skipped, sets[k]->n_skipped == 1 ? "" : "s", sets[k]->skipped);
+        req->note(req->note_ctx, CF_NOTE_WARNING, text);
+    }
     size_t n = c->set.n;
     c->vms = calloc(n ? n : 1, sizeof *c->vms);
     c->paths = calloc(n ? n : 1, sizeof *c->paths);
@@ -32,8 +42,8 @@ static cf_status load(const cf_simulate_calibrate_request *req, cf_simulate_cali
         if (!c->vms[i]) {
             cf_error_set(CF_ERR_INVALID, "%s: no offer in the catalog for the trace's VM (%s %s in %s)", t->name,
                          t->vm[0].cloud, t->vm[0].instance_type, t->vm[0].region);
-            cf_error_hint("every trace needs a row in %s/index.csv with cloud, region, instance_type, gpu, "
-                          "gpus_per_vm", req->traces_dir);
+            cf_error_hint("describe each trace's VM in %s/index.csv (cloud, zone, instance_type, gpu, gpus_per_vm) "
+                          "or by its name (docs/spot.md, \"Trace folders\")", req->traces_dir);
             return CF_ERR_INVALID;
         }
         if ((st = cf_spot_path_from_trace(t, &c->paths[i])) != CF_OK)

@@ -12,6 +12,7 @@
   * `--spot only` returns spot plans or exits 4 with the reason;
   * `simulate --calibrate` on the shipped traces: the keys, shares inside
     their bands, the acceptance ranges; warnings when a job outlasts a trace;
+    the same traces in their source's layout and JSON, without an index.csv;
   * the mixed plan's switch-over helper (examples/elastic/cloudfit_elastic.py);
   * `recommend --mix` lists per-worker batches and the speed-up;
   * `cloudfit rebalance` as a JSON-lines filter, and its errors.
@@ -293,6 +294,81 @@ def test_simulate_calibrate_on_the_shipped_traces():
     assert rc == 2 and "--trace" in err, err
     rc, _, err = run("simulate", RESNET, "--calibrate", os.path.join(TMP, "nowhere"))
     assert rc != 0 and "nowhere" in err, err
+
+
+def public_layout(rows, where):
+    """The shipped traces as their source publishes them (skypilot-org/spot-traces:
+    KIND/N-node/CLOUD-MM-DD-YYYY/ZONE_GPU_COUNT.json, {"metadata": {"gap_seconds": G}, "data": [...]}),
+    with no index.csv."""
+    for r in rows:
+        points = list(csv.DictReader(open(os.path.join(TRACES, r["file"]))))
+        times = [float(p["t_s"]) for p in points]
+        gaps = {round(b - a, 6) for a, b in zip(times, times[1:])}
+        assert len(gaps) == 1 and times[0] == 0, (r["file"], sorted(gaps)[:3])
+        path = os.path.join(where, r["source"].split(":", 1)[1])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump({"metadata": {"gap_seconds": int(gaps.pop())},
+                       "data": [int(p["nodes_available"]) for p in points]}, f)
+
+
+def test_simulate_reads_the_public_traces_layout():
+    rows = list(csv.DictReader(open(os.path.join(TRACES, "index.csv"))))
+    pub = os.path.join(TMP, "public")
+    public_layout(rows, pub)
+    # a CPU VM's trace of the same source and a stray file: skipped, and said so
+    cpu = os.path.join(pub, "preemption", "1-node", "aws-04-19-2023", "us-east-1b_intel_64.json")
+    os.makedirs(os.path.dirname(cpu), exist_ok=True)
+    with open(cpu, "w") as f:
+        json.dump({"metadata": {"gap_seconds": 60}, "data": [1, 0, 1]}, f)
+    args = ["-f", "json", "--max-catalog-age-days", "100000"]
+    rc, out, err = run("simulate", RESNET, "--calibrate", TRACES, *args)
+    assert rc == 0, err
+    shipped = json.loads(out)
+    rc, out, err = run("simulate", RESNET, "--calibrate", pub, *args)
+    assert rc == 0, err
+    assert "1 file skipped" in err and "intel_64.json' (not a GPU VM)" in err, err
+    doc = json.loads(out)
+    keys = ("below_p10", "below_p50", "below_p90", "done_by_check_quantile")
+    # the same windows and shares; the bands are a bootstrap drawn trace by trace, in another order here
+    assert doc["windows"] == shipped["windows"] and len(doc["items"]) == len(shipped["items"]), doc["windows"]
+    for k in keys:
+        assert doc[k]["share"] == shipped[k]["share"], (k, doc[k], shipped[k])
+        assert abs(doc[k]["band_lo"] - shipped[k]["band_lo"]) < 0.05, (k, doc[k], shipped[k])
+    by_source = {r["source"].split(":", 1)[1]: r["file"] for r in rows}
+    mine = {(i["trace"], i["work_hours"]): i for i in doc["items"]}
+    theirs = {(i["trace"], i["work_hours"]): i for i in shipped["items"]}
+    for (trace, work), item in mine.items():
+        other = theirs[(by_source[trace], work)]  # named by its path below the folder: dates repeat file names
+        assert {k: v for k, v in item.items() if k != "trace"} == {k: v for k, v in other.items() if k != "trace"}, trace
+    # the table names each trace by its path below the folder
+    rc, out, err = run("simulate", RESNET, "--calibrate", pub, "--max-catalog-age-days", "100000")
+    assert rc == 0 and "availability/16-node/aws-08-27-2023/us-east-2b_v100_1.json" in out, out[:3000]
+    # the shipped CSVs without their index.csv: the same document as with it, bands included
+    copies = os.path.join(TMP, "copies")
+    os.makedirs(copies, exist_ok=True)
+    for r in rows:
+        os.symlink(os.path.abspath(os.path.join(TRACES, r["file"])), os.path.join(copies, r["file"]))
+    rc, out, err = run("simulate", RESNET, "--calibrate", copies, *args)
+    assert rc == 0, err
+    doc = json.loads(out)
+    for k in keys + ("windows", "items", "replicate_shares"):
+        assert doc[k] == shipped[k], k
+    # one JSON trace through --trace: the plan and replay of its CSV copy
+    source = next(r for r in rows if r["file"] == TRACE_1C)["source"].split(":", 1)[1]
+    rc, out, err = run("simulate", RESNET, "--trace", os.path.join(pub, source), *args)
+    assert rc == 0, err
+    rc2, out2, err2 = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), *args)
+    assert rc2 == 0, err2
+    a, b = json.loads(out), json.loads(out2)
+    assert a["plan"] == b["plan"] and a["rules"] == b["rules"], (a["plan"], b["plan"])
+    # a folder with nothing a trace: the error names what was skipped and how to fix it
+    empty = os.path.join(TMP, "no-traces")
+    os.makedirs(empty, exist_ok=True)
+    with open(os.path.join(empty, "notes.csv"), "w") as f:
+        f.write("a,b\n1,2\n")
+    rc, out, err = run("simulate", RESNET, "--calibrate", empty)
+    assert rc != 0 and "no trace found" in err and "notes.csv" in err and "hint:" in err and "index.csv" in err, err
 
 
 def test_simulate_warns_when_the_job_outlasts_the_trace():
