@@ -84,8 +84,11 @@ void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out)
         }
         print_stats_row(out, label, g->n_fit, &g->all);
         const cf_perf_params *p = &g->params;
-        cf_buf_printf(out, "      inter-node all-reduce %.3g Gbit/s%s: %s\n", g->inter_gbps,
-                      p->bound_hit ? " (the NIC's nominal rate: the fit reached the bound)" : "", g->network_source);
+        const char *bound = !p->bound_hit         ? ""
+                            : p->nic_gbps > 0      ? " (the NIC's nominal rate: the fit reached the bound)"
+                                                   : " (the fastest NIC any catalog VM has: the network does not show; "
+                                                     "the NIC is not in the catalog)";
+        cf_buf_printf(out, "      inter-node all-reduce %.3g Gbit/s%s: %s\n", g->inter_gbps, bound, g->network_source);
         for (int b = 0; b < g->n_buckets; b++) {
             char nodes[16], sub[64];
             bucket_label(g, b, nodes, sizeof nodes);

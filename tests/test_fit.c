@@ -156,6 +156,52 @@ static void test_bandwidth_bound(void **state)
     assert_true(cf_perf_sync_s(&fit, bytes, 2, 1) >= 3.2 / 100 - 1e-12);
 }
 
+/* A NIC the catalog does not give (0) bounds nothing measured: the same
+ * "free" network is fitted far above the 10 Gbit/s the default network
+ * assumes, and predicted as measured at 2 × 4 GPUs, where a 10 Gbit/s
+ * bound and floor would add the ring's bytes at 10 Gbit/s (0.48 s). A
+ * measured network slower than the default is fitted as on its known NIC;
+ * the default network itself (nothing measured) still assumes 10 Gbit/s. */
+static void test_unknown_nic_bounds_nothing(void **state)
+{
+    (void)state;
+    double bytes = 400e6;
+    cf_measurement rows[64];
+    size_t n = 0;
+    for (int m = 16; m <= 256; m *= 2) {
+        rows[n++] = row(1, 1, m, 0.03 + 0.002 * m);
+        rows[n++] = row(1, 4, m, 0.03 + 0.002 * m);
+        rows[n++] = row(2, 1, m, 0.03 + 0.002 * m);
+    }
+    cf_perf_params start = cf_perf_defaults(NULL), fit;
+    cf_perf_fit_report rep;
+    assert_int_equal(cf_perf_fit(rows, n, bytes, 0, &start, &fit, &rep), CF_OK);
+    assert_true(fit.nic_gbps == 0 && fit.inter_gbps > 1000);
+    for (int m = 16; m <= 256; m *= 2)
+        assert_true(fabs(cf_perf_step_s(&fit, bytes, 2, 4, m, 1) / (0.03 + 0.002 * m) - 1) < 0.02);
+    /* carried to a VM whose NIC is also unknown: unchanged, not clamped */
+    cf_perf_params carried = cf_perf_on_network(&fit, 0, 0);
+    assert_float_equal(carried.inter_gbps, fit.inter_gbps, 1e-9);
+    assert_true(carried.nic_gbps == 0);
+    /* a slower measured network: the same fit as on a known 50 Gbit/s NIC */
+    cf_perf_params truth = truth_params(bytes);
+    static const int train[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}};
+    unsigned seed = 1;
+    n = rows_of(&truth, bytes, train, 4, 0, &seed, rows);
+    cf_perf_params known;
+    assert_int_equal(cf_perf_fit(rows, n, bytes, 0, &start, &fit, &rep), CF_OK);
+    assert_int_equal(cf_perf_fit(rows, n, bytes, 50, &start, &known, NULL), CF_OK);
+    /* (the A2 grid starts at the bound, so its points differ: within its resolution) */
+    assert_true(fabs(fit.inter_gbps / known.inter_gbps - 1) < 0.1 && fabs(fit.inter_gbps / 5 - 1) < 0.1);
+    assert_true(fabs(fit.hide - known.hide) <= 0.05 + 1e-9);
+    /* nothing measured on an unknown NIC: the default network, 10 Gbit/s nominal over TCP */
+    cf_perf_params none = cf_perf_on_network(&start, 0, 0);
+    assert_float_equal(cf_perf_sync_s(&none, bytes, 2, 1),
+                       8 * bytes / (cf_default_inter_gbps(CF_DEFAULT_UNKNOWN_NETWORK_GBPS) * 1e9) +
+                           cf_perf_hop_latency_s(&none.k, CF_DEFAULT_UNKNOWN_NETWORK_GBPS, bytes, 2),
+                       1e-9);
+}
+
 /* The 80 % interval covers about 80 % of measurements drawn from a known
  * model with known noise (5 % per step time): the profile's roughness and
  * the probe's fit give σ, and the shipped constants (calibrated on real
@@ -296,6 +342,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovers_synthetic_network),
         cmocka_unit_test(test_bandwidth_bound),
+        cmocka_unit_test(test_unknown_nic_bounds_nothing),
         cmocka_unit_test(test_interval_coverage_known_model),
         cmocka_unit_test(test_interval_coverage_over_growth_belief),
         cmocka_unit_test(test_needs_single_node_rows),

@@ -200,6 +200,8 @@ static void net_rows_free(net_rows *x)
 
 static double ring(double n) { return n > 1 ? 2.0 * (n - 1) / n : 0.0; }
 
+/* `nic` 0 = unknown: the hop latency of the default NIC, the bandwidth
+ * bounded only by CF_UNKNOWN_NIC_FIT_BOUND_GBPS and no floor. */
 static cf_status net_rows_build(const cf_perf_params *p, const cf_measurement *rows, size_t n_rows, double bytes,
                                 double nic, net_rows *x)
 {
@@ -220,8 +222,9 @@ static cf_status net_rows_build(const cf_perf_params *p, const cf_measurement *r
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     x->bits = 8.0 * bytes;
-    x->nic = nic;
-    x->lat2 = cf_perf_hop_latency_s(&p->k, nic, bytes, 2);
+    double latency_nic = nic > 0 ? nic : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    x->nic = nic > 0 ? nic : CF_UNKNOWN_NIC_FIT_BOUND_GBPS;
+    x->lat2 = cf_perf_hop_latency_s(&p->k, latency_nic, bytes, 2);
     double first_m = -1;
     for (size_t i = 0; i < n_rows; i++) {
         const cf_measurement *r = &rows[i];
@@ -235,8 +238,8 @@ static cf_status net_rows_build(const cf_perf_params *p, const cf_measurement *r
         x->g[j] = g;
         double rn = ring(r->num_nodes), rk = ring(r->num_gpus);
         x->growth[j] = pow(rn, p->k.growth_nodes) * (p->k.growth_gpus != 0 ? pow(rk / rn, p->k.growth_gpus) : 1.0);
-        x->lat_n[j] = cf_perf_hop_latency_s(&p->k, nic, bytes, r->num_nodes);
-        x->floor_s[j] = rk * x->bits / (nic * 1e9);
+        x->lat_n[j] = cf_perf_hop_latency_s(&p->k, latency_nic, bytes, r->num_nodes);
+        x->floor_s[j] = nic > 0 ? rk * x->bits / (nic * 1e9) : 0;
         if (first_m < 0)
             first_m = r->local_bsz;
         else if (r->local_bsz != first_m)
@@ -398,7 +401,7 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, d
     p.sigma_profile = curves_roughness(&p);
     p.compute_provenance = CF_PROV_FITTED;
     /* the network */
-    p.nic_gbps = nic_gbps > 0 ? nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
+    p.nic_gbps = nic_gbps > 0 ? nic_gbps : 0; /* 0: unknown, bounds nothing (CF_UNKNOWN_NIC_FIT_BOUND_GBPS) */
     p.inter_gbps = 0;
     p.hide = -1;
     p.overhead_s = 0;
@@ -433,8 +436,8 @@ cf_status cf_perf_fit(const cf_measurement *rows, size_t n_rows, double bytes, d
         if (st == CF_OK) {
             double a2min = x.bits / (x.nic * 1e9) + x.lat2;
             p.inter_gbps = x.bits / ((best.a2 - x.lat2) * 1e9);
-            if (p.inter_gbps > p.nic_gbps)
-                p.inter_gbps = p.nic_gbps;
+            if (p.inter_gbps > x.nic)
+                p.inter_gbps = x.nic;
             p.hide = best.rho;
             p.overhead_s = best.c0;
             p.two_vm_exponent = best.b2;

@@ -85,7 +85,9 @@ cf_status cf_inputs_fit_rows(const cf_job *job, const cf_gpu *gpu, const cf_meas
         snprintf(perf->network_note, sizeof perf->network_note,
                  "%zu multi-node measurement(s): %.2g Gbit/s effective%s, %.0f%% of the step can hide it",
                  rep->n_multi_node, perf->params.inter_gbps,
-                 rep->bound_hit ? " (the NIC's nominal rate: the measurements show no cost beyond it)" : "",
+                 !rep->bound_hit                ? ""
+                 : perf->params.nic_gbps > 0    ? " (the NIC's nominal rate: the measurements show no cost beyond it)"
+                                                : " (the fastest NIC any catalog VM has: the measurements show no cost)",
                  100 * perf->params.hide);
     return st;
 }

@@ -115,9 +115,9 @@ cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps
 {
     cf_perf_params q = *p;
     double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    q.nic_gbps = nominal;
+    q.nic_gbps = nominal_gbps > 0 ? nominal_gbps : 0; /* unknown stays unknown: it bounds nothing */
     if (p->inter_gbps > 0 && (reference_gbps <= 0 || nominal_gbps <= 0 || reference_gbps == nominal_gbps)) {
-        q.inter_gbps = fmin(p->inter_gbps, nominal);
+        q.inter_gbps = nominal_gbps > 0 ? fmin(p->inter_gbps, nominal_gbps) : p->inter_gbps;
         return q;
     }
     if (p->inter_gbps > 0 && is_rdma(reference_gbps) == is_rdma(nominal)) {
@@ -162,16 +162,18 @@ static double hop_latency(const cf_perf_params *p, double gradient_bytes, double
 
 static double hide_fraction(const cf_perf_params *p) { return p->hide >= 0 ? p->hide : p->k.hide_default; }
 
+/* A measured (fitted or carried) rate, at most the NIC when the catalog
+ * gives it; else the NIC's default. */
 static double effective_gbps(const cf_perf_params *p)
 {
-    double nic = p->nic_gbps > 0 ? p->nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    return p->inter_gbps > 0 ? fmin(p->inter_gbps, nic) : cf_default_inter_gbps(nic);
+    if (p->inter_gbps > 0)
+        return p->nic_gbps > 0 ? fmin(p->inter_gbps, p->nic_gbps) : p->inter_gbps;
+    return cf_default_inter_gbps(p->nic_gbps);
 }
 
 /* A(N, g, K) and the probe's A2 (latency included). */
 static double allreduce(const cf_perf_params *p, double bytes, int nodes, int g, int gpus, double *a2_out)
 {
-    double nic = p->nic_gbps > 0 ? p->nic_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
     double bits = 8.0 * bytes;
     double bw_part = bits / (effective_gbps(p) * 1e9); /* A2 − λ(2) */
     double lat2 = hop_latency(p, bytes, 2);
@@ -184,7 +186,7 @@ static double allreduce(const cf_perf_params *p, double bytes, int nodes, int g,
     if (nodes == 2 && p->two_vm_exponent != 0)
         growth *= pow((double)g, p->two_vm_exponent);
     double a = bw_part * growth + hop_latency(p, bytes, nodes);
-    double floor_s = rk * bits / (nic * 1e9);
+    double floor_s = p->nic_gbps > 0 ? rk * bits / (p->nic_gbps * 1e9) : 0; /* no bound from an unknown NIC */
     return a > floor_s ? a : floor_s;
 }
 

@@ -92,7 +92,14 @@
 /* Hardware defaults (not fitted). */
 #define CF_DDP_BUCKET_BYTES (25.0 * 1024 * 1024)      /* PyTorch DDP gradient buckets */
 #define CF_DEFAULT_UNKNOWN_INTERCONNECT_GBS 16.0      /* PCIe 3.0 x16, GB/s per GPU */
-#define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0          /* a VM whose NIC the catalog does not give */
+/* A VM whose NIC the catalog does not give: its default network (no
+ * measurement) assumes this nominal rate, but nothing measured is bounded
+ * by it — a fitted or carried all-reduce rate above it stands, and no
+ * floor A_floor applies (docs/model.md, "Bounded by the hardware"). */
+#define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0
+/* The fastest NIC any catalog VM has (p5.48xlarge, 3,200 Gbit/s EFA): the
+ * bound of a network fit on a NIC the catalog does not give. */
+#define CF_UNKNOWN_NIC_FIT_BOUND_GBPS 3200.0
 #define CF_RDMA_MIN_NOMINAL_GBPS 400.0                /* the catalog's EFA / InfiniBand aggregates */
 #define CF_DEFAULT_RDMA_EFFICIENCY 0.5                /* RDMA: half the nominal rate */
 /* TCP (NCCL sockets): AWS documents a 5 Gbit/s limit per flow between
