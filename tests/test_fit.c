@@ -161,7 +161,9 @@ static void test_bandwidth_bound(void **state)
  * assumes, and predicted as measured at 2 × 4 GPUs, where a 10 Gbit/s
  * bound and floor would add the ring's bytes at 10 Gbit/s (0.48 s). A
  * measured network slower than the default is fitted as on its known NIC;
- * the default network itself (nothing measured) still assumes 10 Gbit/s. */
+ * one measured on a known NIC and carried to an unknown one is bounded by
+ * the default's 10 Gbit/s; the default network itself (nothing measured)
+ * still assumes 10 Gbit/s. */
 static void test_unknown_nic_bounds_nothing(void **state)
 {
     (void)state;
@@ -183,6 +185,12 @@ static void test_unknown_nic_bounds_nothing(void **state)
     cf_perf_params carried = cf_perf_on_network(&fit, 0, 0);
     assert_float_equal(carried.inter_gbps, fit.inter_gbps, 1e-9);
     assert_true(carried.nic_gbps == 0);
+    /* measured on a known 400 Gbit/s NIC, carried to an unknown one: the default's 10 Gbit/s bounds it */
+    cf_perf_params on_known;
+    assert_int_equal(cf_perf_fit(rows, n, bytes, 400, &start, &on_known, NULL), CF_OK);
+    assert_true(on_known.inter_gbps > 100);
+    carried = cf_perf_on_network(&on_known, 400, 0);
+    assert_true(carried.inter_gbps <= CF_DEFAULT_UNKNOWN_NETWORK_GBPS && carried.nic_gbps == CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
     /* a slower measured network: the same fit as on a known 50 Gbit/s NIC */
     cf_perf_params truth = truth_params(bytes);
     static const int train[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}};

@@ -115,9 +115,13 @@ cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps
 {
     cf_perf_params q = *p;
     double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    q.nic_gbps = nominal_gbps > 0 ? nominal_gbps : 0; /* unknown stays unknown: it bounds nothing */
+    /* A NIC the catalog does not give bounds nothing measured on it (both
+     * unknown: the cluster the network was fitted on); a network measured
+     * on a known NIC and carried to an unknown one gets the default's
+     * nominal rate as its bound, as a guess is all there is. */
+    q.nic_gbps = nominal_gbps > 0 ? nominal_gbps : reference_gbps > 0 ? CF_DEFAULT_UNKNOWN_NETWORK_GBPS : 0;
     if (p->inter_gbps > 0 && (reference_gbps <= 0 || nominal_gbps <= 0 || reference_gbps == nominal_gbps)) {
-        q.inter_gbps = nominal_gbps > 0 ? fmin(p->inter_gbps, nominal_gbps) : p->inter_gbps;
+        q.inter_gbps = q.nic_gbps > 0 ? fmin(p->inter_gbps, q.nic_gbps) : p->inter_gbps;
         return q;
     }
     if (p->inter_gbps > 0 && is_rdma(reference_gbps) == is_rdma(nominal)) {
