@@ -128,6 +128,19 @@ static void test_recovers_synthetic_network(void **state)
     assert_int_equal(cf_network_extrapolated_from(&fit, 16), 0);
 }
 
+/* DGX-like rows whose multi-node runs cost nothing beyond compute: 1 and 4
+ * GPUs on one node and 2 × 1 GPU, batches 16..256, all at 0.03 + 0.002·m s. */
+static size_t free_network_rows(cf_measurement *rows)
+{
+    size_t n = 0;
+    for (int m = 16; m <= 256; m *= 2) {
+        rows[n++] = row(1, 1, m, 0.03 + 0.002 * m);
+        rows[n++] = row(1, 4, m, 0.03 + 0.002 * m);
+        rows[n++] = row(2, 1, m, 0.03 + 0.002 * m);
+    }
+    return n;
+}
+
 /* A network faster than its NIC cannot be fitted: on DGX-like data whose
  * multi-node rows cost nothing beyond compute, the fitted rate stops at
  * the nominal NIC figure, the report says so, and no prediction is faster
@@ -137,12 +150,7 @@ static void test_bandwidth_bound(void **state)
     (void)state;
     double bytes = 400e6;
     cf_measurement rows[64];
-    size_t n = 0;
-    for (int m = 16; m <= 256; m *= 2) {
-        rows[n++] = row(1, 1, m, 0.03 + 0.002 * m);
-        rows[n++] = row(1, 4, m, 0.03 + 0.002 * m);
-        rows[n++] = row(2, 1, m, 0.03 + 0.002 * m); /* "free" network */
-    }
+    size_t n = free_network_rows(rows);
     cf_perf_params start = cf_perf_defaults(NULL), fit;
     cf_perf_fit_report rep;
     assert_int_equal(cf_perf_fit(rows, n, bytes, 100, &start, &fit, &rep), CF_OK);
@@ -169,12 +177,7 @@ static void test_unknown_nic_bounds_nothing(void **state)
     (void)state;
     double bytes = 400e6;
     cf_measurement rows[64];
-    size_t n = 0;
-    for (int m = 16; m <= 256; m *= 2) {
-        rows[n++] = row(1, 1, m, 0.03 + 0.002 * m);
-        rows[n++] = row(1, 4, m, 0.03 + 0.002 * m);
-        rows[n++] = row(2, 1, m, 0.03 + 0.002 * m);
-    }
+    size_t n = free_network_rows(rows);
     cf_perf_params start = cf_perf_defaults(NULL), fit;
     cf_perf_fit_report rep;
     assert_int_equal(cf_perf_fit(rows, n, bytes, 0, &start, &fit, &rep), CF_OK);
