@@ -93,9 +93,10 @@
 #define CF_DDP_BUCKET_BYTES (25.0 * 1024 * 1024)      /* PyTorch DDP gradient buckets */
 #define CF_DEFAULT_UNKNOWN_INTERCONNECT_GBS 16.0      /* PCIe 3.0 x16, GB/s per GPU */
 /* A VM whose NIC the catalog does not give: its default network (no
- * measurement) assumes this nominal rate, but nothing measured is bounded
- * by it — a fitted or carried all-reduce rate above it stands, and no
- * floor A_floor applies (docs/model.md, "Bounded by the hardware"). */
+ * measurement) assumes this nominal rate, and a network measured on a
+ * known NIC and carried to it is bounded by it; but a network measured on
+ * that unknown NIC itself is not — its fitted rate stands and no floor
+ * A_floor applies (docs/model.md, "Bounded by the hardware"). */
 #define CF_DEFAULT_UNKNOWN_NETWORK_GBPS 10.0
 /* The fastest NIC any catalog VM has (p5.48xlarge, 3,200 Gbit/s EFA): the
  * bound of a network fit on a NIC the catalog does not give. */
