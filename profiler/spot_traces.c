@@ -176,11 +176,19 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
     free(text);
     if (st != CF_OK)
         return st;
+    /* Required: file, nodes_requested, zone, gpu, gpus_per_vm. cloud (else
+     * from the zone's form), instance_type (else the catalog's cheapest
+     * offer of that GPU and size) and start_date may be left out. */
     static const char *const names[] = {"file", "nodes_requested", "cloud", "zone", "instance_type", "gpu",
                                         "gpus_per_vm", "start_date"};
+    static const int optional[] = {0, 0, 1, 0, 1, 0, 0, 1};
     int col[8];
-    for (int i = 0; i < 8 && st == CF_OK; i++)
-        st = cf_csv_require_column(&doc, names[i], &col[i]);
+    for (int i = 0; i < 8 && st == CF_OK; i++) {
+        if (optional[i])
+            col[i] = cf_csv_column(&doc, names[i]);
+        else
+            st = cf_csv_require_column(&doc, names[i], &col[i]);
+    }
     if (st == CF_OK && !(*rows = calloc(doc.n_records ? doc.n_records : 1, sizeof **rows)))
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
     for (size_t i = 0; st == CF_OK && i < doc.n_records; i++) {
@@ -198,15 +206,17 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
         snprintf(r->file, sizeof r->file, "%s", cf_csv_field(rec, col[0]));
         r->vm.requested = (int)nodes;
         r->vm.gpus_per_vm = (int)gpus;
-        snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", cf_csv_field(rec, col[2]));
+        snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", col[2] >= 0 ? cf_csv_field(rec, col[2]) : "");
         snprintf(r->vm.zone, sizeof r->vm.zone, "%s", cf_csv_field(rec, col[3]));
-        snprintf(r->vm.instance_type, sizeof r->vm.instance_type, "%s", cf_csv_field(rec, col[4]));
+        snprintf(r->vm.instance_type, sizeof r->vm.instance_type, "%s", col[4] >= 0 ? cf_csv_field(rec, col[4]) : "");
         snprintf(r->vm.gpu, sizeof r->vm.gpu, "%s", cf_csv_field(rec, col[5]));
-        snprintf(r->vm.start_date, sizeof r->vm.start_date, "%s", cf_csv_field(rec, col[7]));
+        snprintf(r->vm.start_date, sizeof r->vm.start_date, "%s", col[7] >= 0 ? cf_csv_field(rec, col[7]) : "");
         /* A zone is its region plus a letter: us-east-2b (AWS), us-central1-a (Google Cloud). */
         char zone_cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX];
-        if (cf_spot_zone_cloud(r->vm.zone, zone_cloud, sizeof zone_cloud, region, sizeof region) &&
-            strcmp(zone_cloud, r->vm.cloud) == 0)
+        int zone_known = cf_spot_zone_cloud(r->vm.zone, zone_cloud, sizeof zone_cloud, region, sizeof region);
+        if (zone_known && !r->vm.cloud[0])
+            snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", zone_cloud);
+        if (zone_known && strcmp(zone_cloud, r->vm.cloud) == 0)
             snprintf(r->vm.region, sizeof r->vm.region, "%s", region);
         else
             snprintf(r->vm.region, sizeof r->vm.region, "%s", r->vm.zone);
@@ -394,8 +404,7 @@ static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
                           dir, out->n_skipped ? "; skipped " : "", out->skipped);
         cf_error_hint("name each trace like availability/1-node/aws-02-15-2023/us-east-1a_v100_1.json or "
                       "availability_1node_02-15-2023_us-east-1a_V100x1.csv, or list them in %s/index.csv "
-                      "(columns file, nodes_requested, cloud, zone, instance_type, gpu, gpus_per_vm, start_date; "
-                      "docs/spot.md)", dir);
+                      "(columns file, nodes_requested, zone, gpu, gpus_per_vm; docs/spot.md \"Trace folders\")", dir);
     }
     for (size_t i = 0; i < n; i++)
         free(paths[i]);

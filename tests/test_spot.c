@@ -616,7 +616,8 @@ static void write_text(const char *path, const char *text)
 /* A folder without index.csv: its traces from their names (public layout
  * and CSV copies), in path order; other files skipped and named; the
  * shipped CSVs without their index read as with it, but for the instance
- * type the index names. */
+ * type the index names. A hand-written index needs only file,
+ * nodes_requested, zone, gpu and gpus_per_vm. */
 static void test_trace_folder_without_index(void **state)
 {
     (void)state;
@@ -692,6 +693,26 @@ static void test_trace_folder_without_index(void **state)
     }
     cf_spot_trace_set_free(&shipped);
     cf_spot_trace_set_free(&copies);
+    /* a hand-written index with only the columns that matter: the cloud from the zone, no instance type */
+    snprintf(path, sizeof path, "%s/mine", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/mine/trace.csv", root);
+    write_text(path, "t_s,nodes_available\n0,2\n60,1\n120,2\n");
+    snprintf(path, sizeof path, "%s/mine/index.csv", root);
+    write_text(path, "file,nodes_requested,zone,gpu,gpus_per_vm\ntrace.csv,4,us-west-2b,V100,1\n");
+    snprintf(path, sizeof path, "%s/mine", root);
+    assert_int_equal(cf_spot_trace_set_load(path, &set), CF_OK);
+    assert_int_equal(set.n, 1);
+    assert_string_equal(set.traces[0].vm[0].cloud, "aws");
+    assert_string_equal(set.traces[0].vm[0].region, "us-west-2");
+    assert_string_equal(set.traces[0].vm[0].instance_type, "");
+    assert_int_equal(set.traces[0].vm[0].requested, 4);
+    cf_spot_trace_set_free(&set);
+    snprintf(path, sizeof path, "%s/mine/index.csv", root);
+    write_text(path, "file,nodes_requested,gpu,gpus_per_vm\ntrace.csv,4,V100,1\n");
+    snprintf(path, sizeof path, "%s/mine", root);
+    assert_int_equal(cf_spot_trace_set_load(path, &set), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "zone"));
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);

@@ -42,7 +42,7 @@ static cf_status load(const cf_simulate_calibrate_request *req, cf_simulate_cali
         if (!c->vms[i]) {
             cf_error_set(CF_ERR_INVALID, "%s: no offer in the catalog for the trace's VM (%s %s in %s)", t->name,
                          t->vm[0].cloud, t->vm[0].instance_type, t->vm[0].region);
-            cf_error_hint("describe each trace's VM in %s/index.csv (cloud, zone, instance_type, gpu, gpus_per_vm) "
+            cf_error_hint("describe each trace's VM in %s/index.csv (zone, gpu, gpus_per_vm; cloud, instance_type) "
                           "or by its name (docs/spot.md, \"Trace folders\")", req->traces_dir);
             return CF_ERR_INVALID;
         }
