@@ -1,16 +1,15 @@
+/* Reading one spot trace (CSV or the public traces' JSON) and merging two
+ * (docs/spot.md "Trace folders"); what a folder of them says about their
+ * VMs is profiler/spot_trace_folder.c. */
 #include "cloudfit/profiler/spot_traces.h"
 
 #include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cloudfit/common/csvread.h"
-#include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json.h"
 
 void cf_spot_trace_free(cf_spot_trace *t)
@@ -155,121 +154,10 @@ cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, in
     return st;
 }
 
-/* The index.csv row of `base` (a file name), copied into vm; 1 when found. */
-typedef struct {
-    char file[256], kind[32], source[512];
-    cf_spot_trace_vm vm;
-} index_row;
-
-static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
-{
-    char path[CF_PATH_MAX], *text = NULL;
-    size_t len = 0;
-    *rows = NULL;
-    *n_rows = 0;
-    snprintf(path, sizeof path, "%s/index.csv", dir);
-    cf_status st = cf_read_file(path, &text, &len);
-    if (st != CF_OK)
-        return st;
-    cf_csv_doc doc;
-    st = cf_csv_parse(text, len, path, &doc);
-    free(text);
-    if (st != CF_OK)
-        return st;
-    /* Required: file, nodes_requested, zone, gpu, gpus_per_vm. cloud (else
-     * from the zone's form), instance_type (else the catalog's cheapest
-     * offer of that GPU and size) and start_date may be left out. */
-    static const char *const names[] = {"file", "nodes_requested", "cloud", "zone", "instance_type", "gpu",
-                                        "gpus_per_vm", "start_date"};
-    static const int optional[] = {0, 0, 1, 0, 1, 0, 0, 1};
-    int col[8];
-    for (int i = 0; i < 8 && st == CF_OK; i++) {
-        if (optional[i])
-            col[i] = cf_csv_column(&doc, names[i]);
-        else
-            st = cf_csv_require_column(&doc, names[i], &col[i]);
-    }
-    if (st == CF_OK && !(*rows = calloc(doc.n_records ? doc.n_records : 1, sizeof **rows)))
-        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == CF_OK && i < doc.n_records; i++) {
-        const cf_csv_record *rec = &doc.records[i];
-        index_row *r = &(*rows)[i];
-        long nodes = 0, gpus = 0;
-        if ((st = cf_csv_int(&doc, rec, col[1], 1, 0, &nodes)) != CF_OK ||
-            (st = cf_csv_int(&doc, rec, col[6], 0, 0, &gpus)) != CF_OK)
-            break;
-        if (nodes < 1) {
-            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'nodes_requested': expected a positive integer", path,
-                              rec->line);
-            break;
-        }
-        snprintf(r->file, sizeof r->file, "%s", cf_csv_field(rec, col[0]));
-        r->vm.requested = (int)nodes;
-        r->vm.gpus_per_vm = (int)gpus;
-        snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", col[2] >= 0 ? cf_csv_field(rec, col[2]) : "");
-        snprintf(r->vm.zone, sizeof r->vm.zone, "%s", cf_csv_field(rec, col[3]));
-        snprintf(r->vm.instance_type, sizeof r->vm.instance_type, "%s", col[4] >= 0 ? cf_csv_field(rec, col[4]) : "");
-        snprintf(r->vm.gpu, sizeof r->vm.gpu, "%s", cf_csv_field(rec, col[5]));
-        snprintf(r->vm.start_date, sizeof r->vm.start_date, "%s", col[7] >= 0 ? cf_csv_field(rec, col[7]) : "");
-        /* A zone is its region plus a letter: us-east-2b (AWS), us-central1-a (Google Cloud). */
-        char zone_cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX];
-        int zone_known = cf_spot_zone_cloud(r->vm.zone, zone_cloud, sizeof zone_cloud, region, sizeof region);
-        if (zone_known && !r->vm.cloud[0])
-            snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", zone_cloud);
-        if (zone_known && strcmp(zone_cloud, r->vm.cloud) == 0)
-            snprintf(r->vm.region, sizeof r->vm.region, "%s", region);
-        else
-            snprintf(r->vm.region, sizeof r->vm.region, "%s", r->vm.zone);
-        (*n_rows)++;
-    }
-    cf_csv_free(&doc);
-    if (st != CF_OK) {
-        free(*rows);
-        *rows = NULL;
-        *n_rows = 0;
-    }
-    return st;
-}
-
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
-}
-
-cf_status cf_spot_trace_load(const char *path, int requested, cf_spot_trace *out)
-{
-    char *text = NULL;
-    size_t len = 0;
-    cf_status st = cf_read_file(path, &text, &len);
-    if (st != CF_OK)
-        return st;
-    /* The index, when there is one: the requested count decides what a
-     * full cluster is (a 16-node trace may never hold all 16). */
-    char dir[CF_PATH_MAX];
-    cf_dirname(path, dir, sizeof dir);
-    index_row *rows = NULL;
-    size_t n_rows = 0;
-    const index_row *mine = NULL;
-    if (read_index(dir, &rows, &n_rows) == CF_OK) {
-        for (size_t i = 0; i < n_rows && !mine; i++)
-            if (strcmp(rows[i].file, base_name(path)) == 0)
-                mine = &rows[i];
-    }
-    cf_error_clear();
-    /* Else what the file's name says (the public traces' layout). */
-    cf_spot_trace_vm named;
-    int have_name = !mine && cf_spot_trace_vm_from_path(path, &named) && named.gpus_per_vm <= CF_SPOT_MAX_GPUS_PER_VM;
-    const cf_spot_trace_vm *meta = mine ? &mine->vm : have_name ? &named : NULL;
-    st = cf_spot_trace_parse(text, len, path, requested > 0 ? requested : meta ? meta->requested : 0, out);
-    free(text);
-    if (st == CF_OK && meta && out->n_types == 1) {
-        int req = out->vm[0].requested;
-        out->vm[0] = *meta;
-        out->vm[0].requested = req;
-    }
-    free(rows);
-    return st;
 }
 
 cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf_spot_trace *out)
@@ -309,138 +197,4 @@ cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf
             eb += b->dt_h[ib];
     }
     return CF_OK;
-}
-
-void cf_spot_trace_set_free(cf_spot_trace_set *set)
-{
-    for (size_t i = 0; i < set->n; i++)
-        cf_spot_trace_free(&set->traces[i]);
-    free(set->traces);
-    memset(set, 0, sizeof *set);
-}
-
-static int by_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Every *.csv and *.json under dir (index.csv and dot-files excluded),
- * `depth` folders down at most. */
-static cf_status walk(const char *dir, int depth, char ***paths, size_t *n, size_t *cap)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return cf_error_set(CF_ERR_IO, "cannot open '%s': %s", dir, strerror(errno));
-    cf_status st = CF_OK;
-    struct dirent *e;
-    while (st == CF_OK && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || strcmp(e->d_name, "index.csv") == 0)
-            continue;
-        char path[CF_PATH_MAX];
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
-            continue;
-        struct stat sb;
-        if (stat(path, &sb) != 0)
-            continue;
-        size_t len = strlen(e->d_name);
-        if (S_ISDIR(sb.st_mode)) {
-            if (depth > 0)
-                st = walk(path, depth - 1, paths, n, cap);
-        } else if (S_ISREG(sb.st_mode) && ((len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0) ||
-                                           (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0))) {
-            if (*n == *cap) {
-                size_t grow = *cap ? 2 * *cap : 32;
-                char **more = realloc(*paths, grow * sizeof *more);
-                if (!more) {
-                    st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                *paths = more;
-                *cap = grow;
-            }
-            if (!((*paths)[*n] = strdup(path)))
-                st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-            else
-                (*n)++;
-        }
-    }
-    closedir(d);
-    return st;
-}
-
-static void note_skipped(cf_spot_trace_set *set, const char *path, const char *why)
-{
-    size_t used = strlen(set->skipped);
-    if (set->n_skipped < 4)
-        snprintf(set->skipped + used, sizeof set->skipped - used, "%s'%s' (%s)", used ? "; " : "", path, why);
-    else if (set->n_skipped == 4)
-        snprintf(set->skipped + used, sizeof set->skipped - used, "; …");
-    set->n_skipped++;
-}
-
-/* A folder without index.csv: the traces its file names describe. */
-static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
-{
-    char **paths = NULL;
-    size_t n = 0, cap = 0;
-    cf_status st = walk(dir, 4, &paths, &n, &cap);
-    if (st == CF_OK && n)
-        qsort(paths, n, sizeof *paths, by_path);
-    if (st == CF_OK && !(out->traces = calloc(n ? n : 1, sizeof *out->traces)))
-        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == CF_OK && i < n; i++) {
-        cf_spot_trace_vm vm;
-        if (!cf_spot_trace_vm_from_path(paths[i], &vm)) {
-            note_skipped(out, paths[i], "its name says neither the nodes, zone, GPU nor VM size");
-            continue;
-        }
-        if (vm.gpus_per_vm < 1 || vm.gpus_per_vm > CF_SPOT_MAX_GPUS_PER_VM) {
-            note_skipped(out, paths[i], "not a GPU VM");
-            continue;
-        }
-        st = cf_spot_trace_load(paths[i], vm.requested, &out->traces[out->n]);
-        if (st == CF_OK)
-            out->n++;
-    }
-    if (st == CF_OK && out->n == 0) {
-        st = cf_error_set(CF_ERR_INVALID, "%s: no trace found: no index.csv, and no file named like a public trace%s%s",
-                          dir, out->n_skipped ? "; skipped " : "", out->skipped);
-        cf_error_hint("name each trace like availability/1-node/aws-02-15-2023/us-east-1a_v100_1.json or "
-                      "availability_1node_02-15-2023_us-east-1a_V100x1.csv, or list them in %s/index.csv "
-                      "(columns file, nodes_requested, zone, gpu, gpus_per_vm; docs/spot.md \"Trace folders\")", dir);
-    }
-    for (size_t i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-    return st;
-}
-
-cf_status cf_spot_trace_set_load(const char *dir, cf_spot_trace_set *out)
-{
-    memset(out, 0, sizeof *out);
-    char index_path[CF_PATH_MAX];
-    struct stat sb;
-    snprintf(index_path, sizeof index_path, "%s/index.csv", dir);
-    if (stat(index_path, &sb) != 0 && errno == ENOENT && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        cf_status st = load_by_name(dir, out);
-        if (st != CF_OK)
-            cf_spot_trace_set_free(out);
-        return st;
-    }
-    index_row *rows = NULL;
-    size_t n_rows = 0;
-    cf_status st = read_index(dir, &rows, &n_rows);
-    if (st != CF_OK)
-        return st;
-    out->traces = calloc(n_rows ? n_rows : 1, sizeof *out->traces);
-    if (!out->traces)
-        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == CF_OK && i < n_rows; i++) {
-        char path[CF_PATH_MAX + 300];
-        snprintf(path, sizeof path, "%s/%s", dir, rows[i].file);
-        st = cf_spot_trace_load(path, rows[i].vm.requested, &out->traces[i]);
-        if (st == CF_OK)
-            out->n++;
-    }
-    free(rows);
-    if (st != CF_OK)
-        cf_spot_trace_set_free(out);
-    return st;
 }
