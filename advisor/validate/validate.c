@@ -283,7 +283,22 @@ static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
 }
 
 /* Where a group's inter-node bandwidth came from, once it is fitted or carried. */
-static void network_source(const cf_validate_group *g, char *out, size_t n)
+static void default_source(const cf_validate_group *g, char *out, size_t n);
+
+/* With with_2node_probe, a group left on the default network says why: its
+ * rows hold no 2-node × 1-GPU run to fit the probe on. */
+static void network_source(const cf_validate_group *g, const cf_validate_options *o, char *out, size_t n)
+{
+    if (o->with_2node_probe && !g->carried_from[0] && g->params.network_provenance == CF_PROV_DEFAULT) {
+        char rest[160];
+        default_source(g, rest, sizeof rest);
+        snprintf(out, n, "no 2-node × 1-GPU row to fit the probe on: %.150s", rest);
+        return;
+    }
+    default_source(g, out, n);
+}
+
+static void default_source(const cf_validate_group *g, char *out, size_t n)
 {
     const cf_vm *vm = g->network_vm;
     if (g->carried_from[0] && g->params.network_provenance != CF_PROV_DEFAULT)
@@ -374,7 +389,7 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
     for (size_t k = 0; st == CF_OK && k < n_groups; k++) { /* what the reports say of each group's network */
         cf_validate_group *g = &groups[k];
         g->inter_gbps = g->params.inter_gbps > 0 ? g->params.inter_gbps : cf_default_inter_gbps(g->params.nic_gbps);
-        network_source(g, g->network_source, sizeof g->network_source);
+        network_source(g, options, g->network_source, sizeof g->network_source);
     }
     if (st == CF_OK && overall) {
         *overall = cf_ape_summarise(all_errors, n_all);
