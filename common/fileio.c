@@ -121,6 +121,12 @@ void cf_dirname(const char *path, char *out, size_t n)
     }
 }
 
+const char *cf_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {
@@ -156,7 +162,7 @@ cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, uns
     memset(out, 0, sizeof *out);
     char dir[4096];
     cf_dirname(path, dir, sizeof dir);
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    const char *base = cf_basename(path);
     size_t tmp_len = strlen(dir) + strlen(base) + 32;
     out->path = strdup(path);
     out->tmp = malloc(tmp_len);

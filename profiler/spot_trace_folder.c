@@ -89,36 +89,16 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
     return st;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-cf_status cf_spot_trace_load(const char *path, int requested, cf_spot_trace *out)
+/* Reads the trace at `path` and gives it the VM description `meta` (NULL:
+ * none); `requested` > 0 sets the requested nodes, else meta's, else the
+ * largest count. */
+static cf_status load_described(const char *path, int requested, const cf_spot_trace_vm *meta, cf_spot_trace *out)
 {
     char *text = NULL;
     size_t len = 0;
     cf_status st = cf_read_file(path, &text, &len);
     if (st != CF_OK)
         return st;
-    /* The index, when there is one: the requested count decides what a
-     * full cluster is (a 16-node trace may never hold all 16). */
-    char dir[CF_PATH_MAX];
-    cf_dirname(path, dir, sizeof dir);
-    index_row *rows = NULL;
-    size_t n_rows = 0;
-    const index_row *mine = NULL;
-    if (read_index(dir, &rows, &n_rows) == CF_OK) {
-        for (size_t i = 0; i < n_rows && !mine; i++)
-            if (strcmp(rows[i].file, base_name(path)) == 0)
-                mine = &rows[i];
-    }
-    cf_error_clear();
-    /* Else what the file's name says (the public traces' layout). */
-    cf_spot_trace_vm named;
-    int have_name = !mine && cf_spot_trace_vm_from_path(path, &named) && named.gpus_per_vm <= CF_SPOT_MAX_GPUS_PER_VM;
-    const cf_spot_trace_vm *meta = mine ? &mine->vm : have_name ? &named : NULL;
     st = cf_spot_trace_parse(text, len, path, requested > 0 ? requested : meta ? meta->requested : 0, out);
     free(text);
     if (st == CF_OK && meta && out->n_types == 1) {
@@ -126,6 +106,29 @@ cf_status cf_spot_trace_load(const char *path, int requested, cf_spot_trace *out
         out->vm[0] = *meta;
         out->vm[0].requested = req;
     }
+    return st;
+}
+
+cf_status cf_spot_trace_load(const char *path, int requested, cf_spot_trace *out)
+{
+    /* The index beside the file, when it lists it (the requested count
+     * decides what a full cluster is: a 16-node trace may never hold all
+     * 16); else what the file's path says (the public traces' layout). */
+    char dir[CF_PATH_MAX];
+    cf_dirname(path, dir, sizeof dir);
+    index_row *rows = NULL;
+    size_t n_rows = 0;
+    const cf_spot_trace_vm *meta = NULL;
+    if (read_index(dir, &rows, &n_rows) == CF_OK) {
+        for (size_t i = 0; i < n_rows && !meta; i++)
+            if (strcmp(rows[i].file, cf_basename(path)) == 0)
+                meta = &rows[i].vm;
+    }
+    cf_error_clear();
+    cf_spot_trace_vm named;
+    if (!meta && cf_spot_trace_vm_from_path(path, &named) && named.gpus_per_vm <= CF_SPOT_MAX_GPUS_PER_VM)
+        meta = &named;
+    cf_status st = load_described(path, requested, meta, out);
     free(rows);
     return st;
 }
@@ -214,7 +217,7 @@ static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
             note_skipped(out, paths[i], "not a GPU VM");
             continue;
         }
-        st = cf_spot_trace_load(paths[i], vm.requested, &out->traces[out->n]);
+        st = load_described(paths[i], vm.requested, &vm, &out->traces[out->n]);
         if (st == CF_OK)
             out->n++;
     }
@@ -254,7 +257,7 @@ cf_status cf_spot_trace_set_load(const char *dir, cf_spot_trace_set *out)
     for (size_t i = 0; st == CF_OK && i < n_rows; i++) {
         char path[CF_PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", dir, rows[i].file);
-        st = cf_spot_trace_load(path, rows[i].vm.requested, &out->traces[i]);
+        st = load_described(path, rows[i].vm.requested, &rows[i].vm, &out->traces[i]);
         if (st == CF_OK)
             out->n++;
     }

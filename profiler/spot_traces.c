@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cloudfit/common/csvread.h"
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json.h"
 
 void cf_spot_trace_free(cf_spot_trace *t)
@@ -154,12 +155,6 @@ cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, in
     return st;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf_spot_trace *out)
 {
     memset(out, 0, sizeof *out);
@@ -181,7 +176,7 @@ cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf
     out->n_types = 2;
     out->vm[0] = a->vm[0];
     out->vm[1] = b->vm[0];
-    snprintf(out->name, sizeof out->name, "%.120s + %.120s", base_name(a->name), base_name(b->name));
+    snprintf(out->name, sizeof out->name, "%.120s + %.120s", cf_basename(a->name), cf_basename(b->name));
     size_t ia = 0, ib = 0;
     double t = 0, ea = a->dt_h[0], eb = b->dt_h[0]; /* end of the current tick of each */
     while (t < end - 1e-12 && ia < a->n_ticks && ib < b->n_ticks) {

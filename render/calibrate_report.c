@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json.h"
 
 static const char *const KEYS[CF_CAL_N] = {"below_p10", "below_p50", "below_p90", "done_by_check_quantile"};
@@ -21,8 +22,7 @@ static const char *shown_name(const char *path, const char *dir)
             n++;
         return path + n;
     }
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
+    return cf_basename(path);
 }
 
 static int inside(const cf_calibrate_share *s) { return s->share >= s->band_lo && s->share <= s->band_hi; }

@@ -6,16 +6,11 @@
 
 #include "cloudfit/common/json.h"
 
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/version.h"
 
 /* A trace's file name (a merged trace's name is already "A + B"). */
-static const char *base_name(const char *p)
-{
-    if (strstr(p, " + "))
-        return p;
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
+static const char *base_name(const char *p) { return strstr(p, " + ") ? p : cf_basename(p); }
 
 static void hours_cell(char *out, size_t n, double h)
 {

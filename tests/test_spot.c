@@ -20,6 +20,7 @@
 #include "cloudfit/advisor/spot_model.h"
 #include "cloudfit/advisor/spot_plan.h"
 #include "cloudfit/advisor/spot_table.h"
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/profiler/spot_traces.h"
 #include "../advisor/spot/spot_calibrate_internal.h"
 #include "../advisor/spot/spot_model_internal.h"
@@ -605,9 +606,21 @@ static void test_trace_json(void **state)
     assert_int_not_equal(cf_spot_trace_parse(json, sizeof json - 1, "t.json", 1, &a), CF_OK); /* 2 held, 1 asked */
 }
 
-static void write_text(const char *path, const char *text)
+/* root/rel, in a buffer that the next call reuses. */
+static const char *at(const char *root, const char *rel)
 {
-    FILE *f = fopen(path, "w");
+    static char path[700];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    return path;
+}
+
+/* Writes text to root/rel, making its folders. */
+static void put(const char *root, const char *rel, const char *text)
+{
+    char dir[700];
+    cf_dirname(at(root, rel), dir, sizeof dir);
+    assert_int_equal(cf_mkdir_p(dir), CF_OK);
+    FILE *f = fopen(at(root, rel), "w");
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
@@ -617,28 +630,20 @@ static void write_text(const char *path, const char *text)
  * and CSV copies), in path order; other files skipped and named; the
  * shipped CSVs without their index read as with it, but for the instance
  * type the index names. A hand-written index needs only file,
- * nodes_requested, zone, gpu and gpus_per_vm. */
+ * nodes_requested, zone, gpu and gpus_per_vm, and may list files in
+ * subfolders. */
 static void test_trace_folder_without_index(void **state)
 {
     (void)state;
-    char root[] = "/tmp/cloudfit-traces-XXXXXX", path[512];
+    char root[] = "/tmp/cloudfit-traces-XXXXXX";
     assert_non_null(mkdtemp(root));
-    static const char *const dirs[] = {"/preemption", "/preemption/4-node", "/preemption/4-node/aws-08-03-2023",
-                                       "/preemption/1-node", "/preemption/1-node/aws-04-19-2023"};
-    for (size_t i = 0; i < 5; i++) {
-        snprintf(path, sizeof path, "%s%s", root, dirs[i]);
-        assert_int_equal(mkdir(path, 0755), 0);
-    }
-    snprintf(path, sizeof path, "%s/preemption/4-node/aws-08-03-2023/us-east-1f_v100_1.json", root);
-    write_text(path, "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [4, 3, 4, 2]}");
-    snprintf(path, sizeof path, "%s/preemption/1-node/aws-04-19-2023/us-east-1b_intel_64.json", root);
-    write_text(path, "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [1, 0, 1]}");
-    snprintf(path, sizeof path, "%s/availability_1node_02-15-2023_us-east-1a_V100x8.csv", root);
-    write_text(path, "t_s,nodes_available\n0,1\n195,0\n390,1\n");
-    snprintf(path, sizeof path, "%s/notes.csv", root);
-    write_text(path, "a,b\n1,2\n");
-    snprintf(path, sizeof path, "%s/README.md", root);
-    write_text(path, "not a trace\n");
+    put(root, "preemption/4-node/aws-08-03-2023/us-east-1f_v100_1.json",
+        "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [4, 3, 4, 2]}");
+    put(root, "preemption/1-node/aws-04-19-2023/us-east-1b_intel_64.json",
+        "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [1, 0, 1]}");
+    put(root, "availability_1node_02-15-2023_us-east-1a_V100x8.csv", "t_s,nodes_available\n0,1\n195,0\n390,1\n");
+    put(root, "notes.csv", "a,b\n1,2\n");
+    put(root, "README.md", "not a trace\n");
     cf_spot_trace_set set;
     assert_int_equal(cf_spot_trace_set_load(root, &set), CF_OK);
     assert_int_equal(set.n, 2);
@@ -654,10 +659,8 @@ static void test_trace_folder_without_index(void **state)
     assert_int_equal(set.traces[1].n_ticks, 4);
     cf_spot_trace_set_free(&set);
     /* nothing left: an error that says what was skipped and a hint */
-    snprintf(path, sizeof path, "%s/availability_1node_02-15-2023_us-east-1a_V100x8.csv", root);
-    assert_int_equal(unlink(path), 0);
-    snprintf(path, sizeof path, "%s/preemption/4-node/aws-08-03-2023/us-east-1f_v100_1.json", root);
-    assert_int_equal(unlink(path), 0);
+    assert_int_equal(unlink(at(root, "availability_1node_02-15-2023_us-east-1a_V100x8.csv")), 0);
+    assert_int_equal(unlink(at(root, "preemption/4-node/aws-08-03-2023/us-east-1f_v100_1.json")), 0);
     assert_int_equal(cf_spot_trace_set_load(root, &set), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_message(), "no trace found"));
     assert_non_null(strstr(cf_error_message(), "notes.csv"));
@@ -668,18 +671,14 @@ static void test_trace_folder_without_index(void **state)
     char copy_dir[600];
     snprintf(copy_dir, sizeof copy_dir, "%s/copies", root);
     assert_int_equal(mkdir(copy_dir, 0755), 0);
-    for (size_t i = 0; i < shipped.n; i++) {
-        const char *base = strrchr(shipped.traces[i].name, '/') + 1;
-        char dst[700];
-        snprintf(dst, sizeof dst, "%s/%s", copy_dir, base);
-        assert_int_equal(symlink(shipped.traces[i].name, dst), 0); /* TRACES is an absolute path */
-    }
+    for (size_t i = 0; i < shipped.n; i++) /* TRACES is an absolute path */
+        assert_int_equal(symlink(shipped.traces[i].name, at(copy_dir, cf_basename(shipped.traces[i].name))), 0);
     assert_int_equal(cf_spot_trace_set_load(copy_dir, &copies), CF_OK);
     assert_int_equal(copies.n, shipped.n);
     assert_int_equal(copies.n_skipped, 0);
     for (size_t i = 0; i < shipped.n; i++) {
         const cf_spot_trace_vm *a = &shipped.traces[i].vm[0], *b = &copies.traces[i].vm[0];
-        assert_string_equal(strrchr(shipped.traces[i].name, '/'), strrchr(copies.traces[i].name, '/'));
+        assert_string_equal(cf_basename(shipped.traces[i].name), cf_basename(copies.traces[i].name));
         assert_int_equal(a->requested, b->requested);
         assert_int_equal(a->gpus_per_vm, b->gpus_per_vm);
         assert_string_equal(a->cloud, b->cloud);
@@ -693,25 +692,22 @@ static void test_trace_folder_without_index(void **state)
     }
     cf_spot_trace_set_free(&shipped);
     cf_spot_trace_set_free(&copies);
-    /* a hand-written index with only the columns that matter: the cloud from the zone, no instance type */
-    snprintf(path, sizeof path, "%s/mine", root);
-    assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/mine/trace.csv", root);
-    write_text(path, "t_s,nodes_available\n0,2\n60,1\n120,2\n");
-    snprintf(path, sizeof path, "%s/mine/index.csv", root);
-    write_text(path, "file,nodes_requested,zone,gpu,gpus_per_vm\ntrace.csv,4,us-west-2b,V100,1\n");
-    snprintf(path, sizeof path, "%s/mine", root);
-    assert_int_equal(cf_spot_trace_set_load(path, &set), CF_OK);
+    /* a hand-written index with only the columns that matter, a file in a subfolder: the cloud from the
+     * zone, no instance type, the requested count from the index */
+    char mine[600];
+    snprintf(mine, sizeof mine, "%s/mine", root);
+    put(mine, "sub/trace.csv", "t_s,nodes_available\n0,2\n60,1\n120,2\n");
+    put(mine, "index.csv", "file,nodes_requested,zone,gpu,gpus_per_vm\nsub/trace.csv,4,us-west-2b,V100,1\n");
+    assert_int_equal(cf_spot_trace_set_load(mine, &set), CF_OK);
     assert_int_equal(set.n, 1);
     assert_string_equal(set.traces[0].vm[0].cloud, "aws");
     assert_string_equal(set.traces[0].vm[0].region, "us-west-2");
+    assert_string_equal(set.traces[0].vm[0].gpu, "V100");
     assert_string_equal(set.traces[0].vm[0].instance_type, "");
     assert_int_equal(set.traces[0].vm[0].requested, 4);
     cf_spot_trace_set_free(&set);
-    snprintf(path, sizeof path, "%s/mine/index.csv", root);
-    write_text(path, "file,nodes_requested,gpu,gpus_per_vm\ntrace.csv,4,V100,1\n");
-    snprintf(path, sizeof path, "%s/mine", root);
-    assert_int_equal(cf_spot_trace_set_load(path, &set), CF_ERR_INVALID);
+    put(mine, "index.csv", "file,nodes_requested,gpu,gpus_per_vm\nsub/trace.csv,4,V100,1\n");
+    assert_int_equal(cf_spot_trace_set_load(mine, &set), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_message(), "zone"));
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);

@@ -283,22 +283,7 @@ static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
 }
 
 /* Where a group's inter-node bandwidth came from, once it is fitted or carried. */
-static void default_source(const cf_validate_group *g, char *out, size_t n);
-
-/* With with_2node_probe, a group left on the default network says why: its
- * rows hold no 2-node × 1-GPU run to fit the probe on. */
-static void network_source(const cf_validate_group *g, const cf_validate_options *o, char *out, size_t n)
-{
-    if (o->with_2node_probe && !g->carried_from[0] && g->params.network_provenance == CF_PROV_DEFAULT) {
-        char rest[160];
-        default_source(g, rest, sizeof rest);
-        snprintf(out, n, "no 2-node × 1-GPU row to fit the probe on: %.150s", rest);
-        return;
-    }
-    default_source(g, out, n);
-}
-
-static void default_source(const cf_validate_group *g, char *out, size_t n)
+static void source_text(const cf_validate_group *g, char *out, size_t n)
 {
     const cf_vm *vm = g->network_vm;
     if (g->carried_from[0] && g->params.network_provenance != CF_PROV_DEFAULT)
@@ -316,6 +301,19 @@ static void default_source(const cf_validate_group *g, char *out, size_t n)
     else
         snprintf(out, n, "no catalog VM with %s × this many GPUs: default network (pass --inter-node-gbps)",
                  g->gpu_info->model);
+}
+
+/* With with_2node_probe, a group left on the default network says why: its
+ * rows hold no 2-node × 1-GPU run to fit the probe on. */
+static void network_source(const cf_validate_group *g, const cf_validate_options *o, char *out, size_t n)
+{
+    if (o->with_2node_probe && !g->carried_from[0] && g->params.network_provenance == CF_PROV_DEFAULT) {
+        char rest[160];
+        source_text(g, rest, sizeof rest);
+        snprintf(out, n, "no 2-node × 1-GPU row to fit the probe on: %.150s", rest);
+        return;
+    }
+    source_text(g, out, n);
 }
 
 cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_validate_options *options,

@@ -70,5 +70,7 @@ cf_status cf_mkdir_p(const char *path);
 cf_status cf_mkdir_private(const char *path);
 /* Directory part of `path` ("." when there is none), into out (size n). */
 void cf_dirname(const char *path, char *out, size_t n);
+/* The file name part of `path`: after its last '/', else all of it. */
+const char *cf_basename(const char *path);
 
 #endif
