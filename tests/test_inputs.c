@@ -289,6 +289,24 @@ static void test_unknown_gpu_names_the_key(void **state)
     assert_string_equal(cf_error_message(), "unit.json: profile.gpus.NOPE: unknown GPU model");
 }
 
+/* A key spelt as the tools print the GPU (nvidia-smi) names its row of the
+ * table, as in a measurements CSV (docs/catalog.md "GPU names"). */
+static void test_tool_spelling_names_the_row(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    cf_gpu_profile_given given = {.gpu = "Tesla T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    cf_inputs_request rq = request(&j, NULL, 0);
+    rq.given = &given;
+    rq.n_given = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
+    assert_non_null(t4);
+    assert_true(fabs(t4->params.beta_s - 0.004) < 1e-12);
+    cf_inputs_free(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
         cmocka_unit_test(test_measurement_precision_column),
         cmocka_unit_test(test_unknown_gpu_names_the_key),
+        cmocka_unit_test(test_tool_spelling_names_the_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

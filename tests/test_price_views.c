@@ -14,7 +14,9 @@
 
 #include "cloudfit/pricing/price_views.h"
 
-static cf_gpu GPUS[] = {{.model = "A10"}, {.model = "A100-40GB"}, {.model = "A100-80GB"}, {.model = "H100"}};
+/* A100-40GB-PCIE: a row of the table that no VM sells */
+static cf_gpu GPUS[] = {{.model = "A10"},       {.model = "A100-40GB"}, {.model = "A100-80GB"},
+                        {.model = "H100"},      {.model = "A100-40GB-PCIE"}};
 
 /* cloud, region, instance, gpu, count, on-demand $/hr, spot $/hr, spot kind */
 #define VM(c, r, t, g, n, od, spot, kind)                                                                        \
@@ -55,7 +57,7 @@ static void test_gpu_families(void **state)
     size_t n = cf_gpu_family_models(&c, "a100", out, 8);
     assert_int_equal(n, 2);
     assert_string_equal(out[0], "A100-40GB");
-    assert_string_equal(out[1], "A100-80GB");
+    assert_string_equal(out[1], "A100-80GB"); /* not A100-40GB-PCIE: no VM sells it */
     /* A model is itself, not the family it prefixes ("A10" is not "A100-…"). */
     assert_int_equal(cf_gpu_family_models(&c, "A10", out, 8), 1);
     assert_string_equal(out[0], "A10");

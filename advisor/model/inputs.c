@@ -190,7 +190,7 @@ static cf_status add_given(const cf_inputs_request *rq, cf_inputs *in)
 {
     for (size_t i = 0; i < rq->n_given; i++) {
         const cf_gpu_profile_given *gp = &rq->given[i];
-        const cf_gpu *gpu = cf_gpu_find(rq->gpus, rq->n_gpus, gp->gpu);
+        const cf_gpu *gpu = cf_gpu_resolve(rq->gpus, rq->n_gpus, gp->gpu);
         if (!gpu) {
             cf_error_set(CF_ERR_INVALID, "%s: profile.gpus.%s: unknown GPU model", source_name(rq->job), gp->gpu);
             cf_error_hint("use a GPU name from the catalog (see docs/catalog.md), e.g. T4, A100-80GB, H100");

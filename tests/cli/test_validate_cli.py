@@ -124,13 +124,15 @@ def test_gpu_names_from_nvidia_smi_resolve():
 
 def test_quadro_rtx_6000_rows_are_carried_not_skipped():
     """A cluster whose gpu column spells the Turing Quadro RTX 6000 as tools
-    do is carried over from the T4 fit (issue 25); the Ada RTX 6000, which
-    the GPU table lacks, is not taken for it. The Quadro rows are the T4
-    rows renamed: this checks the name, not the accuracy."""
+    do is carried over from the T4 fit (issue 25); the Ada RTX 6000 is its
+    own row (data/gpus_added.csv), not taken for it, and a GPU the table
+    lacks is skipped with the reason. The rows are the T4 rows renamed:
+    this checks the name, not the accuracy."""
     with open(DATA) as f:
         rows = list(csv.DictReader(f))
     for name, entry in [("Quadro RTX 6000", "RTX6000"), ("QuadroRTX6000", "RTX6000"),
-                        ("Quadro_RTX_6000", "RTX6000"), ("NVIDIA RTX 6000 Ada Generation", None)]:
+                        ("Quadro_RTX_6000", "RTX6000"), ("NVIDIA RTX 6000 Ada Generation", "RTX6000-Ada"),
+                        ("NVIDIA GeForce RTX 3090", None)]:
         path = os.path.join(TMP, "quadro.csv")
         with open(path, "w", newline="") as g:
             w = csv.DictWriter(g, fieldnames=rows[0].keys())

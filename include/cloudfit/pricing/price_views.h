@@ -11,7 +11,8 @@
 
 /* A GPU name that is not a model of the GPU table may name a family:
  * "A100" is A100-40GB, A100-80GB and A100-80GB-PCIE (the models that start
- * with the name, any case, then '-'). Writes up to `cap` model names: the
+ * with the name, any case, then '-', and that an offer of the catalog
+ * sells: the table's A100-40GB-PCIE is on no VM). Writes up to `cap` model names: the
  * name itself when it is a model or names no family (so that
  * cf_catalog_check_filter can explain), else the family's models, and
  * returns how many (0 when `name` is NULL). */
