@@ -62,8 +62,9 @@ static void on_progress(void *ctx, double done, double total, const char *unit, 
     progress_calls++;
 }
 
-/* The cloudfit method, at most 4 probes: 7 profile runs, 4 probes, the
- * oracle's pick (regret 0), its history row. */
+/* The cloudfit method, at most 4 probes: 7 profile runs, 3 probes (then no
+ * untried configuration could beat the pick by the margin), the oracle's
+ * pick (regret 0), its history row. */
 static void test_trace_search_matches_cli(void **state)
 {
     fixture *f = *state;
@@ -77,9 +78,10 @@ static void test_trace_search_matches_cli(void **state)
     assert_int_equal(cf_search_session_verdict(&s), CF_OK);
     assert_string_equal(s.runner_note, "trace: 75 rows of model 'imagenet' → 75 symmetric configurations "
                                        "(0 asymmetric rows, 25 unpriced skipped), noise 2.0%");
-    assert_int_equal(s.result.n_runs, 11);
-    assert_int_equal(s.result.n_probes, 4);
-    assert_int_equal(progress_calls, 11);
+    assert_int_equal(s.result.n_runs, 10);
+    assert_int_equal(s.result.n_probes, 3);
+    assert_int_equal(s.result.stop, CF_STOP_MARGIN);
+    assert_int_equal(progress_calls, 10);
     assert_true(s.result.chosen >= 0);
     cf_search_record rec;
     cf_search_session_record(&s, "{}", &rec);
@@ -87,16 +89,17 @@ static void test_trace_search_matches_cli(void **state)
     assert_string_equal(rec.instance_type, "g4dn.xlarge");
     assert_int_equal(rec.nodes, 8);
     assert_int_equal(rec.local_batch, 163);
-    assert_true(fabs(rec.total_usd - 102.440018492516) < 1e-9);
-    assert_true(fabs(rec.step_time_s - 0.813345092916937) < 1e-12);
+    assert_true(fabs(rec.total_usd - 102.506324904812) < 1e-9);
+    assert_true(fabs(rec.step_time_s - 0.813875176385051) < 1e-12);
     assert_true(rec.regret_pct == 0);
     assert_string_equal(rec.method, "cloudfit");
     assert_string_equal(rec.runner, TRACE);
     assert_string_equal(s.probes[0].kind, "profile");
     assert_int_equal(s.probes[0].local_batch, 20);
     assert_true(fabs(s.probes[0].measured_step_time_s - 0.14831527226083) < 1e-12);
-    assert_string_equal(s.probes[10].kind, "probe");
-    assert_string_equal(s.probes[10].instance_type, "n1-highmem-8");
+    assert_string_equal(s.probes[9].kind, "probe");
+    assert_string_equal(s.probes[9].instance_type, "g4dn.xlarge");
+    assert_int_equal(s.probes[9].local_batch, 81);
     /* the final recommendation, computed once: what render/ shows */
     assert_ptr_equal(s.report.advice, &s.advice);
     assert_true(s.advice.n_ranked > 0);
@@ -104,7 +107,7 @@ static void test_trace_search_matches_cli(void **state)
     cJSON *doc = cf_search_document(&s.search_report, &f->spec, &s.report);
     assert_non_null(doc);
     const cJSON *overall = cJSON_GetObjectItemCaseSensitive(doc, "overall");
-    assert_int_equal(cJSON_GetObjectItemCaseSensitive(overall, "probe_count")->valueint, 4);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(overall, "probe_count")->valueint, 3);
     cJSON_Delete(doc);
     cf_search_session_free(&s);
     cf_spec_free(&f->spec);
