@@ -189,7 +189,8 @@ static int runner_request(const cf_cli_options *o, cf_profile_request *req, cf_c
     int rc = cf_cli_catalog_open(o, 0, src);
     if (rc)
         return rc;
-    const cf_gpu *gpu = cf_catalog_gpu(&src->catalog, o->gpus.items[0]);
+    /* a model of the GPU table, or the name a tool prints for it ("Tesla T4") */
+    const cf_gpu *gpu = cf_catalog_gpu_resolve(&src->catalog, o->gpus.items[0]);
     if (!gpu) {
         cf_catalog_source_close(src);
         cf_log_error("option '--gpu': unknown GPU model '%s'", o->gpus.items[0]);

@@ -120,7 +120,8 @@ def test_without_probe_the_network_is_the_default():
     col = header.index("placement")
     no11 = write("no11.csv", "\n".join([lines[0]] + [l for l in lines[1:] if l.split(",")[col] != "11"]) + "\n")
     path = spec("b")
-    rc, out, err = run("profile", path, "--runner", "trace:" + no11, "--gpu", "T4", "--csv",
+    # --gpu as nvidia-smi prints it: the row of the GPU table it names
+    rc, out, err = run("profile", path, "--runner", "trace:" + no11, "--gpu", "Tesla T4", "--csv",
                        os.path.join(TMP, "b.csv"), db=db)
     assert rc == 0, err  # the single-node profile is complete and kept
     assert "the 2-node × 1-GPU probe is skipped: the trace has no 2-node × 1-GPU rows (placement 11)" in err, err
@@ -128,6 +129,7 @@ def test_without_probe_the_network_is_the_default():
     with open(os.path.join(TMP, "b.csv")) as f:
         assert sorted({r["placement"] for r in csv.DictReader(f)}) == ["1", "4"]
     (backend, device, text), = stored(db)
+    assert device == "T4", device
     assert json.loads(text)["runner"]["probe_status"] == "skipped"
     # 12 h: the default network is uncertain (its upper percentile shows through the overlap), so 8 h is not
     # met at 90 % confidence
