@@ -34,8 +34,12 @@ size_t cf_gpu_family_models(const cf_catalog *catalog, const char *name, const c
         if (strncasecmp(catalog->gpus[i].model, name, len) == 0 && catalog->gpus[i].model[len] == '-' &&
             sold(catalog, catalog->gpus[i].model))
             out[n++] = catalog->gpus[i].model;
-    if (n == 0)
-        out[n++] = name; /* unknown: cf_catalog_check_filter explains */
+    if (n == 0) {
+        /* the name a tool prints for a row ("Tesla T4"), else unknown:
+         * cf_catalog_check_filter explains */
+        const cf_gpu *resolved = cf_catalog_gpu_resolve(catalog, name);
+        out[n++] = resolved ? resolved->model : name;
+    }
     return n;
 }
 

@@ -63,6 +63,9 @@ static void test_gpu_families(void **state)
     assert_string_equal(out[0], "A10");
     assert_int_equal(cf_gpu_family_models(&c, "A100-80GB", out, 8), 1);
     assert_string_equal(out[0], "A100-80GB");
+    /* A tool's spelling of a row: that row. */
+    assert_int_equal(cf_gpu_family_models(&c, "NVIDIA A10", out, 8), 1);
+    assert_string_equal(out[0], "A10");
     /* No family: the name as given, for the filter check to explain. */
     assert_int_equal(cf_gpu_family_models(&c, "A1", out, 8), 1);
     assert_string_equal(out[0], "A1");

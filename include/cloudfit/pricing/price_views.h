@@ -13,9 +13,10 @@
  * "A100" is A100-40GB, A100-80GB and A100-80GB-PCIE (the models that start
  * with the name, any case, then '-', and that an offer of the catalog
  * sells: the table's A100-40GB-PCIE is on no VM). Writes up to `cap` model names: the
- * name itself when it is a model or names no family (so that
- * cf_catalog_check_filter can explain), else the family's models, and
- * returns how many (0 when `name` is NULL). */
+ * name itself when it is a model, else the family's models, else the row a
+ * tool's spelling of it names ("Tesla T4": T4), else the name as given (so
+ * that cf_catalog_check_filter can explain), and returns how many (0 when
+ * `name` is NULL). */
 size_t cf_gpu_family_models(const cf_catalog *catalog, const char *name, const char **out, size_t cap);
 
 /* "GPU" or "GPU:N" (N GPUs per VM, 1 to 1024) into `gpu` (room for `cap`
