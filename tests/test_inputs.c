@@ -276,16 +276,23 @@ static void test_measurement_rows_are_selected_and_fitted(void **state)
     assert_true(strstr(cf_error_message(), "runs.csv: holds several models and none is named 'third'") != NULL);
 }
 
-static void test_unknown_gpu_names_the_key(void **state)
+/* Inputs from one inline profile under the spec key `gpu` (α 0.05 s, β 0.004 s). */
+static cf_status build_with_key(const char *gpu, cf_inputs *in)
 {
-    (void)state;
     cf_job j = job();
-    cf_gpu_profile_given given = {.gpu = "NOPE", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    cf_gpu_profile_given given = {.has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    snprintf(given.gpu, sizeof given.gpu, "%s", gpu);
     cf_inputs_request rq = request(&j, NULL, 0);
     rq.given = &given;
     rq.n_given = 1;
+    return cf_inputs_build(&rq, in);
+}
+
+static void test_unknown_gpu_names_the_key(void **state)
+{
+    (void)state;
     cf_inputs in;
-    assert_int_equal(cf_inputs_build(&rq, &in), CF_ERR_INVALID);
+    assert_int_equal(build_with_key("NOPE", &in), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "unit.json: profile.gpus.NOPE: unknown GPU model");
 }
 
@@ -294,13 +301,8 @@ static void test_unknown_gpu_names_the_key(void **state)
 static void test_tool_spelling_names_the_row(void **state)
 {
     (void)state;
-    cf_job j = job();
-    cf_gpu_profile_given given = {.gpu = "Tesla T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
-    cf_inputs_request rq = request(&j, NULL, 0);
-    rq.given = &given;
-    rq.n_given = 1;
     cf_inputs in;
-    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    assert_int_equal(build_with_key("Tesla T4", &in), CF_OK);
     const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
     assert_non_null(t4);
     assert_true(fabs(t4->params.beta_s - 0.004) < 1e-12);

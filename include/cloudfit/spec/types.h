@@ -109,7 +109,7 @@ typedef struct {
 /* profile.gpus.<GPU> of the spec: fitted numbers, or a measurements CSV
  * (a path resolved relative to the spec file's directory). */
 typedef struct {
-    char gpu[CF_GPU_NAME_MAX];          /* key, e.g. "T4" (a GPU table model) */
+    char gpu[CF_GPU_NAME_MAX];          /* key, e.g. "T4": a GPU table model or a tool's spelling of one ("Tesla T4") */
     char measurements_path[CF_PATH_MAX];/* "" unless given as a CSV path */
     int has_compute;                    /* compute_s given */
     double alpha_s;                     /* compute_s.alpha: fixed time per micro-batch, s */
