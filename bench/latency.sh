@@ -32,7 +32,7 @@ configs=$("$bin" recommend --no-history -q --max-catalog-age-days 100000 -f json
 read -r offers evals priced <<< "$configs"
 printf 'recommend latency over %s offers, 1-64 nodes (%s model evaluations, %s priced configurations), %s runs, %s threads:\n' \
   "$offers" "$evals" "$priced" "$runs" "${CLOUDFIT_THREADS:-$(nproc)}"
-printf '  median %.1f ms, p90 %.1f ms (the bar: <= 20 ms, DESIGN.md section 7)\n' "$(echo "$median/1000" | bc -l)" "$(echo "$p90/1000" | bc -l)"
+printf '  median %.1f ms, p90 %.1f ms (the bar: <= 20 ms)\n' "$(echo "$median/1000" | bc -l)" "$(echo "$p90/1000" | bc -l)"
 read -r median p90 <<< "$(measure --spot never)"
 printf '  with --spot never (the default policy; no spot Monte Carlo): median %.1f ms, p90 %.1f ms\n' \
   "$(echo "$median/1000" | bc -l)" "$(echo "$p90/1000" | bc -l)"
