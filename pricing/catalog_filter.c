@@ -288,6 +288,15 @@ static cf_status check_gpus(const cf_catalog *catalog, const cf_catalog_filter *
             cf_error_set(CF_ERR_INVALID, "unknown GPU '%s'", gpu);
         cf_buf hint = CF_BUF_INIT;
         append_suggestions(&hint, gpu, &known);
+        if (hint.len == 0) {
+            /* no near name: a tool's spelling of a GPU on offer ("Tesla T4") gets its model name */
+            const cf_gpu *named = cf_catalog_gpu_resolve(catalog, gpu);
+            int on_offer = 0;
+            for (size_t r = 0; named && r < catalog->n_vms && !on_offer; r++)
+                on_offer = strcasecmp(catalog->vms[r].gpu_model, named->model) == 0;
+            if (on_offer)
+                cf_buf_printf(&hint, "did you mean '%s'? ", named->model);
+        }
         cf_buf_puts(&hint, "known GPUs: ");
         append_names(&hint, &known, known.n);
         set_hint(&hint);

@@ -641,6 +641,9 @@ static void test_check_filter_errors(void **state)
                         "did you mean 'A100-40GB', 'A100-80GB' or 'A100-80GB-PCIE'?");
     expect_filter_error(&(cf_catalog_filter){.gpus = LIST("h100 nvl ")}, "unknown GPU 'h100 nvl '",
                         "did you mean 'H100-NVL'?");
+    /* a GPU named as nvidia-smi prints it: the model name to write */
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("Tesla T4")}, "unknown GPU 'Tesla T4'",
+                        "did you mean 'T4'? known GPUs: ");
     expect_filter_error(&(cf_catalog_filter){.gpus = LIST("TPUv5")}, "unknown GPU 'TPUv5'",
                         "known GPUs: A10,");
     assert_null(strstr(cf_error_hint_text(), "did you mean"));
