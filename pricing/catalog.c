@@ -847,3 +847,11 @@ const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name
 {
     return catalog ? cf_gpu_resolve(catalog->gpus, catalog->n_gpus, name) : NULL;
 }
+
+int cf_catalog_sells_gpu(const cf_catalog *catalog, const char *model)
+{
+    for (size_t v = 0; catalog && model && v < catalog->n_vms; v++)
+        if (strcasecmp(catalog->vms[v].gpu_model, model) == 0)
+            return 1;
+    return 0;
+}

@@ -273,10 +273,7 @@ static cf_status check_gpus(const cf_catalog *catalog, const cf_catalog_filter *
 {
     for (size_t i = 0; i < filter->n_gpus; i++) {
         const char *gpu = filter->gpus[i];
-        int present = 0;
-        for (size_t r = 0; r < catalog->n_vms && !present; r++)
-            present = strcasecmp(catalog->vms[r].gpu_model, gpu) == 0;
-        if (present)
+        if (cf_catalog_sells_gpu(catalog, gpu))
             continue;
         name_list known;
         if (collect_names(catalog, NULL, field_gpu, &known) != CF_OK)
@@ -291,10 +288,7 @@ static cf_status check_gpus(const cf_catalog *catalog, const cf_catalog_filter *
         if (hint.len == 0) {
             /* no near name: a tool's spelling of a GPU on offer ("Tesla T4") gets its model name */
             const cf_gpu *named = cf_catalog_gpu_resolve(catalog, gpu);
-            int on_offer = 0;
-            for (size_t r = 0; named && r < catalog->n_vms && !on_offer; r++)
-                on_offer = strcasecmp(catalog->vms[r].gpu_model, named->model) == 0;
-            if (on_offer)
+            if (named && cf_catalog_sells_gpu(catalog, named->model))
                 cf_buf_printf(&hint, "did you mean '%s'? ", named->model);
         }
         cf_buf_puts(&hint, "known GPUs: ");

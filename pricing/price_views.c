@@ -11,16 +11,6 @@
 
 enum { MAX_FAMILY_MODELS = 64 };
 
-/* Whether an offer of the catalog has this GPU: the table also holds GPUs
- * no offer sells (data/gpus_added.csv), which a family does not take in. */
-static int sold(const cf_catalog *catalog, const char *model)
-{
-    for (size_t v = 0; v < catalog->n_vms; v++)
-        if (strcasecmp(catalog->vms[v].gpu_model, model) == 0)
-            return 1;
-    return 0;
-}
-
 size_t cf_gpu_family_models(const cf_catalog *catalog, const char *name, const char **out, size_t cap)
 {
     if (!name || cap == 0)
@@ -32,7 +22,7 @@ size_t cf_gpu_family_models(const cf_catalog *catalog, const char *name, const c
     size_t n = 0, len = strlen(name);
     for (size_t i = 0; i < catalog->n_gpus && n < cap; i++)
         if (strncasecmp(catalog->gpus[i].model, name, len) == 0 && catalog->gpus[i].model[len] == '-' &&
-            sold(catalog, catalog->gpus[i].model))
+            cf_catalog_sells_gpu(catalog, catalog->gpus[i].model)) /* not a row no offer sells */
             out[n++] = catalog->gpus[i].model;
     if (n == 0) {
         /* the name a tool prints for a row ("Tesla T4"), else unknown:

@@ -66,6 +66,9 @@ void cf_catalog_free(cf_catalog *catalog);
 const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model);
 /* cf_gpu_resolve (cloudfit/pricing/types.h) over the catalog's GPU table. */
 const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name);
+/* Whether an offer of the catalog has this GPU model (case-insensitive): the
+ * table also holds GPUs no offer sells (data/gpus_added.csv). */
+int cf_catalog_sells_gpu(const cf_catalog *catalog, const char *model);
 
 /* A filter over the search section of a spec (clouds, regions, GPUs, spot
  * policy), with the pointer arrays it needs. `spot` overrides c->spot. */
