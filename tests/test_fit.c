@@ -141,6 +141,15 @@ static size_t free_network_rows(cf_measurement *rows)
     return n;
 }
 
+/* Those rows fitted with a 400 MB gradient on a NIC of `nic_gbps` (0: unknown). */
+static void fit_free_network(double nic_gbps, cf_perf_params *fit, cf_perf_fit_report *rep)
+{
+    cf_measurement rows[64];
+    size_t n = free_network_rows(rows);
+    cf_perf_params start = cf_perf_defaults(NULL);
+    assert_int_equal(cf_perf_fit(rows, n, 400e6, nic_gbps, &start, fit, rep), CF_OK);
+}
+
 /* A network faster than its NIC cannot be fitted: on DGX-like data whose
  * multi-node rows cost nothing beyond compute, the fitted rate stops at
  * the nominal NIC figure, the report says so, and no prediction is faster
@@ -149,11 +158,9 @@ static void test_bandwidth_bound(void **state)
 {
     (void)state;
     double bytes = 400e6;
-    cf_measurement rows[64];
-    size_t n = free_network_rows(rows);
-    cf_perf_params start = cf_perf_defaults(NULL), fit;
+    cf_perf_params fit;
     cf_perf_fit_report rep;
-    assert_int_equal(cf_perf_fit(rows, n, bytes, 100, &start, &fit, &rep), CF_OK);
+    fit_free_network(100, &fit, &rep);
     assert_true(rep.bound_hit && fit.bound_hit);
     assert_true(fit.inter_gbps <= 100 && fit.inter_gbps > 99);
     /* 16 × 4 GPUs: the ring through each NIC carries 2·63/64 · 3.2 Gbit */
@@ -176,11 +183,9 @@ static void test_unknown_nic_bounds_nothing(void **state)
 {
     (void)state;
     double bytes = 400e6;
-    cf_measurement rows[64];
-    size_t n = free_network_rows(rows);
-    cf_perf_params start = cf_perf_defaults(NULL), fit;
+    cf_perf_params fit;
     cf_perf_fit_report rep;
-    assert_int_equal(cf_perf_fit(rows, n, bytes, 0, &start, &fit, &rep), CF_OK);
+    fit_free_network(0, &fit, &rep);
     assert_true(fit.nic_gbps == 0 && fit.inter_gbps > 1000);
     for (int m = 16; m <= 256; m *= 2)
         assert_true(fabs(cf_perf_step_s(&fit, bytes, 2, 4, m, 1) / (0.03 + 0.002 * m) - 1) < 0.02);
@@ -190,7 +195,7 @@ static void test_unknown_nic_bounds_nothing(void **state)
     assert_true(carried.nic_gbps == 0);
     /* measured on a known 400 Gbit/s NIC, carried to an unknown one: the default's 10 Gbit/s bounds it */
     cf_perf_params on_known;
-    assert_int_equal(cf_perf_fit(rows, n, bytes, 400, &start, &on_known, NULL), CF_OK);
+    fit_free_network(400, &on_known, &rep);
     assert_true(on_known.inter_gbps > 100);
     carried = cf_perf_on_network(&on_known, 400, 0);
     assert_true(carried.inter_gbps <= CF_DEFAULT_UNKNOWN_NETWORK_GBPS && carried.nic_gbps == CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
@@ -198,7 +203,9 @@ static void test_unknown_nic_bounds_nothing(void **state)
     cf_perf_params truth = truth_params(bytes);
     static const int train[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}};
     unsigned seed = 1;
-    n = rows_of(&truth, bytes, train, 4, 0, &seed, rows);
+    cf_measurement rows[64];
+    size_t n = rows_of(&truth, bytes, train, 4, 0, &seed, rows);
+    cf_perf_params start = cf_perf_defaults(NULL);
     cf_perf_params known;
     assert_int_equal(cf_perf_fit(rows, n, bytes, 0, &start, &fit, &rep), CF_OK);
     assert_int_equal(cf_perf_fit(rows, n, bytes, 50, &start, &known, NULL), CF_OK);
