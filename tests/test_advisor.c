@@ -73,6 +73,17 @@ static void test_compute_time(void **state)
     assert_float_equal(cf_perf_compute_s(&k, 800, 8), 0.55, 1e-12);
     assert_float_equal(cf_perf_compute_s(&k, 1000, 8), 0.50 + 0.38 / 640 * 200 + 0.05, 1e-12); /* held beyond */
     assert_float_equal(cf_perf_compute_s(&k, 160, 1), 0.12, 1e-12);     /* the dense curve is its own */
+    /* what a search's probes left (two clouds of one GPU type): 3 GPUs at
+     * 513–1025, denser than the 1-GPU curve but not spanning it, and two
+     * batches 0.1 % apart. The 1-GPU curve keeps its own chord (the 3-GPU
+     * shape extrapolated to 4096 lent it a 2.8 s step at 2051), and beyond
+     * 1025 the slope comes from 725 → 1025, not from 1024 → 1025 */
+    cf_perf_params w = cf_perf_defaults(NULL);
+    w.n_curves = 2;
+    w.curves[0] = (cf_perf_curve){.gpus = 1, .n = 3, .batch = {32, 513, 4096}, .step_s = {0.0341, 0.0712, 0.4123}};
+    w.curves[1] = (cf_perf_curve){.gpus = 3, .n = 4, .batch = {513, 725, 1024, 1025}, .step_s = {0.0725, 0.0893, 0.1187, 0.1213}};
+    assert_float_equal(cf_perf_compute_s(&w, 2051, 1), 0.0712 + (0.4123 - 0.0712) * 1538 / 3583, 1e-12);
+    assert_float_equal(cf_perf_compute_s(&w, 2051, 3), 0.1213 + (0.1213 - 0.0893) / 300 * 1026, 1e-12);
 }
 
 static void test_sync_time(void **state)

@@ -199,8 +199,18 @@ static double allreduce(const cf_perf_params *p, double bytes, int nodes, int g,
 /* Linear interpolation between profiled batches (a step is a fixed part
  * plus a part that grows with the batch: α + βm is straight in m, and its
  * log-log chord lies above it — the old log-log interpolation was biased
- * high); outside, the line through the two nearest points (slope ≥ 0),
- * never below half the smallest time. */
+ * high); outside, the line through the nearest point and the next one at
+ * least MIN_SLOPE_SPAN times farther in batch (slope ≥ 0), never below
+ * half the smallest time. */
+/* Two profiled batches closer than this ratio give no slope: 2 % noise on
+ * each time over a 10 % change of batch already moves the slope by ±28 %
+ * of a proportional step's, and two runs at batches 1024 and 1025 (a search
+ * probing two clouds of one GPU type) gave 2.6 ms per sample where the
+ * step grows 0.1 ms — a 2.8 s step predicted at batch 2051 where 0.2 s was
+ * measured. A guard against noise, not a fitted constant: every figure of
+ * bench/accuracy.sh on both shipped clusters is the same with and without
+ * it. */
+#define MIN_SLOPE_SPAN 1.1
 /* Linear between ascending ms[0] ≤ m ≤ ms[n − 1]. */
 static double between(const double *ms, const double *ts, int n, double m)
 {
@@ -219,7 +229,16 @@ static double interp_batch(const double *ms, const double *ts, int n, double m)
         return ts[0] * (CF_PERF_FIXED_SHARE + (1 - CF_PERF_FIXED_SHARE) * m / ms[0]);
     if (m >= ms[0] && m <= ms[n - 1])
         return between(ms, ts, n, m);
-    int a = m < ms[0] ? 0 : n - 2, b = a + 1;
+    int a, b;
+    if (m < ms[0]) {
+        a = 0, b = 1;
+        while (b < n - 1 && ms[b] < MIN_SLOPE_SPAN * ms[0])
+            b++;
+    } else {
+        b = n - 1, a = n - 2;
+        while (a > 0 && ms[a] * MIN_SLOPE_SPAN > ms[n - 1])
+            a--;
+    }
     double k = (ts[b] - ts[a]) / (ms[b] - ms[a]);
     if (!(k > 0))
         k = 0;
@@ -242,13 +261,17 @@ double cf_perf_curve_at(const cf_perf_curve *c, double m) { return interp_batch(
  * one GPU and on g; what g adds, the in-node sync, hardly depends on m).
  * The difference, not the ratio: chosen on T4 (protocol e1, 2.7 / 12.7 %
  * against 3.2 / 17.4 %; docs/model.md). Never below half of the curve's own
- * value. */
+ * value. The denser curve must span the sparser one's batches: a shape
+ * extrapolated beyond its own profiled batches is a guess, worse than the
+ * sparser curve's own chord (in a search, 1, 2 and 3 GPUs probed at batches
+ * 513–1025 lent their shape to the 1-GPU curve up to 4096). */
 static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m)
 {
     const cf_perf_curve *ref = NULL;
     for (int i = 0; i < p->n_curves; i++) {
         const cf_perf_curve *r = &p->curves[i];
-        if (r != c && r->n >= 3 && r->n > c->n && (!ref || r->n > ref->n))
+        if (r != c && r->n >= 3 && r->n > c->n && (!ref || r->n > ref->n) && r->batch[0] <= c->batch[0] &&
+            r->batch[r->n - 1] >= c->batch[c->n - 1])
             ref = r;
     }
     double own = cf_perf_curve_at(c, m);
