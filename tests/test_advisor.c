@@ -76,14 +76,32 @@ static void test_compute_time(void **state)
     /* what a search's probes left (two clouds of one GPU type): 3 GPUs at
      * 513–1025, denser than the 1-GPU curve but not spanning it, and two
      * batches 0.1 % apart. The 1-GPU curve keeps its own chord (the 3-GPU
-     * shape extrapolated to 4096 lent it a 2.8 s step at 2051), and beyond
-     * 1025 the slope comes from 725 → 1025, not from 1024 → 1025 */
+     * shape extrapolated to 4096 lent it a 2.8 s step at 2051); the 3-GPU
+     * curve, narrower, follows the 1-GPU one beyond 1025 plus its
+     * difference there (measured at 2051: 0.211 and 0.215 s), not a slope
+     * from 1024 → 1025 */
     cf_perf_params w = cf_perf_defaults(NULL);
     w.n_curves = 2;
     w.curves[0] = (cf_perf_curve){.gpus = 1, .n = 3, .batch = {32, 513, 4096}, .step_s = {0.0341, 0.0712, 0.4123}};
     w.curves[1] = (cf_perf_curve){.gpus = 3, .n = 4, .batch = {513, 725, 1024, 1025}, .step_s = {0.0725, 0.0893, 0.1187, 0.1213}};
     assert_float_equal(cf_perf_compute_s(&w, 2051, 1), 0.0712 + (0.4123 - 0.0712) * 1538 / 3583, 1e-12);
-    assert_float_equal(cf_perf_compute_s(&w, 2051, 3), 0.1213 + (0.1213 - 0.0893) / 300 * 1026, 1e-12);
+    double one_at = 0.0712 + (0.4123 - 0.0712) * 1538 / 3583, one_1025 = 0.0712 + (0.4123 - 0.0712) * 512 / 3583;
+    assert_float_equal(cf_perf_compute_s(&w, 2051, 3), one_at + (0.1213 - one_1025), 1e-12);
+    assert_float_equal(cf_perf_compute_s(&w, 725, 3), 0.0893, 1e-12); /* its own measurements stand */
+    /* a borrower far beyond its own two batches: the lent shape plus its
+     * difference, not the floor of half its own extrapolated chord */
+    cf_perf_params v = cf_perf_defaults(NULL);
+    v.n_curves = 2;
+    v.curves[0] = (cf_perf_curve){.gpus = 1, .n = 5, .batch = {23, 35, 292, 293, 1371}, .step_s = {0.139, 0.1449, 0.2562, 0.2603, 0.7441}};
+    v.curves[1] = (cf_perf_curve){.gpus = 2, .n = 2, .batch = {34, 35}, .step_s = {0.1504, 0.1533}};
+    double one_2518 = 0.7441 + (0.7441 - 0.2603) / 1078 * 1147;
+    assert_float_equal(cf_perf_compute_s(&v, 2518, 2), one_2518 + (0.1533 - 0.1449), 1e-12);
+    /* no lender and two batches under 1.1× apart: the one-batch rule from
+     * the nearest (fixed share φ), not the slope between them */
+    w.n_curves = 1;
+    w.curves[0] = (cf_perf_curve){.gpus = 1, .n = 2, .batch = {1024, 1025}, .step_s = {0.1187, 0.1213}};
+    assert_float_equal(cf_perf_compute_s(&w, 2050, 1), 0.1213 * (CF_PERF_FIXED_SHARE + (1 - CF_PERF_FIXED_SHARE) * 2050 / 1025), 1e-12);
+    assert_float_equal(cf_perf_compute_s(&w, 512, 1), 0.1187 * (CF_PERF_FIXED_SHARE + (1 - CF_PERF_FIXED_SHARE) * 512 / 1024), 1e-12);
 }
 
 static void test_sync_time(void **state)

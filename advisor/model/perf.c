@@ -201,7 +201,8 @@ static double allreduce(const cf_perf_params *p, double bytes, int nodes, int g,
  * log-log chord lies above it — the old log-log interpolation was biased
  * high); outside, the line through the nearest point and the next one at
  * least MIN_SLOPE_SPAN times farther in batch (slope ≥ 0), never below
- * half the smallest time. */
+ * half the smallest time; with no such point, the one-batch rule from the
+ * nearest (a fixed share φ, the rest proportional to the batch). */
 /* Two profiled batches closer than this ratio give no slope: 2 % noise on
  * each time over a 10 % change of batch already moves the slope by ±28 %
  * of a proportional step's, and two runs at batches 1024 and 1025 (a search
@@ -239,6 +240,8 @@ static double interp_batch(const double *ms, const double *ts, int n, double m)
         while (a > 0 && ms[a] * MIN_SLOPE_SPAN > ms[n - 1])
             a--;
     }
+    if (ms[b] < MIN_SLOPE_SPAN * ms[a]) /* every profiled batch within the span: one point, the nearest */
+        return interp_batch(m < ms[0] ? &ms[a] : &ms[b], m < ms[0] ? &ts[a] : &ts[b], 1, m);
     double k = (ts[b] - ts[a]) / (ms[b] - ms[a]);
     if (!(k > 0))
         k = 0;
@@ -254,34 +257,46 @@ double cf_perf_curve_at(const cf_perf_curve *c, double m) { return interp_batch(
 
 /* The profile's shape in m lent to a sparser curve: a curve with fewer
  * profiled batches than another with at least three (the search's light
- * profile: three batches on one GPU, two on a full node) is the denser
- * curve plus the measured difference at its own batches — linear between
- * them, held beyond — so the small-batch knee the denser curve resolves is
- * not drawn as a chord (a GPU's compute at per-GPU batch m is the same on
- * one GPU and on g; what g adds, the in-node sync, hardly depends on m).
- * The difference, not the ratio: chosen on T4 (protocol e1, 2.7 / 12.7 %
- * against 3.2 / 17.4 %; docs/model.md). Never below half of the curve's own
- * value. The denser curve must span the sparser one's batches: a shape
+ * profile: three batches on one GPU, two on a full node), or with a
+ * narrower span of batches (a search's probes at a few batches on 2 or 3
+ * GPUs), is the lending curve plus the measured difference at its own
+ * batches — linear between them, held beyond — so the small-batch knee the
+ * denser curve resolves is not drawn as a chord, and beyond its own batches
+ * it follows the wider curve instead of extrapolating two nearby points (a
+ * GPU's compute at per-GPU batch m is the same on one GPU and on g; what g
+ * adds, the in-node sync, hardly depends on m). The difference, not the
+ * ratio: chosen on T4 (protocol e1, 2.7 / 12.7 % against 3.2 / 17.4 %;
+ * docs/model.md). Never below half of the curve's own value (beyond its
+ * batches, that value scaled by the lent shape: its own chord is no guide
+ * there). The lending curve must span the borrower's batches: a shape
  * extrapolated beyond its own profiled batches is a guess, worse than the
  * sparser curve's own chord (in a search, 1, 2 and 3 GPUs probed at batches
- * 513–1025 lent their shape to the 1-GPU curve up to 4096). */
+ * 513–1025 lent their shape to the 1-GPU curve up to 4096). Among lenders,
+ * the most batches, then the widest span. */
 static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m)
 {
     const cf_perf_curve *ref = NULL;
     for (int i = 0; i < p->n_curves; i++) {
         const cf_perf_curve *r = &p->curves[i];
-        if (r != c && r->n >= 3 && r->n > c->n && (!ref || r->n > ref->n) && r->batch[0] <= c->batch[0] &&
-            r->batch[r->n - 1] >= c->batch[c->n - 1])
+        if (r == c || r->n < 3 || r->batch[0] > c->batch[0] || r->batch[r->n - 1] < c->batch[c->n - 1])
+            continue; /* spans c's batches */
+        if (r->n <= c->n && r->batch[0] == c->batch[0] && r->batch[r->n - 1] == c->batch[c->n - 1])
+            continue; /* neither denser nor wider */
+        if (!ref || r->n > ref->n ||
+            (r->n == ref->n && r->batch[r->n - 1] / r->batch[0] > ref->batch[ref->n - 1] / ref->batch[0]))
             ref = r;
     }
-    double own = cf_perf_curve_at(c, m);
     if (!ref)
-        return own;
+        return cf_perf_curve_at(c, m);
     double d[CF_PERF_MAX_POINTS];
     for (int j = 0; j < c->n; j++)
         d[j] = c->step_s[j] - cf_perf_curve_at(ref, c->batch[j]);
     double held = fmin(fmax(m, c->batch[0]), c->batch[c->n - 1]);
-    return fmax(cf_perf_curve_at(ref, m) + between(c->batch, d, c->n, held), 0.5 * own);
+    double ref_m = cf_perf_curve_at(ref, m), ref_held = cf_perf_curve_at(ref, held);
+    /* the floor: half of the shape lent as a ratio (c's own value where it
+     * was profiled, scaled by the denser curve beyond) */
+    double floor_s = 0.5 * cf_perf_curve_at(c, held) * (ref_held > 0 ? ref_m / ref_held : 1.0);
+    return fmax(ref_m + between(c->batch, d, c->n, held), floor_s);
 }
 
 static double class_contention(const cf_perf_params *p)
