@@ -272,18 +272,28 @@ double cf_perf_curve_at(const cf_perf_curve *c, double m) { return interp_batch(
  * extrapolated beyond its own profiled batches is a guess, worse than the
  * sparser curve's own chord (in a search, 1, 2 and 3 GPUs probed at batches
  * 513–1025 lent their shape to the 1-GPU curve up to 4096). Among lenders,
- * the most batches, then the widest span. */
+ * one whose batches span m (its own value there is not an extrapolation),
+ * then the most batches, then the widest span. */
+/* "Spans" with a tenth of slack: a lender profiled at 3626.7 spans a
+ * borrower measured at 3627 (the search's batches and a profile's need not
+ * be the same numbers). */
+#define LEND_SLACK 1.1
+
 static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m)
 {
     const cf_perf_curve *ref = NULL;
     for (int i = 0; i < p->n_curves; i++) {
         const cf_perf_curve *r = &p->curves[i];
-        if (r == c || r->n < 3 || r->batch[0] > c->batch[0] || r->batch[r->n - 1] < c->batch[c->n - 1])
+        if (r == c || r->n < 3 || r->batch[0] > LEND_SLACK * c->batch[0] ||
+            LEND_SLACK * r->batch[r->n - 1] < c->batch[c->n - 1])
             continue; /* spans c's batches */
         if (r->n <= c->n && r->batch[0] == c->batch[0] && r->batch[r->n - 1] == c->batch[c->n - 1])
             continue; /* neither denser nor wider */
-        if (!ref || r->n > ref->n ||
-            (r->n == ref->n && r->batch[r->n - 1] / r->batch[0] > ref->batch[ref->n - 1] / ref->batch[0]))
+        int covers = r->batch[0] <= LEND_SLACK * m && m <= LEND_SLACK * r->batch[r->n - 1];
+        int ref_covers = ref && ref->batch[0] <= LEND_SLACK * m && m <= LEND_SLACK * ref->batch[ref->n - 1];
+        if (!ref || covers > ref_covers ||
+            (covers == ref_covers && (r->n > ref->n || (r->n == ref->n && r->batch[r->n - 1] / r->batch[0] >
+                                                                            ref->batch[ref->n - 1] / ref->batch[0]))))
             ref = r;
     }
     if (!ref)
@@ -293,10 +303,18 @@ static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m
         d[j] = c->step_s[j] - cf_perf_curve_at(ref, c->batch[j]);
     double held = fmin(fmax(m, c->batch[0]), c->batch[c->n - 1]);
     double ref_m = cf_perf_curve_at(ref, m), ref_held = cf_perf_curve_at(ref, held);
-    /* the floor: half of the shape lent as a ratio (c's own value where it
-     * was profiled, scaled by the denser curve beyond) */
-    double floor_s = 0.5 * cf_perf_curve_at(c, held) * (ref_held > 0 ? ref_m / ref_held : 1.0);
-    return fmax(ref_m + between(c->batch, d, c->n, held), floor_s);
+    /* the shape lent as a ratio: c's own value where it was profiled,
+     * scaled by the lending curve beyond */
+    double ratio_s = cf_perf_curve_at(c, held) * (ref_held > 0 ? ref_m / ref_held : 1.0);
+    double diff = between(c->batch, d, c->n, held);
+    if (held == m)
+        return fmax(ref_m + diff, 0.5 * ratio_s);
+    /* Beyond c's batches neither law was checked: what g GPUs add is never
+     * negative (a negative difference there is one run's noise), and the
+     * difference held far from where it was measured stays within a factor
+     * 2 of the ratio's answer (a 0.8 s difference measured at batch 2541
+     * is not the cost at batch 34). */
+    return fmin(fmax(ref_m + fmax(diff, 0.0), 0.5 * ratio_s), 2.0 * ratio_s);
 }
 
 static double class_contention(const cf_perf_params *p)
