@@ -59,15 +59,17 @@ cJSON *cf_config_json(const cf_config *cfg)
     cJSON_AddNumberToObject(o, "samples_to_target", cf_json_round(cfg->samples_to_target, 6));
     cJSON_AddNumberToObject(o, "statistical_efficiency", cf_json_round(cfg->stat_efficiency, 4));
     cJSON_AddNumberToObject(o, "parallel_efficiency", cf_json_round(cfg->parallel_efficiency, 4));
-    cJSON_AddNumberToObject(o, "hours", cf_json_round(cfg->hours, 4));
-    cJSON_AddNumberToObject(o, "hours_p10", cf_json_round(cfg->hours_p10, 4));
-    cJSON_AddNumberToObject(o, "hours_p90", cf_json_round(cfg->hours_p90, 4));
+    cJSON_AddNumberToObject(o, "hours", cf_json_round(cfg->hours, 6));
+    cJSON_AddNumberToObject(o, "hours_p10", cf_json_round(cfg->hours_p10, 6));
+    cJSON_AddNumberToObject(o, "hours_p90", cf_json_round(cfg->hours_p90, 6));
     cJSON_AddNumberToObject(o, "usd_per_hour", cf_json_round(cfg->usd_per_hour, 6));
     cJSON_AddNumberToObject(o, "total_usd", cf_json_round(cfg->total_usd, 6));
     cJSON_AddNumberToObject(o, "total_usd_p10", cf_json_round(cfg->total_usd_p10, 6));
     cJSON_AddNumberToObject(o, "total_usd_p90", cf_json_round(cfg->total_usd_p90, 6));
-    /* what the deadline and budget were held to (spot: the plan's check quantile) */
-    cJSON_AddNumberToObject(o, "hours_at_confidence", cf_json_round(cfg->hours_at_confidence, 4));
+    /* what the deadline and budget were held to (spot: the plan's check
+     * quantile); hours to 6 digits like dollars, so that a plan held just
+     * under a 16.076 h deadline does not read 16.08 h to a CI gate */
+    cJSON_AddNumberToObject(o, "hours_at_confidence", cf_json_round(cfg->hours_at_confidence, 6));
     cJSON_AddNumberToObject(o, "total_usd_at_confidence", cf_json_round(cfg->usd_at_confidence, 6));
     if (cfg->spot) {
         cJSON_AddNumberToObject(o, "spot_time_factor", cf_json_round(cfg->spot_factor, 4));

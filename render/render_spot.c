@@ -137,17 +137,19 @@ void cf_report_elastic_text(const cf_report *r, const cf_config *c, cf_buf *out)
 
 /* ---- spot --------------------------------------------------------------------------- */
 
+/* Hours and dollars to 6 digits: the check quantile is compared with the
+ * deadline and budget, and must not round past them. */
 static cJSON *spread_json(const cf_spot_spread *s, int with_below)
 {
     cJSON *o = cJSON_CreateObject();
-    cf_json_add_rounded(o, "p10_hours", s->p10_h, 4);
-    cf_json_add_rounded(o, "p50_hours", s->p50_h, 4);
-    cf_json_add_rounded(o, "p90_hours", s->p90_h, 4);
-    cf_json_add_rounded(o, "check_quantile_hours", s->q_h, 4);
-    cf_json_add_rounded(o, "p10_usd", s->p10_usd, 4);
-    cf_json_add_rounded(o, "p50_usd", s->p50_usd, 4);
-    cf_json_add_rounded(o, "p90_usd", s->p90_usd, 4);
-    cf_json_add_rounded(o, "check_quantile_usd", s->q_usd, 4);
+    cf_json_add_rounded(o, "p10_hours", s->p10_h, 6);
+    cf_json_add_rounded(o, "p50_hours", s->p50_h, 6);
+    cf_json_add_rounded(o, "p90_hours", s->p90_h, 6);
+    cf_json_add_rounded(o, "check_quantile_hours", s->q_h, 6);
+    cf_json_add_rounded(o, "p10_usd", s->p10_usd, 6);
+    cf_json_add_rounded(o, "p50_usd", s->p50_usd, 6);
+    cf_json_add_rounded(o, "p90_usd", s->p90_usd, 6);
+    cf_json_add_rounded(o, "check_quantile_usd", s->q_usd, 6);
     cf_json_add_rounded(o, "mean_preemptions", s->mean_preemptions, 4);
     cf_json_add_rounded(o, "mean_checkpoints", s->mean_checkpoints, 4);
     cf_json_add_rounded(o, "mean_lost_work_hours", s->mean_lost_h, 4);

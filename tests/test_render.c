@@ -102,6 +102,36 @@ static void test_prices_summary_table(void **state)
     cf_buf_free(&b);
 }
 
+/* ---- a configuration as JSON: what the limits were held to ------------------- */
+
+/* The deadline and budget are checked at full precision; the JSON must
+ * not round the figures they were checked on past the limits (4 digits put
+ * a plan held at 16.0759 h under a 16.076 h deadline at 16.08 h, and a CI
+ * gate reading the document failed it). */
+static void test_config_json_keeps_limits(void **state)
+{
+    (void)state;
+    cf_vm vm = {.cloud = "aws", .region = "eu-south-1", .instance_type = "g6e.2xlarge", .gpu_model = "L40S",
+                .price_ondemand_usd_per_hr = 2.24};
+    cf_config c;
+    memset(&c, 0, sizeof c);
+    c.vm = &vm;
+    c.nodes = c.gpus_per_node = c.accumulation = 1;
+    c.local_batch = 384;
+    c.global_batch = 384;
+    c.hours = 0.758;
+    c.hours_p10 = 0.4234;
+    c.hours_p90 = 16.0759;
+    c.hours_at_confidence = 16.0759;
+    c.usd_at_confidence = 1634.5491;
+    cJSON *o = cf_config_json(&c);
+    assert_non_null(o);
+    assert_true(cJSON_GetObjectItem(o, "hours_at_confidence")->valuedouble <= 16.076);
+    assert_true(cJSON_GetObjectItem(o, "hours_p90")->valuedouble <= 16.076);
+    assert_true(cJSON_GetObjectItem(o, "total_usd_at_confidence")->valuedouble <= 1634.55);
+    cJSON_Delete(o);
+}
+
 /* ---- history: the list as JSON ------------------------------------------------ */
 
 static void history_row(cf_history_row *row, long long id, const char *branch)
@@ -333,6 +363,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entrypoint_words), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
+        cmocka_unit_test(test_config_json_keeps_limits),
         cmocka_unit_test(test_catalog_source_json), cmocka_unit_test(test_profile_csv_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
