@@ -544,6 +544,46 @@ static void test_profiled_gpu_types(void **state)
     cf_error_clear();
 }
 
+/* The 2-node probe: 2 × 1 at the smallest and largest batch where it can
+ * run; a runner that offers only whole multi-GPU VMs gets 2 VMs at the
+ * fewest GPUs each instead (without any multi-node run the network would
+ * stay the default); none without 2-node candidates. */
+static void test_two_node_probe_shape(void **state)
+{
+    (void)state;
+    cf_search_candidate c[12];
+    memset(c, 0, sizeof c);
+    size_t n = 0;
+    static const int shapes[][2] = {{1, 8}, {2, 8}, {2, 4}, {4, 8}};
+    static const int batches[] = {16, 64, 256};
+    for (size_t s = 0; s < 4; s++)
+        for (size_t b = 0; b < 3; b++) {
+            cf_search_candidate *k = &c[n++];
+            snprintf(k->gpu, sizeof k->gpu, "A100");
+            k->nodes = shapes[s][0];
+            k->gpus_per_node = shapes[s][1];
+            k->local_batch = batches[b];
+            k->usd_per_node_hr = 10;
+        }
+    unsigned char excluded[12] = {0};
+    size_t out[2], n_out = 9;
+    assert_int_equal(cf_search_two_node_probe(c, n, "A100", excluded, out, &n_out), CF_OK);
+    assert_int_equal(n_out, 2);
+    for (size_t i = 0; i < n_out; i++) {
+        assert_int_equal(c[out[i]].nodes, 2);
+        assert_int_equal(c[out[i]].gpus_per_node, 4); /* the fewest GPUs per VM on 2 VMs */
+    }
+    assert_int_equal(c[out[0]].local_batch + c[out[1]].local_batch, 16 + 256);
+    /* with a 2 × 1 shape it is that one */
+    c[3].gpus_per_node = c[4].gpus_per_node = c[5].gpus_per_node = 1;
+    assert_int_equal(cf_search_two_node_probe(c, n, "A100", excluded, out, &n_out), CF_OK);
+    assert_int_equal(n_out, 2);
+    assert_int_equal(c[out[0]].gpus_per_node, 1);
+    /* no 2-node candidate of this GPU type: no probe */
+    assert_int_equal(cf_search_two_node_probe(c, n, "H100", excluded, out, &n_out), CF_OK);
+    assert_int_equal(n_out, 0);
+}
+
 /* The search holds the deadline and budget at the spec's confidence. */
 static void test_options_for_spec(void **state)
 {
@@ -579,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_summary_and_explained),
         cmocka_unit_test(test_error_model),          cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_profiled_gpu_types),   cmocka_unit_test(test_options_for_spec),
+        cmocka_unit_test(test_two_node_probe_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
