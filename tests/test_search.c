@@ -546,8 +546,9 @@ static void test_profiled_gpu_types(void **state)
 
 /* The 2-node probe: 2 × 1 at the smallest and largest batch where it can
  * run; a runner that offers only whole multi-GPU VMs gets 2 VMs at the
- * fewest GPUs each instead (without any multi-node run the network would
- * stay the default); none without 2-node candidates. */
+ * fewest GPUs each instead, one without 2-VM shapes the fewest VMs above
+ * one (without any multi-node run the network would stay the default);
+ * none without multi-node candidates. */
 static void test_two_node_probe_shape(void **state)
 {
     (void)state;
@@ -579,7 +580,14 @@ static void test_two_node_probe_shape(void **state)
     assert_int_equal(cf_search_two_node_probe(c, n, "A100", excluded, out, &n_out), CF_OK);
     assert_int_equal(n_out, 2);
     assert_int_equal(c[out[0]].gpus_per_node, 1);
-    /* no 2-node candidate of this GPU type: no probe */
+    /* no 2-VM shape at all: the fewest VMs above one (a trace without
+     * 2-VM rows) */
+    for (size_t i = 3; i < 9; i++)
+        excluded[i] = 1;
+    assert_int_equal(cf_search_two_node_probe(c, n, "A100", excluded, out, &n_out), CF_OK);
+    assert_int_equal(n_out, 2);
+    assert_int_equal(c[out[0]].nodes, 4);
+    /* no multi-node candidate of this GPU type: no probe */
     assert_int_equal(cf_search_two_node_probe(c, n, "H100", excluded, out, &n_out), CF_OK);
     assert_int_equal(n_out, 0);
 }

@@ -539,12 +539,16 @@ static cf_status search_loop(state *s)
         for (size_t c = 0; c < s->n; c++) {
             if (!usable(s, c) || r->measured[c])
                 continue;
-            if (!bo) {
+            if (!bo && best >= 0) {
                 int ok;
                 double v_low = value_at(s, c, -LCB_SDS, &ok, 0);
-                if (!ok || (best >= 0 && v_low > v_best * (1 - o->margin)))
+                if (!ok || v_low > v_best * (1 - o->margin))
                     continue; /* cannot beat the best by more than the margin */
             }
+            /* With nothing that meets the limits yet, any configuration
+             * that might (its expected improvement is then its chance of
+             * meeting them over the posterior, ±3 sd) is worth a probe
+             * before the search calls the limits infeasible. */
             double ei = expected_improvement(s, c, v_best);
             if (ei > next_ei) {
                 next_ei = ei;

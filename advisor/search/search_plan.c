@@ -100,18 +100,24 @@ static cf_status probe_of_shape(const cf_search_candidate *cands, size_t n, cons
 cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, const char *gpu,
                                    const unsigned char *excluded, size_t out[2], size_t *n_out)
 {
-    /* 2 × 1 where it can run; else 2 VMs at the fewest GPUs each that can
-     * (a runner that offers only whole 8-GPU VMs): without any multi-node
-     * run the network is the default, which can be 10× off either way, and
-     * no probe would be bought to find out. */
-    int max_g = 0;
+    /* 2 × 1 where it can run; else the fewest VMs above one, at the fewest
+     * GPUs each, that can (a runner that offers only whole 8-GPU VMs, or a
+     * trace without 2-VM rows): without any multi-node run the network is
+     * the default, which can be 10× off either way, and no probe would be
+     * bought to find out. */
+    int max_nodes = 0, max_g = 0;
     for (size_t c = 0; c < n; c++)
-        if (!excluded[c] && cands[c].nodes == 2 && !strcasecmp(cands[c].gpu, gpu) && cands[c].gpus_per_node > max_g)
-            max_g = cands[c].gpus_per_node;
+        if ((!excluded || !excluded[c]) && cands[c].nodes > 1 && is_type(&cands[c], gpu)) {
+            if (cands[c].nodes > max_nodes)
+                max_nodes = cands[c].nodes;
+            if (cands[c].gpus_per_node > max_g)
+                max_g = cands[c].gpus_per_node;
+        }
     cf_status st = CF_OK;
     *n_out = 0;
-    for (int g = 1; g <= max_g && *n_out == 0 && st == CF_OK; g++)
-        st = probe_of_shape(cands, n, gpu, excluded, 2, g, out, n_out);
+    for (int nodes = 2; nodes <= max_nodes && *n_out == 0 && st == CF_OK; nodes++)
+        for (int g = 1; g <= max_g && *n_out == 0 && st == CF_OK; g++)
+            st = probe_of_shape(cands, n, gpu, excluded, nodes, g, out, n_out);
     return st;
 }
 
