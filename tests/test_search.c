@@ -203,6 +203,33 @@ static void test_model_alone_is_fooled(void **state)
     assert_true(fooled >= 1);
 }
 
+/* Nothing meets the limits by the model's estimate even 1.5 sd below it
+ * (beyond two nodes the truth is 35 % faster than the model, and only
+ * there is the deadline met): with no incumbent, any configuration with a
+ * chance of meeting the limits over the posterior is probed before the
+ * search calls them infeasible (it used to stop after its light profile). */
+static void test_probes_before_calling_infeasible(void **state)
+{
+    (void)state;
+    problem *p = malloc(sizeof *p);
+    make_problem(p, 0.65);
+    set_limit(p, CF_OBJ_COST, 1.15);
+    cf_search_options o;
+    options_for(p, &o);
+    runner_ctx ctx = {.p = p};
+    cf_search_runner runner = {&ctx, probe};
+    cf_search_result r;
+    cf_status st = cf_search_run(&o, &runner, &r);
+    assert_int_equal(st, CF_OK);
+    assert_true(r.n_probes >= 1);
+    cf_search_score sc;
+    assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
+    assert_false(sc.miss);
+    cf_search_result_free(&r);
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
 static void test_stopping_rules(void **state)
 {
     (void)state;
@@ -622,6 +649,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finds_known_optimum),  cmocka_unit_test(test_model_alone_is_fooled),
         cmocka_unit_test(test_stopping_rules),       cmocka_unit_test(test_runner_failures),
+        cmocka_unit_test(test_probes_before_calling_infeasible),
         cmocka_unit_test(test_remeasures_a_noisy_near_miss),
         cmocka_unit_test(test_deterministic_for_a_seed), cmocka_unit_test(test_score_and_accounting),
         cmocka_unit_test(test_summary_and_explained),
