@@ -128,15 +128,30 @@ static void set_limit(problem *p, cf_objective objective, double factor)
         p->spec.search.budget_usd = factor * sc.cheapest_usd;
 }
 
+/* A problem with its deadline (cost) or budget (time) at `factor` × the
+ * fastest time / cheapest cost; free with free_problem. */
+static problem *new_problem(double multi_node_factor, cf_objective objective, double factor)
+{
+    problem *p = malloc(sizeof *p);
+    assert_non_null(p);
+    make_problem(p, multi_node_factor);
+    set_limit(p, objective, factor);
+    return p;
+}
+
+static void free_problem(problem *p)
+{
+    cf_spec_free(&p->spec);
+    free(p);
+}
+
 static void test_finds_known_optimum(void **state)
 {
     (void)state;
     static const double factors[] = {1.2, 2, 4};
     for (int obj = 0; obj < 2; obj++)
         for (int f = 0; f < 3; f++) {
-            problem *p = malloc(sizeof *p);
-            make_problem(p, 1.25);
-            set_limit(p, obj ? CF_OBJ_TIME : CF_OBJ_COST, factors[f]);
+            problem *p = new_problem(1.25, obj ? CF_OBJ_TIME : CF_OBJ_COST, factors[f]);
             cf_search_options o;
             options_for(p, &o);
             runner_ctx ctx = {.p = p};
@@ -157,8 +172,7 @@ static void test_finds_known_optimum(void **state)
                 if (r.runs[i].kind == CF_RUN_PROBE) /* every probe had an estimate first */
                     assert_true(isfinite(r.runs[i].predicted_step_s));
             cf_search_result_free(&r);
-            cf_spec_free(&p->spec);
-            free(p);
+            free_problem(p);
         }
 }
 
@@ -175,9 +189,7 @@ static void test_model_alone_is_fooled(void **state)
     int fooled = 0;
     for (int obj = 0; obj < 2; obj++)
         for (int f = 0; f < 3; f++) {
-            problem *p = malloc(sizeof *p);
-            make_problem(p, 1.4);
-            set_limit(p, obj ? CF_OBJ_TIME : CF_OBJ_COST, factors[f]);
+            problem *p = new_problem(1.4, obj ? CF_OBJ_TIME : CF_OBJ_COST, factors[f]);
             cf_search_options o;
             options_for(p, &o);
             o.method = CF_SEARCH_MODEL_ONLY;
@@ -197,8 +209,7 @@ static void test_model_alone_is_fooled(void **state)
             assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
             fooled += sc.miss || !(sc.regret <= 0.03);
             cf_search_result_free(&r);
-            cf_spec_free(&p->spec);
-            free(p);
+            free_problem(p);
         }
     assert_true(fooled >= 1);
 }
@@ -211,9 +222,7 @@ static void test_model_alone_is_fooled(void **state)
 static void test_probes_before_calling_infeasible(void **state)
 {
     (void)state;
-    problem *p = malloc(sizeof *p);
-    make_problem(p, 0.65);
-    set_limit(p, CF_OBJ_COST, 1.15);
+    problem *p = new_problem(0.65, CF_OBJ_COST, 1.15);
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
@@ -226,16 +235,13 @@ static void test_probes_before_calling_infeasible(void **state)
     assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
     assert_false(sc.miss);
     cf_search_result_free(&r);
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 static void test_stopping_rules(void **state)
 {
     (void)state;
-    problem *p = malloc(sizeof *p);
-    make_problem(p, 1.25);
-    set_limit(p, CF_OBJ_COST, 2);
+    problem *p = new_problem(1.25, CF_OBJ_COST, 2);
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
@@ -260,16 +266,13 @@ static void test_stopping_rules(void **state)
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
     assert_true(r.n_probes >= wide);
     cf_search_result_free(&r);
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 static void test_runner_failures(void **state)
 {
     (void)state;
-    problem *p = malloc(sizeof *p);
-    make_problem(p, 1.1);
-    set_limit(p, CF_OBJ_COST, 2);
+    problem *p = new_problem(1.1, CF_OBJ_COST, 2);
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p, .mode = RUN_FAIL_FIRST_PROFILE};
@@ -295,8 +298,7 @@ static void test_runner_failures(void **state)
         assert_true(isfinite(r.runs[i].measured_step_s));
     }
     cf_search_result_free(&r);
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 /* One noisy run can put the best configuration just over the budget: the
@@ -306,9 +308,7 @@ static void test_runner_failures(void **state)
 static void test_remeasures_a_noisy_near_miss(void **state)
 {
     (void)state;
-    problem *p = malloc(sizeof *p);
-    make_problem(p, 1.0);
-    set_limit(p, CF_OBJ_TIME, 2);
+    problem *p = new_problem(1.0, CF_OBJ_TIME, 2);
     cf_search_options o;
     options_for(p, &o);
     cf_search_result none = {.chosen = -1};
@@ -330,8 +330,7 @@ static void test_remeasures_a_noisy_near_miss(void **state)
     assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
     assert_false(sc.miss);
     cf_search_result_free(&r);
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 static void run_seeded(const problem *p, cf_search_method method, unsigned long seed, cf_search_result *r)
@@ -360,9 +359,7 @@ static int same_runs(const cf_search_result *a, const cf_search_result *b)
 static void test_deterministic_for_a_seed(void **state)
 {
     (void)state;
-    problem *p = malloc(sizeof *p);
-    make_problem(p, 1.2);
-    set_limit(p, CF_OBJ_TIME, 2);
+    problem *p = new_problem(1.2, CF_OBJ_TIME, 2);
     for (int m = 0; m < 2; m++) {
         cf_search_method method = m ? CF_SEARCH_PLAIN_BO : CF_SEARCH_CLOUDFIT;
         cf_search_result a, b, c;
@@ -375,16 +372,13 @@ static void test_deterministic_for_a_seed(void **state)
         cf_search_result_free(&b);
         cf_search_result_free(&c);
     }
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 static void test_score_and_accounting(void **state)
 {
     (void)state;
-    problem *p = malloc(sizeof *p);
-    make_problem(p, 1.0);
-    set_limit(p, CF_OBJ_COST, 1.5);
+    problem *p = new_problem(1.0, CF_OBJ_COST, 1.5);
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
@@ -422,8 +416,7 @@ static void test_score_and_accounting(void **state)
     assert_true(sc.miss);
     r.chosen = keep;
     cf_search_result_free(&r);
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 /* What `search` shows beyond its runs is computed once by the library
@@ -433,9 +426,7 @@ static void test_score_and_accounting(void **state)
 static void test_summary_and_explained(void **state)
 {
     (void)state;
-    problem *p = malloc(sizeof *p);
-    make_problem(p, 1.0);
-    set_limit(p, CF_OBJ_COST, 1.5);
+    problem *p = new_problem(1.0, CF_OBJ_COST, 1.5);
     p->spec.job.has_current = 1;
     snprintf(p->spec.job.current_gpu, sizeof p->spec.job.current_gpu, "x"); /* any case, as the spec gives it */
     p->spec.job.current_nodes = 2;
@@ -495,8 +486,7 @@ static void test_summary_and_explained(void **state)
     assert_int_equal(cf_advice_elastic(&advice, &advice.ranked[0])->max_nodes, advice.ranked[0].nodes);
     cf_advice_free(&advice);
     cf_search_result_free(&r);
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 static void test_error_model(void **state)
@@ -548,8 +538,7 @@ static void test_bad_options(void **state)
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_ERR_INFEASIBLE);
     assert_int_equal(r.chosen, -1);
     cf_search_result_free(&r);
-    cf_spec_free(&p->spec);
-    free(p);
+    free_problem(p);
 }
 
 /* A runner that starts real VMs profiles each GPU type once: at most
