@@ -102,6 +102,11 @@ static cf_status through_runner(const cf_profile_request *req, cf_profile_result
         snprintf(text, sizeof text, "the 2-node × 1-GPU probe is skipped: %s", plan.probe_skipped_why);
         req->note(req->note_ctx, CF_NOTE_WARNING, text);
     }
+    if (st == CF_OK && plan.probe_instead[0] && req->note) {
+        char text[320];
+        snprintf(text, sizeof text, "the 2-node × 1-GPU probe: %s", plan.probe_instead);
+        req->note(req->note_ctx, CF_NOTE_INFO, text);
+    }
     char key[65] = "";
     if (st == CF_OK)
         st = cf_spec_profile_key(spec, key);

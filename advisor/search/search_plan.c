@@ -305,6 +305,17 @@ cf_status cf_search_plan_profile(const cf_search_profile_request *rq, cf_search_
         st = cf_search_light_profile(*cands, *n, rq->gpu, excluded, out->light, &out->n_light);
     if (st == CF_OK && can_probe)
         st = probe_of_shape(*cands, *n, rq->gpu, excluded, nodes, gpus, out->probe, &out->n_probe);
+    if (st == CF_OK && !can_probe && rq->from_trace && rq->probe_nodes <= 1 && rq->probe_gpus <= 0) {
+        /* the default shape missing from the trace: the search's own
+         * fallback (the fewest VMs, then GPUs each, that it has) */
+        st = cf_search_two_node_probe(*cands, *n, rq->gpu, excluded, out->probe, &out->n_probe);
+        if (st == CF_OK && out->n_probe > 0) {
+            const cf_search_candidate *k = &(*cands)[out->probe[0]];
+            snprintf(out->probe_instead, sizeof out->probe_instead, "%s; it runs as %d nodes × %d GPUs instead",
+                     out->probe_skipped_why, k->nodes, k->gpus_per_node);
+            out->probe_skipped_why[0] = '\0';
+        }
+    }
     if (st == CF_OK && can_probe && out->n_probe == 0)
         snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
                  "no %d-node × %d-GPU configuration of %s within the spec's limits", nodes, gpus, rq->gpu);

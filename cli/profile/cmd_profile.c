@@ -156,12 +156,15 @@ static int usage(const char *message, const char *hint)
     return CF_EXIT_USAGE;
 }
 
-/* What the library says on the way: a warning unless -q. */
+/* What the library says on the way: a warning, or a note (the probe's
+ * shape when the trace lacks the default), unless -q. */
 static void note(void *ctx, cf_note_kind kind, const char *text)
 {
     const cf_cli_options *o = ctx;
     if (kind == CF_NOTE_WARNING && !o->quiet)
         cf_log_warning("%s", text);
+    else if (kind == CF_NOTE_INFO && !o->quiet)
+        cf_log_info("%s", text);
 }
 
 /* --runner (docs/profiler.md "Profiling through a runner"): the options

@@ -4,7 +4,8 @@ light profile plus the 2-node × 1-GPU probe through the trace runner on the
 Pollux T4 rows of tests/data/search-t4-imagenet.csv (1-GPU, full-VM and
 placement-11 rows), the measurements CSV, the profile cache, and
 `recommend` fitting the inter-node bandwidth from the probe; the probe
-skipped (trace without placement 11, exec template without {nodes}); a
+skipped (trace without multi-VM rows, exec template without {nodes}) or run
+at the shape a trace has (2 VMs × 4 GPUs when it has no placement 11); a
 failing light profile; usage errors.
 Usage: test_profile_runner.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
@@ -117,8 +118,9 @@ def test_without_probe_the_network_is_the_default():
     with open(TRACE) as f:
         lines = f.read().splitlines()
     header = lines[0].split(",")
-    col = header.index("placement")
-    no11 = write("no11.csv", "\n".join([lines[0]] + [l for l in lines[1:] if l.split(",")[col] != "11"]) + "\n")
+    col = header.index("num_nodes")
+    # no multi-VM row at all (with other multi-VM shapes the probe would run there instead)
+    no11 = write("no11.csv", "\n".join([lines[0]] + [l for l in lines[1:] if l.split(",")[col] == "1"]) + "\n")
     path = spec("b")
     # --gpu as nvidia-smi prints it: the row of the GPU table it names
     rc, out, err = run("profile", path, "--runner", "trace:" + no11, "--gpu", "Tesla T4", "--csv",
@@ -139,6 +141,38 @@ def test_without_probe_the_network_is_the_default():
     net = [line for line in out.splitlines() if "network:" in line][0]
     assert "the default for" in net and "a 2-node probe would measure it" in net, net
     assert "has no 2-node probe (skipped: the trace has no 2-node" in out, out
+
+
+def test_probe_at_the_shape_the_trace_has():
+    """A trace whose only multi-VM rows are 2 VMs × 4 GPUs (placement 44):
+    the probe runs there instead of being skipped, and says so — the same
+    fallback as `cloudfit search`'s."""
+    db = os.path.join(TMP, "p44.db")
+    with open(TRACE) as f:
+        rows = list(csv.DictReader(f))
+    out_rows = []
+    for r in rows:
+        if r["placement"] == "11":
+            r = dict(r, placement="44", num_gpus="8", global_bsz=str(8 * int(r["local_bsz"])))
+        elif r["num_nodes"] != "1":
+            continue
+        out_rows.append(r)
+    path44 = os.path.join(TMP, "p44.csv")
+    with open(path44, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(out_rows)
+    rc, out, err = run("profile", spec("p44"), "--runner", "trace:" + path44, "--gpu", "T4", "--csv",
+                       os.path.join(TMP, "p44-runs.csv"), db=db)
+    assert rc == 0, err
+    assert "the 2-node × 1-GPU probe: the trace has no 2-node × 1-GPU rows (placement 11) of T4 for this model; " \
+           "it runs as 2 nodes × 4 GPUs instead" in err, err
+    assert "probe is skipped" not in err, err
+    assert "2-node probe: measured: 2 nodes × 4 GPUs" in out, out
+    with open(os.path.join(TMP, "p44-runs.csv")) as f:
+        assert "44" in {r["placement"] for r in csv.DictReader(f)}
+    (backend, device, text), = stored(db)
+    assert json.loads(text)["runner"]["probe_status"] != "skipped"
 
 
 def test_exec_runner_probe_and_template_without_nodes():

@@ -175,6 +175,7 @@ typedef struct {
     size_t probe[2];
     size_t n_probe;
     char probe_skipped_why[200];          /* "" when the probe can run */
+    char probe_instead[256];              /* the shape run in place of a default 2 × 1 the trace lacks; "" */
 } cf_search_profile_plan;
 
 /* Plans the profile over *cands (indices into it). A runner that starts
