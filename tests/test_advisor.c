@@ -97,6 +97,21 @@ static void test_compute_time(void **state)
     v.curves[1] = (cf_perf_curve){.gpus = 2, .n = 2, .batch = {34, 35}, .step_s = {0.1504, 0.1533}};
     double one_2518 = 0.7441 + (0.7441 - 0.2603) / 1078 * 1147;
     assert_float_equal(cf_perf_compute_s(&v, 2518, 2), one_2518 + (0.1533 - 0.1449), 1e-12);
+    /* one batch and no curve spanning it: the widest other curve's slope
+     * per sample (NCF on DGX, flat in the batch: 1 GPU at 363 predicted at
+     * 32768 was 0.74 s by the one-batch rule; measured 0.014 s on 8) */
+    cf_perf_params u = cf_perf_defaults(NULL);
+    u.n_curves = 3;
+    u.curves[0] = (cf_perf_curve){.gpus = 1, .n = 1, .batch = {363}, .step_s = {0.0096}};
+    u.curves[1] = (cf_perf_curve){.gpus = 5, .n = 2, .batch = {1024, 2901}, .step_s = {0.0101, 0.0099}};
+    u.curves[2] = (cf_perf_curve){.gpus = 8, .n = 2, .batch = {11606, 23211}, .step_s = {0.0130, 0.0143}};
+    assert_float_equal(cf_perf_compute_s(&u, 32768, 1), 0.0096, 1e-12); /* the widest (5 GPUs) falls: slope 0 */
+    u.curves[1].step_s[1] = 0.0130;
+    assert_float_equal(cf_perf_compute_s(&u, 32768, 1), 0.0096 + 0.0029 / 1877 * (32768 - 363), 1e-12);
+    /* and a lender of two batches where one spans it (5 GPUs at 91–2901):
+     * its line plus the difference, never negative beyond */
+    u.curves[1] = (cf_perf_curve){.gpus = 5, .n = 2, .batch = {91, 2901}, .step_s = {0.0101, 0.0099}};
+    assert_float_equal(cf_perf_compute_s(&u, 32768, 1), 0.0099, 1e-12);
     /* no lender and two batches under 1.1× apart: the one-batch rule from
      * the nearest (fixed share φ), not the slope between them */
     w.n_curves = 1;

@@ -271,7 +271,11 @@ double cf_perf_curve_at(const cf_perf_curve *c, double m) { return interp_batch(
  * there). The lending curve must span the borrower's batches: a shape
  * extrapolated beyond its own profiled batches is a guess, worse than the
  * sparser curve's own chord (in a search, 1, 2 and 3 GPUs probed at batches
- * 513–1025 lent their shape to the 1-GPU curve up to 4096). Among lenders,
+ * 513–1025 lent their shape to the 1-GPU curve up to 4096). A curve of
+ * one batch borrows from a curve of two (a measured slope, where the
+ * one-batch rule assumes the step proportional but for a fixed share φ:
+ * NCF, whose step is flat in the batch, measured at 363 and predicted at
+ * 32768, was 50× too slow). Among lenders,
  * one whose batches span m (its own value there is not an extrapolation),
  * then the most batches, then the widest span. */
 /* "Spans" with a tenth of slack: a lender profiled at 3626.7 spans a
@@ -284,7 +288,7 @@ static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m
     const cf_perf_curve *ref = NULL;
     for (int i = 0; i < p->n_curves; i++) {
         const cf_perf_curve *r = &p->curves[i];
-        if (r == c || r->n < 3 || r->batch[0] > LEND_SLACK * c->batch[0] ||
+        if (r == c || r->n < (c->n == 1 ? 2 : 3) || r->batch[0] > LEND_SLACK * c->batch[0] ||
             LEND_SLACK * r->batch[r->n - 1] < c->batch[c->n - 1])
             continue; /* spans c's batches */
         if (r->n <= c->n && r->batch[0] == c->batch[0] && r->batch[r->n - 1] == c->batch[c->n - 1])
@@ -295,6 +299,22 @@ static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m
             (covers == ref_covers && (r->n > ref->n || (r->n == ref->n && r->batch[r->n - 1] / r->batch[0] >
                                                                             ref->batch[ref->n - 1] / ref->batch[0]))))
             ref = r;
+    }
+    if (!ref && c->n == 1) {
+        /* One batch and no curve spanning it: the slope per sample of the
+         * widest other curve of two or more batches (what g adds hardly
+         * depends on m), not the one-batch rule's fixed share */
+        const cf_perf_curve *wide = NULL;
+        for (int i = 0; i < p->n_curves; i++) {
+            const cf_perf_curve *r = &p->curves[i];
+            if (r != c && r->n >= 2 &&
+                (!wide || r->batch[r->n - 1] / r->batch[0] > wide->batch[wide->n - 1] / wide->batch[0]))
+                wide = r;
+        }
+        if (wide && wide->batch[wide->n - 1] >= MIN_SLOPE_SPAN * wide->batch[0]) {
+            double slope = (wide->step_s[wide->n - 1] - wide->step_s[0]) / (wide->batch[wide->n - 1] - wide->batch[0]);
+            return fmax(c->step_s[0] + fmax(slope, 0.0) * (m - c->batch[0]), 0.5 * c->step_s[0]);
+        }
     }
     if (!ref)
         return cf_perf_curve_at(c, m);
