@@ -274,6 +274,14 @@ static void test_measurement_rows_are_selected_and_fitted(void **state)
     snprintf(j.name, sizeof j.name, "third");
     assert_int_equal(cf_inputs_build(&rq, &in), CF_ERR_INVALID);
     assert_true(strstr(cf_error_message(), "runs.csv: holds several models and none is named 'third'") != NULL);
+    /* a key whose file holds another GPU: the spec, the key path, the file,
+     * and what the file does hold */
+    snprintf(j.name, sizeof j.name, "unit");
+    snprintf(given.gpu, sizeof given.gpu, "A100-40GB");
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "unit.json: profile.gpus.A100-40GB: runs.csv: no rows for GPU 'A100-40GB'");
+    assert_non_null(strstr(cf_error_hint_text(), "the file's gpu column holds 'T4'"));
+    cf_error_clear();
 }
 
 /* Inputs from one inline profile under the spec key `gpu` (α 0.05 s, β 0.004 s). */
