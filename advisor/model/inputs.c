@@ -10,6 +10,7 @@
  *    A CPU's step times say nothing about a GPU's and are not used. */
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/advisor/carry.h"
+#include "cloudfit/common/buf.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -126,27 +127,22 @@ static cf_status select_rows(const cf_job *job, const cf_gpu_profile_given *gp, 
     if (n == 0) {
         free(*out);
         *out = NULL;
-        /* which GPUs the file does hold, for the hint (the first few) */
-        char have[160] = "";
-        size_t used = 0;
+        /* which GPUs the file does hold, for the hint (the first four) */
+        cf_buf have = CF_BUF_INIT;
         int listed = 0;
         for (size_t i = 0; i < set->n_rows && listed < 4; i++) {
             int seen = 0;
             for (size_t j = 0; j < i && !seen; j++)
                 seen = strcasecmp(set->rows[j].gpu, set->rows[i].gpu) == 0;
-            if (seen || used >= sizeof have - 1)
-                continue;
-            int w = snprintf(have + used, sizeof have - used, "%s'%s'", listed ? ", " : "", set->rows[i].gpu);
-            used += w > 0 ? (size_t)w : 0;
-            if (used > sizeof have - 1)
-                used = sizeof have - 1;
-            listed++;
+            if (!seen)
+                cf_buf_printf(&have, "%s'%s'", listed++ ? ", " : "", set->rows[i].gpu);
         }
         cf_error_set(CF_ERR_INVALID, "%s: profile.gpus.%s: %s: no rows for GPU '%s'", source_name(job), gp->gpu,
                      gp->measurements_path, gp->gpu);
-        if (have[0])
+        if (listed && !cf_buf_failed(&have))
             cf_error_hint("the file's gpu column holds %s; name the key after it, or point it at that GPU's measurements",
-                          have);
+                          cf_buf_cstr(&have));
+        cf_buf_free(&have);
         return CF_ERR_INVALID;
     }
     *n_out = n;

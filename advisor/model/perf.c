@@ -283,21 +283,38 @@ double cf_perf_curve_at(const cf_perf_curve *c, double m) { return interp_batch(
  * be the same numbers). */
 #define LEND_SLACK 1.1
 
+static double first_batch(const cf_perf_curve *c) { return c->batch[0]; }
+static double last_batch(const cf_perf_curve *c) { return c->batch[c->n - 1]; }
+static double span_ratio(const cf_perf_curve *c) { return last_batch(c) / first_batch(c); }
+
+/* r's batches reach from lo to hi, with LEND_SLACK. */
+static int reaches(const cf_perf_curve *r, double lo, double hi)
+{
+    return first_batch(r) <= LEND_SLACK * lo && hi <= LEND_SLACK * last_batch(r);
+}
+
+/* Whether lender r is preferred to ref for a query at m: one that reaches
+ * m, then the most batches, then the widest span. */
+static int better_lender(const cf_perf_curve *r, const cf_perf_curve *ref, double m)
+{
+    if (!ref)
+        return 1;
+    int r_reaches = reaches(r, m, m), ref_reaches = reaches(ref, m, m);
+    if (r_reaches != ref_reaches)
+        return r_reaches;
+    if (r->n != ref->n)
+        return r->n > ref->n;
+    return span_ratio(r) > span_ratio(ref);
+}
+
 static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m)
 {
     const cf_perf_curve *ref = NULL;
     for (int i = 0; i < p->n_curves; i++) {
         const cf_perf_curve *r = &p->curves[i];
-        if (r == c || r->n < (c->n == 1 ? 2 : 3) || r->batch[0] > LEND_SLACK * c->batch[0] ||
-            LEND_SLACK * r->batch[r->n - 1] < c->batch[c->n - 1])
-            continue; /* spans c's batches */
-        if (r->n <= c->n && r->batch[0] == c->batch[0] && r->batch[r->n - 1] == c->batch[c->n - 1])
-            continue; /* neither denser nor wider */
-        int covers = r->batch[0] <= LEND_SLACK * m && m <= LEND_SLACK * r->batch[r->n - 1];
-        int ref_covers = ref && ref->batch[0] <= LEND_SLACK * m && m <= LEND_SLACK * ref->batch[ref->n - 1];
-        if (!ref || covers > ref_covers ||
-            (covers == ref_covers && (r->n > ref->n || (r->n == ref->n && r->batch[r->n - 1] / r->batch[0] >
-                                                                            ref->batch[ref->n - 1] / ref->batch[0]))))
+        int denser_or_wider = r->n > c->n || first_batch(r) != first_batch(c) || last_batch(r) != last_batch(c);
+        if (r != c && r->n >= (c->n == 1 ? 2 : 3) && reaches(r, first_batch(c), last_batch(c)) && denser_or_wider &&
+            better_lender(r, ref, m))
             ref = r;
     }
     if (!ref && c->n == 1) {
@@ -307,11 +324,10 @@ static double curve_at(const cf_perf_params *p, const cf_perf_curve *c, double m
         const cf_perf_curve *wide = NULL;
         for (int i = 0; i < p->n_curves; i++) {
             const cf_perf_curve *r = &p->curves[i];
-            if (r != c && r->n >= 2 &&
-                (!wide || r->batch[r->n - 1] / r->batch[0] > wide->batch[wide->n - 1] / wide->batch[0]))
+            if (r != c && r->n >= 2 && (!wide || span_ratio(r) > span_ratio(wide)))
                 wide = r;
         }
-        if (wide && wide->batch[wide->n - 1] >= MIN_SLOPE_SPAN * wide->batch[0]) {
+        if (wide && span_ratio(wide) >= MIN_SLOPE_SPAN) {
             double slope = (wide->step_s[wide->n - 1] - wide->step_s[0]) / (wide->batch[wide->n - 1] - wide->batch[0]);
             return fmax(c->step_s[0] + fmax(slope, 0.0) * (m - c->batch[0]), 0.5 * c->step_s[0]);
         }

@@ -105,19 +105,18 @@ cf_status cf_search_two_node_probe(const cf_search_candidate *cands, size_t n, c
      * trace without 2-VM rows): without any multi-node run the network is
      * the default, which can be 10× off either way, and no probe would be
      * bought to find out. */
-    int max_nodes = 0, max_g = 0;
-    for (size_t c = 0; c < n; c++)
-        if ((!excluded || !excluded[c]) && cands[c].nodes > 1 && is_type(&cands[c], gpu)) {
-            if (cands[c].nodes > max_nodes)
-                max_nodes = cands[c].nodes;
-            if (cands[c].gpus_per_node > max_g)
-                max_g = cands[c].gpus_per_node;
-        }
-    cf_status st = CF_OK;
+    int nodes = 0, g = 0; /* the least multi-VM shape: fewest VMs, then fewest GPUs each */
+    for (size_t c = 0; c < n; c++) {
+        const cf_search_candidate *k = &cands[c];
+        if ((excluded && excluded[c]) || k->nodes < 2 || !is_type(k, gpu))
+            continue;
+        if (!nodes || k->nodes < nodes || (k->nodes == nodes && k->gpus_per_node < g))
+            nodes = k->nodes, g = k->gpus_per_node;
+    }
     *n_out = 0;
-    for (int nodes = 2; nodes <= max_nodes && *n_out == 0 && st == CF_OK; nodes++)
-        for (int g = 1; g <= max_g && *n_out == 0 && st == CF_OK; g++)
-            st = probe_of_shape(cands, n, gpu, excluded, nodes, g, out, n_out);
+    cf_status st = CF_OK;
+    if (nodes)
+        st = probe_of_shape(cands, n, gpu, excluded, nodes, g, out, n_out);
     return st;
 }
 
