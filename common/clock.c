@@ -9,31 +9,50 @@
 #include <string.h>
 #include <time.h>
 
-static time_t now_epoch(void)
+/* The instants a timestamp can name: 0000-01-01T00:00:00Z to
+ * 9999-12-31T23:59:59Z, so that every one prints as 20 characters and
+ * sorts as text in time order (the history compares created_at as text). */
+#define EPOCH_MIN_S (-62167219200LL)
+#define EPOCH_MAX_S 253402300799LL
+
+/* SOURCE_DATE_EPOCH when it is a whole number of seconds within the
+ * printable range (reproducible output), else the clock. */
+static long long now_epoch(void)
 {
     const char *fixed = getenv("SOURCE_DATE_EPOCH");
     if (fixed && *fixed) {
         long v = 0;
-        if (cf_number_long(fixed, 0, LONG_MAX, &v) == CF_NUMBER_OK)
-            return (time_t)v;
+        if (cf_number_long(fixed, 0, LONG_MAX, &v) == CF_NUMBER_OK && (long long)v <= EPOCH_MAX_S)
+            return (long long)v;
     }
-    return time(NULL);
+    return (long long)time(NULL);
 }
 
-void cf_now_iso8601(char *out, size_t n)
+/* t as YYYY-MM-DDTHH:MM:SSZ, held within the printable range (an age of
+ * 60,000 weeks reaches back before the year 1000; strftime's %Y does not
+ * pad it to four digits, and "876-…" sorts after "2026-…"). */
+static void format_epoch(long long t, char *out, size_t n)
 {
-    time_t t = now_epoch();
+    if (t < EPOCH_MIN_S)
+        t = EPOCH_MIN_S;
+    if (t > EPOCH_MAX_S)
+        t = EPOCH_MAX_S;
+    time_t tt = (time_t)t;
     struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!gmtime_r(&tt, &tm)) { /* not representable here: the nearer end of the range */
+        snprintf(out, n, "%s", t < 0 ? "0000-01-01T00:00:00Z" : "9999-12-31T23:59:59Z");
+        return;
+    }
+    snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec);
 }
+
+void cf_now_iso8601(char *out, size_t n) { format_epoch(now_epoch(), out, n); }
 
 void cf_iso8601_ago(double seconds, char *out, size_t n)
 {
-    time_t t = now_epoch() - (time_t)seconds;
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    double t = (double)now_epoch() - seconds;
+    format_epoch(t < (double)EPOCH_MIN_S ? EPOCH_MIN_S : t > (double)EPOCH_MAX_S ? EPOCH_MAX_S : (long long)t, out, n);
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's

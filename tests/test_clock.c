@@ -138,6 +138,49 @@ static void test_when(void **state)
     cf_error_clear();
 }
 
+/* Ages reaching before the year 1000 (and before year 0) stay four-digit
+ * years that sort as text before any stored timestamp: 60,000 weeks ago
+ * printed as "876-…" sorted after "2026-…", and `history prune
+ * --older-than 60000w` deleted every row. */
+static void test_long_ages_sort_before_now(void **state)
+{
+    (void)state;
+    setenv("SOURCE_DATE_EPOCH", "1764288000", 1); /* 2025-11-28T00:00:00Z */
+    char out[32], now[32];
+    cf_now_iso8601(now, sizeof now);
+    assert_string_equal(now, "2025-11-28T00:00:00Z");
+    cf_iso8601_ago(60000.0 * 7 * 86400, out, sizeof out);
+    assert_int_equal(strlen(out), 20);
+    assert_string_equal(out, "0875-12-27T00:00:00Z");
+    assert_true(strcmp(out, "1970-01-01T00:00:00Z") < 0);
+    cf_iso8601_ago(1e9 * 7 * 86400, out, sizeof out); /* the longest age the parser takes */
+    assert_string_equal(out, "0000-01-01T00:00:00Z");
+    unsetenv("SOURCE_DATE_EPOCH");
+}
+
+/* SOURCE_DATE_EPOCH past the year 9999 is not a time a timestamp can
+ * name: ignored like a value that is not a number (it made gmtime fail,
+ * and an uninitialised struct tm was printed as day 00). */
+static void test_source_date_epoch_out_of_range(void **state)
+{
+    (void)state;
+    char fixed[32], clock_now[32];
+    unsetenv("SOURCE_DATE_EPOCH");
+    cf_now_iso8601(clock_now, sizeof clock_now);
+    setenv("SOURCE_DATE_EPOCH", "253402300799", 1); /* the last second of 9999 */
+    cf_now_iso8601(fixed, sizeof fixed);
+    assert_string_equal(fixed, "9999-12-31T23:59:59Z");
+    const char *ignored[] = {"253402300800", "9223372036854775807", "-1", "soon"};
+    for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++) {
+        setenv("SOURCE_DATE_EPOCH", ignored[i], 1);
+        cf_now_iso8601(fixed, sizeof fixed);
+        if (strncmp(fixed, clock_now, 4) != 0)
+            fail_msg("SOURCE_DATE_EPOCH=%s gave %s, not the clock's year (%s)", ignored[i], fixed, clock_now);
+        assert_int_equal(strlen(fixed), 20);
+    }
+    unsetenv("SOURCE_DATE_EPOCH");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +191,8 @@ int main(void)
         cmocka_unit_test(test_small_buffer),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_when),
+        cmocka_unit_test(test_long_ages_sort_before_now),
+        cmocka_unit_test(test_source_date_epoch_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

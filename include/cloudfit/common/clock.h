@@ -1,5 +1,8 @@
 /* Wall-clock helpers. SOURCE_DATE_EPOCH (reproducible-builds convention)
- * fixes "now" so golden-file tests are stable. */
+ * fixes "now" so golden-file tests are stable; a value past
+ * 9999-12-31T23:59:59Z is ignored like one that is not a number. Every
+ * timestamp written is YYYY-MM-DDTHH:MM:SSZ, held within the years
+ * 0000-9999 so that it compares as text in time order. */
 #ifndef CLOUDFIT_COMMON_CLOCK_H
 #define CLOUDFIT_COMMON_CLOCK_H
 #include <stddef.h>
@@ -9,7 +12,8 @@
 void cf_now_iso8601(char *out, size_t n);
 /* Days from a YYYY-MM-DD date to now (0 when the date cannot be parsed). */
 double cf_days_since(const char *ymd);
-/* "Now" minus `seconds`, as ISO 8601 UTC (for `history prune --older-than`). */
+/* "Now" minus `seconds`, as ISO 8601 UTC (for `history prune --older-than`);
+ * an age reaching before the year 0 gives 0000-01-01T00:00:00Z. */
 void cf_iso8601_ago(double seconds, char *out, size_t n);
 
 /* A UTC date or time as a person types it: YYYY-MM-DD, YYYY-MM-DDTHH:MMZ
