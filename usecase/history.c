@@ -43,6 +43,17 @@ static cf_status list_rows(const cf_history_query_request *req, cf_history_row *
         }
     if (n_clouds * n_gpus > 1) {
         qsort(*out, *n, sizeof **out, newer_first);
+        /* A row found by two of the queries once (--cloud aws --cloud AWS,
+         * a GPU given twice): the copies sit side by side after the sort. */
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++) {
+            if (kept > 0 && (*out)[kept - 1].id == (*out)[i].id) {
+                free((*out)[i].result_json);
+                continue;
+            }
+            (*out)[kept++] = (*out)[i];
+        }
+        *n = kept;
         for (size_t i = f.limit > 0 ? (size_t)f.limit : *n; i < *n; i++)
             free((*out)[i].result_json); /* what a row owns (cf_history_rows_free) */
         if (f.limit > 0 && *n > (size_t)f.limit)

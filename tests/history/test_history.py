@@ -154,6 +154,15 @@ def test_list_filters_limit_and_formats():
     assert len(json.loads(out)) >= 1 and all(r["chosen"]["cloud"] == "gcp" for r in json.loads(out))
     rc, out, err = run("history", "--db", db, "-f", "json", "--cloud", "aws")
     assert json.loads(out) == []
+    # A value given twice, or in another case, is the same filter: each row once, and the copies take no
+    # --limit slot (every row was listed twice).
+    gpu = rows[0]["chosen"]["gpu"]
+    rc, one, err = run("history", "--db", db, "-f", "json", "--gpu", gpu)
+    rc, twice, err = run("history", "--db", db, "-f", "json", "--gpu", gpu, "--gpu", gpu.lower(),
+                         "--cloud", "gcp", "--cloud", "GCP")
+    assert rc == 0 and [r["id"] for r in json.loads(twice)] == [r["id"] for r in json.loads(one)], (one, twice)
+    rc, out, err = run("history", "--db", db, "-f", "json", "--gpu", gpu, "--gpu", gpu, "--limit", "2")
+    assert [r["id"] for r in json.loads(out)] == [r["id"] for r in json.loads(one)][:2], out
     rc, out, err = run("history", "--db", db, "-f", "json", "--since", "2026-11-01", "--until", "2026-11-30")
     assert len(json.loads(out)) == 5, out  # SOURCE_DATE_EPOCH 1795000000 = 2026-11-18
     rc, out, err = run("history", "--db", db, "-f", "json", "--since", "2026-11-19")
