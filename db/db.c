@@ -457,12 +457,23 @@ static cf_status sqlite_open_read(const char *path, cf_db **out)
      * WAL's shared-memory locking like any connection, so a reader never
      * disturbs concurrent writers. SQLite itself falls back to read-only
      * when the file is not writable. */
-    if (st == CF_OK)
-        st = open_handle(db, SQLITE_OPEN_READWRITE, "");
-    if (st == CF_OK)
+    /* A file this user cannot write (another user's history in a shared
+     * folder): SQLite opens it read-only but creates -wal and -shm beside
+     * it when they are missing, owned by this user and left behind, and
+     * the owner's next write fails on them. With a -shm there (a writer
+     * is about), a read-only handle uses it and creates nothing; without
+     * one no writer is active, and the file is read the way a read-only
+     * folder's is (below), touching nothing. */
+    char shm[1100];
+    struct stat ss;
+    snprintf(shm, sizeof shm, "%s-shm", path);
+    int file_writable = access(path, W_OK) == 0, shm_there = stat(shm, &ss) == 0;
+    if (st == CF_OK && (file_writable || shm_there))
+        st = open_handle(db, file_writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, "");
+    if (st == CF_OK && (file_writable || shm_there))
         st = cf_db_exec(db, "PRAGMA query_only=1", "cannot open");
     int version = -1;
-    if (st == CF_OK && (version = cf_db_schema_version(db)) < 0) {
+    if (st == CF_OK && ((!file_writable && !shm_there) || (version = cf_db_schema_version(db)) < 0)) {
         /* WAL needs its -shm file: in a folder this user cannot write,
          * with no writer around, read the file as it is (immutable) when
          * nothing is in the WAL, else a private copy of both (open_copy). */
@@ -470,7 +481,7 @@ static cf_status sqlite_open_read(const char *path, cf_db **out)
         struct stat ws;
         snprintf(wal, sizeof wal, "%s-wal", path);
         int wal_empty = stat(wal, &ws) != 0 || ws.st_size == 0;
-        int code = sqlite3_extended_errcode(db->handle) & 0xff;
+        int code = db->handle ? sqlite3_extended_errcode(db->handle) & 0xff : SQLITE_READONLY;
         if (code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_IOERR) {
             sqlite3_close(db->handle);
             db->handle = NULL;

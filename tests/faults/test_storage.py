@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -224,6 +225,64 @@ def test_read_commands_never_write_or_migrate():
     rc, out, err = run("history", "--db", db)
     assert rc == 0, err
     os.chmod(db, 0o644)
+
+
+HOLD_OPEN = r'''
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1])
+con.execute("BEGIN")
+con.execute("SELECT count(*) FROM recommendations").fetchall()  # a reader in WAL mode: -wal and -shm exist
+print("ready", flush=True)
+sys.stdin.readline()
+con.close()
+'''
+
+
+def as_user(uid, argv):
+    return ["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", *argv]
+
+
+def test_another_users_history_is_read_without_leaving_files():
+    """Another user's history (mode 0644) in a folder everyone may write, like /tmp: a read command as
+    this user lists it and leaves no -wal/-shm behind (SQLite made them, owned by the reader, and the
+    owner's next write failed on them: "attempt to write a readonly database"), also while the owner
+    has it open (the -shm there is used read-only)."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("  SKIPPED: needs root and setpriv to act as two users")
+        return
+    folder = tempfile.mkdtemp(prefix="cloudfit-shared-", dir="/tmp")  # the test's own TMP is 0700
+    os.chmod(folder, 0o1777)
+    try:
+        check_another_users_history(folder)
+    finally:
+        shutil.rmtree(folder)
+
+
+def check_another_users_history(folder):
+    db = os.path.join(folder, "h.db")
+    rc, out, err = recommend(db)
+    assert rc == 0, err
+    owner, reader = 1000, 65534
+    os.chown(db, owner, owner)
+    os.chmod(db, 0o644)
+    listing = as_user(reader, [BIN, "history", "--db", db, "-f", "json"])
+    p = subprocess.run(listing, capture_output=True, text=True, env=ENV, timeout=60)
+    assert p.returncode == 0 and len(json.loads(p.stdout)) == 1, (p.returncode, p.stderr)
+    assert sorted(os.listdir(folder)) == ["h.db"], os.listdir(folder)
+    holder = subprocess.Popen(as_user(owner, [PY, "-c", HOLD_OPEN, db]), stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        assert os.path.exists(db + "-shm")
+        p = subprocess.run(listing, capture_output=True, text=True, env=ENV, timeout=60)
+        assert p.returncode == 0 and len(json.loads(p.stdout)) == 1, (p.returncode, p.stderr)
+    finally:
+        holder.communicate("\n", timeout=60)
+    assert all(os.stat(os.path.join(folder, f)).st_uid == owner for f in os.listdir(folder)), [
+        (f, os.stat(os.path.join(folder, f)).st_uid) for f in os.listdir(folder)]
+    p = subprocess.run(as_user(owner, [BIN, "record", "1", "--step-time-s", "1", "--db", db, "-q"]),
+                       capture_output=True, text=True, env=ENV, timeout=60)
+    assert p.returncode == 0, p.stderr
 
 
 def read_only(folder):
