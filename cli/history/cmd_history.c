@@ -229,7 +229,9 @@ static int migrate(const cf_cli_options *o)
         return CF_EXIT_USAGE;
     }
     cf_db *from = NULL, *to = NULL;
-    if (cf_cli_db_open(o, 0, &from, from_path, sizeof from_path) != CF_OK)
+    /* The source is only read: a foreign SQLite file is refused, not given
+     * cloudfit's tables, and an older schema is reported, not upgraded */
+    if (cf_cli_db_open_readonly(o, &from, from_path, sizeof from_path) != CF_OK)
         return cf_report_error();
     cf_db_redact(o->migrate_to, to_path, sizeof to_path);
     if (cf_db_open(o->migrate_to, &to) != CF_OK) {

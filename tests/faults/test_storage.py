@@ -227,6 +227,39 @@ def test_read_commands_never_write_or_migrate():
     os.chmod(db, 0o644)
 
 
+def test_migrate_only_reads_its_source():
+    """`history migrate` opened its source for writing: a foreign SQLite file given as the source got
+    cloudfit's tables (exit 0), an older history was upgraded in place, and another user's history
+    could not be copied at all."""
+    foreign = tmp("other.db")
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE t(x)")
+    con.commit()
+    con.close()
+    before = open(foreign, "rb").read()
+    rc, out, err = run("history", "--db", foreign, "migrate", "--to", tmp("copy.db"))
+    assert rc == 1 and "holds no cloudfit history" in err and "hint:" in err, (rc, err)
+    assert open(foreign, "rb").read() == before
+    db = fresh_db()
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 6")
+    con.commit()
+    con.close()
+    before = open(db, "rb").read()
+    rc, out, err = run("history", "--db", db, "migrate", "--to", tmp("copy.db"))
+    assert rc == 1 and "schema version 6" in err, (rc, err)
+    assert open(db, "rb").read() == before
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 7")
+    con.commit()
+    con.close()
+    before = open(db, "rb").read()
+    copy = tmp("copy.db")
+    rc, out, err = run("history", "--db", db, "migrate", "--to", copy)
+    assert rc == 0 and db_rows(copy, "recommendations") == 1, (rc, err)
+    assert open(db, "rb").read() == before
+
+
 HOLD_OPEN = r'''
 import sqlite3, sys, time
 con = sqlite3.connect(sys.argv[1])
