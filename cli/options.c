@@ -159,7 +159,7 @@ const cf_cli_option cf_cli_option_table[] = {
     {"step-time-s", 0, OPT_DOUBLE, "S", CMD_RECORD, OFF(step_time_s), "measured seconds per optimizer step"},
     {"total-hours", 0, OPT_DOUBLE, "H", CMD_RECORD, OFF(total_hours), "measured wall time of the whole run"},
     {"total-usd", 0, OPT_DOUBLE, "USD", CMD_RECORD, OFF(total_usd), "measured cost of the whole run"},
-    {"note", 0, OPT_STRING, "TEXT", CMD_RECORD, OFF(note), "free text stored with the measurement"},
+    {"note", 0, OPT_STRING, "TEXT", CMD_RECORD, OFF(note), "free text stored with the measurement (at most 255 bytes)"},
     /* profile (docs/profiler.md) */
     {"backend", 0, OPT_STRING, "NAME", CMD_PROFILE, OFF(backend),
      "probe backend: cpu (built-in engine), cuda or exec (profile.command); default profile.backend, else cpu"},

@@ -74,13 +74,16 @@ cf_status cf_db_open(const char *target, cf_db **out)
     return cf_db_is_postgresql(target) ? cf_db_postgres_open(target, 0, out) : cf_db_sqlite_open(target, 0, out);
 }
 
-static _Thread_local int older_schema;
+static _Thread_local int older_schema, failed_version = -1;
 
 int cf_db_open_failed_on_older_schema(void) { return older_schema; }
+
+int cf_db_open_failed_schema_version(void) { return failed_version; }
 
 cf_status cf_db_open_readonly(const char *target, cf_db **out)
 {
     older_schema = 0;
+    failed_version = -1;
     return cf_db_is_postgresql(target) ? cf_db_postgres_open(target, 1, out) : cf_db_sqlite_open(target, 1, out);
 }
 
@@ -130,6 +133,7 @@ cf_status cf_db_schema_newer(cf_db *db, int version)
 cf_status cf_db_schema_unreadable(cf_db *db, int version)
 {
     older_schema = version >= 0 && version < cf_db_migration_count;
+    failed_version = version;
     if (version == 0) { /* an SQLite file cloudfit never wrote, or an empty one */
         cf_error_set(CF_ERR_DB, "database '%s' holds no cloudfit history (schema version 0)", db->path);
         cf_error_hint("a read-only command never changes the database: give the history's own path with --db, or "

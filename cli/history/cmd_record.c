@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "cloudfit/db.h"
 #include "cloudfit/render/history_report.h"
 #include "cloudfit/usecase/history.h"
 #include "io/db_open.h"
@@ -38,8 +39,38 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
         cf_log_hint("the step time is what later recommendations use; hours and cost are kept for the history");
         return CF_EXIT_USAGE;
     }
+    if (o->note && strlen(o->note) >= sizeof ((cf_history_measurement *)0)->note) {
+        cf_log_error("--note is %zu bytes; a note holds at most %zu", strlen(o->note),
+                     sizeof ((cf_history_measurement *)0)->note - 1);
+        cf_log_hint("shorten it (a note is stored as given, never cut)");
+        return CF_EXIT_USAGE;
+    }
     char path[1024];
     cf_db *db = NULL;
+    /* The id first, on a read-only handle: a record that fails writes
+     * nothing, not even the schema upgrade a write open makes (a history
+     * upgraded by a mistyped id is one an older cloudfit can no longer
+     * read). A history of an older schema cannot be read before that
+     * upgrade: then the write open's own look-up decides. */
+    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) == CF_OK) {
+        cf_history_row row;
+        cf_status found = cf_history_get(db, id, &row);
+        if (found == CF_OK)
+            free(row.result_json);
+        cf_db_close(db);
+        db = NULL;
+        if (found != CF_OK)
+            return cf_report_error();
+    } else if (cf_db_open_failed_schema_version() > 0) {
+        cf_error_clear();
+    } else if (cf_db_open_failed_schema_version() == 0) {
+        cf_error_clear();
+        cf_error_set(CF_ERR_INVALID, "no recommendation %ld in '%s': it holds no cloudfit history", id, path);
+        cf_error_hint("pass the history's own path with --db; 'cloudfit history --db PATH' lists its ids");
+        return cf_report_error();
+    } else {
+        return cf_report_error();
+    }
     if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
     cf_history_record_request req = {.db = db, .recommendation_id = id, .step_time_s = o->step_time_s,

@@ -39,6 +39,10 @@ cf_status cf_db_open_readonly(const char *path, cf_db **out);
  * upgrades it), else 0: a command that only consults the history (cached
  * profiles, price snapshots) goes on without it and says so. */
 int cf_db_open_failed_on_older_schema(void);
+/* The schema version that made the last cf_db_open_readonly on this thread
+ * fail (0: no cloudfit history in it), or -1 when it failed otherwise or
+ * did not fail. */
+int cf_db_open_failed_schema_version(void);
 /* Opens `target` read-only when there is a database there (the file
  * exists; the PostgreSQL database has cloudfit's tables): for a command
  * that only consults it (cached profiles, price snapshots, a baseline).

@@ -260,6 +260,29 @@ def test_migrate_only_reads_its_source():
     assert open(db, "rb").read() == before
 
 
+def test_failed_record_writes_nothing():
+    """A record that fails changes nothing: an empty or foreign SQLite file given by mistake got all of
+    cloudfit's tables before "no recommendation 5" (exit 3), and a note longer than a note holds was cut
+    at byte 255, inside a UTF-8 character."""
+    empty = tmp("empty.db")
+    open(empty, "wb").close()
+    rc, out, err = run("record", "5", "--step-time-s", "1", "--db", empty)
+    assert rc == 3 and "no recommendation 5" in err and "holds no cloudfit history" in err, (rc, err)
+    assert os.path.getsize(empty) == 0 and not os.path.exists(empty + "-wal"), os.listdir(os.path.dirname(empty))
+    db = fresh_db()
+    before = open(db, "rb").read()
+    rc, out, err = run("record", "7", "--step-time-s", "1", "--db", db)
+    assert rc == 3 and "no recommendation 7" in err, (rc, err)
+    rc, out, err = run("record", "1", "--step-time-s", "1", "--note", "\u00fc" * 200, "--db", db)
+    assert rc == 2 and "400 bytes" in err and "at most 255" in err, (rc, err)
+    assert open(db, "rb").read() == before
+    assert db_rows(db, "measurements") == 0
+    rc, out, err = run("record", "1", "--step-time-s", "1", "--note", "\u00fc" * 127, "--db", db)
+    assert rc == 0, err
+    note = sqlite3.connect(db).execute("SELECT note FROM measurements").fetchone()[0]
+    assert note == "\u00fc" * 127, note
+
+
 HOLD_OPEN = r'''
 import sqlite3, sys, time
 con = sqlite3.connect(sys.argv[1])
