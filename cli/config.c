@@ -325,6 +325,11 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
         }
         char key_path[96];
         const cJSON *v = config_value(o, command_name, key_path, sizeof key_path);
+        if (v) {
+            char where[1200];
+            snprintf(where, sizeof where, "%s: %s", config_file, key_path);
+            cf_log_option_source(o->long_name, where);
+        }
         if (v && (rc = store(o, command_name ? command_name : "config", v, opts)) != 0)
             return rc;
     }

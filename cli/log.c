@@ -131,12 +131,64 @@ static void log_line(const char *prefix, const char *color, const char *fmt, va_
     put_escaped(shown, fmt, ap);
 }
 
-void cf_log_error(const char *fmt, ...)
+static void cf_log_error_line(const char *fmt, ...) CF_PRINTF(1, 2);
+static void cf_log_error_line(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     log_line("cloudfit: ", "\033[1;31m", fmt, ap);
     va_end(ap);
+}
+
+/* Options whose value came from the configuration file, and where from
+ * ("FILE: section.key"): an error about "option '--NAME'" names them, as
+ * the value was never typed on the command line. */
+#define OPTION_SOURCES_MAX 64
+static struct {
+    char quoted[64]; /* "option '--NAME'" */
+    char where[1100];
+} option_sources[OPTION_SOURCES_MAX];
+static int n_option_sources;
+
+void cf_log_option_source(const char *long_name, const char *where)
+{
+    if (n_option_sources == OPTION_SOURCES_MAX)
+        return;
+    snprintf(option_sources[n_option_sources].quoted, sizeof option_sources[0].quoted, "option '--%s'", long_name);
+    snprintf(option_sources[n_option_sources].where, sizeof option_sources[0].where, "%s", where);
+    n_option_sources++;
+}
+
+void cf_log_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (n_option_sources == 0) {
+        log_line("cloudfit: ", "\033[1;31m", fmt, ap);
+        va_end(ap);
+        return;
+    }
+    char small[1024];
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(small, sizeof small, fmt, copy);
+    va_end(copy);
+    char *message = small;
+    if (n >= (int)sizeof small && (message = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(message, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    if (!message)
+        message = small;
+    const char *where = NULL;
+    for (int i = 0; i < n_option_sources && !where; i++)
+        if (strstr(message, option_sources[i].quoted))
+            where = option_sources[i].where;
+    if (where)
+        cf_log_error_line("%s: %s", where, message);
+    else
+        cf_log_error_line("%s", message);
+    if (message != small)
+        free(message);
 }
 
 void cf_log_warning(const char *fmt, ...)

@@ -13,6 +13,10 @@ int cf_log_color_enabled(FILE *stream);
 int cf_log_verbosity(void);
 /* "cloudfit: <message>" then "hint: <hint>" when a hint is set. */
 void cf_log_error(const char *fmt, ...) CF_PRINTF(1, 2);
+/* `long_name`'s value came from the configuration file, at `where`
+ * ("FILE: section.key"): an error naming "option '--long_name'" is then
+ * prefixed with it. */
+void cf_log_option_source(const char *long_name, const char *where);
 void cf_log_warning(const char *fmt, ...) CF_PRINTF(1, 2);
 void cf_log_hint(const char *fmt, ...) CF_PRINTF(1, 2);
 /* Progress / informational lines (suppressed with verbosity < 0). */

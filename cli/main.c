@@ -137,6 +137,7 @@ int main(int argc, char **argv)
     if (!rc && opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") &&
         strcmp(opts.color, "never")) {
         cf_log_error("option '--color' expects auto, always or never, got '%s'", opts.color);
+        cf_log_hint("colour is 'auto' by default: on a terminal, never with NO_COLOR or in CI");
         rc = CF_EXIT_USAGE;
     }
     cf_log_init(rc ? CF_COLOR_AUTO : color_mode(opts.color), opts.quiet ? -1 : 0); /* releases the notes */

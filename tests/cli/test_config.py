@@ -123,7 +123,20 @@ def test_values_are_checked_like_the_command_line():
     config({"recommend": {"objective": "cheapest"}})
     rc, out, err = run("recommend", SPEC, "--no-history")
     assert rc == 2 and "cheapest" in err, (rc, err)
+    # ... and the error names the file and the key, not only the option (the value was never typed)
+    for doc, args, key in (({"recommend": {"objective": "cheapest"}}, ["recommend", SPEC, "--no-history"],
+                            "recommend.objective"),
+                           ({"history": {"since": "7x"}}, ["history"], "history.since"),
+                           ({"format": "yaml"}, ["history"], "format"),
+                           ({"color": "sometimes"}, ["history"], "color")):
+        config(doc)
+        rc, out, err = run(*args)
+        assert rc == 2 and err.startswith("cloudfit: %s: %s: option '--" % (CONFIG, key)) and "hint:" in err, \
+            (doc, rc, err)
+    # the same value typed on the command line is reported as the option alone
     os.remove(CONFIG)
+    rc, out, err = run("history", "--since", "7x")
+    assert rc == 2 and err.startswith("cloudfit: option '--since'"), err
 
 
 def test_config_usage():
