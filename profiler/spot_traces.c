@@ -33,7 +33,13 @@ static cf_status alloc_ticks(cf_spot_trace *out, size_t n_ticks, int n_types, co
     return CF_OK;
 }
 
-static cf_status parse_csv(const char *text, size_t len, const char *name, cf_spot_trace *out)
+/* A tick's length: at least a millisecond (a trace of nanosecond ticks
+ * left no room to start a job, reported as "out of memory"), at most
+ * 10^9 s as in the JSON form (two times of ±1.7e308 differed by inf). */
+#define MIN_TICK_S 1e-3
+#define MAX_TICK_S 1e9
+
+static cf_status parse_csv(const char *text, size_t len, const char *name, int requested, cf_spot_trace *out)
 {
     cf_csv_doc doc;
     cf_status st = cf_csv_parse(text, len, name, &doc);
@@ -65,6 +71,11 @@ static cf_status parse_csv(const char *text, size_t len, const char *name, cf_sp
                               rec->line, t, prev_t);
             break;
         }
+        if (i > 0 && !((t - prev_t) >= MIN_TICK_S && (t - prev_t) <= MAX_TICK_S)) {
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 't_s': %g s after %g s is a tick of %g s; expected "
+                              "%g to %g s", name, rec->line, t, prev_t, t - prev_t, MIN_TICK_S, MAX_TICK_S);
+            break;
+        }
         if (i > 0)
             out->dt_h[i - 1] = (t - prev_t) / 3600.0;
         prev_t = t;
@@ -75,6 +86,11 @@ static cf_status parse_csv(const char *text, size_t len, const char *name, cf_sp
             if (v < 0 || v > CF_SPOT_MAX_COUNT) {
                 st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a node count from 0, got %ld", name,
                                   rec->line, doc.header.fields[cols[k]], v);
+                break;
+            }
+            if (requested > 0 && v > requested) {
+                st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': %ld nodes held, more than the %d requested",
+                                  name, rec->line, doc.header.fields[cols[k]], v, requested);
                 break;
             }
             out->counts[i * (size_t)n_cols + (size_t)k] = (int)v;
@@ -88,7 +104,7 @@ static cf_status parse_csv(const char *text, size_t len, const char *name, cf_sp
 
 /* The public traces' own format: {"metadata": {"gap_seconds": G},
  * "data": [count, ...]}, one count every G seconds. */
-static cf_status parse_json(const char *text, size_t len, const char *name, cf_spot_trace *out)
+static cf_status parse_json(const char *text, size_t len, const char *name, int requested, cf_spot_trace *out)
 {
     cJSON *doc = NULL;
     cf_status st = cf_json_read(text, len, name, &doc);
@@ -99,9 +115,9 @@ static cf_status parse_json(const char *text, size_t len, const char *name, cf_s
     const cJSON *data = cJSON_GetObjectItemCaseSensitive(doc, "data");
     if (!cJSON_IsObject(doc))
         st = cf_error_set(CF_ERR_INVALID, "%s: expected a JSON object with 'metadata' and 'data'", name);
-    else if (!cJSON_IsNumber(gap) || !(gap->valuedouble > 0) || !(gap->valuedouble < 1e9))
-        st = cf_error_set(CF_ERR_INVALID, "%s: key 'metadata.gap_seconds': expected a positive number of seconds",
-                          name);
+    else if (!cJSON_IsNumber(gap) || !(gap->valuedouble >= MIN_TICK_S) || !(gap->valuedouble <= MAX_TICK_S))
+        st = cf_error_set(CF_ERR_INVALID, "%s: key 'metadata.gap_seconds': expected %g to %g seconds", name,
+                          MIN_TICK_S, MAX_TICK_S);
     else if (!cJSON_IsArray(data))
         st = cf_error_set(CF_ERR_INVALID, "%s: key 'data': expected an array of node counts", name);
     else
@@ -115,6 +131,11 @@ static cf_status parse_json(const char *text, size_t len, const char *name, cf_s
             if (!(d >= 0 && d <= CF_SPOT_MAX_COUNT && d == (double)(long)d)) {
                 st = cf_error_set(CF_ERR_INVALID, "%s: key 'data[%zu]': expected a node count from 0 (an integer)",
                                   name, i);
+                break;
+            }
+            if (requested > 0 && d > requested) {
+                st = cf_error_set(CF_ERR_INVALID, "%s: key 'data[%zu]': %.0f nodes held, more than the %d requested",
+                                  name, i, d, requested);
                 break;
             }
             out->counts[i] = (int)d;
@@ -132,8 +153,8 @@ cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, in
     size_t skip = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
     while (skip < len && isspace((unsigned char)text[skip]))
         skip++;
-    cf_status st = skip < len && (text[skip] == '{' || text[skip] == '[') ? parse_json(text, len, name, out)
-                                                   : parse_csv(text, len, name, out);
+    cf_status st = skip < len && (text[skip] == '{' || text[skip] == '[') ? parse_json(text, len, name, requested, out)
+                                                   : parse_csv(text, len, name, requested, out);
     for (int k = 0; st == CF_OK && k < out->n_types; k++) {
         int most = 0;
         for (size_t i = 0; i < out->n_ticks; i++)

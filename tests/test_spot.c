@@ -604,6 +604,30 @@ static void test_trace_json(void **state)
             fail_msg("%s: says '%s', expected '%s'", bad[i].text, cf_error_message(), bad[i].says);
     }
     assert_int_not_equal(cf_spot_trace_parse(json, sizeof json - 1, "t.json", 1, &a), CF_OK); /* 2 held, 1 asked */
+    assert_non_null(strstr(cf_error_message(), "'data[1]': 2 nodes held, more than the 1 requested"));
+    /* CSV: ticks a millisecond to 10^9 s (nanosecond ticks left no room to
+     * start a job and were reported as out of memory; ±1.7e308 gave an
+     * infinite tick and NaN results), and a count above the requested
+     * nodes names its line */
+    static const struct {
+        const char *text, *says;
+        int requested;
+    } bad_csv[] = {
+        {"t_s,nodes_available\n0,2\n1e-9,1\n2e-9,2\n", "t.csv:3: column 't_s'", 0},
+        {"t_s,nodes_available\n-1.7e308,1\n1.7e308,1\n", "t.csv:3: column 't_s'", 0},
+        {"t_s,nodes_available\n0,1\n2e9,1\n", "expected 0.001 to 1e+09 s", 0},
+        {"t_s,nodes_available\n0,1\n60,0\n120,4\n", "t.csv:4: column 'nodes_available': 4 nodes held, more than "
+                                                         "the 2 requested", 2},
+    };
+    for (size_t i = 0; i < sizeof bad_csv / sizeof bad_csv[0]; i++) {
+        assert_int_not_equal(cf_spot_trace_parse(bad_csv[i].text, strlen(bad_csv[i].text), "t.csv",
+                                                 bad_csv[i].requested, &a), CF_OK);
+        if (!strstr(cf_error_message(), bad_csv[i].says))
+            fail_msg("%s: says '%s', expected '%s'", bad_csv[i].text, cf_error_message(), bad_csv[i].says);
+    }
+    static const char ms[] = "t_s,nodes_available\n0,1\n0.001,0\n0.002,1\n"; /* the shortest tick taken */
+    assert_int_equal(cf_spot_trace_parse(ms, sizeof ms - 1, "t.csv", 0, &a), CF_OK);
+    cf_spot_trace_free(&a);
 }
 
 /* root/rel, in a buffer that the next call reuses. */

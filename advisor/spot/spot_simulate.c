@@ -74,7 +74,10 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
     int states = (req->nodes[0] + 1) * (req->n_types > 1 ? req->nodes[1] + 1 : 1);
     cf_spot_run *runs = malloc((n ? n : 1) * sizeof *runs);
     double *rate = malloc((size_t)states * sizeof *rate), *samples = malloc((size_t)states * sizeof *samples);
-    cf_status st = seg && off && runs && rate && samples && n ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = !(seg && off && runs && rate && samples) ? cf_error_set(CF_ERR_NOMEM, "out of memory")
+                   : n == 0 ? cf_error_set(CF_ERR_INVALID, "the trace (%g s) is too short to start a job on",
+                                           p->total_h * 3600.0)
+                            : CF_OK;
     out->n_starts = n;
     if (st == CF_OK)
         cf_spot_path_stats_of(p, req->nodes[0], &out->trace_stats);
