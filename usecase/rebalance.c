@@ -45,17 +45,21 @@ static void warn_below_floor(cf_rebalance_session *s)
     }
 }
 
-cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, int too_long, cf_buf *answer)
+cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, int unread, cf_buf *answer)
 {
     s->lines++;
-    if (!too_long && cf_rebalance_line_blank(line))
+    if (unread == CF_REBALANCE_LINE_READ && cf_rebalance_line_blank(line))
         return CF_OK;
     /* A line not understood is reported and answered unchanged: one bad
      * write must not stop a training run. */
     int changed = 0;
-    cf_status st = too_long ? cf_error_set(CF_ERR_INVALID, "%s:%ld: a line longer than the %d bytes the protocol "
-                                                           "reads", s->req.source, s->lines, CF_REBALANCE_MAX_LINE)
-                            : cf_rebalance_read_line(line, s->req.source, s->lines, s->req.workers, s->times_s);
+    cf_status st = unread == CF_REBALANCE_LINE_TOO_LONG
+                       ? cf_error_set(CF_ERR_INVALID, "%s:%ld: a line longer than the %d bytes the protocol reads",
+                                      s->req.source, s->lines, CF_REBALANCE_MAX_LINE)
+                   : unread == CF_REBALANCE_LINE_NUL
+                       ? cf_error_set(CF_ERR_INVALID, "%s:%ld: a line holding a NUL byte, not text", s->req.source,
+                                      s->lines)
+                       : cf_rebalance_read_line(line, s->req.source, s->lines, s->req.workers, s->times_s);
     if (st == CF_OK && (changed = cf_rebalance_observe(&s->controller, s->times_s)) < 0) {
         cf_error_prefix("%s:%ld", s->req.source, s->lines);
         st = CF_ERR_INVALID;

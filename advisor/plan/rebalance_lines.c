@@ -20,10 +20,14 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
 {
     char name[48];
     snprintf(name, sizeof name, "%.32s:%ld", source, number);
-    size_t len = strlen(line);
-    if (len > CF_REBALANCE_MAX_LINE)
+    size_t len = strlen(line), text_len = len; /* the limit is on the text, not its line end */
+    if (text_len > 0 && line[text_len - 1] == '\n')
+        text_len--;
+    if (text_len > 0 && line[text_len - 1] == '\r')
+        text_len--;
+    if (text_len > CF_REBALANCE_MAX_LINE)
         return cf_error_set(CF_ERR_INVALID, "%s: a line of %zu bytes, longer than the %d the protocol reads", name,
-                            len, CF_REBALANCE_MAX_LINE);
+                            text_len, CF_REBALANCE_MAX_LINE);
     cJSON *doc = NULL;
     cf_status st = cf_json_read(line, len, name, &doc);
     if (st != CF_OK)

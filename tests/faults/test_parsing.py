@@ -212,6 +212,30 @@ def test_rebalance_line_length_is_bounded():
     assert usage.ru_maxrss < 40 * 1024, usage.ru_maxrss  # KiB
 
 
+def test_rebalance_reads_bytes_not_c_strings():
+    """A NUL byte cut a line short (the rest ignored) or split one line in two answers; a line of exactly
+    65,536 bytes was refused when it ended in a newline (the newline was counted)."""
+    import subprocess
+    from fhelp import BIN
+
+    def answers(data):
+        p = subprocess.run([BIN, "rebalance", "--global-batch", "10", "--workers", "2", "--window", "1"],
+                           input=data, capture_output=True, env=ENV, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return [json.loads(line) for line in p.stdout.decode().splitlines()], p.stderr.decode()
+    good = b'{"compute_s": [0.1, 0.2]}'
+    out, err = answers(good + b"\0 not json\n")
+    assert len(out) == 1 and "NUL byte" in out[0]["skipped"] and "stdin:1" in err, (out, err)
+    out, err = answers(good + b"\0" + b" " * 70000 + good + b"\n" + good + b"\n")
+    assert len(out) == 2 and "skipped" in out[0] and out[1]["updates"] == 1, out  # one answer per line
+    for end in (b"\n", b"\r\n", b""):
+        padded = good + b" " * (65536 - len(good))
+        out, err = answers(padded + end)
+        assert len(out) == 1 and "skipped" not in out[0], (end, out, err)
+        out, err = answers(padded + b" " + end)
+        assert len(out) == 1 and "longer than the 65536" in out[0]["skipped"], (end, out)
+
+
 # A probe whose device name holds terminal escapes (a title change, a
 # screen clear, a C1 CSI) and bytes that are not UTF-8.
 EVIL_DEVICE_PROBE = r'''

@@ -34,11 +34,16 @@ typedef struct {
 /* CF_OK, or the controller's CF_ERR_INVALID for impossible batches (the
  * message names them). cf_rebalance_session_close `s` either way. */
 cf_status cf_rebalance_session_open(const cf_rebalance_request *req, cf_rebalance_session *s);
-/* One input line (`too_long`: longer than CF_REBALANCE_MAX_LINE, its text
- * not read): its answer line appended to `answer`, or nothing for a blank
- * line. CF_ERR_NOMEM only: a line not understood is a warning and an
- * answer with the batches unchanged. */
-cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, int too_long, cf_buf *answer);
+/* Why an input line's text was not read. */
+enum {
+    CF_REBALANCE_LINE_READ = 0,
+    CF_REBALANCE_LINE_TOO_LONG = 1, /* longer than CF_REBALANCE_MAX_LINE */
+    CF_REBALANCE_LINE_NUL = 2       /* holds a NUL byte: not text */
+};
+/* One input line (`unread`: one of the above): its answer line appended
+ * to `answer`, or nothing for a blank line. CF_ERR_NOMEM only: a line not
+ * understood is a warning and an answer with the batches unchanged. */
+cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, int unread, cf_buf *answer);
 void cf_rebalance_session_close(cf_rebalance_session *s);
 
 #endif
