@@ -41,7 +41,8 @@ const cf_vm *cf_offer_for_trace(const cf_catalog *catalog, const cf_trace_offer_
     if (!instance && !gpu)
         return NULL;
     const cf_vm *best = NULL;
-    for (int pass = 0; pass < 2 && !best; pass++) { /* the trace's region first, then any */
+    /* the trace's region first, then any; a region the user named is kept */
+    for (int pass = 0; pass < (q->region ? 1 : 2) && !best; pass++) {
         cf_offer_match m = {.instance_type = instance, .gpu = gpu, .cloud = cloud,
                             .region = pass == 0 ? region : NULL, .gpus_per_vm = instance ? 0 : tv->gpus_per_vm};
         best = cf_offer_cheapest(catalog, &m);
@@ -51,7 +52,7 @@ const cf_vm *cf_offer_for_trace(const cf_catalog *catalog, const cf_trace_offer_
          * applied to the cheapest offer of that size in its region. */
         cf_offer_match m = {.cloud = cloud, .region = region, .gpus_per_vm = tv->gpus_per_vm > 0 ? tv->gpus_per_vm : 1};
         best = cf_offer_cheapest(catalog, &m);
-        if (!best) {
+        if (!best && !q->region) {
             m.region = NULL;
             best = cf_offer_cheapest(catalog, &m);
         }

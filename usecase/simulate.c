@@ -64,6 +64,16 @@ static cf_status pick_offers(const cf_simulate_run_request *req, cf_simulate_run
                                   .instance_type = k == 0 ? req->instance_type : NULL, .cloud = req->cloud,
                                   .region = req->region};
         out->vms[k] = cf_offer_for_trace(req->catalog, &q, out->notes[k], sizeof out->notes[k]);
+        if (!out->vms[k] && (q.gpu || q.instance_type || q.cloud || q.region)) {
+            /* the user named it: say that the catalog has no such offer */
+            cf_error_set(CF_ERR_INVALID, "%s: no catalog offer is %s%s%s%s%s%s%s%s", out->traces[k].name,
+                         q.instance_type ? "instance type " : "", q.instance_type ? q.instance_type : "",
+                         q.gpu ? (q.instance_type ? ", GPU " : "GPU ") : "", q.gpu ? q.gpu : "",
+                         q.cloud ? " on " : "", q.cloud ? q.cloud : "", q.region ? " in " : "",
+                         q.region ? q.region : "");
+            cf_error_hint("'cloudfit prices%s%s' lists what the catalog sells", q.gpu ? " " : "", q.gpu ? q.gpu : "");
+            return CF_ERR_INVALID;
+        }
         if (!out->vms[k]) {
             cf_error_set(CF_ERR_INVALID, "%s: which VM was this trace recorded on? no index.csv row names it",
                          out->traces[k].name);
@@ -88,6 +98,18 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
     if (!(sim->work_h > path->total_h / 2) && !(longest > path->total_h / 2))
         return;
     char text[512];
+    if (!isfinite(longest) && !(sim->work_h > path->total_h / 2)) {
+        /* A short job that never ends: not the trace's length but its runs
+         * (each shorter than a restart and the work before the next
+         * checkpoint, or no VM held at all) */
+        snprintf(text, sizeof text,
+                 "the job (%.2g h of work) finishes from no start within %g h of replaying the trace (%.1f h): "
+                 "its runs of held VMs are too short for a restart (%.1f min) and the work up to a checkpoint, "
+                 "or the VMs it needs are never held",
+                 sim->work_h, CF_SPOT_MAX_HOURS, path->total_h, 60 * sim->restart_h);
+        note(req, CF_NOTE_WARNING, text);
+        return;
+    }
     if (isfinite(longest))
         snprintf(text, sizeof text,
                  "the job (%.1f h of work, a median of %.1f h of wall time) outlasts half the trace (%.1f h): each "

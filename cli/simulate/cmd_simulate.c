@@ -51,6 +51,12 @@ static int check_options(const cf_cli_options *o, unsigned *rules, unsigned *bat
     }
     if (o->traces.n < 1 || o->traces.n > 2)
         return usage(o->traces.n ? "simulate takes one --trace, or two to mix two VM types" : "missing --trace TRACE.csv");
+    if (o->gpus.n > o->traces.n)
+        return usage(o->traces.n > 1 ? "more --gpu than --trace: give one --gpu per trace, in their order"
+                                     : "one --trace takes one --gpu");
+    if (o->clouds.n > 1 || o->regions.n > 1)
+        return usage(o->clouds.n > 1 ? "simulate replays one plan: give one --cloud"
+                                     : "simulate replays one plan: give one --region");
     if (o->nodes > 0 && o->traces.n > 1)
         return usage("--nodes applies to one trace; with two, each trace's index.csv or largest count decides");
     return 0;
@@ -119,7 +125,9 @@ int cmd_simulate(int argc, char **argv, const cf_cli_options *o, int n_positiona
         rc = cf_report_error();
     cf_catalog_source source;
     if (rc == 0 && (rc = cf_cli_catalog_read(o, db, db_name, 1, &source)) == 0) {
-        rc = run(o, spec, &source.catalog, db, db_name, rules, batches);
+        rc = cf_cli_check_search_options(o, &source.catalog); /* --gpu, --cloud, --region: known names */
+        if (rc == 0)
+            rc = run(o, spec, &source.catalog, db, db_name, rules, batches);
         cf_catalog_source_close(&source);
     }
     if (db)

@@ -114,6 +114,25 @@ def test_simulate_one_rule_and_errors():
     assert rc == 3 and "which VM" in err and "--gpu" in err, err
     rc, out, err = run("simulate", RESNET, "--trace", unknown, "--gpu", "V100", "--cloud", "aws", "-f", "json")
     assert rc == 0 and json.loads(out)["plan"]["vms"][0]["nodes"] == 2, err
+    # the VM options are checked against the catalog, as recommend's are (an unknown GPU was "which VM was
+    # this trace recorded on?", an unknown region was ignored, and a region with no such offer fell back to
+    # another region); values beyond what one plan takes are usage errors, not ignored
+    for args, code, says in ((["--gpu", "X9000"], 2, "unknown GPU 'X9000'"),
+                             (["--gpu", "V100", "--region", "mars-1"], 2, "unknown region 'mars-1'"),
+                             (["--gpu", "V100", "--region", "eu-north-1"], 3, "no catalog offer is GPU V100 in eu-north-1"),
+                             (["--gpu", "V100", "--gpu", "T4"], 2, "one --trace takes one --gpu"),
+                             (["--gpu", "V100", "--cloud", "aws", "--cloud", "gcp"], 2, "give one --cloud")):
+        rc, out, err = run("simulate", RESNET, "--trace", unknown, *args)
+        assert rc == code and says in err and out == "", (args, rc, err)
+    rc, out, err = run("simulate", RESNET, "--trace", unknown, "--gpu", "V100", "--region", "us-east-1", "-f", "json")
+    assert rc == 0 and json.loads(out)["plan"]["vms"][0]["region"] == "us-east-1", (rc, err)
+    # a short job that never finishes is not one that "outlasts the trace": every 5-minute run of the VM is
+    # shorter than the 10-minute restart
+    short = os.path.join(TMP, "short-runs.csv")
+    with open(short, "w") as f:
+        f.write("t_s,nodes_available\n0,1\n300,0\n600,1\n")
+    rc, out, err = run("simulate", os.path.join(EXAMPLES, "mlp-synthetic.json"), "--trace", short, "--gpu", "V100")
+    assert rc == 0 and "outlasts" not in err and "finishes from no start" in err and "restart" in err, err
 
 
 def test_simulate_two_traces_mix_types():
