@@ -20,6 +20,7 @@ typedef struct {
     size_t n_fields_total;
     int failed;         /* out of memory */
     int too_big;        /* over a limit below */
+    long too_big_line;  /* the line of the row or field that went over it */
 } csv_state;
 
 static void on_field(void *data, size_t len, void *ctx)
@@ -31,6 +32,7 @@ static void on_field(void *data, size_t len, void *ctx)
         st->current.line = st->line;
     if (st->current.n_fields >= CF_CSV_MAX_FIELDS || ++st->n_fields_total > CF_CSV_MAX_CELLS) {
         st->too_big = 1;
+        st->too_big_line = st->line;
         return;
     }
     if (st->current.n_fields == st->cap_fields) {
@@ -62,6 +64,7 @@ static void on_record(int terminator, void *ctx)
         return;
     if (st->n_records > CF_CSV_MAX_RECORDS) { /* the header and CF_CSV_MAX_RECORDS rows */
         st->too_big = 1;
+        st->too_big_line = st->current.line;
         return;
     }
     if (st->n_records == st->cap_records) {
@@ -164,9 +167,9 @@ cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_do
         status = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
     if (status == CF_OK && st.too_big) {
         status = cf_error_set(CF_ERR_INVALID, "%s:%ld: too large: cloudfit reads at most %d rows, %d fields per row "
-                              "and %d fields in all", name, st.line, CF_CSV_MAX_RECORDS, CF_CSV_MAX_FIELDS,
+                              "and %d fields in all", name, st.too_big_line, CF_CSV_MAX_RECORDS, CF_CSV_MAX_FIELDS,
                               CF_CSV_MAX_CELLS);
-        cf_error_hint("split the file, or keep only the rows of the models and GPUs you need");
+        cf_error_hint("split the file, or keep only the rows you need");
     }
     /* Drop blank lines (a lone empty field). */
     size_t kept = 0;

@@ -52,7 +52,7 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
         double seconds = v->valuedouble;
         if (seconds < CF_REBALANCE_MIN_TIME_S || seconds > CF_REBALANCE_MAX_TIME_S) {
             cJSON_Delete(doc);
-            return cf_error_set(CF_ERR_INVALID, "%s: %s[%d]: %g s is not an iteration's compute time (%g to %g s)",
+            return cf_error_set(CF_ERR_INVALID, "%s: %s[%d]: %.17g s is not an iteration's compute time (%g to %g s)",
                                 name, key, i, seconds, CF_REBALANCE_MIN_TIME_S, CF_REBALANCE_MAX_TIME_S);
         }
         times[i++] = seconds;

@@ -528,6 +528,7 @@ def test_large_inputs_hit_a_clear_limit_with_bounded_memory():
     elapsed = time.time() - started
     rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     assert rc == 3 and "too large" in err and "200000 rows" in err and big in err, (rc, err)
+    assert "%s:200002:" % big in err, err  # the first row over the limit (the header is line 1)
     assert elapsed < 30, elapsed
     assert rss_mib < 600 or rss_mib <= before / 1024, rss_mib
     # a 70 MB file: over the input limit, refused before it is read
