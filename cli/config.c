@@ -196,6 +196,7 @@ static int load(void)
     if (!config_file[0] || access(config_file, F_OK) != 0) {
         if (getenv("CLOUDFIT_CONFIG") && *getenv("CLOUDFIT_CONFIG")) {
             cf_log_error("cannot read the configuration file '%s' (CLOUDFIT_CONFIG): %s", config_file, strerror(errno));
+            cf_log_hint("point CLOUDFIT_CONFIG at an existing file, or unset it to use the default place (docs/config.md)");
             return CF_EXIT_DATA;
         }
         return 0;
