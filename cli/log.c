@@ -95,19 +95,27 @@ static void put_line(const char *prefix, const char *text)
 /* The formatted message with control characters escaped: messages echo
  * text from input (a probe's error, a CSV field, a URL), and none of it may
  * act on the terminal or fake a line of output. Written after `prefix`. */
+/* The formatted text: in `small` (LOG_SMALL bytes) when it fits, else
+ * malloc'd (the caller frees it when it is not `small`), else cut to fit. */
+#define LOG_SMALL 1024
+static char *format_text(char *small, const char *fmt, va_list ap) CF_PRINTF(2, 0);
+static char *format_text(char *small, const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(small, LOG_SMALL, fmt, copy);
+    va_end(copy);
+    char *text = small;
+    if (n >= LOG_SMALL && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+    return text ? text : small;
+}
+
 static void put_escaped(const char *prefix, const char *fmt, va_list ap) CF_PRINTF(2, 0);
 static void put_escaped(const char *prefix, const char *fmt, va_list ap)
 {
-    char small[1024];
-    va_list copy;
-    va_copy(copy, ap);
-    int n = vsnprintf(small, sizeof small, fmt, copy);
-    va_end(copy);
-    char *text = small;
-    if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL)
-        vsnprintf(text, (size_t)n + 1, fmt, ap);
-    if (!text)
-        text = small;
+    char small[LOG_SMALL];
+    char *text = format_text(small, fmt, ap);
     if (cf_has_controls(text)) {
         cf_buf shown = CF_BUF_INIT;
         cf_escape_controls(text, &shown);
@@ -168,17 +176,9 @@ void cf_log_error(const char *fmt, ...)
         va_end(ap);
         return;
     }
-    char small[1024];
-    va_list copy;
-    va_copy(copy, ap);
-    int n = vsnprintf(small, sizeof small, fmt, copy);
-    va_end(copy);
-    char *message = small;
-    if (n >= (int)sizeof small && (message = malloc((size_t)n + 1)) != NULL)
-        vsnprintf(message, (size_t)n + 1, fmt, ap);
+    char small[LOG_SMALL];
+    char *message = format_text(small, fmt, ap);
     va_end(ap);
-    if (!message)
-        message = small;
     const char *where = NULL;
     for (int i = 0; i < n_option_sources && !where; i++)
         if (strstr(message, option_sources[i].quoted))

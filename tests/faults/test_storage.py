@@ -202,12 +202,16 @@ def test_sigint_while_waiting_for_a_lock_stops_at_once():
     db_ok(db)
 
 
-def test_read_commands_never_write_or_migrate():
-    db = fresh_db()
-    con = sqlite3.connect(db)  # an older schema (migration 7 not applied)
-    con.execute("PRAGMA user_version = 6")
+def set_schema_version(db, version):
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = %d" % version)
     con.commit()
     con.close()
+
+
+def test_read_commands_never_write_or_migrate():
+    db = fresh_db()
+    set_schema_version(db, 6)  # an older schema (migration 7 not applied)
     before = open(db, "rb").read()
     rc, out, err = run("history", "--db", db)
     assert rc == 1 and "schema version 6" in err and "upgrade it once" in err, (rc, err)
@@ -217,10 +221,7 @@ def test_read_commands_never_write_or_migrate():
                        example("mlp-synthetic.json"))
     assert rc == 0 and err.count("schema version 6") == 1 and "not used" in err, (rc, err)
     assert open(db, "rb").read() == before
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 7")
-    con.commit()
-    con.close()
+    set_schema_version(db, 7)
     os.chmod(db, 0o444)  # a read-only file (root ignores it, the folder test below does not)
     rc, out, err = run("history", "--db", db)
     assert rc == 0, err
@@ -241,18 +242,12 @@ def test_migrate_only_reads_its_source():
     assert rc == 1 and "holds no cloudfit history" in err and "hint:" in err, (rc, err)
     assert open(foreign, "rb").read() == before
     db = fresh_db()
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 6")
-    con.commit()
-    con.close()
+    set_schema_version(db, 6)
     before = open(db, "rb").read()
     rc, out, err = run("history", "--db", db, "migrate", "--to", tmp("copy.db"))
     assert rc == 1 and "schema version 6" in err, (rc, err)
     assert open(db, "rb").read() == before
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 7")
-    con.commit()
-    con.close()
+    set_schema_version(db, 7)
     before = open(db, "rb").read()
     copy = tmp("copy.db")
     rc, out, err = run("history", "--db", db, "migrate", "--to", copy)
