@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cloudfit/common/fileio.h"
 
 #include <errno.h>
@@ -141,15 +142,46 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
+/* The targets staged and not yet published or discarded: a second output
+ * naming one of them is refused (the later rename would win, silently). */
+#define PENDING_MAX 64
+static char *pending[PENDING_MAX];
+
+static int pending_has(const char *target)
+{
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (pending[i] && strcmp(pending[i], target) == 0)
+            return 1;
+    return 0;
+}
+
+static void pending_add(const char *target)
+{
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (!pending[i]) {
+            pending[i] = (char *)target;
+            return;
+        }
+}
+
+static void pending_remove(const char *target)
+{
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (pending[i] == target)
+            pending[i] = NULL;
+}
+
 void cf_file_discard(cf_staged_file *f)
 {
     if (f->tmp) {
         unlink(f->tmp);
         cf_proc_untrack_temp(f->tmp);
     }
+    pending_remove(f->target);
     free(f->tmp);
     free(f->path);
-    f->tmp = f->path = NULL;
+    free(f->target);
+    f->tmp = f->path = f->target = NULL;
 }
 
 cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out)
@@ -157,24 +189,103 @@ cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_stage
     return cf_file_stage_mode(path, data, len, 0600, out);
 }
 
+/* `path` (or a link's target) with its folder made absolute: the same
+ * file however it is spelled (./x, x, dir/../x), for the two-outputs
+ * check. NULL with *err set when the folder cannot be resolved. */
+static char *target_of(const char *path, int *err)
+{
+    char *whole = realpath(path, NULL);
+    if (whole)
+        return whole;
+    char dir[4096];
+    cf_dirname(path, dir, sizeof dir);
+    char *abs_dir = realpath(dir, NULL);
+    if (!abs_dir) {
+        *err = errno;
+        return NULL;
+    }
+    const char *base = cf_basename(path);
+    size_t n = strlen(abs_dir) + strlen(base) + 2;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%s%s%s", abs_dir, strcmp(abs_dir, "/") ? "/" : "", base);
+    free(abs_dir);
+    if (!t)
+        *err = ENOMEM;
+    return t;
+}
+
+/* A device, FIFO or socket cannot be replaced by a rename: written through
+ * now (a full device or a closed pipe fails here, before anything is
+ * published). */
+static cf_status write_through(const char *path, const char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
+    int ok = write_all(fd, data, len) == 0;
+    int e = errno;
+    ok = (close(fd) == 0) && ok;
+    if (!ok)
+        return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e ? e : errno));
+    return CF_OK;
+}
+
 cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out)
 {
     memset(out, 0, sizeof *out);
-    char dir[4096];
-    cf_dirname(path, dir, sizeof dir);
-    const char *base = cf_basename(path);
-    size_t tmp_len = strlen(dir) + strlen(base) + 32;
+    const char *base = path ? cf_basename(path) : "";
+    size_t path_len = path ? strlen(path) : 0;
+    if (path_len == 0 || path[path_len - 1] == '/' || !strcmp(base, ".") || !strcmp(base, "..")) {
+        cf_error_set(CF_ERR_WRITE, "cannot write '%s': not a file name", path ? path : "");
+        cf_error_hint("name a file, e.g. 'out.json' or 'reports/run.html'");
+        return CF_ERR_WRITE;
+    }
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        cf_error_set(CF_ERR_WRITE, "cannot write '%s': Is a directory", path);
+        cf_error_hint("name a file in it, e.g. '%s/%s'", path, "out.json");
+        return CF_ERR_WRITE;
+    }
+    int err = 0;
     out->path = strdup(path);
+    out->target = target_of(path, &err);
+    if (!out->path || !out->target) {
+        cf_file_discard(out);
+        if (err && err != ENOMEM)
+            return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(err));
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    if (pending_has(out->target)) {
+        cf_file_discard(out);
+        cf_error_set(CF_ERR_WRITE, "cannot write '%s' twice: two of the outputs name it", path);
+        cf_error_hint("give each output (--out-file, --report, --plot, --emit, --rows) a file of its own");
+        return CF_ERR_WRITE;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        cf_status w = write_through(path, data, len);
+        if (w != CF_OK) {
+            cf_file_discard(out);
+            return w;
+        }
+        pending_add(out->target); /* until committed or discarded, like a staged file */
+        return CF_OK;
+    }
+    /* A link's target is replaced in its own folder; the link stays. */
+    char dir[4096];
+    cf_dirname(out->target, dir, sizeof dir);
+    const char *target_base = cf_basename(out->target);
+    size_t tmp_len = strlen(dir) + strlen(target_base) + 32;
     out->tmp = malloc(tmp_len);
-    if (!out->path || !out->tmp) {
+    if (!out->tmp) {
         cf_file_discard(out);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
-    snprintf(out->tmp, tmp_len, "%s/.%s.cloudfit-XXXXXX", dir, base);
+    snprintf(out->tmp, tmp_len, "%s/.%s.cloudfit-XXXXXX", dir, target_base);
     /* The mode: the existing file's, else new_mode less the umask. */
     mode_t mode = (mode_t)(new_mode & 0777);
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (exists) {
         mode = st.st_mode & 07777;
     } else {
         mode_t mask = umask(0);
@@ -204,14 +315,19 @@ cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, uns
         cf_file_discard(out);
         return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e));
     }
+    pending_add(out->target);
     return CF_OK;
 }
 
 cf_status cf_file_commit(cf_staged_file *f)
 {
-    if (!f->tmp)
+    if (!f->target)
         return cf_error_set(CF_ERR_INTERNAL, "commit of a file that was not staged");
-    if (rename(f->tmp, f->path) != 0) {
+    if (!f->tmp) { /* a device, written when it was staged */
+        cf_file_discard(f);
+        return CF_OK;
+    }
+    if (rename(f->tmp, f->target) != 0) {
         int e = errno;
         cf_status st = cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", f->path, strerror(e));
         cf_file_discard(f);
@@ -222,7 +338,7 @@ cf_status cf_file_commit(cf_staged_file *f)
     f->tmp = NULL;
     /* The rename is durable once the directory is synced. */
     char dir[4096];
-    cf_dirname(f->path, dir, sizeof dir);
+    cf_dirname(f->target, dir, sizeof dir);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         fsync(dfd);
@@ -304,9 +420,11 @@ cf_status cf_staged_set_commit(cf_staged_set *s)
 {
     cf_status first = CF_OK;
     for (int i = 0; i < s->n; i++) {
-        cf_status st = cf_file_commit(&s->file[i]);
-        if (first == CF_OK)
-            first = st;
+        if (first != CF_OK) { /* after a failure: published nothing more */
+            cf_file_discard(&s->file[i]);
+            continue;
+        }
+        first = cf_file_commit(&s->file[i]);
     }
     s->n = 0;
     forget_dirs(s);

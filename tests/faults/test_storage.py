@@ -202,6 +202,52 @@ def test_sigint_while_waiting_for_a_lock_stops_at_once():
     db_ok(db)
 
 
+def test_outputs_are_checked_before_anything_is_published():
+    """What an output names is checked when it is staged, before the history row and the other outputs:
+    a directory (or '.', or a trailing '/') failed only at the rename, after the row was stored and -o,
+    --plot and --emit were published; two outputs naming one file lost one silently; a device or a link
+    was replaced by a regular file (-o /dev/full "succeeded" and /dev/full became a file)."""
+    folder = tmp()
+    os.mkdir(os.path.join(folder, "adir"))
+    db = os.path.join(folder, "h.db")
+    spec = example("resnet50-imagenet.json")
+
+    def rec(*args):
+        return subprocess.run([BIN, "recommend", "-q", "--db", db, *args, spec], capture_output=True, text=True,
+                              env=ENV, cwd=folder, timeout=120)
+    for bad in ("adir", "adir/", ".", ""):
+        p = rec("-o", "out.txt", "--plot", "p.svg", "--emit", "k8s", "--emit-dir", "new/sub", "--report", bad)
+        assert p.returncode == 1 and "cannot write" in p.stderr, (bad, p.returncode, p.stderr)
+        assert [f for f in os.listdir(folder) if not f.startswith("h.db")] == ["adir"], (bad, os.listdir(folder))
+        assert not os.path.exists(db) or db_rows(db, "recommendations") == 0
+    p = rec("-f", "json", "-o", "same.out", "--report", "./same.out")
+    assert p.returncode == 1 and "two of the outputs name it" in p.stderr, p.stderr
+    assert not os.path.exists(os.path.join(folder, "same.out"))
+    # a link: its target is written, the link kept
+    target = os.path.join(folder, "adir", "real.json")
+    open(target, "w").close()
+    os.symlink(target, os.path.join(folder, "link.json"))
+    p = rec("-f", "json", "-o", "link.json")
+    assert p.returncode == 0, p.stderr
+    assert os.path.islink(os.path.join(folder, "link.json")) and json.load(open(target))["chosen"], p.stderr
+    # a device is written through: /dev/full fails with its own error, before the history row
+    rows = db_rows(db, "recommendations")
+    p = rec("-o", "/dev/full")
+    assert p.returncode == 1 and "No space left on device" in p.stderr, p.stderr
+    assert db_rows(db, "recommendations") == rows and os.path.exists("/dev/full") and \
+        stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    # and a FIFO (a shell's >(...)) gets the result
+    fifo = os.path.join(folder, "pipe")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    p = rec("-f", "json", "-o", fifo)
+    reader.join(60)
+    assert p.returncode == 0 and json.loads(got[0])["chosen"], p.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
 def set_schema_version(db, version):
     con = sqlite3.connect(db)
     con.execute("PRAGMA user_version = %d" % version)

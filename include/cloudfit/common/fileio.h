@@ -29,10 +29,20 @@ cf_status cf_write_file_atomic_mode(const char *path, const char *data, size_t l
 /* The same in two steps, so that something else (the history commit) can
  * happen between writing and publishing: stage writes and syncs the
  * temporary file, commit renames it into place, discard removes it. A
- * staged file is removed if a stop signal ends the process. */
+ * staged file is removed if a stop signal ends the process.
+ *
+ * What `path` names is checked when it is staged, so that nothing is
+ * published (and no history row stored) before a failure only the rename
+ * would have met: an empty name, a trailing '/', '.' or a directory is
+ * refused; a symbolic link is followed (its target is replaced, the link
+ * kept); a device, FIFO or socket (/dev/stdout, a shell's >(…)) is written
+ * through at once, since it cannot be replaced (a write error there is a
+ * stage error); and a file another output staged and did not yet publish
+ * or discard is refused ("two outputs name it"). */
 typedef struct {
     char *path;
-    char *tmp;
+    char *tmp;    /* NULL once published or discarded, and for a device written through */
+    char *target; /* the file the rename replaces (a link's target), the key against two outputs */
 } cf_staged_file;
 cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out);
 cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out);
@@ -56,8 +66,8 @@ cf_status cf_staged_set_add(cf_staged_set *s, const char *path, const char *data
 cf_status cf_staged_set_add_mode(cf_staged_set *s, const char *path, const char *data, size_t len, unsigned new_mode);
 /* cf_mkdir_p(dir), remembering the folders it creates. */
 cf_status cf_staged_set_mkdir(cf_staged_set *s, const char *dir);
-/* Renames every file into place (the first failure is returned; the rest
- * are still tried), then forgets the folders. */
+/* Renames every file into place, stopping at the first failure (returned;
+ * the files after it are discarded), then forgets the folders. */
 cf_status cf_staged_set_commit(cf_staged_set *s);
 /* Removes what was staged and not committed, and the folders made. */
 void cf_staged_set_discard(cf_staged_set *s);
