@@ -122,6 +122,8 @@ cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn on_note, void *n
             on_note(note_ctx, CF_NOTE_INFO, line);
         }
         st = cf_validate_crossgpu(&set, catalog->gpus, catalog->n_gpus, &out->report.v);
+        if (st == CF_ERR_INVALID)
+            cf_error_prefix("%s", path); /* what in the file is missing: name the file */
     }
     cf_crossgpu_free(&set);
     return st;

@@ -92,7 +92,12 @@ static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
     *k = cf_perf_constants_default();
     for (int i = 0; i < o->model_constants.n; i++) {
         char item[512];
-        snprintf(item, sizeof item, "%s", o->model_constants.items[i]);
+        if ((size_t)snprintf(item, sizeof item, "%s", o->model_constants.items[i]) >= sizeof item) {
+            char why[160];
+            snprintf(why, sizeof why, "a list of %zu bytes, longer than the %zu taken (give it as several "
+                     "--model-constants)", strlen(o->model_constants.items[i]), sizeof item - 1);
+            return usage("option '--model-constants': %s", why);
+        }
         char *save = NULL;
         for (char *tok = strtok_r(item, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             char *eq = strchr(tok, '=');
@@ -190,10 +195,13 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     cf_cli_progress_end(&progress);
     if (st != CF_OK)
         rc = cf_report_error();
+    /* --rows is staged, and published only once the result was delivered
+     * (a failed delivery left it behind) */
+    cf_staged_file rows_file = {0};
     if (rc == 0 && result.per_row) {
         cf_buf csv = CF_BUF_INIT;
         cf_validate_rows_csv(result.set.rows, result.set.n_rows, result.per_row, &csv);
-        if (cf_write_file_atomic(o->rows_path, csv.data ? csv.data : "", csv.len) != CF_OK)
+        if (cf_file_stage(o->rows_path, csv.data ? csv.data : "", csv.len, &rows_file) != CF_OK)
             rc = cf_report_error();
         cf_buf_free(&csv);
     }
@@ -203,6 +211,9 @@ static int validate_steps(const cf_cli_options *o, const char *path)
             cf_validate_steps_table(&result.report, &table);
         rc = render(o, cf_cli_format_is(o, "json") ? cf_validate_steps_json(&result.report) : NULL, &table);
     }
+    if (rc == 0 && rows_file.target && cf_file_commit(&rows_file) != CF_OK)
+        rc = cf_report_error();
+    cf_file_discard(&rows_file);
     cf_validate_result_free(&result);
     free_params(params, n_params);
     free(params);
@@ -250,6 +261,25 @@ int cmd_validate(int argc, char **argv, const cf_cli_options *o, int n_positiona
                      "");
     if (n_positional > 1)
         return usage("validate takes one measurements file%s", "");
+    /* an option of another mode would do nothing: refused, not ignored */
+    const char *step_only = o->rows_path                 ? "--rows"
+                            : o->model_constants.n       ? "--model-constants"
+                            : o->with_2node_probe        ? "--with-2node-probe"
+                            : o->train_max_nodes > 0     ? "--train-max-nodes"
+                            : o->light_profile           ? "--light-profile"
+                            : o->fit_all_rows            ? "--fit-all-rows"
+                            : o->train_gpus.n            ? "--train-gpus"
+                            : o->params.n                ? "--params"
+                            : o->inter_node_gbps > 0     ? "--inter-node-gbps"
+                                                         : NULL;
+    if (!n_positional && step_only) {
+        char why[128];
+        snprintf(why, sizeof why, "option '%s' applies to a measurements file, not to %s", step_only,
+                 o->gns_path ? "--gns" : "--crossgpu");
+        return usage("%s", why);
+    }
+    if (!o->gns_path && (o->models_path || o->train_epochs > 0))
+        return usage("option '%s' goes with --gns", o->models_path ? "--models" : "--train-epochs");
     if (o->gns_path)
         return validate_gns(o);
     if (o->crossgpu_path)

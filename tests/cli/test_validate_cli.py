@@ -225,7 +225,7 @@ def test_crossgpu_without_pairs():
         w.writerow(["test", "A100", 1, "resnet50", "bf16", 64, 900, "images/s", "benchmark v1"])
     rc, out, err = run("--crossgpu", path)
     assert rc == 3 and out == "", (rc, out)
-    assert "no pair to score" in err, err
+    assert "no pair to score" in err and path in err, err  # the file is named (it was not)
 
 
 def test_crossgpu_precision_pairs():
@@ -329,6 +329,34 @@ def test_model_constants_option():
     wide = run_json("--with-2node-probe", "--model-constants", "a_min=0,a_max=3", DATA)["overall"]
     point = run_json("--with-2node-probe", "--model-constants", "a_min=0.5,a_max=0.5", DATA)["overall"]
     assert wide["interval_coverage"] > point["interval_coverage"], (wide, point)
+    # a list longer than the parser takes is refused, not cut (kT=0...01.25 was read as kT=0)
+    rc, _, err = run("--model-constants", "kT=" + "0" * 600 + "1.25", DATA)
+    assert rc == 2 and "longer than the 511 taken" in err, err
+
+
+def test_options_of_another_mode_are_refused():
+    """--rows and the step-time options did nothing with --crossgpu or --gns (exit 0, no rows file, an
+    invalid constant accepted); --models and --train-epochs do nothing without --gns."""
+    rows = os.path.join(TMP, "never.csv")
+    for args, says in ((["--crossgpu", DATA, "--rows", rows], "'--rows' applies to a measurements file"),
+                       (["--crossgpu", DATA, "--model-constants", "rho_def=inf"], "'--model-constants'"),
+                       (["--gns", DATA, "--models", DATA, "--with-2node-probe"], "not to --gns"),
+                       ([DATA, "--models", DATA], "'--models' goes with --gns")):
+        rc, out, err = run(*args)
+        assert rc == 2 and says in err and out == "", (args, rc, err)
+    assert not os.path.exists(rows)
+
+
+def test_rows_file_only_after_the_result_is_delivered():
+    """--rows was written before the result: a failed delivery (a full disk) left it behind."""
+    rows = os.path.join(TMP, "rows-full.csv")
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([BIN, "validate", "-q", "--with-2node-probe", "--rows", rows, DATA], stdout=full,
+                           stderr=subprocess.PIPE, text=True, env=ENV, timeout=120)
+    assert p.returncode == 1 and "No space left on device" in p.stderr, p.stderr
+    assert not os.path.exists(rows) and not [f for f in os.listdir(TMP) if "cloudfit-" in f], os.listdir(TMP)
+    rc, out, err = run("-q", "--with-2node-probe", "--rows", rows, DATA)
+    assert rc == 0 and os.path.exists(rows), err
 
 
 sys.exit(pyharness.run(globals()))
