@@ -24,6 +24,7 @@
  * are counted in the notes. */
 #include <csv.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 
 #include "price_source.h"
+#include "cloudfit/common/number.h"
 
 enum { MAX_FIELDS = 160, MAX_OFFER_BYTES_PER_FIELD = 4096 };
 
@@ -192,12 +194,12 @@ static void take_row(offer_stream *s)
     const char *region = *field(s, C_REGION) ? field(s, C_REGION) : s->region;
     if (strcmp(region, s->region) != 0)
         return;
-    char *end = NULL;
-    double price = strtod(field(s, C_PRICE), &end);
-    if (end == field(s, C_PRICE) || *end) {
+    double price = 0;
+    cf_number_result r = cf_number_double(field(s, C_PRICE), -HUGE_VAL, HUGE_VAL, &price);
+    if (r != CF_NUMBER_OK || price < 0) { /* the one number parser: no hex, inf, nan or spaces */
         s->failed = 1;
-        cf_error_set(CF_ERR_NETWORK, "%s: record %ld: PricePerUnit '%s' is not a number", s->what, s->record,
-                     field(s, C_PRICE));
+        cf_error_set(CF_ERR_NETWORK, "%s: record %ld: PricePerUnit '%s' is not a price (%s)", s->what, s->record,
+                     field(s, C_PRICE), r != CF_NUMBER_OK ? cf_number_why(r) : "negative");
         return;
     }
     if (!(price > 0)) {
@@ -351,10 +353,9 @@ static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const c
             const char *usd = str_at(col, "prices", "USD", NULL);
             if (!name || strcmp(name, "linux") != 0 || !usd)
                 continue;
-            char *end = NULL;
-            double price = strtod(usd, &end);
-            if (end == usd || *end)
-                continue; /* "N/A*": not offered there */
+            double price = 0;
+            if (cf_number_double(usd, 0, HUGE_VAL, &price) != CF_NUMBER_OK || !(price > 0))
+                continue; /* "N/A*": not offered there (nor is a price that is no decimal number above 0) */
             cf_price_quote *q = cf_fetch_quote_slot(out, "aws", region, type, "", 0);
             if (q && !q->has_spot) {
                 q->has_spot = 1;
@@ -389,10 +390,21 @@ static void fetch_spot(const cf_fetch_ctx *ctx, cf_price_list *out)
     }
     time_t published = (time_t)modified;
     struct tm tm;
-    if (modified > 0 && gmtime_r(&published, &tm))
-        strftime(date, sizeof date, "%Y-%m-%d", &tm);
-    else
-        cf_buf_printf(ctx->notes, "aws: the spot feed sent no Last-Modified date; its prices are dated by the fetch\n");
+    /* A date the catalog stores (2000-2099) and not after the fetch; any
+     * other Last-Modified (year 12000, 1994) dates nothing: the fetch does,
+     * as with none (it failed the whole update, every cloud's prices) */
+    int usable = modified > 0 && modified <= (long long)time(NULL) + 86400 && gmtime_r(&published, &tm) &&
+                 tm.tm_year + 1900 >= 2000 && tm.tm_year + 1900 <= 2099 &&
+                 strftime(date, sizeof date, "%Y-%m-%d", &tm) == 10;
+    if (!usable) {
+        date[0] = '\0';
+        if (modified > 0)
+            cf_buf_printf(ctx->notes, "aws: the spot feed's Last-Modified date is not one to trust (%lld s since "
+                          "1970); its prices are dated by the fetch\n", modified);
+        else
+            cf_buf_printf(ctx->notes, "aws: the spot feed sent no Last-Modified date; its prices are dated by the "
+                          "fetch\n");
+    }
     const cJSON *regions = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "config"), "regions");
     const cJSON *r;
     cJSON_ArrayForEach(r, regions)

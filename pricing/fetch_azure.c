@@ -128,8 +128,8 @@ static cf_status take_item(const cf_fetch_ctx *ctx, const char *region, const cJ
         return CF_ERR_NETWORK;
     }
     const cJSON *price = cJSON_GetObjectItemCaseSensitive(item, "retailPrice");
-    if (!cJSON_IsNumber(price))
-        return cf_error_set(CF_ERR_INVALID, "azure %s: item for '%s' has no numeric retailPrice", region, sku);
+    if (!cJSON_IsNumber(price)) /* a malformed answer, like every other the fetchers meet: exit 1 */
+        return cf_error_set(CF_ERR_NETWORK, "azure %s: item for '%s' has no numeric retailPrice", region, sku);
     int spot = ends_with(sku_name, " Spot") || ends_with(meter, " Spot");
     const char *effective = str_of(item, "effectiveStartDate");
     /* ISO 8601 UTC compares as text; a price that takes effect after the

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "price_source.h"
+#include "cloudfit/common/number.h"
 #include "cloudfit/common/shared_types.h"
 #include "cloudfit/pricing/types.h"
 #include "cloudfit/status.h"
@@ -268,11 +269,11 @@ static cf_status take_sku(const cf_fetch_ctx *ctx, const char *what, const cJSON
     if (!cJSON_IsString(units) || (nanos && !cJSON_IsNumber(nanos)))
         return cf_error_set(CF_ERR_NETWORK, "%s: SKU '%s': unitPrice needs 'units' (a string) and numeric 'nanos'",
                             what, str_of(sku, "skuId"));
-    char *end = NULL;
-    double whole = strtod(units->valuestring, &end);
-    if (end == units->valuestring || *end)
-        return cf_error_set(CF_ERR_NETWORK, "%s: SKU '%s': units '%s' is not a number", what, str_of(sku, "skuId"),
-                            units->valuestring);
+    double whole = 0;
+    cf_number_result parsed = cf_number_double(units->valuestring, 0, HUGE_VAL, &whole);
+    if (parsed != CF_NUMBER_OK)
+        return cf_error_set(CF_ERR_NETWORK, "%s: SKU '%s': units '%s' is not a price (%s)", what, str_of(sku, "skuId"),
+                            units->valuestring, cf_number_why(parsed));
     double price = whole + (nanos ? nanos->valuedouble / 1e9 : 0);
     /* Per hour (cores, GPUs), per GiB-hour (RAM) or per GiB-month (Local
      * SSD); anything else is not a VM part we can add up. */

@@ -554,6 +554,33 @@ def test_azure_currency_and_primary_meter():
     assert_kept(rc, err, db, before, snapshots(db), "item for 'Standard_ND96isr_H100_v5' is priced in 'EUR', not USD")
 
 
+def test_prices_are_decimal_numbers():
+    """Price text goes through the one number parser: a hex float (0x1.1p-1) was stored as 0.53125, 'nan' counted
+    as "priced 0", and an Azure retailPrice that is a string was exit 3 where every other malformed answer is 1."""
+    linux_p5 = '"Hrs","55.0400000000","USD",,,,,"Compute Instance","AmazonEC2","US East (N. Virginia)","AWS Region",' \
+               '"p5.48xlarge","Yes","GPU instance","192",,,"2048 GiB",,,,,,,,,,,"Shared",,"Linux","No License required"'
+    for cloud, args, edit, needle in [
+        ("aws", AWS_ONE, lambda p, t: t.replace(linux_p5, linux_p5.replace("55.0400000000", "0x1.1p-1"), 1),
+         "PricePerUnit '0x1.1p-1' is not a price"),
+        ("aws", AWS_ONE, lambda p, t: t.replace(linux_p5, linux_p5.replace("55.0400000000", "nan"), 1),
+         "PricePerUnit 'nan' is not a price"),
+        ("azure", ("--cloud", "azure", "--region", "eastus"),
+         lambda p, t: t.replace('"retailPrice": 98.32', '"retailPrice": "98.32"', 1),
+         "item for 'Standard_ND96isr_H100_v5' has no numeric retailPrice"),
+    ]:
+        db = new_db()
+        with FixtureServer() as s:
+            good_update(s, db, *args)
+            before = snapshots(db)
+            real = patched(s, edit)
+            try:
+                rc, out, err = run("prices", "update", "--db", db, *args, env=env_for(s))
+            finally:
+                s.RequestHandlerClass.route = real
+        assert rc == 1, (cloud, rc, err)
+        assert_kept(rc, err, db, before, snapshots(db), needle)
+
+
 def test_pagination_loop_fails_loudly():
     rc, err, db, before, after, _ = fault_case("/api/retail/prices", "loop")
     assert_kept(rc, err, db, before, after, "pagination loop")
@@ -677,6 +704,21 @@ def test_spot_feed_without_last_modified_is_dated_by_the_fetch():
     row = [r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
            if r["region"] == "us-east-1" and r["instance_type"] == "p5.48xlarge"][0]
     assert row["spot_kind"] == "observed-regional" and row["spot_date"] == "2026-11-18", row
+
+
+def test_spot_feed_with_an_untrustworthy_last_modified_is_dated_by_the_fetch():
+    """A Last-Modified the catalog cannot store (RFC 9110's own 1994 example, the year 12000, a date after the
+    fetch) failed the whole update with exit 3 ("column 'spot_date': expected a date"), every cloud's prices
+    with it."""
+    for stamp in ("Sun, 06 Nov 1994 08:49:37 GMT", "Mon, 01 Jan 12000 00:00:00 GMT", "Fri, 01 Jan 2100 00:00:00 GMT"):
+        db = new_db()
+        with FixtureServer() as s:
+            s.spot_last_modified = stamp
+            out, err = good_update(s, db, *AWS_ONE)
+        assert "its prices are dated by the fetch" in err, (stamp, err)
+        row = [r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
+               if r["region"] == "us-east-1" and r["instance_type"] == "p5.48xlarge"][0]
+        assert row["spot_kind"] == "observed-regional" and row["spot_date"] == "2026-11-18", (stamp, row)
 
 
 def examples():
