@@ -28,6 +28,9 @@ extern char **environ;
 
 #define MAX_LINE_BYTES (1 << 20)
 #define STDERR_TAIL 2048
+/* The step times a probe may report (docs/exec-protocol.md) */
+#define CF_PROBE_MIN_STEP_S 1e-9
+#define CF_PROBE_MAX_STEP_S 1e6
 
 struct cf_probe {
     char *const *argv;
@@ -355,7 +358,8 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "gpu") && strcmp(type->valuestring, "cpu"))))
         return line_error(ps, "%s", "'device' event: \"type\": expected \"gpu\" or \"cpu\"");
-    if (ps->out->has_device && strcmp(d->name, name->valuestring) != 0)
+    /* the name is kept to its first sizeof d->name - 1 bytes: compared as kept */
+    if (ps->out->has_device && strncmp(d->name, name->valuestring, sizeof d->name - 1) != 0)
         return line_error(ps, "%s", "a second 'device' event names another device");
     cf_status st_fmt = device_setting(ps, ev, "precision", precision_names, ps->out->precision,
                                       sizeof ps->out->precision);
@@ -394,6 +398,14 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
     }
     step = n->valuedouble;
     cf_status st = field_number(ps, ev, "time_s", 1, 0, 1, &s.time_s);
+    /* a step of a nanosecond to 10^6 s: 1e308 overflowed the median to
+     * inf, and 1e-300 the fit's relative residual */
+    if (st == CF_OK && !(s.time_s >= CF_PROBE_MIN_STEP_S && s.time_s <= CF_PROBE_MAX_STEP_S)) {
+        char what[128];
+        snprintf(what, sizeof what, "\"time_s\": %.10g s is not a step time (%g to %g s)", s.time_s,
+                 CF_PROBE_MIN_STEP_S, CF_PROBE_MAX_STEP_S);
+        return line_error(ps, "%s", what);
+    }
     if (st == CF_OK)
         st = field_number(ps, ev, "samples", 1, 0, 1, &samples);
     if (st == CF_OK)

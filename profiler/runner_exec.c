@@ -228,7 +228,7 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
                 for (int i = 0; i < timed; i++)
                     t[i] = res.steps[run.warmup_steps + i].time_s;
                 qsort(t, (size_t)timed, sizeof *t, cmp_double);
-                *out = timed % 2 ? t[timed / 2] : 0.5 * (t[timed / 2 - 1] + t[timed / 2]);
+                *out = timed % 2 ? t[timed / 2] : t[timed / 2 - 1] + 0.5 * (t[timed / 2] - t[timed / 2 - 1]);
                 free(t);
             }
         }

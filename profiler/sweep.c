@@ -50,7 +50,7 @@ double cf_median(const double *values, int n)
         return NAN;
     memcpy(copy, values, (size_t)n * sizeof *copy);
     qsort(copy, (size_t)n, sizeof *copy, cmp_double);
-    double m = n % 2 ? copy[n / 2] : 0.5 * (copy[n / 2 - 1] + copy[n / 2]);
+    double m = n % 2 ? copy[n / 2] : copy[n / 2 - 1] + 0.5 * (copy[n / 2] - copy[n / 2 - 1]); /* no overflow */
     free(copy);
     return m;
 }

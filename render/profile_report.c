@@ -2,6 +2,7 @@
 #include "cloudfit/render/profile_report.h"
 #include "cloudfit/common/csvwrite.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,9 +46,12 @@ void cf_profile_table(const cf_profile *p, const char *gpu_model, cf_buf *out)
     if (p->precision[0] || p->memory_format[0])
         cf_buf_printf(out, "trained in: %s%s%s (as the probe reported)\n", p->precision[0] ? p->precision : "precision "
                       "not reported", p->memory_format[0] ? ", memory format " : "", p->memory_format);
-    if (p->has_fit)
+    if (p->has_fit && isfinite(p->r2))
         cf_buf_printf(out, "fit: t_c(m) = %.4g + %.4g·m s, R² %.4f, rms residual %.1f%%\n", p->alpha_s, p->beta_s,
                       p->r2, 100 * p->rel_rmse);
+    else if (p->has_fit) /* every batch the same step time: nothing for R² to explain */
+        cf_buf_printf(out, "fit: t_c(m) = %.4g + %.4g·m s, R² n/a (the same step time at every batch), rms residual "
+                      "%.1f%%\n", p->alpha_s, p->beta_s, 100 * p->rel_rmse);
     else
         cf_buf_puts(out, "fit: needs at least 2 batch sizes that fit\n");
     if (p->ceiling_found)

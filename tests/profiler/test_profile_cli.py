@@ -226,6 +226,20 @@ def test_usage_errors():
     assert rc == 0 and "--backend" in out and "--csv" in out and "--timeout" in out, out
 
 
+def test_exec_step_times_bounded_and_a_flat_curve():
+    """A step time of 1e308 s overflowed the median to inf (the fit printed "-nan + -nan·m", the profile was
+    stored); every batch at one step time printed "R² nan"; a device name over 127 bytes, sent twice the
+    same, was "another device"."""
+    huge = STEPS.replace('t=$(awk "BEGIN {print 0.02 + 0.001 * $CLOUDFIT_LOCAL_BATCH}")', "t=1e308")
+    check_failure("huge-step", DEVICE % ("T4", "gpu") + huge, 3, "stdout line 2",
+                  '"time_s": 1e+308 s is not a step time (1e-09 to 1e+06 s)')
+    flat = STEPS.replace('t=$(awk "BEGIN {print 0.02 + 0.001 * $CLOUDFIT_LOCAL_BATCH}")', "t=0.05")
+    long_name = "NVIDIA T4 " + "x" * 190
+    db = os.path.join(TMP, "flat.db")
+    rc, out, err = run("profile", "--db", db, exec_spec("flat", (DEVICE % (long_name, "gpu")) * 2 + flat))
+    assert rc == 0 and "R² n/a (the same step time at every batch)" in out and "nan" not in out, (rc, out, err)
+
+
 def main():
     return pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
