@@ -335,8 +335,12 @@ static cf_status list_pages(const cf_fetch_ctx *ctx, const char *first_url, cons
         snprintf(what, sizeof what, "gcp %s page %d", listing, page + 1);
         if (page == 0)
             snprintf(url, sizeof url, "%s", first_url);
-        else
-            snprintf(url, sizeof url, "%s&pageToken=%s", first_url, token);
+        else {
+            cf_buf encoded = CF_BUF_INIT;
+            cf_url_encode_value(token, &encoded);
+            snprintf(url, sizeof url, "%s&pageToken=%s", first_url, cf_buf_cstr(&encoded));
+            cf_buf_free(&encoded);
+        }
         cJSON *doc = NULL;
         if ((st = cf_fetch_json(ctx, url, what, &doc)) != CF_OK)
             break;
@@ -466,8 +470,11 @@ static cf_status fetch_gcp(const cf_fetch_ctx *ctx, cf_price_list *out)
     if (st != CF_OK)
         return st;
     char url[2048];
+    cf_buf id = CF_BUF_INIT; /* from the answer: a path segment, encoded */
+    cf_url_encode_value(service_id, &id);
     snprintf(url, sizeof url, "%s/v1/services/%s/skus?key=%s&currencyCode=USD&pageSize=5000", ctx->base_url,
-             service_id, key);
+             cf_buf_cstr(&id), key);
+    cf_buf_free(&id);
     rate_table rates = {0};
     st = list_pages(ctx, url, "SKUs", "skus", take_sku_item, &rates);
     if (st == CF_OK && rates.not_list_price)

@@ -71,5 +71,9 @@ void cf_http_redact(const char *url, char *out, size_t cap);
 /* Percent-encodes characters that are not allowed raw in a URL query
  * (space, quotes, and non-ASCII); keeps reserved delimiters such as & = ? $. */
 void cf_url_encode_query(const char *url, cf_buf *out);
+/* One query value or path segment from an answer (a page token, a service
+ * id), every byte but RFC 3986's unreserved ones percent-encoded: a token
+ * holding ' ', '&' or '#' must not break or change the URL. */
+void cf_url_encode_value(const char *value, cf_buf *out);
 
 #endif

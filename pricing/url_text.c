@@ -21,6 +21,20 @@ void cf_url_encode_query(const char *url, cf_buf *out)
     }
 }
 
+void cf_url_encode_value(const char *value, cf_buf *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+            *p == '.' || *p == '_' || *p == '~') {
+            cf_buf_append(out, (const char *)p, 1);
+        } else {
+            char esc[4] = {'%', hex[*p >> 4], hex[*p & 15], 0};
+            cf_buf_puts(out, esc);
+        }
+    }
+}
+
 /* Query parameters whose value is a secret (compared without case; a name
  * ending in one of these counts too: X-Amz-Signature, access_token). */
 static int secret_param(const char *name, size_t len)

@@ -46,6 +46,11 @@ static void test_redact_and_encode(void **state)
     cf_url_encode_query("https://h/p?$filter=serviceName eq 'Virtual Machines'&$skip=1000", &b);
     assert_string_equal(cf_buf_cstr(&b), "https://h/p?$filter=serviceName%20eq%20%27Virtual%20Machines%27&$skip=1000");
     cf_buf_free(&b);
+    /* a value from an answer (GCP's page token): nothing in it may end the
+     * value or the URL ("a b" gave curl "URL using bad/illegal format") */
+    cf_url_encode_value("a b&c=d#e/f~g.h_i-j\xc3\xa9", &b);
+    assert_string_equal(cf_buf_cstr(&b), "a%20b%26c%3Dd%23e%2Ff~g.h_i-j%C3%A9");
+    cf_buf_free(&b);
 }
 
 static void test_csv_round_trip(void **state)
