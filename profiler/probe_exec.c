@@ -5,6 +5,7 @@
  * silence longer than the timeout is an error naming the stdout line; the
  * process group is killed and nothing of the run is kept. */
 #include "cloudfit/profiler.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/json.h"
 #include "cloudfit/common/proc.h"
 #include "cloudfit/profiler/exec_protocol.h"
@@ -358,8 +359,13 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "gpu") && strcmp(type->valuestring, "cpu"))))
         return line_error(ps, "%s", "'device' event: \"type\": expected \"gpu\" or \"cpu\"");
-    /* the name is kept to its first sizeof d->name - 1 bytes: compared as kept */
-    if (ps->out->has_device && strncmp(d->name, name->valuestring, sizeof d->name - 1) != 0)
+    /* The name as kept: control characters and bytes that are not UTF-8
+     * escaped (stored raw, a non-UTF-8 name made the history unreadable to
+     * strict UTF-8 readers), cut to the field; a second event is compared
+     * the same way */
+    char kept[sizeof d->name];
+    cf_escape_into(name->valuestring, kept, sizeof kept);
+    if (ps->out->has_device && strcmp(d->name, kept) != 0)
         return line_error(ps, "%s", "a second 'device' event names another device");
     cf_status st_fmt = device_setting(ps, ev, "precision", precision_names, ps->out->precision,
                                       sizeof ps->out->precision);
@@ -368,7 +374,7 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
                                 sizeof ps->out->memory_format);
     if (st_fmt != CF_OK)
         return st_fmt;
-    snprintf(d->name, sizeof d->name, "%s", name->valuestring);
+    snprintf(d->name, sizeof d->name, "%s", kept);
     d->memory_gib = mem;
     d->gpus = (int)gpus;
     d->is_gpu = !(type && strcmp(type->valuestring, "cpu") == 0);

@@ -270,6 +270,14 @@ def test_probe_device_name_shown_escaped_by_profile_and_recommend():
             (args, out[-600:], err[-600:])
         if "json" in args:
             json.loads(out.decode("utf-8"))  # still JSON, and UTF-8
+    # stored escaped too: the history stays readable to strict UTF-8 readers (the raw bytes were stored)
+    import sqlite3
+    con = sqlite3.connect(db)
+    con.text_factory = bytes
+    for (device,) in con.execute("SELECT device FROM profiles"):
+        assert b"\xff" not in device and b"\x1b" not in device, device
+        device.decode("utf-8")
+    con.close()
 
 
 if __name__ == "__main__":
