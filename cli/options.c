@@ -204,7 +204,7 @@ const cf_cli_option cf_cli_option_table[] = {
     {"seed", 0, OPT_INT, "N", CMD_SEARCH | CMD_PROFILE, OFF(seed), "seed of the trace noise and the random starts (default 1)"},
     {"method", 0, OPT_STRING, "NAME", CMD_SEARCH, OFF(method),
      "cloudfit (default), or a baseline: model (profile + model, no probes), bo (plain Bayesian optimisation)"},
-    {"price", 0, OPT_LIST, "GPU=USD", CMD_SEARCH, OFF(prices),
+    {"price", 0, OPT_LIST, "GPU=USD", CMD_SEARCH | CMD_PROFILE, OFF(prices),
      "trace runner: price GPU at USD per GPU-hour instead of the catalog; repeatable"},
     {"trace-nic-gbps", 0, OPT_DOUBLE, "GBPS", CMD_SEARCH | CMD_PROFILE, OFF(trace_nic_gbps),
      "trace runner: the nominal NIC of the cluster the trace was measured on, for every configuration (default: "

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cloudfit/common/number.h"
 #include "cloudfit/profiler/measurements.h"
 #include "cloudfit/profiler/runners.h"
 
@@ -75,6 +76,19 @@ static cf_status fail(cf_trace_runner *t, cf_status st)
 {
     cf_trace_runner_close(t);
     return st;
+}
+
+cf_status cf_search_price_parse(const char *text, cf_search_price *out)
+{
+    const char *eq = strchr(text, '=');
+    double v = 0;
+    memset(out, 0, sizeof *out);
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof out->gpu ||
+        cf_number_double(eq + 1, 0, HUGE_VAL, &v) != CF_NUMBER_OK || !(v > 0))
+        return cf_error_set(CF_ERR_INVALID, "expected GPU=USD_PER_GPU_HR (e.g. T4=0.53), got '%s'", text);
+    snprintf(out->gpu, sizeof out->gpu, "%.*s", (int)(eq - text), text);
+    out->usd_per_gpu_hr = v;
+    return CF_OK;
 }
 
 cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runner *t)

@@ -61,6 +61,11 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
                               rec->line);
             break;
         }
+        if (gpus < 1 || gpus > CF_SPOT_MAX_GPUS_PER_VM) { /* as a trace named by its file is held to */
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpus_per_vm': expected 1 to %d GPUs per VM, got %ld",
+                              path, rec->line, CF_SPOT_MAX_GPUS_PER_VM, gpus);
+            break;
+        }
         snprintf(r->file, sizeof r->file, "%s", cf_csv_field(rec, col[0]));
         r->vm.requested = (int)nodes;
         r->vm.gpus_per_vm = (int)gpus;

@@ -80,8 +80,11 @@ void cf_calibrate_table(const cf_calibrate_report *r, cf_buf *out)
             snprintf(what, sizeof what, "%s (q%.2f, confidence %.2f)", label[q], res->quantile[q], r->confidence);
         else
             snprintf(what, sizeof what, "%s", label[q]);
-        cf_buf_printf(out, "  %-52s %.3f   band %.3f–%.3f  %s\n", what, s->share, s->band_lo, s->band_hi,
-                      !isfinite(s->share) ? "no window scored" : inside(s) ? "inside" : "OUTSIDE");
+        if (!isfinite(s->share)) /* nothing to show but that */
+            cf_buf_printf(out, "  %-52s –       no window scored\n", what);
+        else
+            cf_buf_printf(out, "  %-52s %.3f   band %.3f–%.3f  %s\n", what, s->share, s->band_lo, s->band_hi,
+                          inside(s) ? "inside" : "OUTSIDE");
     }
     if (isfinite(res->replicates_outside_any_band))
         cf_buf_printf(out, "  a correct model (the model's own traces) has a share outside its band in %.0f %% of the "

@@ -26,10 +26,15 @@ static cf_status load(const cf_simulate_calibrate_request *req, cf_simulate_cali
         req->note(req->note_ctx, CF_NOTE_WARNING, text);
     }
     size_t n = c->set.n;
-    c->vms = calloc(n ? n : 1, sizeof *c->vms);
-    c->paths = calloc(n ? n : 1, sizeof *c->paths);
-    c->traces = calloc(n ? n : 1, sizeof *c->traces);
-    c->rows = calloc(n ? n : 1, sizeof *c->rows);
+    if (n == 0) { /* an index.csv with a header and no row: nothing to score (an empty folder says so too) */
+        cf_error_set(CF_ERR_INVALID, "%s: no trace to score (its index.csv lists none)", req->traces_dir);
+        cf_error_hint("list each trace file in index.csv (docs/spot.md, \"Traces\")");
+        return CF_ERR_INVALID;
+    }
+    c->vms = calloc(n, sizeof *c->vms);
+    c->paths = calloc(n, sizeof *c->paths);
+    c->traces = calloc(n, sizeof *c->traces);
+    c->rows = calloc(n, sizeof *c->rows);
     if (!c->vms || !c->paths || !c->traces || !c->rows)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {

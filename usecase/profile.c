@@ -14,7 +14,8 @@
 
 /* The VM a trace row of this shape really ran on (the trace says how many
  * GPUs it had): the NIC the probe measured is that VM's. */
-static void trace_hardware(const cf_trace_runner *t, const cf_catalog *catalog, const cf_gpu *gpu, cf_profile *p)
+static void trace_hardware(const cf_trace_runner *t, const cf_catalog *catalog, const cf_gpu *gpu, double nic_gbps,
+                           cf_profile *p)
 {
     for (int i = 0; i < p->n_runs; i++) {
         cf_profile_run_row *r = &p->runs[i];
@@ -24,7 +25,7 @@ static void trace_hardware(const cf_trace_runner *t, const cf_catalog *catalog, 
         const cf_vm *best = cf_offer_for_hardware(catalog, gpu->model, hw, r->cloud);
         r->hw_gpus_per_node = hw;
         if (best) {
-            r->network_gbps = best->network_gbps;
+            r->network_gbps = nic_gbps > 0 ? nic_gbps : best->network_gbps; /* --trace-nic-gbps: the trace's own */
             snprintf(r->instance_type, sizeof r->instance_type, "%s", best->instance_type);
         }
     }
@@ -72,7 +73,9 @@ static cf_status through_runner(const cf_profile_request *req, cf_profile_result
         cf_trace_runner_config cfg = {.path = req->runner + 6, .model = req->trace_model ? req->trace_model : spec->job.name,
                                       .vms = req->catalog->vms, .n_vms = req->catalog->n_vms,
                                       .clouds = spec->search.clouds, .n_clouds = spec->search.n_clouds,
-                                      .noise_sd = req->trace_noise_sd, .seed = req->seed};
+                                      .prices = req->prices, .n_prices = req->n_prices,
+                                      .noise_sd = req->trace_noise_sd, .seed = req->seed,
+                                      .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0};
         st = cf_trace_runner_open(&cfg, &trace);
         if ((have_trace = st == CF_OK)) {
             /* Plan over a copy: planning may grow the list. */
@@ -130,7 +133,7 @@ static cf_status through_runner(const cf_profile_request *req, cf_profile_result
         st = cf_profile_through_runner(&rp, &runner, res->profile);
     }
     if (st == CF_OK && have_trace)
-        trace_hardware(&trace, req->catalog, gpu, res->profile);
+        trace_hardware(&trace, req->catalog, gpu, req->trace_nic_gbps, res->profile);
     free(cands);
     if (have_trace)
         cf_trace_runner_close(&trace);

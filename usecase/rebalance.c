@@ -85,3 +85,31 @@ void cf_rebalance_session_close(cf_rebalance_session *s)
     cf_rebalance_free(&s->controller);
     memset(s, 0, sizeof *s);
 }
+
+int cf_rebalance_read_input(FILE *in, char *line, int *unread)
+{
+    const size_t cap = CF_REBALANCE_LINE_BUFFER;
+    size_t len = 0;
+    int ch, nul = 0, got = 0;
+    *unread = CF_REBALANCE_LINE_READ;
+    while ((ch = getc(in)) != EOF) {
+        got = 1;
+        nul |= ch == 0;
+        if (len < cap - 1)
+            line[len] = (char)ch;
+        len++;
+        if (ch == '\n')
+            break;
+    }
+    size_t text = len;
+    if (text > 0 && ch == '\n')
+        text--;
+    if (text > 0 && len <= cap - 1 && line[text - 1] == '\r')
+        text--;
+    if (text > CF_REBALANCE_MAX_LINE)
+        *unread = CF_REBALANCE_LINE_TOO_LONG;
+    else if (nul)
+        *unread = CF_REBALANCE_LINE_NUL;
+    line[*unread ? 0 : len] = '\0';
+    return got;
+}

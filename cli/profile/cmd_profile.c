@@ -25,6 +25,7 @@
 #include "io/db_open.h"
 #include "cloudfit/usecase/profile.h"
 #include "io/catalog_source.h"
+#include "io/price_option.h"
 #include "term/output.h"
 #include "term/progress.h"
 #include "cloudfit/render/profile_report.h"
@@ -189,6 +190,9 @@ static int runner_request(const cf_cli_options *o, cf_profile_request *req, cf_c
     double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
     if (noise < 0)
         return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%)", "e.g. --trace-noise 0");
+    if ((o->prices.n || o->trace_nic_gbps > 0) && !is_trace)
+        return usage(o->prices.n ? "option '--price' is for the trace runner" : "option '--trace-nic-gbps' is for the "
+                     "trace runner", "the exec runner prices from the catalog and measures the VMs it starts");
     int rc = cf_cli_catalog_open(o, 0, src);
     if (rc)
         return rc;
@@ -206,6 +210,14 @@ static int runner_request(const cf_cli_options *o, cf_profile_request *req, cf_c
     req->instance_type = o->instance_type;
     req->trace_model = o->trace_model;
     req->trace_noise_sd = noise;
+    req->trace_nic_gbps = o->trace_nic_gbps;
+    cf_search_price *prices = NULL; /* freed by cmd_profile */
+    rc = cf_cli_parse_prices(o, &prices, &req->n_prices);
+    req->prices = prices;
+    if (rc) {
+        cf_catalog_source_close(src);
+        return rc;
+    }
     req->seed = o->seed > 0 ? (unsigned long)o->seed : 1;
     req->timeout_s = o->timeout_s;
     req->probe_nodes = o->probe_nodes;
@@ -258,6 +270,11 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         cf_log_hint("use one of: table, json");
         return CF_EXIT_USAGE;
     }
+    if (!o->runner && (o->prices.n || o->trace_nic_gbps > 0)) {
+        cf_log_error("option '%s' needs '--runner trace:MEASUREMENTS.csv'", o->prices.n ? "--price" : "--trace-nic-gbps");
+        cf_log_hint("a local --backend profile measures the device it runs on");
+        return CF_EXIT_USAGE;
+    }
     if (!o->runner && (o->probe_nodes >= 0 || o->probe_gpus >= 0)) {
         cf_log_error("options '--probe-nodes' and '--probe-gpus' need '--runner'");
         cf_log_hint("the probe runs across VMs a runner starts: cloudfit profile --runner RUNNER --gpu GPU "
@@ -280,6 +297,7 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     char db_name[1024] = "";
     rc = o->runner ? runner_request(o, &req, &src) : backend_request(o, spec, &be, &req, db_name, sizeof db_name);
     if (rc) {
+        free((void *)req.prices);
         cf_db_close(req.db);
         cf_cli_spec_close(spec);
         return rc;
@@ -313,6 +331,7 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     cf_db_close(req.db); /* --resume: the one handle it read and stores through */
     if (o->runner)
         cf_catalog_source_close(&src);
+    free((void *)req.prices);
     cf_cli_spec_close(spec);
     return rc;
 }

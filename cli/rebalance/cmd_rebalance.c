@@ -87,40 +87,6 @@ static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
     return 0;
 }
 
-/* One input line into line_text, its line end kept: 0 at the end of the
- * input. Bytes are counted as read (fgets and strlen stopped at a NUL,
- * which cut a line short or split it in two answers); the text of a line
- * over the protocol's limit (its line end not counted) or holding a NUL
- * is not kept, and *unread says which. */
-static char line_text[CF_REBALANCE_MAX_LINE + 3];
-
-static int read_line(FILE *in, int *unread)
-{
-    size_t len = 0;
-    int ch, nul = 0, got = 0;
-    *unread = CF_REBALANCE_LINE_READ;
-    while ((ch = getc(in)) != EOF) {
-        got = 1;
-        nul |= ch == 0;
-        if (len < sizeof line_text - 1)
-            line_text[len] = (char)ch;
-        len++;
-        if (ch == '\n')
-            break;
-    }
-    size_t text = len;
-    if (text > 0 && ch == '\n')
-        text--;
-    if (text > 0 && len <= sizeof line_text - 1 && line_text[text - 1] == '\r')
-        text--;
-    if (text > CF_REBALANCE_MAX_LINE)
-        *unread = CF_REBALANCE_LINE_TOO_LONG;
-    else if (nul)
-        *unread = CF_REBALANCE_LINE_NUL;
-    line_text[*unread ? 0 : len] = '\0';
-    return got;
-}
-
 int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
     (void)argc;
@@ -167,10 +133,11 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
     }
     if (cf_rebalance_session_open(&req, session) != CF_OK)
         rc = cf_report_error();
+    static char line[CF_REBALANCE_LINE_BUFFER];
     int unread = 0;
-    while (rc == 0 && read_line(stdin, &unread)) {
+    while (rc == 0 && cf_rebalance_read_input(stdin, line, &unread)) {
         cf_buf answer = CF_BUF_INIT;
-        if (cf_rebalance_session_line(session, line_text, unread, &answer) != CF_OK) {
+        if (cf_rebalance_session_line(session, line, unread, &answer) != CF_OK) {
             rc = cf_report_error();
         } else if (answer.len) { /* each answer as it is computed: the result is a stream of JSON lines */
             cf_cli_result out;

@@ -16,6 +16,7 @@
 #include "io/catalog_source.h"
 #include "io/db_open.h"
 #include "io/evidence.h"
+#include "io/price_option.h"
 #include "io/spec_load.h"
 #include "log.h"
 #include "term/output.h"
@@ -38,21 +39,6 @@ static int check_format(const cf_cli_options *o)
 {
     if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json"))
         return usage("option '--format' does not accept '%s' (table or json)", o->format);
-    return 0;
-}
-
-static int parse_prices(const cf_cli_options *o, cf_search_price *prices, size_t *n)
-{
-    *n = 0;
-    for (int i = 0; i < o->prices.n; i++) {
-        const char *eq = strchr(o->prices.items[i], '=');
-        double v = 0;
-        if (!eq || eq == o->prices.items[i] || (size_t)(eq - o->prices.items[i]) >= sizeof prices[0].gpu ||
-            cf_number_double(eq + 1, 0, HUGE_VAL, &v) != CF_NUMBER_OK || !(v > 0))
-            return usage("option '--price' expects GPU=USD_PER_GPU_HR (e.g. T4=0.53), got '%s'", o->prices.items[i]);
-        snprintf(prices[*n].gpu, sizeof prices[0].gpu, "%.*s", (int)(eq - o->prices.items[i]), o->prices.items[i]);
-        prices[(*n)++].usd_per_gpu_hr = v;
-    }
     return 0;
 }
 
@@ -155,13 +141,9 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     cf_search_session_request req = {.spec = spec, .catalog_source = src, .db = *db, .db_name = db_name,
                                       .runner = o->runner, .note = cf_cli_note};
     int rc = request_of(o, &req, &method, &margin, &safety_sds);
-    cf_search_price *prices = calloc(o->prices.n ? (size_t)o->prices.n : 1, sizeof *prices);
-    if (rc == 0 && !prices) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        rc = cf_report_error();
-    }
+    cf_search_price *prices = NULL;
     if (rc == 0)
-        rc = parse_prices(o, prices, &req.n_prices);
+        rc = cf_cli_parse_prices(o, &prices, &req.n_prices);
     req.prices = prices;
     if (rc) {
         free(prices);

@@ -175,6 +175,30 @@ def test_probe_at_the_shape_the_trace_has():
     assert json.loads(text)["runner"]["probe_status"] != "skipped"
 
 
+def test_trace_nic_and_price_options():
+    """--trace-nic-gbps was listed for profile and did nothing (every run kept the pricing VM's NIC), and a
+    trace of a GPU the catalog sells no VM of said "give a price with --price", which profile did not take."""
+    db = os.path.join(TMP, "nic.db")
+    rc, out, err = run("profile", spec("nic"), "--runner", "trace:" + TRACE, "--gpu", "T4", "--trace-nic-gbps", "1600",
+                       "-f", "json", db=db)
+    assert rc == 0, err
+    assert {r["network_gbps"] for r in json.loads(out)["runner"]["runs"]} == {1600}, out
+    with open(TRACE) as f:
+        rows = list(csv.DictReader(f))
+    unsold = os.path.join(TMP, "unsold.csv")  # the same rows on a GPU no catalog VM has in these shapes
+    with open(unsold, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(dict(r, gpu="A40") for r in rows)
+    rc, out, err = run("profile", spec("unsold"), "--runner", "trace:" + unsold, "--gpu", "A40", db=db)
+    assert rc == 3 and "--price GPU=USD_PER_GPU_HR" in err, err
+    rc, out, err = run("profile", spec("unsold"), "--runner", "trace:" + unsold, "--gpu", "A40", "--price",
+                       "A40=1.1", db=db)
+    assert rc == 0, err
+    rc, out, err = run("profile", spec("unsold"), "--price", "A40=1.1", db=db)
+    assert rc == 2 and "'--price' needs '--runner trace:" in err, err
+
+
 def test_exec_runner_probe_and_template_without_nodes():
     db = os.path.join(TMP, "c.db")
     path = write("fake.json", json.dumps({

@@ -24,6 +24,9 @@ typedef struct {
     char gpu[CF_GPU_NAME_MAX];
     double usd_per_gpu_hr;
 } cf_search_price;
+/* "GPU=USD_PER_GPU_HR" (T4=0.53): a GPU name and a positive decimal price.
+ * CF_ERR_INVALID saying what was expected. */
+cf_status cf_search_price_parse(const char *text, cf_search_price *out);
 
 typedef struct cf_trace_runner cf_trace_runner;
 struct cf_trace_runner {

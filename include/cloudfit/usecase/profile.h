@@ -16,6 +16,7 @@
 #include "cloudfit/db.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/profiler.h"
+#include "cloudfit/profiler/runners.h"
 #include "cloudfit/spec.h"
 #include "cloudfit/usecase/evidence.h"
 
@@ -40,6 +41,9 @@ typedef struct {
     const char *instance_type;       /* full-VM runs on this type; NULL = any */
     const char *trace_model;         /* trace rows of this model; NULL = the spec's name */
     double trace_noise_sd;           /* the trace runner's relative noise */
+    double trace_nic_gbps;           /* > 0: the NIC of the cluster the trace was measured on */
+    const cf_search_price *prices;   /* --price: the trace's GPU priced where the catalog sells none */
+    size_t n_prices;
     unsigned long seed;
     int probe_nodes, probe_gpus;     /* the probe's shape; <= 0 = the search's */
     int probe_steps;                 /* steps of each run; <= 0 = the search's */

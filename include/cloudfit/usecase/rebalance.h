@@ -8,6 +8,7 @@
  * and writing each answer at once. */
 #ifndef CLOUDFIT_USECASE_REBALANCE_H
 #define CLOUDFIT_USECASE_REBALANCE_H
+#include <stdio.h>
 #include "cloudfit/advisor/rebalance.h"
 #include "cloudfit/common/buf.h"
 #include "cloudfit/usecase/evidence.h"
@@ -44,6 +45,15 @@ enum {
  * to `answer`, or nothing for a blank line. CF_ERR_NOMEM only: a line not
  * understood is a warning and an answer with the batches unchanged. */
 cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, int unread, cf_buf *answer);
+/* Room for one input line: the protocol's limit, its line end and a NUL. */
+#define CF_REBALANCE_LINE_BUFFER (CF_REBALANCE_MAX_LINE + 3)
+/* One input line from `in` into `line` (CF_REBALANCE_LINE_BUFFER bytes),
+ * its line end kept; 0 at the end of the input. Bytes are counted as read
+ * (fgets and strlen stopped at a NUL, which cut a line short or split it
+ * into two answers); the text of a line over the protocol's limit (its
+ * line end not counted) or holding a NUL is not kept, and *unread says
+ * which (CF_REBALANCE_LINE_TOO_LONG, CF_REBALANCE_LINE_NUL). */
+int cf_rebalance_read_input(FILE *in, char *line, int *unread);
 void cf_rebalance_session_close(cf_rebalance_session *s);
 
 #endif
