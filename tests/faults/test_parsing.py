@@ -45,7 +45,8 @@ def test_every_option_takes_decimal_numbers_only():
     for args, option, value, what in cases:
         rc, out, err = run(*args, option, value, SPEC)
         assert rc == 2 and "option '%s' %s" % (option, what) in err, (option, value, rc, err)
-    for option, value in (("--confidence", "90%"), ("--confidence", "0.9"), ("--max-cost-increase", "10%"),
+    for option, value in (("--confidence", "90%"), ("--confidence", "0.9"), ("--confidence", "99.9%"),
+                          ("--max-cost-increase", "10%"),
                           ("--max-cost-increase", "$25"), ("--max-cost-increase", "2.5e1")):
         rc, out, err = run("recommend", "--no-history", option, value, SPEC)
         assert rc == 0, (option, value, err)

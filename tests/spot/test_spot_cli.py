@@ -313,6 +313,20 @@ def test_simulate_calibrate_on_the_shipped_traces():
     assert rc == 2 and "--trace" in err, err
     rc, _, err = run("simulate", RESNET, "--calibrate", os.path.join(TMP, "nowhere"))
     assert rc != 0 and "nowhere" in err, err
+    # an index that lists no trace is nothing to score (it was exit 0, every share nan); a gpus_per_vm of 0 or
+    # 100 is not a GPU VM (it was taken, and chose the model row)
+    with open(os.path.join(TRACES, "index.csv")) as f:
+        header, first = f.readline(), f.readline()
+    for name, body, says in (("empty-index", header, "no trace to score"),
+                             ("zero-gpus", header + first.replace(",V100,1,", ",V100,0,", 1), "column 'gpus_per_vm'")):
+        d = os.path.join(TMP, name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "index.csv"), "w") as f:
+            f.write(body)
+        if body != header:
+            os.symlink(os.path.join(TRACES, first.split(",")[0]), os.path.join(d, first.split(",")[0]))
+        rc, out, err = run("simulate", RESNET, "--calibrate", d, "--max-catalog-age-days", "100000")
+        assert rc == 3 and says in err and "nan" not in out, (name, rc, err)
 
 
 def public_layout(rows, where):
