@@ -158,8 +158,16 @@ static cJSON *gpus_json(const cf_inputs *in)
         cJSON_AddStringToObject(o, "throughput", cf_provenance_name(g->params.compute_provenance));
         if (g->carried_from[0])
             cJSON_AddStringToObject(o, "carried_from", g->carried_from);
-        cJSON_AddNumberToObject(o, "alpha_s", cf_json_round(g->params.alpha_s, 4));
-        cJSON_AddNumberToObject(o, "beta_s", cf_json_round(g->params.beta_s, 4));
+        /* the least-squares line through the 1-GPU curve, for reading only (the
+         * model uses the curves): null where it is not physical, a negative
+         * intercept or slope from a few noisy batches */
+        if (g->params.alpha_s >= 0 && g->params.beta_s >= 0) {
+            cJSON_AddNumberToObject(o, "alpha_s", cf_json_round(g->params.alpha_s, 4));
+            cJSON_AddNumberToObject(o, "beta_s", cf_json_round(g->params.beta_s, 4));
+        } else {
+            cJSON_AddNullToObject(o, "alpha_s");
+            cJSON_AddNullToObject(o, "beta_s");
+        }
         if (g->params.max_local_batch >= 0)
             cJSON_AddNumberToObject(o, "max_local_batch", g->params.max_local_batch);
         else /* the model does not fit on this GPU: no batch, rather than a sentinel -1 */
