@@ -123,6 +123,8 @@ static cf_status recommendation(const cf_search_session_request *req, cf_search_
         st = cf_search_spot(&s->options, r, &s->inputs.noise, req->spec->search.spot, &s->advice);
     if (st != CF_OK)
         return st;
+    if (r->chosen >= 0 && req->spec->search.spot == CF_SPOT_ONLY && !s->advice.have_best_spot)
+        s->no_spot_plan = s->infeasible = 1; /* it exited 0 with an on-demand plan */
     s->report_inputs = s->inputs;
     s->report_inputs.perf = r->fitted;
     s->report_inputs.n_perf = r->n_fitted;
@@ -189,10 +191,19 @@ cf_status cf_search_session_run(const cf_search_session_request *req, cf_search_
     return probe_records(out);
 }
 
+int cf_search_session_has_pick(const cf_search_session *s) { return s->result.chosen >= 0 && !s->no_spot_plan; }
+
 cf_status cf_search_session_verdict(const cf_search_session *s)
 {
     if (!s->infeasible)
         return CF_OK;
+    if (s->no_spot_plan) {
+        cf_error_set(CF_ERR_INFEASIBLE, "%s: no spot plan meets the constraints (--spot only): the search's pick runs "
+                     "on demand, and on spot VMs it has no spot price or misses the limits at the confidence",
+                     s->spec->job.source);
+        cf_error_hint("allow on-demand VMs with --spot allow, or relax search.deadline_hours / search.budget_usd");
+        return CF_ERR_INFEASIBLE;
+    }
     return cf_infeasible_error(&s->spec->search, s->spec->job.source, NULL, NULL, " with the safety margin");
 }
 
@@ -210,7 +221,7 @@ void cf_search_session_record(const cf_search_session *s, const char *result_jso
                               .probe_cost_usd = r->probe_cost_usd, .overhead_usd = r->overhead_usd,
                               .regret_pct = score && isfinite(score->regret) ? 100 * score->regret : NAN,
                               .result_json = result_json};
-    if (r->chosen < 0)
+    if (!cf_search_session_has_pick(s))
         return;
     const cf_search_candidate *c = &so->candidates[r->chosen];
     rec->has_chosen = 1;

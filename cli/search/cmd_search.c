@@ -67,8 +67,8 @@ static int store_history(const cf_cli_options *o, const cf_search_session *s, co
 
 static int emit(const cf_cli_options *o, const cf_search_session *s)
 {
-    const cf_search_result *r = &s->result;
-    cJSON *doc = cf_search_document(&s->search_report, s->spec, r->chosen >= 0 ? &s->report : NULL);
+    int pick = cf_search_session_has_pick(s);
+    cJSON *doc = cf_search_document(&s->search_report, s->spec, pick ? &s->report : NULL);
     char *compact = cJSON_PrintUnformatted(doc);
     cf_buf text = CF_BUF_INIT;
     cf_status st = compact ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
@@ -77,7 +77,7 @@ static int emit(const cf_cli_options *o, const cf_search_session *s)
     } else if (st == CF_OK) {
         int width = cf_cli_output_width(o);
         cf_search_text(&s->search_report, &text);
-        if (r->chosen >= 0)
+        if (pick)
             cf_report_table_fit(&s->report, &text, cf_log_color_enabled(stdout), width);
         cf_cli_fit_text(width, &text);
     }

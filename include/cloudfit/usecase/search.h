@@ -75,6 +75,7 @@ typedef struct {
     cf_search_result result;
     int have_result;
     int infeasible;                           /* nothing meets the constraints with the safety margin */
+    int no_spot_plan;                         /* --spot only, and no spot plan meets them: infeasible too */
     cf_search_score score;
     cf_search_summary summary;
     char runner_note[300];
@@ -96,6 +97,10 @@ typedef struct {
  * value, evidence that cannot be read, the search stopped (its runs so far
  * are freed). cf_search_session_free `out` either way. */
 cf_status cf_search_session_run(const cf_search_session_request *req, cf_search_session *out);
+/* Whether the session has a plan to show and store (the final report):
+ * the search picked one and, with --spot only, a spot plan meets the
+ * constraints (an on-demand pick is no answer to --spot only). */
+int cf_search_session_has_pick(const cf_search_session *s);
 /* CF_OK, or CF_ERR_INFEASIBLE with the last error saying that no
  * configuration meets the spec's constraints with the safety margin. */
 cf_status cf_search_session_verdict(const cf_search_session *s);
