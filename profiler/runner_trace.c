@@ -33,6 +33,31 @@ static int symmetric_gpus_per_node(const cf_measurement *r)
     return g;
 }
 
+/* Whether `name` is one of the n names (no names: any). */
+static int in_list(const char (*names)[CF_CLOUD_NAME_MAX], int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (strcasecmp(names[k], name) == 0)
+            return 1;
+    return n == 0;
+}
+
+static int in_region_list(const cf_trace_runner_config *cfg, const char *region)
+{
+    for (int k = 0; k < cfg->n_regions; k++)
+        if (strcmp(cfg->regions[k], region) == 0)
+            return 1;
+    return cfg->n_regions == 0;
+}
+
+static int in_gpu_list(const cf_trace_runner_config *cfg, const char *gpu)
+{
+    for (int k = 0; k < cfg->n_gpus; k++)
+        if (strcasecmp(cfg->gpus[k], gpu) == 0)
+            return 1;
+    return cfg->n_gpus == 0;
+}
+
 static const cf_vm *catalog_vm(const cf_trace_runner_config *cfg, const char *gpu, int g, const char *prefer_cloud)
 {
     const cf_vm *best = NULL;
@@ -41,13 +66,8 @@ static const cf_vm *catalog_vm(const cf_trace_runner_config *cfg, const char *gp
         const cf_vm *vm = &cfg->vms[i];
         if (strcasecmp(vm->gpu_model, gpu) || vm->gpu_count != g || !(vm->price_ondemand_usd_per_hr > 0))
             continue;
-        if (cfg->n_clouds) {
-            int ok = 0;
-            for (int k = 0; k < cfg->n_clouds; k++)
-                ok |= strcmp(cfg->clouds[k], vm->cloud) == 0;
-            if (!ok)
-                continue;
-        }
+        if (!in_list(cfg->clouds, cfg->n_clouds, vm->cloud) || !in_region_list(cfg, vm->region))
+            continue;
         int pref = strcasecmp(vm->cloud, prefer_cloud) == 0;
         if (!best || pref > best_pref ||
             (pref == best_pref && vm->price_ondemand_usd_per_hr < best->price_ondemand_usd_per_hr)) {
@@ -153,15 +173,30 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
         c->nodes = r->num_nodes;
         c->gpus_per_node = g;
         c->local_batch = r->local_bsz;
+        if (!in_gpu_list(cfg, r->gpu)) {
+            t->n_filtered++; /* the spec's (or --gpu's) GPU filter */
+            continue;
+        }
         const cf_search_price *p = price_for(cfg->prices, cfg->n_prices, r->gpu);
+        /* a --price VM is the trace's own cluster: its cloud is the row's, and it has no region */
+        const char *trace_cloud = r->profile[0] ? r->profile : "trace";
+        if (p && (!in_list(cfg->clouds, cfg->n_clouds, trace_cloud) || cfg->n_regions)) {
+            t->n_filtered++;
+            continue;
+        }
         const cf_vm *vm = p ? NULL : catalog_vm(cfg, r->gpu, g, r->profile);
         if (!p && !vm) {
-            t->n_unpriced++;
+            /* unpriced, or priced only outside the cloud or region filter */
+            if ((cfg->n_clouds || cfg->n_regions) && catalog_vm(&(cf_trace_runner_config){.vms = cfg->vms,
+                                                                    .n_vms = cfg->n_vms}, r->gpu, g, r->profile))
+                t->n_filtered++;
+            else
+                t->n_unpriced++;
             continue;
         }
         if (p) {
             cf_vm *s = &t->synthetic[t->n_synthetic++];
-            snprintf(s->cloud, sizeof s->cloud, "%s", r->profile[0] ? r->profile : "trace");
+            snprintf(s->cloud, sizeof s->cloud, "%s", trace_cloud);
             snprintf(s->region, sizeof s->region, "%s", "-");
             snprintf(s->instance_type, sizeof s->instance_type, "%d×%s (--price)", g, r->gpu);
             snprintf(s->gpu_model, sizeof s->gpu_model, "%s", r->gpu);
@@ -181,6 +216,13 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
     cf_measurements_free(&set);
     t->rows.rows = rows;
     t->rows.n_rows = n_rows;
+    if (t->n == 0 && t->n_filtered) {
+        cf_error_set(CF_ERR_INVALID, "%s: no configuration of model '%s' passes the GPU, cloud and region filters "
+                     "(%zu left out)", path, model, t->n_filtered);
+        cf_error_hint("the trace's GPUs and the clouds and regions that sell them are what a trace can answer for: "
+                      "widen search.gpus, search.clouds or search.regions (--gpu, --cloud, --region)");
+        return fail(t, CF_ERR_INVALID);
+    }
     if (t->n == 0) {
         cf_error_set(CF_ERR_INVALID, "%s: no priced symmetric configuration of model '%s'", path, model);
         cf_error_hint(t->n_unpriced ? "give a price for the GPU with --price GPU=USD_PER_GPU_HR"

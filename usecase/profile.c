@@ -73,6 +73,7 @@ static cf_status through_runner(const cf_profile_request *req, cf_profile_result
         cf_trace_runner_config cfg = {.path = req->runner + 6, .model = req->trace_model ? req->trace_model : spec->job.name,
                                       .vms = req->catalog->vms, .n_vms = req->catalog->n_vms,
                                       .clouds = spec->search.clouds, .n_clouds = spec->search.n_clouds,
+                                      .regions = spec->search.regions, .n_regions = spec->search.n_regions,
                                       .prices = req->prices, .n_prices = req->n_prices,
                                       .noise_sd = req->trace_noise_sd, .seed = req->seed,
                                       .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0};

@@ -22,7 +22,9 @@ static cf_status open_trace(const cf_search_session_request *req, cf_search_sess
     const cf_catalog *catalog = &req->catalog_source->catalog;
     cf_trace_runner_config cfg = {.path = req->runner + 6, .model = model, .vms = catalog->vms,
                                   .n_vms = catalog->n_vms, .clouds = req->spec->search.clouds,
-                                  .n_clouds = req->spec->search.n_clouds, .prices = req->prices,
+                                  .n_clouds = req->spec->search.n_clouds, .regions = req->spec->search.regions,
+                                  .n_regions = req->spec->search.n_regions, .gpus = req->spec->search.gpus,
+                                  .n_gpus = req->spec->search.n_gpus, .prices = req->prices,
                                   .n_prices = req->n_prices, .noise_sd = noise, .seed = runner_seed(req),
                                   .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0};
     cf_status st = cf_trace_runner_open(&cfg, &s->trace);

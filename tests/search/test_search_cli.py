@@ -154,6 +154,16 @@ def test_spot_only_without_a_spot_plan_is_infeasible():
     assert doc["chosen"] and not doc["chosen"]["spot"], doc["chosen"]
 
 
+def test_trace_runner_keeps_the_filters():
+    """The trace runner priced every row whatever --gpu and --region said (a V100-only search picked T4, a
+    eu-west-1 search us-east-1), and a --price VM ignored --cloud."""
+    doc = trace_json("--region", "eu-west-1")
+    assert doc["chosen"]["region"] == "eu-west-1", doc["chosen"]
+    for args in (["--gpu", "V100"], ["--cloud", "gcp", "--price", "T4=0.5"]):
+        rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "-f", "json", *args)
+        assert rc == 3 and "passes the GPU, cloud and region filters" in err and out == "", (args, rc, err)
+
+
 def test_exec_failures_are_retried_then_skipped():
     env = dict(ENV, FAKE_FAIL="exit:1:16,garbage:8:16,hang:8:64")
     rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "4", env=env)

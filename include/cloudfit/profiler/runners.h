@@ -38,6 +38,7 @@ struct cf_trace_runner {
     cf_vm *synthetic;             /* VM rows for --price candidates (owned) */
     size_t n_synthetic;
     size_t n_rows_used, n_unpriced, n_asymmetric;
+    size_t n_filtered;            /* configurations the GPU, cloud or region filter left out */
     cf_measurement_set rows;      /* the model's rows (the hardware they ran on) */
     double noise_sd;
     void *rng;                    /* gsl_rng */
@@ -50,6 +51,10 @@ typedef struct {
     size_t n_vms;                 /*   of `clouds` when given, the row's profile cloud first */
     const char (*clouds)[CF_CLOUD_NAME_MAX];
     int n_clouds;
+    const char (*regions)[CF_REGION_NAME_MAX]; /* only offers in these regions (none: any); a --price VM has none */
+    int n_regions;
+    const char (*gpus)[CF_GPU_NAME_MAX];       /* only rows of these GPUs (none: any) */
+    int n_gpus;
     const cf_search_price *prices;/* --price entries: they win over the catalog */
     size_t n_prices;
     double noise_sd;              /* log sd of the multiplicative noise on answers */
