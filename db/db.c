@@ -455,9 +455,8 @@ static cf_status sqlite_open_read(const char *path, cf_db **out)
     cf_status st = check_kind(db);
     /* A read-write handle that never writes (query_only): it takes part in
      * WAL's shared-memory locking like any connection, so a reader never
-     * disturbs concurrent writers. SQLite itself falls back to read-only
-     * when the file is not writable. */
-    /* A file this user cannot write (another user's history in a shared
+     * disturbs concurrent writers.
+     * A file this user cannot write (another user's history in a shared
      * folder): SQLite opens it read-only but creates -wal and -shm beside
      * it when they are missing, owned by this user and left behind, and
      * the owner's next write fails on them. With a -shm there (a writer
