@@ -232,13 +232,17 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
     return CF_OK;
 }
 
-int cf_trace_runner_hw_gpus(const cf_trace_runner *t, const char *gpu, int nodes, int gpus_per_node, int local_batch)
+int cf_trace_runner_hw_gpus(const cf_trace_runner *t, const char *gpu, int nodes, int gpus_per_node, int local_batch,
+                            const char **cloud)
 {
     for (size_t k = 0; k < t->rows.n_rows; k++) {
         const cf_measurement *m = &t->rows.rows[k];
         if (!strcasecmp(m->gpu, gpu) && m->num_nodes == nodes && m->num_gpus == nodes * gpus_per_node &&
-            m->local_bsz == local_batch)
+            m->local_bsz == local_batch) {
+            if (cloud)
+                *cloud = m->profile;
             return m->hw_gpus_per_node;
+        }
     }
     return 0;
 }

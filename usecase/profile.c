@@ -19,12 +19,18 @@ static void trace_hardware(const cf_trace_runner *t, const cf_catalog *catalog, 
 {
     for (int i = 0; i < p->n_runs; i++) {
         cf_profile_run_row *r = &p->runs[i];
-        int hw = cf_trace_runner_hw_gpus(t, gpu->model, r->nodes, r->gpus_per_node, r->local_batch);
+        const char *row_cloud = "";
+        int hw = cf_trace_runner_hw_gpus(t, gpu->model, r->nodes, r->gpus_per_node, r->local_batch, &row_cloud);
         if (hw <= 0 || hw == r->hw_gpus_per_node)
             continue;
-        const cf_vm *best = cf_offer_for_hardware(catalog, gpu->model, hw, r->cloud);
+        /* the VM the row ran on, in the row's own cluster first (a 2-GPU shape
+         * priced on GCP but measured on AWS 4-GPU VMs ran on AWS) */
+        const cf_vm *best = row_cloud[0] ? cf_offer_for_hardware(catalog, gpu->model, hw, row_cloud) : NULL;
+        if (!best || strcmp(best->cloud, row_cloud) != 0)
+            best = cf_offer_for_hardware(catalog, gpu->model, hw, r->cloud);
         r->hw_gpus_per_node = hw;
         if (best) {
+            snprintf(r->cloud, sizeof r->cloud, "%s", best->cloud);
             r->network_gbps = nic_gbps > 0 ? nic_gbps : best->network_gbps; /* --trace-nic-gbps: the trace's own */
             snprintf(r->instance_type, sizeof r->instance_type, "%s", best->instance_type);
         }

@@ -199,6 +199,18 @@ def test_trace_nic_and_price_options():
     assert rc == 2 and "'--price' needs '--runner trace:" in err, err
 
 
+def test_runs_recorded_on_the_vms_the_rows_ran_on():
+    """With --instance-type n1-highmem-8 (the GCP VM the runner prices 2-GPU T4 shapes on), the full-VM runs
+    measured on the trace's AWS 4-GPU VMs were recorded as GCP n1-highmem-16 at 32 Gbit/s."""
+    db = os.path.join(TMP, "it.db")
+    rc, out, err = run("profile", spec("it"), "--runner", "trace:" + TRACE, "--gpu", "T4", "--instance-type",
+                       "n1-highmem-8", "-f", "json", db=db)
+    assert rc == 0, err
+    runs = {(r["gpus_per_node"], r["cloud"], r["instance_type"], r["network_gbps"])
+            for r in json.loads(out)["runner"]["runs"] if r["hw_gpus_per_node"] == 4}
+    assert runs and all(c == "aws" and t == "g4dn.12xlarge" and n == 50 for g, c, t, n in runs), runs
+
+
 def test_exec_runner_probe_and_template_without_nodes():
     db = os.path.join(TMP, "c.db")
     path = write("fake.json", json.dumps({

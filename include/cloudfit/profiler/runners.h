@@ -67,10 +67,11 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *config, cf_trace_ru
 cf_search_runner cf_trace_runner_iface(cf_trace_runner *t);
 void cf_trace_runner_close(cf_trace_runner *t);
 /* The hardware a trace row of this shape ran on: the GPUs per VM of the
- * first matching row (0 when none). A 2 × 1 probe measured on 4-GPU VMs
- * ran over those VMs' NIC. */
+ * first matching row (0 when none), and its cluster (the `profile` column,
+ * "" when the file has none) in *cloud when cloud is not NULL. A 2 × 1
+ * probe measured on 4-GPU VMs ran over those VMs' NIC. */
 int cf_trace_runner_hw_gpus(const cf_trace_runner *t, const char *gpu, int nodes, int gpus_per_node,
-                            int local_batch);
+                            int local_batch, const char **cloud);
 
 /* ---- exec runner --------------------------------------------------------------- */
 
