@@ -8,6 +8,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,9 +143,14 @@ cf_number_result cf_number_fraction(const char *text, double max, double *out)
     cf_number_result r = cf_number_with_unit(text, 0, HUGE_VAL, &v, &unit);
     if (r != CF_NUMBER_OK)
         return r;
-    if (strcmp(unit, "%") == 0)
-        v /= 100;
-    else if (*unit)
+    if (strcmp(unit, "%") == 0) {
+        /* the decimal the user typed, divided by 100, to the nearest double:
+         * 99.9 / 100 is 0.9990000000000001, not 0.999, and failed a range
+         * check at 0.999 (15 digits hold any percentage a person types) */
+        char exact[32];
+        snprintf(exact, sizeof exact, "%.15g", v / 100);
+        v = strtod(exact, NULL);
+    } else if (*unit)
         return CF_NUMBER_SYNTAX;
     if (v > max)
         return CF_NUMBER_RANGE;

@@ -35,6 +35,16 @@ static void test_doubles(void **state)
     assert_int_equal(cf_number_double("1e-320", -HUGE_VAL, HUGE_VAL, &v), CF_NUMBER_RANGE); /* subnormal */
     assert_int_equal(cf_number_double("0e-400", -HUGE_VAL, HUGE_VAL, &v), CF_NUMBER_OK);
     assert_int_equal(cf_number_double("2", 0, 1, &v), CF_NUMBER_RANGE);
+    /* a percentage is the decimal typed, divided by 100, to the nearest
+     * double: 99.9% is 0.999 (99.9 / 100 is 0.9990000000000001, refused by
+     * --confidence's range up to 0.999) */
+    const char *pct[] = {"99.9%", "2%", "12.5%", "0.1%", "33.3%"};
+    const double want[] = {0.999, 0.02, 0.125, 0.001, 0.333};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(cf_number_fraction(pct[i], 1, &v), CF_NUMBER_OK);
+        if (v != want[i])
+            fail_msg("%s read as %.17g, not %.17g", pct[i], v, want[i]);
+    }
 }
 
 static void test_integers(void **state)

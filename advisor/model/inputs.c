@@ -406,14 +406,11 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
     if (p->precision[0] || p->memory_format[0])
         snprintf(how, sizeof how, "%s%s%s, ", p->precision, p->precision[0] && p->memory_format[0] ? ", " : "",
                  p->memory_format);
+    char r2[24] = "n/a (flat in the batch)"; /* a flat curve leaves R² nothing to explain */
     if (isfinite(p->r2))
-        snprintf(perf->note, sizeof perf->note,
-                 "measured by 'cloudfit profile' (%s backend, %s%s): t_c(m) = %.3g + %.3g·m s, R² %.4f", p->backend,
-                 how, p->created_at, p->alpha_s, p->beta_s, p->r2);
-    else /* a flat curve leaves R² nothing to explain */
-        snprintf(perf->note, sizeof perf->note,
-                 "measured by 'cloudfit profile' (%s backend, %s%s): t_c(m) = %.3g + %.3g·m s, R² n/a (flat in the "
-                 "batch)", p->backend, how, p->created_at, p->alpha_s, p->beta_s);
+        snprintf(r2, sizeof r2, "%.4f", p->r2);
+    snprintf(perf->note, sizeof perf->note, "measured by 'cloudfit profile' (%s backend, %s%s): t_c(m) = %.3g + %.3g·m s, "
+             "R² %s", p->backend, how, p->created_at, p->alpha_s, p->beta_s, r2);
     profile_precision(rq, gpu, p, q, in);
 }
 

@@ -47,8 +47,6 @@ static int build_overrides(const cf_cli_options *o, cf_spec_overrides *ov)
     ov->budget_usd = o->budget_usd;
     if (o->confidence) {
         double c = cf_cli_parse_fraction(o->confidence);
-        if (c > 0.999 && c <= 0.999 + 1e-12)
-            c = 0.999; /* 99.9% is 0.9990000000000001 after the division */
         if (!(c >= 0.5 && c <= 0.999)) {
             cf_log_error("option '--confidence' expects a probability from 0.5 to 0.999 (e.g. 0.9 or 90%%), got '%s'",
                          o->confidence);

@@ -190,9 +190,6 @@ static int runner_request(const cf_cli_options *o, cf_profile_request *req, cf_c
     double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
     if (noise < 0)
         return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%)", "e.g. --trace-noise 0");
-    if ((o->prices.n || o->trace_nic_gbps > 0) && !is_trace)
-        return usage(o->prices.n ? "option '--price' is for the trace runner" : "option '--trace-nic-gbps' is for the "
-                     "trace runner", "the exec runner prices from the catalog and measures the VMs it starts");
     int rc = cf_cli_catalog_open(o, 0, src);
     if (rc)
         return rc;
@@ -270,9 +267,10 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         cf_log_hint("use one of: table, json");
         return CF_EXIT_USAGE;
     }
-    if (!o->runner && (o->prices.n || o->trace_nic_gbps > 0)) {
+    if ((!o->runner || strncmp(o->runner, "trace:", 6)) && (o->prices.n || o->trace_nic_gbps > 0)) {
         cf_log_error("option '%s' needs '--runner trace:MEASUREMENTS.csv'", o->prices.n ? "--price" : "--trace-nic-gbps");
-        cf_log_hint("a local --backend profile measures the device it runs on");
+        cf_log_hint("a local --backend profile measures the device it runs on; the exec runner prices from the "
+                    "catalog and measures the VMs it starts");
         return CF_EXIT_USAGE;
     }
     if (!o->runner && (o->probe_nodes >= 0 || o->probe_gpus >= 0)) {
