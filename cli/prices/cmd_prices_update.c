@@ -50,6 +50,15 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
         cf_log_error("'prices update' takes no arguments (use --cloud and --region)");
         return CF_EXIT_USAGE;
     }
+    /* A factor of 1 or less would keep out every change: refused, not
+     * replaced by the default (it was, silently). */
+    if (o->max_price_change > 0 && !(o->max_price_change > 1)) {
+        cf_log_error("option '--max-price-change' expects a factor above 1 (3 keeps out a price that fell below a third "
+                     "or rose above three times the last one), got '%g'",
+                     o->max_price_change);
+        cf_log_hint("see 'cloudfit prices --help'");
+        return CF_EXIT_USAGE;
+    }
     /* One handle: the base is the catalog in use from it (without
      * overrides: a stored snapshot holds list prices only), the snapshot
      * goes into it. */

@@ -963,6 +963,11 @@ def test_prices_usage_errors():
     assert rc == 2, err
     rc, out, err = run("prices", "H100:3")
     assert rc == 4 and "no offer of H100 with 3" in err, err
+    # A factor of 1 or less keeps out every change: refused, not silently replaced by the default 3.
+    db = new_db()
+    for factor in ("1", "0.5"):
+        rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", "--max-price-change", factor)
+        assert rc == 2 and "option '--max-price-change' expects a factor above 1" in err and "got '%s'" % factor in err, err
 
 
 # ---- overrides ------------------------------------------------------------------------
