@@ -163,15 +163,18 @@ static cf_status copy_rows(copy_ctx *x, const table_desc *t, const char *select,
     return st;
 }
 
-/* A parent row (with uid or natural key) and its children. insert_tail
- * returns the new id, or no row when the row is there already; then
- * `find` (binding the copied row's key columns) gives the existing id. */
+/* A parent row (with uid or natural key) and its children. `find`
+ * (binding the copied row's key columns) gives the existing id; only a
+ * row not found is inserted, since an insert its conflict clause skips
+ * still uses up an AUTOINCREMENT id (SQLite) or a sequence value
+ * (PostgreSQL): a second migrate left a gap of every copied row's size.
+ * insert_tail returns the new id, or no row when a concurrent writer put
+ * the row there after the look-up; then `find` gives its id. */
 typedef struct {
     const table_desc *t;
     const char *insert_tail; /* " ON CONFLICT … DO NOTHING RETURNING id" */
     const char *find;        /* SELECT id FROM t WHERE key = ?1 [AND …]: the key columns as parameters */
     const int key_cols[2];   /* columns of t (0-based) bound to find's ?1, ?2; -1 = none */
-    int find_first;          /* no unique key to conflict on: look before inserting */
 } parent_desc;
 
 /* The destination's id of the row with src's key, 0 when there is none. */
@@ -199,7 +202,7 @@ static cf_status copy_parent(copy_ctx *x, const parent_desc *p, cf_db_stmt *src,
 {
     *new_id = 0;
     *is_new = 0;
-    cf_status st = p->find_first ? find_existing(x, p, src, new_id) : CF_OK;
+    cf_status st = find_existing(x, p, src, new_id);
     if (st != CF_OK || *new_id)
         return st;
     char *sql = insert_sql(p->t, p->insert_tail);
@@ -267,15 +270,27 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
 {
     char select[1024], *sql = insert_sql(&measurements_t, " ON CONFLICT (uid) DO NOTHING");
     snprintf(select, sizeof select, "SELECT %s FROM measurements ORDER BY id", measurements_t.columns);
-    cf_db_stmt *src = NULL, *dst = NULL;
+    cf_db_stmt *src = NULL, *dst = NULL, *find = NULL;
     cf_status st = sql ? CF_OK : cf_error_set(CF_ERR_INTERNAL, "cannot copy table measurements");
     if (st == CF_OK && cf_db_prepare(x->from, select, &src) != CF_OK)
         st = cf_db_error(x->from, "cannot read");
     if (st == CF_OK && cf_db_prepare(x->to, sql, &dst) != CF_OK)
         st = cf_db_error(x->to, "cannot prepare insert into");
+    /* looked up first: a skipped insert would use up an id (copy_parent) */
+    if (st == CF_OK && cf_db_prepare(x->to, "SELECT 1 FROM measurements WHERE uid = ?1", &find) != CF_OK)
+        st = cf_db_error(x->to, "cannot query");
     free(sql);
     int rc = CF_DB_DONE, n = n_columns(&measurements_t);
     while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW) {
+        cf_db_reset(find);
+        copy_value(src, n - 1, find, 1, type_of(&measurements_t, n - 1)); /* uid, the last column */
+        int found = cf_db_step(find);
+        if (found == CF_DB_FAILED) {
+            st = cf_db_error(x->to, "cannot query");
+            break;
+        }
+        if (found == CF_DB_ROW)
+            continue;
         cf_db_reset(dst);
         long long parent = cf_db_column_is_null(src, 0) ? 0 : map_find(map, cf_db_column_int64(src, 0));
         if (parent > 0)
@@ -293,6 +308,7 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
         st = cf_db_error(x->from, "cannot read");
     cf_db_finalize(src);
     cf_db_finalize(dst);
+    cf_db_finalize(find);
     return st;
 }
 
@@ -349,7 +365,7 @@ static cf_status copy_body(cf_db *to, void *data)
     cf_status st = copy_rows(x, &specs_t, select, 0, " ON CONFLICT DO NOTHING", 0, 0, &x->counts->specs, &ignored);
     if (st == CF_OK) {
         static const parent_desc rec = {&recommendations_t, " ON CONFLICT (uid) DO NOTHING RETURNING id",
-                                        "SELECT id FROM recommendations WHERE uid = ?1", {25, -1}, 0};
+                                        "SELECT id FROM recommendations WHERE uid = ?1", {25, -1}};
         static const table_desc *const children[] = {&alternatives_t, &ci_runs_t, &gates_t};
         st = copy_family(x, &rec, children, 3, "recommendation_id", &map, &x->counts->recommendations,
                          &x->counts->recommendations_present);
@@ -365,13 +381,13 @@ static cf_status copy_body(cf_db *to, void *data)
     if (st == CF_OK) {
         static const parent_desc snap = {&snapshots_t, " RETURNING id",
                                          "SELECT id FROM price_snapshots WHERE fetched_at = ?1 AND content_hash = ?2",
-                                         {0, 4}, 1};
+                                         {0, 4}};
         static const table_desc *const rows[] = {&snapshot_rows_t};
         st = copy_family(x, &snap, rows, 1, "snapshot_id", NULL, &x->counts->snapshots, NULL);
     }
     if (st == CF_OK) {
         static const parent_desc run = {&search_runs_t, " ON CONFLICT (uid) DO NOTHING RETURNING id",
-                                        "SELECT id FROM search_runs WHERE uid = ?1", {23, -1}, 0};
+                                        "SELECT id FROM search_runs WHERE uid = ?1", {23, -1}};
         static const table_desc *const probes[] = {&probes_t};
         st = copy_family(x, &run, probes, 1, "search_id", NULL, &x->counts->search_runs, NULL);
     }

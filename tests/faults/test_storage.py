@@ -301,6 +301,25 @@ def test_migrate_only_reads_its_source():
     assert open(db, "rb").read() == before
 
 
+def test_migrate_again_uses_up_no_ids():
+    """A second `history migrate` of the same rows used up an id per row it skipped (the insert its
+    conflict clause skipped still took an AUTOINCREMENT id): the destination's next recommendation
+    and measurement got ids past a gap of the history's size."""
+    db = fresh_db()
+    assert recommend(db)[0] == 0
+    assert run("record", "1", "--step-time-s", "1", "--db", db)[0] == 0
+    copy = tmp("again.db")
+    for _ in range(3):
+        rc, out, err = run("history", "--db", db, "migrate", "--to", copy)
+        assert rc == 0, err
+    assert "copied 0 recommendations (2 were there already)" in out and " 0 measurements" in out, out
+    assert recommend(copy)[0] == 0
+    assert run("record", "3", "--step-time-s", "1", "--db", copy)[0] == 0
+    con = sqlite3.connect(copy)
+    assert [r[0] for r in con.execute("SELECT id FROM recommendations ORDER BY id")] == [1, 2, 3]
+    assert [r[0] for r in con.execute("SELECT id FROM measurements ORDER BY id")] == [1, 2]
+
+
 def test_failed_record_writes_nothing():
     """A record that fails changes nothing: an empty or foreign SQLite file given by mistake got all of
     cloudfit's tables before "no recommendation 5" (exit 3), and a note longer than a note holds was cut

@@ -184,6 +184,8 @@ def test_migrate_is_idempotent():
     rc, out, err = run("recommend", "--db", lite, *FAST, "-q", "--objective", "time", SPEC, env=env)
     rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
     assert rc == 0 and "copied 1 recommendations (3 were there already)" in out, out
+    # the skipped rows used up no ids: the new row is the fourth (a gap of 3 per repeated migrate before)
+    assert query(url, "SELECT max(id), count(*) FROM recommendations") == [(4, 4)]
     rc, out, err = run("history", "--db", lite, "migrate")
     assert rc == 2 and "--to" in err
     rc, out, err = run("history", "--db", url, "migrate", "--to", url)
