@@ -197,6 +197,35 @@ static char *target_of(const char *path, int *err)
     char *whole = realpath(path, NULL);
     if (whole)
         return whole;
+    /* A dangling link: the file written is its last target, created as a
+     * shell's redirection creates it (the link was replaced by a file). */
+    char cur[4096], next[4096];
+    if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur) {
+        *err = ENAMETOOLONG;
+        return NULL;
+    }
+    for (int hops = 0;; hops++) {
+        struct stat link_st;
+        if (lstat(cur, &link_st) != 0 || !S_ISLNK(link_st.st_mode))
+            break;
+        char link[4096];
+        ssize_t n = hops < 40 ? readlink(cur, link, sizeof link - 1) : -1;
+        if (n < 0) {
+            *err = hops < 40 ? errno : ELOOP;
+            return NULL;
+        }
+        link[n] = '\0';
+        char link_dir[4096];
+        cf_dirname(cur, link_dir, sizeof link_dir);
+        int w = link[0] == '/' ? snprintf(next, sizeof next, "%s", link)
+                               : snprintf(next, sizeof next, "%s/%s", link_dir, link);
+        if (w < 0 || w >= (int)sizeof next) {
+            *err = ENAMETOOLONG;
+            return NULL;
+        }
+        memcpy(cur, next, (size_t)w + 1);
+    }
+    path = cur;
     char dir[4096];
     cf_dirname(path, dir, sizeof dir);
     char *abs_dir = realpath(dir, NULL);

@@ -230,6 +230,22 @@ def test_outputs_are_checked_before_anything_is_published():
     p = rec("-f", "json", "-o", "link.json")
     assert p.returncode == 0, p.stderr
     assert os.path.islink(os.path.join(folder, "link.json")) and json.load(open(target))["chosen"], p.stderr
+    # a dangling link (relative, through a second link): its last target is created, as a shell's '>'
+    # does; the links stay (the first link was replaced by a file)
+    os.symlink("adir/second.json", os.path.join(folder, "dangling.json"))
+    os.symlink("made.json", os.path.join(folder, "adir", "second.json"))
+    p = rec("-f", "json", "-o", "dangling.json")
+    assert p.returncode == 0, p.stderr
+    assert os.path.islink(os.path.join(folder, "dangling.json")) and os.path.islink(os.path.join(folder, "adir", "second.json"))
+    assert json.load(open(os.path.join(folder, "adir", "made.json")))["chosen"]
+    # one whose target's folder is missing, or a loop of links: refused with the system's reason, nothing made
+    os.symlink("nofolder/x.json", os.path.join(folder, "nowhere.json"))
+    os.symlink("loop2", os.path.join(folder, "loop1"))
+    os.symlink("loop1", os.path.join(folder, "loop2"))
+    for name, why in (("nowhere.json", "No such file or directory"), ("loop1", "Too many levels of symbolic links")):
+        p = rec("-f", "json", "-o", name)
+        assert p.returncode == 1 and "cannot write '%s': %s" % (name, why) in p.stderr, p.stderr
+        assert os.path.islink(os.path.join(folder, name))
     # a device is written through: /dev/full fails with its own error, before the history row
     rows = db_rows(db, "recommendations")
     p = rec("-o", "/dev/full")
