@@ -38,6 +38,19 @@ static size_t utf8_length(const unsigned char *p, size_t avail)
     return n;
 }
 
+long cf_utf8_invalid_at(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t avail = strlen(text);
+    for (size_t i = 0; i < avail;) {
+        size_t n = utf8_length(p + i, avail - i);
+        if (n == 0)
+            return (long)i;
+        i += n;
+    }
+    return -1;
+}
+
 /* What is at p: 0 for a character shown as it is (*len its bytes), else
  * a control character or a byte that is not UTF-8 (*len bytes to escape:
  * 1 for C0, DEL or a stray byte, 2 for a UTF-8 encoded C1). */

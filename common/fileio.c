@@ -491,8 +491,11 @@ static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode)
         } else if (errno != EEXIST) {
             int e = errno;
             cf_error_set(CF_ERR_WRITE, "cannot create directory '%s': %s", partial, strerror(e));
-            if (e == EACCES || e == EROFS)
+            /* a private folder is the history's (cf_mkdir_private) */
+            if ((e == EACCES || e == EROFS) && force_mode)
                 cf_error_hint("choose a writable place with --db PATH (or XDG_DATA_HOME), or --no-history");
+            else if (e == EACCES || e == EROFS)
+                cf_error_hint("choose a folder you can write to");
             return CF_ERR_WRITE;
         } else {
             struct stat st;

@@ -17,6 +17,8 @@ static void emit(cf_yaml_out *y, yaml_event_t *event, int ok)
 {
     if (y->failed)
         return;
+    if (!ok)
+        y->event_refused = 1; /* libyaml checks a scalar's UTF-8 and sets no problem text */
     if (!ok || !yaml_emitter_emit(&y->emitter, event))
         y->failed = 1;
 }
@@ -47,7 +49,9 @@ cf_status yo_end(cf_yaml_out *y)
     cf_status st = CF_OK;
     if (y->failed)
         st = cf_error_set(cf_buf_failed(y->out) ? CF_ERR_NOMEM : CF_ERR_INTERNAL, "cannot write YAML: %s",
-                          y->emitter.problem ? y->emitter.problem : "out of memory");
+                          y->emitter.problem  ? y->emitter.problem
+                          : y->event_refused ? "a value is not valid UTF-8"
+                                             : "out of memory");
     yaml_emitter_delete(&y->emitter);
     return st;
 }
@@ -84,17 +88,23 @@ static void scalar(cf_yaml_out *y, const char *text, yaml_scalar_style_t style, 
                                       plain_implicit, 1, style));
 }
 
-/* Plain only when a YAML 1.1 reader would not take it for a number, a
- * boolean or null; otherwise double quotes keep it a string. */
+/* Plain only when no YAML reader could take it for anything but a
+ * string: YAML 1.1's implicit types (numbers with '_', 0b, 0o, 0x,
+ * sexagesimal 1:30, .inf, .nan, timestamps, '<<', '=', '~') all begin
+ * with a digit, a sign, '.', or one of those characters, or are one of the
+ * boolean and null words; a text that begins with a letter, '_' or '/'
+ * (or a non-ASCII character) and is not such a word is plain, anything
+ * else is double-quoted. (A number test by strtod missed 1_000, 0b101,
+ * .inf, 1:30, 2024-01-01, '=' and '<<': a PyTorchJob's command word
+ * became a number, or the file would not load.) */
 static int looks_typed(const char *t)
 {
-    static const char *const words[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", ""};
+    static const char *const words[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", ""};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strcasecmp(t, words[i]) == 0)
             return 1;
-    char *end = NULL;
-    (void)strtod(t, &end);
-    return end && *end == '\0';
+    unsigned char c = (unsigned char)t[0];
+    return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '/' || c >= 0x80);
 }
 
 void yo_str(cf_yaml_out *y, const char *text, int quoted)

@@ -1,5 +1,7 @@
 #include "cloudfit/render/emit_common.h"
 
+#include "cloudfit/common/escape.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,14 +125,25 @@ int cf_emit_min_nodes(const cf_report *r, const cf_config *c)
 
 cf_status cf_emit_split_words(const char *text, cf_shell_words *out)
 {
+    /* Launch specs are UTF-8 text (YAML, a shell script): a byte that is
+     * not is refused here, not found by libyaml after the recommendation
+     * (it was reported as "out of memory", exit 70, or written raw into
+     * the torchrun script). */
+    long bad = cf_utf8_invalid_at(text);
+    if (bad >= 0) {
+        memset(out, 0, sizeof *out);
+        cf_error_set(CF_ERR_USAGE, "option '--entrypoint' is not valid UTF-8 (byte %ld)", bad + 1);
+        cf_error_hint("launch specs are UTF-8 text; give the entry point in UTF-8");
+        return CF_ERR_USAGE;
+    }
     cf_status st = cf_shell_split_words(text, out);
     if (st == CF_ERR_USAGE) {
-        cf_error_prefix("--entrypoint");
+        cf_error_prefix("option '--entrypoint'");
         cf_error_hint("the entry point is split into words like a POSIX shell command line but nothing is "
                       "expanded; put text that a shell would act on in single quotes (docs/launch.md)");
     } else if (st == CF_OK && out->n == 0) {
         cf_shell_words_free(out);
-        st = cf_error_set(CF_ERR_USAGE, "--entrypoint: no words in '%s'", text);
+        st = cf_error_set(CF_ERR_USAGE, "option '--entrypoint': no words in '%s'", text);
     }
     return st;
 }

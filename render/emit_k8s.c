@@ -93,6 +93,8 @@ static int label_name_ok(const char *s, size_t n)
     return 1;
 }
 
+/* A DNS-1123 subdomain (Kubernetes' IsDNS1123Subdomain): labels of
+ * [a-z0-9], '-' inside, joined by single dots, 253 characters at most. */
 static int dns_subdomain_ok(const char *s, size_t n)
 {
     if (n == 0 || n > 253)
@@ -100,13 +102,14 @@ static int dns_subdomain_ok(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && !((c == '-' || c == '.') && i > 0 && i + 1 < n))
+        int label_start = i == 0 || s[i - 1] == '.', label_end = i + 1 == n || s[i + 1] == '.';
+        if (c == '.' ? label_start || label_end : !alnum && !(c == '-' && !label_start && !label_end))
             return 0;
     }
     return 1;
 }
 
-cf_status cf_emit_k8s_check_selector(const char *selector)
+static cf_status check_selector(const char *selector)
 {
     const char *eq = strchr(selector, '=');
     const char *slash = eq ? memchr(selector, '/', (size_t)(eq - selector)) : NULL;
@@ -119,12 +122,52 @@ cf_status cf_emit_k8s_check_selector(const char *selector)
     if (ok && eq[1])
         ok = label_name_ok(eq + 1, strlen(eq + 1));
     if (!ok) {
-        cf_error_set(CF_ERR_USAGE, "--node-selector '%s' is not a Kubernetes label selector KEY=VALUE", selector);
+        cf_error_set(CF_ERR_USAGE, "option '--node-selector': '%s' is not a Kubernetes label selector KEY=VALUE",
+                     selector);
         cf_error_hint("e.g. --node-selector lambda.ai/instance-type=gpu_1x_gh200 (a key of at most 63 characters, "
-                      "optionally prefixed DOMAIN/, and a value of letters, digits, '-', '_', '.')");
+                      "optionally prefixed DOMAIN/ of dot-separated lower-case labels, and a value of letters, "
+                      "digits, '-', '_', '.')");
         return CF_ERR_USAGE;
     }
     return CF_OK;
+}
+
+static size_t key_length(const char *selector) { return (size_t)(strchr(selector, '=') - selector); }
+
+cf_status cf_emit_k8s_check_selectors(const char *const *selectors, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (check_selector(selectors[i]) != CF_OK)
+            return CF_ERR_USAGE;
+        size_t len = key_length(selectors[i]);
+        for (size_t j = 0; j < i; j++)
+            if (key_length(selectors[j]) == len && memcmp(selectors[i], selectors[j], len) == 0) {
+                /* YAML's keys are unique: readers differ on a repeated one */
+                cf_error_set(CF_ERR_USAGE, "option '--node-selector': the key '%.*s' is given twice ('%s', '%s')",
+                             (int)len, selectors[i], selectors[j], selectors[i]);
+                cf_error_hint("a node has one value per label: give each key once");
+                return CF_ERR_USAGE;
+            }
+    }
+    return CF_OK;
+}
+
+/* The user's --node-selector value for `key`, NULL when none names it. */
+static const char *user_label(const cf_emit_k8s_options *k, const char *key)
+{
+    size_t len = strlen(key);
+    for (size_t i = 0; i < k->n_node_selectors; i++)
+        if (key_length(k->node_selectors[i]) == len && memcmp(k->node_selectors[i], key, len) == 0)
+            return k->node_selectors[i] + len + 1;
+    return NULL;
+}
+
+/* A label cloudfit writes, unless the user gave the key (then theirs, in
+ * its place among the user's labels). */
+static void own_label(cf_yaml_out *y, const cf_emit_k8s_options *k, const char *key, const char *value)
+{
+    if (!user_label(k, key))
+        yo_kv_quoted(y, key, value);
 }
 
 typedef struct {
@@ -154,13 +197,13 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
     yo_map(y);
     yo_str(y, "nodeSelector", 0);
     yo_map(y);
-    yo_kv_quoted(y, "kubernetes.io/arch", pp->acc->cpu_arch);
+    own_label(y, pp->k, "kubernetes.io/arch", pp->acc->cpu_arch);
     if (managed_kubernetes(c->vm->cloud))
-        yo_kv_quoted(y, "node.kubernetes.io/instance-type", c->vm->instance_type);
+        own_label(y, pp->k, "node.kubernetes.io/instance-type", c->vm->instance_type);
     if (pp->acc->attached && pp->acc->gke_accelerator[0])
-        yo_kv_quoted(y, "cloud.google.com/gke-accelerator", pp->acc->gke_accelerator);
+        own_label(y, pp->k, "cloud.google.com/gke-accelerator", pp->acc->gke_accelerator);
     if (spot_key)
-        yo_kv_quoted(y, spot_key, spot_value);
+        own_label(y, pp->k, spot_key, spot_value);
     for (size_t i = 0; i < pp->k->n_node_selectors; i++) {
         const char *kv = pp->k->node_selectors[i], *eq = strchr(kv, '=');
         scratch->len = 0;
@@ -320,9 +363,8 @@ static cf_status job_doc(const cf_report *r, const cf_emit_job *job, const pod_p
 cf_status cf_emit_k8s_with(const cf_report *r, const char *entrypoint, const cf_emit_k8s_options *k, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    for (size_t i = 0; i < k->n_node_selectors; i++)
-        if (cf_emit_k8s_check_selector(k->node_selectors[i]) != CF_OK)
-            return CF_ERR_USAGE;
+    if (cf_emit_k8s_check_selectors(k->node_selectors, k->n_node_selectors) != CF_OK)
+        return CF_ERR_USAGE;
     cf_emit_job job;
     cf_status st = cf_emit_job_begin(r, entrypoint, &job);
     if (st != CF_OK)

@@ -349,12 +349,16 @@ static void test_entrypoint_words(void **state)
     assert_int_equal(w.n, 4);
     cf_shell_words_free(&w);
     assert_int_equal(cf_emit_split_words("  \\\n ", &w), CF_ERR_USAGE);
-    assert_string_equal(cf_error_message(), "--entrypoint: no words in '  \\\n '");
+    assert_string_equal(cf_error_message(), "option '--entrypoint': no words in '  \\\n '");
     assert_string_equal(cf_error_hint_text(), "");
     assert_int_equal(w.n, 0);
     assert_int_equal(cf_emit_split_words("train.py | tee log", &w), CF_ERR_USAGE);
-    assert_true(strncmp(cf_error_message(), "--entrypoint: ", 14) == 0);
+    assert_true(strncmp(cf_error_message(), "option '--entrypoint': ", 23) == 0);
     assert_non_null(strstr(cf_error_hint_text(), "single quotes"));
+    /* not UTF-8: refused before it is split (a launch spec is UTF-8 text) */
+    assert_int_equal(cf_emit_split_words("train.py \xc3(", &w), CF_ERR_USAGE);
+    assert_string_equal(cf_error_message(), "option '--entrypoint' is not valid UTF-8 (byte 10)");
+    assert_int_equal(w.n, 0);
     cf_error_clear();
 }
 

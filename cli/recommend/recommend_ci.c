@@ -41,16 +41,24 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
             cf_log_hint("use one of: %s", CF_LAUNCH_KINDS_TEXT);
             return CF_EXIT_USAGE;
         }
-    /* A bad entry point or node selector is a usage error before anything is computed. */
-    for (int i = 0; i < o->node_selectors.n; i++)
-        if (cf_emit_k8s_check_selector(o->node_selectors.items[i]) != CF_OK)
-            return cf_report_error();
-    if (o->emit.n > 0) {
+    /* A bad entry point or node selector is a usage error before anything
+     * is computed, with --emit or without (a slip is found now, not when
+     * --emit is added). */
+    if (cf_emit_k8s_check_selectors((const char *const *)o->node_selectors.items, (size_t)o->node_selectors.n) != CF_OK)
+        return cf_report_error();
+    if (o->emit.n > 0 || o->entrypoint) {
         cf_shell_words words;
         if (cf_emit_split_words(o->entrypoint ? o->entrypoint : "train.py", &words) != CF_OK)
             return cf_report_error();
         cf_shell_words_free(&words);
     }
+    int k8s = 0;
+    for (int i = 0; i < o->emit.n; i++)
+        k8s |= strcmp(o->emit.items[i], "k8s") == 0;
+    if (o->emit.n == 0 && (o->entrypoint || o->emit_dir))
+        cf_log_info("note: %s applies to --emit only; ignored", o->entrypoint ? "--entrypoint" : "--emit-dir");
+    if (o->node_selectors.n > 0 && !k8s)
+        cf_log_info("note: --node-selector applies to --emit k8s only; ignored");
     return 0;
 }
 
@@ -77,8 +85,8 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_
     cf_status st = cf_launch_specs_render(r, &req, &specs);
     for (size_t i = 0; st == CF_OK && i < specs.n; i++) {
         const cf_launch_spec *spec = &specs.items[i];
-        if (o->emit_dir)
-            st = cf_staged_set_mkdir(side, o->emit_dir);
+        if (o->emit_dir && (st = cf_staged_set_mkdir(side, o->emit_dir)) != CF_OK)
+            cf_error_prefix("option '--emit-dir'");
         if (st == CF_OK)
             st = cf_staged_set_add_mode(side, spec->path.data, spec->text.data, spec->text.len, spec->mode);
         if (st == CF_OK)

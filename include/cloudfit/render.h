@@ -87,14 +87,19 @@ cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_b
 cf_status cf_emit_torchrun(const cf_report *report, const char *entrypoint, cf_buf *out);
 cf_status cf_emit_k8s(const cf_report *report, const char *entrypoint, cf_buf *out);
 /* The PyTorchJob with extra node selector labels ("KEY=VALUE", e.g. for a
- * cloud whose Kubernetes has no instance-type label: Lambda); each must
- * pass cf_emit_k8s_check_selector (CF_ERR_USAGE naming it otherwise). */
+ * cloud whose Kubernetes has no instance-type label: Lambda); they must
+ * pass cf_emit_k8s_check_selectors (CF_ERR_USAGE naming one otherwise). A
+ * key that cloudfit writes itself (kubernetes.io/arch, the instance type,
+ * the spot label) takes the user's value instead. */
 typedef struct {
     const char *const *node_selectors;
     size_t n_node_selectors;
 } cf_emit_k8s_options;
 cf_status cf_emit_k8s_with(const cf_report *report, const char *entrypoint, const cf_emit_k8s_options *k, cf_buf *out);
-cf_status cf_emit_k8s_check_selector(const char *selector);
+/* Each selector a Kubernetes label selector KEY=VALUE (its key a
+ * qualified name: an optional DNS-1123 subdomain prefix and '/', then a
+ * name), no key given twice. */
+cf_status cf_emit_k8s_check_selectors(const char *const *selectors, size_t n);
 
 /* The note for a configuration whose node count is beyond every measurement
  * its network was fitted on (cf_config.network_measured_max_nodes > 0);

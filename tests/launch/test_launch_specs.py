@@ -472,6 +472,60 @@ def test_entry_point_refused_where_a_shell_would_differ():
         assert p.returncode == 2 and "--entrypoint" in p.stderr, (entry, p.returncode, p.stderr)
 
 
+def test_entry_point_words_stay_strings_for_yaml_readers():
+    """Words a YAML 1.1 reader types (1_000, 0b101, .inf, 1:30, a date, '=', '<<') were written plain: the
+    PyTorchJob's command held numbers and a date (the CRD check refuses them), and '=' or '<<' made PyYAML
+    refuse the whole file. A label key that looks like a number stays a string too."""
+    words = ["train.py", "1_000", "0b101", ".inf", "1:30", "2024-01-01", "=", "<<", "yes", "0o17", "-1e3", "+1"]
+    entry = shlex.join(words)
+    c, files, alts = emit(os.path.join("examples", "mlp-synthetic.json"), entry=entry)
+    check_all(c, files, alts, entry_words=words)
+    pod = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    assert pod["containers"][0]["command"] == ["torchrun"] + words, pod["containers"][0]["command"]
+    c, files, alts = emit(os.path.join("examples", "mlp-synthetic.json"), "--node-selector", "1_000=0b1",
+                          kinds=("k8s",))
+    pod = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    assert pod["nodeSelector"]["1_000"] == "0b1", pod["nodeSelector"]
+
+
+def test_entry_point_not_utf8_is_a_usage_error():
+    """A byte that is not UTF-8 was 'cannot write YAML: out of memory' (exit 70) with --emit k8s or
+    skypilot, and written raw into the torchrun script; a UTF-16 surrogate passed libyaml's check."""
+    spec = os.path.join("examples", "mlp-synthetic.json").encode()
+    for entry in (b"train.py '\xff'", b"train.py '\xed\xa0\x80'"):
+        for kind in (b"k8s", b"skypilot", b"torchrun"):
+            out_dir = tempfile.mkdtemp(dir=TMP)
+            p = subprocess.run([BIN.encode(), b"recommend", b"--no-history", b"-q", b"--emit", kind, b"--emit-dir",
+                                out_dir.encode(), b"--entrypoint", entry, spec], capture_output=True, env=env(),
+                               cwd=SRC, timeout=120)
+            err = p.stderr.decode("utf-8", "replace")
+            assert p.returncode == 2 and "option '--entrypoint' is not valid UTF-8 (byte 11)" in err, (entry, kind, err)
+            assert os.listdir(out_dir) == [], os.listdir(out_dir)
+
+
+def test_entry_point_and_selectors_checked_without_emit_and_noted():
+    spec = os.path.join("examples", "mlp-synthetic.json")
+
+    def rec(*args, environ=None):
+        return subprocess.run([BIN, "recommend", "--no-history", *args, spec], capture_output=True, text=True,
+                              env=environ or env(), cwd=SRC, timeout=120)
+    p = rec("-q", "--entrypoint", "a; b")
+    assert p.returncode == 2 and "--entrypoint" in p.stderr, p.stderr
+    p = rec("--entrypoint", "train.py --epochs 3", "--emit-dir", TMP)
+    assert p.returncode == 0 and "note: --entrypoint applies to --emit only; ignored" in p.stderr, p.stderr
+    p = rec("--emit", "torchrun", "--emit-dir", tempfile.mkdtemp(dir=TMP), "--node-selector", "pool=a")
+    assert p.returncode == 0 and "note: --node-selector applies to --emit k8s only; ignored" in p.stderr, p.stderr
+    # a bad value in the configuration file names the file and key, like any other option's
+    home = tempfile.mkdtemp(dir=TMP)
+    os.makedirs(os.path.join(home, "cloudfit"))
+    for key, value in (("node-selector", "bad key=x"), ("entrypoint", "a; b")):
+        with open(os.path.join(home, "cloudfit", "config.json"), "w") as f:
+            json.dump({"recommend": {key: value}}, f)
+        p = rec("-q", "--emit", "k8s", "--emit-dir", tempfile.mkdtemp(dir=TMP),
+                environ=dict(env(), XDG_CONFIG_HOME=home))
+        assert p.returncode == 2 and "config.json: recommend.%s: option '--%s'" % (key, key) in p.stderr, p.stderr
+
+
 def test_no_truncation_64_nodes_and_4k_word():
     """64 node counts in CLOUDFIT_LR_BY_NODES; a 4 KiB argument intact in all three outputs."""
     big = "--config=" + "x" * 4096
@@ -597,11 +651,27 @@ def test_node_selectors_only_on_labels_the_cloud_sets():
     pod = yaml.safe_load(files["k8s"])["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
     assert pod["nodeSelector"].get("cloud.google.com/gke-accelerator") == "nvidia-tesla-t4", pod["nodeSelector"]
     check_all(c, files, alts)
-    for bad in ("nokey", "=v", "a b=c", "x/=y", "k=" + "v" * 64):
+    for bad in ("nokey", "=v", "a b=c", "x/=y", "k=" + "v" * 64, "a..b/x=y", "a.-b/x=y", "a-.b/x=y", ".a/x=y",
+                "a./x=y", "-a/x=y"):
         p = subprocess.run([BIN, "recommend", "--no-history", "-q", "--emit", "k8s", "--node-selector", bad,
                             os.path.join("examples", "mlp-synthetic.json")], capture_output=True, text=True,
                            env=env(), cwd=SRC, timeout=60)
         assert p.returncode == 2 and "--node-selector" in p.stderr, (bad, p.returncode, p.stderr)
+    # a key given twice is refused (YAML keys are unique; readers differ on a repeated one); a key cloudfit
+    # writes itself takes the user's value, once
+    p = subprocess.run([BIN, "recommend", "--no-history", "-q", "--emit", "k8s", "--node-selector", "pool=a",
+                        "--node-selector", "pool=b", os.path.join("examples", "mlp-synthetic.json")],
+                       capture_output=True, text=True, env=env(), cwd=SRC, timeout=60)
+    assert p.returncode == 2 and "the key 'pool' is given twice" in p.stderr, p.stderr
+    c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--cloud", "aws",
+                       "--node-selector", "kubernetes.io/arch=arm64", "--node-selector", "pool=x", kinds=("k8s",))
+    text = files["k8s"]
+    replicas = yaml.safe_load(text)["spec"]["pytorchReplicaSpecs"]
+    arch_keys = [ln for ln in text.splitlines() if ln.strip().startswith(("kubernetes.io/arch:", '"kubernetes.io/arch":'))]
+    assert len(arch_keys) == len(replicas), text  # one per nodeSelector
+    for replica in replicas.values():
+        sel = replica["template"]["spec"]["nodeSelector"]
+        assert sel["kubernetes.io/arch"] == "arm64" and sel["pool"] == "x", sel
 
 
 def test_emitted_files_follow_the_umask():

@@ -13,6 +13,11 @@
 
 #include "cloudfit/common/buf.h"
 
+/* The offset of the first byte of `text` that is not part of well-formed
+ * UTF-8 (RFC 3629), or -1 when it all is: for input that is stored or
+ * written as text (a YAML launch spec, a PostgreSQL row) and cannot be
+ * escaped on the way. */
+long cf_utf8_invalid_at(const char *text);
 /* 1 when `text` has a character that cf_escape_controls would change. */
 int cf_has_controls(const char *text);
 /* Appends `text` to `out` with control characters and bytes that are not

@@ -12,6 +12,7 @@ typedef struct {
     yaml_emitter_t emitter;
     cf_buf *out;
     int failed;
+    int event_refused; /* libyaml refused an event: a value that is not UTF-8 */
 } cf_yaml_out;
 
 void yo_begin(cf_yaml_out *y, cf_buf *out);
