@@ -311,10 +311,28 @@ static const char *shown_arg(const char *arg, char *out, size_t n)
     return out;
 }
 
+/* Whether option o names a file or folder (its value any bytes, like a
+ * file name) rather than text that is stored, shown or sent as UTF-8. */
+static int names_a_path(const cf_cli_option *o)
+{
+    static const char *const marks[] = {"PATH", "FILE", "DIR", "URL", "RUNNER", ".csv"};
+    for (size_t i = 0; o->arg_name && i < sizeof marks / sizeof *marks; i++)
+        if (strstr(o->arg_name, marks[i]))
+            return 1;
+    return 0;
+}
+
 static int store(const cf_cli_option *o, const char *command, const char *arg, cf_cli_options *opts)
 {
     char *field = (char *)opts + o->offset;
     char shown[128];
+    long bad;
+    /* Text is UTF-8: a note, a branch or a key with another byte was stored
+     * raw by SQLite and refused by PostgreSQL ("invalid byte sequence"),
+     * and a launch spec's YAML could not hold it. */
+    if ((o->kind == OPT_STRING || o->kind == OPT_LIST) && arg && !names_a_path(o) && (bad = cf_utf8_invalid_at(arg)) >= 0)
+        return usage_error(command, "option '--%s' is not valid UTF-8 (byte %ld of '%s')", o->long_name, bad + 1,
+                           shown_arg(arg, shown, sizeof shown));
     switch (o->kind) {
     case OPT_FLAG: *(int *)field = 1; return 0;
     case OPT_STRING: *(const char **)field = arg; return 0;

@@ -129,7 +129,8 @@ cf_status cf_history_list(cf_db *db, const cf_history_filter *f, cf_history_row 
         {f->until, " AND r.created_at < ?", 1},
         {f->cloud, " AND lower(r.cloud) = lower(CAST(? AS TEXT))", 1},
         {f->gpu, " AND lower(r.gpu) = lower(CAST(? AS TEXT))", 1},
-        {f->branch, " AND c.branch = ?", 1},
+        {f->branch, f->branch_runs_only ? " AND c.branch = ? AND coalesce(c.pull_request, '') = ''" : " AND c.branch = ?",
+         1},
         {f->identity && !f->source_hash ? f->identity : NULL, " AND r.identity = ?", 1},
     };
     for (size_t i = 0; i < sizeof clauses / sizeof *clauses; i++) {
@@ -271,7 +272,8 @@ cf_status cf_history_latest(cf_db *db, const char *identity, const char *source_
                             cf_history_row *out, int *found)
 {
     *found = 0;
-    cf_history_filter f = {.identity = identity, .source_hash = source_hash, .branch = branch, .limit = 1};
+    cf_history_filter f = {.identity = identity, .source_hash = source_hash, .branch = branch, .branch_runs_only = 1,
+                           .limit = 1};
     cf_history_row *rows = NULL;
     size_t n = 0;
     cf_status st = cf_history_list(db, &f, &rows, &n);

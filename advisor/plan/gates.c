@@ -97,8 +97,13 @@ static void increase_note(char *out, size_t n, const cf_config *c, const cf_base
         snprintf(spec, sizeof spec, "%s", base->spec_changes[0] ? base->spec_changes : "unchanged");
     double before = b->total_usd;
     cf_buf text = CF_BUF_INIT;
-    cf_buf_printf(&text, "cost %s → %s, %+.2f USD (%+.1f%%) against %s; spec: %s; plan: ", cost_before, cost_now, delta,
-                  before > 0 ? 100 * delta / before : 0.0, base->source, spec);
+    char pct[48];
+    if (before > 0)
+        snprintf(pct, sizeof pct, "%+.1f%%", 100 * delta / before);
+    else
+        snprintf(pct, sizeof pct, "from $0: no percentage");
+    cf_buf_printf(&text, "cost %s → %s, %+.2f USD (%s) against %s; spec: %s; plan: ", cost_before, cost_now, delta, pct,
+                  base->source, spec);
     if (strcmp(cfg_before, cfg_now) != 0)
         cf_buf_printf(&text, "%s → ", cfg_before);
     cf_buf_printf(&text, "%s, %s → %s", cfg_now, h_before, h_now);
@@ -106,20 +111,34 @@ static void increase_note(char *out, size_t n, const cf_config *c, const cf_base
     cf_buf_free(&text);
 }
 
+/* value and limit with 2 decimals, more where 2 would print a failing
+ * value equal to its limit ("$50.88, limit $50.88"): up to 8. */
+static void value_and_limit(char *v_text, char *l_text, size_t n, double value, double limit)
+{
+    for (int decimals = 2; decimals <= 8; decimals++) {
+        snprintf(v_text, n, "%.*f", decimals, value);
+        snprintf(l_text, n, "%.*f", decimals, limit);
+        if (value == limit || strcmp(v_text, l_text) != 0)
+            return;
+    }
+}
+
 size_t cf_gates_evaluate(const cf_gate_limits *l, const cf_config *c, const cf_baseline *base, cf_history_gate *out)
 {
+    char v_text[48], l_text[48];
     size_t n = 0;
     double total_usd = c->total_usd, hours = c->hours;
     int have = base && base->have;
     if (l->max_cost_usd > 0) {
         gate(&out[n], "max_cost_usd", l->max_cost_usd, total_usd);
-        snprintf(out[n].note, sizeof out[n].note, "predicted total cost $%.2f, limit $%.2f", total_usd,
-                 l->max_cost_usd);
+        value_and_limit(v_text, l_text, sizeof v_text, total_usd, l->max_cost_usd);
+        snprintf(out[n].note, sizeof out[n].note, "predicted total cost $%s, limit $%s", v_text, l_text);
         n++;
     }
     if (l->max_hours > 0) {
         gate(&out[n], "max_hours", l->max_hours, hours);
-        snprintf(out[n].note, sizeof out[n].note, "predicted wall time %.2f h, limit %.2f h", hours, l->max_hours);
+        value_and_limit(v_text, l_text, sizeof v_text, hours, l->max_hours);
+        snprintf(out[n].note, sizeof out[n].note, "predicted wall time %s h, limit %s h", v_text, l_text);
         n++;
     }
     if (l->max_increase >= 0) {
@@ -223,6 +242,12 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
                               i < 5 ? "an integer" : "a number", max_of[i], v[i]);
             cf_error_hint(BASELINE_HINT);
         }
+    }
+    if (st == CF_OK && !(v[8] > 0)) {
+        /* the percentage gate divides by it: a $0 baseline failed it at +inf% while its note said +0.0% */
+        st = cf_error_set(CF_ERR_INVALID, "%s: chosen.total_usd: expected a cost above 0 (a chosen plan is never free), "
+                                          "got %g", path, v[8]);
+        cf_error_hint(BASELINE_HINT);
     }
     const cJSON *spot = cJSON_GetObjectItemCaseSensitive(chosen, "spot");
     if (st == CF_OK && !cJSON_IsBool(spot)) {

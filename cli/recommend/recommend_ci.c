@@ -24,6 +24,12 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     ctx->limits.max_hours = o->max_hours;
     ctx->limits.max_increase = -1;
     ctx->limits.require_baseline = o->require_baseline;
+    if (o->base_branch && !o->base_branch[0]) {
+        /* an empty name found no baseline, ever: e.g. ${{ github.base_ref }} on a push */
+        cf_log_error("option '--base-branch' needs a non-empty branch name");
+        cf_log_hint("leave it out to use the CI's target branch (CLOUDFIT_CI_BASE_BRANCH, GITHUB_BASE_REF, ...)");
+        return CF_EXIT_USAGE;
+    }
     if (o->baseline_key && !o->baseline_key[0]) {
         cf_log_error("option '--baseline-key' needs a non-empty key");
         cf_log_hint("e.g. --baseline-key team-a/resnet50; by default the spec's name and its path in the repository");

@@ -353,6 +353,10 @@ def test_failed_record_writes_nothing():
     assert rc == 2 and "400 bytes" in err and "at most 255" in err, (rc, err)
     assert open(db, "rb").read() == before
     assert db_rows(db, "measurements") == 0
+    # a note (any text option) that is not UTF-8: SQLite stored it raw, PostgreSQL refused the row
+    rc, out, err = run("record", "1", "--step-time-s", "1", "--note", os.fsdecode(b"caf\xe9"), "--db", db)
+    assert rc == 2 and "option '--note' is not valid UTF-8 (byte 4" in err, (rc, err)
+    assert open(db, "rb").read() == before
     rc, out, err = run("record", "1", "--step-time-s", "1", "--note", "\u00fc" * 127, "--db", db)
     assert rc == 0, err
     note = sqlite3.connect(db).execute("SELECT note FROM measurements").fetchone()[0]

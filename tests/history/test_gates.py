@@ -155,5 +155,50 @@ def test_gate_usage_errors():
     assert rc == 3 and "chosen.region" in err, err
 
 
+def test_pull_request_from_a_branch_named_like_the_base_is_no_baseline():
+    """A fork's pull request from its own 'main' was stored with branch 'main' and became main's baseline for
+    every later pull request (its gate failed, its row still moved the baseline)."""
+    db = new_db("gates-fork")
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", SPEC,
+                       env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="main"))
+    assert rc == 0, err
+    main_cost = json.loads(out)["chosen"]["total_usd"]
+    fork = clean_env(GITHUB_ACTIONS="true", GITHUB_HEAD_REF="main", GITHUB_BASE_REF="main",
+                     GITHUB_REF="refs/pull/7/merge", GITHUB_SHA="ab" * 20)
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", "--objective", "time", SPEC, env=fork)
+    assert rc == 0, err
+    fork_cost = json.loads(out)["chosen"]["total_usd"]
+    assert fork_cost != main_cost, (fork_cost, main_cost)
+    pr = clean_env(CI="true", CLOUDFIT_CI_BRANCH="feature", CLOUDFIT_CI_BASE_BRANCH="main",
+                   CLOUDFIT_CI_PULL_REQUEST="8")
+    rc, out, err = gate_run("--max-cost-increase", "0%", "--objective", "time", db=db, env=pr)
+    gate = json.loads(out)["gates"][0]
+    assert rc == GATE_EXIT and "against recommendation 1 " in gate["note"], gate  # main's, not the fork's 2
+    assert math.isclose(gate["value"], 100 * (fork_cost - main_cost) / main_cost, rel_tol=1e-4), (gate, fork_cost, main_cost)
+
+
+def test_empty_base_branch_and_free_baseline_refused():
+    """--base-branch '' searched branch '' and never found a baseline; a baseline of $0 failed the percentage
+    gate at +inf % while its note said +0.0 %."""
+    rc, out, err = gate_run("--base-branch", "", "--max-cost-increase", "5%")
+    assert rc == 2 and "option '--base-branch' needs a non-empty branch name" in err and out == "", (rc, err)
+    base = json.loads(json.dumps(BASE or base_json()))
+    base["chosen"]["total_usd"] = 0
+    free = write("free.json", json.dumps(base))
+    rc, out, err = gate_run("--compare-to", free, "--max-cost-increase", "5%")
+    assert rc == 3 and "chosen.total_usd: expected a cost above 0" in err, (rc, err)
+
+
+def test_gate_note_shows_the_digits_that_decide():
+    """'predicted total cost $50.88, limit $50.88' for a failed gate: two decimals hid why."""
+    cost = chosen()["total_usd"]
+    limit = cost * (1 - 1e-6)
+    assert "%.2f" % limit == "%.2f" % cost
+    doc, _ = check(["--max-cost", repr(limit)], False, "max_cost_usd")
+    note = doc["gates"][0]["note"]
+    shown = [w.rstrip(",").lstrip("$") for w in note.split() if w.startswith("$")]
+    assert len(shown) == 2 and shown[0] != shown[1] and float(shown[0]) > float(shown[1]), note
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))

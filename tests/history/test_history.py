@@ -122,6 +122,23 @@ def test_ci_metadata_other_providers():
         assert "\x1b[" not in out + err
 
 
+def test_ci_metadata_whole_and_text():
+    """A SHA-256 commit id (64 hex) was stored as 63; a branch cut at its field's 255 bytes kept half of an 'é'
+    (PostgreSQL refused the row); a byte that is not UTF-8 was stored raw by SQLite and refused by PostgreSQL.
+    Now: the whole id, a cut at a character boundary, non-UTF-8 bytes escaped the same on every backend."""
+    sha256 = "0123456789abcdef" * 4
+    rc, out, err = run("recommend", "--no-history", *FAST, "-f", "json", example("resnet18-cifar10.json"),
+                       env=clean_env(CI="true", CLOUDFIT_CI_COMMIT=sha256, CLOUDFIT_CI_BRANCH="a" * 254 + "\u00e9"))
+    assert rc == 0, err
+    ci = json.loads(out)["metadata"]["ci"]
+    assert ci["commit"] == sha256 and ci["branch"] == "a" * 254, ci
+    env = clean_env(CI="true")
+    env["CLOUDFIT_CI_BRANCH"] = os.fsdecode(b"br\xff\xfe")
+    rc, out, err = run("recommend", "--no-history", *FAST, "-f", "json", example("resnet18-cifar10.json"), env=env)
+    assert rc == 0, err
+    assert json.loads(out)["metadata"]["ci"]["branch"] == "br\\xff\\xfe", out[:300]
+
+
 def fill(db):
     """Three specs × a few runs, on two branches."""
     a = example("resnet18-cifar10.json")

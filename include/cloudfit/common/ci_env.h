@@ -9,7 +9,7 @@
  * environment, common/ci_env.c, docs/ci.md). "" = unknown / not in CI. */
 typedef struct {
     char provider[32];         /* github-actions | gitlab-ci | jenkins | buildkite | circleci | ci | "" */
-    char commit[64];
+    char commit[72];           /* SHA-1 (40 hex) or SHA-256 (64 hex) object names */
     char branch[256];
     char base_branch[256];     /* target branch of a pull/merge request, else the default branch if known */
     char pull_request[32];

@@ -84,6 +84,7 @@ typedef struct {
     const char *cloud;
     const char *gpu;           /* case-insensitive */
     const char *branch;
+    int branch_runs_only;      /* with branch: runs of the branch itself, not of a pull request from it */
     /* The spec's identity; rows from before identities (NULL identity)
      * match by source_hash instead when both are given. */
     const char *identity;
@@ -100,7 +101,9 @@ cf_status cf_history_alternatives(cf_db *db, long long id, cf_history_config **o
 /* Its stored gate outcomes; caller frees *out. */
 cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_t *n_out);
 /* The newest recommendation for the spec `identity` (on `branch` when not
- * NULL), whatever the command-line overrides were — or, for rows recorded
+ * NULL: a run of that branch itself, never a pull request's run whose head
+ * branch has the same name — a fork's `main` would become main's
+ * baseline), whatever the command-line overrides were — or, for rows recorded
  * before identities existed, for the spec file `source_hash`; *found = 0
  * when there is none. */
 cf_status cf_history_latest(cf_db *db, const char *identity, const char *source_hash, const char *branch,
