@@ -102,7 +102,11 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
     cf_catalog_source src;
     if ((rc = cf_cli_catalog_open(o, 1, &src)))
         return rc;
-    rc = show(&src, o, fmt, n_positional == 1 ? argv[1] : NULL);
+    /* --cloud and --region: names the catalog knows, a usage error naming
+     * the option (and the config key) otherwise, as recommend's */
+    rc = cf_cli_check_search_options(o, &src.catalog);
+    if (rc == 0)
+        rc = show(&src, o, fmt, n_positional == 1 ? argv[1] : NULL);
     cf_catalog_source_close(&src);
     return rc;
 }

@@ -963,6 +963,11 @@ def test_prices_usage_errors():
     assert rc == 2, err
     rc, out, err = run("prices", "H100:3")
     assert rc == 4 and "no offer of H100 with 3" in err, err
+    # An unknown cloud or region is a usage error naming the option, as recommend's (it was exit 3, unnamed)
+    for args, text in ((("--cloud", "oracle"), "option '--cloud': unknown cloud 'oracle'"),
+                       (("--region", "nowhere"), "option '--region': unknown region 'nowhere'")):
+        rc, out, err = run("prices", *args, "H100")
+        assert rc == 2 and text in err and out == "", (args, rc, err)
     # A factor of 1 or less keeps out every change: refused, not silently replaced by the default 3.
     db = new_db()
     for factor in ("1", "0.5"):
