@@ -218,6 +218,8 @@ int cf_cli_option_is_set(const cf_cli_option *o, const cf_cli_options *opts)
     cf_cli_options init;
     cf_cli_options_init(&init);
     const char *a = (const char *)opts + o->offset, *b = (const char *)&init + o->offset;
+    if (o->kind == OPT_FLAG && opts->flag_given[o - cf_cli_option_table])
+        return 1; /* --FLAG=false is set too */
     switch (o->kind) {
     case OPT_FLAG:
     case OPT_INT: return *(const int *)a != *(const int *)b;
@@ -315,9 +317,18 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
     if (rc)
         return rc;
     note_ignored(command, command_name);
+    /* --width and --wide are one setting: either on the command line
+     * overrides both in the file (a file's "wide": true beat --width 60) */
+    int width_or_wide_given = opts->width > 0;
+    for (size_t i = 0; i < cf_cli_option_count; i++)
+        if (cf_cli_option_table[i].offset == offsetof(cf_cli_options, wide))
+            width_or_wide_given |= cf_cli_option_is_set(&cf_cli_option_table[i], opts);
     for (size_t i = 0; i < cf_cli_option_count; i++) {
         const cf_cli_option *o = &cf_cli_option_table[i];
         if (!(o->commands & command) || !configurable(o) || cf_cli_option_is_set(o, opts))
+            continue;
+        if (width_or_wide_given && (o->offset == offsetof(cf_cli_options, width) ||
+                                    o->offset == offsetof(cf_cli_options, wide)))
             continue;
         const char *env = env_for(o);
         if (env) {

@@ -244,6 +244,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "p (proportional, default) or pi (proportional-integral)"},
 };
 const size_t cf_cli_option_count = sizeof cf_cli_option_table / sizeof *cf_cli_option_table;
+_Static_assert(sizeof cf_cli_option_table / sizeof *cf_cli_option_table <= CF_CLI_MAX_OPTIONS,
+               "raise CF_CLI_MAX_OPTIONS");
 
 void cf_cli_options_init(cf_cli_options *opts)
 {
@@ -334,7 +336,19 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
         return usage_error(command, "option '--%s' is not valid UTF-8 (byte %ld of '%s')", o->long_name, bad + 1,
                            shown_arg(arg, shown, sizeof shown));
     switch (o->kind) {
-    case OPT_FLAG: *(int *)field = 1; return 0;
+    case OPT_FLAG: {
+        /* --FLAG, --FLAG=true or --FLAG=false (a true from the config file
+         * is not otherwise undone on the command line) */
+        int value = 1;
+        if (arg && (!strcmp(arg, "false") || !strcmp(arg, "no") || !strcmp(arg, "0")))
+            value = 0;
+        else if (arg && strcmp(arg, "true") && strcmp(arg, "yes") && strcmp(arg, "1"))
+            return usage_error(command, "option '--%s' takes no value, or =true or =false; got '%s'", o->long_name,
+                               shown_arg(arg, shown, sizeof shown));
+        *(int *)field = value;
+        opts->flag_given[o - cf_cli_option_table] = 1;
+        return 0;
+    }
     case OPT_STRING: *(const char **)field = arg; return 0;
     case OPT_INT: {
         int v = 0;
@@ -407,13 +421,13 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
                 seen |= strcmp(longopts[k].name, o->long_name) == 0;
             if (seen)
                 continue;
-            int has_arg = o->kind == OPT_FLAG ? no_argument : required_argument;
+            int has_arg = o->kind == OPT_FLAG ? optional_argument : required_argument;
             longopts[n_long] = (struct option){o->long_name, has_arg, NULL, 256 + (int)n_long};
             by_index[n_long] = o;
             foreign[n_long] = pass;
             if (pass == 0 && o->short_name) {
                 shortopts[n_short++] = (char)o->short_name;
-                if (has_arg == required_argument)
+                if (has_arg == required_argument) /* a short flag takes no value: -q, -h */
                     shortopts[n_short++] = ':';
             }
             n_long++;

@@ -31,6 +31,8 @@ typedef struct {
     int n, cap;
 } cf_cli_list;
 
+#define CF_CLI_MAX_OPTIONS 160 /* entries of the option table, at most */
+
 /* Every option's value; -1 / NULL / 0 mean "not given" as documented per field. */
 typedef struct {
     int help;
@@ -140,6 +142,9 @@ typedef struct {
     const char *min_share;       /* rebalance: the floor, "25%" of an equal share */
     int window;                  /* rebalance: iterations per update, -1 = default */
     const char *controller;      /* rebalance: p | pi */
+    /* By option table index: a flag given at all, =true or =false (a
+     * config file's true is turned off for one run with --FLAG=false). */
+    unsigned char flag_given[CF_CLI_MAX_OPTIONS];
 } cf_cli_options;
 
 typedef enum { OPT_FLAG, OPT_STRING, OPT_INT, OPT_DOUBLE, OPT_LIST } cf_opt_kind;
@@ -165,8 +170,8 @@ void cf_cli_options_free(cf_cli_options *opts);
 int cf_cli_parse(unsigned command, const char *command_name, int argc, char **argv, cf_cli_options *opts,
                  int *out_first_positional);
 /* Stores one value of option `o` as the command line would (a flag's arg
- * is ignored; a repeatable option appends): the configuration file's
- * defaults go through it (cli/config.c). 0 or the exit code. */
+ * is NULL or true/false; a repeatable option appends): the configuration
+ * file's defaults go through it (cli/config.c). 0 or the exit code. */
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
 /* Appends the option lines of `command` (for --help) to `out`, wrapped to
  * `width` columns (0 = no limit). */

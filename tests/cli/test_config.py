@@ -59,6 +59,24 @@ def test_defaults_from_the_file_and_the_command_line_wins():
     # the top level applies to every command that takes the option
     rc, out, err = run("prices", "A100-40GB")
     assert rc == 0 and out.lstrip().startswith(("{", "[")), out[:200]
+    # a flag the file sets is turned off for one run with --FLAG=false (there was no way to undo it)
+    rc, out, err = run("recommend", SPEC, "--no-history=false", "-q")
+    assert rc == 0 and os.path.exists(os.path.join(TMP, "data", "cloudfit", "history.db")), err
+    _, rows = show("recommend", "--no-history=false")
+    assert rows["no-history"] == ("false", "command line"), rows["no-history"]
+    rc, out, err = run("recommend", SPEC, "--no-history=maybe")
+    assert rc == 2 and "option '--no-history' takes no value, or =true or =false; got 'maybe'" in err, err
+    # --width on the command line beats the file's "wide" (they are one setting), and --wide its "width"
+    config({"wide": True})
+    rc, narrow, err = run("prices", "-q", "--width", "60")
+    config({})
+    rc2, plain, err2 = run("prices", "-q", "--width", "60")
+    assert rc == rc2 == 0 and narrow == plain, (err, err2)
+    config({"width": 40})
+    rc, wide, err = run("prices", "-q", "--wide")
+    config({})
+    rc2, wide_plain, err2 = run("prices", "-q", "--wide")
+    assert rc == rc2 == 0 and wide == wide_plain, (err, err2)
 
 
 def test_config_show_says_where_each_value_came_from():
