@@ -22,6 +22,29 @@ static void put(char *out, size_t n, size_t *k, const char *src, size_t len)
     out[*k < n ? *k : n - 1] = '\0';
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int cf_db_url_is_password_key(const char *key, size_t len)
+{
+    /* libpq percent-decodes a parameter's name as well as its value:
+     * pass%77ord= and %70assword= are password= (they were shown) */
+    static const char want[] = "password";
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++, k++) {
+        char c = key[i];
+        if (c == '%' && i + 2 < len && hex_digit(key[i + 1]) >= 0 && hex_digit(key[i + 2]) >= 0) {
+            c = (char)(hex_digit(key[i + 1]) * 16 + hex_digit(key[i + 2]));
+            i += 2;
+        }
+        if (k >= sizeof want - 1 || c != want[k])
+            return 0;
+    }
+    return k == sizeof want - 1;
+}
+
 void cf_db_redact(const char *target, char *out, size_t n)
 {
     if (n == 0)
@@ -59,7 +82,7 @@ void cf_db_redact(const char *target, char *out, size_t n)
         const char *end = strchr(p + 1, '&');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
-        if (eq && (size_t)(eq - p) == 9 && strncmp(p + 1, "password", 8) == 0) {
+        if (eq && cf_db_url_is_password_key(p + 1, (size_t)(eq - p - 1))) {
             put(out, n, &k, p, (size_t)(eq - p) + 1);
             put(out, n, &k, "***", 3);
         } else {

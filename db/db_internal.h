@@ -144,4 +144,8 @@ double cf_db_lock_timeout_s(void);
 cf_status cf_db_sqlite_open(const char *path, int readonly, cf_db **out);
 cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out);
 
+/* Whether a URL query parameter's name, key[0..len), is libpq's
+ * `password` once percent-decoded (db/backend.c). */
+int cf_db_url_is_password_key(const char *key, size_t len);
+
 #endif

@@ -13,6 +13,7 @@
  * entry — never reaches a message: the URL is shown redacted and every
  * server or libpq message is scrubbed of it. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +61,13 @@ static void add_url_secrets(cf_db *db, const char *url)
         if (colon)
             add_secret(db, colon + 1, (size_t)(q - colon - 1));
     }
-    const char *w = strstr(url, "password=");
-    if (w && (w[-1] == '?' || w[-1] == '&')) {
-        w += 9;
-        add_secret(db, w, strcspn(w, "&"));
+    /* every password parameter, however its name is percent-encoded */
+    const char *query = strchr(url, '?');
+    for (const char *param = query; param && *param; param = strchr(param + 1, '&')) {
+        size_t len = strcspn(param + 1, "&");
+        const char *eq = memchr(param + 1, '=', len);
+        if (eq && cf_db_url_is_password_key(param + 1, (size_t)(eq - param - 1)))
+            add_secret(db, eq + 1, len - (size_t)(eq - param));
     }
 }
 
@@ -387,8 +391,22 @@ static int pg_schema_version(cf_db *db)
 {
     PGresult *r = pq->sendQuery(db->pg, "SELECT version FROM cloudfit_schema") ? collect(db) : NULL;
     int version = -1;
-    if (result_ok(r))
-        version = pq->ntuples(r) > 0 ? atoi(pq->getvalue(r, 0, 0)) : 0;
+    if (result_ok(r) && pq->ntuples(r) > 0) {
+        /* -1 is this function's error: a stored -1 (or text) is a damaged
+         * table, said as such (it printed an empty reason) */
+        const char *text = pq->getvalue(r, 0, 0);
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(text, &end, 10);
+        if (end != text && !*end && errno == 0 && v >= 0 && v <= INT_MAX) {
+            version = (int)v;
+        } else {
+            snprintf(db->pg_error, sizeof db->pg_error,
+                     "its table cloudfit_schema holds version '%.32s', not a schema version (a damaged database)", text);
+            db->pg_sqlstate[0] = '\0';
+        }
+    } else if (result_ok(r))
+        version = 0;
     else if (r && strcmp(pq->resultErrorField(r, PG_DIAG_SQLSTATE) ? pq->resultErrorField(r, PG_DIAG_SQLSTATE) : "",
                          "42P01") == 0)
         version = 0; /* undefined_table: nothing of cloudfit's yet */

@@ -220,7 +220,7 @@ static int migrate(const cf_cli_options *o)
         return CF_EXIT_USAGE;
     }
     char from_path[1024], to_path[1024], source[2048];
-    if (cf_cli_db_path(o, source, sizeof source) != CF_OK)
+    if (cf_cli_db_check_target(o->migrate_to, "to") != CF_OK || cf_cli_db_path(o, source, sizeof source) != CF_OK)
         return cf_report_error();
     if (strcmp(source, o->migrate_to) == 0) {
         cf_db_redact(source, from_path, sizeof from_path);
@@ -255,6 +255,36 @@ static int migrate(const cf_cli_options *o)
     return rc;
 }
 
+/* The options of one subcommand given to another: prune deletes by age
+ * alone, so a list filter there is refused (history prune --model x
+ * --older-than 30d deleted every model's old rows); elsewhere a note. 0 or
+ * the exit code. */
+static int check_sub_options(const cf_cli_options *o, const char *sub)
+{
+    const char *filter = o->model               ? "--model"
+                         : o->spec_hash         ? "--spec-hash"
+                         : o->since             ? "--since"
+                         : o->until             ? "--until"
+                         : o->branch            ? "--branch"
+                         : o->clouds.n          ? "--cloud"
+                         : o->gpus.n            ? "--gpu"
+                         : o->limit > 0         ? "--limit"
+                                                : NULL;
+    int is_list = !strcmp(sub, "list");
+    if (filter && !strcmp(sub, "prune")) {
+        cf_log_error("history prune deletes by age alone: it does not take %s", filter);
+        cf_log_hint("'history prune --older-than AGE --dry-run' lists what it would delete, every spec's");
+        return CF_EXIT_USAGE;
+    }
+    if (filter && !is_list)
+        cf_log_info("note: %s applies to 'history list' only; ignored", filter);
+    if (o->older_than && strcmp(sub, "prune"))
+        cf_log_info("note: --older-than applies to 'history prune' only; ignored");
+    if (o->migrate_to && strcmp(sub, "migrate"))
+        cf_log_info("note: --to applies to 'history migrate' only; ignored");
+    return 0;
+}
+
 int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
     (void)argc;
@@ -264,6 +294,8 @@ int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional
         return rc;
     const char *sub = n_positional ? argv[1] : "list";
     int n_args = n_positional ? n_positional - 1 : 0;
+    if ((rc = check_sub_options(o, sub)))
+        return rc;
     if (strcmp(sub, "list") == 0 && n_args == 0)
         return list(o, fmt);
     if (strcmp(sub, "show") == 0 && n_args == 1)

@@ -8,8 +8,42 @@
 #include "cloudfit/common/fileio.h"
 #include "log.h"
 
+/* A --db value that is meant for libpq but is not one of the two URL
+ * forms cloudfit passes to it: a key=value connection string ("dbname=x
+ * host=y password=z") or a URL of another spelling (POSTGRESQL://,
+ * postgresql:/x). Taken for a file name, it made a local SQLite file
+ * named after the credentials and echoed the password. */
+static int meant_for_libpq(const char *v)
+{
+    const char *p = v;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t word = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+    const char *after = p + word;
+    while (*after == ' ' || *after == '\t')
+        after++;
+    if (word > 0 && *after == '=')
+        return 1; /* key = value */
+    size_t scheme = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+    return scheme > 0 && strncmp(v + scheme, ":/", 2) == 0 && !cf_db_is_postgresql(v);
+}
+
+cf_status cf_cli_db_check_target(const char *value, const char *option)
+{
+    if (!meant_for_libpq(value))
+        return CF_OK;
+    cf_error_set(CF_ERR_USAGE, "option '--%s' takes a file name or a URL starting postgresql:// or postgres://, not a %s",
+                 option, strchr(value, '=') && !strstr(value, ":/") ? "key=value connection string" : "URL of another form");
+    cf_error_hint("e.g. --%s postgresql://ci@db.example/cloudfit (the password from ~/.pgpass, PGPASSFILE or a "
+                  "PGSERVICE entry), or --%s history.db",
+                  option, option);
+    return CF_ERR_USAGE;
+}
+
 cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n)
 {
+    if (o->db_path && cf_cli_db_check_target(o->db_path, "db") != CF_OK)
+        return CF_ERR_USAGE;
     if (o->db_path) {
         if ((size_t)snprintf(path, n, "%s", o->db_path) >= n)
             return cf_error_set(CF_ERR_DB, "history database path is too long");
@@ -83,10 +117,20 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
     cf_status st = locate(o, target, sizeof target, path, n);
     if (st != CF_OK)
         return st;
+    if (!create) {
+        /* a database that holds no cloudfit history is refused, not given
+         * cloudfit's tables (history prune on a PostgreSQL database without
+         * them created all twelve and exited 0) */
+        cf_db *probe = NULL;
+        if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
+            return missing(path);
+        if ((st = cf_db_open_readonly(target, &probe)) != CF_OK && !cf_db_open_failed_on_older_schema())
+            return st;
+        cf_db_close(probe);
+        cf_error_clear();
+    }
     if (cf_db_is_postgresql(target))
         return cf_db_open(target, out); /* the server's database must exist; its tables are created */
-    if (!create && access(target, F_OK) != 0)
-        return missing(path);
     if (create && !o->db_path) {
         char dir[1024];
         cf_dirname(target, dir, sizeof dir);

@@ -283,6 +283,15 @@ def test_prune():
     assert rc == 2 and "--older-than" in err
     rc, out, err = run("history", "--db", db, "prune", "--older-than", "soon")
     assert rc == 2
+    # prune deletes by age alone: a list filter there was ignored (every spec's old rows went); now refused
+    recommend(db, spec_variant("pruned-only", name="pruned-only"), env=old)
+    for args in (["--model", "pruned-only"], ["--branch", "main"], ["--gpu", "T4"], ["--limit", "1"]):
+        rc, out, err = run("history", "--db", db, "prune", "--older-than", "30d", *args)
+        assert rc == 2 and "history prune deletes by age alone: it does not take " + args[0] in err, (args, err)
+    assert query(db, "SELECT count(*) FROM recommendations") == [(2,)]
+    rc, out, err = run("history", "--db", db, "--older-than", "30d", "--to", "x.db")
+    assert rc == 0 and "note: --older-than applies to 'history prune' only; ignored" in err, err
+    assert "note: --to applies to 'history migrate' only; ignored" in err, err
 
 
 def test_record_replaces_estimate():

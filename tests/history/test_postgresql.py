@@ -25,7 +25,7 @@ import time
 
 sys.argv[3:] = ["postgresql"]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import CLUSTER, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
+from cfhelp import BIN, CLUSTER, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
 import pgcluster  # noqa: E402
 
 SECRET = pgcluster.PASSWORD
@@ -101,6 +101,56 @@ def test_password_never_shown_or_stored():
     assert SECRET not in dump, "a stored row holds the password"
     # where a gate looked for a baseline is stored in its note: the URL as shown, redacted
     assert "postgresql://alice:***@/" in dump
+
+
+def test_password_in_a_percent_encoded_parameter_never_shown_or_stored():
+    """libpq decodes a parameter's name: pass%77ord= and %70assword= are its password, which was shown in every
+    message and `config show`, and stored in a gate's note and the result document."""
+    url = new_db("encoded-key")
+    bare = CLUSTER.url(pgcluster.Cluster.dbname(url), password=None)
+    encoded = bare + "&pass%77ord=" + SECRET
+    env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="main")
+    outputs = []
+    rc, out, err = run("recommend", "--db", encoded, *FAST, "-f", "json", "--max-cost-increase", "5%", SPEC, env=env)
+    assert rc == 0 and "pass%77ord=***" in err, err  # "recorded as ... in <redacted URL>"
+    outputs += [out, err]
+    rc, out, err = run("history", "--db", encoded.replace("host=", "host=/nonexistent"), env=env)
+    assert rc == 1, err
+    outputs += [out, err]
+    rc, out, err = run("config", "show", "recommend", env=clean_env(CLOUDFIT_DB=bare + "&%70assword=" + SECRET))
+    assert rc == 0 and "%70assword=***" in out, out
+    outputs += [out, err]
+    no_secret(*outputs)
+    assert SECRET not in every_stored_text(url)[1], "a stored row holds the password"
+
+
+def test_db_values_meant_for_libpq_are_refused():
+    """A key=value connection string (or POSTGRESQL://, postgresql:/x) was taken for an SQLite file name: a local
+    file named after the credentials was made, the team database never reached, the password echoed."""
+    folder = tmp("conninfo")
+    os.makedirs(folder, exist_ok=True)
+    for value in ("dbname=cloudfit host=db.example user=ci password=" + SECRET,
+                  "POSTGRESQL://ci:" + SECRET + "@db.example/cloudfit", "postgresql:/cloudfit"):
+        for args in (["recommend", "--db", value, *FAST, "-q", SPEC], ["history", "--db", value],
+                     ["history", "--db", tmp("src.db"), "migrate", "--to", value]):
+            p = subprocess.run([BIN, *args], capture_output=True, text=True, env=clean_env(), cwd=folder, timeout=120)
+            assert p.returncode == 2 and "takes a file name or a URL starting postgresql://" in p.stderr, (args, p.stderr)
+            no_secret(p.stdout, p.stderr)
+    assert os.listdir(folder) == [], os.listdir(folder)
+
+
+def test_commands_that_do_not_create_refuse_a_database_without_history():
+    """history prune on a PostgreSQL database without cloudfit's tables created all of them and exited 0."""
+    url = new_db("bare-prune")
+    rc, out, err = run("history", "--db", url, "prune", "--older-than", "90d")
+    assert rc == 3 and "no cloudfit history" in err, (rc, err)
+    assert query(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == [(0,)]
+    # a damaged schema version is said as such (the message ended in nothing)
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC)
+    assert rc == 0, err
+    CLUSTER.sql(pgcluster.Cluster.dbname(url), "UPDATE cloudfit_schema SET version = -1")
+    rc, out, err = run("history", "--db", url)
+    assert rc == 1 and "holds version '-1', not a schema version" in err, err
 
 
 def test_pgpassfile_and_pgservice():
