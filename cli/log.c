@@ -49,7 +49,9 @@ int cf_log_color_enabled(FILE *stream)
 {
     if (color_mode == CF_COLOR_NEVER)
         return 0;
-    if (env_set("NO_COLOR") || env_set("CI"))
+    /* CI as the CI metadata reads it (common/ci_env.c): CI=false or CI=0 is not CI */
+    const char *ci = getenv("CI");
+    if (env_set("NO_COLOR") || (ci && *ci && strcmp(ci, "false") && strcmp(ci, "0")))
         return 0;
     if (color_mode == CF_COLOR_ALWAYS)
         return 1;

@@ -129,10 +129,23 @@ int main(int argc, char **argv)
         return cmd->run(argc - 1, argv + 1, NULL, 0);
     cf_cli_options opts;
     cf_cli_options_init(&opts);
+    /* --color as given, before the options are parsed: a usage error or a
+     * configuration file's error is coloured as the user asked */
+    const char *color_arg = NULL;
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+        if (strncmp(argv[i], "--color=", 8) == 0)
+            color_arg = argv[i] + 8;
+        else if (strcmp(argv[i], "--color") == 0 && i + 1 < argc)
+            color_arg = argv[++i];
+    }
+    cf_log_init(color_mode(color_arg), 0);
     cf_log_hold(); /* notes from the options and the configuration file wait for -q */
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
-    if (rc == 0) /* defaults from the environment and the configuration file (cli/config.h) */
+    /* defaults from the environment and the configuration file (cli/config.h);
+     * not for help, version and completion, which must work whatever the
+     * file holds (a key written for a newer cloudfit stopped them all) */
+    if (rc == 0 && !opts.help && !(cmd->bit & (CMD_HELP | CMD_VERSION | CMD_COMPLETION)))
         rc = cf_cli_config_apply(cmd->bit, cmd->name, &opts);
     if (!rc && opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") &&
         strcmp(opts.color, "never")) {
@@ -140,7 +153,7 @@ int main(int argc, char **argv)
         cf_log_hint("colour is 'auto' by default: on a terminal, never with NO_COLOR or in CI");
         rc = CF_EXIT_USAGE;
     }
-    cf_log_init(rc ? CF_COLOR_AUTO : color_mode(opts.color), opts.quiet ? -1 : 0); /* releases the notes */
+    cf_log_init(color_mode(opts.color ? opts.color : color_arg), opts.quiet ? -1 : 0); /* releases the notes */
     if (!rc) {
         if (opts.help) {
             rc = cf_cli_print_command_help(cmd, &opts);

@@ -88,6 +88,25 @@ COMMANDS = [
 ]
 
 
+def test_color_never_also_for_usage_and_config_errors():
+    """--color never was ignored for the errors found while the options were read: on a terminal they came in
+    red; a configuration file's error likewise. And help, version and completion worked only with a clean file."""
+    rc, text = pyharness.on_terminal([BIN, "prices", "--color", "never", "--width", "0"], ENV)
+    assert rc == 2 and "cloudfit: option '--width'" in text and "\x1b[" not in text, repr(text)
+    rc, text = pyharness.on_terminal([BIN, "prices", "--width", "0"], ENV)
+    assert rc == 2 and "\x1b[" in text, repr(text)  # the default on a terminal still colours
+    cfg = os.path.join(TMP, "badcfg")
+    os.makedirs(os.path.join(cfg, "cloudfit"), exist_ok=True)
+    with open(os.path.join(cfg, "cloudfit", "config.json"), "w") as f:
+        f.write('{"recommend": {"topp": 5}}')
+    env = dict(ENV, XDG_CONFIG_HOME=cfg)
+    rc, text = pyharness.on_terminal([BIN, "recommend", "--color=never", SHORT], env)
+    assert rc == 3 and "recommend.topp: unknown key" in text and "\x1b[" not in text, repr(text)
+    for args in (["help"], ["recommend", "--help"], ["version"], ["completion", "bash"]):
+        p = subprocess.run([BIN, *args], capture_output=True, text=True, env=env, timeout=60)
+        assert p.returncode == 0 and p.stdout and "topp" not in p.stderr, (args, p.returncode, p.stderr)
+
+
 def test_nothing_wider_than_the_terminal():
     if not TMUX:
         SKIPPED.append("tmux")
