@@ -30,7 +30,10 @@ static const option_values known_values[] = {
     {"format", CMD_HISTORY | CMD_PRICES, "table json csv"},
     {"format", CMD_ALL & ~(CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES), "table json"},
     {"objective", CMD_ALL, "cost time balanced"},
-    {"spot", CMD_RECOMMEND, "never allow only"},
+    {"spot", CMD_RECOMMEND | CMD_SEARCH, "never allow only"},
+    {"rule", CMD_SIMULATE, "fixed linear sqrt gain all"},
+    {"batch", CMD_SIMULATE, "hold shrink both"},
+    {"controller", CMD_REBALANCE, "p pi"},
     {"cloud", CMD_ALL, "aws gcp azure lambda"},
     {"color", CMD_ALL, "auto always never"},
     {"emit", CMD_ALL, "skypilot torchrun k8s"},
@@ -105,6 +108,9 @@ static void bash(cf_buf *out)
                      "}\n"
                      "_cloudfit() {\n"
                      "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
+                     "    # --opt=VALUE: bash splits it at '=' into --opt, =, VALUE\n"
+                     "    if [[ $cur == = ]]; then cur=\"\"\n"
+                     "    elif [[ $prev == = && $COMP_CWORD -ge 3 ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\"; fi\n"
                      "    COMPREPLY=()\n"
                      "    if [[ $COMP_CWORD -eq 1 ]]; then\n"
                      "        COMPREPLY=($(compgen -W \"");
@@ -169,8 +175,10 @@ static void bash(cf_buf *out)
                      "    esac\n"
                      "    # the positional words before this one (options and their values skipped)\n"
                      "    for ((i = 2; i < COMP_CWORD; i++)); do\n"
-                     "        if [[ ${COMP_WORDS[i]} == -* ]]; then\n"
-                     "            [[ \" $argopts \" == *\" ${COMP_WORDS[i]} \"* ]] && ((i++))\n"
+                     "        if [[ ${COMP_WORDS[i]} == = ]]; then\n"
+                     "            ((i++)) # the value of --opt=VALUE\n"
+                     "        elif [[ ${COMP_WORDS[i]} == -* ]]; then\n"
+                     "            [[ ${COMP_WORDS[i+1]} != = && \" $argopts \" == *\" ${COMP_WORDS[i]} \"* ]] && ((i++))\n"
                      "        else\n"
                      "            pos+=(\"${COMP_WORDS[i]}\")\n"
                      "        fi\n"

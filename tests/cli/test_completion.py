@@ -85,6 +85,15 @@ def test_bash_completes_values_and_subcommands():
     assert complete("cloudfit recommend -f ") == ["json", "markdown", "table"]
     assert complete("cloudfit history -f c") == ["csv"]
     assert complete("cloudfit recommend --spot o") == ["only"]
+    # fixed values of every command that takes the option (search --spot, simulate's, rebalance's offered none)
+    assert complete("cloudfit search --spot ") == ["allow", "never", "only"]
+    assert complete("cloudfit simulate --rule s") == ["sqrt"]
+    assert complete("cloudfit simulate --batch ") == ["both", "hold", "shrink"]
+    assert complete("cloudfit rebalance --controller ") == ["p", "pi"]
+    # --opt=VALUE, which bash splits into --opt, =, VALUE: values offered, and the value is not a positional
+    assert complete("cloudfit recommend --format =") == ["json", "markdown", "table"]
+    assert complete("cloudfit recommend --format = j") == ["json"]
+    assert complete("cloudfit history --format = json sh") == ["show"]
     assert complete("cloudfit history ") == ["diff", "list", "migrate", "prune", "show"]
     assert complete("cloudfit completion ") == ["bash", "zsh"]
     assert "recommend" in complete("cloudfit help ")
