@@ -464,6 +464,17 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
             const char *bad = argv[optind - 1];
             if (c == ':')
                 return usage_error(command_name, "option '%s' requires an argument", bad);
+            /* a prefix of several long options (getopt takes a unique one) */
+            char names[256] = "";
+            size_t len = strncmp(bad, "--", 2) == 0 ? strcspn(bad + 2, "=") : 0;
+            int n_match = 0;
+            for (size_t i = 0; len > 0 && i < n_long; i++)
+                if (strncmp(longopts[i].name, bad + 2, len) == 0 && n_match++ < 6)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s--%s%s", n_match > 1 ? ", " : "",
+                             longopts[i].name, foreign[i] ? " (another command's)" : "");
+            if (n_match > 1)
+                return usage_error(command_name, "ambiguous option '%.*s': %s%s; give the whole name", (int)len + 2,
+                                   bad, names, n_match > 6 ? ", ..." : "");
             return usage_error(command_name, "unknown option '%s'", bad);
         }
         int rc = store(o, command_name, optarg, opts);

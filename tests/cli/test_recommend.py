@@ -168,6 +168,11 @@ def test_impossible_deadline_is_infeasible_and_not_recorded():
 def test_usage_errors():
     rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
     assert rc == 2 and "unknown option '--frobnicate'" in err, err
+    # a prefix of several options was called unknown
+    rc, out, err = run("prices", "--wid", "40")
+    assert rc == 2 and "ambiguous option '--wid': --width, --wide; give the whole name" in err, err
+    rc, out, err = run("recommend", "--con", "0.9", example("mlp-synthetic.json"))
+    assert rc == 2 and "ambiguous option '--con': --confidence, --controller (another command's)" in err, err
     rc, out, err = run("recommend", example("mlp-synthetic.json"), "--format")
     assert rc == 2 and "requires an argument" in err, err
     rc, out, err = run("recommend", "--format", "yaml", "--no-history", example("mlp-synthetic.json"))
