@@ -88,6 +88,15 @@ def test_config_show_says_where_each_value_came_from():
     assert rows["format"] == ("json", "configuration file (format)"), rows["format"]
     assert rows["db"] == ("/from/config.db", "configuration file (db)"), rows["db"]
     assert rows["max-nodes"][1] == "default" and rows["color"] == ("auto", "default"), rows
+    # defaults as the help states them, in every form it uses (a flag's is false; the text stops at ':')
+    _, rows = show("validate")
+    assert rows["train-max-nodes"] == ("1", "default"), rows["train-max-nodes"]
+    _, rows = show("profile")
+    assert rows["noise-micro-batches"] == ("8", "default"), rows["noise-micro-batches"]
+    _, rows = show("simulate")
+    assert rows["gang"] == ("false", "default") and rows["rule"] == ("all", "default"), rows
+    _, rows = show("rebalance")
+    assert rows["controller"] == ("p", "default"), rows["controller"]
     # the environment beats the file, the command line beats both
     out, rows = show("recommend", CLOUDFIT_DB="/from/env.db")
     assert rows["db"] == ("/from/env.db", "environment (CLOUDFIT_DB)"), rows["db"]
