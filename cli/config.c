@@ -12,9 +12,6 @@
 #include "exit_codes.h"
 #include "log.h"
 
-/* Items of a repeatable option in the file (the command line takes as many as 16). */
-#define CONFIG_MAX_LIST 16
-
 /* Options that describe one run, never a default. */
 static const char *const not_configurable[] = {"help", "man", "step-time-s", "total-hours", "total-usd", "note"};
 
@@ -113,12 +110,12 @@ static int check_value(const cf_cli_option *o, const cJSON *v, const char *key_p
         const cJSON *item;
         if (cJSON_IsString(v))
             return 0;
-        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > CONFIG_MAX_LIST)
-            return config_error(key_path, "expected a string or a list of at most 16 strings%s", "");
+        if (!cJSON_IsArray(v)) /* any number of items, as on the command line */
+            return config_error(key_path, "expected a string or a list of strings%s", "");
         cJSON_ArrayForEach(item, v)
         {
             if (!cJSON_IsString(item))
-                return config_error(key_path, "expected a string or a list of at most 16 strings%s", "");
+                return config_error(key_path, "expected a string or a list of strings%s", "");
         }
         return 0;
     }

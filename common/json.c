@@ -123,7 +123,7 @@ static void diagnose_unexpected(json_scan *s)
         snprintf(s->hint, sizeof s->hint, "the '%c' opened at line %d, column %d is not closed",
                  s->open[s->depth - 1], line, column);
     } else if (s->pos >= s->len && s->expect == EXPECT_VALUE && s->depth == 0) {
-        snprintf(s->hint, sizeof s->hint, "the input is empty: a job spec is one JSON object");
+        snprintf(s->hint, sizeof s->hint, "the input is empty: it should hold one JSON object");
     } else if (ch == '/' || ch == '#') {
         snprintf(s->hint, sizeof s->hint, "JSON has no comments: use a \"description\" string instead");
     } else if (ch == '\'') {
@@ -137,7 +137,7 @@ static void diagnose_unexpected(json_scan *s)
     } else if ((s->expect == EXPECT_KEY || s->expect == EXPECT_KEY_OR_CLOSE) && is_word_char(ch)) {
         snprintf(s->hint, sizeof s->hint, "JSON keys take double quotes");
     } else if (s->expect == EXPECT_END) {
-        snprintf(s->hint, sizeof s->hint, "a job spec is a single JSON object: remove what follows it");
+        snprintf(s->hint, sizeof s->hint, "the input should hold one JSON object: remove what follows it");
     }
 }
 
@@ -488,7 +488,7 @@ static cf_status json_parse(const char *text, size_t len, const char *file, cJSO
         locate(text, (size_t)(nul - text), &line, &column);
         cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: NUL byte in the text", file,
                                     line, column);
-        cf_error_hint("is this a binary file? a job spec is UTF-8 JSON text");
+        cf_error_hint("is this a binary file? JSON is UTF-8 text");
         return st;
     }
     /* cJSON wants the terminating NUL inside the length to check that

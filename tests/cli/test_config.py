@@ -141,6 +141,18 @@ def test_bad_files_name_the_file_and_the_key():
     config('{"top": 3, "top": 4}')
     rc, out, err = run("recommend", SPEC)
     assert rc == 3 and "duplicate key" in err, err
+    # an empty file and trailing text: hints about a JSON document, not a job spec
+    for text, hint in (("", "it should hold one JSON object"), ('{"top": 3} x', "remove what follows it")):
+        config(text)
+        rc, out, err = run("recommend", SPEC, "--no-history")
+        assert rc == 3 and hint in err and "job spec" not in err, (text, err)
+    # any number of items in a list, as on the command line (16 at most was an undocumented limit)
+    regions = ["us-east-1", "us-east-2", "us-west-1", "us-west-2", "eu-west-1", "eu-west-2", "eu-west-3",
+               "eu-central-1", "eu-north-1", "ap-south-1", "ap-northeast-1", "ap-northeast-2", "ap-southeast-1",
+               "ap-southeast-2", "ca-central-1", "sa-east-1", "me-south-1"]
+    config({"prefer-region": regions})
+    rc, out, err = run("recommend", SPEC, "--no-history", "-q")
+    assert rc == 0, err
     os.remove(CONFIG)
     rc, out, err = run("recommend", SPEC, "--no-history", CLOUDFIT_CONFIG=os.path.join(TMP, "missing.json"))
     assert rc == 3 and "missing.json" in err, err
