@@ -25,6 +25,11 @@ cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf
 int cf_estimate_max_local_batch(const cf_job *job, double gpu_memory_gib, const cf_gpu_perf *ref,
                                 double ref_memory_gib);
 
+/* The per-GPU batch ceiling when memory says nothing: the recipe's batch
+ * over its current GPUs (training.current), else the recipe's batch; the
+ * enumeration and --mix use the same (the mix took the whole batch). */
+int cf_default_max_local_batch(const cf_job *job);
+
 /* The distribution behind a spot or mixed configuration (NULL when it
  * has none), and the configuration's figures set from it: hours and
  * total_usd the medians, the p10/p90 and the quantiles at the confidence. */

@@ -8,6 +8,7 @@
 
 #include "cloudfit/db/history_diff.h"
 #include "cloudfit/render.h"
+#include "cloudfit/render/text_table.h"
 #include "cloudfit/render/render_catalog.h"
 #include "cloudfit/pricing/regions.h"
 
@@ -178,6 +179,39 @@ static void reasons(const cf_report *r, cf_buf *out)
     cf_buf_puts(out, "\n</details>\n");
 }
 
+/* --mix: the table's text, its heading a markdown heading and each
+ * "  - " line a list item (the markdown left it out). */
+static void mix_section(const cf_report *r, cf_buf *out)
+{
+    if (!r->hetero)
+        return;
+    cf_buf text = CF_BUF_INIT;
+    cf_report_hetero_text(r, &text);
+    const char *p = cf_buf_cstr(&text);
+    while (*p == '\n')
+        p++;
+    cf_buf line = CF_BUF_INIT;
+    for (int first = 1; *p; first = 0) {
+        size_t len = strcspn(p, "\n");
+        line.len = 0;
+        cf_buf_append(&line, p, len);
+        const char *body = cf_buf_cstr(&line);
+        if (first) {
+            cf_buf_puts(out, "\n### ");
+        } else if (strncmp(body, "  - ", 4) == 0) {
+            cf_buf_puts(out, "- ");
+            body += 4;
+        }
+        cell(out, body);
+        cf_buf_puts(out, first ? "\n\n" : "\n");
+        p += len;
+        while (*p == '\n')
+            p++;
+    }
+    cf_buf_free(&line);
+    cf_buf_free(&text);
+}
+
 void cf_report_markdown(const cf_report *r, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
@@ -192,13 +226,17 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
         cf_buf_printf(out, "; deadline %g h", r->spec->search.deadline_hours);
     if (r->spec->search.budget_usd > 0)
         cf_buf_printf(out, "; budget $%g", r->spec->search.budget_usd);
-    if (r->spec->search.deadline_hours > 0 || r->spec->search.budget_usd > 0)
-        cf_buf_printf(out, "; met with %.0f%% confidence",
-                      100 * (r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE));
+    if (r->spec->search.deadline_hours > 0 || r->spec->search.budget_usd > 0) {
+        char conf[16];
+        cf_text_percent(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,
+                        sizeof conf);
+        cf_buf_printf(out, "; met with %s confidence", conf);
+    }
     cf_buf_printf(out, "). Batch %d per GPU × %d accumulation = global batch %ld, learning rate %.4g.\n\n",
                   c->local_batch, c->accumulation, c->global_batch, c->lr.lr);
     configs(r, out);
     cf_report_side_by_side_markdown(r, out);
+    mix_section(r, out);
     diff_section(r, out);
     gates_section(r, out);
     reasons(r, out);

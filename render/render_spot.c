@@ -12,6 +12,7 @@
 #include "cloudfit/common/json.h"
 
 #include "cloudfit/render.h"
+#include "cloudfit/render/text_table.h"
 
 static void fmt_hours(char *out, size_t n, double h)
 {
@@ -218,10 +219,11 @@ static void spread_text(const cf_spot_spread *s, cf_buf *out)
  * finish by then)" */
 static void deadline_text(const cf_spot_estimate *e, const cf_spot_spread *s, int meets, double share, cf_buf *out)
 {
-    char q[24];
+    char q[24], conf[16];
     fmt_hours(q, sizeof q, s->q_h);
-    cf_buf_printf(out, "%s the %g h deadline at %.0f%% (its q%.2f %s; %.0f%% of simulated starts finish by then)",
-                  meets ? "meets" : "misses", e->deadline_h, 100 * e->confidence, e->check_quantile, q, 100 * share);
+    cf_text_percent(e->confidence, conf, sizeof conf);
+    cf_buf_printf(out, "%s the %g h deadline at %s (its q%.2f %s; %.0f%% of simulated starts finish by then)",
+                  meets ? "meets" : "misses", e->deadline_h, conf, e->check_quantile, q, 100 * share);
 }
 
 void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)
@@ -363,6 +365,9 @@ const char *cf_report_hetero_why_not(const cf_hetero_advice *h)
     case CF_HETERO_CONSTRAINTS: return "no mix meets the deadline and budget";
     case CF_HETERO_NOT_FASTER:
         return "mixes meet the deadline and budget, but none is faster than the same VMs of one type";
+    case CF_HETERO_LIMITS:
+        return "a mix needs VMs of two types, and search.max_nodes or search.max_gpus (--max-nodes, --max-gpus) "
+               "leaves no room for them";
     case CF_HETERO_FOUND: break;
     }
     return "";
@@ -395,9 +400,16 @@ void cf_report_hetero_text(const cf_report *r, cf_buf *out)
     fmt_hours(chosen_hours, sizeof chosen_hours, best->hours);
     for (int t = 0; t < 2; t++)
         fmt_hours(alone[t], sizeof alone[t], p->single_hours[t]);
-    cf_buf_printf(out, "  - step %.3f s (all-reduce %.3f s at the slowest link, each VM on its own network), %s, "
-                       "$%.2f (on demand)\n",
-                  p->step_time_s, p->sync_s, hours, p->total_usd);
+    char lo[32], hi[32], at[32], conf[16];
+    fmt_hours(lo, sizeof lo, p->hours_p10);
+    fmt_hours(hi, sizeof hi, p->hours_p90);
+    fmt_hours(at, sizeof at, p->hours_at_confidence);
+    cf_text_percent(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,
+                    sizeof conf);
+    cf_buf_printf(out, "  - step %.3f s (all-reduce %.3f s at the slowest link, each VM on its own network), %s "
+                       "(80%%: %s–%s), $%.2f (on demand); at %s confidence %s, $%.2f, held to the limits as the "
+                       "single-type plans are\n",
+                  p->step_time_s, p->sync_s, hours, lo, hi, p->total_usd, conf, at, p->usd_at_confidence);
     int faster = p->hours < best->hours, cheaper = p->total_usd < best->total_usd;
     cf_buf_printf(out, "  - against the chosen single-type plan (%s, $%.2f): %.2f× its speed, %s\n", chosen_hours,
                   best->total_usd, p->speedup_over_chosen,
@@ -422,7 +434,7 @@ void cf_report_hetero_text(const cf_report *r, cf_buf *out)
 cJSON *cf_report_hetero_json(const cf_report *r)
 {
     static const char *const why[] = {"", "spot_only", "no_on_demand_price", "no_other_gpu_type", "nothing_fits",
-                                      "constraints", "not_faster"};
+                                      "constraints", "not_faster", "limits"};
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "evaluated", (double)r->hetero->n_evaluated);
     if (!r->hetero->have) {
@@ -456,6 +468,10 @@ cJSON *cf_report_hetero_json(const cf_report *r)
     cf_json_add_rounded(b, "hours", p->hours, 4);
     cf_json_add_rounded(b, "usd_per_hour", p->usd_per_hour, 4);
     cf_json_add_rounded(b, "total_usd", p->total_usd, 4);
+    cf_json_add_rounded(b, "hours_p10", p->hours_p10, 4);
+    cf_json_add_rounded(b, "hours_p90", p->hours_p90, 4);
+    cf_json_add_rounded(b, "hours_at_confidence", p->hours_at_confidence, 4);
+    cf_json_add_rounded(b, "total_usd_at_confidence", p->usd_at_confidence, 4);
     cf_json_add_rounded(b, "speedup_over_chosen", p->speedup_over_chosen, 4);
     if (p->equal_step_time_s > 0) {
         cf_json_add_rounded(b, "speedup_over_equal_batches", p->speedup_over_equal_batches, 4);

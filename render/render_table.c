@@ -129,7 +129,8 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
     const char *goal = s->search.objective == CF_OBJ_COST ? "cheapest" : s->search.objective == CF_OBJ_TIME ? "fastest" : "best time × cost";
     cf_buf_printf(out, "  - %s of %s configurations", goal, feasible);
     if (s->search.deadline_hours > 0 || s->search.budget_usd > 0) {
-        double conf = 100 * (s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE);
+        char conf[16];
+        cf_text_percent(s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE, conf, sizeof conf);
         cf_buf_puts(out, " that meet");
         if (s->search.deadline_hours > 0) {
             if (c->spot && c->spot_est.valid) { /* the plan's own distribution, at its check quantile */
@@ -142,7 +143,7 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
                 char point[32], at[32];
                 cf_text_duration(c->hours, point, sizeof point);
                 cf_text_duration(c->hours_at_confidence, at, sizeof at);
-                cf_buf_printf(out, " the deadline (%s; %s at %.0f%% ≤ %g h)", point, at, conf, s->search.deadline_hours);
+                cf_buf_printf(out, " the deadline (%s; %s at %s ≤ %g h)", point, at, conf, s->search.deadline_hours);
             }
         }
         if (s->search.deadline_hours > 0 && s->search.budget_usd > 0)
@@ -154,9 +155,9 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
             if (c->spot && c->spot_est.valid)
                 cf_buf_printf(out, " the budget ($%s; q%.2f $%s ≤ $%s)", money, c->spot_est.check_quantile, at, budget);
             else
-                cf_buf_printf(out, " the budget ($%s; $%s at %.0f%% ≤ $%s)", money, at, conf, budget);
+                cf_buf_printf(out, " the budget ($%s; $%s at %s ≤ $%s)", money, at, conf, budget);
         }
-        cf_buf_printf(out, " with %.0f%% confidence", conf);
+        cf_buf_printf(out, " with %s confidence", conf);
     }
     cf_buf_puts(out, "\n");
 }

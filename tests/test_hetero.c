@@ -470,7 +470,71 @@ static void test_mix_reasons(void **state)
     assert_int_equal(cf_hetero_search(&c->in, &c->advice, h), CF_OK);
     assert_int_equal(h->why_not, CF_HETERO_CONSTRAINTS);
     assert_true(h->n_fitting > 0 && h->n_feasible == 0);
+    /* No room for two types within the node limit: said so, not "nothing fits memory". */
+    mix_case_init(c, 25, 25);
+    c->limits.max_nodes = 1;
+    assert_int_equal(cf_hetero_search(&c->in, &c->advice, h), CF_OK);
+    assert_int_equal(h->why_not, CF_HETERO_LIMITS);
     test_free(h);
+    test_free(c);
+}
+
+/* The mix is held to the deadline at the confidence, as single-type plans
+ * are (it was held at its point), with its interval around the point. */
+static void test_mix_held_at_confidence(void **state)
+{
+    (void)state;
+    mix_case *c = test_malloc(sizeof *c);
+    cf_hetero_advice *h = test_malloc(sizeof *h);
+    mix_case_init(c, 25, 25);
+    assert_int_equal(cf_hetero_search(&c->in, &c->advice, h), CF_OK);
+    assert_true(h->have);
+    cf_hetero_plan p = h->best;
+    assert_true(p.step_sigma_up > 0 && p.hours_p10 < p.hours && p.hours < p.hours_p90);
+    assert_true(p.hours_at_confidence > p.hours);
+    cf_perf_params pa = h->best_perf[0], pb = h->best_perf[1];
+    c->limits.deadline_hours = (p.hours + p.hours_at_confidence) / 2; /* above the point, below the quantile */
+    assert_int_equal(cf_hetero_evaluate(&c->in, &pa, &pb, &p), CF_OK);
+    assert_false(p.feasible);
+    c->limits.deadline_hours = p.hours_at_confidence * 1.001;
+    assert_int_equal(cf_hetero_evaluate(&c->in, &pa, &pb, &p), CF_OK);
+    assert_true(p.feasible);
+    c->limits.confidence = 0.5; /* at the median the point decides */
+    c->limits.deadline_hours = p.hours * 1.001;
+    assert_int_equal(cf_hetero_evaluate(&c->in, &pa, &pb, &p), CF_OK);
+    assert_true(p.feasible);
+    test_free(h);
+    test_free(c);
+}
+
+/* Global batches beyond the powers of two: three workers of batch 1 at most
+ * have global batch 3 (none was tried: "never" alone); and a ceiling the
+ * memory does not give is the recipe's batch over its current GPUs, as in
+ * the enumeration (the mix took the whole recipe batch per GPU). */
+static void test_mix_batches_and_ceiling(void **state)
+{
+    (void)state;
+    mix_case *c = test_malloc(sizeof *c);
+    mix_case_init(c, 25, 25);
+    c->limits.max_accumulation = 1;
+    for (int t = 0; t < 2; t++)
+        c->perf[t].params.max_local_batch = 1;
+    cf_perf_params pa = cf_gpu_perf_on_vm(&c->perf[0], 25), pb = cf_gpu_perf_on_vm(&c->perf[1], 25);
+    cf_hetero_plan p = {.vm = {&c->vm[0], &c->vm[1]}, .nodes = {2, 1}, .gpus_per_node = {1, 1}};
+    assert_int_equal(cf_hetero_plan_best_batch(&c->in, &pa, &pb, &p), 1);
+    assert_int_equal(p.global_batch, 3);
+    mix_case_init(c, 25, 25);
+    c->job.batch = 1024;
+    c->job.has_current = 1;
+    c->job.current_nodes = 4;
+    c->job.current_gpus_per_node = 8;
+    for (int t = 0; t < 2; t++)
+        c->perf[t].params.max_local_batch = 0; /* memory unknown */
+    pa = cf_gpu_perf_on_vm(&c->perf[0], 25);
+    pb = cf_gpu_perf_on_vm(&c->perf[1], 25);
+    cf_hetero_plan q = {.vm = {&c->vm[0], &c->vm[1]}, .nodes = {1, 1}, .gpus_per_node = {1, 1}};
+    assert_int_equal(cf_hetero_plan_best_batch(&c->in, &pa, &pb, &q), 1);
+    assert_true(q.batch[0] <= 32 && q.batch[1] <= 32);
     test_free(c);
 }
 
@@ -487,6 +551,8 @@ int main(void)
         cmocka_unit_test(test_mix_uses_each_vms_network),
         cmocka_unit_test(test_equal_batch_baseline_closed_form),
         cmocka_unit_test(test_mix_reasons),
+        cmocka_unit_test(test_mix_held_at_confidence),
+        cmocka_unit_test(test_mix_batches_and_ceiling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

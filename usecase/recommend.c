@@ -104,9 +104,15 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
     cf_evidence_free(&evidence);
     if (st != CF_OK)
         return st;
+    /* Ranked at least RANKED_AT_LEAST deep whatever --top (a display
+     * option): the next measurement's runner-up and the offers --mix
+     * tries come from the ranking (--top 1 changed both); cut to --top
+     * once they are chosen. */
+    enum { RANKED_AT_LEAST = 10 };
+    int shown = req->top > 0 ? req->top : 10;
     cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = out->rows, .n_vms = out->n_rows,
                            .perf = out->inputs.perf, .n_perf = out->inputs.n_perf, .noise = &out->inputs.noise,
-                           .top = req->top > 0 ? req->top : 10};
+                           .top = shown < RANKED_AT_LEAST ? RANKED_AT_LEAST : shown};
     st = cf_advise(&in, &out->advice);
     if (st == CF_ERR_INFEASIBLE) {
         const cf_advice *a = &out->advice;
@@ -120,6 +126,8 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
     cf_recommend_identity(spec, req->baseline_key, out->identity, sizeof out->identity);
     if (req->mix && (st = cf_hetero_search(&in, &out->advice, &out->hetero)) != CF_OK)
         return st;
+    if (out->advice.n_ranked > (size_t)shown)
+        out->advice.n_ranked = (size_t)shown;
     if ((st = cf_recommend_gates(req, out)) != CF_OK)
         return st;
     out->report = (cf_report){.spec = spec, .catalog = catalog, .inputs = &out->inputs, .advice = &out->advice,

@@ -41,7 +41,7 @@ static void shape_network(shape *sh)
     sh->params = cf_gpu_perf_on_vm(sh->perf, sh->network_gbps);
 }
 
-static int default_max_local_batch(const cf_job *job)
+int cf_default_max_local_batch(const cf_job *job)
 {
     if (job->has_current && job->current_nodes > 0 && job->current_gpus_per_node > 0) {
         int m = job->batch / (job->current_nodes * job->current_gpus_per_node);
@@ -511,7 +511,7 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
             if (sh->max_local_batch < 0)
                 continue; /* the model does not fit this GPU */
             if (sh->max_local_batch == 0) {
-                sh->max_local_batch = default_max_local_batch(in->job);
+                sh->max_local_batch = cf_default_max_local_batch(in->job);
                 sh->memory_provenance = CF_PROV_DEFAULT;
             }
             n++; /* its network parameters are made on the evaluating thread */

@@ -38,6 +38,7 @@ BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
 TRACES = os.path.join(EXAMPLES, "spot-traces")
 RESNET = os.path.join(EXAMPLES, "resnet50-imagenet.json")
+CIFAR = os.path.join(EXAMPLES, "resnet18-cifar10.json")
 TRACE_1C = "availability_1node_02-15-2023_us-east-1c_V100x1.csv"
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 TMP = tempfile.mkdtemp(prefix="cloudfit-spot-")
@@ -468,6 +469,36 @@ def test_recommend_mix():
     rc, out, err = run("recommend", "--no-history", "-q", "--mix", "--spot", "only", "--deadline-hours", "1000", RESNET)
     assert rc == 0 and "Mixed GPU types (--mix): none: not evaluated with --spot only" in out, (rc, out, err)
     assert "constraints" not in out.split("Mixed GPU types")[1], out
+
+
+def test_recommend_mix_held_like_single_plans():
+    """The mix was held to the deadline at its point (a 17.3 h mix 'met' a 17.4 h deadline the single-type plans
+    needed 18.2 h at 90 % for); --top, a display option, changed which mix was found and the next measurement;
+    the markdown had no mix; 99.9 % confidence was printed as 100 %."""
+    docs = {}
+    for top in ("1", "2", "10"):
+        rc, out, err = run("recommend", "--no-history", "-q", "--mix", "--top", top, "-f", "json", CIFAR)
+        assert rc == 0, err
+        doc = json.loads(out)
+        docs[top] = (doc["mixed_gpu_types"], doc["next_measurement"])
+        assert len(doc["alternatives"]) == int(top) - 1, (top, len(doc["alternatives"]))
+    assert docs["1"] == docs["2"] == docs["10"], docs
+    rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "json", RESNET)
+    best = json.loads(out)["mixed_gpu_types"]["best"]
+    assert best["hours_p10"] < best["hours"] < best["hours_p90"] <= best["hours_at_confidence"] * 1.0001, best
+    assert abs(best["total_usd_at_confidence"] - best["hours_at_confidence"] * best["usd_per_hour"]) < 0.01, best
+    # a deadline between the mix's point and its hours at 90 %: that mix is not offered
+    deadline = (best["hours"] + best["hours_at_confidence"]) / 2
+    rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "json", "--deadline-hours", "%.4f" % deadline,
+                       RESNET)
+    if rc == 0:
+        other = json.loads(out)["mixed_gpu_types"]["best"]
+        assert other is None or other["hours_at_confidence"] <= deadline, other
+    rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "markdown", "--confidence", "99.9%", RESNET)
+    assert rc == 0 and "### Mixed GPU types (--mix)" in out and "- against the chosen single-type plan" in out, out
+    assert "met with 99.9% confidence" in out, out
+    rc, out, err = run("recommend", "--no-history", "-q", "--mix", "--max-nodes", "1", RESNET)
+    assert rc == 0 and "none: a mix needs VMs of two types" in out, out
 
 
 def test_rebalance_filter():

@@ -36,7 +36,13 @@ typedef struct {
     /* The chosen single-type plan's hours (its p50 for spot) / this plan's
      * hours; set by cf_hetero_search. */
     double speedup_over_chosen;
-    int feasible;              /* meets the deadline and budget */
+    /* The model's uncertainty, as a single-type plan's: the larger log sd
+     * of the two types' step at their batches (the step is the slower
+     * type's), each side; the 80 % interval of the hours and the hours and
+     * cost at the constraints' confidence. */
+    double step_sigma, step_sigma_up;
+    double hours_p10, hours_p90, hours_at_confidence, usd_at_confidence;
+    int feasible;              /* meets the deadline and budget at the confidence, as single-type plans do */
 } cf_hetero_plan;
 
 /* Why no mix was found. */
@@ -47,7 +53,8 @@ typedef enum {
     CF_HETERO_NO_PARTNER,          /* no other GPU type with a throughput model in their regions */
     CF_HETERO_NOTHING_FITS,        /* no global batch fits the pairs' memory within the limits */
     CF_HETERO_CONSTRAINTS,         /* mixes fit, none meets the deadline and budget */
-    CF_HETERO_NOT_FASTER           /* mixes meet them, none beats the same VMs of one type */
+    CF_HETERO_NOT_FASTER,          /* mixes meet them, none beats the same VMs of one type */
+    CF_HETERO_LIMITS               /* max_nodes / max_gpus leave no room for VMs of two types */
 } cf_hetero_why_not;
 
 typedef struct {
@@ -56,6 +63,7 @@ typedef struct {
     cf_perf_params best_perf[2]; /* its types' parameters on their VMs' NICs */
     size_t n_evaluated;        /* (global batch, accumulation) evaluations */
     size_t n_pairs;            /* offer pairs tried */
+    size_t n_within_limits;    /* node-count pairs within max_nodes and max_gpus */
     size_t n_fitting;          /* node-count pairs with a global batch that fits */
     size_t n_feasible;         /* of those, meeting the deadline and budget */
     int n_spot_priced_on_demand; /* top plans bought as spot whose VMs were mixed on demand */
