@@ -96,6 +96,10 @@ static void jenkins(cf_env_lookup get, cf_ci_info *ci)
     put(ci->provider, sizeof ci->provider, "jenkins");
     put(ci->commit, sizeof ci->commit, FIRST("GIT_COMMIT"));
     put(ci->branch, sizeof ci->branch, FIRST("CHANGE_BRANCH", "BRANCH_NAME", "GIT_BRANCH"));
+    /* A freestyle job's GIT_BRANCH names the remote's ref, origin/main: the
+     * branch is main (a baseline on --base-branch main was never found) */
+    if (!FIRST("CHANGE_BRANCH", "BRANCH_NAME") && strncmp(ci->branch, "origin/", 7) == 0)
+        memmove(ci->branch, ci->branch + 7, strlen(ci->branch + 7) + 1);
     put(ci->base_branch, sizeof ci->base_branch, FIRST("CHANGE_TARGET"));
     put(ci->pull_request, sizeof ci->pull_request, FIRST("CHANGE_ID"));
     put(ci->run_id, sizeof ci->run_id, FIRST("BUILD_NUMBER", "BUILD_ID"));

@@ -65,8 +65,10 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
     }
     if (c->spot == CF_SPOT_ONLY)
         cf_error_hint("spot only offers no plan that falls back to on-demand VMs near the deadline: allow them with "
-                      "--spot allow (a mixed plan), or raise search.deadline_hours or search.budget_usd");
+                      "--spot allow (a mixed plan), or raise the deadline or the budget (--deadline-hours, "
+                      "--budget-usd; search.deadline_hours, search.budget_usd in the spec)");
     else
-        cf_error_hint("raise search.deadline_hours or search.budget_usd, or allow more nodes, GPUs, clouds or spot VMs");
+        cf_error_hint("raise the deadline or the budget (--deadline-hours, --budget-usd; search.deadline_hours, "
+                      "search.budget_usd in the spec), or allow more nodes, GPUs, clouds or spot VMs");
     return CF_ERR_INFEASIBLE;
 }

@@ -103,6 +103,9 @@ def test_ci_metadata_other_providers():
         (dict(JENKINS_URL="https://jenkins.example/", GIT_COMMIT="abc", BRANCH_NAME="PR-3", CHANGE_BRANCH="fix",
               CHANGE_TARGET="main", CHANGE_ID="3", BUILD_NUMBER="12"),
          ("jenkins", "abc", "fix", "main", "3", "12")),
+        # a freestyle job: GIT_BRANCH names the remote's ref
+        (dict(JENKINS_URL="https://jenkins.example/", GIT_COMMIT="abd", GIT_BRANCH="origin/main", BUILD_NUMBER="13"),
+         ("jenkins", "abd", "main", None, None, "13")),
         (dict(BUILDKITE="true", BUILDKITE_COMMIT="def", BUILDKITE_BRANCH="bk", BUILDKITE_PULL_REQUEST="false",
               BUILDKITE_PIPELINE_DEFAULT_BRANCH="main", BUILDKITE_BUILD_NUMBER="9"),
          ("buildkite", "def", "bk", "main", None, "9")),
