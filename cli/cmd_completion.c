@@ -339,6 +339,8 @@ int cmd_completion(int argc, char **argv, const cf_cli_options *o, int n_positio
     if (!shell || (strcmp(shell, "bash") && strcmp(shell, "zsh"))) {
         if (shell)
             cf_log_error("completion: no completion for '%s' (bash or zsh)", shell);
+        else if (n_positional > 1)
+            cf_log_error("completion: one shell at a time, got %d arguments", n_positional);
         else
             cf_log_error("completion: which shell?");
         cf_log_hint("usage: cloudfit completion bash|zsh");

@@ -23,7 +23,7 @@ const cf_command cf_commands[] = {
     {"validate", cmd_validate, CMD_VALIDATE,
      "validate [options] MEASUREMENTS.csv | validate --gns TRACES.csv --models MODELS.csv | validate --crossgpu FILE",
      "score the throughput, noise and carry-over models against measurements"},
-    {"history", cmd_history, CMD_HISTORY, "history [list] [filters] | history show ID | history diff ID1 ID2 | history prune --older-than AGE",
+    {"history", cmd_history, CMD_HISTORY, "history [list] [filters] | history show ID | history diff ID1 ID2 | history prune --older-than AGE | history migrate --to URL",
      "query, compare and prune past recommendations"},
     {"record", cmd_record, CMD_RECORD, "record ID --step-time-s S [--total-hours H] [--total-usd USD]",
      "store what a real run measured; later recommendations use it"},

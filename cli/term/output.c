@@ -57,7 +57,7 @@ int cf_cli_result_stage_as(cf_escape_mode mode, const char *out_file, const char
         cf_buf_free(&r->text);
         return out_of_memory();
     }
-    if (!out_file)
+    if (!out_file || strcmp(out_file, "-") == 0) /* -o - is standard output, as for most tools */
         return 0;
     r->to_file = 1;
     cf_status st = cf_file_stage(out_file, r->text.data ? r->text.data : "", r->text.len, &r->file);

@@ -168,6 +168,12 @@ def test_impossible_deadline_is_infeasible_and_not_recorded():
 def test_usage_errors():
     rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
     assert rc == 2 and "unknown option '--frobnicate'" in err, err
+    # -o - is standard output (it wrote a file named '-')
+    folder = tempfile.mkdtemp()
+    p = subprocess.run([os.path.abspath(BIN), "recommend", "--no-history", "-q", "-f", "json", "-o", "-",
+                        os.path.abspath(example("mlp-synthetic.json"))],
+                       capture_output=True, text=True, cwd=folder, timeout=120)
+    assert p.returncode == 0 and json.loads(p.stdout)["chosen"] and os.listdir(folder) == [], (p.stderr, os.listdir(folder))
     # a prefix of several options was called unknown
     rc, out, err = run("prices", "--wid", "40")
     assert rc == 2 and "ambiguous option '--wid': --width, --wide; give the whole name" in err, err
