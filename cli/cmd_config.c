@@ -9,51 +9,25 @@
 #include "cloudfit/db.h"
 #include "commands.h"
 #include "config.h"
+#include "cloudfit/common/help_default.h"
 #include "exit_codes.h"
 #include "log.h"
 #include "term/output.h"
 
 #define USAGE "usage: cloudfit config show [COMMAND [OPTIONS]]"
 
-/* The built-in default as the option's help states it: "(default X)",
- * "(…, default X; …)", "(default: what it is)", "X (default)" or
- * "X (…, default)"; a flag's is false whatever its help says (gang's
+/* The built-in default: a flag's is false whatever its help says (gang's
  * "(default elastic)" is the other mode); the history database's actual
- * path. (Taking the text up to ')' showed "1: a single-node profile".) */
+ * path; else what the help states (common/help_default.c). */
 static void default_text(const cf_cli_option *o, char *out, size_t n)
 {
     out[0] = '\0';
     if (strcmp(o->long_name, "db") == 0 && cf_db_default_path(out, n) == CF_OK)
         return;
-    if (o->kind == OPT_FLAG) {
+    if (o->kind == OPT_FLAG)
         snprintf(out, n, "false");
-        return;
-    }
-    const char *help = o->help;
-    for (const char *d = strstr(help, "default"); d; d = strstr(d + 1, "default")) {
-        int opens = d > help && d[-1] == '(';
-        int listed = d >= help + 2 && d[-2] == ',' && d[-1] == ' ';
-        if (!opens && !listed)
-            continue;
-        const char *v = d + strlen("default");
-        if (*v == ')') { /* the word before the parenthesis */
-            const char *open = d;
-            while (open > help && *open != '(')
-                open--;
-            const char *stop = open;
-            while (stop > help && stop[-1] == ' ')
-                stop--;
-            const char *word = stop;
-            while (word > help && word[-1] != ' ' && word[-1] != ':')
-                word--;
-            snprintf(out, n, "%.*s", (int)(stop - word), word);
-        } else if (*v == ':' || *v == ' ') {
-            v += *v == ':' ? 1 : 0;
-            v += strspn(v, " ");
-            snprintf(out, n, "%.*s", (int)strcspn(v, d[strlen("default")] == ':' ? ");" : ");:,"), v);
-        }
-        return;
-    }
+    else
+        cf_help_stated_default(o->help, out, n);
 }
 
 static void row(cf_buf *out, const cf_cli_option *o, const char *value, const char *from)

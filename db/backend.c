@@ -14,6 +14,29 @@ int cf_db_is_postgresql(const char *target)
     return target && (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0);
 }
 
+/* A value meant for libpq: key = value, or a scheme:/ that is not one
+ * of the two URL prefixes (cloudfit/db.h). */
+static int meant_for_libpq(const char *v)
+{
+    const char *p = v + strspn(v, " \t");
+    size_t word = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+    const char *after = p + word;
+    after += strspn(after, " \t");
+    if (word > 0 && *after == '=')
+        return 1;
+    size_t scheme = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+    return scheme > 0 && strncmp(v + scheme, ":/", 2) == 0 && !cf_db_is_postgresql(v);
+}
+
+cf_status cf_db_check_target(const char *target)
+{
+    if (!target || !meant_for_libpq(target))
+        return CF_OK;
+    return cf_error_set(CF_ERR_USAGE, "takes a file name or a URL starting postgresql:// or postgres://, not a %s",
+                        strchr(target, '=') && !strstr(target, ":/") ? "key=value connection string"
+                                                                     : "URL of another form");
+}
+
 /* Appends src[0..len) to out (capacity n, used *k), always terminated. */
 static void put(char *out, size_t n, size_t *k, const char *src, size_t len)
 {

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "cloudfit/common/help_default.h"
 #include "cloudfit/common/text_wrap.h"
 #include "cloudfit/render/text_table.h"
 
@@ -158,6 +159,32 @@ static void test_durations_show_differences(void **state)
     duration(240, 200, 300, "240 h", "240 h (200–300)");
 }
 
+/* The default an option's help states, in each form the option table
+ * uses (config show's "default" column; "1: a single-node profile" was
+ * shown for train-max-nodes). */
+static void test_help_stated_default(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"rows in the ranked table (default 10)", "10"},
+        {"fit on rows with at most N nodes (default 1: a single-node profile)", "1"},
+        {"micro-batches of the noise-scale run: the recipe batch split in K (2 to 64, default 8; e.g. the workers)", "8"},
+        {"output format: table (default), json or csv", "table"},
+        {"p (proportional, default) or pi (proportional-integral)", "p"},
+        {"global batch while VMs are missing: hold, shrink, or both (default)", "both"},
+        {"baseline: the last recommendation for this spec on BRANCH (default: the CI's target branch)",
+         "the CI's target branch"},
+        {"trace runner: seeded multiplicative noise on every probe (default 2%)", "2%"},
+        {"only this spec name", ""},
+        {"a defaulting word that is not a default", ""},
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_help_stated_default(cases[i][0], out, sizeof out);
+        assert_string_equal(out, cases[i][1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_cut),
         cmocka_unit_test(test_table_gives_up_detail_in_priority_order),
         cmocka_unit_test(test_durations_show_differences),
+        cmocka_unit_test(test_help_stated_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,3 +146,25 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
         st = cf_history_record_measurement(req->db, m, &out->report.measurement_id);
     return st;
 }
+
+cf_status cf_history_check_options(const char *sub, const char *list_filter, int older_than, int to, cf_note_fn note,
+                                   void *note_ctx)
+{
+    char text[160];
+    if (list_filter && !strcmp(sub, "prune")) {
+        cf_error_set(CF_ERR_USAGE, "history prune deletes by age alone: it does not take %s", list_filter);
+        cf_error_hint("'history prune --older-than AGE --dry-run' lists what it would delete, every spec's");
+        return CF_ERR_USAGE;
+    }
+    const char *ignored[3] = {list_filter && strcmp(sub, "list") ? list_filter : NULL,
+                              older_than && strcmp(sub, "prune") ? "--older-than" : NULL,
+                              to && strcmp(sub, "migrate") ? "--to" : NULL};
+    const char *where[3] = {"list", "prune", "migrate"};
+    for (int i = 0; i < 3; i++) {
+        if (!ignored[i] || !note)
+            continue;
+        snprintf(text, sizeof text, "note: %s applies to 'history %s' only; ignored", ignored[i], where[i]);
+        note(note_ctx, CF_NOTE_INFO, text);
+    }
+    return CF_OK;
+}

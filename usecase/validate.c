@@ -1,8 +1,10 @@
 #include "cloudfit/usecase/validate.h"
 
+#include "cloudfit/common/number.h"
 #include "cloudfit/profiler/crossgpu.h"
 #include "cloudfit/profiler/gns_traces.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,36 @@ static void note(const cf_validate_request *req, cf_note_kind kind, const char *
 {
     if (req->note)
         req->note(req->note_ctx, kind, text);
+}
+
+cf_status cf_model_params_parse(const char *const *items, size_t n, cf_model_param **out, size_t *n_out)
+{
+    *n_out = 0;
+    *out = calloc(n ? n : 1, sizeof **out);
+    if (!*out)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(items[i], '=');
+        double v = 0;
+        if (!eq || eq == items[i])
+            return cf_error_set(CF_ERR_USAGE, "expects NAME=COUNT, got '%s'", items[i]);
+        if (cf_number_double(eq + 1, 1, HUGE_VAL, &v) != CF_NUMBER_OK)
+            return cf_error_set(CF_ERR_USAGE, "expects a positive parameter count, got '%s'", items[i]);
+        char *name = malloc((size_t)(eq - items[i]) + 1);
+        if (!name)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        memcpy(name, items[i], (size_t)(eq - items[i]));
+        name[eq - items[i]] = '\0';
+        (*out)[(*n_out)++] = (cf_model_param){.name = name, .parameters = v};
+    }
+    return CF_OK;
+}
+
+void cf_model_params_free(cf_model_param *params, size_t n)
+{
+    for (size_t i = 0; params && i < n; i++)
+        free((char *)params[i].name);
+    free(params);
 }
 
 cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *out)

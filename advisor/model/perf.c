@@ -4,9 +4,11 @@
 #include "cloudfit/common/shared_types.h"
 #include "cloudfit/pricing/types.h"
 #include "cloudfit/profiler/types.h"
+#include "cloudfit/common/number.h"
 #include "cloudfit/status.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "perf_internal.h"
@@ -41,6 +43,35 @@ cf_status cf_perf_constants_check(const cf_perf_constants *k)
         return cf_error_set(CF_ERR_INVALID, "a_min (%g) is above a_max (%g): the growth exponent's range is empty",
                             k->growth_nodes_min, k->growth_nodes_max);
     return CF_OK;
+}
+
+cf_status cf_perf_constants_parse(const char *const *items, size_t n, cf_perf_constants *k)
+{
+    cf_status st = CF_OK;
+    for (size_t i = 0; st == CF_OK && i < n; i++) {
+        char *item = strdup(items[i]);
+        if (!item)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        char *save = NULL;
+        for (char *tok = strtok_r(item, ",", &save); st == CF_OK && tok; tok = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(tok, '=');
+            double v = 0;
+            if (!eq || eq == tok) {
+                st = cf_error_set(CF_ERR_USAGE, "expects NAME=VALUE, got '%s'", tok);
+                continue;
+            }
+            *eq = '\0';
+            if (cf_number_double(eq + 1, -HUGE_VAL, HUGE_VAL, &v) != CF_NUMBER_OK) {
+                *eq = '=';
+                st = cf_error_set(CF_ERR_USAGE, "expects a number after '=', got '%s'", tok);
+            } else if ((st = cf_perf_constant_set(k, tok, v)) != CF_OK) {
+                cf_error_hint("names: a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, intra_eff, kT, s0, u0, u_ext, "
+                              "u_def, u_ing, u_shape, u_shape_lo, a_min, a_max (docs/model.md)");
+            }
+        }
+        free(item);
+    }
+    return st == CF_OK ? cf_perf_constants_check(k) : st;
 }
 
 cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double v)

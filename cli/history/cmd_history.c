@@ -17,6 +17,7 @@
 #include "cloudfit/render/history_report.h"
 #include "cloudfit/usecase/history.h"
 #include "io/db_open.h"
+#include "io/evidence.h"
 #include "log.h"
 #include "term/output.h"
 #include "cloudfit/common/number.h"
@@ -255,33 +256,14 @@ static int migrate(const cf_cli_options *o)
     return rc;
 }
 
-/* The options of one subcommand given to another: prune deletes by age
- * alone, so a list filter there is refused (history prune --model x
- * --older-than 30d deleted every model's old rows); elsewhere a note. 0 or
- * the exit code. */
+/* The options of one subcommand given to another (cf_history_check_options). */
 static int check_sub_options(const cf_cli_options *o, const char *sub)
 {
-    const char *filter = o->model               ? "--model"
-                         : o->spec_hash         ? "--spec-hash"
-                         : o->since             ? "--since"
-                         : o->until             ? "--until"
-                         : o->branch            ? "--branch"
-                         : o->clouds.n          ? "--cloud"
-                         : o->gpus.n            ? "--gpu"
-                         : o->limit > 0         ? "--limit"
-                                                : NULL;
-    int is_list = !strcmp(sub, "list");
-    if (filter && !strcmp(sub, "prune")) {
-        cf_log_error("history prune deletes by age alone: it does not take %s", filter);
-        cf_log_hint("'history prune --older-than AGE --dry-run' lists what it would delete, every spec's");
-        return CF_EXIT_USAGE;
-    }
-    if (filter && !is_list)
-        cf_log_info("note: %s applies to 'history list' only; ignored", filter);
-    if (o->older_than && strcmp(sub, "prune"))
-        cf_log_info("note: --older-than applies to 'history prune' only; ignored");
-    if (o->migrate_to && strcmp(sub, "migrate"))
-        cf_log_info("note: --to applies to 'history migrate' only; ignored");
+    const char *filter = o->model ? "--model" : o->spec_hash ? "--spec-hash" : o->since ? "--since"
+                         : o->until ? "--until" : o->branch ? "--branch" : o->clouds.n ? "--cloud"
+                         : o->gpus.n ? "--gpu" : o->limit > 0 ? "--limit" : NULL;
+    if (cf_history_check_options(sub, filter, o->older_than != NULL, o->migrate_to != NULL, cf_cli_note, NULL) != CF_OK)
+        return cf_report_error();
     return 0;
 }
 

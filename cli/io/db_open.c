@@ -8,32 +8,11 @@
 #include "cloudfit/common/fileio.h"
 #include "log.h"
 
-/* A --db value that is meant for libpq but is not one of the two URL
- * forms cloudfit passes to it: a key=value connection string ("dbname=x
- * host=y password=z") or a URL of another spelling (POSTGRESQL://,
- * postgresql:/x). Taken for a file name, it made a local SQLite file
- * named after the credentials and echoed the password. */
-static int meant_for_libpq(const char *v)
-{
-    const char *p = v;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    size_t word = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
-    const char *after = p + word;
-    while (*after == ' ' || *after == '\t')
-        after++;
-    if (word > 0 && *after == '=')
-        return 1; /* key = value */
-    size_t scheme = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
-    return scheme > 0 && strncmp(v + scheme, ":/", 2) == 0 && !cf_db_is_postgresql(v);
-}
-
 cf_status cf_cli_db_check_target(const char *value, const char *option)
 {
-    if (!meant_for_libpq(value))
+    if (cf_db_check_target(value) == CF_OK)
         return CF_OK;
-    cf_error_set(CF_ERR_USAGE, "option '--%s' takes a file name or a URL starting postgresql:// or postgres://, not a %s",
-                 option, strchr(value, '=') && !strstr(value, ":/") ? "key=value connection string" : "URL of another form");
+    cf_error_prefix("option '--%s'", option);
     cf_error_hint("e.g. --%s postgresql://ci@db.example/cloudfit (the password from ~/.pgpass, PGPASSFILE or a "
                   "PGSERVICE entry), or --%s history.db",
                   option, option);

@@ -31,34 +31,6 @@ static int usage(const char *fmt, const char *arg)
     return CF_EXIT_USAGE;
 }
 
-/* --params NAME=COUNT entries. */
-static int parse_params(const cf_cli_options *o, cf_model_param *out, size_t *n_out)
-{
-    *n_out = 0;
-    for (int i = 0; i < o->params.n; i++) {
-        const char *item = o->params.items[i], *eq = strchr(item, '=');
-        if (!eq || eq == item)
-            return usage("option '--params' expects NAME=COUNT, got '%s'", item);
-        double v = 0;
-        if (cf_number_double(eq + 1, 1, HUGE_VAL, &v) != CF_NUMBER_OK)
-            return usage("option '--params' expects a positive parameter count, got '%s'", item);
-        out[*n_out] = (cf_model_param){.name = NULL, .parameters = v};
-        char *name = strndup(item, (size_t)(eq - item));
-        if (!name) {
-            cf_error_set(CF_ERR_NOMEM, "out of memory");
-            return cf_report_error();
-        }
-        out[(*n_out)++].name = name;
-    }
-    return 0;
-}
-
-static void free_params(cf_model_param *params, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free((char *)params[i].name);
-}
-
 /* --train-gpus A,B --train-gpus C → A, B, C (in `storage`). */
 static void split_list(const cf_cli_list *in, const char **out, size_t *n_out, char *storage, size_t cap)
 {
@@ -90,36 +62,14 @@ static int render(const cf_cli_options *o, cJSON *doc, cf_buf *table)
 static int parse_constants(const cf_cli_options *o, cf_perf_constants *k)
 {
     *k = cf_perf_constants_default();
-    for (int i = 0; i < o->model_constants.n; i++) {
-        char item[512];
-        if ((size_t)snprintf(item, sizeof item, "%s", o->model_constants.items[i]) >= sizeof item) {
-            char why[160];
-            snprintf(why, sizeof why, "a list of %zu bytes, longer than the %zu taken (give it as several "
-                     "--model-constants)", strlen(o->model_constants.items[i]), sizeof item - 1);
-            return usage("option '--model-constants': %s", why);
-        }
-        char *save = NULL;
-        for (char *tok = strtok_r(item, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(tok, '=');
-            if (!eq || eq == tok)
-                return usage("option '--model-constants' expects NAME=VALUE, got '%s'", tok);
-            *eq = '\0';
-            double v = 0;
-            if (cf_number_double(eq + 1, -HUGE_VAL, HUGE_VAL, &v) != CF_NUMBER_OK) {
-                *eq = '=';
-                return usage("option '--model-constants' expects a number after '=', got '%s'", tok);
-            }
-            if (cf_perf_constant_set(k, tok, v) != CF_OK) {
-                cf_log_error("option '--model-constants': %s", cf_error_message());
-                cf_log_hint("names: a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, intra_eff, kT, s0, u0, u_ext, "
-                            "u_def, u_ing, u_shape, u_shape_lo, a_min, a_max (docs/model.md)");
-                return CF_EXIT_USAGE;
-            }
-        }
-    }
-    if (cf_perf_constants_check(k) != CF_OK)
-        return usage("option '--model-constants': %s", cf_error_message());
-    return 0;
+    cf_status st = cf_perf_constants_parse(o->model_constants.items, (size_t)o->model_constants.n, k);
+    if (st == CF_OK)
+        return 0;
+    cf_log_error("option '--model-constants'%s %s", st == CF_ERR_USAGE ? "" : ":", cf_error_message());
+    if (cf_error_hint_text()[0])
+        cf_log_hint("%s", cf_error_hint_text());
+    cf_error_clear();
+    return CF_EXIT_USAGE;
 }
 
 /* What cf_validate_run says on the way: the fitting phase on a large
@@ -149,24 +99,23 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     int rc = parse_constants(o, &constants);
     if (rc)
         return rc;
-    cf_model_param *params = calloc(o->params.n ? (size_t)o->params.n : 1, sizeof *params);
+    cf_model_param *params = NULL;
     size_t n_params = 0;
-    if (!params) {
-        cf_error_set(CF_ERR_NOMEM, "out of memory");
-        return cf_report_error();
-    }
-    rc = parse_params(o, params, &n_params);
-    if (rc) {
-        free_params(params, n_params);
-        free(params);
-        return rc;
+    cf_status st = cf_model_params_parse(o->params.items, (size_t)o->params.n, &params, &n_params);
+    if (st != CF_OK) {
+        cf_model_params_free(params, n_params);
+        if (st != CF_ERR_USAGE)
+            return cf_report_error();
+        char why[300];
+        snprintf(why, sizeof why, "%s", cf_error_message());
+        return usage("option '--params' %s", why);
     }
     /* A large file gets a progress display: its rows as they are read, then the fitting. */
     cf_cli_progress progress;
     cf_cli_progress_begin(&progress, o, "validate");
     char *text = NULL;
     size_t len = 0;
-    cf_status st = cf_read_file(path, &text, &len);
+    st = cf_read_file(path, &text, &len);
     int large = st == CF_OK && len >= CF_VALIDATE_PROGRESS_BYTES;
     if (large) {
         char line[1200];
@@ -215,8 +164,7 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         rc = cf_report_error();
     cf_file_discard(&rows_file);
     cf_validate_result_free(&result);
-    free_params(params, n_params);
-    free(params);
+    cf_model_params_free(params, n_params);
     return rc;
 }
 

@@ -128,6 +128,13 @@ cf_status cf_perf_constant_set(cf_perf_constants *k, const char *name, double va
 /* Checks what no single constant can: the growth exponent's range is a
  * range (a_min ≤ a_max). CF_ERR_INVALID with the two values otherwise. */
 cf_status cf_perf_constants_check(const cf_perf_constants *k);
+/* Sets constants from `items`, each "NAME=VALUE[,NAME=VALUE...]" (the
+ * lab's --model-constants), over *k, then checks the whole: CF_ERR_USAGE
+ * for an item that is not NAME=VALUE with a number, CF_ERR_INVALID as
+ * cf_perf_constant_set and cf_perf_constants_check (a hint names the
+ * constants). Any length: nothing is cut (a list cut at 511 bytes read
+ * kT=0...01.25 as kT=0). */
+cf_status cf_perf_constants_parse(const char *const *items, size_t n, cf_perf_constants *k);
 
 /* ---- a GPU type's parameters ------------------------------------------------------------ */
 

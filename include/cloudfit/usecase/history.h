@@ -13,6 +13,7 @@
 
 #include "cloudfit/db/history.h"
 #include "cloudfit/render/history_report.h"
+#include "cloudfit/usecase/evidence.h"
 
 typedef enum { CF_HISTORY_LIST, CF_HISTORY_SHOW, CF_HISTORY_DIFF } cf_history_query_kind;
 
@@ -80,5 +81,14 @@ typedef struct {
  * left held (cf_db_hold): the caller releases it with whether the report
  * was delivered. */
 cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out);
+
+/* Which `history` subcommand takes which options. prune deletes by age
+ * alone, so a list filter given to it (`list_filter`, the option's name;
+ * NULL when none was given) is CF_ERR_USAGE (history prune --model x
+ * --older-than 30d deleted every model's old rows); a list filter given to
+ * show or diff, --older-than (`older_than`) to any but prune and --to
+ * (`to`) to any but migrate are noted as ignored through `note`. */
+cf_status cf_history_check_options(const char *sub, const char *list_filter, int older_than, int to, cf_note_fn note,
+                                   void *note_ctx);
 
 #endif

@@ -15,6 +15,12 @@
 #include "cloudfit/render/validate_report.h"
 #include "cloudfit/usecase/evidence.h"
 
+/* Parameter counts from "NAME=COUNT" items (--params): *out is allocated
+ * (free with cf_model_params_free); CF_ERR_USAGE "expects NAME=COUNT, got
+ * '...'" or "expects a positive parameter count, got '...'". */
+cf_status cf_model_params_parse(const char *const *items, size_t n, cf_model_param **out, size_t *n_out);
+void cf_model_params_free(cf_model_param *params, size_t n);
+
 typedef struct {
     const char *path;                   /* how the file is named in messages and the report */
     const char *text;                   /* the measurement CSV's bytes (the caller read them) */
