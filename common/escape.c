@@ -51,9 +51,29 @@ long cf_utf8_invalid_at(const char *text)
     return -1;
 }
 
+/* The code point of the well-formed n-byte sequence at p (n 1 to 4). */
+static unsigned code_point(const unsigned char *p, size_t n)
+{
+    static const unsigned char lead_mask[5] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+    unsigned cp = p[0] & lead_mask[n];
+    for (size_t k = 1; k < n; k++)
+        cp = cp << 6 | (p[k] & 0x3f);
+    return cp;
+}
+
+/* The invisible characters that reorder the text around them
+ * (Trojan Source): the bidirectional embeddings, overrides and isolates,
+ * the marks LRM, RLM and ALM, and the line and paragraph separators. */
+static int reorders(unsigned cp)
+{
+    return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f ||
+           cp == 0x061c || cp == 0x2028 || cp == 0x2029;
+}
+
 /* What is at p: 0 for a character shown as it is (*len its bytes), else
- * a control character or a byte that is not UTF-8 (*len bytes to escape:
- * 1 for C0, DEL or a stray byte, 2 for a UTF-8 encoded C1). */
+ * a control character, a character that reorders the text around it, or
+ * a byte that is not UTF-8 (*len bytes to escape: 1 for C0, DEL or a
+ * stray byte, 2 for a UTF-8 encoded C1, 2 or 3 for a reordering one). */
 static int unsafe_at(const unsigned char *p, size_t avail, size_t *len)
 {
     if (*p < 0x20 || *p == 0x7f) {
@@ -66,7 +86,7 @@ static int unsafe_at(const unsigned char *p, size_t avail, size_t *len)
         return 1;
     }
     *len = n;
-    return n == 2 && p[0] == 0xc2 && p[1] <= 0x9f;
+    return (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) || ((n == 2 || n == 3) && reorders(code_point(p, n)));
 }
 
 int cf_has_controls(const char *text)
@@ -80,8 +100,8 @@ int cf_has_controls(const char *text)
 
 static void escape_one(const unsigned char *p, size_t n, char out[8])
 {
-    if (n == 2) {
-        snprintf(out, 8, "\\u%04x", (unsigned)p[1]);
+    if (n >= 2) { /* C1 or a reordering character */
+        snprintf(out, 8, "\\u%04x", code_point(p, n));
         return;
     }
     switch (*p) {
@@ -160,8 +180,8 @@ void cf_escape_output(const char *text, size_t len, cf_escape_mode mode, const c
             /* Inside a string (the only place JSON text holds these): the
              * same character as an escape, or U+FFFD for a byte that is
              * not UTF-8 (JSON text is UTF-8). */
-            if (n == 2 || *p < 0x80)
-                cf_buf_printf(out, "\\u%04x", n == 2 ? (unsigned)p[1] : (unsigned)*p);
+            if (n >= 2 || *p < 0x80)
+                cf_buf_printf(out, "\\u%04x", n >= 2 ? code_point(p, n) : (unsigned)*p);
             else
                 cf_buf_puts(out, "\\ufffd");
         } else {

@@ -44,12 +44,19 @@ void cf_svg_escape(cf_buf *out, const char *text)
             continue;
         }
         size_t n = utf8_sequence(s);
-        if (n == 0) {
+        if (n == 0 || *s == 0x7f) {
             cf_buf_puts(out, REPLACEMENT);
             s++;
             continue;
         }
-        cf_buf_append(out, (const char *)s, n);
+        /* Characters XML does not allow (U+FFFE, U+FFFF: xmllint refused the
+         * file) or that act on a terminal if the file is printed (C1) */
+        int noncharacter = n == 3 && s[0] == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF);
+        int c1 = n == 2 && s[0] == 0xC2 && s[1] <= 0x9F;
+        if (noncharacter || c1)
+            cf_buf_puts(out, REPLACEMENT);
+        else
+            cf_buf_append(out, (const char *)s, n);
         s += n;
     }
 }

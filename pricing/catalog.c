@@ -21,6 +21,8 @@
 #include <strings.h>
 
 #include "cloudfit/common/csvread.h"
+#include "cloudfit/common/escape.h"
+#include "cloudfit/common/escape.h"
 
 /* ---- row-level error helpers ------------------------------------------- */
 
@@ -64,6 +66,15 @@ static cf_status copy_key(const cf_csv_doc *doc, const cf_csv_record *record, in
     if (len >= cap)
         return field_error(doc, record, col, "'%s' is too long (at most %zu characters)", text,
                            cap - 1);
+    /* a name is printed into launch specs and markdown: a line end there
+     * put a live line into torchrun.sh (no cloud's name holds one) */
+    if (cf_has_controls(text)) {
+        char shown[96];
+        cf_escape_into(text, shown, sizeof shown);
+        return field_error(doc, record, col, "'%s' holds a control or reordering character, or a byte that is not "
+                                             "UTF-8: not a name",
+                           shown);
+    }
     memcpy(dst, text, len + 1);
     return CF_OK;
 }

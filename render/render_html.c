@@ -8,6 +8,7 @@
 #include "cloudfit/common/svg.h"
 #include "cloudfit/version.h"
 #include "cloudfit/render/plots.h"
+#include "cloudfit/render/text_table.h"
 
 static const char *const style =
     "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;color:#222;background:#fff;margin:24px auto;"
@@ -177,15 +178,21 @@ static void mixed_types(const cf_report *r, cf_buf *out)
     esc(out, p->vm[0]->cloud);
     cf_buf_puts(out, "/");
     esc(out, p->vm[0]->region);
-    cf_buf_printf(out, ", on demand: step %.3g s (all-reduce %.3g s), %.3g h, ", p->step_time_s, p->sync_s, p->hours);
+    char hours[32], at[32];
+    cf_text_duration_range(p->hours, p->hours_p10, p->hours_p90, hours, sizeof hours);
+    cf_text_duration(p->hours_at_confidence, at, sizeof at);
+    cf_buf_printf(out, ", on demand: step %.3f s (all-reduce %.3f s), %s (80 %%), %s at the confidence it is held to, ",
+                  p->step_time_s, p->sync_s, hours, at);
     money(out, p->total_usd);
     cf_buf_puts(out, ".</p>\n<table id=\"mixed-speedups\">\n<thead><tr><th class=\"l\">against</th><th>speed-up</th>"
                      "</tr></thead>\n<tbody>\n");
-    cf_buf_printf(out, "<tr><td class=\"l\">the chosen single-type plan (%.3g h)</td><td>%.2f×</td></tr>\n",
-                  r->advice->ranked[0].hours, p->speedup_over_chosen);
+    char chosen[32];
+    cf_text_duration(r->advice->ranked[0].hours, chosen, sizeof chosen);
+    cf_buf_printf(out, "<tr><td class=\"l\">the chosen single-type plan (%s)</td><td>%.2f×</td></tr>\n", chosen,
+                  p->speedup_over_chosen);
     if (p->equal_step_time_s > 0)
         cf_buf_printf(out, "<tr><td class=\"l\">the same workers with equal per-worker batches (%d × %d accumulation, "
-                           "step %.3g s)</td><td>%.2f×</td></tr>\n",
+                           "step %.3f s)</td><td>%.2f×</td></tr>\n",
                       p->equal_local_batch, p->equal_accumulation, p->equal_step_time_s, p->speedup_over_equal_batches);
     cf_buf_printf(out, "<tr><td class=\"l\">either type's VMs alone</td><td>%.2f×</td></tr>\n</tbody>\n</table>\n",
                   p->speedup);

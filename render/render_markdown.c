@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cloudfit/db/history_diff.h"
 #include "cloudfit/render.h"
@@ -14,32 +15,86 @@
 
 #define MD_ALTERNATIVES 5
 
-/* Appends text safe inside a markdown table cell. */
+/* Appends text from outside (a name, a branch, a note) that renders as
+ * itself in a table cell and in running text: HTML's < > & as entities,
+ * every character markdown acts on backslash-escaped (emphasis, links and
+ * images — with [ ] ! escaped no ( ) can make one —, code, headings, '|'
+ * which splits a cell, '@' of an e-mail autolink), and an autolink's start broken ("https\://", "www\."): a
+ * branch named "[docs](https://evil.example)" or "![x](…)" rendered a link
+ * or an image, "spec NAME@PATH" a mailto: link. Line ends become spaces. */
 static void cell(cf_buf *out, const char *text)
 {
     for (const char *p = text; *p; p++) {
         switch (*p) {
-        case '|': cf_buf_puts(out, "\\|"); break;
         case '<': cf_buf_puts(out, "&lt;"); break;
         case '>': cf_buf_puts(out, "&gt;"); break;
         case '&': cf_buf_puts(out, "&amp;"); break;
-        case '`': cf_buf_puts(out, "'"); break;
         case '\n':
         case '\r': cf_buf_puts(out, " "); break;
+        case '\\': case '`': case '*': case '_': case '[': case ']': case '!': case '|':
+        case '#': case '~': case '@':
+            cf_buf_append(out, "\\", 1);
+            cf_buf_append(out, p, 1);
+            break;
+        case ':':
+        case '.': {
+            int autolink = *p == ':' ? strncmp(p + 1, "//", 2) == 0
+                                     : p - text >= 3 && strncasecmp(p - 3, "www", 3) == 0;
+            if (autolink)
+                cf_buf_append(out, "\\", 1);
+            cf_buf_append(out, p, 1);
+            break;
+        }
         default: cf_buf_append(out, p, 1);
         }
     }
 }
 
+/* Appends text from outside as a code span: opened and closed by a run of
+ * backticks longer than any inside it (CommonMark), padded with a space
+ * where it starts or ends with one; in a table a '|' is "\|" (GFM reads
+ * it so there). A code span shows its text as it is: a command to copy
+ * keeps its quoting (cell() turned ` into ' and & into &amp;, so the
+ * copied command ran what a file name held). */
+static void code(cf_buf *out, const char *text, int in_table)
+{
+    size_t longest = 0, run = 0;
+    for (const char *p = text; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    int pad = text[0] == '`' || (text[0] && text[strlen(text) - 1] == '`');
+    for (size_t i = 0; i <= longest; i++)
+        cf_buf_puts(out, "`");
+    if (pad)
+        cf_buf_puts(out, " ");
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n' || *p == '\r')
+            cf_buf_puts(out, " ");
+        else if (*p == '|' && in_table)
+            cf_buf_puts(out, "\\|");
+        else
+            cf_buf_append(out, p, 1);
+    }
+    if (pad)
+        cf_buf_puts(out, " ");
+    for (size_t i = 0; i <= longest; i++)
+        cf_buf_puts(out, "`");
+}
+
 static void config_row(cf_buf *out, const char *label, const cf_config *c)
 {
-    cf_buf_printf(out,
-                  "| %s | %s/%s | `%s`%s | %d×%d %s | %d | %d | %ld | %.4g | %.1f h (%.1f–%.1f) | %.2f | %.2f "
-                  "(%.2f–%.2f) |\n",
-                  label, c->vm->cloud, c->vm->region, c->vm->instance_type, c->spot ? " (spot)" : "", c->nodes,
-                  c->gpus_per_node, c->vm->gpu_model, c->local_batch, c->accumulation, c->global_batch, c->lr.lr,
-                  c->hours, c->hours_p10, c->hours_p90, c->usd_per_hour, c->total_usd, c->total_usd_p10,
-                  c->total_usd_p90);
+    cf_buf_printf(out, "| %s | ", label);
+    cell(out, c->vm->cloud);
+    cf_buf_puts(out, "/");
+    cell(out, c->vm->region);
+    cf_buf_puts(out, " | ");
+    code(out, c->vm->instance_type, 1);
+    cf_buf_printf(out, "%s | %d×%d ", c->spot ? " (spot)" : "", c->nodes, c->gpus_per_node);
+    cell(out, c->vm->gpu_model);
+    cf_buf_printf(out, " | %d | %d | %ld | %.4g | %.1f h (%.1f–%.1f) | %.2f | %.2f (%.2f–%.2f) |\n", c->local_batch,
+                  c->accumulation, c->global_batch, c->lr.lr, c->hours, c->hours_p10, c->hours_p90, c->usd_per_hour,
+                  c->total_usd, c->total_usd_p10, c->total_usd_p90);
 }
 
 static void configs(const cf_report *r, cf_buf *out)
@@ -146,13 +201,18 @@ static void reasons(const cf_report *r, cf_buf *out)
     char price_origin[192], price_age[48], availability[384];
     cf_vm_price_origin(c->vm, c->spot, price_origin, sizeof price_origin);
     cf_vm_price_age_text(c->vm, c->spot, price_age, sizeof price_age);
-    cf_buf_printf(out, "- price: %s%s\n- ", price_origin, price_age);
+    cf_buf_puts(out, "- price: ");
+    cell(out, price_origin);
+    cell(out, price_age);
+    cf_buf_puts(out, "\n- ");
     cf_vm_availability(c->vm, availability, sizeof availability);
     cell(out, availability);
     cf_buf_puts(out, "\n");
     for (size_t i = 0; i < in->n_perf; i++)
         if (strcmp(in->perf[i].gpu, c->vm->gpu_model) == 0) {
-            cf_buf_printf(out, "- %s throughput: ", c->vm->gpu_model);
+            cf_buf_puts(out, "- ");
+            cell(out, c->vm->gpu_model);
+            cf_buf_puts(out, " throughput: ");
             cell(out, in->perf[i].note);
             cf_buf_puts(out, "\n");
         }
@@ -161,9 +221,9 @@ static void reasons(const cf_report *r, cf_buf *out)
         cell(out, r->advice->next.reason);
         cf_buf cmd = CF_BUF_INIT;
         cf_next_measurement_command(&r->advice->next, r->spec->job.source, &cmd);
-        cf_buf_puts(out, "; then recommend again: `");
-        cell(out, cmd.data);
-        cf_buf_puts(out, "`\n");
+        cf_buf_puts(out, "; then recommend again: ");
+        code(out, cmd.data ? cmd.data : "", 0);
+        cf_buf_puts(out, "\n");
         cf_buf_free(&cmd);
     }
     if (c->network_measured_max_nodes > 0) {
@@ -215,11 +275,17 @@ static void mix_section(const cf_report *r, cf_buf *out)
 void cf_report_markdown(const cf_report *r, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
-    cf_buf_printf(out, "## cloudfit: `%s`\n\n", r->spec->job.name);
-    cf_buf_printf(out,
-                  "**%d × `%s`** (%d×%s per node) on %s/%s%s: **%.1f h (%.1f–%.1f)**, **$%.2f (%.2f–%.2f)** "
-                  "(80%% intervals; objective: %s",
-                  c->nodes, c->vm->instance_type, c->gpus_per_node, c->vm->gpu_model, c->vm->cloud, c->vm->region,
+    cf_buf_puts(out, "## cloudfit: ");
+    code(out, r->spec->job.name, 0);
+    cf_buf_printf(out, "\n\n**%d × ", c->nodes);
+    code(out, c->vm->instance_type, 0);
+    cf_buf_printf(out, "** (%d×", c->gpus_per_node);
+    cell(out, c->vm->gpu_model);
+    cf_buf_puts(out, " per node) on ");
+    cell(out, c->vm->cloud);
+    cf_buf_puts(out, "/");
+    cell(out, c->vm->region);
+    cf_buf_printf(out, "%s: **%.1f h (%.1f–%.1f)**, **$%.2f (%.2f–%.2f)** (80%% intervals; objective: %s",
                   c->spot ? ", spot" : "", c->hours, c->hours_p10, c->hours_p90, c->total_usd, c->total_usd_p10,
                   c->total_usd_p90, cf_objective_name(r->spec->search.objective));
     if (r->spec->search.deadline_hours > 0)

@@ -18,18 +18,28 @@ static const char *about_name(cf_measure_about a)
     return a == CF_MEASURE_FOR_HELD_BACK ? "held_back" : a == CF_MEASURE_FOR_RUNNER_UP ? "runner_up" : "chosen";
 }
 
+/* A word as it is where a shell would read nothing else in it, else
+ * quoted: a file name, and the GPU and instance type (from a catalog or a
+ * shared history, unquoted they ran what a crafted name held). */
+static void shell_word(cf_buf *out, const char *word)
+{
+    if (word[0] && word[strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-")] == '\0' &&
+        word[0] != '-')
+        cf_buf_puts(out, word);
+    else
+        cf_shell_quote(out, word);
+}
+
 void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, cf_buf *out)
 {
-    cf_buf_printf(out, "cloudfit profile --runner RUNNER --gpu %s --instance-type %s", m->gpu, m->instance_type);
+    cf_buf_puts(out, "cloudfit profile --runner RUNNER --gpu ");
+    shell_word(out, m->gpu);
+    cf_buf_puts(out, " --instance-type ");
+    shell_word(out, m->instance_type);
     if (m->kind == CF_MEASURE_NETWORK && !(m->nodes == 2 && m->gpus_per_node == 1))
         cf_buf_printf(out, " --probe-nodes %d --probe-gpus %d", m->nodes, m->gpus_per_node);
-    const char *path = spec_path && spec_path[0] ? spec_path : "MODEL.json";
     cf_buf_puts(out, " ");
-    if (path[strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-")] == '\0' &&
-        path[0] != '-')
-        cf_buf_puts(out, path); /* nothing a shell would read differently */
-    else
-        cf_shell_quote(out, path);
+    shell_word(out, spec_path && spec_path[0] ? spec_path : "MODEL.json");
 }
 
 void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, cf_buf *out)

@@ -25,6 +25,8 @@ test=(
   openssl util-linux
   # binutils (nm: the layout test reads the symbols render/'s objects import)
   binutils
+  # cmark-gfm (the markdown PR comment rendered as GitHub does: tests/report/test_markdown.py)
+  cmark-gfm
 )
 extras=(
   python3-torch chromium

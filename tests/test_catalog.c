@@ -807,6 +807,13 @@ static void test_malformed_vms(void **state)
                       "price_ondemand_usd_per_hour,price_spot_usd_per_hour,source\n"
                       "gcp,us-central1,n1,T4,1,16,4,15,0.54,,src\n",
                       gpus, NULL, "vms.csv:1: missing required column 'network_gbps'");
+    /* a name with a line end (it put a live line into torchrun.sh) or a reordering character is not a name */
+    expect_load_error(VMS_HEADER "gcp,us-central1,\"n1\ntouch PWNED #\",T4,1,16,4,15,,0.54,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'instance_type': 'n1\\ntouch PWNED #' holds a control or reordering "
+                      "character, or a byte that is not UTF-8: not a name");
+    expect_load_error(VMS_HEADER "gcp,us-\xe2\x80\xae" "central1,n1,T4,1,16,4,15,,0.54,,s\n", gpus, NULL,
+                      "vms.csv:2: column 'region': 'us-\\u202ecentral1' holds a control or reordering "
+                      "character, or a byte that is not UTF-8: not a name");
     expect_load_error(VMS_HEADER, gpus, NULL, "vms.csv: no VM rows");
     expect_load_error("", gpus, NULL, "vms.csv: empty CSV file (expected a header line)");
 #undef ROW_OK

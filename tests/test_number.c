@@ -122,6 +122,17 @@ static void test_escape(void **state)
     assert_string_equal(out, "T4\\xff\\xc0\\xaf\\xed\\xa0\\x80|\\xe2\\x82|\\xf4\\x90\\x80\\x80|\xe2\x82\xac");
     assert_true(cf_has_controls("T4\xff"));
     assert_false(cf_has_controls("\xf0\x9f\x98\x80 \xe2\x82\xac"));
+    /* Characters that reorder the text around them (Trojan Source) are
+     * escaped as their code points: RLO, LRI/PDI, RLM, ALM, the line
+     * separator; Arabic and Hebrew letters are text, kept */
+    cf_escape_into("fix\xe2\x80\xae" "00|\xe2\x81\xa6x\xe2\x81\xa9|\xe2\x80\x8f|\xd8\x9c|\xe2\x80\xa8|\xd7\x90\xd8\xa8", out,
+                   sizeof out);
+    assert_string_equal(out, "fix\\u202e00|\\u2066x\\u2069|\\u200f|\\u061c|\\u2028|\xd7\x90\xd8\xa8");
+    assert_true(cf_has_controls("a\xe2\x80\xae" "b"));
+    cf_buf json = CF_BUF_INIT;
+    cf_escape_output("a\xe2\x80\xae" "b", 5, CF_ESCAPE_JSON, NULL, &json);
+    assert_string_equal(cf_buf_cstr(&json), "a\\u202eb"); /* a JSON escape: the text itself, made visible */
+    cf_buf_free(&json);
 }
 
 /* The pass every result takes (cli/term/output.c): each mode keeps what

@@ -39,6 +39,10 @@ static void test_escape(void **state)
     assert_escaped("\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
     assert_escaped("cut\xE2\x82", "cut\xEF\xBF\xBD\xEF\xBF\xBD");
     assert_escaped(NULL, "");
+    /* not XML characters (U+FFFE, U+FFFF: xmllint refused the file), or acting on a terminal (DEL, C1) */
+    assert_escaped("a\xEF\xBF\xBF" "b\xEF\xBF\xBE" "c", "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c");
+    assert_escaped("d\x7f" "e\xC2\x9B" "f", "d\xEF\xBF\xBD" "e\xEF\xBF\xBD" "f");
+    assert_escaped("\xEF\xBF\xBD", "\xEF\xBF\xBD"); /* U+FFFD itself passes */
 }
 
 static void test_attributes(void **state)
