@@ -18,30 +18,13 @@ static const char *first(cf_env_lookup get, const char *const *names)
 
 #define FIRST(...) first(get, (const char *const[]){__VA_ARGS__, NULL})
 
-/* value into out[n]; a value too long is cut at a character boundary
- * (a branch cut at byte 255 inside 'é' made PostgreSQL refuse the row). */
+/* value into out[n] as text (cf_text_fit: escaped when not UTF-8, cut at
+ * a character boundary: a branch cut at byte 255 inside 'é' made
+ * PostgreSQL refuse the row). */
 static void put(char *out, size_t n, const char *value)
 {
-    if (!value)
-        return;
-    /* Stored as text: a value with a byte that is not UTF-8 is escaped
-     * (\xNN, as it is shown), the same on every backend (PostgreSQL
-     * refused the row, SQLite kept the raw byte). */
-    char escaped[1024];
-    if (cf_utf8_invalid_at(value) >= 0) {
-        cf_escape_into(value, escaped, sizeof escaped);
-        value = escaped;
-    }
-    size_t len = strlen(value);
-    if (len < n) {
-        memcpy(out, value, len + 1);
-        return;
-    }
-    len = n - 1;
-    while (len > 0 && ((unsigned char)value[len] & 0xc0) == 0x80) /* value[len] continues a character: drop it all */
-        len--;
-    memcpy(out, value, len);
-    out[len] = '\0';
+    if (value)
+        cf_text_fit(value, n - 1, out, n);
 }
 
 static int truthy(const char *v)

@@ -51,6 +51,26 @@ long cf_utf8_invalid_at(const char *text)
     return -1;
 }
 
+void cf_text_fit(const char *text, size_t max_bytes, char *out, size_t n)
+{
+    if (n == 0)
+        return;
+    char escaped[1024];
+    if (cf_utf8_invalid_at(text) >= 0) {
+        cf_escape_into(text, escaped, sizeof escaped); /* ASCII escapes and whole characters */
+        text = escaped;
+    }
+    size_t len = strlen(text);
+    if (len > max_bytes)
+        len = max_bytes;
+    if (len > n - 1)
+        len = n - 1;
+    while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80) /* text[len] continues a character: drop it all */
+        len--;
+    memcpy(out, text, len);
+    out[len] = '\0';
+}
+
 /* The code point of the well-formed n-byte sequence at p (n 1 to 4). */
 static unsigned code_point(const unsigned char *p, size_t n)
 {

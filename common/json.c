@@ -18,6 +18,8 @@
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json.h"
+
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/common/proc.h"
 
@@ -498,6 +500,19 @@ static cf_status json_parse(const char *text, size_t len, const char *file, cJSO
         return cf_error_set(CF_ERR_NOMEM, "%s: out of memory", file);
     memcpy(copy, text, len);
     copy[len] = '\0';
+    /* JSON text is UTF-8 (RFC 8259): another byte was taken as it was, and
+     * a spec's name or path holding it was stored raw by SQLite and refused
+     * by PostgreSQL after the whole recommendation */
+    long bad = cf_utf8_invalid_at(copy);
+    if (bad >= 0) {
+        int line, column;
+        locate(copy, (size_t)bad, &line, &column);
+        cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: byte 0x%02x is not UTF-8", file, line,
+                                    column, (unsigned char)copy[bad]);
+        cf_error_hint("JSON text is UTF-8: save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)");
+        free(copy);
+        return st;
+    }
     const char *error_at = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(copy, len + 1, &error_at, 1);
     if (!doc) {

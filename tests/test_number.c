@@ -133,6 +133,15 @@ static void test_escape(void **state)
     cf_escape_output("a\xe2\x80\xae" "b", 5, CF_ESCAPE_JSON, NULL, &json);
     assert_string_equal(cf_buf_cstr(&json), "a\\u202eb"); /* a JSON escape: the text itself, made visible */
     cf_buf_free(&json);
+    /* text to store: cut at a character boundary, escaped when not UTF-8 */
+    cf_text_fit("ab\xc3\xa9", 3, out, sizeof out); /* the cut would fall inside 'é' */
+    assert_string_equal(out, "ab");
+    cf_text_fit("ab\xc3\xa9", 4, out, sizeof out);
+    assert_string_equal(out, "ab\xc3\xa9");
+    cf_text_fit("ab\xc3\xa9", 100, out, 4); /* the buffer's size cuts too */
+    assert_string_equal(out, "ab");
+    cf_text_fit("br\xff", 100, out, sizeof out);
+    assert_string_equal(out, "br\\xff");
 }
 
 /* The pass every result takes (cli/term/output.c): each mode keeps what

@@ -9,19 +9,26 @@
 #include "cloudfit/pricing/regions.h"
 #include "recommend_internal.h"
 
+#include "cloudfit/common/escape.h"
+
 void cf_recommend_identity(const cf_spec *spec, const char *baseline_key, char *out, size_t n)
 {
+    /* stored and compared as text: escaped where not UTF-8 (a file name is
+     * any bytes), cut at a character boundary */
     if (baseline_key) {
-        snprintf(out, n, "%s", baseline_key);
+        cf_text_fit(baseline_key, n - 1, out, n);
         return;
     }
     char rel[1024];
     if (cf_repo_relative_path(spec->job.source, rel, sizeof rel) != CF_OK) {
         cf_error_clear(); /* a spec read from a pipe: its name alone */
-        snprintf(out, n, "%s", spec->job.name);
+        cf_text_fit(spec->job.name, n - 1, out, n);
         return;
     }
-    snprintf(out, n, "%.64s@%.400s", spec->job.name, rel);
+    char name[80], path[420];
+    cf_text_fit(spec->job.name, 64, name, sizeof name);
+    cf_text_fit(rel, 400, path, sizeof path);
+    snprintf(out, n, "%s@%s", name, path);
 }
 
 void cf_spec_filter_error_prefix(const cf_spec *spec, cf_filter_field failed)

@@ -153,6 +153,30 @@ def test_commands_that_do_not_create_refuse_a_database_without_history():
     assert rc == 1 and "holds version '-1', not a schema version" in err, err
 
 
+def test_a_spec_file_name_that_is_not_utf8_is_stored_as_text():
+    """A spec whose file name is not UTF-8 (a file name is any bytes) ran the whole recommendation and then failed
+    on PostgreSQL ("invalid byte sequence"), SQLite stored the raw byte in the identity; a spec text that is not
+    UTF-8 is refused as JSON is, before anything is computed."""
+    url = new_db("bytes-name")
+    folder = tmp("bytes-name")
+    os.makedirs(folder, exist_ok=True)
+    os.symlink(os.path.join(os.path.dirname(SPEC), "data"), os.path.join(folder, "data"))
+    name = os.path.join(os.fsencode(folder), b"sp\xffec.json")
+    with open(SPEC, "rb") as src, open(name, "wb") as dst:
+        dst.write(src.read())
+    p = subprocess.run([BIN.encode(), b"recommend", b"--db", url.encode(), *[a.encode() for a in FAST], b"-q",
+                        b"-f", b"json", name], capture_output=True, env=clean_env(), cwd=folder, timeout=300)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    assert json.loads(p.stdout)["spec"]["identity"].endswith("@sp\\xffec.json"), p.stdout[:400]
+    assert query(url, "SELECT identity FROM recommendations")[0][0].endswith("@sp\\xffec.json")
+    latin = os.path.join(folder, "latin1.json")
+    with open(SPEC, "rb") as src, open(latin, "wb") as dst:
+        dst.write(src.read().replace(b'"name": "resnet18-cifar10"', b'"name": "resnet18-cifar10", "note": "caf\xe9"'))
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", latin)
+    assert rc == 3 and "invalid JSON: byte 0xe9 is not UTF-8" in err, (rc, err)
+    assert query(url, "SELECT count(*) FROM recommendations") == [(1,)]
+
+
 def test_pgpassfile_and_pgservice():
     url = new_db("passfile")
     bare = CLUSTER.url(pgcluster.Cluster.dbname(url), password=None)

@@ -18,6 +18,11 @@
  * written as text (a YAML launch spec, a PostgreSQL row) and cannot be
  * escaped on the way. */
 long cf_utf8_invalid_at(const char *text);
+/* `text` into out[n] as text that can be stored anywhere: escaped as
+ * cf_escape_into when it is not all UTF-8, then at most `max_bytes` bytes
+ * (and n - 1) cut at a character boundary (a cut inside 'é' made
+ * PostgreSQL refuse the row). */
+void cf_text_fit(const char *text, size_t max_bytes, char *out, size_t n);
 /* 1 when `text` has a character that cf_escape_controls would change. */
 int cf_has_controls(const char *text);
 /* Appends `text` to `out` with control characters and bytes that are not
