@@ -48,7 +48,7 @@ static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, c
     char detail[160], value[512], from[256];
     cf_config_source src = cf_cli_config_source(o, command, command_name, given, detail, sizeof detail);
     cf_cli_option_text(o, effective, value, sizeof value);
-    if (cf_db_is_postgresql(value)) { /* --db postgresql://user:PASSWORD@…: never shown */
+    if (strcmp(o->long_name, "db") == 0 || strcmp(o->long_name, "to") == 0) { /* a password: never shown */
         char shown[512];
         cf_db_redact(value, shown, sizeof shown);
         snprintf(value, sizeof value, "%s", shown);
@@ -59,7 +59,7 @@ static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, c
     case CF_FROM_CONFIG: snprintf(from, sizeof from, "configuration file (%s)", detail); break;
     case CF_FROM_DEFAULT:
         default_text(o, value, sizeof value);
-        snprintf(from, sizeof from, "default");
+        snprintf(from, sizeof from, detail[0] ? "default (the file's kept out by %s)" : "default", detail);
         break;
     }
     if (strcmp(o->long_name, "color") == 0) {

@@ -330,6 +330,7 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
         const char *env = env_for(o);
         if (env) {
             *(const char **)((char *)opts + o->offset) = getenv(env);
+            cf_log_option_source(o->long_name, env); /* an error about it names the variable */
             continue;
         }
         char key_path[96];
@@ -353,6 +354,17 @@ cf_config_source cf_cli_config_source(const cf_cli_option *o, unsigned command, 
         return CF_FROM_COMMAND_LINE;
     if (!(o->commands & command) || !configurable(o))
         return CF_FROM_DEFAULT;
+    /* --width and --wide, one setting: either on the command line keeps both out of the file (cf_cli_config_apply) */
+    int one_of_width = o->offset == offsetof(cf_cli_options, width) || o->offset == offsetof(cf_cli_options, wide);
+    for (size_t i = 0; given && one_of_width && i < cf_cli_option_count; i++) {
+        const cf_cli_option *other = &cf_cli_option_table[i];
+        int sibling = other != o && (other->offset == offsetof(cf_cli_options, width) ||
+                                     other->offset == offsetof(cf_cli_options, wide));
+        if (sibling && cf_cli_option_is_set(other, given)) {
+            snprintf(detail, n, "--%s on the command line", other->long_name);
+            return CF_FROM_DEFAULT;
+        }
+    }
     const char *env = env_for(o);
     if (env) {
         snprintf(detail, n, "%s", env);

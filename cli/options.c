@@ -480,6 +480,7 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
         int rc = store(o, command_name, optarg, opts);
         if (rc)
             return rc;
+        opts->on_command_line[o - cf_cli_option_table] = 1;
     }
     for (int i = optind; i < argc && n_pos < 256; i++)
         positional[n_pos++] = argv[i];
@@ -531,6 +532,14 @@ void cf_cli_options_help(unsigned command, int width, cf_buf *out)
     if (cf_buf_failed(&text))
         out->failed = 1;
     cf_buf_free(&text);
+}
+
+int cf_cli_on_command_line(const cf_cli_options *opts, const char *long_name)
+{
+    for (size_t i = 0; i < cf_cli_option_count; i++)
+        if (opts->on_command_line[i] && strcmp(cf_cli_option_table[i].long_name, long_name) == 0)
+            return 1;
+    return 0;
 }
 
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts)

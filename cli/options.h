@@ -145,6 +145,10 @@ typedef struct {
     /* By option table index: a flag given at all, =true or =false (a
      * config file's true is turned off for one run with --FLAG=false). */
     unsigned char flag_given[CF_CLI_MAX_OPTIONS];
+    /* By option table index: given on the command line (not by the
+     * environment or the configuration file, whose defaults must not
+     * trigger a subcommand's "does not apply" checks). */
+    unsigned char on_command_line[CF_CLI_MAX_OPTIONS];
 } cf_cli_options;
 
 typedef enum { OPT_FLAG, OPT_STRING, OPT_INT, OPT_DOUBLE, OPT_LIST } cf_opt_kind;
@@ -173,6 +177,8 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
  * is NULL or true/false; a repeatable option appends): the configuration
  * file's defaults go through it (cli/config.c). 0 or the exit code. */
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
+/* Whether option --`long_name` was given on the command line. */
+int cf_cli_on_command_line(const cf_cli_options *opts, const char *long_name);
 /* Appends the option lines of `command` (for --help) to `out`, wrapped to
  * `width` columns (0 = no limit). */
 void cf_cli_options_help(unsigned command, int width, cf_buf *out);

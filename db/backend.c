@@ -18,23 +18,31 @@ int cf_db_is_postgresql(const char *target)
  * of the two URL prefixes (cloudfit/db.h). */
 static int meant_for_libpq(const char *v)
 {
+    /* libpq's connection keywords (a file may be called a=b.db) */
+    static const char *const keywords[] = {"host", "hostaddr", "port", "dbname", "user", "password", "passfile",
+                                           "service", "sslmode", "options", "application_name", "connect_timeout",
+                                           "target_session_attrs", "require_auth", "channel_binding"};
     const char *p = v + strspn(v, " \t");
     size_t word = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
     const char *after = p + word;
     after += strspn(after, " \t");
-    if (word > 0 && *after == '=')
-        return 1;
+    for (size_t i = 0; word > 0 && *after == '=' && i < sizeof keywords / sizeof *keywords; i++)
+        if (strlen(keywords[i]) == word && strncmp(p, keywords[i], word) == 0)
+            return 1;
     size_t scheme = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
     return scheme > 0 && strncmp(v + scheme, ":/", 2) == 0 && !cf_db_is_postgresql(v);
 }
 
-cf_status cf_db_check_target(const char *target)
+cf_status cf_db_check_target(const char *target, const char *option)
 {
     if (!target || !meant_for_libpq(target))
         return CF_OK;
-    return cf_error_set(CF_ERR_USAGE, "takes a file name or a URL starting postgresql:// or postgres://, not a %s",
-                        strchr(target, '=') && !strstr(target, ":/") ? "key=value connection string"
-                                                                     : "URL of another form");
+    cf_error_set(CF_ERR_USAGE, "option '--%s': takes a file name or a URL starting postgresql:// or postgres://, not a %s",
+                 option, strchr(target, '=') && !strstr(target, ":/") ? "key=value connection string" : "URL of another form");
+    cf_error_hint("e.g. --%s postgresql://ci@db.example/cloudfit (the password from ~/.pgpass, PGPASSFILE or a "
+                  "PGSERVICE entry), or --%s history.db (a file so named: ./NAME)",
+                  option, option);
+    return CF_ERR_USAGE;
 }
 
 /* Appends src[0..len) to out (capacity n, used *k), always terminated. */
@@ -73,6 +81,44 @@ void cf_db_redact(const char *target, char *out, size_t n)
     if (n == 0)
         return;
     out[0] = '\0';
+    if (target && !cf_db_is_postgresql(target) && meant_for_libpq(target)) {
+        /* refused (cf_db_check_target), but shown by config show: a
+         * key=value string's password=VALUE, another spelling's user:PW@ */
+        size_t k = 0;
+        for (const char *p = target; *p;) {
+            const char *pw = strstr(p, "password");
+            const char *at = strchr(p, '@');
+            const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+            while (colon && colon[1] == '/') /* the scheme's ':' of "scheme:/" */
+                colon = memchr(colon + 1, ':', (size_t)(at - colon - 1));
+            if (colon && (!pw || colon < pw)) {
+                put(out, n, &k, p, (size_t)(colon - p));
+                put(out, n, &k, ":***", 4);
+                p = at;
+                continue;
+            }
+            if (!pw) {
+                put(out, n, &k, p, strlen(p));
+                break;
+            }
+            const char *eq = pw + 8 + strspn(pw + 8, " \t");
+            if (*eq != '=') {
+                put(out, n, &k, p, (size_t)(pw + 8 - p));
+                p = pw + 8;
+                continue;
+            }
+            put(out, n, &k, p, (size_t)(eq + 1 - p));
+            put(out, n, &k, "***", 3);
+            const char *v = eq + 1 + strspn(eq + 1, " \t");
+            if (*v == '\'') {
+                const char *end = strchr(v + 1, '\'');
+                p = end ? end + 1 : v + strlen(v);
+            } else {
+                p = v + strcspn(v, " \t");
+            }
+        }
+        return;
+    }
     if (!cf_db_is_postgresql(target)) {
         snprintf(out, n, "%s", target ? target : "");
         return;

@@ -221,7 +221,7 @@ static int migrate(const cf_cli_options *o)
         return CF_EXIT_USAGE;
     }
     char from_path[1024], to_path[1024], source[2048];
-    if (cf_cli_db_check_target(o->migrate_to, "to") != CF_OK || cf_cli_db_path(o, source, sizeof source) != CF_OK)
+    if (cf_db_check_target(o->migrate_to, "to") != CF_OK || cf_cli_db_path(o, source, sizeof source) != CF_OK)
         return cf_report_error();
     if (strcmp(source, o->migrate_to) == 0) {
         cf_db_redact(source, from_path, sizeof from_path);
@@ -259,10 +259,14 @@ static int migrate(const cf_cli_options *o)
 /* The options of one subcommand given to another (cf_history_check_options). */
 static int check_sub_options(const cf_cli_options *o, const char *sub)
 {
-    const char *filter = o->model ? "--model" : o->spec_hash ? "--spec-hash" : o->since ? "--since"
-                         : o->until ? "--until" : o->branch ? "--branch" : o->clouds.n ? "--cloud"
-                         : o->gpus.n ? "--gpu" : o->limit > 0 ? "--limit" : NULL;
-    if (cf_history_check_options(sub, filter, o->older_than != NULL, o->migrate_to != NULL, cf_cli_note, NULL) != CF_OK)
+    /* what the command line gave: a configuration file's defaults apply where they can */
+    static const char *const filters[] = {"model", "spec-hash", "since", "until", "branch", "cloud", "gpu", "limit"};
+    char filter[32] = "";
+    for (size_t i = 0; i < sizeof filters / sizeof *filters && !filter[0]; i++)
+        if (cf_cli_on_command_line(o, filters[i]))
+            snprintf(filter, sizeof filter, "--%s", filters[i]);
+    if (cf_history_check_options(sub, filter[0] ? filter : NULL, cf_cli_on_command_line(o, "older-than"),
+                                 cf_cli_on_command_line(o, "to"), cf_cli_note, NULL) != CF_OK)
         return cf_report_error();
     return 0;
 }
@@ -286,7 +290,7 @@ int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional
         return diff(o, fmt, argv[2], argv[3]);
     if (strcmp(sub, "prune") == 0 && n_args == 0)
         return prune(o);
-    if (o->dry_run && strcmp(sub, "prune") != 0) /* only prune deletes anything */
+    if (cf_cli_on_command_line(o, "dry-run") && strcmp(sub, "prune") != 0) /* only prune deletes anything */
         cf_log_info("note: --dry-run applies to 'history prune' only; ignored");
     if (strcmp(sub, "migrate") == 0 && n_args == 0)
         return migrate(o);

@@ -8,20 +8,9 @@
 #include "cloudfit/common/fileio.h"
 #include "log.h"
 
-cf_status cf_cli_db_check_target(const char *value, const char *option)
-{
-    if (cf_db_check_target(value) == CF_OK)
-        return CF_OK;
-    cf_error_prefix("option '--%s'", option);
-    cf_error_hint("e.g. --%s postgresql://ci@db.example/cloudfit (the password from ~/.pgpass, PGPASSFILE or a "
-                  "PGSERVICE entry), or --%s history.db",
-                  option, option);
-    return CF_ERR_USAGE;
-}
-
 cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n)
 {
-    if (o->db_path && cf_cli_db_check_target(o->db_path, "db") != CF_OK)
+    if (o->db_path && cf_db_check_target(o->db_path, "db") != CF_OK)
         return CF_ERR_USAGE;
     if (o->db_path) {
         if ((size_t)snprintf(path, n, "%s", o->db_path) >= n)

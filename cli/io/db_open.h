@@ -9,13 +9,8 @@
 #include "cloudfit/db/history.h"
 #include "options.h"
 
-/* CF_ERR_USAGE naming --`option` when `value` is meant for libpq but is
- * not a postgresql:// or postgres:// URL (a key=value connection string,
- * POSTGRESQL://...): taken for a file name it made a local SQLite file
- * named after the credentials. */
-cf_status cf_cli_db_check_target(const char *value, const char *option);
 /* The target (--db or the default), password included: never print it.
- * CF_ERR_DB when there is no default; CF_ERR_USAGE as above. */
+ * CF_ERR_DB when there is no default; CF_ERR_USAGE as cf_db_check_target. */
 cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n);
 /* Opens it. With `create`, missing folders and the file are created;
  * without, a missing database file is CF_ERR_INVALID ("no history database

@@ -92,7 +92,7 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
         return rc;
     if (n_positional >= 1 && strcmp(argv[1], "update") == 0)
         return cf_cli_prices_update(o, n_positional);
-    if (o->max_price_change > 0) /* a default from the configuration file, or a slip: nothing to change */
+    if (cf_cli_on_command_line(o, "max-price-change")) /* a slip; a configuration file's default is for update */
         cf_log_info("note: --max-price-change applies to 'prices update' only; ignored");
     if (n_positional > 1) {
         cf_log_error("prices takes at most one GPU[:N], got %d arguments", n_positional);

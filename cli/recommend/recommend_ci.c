@@ -61,9 +61,11 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     int k8s = 0;
     for (int i = 0; i < o->emit.n; i++)
         k8s |= strcmp(o->emit.items[i], "k8s") == 0;
-    if (o->emit.n == 0 && (o->entrypoint || o->emit_dir))
-        cf_log_info("note: %s applies to --emit only; ignored", o->entrypoint ? "--entrypoint" : "--emit-dir");
-    if (o->node_selectors.n > 0 && !k8s)
+    /* notes for a slip on the command line; a configuration file's defaults apply when --emit asks for them */
+    int entrypoint = cf_cli_on_command_line(o, "entrypoint"), emit_dir = cf_cli_on_command_line(o, "emit-dir");
+    if (o->emit.n == 0 && (entrypoint || emit_dir))
+        cf_log_info("note: %s applies to --emit only; ignored", entrypoint ? "--entrypoint" : "--emit-dir");
+    if (cf_cli_on_command_line(o, "node-selector") && !k8s)
         cf_log_info("note: --node-selector applies to --emit k8s only; ignored");
     return 0;
 }

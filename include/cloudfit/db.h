@@ -21,8 +21,9 @@ int cf_db_is_postgresql(const char *target);
  * URL forms: a key=value connection string ("dbname=x host=y") or a URL of
  * another spelling (POSTGRESQL://, postgresql:/x). Taken for a file name,
  * it made a local SQLite file named after the credentials. The message
- * ("takes a file name or a URL ..., not ...") never quotes the value. */
-cf_status cf_db_check_target(const char *target);
+ * ("option '--OPTION': takes a file name or a URL ..., not ...", with a
+ * hint) never quotes the value. */
+cf_status cf_db_check_target(const char *target, const char *option);
 /* `target` as it may be shown or stored: a URL's password (user:PASSWORD@
  * or password=...) replaced by "***"; a path as it is. */
 void cf_db_redact(const char *target, char *out, size_t n);

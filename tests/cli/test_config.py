@@ -77,6 +77,26 @@ def test_defaults_from_the_file_and_the_command_line_wins():
     config({})
     rc2, wide_plain, err2 = run("prices", "-q", "--wide")
     assert rc == rc2 == 0 and wide == wide_plain, (err, err2)
+    # config show says so (it said the file's wide was in effect)
+    config({"wide": True})
+    _, rows = show("prices", "--width", "60")
+    assert rows["wide"] == ("false", "default (the file's kept out by --width on the command line)"), rows["wide"]
+    # a file's defaults for one subcommand neither break another nor add notes (history prune refused the
+    # file's list limit; every history listing noted the file's older-than and to)
+    config({"history": {"limit": 50, "older-than": "90d", "to": "copy.db"}, "prices": {"max-price-change": 5}})
+    rc, out, err = run("recommend", SPEC, "--no-history=false", "-q")
+    assert rc == 0, err
+    for args in (["history", "prune", "--older-than", "30d", "--dry-run"], ["history"], ["history", "show", "1"],
+                 ["prices", "H100"]):
+        rc, out, err = run(*args)
+        assert rc == 0 and "note:" not in err, (args, rc, err)
+    config({})
+    # refused --db values are shown redacted; one from CLOUDFIT_DB is named as such
+    for value in ("host=db password=hunter2", "POSTGRESQL://ci:hunter2@h/cf", "postgresql:/ci:hunter2@h/cf"):
+        out, rows = show("recommend", "--db", value)
+        assert "hunter2" not in out and "***" in rows["db"][0], rows["db"]
+    rc, out, err = run("history", CLOUDFIT_DB="host=db password=hunter2")
+    assert rc == 2 and "CLOUDFIT_DB: option '--db'" in err and "hunter2" not in err, err
 
 
 def test_config_show_says_where_each_value_came_from():
