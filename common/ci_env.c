@@ -40,15 +40,6 @@ static void github_pr(const char *ref, char *out, size_t n)
         snprintf(out, n, "%lu", number);
 }
 
-/* Last path segment of a URL ("https://github.com/o/r/pull/42" → "42"). */
-static void last_segment(const char *url, char *out, size_t n)
-{
-    if (!url)
-        return;
-    const char *slash = strrchr(url, '/');
-    put(out, n, slash ? slash + 1 : url);
-}
-
 static void github(cf_env_lookup get, cf_ci_info *ci)
 {
     put(ci->provider, sizeof ci->provider, "github-actions");
@@ -110,9 +101,11 @@ static void circleci(cf_env_lookup get, cf_ci_info *ci)
     put(ci->provider, sizeof ci->provider, "circleci");
     put(ci->commit, sizeof ci->commit, FIRST("CIRCLE_SHA1"));
     put(ci->branch, sizeof ci->branch, FIRST("CIRCLE_BRANCH"));
+    /* CircleCI builds branches: CIRCLE_PULL_REQUEST names a pull request
+     * open from the branch, set on the branch's own push builds too (a
+     * base branch with one open was never its own baseline); only a fork's
+     * build is a pull request's run, CIRCLE_PR_NUMBER */
     put(ci->pull_request, sizeof ci->pull_request, FIRST("CIRCLE_PR_NUMBER"));
-    if (!ci->pull_request[0])
-        last_segment(FIRST("CIRCLE_PULL_REQUEST"), ci->pull_request, sizeof ci->pull_request);
     put(ci->run_id, sizeof ci->run_id, FIRST("CIRCLE_BUILD_NUM", "CIRCLE_WORKFLOW_ID"));
     put(ci->run_url, sizeof ci->run_url, FIRST("CIRCLE_BUILD_URL"));
 }

@@ -169,3 +169,12 @@ const char *cf_number_why(cf_number_result r)
     }
     return "?";
 }
+
+void cf_number_percent_text(double fraction, char *out, size_t n)
+{
+    double pct = 100 * fraction;
+    int decimals = 0;
+    while (decimals < 3 && fabs(pct * pow(10, decimals) - round(pct * pow(10, decimals))) > 1e-6)
+        decimals++;
+    snprintf(out, n, "%.*f%%", decimals, pct);
+}

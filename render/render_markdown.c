@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cloudfit/db/history_diff.h"
+#include "cloudfit/common/number.h"
 #include "cloudfit/render.h"
 #include "cloudfit/render/text_table.h"
 #include "cloudfit/render/render_catalog.h"
@@ -294,7 +295,7 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
         cf_buf_printf(out, "; budget $%g", r->spec->search.budget_usd);
     if (r->spec->search.deadline_hours > 0 || r->spec->search.budget_usd > 0) {
         char conf[16];
-        cf_text_percent(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,
+        cf_number_percent_text(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,
                         sizeof conf);
         cf_buf_printf(out, "; met with %s confidence", conf);
     }

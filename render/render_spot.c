@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
 
 #include "cloudfit/render.h"
 #include "cloudfit/render/text_table.h"
@@ -217,13 +218,24 @@ static void spread_text(const cf_spot_spread *s, cf_buf *out)
 
 /* "the 24 h deadline at 90 % (q0.90 23.1 h; 93 % of simulated starts
  * finish by then)" */
+void cf_report_quantile_text(double q, char *out, size_t n)
+{
+    snprintf(out, n, fabs(100 * q - round(100 * q)) < 1e-9 ? "q%.2f" : "q%.4g", q);
+}
+
 static void deadline_text(const cf_spot_estimate *e, const cf_spot_spread *s, int meets, double share, cf_buf *out)
 {
-    char q[24], conf[16];
+    char q[24], conf[16], quantile[24], starts[16];
     fmt_hours(q, sizeof q, s->q_h);
-    cf_text_percent(e->confidence, conf, sizeof conf);
-    cf_buf_printf(out, "%s the %g h deadline at %s (its q%.2f %s; %.0f%% of simulated starts finish by then)",
-                  meets ? "meets" : "misses", e->deadline_h, conf, e->check_quantile, q, 100 * share);
+    cf_number_percent_text(e->confidence, conf, sizeof conf);
+    cf_report_quantile_text(e->check_quantile, quantile, sizeof quantile);
+    /* a share under 1 never reads 100 % (a miss said "100 % of starts finish") */
+    if (share < 1 && 100 * share >= 99.5)
+        snprintf(starts, sizeof starts, "%.1f%%", floor(1000 * share) / 10);
+    else
+        snprintf(starts, sizeof starts, "%.0f%%", 100 * share);
+    cf_buf_printf(out, "%s the %g h deadline at %s (its %s %s; %s of simulated starts finish by then)",
+                  meets ? "meets" : "misses", e->deadline_h, conf, quantile, q, starts);
 }
 
 void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)
@@ -254,8 +266,10 @@ void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)
     if (e->deadline_h > 0) {
         deadline_text(e, &e->spot, e->meets_deadline, e->spot_met_share, out);
     } else {
+        char quantile[24];
         fmt_hours(q, sizeof q, e->spot.q_h);
-        cf_buf_printf(out, "q%.2f %s", e->check_quantile, q);
+        cf_report_quantile_text(e->check_quantile, quantile, sizeof quantile);
+        cf_buf_printf(out, "%s %s", quantile, q);
     }
     cf_buf_puts(out, "\n");
     fmt_hours(ck, sizeof ck, e->checkpoint_h);
@@ -404,7 +418,7 @@ void cf_report_hetero_text(const cf_report *r, cf_buf *out)
     fmt_hours(lo, sizeof lo, p->hours_p10);
     fmt_hours(hi, sizeof hi, p->hours_p90);
     fmt_hours(at, sizeof at, p->hours_at_confidence);
-    cf_text_percent(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,
+    cf_number_percent_text(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,
                     sizeof conf);
     cf_buf_printf(out, "  - step %.3f s (all-reduce %.3f s at the slowest link, each VM on its own network), %s "
                        "(80%%: %s–%s), $%.2f (on demand); at %s confidence %s, $%.2f, held to the limits as the "

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cloudfit/render/render_catalog.h"
+#include "cloudfit/common/number.h"
 #include "cloudfit/render/text_table.h"
 #include "cloudfit/render.h"
 #include "cloudfit/pricing/regions.h"
@@ -130,14 +131,16 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
     cf_buf_printf(out, "  - %s of %s configurations", goal, feasible);
     if (s->search.deadline_hours > 0 || s->search.budget_usd > 0) {
         char conf[16];
-        cf_text_percent(s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE, conf, sizeof conf);
+        cf_number_percent_text(s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE, conf, sizeof conf);
         cf_buf_puts(out, " that meet");
         if (s->search.deadline_hours > 0) {
             if (c->spot && c->spot_est.valid) { /* the plan's own distribution, at its check quantile */
                 char point[32], at[32];
                 cf_text_duration(c->hours, point, sizeof point);
                 cf_text_duration(c->hours_at_confidence, at, sizeof at);
-                cf_buf_printf(out, " the deadline (median %s; q%.2f %s ≤ %g h)", point, c->spot_est.check_quantile, at,
+                char quantile[24];
+                cf_report_quantile_text(c->spot_est.check_quantile, quantile, sizeof quantile);
+                cf_buf_printf(out, " the deadline (median %s; %s %s ≤ %g h)", point, quantile, at,
                               s->search.deadline_hours);
             } else {
                 char point[32], at[32];
@@ -152,8 +155,10 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
             char budget[32], at[32];
             fmt_money(budget, sizeof budget, s->search.budget_usd);
             fmt_money(at, sizeof at, c->usd_at_confidence);
+            char quantile[24];
+            cf_report_quantile_text(c->spot_est.check_quantile, quantile, sizeof quantile);
             if (c->spot && c->spot_est.valid)
-                cf_buf_printf(out, " the budget ($%s; q%.2f $%s ≤ $%s)", money, c->spot_est.check_quantile, at, budget);
+                cf_buf_printf(out, " the budget ($%s; %s $%s ≤ $%s)", money, quantile, at, budget);
             else
                 cf_buf_printf(out, " the budget ($%s; $%s at %s ≤ $%s)", money, at, conf, budget);
         }

@@ -179,15 +179,6 @@ static void duration_number(double hours, double unit_of, char *out, size_t n)
     }
 }
 
-void cf_text_percent(double fraction, char *out, size_t n)
-{
-    double pct = 100 * fraction;
-    int decimals = 0;
-    while (decimals < 3 && fabs(pct * pow(10, decimals) - round(pct * pow(10, decimals))) > 1e-6)
-        decimals++;
-    snprintf(out, n, "%.*f%%", decimals, pct);
-}
-
 void cf_text_duration(double hours, char *out, size_t n)
 {
     char number[32];

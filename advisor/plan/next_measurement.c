@@ -1,6 +1,7 @@
 /* The measurement worth buying (advisor/plan/next_measurement.h,
  * docs/model.md "The measurement worth buying"). */
 #include "next_measurement.h"
+#include "cloudfit/common/number.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -225,12 +226,11 @@ static void describe(cf_next_measurement *m, const cf_config *chosen, const cf_c
                                                                                                          : "better";
     const char *gain = limits->objective == CF_OBJ_COST ? "cost" : limits->objective == CF_OBJ_TIME ? "time"
                                                                                                      : "time × cost";
+    char conf[16];
+    cf_number_percent_text(limits->confidence > 0 ? limits->confidence : CF_DEFAULT_CONFIDENCE, conf, sizeof conf);
     if (m->about == CF_MEASURE_FOR_HELD_BACK)
-        cf_buf_printf(&out,
-                      "the %s plan %d × %s ($%.2f, %.1f h) fails the limits at %.0f%% confidence only because "
-                      "%s",
-                      better, other->nodes, other->vm->instance_type, other->total_usd, other->hours,
-                      100 * limits->confidence, why.data);
+        cf_buf_printf(&out, "the %s plan %d × %s ($%.2f, %.1f h) fails the limits at %s confidence only because %s",
+                      better, other->nodes, other->vm->instance_type, other->total_usd, other->hours, conf, why.data);
     else if (m->about == CF_MEASURE_FOR_RUNNER_UP)
         cf_buf_printf(&out, "%s; the choice between %d × %s ($%.2f) and %d × %s ($%.2f) %s", why.data,
                       chosen->nodes, chosen->vm->instance_type, chosen->total_usd, other->nodes,

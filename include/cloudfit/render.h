@@ -81,6 +81,9 @@ cJSON *cf_report_hetero_json(const cf_report *report);
  * ({name, limit, value, passed, note}). */
 void cf_gates_text(const cf_history_gate *gates, size_t n, cf_buf *out);
 cJSON *cf_gates_json(const cf_history_gate *gates, size_t n);
+/* A quantile as "q0.90", with more digits where it has them: "q0.9995"
+ * (printed as q1.00 it read as certainty). */
+void cf_report_quantile_text(double q, char *out, size_t n);
 /* Launch specs for distributed engines (render/emit_*.c). `entrypoint` is the
  * training command (e.g. "train.py --epochs 90"). YAML via libyaml. */
 cf_status cf_emit_skypilot(const cf_report *report, const char *entrypoint, cf_buf *out);

@@ -109,9 +109,14 @@ def test_ci_metadata_other_providers():
         (dict(BUILDKITE="true", BUILDKITE_COMMIT="def", BUILDKITE_BRANCH="bk", BUILDKITE_PULL_REQUEST="false",
               BUILDKITE_PIPELINE_DEFAULT_BRANCH="main", BUILDKITE_BUILD_NUMBER="9"),
          ("buildkite", "def", "bk", "main", None, "9")),
+        # a branch build with a pull request open from the branch: still the branch's own run (CircleCI sets
+        # CIRCLE_PULL_REQUEST on push builds too: a base branch with one open was never its own baseline)
         (dict(CIRCLECI="true", CIRCLE_SHA1="fed", CIRCLE_BRANCH="cc",
               CIRCLE_PULL_REQUEST="https://github.com/o/r/pull/77", CIRCLE_BUILD_NUM="31"),
-         ("circleci", "fed", "cc", None, "77", "31")),
+         ("circleci", "fed", "cc", None, None, "31")),
+        (dict(CIRCLECI="true", CIRCLE_SHA1="fee", CIRCLE_BRANCH="pull/78", CIRCLE_PR_NUMBER="78",
+              CIRCLE_BUILD_NUM="32"),
+         ("circleci", "fee", "pull/78", None, "78", "32")),
         (dict(CI="true", CLOUDFIT_CI_BRANCH="generic", CLOUDFIT_CI_COMMIT="123"),
          ("ci", "123", "generic", None, None, None)),
     ]

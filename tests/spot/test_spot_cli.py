@@ -497,6 +497,14 @@ def test_recommend_mix_held_like_single_plans():
     rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "markdown", "--confidence", "99.9%", RESNET)
     assert rc == 0 and "### Mixed GPU types (--mix)" in out and "- against the chosen single-type plan" in out, out
     assert "met with 99.9% confidence" in out, out
+    rc, out, err = run("recommend", "--no-history", "-q", "--confidence", "99.9%", RESNET)
+    assert rc == 0 and "at 99.9% confidence" in out and "100% confidence" not in out, out
+    # a spot plan's check quantile with its digits (q1.00 read as certainty), a share under 1 never 100 %
+    rc, out, err = run("recommend", "--no-history", "-q", "--confidence", "99.9%", "--spot", "allow",
+                       "--deadline-hours", "200", CIFAR)
+    assert rc == 0 and "q1.00" not in out, out
+    for m in re.finditer(r"misses the [0-9.]+ h deadline at [0-9.]+% \(its (q[0-9.]+) .*?; ([0-9.]+)% of", out):
+        assert float(m.group(2)) < 100, m.group(0)
     rc, out, err = run("recommend", "--no-history", "-q", "--mix", "--max-nodes", "1", RESNET)
     assert rc == 0 and "none: a mix needs VMs of two types" in out, out
 

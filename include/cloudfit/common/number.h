@@ -38,4 +38,8 @@ cf_number_result cf_number_fraction(const char *text, double max, double *out);
 /* "expected a decimal number" and the like, for messages. */
 const char *cf_number_why(cf_number_result r);
 
+/* A fraction as a percentage with the decimals it needs, up to three:
+ * 0.9 → "90%", 0.999 → "99.9%" (it printed "100%"), 0.9995 → "99.95%". */
+void cf_number_percent_text(double fraction, char *out, size_t n);
+
 #endif

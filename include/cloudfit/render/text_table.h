@@ -44,10 +44,6 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
  * columns: A, B; --wide shows them)\n", nothing when `left_out` is empty. */
 void cf_text_table_note(const cf_buf *left_out, int width, cf_buf *out);
 
-/* A fraction as a percentage with the decimals it needs, up to three:
- * 0.9 → "90%", 0.999 → "99.9%" (it printed "100%"), 0.9995 → "99.95%". */
-void cf_text_percent(double fraction, char *out, size_t n);
-
 /* A duration in the unit that shows differences: minutes under an hour
  * ("12 min", "7.5 min"), hours above ("1.4 h", "18.9 h", "240 h"). */
 void cf_text_duration(double hours, char *out, size_t n);
