@@ -462,6 +462,11 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
         }
         if (!o) {
             const char *bad = argv[optind - 1];
+            /* inside a cluster of short options optind has not moved: the
+             * character itself (-q=false was "unknown option 'recommend'") */
+            if (c == '?' && optopt > 0 && optopt < 256)
+                return usage_error(command_name, "unknown option '-%c'%s", optopt,
+                                   optopt == '=' ? " (a short option takes no '=value'; the long one does: --quiet=false)" : "");
             if (c == ':')
                 return usage_error(command_name, "option '%s' requires an argument", bad);
             /* a prefix of several long options (getopt takes a unique one) */

@@ -13,6 +13,7 @@
 
 #include "cloudfit/db/history_copy.h"
 #include "db_internal.h"
+#include "cloudfit/common/escape.h"
 
 /* Column types of a copied table: t text, i integer, r real (NULL kept). */
 typedef struct {
@@ -89,8 +90,15 @@ static void copy_value(cf_db_stmt *from, int col, cf_db_stmt *to, int index, cha
         cf_db_bind_int64(to, index, cf_db_column_int64(from, col));
     else if (type == 'r')
         cf_db_bind_double(to, index, cf_db_column_double(from, col));
-    else
+    else if (cf_utf8_invalid_at(cf_db_column_text(from, col)) < 0)
         cf_db_bind_blob_text(to, index, cf_db_column_text(from, col), cf_db_column_bytes(from, col));
+    else { /* an older SQLite history kept raw bytes (a note); PostgreSQL takes text: \xNN as shown */
+        cf_buf escaped = CF_BUF_INIT;
+        cf_escape_output(cf_db_column_text(from, col), (size_t)cf_db_column_bytes(from, col), CF_ESCAPE_TEXT, NULL,
+                         &escaped);
+        cf_db_bind_blob_text(to, index, cf_buf_cstr(&escaped), escaped.len);
+        cf_buf_free(&escaped);
+    }
 }
 
 /* "INSERT INTO t(cols) VALUES (?1, …)" + tail; caller frees. NULL when

@@ -25,7 +25,8 @@ void cf_completion_bash(const cf_completion_command *cmds, size_t n_cmds, cf_buf
                      "_cloudfit_words() {\n"
                      "    local bin=\"${COMP_WORDS[0]}\" db=\"\" i\n"
                      "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
-                     "        [[ ${COMP_WORDS[i]} == --db ]] && db=\"${COMP_WORDS[i+1]}\"\n"
+                     "        if [[ ${COMP_WORDS[i]} == --db && ${COMP_WORDS[i+1]} == = ]]; then db=\"${COMP_WORDS[i+2]}\"\n"
+                     "        elif [[ ${COMP_WORDS[i]} == --db ]]; then db=\"${COMP_WORDS[i+1]}\"; fi\n"
                      "    done\n"
                      "    if [[ -n $db ]]; then CLOUDFIT_DB=\"$db\" \"$bin\" completion words \"$@\" 2>/dev/null\n"
                      "    else \"$bin\" completion words \"$@\" 2>/dev/null; fi | cut -d: -f1\n"
@@ -33,8 +34,9 @@ void cf_completion_bash(const cf_completion_command *cmds, size_t n_cmds, cf_buf
                      "_cloudfit() {\n"
                      "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
                      "    # --opt=VALUE: bash splits it at '=' into --opt, =, VALUE\n"
-                     "    if [[ $cur == = ]]; then cur=\"\"\n"
-                     "    elif [[ $prev == = && $COMP_CWORD -ge 3 ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\"; fi\n"
+                     "    local eq=0\n"
+                     "    if [[ $cur == = ]]; then cur=\"\"; eq=1\n"
+                     "    elif [[ $prev == = && $COMP_CWORD -ge 3 ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\"; eq=1; fi\n"
                      "    COMPREPLY=()\n"
                      "    if [[ $COMP_CWORD -eq 1 ]]; then\n"
                      "        COMPREPLY=($(compgen -W \"");
@@ -75,8 +77,10 @@ void cf_completion_bash(const cf_completion_command *cmds, size_t n_cmds, cf_buf
         cf_buf_puts(out, "        case \"$prev\" in\n");
         for (size_t i = 0; i < cmd->n_options; i++) {
             const cf_completion_option *o = &cmd->options[i];
-            if (!o->takes_value)
+            if (!o->takes_value) { /* --FLAG=true|false */
+                cf_buf_printf(out, "        --%s) [[ $eq == 1 ]] && values=\"true false\" ;;\n", o->long_name);
                 continue;
+            }
             const char *v = o->values;
             cf_buf_printf(out, "        --%s", o->long_name);
             if (o->short_name)

@@ -59,6 +59,15 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
         cf_log_hint("see 'cloudfit prices --help'");
         return CF_EXIT_USAGE;
     }
+    /* --cloud and --region checked as prices' are, before the database is
+     * opened (an unknown region was exit 6 after four "skipped" lines) */
+    cf_catalog known;
+    if (cf_catalog_load_embedded(&known) != CF_OK)
+        return cf_report_error();
+    int checked = cf_cli_check_search_options(o, &known);
+    cf_catalog_free(&known);
+    if (checked)
+        return checked;
     /* One handle: the base is the catalog in use from it (without
      * overrides: a stored snapshot holds list prices only), the snapshot
      * goes into it. */

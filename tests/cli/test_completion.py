@@ -94,6 +94,9 @@ def test_bash_completes_values_and_subcommands():
     assert complete("cloudfit recommend --format =") == ["json", "markdown", "table"]
     assert complete("cloudfit recommend --format = j") == ["json"]
     assert complete("cloudfit history --format = json sh") == ["show"]
+    # a flag's =true/=false, and --db=PATH honoured for the ids (it read a database named '=')
+    assert complete("cloudfit recommend --wide =") == ["false", "true"]
+    assert complete("cloudfit recommend --wide ") != ["false", "true"]
     assert complete("cloudfit history ") == ["diff", "list", "migrate", "prune", "show"]
     assert complete("cloudfit completion ") == ["bash", "zsh"]
     assert "recommend" in complete("cloudfit help ")
@@ -121,6 +124,7 @@ def test_bash_completes_words_from_the_data():
     other = os.path.join(TMP, "other.db")
     cloudfit("recommend", "-q", "--db", other, spec)
     assert complete(f"cloudfit history --db {other} show ") == ["1"], "the --db on the line"
+    assert complete(f"cloudfit history --db = {other} show ") == ["1"], "--db=PATH on the line"
     # GPU models: every model the catalog in use has an offer for (what `prices` lists)
     listed = sorted({row["gpu"] for row in json.loads(cloudfit("prices", "-q", "-f", "json"))["gpus"]})
     assert complete("cloudfit recommend --gpu ") == listed, (complete("cloudfit recommend --gpu "), listed)

@@ -174,6 +174,9 @@ def test_usage_errors():
                         os.path.abspath(example("mlp-synthetic.json"))],
                        capture_output=True, text=True, cwd=folder, timeout=120)
     assert p.returncode == 0 and json.loads(p.stdout)["chosen"] and os.listdir(folder) == [], (p.stderr, os.listdir(folder))
+    # an unknown short option inside a cluster is named (-q=false was "unknown option 'recommend'")
+    rc, out, err = run("recommend", "-q=false", example("mlp-synthetic.json"))
+    assert rc == 2 and "unknown option '-='" in err and "--quiet=false" in err, err
     # a prefix of several options was called unknown
     rc, out, err = run("prices", "--wid", "40")
     assert rc == 2 and "ambiguous option '--wid': --width, --wide; give the whole name" in err, err

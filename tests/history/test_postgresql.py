@@ -260,6 +260,16 @@ def test_migrate_is_idempotent():
     assert rc == 0 and "copied 1 recommendations (3 were there already)" in out, out
     # the skipped rows used up no ids: the new row is the fourth (a gap of 3 per repeated migrate before)
     assert query(url, "SELECT max(id), count(*) FROM recommendations") == [(4, 4)]
+    # an older history's raw bytes (a note from before text options had to be UTF-8) are copied as \xNN, not
+    # refused by PostgreSQL for the whole copy
+    con = sqlite3.connect(lite)
+    con.execute("UPDATE measurements SET note = CAST(X'6E6FFF7465' AS TEXT)")
+    con.commit()
+    con.close()
+    url2 = new_db("team-bytes")
+    rc, out, err = run("history", "--db", lite, "migrate", "--to", url2)
+    assert rc == 0, err
+    assert query(url2, "SELECT note FROM measurements") == [("no\\xffte",)]
     rc, out, err = run("history", "--db", lite, "migrate")
     assert rc == 2 and "--to" in err
     rc, out, err = run("history", "--db", url, "migrate", "--to", url)

@@ -968,6 +968,10 @@ def test_prices_usage_errors():
                        (("--region", "nowhere"), "option '--region': unknown region 'nowhere'")):
         rc, out, err = run("prices", *args, "H100")
         assert rc == 2 and text in err and out == "", (args, rc, err)
+    # prices update checks them the same way, before it opens the history (an unknown region was exit 6)
+    fresh = os.path.join(TMP, "never-made.db")
+    rc, out, err = run("prices", "update", "--db", fresh, "--region", "mars-1")
+    assert rc == 2 and "option '--region': unknown region 'mars-1'" in err and not os.path.exists(fresh), (rc, err)
     # A factor of 1 or less keeps out every change: refused, not silently replaced by the default 3.
     db = new_db()
     for factor in ("1", "0.5"):
