@@ -102,8 +102,23 @@ static cf_color_mode color_mode(const char *when)
  * with openblas_set_num_threads). Weak, so another CBLAS links too. */
 extern int blas_thread_shutdown_(void) __attribute__((weak));
 
+/* Better still, no workers at load: OpenBLAS reads OPENBLAS_NUM_THREADS in
+ * its own constructor, which runs after this one (a priority runs before
+ * the default). Under an address-space limit of 50–170 MiB a worker
+ * retried its 128 MiB buffer forever and the join in main never returned
+ * (every command hung at 100 % CPU). Unset again in main, so the probes
+ * cloudfit starts see the user's environment. */
+static int blas_threads_set_here;
+__attribute__((constructor(101))) static void one_blas_thread_at_load(void)
+{
+    if (!getenv("OPENBLAS_NUM_THREADS") && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+        blas_threads_set_here = 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (blas_threads_set_here)
+        unsetenv("OPENBLAS_NUM_THREADS");
     openblas_set_num_threads(1);
     if (blas_thread_shutdown_)
         blas_thread_shutdown_();

@@ -271,5 +271,30 @@ def test_audit_epochs_1e300_and_no_budget():
     assert rc == 4 and "no configuration can run the job" in err and "budget" not in err, (rc, err)
 
 
+
+def test_a_small_address_space_never_hangs():
+    """Under an address-space limit of 50-170 MiB every command spun at 100 % CPU for ever: OpenBLAS's worker
+    threads, started at load, retried their 128 MiB buffer and main's join waited on them; at 40 MiB it exited
+    130 as if interrupted. Now no worker starts at load: the command runs, or says it is out of memory (exit 1)."""
+    spec = os.path.join(SRC, "examples", "mlp-synthetic.json")
+    for mib, args in ((64, ["--version"]), (128, ["--version"]), (160, ["help"]),
+                      (256, ["recommend", "--no-history", "-q", spec])):
+        p = subprocess.run(["prlimit", "--as=%d" % (mib << 20), BIN, *args], capture_output=True, text=True,
+                           env=ENV, timeout=60)
+        assert p.returncode in (0, 1), (mib, args, p.returncode, p.stderr[-400:])
+        assert p.returncode == 0 or "out of memory" in p.stderr, (mib, args, p.stderr[-400:])
+    # the probes cloudfit starts see the user's environment, not the one-thread setting used at load
+    folder = tmp()
+    probe, seen = os.path.join(folder, "env_probe.sh"), os.path.join(folder, "seen")
+    with open(probe, "w") as f:
+        f.write("#!/bin/sh\nprintf '%%s' \"${OPENBLAS_NUM_THREADS-unset}\" > %s\nexit 3\n" % seen)
+    doc = json.load(open(spec))
+    doc["profile"] = {"backend": "exec", "command": ["/bin/sh", probe], "local_batches": [8], "steps": 3}
+    exec_spec = os.path.join(folder, "exec.json")
+    json.dump(doc, open(exec_spec, "w"))
+    subprocess.run([BIN, "profile", "-q", "--db", os.path.join(folder, "h.db"), exec_spec], capture_output=True,
+                   env=ENV, timeout=60)
+    assert open(seen).read() == "unset", open(seen).read()
+
 if __name__ == "__main__":
     main(dict(globals()))
