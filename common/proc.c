@@ -142,8 +142,21 @@ static int kill_and_reap_all(void)
     return total;
 }
 
+/* What cf_interrupt_check's message says, written from a handler (a
+ * hard exit after the grace period said nothing at all). */
+static void say_stopped(int sig)
+{
+    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+    static const char head[] = "cloudfit: interrupted by ", tail[] = ": stopped, nothing of this run was kept\n";
+    ssize_t ignored = write(STDERR_FILENO, head, sizeof head - 1);
+    ignored = write(STDERR_FILENO, name, strlen(name));
+    ignored = write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)ignored;
+}
+
 static void hard_exit(int sig)
 {
+    say_stopped(sig);
     for (int i = 0; i < MAX_GROUPS; i++)
         if (g_groups[i] > 0)
             kill(-g_groups[i], SIGKILL);
@@ -161,12 +174,6 @@ static void abort_now(int sig)
     for (int i = 0; i < MAX_GROUPS; i++)
         if (g_groups[i] > 0)
             return;
-    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
-    static const char head[] = "cloudfit: interrupted by ", tail[] = ": stopped, nothing of this run was kept\n";
-    ssize_t ignored = write(STDERR_FILENO, head, sizeof head - 1);
-    ignored = write(STDERR_FILENO, name, strlen(name));
-    ignored = write(STDERR_FILENO, tail, sizeof tail - 1);
-    (void)ignored;
     hard_exit(sig);
 }
 

@@ -103,6 +103,15 @@ static cf_status sqlite_error(cf_db *db, const char *what)
     return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
 }
 
+/* A long statement (history prune's DELETE of thousands of rows) stops
+ * at a stop signal: SQLITE_INTERRUPT, its transaction rolled back,
+ * CF_ERR_INTERRUPTED (db_failure). It ran to the end and exited 0. */
+static int on_progress(void *unused)
+{
+    (void)unused;
+    return cf_interrupted() != 0;
+}
+
 /* Whether a statement that answered SQLITE_BUSY is tried again: while the
  * clock (not a count of SQLite's busy-handler calls) says the wait is
  * within CLOUDFIT_DB_LOCK_TIMEOUT_S, no stop signal came, and nothing of a
@@ -331,6 +340,7 @@ static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
         return db_failure(db, rc, "cannot open database", detail);
     }
     sqlite3_busy_handler(db->handle, on_busy, db);
+    sqlite3_progress_handler(db->handle, 1000, on_progress, NULL);
     sqlite3_extended_result_codes(db->handle, 1);
     return CF_OK;
 }

@@ -14,6 +14,7 @@
 #include "cloudfit/db/history_copy.h"
 #include "db_internal.h"
 #include "cloudfit/common/escape.h"
+#include "cloudfit/common/proc.h"
 
 /* Column types of a copied table: t text, i integer, r real (NULL kept). */
 typedef struct {
@@ -148,7 +149,7 @@ static cf_status copy_rows(copy_ctx *x, const table_desc *t, const char *select,
     if (st == CF_OK && bind_id > 0)
         cf_db_bind_int64(src, 1, bind_id);
     int n = n_columns(t), rc;
-    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW) {
+    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW && (st = cf_interrupt_check()) == CF_OK) {
         cf_db_reset(dst);
         for (int i = 0; i < n; i++) {
             if (i == 0 && parent_id > 0)
@@ -289,7 +290,7 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
         st = cf_db_error(x->to, "cannot query");
     free(sql);
     int rc = CF_DB_DONE, n = n_columns(&measurements_t);
-    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW) {
+    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW && (st = cf_interrupt_check()) == CF_OK) {
         cf_db_reset(find);
         copy_value(src, n - 1, find, 1, type_of(&measurements_t, n - 1)); /* uid, the last column */
         int found = cf_db_step(find);
@@ -335,7 +336,7 @@ static cf_status copy_family(copy_ctx *x, const parent_desc *p, const table_desc
         return cf_db_error(x->from, "cannot read");
     cf_status st = CF_OK;
     int rc;
-    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW) {
+    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW && (st = cf_interrupt_check()) == CF_OK) {
         long long old_id = cf_db_column_int64(src, 0), new_id = 0, n = 0;
         int is_new = 0;
         st = copy_parent(x, p, src, &new_id, &is_new);

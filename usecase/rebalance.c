@@ -60,6 +60,8 @@ cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, i
                        ? cf_error_set(CF_ERR_INVALID, "%s:%ld: a line holding a NUL byte, not text", s->req.source,
                                       s->lines)
                        : cf_rebalance_read_line(line, s->req.source, s->lines, s->req.workers, s->times_s);
+    if (st == CF_ERR_INTERRUPTED)
+        return st; /* a stop, not a bad line */
     if (st == CF_OK && (changed = cf_rebalance_observe(&s->controller, s->times_s)) < 0) {
         cf_error_prefix("%s:%ld", s->req.source, s->lines);
         st = CF_ERR_INVALID;

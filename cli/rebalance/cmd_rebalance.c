@@ -17,6 +17,7 @@
 #include "cloudfit/common/number.h"
 #include "cloudfit/usecase/rebalance.h"
 #include "commands.h"
+#include "cloudfit/common/proc.h"
 #include "exit_codes.h"
 #include "io/evidence.h"
 #include "io/spec_load.h"
@@ -135,7 +136,19 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         rc = cf_report_error();
     static char line[CF_REBALANCE_LINE_BUFFER];
     int unread = 0;
-    while (rc == 0 && cf_rebalance_read_input(stdin, line, &unread)) {
+    /* A stop signal ends the filter: at once while it waits for a line
+     * (nothing to finish or undo), else before the next one (it answered
+     * every later line "skipped: interrupted" and exited 0). */
+    for (;;) {
+        if (rc == 0 && cf_interrupt_check() != CF_OK)
+            rc = cf_report_error();
+        if (rc)
+            break;
+        cf_proc_abortable_begin();
+        int got = cf_rebalance_read_input(stdin, line, &unread);
+        cf_proc_abortable_end();
+        if (!got)
+            break;
         cf_buf answer = CF_BUF_INIT;
         if (cf_rebalance_session_line(session, line, unread, &answer) != CF_OK) {
             rc = cf_report_error();

@@ -64,6 +64,50 @@ def check_signal(sig, code):
         db_ok(db)
 
 
+def test_history_migrate_and_prune_stop_at_a_signal():
+    """history migrate and history prune ignored SIGINT: a migrate committed everything and exited 0, a prune
+    deleted every row and exited 0; one that outlived the grace period was killed with no message."""
+    import sqlite3
+    db = tmp("big.db")
+    rc, out, err = run("recommend", "--db", db, "-q", os.path.join(SRC, "examples", "mlp-synthetic.json"))
+    assert rc == 0, err
+    con = sqlite3.connect(db)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(recommendations)") if r[1] not in ("id", "uid")]
+    con.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+                "INSERT INTO recommendations(%s, uid) SELECT %s, printf('%%032x', n.i) FROM recommendations r, n "
+                "WHERE r.id = 1" % (",".join(cols), ",".join("r." + c for c in cols)))
+    con.commit()
+    con.close()
+    copy = tmp("copy.db")
+    for args in (["migrate", "--to", copy], ["prune", "--older-than", "0m"]):
+        p = subprocess.Popen([BIN, "history", "--db", db, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=ENV)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 130 and "interrupted by SIGINT" in err, (args, p.returncode, err)
+        assert time.monotonic() - start < 5, (args, time.monotonic() - start)
+        assert db_rows(db, "recommendations") == 20001
+    assert not os.path.exists(copy) or db_rows(copy, "recommendations") == 0
+
+
+def test_rebalance_stops_at_a_signal():
+    """rebalance after SIGTERM answered every later line 'skipped: interrupted' and exited 0; waiting on an idle
+    stdin it ended only after the grace period, silently."""
+    for sig, code in ((signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)):
+        p = subprocess.Popen([BIN, "rebalance", "--global-batch", "256", "--workers", "2"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        p.stdin.write(json.dumps({"times_s": [0.1, 0.4]}) + "\n")
+        p.stdin.flush()
+        time.sleep(0.5)  # answered, now waiting for the next line
+        p.send_signal(sig)
+        start = time.monotonic()
+        out, err = p.communicate(timeout=30)
+        assert p.returncode == code and "interrupted by" in err, (sig, p.returncode, err)
+        assert time.monotonic() - start < 5 and len(out.splitlines()) == 1, (sig, out)
+
+
 def test_sigint_kills_probe_and_its_children_even_after_setsid():
     check_signal(signal.SIGINT, 130)
 
