@@ -38,6 +38,11 @@ static size_t utf8_length(const unsigned char *p, size_t avail)
     return n;
 }
 
+size_t cf_utf8_sequence_length(const char *p, size_t avail)
+{
+    return avail ? utf8_length((const unsigned char *)p, avail) : 0;
+}
+
 long cf_utf8_invalid_at(const char *text)
 {
     const unsigned char *p = (const unsigned char *)text;

@@ -542,6 +542,25 @@ cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **
     return st;
 }
 
+cf_status cf_json_parse_program_output(const char *text, size_t len, const char *file, cJSON **out_doc)
+{
+    cf_buf fixed = CF_BUF_INIT;
+    for (size_t i = 0; i < len;) {
+        size_t n = cf_utf8_sequence_length(text + i, len - i);
+        if (n == 0) { /* in JSON source \\xNN: the text \xNN, as an escaped byte is shown */
+            cf_buf_printf(&fixed, "\\\\x%02x", (unsigned char)text[i]);
+            n = 1;
+        } else {
+            cf_buf_append(&fixed, text + i, n);
+        }
+        i += n;
+    }
+    cf_status st = cf_buf_failed(&fixed) ? cf_error_set(CF_ERR_NOMEM, "out of memory")
+                                         : cf_json_parse(fixed.data ? fixed.data : "", fixed.len, file, out_doc);
+    cf_buf_free(&fixed);
+    return st;
+}
+
 /* ---- duplicate keys ---------------------------------------------------------------- */
 
 /* Objects with up to this many members are checked pairwise; larger ones

@@ -170,10 +170,13 @@ static int sqlite_schema_version(cf_db *db)
     return version;
 }
 
-/* Applies pending migrations, each in its own IMMEDIATE transaction so two
- * processes opening a new database at once cannot both apply one. The
- * version is read first without a lock: an up-to-date database (the
- * usual case) never waits for a writer here. */
+/* Applies every pending migration in one IMMEDIATE transaction: two
+ * processes opening a new database at once cannot both apply one, and a
+ * failure (a full disk) leaves the database at the version it had (each
+ * step committed alone left a half-upgraded one, version 1 or 3 of 7,
+ * under a hint that said "the database is as it was"). The version is
+ * read first without a lock: an up-to-date database (the usual case)
+ * never waits for a writer here. */
 static cf_status migrate(cf_db *db)
 {
     int current = cf_db_schema_version(db);
@@ -181,31 +184,25 @@ static cf_status migrate(cf_db *db)
         return cf_db_error(db, "cannot read the schema version of");
     if (current == cf_db_migration_count)
         return CF_OK;
-    for (;;) {
-        cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
-        if (st != CF_OK)
-            return st;
-        int version = cf_db_schema_version(db);
-        if (version < 0) {
-            st = cf_db_error(db, "cannot read schema version of");
-            sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-            return st;
-        }
-        if (version > cf_db_migration_count) {
-            cf_db_exec(db, "ROLLBACK", "rollback");
-            return cf_db_schema_newer(db, version);
-        }
-        if (version == cf_db_migration_count)
-            return cf_db_exec(db, "COMMIT", "cannot commit");
+    cf_status st = cf_db_exec(db, "BEGIN IMMEDIATE", "cannot lock database");
+    if (st != CF_OK)
+        return st;
+    int version = cf_db_schema_version(db);
+    if (version < 0)
+        st = cf_db_error(db, "cannot read schema version of");
+    else if (version > cf_db_migration_count)
+        st = cf_db_schema_newer(db, version);
+    for (; st == CF_OK && version < cf_db_migration_count; version++) {
         char bump[64];
         snprintf(bump, sizeof bump, "PRAGMA user_version = %d", version + 1);
-        if ((st = cf_db_exec(db, cf_db_migrations[version], "cannot migrate database")) != CF_OK ||
-            (st = cf_db_exec(db, bump, "cannot migrate database")) != CF_OK ||
-            (st = cf_db_exec(db, "COMMIT", "cannot commit migration of")) != CF_OK) {
-            sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
-            return st;
-        }
+        if ((st = cf_db_exec(db, cf_db_migrations[version], "cannot migrate database")) == CF_OK)
+            st = cf_db_exec(db, bump, "cannot migrate database");
     }
+    if (st == CF_OK)
+        st = cf_db_exec(db, "COMMIT", "cannot commit migration of");
+    if (st != CF_OK)
+        sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+    return st;
 }
 
 /* A cheap check that the file is what its header says. Never open() the
@@ -282,9 +279,11 @@ static cf_status check_size(cf_db *db)
 }
 
 /* Creates the file with mode 0600 whatever the umask, before SQLite does
- * (its journal and WAL files then take the same mode). */
-static cf_status create_private(cf_db *db)
+ * (its journal and WAL files then take the same mode); *created when this
+ * call made it. */
+static cf_status create_private(cf_db *db, int *created)
 {
+    *created = 0;
     int fd = open(db->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
         if (errno == EEXIST)
@@ -296,7 +295,39 @@ static cf_status create_private(cf_db *db)
     }
     fchmod(fd, 0600);
     close(fd);
+    *created = 1;
     return CF_OK;
+}
+
+/* A database this command created and could not set up (a full disk) is
+ * removed, with its -wal and -shm: it was left empty behind. Only while it
+ * still holds no schema (read afresh, the WAL included): another process
+ * that opened it meanwhile and set it up keeps it. */
+static void remove_if_empty(const char *path)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *q = NULL;
+    int version = -1;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+        version = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    char side[sizeof ((cf_db *)0)->path + 8];
+    if (version < 0) { /* unreadable (the disk is full): empty when it holds a header page at most and its WAL
+                          * nothing (cloudfit's schema takes a page per table) */
+        struct stat main_st, wal_st;
+        snprintf(side, sizeof side, "%s-wal", path);
+        if (stat(path, &main_st) != 0 || main_st.st_size > 4096 || (stat(side, &wal_st) == 0 && wal_st.st_size != 0))
+            return;
+    } else if (version != 0) {
+        return;
+    }
+    for (const char *suffix = "-wal"; suffix; suffix = strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
+        snprintf(side, sizeof side, "%s%s", path, suffix);
+        unlink(side);
+    }
+    unlink(path);
 }
 
 /* Waiting for another process's lock: in steps of 10 ms up to the
@@ -353,9 +384,10 @@ static cf_status sqlite_open_write(const char *path, cf_db **out)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     db->driver = &cf_db_sqlite_driver;
     snprintf(db->path, sizeof db->path, "%s", path);
+    int created = 0;
     cf_status st = check_kind(db);
     if (st == CF_OK)
-        st = create_private(db);
+        st = create_private(db, &created);
     if (st == CF_OK)
         st = open_handle(db, SQLITE_OPEN_READWRITE, "");
     if (st == CF_OK)
@@ -367,6 +399,8 @@ static cf_status sqlite_open_write(const char *path, cf_db **out)
         st = migrate(db);
     if (st != CF_OK) {
         sqlite3_close(db->handle);
+        if (created)
+            remove_if_empty(db->path);
         free(db);
         return st;
     }

@@ -476,7 +476,7 @@ static cf_status on_line(parse_state *ps, char *text, size_t len)
     if (ps->done)
         return line_error(ps, "output after the 'done' event: '%s'", shown);
     cJSON *ev = NULL;
-    if (cf_json_parse(text, len, "stdout", &ev) != CF_OK || !cJSON_IsObject(ev)) {
+    if (cf_json_parse_program_output(text, len, "stdout", &ev) != CF_OK || !cJSON_IsObject(ev)) {
         cJSON_Delete(ev);
         cf_error_clear();
         return not_json(ps, text, len, shown);

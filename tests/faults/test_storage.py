@@ -506,6 +506,29 @@ def test_disk_full():
     assert "out.json" not in err and ".out.json.cloudfit-" not in err, err  # nothing half-written
 
 
+def test_new_database_on_a_full_disk_is_not_left_half_made():
+    """A new history on a full disk was left behind empty (0 bytes, or with -wal and -shm) or half upgraded
+    (schema version 1 or 3 of 7), and later commands said it held no history or needed upgrading. Now the
+    upgrade is one transaction and a database this command made and could not set up is removed."""
+    if not have_unshare():
+        print("  SKIPPED: no mount namespaces here (unshare -m): no small file system to fill")
+        return
+    for free_kib in (0, 16, 64, 128):
+        folder = tmp()
+        db = os.path.join(folder, "new.db")
+        setup = ('mount -t tmpfs -o size=1m tmpfs "%s" && dd if=/dev/zero of="%s/fill" bs=1k '
+                 'count=$(( $(df -k --output=avail "%s" | tail -1) - %d )) 2>/dev/null; '
+                 '"%s" recommend --db "%s" -q "%s"; echo "rc=$?" >&2; ls -a "%s" >&2; '
+                 '[ -e "%s" ] && sqlite3 "%s" "SELECT \'version=\' || user_version FROM pragma_user_version" >&2; true'
+                 % (folder, folder, folder, free_kib, BIN, db, SPEC, folder, db, db))
+        rc, out, err = in_mount_ns(setup, ["true"])
+        assert "rc=1" in err or "rc=0" in err, err
+        if "rc=1" in err:
+            # no database, or a whole one (its schema set up before the row could not be written)
+            assert "new.db" not in err.split("rc=")[1] or "version=7" in err, (free_kib, err)
+            assert "new.db-wal" not in err or "version=7" in err, (free_kib, err)
+
+
 def test_corrupted_and_truncated_database():
     garbage = write("garbage.db", b"this is not a database at all\n" * 200)
     before = open(garbage, "rb").read()

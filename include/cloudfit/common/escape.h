@@ -18,6 +18,9 @@
  * written as text (a YAML launch spec, a PostgreSQL row) and cannot be
  * escaped on the way. */
 long cf_utf8_invalid_at(const char *text);
+/* The length of the well-formed UTF-8 sequence at p (1 to 4; a NUL is 1),
+ * 0 when p does not start one; `avail` bytes may be read. */
+size_t cf_utf8_sequence_length(const char *p, size_t avail);
 /* `text` into out[n] as text that can be stored anywhere: escaped as
  * cf_escape_into when it is not all UTF-8, then at most `max_bytes` bytes
  * (and n - 1) cut at a character boundary (a cut inside 'é' made

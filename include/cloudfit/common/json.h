@@ -10,9 +10,14 @@
 
 /* Parses `len` bytes (a leading UTF-8 BOM is skipped). A syntax error is
  * CF_ERR_INVALID "NAME:LINE:COLUMN: invalid JSON: WHAT" (1-based line and
- * column, the column in characters), a NUL byte in the text likewise. The
+ * column, the column in characters), a NUL byte or a byte that is not
+ * UTF-8 (RFC 8259) in the text likewise. The
  * caller deletes *out. Duplicate keys are kept (see below). */
 cf_status cf_json_parse(const char *text, size_t len, const char *name, cJSON **out);
+/* cf_json_parse for text from a program (a probe's output lines): each
+ * byte that is not UTF-8 (a driver's device name) becomes the text \xNN
+ * inside its string, as it is shown, instead of an error. */
+cf_status cf_json_parse_program_output(const char *text, size_t len, const char *name, cJSON **out);
 /* CF_ERR_INVALID "NAME: KEY.PATH: duplicate key" for the first key that
  * appears twice in one object, anywhere in the tree. */
 cf_status cf_json_check_unique_keys(const cJSON *doc, const char *name);
