@@ -61,6 +61,7 @@ int cf_exit_code_for(cf_status status)
     case CF_ERR_WRITE:
     case CF_ERR_NOMEM:
     case CF_ERR_DB:
+    case CF_ERR_SYSTEM:
     case CF_ERR_NETWORK: return CF_EXIT_FAILURE;
     }
     return CF_EXIT_FAILURE;

@@ -78,6 +78,7 @@ const char *cf_status_name(cf_status status)
     case CF_ERR_WRITE: return "write";
     case CF_ERR_INTERRUPTED: return "interrupted";
     case CF_ERR_DOES_NOT_FIT: return "does-not-fit";
+    case CF_ERR_SYSTEM: return "system";
     }
     return "unknown";
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,11 +63,22 @@ static cf_status db_failure(cf_db *db, int code, const char *what, const char *d
         break;
     case SQLITE_READONLY:
     case SQLITE_CANTOPEN:
-    case SQLITE_PERM:
-        cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
+    case SQLITE_PERM: {
+        /* on a read-only file system SQLite cannot make its -wal and -shm:
+         * it said "unable to open database file (No such file or
+         * directory)" for a file that is there */
+        char folder[sizeof db->path];
+        struct statvfs fs;
+        cf_dirname(db->path, folder, sizeof folder);
+        if (statvfs(folder, &fs) == 0 && (fs.f_flag & ST_RDONLY))
+            cf_error_set(CF_ERR_DB, "%s '%s': its folder is on a read-only file system (SQLite keeps its -wal "
+                         "and -shm files beside the database)", what, db->path);
+        else
+            cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
         cf_error_hint("the database file or its folder is not writable by this user; nothing was written "
                       "(use --db PATH for a writable place, or --no-history)");
         break;
+    }
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
         cf_error_set(CF_ERR_DB, "database '%s' is damaged (%s): %s", db->path, what, detail);

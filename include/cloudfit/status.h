@@ -24,9 +24,11 @@ typedef enum {
                             the history folder): not the input's fault */
     CF_ERR_INTERRUPTED,  /* a stop signal (SIGINT, SIGTERM, SIGHUP) arrived: see
                             cloudfit/common/proc.h */
-    CF_ERR_DOES_NOT_FIT  /* a training engine's answer: the model state or the batch does
+    CF_ERR_DOES_NOT_FIT, /* a training engine's answer: the model state or the batch does
                             not fit the device's memory (or the engine's memory limit);
                             the profiler records it as the memory ceiling */
+    CF_ERR_SYSTEM        /* the system refused a resource while reading an input (too many
+                            open files, memory, an I/O error): not the input's fault */
 } cf_status;
 
 #if defined(__GNUC__)

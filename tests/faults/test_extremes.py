@@ -272,6 +272,16 @@ def test_audit_epochs_1e300_and_no_budget():
 
 
 
+def test_too_many_open_files_is_not_bad_input():
+    """'Too many open files' was exit 3 (bad input), or a hint that the database was not writable."""
+    spec = os.path.join(SRC, "examples", "resnet50-imagenet.json")
+    for n in (5, 6, 8):
+        p = subprocess.run(["prlimit", "--nofile=%d" % n, BIN, "recommend", "--no-history", "-q", spec],
+                           capture_output=True, text=True, env=ENV, timeout=60, cwd=SRC)
+        if p.returncode == 0:
+            continue  # enough descriptors at this count
+        assert p.returncode == 1 and "Too many open files" in p.stderr and "ulimit -n" in p.stderr, (n, p.stderr)
+
 def test_a_small_address_space_never_hangs():
     """Under an address-space limit of 50-170 MiB every command spun at 100 % CPU for ever: OpenBLAS's worker
     threads, started at load, retried their 128 MiB buffer and main's join waited on them; at 40 MiB it exited

@@ -452,6 +452,8 @@ def test_read_only_folder():
     assert rc == 0, (rc, err)
     rc, out, err = in_mount_ns(setup, [BIN, "recommend", "--db", db, "-q", SPEC])
     assert rc == 1 and "not writable" in err, (rc, err)
+    # it says why: the file is there (it blamed a missing file: "No such file or directory")
+    assert "read-only file system" in err and "No such file" not in err, err
     assert db_rows(db, "recommendations") == count
     db_ok(db)
 
