@@ -103,7 +103,8 @@ static int check_value(const cf_cli_option *o, const cJSON *v, const char *key_p
             return config_error(key_path, "expected a positive integer%s", "");
         return 0;
     case OPT_DOUBLE:
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble <= 0)
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+            (v->valuedouble <= 0 && !(v->valuedouble == 0 && cf_cli_option_takes_zero(o))))
             return config_error(key_path, "expected a positive number%s", "");
         return 0;
     case OPT_LIST: {

@@ -362,6 +362,10 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
     case OPT_DOUBLE: {
         double v = 0;
         cf_number_result r = cf_number_double(arg, -HUGE_VAL, HUGE_VAL, &v);
+        if (r == CF_NUMBER_OK && v == 0 && cf_cli_option_takes_zero(o)) {
+            *(double *)field = 0;
+            return 0;
+        }
         if (r == CF_NUMBER_OK && v <= 0)
             return usage_error(command, "option '--%s' expects a positive number, got '%s'", o->long_name,
                                shown_arg(arg, shown, sizeof shown));
@@ -538,6 +542,8 @@ void cf_cli_options_help(unsigned command, int width, cf_buf *out)
         out->failed = 1;
     cf_buf_free(&text);
 }
+
+int cf_cli_option_takes_zero(const cf_cli_option *o) { return o->help && strstr(o->help, "(default 0)") != NULL; }
 
 int cf_cli_on_command_line(const cf_cli_options *opts, const char *long_name)
 {

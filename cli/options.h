@@ -177,6 +177,9 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
  * is NULL or true/false; a repeatable option appends): the configuration
  * file's defaults go through it (cli/config.c). 0 or the exit code. */
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
+/* Whether a number option takes 0: the one whose stated default is 0
+ * ("(default 0)": --probe-startup-s 0, its default, was refused). */
+int cf_cli_option_takes_zero(const cf_cli_option *o);
 /* Whether option --`long_name` was given on the command line. */
 int cf_cli_on_command_line(const cf_cli_options *opts, const char *long_name);
 /* Appends the option lines of `command` (for --help) to `out`, wrapped to

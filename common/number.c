@@ -178,3 +178,11 @@ void cf_number_percent_text(double fraction, char *out, size_t n)
         decimals++;
     snprintf(out, n, "%.*f%%", decimals, pct);
 }
+
+void cf_number_share_text(double fraction, char *out, size_t n)
+{
+    if (fraction < 1 && 100 * fraction >= 99.5)
+        snprintf(out, n, "%.1f%%", floor(1000 * fraction) / 10);
+    else
+        snprintf(out, n, "%.0f%%", 100 * fraction);
+}

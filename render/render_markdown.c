@@ -191,9 +191,11 @@ static void reasons(const cf_report *r, cf_buf *out)
     cf_buf_puts(out, "\n<details><summary>Why this configuration</summary>\n\n");
     cf_buf_printf(out, "- %zu offers searched, %zu configurations meet the constraints (objective: %s)\n",
                   r->n_offers, r->advice->n_feasible, cf_objective_name(r->spec->search.objective));
-    cf_buf_printf(out, "- step %.3f s (compute %.3f s, all-reduce %.3f s); parallel efficiency %.0f%%, statistical "
+    char efficiency[16];
+    cf_number_share_text(c->parallel_efficiency, efficiency, sizeof efficiency);
+    cf_buf_printf(out, "- step %.3f s (compute %.3f s, all-reduce %.3f s); parallel efficiency %s, statistical "
                        "efficiency %.0f%%\n",
-                  c->step_time_s, c->compute_s, c->sync_s, 100 * c->parallel_efficiency, 100 * c->stat_efficiency);
+                  c->step_time_s, c->compute_s, c->sync_s, efficiency, 100 * c->stat_efficiency);
     cf_buf_printf(out, "- learning rate %.4g (%s rule)%s\n", c->lr.lr, cf_lr_rule_name(c->lr.rule_used),
                   c->lr.warmup_recommended ? ", warm up over the first ~5% of steps" : "");
     cf_buf_printf(out, "- provenance: throughput %s, noise scale %s, network %s, price %s\n",

@@ -229,11 +229,7 @@ static void deadline_text(const cf_spot_estimate *e, const cf_spot_spread *s, in
     fmt_hours(q, sizeof q, s->q_h);
     cf_number_percent_text(e->confidence, conf, sizeof conf);
     cf_report_quantile_text(e->check_quantile, quantile, sizeof quantile);
-    /* a share under 1 never reads 100 % (a miss said "100 % of starts finish") */
-    if (share < 1 && 100 * share >= 99.5)
-        snprintf(starts, sizeof starts, "%.1f%%", floor(1000 * share) / 10);
-    else
-        snprintf(starts, sizeof starts, "%.0f%%", 100 * share);
+    cf_number_share_text(share, starts, sizeof starts); /* a miss said "100 % of starts finish" */
     cf_buf_printf(out, "%s the %g h deadline at %s (its %s %s; %s of simulated starts finish by then)",
                   meets ? "meets" : "misses", e->deadline_h, conf, quantile, q, starts);
 }

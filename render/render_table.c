@@ -229,18 +229,20 @@ static void explanation(const cf_report *r, cf_buf *out)
     constraint_line(r, c, out);
     const cf_advice_explained *e = r->advice->explained;
     double step_lo = e ? e->step_p10_s : NAN, step_hi = e ? e->step_p90_s : NAN;
+    char efficiency[16];
+    cf_number_share_text(c->parallel_efficiency, efficiency, sizeof efficiency); /* 0.9965 read 100% */
     if (c->nodes * c->gpus_per_node == 1)
         cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): compute %.3f s per micro-batch; one GPU, so no gradient "
                            "all-reduce\n",
                       c->step_time_s, step_lo, step_hi, c->compute_s);
     else if (c->nodes == 1)
         cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): %.3f s per micro-batch on %d GPUs of one VM (its "
-                           "all-reduce inside); parallel efficiency %.0f%%\n",
-                      c->step_time_s, step_lo, step_hi, c->compute_s, c->gpus_per_node, 100 * c->parallel_efficiency);
+                           "all-reduce inside); parallel efficiency %s\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s, c->gpus_per_node, efficiency);
     else
         cf_buf_printf(out, "  - step %.3f s (80%%: %.3f–%.3f): %.3f s per micro-batch on one VM, all-reduce between VMs "
-                           "%.3f s (partly hidden behind the backward pass); parallel efficiency %.0f%%\n",
-                      c->step_time_s, step_lo, step_hi, c->compute_s, c->sync_s, 100 * c->parallel_efficiency);
+                           "%.3f s (partly hidden behind the backward pass); parallel efficiency %s\n",
+                      c->step_time_s, step_lo, step_hi, c->compute_s, c->sync_s, efficiency);
     char samples[32], steps[32];
     fmt_count(samples, sizeof samples, c->samples_to_target);
     fmt_count(steps, sizeof steps, c->steps);

@@ -142,6 +142,18 @@ static void test_escape(void **state)
     assert_string_equal(out, "ab");
     cf_text_fit("br\xff", 100, out, sizeof out);
     assert_string_equal(out, "br\\xff");
+    /* shares and confidences with the digits that matter: a share under 1 never reads 100% */
+    static const struct {
+        double v;
+        const char *share, *percent;
+    } shares[] = {{0.9965, "99.6%", "99.65%"}, {0.42, "42%", "42%"}, {1.0, "100%", "100%"}, {0.999, "99.9%", "99.9%"},
+                  {0.9, "90%", "90%"}, {0.9995, "99.9%", "99.95%"}};
+    for (size_t i = 0; i < sizeof shares / sizeof *shares; i++) {
+        cf_number_share_text(shares[i].v, out, sizeof out);
+        assert_string_equal(out, shares[i].share);
+        cf_number_percent_text(shares[i].v, out, sizeof out);
+        assert_string_equal(out, shares[i].percent);
+    }
 }
 
 /* The pass every result takes (cli/term/output.c): each mode keeps what

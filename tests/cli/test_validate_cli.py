@@ -9,6 +9,7 @@ Usage: test_validate_cli.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -312,6 +313,16 @@ def test_light_profile():
     assert "every row is in the search's light profile" in err, err
     rc, out, err = run("--light-profile", "--train-max-nodes", "2", DATA)
     assert rc == 2 and "both choose the rows to fit" in err, (rc, err)
+
+
+def test_overall_row_counts_the_fitted_rows():
+    """The table's overall row said FITTED 0 while its group had fitted 20 rows."""
+    rc, out, err = run("--with-2node-probe", DATA)
+    assert rc == 0, err
+    fitted = [int(line.split()[1]) for line in out.splitlines() if line.strip().startswith("overall")]
+    groups = [int(line.split()[-6]) for line in out.splitlines()
+              if re.match(r"^  \S", line) and not line.strip().startswith(("overall", "GROUP"))]
+    assert fitted and fitted[0] > 0 and fitted[0] == sum(groups), (fitted, groups, out)
 
 
 def test_model_constants_option():

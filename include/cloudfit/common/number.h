@@ -42,4 +42,8 @@ const char *cf_number_why(cf_number_result r);
  * 0.9 → "90%", 0.999 → "99.9%" (it printed "100%"), 0.9995 → "99.95%". */
 void cf_number_percent_text(double fraction, char *out, size_t n);
 
+/* A share as a whole percentage, but one under 1 never reads "100%":
+ * 0.9965 → "99.6%" (cut, not rounded up), 0.42 → "42%". */
+void cf_number_share_text(double fraction, char *out, size_t n);
+
 #endif
