@@ -468,9 +468,15 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
             const char *bad = argv[optind - 1];
             /* inside a cluster of short options optind has not moved: the
              * character itself (-q=false was "unknown option 'recommend'") */
-            if (c == '?' && optopt > 0 && optopt < 256)
-                return usage_error(command_name, "unknown option '-%c'%s", optopt,
+            if (c == '?' && optopt > 0 && optopt < 256) {
+                const char *cluster = "";
+                for (int i = 1; i < argc && !cluster[0]; i++)
+                    if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && strchr(argv[i] + 1, optopt))
+                        cluster = argv[i];
+                return usage_error(command_name, "unknown option '-%c'%s%s%s%s", optopt, cluster[0] ? " in '" : "",
+                                   cluster, cluster[0] ? "'" : "",
                                    optopt == '=' ? " (a short option takes no '=value'; the long one does: --quiet=false)" : "");
+            }
             if (c == ':')
                 return usage_error(command_name, "option '%s' requires an argument", bad);
             /* a prefix of several long options (getopt takes a unique one) */

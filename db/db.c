@@ -311,35 +311,52 @@ static cf_status create_private(cf_db *db, int *created)
     return CF_OK;
 }
 
+/* Whether the database h holds no schema at all (user_version 0, nothing
+ * in sqlite_master). */
+static int schema_empty(sqlite3 *h)
+{
+    sqlite3_stmt *q = NULL;
+    int empty = 0;
+    if (sqlite3_prepare_v2(h, "SELECT (SELECT user_version FROM pragma_user_version) = 0 AND NOT EXISTS "
+                              "(SELECT 1 FROM sqlite_master)", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        empty = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    return empty;
+}
+
 /* A database this command created and could not set up (a full disk) is
- * removed, with its -wal and -shm: it was left empty behind. Only while it
- * still holds no schema (read afresh, the WAL included): another process
- * that opened it meanwhile and set it up keeps it. */
+ * removed, with its -wal and -shm: it was left empty behind. Only under
+ * its write lock, taken without waiting, and only while it holds no
+ * schema: another process that opened it meanwhile and is setting it up
+ * holds that lock (a read saw its uncommitted schema as none, and the file
+ * was removed under it). Where even the lock cannot be taken for another
+ * reason (the disk is full), only a file of one header page at most with
+ * an empty WAL goes (cloudfit's schema takes a page per table). */
 static void remove_if_empty(const char *path)
 {
-    sqlite3 *h = NULL;
-    sqlite3_stmt *q = NULL;
-    int version = -1;
-    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-        version = sqlite3_column_int(q, 0);
-    sqlite3_finalize(q);
-    sqlite3_close(h);
     char side[sizeof ((cf_db *)0)->path + 8];
-    if (version < 0) { /* unreadable (the disk is full): empty when it holds a header page at most and its WAL
-                          * nothing (cloudfit's schema takes a page per table) */
-        struct stat main_st, wal_st;
-        snprintf(side, sizeof side, "%s-wal", path);
-        if (stat(path, &main_st) != 0 || main_st.st_size > 4096 || (stat(side, &wal_st) == 0 && wal_st.st_size != 0))
-            return;
-    } else if (version != 0) {
-        return;
+    sqlite3 *h = NULL;
+    int remove = 0;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+        int rc = sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) & 0xff;
+        if (rc == SQLITE_OK) {
+            remove = schema_empty(h);
+        } else if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) {
+            struct stat main_st, wal_st;
+            snprintf(side, sizeof side, "%s-wal", path);
+            remove = stat(path, &main_st) == 0 && main_st.st_size <= 4096 &&
+                     !(stat(side, &wal_st) == 0 && wal_st.st_size != 0);
+        }
     }
-    for (const char *suffix = "-wal"; suffix; suffix = strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
-        snprintf(side, sizeof side, "%s%s", path, suffix);
-        unlink(side);
-    }
-    unlink(path);
+    if (remove) /* still holding the lock, when it was taken */
+        for (const char *suffix = "-wal"; suffix; suffix = strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
+            snprintf(side, sizeof side, "%s%s", path, suffix);
+            unlink(side);
+        }
+    if (remove)
+        unlink(path);
+    sqlite3_close(h);
 }
 
 /* Waiting for another process's lock: in steps of 10 ms up to the

@@ -20,7 +20,9 @@
  * itself in a table cell and in running text: HTML's < > & as entities,
  * every character markdown acts on backslash-escaped (emphasis, links and
  * images — with [ ] ! escaped no ( ) can make one —, code, headings, '|'
- * which splits a cell, '@' of an e-mail autolink), and an autolink's start broken ("https\://", "www\."): a
+ * which splits a cell), an e-mail autolink broken by an empty HTML comment
+ * after '@' (GFM finds one after the escapes are gone; GitHub hides the
+ * comment), and an autolink's start broken ("https\://", "www\."): a
  * branch named "[docs](https://evil.example)" or "![x](…)" rendered a link
  * or an image, "spec NAME@PATH" a mailto: link. Line ends become spaces. */
 static void cell(cf_buf *out, const char *text)
@@ -33,9 +35,12 @@ static void cell(cf_buf *out, const char *text)
         case '\n':
         case '\r': cf_buf_puts(out, " "); break;
         case '\\': case '`': case '*': case '_': case '[': case ']': case '!': case '|':
-        case '#': case '~': case '@':
+        case '#': case '~':
             cf_buf_append(out, "\\", 1);
             cf_buf_append(out, p, 1);
+            break;
+        case '@': /* the e-mail autolink is found after escapes are gone: an empty comment breaks it */
+            cf_buf_puts(out, "@<!-- -->");
             break;
         case ':':
         case '.': {
@@ -310,8 +315,9 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
     gates_section(r, out);
     reasons(r, out);
     const cf_prices_in_use *in_use = r->catalog_source ? &r->catalog_source->in_use : NULL;
-    cf_buf_printf(out, "\n<sub>cloudfit · %s · spec `%.12s` · catalog %s, prices in use of %s or later (the oldest "
-                       "%.0f days old)", r->created_at, r->spec->hash, r->catalog->name,
+    cf_buf_printf(out, "\n<sub>cloudfit · %s · spec `%.12s` · catalog ", r->created_at, r->spec->hash);
+    cell(out, r->catalog->name); /* a snapshot's name: from a shared history */
+    cf_buf_printf(out, ", prices in use of %s or later (the oldest %.0f days old)",
                   in_use && in_use->oldest_date[0] ? in_use->oldest_date : r->catalog->oldest_date,
                   floor(r->catalog_age_days));
     if (r->ci && r->ci->provider[0]) {

@@ -438,7 +438,7 @@ void cf_report_hetero_text(const cf_report *r, cf_buf *out)
     if (h->n_spot_priced_on_demand)
         cf_buf_puts(out, "  - the top plans include spot ones: their VMs are mixed on demand (a spot mix would need a "
                          "preemption model of two VM types together)\n");
-    cf_buf_puts(out, "  - at run time `cloudfit rebalance` keeps the workers' compute times equal (docs/spot.md)\n");
+    cf_buf_puts(out, "  - at run time 'cloudfit rebalance' keeps the workers' compute times equal (docs/spot.md)\n");
 }
 
 cJSON *cf_report_hetero_json(const cf_report *r)

@@ -75,6 +75,13 @@ def test_baseline_names_and_branches_show_as_text():
                         env=dict(ci, CLOUDFIT_CI_BASE_BRANCH=HOSTILE.replace("|", " ")))
     assert "<img" not in hostile and "</details>|" not in hostile, hostile
     check_rendered(benign, hostile, "baseline names and branches")
+    # an e-mail address alone (GFM links it after the escapes are gone: "\\@" did not stop it), as a baseline's
+    # name and as the commit in the footer
+    base["chosen"]["instance_type"] = "x@evil.example"
+    json.dump(base, open(hostile_path, "w"))
+    hostile = recommend("--compare-to", hostile_path, "--max-cost-increase", "5%",
+                        env=dict(ci, CLOUDFIT_CI_COMMIT="x@evil.example"))
+    check_rendered(benign, hostile, "an e-mail address")
 
 
 def test_command_to_copy_runs_what_it_says():
