@@ -95,6 +95,15 @@ static int reorders(unsigned cp)
            cp == 0x061c || cp == 0x2028 || cp == 0x2029;
 }
 
+unsigned cf_utf8_reordering(const char *p, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    if ((n != 2 && n != 3) || utf8_length(u, n) != n)
+        return 0;
+    unsigned cp = code_point(u, n);
+    return reorders(cp) ? cp : 0;
+}
+
 /* What is at p: 0 for a character shown as it is (*len its bytes), else
  * a control character, a character that reorders the text around it, or
  * a byte that is not UTF-8 (*len bytes to escape: 1 for C0, DEL or a

@@ -1,5 +1,7 @@
 #include "cloudfit/common/svg.h"
 
+#include "cloudfit/common/escape.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,8 +55,11 @@ void cf_svg_escape(cf_buf *out, const char *text)
          * file) or that act on a terminal if the file is printed (C1) */
         int noncharacter = n == 3 && s[0] == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF);
         int c1 = n == 2 && s[0] == 0xC2 && s[1] <= 0x9F;
+        unsigned reordering = cf_utf8_reordering((const char *)s, n); /* shown as the other sinks show it */
         if (noncharacter || c1)
             cf_buf_puts(out, REPLACEMENT);
+        else if (reordering)
+            cf_buf_printf(out, "\\u%04x", reordering);
         else
             cf_buf_append(out, (const char *)s, n);
         s += n;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/number.h"
 #include "cloudfit/common/svg.h"
 #include "cloudfit/version.h"
 #include "cloudfit/render/plots.h"
@@ -178,12 +179,16 @@ static void mixed_types(const cf_report *r, cf_buf *out)
     esc(out, p->vm[0]->cloud);
     cf_buf_puts(out, "/");
     esc(out, p->vm[0]->region);
-    char hours[32], at[32];
+    char hours[32], at[32], conf[16];
     cf_text_duration_range(p->hours, p->hours_p10, p->hours_p90, hours, sizeof hours);
     cf_text_duration(p->hours_at_confidence, at, sizeof at);
-    cf_buf_printf(out, ", on demand: step %.3f s (all-reduce %.3f s), %s (80 %%), %s at the confidence it is held to, ",
-                  p->step_time_s, p->sync_s, hours, at);
+    cf_number_percent_text(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,
+                           sizeof conf);
+    cf_buf_printf(out, ", on demand: step %.3f s (all-reduce %.3f s), %s (80 %%), ", p->step_time_s, p->sync_s, hours);
     money(out, p->total_usd);
+    cf_buf_printf(out, "; at %s confidence %s, ", conf, at);
+    money(out, p->usd_at_confidence);
+    cf_buf_puts(out, ", held to the limits as the single-type plans are");
     cf_buf_puts(out, ".</p>\n<table id=\"mixed-speedups\">\n<thead><tr><th class=\"l\">against</th><th>speed-up</th>"
                      "</tr></thead>\n<tbody>\n");
     char chosen[32];

@@ -43,6 +43,8 @@ static void test_escape(void **state)
     assert_escaped("a\xEF\xBF\xBF" "b\xEF\xBF\xBE" "c", "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c");
     assert_escaped("d\x7f" "e\xC2\x9B" "f", "d\xEF\xBF\xBD" "e\xEF\xBF\xBD" "f");
     assert_escaped("\xEF\xBF\xBD", "\xEF\xBF\xBD"); /* U+FFFD itself passes */
+    /* a character that reorders the text around it, shown as the other outputs show it (the report had it raw) */
+    assert_escaped("file\xE2\x80\xAE" "evil", "file\\u202eevil");
 }
 
 static void test_attributes(void **state)

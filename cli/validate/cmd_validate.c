@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/profiler/measurements.h"
@@ -17,6 +18,7 @@
 #include "term/output.h"
 #include "term/progress.h"
 #include "cloudfit/render/validate_report.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/usecase/validate.h"
 
@@ -148,11 +150,13 @@ static int validate_steps(const cf_cli_options *o, const char *path)
      * (a failed delivery left it behind) */
     cf_staged_file rows_file = {0};
     if (rc == 0 && result.per_row) {
-        cf_buf csv = CF_BUF_INIT;
+        cf_buf csv = CF_BUF_INIT, shown = CF_BUF_INIT; /* through the sanitiser, as every result (names were raw) */
         cf_validate_rows_csv(result.set.rows, result.set.n_rows, result.per_row, &csv);
-        if (cf_file_stage(o->rows_path, csv.data ? csv.data : "", csv.len, &rows_file) != CF_OK)
+        cf_escape_output(csv.data ? csv.data : "", csv.len, CF_ESCAPE_CSV, NULL, &shown);
+        if (cf_file_stage(o->rows_path, shown.data ? shown.data : "", shown.len, &rows_file) != CF_OK)
             rc = cf_report_error();
         cf_buf_free(&csv);
+        cf_buf_free(&shown);
     }
     if (rc == 0) {
         cf_buf table = CF_BUF_INIT;

@@ -106,6 +106,29 @@ def test_command_to_copy_runs_what_it_says():
         assert "PWNED" in html and "&amp;amp;" not in html, html  # shown as written, not run, not double-escaped
 
 
+
+def test_reordering_characters_escaped_in_the_report_and_rows():
+    """A spec file name with U+202E reached the HTML report raw (its escaper knew only HTML's characters and
+    controls), and a model name with one reached validate's --rows CSV raw."""
+    folder = os.path.join(TMP, "bidi")
+    os.makedirs(folder)
+    name = os.path.join(folder, "file\u202eevil.json")
+    shutil.copy(os.path.join(SRC, "examples", "mlp-synthetic.json"), name)
+    report = os.path.join(folder, "r.html")
+    recommend("--report", report, spec=name)
+    html = open(report, encoding="utf-8").read()
+    assert "\u202e" not in html and "file\\u202eevil" in html, [l for l in html.splitlines() if "evil" in l][:3]
+    data = os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
+    renamed = os.path.join(folder, "m.csv")
+    with open(data, encoding="utf-8") as f, open(renamed, "w", encoding="utf-8") as g:
+        g.write(f.read().replace("imagenet", "imagenet\u202e"))
+    rows = os.path.join(folder, "rows.csv")
+    p = subprocess.run([BIN, "validate", "-q", "--with-2node-probe", "--params", "imagenet\u202e=25557032", "--rows",
+                        rows, renamed], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    text = open(rows, encoding="utf-8").read()
+    assert "\u202e" not in text and "imagenet\\u202e" in text, text[:300]
+
 if __name__ == "__main__":
     rc = pyharness.run(globals())
     for what in dict.fromkeys(SKIPPED):

@@ -21,6 +21,11 @@ long cf_utf8_invalid_at(const char *text);
 /* The length of the well-formed UTF-8 sequence at p (1 to 4; a NUL is 1),
  * 0 when p does not start one; `avail` bytes may be read. */
 size_t cf_utf8_sequence_length(const char *p, size_t avail);
+/* The code point of the n-byte sequence at p when it is one of the
+ * invisible characters that reorder the text around them (bidirectional
+ * overrides and isolates, LRM, RLM, ALM, line and paragraph separators),
+ * else 0: for sinks with their own escaping (SVG, HTML). */
+unsigned cf_utf8_reordering(const char *p, size_t n);
 /* `text` into out[n] as text that can be stored anywhere: escaped as
  * cf_escape_into when it is not all UTF-8, then at most `max_bytes` bytes
  * (and n - 1) cut at a character boundary (a cut inside 'é' made
