@@ -309,6 +309,21 @@ static void note_ignored(unsigned command, const char *command_name)
     }
 }
 
+/* --width and --wide: one setting, two options. */
+static int is_width_setting(const cf_cli_option *o)
+{
+    return o->offset == offsetof(cf_cli_options, width) || o->offset == offsetof(cf_cli_options, wide);
+}
+
+/* The one of them that `opts` sets, or NULL. */
+static const cf_cli_option *width_setting_given(const cf_cli_options *opts)
+{
+    for (size_t i = 0; i < cf_cli_option_count; i++)
+        if (is_width_setting(&cf_cli_option_table[i]) && cf_cli_option_is_set(&cf_cli_option_table[i], opts))
+            return &cf_cli_option_table[i];
+    return NULL;
+}
+
 int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_options *opts)
 {
     int rc = load();
@@ -317,16 +332,12 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
     note_ignored(command, command_name);
     /* --width and --wide are one setting: either on the command line
      * overrides both in the file (a file's "wide": true beat --width 60) */
-    int width_or_wide_given = opts->width > 0;
-    for (size_t i = 0; i < cf_cli_option_count; i++)
-        if (cf_cli_option_table[i].offset == offsetof(cf_cli_options, wide))
-            width_or_wide_given |= cf_cli_option_is_set(&cf_cli_option_table[i], opts);
+    const cf_cli_option *width_given = width_setting_given(opts);
     for (size_t i = 0; i < cf_cli_option_count; i++) {
         const cf_cli_option *o = &cf_cli_option_table[i];
         if (!(o->commands & command) || !configurable(o) || cf_cli_option_is_set(o, opts))
             continue;
-        if (width_or_wide_given && (o->offset == offsetof(cf_cli_options, width) ||
-                                    o->offset == offsetof(cf_cli_options, wide)))
+        if (width_given && is_width_setting(o))
             continue;
         const char *env = env_for(o);
         if (env) {
@@ -356,15 +367,10 @@ cf_config_source cf_cli_config_source(const cf_cli_option *o, unsigned command, 
     if (!(o->commands & command) || !configurable(o))
         return CF_FROM_DEFAULT;
     /* --width and --wide, one setting: either on the command line keeps both out of the file (cf_cli_config_apply) */
-    int one_of_width = o->offset == offsetof(cf_cli_options, width) || o->offset == offsetof(cf_cli_options, wide);
-    for (size_t i = 0; given && one_of_width && i < cf_cli_option_count; i++) {
-        const cf_cli_option *other = &cf_cli_option_table[i];
-        int sibling = other != o && (other->offset == offsetof(cf_cli_options, width) ||
-                                     other->offset == offsetof(cf_cli_options, wide));
-        if (sibling && cf_cli_option_is_set(other, given)) {
-            snprintf(detail, n, "--%s on the command line", other->long_name);
-            return CF_FROM_DEFAULT;
-        }
+    const cf_cli_option *width_given = given && is_width_setting(o) ? width_setting_given(given) : NULL;
+    if (width_given) {
+        snprintf(detail, n, "--%s on the command line", width_given->long_name);
+        return CF_FROM_DEFAULT;
     }
     const char *env = env_for(o);
     if (env) {

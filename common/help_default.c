@@ -24,10 +24,10 @@ void cf_help_stated_default(const char *help, char *out, size_t n)
             while (word > help && word[-1] != ' ' && word[-1] != ':')
                 word--;
             snprintf(out, n, "%.*s", (int)(stop - word), word);
-        } else if (*v == ':' || *v == ' ') {
-            v += *v == ':' ? 1 : 0;
-            v += strspn(v, " ");
-            snprintf(out, n, "%.*s", (int)strcspn(v, d[strlen("default")] == ':' ? ");" : ");:,"), v);
+        } else if (*v == ':' || *v == ' ') { /* a description after "default:" runs to ')' or ';' */
+            const char *stops = *v == ':' ? ");" : ");:,";
+            v += strspn(v, ": ");
+            snprintf(out, n, "%.*s", (int)strcspn(v, stops), v);
         }
         return;
     }

@@ -8,29 +8,11 @@
 
 /* ---- text ------------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-    if (n == 0 || s[0] > 0xF4)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
-        return 0; /* overlong, surrogate */
-    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
-        return 0;
-    return n;
-}
-
 #define REPLACEMENT "\xEF\xBF\xBD"
 
 void cf_svg_escape(cf_buf *out, const char *text)
 {
-    const unsigned char *s = (const unsigned char *)(text ? text : "");
+    const unsigned char *s = (const unsigned char *)(text ? text : ""), *end = s + strlen((const char *)s);
     while (*s) {
         switch (*s) {
         case '&': cf_buf_puts(out, "&amp;"); s++; continue;
@@ -45,7 +27,7 @@ void cf_svg_escape(cf_buf *out, const char *text)
             s++;
             continue;
         }
-        size_t n = utf8_sequence(s);
+        size_t n = cf_utf8_sequence_length((const char *)s, (size_t)(end - s));
         if (n == 0 || *s == 0x7f) {
             cf_buf_puts(out, REPLACEMENT);
             s++;
