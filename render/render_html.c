@@ -74,7 +74,7 @@ static void summary(const cf_report_plots *p, cf_buf *out)
     esc(out, c->vm->cloud);
     cf_buf_puts(out, "/");
     esc(out, c->vm->region);
-    cf_buf_printf(out, ", %s</strong>: ", c->spot ? "spot" : "on-demand");
+    cf_buf_printf(out, ", %s</strong>: ", c->spot ? cf_config_capacity_label(c) : "on-demand");
     hours_cell(out, pt, 0);
     cf_buf_puts(out, " h, ");
     usd_cell(out, pt, 0);
@@ -140,7 +140,7 @@ static void alternatives(const cf_report_plots *p, cf_buf *out)
         cf_buf_puts(out, "</td><td class=\"l\">");
         esc(out, c->vm->instance_type);
         if (c->spot)
-            cf_buf_puts(out, c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
+            cf_buf_printf(out, " (%s)", cf_config_capacity_label(c));
         cf_buf_printf(out, "</td><td class=\"l\">%d × %d ", c->nodes, c->gpus_per_node);
         esc(out, c->vm->gpu_model);
         cf_buf_printf(out, "</td><td>%d</td><td>%d</td><td>%ld</td><td>%.4g</td><td>", c->local_batch, c->accumulation,

@@ -96,7 +96,8 @@ static void config_row(cf_buf *out, const char *label, const cf_config *c)
     cell(out, c->vm->region);
     cf_buf_puts(out, " | ");
     code(out, c->vm->instance_type, 1);
-    cf_buf_printf(out, "%s | %d×%d ", c->spot ? " (spot)" : "", c->nodes, c->gpus_per_node);
+    cf_buf_printf(out, "%s%s%s | %d×%d ", c->spot ? " (" : "", cf_config_capacity_label(c), c->spot ? ")" : "", c->nodes,
+                  c->gpus_per_node);
     cell(out, c->vm->gpu_model);
     cf_buf_printf(out, " | %d | %d | %ld | %.4g | %.1f h (%.1f–%.1f) | %.2f | %.2f (%.2f–%.2f) |\n", c->local_batch,
                   c->accumulation, c->global_batch, c->lr.lr, c->hours, c->hours_p10, c->hours_p90, c->usd_per_hour,
@@ -293,8 +294,8 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
     cell(out, c->vm->cloud);
     cf_buf_puts(out, "/");
     cell(out, c->vm->region);
-    cf_buf_printf(out, "%s: **%.1f h (%.1f–%.1f)**, **$%.2f (%.2f–%.2f)** (80%% intervals; objective: %s",
-                  c->spot ? ", spot" : "", c->hours, c->hours_p10, c->hours_p90, c->total_usd, c->total_usd_p10,
+    cf_buf_printf(out, "%s%s: **%.1f h (%.1f–%.1f)**, **$%.2f (%.2f–%.2f)** (80%% intervals; objective: %s",
+                  c->spot ? ", " : "", cf_config_capacity_label(c), c->hours, c->hours_p10, c->hours_p90, c->total_usd, c->total_usd_p10,
                   c->total_usd_p90, cf_objective_name(r->spec->search.objective));
     if (r->spec->search.deadline_hours > 0)
         cf_buf_printf(out, "; deadline %g h", r->spec->search.deadline_hours);

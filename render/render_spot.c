@@ -161,6 +161,15 @@ static cJSON *spread_json(const cf_spot_spread *s, int with_below)
     return o;
 }
 
+const char *cf_config_capacity_label(const cf_config *c)
+{
+    if (!c->spot)
+        return "";
+    if (c->mixed)
+        return "spot+od";
+    return c->vm->spot_kind == CF_PRICE_ESTIMATED ? "spot, est." : "spot";
+}
+
 cJSON *cf_config_spot_json(const cf_config *c)
 {
     if (!c->spot || !c->spot_est.valid)

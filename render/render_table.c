@@ -70,8 +70,8 @@ static void row_cells(const cf_config *c, size_t rank, char cells[N_COLUMNS][CEL
 {
     snprintf(cells[0], CELL, "%zu", rank);
     snprintf(cells[1], CELL, "%s/%s", c->vm->cloud, c->vm->region);
-    snprintf(cells[2], CELL, "%s%s", c->vm->instance_type,
-             !c->spot ? "" : c->mixed ? " (spot+od)" : c->vm->spot_kind == CF_PRICE_ESTIMATED ? " (spot, est.)" : " (spot)");
+    snprintf(cells[2], CELL, "%s%s%s%s", c->vm->instance_type, c->spot ? " (" : "", cf_config_capacity_label(c),
+             c->spot ? ")" : "");
     snprintf(cells[3], CELL, "%d×%d %s", c->nodes, c->gpus_per_node, c->vm->gpu_model);
     snprintf(cells[4], CELL, "%d", c->local_batch);
     snprintf(cells[5], CELL, "%d", c->accumulation);
@@ -224,8 +224,8 @@ static void explanation(const cf_report *r, cf_buf *out)
     const cf_config *c = &r->advice->ranked[0];
     const cf_inputs *in = r->inputs;
     const cf_spec *s = r->spec;
-    cf_buf_printf(out, "\nWhy %s/%s %s × %d%s:\n", c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes,
-                  c->spot ? " (spot)" : "");
+    cf_buf_printf(out, "\nWhy %s/%s %s × %d%s%s%s:\n", c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes,
+                  c->spot ? " (" : "", cf_config_capacity_label(c), c->spot ? ")" : "");
     constraint_line(r, c, out);
     const cf_advice_explained *e = r->advice->explained;
     double step_lo = e ? e->step_p10_s : NAN, step_hi = e ? e->step_p90_s : NAN;

@@ -68,6 +68,10 @@ const cf_elastic_plan *cf_report_elastic(const cf_report *report, const cf_confi
 cJSON *cf_report_elastic_json(const cf_report *report, const cf_config *cfg);
 void cf_report_elastic_text(const cf_report *report, const cf_config *cfg, cf_buf *out);
 cJSON *cf_config_spot_json(const cf_config *cfg);     /* NULL for on-demand */
+/* How the configuration is bought, as every format names it: "" for
+ * on-demand, "spot", "spot, est." (an estimated spot price) or "spot+od"
+ * (spot with an on-demand fallback near the deadline, docs/spot.md). */
+const char *cf_config_capacity_label(const cf_config *cfg);
 void cf_report_spot_text(const cf_report *report, const cf_config *cfg, cf_buf *out);
 void cf_report_side_by_side_text(const cf_report *report, cf_buf *out);
 cJSON *cf_report_side_by_side_json(const cf_report *report);

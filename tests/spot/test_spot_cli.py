@@ -225,6 +225,52 @@ def test_recommend_spot_allow_every_example():
                 assert lo <= h <= hi, l
 
 
+def capacity_label(cfg):
+    """How the JSON says a configuration is bought, as the table spells it."""
+    if not cfg["spot"]:
+        return None
+    if (cfg.get("spot_model") or {}).get("plan") == "mixed":
+        return "spot+od"
+    return "spot, est." if cfg["price"]["kind"] == "estimated" else "spot"
+
+
+def test_capacity_label_agrees_across_formats():
+    """A mixed plan (spot, then on demand) is "spot+od" in every format, as the JSON's spot_model.plan says:
+    the markdown rows and headline, the HTML report's rows and headline and the explanation's header said plain
+    "spot" (the on-demand fallback, and its p90 cost, hidden in the comment CI posts)."""
+    seen_mixed = False
+    for ex in sorted(glob.glob(os.path.join(EXAMPLES, "*.json"))):
+        common = ("recommend", "--no-history", "-q", "--spot", "allow", ex)
+        rc, out, err = run(*common, "-f", "json")
+        assert rc == 0, (ex, err)
+        doc = json.loads(out)
+        ranked = [doc["chosen"], *doc["alternatives"]]
+        want = [capacity_label(c) for c in ranked]
+        seen_mixed |= "spot+od" in want
+        rc, table, err = run(*common)
+        rc2, md, err2 = run(*common, "-f", "markdown")
+        report = os.path.join(TMP, "capacity.html")
+        rc3, _, err3 = run(*common, "--report", report)
+        assert rc == rc2 == rc3 == 0, (ex, err, err2, err3)
+        html = open(report, encoding="utf-8").read()
+        table_rows = [l for l in table.splitlines() if re.match(r"\s+\d+\s+\S+/\S+\s", l)]
+        md_rows = [l for l in md.splitlines() if re.match(r"\| \**\d+\**", l)]
+        html_rows = re.findall(r"<tr(?: class=\"chosen\")?><td>\d+</td>.*?</tr>", html)
+        for rows, fmt in ((table_rows, "table"), (md_rows, "markdown"), (html_rows, "html")):
+            assert rows, (ex, fmt)  # the formats show different depths; their common rows must agree
+            for label, row in zip(want, rows):
+                got = re.search(r"\((spot\+od|spot, est\.|spot)\)", row)
+                assert (got.group(1) if got else None) == label, (ex, fmt, label, row)
+        chosen = want[0]
+        if chosen:
+            assert re.search(r"^Why .*\(%s\):$" % re.escape(chosen), table, re.M), (ex, table)
+            assert ", %s: **" % chosen in md.splitlines()[2], (ex, md.splitlines()[:4])
+            assert ", %s</strong>: " % chosen in html, ex
+        else:
+            assert ", on-demand</strong>: " in html, ex
+    assert seen_mixed, "no example picks a mixed plan: the test checks nothing about it"
+
+
 def test_confidence_is_honoured_for_spot():
     """--confidence sets the spot plans' check quantile (stated in the JSON), as it sets the on-demand one."""
     checked = {}
