@@ -365,8 +365,23 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
      * the same way */
     char kept[sizeof d->name];
     cf_escape_into(name->valuestring, kept, sizeof kept);
-    if (ps->out->has_device && strcmp(d->name, kept) != 0)
-        return line_error(ps, "%s", "a second 'device' event names another device");
+    cf_probe_device reported = {.gpus = (int)gpus, .memory_gib = mem, .is_gpu = !(type && strcmp(type->valuestring, "cpu") == 0)};
+    snprintf(reported.name, sizeof reported.name, "%s", kept);
+    if (ps->out->has_device) {
+        /* A second event restates the device: what it leaves out stays as
+         * the first said, what it gives must agree (one run, one device). */
+        if (!cJSON_GetObjectItemCaseSensitive(ev, "gpus"))
+            reported.gpus = d->gpus;
+        if (!type)
+            reported.is_gpu = d->is_gpu;
+        if (!cJSON_GetObjectItemCaseSensitive(ev, "memory_gib"))
+            reported.memory_gib = d->memory_gib;
+        const char *field = cf_probe_device_difference(d, &reported);
+        if (field && strcmp(field, "name") == 0)
+            return line_error(ps, "%s", "a second 'device' event names another device");
+        if (field)
+            return line_error(ps, "a second 'device' event gives another \"%s\"", field);
+    }
     cf_status st_fmt = device_setting(ps, ev, "precision", precision_names, ps->out->precision,
                                       sizeof ps->out->precision);
     if (st_fmt == CF_OK)
@@ -374,10 +389,9 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
                                 sizeof ps->out->memory_format);
     if (st_fmt != CF_OK)
         return st_fmt;
-    snprintf(d->name, sizeof d->name, "%s", kept);
-    d->memory_gib = mem;
-    d->gpus = (int)gpus;
-    d->is_gpu = !(type && strcmp(type->valuestring, "cpu") == 0);
+    if (!(reported.memory_gib > 0))
+        reported.memory_gib = d->memory_gib;
+    *d = reported;
     ps->out->has_device = 1;
     return CF_OK;
 }

@@ -88,6 +88,32 @@ static cf_status same_setting(char *kept, size_t n, const char *reported, const 
     return CF_OK;
 }
 
+const char *cf_probe_device_difference(const cf_probe_device *kept, const cf_probe_device *reported)
+{
+    if (strcmp(kept->name, reported->name) != 0)
+        return "name";
+    if (kept->gpus != reported->gpus)
+        return "gpus";
+    if (!kept->is_gpu != !reported->is_gpu)
+        return "type";
+    if (kept->memory_gib > 0 && reported->memory_gib > 0 && kept->memory_gib != reported->memory_gib)
+        return "memory_gib";
+    return NULL;
+}
+
+/* A device field as the protocol spells it ('device' event, docs/exec-protocol.md). */
+static void device_field_text(const cf_probe_device *d, const char *field, char *out, size_t n)
+{
+    if (strcmp(field, "name") == 0)
+        snprintf(out, n, "'%s'", d->name);
+    else if (strcmp(field, "gpus") == 0)
+        snprintf(out, n, "%d", d->gpus);
+    else if (strcmp(field, "type") == 0)
+        snprintf(out, n, "\"%s\"", d->is_gpu ? "gpu" : "cpu");
+    else
+        snprintf(out, n, "%g", d->memory_gib);
+}
+
 /* The device, precision and memory format must stay the same across runs
  * (one profile = one device, one way of training). */
 static cf_status note_device(cf_profile *out, const cf_probe_result *r, const char *backend)
@@ -101,9 +127,19 @@ static cf_status note_device(cf_profile *out, const cf_probe_result *r, const ch
         out->device = r->device;
         return CF_OK;
     }
-    if (strcmp(out->device.name, r->device.name) != 0)
-        return cf_error_set(CF_ERR_INVALID, "%s backend: the device changed between runs ('%s', then '%s')", backend,
-                            out->device.name, r->device.name);
+    const char *field = cf_probe_device_difference(&out->device, &r->device);
+    if (field) {
+        char was[160], now[160];
+        device_field_text(&out->device, field, was, sizeof was);
+        device_field_text(&r->device, field, now, sizeof now);
+        if (strcmp(field, "name") == 0)
+            return cf_error_set(CF_ERR_INVALID, "%s backend: the device changed between runs (%s, then %s)", backend,
+                                was, now);
+        return cf_error_set(CF_ERR_INVALID, "%s backend: the device '%s' reported another \"%s\" in a later run (%s, then %s)",
+                            backend, out->device.name, field, was, now);
+    }
+    if (!(out->device.memory_gib > 0))
+        out->device.memory_gib = r->device.memory_gib;
     return CF_OK;
 }
 

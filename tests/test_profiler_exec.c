@@ -313,6 +313,55 @@ static void test_profile_all_or_nothing(void **state)
     cf_spec_free(&spec);
 }
 
+/* One run, one device; one profile, one device. A second 'device' event
+ * must agree on every field it gives (what it leaves out stays as the first
+ * said), and every run of a profile must report the same device: a step
+ * time on 4 GPUs or on the CPU stored as one GPU's throughput was the
+ * defect (only the name was compared, the last event's other fields won). */
+static void test_one_device_per_run_and_profile(void **state)
+{
+    (void)state;
+    printf("device fields:\n");
+    const char *first = "{\"event\": \"device\", \"name\": \"GPU\", \"memory_gib\": 16}\n";
+    const char *seconds[][2] = {
+        {"{\"event\": \"device\", \"name\": \"GPU\", \"gpus\": 4}\n", "gives another \"gpus\""},
+        {"{\"event\": \"device\", \"name\": \"GPU\", \"type\": \"cpu\"}\n", "gives another \"type\""},
+        {"{\"event\": \"device\", \"name\": \"GPU\", \"memory_gib\": 80}\n", "gives another \"memory_gib\""},
+        {"{\"event\": \"device\", \"name\": \"GPU 2\"}\n", "names another device"},
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof seconds / sizeof *seconds; i++) {
+        snprintf(text, sizeof text, "%s%s", first, seconds[i][0]);
+        expect_parse_error(text, "stdout line 2", seconds[i][1]);
+    }
+    /* Restating the device with fewer fields keeps the first's. */
+    snprintf(text, sizeof text, "%s{\"event\": \"device\", \"name\": \"GPU\", \"type\": \"gpu\"}\n"
+             "{\"event\": \"step\", \"step\": 1, \"time_s\": 0.1, \"samples\": 16}\n{\"event\": \"done\"}\n", first);
+    cf_probe_run run = {8, 2, 1, 0, 1};
+    cf_probe_result res;
+    assert_int_equal(cf_probe_exec_parse_output(text, strlen(text), &run, &res), CF_OK);
+    assert_true(res.device.memory_gib == 16 && res.device.gpus == 1 && res.device.is_gpu);
+    cf_probe_result_free(&res);
+    /* Across runs: the batch-16 run trains on 4 GPUs. */
+    cf_spec spec;
+    make_spec("gpus", "g=1; [ \"$CLOUDFIT_LOCAL_BATCH\" = 16 ] && g=4\n"
+                      "echo \"{\\\"event\\\": \\\"device\\\", \\\"name\\\": \\\"Test GPU\\\", \\\"gpus\\\": $g}\"\n"
+                      STEP_LOOP DONE, &spec);
+    cf_probe_backend be = cf_probe_exec();
+    cf_profile_options o;
+    cf_profile_options_init(&o);
+    o.n_local_batches = 2;
+    o.local_batches[0] = 8;
+    o.local_batches[1] = 16;
+    o.steps = 3;
+    o.probe.timeout_s = 5;
+    cf_profile p;
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_ERR_INVALID);
+    printf("  %s\n", cf_error_message());
+    assert_non_null(strstr(cf_error_message(), "the device 'Test GPU' reported another \"gpus\" in a later run (1, then 4)"));
+    cf_spec_free(&spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_nonzero_exit),
         cmocka_unit_test(test_incomplete_and_script_error),
         cmocka_unit_test(test_profile_all_or_nothing),
+        cmocka_unit_test(test_one_device_per_run_and_profile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -56,6 +56,12 @@ typedef struct {
     char memory_format[16];    /* contiguous | channels_last | channels_last_3d; "" = not said */
 } cf_probe_result;
 
+/* What tells two reports of one device apart, or NULL when they agree: "name",
+ * "gpus", "type" (GPU or CPU) or "memory_gib" (compared only when both
+ * report it). One profile is one device: a step time measured on 4 GPUs, or
+ * on the CPU, is not one GPU's throughput (profiler/sweep.c). */
+const char *cf_probe_device_difference(const cf_probe_device *kept, const cf_probe_device *reported);
+
 /* Seconds an exec probe may stay silent before it is stopped (profile, search, runners). */
 #define CF_PROBE_TIMEOUT_S_DEFAULT 120
 
