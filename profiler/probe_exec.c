@@ -490,8 +490,23 @@ static cf_status on_line(parse_state *ps, char *text, size_t len)
     if (ps->done)
         return line_error(ps, "output after the 'done' event: '%s'", shown);
     cJSON *ev = NULL;
-    if (cf_json_parse_program_output(text, len, "stdout", &ev) != CF_OK || !cJSON_IsObject(ev)) {
+    cf_status parsed = cf_json_parse_program_output(text, len, "stdout", &ev);
+    if (parsed != CF_OK || !cJSON_IsObject(ev)) {
         cJSON_Delete(ev);
+        /* Text cJSON takes that the strict reader refuses (a number out of
+         * a double's range or subnormal, a leading zero, \u0000): its
+         * reason, at its column ("stdout:1:62: invalid JSON: ..."). */
+        int line_in = 0, column = 0, used = 0;
+        if (parsed == CF_ERR_INVALID && json_error_offset(text, len) >= len &&
+            sscanf(cf_error_message(), "stdout:%d:%d: %n", &line_in, &column, &used) == 2 && used > 0) {
+            char why[400], hint[400];
+            snprintf(why, sizeof why, "%s", cf_error_message() + used);
+            snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
+            cf_status st = column_error(ps, column, "%s", why);
+            if (hint[0])
+                cf_error_hint("%s", hint);
+            return st;
+        }
         cf_error_clear();
         return not_json(ps, text, len, shown);
     }

@@ -185,6 +185,17 @@ static void test_not_json_column_and_token(void **state)
                        "at '{\"event\": \"é\", \"x\": tru'");
     expect_parse_error("epoch 1 loss 0.3\n", "stdout line 1, column 1: expected one JSON object per line",
                        "got 'epoch 1 loss 0.3'");
+    /* One JSON object with a number the strict reader refuses, or a NUL
+     * escape: its reason at its column, not "expected one JSON object". */
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 1, \"loss\": 1e-320}\n", device);
+    expect_parse_error(text, "stdout line 2, column 38: invalid JSON: number out of range '1e-320'", "");
+    assert_non_null(strstr(cf_error_hint_text(), "must fit a double"));
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 1, \"loss\": 1e400}\n", device);
+    expect_parse_error(text, "column 38: invalid JSON: number out of range '1e400'", "");
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 0128}\n", device);
+    expect_parse_error(text, "column 27: invalid JSON: invalid number '0128'", "");
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"note\": \"a\\u0000b\"}\n", device);
+    expect_parse_error(text, "stdout line 2, column", "NUL character");
     /* Valid JSON that is not an object: no column to blame. */
     expect_parse_error("[1, 2]\n", "stdout line 1: expected one JSON object per line", "got '[1, 2]'");
 }

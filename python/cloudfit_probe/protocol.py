@@ -50,6 +50,17 @@ class Config:
                                  self.local_batch, self.micro_batches, self.steps, self.warmup_steps))
 
 
+def _normal(value):
+    """A subnormal double (|x| < 2.2e-308, which json.dumps writes as e.g.
+    1e-320) as 0.0: cloudfit reads numbers as normal doubles or 0 and
+    refuses the line otherwise; lists of them likewise."""
+    if isinstance(value, float) and value != 0.0 and abs(value) < sys.float_info.min:
+        return 0.0
+    if isinstance(value, (list, tuple)):
+        return [_normal(v) for v in value]
+    return value
+
+
 class Channel:
     """The protocol's stdout. `speaks` is False on the workers of a
     data-parallel run other than rank 0: they stay silent. close() gives
@@ -65,7 +76,7 @@ class Channel:
     def emit(self, event, **fields):
         if self._out is None:
             return
-        fields = dict(event=event, **fields)
+        fields = {"event": event, **{k: _normal(v) for k, v in fields.items()}}
         try:
             line = json.dumps(fields, allow_nan=False)
         except ValueError:

@@ -240,6 +240,34 @@ def test_exec_step_times_bounded_and_a_flat_curve():
     assert rc == 0 and "R² n/a (the same step time at every batch)" in out and "nan" not in out, (rc, out, err)
 
 
+def test_helper_writes_a_subnormal_as_zero():
+    """The cloudfit_probe helper's channel (python/cloudfit_probe/protocol.py) writes a subnormal double as 0:
+    json.dumps writes 5e-324 as is, and cloudfit refuses a number that is not a normal double or 0 (it now says
+    so at its column; before, "expected one JSON object per line")."""
+    probe = write("subnormal.py", "\n".join([
+        "import sys",
+        "sys.path.insert(0, %r)" % os.path.join(SRC, "python"),
+        "from cloudfit_probe.protocol import Channel, Config",
+        "c, ch = Config(), Channel()",
+        "ch.emit('device', name='NVIDIA A100-SXM4-40GB')",
+        "for i in range(c.warmup_steps + c.steps):",
+        "    ch.emit('step', step=i, time_s=0.01, samples=c.local_batch, loss=5e-324 if i == 1 else 1.0,",
+        "            micro_sqnorms=[3.0, 1e-320][:c.micro_batches], mean_sqnorm=1.0)",
+        "ch.emit('done')", ""]))
+    spec = json.loads(open(exec_spec("subnormal", "")).read())
+    spec["profile"]["command"] = [sys.executable, probe]
+    path = write("subnormal.json", json.dumps(spec))
+    db = os.path.join(TMP, "subnormal.db")
+    rc, out, err = run("profile", "--db", db, "--noise-steps", "2", "-q", path)
+    assert rc == 0, err
+    # the C side, fed the number itself, names it and its column
+    raw = exec_spec("subnormal-raw", DEVICE % ("T4", "gpu") +
+                    "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": 0.01, \"samples\": 8, \"loss\": 5e-324}'\n")
+    rc, out, err = run("profile", "--db", db, raw)
+    assert rc == 3 and "stdout line 2, column 68: invalid JSON: number out of range '5e-324'" in err, err
+    assert "must fit a double" in err, err
+
+
 def main():
     return pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
