@@ -174,6 +174,45 @@ static cf_status stored_profile(const cf_profile_request *req, const char *spec_
     return st;
 }
 
+cf_status cf_profile_check_mode_options(const char *runner, int (*given)(const void *ctx, const char *long_name),
+                                        const void *ctx)
+{
+    /* what a runner starts or a trace answers, and how it is measured */
+    static const char *const runner_only[] = {"gpu", "instance-type", "probe-steps", "probe-nodes", "probe-gpus",
+                                              "trace-model", "trace-noise", "price", "trace-nic-gbps"};
+    static const char *const trace_only[] = {"trace-model", "trace-noise", "price", "trace-nic-gbps"};
+    /* the noise-scale run is a local profile's; a runner measures step times */
+    static const char *const backend_only[] = {"noise-steps", "noise-micro-batches"};
+    int is_trace = runner && strncmp(runner, "trace:", 6) == 0;
+    for (size_t i = 0; !runner && i < sizeof runner_only / sizeof *runner_only; i++)
+        if (given(ctx, runner_only[i])) {
+            int trace = 0;
+            for (size_t j = 0; j < sizeof trace_only / sizeof *trace_only; j++)
+                trace |= strcmp(trace_only[j], runner_only[i]) == 0;
+            cf_error_set(CF_ERR_USAGE, "option '--%s' needs '--runner%s'", runner_only[i],
+                         trace ? " trace:MEASUREMENTS.csv" : "");
+            cf_error_hint(trace ? "a local --backend profile measures the device it runs on; a trace runner answers "
+                                  "from measurements"
+                                : "a local --backend profile measures the device it runs on; --runner starts VMs (or "
+                                  "answers from a trace): cloudfit profile --runner RUNNER --gpu GPU MODEL.json");
+            return CF_ERR_USAGE;
+        }
+    for (size_t i = 0; runner && !is_trace && i < sizeof trace_only / sizeof *trace_only; i++)
+        if (given(ctx, trace_only[i])) {
+            cf_error_set(CF_ERR_USAGE, "option '--%s' needs '--runner trace:MEASUREMENTS.csv'", trace_only[i]);
+            cf_error_hint("the exec runner prices from the catalog and measures the VMs it starts");
+            return CF_ERR_USAGE;
+        }
+    for (size_t i = 0; runner && i < sizeof backend_only / sizeof *backend_only; i++)
+        if (given(ctx, backend_only[i])) {
+            cf_error_set(CF_ERR_USAGE, "option '--%s' does not apply with '--runner'", backend_only[i]);
+            cf_error_hint("a runner profile measures step times (the light profile and the probe); the noise-scale "
+                          "run is a local --backend profile's (docs/profiler.md)");
+            return CF_ERR_USAGE;
+        }
+    return CF_OK;
+}
+
 static cf_status on_backend(const cf_profile_request *req, cf_profile_result *res)
 {
     const cf_spec *spec = req->spec;
@@ -186,6 +225,8 @@ static cf_status on_backend(const cf_profile_request *req, cf_profile_result *re
         po.noise_steps = req->noise_steps;
     if (req->noise_micro_batches != -1)
         po.noise_micro_batches = req->noise_micro_batches;
+    if (req->seed > 0)
+        po.seed = req->seed; /* the probe's CLOUDFIT_SEED, the engine's initialisation and data */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     po.probe.threads = cpus > 0 ? (int)cpus : 1; /* the advisor keeps BLAS at 1 thread; the probe uses them all */
     po.progress = req->progress;

@@ -168,6 +168,8 @@ static void note(void *ctx, cf_note_kind kind, const char *text)
         cf_log_info("%s", text);
 }
 
+static int given(const void *ctx, const char *long_name) { return cf_cli_on_command_line(ctx, long_name); }
+
 /* --runner (docs/profiler.md "Profiling through a runner"): the options
  * checked, the catalog in use opened and the GPU named found. 0, or the
  * exit code (message printed); *src to close on 0. */
@@ -241,6 +243,7 @@ static int backend_request(const cf_cli_options *o, const cf_spec *spec, cf_prob
     req->timeout_s = o->timeout_s;
     req->noise_steps = o->noise_steps;
     req->noise_micro_batches = o->noise_micro_batches;
+    req->seed = o->seed > 0 ? (unsigned long)o->seed : 0;
     if (!o->resume)
         return 0;
     cf_status st = cf_cli_db_open(o, 0, &req->db, db_name, n);
@@ -267,18 +270,8 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         cf_log_hint("use one of: table, json");
         return CF_EXIT_USAGE;
     }
-    if ((!o->runner || strncmp(o->runner, "trace:", 6)) && (o->prices.n || o->trace_nic_gbps > 0)) {
-        cf_log_error("option '%s' needs '--runner trace:MEASUREMENTS.csv'", o->prices.n ? "--price" : "--trace-nic-gbps");
-        cf_log_hint("a local --backend profile measures the device it runs on; the exec runner prices from the "
-                    "catalog and measures the VMs it starts");
-        return CF_EXIT_USAGE;
-    }
-    if (!o->runner && (o->probe_nodes >= 0 || o->probe_gpus >= 0)) {
-        cf_log_error("options '--probe-nodes' and '--probe-gpus' need '--runner'");
-        cf_log_hint("the probe runs across VMs a runner starts: cloudfit profile --runner RUNNER --gpu GPU "
-                    "--probe-nodes N MODEL.json");
-        return CF_EXIT_USAGE;
-    }
+    if (cf_profile_check_mode_options(o->runner, given, o) != CF_OK)
+        return cf_report_error();
     cf_spec *spec = NULL;
     int rc = cf_cli_spec_open(o, argv[1], 0, &spec);
     if (rc)
@@ -316,9 +309,9 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     } else if (!o->runner && res.profile && res.profile->noise_failed) {
         rc = finish_partial(o, req.db, db_name, res.profile, res.gpu_model);
     } else if (o->runner) {
+        rc = cf_report_error();
         if (res.n_light_planned && !o->quiet)
             cf_log_info("nothing was stored: the light profile is kept only when every run succeeded");
-        rc = cf_report_error();
     } else {
         rc = cf_report_error();
         if (!o->quiet && cf_log_verbosity() >= 0 && !res.none_stored)

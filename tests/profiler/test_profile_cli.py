@@ -224,6 +224,12 @@ def test_usage_errors():
     assert rc == 3 and "profile.command" in err, err
     rc, out, err = run("profile", "--help")
     assert rc == 0 and "--backend" in out and "--csv" in out and "--timeout" in out, out
+    # --seed reaches a local profile's probe (CLOUDFIT_SEED; it was always 1)
+    seen = os.path.join(TMP, "seed.txt")
+    spec = exec_spec("seed", 'echo "$CLOUDFIT_SEED" >> %s\n' % seen + DEVICE % ("T4", "gpu") + STEPS)
+    rc, out, err = run("profile", "--db", os.path.join(TMP, "seed.db"), "--noise-steps", "2", "--seed", "5", "-q", spec)
+    assert rc == 0, err
+    assert set(open(seen).read().split()) == {"5"}, open(seen).read()
 
 
 def test_exec_step_times_bounded_and_a_flat_curve():

@@ -262,6 +262,18 @@ def test_usage_errors():
         (["--runner", "trace:" + TRACE, "--gpu", "T4", "--backend", "cpu"], "exclude each other"),
         (["--runner", "ssh:host", "--gpu", "T4"], "expects trace:MEASUREMENTS.csv"),
         (["--runner", "trace:" + TRACE, "--gpu", "NoSuchGPU"], "unknown GPU model 'NoSuchGPU'"),
+        # an option of the other way of profiling was accepted and did nothing
+        (["--gpu", "T4"], "option '--gpu' needs '--runner'"),
+        (["--instance-type", "g4dn.xlarge"], "option '--instance-type' needs '--runner'"),
+        (["--probe-steps", "7"], "option '--probe-steps' needs '--runner'"),
+        (["--trace-model", "x"], "option '--trace-model' needs '--runner trace:MEASUREMENTS.csv'"),
+        (["--trace-noise", "5%"], "option '--trace-noise' needs '--runner trace:MEASUREMENTS.csv'"),
+        (["--runner", "exec:/bin/true {nodes}", "--gpu", "T4", "--trace-noise", "5%"],
+         "option '--trace-noise' needs '--runner trace:MEASUREMENTS.csv'"),
+        (["--runner", "trace:" + TRACE, "--gpu", "T4", "--noise-steps", "5"],
+         "option '--noise-steps' does not apply with '--runner'"),
+        (["--runner", "trace:" + TRACE, "--gpu", "T4", "--noise-micro-batches", "4"],
+         "option '--noise-micro-batches' does not apply with '--runner'"),
     ]
     for args, message in cases:
         rc, out, err = run("profile", path, *args, db=os.path.join(TMP, "e.db"))

@@ -64,6 +64,13 @@ typedef struct {
  * a hint), the runner cannot be opened or planned for. cf_profile_result_free
  * `out` either way. */
 cf_status cf_profile_run(const cf_profile_request *req, cf_profile_result *out);
+/* The options that belong to one way of profiling (docs/profiler.md), given
+ * with the other: a usage error naming the first (CF_ERR_USAGE). runner: the
+ * --runner value or NULL (a local --backend profile); given(ctx, "gpu"):
+ * whether the user gave --gpu (on the command line: a configuration file's
+ * default is for whichever way applies). */
+cf_status cf_profile_check_mode_options(const char *runner, int (*given)(const void *ctx, const char *long_name),
+                                        const void *ctx);
 void cf_profile_result_free(cf_profile_result *out);
 /* Puts `p` (as cf_profile_to_json writes it) in the profile cache of
  * `db`; inside the caller's hold, if any. */
