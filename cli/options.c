@@ -106,7 +106,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "with --gns: use only the first K epochs of the M0 run"},
     /* price catalog choice and overrides (docs/pricing.md) */
     {"spot", 0, OPT_FLAG, NULL, CMD_PRICES, OFF(spot_only), "only offers with a spot price, sorted by it"},
-    {"max-catalog-age-days", 0, OPT_DOUBLE, "DAYS", CMD_RECOMMEND | CMD_PRICES | CMD_SIMULATE, OFF(max_catalog_age_days),
+    {"max-catalog-age-days", 0, OPT_DOUBLE, "DAYS", CMD_RECOMMEND | CMD_PRICES | CMD_SIMULATE | CMD_SEARCH | CMD_PROFILE,
+     OFF(max_catalog_age_days),
      "warn when the price catalog is older than DAYS (default 30)"},
     {"price-overrides", 0, OPT_STRING, "FILE", CMD_RECOMMEND | CMD_PRICES | CMD_SIMULATE, OFF(price_overrides),
      "apply negotiated discounts and per-instance prices from FILE (JSON, docs/pricing.md)"},

@@ -266,6 +266,7 @@ def test_usage_errors():
         (["--gpu", "T4"], "option '--gpu' needs '--runner'"),
         (["--instance-type", "g4dn.xlarge"], "option '--instance-type' needs '--runner'"),
         (["--probe-steps", "7"], "option '--probe-steps' needs '--runner'"),
+        (["--max-catalog-age-days", "9"], "option '--max-catalog-age-days' needs '--runner'"),
         (["--trace-model", "x"], "option '--trace-model' needs '--runner trace:MEASUREMENTS.csv'"),
         (["--trace-noise", "5%"], "option '--trace-noise' needs '--runner trace:MEASUREMENTS.csv'"),
         (["--runner", "exec:/bin/true {nodes}", "--gpu", "T4", "--trace-noise", "5%"],

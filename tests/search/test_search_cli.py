@@ -134,6 +134,16 @@ def test_table_and_history():
     assert doc["overall"]["probe_count"] == runs[1]
 
 
+def test_catalog_age_option_the_warning_names():
+    """search warned that the prices are old with the hint "raise --max-catalog-age-days", and then said
+    "'search' has no option --max-catalog-age-days; ignored": the option the hint names now applies."""
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--max-probes", "1")
+    assert rc == 0 and "raise --max-catalog-age-days" in err, err   # the embedded catalog is older than 30 days
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--max-probes", "1",
+                       "--max-catalog-age-days", "100000")
+    assert rc == 0 and "days old" not in err and "has no option" not in err, err
+
+
 def test_table_and_json_give_the_same_shares():
     """The table's overhead and profile-cost shares were of the estimated job, the JSON's of the job under the
     measured times: 0.82 % against 0.59 % for one run. --probe-startup-s 0, the documented default, was refused."""
