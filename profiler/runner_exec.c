@@ -5,11 +5,13 @@
  * the exec protocol (docs/exec-protocol.md); the profiler's exec backend
  * (cf_probe_exec) runs it and parses its output. The probe's step time is
  * the median of the timed steps. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cloudfit/profiler.h"
@@ -114,27 +116,54 @@ static char *substitute(const char *word, const cf_search_candidate *c, int step
     return out;
 }
 
-/* Whether execvp would find `program`: a path is checked as it is, a name
- * is looked up on PATH. */
-static int program_found(const char *program)
+/* Why `path` cannot be executed ("is a directory", ...); NULL when it can:
+ * what execve needs, a regular file we may execute. */
+static const char *not_runnable(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno == ENOENT || errno == ENOTDIR ? "no such file" : strerror(errno);
+    if (S_ISDIR(st.st_mode))
+        return "is a directory";
+    if (!S_ISREG(st.st_mode))
+        return "is not a regular file";
+    if (access(path, X_OK) != 0)
+        return "is not executable";
+    return NULL;
+}
+
+/* Whether execvp would run `program`: a path is checked as it is, a name
+ * is looked up on PATH as execvp does (an entry that is no executable
+ * regular file is skipped). NULL when it would; else why not, in `why`. */
+static const char *program_problem(const char *program, char *why, size_t n)
 {
     if (strchr(program, '/'))
-        return access(program, X_OK) == 0;
+        return not_runnable(program);
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
     char candidate[4096];
+    int noted = 0; /* `why` names the first entry that exists but cannot run */
     for (const char *p = path;;) {
         const char *colon = strchr(p, ':');
         size_t len = colon ? (size_t)(colon - p) : strlen(p);
         if (snprintf(candidate, sizeof candidate, "%.*s%s%s", (int)len, p, len ? "/" : "", program) <
-                (int)sizeof candidate &&
-            access(candidate, X_OK) == 0)
-            return 1;
+            (int)sizeof candidate) {
+            const char *problem = not_runnable(candidate);
+            if (!problem)
+                return NULL;
+            if (!noted && strcmp(problem, "no such file") != 0) {
+                noted = 1;
+                snprintf(why, n, "not found on PATH ('%s' %s)", candidate, problem);
+            }
+        }
         if (!colon)
-            return 0;
+            break;
         p = colon + 1;
     }
+    if (!noted)
+        snprintf(why, n, "%s", "not found on PATH");
+    return why;
 }
 
 cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *e)
@@ -162,12 +191,17 @@ cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsig
         free(s);
     }
     snprintf(e->label, sizeof e->label, "%s", e->words[0]);
-    /* A program that cannot be found fails now, not as N failed probes. */
-    if (!strchr(e->words[0], '{') && !program_found(e->words[0])) {
-        cf_error_set(CF_ERR_UNAVAILABLE, "--runner exec: cannot run '%s': %s", e->words[0],
-                     strchr(e->words[0], '/') ? "no such executable file" : "not found on PATH");
-        cf_error_hint("the template's first word is the program, run without a shell: give its path or put it "
-                      "on PATH");
+    /* A program that cannot run fails now, not as N failed probes. */
+    char why[4200];
+    const char *problem = NULL;
+    if (!e->words[0][0])
+        problem = "empty program name";
+    else if (!strchr(e->words[0], '{'))
+        problem = program_problem(e->words[0], why, sizeof why);
+    if (problem) {
+        cf_error_set(CF_ERR_UNAVAILABLE, "--runner exec: cannot run '%s': %s", e->words[0], problem);
+        cf_error_hint("the template's first word is the program, run without a shell: give the path of an "
+                      "executable file or put it on PATH");
         cf_exec_runner_close(e);
         return CF_ERR_UNAVAILABLE;
     }

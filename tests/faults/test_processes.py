@@ -209,9 +209,20 @@ def test_search_runner_not_found_is_not_infeasible():
     spec = spec_file("srch", **SEARCH_SPEC_SECTIONS)
     db = tmp("s.db")
     rc, out, err = run("search", spec, "--db", db, "--runner", "exec:/nonexistent/launch {nodes} {gpus_per_node}")
-    assert rc == 6 and "cannot run '/nonexistent/launch'" in err, (rc, err)
+    assert rc == 6 and "cannot run '/nonexistent/launch': no such file" in err, (rc, err)
     assert "deadline" not in err, err
     assert db_rows(db, "search_runs") == 0
+    # A directory, an empty program name, a file without execute permission: refused up front too
+    # (they used to pass the check and fail every probe of the light profile twice).
+    notexec = tmp("notexec")
+    open(notexec, "w").close()
+    os.chmod(notexec, 0o644)
+    for template, why in (("exec:/etc {nodes}", "cannot run '/etc': is a directory"),
+                          ("exec:'' {nodes}", "cannot run '': empty program name"),
+                          (f"exec:{notexec} {{nodes}}", f"cannot run '{notexec}': is not executable")):
+        rc, out, err = run("search", spec, "--db", db, "--runner", template)
+        assert rc == 6 and why in err and "failed" not in err, (template, rc, err)
+        assert db_rows(db, "search_runs") == 0
 
 
 def test_search_every_run_failing_is_not_infeasible():
