@@ -40,7 +40,9 @@ CLOUDFIT_K8S_POLL_S (default 5), CLOUDFIT_K8S_NODE_SELECTOR (optional:
 "KEY=VALUE[,KEY=VALUE...]", added to the node selector; the only
 instance-type selector on Lambda). The job is deleted on success, failure,
 SIGINT/SIGTERM/SIGHUP, when cloudfit goes away, and (by a watchdog in its
-own session) after a SIGKILL."""
+own session) after a SIGKILL; then the state folder ($TMPDIR/cloudfit-k8s-*)
+is removed (kept, and named, when the delete fails). A missing kubectl or a
+bad setting: one line on stderr and the protocol's error event, exit 1."""
 import argparse
 import json
 import os
@@ -52,7 +54,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_common import Teardown, launcher_row, log, run_streaming  # noqa: E402
+from runner_common import (RunnerError, Teardown, cannot_run, env_number, launcher_program,  # noqa: E402
+                           launcher_row, log, positive_int, report_error, run_streaming)
 
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
               "CLOUDFIT_SEED")
@@ -92,7 +95,7 @@ def parse_selector(text):
     for kv in filter(None, (t.strip() for t in (text or "").split(","))):
         key, eq, value = kv.partition("=")
         if not eq or not key:
-            raise SystemExit(f"runner: CLOUDFIT_K8S_NODE_SELECTOR: {kv!r} is not KEY=VALUE")
+            raise RunnerError(f"CLOUDFIT_K8S_NODE_SELECTOR: {kv!r} is not KEY=VALUE")
         out[key] = value
     return out
 
@@ -121,12 +124,20 @@ def manifest(name, a, row, image, words, env, deadline_s, extra_selector):
 
 def job_state(kubectl, name):
     """'Succeeded', 'Failed' or None (still going), from the job's conditions."""
-    p = subprocess.run([*kubectl, "get", "pytorchjob", name, "-o", "json"], capture_output=True, text=True,
-                       stdin=subprocess.DEVNULL)
+    try:
+        p = subprocess.run([*kubectl, "get", "pytorchjob", name, "-o", "json"], capture_output=True,
+                           encoding="utf-8", errors="replace", stdin=subprocess.DEVNULL)
+    except OSError as e:
+        raise RunnerError(cannot_run(kubectl[0], "KUBECTL", e)) from None
     if p.returncode != 0:
         log(p.stderr.strip())
         return "Failed"
-    for c in json.loads(p.stdout).get("status", {}).get("conditions", []):
+    try:
+        status = json.loads(p.stdout).get("status", {})
+    except (ValueError, AttributeError):
+        log(f"kubectl get pytorchjob {name} printed no JSON object: {p.stdout[:200]!r}")
+        return "Failed"
+    for c in status.get("conditions", []):
         if c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True":
             return c["type"]
     return None
@@ -137,37 +148,53 @@ def main():
     ap.add_argument("--cloud", required=True, help="{cloud}: picks the row of data/launch_accelerators.csv")
     ap.add_argument("--instance-type", required=True)
     ap.add_argument("--gpu", required=True, help="cloudfit's GPU key ({gpu})")
-    ap.add_argument("--gpus-per-node", type=int, required=True)
-    ap.add_argument("--nodes", type=int, required=True)
+    ap.add_argument("--gpus-per-node", type=positive_int, required=True)
+    ap.add_argument("--nodes", type=positive_int, required=True)
     a = ap.parse_args()
+    try:
+        return probe(a)
+    except RunnerError as e:  # after the teardown: the error event is the last thing cloudfit reads
+        report_error(str(e))
+        return 1
+
+
+def probe(a):
     image = os.environ.get("CLOUDFIT_K8S_IMAGE")
-    probe = os.environ.get("CLOUDFIT_PROBE_COMMAND")
-    if not image or not probe:
-        raise SystemExit("runner: set CLOUDFIT_K8S_IMAGE and CLOUDFIT_PROBE_COMMAND")
-    words = shlex.split(probe)
+    probe_command = os.environ.get("CLOUDFIT_PROBE_COMMAND")
+    if not image or not probe_command:
+        raise RunnerError("set CLOUDFIT_K8S_IMAGE and CLOUDFIT_PROBE_COMMAND")
+    try:
+        words = shlex.split(probe_command)
+    except ValueError as e:  # an unterminated quote or a trailing backslash
+        raise RunnerError(f"CLOUDFIT_PROBE_COMMAND={probe_command!r}: {e} (it is split like a POSIX shell "
+                          "splits words)") from None
+    if not words:
+        raise RunnerError("CLOUDFIT_PROBE_COMMAND holds no word: set it to the probe script and its arguments")
+    deadline_s = env_number("CLOUDFIT_K8S_DEADLINE_S", "3600", int, 1)
+    poll_s = env_number("CLOUDFIT_K8S_POLL_S", "5", float, 0.01)
     row = launcher_row(a.cloud, a.instance_type, a.gpu)
     extra_selector = parse_selector(os.environ.get("CLOUDFIT_K8S_NODE_SELECTOR"))
     if a.cloud not in MANAGED and not extra_selector:
         log(f"{a.cloud} labels no node with its instance type: the pods may land on any {row['cpu_arch']} node "
             f"with {row['k8s_gpu_resource']}; set CLOUDFIT_K8S_NODE_SELECTOR=KEY=VALUE to pick the nodes")
-    kubectl = [os.environ.get("KUBECTL", "kubectl")]
+    kubectl = [launcher_program("KUBECTL", "kubectl")]
     if os.environ.get("CLOUDFIT_K8S_NAMESPACE"):
         kubectl += ["--namespace", os.environ["CLOUDFIT_K8S_NAMESPACE"]]
     name = "cf-probe-" + secrets.token_hex(4)  # a DNS-1035 label
+    # The manifest and the teardown's marker and log; removed once the job is
+    # deleted (kept, and named, when the delete fails).
     state = tempfile.mkdtemp(prefix="cloudfit-k8s-")
     job_file = os.path.join(state, "job.json")
     env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     with open(job_file, "w") as f:
-        json.dump(manifest(name, a, row, image, words, env,
-                           int(os.environ.get("CLOUDFIT_K8S_DEADLINE_S", "3600")), extra_selector), f)
+        json.dump(manifest(name, a, row, image, words, env, deadline_s, extra_selector), f)
 
-    teardown = Teardown([*kubectl, "delete", "pytorchjob", name, "--ignore-not-found"], state)
+    teardown = Teardown([*kubectl, "delete", "pytorchjob", name, "--ignore-not-found"], state, "KUBECTL")
     teardown.start_watchdog()
     rc = 1
     try:
         rc = run_streaming(teardown, [*kubectl, "apply", "-f", job_file])
         if rc == 0:
-            poll_s = float(os.environ.get("CLOUDFIT_K8S_POLL_S", "5"))
             while (result := job_state(kubectl, name)) is None:
                 time.sleep(poll_s)
             selector = (f"training.kubeflow.org/job-name={name},training.kubeflow.org/replica-type=master,"

@@ -13,9 +13,16 @@ subreaper of what it starts, so it ends the watchdog too once the runner is
 gone (SIGTERM: tear down unless done, then exit); if cloudfit itself is
 SIGKILLed the watchdog outlives it and still tears down. A launcher-side safety net (SkyPilot autodown after idle
 minutes, the PyTorchJob's activeDeadlineSeconds) covers a dead machine.
+Once torn down, the runner stops the watchdog and removes its state folder.
+A launcher that cannot be started, or a setting that cannot be used, is a
+RunnerError: one line on stderr and the protocol's error event, exit 1.
 Standard library only."""
+import argparse
 import csv
+import json
+import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,6 +39,63 @@ def log(*parts):
         pass
 
 
+class RunnerError(Exception):
+    """A setting or launcher this runner cannot work with; main() reports
+    it once (report_error) and exits 1."""
+
+
+def report_error(message):
+    """One line on stderr, then the exec protocol's `error` event on stdout
+    (docs/exec-protocol.md), so cloudfit stops with this message rather
+    than a bare exit status. Call it last: cloudfit stops the runner's
+    process group as soon as it reads the event."""
+    log(message)
+    try:
+        sys.stdout.write(json.dumps({"event": "error", "message": "runner: " + message}) + "\n")
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def positive_int(text):
+    """argparse type for --nodes and --gpus-per-node."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def env_number(name, default, kind=float, minimum=0.0):
+    """The number in environment variable `name` (`default` when unset or
+    empty): finite, at least `minimum`; RunnerError naming it otherwise."""
+    text = os.environ.get(name, "") or default
+    what = "an integer" if kind is int else "a number"
+    try:
+        value = kind(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < minimum:
+        raise RunnerError(f"{name}={text!r}: expected {what} of at least {minimum:g} (default {default})")
+    return value
+
+
+def launcher_program(var, default):
+    """The launcher program: environment variable `var`, else `default` (looked up on PATH)."""
+    return os.environ.get(var) or default
+
+
+def cannot_run(program, var, error):
+    """The message for a launcher that could not be started (an OSError of Popen)."""
+    why = error.strerror or str(error)
+    if os.environ.get(var):
+        return f"cannot run {program!r} (from {var}): {why}"
+    return (f"cannot run {program!r}: {why} ({var} is unset, so {program!r} was looked up on PATH; "
+            f"set {var} to the program's path)")
+
+
 def launcher_row(cloud, instance_type, gpu):
     """The row of data/launch_accelerators.csv (the table `recommend --emit`
     uses) for a catalog VM: skypilot_accelerator, k8s_gpu_resource, cpu_arch
@@ -39,23 +103,35 @@ def launcher_row(cloud, instance_type, gpu):
     has none of its own, GCP N1) and gke_accelerator (GKE's GPU label)."""
     path = os.environ.get("CLOUDFIT_LAUNCH_ACCELERATORS",
                           os.path.join(HERE, "..", "..", "data", "launch_accelerators.csv"))
-    rows = list(csv.DictReader(open(path)))
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        raise RunnerError(f"cannot read {path} (CLOUDFIT_LAUNCH_ACCELERATORS): {e.strerror}") from None
     for want_type in (instance_type, "*"):
         for r in rows:
             if (r["cloud"], r["instance_type"], r["cloudfit_gpu"]) == (cloud, want_type, gpu):
                 return r
-    raise SystemExit(f"runner: no launcher name for GPU {gpu} on {cloud} {instance_type} in {path}")
+    raise RunnerError(f"no launcher name for GPU {gpu} on {cloud} {instance_type} in {path}")
 
 
 class Teardown:
     """Runs `command` exactly once: on return, exception, SIGINT, SIGTERM,
     SIGHUP, a closed stdout (cloudfit gone), or — through the watchdog —
-    after a SIGKILL of the runner."""
+    after a SIGKILL of the runner. Once it succeeded (or nothing was ever
+    launched) the watchdog is stopped and `state_dir` removed; when it
+    failed, `state_dir` stays (the teardown's output is in torn-down.log
+    there) and the watchdog tries again when the runner ends. `program_var`
+    is the environment variable that chose the launcher (for messages)."""
 
-    def __init__(self, command, state_dir):
+    def __init__(self, command, state_dir, program_var):
         self.command = command
+        self.state_dir = state_dir
+        self.program_var = program_var
         self.marker = os.path.join(state_dir, "torn-down")
         self.child = None  # the launcher command running now, stopped first on a signal
+        self.launched = False  # a launcher command started: something may exist to tear down
+        self.watchdog = None  # its pid
         self.done = False
 
     def start_watchdog(self):
@@ -70,7 +146,8 @@ class Teardown:
                 # cloudfit is the subreaper of everything it starts: once the
                 # runner is gone it sends this watchdog SIGTERM (then SIGKILL
                 # after CLOUDFIT_STOP_GRACE_S). SIGTERM means: tear down now
-                # unless the runner already did.
+                # unless the runner already did (the runner itself sends it
+                # once it did, so the watchdog exits and the state goes).
                 stop = []
                 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                     signal.signal(sig, lambda signum, frame: stop.append(signum))
@@ -79,15 +156,19 @@ class Teardown:
                         os.kill(parent, 0)
                     except ProcessLookupError:
                         break
-                    time.sleep(0.5)
+                    time.sleep(0.2)
                 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                     signal.signal(sig, signal.SIG_IGN)
-                if not os.path.exists(self.marker):
+                torn_down = os.path.exists(self.marker)
+                if not torn_down:
                     with open(self.marker + ".log", "a") as out:
-                        subprocess.run(self.command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                       timeout=600)
+                        torn_down = subprocess.run(self.command, stdin=subprocess.DEVNULL, stdout=out,
+                                                   stderr=subprocess.STDOUT, timeout=600).returncode == 0
+                if torn_down:
+                    shutil.rmtree(self.state_dir, ignore_errors=True)
             finally:
                 os._exit(0)
+        self.watchdog = pid
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, self._on_signal)
         # cloudfit interrupted (Ctrl-C reaches its process group, not ours):
@@ -117,14 +198,55 @@ class Teardown:
             except subprocess.TimeoutExpired:
                 self.child.kill()
                 self.child.wait()
+        if not self.launched:  # no launcher command started: nothing exists to tear down
+            open(self.marker, "w").close()
+            self._release()
+            return
         log("tearing down:", " ".join(self.command))
         # Its output goes to a file: stderr may be a pipe nobody reads any more.
-        with open(self.marker + ".log", "a") as out:
-            p = subprocess.run(self.command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        if p.returncode == 0:
+        try:
+            with open(self.marker + ".log", "a") as out:
+                p = subprocess.run(self.command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+            failure = f"teardown exited with {p.returncode}" if p.returncode != 0 else None
+        except OSError as e:
+            failure = (cannot_run(self.command[0], self.program_var, e) if e.filename == self.command[0]
+                       else f"teardown: {e}")
+        if failure is None:
             open(self.marker, "w").close()
+            self._release()
         else:
-            log(f"teardown exited with {p.returncode}; the watchdog tries again when this runner ends")
+            log(f"{failure}; its state is kept in {self.state_dir} (the teardown's output: torn-down.log); "
+                f"the watchdog tries again when this runner ends and removes it if that works; if not, run "
+                f"'{' '.join(self.command)}' yourself")
+
+    def _release(self):
+        """After a teardown: stops the watchdog, waits for it, removes the state."""
+        if self.watchdog:
+            try:
+                os.kill(self.watchdog, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    if os.waitpid(self.watchdog, os.WNOHANG)[0]:
+                        break
+                except ChildProcessError:
+                    break
+                if time.monotonic() > deadline:
+                    log(f"the watchdog (pid {self.watchdog}) has not exited; its state is kept in {self.state_dir}")
+                    return
+                time.sleep(0.02)
+            self.watchdog = None
+        shutil.rmtree(self.state_dir, ignore_errors=True)
+
+
+def _write(stream, text):
+    """Writes `text` (decoded with surrogateescape) as the bytes it was read
+    as, so a launcher's stray non-UTF-8 byte passes through unchanged."""
+    stream.flush()
+    stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+    stream.buffer.flush()
 
 
 def relay(stream, is_protocol_line):
@@ -134,23 +256,30 @@ def relay(stream, is_protocol_line):
         line = raw.rstrip("\n")
         kept = is_protocol_line(line)
         if kept is not None:
-            sys.stdout.write(kept + "\n")
-            sys.stdout.flush()
+            _write(sys.stdout, kept + "\n")
         else:
-            sys.stderr.write(line + "\n")
+            _write(sys.stderr, line + "\n")
 
 
 def run_streaming(teardown, argv, is_protocol_line=None, env=None):
-    """Runs a launcher command; its output goes to stderr, or through relay()."""
+    """Runs a launcher command; its output goes to stderr, or through relay().
+    Its output is decoded with surrogateescape: a byte that is not UTF-8 (a
+    log line in another encoding) goes through as it was instead of failing
+    the run. A launcher that cannot be started raises RunnerError."""
+    try:
+        teardown.child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, encoding="utf-8", errors="surrogateescape",
+                                          env=env)
+    except OSError as e:
+        raise RunnerError(cannot_run(argv[0], teardown.program_var, e)) from None
+    teardown.launched = True
     log("$", " ".join(argv))
-    teardown.child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True, env=env)
     try:
         if is_protocol_line:
             relay(teardown.child.stdout, is_protocol_line)
         else:
             for line in teardown.child.stdout:
-                sys.stderr.write(line)
+                _write(sys.stderr, line)
         return teardown.child.wait()
     finally:
         if teardown.child.poll() is not None:

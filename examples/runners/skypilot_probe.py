@@ -25,7 +25,10 @@ synced to the cluster), CLOUDFIT_SKY_SETUP (a setup command, optional),
 CLOUDFIT_SKY_IDLE_MINUTES (default 10: SkyPilot tears the cluster down
 after that many idle minutes even if this runner and its watchdog die).
 The cluster is torn down on success, failure, SIGINT/SIGTERM/SIGHUP, when
-cloudfit goes away, and (by a watchdog in its own session) after a SIGKILL.
+cloudfit goes away, and (by a watchdog in its own session) after a SIGKILL;
+then the state folder ($TMPDIR/cloudfit-sky-*) is removed (kept, and named,
+when `sky down` fails). A missing sky or a bad setting: one line on stderr
+and the protocol's error event, exit 1.
 
 GPUs: most instance types come with their GPUs, and SkyPilot infers them
 from the type. A GCP N1 host has none of its own (SkyPilot's
@@ -40,7 +43,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_common import Teardown, launcher_row, log, run_streaming  # noqa: E402
+from runner_common import (RunnerError, Teardown, env_number, launcher_program, launcher_row, log,  # noqa: E402
+                           positive_int, report_error, run_streaming)
 
 MARK = "CLOUDFIT-PROBE-LINE "
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
@@ -75,38 +79,49 @@ def main():
     ap.add_argument("--region", required=True)
     ap.add_argument("--instance-type", required=True)
     ap.add_argument("--gpu", required=True, help="cloudfit's GPU key ({gpu})")
-    ap.add_argument("--gpus-per-node", type=int, required=True)
-    ap.add_argument("--nodes", type=int, required=True)
+    ap.add_argument("--gpus-per-node", type=positive_int, required=True)
+    ap.add_argument("--nodes", type=positive_int, required=True)
     a = ap.parse_args()
-    probe = os.environ.get("CLOUDFIT_PROBE_COMMAND")
-    if not probe:
-        raise SystemExit("runner: set CLOUDFIT_PROBE_COMMAND to the probe script and its arguments")
-    sky = os.environ.get("SKY", "sky")
+    try:
+        return probe(a)
+    except RunnerError as e:  # after the teardown: the error event is the last thing cloudfit reads
+        report_error(str(e))
+        return 1
+
+
+def probe(a):
+    probe_command = os.environ.get("CLOUDFIT_PROBE_COMMAND")
+    if not probe_command:
+        raise RunnerError("set CLOUDFIT_PROBE_COMMAND to the probe script and its arguments")
+    idle = env_number("CLOUDFIT_SKY_IDLE_MINUTES", "10", int, 1)
+    sky = launcher_program("SKY", "sky")
     row = launcher_row(a.cloud, a.instance_type, a.gpu)
     gpus = f"{row['skypilot_accelerator']}:{a.gpus_per_node}"
     # An N1 host gets the GPUs the probe uses attached; a type that comes with
     # its GPUs is launched whole.
     attach = ["--gpus", gpus] if row.get("attached") == "1" else []
     name = "cf-probe-" + secrets.token_hex(4)  # a SkyPilot cluster name and a DNS label
+    # The task files and the teardown's marker and log; removed once the
+    # cluster is down (kept, and named, when the teardown fails).
     state = tempfile.mkdtemp(prefix="cloudfit-sky-")
     with open(os.path.join(state, "setup.yaml"), "w") as f:  # JSON is YAML
         json.dump({"name": name, "workdir": os.environ.get("CLOUDFIT_SKY_WORKDIR", "."), "setup": SETUP}, f)
     with open(os.path.join(state, "probe.yaml"), "w") as f:
         json.dump({"name": name, "run": RUN}, f)
 
-    teardown = Teardown([sky, "down", "-y", name], state)
+    teardown = Teardown([sky, "down", "-y", name], state, "SKY")
     teardown.start_watchdog()
     rc = 1
     try:
         envs = [f"{k}={os.environ[k]}" for k in PASSED_ENV if k in os.environ]
-        env_args = [x for kv in envs + [f"CLOUDFIT_PROBE_COMMAND={probe}"] for x in ("--env", kv)]
+        env_args = [x for kv in envs + [f"CLOUDFIT_PROBE_COMMAND={probe_command}"] for x in ("--env", kv)]
         setup_env = os.environ.get("CLOUDFIT_SKY_SETUP")
         # The whole VM (its accelerators follow from the instance type, or are
         # attached: GCP N1); the job asks for the GPUs it uses, which may be
         # fewer (1 of a 4-GPU VM).
         rc = run_streaming(teardown, [sky, "launch", "-y", "-c", name, "--infra", f"{a.cloud}/{a.region}",
                                       "--instance-type", a.instance_type, *attach, "--num-nodes", str(a.nodes),
-                                      "-i", os.environ.get("CLOUDFIT_SKY_IDLE_MINUTES", "10"), "--down",
+                                      "-i", str(idle), "--down",
                                       *(["--env", f"CLOUDFIT_SKY_SETUP={setup_env}"] if setup_env else []),
                                       os.path.join(state, "setup.yaml")])
         if rc != 0:

@@ -4,7 +4,8 @@
 and the node count torchrun was given (FAKE_TORCHRUN_NNODES, set by
 tests/launch/fake_torchrun.py). Writes one log line to stderr (runners must
 keep it out of the protocol). FAKE_PROBE_MODE=hang sleeps instead (the
-interrupt tests), =fail exits 1."""
+interrupt tests), =fail exits 1, =latin1 also writes a log line with a
+byte that is not UTF-8 (Latin-1 'é'), as a library's log may."""
 import json
 import os
 import sys
@@ -21,6 +22,9 @@ nodes = int(os.environ.get("FAKE_TORCHRUN_NNODES", "1"))
 step = 0.02 + 0.002 * batch + (0.08 + 0.01 * nodes if nodes > 1 else 0)
 warm, steps = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"])
 print("fake probe: starting", file=sys.stderr, flush=True)
+if mode == "latin1":
+    sys.stderr.buffer.write(b"fake probe: loading caf\xe9 dataset\n")
+    sys.stderr.buffer.flush()
 print(json.dumps({"event": "device", "name": "Tesla T4 (fake)", "memory_gib": 16, "gpus": 1}), flush=True)
 for i in range(warm + steps):
     print(json.dumps({"event": "step", "step": i + 1, "time_s": step * (1.5 if i < warm else 1.0),

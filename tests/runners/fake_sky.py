@@ -20,8 +20,10 @@ must exist in that cloud and region (data/gpu_vms.csv).
 Clusters live in $FAKE_SKY_STATE/clusters.json; every call is appended to
 $FAKE_SKY_STATE/calls.jsonl. `exec` runs the task's `run` block with bash
 as node 0 (SKYPILOT_* variables, loopback addresses), prefixing each output
-line as SkyPilot's log tailing does. FAKE_SKY_FAIL=launch provisions the
-cluster and then fails (a setup error), =exec fails the job."""
+line as SkyPilot's log tailing does, byte for byte (a line that is not
+UTF-8 comes through as it is). FAKE_SKY_FAIL=launch provisions the
+cluster and then fails (a setup error), =exec fails the job, =down fails
+to terminate (the cluster stays)."""
 import argparse
 import csv
 import json
@@ -237,7 +239,7 @@ def cmd_exec(a):
                SKYPILOT_NODE_IPS="\n".join(f"127.0.0.{i + 1}" for i in range(nodes)),
                SKYPILOT_NUM_GPUS_PER_NODE=(a.gpus or info["gpus"]).partition(":")[2] or "1")
     job = subprocess.Popen(["bash", "-c", task.get("run") or "true"], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+                           stderr=subprocess.STDOUT, env=env, start_new_session=True)  # bytes, as they come
     clusters = load()  # the job runs "on the cluster": `sky down` ends it
     clusters[cluster].setdefault("job_pgids", []).append(job.pid)
     save(clusters)
@@ -248,14 +250,18 @@ def cmd_exec(a):
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    for line in job.stdout:
-        print(f"(task, pid={job.pid}) {line}", end="", flush=True)
+    for line in job.stdout:  # the job's bytes as they are: SkyPilot tails a log file, whatever its encoding
+        sys.stdout.buffer.write(f"(task, pid={job.pid}) ".encode() + line)
+        sys.stdout.buffer.flush()
     return job.wait()
 
 
 def cmd_down(a):
     if not a.yes:
         print("Aborted! (no -y)", file=sys.stderr)
+        return 1
+    if os.environ.get("FAKE_SKY_FAIL") == "down":
+        print("sky.exceptions.CloudError: simulated failure to terminate", file=sys.stderr)
         return 1
     clusters = load()
     for name in a.clusters:

@@ -4,7 +4,10 @@ their arguments against the real CLIs' options (fake_sky.py,
 fake_kubectl.py): a probe measured through each, alone and from `cloudfit
 profile --runner`; torchrun's arguments parsed by torch 1.13; and no VM or
 job left behind after a launch failure, a job failure, SIGINT, and a
-SIGKILL of the runner's process group (what cloudfit does on a timeout).
+SIGKILL of the runner's process group (what cloudfit does on a timeout);
+a byte that is not UTF-8 in the launcher's output, a launcher that is
+missing, settings that are not numbers, and the runners' state folders
+removed once the teardown is done.
 Usage: test_runners.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
@@ -46,9 +49,9 @@ def world(**extra):
         with open(os.path.join(bindir, name), "w") as f:
             f.write(f"#!/bin/sh\nexec /usr/bin/python3 {shlex.quote(target)} \"$@\"\n")
         os.chmod(os.path.join(bindir, name), 0o755)
-    for d in ("sky", "kubectl"):
+    for d in ("sky", "kubectl", "tmp"):
         os.makedirs(os.path.join(root, d))
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], HOME=root,
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], HOME=root, TMPDIR=os.path.join(root, "tmp"),
                XDG_DATA_HOME=os.path.join(root, "xdg"), NO_COLOR="1",
                FAKE_SKY_STATE=os.path.join(root, "sky"), FAKE_KUBECTL_STATE=os.path.join(root, "kubectl"),
                FAKE_TORCHRUN_LOG=os.path.join(root, "torchrun.jsonl"), FAKE_TORCHRUN_EXEC="1",
@@ -68,6 +71,23 @@ def leftovers(root):
         if os.path.exists(path):
             out += list(json.load(open(path)))
     return out
+
+
+def state_dirs(root, wait_s=10):
+    """The runners' state folders left in the world's TMPDIR (cloudfit-sky-*, cloudfit-k8s-*),
+    after up to `wait_s` seconds for a watchdog to finish."""
+    deadline = time.time() + wait_s
+    while True:
+        left = sorted(d for d in os.listdir(os.path.join(root, "tmp")) if d.startswith("cloudfit-"))
+        if not left or time.time() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+def applied(root):
+    """The manifests `kubectl apply` was given, in order (the runner removes its copy)."""
+    path = os.path.join(root, "kubectl", "applied.jsonl")
+    return [json.loads(line) for line in open(path)] if os.path.exists(path) else []
 
 
 def calls(root, which):
@@ -121,6 +141,7 @@ def test_skypilot_runner_measures_and_tears_down():
     ex = c[1]
     assert ex[ex.index("--gpus") + 1] == "T4:4" and ex[ex.index("--num-nodes") + 1] == "2", ex
     assert leftovers(root) == [], leftovers(root)
+    assert state_dirs(root, 0) == [], state_dirs(root, 0)  # removed before the runner exits
 
 
 def test_skypilot_runner_accelerator_name_is_skypilots():
@@ -172,6 +193,7 @@ def test_skypilot_launch_failure_tears_down():
     p = run_runner(SKY_RUNNER, SKY_ARGS, env)
     assert p.returncode != 0 and p.stdout == "", (p.returncode, p.stdout)
     assert [x[0] for x in calls(root, "sky")] == ["launch", "down"] and leftovers(root) == []
+    assert state_dirs(root, 0) == [], state_dirs(root, 0)
 
 
 def test_skypilot_job_failure_tears_down():
@@ -212,6 +234,22 @@ def test_skypilot_sigkill_of_the_group_tears_down():
     root, env = world(FAKE_PROBE_MODE="hang")
     rc = interrupted(SKY_RUNNER, SKY_ARGS, env, root, "SIGKILL")
     assert rc == -signal.SIGKILL and leftovers(root) == [], (rc, leftovers(root))
+    assert state_dirs(root) == [], state_dirs(root)  # the watchdog tore down, then removed it
+
+
+def test_skypilot_failed_teardown_keeps_and_names_the_state():
+    """When `sky down` fails the state folder stays (with the teardown's output) and the runner says
+    where and what to run; the watchdog tries again once the runner is gone."""
+    root, env = world(FAKE_SKY_FAIL="down")
+    p = run_runner(SKY_RUNNER, SKY_ARGS, env)
+    assert p.returncode == 0, p.stderr  # the measurement stands
+    check_protocol(p.stdout)
+    kept = os.path.join(root, "tmp", state_dirs(root, 0)[0])
+    assert f"state is kept in {kept}" in p.stderr and "sky down -y cf-probe-" in p.stderr, p.stderr
+    time.sleep(1.5)  # the watchdog's second try fails too
+    assert [x[0] for x in calls(root, "sky")].count("down") == 2, calls(root, "sky")
+    assert os.path.exists(os.path.join(kept, "torn-down.log")) and not os.path.exists(os.path.join(kept, "torn-down"))
+    assert "simulated failure to terminate" in open(os.path.join(kept, "torn-down.log")).read()
 
 
 def test_fake_sky_refuses_what_sky_refuses():
@@ -243,10 +281,11 @@ def test_k8s_runner_measures_and_deletes():
     check_torchrun_calls(root, 2, 8)
     c = calls(root, "kubectl")
     assert [x[0] for x in c][:2] == ["apply", "get"] and c[-2][0] == "logs" and c[-1][0] == "delete", c
-    job = json.load(open(c[0][c[0].index("-f") + 1]))
+    job = applied(root)[0]
     limits = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["resources"]["limits"]
     assert limits == {"amd.com/gpu": 8}, limits
     assert leftovers(root) == [], leftovers(root)
+    assert state_dirs(root, 0) == [], state_dirs(root, 0)
 
 
 def test_k8s_runner_reads_the_log_before_the_pods_go():
@@ -258,7 +297,7 @@ def test_k8s_runner_reads_the_log_before_the_pods_go():
     assert p.returncode == 0, p.stderr
     check_protocol(p.stdout)
     c = calls(root, "kubectl")
-    job = json.load(open(c[0][c[0].index("-f") + 1]))
+    job = applied(root)[0]
     assert job["spec"]["runPolicy"]["cleanPodPolicy"] == "None", job["spec"]["runPolicy"]
     order = [x[0] for x in c]
     assert order.index("logs") < order.index("delete"), order
@@ -283,8 +322,7 @@ def test_k8s_runner_node_selector_per_cloud():
         p = run_runner(K8S_RUNNER, args, env)
         assert p.returncode == 0, p.stderr
         check_protocol(p.stdout)
-        c = calls(root, "kubectl")[0]
-        job = json.load(open(c[c.index("-f") + 1]))
+        job = applied(root)[0]
         return job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["nodeSelector"], p.stderr
     sel, _ = selector(K8S_ARGS)
     assert sel == {"kubernetes.io/arch": "amd64", "node.kubernetes.io/instance-type": "Standard_ND96isr_MI300X_v5"}, sel
@@ -323,6 +361,7 @@ def test_k8s_sigkill_of_the_group_deletes():
     root, env = world(FAKE_KUBECTL_MODE="pending")
     rc = interrupted(K8S_RUNNER, K8S_ARGS, env, root, "SIGKILL")
     assert rc == -signal.SIGKILL and leftovers(root) == [], (rc, leftovers(root))
+    assert state_dirs(root) == [], state_dirs(root)
 
 
 def test_fake_kubectl_refuses_what_kubectl_refuses():
@@ -338,6 +377,77 @@ def test_fake_kubectl_refuses_what_kubectl_refuses():
               open(bad, "w"))
     p = subprocess.run(["kubectl", "apply", "-f", bad], capture_output=True, text=True, env=env)
     assert p.returncode == 1 and "denied" in p.stderr, p.stderr
+
+
+# ---- both: what the launcher prints, a missing launcher, bad settings -----------------------------
+
+def test_a_byte_that_is_not_utf8_in_the_launchers_output_passes():
+    """A Latin-1 byte in the probe's log (through `sky exec` / `kubectl logs`) used to end the runner
+    with a UnicodeDecodeError and lose the measurement; now the line goes to stderr as it was and the
+    protocol lines to stdout."""
+    for runner, args in ((SKY_RUNNER, SKY_ARGS), (K8S_RUNNER, K8S_ARGS)):
+        root, env = world(FAKE_PROBE_MODE="latin1")
+        p = subprocess.run(["/usr/bin/python3", runner, *args], capture_output=True, env=env, timeout=120)
+        assert p.returncode == 0, (runner, p.stderr.decode(errors="replace")[-2000:])
+        check_protocol(p.stdout.decode())
+        assert b"fake probe: loading caf\xe9 dataset\n" in p.stderr, (runner, p.stderr[-2000:])
+        assert leftovers(root) == [] and state_dirs(root, 0) == [], (runner, leftovers(root), state_dirs(root, 0))
+
+
+def test_a_missing_launcher_is_one_line_and_an_error_event():
+    """SKY / KUBECTL naming a program that does not exist: one line on stderr naming the program and
+    the variable, the protocol's error event on stdout, exit 1, no traceback, no teardown run, no state
+    folder left; through cloudfit, its message and exit 6."""
+    for runner, args, var in ((SKY_RUNNER, SKY_ARGS, "SKY"), (K8S_RUNNER, K8S_ARGS, "KUBECTL")):
+        root, env = world(**{var: "/nonexistent/launcher"})
+        p = run_runner(runner, args, env)
+        want = "cannot run '/nonexistent/launcher' (from %s): No such file or directory" % var
+        assert p.returncode == 1 and "Traceback" not in p.stderr, (runner, p.returncode, p.stderr)
+        assert p.stderr.splitlines() == ["runner: " + want], (runner, p.stderr)
+        assert [json.loads(line) for line in p.stdout.splitlines()] == [{"event": "error",
+                                                                          "message": "runner: " + want}], p.stdout
+        assert state_dirs(root) == [], (runner, state_dirs(root))
+    # unset: the default name, looked up on PATH (here without it)
+    root, env = world(PATH="/nonexistent")
+    p = run_runner(SKY_RUNNER, SKY_ARGS, env)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "cannot run 'sky': No such file or directory (SKY is unset" in p.stderr, p.stderr
+    # from cloudfit
+    spec = profile_through(None)
+    root, env = world(SKY="/nonexistent/sky")
+    template = (f"exec:/usr/bin/python3 {SKY_RUNNER} --cloud {{cloud}} --region {{region}} --instance-type "
+                "{instance_type} --gpu {gpu} --gpus-per-node {gpus_per_node} --nodes {nodes}")
+    p = subprocess.run([BIN, "profile", spec, "--runner", template, "--gpu", "T4", "--instance-type", "g4dn.12xlarge",
+                        "--probe-steps", "5", "--db", os.path.join(root, "h.db")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert p.returncode == 6, (p.returncode, p.stderr[-2000:])
+    assert ("the script reported an error: runner: cannot run '/nonexistent/sky' (from SKY): No such file or "
+            "directory") in p.stderr, p.stderr[-2000:]
+    assert state_dirs(root) == [], state_dirs(root)
+
+
+def test_bad_settings_are_named_not_tracebacks():
+    """Settings that are not numbers, an unterminated quote, zero nodes or GPUs: a message naming the
+    setting (argparse's for the options), no traceback, nothing launched, no state folder."""
+    cases = [(K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_K8S_DEADLINE_S": "1h"}, "CLOUDFIT_K8S_DEADLINE_S='1h'", 1),
+             (K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_K8S_DEADLINE_S": "0"}, "CLOUDFIT_K8S_DEADLINE_S='0'", 1),
+             (K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_K8S_POLL_S": "fast"}, "CLOUDFIT_K8S_POLL_S='fast'", 1),
+             (K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_K8S_POLL_S": "nan"}, "CLOUDFIT_K8S_POLL_S='nan'", 1),
+             (K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_PROBE_COMMAND": "probe.py --tag 'two words"},
+              "CLOUDFIT_PROBE_COMMAND=\"probe.py --tag 'two words\": No closing quotation", 1),
+             (SKY_RUNNER, SKY_ARGS, {"CLOUDFIT_SKY_IDLE_MINUTES": "ten"}, "CLOUDFIT_SKY_IDLE_MINUTES='ten'", 1)]
+    for runner, base in ((SKY_RUNNER, SKY_ARGS), (K8S_RUNNER, K8S_ARGS)):
+        for option in ("--nodes", "--gpus-per-node"):
+            args = list(base)
+            args[args.index(option) + 1] = "0"
+            cases.append((runner, args, {}, f"argument {option}: expected a positive integer, got '0'", 2))
+    for runner, args, extra, want, code in cases:
+        root, env = world(**extra)
+        p = run_runner(runner, args, env)
+        assert p.returncode == code and want in p.stderr and "Traceback" not in p.stderr, (extra, args, p.stderr)
+        if code == 1:
+            assert json.loads(p.stdout)["event"] == "error" and want in json.loads(p.stdout)["message"], p.stdout
+        assert calls(root, "sky") == [] and calls(root, "kubectl") == [] and state_dirs(root, 0) == [], extra
 
 
 # ---- from cloudfit -------------------------------------------------------------------------------
@@ -374,6 +484,7 @@ def test_cloudfit_profile_through_each_runner():
             want = 0.02 + 0.002 * r["local_batch"] + (0.08 + 0.01 * r["nodes"] if r["nodes"] > 1 else 0)
             assert abs(r["step_time_s"] - want) < 1e-6, (runner, r)
         assert leftovers(root) == [], (runner, leftovers(root))
+        assert state_dirs(root) == [], (runner, state_dirs(root))  # one per probe, each removed
 
 
 def test_cloudfit_interrupted_or_timed_out_leaves_nothing():
