@@ -359,6 +359,36 @@ static void remove_if_empty(const char *path)
     sqlite3_close(h);
 }
 
+void cf_db_remove_unused(const char *path)
+{
+    sqlite3 *h = NULL;
+    int unused = 0;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+        sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
+        sqlite3_stmt *tables = NULL;
+        unused = sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                                       "'sqlite\\_%' ESCAPE '\\'", -1, &tables, NULL) == SQLITE_OK;
+        while (unused && sqlite3_step(tables) == SQLITE_ROW) {
+            char sql[300];
+            sqlite3_stmt *any = NULL;
+            snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM \"%s\")", (const char *)sqlite3_column_text(tables, 0));
+            unused = sqlite3_prepare_v2(h, sql, -1, &any, NULL) == SQLITE_OK && sqlite3_step(any) == SQLITE_ROW &&
+                     sqlite3_column_int(any, 0) == 0;
+            sqlite3_finalize(any);
+        }
+        sqlite3_finalize(tables);
+    }
+    if (unused) { /* still holding the lock */
+        char side[sizeof ((cf_db *)0)->path + 8];
+        snprintf(side, sizeof side, "%s-wal", path);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", path);
+        unlink(side);
+        unlink(path);
+    }
+    sqlite3_close(h);
+}
+
 /* Waiting for another process's lock: in steps of 10 ms up to the
  * timeout, measured on the clock from the first call for this lock (a
  * count of calls times 10 ms is not the time waited on a loaded machine),

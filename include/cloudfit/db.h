@@ -67,6 +67,11 @@ typedef void (*cf_db_private_fn)(void *ctx, const char *path, unsigned mode_befo
  * metadata. */
 void cf_db_make_private(const char *path, int own_folder, cf_db_private_fn said, void *ctx);
 void cf_db_close(cf_db *db);
+/* Removes the SQLite history at `path` (and its -wal, -shm) when none of
+ * its tables holds a row: one a command created and then stored nothing
+ * in (prices update that fetched nothing). Only under its write lock,
+ * taken without waiting, so a process that is writing to it keeps it. */
+void cf_db_remove_unused(const char *path);
 /* What messages call the database: its path, or its URL redacted. */
 const char *cf_db_name(const cf_db *db);
 /* "sqlite" or "postgresql". */

@@ -852,6 +852,13 @@ def test_https_required_except_loopback():
     assert rc != 0 and "Could not connect" in err or "Failed to connect" in err, err
     rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda")  # no key
     assert rc != 0 and "lambda: no API key" in err and "CLOUDFIT_LAMBDA_API_KEY" in err, err
+    # an update that stored nothing leaves no new history behind (it left an empty, migrated one), and keeps
+    # one that was there (here: made by a recommendation)
+    assert not os.path.exists(db) and not os.path.exists(db + "-wal"), os.listdir(TMP)
+    rc, out, err = run("recommend", "--db", db, "-q", os.path.join(SRC, "examples", "mlp-synthetic.json"))
+    assert rc == 0 and os.path.exists(db), err
+    rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda")
+    assert rc != 0 and os.path.exists(db), err
     rc, out, err = run("prices", "update", "--db", db, "--cloud", "oracle")
     assert rc == 2 and "option '--cloud': unknown cloud 'oracle'" in err, err
 
