@@ -48,7 +48,8 @@ static void fmt_count(char *out, size_t n, double v)
  * (cloudfit/render/text_table.h): the redundant mark, the accumulation,
  * the global batch, the VM price, then the intervals, then the region,
  * batch and LR (the explanation below repeats the chosen one's). Rank,
- * instance, shape, time and cost always stay. */
+ * instance, shape and cost always stay; the time too unless even the cut
+ * instance names leave no room (the explanation below gives the pick's). */
 static const cf_text_column columns[] = {
     {"#", 1, 0, 0, 0, NULL},
     {"CLOUD/REGION", 0, 9, 1, 0, NULL},
@@ -58,7 +59,7 @@ static const cf_text_column columns[] = {
     {"ACCUM", 1, 2, 0, 0, NULL},
     {"GLOBAL", 1, 3, 0, 0, NULL},
     {"LR", 1, 8, 0, 0, NULL},
-    {"TIME (80%)", 1, 0, 0, 5, "TIME"},
+    {"TIME (80%)", 1, -1, 0, 5, "TIME"},
     {"$/HR", 1, 4, 0, 0, NULL},
     {"TOTAL $ (80%)", 1, 0, 0, 6, "TOTAL $"},
     {"CHOSEN", 0, 1, 0, 0, NULL},

@@ -111,6 +111,12 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
             break;
         widths[widest]--;
     }
+    for (size_t c = nc; t->width > 0 && c-- > 0 && total_width(t, widths, shown) > t->width;)
+        if (shown[c] && t->columns[c].priority < 0) {
+            shown[c] = 0;
+            if (left_out)
+                cf_buf_printf(left_out, "%s%s", left_out->len ? ", " : "", t->columns[c].title);
+        }
     int total = total_width(t, widths, shown);
     size_t last = 0;
     for (size_t c = 0; c < nc; c++)

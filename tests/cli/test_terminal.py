@@ -157,6 +157,15 @@ def test_pipes_keep_the_full_table_unless_width():
     p = subprocess.run([BIN, "recommend", "-n", "5", "--no-history", "-q", "--width", "72", EXAMPLE],
                        capture_output=True, text=True, env=ENV, timeout=120)
     assert p.returncode == 0 and not too_wide(p.stdout.splitlines(), 72), too_wide(p.stdout.splitlines(), 72)
+    # where even the cut instance names leave no room, the time goes (and the note says so) rather than every
+    # row being wrapped as prose with its cost on the next line
+    p = subprocess.run([BIN, "recommend", "-n", "5", "--no-history", "-q", "--width", "40", EXAMPLE],
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0 and not too_wide(lines, 40), too_wide(lines, 40)
+    rows = [l for l in lines if re.match(r"\s+[1-5]\s+\S+\s+\d+×\d+ \S+\s+[\d.,]+$", l)]
+    assert len(rows) == 5, p.stdout
+    assert "TIME (80%)" in re.sub(r"\s+", " ", p.stdout.split("left out to fit 40 columns:")[1]), p.stdout
 
 
 def setup():

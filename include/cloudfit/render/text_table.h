@@ -4,8 +4,10 @@
  * left out at step p (the caller is told which, so the reader learns that
  * --wide shows them), a column with `short_priority` q switches to its
  * short cells at step q ("11.1 h" for "11.1 h (6.8–18.2)"); then the
- * columns marked `cut` are shortened with "…". Width 0 = no limit: every
- * column in full. */
+ * columns marked `cut` are shortened with "…"; then, only if that was not
+ * enough, the columns of negative `priority` are left out, the rightmost
+ * first (else the rows would be wrapped as prose). Width 0 = no limit:
+ * every column in full. */
 #ifndef CLOUDFIT_RENDER_TEXT_TABLE_H
 #define CLOUDFIT_RENDER_TEXT_TABLE_H
 #include <stddef.h>
@@ -15,7 +17,7 @@
 typedef struct {
     const char *title;
     int right;           /* right-aligned */
-    int priority;        /* step at which it is left out; 0 = always shown */
+    int priority;        /* step at which it is left out; 0 = always shown; < 0 = only when cutting is not enough */
     int cut;             /* may be shortened with "…" (text such as names) */
     int short_priority;  /* step at which it shows its short cells; 0 = never */
     const char *short_title; /* its title then; NULL = the same */
