@@ -188,6 +188,25 @@ cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_do
         free(st.records);
         return status;
     }
+    /* A column named twice: which one a reader took was the first, silently
+     * (a second step_time_s full of other values changed nothing). Empty
+     * names are exempt: a spreadsheet's trailing separators. */
+    const cf_csv_record *head = &st.records[0];
+    for (size_t i = 0; i < head->n_fields && status == CF_OK; i++)
+        for (size_t j = i + 1; j < head->n_fields && head->fields[i][0] && status == CF_OK; j++)
+            if (strcmp(head->fields[i], head->fields[j]) == 0) {
+                char shown[96];
+                cf_escape_into(head->fields[i], shown, sizeof shown);
+                status = cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s' appears twice in the header (columns %zu "
+                                      "and %zu)", name, head->line, shown, i + 1, j + 1);
+                cf_error_hint("remove or rename one of them");
+            }
+    if (status != CF_OK) {
+        for (size_t i = 0; i < st.n_records; i++)
+            record_free(&st.records[i]);
+        free(st.records);
+        return status;
+    }
     out->header = st.records[0];
     out->n_records = st.n_records - 1;
     if (out->n_records) {

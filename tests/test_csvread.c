@@ -47,6 +47,13 @@ static void test_empty_and_missing_column(void **state)
     assert_int_equal(cf_csv_int(&doc, &doc.records[0], 5, 0, 42, &iv), CF_OK); /* short row → fallback */
     assert_int_equal(iv, 42);
     cf_csv_free(&doc);
+    /* A column named twice is refused (the first copy was read, the second ignored); empty names are not names. */
+    text = "x,step_time_s,y,step_time_s\n1,2,3,1000\n";
+    assert_int_equal(cf_csv_parse(text, strlen(text), "d.csv", &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "d.csv:1: column 'step_time_s' appears twice in the header (columns 2 and 4)");
+    text = "x,y,,\n1,2,,\n";
+    assert_int_equal(cf_csv_parse(text, strlen(text), "t.csv", &doc), CF_OK);
+    cf_csv_free(&doc);
 }
 
 static const char header[] =
