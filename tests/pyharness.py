@@ -6,6 +6,9 @@ on a pseudo-terminal (on_terminal)."""
 import os
 import pty
 import select
+import shutil
+import stat
+import tempfile
 import traceback
 
 # Variables that make cloudfit think it runs in CI (common/ci_env.c).
@@ -29,6 +32,46 @@ class Skip(Exception):
     counted as skipped, never as passed."""
 
 
+_TEMP_DIRS = []
+
+
+def temp_dir(prefix):
+    """A new folder under $TMPDIR for one test file, removed when run()
+    ends — unless a test failed (kept for a post-mortem, and run() says
+    where) or CLOUDFIT_KEEP_TEST_TMP is set. The fault tests' folder held
+    a 634 MB database; a left-behind folder per run filled the disk."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _TEMP_DIRS.append(path)
+    return path
+
+
+def _remove_tree(path):
+    def writable_then_retry(func, name, _exc):
+        # tests make folders and files read-only on purpose (permission errors)
+        for p in (os.path.dirname(name), name):
+            try:
+                os.chmod(p, stat.S_IRWXU)
+            except OSError:
+                pass
+        try:
+            func(name)
+        except OSError:
+            pass
+    shutil.rmtree(path, onerror=writable_then_retry)
+
+
+def remove_temp_dirs(failed):
+    """The end of a test file's run: its temp_dir folders removed, or kept
+    (and named) after a failure or with CLOUDFIT_KEEP_TEST_TMP."""
+    keep = failed or os.environ.get("CLOUDFIT_KEEP_TEST_TMP")
+    for path in _TEMP_DIRS:
+        if keep:
+            print(f"kept {path}", flush=True)
+        else:
+            _remove_tree(path)
+    _TEMP_DIRS.clear()
+
+
 def run(namespace, cleanup=None):
     only = os.environ.get("PYHARNESS_ONLY", "")  # while iterating: run the tests whose name has this text
     tests = [(n, f) for n, f in sorted(namespace.items()) if n.startswith("test_") and callable(f) and only in n]
@@ -49,6 +92,7 @@ def run(namespace, cleanup=None):
     finally:
         if cleanup:
             cleanup()
+        remove_temp_dirs(failed)
     print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 

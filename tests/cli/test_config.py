@@ -9,13 +9,12 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
 BIN, SRC = sys.argv[1], sys.argv[2]
-TMP = tempfile.mkdtemp(prefix="cloudfit-config-")
+TMP = pyharness.temp_dir(prefix="cloudfit-config-")
 XDG = os.path.join(TMP, "cfg")
 CONFIG = os.path.join(XDG, "cloudfit", "config.json")
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLOUDFIT_") and k not in ("NO_COLOR", "CI")}

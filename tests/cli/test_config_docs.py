@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 import pyharness  # noqa: E402
 
 BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-TMP = tempfile.mkdtemp(prefix="cloudfit-config-docs-")
+TMP = pyharness.temp_dir(prefix="cloudfit-config-docs-")
 DOC = open(os.path.join(SRC, "docs", "config.md")).read()
 SPEC = os.path.join(SRC, "examples", "mlp-synthetic.json")
 

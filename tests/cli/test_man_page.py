@@ -10,13 +10,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
 BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-TMP = tempfile.mkdtemp(prefix="cloudfit-man-")
+TMP = pyharness.temp_dir(prefix="cloudfit-man-")
 ENV = pyharness.clean_env(TMP)
 CHECKED_IN = os.path.join(SRC, "docs", "cloudfit.1")
 BUILT = os.path.join(os.path.dirname(os.path.dirname(BIN)), "docs", "cloudfit.1")

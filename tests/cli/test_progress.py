@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
@@ -19,7 +18,7 @@ import pyharness  # noqa: E402
 from fixture_server import FixtureServer  # noqa: E402
 
 BIN, SRC = sys.argv[1], sys.argv[2]
-TMP = tempfile.mkdtemp(prefix="cloudfit-progress-")
+TMP = pyharness.temp_dir(prefix="cloudfit-progress-")
 TRACE = os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLOUDFIT_") and k not in ("CI", "NO_COLOR")}
 ENV.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), XDG_CONFIG_HOME=os.path.join(TMP, "cfg"))

@@ -19,7 +19,7 @@ import pyharness  # noqa: E402
 BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
-TMP = tempfile.mkdtemp(prefix="cloudfit-cli-")
+TMP = pyharness.temp_dir(prefix="cloudfit-cli-")
 ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH="1795000000")
 ENV.pop("NO_COLOR", None)
 
@@ -169,7 +169,7 @@ def test_usage_errors():
     rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
     assert rc == 2 and "unknown option '--frobnicate'" in err, err
     # -o - is standard output (it wrote a file named '-')
-    folder = tempfile.mkdtemp()
+    folder = tempfile.mkdtemp(dir=TMP)
     p = subprocess.run([os.path.abspath(BIN), "recommend", "--no-history", "-q", "-f", "json", "-o", "-",
                         os.path.abspath(example("mlp-synthetic.json"))],
                        capture_output=True, text=True, cwd=folder, timeout=120)

@@ -11,13 +11,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
 BIN, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
-TMP = tempfile.mkdtemp(prefix="cloudfit-startup-")
+TMP = pyharness.temp_dir(prefix="cloudfit-startup-")
 ENV = pyharness.clean_env(TMP, strip=("CLOUDFIT_",))
 
 

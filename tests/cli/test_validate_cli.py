@@ -12,14 +12,13 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
 BIN, SRC = sys.argv[1], sys.argv[2]
 DATA = os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
-TMP = tempfile.mkdtemp(prefix="cloudfit-validate-")
+TMP = pyharness.temp_dir(prefix="cloudfit-validate-")
 ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"))
 
 

@@ -9,7 +9,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -18,7 +17,7 @@ import pyharness  # noqa: E402
 BIN, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
 EXAMPLES = os.path.join(SRC, "examples")
 PY = "/usr/bin/python3"
-TMP = tempfile.mkdtemp(prefix="cloudfit-faults-")
+TMP = pyharness.temp_dir(prefix="cloudfit-faults-")
 
 
 def clean_env(**extra):

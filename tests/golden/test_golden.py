@@ -12,7 +12,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 
 import yaml
 
@@ -22,7 +21,7 @@ import pyharness  # noqa: E402
 BIN, SRC = sys.argv[1], sys.argv[2]
 UPDATE = "--update" in sys.argv[3:]
 GOLDEN = os.path.join(SRC, "tests", "golden")
-TMP = tempfile.mkdtemp(prefix="cloudfit-golden-")
+TMP = pyharness.temp_dir(prefix="cloudfit-golden-")
 RESNET = os.path.join("examples", "resnet50-imagenet.json")
 BASELINE = os.path.join("tests", "golden", "baseline.json.golden")
 # spot alone at a loose deadline (its q0.95 of a tight one is far off): a multi-node elastic spot job
@@ -145,6 +144,7 @@ def main():
             failed += 1
             print(f"[FAIL] {name}: {e}")
     print(f"{passed} passed, {failed} failed")
+    pyharness.remove_temp_dirs(failed)
     return 1 if failed else 0
 
 

@@ -12,7 +12,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 
@@ -24,7 +23,7 @@ import pyharness  # noqa: E402
 
 BIN, SRC = sys.argv[1], sys.argv[2]
 EXAMPLE = os.path.join(SRC, "examples", "resnet50-imagenet.json")
-TMP = tempfile.mkdtemp(prefix="cloudfit-prices-")
+TMP = pyharness.temp_dir(prefix="cloudfit-prices-")
 EPOCH = 1795000000  # 2026-11-18
 BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLOUDFIT_")}
 BASE_ENV.update(HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), SOURCE_DATE_EPOCH=str(EPOCH))

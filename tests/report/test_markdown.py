@@ -13,14 +13,13 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import pyharness  # noqa: E402
 
 BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-TMP = tempfile.mkdtemp(prefix="cloudfit-markdown-")
+TMP = pyharness.temp_dir(prefix="cloudfit-markdown-")
 ENV = pyharness.clean_env(TMP, SOURCE_DATE_EPOCH="1795000000")
 SPEC = os.path.join(SRC, "examples", "resnet50-imagenet.json")
 CMARK = shutil.which("cmark-gfm")

@@ -26,7 +26,7 @@ import validators as V  # noqa: E402
 
 BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.join(SRC, "tests", "runners")
-TMP = tempfile.mkdtemp(prefix="cloudfit-runners-")
+TMP = pyharness.temp_dir(prefix="cloudfit-runners-")
 SKY_RUNNER = os.path.join(SRC, "examples", "runners", "skypilot_probe.py")
 K8S_RUNNER = os.path.join(SRC, "examples", "runners", "k8s_probe.py")
 PROBE = os.path.join(HERE, "fake_probe.py")

@@ -21,7 +21,7 @@ BIN, SRC = sys.argv[1], sys.argv[2]
 TRACE = os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
 FAKE = os.path.join(SRC, "tests", "search", "fake_runner.py")
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
-TMP = tempfile.mkdtemp(prefix="cloudfit-search-")
+TMP = pyharness.temp_dir(prefix="cloudfit-search-")
 ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), NO_COLOR="1")
 EXEC = ("exec:/usr/bin/python3 " + FAKE +
         " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")

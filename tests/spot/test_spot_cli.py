@@ -24,7 +24,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 import jsonschema
 
@@ -41,7 +40,7 @@ RESNET = os.path.join(EXAMPLES, "resnet50-imagenet.json")
 CIFAR = os.path.join(EXAMPLES, "resnet18-cifar10.json")
 TRACE_1C = "availability_1node_02-15-2023_us-east-1c_V100x1.csv"
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
-TMP = tempfile.mkdtemp(prefix="cloudfit-spot-")
+TMP = pyharness.temp_dir(prefix="cloudfit-spot-")
 ENV = dict(os.environ, HOME=TMP, XDG_DATA_HOME=os.path.join(TMP, "xdg"), NO_COLOR="1")
 
 
