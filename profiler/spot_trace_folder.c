@@ -16,8 +16,45 @@
 /* The index.csv row of `base` (a file name), copied into vm; 1 when found. */
 typedef struct {
     char file[256], kind[32], source[512];
+    long line;                          /* in index.csv, for messages */
     cf_spot_trace_vm vm;
 } index_row;
+
+static int by_file_then_line(const void *a, const void *b)
+{
+    const index_row *x = *(const index_row *const *)a, *y = *(const index_row *const *)b;
+    int c = strcmp(x->file, y->file);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* A file listed twice would be scored (and fitted on) twice, and its rows
+ * may disagree on the VM: an error naming both lines (the earliest such
+ * repeat). Sorted, not compared pairwise: an index may hold many rows. */
+static cf_status check_unique_files(const char *path, const index_row *rows, size_t n_rows)
+{
+    if (n_rows < 2)
+        return CF_OK;
+    const index_row **order = malloc(n_rows * sizeof *order);
+    if (!order)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n_rows; i++)
+        order[i] = &rows[i];
+    qsort(order, n_rows, sizeof *order, by_file_then_line);
+    const index_row *first = NULL, *again = NULL;
+    for (size_t i = 1; i < n_rows; i++)
+        if (strcmp(order[i]->file, order[i - 1]->file) == 0 && (!again || order[i]->line < again->line)) {
+            first = order[i - 1];
+            again = order[i];
+        }
+    cf_status st = CF_OK;
+    if (again) {
+        st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'file': '%s' is listed again (first at line %ld)", path,
+                          again->line, again->file, first->line);
+        cf_error_hint("list each trace file once in %s", path);
+    }
+    free(order);
+    return st;
+}
 
 static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
 {
@@ -54,7 +91,7 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
         index_row *r = &(*rows)[i];
         long nodes = 0, gpus = 0;
         if ((st = cf_csv_int(&doc, rec, col[1], 1, 0, &nodes)) != CF_OK ||
-            (st = cf_csv_int(&doc, rec, col[6], 0, 0, &gpus)) != CF_OK)
+            (st = cf_csv_int(&doc, rec, col[6], 1, 0, &gpus)) != CF_OK) /* empty: said so, not "got 0" */
             break;
         if (nodes < 1) {
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'nodes_requested': expected a positive integer", path,
@@ -67,6 +104,7 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
             break;
         }
         snprintf(r->file, sizeof r->file, "%s", cf_csv_field(rec, col[0]));
+        r->line = rec->line;
         r->vm.requested = (int)nodes;
         r->vm.gpus_per_vm = (int)gpus;
         snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", col[2] >= 0 ? cf_csv_field(rec, col[2]) : "");
@@ -86,12 +124,24 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
         (*n_rows)++;
     }
     cf_csv_free(&doc);
+    if (st == CF_OK)
+        st = check_unique_files(path, *rows, *n_rows);
     if (st != CF_OK) {
         free(*rows);
         *rows = NULL;
         *n_rows = 0;
     }
     return st;
+}
+
+/* Whether dir/index.csv is there to be read: anything but "no such file"
+ * (one that cannot be read is an error to report, not a missing index). */
+static int has_index(const char *dir)
+{
+    char path[CF_PATH_MAX + 16];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/index.csv", dir);
+    return !(stat(path, &sb) != 0 && errno == ENOENT);
 }
 
 /* Reads the trace at `path` and gives it the VM description `meta` (NULL:
@@ -124,12 +174,17 @@ cf_status cf_spot_trace_load(const char *path, int requested, cf_spot_trace *out
     index_row *rows = NULL;
     size_t n_rows = 0;
     const cf_spot_trace_vm *meta = NULL;
-    if (read_index(dir, &rows, &n_rows) == CF_OK) {
-        for (size_t i = 0; i < n_rows && !meta; i++)
-            if (strcmp(rows[i].file, cf_basename(path)) == 0)
-                meta = &rows[i].vm;
+    /* An index that exists is read whole, as --calibrate reads it: a broken
+     * row (of any file) is the error, not a reason to fall back to the path,
+     * which would replay another VM type or cluster size without a word. */
+    if (has_index(dir)) {
+        cf_status st = read_index(dir, &rows, &n_rows);
+        if (st != CF_OK)
+            return st;
     }
-    cf_error_clear();
+    for (size_t i = 0; i < n_rows && !meta; i++)
+        if (strcmp(rows[i].file, cf_basename(path)) == 0)
+            meta = &rows[i].vm;
     cf_spot_trace_vm named;
     if (!meta && cf_spot_trace_vm_from_path(path, &named) && named.gpus_per_vm <= CF_SPOT_MAX_GPUS_PER_VM)
         meta = &named;
@@ -242,10 +297,8 @@ static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
 cf_status cf_spot_trace_set_load(const char *dir, cf_spot_trace_set *out)
 {
     memset(out, 0, sizeof *out);
-    char index_path[CF_PATH_MAX];
     struct stat sb;
-    snprintf(index_path, sizeof index_path, "%s/index.csv", dir);
-    if (stat(index_path, &sb) != 0 && errno == ENOENT && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    if (!has_index(dir) && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         cf_status st = load_by_name(dir, out);
         if (st != CF_OK)
             cf_spot_trace_set_free(out);

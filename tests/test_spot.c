@@ -738,6 +738,55 @@ static void test_trace_folder_without_index(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The index.csv beside a --trace file is read whole, as --calibrate reads
+ * it: its row describes the trace; a broken row, even another file's, or a
+ * file listed twice, is an error naming the index and its line, never a
+ * silent fall-back to the file's name. An empty gpus_per_vm is called
+ * empty. */
+static void test_trace_index_beside_a_trace(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cloudfit-index-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    const char *name = "availability_1node_02-15-2023_us-east-1a_V100x1.csv";
+    put(root, name, "t_s,nodes_available\n0,1\n195,0\n390,1\n");
+    const char *header = "file,nodes_requested,zone,gpu,gpus_per_vm\n";
+    char text[600];
+    snprintf(text, sizeof text, "%s%s,4,us-west-2a,V100,1\n", header, name);
+    put(root, "index.csv", text);
+    cf_spot_trace trace;
+    assert_int_equal(cf_spot_trace_load(at(root, name), 0, &trace), CF_OK);
+    assert_int_equal(trace.vm[0].requested, 4);
+    assert_string_equal(trace.vm[0].zone, "us-west-2a");
+    cf_spot_trace_free(&trace);
+    /* a broken row of another file */
+    snprintf(text, sizeof text, "%s%s,4,us-west-2a,V100,1\nother-week.csv,4,us-west-2a,V100,\n", header, name);
+    put(root, "index.csv", text);
+    assert_int_equal(cf_spot_trace_load(at(root, name), 0, &trace), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "index.csv:3: column 'gpus_per_vm'"));
+    assert_non_null(strstr(cf_error_message(), "empty"));
+    cf_spot_trace_set set;
+    assert_int_equal(cf_spot_trace_set_load(root, &set), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "index.csv:3: column 'gpus_per_vm'"));
+    /* a file listed twice: both lines named (set and single trace alike) */
+    snprintf(text, sizeof text, "%s%s,4,us-west-2a,V100,1\n%s,1,us-east-1a,V100,1\n", header, name, name);
+    put(root, "index.csv", text);
+    assert_int_equal(cf_spot_trace_set_load(root, &set), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "index.csv:3: column 'file'"));
+    assert_non_null(strstr(cf_error_message(), "listed again (first at line 2)"));
+    assert_int_equal(cf_spot_trace_load(at(root, name), 0, &trace), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "listed again"));
+    /* no index at all: the file's name describes it */
+    assert_int_equal(unlink(at(root, "index.csv")), 0);
+    assert_int_equal(cf_spot_trace_load(at(root, name), 0, &trace), CF_OK);
+    assert_string_equal(trace.vm[0].zone, "us-east-1a");
+    assert_int_equal(trace.vm[0].requested, 1);
+    cf_spot_trace_free(&trace);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Degenerate models and traces end with an error or an answer, never a
  * loop: a model with zero-length runs, one whose runs would fill the
  * memory, a path that is cut to a length, a replay on a path that never
@@ -943,6 +992,7 @@ int main(void)
         cmocka_unit_test(test_trace_names),
         cmocka_unit_test(test_trace_json),
         cmocka_unit_test(test_trace_folder_without_index),
+        cmocka_unit_test(test_trace_index_beside_a_trace),
         cmocka_unit_test(test_degenerate_inputs),
         cmocka_unit_test(test_node_count_growth),
         cmocka_unit_test(test_mc_estimate_many_same_results),

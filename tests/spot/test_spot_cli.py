@@ -146,6 +146,36 @@ def test_simulate_two_traces_mix_types():
     assert [r["rule"] for r in doc["rules"]] == ["mixed-types"], doc["rules"]
 
 
+def test_simulate_index_beside_a_trace():
+    """The index.csv beside a --trace is read whole, as --calibrate reads it: a broken row (even another
+    file's) is exit 3 naming its line, not a silent fall-back to the file's name (another VM type and
+    cluster size, exit 0); a file listed twice is an error naming both lines, not scored twice."""
+    d = os.path.join(TMP, "index-beside")
+    os.makedirs(d, exist_ok=True)
+    name = "availability_1node_02-15-2023_us-east-1a_V100x1.csv"
+    if not os.path.exists(os.path.join(d, name)):
+        os.symlink(os.path.abspath(os.path.join(TRACES, name)), os.path.join(d, name))
+    header = "file,nodes_requested,zone,gpu,gpus_per_vm\n"
+    good = f"{name},4,us-west-2a,V100,1\n"
+    for body, code, says in ((header + good, 0, None),
+                             (header + good + "other-week.csv,4,us-west-2a,V100,\n", 3,
+                              "index.csv:3: column 'gpus_per_vm': expected an integer, got an empty field"),
+                             (header + good + f"{name},1,us-east-1a,V100,1\n", 3,
+                              f"index.csv:3: column 'file': '{name}' is listed again (first at line 2)")):
+        with open(os.path.join(d, "index.csv"), "w") as f:
+            f.write(body)
+        rc, out, err = run("simulate", RESNET, "--trace", os.path.join(d, name), "--rule", "gain", "--batch", "hold",
+                           "-f", "json")
+        assert rc == code and (says is None or says in err), (body, rc, err)
+        if code == 0:
+            vm = json.loads(out)["plan"]["vms"][0]
+            assert vm["nodes"] == 4 and vm["region"] == "us-west-2", vm
+        else:
+            rc, out, err = run("simulate", RESNET, "--calibrate", d)
+            assert rc == 3 and says in err and out == "", (body, rc, err)
+
+
+
 def spot_rows(doc):
     rows = [doc["chosen"], *doc["alternatives"], *doc["pareto"]]
     if doc.get("best_by_kind", {}).get("spot"):
