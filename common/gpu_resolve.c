@@ -254,9 +254,9 @@ static int same_words(const word_list *a, const word_list *b)
     return 1;
 }
 
-/* Rule 4: a name that, without maker/line words, is one word with a digit
- * that is the first word of a row's model: the first such row. */
-static const cf_gpu *family(const cf_gpu *gpus, size_t n_gpus, const word_list *name)
+/* Rule 4's word: a name that, without maker/line words, is one word with
+ * a digit ("a100"); NULL otherwise. */
+static const char *family_word(const word_list *name)
 {
     const char *only = NULL;
     for (int i = 0; i < name->n; i++) {
@@ -266,37 +266,66 @@ static const cf_gpu *family(const cf_gpu *gpus, size_t n_gpus, const word_list *
             return NULL;
         only = name->word[i];
     }
-    if (!only || strcspn(only, "0123456789") == strlen(only))
-        return NULL;
-    for (size_t i = 0; i < n_gpus; i++) {
-        word_list model;
-        if (model_words(&gpus[i], &model) && strcmp(model.word[0], only) == 0)
-            return &gpus[i];
-    }
-    return NULL;
+    return only && strcspn(only, "0123456789") != strlen(only) ? only : NULL;
 }
 
-const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name)
+static int in_family(const cf_gpu *g, const char *word)
 {
+    word_list model;
+    return model_words(g, &model) && strcmp(model.word[0], word) == 0;
+}
+
+/* Rules 1 to 3: the row the name names, or NULL; `words` gets the name's
+ * words for rule 4 (none when rule 2 refuses the name or it is no GPU's). */
+static const cf_gpu *named_row(const cf_gpu *gpus, size_t n_gpus, const char *name, word_list *words)
+{
+    words->n = 0;
     const cf_gpu *exact = cf_gpu_find(gpus, n_gpus, name);
     if (exact || !name)
         return exact;
-    word_list words;
-    if (!split_words(name, &words) || words.n == 0)
+    if (!split_words(name, words)) {
+        words->n = 0;
         return NULL;
+    }
     for (size_t i = 0; i < sizeof OTHER_PRODUCTS / sizeof *OTHER_PRODUCTS; i++) {
         word_list other;
-        if (split_words(OTHER_PRODUCTS[i], &other) && same_words(&words, &other))
+        if (split_words(OTHER_PRODUCTS[i], &other) && same_words(words, &other)) {
+            words->n = 0;
             return NULL;
+        }
     }
     const cf_gpu *best = NULL;
     int best_words = 0;
     for (size_t i = 0; i < n_gpus; i++) {
-        int n = match_words(&gpus[i], &words);
+        int n = match_words(&gpus[i], words);
         if (n > best_words) {
             best = &gpus[i];
             best_words = n;
         }
     }
-    return best ? best : family(gpus, n_gpus, &words);
+    return best;
+}
+
+const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name)
+{
+    word_list words;
+    const cf_gpu *row = named_row(gpus, n_gpus, name, &words);
+    const char *word = row ? NULL : family_word(&words);
+    for (size_t i = 0; word && i < n_gpus; i++)
+        if (in_family(&gpus[i], word))
+            return &gpus[i]; /* rule 4: the family's first row */
+    return row;
+}
+
+size_t cf_gpu_family_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, const cf_gpu **rows, size_t max_rows)
+{
+    word_list words;
+    if (named_row(gpus, n_gpus, name, &words))
+        return 0;
+    const char *word = family_word(&words);
+    size_t n = 0;
+    for (size_t i = 0; word && i < n_gpus && n < max_rows; i++)
+        if (in_family(&gpus[i], word))
+            rows[n++] = &gpus[i];
+    return n;
 }

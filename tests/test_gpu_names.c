@@ -262,6 +262,31 @@ static void test_table_without_descriptive_columns(void **state)
     cf_catalog_free(&cat);
 }
 
+/* cf_gpu_family_rows: the rows a bare family name stands for (rule 4), for
+ * callers that must not take the first of them for granted; none for a
+ * name that names one row. */
+static void test_family_rows(void **state)
+{
+    (void)state;
+    const cf_gpu *rows[8];
+    size_t n = cf_gpu_family_rows(embedded.gpus, embedded.n_gpus, "a100", rows, 8);
+    assert_true(n >= 3);
+    assert_ptr_equal(rows[0], cf_catalog_gpu_resolve(&embedded, "a100")); /* rule 4's answer is the first */
+    int forty = 0, eighty = 0;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(strncasecmp(rows[i]->model, "A100", 4), 0);
+        forty += strcasecmp(rows[i]->model, "A100-40GB") == 0;
+        eighty += strcasecmp(rows[i]->model, "A100-80GB") == 0;
+    }
+    assert_true(forty && eighty);
+    assert_int_equal(cf_gpu_family_rows(embedded.gpus, embedded.n_gpus, "NVIDIA A100", rows, 1), 1);
+    /* names of one row (rules 1 to 3), of another product (rule 2), of none */
+    const char *const one_or_none[] = {"V100", "v100", "Tesla V100-SXM2-32GB", "A100-80GB", "NVIDIA H100", "nosuch",
+                                       ""};
+    for (size_t i = 0; i < sizeof one_or_none / sizeof *one_or_none; i++)
+        assert_int_equal(cf_gpu_family_rows(embedded.gpus, embedded.n_gpus, one_or_none[i], rows, 8), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_every_table_gpu_has_a_tool_spelling),
         cmocka_unit_test(test_table_names_resolve_to_themselves),
         cmocka_unit_test(test_table_without_descriptive_columns),
+        cmocka_unit_test(test_family_rows),
     };
     return cmocka_run_group_tests(tests, setup_embedded, teardown_embedded);
 }

@@ -43,7 +43,10 @@ static cf_status load(const cf_simulate_calibrate_request *req, cf_simulate_cali
             return cf_error_set(CF_ERR_INVALID, "%s: calibration takes traces of one VM type", t->name);
         char note[320];
         cf_trace_offer_query q = {.vm = &t->vm[0]};
-        c->vms[i] = cf_offer_for_trace(req->catalog, &q, note, sizeof note);
+        if ((st = cf_offer_for_trace(req->catalog, &q, &c->vms[i], note, sizeof note)) != CF_OK) {
+            cf_error_prefix("%s", t->name);
+            return st;
+        }
         if (!c->vms[i]) {
             cf_error_set(CF_ERR_INVALID, "%s: no offer in the catalog for the trace's VM (%s %s in %s)", t->name,
                          t->vm[0].cloud, t->vm[0].instance_type, t->vm[0].region);

@@ -63,21 +63,35 @@ static cf_status pick_offers(const cf_simulate_run_request *req, cf_simulate_run
         cf_trace_offer_query q = {.vm = &out->traces[k].vm[0], .gpu = req->n_gpus > k ? req->gpus[k] : NULL,
                                   .instance_type = k == 0 ? req->instance_type : NULL, .cloud = req->cloud,
                                   .region = req->region};
-        out->vms[k] = cf_offer_for_trace(req->catalog, &q, out->notes[k], sizeof out->notes[k]);
-        if (!out->vms[k] && (q.gpu || q.instance_type || q.cloud || q.region)) {
-            /* the user named it: say that the catalog has no such offer */
-            cf_error_set(CF_ERR_INVALID, "%s: no catalog offer is %s%s%s%s%s%s%s%s", out->traces[k].name,
-                         q.instance_type ? "instance type " : "", q.instance_type ? q.instance_type : "",
-                         q.gpu ? (q.instance_type ? ", GPU " : "GPU ") : "", q.gpu ? q.gpu : "",
-                         q.cloud ? " on " : "", q.cloud ? q.cloud : "", q.region ? " in " : "",
-                         q.region ? q.region : "");
-            cf_error_hint("'cloudfit prices%s%s' lists what the catalog sells", q.gpu ? " " : "", q.gpu ? q.gpu : "");
-            return CF_ERR_INVALID;
+        cf_status st = cf_offer_for_trace(req->catalog, &q, &out->vms[k], out->notes[k], sizeof out->notes[k]);
+        if (st != CF_OK) {
+            cf_error_prefix("%s", out->traces[k].name);
+            return st;
         }
-        if (!out->vms[k]) {
+        /* The VM looked for, as cf_offer_for_trace takes it: the user's
+         * GPU or instance type, else the trace's own. A --cloud or
+         * --region alone names no VM. */
+        const cf_spot_trace_vm *tv = q.vm;
+        const char *gpu = q.gpu ? q.gpu : tv->gpu[0] ? tv->gpu : NULL;
+        const char *instance = q.instance_type                 ? q.instance_type
+                               : !q.gpu && tv->instance_type[0] ? tv->instance_type
+                                                                : NULL;
+        if (!out->vms[k] && !gpu && !instance) {
             cf_error_set(CF_ERR_INVALID, "%s: which VM was this trace recorded on? no index.csv row names it",
                          out->traces[k].name);
             cf_error_hint("give --gpu GPU (one per trace) or --instance-type TYPE, and --cloud / --region");
+            return CF_ERR_INVALID;
+        }
+        if (!out->vms[k]) {
+            char size[32] = "";
+            if (!instance && tv->gpus_per_vm > 0)
+                snprintf(size, sizeof size, " × %d per VM", tv->gpus_per_vm);
+            const char *cloud = q.cloud ? q.cloud : tv->cloud[0] ? tv->cloud : NULL;
+            cf_error_set(CF_ERR_INVALID, "%s: no catalog offer is %s%s%s%s%s%s%s%s%s", out->traces[k].name,
+                         instance ? "instance type " : "", instance ? instance : "",
+                         gpu ? (instance ? ", GPU " : "GPU ") : "", gpu ? gpu : "", size, cloud ? " on " : "",
+                         cloud ? cloud : "", q.region ? " in " : "", q.region ? q.region : "");
+            cf_error_hint("'cloudfit prices%s%s' lists what the catalog sells", q.gpu ? " " : "", q.gpu ? q.gpu : "");
             return CF_ERR_INVALID;
         }
         out->nodes[k] = trace->vm[k].requested;

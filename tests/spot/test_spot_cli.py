@@ -176,6 +176,46 @@ def test_simulate_index_beside_a_trace():
 
 
 
+def test_simulate_trace_gpu_names():
+    """A trace's GPU as its path or index.csv spells it is read as GPU names are read elsewhere; a family
+    the catalog sells in two sizes there (A100: 40 and 80 GB) is refused with a hint, never replaced by the
+    cheapest VM of any GPU with as many GPUs (a T4, exit 0). Only a retired GPU (K80) gets a stand-in, and
+    its note names what is known, not '?'. --cloud or --region alone name no VM."""
+    pub = os.path.join(TMP, "gpu-names", "availability", "1-node", "gcp-02-15-2023")
+    os.makedirs(pub, exist_ok=True)
+    a100 = os.path.join(pub, "us-central1-a_a100_1.csv")
+    with open(a100, "w") as f:
+        f.write("t_s,nodes_available\n0,1\n300,0\n600,1\n900,1\n")
+    rc, out, err = run("simulate", RESNET, "--trace", a100)
+    assert rc == 3 and "may be A100-40GB or A100-80GB" in err and "--gpu" in err and out == "", err
+    rc, out, err = run("simulate", RESNET, "--trace", a100, "--gpu", "A100-40GB", "-f", "json")
+    assert rc == 0 and json.loads(out)["plan"]["vms"][0]["gpu"] == "A100-40GB", err
+    # the index's instance type tells the family's member; a tool's spelling of a GPU is that GPU
+    for gpu, instance, want in (("a100", "a2-highgpu-1g", "A100-40GB"), ("Tesla T4", "", "T4")):
+        with open(os.path.join(pub, "index.csv"), "w") as f:
+            f.write("file,nodes_requested,zone,gpu,gpus_per_vm,instance_type\n"
+                    f"us-central1-a_a100_1.csv,1,us-central1-a,{gpu},1,{instance}\n")
+        rc, out, err = run("simulate", RESNET, "--trace", a100, "-f", "json")
+        assert rc == 0 and "not in the catalog" not in err, (gpu, err)
+        vm = json.loads(out)["plan"]
+        assert vm["vms"][0]["gpu"] == want and not vm["note"], (gpu, vm)
+    os.unlink(os.path.join(pub, "index.csv"))
+    k80 = os.path.join(TMP, "gpu-names", "availability", "1-node", "aws-10-26-2022", "us-west-2a_k80_1.csv")
+    os.makedirs(os.path.dirname(k80), exist_ok=True)
+    with open(k80, "w") as f:
+        f.write("t_s,nodes_available\n0,1\n600,0\n1200,1\n1800,1\n")
+    rc, out, err = run("simulate", RESNET, "--trace", k80, "--max-catalog-age-days", "100000", "-f", "json")
+    note = json.loads(out)["plan"]["note"] if rc == 0 else ""
+    assert rc == 0 and "K80" in note and "?" not in note and "instance type not recorded" in note, (err, note)
+    plain = os.path.join(TMP, "gpu-names", "plain.csv")
+    with open(plain, "w") as f:
+        f.write("t_s,nodes_available\n0,1\n300,0\n600,1\n")
+    for args in (["--region", "us-east-1"], ["--cloud", "aws"]):
+        rc, out, err = run("simulate", RESNET, "--trace", plain, *args)
+        assert rc == 3 and "which VM was this trace recorded on?" in err and "  " not in err.splitlines()[0], err
+
+
+
 def spot_rows(doc):
     rows = [doc["chosen"], *doc["alternatives"], *doc["pareto"]]
     if doc.get("best_by_kind", {}).get("spot"):

@@ -88,5 +88,12 @@ const cf_gpu *cf_gpu_find(const cf_gpu *gpus, size_t n_gpus, const char *model);
  * is H100-PCIE; "NVIDIA RTX 6000 Ada Generation", "NVIDIA H200 NVL",
  * "NVIDIA A100-PCIE-40GB" and "NVIDIA GH200 144G HBM3e" give NULL. */
 const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name);
+/* The rows a bare family name stands for when cf_gpu_resolve answers it
+ * by rule 4 alone ("A100": A100-40GB, A100-80GB, A100-80GB-PCIE, ... in
+ * table order, the first being cf_gpu_resolve's answer), at most max_rows
+ * of them; 0 when the name names one row by rules 1 to 3 ("V100", "Tesla
+ * V100-SXM2-32GB") or none. For callers that must not guess a member of
+ * the family (the GPU a spot trace was recorded on). */
+size_t cf_gpu_family_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, const cf_gpu **rows, size_t max_rows);
 
 #endif
