@@ -65,7 +65,7 @@ const cf_cli_option cf_cli_option_table[] = {
     {"gpu", 0, OPT_LIST, "GPU", CMD_HISTORY, OFF(gpus),
      "only recommendations of this GPU model; repeatable (rows of any of them)"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_PROFILE, OFF(gpus), "with --runner: the GPU type to profile"},
-    {"gpu", 0, OPT_LIST, "GPU", CMD_SIMULATE, OFF(gpus), "the GPU of each trace, in the order of --trace"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_SIMULATE, OFF(gpus), "the GPU of each trace (or count column), in order"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},
     {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override search.max_nodes (default " DEFAULT_TEXT(CF_MAX_NODES_DEFAULT) ")"},
     {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override search.max_gpus (default " DEFAULT_TEXT(CF_MAX_GPUS_DEFAULT) ")"},
@@ -218,7 +218,7 @@ const cf_cli_option cf_cli_option_table[] = {
      "also try jobs that mix two GPU types in one cloud region (per-worker batches; speed-up over the chosen plan and over equal batches)"},
     {"trace", 0, OPT_LIST, "TRACE.csv", CMD_SIMULATE, OFF(traces),
      "availability trace (CSV t_s,nodes_available, or the public traces' JSON); give two to mix two VM types, one "
-     "count per tick each"},
+     "count per tick each, or one CSV with a count column per type"},
     {"rule", 0, OPT_STRING, "RULE", CMD_SIMULATE, OFF(rule),
      "LR rule while VMs are missing: fixed, linear, sqrt, gain or all (default all)"},
     {"batch", 0, OPT_STRING, "POLICY", CMD_SIMULATE, OFF(batch_policy),

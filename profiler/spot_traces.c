@@ -176,6 +176,26 @@ cf_status cf_spot_trace_parse(const char *text, size_t len, const char *name, in
     return st;
 }
 
+cf_status cf_spot_trace_column(const cf_spot_trace *t, int k, cf_spot_trace *out)
+{
+    memset(out, 0, sizeof *out);
+    if (k < 0 || k >= t->n_types)
+        return cf_error_set(CF_ERR_INTERNAL, "%s: no count column %d", t->name, k + 1);
+    cf_status st = alloc_ticks(out, t->n_ticks, 1, t->name);
+    if (st != CF_OK) {
+        cf_spot_trace_free(out);
+        return st;
+    }
+    out->vm[0] = t->vm[k];
+    snprintf(out->name, sizeof out->name, "%.200s (count column %d)", t->name, k + 1);
+    for (size_t i = 0; i < t->n_ticks; i++) {
+        out->dt_h[i] = t->dt_h[i];
+        out->counts[i] = t->counts[i * (size_t)t->n_types + (size_t)k];
+    }
+    out->n_ticks = t->n_ticks;
+    return CF_OK;
+}
+
 cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf_spot_trace *out)
 {
     memset(out, 0, sizeof *out);

@@ -35,11 +35,15 @@ static void plan_lines(const cf_simulate_report *r, cf_buf *out)
                       cf_lr_rule_name(c->lr.rule_used), q->work_h, c->nodes, q->target_samples);
     } else {
         const cf_hetero_plan *h = &s->hetero;
-        cf_buf_printf(out, "plan: %s/%s %s × %d + %s × %d (mixed GPU types %s + %s), global batch %ld split %d / %d "
+        /* each type's cloud/region when they differ (two traces from two regions) */
+        char where2[96] = "";
+        if (strcmp(h->vm[0]->cloud, h->vm[1]->cloud) || strcmp(h->vm[0]->region, h->vm[1]->region))
+            snprintf(where2, sizeof where2, "%s/%s ", h->vm[1]->cloud, h->vm[1]->region);
+        cf_buf_printf(out, "plan: %s/%s %s × %d + %s%s × %d (mixed GPU types %s + %s), global batch %ld split %d / %d "
                            "per GPU × %d accumulation; %.1f h of work on all VMs\n",
-                      h->vm[0]->cloud, h->vm[0]->region, h->vm[0]->instance_type, h->nodes[0], h->vm[1]->instance_type,
-                      h->nodes[1], h->vm[0]->gpu_model, h->vm[1]->gpu_model, h->global_batch, h->batch[0], h->batch[1],
-                      h->accumulation, q->work_h);
+                      h->vm[0]->cloud, h->vm[0]->region, h->vm[0]->instance_type, h->nodes[0], where2,
+                      h->vm[1]->instance_type, h->nodes[1], h->vm[0]->gpu_model, h->vm[1]->gpu_model, h->global_batch,
+                      h->batch[0], h->batch[1], h->accumulation, q->work_h);
     }
     cf_buf_printf(out, "checkpoint %.3g s every %.1f min of work (Daly, MTBF %.2f h from the preemption model: %s), "
                        "restart %.1f min; %s; price %s $%.4g/VM-h%s\n",

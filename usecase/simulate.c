@@ -38,6 +38,25 @@ cf_status cf_simulate_batches_of(const char *name, unsigned *out)
     return CF_OK;
 }
 
+/* One file with a count column per VM type (docs/spot.md "Trace
+ * folders") is the merged form of two traces: split into the two it
+ * merges, each column then finds its VM as a trace file of its own does. */
+static cf_status split_columns(const cf_simulate_run_request *req, cf_simulate_run_result *out)
+{
+    if (req->nodes > 0)
+        return cf_error_set(CF_ERR_USAGE, "--nodes applies to a trace of one VM type; %s has a count column per type "
+                            "(the largest count of each is its requested nodes)", out->traces[0].name);
+    cf_spot_trace both = out->traces[0];
+    memset(&out->traces[0], 0, sizeof out->traces[0]);
+    out->n_traces = 0;
+    cf_status st = CF_OK;
+    for (int k = 0; k < 2 && st == CF_OK; k++)
+        if ((st = cf_spot_trace_column(&both, k, &out->traces[k])) == CF_OK)
+            out->n_traces++;
+    cf_spot_trace_free(&both);
+    return st;
+}
+
 static cf_status load_traces(const cf_simulate_run_request *req, cf_simulate_run_result *out)
 {
     if (req->n_traces < 1 || req->n_traces > 2)
@@ -47,12 +66,22 @@ static cf_status load_traces(const cf_simulate_run_request *req, cf_simulate_run
         if (st != CF_OK)
             return st;
         out->n_traces++;
-        if (out->traces[k].n_types != 1)
-            return cf_error_set(CF_ERR_INVALID,
-                                "%s: give a trace with two count columns as two --trace files, one per type",
-                                req->trace_paths[k]);
+        if (out->traces[k].n_types != 1 && req->n_traces == 2)
+            return cf_error_set(CF_ERR_INVALID, "%s: with two --trace files, each holds one count column (one VM "
+                                "type); a file with a column per type is given alone", req->trace_paths[k]);
     }
-    return out->n_traces == 2 ? cf_spot_trace_merge(&out->traces[0], &out->traces[1], &out->merged) : CF_OK;
+    int split = out->traces[0].n_types == 2;
+    cf_status st = split ? split_columns(req, out) : CF_OK;
+    if (st == CF_OK && req->n_gpus > out->n_traces && out->n_traces > 1) /* one --gpu per VM type */
+        return cf_error_set(CF_ERR_USAGE, "more --gpu than VM types: give one --gpu per trace (or count column), in "
+                            "their order");
+    if (st == CF_OK && req->n_gpus > out->n_traces)
+        return cf_error_set(CF_ERR_USAGE, "%s holds one VM type's counts: give one --gpu (a trace with two count "
+                            "columns takes two)", out->traces[0].name);
+    if (st == CF_OK && out->n_traces == 2 &&
+        (st = cf_spot_trace_merge(&out->traces[0], &out->traces[1], &out->merged)) == CF_OK && split)
+        snprintf(out->merged.name, sizeof out->merged.name, "%s", req->trace_paths[0]);
+    return st;
 }
 
 /* The offer each trace was recorded on, with the request's GPU (one per
@@ -150,6 +179,14 @@ cf_status cf_simulate_run(const cf_simulate_run_request *req, cf_simulate_run_re
     const cf_spot_trace *trace = out->n_traces == 2 ? &out->merged : &out->traces[0];
     if ((st = pick_offers(req, out, trace)) != CF_OK)
         return st;
+    if (out->n_traces == 2 && (strcmp(out->vms[0]->cloud, out->vms[1]->cloud) ||
+                               strcmp(out->vms[0]->region, out->vms[1]->region))) {
+        char text[400];
+        snprintf(text, sizeof text, "the two traces are in different regions (%s/%s, %s/%s): the plan's all-reduce "
+                 "across them is modelled as within one region; inter-region latency, bandwidth and traffic cost are "
+                 "not modelled", out->vms[0]->cloud, out->vms[0]->region, out->vms[1]->cloud, out->vms[1]->region);
+        note(req, CF_NOTE_WARNING, text);
+    }
     cf_evidence evidence;
     if ((st = cf_evidence_read(req->db, req->db_name, spec, 1, req->note, req->note_ctx, &evidence)) != CF_OK)
         return st;

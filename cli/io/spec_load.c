@@ -43,6 +43,13 @@ static int build_overrides(const cf_cli_options *o, cf_spec_overrides *ov)
         if ((rc = enum_option(o->clouds.items[i], "search.clouds", "cloud", &ignored)))
             return rc;
     }
+    const cf_cli_list *names[] = {&o->gpus, &o->regions}; /* "": a bad option value, not the spec's error */
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < names[l]->n; i++)
+            if (!names[l]->items[i][0]) {
+                cf_log_error("option '--%s' expects a name, got ''", l ? "region" : "gpu");
+                return CF_EXIT_USAGE;
+            }
     ov->deadline_hours = o->deadline_hours;
     ov->budget_usd = o->budget_usd;
     if (o->confidence) {

@@ -38,6 +38,10 @@ static int check_options(const cf_cli_options *o, unsigned *rules, unsigned *bat
         return usage("--fit goes with --calibrate DIR");
     if (o->calibrate_dir)
         return o->traces.n > 0 ? usage("--calibrate DIR takes every trace of DIR; leave out --trace") : 0;
+    if (cf_cli_on_command_line(o, "confidence")) /* a replay's spread has no quantile to set */
+        return usage("--confidence applies to --calibrate only");
+    if (o->instance_type && !o->instance_type[0])
+        return usage("option '--instance-type' expects a name, got ''");
     *rules = *batches = 0;
     if (o->rule && cf_simulate_rules_of(o->rule, rules) != CF_OK) {
         cf_error_clear();
@@ -51,9 +55,6 @@ static int check_options(const cf_cli_options *o, unsigned *rules, unsigned *bat
     }
     if (o->traces.n < 1 || o->traces.n > 2)
         return usage(o->traces.n ? "simulate takes one --trace, or two to mix two VM types" : "missing --trace TRACE.csv");
-    if (o->gpus.n > o->traces.n)
-        return usage(o->traces.n > 1 ? "more --gpu than --trace: give one --gpu per trace, in their order"
-                                     : "one --trace takes one --gpu");
     if (o->clouds.n > 1 || o->regions.n > 1)
         return usage(o->clouds.n > 1 ? "simulate replays one plan: give one --cloud"
                                      : "simulate replays one plan: give one --region");

@@ -120,7 +120,7 @@ def test_simulate_one_rule_and_errors():
     for args, code, says in ((["--gpu", "X9000"], 2, "unknown GPU 'X9000'"),
                              (["--gpu", "V100", "--region", "mars-1"], 2, "unknown region 'mars-1'"),
                              (["--gpu", "V100", "--region", "eu-north-1"], 3, "no catalog offer is GPU V100 in eu-north-1"),
-                             (["--gpu", "V100", "--gpu", "T4"], 2, "one --trace takes one --gpu"),
+                             (["--gpu", "V100", "--gpu", "T4"], 2, "holds one VM type's counts: give one --gpu"),
                              (["--gpu", "V100", "--cloud", "aws", "--cloud", "gcp"], 2, "give one --cloud")):
         rc, out, err = run("simulate", RESNET, "--trace", unknown, *args)
         assert rc == code and says in err and out == "", (args, rc, err)
@@ -213,6 +213,52 @@ def test_simulate_trace_gpu_names():
     for args in (["--region", "us-east-1"], ["--cloud", "aws"]):
         rc, out, err = run("simulate", RESNET, "--trace", plain, *args)
         assert rc == 3 and "which VM was this trace recorded on?" in err and "  " not in err.splitlines()[0], err
+
+
+
+def test_simulate_two_regions_and_two_count_columns():
+    """Two traces from two regions: the table names each type's region and the replay warns that
+    inter-region all-reduce is not modelled. A trace with a count column per VM type (docs/spot.md)
+    is the merged form of two traces: two --gpu, one per column."""
+    a = os.path.join(TRACES, "availability_16node_08-27-2023_us-east-2b_V100x1.csv")
+    b = os.path.join(TRACES, "availability_16node_08-27-2023_us-west-2a_V100x1.csv")
+    rc, out, err = run("simulate", RESNET, "--trace", a, "--trace", b)
+    plan = [l for l in out.splitlines() if l.startswith("plan:")]
+    assert rc == 0 and plan and "aws/us-east-2 p3.2xlarge × 16 + aws/us-west-2 p3.2xlarge × 16" in plan[0], plan
+    assert "different regions (aws/us-east-2, aws/us-west-2)" in err and "not modelled" in err, err
+    c = os.path.join(TRACES, "availability_16node_08-27-2023_us-west-2c_V100x1.csv")  # us-west-2 as b
+    rc, out, err = run("simulate", RESNET, "--trace", b, "--trace", c)
+    plan = [l for l in out.splitlines() if l.startswith("plan:")]
+    assert rc == 0 and "different regions" not in err and "× 16 + p3.2xlarge × 16" in plan[0], (err, plan)
+    two = os.path.join(TMP, "two-columns.csv")
+    with open(two, "w") as f:
+        f.write("t_s,nodes_a,nodes_b\n0,2,1\n300,1,0\n600,0,1\n900,2,1\n1200,2,1\n")
+    rc, out, err = run("simulate", RESNET, "--trace", two, "--gpu", "V100", "--gpu", "T4", "--cloud", "aws",
+                       "--region", "us-east-1", "-f", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert [(v["gpu"], v["nodes"]) for v in doc["plan"]["vms"]] == [("V100", 2), ("T4", 1)], doc["plan"]
+    assert [r["rule"] for r in doc["rules"]] == ["mixed-types"] and doc["trace"]["file"] == "two-columns.csv", doc
+    rc, out, err = run("simulate", RESNET, "--trace", two, "--gpu", "V100")
+    assert rc == 3 and "(count column 2): which VM" in err, err
+    rc, out, err = run("simulate", RESNET, "--trace", two, "--gpu", "V100", "--gpu", "T4", "--nodes", "2")
+    assert rc == 2 and "--nodes applies to a trace of one VM type" in err, err
+
+
+
+def test_simulate_option_values():
+    """--confidence does nothing to a --trace replay (its spread has no quantile): refused, as --fit
+    without --calibrate is. An empty --gpu or --region is a bad option value (exit 2 naming the option),
+    not a spec error about search.gpus[0] (exit 3)."""
+    path = os.path.join(TRACES, TRACE_1C)
+    rc, out, err = run("simulate", RESNET, "--trace", path, "--confidence", "0.5")
+    assert rc == 2 and "--confidence applies to --calibrate only" in err and out == "", err
+    for option in ("--gpu", "--region", "--instance-type"):
+        rc, out, err = run("simulate", RESNET, "--trace", path, option + "=")
+        assert rc == 2 and f"option '{option}' expects a name, got ''" in err, (option, err)
+        if option != "--instance-type":
+            rc, out, err = run("recommend", "--no-history", RESNET, option + "=")
+            assert rc == 2 and f"option '{option}' expects a name" in err, (option, err)
 
 
 

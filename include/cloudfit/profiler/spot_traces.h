@@ -27,6 +27,10 @@ cf_status cf_spot_trace_load(const char *path, int requested, cf_spot_trace *out
 /* Merges two single-type traces into one of two types, tick by tick over
  * the time both cover (the change points of both). */
 cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf_spot_trace *out);
+/* Count column k (0 or 1) of a trace with one per VM type, as a trace of
+ * its own ("NAME (count column 2)", the column's VM): the two traces that
+ * cf_spot_trace_merge would merge back into `t`. */
+cf_status cf_spot_trace_column(const cf_spot_trace *t, int k, cf_spot_trace *out);
 void cf_spot_trace_free(cf_spot_trace *t);
 
 /* What a trace's path says about its VMs: the public traces' layout

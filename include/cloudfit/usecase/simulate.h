@@ -29,9 +29,11 @@ typedef struct {
     const cf_catalog *catalog;
     cf_db *db;                       /* cached profiles and recorded runs; NULL = none */
     const char *db_name;             /* how the database may be shown; NULL = "" */
-    const char *const *trace_paths;  /* one trace, or two to mix two VM types (each of one type) */
+    const char *const *trace_paths;  /* one trace, or two to mix two VM types (each of one type); one
+                                        trace with a count column per type is split into two */
     size_t n_traces;
-    int nodes;                       /* one trace: the nodes asked for; 0 = its index.csv row's or largest count */
+    int nodes;                       /* one trace of one type: the nodes asked for; 0 = its index.csv row's or
+                                        largest count */
     /* The offer each trace was recorded on, on top of its index.csv row
      * (pricing/offer_pick.c): a GPU per trace, the first trace's instance
      * type, a cloud and a region; NULL = none. */
@@ -43,7 +45,8 @@ typedef struct {
     unsigned rules;                  /* CF_SIM_* rule bits; 0 = all */
     unsigned batches;                /* CF_SIM_HOLD | CF_SIM_SHRINK; 0 = both */
     int gang;                        /* all nodes or none (CF_SPOT_GANG); else elastic */
-    cf_note_fn note;                 /* the job outlasts the trace (warning + hint); NULL = nothing */
+    cf_note_fn note;                 /* the job outlasts the trace (warning + hint), two traces in two
+                                        regions (warning); NULL = nothing */
     void *note_ctx;
 } cf_simulate_run_request;
 
@@ -64,9 +67,11 @@ typedef struct {
 } cf_simulate_run_result;
 
 /* CF_OK and `out` filled, or a status with the last error set: a trace
- * that does not parse (the message names it and the line), a trace's VM
- * that no row or option names (with a hint), evidence that cannot be read,
- * a plan the spec cannot make. cf_simulate_run_result_free `out` either way. */
+ * or the index.csv beside it that does not parse (the message names it
+ * and the line), a trace's VM that no row or option names, or whose GPU
+ * name is no GPU or an ambiguous family (with a hint), more GPUs than VM
+ * types or --nodes for two types (CF_ERR_USAGE), evidence that cannot be
+ * read, a plan the spec cannot make. cf_simulate_run_result_free `out` either way. */
 cf_status cf_simulate_run(const cf_simulate_run_request *req, cf_simulate_run_result *out);
 void cf_simulate_run_result_free(cf_simulate_run_result *out);
 
