@@ -22,6 +22,19 @@ static void hours_cell(char *out, size_t n, double h)
 
 static const char *batch_name(cf_elastic_batch b) { return b == CF_ELASTIC_HOLD ? "hold" : "shrink"; }
 
+void cf_simulate_stop_text(const cf_spot_spread *sp, double trace_h, char *out, size_t out_size)
+{
+    size_t by_passes = sp->n_unfinished_passes, by_hours = sp->n_unfinished - by_passes;
+    if (!by_passes)
+        snprintf(out, out_size, "within %.0f h", CF_SPOT_MAX_HOURS);
+    else if (!by_hours)
+        snprintf(out, out_size, "within %d passes over the trace (about %.0f h)", CF_SPOT_MAX_PASSES,
+                 CF_SPOT_MAX_PASSES * trace_h);
+    else
+        snprintf(out, out_size, "within %.0f h (%zu starts) or %d passes over the trace (about %.0f h; %zu starts)",
+                 CF_SPOT_MAX_HOURS, by_hours, CF_SPOT_MAX_PASSES, CF_SPOT_MAX_PASSES * trace_h, by_passes);
+}
+
 static void plan_lines(const cf_simulate_report *r, cf_buf *out)
 {
     const cf_simulate_setup *s = r->setup;
@@ -108,9 +121,12 @@ void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)
                                "is 0; a real run may stall, spike or diverge there): %.1f h on average\n",
                           batch_name(row->batch), row->rule, row->no_progress_max_nodes,
                           row->no_progress_max_nodes == 1 ? "" : "s", row->mean_stalled_h);
-        if (row->spread.n_unfinished)
-            cf_buf_printf(out, "  note: %s, %s: %zu of %zu starts do not finish within %.0f h\n", batch_name(row->batch),
-                          row->rule, row->spread.n_unfinished, row->spread.n, CF_SPOT_MAX_HOURS);
+        if (row->spread.n_unfinished) {
+            char why[160];
+            cf_simulate_stop_text(&row->spread, r->path->total_h, why, sizeof why);
+            cf_buf_printf(out, "  note: %s, %s: %zu of %zu starts do not finish %s\n", batch_name(row->batch), row->rule,
+                          row->spread.n_unfinished, row->spread.n, why);
+        }
     }
     cf_buf_puts(out, "Means over the starts except the quantiles. LOST h: work lost to preemptions (hours of the full "
                      "plan); BELOW h: time with fewer VMs than requested. M0-SAMPLES/$: the recipe's samples (statistical "
@@ -195,6 +211,7 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         cf_json_add_rounded(o, "mean_samples", row->mean_samples, 5);
         cf_json_add_rounded(o, "progress_per_usd", row->progress_per_usd, 5);
         cJSON_AddNumberToObject(o, "unfinished_starts", (double)sp->n_unfinished);
+        cJSON_AddNumberToObject(o, "unfinished_starts_pass_cap", (double)sp->n_unfinished_passes);
         if (row->no_progress_max_nodes)
             cJSON_AddNumberToObject(o, "no_progress_at_or_below_nodes", row->no_progress_max_nodes);
         else

@@ -204,6 +204,83 @@ static void test_replay_known_answers(void **state)
     cf_spot_path_free(&p);
 }
 
+/* Nothing is replayed or accounted past the hour cap: an idle (or
+ * stalled) phase took a whole tick at once, and a tick may last 10^9 s, so
+ * the time below N and the VM-hours ran to 277,778 h for a replay "not
+ * finished within 20,000 h". A short path stops at the pass cap first, and
+ * says so. A whole-path grid has at most CF_SPOT_MAX_STARTS starts. */
+static void test_replay_caps(void **state)
+{
+    (void)state;
+    const double tick_h = 1e9 / 3600.0;
+    static const int none = 0, one = 1;
+    cf_spot_plan plan = {.n_types = 1, .nodes = {1, 0}, .work_h = 10, .checkpoint_h = 0.1, .restart_h = 0.5,
+                         .interval_h = 3};
+    cf_spot_run run;
+    /* idle: no VM for a whole 10^9 s tick */
+    double d_idle[] = {tick_h, tick_h};
+    int c_idle[] = {none, one};
+    cf_spot_path p = path_of(d_idle, c_idle, 2);
+    cf_spot_replay(&p, 0, 0, &plan, &run);
+    assert_true(isinf(run.wall_h));
+    assert_int_equal(run.stop, CF_SPOT_STOP_HOURS);
+    assert_float_equal(run.below_h, CF_SPOT_MAX_HOURS, 1e-6);
+    assert_float_equal(run.zero_h, CF_SPOT_MAX_HOURS, 1e-6);
+    assert_float_equal(run.node_h[0], 0, 1e-9);
+    /* stalled: the VM held, but no progress at that size */
+    static const double no_rate[] = {0, 0};
+    plan.rate = no_rate;
+    cf_spot_replay(&p, 1, 0, &plan, &run);
+    assert_true(isinf(run.wall_h));
+    assert_int_equal(run.stop, CF_SPOT_STOP_HOURS);
+    assert_true(run.stalled_h <= CF_SPOT_MAX_HOURS + 1e-6);
+    assert_float_equal(run.node_h[0], CF_SPOT_MAX_HOURS, 1e-6);
+    assert_float_equal(run.samples_h, 0, 1e-9);
+    plan.rate = NULL;
+    cf_spot_path_free(&p);
+    /* a 10-minute path whose 5-minute runs never outlast the restart: the pass cap, long before the hour cap */
+    double d_short[] = {5.0 / 60, 5.0 / 60};
+    int c_short[] = {one, none};
+    p = path_of(d_short, c_short, 2);
+    cf_spot_replay(&p, 0, 0, &plan, &run);
+    assert_true(isinf(run.wall_h));
+    assert_int_equal(run.stop, CF_SPOT_STOP_PASSES);
+    cf_spot_replay_mixed(&p, 0, 0, &plan, 20, CF_MIXED_GREEDY, &run);
+    assert_true(isfinite(run.wall_h)); /* on demand finishes it by the deadline */
+    assert_int_equal(run.stop, CF_SPOT_STOP_NONE);
+    cf_spot_replay_mixed(&p, 0, 0, &plan, 1e9, CF_MIXED_GREEDY, &run); /* a deadline past the cap: spot to the end */
+    assert_true(isinf(run.wall_h));
+    assert_true(run.node_h[0] + run.node_h[1] <= CF_SPOT_MAX_HOURS + 1e-6);
+    cf_spot_run runs[2] = {run, run};
+    runs[0].wall_h = INFINITY;
+    runs[0].stop = CF_SPOT_STOP_PASSES;
+    runs[1].wall_h = 5;
+    runs[1].stop = CF_SPOT_STOP_NONE;
+    const double usd[2] = {1, 1};
+    cf_spot_spread spread;
+    assert_int_equal(cf_spot_spread_of(runs, 2, usd, 0.95, &spread), CF_OK);
+    assert_int_equal(spread.n_unfinished, 1);
+    assert_int_equal(spread.n_unfinished_passes, 1);
+    cf_spot_path_free(&p);
+    /* 200 ticks of 10^9 s (the sweep's trace): total / (total / MAX) rounded to MAX + 1 starts */
+    const char *counts = "00000011000111101110010101101100101010000111111010110111010100101011101000111010001011001011"
+                         "111100110111001110110100001110110001101111100011110010000010110010001110100010001000001110"
+                         "010001000100001110";
+    memset(&p, 0, sizeof p);
+    p.n_types = 1;
+    for (const char *c = counts; *c; c++)
+        assert_int_equal(cf_spot_path_push(&p, tick_h, *c == '1' ? &one : &none), CF_OK);
+    double step = cf_spot_start_step(&p, CF_SPOT_REPLAY_STEP_H);
+    size_t cap = (size_t)(p.total_h / step) + 2;
+    size_t *seg = malloc(cap * sizeof *seg);
+    double *off = malloc(cap * sizeof *off);
+    assert_true(seg && off);
+    assert_int_equal(cf_spot_starts_grid(&p, step, seg, off), CF_SPOT_MAX_STARTS);
+    free(seg);
+    free(off);
+    cf_spot_path_free(&p);
+}
+
 static void test_mixed_plan(void **state)
 {
     (void)state;
@@ -982,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_costs),
         cmocka_unit_test(test_estimators),
         cmocka_unit_test(test_replay_known_answers),
+        cmocka_unit_test(test_replay_caps),
         cmocka_unit_test(test_mixed_plan),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_quantiles_place),

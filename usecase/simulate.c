@@ -140,16 +140,22 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
         longest = out->result.rows[i].spread.p50_h > longest ? out->result.rows[i].spread.p50_h : longest;
     if (!(sim->work_h > path->total_h / 2) && !(longest > path->total_h / 2))
         return;
-    char text[512];
+    char text[512], limit[160];
+    cf_spot_spread stops = {0}; /* what stopped the unfinished starts, over every row */
+    for (int i = 0; i < out->result.n_rows; i++) {
+        stops.n_unfinished += out->result.rows[i].spread.n_unfinished;
+        stops.n_unfinished_passes += out->result.rows[i].spread.n_unfinished_passes;
+    }
+    cf_simulate_stop_text(&stops, path->total_h, limit, sizeof limit);
     if (!isfinite(longest) && !(sim->work_h > path->total_h / 2)) {
         /* A short job that never ends: not the trace's length but its runs
          * (each shorter than a restart and the work before the next
          * checkpoint, or no VM held at all) */
         snprintf(text, sizeof text,
-                 "the job (%.2g h of work) finishes from no start within %g h of replaying the trace (%.1f h): "
+                 "the job (%.2g h of work) replayed on the trace (%.1f h) finishes from no start %s: "
                  "its runs of held VMs are too short for a restart (%.1f min) and the work up to a checkpoint, "
                  "or the VMs it needs are never held",
-                 sim->work_h, CF_SPOT_MAX_HOURS, path->total_h, 60 * sim->restart_h);
+                 sim->work_h, path->total_h, limit, 60 * sim->restart_h);
         note(req, CF_NOTE_WARNING, text);
         return;
     }
@@ -162,8 +168,8 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
     else
         snprintf(text, sizeof text,
                  "the job (%.1f h of work) outlasts the trace (%.1f h): each start replays the trace circularly, its "
-                 "end joined to its start, until the job ends or %g h have passed",
-                 sim->work_h, path->total_h, CF_SPOT_MAX_HOURS);
+                 "end joined to its start, until the job ends or %g h or %d passes have passed",
+                 sim->work_h, path->total_h, CF_SPOT_MAX_HOURS, CF_SPOT_MAX_PASSES);
     note(req, CF_NOTE_WARNING, text);
     note(req, CF_NOTE_HINT, "a trace of at least twice the job's wall time says more (or use --calibrate, which "
                             "scores shorter lengths too)");

@@ -42,6 +42,7 @@ cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd
         }
         if (!isfinite(r->wall_h)) {
             out->n_unfinished++;
+            out->n_unfinished_passes += r->stop == CF_SPOT_STOP_PASSES;
             usd[i] = INFINITY; /* never finishes: the cost is unbounded too */
         } else {
             out->mean_h += r->wall_h;

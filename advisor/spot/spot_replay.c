@@ -199,6 +199,13 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
             }
             /* RUN / CKPT: the new VMs join after the next checkpoint */
         }
+        /* The tick is cut at max_h: an idle or stalled phase takes the
+         * whole of what is left of a tick at once, and a tick may last up
+         * to 10^9 s, so without the cut the replay (and the VM-hours, time
+         * below N and samples it accounts) would run far past the cap. */
+        int capped = left > max_h - t;
+        if (capped)
+            left = max_h - t;
         double t_seg = t;
         int done = 0;
         while (left > 1e-12 && !done) {
@@ -287,14 +294,16 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
             out->wall_h = t;
             return;
         }
-        if (t > max_h) {
+        if (capped || t >= max_h) {
             out->wall_h = INFINITY;
+            out->stop = CF_SPOT_STOP_HOURS;
             return;
         }
         if (++i == p->n) {
             i = 0;
             if (++passes > CF_SPOT_MAX_PASSES) {
                 out->wall_h = INFINITY;
+                out->stop = CF_SPOT_STOP_PASSES;
                 return;
             }
         }
@@ -387,6 +396,9 @@ void cf_spot_replay_mixed(const cf_spot_path *p, size_t seg, double offset_h, co
             if (((phase == IDLE || phase == RESTART) && m.ws < line_at(&m)) || m.t >= t_safe(&m))
                 GO_OD();
         }
+        int capped = left > max_h - m.t; /* cut at max_h, as in cf_spot_replay */
+        if (capped)
+            left = max_h - m.t;
         int done = 0;
         while (left > 1e-12 && !done) {
             int hold = mode ? N : nav;
@@ -498,14 +510,16 @@ void cf_spot_replay_mixed(const cf_spot_path *p, size_t seg, double offset_h, co
             out->wall_h = m.t;
             return;
         }
-        if (m.t > max_h) {
+        if (capped || m.t >= max_h) {
             out->wall_h = INFINITY;
+            out->stop = CF_SPOT_STOP_HOURS;
             return;
         }
         if (++i == p->n) {
             i = 0;
             if (++passes > CF_SPOT_MAX_PASSES) {
                 out->wall_h = INFINITY;
+                out->stop = CF_SPOT_STOP_PASSES;
                 return;
             }
         }
@@ -554,7 +568,9 @@ size_t cf_spot_starts_grid(const cf_spot_path *p, double step_h, size_t *seg, do
     if (!cum)
         return 0;
     size_t n = 0;
-    for (double s = 0; s < cum[p->n] - 1e-12; s = (double)(++n) * step_h)
+    /* at most CF_SPOT_MAX_STARTS: with cf_spot_start_step's least step,
+     * total / (total / MAX) can round to one start more */
+    for (double s = 0; s < cum[p->n] - 1e-12 && n < CF_SPOT_MAX_STARTS; s = (double)(++n) * step_h)
         locate(p, cum, s, &seg[n], &off[n]);
     free(cum);
     return n;

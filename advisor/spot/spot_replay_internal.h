@@ -21,8 +21,8 @@ void cf_checkpoint_costs(double bytes, double storage_mb_per_s, double checkpoin
 double cf_young_interval_h(double checkpoint_h, double mtbf_h);
 double cf_daly_interval_h(double checkpoint_h, double mtbf_h);
 
-/* Start positions: every step_h along the path (returns the count; seg
- * and off need room for ⌈total/step⌉), or n uniform in [0, frac·total)
+/* Start positions: every step_h along the path (returns the count, at
+ * most CF_SPOT_MAX_STARTS; seg and off need room for ⌈total/step⌉), or n uniform in [0, frac·total)
  * from a seeded generator. cf_spot_start_step is the step a replay of the
  * whole path uses: step_h, or longer when that would be more than
  * CF_SPOT_MAX_STARTS starts. */

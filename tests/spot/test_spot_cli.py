@@ -175,7 +175,6 @@ def test_simulate_index_beside_a_trace():
             assert rc == 3 and says in err and out == "", (body, rc, err)
 
 
-
 def test_simulate_trace_gpu_names():
     """A trace's GPU as its path or index.csv spells it is read as GPU names are read elsewhere; a family
     the catalog sells in two sizes there (A100: 40 and 80 GB) is refused with a hint, never replaced by the
@@ -215,7 +214,6 @@ def test_simulate_trace_gpu_names():
         assert rc == 3 and "which VM was this trace recorded on?" in err and "  " not in err.splitlines()[0], err
 
 
-
 def test_simulate_two_regions_and_two_count_columns():
     """Two traces from two regions: the table names each type's region and the replay warns that
     inter-region all-reduce is not modelled. A trace with a count column per VM type (docs/spot.md)
@@ -245,7 +243,6 @@ def test_simulate_two_regions_and_two_count_columns():
     assert rc == 2 and "--nodes applies to a trace of one VM type" in err, err
 
 
-
 def test_simulate_option_values():
     """--confidence does nothing to a --trace replay (its spread has no quantile): refused, as --fit
     without --calibrate is. An empty --gpu or --region is a bad option value (exit 2 naming the option),
@@ -260,6 +257,30 @@ def test_simulate_option_values():
             rc, out, err = run("recommend", "--no-history", RESNET, option + "=")
             assert rc == 2 and f"option '{option}' expects a name" in err, (option, err)
 
+
+def test_simulate_replay_caps():
+    """Nothing is replayed past the 20,000 h cap (10^9 s ticks took the time below N to 198,590 h), a
+    trace has at most 200,000 starts, and a short trace's starts stopped by the 1,000-pass cap say so."""
+    import random
+    r = random.Random(5)
+    long_ticks = os.path.join(TMP, "long-ticks.csv")
+    with open(long_ticks, "w") as f:
+        f.write("t_s,nodes_available\n" + "".join("%d,%d\n" % (i * 10**9, r.random() < 0.57) for i in range(200)))
+    bert = os.path.join(EXAMPLES, "bert-base-squad.json")
+    rc, out, err = run("simulate", bert, "--trace", long_ticks, "--gpu", "V100", "--rule", "gain", "--batch", "hold",
+                       "-f", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    row = doc["rules"][0]
+    assert doc["trace"]["starts"] == 200000 and row["unfinished_starts"] > 0, doc["trace"]
+    assert row["mean_hours_below_nodes"] <= 20000 and row["unfinished_starts_pass_cap"] == 0, row
+    short = os.path.join(TMP, "short-runs-cap.csv")
+    with open(short, "w") as f:
+        f.write("t_s,nodes_available\n0,1\n300,0\n600,1\n")
+    rc, out, err = run("simulate", os.path.join(EXAMPLES, "mlp-synthetic.json"), "--trace", short, "--gpu", "V100",
+                       "--rule", "gain", "--batch", "hold")
+    assert rc == 0 and "do not finish within 1000 passes over the trace" in out and "20000 h" not in out, out
+    assert "finishes from no start within 1000 passes" in err, err
 
 
 def spot_rows(doc):

@@ -45,6 +45,8 @@ typedef struct {
  * budget checks. */
 typedef struct {
     size_t n, n_unfinished;
+    size_t n_unfinished_passes;             /* of n_unfinished: stopped after CF_SPOT_MAX_PASSES passes over
+                                               the path, before its hour cap (the others reached it) */
     double q;
     double p10_h, p50_h, p90_h, q_h, mean_h;
     double p10_usd, p50_usd, p90_usd, q_usd, mean_usd;

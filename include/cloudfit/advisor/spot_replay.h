@@ -52,6 +52,13 @@ typedef struct {
     double max_h;                   /* 0 = CF_SPOT_MAX_HOURS */
 } cf_spot_plan;
 
+/* Why a replay stopped without finishing (wall_h INFINITY). */
+typedef enum {
+    CF_SPOT_STOP_NONE = 0,          /* it finished */
+    CF_SPOT_STOP_HOURS,             /* max_h of replay passed */
+    CF_SPOT_STOP_PASSES             /* CF_SPOT_MAX_PASSES passes over the path before max_h */
+} cf_spot_stop;
+
 typedef struct {
     double wall_h;                  /* INFINITY when not done within max_h */
     double node_h[CF_SPOT_MAX_TYPES]; /* VM-hours held (billed) per type */
@@ -61,11 +68,14 @@ typedef struct {
     int preemptions, checkpoints, restarts;
     int stalled;                    /* time spent in a state with rate 0 */
     double stalled_h;               /* how much */
+    cf_spot_stop stop;              /* why it stopped unfinished; CF_SPOT_STOP_NONE when done */
 } cf_spot_run;
 
 /* One start `offset_h` into segment `seg` (docs/spot.md, "The replay").
  * wall_h is INFINITY when it does not finish within max_h or
- * CF_SPOT_MAX_PASSES passes over the path. */
+ * CF_SPOT_MAX_PASSES passes over the path (`stop` says which). Nothing is
+ * accounted past max_h: the tick that crosses it is cut there, so node_h,
+ * below_h, zero_h, samples_h and stalled_h cover at most max_h hours. */
 void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *plan, cf_spot_run *out);
 
 /* The mixed plan: elastic spot with an on-demand fallback (one VM type).

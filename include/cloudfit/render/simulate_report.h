@@ -19,6 +19,11 @@ typedef struct {
 } cf_simulate_report;
 
 void cf_simulate_table(const cf_simulate_report *r, cf_buf *out);
+/* Why starts of a replay do not finish, by what stopped them (the spread's
+ * counts): "within 20000 h" (the hour cap), "within 1000 passes over the
+ * trace (about 6500 h)" (the pass cap, which a trace under 20 h reaches
+ * first), or both with their counts. `trace_h`: the trace's length. */
+void cf_simulate_stop_text(const cf_spot_spread *spread, double trace_h, char *out, size_t out_size);
 cJSON *cf_simulate_json(const cf_simulate_report *r);
 
 #endif
