@@ -364,6 +364,14 @@ cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, lo
     return st;
 }
 
+#define MEASUREMENT_COLUMNS                                                                                      \
+    "SELECT id, coalesce(recommendation_id, 0), recorded_at, spec_hash, spec_name, cloud,"                      \
+    " instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation, step_time_s,"                        \
+    " total_hours, total_usd, predicted_step_time_s, predicted_hours, predicted_total_usd,"                     \
+    " note FROM measurements "
+
+static cf_status read_measurements(cf_db *db, cf_db_stmt *stmt, cf_history_measurement **out, size_t *n_out);
+
 cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, cf_history_measurement **out,
                                            size_t *n_out)
 {
@@ -371,14 +379,29 @@ cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, c
     *n_out = 0;
     cf_db_stmt *stmt = NULL;
     if (cf_db_prepare(db,
-                      "SELECT id, coalesce(recommendation_id, 0), recorded_at, spec_hash, spec_name, cloud,"
-                      " instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation, step_time_s,"
-                      " total_hours, total_usd, predicted_step_time_s, predicted_hours, predicted_total_usd,"
-                      " note FROM measurements WHERE coalesce(source_hash, spec_hash) = ?1"
+                      MEASUREMENT_COLUMNS "WHERE coalesce(source_hash, spec_hash) = ?1"
                       " AND step_time_s IS NOT NULL ORDER BY id",
                       &stmt) != CF_OK)
         return cf_db_error(db, "cannot query");
     cf_db_bind_text(stmt, 1, source_hash);
+    return read_measurements(db, stmt, out, n_out);
+}
+
+cf_status cf_history_measurements_of(cf_db *db, long long recommendation_id, cf_history_measurement **out,
+                                     size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    cf_db_stmt *stmt = NULL;
+    if (cf_db_prepare(db, MEASUREMENT_COLUMNS "WHERE recommendation_id = ?1 ORDER BY id", &stmt) != CF_OK)
+        return cf_db_error(db, "cannot query");
+    cf_db_bind_int64(stmt, 1, recommendation_id);
+    return read_measurements(db, stmt, out, n_out);
+}
+
+/* The rows of a MEASUREMENT_COLUMNS query; finalizes it. */
+static cf_status read_measurements(cf_db *db, cf_db_stmt *stmt, cf_history_measurement **out, size_t *n_out)
+{
     size_t n = 0;
     cf_history_measurement *rows = NULL;
     int rc;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cloudfit/common/csvwrite.h"
+#include "cloudfit/common/escape.h"
 
 /* ---- JSON ---------------------------------------------------------------- */
 
@@ -183,6 +184,20 @@ cJSON *cf_history_list_json(const cf_history_list_report *r)
 
 /* ---- show ---------------------------------------------------------------- */
 
+/* A measured value against its prediction: "+3.4%"; a ratio
+ * past a million either way in words (a record of 1e308 s printed "+inf%"). */
+static const char *change_text(double measured, double predicted, char *out, size_t n)
+{
+    double ratio = measured / predicted;
+    if (!(predicted > 0) || !isfinite(ratio))
+        snprintf(out, n, "no prediction to compare");
+    else if (ratio > 1e6 || ratio < 1e-6)
+        snprintf(out, n, "%s", ratio > 1 ? "over a million times the prediction" : "under a millionth of the prediction");
+    else
+        snprintf(out, n, "%+.1f%%", 100 * (ratio - 1));
+    return out;
+}
+
 void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
 {
     const cf_history_row *row = r->row;
@@ -226,6 +241,29 @@ void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
             cf_buf_printf(out, "  %-22s %s  %s\n", r->gates[i].name, r->gates[i].passed ? "pass" : "FAIL",
                           r->gates[i].note);
     }
+    if (r->n_measurements) {
+        cf_buf_puts(out, "measured (cloudfit record)\n");
+        for (size_t i = 0; i < r->n_measurements; i++) {
+            const cf_history_measurement *m = &r->measurements[i];
+            cf_buf_printf(out, "  #%lld  %s", m->id, m->recorded_at);
+            char change[48];
+            if (!isnan(m->step_time_s))
+                cf_buf_printf(out, "  step %.4g s, predicted %.4g s (%s)", m->step_time_s, c->step_time_s,
+                              change_text(m->step_time_s, c->step_time_s, change, sizeof change));
+            if (!isnan(m->total_hours))
+                cf_buf_printf(out, "  %.4g h, predicted %.4g h (%s)", m->total_hours, c->hours,
+                              change_text(m->total_hours, c->hours, change, sizeof change));
+            if (!isnan(m->total_usd))
+                cf_buf_printf(out, "  $%.2f, predicted $%.2f (%s)", m->total_usd, c->total_usd,
+                              change_text(m->total_usd, c->total_usd, change, sizeof change));
+            if (m->note[0]) {
+                char note[sizeof m->note * 4];
+                cf_escape_into(m->note, note, sizeof note);
+                cf_buf_printf(out, "  %s", note);
+            }
+            cf_buf_puts(out, "\n");
+        }
+    }
 }
 
 void cf_history_show_csv(const cf_history_show_report *r, cf_buf *out)
@@ -242,6 +280,23 @@ void cf_history_show_csv(const cf_history_show_report *r, cf_buf *out)
 cJSON *cf_history_show_json(const cf_history_show_report *r)
 {
     cJSON *o = row_json(r->row);
+    cJSON *measured = cJSON_AddArrayToObject(o, "measurements");
+    for (size_t i = 0; i < r->n_measurements; i++) {
+        const cf_history_measurement *m = &r->measurements[i];
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddNumberToObject(item, "id", (double)m->id);
+        cJSON_AddStringToObject(item, "recorded_at", m->recorded_at);
+        const char *keys[] = {"step_time_s", "total_hours", "total_usd"};
+        const double values[] = {m->step_time_s, m->total_hours, m->total_usd};
+        for (int k = 0; k < 3; k++) {
+            if (isnan(values[k]))
+                cJSON_AddNullToObject(item, keys[k]);
+            else
+                cJSON_AddNumberToObject(item, keys[k], values[k]);
+        }
+        cJSON_AddStringToObject(item, "note", m->note);
+        cJSON_AddItemToArray(measured, item);
+    }
     cJSON *doc = r->row->result_json ? cJSON_Parse(r->row->result_json) : NULL;
     cJSON_AddItemToObject(o, "document", doc ? doc : cJSON_CreateNull());
     return o;
@@ -339,15 +394,16 @@ void cf_record_text(const cf_record_report *r, cf_buf *out)
     const cf_history_config *c = &row->chosen;
     cf_buf_printf(out, "recorded measurement %lld for recommendation %lld (%s on %d × %s, %d×%s)\n",
                   r->measurement_id, row->id, row->spec_name, c->nodes, c->instance_type, c->gpus_per_node, c->gpu);
+    char change[48];
     if (!isnan(m->step_time_s))
-        cf_buf_printf(out, "  step time   %.4g s measured, %.4g s predicted (%+.1f%%)\n", m->step_time_s,
-                      c->step_time_s, 100 * (m->step_time_s / c->step_time_s - 1));
+        cf_buf_printf(out, "  step time   %.4g s measured, %.4g s predicted (%s)\n", m->step_time_s, c->step_time_s,
+                      change_text(m->step_time_s, c->step_time_s, change, sizeof change));
     if (!isnan(m->total_hours))
-        cf_buf_printf(out, "  wall time   %.4g h measured, %.4g h predicted (%+.1f%%)\n", m->total_hours, c->hours,
-                      100 * (m->total_hours / c->hours - 1));
+        cf_buf_printf(out, "  wall time   %.4g h measured, %.4g h predicted (%s)\n", m->total_hours, c->hours,
+                      change_text(m->total_hours, c->hours, change, sizeof change));
     if (!isnan(m->total_usd))
-        cf_buf_printf(out, "  cost        $%.2f measured, $%.2f predicted (%+.1f%%)\n", m->total_usd, c->total_usd,
-                      100 * (m->total_usd / c->total_usd - 1));
+        cf_buf_printf(out, "  cost        $%.2f measured, $%.2f predicted (%s)\n", m->total_usd, c->total_usd,
+                      change_text(m->total_usd, c->total_usd, change, sizeof change));
     if (!isnan(m->step_time_s))
         cf_buf_printf(out, "later recommendations for %s use this step time for %s\n", row->spec_name, c->gpu);
     else

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/advisor/inputs.h"
 #include "cloudfit/common/clock.h"
 
 /* Newest first, as the database lists them. */
@@ -78,8 +79,11 @@ cf_status cf_history_query(const cf_history_query_request *req, cf_history_query
             st = cf_history_alternatives(req->db, req->ids[0], &out->alternatives, &out->show.n_alternatives);
         if (st == CF_OK)
             st = cf_history_gates(req->db, req->ids[0], &out->gates, &out->show.n_gates);
+        if (st == CF_OK)
+            st = cf_history_measurements_of(req->db, req->ids[0], &out->measurements, &out->show.n_measurements);
         out->show.alternatives = out->alternatives;
         out->show.gates = out->gates;
+        out->show.measurements = out->measurements;
         break;
     case CF_HISTORY_DIFF:
         st = cf_history_get(req->db, req->ids[0], &out->shown[0]);
@@ -104,6 +108,7 @@ void cf_history_query_free(cf_history_query_result *out)
         free(out->shown[i].result_json);
     free(out->alternatives);
     free(out->gates);
+    free(out->measurements);
     memset(out, 0, sizeof *out);
 }
 
@@ -140,6 +145,24 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
     cf_status st = cf_history_get(req->db, req->recommendation_id, &out->row);
     free(out->row.result_json);
     out->row.result_json = NULL;
+    /* A step time later recommendations could not use as given (they move
+     * the compute by at most CF_RECORD_SCALE_MAX either way): almost always
+     * another unit — per epoch, per sample, milliseconds. Refused before
+     * anything is written; there is no command that deletes a record. */
+    double predicted_s = out->row.chosen.step_time_s, ratio = m->step_time_s / predicted_s;
+    if (st == CF_OK && predicted_s > 0 && (ratio > CF_RECORD_SCALE_MAX || ratio < 1.0 / CF_RECORD_SCALE_MAX)) {
+        char times[32];
+        if (ratio > 1e6 || ratio < 1e-6)
+            snprintf(times, sizeof times, "more than a million times %s", ratio > 1 ? "over" : "under");
+        else
+            snprintf(times, sizeof times, "%.3g×", ratio);
+        st = cf_error_set(CF_ERR_USAGE,
+                          "--step-time-s %.4g s is %s the %.4g s recommendation %lld predicted; a recorded step "
+                          "time is used within %g× either way of the prediction",
+                          m->step_time_s, times, predicted_s, req->recommendation_id, CF_RECORD_SCALE_MAX);
+        cf_error_hint("give seconds per optimizer step (one update of the global batch), not per epoch, per "
+                      "sample or in milliseconds");
+    }
     if (st == CF_OK)
         st = cf_db_hold(req->db);
     if (st == CF_OK)

@@ -553,8 +553,8 @@ static cf_status add_estimates(const cf_inputs_request *rq, size_t cap, cf_input
  * configuration equal the measured one, geometric mean over the runs.
  * Only compute is corrected: the network and overlap stay, so single-node
  * records are exact and multi-node ones put the whole gap on compute. */
-#define RECORD_SCALE_MIN 0.05
-#define RECORD_SCALE_MAX 20.0
+#define RECORD_SCALE_MIN (1.0 / CF_RECORD_SCALE_MAX)
+#define RECORD_SCALE_MAX CF_RECORD_SCALE_MAX
 
 static double recorded_nic_gbps(const cf_inputs_request *rq, const cf_recorded_run *m)
 {
@@ -596,14 +596,16 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
     for (size_t k = 0; k < in->n_perf; k++) {
         cf_gpu_perf *perf = &in->perf[k];
         double log_sum = 0, measured_sum = 0, predicted_sum = 0;
-        size_t used = 0;
+        size_t used = 0, clamped = 0;
         for (size_t i = 0; i < rq->n_recorded; i++) {
             const cf_recorded_run *m = &rq->recorded[i];
             if (strcasecmp(m->gpu, perf->gpu) != 0 || !(m->step_time_s > 0) || m->nodes < 1 || m->gpus_per_node < 1 ||
                 m->local_batch < 1 || m->accumulation < 1)
                 continue;
             cf_perf_params p = cf_gpu_perf_on_vm(perf, recorded_nic_gbps(rq, m));
-            log_sum += log(solve_scale(&p, bytes, m));
+            double scale_i = solve_scale(&p, bytes, m);
+            clamped += scale_i <= RECORD_SCALE_MIN * (1 + 1e-9) || scale_i >= RECORD_SCALE_MAX * (1 - 1e-9);
+            log_sum += log(scale_i);
             measured_sum += m->step_time_s;
             predicted_sum += scaled_step(&p, 1.0, bytes, m);
             used++;
@@ -613,7 +615,8 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
         double scale = exp(log_sum / (double)used);
         const char *was = cf_provenance_name(perf->params.compute_provenance);
         perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * scale;
-        perf->params.sigma_compute = 0; /* measured on this GPU type */
+        if (!clamped)
+            perf->params.sigma_compute = 0; /* measured on this GPU type; a clamped record is not that */
         perf->params.compute_provenance = CF_PROV_MEASURED;
         snprintf(perf->note, sizeof perf->note, "from %zu recorded run(s): measured step %.4g s vs %.4g s %s, compute time × %.3g",
                  used, measured_sum / (double)used, predicted_sum / (double)used, was, scale);
@@ -621,6 +624,11 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
                  "%s throughput uses %zu measured run(s) recorded with 'cloudfit record' in place of the %s model "
                  "(compute time × %.3g)",
                  perf->gpu, used, was, scale);
+        if (clamped)
+            add_note(in,
+                     "%zu recorded %s run(s) lie more than %g× from the model (a step time in other units?): each "
+                     "moved the compute time by %g× at most, and its uncertainty stays",
+                     clamped, perf->gpu, RECORD_SCALE_MAX, RECORD_SCALE_MAX);
     }
 }
 

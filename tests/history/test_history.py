@@ -334,6 +334,34 @@ def test_record_replaces_estimate():
     assert rc == 3 and "no recommendation 999" in err
     rc, out, err = run("record", "--db", db, "1")
     assert rc == 2 and "nothing to record" in err
+    # history show lists what was recorded (table and JSON); it was in neither
+    rc, out, err = run("history", "show", "--db", db, "1")
+    assert rc == 0 and "measured (cloudfit record)" in out and "run 1" in out and "(+50.0%)" in out, out
+    rc, out, err = run("history", "show", "--db", db, "1", "-f", "json")
+    got = json.loads(out)["measurements"]
+    assert len(got) == 1 and abs(got[0]["step_time_s"] / measured - 1) < 1e-9, got
+    assert (got[0]["total_hours"], got[0]["total_usd"], got[0]["note"]) == (3.0, 12.5, "run 1"), got
+
+
+def test_record_refuses_a_step_time_in_other_units():
+    """A step time 100× the prediction (per epoch, milliseconds) was stored and then silently clamped by every
+    later recommendation, which called the result measured and dropped its uncertainty; 1e308 printed +inf%."""
+    db = new_db("record-units")
+    spec = example("resnet18-cifar10.json")
+    first = recommend(db, spec, "--gpu", "L4")
+    predicted = first["chosen"]["step_time_s"]
+    for value in (predicted * 100, predicted / 100, 1e308):
+        rc, out, err = run("record", "--db", db, str(last_id(db)), "--step-time-s", repr(value))
+        assert rc == 2 and "a recorded step time is used within 20× either way" in err, (value, err)
+        assert "seconds per optimizer step" in err and "inf" not in err, err
+    assert query(db, "SELECT count(*) FROM measurements") == [(0,)]
+    # one stored by an earlier cloudfit is used with the clamp said, and its uncertainty kept
+    rc, out, err = run("record", "--db", db, str(last_id(db)), "--step-time-s", repr(predicted * 1.1))
+    assert rc == 0, err
+    query(db, "UPDATE measurements SET step_time_s = ?", predicted * 100)
+    second = recommend(db, spec, "--gpu", "L4")
+    notes = second["explanation"]["notes"]
+    assert any("lie more than 20× from the model" in n for n in notes), notes
 
 
 HOSTILE = ["x'; DROP TABLE recommendations; --", "\"quoted\" name", "a%_*", "robert'); DELETE FROM specs;--"]

@@ -231,7 +231,7 @@ def test_migrate_is_idempotent():
     for args in ([], ["--objective", "time"], ["--max-cost", "1000"]):
         rc, out, err = run("recommend", "--db", lite, *FAST, "-q", *args, SPEC, env=env)
         assert rc == 0, err
-    rc, out, err = run("record", "--db", lite, "2", "--step-time-s", "0.5", "--note", "measured")
+    rc, out, err = run("record", "--db", lite, "2", "--step-time-s", "0.012", "--note", "measured")
     assert rc == 0, err
     url = new_db("team")
     rc, out, err = run("history", "--db", lite, "migrate", "--to", url)

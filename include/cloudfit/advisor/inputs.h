@@ -30,6 +30,9 @@
 #include "cloudfit/db/types.h"
 #include "cloudfit/pricing/types.h"
 #include "cloudfit/profiler/types.h"
+
+/* How far a recorded step time may move its GPU type's compute time (×). */
+#define CF_RECORD_SCALE_MAX 20.0
 #include "cloudfit/spec/types.h"
 
 #define CF_INPUTS_MAX_NOTES 16
@@ -71,7 +74,9 @@ typedef struct {
     const cf_profile *profiles;
     size_t n_profiles;
     const char *profiles_source;
-    /* Runs of this spec recorded with `cloudfit record`. */
+    /* Runs of this spec recorded with `cloudfit record`: each rescales its
+     * GPU type's compute by at most CF_RECORD_SCALE_MAX either way (a
+     * record beyond that is clamped, and said; `record` refuses one). */
     const cf_recorded_run *recorded;
     size_t n_recorded;
 } cf_inputs_request;

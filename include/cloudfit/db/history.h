@@ -140,5 +140,9 @@ cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, lo
  * frees. */
 cf_status cf_history_measurements_for_spec(cf_db *db, const char *source_hash, cf_history_measurement **out,
                                            size_t *n_out);
+/* Every measurement recorded against recommendation `recommendation_id`,
+ * oldest first (history show); caller frees. */
+cf_status cf_history_measurements_of(cf_db *db, long long recommendation_id, cf_history_measurement **out,
+                                     size_t *n_out);
 
 #endif

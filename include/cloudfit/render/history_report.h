@@ -22,6 +22,8 @@ typedef struct {
     size_t n_alternatives;
     const cf_history_gate *gates;
     size_t n_gates;
+    const cf_history_measurement *measurements; /* recorded with `cloudfit record` */
+    size_t n_measurements;
 } cf_history_show_report;
 
 typedef struct {

@@ -37,6 +37,7 @@ typedef struct {
     cf_history_row shown[2];   /* show: [0] with its document; diff: both */
     cf_history_config *alternatives;
     cf_history_gate *gates;
+    cf_history_measurement *measurements;
     cf_history_list_report list; /* width 0: the caller sets it */
     cf_history_show_report show;
     cf_history_diff_report diff;
