@@ -76,7 +76,7 @@ static cf_status db_failure(cf_db *db, int code, const char *what, const char *d
         else
             cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
         cf_error_hint("the database file or its folder is not writable by this user; nothing was written "
-                      "(use --db PATH for a writable place, or --no-history)");
+                      "(use --db PATH for a writable place; recommend and search also run with --no-history)");
         break;
     }
     case SQLITE_CORRUPT:
@@ -261,7 +261,8 @@ static cf_status check_size(cf_db *db)
         }
     }
     if (rc != SQLITE_OK) {
-        cf_status err = cf_db_error(db, "cannot read");
+        /* a write open of a file this user may not write fails here first */
+        cf_status err = cf_db_error(db, (rc & 0xff) == SQLITE_READONLY ? "cannot write" : "cannot read");
         sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
         return err;
     }

@@ -416,6 +416,13 @@ def check_another_users_history(folder):
         holder.communicate("\n", timeout=60)
     assert all(os.stat(os.path.join(folder, f)).st_uid == owner for f in os.listdir(folder)), [
         (f, os.stat(os.path.join(folder, f)).st_uid) for f in os.listdir(folder)]
+    # the reader may not write it, nor make files beside it: said as writing (it was "cannot read ...:
+    # attempt to write a readonly database")
+    os.chmod(folder, 0o755)
+    p = subprocess.run(as_user(reader, [BIN, "record", "1", "--step-time-s", "1", "--db", db]),
+                       capture_output=True, text=True, env=ENV, timeout=60)
+    os.chmod(folder, 0o1777)
+    assert p.returncode == 1 and "cannot write" in p.stderr and "cannot read" not in p.stderr, p.stderr
     p = subprocess.run(as_user(owner, [BIN, "record", "1", "--step-time-s", "1", "--db", db, "-q"]),
                        capture_output=True, text=True, env=ENV, timeout=60)
     assert p.returncode == 0, p.stderr
