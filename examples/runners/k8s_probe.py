@@ -55,7 +55,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runner_common import (RunnerError, Teardown, cannot_run, env_number, launcher_program,  # noqa: E402
-                           launcher_row, log, positive_int, report_error, run_streaming)
+                           launcher_row, log, run_main, run_streaming)
 
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
               "CLOUDFIT_SEED")
@@ -147,15 +147,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cloud", required=True, help="{cloud}: picks the row of data/launch_accelerators.csv")
     ap.add_argument("--instance-type", required=True)
-    ap.add_argument("--gpu", required=True, help="cloudfit's GPU key ({gpu})")
-    ap.add_argument("--gpus-per-node", type=positive_int, required=True)
-    ap.add_argument("--nodes", type=positive_int, required=True)
-    a = ap.parse_args()
-    try:
-        return probe(a)
-    except RunnerError as e:  # after the teardown: the error event is the last thing cloudfit reads
-        report_error(str(e))
-        return 1
+    return run_main(ap, probe)
 
 
 def probe(a):

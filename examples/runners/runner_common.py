@@ -68,6 +68,22 @@ def positive_int(text):
     return value
 
 
+def run_main(parser, probe):
+    """The runners' main(): the VM shape's arguments ({gpu}, {gpus_per_node},
+    {nodes}) added to `parser`, then probe(args); a RunnerError is reported
+    after the teardown, so the error event is the last line cloudfit reads.
+    Returns the exit status."""
+    parser.add_argument("--gpu", required=True, help="cloudfit's GPU key ({gpu})")
+    parser.add_argument("--gpus-per-node", type=positive_int, required=True)
+    parser.add_argument("--nodes", type=positive_int, required=True)
+    args = parser.parse_args()
+    try:
+        return probe(args)
+    except RunnerError as e:
+        report_error(str(e))
+        return 1
+
+
 def env_number(name, default, kind=float, minimum=0.0):
     """The number in environment variable `name` (`default` when unset or
     empty): finite, at least `minimum`; RunnerError naming it otherwise."""

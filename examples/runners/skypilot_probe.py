@@ -44,7 +44,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runner_common import (RunnerError, Teardown, env_number, launcher_program, launcher_row, log,  # noqa: E402
-                           positive_int, report_error, run_streaming)
+                           run_main, run_streaming)
 
 MARK = "CLOUDFIT-PROBE-LINE "
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
@@ -78,15 +78,7 @@ def main():
     ap.add_argument("--cloud", required=True)
     ap.add_argument("--region", required=True)
     ap.add_argument("--instance-type", required=True)
-    ap.add_argument("--gpu", required=True, help="cloudfit's GPU key ({gpu})")
-    ap.add_argument("--gpus-per-node", type=positive_int, required=True)
-    ap.add_argument("--nodes", type=positive_int, required=True)
-    a = ap.parse_args()
-    try:
-        return probe(a)
-    except RunnerError as e:  # after the teardown: the error event is the last thing cloudfit reads
-        report_error(str(e))
-        return 1
+    return run_main(ap, probe)
 
 
 def probe(a):
