@@ -92,16 +92,17 @@ const cf_cli_option cf_cli_option_table[] = {
     {"fit-all-rows", 0, OPT_FLAG, NULL, CMD_VALIDATE, OFF(fit_all_rows),
      "fit every row, score the rows the subset leaves out: the model's fit error there, a floor for prediction"},
     {"train-gpus", 0, OPT_LIST, "GPU[,GPU]", CMD_VALIDATE, OFF(train_gpus),
-     "fit these GPU types; predict the others by carrying the fit over"},
+     "fit these GPU types (of the file's gpu column); predict the others by carrying the fit over"},
     {"params", 0, OPT_LIST, "NAME=COUNT", CMD_VALIDATE, OFF(params),
-     "parameter count of a model in the CSV (overrides the built-in table); repeatable"},
+     "parameter count of a model in the CSV (overrides the built-in table; names match ignoring case and - _ .; "
+     "the last given wins); repeatable"},
     {"inter-node-gbps", 0, OPT_DOUBLE, "GBPS", CMD_VALIDATE, OFF(inter_node_gbps),
      "nominal inter-node bandwidth instead of the catalog VM's"},
     {"model-constants", 0, OPT_LIST, "NAME=VALUE[,...]", CMD_VALIDATE, OFF(model_constants),
      "step-time model constants instead of the shipped ones (a, c, L, psi, rho_def, kappa_pcie, kappa_nvlink, kT, s0, "
      "u0, u_ext, u_def, u_ing, u_shape, u_shape_lo, a_min, a_max; docs/model.md); repeatable"},
     {"rows", 0, OPT_STRING, "FILE.csv", CMD_VALIDATE, OFF(rows_path),
-     "also write every scored row with its prediction and 80 % interval as CSV to FILE"},
+     "also write every scored row with its prediction and 80 % interval as CSV to FILE (not the measurements file)"},
     {"train-epochs", 0, OPT_DOUBLE, "K", CMD_VALIDATE, OFF(train_epochs),
      "with --gns: use only the first K epochs of the M0 run"},
     /* price catalog choice and overrides (docs/pricing.md) */

@@ -140,6 +140,14 @@ const char *cf_basename(const char *path)
     return slash ? slash + 1 : path;
 }
 
+int cf_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {

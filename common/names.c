@@ -1,6 +1,7 @@
 #include "cloudfit/common/names.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/common/buf.h"
@@ -20,6 +21,43 @@ int cf_names_equal(const char *a, const char *b, const char *separators)
         a++;
         b++;
     }
+}
+
+cf_status cf_names_split_list(const char *const *items, size_t n, char ***out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    size_t names = 0, bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (const char *p = items[i];; p++) { /* an empty name: at either end, or two commas together */
+            size_t len = strcspn(p, ",");
+            if (len == 0)
+                return cf_error_set(CF_ERR_USAGE, "expects NAME[,NAME...], got '%s' (an empty name)", items[i]);
+            names++;
+            p += len;
+            if (!*p)
+                break;
+        }
+        bytes += strlen(items[i]) + 1;
+    }
+    char **list = malloc((names ? names : 1) * sizeof *list + bytes + 1);
+    if (!list)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    char *text = (char *)(list + (names ? names : 1));
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(items[i]);
+        memcpy(text, items[i], len + 1);
+        for (char *p = text;; p++) {
+            list[(*n_out)++] = p;
+            p += strcspn(p, ",");
+            if (!*p)
+                break;
+            *p = '\0';
+        }
+        text += len + 1;
+    }
+    *out = list;
+    return CF_OK;
 }
 
 cf_status cf_names_dns_label(const char *name, size_t max_chars, char **out)

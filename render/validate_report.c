@@ -51,8 +51,7 @@ static void bucket_label(const cf_validate_group *g, int b, char *out, size_t n)
 static void group_label(const cf_validate_group *g, char *out, size_t n)
 {
     char raw[512];
-    snprintf(raw, sizeof raw, "%s/%s/%s%s%s", g->model, g->gpu, g->profile, g->carried_from[0] ? " from " : "",
-             g->carried_from);
+    snprintf(raw, sizeof raw, "%s%s%s", g->label, g->carried_from[0] ? " from " : "", g->carried_from);
     cf_escape_into(raw, out, n); /* names from the CSV: never raw control characters */
 }
 

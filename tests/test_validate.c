@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cloudfit/common/buf.h"
+#include "cloudfit/common/names.h"
 #include "../advisor/model/model_sizes.h"
 #include "cloudfit/advisor/validate.h"
 #include "cloudfit/advisor/validate_crossgpu.h"
@@ -389,6 +390,110 @@ static void test_steps_light_profile(void **state)
     free(groups);
 }
 
+/* Two groups of one model and GPU that differ in precision, on 4- and
+ * 8-GPU VMs: each group's NIC is its own VM size's (the fp16 group took
+ * the first row's, the 4-GPU VM's); within a group the multi-node rows
+ * choose it (a 1-GPU run on a 1-GPU VM does not), and multi-node rows on
+ * two sizes are said (hw_other_line). The --params count of a model is
+ * matched as the size table's names are, the last one given winning. */
+static void test_prepare_group_vm_size(void **state)
+{
+    (void)state;
+    cf_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.model, sizeof gpu.model, "G9");
+    gpu.fp32_tflops = 10;
+    gpu.memory_bandwidth_gbs = 900;
+    gpu.memory_gib = 80;
+    cf_vm vms[3];
+    memset(vms, 0, sizeof vms);
+    static const int sizes[3] = {1, 4, 8};
+    static const double nics[3] = {25, 100, 400};
+    for (int v = 0; v < 3; v++) {
+        snprintf(vms[v].cloud, sizeof vms[v].cloud, "aws");
+        snprintf(vms[v].instance_type, sizeof vms[v].instance_type, "g9.%d", sizes[v]);
+        snprintf(vms[v].gpu_model, sizeof vms[v].gpu_model, "G9");
+        vms[v].gpu_count = sizes[v];
+        vms[v].network_gbps = nics[v];
+    }
+    cf_measurement rows[8];
+    memset(rows, 0, sizeof rows);
+    /* {precision (0: fp32, 1: fp16), hw, nodes, gpus} */
+    static const int shape[8][4] = {{0, 4, 1, 1}, {0, 4, 2, 2}, {1, 1, 1, 1}, {1, 8, 1, 8},
+                                    {1, 8, 2, 2}, {1, 8, 2, 16}, {1, 4, 3, 3}, {1, 8, 4, 4}};
+    for (int i = 0; i < 8; i++) {
+        snprintf(rows[i].model, sizeof rows[i].model, "Syn-Net");
+        snprintf(rows[i].gpu, sizeof rows[i].gpu, "G9");
+        snprintf(rows[i].profile, sizeof rows[i].profile, "aws");
+        rows[i].has_precision = 1;
+        rows[i].precision = shape[i][0] ? CF_PREC_FP16 : CF_PREC_FP32;
+        rows[i].hw_gpus_per_node = shape[i][1];
+        rows[i].num_nodes = shape[i][2];
+        rows[i].num_gpus = shape[i][3];
+        rows[i].local_bsz = 32;
+        rows[i].step_time_s = 0.1;
+        rows[i].line = i + 2;
+    }
+    cf_validate_group *groups = NULL;
+    size_t n_groups = 0;
+    assert_int_equal(cf_validate_find_groups(rows, 8, &groups, &n_groups), CF_OK);
+    assert_int_equal(n_groups, 2);
+    const cf_model_param params[2] = {{.name = "syn_net", .parameters = 1e6}, {.name = "SYNNET", .parameters = 3e6}};
+    cf_validate_context ctx = {.gpus = &gpu, .n_gpus = 1, .vms = vms, .n_vms = 3, .params = params, .n_params = 2};
+    cf_validate_prepare(rows, 8, &ctx, groups, n_groups);
+    assert_false(groups[0].skipped);
+    assert_float_equal(groups[0].gradient_bytes, 3e6 * 4, 0); /* the last --params, matched as the table's names */
+    assert_int_equal(groups[0].hw_gpus_per_node, 4);
+    assert_float_equal(groups[0].nominal_inter_gbps, 100, 0);
+    assert_int_equal(groups[0].hw_other_line, 0);
+    assert_int_equal(groups[1].hw_gpus_per_node, 8); /* not row 2's 1-GPU VM, nor the fp32 group's 4 */
+    assert_int_equal(groups[1].hw_line, 6);
+    assert_non_null(groups[1].network_vm);
+    assert_string_equal(groups[1].network_vm->instance_type, "g9.8");
+    assert_float_equal(groups[1].nominal_inter_gbps, 400, 0);
+    assert_int_equal(groups[1].hw_other, 4); /* the 3-node row ran on 4-GPU VMs */
+    assert_int_equal(groups[1].hw_other_line, 8);
+    /* the table told the two groups apart by nothing */
+    assert_string_equal(groups[0].label, "Syn-Net/G9/aws fp32");
+    assert_string_equal(groups[1].label, "Syn-Net/G9/aws fp16");
+    free(groups);
+    rows[0].has_precision = 0; /* no precision column: none in the label */
+    assert_int_equal(cf_validate_find_groups(rows, 1, &groups, &n_groups), CF_OK);
+    assert_string_equal(groups[0].label, "Syn-Net/G9/aws");
+    free(groups);
+}
+
+/* --train-gpus A,B --train-gpus C: every name, no limit; an empty one
+ * ("", ",", "A,,B", "A,") is refused (they were dropped, and n = 0 meant
+ * every GPU). */
+static void test_split_name_lists(void **state)
+{
+    (void)state;
+    const char *items[] = {"A100,T4", "V100"};
+    char **names = NULL;
+    size_t n = 0;
+    assert_int_equal(cf_names_split_list(items, 2, &names, &n), CF_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(names[0], "A100");
+    assert_string_equal(names[1], "T4");
+    assert_string_equal(names[2], "V100");
+    free(names);
+    static const char *const bad[] = {"", ",", "A,,B", "A,", ",A"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(cf_names_split_list(&bad[i], 1, &names, &n), CF_ERR_USAGE);
+        assert_null(names);
+    }
+    assert_string_equal(cf_error_message(), "expects NAME[,NAME...], got ',A' (an empty name)");
+    char many[4000] = "";
+    for (int i = 0; i < 300; i++) /* past the 1024 bytes and 64 names it cut at */
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%sgpu%d", i ? "," : "", i);
+    const char *one[] = {many};
+    assert_int_equal(cf_names_split_list(one, 1, &names, &n), CF_OK);
+    assert_int_equal(n, 300);
+    assert_string_equal(names[299], "gpu299");
+    free(names);
+}
+
 /* Model names in measurement files vary in case and separators. */
 static void test_model_size_names(void **state)
 {
@@ -425,12 +530,25 @@ static void test_nothing_predicted(void **state)
     assert_int_equal(cf_validate_nothing_predicted("m.csv", &vo, g, 2), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "m.csv: nothing could be predicted: every row is in the training "
                                             "subset (≤ 2 nodes and the 2-node probe)");
-    assert_non_null(strstr(cf_error_hint_text(), "--fit-all-rows"));
+    /* the hint is built from the options in force; --fit-all-rows scores the
+     * same rows, so it is never what would help */
+    assert_string_equal(cf_error_hint_text(),
+                        "add rows with more nodes, lower --train-max-nodes (now 2), leave out --with-2node-probe, or "
+                        "fit only the search's light profile (--light-profile, without --train-max-nodes) to score "
+                        "the other single-node rows");
     cf_error_clear();
-    vo = (cf_validate_options){.train_max_nodes = 1};
+    vo = (cf_validate_options){.train_max_nodes = 1, .fit_all_rows = 1};
     assert_int_equal(cf_validate_nothing_predicted("m.csv", &vo, g, 2), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_message(), "(≤ 1 node)"));
+    assert_null(strstr(cf_error_hint_text(), "pass --fit-all-rows"));   /* it was passed */
+    assert_null(strstr(cf_error_hint_text(), "lower --train-max-nodes")); /* 1 is the least */
+    assert_non_null(strstr(cf_error_hint_text(), "--fit-all-rows does not change which rows are scored"));
     cf_error_clear();
+    vo = (cf_validate_options){.train_max_nodes = 1, .light_profile = 1};
+    assert_int_equal(cf_validate_nothing_predicted("m.csv", &vo, g, 2), CF_ERR_INVALID);
+    assert_string_equal(cf_error_hint_text(), "add rows beyond the light profile (other batches, GPU counts or nodes)");
+    cf_error_clear();
+    vo = (cf_validate_options){.train_max_nodes = 1};
     g[1].skipped = 1;
     snprintf(g[1].message, sizeof g[1].message, "no parameter count");
     snprintf(g[1].hint, sizeof g[1].hint, "give --params bert=110e6");
@@ -452,6 +570,8 @@ int main(void)
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
         cmocka_unit_test(test_steps_exact_on_model_data),
         cmocka_unit_test(test_steps_light_profile),
+        cmocka_unit_test(test_prepare_group_vm_size),
+        cmocka_unit_test(test_split_name_lists),
         cmocka_unit_test(test_model_size_names),
         cmocka_unit_test(test_nothing_predicted),
     };

@@ -1,5 +1,7 @@
 #include "cloudfit/usecase/validate.h"
 
+#include "cloudfit/common/buf.h"
+#include "cloudfit/common/names.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/profiler/crossgpu.h"
 #include "cloudfit/profiler/gns_traces.h"
@@ -45,6 +47,65 @@ void cf_model_params_free(cf_model_param *params, size_t n)
     free(params);
 }
 
+/* Every --params name matches a model of the file (as the built-in table's
+ * names match: ignoring case and separators); one that matches none is a
+ * usage error listing the file's models. */
+static cf_status params_match_models(const cf_validate_request *req, const cf_validate_group *groups,
+                                     size_t n_groups)
+{
+    for (size_t i = 0; i < req->n_params; i++) {
+        int found = 0;
+        for (size_t g = 0; g < n_groups && !found; g++)
+            found = cf_names_equal(req->params[i].name, groups[g].model, CF_MODEL_NAME_SEPARATORS);
+        if (found)
+            continue;
+        cf_buf models = CF_BUF_INIT;
+        for (size_t g = 0; g < n_groups; g++) {
+            int seen = 0;
+            for (size_t h = 0; h < g && !seen; h++)
+                seen = strcmp(groups[h].model, groups[g].model) == 0;
+            if (!seen)
+                cf_buf_printf(&models, "%s%s", models.len ? ", " : "", groups[g].model);
+        }
+        cf_status st = cf_error_set(CF_ERR_USAGE, "option '--params': no model '%s' in %s (its models: %s)",
+                                    req->params[i].name, req->path, cf_buf_cstr(&models));
+        cf_error_hint("--params NAME=COUNT names a model of the file's model column (case and - _ . are ignored)");
+        cf_buf_free(&models);
+        return st;
+    }
+    return CF_OK;
+}
+
+/* Says which groups mix VM sizes in their multi-node rows (their network
+ * is taken as the first size's NIC), and which were skipped. */
+static cf_status note_groups(const cf_validate_request *req, const cf_validate_group *groups, size_t n_groups)
+{
+    for (size_t g = 0; g < n_groups; g++) {
+        const cf_validate_group *group = &groups[g];
+        cf_buf text = CF_BUF_INIT;
+        if (group->skipped)
+            cf_buf_printf(&text, "%s: %s/%s skipped: %s", req->path, group->model, group->gpu, group->message);
+        else if (group->hw_other_line)
+            cf_buf_printf(&text,
+                          "%s:%ld: %s: hw_gpus_per_node %d, but the group's multi-node rows from line %ld ran on "
+                          "VMs of %d GPUs; its network is taken as the %d-GPU VM's",
+                          req->path, group->hw_other_line, group->label, group->hw_other, group->hw_line,
+                          group->hw_gpus_per_node, group->hw_gpus_per_node);
+        if (cf_buf_failed(&text)) {
+            cf_buf_free(&text);
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        }
+        if (text.len)
+            note(req, CF_NOTE_WARNING, cf_buf_cstr(&text));
+        if (group->skipped && group->hint[0])
+            note(req, CF_NOTE_HINT, group->hint);
+        else if (!group->skipped && group->hw_other_line)
+            note(req, CF_NOTE_HINT, "give the runs on each VM size their own profile (the profile column)");
+        cf_buf_free(&text);
+    }
+    return CF_OK;
+}
+
 cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -78,21 +139,11 @@ cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *ou
     out->report = (cf_validate_steps_report){.path = req->path, .n_rows = out->set.n_rows,
                                              .options = &out->options, .context = &out->context,
                                              .groups = out->groups, .n_groups = out->n_groups};
+    if ((st = params_match_models(req, out->groups, out->n_groups)) != CF_OK)
+        return st;
     cf_validate_prepare(out->set.rows, out->set.n_rows, &out->context, out->groups, out->n_groups);
-    for (size_t g = 0; g < out->n_groups; g++) {
-        const cf_validate_group *group = &out->groups[g];
-        if (!group->skipped)
-            continue;
-        int n = snprintf(NULL, 0, "%s: %s/%s skipped: %s", req->path, group->model, group->gpu, group->message);
-        char *text = malloc((size_t)n + 1);
-        if (!text)
-            return cf_error_set(CF_ERR_NOMEM, "out of memory");
-        snprintf(text, (size_t)n + 1, "%s: %s/%s skipped: %s", req->path, group->model, group->gpu, group->message);
-        note(req, CF_NOTE_WARNING, text);
-        free(text);
-        if (group->hint[0])
-            note(req, CF_NOTE_HINT, group->hint);
-    }
+    if ((st = note_groups(req, out->groups, out->n_groups)) != CF_OK)
+        return st;
     st = cf_validate_steps(out->set.rows, out->set.n_rows, &out->options, out->groups, out->n_groups,
                            &out->report.overall);
     if (st != CF_OK)

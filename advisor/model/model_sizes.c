@@ -51,7 +51,7 @@ const cf_model_size *cf_model_size_find(const char *name)
 {
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         /* "ResNet-50", "resnet_50" and "resnet50" are one model */
-        if (cf_names_equal(sizes[i].name, name, "-_ ."))
+        if (cf_names_equal(sizes[i].name, name, CF_MODEL_NAME_SEPARATORS))
             return &sizes[i];
     return 0;
 }

@@ -4,6 +4,8 @@
 #include "cloudfit/advisor/carry.h"
 #include "../model/model_sizes.h"
 #include "cloudfit/advisor/search.h"
+#include "cloudfit/common/buf.h"
+#include "cloudfit/common/names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -70,6 +72,8 @@ cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_
             snprintf(grp->profile, sizeof grp->profile, "%s", rows[i].profile);
             grp->has_precision = rows[i].has_precision;
             grp->precision = rows[i].has_precision ? rows[i].precision : CF_PREC_FP32;
+            snprintf(grp->label, sizeof grp->label, "%s/%s/%s%s%s", grp->model, grp->gpu, grp->profile,
+                     grp->has_precision ? " " : "", grp->has_precision ? cf_precision_name(grp->precision) : "");
         }
     }
     return CF_OK;
@@ -427,11 +431,33 @@ static const cf_vm *measured_offer(const cf_validate_context *ctx, const cf_gpu 
  * table; 0 when neither knows it. */
 static double model_parameters(const cf_validate_context *ctx, const char *model)
 {
-    for (size_t i = 0; i < ctx->n_params; i++)
-        if (strcmp(ctx->params[i].name, model) == 0)
+    for (size_t i = ctx->n_params; i-- > 0;) /* the last one given wins */
+        if (cf_names_equal(ctx->params[i].name, model, CF_MODEL_NAME_SEPARATORS))
             return ctx->params[i].parameters;
     const cf_model_size *known = cf_model_size_find(model);
     return known ? known->parameters : 0;
+}
+
+/* The group's VM size: that of its multi-node rows, which crossed the
+ * NIC, else of its first row (a runner profile's 1-GPU runs may have used
+ * a smaller VM); the first multi-node row of another size is kept. */
+static void group_vm_size(const cf_measurement *rows, size_t n_rows, cf_validate_group *g)
+{
+    g->hw_gpus_per_node = g->hw_other = 0;
+    g->hw_line = g->hw_other_line = 0;
+    for (int multi = 1; multi >= 0 && !g->hw_gpus_per_node; multi--)
+        for (size_t i = 0; i < n_rows; i++) {
+            const cf_measurement *r = &rows[i];
+            if (!same_group(g, r) || (multi && r->num_nodes < 2))
+                continue;
+            if (!g->hw_gpus_per_node) {
+                g->hw_gpus_per_node = r->hw_gpus_per_node;
+                g->hw_line = r->line;
+            } else if (multi && r->hw_gpus_per_node != g->hw_gpus_per_node && !g->hw_other) {
+                g->hw_other = r->hw_gpus_per_node;
+                g->hw_other_line = r->line;
+            }
+        }
 }
 
 void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_validate_context *ctx,
@@ -448,12 +474,9 @@ void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_val
             continue;
         }
         g->gradient_bytes = params * 4.0; /* fp32 gradients, as DDP all-reduces them */
-        int hw = 0;
-        for (size_t i = 0; i < n_rows && !hw; i++)
-            if (!strcmp(rows[i].model, g->model) && !strcmp(rows[i].gpu, g->gpu))
-                hw = rows[i].hw_gpus_per_node;
+        group_vm_size(rows, n_rows, g);
         g->gpu_info = cf_gpu_resolve(ctx->gpus, ctx->n_gpus, g->gpu);
-        g->network_vm = measured_offer(ctx, g->gpu_info, hw, g->profile);
+        g->network_vm = measured_offer(ctx, g->gpu_info, g->hw_gpus_per_node, g->profile);
         g->given_inter_gbps = ctx->inter_node_gbps;
         g->nominal_inter_gbps = ctx->inter_node_gbps > 0 ? ctx->inter_node_gbps
                                 : g->network_vm          ? g->network_vm->network_gbps
@@ -642,6 +665,21 @@ cf_status cf_validate_nothing_predicted(const char *path, const cf_validate_opti
                      "%s: nothing could be predicted: every row is in the training subset (≤ %d node%s%s)", path,
                      vo->train_max_nodes, vo->train_max_nodes == 1 ? "" : "s",
                      vo->with_2node_probe ? " and the 2-node probe" : "");
-    cf_error_hint("add multi-node rows, lower --train-max-nodes, or pass --fit-all-rows for the in-sample error");
+    /* What would leave rows to score, from the options in force: never
+     * --fit-all-rows, which fits every row but scores the same ones. */
+    cf_buf hint = CF_BUF_INIT;
+    if (vo->fit_all_rows)
+        cf_buf_puts(&hint, "--fit-all-rows does not change which rows are scored; ");
+    cf_buf_printf(&hint, "add rows %s", vo->light_profile ? "beyond the light profile (other batches, GPU counts "
+                                                              "or nodes)" : "with more nodes");
+    if (!vo->light_profile && vo->train_max_nodes > 1)
+        cf_buf_printf(&hint, ", lower --train-max-nodes (now %d)", vo->train_max_nodes);
+    if (vo->with_2node_probe)
+        cf_buf_puts(&hint, ", leave out --with-2node-probe");
+    if (!vo->light_profile)
+        cf_buf_puts(&hint, ", or fit only the search's light profile (--light-profile, without --train-max-nodes) "
+                           "to score the other single-node rows");
+    cf_error_hint("%s", cf_buf_cstr(&hint));
+    cf_buf_free(&hint);
     return CF_ERR_INVALID;
 }

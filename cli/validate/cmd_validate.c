@@ -9,6 +9,7 @@
 
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/names.h"
 #include "cloudfit/pricing.h"
 #include "cloudfit/profiler/measurements.h"
 #include "commands.h"
@@ -33,20 +34,14 @@ static int usage(const char *fmt, const char *arg)
     return CF_EXIT_USAGE;
 }
 
-/* --train-gpus A,B --train-gpus C → A, B, C (in `storage`). */
-static void split_list(const cf_cli_list *in, const char **out, size_t *n_out, char *storage, size_t cap)
+/* A library usage error about `option`'s value (exit 2); others as they are. */
+static int option_error(const char *option, cf_status st)
 {
-    size_t used = 0;
-    *n_out = 0;
-    for (int i = 0; i < in->n; i++) {
-        size_t len = strlen(in->items[i]);
-        if (used + len + 1 > cap)
-            break;
-        memcpy(storage + used, in->items[i], len + 1);
-        for (char *tok = strtok(storage + used, ","); tok && *n_out < 64; tok = strtok(NULL, ","))
-            out[(*n_out)++] = tok;
-        used += len + 1;
-    }
+    if (st != CF_ERR_USAGE)
+        return cf_report_error();
+    char why[300];
+    snprintf(why, sizeof why, "option '%s' %s", option, cf_error_message());
+    return usage("%s", why);
 }
 
 /* Files from this size on show their progress (docs/cli.md). */
@@ -106,11 +101,15 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     cf_status st = cf_model_params_parse(o->params.items, (size_t)o->params.n, &params, &n_params);
     if (st != CF_OK) {
         cf_model_params_free(params, n_params);
-        if (st != CF_ERR_USAGE)
-            return cf_report_error();
-        char why[300];
-        snprintf(why, sizeof why, "%s", cf_error_message());
-        return usage("option '--params' %s", why);
+        return option_error("--params", st);
+    }
+    char **train_gpus = NULL; /* --train-gpus A,B --train-gpus C: A, B, C */
+    size_t n_train = 0;
+    if ((st = cf_names_split_list(o->train_gpus.items, (size_t)o->train_gpus.n, &train_gpus, &n_train)) != CF_OK ||
+        (o->rows_path && cf_same_file(path, o->rows_path))) {
+        cf_model_params_free(params, n_params);
+        return st != CF_OK ? option_error("--train-gpus", st)
+                  : usage("option '--rows' names the measurements file '%s': it would be replaced", path);
     }
     /* A large file gets a progress display: its rows as they are read, then the fitting. */
     cf_cli_progress progress;
@@ -124,15 +123,11 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         snprintf(line, sizeof line, "validate: reading %s (%.1f MB)", path, (double)len / 1e6);
         cf_cli_progress_note(&progress, line);
     }
-    char storage[1024];
-    const char *train_gpus[64];
-    size_t n_train = 0;
-    split_list(&o->train_gpus, train_gpus, &n_train, storage, sizeof storage);
     validate_notes notes = {.progress = &progress, .large = large};
     cf_validate_request req = {.path = path, .text = text, .len = len, .params = params, .n_params = n_params,
                                .inter_node_gbps = o->inter_node_gbps, .train_max_nodes = o->train_max_nodes,
                                .with_2node_probe = o->with_2node_probe, .light_profile = o->light_profile,
-                               .fit_all_rows = o->fit_all_rows, .train_gpus = train_gpus,
+                               .fit_all_rows = o->fit_all_rows, .train_gpus = (const char *const *)train_gpus,
                                .n_train_gpus = n_train, .constants = o->model_constants.n ? &constants : NULL,
                                .with_per_row = o->rows_path != NULL,
                                .progress = large ? cf_cli_progress_count_cb : NULL, .progress_ctx = &progress,
@@ -169,6 +164,7 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     cf_file_discard(&rows_file);
     cf_validate_result_free(&result);
     cf_model_params_free(params, n_params);
+    free(train_gpus);
     return rc;
 }
 

@@ -201,11 +201,23 @@ def test_interval_coverage_reported():
 
 
 def test_nothing_predicted_single_node_rows():
+    """The hint is built from the options in force: it said 'pass --fit-all-rows' with --fit-all-rows given
+    (which scores the same rows, so never helps) and 'lower --train-max-nodes' at 1."""
     single = write_rows("single.csv", [r for r in rows_of(DATA) if r["num_nodes"] == "1"])
     rc, out, err = run(single)
     assert rc == 3 and out == "", (rc, out)
     assert "nothing could be predicted: every row is in the training subset" in err, err
-    assert "--fit-all-rows" in err, err
+    assert "hint: add rows with more nodes, or fit only the search's light profile (--light-profile" in err, err
+    for args in (["--fit-all-rows"], ["--train-max-nodes", "1"], ["--fit-all-rows", "--train-max-nodes", "1"]):
+        rc, out, err = run(*args, single)
+        assert rc == 3 and out == "", (args, rc, out)
+        assert "pass --fit-all-rows" not in err and "lower --train-max-nodes" not in err, (args, err)
+    rc, _, err = run("--fit-all-rows", single)
+    assert "hint: --fit-all-rows does not change which rows are scored; add rows with more nodes" in err, err
+    rc, _, err = run("--train-max-nodes", "2", single)
+    assert "lower --train-max-nodes (now 2)" in err, err
+    # the light profile's suggestion works: the other single-node rows are scored
+    assert run_json("--light-profile", single)["overall"]["n"] > 0
 
 
 def test_train_gpus_absent_from_the_file():
@@ -244,12 +256,26 @@ def test_crossgpu_precision_pairs():
     assert methods["cross-precision"]["median_ape"] < methods["cross-fp32"]["median_ape"], methods
 
 
-def test_params_without_a_count_limit():
+def test_params_without_a_count_limit_the_last_wins():
+    """--params as often as needed; of repeats the last wins, as with --model-constants (the first did)."""
     args = []
     for i in range(40):
-        args += ["--params", "model-%d=%d" % (i, 1000000 + i)]
-    doc = run_json(*args, "--params", "imagenet=25557032", DATA)
+        args += ["--params", "imagenet=%d" % (1000000 + i)]
+    doc = run_json(*args, "--params", "imagenet=25557032", DATA)  # the built-in table's count
     assert doc["groups"][0]["predicted"] > 0
+    assert doc["overall"] == run_json(DATA)["overall"], doc["overall"]
+    small = run_json("--params", "imagenet=1000000", DATA)["overall"]
+    assert small != doc["overall"], small
+
+
+def test_params_must_name_a_model_of_the_file():
+    """A --params NAME no model of the file has was ignored (exit 0); names match as the size table's do
+    (case and separators ignored: ImageNet is imagenet)."""
+    rc, out, err = run("--params", "resnet50=25557032", DATA)
+    assert rc == 2 and out == "", (rc, out, err)
+    assert "option '--params': no model 'resnet50' in %s (its models: imagenet)" % DATA in err, err
+    assert run_json("--params", "Image-Net=1000000", DATA)["overall"] == \
+        run_json("--params", "imagenet=1000000", DATA)["overall"]
 
 
 def test_batches_up_to_2_pow_24():
@@ -292,6 +318,71 @@ def test_precision_column_carries_with_the_runs_peak():
     bad = write_rows("badprec.csv", [dict(rows[0], precision="int4")])
     rc, _, err = run(bad)
     assert rc == 3 and "column 'precision': expected fp32, tf32, fp16, bf16 or amp, got 'int4'" in err, err
+
+
+def test_groups_apart_by_precision_each_on_its_vm_size():
+    """Two groups of one model and GPU, apart only by precision: their table labels were identical, and the
+    second's NIC was looked up with the first's GPUs per VM (4 H100s: gcp's a3-highgpu-4g, not its own
+    8-GPU p5.48xlarge)."""
+    base = [dict(r, gpu="H100", precision="") for r in rows_of(DATA)]
+    fp16 = [dict(r, hw_gpus_per_node="8", precision="fp16") for r in base]
+    alone = run_json(write_rows("fp16.csv", fp16))["groups"][0]
+    assert "p5.48xlarge" in alone["inter_node_source"], alone
+    mixed = write_rows("by-precision.csv", base + fp16)
+    doc = run_json(mixed)
+    (g,) = [x for x in doc["groups"] if x.get("precision") == "fp16"]
+    assert g["inter_node_source"] == alone["inter_node_source"] and g["errors"] == alone["errors"], (g, alone)
+    rc, out, err = run(mixed)
+    assert rc == 0, err
+    labels = [line.split()[0:2] for line in out.splitlines() if line.startswith("  imagenet/")]
+    assert labels == [["imagenet/H100/aws", "20"], ["imagenet/H100/aws", "fp16"]], out
+
+
+def test_group_on_two_vm_sizes_is_said():
+    """Multi-node rows of one group measured on VMs of two sizes: the first size's NIC is used, and a warning
+    names the row."""
+    rows = rows_of(DATA)
+    first = next(i for i, r in enumerate(rows) if r["num_nodes"] == "2")
+    other = next(i for i, r in enumerate(rows) if r["num_nodes"] == "4")
+    rows[other]["hw_gpus_per_node"] = "8"
+    path = write_rows("two-sizes.csv", rows)
+    rc, out, err = run(path)
+    assert rc == 0, err
+    assert ("warning: %s:%d: imagenet/T4/aws: hw_gpus_per_node 8, but the group's multi-node rows from line %d "
+            "ran on VMs of 4 GPUs; its network is taken as the 4-GPU VM's" % (path, other + 2, first + 2)) in err, err
+    assert "g4dn.12xlarge" in out, out
+    rc, _, err = run(DATA)
+    assert "hw_gpus_per_node" not in err, err
+
+
+def test_rows_file_is_not_the_measurements_file():
+    """--rows naming the measurements file replaced the measurements with the predictions."""
+    path = write_rows("keep.csv", rows_of(DATA))
+    with open(path) as f:
+        before = f.read()
+    link = os.path.join(TMP, "keep-link.csv")
+    os.symlink(path, link)
+    hard = os.path.join(TMP, "keep-hard.csv")
+    os.link(path, hard)
+    for rows in (path, link, hard, os.path.join(TMP, ".", "keep.csv")):
+        rc, out, err = run("--rows", rows, path)
+        assert rc == 2 and out == "", (rows, rc, out)
+        assert "option '--rows' names the measurements file '%s'" % path in err, err
+    with open(path) as f:
+        assert f.read() == before
+    rc, _, err = run("--rows", os.path.join(TMP, "keep-rows.csv"), path)
+    assert rc == 0, err
+
+
+def test_train_gpus_names_no_gpu():
+    """--train-gpus '' or ',' was accepted as 'every GPU'; names past 1024 bytes or 64 names were dropped."""
+    for value in ("", ",", "T4,", "T4,,T4"):
+        rc, out, err = run("--train-gpus", value, DATA)
+        assert rc == 2 and out == "", (value, rc, out)
+        assert "option '--train-gpus' expects NAME[,NAME...], got '%s' (an empty name)" % value in err, err
+    rc, out, err = run("--train-gpus", ",".join(["T4"] * 64 + ["A100"]), DATA)
+    assert rc == 3 and "training GPU 'A100' has no rows" in err, (rc, err)
+    assert run_json("--train-gpus", ",".join(["t4"] * 300), DATA)["overall"]["n"] > 0
 
 
 def test_light_profile():

@@ -57,18 +57,29 @@ typedef struct cf_validate_row_prediction {
     const char *carried_from;           /* GPU the group was carried from, NULL when fitted */
 } cf_validate_row_prediction;
 
-/* One (model, gpu, profile) group. The caller fills the inputs (which need
+/* One (model, gpu, profile, precision) group. The caller fills the inputs (which need
  * the catalog and model sizes), cf_validate_steps fills the results. */
 typedef struct {
     char model[64], gpu[CF_GPU_NAME_MAX], profile[32];
     int has_precision;                   /* the rows' precision column (part of the group's key) */
     cf_precision precision;              /* fp32 when the rows do not say */
+    /* The group as people read it: "model/gpu/profile", then " fp16" when
+     * the rows have a precision column, so that groups apart only by it are
+     * told apart (cf_validate_find_groups). Raw names: escape to print. */
+    char label[144];
     /* inputs */
     double gradient_bytes;               /* parameters × bytes per gradient element */
     double nominal_inter_gbps;           /* VM NIC for (gpu, GPUs per node); 0 = unknown */
     const cf_gpu *gpu_info;              /* GPU table row, NULL when unknown */
     const cf_vm *network_vm;             /* the offer whose NIC nominal_inter_gbps is; NULL when none */
     double given_inter_gbps;             /* > 0: the caller's figure for every group (--inter-node-gbps) */
+    /* The VM size (GPUs per VM) whose NIC network_vm is: the group's
+     * multi-node rows' (they crossed it), else its first row's; hw_line is
+     * that row's line. When the multi-node rows ran on VMs of two sizes,
+     * hw_other and hw_other_line are the first row of another size (else
+     * 0): the group mixes NICs and the caller says so. */
+    int hw_gpus_per_node, hw_other;
+    long hw_line, hw_other_line;
     int skipped;                         /* 1: not validated (message says why; e.g. no parameter count) */
     /* results */
     size_t n_fit, n_pred;
@@ -106,11 +117,13 @@ typedef struct {
  * count, else the built-in table; a model neither knows is `skipped` with
  * a message naming --params), the GPU table row, and the nominal NIC (the
  * caller's figure, else the offer of the campaign's cloud with the
- * smallest NIC, else unknown). */
+ * smallest NIC for the group's VM size, hw_gpus_per_node, else unknown).
+ * A caller's name matches a model as the built-in table's do (ignoring
+ * case and - _ . and spaces); of several that match, the last wins. */
 void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_validate_context *ctx,
                          cf_validate_group *groups, size_t n_groups);
 
-/* Distinct (model, gpu, profile) groups in row order; *out is malloc'd. */
+/* Distinct (model, gpu, profile, precision) groups in row order; *out is malloc'd. */
 cf_status cf_validate_find_groups(const cf_measurement *rows, size_t n_rows, cf_validate_group **out,
                                   size_t *n_out);
 /* Fits each group on its training subset and scores the other rows;

@@ -72,6 +72,11 @@ cf_status cf_staged_set_commit(cf_staged_set *s);
 /* Removes what was staged and not committed, and the folders made. */
 void cf_staged_set_discard(cf_staged_set *s);
 
+/* 1 when `a` and `b` name one file (an output that would replace an
+ * input): the same device and inode when both exist, whatever the
+ * spelling, a link or a hard link; the same path when one does not. */
+int cf_same_file(const char *a, const char *b);
+
 /* Creates `path` and its parents (mode 0755 less the umask); existing
  * directories are fine. CF_ERR_WRITE naming the directory on failure. */
 cf_status cf_mkdir_p(const char *path);
