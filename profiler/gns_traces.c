@@ -115,12 +115,36 @@ static cf_status parse_models(const char *text, size_t len, const char *name, cf
         else if (strcmp(better, "higher") && strcmp(better, "lower"))
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'metric_better': expected \"higher\" or \"lower\", got '%s'",
                               name, rec->line, better);
+        for (size_t j = 0; st == CF_OK && j < out->n_models; j++)
+            if (strcmp(out->models[j].model, m->model) == 0)
+                st = cf_error_set(CF_ERR_INVALID, "%s:%ld: model '%s' is listed twice (first at line %ld)", name,
+                                  rec->line, m->model, out->models[j].line);
         m->m0 = (int)m0;
         m->higher_is_better = strcmp(better, "higher") == 0;
+        m->line = rec->line;
         out->n_models++;
     }
     cf_csv_free(&doc);
     return st;
+}
+
+/* Each trace row's m0 is its model's in the models file (the first row,
+ * by line, that differs is named). */
+static cf_status m0_agrees(const cf_gns_traces *t)
+{
+    const cf_gns_row *bad = NULL;
+    const cf_gns_model_info *its = NULL;
+    for (size_t i = 0; i < t->n_rows; i++)
+        for (size_t m = 0; m < t->n_models; m++)
+            if (strcmp(t->rows[i].model, t->models[m].model) == 0 && t->rows[i].m0 != t->models[m].m0 &&
+                (!bad || t->rows[i].line < bad->line)) {
+                bad = &t->rows[i];
+                its = &t->models[m];
+            }
+    if (!bad)
+        return CF_OK;
+    return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'm0': %d, but %s:%ld gives model '%s' m0 %d", t->traces_name,
+                        bad->line, bad->m0, t->models_name, its->line, its->model, its->m0);
 }
 
 cf_status cf_gns_traces_parse(const char *traces_text, size_t traces_len, const char *traces_name,
@@ -128,9 +152,15 @@ cf_status cf_gns_traces_parse(const char *traces_text, size_t traces_len, const 
                               cf_gns_traces *out)
 {
     memset(out, 0, sizeof *out);
-    cf_status st = parse_traces(traces_text, traces_len, traces_name, out);
+    cf_status st = CF_OK;
+    if (!(out->traces_name = strdup(traces_name)) || !(out->models_name = strdup(models_name)))
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    if (st == CF_OK)
+        st = parse_traces(traces_text, traces_len, traces_name, out);
     if (st == CF_OK)
         st = parse_models(models_text, models_len, models_name, out);
+    if (st == CF_OK)
+        st = m0_agrees(out);
     if (st != CF_OK)
         cf_gns_traces_free(out);
     return st;
@@ -155,5 +185,7 @@ void cf_gns_traces_free(cf_gns_traces *traces)
 {
     free(traces->rows);
     free(traces->models);
+    free(traces->traces_name);
+    free(traces->models_name);
     memset(traces, 0, sizeof *traces);
 }

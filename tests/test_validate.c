@@ -199,6 +199,50 @@ static void test_trace_reader_errors(void **state)
                         "m.csv:2: column 'metric_better': expected \"higher\" or \"lower\", got 'sideways'");
 }
 
+/* MODELS.csv names each model once, and the traces' m0 column is the
+ * model's M0 there: a model listed twice was scored twice, and a trace m0
+ * that disagrees was never read. */
+static void test_trace_models_agree(void **state)
+{
+    (void)state;
+    cf_gns_traces t;
+    const char *traces =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+        "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n";
+    const char *twice = "model,m0,metric_name,metric_better\nup,100,acc,higher\ndown,100,loss,lower\n"
+                        "up,200,acc,higher\n";
+    assert_int_equal(cf_gns_traces_parse(traces, strlen(traces), "t.csv", twice, strlen(twice), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "m.csv:4: model 'up' is listed twice (first at line 2)");
+    const char *other_m0 = "model,m0,metric_name,metric_better\ndown,100,loss,lower\nup,200,acc,higher\n";
+    assert_int_equal(cf_gns_traces_parse(traces, strlen(traces), "t.csv", other_m0, strlen(other_m0), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv:2: column 'm0': 100, but m.csv:3 gives model 'up' m0 200");
+    /* the files are named in what the scoring says (it said "model 'up': ...") */
+    const char *no_m0_run =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n";
+    assert_int_equal(cf_gns_traces_parse(no_m0_run, strlen(no_m0_run), "t.csv", models_csv, strlen(models_csv),
+                                         "m.csv", &t), CF_OK);
+    cf_gns_validate_options o = {0};
+    cf_gns_prediction *p = NULL;
+    size_t n = 0;
+    assert_int_equal(cf_validate_gns(&t, &o, &p, &n, NULL), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv: no run of model 'up' at its M0 batch 100 (m.csv:2)");
+    cf_gns_traces_free(&t);
+    const char *no_noise =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
+        "up,100,100,1,10,10,1000,acc,0.7,1,1,\n";
+    assert_int_equal(cf_gns_traces_parse(no_noise, strlen(no_noise), "t.csv", models_csv, strlen(models_csv),
+                                         "m.csv", &t), CF_OK);
+    assert_int_equal(cf_validate_gns(&t, &o, &p, &n, NULL), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv:3: model 'up': the M0 run (batch 100) has no noise-scale values "
+                                            "(column 'b_noise') in the epochs used");
+    cf_gns_traces_free(&t);
+}
+
 static void test_crossgpu_reader(void **state)
 {
     (void)state;
@@ -566,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_gns_prediction_exact_on_model_data),
         cmocka_unit_test(test_gns_prediction_follows_trend),
         cmocka_unit_test(test_trace_reader_errors),
+        cmocka_unit_test(test_trace_models_agree),
         cmocka_unit_test(test_crossgpu_reader),
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
         cmocka_unit_test(test_steps_exact_on_model_data),

@@ -486,6 +486,12 @@ void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_val
 
 /* ---- iterations to target ----------------------------------------------- */
 
+/* A file's name in a message; a set built without names says which file. */
+static const char *file_of(const char *name, const char *what)
+{
+    return name ? name : what;
+}
+
 /* Rows of one (model, batch) run: [start, end) in the sorted row array. */
 typedef struct {
     size_t start, end;
@@ -517,7 +523,9 @@ cf_status cf_gns_target(const cf_gns_traces *traces, const cf_gns_model_info *mo
     run_span runs[64];
     size_t n = runs_of(traces, model->model, runs, 64);
     if (n == 0)
-        return cf_error_set(CF_ERR_INVALID, "no trace rows for model '%s'", model->model);
+        return cf_error_set(CF_ERR_INVALID, "%s: no trace rows for model '%s' (%s:%ld)",
+                            file_of(traces->traces_name, "traces"), model->model,
+                            file_of(traces->models_name, "models"), model->line);
     int have = 0;
     double target = 0;
     for (size_t r = 0; r < n; r++) {
@@ -564,14 +572,18 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
         if (runs[r].batch == info->m0)
             base = &runs[r];
     if (!base)
-        return cf_error_set(CF_ERR_INVALID, "model '%s': no run at its M0 batch %d", info->model, info->m0);
+        return cf_error_set(CF_ERR_INVALID, "%s: no run of model '%s' at its M0 batch %d (%s:%ld)",
+                            file_of(t->traces_name, "traces"), info->model, info->m0,
+                            file_of(t->models_name, "models"), info->line);
     double target;
     cf_status st = cf_gns_target(t, info, &target);
     if (st != CF_OK)
         return st;
     double p0 = first_reach(t, *base, target, info->higher_is_better, 0);
     if (!isfinite(p0) || p0 <= 0)
-        return cf_error_set(CF_ERR_INVALID, "model '%s': the M0 run never reaches the target", info->model);
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: model '%s': the M0 run (batch %d) never reaches the target %g",
+                            file_of(t->traces_name, "traces"), t->rows[base->start].line, info->model, info->m0,
+                            target);
     /* The M0 run's noise scale over progress, as a fraction of the progress
      * that reaches the target: the same noise model `recommend` uses for a
      * spec's trace (continued along its trend where it ends early, as with
@@ -588,8 +600,10 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
         trace[n_trace++] = (cf_noise_point){r->progress / p0, r->b_noise};
     }
     if (n_trace == 0)
-        return cf_error_set(CF_ERR_INVALID, "model '%s': the M0 run has no noise-scale values in the epochs used",
-                            info->model);
+        return cf_error_set(CF_ERR_INVALID,
+                            "%s:%ld: model '%s': the M0 run (batch %d) has no noise-scale values (column 'b_noise') "
+                            "in the epochs used",
+                            file_of(t->traces_name, "traces"), t->rows[base->start].line, info->model, info->m0);
     cf_noise_model nm;
     cf_noise_model_init_trend(&nm, info->m0, trace, n_trace, CF_PROV_MEASURED);
     double e0 = p0 * info->m0;

@@ -385,6 +385,42 @@ def test_train_gpus_names_no_gpu():
     assert run_json("--train-gpus", ",".join(["t4"] * 300), DATA)["overall"]["n"] > 0
 
 
+def gns_files(models, name, drop_m0_run=False):
+    """A 128-sample M0 run and a 512-sample run of cifar10 (as tests/test_usecase_validate.c), and `models`."""
+    traces = os.path.join(TMP, name + "-traces.csv")
+    with open(traces, "w") as f:
+        f.write("model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n")
+        for batch, per_epoch in ((128, 100), (512, 30)):
+            if batch == 128 and drop_m0_run:
+                continue
+            for e in range(1, 21):
+                f.write("cifar10,%d,128,%d,%.3f,%d,%.3f,%.1f\n" % (batch, e, e / 20.0, e * per_epoch,
+                                                                    0.5 + e * 0.02, 300.0 + 40 * e))
+    path = os.path.join(TMP, name + "-models.csv")
+    with open(path, "w") as f:
+        f.write("model,m0,metric_name,metric_better\n" + models)
+    return traces, path
+
+
+def test_gns_models_file_is_checked_and_named():
+    """A model listed twice was scored twice; the traces' m0 column was never compared with MODELS.csv; and the
+    scoring's errors named neither file ("model 'cifar10': no run at its M0 batch 128")."""
+    traces, models = gns_files("cifar10,128,acc,higher\n", "ok")
+    assert run_json("--gns", traces, "--models", models)["overall"]["n"] == 1
+    traces, models = gns_files("cifar10,128,acc,higher\nncf,256,hr,higher\ncifar10,128,acc,higher\n", "dup")
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 3 and out == "", (rc, out)
+    assert "cloudfit: %s:4: model 'cifar10' is listed twice (first at line 2)" % models in err, err
+    traces, models = gns_files("cifar10,256,acc,higher\n", "m0")
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 3 and out == "", (rc, out)
+    assert "cloudfit: %s:2: column 'm0': 128, but %s:2 gives model 'cifar10' m0 256" % (traces, models) in err, err
+    traces, models = gns_files("cifar10,128,acc,higher\n", "nom0", drop_m0_run=True)
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 3 and out == "", (rc, out)
+    assert "cloudfit: %s: no run of model 'cifar10' at its M0 batch 128 (%s:2)" % (traces, models) in err, err
+
+
 def test_light_profile():
     # the search's light profile: 1 GPU at 20, 81, 200; the full node (4 GPUs) at 20, 200; the probe at 20, 200
     doc = run_json("--light-profile", "--with-2node-probe", DATA)

@@ -162,13 +162,15 @@ typedef struct {
     int m0;
     int higher_is_better;
     char metric_name[64];
+    long line;             /* in the models file */
 } cf_gns_model_info;
 
 typedef struct {
     cf_gns_row *rows;          /* sorted by (model, batch, epoch) */
     size_t n_rows;
-    cf_gns_model_info *models;
+    cf_gns_model_info *models; /* each model once */
     size_t n_models;
+    char *traces_name, *models_name; /* the two files, for messages (malloc'd) */
 } cf_gns_traces;
 
 /* One published single-machine throughput (crossgpu/throughput.csv). */
