@@ -51,6 +51,9 @@ cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_c
             break;
         if (count < 1 || r->throughput <= 0)
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: expected a positive gpu_count and throughput", name, rec->line);
+        else if (cf_csv_field(rec, cols[4])[0] && !(r->batch_per_gpu > 0)) /* empty: not given */
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'batch_size_per_gpu': expected a positive number, got %g",
+                              name, rec->line, r->batch_per_gpu);
         cf_precision prec;
         if (!cf_precision_parse(r->precision, &prec))
             st = cf_error_set(CF_ERR_INVALID,

@@ -253,6 +253,7 @@ cJSON *cf_validate_crossgpu_json(const cf_validate_crossgpu_report *r)
     cJSON_AddNumberToObject(doc, "pairs", (double)v->n_pairs);
     cJSON_AddNumberToObject(doc, "cross_precision_pairs", (double)v->n_cross_pairs);
     cJSON_AddNumberToObject(doc, "models", (double)v->n_models);
+    cJSON_AddNumberToObject(doc, "rows_left_out", (double)r->rows_left_out);
     cJSON *methods = cJSON_AddArrayToObject(doc, "methods");
     for (int k = 0; k < CF_CARRY_METHODS; k++) {
         cJSON *m = stats_json(&v->scores[k].stats);

@@ -196,12 +196,14 @@ cf_status cf_validate_crossgpu_run(const char *path, cf_note_fn on_note, void *n
     st = cf_catalog_load_embedded(&out->catalog);
     if (st == CF_OK) {
         const cf_catalog *catalog = &out->catalog;
-        size_t n_unknown = cf_crossgpu_resolve_gpus(&set, catalog->gpus, catalog->n_gpus);
+        char unknown[200];
+        size_t n_unknown = cf_crossgpu_resolve_gpus(&set, catalog->gpus, catalog->n_gpus, unknown, sizeof unknown);
+        out->report.rows_left_out = n_unknown;
         if (n_unknown && on_note) {
-            char line[256];
+            char line[400];
             snprintf(line, sizeof line,
-                     "%zu of %zu rows name a GPU that is not in the GPU table (docs/catalog.md); they are left out",
-                     n_unknown, set.n_rows);
+                     "%zu of %zu rows name a GPU that is not in the GPU table (%s; docs/catalog.md); they are left out",
+                     n_unknown, set.n_rows, unknown);
             on_note(note_ctx, CF_NOTE_INFO, line);
         }
         st = cf_validate_crossgpu(&set, catalog->gpus, catalog->n_gpus, &out->report.v);

@@ -508,15 +508,28 @@ done:
     return st;
 }
 
-size_t cf_crossgpu_resolve_gpus(cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus)
+size_t cf_crossgpu_resolve_gpus(cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus, char *unknown, size_t n)
 {
-    size_t n_unknown = 0;
+    enum { NAMED = 3 }; /* GPU names said; the others counted */
+    size_t n_unknown = 0, n_names = 0, len = 0;
+    if (unknown && n)
+        unknown[0] = '\0';
     for (size_t i = 0; i < set->n_rows; i++) {
         const cf_gpu *g = cf_gpu_resolve(gpus, n_gpus, set->rows[i].gpu);
-        if (g)
+        if (g) {
             snprintf(set->rows[i].gpu, sizeof set->rows[i].gpu, "%s", g->model);
-        else
-            n_unknown++;
+            continue;
+        }
+        n_unknown++;
+        int seen = 0; /* an earlier row of the name (unresolved too: a resolved one was renamed) */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(set->rows[j].gpu, set->rows[i].gpu) == 0;
+        if (seen)
+            continue;
+        if (n_names++ < NAMED && unknown && len < n)
+            len += (size_t)snprintf(unknown + len, n - len, "%s%s", n_names > 1 ? ", " : "", set->rows[i].gpu);
     }
+    if (n_names > NAMED && unknown && len < n)
+        snprintf(unknown + len, n - len, " and %zu more", n_names - NAMED);
     return n_unknown;
 }

@@ -173,7 +173,26 @@ def test_crossgpu_names_resolve_and_unknown_gpus_are_reported():
     assert rc == 0, err
     doc = json.loads(out)
     assert doc["pairs"] == 6, doc  # 3 known GPUs, both directions; RTX 9999 left out
-    assert "1 of 4 rows name a GPU that is not in the GPU table" in err, err
+    assert "1 of 4 rows name a GPU that is not in the GPU table (RTX 9999; docs/catalog.md)" in err, err
+    assert doc["rows_left_out"] == 1, doc
+
+
+def test_crossgpu_batch_size_is_positive():
+    """batch_size_per_gpu took -64 and 0; empty still means not given."""
+    for batch, ok in (("-64", False), ("0", False), ("", True), ("64", True)):
+        path = os.path.join(TMP, "batch.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["source", "gpu", "gpu_count", "model", "precision", "batch_size_per_gpu", "throughput",
+                        "unit", "notes"])
+            w.writerow(["test", "H100", 1, "resnet50", "fp16", 64, 2000, "images/s", "benchmark v1"])
+            w.writerow(["test", "V100", 1, "resnet50", "fp16", batch, 700, "images/s", "benchmark v1"])
+        rc, out, err = run("--crossgpu", path)
+        if ok:
+            assert rc == 0, (batch, err)
+        else:
+            assert rc == 3 and out == "", (batch, rc, out)
+            assert "%s:3: column 'batch_size_per_gpu': expected a positive number, got %s" % (path, batch) in err, err
 
 
 def rows_of(path):

@@ -63,7 +63,9 @@ cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, s
 void cf_carry_validation_free(cf_carry_validation *v);
 /* Renames every row's GPU as the GPU table spells it ("Tesla V100-SXM2-16GB"
  * → "V100"); rows of GPUs the table does not have keep their name and are
- * left out by cf_validate_crossgpu. Returns how many such rows there are. */
-size_t cf_crossgpu_resolve_gpus(cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus);
+ * left out by cf_validate_crossgpu. Returns how many such rows there are;
+ * `unknown` (size n, may be NULL) gets the first of their GPU names, each
+ * once: "RTX 9999, X1, X2 and 4 more". */
+size_t cf_crossgpu_resolve_gpus(cf_crossgpu_set *set, const cf_gpu *gpus, size_t n_gpus, char *unknown, size_t n);
 
 #endif

@@ -27,6 +27,7 @@ typedef struct {
 
 typedef struct {
     cf_carry_validation v;
+    size_t rows_left_out; /* rows naming a GPU the GPU table does not have */
 } cf_validate_crossgpu_report;
 
 void cf_validate_steps_table(const cf_validate_steps_report *r, cf_buf *out);
