@@ -302,13 +302,13 @@ static void test_runner_failures(void **state)
     free_problem(p);
 }
 
-/* One noisy run can put the best configuration just over the budget: the
+/* A noisy run can put the best configuration just over the budget: the
  * search measures it again rather than settle for a worse one. The budget
- * leaves the oracle 3 % of room; its first run reads 4 % high (cost 1 %
- * over); every other run is exact. */
-static void test_remeasures_a_noisy_near_miss(void **state)
+ * leaves the oracle 3 % of room; its first high_runs runs read high_factor
+ * × its truth, every other run is exact: it is measured again (at least
+ * min_runs times in all) until safe, and picked without a miss. */
+static void check_remeasured(double high_factor, int high_runs, int min_runs)
 {
-    (void)state;
     problem *p = new_problem(1.0, CF_OBJ_TIME, 2);
     cf_search_options o;
     options_for(p, &o);
@@ -319,14 +319,15 @@ static void test_remeasures_a_noisy_near_miss(void **state)
     p->spec.search.budget_usd = 1.03 * sc.oracle_usd;
     assert_int_equal(cf_search_score_against(&o, p->truth, &none, &sc), CF_OK);
     long oracle = sc.oracle;
-    runner_ctx ctx = {.p = p, .mode = RUN_FIRST_HIGH, .high_candidate = oracle, .high_factor = 1.04};
+    runner_ctx ctx = {.p = p, .mode = RUN_FIRST_HIGH, .high_candidate = oracle, .high_factor = high_factor,
+                      .high_runs = high_runs};
     cf_search_runner runner = {&ctx, probe};
     cf_search_result r;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
     int runs_of_oracle = 0;
     for (size_t i = 0; i < r.n_runs; i++)
         runs_of_oracle += r.runs[i].candidate == (size_t)oracle;
-    assert_true(runs_of_oracle >= 2);
+    assert_true(runs_of_oracle >= min_runs);
     assert_int_equal(r.chosen, oracle);
     assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
     assert_false(sc.miss);
@@ -334,35 +335,20 @@ static void test_remeasures_a_noisy_near_miss(void **state)
     free_problem(p);
 }
 
-/* Two unlucky runs put the best configuration 4 % over a budget it meets
- * by 3 %: the repeats go on past two (each narrows the noise, noise/√n)
- * until it is safe at the stated confidence, instead of leaving it at the
- * mean of its first two. */
+/* One run reads 4 % high (cost 1 % over). */
+static void test_remeasures_a_noisy_near_miss(void **state)
+{
+    (void)state;
+    check_remeasured(1.04, 1, 2);
+}
+
+/* Two unlucky runs put it 3.5 % over: the repeats go on past two (each
+ * narrows the noise, noise/√n) until it is safe at the stated confidence,
+ * instead of leaving it at the mean of its first two. */
 static void test_remeasures_past_two_runs(void **state)
 {
     (void)state;
-    problem *p = new_problem(1.0, CF_OBJ_TIME, 2);
-    cf_search_options o;
-    options_for(p, &o);
-    cf_search_result none = {.chosen = -1};
-    cf_search_score sc;
-    assert_int_equal(cf_search_score_against(&o, p->truth, &none, &sc), CF_OK);
-    p->spec.search.budget_usd = 1.03 * sc.oracle_usd;
-    assert_int_equal(cf_search_score_against(&o, p->truth, &none, &sc), CF_OK);
-    long oracle = sc.oracle;
-    runner_ctx ctx = {.p = p, .mode = RUN_FIRST_HIGH, .high_candidate = oracle, .high_factor = 1.035, .high_runs = 2};
-    cf_search_runner runner = {&ctx, probe};
-    cf_search_result r;
-    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
-    int runs_of_oracle = 0;
-    for (size_t i = 0; i < r.n_runs; i++)
-        runs_of_oracle += r.runs[i].candidate == (size_t)oracle;
-    assert_true(runs_of_oracle >= 3);
-    assert_int_equal(r.chosen, oracle);
-    assert_int_equal(cf_search_score_against(&o, p->truth, &r, &sc), CF_OK);
-    assert_false(sc.miss);
-    cf_search_result_free(&r);
-    free_problem(p);
+    check_remeasured(1.035, 2, 3);
 }
 
 static void run_seeded(const problem *p, cf_search_method method, unsigned long seed, cf_search_result *r)
