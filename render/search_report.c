@@ -90,21 +90,29 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
     }
     cf_buf_printf(out, "stopped: %s after %zu probe%s (%zu failed configuration%s)\n", cf_search_stop_name(r->stop),
                   r->n_probes, r->n_probes == 1 ? "" : "s", r->n_failed, r->n_failed == 1 ? "" : "s");
-    cf_buf_printf(out, "profile cost: %zu runs, $%.4g (%.2f%% of the job)\n", r->n_profile_runs, r->profile_cost_usd,
-                  profile_pct(sr));
+    /* shares of the pick's job: none without a pick */
+    cf_buf_printf(out, "profile cost: %zu runs, $%.4g", r->n_profile_runs, r->profile_cost_usd);
+    if (isfinite(profile_pct(sr)))
+        cf_buf_printf(out, " (%.2f%% of the job)", profile_pct(sr));
     /* each figure of its own basis: the dollars and their share under the
      * estimates; under the measured times (the JSON's overall.overhead_pct)
      * beside them for the trace runner */
-    cf_buf_printf(out, "probe cost: $%.4g; overhead beyond the pick's own progress: $%.4g (%.2f%% of the job",
-                  r->probe_cost_usd, r->overhead_usd, r->chosen_usd > 0 ? 100 * r->overhead_usd / r->chosen_usd : NAN);
-    if (sr->score && r->chosen >= 0)
-        cf_buf_printf(out, "; %.2f%% under the measured times", overhead_pct(sr));
-    cf_buf_puts(out, ")\n");
+    cf_buf_printf(out, "\nprobe cost: $%.4g; overhead beyond the pick's own progress: $%.4g", r->probe_cost_usd,
+                  r->overhead_usd);
+    if (r->chosen >= 0 && r->chosen_usd > 0) {
+        cf_buf_printf(out, " (%.2f%% of the job", 100 * r->overhead_usd / r->chosen_usd);
+        if (sr->score && isfinite(overhead_pct(sr)))
+            cf_buf_printf(out, "; %.2f%% under the measured times", overhead_pct(sr));
+        cf_buf_puts(out, ")");
+    }
+    cf_buf_puts(out, "\n");
     const cf_search_summary *sum = sr->summary;
     if (sum->current >= 0 && r->chosen >= 0) {
         double h = sum->current_hours, u = sum->current_usd;
         cf_buf_printf(out, "savings vs training.current (%s): $%.2f (%.1f%%), %.2f h faster\n", sum->current_note,
                       u - r->chosen_usd, 100 * (u - r->chosen_usd) / u, h - r->chosen_hours);
+    } else if (sum->current >= 0) {
+        cf_buf_printf(out, "savings vs training.current (%s): none to compare (no pick)\n", sum->current_note);
     } else if (sum->current_note[0]) {
         cf_buf_printf(out, "savings vs training.current: %s\n", sum->current_note);
     }

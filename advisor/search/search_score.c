@@ -82,6 +82,26 @@ double cf_search_overhead_usd(const cf_search_options *o, const cf_search_result
     return overhead(r, train_usd);
 }
 
+void cf_search_closest(const cf_search_options *o, const cf_search_result *r, long *fastest, double *fastest_hours,
+                       long *cheapest, double *cheapest_usd)
+{
+    *fastest = *cheapest = -1;
+    *fastest_hours = *cheapest_usd = INFINITY;
+    for (size_t i = 0; r->est_step_s && i < o->n_candidates; i++) {
+        const cf_search_candidate *c = &o->candidates[i];
+        if (!isfinite(r->est_step_s[i]) || c->nodes > o->constraints->max_nodes ||
+            c->nodes * c->gpus_per_node > o->constraints->max_gpus ||
+            (long)c->nodes * c->gpus_per_node * c->local_batch > o->constraints->max_global_batch)
+            continue;
+        double h, u;
+        cf_search_job(o, c, r->est_step_s[i], &h, &u);
+        if (h < *fastest_hours)
+            *fastest_hours = h, *fastest = (long)i;
+        if (u < *cheapest_usd)
+            *cheapest_usd = u, *cheapest = (long)i;
+    }
+}
+
 cf_status cf_search_score_against(const cf_search_options *o, const double *true_step_s,
                                   const cf_search_result *r, cf_search_score *out)
 {

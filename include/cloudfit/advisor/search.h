@@ -123,6 +123,12 @@ typedef struct {
 cf_status cf_search_score_against(const cf_search_options *options, const double *true_step_s,
                                   const cf_search_result *result, cf_search_score *out);
 
+/* When nothing met the limits: the fastest and the cheapest candidate by
+ * the search's own estimates (result->est_step_s), within the node, GPU and
+ * batch limits; -1 (and INFINITY) when none has an estimate. */
+void cf_search_closest(const cf_search_options *options, const cf_search_result *result, long *fastest,
+                       double *fastest_hours, long *cheapest, double *cheapest_usd);
+
 /* The light profile of one GPU type (the search's first runs, and
  * `cloudfit profile --runner`): among the candidates of `gpu` on one node
  * that are not excluded (excluded may be NULL), three per-GPU batches on
