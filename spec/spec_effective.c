@@ -3,6 +3,7 @@
  * the spec is cached under. Both work on the canonical JSON, so what is
  * hashed is exactly what is validated and stored. */
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,39 @@ static int write_overrides(cJSON *doc, const cf_spec_overrides *ov)
     return ok;
 }
 
+/* The spec was valid without the overrides, so what the revalidation
+ * refused came from the command line: a usage error (exit 2) naming the
+ * option, not the spec key it was written to ("search.deadline_hours:
+ * expected ... up to 1e6" read as a fault of the file). */
+static cf_status override_error(void)
+{
+    static const char *const keys[][2] = {
+        {"search.objective", "--objective"},   {"search.spot", "--spot"},
+        {"search.deadline_hours", "--deadline-hours"}, {"search.budget_usd", "--budget-usd"},
+        {"search.confidence", "--confidence"}, {"search.max_nodes", "--max-nodes"},
+        {"search.max_gpus", "--max-gpus"},     {"search.clouds", "--cloud"},
+        {"search.regions", "--region"},        {"search.gpus", "--gpu"},
+    };
+    char why[1024], hint[512];
+    snprintf(why, sizeof why, "%s", cf_error_message());
+    snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const char *at = strstr(why, keys[i][0]);
+        size_t n = strlen(keys[i][0]);
+        if (!at || (at[n] != ':' && at[n] != '[' && at[n] != ' '))
+            continue;
+        const char *rest = strstr(at, ": ");
+        cf_error_set(CF_ERR_USAGE, "option '%s': %s", keys[i][1], rest ? rest + 2 : why);
+        if (hint[0])
+            cf_error_hint("%s", hint);
+        return CF_ERR_USAGE;
+    }
+    cf_error_set(CF_ERR_USAGE, "with the command-line overrides: %s", why);
+    if (hint[0])
+        cf_error_hint("%s", hint);
+    return CF_ERR_USAGE;
+}
+
 cf_status cf_spec_effective(const cf_spec *spec, const cf_spec_overrides *ov, cf_spec *out)
 {
     memset(out, 0, sizeof *out);
@@ -101,10 +135,10 @@ cf_status cf_spec_effective(const cf_spec *spec, const cf_spec_overrides *ov, cf
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     cf_status st = cf_spec_parse(text, strlen(text), path, out);
     free(text);
-    if (st != CF_OK)
-        cf_error_prefix("with the command-line overrides");
-    else
+    if (st == CF_OK)
         memcpy(out->source_hash, spec->source_hash, sizeof out->source_hash);
+    else if (st == CF_ERR_INVALID)
+        st = override_error();
     return st;
 }
 
