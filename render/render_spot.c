@@ -21,6 +21,8 @@ static void fmt_hours(char *out, size_t n, double h)
         snprintf(out, n, "never");
     else if (h < 1.0 / 60)
         snprintf(out, n, "%.0f s", h * 3600);
+    else if (h < 10.0 / 60) /* "1.8 min", not "2 min": a speed-up of 1.09× between two of them shows */
+        snprintf(out, n, "%.1f min", h * 60);
     else if (h < 1)
         snprintf(out, n, "%.0f min", h * 60);
     else
@@ -414,8 +416,9 @@ void cf_report_hetero_text(const cf_report *r, cf_buf *out)
                   p->batch[0], p->vm[0]->gpu_model, p->batch_spread[0] ? " (±1)" : "", p->batch[1],
                   p->vm[1]->gpu_model, p->batch_spread[1] ? " (±1)" : "", p->compute_s[0], p->compute_s[1],
                   p->accumulation, p->global_batch, p->lr.lr);
-    char hours[32], chosen_hours[32], alone[2][32];
+    char hours[32], chosen_hours[32], alone[2][32], training[32];
     fmt_hours(hours, sizeof hours, p->hours);
+    fmt_hours(training, sizeof training, p->train_hours);
     fmt_hours(chosen_hours, sizeof chosen_hours, best->hours);
     for (int t = 0; t < 2; t++)
         fmt_hours(alone[t], sizeof alone[t], p->single_hours[t]);
@@ -442,8 +445,10 @@ void cf_report_hetero_text(const cf_report *r, cf_buf *out)
                       p->equal_local_batch, p->equal_accumulation, p->equal_step_time_s, p->speedup_over_equal_batches);
     else
         cf_buf_puts(out, "  - equal per-worker batches do not fit the smaller GPU's memory at this global batch\n");
-    cf_buf_printf(out, "  - against either type's VMs alone: %.2f× faster (%s alone %s, %s alone %s of training)\n",
-                  p->speedup, p->vm[0]->gpu_model, alone[0], p->vm[1]->gpu_model, alone[1]);
+    /* training times on both sides: the mix's total above includes the start-up */
+    cf_buf_printf(out, "  - against either type's VMs alone, training time (start-up aside): the mix %s, %.2f× faster "
+                       "than the faster alone (%s alone %s, %s alone %s)\n",
+                  training, p->speedup, p->vm[0]->gpu_model, alone[0], p->vm[1]->gpu_model, alone[1]);
     if (h->n_spot_priced_on_demand)
         cf_buf_puts(out, "  - the top plans include spot ones: their VMs are mixed on demand (a spot mix would need a "
                          "preemption model of two VM types together)\n");
