@@ -177,7 +177,7 @@ static void test_controller_converges_from_4x(void **state)
            worst_p, worst_pi);
     fflush(stdout);
     assert_true(worst_p <= 5);
-    assert_true(worst_pi <= 25);
+    assert_true(worst_pi <= 12);
     gsl_rng_free(rng);
 }
 

@@ -63,8 +63,9 @@ cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, i
     if (st == CF_ERR_INTERRUPTED)
         return st; /* a stop, not a bad line */
     if (st == CF_OK && (changed = cf_rebalance_observe(&s->controller, s->times_s)) < 0) {
+        if ((st = cf_error_status()) == CF_ERR_NOMEM)
+            return st; /* not the line's fault */
         cf_error_prefix("%s:%ld", s->req.source, s->lines);
-        st = CF_ERR_INVALID;
     }
     char reason[160] = "";
     if (st != CF_OK) {

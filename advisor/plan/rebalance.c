@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hetero_internal.h"
+
 cf_rebalance_settings cf_rebalance_defaults(void)
 {
     return (cf_rebalance_settings){.kind = CF_REBALANCE_P, .dead_band = CF_REBALANCE_DEAD_BAND,
@@ -13,34 +15,21 @@ cf_rebalance_settings cf_rebalance_defaults(void)
                                    .min_share = CF_REBALANCE_MIN_SHARE};
 }
 
-/* Integer batches from real targets: each in [1, max], summing to M
- * (largest remainders first). */
-static void to_integers(const cf_rebalance *c, const double *target, int *out)
+/* Integer batches in [1, max_i] summing to M, in proportion to `weight`
+ * (a target batch or a speed; ≤ 0 counts as nearly nothing, i.e. 1)
+ * wherever no limit binds: water-filled (a worker whose share would pass
+ * its limit is held there and the rest re-split over the others, until
+ * none does), then rounded by largest remainders. Clamping each worker on
+ * its own and fixing the sum a sample at a time, as before, handed a
+ * capped worker's whole excess to the lowest-index free worker whatever
+ * its speed. cf_hetero_split with no fixed costs is exactly this split
+ * (b_i ∝ 1/β_i). CF_OK, or CF_ERR_NOMEM. */
+static cf_status split_in_proportion(const cf_rebalance *c, const double *weight, int *out)
 {
-    long sum = 0;
-    double frac[CF_REBALANCE_MAX_WORKERS];
-    for (int i = 0; i < c->n; i++) {
-        double v = fmax(1.0, target[i]);
-        if (c->max_batch[i] > 0)
-            v = fmin(v, c->max_batch[i]);
-        out[i] = (int)floor(v);
-        frac[i] = v - out[i];
-        sum += out[i];
-    }
-    while (sum != c->global_batch) {
-        int best = -1;
-        for (int i = 0; i < c->n; i++) {
-            if (sum < c->global_batch ? (c->max_batch[i] > 0 && out[i] >= c->max_batch[i]) : out[i] <= 1)
-                continue;
-            if (best < 0 || (sum < c->global_batch ? frac[i] > frac[best] : frac[i] < frac[best]))
-                best = i;
-        }
-        if (best < 0)
-            break; /* cannot happen: init checked n ≤ M ≤ Σ max */
-        out[best] += sum < c->global_batch ? 1 : -1;
-        frac[best] = sum < c->global_batch ? -1 : 2; /* once per pass */
-        sum += sum < c->global_batch ? 1 : -1;
-    }
+    double per_sample_s[CF_REBALANCE_MAX_WORKERS], no_fixed_cost_s[CF_REBALANCE_MAX_WORKERS] = {0};
+    for (int i = 0; i < c->n; i++)
+        per_sample_s[i] = 1.0 / fmax(weight[i], 1e-12);
+    return cf_hetero_split(no_fixed_cost_s, per_sample_s, c->max_batch, c->n, c->global_batch, out, NULL);
 }
 
 /* Flags the workers whose share is under the floor. */
@@ -103,9 +92,14 @@ cf_status cf_rebalance_init(cf_rebalance *c, int n, long m, const int *initial, 
         double target[CF_REBALANCE_MAX_WORKERS];
         for (int i = 0; i < n; i++)
             target[i] = (double)m / n;
-        to_integers(c, target, c->batch);
+        cf_status st = split_in_proportion(c, target, c->batch);
+        if (st != CF_OK)
+            return st;
     }
     c->band = c->s.dead_band;
+    c->speed_var_share = 1;
+    for (int i = 0; i < n; i++)
+        c->pi_error_samples[i] = NAN; /* no previous error: the first PI step is ki·d_i */
     check_floor(c);
     c->window_t = malloc((size_t)n * (size_t)c->s.window * sizeof *c->window_t);
     return c->window_t ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -149,15 +143,38 @@ static double trimmed_mean(double *v, int n, double *rel_var)
 }
 
 /* The band the timing noise alone can fill: z standard deviations of the
- * log of the predicted slowest/fastest ratio. A smoothed speed (weight w
- * for the newest window) has w/(2 − w) of a window time's variance. */
+ * log of the predicted slowest/fastest ratio. The smoothed speeds carry
+ * speed_var_share of a window time's variance (1 in the window after a
+ * move, when the smoothing restarts, falling to w/(2 − w)). */
 static double noise_band(const cf_rebalance *c, int slow, int fast)
 {
-    double w = c->s.smoothing, shrink = w / (2 - w), var = 0;
+    double var = 0;
     int idx[2] = {slow, fast};
     for (int k = 0; k < 2; k++)
-        var += shrink * fmax(c->within_var[idx[k]], c->residual_var[idx[k]]);
+        var += c->speed_var_share * fmax(c->within_var[idx[k]], c->residual_var[idx[k]]);
     return expm1(c->s.noise_z * sqrt(var));
+}
+
+/* slowest/fastest − 1 of `time_s` over the workers the batches can act on:
+ * one at its memory limit cannot take more, so it is not the fastest, and
+ * one at batch 1 cannot give, so it is not the slowest (else a capped fast
+ * worker reads as an imbalance forever). 0 when no pair is left; the
+ * pair's indices in *slow, *fast. */
+static double movable_imbalance(const cf_rebalance *c, const double *time_s, int *slow, int *fast)
+{
+    double lo = INFINITY, hi = 0;
+    *slow = *fast = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (!(c->max_batch[i] > 0 && c->batch[i] >= c->max_batch[i]) && time_s[i] < lo) {
+            lo = time_s[i];
+            *fast = i;
+        }
+        if (c->batch[i] > 1 && time_s[i] > hi) {
+            hi = time_s[i];
+            *slow = i;
+        }
+    }
+    return isfinite(lo) && hi > lo ? hi / lo - 1 : 0;
 }
 
 int cf_rebalance_observe(cf_rebalance *c, const double *t)
@@ -173,11 +190,11 @@ int cf_rebalance_observe(cf_rebalance *c, const double *t)
         c->window_t[(size_t)i * c->s.window + c->in_window] = t[i];
     if (++c->in_window < c->s.window)
         return 0;
-    double mean = 0, a = CF_REBALANCE_NOISE_SMOOTHING;
-    int w = c->in_window;
+    double a = CF_REBALANCE_NOISE_SMOOTHING;
+    int iterations = c->in_window;
     for (int i = 0; i < c->n; i++) {
         /* this window's time and the relative variance of it, from its spread */
-        double v = 0, m = trimmed_mean(&c->window_t[(size_t)i * c->s.window], w, &v);
+        double v = 0, m = trimmed_mean(&c->window_t[(size_t)i * c->s.window], iterations, &v);
         c->within_var[i] = c->updates ? (1 - a) * c->within_var[i] + a * v : v;
         /* and from the spread of the window times themselves while the
          * batches stay put (an exponentially weighted variance around
@@ -192,39 +209,36 @@ int cf_rebalance_observe(cf_rebalance *c, const double *t)
             c->log_level[i] = lm;
         }
         c->last_t[i] = m;
-        mean += m;
     }
     c->in_window = 0;
-    mean /= c->n;
     c->updates++;
-    /* Speeds b_i/t_i, smoothed over windows (a worker's speed hardly
-     * depends on its batch, so estimates from before a change stay
-     * useful); the band is tested on the times they predict at the
-     * current batches, so one noisy window does not move anything. */
-    double lo = INFINITY, hi = 0, mlo = INFINITY, mhi = 0;
-    int slow = 0, fast = 0;
+    /* Speeds b_i/t_i, smoothed over the windows since the batches last
+     * moved. Restarted at a move: with a fixed cost per iteration
+     * (t = α + β·b) a worker's speed depends on its batch, and a speed
+     * from before a move predicted an imbalance the measured times did
+     * not have (and moved the batches away from balance inside the band). */
+    double w = c->s.smoothing, predicted_s[CF_REBALANCE_MAX_WORKERS], raw_speed[CF_REBALANCE_MAX_WORKERS];
+    int restart = c->moved || c->updates == 1;
+    c->speed_var_share = restart ? 1 : (1 - w) * (1 - w) * c->speed_var_share + w * w;
     for (int i = 0; i < c->n; i++) {
-        double v = c->batch[i] / c->last_t[i];
-        c->speed[i] = c->speed[i] > 0 ? (1 - c->s.smoothing) * c->speed[i] + c->s.smoothing * v : v;
-        double predicted = c->batch[i] / c->speed[i];
-        if (predicted < lo) {
-            lo = predicted;
-            fast = i;
-        }
-        if (predicted > hi) {
-            hi = predicted;
-            slow = i;
-        }
-        mlo = fmin(mlo, c->last_t[i]);
-        mhi = fmax(mhi, c->last_t[i]);
+        raw_speed[i] = c->batch[i] / c->last_t[i];
+        c->speed[i] = restart ? raw_speed[i] : (1 - w) * c->speed[i] + w * raw_speed[i];
+        predicted_s[i] = c->batch[i] / c->speed[i];
     }
-    c->imbalance = mhi / mlo - 1;
-    c->predicted_imbalance = hi / lo - 1;
+    int slow, fast, slow_m, fast_m;
+    c->predicted_imbalance = movable_imbalance(c, predicted_s, &slow, &fast);
+    c->imbalance = movable_imbalance(c, c->last_t, &slow_m, &fast_m);
     c->band = fmax(c->s.dead_band, c->s.noise_z > 0 ? noise_band(c, slow, fast) : 0);
     c->moved = 0;
-    if (c->predicted_imbalance <= c->band) {
+    /* The contract: no change while the slowest worker is within the band
+     * of the fastest, in the window's measured times or in the smoothed
+     * speeds' prediction (the noise guard): a move needs both outside. */
+    double imbalance = fmin(c->imbalance, c->predicted_imbalance);
+    if (imbalance <= c->band) {
         c->inside += c->inside < 2;
         c->outside = 0;
+        for (int i = 0; i < c->n; i++)
+            c->pi_error_samples[i] = NAN;
         return 0;
     }
     /* Hysteresis: a split settled (two windows in a row inside the band)
@@ -233,34 +247,37 @@ int cf_rebalance_observe(cf_rebalance *c, const double *t)
      * noise: a real change). */
     int settled = c->inside >= 2;
     c->inside = 0;
-    if (settled && 1 + c->predicted_imbalance <= (1 + c->band) * (1 + c->band) && ++c->outside < 2) {
+    if (settled && 1 + imbalance <= (1 + c->band) * (1 + c->band) && ++c->outside < 2) {
         c->inside = 2; /* still settled at the next window */
         return 0;
     }
     c->outside = 0;
-    double target[CF_REBALANCE_MAX_WORKERS] = {0}, sum = 0;
-    if (c->s.kind == CF_REBALANCE_PI) {
-        for (int i = 0; i < c->n; i++) {
-            double e = mean / c->last_t[i] - 1;
-            c->integral[i] += e;
-            target[i] = fmax(0.5, c->batch[i] * (1 + c->s.kp * e + c->s.ki * c->integral[i]));
-            sum += target[i];
+    /* Both controllers step toward the split the speeds give (limits
+     * kept): P from the smoothed speeds, a `gain` of the way; PI from this
+     * window's, in velocity form on the error in samples d_i = full_i − b_i
+     * (bounded by M): b_i += ki·d_i + kp·(d_i − d_i'), d_i' the previous
+     * update's. The state is the batch itself, held within its limits, so
+     * nothing winds up while a worker sits at one (its d_i stays bounded
+     * and its batch does not move past the limit); d_i' restarts at d_i
+     * (the step is ki·d_i alone) after a window inside the band, so an old
+     * error does not kick the next move. Σd_i = 0 (Σfull = Σb = M), so
+     * the steps keep the global batch. */
+    int full[CF_REBALANCE_MAX_WORKERS], next[CF_REBALANCE_MAX_WORKERS], changed = 0;
+    double target[CF_REBALANCE_MAX_WORKERS];
+    if (split_in_proportion(c, c->s.kind == CF_REBALANCE_PI ? raw_speed : c->speed, full) != CF_OK)
+        return -1;
+    for (int i = 0; i < c->n; i++) {
+        double d = full[i] - c->batch[i];
+        if (c->s.kind == CF_REBALANCE_PI) {
+            double prev = isnan(c->pi_error_samples[i]) ? d : c->pi_error_samples[i];
+            target[i] = c->batch[i] + c->s.ki * d + c->s.kp * (d - prev);
+            c->pi_error_samples[i] = d;
+        } else {
+            target[i] = c->batch[i] + c->s.gain * d;
         }
-    } else {
-        for (int i = 0; i < c->n; i++)
-            sum += c->speed[i];
-        for (int i = 0; i < c->n; i++) {
-            double full = (double)c->global_batch * c->speed[i] / sum; /* b_i·t̄/t_i, renormalised */
-            target[i] = c->batch[i] + c->s.gain * (full - c->batch[i]);
-        }
-        sum = 0;
-        for (int i = 0; i < c->n; i++)
-            sum += target[i];
     }
-    for (int i = 0; i < c->n; i++)
-        target[i] *= (double)c->global_batch / sum;
-    int next[CF_REBALANCE_MAX_WORKERS], changed = 0;
-    to_integers(c, target, next);
+    if (split_in_proportion(c, target, next) != CF_OK)
+        return -1;
     for (int i = 0; i < c->n; i++) {
         changed |= next[i] != c->batch[i];
         c->batch[i] = next[i];

@@ -734,6 +734,21 @@ def test_rebalance_filter():
     assert err.count("worker 1's batch") == 1, err   # once per fall
     rc, _, err = run("rebalance", "--workers", "2", stdin="")
     assert rc == 2 and "--global-batch" in err, err
+    # inside the dead band nothing moves: the times at 459/53 are 9 % apart (band 10 %); the speeds
+    # from before the move (t = 10 ms + b x 30/300 us) once moved them on to 443/69
+    rc, out, err = run("rebalance", "--global-batch", "512", "--workers", "2", "--window", "1", "--dead-band", "10%",
+                       stdin='{"compute_s": [0.01768, 0.0868]}\n{"compute_s": [0.02377, 0.0259]}\n')
+    assert rc == 0, err
+    answers = [json.loads(l) for l in out.splitlines()]
+    assert answers[0]["batches"] == [459, 53] and answers[0]["changed"], answers
+    assert answers[1]["batches"] == [459, 53] and not answers[1]["changed"], answers
+    assert answers[1]["imbalance"] < answers[1]["band"] == 0.1, answers
+    # a worker at its limit: the rest goes to the others by speed (1 : 4 here), not to worker 1
+    rc, out, err = run("rebalance", "--global-batch", "300", "--workers", "3", "--window", "1",
+                       "--max-batch", "150,1000,1000", stdin='{"compute_s": [4, 100, 25]}\n')
+    assert rc == 0, err
+    b = json.loads(out)["batches"]
+    assert b[0] == 150 and b[1] + b[2] == 150 and b[2] > 3 * b[1], b
     rc, _, err = run("rebalance", "--global-batch", "10", "--batches", "3,3", stdin="")
     assert rc == 3 and "sum" in err, err
 

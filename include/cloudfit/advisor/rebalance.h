@@ -12,20 +12,28 @@
  *
  * Every `window` iterations it updates the batches from the window's
  * trimmed mean times (CF_REBALANCE_TRIM of the iterations dropped at each
- * end: robust to the odd descheduled iteration):
- *   proportional: b_i ← b_i·t̄/t_i (renormalised to the global batch),
- *                 moved a fraction `gain` of the way, through the smoothed
- *                 per-worker speed b_i/t_i;
- *   PI:           b_i ← b_i·(1 + kp·e_i + ki·Σe_i), e_i = t̄/t_i − 1.
- * No change while the slowest worker's predicted time (from the smoothed
- * speeds) is within the band of the fastest's: the larger of `dead_band`
- * and the imbalance that the measured timing noise alone produces with
- * probability ~0.3 % (noise_z standard deviations, from the times'
- * spread inside each window (winsorized) and the spread of the window
- * times while the batches stay put). Hysteresis: once the times have been inside the band
- * for two windows in a row, two windows in a row outside it are needed
- * before the batches move again (one when the imbalance is past twice the
- * band).
+ * end: robust to the odd descheduled iteration). Both controllers step
+ * toward full_i, the split the speeds b_i/t_i give with the global batch
+ * held and the limits kept (water-filled: cf_hetero_split):
+ *   proportional: b_i ← b_i + gain·(full_i − b_i), from the speeds smoothed
+ *                 over the windows since the batches last moved (a move
+ *                 restarts them: with a fixed cost per iteration a speed
+ *                 depends on the batch);
+ *   PI:           velocity form on the error in samples d_i = full_i − b_i
+ *                 from this window's speeds: b_i ← b_i + ki·d_i +
+ *                 kp·(d_i − d_i'), d_i' the previous update's (none after
+ *                 a window inside the band).
+ * No change while the slowest worker is within the band of the fastest,
+ * in the window's times or in the smoothed speeds' prediction (a move
+ * needs both outside), counting only the workers a move can help (one at
+ * its limit is not the fastest, one at batch 1 not the slowest). The band
+ * is the larger of `dead_band` and the imbalance that the measured timing
+ * noise alone produces with probability ~0.3 % (noise_z standard
+ * deviations, from the times' spread inside each window (winsorized) and
+ * the spread of the window times while the batches stay put).
+ * Hysteresis: once the times have been inside the band for two windows in
+ * a row, two windows in a row outside it are needed before the batches
+ * move again (one when the imbalance is past twice the band).
  * Batches are integers in [1, max_batch_i] summing to the global batch;
  * a worker whose share falls below min_share of an equal share is
  * flagged (below_floor) — it is nearly idle weight, or the times fed are
@@ -42,8 +50,14 @@
 #define CF_REBALANCE_WINDOW 20
 #define CF_REBALANCE_GAIN 1.2
 #define CF_REBALANCE_SMOOTHING 0.5
-#define CF_REBALANCE_KP 0.8
-#define CF_REBALANCE_KI 0.2
+/* PI (velocity form): ki·d_i is the step that moves the batches (the
+ * proportional controller's gain: above 1 it makes up for the fixed cost
+ * per iteration), kp·(d_i − d_i') reacts to the change of the error. The
+ * time follows the batch within the window (a plant without lag), so a
+ * large kp only slows it: 0.8/0.2 took 30–50 updates on the closed-loop
+ * simulations of tests/test_rebalance.c, 0.1/1.2 takes 1–8. */
+#define CF_REBALANCE_KP 0.1
+#define CF_REBALANCE_KI 1.2
 /* The noise band: this many standard deviations of the predicted
  * imbalance's log (a false move per window ~0.3 %, and with the
  * hysteresis two in a row are needed). */
@@ -75,7 +89,7 @@ typedef struct {
     int window;                /* iterations averaged per update */
     double gain;               /* P: fraction of the step taken, (0, 2) */
     double smoothing;          /* P: weight of the newest speed estimate, (0, 1] */
-    double kp, ki;             /* PI gains */
+    double kp, ki;             /* PI gains: on the change of the error in samples, and on the error */
     double noise_z;            /* the noise band in standard deviations; 0 = the dead band alone */
     double min_share;          /* floor as a fraction of an equal share, [0, 1) */
 } cf_rebalance_settings;
@@ -88,8 +102,10 @@ typedef struct {
     long global_batch;
     int batch[CF_REBALANCE_MAX_WORKERS];
     int max_batch[CF_REBALANCE_MAX_WORKERS];       /* 0 = no limit */
-    double speed[CF_REBALANCE_MAX_WORKERS];        /* smoothed samples/s (P) */
-    double integral[CF_REBALANCE_MAX_WORKERS];     /* PI */
+    double speed[CF_REBALANCE_MAX_WORKERS];        /* samples/s, smoothed since the batches last moved */
+    double speed_var_share;                        /* their variance as a share of one window's: 1 after a move */
+    double pi_error_samples[CF_REBALANCE_MAX_WORKERS]; /* PI: d_i = full_i − b_i at the last move, samples;
+                                                       NAN: none to difference (see cf_rebalance_observe) */
     double *window_t;                              /* the window so far: window_t[i·window + k] (malloc'd) */
     int in_window;
     double last_t[CF_REBALANCE_MAX_WORKERS];       /* the last window's (trimmed mean) times */
@@ -102,8 +118,9 @@ typedef struct {
     double within_var[CF_REBALANCE_MAX_WORKERS];
     double residual_var[CF_REBALANCE_MAX_WORKERS];
     double log_level[CF_REBALANCE_MAX_WORKERS];
-    double imbalance;                              /* slowest / fastest − 1, the last window's times */
-    double predicted_imbalance;                    /* the same from the smoothed speeds (the band's test) */
+    double imbalance;                              /* slowest / fastest − 1, the last window's times, over the
+                                                      workers a move can help (none at a limit as the fastest) */
+    double predicted_imbalance;                    /* the same from the smoothed speeds; a move needs both > band */
     double band;                                   /* the band of the last update: max(dead band, noise band) */
     int inside;                                    /* consecutive windows inside the band, up to 2 (settled) */
     int outside;                                   /* consecutive windows outside the band while settled */
@@ -123,8 +140,8 @@ void cf_rebalance_free(cf_rebalance *c);
 /* One iteration's per-worker times (seconds, CF_REBALANCE_MIN_TIME_S to
  * CF_REBALANCE_MAX_TIME_S). Returns 1 when this call ended a window and
  * the batches changed, 0 otherwise; the current batches are always in
- * c->batch. CF_ERR_INVALID as a negative value for a time out of range
- * (the message names the worker). */
+ * c->batch. A negative value with the error set: CF_ERR_INVALID for a
+ * time out of range (the message names the worker), CF_ERR_NOMEM. */
 int cf_rebalance_observe(cf_rebalance *c, const double *times_s);
 
 /* ---- the JSON-lines protocol (advisor/plan/rebalance_lines.c) ----------------
