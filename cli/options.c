@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/advisor/rebalance.h"
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/common/text_wrap.h"
@@ -233,7 +234,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"fit", 0, OPT_STRING, "DIR", CMD_SIMULATE, OFF(fit_dir),
      "with --calibrate: the model fitted to the traces in DIR instead of the shipped table"},
     {"global-batch", 0, OPT_INT, "M", CMD_REBALANCE, OFF(global_batch), "the global batch the workers share (held fixed)"},
-    {"workers", 0, OPT_INT, "N", CMD_REBALANCE, OFF(workers), "number of workers (default: from --batches)"},
+    {"workers", 0, OPT_INT, "N", CMD_REBALANCE, OFF(workers),
+     "number of workers, 1 to " DEFAULT_TEXT(CF_REBALANCE_MAX_WORKERS) " (default: from --batches)"},
     {"batches", 0, OPT_STRING, "B1,B2,...", CMD_REBALANCE, OFF(batches),
      "initial per-worker batches, summing to the global batch (default: equal)"},
     {"max-batch", 0, OPT_STRING, "B|B1,B2,...", CMD_REBALANCE, OFF(max_batch),
@@ -242,7 +244,9 @@ const cf_cli_option cf_cli_option_table[] = {
      "no change while the slowest worker is within PCT% of the fastest, or within the measured noise (default 3%)"},
     {"min-share", 0, OPT_STRING, "PCT%", CMD_REBALANCE, OFF(min_share),
      "warn when a worker's batch falls below PCT% of an equal share (default 25%)"},
-    {"window", 0, OPT_INT, "N", CMD_REBALANCE, OFF(window), "iterations averaged per update (default 20)"},
+    {"window", 0, OPT_INT, "N", CMD_REBALANCE, OFF(window),
+     "iterations averaged per update, 1 to " DEFAULT_TEXT(CF_REBALANCE_MAX_WINDOW) " (default " DEFAULT_TEXT(
+         CF_REBALANCE_WINDOW) ")"},
     {"controller", 0, OPT_STRING, "KIND", CMD_REBALANCE, OFF(controller),
      "p (proportional, default) or pi (proportional-integral)"},
 };

@@ -143,18 +143,51 @@ static void test_below_floor_warned_once(void **state)
     close_session(s);
 }
 
-/* Batches that cannot sum to the global batch: the controller's error, prefixed. */
-static void test_impossible_batches(void **state)
+/* The request's numbers are the command's options: one the controller
+ * cannot take is a usage error naming the option (exit 2), not bad input
+ * (they were the controller's CF_ERR_INVALID, exit 3, naming no option). */
+static void test_bad_options_are_usage_errors(void **state)
 {
     (void)state;
-    int batches[] = {3, 3};
-    cf_rebalance_request req = {.global_batch = 10, .workers = 2, .batches = batches,
+    static const int limit_40[] = {40, 40}, limit_50[] = {50, 50}, batches_40_50[] = {40, 50}, batches_40_60[] = {40, 60};
+    const struct {
+        long global_batch;
+        int workers, window;
+        const int *batches, *max_batches;
+        const char *message;
+    } cases[] = {
+        {2, 3, 0, NULL, NULL, "option '--global-batch' expects at least one sample per worker, got 2 for 3 workers"},
+        {5000, 2000, 0, NULL, NULL, "option '--workers' expects 1 to 1024, got 2000"},
+        {100, 2, 200000, NULL, NULL, "option '--window' expects 1 to 100000 iterations, got 200000"},
+        {100, 2, 0, NULL, limit_40,
+         "option '--max-batch' lets the workers hold 80 samples together, fewer than --global-batch 100"},
+        {100, 2, 0, batches_40_50, NULL, "option '--batches' sums to 90, not --global-batch 100"},
+        {100, 2, 0, batches_40_60, limit_50, "option '--batches' gives worker 1 60 samples, over its --max-batch 50"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        cf_rebalance_request req = {.global_batch = cases[k].global_batch, .workers = cases[k].workers,
+                                    .batches = cases[k].batches, .max_batches = cases[k].max_batches,
+                                    .settings = cf_rebalance_defaults(), .source = "stdin"};
+        if (cases[k].window)
+            req.settings.window = cases[k].window;
+        cf_rebalance_session *s = malloc(sizeof *s);
+        assert_non_null(s);
+        assert_int_equal(cf_rebalance_session_open(&req, s), CF_ERR_USAGE);
+        assert_string_equal(cf_error_message(), cases[k].message);
+        close_session(s);
+        cf_error_clear();
+    }
+    /* a limit for some workers only leaves room for any global batch */
+    cf_rebalance_request req = {.global_batch = 100, .workers = 2, .max_batches = (const int[]){40, 0},
                                 .settings = cf_rebalance_defaults(), .source = "stdin"};
-    cf_rebalance_session s;
-    assert_int_equal(cf_rebalance_session_open(&req, &s), CF_ERR_INVALID);
-    assert_non_null(strstr(cf_error_message(), "rebalance"));
-    assert_non_null(strstr(cf_error_message(), "sum"));
-    cf_rebalance_session_close(&s);
+    close_session(open_session(&req));
+    /* a setting out of range is the controller's (no option sets it) */
+    req.settings.gain = 3;
+    cf_rebalance_session *s = malloc(sizeof *s);
+    assert_non_null(s);
+    assert_int_equal(cf_rebalance_session_open(&req, s), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "rebalance: gain"));
+    close_session(s);
     cf_error_clear();
 }
 
@@ -164,7 +197,7 @@ int main(void)
         cmocka_unit_test(test_slow_worker_gets_less),
         cmocka_unit_test(test_bad_lines_are_skipped),
         cmocka_unit_test(test_below_floor_warned_once),
-        cmocka_unit_test(test_impossible_batches),
+        cmocka_unit_test(test_bad_options_are_usage_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

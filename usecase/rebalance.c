@@ -10,12 +10,61 @@ static void warn(const cf_rebalance_session *s, const char *text)
         s->req.note(s->req.note_ctx, CF_NOTE_WARNING, text);
 }
 
+/* The request's numbers are the command's options (--global-batch,
+ * --workers, --window, --batches, --max-batch): one the controller cannot
+ * take is a bad option value, CF_ERR_USAGE naming the option (exit 2), not
+ * bad input. What is left for cf_rebalance_init to refuse is the settings'
+ * own range (gains, smoothing), CF_ERR_INVALID. */
+static cf_status check_options(const cf_rebalance_request *req)
+{
+    int n = req->workers;
+    if (n < 1 || n > CF_REBALANCE_MAX_WORKERS)
+        return cf_error_set(CF_ERR_USAGE, "option '--workers' expects 1 to %d, got %d", CF_REBALANCE_MAX_WORKERS, n);
+    if (req->global_batch < n)
+        return cf_error_set(CF_ERR_USAGE,
+                            "option '--global-batch' expects at least one sample per worker, got %ld for %d workers",
+                            req->global_batch, n);
+    if (req->settings.window < 1 || req->settings.window > CF_REBALANCE_MAX_WINDOW)
+        return cf_error_set(CF_ERR_USAGE, "option '--window' expects 1 to %d iterations, got %d", CF_REBALANCE_MAX_WINDOW,
+                            req->settings.window);
+    if (req->max_batches) {
+        long room = 0;
+        int unlimited = 0;
+        for (int i = 0; i < n; i++) {
+            room += req->max_batches[i] > 0 ? req->max_batches[i] : 0;
+            unlimited |= req->max_batches[i] <= 0;
+        }
+        if (!unlimited && room < req->global_batch)
+            return cf_error_set(CF_ERR_USAGE,
+                                "option '--max-batch' lets the workers hold %ld samples together, fewer than "
+                                "--global-batch %ld",
+                                room, req->global_batch);
+    }
+    long sum = 0;
+    for (int i = 0; req->batches && i < n; i++) {
+        int limit = req->max_batches && req->max_batches[i] > 0 ? req->max_batches[i] : 0;
+        if (req->batches[i] < 1)
+            return cf_error_set(CF_ERR_USAGE, "option '--batches' expects positive batches, got %d for worker %d",
+                                req->batches[i], i);
+        if (limit && req->batches[i] > limit)
+            return cf_error_set(CF_ERR_USAGE, "option '--batches' gives worker %d %d samples, over its --max-batch %d",
+                                i, req->batches[i], limit);
+        sum += req->batches[i];
+    }
+    if (req->batches && sum != req->global_batch)
+        return cf_error_set(CF_ERR_USAGE, "option '--batches' sums to %ld, not --global-batch %ld", sum, req->global_batch);
+    return CF_OK;
+}
+
 cf_status cf_rebalance_session_open(const cf_rebalance_request *req, cf_rebalance_session *s)
 {
     memset(s, 0, sizeof *s);
     s->req = *req;
-    cf_status st = cf_rebalance_init(&s->controller, req->workers, req->global_batch, req->batches,
-                                     req->max_batches, &req->settings);
+    cf_status st = check_options(req);
+    if (st != CF_OK)
+        return st;
+    st = cf_rebalance_init(&s->controller, req->workers, req->global_batch, req->batches, req->max_batches,
+                           &req->settings);
     if (st != CF_OK) {
         cf_error_prefix("rebalance");
         return st;

@@ -132,8 +132,8 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         cf_error_set(CF_ERR_NOMEM, "out of memory");
         return cf_report_error();
     }
-    if (cf_rebalance_session_open(&req, session) != CF_OK)
-        rc = cf_report_error();
+    if (cf_rebalance_session_open(&req, session) != CF_OK && (rc = cf_report_error()) == CF_EXIT_USAGE)
+        usage(); /* an option's value: the message names it */
     static char line[CF_REBALANCE_LINE_BUFFER];
     int unread = 0;
     /* A stop signal ends the filter: at once while it waits for a line

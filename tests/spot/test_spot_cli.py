@@ -749,8 +749,21 @@ def test_rebalance_filter():
     assert rc == 0, err
     b = json.loads(out)["batches"]
     assert b[0] == 150 and b[1] + b[2] == 150 and b[2] > 3 * b[1], b
-    rc, _, err = run("rebalance", "--global-batch", "10", "--batches", "3,3", stdin="")
-    assert rc == 3 and "sum" in err, err
+    # option values the controller cannot take: exit 2 (usage), naming the option
+    for args, message in [
+            (["--global-batch", "10", "--batches", "3,3"], "option '--batches' sums to 6, not --global-batch 10"),
+            (["--global-batch", "2", "--workers", "3"], "option '--global-batch' expects at least one sample per worker"),
+            (["--global-batch", "5000", "--workers", "2000"], "option '--workers' expects 1 to 1024, got 2000"),
+            (["--global-batch", "100", "--workers", "2", "--window", "200000"],
+             "option '--window' expects 1 to 100000 iterations"),
+            (["--global-batch", "100", "--workers", "2", "--max-batch", "40"],
+             "option '--max-batch' lets the workers hold 80 samples together, fewer than --global-batch 100"),
+            (["--global-batch", "100", "--batches", "40,60", "--max-batch", "50"],
+             "option '--batches' gives worker 1 60 samples, over its --max-batch 50")]:
+        rc, _, err = run("rebalance", *args, stdin="")
+        assert rc == 2 and "cloudfit: " + message in err and "hint: usage: cloudfit rebalance" in err, (args, rc, err)
+    rc, out, _ = run("rebalance", "--help")
+    assert rc == 0 and "1 to 1024" in out and "1 to 100000" in out, out
 
 
 def test_help_lists_the_commands():

@@ -15,7 +15,7 @@
 
 typedef struct {
     long global_batch;
-    int workers;                       /* 1 to CF_REBALANCE_MAX_WORKERS */
+    int workers;                       /* 1 to CF_REBALANCE_MAX_WORKERS (else CF_ERR_USAGE) */
     const int *batches;                /* the starting batch per worker; NULL = equal shares */
     const int *max_batches;            /* a limit per worker; NULL = none */
     cf_rebalance_settings settings;    /* cf_rebalance_defaults() with the caller's changes */
@@ -32,8 +32,13 @@ typedef struct {
     long lines, skipped;               /* input lines so far, and those not understood */
 } cf_rebalance_session;
 
-/* CF_OK, or the controller's CF_ERR_INVALID for impossible batches (the
- * message names them). cf_rebalance_session_close `s` either way. */
+/* CF_OK; CF_ERR_USAGE naming the option (--workers, --global-batch,
+ * --window, --max-batch, --batches) for a request the controller cannot
+ * take: more than CF_REBALANCE_MAX_WORKERS workers or a window over
+ * CF_REBALANCE_MAX_WINDOW, fewer samples than workers, limits that cannot
+ * hold the global batch, starting batches that do not sum to it or pass
+ * a limit; the controller's CF_ERR_INVALID for settings out of range.
+ * cf_rebalance_session_close `s` either way. */
 cf_status cf_rebalance_session_open(const cf_rebalance_request *req, cf_rebalance_session *s);
 /* Why an input line's text was not read. */
 enum {
