@@ -8,6 +8,7 @@
 #include "log.h"
 #include "commands.h"
 #include "config.h"
+#include "io/db_open.h"
 
 const cf_command cf_commands[] = {
     {"recommend", cmd_recommend, CMD_RECOMMEND, "recommend [options] MODEL.json",
@@ -171,11 +172,10 @@ int main(int argc, char **argv)
     }
     cf_log_init(color_mode(opts.color ? opts.color : color_arg), opts.quiet ? -1 : 0); /* releases the notes */
     if (!rc) {
-        if (opts.help) {
+        if (opts.help)
             rc = cf_cli_print_command_help(cmd, &opts);
-        } else {
+        else if (!(rc = cf_cli_check_outputs(&opts, argv + 2, n_positional)))
             rc = cmd->run(argc - 1, argv + 1, &opts, n_positional);
-        }
     }
     cf_cli_options_free(&opts);
     return rc;

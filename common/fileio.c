@@ -148,6 +148,24 @@ int cf_same_file(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
+cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs, const cf_path_role *inputs,
+                                  size_t n_inputs)
+{
+    for (size_t o = 0; o < n_outputs; o++) {
+        const char *out = outputs[o].path;
+        if (!out || !out[0] || strcmp(out, "-") == 0)
+            continue;
+        for (size_t i = 0; i < n_inputs; i++)
+            if (inputs[i].path && inputs[i].path[0] && cf_same_file(out, inputs[i].path)) {
+                cf_error_set(CF_ERR_USAGE, "%s names %s '%s': writing it would replace that input", outputs[o].label,
+                             inputs[i].label, inputs[i].path);
+                cf_error_hint("write the result to another file");
+                return CF_ERR_USAGE;
+            }
+    }
+    return CF_OK;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {

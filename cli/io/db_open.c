@@ -1,11 +1,13 @@
 #include "io/db_open.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cloudfit/common/fileio.h"
+#include "commands.h"
 #include "log.h"
 
 cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n)
@@ -108,4 +110,25 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
     /* the default location's folder is cloudfit's; a --db folder is the user's */
     cf_db_make_private(target, !o->db_path, said_private, NULL);
     return cf_db_open(target, out);
+}
+
+int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional)
+{
+    cf_path_role inputs[8] = {{"the history database", NULL}, {"--price-overrides", o->price_overrides},
+                              {"--compare-to", o->compare_to}};
+    size_t n_in = 3;
+    char db[2048];
+    struct stat st;
+    if (cf_cli_db_path(o, db, sizeof db) == CF_OK && !cf_db_is_postgresql(db))
+        inputs[0].path = db;
+    cf_error_clear();
+    for (int i = 0; i < n_positional && n_in < sizeof inputs / sizeof *inputs; i++)
+        if (stat(positional[i], &st) == 0 && S_ISREG(st.st_mode)) /* the spec, the measurements CSV */
+            inputs[n_in++] = (cf_path_role){"the input", positional[i]};
+    const cf_path_role outputs[] = {{"option '--out-file'", o->out_file}, {"option '--report'", o->report_path},
+                                    {"option '--plot'", o->plot_path},    {"option '--csv'", o->csv_path},
+                                    {"option '--rows'", o->rows_path}};
+    if (cf_outputs_spare_inputs(outputs, sizeof outputs / sizeof *outputs, inputs, n_in) != CF_OK)
+        return cf_report_error();
+    return 0;
 }

@@ -20,6 +20,10 @@ cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n);
  * location's folder 0700, with a warning (earlier versions made them 0644
  * and 0755). */
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n);
+/* 0, or the usage error printed (exit 2) when an output option (--out-file,
+ * --report, --plot, --csv, --rows) names an input: the history database, a
+ * positional file (the spec, a CSV), --price-overrides or --compare-to. */
+int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional);
 /* Opens an existing database read-only (cf_db_open_readonly): for the
  * commands that only read (history list/show/diff). */
 cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *path, size_t n);

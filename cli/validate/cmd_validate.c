@@ -105,11 +105,10 @@ static int validate_steps(const cf_cli_options *o, const char *path)
     }
     char **train_gpus = NULL; /* --train-gpus A,B --train-gpus C: A, B, C */
     size_t n_train = 0;
-    if ((st = cf_names_split_list(o->train_gpus.items, (size_t)o->train_gpus.n, &train_gpus, &n_train)) != CF_OK ||
-        (o->rows_path && cf_same_file(path, o->rows_path))) {
+    /* (--rows naming the measurements file: refused before any command runs, cf_cli_check_outputs) */
+    if ((st = cf_names_split_list(o->train_gpus.items, (size_t)o->train_gpus.n, &train_gpus, &n_train)) != CF_OK) {
         cf_model_params_free(params, n_params);
-        return st != CF_OK ? option_error("--train-gpus", st)
-                  : usage("option '--rows' names the measurements file '%s': it would be replaced", path);
+        return option_error("--train-gpus", st);
     }
     /* A large file gets a progress display: its rows as they are read, then the fitting. */
     cf_cli_progress progress;

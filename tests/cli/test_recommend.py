@@ -4,6 +4,7 @@ user does, check exit codes, messages, the JSON against its schema, and the
 SQLite history. Usage: test_recommend.py CLOUDFIT_BINARY SOURCE_DIR"""
 import difflib
 import json
+import shutil
 import os
 import re
 import sqlite3
@@ -45,6 +46,28 @@ def write(name, text):
 
 def example(name):
     return os.path.join(EXAMPLES, name)
+
+
+def test_an_output_never_replaces_an_input():
+    """`recommend -o h.db --db h.db` replaced the history it had just recorded into, `-o model.json
+    model.json` the spec, `profile --csv` either of them — all with exit 0. Now a usage error, nothing
+    written."""
+    spec = os.path.join(TMP, "same.json")
+    shutil.copy(example("mlp-synthetic.json"), spec)
+    db = os.path.join(TMP, "same.db")
+    rc, out, err = run("recommend", "-q", "--db", db, spec)
+    assert rc == 0, err
+    before = (open(spec, "rb").read(), open(db, "rb").read(), db_rows(db))
+    cases = [(["recommend", "--db", db, "-o", db, spec], "option '--out-file' names the history database"),
+             (["recommend", "--no-history", "-o", spec, spec], "option '--out-file' names the input"),
+             (["recommend", "--db", db, "--report", os.path.join(TMP, ".", "same.json"), spec],
+              "option '--report' names the input"),
+             (["profile", "--db", db, "--csv", db, spec], "option '--csv' names the history database"),
+             (["profile", "--db", db, "--csv", spec, spec], "option '--csv' names the input")]
+    for args, message in cases:
+        rc, out, err = run(*args)
+        assert rc == 2 and message in err and "would replace that input" in err, (args, rc, err)
+    assert (open(spec, "rb").read(), open(db, "rb").read(), db_rows(db)) == before
 
 
 def test_resnet50_table_meets_constraints():

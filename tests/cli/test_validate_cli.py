@@ -386,7 +386,7 @@ def test_rows_file_is_not_the_measurements_file():
     for rows in (path, link, hard, os.path.join(TMP, ".", "keep.csv")):
         rc, out, err = run("--rows", rows, path)
         assert rc == 2 and out == "", (rows, rc, out)
-        assert "option '--rows' names the measurements file '%s'" % path in err, err
+        assert "option '--rows' names the input '%s': writing it would replace that input" % path in err, err
     with open(path) as f:
         assert f.read() == before
     rc, _, err = run("--rows", os.path.join(TMP, "keep-rows.csv"), path)

@@ -77,6 +77,20 @@ void cf_staged_set_discard(cf_staged_set *s);
  * spelling, a link or a hard link; the same path when one does not. */
 int cf_same_file(const char *a, const char *b);
 
+/* A file a command reads or writes, and how messages name it ("option
+ * '--out-file'", "the spec"). */
+typedef struct {
+    const char *label;
+    const char *path; /* NULL or "": none; "-" (standard output) is never a file */
+} cf_path_role;
+
+/* CF_ERR_USAGE naming both when one of the outputs is one of the inputs
+ * (cf_same_file): `profile --csv h.db` replaced the history it had just
+ * stored into, `recommend -o model.json model.json` the spec. CF_OK when
+ * none is. */
+cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs, const cf_path_role *inputs,
+                                  size_t n_inputs);
+
 /* Creates `path` and its parents (mode 0755 less the umask); existing
  * directories are fine. CF_ERR_WRITE naming the directory on failure. */
 cf_status cf_mkdir_p(const char *path);
