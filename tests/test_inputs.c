@@ -105,6 +105,37 @@ static void test_inline_numbers_then_carried_over(void **state)
     cf_inputs_free(&in);
 }
 
+/* profile.gpus keys are GPU names in any spelling a tool prints: an entry
+ * with only a ceiling under "Tesla T4" was ignored (matched by exact name),
+ * and two entries of one GPU ("T4", "t4") were both taken, the second
+ * silently unused. */
+static void test_given_keys_resolve_and_name_each_gpu_once(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    j.flops_per_sample = 12e9; /* an estimate to apply the ceiling to */
+    const cf_vm *cands[] = {&vms[0], &vms[1]};
+    cf_gpu_profile_given ceiling = {.gpu = "Tesla T4", .max_local_batch = 8};
+    cf_inputs_request rq = request(&j, cands, 2);
+    rq.given = &ceiling;
+    rq.n_given = 1;
+    cf_inputs in;
+    if (cf_inputs_build(&rq, &in) != CF_OK)
+        fail_msg("%s", cf_error_message());
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
+    assert_non_null(t4);
+    assert_int_equal(t4->params.max_local_batch, 8);
+    assert_int_equal(t4->params.memory_provenance, CF_PROV_MEASURED);
+    cf_inputs_free(&in);
+    cf_gpu_profile_given twice[] = {{.gpu = "T4", .has_compute = 1, .alpha_s = 0.01, .beta_s = 0.001},
+                                    {.gpu = "t4", .has_compute = 1, .alpha_s = 1, .beta_s = 0.1}};
+    rq.given = twice;
+    rq.n_given = 2;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "unit.json: profile.gpus.t4: the same GPU as profile.gpus.T4 (T4)");
+    cf_inputs_free(&in);
+}
+
 static void test_cached_gpu_profile_beats_the_spec(void **state)
 {
     (void)state;
@@ -328,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
         cmocka_unit_test(test_measurement_precision_column),
         cmocka_unit_test(test_unknown_gpu_names_the_key),
+        cmocka_unit_test(test_given_keys_resolve_and_name_each_gpu_once),
         cmocka_unit_test(test_tool_spelling_names_the_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,6 +213,15 @@ static cf_status add_given(const cf_inputs_request *rq, cf_inputs *in)
             cf_error_hint("use a GPU name from the catalog (see docs/catalog.md), e.g. T4, A100-80GB, H100");
             return CF_ERR_INVALID;
         }
+        /* one entry per GPU, whatever the spelling: "t4" beside "T4" was
+         * listed twice and the second silently unused */
+        for (size_t j = 0; j < i; j++)
+            if (cf_gpu_resolve(rq->gpus, rq->n_gpus, rq->given[j].gpu) == gpu) {
+                cf_error_set(CF_ERR_INVALID, "%s: profile.gpus.%s: the same GPU as profile.gpus.%s (%s)",
+                             source_name(rq->job), gp->gpu, rq->given[j].gpu, gpu->model);
+                cf_error_hint("give each GPU once: merge the two entries");
+                return CF_ERR_INVALID;
+            }
         cf_gpu_perf *perf = &in->perf[in->n_perf];
         cf_perf_fit_report *rep = &in->fits[in->n_perf];
         memset(perf, 0, sizeof *perf);
@@ -505,9 +514,11 @@ static const cf_gpu_perf *closest_reference(const cf_inputs_request *rq, const c
 static void apply_partial(const cf_inputs_request *rq, const char *gpu, cf_gpu_perf *perf)
 {
     const cf_gpu_profile_given *gp = NULL;
-    for (size_t i = 0; i < rq->n_given && !gp; i++)
-        if (strcasecmp(rq->given[i].gpu, gpu) == 0)
+    for (size_t i = 0; i < rq->n_given && !gp; i++) {
+        const cf_gpu *named = cf_gpu_resolve(rq->gpus, rq->n_gpus, rq->given[i].gpu); /* "Tesla T4" too */
+        if (named && strcasecmp(named->model, gpu) == 0)
             gp = &rq->given[i];
+    }
     if (!gp)
         return;
     if (gp->max_local_batch > 0) {
