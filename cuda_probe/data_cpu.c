@@ -16,8 +16,11 @@ static cf_status alloc_common(cf_dataset *ds, long n, int in, int classes, uint6
     ds->classes = classes;
     ds->seed = seed;
     ds->perm = malloc((size_t)n * sizeof *ds->perm);
-    if (!ds->perm)
-        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: no room for the order of %ld samples", n);
+    if (!ds->perm) { /* the host's memory, not the model's fit: out of memory (exit 1), not "does not fit" */
+        cf_error_set(CF_ERR_NOMEM, "out of memory: no room for the order of %ld samples", n);
+        cf_error_hint("profile with a smaller data.samples: the step times and the noise scale do not depend on it");
+        return CF_ERR_NOMEM;
+    }
     for (long i = 0; i < n; i++)
         ds->perm[i] = i;
     cf_rng_seed(&ds->order_rng, seed, STREAM_ORDER);
@@ -43,8 +46,9 @@ cf_status cf_dataset_synthetic(cf_dataset *ds, long n, int in, int classes, uint
     ds->teacher = malloc(teacher_len * sizeof *ds->teacher);
     if (!ds->x || !ds->y || !ds->ready || !ds->teacher) {
         cf_dataset_free(ds);
-        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: no room for %ld synthetic samples of %d features",
-                            n, in);
+        cf_error_set(CF_ERR_NOMEM, "out of memory: no room for %ld synthetic samples of %d features", n, in);
+        cf_error_hint("profile with a smaller data.samples: the step times and the noise scale do not depend on it");
+        return CF_ERR_NOMEM;
     }
     /* Teacher: He-scaled Gaussian weights, so hidden units are active on
      * about half the inputs and every class wins somewhere. */

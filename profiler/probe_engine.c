@@ -36,6 +36,17 @@ static cf_status config_from_job(const cf_job *job, const char *backend, cf_engi
     if (job->n_mlp_layers < 2 || job->n_mlp_layers > CF_ENGINE_MAX_LAYERS)
         return cf_error_set(CF_ERR_INVALID, "%s: model.architecture.layers: expected 2 to %d widths, got %d",
                             job->source, CF_ENGINE_MAX_LAYERS, job->n_mlp_layers);
+    /* the engine trains a classifier (softmax over the last width): a
+     * single output has no second class, refused here with the key rather
+     * than by the engine mid-sweep */
+    if (job->mlp_layers[job->n_mlp_layers - 1] < 2) {
+        cf_error_set(CF_ERR_INVALID, "%s: model.architecture.layers[%d]: the %s backend trains a classifier: the "
+                     "output width is its classes, at least 2, got %d", job->source, job->n_mlp_layers - 1, backend,
+                     job->mlp_layers[job->n_mlp_layers - 1]);
+        cf_error_hint("a regression head of width 1 cannot be profiled by the built-in engine: use 2 outputs (the "
+                      "step time is the same), or measure your own script with --backend exec");
+        return CF_ERR_INVALID;
+    }
     for (int i = 0; i < job->n_mlp_layers; i++)
         c->widths[i] = job->mlp_layers[i];
     c->n_widths = job->n_mlp_layers;

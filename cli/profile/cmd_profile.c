@@ -144,9 +144,15 @@ static int finish_partial(const cf_cli_options *o, cf_db *db, const char *db_nam
     if (hint[0])
         cf_error_hint("%s", hint);
     int failed = cf_report_error();
-    if (rc == 0)
+    /* the built-in engines have no script to fix, and training.lr is part of
+     * the profile's key: a changed lr is a new profile, not a resume */
+    if (rc == 0 && strcmp(p->backend, "exec") == 0)
         cf_log_hint("the throughput sweep was stored without a noise scale; fix the script and run 'cloudfit profile "
                     "--resume' to re-run only the noise run");
+    else if (rc == 0)
+        cf_log_hint("the throughput sweep was stored without a noise scale; re-run only the noise run, shorter, with "
+                    "'cloudfit profile --resume --noise-steps N', or profile again with a lower training.lr (a new "
+                    "profile: the learning rate is part of its key)");
     return rc ? rc : failed;
 }
 

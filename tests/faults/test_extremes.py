@@ -318,5 +318,24 @@ def test_a_small_address_space_never_hangs():
                    env=ENV, timeout=60)
     assert open(seen).read() == "unset", open(seen).read()
 
+
+def test_synthetic_data_out_of_memory_is_not_a_model_that_does_not_fit():
+    """The CPU engine's synthetic data set (samples × input width floats) that the host cannot hold was
+    reported as 'the model alone does not fit' with hints to lower the widths, exit 4: it is out of memory
+    (exit 1), and data.samples is what to lower."""
+    if sanitized():
+        print("  SKIPPED under the sanitizers: AddressSanitizer reserves its shadow memory beyond any such limit")
+        return
+    folder = tmp()
+    spec = os.path.join(folder, "wide.json")
+    json.dump({"name": "wide", "model": {"architecture": {"type": "mlp", "layers": [100000, 64, 10]}},
+               "data": {"samples": 42949}, "training": {"epochs": 1, "batch": 32, "lr": 0.05},
+               "profile": {"local_batches": [8], "steps": 3}}, open(spec, "w"))
+    p = subprocess.run(["prlimit", "--as=%d" % (2048 << 20), BIN, "profile", "-q", "--backend", "cpu", "--db",
+                        os.path.join(folder, "h.db"), spec], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 1 and "out of memory: no room for 42949 synthetic samples" in p.stderr, p.stderr
+    assert "smaller data.samples" in p.stderr and "model alone does not fit" not in p.stderr, p.stderr
+
+
 if __name__ == "__main__":
     main(dict(globals()))

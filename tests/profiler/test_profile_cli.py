@@ -218,6 +218,14 @@ def test_usage_errors():
     assert rc == 2 and "'tpu'" in err, err
     rc, out, err = run("profile")
     assert rc == 2 and "missing the spec file" in err, err
+    # a one-output MLP: the spec takes it, the engine (a classifier) cannot: said with the key, before the sweep
+    doc = json.load(open(os.path.join(EXAMPLES, "mlp-synthetic.json")))
+    doc["model"]["architecture"]["layers"][-1] = 1
+    one = write("one-output.json", json.dumps(doc))
+    rc, out, err = run("profile", "--backend", "cpu", "--db", os.path.join(TMP, "one.db"), one)
+    last = len(doc["model"]["architecture"]["layers"]) - 1
+    assert rc == 3 and "model.architecture.layers[%d]: the cpu backend trains a classifier" % last in err, err
+    assert "local batch" not in err, err
     rc, out, err = run("profile", "--backend", "cpu", os.path.join(EXAMPLES, "resnet50-imagenet.json"))
     assert rc == 3 and "\"mlp\"" in err and "--backend exec" in err, err
     rc, out, err = run("profile", "--backend", "exec", os.path.join(EXAMPLES, "resnet50-imagenet.json"))

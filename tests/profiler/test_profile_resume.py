@@ -166,6 +166,20 @@ def test_precision_must_be_known_and_stay_the_same():
     assert rc == 3 and "\"precision\": expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"amp\"" in err, err
 
 
+def test_a_diverged_cpu_noise_run_hints_what_works():
+    """The built-in engine's noise run diverging (lr 30): the hint said to fix the script and --resume — there is
+    no script, and a lowered training.lr changes the profile's key, so --resume found nothing to resume."""
+    spec = os.path.join(TMP, "diverge.json")
+    json.dump({"name": "diverge", "model": {"architecture": {"type": "mlp", "layers": [16, 32, 4]}},
+               "data": {"samples": 1000}, "training": {"epochs": 1, "batch": 64, "lr": 30, "optimizer": "sgd"},
+               "profile": {"local_batches": [4, 8], "steps": 3}}, open(spec, "w"))
+    p = subprocess.run([BIN, "profile", "--backend", "cpu", "--db", os.path.join(TMP, "diverge.db"), spec],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert p.returncode == 3 and "training diverged" in p.stderr, p.stderr
+    assert "fix the script" not in p.stderr and "--resume --noise-steps N" in p.stderr, p.stderr
+    assert "lower training.lr (a new profile" in p.stderr, p.stderr
+
+
 def main():
     return pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
