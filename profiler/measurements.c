@@ -10,6 +10,7 @@
 /* The largest count a column takes: batches up to 2^30 samples per GPU
  * (token-level batches reach 2^24 and beyond), node and GPU counts alike. */
 #define MAX_COUNT (1L << 30)
+#define CF_MEASURED_STEP_MAX_S 1e6 /* seconds per step: the bound of compute_s.beta in the spec */
 
 static cf_status positive_int(const cf_csv_doc *doc, const cf_csv_record *rec, int col, int *out)
 {
@@ -56,12 +57,14 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
         (st = cf_csv_double(doc, rec, cols[STEP], 1, 0, &row->step_time_s)) != CF_OK ||
         (st = cf_csv_double(doc, rec, cols[SYNC], 0, -1, &row->sync_time_s)) != CF_OK)
         return st;
-    if (row->step_time_s <= 0)
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'step_time_s': expected a positive number, got %g",
-                            doc->name, rec->line, row->step_time_s);
-    if (cf_csv_field(rec, cols[SYNC])[0] && row->sync_time_s < 0) /* empty: -1, "not measured" */
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'sync_time_s': expected a number >= 0, got %g",
-                            doc->name, rec->line, row->sync_time_s);
+    /* bounded as the spec bounds compute_s.beta: a step of 1e308 s gave
+     * hours of 2e301 at exit 0, or "does the model fit in any GPU's memory?" */
+    if (!(row->step_time_s > 0 && row->step_time_s <= CF_MEASURED_STEP_MAX_S))
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'step_time_s': expected a positive number up to %g (seconds "
+                            "per step), got %g", doc->name, rec->line, CF_MEASURED_STEP_MAX_S, row->step_time_s);
+    if (cf_csv_field(rec, cols[SYNC])[0] && !(row->sync_time_s >= 0 && row->sync_time_s <= CF_MEASURED_STEP_MAX_S))
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'sync_time_s': expected a number from 0 to %g, got %g",
+                            doc->name, rec->line, CF_MEASURED_STEP_MAX_S, row->sync_time_s); /* empty: -1, "not measured" */
     if (row->num_gpus < row->num_nodes || (long)row->num_gpus > (long)row->num_nodes * row->hw_gpus_per_node)
         return cf_error_set(CF_ERR_INVALID,
                             "%s:%ld: num_gpus %d does not fit %d node(s) of %d GPU(s) (hw_gpus_per_node)",

@@ -75,6 +75,12 @@ static void test_measurements(void **state)
     snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,fast,0.001\n");
     assert_int_equal(cf_measurements_parse(text, strlen(text), "bad.csv", &set), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "bad.csv:2: column 'step_time_s': expected a number, got 'fast'");
+    /* bounded as the spec's compute_s.beta: 1e308 s per step is not a measurement */
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,1e308,0.001\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "huge.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(),
+                        "huge.csv:2: column 'step_time_s': expected a positive number up to 1e+06 (seconds per step), "
+                        "got 1e+308");
 
     snprintf(text, sizeof text, "%s%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,0.05,\n",
              "m,T4,aws,4,placement,1,2,9,32,32,0.05,\n");
