@@ -217,8 +217,16 @@ static void test_baseline_from_text(void **state)
     assert_true(fabs(b.chosen.usd_per_node_hour - 32.02) < 1e-9);
     assert_false(b.chosen.spot);
     assert_string_equal(b.source, "old.json of 2026-02-03T04:05:06Z");
-    assert_string_equal(b.catalog, "embedded 2026-01-30");
+    assert_string_equal(b.catalog, "embedded 2026-01-30"); /* a document of an earlier version: source, fetched_at */
     assert_true(isnan(b.hours_p10) && isnan(b.total_usd_p90)); /* no intervals in this document */
+    /* a price snapshot's document: named as the run names its catalog (snapshot name, data date), not by its
+     * source and fetch time ("snapshot 2026-09-20T06:13" never matched "snapshot-1 2026-07-30") */
+    const char *snap = "{\"version\":\"1\",\"catalog\":{\"source\":\"snapshot\",\"snapshot\":\"snapshot-1\","
+                       "\"fetched_at\":\"2026-09-20T06:13:20Z\",\"data_date\":\"2026-07-30\"},";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", snap, strstr(good_doc, "\"chosen\""));
+    assert_int_equal(cf_baseline_from_text(text, strlen(text), "snap.json", &b), CF_OK);
+    assert_string_equal(b.catalog, "snapshot-1 2026-07-30");
 }
 
 static void refused_doc(const char *text, const char *want)

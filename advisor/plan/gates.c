@@ -43,6 +43,14 @@ static void gate(cf_history_gate *g, const char *name, double limit, double valu
     g->passed = isnan(value) || value <= limit * (1 + 1e-9) + 1e-9;
 }
 
+/* x as a recommendation document holds it (JSON numbers of 6 significant digits). */
+static double at_document_precision(double x)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.6g", x);
+    return strtod(text, NULL);
+}
+
 /* "$50.88 (80 %: $39.22–$66.06)", or "$50.88" when the interval is unknown. */
 static void usd_text(char *out, size_t n, double v, double lo, double hi)
 {
@@ -152,7 +160,11 @@ size_t cf_gates_evaluate(const cf_gate_limits *l, const cf_config *c, const cf_b
             else
                 snprintf(g->note, sizeof g->note, "no earlier recommendation to compare with: passes");
         } else {
-            double before = base->chosen.total_usd, delta = total_usd - before;
+            /* at the precision a recommendation document writes dollars
+             * (6 significant digits): an unchanged plan against its own
+             * JSON failed a 0 % gate by the rounding (+2.3e-05 USD) */
+            double before = at_document_precision(base->chosen.total_usd);
+            double delta = at_document_precision(total_usd) - before;
             double value = l->increase_is_pct ? (before > 0 ? 100 * delta / before : (delta > 0 ? INFINITY : 0))
                                               : delta;
             gate(g, name, l->max_increase, value);
@@ -276,10 +288,17 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         const cJSON *created = cJSON_GetObjectItemCaseSensitive(meta, "created_at");
         if (cJSON_IsString(created))
             snprintf(out->created_at, sizeof out->created_at, "%s", created->valuestring);
+        /* named as the current run names its catalog (its snapshot's name
+         * and data date): a snapshot's source and fetch time never matched,
+         * so "nothing changed" was never said with a price snapshot */
         const cJSON *cat = cJSON_GetObjectItemCaseSensitive(doc, "catalog");
-        const cJSON *src = cJSON_GetObjectItemCaseSensitive(cat, "source");
-        const cJSON *date = cJSON_GetObjectItemCaseSensitive(cat, "fetched_at");
-        snprintf(out->catalog, sizeof out->catalog, "%.48s %.16s", cJSON_IsString(src) ? src->valuestring : "?",
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(cat, "snapshot");
+        const cJSON *date = cJSON_GetObjectItemCaseSensitive(cat, "data_date");
+        if (!cJSON_IsString(src)) /* documents of earlier versions */
+            src = cJSON_GetObjectItemCaseSensitive(cat, "source");
+        if (!cJSON_IsString(date))
+            date = cJSON_GetObjectItemCaseSensitive(cat, "fetched_at");
+        snprintf(out->catalog, sizeof out->catalog, "%.48s %.32s", cJSON_IsString(src) ? src->valuestring : "?",
                  cJSON_IsString(date) ? date->valuestring : "?");
         snprintf(out->source, sizeof out->source, "%.300s%s%s", path, out->created_at[0] ? " of " : "",
                  out->created_at);

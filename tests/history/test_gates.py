@@ -89,6 +89,21 @@ def test_max_cost_increase_against_file():
     check(["--compare-to", cheaper, "--max-cost-increase", "0%"], True, "max_cost_increase_pct")
 
 
+def test_unchanged_against_its_own_document_passes_a_zero_gate():
+    """The same recommendation against its own JSON failed --max-cost-increase 0% (exit 5) in 17 of 36 example
+    runs: the document holds dollars to 6 significant digits and the gate compared them with the unrounded cost,
+    while the markdown said "Nothing changed". The catalog (the embedded one here) compares as the run names it."""
+    for spec in ("bert-base-squad.json", "resnet18-cifar10.json", "gpt2-124m-openwebtext.json",
+                 "resnet50-imagenet.json"):
+        rc, out, err = run("recommend", "--no-history", "-f", "json", example(spec))
+        assert rc == 0, err
+        own = write("own-" + spec, out)
+        for limit in ("0%", "$0"):
+            rc, out, err = run("recommend", "--no-history", "-f", "markdown", "--compare-to", own,
+                               "--max-cost-increase", limit, example(spec))
+            assert rc == 0 and "Nothing changed: same configuration, time and cost." in out, (spec, limit, rc, err)
+
+
 def test_max_cost_increase_against_base_branch_history():
     db = new_db("gates-history")
     main_env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="main")
