@@ -36,7 +36,7 @@ static cf_status insert_alternatives(cf_db *db, const cf_history_record *rec, lo
         cf_db_bind_int64(stmt, 10, c->accumulation);
         cf_db_bind_int64(stmt, 11, c->global_batch);
         cf_db_bind_double(stmt, 12, c->lr);
-        cf_db_bind_int64(stmt, 13, c->spot);
+        cf_db_bind_int64(stmt, 13, c->spot ? (c->mixed ? 2 : 1) : 0);
         cf_db_bind_double(stmt, 14, c->step_time_s);
         cf_db_bind_double(stmt, 15, c->hours);
         cf_db_bind_double(stmt, 16, c->total_usd);

@@ -43,7 +43,9 @@ size_t cf_config_diff(const cf_history_config *a, const cf_history_config *b, cf
     number_entry(&out[n++], "accumulation", "configuration", a->accumulation, b->accumulation, 10);
     number_entry(&out[n++], "global_batch", "configuration", (double)a->global_batch, (double)b->global_batch, 12);
     number_entry(&out[n++], "lr", "configuration", a->lr, b->lr, 4);
-    text_entry(&out[n++], "spot", "configuration", a->spot ? "yes" : "no", b->spot ? "yes" : "no");
+    /* spot alone and spot with an on-demand fallback are two plans: their costs differ */
+    text_entry(&out[n++], "spot", "configuration", !a->spot ? "no" : a->mixed ? "spot+od" : "yes",
+               !b->spot ? "no" : b->mixed ? "spot+od" : "yes");
     number_entry(&out[n++], "step_time_s", "time", a->step_time_s, b->step_time_s, 4);
     number_entry(&out[n++], "hours", "time", a->hours, b->hours, 4);
     number_entry(&out[n++], "usd_per_node_hour", "prices", a->usd_per_node_hour, b->usd_per_node_hour, 6);

@@ -35,7 +35,9 @@ static void read_config(cf_db_stmt *stmt, int first, cf_history_config *c)
     c->accumulation = cf_db_column_int(stmt, first + 7);
     c->global_batch = (long)cf_db_column_int64(stmt, first + 8);
     c->lr = cf_db_column_double(stmt, first + 9);
-    c->spot = cf_db_column_int(stmt, first + 10);
+    int spot = cf_db_column_int(stmt, first + 10); /* 2: spot+od (cf_history_config.mixed) */
+    c->spot = spot != 0;
+    c->mixed = spot == 2;
     c->step_time_s = cf_db_column_double(stmt, first + 11);
     c->hours = cf_db_column_double(stmt, first + 12);
     c->total_usd = cf_db_column_double(stmt, first + 13);

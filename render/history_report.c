@@ -28,6 +28,7 @@ static cJSON *config_json(const cf_history_config *c)
     cJSON_AddNumberToObject(o, "global_batch", (double)c->global_batch);
     cJSON_AddNumberToObject(o, "lr", c->lr);
     cJSON_AddBoolToObject(o, "spot", c->spot);
+    cJSON_AddBoolToObject(o, "mixed", c->spot && c->mixed);
     cJSON_AddNumberToObject(o, "step_time_s", c->step_time_s);
     cJSON_AddNumberToObject(o, "hours", c->hours);
     cJSON_AddNumberToObject(o, "usd_per_node_hour", c->usd_per_node_hour);
@@ -126,7 +127,7 @@ void cf_history_list_table(const cf_history_list_report *r, cf_buf *out)
                  strlen(row->created_at) >= 16 ? row->created_at + 11 : "");
         snprintf(cells[i][2], CELL, "%s", row->spec_name);
         snprintf(cells[i][3], CELL, "%s/%s", c->cloud, c->region);
-        snprintf(cells[i][4], CELL, "%s%s", c->instance_type, c->spot ? " (spot)" : "");
+        snprintf(cells[i][4], CELL, "%s%s", c->instance_type, !c->spot ? "" : c->mixed ? " (spot+od)" : " (spot)");
         snprintf(cells[i][5], CELL, "%d×%d %s", c->nodes, c->gpus_per_node, c->gpu);
         snprintf(cells[i][6], CELL, "%ld", c->global_batch);
         cf_text_duration(c->hours, cells[i][7], CELL);
@@ -208,7 +209,7 @@ void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
     cf_buf_printf(out, "  objective    %s\n", row->objective);
     cf_buf_printf(out, "  catalog      %s, data of %s\n", row->catalog_name, row->catalog_date);
     cf_buf_printf(out, "  chosen       %d × %s%s (%d×%s) on %s/%s\n", c->nodes, c->instance_type,
-                  c->spot ? " (spot)" : "", c->gpus_per_node, c->gpu, c->cloud, c->region);
+                  !c->spot ? "" : c->mixed ? " (spot+od)" : " (spot)", c->gpus_per_node, c->gpu, c->cloud, c->region);
     cf_buf_printf(out, "  batch        %d per GPU × %d accumulation = %ld global, lr %.4g\n", c->local_batch,
                   c->accumulation, c->global_batch, c->lr);
     cf_buf_printf(out, "  predicted    step %.4g s, %.2f h, $%.2f ($%.4g per node-hour)\n", c->step_time_s, c->hours,
@@ -231,7 +232,8 @@ void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
         for (size_t i = 0; i < r->n_alternatives; i++) {
             const cf_history_config *a = &r->alternatives[i];
             cf_buf_printf(out, "  %2d  %s/%s  %s%s  %d×%d %s  batch %ld  %.1f h  $%.2f\n", a->rank, a->cloud,
-                          a->region, a->instance_type, a->spot ? " (spot)" : "", a->nodes, a->gpus_per_node, a->gpu,
+                          a->region, a->instance_type, !a->spot ? "" : a->mixed ? " (spot+od)" : " (spot)", a->nodes,
+                          a->gpus_per_node, a->gpu,
                           a->global_batch, a->hours, a->total_usd);
         }
     }

@@ -132,7 +132,7 @@ cf_status cf_recommend_record(cf_db *db, const cf_report *r, const char *json_te
         .catalog_date = r->catalog->data_date, .cloud = c->vm->cloud, .region = c->vm->region,
         .instance_type = c->vm->instance_type, .gpu = c->vm->gpu_model, .gpus_per_node = c->gpus_per_node,
         .nodes = c->nodes, .local_batch = c->local_batch, .accumulation = c->accumulation,
-        .global_batch = c->global_batch, .lr = c->lr.lr, .spot = c->spot, .step_time_s = c->step_time_s,
+        .global_batch = c->global_batch, .lr = c->lr.lr, .spot = c->spot ? (c->mixed ? 2 : 1) : 0, .step_time_s = c->step_time_s,
         .hours = c->hours, .total_usd = c->total_usd, .usd_per_node_hour = c->usd_per_hour / c->nodes,
         .identity = r->identity, .result_json = json_text, .alternatives = alts, .n_alternatives = n_alts,
         .ci = r->ci ? r->ci : &no_ci, .gates = r->gates, .n_gates = r->n_gates};

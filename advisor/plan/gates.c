@@ -71,7 +71,7 @@ static void hours_text(char *out, size_t n, double v, double lo, double hi)
 static void config_text(char *out, size_t n, const cf_history_config *c)
 {
     snprintf(out, n, "%d × %.40s (%d×%.20s%s)", c->nodes, c->instance_type, c->gpus_per_node, c->gpu,
-             c->spot ? ", spot" : "");
+             !c->spot ? "" : c->mixed ? ", spot+od" : ", spot");
 }
 
 void cf_config_intervals(const cf_config *c, double *hours_p10, double *hours_p90, double *usd_p10, double *usd_p90)
@@ -277,6 +277,9 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         c->total_usd = v[8];
         c->usd_per_node_hour = c->nodes > 0 ? v[9] / c->nodes : 0;
         c->spot = cJSON_IsTrue(spot);
+        const cJSON *plan = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(chosen, "spot_model"),
+                                                             "plan");
+        c->mixed = c->spot && cJSON_IsString(plan) && strcmp(plan->valuestring, "mixed") == 0;
         out->hours_p10 = optional_number(chosen, "hours_p10");
         out->hours_p90 = optional_number(chosen, "hours_p90");
         out->total_usd_p10 = optional_number(chosen, "total_usd_p10");
@@ -323,6 +326,7 @@ void cf_history_config_from(const cf_config *c, int rank, cf_history_config *out
     out->global_batch = c->global_batch;
     out->lr = c->lr.lr;
     out->spot = c->spot;
+    out->mixed = c->spot && c->mixed;
     out->step_time_s = c->step_time_s;
     out->hours = c->hours;
     out->total_usd = c->total_usd;

@@ -10,7 +10,7 @@ import sys
 import jsonschema
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import SRC, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
+from cfhelp import SRC, Skip, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
 
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 
@@ -87,6 +87,30 @@ def test_max_cost_increase_against_file():
     base["chosen"]["total_usd"] = cost * 2
     cheaper = write("pricier.json", json.dumps(base))
     check(["--compare-to", cheaper, "--max-cost-increase", "0%"], True, "max_cost_increase_pct")
+
+
+def test_spot_alone_to_spot_with_fallback_is_a_change_everywhere():
+    """From spot alone to spot with an on-demand fallback (the cost gate fails): the diff listed only the cost,
+    the gate note said the plan was "(1×L4, spot)" both times, and the history called a mixed plan "(spot)"."""
+    spec = example("resnet18-cifar10.json")
+    rc, out, err = run("recommend", "--no-history", "-f", "json", "--deadline-hours", "60", spec)
+    before = json.loads(out)
+    if not (before["chosen"]["spot"] and before["chosen"]["spot_model"]["plan"] == "spot"):
+        raise Skip("the example's pick at a 60 h deadline is no longer spot alone: %s" % before["chosen"]["spot_model"])
+    path = write("spot-alone.json", out)
+    db = new_db("mixed")
+    rc, out, err = run("recommend", "--db", db, "-f", "markdown", "--deadline-hours", "30", "--compare-to", path, spec)
+    assert "`g6.xlarge` (spot+od)" in out or "(spot+od)" in out.split("### Compared")[0], out[:2000]
+    assert "| spot (configuration) | yes | spot+od |" in out, out
+    rc, out, err = run("recommend", "--no-history", "-f", "markdown", "--deadline-hours", "30", "--compare-to", path,
+                       "--max-cost-increase", "0%", spec)
+    assert ", spot) → " in out and ", spot+od)" in out, out
+    # the history keeps the plan kind
+    rc, out, err = run("history", "--db", db)
+    assert rc == 0 and "(spot+od)" in out, out
+    rc, out, err = run("history", "--db", db, "-f", "json")
+    rows = json.loads(out)
+    assert rows[0]["chosen"]["spot"] is True and rows[0]["chosen"]["mixed"] is True, rows[0]["chosen"]
 
 
 def test_unchanged_against_its_own_document_passes_a_zero_gate():

@@ -32,7 +32,7 @@ typedef struct {
     int gpus_per_node, nodes, local_batch, accumulation;
     long global_batch;
     double lr;
-    int spot;
+    int spot;                     /* 0 on demand, 1 spot, 2 spot with an on-demand fallback (spot+od): stored as is */
     double step_time_s, hours, total_usd;
     double usd_per_node_hour;     /* unit price used */
     double hours_p10, hours_p90;          /* 80 % intervals (NaN = unknown) */

@@ -27,6 +27,8 @@ typedef struct {
     long global_batch;
     double lr;
     int spot;
+    int mixed;                 /* with spot: an on-demand fallback near the deadline (spot+od); the history's
+                                  spot column holds 2 then, so no schema change and earlier rows read as 0/1 */
     double step_time_s, hours, total_usd;
     double usd_per_node_hour;
 } cf_history_config;
