@@ -39,14 +39,14 @@ with open(BASH, "w") as f:
     f.write(cloudfit("completion", "bash"))
 
 
-def complete(line):
-    """COMPREPLY for the command line typed so far (a trailing space starts a new word)."""
+def complete(line, cwd=TMP):
+    """COMPREPLY for the command line typed so far (a trailing space starts a new word), in folder `cwd`."""
     words = line.split()
     if line.endswith(" "):
         words.append("")
     script = ("source %s\nCOMP_WORDS=(%s)\nCOMP_CWORD=%d\n_cloudfit\nprintf '%%s\\n' \"${COMPREPLY[@]}\"\n"
               % (BASH, " ".join("'%s'" % w for w in words), len(words) - 1))
-    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True, text=True, cwd=TMP,
+    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True, text=True, cwd=cwd,
                        timeout=30, env=ENV)
     assert p.returncode == 0, p.stderr
     return sorted(x for x in p.stdout.split("\n") if x)
@@ -107,6 +107,19 @@ def test_bash_completes_values_and_subcommands():
     assert complete("cloudfit recommend --top ") == []
     assert "model.json" in complete("cloudfit recommend --report ")
     assert "model.json" in complete("cloudfit recommend mo")
+
+
+def test_bash_file_names_are_neither_split_nor_expanded():
+    """A name with a space is one candidate, and a file named '*' is offered as itself, not as every file."""
+    folder = os.path.join(TMP, "names")
+    os.makedirs(folder)
+    for name in ("my model.json", "*", "plain.json"):
+        open(os.path.join(folder, name), "w").close()
+    expected = ["*", "my model.json", "plain.json"]
+    assert complete("cloudfit recommend --plot ", cwd=folder) == expected
+    assert complete("cloudfit recommend ", cwd=folder) == expected  # a positional: words (none) + files
+    assert complete("cloudfit recommend my", cwd=folder) == ["my model.json"]
+    assert complete("cloudfit recommend --plot my", cwd=folder) == ["my model.json"]
 
 
 def test_bash_completes_words_from_the_data():
