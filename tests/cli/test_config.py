@@ -131,6 +131,20 @@ def test_config_show_says_where_each_value_came_from():
     assert "(not found)" in out and rows["top"] == ("10", "default") and rows["format"] == ("table", "default"), rows
 
 
+def test_overrides_of_the_spec_search_section_are_not_set():
+    """--max-nodes and the other overrides of the spec's search section: the spec decides (docs/config.md), so
+    config show says (not set), not the 16 / 64 used only when the spec sets nothing."""
+    if os.path.exists(CONFIG):
+        os.remove(CONFIG)
+    for command in ("recommend", "search"):
+        _, rows = show(command)
+        for option in ("max-nodes", "max-gpus", "deadline-hours", "budget-usd"):
+            assert rows[option] == ("(not set)", "default"), (command, option, rows[option])
+    # and --help still says what applies when neither is set
+    rc, out, err = run("recommend", "--help")
+    assert rc == 0 and re.search(r"search\.max_nodes \(16 when\s+neither is set\)", out), out
+
+
 def test_bad_files_name_the_file_and_the_key():
     cases = [
         ({"colour": "never"}, "colour: unknown key"),
