@@ -63,10 +63,10 @@ static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, c
         break;
     }
     if (strcmp(o->long_name, "color") == 0) {
-        const char *no_color = getenv("NO_COLOR"), *ci = getenv("CI");
+        const char *no_color = getenv("NO_COLOR");
         if (no_color && *no_color)
             snprintf(from + strlen(from), sizeof from - strlen(from), "; NO_COLOR is set: never");
-        else if (ci && *ci)
+        else if (cf_log_in_ci())
             snprintf(from + strlen(from), sizeof from - strlen(from), "; CI is set: never");
     }
     row(out, o, value, from);

@@ -45,13 +45,18 @@ static int env_set(const char *name)
     return value && *value;
 }
 
+/* CI as the CI metadata reads it (common/ci_env.c): CI=false or CI=0 is not CI */
+int cf_log_in_ci(void)
+{
+    const char *ci = getenv("CI");
+    return ci && *ci && strcmp(ci, "false") != 0 && strcmp(ci, "0") != 0;
+}
+
 int cf_log_color_enabled(FILE *stream)
 {
     if (color_mode == CF_COLOR_NEVER)
         return 0;
-    /* CI as the CI metadata reads it (common/ci_env.c): CI=false or CI=0 is not CI */
-    const char *ci = getenv("CI");
-    if (env_set("NO_COLOR") || (ci && *ci && strcmp(ci, "false") && strcmp(ci, "0")))
+    if (env_set("NO_COLOR") || cf_log_in_ci())
         return 0;
     if (color_mode == CF_COLOR_ALWAYS)
         return 1;

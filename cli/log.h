@@ -10,6 +10,8 @@ typedef enum { CF_COLOR_AUTO, CF_COLOR_ALWAYS, CF_COLOR_NEVER } cf_color_mode;
 void cf_log_init(cf_color_mode mode, int verbosity);
 /* Whether colour escapes may be written to `stream` under the current mode. */
 int cf_log_color_enabled(FILE *stream);
+/* Whether CI is set as meaning CI (CI=false and CI=0 do not): colour is then never on. */
+int cf_log_in_ci(void);
 int cf_log_verbosity(void);
 /* "cloudfit: <message>" then "hint: <hint>" when a hint is set. */
 void cf_log_error(const char *fmt, ...) CF_PRINTF(1, 2);

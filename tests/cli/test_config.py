@@ -123,6 +123,12 @@ def test_config_show_says_where_each_value_came_from():
     assert rows["db"] == ("/from/cli.db", "command line"), rows["db"]
     out, rows = show("recommend", NO_COLOR="1")
     assert "NO_COLOR is set: never" in rows["color"][1], rows["color"]
+    # CI as colour reads it: CI=false and CI=0 are not CI (colour stays on), CI=true is
+    for value in ("false", "0"):
+        out, rows = show("recommend", CI=value)
+        assert rows["color"] == ("auto", "default"), (value, rows["color"])
+    out, rows = show("recommend", CI="true")
+    assert "CI is set: never" in rows["color"][1], rows["color"]
     # no command: the top level only
     out, rows = show()
     assert rows["top"][1] == "default" and rows["format"] == ("json", "configuration file (format)"), rows
