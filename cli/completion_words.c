@@ -6,7 +6,7 @@
  *
  *   history-ids      stored recommendation ids, newest first (history show/diff, record)
  *   gpus             GPU models with an offer in the catalog in use (--gpu, prices GPU)
- *   commands         command names (config show COMMAND: the configuration file's sections)
+ *   commands         command names but config (config show COMMAND: the configuration file's sections)
  *   options COMMAND  COMMAND's options (config show COMMAND --...: the keys of its section) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +79,9 @@ int cf_cli_completion_words(const char *kind, const char *arg)
     } else if (strcmp(kind, "gpus") == 0) {
         gpus(&out);
     } else if (strcmp(kind, "commands") == 0) {
-        for (size_t i = 0; i < cf_command_count; i++)
-            cf_buf_printf(&out, "%s:%s\n", cf_commands[i].name, cf_commands[i].summary);
+        for (size_t i = 0; i < cf_command_count; i++) /* not config: config show refuses it */
+            if (cf_commands[i].bit != CMD_CONFIG)
+                cf_buf_printf(&out, "%s:%s\n", cf_commands[i].name, cf_commands[i].summary);
     } else if (strcmp(kind, "options") == 0 && arg) {
         const cf_command *cmd = cf_command_find(arg);
         for (size_t i = 0; cmd && i < cf_cli_option_count; i++)

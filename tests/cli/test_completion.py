@@ -147,6 +147,10 @@ def test_bash_completes_words_from_the_data():
     # config show: the sections (commands), then that command's keys
     assert complete("cloudfit config ") == ["show"]
     assert complete("cloudfit config show re") == ["rebalance", "recommend", "record"]
+    # every command but config, which config show refuses
+    assert complete("cloudfit config show ") == sorted(c for c in commands() if c != "config")
+    assert complete("cloudfit config show co") == ["completion"]
+    assert "config:" not in cloudfit("completion", "words", "commands")
     assert complete("cloudfit config show recommend --to") == ["--top"]
     assert complete("cloudfit config show history --si") == ["--since"]
     assert complete("cloudfit config show history --top") == []  # history has no --top (--to is migrate's)
