@@ -43,10 +43,12 @@ static void row(cf_buf *out, const cf_cli_option *o, const char *value, const ch
 
 /* One option's line: its value and source, for `command` (CMD_ALL = the top level). */
 static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, const char *command_name,
-                        const cf_cli_options *given, const cf_cli_options *effective)
+                        const cf_cli_options *given, const cf_cli_options *effective, int file_read)
 {
-    char detail[160], value[512], from[256];
-    cf_config_source src = cf_cli_config_source(o, command, command_name, given, detail, sizeof detail);
+    char detail[160] = "", value[512], from[256];
+    cf_config_source src = file_read ? cf_cli_config_source(o, command, command_name, given, detail, sizeof detail)
+                           : cf_cli_option_is_set(o, given) ? CF_FROM_COMMAND_LINE
+                                                            : CF_FROM_DEFAULT;
     cf_cli_option_text(o, effective, value, sizeof value);
     if (strcmp(o->long_name, "db") == 0 || strcmp(o->long_name, "to") == 0) { /* a password: never shown */
         char shown[512];
@@ -125,7 +127,8 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     unsigned command = target ? target->bit : CMD_ALL;
     const char *name = target ? target->name : NULL;
     effective = given;
-    int rc = cf_cli_config_apply(command, name, &effective);
+    int file_read = !(target && (target->bit & CF_CLI_CONFIG_NOT_READ)); /* as cli/main.c runs them */
+    int rc = file_read ? cf_cli_config_apply(command, name, &effective) : 0;
     if (rc) {
         free_options(&given, &effective);
         return rc;
@@ -135,7 +138,7 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     cf_cli_config_path(path, sizeof path);
     FILE *f = path[0] ? fopen(path, "r") : NULL;
     cf_buf_printf(&out, "configuration file: %s (%s)\n", path[0] ? path : "none (neither XDG_CONFIG_HOME nor HOME is set)",
-                  f ? "read" : "not found");
+                  !file_read ? "the configuration file is not read by this command" : f ? "read" : "not found");
     if (f)
         fclose(f);
     cf_buf_puts(&out, "precedence: command line > environment > configuration file (the command's section, then the "
@@ -150,7 +153,7 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         for (size_t k = 0; k < i && !target; k++)
             repeated |= strcmp(cf_cli_option_table[k].long_name, o->long_name) == 0;
         if (!repeated)
-            show_option(&out, o, command, name, &given, &effective);
+            show_option(&out, o, command, name, &given, &effective, file_read);
     }
     rc = cf_cli_write_buf(&given, &out);
     cf_buf_free(&out);

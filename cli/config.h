@@ -22,6 +22,11 @@
 
 typedef enum { CF_FROM_DEFAULT, CF_FROM_CONFIG, CF_FROM_ENV, CF_FROM_COMMAND_LINE } cf_config_source;
 
+/* The commands that read neither the environment's defaults nor the
+ * configuration file: they must work whatever the file holds (a key written
+ * for a newer cloudfit stopped them all). */
+#define CF_CLI_CONFIG_NOT_READ (CMD_HELP | CMD_VERSION | CMD_COMPLETION)
+
 /* The configuration file's path (whether or not it exists). */
 void cf_cli_config_path(char *out, size_t n);
 /* Fills every option of `command` that the command line left unset from the

@@ -160,9 +160,8 @@ int main(int argc, char **argv)
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
     /* defaults from the environment and the configuration file (cli/config.h);
-     * not for help, version and completion, which must work whatever the
-     * file holds (a key written for a newer cloudfit stopped them all) */
-    if (rc == 0 && !opts.help && !(cmd->bit & (CMD_HELP | CMD_VERSION | CMD_COMPLETION)))
+     * not for help, version and completion (CF_CLI_CONFIG_NOT_READ) */
+    if (rc == 0 && !opts.help && !(cmd->bit & CF_CLI_CONFIG_NOT_READ))
         rc = cf_cli_config_apply(cmd->bit, cmd->name, &opts);
     if (!rc && opts.color && strcmp(opts.color, "auto") && strcmp(opts.color, "always") &&
         strcmp(opts.color, "never")) {

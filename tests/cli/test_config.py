@@ -151,6 +151,24 @@ def test_overrides_of_the_spec_search_section_are_not_set():
     assert rc == 0 and re.search(r"search\.max_nodes \(16 when\s+neither is set\)", out), out
 
 
+def test_config_show_of_the_commands_that_do_not_read_the_file():
+    """help, version and completion never read the file (they work whatever it holds): config show says so
+    and shows their defaults, not the file's values, even when the file has an error."""
+    config({"color": "never", "quiet": True})
+    for command in ("help", "version", "completion"):
+        out, rows = show(command)
+        assert "(the configuration file is not read by this command)" in out, (command, out)
+        assert rows["color"] == ("auto", "default") and rows["quiet"] == ("false", "default"), (command, rows)
+        out, rows = show(command, "-q")
+        assert rows["quiet"] == ("true", "command line"), (command, rows["quiet"])
+    config({"nosuch": 1})
+    out, rows = show("version")
+    assert rows["color"] == ("auto", "default"), rows
+    rc, _, err = run("config", "show", "recommend")  # the other commands still read it
+    assert rc == 3 and "nosuch" in err, (rc, err)
+    os.remove(CONFIG)
+
+
 def test_bad_files_name_the_file_and_the_key():
     cases = [
         ({"colour": "never"}, "colour: unknown key"),
