@@ -1,6 +1,7 @@
 /* cloudfit config show [COMMAND [OPTIONS]]: every option's effective value
  * and where it came from (command line, environment, configuration file,
  * default; cli/config.h has the precedence, docs/config.md the file). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,9 +134,12 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         free_options(&given, &effective);
         return rc;
     }
+    char path[PATH_MAX];
+    if ((rc = cf_cli_config_path(path, sizeof path)) != 0) {
+        free_options(&given, &effective);
+        return rc;
+    }
     cf_buf out = CF_BUF_INIT;
-    char path[1024];
-    cf_cli_config_path(path, sizeof path);
     FILE *f = path[0] ? fopen(path, "r") : NULL;
     cf_buf_printf(&out, "configuration file: %s (%s)\n", path[0] ? path : "none (neither XDG_CONFIG_HOME nor HOME is set)",
                   !file_read ? "the configuration file is not read by this command" : f ? "read" : "not found");

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ static int is_section_only(const cf_cli_option *o, unsigned command)
 /* The parsed file, kept for the life of the process: option values point into it. */
 static cJSON *config_doc;
 static int config_loaded;
-static char config_file[1024];
+static char config_file[PATH_MAX];
 
 static int configurable(const cf_cli_option *o)
 {
@@ -46,18 +47,28 @@ static int configurable(const cf_cli_option *o)
     return 1;
 }
 
-void cf_cli_config_path(char *out, size_t n)
+int cf_cli_config_path(char *out, size_t n)
 {
     const char *explicit_path = getenv("CLOUDFIT_CONFIG");
     const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    int w;
     if (explicit_path && *explicit_path)
-        snprintf(out, n, "%s", explicit_path);
+        w = snprintf(out, n, "%s", explicit_path);
     else if (xdg && *xdg)
-        snprintf(out, n, "%s/cloudfit/config.json", xdg);
+        w = snprintf(out, n, "%s/cloudfit/config.json", xdg);
     else if (home && *home)
-        snprintf(out, n, "%s/.config/cloudfit/config.json", home);
+        w = snprintf(out, n, "%s/.config/cloudfit/config.json", home);
     else
-        snprintf(out, n, "%s", "");
+        w = snprintf(out, n, "%s", "");
+    if (w < 0 || (size_t)w >= n) { /* never a shorter path than the one meant */
+        out[0] = '\0';
+        cf_log_error("configuration file path too long (%d bytes, at most %zu): check %s", w, n - 1,
+                     explicit_path && *explicit_path ? "CLOUDFIT_CONFIG"
+                     : xdg && *xdg                   ? "XDG_CONFIG_HOME"
+                                                     : "HOME");
+        return CF_EXIT_DATA;
+    }
+    return 0;
 }
 
 /* Options named `key` (several commands may share a name with different
@@ -190,7 +201,9 @@ static int load(void)
     if (config_loaded)
         return 0;
     config_loaded = 1;
-    cf_cli_config_path(config_file, sizeof config_file);
+    int rc = cf_cli_config_path(config_file, sizeof config_file);
+    if (rc)
+        return rc;
     if (!config_file[0] || access(config_file, F_OK) != 0) {
         if (getenv("CLOUDFIT_CONFIG") && *getenv("CLOUDFIT_CONFIG")) {
             cf_log_error("cannot read the configuration file '%s' (CLOUDFIT_CONFIG): %s", config_file, strerror(errno));
@@ -203,7 +216,7 @@ static int load(void)
         return cf_report_error();
     if (!cJSON_IsObject(config_doc))
         return config_error("(top level)", "expected an object of option defaults%s", "");
-    int rc = check_options(config_doc, CMD_ALL, NULL);
+    rc = check_options(config_doc, CMD_ALL, NULL);
     if (rc) {
         cJSON_Delete(config_doc);
         config_doc = NULL;
@@ -348,7 +361,7 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
         char key_path[96];
         const cJSON *v = config_value(o, command_name, key_path, sizeof key_path);
         if (v) {
-            char where[1200];
+            char where[PATH_MAX + 100];
             snprintf(where, sizeof where, "%s: %s", config_file, key_path);
             cf_log_option_source(o->long_name, where);
         }

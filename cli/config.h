@@ -27,8 +27,10 @@ typedef enum { CF_FROM_DEFAULT, CF_FROM_CONFIG, CF_FROM_ENV, CF_FROM_COMMAND_LIN
  * for a newer cloudfit stopped them all). */
 #define CF_CLI_CONFIG_NOT_READ (CMD_HELP | CMD_VERSION | CMD_COMPLETION)
 
-/* The configuration file's path (whether or not it exists). */
-void cf_cli_config_path(char *out, size_t n);
+/* The configuration file's path (whether or not it exists; "" when neither
+ * XDG_CONFIG_HOME nor HOME is set). 0, or CF_EXIT_DATA with the error
+ * printed when it does not fit `n` (PATH_MAX): never a cut path. */
+int cf_cli_config_path(char *out, size_t n);
 /* Fills every option of `command` that the command line left unset from the
  * environment and the configuration file. 0 or the exit code (error printed). */
 int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_options *opts);

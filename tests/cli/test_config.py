@@ -169,6 +169,26 @@ def test_config_show_of_the_commands_that_do_not_read_the_file():
     os.remove(CONFIG)
 
 
+def test_long_configuration_paths():
+    """A path of 1,100 bytes is read (it was cut at 1,023 and another path looked up); one over PATH_MAX is an
+    error (exit 3), never a shorter path."""
+    deep = os.path.join(TMP, "deep")
+    while len(deep) < 1100:
+        deep = os.path.join(deep, "d" * 50)
+    os.makedirs(os.path.join(deep, "cloudfit"))
+    with open(os.path.join(deep, "cloudfit", "config.json"), "w") as f:
+        json.dump({"history": {"limit": 7}}, f)
+    _, rows = show("history", XDG_CONFIG_HOME=deep)
+    assert rows["limit"] == ("7", "configuration file (history.limit)"), rows["limit"]
+    _, rows = show("history", CLOUDFIT_CONFIG=os.path.join(deep, "cloudfit", "config.json"))
+    assert rows["limit"][0] == "7", rows["limit"]
+    too_long = "/x" * 3000
+    for args in (("config", "show", "history"), ("history", "list")):
+        for env in ({"XDG_CONFIG_HOME": too_long}, {"CLOUDFIT_CONFIG": too_long + "/config.json"}):
+            rc, out, err = run(*args, **env)
+            assert rc == 3 and "configuration file path too long" in err, (args, rc, err[:300])
+
+
 def test_bad_files_name_the_file_and_the_key():
     cases = [
         ({"colour": "never"}, "colour: unknown key"),
