@@ -161,7 +161,7 @@ def test_zsh_script():
     assert text.startswith("#compdef cloudfit\n")
     for command in commands():
         assert f"\n  ({command})\n" in text, command
-    assert "--max-cost-increase[" in text and "(cost time balanced)" in text
+    assert "--max-cost-increase=[" in text and "(cost time balanced)" in text  # "=": the value after = too
     zsh = shutil.which("zsh")
     if not zsh:
         SKIPPED.append("zsh is not installed (scripts/install-deps.sh installs it): the zsh script was not parsed")
@@ -176,6 +176,48 @@ def test_zsh_script():
                         "autoload -Uz _cloudfit; whence -w _cloudfit; print ${_comps[cloudfit]}"],
                        capture_output=True, text=True, timeout=60, env=ENV)
     assert p.returncode == 0 and "_cloudfit" in p.stdout, (p.stdout, p.stderr)
+
+
+ZPTY = r"""
+zmodload zsh/zpty
+setopt extendedglob
+try() {  # $1: a line to complete; prints what the completion added after it
+  zpty -b z zsh -f -i
+  zpty -w z "PS1='P> '; fpath=($FP \$fpath); autoload -Uz compinit; compinit -u -D; path=($BINDIR \$path)"
+  sleep 0.5; zpty -r z junk '*P> *P> ' 2>/dev/null
+  zpty -n -w z "$1"$'\t'; sleep 4
+  local out=""; while zpty -r -t z chunk 2>/dev/null; do out+=$chunk; done; zpty -d z
+  out=${out//$'\e'\[[0-9;?]#[a-zA-Z]/}; out=${out//$'\r'/}
+  print -r -- "<<$1>>${${(f)out}[2,-1]}"
+}
+"""
+
+
+def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
+    """zsh gave no history ids with --db on the line or an option before the subcommand (it looked at the second
+    word and never passed --db), and nothing after '--objective='. Driven through a real zsh on a pseudo-terminal."""
+    zsh = shutil.which("zsh")
+    if not zsh:
+        SKIPPED.append("zsh is not installed: the zsh completion was not driven")
+        return
+    db = os.path.join(TMP, "zsh-ids.db")
+    p = subprocess.run([BIN, "recommend", "-q", "--db", db, os.path.join(SRC, "examples", "mlp-synthetic.json")],
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    fp = os.path.join(TMP, "zfp")
+    os.makedirs(fp, exist_ok=True)
+    with open(os.path.join(fp, "_cloudfit"), "w") as f:
+        f.write(cloudfit("completion", "zsh"))
+    lines = ["cloudfit history show --db %s " % db, "cloudfit history -q --db=%s show " % db,
+             "cloudfit record --db %s " % db, "cloudfit recommend --objective="]
+    script = ZPTY + "".join("try '%s'\n" % line for line in lines)
+    p = subprocess.run([zsh, "-f", "-c", script], capture_output=True, text=True, timeout=120,
+                       env=dict(ENV, FP=fp, BINDIR=BINDIR))
+    got = dict(re.findall(r"<<(.*?)>>(.*)", p.stdout))
+    assert set(got) == set(lines), (p.stdout, p.stderr)
+    for line in lines[:3]:
+        assert got[line].strip().endswith(" 1") or got[line].rstrip().endswith("1"), (line, got[line])
+    assert all(w in got[lines[3]] for w in ("cost", "time", "balanced")), got[lines[3]]
 
 
 def test_usage():
