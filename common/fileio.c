@@ -155,6 +155,14 @@ cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs,
         const char *out = outputs[o].path;
         if (!out || !out[0] || strcmp(out, "-") == 0)
             continue;
+        for (size_t p = 0; p < o; p++) /* two outputs in one file: the last written would replace the other */
+            if (outputs[p].path && outputs[p].path[0] && strcmp(outputs[p].path, "-") != 0 &&
+                cf_same_file(out, outputs[p].path)) {
+                cf_error_set(CF_ERR_USAGE, "%s and %s name the same file '%s'", outputs[p].label, outputs[o].label,
+                             out);
+                cf_error_hint("give each output its own file");
+                return CF_ERR_USAGE;
+            }
         for (size_t i = 0; i < n_inputs; i++)
             if (inputs[i].path && inputs[i].path[0] && cf_same_file(out, inputs[i].path)) {
                 cf_error_set(CF_ERR_USAGE, "%s names %s '%s': writing it would replace that input", outputs[o].label,

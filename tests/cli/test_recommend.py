@@ -68,6 +68,11 @@ def test_an_output_never_replaces_an_input():
         rc, out, err = run(*args)
         assert rc == 2 and message in err and "would replace that input" in err, (args, rc, err)
     assert (open(spec, "rb").read(), open(db, "rb").read(), db_rows(db)) == before
+    # two outputs in one file (the report replaced by the plot; it was exit 1 after the work)
+    both = os.path.join(TMP, "both.out")
+    rc, out, err = run("recommend", "--no-history", "--report", both, "--plot", both, spec)
+    assert rc == 2 and "option '--report' and option '--plot' name the same file" in err, (rc, err)
+    assert not os.path.exists(both)
 
 
 def test_resnet50_table_meets_constraints():

@@ -86,8 +86,9 @@ typedef struct {
 
 /* CF_ERR_USAGE naming both when one of the outputs is one of the inputs
  * (cf_same_file): `profile --csv h.db` replaced the history it had just
- * stored into, `recommend -o model.json model.json` the spec. CF_OK when
- * none is. */
+ * stored into, `recommend -o model.json model.json` the spec; or when two
+ * outputs are one file (`--report x --plot x`: the second replaced the
+ * first). CF_OK when none is. */
 cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs, const cf_path_role *inputs,
                                   size_t n_inputs);
 
