@@ -60,8 +60,13 @@ static void spec_changes(cf_db *db, const cf_spec *spec, cf_baseline *b)
     char *before_text = NULL;
     if (!db || cf_history_spec_json(db, b->spec_hash, &before_text) != CF_OK || !before_text) {
         cf_error_clear();
-        snprintf(b->spec_changes, sizeof b->spec_changes, "%.12s… → %.12s… (the baseline's spec is not in the history)",
-                 b->spec_hash, spec->hash);
+        if (b->job_name[0] && strcmp(b->job_name, spec->job.name) != 0) /* a --compare-to file of another job */
+            snprintf(b->spec_changes, sizeof b->spec_changes,
+                     "%.12s… → %.12s… (the baseline is of another job: '%.64s', this one is '%.64s')", b->spec_hash,
+                     spec->hash, b->job_name, spec->job.name);
+        else
+            snprintf(b->spec_changes, sizeof b->spec_changes,
+                     "%.12s… → %.12s… (the baseline's spec is not in the history)", b->spec_hash, spec->hash);
         return;
     }
     cJSON *before = cJSON_Parse(before_text), *after = cJSON_Parse(spec->canonical_json);
@@ -98,6 +103,7 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
         if (found) {
             cf_baseline_from_row(&row, b);
             snprintf(b->spec_hash, sizeof b->spec_hash, "%s", row.spec_hash);
+            snprintf(b->job_name, sizeof b->job_name, "%s", row.spec_name);
         }
     }
     if (!b->have)

@@ -287,6 +287,9 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         const cJSON *spec_hash = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "spec"), "hash");
         if (cJSON_IsString(spec_hash) && strlen(spec_hash->valuestring) < sizeof out->spec_hash)
             snprintf(out->spec_hash, sizeof out->spec_hash, "%s", spec_hash->valuestring);
+        const cJSON *job = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "spec"), "name");
+        if (cJSON_IsString(job) && strlen(job->valuestring) < sizeof out->job_name)
+            snprintf(out->job_name, sizeof out->job_name, "%s", job->valuestring);
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
         const cJSON *created = cJSON_GetObjectItemCaseSensitive(meta, "created_at");
         if (cJSON_IsString(created))

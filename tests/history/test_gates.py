@@ -113,6 +113,15 @@ def test_spot_alone_to_spot_with_fallback_is_a_change_everywhere():
     assert rows[0]["chosen"]["spot"] is True and rows[0]["chosen"]["mixed"] is True, rows[0]["chosen"]
 
 
+def test_a_baseline_of_another_job_is_said():
+    """A --compare-to document of another job was compared silently: only the spec hashes differed."""
+    rc, out, err = run("recommend", "--no-history", "-f", "json", example("resnet18-cifar10.json"))
+    other = write("other-job.json", out)
+    rc, out, err = run("recommend", "--no-history", "-f", "markdown", "--compare-to", other,
+                       example("mlp-synthetic.json"))
+    assert rc == 0 and "the baseline is of another job: 'resnet18-cifar10', this one is 'mlp-synthetic'" in out, out
+
+
 def test_unchanged_against_its_own_document_passes_a_zero_gate():
     """The same recommendation against its own JSON failed --max-cost-increase 0% (exit 5) in 17 of 36 example
     runs: the document holds dollars to 6 significant digits and the gate compared them with the unrounded cost,

@@ -23,6 +23,7 @@ typedef struct {
     char created_at[32];
     char catalog[96];            /* "embedded 2026-07-30" */
     char spec_hash[65];          /* its effective spec's hash ("" = unknown) */
+    char job_name[65];           /* its spec's name ("" = unknown): a baseline of another job is said */
     char spec_changes[600];      /* "training.epochs 90 → 270; …", "" = unchanged or unknown (spec_known) */
     int spec_known;              /* 1: spec_changes lists every changed field (empty: the same spec) */
     cf_history_config chosen;
