@@ -134,14 +134,15 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         free_options(&given, &effective);
         return rc;
     }
-    char path[PATH_MAX];
-    if ((rc = cf_cli_config_path(path, sizeof path)) != 0) {
+    char path[PATH_MAX] = "";
+    if (file_read && (rc = cf_cli_config_path(path, sizeof path)) != 0) { /* a command that reads none is not stopped */
         free_options(&given, &effective);
         return rc;
     }
     cf_buf out = CF_BUF_INIT;
     FILE *f = path[0] ? fopen(path, "r") : NULL;
-    cf_buf_printf(&out, "configuration file: %s (%s)\n", path[0] ? path : "none (neither XDG_CONFIG_HOME nor HOME is set)",
+    cf_buf_printf(&out, "configuration file: %s (%s)\n",
+                  !file_read ? "none" : path[0] ? path : "none (neither XDG_CONFIG_HOME nor HOME is set)",
                   !file_read ? "the configuration file is not read by this command" : f ? "read" : "not found");
     if (f)
         fclose(f);

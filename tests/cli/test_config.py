@@ -187,6 +187,10 @@ def test_long_configuration_paths():
         for env in ({"XDG_CONFIG_HOME": too_long}, {"CLOUDFIT_CONFIG": too_long + "/config.json"}):
             rc, out, err = run(*args, **env)
             assert rc == 3 and "configuration file path too long" in err, (args, rc, err[:300])
+    # a command that reads no configuration file is not stopped by its path, nor is its config show
+    for args in (("config", "show", "help"), ("help",), ("version",)):
+        rc, out, err = run(*args, CLOUDFIT_CONFIG=too_long + "/config.json")
+        assert rc == 0, (args, rc, err[:300])
 
 
 def test_bad_files_name_the_file_and_the_key():
