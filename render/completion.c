@@ -256,7 +256,9 @@ void cf_completion_zsh(const cf_completion_command *cmds, size_t n_cmds, cf_buf 
             cf_buf_puts(out, " \\\n      ");
             const char *repeat = o->repeatable ? "*" : "";
             /* "--opt=": the value after '=' or as the next word ("--objective=<TAB>" completed nothing) */
-            const char *eq = o->takes_value ? "=" : "";
+            /* a long-only flag takes an optional "=true"/"=false" in the same word ("=-" and "::") */
+            int flag_value = !o->takes_value && !o->short_name;
+            const char *eq = o->takes_value ? "=" : flag_value ? "=-" : "";
             if (o->short_name)
                 cf_buf_printf(out, "'(-%c --%s)'%s{-%c,--%s%s}'[", o->short_name, o->long_name, repeat, o->short_name,
                               o->long_name, eq);
@@ -264,6 +266,8 @@ void cf_completion_zsh(const cf_completion_command *cmds, size_t n_cmds, cf_buf 
                 cf_buf_printf(out, "'%s--%s%s[", repeat, o->long_name, eq);
             zsh_text(out, o->help);
             cf_buf_puts(out, "]");
+            if (flag_value)
+                cf_buf_puts(out, "::value:(true false)");
             if (o->takes_value) {
                 cf_buf_puts(out, ":");
                 zsh_text(out, o->arg_name ? o->arg_name : "value");
