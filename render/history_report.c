@@ -72,7 +72,7 @@ static cJSON *row_json(const cf_history_row *r)
 /* ---- CSV (RFC 4180, CRLF) ------------------------------------------------ */
 
 static const char *const csv_config_columns =
-    "cloud,region,instance_type,gpu,gpus_per_node,nodes,local_batch,accumulation,global_batch,lr,spot,"
+    "cloud,region,instance_type,gpu,gpus_per_node,nodes,local_batch,accumulation,global_batch,lr,spot,mixed,"
     "step_time_s,hours,usd_per_node_hour,total_usd";
 
 static void csv_config(cf_buf *out, const cf_history_config *c, int last)
@@ -88,6 +88,7 @@ static void csv_config(cf_buf *out, const cf_history_config *c, int last)
     cf_csv_put_int(out, c->global_batch, 0);
     cf_csv_put_number(out, c->lr, 0);
     cf_csv_put_int(out, c->spot, 0);
+    cf_csv_put_int(out, c->spot && c->mixed, 0); /* spot with an on-demand fallback (spot+od) */
     cf_csv_put_number(out, c->step_time_s, 0);
     cf_csv_put_number(out, c->hours, 0);
     cf_csv_put_number(out, c->usd_per_node_hour, 0);

@@ -2,6 +2,8 @@
 """CI gates: each gate passes and fails where it should, with exit code 5
 (CF_EXIT_GATE) on failure, and the full result is printed in both cases.
 Usage: test_gates.py CLOUDFIT_BINARY SOURCE_DIR"""
+import csv
+import io
 import json
 import math
 import os
@@ -111,6 +113,10 @@ def test_spot_alone_to_spot_with_fallback_is_a_change_everywhere():
     rc, out, err = run("history", "--db", db, "-f", "json")
     rows = json.loads(out)
     assert rows[0]["chosen"]["spot"] is True and rows[0]["chosen"]["mixed"] is True, rows[0]["chosen"]
+    rc, out, err = run("history", "--db", db, "-f", "csv")
+
+    row = next(csv.DictReader(io.StringIO(out)))
+    assert (row["spot"], row["mixed"]) == ("1", "1"), row
 
 
 def test_a_baseline_of_another_job_is_said():
