@@ -173,6 +173,7 @@ static cf_status init_context(spec_ctx *c, const char *path, cf_spec *out)
 cf_status cf_spec_parse(const char *json_text, size_t len, const char *path, cf_spec *out)
 {
     memset(out, 0, sizeof *out);
+    spec_failure_reset();
     if (!json_text)
         return cf_error_set(CF_ERR_INVALID, "%s: no JSON text", path ? path : "<spec>");
     spec_ctx *c = malloc(sizeof *c);

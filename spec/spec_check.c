@@ -117,6 +117,31 @@ static void describe_value(const cJSON *got, char *out, size_t n)
 
 /* ---- errors ---------------------------------------------------------------- */
 
+/* The last failure of this thread's parse as (key path, text), apart from
+ * the message that joins them: a caller that wrote a value itself (the
+ * command-line overrides) names its own source by the key, not by reading
+ * the message. */
+static _Thread_local struct {
+    char key[SPEC_KEYPATH_MAX];
+    char text[SPEC_MSG_MAX];
+} last_failure;
+
+void spec_failure_reset(void)
+{
+    last_failure.key[0] = '\0';
+    last_failure.text[0] = '\0';
+}
+
+const char *spec_failure_key(void)
+{
+    return last_failure.key;
+}
+
+const char *spec_failure_text(void)
+{
+    return last_failure.text;
+}
+
 cf_status spec_fail(const spec_ctx *c, const char *fmt, ...)
 {
     char text[SPEC_MSG_MAX];
@@ -124,6 +149,8 @@ cf_status spec_fail(const spec_ctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    snprintf(last_failure.key, sizeof last_failure.key, "%s", c->keypath);
+    snprintf(last_failure.text, sizeof last_failure.text, "%s", text);
     if (c->keypath_len == 0)
         return cf_error_set(CF_ERR_INVALID, "%s: %s", c->file, text);
     return cf_error_set(CF_ERR_INVALID, "%s: %s: %s", c->file, c->keypath, text);

@@ -82,7 +82,9 @@ static int write_overrides(cJSON *doc, const cf_spec_overrides *ov)
 /* The spec was valid without the overrides, so what the revalidation
  * refused came from the command line: a usage error (exit 2) naming the
  * option, not the spec key it was written to ("search.deadline_hours:
- * expected ... up to 1e6" read as a fault of the file). */
+ * expected ... up to 1e6" read as a fault of the file). The option is
+ * found by the key path the validator failed at (an element of a list
+ * override fails at "search.clouds[1]"), never by the message's words. */
 static cf_status override_error(void)
 {
     static const char *const keys[][2] = {
@@ -95,13 +97,12 @@ static cf_status override_error(void)
     char why[1024], hint[512];
     snprintf(why, sizeof why, "%s", cf_error_message());
     snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const char *at = strstr(why, keys[i][0]);
+    const char *failed = spec_failure_key();
+    for (size_t i = 0; failed[0] && i < sizeof keys / sizeof *keys; i++) {
         size_t n = strlen(keys[i][0]);
-        if (!at || (at[n] != ':' && at[n] != '[' && at[n] != ' '))
+        if (strncmp(failed, keys[i][0], n) != 0 || (failed[n] != '\0' && failed[n] != '['))
             continue;
-        const char *rest = strstr(at, ": ");
-        cf_error_set(CF_ERR_USAGE, "option '%s': %s", keys[i][1], rest ? rest + 2 : why);
+        cf_error_set(CF_ERR_USAGE, "option '%s': %s", keys[i][1], spec_failure_text());
         if (hint[0])
             cf_error_hint("%s", hint);
         return CF_ERR_USAGE;

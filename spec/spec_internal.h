@@ -61,6 +61,13 @@ void spec_pop(spec_ctx *c, size_t mark);
 
 /* "FILE: KEY.PATH: " followed by the formatted text. */
 cf_status spec_fail(const spec_ctx *c, const char *fmt, ...) CF_PRINTF(2, 3);
+/* The key path ("" at the top level) and text of this thread's last
+ * spec_fail since spec_failure_reset(); both "" when the last error was
+ * not a value's (a JSON syntax error, out of memory). cf_spec_parse resets
+ * it on entry. */
+void spec_failure_reset(void);
+const char *spec_failure_key(void);
+const char *spec_failure_text(void);
 /* "expected WHAT, got TYPE" where TYPE names got's JSON type ("a string"). */
 cf_status spec_fail_type(const spec_ctx *c, const char *what, const cJSON *got);
 /* "expected WHAT, got VALUE" where VALUE is got itself (-1, "sometimes"). */

@@ -942,6 +942,21 @@ static void test_effective_spec(void **state)
     ov.deadline_hours = 1e9;
     assert_int_equal(cf_spec_effective(&file, &ov, &bad), CF_ERR_USAGE);
     assert_string_equal(cf_error_message(), "option '--deadline-hours': expected a positive number up to 1e6, got 1000000000");
+    /* the option is the one whose key failed, whatever the message quotes: a
+     * value that reads like another key still names --cloud */
+    cf_spec_overrides_init(&ov);
+    const char *lookalike[] = {"search.budget_usd: x"};
+    ov.clouds = lookalike;
+    ov.n_clouds = 1;
+    assert_int_equal(cf_spec_effective(&file, &ov, &bad), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "option '--cloud': "));
+    /* an element of a list override fails at its index, and names the option */
+    cf_spec_overrides_init(&ov);
+    const char *twice[] = {"us-east-1", "us-east-1"};
+    ov.regions = twice;
+    ov.n_regions = 2;
+    assert_int_equal(cf_spec_effective(&file, &ov, &bad), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "option '--region': "));
     cf_spec_free(&file);
     cf_spec_free(&same);
     cf_spec_free(&eff);
