@@ -256,10 +256,16 @@ void cf_completion_zsh(const cf_completion_command *cmds, size_t n_cmds, cf_buf 
             cf_buf_puts(out, " \\\n      ");
             const char *repeat = o->repeatable ? "*" : "";
             /* "--opt=": the value after '=' or as the next word ("--objective=<TAB>" completed nothing) */
-            /* a long-only flag takes an optional "=true"/"=false" in the same word ("=-" and "::") */
-            int flag_value = !o->takes_value && !o->short_name;
-            const char *eq = o->takes_value ? "=" : flag_value ? "=-" : "";
-            if (o->short_name)
+            /* a flag's long form takes an optional "=true"/"=false" in the same word ("=-" and "::");
+             * its short form takes none, so a flag with both is two specs that exclude each other */
+            int flag_value = !o->takes_value;
+            const char *eq = o->takes_value ? "=" : "=-";
+            if (o->short_name && flag_value) {
+                cf_buf_printf(out, "'(-%c --%s)%s-%c[", o->short_name, o->long_name, repeat, o->short_name);
+                zsh_text(out, o->help);
+                cf_buf_printf(out, "]' \\\n      '(-%c --%s)%s--%s%s[", o->short_name, o->long_name, repeat,
+                              o->long_name, eq);
+            } else if (o->short_name)
                 cf_buf_printf(out, "'(-%c --%s)'%s{-%c,--%s%s}'[", o->short_name, o->long_name, repeat, o->short_name,
                               o->long_name, eq);
             else

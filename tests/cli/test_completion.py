@@ -195,7 +195,7 @@ try() {  # $1: a line to complete; prints what the completion added after it
 
 def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
     """zsh gave no history ids with --db on the line or an option before the subcommand (it looked at the second
-    word and never passed --db), and nothing after '--objective=' or a flag's '--no-history='. Driven through a
+    word and never passed --db), and nothing after '--objective=' or a flag's '--no-history=' or '--quiet='. Driven through a
     real zsh on a pseudo-terminal."""
     zsh = shutil.which("zsh")
     if not zsh:
@@ -210,7 +210,8 @@ def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
     with open(os.path.join(fp, "_cloudfit"), "w") as f:
         f.write(cloudfit("completion", "zsh"))
     lines = ["cloudfit history show --db %s " % db, "cloudfit history -q --db=%s show " % db,
-             "cloudfit record --db %s " % db, "cloudfit recommend --objective=", "cloudfit recommend --no-history="]
+             "cloudfit record --db %s " % db, "cloudfit recommend --objective=", "cloudfit recommend --no-history=",
+             "cloudfit recommend --quiet="]
     script = ZPTY + "".join("try '%s'\n" % line for line in lines)
     p = subprocess.run([zsh, "-f", "-c", script], capture_output=True, text=True, timeout=120,
                        env=dict(ENV, FP=fp, BINDIR=BINDIR))
@@ -220,6 +221,8 @@ def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
         assert got[line].strip().endswith(" 1") or got[line].rstrip().endswith("1"), (line, got[line])
     assert all(w in got[lines[3]] for w in ("cost", "time", "balanced")), got[lines[3]]
     assert "true" in got[lines[4]] and "false" in got[lines[4]], got[lines[4]]  # a flag's =true/=false
+    # ... also for a flag with a short form (-q): the brace form {-q,--quiet} gave its long form no value
+    assert "true" in got[lines[5]] and "false" in got[lines[5]], got[lines[5]]
 
 
 def test_usage():
