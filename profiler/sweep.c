@@ -299,29 +299,50 @@ static cf_status noise_run(const cf_probe_backend *be, cf_probe *probe, const cf
         if (k > CF_PROBE_MAX_MICRO)
             k = CF_PROBE_MAX_MICRO;
     }
-    out->noise_local_batch = b;
-    out->noise_micro_batches = k;
-    out->noise_steps = o->noise_steps;
-    progress(ps, "noise scale: %d steps of %d micro-batches", o->noise_steps, k);
-    cf_probe_run run = {b, k, o->noise_steps, 0, o->seed};
     cf_probe_result res;
-    memset(&res, 0, sizeof res);
-    cf_status st = be->run(probe, &run, &res);
-    ps->done++;
-    if (st == CF_OK && (st = note_device(out, &res, be->name)) != CF_OK)
-        cf_probe_result_free(&res);
-    if (st != CF_OK) {
-        cf_error_prefix("%s backend, noise run (local batch %d × %d micro-batches)", be->name, b, k);
-        if (st != CF_ERR_INTERRUPTED && st != CF_ERR_NOMEM) {
-            out->noise_failed = 1;
-            snprintf(out->noise_error, sizeof out->noise_error, "the noise run failed: %s", cf_error_message());
+    int first_oom_b = 0;
+    for (;;) {
+        out->noise_local_batch = b;
+        out->noise_micro_batches = k;
+        out->noise_steps = o->noise_steps;
+        progress(ps, "noise scale: %d steps of %d micro-batches", o->noise_steps, k);
+        cf_probe_run run = {b, k, o->noise_steps, 0, o->seed};
+        memset(&res, 0, sizeof res);
+        cf_status st = be->run(probe, &run, &res);
+        if (!first_oom_b)
+            ps->done++; /* one run in the plan, however often it is retried smaller */
+        if (st == CF_OK && (st = note_device(out, &res, be->name)) != CF_OK)
+            cf_probe_result_free(&res);
+        if (st != CF_OK) {
+            cf_error_prefix("%s backend, noise run (local batch %d × %d micro-batches)", be->name, b, k);
+            if (st != CF_ERR_INTERRUPTED && st != CF_ERR_NOMEM) {
+                out->noise_failed = 1;
+                snprintf(out->noise_error, sizeof out->noise_error, "the noise run failed: %s", cf_error_message());
+            }
+            return st;
         }
-        return st;
-    }
-    if (res.oom) {
-        snprintf(out->noise_error, sizeof out->noise_error, "the noise run (%d × %d) ran out of memory", k, b);
+        if (!res.oom)
+            break;
+        int model_oom = res.oom_model;
         cf_probe_result_free(&res);
-        return CF_OK;
+        /* The noise run holds more than a sweep step of the same batch (each
+         * micro-batch's gradient beside the running mean), so a batch under
+         * the sweep's ceiling can still run out: halve the micro-batch and
+         * keep the recipe's batch as more of them. The estimator takes any
+         * micro-batch size (docs/profiler.md). */
+        if (!first_oom_b)
+            first_oom_b = b;
+        if (b < 2 || m0 / (b / 2) > CF_PROBE_MAX_MICRO || model_oom) {
+            if (first_oom_b != b)
+                snprintf(out->noise_error, sizeof out->noise_error,
+                         "the noise run ran out of memory at every micro-batch from %d down to %d", first_oom_b, b);
+            else
+                snprintf(out->noise_error, sizeof out->noise_error, "the noise run (%d × %d) ran out of memory", k, b);
+            return CF_OK;
+        }
+        progress(ps, "noise scale: out of memory at micro-batch %d; again at %d", b, b / 2);
+        b /= 2;
+        k = m0 / b;
     }
     cf_gns gns;
     cf_gns_config cfg = {o->noise_steps / 4.0, 0};

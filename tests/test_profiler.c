@@ -40,6 +40,7 @@ static cf_status run_profile(const cf_probe_backend *be, const cf_spec *spec, cf
 }
 
 static int fail_at_batch = 0;   /* train_step fails (not OOM) at this batch */
+static int noise_ceiling = 0;   /* not 0: a step of several micro-batches runs out of memory above this batch */
 
 static double uniform01(struct cf_engine *e)
 {
@@ -100,6 +101,8 @@ static cf_status fake_step(cf_engine *e, int b, int k, cf_engine_step *out)
         return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: local batch %d (model state 1 MiB + activations)", b);
     if (b == fail_at_batch)
         return cf_error_set(CF_ERR_INVALID, "training diverged");
+    if (noise_ceiling != 0 && k > 1 && b > noise_ceiling)
+        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: %d micro-batches of %d (gradients kept apart)", k, b);
     e->steps++;
     double mean[DIM] = {0};
     for (int j = 0; j < k; j++) {
@@ -221,6 +224,44 @@ static void test_sweep_fit_ceiling_and_noise(void **state)
         assert_true(p.noise_trace[i].samples_seen > p.noise_trace[i - 1].samples_seen);
     assert_true(log.calls >= 6);
     assert_int_equal(log.last_done, log.last_total);
+    cf_spec_free(&spec);
+}
+
+/* The noise run keeps each micro-batch's gradient, so it can run out of
+ * memory under the sweep's ceiling: it is run again at half the micro-batch
+ * (the recipe's batch as twice as many) until it fits, and says when none does. */
+static void test_noise_run_retries_smaller_micro_batches(void **state)
+{
+    (void)state;
+    cf_spec spec;
+    load_spec(spec_text, &spec);
+    cf_probe_backend be = cf_probe_engine_backend(&fake_ops);
+    cf_profile_options o;
+    cf_profile_options_init(&o);
+    o.noise_steps = 400;
+    progress_log log = {0, 0, 0};
+    o.progress = on_progress;
+    o.progress_ctx = &log;
+    cf_profile p;
+    noise_ceiling = 3;
+    cf_status st = run_profile(&be, &spec, &o, &p);
+    noise_ceiling = 0;
+    assert_int_equal(st, CF_OK);
+    assert_true(p.has_noise);
+    assert_int_equal(p.noise_local_batch, 2); /* 8 and 4 ran out */
+    assert_int_equal(p.noise_micro_batches, 32);
+    double truth = analytic_b_noise();
+    assert_true(fabs(p.b_noise - truth) / truth < 0.15);
+    assert_int_equal(log.last_done, log.last_total);
+
+    noise_ceiling = -1; /* no micro-batch fits, down to 1 (64 micro-batches: the limit) */
+    log = (progress_log){0, 0, 0};
+    o.noise_micro_batches = 8;
+    st = run_profile(&be, &spec, &o, &p);
+    noise_ceiling = 0;
+    assert_int_equal(st, CF_OK);
+    assert_false(p.has_noise);
+    assert_non_null(strstr(p.noise_error, "ran out of memory at every micro-batch from 8 down to 1"));
     cf_spec_free(&spec);
 }
 
@@ -355,6 +396,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_fit_ceiling_and_noise),
+        cmocka_unit_test(test_noise_run_retries_smaller_micro_batches),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_spec_key),
         cmocka_unit_test(test_failure_returns_nothing),
