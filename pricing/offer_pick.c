@@ -115,7 +115,7 @@ cf_status cf_offer_for_trace(const cf_catalog *catalog, const cf_trace_offer_que
     if (!instance && !gpu)
         return CF_OK;
     int retired = 0;
-    if (gpu && !q->gpu) { /* the trace's own name (a --gpu is the catalog's: the command line checks it) */
+    if (gpu) { /* the trace's own name or --gpu, read alike: a retired GPU (K80) either way */
         cf_offer_match where = {.instance_type = instance, .cloud = cloud, .region = region,
                                 .gpus_per_vm = instance ? 0 : tv->gpus_per_vm};
         cf_status st = trace_gpu_model(catalog, gpu, &where, q->region != NULL, &gpu, &retired);

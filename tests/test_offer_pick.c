@@ -114,10 +114,14 @@ static void test_trace_offer(void **state)
     assert_string_equal(note, "the trace's VM (1 × K80 per VM, instance type not recorded) is not in the catalog; its "
                               "availability is applied to g4dn.xlarge (T4), the cheapest offer of that size in its "
                               "region");
-    /* ... but not when the user named the GPU */
+    /* ... and when the user named it (--gpu K80, as the hint for a trace without index.csv asks) */
     q.gpu = "K80";
-    assert_null(offer_of(&q, note, sizeof note));
-    assert_string_equal(note, "");
+    assert_ptr_equal(offer_of(&q, note, sizeof note), &vms[0]);
+    assert_non_null(strstr(note, "(1 × K80 per VM, instance type not recorded) is not in the catalog"));
+    /* a --gpu that no GPU table row names is an error, as the trace's own name is */
+    q.gpu = "K81";
+    const cf_vm *offer = NULL;
+    assert_int_equal(cf_offer_for_trace(&catalog, &q, &offer, note, sizeof note), CF_ERR_INVALID);
     /* nothing names a VM */
     t = trace_vm("aws", "us-east-1", "", "", 1);
     q = (cf_trace_offer_query){.vm = &t};

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/pricing.h"
 #include "cloudfit/usecase/simulate.h"
 #include "commands.h"
 #include "exit_codes.h"
@@ -108,6 +109,26 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog *c
     return rc;
 }
 
+/* --cloud, --region and --gpu name known things. --gpu names the trace's
+ * VM type, so a GPU the GPU table knows is enough: a retired one that no
+ * offer sells (K80) gets the cheapest offer of its size, as when the GPU
+ * comes from index.csv or the trace's path (docs/spot.md). */
+static int check_names(const cf_cli_options *o, const cf_catalog *catalog)
+{
+    cf_cli_options checked = *o;
+    checked.gpus.n = 0;
+    int rc = cf_cli_check_search_options(&checked, catalog);
+    for (int i = 0; rc == 0 && i < o->gpus.n; i++) {
+        if (cf_catalog_gpu_resolve(catalog, o->gpus.items[i]))
+            continue;
+        cf_cli_options one = {0};
+        one.gpus.items = &o->gpus.items[i];
+        one.gpus.n = 1;
+        rc = cf_cli_check_search_options(&one, catalog); /* its message and hint */
+    }
+    return rc;
+}
+
 int cmd_simulate(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
     (void)argc;
@@ -126,7 +147,7 @@ int cmd_simulate(int argc, char **argv, const cf_cli_options *o, int n_positiona
         rc = cf_report_error();
     cf_catalog_source source;
     if (rc == 0 && (rc = cf_cli_catalog_read(o, db, db_name, 1, &source)) == 0) {
-        rc = cf_cli_check_search_options(o, &source.catalog); /* --gpu, --cloud, --region: known names */
+        rc = check_names(o, &source.catalog);
         if (rc == 0)
             rc = run(o, spec, &source.catalog, db, db_name, rules, batches);
         cf_catalog_source_close(&source);

@@ -179,7 +179,7 @@ def test_simulate_trace_gpu_names():
     """A trace's GPU as its path or index.csv spells it is read as GPU names are read elsewhere; a family
     the catalog sells in two sizes there (A100: 40 and 80 GB) is refused with a hint, never replaced by the
     cheapest VM of any GPU with as many GPUs (a T4, exit 0). Only a retired GPU (K80) gets a stand-in, and
-    its note names what is known, not '?'. --cloud or --region alone name no VM."""
+    its note names what is known, not '?' — also when --gpu names it. --cloud or --region alone name no VM."""
     pub = os.path.join(TMP, "gpu-names", "availability", "1-node", "gcp-02-15-2023")
     os.makedirs(pub, exist_ok=True)
     a100 = os.path.join(pub, "us-central1-a_a100_1.csv")
@@ -209,6 +209,14 @@ def test_simulate_trace_gpu_names():
     plain = os.path.join(TMP, "gpu-names", "plain.csv")
     with open(plain, "w") as f:
         f.write("t_s,nodes_available\n0,1\n300,0\n600,1\n")
+    # ... and so does --gpu K80, which the hint for a trace without index.csv asks for (it was refused:
+    # "no VM in catalog 'embedded' has GPU 'K80'")
+    rc, out, err = run("simulate", RESNET, "--trace", plain, "--gpu", "K80", "--cloud", "aws", "--region", "us-west-2",
+                       "--max-catalog-age-days", "100000", "-f", "json")
+    note = json.loads(out)["plan"]["note"] if rc == 0 else ""
+    assert rc == 0 and "K80" in note and "not in the catalog" in note, (err, note)
+    rc, out, err = run("simulate", RESNET, "--trace", plain, "--gpu", "K8O")
+    assert rc == 2 and "option '--gpu': unknown GPU 'K8O'" in err, err
     for args in (["--region", "us-east-1"], ["--cloud", "aws"]):
         rc, out, err = run("simulate", RESNET, "--trace", plain, *args)
         assert rc == 3 and "which VM was this trace recorded on?" in err and "  " not in err.splitlines()[0], err
