@@ -175,8 +175,10 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
         cJSON_AddNumberToObject(j, "steps", st->steps);
         cJSON_AddNumberToObject(j, "attempts", st->attempts);
         cJSON_AddBoolToObject(j, "failed", st->failed);
-        if (st->error[0])
+        if (st->error[0]) /* null when it did not fail: every run has the same keys (docs/search.md) */
             cJSON_AddStringToObject(j, "error", st->error);
+        else
+            cJSON_AddNullToObject(j, "error");
         add_number_or_null(j, "measured_step_time_s", st->measured_step_s);
         add_number_or_null(j, "predicted_step_time_s", st->predicted_step_s);
         add_number_or_null(j, "predicted_log_sd", isfinite(st->predicted_step_s) ? st->predicted_sd : NAN);

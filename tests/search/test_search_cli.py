@@ -219,6 +219,9 @@ def test_exec_flaky_run_is_retried():
              and r["config"]["nodes"] == 1]
     assert flaky and flaky[0]["attempts"] == 2 and not flaky[0]["failed"], flaky
     assert "exited with status 3" in flaky[0]["error"]
+    # every run has the same keys: a run that did not fail says so with a null error (the key was absent)
+    assert all("error" in r for r in runs), runs
+    assert all(r["error"] is None for r in runs if not r["failed"] and r["attempts"] == 1), runs
 
 
 def test_usage_and_data_errors():
