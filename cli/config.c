@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cloudfit/common/json.h"
@@ -204,13 +205,27 @@ static int load(void)
     int rc = cf_cli_config_path(config_file, sizeof config_file);
     if (rc)
         return rc;
+    const char *env = getenv("CLOUDFIT_CONFIG");
+    int from_env = env && *env;
+    if (from_env && strcmp(config_file, "/dev/null") == 0)
+        return 0; /* the usual way to say "no configuration file" (as GIT_CONFIG=/dev/null) */
     if (!config_file[0] || access(config_file, F_OK) != 0) {
-        if (getenv("CLOUDFIT_CONFIG") && *getenv("CLOUDFIT_CONFIG")) {
+        if (from_env) {
             cf_log_error("cannot read the configuration file '%s' (CLOUDFIT_CONFIG): %s", config_file, strerror(errno));
             cf_log_hint("point CLOUDFIT_CONFIG at an existing file, or unset it to use the default place (docs/config.md)");
             return CF_EXIT_DATA;
         }
         return 0;
+    }
+    struct stat sb;
+    if (stat(config_file, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* named, but no file to read */
+        cf_log_error("cannot read the configuration file '%s'%s: %s", config_file, from_env ? " (CLOUDFIT_CONFIG)" : "",
+                     S_ISDIR(sb.st_mode) ? "it is a directory" : "not a regular file");
+        if (from_env)
+            cf_log_hint("point CLOUDFIT_CONFIG at a JSON file, or at /dev/null for none (docs/config.md)");
+        else
+            cf_log_hint("the configuration file is a JSON file of option defaults; move this one away (docs/config.md)");
+        return CF_EXIT_DATA;
     }
     if (cf_json_load_file(config_file, &config_doc) != CF_OK)
         return cf_report_error();

@@ -237,6 +237,15 @@ def test_bad_files_name_the_file_and_the_key():
     os.remove(CONFIG)
     rc, out, err = run("recommend", SPEC, "--no-history", CLOUDFIT_CONFIG=os.path.join(TMP, "missing.json"))
     assert rc == 3 and "missing.json" in err, err
+    # a directory is named as the configuration file, with where the name came from (it said only
+    # "cannot read 'd': Is a directory"); /dev/null reads none
+    folder = os.path.join(TMP, "config-folder")
+    os.makedirs(folder, exist_ok=True)
+    rc, out, err = run("recommend", SPEC, "--no-history", CLOUDFIT_CONFIG=folder)
+    assert rc == 3 and "configuration file" in err and "(CLOUDFIT_CONFIG): it is a directory" in err, err
+    assert "hint: point CLOUDFIT_CONFIG at a JSON file" in err, err
+    rc, out, err = run("recommend", SPEC, "--no-history", "-q", CLOUDFIT_CONFIG="/dev/null")
+    assert rc == 0 and err == "", err
 
 
 def test_values_are_checked_like_the_command_line():
