@@ -102,10 +102,12 @@ void cf_history_list_table(const cf_history_list_report *r, cf_buf *out)
     /* narrow terminals: the commit, global batch, branch and region go first, the date loses its
      * year and seconds; names are cut last */
     static const cf_text_column columns[] = {
-        {"ID", 1, 0, 0, 0, NULL},        {"CREATED", 0, 0, 0, 4, NULL},   {"SPEC", 0, 0, 1, 0, NULL},
-        {"CLOUD/REGION", 0, 5, 1, 0, NULL}, {"INSTANCE", 0, 0, 1, 0, NULL}, {"NODES×GPUS", 0, 0, 0, 0, NULL},
-        {"GLOBAL", 1, 2, 0, 0, NULL},    {"TIME", 1, 0, 0, 0, NULL},      {"TOTAL $", 1, 0, 0, 0, NULL},
-        {"BRANCH", 0, 3, 1, 0, NULL},    {"COMMIT", 0, 1, 0, 0, NULL}};
+        {"ID", 1, 0, 0, 0, NULL, NULL},           {"CREATED", 0, 0, 0, 4, NULL, NULL},
+        {"SPEC", 0, 0, 1, 0, NULL, NULL},         {"CLOUD/REGION", 0, 5, 1, 0, NULL, NULL},
+        {"INSTANCE", 0, 0, 1, 0, NULL, NULL},     {"NODES×GPUS", 0, 0, 0, 0, NULL, NULL},
+        {"GLOBAL", 1, 2, 0, 0, NULL, NULL},       {"TIME", 1, 0, 0, 0, NULL, NULL},
+        {"TOTAL $", 1, 0, 0, 0, NULL, NULL},      {"BRANCH", 0, 3, 1, 0, NULL, NULL},
+        {"COMMIT", 0, 1, 0, 0, NULL, NULL}};
     enum { NC = sizeof columns / sizeof *columns, CELL = 96 };
     char(*cells)[NC][CELL] = calloc(r->n ? r->n : 1, sizeof *cells);
     char(*created_short)[CELL] = calloc(r->n ? r->n : 1, sizeof *created_short);

@@ -79,8 +79,9 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
     static const char *const head[] = {"GPU", "CLOUD", "GPUS/VM", "$/GPU-HR", "SPOT $/GPU-HR",
                                        "CHEAPEST (ON-DEMAND)"};
     /* narrow terminals: the VM sizes go first, then the spot price; the cheapest offer is cut */
-    static const cf_text_column columns[] = {{NULL, 0, 0, 0, 0, NULL}, {NULL, 0, 0, 0, 0, NULL}, {NULL, 0, 2, 1, 0, NULL},
-                                             {NULL, 1, 0, 0, 0, NULL}, {NULL, 1, 3, 0, 0, NULL}, {NULL, 0, 0, 1, 0, NULL}};
+    static const cf_text_column columns[] = {
+        {NULL, 0, 0, 0, 0, NULL, NULL}, {NULL, 0, 0, 0, 0, NULL, NULL}, {NULL, 0, 2, 1, 0, NULL, NULL},
+        {NULL, 1, 0, 0, 0, NULL, NULL}, {NULL, 1, 3, 0, 0, NULL, NULL}, {NULL, 0, 0, 1, 0, NULL, NULL}};
     char(*cells)[MAX_COLS][CELL] = new_cells(r->n_rows, head, 6, out);
     for (size_t i = 0; cells && i < r->n_rows; i++) {
         const cf_gpu_cloud_prices *g = &r->rows[i];
@@ -203,9 +204,10 @@ void cf_prices_offers_table(const cf_prices_offers_report *r, cf_buf *out)
     /* narrow terminals: the spot price's kind goes first, then the VM's network, CPUs, memory and
      * interruption rate; names are cut last */
     static const cf_text_column columns[] = {
-        {NULL, 0, 0, 0, 0, NULL}, {NULL, 0, 0, 1, 0, NULL}, {NULL, 0, 0, 1, 0, NULL}, {NULL, 1, 0, 0, 0, NULL},
-        {NULL, 1, 3, 0, 0, NULL}, {NULL, 1, 4, 0, 0, NULL}, {NULL, 1, 2, 0, 0, NULL}, {NULL, 1, 0, 0, 0, NULL},
-        {NULL, 1, 0, 0, 0, NULL}, {NULL, 0, 1, 1, 0, NULL}, {NULL, 0, 5, 0, 0, NULL}};
+        {NULL, 0, 0, 0, 0, NULL, NULL}, {NULL, 0, 0, 1, 0, NULL, NULL}, {NULL, 0, 0, 1, 0, NULL, NULL},
+        {NULL, 1, 0, 0, 0, NULL, NULL}, {NULL, 1, 3, 0, 0, NULL, NULL}, {NULL, 1, 4, 0, 0, NULL, NULL},
+        {NULL, 1, 2, 0, 0, NULL, NULL}, {NULL, 1, 0, 0, 0, NULL, NULL}, {NULL, 1, 0, 0, 0, NULL, NULL},
+        {NULL, 0, 1, 1, 0, NULL, NULL}, {NULL, 0, 5, 0, 0, NULL, NULL}};
     char(*cells)[MAX_COLS][CELL] = new_cells(r->n_offers, head, 11, out);
     for (size_t i = 0; cells && i < r->n_offers; i++) {
         const cf_vm *vm = r->offers[i];

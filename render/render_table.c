@@ -47,22 +47,23 @@ static void fmt_count(char *out, size_t n, double v)
 /* The ranking's columns and what goes first when the terminal is narrow
  * (cloudfit/render/text_table.h): the redundant mark, the accumulation,
  * the global batch, the VM price, then the intervals, then the region,
- * batch and LR (the explanation below repeats the chosen one's). Rank,
+ * batch and LR (the explanation below repeats the chosen one's); the
+ * left-out line names the intervals as it does the columns. Rank,
  * instance, shape and cost always stay; the time too unless even the cut
  * instance names leave no room (the explanation below gives the pick's). */
 static const cf_text_column columns[] = {
-    {"#", 1, 0, 0, 0, NULL},
-    {"CLOUD/REGION", 0, 9, 1, 0, NULL},
-    {"INSTANCE", 0, 0, 1, 0, NULL},
-    {"NODES×GPUS", 0, 0, 0, 0, NULL},
-    {"BATCH/GPU", 1, 7, 0, 0, NULL},
-    {"ACCUM", 1, 2, 0, 0, NULL},
-    {"GLOBAL", 1, 3, 0, 0, NULL},
-    {"LR", 1, 8, 0, 0, NULL},
-    {"TIME (80%)", 1, -1, 0, 5, "TIME"},
-    {"$/HR", 1, 4, 0, 0, NULL},
-    {"TOTAL $ (80%)", 1, 0, 0, 6, "TOTAL $"},
-    {"CHOSEN", 0, 1, 0, 0, NULL},
+    {"#", 1, 0, 0, 0, NULL, NULL},
+    {"CLOUD/REGION", 0, 9, 1, 0, NULL, NULL},
+    {"INSTANCE", 0, 0, 1, 0, NULL, NULL},
+    {"NODES×GPUS", 0, 0, 0, 0, NULL, NULL},
+    {"BATCH/GPU", 1, 7, 0, 0, NULL, NULL},
+    {"ACCUM", 1, 2, 0, 0, NULL, NULL},
+    {"GLOBAL", 1, 3, 0, 0, NULL, NULL},
+    {"LR", 1, 8, 0, 0, NULL, NULL},
+    {"TIME (80%)", 1, -1, 0, 5, "TIME", "80% interval"},
+    {"$/HR", 1, 4, 0, 0, NULL, NULL},
+    {"TOTAL $ (80%)", 1, 0, 0, 6, "TOTAL $", "80% interval"},
+    {"CHOSEN", 0, 1, 0, 0, NULL, NULL},
 };
 #define N_COLUMNS (sizeof columns / sizeof *columns)
 #define CELL 96

@@ -56,15 +56,68 @@ static void rule(cf_buf *out, int total)
     cf_buf_puts(out, "\n");
 }
 
+/* Whether the short cells of `col` give up what those of `other` do. */
+static int gives_up_same(const cf_text_column *col, const cf_text_column *other)
+{
+    return col->short_gives_up && other->short_gives_up && strcmp(col->short_gives_up, other->short_gives_up) == 0;
+}
+
+/* `left_out` from what was given up, in order (`given_up`: the columns, `as_short`: shown short, not
+ * left out): a column left out by its title; the columns shown short that say what that leaves out
+ * once, at the first of them: "the 80% interval of TIME", "the 80% intervals of TIME and TOTAL $"
+ * (a column left out after it was shown short is named by its title only). */
+static void name_left_out(const cf_text_table *t, const size_t *given_up, int *as_short, size_t n, const int *shown,
+                          cf_buf *left_out)
+{
+    for (size_t e = 0; e < n; e++)
+        if (as_short[e] && !shown[given_up[e]])
+            as_short[e] = -1; /* shown short, then left out: named by its title only */
+    for (size_t e = 0; e < n; e++) {
+        const cf_text_column *col = &t->columns[given_up[e]];
+        if (as_short[e] < 0)
+            continue;
+        if (!as_short[e]) {
+            cf_buf_printf(left_out, "%s%s", left_out->len ? ", " : "", col->title);
+            continue;
+        }
+        if (!col->short_gives_up)
+            continue;
+        int named = 0;
+        size_t alike = 0;
+        for (size_t k = 0; k < n; k++)
+            if (as_short[k] > 0 && gives_up_same(col, &t->columns[given_up[k]])) {
+                if (k < e)
+                    named = 1;
+                alike++;
+            }
+        if (named)
+            continue;
+        cf_buf_printf(left_out, "%sthe %s%s of ", left_out->len ? ", " : "", col->short_gives_up, alike > 1 ? "s" : "");
+        for (size_t k = e, i = 0; k < n; k++) {
+            const cf_text_column *other = &t->columns[given_up[k]];
+            if (as_short[k] <= 0 || !gives_up_same(col, other))
+                continue;
+            cf_buf_printf(left_out, "%s%s", i == 0 ? "" : i + 1 == alike ? " and " : ", ",
+                          other->short_title ? other->short_title : other->title);
+            i++;
+        }
+    }
+}
+
 void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
 {
     size_t nc = t->n_columns;
     int *widths = calloc(nc ? nc : 1, sizeof *widths), *shown = calloc(nc ? nc : 1, sizeof *shown);
     int *is_short = calloc(nc ? nc : 1, sizeof *is_short);
-    if (!widths || !shown || !is_short) {
+    /* what was given up, in order: each column at most once left out and once shown short */
+    size_t *given_up = calloc(nc ? 2 * nc : 1, sizeof *given_up), n_given_up = 0;
+    int *as_short = calloc(nc ? 2 * nc : 1, sizeof *as_short);
+    if (!widths || !shown || !is_short || !given_up || !as_short) {
         free(widths);
         free(shown);
         free(is_short);
+        free(given_up);
+        free(as_short);
         out->failed = 1;
         return;
     }
@@ -90,14 +143,14 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
         }
         if (pick == nc)
             break;
+        given_up[n_given_up] = pick;
+        as_short[n_given_up++] = pick_short;
         if (pick_short) {
             is_short[pick] = 1;
             widths[pick] = column_width(t, is_short, pick);
             continue;
         }
         shown[pick] = 0;
-        if (left_out)
-            cf_buf_printf(left_out, "%s%s", left_out->len ? ", " : "", t->columns[pick].title);
     }
     /* Then shorten the cut columns, the widest first, down to 6 columns or their title. */
     while (t->width > 0 && total_width(t, widths, shown) > t->width) {
@@ -114,9 +167,11 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
     for (size_t c = nc; t->width > 0 && c-- > 0 && total_width(t, widths, shown) > t->width;)
         if (shown[c] && t->columns[c].priority < 0) {
             shown[c] = 0;
-            if (left_out)
-                cf_buf_printf(left_out, "%s%s", left_out->len ? ", " : "", t->columns[c].title);
+            given_up[n_given_up] = c;
+            as_short[n_given_up++] = 0;
         }
+    if (left_out)
+        name_left_out(t, given_up, as_short, n_given_up, shown, left_out);
     int total = total_width(t, widths, shown);
     size_t last = 0;
     for (size_t c = 0; c < nc; c++)
@@ -163,6 +218,8 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
     free(widths);
     free(shown);
     free(is_short);
+    free(given_up);
+    free(as_short);
 }
 
 void cf_text_table_note(const cf_buf *left_out, int width, cf_buf *out)

@@ -1,7 +1,8 @@
 /* Tests of fitting text to a terminal (issue 31): common/text_wrap.c
  * (widths without colour escapes, wrapping at spaces with the continuation
  * indented, long words cut, cells cut with "…") and render/text_table.c
- * (columns left out and shortened by priority, the note saying which,
+ * (columns left out and shortened by priority, the note saying which and
+ * naming the intervals the short cells leave out,
  * no limit at width 0; durations in the unit that shows differences). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -88,8 +89,8 @@ static void test_cut(void **state)
 }
 
 static const cf_text_column cols[] = {
-    {"#", 1, 0, 0, 0, NULL},      {"NAME", 0, 0, 1, 0, NULL},         {"EXTRA", 0, 1, 0, 0, NULL},
-    {"MORE", 1, 2, 0, 0, NULL},   {"TIME (80%)", 1, 0, 0, 3, "TIME"},
+    {"#", 1, 0, 0, 0, NULL, NULL},    {"NAME", 0, 0, 1, 0, NULL, NULL},          {"EXTRA", 0, 1, 0, 0, NULL, NULL},
+    {"MORE", 1, 2, 0, 0, NULL, NULL}, {"TIME (80%)", 1, 0, 0, 3, "TIME", NULL},
 };
 static const char *const cells[] = {"1", "lambda/asia-northeast-1", "something", "42", "11.1 h (6.8–18.2)",
                                     "2", "aws/us-east-1",           "else",      "7",  "16.3 h (11.6–22.9)"};
@@ -136,6 +137,77 @@ static void test_table_gives_up_detail_in_priority_order(void **state)
     cf_buf note = CF_BUF_INIT;
     cf_text_table_note(&left, 36, &note);
     assert_string_equal(cf_buf_cstr(&note), "(left out to fit 36 columns: EXTRA, MORE; --wide shows every column)\n");
+    cf_buf_free(&note);
+    cf_buf_free(&out);
+    cf_buf_free(&left);
+}
+
+/* Two columns whose short cells leave out their interval, as the ranking's TIME and TOTAL $: the
+ * left-out line names the intervals with the columns, in the order given up (tests/golden pins the
+ * ranking's line at 80 columns). */
+static const cf_text_column interval_cols[] = {
+    {"#", 1, 0, 0, 0, NULL, NULL},
+    {"NAME", 0, 0, 1, 0, NULL, NULL},
+    {"EXTRA", 0, 1, 0, 0, NULL, NULL},
+    {"TIME (80%)", 1, -1, 0, 2, "TIME", "80% interval"},
+    {"COST (80%)", 1, 0, 0, 3, "COST", "80% interval"},
+    {"MORE", 1, 4, 0, 0, NULL, NULL},
+};
+static const char *const interval_cells[] = {"1", "lambda/asia-northeast-1", "something", "11.1 h (6.8–18.2)",
+                                             "50.88 (31.14–83.43)", "42"};
+static const char *const interval_shorts[] = {NULL, NULL, NULL, "11.1 h", "50.88", NULL};
+
+static void render_intervals(int width, cf_buf *out, cf_buf *left_out)
+{
+    cf_text_table t = {.columns = interval_cols, .n_columns = 6, .cells = interval_cells,
+                       .short_cells = interval_shorts, .n_rows = 1, .width = width, .lead = 1, .gap = 2,
+                       .rules = 1, .highlight_row = -1};
+    cf_text_table_render(&t, out, left_out);
+    assert_false(cf_buf_failed(out));
+}
+
+static void test_table_names_the_intervals_it_leaves_out(void **state)
+{
+    (void)state;
+    cf_buf out = CF_BUF_INIT, left = CF_BUF_INIT;
+    render_intervals(0, &out, &left);
+    assert_int_equal(left.len, 0);
+    int full = widest(cf_buf_cstr(&out));
+    cf_buf_free(&out);
+    int seen_one = 0, seen_both = 0;
+    for (int width = full; width >= 8; width--) {
+        render_intervals(width, &out, &left);
+        const char *t = cf_buf_cstr(&out), *l = cf_buf_cstr(&left);
+        int time_shown = strstr(t, "TIME") != NULL, time_range = strstr(t, "(6.8") != NULL;
+        int cost_range = strstr(t, "(31.14") != NULL;
+        /* an interval is named exactly when a column still shown lost it */
+        if (time_range && cost_range) {
+            assert_null(strstr(l, "interval"));
+        } else if (!cost_range && (!time_shown || time_range)) {
+            assert_non_null(strstr(l, "the 80% interval of COST"));
+            seen_one = 1;
+        } else if (!time_range && time_shown && cost_range) {
+            assert_non_null(strstr(l, "the 80% interval of TIME"));
+        } else {
+            assert_non_null(strstr(l, "the 80% intervals of TIME and COST"));
+            seen_both = 1;
+        }
+        /* a column left out is named by its title only */
+        if (!time_shown) {
+            assert_non_null(strstr(l, "TIME (80%)"));
+            assert_null(strstr(l, "of TIME"));
+        }
+        cf_buf_free(&out);
+        cf_buf_free(&left);
+    }
+    assert_true(seen_one && seen_both);
+    /* both intervals go (steps 2 and 3) after EXTRA (1) and before MORE (4) */
+    render_intervals(28, &out, &left);
+    assert_string_equal(cf_buf_cstr(&left), "EXTRA, the 80% intervals of TIME and COST, MORE");
+    cf_buf note = CF_BUF_INIT;
+    cf_text_table_note(&left, 28, &note);
+    assert_string_equal(cf_buf_cstr(&note), "(left out to fit 28 columns: EXTRA, the 80% intervals of TIME and COST, "
+                                            "MORE; --wide shows every column)\n");
     cf_buf_free(&note);
     cf_buf_free(&out);
     cf_buf_free(&left);
@@ -193,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_wrap_never_exceeds_the_width),
         cmocka_unit_test(test_cut),
         cmocka_unit_test(test_table_gives_up_detail_in_priority_order),
+        cmocka_unit_test(test_table_names_the_intervals_it_leaves_out),
         cmocka_unit_test(test_durations_show_differences),
         cmocka_unit_test(test_help_stated_default),
     };

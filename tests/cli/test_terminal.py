@@ -126,6 +126,7 @@ def test_nothing_wider_than_the_terminal():
     flat80, flat120 = (re.sub(r"\s+", " ", text) for text in (rec80, rec120))  # the note may wrap
     left80 = re.search(r"left out to fit 80 columns: ([^;]*);", flat80)
     assert "--wide shows every column" in flat80 and left80 and "LR" in left80.group(1), rec80[:3000]
+    assert "the 80% intervals of TIME and TOTAL $" in left80.group(1), rec80[:3000]
     if "left out to fit" in flat120:
         left120 = re.search(r"left out to fit 120 columns: ([^;]*);", flat120)
         assert len(left120.group(1).split(",")) < len(left80.group(1).split(",")), (left80.group(1), left120.group(1))
@@ -157,6 +158,11 @@ def test_pipes_keep_the_full_table_unless_width():
     p = subprocess.run([BIN, "recommend", "-n", "5", "--no-history", "-q", "--width", "72", EXAMPLE],
                        capture_output=True, text=True, env=ENV, timeout=120)
     assert p.returncode == 0 and not too_wide(p.stdout.splitlines(), 72), too_wide(p.stdout.splitlines(), 72)
+    # the intervals went with the columns, and the note names them with the columns (it named the columns only)
+    flat72 = re.sub(r"\s+", " ", p.stdout)
+    assert "(6.8–18.2)" not in flat72 and "(31.14–83.43)" not in flat72, p.stdout
+    left72 = re.search(r"left out to fit 72 columns: ([^;]*);", flat72)
+    assert left72 and "$/HR, the 80% intervals of TIME and TOTAL $" in left72.group(1), flat72
     # where even the cut instance names leave no room, the time goes (and the note says so) rather than every
     # row being wrapped as prose with its cost on the next line
     p = subprocess.run([BIN, "recommend", "-n", "5", "--no-history", "-q", "--width", "40", EXAMPLE],

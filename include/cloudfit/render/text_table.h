@@ -3,7 +3,9 @@
  * detail in steps, the lowest number first: a column with `priority` p is
  * left out at step p (the caller is told which, so the reader learns that
  * --wide shows them), a column with `short_priority` q switches to its
- * short cells at step q ("11.1 h" for "11.1 h (6.8–18.2)"); then the
+ * short cells at step q ("11.1 h" for "11.1 h (6.8–18.2)"; what they
+ * give up is named with the columns left out when the column says what:
+ * `short_gives_up`); then the
  * columns marked `cut` are shortened with "…"; then, only if that was not
  * enough, the columns of negative `priority` are left out, the rightmost
  * first (else the rows would be wrapped as prose). Width 0 = no limit:
@@ -21,6 +23,9 @@ typedef struct {
     int cut;             /* may be shortened with "…" (text such as names) */
     int short_priority;  /* step at which it shows its short cells; 0 = never */
     const char *short_title; /* its title then; NULL = the same */
+    const char *short_gives_up; /* what the short cells leave out, for the left-out line ("80% interval":
+                                   "the 80% interval of TIME", or "the 80% intervals of TIME and
+                                   TOTAL $" for every short column saying the same); NULL = not named */
 } cf_text_column;
 
 typedef struct {
@@ -38,12 +43,14 @@ typedef struct {
     int color;
 } cf_text_table;
 
-/* Appends the table. `left_out` gets the titles of the columns left out,
- * ", "-separated ("" when none). */
+/* Appends the table. `left_out` gets what was left out, ", "-separated, in
+ * the order it was given up ("" when none): the titles of the columns left
+ * out and, for the columns shown short with a `short_gives_up`, what their
+ * short cells leave out ("the 80% intervals of TIME and TOTAL $"). */
 void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out);
 
-/* The line that says what was left out: "(columns left out to fit N
- * columns: A, B; --wide shows them)\n", nothing when `left_out` is empty. */
+/* The line that says what was left out: "(left out to fit N columns: A,
+ * B; --wide shows every column)\n", nothing when `left_out` is empty. */
 void cf_text_table_note(const cf_buf *left_out, int width, cf_buf *out);
 
 /* A duration in the unit that shows differences: minutes under an hour
