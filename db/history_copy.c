@@ -5,7 +5,9 @@
  * their keys; so a second copy adds only what is new. The ids of the
  * destination are its own: the children of a copied row (alternatives, CI
  * row, gates; snapshot rows; probes; a measurement's recommendation) follow
- * their parent's new id. Everything is written in one transaction. */
+ * their parent's new id, and a name of a copied snapshot ("snapshot-N": a
+ * recommendation's catalog, a snapshot's base) its new name. Everything is
+ * written in one transaction. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,10 +123,50 @@ static char *insert_sql(const table_desc *t, const char *tail)
     return sql;
 }
 
+/* An old-id → new-id map of copied rows: recommendations (measurements
+ * follow it) and price snapshots (what refers to one by name follows it). */
+typedef struct {
+    long long *old_ids, *new_ids;
+    size_t n, cap;
+} id_map;
+
+static cf_status map_add(id_map *m, long long old_id, long long new_id)
+{
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        long long *a = realloc(m->old_ids, cap * sizeof *a);
+        if (a)
+            m->old_ids = a;
+        long long *b = a ? realloc(m->new_ids, cap * sizeof *b) : NULL;
+        if (!a || !b)
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        m->new_ids = b;
+        m->cap = cap;
+    }
+    m->old_ids[m->n] = old_id;
+    m->new_ids[m->n++] = new_id;
+    return CF_OK;
+}
+
+/* old ids are added in ascending order (the copy reads ORDER BY id) */
+static long long map_find(const id_map *m, long long old_id)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->old_ids[mid] < old_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n && m->old_ids[lo] == old_id ? m->new_ids[lo] : 0;
+}
+
 /* The open statements of a copy. */
 typedef struct {
     cf_db *from, *to;
     cf_history_copy_counts *counts;
+    const id_map *snapshots; /* source → destination ids of the price snapshots, copied first */
 } copy_ctx;
 
 /* Copies every row of `select` (its columns those of t, in order; the
@@ -184,7 +226,28 @@ typedef struct {
     const char *insert_tail; /* " ON CONFLICT … DO NOTHING RETURNING id" */
     const char *find;        /* SELECT id FROM t WHERE key = ?1 [AND …]: the key columns as parameters */
     const int key_cols[2];   /* columns of t (0-based) bound to find's ?1, ?2; -1 = none */
+    const int snapshot_col;  /* column of t naming a price snapshot ("snapshot-N"), -1 = none */
 } parent_desc;
+
+/* Binds column `col` of the source row, a catalog name, as parameter
+ * `index`: "snapshot-N" becomes the name of snapshot N's copy, since the
+ * destination numbers the snapshots it copies itself and its own
+ * "snapshot-N" is another one (or none); other names ("embedded", a
+ * snapshot the source no longer holds) are copied as they are. */
+static void copy_snapshot_name(const copy_ctx *x, cf_db_stmt *src, int col, cf_db_stmt *dst, int index)
+{
+    const char *name = cf_db_column_is_null(src, col) ? NULL : cf_db_column_text(src, col);
+    long long old_id = 0, new_id = 0;
+    int end = 0;
+    if (name && x->snapshots && sscanf(name, "snapshot-%lld%n", &old_id, &end) == 1 && name[end] == '\0' &&
+        (new_id = map_find(x->snapshots, old_id)) > 0) {
+        char renamed[32];
+        snprintf(renamed, sizeof renamed, "snapshot-%lld", new_id);
+        cf_db_bind_text(dst, index, renamed);
+        return;
+    }
+    copy_value(src, col, dst, index, 't');
+}
 
 /* The destination's id of the row with src's key, 0 when there is none. */
 static cf_status find_existing(copy_ctx *x, const parent_desc *p, cf_db_stmt *src, long long *id)
@@ -222,8 +285,12 @@ static cf_status copy_parent(copy_ctx *x, const parent_desc *p, cf_db_stmt *src,
     st = cf_db_prepare(x->to, sql, &dst) == CF_OK ? CF_OK : cf_db_error(x->to, "cannot prepare insert into");
     free(sql);
     int n = n_columns(p->t);
-    for (int i = 0; st == CF_OK && i < n; i++)
-        copy_value(src, i + 1, dst, i + 1, type_of(p->t, i));
+    for (int i = 0; st == CF_OK && i < n; i++) {
+        if (i == p->snapshot_col)
+            copy_snapshot_name(x, src, i + 1, dst, i + 1);
+        else
+            copy_value(src, i + 1, dst, i + 1, type_of(p->t, i));
+    }
     int rc = st == CF_OK ? cf_db_step(dst) : CF_DB_FAILED;
     if (st == CF_OK && rc == CF_DB_ROW) {
         *new_id = cf_db_column_int64(dst, 0);
@@ -235,44 +302,6 @@ static cf_status copy_parent(copy_ctx *x, const parent_desc *p, cf_db_stmt *src,
     if (st != CF_OK || *is_new)
         return st;
     return find_existing(x, p, src, new_id); /* skipped by its conflict clause: there already */
-}
-
-/* An old-id → new-id map of copied recommendations (measurements follow it). */
-typedef struct {
-    long long *old_ids, *new_ids;
-    size_t n, cap;
-} id_map;
-
-static cf_status map_add(id_map *m, long long old_id, long long new_id)
-{
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        long long *a = realloc(m->old_ids, cap * sizeof *a);
-        if (a)
-            m->old_ids = a;
-        long long *b = a ? realloc(m->new_ids, cap * sizeof *b) : NULL;
-        if (!a || !b)
-            return cf_error_set(CF_ERR_NOMEM, "out of memory");
-        m->new_ids = b;
-        m->cap = cap;
-    }
-    m->old_ids[m->n] = old_id;
-    m->new_ids[m->n++] = new_id;
-    return CF_OK;
-}
-
-/* old ids are added in ascending order (the copy reads ORDER BY id) */
-static long long map_find(const id_map *m, long long old_id)
-{
-    size_t lo = 0, hi = m->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->old_ids[mid] < old_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < m->n && m->old_ids[lo] == old_id ? m->new_ids[lo] : 0;
 }
 
 static cf_status copy_measurements(copy_ctx *x, const id_map *map)
@@ -367,14 +396,25 @@ static cf_status copy_body(cf_db *to, void *data)
 {
     copy_ctx *x = data;
     (void)to;
-    id_map map = {0};
+    id_map map = {0}, snapshot_map = {0};
     long long ignored = 0;
     char select[1200];
     snprintf(select, sizeof select, "SELECT %s FROM specs", specs_t.columns);
     cf_status st = copy_rows(x, &specs_t, select, 0, " ON CONFLICT DO NOTHING", 0, 0, &x->counts->specs, &ignored);
+    /* Snapshots before the recommendations, whose catalog_name names one:
+     * both follow the snapshots' new ids (copy_snapshot_name), as does a
+     * copied snapshot's base (an earlier snapshot: ids ascend). */
+    if (st == CF_OK) {
+        static const parent_desc snap = {&snapshots_t, " RETURNING id",
+                                         "SELECT id FROM price_snapshots WHERE fetched_at = ?1 AND content_hash = ?2",
+                                         {0, 4}, 2};
+        static const table_desc *const rows[] = {&snapshot_rows_t};
+        x->snapshots = &snapshot_map;
+        st = copy_family(x, &snap, rows, 1, "snapshot_id", &snapshot_map, &x->counts->snapshots, NULL);
+    }
     if (st == CF_OK) {
         static const parent_desc rec = {&recommendations_t, " ON CONFLICT (uid) DO NOTHING RETURNING id",
-                                        "SELECT id FROM recommendations WHERE uid = ?1", {25, -1}};
+                                        "SELECT id FROM recommendations WHERE uid = ?1", {25, -1}, 5};
         static const table_desc *const children[] = {&alternatives_t, &ci_runs_t, &gates_t};
         st = copy_family(x, &rec, children, 3, "recommendation_id", &map, &x->counts->recommendations,
                          &x->counts->recommendations_present);
@@ -383,20 +423,16 @@ static cf_status copy_body(cf_db *to, void *data)
         st = copy_measurements(x, &map);
     free(map.old_ids);
     free(map.new_ids);
+    x->snapshots = NULL;
+    free(snapshot_map.old_ids);
+    free(snapshot_map.new_ids);
     if (st == CF_OK) {
         snprintf(select, sizeof select, "SELECT %s FROM profiles", profiles_t.columns);
         st = copy_rows(x, &profiles_t, select, 0, " ON CONFLICT DO NOTHING", 0, 0, &x->counts->profiles, &ignored);
     }
     if (st == CF_OK) {
-        static const parent_desc snap = {&snapshots_t, " RETURNING id",
-                                         "SELECT id FROM price_snapshots WHERE fetched_at = ?1 AND content_hash = ?2",
-                                         {0, 4}};
-        static const table_desc *const rows[] = {&snapshot_rows_t};
-        st = copy_family(x, &snap, rows, 1, "snapshot_id", NULL, &x->counts->snapshots, NULL);
-    }
-    if (st == CF_OK) {
         static const parent_desc run = {&search_runs_t, " ON CONFLICT (uid) DO NOTHING RETURNING id",
-                                        "SELECT id FROM search_runs WHERE uid = ?1", {23, -1}};
+                                        "SELECT id FROM search_runs WHERE uid = ?1", {23, -1}, -1};
         static const table_desc *const probes[] = {&probes_t};
         st = copy_family(x, &run, probes, 1, "search_id", NULL, &x->counts->search_runs, NULL);
     }
@@ -409,7 +445,7 @@ cf_status cf_history_copy(cf_db *from, cf_db *to, cf_history_copy_counts *counts
     if (cf_db_schema_version(from) != cf_db_migration_count)
         return cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; copying needs version %d", from->path,
                             cf_db_schema_version(from), cf_db_migration_count);
-    copy_ctx x = {from, to, counts};
+    copy_ctx x = {from, to, counts, NULL};
     cf_status st = cf_db_transaction(to, copy_body, &x);
     if (st != CF_OK) {
         cf_history_copy_counts none = {0};

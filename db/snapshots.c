@@ -100,13 +100,20 @@ static void read_row(cf_db_stmt *stmt, cf_snapshot *s)
     copy_col(stmt, 5, s->content_hash, sizeof s->content_hash);
 }
 
+/* Newest = fetched last, not inserted last: `history migrate` inserts an
+ * older database's snapshots with the destination's next ids, and one
+ * fetched half a year ago must not become the catalog in use. fetched_at
+ * is ISO 8601 UTC ("2026-11-18T06:13:20Z"), so text order is time order;
+ * snapshots fetched in the same second go by id (the later insert). */
+#define NEWEST_FIRST "ORDER BY fetched_at DESC, id DESC"
+
 cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found)
 {
     *found = 0;
     memset(out, 0, sizeof *out);
     cf_db_stmt *stmt = NULL;
     if (cf_db_prepare(db, "SELECT id, fetched_at, sources, base, row_count, content_hash, vms_csv FROM price_snapshots"
-                           " WHERE status = 'good' ORDER BY id DESC LIMIT 1", &stmt) != CF_OK)
+                           " WHERE status = 'good' " NEWEST_FIRST " LIMIT 1", &stmt) != CF_OK)
         return cf_db_error(db, "cannot query price snapshots in");
     int rc = cf_db_step(stmt);
     cf_status st = CF_OK;
@@ -146,7 +153,7 @@ cf_status cf_snapshot_list(cf_db *db, cf_snapshot *out, size_t cap, size_t *out_
     *out_n = 0;
     cf_db_stmt *stmt = NULL;
     if (cf_db_prepare(db, "SELECT id, fetched_at, sources, base, row_count, content_hash FROM price_snapshots"
-                           " WHERE status = 'good' ORDER BY id DESC", &stmt) != CF_OK)
+                           " WHERE status = 'good' " NEWEST_FIRST, &stmt) != CF_OK)
         return cf_db_error(db, "cannot query price snapshots in");
     int rc;
     while (*out_n < cap && (rc = cf_db_step(stmt)) == CF_DB_ROW)

@@ -15,7 +15,9 @@ typedef struct {
  * their probes, in one transaction on `to` (all or nothing). A row copied
  * before (the same uid; for snapshots the same fetch time and content)
  * is not copied again, so running it twice copies nothing the second
- * time. Both databases must have this cloudfit's schema (open `to` with
+ * time. Copied rows get `to`'s ids; a name of a copied snapshot (a
+ * recommendation's catalog_name, a snapshot's base: "snapshot-N") is
+ * renamed to its copy's id. Both databases must have this cloudfit's schema (open `to` with
  * cf_db_open, which migrates it). counts: what was copied
  * (recommendations_present: recommendations that were there already). */
 cf_status cf_history_copy(cf_db *from, cf_db *to, cf_history_copy_counts *counts);

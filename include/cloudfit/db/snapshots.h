@@ -4,7 +4,9 @@
  * as gpu_vms.csv text, when it was fetched, which clouds were refreshed,
  * its row count and SHA-256, plus the refreshed rows in a queryable table.
  * A snapshot is written in one transaction, so a reader sees all of it or
- * none; the newest snapshot with status 'good' is the one in use. */
+ * none; the newest snapshot with status 'good' is the one in use: newest
+ * by fetch time (the same second: by id), since `history migrate` gives
+ * an older database's snapshots the destination's next ids. */
 #ifndef CLOUDFIT_DB_SNAPSHOTS_H
 #define CLOUDFIT_DB_SNAPSHOTS_H
 #include <stddef.h>
@@ -45,9 +47,10 @@ typedef struct {
 
 /* Stores a snapshot (one transaction); *out_id gets its id. */
 cf_status cf_snapshot_insert(cf_db *db, const cf_snapshot_new *snap, long long *out_id);
-/* The newest good snapshot with its CSV; *found = 0 when there is none. */
+/* The newest good snapshot (by fetched_at, then id) with its CSV; *found =
+ * 0 when there is none. */
 cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found);
-/* Up to `cap` snapshots, newest first, without CSV text; *out_n = count. */
+/* Up to `cap` snapshots, newest (fetched) first, without CSV text; *out_n = count. */
 cf_status cf_snapshot_list(cf_db *db, cf_snapshot *out, size_t cap, size_t *out_n);
 void cf_snapshot_free(cf_snapshot *snap);
 
