@@ -72,5 +72,13 @@ int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catal
         rc = check_option(catalog, &gpus, "gpu");
     if (rc == 0 && o->regions.n)
         rc = check_option(catalog, &regions, "region");
+    /* A preference names regions of any cloud (the config file's list
+     * serves every --cloud), so it is checked against the whole catalog:
+     * a region no cloud has is a typo that would drop the preference
+     * without a word, as --region's would match nothing. */
+    cf_catalog_filter preferred = {.regions = o->prefer_regions.items, .n_regions = (size_t)o->prefer_regions.n,
+                                   .spot = CF_SPOT_ALLOW};
+    if (rc == 0 && o->prefer_regions.n)
+        rc = check_option(catalog, &preferred, "prefer-region");
     return rc;
 }

@@ -17,7 +17,8 @@ int cf_cli_catalog_open(const cf_cli_options *o, int with_overrides, cf_catalog_
  * reads (cf_cli_db_open_existing; NULL = none yet), shown as `db_name`. */
 int cf_cli_catalog_read(const cf_cli_options *o, cf_db *db, const char *db_name, int with_overrides,
                         cf_catalog_source *out);
-/* The --cloud, --gpu and --region values checked against the catalog on
+/* The --cloud, --gpu, --region and --prefer-region values (the last two
+ * also from the configuration file) checked against the catalog on
  * their own, so a bad value is a usage error that names the option (exit
  * 2), not a fault of the spec. 0 or the exit code (message printed). */
 int cf_cli_check_search_options(const cf_cli_options *o, const cf_catalog *catalog);

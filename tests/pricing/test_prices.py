@@ -756,6 +756,23 @@ def test_equal_prices_go_to_the_preferred_region_never_the_alphabet():
     assert [o["region"] for o in json.loads(out)["offers"]][:2] == ["us-east-1", "us-west-1"], out
 
 
+def test_unknown_preferred_region_is_a_usage_error():
+    """--prefer-region us-wst-1 (a typo) was accepted silently by prices and recommend, and the config file's
+    prefer-region too: the preference was dropped without a word, while --region us-wst-1 is a usage error with a
+    did-you-mean. It is checked against every cloud's regions (a config list serves every --cloud)."""
+    for args in (("prices", "H100:8", "--cloud", "lambda"), ("recommend", "--no-history", "--cloud", "lambda", EXAMPLE)):
+        rc, out, err = run(*args, "--prefer-region", "us-wst-1")
+        assert rc == 2, (args, rc, err)
+        assert "option '--prefer-region': unknown region 'us-wst-1'" in err, err
+        assert "hint: did you mean 'us-west-1'?" in err, err
+    config = write("prefer-typo.json", {"prefer-region": ["europe-west4", "us-wst-1"]})
+    rc, out, err = run("prices", "H100:8", "--cloud", "lambda", env=dict(BASE_ENV, CLOUDFIT_CONFIG=config))
+    assert rc == 2 and "prefer-typo.json" in err and "unknown region 'us-wst-1'" in err, (rc, err)
+    # a known region of another cloud than --cloud's is a preference for that cloud, not an error
+    rc, out, err = run("prices", "H100:8", "--cloud", "lambda", "--prefer-region", "europe-west4")
+    assert rc == 0, err
+
+
 def test_restricted_regions_left_out_unless_asked():
     """Azure regions that need an access request are not offered by default; the option, or naming the region,
     offers them, and the chosen offer then says what it needs."""
