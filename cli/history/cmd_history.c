@@ -134,11 +134,37 @@ static int query(const cf_cli_options *o, out_format fmt, cf_history_query_reque
     return rc;
 }
 
+/* A filter given as "" (a script's unset variable: --spec-hash "$HASH") is
+ * a usage error naming the option: as a prefix "" matched every spec's rows,
+ * and a name "" matched none, both without a word (docs/exit-codes.md). */
+static int nonempty_filter(const char *option, const char *value, const char *expected)
+{
+    if (!value || value[0])
+        return 0;
+    cf_log_error("option '%s' expects %s, got ''", option, expected);
+    cf_log_hint("leave '%s' out to list every recommendation", option);
+    return CF_EXIT_USAGE;
+}
+
+static int nonempty_filters(const cf_cli_options *o)
+{
+    int rc = 0;
+    if ((rc = nonempty_filter("--spec-hash", o->spec_hash, "a spec hash or its first digits")) ||
+        (rc = nonempty_filter("--model", o->model, "a spec name")) ||
+        (rc = nonempty_filter("--branch", o->branch, "a branch name")))
+        return rc;
+    for (int i = 0; i < o->clouds.n && !rc; i++)
+        rc = nonempty_filter("--cloud", o->clouds.items[i], "a cloud name");
+    for (int i = 0; i < o->gpus.n && !rc; i++)
+        rc = nonempty_filter("--gpu", o->gpus.items[i], "a GPU name");
+    return rc;
+}
+
 static int list(const cf_cli_options *o, out_format fmt)
 {
     char since[32], until[32];
     int rc;
-    if ((rc = parse_time_option("--since", o->since, since, sizeof since)) ||
+    if ((rc = nonempty_filters(o)) || (rc = parse_time_option("--since", o->since, since, sizeof since)) ||
         (rc = parse_time_option("--until", o->until, until, sizeof until)))
         return rc;
     cf_history_query_request req = {

@@ -220,6 +220,22 @@ def test_since_until_are_checked_dates():
     assert rc == 2 and "--older-than" in err and "month 13" in err, (rc, err)
 
 
+def test_empty_filters_are_usage_errors():
+    """history --spec-hash '' listed every spec's rows (an empty prefix matches all: a script's unset $HASH got
+    other jobs' recommendations), and --gpu/--cloud/--model/--branch '' silently listed none; each is a usage
+    error naming the option, as docs/exit-codes.md says of empty values (and --since '' already was)."""
+    db = new_db("empty_filters")
+    recommend(db, example("resnet18-cifar10.json"))
+    recommend(db, spec_variant("other-empty", name="other-model"))
+    for opt in ("--spec-hash", "--gpu", "--cloud", "--model", "--branch"):
+        for fmt in ("json", "table"):
+            rc, out, err = run("history", "--db", db, "-f", fmt, opt, "")
+            assert rc == 2 and out == "", (opt, fmt, rc, out, err)
+            assert ("cloudfit: option '%s' expects " % opt) in err and "got ''" in err, (opt, err)
+    # one empty value among good ones is refused too
+    rc, out, err = run("history", "--db", db, "--cloud", "gcp", "--cloud", "")
+    assert rc == 2 and "option '--cloud'" in err, (rc, err)
+
 def test_csv_guards_formulas():
     db = new_db("formula")
     branches = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "plain", "a=1"]
