@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "cloudfit/db.h"
 #include "db_internal.h"
@@ -12,6 +13,21 @@
 int cf_db_is_postgresql(const char *target)
 {
     return target && (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0);
+}
+
+int cf_db_same_target(const char *a, const char *b)
+{
+    if (!a || !b)
+        return 0;
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (cf_db_is_postgresql(a) || cf_db_is_postgresql(b))
+        return 0; /* a URL names a server's database: only its spelling is known here */
+    /* Two spellings of one file (./h.db, its absolute path, a symlink, a
+     * hard link) are one device and inode; a file not there yet is no
+     * other file. */
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* A value meant for libpq: key = value, or a scheme:/ that is not one

@@ -276,6 +276,34 @@ static void test_make_private(void **state)
     assert_int_equal(n_private, 1);
 }
 
+/* history migrate's "both the source and the destination": two spellings
+ * of one file are one database; another file, a missing one and URLs are
+ * compared by what they are. */
+static void test_same_target(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK); /* the file exists */
+    cf_db_close(db);
+    char dotted[300], link[300], other[300];
+    snprintf(dotted, sizeof dotted, "%s/./history.db", dir_template);
+    snprintf(link, sizeof link, "%s/link.db", dir_template);
+    snprintf(other, sizeof other, "%s/other.db", dir_template);
+    assert_int_equal(symlink("history.db", link), 0);
+    assert_true(cf_db_same_target(db_path, db_path));
+    assert_true(cf_db_same_target(db_path, dotted));
+    assert_true(cf_db_same_target(link, db_path));
+    assert_false(cf_db_same_target(db_path, other)); /* not there yet */
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_false(cf_db_same_target(db_path, other));
+    assert_true(cf_db_same_target("postgresql://u@h/db", "postgresql://u@h/db"));
+    assert_false(cf_db_same_target("postgresql://u@h/db", db_path));
+    unlink(link);
+    unlink(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -288,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_open_existing),
         cmocka_unit_test(test_make_private),
+        cmocka_unit_test(test_same_target),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -249,9 +249,14 @@ static int migrate(const cf_cli_options *o)
     char from_path[1024], to_path[1024], source[2048];
     if (cf_db_check_target(o->migrate_to, "to") != CF_OK || cf_cli_db_path(o, source, sizeof source) != CF_OK)
         return cf_report_error();
-    if (strcmp(source, o->migrate_to) == 0) {
+    if (cf_db_same_target(source, o->migrate_to)) { /* the file itself, however spelled */
         cf_db_redact(source, from_path, sizeof from_path);
-        cf_log_error("history migrate: '%s' is both the source and the destination", from_path);
+        cf_db_redact(o->migrate_to, to_path, sizeof to_path);
+        if (strcmp(source, o->migrate_to) == 0)
+            cf_log_error("history migrate: '%s' is both the source and the destination", from_path);
+        else
+            cf_log_error("history migrate: '%s' is both the source and the destination ('--to %s' is the same file)",
+                         from_path, to_path);
         cf_log_hint("--db (or CLOUDFIT_DB) names the history to copy, --to where it goes");
         return CF_EXIT_USAGE;
     }

@@ -24,6 +24,10 @@ int cf_db_is_postgresql(const char *target);
  * ("option '--OPTION': takes a file name or a URL ..., not ...", with a
  * hint) never quotes the value. */
 cf_status cf_db_check_target(const char *target, const char *option);
+/* Whether two targets name the same database: the same text, or two
+ * spellings of one existing SQLite file (relative and absolute paths, a
+ * symlink, a hard link: the same device and inode). URLs compare as text. */
+int cf_db_same_target(const char *a, const char *b);
 /* `target` as it may be shown or stored: a URL's password (user:PASSWORD@
  * or password=...) replaced by "***"; a path as it is. */
 void cf_db_redact(const char *target, char *out, size_t n);

@@ -317,6 +317,26 @@ def test_migrate_only_reads_its_source():
     assert open(db, "rb").read() == before
 
 
+def test_migrate_into_itself_under_another_name_is_refused():
+    """`history migrate --to` the source file was refused only when spelled as --db spelled it: ./h.db, the
+    absolute path or a symlink opened the file twice, "copied 0 recommendations (1 were there already)" and
+    exited 0, as if a copy into another database had worked. The files are compared (device and inode)."""
+    db = fresh_db()
+    folder, name = os.path.split(db)
+    link = os.path.join(folder, "link.db")
+    if os.path.lexists(link):
+        os.remove(link)
+    os.symlink(name, link)
+    before = open(db, "rb").read()
+    for to in (name, "./" + name, db, "link.db", os.path.join(folder, ".", name)):
+        rc, out, err = run("history", "--db", name, "migrate", "--to", to, cwd=folder)
+        assert rc == 2 and out == "", (to, rc, out, err)
+        assert "is both the source and the destination" in err and "copied" not in err, (to, err)
+    assert open(db, "rb").read() == before
+    # another file, and a file not there yet, are copies
+    rc, out, err = run("history", "--db", name, "migrate", "--to", "other.db", cwd=folder)
+    assert rc == 0 and "copied 1 recommendations" in out, (rc, out, err)
+
 def test_migrate_again_uses_up_no_ids():
     """A second `history migrate` of the same rows used up an id per row it skipped (the insert its
     conflict clause skipped still took an AUTOINCREMENT id): the destination's next recommendation
