@@ -1,6 +1,7 @@
 /* Renders the results of `cloudfit history` and `cloudfit record`
  * (history_report.h). */
 #include "cloudfit/render/history_report.h"
+#include "cloudfit/render.h"
 #include "cloudfit/render/text_table.h"
 
 #include <math.h>
@@ -36,21 +37,6 @@ static cJSON *config_json(const cf_history_config *c)
     return o;
 }
 
-static cJSON *ci_json(const cf_ci_info *ci)
-{
-    if (!ci->provider[0])
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "provider", ci->provider);
-    cJSON_AddStringToObject(o, "commit", ci->commit);
-    cJSON_AddStringToObject(o, "branch", ci->branch);
-    cJSON_AddStringToObject(o, "base_branch", ci->base_branch);
-    cJSON_AddStringToObject(o, "pull_request", ci->pull_request);
-    cJSON_AddStringToObject(o, "run", ci->run_id);
-    cJSON_AddStringToObject(o, "run_url", ci->run_url);
-    return o;
-}
-
 static cJSON *row_json(const cf_history_row *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -65,7 +51,7 @@ static cJSON *row_json(const cf_history_row *r)
     cJSON_AddStringToObject(cat, "name", r->catalog_name);
     cJSON_AddStringToObject(cat, "date", r->catalog_date);
     cJSON_AddItemToObject(o, "chosen", config_json(&r->chosen));
-    cJSON_AddItemToObject(o, "ci", ci_json(&r->ci));
+    cJSON_AddItemToObject(o, "ci", cf_ci_json(&r->ci)); /* as recommend writes it: null, not "" */
     return o;
 }
 

@@ -19,8 +19,7 @@ static void add_or_null(cJSON *o, const char *key, const char *value)
         cJSON_AddNullToObject(o, key);
 }
 
-/* The "metadata.ci" object (null when not in CI). */
-static cJSON *ci_json(const cf_ci_info *ci)
+cJSON *cf_ci_json(const cf_ci_info *ci)
 {
     if (!ci || !ci->provider[0])
         return cJSON_CreateNull();
@@ -242,7 +241,7 @@ cJSON *cf_report_json(const cf_report *r)
     cJSON *meta = cJSON_AddObjectToObject(doc, "metadata");
     cJSON_AddStringToObject(meta, "tool", "cloudfit " CF_VERSION);
     cJSON_AddStringToObject(meta, "created_at", r->created_at);
-    cJSON_AddItemToObject(meta, "ci", ci_json(r->ci));
+    cJSON_AddItemToObject(meta, "ci", cf_ci_json(r->ci));
     cJSON *spec = cJSON_AddObjectToObject(doc, "spec");
     cJSON_AddStringToObject(spec, "name", r->spec->job.name);
     cJSON_AddStringToObject(spec, "hash", r->spec->hash);

@@ -49,6 +49,12 @@ typedef struct {
 /* The versioned recommendation document (docs/output.md); caller frees. */
 cJSON *cf_report_json(const cf_report *report);
 cJSON *cf_config_json(const cf_config *cfg);
+/* A run's CI metadata (docs/output.md "metadata.ci"): null when not in CI,
+ * else {provider, commit, branch, base_branch, pull_request, run, run_url}
+ * with null for what the CI did not give. recommend's document and the
+ * history's JSON (list, show) write it alike, so one test of "not set"
+ * (`is None`) works on both. */
+cJSON *cf_ci_json(const cf_ci_info *ci);
 /* The human table and explanation. */
 void cf_report_table(const cf_report *report, cf_buf *out, int color);
 /* The same with the ranking fitted to `width` columns (0 = no limit;

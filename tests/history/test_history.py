@@ -130,6 +130,30 @@ def test_ci_metadata_other_providers():
         assert "\x1b[" not in out + err
 
 
+def test_ci_metadata_same_in_history_json():
+    """What the CI did not give (commit, base branch, pull request, run, run URL) was null in recommend's
+    metadata.ci but "" in `history -f json` and `history show -f json`: a consumer telling a branch run from a
+    pull request's by `pull_request is None` got opposite answers. Both now write the same object."""
+    db = new_db("ci-null")
+    doc = recommend(db, example("resnet18-cifar10.json"), env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="main"))
+    want = doc["metadata"]["ci"]
+    assert want["branch"] == "main" and want["pull_request"] is None and want["run_url"] is None, want
+    rc, out, err = run("history", "--db", db, "-f", "json")
+    assert rc == 0 and json.loads(out)[0]["ci"] == want, (out, err)
+    rc, out, err = run("history", "--db", db, "show", "1", "-f", "json")
+    assert rc == 0 and json.loads(out)["ci"] == want, (out, err)
+    # a full GitHub pull request's metadata reads back whole
+    env = clean_env(GITHUB_ACTIONS="true", GITHUB_SHA="0" * 40, GITHUB_REF="refs/pull/7/merge",
+                    GITHUB_HEAD_REF="fix", GITHUB_BASE_REF="main", GITHUB_RUN_ID="5",
+                    GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="acme/train")
+    want = recommend(db, example("resnet18-cifar10.json"), env=env)["metadata"]["ci"]
+    rc, out, err = run("history", "--db", db, "-f", "json", "--limit", "1")
+    assert rc == 0 and json.loads(out)[0]["ci"] == want and want["pull_request"] == "7", (out, err)
+    # outside CI: null, as before
+    recommend(db, example("resnet18-cifar10.json"), env=clean_env())
+    rc, out, err = run("history", "--db", db, "-f", "json", "--limit", "1")
+    assert json.loads(out)[0]["ci"] is None, out
+
 def test_ci_metadata_whole_and_text():
     """A SHA-256 commit id (64 hex) was stored as 63; a branch cut at its field's 255 bytes kept half of an 'é'
     (PostgreSQL refused the row); a byte that is not UTF-8 was stored raw by SQLite and refused by PostgreSQL.
