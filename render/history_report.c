@@ -86,12 +86,14 @@ static void csv_config(cf_buf *out, const cf_history_config *c, int last)
 void cf_history_list_table(const cf_history_list_report *r, cf_buf *out)
 {
     /* narrow terminals: the commit, global batch, branch and region go first, the date loses its
-     * year and seconds; names are cut last */
+     * year and seconds; names are cut; below that (about 62 columns) the time, the date, the
+     * shape and the spec name go in that order, so ID, INSTANCE and TOTAL $ stay on one line
+     * rather than every row being wrapped with its cost on the next (`history show ID` has all) */
     static const cf_text_column columns[] = {
-        {"ID", 1, 0, 0, 0, NULL, NULL},           {"CREATED", 0, 0, 0, 4, NULL, NULL},
-        {"SPEC", 0, 0, 1, 0, NULL, NULL},         {"CLOUD/REGION", 0, 5, 1, 0, NULL, NULL},
-        {"INSTANCE", 0, 0, 1, 0, NULL, NULL},     {"NODES×GPUS", 0, 0, 0, 0, NULL, NULL},
-        {"GLOBAL", 1, 2, 0, 0, NULL, NULL},       {"TIME", 1, 0, 0, 0, NULL, NULL},
+        {"ID", 1, 0, 0, 0, NULL, NULL},           {"CREATED", 0, -2, 0, 4, NULL, NULL},
+        {"SPEC", 0, -4, 1, 0, NULL, NULL},        {"CLOUD/REGION", 0, 5, 1, 0, NULL, NULL},
+        {"INSTANCE", 0, 0, 1, 0, NULL, NULL},     {"NODES×GPUS", 0, -3, 0, 0, NULL, NULL},
+        {"GLOBAL", 1, 2, 0, 0, NULL, NULL},       {"TIME", 1, -1, 0, 0, NULL, NULL},
         {"TOTAL $", 1, 0, 0, 0, NULL, NULL},      {"BRANCH", 0, 3, 1, 0, NULL, NULL},
         {"COMMIT", 0, 1, 0, 0, NULL, NULL}};
     enum { NC = sizeof columns / sizeof *columns, CELL = 96 };

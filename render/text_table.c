@@ -164,12 +164,20 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
             break;
         widths[widest]--;
     }
-    for (size_t c = nc; t->width > 0 && c-- > 0 && total_width(t, widths, shown) > t->width;)
-        if (shown[c] && t->columns[c].priority < 0) {
-            shown[c] = 0;
-            given_up[n_given_up] = c;
-            as_short[n_given_up++] = 0;
-        }
+    /* Then the columns of negative priority: -1 first, then -2, …; of
+     * equals the rightmost first. */
+    while (t->width > 0 && total_width(t, widths, shown) > t->width) {
+        size_t pick = nc;
+        for (size_t c = nc; c-- > 0;)
+            if (shown[c] && t->columns[c].priority < 0 &&
+                (pick == nc || t->columns[c].priority > t->columns[pick].priority))
+                pick = c;
+        if (pick == nc)
+            break;
+        shown[pick] = 0;
+        given_up[n_given_up] = pick;
+        as_short[n_given_up++] = 0;
+    }
     if (left_out)
         name_left_out(t, given_up, as_short, n_given_up, shown, left_out);
     int total = total_width(t, widths, shown);

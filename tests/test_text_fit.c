@@ -213,6 +213,41 @@ static void test_table_names_the_intervals_it_leaves_out(void **state)
     cf_buf_free(&left);
 }
 
+/* Columns of negative priority go only when cutting names is not enough:
+ * -1 first, then -2, whatever their positions (they went rightmost first,
+ * so a table could not keep a column left of a less wanted one); the rest
+ * stays on one line. */
+static void test_negative_priorities_go_in_their_order(void **state)
+{
+    (void)state;
+    static const cf_text_column neg[] = {
+        {"ID", 1, 0, 0, 0, NULL, NULL}, {"CREATED", 0, -1, 0, 0, NULL, NULL}, {"NAME", 0, 0, 1, 0, NULL, NULL},
+        {"TIME", 1, -2, 0, 0, NULL, NULL}, {"TOTAL $", 1, 0, 0, 0, NULL, NULL}};
+    static const char *const rows[] = {"1", "11-18 11:06", "resnet50-imagenet", "11.1 h", "50.88"};
+    /* full: 2+11+17+6+7 + 4 gaps of 2 = 51; the name cut to 6: 40 */
+    struct {
+        int width;
+        const char *left, *header;
+    } cases[] = {{51, "", "ID  CREATED      NAME                 TIME  TOTAL $"},
+                 {40, "", "ID  CREATED      NAME      TIME  TOTAL $"},
+                 {39, "CREATED", "ID  NAME      TIME  TOTAL $"},
+                 {27, "CREATED", "ID  NAME      TIME  TOTAL $"},
+                 {26, "CREATED, TIME", "ID  NAME    TOTAL $"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_buf out = CF_BUF_INIT, left = CF_BUF_INIT;
+        cf_text_table t = {.columns = neg, .n_columns = 5, .cells = rows, .n_rows = 1, .width = cases[i].width,
+                           .gap = 2, .highlight_row = -1};
+        cf_text_table_render(&t, &out, &left);
+        assert_string_equal(cf_buf_cstr(&left), cases[i].left);
+        assert_true(widest(cf_buf_cstr(&out)) <= cases[i].width);
+        const char *text = cf_buf_cstr(&out);
+        assert_memory_equal(text, cases[i].header, strlen(cases[i].header));
+        assert_true(text[strlen(cases[i].header)] == '\n');
+        cf_buf_free(&out);
+        cf_buf_free(&left);
+    }
+}
+
 static void duration(double h, double lo, double hi, const char *want_point, const char *want_range)
 {
     char out[64];
@@ -266,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_cut),
         cmocka_unit_test(test_table_gives_up_detail_in_priority_order),
         cmocka_unit_test(test_table_names_the_intervals_it_leaves_out),
+        cmocka_unit_test(test_negative_priorities_go_in_their_order),
         cmocka_unit_test(test_durations_show_differences),
         cmocka_unit_test(test_help_stated_default),
     };

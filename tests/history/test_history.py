@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -259,6 +260,25 @@ def test_empty_filters_are_usage_errors():
     # one empty value among good ones is refused too
     rc, out, err = run("history", "--db", db, "--cloud", "gcp", "--cloud", "")
     assert rc == 2 and "option '--cloud'" in err, (rc, err)
+
+def test_table_fits_narrow_widths():
+    """Below about 62 columns the table was wider than --width and every line was wrapped: the header split
+    ('TOTAL' / '$'), each row's cost alone on the next line. It now gives up the time, the date, the shape and
+    the spec name in turn (docs/output.md), so each row stays one line with its id and cost."""
+    db = new_db("narrow")
+    fill(db)
+    for width in (62, 61, 60, 50, 40, 30, 22):
+        rc, out, err = run("history", "--db", db, "--width", str(width))
+        assert rc == 0, err
+        lines = out.splitlines()
+        assert all(len(line) <= width for line in lines), (width, out)
+        assert lines[0].split()[0] == "ID" and lines[0].endswith("TOTAL $"), (width, out)
+        rows = lines[1:6]
+        assert [r.split()[0] for r in rows] == ["5", "4", "3", "2", "1"], (width, out)
+        assert all(re.search(r"\s\d+\.\d\d$", r) for r in rows), (width, out)
+        assert "left out to fit %d columns" % width in re.sub(r"\s+", " ", out), (width, out)
+    rc, out, err = run("history", "--db", db, "--width", "60")
+    assert "TIME" not in out.splitlines()[0] and "TIME" in re.sub(r"\s+", " ", out.split("left out")[1]), out
 
 def test_csv_guards_formulas():
     db = new_db("formula")

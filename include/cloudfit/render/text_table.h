@@ -7,9 +7,9 @@
  * give up is named with the columns left out when the column says what:
  * `short_gives_up`); then the
  * columns marked `cut` are shortened with "…"; then, only if that was not
- * enough, the columns of negative `priority` are left out, the rightmost
- * first (else the rows would be wrapped as prose). Width 0 = no limit:
- * every column in full. */
+ * enough, the columns of negative `priority` are left out, -1 first, then
+ * -2 and so on, the rightmost of equals first (else the rows would be
+ * wrapped as prose). Width 0 = no limit: every column in full. */
 #ifndef CLOUDFIT_RENDER_TEXT_TABLE_H
 #define CLOUDFIT_RENDER_TEXT_TABLE_H
 #include <stddef.h>
@@ -19,7 +19,8 @@
 typedef struct {
     const char *title;
     int right;           /* right-aligned */
-    int priority;        /* step at which it is left out; 0 = always shown; < 0 = only when cutting is not enough */
+    int priority;        /* step at which it is left out; 0 = always shown; < 0 = only when cutting is not
+                          * enough, -1 first */
     int cut;             /* may be shortened with "…" (text such as names) */
     int short_priority;  /* step at which it shows its short cells; 0 = never */
     const char *short_title; /* its title then; NULL = the same */
