@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "catalog_write.h"
 #include "cloudfit/pricing/update.h"
@@ -60,7 +61,7 @@ static double env_number(const char *name, double fallback)
 static const cf_price_source *find_source(const char *cloud)
 {
     for (int i = 0; i < N_SOURCES; i++)
-        if (strcmp(SOURCES[i]->cloud, cloud) == 0)
+        if (strcasecmp(SOURCES[i]->cloud, cloud) == 0) /* cloud names ignore case, as in every filter */
             return SOURCES[i];
     return NULL;
 }
@@ -407,13 +408,13 @@ static cf_status finish(merge_state *m, cf_price_update_result *out)
     return CF_OK;
 }
 
-static cf_status check_clouds(const cf_price_update_options *o)
+cf_status cf_prices_update_check_clouds(const char *const *clouds, size_t n_clouds)
 {
-    for (size_t i = 0; i < o->n_clouds; i++) {
-        if (find_source(o->clouds[i]))
+    for (size_t i = 0; i < n_clouds; i++) {
+        if (find_source(clouds[i]))
             continue;
-        cf_error_set(CF_ERR_USAGE, "cannot update prices of cloud '%s'", o->clouds[i]);
-        cf_error_hint("use aws, azure, gcp or lambda");
+        cf_error_set(CF_ERR_USAGE, "cannot update prices of cloud '%s'", clouds[i]);
+        cf_error_hint("prices update fetches the prices of aws, azure, gcp and lambda (names in any case)");
         return CF_ERR_USAGE;
     }
     return CF_OK;
@@ -422,7 +423,7 @@ static cf_status check_clouds(const cf_price_update_options *o)
 cf_status cf_prices_update(const cf_catalog *base, const cf_price_update_options *o, cf_price_update_result *out)
 {
     memset(out, 0, sizeof *out);
-    cf_status st = check_clouds(o);
+    cf_status st = cf_prices_update_check_clouds(o->clouds, o->n_clouds);
     if (st != CF_OK)
         return st;
     cf_http_config http;
@@ -442,7 +443,7 @@ cf_status cf_prices_update(const cf_catalog *base, const cf_price_update_options
         const cf_price_source *src = SOURCES[s];
         int wanted = o->n_clouds == 0;
         for (size_t i = 0; i < o->n_clouds; i++)
-            wanted |= strcmp(o->clouds[i], src->cloud) == 0;
+            wanted |= strcasecmp(o->clouds[i], src->cloud) == 0;
         if (!wanted)
             continue;
         cf_cloud_update *cu = &out->clouds[out->n_clouds++];

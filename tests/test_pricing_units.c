@@ -215,10 +215,25 @@ static void test_update_failure_contract(void **state)
     cf_catalog_free(&cat);
 }
 
+/* prices update takes cloud names in any case, as the filters do ("LAMBDA"
+ * was refused by the update and accepted by the check before it). */
+static void test_update_clouds_ignore_case(void **state)
+{
+    (void)state;
+    const char *const good[] = {"LAMBDA", "Aws", "gcp", "AZURE"};
+    assert_int_equal(cf_prices_update_check_clouds(good, 4), CF_OK);
+    const char *const bad[] = {"lambda", "oracle"};
+    assert_int_equal(cf_prices_update_check_clouds(bad, 2), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "'oracle'"));
+    assert_non_null(strstr(cf_error_hint_text(), "aws, azure, gcp and lambda"));
+    cf_error_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_policy),
+        cmocka_unit_test(test_update_clouds_ignore_case),
         cmocka_unit_test(test_redact_and_encode),
         cmocka_unit_test(test_csv_round_trip),
         cmocka_unit_test(test_old_snapshot_keeps_launchable_rows),

@@ -69,6 +69,13 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
     cf_catalog_free(&known);
     if (checked)
         return checked;
+    /* a cloud of the catalog without a price source: a usage error naming the option */
+    if (cf_prices_update_check_clouds((const char *const *)o->clouds.items, (size_t)o->clouds.n) != CF_OK) {
+        cf_log_error("option '--cloud': %s", cf_error_message());
+        cf_log_hint("%s", cf_error_hint_text());
+        cf_error_clear();
+        return CF_EXIT_USAGE;
+    }
     /* One handle: the base is the catalog in use from it (without
      * overrides: a stored snapshot holds list prices only), the snapshot
      * goes into it. */

@@ -311,6 +311,18 @@ def test_recommend_and_prices_use_the_snapshot():
     assert "Azure Retail Prices API fetched" in offer["source"], offer
 
 
+def test_update_takes_cloud_names_in_any_case():
+    """`prices --cloud LAMBDA` worked (names ignore case) but `prices update --cloud LAMBDA` was refused with
+    "cannot update prices of cloud 'LAMBDA'", a message naming no option. The update takes it as lambda; a name
+    that is no cloud is a usage error naming --cloud."""
+    db = new_db()
+    with FixtureServer() as s:
+        out, err = good_update(s, db, "--cloud", "LAMBDA")
+        assert [row[1] for row in snapshots(db)] == ["lambda"], snapshots(db)
+        assert "LAMBDA" not in out + err, (out, err)
+        rc, out, err = run("prices", "update", "--db", new_db(), "--cloud", "lamda", env=env_for(s))
+    assert rc == 2 and "cloudfit: option '--cloud': unknown cloud 'lamda'" in err and "hint:" in err, (rc, err)
+
 def test_one_row_update_keeps_the_age_of_the_oldest_price():
     """Issue 32: an update that refreshes a few rows does not make the catalog new. Its age is that of the
     oldest price the result depends on, and the warning names the stale clouds."""

@@ -47,7 +47,7 @@ void cf_price_list_free(cf_price_list *list);
 #define CF_PRICE_MAX_CLOUDS 4
 
 typedef struct {
-    const char *const *clouds;  size_t n_clouds;   /* empty = aws, azure, gcp, lambda */
+    const char *const *clouds;  size_t n_clouds;   /* empty = aws, azure, gcp, lambda; any case */
     const char *const *regions; size_t n_regions;  /* empty = regions of the base catalog */
     int clouds_explicit;        /* 1: a missing GCP or Lambda key is an error, not a skip */
     double max_change_factor;   /* a price moving more than this × (or 1/×) is kept out; <= 1 → 3 */
@@ -81,6 +81,10 @@ typedef struct {
     cf_price_list refreshed;    /* final values of every refreshed or added row */
 } cf_price_update_result;
 
+/* CF_ERR_USAGE (message and hint set) when a cloud has no price source;
+ * names ignore case ("LAMBDA" is lambda), as the catalog's filters do.
+ * cf_prices_update checks it too; the CLI checks first to name --cloud. */
+cf_status cf_prices_update_check_clouds(const char *const *clouds, size_t n_clouds);
 /* Fetches and merges. CF_OK when at least one cloud updated (see
  * result->clouds for the others); otherwise the first failure's status and
  * message. `base` is the catalog now in use (newest snapshot or embedded). */
