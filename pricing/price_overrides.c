@@ -203,6 +203,8 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
             if ((pass == 0) != (r->kind == CF_OVERRIDE_DISCOUNT))
                 continue;
             r->rows_matched = 0;
+            r->spot_left_out = 0;
+            r->spot_left_out_example[0] = '\0';
             for (size_t i = 0; i < catalog->n_vms; i++) {
                 cf_vm *vm = &work[i];
                 if (!matches(r, vm))
@@ -249,6 +251,31 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
                 cf_error_hint("check the spelling against 'cloudfit prices GPU' (the catalog's instance types)");
             }
         }
+    }
+    /* A discount on on-demand prices only (a committed-use deal) can bring
+     * on-demand to or below the spot price. The user stated neither price,
+     * so it is no contradiction to refuse (an instance rule's is, above):
+     * that spot price is no discount any more and is left out, as `prices
+     * update` and the catalog loader keep out a spot price not below
+     * on-demand; the discount that did it counts the rows for a warning. */
+    for (size_t i = 0; st == CF_OK && i < catalog->n_vms; i++) {
+        cf_vm *vm = &work[i];
+        if (!(vm->price_ondemand_usd_per_hr > 0 && vm->price_spot_usd_per_hr > 0 &&
+              vm->price_spot_usd_per_hr >= vm->price_ondemand_usd_per_hr * (1 - 1e-9)))
+            continue;
+        /* the rule that set its prices last: an instance rule's prices are the user's (checked above) */
+        cf_price_override *r = rules[i] > 0 ? &ov->items[rules[i] - 1] : NULL;
+        if (!r || r->kind != CF_OVERRIDE_DISCOUNT)
+            continue;
+        if (r->spot_left_out++ == 0)
+            snprintf(r->spot_left_out_example, sizeof r->spot_left_out_example,
+                     "%s/%s %s: spot $%.4g/h, on-demand $%.4g/h", vm->cloud, vm->region, vm->instance_type,
+                     vm->price_spot_usd_per_hr, vm->price_ondemand_usd_per_hr);
+        vm->price_spot_usd_per_hr = 0.0;
+        vm->spot_kind = CF_PRICE_NONE;
+        vm->spot_date[0] = '\0';
+        vm->spot_regional = 0;
+        vm->spot_price_estimated = 0;
     }
     if (st == CF_OK) {
         memcpy(catalog->vms, work, catalog->n_vms * sizeof *work);

@@ -65,8 +65,10 @@ cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *cata
             cJSON_AddNumberToObject(o, "rule", (double)(i + 1));
             cJSON_AddStringToObject(o, "key", r->key_path);
             cJSON_AddStringToObject(o, "kind", r->kind == CF_OVERRIDE_DISCOUNT ? "discount" : "instance");
-            if (r->kind == CF_OVERRIDE_DISCOUNT)
+            if (r->kind == CF_OVERRIDE_DISCOUNT) {
                 cJSON_AddNumberToObject(o, "percent", r->percent);
+                cJSON_AddNumberToObject(o, "spot_prices_left_out", (double)r->spot_left_out);
+            }
             if (r->price_ondemand_usd_per_hr > 0)
                 cJSON_AddNumberToObject(o, "price_ondemand_usd_per_hr", r->price_ondemand_usd_per_hr);
             if (r->price_spot_usd_per_hr > 0)

@@ -149,6 +149,38 @@ static void test_overrides_apply(void **state)
     cf_catalog_free(&cat);
 }
 
+/* A discount on on-demand only (a committed-use deal) that brings on-demand
+ * below the spot price: the spot price is no discount any more and is left
+ * out, counted on the rule (it was kept, spot 31 % above on-demand, while
+ * an instance rule giving the same prices is an error). */
+static void test_ondemand_discount_below_spot_leaves_spot_out(void **state)
+{
+    (void)state;
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
+    const cf_vm *a2 = find(&cat, "gcp", "us-central1", "a2-highgpu-1g");
+    double od = a2->price_ondemand_usd_per_hr, spot = a2->price_spot_usd_per_hr;
+    assert_true(spot > 0 && spot > od * 0.4 && spot < od); /* a 60 % discount puts on-demand below spot */
+    static const char cud[] = "{\"discounts\": [{\"cloud\": \"gcp\", \"gpu\": \"A100-40GB\", \"percent\": 60,"
+                              " \"applies_to\": \"ondemand\"}, {\"cloud\": \"lambda\", \"percent\": 10}]}";
+    cf_price_overrides ov;
+    assert_int_equal(cf_price_overrides_parse(cud, strlen(cud), "cud.json", &ov), CF_OK);
+    int *rules = calloc(cat.n_vms, sizeof *rules);
+    assert_int_equal(cf_price_overrides_apply(&ov, &cat, rules), CF_OK);
+    a2 = find(&cat, "gcp", "us-central1", "a2-highgpu-1g");
+    assert_float_equal(a2->price_ondemand_usd_per_hr, od * 0.4, 1e-9);
+    assert_true(a2->price_spot_usd_per_hr == 0 && a2->spot_kind == CF_PRICE_NONE);
+    assert_true(ov.items[0].spot_left_out >= 1);
+    assert_non_null(strstr(ov.items[0].spot_left_out_example, "gcp/"));
+    assert_int_equal(ov.items[1].spot_left_out, 0);
+    for (size_t i = 0; i < cat.n_vms; i++) /* no row anywhere is left with spot at or above on-demand */
+        assert_false(cat.vms[i].price_ondemand_usd_per_hr > 0 &&
+                     cat.vms[i].price_spot_usd_per_hr >= cat.vms[i].price_ondemand_usd_per_hr);
+    cf_price_overrides_free(&ov);
+    free(rules);
+    cf_catalog_free(&cat);
+}
+
 static void test_overrides_errors_leave_catalog_alone(void **state)
 {
     (void)state;
@@ -238,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_csv_round_trip),
         cmocka_unit_test(test_old_snapshot_keeps_launchable_rows),
         cmocka_unit_test(test_overrides_apply),
+        cmocka_unit_test(test_ondemand_discount_below_spot_leaves_spot_out),
         cmocka_unit_test(test_overrides_errors_leave_catalog_alone),
         cmocka_unit_test(test_update_failure_contract),
     };

@@ -26,12 +26,22 @@ cf_status cf_catalog_source_read(cf_db *db, const char *db_name, double max_age_
     if (st != CF_OK)
         return st;
     for (size_t i = 0; i < out->overrides.n && note; i++) {
-        if (out->overrides.items[i].rows_matched)
-            continue;
-        char line[1200];
-        snprintf(line, sizeof line, "%s: %s matches no catalog row; it changes nothing", out->overrides.path,
-                 out->overrides.items[i].key_path);
-        note(note_ctx, CF_NOTE_WARNING, line);
+        const cf_price_override *r = &out->overrides.items[i];
+        char line[1400];
+        if (!r->rows_matched) {
+            snprintf(line, sizeof line, "%s: %s matches no catalog row; it changes nothing", out->overrides.path,
+                     r->key_path);
+            note(note_ctx, CF_NOTE_WARNING, line);
+        }
+        if (r->spot_left_out) {
+            snprintf(line, sizeof line,
+                     "%s: %s leaves the spot price of %zu offer%s at or above the on-demand price (%s%s); %s left "
+                     "out: a spot price that is no discount is not a spot price",
+                     out->overrides.path, r->key_path, r->spot_left_out, r->spot_left_out == 1 ? "" : "s",
+                     r->spot_left_out_example, r->spot_left_out == 1 ? "" : ", …",
+                     r->spot_left_out == 1 ? "its spot price is" : "their spot prices are");
+            note(note_ctx, CF_NOTE_WARNING, line);
+        }
     }
     return CF_OK;
 }

@@ -1052,6 +1052,36 @@ def test_price_overrides_change_prices_and_are_reported():
         assert con.execute("SELECT count(*) FROM price_snapshots").fetchone()[0] == 0
 
 
+def test_ondemand_discount_below_spot_leaves_the_spot_price_out():
+    """A 60 % discount on GCP A100 on-demand (the docs' "CUD-like deal" shape) left a2-highgpu-1g at 1.469 $/h
+    on demand and 1.928 $/h spot, silently: prices --spot and recommend took a spot price above on-demand for a
+    discount. The same prices as an instance rule are an error (exit 3, the user stated them); from a discount
+    the spot price is left out, as `prices update` keeps out a spot price that is no discount, with a warning
+    naming the rule, how many offers and one of them."""
+    cud = write("cud.json", {"discounts": [{"cloud": "gcp", "gpu": "A100-40GB", "percent": 60,
+                                            "applies_to": "ondemand", "note": "3y CUD"}]})
+    rc, out, err = run("prices", "A100-40GB:1", "--cloud", "gcp", "--region", "us-central1", "--price-overrides",
+                       cud, "-f", "json")
+    assert rc == 0, err
+    a2 = [o for o in json.loads(out)["offers"] if o["instance_type"] == "a2-highgpu-1g"][0]
+    assert close(a2["usd_per_hour"], 1.469354) and a2.get("spot_usd_per_hour") is None, a2
+    assert re.search(r"warning: %s: discounts\[0\] leaves the spot price of \d+ offers at or above the on-demand "
+                     r"price \(gcp/\S+ a2-highgpu-1g: spot \$[\d.]+/h, on-demand \$[\d.]+/h" % re.escape(cud), err), err
+    rc, out, err = run("prices", "A100-40GB:1", "--cloud", "gcp", "--price-overrides", cud, "-f", "csv")
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if r["spot_usd_per_hour"]]
+    assert rc == 0 and all(float(r["spot_usd_per_hour"]) < float(r["usd_per_hour"]) for r in rows), rows
+    rc, out, err = run("recommend", "--no-history", "-f", "json", "--cloud", "gcp", "--gpu", "A100-40GB",
+                       "--price-overrides", cud, EXAMPLE)
+    assert rc in (0, 4), err
+    if rc == 0:
+        rule = json.loads(out)["catalog"]["price_overrides"]["rules"][0]
+        assert rule["spot_prices_left_out"] >= 1, rule
+    # the same on-demand price as an instance rule stays an error: those are prices the user stated
+    inst = write("inst.json", {"instances": [{"cloud": "gcp", "region": "us-central1", "instance_type":
+                                              "a2-highgpu-1g", "price_ondemand_usd_per_hr": 1.469354}]})
+    rc, out, err = run("prices", "A100-40GB:1", "--cloud", "gcp", "--price-overrides", inst)
+    assert rc == 3 and "makes the spot price of gcp/us-central1 a2-highgpu-1g" in err, (rc, err)
+
 def test_bad_override_files():
     cases = [
         ({"discounts": [{"cloud": "aws", "percnt": 5}]}, "discounts[0].percnt: unknown key"),

@@ -33,6 +33,10 @@ typedef struct {
     double price_ondemand_usd_per_hr, price_spot_usd_per_hr;
     char note[128];
     size_t rows_matched;                /* set by cf_price_overrides_apply */
+    /* discount: rows whose spot price it left at or above on-demand, so
+     * left out (set by cf_price_overrides_apply), and the first of them */
+    size_t spot_left_out;
+    char spot_left_out_example[160];
 } cf_price_override;
 
 typedef struct {
@@ -47,7 +51,11 @@ cf_status cf_price_overrides_load(const char *path, cf_price_overrides *out);
  * (which replace, not compound). rule_of_row (n_vms entries, may be NULL)
  * gets, per catalog row, 0 = list price or k = last rule k (1-based) that
  * changed it. Fails without changing the catalog when an instance rule
- * matches nothing or would put spot above on-demand. */
+ * matches nothing or would put spot above on-demand. A discount that
+ * leaves a row's spot price at or above its on-demand price (an
+ * on-demand-only discount) is no error: that spot price is left out, as
+ * a spot price that is no discount is everywhere, and counted in the
+ * rule's spot_left_out for a warning. */
 cf_status cf_price_overrides_apply(cf_price_overrides *overrides, cf_catalog *catalog, int *rule_of_row);
 void cf_price_overrides_free(cf_price_overrides *overrides);
 
