@@ -405,8 +405,12 @@ void cf_record_text(const cf_record_report *r, cf_buf *out)
 
 void cf_history_migrate_text(const cf_history_copy_counts *n, const char *from, const char *to, cf_buf *out)
 {
-    cf_buf_printf(out, "copied %lld recommendations (%lld were there already), %lld specs, %lld measurements, "
-                  "%lld profiles, %lld price snapshots and %lld search runs\nfrom %s\nto   %s\n",
-                  n->recommendations, n->recommendations_present, n->specs, n->measurements, n->profiles,
-                  n->snapshots, n->search_runs, from, to);
+#define S(n) ((n) == 1 ? "" : "s")
+    cf_buf_printf(out, "copied %lld recommendation%s (%lld %s there already), %lld spec%s, %lld measurement%s, "
+                  "%lld profile%s, %lld price snapshot%s and %lld search run%s\nfrom %s\nto   %s\n",
+                  n->recommendations, S(n->recommendations), n->recommendations_present,
+                  n->recommendations_present == 1 ? "was" : "were", n->specs, S(n->specs), n->measurements,
+                  S(n->measurements), n->profiles, S(n->profiles), n->snapshots, S(n->snapshots), n->search_runs,
+                  S(n->search_runs), from, to);
+#undef S
 }

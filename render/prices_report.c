@@ -102,8 +102,8 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
     free(cells);
     char line[512];
     cf_catalog_source_describe(r->source, line, sizeof line);
-    cf_buf_printf(out, "\ncatalog: %s; %zu offers. 'cloudfit prices GPU' lists every offer of one GPU.\n", line,
-                  r->n_offers);
+    cf_buf_printf(out, "\ncatalog: %s; %zu offer%s. 'cloudfit prices GPU' lists every offer of one GPU.\n", line,
+                  r->n_offers, r->n_offers == 1 ? "" : "s");
     cf_buf_puts(out, "spot prices: (obs.) = observed AWS spot price, the lowest over the region's zones; (est.) = "
                      "AWS on-demand × (1 − Spot Instance Advisor average savings), an estimate; unmarked = the "
                      "cloud's listed spot price\n");
@@ -229,7 +229,7 @@ void cf_prices_offers_table(const cf_prices_offers_report *r, cf_buf *out)
     free(cells);
     char line[512];
     cf_catalog_source_describe(src, line, sizeof line);
-    cf_buf_printf(out, "\n%zu offers; catalog: %s\n", r->n_offers, line);
+    cf_buf_printf(out, "\n%zu offer%s; catalog: %s\n", r->n_offers, r->n_offers == 1 ? "" : "s", line);
     if (src->overrides.n)
         cf_buf_printf(out, "* price from %s\n", src->overrides.path);
     cf_buf_puts(out, "SPOT PRICE: observed = AWS spot price seen in the region, the lowest over its zones (observed "
@@ -364,6 +364,7 @@ void cf_prices_update_table(const cf_prices_update_report *r, cf_buf *out)
         cf_buf_printf(out, "%-6s  %-8s  %7zu  %7zu\n", c->cloud, outcomes[c->outcome], c->n_quotes,
                       c->n_rows_updated);
     }
-    cf_buf_printf(out, "stored snapshot-%lld: %zu rows, %zu prices kept out, fetched %s (in %s)\n", r->snapshot_id,
-                  res->n_rows, res->n_rejected, r->fetched_at, r->db_path);
+    cf_buf_printf(out, "stored snapshot-%lld: %zu row%s, %zu price%s kept out, fetched %s (in %s)\n", r->snapshot_id,
+                  res->n_rows, res->n_rows == 1 ? "" : "s", res->n_rejected, res->n_rejected == 1 ? "" : "s",
+                  r->fetched_at, r->db_path);
 }

@@ -227,8 +227,8 @@ void cf_report_html(const cf_report_plots *p, cf_buf *out)
     esc(out, name);
     cf_buf_puts(out, "</h1>\n<p class=\"meta\">");
     esc(out, r->created_at ? r->created_at : "");
-    cf_buf_printf(out, " · cloudfit %s · %zu offers · prices %.0f day%s old", CF_VERSION, r->n_offers,
-                  r->catalog_age_days, r->catalog_age_days >= 0.5 && r->catalog_age_days < 1.5 ? "" : "s");
+    cf_buf_printf(out, " · cloudfit %s · %zu offer%s · prices %.0f day%s old", CF_VERSION, r->n_offers,
+                  r->n_offers == 1 ? "" : "s", r->catalog_age_days, r->catalog_age_days >= 0.5 && r->catalog_age_days < 1.5 ? "" : "s");
     cf_buf_puts(out, " · spec ");
     esc(out, r->spec->job.source);
     cf_buf_puts(out, "</p>\n");

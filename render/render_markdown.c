@@ -195,8 +195,9 @@ static void reasons(const cf_report *r, cf_buf *out)
     const cf_config *c = &r->advice->ranked[0];
     const cf_inputs *in = r->inputs;
     cf_buf_puts(out, "\n<details><summary>Why this configuration</summary>\n\n");
-    cf_buf_printf(out, "- %zu offers searched, %zu configurations meet the constraints (objective: %s)\n",
-                  r->n_offers, r->advice->n_feasible, cf_objective_name(r->spec->search.objective));
+    cf_buf_printf(out, "- %zu offer%s searched, %zu configuration%s the constraints (objective: %s)\n",
+                  r->n_offers, r->n_offers == 1 ? "" : "s", r->advice->n_feasible,
+                  r->advice->n_feasible == 1 ? " meets" : "s meet", cf_objective_name(r->spec->search.objective));
     char efficiency[16];
     cf_number_share_text(c->parallel_efficiency, efficiency, sizeof efficiency);
     cf_buf_printf(out, "- step %.3f s (compute %.3f s, all-reduce %.3f s); parallel efficiency %s, statistical "

@@ -102,6 +102,36 @@ static void test_prices_summary_table(void **state)
     cf_buf_free(&b);
 }
 
+/* ---- counts of one are singular ---------------------------------------------- */
+
+/* "1 offers", "1 prices kept out", "copied 1 recommendations (1 were there
+ * already)": a count of one takes the singular. */
+static void test_counts_of_one_are_singular(void **state)
+{
+    (void)state;
+    cf_buf b = CF_BUF_INIT;
+    cf_history_copy_counts one = {1, 1, 1, 1, 1, 1, 1};
+    cf_history_migrate_text(&one, "a.db", "b.db", &b);
+    assert_string_equal(cf_buf_cstr(&b), "copied 1 recommendation (1 was there already), 1 spec, 1 measurement, "
+                                         "1 profile, 1 price snapshot and 1 search run\nfrom a.db\nto   b.db\n");
+    cf_buf_free(&b);
+    cf_history_copy_counts two = {2, 2, 0, 2, 2, 2, 2};
+    cf_history_migrate_text(&two, "a.db", "b.db", &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), "copied 2 recommendations (0 were there already), 2 specs, "
+                                            "2 measurements, 2 profiles, 2 price snapshots and 2 search runs"));
+    cf_buf_free(&b);
+    cf_price_update_result res = {.n_clouds = 0, .n_rows = 1, .n_rejected = 1};
+    cf_prices_update_report u = {.result = &res, .snapshot_id = 3, .fetched_at = "2026-11-18T00:00:00Z",
+                                 .db_path = "h.db"};
+    cf_prices_update_table(&u, &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), "stored snapshot-3: 1 row, 1 price kept out, fetched"));
+    cf_buf_free(&b);
+    res.n_rows = 2, res.n_rejected = 0;
+    cf_prices_update_table(&u, &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), "stored snapshot-3: 2 rows, 0 prices kept out, fetched"));
+    cf_buf_free(&b);
+}
+
 /* ---- a configuration as JSON: what the limits were held to ------------------- */
 
 /* The deadline and budget are checked at full precision; the JSON must
@@ -368,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_entrypoint_words), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
         cmocka_unit_test(test_config_json_keeps_limits),
+        cmocka_unit_test(test_counts_of_one_are_singular),
         cmocka_unit_test(test_catalog_source_json), cmocka_unit_test(test_profile_csv_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -236,7 +236,7 @@ def test_migrate_is_idempotent():
     url = new_db("team")
     rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
     assert rc == 0, err
-    assert "copied 3 recommendations (0 were there already)" in out and "1 measurements" in out, out
+    assert "copied 3 recommendations (0 were there already)" in out and "1 measurement," in out, out
     no_secret(out, err)
     rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
     assert rc == 0 and "copied 0 recommendations (3 were there already)" in out and " 0 measurements" in out, out
@@ -257,7 +257,7 @@ def test_migrate_is_idempotent():
     # a new row on the SQLite side: only it is copied
     rc, out, err = run("recommend", "--db", lite, *FAST, "-q", "--objective", "time", SPEC, env=env)
     rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
-    assert rc == 0 and "copied 1 recommendations (3 were there already)" in out, out
+    assert rc == 0 and "copied 1 recommendation (3 were there already)" in out, out
     # the skipped rows used up no ids: the new row is the fourth (a gap of 3 per repeated migrate before)
     assert query(url, "SELECT max(id), count(*) FROM recommendations") == [(4, 4)]
     # an older history's raw bytes (a note from before text options had to be UTF-8) are copied as \xNN, not
