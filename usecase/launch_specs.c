@@ -28,6 +28,15 @@ static int emitter_of(const char *kind)
 
 int cf_launch_kind_known(const char *kind) { return emitter_of(kind) >= 0; }
 
+cf_status cf_launch_spec_path(const char *kind, const char *dir, const char *spec_name, cf_buf *out)
+{
+    int k = emitter_of(kind);
+    if (k < 0)
+        return cf_error_set(CF_ERR_USAGE, "unknown launch spec kind '%s' (one of: %s)", kind, CF_LAUNCH_KINDS_TEXT);
+    cf_buf_printf(out, "%s/%s%s", dir ? dir : ".", spec_name, emitters[k].file_suffix);
+    return cf_buf_failed(out) ? cf_error_set(CF_ERR_NOMEM, "out of memory") : CF_OK;
+}
+
 cf_status cf_launch_specs_render(const cf_report *r, const cf_launch_request *req, cf_launch_specs *out)
 {
     memset(out, 0, sizeof *out);
@@ -45,13 +54,12 @@ cf_status cf_launch_specs_render(const cf_report *r, const cf_launch_request *re
         cf_launch_spec *spec = &out->items[out->n++];
         *spec = (cf_launch_spec){.kind = emitters[k].kind, .path = CF_BUF_INIT, .text = CF_BUF_INIT,
                                  .mode = emitters[k].mode};
-        cf_buf_printf(&spec->path, "%s/%s%s", req->dir ? req->dir : ".", r->spec->job.name, emitters[k].file_suffix);
-        cf_status st = emitters[k].fn == cf_emit_k8s ? cf_emit_k8s_with(r, entrypoint, &k8s, &spec->text)
-                                                     : emitters[k].fn(r, entrypoint, &spec->text);
+        cf_status st = cf_launch_spec_path(spec->kind, req->dir, r->spec->job.name, &spec->path);
+        if (st == CF_OK)
+            st = emitters[k].fn == cf_emit_k8s ? cf_emit_k8s_with(r, entrypoint, &k8s, &spec->text)
+                                               : emitters[k].fn(r, entrypoint, &spec->text);
         if (st == CF_OK && cf_buf_failed(&spec->text))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory writing the %s launch spec", spec->kind);
-        if (st == CF_OK && cf_buf_failed(&spec->path))
-            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
         if (st != CF_OK)
             return st;
     }

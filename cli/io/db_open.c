@@ -112,7 +112,8 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
     return cf_db_open(target, out);
 }
 
-int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional)
+int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_path_role *more,
+                              size_t n_more, const char *more_hint)
 {
     cf_path_role inputs[8] = {{"the history database", NULL}, {"--price-overrides", o->price_overrides},
                               {"--compare-to", o->compare_to}};
@@ -125,10 +126,24 @@ int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_posit
     for (int i = 0; i < n_positional && n_in < sizeof inputs / sizeof *inputs; i++)
         if (stat(positional[i], &st) == 0 && S_ISREG(st.st_mode)) /* the spec, the measurements CSV */
             inputs[n_in++] = (cf_path_role){"the input", positional[i]};
-    const cf_path_role outputs[] = {{"option '--out-file'", o->out_file}, {"option '--report'", o->report_path},
-                                    {"option '--plot'", o->plot_path},    {"option '--csv'", o->csv_path},
-                                    {"option '--rows'", o->rows_path}};
-    if (cf_outputs_spare_inputs(outputs, sizeof outputs / sizeof *outputs, inputs, n_in) != CF_OK)
+    cf_path_role outputs[5 + CF_CLI_MORE_OUTPUTS_MAX] = {
+        {"option '--out-file'", o->out_file}, {"option '--report'", o->report_path}, {"option '--plot'", o->plot_path},
+        {"option '--csv'", o->csv_path},      {"option '--rows'", o->rows_path}};
+    size_t n_out = 5;
+    if (cf_outputs_spare_inputs(outputs, n_out, inputs, n_in) != CF_OK)
         return cf_report_error();
+    /* the options' own clashes are found first: one found now is a `more` output's */
+    for (size_t i = 0; i < n_more && n_out < sizeof outputs / sizeof *outputs; i++)
+        outputs[n_out++] = more[i];
+    if (cf_outputs_spare_inputs(outputs, n_out, inputs, n_in) != CF_OK) {
+        if (more_hint)
+            cf_error_hint("%s", more_hint);
+        return cf_report_error();
+    }
     return 0;
+}
+
+int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional)
+{
+    return cf_cli_check_more_outputs(o, positional, n_positional, NULL, 0, NULL);
 }

@@ -6,6 +6,7 @@
 #define CLOUDFIT_CLI_DB_OPEN_H
 #include <stddef.h>
 
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/db/history.h"
 #include "options.h"
 
@@ -24,6 +25,15 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
  * --report, --plot, --csv, --rows) names an input: the history database, a
  * positional file (the spec, a CSV), --price-overrides or --compare-to. */
 int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional);
+/* The same with `more` outputs (at most CF_CLI_MORE_OUTPUTS_MAX) known
+ * only once the command has read its spec: recommend's launch specs, whose
+ * file names come from the spec's name. A clash of one of them (with an
+ * input, or with an output option) is reported with `more_hint` when it
+ * is not NULL: their names are fixed, so "write the result to another
+ * file" cannot be followed. */
+#define CF_CLI_MORE_OUTPUTS_MAX 8
+int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_path_role *more,
+                              size_t n_more, const char *more_hint);
 /* Opens an existing database read-only (cf_db_open_readonly): for the
  * commands that only read (history list/show/diff). */
 cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *path, size_t n);

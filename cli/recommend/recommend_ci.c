@@ -70,6 +70,45 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     return 0;
 }
 
+int cf_recommend_ci_check_emit_paths(const cf_cli_options *o, const char *spec_name, char **positional,
+                                     int n_positional)
+{
+    if (o->emit.n == 0)
+        return 0;
+    cf_buf paths[CF_CLI_MORE_OUTPUTS_MAX], labels[CF_CLI_MORE_OUTPUTS_MAX];
+    cf_path_role outputs[CF_CLI_MORE_OUTPUTS_MAX];
+    size_t n = 0;
+    cf_status st = CF_OK;
+    for (int i = 0; st == CF_OK && i < o->emit.n && n < CF_CLI_MORE_OUTPUTS_MAX; i++) {
+        int seen = 0; /* a kind given twice is one file (and there are CF_LAUNCH_KINDS kinds) */
+        for (int j = 0; j < i; j++)
+            seen |= strcmp(o->emit.items[j], o->emit.items[i]) == 0;
+        if (seen)
+            continue;
+        paths[n] = (cf_buf)CF_BUF_INIT;
+        labels[n] = (cf_buf)CF_BUF_INIT;
+        st = cf_launch_spec_path(o->emit.items[i], o->emit_dir, spec_name, &paths[n]);
+        if (o->emit_dir)
+            cf_buf_printf(&labels[n], "option '--emit %s' (in --emit-dir '%s')", o->emit.items[i], o->emit_dir);
+        else
+            cf_buf_printf(&labels[n], "option '--emit %s' (in the working folder: no --emit-dir)", o->emit.items[i]);
+        if (st == CF_OK && cf_buf_failed(&labels[n]))
+            st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+        outputs[n] = (cf_path_role){cf_buf_cstr(&labels[n]), cf_buf_cstr(&paths[n])};
+        n++;
+    }
+    int rc = st != CF_OK ? cf_report_error()
+                         : cf_cli_check_more_outputs(o, positional, n_positional, outputs, n,
+                                                     "a launch spec's file name is fixed (the spec's name and "
+                                                     ".sky.yaml, .torchrun.sh or .pytorchjob.yaml): choose another "
+                                                     "--emit-dir");
+    for (size_t i = 0; i < n; i++) {
+        cf_buf_free(&paths[i]);
+        cf_buf_free(&labels[i]);
+    }
+    return rc;
+}
+
 int cf_recommend_ci_open(const cf_cli_options *o, cf_recommend_ci *ctx)
 {
     cf_ci_detect(env_lookup, &ctx->ci);

@@ -75,6 +75,51 @@ def test_an_output_never_replaces_an_input():
     assert not os.path.exists(both)
 
 
+def test_emit_never_replaces_an_input():
+    """`--emit KIND --emit-dir DIR` whose fixed file name (DIR/NAME.sky.yaml, .torchrun.sh, .pytorchjob.yaml)
+    is an input: the launch spec was renamed over the history database after the commit (the next command
+    found it damaged), or over --compare-to, --price-overrides or the spec, with exit 0. Now exit 2 naming
+    --emit, --emit-dir and the input, before anything is computed or stored; nothing written."""
+    d = tempfile.mkdtemp(dir=TMP)
+    spec = os.path.join(d, "mlp-synthetic.torchrun.sh")  # the spec itself named like its torchrun script
+    shutil.copy(example("mlp-synthetic.json"), spec)
+    db = os.path.join(d, "mlp-synthetic.sky.yaml")
+    rc, out, err = run("recommend", "-q", "--db", db, spec)
+    assert rc == 0, err
+    baseline = os.path.join(d, "base", "mlp-synthetic.pytorchjob.yaml")
+    os.makedirs(os.path.dirname(baseline))
+    rc, out, err = run("recommend", "--no-history", "-q", "-f", "json", "-o", baseline, spec)
+    assert rc == 0, err
+    overrides = write("mlp-synthetic.pytorchjob.yaml", '{"discounts":[{"cloud":"aws","percent":5}]}')
+    files = (spec, db, baseline, overrides)
+    before = ([open(f, "rb").read() for f in files], db_rows(db))
+    hint = "hint: a launch spec's file name is fixed"
+    cases = [(["--db", db, "--emit", "skypilot", "--emit-dir", d],
+              f"option '--emit skypilot' (in --emit-dir '{d}') names the history database '{db}'"),
+             (["--no-history", "--emit", "k8s", "--emit", "torchrun", "--emit-dir", d],
+              f"option '--emit torchrun' (in --emit-dir '{d}') names the input '{spec}'"),
+             (["--no-history", "--compare-to", baseline, "--emit", "k8s", "--emit-dir", os.path.dirname(baseline)],
+              "names --compare-to"),
+             (["--no-history", "--price-overrides", overrides, "--emit", "k8s", "--emit-dir", TMP],
+              "names --price-overrides"),
+             (["--no-history", "-o", os.path.join(d, "mlp-synthetic.sky.yaml.out"), "--emit", "k8s", "--emit-dir",
+               os.path.join(d, "new")], None)]  # no clash: it runs
+    for args, message in cases:
+        rc, out, err = run("recommend", "-q", *args, spec)
+        if message is None:
+            assert rc == 0, (args, rc, err)
+            continue
+        assert rc == 2 and message in err and "would replace that input" in err and hint in err, (args, rc, err)
+    # --out-file naming the launch spec: the two outputs are one file
+    os.remove(os.path.join(d, "mlp-synthetic.sky.yaml.out"))
+    rc, out, err = run("recommend", "-q", "--no-history", "-o", os.path.join(d, "new", "mlp-synthetic.sky.yaml"),
+                       "--emit", "skypilot", "--emit-dir", os.path.join(d, "new"), spec)
+    assert rc == 2 and "option '--out-file' and option '--emit skypilot'" in err and hint in err, (rc, err)
+    assert ([open(f, "rb").read() for f in files], db_rows(db)) == before
+    rc, out, err = run("history", "--db", db)
+    assert rc == 0, err
+
+
 def test_resnet50_table_meets_constraints():
     db = os.path.join(TMP, "t1.db")
     rc, out, err = run("recommend", "--db", db, example("resnet50-imagenet.json"))

@@ -36,6 +36,13 @@ typedef struct {
 
 /* Whether `kind` is one of CF_LAUNCH_KINDS_TEXT. */
 int cf_launch_kind_known(const char *kind);
+/* The file a launch spec of `kind` is written to: DIR/NAME.sky.yaml,
+ * .torchrun.sh or .pytorchjob.yaml (`dir` NULL = "."), NAME the spec's
+ * name. Fixed per kind: the caller checks it against the command's inputs
+ * before anything runs (an --emit that would replace the history database
+ * or the spec is refused, as --out-file is). CF_ERR_USAGE for an unknown
+ * kind; `out` appended to. */
+cf_status cf_launch_spec_path(const char *kind, const char *dir, const char *spec_name, cf_buf *out);
 /* The launch specs of `report`'s choice, in the order first asked for.
  * CF_OK, or a status with the last error set (an unknown kind, an entry
  * point that does not split into words, a bad node selector);
