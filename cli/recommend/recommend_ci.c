@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cloudfit/common/ci_env.h"
@@ -122,6 +123,22 @@ int cf_recommend_ci_open(const cf_cli_options *o, cf_recommend_ci *ctx)
     return st == CF_OK ? 0 : cf_report_error();
 }
 
+/* A launch spec that cannot be staged: the message names the option and
+ * the folder (the path alone does not say which option made it), and
+ * where the target is a directory the hint says what works: the file name
+ * is fixed, so fileio's "name a file in it" cannot be followed. */
+static void emit_failed(const cf_cli_options *o, const cf_launch_spec *spec)
+{
+    struct stat st;
+    if (o->emit_dir)
+        cf_error_prefix("option '--emit %s' (in --emit-dir '%s')", spec->kind, o->emit_dir);
+    else
+        cf_error_prefix("option '--emit %s' (in the working folder: no --emit-dir)", spec->kind);
+    if (stat(spec->path.data, &st) == 0 && S_ISDIR(st.st_mode))
+        cf_error_hint("the launch spec's file name is fixed: remove or rename the directory '%s', or choose "
+                      "another --emit-dir", spec->path.data);
+}
+
 int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_set *side, cf_buf *wrote)
 {
     cf_launch_request req = {.kinds = (const char *const *)o->emit.items, .n_kinds = (size_t)o->emit.n,
@@ -134,8 +151,9 @@ int cf_recommend_ci_emit(const cf_cli_options *o, const cf_report *r, cf_staged_
         const cf_launch_spec *spec = &specs.items[i];
         if (o->emit_dir && (st = cf_staged_set_mkdir(side, o->emit_dir)) != CF_OK)
             cf_error_prefix("option '--emit-dir'");
-        if (st == CF_OK)
-            st = cf_staged_set_add_mode(side, spec->path.data, spec->text.data, spec->text.len, spec->mode);
+        if (st == CF_OK &&
+            (st = cf_staged_set_add_mode(side, spec->path.data, spec->text.data, spec->text.len, spec->mode)) != CF_OK)
+            emit_failed(o, spec);
         if (st == CF_OK)
             cf_buf_printf(wrote, "wrote %s launch spec to %s\n", spec->kind, spec->path.data);
     }

@@ -120,6 +120,25 @@ def test_emit_never_replaces_an_input():
     assert rc == 0, err
 
 
+def test_emit_onto_a_directory_names_the_option_and_a_hint_that_works():
+    """A directory where a launch spec goes: the message named neither --emit nor --emit-dir and the hint
+    said "name a file in it, e.g. 'DIR/NAME.pytorchjob.yaml/out.json'", which --emit cannot do (its file
+    names are fixed). Exit 1, nothing written or stored, the option named and a hint that can be followed."""
+    d = tempfile.mkdtemp(dir=TMP)
+    os.makedirs(os.path.join(d, "mlp-synthetic.pytorchjob.yaml"))
+    db = os.path.join(d, "h.db")
+    rc, out, err = run("recommend", "-q", "--db", db, "--emit", "skypilot", "--emit", "k8s", "--emit-dir", d,
+                       example("mlp-synthetic.json"))
+    target = os.path.join(d, "mlp-synthetic.pytorchjob.yaml")
+    assert rc == 1, (rc, err)
+    assert f"cloudfit: option '--emit k8s' (in --emit-dir '{d}'): cannot write '{target}': Is a directory" in err, err
+    assert "name a file in it" not in err, err
+    assert (f"hint: the launch spec's file name is fixed: remove or rename the directory '{target}', or choose "
+            "another --emit-dir") in err, err
+    left = [f for f in os.listdir(d) if not f.startswith("h.db")]  # the database is opened, nothing stored
+    assert left == ["mlp-synthetic.pytorchjob.yaml"] and db_rows(db) == 0, (os.listdir(d), err)
+
+
 def test_resnet50_table_meets_constraints():
     db = os.path.join(TMP, "t1.db")
     rc, out, err = run("recommend", "--db", db, example("resnet50-imagenet.json"))
