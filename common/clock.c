@@ -76,6 +76,17 @@ double cf_days_since(const char *ymd)
     return days > 0 ? days : 0;
 }
 
+cf_status cf_iso8601_epoch(const char *stamp, long long *out)
+{
+    int y, mo, d, h, mi, sec, end = 0;
+    if (!stamp || sscanf(stamp, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &end) != 6 ||
+        end != 20 || stamp[end] || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 ||
+        h < 0 || mi < 0 || sec < 0)
+        return cf_error_set(CF_ERR_INVALID, "'%s' is not a time YYYY-MM-DDTHH:MM:SSZ", stamp ? stamp : "");
+    *out = (long long)days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400LL + h * 3600LL + mi * 60LL + sec;
+    return CF_OK;
+}
+
 /* ---- parsing what people type -------------------------------------------- */
 
 /* `n` ASCII digits at `p` as a number; -1 when one is not a digit. */

@@ -191,16 +191,22 @@ void cf_emit_header(const cf_report *r, const char *what, cf_buf *out)
                      "# time; CLOUDFIT_LR_FUNCTION gives the LR for any global batch, examples/elastic/).\n");
 }
 
-void cf_emit_mixed_note(const cf_report *r, cf_buf *out)
+void cf_emit_mixed_note(const cf_report *r, long long deadline_at, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
     if (!c->mixed)
         return;
-    cf_buf_printf(out, "# Mixed plan: %d spot VMs first; when the deadline comes close, the same %d VMs on demand.\n"
-                       "# Switch-over (docs/spot.md \"Mixed plans\"): launch with CLOUDFIT_DEADLINE_AT set to the\n"
-                       "# deadline (epoch seconds, e.g. $(( $(date +%%s) + %.0f * 3600 ))); at each checkpoint the\n"
-                       "# training script asks cloudfit_elastic.MixedPlan.from_env().switch_due(work_left_hours) and,\n"
-                       "# when it is due, saves a checkpoint and exits 0 in the spot phase (CLOUDFIT_PHASE=spot); the\n"
-                       "# on-demand phase (CLOUDFIT_PHASE=ondemand) resumes from that checkpoint to the end.\n",
-                  c->nodes, c->nodes, c->spot_est.deadline_h);
+    cf_buf_printf(out, "# Mixed plan: %d spot VMs first; when the deadline comes close, the same %d VMs on demand.\n",
+                  c->nodes, c->nodes);
+    if (deadline_at)
+        cf_buf_printf(out, "# Switch-over (docs/spot.md \"Mixed plans\"): every pod has CLOUDFIT_DEADLINE_AT=%lld, the\n"
+                           "# deadline in epoch seconds (%.0f h after this file was written); at each checkpoint the\n",
+                      deadline_at, c->spot_est.deadline_h);
+    else
+        cf_buf_printf(out, "# Switch-over (docs/spot.md \"Mixed plans\"): launch with CLOUDFIT_DEADLINE_AT set to the\n"
+                           "# deadline (epoch seconds, e.g. $(( $(date +%%s) + %.0f * 3600 ))); at each checkpoint the\n",
+                      c->spot_est.deadline_h);
+    cf_buf_puts(out, "# training script asks cloudfit_elastic.MixedPlan.from_env().switch_due(work_left_hours) and,\n"
+                     "# when it is due, saves a checkpoint and exits 0 in the spot phase (CLOUDFIT_PHASE=spot); the\n"
+                     "# on-demand phase (CLOUDFIT_PHASE=ondemand) resumes from that checkpoint to the end.\n");
 }

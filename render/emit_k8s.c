@@ -28,10 +28,12 @@
  * (spot, then on demand near the deadline) is two jobs in one file: the
  * spot job, and the on-demand job created suspended (runPolicy.suspend),
  * which the switch-over resumes (docs/spot.md). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/clock.h"
 #include "cloudfit/render/emit_common.h"
 #include "cloudfit/common/yaml_out.h"
 #include "cloudfit/pricing.h"
@@ -179,6 +181,7 @@ typedef struct {
     const cf_emit_k8s_options *k;
     int spot;              /* this job runs on spot VMs */
     const char *phase;     /* CLOUDFIT_PHASE of a mixed plan's job; "" = none */
+    const char *deadline_at; /* CLOUDFIT_DEADLINE_AT of a mixed plan's pods (epoch seconds); "" = none */
 } pod_parts;
 
 static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int replicas, cf_buf *scratch)
@@ -246,6 +249,12 @@ static void replica(cf_yaml_out *y, const pod_parts *pp, const char *role, int r
         yo_map(y);
         yo_kv_str(y, "name", "CLOUDFIT_PHASE");
         yo_kv_quoted(y, "value", pp->phase);
+        yo_map_end(y);
+    }
+    if (pp->deadline_at[0]) {
+        yo_map(y);
+        yo_kv_str(y, "name", "CLOUDFIT_DEADLINE_AT");
+        yo_kv_quoted(y, "value", pp->deadline_at);
         yo_map_end(y);
     }
     yo_seq_end(y);
@@ -376,9 +385,10 @@ cf_status cf_emit_k8s_with(const cf_report *r, const char *entrypoint, const cf_
 
     cf_emit_header(r, c->mixed ? "Kubeflow PyTorchJobs (a mixed plan)" : "Kubeflow PyTorchJob", out);
     cf_buf_printf(out, "# Image: %s: PyTorch with code for this GPU, published for %s\n"
-                       "# hosts (data/launch_images.csv); build your training image on it and set it here.\n"
-                       "# Apply: kubectl apply -f THIS_FILE\n",
+                       "# hosts (data/launch_images.csv); build your training image on it and set it here.\n",
                   image, acc.cpu_arch);
+    if (!c->mixed)
+        cf_buf_puts(out, "# Apply: kubectl apply -f THIS_FILE\n");
     if (!managed_kubernetes(c->vm->cloud))
         cf_buf_printf(out, "# On %s no managed Kubernetes labels nodes with their instance type: no instance-type\n"
                            "# selector is written%s.\n",
@@ -387,16 +397,32 @@ cf_status cf_emit_k8s_with(const cf_report *r, const char *entrypoint, const cf_
     if (c->spot && c->nodes > 1)
         cf_buf_printf(out, "# Elastic (spot): %d Workers, the job goes on with %d to %d of them.\n", c->nodes,
                       cf_emit_min_nodes(r, c), c->nodes);
-    pod_parts parts = {r, &job.entry, &job.env, &acc, image, k, c->spot, ""};
+    pod_parts parts = {r, &job.entry, &job.env, &acc, image, k, c->spot, "", ""};
     if (!c->mixed) {
         st = job_doc(r, &job, &parts, job.name, c->spot, 0, "", out);
     } else {
         /* Names: 48 characters at most plus "-sp" / "-od" keep
          * "<name>-worker-<index>" a 63-character label (4096 nodes). */
-        cf_emit_mixed_note(r, out);
+        /* `kubectl apply` passes no environment to the pods, so the
+         * deadline is in the file: D hours after it was written (the
+         * recommendation's time, SOURCE_DATE_EPOCH in tests), and the header
+         * says how to count them from the launch instead. A late launch
+         * with the written value only switches to on demand earlier: the
+         * deadline holds, at more cost. */
+        long long written = 0, deadline_at = 0;
+        if ((st = cf_iso8601_epoch(r->created_at, &written)) != CF_OK)
+            goto done;
+        deadline_at = written + llround(c->spot_est.deadline_h * 3600.0);
+        char deadline_text[32];
+        snprintf(deadline_text, sizeof deadline_text, "%lld", deadline_at);
+        parts.deadline_at = deadline_text;
+        cf_emit_mixed_note(r, deadline_at, out);
         cf_buf sp = CF_BUF_INIT, od = CF_BUF_INIT;
         cf_buf_printf(&sp, "%s-sp", job.name);
         cf_buf_printf(&od, "%s-od", job.name);
+        cf_buf_printf(out, "# Apply: kubectl apply -f THIS_FILE (the deadline above), or to count the %.0f h from the launch:\n"
+                           "#   sed 's/\"%lld\"/\"'$(( $(date +%%s) + %.0f * 3600 ))'\"/' THIS_FILE | kubectl apply -f -\n",
+                      c->spot_est.deadline_h, deadline_at, c->spot_est.deadline_h);
         cf_buf_printf(out, "# Two jobs: %s on spot VMs, and %s on demand, created suspended. At the switch-over,\n"
                            "# when %s has finished:\n"
                            "#   kubectl patch pytorchjob %s --type merge -p '{\"spec\":{\"runPolicy\":{\"suspend\":false}}}'\n",

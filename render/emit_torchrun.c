@@ -31,7 +31,7 @@ cf_status cf_emit_torchrun(const cf_report *r, const char *entrypoint, cf_buf *o
     }
     if (c->mixed) {
         /* The spot phase is elastic; the on-demand phase holds all N. */
-        cf_emit_mixed_note(r, out);
+        cf_emit_mixed_note(r, 0, out);
         cf_buf_printf(out, "# Run it on each of the %d spot VMs (CLOUDFIT_PHASE=spot, the default); after the switch-over,\n"
                            "# on each of %d on-demand VMs with CLOUDFIT_PHASE=ondemand.\n",
                       c->nodes, c->nodes);

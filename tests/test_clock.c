@@ -181,6 +181,30 @@ static void test_source_date_epoch_out_of_range(void **state)
     unsetenv("SOURCE_DATE_EPOCH");
 }
 
+/* cf_iso8601_epoch is the inverse of what cf_now_iso8601 writes (the
+ * PyTorchJob's CLOUDFIT_DEADLINE_AT counts from the recommendation's
+ * time); anything else is refused, not read as a nearby time. */
+static void test_epoch_of_a_stored_time(void **state)
+{
+    (void)state;
+    long long t = -1;
+    char text[32];
+    assert_int_equal(cf_iso8601_epoch("1970-01-01T00:00:00Z", &t), CF_OK);
+    assert_true(t == 0);
+    setenv("SOURCE_DATE_EPOCH", "1795000000", 1);
+    cf_now_iso8601(text, sizeof text);
+    assert_int_equal(cf_iso8601_epoch(text, &t), CF_OK);
+    assert_true(t == 1795000000LL);
+    unsetenv("SOURCE_DATE_EPOCH");
+    assert_int_equal(cf_iso8601_epoch("2024-02-29T23:59:59Z", &t), CF_OK);
+    assert_true(t == 1709251199LL);
+    const char *bad[] = {"2024-02-29", "2024-02-29T23:59:59", "2024-02-29T23:59:59Z ", "2024-13-01T00:00:00Z",
+                         "2024-01-01T24:00:00Z", "", "soon"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (cf_iso8601_epoch(bad[i], &t) != CF_ERR_INVALID)
+            fail_msg("'%s' was read as a time", bad[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_when),
         cmocka_unit_test(test_long_ages_sort_before_now),
         cmocka_unit_test(test_source_date_epoch_out_of_range),
+        cmocka_unit_test(test_epoch_of_a_stored_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
@@ -554,8 +555,55 @@ def test_mixed_plan_emits_both_phases():
     assert is_mixed(c), c.get("spot_model", {}).get("plan")
     check_all(c, files, alts)
     assert "MixedPlan" in files["torchrun"] and "CLOUDFIT_PHASE" in files["torchrun"], files["torchrun"][:1500]
+    check_k8s_deadline(files["k8s"])
     c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--spot", "only", *LOOSE)
     assert c["spot"] and not is_mixed(c) and "CLOUDFIT_MIXED_PLAN" not in files["skypilot"], c
+
+
+def k8s_pod_envs(text):
+    """(job name, replica type, {name: value}) of every pod template of a PyTorchJob file."""
+    return [(job["metadata"]["name"], rtype, {e["name"]: e["value"] for e in rs["template"]["spec"]["containers"][0]["env"]})
+            for job in yaml.safe_load_all(text) for rtype, rs in job["spec"]["pytorchReplicaSpecs"].items()]
+
+
+def check_k8s_deadline(text):
+    """A mixed plan's PyTorchJobs said "launch with CLOUDFIT_DEADLINE_AT set", which `kubectl apply` cannot
+    do (it passes no environment), and no pod had it: MixedPlan.from_env() raised KeyError in every pod.
+    Every pod of both jobs now carries it (the recommendation's time + the deadline), the documented
+    consumer reads it, and the header's command for a deadline counted from the launch, run by sh, gives
+    every pod the new value."""
+    sys.path.insert(0, os.path.join(SRC, "examples", "elastic"))
+    from cloudfit_elastic import MixedPlan
+    pods = k8s_pod_envs(text)
+    assert len(pods) >= 2 and {env["CLOUDFIT_PHASE"] for _, _, env in pods} == {"spot", "ondemand"}, pods
+    for name, rtype, env in pods:
+        assert "CLOUDFIT_DEADLINE_AT" in env, (name, rtype, sorted(env))
+        plan = MixedPlan.from_env(env)  # SOURCE_DATE_EPOCH is the recommendation's time
+        hours = json.loads(env["CLOUDFIT_MIXED_PLAN"])["deadline_hours"]
+        assert plan.deadline_at_s == 1795000000 + round(hours * 3600), (plan.deadline_at_s, hours)
+    assert "launch with CLOUDFIT_DEADLINE_AT set" not in text, text[:2000]
+    lines = text.splitlines()
+    apply = [i for i, line in enumerate(lines) if line.startswith("# Apply:")]
+    assert len(apply) == 1 and "kubectl apply -f THIS_FILE" in lines[apply[0]], lines[:25]
+    command = lines[apply[0] + 1][1:].strip()
+    assert command.startswith("sed ") and command.endswith("| kubectl apply -f -"), command
+    folder = tempfile.mkdtemp(dir=TMP)
+    job = os.path.join(folder, "job.yaml")
+    with open(job, "w") as f:
+        f.write(text)
+    fake = os.path.join(folder, "kubectl")  # `kubectl apply -f -` keeps what it was given
+    with open(fake, "w") as f:
+        f.write('#!/bin/sh\ncat > "$APPLIED"\n')
+    os.chmod(fake, 0o755)
+    p = subprocess.run(["sh", "-c", command.replace("THIS_FILE", shlex.quote(job))], capture_output=True, text=True,
+                       env=dict(os.environ, PATH=folder + os.pathsep + os.environ["PATH"],
+                                APPLIED=os.path.join(folder, "applied.yaml")), timeout=60)
+    assert p.returncode == 0, p.stderr
+    before = time.time()
+    for name, rtype, env in k8s_pod_envs(open(os.path.join(folder, "applied.yaml")).read()):
+        hours = json.loads(env["CLOUDFIT_MIXED_PLAN"])["deadline_hours"]
+        got = MixedPlan.from_env(env).deadline_at_s
+        assert abs(got - (before + hours * 3600)) < 120, (name, rtype, got, before)
 
 
 def test_accelerator_table_covers_the_catalog():

@@ -15,6 +15,9 @@ double cf_days_since(const char *ymd);
 /* "Now" minus `seconds`, as ISO 8601 UTC (for `history prune --older-than`);
  * an age reaching before the year 0 gives 0000-01-01T00:00:00Z. */
 void cf_iso8601_ago(double seconds, char *out, size_t n);
+/* Epoch seconds of a stored timestamp YYYY-MM-DDTHH:MM:SSZ (what
+ * cf_now_iso8601 writes). CF_ERR_INVALID naming it when it is not one. */
+cf_status cf_iso8601_epoch(const char *stamp, long long *out);
 
 /* A UTC date or time as a person types it: YYYY-MM-DD, YYYY-MM-DDTHH:MMZ
  * or YYYY-MM-DDTHH:MM:SSZ. Checks every field (month 1-12, a day the month

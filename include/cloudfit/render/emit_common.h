@@ -87,7 +87,10 @@ void cf_emit_job_free(cf_emit_job *job);
 
 /* Header comment lines ("# ...") shared by the emitted files. */
 void cf_emit_header(const cf_report *r, const char *what, cf_buf *out);
-/* Comment lines on a mixed plan's switch-over, after `prefix` ("# "). */
-void cf_emit_mixed_note(const cf_report *r, cf_buf *out);
+/* Comment lines on a mixed plan's switch-over. `deadline_at` 0: the
+ * deadline is given at launch (CLOUDFIT_DEADLINE_AT in the environment of
+ * `sky jobs launch --env` or of the shell); else the epoch seconds the file
+ * itself carries (a PyTorchJob: `kubectl apply` passes no environment). */
+void cf_emit_mixed_note(const cf_report *r, long long deadline_at, cf_buf *out);
 
 #endif
