@@ -47,7 +47,6 @@ import argparse
 import json
 import os
 import secrets
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -55,7 +54,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runner_common import (RunnerError, Teardown, cannot_run, env_number, launcher_program,  # noqa: E402
-                           launcher_row, log, run_main, run_streaming)
+                           launcher_row, log, probe_words, run_main, run_streaming)
 
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
               "CLOUDFIT_SEED")
@@ -155,13 +154,7 @@ def probe(a):
     probe_command = os.environ.get("CLOUDFIT_PROBE_COMMAND")
     if not image or not probe_command:
         raise RunnerError("set CLOUDFIT_K8S_IMAGE and CLOUDFIT_PROBE_COMMAND")
-    try:
-        words = shlex.split(probe_command)
-    except ValueError as e:  # an unterminated quote or a trailing backslash
-        raise RunnerError(f"CLOUDFIT_PROBE_COMMAND={probe_command!r}: {e} (it is split like a POSIX shell "
-                          "splits words)") from None
-    if not words:
-        raise RunnerError("CLOUDFIT_PROBE_COMMAND holds no word: set it to the probe script and its arguments")
+    words = probe_words(probe_command)
     deadline_s = env_number("CLOUDFIT_K8S_DEADLINE_S", "3600", int, 1)
     poll_s = env_number("CLOUDFIT_K8S_POLL_S", "5", float, 0.01)
     row = launcher_row(a.cloud, a.instance_type, a.gpu)

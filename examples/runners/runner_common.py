@@ -22,6 +22,7 @@ import csv
 import json
 import math
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -96,6 +97,23 @@ def env_number(name, default, kind=float, minimum=0.0):
     if not math.isfinite(value) or value < minimum:
         raise RunnerError(f"{name}={text!r}: expected {what} of at least {minimum:g} (default {default})")
     return value
+
+
+def probe_words(probe_command):
+    """CLOUDFIT_PROBE_COMMAND as words, split as a POSIX shell splits a
+    command line (quotes group words, a backslash escapes) with nothing
+    expanded: no $VAR, no glob, and `;` or `|` are characters of a word.
+    Both runners pass the probe exactly these words (the SkyPilot run block
+    splits with the same shlex.split on the node). RunnerError for an
+    unterminated quote or no word at all."""
+    try:
+        words = shlex.split(probe_command)
+    except ValueError as e:  # an unterminated quote or a trailing backslash
+        raise RunnerError(f"CLOUDFIT_PROBE_COMMAND={probe_command!r}: {e} (it is split like a POSIX shell "
+                          "splits words)") from None
+    if not words:
+        raise RunnerError("CLOUDFIT_PROBE_COMMAND holds no word: set it to the probe script and its arguments")
+    return words
 
 
 def launcher_program(var, default):

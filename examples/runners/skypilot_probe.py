@@ -44,7 +44,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from runner_common import (RunnerError, Teardown, env_number, launcher_program, launcher_row, log,  # noqa: E402
-                           run_main, run_streaming)
+                           probe_words, run_main, run_streaming)
 
 MARK = "CLOUDFIT-PROBE-LINE "
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
@@ -53,9 +53,16 @@ PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS"
 # Run on every node (SkyPilot's variables); only node 0's lines are marked
 # for relay, and the probe prints on global rank 0 only. torchrun's flags in
 # the underscore spelling every torch release since 1.9 parses.
+# CLOUDFIT_PROBE_COMMAND is split into words by Python's shlex.split, as the
+# Kubernetes runner splits it (POSIX-shell quoting, nothing expanded), and
+# handed to `set --` as shlex.join quotes them: `eval` of that text only
+# re-makes the same words. An `eval` of the value itself expanded $VARS and
+# globs and ran what followed a `;` on every node. The node has python3:
+# torchrun is a Python program.
 RUN = f"""set -o pipefail
 MASTER_ADDR=$(echo "$SKYPILOT_NODE_IPS" | head -n1)
-eval "set -- $CLOUDFIT_PROBE_COMMAND"
+words=$(python3 -c 'import os, shlex; print(shlex.join(shlex.split(os.environ["CLOUDFIT_PROBE_COMMAND"])))') || exit 1
+eval "set -- $words"
 torchrun --nnodes="$SKYPILOT_NUM_NODES" --nproc_per_node="$SKYPILOT_NUM_GPUS_PER_NODE" \\
   --node_rank="$SKYPILOT_NODE_RANK" --master_addr="$MASTER_ADDR" --master_port=29500 "$@" |
   while IFS= read -r line; do
@@ -85,6 +92,7 @@ def probe(a):
     probe_command = os.environ.get("CLOUDFIT_PROBE_COMMAND")
     if not probe_command:
         raise RunnerError("set CLOUDFIT_PROBE_COMMAND to the probe script and its arguments")
+    probe_words(probe_command)  # refused here, before anything is launched, as the run block would refuse it
     idle = env_number("CLOUDFIT_SKY_IDLE_MINUTES", "10", int, 1)
     sky = launcher_program("SKY", "sky")
     row = launcher_row(a.cloud, a.instance_type, a.gpu)

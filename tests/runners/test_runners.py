@@ -426,6 +426,32 @@ def test_a_missing_launcher_is_one_line_and_an_error_event():
     assert state_dirs(root) == [], state_dirs(root)
 
 
+def test_probe_command_is_the_same_words_in_both_runners():
+    """CLOUDFIT_PROBE_COMMAND is split as a POSIX shell splits words with nothing expanded (the README): the
+    SkyPilot run block `eval`ed it, expanding $HOME and globs and running what followed a `;` on the node,
+    while the Kubernetes runner split it with shlex. Now both pass torchrun the same words, shlex.split's,
+    and nothing in the value runs."""
+    words = None
+    side = os.path.join(tempfile.mkdtemp(dir=TMP), "SIDE_EFFECT")
+    for runner, args in ((SKY_RUNNER, SKY_ARGS), (K8S_RUNNER, K8S_ARGS)):
+        root, env = world()
+        for name in ("a.csv", "b.csv"):
+            open(os.path.join(root, name), "w").close()
+        command = (f"{PROBE} --out $HOME/run --files *.csv --tag 'two words' \"it's\" '' `id` "
+                   f"$(touch {side}); touch {side}")
+        env["CLOUDFIT_PROBE_COMMAND"] = command
+        p = subprocess.run(["/usr/bin/python3", runner, *args], capture_output=True, text=True, env=env, cwd=root,
+                           timeout=120)
+        assert p.returncode == 0, (runner, p.stderr[-2000:])
+        check_protocol(p.stdout)
+        argv = [json.loads(line)["argv"] for line in open(os.path.join(root, "torchrun.jsonl"))]
+        got = {tuple(a[a.index(PROBE):]) for a in argv}
+        assert got == {tuple(shlex.split(command))}, (runner, got)
+        assert not os.path.exists(side), (runner, "a command in CLOUDFIT_PROBE_COMMAND ran")
+        words = words or got
+        assert got == words, (runner, got, words)
+
+
 def test_bad_settings_are_named_not_tracebacks():
     """Settings that are not numbers, an unterminated quote, zero nodes or GPUs: a message naming the
     setting (argparse's for the options), no traceback, nothing launched, no state folder."""
@@ -434,6 +460,8 @@ def test_bad_settings_are_named_not_tracebacks():
              (K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_K8S_POLL_S": "fast"}, "CLOUDFIT_K8S_POLL_S='fast'", 1),
              (K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_K8S_POLL_S": "nan"}, "CLOUDFIT_K8S_POLL_S='nan'", 1),
              (K8S_RUNNER, K8S_ARGS, {"CLOUDFIT_PROBE_COMMAND": "probe.py --tag 'two words"},
+              "CLOUDFIT_PROBE_COMMAND=\"probe.py --tag 'two words\": No closing quotation", 1),
+             (SKY_RUNNER, SKY_ARGS, {"CLOUDFIT_PROBE_COMMAND": "probe.py --tag 'two words"},
               "CLOUDFIT_PROBE_COMMAND=\"probe.py --tag 'two words\": No closing quotation", 1),
              (SKY_RUNNER, SKY_ARGS, {"CLOUDFIT_SKY_IDLE_MINUTES": "ten"}, "CLOUDFIT_SKY_IDLE_MINUTES='ten'", 1)]
     for runner, base in ((SKY_RUNNER, SKY_ARGS), (K8S_RUNNER, K8S_ARGS)):
