@@ -53,7 +53,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_common import (RunnerError, Teardown, cannot_run, env_number, launcher_program,  # noqa: E402
+from runner_common import (RunnerError, Teardown, cannot_run, env_number, failed, launcher_program,  # noqa: E402
                            launcher_row, log, probe_words, run_main, run_streaming)
 
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
@@ -122,23 +122,26 @@ def manifest(name, a, row, image, words, env, deadline_s, extra_selector):
 
 
 def job_state(kubectl, name):
-    """'Succeeded', 'Failed' or None (still going), from the job's conditions."""
+    """('Succeeded' or 'Failed', the condition's reason and message) or None
+    (still going), from the job's conditions. RunnerError naming the cause
+    when `kubectl get` fails or prints no JSON object."""
     try:
         p = subprocess.run([*kubectl, "get", "pytorchjob", name, "-o", "json"], capture_output=True,
                            encoding="utf-8", errors="replace", stdin=subprocess.DEVNULL)
     except OSError as e:
         raise RunnerError(cannot_run(kubectl[0], "KUBECTL", e)) from None
     if p.returncode != 0:
-        log(p.stderr.strip())
-        return "Failed"
+        last = (p.stderr.strip().splitlines() or [""])[-1]
+        raise RunnerError(f"kubectl get pytorchjob {name} exited with {p.returncode}" + (f": {last}" if last else ""))
     try:
-        status = json.loads(p.stdout).get("status", {})
-    except (ValueError, AttributeError):
-        log(f"kubectl get pytorchjob {name} printed no JSON object: {p.stdout[:200]!r}")
-        return "Failed"
-    for c in status.get("conditions", []):
-        if c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True":
-            return c["type"]
+        status = json.loads(p.stdout).get("status") or {}
+        conditions = list(status.get("conditions") or [])
+    except (ValueError, AttributeError, TypeError):
+        raise RunnerError(f"kubectl get pytorchjob {name} printed no JSON object: {p.stdout[:200]!r}") from None
+    for c in conditions:
+        if isinstance(c, dict) and c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True":
+            why = "; ".join(str(c[k]) for k in ("reason", "message") if c.get(k))
+            return c["type"], why
     return None
 
 
@@ -176,19 +179,29 @@ def probe(a):
 
     teardown = Teardown([*kubectl, "delete", "pytorchjob", name, "--ignore-not-found"], state, "KUBECTL")
     teardown.start_watchdog()
-    rc = 1
+    rc, failure = 1, None
     try:
         rc = run_streaming(teardown, [*kubectl, "apply", "-f", job_file])
-        if rc == 0:
+        if rc != 0:
+            failure = failed("kubectl apply", rc, teardown)
+        else:
             while (result := job_state(kubectl, name)) is None:
                 time.sleep(poll_s)
+            state_name, why = result
             selector = (f"training.kubeflow.org/job-name={name},training.kubeflow.org/replica-type=master,"
                         "training.kubeflow.org/replica-index=0")
             rc = run_streaming(teardown, [*kubectl, "logs", "-l", selector, "-c", "pytorch", "--tail=-1"],
                                protocol_line)
-            if result != "Succeeded":
-                log(f"PyTorchJob {name} {result.lower()}")
+            if state_name != "Succeeded":
+                # the master's last log line is the probe's own reason, when it gave one
+                last = teardown.last_output
+                failure = (f"PyTorchJob {name} failed" + (f" ({why})" if why else "") +
+                           (f"; the master's last log line: {last}" if last else ""))
                 rc = rc or 1
+            elif rc != 0:
+                failure = failed("kubectl logs", rc, teardown)
+    except RunnerError as e:
+        failure = str(e)
     except KeyboardInterrupt as e:
         log(f"interrupted ({e})")
         rc = 130
@@ -196,7 +209,8 @@ def probe(a):
         rc = 141
     finally:
         teardown.run()
-    return rc
+    # the cause after the teardown's lines: cloudfit quotes the last one
+    return teardown.outcome(rc, failure)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,11 @@ gone (SIGTERM: tear down unless done, then exit); if cloudfit itself is
 SIGKILLed the watchdog outlives it and still tears down. A launcher-side safety net (SkyPilot autodown after idle
 minutes, the PyTorchJob's activeDeadlineSeconds) covers a dead machine.
 Once torn down, the runner stops the watchdog and removes its state folder.
-A launcher that cannot be started, or a setting that cannot be used, is a
-RunnerError: one line on stderr and the protocol's error event, exit 1.
+A launcher that cannot be started, a setting that cannot be used, and a
+launcher command or job that fails are a RunnerError: after the teardown,
+one line on stderr and the protocol's error event naming the cause (the
+launcher's exit status and its last line), exit 1, so cloudfit's message
+says why the probe failed, not that a teardown ran.
 Standard library only."""
 import argparse
 import csv
@@ -31,6 +34,13 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# The protocol's events that end a run: nothing may follow them (an
+# `error` event after `done` is a protocol error, not the runner's message).
+ENDING_EVENTS = ("done", "error", "oom")
+# Whether one of them was relayed to cloudfit (relay()).
+_relayed = {"ended": False}
 
 
 def log(*parts):
@@ -49,8 +59,13 @@ def report_error(message):
     """One line on stderr, then the exec protocol's `error` event on stdout
     (docs/exec-protocol.md), so cloudfit stops with this message rather
     than a bare exit status. Call it last: cloudfit stops the runner's
-    process group as soon as it reads the event."""
+    process group as soon as it reads the event. After the probe's own
+    last event (done, error, oom) nothing may follow on stdout: the line on
+    stderr is then the last word, which cloudfit quotes with the runner's
+    exit status."""
     log(message)
+    if _relayed["ended"]:
+        return
     try:
         sys.stdout.write(json.dumps({"event": "error", "message": "runner: " + message}) + "\n")
         sys.stdout.flush()
@@ -167,6 +182,7 @@ class Teardown:
         self.launched = False  # a launcher command started: something may exist to tear down
         self.watchdog = None  # its pid
         self.done = False
+        self.last_output = ""  # the last line the latest launcher command printed (not a protocol line)
 
     def start_watchdog(self):
         parent = os.getpid()
@@ -253,6 +269,14 @@ class Teardown:
                 f"the watchdog tries again when this runner ends and removes it if that works; if not, run "
                 f"'{' '.join(self.command)}' yourself")
 
+    def outcome(self, rc, failure):
+        """The probe's end, after run(): a failure (a launcher command or the
+        job that failed, a RunnerError) is raised again as a RunnerError for
+        run_main to report as the last line and the error event; else `rc`."""
+        if failure:
+            raise RunnerError(failure)
+        return rc
+
     def _release(self):
         """After a teardown: stops the watchdog, waits for it, removes the state."""
         if self.watchdog:
@@ -283,16 +307,35 @@ def _write(stream, text):
     stream.buffer.flush()
 
 
-def relay(stream, is_protocol_line):
+def _ends_protocol(line):
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and obj.get("event") in ENDING_EVENTS
+
+
+def relay(stream, is_protocol_line, teardown=None):
     """Copies the protocol's lines of `stream` to stdout (flushed each), the
-    rest to stderr. Raises BrokenPipeError when cloudfit went away."""
+    rest to stderr (the last of those kept in teardown.last_output, for a
+    failure's message). Raises BrokenPipeError when cloudfit went away."""
     for raw in stream:
         line = raw.rstrip("\n")
-        kept = is_protocol_line(line)
+        kept = is_protocol_line(line) if is_protocol_line else None
         if kept is not None:
             _write(sys.stdout, kept + "\n")
+            _relayed["ended"] = _relayed["ended"] or _ends_protocol(kept)
         else:
             _write(sys.stderr, line + "\n")
+            if teardown is not None and line.strip():
+                teardown.last_output = line.strip()
+
+
+def failed(what, rc, teardown):
+    """The message of a launcher command that exited with `rc`: the command
+    and the last line it printed (the launcher's own reason)."""
+    last = teardown.last_output
+    return f"{what} exited with {rc}" + (f": {last}" if last else "")
 
 
 def run_streaming(teardown, argv, is_protocol_line=None, env=None):
@@ -307,13 +350,10 @@ def run_streaming(teardown, argv, is_protocol_line=None, env=None):
     except OSError as e:
         raise RunnerError(cannot_run(argv[0], teardown.program_var, e)) from None
     teardown.launched = True
+    teardown.last_output = ""
     log("$", " ".join(argv))
     try:
-        if is_protocol_line:
-            relay(teardown.child.stdout, is_protocol_line)
-        else:
-            for line in teardown.child.stdout:
-                _write(sys.stderr, line)
+        relay(teardown.child.stdout, is_protocol_line, teardown)
         return teardown.child.wait()
     finally:
         if teardown.child.poll() is not None:

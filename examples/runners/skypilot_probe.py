@@ -43,8 +43,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_common import (RunnerError, Teardown, env_number, launcher_program, launcher_row, log,  # noqa: E402
-                           probe_words, run_main, run_streaming)
+from runner_common import (RunnerError, Teardown, env_number, failed, launcher_program, launcher_row,  # noqa: E402
+                           log, probe_words, run_main, run_streaming)
 
 MARK = "CLOUDFIT-PROBE-LINE "
 PASSED_ENV = ("CLOUDFIT_LOCAL_BATCH", "CLOUDFIT_MICRO_BATCHES", "CLOUDFIT_STEPS", "CLOUDFIT_WARMUP_STEPS",
@@ -111,7 +111,7 @@ def probe(a):
 
     teardown = Teardown([sky, "down", "-y", name], state, "SKY")
     teardown.start_watchdog()
-    rc = 1
+    rc, failure = 1, None
     try:
         envs = [f"{k}={os.environ[k]}" for k in PASSED_ENV if k in os.environ]
         env_args = [x for kv in envs + [f"CLOUDFIT_PROBE_COMMAND={probe_command}"] for x in ("--env", kv)]
@@ -125,12 +125,14 @@ def probe(a):
                                       *(["--env", f"CLOUDFIT_SKY_SETUP={setup_env}"] if setup_env else []),
                                       os.path.join(state, "setup.yaml")])
         if rc != 0:
-            log(f"sky launch exited with {rc}")
+            failure = failed("sky launch", rc, teardown)
         else:
             rc = run_streaming(teardown, [sky, "exec", name, "--num-nodes", str(a.nodes), "--gpus", gpus,
                                           *env_args, os.path.join(state, "probe.yaml")], protocol_line)
             if rc != 0:
-                log(f"sky exec exited with {rc}")
+                failure = failed("sky exec", rc, teardown)
+    except RunnerError as e:
+        failure = str(e)
     except KeyboardInterrupt as e:
         log(f"interrupted ({e})")
         rc = 130
@@ -138,7 +140,8 @@ def probe(a):
         rc = 141
     finally:
         teardown.run()
-    return rc
+    # the cause after the teardown's lines: cloudfit quotes the last one
+    return teardown.outcome(rc, failure)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ the pods still running (the finished master stays), None keeps them; a
 deleted pod has no log (`kubectl logs` then finds no resources). Deleting
 the job deletes its pods (owner references). Jobs live in $FAKE_KUBECTL_STATE;
 every call is appended to calls.jsonl, every manifest applied to
-applied.jsonl. FAKE_KUBECTL_MODE=pending leaves jobs running forever (the interrupt tests), =fail makes them fail."""
+applied.jsonl. FAKE_KUBECTL_MODE=pending leaves jobs running forever (the interrupt tests), =fail makes them fail.
+FAKE_KUBECTL_FAIL=apply refuses the job as a quota would (nothing created)."""
 import json
 import os
 import subprocess
@@ -141,13 +142,19 @@ def cmd_apply(opts, args):
                   'kubeflow.org" denied the request: ' + "; ".join(errors), file=sys.stderr)
             return 1
         name = job["metadata"]["name"]
+        if os.environ.get("FAKE_KUBECTL_FAIL") == "apply":
+            print(f'Error from server (Forbidden): error when creating "{path}": pytorchjobs.kubeflow.org "{name}" is '
+                  'forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=8', file=sys.stderr)
+            return 1
         mode = os.environ.get("FAKE_KUBECTL_MODE", "")
         state = {"job": job, "conditions": [{"type": "Created", "status": "True"}], "log": ""}
+        failed = {"type": "Failed", "status": "True", "reason": "PyTorchJobFailed",
+                  "message": f"PyTorchJob default/{name} is failed because 1 Master replica(s) failed."}
         if mode == "fail":
-            state["conditions"].append({"type": "Failed", "status": "True"})
+            state["conditions"].append(failed)
         elif mode != "pending":
             state["log"], rc = run_master(job)
-            state["conditions"].append({"type": "Succeeded" if rc == 0 else "Failed", "status": "True"})
+            state["conditions"].append({"type": "Succeeded", "status": "True"} if rc == 0 else failed)
             # the job ended: the operator cleans up its pods now
             if job["spec"].get("runPolicy", {}).get("cleanPodPolicy", "None") == "All":
                 state["log"] = None

@@ -191,7 +191,8 @@ def test_fake_sky_n1_without_gpus_has_none():
 def test_skypilot_launch_failure_tears_down():
     root, env = world(FAKE_SKY_FAIL="launch")
     p = run_runner(SKY_RUNNER, SKY_ARGS, env)
-    assert p.returncode != 0 and p.stdout == "", (p.returncode, p.stdout)
+    assert p.returncode != 0 and [json.loads(x)["event"] for x in p.stdout.splitlines()] == ["error"], \
+        (p.returncode, p.stdout)
     assert [x[0] for x in calls(root, "sky")] == ["launch", "down"] and leftovers(root) == []
     assert state_dirs(root, 0) == [], state_dirs(root, 0)
 
@@ -201,6 +202,51 @@ def test_skypilot_job_failure_tears_down():
     p = run_runner(SKY_RUNNER, SKY_ARGS, env)
     assert p.returncode != 0, p.returncode
     assert [x[0] for x in calls(root, "sky")] == ["launch", "exec", "down"] and leftovers(root) == []
+
+
+def error_events(stdout):
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def test_a_failed_launch_or_job_is_named_after_the_teardown():
+    """A failed `sky launch` / `sky exec` / `kubectl apply` / PyTorchJob: cloudfit quoted the runner's last
+    stderr line, always "runner: tearing down: …", and the launcher's reason was lost. Now the cause — the
+    command, its exit status and its last line, or the job's condition and the master's last log line —
+    is the last line on stderr and the protocol's error event, after the teardown."""
+    cases = [(SKY_RUNNER, SKY_ARGS, {"FAKE_SKY_FAIL": "launch"},
+              "sky launch exited with 1: sky.exceptions.CommandError: Command setup failed with return code 1"),
+             (SKY_RUNNER, SKY_ARGS, {"FAKE_SKY_FAIL": "exec"},
+              "sky exec exited with 100: (task, pid=4242) Traceback: simulated job failure"),
+             (K8S_RUNNER, K8S_ARGS, {"FAKE_KUBECTL_FAIL": "apply"},
+              "kubectl apply exited with 1: Error from server (Forbidden): error when creating"),
+             (K8S_RUNNER, K8S_ARGS, {"FAKE_PROBE_MODE": "fail"},
+              "failed (PyTorchJobFailed; PyTorchJob default/cf-probe-")]
+    for runner, args, extra, want in cases:
+        root, env = world(**extra)
+        p = run_runner(runner, args, env)
+        lines = p.stderr.splitlines()
+        assert p.returncode == 1 and want in lines[-1] and lines[-1].startswith("runner: "), (extra, p.stderr[-1500:])
+        assert any("tearing down" in x for x in lines[:-1]), (extra, p.stderr[-1500:])
+        assert error_events(p.stdout) == [{"event": "error", "message": lines[-1]}], (extra, p.stdout)
+        assert leftovers(root) == [] and state_dirs(root, 0) == [], (extra, leftovers(root))
+        if extra.get("FAKE_PROBE_MODE") == "fail":
+            assert lines[-1].endswith("the master's last log line: fake probe: simulated CUDA error"), lines[-1]
+    # through cloudfit: its message gives the cause, not the teardown
+    spec = profile_through(None)
+    for runner, template_args, extra, want in (
+            (SKY_RUNNER, "--cloud {cloud} --region {region}", {"FAKE_SKY_FAIL": "launch"},
+             "the script reported an error: runner: sky launch exited with 1: sky.exceptions.CommandError"),
+            (K8S_RUNNER, "--cloud {cloud}", {"FAKE_KUBECTL_FAIL": "apply"},
+             "the script reported an error: runner: kubectl apply exited with 1: Error from server (Forbidden)")):
+        root, env = world(**extra)
+        template = (f"exec:/usr/bin/python3 {runner} {template_args} --instance-type {{instance_type}} --gpu {{gpu}} "
+                    "--gpus-per-node {gpus_per_node} --nodes {nodes}")
+        p = subprocess.run([BIN, "profile", spec, "--runner", template, "--gpu", "T4", "--instance-type",
+                            "g4dn.12xlarge", "--probe-steps", "5", "--db", os.path.join(root, "h.db")],
+                           capture_output=True, text=True, env=env, timeout=300)
+        message = [x for x in p.stderr.splitlines() if x.startswith("cloudfit:")]
+        assert p.returncode == 6 and len(message) == 1 and want in message[0], (p.returncode, p.stderr[-2000:])
+        assert "tearing down" not in message[0] and leftovers(root) == [], (message, leftovers(root))
 
 
 def interrupted(runner, args, env, root, how):
