@@ -177,7 +177,8 @@ def probe(a):
     with open(job_file, "w") as f:
         json.dump(manifest(name, a, row, image, words, env, deadline_s, extra_selector), f)
 
-    teardown = Teardown([*kubectl, "delete", "pytorchjob", name, "--ignore-not-found"], state, "KUBECTL")
+    teardown = Teardown([*kubectl, "delete", "pytorchjob", name, "--ignore-not-found"], state, "KUBECTL",
+                        f"PyTorchJob {name} (and its pods)")
     teardown.start_watchdog()
     rc, failure = 1, None
     try:

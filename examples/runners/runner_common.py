@@ -171,12 +171,19 @@ class Teardown:
     launched) the watchdog is stopped and `state_dir` removed; when it
     failed, `state_dir` stays (the teardown's output is in torn-down.log
     there) and the watchdog tries again when the runner ends. `program_var`
-    is the environment variable that chose the launcher (for messages)."""
+    is the environment variable that chose the launcher (for messages),
+    `what` what the command removes ("cluster cf-probe-…"). A failed
+    teardown is kept in `failure` for outcome(): the runner then exits 1
+    whatever the probe measured, its last line saying what to run, so
+    cloudfit reports the run as failed instead of storing it in silence
+    while paid machines stay up."""
 
-    def __init__(self, command, state_dir, program_var):
+    def __init__(self, command, state_dir, program_var, what="what was launched"):
         self.command = command
         self.state_dir = state_dir
         self.program_var = program_var
+        self.what = what
+        self.failure = None  # the teardown's failure, for outcome()
         self.marker = os.path.join(state_dir, "torn-down")
         self.child = None  # the launcher command running now, stopped first on a signal
         self.launched = False  # a launcher command started: something may exist to tear down
@@ -253,28 +260,42 @@ class Teardown:
             self._release()
             return
         log("tearing down:", " ".join(self.command))
+        command = shlex.join(self.command)
         # Its output goes to a file: stderr may be a pipe nobody reads any more.
         try:
             with open(self.marker + ".log", "a") as out:
                 p = subprocess.run(self.command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-            failure = f"teardown exited with {p.returncode}" if p.returncode != 0 else None
+            failure = f"'{command}' exited with {p.returncode}" if p.returncode != 0 else None
         except OSError as e:
             failure = (cannot_run(self.command[0], self.program_var, e) if e.filename == self.command[0]
-                       else f"teardown: {e}")
+                       else f"'{command}': {e}")
         if failure is None:
             open(self.marker, "w").close()
             self._release()
         else:
-            log(f"{failure}; its state is kept in {self.state_dir} (the teardown's output: torn-down.log); "
-                f"the watchdog tries again when this runner ends and removes it if that works; if not, run "
-                f"'{' '.join(self.command)}' yourself")
+            # the command to run comes first: cloudfit quotes this line, cut at 300 characters
+            self.failure = (f"teardown failed: {failure}; {self.what} may still be running: run '{command}' "
+                            f"yourself (the watchdog tries once more when this runner ends; its state is kept in "
+                            f"{self.state_dir}, the teardown's output in torn-down.log)")
+            log(self.failure)
 
     def outcome(self, rc, failure):
         """The probe's end, after run(): a failure (a launcher command or the
         job that failed, a RunnerError) is raised again as a RunnerError for
-        run_main to report as the last line and the error event; else `rc`."""
+        run_main to report as the last line and the error event, with the
+        teardown's failure when it failed too. A failed teardown after a good
+        probe is the last line too, and exit 1: the exec protocol fails a run
+        that exits non-zero, even after `done`, and has no warning event (an
+        event after `done` is a protocol error), so the failed run is how
+        cloudfit shows the leak; it stops there instead of launching more
+        clusters that may stay up as well. Else `rc`."""
         if failure:
-            raise RunnerError(failure)
+            raise RunnerError(failure + (f"; and {self.failure}" if self.failure else ""))
+        if self.failure:
+            if rc in (130, 141):  # stopped, or cloudfit gone: the line was written
+                return rc
+            report_error(self.failure)  # after `done`: the line only (it was logged; once more, last)
+            return 1
         return rc
 
     def _release(self):

@@ -109,7 +109,7 @@ def probe(a):
     with open(os.path.join(state, "probe.yaml"), "w") as f:
         json.dump({"name": name, "run": RUN}, f)
 
-    teardown = Teardown([sky, "down", "-y", name], state, "SKY")
+    teardown = Teardown([sky, "down", "-y", name], state, "SKY", f"cluster {name}")
     teardown.start_watchdog()
     rc, failure = 1, None
     try:

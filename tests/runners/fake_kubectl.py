@@ -19,7 +19,8 @@ deleted pod has no log (`kubectl logs` then finds no resources). Deleting
 the job deletes its pods (owner references). Jobs live in $FAKE_KUBECTL_STATE;
 every call is appended to calls.jsonl, every manifest applied to
 applied.jsonl. FAKE_KUBECTL_MODE=pending leaves jobs running forever (the interrupt tests), =fail makes them fail.
-FAKE_KUBECTL_FAIL=apply refuses the job as a quota would (nothing created)."""
+FAKE_KUBECTL_FAIL=apply refuses the job as a quota would (nothing created), =delete fails every delete (the
+job stays)."""
 import json
 import os
 import subprocess
@@ -202,6 +203,9 @@ def cmd_logs(opts, args):
 
 def cmd_delete(opts, args):
     name = resource_name(args)
+    if os.environ.get("FAKE_KUBECTL_FAIL") == "delete":
+        print("Error from server (InternalError): simulated failure to delete", file=sys.stderr)
+        return 1
     jobs = load()
     if jobs.pop(name, None) is None and not opts.get("ignore-not-found"):
         print(f'Error from server (NotFound): pytorchjobs.kubeflow.org "{name}" not found', file=sys.stderr)

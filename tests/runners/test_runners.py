@@ -288,14 +288,51 @@ def test_skypilot_failed_teardown_keeps_and_names_the_state():
     where and what to run; the watchdog tries again once the runner is gone."""
     root, env = world(FAKE_SKY_FAIL="down")
     p = run_runner(SKY_RUNNER, SKY_ARGS, env)
-    assert p.returncode == 0, p.stderr  # the measurement stands
-    check_protocol(p.stdout)
+    assert p.returncode == 1, p.stderr  # the leak fails the run: cloudfit says so (test below)
+    check_protocol(p.stdout)  # the measurement was relayed; no event after `done`
     kept = os.path.join(root, "tmp", state_dirs(root, 0)[0])
     assert f"state is kept in {kept}" in p.stderr and "sky down -y cf-probe-" in p.stderr, p.stderr
     time.sleep(1.5)  # the watchdog's second try fails too
     assert [x[0] for x in calls(root, "sky")].count("down") == 2, calls(root, "sky")
     assert os.path.exists(os.path.join(kept, "torn-down.log")) and not os.path.exists(os.path.join(kept, "torn-down"))
     assert "simulated failure to terminate" in open(os.path.join(kept, "torn-down.log")).read()
+
+
+def test_a_failed_teardown_is_the_runners_last_word_and_fails_the_run():
+    """A good probe whose teardown failed exited 0: cloudfit stored the profile and said nothing while the
+    clusters (jobs) stayed up, the runner's "run 'sky down …' yourself" swallowed with its stderr. Now the
+    runner exits 1 with that line last (the exec protocol fails a run that exits non-zero even after `done`
+    and has no warning event), so cloudfit stops with it before launching more; a failed probe whose
+    teardown failed too names both in the error event."""
+    for runner, args, extra, command in ((SKY_RUNNER, SKY_ARGS, {"FAKE_SKY_FAIL": "down"}, "'sky down -y cf-probe-"),
+                                         (K8S_RUNNER, K8S_ARGS, {"FAKE_KUBECTL_FAIL": "delete"},
+                                          "'kubectl delete pytorchjob cf-probe-")):
+        root, env = world(**extra)
+        p = run_runner(runner, args, env)
+        last = p.stderr.splitlines()[-1]
+        assert p.returncode == 1 and last.startswith("runner: teardown failed: " + command), (runner, p.stderr[-1500:])
+        assert "may still be running: run " + command in last and "state is kept in" in last, last
+        check_protocol(p.stdout)
+        assert leftovers(root) != [], (runner, "the fake tore down after all")
+    # a failed launch, then a failed teardown: both in the error event
+    root, env = world(FAKE_KUBECTL_MODE="fail", FAKE_KUBECTL_FAIL="delete")
+    p = run_runner(K8S_RUNNER, K8S_ARGS, env)
+    events = error_events(p.stdout)
+    assert p.returncode == 1 and len(events) == 1 and events[0]["event"] == "error", p.stdout
+    assert "failed (PyTorchJobFailed" in events[0]["message"] and \
+        "; and teardown failed: 'kubectl delete pytorchjob cf-probe-" in events[0]["message"], events
+    # through cloudfit: exit 6, the command to run in its message, nothing stored, no further launches
+    spec = profile_through(None)
+    root, env = world(FAKE_SKY_FAIL="down")
+    template = (f"exec:/usr/bin/python3 {SKY_RUNNER} --cloud {{cloud}} --region {{region}} --instance-type "
+                "{instance_type} --gpu {gpu} --gpus-per-node {gpus_per_node} --nodes {nodes}")
+    p = subprocess.run([BIN, "profile", spec, "--runner", template, "--gpu", "T4", "--instance-type", "g4dn.12xlarge",
+                        "--probe-steps", "5", "--db", os.path.join(root, "h.db")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    message = [x for x in p.stderr.splitlines() if x.startswith("cloudfit:")]
+    assert p.returncode == 6 and len(message) == 1, (p.returncode, p.stderr[-2000:])
+    assert "runner: teardown failed: 'sky down -y cf-probe-" in message[0] and "yourself" in message[0], message
+    assert [x[0] for x in calls(root, "sky")].count("launch") <= 2, calls(root, "sky")  # the run and its one retry
 
 
 def test_fake_sky_refuses_what_sky_refuses():
