@@ -145,6 +145,30 @@ def job_state(kubectl, name):
     return None
 
 
+GET_TRIES = 3  # a `kubectl get` that fails or prints no JSON: tried this often in a row before giving up
+
+
+def poll_job(kubectl, name, poll_s, tries=GET_TRIES):
+    """job_state() until the job ended, every poll_s seconds. One failed or
+    garbled `kubectl get` (an API server blip, a dropped connection) is not
+    the job failing: it is logged and tried again, up to `tries` times in a
+    row; then its RunnerError stands."""
+    failures = 0
+    while True:
+        try:
+            result = job_state(kubectl, name)
+            failures = 0
+        except RunnerError as e:
+            failures += 1
+            if failures >= tries or str(e).startswith("cannot run"):
+                raise
+            log(f"{e}; trying again ({failures} of {tries})")
+            result = None
+        if result is not None:
+            return result
+        time.sleep(poll_s)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cloud", required=True, help="{cloud}: picks the row of data/launch_accelerators.csv")
@@ -186,9 +210,7 @@ def probe(a):
         if rc != 0:
             failure = failed("kubectl apply", rc, teardown)
         else:
-            while (result := job_state(kubectl, name)) is None:
-                time.sleep(poll_s)
-            state_name, why = result
+            state_name, why = poll_job(kubectl, name, poll_s)
             selector = (f"training.kubeflow.org/job-name={name},training.kubeflow.org/replica-type=master,"
                         "training.kubeflow.org/replica-index=0")
             rc = run_streaming(teardown, [*kubectl, "logs", "-l", selector, "-c", "pytorch", "--tail=-1"],

@@ -428,6 +428,24 @@ def test_k8s_job_failure_deletes():
     assert calls(root, "kubectl")[-1][0] == "delete"
 
 
+def test_k8s_a_failed_status_poll_is_tried_again():
+    """One failed or garbled `kubectl get pytorchjob` counted as the job failing (the probe's measurement
+    lost to an API server blip); now the runner tries again, up to 3 times in a row, and the measurement
+    comes through; 3 in a row end it with the last cause named."""
+    root, env = world(FAKE_KUBECTL_GET_FLAKY="2")
+    p = run_runner(K8S_RUNNER, K8S_ARGS, env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    check_protocol(p.stdout)
+    assert "TLS handshake timeout; trying again (1 of 3)" in p.stderr and "printed no JSON object" in p.stderr, \
+        p.stderr[-2000:]
+    assert leftovers(root) == [], leftovers(root)
+    root, env = world(FAKE_KUBECTL_GET_FLAKY="3")
+    p = run_runner(K8S_RUNNER, K8S_ARGS, env)
+    events = error_events(p.stdout)
+    assert p.returncode == 1 and len(events) == 1 and "TLS handshake timeout" in events[0]["message"], p.stdout
+    assert leftovers(root) == [], leftovers(root)
+
+
 def test_k8s_rejected_job_deletes_nothing_left():
     root, env = world(CLOUDFIT_K8S_IMAGE="")
     p = run_runner(K8S_RUNNER, K8S_ARGS, env)
