@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cloudfit/common/escape.h"
+#include "cloudfit/common/redact.h"
 #include "cloudfit/common/text_wrap.h"
 #include "term/terminal.h"
 
@@ -99,9 +100,6 @@ static void put_line(const char *prefix, const char *text)
     cf_buf_free(&wrapped);
 }
 
-/* The formatted message with control characters escaped: messages echo
- * text from input (a probe's error, a CSV field, a URL), and none of it may
- * act on the terminal or fake a line of output. Written after `prefix`. */
 /* The formatted text: in `small` (LOG_SMALL bytes) when it fits, else
  * malloc'd (the caller frees it when it is not `small`), else cut to fit. */
 #define LOG_SMALL 1024
@@ -118,11 +116,32 @@ static char *format_text(char *small, const char *fmt, va_list ap)
     return text ? text : small;
 }
 
+/* The formatted message with every password hidden and control
+ * characters escaped, written after `prefix`: messages echo text from
+ * input (a probe's error, a CSV field, a URL), and none of it may act on
+ * the terminal or fake a line of output; a database URL typed where
+ * another word was expected ('--branch $EMPTY --db URL' makes it the
+ * sub-command) must not put its password in a CI log
+ * (cloudfit/common/redact.h: the last-error text is redacted when set,
+ * this covers what the CLI formats itself). */
 static void put_escaped(const char *prefix, const char *fmt, va_list ap) CF_PRINTF(2, 0);
 static void put_escaped(const char *prefix, const char *fmt, va_list ap)
 {
     char small[LOG_SMALL];
     char *text = format_text(small, fmt, ap);
+    if (cf_has_secrets(text)) {
+        size_t len = cf_redact_secrets(text, NULL, 0);
+        char *redacted = malloc(len + 1);
+        if (redacted)
+            cf_redact_secrets(text, redacted, len + 1);
+        if (text != small)
+            free(text);
+        if (!redacted) {
+            put_line(prefix, "(a message holding a password, not shown: out of memory)");
+            return;
+        }
+        text = redacted; /* freed below, as a long message is */
+    }
     if (cf_has_controls(text)) {
         cf_buf shown = CF_BUF_INIT;
         cf_escape_controls(text, &shown);

@@ -2,7 +2,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "cloudfit/common/redact.h"
 
 #define CF_ERROR_MAX 2048
 
@@ -10,11 +13,31 @@ static _Thread_local char error_message[CF_ERROR_MAX];
 static _Thread_local char error_hint[CF_ERROR_MAX];
 static _Thread_local cf_status error_status = CF_OK;
 
+/* Formats into out[CF_ERROR_MAX] with every password hidden
+ * (cloudfit/common/redact.h): a message quotes what the user typed, and a
+ * database URL typed where another word was expected carries one. The
+ * whole text is formatted before it is redacted and cut: a URL cut before
+ * its '@' would no longer be recognised. */
+static void format_redacted(char *out, const char *fmt, va_list ap) CF_PRINTF(2, 0);
+static void format_redacted(char *out, const char *fmt, va_list ap)
+{
+    char small[CF_ERROR_MAX];
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(small, sizeof small, fmt, copy);
+    va_end(copy);
+    char *whole = n >= CF_ERROR_MAX ? malloc((size_t)n + 1) : NULL;
+    if (whole)
+        vsnprintf(whole, (size_t)n + 1, fmt, ap);
+    cf_redact_secrets(whole ? whole : small, out, CF_ERROR_MAX);
+    free(whole);
+}
+
 cf_status cf_error_set(cf_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(error_message, sizeof error_message, fmt, ap);
+    format_redacted(error_message, fmt, ap);
     va_end(ap);
     error_hint[0] = '\0';
     error_status = status;
@@ -25,7 +48,7 @@ void cf_error_hint(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(error_hint, sizeof error_hint, fmt, ap);
+    format_redacted(error_hint, fmt, ap);
     va_end(ap);
 }
 
@@ -35,7 +58,7 @@ void cf_error_prefix(const char *fmt, ...)
     char joined[CF_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    format_redacted(prefix, fmt, ap);
     va_end(ap);
     /* Build "prefix: message" by hand: both parts fit the buffer and the
      * result is cut at its end, which snprintf would warn about. */

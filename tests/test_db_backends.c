@@ -1,6 +1,7 @@
 /* Tests of the storage interface's text functions (issue 28): the portable
  * SQL as PostgreSQL reads it (db/postgres_sql.c), a URL's password
- * redacted (db/backend.c), a JSON field diff (common/json_diff.c) and a
+ * redacted (db/backend.c), every message scrubbed of passwords
+ * (common/redact.c), a JSON field diff (common/json_diff.c) and a
  * file's path in its repository (common/repo_path.c). The backends
  * themselves run against real databases in tests/history/. */
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 
 #include "../db/postgres_sql.h"
 #include "cloudfit/common/json_diff.h"
+#include "cloudfit/common/redact.h"
 #include "cloudfit/common/repo_path.h"
 #include "cloudfit/db.h"
 
@@ -90,6 +92,66 @@ static void test_redact(void **state)
     assert_null(strstr(small, "sec"));
 }
 
+static void scrubbed_is(const char *text, const char *want)
+{
+    char out[256];
+    assert_int_equal(cf_redact_secrets(text, out, sizeof out), strlen(want));
+    assert_string_equal(out, want);
+    assert_int_equal(cf_has_secrets(text), strcmp(text, want) != 0);
+}
+
+/* Messages that quote a command-line word holding a database URL (an option
+ * whose empty value swallowed '--db', a mistyped positional) printed its
+ * password: every last-error text and printed line is scrubbed. */
+static void test_redact_messages(void **state)
+{
+    (void)state;
+    scrubbed_is("'postgresql://ci:S3cretPW@db.example/cloudfit' is not a history command",
+                "'postgresql://ci:***@db.example/cloudfit' is not a history command");
+    scrubbed_is("expected a recommendation id, got 'postgres://ci:pw@h:5432/d?sslmode=require'",
+                "expected a recommendation id, got 'postgres://ci:***@h:5432/d?sslmode=require'");
+    scrubbed_is("cannot open 'postgresql://ci:S3cretPW@db.example/cloudfit': No such file or directory",
+                "cannot open 'postgresql://ci:***@db.example/cloudfit': No such file or directory");
+    /* at the end of the text, twice in one, another scheme, another spelling, an '@' in the password */
+    scrubbed_is("from postgresql://a:x@h/d to POSTGRESQL://b:y@h/e",
+                "from postgresql://a:***@h/d to POSTGRESQL://b:***@h/e");
+    scrubbed_is("proxy https://u:p@proxy.example:3128", "proxy https://u:***@proxy.example:3128");
+    scrubbed_is("got postgresql:/ci:pw@host/db", "got postgresql:/ci:***@host/db");
+    scrubbed_is("got 'postgresql://ci:p@ss@host/db'", "got 'postgresql://ci:***@host/db'");
+    /* libpq key=value strings and URL parameters, however the key is spelled */
+    scrubbed_is("got 'dbname=cloudfit host=db user=ci password=S3cret sslmode=require'",
+                "got 'dbname=cloudfit host=db user=ci password=*** sslmode=require'");
+    scrubbed_is("got 'host=db password = 'a b\\'c' user=ci'", "got 'host=db password = *** user=ci'");
+    scrubbed_is("got 'postgresql:///d?host=/s&password=S3cret&sslmode=require'",
+                "got 'postgresql:///d?host=/s&password=***&sslmode=require'");
+    scrubbed_is("got 'postgresql:///d?pass%77ord=S3cret'", "got 'postgresql:///d?pass%77ord=***'");
+    scrubbed_is("PGPASSWORD=S3cret cloudfit history", "PGPASSWORD=*** cloudfit history");
+    /* left as they are: no password, a redacted one, a drive letter, a time, a port */
+    const char *kept[] = {"postgresql://ci@db.example/cloudfit", "postgresql://ci:***@db/cloudfit", "C:/x:y@z",
+                          "cannot open 'history.db': No such file or directory", "at 12:30, see https://h:8080/x@y",
+                          "password=", "the password is read from PGPASSFILE", "a=b c:d@e"};
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+        scrubbed_is(kept[i], kept[i]);
+    /* through the last-error setters, also a message longer than their buffer */
+    cf_error_set(CF_ERR_USAGE, "'%s' is not a history command", "postgresql://ci:S3cretPW@db.example/cloudfit");
+    cf_error_hint("try --db 'dbname=x password=%s'", "S3cretPW");
+    cf_error_prefix("in %s", "postgres://u:S3cretPW@h/d");
+    assert_null(strstr(cf_error_message(), "S3cretPW"));
+    assert_null(strstr(cf_error_hint_text(), "S3cretPW"));
+    assert_string_equal(cf_error_message(),
+                        "in postgres://u:***@h/d: 'postgresql://ci:***@db.example/cloudfit' is not a history command");
+    char pad[3000];
+    memset(pad, 'x', sizeof pad - 1);
+    pad[sizeof pad - 1] = '\0';
+    /* a message longer than the buffer, whose end falls inside the password: redacted before it is cut */
+    cf_error_set(CF_ERR_USAGE, "%.2028s postgresql://ci:S3cretPW@db.example/cloudfit", pad);
+    assert_null(strstr(cf_error_message(), "S3cr"));
+    char small[20]; /* cut to fit, never the password */
+    assert_int_equal(cf_redact_secrets("postgresql://ci:S3cretPW@h/d", small, sizeof small), 23);
+    assert_string_equal(small, "postgresql://ci:***");
+    cf_error_clear();
+}
+
 static void diff_is(const char *a, const char *b, size_t max, const char *want, size_t want_n)
 {
     cJSON *x = cJSON_Parse(a), *y = cJSON_Parse(b);
@@ -149,7 +211,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parameters), cmocka_unit_test(test_schema_types), cmocka_unit_test(test_redact),
-        cmocka_unit_test(test_json_diff),  cmocka_unit_test(test_repo_path),
+        cmocka_unit_test(test_redact_messages), cmocka_unit_test(test_json_diff),  cmocka_unit_test(test_repo_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,8 @@
     every format, config show, history migrate, and the error messages of
     a wrong password, a missing database and a refused write never contain
     `secret`; no stored row holds it; the server did check it (a wrong one
-    is refused);
+    is refused); nor does a message quoting the URL typed where another
+    word was expected (a swallowed --db, an id, a date, a spec);
   * PGPASSFILE and PGSERVICE supply what the URL leaves out;
   * the same migrations: SQLite and PostgreSQL end with the same tables and
     columns;
@@ -122,6 +123,23 @@ def test_password_in_a_percent_encoded_parameter_never_shown_or_stored():
     outputs += [out, err]
     no_secret(*outputs)
     assert SECRET not in every_stored_text(url)[1], "a stored row holds the password"
+
+
+def test_a_url_typed_where_another_word_was_expected_is_redacted():
+    """A URL that lands anywhere but --db/--to was quoted with its password: an unset CI variable
+    (`history --branch $BRANCH --db URL`) lets --branch swallow '--db' and the URL became the sub-command word
+    ("'postgresql://ci:S3cretPW@…' is not a history command"); also as an id, a date, a spec, a libpq string."""
+    url = new_db("typed-elsewhere")
+    conninfo = "dbname=cloudfit host=db.example user=ci password=" + SECRET
+    for args, want in ((["history", "--branch", "--db", url], "is not a history command"),
+                       (["history", "diff", "1", url], "expected a recommendation id"),
+                       (["history", "prune", "--older-than", url], "is not a date or time"),
+                       (["recommend", "-q", url], "cannot open"),
+                       (["history", "show", conninfo], "expected a recommendation id")):
+        rc, out, err = run(*args)
+        assert rc in (2, 3) and want in err, (args, rc, err)
+        assert "alice:***@" in err or "password=***" in err, err  # the rest of the word is still shown
+        no_secret(out, err)
 
 
 def test_db_values_meant_for_libpq_are_refused():
