@@ -15,7 +15,9 @@ const cf_libpq_api *cf_libpq(void)
     if (loaded)
         return &api;
     const cf_dynlib_symbol symbols[] = {
-        {"PQconnectdbParams", (void **)&api.connectdbParams},
+        {"PQconnectStartParams", (void **)&api.connectStartParams},
+        {"PQconnectPoll", (void **)&api.connectPoll},
+        {"PQconninfo", (void **)&api.conninfo},
         {"PQconninfoParse", (void **)&api.conninfoParse},
         {"PQconninfoFree", (void **)&api.conninfoFree},
         {"PQstatus", (void **)&api.status},

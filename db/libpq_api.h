@@ -10,7 +10,9 @@
 #include <libpq-fe.h>
 
 typedef struct {
-    __typeof__(PQconnectdbParams) *connectdbParams;
+    __typeof__(PQconnectStartParams) *connectStartParams;
+    __typeof__(PQconnectPoll) *connectPoll;
+    __typeof__(PQconninfo) *conninfo;
     __typeof__(PQconninfoParse) *conninfoParse;
     __typeof__(PQconninfoFree) *conninfoFree;
     __typeof__(PQstatus) *status;

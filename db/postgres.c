@@ -8,16 +8,19 @@
  * other (row locks, MVCC); each write is one transaction, so a writer
  * killed halfway leaves nothing (the server rolls it back). Waiting for a
  * lock is bounded by CLOUDFIT_DB_LOCK_TIMEOUT_S (lock_timeout), a
- * connection by PGCONNECT_TIMEOUT or 10 s, and a stop signal cancels the
- * query in flight. The password — from the URL, PGPASSFILE or a PGSERVICE
+ * connection by PGCONNECT_TIMEOUT or 10 s; a stop signal ends a connection
+ * attempt at once and cancels the query in flight, giving the server
+ * CANCEL_GRACE_S to answer before the connection is given up. The password — from the URL, PGPASSFILE or a PGSERVICE
  * entry — never reaches a message: the URL is shown redacted and every
  * server or libpq message is scrubbed of it. */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cloudfit/common/proc.h"
 #include "db_internal.h"
@@ -28,8 +31,20 @@
 #define MIGRATION_LOCK_KEY "7164066432489808244"
 #define INT8_OID 20u
 #define FLOAT8_OID 701u
+/* Seconds the server gets to answer after a stop signal cancelled its
+ * query, before the connection is given up (the server rolls the
+ * transaction back when it notices): a frozen server or a partitioned
+ * network answers never, and a stop must still end the command. */
+#define CANCEL_GRACE_S 2.0
 /* libpq, loaded by cf_db_postgres_open before any other function here runs. */
 static const cf_libpq_api *pq;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 #define N_SECRETS (sizeof ((cf_db *)0)->pg_secret / sizeof *((cf_db *)0)->pg_secret)
 
@@ -149,24 +164,42 @@ static cf_status pg_error(cf_db *db, const char *what)
 
 /* ---- running a query --------------------------------------------------------- */
 
-/* Waits for the query in flight; a stop signal cancels it on the server
- * (the result then is an error, and pg_error reports the interruption). */
+/* Sends the cancel request on its own thread: PQcancel connects to the
+ * server and waits for it (libpq 15 has no asynchronous cancel), which
+ * over a partitioned network takes minutes; the caller waits
+ * CANCEL_GRACE_S for the answer either way, and the process may exit
+ * with the thread still waiting. The thread owns `arg`. */
+static void *send_cancel(void *arg)
+{
+    char why[256];
+    pq->cancel(arg, why, sizeof why);
+    pq->freeCancel(arg);
+    return NULL;
+}
+
+/* Waits for the query in flight. A stop signal cancels it on the server
+ * (the result then is an error, and pg_error reports the interruption);
+ * a server that has not answered CANCEL_GRACE_S later is given up: -1,
+ * and the connection is left busy, so nothing else is sent on it (a
+ * ROLLBACK is refused at once; closing it makes the server roll back). */
 static int wait_idle(cf_db *db)
 {
-    int cancelled = 0;
+    double cancelled_at = -1;
     while (pq->isBusy(db->pg)) {
-        struct pollfd fds[2] = {{pq->socket(db->pg), POLLIN, 0}, {cf_interrupt_fd(), POLLIN, 0}};
-        int n_fds = !cancelled && fds[1].fd >= 0 ? 2 : 1;
-        if (poll(fds, (nfds_t)n_fds, 1000) < 0 && errno != EINTR)
+        int stop_fd = cancelled_at < 0 ? cf_interrupt_fd() : -1;
+        struct pollfd fds[2] = {{pq->socket(db->pg), POLLIN, 0}, {stop_fd, POLLIN, 0}};
+        if (poll(fds, stop_fd >= 0 ? 2 : 1, cancelled_at < 0 ? 1000 : 100) < 0 && errno != EINTR)
             return -1;
-        if (!cancelled && cf_interrupted()) {
+        if (cancelled_at < 0 && cf_interrupted()) {
             PGcancel *cancel = pq->getCancel(db->pg);
-            char why[256];
-            if (cancel) {
-                pq->cancel(cancel, why, sizeof why);
-                pq->freeCancel(cancel);
-            }
-            cancelled = 1;
+            pthread_t thread;
+            if (cancel && pthread_create(&thread, NULL, send_cancel, cancel) == 0)
+                pthread_detach(thread);
+            else if (cancel)
+                send_cancel(cancel);
+            cancelled_at = mono_s();
+        } else if (cancelled_at >= 0 && mono_s() - cancelled_at > CANCEL_GRACE_S) {
+            return -1; /* pg_error reports the interruption */
         }
         if (!pq->consumeInput(db->pg))
             return -1;
@@ -481,6 +514,81 @@ static void pg_close(cf_db *db)
     db->pg = NULL;
 }
 
+/* The connection's connect_timeout as libpq reads it (the URL's, a
+ * service entry's, else the default given: PGCONNECT_TIMEOUT or 10):
+ * seconds; 0 for none (0 or less), at least 2, as libpq applies it. */
+static double connect_timeout_s(PGconn *conn)
+{
+    double limit = 10;
+    PQconninfoOption *opts = pq->conninfo(conn);
+    for (PQconninfoOption *o = opts; o && o->keyword; o++) {
+        if (strcmp(o->keyword, "connect_timeout") == 0 && o->val && *o->val) {
+            long v = strtol(o->val, NULL, 10);
+            limit = v <= 0 ? 0 : v < 2 ? 2 : (double)v;
+        }
+    }
+    pq->conninfoFree(opts);
+    return limit;
+}
+
+/* Connects without blocking (PQconnectStartParams, then PQconnectPoll
+ * whenever the socket is ready), watching for a stop signal: libpq's
+ * blocking connect heard none until it gave up (PGCONNECT_TIMEOUT later;
+ * never with PGCONNECT_TIMEOUT=0) against a server that accepts and never
+ * answers (a hung server, a half-open firewall). The timeout runs from
+ * each new socket (libpq tries the URL's hosts and addresses in turn) and
+ * ends the whole attempt. */
+static cf_status pg_connect(cf_db *db, const char *const *keys, const char *const *values)
+{
+    db->pg = pq->connectStartParams(keys, values, 1);
+    if (!db->pg)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory connecting to '%s'", db->path);
+    double limit = connect_timeout_s(db->pg), started = mono_s();
+    int sock = -1;
+    PostgresPollingStatusType state = PGRES_POLLING_WRITING; /* as libpq's own loop starts */
+    if (pq->status(db->pg) == CONNECTION_BAD)
+        state = PGRES_POLLING_FAILED;
+    while (state != PGRES_POLLING_OK) {
+        if (state == PGRES_POLLING_FAILED) {
+            remember(db, NULL);
+            return pg_error(db, "cannot connect to database");
+        }
+        if (pq->socket(db->pg) < 0) { /* none yet to wait on */
+            state = pq->connectPoll(db->pg);
+            continue;
+        }
+        if (pq->socket(db->pg) != sock) { /* another host or address: its own time */
+            sock = pq->socket(db->pg);
+            started = mono_s();
+        }
+        int wait_ms = 1000;
+        if (limit > 0) {
+            double left = started + limit - mono_s();
+            if (left <= 0) {
+                snprintf(db->pg_error, sizeof db->pg_error, "timeout expired: no answer in %g s (PGCONNECT_TIMEOUT)",
+                         limit);
+                db->pg_sqlstate[0] = '\0';
+                return pg_error(db, "cannot connect to database");
+            }
+            if (left * 1000 < wait_ms)
+                wait_ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd fds[2] = {{sock, state == PGRES_POLLING_READING ? POLLIN : POLLOUT, 0},
+                                {cf_interrupt_fd(), POLLIN, 0}};
+        int ready = poll(fds, fds[1].fd >= 0 ? 2 : 1, wait_ms);
+        if (ready < 0 && errno != EINTR) {
+            snprintf(db->pg_error, sizeof db->pg_error, "cannot wait for the server: %s", strerror(errno));
+            db->pg_sqlstate[0] = '\0';
+            return pg_error(db, "cannot connect to database");
+        }
+        if (cf_interrupted())
+            return cf_interrupt_check();
+        if (ready > 0 && fds[0].revents)
+            state = pq->connectPoll(db->pg);
+    }
+    return CF_OK;
+}
+
 cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out)
 {
     *out = NULL;
@@ -502,14 +610,8 @@ cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out)
     const char *timeout = getenv("PGCONNECT_TIMEOUT");
     const char *keys[] = {"connect_timeout", "fallback_application_name", "dbname", NULL};
     const char *values[] = {timeout && *timeout ? timeout : "10", "cloudfit", url, NULL};
-    db->pg = pq->connectdbParams(keys, values, 1);
-    cf_status st = CF_OK;
-    if (!db->pg) {
-        st = cf_error_set(CF_ERR_NOMEM, "out of memory connecting to '%s'", db->path);
-    } else if (pq->status(db->pg) != CONNECTION_OK) {
-        remember(db, NULL);
-        st = pg_error(db, "cannot connect to database");
-    } else {
+    cf_status st = pg_connect(db, keys, values);
+    if (st == CF_OK) {
         const char *used = pq->pass(db->pg); /* perhaps from PGPASSFILE or a service entry */
         add_secret(db, used, used ? strlen(used) : 0);
         pq->setNoticeProcessor(db->pg, ignore_notice, NULL);

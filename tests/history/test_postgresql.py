@@ -15,10 +15,15 @@
     nothing (idempotent); the copy reads back like the original;
   * a lock held longer than CLOUDFIT_DB_LOCK_TIMEOUT_S: exit 1 naming the
     lock, nothing written; SIGINT while waiting cancels the query on the
-    server: exit 130 at once.
+    server: exit 130 at once;
+  * a stop signal ends a connection to a server that never answers at once
+    (also with PGCONNECT_TIMEOUT=0), and the wait for a frozen server after
+    the cancel within its grace; PGCONNECT_TIMEOUT bounds a connection.
 Usage: test_postgresql.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
+import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -327,6 +332,86 @@ def test_lock_timeout():
         holder.wait(timeout=30)
     assert query(url, "SELECT count(*) FROM recommendations") == [(1,)]
 
+
+
+def stopped_within(args, sig, env, after_s=1.0):
+    """Runs cloudfit, sends `sig` after_s later: (exit status, seconds from the signal to the exit, stderr)."""
+    p = subprocess.Popen([BIN, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(after_s)
+    started = time.monotonic()
+    p.send_signal(sig)
+    try:
+        _, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError(f"{args}: still running 20 s after {sig.name}")
+    return p.returncode, time.monotonic() - started, err
+
+
+def test_a_stop_signal_ends_a_connection_to_a_server_that_never_answers():
+    """libpq's blocking connect heard no signal: against a server that accepts and never answers (a hung server, a
+    half-open firewall) Ctrl-C or a CI cancel took PGCONNECT_TIMEOUT to act, and never with PGCONNECT_TIMEOUT=0."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    url = f"postgresql://alice:{SECRET}@127.0.0.1:{listener.getsockname()[1]}/cloudfit"
+    try:
+        for timeout, sig, code in (("30", signal.SIGTERM, 143), ("0", signal.SIGINT, 130)):
+            for args in (["history", "--db", url], ["recommend", "--db", url, *FAST, "-q", SPEC]):
+                rc, took, err = stopped_within(args, sig, clean_env(PGCONNECT_TIMEOUT=timeout))
+                assert rc == code and f"interrupted by {sig.name}" in err, (args, rc, err)
+                assert took < 2, (args, timeout, took)
+                no_secret(err)
+        # without a signal the connection gives up after PGCONNECT_TIMEOUT (libpq's minimum: 2 s)
+        started = time.monotonic()
+        rc, out, err = run("history", "--db", url, env=clean_env(PGCONNECT_TIMEOUT="1"))
+        assert rc == 1 and "timeout expired" in err and "alice:***@" in err, (rc, err)
+        assert 1.5 < time.monotonic() - started < 10
+    finally:
+        listener.close()
+
+
+def test_a_stop_signal_ends_the_wait_for_a_frozen_server():
+    """A stop signal cancels the query in flight; a server that then never answers (a frozen backend, a network
+    partition: simulated by stopping the backend) kept cloudfit waiting for ever, signal or not."""
+    url = new_db("frozen")
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC)
+    assert rc == 0, err
+    holder = subprocess.Popen([CLUSTER.psql, "-X", "-q", "-A", "-t", "-h", CLUSTER.socket_dir, "-p", str(CLUSTER.port),
+                               "-U", "cfadmin", "-d", pgcluster.Cluster.dbname(url)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    holder.stdin.write("BEGIN; LOCK TABLE alternatives IN ACCESS EXCLUSIVE MODE; SELECT 'held';\n")
+    holder.stdin.flush()
+    assert holder.stdout.readline().strip() == "held"
+    backend = None
+    p = subprocess.Popen([BIN, "recommend", "--db", url, *FAST, "-q", "--objective", "time", SPEC],
+                         env=clean_env(CLOUDFIT_DB_LOCK_TIMEOUT_S="120"), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(300):  # until its backend waits for the lock
+            rows = query(url, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                              " AND query LIKE 'INSERT INTO alternatives%'")
+            if rows:
+                backend = rows[0][0]
+                break
+            time.sleep(0.1)
+        assert backend, "recommend never waited for the lock"
+        os.kill(backend, signal.SIGSTOP)  # the server stops answering
+        started = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=20)
+        assert p.returncode == 143 and "interrupted by SIGTERM" in err, (p.returncode, err)
+        assert time.monotonic() - started < 5  # the cancel's grace (2 s), then the connection is given up
+    finally:
+        if p.poll() is None:
+            p.kill()
+        if backend:
+            os.kill(backend, signal.SIGCONT)
+        holder.stdin.write("ROLLBACK;\n")
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert query(url, "SELECT count(*) FROM recommendations") == [(1,)]
 
 if __name__ == "__main__":
     sys.exit(main(globals()))
