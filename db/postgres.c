@@ -606,20 +606,34 @@ cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out)
         if (strcmp(o->keyword, "password") == 0 && o->val)
             add_secret(db, o->val, strlen(o->val));
     pq->conninfoFree(opts);
-    /* Earlier keywords are defaults the URL (expanded from dbname) overrides. */
+    /* Earlier keywords are defaults the URL (expanded from dbname)
+     * overrides; later ones override the URL. The client encoding is
+     * pinned: every text cloudfit handles is UTF-8, and under another one
+     * (PGCLIENTENCODING, a role's or database's default) the server
+     * converted what was written (a branch 'résumé' stored as
+     * 'rÃ©sumÃ©', so another runner found no baseline on it) and refused
+     * to send what the encoding lacks ('模型': the history unreadable). */
     const char *timeout = getenv("PGCONNECT_TIMEOUT");
-    const char *keys[] = {"connect_timeout", "fallback_application_name", "dbname", NULL};
-    const char *values[] = {timeout && *timeout ? timeout : "10", "cloudfit", url, NULL};
+    const char *keys[] = {"connect_timeout", "fallback_application_name", "dbname", "client_encoding", NULL};
+    const char *values[] = {timeout && *timeout ? timeout : "10", "cloudfit", url, "UTF8", NULL};
     cf_status st = pg_connect(db, keys, values);
     if (st == CF_OK) {
         const char *used = pq->pass(db->pg); /* perhaps from PGPASSFILE or a service entry */
         add_secret(db, used, used ? strlen(used) : 0);
         pq->setNoticeProcessor(db->pg, ignore_notice, NULL);
-        char session[160];
+        char session[256];
         double wait_ms = cf_db_lock_timeout_s() * 1000;
-        /* lock_timeout 0 would mean "wait for ever": the shortest wait instead */
-        snprintf(session, sizeof session, "SET lock_timeout = %.0f;%s", wait_ms < 1 ? 1 : wait_ms,
-                 readonly ? " SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY;" : "");
+        /* lock_timeout 0 would mean "wait for ever": the shortest wait
+         * instead. The session's settings that change what is read and
+         * written are set here, whatever PGOPTIONS, a role or a database
+         * says: client_encoding again (the keyword above covers the
+         * startup), and extra_float_digits = 3 (exact doubles on every
+         * server version: with 0 every double came back with 15 digits,
+         * so the same history read differently from SQLite and between
+         * runners). */
+        snprintf(session, sizeof session,
+                 "SET lock_timeout = %.0f; SET client_encoding = 'UTF8'; SET extra_float_digits = 3;%s",
+                 wait_ms < 1 ? 1 : wait_ms, readonly ? " SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY;" : "");
         st = pg_exec(db, session, "cannot configure database");
     }
     if (st == CF_OK)

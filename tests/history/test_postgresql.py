@@ -16,6 +16,9 @@
   * a lock held longer than CLOUDFIT_DB_LOCK_TIMEOUT_S: exit 1 naming the
     lock, nothing written; SIGINT while waiting cancels the query on the
     server: exit 130 at once;
+  * the session's encoding and float digits are cloudfit's whatever the
+    environment says (PGCLIENTENCODING=LATIN1, PGOPTIONS with
+    extra_float_digits=0): text stored as written, doubles exact;
   * a stop signal ends a connection to a server that never answers at once
     (also with PGCONNECT_TIMEOUT=0), and the wait for a frozen server after
     the cancel within its grace; PGCONNECT_TIMEOUT bounds a connection.
@@ -332,6 +335,36 @@ def test_lock_timeout():
         holder.wait(timeout=30)
     assert query(url, "SELECT count(*) FROM recommendations") == [(1,)]
 
+
+
+def test_client_encoding_and_float_digits_are_pinned():
+    """With PGCLIENTENCODING=LATIN1 (an image's default; a role's setting does the same) the server re-encoded what
+    cloudfit wrote (branch 'résumé' stored as 'rÃ©sumÃ©': another runner found no baseline on it) and refused to
+    send what LATIN1 lacks ('模型': history unreadable); with PGOPTIONS='-c extra_float_digits=0' every double came
+    back with 15 digits (the same history read differently from SQLite and between runners)."""
+    url = new_db("encoding")
+    odd = dict(PGCLIENTENCODING="LATIN1", PGOPTIONS="-c extra_float_digits=0")
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC,
+                       env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="résumé", **odd))
+    assert rc == 0, err
+    assert query(url, "SELECT branch FROM ci_runs") == [("résumé",)]
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", "--base-branch", "résumé", "--require-baseline",
+                       "--max-cost-increase", "50%", SPEC, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="feature"))
+    assert rc == 0, err
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="模型"))
+    assert rc == 0, err
+    lite = tmp("encoding.db")
+    rc, out, err = run("history", "--db", url, "migrate", "--to", lite, env=clean_env(**odd))
+    assert rc == 0, err
+    listings = []
+    for db, env in ((url, clean_env(**odd)), (url, clean_env()), (lite, clean_env())):
+        rc, out, err = run("history", "--db", db, "-f", "json", env=env)
+        assert rc == 0, err
+        listings.append(json.loads(out))
+    assert {r["ci"]["branch"] for r in listings[0]} == {"résumé", "feature", "模型"}, listings[0]
+    assert listings[0] == listings[1] == listings[2]  # doubles exact: the same as SQLite's
+    hours = [r["chosen"]["hours"] for r in listings[0]]
+    assert any(len(repr(h)) > 16 for h in hours), hours
 
 
 def stopped_within(args, sig, env, after_s=1.0):
