@@ -295,9 +295,33 @@ typedef struct {
     long long deleted;
 } prune_ctx;
 
+/* On PostgreSQL, prune first waits for every transaction that wrote to
+ * specs (recommend, history migrate: each inserts its spec before the
+ * rows that reference it) and keeps new ones out until it commits:
+ * SHARE ROW EXCLUSIVE conflicts with the ROW EXCLUSIVE lock each INSERT
+ * takes on the table (also one its ON CONFLICT DO NOTHING skipped) and
+ * with itself (two prunes). Then its DELETE sees every committed
+ * recommendation, and no writer can be between its spec and its
+ * recommendation: without the lock, a writer whose spec was there already
+ * (the insert skipped, nothing locked) lost it to the prune, which could
+ * not see the uncommitted recommendation, and failed on the foreign key
+ * (the recommendation lost); or prune failed on it, when the writer
+ * committed between prune's look and its delete. The writers lock nothing
+ * more: they do not wait for each other. Bounded like any lock wait
+ * (lock_timeout). SQLite has one writer at a time (BEGIN IMMEDIATE). */
+static cf_status lock_out_spec_writers(cf_db *db)
+{
+    if (strcmp(cf_db_backend(db), "postgresql") != 0)
+        return CF_OK;
+    return cf_db_exec(db, "LOCK TABLE specs IN SHARE ROW EXCLUSIVE MODE", "cannot prune");
+}
+
 static cf_status prune_body(cf_db *db, void *data)
 {
     prune_ctx *x = data;
+    cf_status st = lock_out_spec_writers(db);
+    if (st != CF_OK)
+        return st;
     cf_db_stmt *stmt = NULL;
     int ok = cf_db_prepare(db, "DELETE FROM recommendations WHERE created_at < ?1", &stmt) == CF_OK;
     if (ok) {

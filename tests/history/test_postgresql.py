@@ -19,6 +19,8 @@
   * the session's encoding and float digits are cloudfit's whatever the
     environment says (PGCLIENTENCODING=LATIN1, PGOPTIONS with
     extra_float_digits=0): text stored as written, doubles exact;
+  * history prune racing recommend or history migrate on the same spec:
+    neither fails (prune waits for the writers of specs);
   * a stop signal ends a connection to a server that never answers at once
     (also with PGCONNECT_TIMEOUT=0), and the wait for a frozen server after
     the cancel within its grace; PGCONNECT_TIMEOUT bounds a connection.
@@ -34,7 +36,7 @@ import time
 
 sys.argv[3:] = ["postgresql"]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import BIN, CLUSTER, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
+from cfhelp import BIN, CLUSTER, ENV, check_db, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
 import pgcluster  # noqa: E402
 
 SECRET = pgcluster.PASSWORD
@@ -365,6 +367,68 @@ def test_client_encoding_and_float_digits_are_pinned():
     assert listings[0] == listings[1] == listings[2]  # doubles exact: the same as SQLite's
     hours = [r["chosen"]["hours"] for r in listings[0]]
     assert any(len(repr(h)) > 16 for h in hours), hours
+
+
+def wait_for(url, sql, what, timeout_s=30):
+    for _ in range(int(timeout_s * 10)):
+        rows = query(url, sql)
+        if rows:
+            return rows
+        time.sleep(0.1)
+    raise AssertionError(f"never: {what}")
+
+
+def test_prune_racing_a_writer_of_the_same_spec():
+    """recommend (and history migrate) stored the spec with ON CONFLICT DO NOTHING, which locks nothing when it is
+    there already; a prune between that and the recommendation deleted the spec as unused (it could not see the
+    uncommitted recommendation), and the writer failed on the foreign key: its recommendation lost. Here the writer
+    is held (a trigger waits for an advisory lock) right before its INSERT INTO recommendations, and the real
+    `history prune` runs meanwhile: it waits for the writer, and both succeed."""
+    url = new_db("prune-race")
+    old = clean_env(SOURCE_DATE_EPOCH="1600000000")
+    lite = tmp("prune-race.db")
+    for db in (url, lite):
+        rc, out, err = run("recommend", "--db", db, *FAST, "-q", SPEC, env=old)
+        assert rc == 0, err
+    dbname = pgcluster.Cluster.dbname(url)
+    CLUSTER.sql(dbname, "CREATE FUNCTION cf_test_pause() RETURNS trigger LANGUAGE plpgsql AS"
+                        " $$ BEGIN PERFORM pg_advisory_xact_lock_shared(4242); RETURN NEW; END $$")
+    CLUSTER.sql(dbname, "CREATE TRIGGER cf_test_pause BEFORE INSERT ON recommendations FOR EACH ROW"
+                        " EXECUTE FUNCTION cf_test_pause()")
+    writers = (["recommend", "--db", url, *FAST, "-q", SPEC], ["history", "--db", lite, "migrate", "--to", url])
+    for writer in writers:
+        # the destination holds an old recommendation of the spec, which the prune deletes
+        rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC, env=old)
+        assert rc == 0, err
+        holder = subprocess.Popen([CLUSTER.psql, "-X", "-q", "-A", "-t", "-h", CLUSTER.socket_dir, "-p",
+                                   str(CLUSTER.port), "-U", "cfadmin", "-d", dbname], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        holder.stdin.write("SELECT 'held' FROM pg_advisory_lock(4242);\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "held"
+        procs = []
+        try:
+            procs.append(subprocess.Popen([BIN, *writer], env=old, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          text=True))
+            wait_for(url, "SELECT pid FROM pg_stat_activity WHERE wait_event = 'advisory'", "the writer waits")
+            procs.append(subprocess.Popen([BIN, "history", "--db", url, "prune", "--older-than", "1d"], env=ENV,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            # before: the prune finished here and the writer failed once let go; now it waits for the writer
+            for _ in range(50):
+                if procs[1].poll() is not None or query(url, "SELECT pid FROM pg_stat_activity WHERE"
+                                                             " query LIKE 'LOCK TABLE specs%' AND wait_event_type = 'Lock'"):
+                    break
+                time.sleep(0.1)
+        finally:
+            holder.stdin.write("SELECT pg_advisory_unlock(4242);\n")
+            holder.stdin.close()
+            holder.wait(timeout=30)
+        for args, p in zip((writer, ["history", "prune"]), procs):
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0 and "foreign key" not in err, (args, p.returncode, err)
+        check_db(url)
+        assert query(url, "SELECT count(*) FROM recommendations WHERE spec_hash NOT IN (SELECT hash FROM specs)") \
+            == [(0,)]
 
 
 def stopped_within(args, sig, env, after_s=1.0):
