@@ -6,8 +6,9 @@
  * destination are its own: the children of a copied row (alternatives, CI
  * row, gates; snapshot rows; probes; a measurement's recommendation) follow
  * their parent's new id, and a name of a copied snapshot ("snapshot-N": a
- * recommendation's catalog, a snapshot's base) its new name. Everything is
- * written in one transaction. */
+ * recommendation's catalog, a snapshot's base) its new name. A profile
+ * newer than the destination's of the same triple replaces it. Everything
+ * is written in one transaction. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,6 +351,73 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
     return st;
 }
 
+/* Cached profiles: one per (spec key, backend, device), and a newer one
+ * replaces the older (docs/profiler.md; db/profiles.c). So the source's
+ * profile is copied when the destination has none of its triple, replaces
+ * the destination's when it is newer (created_at), and is left out when
+ * it is older (counted: the summary says so); one of the same time is
+ * the same profile, copied before. The destination kept its own
+ * whichever was newer (ON CONFLICT DO NOTHING), and recommend then used
+ * the stale one. The look-up only sorts the counts: the upsert's WHERE
+ * keeps the newer also against a profile written meanwhile. */
+static cf_status copy_profiles(copy_ctx *x)
+{
+    static const char find_sql[] =
+        "SELECT created_at FROM profiles WHERE spec_key = ?1 AND backend = ?2 AND device = ?3";
+    char select[512];
+    snprintf(select, sizeof select, "SELECT %s FROM profiles ORDER BY created_at", profiles_t.columns);
+    char *sql = insert_sql(&profiles_t, " ON CONFLICT (spec_key, backend, device) DO UPDATE SET"
+                                        " spec_name = excluded.spec_name, created_at = excluded.created_at,"
+                                        " is_gpu = excluded.is_gpu, b_noise = excluded.b_noise,"
+                                        " max_local_batch = excluded.max_local_batch,"
+                                        " profile_json = excluded.profile_json"
+                                        " WHERE excluded.created_at > profiles.created_at");
+    cf_db_stmt *src = NULL, *dst = NULL, *find = NULL;
+    cf_status st = sql ? CF_OK : cf_error_set(CF_ERR_INTERNAL, "cannot copy table profiles");
+    if (st == CF_OK && cf_db_prepare(x->from, select, &src) != CF_OK)
+        st = cf_db_error(x->from, "cannot read");
+    if (st == CF_OK && cf_db_prepare(x->to, sql, &dst) != CF_OK)
+        st = cf_db_error(x->to, "cannot prepare insert into");
+    if (st == CF_OK && cf_db_prepare(x->to, find_sql, &find) != CF_OK)
+        st = cf_db_error(x->to, "cannot query");
+    free(sql);
+    enum { CREATED_AT = 4 }; /* column of profiles_t */
+    int rc = CF_DB_DONE, n = n_columns(&profiles_t);
+    while (st == CF_OK && (rc = cf_db_step(src)) == CF_DB_ROW && (st = cf_interrupt_check()) == CF_OK) {
+        cf_db_reset(find);
+        for (int k = 0; k < 3; k++) /* spec_key, backend, device */
+            copy_value(src, k, find, k + 1, 't');
+        int found = cf_db_step(find);
+        if (found == CF_DB_FAILED) {
+            st = cf_db_error(x->to, "cannot query");
+            break;
+        }
+        int order = found == CF_DB_ROW ? strcmp(cf_db_column_text(src, CREATED_AT), cf_db_column_text(find, 0)) : 1;
+        if (order == 0)
+            continue; /* the same profile: copied before */
+        if (order < 0) {
+            x->counts->profiles_older++;
+            continue;
+        }
+        cf_db_reset(dst);
+        for (int i = 0; i < n; i++)
+            copy_value(src, i, dst, i + 1, type_of(&profiles_t, i));
+        if (cf_db_step(dst) == CF_DB_FAILED) {
+            st = cf_db_error(x->to, "cannot copy into");
+        } else if (cf_db_changes(dst) > 0) {
+            x->counts->profiles++;
+            if (found == CF_DB_ROW)
+                x->counts->profiles_replaced++;
+        }
+    }
+    if (st == CF_OK && rc == CF_DB_FAILED)
+        st = cf_db_error(x->from, "cannot read");
+    cf_db_finalize(src);
+    cf_db_finalize(dst);
+    cf_db_finalize(find);
+    return st;
+}
+
 /* A parent table row by row, each new row with the rows of its child
  * tables (`child_key` holds the parent's id there): recommendations (with
  * alternatives, CI rows, gates; *map gets old → new ids for the
@@ -426,10 +494,8 @@ static cf_status copy_body(cf_db *to, void *data)
     x->snapshots = NULL;
     free(snapshot_map.old_ids);
     free(snapshot_map.new_ids);
-    if (st == CF_OK) {
-        snprintf(select, sizeof select, "SELECT %s FROM profiles", profiles_t.columns);
-        st = copy_rows(x, &profiles_t, select, 0, " ON CONFLICT DO NOTHING", 0, 0, &x->counts->profiles, &ignored);
-    }
+    if (st == CF_OK)
+        st = copy_profiles(x);
     if (st == CF_OK) {
         static const parent_desc run = {&search_runs_t, " ON CONFLICT (uid) DO NOTHING RETURNING id",
                                         "SELECT id FROM search_runs WHERE uid = ?1", {23, -1}, -1};

@@ -406,11 +406,20 @@ void cf_record_text(const cf_record_report *r, cf_buf *out)
 void cf_history_migrate_text(const cf_history_copy_counts *n, const char *from, const char *to, cf_buf *out)
 {
 #define S(n) ((n) == 1 ? "" : "s")
+    /* profiles replaced or left out are said: which one a recommend uses changes */
+    char profiles[160] = "";
+    if (n->profiles_replaced > 0 && n->profiles_older > 0)
+        snprintf(profiles, sizeof profiles, " (%lld replacing an older one; %lld not copied: older than the "
+                 "destination's)", n->profiles_replaced, n->profiles_older);
+    else if (n->profiles_replaced > 0)
+        snprintf(profiles, sizeof profiles, " (%lld replacing an older one)", n->profiles_replaced);
+    else if (n->profiles_older > 0)
+        snprintf(profiles, sizeof profiles, " (%lld not copied: older than the destination's)", n->profiles_older);
     cf_buf_printf(out, "copied %lld recommendation%s (%lld %s there already), %lld spec%s, %lld measurement%s, "
-                  "%lld profile%s, %lld price snapshot%s and %lld search run%s\nfrom %s\nto   %s\n",
+                  "%lld profile%s%s, %lld price snapshot%s and %lld search run%s\nfrom %s\nto   %s\n",
                   n->recommendations, S(n->recommendations), n->recommendations_present,
                   n->recommendations_present == 1 ? "was" : "were", n->specs, S(n->specs), n->measurements,
-                  S(n->measurements), n->profiles, S(n->profiles), n->snapshots, S(n->snapshots), n->search_runs,
-                  S(n->search_runs), from, to);
+                  S(n->measurements), n->profiles, S(n->profiles), profiles, n->snapshots, S(n->snapshots),
+                  n->search_runs, S(n->search_runs), from, to);
 #undef S
 }

@@ -110,15 +110,24 @@ static void test_counts_of_one_are_singular(void **state)
 {
     (void)state;
     cf_buf b = CF_BUF_INIT;
-    cf_history_copy_counts one = {1, 1, 1, 1, 1, 1, 1};
+    cf_history_copy_counts one = {1, 1, 1, 1, 1, 1, 1, 0, 0};
     cf_history_migrate_text(&one, "a.db", "b.db", &b);
     assert_string_equal(cf_buf_cstr(&b), "copied 1 recommendation (1 was there already), 1 spec, 1 measurement, "
                                          "1 profile, 1 price snapshot and 1 search run\nfrom a.db\nto   b.db\n");
     cf_buf_free(&b);
-    cf_history_copy_counts two = {2, 2, 0, 2, 2, 2, 2};
+    cf_history_copy_counts two = {2, 2, 0, 2, 2, 2, 2, 0, 0};
     cf_history_migrate_text(&two, "a.db", "b.db", &b);
     assert_non_null(strstr(cf_buf_cstr(&b), "copied 2 recommendations (0 were there already), 2 specs, "
                                             "2 measurements, 2 profiles, 2 price snapshots and 2 search runs"));
+    cf_buf_free(&b);
+    /* profiles that replaced an older one, or were older than the destination's, are said */
+    cf_history_copy_counts replaced = {0, 0, 0, 0, 1, 0, 0, 1, 0};
+    cf_history_migrate_text(&replaced, "a.db", "b.db", &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), ", 1 profile (1 replacing an older one), 0 price snapshots"));
+    cf_buf_free(&b);
+    cf_history_copy_counts older = {0, 0, 0, 0, 0, 0, 0, 0, 2};
+    cf_history_migrate_text(&older, "a.db", "b.db", &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), ", 0 profiles (2 not copied: older than the destination's), 0 price"));
     cf_buf_free(&b);
     cf_price_update_result res = {.n_clouds = 0, .n_rows = 1, .n_rejected = 1};
     cf_prices_update_report u = {.result = &res, .snapshot_id = 3, .fetched_at = "2026-11-18T00:00:00Z",

@@ -356,6 +356,39 @@ def test_migrate_again_uses_up_no_ids():
     assert [r[0] for r in con.execute("SELECT id FROM measurements ORDER BY id")] == [1, 2]
 
 
+def add_profile(db, key, created_at, note):
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO profiles VALUES (?, 'cpu', 'EPYC', 'mlp', ?, 0, NULL, 64, ?)",
+                (key, created_at, json.dumps({"note": note})))
+    con.commit()
+    con.close()
+
+
+def test_migrate_keeps_the_newer_profile():
+    """history migrate kept the destination's cached profile of a (spec key, backend, device) however old
+    (ON CONFLICT DO NOTHING) and said "0 profiles": recommend on the destination then used the stale one,
+    though a newer profile of the same triple replaces the older one (docs/profiler.md)."""
+    src = fresh_db()
+    dst = tmp("profiles-dst.db")
+    assert recommend(dst)[0] == 0
+    add_profile(dst, "a", "2026-01-01T00:00:00Z", "team's, older")
+    add_profile(dst, "b", "2026-03-01T00:00:00Z", "team's, newer")
+    add_profile(src, "a", "2026-02-01T00:00:00Z", "laptop's, newer")
+    add_profile(src, "b", "2026-02-01T00:00:00Z", "laptop's, older")
+    add_profile(src, "c", "2026-02-01T00:00:00Z", "laptop's only")
+    rc, out, err = run("history", "--db", src, "migrate", "--to", dst)
+    assert rc == 0, err
+    assert "2 profiles (1 replacing an older one; 1 not copied: older than the destination's)" in out, out
+    con = sqlite3.connect(dst)
+    kept = dict(con.execute("SELECT spec_key, created_at || ' ' || profile_json FROM profiles"))
+    con.close()
+    assert kept == {"a": '2026-02-01T00:00:00Z {"note": "laptop\'s, newer"}',
+                    "b": '2026-03-01T00:00:00Z {"note": "team\'s, newer"}',
+                    "c": '2026-02-01T00:00:00Z {"note": "laptop\'s only"}'}, kept
+    rc, out, err = run("history", "--db", src, "migrate", "--to", dst)  # again: nothing new
+    assert rc == 0 and " 0 profiles (1 not copied: older than the destination's)," in out, out
+
+
 def test_failed_record_writes_nothing():
     """A record that fails changes nothing: an empty or foreign SQLite file given by mistake got all of
     cloudfit's tables before "no recommendation 5" (exit 3), and a note longer than a note holds was cut

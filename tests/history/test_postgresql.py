@@ -12,7 +12,8 @@
   * the same migrations: SQLite and PostgreSQL end with the same tables and
     columns;
   * history migrate --to copies a SQLite history, and a second run copies
-    nothing (idempotent); the copy reads back like the original;
+    nothing (idempotent); the copy reads back like the original; a newer
+    cached profile replaces the destination's, an older one is left out;
   * a lock held longer than CLOUDFIT_DB_LOCK_TIMEOUT_S: exit 1 naming the
     lock, nothing written; SIGINT while waiting cancels the query on the
     server: exit 130 at once;
@@ -303,6 +304,25 @@ def test_migrate_is_idempotent():
     rc, out, err = run("history", "--db", url, "migrate", "--to", url)
     assert rc == 2 and "both the source and the destination" in err and SECRET not in err, err
 
+
+def test_migrate_keeps_the_newer_profile():
+    """A cached profile newer than the destination's of the same (spec key, backend, device) replaces it (ON
+    CONFLICT DO NOTHING kept the older: whichever history was migrated first won); an older one is not copied."""
+    lite = tmp("profiles.db")
+    url = new_db("profiles")
+    for db in (lite, url):
+        rc, out, err = run("recommend", "--db", db, *FAST, "-q", SPEC)
+        assert rc == 0, err
+    row = "INSERT INTO profiles VALUES (?, 'cpu', 'EPYC', 'mlp', ?, 0, NULL, 64, '{}')"
+    with sqlite3.connect(lite) as con:
+        con.execute(row, ("a", "2026-02-01T00:00:00Z"))
+        con.execute(row, ("b", "2026-02-01T00:00:00Z"))
+    query(url, row, "a", "2026-01-01T00:00:00Z")
+    query(url, row, "b", "2026-03-01T00:00:00Z")
+    rc, out, err = run("history", "--db", lite, "migrate", "--to", url)
+    assert rc == 0 and "1 profile (1 replacing an older one; 1 not copied: older than the destination's)" in out, out
+    assert query(url, "SELECT spec_key, created_at FROM profiles ORDER BY spec_key") == \
+        [("a", "2026-02-01T00:00:00Z"), ("b", "2026-03-01T00:00:00Z")]
 
 def test_lock_timeout():
     url = new_db("locked")
