@@ -438,8 +438,7 @@ cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spo
     if ((st = estimate_begin(e, req, out, &plan, &memo)) != CF_OK || (st = fill_spot(e, memo, &plan)) != CF_OK ||
         (st = estimate_spot(e, memo, req, out)) != CF_OK)
         return st;
-    if (out->has_mixed &&
-        ((st = fill_mixed(e, memo, &plan)) != CF_OK || (st = estimate_mixed(e, memo, req, out)) != CF_OK))
+    if (out->has_mixed && ((st = fill_mixed(e, memo, &plan)) != CF_OK || (st = estimate_mixed(e, memo, req, out)) != CF_OK))
         return st;
     out->valid = 1;
     return CF_OK;
