@@ -369,33 +369,103 @@ static int wants_mixed(const cf_spot_request *req, double spot_q_h)
            req->semantics == CF_SPOT_ELASTIC && (req->always_mixed || !(spot_q_h <= req->deadline_h));
 }
 
-/* ---- one estimate, in the stages the many-request version runs apart ---------------- */
+/* ---- estimates of many requests on several threads ---------------------------------- */
 
-/* What an estimate takes from its entry and request, its plan and memo. */
-static cf_status estimate_begin(mc_entry *e, const cf_spot_request *req, cf_spot_estimate *out, cf_spot_plan *plan,
-                                mc_memo **memo)
+/* The requests of one (row, N): its path, then each request's replays and
+ * summary in request order. Only this group touches its entry (path, starts,
+ * memo array), so groups run in parallel; an entry's replays start as soon
+ * as its own path is made, not when every path is. */
+typedef struct {
+    cf_spot_mc *mc;
+    const cf_spot_request *reqs;
+    cf_spot_estimate *out;
+    const mc_entry **entry_of; /* per request */
+    const mc_entry *entry;     /* this group's */
+    size_t first, n_reqs;      /* the group's first request; the request count */
+    size_t failed;             /* the first request that failed, or SIZE_MAX */
+    cf_status st;
+    char error[256];
+} mc_group;
+
+static void run_group(void *ctx, size_t i, int thread)
+{
+    (void)thread;
+    mc_group *g = &((mc_group *)ctx)[i];
+    for (size_t r = g->first; r < g->n_reqs && g->failed == SIZE_MAX; r++) {
+        if (g->entry_of[r] != g->entry)
+            continue;
+        if ((g->st = cf_spot_mc_estimate(g->mc, &g->reqs[r], &g->out[r])) != CF_OK) {
+            g->failed = r; /* the message is thread-local: keep it for the caller's thread */
+            snprintf(g->error, sizeof g->error, "%s", cf_error_message());
+        }
+    }
+}
+
+cf_status cf_spot_mc_estimate_many(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads,
+                                   cf_spot_estimate *out)
+{
+    if (n == 0)
+        return CF_OK;
+    if (threads <= 0)
+        threads = cf_parallel_threads();
+    const mc_entry **entry_of = calloc(n, sizeof *entry_of);
+    mc_group *groups = calloc(n, sizeof *groups);
+    cf_status st = entry_of && groups ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n_groups = 0;
+    /* Every entry is added here, before any thread runs: the threads only
+     * look entries up. */
+    for (size_t i = 0; i < n && st == CF_OK; i++) {
+        mc_entry *e = find_entry(mc, reqs[i].process, reqs[i].nodes);
+        if (!e)
+            st = add_entry(mc, reqs[i].process, reqs[i].nodes, &e);
+        if (st != CF_OK)
+            break;
+        entry_of[i] = e;
+        size_t g = 0;
+        while (g < n_groups && groups[g].entry != e)
+            g++;
+        if (g == n_groups)
+            groups[n_groups++] = (mc_group){.mc = mc, .reqs = reqs, .out = out, .entry_of = entry_of, .entry = e,
+                                            .first = i, .n_reqs = n, .failed = SIZE_MAX};
+    }
+    if (st == CF_OK) {
+        cf_parallel_for(n_groups, threads, run_group, groups);
+        /* the first request that failed, as one request after another would report it */
+        size_t first_failed = SIZE_MAX, which = 0;
+        for (size_t g = 0; g < n_groups; g++)
+            if (groups[g].failed < first_failed) {
+                first_failed = groups[g].failed;
+                which = g;
+            }
+        if (first_failed != SIZE_MAX)
+            st = cf_error_set(groups[which].st, "%s", groups[which].error);
+    }
+    free(entry_of);
+    free(groups);
+    return st;
+}
+
+cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spot_estimate *out)
 {
     memset(out, 0, sizeof *out);
+    mc_entry *e = NULL;
+    cf_status st = entry_for(mc, req->process, req->nodes, &e);
+    if (st != CF_OK)
+        return st;
     out->model = e->stats;
     out->checkpoint_h = req->checkpoint_h;
     out->restart_h = req->restart_h;
-    *plan = plan_of(e, req, &out->mtbf_h);
-    out->interval_h = plan->interval_h;
+    cf_spot_plan plan = plan_of(e, req, &out->mtbf_h);
+    out->interval_h = plan.interval_h;
     out->deadline_h = req->deadline_h;
     out->work_sigma = req->work_sigma;
     out->confidence = req->confidence > 0 ? req->confidence : CF_SPOT_CONFIDENCE;
     out->check_quantile = cf_spot_check_quantile(out->confidence);
-    return memo_slot(e, plan, req, memo);
-}
-
-/* The spot plan's spread from the memo's spot replays; has_mixed set when
- * the mixed plan is wanted (its replays are the next stage). */
-static cf_status estimate_spot(const mc_entry *e, const mc_memo *memo, const cf_spot_request *req,
-                               cf_spot_estimate *out)
-{
+    mc_memo *memo = NULL;
+    if ((st = memo_slot(e, &plan, req, &memo)) != CF_OK || (st = fill_spot(e, memo, &plan)) != CF_OK)
+        return st;
     double price[CF_SPOT_MAX_TYPES] = {req->spot_usd_per_node_h, 0};
-    cf_status st = cf_spot_spread_of(memo->spot, e->n_starts, price, out->check_quantile, &out->spot);
-    if (st != CF_OK)
+    if ((st = cf_spot_spread_of(memo->spot, e->n_starts, price, out->check_quantile, &out->spot)) != CF_OK)
         return st;
     if (req->deadline_h > 0) {
         size_t met = 0;
@@ -407,208 +477,18 @@ static cf_status estimate_spot(const mc_entry *e, const mc_memo *memo, const cf_
     if (wants_mixed(req, out->spot.q_h)) {
         out->has_mixed = 1;
         out->mixed_policy = req->mixed_policy;
+        if ((st = fill_mixed(e, memo, &plan)) != CF_OK)
+            return st;
+        double prices[CF_SPOT_MAX_TYPES] = {req->spot_usd_per_node_h, req->ondemand_usd_per_node_h};
+        if ((st = cf_spot_spread_of(memo->mixed, e->n_starts, prices, out->check_quantile, &out->mixed)) !=
+            CF_OK)
+            return st;
+        size_t met = 0;
+        for (size_t i = 0; i < e->n_starts; i++)
+            met += memo->mixed[i].wall_h <= req->deadline_h + 1e-6;
+        out->mixed_met_share = (double)met / (double)e->n_starts;
+        out->mixed_meets = out->mixed.q_h <= req->deadline_h + 1e-6;
     }
-    return CF_OK;
-}
-
-static cf_status estimate_mixed(const mc_entry *e, const mc_memo *memo, const cf_spot_request *req,
-                                cf_spot_estimate *out)
-{
-    double prices[CF_SPOT_MAX_TYPES] = {req->spot_usd_per_node_h, req->ondemand_usd_per_node_h};
-    cf_status st = cf_spot_spread_of(memo->mixed, e->n_starts, prices, out->check_quantile, &out->mixed);
-    if (st != CF_OK)
-        return st;
-    size_t met = 0;
-    for (size_t i = 0; i < e->n_starts; i++)
-        met += memo->mixed[i].wall_h <= req->deadline_h + 1e-6;
-    out->mixed_met_share = (double)met / (double)e->n_starts;
-    out->mixed_meets = out->mixed.q_h <= req->deadline_h + 1e-6;
-    return CF_OK;
-}
-
-cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spot_estimate *out)
-{
-    memset(out, 0, sizeof *out);
-    mc_entry *e = NULL;
-    cf_status st = entry_for(mc, req->process, req->nodes, &e);
-    if (st != CF_OK)
-        return st;
-    cf_spot_plan plan;
-    mc_memo *memo = NULL;
-    if ((st = estimate_begin(e, req, out, &plan, &memo)) != CF_OK || (st = fill_spot(e, memo, &plan)) != CF_OK ||
-        (st = estimate_spot(e, memo, req, out)) != CF_OK)
-        return st;
-    if (out->has_mixed && ((st = fill_mixed(e, memo, &plan)) != CF_OK || (st = estimate_mixed(e, memo, req, out)) != CF_OK))
-        return st;
     out->valid = 1;
     return CF_OK;
-}
-
-/* ---- estimates of many requests on several threads ---------------------------------- */
-
-/* In three parallel stages with the bookkeeping between them on the
- * caller's thread: the paths (one item per new entry), then the spot
- * replays, then the mixed ones, each cut into chunks of starts so that the
- * threads stay busy to the end (one item per (row, N) left a thread idle
- * while the other replayed two groups: 3 groups on 2 threads). A start's
- * replay depends on nothing but its path, plan and start, so the results
- * are those of one request after another. */
-enum { CHUNK_STARTS = 100 };
-
-typedef struct {
-    mc_entry *e;
-    const cf_spot_mc_settings *settings;
-    cf_status st;
-    char error[256];
-} path_item;
-
-static void run_path(void *ctx, size_t i, int thread)
-{
-    (void)thread;
-    path_item *item = &((path_item *)ctx)[i];
-    if ((item->st = make_path(item->settings, item->e)) != CF_OK)
-        snprintf(item->error, sizeof item->error, "%s", cf_error_message()); /* the message is thread-local */
-}
-
-typedef struct {
-    const mc_entry *e;
-    const mc_memo *memo;
-    cf_spot_plan plan;
-    cf_spot_run *runs; /* memo->spot or memo->mixed */
-    int mixed;
-    size_t lo, hi;
-} replay_chunk;
-
-static void run_chunk(void *ctx, size_t i, int thread)
-{
-    (void)thread;
-    const replay_chunk *c = &((const replay_chunk *)ctx)[i];
-    const mc_entry *e = c->e;
-    for (size_t s = c->lo; s < c->hi; s++) {
-        cf_spot_plan p = start_plan(e, c->memo, &c->plan, s);
-        if (c->mixed)
-            cf_spot_replay_mixed(&e->path, e->seg[s], e->off[s], &p, c->memo->deadline_h, c->memo->mixed_policy,
-                                 &c->runs[s]);
-        else
-            cf_spot_replay(&e->path, e->seg[s], e->off[s], &p, &c->runs[s]);
-    }
-}
-
-typedef struct {
-    replay_chunk *items;
-    size_t n, cap;
-} chunk_list;
-
-/* Allocates the memo's runs (spot or mixed) and queues their chunks. */
-static cf_status queue_replays(chunk_list *list, const mc_entry *e, mc_memo *memo, const cf_spot_plan *plan,
-                               int mixed)
-{
-    cf_spot_run **runs = mixed ? &memo->mixed : &memo->spot;
-    if (*runs)
-        return CF_OK; /* replayed for an earlier request, or queued by one */
-    if (!(*runs = malloc(e->n_starts * sizeof **runs)))
-        return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    for (size_t lo = 0; lo < e->n_starts; lo += CHUNK_STARTS) {
-        if (list->n == list->cap) {
-            size_t cap = list->cap ? 2 * list->cap : 64;
-            replay_chunk *grown = realloc(list->items, cap * sizeof *grown);
-            if (!grown)
-                return cf_error_set(CF_ERR_NOMEM, "out of memory");
-            list->items = grown;
-            list->cap = cap;
-        }
-        size_t hi = lo + CHUNK_STARTS < e->n_starts ? lo + CHUNK_STARTS : e->n_starts;
-        list->items[list->n++] = (replay_chunk){.e = e, .memo = memo, .plan = *plan, .runs = *runs, .mixed = mixed,
-                                                .lo = lo, .hi = hi};
-    }
-    return CF_OK;
-}
-
-cf_status cf_spot_mc_estimate_many(cf_spot_mc *mc, const cf_spot_request *reqs, size_t n, int threads,
-                                   cf_spot_estimate *out)
-{
-    if (n == 0)
-        return CF_OK;
-    if (threads <= 0)
-        threads = cf_parallel_threads();
-    mc_entry **entry_of = calloc(n, sizeof *entry_of);
-    mc_memo **memo_of = calloc(n, sizeof *memo_of);
-    size_t *memo_index = calloc(n, sizeof *memo_index);
-    cf_spot_plan *plan_of_req = calloc(n, sizeof *plan_of_req);
-    path_item *paths = calloc(n, sizeof *paths);
-    cf_status *req_st = malloc(n * sizeof *req_st);
-    chunk_list chunks = {NULL, 0, 0};
-    cf_status st = entry_of && memo_of && memo_index && plan_of_req && paths && req_st ? CF_OK
-                                                                          : cf_error_set(CF_ERR_NOMEM, "out of memory");
-    size_t n_paths = 0;
-    memset(out, 0, n * sizeof *out);
-    /* Every entry is added here, before any thread runs. */
-    for (size_t i = 0; i < n && st == CF_OK; i++) {
-        mc_entry *e = find_entry(mc, reqs[i].process, reqs[i].nodes);
-        if (!e && (st = add_entry(mc, reqs[i].process, reqs[i].nodes, &e)) != CF_OK)
-            break;
-        entry_of[i] = e;
-        req_st[i] = CF_OK;
-        if (e->n_starts == 0) {
-            size_t k = 0;
-            while (k < n_paths && paths[k].e != e)
-                k++;
-            if (k == n_paths)
-                paths[n_paths++] = (path_item){.e = e, .settings = &mc->settings};
-        }
-    }
-    if (st != CF_OK)
-        goto done;
-    cf_parallel_for(n_paths, threads, run_path, paths);
-    /* A request whose path failed fails with its path's message; the first
-     * failing request is reported, as one request after another would. */
-    char first_error[256] = "";
-    size_t first_failed = SIZE_MAX;
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < n_paths; k++)
-            if (paths[k].e == entry_of[i] && paths[k].st != CF_OK) {
-                req_st[i] = paths[k].st;
-                if (first_failed == SIZE_MAX) {
-                    first_failed = i;
-                    snprintf(first_error, sizeof first_error, "%s", paths[k].error);
-                }
-            }
-    /* Spot replays: plans and memos on this thread, replays on all. A memo
-     * is taken by its index until every request has its slot: adding one
-     * may move the entry's memo array. */
-    for (size_t i = 0; i < n && i < first_failed; i++) {
-        if ((st = estimate_begin(entry_of[i], &reqs[i], &out[i], &plan_of_req[i], &memo_of[i])) != CF_OK)
-            goto done;
-        memo_index[i] = (size_t)(memo_of[i] - entry_of[i]->memo);
-    }
-    for (size_t i = 0; i < n && i < first_failed; i++) {
-        memo_of[i] = &entry_of[i]->memo[memo_index[i]];
-        if ((st = queue_replays(&chunks, entry_of[i], memo_of[i], &plan_of_req[i], 0)) != CF_OK)
-            goto done;
-    }
-    cf_parallel_for(chunks.n, threads, run_chunk, chunks.items);
-    chunks.n = 0;
-    for (size_t i = 0; i < n && i < first_failed; i++) {
-        if ((st = estimate_spot(entry_of[i], memo_of[i], &reqs[i], &out[i])) != CF_OK)
-            goto done;
-        if (out[i].has_mixed && (st = queue_replays(&chunks, entry_of[i], memo_of[i], &plan_of_req[i], 1)) != CF_OK)
-            goto done;
-    }
-    cf_parallel_for(chunks.n, threads, run_chunk, chunks.items);
-    for (size_t i = 0; i < n && i < first_failed; i++) {
-        if (out[i].has_mixed && (st = estimate_mixed(entry_of[i], memo_of[i], &reqs[i], &out[i])) != CF_OK)
-            goto done;
-        out[i].valid = 1;
-    }
-    if (first_failed != SIZE_MAX)
-        st = cf_error_set(req_st[first_failed], "%s", first_error);
-done:
-    free(chunks.items);
-    free(req_st);
-    free(paths);
-    free(plan_of_req);
-    free(memo_index);
-    free(memo_of);
-    free(entry_of);
-    return st;
 }
