@@ -499,6 +499,16 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
                                    bad, names, n_match > 6 ? ", ..." : "");
             return usage_error(command_name, "unknown option '%s'", bad);
         }
+        /* A value given as the next word that is itself a long option ("--branch $EMPTY --db URL" made
+         * '--db' the branch and the URL a stray argument) is refused; "--branch=--db" still gives it. */
+        if (optarg && optind >= 2 && optarg == argv[optind - 1] && strncmp(optarg, "--", 2) == 0) {
+            char shown[80];
+            shown_arg(optarg, shown, sizeof shown);
+            cf_log_error("option '--%s' takes a value, got the option '%s' (an empty shell variable before it?)",
+                         o->long_name, shown);
+            cf_log_hint("give the value, or write --%s=%s if the value begins with '--'", o->long_name, shown);
+            return CF_EXIT_USAGE;
+        }
         int rc = store(o, command_name, optarg, opts);
         if (rc)
             return rc;

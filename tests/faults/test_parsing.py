@@ -27,6 +27,20 @@ def test_numeric_options_decimal_only():
     assert rc == 0 and len(json.loads(out)["alternatives"]) == 2, err
 
 
+def test_a_value_that_is_an_option_is_refused():
+    """An option's value given as the next word that is itself a long option (an empty shell variable:
+    "--branch $EMPTY --db URL") made '--db' the value and the URL a stray argument; it is refused naming
+    both, and --branch=--db still gives such a value."""
+    for args, option, got in ((["history", "--branch", "--db", "h.db"], "--branch", "--db"),
+                              (["recommend", "-o", "--report", "r.html", SPEC], "--out-file", "--report"),
+                              (["history", "--since", "--", "x"], "--since", "--")):
+        rc, out, err = run(*args)
+        assert rc == 2 and f"option '{option}' takes a value, got the option '{got}'" in err, (args, rc, err)
+        assert f"write {option}={got}" in err, err
+    rc, out, err = run("history", "--db", tmp("none.db"), "--branch=--db")
+    assert rc != 2 and "takes a value" not in err, (rc, err)
+
+
 def test_every_option_takes_decimal_numbers_only():
     """Issue 33 (4): the options parsed as text (percentages, GPU=USD, a
     number of standard deviations) go through the same decimal parser as
