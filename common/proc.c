@@ -30,6 +30,12 @@ static char g_temps[MAX_TEMPS][TEMP_PATH_MAX];
 static volatile sig_atomic_t g_temp_used[MAX_TEMPS];
 static double g_grace_s = -1;
 static atomic_int g_abortable; /* lock-free: read by the handler, changed by any thread */
+/* The commit of what the run stores (cf_proc_commit_begin/_end): how many
+ * are in flight, whether one was made, and whether the grace alarm came
+ * while one was in flight (it waits for it). */
+static atomic_int g_committing;
+static volatile sig_atomic_t g_stored;
+static volatile sig_atomic_t g_alarm_waits;
 
 /* ---- children, async-signal-safe ------------------------------------------------- */
 
@@ -142,21 +148,35 @@ static int kill_and_reap_all(void)
     return total;
 }
 
-/* What cf_interrupt_check's message says, written from a handler (a
- * hard exit after the grace period said nothing at all). */
-static void say_stopped(int sig)
+/* What a stop that ends the process at once says, and its exit code: "nothing of this run was kept"
+ * and 128 + signal only while that is true. Once a commit of what the run stores has begun it cannot
+ * be taken back (cutting it short leaves it made or not, SQLite decides on the next open), so the
+ * message says the run may have been (or was) stored and the exit code is 1, never 128 + signal,
+ * which promises nothing was stored (docs/exit-codes.md). */
+int cf_proc_stop_message(int sig, int committing, int stored, char *out, size_t n)
 {
     const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
-    static const char head[] = "cloudfit: interrupted by ", tail[] = ": stopped, nothing of this run was kept\n";
-    ssize_t ignored = write(STDERR_FILENO, head, sizeof head - 1);
-    ignored = write(STDERR_FILENO, name, strlen(name));
-    ignored = write(STDERR_FILENO, tail, sizeof tail - 1);
-    (void)ignored;
+    const char *what = stored ? ": stopped after the commit: this run was stored; check 'cloudfit history'"
+                       : committing ? ": stopped during the commit: this run may have been stored; check 'cloudfit "
+                                      "history'"
+                                    : ": stopped, nothing of this run was kept";
+    /* by hand: snprintf is not async-signal-safe */
+    size_t k = 0;
+    const char *parts[] = {"cloudfit: interrupted by ", name, what, "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        for (const char *c = parts[i]; *c && k + 1 < n; c++)
+            out[k++] = *c;
+    if (n)
+        out[k] = '\0';
+    return stored || committing ? 1 /* CF_EXIT_FAILURE */ : 128 + sig;
 }
 
 static void hard_exit(int sig)
 {
-    say_stopped(sig);
+    char message[256];
+    int code = cf_proc_stop_message(sig, atomic_load(&g_committing) > 0, g_stored, message, sizeof message);
+    ssize_t ignored = write(STDERR_FILENO, message, strlen(message));
+    (void)ignored;
     for (int i = 0; i < MAX_GROUPS; i++)
         if (g_groups[i] > 0)
             kill(-g_groups[i], SIGKILL);
@@ -164,7 +184,7 @@ static void hard_exit(int sig)
     for (int i = 0; i < MAX_TEMPS; i++)
         if (g_temp_used[i])
             unlink(g_temps[i]);
-    _exit(128 + sig);
+    _exit(code);
 }
 
 /* Inside an abortable stretch with no process group to give a grace
@@ -196,11 +216,20 @@ static void on_stop(int sig)
     errno = saved;
 }
 
+/* The grace period is over. A commit in flight is not cut: it would not be
+ * undone, only left uncertain; the process finishes it (and the run ends as
+ * if the signal had come after it) and the alarm is armed again when it
+ * ends (cf_proc_commit_end). */
 static void on_alarm(int sig)
 {
     (void)sig;
-    if (g_signal)
-        hard_exit(g_signal);
+    if (!g_signal)
+        return;
+    if (atomic_load(&g_committing) > 0) {
+        g_alarm_waits = 1;
+        return;
+    }
+    hard_exit(g_signal);
 }
 
 /* ---- the API ------------------------------------------------------------------------ */
@@ -257,6 +286,22 @@ void cf_proc_abortable_begin(void) { atomic_fetch_add(&g_abortable, 1); }
 void cf_proc_abortable_end(void) { atomic_fetch_sub(&g_abortable, 1); }
 
 int cf_interrupt_fd(void) { return g_pipe[0]; }
+
+void cf_proc_commit_begin(void) { atomic_fetch_add(&g_committing, 1); }
+
+void cf_proc_commit_end(int stored)
+{
+    if (stored)
+        g_stored = 1;
+    if (atomic_fetch_sub(&g_committing, 1) == 1 && g_alarm_waits && g_signal) {
+        /* the grace period ended during the commit: the stop is bounded again,
+         * by the 5 s a hard exit allows after the grace period */
+        g_alarm_waits = 0;
+        alarm(5);
+    }
+}
+
+int cf_proc_run_stored(void) { return (int)g_stored; }
 
 cf_status cf_interrupt_check(void)
 {

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "cloudfit/common/proc.h"
 #include "cloudfit/db.h"
 #include "db_internal.h"
 
@@ -201,7 +202,15 @@ void cf_db_close(cf_db *db)
         return;
     if (db->held) /* a hold never released: nothing of it is kept */
         cf_db_release(db, 0);
+    /* after a commit, SQLite's close checkpoints the log into the file (a
+     * large history: tens of seconds): the run is stored, so the stop
+     * signals' grace alarm waits for it as for the commit (common/proc.h) */
+    int stored = !db->readonly && cf_proc_run_stored();
+    if (stored)
+        cf_proc_commit_begin();
     db->driver->close(db);
+    if (stored)
+        cf_proc_commit_end(1);
     for (size_t i = 0; i < sizeof db->pg_secret / sizeof *db->pg_secret; i++)
         free(db->pg_secret[i]);
     free(db);

@@ -4,7 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/proc.h"
 #include "db_internal.h"
+
+/* The driver's COMMIT, marked for the stop signals: from here a stop can no
+ * longer promise that nothing was stored (common/proc.h). */
+static cf_status commit_marked(cf_db *db)
+{
+    cf_proc_commit_begin();
+    cf_status st = db->driver->commit(db);
+    cf_proc_commit_end(st == CF_OK);
+    return st;
+}
 
 cf_status cf_db_error(cf_db *db, const char *what) { return db->driver->error(db, what); }
 
@@ -24,7 +35,7 @@ cf_status cf_db_transaction(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), 
     if (st != CF_OK)
         return st;
     if ((st = body(db, ctx)) == CF_OK)
-        st = db->driver->commit(db);
+        st = commit_marked(db);
     if (st != CF_OK)
         db->driver->rollback(db);
     return st;
@@ -48,7 +59,7 @@ cf_status cf_db_release(cf_db *db, int commit)
         db->driver->rollback(db);
         return CF_OK;
     }
-    cf_status st = db->driver->commit(db);
+    cf_status st = commit_marked(db);
     if (st != CF_OK)
         db->driver->rollback(db);
     return st;

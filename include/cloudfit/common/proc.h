@@ -14,7 +14,12 @@
  *    killed (SIGKILL), tracked temporary files are removed and the process
  *    exits 128 + signal at once. An open SQLite transaction is rolled back
  *    by SQLite itself on the next open (WAL), so the database stays
- *    consistent either way.
+ *    consistent either way;
+ *  - except once the commit of what the run stores has begun
+ *    (cf_proc_commit_begin): it cannot be taken back, so the grace alarm
+ *    waits for it to end, and a second signal during it (or after it was
+ *    made) says the run may have been (was) stored and exits 1, never
+ *    128 + signal, which promises that nothing was stored.
  * Library code that never calls cf_proc_init still works: nothing is
  * caught and cf_interrupted() stays 0. */
 #ifndef CLOUDFIT_COMMON_PROC_H
@@ -39,6 +44,21 @@ cf_status cf_interrupt_check(void);
  * cf_interrupt_check (cJSON parses 64 MiB in seconds). Nests. */
 void cf_proc_abortable_begin(void);
 void cf_proc_abortable_end(void);
+/* Around the commit of what a run stores (db/stmt.c: every COMMIT of a
+ * write transaction; db/backend.c: the close after one, where SQLite
+ * checkpoints): from begin on a stop can no longer promise "nothing of
+ * this run was kept". `stored`: the commit was made (later stops say the
+ * run was stored), else it was rolled back. Nests. */
+void cf_proc_commit_begin(void);
+void cf_proc_commit_end(int stored);
+/* Whether a commit of this process was made (cf_proc_commit_end(1)). */
+int cf_proc_run_stored(void);
+/* The message a stop that ends the process at once writes (into out, n
+ * bytes, with its newline) and the exit code it ends with: 128 + sig and
+ * "nothing of this run was kept" when no commit began; 1 and "may have
+ * been stored" during one (`committing`), "was stored" after one
+ * (`stored`). Async-signal-safe. */
+int cf_proc_stop_message(int sig, int committing, int stored, char *out, size_t n);
 /* Seconds a process group gets between SIGTERM and SIGKILL when cloudfit
  * stops it (CLOUDFIT_STOP_GRACE_S, 0 to 600; default 30): a runner tears its VMs
  * down in that time. */
