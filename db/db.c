@@ -39,12 +39,24 @@ static double mono_s(void)
 }
 
 /* Turns SQLite's answer into a message that says what happened to the
- * user's data and what to do. */
-static cf_status db_failure(cf_db *db, int code, const char *what, const char *detail)
+ * user's data and what to do. `sys_errno`: the operating system's reason
+ * behind it (sqlite3_system_errno), 0 when none: a descriptor limit or a
+ * full disk is said as such whatever SQLite's code (both came as "unable
+ * to open database file" with the hint to check the permissions). */
+static cf_status db_failure(cf_db *db, int code, int sys_errno, const char *what, const char *detail)
 {
     int primary = code & 0xff;
     if ((primary == SQLITE_BUSY || primary == SQLITE_INTERRUPT) && cf_interrupted())
         return cf_interrupt_check(); /* the wait was cut short by a stop signal */
+    if (primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_FULL) {
+        if (sys_errno == EMFILE || sys_errno == ENFILE) {
+            cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
+            cf_error_hint("the limit of open files is reached: raise it (ulimit -n); nothing was written");
+            return CF_ERR_DB;
+        }
+        if (sys_errno == ENOSPC || sys_errno == EDQUOT)
+            primary = SQLITE_FULL;
+    }
     switch (primary) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -112,7 +124,7 @@ static cf_status sqlite_error(cf_db *db, const char *what)
 {
     char detail[640];
     detail_of(db, sqlite3_errmsg(db->handle), detail, sizeof detail);
-    return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
+    return db_failure(db, sqlite3_extended_errcode(db->handle), sqlite3_system_errno(db->handle), what, detail);
 }
 
 /* A long statement (history prune's DELETE of thousands of rows) stops
@@ -157,7 +169,7 @@ static cf_status sqlite_exec(cf_db *db, const char *sql, const char *what)
         char detail[640];
         detail_of(db, err ? err : sqlite3_errstr(rc), detail, sizeof detail);
         sqlite3_free(err);
-        return db_failure(db, sqlite3_extended_errcode(db->handle), what, detail);
+        return db_failure(db, sqlite3_extended_errcode(db->handle), sqlite3_system_errno(db->handle), what, detail);
     }
     return CF_OK;
 }
@@ -261,8 +273,11 @@ static cf_status check_size(cf_db *db)
         }
     }
     if (rc != SQLITE_OK) {
-        /* a write open of a file this user may not write fails here first */
-        cf_status err = cf_db_error(db, (rc & 0xff) == SQLITE_READONLY ? "cannot write" : "cannot read");
+        /* a write open of a file this user may not write fails here first;
+         * one that fails for another reason (too many open files, a full
+         * disk: SQLite makes the -wal and -shm now) could not open it */
+        cf_status err = cf_db_error(db, db->readonly ? "cannot read"
+                                        : (rc & 0xff) == SQLITE_READONLY ? "cannot write" : "cannot open");
         sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
         return err;
     }
@@ -286,7 +301,7 @@ static cf_status check_size(cf_db *db)
         char detail[200];
         snprintf(detail, sizeof detail, "the file has %lld bytes, its header says %lld pages of %lld bytes "
                  "(truncated)", (long long)st.st_size, pages, page_size);
-        return db_failure(db, SQLITE_CORRUPT, "header", detail);
+        return db_failure(db, SQLITE_CORRUPT, 0, "header", detail);
     }
     return CF_OK;
 }
@@ -304,7 +319,7 @@ static cf_status create_private(cf_db *db, int *created)
         int e = errno;
         char detail[256];
         snprintf(detail, sizeof detail, "%s", strerror(e));
-        return db_failure(db, e == ENOSPC ? SQLITE_FULL : SQLITE_CANTOPEN, "cannot create database", detail);
+        return db_failure(db, e == ENOSPC ? SQLITE_FULL : SQLITE_CANTOPEN, e, "cannot create database", detail);
     }
     fchmod(fd, 0600);
     close(fd);
@@ -408,8 +423,40 @@ static int on_busy(void *data, int count)
     return 1;
 }
 
+/* 0 when `want` more descriptors can be opened, else the errno (EMFILE,
+ * ENFILE) that says why not. SQLite opens a WAL database's three files
+ * (the database, its -wal, its -shm) one by one: one descriptor short of
+ * the limit it made the -wal, failed on the -shm and left the empty -wal
+ * behind, which cannot be removed afterwards (another process may have
+ * opened it meanwhile). Checked first, touching nothing. */
+static int descriptors_short(int want)
+{
+    int fds[8], n = 0, e = 0, from = fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO
+                                     : fcntl(STDIN_FILENO, F_GETFD) >= 0 ? STDIN_FILENO : -1;
+    if (from < 0)
+        return 0; /* nothing to copy: SQLite will say it */
+    while (n < want && n < 8) {
+        int fd = fcntl(from, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) {
+            e = errno == EMFILE || errno == ENFILE ? errno : 0;
+            break;
+        }
+        fds[n++] = fd;
+    }
+    while (n > 0)
+        close(fds[--n]);
+    return e;
+}
+
 static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
 {
+    int short_of = descriptors_short(3);
+    if (short_of) {
+        char detail[300];
+        snprintf(detail, sizeof detail, "SQLite needs 3 descriptors for it, its -wal and -shm (%s)",
+                 strerror(short_of));
+        return db_failure(db, SQLITE_CANTOPEN, short_of, "cannot open database", detail);
+    }
     char uri[1200];
     cf_buf u = CF_BUF_INIT; /* a URI: '?', '#' and '%' in the path are escaped */
     cf_buf_puts(&u, "file:");
@@ -424,11 +471,15 @@ static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
     cf_buf_free(&u);
     int rc = sqlite3_open_v2(uri, &db->handle, flags | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
-        char detail[512];
-        snprintf(detail, sizeof detail, "%s", db->handle ? sqlite3_errmsg(db->handle) : "out of memory");
+        char detail[640];
+        int sys_errno = db->handle ? sqlite3_system_errno(db->handle) : 0;
+        if (db->handle)
+            detail_of(db, sqlite3_errmsg(db->handle), detail, sizeof detail);
+        else
+            snprintf(detail, sizeof detail, "out of memory");
         sqlite3_close(db->handle);
         db->handle = NULL;
-        return db_failure(db, rc, "cannot open database", detail);
+        return db_failure(db, rc, sys_errno, "cannot open database", detail);
     }
     sqlite3_busy_handler(db->handle, on_busy, db);
     sqlite3_progress_handler(db->handle, 1000, on_progress, NULL);

@@ -568,6 +568,32 @@ def test_disk_full():
     assert "out.json" not in err and ".out.json.cloudfit-" not in err, err  # nothing half-written
 
 
+def test_database_open_failing_for_want_of_descriptors_or_space_says_so():
+    """Too many open files while the history was opened said "cannot read 'h.db'" with the hint that the file
+    or its folder is not writable, and one descriptor short of the limit SQLite left an empty -wal behind; a
+    full disk said "cannot read" for a command that writes. Now: the reason, its hint, no file made."""
+    db = fresh_db()
+    out = tmp("r.md")
+    for limit in (5, 6, 7):
+        p = subprocess.run([BIN, "recommend", "-q", "--db", db, "-o", out, SPEC], capture_output=True, text=True,
+                           env=ENV, preexec_fn=lambda n=limit: resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)))
+        assert p.returncode == 1, (limit, p.returncode, p.stderr)
+        assert "Too many open files" in p.stderr and "ulimit -n" in p.stderr, (limit, p.stderr)
+        assert "not writable" not in p.stderr and "cannot read '%s'" % db not in p.stderr, (limit, p.stderr)
+        beside = [f for f in os.listdir(os.path.dirname(db)) if f.startswith(os.path.basename(db))]
+        assert beside == [os.path.basename(db)], (limit, beside)  # no -wal, -shm left
+    assert db_rows(db, "recommendations") == 1
+    if not have_unshare():
+        print("  SKIPPED (the full disk): no mount namespaces here (unshare -m)")
+        return
+    folder = tmp()
+    setup = ('mount -t tmpfs -o size=1m tmpfs "%s" && "%s" recommend --db "%s/h.db" -q "%s" >/dev/null && '
+             'dd if=/dev/zero of="%s/fill" bs=4k 2>/dev/null; true' % (folder, BIN, folder, SPEC, folder))
+    rc, out, err = in_mount_ns(setup, [BIN, "recommend", "--db", folder + "/h.db", "-q", SPEC])
+    assert rc == 1 and "No space left on device" in err and "the disk is full" in err, (rc, err)
+    assert "cannot read" not in err and "not writable" not in err, err
+
+
 def test_new_database_on_a_full_disk_is_not_left_half_made():
     """A new history on a full disk was left behind empty (0 bytes, or with -wal and -shm) or half upgraded
     (schema version 1 or 3 of 7), and later commands said it held no history or needed upgrading. Now the
