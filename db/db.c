@@ -519,26 +519,42 @@ static cf_status sqlite_open_write(const char *path, cf_db **out)
     return CF_OK;
 }
 
-/* Copies `from` to `to` (created 0600); 0 on success. */
+/* Copies `from` to `to` (created 0600); 0 on success, else the errno of the
+ * call that failed, saved there (a write cut short by a full disk sets none:
+ * the rest is written again, and a write of nothing is ENOSPC; a later
+ * close() changed errno, and the message said "No such file or directory"). */
 static int copy_file(const char *from, const char *to)
 {
-    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ok = in >= 0;
-    if (ok)
-        ok = (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0;
-    if (ok)
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, e = in < 0 ? errno : 0;
+    if (!e && (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+        e = errno;
+    if (!e)
         cf_proc_track_temp(to);
     char buf[65536];
-    ssize_t n = 0;
-    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR)
+    while (!e) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            if (errno != EINTR)
+                e = errno;
             continue;
-        ok = n > 0 && write(out, buf, (size_t)n) == n;
+        }
+        for (ssize_t done = 0; done < n && !e;) {
+            ssize_t w = write(out, buf + done, (size_t)(n - done));
+            if (w > 0)
+                done += w;
+            else if (w == 0)
+                e = ENOSPC;
+            else if (errno != EINTR)
+                e = errno;
+        }
     }
     if (in >= 0)
         close(in);
-    if (out >= 0 && close(out) != 0)
-        ok = 0;
-    return ok ? 0 : -1;
+    if (out >= 0 && close(out) != 0 && !e)
+        e = errno;
+    return e;
 }
 
 static void remove_copy(cf_db *db)
@@ -566,27 +582,37 @@ static void remove_copy(cf_db *db)
 static cf_status open_copy(cf_db *db, const char *path)
 {
     const char *tmp = getenv("TMPDIR");
-    if (!tmp || *tmp != '/' || strlen(tmp) > 256)
+    int from_env = tmp && *tmp == '/' && strlen(tmp) <= 256;
+    if (!from_env)
         tmp = "/tmp";
+    const char *whose = from_env ? " (TMPDIR)" : "";
     snprintf(db->copy_dir, sizeof db->copy_dir, "%s/cloudfit-db-XXXXXX", tmp);
     if (!mkdtemp(db->copy_dir)) {
+        int e = errno;
         db->copy_dir[0] = '\0';
-        return cf_error_set(CF_ERR_DB, "cannot read '%s': its write-ahead log '%s-wal' holds changes and its "
-                            "folder is read-only, and no temporary folder could be made to read a copy: %s",
-                            path, path, strerror(errno));
+        cf_error_set(CF_ERR_DB, "cannot read '%s': its write-ahead log '%s-wal' holds changes and its folder is "
+                     "read-only, and no temporary folder could be made in '%s'%s to read a copy: %s",
+                     path, path, tmp, whose, strerror(e));
+        cf_error_hint("point TMPDIR at a writable folder with room for a copy of the database and its -wal");
+        return CF_ERR_DB;
     }
     char from[1100], to[1100];
-    int ok = 1;
-    for (int wal = 0; wal <= 1 && ok; wal++) {
+    int e = 0;
+    for (int wal = 0; wal <= 1 && !e; wal++) {
         snprintf(from, sizeof from, "%s%s", path, wal ? "-wal" : "");
         snprintf(to, sizeof to, "%s/h.db%s", db->copy_dir, wal ? "-wal" : "");
-        ok = copy_file(from, to) == 0;
+        e = copy_file(from, to);
     }
-    if (!ok) {
-        int e = errno;
+    if (e) {
+        char dir[sizeof db->copy_dir];
+        memcpy(dir, db->copy_dir, sizeof dir);
         remove_copy(db);
-        return cf_error_set(CF_ERR_DB, "cannot read '%s': its write-ahead log holds changes, its folder is read-only, "
-                            "and copying it to read failed: %s", path, strerror(e));
+        cf_error_set(CF_ERR_DB, "cannot read '%s': its write-ahead log holds changes, its folder is read-only, "
+                     "and copying it to '%s'%s to read failed: %s", path, dir, whose, strerror(e));
+        if (e == ENOSPC || e == EDQUOT)
+            cf_error_hint("the temporary folder is full: free some space there or point TMPDIR at another disk "
+                          "(the copy was removed)");
+        return CF_ERR_DB;
     }
     char saved[sizeof db->path];
     memcpy(saved, db->path, sizeof saved);

@@ -546,6 +546,17 @@ def test_read_only_folder_with_a_wal_but_no_shm():
     assert rc == 0 and json.loads(out)[0]["spec"]["name"] == "only-in-the-wal", (rc, err)
     assert os.listdir(tmpdir) == [], os.listdir(tmpdir)
     assert sorted(os.listdir(folder)) == ["h.db", "h.db-wal"]
+    # a full TMPDIR: the real reason (a short write left a stale errno: "No such file or directory") and the
+    # copy's path; a TMPDIR that is not there: the folder it tried
+    tiny = tmp()
+    rc, out, err = in_mount_ns(setup + ' && mount -t tmpfs -o size=8k tmpfs "%s"' % tiny,
+                               [BIN, "history", "--db", db], env=dict(ENV, TMPDIR=tiny))
+    assert rc == 1 and "No space left on device" in err and "No such file" not in err, (rc, err)
+    assert "copying it to '%s/cloudfit-db-" % tiny in err and "(TMPDIR)" in err and "TMPDIR" in err, err
+    assert os.listdir(tiny) == [], os.listdir(tiny)
+    missing = os.path.join(tmp(), "gone")
+    rc, out, err = in_mount_ns(setup, [BIN, "history", "--db", db], env=dict(ENV, TMPDIR=missing))
+    assert rc == 1 and "in '%s' (TMPDIR)" % missing in err and "No such file or directory" in err, (rc, err)
 
 
 def test_disk_full():
