@@ -112,6 +112,66 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
     return cf_db_open(target, out);
 }
 
+/* Whether the SQLite database `target` can be opened for writing or made
+ * where it is: CF_OK, or CF_ERR_DB with the message its open would give. */
+static cf_status check_db_writable(const cf_cli_options *o, const char *target, const char *shown)
+{
+    struct stat st;
+    if (stat(target, &st) == 0) {
+        if (S_ISREG(st.st_mode) && access(target, W_OK) != 0) {
+            int e = errno;
+            cf_error_set(CF_ERR_DB, "cannot write '%s': %s", shown, strerror(e));
+            cf_error_hint("the database file is not writable by this user; nothing was run (use --db PATH for a "
+                          "writable place)");
+            return CF_ERR_DB;
+        }
+        return CF_OK; /* not a file: the open says what it is */
+    }
+    int e = errno;
+    char dir[2048];
+    cf_dirname(target, dir, sizeof dir);
+    /* the default location's missing folders are made: the first one there must take them */
+    while (e == ENOENT && !o->db_path && stat(dir, &st) != 0 && errno == ENOENT && strcmp(dir, "/") != 0 &&
+           strcmp(dir, ".") != 0) {
+        char up[2048];
+        cf_dirname(dir, up, sizeof up);
+        snprintf(dir, sizeof dir, "%s", up);
+    }
+    if (e == ENOENT && stat(dir, &st) != 0)
+        e = errno;
+    else if (e == ENOENT && !S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (e == ENOENT && access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    else if (e == ENOENT)
+        return CF_OK;
+    cf_error_set(CF_ERR_DB, "cannot create database '%s': %s%s%s%s", shown, strerror(e), strcmp(dir, ".") ? " ('" : "",
+                 strcmp(dir, ".") ? dir : "", strcmp(dir, ".") ? "')" : "");
+    cf_error_hint("the history's folder cannot be made or written; nothing was run (use --db PATH for a writable "
+                  "place)");
+    return CF_ERR_DB;
+}
+
+int cf_cli_check_before_run(const cf_cli_options *o, int store_history, const char *const *outputs, size_t n_outputs)
+{
+    for (size_t i = 0; i < n_outputs; i++) {
+        if (!outputs[i] || strcmp(outputs[i], "-") == 0)
+            continue;
+        cf_staged_file probe;
+        if (cf_file_stage(outputs[i], "", 0, &probe) != CF_OK)
+            return cf_report_error();
+        cf_file_discard(&probe);
+    }
+    if (!store_history)
+        return 0;
+    char target[2048], shown[1024];
+    if (locate(o, target, sizeof target, shown, sizeof shown) != CF_OK)
+        return cf_report_error();
+    if (!cf_db_is_postgresql(target) && check_db_writable(o, target, shown) != CF_OK)
+        return cf_report_error();
+    return 0;
+}
+
 int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_path_role *more,
                               size_t n_more, const char *more_hint)
 {

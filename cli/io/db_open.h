@@ -21,6 +21,15 @@ cf_status cf_cli_db_path(const cf_cli_options *o, char *path, size_t n);
  * location's folder 0700, with a warning (earlier versions made them 0644
  * and 0755). */
 cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char *path, size_t n);
+/* Before a long run that is paid for (a profile's sweep, a search's
+ * probes), what the end would find out: whether the history the run will
+ * be stored in can be written or created, and each output file's folder
+ * (a temporary file staged there and removed, as the end stages it).
+ * Nothing is created: a missing SQLite file needs a writable folder (for
+ * --db) or a first existing one that is (the default location, whose
+ * folders the command makes); a PostgreSQL server is not reached. 0, or
+ * the exit code with the message printed (naming the path). */
+int cf_cli_check_before_run(const cf_cli_options *o, int store_history, const char *const *outputs, size_t n_outputs);
 /* 0, or the usage error printed (exit 2) when an output option (--out-file,
  * --report, --plot, --csv, --rows) names an input: the history database, a
  * positional file (the spec, a CSV), --price-overrides or --compare-to. */

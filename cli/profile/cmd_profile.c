@@ -293,6 +293,12 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     cf_probe_backend be;
     char db_name[1024] = "";
     rc = o->runner ? runner_request(o, &req, &src) : backend_request(o, spec, &be, &req, db_name, sizeof db_name);
+    /* a sweep is paid for (a GPU VM, hours): where its profile is stored and
+     * --csv and --out-file are written is checked before it, not found out
+     * after it (the measured profile was discarded) */
+    const char *const outputs[] = {o->csv_path, o->out_file};
+    if (rc == 0 && (rc = cf_cli_check_before_run(o, !req.db, outputs, 2)) != 0 && o->runner)
+        cf_catalog_source_close(&src);
     if (rc) {
         free((void *)req.prices);
         cf_db_close(req.db);

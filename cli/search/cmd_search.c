@@ -145,6 +145,10 @@ static int run(const cf_cli_options *o, const cf_spec *spec, const cf_catalog_so
     if (rc == 0)
         rc = cf_cli_parse_prices(o, &prices, &req.n_prices);
     req.prices = prices;
+    /* the probes are paid for: what the end writes is checked first */
+    const char *const outputs[] = {o->out_file};
+    if (rc == 0)
+        rc = cf_cli_check_before_run(o, !o->no_history, outputs, 1);
     if (rc) {
         free(prices);
         return rc;

@@ -138,6 +138,52 @@ def test_profile_csv_appears_only_after_the_profile_is_stored():
     assert os.listdir(folder) == [], os.listdir(folder)
 
 
+MARKED_PROBE = r'''
+import json, os
+open(os.environ["CF_PROBE_MARK"], "a").write("ran\n")  # the (paid) probe ran
+w, n = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"])
+b = int(os.environ["CLOUDFIT_LOCAL_BATCH"])
+print(json.dumps({"event": "device", "name": "NVIDIA A100-SXM4-40GB", "memory_gib": 40}), flush=True)
+for i in range(w + n):
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01 + 0.001 * b, "samples": b}), flush=True)
+print(json.dumps({"event": "done"}), flush=True)
+'''
+
+
+def test_outputs_and_history_checked_before_a_paid_run():
+    """A profile --csv (or --db) that could not be written was found out after the whole sweep, and the
+    measured profile was discarded; search --db likewise after its probes. Now both are checked first:
+    exit 1 at once naming the path, no probe run."""
+    from fhelp import exec_spec
+    spec = exec_spec("preflight", MARKED_PROBE, batches=(8, 16))
+    mark = tmp("mark")
+    env = dict(ENV, CF_PROBE_MARK=mark)
+    blocker = write("preflight-file", "x")
+    missing_csv = os.path.join(tmp(), "no", "such", "dir", "m.csv")
+    cases = [(["--db", tmp("p.db"), "--csv", missing_csv], "cannot write '%s'" % missing_csv),
+             (["--db", os.path.join(blocker, "sub", "h.db")], "cannot create database '%s/sub/h.db'" % blocker)]
+    for extra, said in cases:
+        started = time.monotonic()
+        rc, out, err = run("profile", *extra, spec, env=env)
+        took = time.monotonic() - started
+        assert rc == 1 and said in err and ("Not a directory" in err or "No such file" in err), (extra, rc, err)
+        assert not os.path.exists(mark), (extra, open(mark).read())
+        assert took < 5, (extra, took)  # no sweep: well under a second when the machine is idle
+    rc, out, err = run("search", "--runner", "trace:" + example(os.path.join("data",
+                       "resnet50-t4-profile.csv")), "--trace-model", "imagenet", "--gpu", "T4", "--cloud", "aws",
+                       "--db", os.path.join(blocker, "sub", "h.db"), example("resnet50-imagenet.json"))
+    assert rc == 1 and "cannot create database '%s/sub/h.db'" % blocker in err, (rc, err)
+    assert "search:" not in err, err  # no run started
+    made = db_for_a_read_only_folder()
+    if not made:
+        return
+    folder, db = made
+    for extra in (["--db", tmp("p2.db"), "--csv", os.path.join(folder, "m.csv")], ["--db", db]):
+        rc, out, err = in_mount_ns(read_only(folder), [BIN, "profile", *extra, spec], env=env)
+        assert rc == 1 and folder in err and "Read-only file system" in err, (extra, rc, err)
+        assert not os.path.exists(mark), (extra, open(mark).read())
+
+
 # A writer that made the database and holds its write lock in the middle of
 # its first transaction (rollback journal: it has not switched to WAL yet),
 # until it is killed.
