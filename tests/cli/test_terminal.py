@@ -174,6 +174,42 @@ def test_pipes_keep_the_full_table_unless_width():
     assert "TIME (80%)" in re.sub(r"\s+", " ", p.stdout.split("left out to fit 40 columns:")[1]), p.stdout
 
 
+def test_columns_variable_is_a_strict_number():
+    """On a terminal that reports no size, $COLUMNS is the width; it was read with atoi(): "1e9" laid the
+    result out for 1 column (thousands of one-word lines), "99999999999" overflowed an int. A value that is
+    not a decimal integer from 1 to 1000000 is ignored, as "abc" is: 80 columns."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    def lines_with(columns):
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 0, 0, 0, 0))  # a terminal without a size
+        env = dict(ENV, COLUMNS=columns, NO_COLOR="1")
+        p = subprocess.Popen([BIN, "recommend", "--no-history", "-q", EXAMPLE], stdout=slave, stderr=subprocess.DEVNULL,
+                             env=env)
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(master)
+        assert p.wait(timeout=120) == 0
+        return out.decode("utf-8", "replace").splitlines()
+
+    at_80 = lines_with("abc")
+    assert max(display_width(l) for l in at_80) <= 80 and max(display_width(l) for l in at_80) > 60, at_80
+    for bad in ("1e9", "99999999999", "2147483648", "0x50", " 80", "-5", "0"):
+        assert lines_with(bad) == at_80, bad
+    assert max(display_width(l) for l in lines_with("60")) <= 60
+
+
 def setup():
     """A few recommendations in the history for `history` to list."""
     for spec in (EXAMPLE, SHORT, SHORT):
