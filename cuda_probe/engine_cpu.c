@@ -188,6 +188,22 @@ static cf_status memory_limit(const cf_engine_config *config, double *bytes, cha
     return CF_OK;
 }
 
+/* An allocation the engine's own limit allowed and the system refused
+ * (the process's address-space limit, ulimit -v, or the machine's memory):
+ * CF_ERR_NOMEM, exit 1, never CF_ERR_DOES_NOT_FIT. That one is a property
+ * of the device the sweep records (its ceiling) and reports as infeasible
+ * with the hint to raise CLOUDFIT_CPU_MEMORY_LIMIT_MIB, which cannot help
+ * here. */
+static cf_status allocation_failed(const cf_engine *e, const char *what, double bytes)
+{
+    cf_status st = cf_error_set(CF_ERR_NOMEM,
+                                "out of memory: the system refused %.3g MiB for %s (within the engine's %.0f MiB "
+                                "limit, %s)", bytes / MIB, what, e->limit_bytes / MIB, e->limit_source);
+    cf_error_hint("the process's memory limit (ulimit -v) or the machine's free memory was reached, not "
+                  "CLOUDFIT_CPU_MEMORY_LIMIT_MIB: raise that limit or free memory, or use a smaller batch");
+    return st;
+}
+
 /* Makes room for B rows per micro-batch and B·micro sample indices. */
 static cf_status ensure_workspace(cf_engine *e, int B, int micro)
 {
@@ -197,12 +213,12 @@ static cf_status ensure_workspace(cf_engine *e, int B, int micro)
     if (micro > 1 && !e->micro) {
         e->micro = malloc(e->n_params * sizeof *e->micro);
         if (!e->micro)
-            return out_of_memory(e, B, micro, need);
+            return allocation_failed(e, "the micro-batch gradients", (double)(e->n_params * sizeof *e->micro));
     }
     if ((long)B * micro > e->idx_cap) {
         long *idx = realloc(e->idx, (size_t)B * (size_t)micro * sizeof *idx);
         if (!idx)
-            return out_of_memory(e, B, micro, need);
+            return allocation_failed(e, "the sample indices", (double)B * micro * sizeof *idx);
         e->idx = idx;
         e->idx_cap = (long)B * micro;
     }
@@ -213,7 +229,9 @@ static cf_status ensure_workspace(cf_engine *e, int B, int micro)
     if (!ws || !labels) {
         free(ws);
         free(labels);
-        return out_of_memory(e, B, micro, need);
+        char what[64];
+        snprintf(what, sizeof what, "the activations of local batch %d", B);
+        return allocation_failed(e, what, (double)B * (double)(ws_floats_per_row(e) * sizeof(float) + sizeof(int)));
     }
     free(e->ws);
     free(e->labels);
@@ -324,9 +342,9 @@ static cf_status cpu_create(const cf_engine_config *config, cf_engine **out)
     if (n_state >= 2)
         e->opt_v = calloc(e->n_params, sizeof *e->opt_v);
     if (!e->params || !e->grads || (n_state >= 1 && !e->opt_m) || (n_state >= 2 && !e->opt_v)) {
+        st = allocation_failed(e, "the model state", need);
         cpu_destroy(e);
-        return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory: cannot allocate the model state (%.3g MiB)",
-                            need / MIB);
+        return st;
     }
     cf_engine_init_weights(e->widths, e->n_layers, config->seed, e->params);
     int in = e->widths[0], classes = e->widths[e->n_layers];

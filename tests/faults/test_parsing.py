@@ -203,6 +203,31 @@ def test_engine_out_of_memory_keeps_its_reason_and_the_keys():
     assert "model.architecture.layers" in err, err
 
 
+def test_engine_allocation_refused_by_the_system_is_not_the_device_limit():
+    """Under a process memory limit (ulimit -v) the CPU engine's failed malloc was reported as the model not
+    fitting the device (exit 4) with the hint to raise CLOUDFIT_CPU_MEMORY_LIMIT_MIB, already 4096 and not
+    the limit reached. Now: out of memory, exit 1, the allocation's size, the process's limit named."""
+    import resource
+    import subprocess
+    from fhelp import BIN
+    # grep, not a read here: this process's peak memory is inherited by the children later tests measure
+    if subprocess.run(["grep", "-q", "AddressSanitizer", BIN]).returncode == 0:
+        print("  SKIPPED: an address-space limit cannot be set under ASan (its shadow memory needs terabytes)")
+        return
+    spec = spec_file("as-limit", model={"gradient_bytes": 4, "flops_per_sample": 1.3e8,
+                                        "architecture": {"type": "mlp", "layers": [784, 6144, 6144, 10]}},
+                     data={"samples": 6000, "source": "synthetic"}, training={"epochs": 1, "batch": 128, "lr": 0.05},
+                     profile={"backend": "cpu", "local_batches": [16, 32], "steps": 3})
+    limit = 300 * 1024 * 1024  # the model state takes 325 MiB
+    p = subprocess.run([BIN, "profile", "--db", tmp("as.db"), spec], capture_output=True, text=True, timeout=120,
+                       env=dict(ENV, CLOUDFIT_CPU_MEMORY_LIMIT_MIB="4096"),
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    assert "the system refused 325 MiB for the model state (within the engine's 4096 MiB limit" in p.stderr, p.stderr
+    assert "ulimit -v" in p.stderr and "raise CLOUDFIT_CPU_MEMORY_LIMIT_MIB" not in p.stderr, p.stderr
+    assert "fits on the device" not in p.stderr, p.stderr
+
+
 def test_rebalance_line_length_is_bounded():
     """Issue 33 (11): a 100 MB line on rebalance's standard input is refused
     after 1 MiB with bounded memory (a 500 MB line took 493 MB)."""
