@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cloudfit/common/clock.h"
 #include "cloudfit/db/history_copy.h"
@@ -266,6 +267,10 @@ static int migrate(const cf_cli_options *o)
     if (cf_cli_db_open_readonly(o, &from, from_path, sizeof from_path) != CF_OK)
         return cf_report_error();
     cf_db_redact(o->migrate_to, to_path, sizeof to_path);
+    /* a new SQLite destination that the copy then fails to fill (a full
+     * disk: its schema committed, the copy not) is removed with its -wal
+     * and -shm: an empty history left there read as a migration of nothing */
+    int created = !cf_db_is_postgresql(o->migrate_to) && access(o->migrate_to, F_OK) != 0;
     if (cf_db_open(o->migrate_to, &to) != CF_OK) {
         cf_db_close(from);
         return cf_report_error();
@@ -275,15 +280,17 @@ static int migrate(const cf_cli_options *o)
     if (st == CF_OK)
         st = cf_history_copy(from, to, &n);
     cf_db_close(from);
+    int rc;
     if (st != CF_OK) {
-        int rc = cf_report_error();
-        cf_db_close(to);
-        return rc;
+        rc = cf_report_error();
+    } else {
+        cf_buf text = CF_BUF_INIT;
+        cf_history_migrate_text(&n, from_path, to_path, &text);
+        rc = cf_cli_deliver_held(o, to, 0, &text);
     }
-    cf_buf text = CF_BUF_INIT;
-    cf_history_migrate_text(&n, from_path, to_path, &text);
-    int rc = cf_cli_deliver_held(o, to, 0, &text);
     cf_db_close(to);
+    if (rc && created)
+        cf_db_remove_unused(o->migrate_to); /* only while it holds no row, under its write lock */
     return rc;
 }
 

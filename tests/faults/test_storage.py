@@ -674,6 +674,33 @@ def test_new_database_on_a_full_disk_is_not_left_half_made():
             assert "new.db-wal" not in err or "version=7" in err, (free_kib, err)
 
 
+def test_migrate_to_a_new_database_on_a_full_disk_leaves_nothing():
+    """history migrate --to NEW.db on a disk with room for the schema but not the copy failed (exit 1, "the
+    database is as it was") and left NEW.db, -wal and -shm: an empty history that then read as a migration
+    of nothing. A destination this command created is removed when the copy fails."""
+    if not have_unshare():
+        print("  SKIPPED: no mount namespaces here (unshare -m): no small file system to fill")
+        return
+    src = tmp("src.db")
+    for name in ("mlp-synthetic.json", "resnet50-imagenet.json", "resnet18-cifar10.json"):
+        rc, out, err = run("recommend", "--db", src, "-q", example(name))
+        assert rc == 0, err
+    failed = 0
+    for free_kib in (120, 200, 280):
+        folder = tmp()
+        setup = ('mount -t tmpfs -o size=4m tmpfs "%s" && cp "%s" "%s/h.db" && cd "%s" && dd if=/dev/zero of=fill '
+                 'bs=1k count=$(( $(df -k --output=avail . | tail -1) - %d )) 2>/dev/null; '
+                 '"%s" history --db h.db migrate --to copy.db; echo "rc=$?" >&2; rm -f fill; echo "left:" $(ls -A) >&2'
+                 % (folder, src, folder, folder, free_kib, BIN))
+        rc, out, err = in_mount_ns(setup, ["true"])
+        if "rc=0" in err:
+            continue
+        failed += 1
+        assert "rc=1" in err and "full" in err, (free_kib, err)
+        assert "left: h.db\n" in err, (free_kib, err)  # neither copy.db nor its -wal, -shm
+    assert failed, "no free space tried made the copy fail"
+
+
 def test_corrupted_and_truncated_database():
     garbage = write("garbage.db", b"this is not a database at all\n" * 200)
     before = open(garbage, "rb").read()
