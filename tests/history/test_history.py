@@ -198,6 +198,12 @@ def test_list_filters_limit_and_formats():
     h = rows[-1]["spec"]["hash"]
     rc, out, err = run("history", "--db", db, "-f", "json", "--spec-hash", h[:10])
     assert {r["spec"]["hash"] for r in json.loads(out)} == {h} and len(json.loads(out)) == 3
+    # a prefix in upper case (as some tools print hashes) is the same prefix; a non-hex one is refused
+    rc, out, err = run("history", "--db", db, "-f", "json", "--spec-hash", h[:10].upper())
+    assert rc == 0 and {r["spec"]["hash"] for r in json.loads(out)} == {h} and len(json.loads(out)) == 3, (rc, out, err)
+    for bad in ("sha256:" + h[:8], h[:8] + " ", h + "0"):
+        rc, out, err = run("history", "--db", db, "-f", "json", "--spec-hash", bad)
+        assert rc == 2 and out == "" and "option '--spec-hash' expects" in err and "hexadecimal" in err, (bad, rc, err)
     rc, out, err = run("history", "--db", db, "-f", "json", "--limit", "2")
     assert len(json.loads(out)) == 2
     rc, out, err = run("history", "--db", db, "-f", "json", "--cloud", "GCP", "--gpu", rows[0]["chosen"]["gpu"].lower())
@@ -443,12 +449,12 @@ def test_hostile_names_are_bound_parameters():
         assert list(csv.DictReader(io.StringIO(out)))[0]["branch"].lstrip("'") == branch
     # Hostile filter values match nothing and break nothing.
     for value in HOSTILE + ["' OR '1'='1", "%"]:
-        for opt in ("--model", "--spec-hash", "--cloud", "--gpu"):
+        for opt in ("--model", "--cloud", "--gpu"):
             rc, out, err = run("history", "--db", db, "-f", "json", opt, value)
             assert rc == 0, (opt, value, err)
             got = json.loads(out)
             assert got == [], (opt, value, got)
-        for opt in ("--since", "--until"):  # not a date: refused before any SQL
+        for opt in ("--since", "--until", "--spec-hash"):  # not a date, not hex: refused before any SQL
             rc, out, err = run("history", "--db", db, "-f", "json", opt, value)
             assert rc == 2 and "option '%s'" % opt in err and out == "", (opt, value, rc, err)
     # A spec name with SQL in it is rejected by the spec validator before any SQL.
