@@ -225,5 +225,8 @@ int main(void)
         cmocka_unit_test(test_migrated_older_snapshot_is_not_latest),
         cmocka_unit_test(test_same_fetch_time_goes_by_id),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (path[0]) /* the last test's database (each test starts a fresh one) */
+        unlink(path);
+    return failed;
 }
