@@ -302,6 +302,17 @@ cf_status cf_csv_int(const cf_csv_doc *doc, const cf_csv_record *record, int col
     return CF_OK;
 }
 
+cf_status cf_csv_text(const cf_csv_doc *doc, const cf_csv_record *record, int col, char *out, size_t cap)
+{
+    const char *text = cf_csv_field(record, col);
+    size_t len = strlen(text);
+    if (len >= cap)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected at most %zu characters, got %zu ('%.40s...')",
+                            doc->name, record->line, column_name(doc, col), cap - 1, len, text);
+    memcpy(out, text, len + 1);
+    return CF_OK;
+}
+
 void cf_csv_free(cf_csv_doc *doc)
 {
     record_free(&doc->header);

@@ -37,6 +37,11 @@ static const struct {
     {"GH200", "120gb"},
     /* "NVIDIA B300 SXM6 AC": the same README */
     {"B300", "ac"},
+    /* "AMD Instinct MI300X VF": what amd-smi, rccl-tests and
+     * torch.cuda.get_device_name() print for the whole MI300X an SR-IOV
+     * guest is given (a virtual function): Azure's ND MI300X v5 (the
+     * catalog's MI300X VM), DigitalOcean, Hot Aisle */
+    {"MI300X", "vf"},
 };
 
 /* Exact driver names of products that are not the row their words match. */

@@ -39,7 +39,8 @@ cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_c
         cf_crossgpu_row *r = &out->rows[out->n_rows];
         long count = 0;
         r->line = rec->line;
-        snprintf(r->gpu, sizeof r->gpu, "%s", cf_csv_field(rec, cols[0]));
+        if ((st = cf_csv_text(&doc, rec, cols[0], r->gpu, sizeof r->gpu)) != CF_OK)
+            break;
         snprintf(r->model, sizeof r->model, "%s", cf_csv_field(rec, cols[2]));
         snprintf(r->precision, sizeof r->precision, "%s", cf_csv_field(rec, cols[3]));
         const char *notes = cf_csv_field(rec, cols[6]);

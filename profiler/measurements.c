@@ -35,9 +35,11 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     memset(row, 0, sizeof *row);
     row->line = rec->line;
     snprintf(row->model, sizeof row->model, "%s", cf_csv_field(rec, cols[MODEL]));
-    snprintf(row->gpu, sizeof row->gpu, "%s", cf_csv_field(rec, cols[GPU]));
     snprintf(row->profile, sizeof row->profile, "%s", cf_csv_field(rec, cols[PROFILE]));
     snprintf(row->placement, sizeof row->placement, "%s", cf_csv_field(rec, cols[PLACEMENT]));
+    cf_status name_st = cf_csv_text(doc, rec, cols[GPU], row->gpu, sizeof row->gpu);
+    if (name_st != CF_OK)
+        return name_st;
     if (!row->gpu[0])
         return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpu': expected a GPU model, got an empty field",
                             doc->name, rec->line);

@@ -58,7 +58,7 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
                   "measured");
     for (size_t i = 0; i < r->n_runs; i++) {
         const cf_search_step *s = &r->runs[i];
-        char label[128], pred[48], meas[48];
+        char label[192], pred[48], meas[48];
         cf_search_candidate_label(&o->candidates[s->candidate], label, sizeof label);
         if (isfinite(s->predicted_step_s))
             snprintf(pred, sizeof pred, "%.4g s ±%.0f%%", s->predicted_step_s, 100 * s->predicted_sd);
@@ -75,7 +75,7 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
     }
     cf_buf_puts(out, "\n");
     if (r->chosen >= 0) {
-        char label[128];
+        char label[192];
         cf_search_candidate_label(&o->candidates[r->chosen], label, sizeof label);
         const cf_search_summary *sum = sr->summary;
         cf_buf_printf(out, "chosen: %s, step %.4g s (%s), %.2f h (%.2f–%.2f), $%.2f (%.2f–%.2f) (80%% intervals)\n",
@@ -119,7 +119,7 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
     if (sr->score) {
         const cf_search_score *sc = sr->score;
         if (sc->oracle >= 0) {
-            char label[128];
+            char label[192];
             cf_search_candidate_label(&o->candidates[sc->oracle], label, sizeof label);
             cf_buf_printf(out, "oracle (measured times): %s, %.2f h, $%.2f; regret %.1f%%%s\n", label,
                           sc->oracle_hours, sc->oracle_usd, 100 * sc->regret,

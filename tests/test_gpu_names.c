@@ -29,7 +29,10 @@
  *          result directories (QuadroRTX8000 in
  *          lambdal/deeplearning-benchmark scripts/compile_results_pytorch.py)
  *   USER   spellings users write in measurement CSVs (issue 13)
- *   PCI    pci.ids / device-id tables (10de:2339 = H100 SXM5 94GB) */
+ *   PCI    pci.ids / device-id tables (10de:2339 = H100 SXM5 94GB)
+ *   VF     device logs of SR-IOV guests in public code: rccl-tests'
+ *          "Using devices" lines, ROCm benchmark reports ("Device: AMD
+ *          Instinct MI300X VF") */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,6 +135,7 @@ static const spelling RESOLVES[] = {
     {"AMD Instinct MI300X", "MI300X", "AMDSMI market_name, VLLM (torch on ROCm)"},
     {"AMD_Instinct_MI300X", "MI300X", "VLLM"},
     {"AMD Instinct MI300X OAM", "MI300X", "AMDSMI product_name"},
+    {"AMD Instinct MI300X VF", "MI300X", "VF: amd-smi, rccl-tests and torch in an SR-IOV guest (Azure ND MI300X v5)"},
 };
 
 /* Other products: the table has no row for them, so they resolve to none,

@@ -440,8 +440,9 @@ static const bad_case bad_cases[] = {
     {WITH("\"profile\": {\"gpus\": {\"A100.40GB\": 5}}"), CF_ERR_INVALID,
      "model.json: profile.gpus.A100.40GB: expected a measurements CSV path or an object with \"compute_s\", "
      "\"max_local_batch\" or \"sync_s\", got a number", NULL},
-    {WITH("\"profile\": {\"gpus\": {\"NVIDIA-A100-SXM4-80GB-with-a-long-name\": \"x.csv\"}}"), CF_ERR_INVALID,
-     "model.json: profile.gpus: expected GPU model names of 1 to 31 characters", NULL},
+    {WITH("\"profile\": {\"gpus\": {\"NVIDIA-A100-SXM4-80GB-with-a-long-name-that-no-tool-prints-for-it\": "
+          "\"x.csv\"}}"),
+     CF_ERR_INVALID, "model.json: profile.gpus: expected GPU model names of 1 to 63 characters", NULL},
     {PROFILE("\"command\": \"python3 train.py\""), CF_ERR_INVALID,
      "model.json: profile.command: expected an argv list of 1 to 63 non-empty strings, got a string",
      "give an argv list, e.g. [\"python3\", \"train.py\"]: cloudfit never runs a shell"},

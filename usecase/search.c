@@ -213,7 +213,7 @@ cf_status cf_search_session_verdict(const cf_search_session *s)
     long fastest, cheapest;
     double fastest_h, cheapest_usd;
     cf_search_closest(&s->options, &s->result, &fastest, &fastest_h, &cheapest, &cheapest_usd);
-    char label[128];
+    char label[192];
     if (fastest >= 0 && c->deadline_hours > 0 && fastest_h > c->deadline_hours) {
         cf_search_candidate_label(&s->options.candidates[fastest], label, sizeof label);
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration finishes within %g h: the fastest by the search's "

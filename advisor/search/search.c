@@ -71,7 +71,7 @@ typedef struct {
     cf_search_result *r;
     size_t n;
     size_t n_types;
-    char (*type_name)[32];
+    char (*type_name)[CF_GPU_NAME_MAX];
     int *type_ok;                 /* compute parameters known (fitted or given) */
     int *cand_type;
     unsigned char *excluded;      /* over the limits, or its GPU type cannot be modelled */

@@ -20,7 +20,7 @@ typedef struct {
     cf_perf_params params;
     double reference_network_gbps;  /* nominal NIC of the VM the network was fitted on; 0 = none */
     char carried_from[CF_GPU_NAME_MAX]; /* GPU type the compute profile was carried over from, "" if none */
-    char note[160];                 /* how the numbers were obtained, one line */
+    char note[224];                 /* how the numbers were obtained, one line */
     char network_note[200];         /* how inter_gbps was measured (e.g. "measured probe: ..."); "" = see
                                        params.network_provenance */
 } cf_gpu_perf;

@@ -132,6 +132,9 @@ def test_quadro_rtx_6000_rows_are_carried_not_skipped():
         rows = list(csv.DictReader(f))
     for name, entry in [("Quadro RTX 6000", "RTX6000"), ("QuadroRTX6000", "RTX6000"),
                         ("Quadro_RTX_6000", "RTX6000"), ("NVIDIA RTX 6000 Ada Generation", "RTX6000-Ada"),
+                        # longer than 31 characters: cut to "NVIDIA RTX PRO 6000 Blackwell S" before, and skipped
+                        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000"),
+                        ("AMD Instinct MI300X VF", "MI300X"),
                         ("NVIDIA GeForce RTX 3090", None)]:
         path = os.path.join(TMP, "quadro.csv")
         with open(path, "w", newline="") as g:
@@ -306,6 +309,17 @@ def test_batches_up_to_2_pow_24():
     assert big > 1 << 23
     doc = run_json(write_rows("big.csv", rows))
     assert doc["overall"]["n"] > 0
+
+
+def test_a_gpu_name_longer_than_the_field_is_refused_not_cut():
+    """A gpu field of 64 characters or more was cut to the field's size and
+    validated as whatever that prefix named; it is now an error naming the
+    file, line and column."""
+    name = "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition (rev 2, lab)"
+    path = renamed("imagenet", name, "long.csv")
+    rc, out, err = run("-f", "json", path)
+    assert rc == 3 and out == "", (rc, out, err)  # bad input data (docs/exit-codes.md)
+    assert re.search(r"long\.csv:2: column 'gpu': expected at most 63 characters, got %d" % len(name), err), err
 
 
 def test_new_gpu_names_resolve():

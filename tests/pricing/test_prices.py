@@ -785,6 +785,19 @@ def test_unknown_preferred_region_is_a_usage_error():
     assert rc == 0, err
 
 
+def test_prices_take_the_long_names_tools_print():
+    """`prices 'NVIDIA RTX PRO 6000 Blackwell Server Edition'` (nvidia-smi's name of a GPU the catalog sells,
+    44 characters) was "expected GPU or GPU:N": the name had to fit 31 characters. `AMD Instinct MI300X VF`
+    (amd-smi and torch on Azure's ND MI300X v5) was an unknown GPU."""
+    for name, model in (("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000"),
+                        ("NVIDIA RTX PRO 6000 Blackwell Server Edition:8", "RTX-PRO-6000"),
+                        ("AMD Instinct MI300X VF", "MI300X")):
+        rc, out, err = run("prices", name, "-q", "-f", "json")
+        assert rc == 0, (name, rc, err)
+        offers = json.loads(out)["offers"]
+        assert offers and {o["gpu"] for o in offers} == {model}, (name, offers[:1])
+
+
 def test_restricted_regions_left_out_unless_asked():
     """Azure regions that need an access request are not offered by default; the option, or naming the region,
     offers them, and the chosen offer then says what it needs."""

@@ -66,7 +66,7 @@ typedef struct {
     /* The group as people read it: "model/gpu/profile", then " fp16" when
      * the rows have a precision column, so that groups apart only by it are
      * told apart (cf_validate_find_groups). Raw names: escape to print. */
-    char label[144];
+    char label[176];
     /* inputs */
     double gradient_bytes;               /* parameters × bytes per gradient element */
     double nominal_inter_gbps;           /* VM NIC for (gpu, GPUs per node); 0 = unknown */

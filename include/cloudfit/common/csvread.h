@@ -42,6 +42,10 @@ cf_status cf_csv_double(const cf_csv_doc *doc, const cf_csv_record *record, int 
                         int required, double fallback, double *out);
 cf_status cf_csv_int(const cf_csv_doc *doc, const cf_csv_record *record, int col,
                      int required, long fallback, long *out);
+/* Copies the field into out[cap]; a field of cap characters or more is an
+ * error naming "file:line: column 'c'" and the limit (copying a prefix of
+ * it silently made another name: "NVIDIA RTX PRO 6000 Blackwell S"). */
+cf_status cf_csv_text(const cf_csv_doc *doc, const cf_csv_record *record, int col, char *out, size_t cap);
 void cf_csv_free(cf_csv_doc *doc);
 
 #endif

@@ -24,7 +24,8 @@ const char *cf_provenance_name(cf_provenance v);
 #define CF_REGION_NAME_MAX 48         /* "us-east-1", "northamerica-northeast1", "southafricanorth" */
 #define CF_ZONE_NAME_MAX 32           /* "us-east-1a", "us-central1-b" */
 #define CF_INSTANCE_TYPE_MAX 64       /* "p4d.24xlarge", "Standard_ND96asr_v4", "a2-ultragpu-8g" */
-#define CF_GPU_NAME_MAX 32            /* a GPU table model: "A100-80GB", "H100-PCIE" */
+#define CF_GPU_NAME_MAX 64            /* a GPU table model ("A100-80GB") or a tool's spelling of one, up to
+                                        "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition" (55) */
 #define CF_PATH_MAX 1024
 #define CF_DATE_MAX 11                /* YYYY-MM-DD */
 

@@ -39,7 +39,7 @@ typedef struct {
 typedef struct {
     cf_vm_list offers;
     cf_gpu_cloud_prices *summary_rows;
-    char gpu[32];
+    char gpu[CF_GPU_NAME_MAX];
     int gpu_count;
     cf_prices_summary_report summary; /* without req.gpu; width 0: the caller sets it */
     cf_prices_offers_report by_gpu;   /* with req.gpu; width 0: the caller sets it */

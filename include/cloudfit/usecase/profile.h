@@ -54,7 +54,7 @@ typedef struct {
     int nothing_to_resume;   /* resume: the stored profile has no failed run; `profile` is it, unchanged */
     int none_stored;         /* resume: no stored profile of the spec on the backend (the error says so) */
     size_t n_light_planned;  /* runner: the light profile's runs (a failure stores nothing) */
-    char gpu_model[32];      /* the catalog's model of the profiled GPU; "" = a CPU or one it does not list */
+    char gpu_model[CF_GPU_NAME_MAX]; /* the catalog's model of the profiled GPU; "" = a CPU or one it does not list */
 } cf_profile_result;
 
 /* The profile for req->spec. CF_OK and `out` filled, or a status with the
