@@ -481,7 +481,7 @@ cJSON *cf_report_hetero_json(const cf_report *r)
         cJSON_AddNumberToObject(x, "local_batch", p->batch[t]);
         cJSON_AddBoolToObject(x, "local_batch_varies_by_one", p->batch_spread[t]);
         cf_json_add_rounded(x, "compute_s", p->compute_s[t], 4);
-        cf_json_add_rounded(x, "single_type_train_hours", p->single_hours[t], 4);
+        cf_json_add_rounded(x, "single_type_train_hours", p->single_hours[t], 6);
         cJSON_AddItemToArray(types, x);
     }
     cJSON_AddNumberToObject(b, "accumulation", p->accumulation);
@@ -489,13 +489,15 @@ cJSON *cf_report_hetero_json(const cf_report *r)
     cf_json_add_rounded(b, "lr", p->lr.lr, 4);
     cf_json_add_rounded(b, "step_time_s", p->step_time_s, 4);
     cf_json_add_rounded(b, "sync_s", p->sync_s, 4);
-    cf_json_add_rounded(b, "hours", p->hours, 4);
-    cf_json_add_rounded(b, "usd_per_hour", p->usd_per_hour, 4);
-    cf_json_add_rounded(b, "total_usd", p->total_usd, 4);
-    cf_json_add_rounded(b, "hours_p10", p->hours_p10, 4);
-    cf_json_add_rounded(b, "hours_p90", p->hours_p90, 4);
-    cf_json_add_rounded(b, "hours_at_confidence", p->hours_at_confidence, 4);
-    cf_json_add_rounded(b, "total_usd_at_confidence", p->usd_at_confidence, 4);
+    /* hours and dollars with 6 significant digits, as every configuration's
+     * (docs/output.md): with 4, a mix held to a 17.159 h deadline read 17.16 */
+    cf_json_add_rounded(b, "hours", p->hours, 6);
+    cf_json_add_rounded(b, "usd_per_hour", p->usd_per_hour, 6);
+    cf_json_add_rounded(b, "total_usd", p->total_usd, 6);
+    cf_json_add_rounded(b, "hours_p10", p->hours_p10, 6);
+    cf_json_add_rounded(b, "hours_p90", p->hours_p90, 6);
+    cf_json_add_rounded(b, "hours_at_confidence", p->hours_at_confidence, 6);
+    cf_json_add_rounded(b, "total_usd_at_confidence", p->usd_at_confidence, 6);
     cf_json_add_rounded(b, "speedup_over_chosen", p->speedup_over_chosen, 4);
     if (p->equal_step_time_s > 0) {
         cf_json_add_rounded(b, "speedup_over_equal_batches", p->speedup_over_equal_batches, 4);

@@ -693,6 +693,18 @@ def test_recommend_mix_held_like_single_plans():
     if rc == 0:
         other = json.loads(out)["mixed_gpu_types"]["best"]
         assert other is None or other["hours_at_confidence"] <= deadline, other
+    # hours and dollars with 6 significant digits, as every configuration's: with 4, a mix held to a 17.159 h
+    # deadline read hours_at_confidence 17.16 (a CI step comparing it with the deadline failed a plan that met it)
+    rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "json", RESNET)
+    best = json.loads(out)["mixed_gpu_types"]["best"]
+    for deadline in (best["hours_at_confidence"] * (1 - 1e-5), best["hours_at_confidence"] * (1 + 1e-6)):
+        rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "json", "--deadline-hours",
+                           "%.6f" % deadline, RESNET)
+        if rc == 0:
+            doc = json.loads(out)
+            other = doc["mixed_gpu_types"]["best"]
+            limit = doc["constraints"]["deadline_hours"]
+            assert other is None or other["hours_at_confidence"] <= limit, (limit, other)
     rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "markdown", "--confidence", "99.9%", RESNET)
     assert rc == 0 and "### Mixed GPU types (--mix)" in out and "- against the chosen single-type plan" in out, out
     assert "met with 99.9% confidence" in out, out
