@@ -25,7 +25,8 @@ static void fmt_amount(char *out, size_t n, double v, int decimals)
 }
 
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
-                              const cf_config *cheapest, const char *qualifier)
+                              const cf_config *cheapest, const cf_config *cheapest_at_confidence,
+                              const char *qualifier)
 {
     const char *q = qualifier ? qualifier : "";
     char amount[32], at[32];
@@ -49,6 +50,18 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration stays within $%g%s: the cheapest, %d × %s on %s, costs $%s",
                      where, c->budget_usd, q, cheapest->nodes, cheapest->vm->instance_type, cheapest->vm->cloud,
                      amount);
+    } else if (cheapest_at_confidence && c->budget_usd > 0 &&
+               cheapest_at_confidence->usd_at_confidence > c->budget_usd) {
+        /* within the budget at its point, over it at the confidence: every
+         * configuration, as this one has the lowest cost there */
+        const cf_config *q_cfg = cheapest_at_confidence;
+        fmt_amount(amount, sizeof amount, q_cfg->total_usd, 0);
+        fmt_amount(at, sizeof at, q_cfg->usd_at_confidence, 0);
+        cf_error_set(CF_ERR_INFEASIBLE,
+                     "%s: no configuration stays within $%g%s at the confidence: the cheapest there, %d × %s (%d×%s) "
+                     "on %s%s, costs $%s, $%s at the confidence",
+                     where, c->budget_usd, q, q_cfg->nodes, q_cfg->vm->instance_type, q_cfg->gpus_per_node,
+                     q_cfg->vm->gpu_model, q_cfg->vm->cloud, q_cfg->spot ? " (spot)" : "", amount, at);
     } else if (c->deadline_hours > 0 && c->budget_usd > 0) {
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s", where,
                      c->deadline_hours, c->budget_usd, q);

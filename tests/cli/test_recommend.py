@@ -257,6 +257,29 @@ def test_impossible_deadline_is_infeasible_and_not_recorded():
     assert rc == 4 and "no configuration stays within $0.5" in err, err
 
 
+def test_budget_missed_only_at_the_confidence_says_so_in_every_format():
+    """A budget above the cheapest plan's cost but below every plan's cost at the confidence said 'no configuration
+    meets the deadline (1000 h) and the budget ($46)': the deadline played no part, and nothing said how far."""
+    spec = example("resnet50-imagenet.json")
+    rc, out, err = run("recommend", "--no-history", "-q", "--deadline-hours", "1000", "--confidence", "0.5", "-f",
+                       "json", spec)
+    assert rc == 0, err
+    cheapest = json.loads(out)["chosen"]["total_usd"]   # at 50 % the point is what the budget is held to
+    budget = "%.2f" % (cheapest * 1.05)
+    messages = set()
+    for fmt in ("table", "json", "markdown"):
+        rc, out, err = run("recommend", "--no-history", "-q", "--deadline-hours", "1000", "--budget-usd", budget,
+                           "-f", fmt, spec)
+        assert rc == 4 and out == "", (fmt, rc, out, err)
+        first = err.splitlines()[0]
+        assert "no configuration stays within $%g at the confidence: the cheapest there, " % float(budget) in first, err
+        assert "deadline" not in first, err
+        got = re.search(r"costs \$([0-9.]+), \$([0-9.]+) at the confidence$", first)
+        assert got and float(got.group(1)) <= float(budget) < float(got.group(2)), first
+        messages.add(err)
+    assert len(messages) == 1, messages
+
+
 def test_usage_errors():
     rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
     assert rc == 2 and "unknown option '--frobnicate'" in err, err
