@@ -99,14 +99,17 @@ static void config_row(cf_buf *out, const char *label, const cf_config *c)
     cf_buf_printf(out, "%s%s%s | %d×%d ", c->spot ? " (" : "", cf_config_capacity_label(c), c->spot ? ")" : "", c->nodes,
                   c->gpus_per_node);
     cell(out, c->vm->gpu_model);
-    cf_buf_printf(out, " | %d | %d | %ld | %.4g | %.1f h (%.1f–%.1f) | %.2f | %.2f (%.2f–%.2f) |\n", c->local_batch,
-                  c->accumulation, c->global_batch, c->lr.lr, c->hours, c->hours_p10, c->hours_p90, c->usd_per_hour,
-                  c->total_usd, c->total_usd_p10, c->total_usd_p90);
+    /* the time as the table writes it: "18.9 h (16.4–21.8)", "12 min (10–15)" (in hours a 12-minute plan and
+     * its interval all read "0.2 h (0.2–0.2)") */
+    char time[64];
+    cf_text_duration_range(c->hours, c->hours_p10, c->hours_p90, time, sizeof time);
+    cf_buf_printf(out, " | %d | %d | %ld | %.4g | %s | %.2f | %.2f (%.2f–%.2f) |\n", c->local_batch, c->accumulation,
+                  c->global_batch, c->lr.lr, time, c->usd_per_hour, c->total_usd, c->total_usd_p10, c->total_usd_p90);
 }
 
 static void configs(const cf_report *r, cf_buf *out)
 {
-    cf_buf_puts(out, "| # | cloud/region | instance | nodes×GPUs | batch/GPU | accum | global batch | LR | hours (80%) "
+    cf_buf_puts(out, "| # | cloud/region | instance | nodes×GPUs | batch/GPU | accum | global batch | LR | time (80%) "
                      "| $/hr | total $ (80%) |\n|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     config_row(out, "**1** ✔", &r->advice->ranked[0]);
     for (size_t i = 1; i < r->advice->n_ranked && i <= MD_ALTERNATIVES; i++) {
@@ -295,9 +298,11 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
     cell(out, c->vm->cloud);
     cf_buf_puts(out, "/");
     cell(out, c->vm->region);
-    cf_buf_printf(out, "%s%s: **%.1f h (%.1f–%.1f)**, **$%.2f (%.2f–%.2f)** (80%% intervals; objective: %s",
-                  c->spot ? ", " : "", cf_config_capacity_label(c), c->hours, c->hours_p10, c->hours_p90, c->total_usd, c->total_usd_p10,
-                  c->total_usd_p90, cf_objective_name(r->spec->search.objective));
+    char time[64];
+    cf_text_duration_range(c->hours, c->hours_p10, c->hours_p90, time, sizeof time);
+    cf_buf_printf(out, "%s%s: **%s**, **$%.2f (%.2f–%.2f)** (80%% intervals; objective: %s", c->spot ? ", " : "",
+                  cf_config_capacity_label(c), time, c->total_usd, c->total_usd_p10, c->total_usd_p90,
+                  cf_objective_name(r->spec->search.objective));
     if (r->spec->search.deadline_hours > 0)
         cf_buf_printf(out, "; deadline %g h", r->spec->search.deadline_hours);
     if (r->spec->search.budget_usd > 0)

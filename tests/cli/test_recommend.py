@@ -202,6 +202,30 @@ def test_out_file_and_determinism():
     assert not [f for f in os.listdir(TMP) if ".tmp." in f], "temporary file left behind"
 
 
+def test_markdown_and_launch_specs_give_times_as_the_table_does():
+    """The markdown comment and the launch specs' headers wrote every time in hours with one decimal: the BERT
+    example's plans, 12 to 15 minutes each (table: '12 min (11–14)'), all read '0.2 h (0.2–0.2)'."""
+    spec = example("bert-base-squad.json")
+    rc, table, err = run("recommend", "--no-history", "-q", spec)
+    assert rc == 0, err
+    rows = [l for l in table.splitlines() if re.match(r"^\s+\d+\s{2}", l)]
+    table_times = [re.search(r"\s(\d[\d.]* (?:min|h) \([\d.]+–[\d.]+\))\s", l).group(1) for l in rows]
+    assert table_times and all(" min " in t for t in table_times), table_times
+    rc, md, err = run("recommend", "--no-history", "-q", "-f", "markdown", spec)
+    assert rc == 0, err
+    header = next(l for l in md.splitlines() if l.startswith("| # |"))
+    column = [c.strip() for c in header.strip("|").split("|")].index("time (80%)")
+    md_times = [[c.strip() for c in l.strip().strip("|").split("|")][column]
+                for l in md.splitlines() if re.match(r"^\| (\*\*)?\d", l)]
+    assert md_times and md_times == table_times[:len(md_times)], (md_times, table_times)
+    assert "**%s**" % table_times[0] in md, md
+    emit_dir = os.path.join(TMP, "emit-times")
+    rc, _, err = run("recommend", "--no-history", "-q", "--emit", "skypilot", "--emit-dir", emit_dir, spec)
+    assert rc == 0, err
+    head = open(os.path.join(emit_dir, "bert-base-squad.sky.yaml")).read().splitlines()[1]
+    assert re.search(r"; predicted %s, \$" % re.escape(table_times[0].split(" (")[0]), head), (head, table_times)
+
+
 def test_missing_file():
     db = os.path.join(TMP, "missing.db")
     rc, out, err = run("recommend", "--db", db, "nope.json")
