@@ -2,6 +2,7 @@
  * SVG (render_svg.c), the alternatives table and the explanation; no
  * script, no font, image or style sheet from anywhere else (the page's
  * Content-Security-Policy forbids fetching any). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -227,8 +228,10 @@ void cf_report_html(const cf_report_plots *p, cf_buf *out)
     esc(out, name);
     cf_buf_puts(out, "</h1>\n<p class=\"meta\">");
     esc(out, r->created_at ? r->created_at : "");
+    /* whole days, floored, as the JSON's catalog.age_days and the text say it */
+    double age_days = floor(r->catalog_age_days);
     cf_buf_printf(out, " · cloudfit %s · %zu offer%s · prices %.0f day%s old", CF_VERSION, r->n_offers,
-                  r->n_offers == 1 ? "" : "s", r->catalog_age_days, r->catalog_age_days >= 0.5 && r->catalog_age_days < 1.5 ? "" : "s");
+                  r->n_offers == 1 ? "" : "s", age_days, age_days == 1 ? "" : "s");
     cf_buf_puts(out, " · spec ");
     esc(out, r->spec->job.source);
     cf_buf_puts(out, "</p>\n");

@@ -10,6 +10,7 @@ scrolling, no two texts of the time-cost plot overlapping, the deadline,
 budget and chosen labels covering no point, the chosen label nearest its
 own point.
 Usage: test_report.py CLOUDFIT_BINARY SOURCE_DIR"""
+import calendar
 import html.parser
 import json
 import os
@@ -222,6 +223,20 @@ def test_html_report_is_self_contained_and_consistent():
     spec = json.load(open(example("resnet50-imagenet.json")))
     assert len(recipe) == 1 and float(recipe[0].get("data-global-batch")) == spec["training"]["batch"]
     assert c["instance_type"] in text and doc["metadata"]["created_at"] in text
+
+
+def test_html_report_gives_the_catalogs_age_as_the_json_does():
+    """The report rounded the prices' age (in the evening, 'prices 193 days old') where the JSON's catalog.age_days,
+    the table and the markdown floor it (192)."""
+    for hour in (1, 20):
+        env = dict(ENV, SOURCE_DATE_EPOCH=str(calendar.timegm((2026, 11, 28, hour, 0, 0))))
+        out_json, page = os.path.join(TMP, "age-%d.json" % hour), os.path.join(TMP, "age-%d.html" % hour)
+        rc, _, err = run("recommend", "--no-history", "-q", "-f", "json", "-o", out_json, "--report", page,
+                         example("mlp-synthetic.json"), env=env)
+        assert rc == 0, err
+        age = json.load(open(out_json))["catalog"]["age_days"]
+        got = re.search(r"prices (\d+) days? old", open(page, encoding="utf-8").read())
+        assert got and int(got.group(1)) == age, (hour, got and got.group(0), age)
 
 
 def test_scaling_plot_passes_through_every_examples_pick():
