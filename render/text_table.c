@@ -181,13 +181,17 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
     if (left_out)
         name_left_out(t, given_up, as_short, n_given_up, shown, left_out);
     int total = total_width(t, widths, shown);
+    /* the rules' blank past the last column goes before the width is
+     * passed: a rule one column wider than rows that just fit was wrapped
+     * into a line of its own ("  -") */
+    int rule_width = t->width > 0 && total > t->width ? t->width : total;
     size_t last = 0;
     for (size_t c = 0; c < nc; c++)
         if (shown[c])
             last = c;
     char text[512];
     if (t->rules)
-        rule(out, total);
+        rule(out, rule_width);
     for (int i = 0; i < t->lead; i++)
         cf_buf_puts(out, " ");
     for (size_t c = 0; c < nc; c++) {
@@ -201,7 +205,7 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
     }
     cf_buf_puts(out, "\n");
     if (t->rules)
-        rule(out, total);
+        rule(out, rule_width);
     for (size_t r = 0; r < t->n_rows; r++) {
         int hl = t->color && (int)r == t->highlight_row;
         if (hl)
@@ -222,7 +226,7 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
         cf_buf_puts(out, "\n");
     }
     if (t->rules)
-        rule(out, total);
+        rule(out, rule_width);
     free(widths);
     free(shown);
     free(is_short);

@@ -166,6 +166,31 @@ static void render_intervals(int width, cf_buf *out, cf_buf *left_out)
     assert_false(cf_buf_failed(out));
 }
 
+/* The rules run a blank past the last column, but never past the width:
+ * at --width 40 the BERT ranking's rows were 40 columns and its rules 41,
+ * each wrapped into 40 dashes and a line "  -". */
+static void test_rules_never_pass_the_width(void **state)
+{
+    (void)state;
+    for (int width = 40; width >= 5; width--) {
+        cf_buf out = CF_BUF_INIT, left = CF_BUF_INIT;
+        render(width, &out, &left);
+        const char *p = cf_buf_cstr(&out);
+        int rules = 0;
+        while (*p) {
+            size_t n = strcspn(p, "\n");
+            if (n > 0 && strspn(p, "-") == n) {
+                assert_true((int)n <= width);
+                rules++;
+            }
+            p += n + (p[n] ? 1 : 0);
+        }
+        assert_int_equal(rules, 3);
+        cf_buf_free(&out);
+        cf_buf_free(&left);
+    }
+}
+
 static void test_table_names_the_intervals_it_leaves_out(void **state)
 {
     (void)state;
@@ -298,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_width_skips_colour_and_counts_characters),
         cmocka_unit_test(test_wrap_breaks_at_spaces_with_the_indent_of_the_line),
         cmocka_unit_test(test_wrap_never_exceeds_the_width),
+        cmocka_unit_test(test_rules_never_pass_the_width),
         cmocka_unit_test(test_cut),
         cmocka_unit_test(test_table_gives_up_detail_in_priority_order),
         cmocka_unit_test(test_table_names_the_intervals_it_leaves_out),
