@@ -142,6 +142,15 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
     m->total_usd = req->total_usd > 0 ? req->total_usd : NAN;
     snprintf(m->note, sizeof m->note, "%s", req->note ? req->note : "");
     out->report = (cf_record_report){.measurement = m, .row = &out->row};
+    if (m->total_hours > CF_RECORD_MAX_HOURS || m->total_usd > CF_RECORD_MAX_USD) {
+        int hours = m->total_hours > CF_RECORD_MAX_HOURS;
+        cf_error_set(CF_ERR_USAGE, "%s %.4g is more than a run %s: a record takes at most %g, the range of %s",
+                     hours ? "--total-hours" : "--total-usd", hours ? m->total_hours : m->total_usd,
+                     hours ? "takes (hours)" : "costs (US dollars)", hours ? CF_RECORD_MAX_HOURS : CF_RECORD_MAX_USD,
+                     hours ? "search.deadline_hours" : "search.budget_usd");
+        cf_error_hint("give the whole run's wall time in hours and its cost in US dollars; nothing was stored");
+        return CF_ERR_USAGE;
+    }
     cf_status st = cf_history_get(req->db, req->recommendation_id, &out->row);
     free(out->row.result_json);
     out->row.result_json = NULL;

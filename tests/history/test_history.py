@@ -430,6 +430,22 @@ def test_record_refuses_a_step_time_in_other_units():
     assert any("lie more than 20× from the model" in n for n in notes), notes
 
 
+def test_record_refuses_hours_and_cost_out_of_range():
+    """--total-usd 1e308 was stored for good (no command deletes a record) and printed with 309 digits; hours and
+    cost are now bounded like search.deadline_hours and search.budget_usd (exit 2, nothing stored)."""
+    db = new_db("record-range")
+    recommend(db, example("resnet18-cifar10.json"), "--gpu", "L4")
+    rid = str(last_id(db))
+    for option, value, limit in (("--total-usd", "1e308", "1e+12"), ("--total-hours", "1e300", "1e+06"),
+                                 ("--total-usd", "1.5e12", "1e+12")):
+        rc, out, err = run("record", "--db", db, rid, option, value, "--step-time-s", "0.1")
+        assert rc == 2 and option in err and "at most " + limit in err and out == "", (option, value, rc, err)
+        assert "0000000000" not in err, err
+    assert query(db, "SELECT count(*) FROM measurements") == [(0,)]
+    rc, out, err = run("record", "--db", db, rid, "--total-usd", "1e12", "--total-hours", "1e6")
+    assert rc == 0, err
+
+
 HOSTILE = ["x'; DROP TABLE recommendations; --", "\"quoted\" name", "a%_*", "robert'); DELETE FROM specs;--"]
 
 

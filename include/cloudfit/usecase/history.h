@@ -71,6 +71,14 @@ typedef struct {
     const char *note;     /* NULL = none */
 } cf_history_record_request;
 
+/* The largest whole-run wall time and cost a record takes: the ranges of the
+ * spec's search.deadline_hours and search.budget_usd. Hours and cost are not
+ * fed back, but a record is kept for good (no command deletes one), and a
+ * value past these is another unit or a typo (1e308 dollars was stored and
+ * printed with 309 digits). Beyond them: CF_ERR_USAGE, nothing stored. */
+#define CF_RECORD_MAX_HOURS 1e6
+#define CF_RECORD_MAX_USD 1e12
+
 typedef struct {
     cf_history_measurement measurement;
     cf_history_row row;   /* the recommendation it measured (no document) */
