@@ -37,7 +37,7 @@ static const char *file_kind(mode_t mode)
 /* An input that cannot be read: the file's fault (CF_ERR_IO, exit 3), or
  * the system's (CF_ERR_SYSTEM, exit 1: too many open files was reported
  * as bad input), with a hint for the descriptor limit. */
-static cf_status read_failure(const char *what, const char *path, int e)
+cf_status cf_read_failure(const char *what, const char *path, int e)
 {
     int system = e == EMFILE || e == ENFILE || e == ENOMEM || e == EIO || e == ENOBUFS;
     cf_error_set(system ? CF_ERR_SYSTEM : CF_ERR_IO, "cannot %s '%s': %s", what, path, strerror(e));
@@ -54,12 +54,12 @@ cf_status cf_read_file(const char *path, char **out_text, size_t *out_len)
     /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return read_failure("open", path, errno);
+        return cf_read_failure("open", path, errno);
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return read_failure("read", path, e);
+        return cf_read_failure("read", path, e);
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
@@ -108,7 +108,7 @@ cf_status cf_read_file(const char *path, char **out_text, size_t *out_len)
             int e = errno;
             free(text);
             close(fd);
-            return read_failure("read", path, e);
+            return cf_read_failure("read", path, e);
         }
         if (got == 0)
             break;

@@ -1,5 +1,8 @@
 #include "cloudfit/usecase/rebalance.h"
 
+#include "cloudfit/common/fileio.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +147,7 @@ int cf_rebalance_read_input(FILE *in, char *line, int *unread)
     size_t len = 0;
     int ch, nul = 0, got = 0;
     *unread = CF_REBALANCE_LINE_READ;
+    errno = 0;
     while ((ch = getc(in)) != EOF) {
         got = 1;
         nul |= ch == 0;
@@ -163,5 +167,7 @@ int cf_rebalance_read_input(FILE *in, char *line, int *unread)
     else if (nul)
         *unread = CF_REBALANCE_LINE_NUL;
     line[*unread ? 0 : len] = '\0';
+    if (!got && ferror(in)) /* not the end of the input: a partial line was answered, this is not */
+        return cf_read_failure("read", "standard input", errno ? errno : EIO), -1;
     return got;
 }

@@ -147,7 +147,9 @@ int cmd_rebalance(int argc, char **argv, const cf_cli_options *o, int n_position
         cf_proc_abortable_begin();
         int got = cf_rebalance_read_input(stdin, line, &unread);
         cf_proc_abortable_end();
-        if (!got)
+        if (got < 0)
+            rc = cf_report_error();
+        if (got <= 0)
             break;
         cf_buf answer = CF_BUF_INIT;
         if (cf_rebalance_session_line(session, line, unread, &answer) != CF_OK) {

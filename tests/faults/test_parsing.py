@@ -276,6 +276,22 @@ def test_rebalance_reads_bytes_not_c_strings():
         assert len(out) == 1 and "longer than the 65536" in out[0]["skipped"], (end, out)
 
 
+def test_rebalance_read_error_is_not_the_end_of_input():
+    """Standard input that cannot be read (a directory: EISDIR) was taken for the end of the input: no message,
+    exit 0, so a loop could not tell a broken pipe of times from a finished one (docs/exit-codes.md)."""
+    import subprocess
+    from fhelp import BIN
+    directory = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        p = subprocess.run([BIN, "rebalance", "--global-batch", "10", "--workers", "2"], stdin=directory,
+                           capture_output=True, env=ENV, timeout=60)
+    finally:
+        os.close(directory)
+    err = p.stderr.decode()
+    assert p.returncode == 3 and "cannot read 'standard input': Is a directory" in err, (p.returncode, err)
+    assert p.stdout == b"", p.stdout
+
+
 # A probe whose device name holds terminal escapes (a title change, a
 # screen clear, a C1 CSI) and bytes that are not UTF-8.
 EVIL_DEVICE_PROBE = r'''

@@ -15,6 +15,11 @@
 cf_status cf_read_file(const char *path, char **out_text, size_t *out_len);
 /* The input limit in bytes. */
 size_t cf_max_input_bytes(void);
+/* An input that could not be read, errno `e`: "cannot WHAT 'PATH': why",
+ * CF_ERR_SYSTEM (exit 1) when the system refused a resource (too many open
+ * files, memory, an I/O error), else CF_ERR_IO (the input's fault: a
+ * directory, no such file). Sets the error and returns its status. */
+cf_status cf_read_failure(const char *what, const char *path, int e);
 
 /* Writes `len` bytes to `path` via a temporary file in the same directory
  * and rename(2), so readers never see a half-written file. A new file gets
