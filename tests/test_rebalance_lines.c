@@ -41,6 +41,11 @@ static void test_read_line(void **state)
         {"{\"times_s\": [1, 0, 1]}", "stdin:7: times_s[1]: expected a positive number of seconds"},
         {"{\"times_s\": [1, 1, \"2\"]}", "stdin:7: times_s[2]: expected a positive number of seconds"},
         {"{\"times_s\": [-1, 1, 1]}", "stdin:7: times_s[0]: expected a positive number of seconds"},
+        /* both names in one line, however alike: compute_s won without a word */
+        {"{\"times_s\": [1, 2, 3], \"compute_s\": [3, 2, 1]}",
+         "stdin:7: compute_s and times_s are the same key (times_s its first name): give one"},
+        {"{\"compute_s\": [1, 1, 1], \"times_s\": [1, 1, 1]}",
+         "stdin:7: compute_s and times_s are the same key (times_s its first name): give one"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(cf_rebalance_read_line(bad[i].line, "stdin", 7, 3, t), CF_ERR_INVALID);

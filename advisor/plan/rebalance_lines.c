@@ -35,8 +35,14 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
     /* compute_s is the protocol's name; times_s, its first name, means the same */
     const char *key = "compute_s";
     const cJSON *t = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, key) : NULL;
-    if (!t && cJSON_IsObject(doc))
-        t = cJSON_GetObjectItemCaseSensitive(doc, key = "times_s");
+    const cJSON *alias = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "times_s") : NULL;
+    if (t && alias) { /* one key by two names, as a duplicate key: which to use is a guess */
+        cJSON_Delete(doc);
+        return cf_error_set(CF_ERR_INVALID, "%s: compute_s and times_s are the same key (times_s its first name): "
+                                            "give one", name);
+    }
+    if (!t)
+        t = alias, key = "times_s";
     if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != n) {
         cJSON_Delete(doc);
         return cf_error_set(CF_ERR_INVALID, "%s: expected {\"compute_s\": [%d numbers, one per worker]}", name, n);
