@@ -3,6 +3,7 @@
 #include "cloudfit/common/escape.h"
 #include "cloudfit/render/text_table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,15 +202,25 @@ void cf_emit_mixed_note(const cf_report *r, long long deadline_at, cf_buf *out)
         return;
     cf_buf_printf(out, "# Mixed plan: %d spot VMs first; when the deadline comes close, the same %d VMs on demand.\n",
                   c->nodes, c->nodes);
+    char seconds[32];
     if (deadline_at)
         cf_buf_printf(out, "# Switch-over (docs/spot.md \"Mixed plans\"): every pod has CLOUDFIT_DEADLINE_AT=%lld, the\n"
-                           "# deadline in epoch seconds (%.0f h after this file was written); at each checkpoint the\n",
+                           "# deadline in epoch seconds (%g h after this file was written); at each checkpoint the\n",
                       deadline_at, c->spot_est.deadline_h);
     else
         cf_buf_printf(out, "# Switch-over (docs/spot.md \"Mixed plans\"): launch with CLOUDFIT_DEADLINE_AT set to the\n"
-                           "# deadline (epoch seconds, e.g. $(( $(date +%%s) + %.0f * 3600 ))); at each checkpoint the\n",
-                      c->spot_est.deadline_h);
+                           "# deadline (epoch seconds, e.g. $(( $(date +%%s) + %s ))); at each checkpoint the\n",
+                      cf_emit_deadline_seconds(c->spot_est.deadline_h, seconds, sizeof seconds));
     cf_buf_puts(out, "# training script asks cloudfit_elastic.MixedPlan.from_env().switch_due(work_left_hours) and,\n"
                      "# when it is due, saves a checkpoint and exits 0 in the spot phase (CLOUDFIT_PHASE=spot); the\n"
                      "# on-demand phase (CLOUDFIT_PHASE=ondemand) resumes from that checkpoint to the end.\n");
+}
+
+const char *cf_emit_deadline_seconds(double hours, char *buf, size_t size)
+{
+    if (hours == floor(hours))
+        snprintf(buf, size, "%.0f * 3600", hours);
+    else
+        snprintf(buf, size, "%.0f", round(hours * 3600.0));
+    return buf;
 }

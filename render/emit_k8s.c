@@ -420,9 +420,11 @@ cf_status cf_emit_k8s_with(const cf_report *r, const char *entrypoint, const cf_
         cf_buf sp = CF_BUF_INIT, od = CF_BUF_INIT;
         cf_buf_printf(&sp, "%s-sp", job.name);
         cf_buf_printf(&od, "%s-od", job.name);
-        cf_buf_printf(out, "# Apply: kubectl apply -f THIS_FILE (the deadline above), or to count the %.0f h from the launch:\n"
-                           "#   sed 's/\"%lld\"/\"'$(( $(date +%%s) + %.0f * 3600 ))'\"/' THIS_FILE | kubectl apply -f -\n",
-                      c->spot_est.deadline_h, deadline_at, c->spot_est.deadline_h);
+        char seconds[32];
+        cf_buf_printf(out, "# Apply: kubectl apply -f THIS_FILE (the deadline above), or to count the %g h from the launch:\n"
+                           "#   sed 's/\"%lld\"/\"'$(( $(date +%%s) + %s ))'\"/' THIS_FILE | kubectl apply -f -\n",
+                      c->spot_est.deadline_h, deadline_at,
+                      cf_emit_deadline_seconds(c->spot_est.deadline_h, seconds, sizeof seconds));
         cf_buf_printf(out, "# Two jobs: %s on spot VMs, and %s on demand, created suspended. At the switch-over,\n"
                            "# when %s has finished:\n"
                            "#   kubectl patch pytorchjob %s --type merge -p '{\"spec\":{\"runPolicy\":{\"suspend\":false}}}'\n",

@@ -146,11 +146,12 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
                        "# GPUs per VM, which run the same recipe%s (%zu others are left out; see --format json).\n",
                   n_fallbacks, c->spot ? "" : ", on demand", a->n_ranked - 1 - n_fallbacks);
     if (c->mixed) {
+        char seconds[32];
         cf_emit_mixed_note(r, 0, out);
         cf_buf_printf(out, "# Two tasks run one after the other: %s-sp on spot VMs (recovered from preemptions), then\n"
                            "# %s-od on demand. Launch the pipeline as a managed job with the deadline:\n"
-                           "#   sky jobs launch -n %s --env CLOUDFIT_DEADLINE_AT=$(( $(date +%%s) + %.0f * 3600 )) THIS_FILE\n",
-                      name, name, name, c->spot_est.deadline_h);
+                           "#   sky jobs launch -n %s --env CLOUDFIT_DEADLINE_AT=$(( $(date +%%s) + %s )) THIS_FILE\n",
+                      name, name, name, cf_emit_deadline_seconds(c->spot_est.deadline_h, seconds, sizeof seconds));
     } else if (c->spot) {
         cf_buf_printf(out, "# Spot: launch as a managed job, which recovers from preemptions (job_recovery):\n"
                            "#   sky jobs launch -n %s THIS_FILE\n",

@@ -117,8 +117,10 @@ class MixedPlan:
         p = json.loads(env["CLOUDFIT_MIXED_PLAN"])
         name = p.get("deadline_at_env", "CLOUDFIT_DEADLINE_AT")
         if name not in env:
+            hours = float(p["deadline_hours"])   # the shell's $(( )) takes integers: 22.5 * 3600 is an error there
+            seconds = f"{hours:.0f} * 3600" if hours.is_integer() else f"{round(hours * 3600)}"
             raise KeyError(f"{name} is not set: launch a mixed plan with the deadline in epoch seconds, e.g. "
-                           f"{name}=$(( $(date +%s) + {p['deadline_hours']:g} * 3600 ))")
+                           f"{name}=$(( $(date +%s) + {seconds} ))")
         return cls(env[name], p["restart_hours"], p["checkpoint_hours"], p["ondemand_checkpoint_interval_hours"],
                    env.get("CLOUDFIT_PHASE", "spot"), p.get("work_hours"))
 

@@ -21,6 +21,7 @@ Usage: test_launch_specs.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -564,6 +565,38 @@ def k8s_pod_envs(text):
     """(job name, replica type, {name: value}) of every pod template of a PyTorchJob file."""
     return [(job["metadata"]["name"], rtype, {e["name"]: e["value"] for e in rs["template"]["spec"]["containers"][0]["env"]})
             for job in yaml.safe_load_all(text) for rtype, rs in job["spec"]["pytorchReplicaSpecs"].items()]
+
+
+def test_mixed_plan_deadline_commands_for_fractional_hours():
+    """The deadline commands of a mixed plan ("$(( $(date +%s) + D ))" in the torchrun script, the SkyPilot
+    pipeline and the PyTorchJob's sed, and MixedPlan's hint when CLOUDFIT_DEADLINE_AT is unset) printed the hours
+    with %.0f: a 22.6 h deadline became 23 h, 24 minutes after the plan's, so the spot phase left too late; and
+    the hint's 22.6 * 3600 is a syntax error in sh's integer arithmetic. Each now gives the plan's seconds."""
+    c, files, _ = emit(os.path.join("examples", "resnet50-imagenet.json"), "--spot", "allow", "--deadline-hours",
+                       "22.6")
+    assert is_mixed(c), c.get("spot_model", {}).get("plan")
+    want = 1000 + round(22.6 * 3600)
+    bindir = tempfile.mkdtemp(dir=TMP)
+    with open(os.path.join(bindir, "date"), "w") as f:  # $(date +%s) at 1000
+        f.write("#!/bin/sh\necho 1000\n")
+    os.chmod(os.path.join(bindir, "date"), 0o755)
+    e = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"])
+    sys.path.insert(0, os.path.join(SRC, "examples", "elastic"))
+    from cloudfit_elastic import MixedPlan
+    plan = [line for line in files["torchrun"].splitlines() if line.startswith("export CLOUDFIT_MIXED_PLAN=")]
+    try:
+        MixedPlan.from_env({"CLOUDFIT_MIXED_PLAN": shlex.split(plan[0].split("=", 1)[1])[0]})
+        raise AssertionError("MixedPlan.from_env without CLOUDFIT_DEADLINE_AT")
+    except KeyError as why:
+        hint = why.args[0]
+    texts = {kind: files[kind] for kind in ("skypilot", "torchrun", "k8s")}
+    texts["hint"] = hint
+    for kind, text in texts.items():
+        found = re.findall(r"\$\(\( \$\(date \+%s\) \+ [^)]*\)\)", text)
+        assert found, (kind, text[:3000])
+        for expr in found:
+            p = subprocess.run(["sh", "-c", "echo " + expr], capture_output=True, text=True, env=e, timeout=30)
+            assert p.returncode == 0 and int(p.stdout) == want, (kind, expr, p.stdout, p.stderr)
 
 
 def check_k8s_deadline(text):

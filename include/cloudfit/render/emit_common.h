@@ -92,5 +92,11 @@ void cf_emit_header(const cf_report *r, const char *what, cf_buf *out);
  * `sky jobs launch --env` or of the shell); else the epoch seconds the file
  * itself carries (a PyTorchJob: `kubectl apply` passes no environment). */
 void cf_emit_mixed_note(const cf_report *r, long long deadline_at, cf_buf *out);
+/* The seconds from now to a deadline `hours` away as the shell's integer
+ * arithmetic takes them, for "$(( $(date +%s) + ... ))": "24 * 3600" for
+ * whole hours, else the seconds ("81360" for 22.6 h; "%.0f * 3600" moved
+ * that deadline to 23 h, later than the plan's, and "22.6 * 3600" is a
+ * syntax error in sh). Returns buf. */
+const char *cf_emit_deadline_seconds(double hours, char *buf, size_t size);
 
 #endif
