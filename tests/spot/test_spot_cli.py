@@ -720,6 +720,19 @@ def test_recommend_mix_held_like_single_plans():
     assert rc == 0 and "none: a mix needs VMs of two types" in out, out
 
 
+def test_rebalance_example_in_the_docs():
+    """docs/spot.md's example answer was {"batches": [160, 352], ..., "band": 0.05}, which no setting gives:
+    the command as documented (defaults) answers the window's 20th line as the docs now say."""
+    text = open(os.path.join(SRC, "docs", "spot.md")).read()
+    line_in = re.search(r"^    in:   (\{.*?\})  ", text, re.M).group(1)
+    line_out = re.search(r"^    out:  (\{.*\})$", text, re.M).group(1)
+    rc, out, err = run("rebalance", "--global-batch", "512", "--workers", "2", stdin=(line_in + "\n") * 20)
+    assert rc == 0, err
+    answers = out.splitlines()
+    assert len(answers) == 20 and json.loads(answers[-1]) == json.loads(line_out), (answers[-1], line_out)
+    assert all(json.loads(a)["batches"] == [256, 256] and not json.loads(a)["changed"] for a in answers[:-1])
+
+
 def test_rebalance_filter():
     lines = "".join(json.dumps({"times_s": [0.1, 0.4]}) + "\n" for _ in range(25))
     rc, out, err = run("rebalance", "--global-batch", "256", "--workers", "2", stdin=lines)
