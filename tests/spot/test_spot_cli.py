@@ -758,6 +758,9 @@ def test_rebalance_filter():
     assert all(a["batches"] == [128, 128] for a in answers), answers
     assert "stdin:1" in err and "compute_s" in err and "stdin:3" in err and "stdin:4" in err, err
     assert "longer than the 65536 bytes" in err and "3 of 5 input lines skipped" in err, err
+    # the blank line 2 got no answer and is not counted as skipped, as docs/spot.md now says
+    assert "a blank line (nothing but spaces) is ignored: it gets\nno answer" in open(
+        os.path.join(SRC, "docs", "spot.md")).read()
     # a worker driven under the floor is warned about (here: fed times that make it look 20x slower)
     slow = "".join(json.dumps({"compute_s": [0.001, 0.02]}) + "\n" for _ in range(200))
     rc, out, err = run("rebalance", "--global-batch", "256", "--workers", "2", "--window", "5", stdin=slow)
