@@ -52,7 +52,8 @@ static int parse_ints(const char *option, const char *text, int *out, int cap, i
     }
     if (*n)
         return 0;
-    cf_log_error("empty list '%s'", text);
+    cf_log_error("option '--%s' expects positive integers separated by commas, got '%s' (an empty list)", option,
+                 text);
     return usage();
 }
 

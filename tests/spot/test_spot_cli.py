@@ -795,7 +795,12 @@ def test_rebalance_filter():
             (["--global-batch", "100", "--workers", "2", "--max-batch", "40"],
              "option '--max-batch' lets the workers hold 80 samples together, fewer than --global-batch 100"),
             (["--global-batch", "100", "--batches", "40,60", "--max-batch", "50"],
-             "option '--batches' gives worker 1 60 samples, over its --max-batch 50")]:
+             "option '--batches' gives worker 1 60 samples, over its --max-batch 50"),
+            # an empty list said only "empty list ''", naming no option
+            (["--global-batch", "100", "--workers", "2", "--batches", ""],
+             "option '--batches' expects positive integers separated by commas, got '' (an empty list)"),
+            (["--global-batch", "100", "--workers", "2", "--max-batch", ""],
+             "option '--max-batch' expects positive integers separated by commas, got '' (an empty list)")]:
         rc, _, err = run("rebalance", *args, stdin="")
         assert rc == 2 and "cloudfit: " + message in err and "hint: usage: cloudfit rebalance" in err, (args, rc, err)
     rc, out, _ = run("rebalance", "--help")
