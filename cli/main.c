@@ -26,7 +26,7 @@ const cf_command cf_commands[] = {
      "score the throughput, noise and carry-over models against measurements"},
     {"history", cmd_history, CMD_HISTORY, "history [list] [filters] | history show ID | history diff ID1 ID2 | history prune --older-than AGE | history migrate --to URL",
      "query, compare and prune past recommendations"},
-    {"record", cmd_record, CMD_RECORD, "record ID --step-time-s S [--total-hours H] [--total-usd USD]",
+    {"record", cmd_record, CMD_RECORD, "record ID [--step-time-s S] [--total-hours H] [--total-usd USD] [--note TEXT]",
      "store what a real run measured; later recommendations use it"},
     {"prices", cmd_prices, CMD_PRICES, "prices [GPU[:N]] [--cloud C] [--region R] [--spot] | prices update [--cloud C]...",
      "show GPU prices from the catalog in use, or fetch current prices into a snapshot"},

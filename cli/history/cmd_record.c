@@ -1,4 +1,4 @@
-/* `cloudfit record ID --step-time-s S [--total-hours H] [--total-usd USD]`:
+/* `cloudfit record ID [--step-time-s S] [--total-hours H] [--total-usd USD] [--note TEXT]`:
  * stores what a real run of a stored recommendation measured. Later
  * `recommend` runs for the same spec use the recorded step times for
  * that GPU type in place of the estimate (advisor/model/inputs.c) and say so.
@@ -25,7 +25,7 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
         cf_log_error(n_positional ? "record takes one recommendation id, got %d arguments"
                                   : "missing the recommendation id%.0d",
                      n_positional);
-        cf_log_hint("usage: cloudfit record ID --step-time-s S [--total-hours H] [--total-usd USD]");
+        cf_log_hint("usage: cloudfit record ID [--step-time-s S] [--total-hours H] [--total-usd USD] [--note TEXT]");
         return CF_EXIT_USAGE;
     }
     long id = 0;

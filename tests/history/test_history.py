@@ -400,6 +400,11 @@ def test_record_replaces_estimate():
     assert rc == 3 and "no recommendation 999" in err
     rc, out, err = run("record", "--db", db, "1")
     assert rc == 2 and "nothing to record" in err
+    # the usage line said --step-time-s was required (hours or cost alone are taken) and left out --note
+    rc, out, err = run("record", "--help")
+    usage = " ".join(out.split("\n\n")[0].split())  # the usage line, wrapped to the width
+    assert rc == 0 and usage == ("usage: cloudfit record ID [--step-time-s S] [--total-hours H] [--total-usd USD] "
+                                 "[--note TEXT]"), out
     # history show lists what was recorded (table and JSON); it was in neither
     rc, out, err = run("history", "show", "--db", db, "1")
     assert rc == 0 and "measured (cloudfit record)" in out and "run 1" in out and "(+50.0%)" in out, out
