@@ -130,9 +130,7 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
                 times = [float(g[0]) for g in gathered]
                 window.append((times, [float(g[2]) for g in gathered]))
                 if proc:
-                    proc.stdin.write(json.dumps({"compute_s": times}) + "\n")
-                    proc.stdin.flush()
-                    answer = json.loads(proc.stdout.readline())
+                    answer = ask(proc, times)
                     new = torch.tensor(answer["batches"], dtype=torch.int64)
                 if len(window) == args.window:
                     mean = [sum(w[0][i] for w in window) / len(window) for i in range(world)]
@@ -149,9 +147,26 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
             batches = [int(v) for v in new]
     finally:
         if proc:
-            proc.stdin.close()
+            try:
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass                               # it exited: ask() said so
             proc.wait(timeout=30)
     return losses, answers, batches, overruns / (world * steps)
+
+
+def ask(proc, times):
+    """Writes one line of compute times to `cloudfit rebalance` and reads its answer. When it has exited (an
+    option it refused: its message is on stderr above) the loop stops saying so, not with a BrokenPipeError."""
+    try:
+        proc.stdin.write(json.dumps({"compute_s": times}) + "\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+    except BrokenPipeError:
+        line = ""
+    if not line:
+        raise RuntimeError(f"cloudfit rebalance exited with status {proc.wait(timeout=30)} (its message is above)")
+    return json.loads(line)
 
 
 def worker(rank, world, args, store_path):
@@ -199,9 +214,20 @@ def main():
                     help="what the controller is fed: compute time (forward to the last gradient bucket, the right "
                          "signal) or the whole step's wall time (equal on every rank under DDP: shown for contrast)")
     args = ap.parse_args()
+    for name, value, low in (("--global-batch", args.global_batch, 2), ("--window", args.window, 1),
+                             ("--steps", args.steps, 1), ("--noise-windows", args.noise_windows, 1)):
+        if value < low:  # at once, not after a phase of training (--steps 0 divided by zero at its end)
+            ap.error(f"{name} must be at least {low}, got {value}")
+    if not args.slow > 0 or not args.noise >= 0 or not args.lr > 0:
+        ap.error("--slow and --lr must be positive and --noise at least 0")
     with tempfile.TemporaryDirectory() as tmp:
-        mp.start_processes(worker, args=(2, args, os.path.join(tmp, "store")), nprocs=2, join=True,
-                           start_method="fork")
+        try:
+            mp.start_processes(worker, args=(2, args, os.path.join(tmp, "store")), nprocs=2, join=True,
+                               start_method="fork")
+        except mp.ProcessRaisedException as e:  # a rank's error, without torch's nested tracebacks
+            lines = str(e).strip().splitlines()
+            print(f"torch_rebalance.py: {lines[-1] if lines else e}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -29,8 +29,20 @@ except ImportError:
           "`cloudfit rebalance` was not run")
     sys.exit(77)
 
+SCRIPT = os.path.join(SRC, "examples", "elastic", "torch_rebalance.py")
+# Arguments it cannot run: refused at once (--steps 0 trained a phase, then divided by zero), and a cloudfit that
+# refuses its options is said so (it was a BrokenPipeError inside torch's nested tracebacks).
+for bad, message in ((["--steps", "0"], "--steps must be at least 1"),
+                     (["--global-batch", "1"], "--global-batch must be at least 2")):
+    p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, *bad], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and message in p.stderr and not p.stdout, (bad, p.returncode, p.stderr[-2000:])
+p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, "--window", "200000", "--steps", "3"],
+                   capture_output=True, text=True, timeout=120)
+assert p.returncode == 1 and "cloudfit: option '--window' expects 1 to 100000" in p.stderr, p.stderr[-2000:]
+assert "cloudfit rebalance exited with status 2" in p.stderr and "BrokenPipeError" not in p.stderr, p.stderr[-3000:]
+
 WINDOW, STEPS, NOISE_WINDOWS = 10, 50, 30
-p = subprocess.run([sys.executable, os.path.join(SRC, "examples", "elastic", "torch_rebalance.py"), "--cloudfit", BIN,
+p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN,
                     "--window", str(WINDOW), "--steps", str(STEPS), "--noise", "0.15",
                     "--noise-windows", str(NOISE_WINDOWS)], capture_output=True, text=True, timeout=300)
 print("\n".join(l[:200] for l in p.stdout.splitlines()), p.stderr[-3000:])
