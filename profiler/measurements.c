@@ -28,6 +28,45 @@ static cf_status positive_int(const cf_csv_doc *doc, const cf_csv_record *rec, i
     return CF_OK;
 }
 
+/* The optional placement: one digit per node, the GPUs the run used on it
+ * ("11": 2 nodes × 1 GPU; "1124"). The model takes its busiest digit as the
+ * row's GPUs per node and `validate --with-2node-probe` picks the probe by
+ * it, so it must agree with the counts: as many digits as num_nodes, each
+ * from 1 to hw_gpus_per_node, summing to num_gpus ("44" on a 2-GPU row was
+ * predicted as 2 × 4 GPUs). A placement too long to keep whose nodes all
+ * run the same count is stored empty: the counts say the same. */
+static cf_status parse_placement(const cf_csv_doc *doc, const cf_csv_record *rec, int col, cf_measurement *row)
+{
+    const char *text = cf_csv_field(rec, col);
+    size_t len = strlen(text);
+    row->placement[0] = '\0';
+    if (len == 0)
+        return CF_OK;
+    long sum = 0;
+    int most = 0, uniform = 1;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '1' || text[i] > '9')
+            return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'placement': expected one digit from 1 to 9 per node "
+                                "(the GPUs the run used on it, e.g. 11 for 2 nodes × 1 GPU), got '%.40s'%s",
+                                doc->name, rec->line, text, len > 40 ? "…" : "");
+        int g = text[i] - '0';
+        sum += g;
+        most = g > most ? g : most;
+        uniform &= g == text[0] - '0';
+    }
+    if ((long)len != row->num_nodes || sum != row->num_gpus || most > row->hw_gpus_per_node)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'placement': '%.40s%s' (%zu node(s), %ld GPU(s), at most %d "
+                            "on a node) disagrees with num_nodes %d, num_gpus %d and hw_gpus_per_node %d", doc->name,
+                            rec->line, text, len > 40 ? "…" : "", len, sum, most, row->num_nodes, row->num_gpus,
+                            row->hw_gpus_per_node);
+    if (len < sizeof row->placement)
+        memcpy(row->placement, text, len + 1);
+    else if (!uniform)
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'placement': an uneven placement of more than %zu nodes "
+                            "is not supported", doc->name, rec->line, sizeof row->placement - 1);
+    return CF_OK;
+}
+
 static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, const int *cols,
                            cf_measurement *row)
 {
@@ -36,7 +75,6 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     row->line = rec->line;
     snprintf(row->model, sizeof row->model, "%s", cf_csv_field(rec, cols[MODEL]));
     snprintf(row->profile, sizeof row->profile, "%s", cf_csv_field(rec, cols[PROFILE]));
-    snprintf(row->placement, sizeof row->placement, "%s", cf_csv_field(rec, cols[PLACEMENT]));
     cf_status name_st = cf_csv_text(doc, rec, cols[GPU], row->gpu, sizeof row->gpu);
     if (name_st != CF_OK)
         return name_st;
@@ -71,7 +109,7 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
         return cf_error_set(CF_ERR_INVALID,
                             "%s:%ld: num_gpus %d does not fit %d node(s) of %d GPU(s) (hw_gpus_per_node)",
                             doc->name, rec->line, row->num_gpus, row->num_nodes, row->hw_gpus_per_node);
-    return CF_OK;
+    return parse_placement(doc, rec, cols[PLACEMENT], row);
 }
 
 cf_status cf_measurements_parse(const char *text, size_t len, const char *name, cf_measurement_set *out)

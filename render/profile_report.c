@@ -96,12 +96,15 @@ void cf_profile_csv(const cf_profile *p, const char *gpu_model, cf_buf *out)
                        "step_time_s,sync_time_s,compute_time_s,samples_per_s%s\n", with_precision ? ",precision" : "");
     char profile[32];
     snprintf(profile, sizeof profile, "cloudfit-%s", p->backend);
-    /* A runner profile: every run, placement = GPUs busy per node ("1", "4", "11"). */
+    /* A runner profile: every run, placement = GPUs busy per node ("1", "4", "11"), one digit per node;
+     * empty where that cannot say it (10 or more GPUs on a node, more nodes than the field holds): every
+     * node runs the same count, so num_nodes and num_gpus say the same (a 16-GPU VM was written "6"). */
     for (int i = 0; i < p->n_runs; i++) {
         const cf_profile_run_row *r = &p->runs[i];
         char placement[24] = "";
-        for (int n = 0; n < r->nodes && n < 16; n++)
-            snprintf(placement + n, sizeof placement - (size_t)n, "%d", r->gpus_per_node % 10);
+        if (r->gpus_per_node >= 1 && r->gpus_per_node <= 9 && r->nodes < (int)sizeof placement)
+            for (int n = 0; n < r->nodes; n++)
+                placement[n] = (char)('0' + r->gpus_per_node);
         int gpus = r->nodes * r->gpus_per_node;
         cf_csv_put_data_field(out, p->spec_name);
         cf_buf_puts(out, ",");

@@ -101,6 +101,34 @@ static void test_measurements(void **state)
     assert_int_equal(cf_measurements_parse(text, strlen(text), "huge.csv", &set), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "huge.csv:2: column 'local_bsz': expected at most 1073741824, got 2000000000");
 
+    /* the placement agrees with the counts: one digit per node, each from 1 to hw_gpus_per_node, summing to
+     * num_gpus ("44" on a 2-node × 1-GPU row was predicted as 2 × 4 GPUs) */
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,44,2,2,32,64,0.4,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "pl.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "pl.csv:2: column 'placement': '44' (2 node(s), 8 GPU(s), at most 4 on a "
+                                            "node) disagrees with num_nodes 2, num_gpus 2 and hw_gpus_per_node 4");
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,9,1,1,32,32,0.4,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "pl.csv", &set), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "pl.csv:2: column 'placement': '9' (1 node(s), 9 GPU(s), at most 9"));
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1 1,2,2,32,64,0.4,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "pl.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "pl.csv:2: column 'placement': expected one digit from 1 to 9 per node (the "
+                                            "GPUs the run used on it, e.g. 11 for 2 nodes × 1 GPU), got '1 1'");
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1124,4,8,32,256,0.4,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "pl.csv", &set), CF_OK);
+    assert_string_equal(set.rows[0].placement, "1124");
+    cf_measurements_free(&set);
+    {   /* 100 nodes × 1 GPU: too long to keep, the counts say the same */
+        char many[1024];
+        int n = snprintf(many, sizeof many, "%sm,T4,aws,4,placement,", header);
+        for (int k = 0; k < 100; k++)
+            many[n++] = '1';
+        snprintf(many + n, sizeof many - (size_t)n, ",100,100,32,3200,0.4,\n");
+        assert_int_equal(cf_measurements_parse(many, strlen(many), "long.csv", &set), CF_OK);
+        assert_string_equal(set.rows[0].placement, "");
+        cf_measurements_free(&set);
+    }
+
     /* the optional precision column */
     static const char with_precision[] =
         "model,gpu,hw_gpus_per_node,num_nodes,num_gpus,local_bsz,step_time_s,precision\n"

@@ -375,6 +375,28 @@ static void test_profile_csv_and_table(void **state)
     assert_non_null(strstr(cf_buf_cstr(&text), "noise scale: not measured: not asked for"));
     cf_buf_free(&csv);
     cf_buf_free(&text);
+
+    /* a runner profile's placement: one digit per node, none where a digit cannot say it (16 GPUs on a
+     * VM were written "6", which the reader now refuses: 6 GPUs, not num_gpus 16) */
+    static const int shape[][2] = {{1, 4}, {2, 1}, {1, 16}, {2, 16}};
+    memset(&p, 0, sizeof p);
+    snprintf(p.spec_name, sizeof p.spec_name, "m");
+    snprintf(p.backend, sizeof p.backend, "runner");
+    for (int i = 0; i < 4; i++)
+        p.runs[i] = (cf_profile_run_row){.nodes = shape[i][0], .gpus_per_node = shape[i][1],
+                                         .hw_gpus_per_node = shape[i][1] > 4 ? 16 : 4, .local_batch = 8,
+                                         .step_time_s = 0.5};
+    p.n_runs = 4;
+    cf_profile_csv(&p, "A100-40GB", &csv);
+    assert_string_equal(line_of(cf_buf_cstr(&csv), 1, line, sizeof line),
+                        "m,A100-40GB,cloudfit-runner,4,cloudfit profile --runner,4,1,4,8,32,0.5,,,64");
+    assert_string_equal(line_of(cf_buf_cstr(&csv), 2, line, sizeof line),
+                        "m,A100-40GB,cloudfit-runner,4,cloudfit profile --runner,11,2,2,8,16,0.5,,,32");
+    assert_string_equal(line_of(cf_buf_cstr(&csv), 3, line, sizeof line),
+                        "m,A100-40GB,cloudfit-runner,16,cloudfit profile --runner,,1,16,8,128,0.5,,,256");
+    assert_string_equal(line_of(cf_buf_cstr(&csv), 4, line, sizeof line),
+                        "m,A100-40GB,cloudfit-runner,16,cloudfit profile --runner,,2,32,8,256,0.5,,,512");
+    cf_buf_free(&csv);
 }
 
 /* The entry point of the launch specs: text with no words is refused as

@@ -271,8 +271,11 @@ static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profil
         memset(m, 0, sizeof *m);
         snprintf(m->model, sizeof m->model, "%.63s", p->spec_name);
         snprintf(m->gpu, sizeof m->gpu, "%s", gpu->model);
-        for (int n = 0; n < r->nodes && n < (int)sizeof m->placement - 1; n++)
-            m->placement[n] = (char)('0' + r->gpus_per_node % 10);
+        /* one digit per node; none (the counts say it) for 10 or more GPUs per node, which a digit
+         * cannot hold (16 was "6": a 16-GPU VM's runs predicted as 6 GPUs per node), or too many nodes */
+        if (r->gpus_per_node >= 1 && r->gpus_per_node <= 9 && r->nodes < (int)sizeof m->placement)
+            for (int n = 0; n < r->nodes; n++)
+                m->placement[n] = (char)('0' + r->gpus_per_node);
         m->hw_gpus_per_node = r->hw_gpus_per_node;
         m->num_nodes = r->nodes;
         m->num_gpus = r->nodes * r->gpus_per_node;
