@@ -141,6 +141,61 @@ static void test_skipped_group_is_a_note(void **state)
     free(text);
 }
 
+/* The file's rows with the GPU spelled as nvidia-smi and others do
+ * ("Tesla T4" on the multi-node rows, "t4" on some single-node ones): one
+ * GPU, one group, scored as the file that says "T4" throughout (they were
+ * three groups, and "nothing could be predicted"); --train-gpus T4 names
+ * it too. */
+static char *respell(const char *text, size_t len, int all, size_t *n_out)
+{
+    char *out = malloc(2 * len + 64);
+    assert_non_null(out);
+    const char *line = strchr(text, '\n') + 1;
+    size_t n = (size_t)(line - text);
+    memcpy(out, text, n);
+    for (int row = 0; *line; row++) {
+        const char *end = strchr(line, '\n');
+        size_t line_len = end ? (size_t)(end - line) + 1 : strlen(line);
+        assert_true(strncmp(line, "imagenet,T4,", 12) == 0);
+        int nodes = atoi(line + 12 + strlen("aws,4,placement,") + strcspn(line + 12 + strlen("aws,4,placement,"), ",") + 1);
+        const char *gpu = all || nodes > 1 ? "Tesla T4" : row % 2 ? "t4" : "T4";
+        n += (size_t)sprintf(out + n, "imagenet,%s,%.*s", gpu, (int)(line_len - 12), line + 12);
+        line += line_len;
+    }
+    out[n] = '\0';
+    *n_out = n;
+    return out;
+}
+
+static void test_gpu_spellings_are_one_group(void **state)
+{
+    (void)state;
+    size_t len = 0, n = 0;
+    char *text;
+    read_data(&text, &len);
+    char *mixed = respell(text, len, 0, &n);
+    cf_validate_request req = {.path = "spellings.csv", .text = mixed, .len = n};
+    cf_validate_result res;
+    run_ok(&req, &res);
+    assert_int_equal(res.n_groups, 1);
+    assert_string_equal(res.groups[0].gpu, "T4"); /* the first row's spelling */
+    assert_int_equal(res.groups[0].n_fit, 20);
+    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8875);
+    cf_validate_result_free(&res);
+    free(mixed);
+
+    char *tesla = respell(text, len, 1, &n);
+    const char *train[] = {"T4"};
+    cf_validate_request treq = {.path = "tesla.csv", .text = tesla, .len = n, .train_gpus = train, .n_train_gpus = 1};
+    run_ok(&treq, &res);
+    assert_int_equal(res.n_groups, 1);
+    assert_string_equal(res.groups[0].gpu, "Tesla T4");
+    assert_stats(&res.report.overall, 80, 0.10801, 0.2944, 0.44455, 0.8875);
+    cf_validate_result_free(&res);
+    free(tesla);
+    free(text);
+}
+
 /* Single-node rows alone: nothing to predict, an error naming the file. */
 static void test_nothing_predicted_is_an_error(void **state)
 {
@@ -275,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_single_node_fit_matches_cli_json),
         cmocka_unit_test(test_two_node_probe_matches_cli_json),
         cmocka_unit_test(test_skipped_group_is_a_note),
+        cmocka_unit_test(test_gpu_spellings_are_one_group),
         cmocka_unit_test(test_nothing_predicted_is_an_error),
         cmocka_unit_test(test_empty_growth_range_is_refused),
         cmocka_unit_test(test_gns_run_scores_the_larger_batch),

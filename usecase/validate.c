@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void note(const cf_validate_request *req, cf_note_kind kind, const char *text)
 {
@@ -106,6 +107,67 @@ static cf_status note_groups(const cf_validate_request *req, const cf_validate_g
     return CF_OK;
 }
 
+/* Rows naming one GPU of the table in other spellings ("T4", "Tesla T4",
+ * "t4": docs/catalog.md "GPU names") are one GPU: each takes the spelling of
+ * the file's first row of that GPU, so they form one group (they were two,
+ * and the one of multi-node rows alone had nothing to fit). Names of no GPU
+ * of the table are kept as they are. */
+static cf_status unify_gpu_names(cf_measurement_set *set, const cf_gpu *gpus, size_t n_gpus)
+{
+    typedef struct {
+        const cf_gpu *gpu;
+        size_t row;
+    } first_row;
+    first_row *firsts = malloc((set->n_rows ? set->n_rows : 1) * sizeof *firsts);
+    if (!firsts)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t n_firsts = 0;
+    char last[sizeof set->rows[0].gpu] = "";
+    const cf_gpu *last_gpu = NULL;
+    for (size_t i = 0; i < set->n_rows; i++) {
+        cf_measurement *r = &set->rows[i];
+        if (i == 0 || strcmp(r->gpu, last) != 0) { /* rows come in runs of one name */
+            snprintf(last, sizeof last, "%s", r->gpu);
+            last_gpu = cf_gpu_resolve(gpus, n_gpus, r->gpu);
+        }
+        if (!last_gpu)
+            continue;
+        size_t k = 0;
+        while (k < n_firsts && firsts[k].gpu != last_gpu)
+            k++;
+        if (k == n_firsts)
+            firsts[n_firsts++] = (first_row){last_gpu, i};
+        else if (strcmp(set->rows[firsts[k].row].gpu, r->gpu) != 0)
+            memcpy(r->gpu, set->rows[firsts[k].row].gpu, sizeof r->gpu);
+    }
+    free(firsts);
+    return CF_OK;
+}
+
+/* --train-gpus names as the file spells them: a name that resolves to a GPU
+ * of the file's rows is that GPU ("--train-gpus T4" of rows that say
+ * "Tesla T4"); any other name is kept (and refused as having no rows). */
+static cf_status train_gpu_names(const cf_validate_request *req, cf_validate_result *out)
+{
+    if (req->n_train_gpus == 0)
+        return CF_OK;
+    if (!(out->train_gpus = calloc(req->n_train_gpus, sizeof *out->train_gpus)))
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t t = 0; t < req->n_train_gpus; t++) {
+        const char *name = req->train_gpus[t];
+        const cf_gpu *g = cf_gpu_resolve(out->catalog.gpus, out->catalog.n_gpus, name);
+        out->train_gpus[t] = name;
+        for (size_t i = 0; g && i < out->set.n_rows; i++)
+            if (strcasecmp(out->set.rows[i].gpu, name) == 0) {
+                break; /* the file's own spelling */
+            } else if (cf_gpu_resolve(out->catalog.gpus, out->catalog.n_gpus, out->set.rows[i].gpu) == g) {
+                out->train_gpus[t] = out->set.rows[i].gpu;
+                break;
+            }
+    }
+    return CF_OK;
+}
+
 cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -116,6 +178,9 @@ cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *ou
     if (st != CF_OK)
         return st;
     if ((st = cf_catalog_load_embedded(&out->catalog)) != CF_OK)
+        return st;
+    if ((st = unify_gpu_names(&out->set, out->catalog.gpus, out->catalog.n_gpus)) != CF_OK ||
+        (st = train_gpu_names(req, out)) != CF_OK)
         return st;
     if ((st = cf_validate_find_groups(out->set.rows, out->set.n_rows, &out->groups, &out->n_groups)) != CF_OK)
         return st;
@@ -133,7 +198,8 @@ cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *ou
     out->options = (cf_validate_options){.per_row = out->per_row,
                                          .train_max_nodes = req->train_max_nodes > 0 ? req->train_max_nodes : 1,
                                          .with_2node_probe = req->with_2node_probe,
-                                         .light_profile = req->light_profile, .train_gpus = req->train_gpus,
+                                         .light_profile = req->light_profile,
+                                         .train_gpus = (const char *const *)out->train_gpus,
                                          .n_train_gpus = req->n_train_gpus, .fit_all_rows = req->fit_all_rows,
                                          .constants = req->constants};
     out->report = (cf_validate_steps_report){.path = req->path, .n_rows = out->set.n_rows,
@@ -156,6 +222,7 @@ cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *ou
 void cf_validate_result_free(cf_validate_result *out)
 {
     free(out->per_row);
+    free(out->train_gpus);
     free(out->groups);
     cf_catalog_free(&out->catalog);
     cf_measurements_free(&out->set);

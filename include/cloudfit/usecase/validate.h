@@ -49,6 +49,7 @@ typedef struct {
     cf_validate_group *groups;
     size_t n_groups;
     cf_validate_row_prediction *per_row; /* set.n_rows of them when request.with_per_row */
+    const char **train_gpus;             /* request.train_gpus, each as the file spells the GPU it names */
     cf_validate_context context;
     cf_validate_options options;
     cf_validate_steps_report report;     /* what render/ shows */
