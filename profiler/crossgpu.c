@@ -50,12 +50,18 @@ cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_c
             (st = cf_csv_double(&doc, rec, cols[4], 0, 0, &r->batch_per_gpu)) != CF_OK ||
             (st = cf_csv_double(&doc, rec, cols[5], 1, 0, &r->throughput)) != CF_OK)
             break;
-        if (count < 1 || r->throughput <= 0)
-            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: expected a positive gpu_count and throughput", name, rec->line);
+        if (count < 1)
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpu_count': expected a positive integer, got %ld", name,
+                              rec->line, count);
+        else if (!(r->throughput > 0))
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'throughput': expected a positive number, got %g", name,
+                              rec->line, r->throughput);
         else if (cf_csv_field(rec, cols[4])[0] && !(r->batch_per_gpu > 0)) /* empty: not given */
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'batch_size_per_gpu': expected a positive number, got %g",
                               name, rec->line, r->batch_per_gpu);
         cf_precision prec;
+        if (st != CF_OK)
+            break;
         if (!cf_precision_parse(r->precision, &prec))
             st = cf_error_set(CF_ERR_INVALID,
                               "%s:%ld: column 'precision': expected fp32, tf32, fp16, bf16 or amp, got '%s'", name,

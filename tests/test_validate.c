@@ -269,6 +269,16 @@ static void test_crossgpu_reader(void **state)
     const char *zero = "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n"
                        "s,H100,1,resnet50,amp,0,2700,images/s,benchmark v1\n";
     assert_int_equal(cf_crossgpu_parse(zero, strlen(zero), "x.csv", &set), CF_ERR_INVALID);
+    /* a bad count or throughput names its column and value (it said "a positive gpu_count and throughput"),
+     * and a bad precision on the same row does not hide it */
+    const char *counts = "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n"
+                         "s,H100,0,resnet50,int8,256,2700,images/s,benchmark v1\n";
+    assert_int_equal(cf_crossgpu_parse(counts, strlen(counts), "x.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "x.csv:2: column 'gpu_count': expected a positive integer, got 0");
+    const char *throughput = "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n"
+                             "s,H100,1,resnet50,amp,256,-5,images/s,benchmark v1\n";
+    assert_int_equal(cf_crossgpu_parse(throughput, strlen(throughput), "x.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "x.csv:2: column 'throughput': expected a positive number, got -5");
     assert_int_equal(cf_crossgpu_parse(batches, strlen(batches) - strlen("s,A100-80GB,1,resnet50,amp,-64,1600,images/s,benchmark v1\n"),
                                        "x.csv", &set), CF_OK);
     assert_true(set.rows[0].batch_per_gpu == 0);
