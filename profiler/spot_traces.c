@@ -84,8 +84,8 @@ static cf_status parse_csv(const char *text, size_t len, const char *name, int r
             if ((st = cf_csv_int(&doc, rec, cols[k], 1, 0, &v)) != CF_OK)
                 break;
             if (v < 0 || v > CF_SPOT_MAX_COUNT) {
-                st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a node count from 0, got %ld", name,
-                                  rec->line, doc.header.fields[cols[k]], v);
+                st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected a node count from 0 to %d, got %ld",
+                                  name, rec->line, doc.header.fields[cols[k]], CF_SPOT_MAX_COUNT, v);
                 break;
             }
             if (requested > 0 && v > requested) {
@@ -129,8 +129,8 @@ static cf_status parse_json(const char *text, size_t len, const char *name, int 
         {
             double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
             if (!(d >= 0 && d <= CF_SPOT_MAX_COUNT && d == (double)(long)d)) {
-                st = cf_error_set(CF_ERR_INVALID, "%s: key 'data[%zu]': expected a node count from 0 (an integer)",
-                                  name, i);
+                st = cf_error_set(CF_ERR_INVALID, "%s: key 'data[%zu]': expected a node count from 0 to %d (an integer)",
+                                  name, i, CF_SPOT_MAX_COUNT);
                 break;
             }
             if (requested > 0 && d > requested) {

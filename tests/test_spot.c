@@ -671,6 +671,8 @@ static void test_trace_json(void **state)
         {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, 1.5]}", "'data[1]'"},
         {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, \"1\"]}", "'data[1]'"},
         {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1]}", "at least 2 ticks"},
+        {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, 100001]}", "'data[1]': expected a node count from 0 "
+                                                                       "to 100000"},
         {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [0, 0]}", "no node is ever held"},
         {"[1, 2]", "a JSON object"},
         {"{\"metadata\": {\"gap_seconds\": 30}, \"data\": [1, ", "invalid JSON"},
@@ -695,6 +697,8 @@ static void test_trace_json(void **state)
         {"t_s,nodes_available\n0,1\n2e9,1\n", "expected 0.001 to 1e+09 s", 0},
         {"t_s,nodes_available\n0,1\n60,0\n120,4\n", "t.csv:4: column 'nodes_available': 4 nodes held, more than "
                                                          "the 2 requested", 2},
+        {"t_s,nodes_available\n0,1\n60,100001\n", "t.csv:3: column 'nodes_available': expected a node count from 0 "
+                                                     "to 100000, got 100001", 0},
     };
     for (size_t i = 0; i < sizeof bad_csv / sizeof bad_csv[0]; i++) {
         assert_int_not_equal(cf_spot_trace_parse(bad_csv[i].text, strlen(bad_csv[i].text), "t.csv",
