@@ -128,6 +128,11 @@ cf_status cf_offer_for_trace(const cf_catalog *catalog, const cf_trace_offer_que
         cf_offer_match m = {.instance_type = instance, .gpu = gpu, .cloud = cloud,
                             .region = pass == 0 ? region : NULL, .gpus_per_vm = instance ? 0 : tv->gpus_per_vm};
         best = cf_offer_cheapest(catalog, &m);
+        if (best && pass == 1 && region)
+            /* the trace's region sells no such VM (or names none the catalog knows) */
+            snprintf(note, n_note, "the catalog has no %s%s%s offer in %s, the trace's region; its availability is "
+                     "applied to %s/%s %s", instance ? instance : gpu, instance ? "" : " ",
+                     instance ? "" : "VM", region, best->cloud, best->region, best->instance_type);
     }
     if (!best && retired && !q->instance_type) {
         /* The trace's GPU is sold no more (p2 / K80): its availability

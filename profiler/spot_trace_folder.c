@@ -3,6 +3,7 @@
  * (profiler/spot_trace_names.c); one trace with its folder's description. */
 #include "cloudfit/profiler/spot_traces.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -108,13 +109,26 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
         r->vm.requested = (int)nodes;
         r->vm.gpus_per_vm = (int)gpus;
         snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", col[2] >= 0 ? cf_csv_field(rec, col[2]) : "");
+        for (char *c = r->vm.cloud; *c; c++) /* "AWS" is aws, as --cloud takes it */
+            *c = (char)tolower((unsigned char)*c);
         snprintf(r->vm.zone, sizeof r->vm.zone, "%s", cf_csv_field(rec, col[3]));
         snprintf(r->vm.instance_type, sizeof r->vm.instance_type, "%s", col[4] >= 0 ? cf_csv_field(rec, col[4]) : "");
         snprintf(r->vm.gpu, sizeof r->vm.gpu, "%s", cf_csv_field(rec, col[5]));
         snprintf(r->vm.start_date, sizeof r->vm.start_date, "%s", col[7] >= 0 ? cf_csv_field(rec, col[7]) : "");
+        if (!r->vm.zone[0]) {
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'zone': expected the zone the trace was recorded in "
+                              "(e.g. us-east-1a), got an empty field", path, rec->line);
+            break;
+        }
         /* A zone is its region plus a letter: us-east-2b (AWS), us-central1-a (Google Cloud). */
         char zone_cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX];
         int zone_known = cf_spot_zone_cloud(r->vm.zone, zone_cloud, sizeof zone_cloud, region, sizeof region);
+        if (zone_known && r->vm.cloud[0] && strcmp(zone_cloud, r->vm.cloud) != 0) {
+            /* priced on the named cloud in a region of another: the plan would be on neither */
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'cloud': '%s' disagrees with zone '%s', a zone of %s",
+                              path, rec->line, r->vm.cloud, r->vm.zone, zone_cloud);
+            break;
+        }
         if (zone_known && !r->vm.cloud[0])
             snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", zone_cloud);
         if (zone_known && strcmp(zone_cloud, r->vm.cloud) == 0)

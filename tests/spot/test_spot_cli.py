@@ -175,6 +175,37 @@ def test_simulate_index_beside_a_trace():
             assert rc == 3 and says in err and out == "", (body, rc, err)
 
 
+def test_simulate_index_zone_and_cloud_are_checked():
+    """An index.csv row with an empty zone, or a cloud that contradicts its zone (gcp with us-east-1a), was
+    accepted and the replay priced on whatever offer was cheapest (gcp/asia-east1), exit 0; a zone whose region
+    sells no such VM fell back to another region without a word. Now: exit 3 naming the line and column, a
+    note for the fall-back, and the cloud in any case."""
+    d = os.path.join(TMP, "index-zone")
+    os.makedirs(d, exist_ok=True)
+    name = "availability_1node_02-15-2023_us-east-1a_V100x1.csv"
+    if not os.path.exists(os.path.join(d, name)):
+        os.symlink(os.path.abspath(os.path.join(TRACES, name)), os.path.join(d, name))
+    header = "file,nodes_requested,zone,gpu,gpus_per_vm,cloud\n"
+    for row, code, says, region in (
+            (f"{name},1,,V100,1,", 3, "index.csv:2: column 'zone': expected the zone the trace was recorded in", None),
+            (f"{name},1,us-east-1a,V100,1,gcp", 3,
+             "index.csv:2: column 'cloud': 'gcp' disagrees with zone 'us-east-1a', a zone of aws", None),
+            (f"{name},1,us-east-1a,V100,1,AWS", 0, None, "us-east-1"),
+            (f"{name},1,mars-1a,V100,1,", 0, None, "us-east-1")):
+        with open(os.path.join(d, "index.csv"), "w") as f:
+            f.write(header + row + "\n")
+        rc, out, err = run("simulate", RESNET, "--trace", os.path.join(d, name), "--rule", "gain", "-f", "json")
+        assert rc == code and (says is None or says in err), (row, rc, err)
+        if code == 0:
+            vm = json.loads(out)["plan"]["vms"][0]
+            assert vm["cloud"] == "aws" and vm["region"] == region, (row, vm)
+            fell_back = "the catalog has no V100 VM offer in mars-1, the trace's region" in out
+            assert fell_back == ("mars-1a" in row), (row, out)
+    rc, out, err = run("simulate", RESNET, "--trace", os.path.join(d, name), "--rule", "gain")
+    assert rc == 0 and "note: the catalog has no V100 VM offer in mars-1, the trace's region; its availability is " \
+                       "applied to aws/us-east-1" in out, (out, err)  # part of the report, as the plan's other notes
+
+
 def test_simulate_trace_gpu_names():
     """A trace's GPU as its path or index.csv spells it is read as GPU names are read elsewhere; a family
     the catalog sells in two sizes there (A100: 40 and 80 GB) is refused with a hint, never replaced by the
