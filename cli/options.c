@@ -301,6 +301,21 @@ void cf_cli_options_free(cf_cli_options *opts)
     }
 }
 
+/* The largest value of an integer option: where the command's own limit
+ * is lower than the general one, the option's usage error says it (it
+ * said "1 to 1000000" for --workers 0, whose limit is 1024). */
+static int int_option_max(const cf_cli_option *o)
+{
+    static const struct {
+        const char *name;
+        int max;
+    } limits[] = {{"workers", CF_REBALANCE_MAX_WORKERS}, {"window", CF_REBALANCE_MAX_WINDOW}};
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
+        if (strcmp(o->long_name, limits[i].name) == 0)
+            return limits[i].max;
+    return 1000000;
+}
+
 static int usage_error(const char *command, const char *fmt, ...) CF_PRINTF(2, 3);
 static int usage_error(const char *command, const char *fmt, ...)
 {
@@ -358,11 +373,11 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
     }
     case OPT_STRING: *(const char **)field = arg; return 0;
     case OPT_INT: {
-        int v = 0;
-        cf_number_result r = cf_number_int(arg, 1, 1000000, &v);
+        int v = 0, max = int_option_max(o);
+        cf_number_result r = cf_number_int(arg, 1, max, &v);
         if (r != CF_NUMBER_OK)
-            return usage_error(command, "option '--%s' expects a positive integer (1 to 1000000), got '%s' (%s)",
-                               o->long_name, shown_arg(arg, shown, sizeof shown), cf_number_why(r));
+            return usage_error(command, "option '--%s' expects a positive integer (1 to %d), got '%s' (%s)",
+                               o->long_name, max, shown_arg(arg, shown, sizeof shown), cf_number_why(r));
         *(int *)field = v;
         return 0;
     }
