@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cloudfit/common/clock.h"
 #include "cloudfit/common/csvread.h"
 #include "cloudfit/common/fileio.h"
 
@@ -114,7 +115,19 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
         snprintf(r->vm.zone, sizeof r->vm.zone, "%s", cf_csv_field(rec, col[3]));
         snprintf(r->vm.instance_type, sizeof r->vm.instance_type, "%s", col[4] >= 0 ? cf_csv_field(rec, col[4]) : "");
         snprintf(r->vm.gpu, sizeof r->vm.gpu, "%s", cf_csv_field(rec, col[5]));
-        snprintf(r->vm.start_date, sizeof r->vm.start_date, "%s", col[7] >= 0 ? cf_csv_field(rec, col[7]) : "");
+        const char *start = col[7] >= 0 ? cf_csv_field(rec, col[7]) : "";
+        char stamp[32];
+        if (start[0] && (strlen(start) != 10 || cf_iso8601_normalize(start, stamp, sizeof stamp) != CF_OK)) {
+            /* a label of the trace (the calibration's table names traces by it), held to a real date */
+            if (strlen(start) == 10) /* "'2023-02-30' is not a date: 2023-02 has days 1-28, not 30" */
+                cf_error_prefix("%s:%ld: column 'start_date'", path, rec->line);
+            else
+                cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'start_date': expected a date YYYY-MM-DD, got '%.40s'",
+                             path, rec->line, start);
+            st = CF_ERR_INVALID;
+            break;
+        }
+        snprintf(r->vm.start_date, sizeof r->vm.start_date, "%s", start);
         if (!r->vm.zone[0]) {
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'zone': expected the zone the trace was recorded in "
                               "(e.g. us-east-1a), got an empty field", path, rec->line);

@@ -204,6 +204,14 @@ def test_simulate_index_zone_and_cloud_are_checked():
     rc, out, err = run("simulate", RESNET, "--trace", os.path.join(d, name), "--rule", "gain")
     assert rc == 0 and "note: the catalog has no V100 VM offer in mars-1, the trace's region; its availability is " \
                        "applied to aws/us-east-1" in out, (out, err)  # part of the report, as the plan's other notes
+    # a start date the calendar lacks was taken as the trace's label
+    for date, says in (("2023-02-30", "index.csv:2: column 'start_date': '2023-02-30' is not a date: 2023-02 has "
+                                      "days 1-28, not 30"),
+                       ("2023-2-3", "index.csv:2: column 'start_date': expected a date YYYY-MM-DD, got '2023-2-3'")):
+        with open(os.path.join(d, "index.csv"), "w") as f:
+            f.write(f"file,nodes_requested,zone,gpu,gpus_per_vm,start_date\n{name},1,us-east-1a,V100,1,{date}\n")
+        rc, out, err = run("simulate", RESNET, "--trace", os.path.join(d, name), "--rule", "gain")
+        assert rc == 3 and says in err, (date, rc, err)
 
 
 def test_simulate_trace_gpu_names():
