@@ -303,8 +303,11 @@ static cf_status field_number(const parse_state *ps, const cJSON *obj, const cha
     }
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < min ||
         (exclusive && item->valuedouble <= min)) {
-        snprintf(what, sizeof what, "\"%s\": expected a %s number", key,
-                 exclusive ? "positive" : min == 0 ? "non-negative" : "finite");
+        if (exclusive || min == 0 || isinf(min))
+            snprintf(what, sizeof what, "\"%s\": expected a %s number", key,
+                     exclusive ? "positive" : min == 0 ? "non-negative" : "finite");
+        else /* a bound of its own ("gpus": 0 is finite, yet not a GPU count) */
+            snprintf(what, sizeof what, "\"%s\": expected a number of at least %g", key, min);
         return line_error(ps, "%s", what);
     }
     *out = item->valuedouble;

@@ -340,6 +340,10 @@ static void test_one_device_per_run_and_profile(void **state)
         {"{\"event\": \"device\", \"name\": \"GPU\", \"memory_gib\": 80}\n", "gives another \"memory_gib\""},
         {"{\"event\": \"device\", \"name\": \"GPU 2\"}\n", "names another device"},
     };
+    /* a count below its bound says the bound ("gpus": 0 is finite: the
+     * message said "expected a finite number") */
+    expect_parse_error("{\"event\": \"device\", \"name\": \"GPU\", \"gpus\": 0}\n", "stdout line 1",
+                       "\"gpus\": expected a number of at least 1");
     char text[512];
     for (size_t i = 0; i < sizeof seconds / sizeof *seconds; i++) {
         snprintf(text, sizeof text, "%s%s", first, seconds[i][0]);
