@@ -177,6 +177,48 @@ static void test_finds_known_optimum(void **state)
         }
 }
 
+/* The progress display counts against an upper bound: the first one
+ * reported bounds every run that follows (it left out the light profile's
+ * 2-node probe: "0/≤ 7 runs" ... "8/≤ 9 runs"). */
+typedef struct {
+    double first_total, last_done;
+    int calls;
+} progress_seen;
+
+static void note_progress(void *ctx, double done, double total, const char *unit, const char *what)
+{
+    (void)unit;
+    (void)what;
+    progress_seen *seen = ctx;
+    if (seen->calls++ == 0)
+        seen->first_total = total;
+    seen->last_done = done;
+}
+
+static void test_progress_bound_holds(void **state)
+{
+    (void)state;
+    problem *p = new_problem(1.25, CF_OBJ_COST, 2);
+    cf_search_options o;
+    options_for(p, &o);
+    progress_seen seen = {0};
+    o.progress = note_progress;
+    o.progress_ctx = &seen;
+    runner_ctx ctx = {.p = p};
+    cf_search_runner runner = {&ctx, probe};
+    cf_search_result r;
+    assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+    assert_int_equal(r.n_profile_runs, 7); /* the light profile with its 2-node probe */
+    assert_true(seen.calls > 0);
+    if (!((double)r.n_runs <= seen.first_total))
+        fail_msg("the first progress line said at most %g runs; %zu ran", seen.first_total, r.n_runs);
+    /* the light profile's 7 runs, then at most max_probes probes */
+    if (seen.first_total != 7.0 + o.max_probes)
+        fail_msg("the first progress line said at most %g runs, not 7 + %d", seen.first_total, o.max_probes);
+    cf_search_result_free(&r);
+    free_problem(p);
+}
+
 /* The model alone cannot see a slowdown beyond two nodes (the light
  * profile's 2-node probe does not show it); the search can (see
  * test_finds_known_optimum). Held at the stated confidence, as `recommend`
@@ -662,7 +704,7 @@ int main(void)
         cmocka_unit_test(test_summary_and_explained),
         cmocka_unit_test(test_error_model),          cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_profiled_gpu_types),   cmocka_unit_test(test_options_for_spec),
-        cmocka_unit_test(test_two_node_probe_shape),
+        cmocka_unit_test(test_two_node_probe_shape), cmocka_unit_test(test_progress_bound_holds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -353,14 +353,17 @@ static cf_status add_obs(state *s, size_t c, double step_s)
     return CF_OK;
 }
 
-/* For the progress display: the light profiles planned, then at most max_probes probes. */
+/* For the progress display: the light profiles planned (with their 2-node
+ * probes: profile_type), then at most max_probes probes. */
 static double runs_at_most(const state *s)
 {
     size_t planned = 0;
     for (size_t t = 0; t < s->n_types && s->o->method != CF_SEARCH_PLAIN_BO; t++) {
-        size_t pick[CF_SEARCH_PROFILE_MAX_RUNS], n_pick = 0;
+        size_t pick[CF_SEARCH_PROFILE_MAX_RUNS], n_pick = 0, probe[2], n_probe = 0;
         if (cf_search_light_profile(s->o->candidates, s->n, s->type_name[t], s->excluded, pick, &n_pick) == CF_OK)
             planned += n_pick;
+        if (cf_search_two_node_probe(s->o->candidates, s->n, s->type_name[t], s->excluded, probe, &n_probe) == CF_OK)
+            planned += n_probe;
     }
     return (double)(planned + (size_t)s->o->max_probes);
 }
