@@ -252,6 +252,13 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
         if (st == CF_OK && res.oom) {
             st = cf_error_set(CF_ERR_UNAVAILABLE, "per-GPU batch %d does not fit in memory ('oom' event)",
                               c->local_batch);
+        } else if (st == CF_OK && res.has_device && !res.device.is_gpu) {
+            /* a CPU's step time is not the GPU's throughput (a VM without
+             * a working CUDA, where the framework fell back to the CPU) */
+            st = cf_error_set(CF_ERR_INVALID, "'%s': the 'device' event says the run was on a CPU ('%s', "
+                              "\"type\": \"cpu\"), not on %s: a CPU's step time is not a GPU's throughput",
+                              e->label, res.device.name, c->gpu);
+            cf_error_hint("check that the job sees the GPU (CUDA driver, the framework's GPU build) on the VM");
         } else if (st == CF_OK) {
             int timed = res.n_steps - run.warmup_steps;
             double *t = timed > 0 ? malloc((size_t)timed * sizeof *t) : NULL;

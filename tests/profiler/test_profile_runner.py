@@ -254,6 +254,30 @@ def test_failing_light_profile_stores_nothing():
     assert not os.path.exists(db) or stored(db) == []
 
 
+CPU_RUNNER = r"""
+import json, os
+print(json.dumps({"event": "device", "name": "AMD EPYC 7B13", "type": "cpu"}))
+for i in range(int(os.environ["CLOUDFIT_WARMUP_STEPS"]) + int(os.environ["CLOUDFIT_STEPS"])):
+    print(json.dumps({"event": "step", "step": i, "time_s": 2.5, "samples": int(os.environ["CLOUDFIT_LOCAL_BATCH"])}))
+print(json.dumps({"event": "done"}))
+"""
+
+
+def test_a_run_on_the_cpu_is_not_the_gpus_throughput():
+    # a launched job that fell back to the CPU (no CUDA on the VM) reports
+    # "type": "cpu": its step times were stored as the T4's
+    db = os.path.join(TMP, "cpu.db")
+    template = "exec:/usr/bin/python3 %s {nodes} {local_batch}" % write("cpu_runner.py", CPU_RUNNER)
+    rc, out, err = run("profile", spec("cpu"), "--runner", template, "--gpu", "T4", "--probe-steps", "2", db=db)
+    assert rc == 3, (rc, err)
+    assert "the 'device' event says the run was on a CPU ('AMD EPYC 7B13'" in err and "not on T4" in err, err
+    assert "nothing was stored" in err, err
+    assert not os.path.exists(db) or stored(db) == []
+    rc, out, err = run("search", spec("cpu-search"), "--runner", template, "--gpu", "T4", "--cloud", "aws",
+                       "--max-nodes", "1", "--probe-steps", "2", "--max-probes", "1", "--no-history")
+    assert rc == 6 and "every run failed" in err and "was on a CPU" in err, (rc, err)
+
+
 def test_usage_errors():
     path = spec("e")
     cases = [
