@@ -88,6 +88,11 @@ char *cf_profile_to_json(const cf_profile *p, int pretty)
     } else {
         cJSON_AddStringToObject(noise, "error", p->noise_error);
         cJSON_AddBoolToObject(noise, "failed", p->noise_failed);
+        if (p->noise_failed && p->noise_micro_batches > 0) { /* what failed: --resume runs it again */
+            cJSON_AddNumberToObject(noise, "local_batch", p->noise_local_batch);
+            cJSON_AddNumberToObject(noise, "micro_batches", p->noise_micro_batches);
+            cJSON_AddNumberToObject(noise, "steps", p->noise_steps);
+        }
     }
     if (p->n_runs > 0) { /* runner profiles only; absent for cpu/cuda/exec */
         cJSON *runner = cJSON_AddObjectToObject(doc, "runner");
@@ -207,6 +212,12 @@ static void read_noise(reader *r, const cJSON *doc, cf_profile *p)
         /* absent in profiles stored before the noise run could fail alone */
         if (cJSON_GetObjectItemCaseSensitive(noise, "failed"))
             p->noise_failed = flag(r, noise, "failed");
+        /* the failed run's shape; absent in profiles stored before it was kept */
+        if (p->noise_failed && cJSON_GetObjectItemCaseSensitive(noise, "micro_batches")) {
+            p->noise_local_batch = num_int(r, noise, "local_batch");
+            p->noise_micro_batches = num_int(r, noise, "micro_batches");
+            p->noise_steps = num_int(r, noise, "steps");
+        }
         return;
     }
     p->has_noise = 1;

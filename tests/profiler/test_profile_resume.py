@@ -132,6 +132,26 @@ def test_infinity_keeps_the_sweep_then_resume():
     assert not os.path.exists(os.path.join(TMP, "inf.log"))
 
 
+def test_resume_reruns_the_failed_run_as_it_was():
+    # --resume without --noise-steps or --noise-micro-batches re-runs the
+    # failed noise run with its own steps and micro-batches (docs/profiler.md);
+    # they were not stored with the failure, and the defaults (200 × 8) ran
+    db = os.path.join(TMP, "shape.db")
+    spec = make_spec("shape")
+    rc, out, err = run("shape", "profile", "--db", db, "--noise-steps", "6", "--noise-micro-batches", "4", spec)
+    assert rc == 3, (rc, err)
+    assert runs_logged("shape") == ["8 1", "16 1", "32 1", "8 4"]
+    _, prof = stored(db)
+    assert prof["noise"]["failed"] is True and prof["noise"]["micro_batches"] == 4, prof["noise"]
+    assert prof["noise"]["steps"] == 6 and prof["noise"]["local_batch"] == 8, prof["noise"]
+    open(os.path.join(TMP, "shape.fixed"), "w").close()
+    rc, out, err = run("shape", "profile", "--db", db, "--resume", spec)
+    assert rc == 0, err
+    assert runs_logged("shape") == ["8 4"]
+    b_noise, resumed = stored(db)
+    assert b_noise > 0 and resumed["noise"]["micro_batches"] == 4 and resumed["noise"]["steps"] == 6, resumed["noise"]
+
+
 def test_resume_without_a_stored_profile():
     rc, out, err = run("none", "profile", "--db", os.path.join(TMP, "none.db"), "--resume", make_spec("none"))
     assert rc == 3 and "no stored exec profile of 'none' to resume" in err, err
