@@ -95,7 +95,7 @@ static void test_trace_runner_profile_stored_and_read_back(void **state)
 
     cf_db *db = NULL;
     assert_int_equal(cf_db_open(db_path, &db), CF_OK);
-    assert_int_equal(cf_profile_store(db, res.profile), CF_OK);
+    assert_int_equal(cf_profile_store(db, res.profile, NULL, 0), CF_OK);
     cf_cached_profile_list list = {0};
     assert_int_equal(cf_profile_cache_get(db, key, &list), CF_OK);
     assert_int_equal(list.n, 1);
@@ -145,7 +145,7 @@ static void test_resume_through_the_handle(void **state)
     cf_profile_cache_list_free(&list);
     snprintf(p->backend, sizeof p->backend, "exec");
     p->noise_failed = 0;
-    assert_int_equal(cf_profile_store(db, p), CF_OK);
+    assert_int_equal(cf_profile_store(db, p, NULL, 0), CF_OK);
     assert_int_equal(cf_profile_run(&req, &res), CF_OK);
     assert_true(res.nothing_to_resume);
     assert_string_equal(res.profile->backend, "exec");

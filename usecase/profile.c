@@ -301,8 +301,32 @@ void cf_profile_result_free(cf_profile_result *out)
     memset(out, 0, sizeof *out);
 }
 
-cf_status cf_profile_store(cf_db *db, const cf_profile *p)
+cf_status cf_profile_complete_stored(cf_db *db, const cf_profile *p, char *created_at, size_t n)
 {
+    if (n)
+        created_at[0] = '\0';
+    cf_cached_profile_list list = {0};
+    cf_status st = cf_profile_cache_get(db, p->spec_key, &list);
+    for (size_t i = 0; st == CF_OK && i < list.n && n; i++)
+        if (strcmp(list.rows[i].backend, p->backend) == 0 && strcmp(list.rows[i].device, p->device.name) == 0 &&
+            list.rows[i].b_noise > 0)
+            snprintf(created_at, n, "%s", list.rows[i].created_at);
+    cf_profile_cache_list_free(&list);
+    return st;
+}
+
+cf_status cf_profile_store(cf_db *db, const cf_profile *p, char *kept_at, size_t n)
+{
+    if (kept_at && n)
+        kept_at[0] = '\0';
+    if (p->noise_failed && kept_at && n) {
+        /* a sweep whose noise run failed does not replace a complete
+         * profile of the same spec, backend and device: its measured noise
+         * scale would be lost (docs/profiler.md, "The profile cache") */
+        cf_status st = cf_profile_complete_stored(db, p, kept_at, n);
+        if (st != CF_OK || kept_at[0])
+            return st;
+    }
     char *json_text = cf_profile_to_json(p, 0);
     if (!json_text)
         return cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");

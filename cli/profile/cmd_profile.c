@@ -58,7 +58,7 @@ static int backend_for(const cf_cli_options *o, const cf_spec *spec, cf_probe_ba
  * when the run already opened it (--resume read the stored profile there,
  * shown as `db_name`), else the database is opened (created) here. */
 static int store(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p, char *path,
-                 size_t n, cf_cli_result *result)
+                 size_t n, cf_cli_result *result, char *kept_at, size_t kept_n)
 {
     cf_db *own = NULL;
     if (db) {
@@ -67,7 +67,7 @@ static int store(const cf_cli_options *o, cf_db *db, const char *db_name, const 
         return cf_report_error();
     }
     cf_db *to = db ? db : own;
-    int rc = cf_db_hold(to) == CF_OK && cf_profile_store(to, p) == CF_OK ? 0 : cf_report_error();
+    int rc = cf_db_hold(to) == CF_OK && cf_profile_store(to, p, kept_at, kept_n) == CF_OK ? 0 : cf_report_error();
     if (rc == 0)
         rc = cf_cli_result_deliver(result);
     rc = cf_cli_result_release(to, rc);
@@ -75,9 +75,40 @@ static int store(const cf_cli_options *o, cf_db *db, const char *db_name, const 
     return rc;
 }
 
-static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p,
-                  const char *gpu_model)
+/* Whether a profile whose noise run failed would replace a complete one
+ * (cf_profile_store keeps that one): its created_at in `kept_at`, else "". */
+static void complete_stored(const cf_cli_options *o, cf_db *db, const cf_profile *p, char *kept_at, size_t n)
 {
+    kept_at[0] = '\0';
+    if (!p->noise_failed)
+        return;
+    cf_db *own = NULL;
+    char path[1024];
+    if (!db && cf_cli_db_open(o, 0, &own, path, sizeof path) != CF_OK) {
+        cf_error_clear(); /* none yet: nothing to keep (store() reports what cannot be opened) */
+        return;
+    }
+    if (cf_profile_complete_stored(db ? db : own, p, kept_at, n) != CF_OK) {
+        cf_error_clear();
+        kept_at[0] = '\0';
+    }
+    cf_db_close(own);
+}
+
+static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p,
+                  const char *gpu_model, char *kept_at, size_t kept_n)
+{
+    /* a sweep whose noise run failed, beside a complete stored profile:
+     * shown, not stored, and the table does not offer --resume */
+    cf_profile shown_copy;
+    complete_stored(o, db, p, kept_at, kept_n);
+    if (kept_at[0]) {
+        shown_copy = *p;
+        shown_copy.noise_failed = 0;
+        snprintf(shown_copy.noise_error, sizeof shown_copy.noise_error, "the noise run failed; this sweep is not "
+                 "stored: the stored profile of %s keeps its noise scale", kept_at);
+    }
+    const cf_profile *shown = kept_at[0] ? &shown_copy : p;
     int as_json = o->format && strcmp(o->format, "json") == 0;
     char *pretty = as_json ? cf_profile_to_json(p, 1) : NULL;
     if (as_json && !pretty) {
@@ -104,7 +135,7 @@ static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const
             cf_buf_puts(&out, pretty);
             cf_buf_puts(&out, "\n");
         } else {
-            cf_profile_table(p, gpu_model[0] ? gpu_model : NULL, &out);
+            cf_profile_table(shown, gpu_model[0] ? gpu_model : NULL, &out);
         }
         if (cf_buf_failed(&out)) {
             cf_error_set(CF_ERR_NOMEM, "out of memory rendering the profile");
@@ -116,13 +147,17 @@ static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const
     }
     char path[1024] = "";
     if (rc == 0)
-        rc = store(o, db, db_name, p, path, sizeof path, &result);
+        rc = store(o, db, db_name, p, path, sizeof path, &result, kept_at, kept_n);
     if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
         rc = cf_report_error();
     cf_staged_set_discard(&side);
     cf_cli_result_discard(&result);
     if (rc == 0) {
-        cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
+        if (kept_at[0])
+            cf_log_info("kept the stored profile of %s in %s: a sweep whose noise run failed does not replace one "
+                        "that measured the noise scale", kept_at, path);
+        else
+            cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
         if (o->csv_path)
             cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);
     }
@@ -139,14 +174,17 @@ static int finish_partial(const cf_cli_options *o, cf_db *db, const char *db_nam
     char message[1024], hint[512];
     snprintf(message, sizeof message, "%s", cf_error_message());
     snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
-    int rc = finish(o, db, db_name, p, gpu_model);
+    char kept_at[64];
+    int rc = finish(o, db, db_name, p, gpu_model, kept_at, sizeof kept_at);
     cf_error_set(failure, "%s", message);
     if (hint[0])
         cf_error_hint("%s", hint);
     int failed = cf_report_error();
     /* the built-in engines have no script to fix, and training.lr is part of
      * the profile's key: a changed lr is a new profile, not a resume */
-    if (rc == 0 && strcmp(p->backend, "exec") == 0)
+    if (rc == 0 && kept_at[0])
+        cf_log_hint("the stored profile of %s, with its noise scale, is used until a profile succeeds", kept_at);
+    else if (rc == 0 && strcmp(p->backend, "exec") == 0)
         cf_log_hint("the throughput sweep was stored without a noise scale; fix the script and run 'cloudfit profile "
                     "--resume' to re-run only the noise run");
     else if (rc == 0)
@@ -310,14 +348,15 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     req.progress = cf_cli_progress_runs_cb;
     req.progress_ctx = &view;
     cf_profile_result res;
+    char kept_at[64] = "";
     cf_status st = cf_profile_run(&req, &res);
     cf_cli_progress_end(&view);
     if (st == CF_OK && res.nothing_to_resume) {
         cf_log_info("nothing to resume: the stored %s profile of '%s' on %s (%s) has no failed run", be.name,
                     res.profile->spec_name, res.profile->device.name, res.profile->created_at);
-        rc = finish(o, req.db, db_name, res.profile, res.gpu_model);
+        rc = finish(o, req.db, db_name, res.profile, res.gpu_model, kept_at, sizeof kept_at);
     } else if (st == CF_OK) {
-        rc = finish(o, req.db, db_name, res.profile, res.gpu_model);
+        rc = finish(o, req.db, db_name, res.profile, res.gpu_model, kept_at, sizeof kept_at);
     } else if (!o->runner && res.profile && res.profile->noise_failed) {
         rc = finish_partial(o, req.db, db_name, res.profile, res.gpu_model);
     } else if (o->runner) {

@@ -152,6 +152,26 @@ def test_resume_reruns_the_failed_run_as_it_was():
     assert b_noise > 0 and resumed["noise"]["micro_batches"] == 4 and resumed["noise"]["steps"] == 6, resumed["noise"]
 
 
+def test_a_failed_noise_run_keeps_a_complete_profile():
+    # a complete profile is stored; profiling again, the noise run fails:
+    # the partial profile replaced the complete one and its noise scale was lost
+    db = os.path.join(TMP, "keep.db")
+    spec = make_spec("keep")
+    open(os.path.join(TMP, "keep.fixed"), "w").close()
+    rc, out, err = run("keep", "profile", "--db", db, "--noise-steps", "6", spec)
+    assert rc == 0, err
+    b_noise, complete = stored(db)
+    assert b_noise > 0, complete["noise"]
+    os.remove(os.path.join(TMP, "keep.fixed"))
+    rc, out, err = run("keep", "profile", "--db", db, "--noise-steps", "6", spec)
+    assert rc == 3 and "'Infinity' is not JSON" in err, (rc, err)
+    assert "kept the stored profile of %s" % complete["created_at"] in err, err
+    assert "--resume" not in err and "noise scale: FAILED" not in out, (out, err)
+    assert "this sweep is not stored: the stored profile of %s keeps its noise scale" % complete["created_at"] in out
+    assert stored(db) == (b_noise, complete)
+    runs_logged("keep")
+
+
 def test_resume_without_a_stored_profile():
     rc, out, err = run("none", "profile", "--db", os.path.join(TMP, "none.db"), "--resume", make_spec("none"))
     assert rc == 3 and "no stored exec profile of 'none' to resume" in err, err

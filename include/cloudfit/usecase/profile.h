@@ -73,7 +73,13 @@ cf_status cf_profile_check_mode_options(const char *runner, int (*given)(const v
                                         const void *ctx);
 void cf_profile_result_free(cf_profile_result *out);
 /* Puts `p` (as cf_profile_to_json writes it) in the profile cache of
- * `db`; inside the caller's hold, if any. */
-cf_status cf_profile_store(cf_db *db, const cf_profile *p);
+ * `db`; inside the caller's hold, if any. With `kept_at` (n bytes), a
+ * profile whose noise run failed does not replace a stored one of the same
+ * spec, backend and device that has a noise scale: nothing is written and
+ * kept_at is that one's created_at (else ""). */
+cf_status cf_profile_store(cf_db *db, const cf_profile *p, char *kept_at, size_t n);
+/* Whether `db` holds a profile of p's spec key, backend and device with a
+ * measured noise scale: its created_at in `created_at` (n bytes), else "". */
+cf_status cf_profile_complete_stored(cf_db *db, const cf_profile *p, char *created_at, size_t n);
 
 #endif
