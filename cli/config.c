@@ -18,13 +18,17 @@
 static const char *const not_configurable[] = {"help", "man", "step-time-s", "total-hours", "total-usd", "note"};
 
 /* Options that take defaults only from their command's own section, never
- * the top level: history's row filters share their names with the clouds
- * and GPUs other commands run on, and a top-level "cloud": ["aws", "gcp"]
- * means the latter, not which past recommendations to list. */
+ * the top level: they share their names with the filters of where
+ * recommend, search and prices run, and mean something else. A top-level
+ * "cloud": ["aws", "gcp"] or "gpu": "H100" is that filter: not which past
+ * recommendations history lists, not the VM a simulate trace was recorded
+ * on (a V100 trace was replayed on H100 VMs, and two clouds stopped every
+ * simulate), not the GPU a profile --runner measures. */
 static const struct {
     const char *name;
     unsigned command;
-} section_only[] = {{"cloud", CMD_HISTORY}, {"gpu", CMD_HISTORY}};
+} section_only[] = {{"cloud", CMD_HISTORY | CMD_SIMULATE}, {"gpu", CMD_HISTORY | CMD_SIMULATE | CMD_PROFILE},
+                    {"region", CMD_SIMULATE}};
 
 static int is_section_only(const cf_cli_option *o, unsigned command)
 {
