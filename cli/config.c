@@ -214,6 +214,15 @@ static int load(void)
     if (from_env && strcmp(config_file, "/dev/null") == 0)
         return 0; /* the usual way to say "no configuration file" (as GIT_CONFIG=/dev/null) */
     if (!config_file[0] || access(config_file, F_OK) != 0) {
+        /* only a file that is not there is no file: one behind a symlink
+         * loop or a directory the user may not search was silently
+         * dropped, with every default it holds */
+        if (!from_env && config_file[0] && errno != ENOENT && errno != ENOTDIR) {
+            cf_log_error("cannot read the configuration file '%s': %s", config_file, strerror(errno));
+            cf_log_hint("the configuration file is a JSON file of option defaults; make it readable or move it "
+                        "away (docs/config.md)");
+            return CF_EXIT_DATA;
+        }
         if (from_env) {
             cf_log_error("cannot read the configuration file '%s' (CLOUDFIT_CONFIG): %s", config_file, strerror(errno));
             cf_log_hint("point CLOUDFIT_CONFIG at an existing file, or unset it to use the default place (docs/config.md)");

@@ -246,6 +246,16 @@ def test_bad_files_name_the_file_and_the_key():
     assert "hint: point CLOUDFIT_CONFIG at a JSON file" in err, err
     rc, out, err = run("recommend", SPEC, "--no-history", "-q", CLOUDFIT_CONFIG="/dev/null")
     assert rc == 0 and err == "", err
+    # at the default place too, only a file that is not there is no file: a symlink loop was "(not found)",
+    # exit 0, and every default it held silently dropped
+    os.makedirs(os.path.dirname(CONFIG), exist_ok=True)
+    os.symlink("config.json", CONFIG)
+    try:
+        for args in (("recommend", SPEC, "--no-history"), ("config", "show", "recommend")):
+            rc, out, err = run(*args)
+            assert rc == 3 and CONFIG in err and "Too many levels of symbolic links" in err, (args, rc, out[:200], err)
+    finally:
+        os.remove(CONFIG)
 
 
 def test_values_are_checked_like_the_command_line():
