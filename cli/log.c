@@ -1,5 +1,6 @@
 #include "log.h"
 
+#include <ctype.h>
 #include <stdio.h>
 
 #include <stdarg.h>
@@ -175,13 +176,30 @@ static void cf_log_error_line(const char *fmt, ...)
 }
 
 /* Options whose value came from the configuration file, and where from
- * ("FILE: section.key"): an error about "option '--NAME'" names them, as
- * the value was never typed on the command line. */
+ * ("FILE: section.key"): an error about "option '--NAME'", or naming
+ * --NAME as a word ("--fit goes with --calibrate DIR"), names them, as the
+ * value was never typed on the command line. */
 #define OPTION_SOURCES_MAX 64
 static struct {
     char quoted[64]; /* "option '--NAME'" */
     char where[1100];
 } option_sources[OPTION_SOURCES_MAX];
+
+/* Whether `message` holds "--NAME" as a whole word (not --NAME-more, not
+ * a---NAME), NAME being `quoted` past "option '--" up to its quote. */
+static int names_option(const char *message, const char *quoted)
+{
+    const char *name = quoted + strlen("option '--");
+    size_t len = strlen(name) - 1;
+    for (const char *p = strstr(message, "--"); p; p = strstr(p + 1, "--")) {
+        if (strncmp(p + 2, name, len) != 0)
+            continue;
+        char before = p > message ? p[-1] : ' ', after = p[2 + len];
+        if (!isalnum((unsigned char)before) && before != '-' && !isalnum((unsigned char)after) && after != '-')
+            return 1;
+    }
+    return 0;
+}
 static int n_option_sources;
 
 void cf_log_option_source(const char *long_name, const char *where)
@@ -208,6 +226,9 @@ void cf_log_error(const char *fmt, ...)
     const char *where = NULL;
     for (int i = 0; i < n_option_sources && !where; i++)
         if (strstr(message, option_sources[i].quoted))
+            where = option_sources[i].where;
+    for (int i = 0; i < n_option_sources && !where; i++)
+        if (names_option(message, option_sources[i].quoted))
             where = option_sources[i].where;
     if (where)
         cf_log_error_line("%s: %s", where, message);

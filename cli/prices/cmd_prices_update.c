@@ -48,7 +48,10 @@ static void print_cloud_outcomes(const cf_price_update_result *res)
 int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
 {
     if (n_positional != 1) {
-        cf_log_error("'prices update' takes no arguments (use --cloud and --region)");
+        /* the options in the hint: an error line naming --cloud would be
+         * put down to a configuration file's "cloud" (cli/log.c) */
+        cf_log_error("'prices update' takes no arguments, got %d", n_positional - 1);
+        cf_log_hint("fetch some clouds or regions only with --cloud and --region");
         return CF_EXIT_USAGE;
     }
     /* A factor of 1 or less would keep out every change: refused, not

@@ -272,6 +272,19 @@ def test_values_are_checked_like_the_command_line():
         rc, out, err = run(*args)
         assert rc == 2 and err.startswith("cloudfit: %s: %s: option '--" % (CONFIG, key)) and "hint:" in err, \
             (doc, rc, err)
+    # ... also where the message names the option as a word, not as "option '--NAME'" (it said only
+    # "--fit goes with --calibrate DIR", an option never typed)
+    trace = os.path.join(SRC, "examples", "spot-traces", "availability_16node_08-27-2023_us-east-2b_V100x1.csv")
+    for doc, key in (({"simulate": {"fit": "somedir"}}, "simulate.fit"), ({"simulate": {"nodes": 3}}, "simulate.nodes")):
+        config(doc)
+        rc, out, err = run("simulate", SPEC, "--trace", trace, "--trace", trace)
+        assert rc == 2 and err.startswith("cloudfit: %s: %s: --%s " % (CONFIG, key, key.split(".")[1])), (doc, rc, err)
+    # ... and only the option as a whole word, never an error about something else
+    config({"cloud": "aws", "fit": "somedir"})
+    rc, out, err = run("prices", "update", "extra")
+    assert rc == 2 and err.startswith("cloudfit: 'prices update' takes no arguments"), err
+    rc, out, err = run("simulate", SPEC, "--trace", trace, "--fit", "d")
+    assert rc == 2 and err.startswith("cloudfit: --fit goes with"), err
     # the same value typed on the command line is reported as the option alone
     os.remove(CONFIG)
     rc, out, err = run("history", "--since", "7x")
