@@ -19,30 +19,6 @@
 #include "exit_codes.h"
 #include "log.h"
 
-/* Values an option's argument takes, where they are a fixed set. The option
- * table says what an option does; this says what to offer after it. */
-typedef struct {
-    const char *option;
-    unsigned commands;
-    const char *values;
-} option_values;
-
-static const option_values known_values[] = {
-    {"format", CMD_RECOMMEND, "table json markdown"},
-    {"format", CMD_HISTORY | CMD_PRICES, "table json csv"},
-    {"format", CMD_ALL & ~(CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES), "table json"},
-    {"objective", CMD_ALL, "cost time balanced"},
-    {"spot", CMD_RECOMMEND | CMD_SEARCH, "never allow only"},
-    {"rule", CMD_SIMULATE, "fixed linear sqrt gain all"},
-    {"batch", CMD_SIMULATE, "hold shrink both"},
-    {"controller", CMD_REBALANCE, "p pi"},
-    {"cloud", CMD_ALL, "aws gcp azure lambda"},
-    {"color", CMD_ALL, "auto always never"},
-    {"emit", CMD_ALL, "skypilot torchrun k8s"},
-    {"backend", CMD_ALL, "cpu cuda exec"},
-    {"method", CMD_ALL, "cloudfit model bo"},
-};
-
 /* Words after a command: the first positional's fixed words, and whether
  * files follow. Data-driven words (ids, GPUs, sections) are in the scripts
  * below. */
@@ -61,14 +37,6 @@ static const positionals command_words[] = {
 
 /* Options whose values are GPU models of the catalog. */
 static int takes_gpu(const cf_cli_option *o) { return strcmp(o->long_name, "gpu") == 0; }
-
-static const char *values_of(const cf_cli_option *o, unsigned command)
-{
-    for (size_t i = 0; i < sizeof known_values / sizeof *known_values; i++)
-        if (strcmp(known_values[i].option, o->long_name) == 0 && (known_values[i].commands & command))
-            return known_values[i].values;
-    return NULL;
-}
 
 /* Whether the argument names a file or directory (offer paths). */
 static int takes_path(const cf_cli_option *o)
@@ -105,7 +73,7 @@ static int describe(cf_completion_command *cmds, cf_completion_option *opts, siz
             opts[used++] = (cf_completion_option){
                 .long_name = o->long_name, .short_name = o->short_name, .takes_value = o->kind != OPT_FLAG,
                 .repeatable = o->kind == OPT_LIST, .arg_name = o->arg_name, .help = o->help,
-                .values = values_of(o, cmd->bit), .gpus = takes_gpu(o), .path = takes_path(o)};
+                .values = cf_cli_option_values(o, cmd->bit), .gpus = takes_gpu(o), .path = takes_path(o)};
             cmds[c].n_options++;
         }
     }

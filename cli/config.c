@@ -304,9 +304,27 @@ static const char *env_for(const cf_cli_option *o)
 
 /* Stores a checked value through the command line's own store (the same
  * conversions and checks; a repeatable option appends item by item). */
-static int store(const cf_cli_option *o, const char *command_name, const cJSON *v, cf_cli_options *opts)
+static int store(const cf_cli_option *o, unsigned command, const char *command_name, const cJSON *v,
+                 cf_cli_options *opts)
 {
     char text[64];
+    /* a value out of the option's fixed set is refused as on the command
+     * line ("objective": "cheapest" was shown by config show as the
+     * effective value); not at the top level of config show, where one
+     * key serves commands with different sets ("format": "csv") */
+    if (command != CMD_ALL && command_name && (o->kind == OPT_STRING || o->kind == OPT_LIST)) {
+        const cJSON *item;
+        if (cJSON_IsString(v))
+            return cf_cli_option_check_value(o, command, command_name, v->valuestring) ?
+                       CF_EXIT_USAGE : cf_cli_option_store(o, command_name, v->valuestring, opts);
+        cJSON_ArrayForEach(item, v)
+        {
+            if (cf_cli_option_check_value(o, command, command_name, item->valuestring))
+                return CF_EXIT_USAGE;
+        }
+    }
+    if (!command_name)
+        command_name = "config";
     switch (o->kind) {
     case OPT_FLAG:
         return cJSON_IsTrue(v) ? cf_cli_option_store(o, command_name, NULL, opts) : 0;
@@ -393,7 +411,7 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
             snprintf(where, sizeof where, "%s: %s", config_file, key_path);
             cf_log_option_source(o->long_name, where);
         }
-        if (v && (rc = store(o, command_name ? command_name : "config", v, opts)) != 0)
+        if (v && (rc = store(o, command, command_name, v, opts)) != 0)
             return rc;
     }
     return 0;

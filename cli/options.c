@@ -524,8 +524,8 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
             cf_log_hint("give the value, or write --%s=%s if the value begins with '--'", o->long_name, shown);
             return CF_EXIT_USAGE;
         }
-        int rc = store(o, command_name, optarg, opts);
-        if (rc)
+        int rc = cf_cli_option_check_value(o, command, command_name, optarg);
+        if (rc || (rc = store(o, command_name, optarg, opts)) != 0)
             return rc;
         opts->on_command_line[o - cf_cli_option_table] = 1;
     }
@@ -579,6 +579,70 @@ void cf_cli_options_help(unsigned command, int width, cf_buf *out)
     if (cf_buf_failed(&text))
         out->failed = 1;
     cf_buf_free(&text);
+}
+
+/* Values an option's argument takes, where they are a fixed set: the option
+ * table says what an option does, this what it takes (completion offers
+ * them; `checked` ones are refused otherwise, wherever the value comes from). */
+static const struct {
+    const char *option;
+    unsigned commands;
+    const char *values;
+    int checked; /* 0: offered only (history's --cloud filters stored rows, whatever they name; prices
+                  * names the catalog's clouds with a "did you mean") */
+} known_values[] = {
+    {"format", CMD_RECOMMEND, "table json markdown", 1},
+    {"format", CMD_HISTORY | CMD_PRICES, "table json csv", 1},
+    {"format", CMD_ALL & ~(CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES), "table json", 1},
+    {"objective", CMD_ALL, "cost time balanced", 1},
+    {"spot", CMD_RECOMMEND | CMD_SEARCH, "never allow only", 1},
+    {"rule", CMD_SIMULATE, "fixed linear sqrt gain all", 1},
+    {"batch", CMD_SIMULATE, "hold shrink both", 1},
+    {"controller", CMD_REBALANCE, "p pi", 1},
+    {"cloud", CMD_HISTORY | CMD_PRICES, "aws gcp azure lambda", 0}, /* prices checks against the catalog in use */
+    {"cloud", CMD_ALL & ~(CMD_HISTORY | CMD_PRICES), "aws gcp azure lambda", 1},
+    {"color", CMD_ALL, "auto always never", 1},
+    {"emit", CMD_ALL, "skypilot torchrun k8s", 1},
+    {"backend", CMD_ALL, "cpu cuda exec", 1},
+    {"method", CMD_ALL, "cloudfit model bo", 1},
+};
+
+static int known_values_row(const cf_cli_option *o, unsigned command)
+{
+    if (o->kind != OPT_STRING && o->kind != OPT_LIST)
+        return -1;
+    for (size_t i = 0; i < sizeof known_values / sizeof *known_values; i++)
+        if (strcmp(known_values[i].option, o->long_name) == 0 && (known_values[i].commands & command) &&
+            (o->commands & command))
+            return (int)i;
+    return -1;
+}
+
+const char *cf_cli_option_values(const cf_cli_option *o, unsigned command)
+{
+    int row = known_values_row(o, command);
+    return row < 0 ? NULL : known_values[row].values;
+}
+
+int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const char *command_name, const char *arg)
+{
+    int row = known_values_row(o, command);
+    if (row < 0 || !known_values[row].checked || !arg)
+        return 0;
+    const char *values = known_values[row].values;
+    size_t len = strlen(arg);
+    for (const char *p = values; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n == len && len > 0 && strncmp(p, arg, n) == 0)
+            return 0;
+        p += n + (p[n] == ' ');
+    }
+    char shown[128], list[160] = "";
+    for (const char *p = values; *p && strlen(list) + 2 < sizeof list; p++) /* "cost, time, balanced" */
+        snprintf(list + strlen(list), sizeof list - strlen(list), *p == ' ' ? ", " : "%c", *p);
+    cf_log_error("option '--%s' does not accept '%s'", o->long_name, shown_arg(arg, shown, sizeof shown));
+    cf_log_hint("use one of: %s (see 'cloudfit %s --help')", list, command_name);
+    return CF_EXIT_USAGE;
 }
 
 int cf_cli_option_takes_zero(const cf_cli_option *o) { return o->help && strstr(o->help, "(default 0)") != NULL; }

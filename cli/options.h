@@ -177,6 +177,14 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
  * is NULL or true/false; a repeatable option appends): the configuration
  * file's defaults go through it (cli/config.c). 0 or the exit code. */
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts);
+/* The words option `o` takes for `command` where they are a fixed set
+ * ("cost time balanced"), or NULL: what completion offers after it. */
+const char *cf_cli_option_values(const cf_cli_option *o, unsigned command);
+/* Checks a value of option `o` for `command` against its fixed set, where
+ * the set is the whole truth: 0, or a usage error printed and its exit
+ * code. The command line and the configuration file both go through it,
+ * so `config show` never shows a value the command refuses. */
+int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const char *command_name, const char *arg);
 /* Whether a number option takes 0: the one whose stated default is 0
  * ("(default 0)": --probe-startup-s 0, its default, was refused). */
 int cf_cli_option_takes_zero(const cf_cli_option *o);

@@ -272,6 +272,18 @@ def test_values_are_checked_like_the_command_line():
         rc, out, err = run(*args)
         assert rc == 2 and err.startswith("cloudfit: %s: %s: option '--" % (CONFIG, key)) and "hint:" in err, \
             (doc, rc, err)
+    # config show checks them as the command does (it showed "cheapest" as the effective value, exit 0);
+    # the top level alone shows one key for commands with different sets ("format": "csv" is history's)
+    for doc, args, key in (({"recommend": {"objective": "cheapest"}}, ["recommend"], "recommend.objective"),
+                           ({"cloud": ["aws", "oracle"]}, ["recommend"], "cloud"),
+                           ({"format": "csv"}, ["search"], "format")):
+        config(doc)
+        rc, out, err = run("config", "show", *args)
+        assert rc == 2 and err.startswith("cloudfit: %s: %s: option '--" % (CONFIG, key)) and out == "", \
+            (doc, rc, out[:200], err)
+    config({"format": "csv", "history": {"cloud": "oracle"}})
+    for args in ([], ["history"], ["prices"]):
+        assert show(*args)[0], args
     # ... also where the message names the option as a word, not as "option '--NAME'" (it said only
     # "--fit goes with --calibrate DIR", an option never typed)
     trace = os.path.join(SRC, "examples", "spot-traces", "availability_16node_08-27-2023_us-east-2b_V100x1.csv")
