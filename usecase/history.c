@@ -1,5 +1,6 @@
 #include "cloudfit/usecase/history.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,42 @@ static cf_status list_rows(const cf_history_query_request *req, cf_history_row *
         if (f.limit > 0 && *n > (size_t)f.limit)
             *n = (size_t)f.limit;
     }
+    return CF_OK;
+}
+
+static cf_status empty_filter(const char *option, const char *value, const char *expected)
+{
+    if (!value || value[0])
+        return CF_OK;
+    cf_error_set(CF_ERR_USAGE, "option '%s' expects %s, got ''", option, expected);
+    cf_error_hint("leave '%s' out to list every recommendation", option);
+    return CF_ERR_USAGE;
+}
+
+cf_status cf_history_list_check(cf_history_query_request *req, char hash[65])
+{
+    cf_history_filter *f = &req->filter;
+    cf_status st = CF_OK;
+    if ((st = empty_filter("--spec-hash", f->spec_hash, "a spec hash or its first digits")) != CF_OK ||
+        (st = empty_filter("--model", f->spec_name, "a spec name")) != CF_OK ||
+        (st = empty_filter("--branch", f->branch, "a branch name")) != CF_OK)
+        return st;
+    for (size_t i = 0; i < req->n_clouds && st == CF_OK; i++)
+        st = empty_filter("--cloud", req->clouds[i], "a cloud name");
+    for (size_t i = 0; i < req->n_gpus && st == CF_OK; i++)
+        st = empty_filter("--gpu", req->gpus[i], "a GPU name");
+    size_t n = f->spec_hash ? strlen(f->spec_hash) : 0;
+    for (size_t i = 0; i < n && st == CF_OK; i++)
+        if (!isxdigit((unsigned char)f->spec_hash[i]) || i >= 64) {
+            st = cf_error_set(CF_ERR_USAGE, "option '--spec-hash' expects a spec hash or its first digits (up to 64 "
+                              "hexadecimal digits), got '%s'", f->spec_hash);
+            cf_error_hint("'cloudfit history -f json' lists each recommendation's spec.hash");
+        }
+    if (st != CF_OK || !f->spec_hash)
+        return st;
+    for (size_t i = 0; i <= n; i++)
+        hash[i] = (char)tolower((unsigned char)f->spec_hash[i]);
+    f->spec_hash = hash;
     return CF_OK;
 }
 

@@ -135,68 +135,23 @@ static int query(const cf_cli_options *o, out_format fmt, cf_history_query_reque
     return rc;
 }
 
-/* A filter given as "" (a script's unset variable: --spec-hash "$HASH") is
- * a usage error naming the option: as a prefix "" matched every spec's rows,
- * and a name "" matched none, both without a word (docs/exit-codes.md). */
-static int nonempty_filter(const char *option, const char *value, const char *expected)
-{
-    if (!value || value[0])
-        return 0;
-    cf_log_error("option '%s' expects %s, got ''", option, expected);
-    cf_log_hint("leave '%s' out to list every recommendation", option);
-    return CF_EXIT_USAGE;
-}
-
-static int nonempty_filters(const cf_cli_options *o)
-{
-    int rc = 0;
-    if ((rc = nonempty_filter("--spec-hash", o->spec_hash, "a spec hash or its first digits")) ||
-        (rc = nonempty_filter("--model", o->model, "a spec name")) ||
-        (rc = nonempty_filter("--branch", o->branch, "a branch name")))
-        return rc;
-    for (int i = 0; i < o->clouds.n && !rc; i++)
-        rc = nonempty_filter("--cloud", o->clouds.items[i], "a cloud name");
-    for (int i = 0; i < o->gpus.n && !rc; i++)
-        rc = nonempty_filter("--gpu", o->gpus.items[i], "a GPU name");
-    return rc;
-}
-
-/* A spec hash is SHA-256 in lowercase hex (docs/history.md); a prefix is
- * matched in any case, as git matches object names, and anything but hex
- * digits is a usage error (it could match no spec, and said nothing). */
-static int spec_hash_prefix(const char *value, char out[65])
-{
-    size_t n = value ? strlen(value) : 0;
-    if (!value)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isxdigit((unsigned char)value[i]) || i >= 64) {
-            cf_log_error("option '--spec-hash' expects a spec hash or its first digits (up to 64 hexadecimal "
-                         "digits), got '%s'",
-                         value);
-            cf_log_hint("'cloudfit history -f json' lists each recommendation's spec.hash");
-            return CF_EXIT_USAGE;
-        }
-    for (size_t i = 0; i <= n; i++)
-        out[i] = (char)tolower((unsigned char)value[i]);
-    return 0;
-}
-
 static int list(const cf_cli_options *o, out_format fmt)
 {
     char since[32], until[32], hash[65];
-    int rc;
-    if ((rc = nonempty_filters(o)) || (rc = spec_hash_prefix(o->spec_hash, hash)) ||
-        (rc = parse_time_option("--since", o->since, since, sizeof since)) ||
-        (rc = parse_time_option("--until", o->until, until, sizeof until)))
-        return rc;
     cf_history_query_request req = {
         .kind = CF_HISTORY_LIST,
-        .filter = {.spec_name = o->model, .spec_hash = o->spec_hash ? hash : NULL, .since = o->since ? since : NULL,
-                   .until = o->until ? until : NULL, .branch = o->branch,
+        .filter = {.spec_name = o->model, .spec_hash = o->spec_hash, .branch = o->branch,
                    .limit = o->limit > 0 ? o->limit : DEFAULT_LIMIT},
         .clouds = (const char *const *)o->clouds.items, .n_clouds = (size_t)o->clouds.n,
         .gpus = (const char *const *)o->gpus.items, .n_gpus = (size_t)o->gpus.n};
+    if (cf_history_list_check(&req, hash) != CF_OK)
+        return cf_report_error();
+    int rc;
+    if ((rc = parse_time_option("--since", o->since, since, sizeof since)) ||
+        (rc = parse_time_option("--until", o->until, until, sizeof until)))
+        return rc;
+    req.filter.since = o->since ? since : NULL;
+    req.filter.until = o->until ? until : NULL;
     return query(o, fmt, &req);
 }
 

@@ -43,6 +43,14 @@ typedef struct {
     cf_history_diff_report diff;
 } cf_history_query_result;
 
+/* Checks a list request's filters before any query: a filter given as ""
+ * (a script's unset variable: --spec-hash "$HASH") is CF_ERR_USAGE naming
+ * the option (as a prefix "" matched every spec's rows, a name "" none),
+ * and so is a spec hash prefix of anything but 1 to 64 hex digits. The
+ * prefix is lowered into `hash` (hashes are lowercase hex; a prefix is
+ * matched in any case, as git matches object names) and the filter then
+ * points there. */
+cf_status cf_history_list_check(cf_history_query_request *req, char hash[65]);
 /* CF_OK and `out` filled for req->kind, or a status with the last error
  * set (an id the history does not hold says so). cf_history_query_free
  * `out` either way. */
