@@ -113,6 +113,18 @@ cf_status cf_dataset_npy(cf_dataset *ds, const char *x_path, const char *y_path,
         cf_dataset_free(ds);
         return cf_error_set(CF_ERR_INVALID, "%s: no samples (shape (0, %ld))", x_path, cols);
     }
+    /* A NaN or an infinity trains into a non-finite gradient at the first
+     * step that draws it: named here, with the file, not as a divergence. */
+    for (size_t i = 0, n = (size_t)rows * (size_t)cols; i < n; i++)
+        if (!isfinite(ds->x[i])) {
+            float bad = ds->x[i];
+            cf_dataset_free(ds);
+            cf_error_set(CF_ERR_INVALID, "%s: value %g at sample %zu, feature %zu: expected finite numbers", x_path,
+                         (double)bad, i / (size_t)cols, i % (size_t)cols);
+            cf_error_hint("replace the NaN and infinite values or drop their samples: "
+                          "keep = numpy.isfinite(x).all(axis=1); x, y = x[keep], y[keep]");
+            return CF_ERR_INVALID;
+        }
     if ((st = cf_npy_load_labels(y_path, &n_labels, &ds->y)) != CF_OK) {
         cf_dataset_free(ds);
         return st;

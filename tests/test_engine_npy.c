@@ -2,6 +2,7 @@
  * and 2.0, several label types) load; malformed ones (bad magic, wrong
  * dtype, wrong shape, truncated, extra bytes, bad header dict) fail with a
  * message that names the file. All files are written here. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -293,6 +294,32 @@ static void test_dataset_checks(void **state)
     assert_non_null(strstr(cf_error_message(), yp));
 }
 
+/* Features must be finite: a NaN or an infinity is named with the file and
+ * its place, not left to surface as a diverged step. */
+static void test_dataset_refuses_non_finite_features(void **state)
+{
+    (void)state;
+    char xp[160], yp[160];
+    snprintf(xp, sizeof xp, "%s/nx.npy", dir);
+    snprintf(yp, sizeof yp, "%s/ny.npy", dir);
+    const int y2[2] = {0, 1};
+    assert_int_equal(cf_npy_save_i64_vector(yp, y2, 2), CF_OK);
+    const float bad[3] = {NAN, INFINITY, -INFINITY};
+    const char *const text[3] = {"value nan at sample 1, feature 2", "value inf at sample 1, feature 2",
+                                 "value -inf at sample 1, feature 2"};
+    for (int i = 0; i < 3; i++) {
+        float x[6] = {1, 2, 3, 4, 5, 6};
+        x[5] = bad[i];
+        assert_int_equal(cf_npy_save_f32_matrix(xp, x, 2, 3), CF_OK);
+        cf_dataset ds;
+        assert_int_equal(cf_dataset_npy(&ds, xp, yp, 3, 2, 1), CF_ERR_INVALID);
+        if (!strstr(cf_error_message(), xp) || !strstr(cf_error_message(), text[i]) ||
+            !strstr(cf_error_message(), "expected finite numbers"))
+            fail_msg("message '%s' should name '%s' and say '%s'", cf_error_message(), xp, text[i]);
+        assert_non_null(strstr(cf_error_hint_text(), "isfinite"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_malformed_header_dict),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_dataset_checks),
+        cmocka_unit_test(test_dataset_refuses_non_finite_features),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
