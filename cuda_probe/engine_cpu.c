@@ -480,8 +480,14 @@ static cf_status cpu_train_step(cf_engine *e, int local_batch, int micro_batches
     out->n_micro = k;
     out->loss = loss / (double)out->samples;
     if (!isfinite(out->loss) || !isfinite(out->mean_sqnorm)) {
-        cf_error_set(CF_ERR_INVALID, "training diverged: the loss is %g after %ld steps", out->loss, e->optim.t);
-        cf_error_hint("lower the learning rate");
+        /* name what is not finite: the gradient can overflow (or turn NaN)
+         * while the loss is still a number */
+        if (!isfinite(out->loss))
+            cf_error_set(CF_ERR_INVALID, "training diverged: the loss is %g at step %ld", out->loss, e->optim.t);
+        else
+            cf_error_set(CF_ERR_INVALID, "training diverged: the gradient's squared norm is %g at step %ld (loss %g)",
+                         out->mean_sqnorm, e->optim.t, out->loss);
+        cf_error_hint("lower the learning rate, or scale the input features");
         return CF_ERR_INVALID;
     }
     return CF_OK;

@@ -14,6 +14,7 @@
 
 #include "cloudfit/cuda_probe.h"
 #include "engine_cpu.h"
+#include "npy.h"
 
 static cf_engine_config small_config(cf_optimizer opt, double lr)
 {
@@ -262,6 +263,41 @@ static void test_diverging_run_is_reported(void **state)
     ops->destroy(e);
 }
 
+/* Features that are finite but huge: the gradient's squared norm overflows
+ * while the loss is still a number. The message names the norm, not the
+ * finite loss as the proof of divergence. */
+static void test_divergence_names_what_is_not_finite(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cf-test-diverge-XXXXXX", xp[64], yp[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(xp, sizeof xp, "%s/x.npy", dir);
+    snprintf(yp, sizeof yp, "%s/y.npy", dir);
+    float x[8 * 32];
+    int y[8];
+    for (int i = 0; i < 8 * 32; i++)
+        x[i] = i % 2 ? 1e30f : -1e30f;
+    for (int i = 0; i < 8; i++)
+        y[i] = i % 4;
+    assert_int_equal(cf_npy_save_f32_matrix(xp, x, 8, 32), CF_OK);
+    assert_int_equal(cf_npy_save_i64_vector(yp, y, 8), CF_OK);
+    cf_engine_config c = small_config(CF_OPT_SGD, 0.01);
+    c.npy_x = xp;
+    c.npy_y = yp;
+    const cf_engine_ops *ops = cf_engine_cpu();
+    cf_engine *e;
+    assert_int_equal(ops->create(&c, &e), CF_OK);
+    cf_engine_step st;
+    assert_int_equal(ops->train_step(e, 4, 1, &st), CF_ERR_INVALID);
+    assert_true(isfinite(st.loss));
+    if (!strstr(cf_error_message(), "training diverged: the gradient's squared norm is inf at step 1 (loss "))
+        fail_msg("message: %s", cf_error_message());
+    ops->destroy(e);
+    unlink(xp);
+    unlink(yp);
+    rmdir(dir);
+}
+
 static void test_flops_per_sample(void **state)
 {
     (void)state;
@@ -307,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_bad_configurations),
         cmocka_unit_test(test_diverging_run_is_reported),
+        cmocka_unit_test(test_divergence_names_what_is_not_finite),
         cmocka_unit_test(test_flops_per_sample),
         cmocka_unit_test(test_cuda_engine_answers_honestly),
     };
