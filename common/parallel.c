@@ -1,11 +1,25 @@
+#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #include "cloudfit/common/parallel.h"
 #include "cloudfit/common/number.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+int cf_usable_cpus(void)
+{
+    /* taskset, a cpuset or a container's --cpuset-cpus leave fewer CPUs
+     * to this process than the machine has online */
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1 << 16 ? 1 << 16 : (int)n;
+}
 
 int cf_parallel_threads(void)
 {
@@ -15,8 +29,8 @@ int cf_parallel_threads(void)
         if (cf_number_int(env, 1, CF_PARALLEL_MAX_THREADS, &v) == CF_NUMBER_OK)
             return v;
     }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > CF_PARALLEL_MAX_THREADS ? CF_PARALLEL_MAX_THREADS : (int)n;
+    int n = cf_usable_cpus();
+    return n > CF_PARALLEL_MAX_THREADS ? CF_PARALLEL_MAX_THREADS : n;
 }
 
 typedef struct {

@@ -2,7 +2,9 @@
  * thread count (more threads than items, one item, none); its waiting
  * workers reused across many calls, a call from inside an item, calls from
  * two threads at once and a call in a forked child; the thread count from
- * CLOUDFIT_THREADS. */
+ * CLOUDFIT_THREADS, else the CPUs the process may run on. */
+#define _GNU_SOURCE 1 /* sched_setaffinity */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,6 +161,36 @@ static void test_thread_count(void **state)
     assert_int_equal(cf_parallel_threads(), n);
 }
 
+/* A process pinned to one CPU (taskset, a cpuset) gets one thread, not one
+ * per online processor of the machine. In a child, so the pin stays there. */
+static void test_thread_count_follows_the_cpu_affinity(void **state)
+{
+    (void)state;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    if (CPU_COUNT(&set) < 2)
+        skip(); /* one CPU already: nothing to tell apart */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int cpu = 0;
+        while (!CPU_ISSET(cpu, &set))
+            cpu++;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        unsetenv("CLOUDFIT_THREADS");
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            _exit(2);
+        _exit(cf_parallel_threads() == 1 ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_two_callers),
         cmocka_unit_test(test_forked_child),
         cmocka_unit_test(test_thread_count),
+        cmocka_unit_test(test_thread_count_follows_the_cpu_affinity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cloudfit/advisor/search.h"
+#include "cloudfit/common/parallel.h"
 #include "cloudfit/db/profiles.h"
 #include "cloudfit/pricing/offer_pick.h"
 #include "cloudfit/profiler/runners.h"
@@ -228,8 +229,8 @@ static cf_status on_backend(const cf_profile_request *req, cf_profile_result *re
         po.noise_micro_batches = req->noise_micro_batches;
     if (req->seed > 0)
         po.seed = req->seed; /* the probe's CLOUDFIT_SEED, the engine's initialisation and data */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    po.probe.threads = cpus > 0 ? (int)cpus : 1; /* the advisor keeps BLAS at 1 thread; the probe uses them all */
+    /* the advisor keeps BLAS at 1 thread; the probe uses every CPU it may run on */
+    po.probe.threads = cf_usable_cpus();
     po.progress = req->progress;
     po.progress_ctx = req->progress_ctx;
     po.probe.settings = &spec->probe;

@@ -282,6 +282,23 @@ def test_helper_writes_a_subnormal_as_zero():
     assert "must fit a double" in err, err
 
 
+def test_cpu_profile_uses_the_cpus_it_may_run_on():
+    """Pinned to one CPU (taskset, a cpuset), the engine ran one OpenBLAS thread per online processor of the
+    machine, all on that CPU, and its device said so ('2 threads'): step times measured oversubscribed."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise pyharness.Skip("one CPU already: nothing to tell apart")
+    spec = write("pinned.json", json.dumps({
+        "name": "pinned", "model": {"architecture": {"type": "mlp", "layers": [4, 8, 3]}},
+        "data": {"samples": 100}, "training": {"epochs": 1, "batch": 16, "lr": 0.05},
+        "profile": {"backend": "cpu", "local_batches": [2, 4], "steps": 3}}))
+    p = subprocess.run([BIN, "profile", "-q", "--noise-steps", "3", "--db", os.path.join(TMP, "pinned.db"), spec],
+                       capture_output=True, text=True, env=ENV, timeout=120,
+                       preexec_fn=lambda: os.sched_setaffinity(0, {cpus[0]}))
+    assert p.returncode == 0, p.stderr
+    assert "(CPU, 1 thread)" in p.stdout.splitlines()[0], p.stdout
+
+
 def main():
     return pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 

@@ -9,7 +9,12 @@
 
 #define CF_PARALLEL_MAX_THREADS 8
 
-/* The thread count to use: one per online processor, 1 to
+/* The processors this process may run on (its CPU affinity: taskset, a
+ * cpuset), at least 1; the online processors where the affinity cannot be
+ * read. */
+int cf_usable_cpus(void);
+
+/* The thread count to use: one per usable processor (cf_usable_cpus), 1 to
  * CF_PARALLEL_MAX_THREADS; CLOUDFIT_THREADS (1–8) overrides it. */
 int cf_parallel_threads(void);
 
