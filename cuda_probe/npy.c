@@ -130,8 +130,11 @@ cf_status cf_npy_parse(const unsigned char *buf, size_t len, const char *name, c
     if (len < 10 || memcmp(buf, npy_magic, sizeof npy_magic) != 0)
         return cf_error_set(CF_ERR_INVALID, "%s: not a NumPy .npy file (it does not start with \"\\x93NUMPY\")",
                             name);
-    int major = buf[6];
+    int major = buf[6], minor = buf[7];
     size_t header_len, start;
+    if (minor != 0) /* NumPy writes and reads 1.0, 2.0 and 3.0 only */
+        return cf_error_set(CF_ERR_INVALID, "%s: unsupported .npy format version %d.%d (expected 1.0, 2.0 or 3.0)",
+                            name, major, minor);
     if (major == 1) {
         header_len = (size_t)buf[8] | (size_t)buf[9] << 8;
         start = 10;

@@ -175,6 +175,19 @@ static void test_bad_version(void **state)
     long r, c;
     float *x;
     expect_error(cf_npy_load_f32_matrix(path, &r, &c, &x), "unsupported .npy format version 9.0");
+    /* A minor version is not a variant of the major one: NumPy knows x.0 only. */
+    for (int major = 1; major <= 3; major++) {
+        write_npy("minor.npy", major == 1 ? 1 : 2, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                  x6, sizeof x6, 0);
+        f = fopen(path, "r+b");
+        fseek(f, 6, SEEK_SET);
+        fputc(major, f);
+        fputc(major == 1 ? 9 : 1, f);
+        fclose(f);
+        char want[64];
+        snprintf(want, sizeof want, "unsupported .npy format version %d.%d", major, major == 1 ? 9 : 1);
+        expect_error(cf_npy_load_f32_matrix(path, &r, &c, &x), want);
+    }
 }
 
 static void test_wrong_dtype(void **state)
