@@ -301,18 +301,24 @@ void cf_cli_options_free(cf_cli_options *opts)
     }
 }
 
-/* The largest value of an integer option: where the command's own limit
- * is lower than the general one, the option's usage error says it (it
- * said "1 to 1000000" for --workers 0, whose limit is 1024). */
-static int int_option_max(const cf_cli_option *o)
+/* The range of an integer option: where the command's own limits are
+ * narrower than the general 1 to 1000000, the option's usage error says
+ * them (it said "1 to 1000000" for --workers 0, whose limit is 1024, and
+ * for --noise-micro-batches 0, which takes 2 to 64). */
+static int int_option_range(const cf_cli_option *o, int *min)
 {
     static const struct {
         const char *name;
-        int max;
-    } limits[] = {{"workers", CF_REBALANCE_MAX_WORKERS}, {"window", CF_REBALANCE_MAX_WINDOW}};
+        int min, max;
+    } limits[] = {{"workers", 1, CF_REBALANCE_MAX_WORKERS},
+                  {"window", 1, CF_REBALANCE_MAX_WINDOW},
+                  {"noise-micro-batches", 2, CF_PROBE_MAX_MICRO}};
+    *min = 1;
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
-        if (strcmp(o->long_name, limits[i].name) == 0)
+        if (strcmp(o->long_name, limits[i].name) == 0) {
+            *min = limits[i].min;
             return limits[i].max;
+        }
     return 1000000;
 }
 
@@ -373,11 +379,14 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
     }
     case OPT_STRING: *(const char **)field = arg; return 0;
     case OPT_INT: {
-        int v = 0, max = int_option_max(o);
-        cf_number_result r = cf_number_int(arg, 1, max, &v);
-        if (r != CF_NUMBER_OK)
+        int v = 0, min = 1, max = int_option_range(o, &min);
+        cf_number_result r = cf_number_int(arg, min, max, &v);
+        if (r != CF_NUMBER_OK && min == 1)
             return usage_error(command, "option '--%s' expects a positive integer (1 to %d), got '%s' (%s)",
                                o->long_name, max, shown_arg(arg, shown, sizeof shown), cf_number_why(r));
+        if (r != CF_NUMBER_OK)
+            return usage_error(command, "option '--%s' expects an integer from %d to %d, got '%s' (%s)",
+                               o->long_name, min, max, shown_arg(arg, shown, sizeof shown), cf_number_why(r));
         *(int *)field = v;
         return 0;
     }

@@ -240,6 +240,17 @@ def test_usage_errors():
     assert set(open(seen).read().split()) == {"5"}, open(seen).read()
 
 
+def test_noise_micro_batches_range_is_said_once():
+    """--noise-micro-batches 0 said 'expects a positive integer (1 to 1000000)', then 1 said 'expects 2 to 64':
+    every value out of range is told the option's range, 2 to 64."""
+    spec = os.path.join(EXAMPLES, "mlp-synthetic.json")
+    for bad in ("0", "1", "65", "1000001", "-3"):
+        rc, out, err = run("profile", "--db", os.path.join(TMP, "nmb.db"), "--noise-micro-batches", bad, spec)
+        assert rc == 2 and "option '--noise-micro-batches' expects an integer from 2 to 64, got '%s'" % bad in err, (
+            bad, err)
+        assert not os.path.exists(os.path.join(TMP, "nmb.db")), bad
+
+
 def test_exec_step_times_bounded_and_a_flat_curve():
     """A step time of 1e308 s overflowed the median to inf (the fit printed "-nan + -nan·m", the profile was
     stored); every batch at one step time printed "R² nan"; a device name over 127 bytes, sent twice the
