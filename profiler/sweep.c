@@ -274,6 +274,15 @@ static void copy_trace(const cf_gns *gns, cf_profile *out)
     }
 }
 
+/* The estimator's message without its own "noise scale: " (the profile
+ * shows the reason under that heading already). */
+static const char *gns_reason(void)
+{
+    const char *m = cf_error_message();
+    static const char prefix[] = "noise scale: ";
+    return strncmp(m, prefix, sizeof prefix - 1) == 0 ? m + sizeof prefix - 1 : m;
+}
+
 /* The noise run: the recipe's batch M0 split into k micro-batches, trained
  * from the same initial weights for noise_steps steps. A run that cannot
  * resolve the noise scale leaves has_noise = 0 with the reason; a run that
@@ -356,7 +365,7 @@ static cf_status noise_run(const cf_probe_backend *be, cf_probe *probe, const cf
             break;
         }
         if (cf_gns_add_micro(&gns, b, s->micro_sqnorms, k, s->mean_sqnorm) != CF_OK) {
-            snprintf(out->noise_error, sizeof out->noise_error, "step %d: %s", i + 1, cf_error_message());
+            snprintf(out->noise_error, sizeof out->noise_error, "step %d: %s", i + 1, gns_reason());
             break;
         }
     }
@@ -369,7 +378,7 @@ static cf_status noise_run(const cf_probe_backend *be, cf_probe *probe, const cf
             out->noise_samples = gns.samples_seen;
             copy_trace(&gns, out);
         } else {
-            snprintf(out->noise_error, sizeof out->noise_error, "%s", cf_error_message());
+            snprintf(out->noise_error, sizeof out->noise_error, "%s", gns_reason());
         }
     }
     cf_error_clear();

@@ -265,6 +265,26 @@ static void test_noise_run_retries_smaller_micro_batches(void **state)
     cf_spec_free(&spec);
 }
 
+/* A noise run the estimator cannot use (one step): the reason is kept
+ * without the estimator's own "noise scale: " (the report shows it under
+ * "noise scale: not measured: " already). */
+static void test_noise_reason_is_not_prefixed_twice(void **state)
+{
+    (void)state;
+    cf_spec spec;
+    load_spec(spec_text, &spec);
+    cf_probe_backend be = cf_probe_engine_backend(&fake_ops);
+    cf_profile_options o;
+    cf_profile_options_init(&o);
+    o.noise_steps = 1;
+    cf_profile p;
+    assert_int_equal(run_profile(&be, &spec, &o, &p), CF_OK);
+    assert_false(p.has_noise);
+    if (strcmp(p.noise_error, "1 usable step(s), need at least 2") != 0)
+        fail_msg("noise_error: '%s'", p.noise_error);
+    cf_spec_free(&spec);
+}
+
 static void test_json_round_trip(void **state)
 {
     (void)state;
@@ -397,6 +417,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_fit_ceiling_and_noise),
         cmocka_unit_test(test_noise_run_retries_smaller_micro_batches),
+        cmocka_unit_test(test_noise_reason_is_not_prefixed_twice),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_spec_key),
         cmocka_unit_test(test_failure_returns_nothing),
