@@ -309,11 +309,6 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
         cf_log_hint("   or: cloudfit profile --runner RUNNER --gpu GPU [--instance-type TYPE] [options] MODEL.json");
         return CF_EXIT_USAGE;
     }
-    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json")) {
-        cf_log_error("option '--format' does not accept '%s'", o->format);
-        cf_log_hint("use one of: table, json");
-        return CF_EXIT_USAGE;
-    }
     if (cf_profile_check_mode_options(o->runner, given, o) != CF_OK)
         return cf_report_error();
     cf_spec *spec = NULL;

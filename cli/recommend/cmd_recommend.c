@@ -21,17 +21,6 @@
 #include "cloudfit/render.h"
 #include "cloudfit/usecase/recommend.h"
 
-/* The formats recommend renders. */
-static int check_format(const cf_cli_options *o)
-{
-    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json") && strcmp(o->format, "markdown")) {
-        cf_log_error("option '--format' does not accept '%s'", o->format);
-        cf_log_hint("use one of: table, json, markdown");
-        return CF_EXIT_USAGE;
-    }
-    return 0;
-}
-
 /* Renders the result in its format and stages it (term/output.h);
  * *out_json gets the compact document when the history will store it
  * (NULL otherwise: building it is a tenth of a recommend). --out-file is
@@ -169,10 +158,8 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
         cf_log_hint("usage: cloudfit recommend [options] MODEL.json");
         return CF_EXIT_USAGE;
     }
-    int rc = check_format(o);
     cf_spec *spec = NULL;
-    if (rc == 0)
-        rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+    int rc = cf_cli_spec_open(o, argv[1], 1, &spec);
     cf_recommend_ci ci; /* CI options, history database, gates (issue 5) */
     memset(&ci, 0, sizeof ci);
     if (rc == 0)

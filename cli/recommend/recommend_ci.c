@@ -42,12 +42,6 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
         cf_error_clear();
         return CF_EXIT_USAGE;
     }
-    for (int i = 0; i < o->emit.n; i++)
-        if (!cf_launch_kind_known(o->emit.items[i])) {
-            cf_log_error("option '--emit' does not accept '%s'", o->emit.items[i]);
-            cf_log_hint("use one of: %s", CF_LAUNCH_KINDS_TEXT);
-            return CF_EXIT_USAGE;
-        }
     /* A bad entry point or node selector is a usage error before anything
      * is computed, with --emit or without (a slip is found now, not when
      * --emit is added). */

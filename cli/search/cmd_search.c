@@ -35,13 +35,6 @@ static int usage(const char *fmt, ...)
     return CF_EXIT_USAGE;
 }
 
-static int check_format(const cf_cli_options *o)
-{
-    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json"))
-        return usage("option '--format' does not accept '%s' (table or json)", o->format);
-    return 0;
-}
-
 /* Stores the search run and delivers its result in one transaction: a
  * result that could not be written is not stored (term/output.h). */
 static int store_history(const cf_cli_options *o, const cf_search_session *s, const char *json, cf_cli_result *result)
@@ -191,12 +184,8 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
     double z = 0;
     if (o->safety_sds && cf_number_double(o->safety_sds, 0, 5, &z) != CF_NUMBER_OK)
         return usage("option '--safety-sds' expects a number from 0 to 5, got '%s'", o->safety_sds);
-    if (o->method && strcmp(o->method, "cloudfit") && strcmp(o->method, "model") && strcmp(o->method, "bo"))
-        return usage("option '--method' expects cloudfit, model or bo, got '%s'", o->method);
     cf_spec *spec = NULL;
-    int rc = check_format(o);
-    if (rc == 0)
-        rc = cf_cli_spec_open(o, argv[1], 1, &spec);
+    int rc = cf_cli_spec_open(o, argv[1], 1, &spec);
     /* one database handle (never created) for the prices and the evidence */
     char db_name[1024] = "";
     cf_db *db = NULL;

@@ -30,11 +30,6 @@ static int usage(const char *message)
 
 static int check_options(const cf_cli_options *o, unsigned *rules, unsigned *batches)
 {
-    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json")) {
-        cf_log_error("option '--format' does not accept '%s'", o->format);
-        cf_log_hint("use one of: table, json");
-        return CF_EXIT_USAGE;
-    }
     if (o->fit_dir && !o->calibrate_dir)
         return usage("--fit goes with --calibrate DIR");
     if (o->calibrate_dir)
@@ -44,16 +39,10 @@ static int check_options(const cf_cli_options *o, unsigned *rules, unsigned *bat
     if (o->instance_type && !o->instance_type[0])
         return usage("option '--instance-type' expects a name, got ''");
     *rules = *batches = 0;
-    if (o->rule && cf_simulate_rules_of(o->rule, rules) != CF_OK) {
-        cf_error_clear();
-        cf_log_error("option '--rule' expects fixed, linear, sqrt, gain or all, got '%s'", o->rule);
-        return CF_EXIT_USAGE;
-    }
-    if (o->batch_policy && cf_simulate_batches_of(o->batch_policy, batches) != CF_OK) {
-        cf_error_clear();
-        cf_log_error("option '--batch' expects hold, shrink or both, got '%s'", o->batch_policy);
-        return CF_EXIT_USAGE;
-    }
+    /* the values are checked against the option table's sets (cf_cli_option_check_value) */
+    if ((o->rule && cf_simulate_rules_of(o->rule, rules) != CF_OK) ||
+        (o->batch_policy && cf_simulate_batches_of(o->batch_policy, batches) != CF_OK))
+        return cf_report_error();
     if (o->traces.n < 1 || o->traces.n > 2)
         return usage(o->traces.n ? "simulate takes one --trace, or two to mix two VM types" : "missing --trace TRACE.csv");
     if (o->clouds.n > 1 || o->regions.n > 1)

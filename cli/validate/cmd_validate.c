@@ -200,8 +200,6 @@ static int validate_crossgpu(const cf_cli_options *o)
 int cmd_validate(int argc, char **argv, const cf_cli_options *o, int n_positional)
 {
     (void)argc;
-    if (o->format && strcmp(o->format, "table") && strcmp(o->format, "json"))
-        return usage("option '--format' does not accept '%s' (use table or json)", o->format);
     int modes = (o->gns_path != NULL) + (o->crossgpu_path != NULL) + (n_positional > 0);
     if (modes != 1)
         return usage(modes ? "give one of MEASUREMENTS.csv, --gns or --crossgpu%s" : "missing the measurements file%s",
