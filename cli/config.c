@@ -215,9 +215,10 @@ static int load(void)
         return 0; /* the usual way to say "no configuration file" (as GIT_CONFIG=/dev/null) */
     if (!config_file[0] || access(config_file, F_OK) != 0) {
         /* only a file that is not there is no file: one behind a symlink
-         * loop or a directory the user may not search was silently
-         * dropped, with every default it holds */
-        if (!from_env && config_file[0] && errno != ENOENT && errno != ENOTDIR) {
+         * loop was silently dropped, with every default it holds. A folder
+         * the user may not search is another user's HOME (sudo -u keeps
+         * HOME): no file, as git reads its user configuration there */
+        if (!from_env && config_file[0] && errno != ENOENT && errno != ENOTDIR && errno != EACCES && errno != EPERM) {
             cf_log_error("cannot read the configuration file '%s': %s", config_file, strerror(errno));
             cf_log_hint("the configuration file is a JSON file of option defaults; make it readable or move it "
                         "away (docs/config.md)");

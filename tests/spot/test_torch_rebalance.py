@@ -38,7 +38,7 @@ for bad, message in ((["--steps", "0"], "--steps must be at least 1"),
     assert p.returncode == 2 and message in p.stderr and not p.stdout, (bad, p.returncode, p.stderr[-2000:])
 p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, "--window", "200000", "--steps", "3"],
                    capture_output=True, text=True, timeout=120)
-assert p.returncode == 1 and "cloudfit: option '--window' expects 1 to 100000" in p.stderr, p.stderr[-2000:]
+assert p.returncode == 1 and "cloudfit: option '--window' expects a positive integer (1 to 100000)" in p.stderr, p.stderr[-2000:]
 assert "cloudfit rebalance exited with status 2" in p.stderr and "BrokenPipeError" not in p.stderr, p.stderr[-3000:]
 
 WINDOW, STEPS, NOISE_WINDOWS = 10, 50, 30
