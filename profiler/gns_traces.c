@@ -128,21 +128,33 @@ static cf_status parse_models(const char *text, size_t len, const char *name, cf
     return st;
 }
 
-/* Each trace row's m0 is its model's in the models file (the first row,
- * by line, that differs is named). */
+/* Each trace row's model is listed in the models file and its m0 is the
+ * model's there (the first row, by line, that breaks either is named): a
+ * row of a model the file lacks was left out without a word, and with it
+ * the run that set the target. */
 static cf_status m0_agrees(const cf_gns_traces *t)
 {
     const cf_gns_row *bad = NULL;
     const cf_gns_model_info *its = NULL;
-    for (size_t i = 0; i < t->n_rows; i++)
-        for (size_t m = 0; m < t->n_models; m++)
-            if (strcmp(t->rows[i].model, t->models[m].model) == 0 && t->rows[i].m0 != t->models[m].m0 &&
-                (!bad || t->rows[i].line < bad->line)) {
-                bad = &t->rows[i];
-                its = &t->models[m];
-            }
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const cf_gns_model_info *listed = NULL;
+        for (size_t m = 0; m < t->n_models && !listed; m++)
+            if (strcmp(t->rows[i].model, t->models[m].model) == 0)
+                listed = &t->models[m];
+        if ((!listed || t->rows[i].m0 != listed->m0) && (!bad || t->rows[i].line < bad->line)) {
+            bad = &t->rows[i];
+            its = listed;
+        }
+    }
     if (!bad)
         return CF_OK;
+    if (!its) {
+        cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'model': '%s' is not listed in %s", t->traces_name, bad->line,
+                     bad->model, t->models_name);
+        cf_error_hint("%s lists each model of the traces once, with its m0, metric_name and metric_better",
+                      t->models_name);
+        return CF_ERR_INVALID;
+    }
     return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'm0': %d, but %s:%ld gives model '%s' m0 %d", t->traces_name,
                         bad->line, bad->m0, t->models_name, its->line, its->model, its->m0);
 }

@@ -243,6 +243,41 @@ static void test_trace_models_agree(void **state)
     cf_gns_traces_free(&t);
 }
 
+/* A trace row of a model MODELS.csv does not list was left out without a
+ * word (and the run it belonged to with it, which may be the one that sets
+ * the target); a file that leaves nothing to score read "n 0, median 0.0%"
+ * and succeeded. */
+static void test_trace_models_listed_and_something_scored(void **state)
+{
+    (void)state;
+    cf_gns_traces t;
+    const char *typo =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+        "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
+        "uq,400,100,2,20,10,4000,acc,0.7,1,1,100\n";
+    assert_int_equal(cf_gns_traces_parse(typo, strlen(typo), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv:4: column 'model': 'uq' is not listed in m.csv");
+    assert_non_null(strstr(cf_error_hint_text(), "m.csv lists each model of the traces once"));
+    const char *only_m0 =
+        "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+        "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+        "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n";
+    assert_int_equal(cf_gns_traces_parse(only_m0, strlen(only_m0), "t.csv", models_csv, strlen(models_csv), "m.csv",
+                                         &t), CF_OK);
+    cf_gns_validate_options o = {0};
+    cf_gns_prediction *p = NULL;
+    size_t n = 7;
+    cf_ape_stats overall;
+    assert_int_equal(cf_validate_gns(&t, &o, &p, &n, &overall), CF_ERR_INVALID);
+    assert_int_equal(n, 0);
+    assert_null(p);
+    assert_string_equal(cf_error_message(),
+                        "t.csv: nothing could be predicted: no model has a run at a batch above its M0 (m.csv)");
+    cf_gns_traces_free(&t);
+}
+
 static void test_crossgpu_reader(void **state)
 {
     (void)state;
@@ -634,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_gns_prediction_follows_trend),
         cmocka_unit_test(test_trace_reader_errors),
         cmocka_unit_test(test_trace_models_agree),
+        cmocka_unit_test(test_trace_models_listed_and_something_scored),
         cmocka_unit_test(test_crossgpu_reader),
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
         cmocka_unit_test(test_steps_exact_on_model_data),

@@ -644,6 +644,11 @@ cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_opt
             continue; /* a model without traces: nothing to score */
         st = predict_model(traces, &traces->models[m], options, *out, n_out);
     }
+    if (st == CF_OK && *n_out == 0) { /* a score of nothing read "median 0.0%", exit 0 */
+        st = cf_error_set(CF_ERR_INVALID, "%s: nothing could be predicted: no model has a run at a batch above its M0 "
+                          "(%s)", file_of(traces->traces_name, "traces"), file_of(traces->models_name, "models"));
+        cf_error_hint("the runs above M0 are predicted from the M0 run's noise trace; add runs at larger batches");
+    }
     for (size_t i = 0; i < *n_out; i++)
         errors[i] = (*out)[i].error;
     if (st == CF_OK && overall)

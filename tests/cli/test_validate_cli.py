@@ -452,6 +452,19 @@ def test_gns_models_file_is_checked_and_named():
     rc, out, err = run("--gns", traces, "--models", models)
     assert rc == 3 and out == "", (rc, out)
     assert "cloudfit: %s: no run of model 'cifar10' at its M0 batch 128 (%s:2)" % (traces, models) in err, err
+    # a trace model MODELS.csv does not list was dropped silently; nothing to score was exit 0, "n 0"
+    traces, models = gns_files("ncf,256,hr,higher\n", "unlisted")
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 3 and out == "", (rc, out)
+    assert "cloudfit: %s:2: column 'model': 'cifar10' is not listed in %s" % (traces, models) in err, err
+    traces, models = gns_files("cifar10,512,acc,higher\n", "nothing")
+    with open(traces) as f:
+        only_512 = [line.replace(",128,", ",512,", 1) for line in f if ",512," in line]
+    with open(traces, "w") as f:
+        f.write("model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n" + "".join(only_512))
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 3 and out == "", (rc, out)
+    assert "nothing could be predicted: no model has a run at a batch above its M0" in err, err
 
 
 def test_light_profile():
