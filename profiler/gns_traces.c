@@ -15,7 +15,33 @@ static int row_order(const void *pa, const void *pb)
         return c;
     if (a->batch_size != b->batch_size)
         return a->batch_size < b->batch_size ? -1 : 1;
-    return (a->epoch > b->epoch) - (a->epoch < b->epoch);
+    if (a->epoch != b->epoch)
+        return a->epoch < b->epoch ? -1 : 1;
+    return (a->line > b->line) - (a->line < b->line); /* qsort is not stable: the file's order decides */
+}
+
+/* One run (model, batch) is one row per epoch, its progress and iteration
+ * growing with the epoch: a second row of an epoch (a file concatenated
+ * or logged twice) made the order of the two undefined and moved every
+ * prediction, and a progress that fell was left out of the noise trace
+ * without a word. Rows are sorted; the later of two is named. */
+static cf_status runs_are_ordered(const cf_gns_traces *t, const char *name)
+{
+    for (size_t i = 1; i < t->n_rows; i++) {
+        const cf_gns_row *a = &t->rows[i - 1], *b = &t->rows[i];
+        if (strcmp(a->model, b->model) || a->batch_size != b->batch_size)
+            continue;
+        if (a->epoch == b->epoch)
+            return cf_error_set(CF_ERR_INVALID, "%s:%ld: model '%s' batch %d: epoch %d is given twice (first at line %ld)",
+                                name, b->line, b->model, b->batch_size, b->epoch, a->line);
+        const char *column = b->progress <= a->progress ? "progress" : b->iteration <= a->iteration ? "iteration" : NULL;
+        if (column)
+            return cf_error_set(CF_ERR_INVALID,
+                                "%s:%ld: column '%s': expected more than %g (epoch %d of the same run, line %ld), got %g",
+                                name, b->line, column, column[0] == 'p' ? a->progress : a->iteration, a->epoch, a->line,
+                                column[0] == 'p' ? b->progress : b->iteration);
+    }
+    return CF_OK;
 }
 
 static cf_status need_positive(const cf_csv_doc *doc, const cf_csv_record *rec, const char *column, double v)
@@ -72,8 +98,10 @@ static cf_status parse_traces(const char *text, size_t len, const char *name, cf
         out->n_rows++;
     }
     cf_csv_free(&doc);
-    if (st == CF_OK)
+    if (st == CF_OK) {
         qsort(out->rows, out->n_rows, sizeof *out->rows, row_order);
+        st = runs_are_ordered(out, name);
+    }
     return st;
 }
 

@@ -278,6 +278,49 @@ static void test_trace_models_listed_and_something_scored(void **state)
     cf_gns_traces_free(&t);
 }
 
+/* A run is one row per epoch with its progress and iteration growing: an
+ * epoch given twice (the rows' order was qsort's, undefined) and a progress
+ * that falls were taken without a word. */
+static void test_trace_runs_one_row_per_epoch(void **state)
+{
+    (void)state;
+    cf_gns_traces t;
+    const char *head = "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s", head,
+             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+             "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
+             "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n"
+             "up,100,100,1,10,10,1000,acc,0.99,1,1,100\n");
+    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "t.csv:5: model 'up' batch 100: epoch 1 is given twice (first at line 2)");
+    snprintf(text, sizeof text, "%s%s", head,
+             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+             "up,100,100,2,5,20,2000,acc,0.9,1,1,100\n");
+    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(),
+                        "t.csv:3: column 'progress': expected more than 10 (epoch 1 of the same run, line 2), got 5");
+    snprintf(text, sizeof text, "%s%s", head,
+             "up,400,100,2,20,10,4000,acc,0.85,1,1,100\n"
+             "up,400,100,1,10,10,2000,acc,0.6,1,1,100\n");
+    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(),
+                        "t.csv:2: column 'iteration': expected more than 10 (epoch 1 of the same run, line 3), got 10");
+    /* rows in any order are sorted; each run checked on its own */
+    snprintf(text, sizeof text, "%s%s", head,
+             "up,400,100,2,20,10,4000,acc,0.85,1,1,100\n"
+             "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n"
+             "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
+             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n");
+    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_OK);
+    assert_int_equal(t.rows[0].line, 5);
+    cf_gns_traces_free(&t);
+}
+
 static void test_crossgpu_reader(void **state)
 {
     (void)state;
@@ -670,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_trace_reader_errors),
         cmocka_unit_test(test_trace_models_agree),
         cmocka_unit_test(test_trace_models_listed_and_something_scored),
+        cmocka_unit_test(test_trace_runs_one_row_per_epoch),
         cmocka_unit_test(test_crossgpu_reader),
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
         cmocka_unit_test(test_steps_exact_on_model_data),
