@@ -173,6 +173,47 @@ static void test_gns_prediction_follows_trend(void **state)
     cf_gns_traces_free(&t);
 }
 
+/* The iterations predicted for batch 400 from an M0 run of 300 epochs
+ * whose noise scale is 100 until epoch `jump` and `after` from then on. */
+static double predicted_with_late_noise(int jump, double after)
+{
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_puts(&text, "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,"
+                       "b_noise\n");
+    for (int b = 0; b < 2; b++)
+        for (int e = 1; e <= 300; e++)
+            cf_buf_printf(&text, "up,%d,100,%d,%d,%d,0,acc,%g,1,1,%g\n", b ? 400 : 100, e, 10 * e,
+                          b ? 4 * e : 10 * e, e / 300.0, e < jump ? 100.0 : after);
+    cf_gns_traces t;
+    assert_int_equal(cf_gns_traces_parse(cf_buf_cstr(&text), strlen(cf_buf_cstr(&text)), "t.csv", models_csv,
+                                         strlen(models_csv), "m.csv", &t), CF_OK);
+    cf_gns_validate_options o = {0};
+    cf_gns_prediction *p = NULL;
+    size_t n = 0;
+    assert_int_equal(cf_validate_gns(&t, &o, &p, &n, NULL), CF_OK);
+    assert_int_equal(n, 1);
+    double predicted = p[0].predicted_iterations;
+    free(p);
+    cf_gns_traces_free(&t);
+    cf_buf_free(&text);
+    return predicted;
+}
+
+/* An M0 run of more than 256 rows (a trace logged more often than once an
+ * epoch) was cut to its first 256 and continued along their trend: a change
+ * in its last rows did not move the prediction. Now every row counts, and
+ * the prediction is the one of the noise scale the rows give. */
+static void test_gns_long_m0_run_used_whole(void **state)
+{
+    (void)state;
+    double flat = predicted_with_late_noise(301, 100), late = predicted_with_late_noise(270, 1e6);
+    /* B = 100 over 89 % of training, ~1e6 (≫ M) over the last 11 %: E(400)/E0 =
+     * 0.89·(B_M + 400)/(B_M + 100) + 0.11, B_M = 100·500/200 = 250 */
+    double ratio = 0.89 * (250.0 + 400) / (250 + 100) + 0.11;
+    assert_float_equal(flat, 3000.0 * 100 * (650.0 / 350) / 400, 1e-6 * flat);
+    assert_true(fabs(late / (3000.0 * 100 * ratio / 400) - 1) < 0.01);
+}
+
 static void test_trace_reader_errors(void **state)
 {
     (void)state;
@@ -710,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_target_selection),
         cmocka_unit_test(test_gns_prediction_exact_on_model_data),
         cmocka_unit_test(test_gns_prediction_follows_trend),
+        cmocka_unit_test(test_gns_long_m0_run_used_whole),
         cmocka_unit_test(test_trace_reader_errors),
         cmocka_unit_test(test_trace_models_agree),
         cmocka_unit_test(test_trace_models_listed_and_something_scored),

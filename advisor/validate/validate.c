@@ -588,10 +588,14 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
      * that reaches the target: the same noise model `recommend` uses for a
      * spec's trace (continued along its trend where it ends early, as with
      * --train-epochs). Only the M0 run's trace is used: the noise scale the
-     * larger runs measured is predicted (cf_noise_at_batch), not read. */
-    cf_noise_point trace[CF_SPEC_MAX_TRACE];
+     * larger runs measured is predicted (cf_noise_at_batch), not read.
+     * Every row of it: only the first 256 (a spec's limit) were kept, and
+     * the rest of training was their trend. */
+    cf_noise_point *trace = malloc((base->end - base->start) * sizeof *trace);
+    if (!trace)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
     int n_trace = 0;
-    for (size_t i = base->start; i < base->end && n_trace < CF_SPEC_MAX_TRACE; i++) {
+    for (size_t i = base->start; i < base->end; i++) {
         const cf_gns_row *r = &t->rows[i];
         if (r->b_noise <= 0 || (o->train_epochs > 0 && r->epoch > o->train_epochs))
             continue;
@@ -599,13 +603,16 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
             continue;
         trace[n_trace++] = (cf_noise_point){r->progress / p0, r->b_noise};
     }
-    if (n_trace == 0)
+    if (n_trace == 0) {
+        free(trace);
         return cf_error_set(CF_ERR_INVALID,
                             "%s:%ld: model '%s': the M0 run (batch %d) has no noise-scale values (column 'b_noise') "
                             "in the epochs used",
                             file_of(t->traces_name, "traces"), t->rows[base->start].line, info->model, info->m0);
+    }
     cf_noise_model nm;
     cf_noise_model_init_trend(&nm, info->m0, trace, n_trace, CF_PROV_MEASURED);
+    free(trace);
     double e0 = p0 * info->m0;
     for (size_t r = 0; r < n_runs; r++) {
         if (runs[r].batch <= info->m0)
