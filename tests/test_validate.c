@@ -214,6 +214,39 @@ static void test_gns_long_m0_run_used_whole(void **state)
     assert_true(fabs(late / (3000.0 * 100 * ratio / 400) - 1) < 0.01);
 }
 
+/* A model's runs were read into an array of 64: a 70th batch size was never
+ * scored (and an M0 run past the 64th was "not there"). */
+static void test_gns_any_number_of_runs(void **state)
+{
+    (void)state;
+    const double b_noise = 300, m0 = 100;
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_puts(&text, "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,"
+                       "b_noise\n");
+    for (int b = 70; b >= 1; b--) { /* the M0 run last in the file, first in the sort */
+        double M = 100.0 * b, b_run = gain_run_noise(b_noise, m0, M);
+        for (int e = 1; e <= 4; e++) {
+            double progress = 10.0 * e;
+            cf_buf_printf(&text, "up,%d,100,%d,%g,%.10g,0,acc,%g,1,1,%g\n", 100 * b, e, progress,
+                          progress * m0 * (b_run + M) / (b_run + m0) / M, 0.2 * e, b_run);
+        }
+    }
+    cf_gns_traces t;
+    assert_int_equal(cf_gns_traces_parse(cf_buf_cstr(&text), strlen(cf_buf_cstr(&text)), "t.csv", models_csv,
+                                         strlen(models_csv), "m.csv", &t), CF_OK);
+    cf_gns_validate_options o = {0};
+    cf_gns_prediction *p = NULL;
+    size_t n = 0;
+    cf_ape_stats overall;
+    assert_int_equal(cf_validate_gns(&t, &o, &p, &n, &overall), CF_OK);
+    assert_int_equal(n, 69);
+    assert_int_equal(p[68].batch, 7000);
+    assert_true(overall.max_ape < 3e-6);
+    free(p);
+    cf_gns_traces_free(&t);
+    cf_buf_free(&text);
+}
+
 static void test_trace_reader_errors(void **state)
 {
     (void)state;
@@ -752,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_gns_prediction_exact_on_model_data),
         cmocka_unit_test(test_gns_prediction_follows_trend),
         cmocka_unit_test(test_gns_long_m0_run_used_whole),
+        cmocka_unit_test(test_gns_any_number_of_runs),
         cmocka_unit_test(test_trace_reader_errors),
         cmocka_unit_test(test_trace_models_agree),
         cmocka_unit_test(test_trace_models_listed_and_something_scored),

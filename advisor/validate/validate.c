@@ -498,19 +498,25 @@ typedef struct {
     int batch;
 } run_span;
 
-static size_t runs_of(const cf_gns_traces *t, const char *model, run_span *out, size_t cap)
+/* The next run of `model` at or after row *pos (rows are sorted by model,
+ * then batch, so each run is contiguous); 0 when there is none. Any number
+ * of runs: a fixed array of 64 left the rest of a model's runs unscored. */
+static int next_run(const cf_gns_traces *t, const char *model, size_t *pos, run_span *out)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_rows;) {
+    for (size_t i = *pos; i < t->n_rows;) {
         size_t j = i;
         while (j < t->n_rows && strcmp(t->rows[j].model, t->rows[i].model) == 0 &&
                t->rows[j].batch_size == t->rows[i].batch_size)
             j++;
-        if (strcmp(t->rows[i].model, model) == 0 && n < cap)
-            out[n++] = (run_span){i, j, t->rows[i].batch_size};
+        if (strcmp(t->rows[i].model, model) == 0) {
+            *out = (run_span){i, j, t->rows[i].batch_size};
+            *pos = j;
+            return 1;
+        }
         i = j;
     }
-    return n;
+    *pos = t->n_rows;
+    return 0;
 }
 
 static int reached(double v, double target, int higher)
@@ -520,24 +526,24 @@ static int reached(double v, double target, int higher)
 
 cf_status cf_gns_target(const cf_gns_traces *traces, const cf_gns_model_info *model, double *out_target)
 {
-    run_span runs[64];
-    size_t n = runs_of(traces, model->model, runs, 64);
-    if (n == 0)
+    run_span run;
+    size_t pos = 0;
+    if (!next_run(traces, model->model, &pos, &run))
         return cf_error_set(CF_ERR_INVALID, "%s: no trace rows for model '%s' (%s:%ld)",
                             file_of(traces->traces_name, "traces"), model->model,
                             file_of(traces->models_name, "models"), model->line);
     int have = 0;
     double target = 0;
-    for (size_t r = 0; r < n; r++) {
-        double best = traces->rows[runs[r].start].metric;
-        for (size_t i = runs[r].start; i < runs[r].end; i++)
+    do {
+        double best = traces->rows[run.start].metric;
+        for (size_t i = run.start; i < run.end; i++)
             if (reached(traces->rows[i].metric, best, model->higher_is_better))
                 best = traces->rows[i].metric;
         /* the weakest run's best value is reached by every run */
         if (!have || reached(target, best, model->higher_is_better))
             target = best;
         have = 1;
-    }
+    } while (next_run(traces, model->model, &pos, &run));
     *out_target = target;
     return CF_OK;
 }
@@ -565,12 +571,13 @@ static double first_reach(const cf_gns_traces *t, run_span run, double target, i
 static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *info,
                                const cf_gns_validate_options *o, cf_gns_prediction *out, size_t *n_out)
 {
-    run_span runs[64];
-    size_t n_runs = runs_of(t, info->model, runs, 64);
+    run_span run, base_run;
     const run_span *base = NULL;
-    for (size_t r = 0; r < n_runs; r++)
-        if (runs[r].batch == info->m0)
-            base = &runs[r];
+    for (size_t pos = 0; next_run(t, info->model, &pos, &run);)
+        if (run.batch == info->m0) {
+            base_run = run;
+            base = &base_run;
+        }
     if (!base)
         return cf_error_set(CF_ERR_INVALID, "%s: no run of model '%s' at its M0 batch %d (%s:%ld)",
                             file_of(t->traces_name, "traces"), info->model, info->m0,
@@ -614,19 +621,19 @@ static cf_status predict_model(const cf_gns_traces *t, const cf_gns_model_info *
     cf_noise_model_init_trend(&nm, info->m0, trace, n_trace, CF_PROV_MEASURED);
     free(trace);
     double e0 = p0 * info->m0;
-    for (size_t r = 0; r < n_runs; r++) {
-        if (runs[r].batch <= info->m0)
+    for (size_t pos = 0; next_run(t, info->model, &pos, &run);) {
+        if (run.batch <= info->m0)
             continue;
-        double measured = first_reach(t, runs[r], target, info->higher_is_better, 1);
+        double measured = first_reach(t, run, target, info->higher_is_better, 1);
         if (!isfinite(measured))
             continue;
         cf_gns_prediction *p = &out[(*n_out)++];
         snprintf(p->model, sizeof p->model, "%s", info->model);
-        p->batch = runs[r].batch;
+        p->batch = run.batch;
         p->m0 = info->m0;
         p->target = target;
         p->measured_iterations = measured;
-        p->predicted_iterations = cf_samples_to_target(&nm, e0, runs[r].batch) / runs[r].batch;
+        p->predicted_iterations = cf_samples_to_target(&nm, e0, run.batch) / run.batch;
         p->error = p->predicted_iterations / measured - 1.0;
     }
     return CF_OK;
@@ -646,8 +653,9 @@ cf_status cf_validate_gns(const cf_gns_traces *traces, const cf_gns_validate_opt
     }
     cf_status st = CF_OK;
     for (size_t m = 0; m < traces->n_models && st == CF_OK; m++) {
-        run_span runs[1];
-        if (runs_of(traces, traces->models[m].model, runs, 1) == 0)
+        run_span run;
+        size_t pos = 0;
+        if (!next_run(traces, traces->models[m].model, &pos, &run))
             continue; /* a model without traces: nothing to score */
         st = predict_model(traces, &traces->models[m], options, *out, n_out);
     }
