@@ -208,6 +208,35 @@ static void test_spec_trace_covering_more_is_kept(void **state)
     cf_inputs_free(&in);
 }
 
+/* The note said "1 points" and "continued along its trend" for a trace
+ * whose trend is flat (one point) or falls, which is held at its last value
+ * (docs/model.md "Short traces"). */
+static void test_spec_trace_note_says_what_follows(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    static const struct {
+        cf_noise_point pts[2];
+        int n;
+        const char *says;
+    } cases[] = {
+        {{{0.3, 5000}}, 1, "(1 point, 5000 → 5000 over training, held at its last value after; effective 5000)"},
+        {{{0, 900}, {0.5, 4000}}, 2, "(2 points, 900 → 4000 over training, continued along its trend;"},
+        {{{0, 9000}, {0.5, 4000}}, 2, "(2 points, 9000 → 4000 over training, held at its last value after;"},
+        {{{0, 900}, {1, 4000}}, 2, "(2 points, 900 → 4000 over training; effective"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cf_inputs_request rq = request(&j, NULL, 0);
+        rq.noise_trace = cases[k].pts;
+        rq.n_noise_trace = cases[k].n;
+        cf_inputs in;
+        assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+        if (!strstr(in.noise_note, cases[k].says))
+            fail_msg("note '%s' lacks '%s'", in.noise_note, cases[k].says);
+        cf_inputs_free(&in);
+    }
+}
+
 static void test_recorded_run_rescales_compute(void **state)
 {
     (void)state;
@@ -355,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_cached_gpu_profile_beats_the_spec),
         cmocka_unit_test(test_cpu_profile_gives_noise_not_throughput),
         cmocka_unit_test(test_spec_trace_covering_more_is_kept),
+        cmocka_unit_test(test_spec_trace_note_says_what_follows),
         cmocka_unit_test(test_recorded_run_rescales_compute),
         cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
         cmocka_unit_test(test_measurement_precision_column),

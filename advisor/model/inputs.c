@@ -435,10 +435,15 @@ static noise_source noise_from_spec(const cf_inputs_request *rq, cf_inputs *in)
     const cf_job *job = rq->job;
     if (rq->n_noise_trace > 0) {
         cf_noise_model_init_trend(&in->noise, job->batch, rq->noise_trace, rq->n_noise_trace, CF_PROV_MEASURED);
+        /* past its last point a trace follows its trend, held where that
+         * is flat or falls (one point has none): say which */
+        const char *after = in->noise.trace_end_progress >= 1          ? ""
+                            : in->noise.trend_per_progress > 0 ? ", continued along its trend"
+                                                               : ", held at its last value after";
         snprintf(in->noise_note, sizeof in->noise_note,
-                 "noise-scale trace in the spec (%d points, %.0f → %.0f over training%s; effective %.0f)",
-                 rq->n_noise_trace, in->noise.b_noise_start, in->noise.b_noise_end,
-                 in->noise.trace_end_progress < 1 ? ", continued along its trend" : "", in->noise.b_noise_effective);
+                 "noise-scale trace in the spec (%d point%s, %.0f → %.0f over training%s; effective %.0f)",
+                 rq->n_noise_trace, rq->n_noise_trace == 1 ? "" : "s", in->noise.b_noise_start,
+                 in->noise.b_noise_end, after, in->noise.b_noise_effective);
         return NOISE_SPEC;
     }
     if (rq->noise_scale > 0) {
