@@ -354,17 +354,24 @@ static void test_samples_and_efficiency(void **state)
     assert_float_equal(cf_samples_to_target(&nm, 1e6, 1024), 1e6 * ratio, 1e6 * ratio * 2e-6);
     assert_float_equal(cf_samples_to_target(&nm, 1e6, 256), 1e6, 1e-6);
     assert_float_equal(cf_stat_efficiency(&nm, 1024), 1.0 / ratio, 2e-6);
-    /* … over the whole range of batch sizes, below and above M0, and for
-     * noise scales far below and far above the batch. */
+    /* … over the whole range of batch sizes above M0, and for noise
+     * scales far below and far above the batch; below M0 a batch takes the
+     * recipe's samples (no credit for a smaller batch: not validated), and
+     * its efficiency is 1, never above. */
     static const double b_consts[] = {5, 1000, 1e7};
     for (int c = 0; c < 3; c++) {
         cf_noise_model_init(&nm, 256, b_consts[c], NULL, 0, CF_PROV_MEASURED);
         for (double m = 1; m < 1e8; m *= 1.07) {
             double b = b_consts[c], bm = b * (b + m) / (b + 256);
-            double exact = (bm + m) / (bm + 256);
+            double exact = m <= 256 ? 1.0 : (bm + m) / (bm + 256);
             assert_true(fabs(cf_samples_to_target(&nm, 1.0, m) / exact - 1) < 2e-6);
+            assert_true(cf_stat_efficiency(&nm, m) <= 1.0);
         }
     }
+    /* the LR-mismatch form agrees below M0 too: its LR's own penalty, no credit */
+    cf_noise_model_init(&nm, 256, 1000, NULL, 0, CF_PROV_MEASURED);
+    assert_float_equal(cf_stat_efficiency_lr(&nm, 64, 64, 1.0, 1.0, NULL), 1.0, 1e-9);
+    assert_true(cf_stat_efficiency_lr(&nm, 64, 64, 1.3, 1.0, NULL) < 1.0);
     cf_noise_model_init(&nm, 256, 1000, NULL, 0, CF_PROV_MEASURED);
     assert_float_equal(nm.b_noise_effective, 1000, 1e-9);
     /* More samples at every larger batch, never fewer than at M0, and never

@@ -140,10 +140,10 @@ static void test_all_rules(void **state)
     if (cf_simulate_run(&req, &res) != CF_OK)
         fail_msg("cf_simulate_run: %s", cf_error_message());
     assert_int_equal(res.result.n_rows, 8);
-    assert_json_equal(res.setup.req.work_h, 72.862);
+    assert_json_equal(res.setup.req.work_h, 73.367);
     assert_string_equal(res.result.rows[0].rule, "fixed");
-    assert_json_equal(res.result.rows[0].spread.p50_h, 169.5);
-    assert_json_equal(res.result.rows[0].spread.mean_usd, 31.503);
+    assert_json_equal(res.result.rows[0].spread.p50_h, 170.99);
+    assert_json_equal(res.result.rows[0].spread.mean_usd, 31.732);
     cf_simulate_run_result_free(&res);
 }
 
@@ -159,9 +159,9 @@ static void test_outlasting_job_is_noted(void **state)
     if (cf_simulate_run(&req, &res) != CF_OK)
         fail_msg("cf_simulate_run: %s", cf_error_message());
     assert_int_equal(f->n_warnings, 1);
-    assert_non_null(strstr(f->warnings[0], "the job (3120.7 h of work, a median of 4472.3 h of wall time) outlasts "
+    assert_non_null(strstr(f->warnings[0], "the job (5663.5 h of work, a median of 8142.2 h of wall time) outlasts "
                                            "half the trace (427.6 h)"));
-    assert_non_null(strstr(f->warnings[0], "10.5 times for the median start"));
+    assert_non_null(strstr(f->warnings[0], "19.0 times for the median start"));
     assert_int_equal(f->n_hints, 1);
     assert_non_null(strstr(f->hints[0], "--calibrate"));
     cf_simulate_run_result_free(&res);
@@ -223,13 +223,13 @@ static void test_calibrate_matches_cli(void **state)
     assert_int_equal(cal.n, 1);
     assert_true(cal.confidence == 0.9);
     assert_int_equal(cal.result.windows, 17472);
-    assert_digits_equal(cal.result.pooled[CF_CAL_P10].share, 0.1233, 4);
-    assert_digits_equal(cal.result.pooled[CF_CAL_P50].share, 0.5557, 4);
+    assert_digits_equal(cal.result.pooled[CF_CAL_P10].share, 0.1229, 4);
+    assert_digits_equal(cal.result.pooled[CF_CAL_P50].share, 0.5562, 4);
     assert_int_equal(cal.result.n_items, 4);
     const cf_calibrate_item *first = &cal.result.items[0];
     assert_int_equal(first->windows, 4368);
-    assert_digits_equal(first->work_h, 72.86, 4);
-    assert_digits_equal(first->share[CF_CAL_P50], 0.6101, 4);
+    assert_digits_equal(first->work_h, 73.37, 4);
+    assert_digits_equal(first->share[CF_CAL_P50], 0.612, 4);
     assert_ptr_equal(cal.report.result, &cal.result);
     cf_simulate_calibration_free(&cal);
     unlink(link);
