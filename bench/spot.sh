@@ -38,6 +38,10 @@ calibrate() { # LABEL SPEC TRACES [FIT]
     /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
+if d["windows"] == 0:  # every job length W..W/64 is too long for these traces (a trace must be 8x the work)
+    print("  %-34s %-24s      0 windows  none scored: the plan's work (W/64 %.0f h and up) is too long for every trace "
+          "here" % (sys.argv[1], sys.argv[2], min(it["work_hours"] for it in d["items"])))
+    sys.exit(0)
 cells = []
 for k, name in (("below_p10", "p10"), ("below_p50", "p50"), ("below_p90", "p90"), ("done_by_check_quantile", "check")):
     s = d[k]
