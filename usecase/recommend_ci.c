@@ -97,7 +97,16 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
     } else if (req->db) {
         cf_history_row row;
         int found = 0;
-        cf_status st = cf_history_latest(req->db, out->identity, spec->source_hash, branch, &row, &found);
+        /* No target branch (a push build: GitHub's push to main has no
+         * GITHUB_BASE_REF): the branch's own earlier runs first, so an
+         * unmerged pull request's run, the newest of any branch, never
+         * becomes main's baseline; then any branch, as before */
+        const char *own = !branch && req->ci && req->ci->branch[0] && !req->ci->pull_request[0] ? req->ci->branch
+                                                                                              : NULL;
+        cf_status st = cf_history_latest(req->db, out->identity, spec->source_hash, branch ? branch : own, &row,
+                                         &found);
+        if (st == CF_OK && !found && own)
+            st = cf_history_latest(req->db, out->identity, spec->source_hash, NULL, &row, &found);
         if (st != CF_OK)
             return st;
         if (found) {

@@ -231,6 +231,28 @@ def test_pull_request_from_a_branch_named_like_the_base_is_no_baseline():
     assert math.isclose(gate["value"], 100 * (fork_cost - main_cost) / main_cost, rel_tol=1e-4), (gate, fork_cost, main_cost)
 
 
+def test_a_push_build_compares_with_its_own_branch_not_a_pull_request():
+    """GitHub's push to main sets no GITHUB_BASE_REF: the baseline was the newest run of any branch, an unmerged
+    pull request's, and main's own unchanged plan failed its gate against it."""
+    db = new_db("gates-push")
+    push = clean_env(GITHUB_ACTIONS="true", GITHUB_REF_NAME="main", GITHUB_REF="refs/heads/main",
+                     GITHUB_SHA="cd" * 20)
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", SPEC, env=push)
+    assert rc == 0, err
+    pr = clean_env(GITHUB_ACTIONS="true", GITHUB_HEAD_REF="cheaper", GITHUB_BASE_REF="main",
+                   GITHUB_REF="refs/pull/7/merge", GITHUB_SHA="ab" * 20)
+    rc, out, err = run("recommend", "--db", db, *FAST, "-f", "json", "--objective", "time", SPEC, env=pr)
+    assert rc == 0, err
+    rc, out, err = gate_run("--max-cost-increase", "0%", db=db, env=push)
+    gate = json.loads(out)["gates"][0]
+    assert rc == 0 and gate["passed"] and "against recommendation 1 (main," in gate["note"], (rc, gate)
+    # a branch with no run of its own still finds the newest of any branch
+    rc, out, err = gate_run("--max-cost-increase", "1000%", db=db,
+                            env=clean_env(GITHUB_ACTIONS="true", GITHUB_REF_NAME="new", GITHUB_REF="refs/heads/new"))
+    gate = json.loads(out)["gates"][0]
+    assert rc == 0 and "against recommendation 3 (main," in gate["note"], (rc, gate)
+
+
 def test_empty_base_branch_and_free_baseline_refused():
     """--base-branch '' searched branch '' and never found a baseline; a baseline of $0 failed the percentage
     gate at +inf % while its note said +0.0 %."""

@@ -35,7 +35,8 @@ typedef struct {
     size_t n_prefer_regions;
     const char *baseline_key;          /* the identity baselines follow; NULL = NAME@PATH */
     const cf_ci_info *ci;              /* the CI run detected (report.ci); NULL = none */
-    const char *base_branch;           /* the baseline's branch; NULL = ci's base branch, else any */
+    const char *base_branch;           /* the baseline's branch; NULL = ci's base branch, else the run's own
+                                          branch (a push build), else any */
     const char *compare_to;            /* a recommendation document as the baseline; NULL = the history's */
     const cf_gate_limits *gate_limits; /* NULL = no gate */
     cf_note_fn note;                   /* what is said on the way; NULL = nothing */
