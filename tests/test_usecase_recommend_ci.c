@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cloudfit/common/escape.h"
 #include "cloudfit/db.h"
 #include "cloudfit/usecase/launch_specs.h"
 #include "cloudfit/usecase/recommend.h"
@@ -165,6 +166,44 @@ static void test_increase_gate_against_the_baseline(void **state)
     cf_db_close(db);
 }
 
+/* Texts cut at a byte count in the baseline and in the gate notes are cut
+ * at a character boundary: "%.64s" of a branch 'release/xéé…' stored half
+ * an 'é' in the gate note, and PostgreSQL refused the row (exit 1). */
+static void test_cut_texts_stay_utf8(void **state)
+{
+    (void)state;
+    char branch[160] = "release/x";
+    for (int i = 0; i < 60; i++)
+        strcat(branch, "\xc3\xa9"); /* é */
+    cf_history_row row;
+    memset(&row, 0, sizeof row);
+    row.id = 7;
+    snprintf(row.created_at, sizeof row.created_at, "2026-11-18T11:06:40Z");
+    snprintf(row.ci.branch, sizeof row.ci.branch, "%s", branch);
+    cf_baseline b;
+    cf_baseline_from_row(&row, &b);
+    assert_int_equal(cf_utf8_invalid_at(b.source), -1);
+    assert_non_null(strstr(b.source, "release/x\xc3\xa9"));
+
+    /* no baseline on that branch: what was looked for, and the notes */
+    run r;
+    cf_spec_overrides ov;
+    cf_spec_overrides_init(&ov);
+    assert_int_equal(cf_spec_load_effective(SPEC, &ov, &r.spec), CF_OK);
+    assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &r.src), CF_OK);
+    cf_gate_limits limits = {.max_increase = -1, .require_baseline = 1};
+    assert_int_equal(cf_gate_limits_set_increase(&limits, "10%"), CF_OK);
+    cf_recommend_request req = {.spec = &r.spec, .catalog_source = &r.src, .top = 3, .base_branch = branch,
+                                .gate_limits = &limits};
+    assert_int_equal(cf_recommend(&req, &r.res), CF_OK);
+    assert_false(r.res.baseline.have);
+    assert_int_equal(cf_utf8_invalid_at(r.res.baseline.lookup), -1);
+    assert_int_equal(r.res.n_gates, 2);
+    for (size_t i = 0; i < r.res.n_gates; i++)
+        assert_int_equal(cf_utf8_invalid_at(r.res.gates[i].note), -1);
+    done(&r);
+}
+
 static void test_unreadable_compare_to_is_an_error(void **state)
 {
     (void)state;
@@ -219,6 +258,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_baseline_and_row_through_one_handle),
         cmocka_unit_test(test_increase_gate_against_the_baseline),
+        cmocka_unit_test(test_cut_texts_stay_utf8),
         cmocka_unit_test(test_unreadable_compare_to_is_an_error),
         cmocka_unit_test(test_launch_specs),
     };

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cloudfit/common/buf.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json_diff.h"
 #include "cloudfit/version.h"
@@ -20,8 +21,13 @@ void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out)
     memset(out, 0, sizeof *out);
     out->have = 1;
     out->id = row->id;
-    if (row->ci.branch[0])
-        snprintf(out->source, sizeof out->source, "recommendation %lld (%.64s, %s)", row->id, row->ci.branch,
+    /* every text cut at a byte count is cut at a character boundary
+     * (cf_text_fit): "%.64s" of 'release/xéé…' stored half an 'é' in the
+     * gate notes, which PostgreSQL refused (the run failed, exit 1) */
+    char branch[72];
+    cf_text_fit(row->ci.branch, 64, branch, sizeof branch);
+    if (branch[0])
+        snprintf(out->source, sizeof out->source, "recommendation %lld (%s, %s)", row->id, branch,
                  row->created_at);
     else
         snprintf(out->source, sizeof out->source, "recommendation %lld (%s)", row->id, row->created_at);
@@ -60,10 +66,13 @@ static void spec_changes(cf_db *db, const cf_spec *spec, cf_baseline *b)
     char *before_text = NULL;
     if (!db || cf_history_spec_json(db, b->spec_hash, &before_text) != CF_OK || !before_text) {
         cf_error_clear();
+        char before[72], now[72];
+        cf_text_fit(b->job_name, 64, before, sizeof before);
+        cf_text_fit(spec->job.name, 64, now, sizeof now);
         if (b->job_name[0] && strcmp(b->job_name, spec->job.name) != 0) /* a --compare-to file of another job */
             snprintf(b->spec_changes, sizeof b->spec_changes,
-                     "%.12s… → %.12s… (the baseline is of another job: '%.64s', this one is '%.64s')", b->spec_hash,
-                     spec->hash, b->job_name, spec->job.name);
+                     "%.12s… → %.12s… (the baseline is of another job: '%s', this one is '%s')", b->spec_hash,
+                     spec->hash, before, now);
         else
             snprintf(b->spec_changes, sizeof b->spec_changes,
                      "%.12s… → %.12s… (the baseline's spec is not in the history)", b->spec_hash, spec->hash);
@@ -75,7 +84,7 @@ static void spec_changes(cf_db *db, const cf_spec *spec, cf_baseline *b)
     if (before && after) {
         cf_json_diff_text(before, after, 6, &text);
         if (!cf_buf_failed(&text)) {
-            snprintf(b->spec_changes, sizeof b->spec_changes, "%s", cf_buf_cstr(&text));
+            cf_text_fit(cf_buf_cstr(&text), sizeof b->spec_changes - 1, b->spec_changes, sizeof b->spec_changes);
             b->spec_known = 1;
         }
     }
@@ -115,11 +124,15 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
             snprintf(b->job_name, sizeof b->job_name, "%s", row.spec_name);
         }
     }
-    if (!b->have)
-        snprintf(b->lookup, sizeof b->lookup, "spec %.300s on %s%.100s in %.150s", out->identity,
-                 branch ? "branch " : "any branch", branch ? branch : "",
-                 req->db ? (req->db_name ? req->db_name : "")
-                         : "no history (none yet, or --no-history without one)");
+    if (!b->have) {
+        char identity[304], on[104], in[154];
+        cf_text_fit(out->identity, 300, identity, sizeof identity);
+        cf_text_fit(branch ? branch : "", 100, on, sizeof on);
+        cf_text_fit(req->db ? (req->db_name ? req->db_name : "") : "no history (none yet, or --no-history without one)",
+                    150, in, sizeof in);
+        snprintf(b->lookup, sizeof b->lookup, "spec %s on %s%s in %s", identity, branch ? "branch " : "any branch", on,
+                 in);
+    }
     else
         spec_changes(req->db, spec, b);
     cf_gate_limits off = {.max_increase = -1};

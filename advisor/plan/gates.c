@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cloudfit/common/buf.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/json.h"
 #include "cloudfit/common/number.h"
 #include "gates_internal.h"
@@ -115,7 +116,8 @@ static void increase_note(char *out, size_t n, const cf_config *c, const cf_base
     if (strcmp(cfg_before, cfg_now) != 0)
         cf_buf_printf(&text, "%s → ", cfg_before);
     cf_buf_printf(&text, "%s, %s → %s", cfg_now, h_before, h_now);
-    snprintf(out, n, "%s", cf_buf_failed(&text) ? "(out of memory)" : cf_buf_cstr(&text));
+    /* cut at a character boundary: the note is stored (PostgreSQL refuses half a character) */
+    cf_text_fit(cf_buf_failed(&text) ? "(out of memory)" : cf_buf_cstr(&text), n - 1, out, n);
     cf_buf_free(&text);
 }
 
@@ -293,7 +295,7 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
         const cJSON *created = cJSON_GetObjectItemCaseSensitive(meta, "created_at");
         if (cJSON_IsString(created))
-            snprintf(out->created_at, sizeof out->created_at, "%s", created->valuestring);
+            cf_text_fit(created->valuestring, sizeof out->created_at - 1, out->created_at, sizeof out->created_at);
         /* named as the current run names its catalog (its snapshot's name
          * and data date): a snapshot's source and fetch time never matched,
          * so "nothing changed" was never said with a price snapshot */
@@ -304,10 +306,14 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
             src = cJSON_GetObjectItemCaseSensitive(cat, "source");
         if (!cJSON_IsString(date))
             date = cJSON_GetObjectItemCaseSensitive(cat, "fetched_at");
-        snprintf(out->catalog, sizeof out->catalog, "%.48s %.32s", cJSON_IsString(src) ? src->valuestring : "?",
-                 cJSON_IsString(date) ? date->valuestring : "?");
-        snprintf(out->source, sizeof out->source, "%.300s%s%s", path, out->created_at[0] ? " of " : "",
-                 out->created_at);
+        /* text from the document and the file name, cut (and escaped) as
+         * text that is stored: never half a character */
+        char cat_src[52], cat_date[36], name[304];
+        cf_text_fit(cJSON_IsString(src) ? src->valuestring : "?", 48, cat_src, sizeof cat_src);
+        cf_text_fit(cJSON_IsString(date) ? date->valuestring : "?", 32, cat_date, sizeof cat_date);
+        cf_text_fit(path, 300, name, sizeof name);
+        snprintf(out->catalog, sizeof out->catalog, "%s %s", cat_src, cat_date);
+        snprintf(out->source, sizeof out->source, "%s%s%s", name, out->created_at[0] ? " of " : "", out->created_at);
         out->have = 1;
     }
     cJSON_Delete(doc);
