@@ -11,6 +11,7 @@
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/json.h"
 #include "cloudfit/common/number.h"
+#include "cloudfit/version.h"
 #include "gates_internal.h"
 
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
@@ -228,6 +229,22 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
     if (st != CF_OK) {
         cf_error_hint(BASELINE_HINT);
         return st;
+    }
+    /* A document of another format version (a newer cloudfit's) may mean
+     * other things by the same fields: it was taken as a baseline without
+     * a word. */
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+    if (version && !(cJSON_IsString(version) && strcmp(version->valuestring, CF_DOCUMENT_VERSION) == 0)) {
+        const cJSON *tool = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "metadata"), "tool");
+        char got[40], by[80];
+        cf_text_fit(cJSON_IsString(version) ? version->valuestring : "(not a string)", 32, got, sizeof got);
+        cf_text_fit(cJSON_IsString(tool) ? tool->valuestring : "another cloudfit", 64, by, sizeof by);
+        cf_error_set(CF_ERR_INVALID, "%s: version: expected \"%s\" (the recommendation document this cloudfit reads), "
+                                     "got \"%s\" (written by %s)", path, CF_DOCUMENT_VERSION, got, by);
+        cf_error_hint("compare with the cloudfit that wrote it, or write the baseline again with this one "
+                      "('cloudfit recommend --format json')");
+        cJSON_Delete(doc);
+        return CF_ERR_INVALID;
     }
     const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(doc, "chosen");
     if (!cJSON_IsObject(chosen)) {

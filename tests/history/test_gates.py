@@ -265,6 +265,16 @@ def test_empty_base_branch_and_free_baseline_refused():
     assert rc == 3 and "chosen.total_usd: expected a cost above 0" in err, (rc, err)
 
 
+def test_a_document_of_another_version_is_no_baseline():
+    """A --compare-to document of version "2" (a newer cloudfit) was taken as a baseline without a word."""
+    base = json.loads(json.dumps(BASE or base_json()))
+    base["version"], base["metadata"]["tool"] = "2", "cloudfit 9.0.0"
+    newer = write("newer.json", json.dumps(base))
+    rc, out, err = gate_run("--compare-to", newer, "--max-cost-increase", "5%")
+    assert rc == 3 and out == "", (rc, out, err)
+    assert f"{newer}: version: expected \"1\"" in err and 'got "2" (written by cloudfit 9.0.0)' in err, err
+
+
 def test_gate_note_shows_the_digits_that_decide():
     """'predicted total cost $50.88, limit $50.88' for a failed gate: two decimals hid why."""
     cost = chosen()["total_usd"]
