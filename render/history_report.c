@@ -123,8 +123,9 @@ void cf_history_list_table(const cf_history_list_report *r, cf_buf *out)
         snprintf(cells[i][6], CELL, "%ld", c->global_batch);
         cf_text_duration(c->hours, cells[i][7], CELL);
         snprintf(cells[i][8], CELL, "%.2f", c->total_usd);
-        snprintf(cells[i][9], CELL, "%.40s", row->ci.branch[0] ? row->ci.branch : "-");
-        snprintf(cells[i][10], CELL, "%.10s", row->ci.commit[0] ? row->ci.commit : "-");
+        /* cut at a character boundary: "%.40s" showed half an 'é' as '\xc3' */
+        cf_text_fit(row->ci.branch[0] ? row->ci.branch : "-", 40, cells[i][9], CELL);
+        cf_text_fit(row->ci.commit[0] ? row->ci.commit : "-", 10, cells[i][10], CELL);
         for (int k = 0; k < NC; k++) {
             /* Control characters from outside (branch names) are shown as '?'. */
             for (char *p = cells[i][k]; *p; p++)

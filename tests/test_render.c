@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/escape.h"
 #include "cloudfit/render.h"
 #include "cloudfit/render/emit_common.h"
 #include "cloudfit/render/history_report.h"
@@ -194,6 +195,26 @@ static void history_row(cf_history_row *row, long long id, const char *branch)
         snprintf(row->ci.branch, sizeof row->ci.branch, "%s", branch);
         snprintf(row->ci.commit, sizeof row->ci.commit, "0123456789abcdef");
     }
+}
+
+/* The BRANCH cell is cut at 40 bytes at a character boundary: "%.40s"
+ * showed half an 'é' as '\xc3'. */
+static void test_history_table_cuts_whole_characters(void **state)
+{
+    (void)state;
+    cf_history_row row;
+    char branch[128] = "release/x";
+    for (int i = 0; i < 30; i++)
+        strcat(branch, "\xc3\xa9");
+    history_row(&row, 1, branch);
+    cf_history_list_report r = {.rows = &row, .n = 1};
+    cf_buf out = CF_BUF_INIT;
+    cf_history_list_table(&r, &out);
+    assert_false(cf_buf_failed(&out));
+    assert_null(strstr(cf_buf_cstr(&out), "\\x"));
+    assert_int_equal(cf_utf8_invalid_at(cf_buf_cstr(&out)), -1);
+    assert_non_null(strstr(cf_buf_cstr(&out), "release/x\xc3\xa9"));
+    cf_buf_free(&out);
 }
 
 static void test_history_list_json(void **state)
@@ -427,6 +448,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entrypoint_words), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
+        cmocka_unit_test(test_history_table_cuts_whole_characters),
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
         cmocka_unit_test(test_config_json_keeps_limits),
         cmocka_unit_test(test_counts_of_one_are_singular),
