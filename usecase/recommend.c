@@ -124,6 +124,7 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
     if (st == CF_ERR_INFEASIBLE) {
         const cf_advice *a = &out->advice;
         return cf_infeasible_error(&spec->search, spec->job.source, a->have_extremes ? &a->fastest : NULL,
+                                   a->have_extremes ? &a->fastest_at_confidence : NULL,
                                    a->have_extremes ? &a->cheapest : NULL,
                                    a->have_extremes ? &a->cheapest_at_confidence : NULL,
                                    spec->search.spot == CF_SPOT_ONLY ? " on spot VMs alone (--spot only)" : NULL);

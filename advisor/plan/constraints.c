@@ -25,20 +25,25 @@ static void fmt_amount(char *out, size_t n, double v, int decimals)
 }
 
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
-                              const cf_config *cheapest, const cf_config *cheapest_at_confidence,
-                              const char *qualifier)
+                              const cf_config *fastest_at_confidence, const cf_config *cheapest,
+                              const cf_config *cheapest_at_confidence, const char *qualifier)
 {
     const char *q = qualifier ? qualifier : "";
     char amount[32], at[32];
-    if (fastest && c->deadline_hours > 0 && fastest->hours_at_confidence > c->deadline_hours &&
-        fastest->hours <= c->deadline_hours) {
-        fmt_amount(amount, sizeof amount, fastest->hours, 1);
-        fmt_amount(at, sizeof at, fastest->hours_at_confidence, 1);
+    /* within the deadline at its point, over it at the confidence: every
+     * configuration, as this one has the fewest hours there (the fastest
+     * at its point may not: another whose hours are surer can meet the
+     * deadline at the confidence and miss only the budget) */
+    const cf_config *fq = fastest_at_confidence ? fastest_at_confidence : fastest;
+    if (fastest && fastest->hours <= c->deadline_hours && fq && c->deadline_hours > 0 &&
+        fq->hours_at_confidence > c->deadline_hours) {
+        fmt_amount(amount, sizeof amount, fq->hours, 1);
+        fmt_amount(at, sizeof at, fq->hours_at_confidence, 1);
         cf_error_set(CF_ERR_INFEASIBLE,
-                     "%s: no configuration finishes within %g h%s at the confidence: the fastest, %d × %s (%d×%s) on "
-                     "%s%s, takes %s h, %s h at the confidence",
-                     where, c->deadline_hours, q, fastest->nodes, fastest->vm->instance_type, fastest->gpus_per_node,
-                     fastest->vm->gpu_model, fastest->vm->cloud, fastest->spot ? " (spot)" : "", amount, at);
+                     "%s: no configuration finishes within %g h%s at the confidence: the fastest there, %d × %s (%d×%s) "
+                     "on %s%s, takes %s h, %s h at the confidence",
+                     where, c->deadline_hours, q, fq->nodes, fq->vm->instance_type, fq->gpus_per_node,
+                     fq->vm->gpu_model, fq->vm->cloud, fq->spot ? " (spot)" : "", amount, at);
     } else if (fastest && c->deadline_hours > 0 && fastest->hours > c->deadline_hours) {
         fmt_amount(amount, sizeof amount, fastest->hours, 1);
         cf_error_set(CF_ERR_INFEASIBLE,

@@ -543,7 +543,7 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
 static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
                           const cf_spot_estimate *est, cf_advice *advice)
 {
-    const candidate *fastest = NULL, *cheapest = NULL, *cheapest_q = NULL;
+    const candidate *fastest = NULL, *cheapest = NULL, *cheapest_q = NULL, *fastest_q = NULL;
     for (size_t i = 0; i < n; i++) {
         if (cands[i].spot && cands[i].spot_est < 0)
             continue; /* not simulated: never offered, its screen is no plan */
@@ -553,11 +553,14 @@ static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const
             cheapest = &cands[i];
         if (!cheapest_q || cands[i].usd_q < cheapest_q->usd_q)
             cheapest_q = &cands[i];
+        if (!fastest_q || cands[i].hours_q < fastest_q->hours_q)
+            fastest_q = &cands[i];
     }
     if (fastest && cheapest) {
         fill_config(in, &shapes[fastest->shape], fastest, est, &advice->fastest);
         fill_config(in, &shapes[cheapest->shape], cheapest, est, &advice->cheapest);
         fill_config(in, &shapes[cheapest_q->shape], cheapest_q, est, &advice->cheapest_at_confidence);
+        fill_config(in, &shapes[fastest_q->shape], fastest_q, est, &advice->fastest_at_confidence);
         advice->have_extremes = 1;
     }
 }

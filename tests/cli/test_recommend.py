@@ -304,6 +304,30 @@ def test_budget_missed_only_at_the_confidence_says_so_in_every_format():
     assert len(messages) == 1, messages
 
 
+def test_deadline_met_at_the_confidence_is_not_blamed():
+    """The plan fastest at its point (16 × g6.24xlarge, 3.6 h) misses a 6.2 h deadline at the confidence (6.4 h),
+    but 16 × g6.12xlarge, a little slower at its point, meets it there (6.1 h) and misses only a $100 budget: the
+    message said 'no configuration finishes within 6.2 h at the confidence' and named the first. It now names the
+    plan of the fewest hours at the confidence, or says what else fails."""
+    spec = example("resnet50-imagenet.json")
+    rc, out, err = run("recommend", "--no-history", "-q", "-f", "json", "--gpu", "L4", "--deadline-hours", "6.2", spec)
+    assert rc == 0, err
+    met = json.loads(out)["chosen"]["hours_at_confidence"]
+    assert met <= 6.2
+    rc, out, err = run("recommend", "--no-history", "-q", "--gpu", "L4", "--deadline-hours", "6.2",
+                       "--budget-usd", "100", spec)
+    assert rc == 4 and out == "", (rc, err)
+    first = err.splitlines()[0]
+    assert "finishes within 6.2 h" not in first, first
+    # where the deadline is what fails at the confidence, the plan named is the one closest there
+    rc, out, err = run("recommend", "--no-history", "-q", "--gpu", "L4", "--deadline-hours", "%.4f" % (met * 0.99),
+                       spec)
+    assert rc == 4, err
+    got = re.search(r"at the confidence: the fastest there, .* takes [0-9.]+ h, ([0-9.]+) h at the confidence$",
+                    err.splitlines()[0])
+    assert got and abs(float(got.group(1)) - met) < 0.06, err
+
+
 def test_usage_errors():
     rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
     assert rc == 2 and "unknown option '--frobnicate'" in err, err
