@@ -127,6 +127,7 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
                                    a->have_extremes ? &a->fastest_at_confidence : NULL,
                                    a->have_extremes ? &a->cheapest : NULL,
                                    a->have_extremes ? &a->cheapest_at_confidence : NULL,
+                                   a->have_cheapest_in_deadline ? &a->cheapest_in_deadline : NULL,
                                    spec->search.spot == CF_SPOT_ONLY ? " on spot VMs alone (--spot only)" : NULL);
     }
     if (st != CF_OK)

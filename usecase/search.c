@@ -223,7 +223,7 @@ cf_status cf_search_session_verdict(const cf_search_session *s)
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration stays within $%g: the cheapest by the search's "
                      "estimates, %s, costs $%.2f", s->spec->job.source, c->budget_usd, label, cheapest_usd);
     } else {
-        return cf_infeasible_error(c, s->spec->job.source, NULL, NULL, NULL, NULL, " with the safety margin");
+        return cf_infeasible_error(c, s->spec->job.source, NULL, NULL, NULL, NULL, NULL, " with the safety margin");
     }
     cf_error_hint("raise the deadline or the budget (--deadline-hours, --budget-usd; search.deadline_hours, "
                   "search.budget_usd in the spec), or allow more nodes, GPUs or clouds");

@@ -26,7 +26,8 @@ static void fmt_amount(char *out, size_t n, double v, int decimals)
 
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
                               const cf_config *fastest_at_confidence, const cf_config *cheapest,
-                              const cf_config *cheapest_at_confidence, const char *qualifier)
+                              const cf_config *cheapest_at_confidence, const cf_config *cheapest_in_deadline,
+                              const char *qualifier)
 {
     const char *q = qualifier ? qualifier : "";
     char amount[32], at[32];
@@ -67,6 +68,19 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
                      "on %s%s, costs $%s, $%s at the confidence",
                      where, c->budget_usd, q, q_cfg->nodes, q_cfg->vm->instance_type, q_cfg->gpus_per_node,
                      q_cfg->vm->gpu_model, q_cfg->vm->cloud, q_cfg->spot ? " (spot)" : "", amount, at);
+    } else if (cheapest_in_deadline && c->deadline_hours > 0 && c->budget_usd > 0 &&
+               cheapest_in_deadline->usd_at_confidence > c->budget_usd) {
+        /* each limit alone can be met, not both: how far the cheapest
+         * plan within the deadline is over the budget */
+        const cf_config *d_cfg = cheapest_in_deadline;
+        fmt_amount(amount, sizeof amount, d_cfg->total_usd, 0);
+        fmt_amount(at, sizeof at, d_cfg->usd_at_confidence, 0);
+        cf_error_set(CF_ERR_INFEASIBLE,
+                     "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s together: the cheapest "
+                     "within the deadline at the confidence, %d × %s (%d×%s) on %s%s, costs $%s, $%s at the confidence",
+                     where, c->deadline_hours, c->budget_usd, q, d_cfg->nodes, d_cfg->vm->instance_type,
+                     d_cfg->gpus_per_node, d_cfg->vm->gpu_model, d_cfg->vm->cloud, d_cfg->spot ? " (spot)" : "",
+                     amount, at);
     } else if (c->deadline_hours > 0 && c->budget_usd > 0) {
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s", where,
                      c->deadline_hours, c->budget_usd, q);

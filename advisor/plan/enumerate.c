@@ -543,7 +543,8 @@ static cf_status build_shapes(const cf_advisor_input *in, int max_nodes, shape *
 static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const candidate *cands, size_t n,
                           const cf_spot_estimate *est, cf_advice *advice)
 {
-    const candidate *fastest = NULL, *cheapest = NULL, *cheapest_q = NULL, *fastest_q = NULL;
+    const candidate *fastest = NULL, *cheapest = NULL, *cheapest_q = NULL, *fastest_q = NULL, *in_deadline = NULL;
+    double deadline = in->constraints->deadline_hours;
     for (size_t i = 0; i < n; i++) {
         if (cands[i].spot && cands[i].spot_est < 0)
             continue; /* not simulated: never offered, its screen is no plan */
@@ -555,6 +556,8 @@ static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const
             cheapest_q = &cands[i];
         if (!fastest_q || cands[i].hours_q < fastest_q->hours_q)
             fastest_q = &cands[i];
+        if (deadline > 0 && cands[i].hours_q <= deadline && (!in_deadline || cands[i].usd_q < in_deadline->usd_q))
+            in_deadline = &cands[i];
     }
     if (fastest && cheapest) {
         fill_config(in, &shapes[fastest->shape], fastest, est, &advice->fastest);
@@ -562,6 +565,10 @@ static void pick_extremes(const cf_advisor_input *in, const shape *shapes, const
         fill_config(in, &shapes[cheapest_q->shape], cheapest_q, est, &advice->cheapest_at_confidence);
         fill_config(in, &shapes[fastest_q->shape], fastest_q, est, &advice->fastest_at_confidence);
         advice->have_extremes = 1;
+        if (in_deadline) {
+            fill_config(in, &shapes[in_deadline->shape], in_deadline, est, &advice->cheapest_in_deadline);
+            advice->have_cheapest_in_deadline = 1;
+        }
     }
 }
 

@@ -147,6 +147,8 @@ typedef struct {
     cf_config cheapest;           /* cheapest likewise */
     cf_config cheapest_at_confidence; /* likewise, by its cost at the confidence the budget is held to */
     cf_config fastest_at_confidence;  /* likewise, by its hours at the confidence the deadline is held to */
+    cf_config cheapest_in_deadline;   /* lowest cost at the confidence of those within the deadline there */
+    int have_cheapest_in_deadline;
     int have_extremes;
     cf_config best_ondemand, best_spot; /* best feasible of each kind, side by side */
     int have_best_ondemand, have_best_spot;
@@ -172,11 +174,14 @@ void cf_advice_free(cf_advice *advice);
  * configuration of the fewest hours at the confidence: the one that comes
  * closest there), or stays within the budget (at its point, or with
  * `cheapest_at_confidence`, the configuration of the lowest cost at the
- * confidence, only at the confidence), or (all NULL, or each within its
- * limit) meets both. `qualifier` is appended to the constraint (e.g.
- * " with the safety margin"); NULL for none. */
+ * confidence, only at the confidence), or (each within its limit) meets
+ * both together: then `cheapest_in_deadline`, the lowest cost at the
+ * confidence of the configurations within the deadline there, says how far
+ * it misses the budget (NULL: the limits alone). `qualifier` is appended to
+ * the constraint (e.g. " with the safety margin"); NULL for none. */
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
                               const cf_config *fastest_at_confidence, const cf_config *cheapest,
-                              const cf_config *cheapest_at_confidence, const char *qualifier);
+                              const cf_config *cheapest_at_confidence, const cf_config *cheapest_in_deadline,
+                              const char *qualifier);
 
 #endif

@@ -328,6 +328,18 @@ def test_deadline_met_at_the_confidence_is_not_blamed():
     assert got and abs(float(got.group(1)) - met) < 0.06, err
 
 
+def test_deadline_and_budget_missed_together_say_how_far():
+    """Each limit alone can be met (12 h; $100), not both: the message only restated them ('no configuration meets
+    the deadline (12 h) and the budget ($100)'), where docs/exit-codes.md says it gives how far the closest misses."""
+    spec = example("resnet50-imagenet.json")
+    rc, out, err = run("recommend", "--no-history", "-q", "--deadline-hours", "12", "--budget-usd", "100", spec)
+    assert rc == 4 and out == "", (rc, err)
+    first = err.splitlines()[0]
+    got = re.search(r"no configuration meets the deadline \(12 h\) and the budget \(\$100\) together: the cheapest "
+                    r"within the deadline at the confidence, .* costs \$([0-9.]+), \$([0-9.]+) at the confidence$", first)
+    assert got and float(got.group(2)) > 100, first
+
+
 def test_usage_errors():
     rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
     assert rc == 2 and "unknown option '--frobnicate'" in err, err
