@@ -1,6 +1,7 @@
 /* The one feasibility test of the advisor and the one message that says
  * why nothing met the constraints (recommend and search share both). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cloudfit/advisor.h"
 #include "../advisor_internal.h"
@@ -14,14 +15,24 @@ int cf_constraints_met(const cf_constraints *c, double hours, double usd, double
     return 1;
 }
 
-/* v with `decimals` decimals or, from a million on, 1.23e+06: never
- * hundreds of digits. */
-static void fmt_amount(char *out, size_t n, double v, int decimals)
+/* v with `decimals` decimals (-1: dollars, with cents below $100) or,
+ * from a million on, 1.23e+06: never hundreds of digits; more where fewer
+ * would put v on the other side of `limit` (the deadline or budget it is
+ * set against) than it is. Whole dollars read $0.65 against a $0.60
+ * budget as "$1", and $0.65 and $0.69 at the confidence against $0.68 as
+ * "$1, $1 at the confidence". */
+static void fmt_amount(char *out, size_t n, double v, int decimals, double limit)
 {
-    if (v < 1e6)
-        snprintf(out, n, "%.*f", decimals, v);
-    else
-        snprintf(out, n, "%.3g", v);
+    if (decimals < 0) /* dollars: cents below $100 */
+        decimals = v < 100 ? 2 : 0;
+    for (int extra = 0; extra <= 8; extra++) {
+        if (v < 1e6)
+            snprintf(out, n, "%.*f", decimals + extra, v);
+        else
+            snprintf(out, n, "%.*g", 3 + extra, v);
+        if (!(limit > 0) || (strtod(out, NULL) > limit) == (v > limit))
+            return;
+    }
 }
 
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
@@ -38,21 +49,21 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
     const cf_config *fq = fastest_at_confidence ? fastest_at_confidence : fastest;
     if (fastest && fastest->hours <= c->deadline_hours && fq && c->deadline_hours > 0 &&
         fq->hours_at_confidence > c->deadline_hours) {
-        fmt_amount(amount, sizeof amount, fq->hours, 1);
-        fmt_amount(at, sizeof at, fq->hours_at_confidence, 1);
+        fmt_amount(amount, sizeof amount, fq->hours, 1, c->deadline_hours);
+        fmt_amount(at, sizeof at, fq->hours_at_confidence, 1, c->deadline_hours);
         cf_error_set(CF_ERR_INFEASIBLE,
                      "%s: no configuration finishes within %g h%s at the confidence: the fastest there, %d × %s (%d×%s) "
                      "on %s%s, takes %s h, %s h at the confidence",
                      where, c->deadline_hours, q, fq->nodes, fq->vm->instance_type, fq->gpus_per_node,
                      fq->vm->gpu_model, fq->vm->cloud, fq->spot ? " (spot)" : "", amount, at);
     } else if (fastest && c->deadline_hours > 0 && fastest->hours > c->deadline_hours) {
-        fmt_amount(amount, sizeof amount, fastest->hours, 1);
+        fmt_amount(amount, sizeof amount, fastest->hours, 1, c->deadline_hours);
         cf_error_set(CF_ERR_INFEASIBLE,
                      "%s: no configuration finishes within %g h%s: the fastest, %d × %s (%d×%s) on %s, takes %s h",
                      where, c->deadline_hours, q, fastest->nodes, fastest->vm->instance_type, fastest->gpus_per_node,
                      fastest->vm->gpu_model, fastest->vm->cloud, amount);
     } else if (cheapest && c->budget_usd > 0 && cheapest->total_usd > c->budget_usd) {
-        fmt_amount(amount, sizeof amount, cheapest->total_usd, 0);
+        fmt_amount(amount, sizeof amount, cheapest->total_usd, -1, c->budget_usd);
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration stays within $%g%s: the cheapest, %d × %s on %s, costs $%s",
                      where, c->budget_usd, q, cheapest->nodes, cheapest->vm->instance_type, cheapest->vm->cloud,
                      amount);
@@ -61,8 +72,8 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
         /* within the budget at its point, over it at the confidence: every
          * configuration, as this one has the lowest cost there */
         const cf_config *q_cfg = cheapest_at_confidence;
-        fmt_amount(amount, sizeof amount, q_cfg->total_usd, 0);
-        fmt_amount(at, sizeof at, q_cfg->usd_at_confidence, 0);
+        fmt_amount(amount, sizeof amount, q_cfg->total_usd, -1, c->budget_usd);
+        fmt_amount(at, sizeof at, q_cfg->usd_at_confidence, -1, c->budget_usd);
         cf_error_set(CF_ERR_INFEASIBLE,
                      "%s: no configuration stays within $%g%s at the confidence: the cheapest there, %d × %s (%d×%s) "
                      "on %s%s, costs $%s, $%s at the confidence",
@@ -73,8 +84,8 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
         /* each limit alone can be met, not both: how far the cheapest
          * plan within the deadline is over the budget */
         const cf_config *d_cfg = cheapest_in_deadline;
-        fmt_amount(amount, sizeof amount, d_cfg->total_usd, 0);
-        fmt_amount(at, sizeof at, d_cfg->usd_at_confidence, 0);
+        fmt_amount(amount, sizeof amount, d_cfg->total_usd, -1, c->budget_usd);
+        fmt_amount(at, sizeof at, d_cfg->usd_at_confidence, -1, c->budget_usd);
         cf_error_set(CF_ERR_INFEASIBLE,
                      "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s together: the cheapest "
                      "within the deadline at the confidence, %d × %s (%d×%s) on %s%s, costs $%s, $%s at the confidence",

@@ -340,6 +340,32 @@ def test_deadline_and_budget_missed_together_say_how_far():
     assert got and float(got.group(2)) > 100, first
 
 
+def test_missed_budget_reads_on_the_side_it_is():
+    """The closest plan's cost was printed in whole dollars: $0.65 against a $0.60 budget read '$1', and $0.65 and
+    $0.69 at the confidence against $0.68 read 'costs $1, $1 at the confidence'. Cents below $100, and never a
+    rounding that puts a figure on the other side of the limit."""
+    spec = example("resnet18-cifar10.json")
+    base = ["recommend", "--no-history", "-q", "--cloud", "aws", "--gpu", "T4", "--spot", "never",
+            "--deadline-hours", "1000"]
+    rc, out, err = run(*base, "-f", "json", spec)
+    assert rc == 0, err
+    c = json.loads(out)["chosen"]
+    point, at = c["total_usd"], c["total_usd_at_confidence"]
+    for budget in ((point + at) / 2, point * 0.93):
+        rc, out, err = run(*base, "--budget-usd", "%.4f" % budget, spec)
+        assert rc == 4, err
+        first = err.splitlines()[0]
+        got = re.search(r"costs \$([0-9.]+)(?:, \$([0-9.]+) at the confidence)?$", first)
+        assert got and abs(float(got.group(1)) - point) < 0.006, first
+        assert (float(got.group(1)) <= budget) == (point <= budget), first
+        assert got.group(2) is None or (abs(float(got.group(2)) - at) < 0.006 and float(got.group(2)) > budget), first
+    # at the limit's own precision a figure just over it is not printed as the limit
+    rc, out, err = run(*base, "--budget-usd", "%.6f" % (point * 0.9999), spec)
+    first = err.splitlines()[0]
+    got = re.search(r"costs \$([0-9.]+)$", first)
+    assert rc == 4 and got and float(got.group(1)) > point * 0.9999, first
+
+
 def test_usage_errors():
     rc, out, err = run("recommend", "--frobnicate", example("mlp-synthetic.json"))
     assert rc == 2 and "unknown option '--frobnicate'" in err, err
