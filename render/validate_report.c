@@ -186,6 +186,15 @@ void cf_validate_gns_table(const cf_validate_gns_report *r, cf_buf *out)
     }
     cf_buf_printf(out, "\n  overall: n %zu, median %.1f%%, p90 %.1f%%, max %.1f%%\n", r->overall.n,
                   100 * r->overall.median_ape, 100 * r->overall.p90_ape, 100 * r->overall.max_ape);
+    if (r->n_unlisted_rows) {
+        char model[96], traces[300], models[300];
+        cf_escape_into(r->first_unlisted, model, sizeof model);
+        cf_escape_into(r->traces_name, traces, sizeof traces);
+        cf_escape_into(r->models_name, models, sizeof models);
+        cf_buf_printf(out, "  left out: %zu trace row%s of models %s does not list (the first: '%s', %s:%ld)\n",
+                      r->n_unlisted_rows, r->n_unlisted_rows == 1 ? "" : "s", models, model, traces,
+                      r->first_unlisted_line);
+    }
 }
 
 cJSON *cf_validate_gns_json(const cf_validate_gns_report *r)
@@ -208,6 +217,15 @@ cJSON *cf_validate_gns_json(const cf_validate_gns_report *r)
         cJSON_AddItemToArray(rows, o);
     }
     cJSON_AddItemToObject(doc, "overall", stats_json(&r->overall));
+    cJSON *left = cJSON_AddObjectToObject(doc, "unlisted_models");
+    cJSON_AddNumberToObject(left, "rows_left_out", (double)r->n_unlisted_rows);
+    if (r->n_unlisted_rows) {
+        cJSON_AddStringToObject(left, "first_model", r->first_unlisted);
+        cJSON_AddNumberToObject(left, "first_line", (double)r->first_unlisted_line);
+    } else {
+        cJSON_AddNullToObject(left, "first_model");
+        cJSON_AddNullToObject(left, "first_line");
+    }
     return doc;
 }
 

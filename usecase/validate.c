@@ -242,6 +242,11 @@ cf_status cf_validate_gns_run(const char *traces_path, const char *models_path, 
     cf_gns_prediction *predictions = NULL;
     st = cf_validate_gns(&traces, &options, &predictions, &out->n, &out->overall);
     out->predictions = predictions;
+    out->n_unlisted_rows = traces.n_unlisted_rows;
+    out->first_unlisted_line = traces.first_unlisted_line;
+    snprintf(out->first_unlisted, sizeof out->first_unlisted, "%s", traces.first_unlisted);
+    snprintf(out->traces_name, sizeof out->traces_name, "%s", traces.traces_name ? traces.traces_name : "");
+    snprintf(out->models_name, sizeof out->models_name, "%s", traces.models_name ? traces.models_name : "");
     cf_gns_traces_free(&traces);
     return st;
 }

@@ -452,11 +452,22 @@ def test_gns_models_file_is_checked_and_named():
     rc, out, err = run("--gns", traces, "--models", models)
     assert rc == 3 and out == "", (rc, out)
     assert "cloudfit: %s: no run of model 'cifar10' at its M0 batch 128 (%s:2)" % (traces, models) in err, err
-    # a trace model MODELS.csv does not list was dropped silently; nothing to score was exit 0, "n 0"
+    # a trace model MODELS.csv does not list was dropped silently: it is left out and said (a models file may
+    # name a subset of the traces' models); nothing to score was exit 0, "n 0"
     traces, models = gns_files("ncf,256,hr,higher\n", "unlisted")
     rc, out, err = run("--gns", traces, "--models", models)
     assert rc == 3 and out == "", (rc, out)
-    assert "cloudfit: %s:2: column 'model': 'cifar10' is not listed in %s" % (traces, models) in err, err
+    assert "nothing could be predicted" in err, err
+    with open(traces, "a") as f:  # one scoreable model beside the unlisted one: ncf, M0 256, and a run at 1024
+        for batch, per_epoch in ((256, 100), (1024, 30)):
+            for e in range(1, 21):
+                f.write("ncf,%d,256,%d,%.3f,%d,%.3f,%.1f\n" % (batch, e, e / 20.0, e * per_epoch, 0.5 + e * 0.02,
+                                                              300.0 + 40 * e))
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 0 and "left out: " in out and "trace rows of models %s does not list (the first: 'cifar10', %s:2)" % (
+        models, traces) in out, (rc, out, err)
+    doc = run_json("--gns", traces, "--models", models)["unlisted_models"]
+    assert doc["rows_left_out"] > 0 and doc["first_model"] == "cifar10" and doc["first_line"] == 2, doc
     traces, models = gns_files("cifar10,512,acc,higher\n", "nothing")
     with open(traces) as f:
         only_512 = [line.replace(",128,", ",512,", 1) for line in f if ",512," in line]

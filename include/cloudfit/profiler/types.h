@@ -171,6 +171,11 @@ typedef struct {
     cf_gns_model_info *models; /* each model once */
     size_t n_models;
     char *traces_name, *models_name; /* the two files, for messages (malloc'd) */
+    /* rows of models the models file does not list: left out (a models file
+     * may name a subset of the traces' models) and said, with the first */
+    size_t n_unlisted_rows;
+    char first_unlisted[64];
+    long first_unlisted_line;
 } cf_gns_traces;
 
 /* One published single-machine throughput (crossgpu/throughput.csv). */

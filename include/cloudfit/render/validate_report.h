@@ -23,6 +23,10 @@ typedef struct {
     const cf_gns_prediction *predictions;
     size_t n;
     cf_ape_stats overall;
+    /* trace rows of models the models file does not list, left out, and the first of them */
+    size_t n_unlisted_rows;
+    char first_unlisted[64], traces_name[256], models_name[256];
+    long first_unlisted_line;
 } cf_validate_gns_report;
 
 typedef struct {
