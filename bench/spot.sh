@@ -39,7 +39,7 @@ calibrate() { # LABEL SPEC TRACES [FIT]
 import json, sys
 d = json.load(sys.stdin)
 if d["windows"] == 0:  # every job length W..W/64 is too long for these traces (a trace must be 8x the work)
-    print("  %-34s %-24s      0 windows  none scored: the plan's work (W/64 %.0f h and up) is too long for every trace "
+    print("  %-34s %-24s      0 windows  none scored: the plan work (W/64 %.0f h and up) is too long for every trace "
           "here" % (sys.argv[1], sys.argv[2], min(it["work_hours"] for it in d["items"])))
     sys.exit(0)
 cells = []
@@ -118,7 +118,10 @@ for s in $specs; do
         /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin); b = d["done_by_check_quantile"]
-print("  fit %s, score %s  %-24s done by q%.2f: band [%.3f, %.3f]" % (sys.argv[2], sys.argv[1], sys.argv[3], d["check_quantile"], b["band_lo"], b["band_hi"]))' "$1" "$2" "$s"
+if d["windows"] == 0:
+    print("  fit %s, score %s  %-24s done by q%.2f: no window scored" % (sys.argv[2], sys.argv[1], sys.argv[3], d["check_quantile"]))
+else:
+    print("  fit %s, score %s  %-24s done by q%.2f: band [%.3f, %.3f]" % (sys.argv[2], sys.argv[1], sys.argv[3], d["check_quantile"], b["band_lo"], b["band_hi"]))' "$1" "$2" "$s"
     done
   done
 done
