@@ -35,13 +35,20 @@ static void fmt_amount(char *out, size_t n, double v, int decimals, double limit
     }
 }
 
+/* "2 × p3.8xlarge (4×V100) on aws (spot)": the plan a message names. */
+static void plan_name(const cf_config *cfg, char *out, size_t n)
+{
+    snprintf(out, n, "%d × %s (%d×%s) on %s%s", cfg->nodes, cfg->vm->instance_type, cfg->gpus_per_node,
+             cfg->vm->gpu_model, cfg->vm->cloud, cfg->spot ? " (spot)" : "");
+}
+
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
                               const cf_config *fastest_at_confidence, const cf_config *cheapest,
                               const cf_config *cheapest_at_confidence, const cf_config *cheapest_in_deadline,
                               const char *qualifier)
 {
     const char *q = qualifier ? qualifier : "";
-    char amount[32], at[32];
+    char amount[32], at[32], plan[320];
     /* within the deadline at its point, over it at the confidence: every
      * configuration, as this one has the fewest hours there (the fastest
      * at its point may not: another whose hours are surer can meet the
@@ -51,11 +58,11 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
         fq->hours_at_confidence > c->deadline_hours) {
         fmt_amount(amount, sizeof amount, fq->hours, 1, c->deadline_hours);
         fmt_amount(at, sizeof at, fq->hours_at_confidence, 1, c->deadline_hours);
+        plan_name(fq, plan, sizeof plan);
         cf_error_set(CF_ERR_INFEASIBLE,
-                     "%s: no configuration finishes within %g h%s at the confidence: the fastest there, %d × %s (%d×%s) "
-                     "on %s%s, takes %s h, %s h at the confidence",
-                     where, c->deadline_hours, q, fq->nodes, fq->vm->instance_type, fq->gpus_per_node,
-                     fq->vm->gpu_model, fq->vm->cloud, fq->spot ? " (spot)" : "", amount, at);
+                     "%s: no configuration finishes within %g h%s at the confidence: the fastest there, %s, takes %s h, "
+                     "%s h at the confidence",
+                     where, c->deadline_hours, q, plan, amount, at);
     } else if (fastest && c->deadline_hours > 0 && fastest->hours > c->deadline_hours) {
         fmt_amount(amount, sizeof amount, fastest->hours, 1, c->deadline_hours);
         cf_error_set(CF_ERR_INFEASIBLE,
@@ -74,11 +81,11 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
         const cf_config *q_cfg = cheapest_at_confidence;
         fmt_amount(amount, sizeof amount, q_cfg->total_usd, -1, c->budget_usd);
         fmt_amount(at, sizeof at, q_cfg->usd_at_confidence, -1, c->budget_usd);
+        plan_name(q_cfg, plan, sizeof plan);
         cf_error_set(CF_ERR_INFEASIBLE,
-                     "%s: no configuration stays within $%g%s at the confidence: the cheapest there, %d × %s (%d×%s) "
-                     "on %s%s, costs $%s, $%s at the confidence",
-                     where, c->budget_usd, q, q_cfg->nodes, q_cfg->vm->instance_type, q_cfg->gpus_per_node,
-                     q_cfg->vm->gpu_model, q_cfg->vm->cloud, q_cfg->spot ? " (spot)" : "", amount, at);
+                     "%s: no configuration stays within $%g%s at the confidence: the cheapest there, %s, costs $%s, $%s "
+                     "at the confidence",
+                     where, c->budget_usd, q, plan, amount, at);
     } else if (cheapest_in_deadline && c->deadline_hours > 0 && c->budget_usd > 0 &&
                cheapest_in_deadline->usd_at_confidence > c->budget_usd) {
         /* each limit alone can be met, not both: how far the cheapest
@@ -86,12 +93,11 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
         const cf_config *d_cfg = cheapest_in_deadline;
         fmt_amount(amount, sizeof amount, d_cfg->total_usd, -1, c->budget_usd);
         fmt_amount(at, sizeof at, d_cfg->usd_at_confidence, -1, c->budget_usd);
+        plan_name(d_cfg, plan, sizeof plan);
         cf_error_set(CF_ERR_INFEASIBLE,
                      "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s together: the cheapest "
-                     "within the deadline at the confidence, %d × %s (%d×%s) on %s%s, costs $%s, $%s at the confidence",
-                     where, c->deadline_hours, c->budget_usd, q, d_cfg->nodes, d_cfg->vm->instance_type,
-                     d_cfg->gpus_per_node, d_cfg->vm->gpu_model, d_cfg->vm->cloud, d_cfg->spot ? " (spot)" : "",
-                     amount, at);
+                     "within the deadline at the confidence, %s, costs $%s, $%s at the confidence",
+                     where, c->deadline_hours, c->budget_usd, q, plan, amount, at);
     } else if (c->deadline_hours > 0 && c->budget_usd > 0) {
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s", where,
                      c->deadline_hours, c->budget_usd, q);
