@@ -277,9 +277,11 @@ static int backend_request(const cf_cli_options *o, const cf_spec *spec, cf_prob
     int rc = backend_for(o, spec, be);
     if (rc)
         return rc;
-    if (o->noise_micro_batches != -1 && (o->noise_micro_batches < 2 || o->noise_micro_batches > CF_PROBE_MAX_MICRO)) {
-        cf_log_error("option '--noise-micro-batches' expects 2 to %d, got %d", CF_PROBE_MAX_MICRO,
-                     o->noise_micro_batches);
+    /* --noise-micro-batches's range (2 to 64) is the option parser's; a
+     * --timeout typed for an in-process backend would time nothing */
+    if (strcmp(be->name, "exec") != 0 && cf_cli_on_command_line(o, "timeout")) {
+        cf_log_error("option '--timeout' applies to the exec backend and --runner, not to the %s backend", be->name);
+        cf_log_hint("the %s backend runs in this process; stop it with Ctrl-C", be->name);
         return CF_EXIT_USAGE;
     }
     req->backend = be;

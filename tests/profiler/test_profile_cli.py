@@ -232,6 +232,10 @@ def test_usage_errors():
     assert rc == 3 and "profile.command" in err, err
     rc, out, err = run("profile", "--help")
     assert rc == 0 and "--backend" in out and "--csv" in out and "--timeout" in out, out
+    # --timeout typed for the in-process cpu backend timed nothing and was accepted without a word
+    rc, out, err = run("profile", "--backend", "cpu", "--timeout", "30", os.path.join(EXAMPLES, "mlp-synthetic.json"))
+    assert rc == 2 and out == "" and "option '--timeout' applies to the exec backend and --runner, not to the cpu " \
+                                     "backend" in err, (rc, err)
     # --seed reaches a local profile's probe (CLOUDFIT_SEED; it was always 1)
     seen = os.path.join(TMP, "seed.txt")
     spec = exec_spec("seed", 'echo "$CLOUDFIT_SEED" >> %s\n' % seen + DEVICE % ("T4", "gpu") + STEPS)
