@@ -136,6 +136,9 @@ cf_status cf_gns_result(const cf_gns *gns, cf_gns_estimate *out)
     if (out->n_effective > 1)
         var *= out->n_effective / (out->n_effective - 1);
     out->b_noise = ratio;
-    out->b_noise_stderr = sqrt(var);
+    /* Fewer than 2 steps in the average (a short run, or the EMA's window
+     * clamped to one step): the residuals are those of the estimate itself,
+     * and their spread, 0, says nothing. Not known: NAN ("± 0" was shown). */
+    out->b_noise_stderr = out->n_effective >= 2 ? sqrt(var) : NAN;
     return CF_OK;
 }

@@ -61,10 +61,11 @@ void cf_profile_table(const cf_profile *p, const char *gpu_model, cf_buf *out)
         cf_buf_printf(out, "memory: every batch up to %d fits (no out-of-memory answer; the ceiling is higher)\n",
                       p->max_local_batch);
     if (p->has_noise) {
-        cf_buf_printf(out, "noise scale: B_noise = %.4g ± %.2g (%d steps of %d micro-batches × %d samples, "
-                           "%.0f samples)\n",
-                      p->b_noise, p->b_noise_stderr, p->noise_steps, p->noise_micro_batches, p->noise_local_batch,
-                      p->noise_samples);
+        char err[96] = " (standard error not known: the run averages fewer than 2 steps)";
+        if (isfinite(p->b_noise_stderr))
+            snprintf(err, sizeof err, " ± %.2g", p->b_noise_stderr);
+        cf_buf_printf(out, "noise scale: B_noise = %.4g%s (%d steps of %d micro-batches × %d samples, %.0f samples)\n",
+                      p->b_noise, err, p->noise_steps, p->noise_micro_batches, p->noise_local_batch, p->noise_samples);
         if (p->n_noise_trace > 1)
             cf_buf_printf(out, "  trace: %.4g after %.0f samples → %.4g after %.0f samples (%d points)\n",
                           p->noise_trace[0].b_noise, p->noise_trace[0].samples_seen,

@@ -259,6 +259,34 @@ static void test_rejects_bad_input(void **state)
     cf_gns_free(&gns);
 }
 
+/* A run whose average holds fewer than 2 steps (the EMA window clamped to
+ * one: a short noise run) has residuals of the estimate itself, spread 0:
+ * its standard error is not known (NAN), never "± 0". */
+static void test_stderr_unknown_below_two_effective_steps(void **state)
+{
+    (void)state;
+    double micro[2] = {4.0, 6.0};
+    for (int window = 1; window <= 2; window++) {
+        cf_gns_config cfg = {.ema_steps = window == 1 ? 1.0 : 0.0, .skip_steps = 0};
+        cf_gns gns;
+        cf_gns_init(&gns, &cfg);
+        for (int s = 0; s < 5; s++) {
+            micro[0] = 4.0 + s, micro[1] = 6.0 - 0.5 * s;
+            assert_int_equal(cf_gns_add_micro(&gns, 8, micro, 2, 3.5 + 0.1 * s), CF_OK);
+        }
+        cf_gns_estimate est;
+        assert_int_equal(cf_gns_result(&gns, &est), CF_OK);
+        if (window == 1) {
+            assert_true(est.n_effective < 2);
+            assert_true(isnan(est.b_noise_stderr));
+        } else {
+            assert_true(est.n_effective >= 2);
+            assert_true(isfinite(est.b_noise_stderr) && est.b_noise_stderr > 0);
+        }
+        cf_gns_free(&gns);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_ema_trace_follows_change),
         cmocka_unit_test(test_pair_form_matches),
         cmocka_unit_test(test_rejects_bad_input),
+        cmocka_unit_test(test_stderr_unknown_below_two_effective_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

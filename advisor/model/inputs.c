@@ -465,11 +465,14 @@ static int noise_from_profile(const cf_inputs_request *rq, const cf_profile *p, 
     const cf_job *job = rq->job;
     double total = job->total_samples > 0 ? job->total_samples : job->samples_per_epoch;
     double covered = total > 0 ? p->noise_samples / total : 0;
+    char pm[48] = " (standard error not known)"; /* a run of fewer than 2 averaged steps (profiler/gns.c) */
+    if (isfinite(p->b_noise_stderr))
+        snprintf(pm, sizeof pm, " ± %.0f", p->b_noise_stderr);
     if (rq->n_noise_trace > 0 && rq->noise_trace[rq->n_noise_trace - 1].progress_fraction > covered) {
         add_note(in,
-                 "the cached %s profile measured a noise scale of %.0f ± %.0f over the first %.2g%% of training; the "
+                 "the cached %s profile measured a noise scale of %.0f%s over the first %.2g%% of training; the "
                  "spec's trace covers more of training and is kept",
-                 p->backend, p->b_noise, p->b_noise_stderr, 100 * covered);
+                 p->backend, p->b_noise, pm, 100 * covered);
         return 0;
     }
     cf_noise_point trace[CF_PROFILE_MAX_TRACE];
@@ -485,9 +488,9 @@ static int noise_from_profile(const cf_inputs_request *rq, const cf_profile *p, 
     else
         cf_noise_model_init(&in->noise, job->batch, p->b_noise, NULL, 0, CF_PROV_MEASURED);
     snprintf(in->noise_note, sizeof in->noise_note,
-             "%.0f ± %.0f measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %.2g%% "
+             "%.0f%s measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %.2g%% "
              "of training, held constant after)",
-             p->b_noise, p->b_noise_stderr, p->backend, p->created_at, p->noise_steps, p->noise_micro_batches,
+             p->b_noise, pm, p->backend, p->created_at, p->noise_steps, p->noise_micro_batches,
              p->noise_local_batch, 100 * covered);
     return 1;
 }
