@@ -11,6 +11,10 @@
 
 enum { MAX_COLS = 12, CELL = 128 };
 
+/* CSV carries the price itself, as the JSON does (15 significant digits, as cJSON
+   writes it first), not the table's rounding. */
+#define CSV_PRICE "%.15g"
+
 static void fmt_price(char *out, size_t n, double v) { v > 0 ? snprintf(out, n, "%.4g", v) : snprintf(out, n, "-"); }
 
 /* The rows of cells (row 0 is the header) as a table fitted to `width`
@@ -122,7 +126,7 @@ void cf_prices_summary_csv(const cf_prices_summary_report *r, cf_buf *out)
         cf_csv_put_field(out, g->cloud);
         cf_buf_printf(out, ",\"%s\",", counts);
         if (g->cheapest) {
-            cf_buf_printf(out, "%.6g,", g->cheapest_usd_per_gpu_hr);
+            cf_buf_printf(out, CSV_PRICE ",", g->cheapest_usd_per_gpu_hr);
             cf_csv_put_field(out, g->cheapest->instance_type);
             cf_buf_puts(out, ",");
             cf_csv_put_field(out, g->cheapest->region);
@@ -131,7 +135,7 @@ void cf_prices_summary_csv(const cf_prices_summary_report *r, cf_buf *out)
             cf_buf_puts(out, ",,,");
         }
         if (g->cheapest_spot)
-            cf_buf_printf(out, "%.6g", g->cheapest_spot_usd_per_gpu_hr);
+            cf_buf_printf(out, CSV_PRICE, g->cheapest_spot_usd_per_gpu_hr);
         cf_buf_puts(out, "\n");
     }
 }
@@ -255,10 +259,10 @@ void cf_prices_offers_csv(const cf_prices_offers_report *r, cf_buf *out)
             cf_buf_printf(out, "%g", vm->network_gbps);
         cf_buf_puts(out, ",");
         if (vm->price_ondemand_usd_per_hr > 0)
-            cf_buf_printf(out, "%.6g", vm->price_ondemand_usd_per_hr);
+            cf_buf_printf(out, CSV_PRICE, vm->price_ondemand_usd_per_hr);
         cf_buf_puts(out, ",");
         if (vm->price_spot_usd_per_hr > 0)
-            cf_buf_printf(out, "%.6g", vm->price_spot_usd_per_hr);
+            cf_buf_printf(out, CSV_PRICE, vm->price_spot_usd_per_hr);
         cf_buf_printf(out, ",%d,%s,", vm->spot_price_estimated,
                       vm->ondemand_kind ? cf_price_kind_name(vm->ondemand_kind) : "");
         cf_csv_put_field(out, vm->ondemand_date);

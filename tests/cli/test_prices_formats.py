@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+"""`cloudfit prices` in its three formats: the CSV (read with python's csv
+module) carries the same values as the JSON, field for field, offer for
+offer and row for row of the per-GPU summary.
+Usage: test_prices_formats.py CLOUDFIT_BINARY SOURCE_DIR"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyharness  # noqa: E402
+
+BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+TMP = pyharness.temp_dir(prefix="cloudfit-prices-")
+ENV = pyharness.clean_env(TMP)
+
+
+def run(*args):
+    p = subprocess.run([BIN, "prices", *args], capture_output=True, text=True, env=ENV, timeout=60)
+    assert p.returncode == 0, (args, p.returncode, p.stderr)
+    return p.stdout
+
+
+def both(*args):
+    return json.loads(run(*args, "-f", "json")), list(csv.DictReader(io.StringIO(run(*args, "-f", "csv"))))
+
+
+def same_number(j, c):
+    return (j is None and c == "") or (j is not None and c != "" and float(c) == j)
+
+
+def test_offer_prices_in_csv_are_the_json_values():
+    doc, rows = both("A100")
+    offers = doc["offers"]
+    assert len(offers) == len(rows) > 0
+    for o, r in zip(offers, rows):
+        for key in ("usd_per_hour", "spot_usd_per_hour", "gpu_memory_gib", "memory_gib", "network_gbps"):
+            assert same_number(o[key], r[key]), (o["instance_type"], o["region"], key, o[key], r[key])
+
+
+def test_summary_prices_in_csv_are_the_json_values():
+    doc, rows = both()
+    assert len(doc["gpus"]) == len(rows) > 0
+    for g, r in zip(doc["gpus"], rows):
+        for key in ("cheapest_usd_per_gpu_hr", "cheapest_spot_usd_per_gpu_hr"):
+            assert same_number(g.get(key), r[key]), (g["gpu"], g["cloud"], key, g.get(key), r[key])
+
+
+if __name__ == "__main__":
+    sys.exit(pyharness.run(dict(globals())))
