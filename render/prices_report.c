@@ -116,7 +116,7 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
 void cf_prices_summary_csv(const cf_prices_summary_report *r, cf_buf *out)
 {
     cf_buf_puts(out, "gpu,cloud,gpu_counts,cheapest_usd_per_gpu_hr,cheapest_instance,cheapest_region,"
-                     "cheapest_spot_usd_per_gpu_hr\n");
+                     "cheapest_spot_usd_per_gpu_hr,spot_estimated,cheapest_spot_kind\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const cf_gpu_cloud_prices *g = &r->rows[i];
         char counts[64];
@@ -135,7 +135,10 @@ void cf_prices_summary_csv(const cf_prices_summary_report *r, cf_buf *out)
             cf_buf_puts(out, ",,,");
         }
         if (g->cheapest_spot)
-            cf_buf_printf(out, CSV_PRICE, g->cheapest_spot_usd_per_gpu_hr);
+            cf_buf_printf(out, CSV_PRICE ",%d,%s", g->cheapest_spot_usd_per_gpu_hr,
+                          g->cheapest_spot->spot_price_estimated, cf_price_kind_name(g->cheapest_spot_kind));
+        else
+            cf_buf_puts(out, ",,");
         cf_buf_puts(out, "\n");
     }
 }
@@ -246,7 +249,7 @@ void cf_prices_offers_table(const cf_prices_offers_report *r, cf_buf *out)
 void cf_prices_offers_csv(const cf_prices_offers_report *r, cf_buf *out)
 {
     cf_buf_puts(out, "cloud,region,instance_type,gpus,gpu_memory_gib,vcpus,memory_gib,network_gbps,usd_per_hour,"
-                     "spot_usd_per_hour,spot_estimated,ondemand_kind,ondemand_date,spot_kind,spot_date,zones\n");
+                     "spot_usd_per_hour,spot_estimated,ondemand_kind,ondemand_date,spot_kind,spot_date,zones,gpu\n");
     for (size_t i = 0; i < r->n_offers; i++) {
         const cf_vm *vm = r->offers[i];
         const char *texts[] = {vm->cloud, vm->region, vm->instance_type};
@@ -270,6 +273,8 @@ void cf_prices_offers_csv(const cf_prices_offers_report *r, cf_buf *out)
         cf_csv_put_field(out, vm->spot_date);
         cf_buf_puts(out, ",");
         cf_csv_put_field(out, vm->zones);
+        cf_buf_puts(out, ",");
+        cf_csv_put_field(out, vm->gpu_model);
         cf_buf_puts(out, "\n");
     }
 }

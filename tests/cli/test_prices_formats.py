@@ -49,5 +49,16 @@ def test_summary_prices_in_csv_are_the_json_values():
             assert same_number(g.get(key), r[key]), (g["gpu"], g["cloud"], key, g.get(key), r[key])
 
 
+def test_csv_names_the_gpu_and_the_spot_kind_as_table_and_json_do():
+    doc, rows = both("A100")
+    assert {o["gpu"] for o in doc["offers"]} == {r["gpu"] for r in rows}
+    assert len({r["gpu"] for r in rows}) > 1  # a family: the count alone cannot say which model
+    assert all(o["gpu"] == r["gpu"] for o, r in zip(doc["offers"], rows))
+    doc, rows = both()
+    for g, r in zip(doc["gpus"], rows):
+        assert r["cheapest_spot_kind"] == (g.get("cheapest_spot_kind") or ""), (g, r)
+        assert r["spot_estimated"] == ("" if "spot_estimated" not in g else str(int(g["spot_estimated"]))), (g, r)
+
+
 if __name__ == "__main__":
     sys.exit(pyharness.run(dict(globals())))
