@@ -50,6 +50,8 @@ static int check_options(const cf_cli_options *o, unsigned *rules, unsigned *bat
                                      : "simulate replays one plan: give one --region");
     if (o->nodes > 0 && o->traces.n > 1)
         return usage("--nodes applies to one trace; with two, each trace's index.csv or largest count decides");
+    if (o->traces.n > 1 && (cf_cli_on_command_line(o, "rule") || cf_cli_on_command_line(o, "batch")))
+        return usage("--rule and --batch apply to one trace; two traces give one mixed-types row (docs/spot.md)");
     return 0;
 }
 

@@ -144,6 +144,10 @@ def test_simulate_two_traces_mix_types():
     assert [v["gpu"] for v in doc["plan"]["vms"]] == ["V100", "T4"], doc["plan"]
     assert all(v["local_batch"] >= 1 for v in doc["plan"]["vms"]), doc["plan"]
     assert [r["rule"] for r in doc["rules"]] == ["mixed-types"], doc["rules"]
+    # --rule / --batch typed with two traces were ignored without a word: a usage error, as --nodes is
+    for opt, value in (("--rule", "gain"), ("--batch", "hold")):
+        rc, out, err = run("simulate", RESNET, "--trace", a, "--trace", b, "--gpu", "V100", "--gpu", "T4", opt, value)
+        assert rc == 2 and out == "" and "--rule and --batch apply to one trace" in err, (opt, rc, err)
 
 
 def test_simulate_index_beside_a_trace():
