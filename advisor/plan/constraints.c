@@ -42,13 +42,23 @@ static void plan_name(const cf_config *cfg, char *out, size_t n)
              cfg->vm->gpu_model, cfg->vm->cloud, cfg->spot ? " (spot)" : "");
 }
 
+/* "PLAN, costs $X, $Y at the confidence", each figure on the side of the budget it is on. */
+static void cost_at_confidence(const cf_config *cfg, double budget_usd, char *out, size_t n)
+{
+    char amount[32], at[32], plan[320];
+    fmt_amount(amount, sizeof amount, cfg->total_usd, -1, budget_usd);
+    fmt_amount(at, sizeof at, cfg->usd_at_confidence, -1, budget_usd);
+    plan_name(cfg, plan, sizeof plan);
+    snprintf(out, n, "%s, costs $%s, $%s at the confidence", plan, amount, at);
+}
+
 cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const cf_config *fastest,
                               const cf_config *fastest_at_confidence, const cf_config *cheapest,
                               const cf_config *cheapest_at_confidence, const cf_config *cheapest_in_deadline,
                               const char *qualifier)
 {
     const char *q = qualifier ? qualifier : "";
-    char amount[32], at[32], plan[320];
+    char amount[32], at[32], plan[320], cost[448];
     /* within the deadline at its point, over it at the confidence: every
      * configuration, as this one has the fewest hours there (the fastest
      * at its point may not: another whose hours are surer can meet the
@@ -78,26 +88,18 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
                cheapest_at_confidence->usd_at_confidence > c->budget_usd) {
         /* within the budget at its point, over it at the confidence: every
          * configuration, as this one has the lowest cost there */
-        const cf_config *q_cfg = cheapest_at_confidence;
-        fmt_amount(amount, sizeof amount, q_cfg->total_usd, -1, c->budget_usd);
-        fmt_amount(at, sizeof at, q_cfg->usd_at_confidence, -1, c->budget_usd);
-        plan_name(q_cfg, plan, sizeof plan);
-        cf_error_set(CF_ERR_INFEASIBLE,
-                     "%s: no configuration stays within $%g%s at the confidence: the cheapest there, %s, costs $%s, $%s "
-                     "at the confidence",
-                     where, c->budget_usd, q, plan, amount, at);
+        cost_at_confidence(cheapest_at_confidence, c->budget_usd, cost, sizeof cost);
+        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration stays within $%g%s at the confidence: the cheapest there, %s",
+                     where, c->budget_usd, q, cost);
     } else if (cheapest_in_deadline && c->deadline_hours > 0 && c->budget_usd > 0 &&
                cheapest_in_deadline->usd_at_confidence > c->budget_usd) {
         /* each limit alone can be met, not both: how far the cheapest
          * plan within the deadline is over the budget */
-        const cf_config *d_cfg = cheapest_in_deadline;
-        fmt_amount(amount, sizeof amount, d_cfg->total_usd, -1, c->budget_usd);
-        fmt_amount(at, sizeof at, d_cfg->usd_at_confidence, -1, c->budget_usd);
-        plan_name(d_cfg, plan, sizeof plan);
+        cost_at_confidence(cheapest_in_deadline, c->budget_usd, cost, sizeof cost);
         cf_error_set(CF_ERR_INFEASIBLE,
                      "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s together: the cheapest "
-                     "within the deadline at the confidence, %s, costs $%s, $%s at the confidence",
-                     where, c->deadline_hours, c->budget_usd, q, plan, amount, at);
+                     "within the deadline at the confidence, %s",
+                     where, c->deadline_hours, c->budget_usd, q, cost);
     } else if (c->deadline_hours > 0 && c->budget_usd > 0) {
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration meets the deadline (%g h) and the budget ($%g)%s", where,
                      c->deadline_hours, c->budget_usd, q);
