@@ -222,6 +222,24 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* 1 when a 'device' event's name can be the configuration's GPU: it
+ * resolves to that row, is a family name the row belongs to, or is a name
+ * the table does not know. */
+static int device_may_be(const cf_exec_runner *e, const char *reported, const char *gpu)
+{
+    if (!e->gpus || !reported[0])
+        return 1;
+    const cf_gpu *family[32];
+    size_t n_family = cf_gpu_family_rows(e->gpus, e->n_gpus, reported, family, sizeof family / sizeof *family);
+    for (size_t i = 0; i < n_family; i++)
+        if (strcasecmp(family[i]->model, gpu) == 0)
+            return 1;
+    if (n_family)
+        return 0;
+    const cf_gpu *row = cf_gpu_resolve(e->gpus, e->n_gpus, reported);
+    return !row || strcasecmp(row->model, gpu) == 0;
+}
+
 static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, double *out)
 {
     cf_exec_runner *e = ctx;
@@ -259,6 +277,14 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
                               "\"type\": \"cpu\"), not on %s: a CPU's step time is not a GPU's throughput",
                               e->label, res.device.name, c->gpu);
             cf_error_hint("check that the job sees the GPU (CUDA driver, the framework's GPU build) on the VM");
+        } else if (st == CF_OK && res.has_device && !device_may_be(e, res.device.name, c->gpu)) {
+            /* the launcher gave another accelerator than asked for (a
+             * fallback, a node pool of another type): its step time would
+             * be stored as this GPU's throughput */
+            st = cf_error_set(CF_ERR_INVALID, "'%s': the 'device' event says the run was on '%s', not on %s",
+                              e->label, res.device.name, c->gpu);
+            cf_error_hint("check which GPU the launcher gave the job (its node pool, instance type or accelerator "
+                          "setting)");
         } else if (st == CF_OK) {
             int timed = res.n_steps - run.warmup_steps;
             double *t = timed > 0 ? malloc((size_t)timed * sizeof *t) : NULL;

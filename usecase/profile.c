@@ -97,8 +97,11 @@ static cf_status through_runner(const cf_profile_request *req, cf_profile_result
     } else {
         st = catalog_candidates(req, &cands, &n_cands);
         if (st == CF_OK &&
-            (have_exec = (st = cf_exec_runner_open(req->runner + 5, req->timeout_s, req->seed, &exec)) == CF_OK))
+            (have_exec = (st = cf_exec_runner_open(req->runner + 5, req->timeout_s, req->seed, &exec)) == CF_OK)) {
+            exec.gpus = req->catalog->gpus;
+            exec.n_gpus = req->catalog->n_gpus;
             runner = cf_exec_runner_iface(&exec);
+        }
     }
     cf_search_profile_request rq = {.gpu = gpu->model, .instance_type = req->instance_type,
                                     .constraints = &spec->search, .from_trace = is_trace,

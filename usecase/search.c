@@ -57,6 +57,8 @@ static cf_status open_exec(const cf_search_session_request *req, cf_search_sessi
         st = cf_exec_runner_open(req->runner + 5, req->timeout_s, runner_seed(req), &s->exec);
     if (st != CF_OK)
         return st;
+    s->exec.gpus = req->catalog_source->catalog.gpus;
+    s->exec.n_gpus = req->catalog_source->catalog.n_gpus;
     s->runner_open = 1;
     s->options.candidates = s->owned_cands;
     s->options.n_candidates = n_cands;

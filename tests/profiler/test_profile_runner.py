@@ -278,6 +278,47 @@ def test_a_run_on_the_cpu_is_not_the_gpus_throughput():
     assert rc == 6 and "every run failed" in err and "was on a CPU" in err, (rc, err)
 
 
+DEVICE_RUNNER = r"""
+import json, os, sys
+print(json.dumps({"event": "device", "name": sys.argv[1]}))
+for i in range(int(os.environ["CLOUDFIT_WARMUP_STEPS"]) + int(os.environ["CLOUDFIT_STEPS"])):
+    print(json.dumps({"event": "step", "step": i, "time_s": 0.01 + 0.001 * int(os.environ["CLOUDFIT_LOCAL_BATCH"]),
+                      "samples": int(os.environ["CLOUDFIT_LOCAL_BATCH"])}))
+print(json.dumps({"event": "done"}))
+"""
+
+
+def test_a_run_on_another_gpu_is_not_this_gpus_throughput():
+    # the launcher gave the job another accelerator than asked for (a node
+    # pool of another type, a fallback): its step times were stored as the
+    # asked-for GPU's profile
+    script = write("device_runner.py", DEVICE_RUNNER)
+    for reported, kept in [("Tesla T4", True), ("NVIDIA T4", True), ("T4", True),
+                           ("Some Future Board", True),  # a name the table does not know: taken on trust
+                           ("NVIDIA A100-SXM4-40GB", False), ("A100", False), ("NVIDIA L4", False)]:
+        db = os.path.join(TMP, "dev.db")
+        if os.path.exists(db):
+            os.unlink(db)
+        template = "exec:/usr/bin/python3 %s '%s' {nodes}" % (script, reported)
+        rc, out, err = run("profile", spec("dev"), "--runner", template, "--gpu", "T4", "--probe-steps", "2", db=db)
+        if kept:
+            assert rc == 0 and len(stored(db)) == 1, (reported, rc, err)
+        else:
+            assert rc == 3, (reported, rc, err)
+            assert "the 'device' event says the run was on '%s', not on T4" % reported in err, (reported, err)
+            assert "hint: check which GPU the launcher gave the job" in err and "nothing was stored" in err, err
+            assert not os.path.exists(db) or stored(db) == []
+    # a family name stands for each of its rows: "A100" may be the A100-80GB asked for
+    template = "exec:/usr/bin/python3 %s A100 {nodes}" % script
+    rc, out, err = run("profile", spec("dev80"), "--runner", template, "--gpu", "A100-80GB", "--probe-steps", "2",
+                       db=os.path.join(TMP, "dev80.db"))
+    assert rc == 0, err
+    template = "exec:/usr/bin/python3 %s 'NVIDIA A100-SXM4-40GB' {nodes}" % script
+    rc, out, err = run("search", spec("dev-search"), "--runner", template, "--gpu", "A100-80GB",
+                       "--max-nodes", "1", "--probe-steps", "2", "--max-probes", "1", "--no-history")
+    assert rc == 6 and "every run failed" in err and "was on 'NVIDIA A100-SXM4-40GB', not on A100-80GB" in err, (rc, err)
+
+
 def test_usage_errors():
     path = spec("e")
     cases = [

@@ -85,11 +85,18 @@ typedef struct {
     unsigned long seed;
     int warmup_steps;
     size_t n_runs;
+    const cf_gpu *gpus;               /* the GPU table a 'device' event's name is resolved in */
+    size_t n_gpus;                    /*   (NULL: the name is not checked); not owned */
 } cf_exec_runner;
 
 /* Splits and checks the template (placeholders: {cloud} {region}
  * {instance_type} {gpu} {nodes} {gpus_per_node} {local_batch} {steps});
- * CF_ERR_USAGE for an empty or malformed template or an unknown placeholder. */
+ * CF_ERR_USAGE for an empty or malformed template or an unknown placeholder.
+ * With a GPU table set (gpus, n_gpus) after opening, a run whose 'device'
+ * event names another GPU of the table than the configuration's
+ * (cf_gpu_resolve; a family name such as "A100" stands for each of its
+ * rows) fails: its step time is another GPU's throughput. A name the
+ * table does not know is taken on trust. */
 cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *out);
 cf_search_runner cf_exec_runner_iface(cf_exec_runner *e);
 void cf_exec_runner_close(cf_exec_runner *e);
