@@ -190,6 +190,9 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         cJSON_AddStringToObject(plan, "note", r->note);
     else
         cJSON_AddNullToObject(plan, "note");
+    cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
+    for (int i = 0; i < r->n_warnings; i++)
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(r->warnings[i]));
     cJSON *rows = cJSON_AddArrayToObject(doc, "rules");
     for (int i = 0; i < res->n_rows; i++) {
         const cf_simulate_row *row = &res->rows[i];

@@ -12,6 +12,21 @@ static void note(const cf_simulate_run_request *req, cf_note_kind kind, const ch
         req->note(req->note_ctx, kind, text);
 }
 
+/* A run's notes: passed on, and its warnings kept for the report (the
+ * JSON document says them too, not only stderr). */
+typedef struct {
+    const cf_simulate_run_request *req;
+    cf_simulate_run_result *out;
+} run_notes;
+
+static void keep_note(void *ctx, cf_note_kind kind, const char *text)
+{
+    run_notes *n = ctx;
+    if (kind == CF_NOTE_WARNING && n->out->n_warnings < CF_SIMULATE_MAX_WARNINGS)
+        snprintf(n->out->warnings[n->out->n_warnings++], sizeof n->out->warnings[0], "%s", text);
+    note(n->req, kind, text);
+}
+
 cf_status cf_simulate_rules_of(const char *name, unsigned *out)
 {
     static const struct {
@@ -175,9 +190,14 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
                             "scores shorter lengths too)");
 }
 
-cf_status cf_simulate_run(const cf_simulate_run_request *req, cf_simulate_run_result *out)
+cf_status cf_simulate_run(const cf_simulate_run_request *caller_req, cf_simulate_run_result *out)
 {
     memset(out, 0, sizeof *out);
+    run_notes notes = {caller_req, out};
+    cf_simulate_run_request own = *caller_req;
+    own.note = keep_note;
+    own.note_ctx = &notes;
+    const cf_simulate_run_request *req = &own;
     const cf_spec *spec = req->spec;
     cf_status st = load_traces(req, out);
     if (st != CF_OK)
@@ -220,7 +240,8 @@ cf_status cf_simulate_run(const cf_simulate_run_request *req, cf_simulate_run_re
     note_outlasting(req, out);
     out->report = (cf_simulate_report){.spec = spec, .trace = trace, .path = &out->path, .setup = &out->setup,
                                        .result = &out->result,
-                                       .note = out->notes[0][0] ? out->notes[0] : out->n_traces > 1 ? out->notes[1] : ""};
+                                       .note = out->notes[0][0] ? out->notes[0] : out->n_traces > 1 ? out->notes[1] : "",
+                                       .warnings = out->warnings, .n_warnings = out->n_warnings};
     return CF_OK;
 }
 

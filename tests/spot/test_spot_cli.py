@@ -645,9 +645,17 @@ def test_simulate_warns_when_the_job_outlasts_the_trace():
                        "--max-catalog-age-days", "100000")
     assert rc == 0, err
     assert "outlasts" in err and "circularly" in err and "times for the median start" in err, err
+    # the JSON document says it too (a pipeline reads stdout, not stderr)
+    rc, out, err = run("simulate", gpt2, "--trace", path, "--rule", "gain", "--batch", "hold",
+                       "--max-catalog-age-days", "100000", "-f", "json")
+    warnings = json.loads(out)["warnings"]
+    assert rc == 0 and len(warnings) == 1 and "outlasts" in warnings[0] and warnings[0] in err, (warnings, err)
     rc, out, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",
                        "--batch", "hold", "--max-catalog-age-days", "100000")
     assert rc == 0 and "outlasts" not in err, err
+    rc, out, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",
+                       "--batch", "hold", "--max-catalog-age-days", "100000", "-f", "json")
+    assert rc == 0 and json.loads(out)["warnings"] == [], err
 
 
 def test_mixed_plan_switch_over_helper():

@@ -16,6 +16,8 @@ typedef struct {
     const cf_simulate_setup *setup;
     const cf_simulate_result *result;
     const char *note;            /* e.g. the trace's VM is not in the catalog; "" = none */
+    const char (*warnings)[512]; /* the warnings said on stderr (JSON `warnings`) */
+    int n_warnings;
 } cf_simulate_report;
 
 void cf_simulate_table(const cf_simulate_report *r, cf_buf *out);

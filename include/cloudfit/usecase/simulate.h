@@ -22,6 +22,8 @@
 #include "cloudfit/render/calibrate_report.h"
 #include "cloudfit/render/simulate_report.h"
 #include "cloudfit/spec.h"
+
+#define CF_SIMULATE_MAX_WARNINGS 4
 #include "cloudfit/usecase/evidence.h"
 
 typedef struct {
@@ -57,6 +59,8 @@ typedef struct {
     const cf_vm *vms[2];             /* the offer of each trace */
     int nodes[2];
     char notes[2][320];              /* how each offer was found ("" = by its index row) */
+    char warnings[CF_SIMULATE_MAX_WARNINGS][512]; /* what `note` was told as warnings, for the JSON */
+    int n_warnings;
     cf_inputs inputs;
     int have_inputs;
     cf_spot_path path;
