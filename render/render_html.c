@@ -100,7 +100,7 @@ static void next_measurement(const cf_report *r, cf_buf *out)
     cf_buf_puts(out, "<p class=\"next\" id=\"next-measurement\"><strong>Next measurement</strong>: ");
     esc(out, m->reason);
     cf_buf cmd = CF_BUF_INIT;
-    cf_next_measurement_command(m, r->spec->job.source, &cmd);
+    cf_next_measurement_command(m, r->spec->job.source, r->history, &cmd);
     cf_buf_puts(out, ". Run it: <code>");
     esc(out, cmd.data ? cmd.data : "");
     cf_buf_puts(out, "</code></p>\n");

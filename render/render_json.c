@@ -266,7 +266,7 @@ cJSON *cf_report_json(const cf_report *r)
     cJSON *front = cJSON_AddArrayToObject(doc, "pareto");
     for (size_t i = 0; i < r->advice->n_pareto; i++)
         cJSON_AddItemToArray(front, cf_config_json(&r->advice->pareto[i]));
-    cJSON_AddItemToObject(doc, "next_measurement", cf_next_measurement_json(&r->advice->next, r->spec->job.source));
+    cJSON_AddItemToObject(doc, "next_measurement", cf_next_measurement_json(&r->advice->next, r->spec->job.source, r->history));
     cJSON_AddItemToObject(doc, "explanation", explanation_json(r));
     cJSON_AddItemToObject(doc, "gates", cf_gates_json(r->gates, r->n_gates));
     return doc;

@@ -233,7 +233,7 @@ static void reasons(const cf_report *r, cf_buf *out)
         cf_buf_puts(out, "- **next measurement**: ");
         cell(out, r->advice->next.reason);
         cf_buf cmd = CF_BUF_INIT;
-        cf_next_measurement_command(&r->advice->next, r->spec->job.source, &cmd);
+        cf_next_measurement_command(&r->advice->next, r->spec->job.source, r->history, &cmd);
         cf_buf_puts(out, "; then recommend again: ");
         code(out, cmd.data ? cmd.data : "", 0);
         cf_buf_puts(out, "\n");

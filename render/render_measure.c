@@ -30,7 +30,8 @@ static void shell_word(cf_buf *out, const char *word)
         cf_shell_quote(out, word);
 }
 
-void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, cf_buf *out)
+void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, const char *history,
+                                 cf_buf *out)
 {
     cf_buf_puts(out, "cloudfit profile --runner RUNNER --gpu ");
     shell_word(out, m->gpu);
@@ -38,19 +39,23 @@ void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_
     shell_word(out, m->instance_type);
     if (m->kind == CF_MEASURE_NETWORK && !(m->nodes == 2 && m->gpus_per_node == 1))
         cf_buf_printf(out, " --probe-nodes %d --probe-gpus %d", m->nodes, m->gpus_per_node);
+    if (history && history[0]) { /* the profile goes where the next `recommend` reads it */
+        cf_buf_puts(out, " --db ");
+        shell_word(out, history);
+    }
     cf_buf_puts(out, " ");
     shell_word(out, spec_path && spec_path[0] ? spec_path : "MODEL.json");
 }
 
-void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, cf_buf *out)
+void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, const char *history, cf_buf *out)
 {
     if (m->kind == CF_MEASURE_NONE)
         return;
     cf_buf_printf(out, "%s; then 'recommend' again. Run it: ", m->reason);
-    cf_next_measurement_command(m, spec_path, out);
+    cf_next_measurement_command(m, spec_path, history, out);
 }
 
-cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_path)
+cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_path, const char *history)
 {
     if (m->kind == CF_MEASURE_NONE)
         return cJSON_CreateNull();
@@ -81,7 +86,7 @@ cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_p
     cJSON_AddNumberToObject(plan, "total_usd", cf_json_round(m->plan_usd, 6));
     cJSON_AddStringToObject(o, "reason", m->reason);
     cf_buf cmd = CF_BUF_INIT;
-    cf_next_measurement_command(m, spec_path, &cmd);
+    cf_next_measurement_command(m, spec_path, history, &cmd);
     cJSON_AddStringToObject(o, "command", cmd.data ? cmd.data : "");
     cf_buf_free(&cmd);
     return o;

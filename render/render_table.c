@@ -286,7 +286,7 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
     if (r->advice->next.kind != CF_MEASURE_NONE) {
         cf_buf_puts(out, "  next measurement: ");
-        cf_next_measurement_text(&r->advice->next, s->job.source, out);
+        cf_next_measurement_text(&r->advice->next, s->job.source, r->history, out);
         cf_buf_puts(out, "\n");
     }
     if (c->network_measured_max_nodes > 0) {

@@ -145,7 +145,7 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
                               .catalog_age_days = req->catalog_source->age_days,
                               .catalog_source = req->catalog_source, .hetero = req->mix ? &out->hetero : NULL,
                               .ci = req->ci, .baseline = out->baseline.have ? &out->baseline : NULL,
-                              .gates = out->gates, .n_gates = out->n_gates};
+                              .gates = out->gates, .n_gates = out->n_gates, .history = req->history};
     return CF_OK;
 }
 

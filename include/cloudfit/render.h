@@ -44,6 +44,11 @@ typedef struct {
     size_t n_gates;
     /* --mix: the best job mixing two GPU types (NULL = not asked). */
     const cf_hetero_advice *hetero;
+    /* The history the command named (--db, CLOUDFIT_DB or the configuration
+     * file; as shown: a URL's password redacted), which the next
+     * measurement's command names too so that its profile lands where the
+     * next `recommend` reads; NULL = the default history. */
+    const char *history;
 } cf_report;
 
 /* The versioned recommendation document (docs/output.md); caller frees. */
@@ -121,10 +126,12 @@ void cf_report_extrapolation_note(const cf_config *c, cf_buf *out);
 
 /* The measurement worth buying (render/render_measure.c): its reason and
  * the `cloudfit profile --runner` command that runs it for the spec at
- * `spec_path` (nothing for CF_MEASURE_NONE; no newline), and its JSON
- * (null for CF_MEASURE_NONE). */
-void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, cf_buf *out);
-void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, cf_buf *out);
-cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_path);
+ * `spec_path` with `--db history` (none when `history` is NULL: the
+ * default) (nothing for CF_MEASURE_NONE; no newline), and its JSON (null
+ * for CF_MEASURE_NONE). */
+void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, const char *history, cf_buf *out);
+void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, const char *history,
+                                 cf_buf *out);
+cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_path, const char *history);
 
 #endif

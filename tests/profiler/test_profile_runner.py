@@ -352,4 +352,35 @@ def test_usage_errors():
         assert rc == 3 and message in err, (args, rc, err)
 
 
+def next_measurement(path, db):
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--cloud", "aws", "--no-history", "-f", "json", db=db)
+    assert rc == 0, err
+    doc = json.loads(out)
+    return doc["chosen"]["provenance"], doc["next_measurement"]
+
+
+def test_next_measurement_command_runs_as_printed():
+    """recommend --db DB named `cloudfit profile --runner RUNNER ... MODEL.json` without --db: run as printed,
+    the profile went to the default history and the next `recommend --db DB` asked for it again. The command
+    names the history now, and the loop closes: the next recommend uses the measurement."""
+    import shlex
+    db = os.path.join(TMP, "loop.db")
+    s = json.loads(json.dumps(SPEC))
+    s["model"]["flops_per_sample"] = 2.46e10  # no profile: T4 estimated from its FLOPs
+    path = write("loop.json", json.dumps(s))
+    provenance, nm = next_measurement(path, db)
+    assert provenance["throughput"] == "estimated" and nm["kind"] == "profile", (provenance, nm)
+    words = shlex.split(nm["command"])
+    assert words[:4] == ["cloudfit", "profile", "--runner", "RUNNER"] and words[-1] == path, words
+    assert words[words.index("--db") + 1] == db, words
+    words[3] = "trace:" + TRACE
+    p = subprocess.run([BIN, *words[1:]], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    provenance, after = next_measurement(path, db)
+    assert provenance["throughput"] == "fitted" and after != nm, (provenance, after)
+    # without --db (the default history) the command names none
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--cloud", "aws", "--no-history", "-f", "json")
+    assert rc == 0 and "--db" not in json.loads(out)["next_measurement"]["command"], out
+
+
 sys.exit(pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True)))

@@ -28,6 +28,8 @@ typedef struct {
     cf_catalog_source *catalog_source; /* the catalog in use; cf_recommend sets the prices in use */
     cf_db *db;                         /* cached profiles, recorded runs, the baseline; NULL = none */
     const char *db_name;               /* how the database may be shown (no password); NULL = "" */
+    const char *history;               /* the history named (as db_name), for the next measurement's command;
+                                          NULL = the default (report.history) */
     size_t top;                        /* configurations ranked; 0 = 10 */
     int mix;                           /* also the best job mixing two GPU types (docs/spot.md) */
     int include_restricted_regions;    /* regions that need an access request too */
