@@ -318,6 +318,14 @@ cf_status cf_search_plan_profile(const cf_search_profile_request *rq, cf_search_
     if (st == CF_OK && can_probe && out->n_probe == 0)
         snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
                  "no %d-node × %d-GPU configuration of %s within the spec's limits", nodes, gpus, rq->gpu);
+    if (st == CF_OK && out->probe_skipped_why[0] && (rq->probe_nodes > 1 || rq->probe_gpus > 0)) {
+        /* a shape asked for by name (a next measurement's command) that
+         * cannot run: refused, not a profile without it stored over one
+         * whose measured probe it would drop */
+        st = cf_error_set(CF_ERR_USAGE, "--probe-nodes %d --probe-gpus %d: %s", nodes, gpus, out->probe_skipped_why);
+        cf_error_hint("nothing was run or stored; give a shape the runner can start, or leave --probe-nodes and "
+                      "--probe-gpus out for the 2-node × 1-GPU probe");
+    }
     free(excluded);
     return st;
 }

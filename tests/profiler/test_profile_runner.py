@@ -383,4 +383,27 @@ def test_next_measurement_command_runs_as_printed():
     assert rc == 0 and "--db" not in json.loads(out)["next_measurement"]["command"], out
 
 
+def test_a_probe_shape_asked_for_that_cannot_run_is_refused():
+    """--probe-nodes 3 --probe-gpus 1 (a next measurement's command) on a trace without 3 × 1 rows, or beyond
+    the spec's max_nodes with exec, exited 0 and stored a profile with no probe over the stored one whose 2-node
+    probe was measured: the next recommend fell back to the default network. Refused now (exit 2), the stored
+    profile left as it was."""
+    db, path = os.path.join(TMP, "shape.db"), spec("shape", max_nodes=16)
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", db=db)
+    assert rc == 0, err
+    before = stored(db)
+    assert json.loads(before[0][2])["runner"]["probe_status"] == "measured"
+    exec_runner = ("exec:/usr/bin/python3 " + FAKE + " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch}"
+                   " --instance {instance_type}")
+    for runner, shape, message in [
+            ("trace:" + TRACE, ["--probe-nodes", "3", "--probe-gpus", "1"],
+             "--probe-nodes 3 --probe-gpus 1: the trace has no 3-node × 1-GPU rows of T4"),
+            (exec_runner, ["--probe-nodes", "30", "--probe-gpus", "1"],
+             "--probe-nodes 30 --probe-gpus 1: the spec allows 16 nodes")]:
+        rc, out, err = run("profile", path, "--runner", runner, "--gpu", "T4", "--instance-type", "g4dn.xlarge",
+                           *shape, db=db)
+        assert rc == 2 and message in err and "nothing was run or stored" in err and out == "", (rc, err)
+        assert stored(db) == before
+
+
 sys.exit(pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True)))
