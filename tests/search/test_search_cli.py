@@ -266,6 +266,17 @@ def test_infeasible_deadline():
     assert "savings vs training.current (1 × 4 T4, m=40): none to compare (no pick)" in out, out
 
 
+def test_no_pick_with_an_oracle_has_no_nan_regret():
+    """A trace with multi-node rows only: no pick, but the oracle exists; the table read "regret nan%"
+    (JSON: regret_pct null)."""
+    lines = open(TRACE).read().splitlines()
+    multi = write("multi-node.csv", "\n".join([lines[0]] + [l for l in lines[1:] if l.split(",")[6] != "1"]) + "\n")
+    rc, out, err = run(SPEC, "--runner", "trace:" + multi, "--no-history")
+    assert rc == 4, (rc, err)
+    assert "nan" not in out.lower(), out
+    assert re.search(r"oracle \(measured times\): .*; regret: none \(no pick\); MISSES", out), out
+
+
 def main():
     return pyharness.run(globals())
 
