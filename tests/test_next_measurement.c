@@ -184,6 +184,14 @@ static void test_held_back_plan(void **state)
     assert_true(m.could_change_choice);
     assert_true(fabs(m.plan_usd - 80) < 1e-9);
     assert_non_null(strstr(m.reason, "only because"));
+    /* B has no profile to be carried over from (estimated from the FLOPs per sample): the reason said
+     * "carried over from another GPU type" all the same */
+    if (!strstr(m.reason, "B's throughput is an estimate from the model's FLOPs per sample"))
+        fail_msg("reason: %s", m.reason);
+    snprintf(f.perf[1].carried_from, sizeof f.perf[1].carried_from, "A");
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    if (!strstr(m.reason, "B's throughput is an estimate carried over from another GPU type"))
+        fail_msg("reason: %s", m.reason);
     /* with so much left after the measurement that it passes only on a rare lucky outcome (z < −1.7), it
      * cannot be expected to change the choice */
     f.advice.held_back = plan_of(&f.vm_b, 8, 0.4, 0.7);

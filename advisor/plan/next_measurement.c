@@ -206,21 +206,27 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
 /* The reason: what, where, what it costs, and why it is worth it. `measured`
  * is the plan whose uncertainty it removes; `other` the plan it concerns
  * besides the chosen one (NULL: only the chosen plan). */
-static void describe(cf_next_measurement *m, const cf_config *chosen, const cf_config *measured,
-                     const cf_config *other, const cf_constraints *limits)
+static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_config *chosen,
+                     const cf_config *measured, const cf_config *other, const cf_constraints *limits)
 {
     cf_buf out = CF_BUF_INIT, why = CF_BUF_INIT;
     if (m->kind == CF_MEASURE_PROFILE) {
         cf_buf_printf(&out, "profile %s (1 VM %s, ~%.0f min, ~$%.2f): ", m->gpu, m->instance_type, m->est_minutes,
                       m->est_usd);
+        /* an estimate is carried over from a profiled GPU type, or without one from the FLOPs per sample */
         cf_buf_printf(&why, "%s's throughput is %s", m->gpu,
-                      measured->prov_throughput == CF_PROV_ESTIMATED ? "an estimate carried over from another GPU type"
-                                                                     : "not measured");
+                      measured->prov_throughput != CF_PROV_ESTIMATED ? "not measured"
+                      : perf && perf->carried_from[0]                ? "an estimate carried over from another GPU type"
+                                                                     : "an estimate from the model's FLOPs per sample");
     } else {
         cf_buf_printf(&out, "run %d × %s for %d GPUs each (~%.0f min, ~$%.2f): ", m->nodes, m->instance_type,
                       m->gpus_per_node, m->est_minutes, m->est_usd);
-        cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPUs is beyond what its network was measured at",
-                      m->nodes, m->gpus_per_node);
+        if (measured->prov_network == CF_PROV_DEFAULT) /* nothing measured it: not "beyond" a measurement */
+            cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPUs runs on a default network, never measured",
+                          m->nodes, m->gpus_per_node);
+        else
+            cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPUs is beyond what its network was measured at",
+                          m->nodes, m->gpus_per_node);
     }
     const char *better = limits->objective == CF_OBJ_COST ? "cheaper" : limits->objective == CF_OBJ_TIME ? "faster"
                                                                                                          : "better";
@@ -351,7 +357,7 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             m->plan_hours = concerned->hours;
             m->plan_nodes = concerned->nodes;
             snprintf(m->plan_instance_type, sizeof m->plan_instance_type, "%s", concerned->vm->instance_type);
-            describe(m, chosen, plan, other, limits);
+            describe(m, perf_of(in, plan->vm->gpu_model), chosen, plan, other, limits);
             if (!have || option_better(&o, &best)) {
                 best = o;
                 have = 1;
