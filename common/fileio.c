@@ -140,12 +140,81 @@ const char *cf_basename(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* `path` as one spelling for comparison, when it may not exist yet: the
+ * deepest folder of it that exists, resolved (realpath), then the rest
+ * with `.` and empty names dropped and `..` taking the name before it off
+ * (`out/x`, `./out//x` and `out/../out/x` are one). NULL when out of
+ * memory or the path is too long. */
+static char *comparable_path(const char *path)
+{
+    char head[4096];
+    if (snprintf(head, sizeof head, "%s", path) >= (int)sizeof head)
+        return NULL;
+    /* head: the longest prefix (at a '/') that resolves; tail: the rest */
+    char *real = NULL;
+    size_t head_len = strlen(head);
+    const char *tail = "";
+    for (;;) {
+        real = head_len ? realpath(head, NULL) : realpath(".", NULL);
+        if (real || head_len == 0 || (head_len == 1 && head[0] == '/'))
+            break;
+        while (head_len > 0 && head[head_len - 1] != '/') /* drop the last name */
+            head_len--;
+        tail = path + head_len;
+        while (head_len > 0 && head[head_len - 1] == '/')
+            head_len--;
+        if (head_len == 0 && path[0] == '/') /* the root always resolves */
+            head_len = 1;
+        head[head_len] = '\0';
+    }
+    if (!real)
+        return NULL;
+    size_t cap = strlen(real) + strlen(tail) + 2;
+    char *out = malloc(cap);
+    if (!out) {
+        free(real);
+        return NULL;
+    }
+    size_t len = (size_t)snprintf(out, cap, "%s", strcmp(real, "/") ? real : "");
+    free(real);
+    for (const char *p = tail; *p;) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if (n == 1 && p[0] == '.') {
+            /* the folder itself */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            while (len > 0 && out[len - 1] != '/')
+                len--;
+            if (len > 0)
+                len--;
+        } else if (n > 0) {
+            out[len++] = '/';
+            memcpy(out + len, p, n);
+            len += n;
+        }
+        p += n;
+    }
+    if (len == 0)
+        out[len++] = '/';
+    out[len] = '\0';
+    return out;
+}
+
 int cf_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return strcmp(a, b) == 0;
+    if (strcmp(a, b) == 0)
+        return 1;
+    /* One not there yet (an output about to be created): the same path
+     * however it is spelled, or a later rename would replace the other. */
+    char *ca = comparable_path(a), *cb = comparable_path(b);
+    int same = ca && cb && strcmp(ca, cb) == 0;
+    free(ca);
+    free(cb);
+    return same;
 }
 
 cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs, const cf_path_role *inputs,

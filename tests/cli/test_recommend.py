@@ -120,6 +120,30 @@ def test_emit_never_replaces_an_input():
     assert rc == 0, err
 
 
+def test_two_outputs_in_one_new_file_spelled_differently():
+    """Two outputs naming one file that does not exist yet, spelled differently (`-o out/X.sky.yaml` with
+    `--emit-dir ./out/`, `--report out/X.torchrun.sh` with `--emit-dir out/../out`): the up-front check compared
+    the spellings, so the run computed everything and then failed at staging with exit 1 ("cannot write ...
+    twice"). Now the usage error (exit 2) that the same spelling gets, before anything runs; nothing written."""
+    d = tempfile.mkdtemp(dir=TMP)
+    os.makedirs(os.path.join(d, "out"))
+    spec = example("mlp-synthetic.json")
+    cases = [(["-f", "json", "-o", "out/mlp-synthetic.sky.yaml", "--emit", "skypilot", "--emit-dir", "./out/"],
+              "option '--out-file' and option '--emit skypilot'"),
+             (["--report", "out/mlp-synthetic.torchrun.sh", "--emit", "torchrun", "--emit-dir", "out/../out"],
+              "option '--report' and option '--emit torchrun'"),
+             (["--plot", "new/../new/mlp-synthetic.pytorchjob.yaml", "--emit", "k8s", "--emit-dir", "new"],
+              "option '--plot' and option '--emit k8s'"),
+             (["--report", os.path.join(d, "out", ".", "r.html"), "--plot", "out//r.html"],
+              "option '--report' and option '--plot' name the same file")]
+    for args, message in cases:
+        p = subprocess.run([BIN, "recommend", "--no-history", "-q", *args, spec], capture_output=True, text=True,
+                           env=ENV, timeout=60, cwd=d)
+        assert p.returncode == 2 and message in p.stderr and "name the same file" in p.stderr, (args, p.returncode,
+                                                                                              p.stderr)
+    assert sorted(os.listdir(d)) == ["out"] and os.listdir(os.path.join(d, "out")) == [], os.listdir(d)
+
+
 def test_emit_onto_a_directory_names_the_option_and_a_hint_that_works():
     """A directory where a launch spec goes: the message named neither --emit nor --emit-dir and the hint
     said "name a file in it, e.g. 'DIR/NAME.pytorchjob.yaml/out.json'", which --emit cannot do (its file

@@ -79,7 +79,10 @@ void cf_staged_set_discard(cf_staged_set *s);
 
 /* 1 when `a` and `b` name one file (an output that would replace an
  * input): the same device and inode when both exist, whatever the
- * spelling, a link or a hard link; the same path when one does not. */
+ * spelling, a link or a hard link; when one does not exist yet, the same
+ * path once the folders that exist are resolved and `.`, `..` and
+ * doubled slashes in the rest are taken out (`out/x`, `./out//x`,
+ * `out/../out/x`). */
 int cf_same_file(const char *a, const char *b);
 
 /* A file a command reads or writes, and how messages name it ("option
