@@ -33,6 +33,11 @@ cf_status cf_launch_spec_path(const char *kind, const char *dir, const char *spe
     int k = emitter_of(kind);
     if (k < 0)
         return cf_error_set(CF_ERR_USAGE, "unknown launch spec kind '%s' (one of: %s)", kind, CF_LAUNCH_KINDS_TEXT);
+    if (dir && !dir[0]) { /* an empty shell variable: not the working folder, nor "/" */
+        cf_error_set(CF_ERR_USAGE, "option '--emit-dir' needs a folder name, got ''");
+        cf_error_hint("leave --emit-dir out to write the launch specs into the working folder");
+        return CF_ERR_USAGE;
+    }
     cf_buf_printf(out, "%s/%s%s", dir ? dir : ".", spec_name, emitters[k].file_suffix);
     return cf_buf_failed(out) ? cf_error_set(CF_ERR_NOMEM, "out of memory") : CF_OK;
 }

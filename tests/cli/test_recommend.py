@@ -144,6 +144,19 @@ def test_two_outputs_in_one_new_file_spelled_differently():
     assert sorted(os.listdir(d)) == ["out"] and os.listdir(os.path.join(d, "out")) == [], os.listdir(d)
 
 
+def test_empty_emit_dir_is_a_usage_error():
+    """`--emit-dir ''` (an empty shell variable) computed the whole recommendation, then failed with exit 1
+    ("cannot create a directory with an empty name", no hint), and the up-front checks looked at '/NAME.sky.yaml'.
+    Now exit 2 before anything runs, naming the option, with a hint; without --emit it is noted and ignored."""
+    d = tempfile.mkdtemp(dir=TMP)
+    db = os.path.join(d, "h.db")
+    rc, out, err = run("recommend", "-q", "--db", db, "--emit", "k8s", "--emit-dir", "", example("mlp-synthetic.json"))
+    assert rc == 2 and out == "" and "cloudfit: option '--emit-dir' needs a folder name, got ''" in err, (rc, err)
+    assert "hint: leave --emit-dir out" in err and db_rows(db) == 0, err
+    rc, out, err = run("recommend", "--no-history", "--emit-dir", "", example("mlp-synthetic.json"))
+    assert rc == 0 and "note: --emit-dir applies to --emit only; ignored" in err, (rc, err)
+
+
 def test_emit_onto_a_directory_names_the_option_and_a_hint_that_works():
     """A directory where a launch spec goes: the message named neither --emit nor --emit-dir and the hint
     said "name a file in it, e.g. 'DIR/NAME.pytorchjob.yaml/out.json'", which --emit cannot do (its file
