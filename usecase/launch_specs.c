@@ -38,7 +38,14 @@ cf_status cf_launch_spec_path(const char *kind, const char *dir, const char *spe
         cf_error_hint("leave --emit-dir out to write the launch specs into the working folder");
         return CF_ERR_USAGE;
     }
-    cf_buf_printf(out, "%s/%s%s", dir ? dir : ".", spec_name, emitters[k].file_suffix);
+    /* DIR/NAME.sky.yaml with DIR's trailing slashes dropped: 'out/' gave
+     * 'out//NAME…' in every message, '/' gave '//NAME…' */
+    const char *d = dir ? dir : ".";
+    size_t len = strlen(d);
+    while (len > 1 && d[len - 1] == '/')
+        len--;
+    int root = len == 1 && d[0] == '/';
+    cf_buf_printf(out, "%.*s%s%s%s", (int)len, d, root ? "" : "/", spec_name, emitters[k].file_suffix);
     return cf_buf_failed(out) ? cf_error_set(CF_ERR_NOMEM, "out of memory") : CF_OK;
 }
 

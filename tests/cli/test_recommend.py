@@ -157,6 +157,21 @@ def test_empty_emit_dir_is_a_usage_error():
     assert rc == 0 and "note: --emit-dir applies to --emit only; ignored" in err, (rc, err)
 
 
+def test_emit_dir_with_a_trailing_slash_names_files_once_slashed():
+    """`--emit-dir out/` joined the folder and the file name with another '/': 'wrote k8s launch spec to
+    out//NAME.pytorchjob.yaml' and the same in every message naming the file ('//NAME…' for `--emit-dir /`,
+    a path POSIX leaves implementation-defined). The folder's trailing slashes are dropped now."""
+    d = tempfile.mkdtemp(dir=TMP)
+    spec = example("mlp-synthetic.json")
+    rc, out, err = run("recommend", "--no-history", "--emit", "k8s", "--emit-dir", os.path.join(d, "out") + "//", spec)
+    want = os.path.join(d, "out", "mlp-synthetic.pytorchjob.yaml")
+    assert rc == 0 and f"wrote k8s launch spec to {want}\n" in err and "//" not in err, (rc, err)
+    assert os.path.exists(want)
+    rc, out, err = run("recommend", "--no-history", "-q", "-o", want, "--emit", "k8s", "--emit-dir",
+                       os.path.join(d, "out") + "/", spec)
+    assert rc == 2 and f"name the same file '{want}'" in err, (rc, err)
+
+
 def test_emit_onto_a_directory_names_the_option_and_a_hint_that_works():
     """A directory where a launch spec goes: the message named neither --emit nor --emit-dir and the hint
     said "name a file in it, e.g. 'DIR/NAME.pytorchjob.yaml/out.json'", which --emit cannot do (its file

@@ -40,8 +40,9 @@ int cf_launch_kind_known(const char *kind);
  * .torchrun.sh or .pytorchjob.yaml (`dir` NULL = "."), NAME the spec's
  * name. Fixed per kind: the caller checks it against the command's inputs
  * before anything runs (an --emit that would replace the history database
- * or the spec is refused, as --out-file is). CF_ERR_USAGE for an unknown
- * kind; `out` appended to. */
+ * or the spec is refused, as --out-file is). DIR's trailing slashes are
+ * dropped. CF_ERR_USAGE for an unknown kind or an empty `dir`; `out`
+ * appended to. */
 cf_status cf_launch_spec_path(const char *kind, const char *dir, const char *spec_name, cf_buf *out);
 /* The launch specs of `report`'s choice, in the order first asked for.
  * CF_OK, or a status with the last error set (an unknown kind, an entry
