@@ -37,6 +37,14 @@ void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_
     shell_word(out, m->gpu);
     cf_buf_puts(out, " --instance-type ");
     shell_word(out, m->instance_type);
+    /* the offer priced, whatever clouds and regions the spec names
+     * (recommend's --cloud/--region may have overridden them) */
+    cf_buf_puts(out, " --cloud ");
+    shell_word(out, m->cloud);
+    if (m->region[0] && strcmp(m->region, "-") != 0) {
+        cf_buf_puts(out, " --region ");
+        shell_word(out, m->region);
+    }
     if (m->kind == CF_MEASURE_NETWORK && !(m->nodes == 2 && m->gpus_per_node == 1))
         cf_buf_printf(out, " --probe-nodes %d --probe-gpus %d", m->nodes, m->gpus_per_node);
     if (history && history[0]) { /* the profile goes where the next `recommend` reads it */

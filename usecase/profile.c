@@ -184,7 +184,8 @@ cf_status cf_profile_check_mode_options(const char *runner, int (*given)(const v
     /* what a runner starts or a trace answers, and how it is measured */
     static const char *const runner_only[] = {"gpu",         "instance-type", "probe-steps",  "probe-nodes",
                                               "probe-gpus",  "trace-model",   "trace-noise",  "price",
-                                              "trace-nic-gbps", "max-catalog-age-days"};
+                                              "trace-nic-gbps", "max-catalog-age-days", "cloud",
+                                              "region"};
     static const char *const trace_only[] = {"trace-model", "trace-noise", "price", "trace-nic-gbps"};
     /* the noise-scale run is a local profile's; a runner measures step times */
     static const char *const backend_only[] = {"noise-steps", "noise-micro-batches"};

@@ -314,7 +314,7 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     if (cf_profile_check_mode_options(o->runner, given, o) != CF_OK)
         return cf_report_error();
     cf_spec *spec = NULL;
-    int rc = cf_cli_spec_open(o, argv[1], 0, &spec);
+    int rc = cf_cli_spec_open(o, argv[1], o->runner != NULL, &spec); /* --runner: --cloud/--region filter offers */
     if (rc)
         return rc;
     if (o->runner && o->resume) {

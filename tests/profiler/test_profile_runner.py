@@ -383,6 +383,32 @@ def test_next_measurement_command_runs_as_printed():
     assert rc == 0 and "--db" not in json.loads(out)["next_measurement"]["command"], out
 
 
+def test_next_measurement_command_names_the_offer_it_priced():
+    """recommend --cloud gcp on a spec whose search names aws priced a gcp VM, and the command it printed
+    (profile filters by the spec's clouds) was refused: "no configuration of GPU 'T4' on instance type ...".
+    The command names the offer's cloud and region, and profile --runner takes --cloud/--region as
+    recommend does."""
+    import shlex
+    db = os.path.join(TMP, "offer.db")
+    s = json.loads(json.dumps(SPEC))
+    s["model"]["flops_per_sample"] = 2.46e10
+    s["search"]["clouds"] = ["aws"]
+    path = write("offer.json", json.dumps(s))
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--cloud", "gcp", "--no-history", "-f", "json", db=db)
+    assert rc == 0, err
+    nm = json.loads(out)["next_measurement"]
+    words = shlex.split(nm["command"])
+    assert nm["cloud"] == "gcp" and words[words.index("--cloud") + 1] == "gcp", nm
+    assert words[words.index("--region") + 1] == nm["region"], nm
+    words[3] = ("exec:/usr/bin/python3 " + FAKE + " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch}"
+                " --instance {instance_type}")
+    p = subprocess.run([BIN, *words[1:]], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0 and len(stored(db)) == 1, p.stderr
+    # a local profile measures the machine it runs on: --cloud means nothing there
+    rc, out, err = run("profile", path, "--cloud", "gcp", db=db)
+    assert rc == 2 and "option '--cloud' needs '--runner'" in err, (rc, err)
+
+
 def test_a_probe_shape_asked_for_that_cannot_run_is_refused():
     """--probe-nodes 3 --probe-gpus 1 (a next measurement's command) on a trace without 3 × 1 rows, or beyond
     the spec's max_nodes with exec, exited 0 and stored a profile with no probe over the stored one whose 2-node
