@@ -645,17 +645,29 @@ static cf_status drain_lines(parse_state *ps, bytes *pending, int eof)
     return st;
 }
 
+/* Where in the output a run ended: "after stdout line N", or "before any
+ * stdout line" when it printed none. */
+static const char *after_line(long line, char *buf, size_t n)
+{
+    if (line <= 0)
+        snprintf(buf, n, "before any stdout line");
+    else
+        snprintf(buf, n, "after stdout line %ld", line);
+    return buf;
+}
+
 static cf_status describe_exit(const parse_state *ps, int status, const char *tail)
 {
+    char where[48];
     char last[300];
     last_stderr_line(tail, last, sizeof last);
     const char *label = ps->probe->label;
     if (WIFSIGNALED(status)) {
-        cf_error_set(CF_ERR_UNAVAILABLE, "'%s' crashed (signal %d, %s) after stdout line %ld", label,
-                     WTERMSIG(status), strsignal(WTERMSIG(status)), ps->line);
+        cf_error_set(CF_ERR_UNAVAILABLE, "'%s' crashed (signal %d, %s) %s", label, WTERMSIG(status),
+                     strsignal(WTERMSIG(status)), after_line(ps->line, where, sizeof where));
     } else if (WEXITSTATUS(status) != 0) {
-        cf_error_set(CF_ERR_UNAVAILABLE, "'%s' exited with status %d after stdout line %ld%s%s", label,
-                     WEXITSTATUS(status), ps->line, last[0] ? ": " : "", last);
+        cf_error_set(CF_ERR_UNAVAILABLE, "'%s' exited with status %d %s%s%s", label, WEXITSTATUS(status),
+                     after_line(ps->line, where, sizeof where), last[0] ? ": " : "", last);
     } else {
         return CF_OK;
     }
@@ -919,8 +931,9 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
             cf_error_hint("the program is not on PATH or the path is wrong; commands run without a shell");
     }
     if (st == CF_OK && timed_out) {
-        st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: no output for %g s after stdout line %ld", p->label,
-                          p->timeout_s, ps.line);
+        char where[48];
+        st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: no output for %g s %s", p->label, p->timeout_s,
+                          after_line(ps.line, where, sizeof where));
         cf_error_hint("a slow step needs a longer --timeout (seconds of silence allowed)");
     }
     if (st == CF_OK)

@@ -271,10 +271,12 @@ static void explanation(const cf_report *r, cf_buf *out)
                           g->note);
     }
     size_t n_est = 0;
-    for (size_t i = 0; i < in->n_perf; i++)
-        n_est += in->perf[i].params.compute_provenance == CF_PROV_ESTIMATED;
+    for (size_t i = 0; i < in->n_perf; i++) /* the chosen GPU's own line is above */
+        n_est += in->perf[i].params.compute_provenance == CF_PROV_ESTIMATED &&
+                 strcmp(in->perf[i].gpu, c->vm->gpu_model) != 0;
     if (n_est)
-        cf_buf_printf(out, "  - %zu other GPU type(s) estimated from the GPU table (see --format json)\n", n_est);
+        cf_buf_printf(out, "  - %zu other GPU type%s estimated from the GPU table (see --format json)\n", n_est,
+                      n_est == 1 ? "" : "s");
     network_line(r, c, out);
     char price_origin[192], price_age[48], availability[384];
     cf_vm_price_origin(c->vm, c->spot, price_origin, sizeof price_origin);

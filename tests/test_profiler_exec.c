@@ -271,6 +271,9 @@ static void test_nonzero_exit(void **state)
                  "exited with status 1 after stdout line 6", NULL);
     expect_error(run_script("missing", "exec /nonexistent/cloudfit-probe\n", 5, &res), CF_ERR_UNAVAILABLE, &res,
                  "exited with status", "not found");
+    /* nothing printed: not "after stdout line 0" */
+    expect_error(run_script("silent", "echo 'no GPU' >&2\nexit 2\n", 5, &res), CF_ERR_UNAVAILABLE, &res,
+                 "exited with status 2 before any stdout line: no GPU", NULL);
 }
 
 static void test_incomplete_and_script_error(void **state)

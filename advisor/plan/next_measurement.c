@@ -219,8 +219,8 @@ static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_c
                       : perf && perf->carried_from[0]                ? "an estimate carried over from another GPU type"
                                                                      : "an estimate from the model's FLOPs per sample");
     } else {
-        cf_buf_printf(&out, "run %d × %s for %d GPUs each (~%.0f min, ~$%.2f): ", m->nodes, m->instance_type,
-                      m->gpus_per_node, m->est_minutes, m->est_usd);
+        cf_buf_printf(&out, "run %d × %s for %d GPU%s each (~%.0f min, ~$%.2f): ", m->nodes, m->instance_type,
+                      m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s", m->est_minutes, m->est_usd);
         if (measured->prov_network == CF_PROV_DEFAULT) /* nothing measured it: not "beyond" a measurement */
             cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPUs runs on a default network, never measured",
                           m->nodes, m->gpus_per_node);
