@@ -365,7 +365,8 @@ static double runs_at_most(const state *s)
         if (cf_search_two_node_probe(s->o->candidates, s->n, s->type_name[t], s->excluded, probe, &n_probe) == CF_OK)
             planned += n_probe;
     }
-    return (double)(planned + (size_t)s->o->max_probes);
+    /* the model alone runs no probes (docs/search.md) */
+    return (double)(planned + (s->o->method == CF_SEARCH_MODEL_ONLY ? 0 : (size_t)s->o->max_probes));
 }
 
 /* One run with one retry; a twice-failed configuration is marked failed. */

@@ -78,6 +78,11 @@ def test_search_progress():
                           "search", "runs")
     assert any("≤" in line for line in every), every  # the total is an upper bound: the search may stop early
     assert any("profile " in line for line in every) and any("probe " in line for line in every), every
+    # the model alone runs the light profile and no probe: the bound is the profile's runs, not + --max-probes
+    rc, out, err = piped(["search", SPEC, "--runner", "trace:" + TRACE, "--no-history", "--method", "model"], None,
+                         CLOUDFIT_PROGRESS_INTERVAL_S=0)
+    runs = lines_of(err, "search")
+    assert rc == 0 and runs and all("/≤ %d runs" % len(runs) in line for line in runs), runs
 
 
 def test_profile_through_a_runner_progress():
