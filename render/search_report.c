@@ -122,11 +122,13 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
             char label[192];
             cf_search_candidate_label(&o->candidates[sc->oracle], label, sizeof label);
             cf_buf_printf(out, "oracle (measured times): %s, %.2f h, $%.2f; ", label, sc->oracle_hours, sc->oracle_usd);
-            if (isfinite(sc->regret)) /* no pick: no regret to give (JSON null), not "nan%" */
-                cf_buf_printf(out, "regret %.1f%%", 100 * sc->regret);
-            else
-                cf_buf_puts(out, "regret: none (no pick)");
-            cf_buf_printf(out, "%s\n", sc->miss ? "; MISSES the deadline/budget by > 3%" : "");
+            if (isfinite(sc->regret)) { /* no pick: no regret to give (JSON null), not "nan%" */
+                cf_buf_printf(out, "regret %.1f%%%s\n", 100 * sc->regret,
+                              sc->miss ? "; MISSES the deadline/budget by > 3%" : "");
+            } else {
+                /* a miss too (docs/search.md), but not one by a pick's time or cost */
+                cf_buf_puts(out, "regret: none (no pick); MISSES: no pick, though the oracle meets the limits\n");
+            }
         } else {
             cf_buf_puts(out, "oracle (measured times): nothing meets the deadline and budget\n");
         }

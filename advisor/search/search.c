@@ -442,6 +442,8 @@ static cf_status profile_type(state *s, size_t t)
 {
     size_t pick[CF_SEARCH_PROFILE_MAX_RUNS], n_pick = 0;
     cf_status st = cf_search_light_profile(s->o->candidates, s->n, s->type_name[t], s->excluded, pick, &n_pick);
+    if (st == CF_OK && n_pick == 0 && !s->type_ok[t])
+        return CF_OK; /* no single-node configuration: nothing to fit a model to, so no probe to pay for */
     for (size_t i = 0; i < n_pick && st == CF_OK; i++)
         st = run_one(s, pick[i], CF_RUN_PROFILE, s->o->profile_steps);
     /* the 2-node × 1-GPU probe (the input the model's network term and
@@ -452,6 +454,28 @@ static cf_status profile_type(state *s, size_t t)
     for (size_t i = 0; i < n_probe && st == CF_OK; i++)
         st = run_one(s, probe[i], CF_RUN_PROFILE, s->o->profile_steps);
     return st;
+}
+
+/* After the light profiles: some GPU type has a model (a profile, or a
+ * prior) — else every candidate would be left out and the search would
+ * call the limits infeasible, which is not the reason. */
+static cf_status check_modelled(const state *s)
+{
+    for (size_t t = 0; t < s->n_types; t++)
+        if (s->type_ok[t] || s->r->fitted[t].params.n_curves > 0)
+            return CF_OK;
+    for (size_t i = 0; i < s->n_obs; i++)
+        if (s->o->candidates[s->obs[i]].nodes == 1)
+            return CF_OK; /* measured on one VM: the refit models it */
+    char types[256] = "";
+    size_t used = 0;
+    for (size_t t = 0; t < s->n_types && used < sizeof types; t++)
+        used += (size_t)snprintf(types + used, sizeof types - used, "%s%s", t ? ", " : "", s->type_name[t]);
+    cf_error_set(CF_ERR_INVALID, "search: no GPU type can be modelled: the light profile runs on one VM, and the "
+                 "runner has no single-node configuration of %s (and no profile of it is cached)", types);
+    cf_error_hint("give the runner single-node configurations (a trace with 1-node rows), profile the GPU type "
+                  "first ('cloudfit profile --runner'), or search without the model: --method bo");
+    return CF_ERR_INVALID;
 }
 
 static cf_status random_starts(state *s)
@@ -622,6 +646,8 @@ cf_status cf_search_run(const cf_search_options *o, const cf_search_runner *runn
     } else {
         for (size_t t = 0; t < s.n_types && st == CF_OK; t++)
             st = profile_type(&s, t);
+        if (st == CF_OK)
+            st = check_modelled(&s);
     }
     if (st != CF_OK)
         goto done;

@@ -267,14 +267,28 @@ def test_infeasible_deadline():
 
 
 def test_no_pick_with_an_oracle_has_no_nan_regret():
-    """A trace with multi-node rows only: no pick, but the oracle exists; the table read "regret nan%"
-    (JSON: regret_pct null)."""
+    """No pick at the confidence, but the oracle meets the deadline (4.99 h of 5): the table read "regret nan%"
+    (JSON: regret_pct null) and "MISSES the deadline/budget by > 3%", which no pick did."""
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--deadline-hours", "5",
+                       "--confidence", "0.999", "--max-probes", "2")
+    assert rc == 4, (rc, err)
+    assert "nan" not in out.lower() and "by > 3%" not in out, out
+    assert re.search(r"oracle \(measured times\): .*; regret: none \(no pick\); MISSES: no pick, though the "
+                     r"oracle meets the limits", out), out
+
+
+def test_a_runner_without_single_node_configurations_is_not_called_infeasible():
+    """A trace with multi-node rows only: the light profile has nothing to run on one VM, so no GPU type has a
+    model; the search ran the 2-node probe anyway and exited 4, "no configuration meets the deadline", with a
+    hint to raise it, while the trace's oracle (24.2 h) meets the 30 h deadline."""
     lines = open(TRACE).read().splitlines()
     multi = write("multi-node.csv", "\n".join([lines[0]] + [l for l in lines[1:] if l.split(",")[6] != "1"]) + "\n")
     rc, out, err = run(SPEC, "--runner", "trace:" + multi, "--no-history")
-    assert rc == 4, (rc, err)
-    assert "nan" not in out.lower(), out
-    assert re.search(r"oracle \(measured times\): .*; regret: none \(no pick\); MISSES", out), out
+    assert rc == 3 and out == "", (rc, out, err)
+    assert "no GPU type can be modelled" in err and "no single-node configuration of T4" in err, err
+    assert "hint:" in err and "--method bo" in err and "raise the deadline" not in err, err
+    rc, out, err = run(SPEC, "--runner", "trace:" + multi, "--no-history", "--method", "bo", "--max-probes", "3")
+    assert rc in (0, 4) and "no GPU type can be modelled" not in err, (rc, err)
 
 
 def main():
