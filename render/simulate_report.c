@@ -58,16 +58,20 @@ static void plan_lines(const cf_simulate_report *r, cf_buf *out)
                       h->vm[1]->instance_type, h->nodes[1], h->vm[0]->gpu_model, h->vm[1]->gpu_model, h->global_batch,
                       h->batch[0], h->batch[1], h->accumulation, q->work_h);
     }
+    char price[64];
+    if (s->n_types > 1)
+        snprintf(price, sizeof price, "$%.4g + $%.4g/VM-h", q->usd_per_node_h[0], q->usd_per_node_h[1]);
+    else
+        snprintf(price, sizeof price, "$%.4g/VM-h", q->usd_per_node_h[0]);
     cf_buf_printf(out, "checkpoint %.3g s every %.1f min of work (Daly, MTBF %.2f h from the preemption model: %s), "
-                       "restart %.1f min; %s; price %s $%.4g/VM-h%s\n",
+                       "restart %.1f min; %s; price %s %s\n",
                   q->checkpoint_h * 3600, q->interval_h * 60, s->model_mtbf_h, s->model.text, q->restart_h * 60,
                   q->semantics == CF_SPOT_GANG ? "gang (runs only with every VM)" : "elastic (runs on the VMs it holds)",
-                  s->n_types == 1 && s->config.vm->price_spot_usd_per_hr > 0 ? "spot" : "per VM",
-                  q->usd_per_node_h[0], s->n_types > 1 ? " (first type)" : "");
+                  s->n_types == 1 && s->config.vm->price_spot_usd_per_hr > 0 ? "spot" : "per VM", price);
     const cf_simulate_result *res = r->result;
     char requested[32];
-    if (s->n_types > 1)
-        snprintf(requested, sizeof requested, "%d + %d requested (first type:)", q->nodes[0], q->nodes[1]);
+    if (s->n_types > 1) /* the statistics are over both types (cf_spot_path_stats_all) */
+        snprintf(requested, sizeof requested, "%d + %d requested;", q->nodes[0], q->nodes[1]);
     else
         snprintf(requested, sizeof requested, "%d requested;", q->nodes[0]);
     cf_buf_printf(out, "trace: %s, %.1f days, %s all held %.0f%% of the time, %.1f preemptions per VM-day "

@@ -712,36 +712,69 @@ double cf_quantile(double *v, size_t n, double q)
     return cf_quantile_sorted(v, n, q);
 }
 
-void cf_spot_path_stats_of(const cf_spot_path *p, int nodes, cf_spot_path_stats *out)
+void cf_spot_path_stats_all(const cf_spot_path *p, const int *nodes, cf_spot_path_stats *out)
 {
     memset(out, 0, sizeof *out);
     double total = 0, held = 0, up = 0, full = 0, drops = 0;
     long events = 0, exits_full = 0;
-    int k = p->n_types > 0 ? p->n_types : 1;
+    int k = p->n_types > 0 ? p->n_types : 1, requested = 0;
+    for (int t = 0; t < k; t++)
+        requested += nodes[t];
     for (size_t i = 0; i < p->n; i++) {
-        int c = p->c[i * (size_t)k];
+        const int *c = &p->c[i * (size_t)k];
+        int c_all = 0, all_held = 1;
+        for (int t = 0; t < k; t++) {
+            c_all += c[t];
+            all_held &= c[t] >= nodes[t];
+        }
         total += p->d_h[i];
-        held += p->d_h[i] * c;
-        if (c > 0)
+        held += p->d_h[i] * c_all;
+        if (c_all > 0)
             up += p->d_h[i];
-        if (c >= nodes)
+        if (all_held)
             full += p->d_h[i];
         if (i + 1 < p->n) {
-            int next = p->c[(i + 1) * (size_t)k];
-            if (next < c) {
-                drops += c - next;
+            const int *next = &p->c[(i + 1) * (size_t)k];
+            int lost = 0;
+            for (int t = 0; t < k; t++)
+                lost += next[t] < c[t] ? c[t] - next[t] : 0;
+            if (lost > 0) {
+                drops += lost;
                 events++;
-                if (c >= nodes)
+                if (all_held)
                     exits_full++;
             }
         }
     }
-    if (total <= 0)
+    if (total <= 0 || requested <= 0)
         return;
     out->availability = full / total;
-    out->mean_share = held / total / nodes;
+    out->mean_share = held / total / requested;
     out->rate_per_node_day = held > 0 ? drops / held * 24.0 : 0;
     out->events_per_day = events / total * 24.0;
     out->mtbf_h = events ? up / events : INFINITY;
     out->mtbf_gang_h = exits_full ? full / exits_full : INFINITY;
+}
+
+void cf_spot_path_stats_of(const cf_spot_path *p, int nodes, cf_spot_path_stats *out)
+{
+    /* the first type (a path of one type, or a mixed path's first) */
+    cf_spot_path one = *p;
+    int k = p->n_types > 0 ? p->n_types : 1;
+    if (k == 1) {
+        cf_spot_path_stats_all(p, &nodes, out);
+        return;
+    }
+    /* a mixed path read as the first type alone: its counts every k-th entry */
+    int *c = malloc((p->n ? p->n : 1) * sizeof *c);
+    if (!c) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        c[i] = p->c[i * (size_t)k];
+    one.c = c;
+    one.n_types = 1;
+    cf_spot_path_stats_all(&one, &nodes, out);
+    free(c);
 }

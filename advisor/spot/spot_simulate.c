@@ -80,7 +80,7 @@ cf_status cf_simulate(const cf_simulate_request *req, cf_simulate_result *out)
                             : CF_OK;
     out->n_starts = n;
     if (st == CF_OK)
-        cf_spot_path_stats_of(p, req->nodes[0], &out->trace_stats);
+        cf_spot_path_stats_all(p, req->nodes, &out->trace_stats); /* a mix: over both types */
     cf_spot_plan plan = {.n_types = req->n_types, .nodes = {req->nodes[0], req->nodes[1]}, .work_h = req->work_h,
                          .checkpoint_h = req->checkpoint_h, .restart_h = req->restart_h,
                          .interval_h = req->interval_h, .semantics = req->semantics, .rate = rate,

@@ -144,6 +144,14 @@ def test_simulate_two_traces_mix_types():
     assert [v["gpu"] for v in doc["plan"]["vms"]] == ["V100", "T4"], doc["plan"]
     assert all(v["local_batch"] >= 1 for v in doc["plan"]["vms"]), doc["plan"]
     assert [r["rule"] for r in doc["rules"]] == ["mixed-types"], doc["rules"]
+    # the trace's statistics are over both types (they were the first type's, said "(first type:)"): all held
+    # no more often than either alone, and the table gives both types' prices
+    alone = [json.loads(run("simulate", RESNET, "--trace", t, "--rule", "gain", "--batch", "hold", "-f", "json")[1])
+             ["trace"]["availability"] for t in (a, b)]
+    both = doc["trace"]["availability"]
+    assert both <= min(alone) + 1e-9 and both >= alone[0] + alone[1] - 1 - 1e-9, (both, alone)
+    rc, out, err = run("simulate", RESNET, "--trace", a, "--trace", b, "--gpu", "V100", "--gpu", "T4")
+    assert rc == 0 and "first type" not in out and re.search(r"price per VM \$[0-9.]+ \+ \$[0-9.]+/VM-h", out), out
     # --rule / --batch typed with two traces were ignored without a word: a usage error, as --nodes is
     for opt, value in (("--rule", "gain"), ("--batch", "hold")):
         rc, out, err = run("simulate", RESNET, "--trace", a, "--trace", b, "--gpu", "V100", "--gpu", "T4", opt, value)

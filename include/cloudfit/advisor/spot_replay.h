@@ -96,5 +96,9 @@ typedef struct {
     double availability, mean_share, rate_per_node_day, events_per_day, mtbf_h, mtbf_gang_h;
 } cf_spot_path_stats;
 void cf_spot_path_stats_of(const cf_spot_path *p, int nodes, cf_spot_path_stats *out);
+/* The same over every type of the path, nodes[t] requested of type t:
+ * all held when every type holds its count, VMs lost per VM-day held over
+ * all VMs, an event when any type loses VMs. */
+void cf_spot_path_stats_all(const cf_spot_path *p, const int *nodes, cf_spot_path_stats *out);
 
 #endif
