@@ -169,82 +169,76 @@ static ranked pop_first(ranked *h, size_t *n)
     return top;
 }
 
-cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, size_t n, cf_spot_estimate **out_est,
-                          size_t *out_n_est)
+/* The screened score of a spot candidate by an objective. */
+static double screen_score(const candidate *cd, cf_objective objective)
+{
+    return objective == CF_OBJ_TIME ? cd->hours : objective == CF_OBJ_COST ? cd->usd : cd->hours * cd->usd;
+}
+
+/* The best SPOT_SIMULATE_MAX spot candidates by the screen under one
+ * objective (screened feasible first), at most SPOT_SIMULATE_PER_OFFER per
+ * offer, into picks; how many. order has room for every spot candidate. */
+static size_t pick_by_screen(const cf_constraints *k, const candidate *cands, size_t n, cf_objective objective,
+                             ranked *order, size_t *picks)
+{
+    size_t m = 0, n_picks = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cands[i].spot)
+            order[m++] = (ranked){i, screen_score(&cands[i], objective),
+                                  cf_constraints_met(k, cands[i].hours, cands[i].usd, 0)};
+    for (size_t i = m / 2; i-- > 0;)
+        sift_down(order, m, i);
+    while (m > 0 && n_picks < SPOT_SIMULATE_MAX) {
+        size_t next = pop_first(order, &m).index;
+        size_t same_offer = 0;
+        for (size_t j = 0; j < n_picks; j++)
+            same_offer += cands[picks[j]].vm == cands[next].vm;
+        if (same_offer < SPOT_SIMULATE_PER_OFFER)
+            picks[n_picks++] = next;
+    }
+    return n_picks;
+}
+
+/* The Monte Carlo for candidates todo[0..n_todo) (not yet simulated):
+ * their estimates go to est from *n_est on, and each becomes its spot
+ * plan (alone, or mixed), feasible or not. */
+static cf_status simulate(spot_cache *c, const shape *shapes, candidate *cands, const size_t *todo, size_t n_todo,
+                          cf_spot_estimate *est, size_t *n_est)
 {
     const cf_advisor_input *in = c->in;
     const cf_constraints *k = in->constraints;
-    *out_est = NULL;
-    *out_n_est = 0;
-    size_t n_spot = 0;
-    for (size_t i = 0; i < n; i++)
-        n_spot += cands[i].spot;
-    if (n_spot == 0)
+    if (n_todo == 0)
         return CF_OK;
-    ranked *order = malloc(n_spot * sizeof *order);
-    cf_spot_estimate *est = calloc(SPOT_SIMULATE_MAX, sizeof *est);
-    if (!order || !est) {
-        free(order);
-        free(est);
+    cf_spot_request *reqs = calloc(n_todo, sizeof *reqs);
+    if (!reqs)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    }
-    /* Screened score by the objective; a screen mean past the deadline or
-     * the budget ranks after the rest (its mixed plan may still work). */
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!cands[i].spot)
-            continue;
-        candidate *cd = &cands[i];
-        cd->feasible = 0; /* only a simulated candidate can be feasible */
-        double score = k->objective == CF_OBJ_TIME ? cd->hours : k->objective == CF_OBJ_COST ? cd->usd
-                                                                                              : cd->hours * cd->usd;
-        order[m++] = (ranked){i, score, cf_constraints_met(k, cd->hours, cd->usd, 0)};
-    }
-    for (size_t i = m / 2; i-- > 0;)
-        sift_down(order, m, i);
-    /* Which candidates get the Monte Carlo does not depend on its results
-     * (the best SPOT_SIMULATE_MAX by the screen, at most
-     * SPOT_SIMULATE_PER_OFFER per offer), so their estimates are made
-     * together, on every core, and used after in this order. */
-    size_t *chosen = malloc(SPOT_SIMULATE_MAX * sizeof *chosen);
-    cf_spot_request *reqs = calloc(SPOT_SIMULATE_MAX, sizeof *reqs);
-    size_t n_chosen = 0;
-    while (m > 0 && n_chosen < SPOT_SIMULATE_MAX && chosen && reqs) {
-        size_t next = pop_first(order, &m).index;
-        candidate *cd = &cands[next];
-        size_t same_offer = 0;
-        for (size_t j = 0; j < n_chosen; j++)
-            same_offer += cands[chosen[j]].vm == cd->vm;
-        if (same_offer >= SPOT_SIMULATE_PER_OFFER)
-            continue;
+    for (size_t r = 0; r < n_todo; r++) {
+        const candidate *cd = &cands[todo[r]];
         const cf_vm *vm = in->vms[cd->vm];
-        reqs[n_chosen] = (cf_spot_request){.process = &row_of(c, cd->vm, cd->nodes)->process, .nodes = cd->nodes,
-                                           .work_h = shapes[cd->shape].best_train_h[cd->nodes - 1],
-                                           .work_sigma = shapes[cd->shape].best_sigma[cd->nodes - 1],
-                                           .work_sigma_up = shapes[cd->shape].best_sigma_up[cd->nodes - 1],
-                                           .confidence = k->confidence, .no_mixed = k->spot == CF_SPOT_ONLY,
-                                           .checkpoint_h = c->checkpoint_h, .restart_h = c->restart_h,
-                                           .spot_usd_per_node_h = vm->price_spot_usd_per_hr,
-                                           .ondemand_usd_per_node_h = vm->price_ondemand_usd_per_hr,
-                                           .deadline_h = k->deadline_hours, .mixed_policy = CF_MIXED_GREEDY,
-                                           .semantics = CF_SPOT_ELASTIC};
-        chosen[n_chosen++] = next;
+        reqs[r] = (cf_spot_request){.process = &row_of(c, cd->vm, cd->nodes)->process, .nodes = cd->nodes,
+                                    .work_h = shapes[cd->shape].best_train_h[cd->nodes - 1],
+                                    .work_sigma = shapes[cd->shape].best_sigma[cd->nodes - 1],
+                                    .work_sigma_up = shapes[cd->shape].best_sigma_up[cd->nodes - 1],
+                                    .confidence = k->confidence, .no_mixed = k->spot == CF_SPOT_ONLY,
+                                    .checkpoint_h = c->checkpoint_h, .restart_h = c->restart_h,
+                                    .spot_usd_per_node_h = vm->price_spot_usd_per_hr,
+                                    .ondemand_usd_per_node_h = vm->price_ondemand_usd_per_hr,
+                                    .deadline_h = k->deadline_hours, .mixed_policy = CF_MIXED_GREEDY,
+                                    .semantics = CF_SPOT_ELASTIC};
     }
     cf_spot_mc_settings settings = {CF_SPOT_RECOMMEND_PATH_HOURS, CF_SPOT_RECOMMEND_STARTS, CF_SPOT_SEED};
     cf_spot_mc *mc = NULL;
-    cf_status st = chosen && reqs ? cf_spot_mc_new(&settings, &mc) : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    cf_status st = cf_spot_mc_new(&settings, &mc);
     if (st == CF_OK)
-        st = cf_spot_mc_estimate_many(mc, reqs, n_chosen, 0, est);
-    size_t n_est = 0;
+        st = cf_spot_mc_estimate_many(mc, reqs, n_todo, 0, est + *n_est);
     double startup_h = k->startup_minutes / 60.0;
-    for (size_t r = 0; r < n_chosen && st == CF_OK; r++) {
-        candidate *cd = &cands[chosen[r]];
+    for (size_t r = 0; r < n_todo && st == CF_OK; r++) {
+        candidate *cd = &cands[todo[r]];
         const cf_vm *vm = in->vms[cd->vm];
-        const cf_spot_request *req = &reqs[r];
-        double train_h = req->work_h;
-        cf_spot_estimate *e = &est[n_est];
+        double train_h = reqs[r].work_h;
+        cf_spot_estimate *e = &est[*n_est];
         cf_spot_model_lookup(vm->cloud, vm->gpu_model, vm->gpu_count, vm->region, cd->nodes, &e->source);
-        cd->spot_est = (int32_t)n_est++;
+        cd->spot_est = (int32_t)(*n_est)++;
         /* Spot alone when it meets the deadline at the stated confidence;
          * else the mixed plan when it does and costs less than the same
          * VMs on demand; else not offered. */
@@ -263,10 +257,64 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
         cd->usd_q = plan->q_usd;
         cd->feasible = isfinite(plan->p50_h) && cf_constraints_met(k, plan->q_h, plan->q_usd, 0);
     }
-    free(chosen);
-    free(reqs);
     cf_spot_mc_free(mc);
+    free(reqs);
+    return st;
+}
+
+cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, size_t n, cf_spot_estimate **out_est,
+                          size_t *out_n_est)
+{
+    const cf_constraints *k = c->in->constraints;
+    *out_est = NULL;
+    *out_n_est = 0;
+    size_t n_spot = 0;
+    for (size_t i = 0; i < n; i++) {
+        n_spot += cands[i].spot;
+        if (cands[i].spot)
+            cands[i].feasible = 0; /* only a simulated candidate can be feasible */
+    }
+    if (n_spot == 0)
+        return CF_OK;
+    /* The best by the objective's screen (a screen mean past the deadline
+     * or the budget ranks after the rest: its mixed plan may still work)
+     * get the Monte Carlo. When none of them meets the limits, so do the
+     * best by each objective's screen — the fastest, the cheapest and the
+     * best by time × cost — before no spot plan is said to: whether one
+     * does then never depends on the objective asked for (the screen mean
+     * understates the quantile the limits are held to, so the cheapest by
+     * the screen can all miss a deadline the fastest meet). Which
+     * candidates are simulated does not depend on the Monte Carlo's
+     * results within a round, so a round's estimates are made together, on
+     * every core. */
+    static const cf_objective by[] = {CF_OBJ_TIME, CF_OBJ_COST, CF_OBJ_BALANCED};
+    enum { N_BY = sizeof by / sizeof by[0] };
+    ranked *order = malloc(n_spot * sizeof *order);
+    cf_spot_estimate *est = calloc(SPOT_SIMULATE_MAX * (N_BY + 1), sizeof *est);
+    size_t *picks = malloc(SPOT_SIMULATE_MAX * (N_BY + 1) * sizeof *picks), n_picks[N_BY + 1] = {0};
+    size_t *todo = malloc(SPOT_SIMULATE_MAX * sizeof *todo);
+    cf_status st = order && est && picks && todo ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    /* every round's picks on the screen, before any Monte Carlo replaces a
+     * candidate's screened hours and cost with its plan's */
+    for (size_t r = 0; st == CF_OK && r <= N_BY; r++)
+        n_picks[r] = pick_by_screen(k, cands, n, r == 0 ? k->objective : by[r - 1], order,
+                                    picks + r * SPOT_SIMULATE_MAX);
+    size_t n_est = 0;
+    for (size_t r = 0; st == CF_OK && r <= N_BY; r++) {
+        size_t n_todo = 0;
+        for (size_t j = 0; j < n_picks[r]; j++)
+            if (cands[picks[r * SPOT_SIMULATE_MAX + j]].spot_est < 0)
+                todo[n_todo++] = picks[r * SPOT_SIMULATE_MAX + j];
+        st = simulate(c, shapes, cands, todo, n_todo, est, &n_est);
+        int any_feasible = 0;
+        for (size_t i = 0; i < n && !any_feasible; i++)
+            any_feasible = cands[i].spot && cands[i].feasible;
+        if (any_feasible)
+            break;
+    }
     free(order);
+    free(picks);
+    free(todo);
     if (st != CF_OK) {
         free(est);
         return st;

@@ -501,6 +501,23 @@ def test_spot_only_never_needs_on_demand():
         assert c["spot_model"]["plan"] == "spot" and "mixed" not in c["spot_model"], c["spot_model"]
 
 
+def test_spot_feasibility_does_not_depend_on_the_objective():
+    # Only simulated spot candidates can meet the limits. The 8 cheapest by
+    # the screen all missed 96 h at q0.95, so '--objective cost' exited 4
+    # ("no configuration finishes within 96 h") while '--objective time'
+    # found 8 × a4-highgpu-8g spot at 65.8 h, $353: the same limits, the
+    # same spot-only offers.
+    found = {}
+    for objective in ("cost", "time", "balanced"):
+        rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "-f", "json", "--deadline-hours", "96",
+                           "--objective", objective, RESNET)
+        assert rc == 0, (objective, rc, err)
+        c = json.loads(out)["chosen"]
+        assert c["spot"] and c["hours_at_confidence"] <= 96 and c["total_usd_at_confidence"] <= 1500, (objective, c)
+        found[objective] = c
+    assert found["time"]["hours"] <= found["cost"]["hours"] and found["cost"]["total_usd"] <= found["time"]["total_usd"]
+
+
 def test_recommend_spot_explains_the_model():
     rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "--gpu", "V100", "--cloud", "aws",
                        "--deadline-hours", "400", "--max-nodes", "16", RESNET)
