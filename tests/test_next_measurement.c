@@ -207,6 +207,9 @@ static void test_spot_chosen(void **state)
     fixture f;
     setup(&f, 10.5);
     f.advice.ranked[0].spot = 1;
+    /* the Monte Carlo's 80 % interval, far wider than the throughput's alone */
+    f.advice.ranked[0].total_usd_p10 = 60;
+    f.advice.ranked[0].total_usd_p90 = 400;
     f.advice.ranked[1] = plan_of(&f.vm_b, 10.5, 0.3, 0.05);
     cf_next_measurement m;
     cf_next_measurement_choose(&f.in, &f.advice, &m);
@@ -214,8 +217,10 @@ static void test_spot_chosen(void **state)
     assert_string_equal(m.gpu, "B");
     assert_int_equal(m.about, CF_MEASURE_FOR_RUNNER_UP);
     assert_true(m.flip_probability > 0.1 && m.flip_probability < 0.5);
-    /* the spot plan's cost interval is not narrowed by it */
-    assert_true(fabs(m.usd_p90_after - m.usd_p90) < 1e-9);
+    /* the spot plan's cost interval is its own, as printed, and not narrowed by it (it was the throughput
+     * band priced at the spot rate: a second, different 80 % interval for the same plan) */
+    assert_true(fabs(m.usd_p10 - 60) < 1e-9 && fabs(m.usd_p10_after - 60) < 1e-9);
+    assert_true(fabs(m.usd_p90 - 400) < 1e-9 && fabs(m.usd_p90_after - 400) < 1e-9);
 }
 
 /* Everything measured: nothing to buy. */

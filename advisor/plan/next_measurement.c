@@ -325,6 +325,12 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             m->usd_p90 = usd_at(chosen, startup_h, up, z80);
             m->usd_p10_after = usd_at(chosen, startup_h, lo_after, -z80);
             m->usd_p90_after = usd_at(chosen, startup_h, up_after, z80);
+            if (chosen->spot) {
+                /* a spot plan's interval is its Monte Carlo's (preemptions and throughput together), as printed;
+                 * nothing here narrows it */
+                m->usd_p10 = m->usd_p10_after = chosen->total_usd_p10;
+                m->usd_p90 = m->usd_p90_after = chosen->total_usd_p90;
+            }
             o.narrowing = up - up_after;
             /* the value of the measurement: the expected improvement of the choice made after it */
             o.gain = m->expected_gain = cf_expected_improvement(outcome_value, &oc, c0) / c0;
