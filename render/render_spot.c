@@ -306,6 +306,10 @@ void cf_report_side_by_side_text(const cf_report *r, cf_buf *out)
     for (int k = 0; k < 2; k++) {
         const cf_config *c = k == 0 ? &a->best_ondemand : &a->best_spot;
         int have = k == 0 ? a->have_best_ondemand : a->have_best_spot;
+        if (!have && k == 0 && r->spec->search.spot == CF_SPOT_ONLY) {
+            cf_buf_puts(out, "  on-demand not searched (--spot only)\n"); /* not "none meets the constraints" */
+            continue;
+        }
         if (!have) {
             cf_buf_printf(out, "  %-9s none meets the constraints%s\n", k == 0 ? "on-demand" : "spot",
                           k == 1 ? " at the stated confidence" : "");

@@ -516,6 +516,10 @@ def test_spot_feasibility_does_not_depend_on_the_objective():
         assert c["spot"] and c["hours_at_confidence"] <= 96 and c["total_usd_at_confidence"] <= 1500, (objective, c)
         found[objective] = c
     assert found["time"]["hours"] <= found["cost"]["hours"] and found["cost"]["total_usd"] <= found["time"]["total_usd"]
+    # on-demand VMs were not searched: the side-by-side says so, not that none meets the constraints
+    rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "--deadline-hours", "96", RESNET)
+    assert rc == 0 and "on-demand not searched (--spot only)" in out, (rc, err, out)
+    assert "on-demand none meets" not in out, out
 
 
 def test_recommend_spot_explains_the_model():
