@@ -495,6 +495,73 @@ static void test_crossgpu_refit_recovers_rule(void **state)
     cf_buf_free(&csv);
 }
 
+/* Leave one GPU type out holds the type out of its interval too: G5's
+ * row of model m1 scaled by 1e3 (its pairs fall outside any interval) or
+ * left out must leave the other pairs into G5 with the same intervals, so
+ * the same number of them covered. Before, the σ constants for G5 were
+ * fitted on the other pairs' errors under rules that saw G5's pairs: the
+ * wild row widened G5's interval from 1 covered pair of 5 to all 5. */
+static void crossgpu_scaled_g5(double scale, cf_carry_validation *v, cf_crossgpu_set *set)
+{
+    static const struct { const char *name; double tflops, gbs, gib; } table[] = {
+        {"G1", 100, 900, 16}, {"G2", 150, 700, 24}, {"G3", 300, 2000, 80}, {"G4", 1000, 3300, 80}, {"G5", 60, 600, 48}};
+    static cf_gpu gpus[5];
+    memset(gpus, 0, sizeof gpus);
+    for (int g = 0; g < 5; g++) {
+        snprintf(gpus[g].model, sizeof gpus[g].model, "%s", table[g].name);
+        gpus[g].fp16_tflops = table[g].tflops;
+        gpus[g].fp32_tflops = table[g].tflops / 8;
+        gpus[g].memory_bandwidth_gbs = table[g].gbs;
+        gpus[g].memory_gib = table[g].gib;
+    }
+    static const char *const models[] = {"m1", "m2", "m3", "m4", "m5", "m6"};
+    cf_buf csv = CF_BUF_INIT;
+    cf_buf_printf(&csv, "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n");
+    for (int k = 0; k < 6; k++)
+        for (int g = 0; g < 5; g++) {
+            /* a fixed pattern: ±5 % off the power law, G5 ±30 % */
+            double noise = exp((g == 4 ? 0.3 : 0.05) * sin(3.7 * k + 1.9 * g * g + 0.3));
+            double x = (k + 1) * 10.0 * pow(table[g].tflops, 0.4) * pow(table[g].gbs, 0.5) * noise;
+            if (g == 4 && k == 0) {
+                if (scale == 0)
+                    continue;
+                x *= scale;
+            }
+            cf_buf_printf(&csv, "s,%s,1,%s,fp16,64,%.9g,samples/s,benchmark v1\n", table[g].name, models[k], x);
+        }
+    assert_int_equal(cf_crossgpu_parse(csv.data, csv.len, "x.csv", set), CF_OK);
+    assert_int_equal(cf_validate_crossgpu(set, gpus, 5, v), CF_OK);
+    cf_buf_free(&csv);
+}
+
+static void test_crossgpu_held_out_type_is_out(void **state)
+{
+    (void)state;
+    cf_carry_validation wild, out;
+    cf_crossgpu_set sw, so;
+    crossgpu_scaled_g5(1e3, &wild, &sw);
+    crossgpu_scaled_g5(0, &out, &so);
+    assert_int_equal(wild.n_gpu_pairs, out.n_gpu_pairs);
+    int into_g5 = 0;
+    for (size_t i = 0; i < wild.n_gpu_pairs; i++) {
+        if (strcmp(wild.gpu_pairs[i].to, "G5") != 0)
+            continue;
+        into_g5++;
+        assert_string_equal(wild.gpu_pairs[i].from, out.gpu_pairs[i].from);
+        assert_int_equal(wild.gpu_pairs[i].n, 6);
+        assert_int_equal(out.gpu_pairs[i].n, 5);
+        /* covered pairs: the same 5 pairs, the same intervals (m1's wild pair is outside) */
+        double covered_wild = wild.gpu_pairs[i].interval_coverage * 6, covered_out = out.gpu_pairs[i].interval_coverage * 5;
+        assert_float_equal(covered_wild, covered_out, 1e-9);
+        assert_true(covered_out < 4.5); /* G5's ±30 % is wider than the ±5 % its interval is fitted on */
+    }
+    assert_int_equal(into_g5, 4);
+    cf_carry_validation_free(&wild);
+    cf_carry_validation_free(&out);
+    cf_crossgpu_free(&sw);
+    cf_crossgpu_free(&so);
+}
+
 /* Known step-time model parameters the synthetic rows are timed by. */
 static cf_perf_params model_truth(double bytes)
 {
@@ -795,6 +862,7 @@ int main(void)
         cmocka_unit_test(test_trace_runs_one_row_per_epoch),
         cmocka_unit_test(test_crossgpu_reader),
         cmocka_unit_test(test_crossgpu_refit_recovers_rule),
+        cmocka_unit_test(test_crossgpu_held_out_type_is_out),
         cmocka_unit_test(test_steps_exact_on_model_data),
         cmocka_unit_test(test_steps_light_profile),
         cmocka_unit_test(test_prepare_group_vm_size),

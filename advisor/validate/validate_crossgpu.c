@@ -21,6 +21,9 @@ typedef struct {
     double measured_ratio;      /* throughput_to / throughput_from */
     int model_index;
     int cross;                  /* the two runs' precisions differ */
+    /* what the rule's fit reads, computed once: ln of the peak and bandwidth
+     * ratios from/to, ln(1 / measured_ratio), the memory-size ratio */
+    double log_peak, log_bandwidth, log_time, memory;
 } carry_pair;
 
 static cf_precision precision_of(const char *p)
@@ -69,18 +72,23 @@ static double memory_ratio(const carry_pair *p)
     return p->from->memory_gib > 0 && p->to->memory_gib > 0 ? p->to->memory_gib / p->from->memory_gib : 1.0;
 }
 
+static int touches(const carry_pair *p, const cf_gpu *gpu)
+{
+    return gpu && (p->from == gpu || p->to == gpu);
+}
+
 /* Whether pair i is left out of a fit: pairs across precisions (the rule
  * is fitted at one precision), pairs of model `skip_model`, or pairs
- * touching GPU `skip_gpu` (NULL: none). */
-static int left_out(const carry_pair *p, int skip_model, const cf_gpu *skip_gpu)
+ * touching GPU `skip[0]` or `skip[1]` (NULL: none). */
+static int left_out(const carry_pair *p, int skip_model, const cf_gpu *const skip[2])
 {
-    return p->cross || p->model_index == skip_model || (skip_gpu && (p->from == skip_gpu || p->to == skip_gpu));
+    return p->cross || p->model_index == skip_model || touches(p, skip[0]) || touches(p, skip[1]);
 }
 
 /* For a fixed phi, least squares of log(measured time ratio) − the phi term
  * on the two log ratios without an intercept; returns the residual sum of
  * squares (HUGE_VAL when the two ratios are collinear). */
-static double fit_exponents_at(const carry_pair *pairs, size_t n, int skip_model, const cf_gpu *skip_gpu,
+static double fit_exponents_at(const carry_pair *pairs, size_t n, int skip_model, const cf_gpu *const skip_gpu[2],
                                double phi, double *a, double *b)
 {
     double sxx = 0, sxy = 0, syy = 0, sxz = 0, syz = 0, szz = 0;
@@ -88,10 +96,9 @@ static double fit_exponents_at(const carry_pair *pairs, size_t n, int skip_model
         if (left_out(&pairs[i], skip_model, skip_gpu))
             continue;
         const carry_pair *p = &pairs[i];
-        double x = log(cf_gpu_peak_tflops(p->from, p->from_precision) / cf_gpu_peak_tflops(p->to, p->to_precision));
-        double y = log(p->from->memory_bandwidth_gbs / p->to->memory_bandwidth_gbs);
+        double x = p->log_peak, y = p->log_bandwidth;
         /* log(t_to/t_from) = a·x + b·y + log(1 + phi/m) − log(1 + phi) */
-        double z = log(1.0 / p->measured_ratio) - log1p(phi / memory_ratio(p)) + log1p(phi);
+        double z = p->log_time - log1p(phi / p->memory) + log1p(phi);
         sxx += x * x; sxy += x * y; syy += y * y; sxz += x * z; syz += y * z; szz += z * z;
     }
     double det = sxx * syy - sxy * sxy;
@@ -106,8 +113,10 @@ static double fit_exponents_at(const carry_pair *pairs, size_t n, int skip_model
  * closed form for each phi, phi on a grid of log phi (step 0.01 from e^-8
  * to e^1, plus phi = 0) refined by golden section. Leaves out pairs as
  * left_out() says; falls back to the shipped rule when nothing is left. */
-static cf_carry_rule fit_rule(const carry_pair *pairs, size_t n, int skip_model, const cf_gpu *skip_gpu)
+static cf_carry_rule fit_rule(const carry_pair *pairs, size_t n, int skip_model, const cf_gpu *skip_a,
+                              const cf_gpu *skip_b)
 {
+    const cf_gpu *const skip_gpu[2] = {skip_a, skip_b};
     cf_carry_rule best = cf_carry_rule_default();
     double a, b, best_sse = fit_exponents_at(pairs, n, skip_model, skip_gpu, 0.0, &a, &b);
     double best_log_phi = -8.0;
@@ -303,8 +312,13 @@ static cf_status collect_pairs(const cf_crossgpu_set *set, const cf_gpu *gpus, s
                     pairs = grown;
                     cap *= 2;
                 }
-                pairs[n++] = (carry_pair){key->model, key->benchmark, p_from, p_to, from, to, to_x / from_x,
-                                          model_index, strcmp(precisions[q], key->precision) != 0};
+                carry_pair *p = &pairs[n++];
+                *p = (carry_pair){key->model, key->benchmark, p_from, p_to, from, to, to_x / from_x,
+                                  model_index, strcmp(precisions[q], key->precision) != 0, 0, 0, 0, 0};
+                p->log_peak = log(cf_gpu_peak_tflops(from, p_from) / cf_gpu_peak_tflops(to, p_to));
+                p->log_bandwidth = log(from->memory_bandwidth_gbs / to->memory_bandwidth_gbs);
+                p->log_time = log(1.0 / p->measured_ratio);
+                p->memory = memory_ratio(p);
             }
         }
     }
@@ -336,9 +350,22 @@ static cf_status score_of(const double *log_errors, const double *sigmas, const 
     return CF_OK;
 }
 
+/* Whether some pair predicts GPU `to` without touching `other` (NULL: any). */
+static int predicts(const carry_pair *pairs, size_t n, const cf_gpu *to, const cf_gpu *other)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pairs[i].to == to && !touches(&pairs[i], other))
+            return 1;
+    return 0;
+}
+
 /* Leave one GPU type out over every pair: each pair's error under the rule
- * fitted without its `to` GPU (logo_error), then the σ constants fitted
- * without that GPU on the other pairs' such errors. */
+ * fitted without its `to` GPU (logo_error), and the σ constants fitted on
+ * every pair's such error (fitted_all, what the shipped ones were chosen
+ * on). The interval of a pair into GPU g (logo_sigma) has σ constants
+ * fitted on the other pairs' errors under rules fitted without g as well
+ * (nested): the errors of logo_error itself come from fits that saw g's
+ * pairs, and would carry g's own rows into the interval that predicts it. */
 static cf_status leave_gpu_out(const carry_pair *pairs, size_t n, const cf_gpu *gpus, size_t n_gpus,
                                const double *features, double *logo_error, double *logo_sigma,
                                cf_carry_sigma_rule *fitted_all)
@@ -350,12 +377,9 @@ static cf_status leave_gpu_out(const carry_pair *pairs, size_t n, const cf_gpu *
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     for (size_t g = 0; g < n_gpus; g++) {
-        int any = 0;
-        for (size_t i = 0; i < n && !any; i++)
-            any = pairs[i].to == &gpus[g];
-        if (!any)
+        if (!predicts(pairs, n, &gpus[g], NULL))
             continue;
-        cf_carry_rule rule = fit_rule(pairs, n, -1, &gpus[g]);
+        cf_carry_rule rule = fit_rule(pairs, n, -1, &gpus[g], NULL);
         for (size_t i = 0; i < n; i++)
             if (pairs[i].to == &gpus[g])
                 logo_error[i] = log_error(&pairs[i], &rule);
@@ -366,17 +390,25 @@ static cf_status leave_gpu_out(const carry_pair *pairs, size_t n, const cf_gpu *
     }
     cf_status st = fit_sigma(features, e2, use, n, fitted_all);
     for (size_t g = 0; g < n_gpus && st == CF_OK; g++) {
-        int any = 0;
-        for (size_t i = 0; i < n; i++) {
-            use[i] = pairs[i].from != &gpus[g] && pairs[i].to != &gpus[g];
-            any |= pairs[i].to == &gpus[g];
-        }
-        if (!any)
+        const cf_gpu *held = &gpus[g];
+        if (!predicts(pairs, n, held, NULL))
             continue;
+        for (size_t i = 0; i < n; i++)
+            use[i] = !touches(&pairs[i], held);
+        for (size_t h = 0; h < n_gpus; h++) {
+            if (&gpus[h] == held || !predicts(pairs, n, &gpus[h], held))
+                continue;
+            cf_carry_rule rule = fit_rule(pairs, n, -1, held, &gpus[h]);
+            for (size_t i = 0; i < n; i++)
+                if (use[i] && pairs[i].to == &gpus[h]) {
+                    double e = log_error(&pairs[i], &rule);
+                    e2[i] = e * e;
+                }
+        }
         cf_carry_sigma_rule r;
         st = fit_sigma(features, e2, use, n, &r);
         for (size_t i = 0; i < n && st == CF_OK; i++)
-            if (pairs[i].to == &gpus[g])
+            if (pairs[i].to == held)
                 logo_sigma[i] = cf_carry_sigma(pairs[i].from, pairs[i].from_precision, pairs[i].to,
                                                pairs[i].to_precision, &r);
     }
@@ -462,7 +494,7 @@ cf_status cf_validate_crossgpu(const cf_crossgpu_set *set, const cf_gpu *gpus, s
         goto done;
     }
     for (size_t m = 0; m < out->n_models; m++)
-        lomo[m] = fit_rule(pairs, n, (int)m, NULL);
+        lomo[m] = fit_rule(pairs, n, (int)m, NULL, NULL);
     cf_carry_rule shipped = cf_carry_rule_default();
     for (size_t i = 0; i < n; i++) {
         const carry_pair *p = &pairs[i];
