@@ -31,21 +31,30 @@ summary() { /usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin)["overal
 dgx_lab="a=1,c=0,L=0,psi=0.2,rho_def=0.5,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=2"
 dgx_revised="a=0.5,c=0,L=0,psi=0.2,rho_def=0.25,kappa_pcie=0.01,kappa_nvlink=0.01,kT=1.25,s0=0.03,u0=0,u_ext=0,u_def=0.55,u_ing=0.1,u_shape=0.57,u_shape_lo=0,a_min=0,a_max=2"
 # Rows at more nodes than the probe (protocol a: fitted on 1 node and the 2-node x 1-GPU probe): the node
-# buckets of every group pooled, with the coverage of their 80 % interval.
+# buckets of every group pooled, with the coverage of their 80 % interval and the median of the pooled rows'
+# errors (from --rows: a row-weighted mean of each group's bucket medians is no median).
 beyond() {  # FILE [validate options...]
-  "$bin" validate -f json --with-2node-probe "$@" | /usr/bin/python3 -c '
-import json, sys
+  local rows; rows=$(mktemp --suffix=.csv)
+  "$bin" validate -f json --with-2node-probe --rows "$rows" "$@" | /usr/bin/python3 -c '
+import csv, json, statistics, sys
 d = json.load(sys.stdin)
+def key(lo):
+    return "3-4 nodes" if lo in (3, 4) else ("5-16 nodes" if lo >= 5 else None)
 pool = {}
 for g in d["groups"]:
     for b in g.get("by_nodes") or []:
-        lo = int(b["nodes"].split("-")[0])
-        key = "3-4 nodes" if lo in (3, 4) else ("5-16 nodes" if lo >= 5 else None)
-        if key:
-            n, c, e = pool.get(key, (0, 0.0, 0.0))
-            pool[key] = (n + b["n"], c + b["n"] * b["interval_coverage"], e + b["n"] * b["median_ape"])
-print("   ".join("%s: n %5d  80%% interval covers %5.1f%% (median error %4.1f%%)" % (k, n, 100 * c / n, 100 * e / n)
-                 for k, (n, c, e) in sorted(pool.items())))'
+        k = key(int(b["nodes"].split("-")[0].rstrip("+")))
+        if k:
+            n, c = pool.get(k, (0, 0.0))
+            pool[k] = (n + b["n"], c + b["n"] * b["interval_coverage"])
+errors = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    k = key(int(r["num_nodes"]))
+    if k:
+        errors.setdefault(k, []).append(abs(float(r["predicted_s"]) / float(r["step_time_s"]) - 1))
+print("   ".join("%s: n %5d  80%% interval covers %5.1f%% (median error %4.1f%%)"
+                 % (k, n, 100 * c / n, 100 * statistics.median(errors[k])) for k, (n, c) in sorted(pool.items())))' "$rows"
+  rm -f "$rows"
 }
 protocols() {  # FILE [validate options...]: the three training subsets of each group
   local f=$1; shift
