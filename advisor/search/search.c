@@ -462,11 +462,15 @@ static cf_status profile_type(state *s, size_t t)
 static cf_status check_modelled(const state *s)
 {
     for (size_t t = 0; t < s->n_types; t++)
-        if (s->type_ok[t] || s->r->fitted[t].params.n_curves > 0)
+        if (s->type_ok[t])
             return CF_OK;
-    for (size_t i = 0; i < s->n_obs; i++)
-        if (s->o->candidates[s->obs[i]].nodes == 1)
-            return CF_OK; /* measured on one VM: the refit models it */
+    if (s->r->n_runs > 0)
+        return CF_OK; /* a light profile ran: its failures, if all failed, are said as such */
+    size_t n_usable = 0;
+    for (size_t c = 0; c < s->n; c++)
+        n_usable += usable(s, c);
+    if (n_usable == 0)
+        return CF_OK; /* the limits leave nothing: infeasible, said as such */
     char types[256] = "";
     size_t used = 0;
     for (size_t t = 0; t < s->n_types && used < sizeof types; t++)
