@@ -353,20 +353,26 @@ void cf_report_side_by_side_markdown(const cf_report *r, cf_buf *out)
     const cf_advice *a = r->advice;
     if (r->spec->search.spot == CF_SPOT_NEVER || (!a->have_best_ondemand && !a->have_best_spot))
         return;
-    cf_buf_puts(out, "\n### Best on-demand and best spot plan\n\n| plan | configuration | hours (p10 / p50 / p90) | "
+    /* times as the text writes them ("10 min / 41 min / 25.8 h"): in bare hours a 10-minute plan read "0.2" */
+    cf_buf_puts(out, "\n### Best on-demand and best spot plan\n\n| plan | configuration | time (p10 / p50 / p90) | "
                      "total $ (p10 / p50 / p90) |\n|---|---|---|---|\n");
     for (int k = 0; k < 2; k++) {
         const cf_config *c = k == 0 ? &a->best_ondemand : &a->best_spot;
+        char h[3][24];
         if (!(k == 0 ? a->have_best_ondemand : a->have_best_spot))
             continue;
         cf_buf_printf(out, "| %s | %s/%s `%s` × %d | ", k == 0 ? "on-demand" : c->mixed ? "mixed" : "spot",
                       c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes);
         if (k == 0 || !c->spot_est.valid) {
-            cf_buf_printf(out, "%.1f | %.2f |\n", c->hours, c->total_usd);
+            fmt_hours(h[0], sizeof h[0], c->hours);
+            cf_buf_printf(out, "%s | %.2f |\n", h[0], c->total_usd);
         } else {
             const cf_spot_spread *s = c->mixed ? &c->spot_est.mixed : &c->spot_est.spot;
-            cf_buf_printf(out, "%.1f / %.1f / %.1f | %.2f / %.2f / %.2f |\n", s->p10_h, s->p50_h, s->p90_h,
-                          s->p10_usd, s->p50_usd, s->p90_usd);
+            fmt_hours(h[0], sizeof h[0], s->p10_h);
+            fmt_hours(h[1], sizeof h[1], s->p50_h);
+            fmt_hours(h[2], sizeof h[2], s->p90_h);
+            cf_buf_printf(out, "%s / %s / %s | %.2f / %.2f / %.2f |\n", h[0], h[1], h[2], s->p10_usd, s->p50_usd,
+                          s->p90_usd);
         }
     }
 }

@@ -522,6 +522,38 @@ def test_spot_feasibility_does_not_depend_on_the_objective():
     assert "on-demand none meets" not in out, out
 
 
+def side_by_side(out, markdown):
+    """The 'Best on-demand and best spot plan' rows: {kind: (configuration, time cell)}."""
+    rows = {}
+    for line in out.splitlines():
+        if markdown:
+            m = re.match(r"^\| (on-demand|spot|mixed) \| (.*?) \| (.*?) \| (.*?) \|$", line)
+            if m:
+                rows[m.group(1)] = (m.group(2).replace("`", ""), m.group(3))
+        else:
+            m = re.match(r"^  (on-demand|spot|mixed) +(\S+ \S+ × \d+): (.*?), \$", line)
+            if m:
+                rows[m.group(1)] = (m.group(2), m.group(3))
+    return rows
+
+
+def test_side_by_side_times_agree_across_formats():
+    # the markdown comment writes the side-by-side's times as the text does (docs/output.md: minutes under an
+    # hour, hours above): in bare hours a 10-minute plan read "0.2", 28 and 52 minutes "0.5 / 0.9"
+    spec = os.path.join(EXAMPLES, "three-lines.json")
+    args = ("recommend", "--no-history", "-q", "--spot", "allow", "--objective", "time", spec)
+    rc, text, err = run(*args)
+    assert rc == 0, err
+    rc, md, err = run(*args[:-1], "-f", "markdown", spec)
+    assert rc == 0, err
+    t, m = side_by_side(text, False), side_by_side(md, True)
+    assert t and set(t) == set(m), (text, md)
+    for kind, (_, time) in t.items():
+        assert m[kind][1] == time, (kind, m[kind], time)
+        assert re.search(r"\d (min|h|s)$", m[kind][1]), m[kind]
+    assert "| time (p10 / p50 / p90) |" in md, md
+
+
 def test_recommend_spot_explains_the_model():
     rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "--gpu", "V100", "--cloud", "aws",
                        "--deadline-hours", "400", "--max-nodes", "16", RESNET)
