@@ -359,8 +359,14 @@ void cf_report_side_by_side_markdown(const cf_report *r, cf_buf *out)
     for (int k = 0; k < 2; k++) {
         const cf_config *c = k == 0 ? &a->best_ondemand : &a->best_spot;
         char h[3][24];
-        if (!(k == 0 ? a->have_best_ondemand : a->have_best_spot))
+        if (!(k == 0 ? a->have_best_ondemand : a->have_best_spot)) { /* the rows the text gives, not none */
+            if (k == 0 && r->spec->search.spot == CF_SPOT_ONLY)
+                cf_buf_puts(out, "| on-demand | not searched (--spot only) | | |\n");
+            else
+                cf_buf_printf(out, "| %s | none meets the constraints%s | | |\n", k == 0 ? "on-demand" : "spot",
+                              k == 1 ? " at the stated confidence" : "");
             continue;
+        }
         cf_buf_printf(out, "| %s | %s/%s `%s` × %d | ", k == 0 ? "on-demand" : c->mixed ? "mixed" : "spot",
                       c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes);
         if (k == 0 || !c->spot_est.valid) {

@@ -554,6 +554,19 @@ def test_side_by_side_times_agree_across_formats():
     assert "| time (p10 / p50 / p90) |" in md, md
 
 
+def test_side_by_side_markdown_says_what_is_missing():
+    # a kind without a plan has the text's row in the markdown too, not no row: a reader could not tell
+    # "no spot plan meets the constraints" (or "on-demand not searched") from "spot was not looked at"
+    for args, kind, says in ((("--spot", "allow", "--budget-usd", "100"), "spot",
+                              "none meets the constraints at the stated confidence"),
+                             (("--spot", "only", "--deadline-hours", "96"), "on-demand", "not searched (--spot only)")):
+        rc, text, err = run("recommend", "--no-history", "-q", *args, RESNET)
+        assert rc == 0 and says in text, (args, rc, err, text)
+        rc, md, err = run("recommend", "--no-history", "-q", "-f", "markdown", *args, RESNET)
+        assert rc == 0, err
+        assert f"| {kind} | {says} | | |" in md, (args, md)
+
+
 def test_recommend_spot_explains_the_model():
     rc, out, err = run("recommend", "--no-history", "-q", "--spot", "only", "--gpu", "V100", "--cloud", "aws",
                        "--deadline-hours", "400", "--max-nodes", "16", RESNET)
