@@ -820,8 +820,17 @@ static void test_memory_ceiling(void **state)
     assert_true(cf_estimate_max_local_batch(&spec.job, 80, NULL, 0) > 5 * expected);
     spec.job.parameters = 2e9; /* 32 GB of state: does not fit a 16 GiB GPU */
     assert_true(cf_estimate_max_local_batch(&spec.job, 16, NULL, 0) < 0);
-    spec.job.memory_per_sample_mib = 0; /* unknown and no reference */
+    spec.job.memory_per_sample_mib = 0; /* unknown and no reference: the state alone still does not fit */
+    assert_true(cf_estimate_max_local_batch(&spec.job, 16, NULL, 0) < 0);
+    assert_int_equal(cf_estimate_max_local_batch(&spec.job, 80, NULL, 0), 0); /* it fits: the ceiling is unknown */
+    spec.job.parameters = 100e6;
     assert_int_equal(cf_estimate_max_local_batch(&spec.job, 16, NULL, 0), 0);
+    /* a profile that ran on a 16 GiB GPU where the formula says nothing fits: the measurement wins */
+    spec.job.parameters = 2e9;
+    cf_gpu_perf ref;
+    memset(&ref, 0, sizeof ref);
+    ref.params.max_local_batch = 8;
+    assert_int_equal(cf_estimate_max_local_batch(&spec.job, 16, &ref, 16), 0);
 }
 
 static cf_gpu carry_gpu(const char *name, double fp16_tflops, double bandwidth_gbs, double memory_gib)

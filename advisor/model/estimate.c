@@ -46,9 +46,16 @@ int cf_estimate_max_local_batch(const cf_job *job, double gpu_memory_gib, const 
         if (free_ref > 0)
             per_sample_bytes = free_ref / ref->params.max_local_batch;
     }
-    if (per_sample_bytes <= 0)
-        return 0;
     double free_bytes = gpu_memory_gib * GIB * USABLE_MEMORY_FRACTION - static_memory_bytes(job);
+    if (per_sample_bytes <= 0) {
+        /* No activation figure: the ceiling is unknown (0), unless the
+         * weights, gradients and optimizer state alone are more than the
+         * GPU holds, which no batch changes. A reference profile that ran
+         * where this says nothing fits (sharded state, say) keeps it
+         * unknown: the measurement wins over the formula. */
+        int ran_below_formula = ref && ref->params.max_local_batch > 0 && ref_memory_gib > 0;
+        return gpu_memory_gib > 0 && free_bytes <= 0 && !ran_below_formula ? -1 : 0;
+    }
     if (free_bytes < per_sample_bytes)
         return 0 - 1; /* does not fit even one sample */
     double m = floor(free_bytes / per_sample_bytes);
