@@ -122,6 +122,41 @@ static void test_unknown_gpu_names_the_spec_key(void **state)
     cf_spec_free(&spec);
 }
 
+/* A model no allowed GPU can hold (7B parameters, AdamW: 104 GiB of
+ * state against an A100's 40 GB): nothing is priced, so the message says
+ * the job cannot run and points at memory, whatever deadline or budget the
+ * spec sets (it blamed the deadline, "raise the deadline or the budget"). */
+static void test_model_no_gpu_holds_is_not_blamed_on_the_limits(void **state)
+{
+    (void)state;
+    const double limits[][2] = {{0, 0}, {100000, 0}, {0, 1e9}, {336, 1e6}};
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        cf_spec_overrides ov;
+        cf_spec_overrides_init(&ov);
+        cf_spec spec;
+        assert_int_equal(cf_spec_load_effective(SPEC, &ov, &spec), CF_OK);
+        spec.job.parameters = 7e9;
+        spec.job.optimizer = CF_OPT_ADAMW;
+        spec.n_gpus = 0; /* no profile: the GPU's memory and the state alone decide */
+        spec.search.deadline_hours = limits[i][0];
+        spec.search.budget_usd = limits[i][1];
+        snprintf(spec.search.gpus[0], sizeof spec.search.gpus[0], "%s", "A100-40GB");
+        spec.search.n_gpus = 1;
+        cf_catalog_source src;
+        assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &src), CF_OK);
+        cf_recommend_request req = {.spec = &spec, .catalog_source = &src};
+        cf_recommend_result res;
+        assert_int_equal(cf_recommend(&req, &res), CF_ERR_INFEASIBLE);
+        if (!strstr(cf_error_message(), SPEC ": no configuration can run the job"))
+            fail_msg("deadline %g, budget %g: %s", limits[i][0], limits[i][1], cf_error_message());
+        assert_non_null(strstr(cf_error_hint_text(), "model.parameters"));
+        cf_error_clear();
+        cf_recommend_result_free(&res);
+        cf_catalog_source_close(&src);
+        cf_spec_free(&spec);
+    }
+}
+
 int main(void)
 {
     /* what tests/golden/test_golden.py runs under */
@@ -134,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_default_objective_matches_json_golden),
         cmocka_unit_test(test_time_objective_matches_baseline_golden),
         cmocka_unit_test(test_unknown_gpu_names_the_spec_key),
+        cmocka_unit_test(test_model_no_gpu_holds_is_not_blamed_on_the_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,7 +123,12 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
     st = cf_advise(&in, &out->advice);
     if (st == CF_ERR_INFEASIBLE) {
         const cf_advice *a = &out->advice;
-        return cf_infeasible_error(&spec->search, spec->job.source, a->have_extremes ? &a->fastest : NULL,
+        /* Nothing priced at all (no GPU holds the model, say): no deadline
+         * or budget is to blame, whatever the spec sets. */
+        cf_constraints unlimited = spec->search;
+        if (!a->have_extremes)
+            unlimited.deadline_hours = unlimited.budget_usd = 0;
+        return cf_infeasible_error(&unlimited, spec->job.source, a->have_extremes ? &a->fastest : NULL,
                                    a->have_extremes ? &a->fastest_at_confidence : NULL,
                                    a->have_extremes ? &a->cheapest : NULL,
                                    a->have_extremes ? &a->cheapest_at_confidence : NULL,

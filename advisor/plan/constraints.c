@@ -110,8 +110,9 @@ cf_status cf_infeasible_error(const cf_constraints *c, const char *where, const 
     } else { /* no deadline and no budget: nothing could run it at all */
         cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration can run the job%s: none of the offers that pass the "
                      "filters gives a finite time and cost (does the model fit in any GPU's memory?)", where, q);
-        cf_error_hint("check model.memory_per_sample_mib and profile.gpus.*.max_local_batch, or allow more GPUs, "
-                      "clouds or regions");
+        cf_error_hint("the weights, gradients and optimizer state (model.parameters, training.optimizer) and "
+                      "the activations (model.memory_per_sample_mib, profile.gpus.*.max_local_batch) must fit one "
+                      "GPU (docs/model.md \"Memory ceiling\"); or allow more GPUs, clouds or regions");
         return CF_ERR_INFEASIBLE;
     }
     if (c->spot == CF_SPOT_ONLY)
