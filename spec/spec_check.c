@@ -177,15 +177,60 @@ cf_status spec_fail_missing(spec_ctx *c, const char *key, const char *example)
     return st;
 }
 
-/* A numeric string ("3") in place of a number gets a hint to drop the quotes. */
-static void hint_unquote(const cJSON *got)
+/* The unit a key's name ends in ("deadline_hours") and how a value may
+ * spell it ("24h", "24 hours", "$20"). */
+static const struct {
+    const char *suffix, *unit, *spellings[6];
+} KEY_UNITS[] = {
+    {"_hours", "hours", {"h", "hr", "hrs", "hour", "hours", NULL}},
+    {"_usd", "US dollars", {"$", "usd", "dollars", NULL}},
+    {"_minutes", "minutes", {"m", "min", "mins", "minute", "minutes", NULL}},
+    {"_mib", "MiB", {"mib", NULL}},
+    {"_gbps", "Gbit/s", {"gbps", "gbit/s", "gb/s", NULL}},
+};
+
+/* A numeric string ("3") in place of a number gets a hint to drop the
+ * quotes; one with the unit the key's name already says ("24h" for
+ * deadline_hours, "$20" for budget_usd) the number alone; one with another
+ * unit ("2d") what the key counts. */
+static void hint_unquote(const spec_ctx *c, const cJSON *got)
 {
-    if (!cJSON_IsString(got) || got->valuestring[0] == '\0')
+    if (!cJSON_IsString(got) || got->valuestring[0] == '\0' || isspace((unsigned char)got->valuestring[0]))
         return;
+    const char *text = got->valuestring;
     char *end = NULL;
-    strtod(got->valuestring, &end);
-    if (end && *end == '\0' && !isspace((unsigned char)got->valuestring[0]))
-        cf_error_hint("write the number without quotes: %s", got->valuestring);
+    strtod(text, &end);
+    if (end && *end == '\0') {
+        cf_error_hint("write the number without quotes: %s", text);
+        return;
+    }
+    const char *key = strrchr(c->keypath, '.');
+    key = key ? key + 1 : c->keypath;
+    size_t key_len = strlen(key);
+    for (size_t u = 0; u < sizeof KEY_UNITS / sizeof *KEY_UNITS; u++) {
+        size_t n = strlen(KEY_UNITS[u].suffix);
+        if (key_len <= n || strcasecmp(key + key_len - n, KEY_UNITS[u].suffix) != 0)
+            continue;
+        const char *number = text[0] == '$' ? text + 1 : text; /* "$20" */
+        double v = strtod(number, &end);
+        if (end == number || isspace((unsigned char)number[0]) || !isfinite(v))
+            return;
+        const char *unit = end;
+        while (isspace((unsigned char)*unit))
+            unit++;
+        int dollar = number != text;
+        if (dollar && strcmp(KEY_UNITS[u].suffix, "_usd") != 0)
+            unit = text; /* "$24" for hours: another unit */
+        int same = dollar && *unit == '\0';
+        for (int i = 0; !same && KEY_UNITS[u].spellings[i]; i++)
+            same = strcasecmp(unit, KEY_UNITS[u].spellings[i]) == 0;
+        if (same)
+            cf_error_hint("write the number alone, without quotes or unit (%s is in %s): %.*s", key,
+                          KEY_UNITS[u].unit, (int)(end - number), number);
+        else
+            cf_error_hint("write a number of %s without quotes or unit (the key's name says it)", KEY_UNITS[u].unit);
+        return;
+    }
 }
 
 /* ---- typo suggestions ------------------------------------------------------- */
@@ -343,7 +388,7 @@ cf_status spec_read_int(const spec_ctx *c, const cJSON *item, const spec_int_rul
 {
     if (!cJSON_IsNumber(item)) {
         cf_status st = spec_fail_type(c, rule->what, item);
-        hint_unquote(item);
+        hint_unquote(c, item);
         return st;
     }
     double v = item->valuedouble;
@@ -368,7 +413,7 @@ cf_status spec_read_count(const spec_ctx *c, const cJSON *item, double *out)
     static const char what[] = "a positive integer";
     if (!cJSON_IsNumber(item)) {
         cf_status st = spec_fail_type(c, what, item);
-        hint_unquote(item);
+        hint_unquote(c, item);
         return st;
     }
     double v = item->valuedouble;
@@ -382,7 +427,7 @@ cf_status spec_read_number(const spec_ctx *c, const cJSON *item, const spec_num_
 {
     if (!cJSON_IsNumber(item)) {
         cf_status st = spec_fail_type(c, rule->what, item);
-        hint_unquote(item);
+        hint_unquote(c, item);
         return st;
     }
     double v = item->valuedouble;

@@ -456,6 +456,15 @@ static const bad_case bad_cases[] = {
     {PROFILE("\"steps\": 2"), CF_ERR_INVALID, "model.json: profile.steps: expected an integer from 3 to 100000, got 2",
      NULL},
     /* search */
+    /* a number written with the unit the key's name already says: the number alone */
+    {SEARCH("\"deadline_hours\": \"24h\""), CF_ERR_INVALID,
+     "model.json: search.deadline_hours: expected a positive number up to 1e6, got a string",
+     "write the number alone, without quotes or unit (deadline_hours is in hours): 24"},
+    {SEARCH("\"deadline_hours\": \"2.5 hours\""), CF_ERR_INVALID, "search.deadline_hours", "in hours): 2.5"},
+    {SEARCH("\"budget_usd\": \"$20\""), CF_ERR_INVALID, "search.budget_usd", "(budget_usd is in US dollars): 20"},
+    {SEARCH("\"startup_minutes\": \"5 min\""), CF_ERR_INVALID, "search.startup_minutes", "in minutes): 5"},
+    {SEARCH("\"deadline_hours\": \"2d\""), CF_ERR_INVALID, "search.deadline_hours",
+     "write a number of hours without quotes or unit"},
     {SEARCH("\"spot\": \"sometimes\""), CF_ERR_INVALID,
      "model.json: search.spot: expected one of \"never\", \"allow\", \"only\", got \"sometimes\"", NULL},
     {SEARCH("\"clouds\": [\"aws\", \"aws\"]"), CF_ERR_INVALID,
