@@ -87,8 +87,14 @@ static cf_status db_failure(cf_db *db, int code, int sys_errno, const char *what
                          "and -shm files beside the database)", what, db->path);
         else
             cf_error_set(CF_ERR_DB, "%s '%s': %s", what, db->path, detail);
-        cf_error_hint("the database file or its folder is not writable by this user; nothing was written "
-                      "(use --db PATH for a writable place; recommend and search also run with --no-history)");
+        struct stat st;
+        if (stat(folder, &st) != 0 && errno == ENOENT) /* not a permission: there is no folder to write in */
+            cf_error_hint("its folder '%s' does not exist; cloudfit creates only its default folder: create it "
+                          "(mkdir -p '%s') or use --db PATH for another place; nothing was written (recommend and "
+                          "search also run with --no-history)", folder, folder);
+        else
+            cf_error_hint("the database file or its folder is not writable by this user; nothing was written "
+                          "(use --db PATH for a writable place; recommend and search also run with --no-history)");
         break;
     }
     case SQLITE_CORRUPT:

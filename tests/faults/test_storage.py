@@ -52,6 +52,18 @@ def test_history_folder_not_creatable_is_exit_1():
     assert rc == 1 and "cannot create directory" in err and blocker in err, (rc, err)
 
 
+def test_db_in_a_missing_folder_says_the_folder_is_missing():
+    """--db DIR/history.db where DIR does not exist (config.json's "db" as
+    docs/config.md shows it): exit 1, nothing made, and the hint says the
+    folder is missing (it blamed permissions: "not writable by this user")."""
+    folder = os.path.join(tmp(), "team")
+    db = os.path.join(folder, "history.db")
+    rc, out, err = recommend(db)
+    assert rc == 1 and "cannot create database '%s'" % db in err, (rc, err)
+    assert "folder '%s' does not exist" % folder in err and "mkdir -p" in err and "not writable" not in err, err
+    assert not os.path.exists(folder)
+
+
 def hold_lock(db, seconds, ready):
     con = sqlite3.connect(db, isolation_level=None, timeout=0)
     con.execute("BEGIN EXCLUSIVE")
