@@ -170,22 +170,26 @@ static ranked pop_first(ranked *h, size_t *n)
 }
 
 /* The screened score of a spot candidate by an objective. */
-static double screen_score(const candidate *cd, cf_objective objective)
-{
-    return objective == CF_OBJ_TIME ? cd->hours : objective == CF_OBJ_COST ? cd->usd : cd->hours * cd->usd;
-}
+/* A spot candidate as the screen saw it, before any Monte Carlo replaced
+ * its hours and cost with its plan's. */
+typedef struct {
+    size_t index;
+    double hours, usd;
+    int met;
+} screened;
 
 /* The best SPOT_SIMULATE_MAX spot candidates by the screen under one
  * objective (screened feasible first), at most SPOT_SIMULATE_PER_OFFER per
  * offer, into picks; how many. order has room for every spot candidate. */
-static size_t pick_by_screen(const cf_constraints *k, const candidate *cands, size_t n, cf_objective objective,
+static size_t pick_by_screen(const screened *spot, size_t n_spot, const candidate *cands, cf_objective objective,
                              ranked *order, size_t *picks)
 {
     size_t m = 0, n_picks = 0;
-    for (size_t i = 0; i < n; i++)
-        if (cands[i].spot)
-            order[m++] = (ranked){i, screen_score(&cands[i], objective),
-                                  cf_constraints_met(k, cands[i].hours, cands[i].usd, 0)};
+    for (size_t i = 0; i < n_spot; i++) {
+        const screened *sc = &spot[i];
+        double score = objective == CF_OBJ_TIME ? sc->hours : objective == CF_OBJ_COST ? sc->usd : sc->hours * sc->usd;
+        order[m++] = (ranked){sc->index, score, sc->met};
+    }
     for (size_t i = m / 2; i-- > 0;)
         sift_down(order, m, i);
     while (m > 0 && n_picks < SPOT_SIMULATE_MAX) {
@@ -290,21 +294,23 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
     static const cf_objective by[] = {CF_OBJ_TIME, CF_OBJ_COST, CF_OBJ_BALANCED};
     enum { N_BY = sizeof by / sizeof by[0] };
     ranked *order = malloc(n_spot * sizeof *order);
+    screened *spot = malloc(n_spot * sizeof *spot);
     cf_spot_estimate *est = calloc(SPOT_SIMULATE_MAX * (N_BY + 1), sizeof *est);
-    size_t *picks = malloc(SPOT_SIMULATE_MAX * (N_BY + 1) * sizeof *picks), n_picks[N_BY + 1] = {0};
+    size_t *picks = malloc(SPOT_SIMULATE_MAX * sizeof *picks);
     size_t *todo = malloc(SPOT_SIMULATE_MAX * sizeof *todo);
-    cf_status st = order && est && picks && todo ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
-    /* every round's picks on the screen, before any Monte Carlo replaces a
-     * candidate's screened hours and cost with its plan's */
-    for (size_t r = 0; st == CF_OK && r <= N_BY; r++)
-        n_picks[r] = pick_by_screen(k, cands, n, r == 0 ? k->objective : by[r - 1], order,
-                                    picks + r * SPOT_SIMULATE_MAX);
+    cf_status st = order && spot && est && picks && todo ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    /* the screen as it was before any Monte Carlo: every round picks on it */
+    size_t m = 0;
+    for (size_t i = 0; st == CF_OK && i < n; i++)
+        if (cands[i].spot)
+            spot[m++] = (screened){i, cands[i].hours, cands[i].usd, cf_constraints_met(k, cands[i].hours, cands[i].usd, 0)};
     size_t n_est = 0;
     for (size_t r = 0; st == CF_OK && r <= N_BY; r++) {
+        size_t n_picks = pick_by_screen(spot, n_spot, cands, r == 0 ? k->objective : by[r - 1], order, picks);
         size_t n_todo = 0;
-        for (size_t j = 0; j < n_picks[r]; j++)
-            if (cands[picks[r * SPOT_SIMULATE_MAX + j]].spot_est < 0)
-                todo[n_todo++] = picks[r * SPOT_SIMULATE_MAX + j];
+        for (size_t j = 0; j < n_picks; j++)
+            if (cands[picks[j]].spot_est < 0)
+                todo[n_todo++] = picks[j];
         st = simulate(c, shapes, cands, todo, n_todo, est, &n_est);
         int any_feasible = 0;
         for (size_t i = 0; i < n && !any_feasible; i++)
@@ -312,6 +318,7 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
         if (any_feasible)
             break;
     }
+    free(spot);
     free(order);
     free(picks);
     free(todo);

@@ -712,20 +712,25 @@ double cf_quantile(double *v, size_t n, double q)
     return cf_quantile_sorted(v, n, q);
 }
 
-void cf_spot_path_stats_all(const cf_spot_path *p, const int *nodes, cf_spot_path_stats *out)
+/* The statistics over the path's first n_used types, nodes[t] requested
+ * of type t (the path holds p->n_types counts per segment). */
+static inline void path_stats(const cf_spot_path *p, int n_used, const int *nodes, cf_spot_path_stats *out)
 {
     memset(out, 0, sizeof *out);
     double total = 0, held = 0, up = 0, full = 0, drops = 0;
     long events = 0, exits_full = 0;
-    int k = p->n_types > 0 ? p->n_types : 1, requested = 0;
-    for (int t = 0; t < k; t++)
+    size_t k = p->n_types > 0 ? (size_t)p->n_types : 1;
+    int requested = 0;
+    for (int t = 0; t < n_used; t++)
         requested += nodes[t];
     for (size_t i = 0; i < p->n; i++) {
-        const int *c = &p->c[i * (size_t)k];
-        int c_all = 0, all_held = 1;
-        for (int t = 0; t < k; t++) {
+        const int *c = &p->c[i * k], *next = i + 1 < p->n ? &p->c[(i + 1) * k] : NULL;
+        int c_all = 0, all_held = 1, lost = 0;
+        for (int t = 0; t < n_used; t++) {
             c_all += c[t];
             all_held &= c[t] >= nodes[t];
+            if (next && next[t] < c[t])
+                lost += c[t] - next[t];
         }
         total += p->d_h[i];
         held += p->d_h[i] * c_all;
@@ -733,17 +738,10 @@ void cf_spot_path_stats_all(const cf_spot_path *p, const int *nodes, cf_spot_pat
             up += p->d_h[i];
         if (all_held)
             full += p->d_h[i];
-        if (i + 1 < p->n) {
-            const int *next = &p->c[(i + 1) * (size_t)k];
-            int lost = 0;
-            for (int t = 0; t < k; t++)
-                lost += next[t] < c[t] ? c[t] - next[t] : 0;
-            if (lost > 0) {
-                drops += lost;
-                events++;
-                if (all_held)
-                    exits_full++;
-            }
+        if (lost > 0) {
+            drops += lost;
+            events++;
+            exits_full += all_held;
         }
     }
     if (total <= 0 || requested <= 0)
@@ -756,25 +754,12 @@ void cf_spot_path_stats_all(const cf_spot_path *p, const int *nodes, cf_spot_pat
     out->mtbf_gang_h = exits_full ? full / exits_full : INFINITY;
 }
 
+void cf_spot_path_stats_all(const cf_spot_path *p, const int *nodes, cf_spot_path_stats *out)
+{
+    path_stats(p, p->n_types > 0 ? p->n_types : 1, nodes, out);
+}
+
 void cf_spot_path_stats_of(const cf_spot_path *p, int nodes, cf_spot_path_stats *out)
 {
-    /* the first type (a path of one type, or a mixed path's first) */
-    cf_spot_path one = *p;
-    int k = p->n_types > 0 ? p->n_types : 1;
-    if (k == 1) {
-        cf_spot_path_stats_all(p, &nodes, out);
-        return;
-    }
-    /* a mixed path read as the first type alone: its counts every k-th entry */
-    int *c = malloc((p->n ? p->n : 1) * sizeof *c);
-    if (!c) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    for (size_t i = 0; i < p->n; i++)
-        c[i] = p->c[i * (size_t)k];
-    one.c = c;
-    one.n_types = 1;
-    cf_spot_path_stats_all(&one, &nodes, out);
-    free(c);
+    path_stats(p, 1, &nodes, out); /* the first type (a path of one type, or a mixed path's first) */
 }
