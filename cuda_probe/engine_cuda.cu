@@ -94,16 +94,28 @@ cf_status ensure_workspace(cf_engine *e, int B, int micro)
         return CF_OK;
     float *ws = nullptr, *x_host = nullptr;
     int *labels = nullptr, *labels_host = nullptr;
-    if (cudaMalloc(&ws, (size_t)B * ws_floats_per_row(e) * sizeof(float)) != cudaSuccess ||
-        cudaMalloc(&labels, (size_t)B * sizeof(int)) != cudaSuccess ||
-        cudaMallocHost(&x_host, (size_t)B * e->widths[0] * sizeof(float)) != cudaSuccess ||
-        cudaMallocHost(&labels_host, (size_t)B * sizeof(int)) != cudaSuccess) {
+    // The device's memory, then the pinned host staging: a refusal of the
+    // host's is the machine's memory, not the GPU's (CF_ERR_NOMEM, exit 1,
+    // as the CPU twin's allocation_failed), never the GPU's ceiling.
+    bool device_ok = cudaMalloc(&ws, (size_t)B * ws_floats_per_row(e) * sizeof(float)) == cudaSuccess &&
+                     cudaMalloc(&labels, (size_t)B * sizeof(int)) == cudaSuccess;
+    double host_bytes = (double)B * ((double)e->widths[0] * sizeof(float) + sizeof(int));
+    bool host_ok = device_ok && cudaMallocHost(&x_host, (size_t)B * e->widths[0] * sizeof(float)) == cudaSuccess &&
+                   cudaMallocHost(&labels_host, (size_t)B * sizeof(int)) == cudaSuccess;
+    if (!host_ok) {
         cudaGetLastError();
         cudaFree(ws);
         cudaFree(labels);
         cudaFreeHost(x_host);
         cudaFreeHost(labels_host);
-        return out_of_memory(e, B, micro);
+        if (!device_ok)
+            return out_of_memory(e, B, micro);
+        cf_status st = cf_error_set(CF_ERR_NOMEM,
+                                    "out of memory: the system refused %.3g MiB of pinned host memory to stage local "
+                                    "batch %d for the GPU", host_bytes / MIB, B);
+        cf_error_hint("the machine's free memory or the process's memory limit (ulimit -v) was reached, not the "
+                      "GPU's: free memory or raise that limit, or use a smaller batch");
+        return st;
     }
     cudaFree(e->ws);
     cudaFree(e->labels);
