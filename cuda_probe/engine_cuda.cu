@@ -186,11 +186,14 @@ cf_status cuda_create(const cf_engine_config *config, cf_engine **out)
         return cf_error_set(CF_ERR_DOES_NOT_FIT, "out of memory on the GPU: the model state needs %.3g MiB",
                             (double)bytes * (2 + n_state) / MIB);
     }
-    cudaMemset(e->grads, 0, bytes);
-    if (e->opt_m)
-        cudaMemset(e->opt_m, 0, bytes);
-    if (e->opt_v)
-        cudaMemset(e->opt_v, 0, bytes);
+    // The optimizer state must start at zero: a failed clear is the engine's
+    // failure here, not a "CUDA error in the training step" later.
+    if ((st = cuda_error(cudaMemset(e->grads, 0, bytes), "clearing the gradients")) != CF_OK ||
+        (e->opt_m && (st = cuda_error(cudaMemset(e->opt_m, 0, bytes), "clearing the optimizer state")) != CF_OK) ||
+        (e->opt_v && (st = cuda_error(cudaMemset(e->opt_v, 0, bytes), "clearing the optimizer state")) != CF_OK)) {
+        cuda_destroy(e);
+        return st;
+    }
     float *host = (float *)std::malloc(bytes);
     if (!host) {
         cuda_destroy(e);

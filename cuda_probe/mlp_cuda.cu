@@ -266,7 +266,12 @@ extern "C" cf_status cf_cuda_blas_init(void)
         return cf_error_set(CF_ERR_UNAVAILABLE, "cuBLAS cannot start: %s", cublasGetStatusString(s));
     }
     // Plain FP32 products (no TF32): the CPU twin is the reference.
-    cublasSetMathMode(g_blas, CUBLAS_PEDANTIC_MATH);
+    s = cublasSetMathMode(g_blas, CUBLAS_PEDANTIC_MATH);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        cublasDestroy(g_blas);
+        g_blas = nullptr;
+        return cf_error_set(CF_ERR_UNAVAILABLE, "cuBLAS cannot set FP32 (pedantic) math: %s", cublasGetStatusString(s));
+    }
     cudaError_t e = cudaMalloc(&g_sums, 3 * sizeof(double));
     if (e != cudaSuccess) {
         cublasDestroy(g_blas);

@@ -143,7 +143,7 @@ static cf_status engine_run(cf_probe *p, const cf_probe_run *run, cf_probe_resul
     out->device.is_gpu = strcmp(p->backend, "cpu") != 0;
     out->has_device = 1;
     /* Both engines keep activations, weights and gradients in fp32 (the
-     * CUDA one with cuBLAS's default math: no TF32). */
+     * CUDA one with cuBLAS's pedantic FP32 math: no TF32). */
     snprintf(out->precision, sizeof out->precision, "fp32");
     int total = run->warmup_steps + run->steps;
     out->steps = calloc((size_t)(total > 0 ? total : 1), sizeof *out->steps);
