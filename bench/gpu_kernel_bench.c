@@ -273,11 +273,16 @@ static void bench_engine(const int *w, int nw, int B, int steps)
     if (steps > 512)
         steps = 512;
     cf_engine_step s;
-    for (int i = 0; i < 5; i++)
-        ops->train_step(e, B, 1, &s);
-    for (int i = 0; i < steps; i++) {
-        ops->train_step(e, B, 1, &s);
-        times[i] = s.time_s;
+    /* a failed step (out of memory at this batch) has no time: a median of
+     * its zeroed time_s would read as an infinitely fast step */
+    for (int i = 0; i < 5 + steps; i++) {
+        if (ops->train_step(e, B, 1, &s) != CF_OK) {
+            fprintf(stderr, "gpu_kernel_bench: engine train_step at batch %d: %s\n", B, cf_error_message());
+            ops->destroy(e);
+            return;
+        }
+        if (i >= 5)
+            times[i - 5] = s.time_s;
     }
     double med = median(times, steps);
     double flops = cf_engine_flops_per_sample(&cfg) * B;
