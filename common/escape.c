@@ -61,7 +61,10 @@ void cf_text_fit(const char *text, size_t max_bytes, char *out, size_t n)
     if (n == 0)
         return;
     char escaped[1024];
-    if (cf_utf8_invalid_at(text) >= 0) {
+    /* a control or reordering character too: a CI branch or a note with a
+     * line end printed a forged line into `history show` and the
+     * explanation, which keep the line ends of the text they print */
+    if (cf_has_controls(text)) {
         cf_escape_into(text, escaped, sizeof escaped); /* ASCII escapes and whole characters */
         text = escaped;
     }

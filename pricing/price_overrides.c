@@ -1,5 +1,6 @@
 /* Price overrides file: parse strictly, apply to a catalog (see
  * cloudfit/price_overrides.h). */
+#include "cloudfit/common/escape.h"
 #include "cloudfit/pricing/overrides.h"
 #include "cloudfit/common/json.h"
 
@@ -61,8 +62,8 @@ static cf_status parse_rule(const char *name, const cJSON *obj, cf_override_kind
             st = get_string(name, path, item, r->instance_type, sizeof r->instance_type);
         else if (strcmp(k, "gpu") == 0)
             st = get_string(name, path, item, r->gpu, sizeof r->gpu);
-        else if (strcmp(k, "note") == 0)
-            st = get_string(name, path, item, r->note, sizeof r->note);
+        else if (strcmp(k, "note") == 0 && (st = get_string(name, path, item, r->note, sizeof r->note)) == CF_OK)
+            cf_text_fit(item->valuestring, sizeof r->note - 1, r->note, sizeof r->note); /* shown in one line */
         else if (kind == CF_OVERRIDE_DISCOUNT && strcmp(k, "percent") == 0)
             st = get_price(name, path, item, 100, &r->percent);
         else if (kind == CF_OVERRIDE_DISCOUNT && strcmp(k, "applies_to") == 0) {

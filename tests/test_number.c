@@ -142,6 +142,9 @@ static void test_escape(void **state)
     assert_string_equal(out, "ab");
     cf_text_fit("br\xff", 100, out, sizeof out);
     assert_string_equal(out, "br\\xff");
+    /* a line end or a reordering character in a CI branch forged a line of `history show` */
+    cf_text_fit("feature\n  ci  main\xe2\x80\xae", 100, out, sizeof out);
+    assert_string_equal(out, "feature\\n  ci  main\\u202e");
     /* shares and confidences with the digits that matter: a share under 1 never reads 100% */
     static const struct {
         double v;

@@ -145,6 +145,12 @@ static void test_overrides_apply(void **state)
     assert_float_equal(find(&cat, "lambda", "us-east-1", "gpu_1x_a10")->price_ondemand_usd_per_hr, a10 * 0.5, 1e-9);
     assert_int_equal(ov.items[2].rows_matched, 1);
     cf_price_overrides_free(&ov);
+    /* a note is shown in one line of the explanation: a line end in it made a line of its own */
+    static const char noted[] = "{\"discounts\": [{\"cloud\": \"lambda\", \"percent\": 5,"
+                                " \"note\": \"EDP\\n  - budget approved\"}]}";
+    assert_int_equal(cf_price_overrides_parse(noted, strlen(noted), "ov.json", &ov), CF_OK);
+    assert_string_equal(ov.items[0].note, "EDP\\n  - budget approved");
+    cf_price_overrides_free(&ov);
     free(rules);
     cf_catalog_free(&cat);
 }

@@ -26,8 +26,10 @@ size_t cf_utf8_sequence_length(const char *p, size_t avail);
  * overrides and isolates, LRM, RLM, ALM, line and paragraph separators),
  * else 0: for sinks with their own escaping (SVG, HTML). */
 unsigned cf_utf8_reordering(const char *p, size_t n);
-/* `text` into out[n] as text that can be stored anywhere: escaped as
- * cf_escape_into when it is not all UTF-8, then at most `max_bytes` bytes
+/* `text` into out[n] as text that can be stored and shown anywhere:
+ * escaped as cf_escape_into when it is not all UTF-8 or holds a control or
+ * reordering character (a line end in it must not make a line of a
+ * table), then at most `max_bytes` bytes
  * (and n - 1) cut at a character boundary (a cut inside 'é' made
  * PostgreSQL refuse the row). */
 void cf_text_fit(const char *text, size_t max_bytes, char *out, size_t n);
