@@ -50,14 +50,7 @@ void cf_buf_printf(cf_buf *buf, const char *fmt, ...)
     buf->len += (size_t)needed;
 }
 
-int cf_utf8_width(const char *text)
-{
-    int width = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        if ((*p & 0xC0) != 0x80)
-            width++;
-    return width;
-}
+int cf_utf8_width(const char *text) { return cf_text_columns(text, strlen(text)); }
 
 void cf_buf_pad(cf_buf *buf, const char *text, int width, int right)
 {

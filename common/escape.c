@@ -150,6 +150,51 @@ static void escape_one(const unsigned char *p, size_t n, char out[8])
     }
 }
 
+/* Columns a terminal gives code point cp: 0 for a combining mark or a
+ * zero-width character, 2 for an East Asian wide or fullwidth one and
+ * emoji (Unicode's EastAsianWidth W/F), else 1 (Markus Kuhn's wcwidth
+ * ranges, locale-free). */
+static int columns_of(unsigned cp)
+{
+    static const unsigned zero[][2] = {{0x0300, 0x036f}, {0x0483, 0x0489}, {0x0591, 0x05bd}, {0x0610, 0x061a},
+                                       {0x064b, 0x065f}, {0x1ab0, 0x1aff}, {0x1dc0, 0x1dff}, {0x200b, 0x200d},
+                                       {0x20d0, 0x20ff}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f}, {0xfeff, 0xfeff}};
+    static const unsigned wide[][2] = {{0x1100, 0x115f}, {0x231a, 0x231b}, {0x2329, 0x232a}, {0x23e9, 0x23ec},
+                                       {0x2614, 0x2615}, {0x2e80, 0x303e}, {0x3041, 0x33ff}, {0x3400, 0x4dbf},
+                                       {0x4e00, 0x9fff}, {0xa000, 0xa4cf}, {0xa960, 0xa97f}, {0xac00, 0xd7a3},
+                                       {0xf900, 0xfaff}, {0xfe10, 0xfe19}, {0xfe30, 0xfe6f}, {0xff00, 0xff60},
+                                       {0xffe0, 0xffe6}, {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff}, {0x20000, 0x3fffd}};
+    for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
+        if (cp >= zero[i][0] && cp <= zero[i][1])
+            return 0;
+    for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+        if (cp >= wide[i][0] && cp <= wide[i][1])
+            return 2;
+    return 1;
+}
+
+int cf_char_columns(const char *p, size_t avail, size_t *len)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t n = 0;
+    if (unsafe_at(u, avail, &n)) { /* shown as its escape */
+        char esc[8];
+        escape_one(u, n, esc);
+        *len = n;
+        return (int)strlen(esc);
+    }
+    *len = n;
+    return columns_of(code_point(u, n));
+}
+
+int cf_text_columns(const char *text, size_t n)
+{
+    int cols = 0;
+    for (size_t i = 0, len = 0; i < n && text[i]; i += len)
+        cols += cf_char_columns(text + i, n - i, &len);
+    return cols;
+}
+
 void cf_escape_controls(const char *text, cf_buf *out)
 {
     cf_escape_output(text, strlen(text), CF_ESCAPE_ALL, NULL, out);

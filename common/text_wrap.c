@@ -1,4 +1,5 @@
 #include "cloudfit/common/text_wrap.h"
+#include "cloudfit/common/escape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,9 +24,9 @@ int cf_text_width(const char *s, size_t n)
             i += esc;
             continue;
         }
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            width++;
-        i++;
+        size_t len;
+        width += cf_char_columns(s + i, n - i, &len); /* a CJK character 2, a combining mark 0 */
+        i += len ? len : 1;
     }
     return width;
 }
@@ -41,12 +42,12 @@ static size_t prefix_for(const char *s, size_t n, int cols)
             i += esc;
             continue;
         }
-        if (used == cols)
+        size_t len;
+        int w = cf_char_columns(s + i, n - i, &len);
+        if (used + w > cols)
             break;
-        i++;
-        while (i < n && ((unsigned char)s[i] & 0xC0) == 0x80)
-            i++;
-        used++;
+        i += len ? len : 1;
+        used += w;
     }
     return i;
 }

@@ -39,6 +39,35 @@ static void test_width_skips_colour_and_counts_characters(void **state)
     assert_int_equal(cf_text_width("", 0), 0);
 }
 
+/* Columns as a terminal shows them: a CJK name is twice as wide, a
+ * combining accent adds nothing, a control character takes its escape.
+ * Counting code points put the next column out of line after each. */
+static void test_table_columns_line_up_with_wide_and_escaped_text(void **state)
+{
+    (void)state;
+    assert_int_equal(cf_text_width("漢字", strlen("漢字")), 4);
+    assert_int_equal(cf_text_width("e\xcc\x81", 3), 1);
+    assert_int_equal(cf_text_width("x\xe2\x80\xaey", 5), 8); /* shown x\u202ey */
+    static const cf_text_column two[] = {{"BRANCH", 0, 0, 0, 0, NULL, NULL}, {"COMMIT", 0, 0, 0, 0, NULL, NULL}};
+    const char *rows[] = {"main", "abc", "漢字漢字漢字", "abc", "e\xcc\x81" "e\xcc\x81", "abc", "a\x1b" "b", "abc"};
+    cf_text_table t = {.columns = two, .n_columns = 2, .cells = rows, .n_rows = 4, .gap = 2, .highlight_row = -1};
+    cf_buf out = CF_BUF_INIT, left = CF_BUF_INIT;
+    cf_text_table_render(&t, &out, &left);
+    assert_false(cf_buf_failed(&out));
+    /* every "abc" (and the title) starts at column 14: 12 for the widest cell, 2 of gap */
+    const char *line = cf_buf_cstr(&out);
+    for (int n = 0; n < 5; n++) {
+        const char *end = strchr(line, '\n'), *at = n ? strstr(line, "abc") : strstr(line, "COMMIT");
+        assert_non_null(end);
+        assert_non_null(at);
+        assert_true(at < end);
+        assert_int_equal(cf_text_width(line, (size_t)(at - line)), 14);
+        line = end + 1;
+    }
+    cf_buf_free(&out);
+    cf_buf_free(&left);
+}
+
 static void wrapped(const char *in, int width, const char *want)
 {
     cf_buf out = CF_BUF_INIT;
@@ -325,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_wrap_never_exceeds_the_width),
         cmocka_unit_test(test_rules_never_pass_the_width),
         cmocka_unit_test(test_cut),
+        cmocka_unit_test(test_table_columns_line_up_with_wide_and_escaped_text),
         cmocka_unit_test(test_table_gives_up_detail_in_priority_order),
         cmocka_unit_test(test_table_names_the_intervals_it_leaves_out),
         cmocka_unit_test(test_negative_priorities_go_in_their_order),

@@ -23,7 +23,8 @@ void cf_buf_pad(cf_buf *buf, const char *text, int width, int right);
 const char *cf_buf_cstr(const cf_buf *buf);
 int cf_buf_failed(const cf_buf *buf);
 void cf_buf_free(cf_buf *buf);
-/* Number of display columns of a UTF-8 string (one per code point). */
+/* Terminal columns of a string as shown (cf_text_columns: a CJK character
+ * 2, a combining mark 0, a control character its escape). */
 int cf_utf8_width(const char *text);
 
 #endif

@@ -35,6 +35,14 @@ unsigned cf_utf8_reordering(const char *p, size_t n);
 void cf_text_fit(const char *text, size_t max_bytes, char *out, size_t n);
 /* 1 when `text` has a character that cf_escape_controls would change. */
 int cf_has_controls(const char *text);
+/* Terminal columns of the character at p (avail bytes readable; *len its
+ * bytes): as shown, so a control character counts its escape ("\\e" 2,
+ * "\\u202e" 6), a CJK character 2, a combining mark 0. */
+int cf_char_columns(const char *p, size_t avail, size_t *len);
+/* Columns of text[0..n) (up to a NUL) as shown: what table columns are
+ * padded by (code points counted, a CJK name or an escaped branch pushed
+ * the columns after it out of line). */
+int cf_text_columns(const char *text, size_t n);
 /* Appends `text` to `out` with control characters and bytes that are not
  * UTF-8 escaped. */
 void cf_escape_controls(const char *text, cf_buf *out);
