@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/env_settings.h"
 #include "cloudfit/common/proc.h"
 #include "exit_codes.h"
 #include "log.h"
@@ -157,6 +158,11 @@ int main(int argc, char **argv)
     }
     cf_log_init(color_mode(color_arg), 0);
     cf_log_hold(); /* notes from the options and the configuration file wait for -q */
+    char problem[256];
+    int more = 1;
+    for (size_t i = 0; more; i++) /* a tuning variable it cannot use: said, not ignored */
+        if (cf_env_setting_problem(i, problem, sizeof problem, &more))
+            cf_log_warning("%s", problem);
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);
     /* defaults from the environment and the configuration file (cli/config.h);

@@ -10,17 +10,13 @@
 #include <unistd.h>
 
 #include "cloudfit/common/proc.h"
+#include "cloudfit/common/env_settings.h"
 #include "cloudfit/common/number.h"
 
 size_t cf_max_input_bytes(void)
 {
-    const char *env = getenv("CLOUDFIT_MAX_INPUT_MIB");
-    long mib = CF_MAX_INPUT_MIB_DEFAULT;
-    if (env && *env) {
-        long v = 0;
-        if (cf_number_long(env, 1, 4096, &v) == CF_NUMBER_OK)
-            mib = v;
-    }
+    double mib = CF_MAX_INPUT_MIB_DEFAULT;
+    cf_env_setting("CLOUDFIT_MAX_INPUT_MIB", &mib);
     return (size_t)mib << 20;
 }
 

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #include "cloudfit/common/parallel.h"
+#include "cloudfit/common/env_settings.h"
 #include "cloudfit/common/number.h"
 
 #include <pthread.h>
@@ -23,12 +24,9 @@ int cf_usable_cpus(void)
 
 int cf_parallel_threads(void)
 {
-    const char *env = getenv("CLOUDFIT_THREADS");
-    if (env && *env) {
-        int v = 0;
-        if (cf_number_int(env, 1, CF_PARALLEL_MAX_THREADS, &v) == CF_NUMBER_OK)
-            return v;
-    }
+    double v = 0;
+    if (cf_env_setting("CLOUDFIT_THREADS", &v))
+        return (int)v;
     int n = cf_usable_cpus();
     return n > CF_PARALLEL_MAX_THREADS ? CF_PARALLEL_MAX_THREADS : n;
 }

@@ -3,6 +3,7 @@
  * waitpid, write, unlink, open/read/getdents64 on /proc, _exit. */
 #define _GNU_SOURCE 1
 #include "cloudfit/common/proc.h"
+#include "cloudfit/common/env_settings.h"
 #include "cloudfit/common/number.h"
 
 #include <errno.h>
@@ -239,12 +240,7 @@ double cf_proc_stop_grace_s(void)
     if (g_grace_s >= 0)
         return g_grace_s;
     double grace = 30;
-    const char *env = getenv("CLOUDFIT_STOP_GRACE_S");
-    if (env && *env) {
-        double v = 0;
-        if (cf_number_double(env, 0, 600, &v) == CF_NUMBER_OK)
-            grace = v;
-    }
+    cf_env_setting("CLOUDFIT_STOP_GRACE_S", &grace);
     g_grace_s = grace;
     return grace;
 }

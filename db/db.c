@@ -14,19 +14,16 @@
 #include "cloudfit/common/proc.h"
 #include "cloudfit/db/history.h"
 #include "db_internal.h"
+#include "cloudfit/common/env_settings.h"
 #include "cloudfit/common/number.h"
 
 /* How long a command waits for another process's write lock
  * (CLOUDFIT_DB_LOCK_TIMEOUT_S, 0 to 3600; default 30). */
 static double lock_timeout_s(void)
 {
-    const char *env = getenv("CLOUDFIT_DB_LOCK_TIMEOUT_S");
-    if (env && *env) {
-        double v = 0;
-        if (cf_number_double(env, 0, 3600, &v) == CF_NUMBER_OK)
-            return v;
-    }
-    return 30;
+    double v = 30;
+    cf_env_setting("CLOUDFIT_DB_LOCK_TIMEOUT_S", &v);
+    return v;
 }
 
 double cf_db_lock_timeout_s(void) { return lock_timeout_s(); }

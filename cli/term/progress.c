@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "cloudfit/common/env_settings.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/render/progress_text.h"
 
@@ -36,12 +37,7 @@ void cf_cli_progress_begin(cf_cli_progress *p, const cf_cli_options *o, const ch
     else
         p->mode = CF_PROGRESS_LINES;
     p->interval_s = 5;
-    const char *env = getenv("CLOUDFIT_PROGRESS_INTERVAL_S");
-    if (env && *env) {
-        double v = 0;
-        if (cf_number_double(env, 0, 86400, &v) == CF_NUMBER_OK)
-            p->interval_s = v;
-    }
+    cf_env_setting("CLOUDFIT_PROGRESS_INTERVAL_S", &p->interval_s);
     p->started_s = now_s();
     p->last_draw_s = -INFINITY;
 }

@@ -45,6 +45,25 @@ def show(*args, **env):
     return out, rows
 
 
+def test_a_tuning_variable_that_cannot_be_used_is_said():
+    """CLOUDFIT_THREADS=16 (above its 8), a negative CLOUDFIT_PROGRESS_INTERVAL_S, a word for a number: each was
+    ignored without a word and the default used (docs/config.md "Other environment variables")."""
+    spec = os.path.join(SRC, "examples", "mlp-synthetic.json")
+    for name, value, want in [("CLOUDFIT_THREADS", "16", "expected a whole number from 1 to 8 threads, got '16'"),
+                              ("CLOUDFIT_THREADS", "two", "got 'two'"),
+                              ("CLOUDFIT_PROGRESS_INTERVAL_S", "-1", "expected a number from 0 to 86400 seconds"),
+                              ("CLOUDFIT_DB_LOCK_TIMEOUT_S", "1e9", "from 0 to 3600 seconds"),
+                              ("CLOUDFIT_MAX_INPUT_MIB", "0", "from 1 to 4096 MiB")]:
+        p = subprocess.run([BIN, "recommend", "--no-history", "-q", spec], capture_output=True, text=True,
+                           env=dict(ENV, **{name: value}), timeout=120)
+        assert p.returncode == 0 and p.stdout, (name, value, p.stderr)
+        assert "warning: %s: " % name in p.stderr and want in p.stderr and "the default is used" in p.stderr, \
+            (name, value, p.stderr)
+    p = subprocess.run([BIN, "recommend", "--no-history", "-q", spec], capture_output=True, text=True,
+                       env=dict(ENV, CLOUDFIT_THREADS="2", CLOUDFIT_PROGRESS_INTERVAL_S="0.5"), timeout=120)
+    assert p.returncode == 0 and "CLOUDFIT_" not in p.stderr, p.stderr
+
+
 def test_defaults_from_the_file_and_the_command_line_wins():
     config({"format": "json", "no-history": True, "recommend": {"top": 3}})
     rc, out, err = run("recommend", SPEC)
