@@ -211,25 +211,7 @@ cf_status cf_search_session_verdict(const cf_search_session *s)
     }
     /* how far the closest configuration misses, by the search's estimates,
      * as recommend says it (docs/exit-codes.md, exit 4) */
-    const cf_constraints *c = &s->spec->search;
-    long fastest, cheapest;
-    double fastest_h, cheapest_usd;
-    cf_search_closest(&s->options, &s->result, &fastest, &fastest_h, &cheapest, &cheapest_usd);
-    char label[192];
-    if (fastest >= 0 && c->deadline_hours > 0 && fastest_h > c->deadline_hours) {
-        cf_search_candidate_label(&s->options.candidates[fastest], label, sizeof label);
-        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration finishes within %g h: the fastest by the search's "
-                     "estimates, %s, takes %.3g h", s->spec->job.source, c->deadline_hours, label, fastest_h);
-    } else if (cheapest >= 0 && c->budget_usd > 0 && cheapest_usd > c->budget_usd) {
-        cf_search_candidate_label(&s->options.candidates[cheapest], label, sizeof label);
-        cf_error_set(CF_ERR_INFEASIBLE, "%s: no configuration stays within $%g: the cheapest by the search's "
-                     "estimates, %s, costs $%.2f", s->spec->job.source, c->budget_usd, label, cheapest_usd);
-    } else {
-        return cf_infeasible_error(c, s->spec->job.source, NULL, NULL, NULL, NULL, NULL, " with the safety margin");
-    }
-    cf_error_hint("raise the deadline or the budget (--deadline-hours, --budget-usd; search.deadline_hours, "
-                  "search.budget_usd in the spec), or allow more nodes, GPUs or clouds");
-    return CF_ERR_INFEASIBLE;
+    return cf_search_infeasible_error(&s->options, &s->result, s->spec->job.source);
 }
 
 void cf_search_session_record(const cf_search_session *s, const char *result_json, cf_search_record *rec)

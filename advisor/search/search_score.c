@@ -82,24 +82,39 @@ double cf_search_overhead_usd(const cf_search_options *o, const cf_search_result
     return overhead(r, train_usd);
 }
 
-void cf_search_closest(const cf_search_options *o, const cf_search_result *r, long *fastest, double *fastest_hours,
-                       long *cheapest, double *cheapest_usd)
+cf_status cf_search_infeasible_error(const cf_search_options *o, const cf_search_result *r, const char *where)
 {
-    *fastest = *cheapest = -1;
-    *fastest_hours = *cheapest_usd = INFINITY;
+    /* the closest candidates by the search's estimates, within the node,
+     * GPU and batch limits, as recommend's message names its own: the
+     * fastest and the cheapest at their points and at the confidence (the
+     * search's safety margin), the cheapest that meets the deadline there */
+    enum { FASTEST, FASTEST_Q, CHEAPEST, CHEAPEST_Q, CHEAPEST_IN_DEADLINE, N_CLOSEST };
+    cf_config best[N_CLOSEST];
+    int have[N_CLOSEST] = {0};
+    const cf_constraints *k = o->constraints;
     for (size_t i = 0; r->est_step_s && i < o->n_candidates; i++) {
         const cf_search_candidate *c = &o->candidates[i];
-        if (!isfinite(r->est_step_s[i]) || c->nodes > o->constraints->max_nodes ||
-            c->nodes * c->gpus_per_node > o->constraints->max_gpus ||
-            (long)c->nodes * c->gpus_per_node * c->local_batch > o->constraints->max_global_batch)
+        if (!isfinite(r->est_step_s[i]) || !c->vm || c->nodes > k->max_nodes || c->nodes * c->gpus_per_node > k->max_gpus ||
+            (long)c->nodes * c->gpus_per_node * c->local_batch > k->max_global_batch)
             continue;
-        double h, u;
-        cf_search_job(o, c, r->est_step_s[i], &h, &u);
-        if (h < *fastest_hours)
-            *fastest_hours = h, *fastest = (long)i;
-        if (u < *cheapest_usd)
-            *cheapest_usd = u, *cheapest = (long)i;
+        cf_config cfg;
+        cf_search_config(o, r, o->noise, i, &cfg);
+        double key[N_CLOSEST] = {cfg.hours, cfg.hours_at_confidence, cfg.total_usd, cfg.usd_at_confidence,
+                                 k->deadline_hours > 0 && cfg.hours_at_confidence <= k->deadline_hours
+                                     ? cfg.usd_at_confidence : INFINITY};
+        const double was[N_CLOSEST] = {best[FASTEST].hours, best[FASTEST_Q].hours_at_confidence,
+                                       best[CHEAPEST].total_usd, best[CHEAPEST_Q].usd_at_confidence,
+                                       best[CHEAPEST_IN_DEADLINE].usd_at_confidence};
+        for (int q = 0; q < N_CLOSEST; q++)
+            if (isfinite(key[q]) && (!have[q] || key[q] < was[q])) {
+                best[q] = cfg;
+                have[q] = 1;
+            }
     }
+    return cf_infeasible_error(k, where, have[FASTEST] ? &best[FASTEST] : NULL, have[FASTEST_Q] ? &best[FASTEST_Q] : NULL,
+                               have[CHEAPEST] ? &best[CHEAPEST] : NULL, have[CHEAPEST_Q] ? &best[CHEAPEST_Q] : NULL,
+                               have[CHEAPEST_IN_DEADLINE] ? &best[CHEAPEST_IN_DEADLINE] : NULL,
+                               " by the search's estimates");
 }
 
 cf_status cf_search_score_against(const cf_search_options *o, const double *true_step_s,

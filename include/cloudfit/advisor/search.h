@@ -123,11 +123,13 @@ typedef struct {
 cf_status cf_search_score_against(const cf_search_options *options, const double *true_step_s,
                                   const cf_search_result *result, cf_search_score *out);
 
-/* When nothing met the limits: the fastest and the cheapest candidate by
- * the search's own estimates (result->est_step_s), within the node, GPU and
- * batch limits; -1 (and INFINITY) when none has an estimate. */
-void cf_search_closest(const cf_search_options *options, const cf_search_result *result, long *fastest,
-                       double *fastest_hours, long *cheapest, double *cheapest_usd);
+/* When nothing met the limits: CF_ERR_INFEASIBLE with recommend's message
+ * (cf_infeasible_error) about the closest candidates by the search's own
+ * estimates (result->est_step_s) within the node, GPU and batch limits —
+ * how far the fastest and the cheapest miss, at their points or at the
+ * confidence, figures on the side of the limit they are on. */
+cf_status cf_search_infeasible_error(const cf_search_options *options, const cf_search_result *result,
+                                     const char *where);
 
 /* The light profile of one GPU type (the search's first runs, and
  * `cloudfit profile --runner`): among the candidates of `gpu` on one node
