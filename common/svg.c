@@ -447,7 +447,8 @@ void cf_svg_text(cf_buf *out, double x, double y, cf_svg_anchor anchor, double s
 
 const char *cf_svg_palette(size_t i)
 {
-    static const char *colours[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
-                                    "#56B4E9", "#000000", "#999999", "#F0E442"};
-    return colours[i % (sizeof colours / sizeof *colours)];
+    static const char *colours[CF_SVG_PALETTE_SIZE] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                                       "#CC79A7", "#56B4E9", "#000000", "#999999",
+                                                       "#F0E442", "#882D17", "#8DB600", "#604E97"};
+    return colours[i % CF_SVG_PALETTE_SIZE];
 }

@@ -19,8 +19,10 @@ static size_t gpu_index(cf_report_plots *p, const char *gpu)
     for (size_t i = 0; i < p->n_gpus; i++)
         if (strcmp(p->gpus[i], gpu) == 0)
             return i;
-    if (p->n_gpus == CF_PLOT_MAX_GPUS)
+    if (p->n_gpus == CF_PLOT_MAX_GPUS) {
+        p->other_gpus = 1; /* no colour left: it shares the last one, "other GPU types" */
         return CF_PLOT_MAX_GPUS - 1;
+    }
     snprintf(p->gpus[p->n_gpus], sizeof p->gpus[0], "%s", gpu);
     return p->n_gpus++;
 }

@@ -381,7 +381,8 @@ void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
     cf_svg_text(out, lx, ly, CF_SVG_START, 11, "GPU type", " font-weight=\"bold\"");
     ly += 18;
     for (size_t i = 0; i < p->n_gpus; i++)
-        legend_row(out, lx, &ly, CF_SVG_CIRCLE, &(cf_svg_style){.fill = cf_svg_palette(i)}, p->gpus[i]);
+        legend_row(out, lx, &ly, CF_SVG_CIRCLE, &(cf_svg_style){.fill = cf_svg_palette(i)},
+                   p->other_gpus && i == CF_PLOT_MAX_GPUS - 1 ? "other GPU types" : p->gpus[i]);
     ly += 6;
     legend_row(out, lx, &ly, CF_SVG_CIRCLE, &(cf_svg_style){.fill = "#777777"}, "on-demand");
     legend_row(out, lx, &ly, CF_SVG_TRIANGLE, &(cf_svg_style){.fill = "#777777"}, "spot");

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/render/plots.h"
@@ -137,12 +138,86 @@ static void test_text_chart(void **state)
     cf_buf_free(&b);
 }
 
+/* The fill of every front point and legend row of `svg`, by its data-gpu / text. */
+static size_t distinct_fills(const char *svg, const char *cls, char fills[][16], size_t max)
+{
+    size_t n = 0;
+    char needle[64];
+    snprintf(needle, sizeof needle, "class=\"%s\"", cls);
+    for (const char *q = strstr(svg, needle); q; q = strstr(q + 1, needle)) {
+        const char *f = strstr(q, "fill=\"");
+        assert_non_null(f);
+        char fill[16];
+        snprintf(fill, sizeof fill, "%.7s", f + 6);
+        size_t i = 0;
+        while (i < n && strcmp(fills[i], fill) != 0)
+            i++;
+        if (i == n && n < max)
+            snprintf(fills[n++], sizeof fills[0], "%s", fill);
+    }
+    return n;
+}
+
+/* Built from an advice with one front point per GPU type: each type has a
+ * colour of its own (three-lines.json's front has ten types: T4 and A10G
+ * were both #0072B2 with a palette of nine), and past the palette the rest
+ * share the last colour, which the legend calls "other GPU types" — its
+ * rows all inside the picture. */
+static void test_front_colours_per_gpu_type(void **state)
+{
+    (void)state;
+    enum { N = CF_PLOT_MAX_GPUS + 3 };
+    static cf_vm v[N];
+    static cf_config c[N];
+    for (int k = 0; k < 2; k++) {
+        size_t n = k == 0 ? 10 : N;
+        for (size_t i = 0; i < n; i++) {
+            memset(&v[i], 0, sizeof v[i]);
+            snprintf(v[i].gpu_model, sizeof v[i].gpu_model, "GPU%zu", i);
+            snprintf(v[i].cloud, sizeof v[i].cloud, "aws");
+            snprintf(v[i].region, sizeof v[i].region, "us-east-1");
+            snprintf(v[i].instance_type, sizeof v[i].instance_type, "vm-%zu", i);
+            c[i] = (cf_config){.vm = &v[i], .nodes = 1, .gpus_per_node = 1, .hours = 1.0 + (double)i,
+                               .total_usd = 100.0 - (double)i, .global_batch = 256, .local_batch = 256,
+                               .accumulation = 1, .steps = 1};
+        }
+        cf_advice a = {.ranked = &c[0], .n_ranked = 1, .pareto = c, .n_pareto = n};
+        snprintf(spec.job.name, sizeof spec.job.name, "many");
+        cf_report r = {.spec = &spec, .advice = &a};
+        cf_report_plots p;
+        assert_int_equal(cf_report_plots_build(&r, &p), CF_OK);
+        cf_buf b = CF_BUF_INIT;
+        cf_render_front_svg(&p, &b);
+        assert_false(cf_buf_failed(&b));
+        const char *s = cf_buf_cstr(&b);
+        char fills[N][16];
+        size_t want = n <= CF_PLOT_MAX_GPUS ? n : CF_PLOT_MAX_GPUS;
+        assert_int_equal(distinct_fills(s, "front-point", fills, N), want);
+        if (k == 0) {
+            assert_null(strstr(s, "other GPU types"));
+        } else {
+            assert_non_null(strstr(s, "other GPU types"));
+            assert_null(strstr(s, ">GPU11<")); /* named only in its points' tooltips */
+        }
+        /* the legend's last line (the count) lies inside the picture */
+        const char *last = strstr(s, "configurations on the front");
+        assert_non_null(last);
+        const char *y = last;
+        while (y > s && strncmp(y, " y=\"", 4) != 0)
+            y--;
+        assert_true(atof(y + 4) < CF_PLOT_HEIGHT - 4);
+        cf_buf_free(&b);
+        cf_report_plots_free(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_front_svg),
         cmocka_unit_test(test_lines_off_the_plot),
         cmocka_unit_test(test_text_chart),
+        cmocka_unit_test(test_front_colours_per_gpu_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

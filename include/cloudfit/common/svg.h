@@ -115,8 +115,11 @@ typedef enum { CF_SVG_START, CF_SVG_MIDDLE, CF_SVG_END } cf_svg_anchor;
 void cf_svg_text(cf_buf *out, double x, double y, cf_svg_anchor anchor, double size, const char *text,
                  const char *extra);
 
-/* A qualitative palette that stays apart for colour-blind readers
- * (Okabe & Ito): colour i, cycling. */
+/* A qualitative palette: Okabe & Ito's eight, which stay apart for
+ * colour-blind readers, then grey and three of Kelly's (brown,
+ * yellow-green, violet); colour i, cycling after CF_SVG_PALETTE_SIZE, so
+ * a plot that gives each series its own colour has at most that many. */
+#define CF_SVG_PALETTE_SIZE 12
 const char *cf_svg_palette(size_t i);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cloudfit/advisor/curves.h"
 #include "cloudfit/common/buf.h"
+#include "cloudfit/common/svg.h"
 #include "cloudfit/render.h"
 #include "cloudfit/common/shared_types.h"
 
@@ -22,7 +23,10 @@ typedef struct {
     int chosen;                   /* this is the recommended configuration */
 } cf_plot_point;
 
-#define CF_PLOT_MAX_GPUS 32
+/* GPU types with a colour of their own in the time–cost plot (one legend
+ * row each); the types beyond share the last colour, named in the legend
+ * as "other GPU types". */
+#define CF_PLOT_MAX_GPUS CF_SVG_PALETTE_SIZE
 #define CF_PLOT_STATEFF_POINTS CF_STATEFF_CURVE_POINTS
 
 typedef struct {
@@ -34,6 +38,7 @@ typedef struct {
     size_t n_ranked;
     char gpus[CF_PLOT_MAX_GPUS][CF_GPU_NAME_MAX]; /* GPU types in the plot, in order of first appearance */
     size_t n_gpus;
+    int other_gpus;               /* more types than colours: the last colour is "other GPU types" */
     double deadline_hours, budget_usd; /* 0 = none */
     int have_intervals;           /* some point has an interval */
     /* Throughput vs node count of the chosen VM type (empty when its GPU
