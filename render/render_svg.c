@@ -80,10 +80,6 @@ static void range_of(const cf_report_plots *p, int hours, double *lo, double *hi
         }
 }
 
-static void caption(cf_buf *out, const char *text)
-{
-    cf_svg_text(out, 70, 14, CF_SVG_START, 13, text, " class=\"caption\" font-weight=\"bold\"");
-}
 
 static void legend_row(cf_buf *out, double x, double *y, cf_svg_shape shape, const cf_svg_style *st, const char *text)
 {
@@ -140,6 +136,31 @@ static label_box text_box(double x, double y, cf_svg_anchor anchor, double size,
     double w = 0.64 * size * (double)cf_utf8_width(text);
     double x0 = anchor == CF_SVG_START ? x : anchor == CF_SVG_END ? x - w : x - w / 2;
     return (label_box){x0, y - 0.93 * size, x0 + w, y + 0.24 * size};
+}
+
+/* The caption above a plot, at 13 units, smaller where a long one (an
+ * instance type's name) would run past the picture's right edge. */
+static void caption(cf_buf *out, const char *text)
+{
+    double size = 13, room = CF_PLOT_WIDTH - 70 - 10;
+    label_box b = text_box(70, 14, CF_SVG_START, size, text);
+    if (b.x1 - b.x0 > room)
+        size = fmax(8, size * room / (b.x1 - b.x0));
+    cf_svg_text(out, 70, 14, CF_SVG_START, size, text, " class=\"caption\" font-weight=\"bold\"");
+}
+
+/* A marker's label: below right of it, or left of it where it would run
+ * past the plot's right edge (the chosen node count is often the last),
+ * above it where it would run below the bottom. */
+static void marker_label(cf_buf *out, const cf_svg_plot *plot, double x, double y, const char *text)
+{
+    cf_svg_anchor a = CF_SVG_START;
+    double tx = x + 12, ty = y + 18;
+    if (text_box(tx, ty, a, 12, text).x1 > plot->left + plot->width - 2)
+        a = CF_SVG_END, tx = x - 12;
+    if (ty + 0.24 * 12 > plot->top + plot->height - 2)
+        ty = y - 12;
+    cf_svg_text(out, tx, ty, a, 12, text, " class=\"chosen-label\" font-weight=\"bold\"");
 }
 
 static int overlaps(label_box a, label_box b)
@@ -466,7 +487,7 @@ void cf_render_scaling_svg(const cf_report_plots *p, cf_buf *out)
             cf_svg_marker(out, CF_SVG_RING, xs[i], ys[i], 18, &(cf_svg_style){.stroke = "#111111", .stroke_width = 2.5},
                           a.data, "chosen node count");
             cf_buf_free(&a);
-            cf_svg_text(out, xs[i] + 12, ys[i] + 18, CF_SVG_START, 12, "chosen", " font-weight=\"bold\"");
+            marker_label(out, &plot, xs[i], ys[i], "chosen");
         }
     double lx = plot.left + 12, ly = plot.top + 18;
     legend_line(out, lx, &ly, &(cf_svg_style){.stroke = cf_svg_palette(0), .stroke_width = 2}, "predicted throughput");
@@ -523,7 +544,7 @@ void cf_render_stateff_svg(const cf_report_plots *p, cf_buf *out)
     snprintf(label, sizeof label, "chosen: batch %ld, %.0f%%", c->global_batch, 100 * c->stat_efficiency);
     cf_svg_marker(out, CF_SVG_RING, cx, cy, 18, &(cf_svg_style){.stroke = "#111111", .stroke_width = 2.5}, a.data,
                   label);
-    cf_svg_text(out, cx + 12, cy + 18, CF_SVG_START, 12, label, " font-weight=\"bold\"");
+    marker_label(out, &plot, cx, cy, label);
     cf_buf_free(&a);
     cf_svg_end(out);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,68 @@ static void test_front_colours_per_gpu_type(void **state)
     }
 }
 
+/* Where a text of `svg` that starts with `prefix` ends on the right, at
+ * 0.62 em a character (DejaVu Sans bold as Chromium lays it out). */
+static double text_right(const char *svg, const char *prefix)
+{
+    char needle[96];
+    snprintf(needle, sizeof needle, ">%s", prefix);
+    const char *t = strstr(svg, needle);
+    assert_non_null(t);
+    const char *open = t;
+    while (open > svg && strncmp(open, "<text ", 6) != 0)
+        open--;
+    double x = atof(strstr(open, " x=\"") + 4), size = atof(strstr(open, "font-size=\"") + 11);
+    size_t chars = 0;
+    for (const char *c = t + 1; *c && *c != '<'; c++)
+        chars += ((unsigned char)*c & 0xC0) != 0x80;
+    const char *anchor = strstr(open, "text-anchor=\"") + 13;
+    double w = 0.62 * size * (double)chars;
+    return strncmp(anchor, "end", 3) == 0 ? x : strncmp(anchor, "middle", 6) == 0 ? x + w / 2 : x + w;
+}
+
+/* The report's scaling and statistical-efficiency plots: the "chosen"
+ * labels stay inside the picture when the chosen point is at the right
+ * edge (they were written from 12 units right of it: at the largest node
+ * count "chosen" began at x = 752 of 760), and a long caption is made to
+ * fit (a 26-character Azure instance type ran it to x = 768). */
+static void test_labels_inside_the_picture(void **state)
+{
+    (void)state;
+    cf_report_plots p;
+    cf_plot_point pts[3];
+    front(&p, pts);
+    snprintf(vms[2].instance_type, sizeof vms[2].instance_type, "Standard_ND96isr_MI300X_v5");
+    configs[2].nodes = 8;
+    configs[2].gpus_per_node = 8;
+    configs[2].global_batch = 8192;
+    configs[2].stat_efficiency = 0.6;
+    cf_scaling_point sc[8];
+    for (int i = 0; i < 8; i++)
+        sc[i] = (cf_scaling_point){.nodes = i + 1, .samples_per_s = 1000.0 * (i + 1) * 0.95,
+                                   .ideal_samples_per_s = 1000.0 * (i + 1), .hours = 1};
+    p.scaling = sc;
+    p.n_scaling = 8;
+    for (size_t i = 0; i < CF_PLOT_STATEFF_POINTS; i++) {
+        double m = 512.0 * pow(8192.0 * 4 / 512.0, (double)i / (CF_PLOT_STATEFF_POINTS - 1));
+        p.stateff[i] = (cf_stateff_point){.global_batch = m, .efficiency = 1 / (1 + m / 8192.0)};
+    }
+    p.n_stateff = CF_PLOT_STATEFF_POINTS;
+    p.recipe_batch = 2048;
+    cf_buf b = CF_BUF_INIT;
+    cf_render_scaling_svg(&p, &b);
+    assert_false(cf_buf_failed(&b));
+    assert_true(text_right(cf_buf_cstr(&b), "chosen<") <= CF_PLOT_WIDTH);
+    assert_true(text_right(cf_buf_cstr(&b), "Throughput vs nodes") <= CF_PLOT_WIDTH);
+    cf_buf_free(&b);
+    cf_render_stateff_svg(&p, &b);
+    assert_false(cf_buf_failed(&b));
+    assert_true(text_right(cf_buf_cstr(&b), "chosen: batch 8192") <= CF_PLOT_WIDTH);
+    cf_buf_free(&b);
+    p.scaling = NULL;
+    p.n_scaling = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_lines_off_the_plot),
         cmocka_unit_test(test_text_chart),
         cmocka_unit_test(test_front_colours_per_gpu_type),
+        cmocka_unit_test(test_labels_inside_the_picture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
