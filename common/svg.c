@@ -136,7 +136,7 @@ cf_svg_scale cf_svg_scale_make(double lo, double hi, double r0, double r1, int l
         }
     }
     cf_svg_nice_domain(&lo, &hi, log);
-    return (cf_svg_scale){lo, hi, r0, r1, log};
+    return (cf_svg_scale){lo, hi, r0, r1, log, 0};
 }
 
 double cf_svg_map(const cf_svg_scale *s, double value)
@@ -180,6 +180,8 @@ size_t cf_svg_ticks(const cf_svg_scale *s, int target, double *out, size_t max)
         return n;
     }
     double step = nice_step((s->d1 - s->d0) / target);
+    if (s->integer && step < 1)
+        step = 1; /* no half a node */
     double first = ceil(s->d0 / step - 1e-9);
     for (double i = first; n < max; i++) {
         double v = i * step;

@@ -436,6 +436,7 @@ void cf_render_scaling_svg(const cf_report_plots *p, cf_buf *out)
     int max_nodes = p->n_scaling ? p->scaling[p->n_scaling - 1].nodes : c->nodes;
     cf_svg_plot plot = cf_svg_plot_make(CF_PLOT_WIDTH, CF_PLOT_HEIGHT, 0, max_nodes > 1 ? max_nodes : 2, 0, 0,
                                         y1 > 0 ? y1 * 1.05 : 1, 0);
+    plot.x.integer = 1; /* node counts */
     cf_svg_begin(out, CF_PLOT_WIDTH, CF_PLOT_HEIGHT, title.data, " class=\"cloudfit-plot scaling\"");
     caption(out, title.data);
     cf_buf_free(&title);

@@ -266,6 +266,16 @@ static void test_labels_inside_the_picture(void **state)
     assert_true(text_right(cf_buf_cstr(&b), "chosen<") <= CF_PLOT_WIDTH);
     assert_true(text_right(cf_buf_cstr(&b), "Throughput vs nodes") <= CF_PLOT_WIDTH);
     cf_buf_free(&b);
+    /* three nodes: the node axis has whole numbers only (it had 0.5, 1.5, 2.5) */
+    p.n_scaling = 3;
+    configs[2].nodes = 3;
+    cf_render_scaling_svg(&p, &b);
+    const char *ticks = strstr(cf_buf_cstr(&b), "class=\"axes\"");
+    assert_non_null(ticks);
+    assert_null(strstr(ticks, "class=\"tick\">0.5<"));
+    assert_null(strstr(ticks, "class=\"tick\">1.5<"));
+    assert_non_null(strstr(ticks, "class=\"tick\">3<"));
+    cf_buf_free(&b);
     cf_render_stateff_svg(&p, &b);
     assert_false(cf_buf_failed(&b));
     assert_true(text_right(cf_buf_cstr(&b), "chosen: batch 8192") <= CF_PLOT_WIDTH);

@@ -31,6 +31,7 @@ typedef struct {
     double d0, d1;   /* domain (data values); for a log scale both > 0 */
     double r0, r1;   /* range (user units); r1 < r0 for a y axis */
     int log;         /* logarithmic (base 10) */
+    int integer;     /* counts (nodes): linear ticks only on whole numbers; 0 from cf_svg_scale_make */
 } cf_svg_scale;
 
 /* A scale over [lo, hi] (widened a little when lo == hi; a log scale
@@ -44,8 +45,9 @@ void cf_svg_nice_domain(double *lo, double *hi, int log);
 double cf_svg_map(const cf_svg_scale *s, double value);
 double cf_svg_invert(const cf_svg_scale *s, double position);
 /* Tick values inside the domain, ascending: 1-2-5 steps (linear; about
- * `target` of them) or decades with 2 and 5 between when there are few
- * decades (log). Returns the count (at most `max`). */
+ * `target` of them, at least 1 apart on an `integer` scale) or decades
+ * with 2 and 5 between when there are few decades (log). Returns the
+ * count (at most `max`). */
 size_t cf_svg_ticks(const cf_svg_scale *s, int target, double *out, size_t max);
 /* A compact label for a tick: 0.5, 12, 1.5k, 2M (and `prefix`, e.g. "$"). */
 void cf_svg_format_tick(double value, const char *prefix, char *out, size_t n);
