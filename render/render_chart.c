@@ -125,5 +125,14 @@ void cf_report_front_chart(const cf_report_plots *p, int width, int height, int 
     cf_buf_printf(out, "%*s  %s%*s%s%*s%s\n", label_w, "", left, pad_l, "", axis, pad_r, "", right);
     if (y_log)
         cf_buf_printf(out, "%*s  (cost on a log scale)\n", label_w, "");
+    /* limits too far off to draw are named, as the SVG's legend names them */
+    int far_deadline = p->deadline_hours > 0 && !show_deadline, far_budget = p->budget_usd > 0 && !show_budget;
+    if (far_deadline && far_budget)
+        cf_buf_printf(out, "%*s  (deadline %g h and budget $%g: beyond the chart)\n", label_w, "", p->deadline_hours,
+                      p->budget_usd);
+    else if (far_deadline)
+        cf_buf_printf(out, "%*s  (deadline %g h: beyond the chart)\n", label_w, "", p->deadline_hours);
+    else if (far_budget)
+        cf_buf_printf(out, "%*s  (budget $%g: beyond the chart)\n", label_w, "", p->budget_usd);
     free(grid);
 }

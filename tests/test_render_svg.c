@@ -137,6 +137,13 @@ static void test_text_chart(void **state)
     cf_report_front_chart(&p, 40, 8, 1, &b);
     assert_non_null(strstr(cf_buf_cstr(&b), "\033[1;32m@\033[0m"));
     cf_buf_free(&b);
+    /* limits far beyond the points are not drawn, but named (they were left out without a word) */
+    p.deadline_hours = 500;
+    p.budget_usd = 90000;
+    cf_report_front_chart(&p, 40, 8, 0, &b);
+    assert_null(strstr(cf_buf_cstr(&b), ": deadline"));
+    assert_non_null(strstr(cf_buf_cstr(&b), "(deadline 500 h and budget $90000: beyond the chart)"));
+    cf_buf_free(&b);
 }
 
 /* The fill of every front point and legend row of `svg`, by its data-gpu / text. */
