@@ -344,8 +344,12 @@ static void profile_precision(const cf_inputs_request *rq, const cf_gpu *gpu, co
              p->backend, gpu->model, p->precision, cf_precision_name(rq->job->precision), r, p->precision);
 }
 
-/* A measured GPU profile becomes that GPU type's parameters. */
-static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, size_t cap, cf_inputs *in)
+/* A measured GPU profile becomes that GPU type's parameters. Profiles come
+ * newest first; `used_by[k]` is the profile that set in->perf[k], so an
+ * older profile of the same GPU type is set aside (said in a note) rather
+ * than overwriting the newer one's figures. */
+static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, size_t cap, cf_inputs *in,
+                           const cf_profile **used_by)
 {
     if (!p->device.is_gpu) {
         if (p->has_fit)
@@ -366,11 +370,17 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
         return;
     }
     size_t k = perf_index(in, gpu->model);
+    if (k < in->n_perf && used_by[k]) {
+        add_note(in, "the %s profile on %s (%s) is not used for its throughput: the newest, the %s profile of %s, is",
+                 p->backend, gpu->model, p->created_at, used_by[k]->backend, used_by[k]->created_at);
+        return;
+    }
     if (k == in->n_perf) {
         if (k >= cap)
             return;
         in->n_perf++;
     }
+    used_by[k] = p;
     cf_gpu_perf *perf = &in->perf[k];
     memset(perf, 0, sizeof *perf);
     memset(&in->fits[k], 0, sizeof in->fits[k]);
@@ -662,7 +672,9 @@ cf_status cf_inputs_build(const cf_inputs_request *rq, cf_inputs *out)
     size_t cap = rq->n_given + rq->n_gpus + rq->n_profiles + 1;
     out->perf = calloc(cap, sizeof *out->perf);
     out->fits = calloc(cap, sizeof *out->fits);
-    if (!out->perf || !out->fits) {
+    const cf_profile **used_by = calloc(cap, sizeof *used_by); /* the profile behind each perf entry */
+    if (!out->perf || !out->fits || !used_by) {
+        free(used_by);
         cf_inputs_free(out);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
@@ -674,7 +686,7 @@ cf_status cf_inputs_build(const cf_inputs_request *rq, cf_inputs *out)
                  rq->profiles_source ? rq->profiles_source : "the profile cache");
         if (p->has_noise && noise != NOISE_PROFILE && noise_from_profile(rq, p, out)) /* newest first */
             noise = NOISE_PROFILE;
-        use_throughput(rq, p, cap, out);
+        use_throughput(rq, p, cap, out, used_by);
     }
     for (size_t i = 0; st == CF_OK && i < rq->n_profiles; i++) {
         const cf_profile *p = &rq->profiles[i];
@@ -693,6 +705,7 @@ cf_status cf_inputs_build(const cf_inputs_request *rq, cf_inputs *out)
         st = add_estimates(rq, cap, out);
     if (st == CF_OK)
         apply_recorded(rq, out);
+    free(used_by);
     if (st != CF_OK)
         cf_inputs_free(out);
     return st;

@@ -241,6 +241,30 @@ def test_exec_runner_probe_and_template_without_nodes():
     assert "probe is skipped: the exec template has no {nodes} placeholder" in err, err
 
 
+def test_newest_profile_of_a_gpu_gives_its_throughput():
+    """Two cached profiles of T4 (a trace one, then a newer exec-runner one, another backend): the newest gives T4's
+    throughput. The older used to win (each overwrote the last, newest first) while both were listed as used."""
+    import time
+    db, path = os.path.join(TMP, "newest.db"), spec("newest", clouds=["aws"], max_nodes=4)
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "-q", db=db)
+    assert rc == 0, err
+    time.sleep(1.1)  # created_at has whole seconds
+    template = ("exec:/usr/bin/python3 " + FAKE +
+                " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
+    rc, out, err = run("profile", path, "--runner", template, "--gpu", "T4", "--probe-steps", "3", "-q", db=db)
+    assert rc == 0, err
+    at = {backend: json.loads(doc)["created_at"] for backend, device, doc in stored(db)}
+    trace_at, runner_at = at["trace"], at["runner"]
+    assert runner_at > trace_at
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--no-history", "-f", "json", db=db)
+    assert rc == 0, err
+    doc = json.loads(out)
+    t4 = [g for g in doc["explanation"]["gpus"] if g["gpu"] == "T4"][0]
+    assert "(runner, %s)" % runner_at in t4["note"], t4
+    assert ("the trace profile on T4 (%s) is not used for its throughput: the newest, the runner profile of %s, is"
+            % (trace_at, runner_at)) in doc["explanation"]["notes"], doc["explanation"]["notes"]
+
+
 def test_failing_light_profile_stores_nothing():
     db = os.path.join(TMP, "d.db")
     path = write("fail.json", json.dumps({
