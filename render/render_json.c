@@ -159,10 +159,14 @@ static cJSON *gpus_json(const cf_inputs *in)
             cJSON_AddStringToObject(o, "carried_from", g->carried_from);
         /* the least-squares line through the 1-GPU curve, for reading only (the
          * model uses the curves): null where it is not physical, a negative
-         * intercept or slope from a few noisy batches */
+         * intercept or slope from a few noisy batches. Times the compute
+         * scale, as the model's step times are: a GPU type carried over from
+         * a profile (whose α, β it shares), moved to the job's precision or
+         * corrected by recorded runs showed the uncorrected line. */
+        double scale = g->params.compute_scale > 0 ? g->params.compute_scale : 1.0;
         if (g->params.alpha_s >= 0 && g->params.beta_s >= 0) {
-            cJSON_AddNumberToObject(o, "alpha_s", cf_json_round(g->params.alpha_s, 4));
-            cJSON_AddNumberToObject(o, "beta_s", cf_json_round(g->params.beta_s, 4));
+            cJSON_AddNumberToObject(o, "alpha_s", cf_json_round(scale * g->params.alpha_s, 4));
+            cJSON_AddNumberToObject(o, "beta_s", cf_json_round(scale * g->params.beta_s, 4));
         } else {
             cJSON_AddNullToObject(o, "alpha_s");
             cJSON_AddNullToObject(o, "beta_s");

@@ -388,6 +388,11 @@ def test_record_replaces_estimate():
     assert g["throughput"] == "measured" and "recorded run" in g["note"], g
     assert any("cloudfit record" in n for n in second["explanation"]["notes"]), second["explanation"]["notes"]
     assert second["chosen"]["provenance"]["throughput"] == "measured", second["chosen"]
+    # The GPU's line (alpha_s, beta_s) moves by the factor the record puts on its compute time; it stayed as it was.
+    before = [x for x in first["explanation"]["gpus"] if x["gpu"] == gpu][0]
+    factor = float(g["note"].split("compute time × ")[1])
+    for key in ("alpha_s", "beta_s"):
+        assert abs(g[key] / (before[key] * factor) - 1) < 0.01, (key, before[key], factor, g)
     # The same configuration is now predicted at the measured step time.
     same = [c for c in [second["chosen"], *second["alternatives"]] if c["instance_type"] == chosen["instance_type"]
             and c["nodes"] == chosen["nodes"] and c["local_batch"] == chosen["local_batch"]]

@@ -265,6 +265,24 @@ def test_newest_profile_of_a_gpu_gives_its_throughput():
             % (trace_at, runner_at)) in doc["explanation"]["notes"], doc["explanation"]["notes"]
 
 
+def test_carried_over_gpus_show_their_own_line():
+    """explanation.gpus[].alpha_s/beta_s of a GPU type carried over from the T4 profile were T4's own line, though its
+    note said '×0.48 time per sample': now the line the model uses, the profile's times the carry factor."""
+    db, path = os.path.join(TMP, "carry.db"), spec("carry", clouds=["aws"], max_nodes=2)
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "-q", db=db)
+    assert rc == 0, err
+    rc, out, err = run("recommend", path, "--no-history", "-f", "json", db=db)
+    assert rc == 0, err
+    gpus = {g["gpu"]: g for g in json.loads(out)["explanation"]["gpus"]}
+    t4 = gpus["T4"]
+    carried = [g for g in gpus.values() if g.get("carried_from") == "T4"]
+    assert carried, gpus
+    for g in carried:
+        factor = float(g["note"].split("(×")[1].split()[0])  # two decimals
+        for key in ("alpha_s", "beta_s"):
+            assert abs(g[key] / t4[key] - factor) <= 0.006, (key, t4[key], factor, g)
+
+
 def test_failing_light_profile_stores_nothing():
     db = os.path.join(TMP, "d.db")
     path = write("fail.json", json.dumps({
