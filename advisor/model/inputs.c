@@ -349,7 +349,7 @@ static void profile_precision(const cf_inputs_request *rq, const cf_gpu *gpu, co
  * older profile of the same GPU type is set aside (said in a note) rather
  * than overwriting the newer one's figures. */
 static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, size_t cap, cf_inputs *in,
-                           const cf_profile **used_by)
+                           size_t n_from_spec, const cf_profile **used_by)
 {
     if (!p->device.is_gpu) {
         if (p->has_fit)
@@ -374,6 +374,14 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
         add_note(in, "the %s profile on %s (%s) is not used for its throughput: the newest, the %s profile of %s, is",
                  p->backend, gpu->model, p->created_at, used_by[k]->backend, used_by[k]->created_at);
         return;
+    }
+    if (k < n_from_spec) { /* the spec's profile.gpus entry of this GPU type gives way: say so */
+        const char *key = gpu->model;
+        for (size_t i = 0; i < rq->n_given; i++)
+            if (cf_gpu_resolve(rq->gpus, rq->n_gpus, rq->given[i].gpu) == gpu)
+                key = rq->given[i].gpu;
+        add_note(in, "the cached %s profile on %s (%s) replaces profile.gpus.%s of the spec (%s)", p->backend,
+                 gpu->model, p->created_at, key, in->perf[k].note);
     }
     if (k == in->n_perf) {
         if (k >= cap)
@@ -679,6 +687,7 @@ cf_status cf_inputs_build(const cf_inputs_request *rq, cf_inputs *out)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     cf_status st = add_given(rq, out);
+    size_t n_from_spec = out->n_perf; /* the spec's profile.gpus entries come first */
     noise_source noise = noise_from_spec(rq, out);
     for (size_t i = 0; st == CF_OK && i < rq->n_profiles; i++) {
         const cf_profile *p = &rq->profiles[i];
@@ -686,7 +695,7 @@ cf_status cf_inputs_build(const cf_inputs_request *rq, cf_inputs *out)
                  rq->profiles_source ? rq->profiles_source : "the profile cache");
         if (p->has_noise && noise != NOISE_PROFILE && noise_from_profile(rq, p, out)) /* newest first */
             noise = NOISE_PROFILE;
-        use_throughput(rq, p, cap, out, used_by);
+        use_throughput(rq, p, cap, out, n_from_spec, used_by);
     }
     for (size_t i = 0; st == CF_OK && i < rq->n_profiles; i++) {
         const cf_profile *p = &rq->profiles[i];

@@ -283,6 +283,22 @@ def test_carried_over_gpus_show_their_own_line():
             assert abs(g[key] / t4[key] - factor) <= 0.006, (key, t4[key], factor, g)
 
 
+def test_cached_profile_replacing_the_specs_own_says_so():
+    """A cached profile of T4 replaced the spec's profile.gpus.T4 without a word: now a note names the entry set aside."""
+    s = json.loads(json.dumps(SPEC))
+    s["search"].update(clouds=["aws"], max_nodes=2)
+    s["profile"]["gpus"] = {"t4": {"compute_s": {"alpha": 0.05, "beta": 0.004}}}
+    db, path = os.path.join(TMP, "given.db"), write("given.json", json.dumps(s))
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "-q", db=db)
+    assert rc == 0, err
+    created = json.loads(stored(db)[0][2])["created_at"]
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--no-history", "-f", "json", db=db)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert ("the cached trace profile on T4 (%s) replaces profile.gpus.t4 of the spec (profile in the spec: "
+            "t_c(m) = 0.05 + 0.004·m s)" % created) in doc["explanation"]["notes"], doc["explanation"]["notes"]
+
+
 def test_failing_light_profile_stores_nothing():
     db = os.path.join(TMP, "d.db")
     path = write("fail.json", json.dumps({
