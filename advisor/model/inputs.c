@@ -655,9 +655,10 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
         double scale = exp(log_sum / (double)used);
         const char *was = cf_provenance_name(perf->params.compute_provenance);
         perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * scale;
-        if (!clamped)
-            perf->params.sigma_compute = 0; /* measured on this GPU type; a clamped record is not that */
-        perf->params.compute_provenance = CF_PROV_MEASURED;
+        if (!clamped) { /* measured on this GPU type; a clamped record is not that: uncertainty and provenance stay */
+            perf->params.sigma_compute = 0;
+            perf->params.compute_provenance = CF_PROV_MEASURED;
+        }
         snprintf(perf->note, sizeof perf->note, "from %zu recorded run(s): measured step %.4g s vs %.4g s %s, compute time × %.3g",
                  used, measured_sum / (double)used, predicted_sum / (double)used, was, scale);
         add_note(in,

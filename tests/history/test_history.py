@@ -440,6 +440,11 @@ def test_record_refuses_a_step_time_in_other_units():
     second = recommend(db, spec, "--gpu", "L4")
     notes = second["explanation"]["notes"]
     assert any("lie more than 20× from the model" in n for n in notes), notes
+    # ... and is not called measured (it was, though the compute moved by 20× only): the provenance it had stays
+    was = [g for g in first["explanation"]["gpus"] if g["gpu"] == "L4"][0]["throughput"]
+    l4 = [g for g in second["explanation"]["gpus"] if g["gpu"] == "L4"][0]
+    assert l4["throughput"] == was != "measured" and "recorded run" in l4["note"], (was, l4)
+    assert second["chosen"]["provenance"]["throughput"] == was, second["chosen"]["provenance"]
 
 
 def test_record_refuses_hours_and_cost_out_of_range():
