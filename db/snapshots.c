@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/clock.h"
 #include "cloudfit/common/hash.h"
 #include "cloudfit/db/snapshots.h"
 #include "db_internal.h"
@@ -104,8 +105,11 @@ static void read_row(cf_db_stmt *stmt, cf_snapshot *s)
  * older database's snapshots with the destination's next ids, and one
  * fetched half a year ago must not become the catalog in use. fetched_at
  * is ISO 8601 UTC ("2026-11-18T06:13:20Z"), so text order is time order;
- * snapshots fetched in the same second go by id (the later insert). */
-#define NEWEST_FIRST "ORDER BY fetched_at DESC, id DESC"
+ * snapshots fetched in the same second go by id (the later insert). A
+ * snapshot fetched after the current time (?1; a clock that was ahead at
+ * that update) comes after every other: else it would outrank each update
+ * made with a right clock until the clock caught up with it. */
+#define NEWEST_FIRST "ORDER BY (fetched_at > ?1) ASC, fetched_at DESC, id DESC"
 
 cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found)
 {
@@ -115,6 +119,9 @@ cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found)
     if (cf_db_prepare(db, "SELECT id, fetched_at, sources, base, row_count, content_hash, vms_csv FROM price_snapshots"
                            " WHERE status = 'good' " NEWEST_FIRST " LIMIT 1", &stmt) != CF_OK)
         return cf_db_error(db, "cannot query price snapshots in");
+    char now[32];
+    cf_now_iso8601(now, sizeof now);
+    cf_db_bind_text(stmt, 1, now);
     int rc = cf_db_step(stmt);
     cf_status st = CF_OK;
     if (rc == CF_DB_ROW) {
@@ -155,6 +162,9 @@ cf_status cf_snapshot_list(cf_db *db, cf_snapshot *out, size_t cap, size_t *out_
     if (cf_db_prepare(db, "SELECT id, fetched_at, sources, base, row_count, content_hash FROM price_snapshots"
                            " WHERE status = 'good' " NEWEST_FIRST, &stmt) != CF_OK)
         return cf_db_error(db, "cannot query price snapshots in");
+    char now[32];
+    cf_now_iso8601(now, sizeof now);
+    cf_db_bind_text(stmt, 1, now);
     int rc;
     while (*out_n < cap && (rc = cf_db_step(stmt)) == CF_DB_ROW)
         read_row(stmt, &out[(*out_n)++]);

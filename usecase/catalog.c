@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/clock.h"
 #include "cloudfit/db/snapshots.h"
 
 cf_status cf_catalog_source_read(cf_db *db, const char *db_name, double max_age_days, const char *overrides_path,
@@ -25,6 +26,17 @@ cf_status cf_catalog_source_read(cf_db *db, const char *db_name, double max_age_
         cf_snapshot_free(&snap);
     if (st != CF_OK)
         return st;
+    /* A price dated after today was fetched by a clock that was ahead (or
+     * this one is behind): its age reads as 0 days, which it is not. */
+    char now[32];
+    cf_now_iso8601(now, sizeof now);
+    if (note && out->catalog.data_date[0] && strncmp(out->catalog.data_date, now, 10) > 0) {
+        char line[512];
+        snprintf(line, sizeof line, "the catalog in use (%s) has prices dated up to %s, after today (%.10s): the "
+                 "clock was ahead when they were fetched, or is behind now; their age is not known", out->snapshot,
+                 out->catalog.data_date, now);
+        note(note_ctx, CF_NOTE_WARNING, line);
+    }
     for (size_t i = 0; i < out->overrides.n && note; i++) {
         const cf_price_override *r = &out->overrides.items[i];
         char line[1400];

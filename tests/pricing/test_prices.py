@@ -620,6 +620,35 @@ def test_one_cloud_failing_does_not_block_the_others():
     assert not [r for r in refreshed(db, 1) if r[0] == "azure"]
 
 
+def test_snapshot_from_the_future_does_not_shadow_later_updates():
+    """An update run while the clock was 10 days ahead stores a snapshot fetched 'in the future'. It used to
+    stay the newest by fetch time, so every later update (with a right clock) was stored and never used, and
+    its prices read as 0 days old. Now the later snapshot is in use, and prices dated after today are named."""
+    db = new_db()
+    ahead = dict(BASE_ENV, SOURCE_DATE_EPOCH=str(EPOCH + 10 * 86400))
+    with FixtureServer() as s:
+        rc, out, err = run("prices", "update", "--db", db, "--cloud", "azure", "--region", "eastus",
+                           env=dict(env_for(s), SOURCE_DATE_EPOCH=str(EPOCH + 10 * 86400)))
+        assert rc == 0 and "stored snapshot-1" in out, (out, err)
+        rc, out, err = run("prices", "H100:8", "--cloud", "azure", "--region", "eastus", "--db", db)
+        assert rc == 0 and "snapshot-1 fetched 2026-11-28" in out, out
+        assert "warning: the catalog in use (snapshot-1) has prices dated up to 2026-11-28, after today " \
+               "(2026-11-18): the clock was ahead when they were fetched, or is behind now" in err, err
+        out, err = good_update(s, db, "--cloud", "lambda")
+        assert "stored snapshot-2" in out, out
+    assert catalog_in_use(db)["snapshot"] == "snapshot-2"
+    rc, out, err = run("prices", "--cloud", "lambda", "--db", db)
+    assert rc == 0 and "catalog: snapshot-2 fetched 2026-11-18" in out and "lambda 115 offers" not in err, (out, err)
+    # once the clock reaches it, the snapshot fetched last is the newest again
+    assert catalog_in_use_env(db, dict(ahead, SOURCE_DATE_EPOCH=str(EPOCH + 11 * 86400)))["snapshot"] == "snapshot-1"
+
+
+def catalog_in_use_env(db, env):
+    rc, out, err = run("recommend", "--db", db, "--no-history", "-f", "json", EXAMPLE, env=env)
+    assert rc == 0, err
+    return json.loads(out)["catalog"]
+
+
 def update_with(edit, *args):
     """`prices update ARGS` into a new database against fixtures changed by edit(path, text)."""
     db = new_db()

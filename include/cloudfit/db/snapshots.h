@@ -47,10 +47,13 @@ typedef struct {
 
 /* Stores a snapshot (one transaction); *out_id gets its id. */
 cf_status cf_snapshot_insert(cf_db *db, const cf_snapshot_new *snap, long long *out_id);
-/* The newest good snapshot (by fetched_at, then id) with its CSV; *found =
- * 0 when there is none. */
+/* The newest good snapshot (by fetched_at, then id; one fetched after the
+ * current time only when there is no other) with its CSV; *found = 0 when
+ * there is none. */
 cf_status cf_snapshot_latest(cf_db *db, cf_snapshot *out, int *found);
-/* Up to `cap` snapshots, newest (fetched) first, without CSV text; *out_n = count. */
+/* Up to `cap` snapshots, in the order cf_snapshot_latest ranks them (newest
+ * fetched first, any fetched after the current time last), without CSV
+ * text; *out_n = count. */
 cf_status cf_snapshot_list(cf_db *db, cf_snapshot *out, size_t cap, size_t *out_n);
 void cf_snapshot_free(cf_snapshot *snap);
 
