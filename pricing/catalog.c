@@ -786,6 +786,7 @@ const char *cf_price_kind_name(cf_price_kind kind)
     case CF_PRICE_LISTED: return "listed";
     case CF_PRICE_OBSERVED: return "observed";
     case CF_PRICE_ESTIMATED: return "estimated";
+    case CF_PRICE_GIVEN: return "given";
     case CF_PRICE_NONE: break;
     }
     return "none";
@@ -828,6 +829,9 @@ void cf_vm_price_origin(const cf_vm *vm, int spot, char *out, size_t cap)
     case CF_PRICE_ESTIMATED:
         snprintf(out, cap, "estimated: on-demand × (1 − %.0f%% AWS Spot Advisor savings%s%s)", vm->spot_savings_pct,
                  date[0] ? " of " : "", date);
+        break;
+    case CF_PRICE_GIVEN:
+        snprintf(out, cap, "given in the price overrides, not from the catalog");
         break;
     }
 }

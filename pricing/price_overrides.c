@@ -229,11 +229,18 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
                         break;
                     }
                 } else {
-                    if (r->price_ondemand_usd_per_hr > 0)
+                    /* The user's price: not the catalog's kind or date (it has none) */
+                    if (r->price_ondemand_usd_per_hr > 0) {
                         vm->price_ondemand_usd_per_hr = r->price_ondemand_usd_per_hr;
+                        vm->ondemand_kind = CF_PRICE_GIVEN;
+                        vm->ondemand_date[0] = '\0';
+                    }
                     if (r->price_spot_usd_per_hr > 0) {
                         vm->price_spot_usd_per_hr = r->price_spot_usd_per_hr;
                         vm->spot_price_estimated = 0;
+                        vm->spot_kind = CF_PRICE_GIVEN;
+                        vm->spot_date[0] = '\0';
+                        vm->spot_regional = 0;
                     }
                 }
                 if (vm->price_ondemand_usd_per_hr > 0 &&

@@ -60,10 +60,13 @@ cf_status cf_catalog_source_open(const cf_snapshot_text *snapshot, double max_ag
     }
     for (size_t i = 0; i < out->catalog.n_vms; i++)
         all[i] = &out->catalog.vms[i];
+    if (overrides_path && (st = apply_overrides(overrides_path, out)) != CF_OK) {
+        free(all);
+        cf_catalog_source_close(out);
+        return st;
+    }
     cf_catalog_source_set_in_use(out, all, out->catalog.n_vms, CF_SPOT_ALLOW, 0);
     free(all);
-    if (overrides_path && (st = apply_overrides(overrides_path, out)) != CF_OK)
-        cf_catalog_source_close(out);
     return st;
 }
 
@@ -131,6 +134,7 @@ void cf_catalog_source_set_in_use(cf_catalog_source *s, const cf_vm *const *rows
         int use_od = vm->price_ondemand_usd_per_hr > 0 && (spot != CF_SPOT_ONLY || vm->spot_price_estimated);
         int use_spot = vm->price_spot_usd_per_hr > 0 && !vm->spot_price_estimated && spot != CF_SPOT_NEVER;
         const char *dates[2] = {use_od ? vm->ondemand_date : NULL, use_spot ? vm->spot_date : NULL};
+        const cf_price_kind kinds[2] = {vm->ondemand_kind, vm->spot_kind};
         int stale = 0;
         u->n_offers++;
         if (c)
@@ -139,6 +143,8 @@ void cf_catalog_source_set_in_use(cf_catalog_source *s, const cf_vm *const *rows
             if (!dates[k])
                 continue;
             u->n_prices++;
+            if (kinds[k] == CF_PRICE_GIVEN) /* the overrides' price is the user's: no date, no age */
+                continue;
             if (!dates[k][0]) {
                 u->n_undated++;
                 if (c)

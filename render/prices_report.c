@@ -185,6 +185,8 @@ static void spot_kind_cell(const cf_vm *vm, char *out, size_t n)
 {
     if (vm->spot_kind == CF_PRICE_NONE)
         snprintf(out, n, "-");
+    else if (vm->spot_kind == CF_PRICE_GIVEN) /* the overrides' price: no date of its own */
+        snprintf(out, n, "%s", cf_price_kind_name(vm->spot_kind));
     else
         snprintf(out, n, "%s%s%s%s", cf_price_kind_name(vm->spot_kind), vm->spot_regional ? " (region)" : "",
                  vm->spot_date[0] ? " " : " (undated)", vm->spot_date);

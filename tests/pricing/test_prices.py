@@ -1094,6 +1094,37 @@ def test_price_overrides_change_prices_and_are_reported():
         assert con.execute("SELECT count(*) FROM price_snapshots").fetchone()[0] == 0
 
 
+def test_an_instance_rule_price_says_it_is_given():
+    """An instance rule's price used to keep the catalog price's kind and date: the user's $40 reservation read
+    'listed, 2026-07-20 (N days old)' and counted towards the age warning; a spot price given to an offer
+    without one had no kind ('-') and counted as undated. Now it is 'given', with no date and no age."""
+    ov = write("given.json", {"instances": [
+        {"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge", "price_ondemand_usd_per_hr": 40.0},
+        {"cloud": "lambda", "region": "us-east-1", "instance_type": "gpu_8x_h100_sxm5", "price_spot_usd_per_hr": 10.0}]})
+    rc, out, err = run("prices", "H100:8", "--cloud", "aws", "--region", "us-east-1", "--price-overrides", ov, "-f",
+                       "json")
+    p5 = json.loads(out)["offers"][0]
+    assert rc == 0 and p5["usd_per_hour"] == 40.0 and p5["ondemand_kind"] == "given", p5
+    assert p5["ondemand_date"] is None and p5["ondemand_origin"] == "given in the price overrides, not from the " \
+        "catalog", p5
+    assert p5["spot_kind"] == "observed", p5  # the other price stays the catalog's
+    rc, out, err = run("prices", "H100:8", "--cloud", "aws", "--region", "us-east-1", "--price-overrides", ov, "-f",
+                       "csv")
+    row = list(csv.DictReader(io.StringIO(out)))[0]
+    assert row["ondemand_kind"] == "given" and row["ondemand_date"] == "", row
+    rc, out, err = run("prices", "H100:8", "--cloud", "lambda", "--region", "us-east-1", "--price-overrides", ov)
+    line = [ln for ln in out.splitlines() if "gpu_8x_h100_sxm5" in ln][0]
+    assert rc == 0 and line.split()[-3:] == ["given", "15%/mo", "default"], line
+    assert "undated" not in out and "undated" not in err, (out, err)
+    rc, out, err = run("recommend", "--no-history", "--cloud", "aws", "--region", "us-east-1", "--gpu", "H100",
+                       "--price-overrides", ov, "-f", "json", EXAMPLE)
+    doc = json.loads(out)
+    assert rc == 0 and doc["chosen"]["instance_type"] == "p5.48xlarge", doc["chosen"]
+    assert doc["chosen"]["price"] == {"kind": "given", "date": None, "origin": "given in the price overrides, not "
+                                      "from the catalog", "age_days": None}, doc["chosen"]["price"]
+    assert doc["catalog"]["prices_in_use"]["offers"] == 2, doc["catalog"]  # p5.4xlarge's list price still counts
+
+
 def test_ondemand_discount_below_spot_leaves_the_spot_price_out():
     """A 60 % discount on GCP A100 on-demand (the docs' "CUD-like deal" shape) left a2-highgpu-1g at 1.469 $/h
     on demand and 1.928 $/h spot, silently: prices --spot and recommend took a spot price above on-demand for a

@@ -14,6 +14,7 @@ typedef enum {
     CF_PRICE_LISTED,     /* a published price list or API (on-demand; GCP/Azure spot) */
     CF_PRICE_OBSERVED,   /* a market price seen (AWS spot: lowest over the region's zones) */
     CF_PRICE_ESTIMATED,  /* derived: AWS on-demand × (1 − Spot Advisor savings) */
+    CF_PRICE_GIVEN,      /* the user's own (a --price-overrides instance rule): no catalog date, never stored */
 } cf_price_kind;
 
 /* One VM offer: an instance type in a region at a price. */
