@@ -104,6 +104,34 @@ static cf_status parse_rule(const char *name, const cJSON *obj, cf_override_kind
     return CF_OK;
 }
 
+static int same_offer(const cf_price_override *a, const cf_price_override *b)
+{
+    return strcasecmp(a->cloud, b->cloud) == 0 && strcmp(a->region, b->region) == 0 &&
+           strcmp(a->instance_type, b->instance_type) == 0 && strcasecmp(a->gpu, b->gpu) == 0;
+}
+
+/* Two instance rules that give the same price of the same offer contradict
+ * each other (or repeat it): the later one would silently win. */
+static cf_status check_duplicates(const char *name, const cf_price_overrides *ov)
+{
+    for (size_t j = 0; j < ov->n; j++)
+        for (size_t i = 0; i < j; i++) {
+            const cf_price_override *a = &ov->items[i], *b = &ov->items[j];
+            if (a->kind != CF_OVERRIDE_INSTANCE || b->kind != CF_OVERRIDE_INSTANCE || !same_offer(a, b))
+                continue;
+            int od = a->price_ondemand_usd_per_hr > 0 && b->price_ondemand_usd_per_hr > 0;
+            int spot = a->price_spot_usd_per_hr > 0 && b->price_spot_usd_per_hr > 0;
+            if (!od && !spot)
+                continue; /* one gives the on-demand price, the other the spot price */
+            cf_error_set(CF_ERR_INVALID, "%s: %s: gives the %s price of %s%s%s %s%s%s again (%s gives it)", name,
+                         b->key_path, od ? "on-demand" : "spot", a->cloud, a->region[0] ? "/" : "", a->region,
+                         a->instance_type, a->gpu[0] ? " " : "", a->gpu, a->key_path);
+            cf_error_hint("give each offer's price once: remove one of the two rules");
+            return CF_ERR_INVALID;
+        }
+    return CF_OK;
+}
+
 static cf_status parse_doc(const cJSON *doc, const char *name, cf_price_overrides *out)
 {
     if (!cJSON_IsObject(doc))
@@ -136,7 +164,7 @@ static cf_status parse_doc(const cJSON *doc, const char *name, cf_price_override
             out->n++;
         }
     }
-    return CF_OK;
+    return check_duplicates(name, out);
 }
 
 cf_status cf_price_overrides_parse(const char *text, size_t len, const char *name, cf_price_overrides *out)

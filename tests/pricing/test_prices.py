@@ -1165,11 +1165,25 @@ def test_bad_override_files():
         ({"rebates": []}, "rebates: unknown key"),
         ("{\n\"discounts\": [\n", ":3:1: invalid JSON"),
         ('{"discounts": [{"cloud": "aws", "percent": 5, "percent": 50}]}', "discounts[0].percent: duplicate key"),
+        # two rules for one offer's price: the later one used to win silently
+        ({"instances": [{"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge",
+                         "price_ondemand_usd_per_hr": 40},
+                        {"cloud": "AWS", "region": "us-east-1", "instance_type": "p5.48xlarge",
+                         "price_ondemand_usd_per_hr": 45, "price_spot_usd_per_hr": 20}]},
+         "instances[1]: gives the on-demand price of aws/us-east-1 p5.48xlarge again (instances[0] gives it)"),
     ]
     for i, (body, needle) in enumerate(cases):
         path = write("bad%d.json" % i, body)
         rc, out, err = run("recommend", "--no-history", "--price-overrides", path, EXAMPLE)
         assert rc == 3 and path in err and needle in err, (needle, err)
+    # one rule for the on-demand price and one for the spot price of an offer do not contradict each other
+    split = write("split.json", {"instances": [
+        {"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge", "price_ondemand_usd_per_hr": 40},
+        {"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge", "price_spot_usd_per_hr": 20}]})
+    rc, out, err = run("prices", "H100:8", "--cloud", "aws", "--region", "us-east-1", "--price-overrides", split,
+                       "-f", "json")
+    p5 = json.loads(out)["offers"][0]
+    assert rc == 0 and (p5["usd_per_hour"], p5["spot_usd_per_hour"]) == (40, 20), (err, p5)
 
 
 def main():
