@@ -111,7 +111,7 @@ static int is_stale(stale_memo *m, const char *date, double max_age_days)
     for (size_t i = 0; i < m->n; i++)
         if (strcmp(m->date[i], date) == 0)
             return m->stale[i];
-    int stale = cf_days_since(date) > max_age_days;
+    int stale = floor(cf_days_since(date)) > max_age_days; /* whole days, as the age is told */
     if (m->n < sizeof m->stale / sizeof *m->stale) {
         snprintf(m->date[m->n], sizeof m->date[m->n], "%s", date);
         m->stale[m->n++] = stale;
@@ -165,7 +165,9 @@ void cf_catalog_source_set_in_use(cf_catalog_source *s, const cf_vm *const *rows
     }
     qsort(u->clouds, u->n_clouds, sizeof *u->clouds, by_oldest);
     s->age_days = u->oldest_date[0] ? cf_days_since(u->oldest_date) : 0;
-    s->too_old = s->age_days > s->max_age_days;
+    /* A price's date is a day: its age is the whole days since, as every
+     * output says it; at the limit it is not over it, whatever the hour. */
+    s->too_old = floor(s->age_days) > s->max_age_days;
 }
 
 void cf_catalog_source_describe(const cf_catalog_source *s, char *out, size_t n)

@@ -355,6 +355,20 @@ def test_one_row_update_keeps_the_age_of_the_oldest_price():
     assert chosen["price"]["age_days"] == (0 if chosen["price"]["date"] == "2026-11-18" else 182), chosen["price"]
 
 
+def test_age_at_the_limit_is_not_over_it():
+    """Prices of 2026-05-20 at 2026-06-19 12:00 UTC are 30 whole days old: the limit of 30 used to be compared
+    with 30.5 days, so the warning said 'up to 30 days old, more than 30 days' (too_old, age_days 30) in the
+    afternoon and nothing in the morning. Whole days now, as they are shown; 31 days is over."""
+    args = ("prices", "H100:8", "--cloud", "azure", "--region", "eastus", "-f", "json")
+    noon = 1781870400  # 2026-06-19T12:00:00Z
+    for epoch, age, too_old in ((noon, 30, False), (noon + 43200, 31, True)):
+        rc, out, err = run(*args, env=dict(BASE_ENV, SOURCE_DATE_EPOCH=str(epoch)))
+        cat = json.loads(out)["catalog"]
+        assert rc == 0 and cat["age_days"] == age and cat["too_old"] == too_old, (epoch, cat)
+        assert cat["prices_in_use"]["clouds"][0]["stale_offers"] == (1 if too_old else 0), cat
+        assert ("are up to %d days old, more than 30 days" % age in err) == too_old, err
+
+
 # ---- faults: recover, or fail clearly and keep the previous snapshot -----------
 
 def fault_case(path, kind, times=None, args=("--cloud", "azure", "--region", "eastus"), extra=None, slow_s=None):

@@ -55,7 +55,7 @@ typedef struct {
     cf_prices_in_use in_use;  /* the prices a result depends on (all of the catalog until narrowed) */
     double age_days;          /* of the oldest dated price in use, never of the last update */
     double max_age_days;
-    int too_old;              /* age_days > max_age_days */
+    int too_old;              /* floor(age_days) > max_age_days: whole days, as shown */
     cf_price_overrides overrides;   /* n == 0 when none */
     int *override_rule;             /* per catalog row: 0 or the 1-based rule that set its price */
     size_t n_rows_overridden;
