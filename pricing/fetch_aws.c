@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "price_source.h"
+#include "cloudfit/common/clock.h"
 #include "cloudfit/common/number.h"
 
 enum { MAX_FIELDS = 160, MAX_OFFER_BYTES_PER_FIELD = 4096 };
@@ -390,10 +391,17 @@ static void fetch_spot(const cf_fetch_ctx *ctx, cf_price_list *out)
     }
     time_t published = (time_t)modified;
     struct tm tm;
-    /* A date the catalog stores (2000-2099) and not after the fetch; any
-     * other Last-Modified (year 12000, 1994) dates nothing: the fetch does,
-     * as with none (it failed the whole update, every cloud's prices) */
-    int usable = modified > 0 && modified <= (long long)time(NULL) + 86400 && gmtime_r(&published, &tm) &&
+    /* A date the catalog stores (2000-2099) and not after the fetch (a
+     * price cannot be newer than the answer that quoted it; a server clock
+     * ahead of ours would date it tomorrow); any other Last-Modified (year
+     * 12000, 1994) dates nothing: the fetch does, as with none (it failed
+     * the whole update, every cloud's prices) */
+    long long fetched = 0;
+    if (!ctx->fetched_at || cf_iso8601_epoch(ctx->fetched_at, &fetched) != CF_OK) {
+        cf_error_clear();
+        fetched = (long long)time(NULL);
+    }
+    int usable = modified > 0 && modified <= fetched && gmtime_r(&published, &tm) &&
                  tm.tm_year + 1900 >= 2000 && tm.tm_year + 1900 <= 2099 &&
                  strftime(date, sizeof date, "%Y-%m-%d", &tm) == 10;
     if (!usable) {

@@ -4,6 +4,7 @@ stand-in for the pricing APIs (fixture_server.py, 127.0.0.1 only), with
 fault injection; the database is checked after every update.
 Usage: test_prices.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
+import email.utils
 import hashlib
 import io
 import json
@@ -765,8 +766,11 @@ def test_spot_feed_without_last_modified_is_dated_by_the_fetch():
 def test_spot_feed_with_an_untrustworthy_last_modified_is_dated_by_the_fetch():
     """A Last-Modified the catalog cannot store (RFC 9110's own 1994 example, the year 12000, a date after the
     fetch) failed the whole update with exit 3 ("column 'spot_date': expected a date"), every cloud's prices
-    with it."""
-    for stamp in ("Sun, 06 Nov 1994 08:49:37 GMT", "Mon, 01 Jan 12000 00:00:00 GMT", "Fri, 01 Jan 2100 00:00:00 GMT"):
+    with it. A Last-Modified 20 hours after the fetch (a server clock ahead) used to date the spot prices the
+    next day, after their fetch: a day later than the machine's clock only was refused."""
+    ahead = email.utils.formatdate(EPOCH + 20 * 3600, usegmt=True)  # 2026-11-19, the fetch is of 2026-11-18
+    for stamp in ("Sun, 06 Nov 1994 08:49:37 GMT", "Mon, 01 Jan 12000 00:00:00 GMT", "Fri, 01 Jan 2100 00:00:00 GMT",
+                  ahead):
         db = new_db()
         with FixtureServer() as s:
             s.spot_last_modified = stamp
