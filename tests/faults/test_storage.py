@@ -342,7 +342,7 @@ def test_read_commands_never_write_or_migrate():
                        example("mlp-synthetic.json"))
     assert rc == 0 and err.count("schema version 6") == 1 and "not used" in err, (rc, err)
     assert open(db, "rb").read() == before
-    set_schema_version(db, 7)
+    set_schema_version(db, 8)
     os.chmod(db, 0o444)  # a read-only file (root ignores it, the folder test below does not)
     rc, out, err = run("history", "--db", db)
     assert rc == 0, err
@@ -368,7 +368,7 @@ def test_migrate_only_reads_its_source():
     rc, out, err = run("history", "--db", db, "migrate", "--to", tmp("copy.db"))
     assert rc == 1 and "schema version 6" in err, (rc, err)
     assert open(db, "rb").read() == before
-    set_schema_version(db, 7)
+    set_schema_version(db, 8)
     before = open(db, "rb").read()
     copy = tmp("copy.db")
     rc, out, err = run("history", "--db", db, "migrate", "--to", copy)
