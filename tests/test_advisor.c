@@ -1,5 +1,6 @@
 /* Advisor: formulas against hand-computed values, the Pareto front against
  * brute force, and the enumeration's invariants on a small catalog. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -361,13 +362,17 @@ static void test_samples_and_efficiency(void **state)
     static const double b_consts[] = {5, 1000, 1e7};
     for (int c = 0; c < 3; c++) {
         cf_noise_model_init(&nm, 256, b_consts[c], NULL, 0, CF_PROV_MEASURED);
-        for (double m = 1; m < 1e8; m *= 1.07) {
+        for (double m = 1; m <= INT_MAX; m *= 1.07) {
             double b = b_consts[c], bm = b * (b + m) / (b + 256);
             double exact = m <= 256 ? 1.0 : (bm + m) / (bm + 256);
             assert_true(fabs(cf_samples_to_target(&nm, 1.0, m) / exact - 1) < 2e-6);
             assert_true(cf_stat_efficiency(&nm, m) <= 1.0);
         }
     }
+    /* The table covers every global batch (an int): past it E(M) is the
+     * direct integral, ~1,000 times the cost (it ended at 2²⁶, and a search
+     * up to search.max_global_batch spent 73 % of its time there). */
+    assert_true(log2((double)INT_MAX) * CF_NOISE_TABLE_PER_OCTAVE <= CF_NOISE_TABLE - 2);
     /* the LR-mismatch form agrees below M0 too: its LR's own penalty, no credit */
     cf_noise_model_init(&nm, 256, 1000, NULL, 0, CF_PROV_MEASURED);
     assert_float_equal(cf_stat_efficiency_lr(&nm, 64, 64, 1.0, 1.0, NULL), 1.0, 1e-9);

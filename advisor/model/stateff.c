@@ -135,7 +135,7 @@ static void fill_j(void *ctx, size_t k, int thread)
     nm->j_table[k] = j_direct(nm, exp((double)k * table_step));
 }
 
-/* On every core: 417 integrals of 1,025 terms are 2 ms of a `recommend`
+/* On every core: 499 integrals of 1,025 terms are 2 ms of a `recommend`
  * on one; each entry is its own, so the table is the same. */
 static void build_j_table(cf_noise_model *nm)
 {

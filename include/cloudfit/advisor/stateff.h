@@ -22,7 +22,11 @@
  * learning rate and reported as "effective". */
 #define CF_NOISE_GRID 1024            /* Simpson intervals over p ∈ [0,1] (even) */
 #define CF_NOISE_TABLE_PER_OCTAVE 16  /* E(M) table: points per doubling of M */
-#define CF_NOISE_TABLE (26 * CF_NOISE_TABLE_PER_OCTAVE + 1) /* M = 1 … 2²⁶ */
+/* M = 1 … 2³¹: every global batch (an int); the last two points only serve
+ * the interpolation. A batch past the table is the direct integral, 1,025
+ * terms: at 2²⁶ it was (search.max_global_batch and max_accumulation at
+ * their limits: 73 % of a 5 s recommend). */
+#define CF_NOISE_TABLE (31 * CF_NOISE_TABLE_PER_OCTAVE + 3)
 #define CF_NOISE_MAX_POINTS 256       /* trace points kept for B(p) in launch specs (longer: thinned) */
 typedef struct {
     double m0;                 /* recipe global batch */
