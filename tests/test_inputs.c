@@ -136,6 +136,35 @@ static void test_given_keys_resolve_and_name_each_gpu_once(void **state)
     cf_inputs_free(&in);
 }
 
+/* A profile.gpus entry with only a ceiling is a memory figure for the
+ * other GPU types too (docs/model.md "Memory ceiling": a profiled ceiling
+ * on one GPU is carried to others): it stayed on its own GPU, and an A100
+ * next to a T4 that fits 8 had an unknown ceiling (the per-GPU batch then
+ * capped at the recipe's). */
+static void test_given_ceiling_is_carried(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    j.flops_per_sample = 12e9;
+    const cf_vm *cands[] = {&vms[0], &vms[1]};
+    cf_gpu_profile_given ceiling = {.gpu = "T4", .max_local_batch = 8};
+    cf_inputs_request rq = request(&j, cands, 2);
+    rq.given = &ceiling;
+    rq.n_given = 1;
+    cf_inputs in;
+    if (cf_inputs_build(&rq, &in) != CF_OK)
+        fail_msg("%s", cf_error_message());
+    const cf_gpu_perf *a100 = cf_inputs_perf(&in, "A100-40GB");
+    assert_non_null(a100);
+    /* (40 GiB · 0.92 − state) / ((16 GiB · 0.92 − state) / 8), state = 25e6 · 12 B + 1.5 GiB */
+    double gib = 1024.0 * 1024 * 1024, fixed = 25e6 * 12 + 1.5 * gib;
+    int want = (int)floor((40 * gib * 0.92 - fixed) / ((16 * gib * 0.92 - fixed) / 8));
+    assert_int_equal(a100->params.max_local_batch, want);
+    assert_int_equal(a100->params.memory_provenance, CF_PROV_ESTIMATED);
+    assert_int_equal(cf_inputs_perf(&in, "T4")->params.max_local_batch, 8);
+    cf_inputs_free(&in);
+}
+
 static void test_cached_gpu_profile_beats_the_spec(void **state)
 {
     (void)state;
@@ -390,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_measurement_precision_column),
         cmocka_unit_test(test_unknown_gpu_names_the_key),
         cmocka_unit_test(test_given_keys_resolve_and_name_each_gpu_once),
+        cmocka_unit_test(test_given_ceiling_is_carried),
         cmocka_unit_test(test_tool_spelling_names_the_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -562,6 +562,41 @@ static void apply_partial(const cf_inputs_request *rq, const char *gpu, cf_gpu_p
         perf->params.intra_gbps = gp->intra_node_gbps / perf->params.k.intra_efficiency;
 }
 
+/* A measured ceiling is a memory figure for every GPU type, not only its
+ * own: where the estimate left a ceiling unknown (no per-sample memory,
+ * no reference profile with one), a profile.gpus entry's max_local_batch
+ * is carried through the same formula as a reference profile's
+ * (docs/model.md "Memory ceiling"), from the entry whose GPU memory is
+ * closest. An entry with only a ceiling has no step times to be a
+ * reference: before, its ceiling stayed on its own GPU. */
+static void carry_given_ceiling(const cf_inputs_request *rq, const cf_gpu *target, cf_gpu_perf *perf)
+{
+    const cf_gpu *from = NULL;
+    int ceiling = 0;
+    double best_gap = 0;
+    for (size_t i = 0; i < rq->n_given; i++) {
+        const cf_gpu *g = cf_gpu_resolve(rq->gpus, rq->n_gpus, rq->given[i].gpu);
+        if (!g || g == target || g->memory_gib <= 0 || rq->given[i].max_local_batch <= 0)
+            continue;
+        double gap = fabs(log(g->memory_gib / target->memory_gib));
+        if (!from || gap < best_gap) {
+            from = g;
+            ceiling = rq->given[i].max_local_batch;
+            best_gap = gap;
+        }
+    }
+    if (!from)
+        return;
+    cf_gpu_perf ref;
+    memset(&ref, 0, sizeof ref);
+    ref.params.max_local_batch = ceiling;
+    int m = cf_estimate_max_local_batch(rq->job, target->memory_gib, &ref, from->memory_gib);
+    if (m != 0) {
+        perf->params.max_local_batch = m;
+        perf->params.memory_provenance = CF_PROV_ESTIMATED;
+    }
+}
+
 static cf_status add_estimates(const cf_inputs_request *rq, size_t cap, cf_inputs *in)
 {
     size_t n_measured = in->n_perf;
@@ -580,6 +615,8 @@ static cf_status add_estimates(const cf_inputs_request *rq, size_t cap, cf_input
         cf_status st = cf_gpu_perf_estimate(rq->job, target, ref, ref_gpu, perf);
         if (st != CF_OK)
             return st;
+        if (perf->params.max_local_batch == 0 && target->memory_gib > 0)
+            carry_given_ceiling(rq, target, perf);
         apply_partial(rq, model, perf);
         in->n_perf++;
     }
