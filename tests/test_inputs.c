@@ -373,6 +373,43 @@ static void test_measurement_rows_are_selected_and_fitted(void **state)
     cf_error_clear();
 }
 
+/* A measurements CSV names its GPU as a tool prints it ("Tesla T4",
+ * docs/profiler.md), the spec key as the table does ("T4"), or the other
+ * way round: the rows are the key's GPU, not its spelling. A key "T4" on
+ * rows written "Tesla T4" was "no rows for GPU 'T4'". */
+static void test_measurement_rows_match_by_gpu_not_spelling(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    cf_measurement rows[4];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 4; i++) {
+        snprintf(rows[i].model, sizeof rows[i].model, "unit");
+        snprintf(rows[i].gpu, sizeof rows[i].gpu, "%s", i % 2 ? "Tesla T4" : "NVIDIA T4");
+        rows[i].hw_gpus_per_node = 4;
+        rows[i].num_nodes = rows[i].num_gpus = 1;
+        rows[i].local_bsz = 16 << i;
+        rows[i].step_time_s = 0.02 + 0.003 * rows[i].local_bsz;
+        rows[i].sync_time_s = -1;
+    }
+    cf_measurement_set set = {rows, 4};
+    const char *keys[] = {"T4", "t4", "Tesla T4"};
+    for (size_t k = 0; k < 3; k++) {
+        cf_gpu_profile_given given = {.measurements_path = "runs.csv"};
+        snprintf(given.gpu, sizeof given.gpu, "%s", keys[k]);
+        cf_inputs_request rq = request(&j, NULL, 0);
+        rq.given = &given;
+        rq.n_given = 1;
+        rq.given_rows = &set;
+        cf_inputs in;
+        if (cf_inputs_build(&rq, &in) != CF_OK)
+            fail_msg("key '%s': %s", keys[k], cf_error_message());
+        assert_int_equal(in.fits[0].n_rows, 4);
+        assert_true(fabs(cf_inputs_perf(&in, "T4")->params.beta_s / 0.003 - 1) < 0.05);
+        cf_inputs_free(&in);
+    }
+}
+
 /* Inputs from one inline profile under the spec key `gpu` (α 0.05 s, β 0.004 s). */
 static cf_status build_with_key(const char *gpu, cf_inputs *in)
 {
@@ -416,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_spec_trace_note_says_what_follows),
         cmocka_unit_test(test_recorded_run_rescales_compute),
         cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
+        cmocka_unit_test(test_measurement_rows_match_by_gpu_not_spelling),
         cmocka_unit_test(test_measurement_precision_column),
         cmocka_unit_test(test_unknown_gpu_names_the_key),
         cmocka_unit_test(test_given_keys_resolve_and_name_each_gpu_once),

@@ -98,9 +98,23 @@ cf_status cf_inputs_fit_rows(const cf_job *job, const cf_gpu *gpu, const cf_meas
 /* Rows of a measurements file for this GPU and this job: the rows whose
  * model column is the job's name, or all rows when the file holds a single
  * model. *out is malloc'd. */
-static cf_status select_rows(const cf_job *job, const cf_gpu_profile_given *gp, const cf_measurement_set *set,
-                             cf_measurement **out, size_t *n_out)
+/* A row is the key's when its gpu column names the same GPU of the table
+ * (docs/profiler.md: the column is the GPU "as the catalog or a tool names
+ * it"; the key may be either too): a key "T4" takes rows written "Tesla
+ * T4", which a literal match refused. A name the table does not know
+ * matches only itself. */
+static int row_is_gpu(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
+                      const char *row_gpu)
 {
+    if (strcasecmp(row_gpu, gp->gpu) == 0)
+        return 1;
+    return gpu && cf_gpu_resolve(rq->gpus, rq->n_gpus, row_gpu) == gpu;
+}
+
+static cf_status select_rows(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
+                             const cf_measurement_set *set, cf_measurement **out, size_t *n_out)
+{
+    const cf_job *job = rq->job;
     int single_model = 1, named = 0;
     for (size_t i = 0; i < set->n_rows; i++) {
         if (strcmp(set->rows[i].model, set->rows[0].model) != 0)
@@ -120,7 +134,7 @@ static cf_status select_rows(const cf_job *job, const cf_gpu_profile_given *gp, 
     size_t n = 0;
     for (size_t i = 0; i < set->n_rows; i++) {
         const cf_measurement *r = &set->rows[i];
-        if (strcasecmp(r->gpu, gp->gpu) != 0 || (named && strcmp(r->model, job->name) != 0))
+        if (!row_is_gpu(rq, gpu, gp, r->gpu) || (named && strcmp(r->model, job->name) != 0))
             continue;
         (*out)[n++] = *r;
     }
@@ -155,7 +169,7 @@ static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, 
 {
     cf_measurement *rows = NULL;
     size_t n = 0;
-    cf_status st = select_rows(rq->job, gp, set, &rows, &n);
+    cf_status st = select_rows(rq, gpu, gp, set, &rows, &n);
     if (st != CF_OK)
         return st;
     st = cf_inputs_fit_rows(rq->job, gpu, rows, n, offer_network_gbps(rq, gpu->model, rows[0].hw_gpus_per_node), perf,
