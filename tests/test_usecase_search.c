@@ -113,6 +113,40 @@ static void test_trace_search_matches_cli(void **state)
     cf_spec_free(&f->spec);
 }
 
+/* training.current.gpu in a tool's spelling ("Tesla T4": docs/spec.md takes
+ * one) is the same configuration as "T4": the savings against it were
+ * silently left out (the name was compared with the candidates' table
+ * model as a string). */
+static void test_current_gpu_in_a_tools_spelling(void **state)
+{
+    fixture *f = *state;
+    const char *names[] = {"T4", "Tesla T4"};
+    long found[2];
+    double usd[2];
+    for (int i = 0; i < 2; i++) {
+        char text[1024], spec_text[1100];
+        snprintf(text, sizeof text, SPEC_TEXT, 30.0);
+        const char *key = "\"gpu\": \"T4\"";
+        const char *at = strstr(text, key);
+        assert_non_null(at);
+        snprintf(spec_text, sizeof spec_text, "%.*s\"gpu\": \"%s\"%s", (int)(at - text), text, names[i],
+                 at + strlen(key));
+        assert_int_equal(cf_spec_parse(spec_text, strlen(spec_text), "imagenet.json", &f->spec), CF_OK);
+        cf_search_session_request req = {.spec = &f->spec, .catalog_source = &f->src, .runner = TRACE,
+                                          .trace_noise_sd = -1, .max_probes = 4};
+        cf_search_session s;
+        if (cf_search_session_run(&req, &s) != CF_OK)
+            fail_msg("cf_search_session_run: %s", cf_error_message());
+        found[i] = s.summary.current;
+        usd[i] = s.summary.current_usd;
+        cf_search_session_free(&s);
+        cf_spec_free(&f->spec);
+    }
+    assert_true(found[0] >= 0);
+    assert_int_equal(found[1], found[0]);
+    assert_true(usd[1] == usd[0]);
+}
+
 /* --method model with --price: a priced GPU the catalog does not sell, no probes. */
 static void test_model_only_with_price(void **state)
 {
@@ -191,6 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_trace_search_matches_cli, setup, teardown),
         cmocka_unit_test_setup_teardown(test_model_only_with_price, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_current_gpu_in_a_tools_spelling, setup, teardown),
         cmocka_unit_test_setup_teardown(test_infeasible_result_then_verdict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_runner_errors, setup, teardown),
     };

@@ -188,7 +188,14 @@ cf_status cf_search_session_run(const cf_search_session_request *req, cf_search_
         out->search_report.score = &out->score;
         out->search_report.true_step_s = truth;
     }
-    if ((st = cf_search_summarise(&spec->job, &out->options, &out->result, &out->summary)) != CF_OK)
+    /* training.current.gpu as the spec spells it ("Tesla T4", "t4": docs/spec.md
+     * takes a tool's name) against the candidates' table model: a tool's
+     * spelling found no candidate and the savings were silently left out */
+    cf_job job = spec->job;
+    const cf_gpu *current = job.has_current ? cf_gpu_resolve(catalog->gpus, catalog->n_gpus, job.current_gpu) : NULL;
+    if (current)
+        snprintf(job.current_gpu, sizeof job.current_gpu, "%s", current->model);
+    if ((st = cf_search_summarise(&job, &out->options, &out->result, &out->summary)) != CF_OK)
         return st;
     cf_now_iso8601(out->created_at, sizeof out->created_at);
     if ((st = recommendation(req, out)) != CF_OK)
