@@ -105,6 +105,19 @@ static void test_inline_numbers_then_carried_over(void **state)
     cf_inputs_free(&in);
 }
 
+/* Inputs of the T4 and A100 offers with one profile.gpus entry holding only
+ * a ceiling, and a FLOPs estimate to apply it to. */
+static void build_with_ceiling(cf_job *j, const cf_vm **cands, cf_gpu_profile_given *ceiling, cf_inputs_request *rq,
+                               cf_inputs *in)
+{
+    j->flops_per_sample = 12e9;
+    *rq = request(j, cands, 2);
+    rq->given = ceiling;
+    rq->n_given = 1;
+    if (cf_inputs_build(rq, in) != CF_OK)
+        fail_msg("%s", cf_error_message());
+}
+
 /* profile.gpus keys are GPU names in any spelling a tool prints: an entry
  * with only a ceiling under "Tesla T4" was ignored (matched by exact name),
  * and two entries of one GPU ("T4", "t4") were both taken, the second
@@ -113,15 +126,11 @@ static void test_given_keys_resolve_and_name_each_gpu_once(void **state)
 {
     (void)state;
     cf_job j = job();
-    j.flops_per_sample = 12e9; /* an estimate to apply the ceiling to */
     const cf_vm *cands[] = {&vms[0], &vms[1]};
     cf_gpu_profile_given ceiling = {.gpu = "Tesla T4", .max_local_batch = 8};
-    cf_inputs_request rq = request(&j, cands, 2);
-    rq.given = &ceiling;
-    rq.n_given = 1;
+    cf_inputs_request rq;
     cf_inputs in;
-    if (cf_inputs_build(&rq, &in) != CF_OK)
-        fail_msg("%s", cf_error_message());
+    build_with_ceiling(&j, cands, &ceiling, &rq, &in);
     const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
     assert_non_null(t4);
     assert_int_equal(t4->params.max_local_batch, 8);
@@ -145,15 +154,11 @@ static void test_given_ceiling_is_carried(void **state)
 {
     (void)state;
     cf_job j = job();
-    j.flops_per_sample = 12e9;
     const cf_vm *cands[] = {&vms[0], &vms[1]};
     cf_gpu_profile_given ceiling = {.gpu = "T4", .max_local_batch = 8};
-    cf_inputs_request rq = request(&j, cands, 2);
-    rq.given = &ceiling;
-    rq.n_given = 1;
+    cf_inputs_request rq;
     cf_inputs in;
-    if (cf_inputs_build(&rq, &in) != CF_OK)
-        fail_msg("%s", cf_error_message());
+    build_with_ceiling(&j, cands, &ceiling, &rq, &in);
     const cf_gpu_perf *a100 = cf_inputs_perf(&in, "A100-40GB");
     assert_non_null(a100);
     /* (40 GiB · 0.92 − state) / ((16 GiB · 0.92 − state) / 8), state = 25e6 · 12 B + 1.5 GiB */
