@@ -159,9 +159,9 @@ int main(int argc, char **argv)
     cf_log_init(color_mode(color_arg), 0);
     cf_log_hold(); /* notes from the options and the configuration file wait for -q */
     char problem[256];
-    int more = 1;
-    for (size_t i = 0; more; i++) /* a tuning variable it cannot use: said, not ignored */
-        if (cf_env_setting_problem(i, problem, sizeof problem, &more))
+    int found;
+    for (size_t i = 0; (found = cf_env_setting_problem(i, problem, sizeof problem)) >= 0; i++)
+        if (found) /* a tuning variable it cannot use: said, not ignored */
             cf_log_warning("%s", problem);
     int n_positional = 0;
     int rc = cf_cli_parse(cmd->bit, cmd->name, argc - 1, argv + 1, &opts, &n_positional);

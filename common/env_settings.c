@@ -45,13 +45,10 @@ int cf_env_setting(const char *name, double *out)
     return 0;
 }
 
-int cf_env_setting_problem(size_t i, char *msg, size_t n, int *more)
+int cf_env_setting_problem(size_t i, char *msg, size_t n)
 {
-    *more = i + 1 < sizeof settings / sizeof *settings;
-    if (i >= sizeof settings / sizeof *settings) {
-        *more = 0;
-        return 0;
-    }
+    if (i >= sizeof settings / sizeof *settings)
+        return -1;
     const setting *s = &settings[i];
     const char *env = getenv(s->name);
     double v;

@@ -99,17 +99,23 @@ static void test_time_objective_matches_baseline_golden(void **state)
     free(want);
 }
 
+/* The example spec with its search limited to one GPU name. */
+static void load_searching_one_gpu(cf_spec *spec, const char *gpu)
+{
+    cf_spec_overrides ov;
+    cf_spec_overrides_init(&ov);
+    assert_int_equal(cf_spec_load_effective(SPEC, &ov, spec), CF_OK);
+    snprintf(spec->search.gpus[0], sizeof spec->search.gpus[0], "%s", gpu);
+    spec->search.n_gpus = 1;
+}
+
 /* A spec whose search names a GPU the catalog does not have: the status
  * and a message naming the spec and its key, nothing printed. */
 static void test_unknown_gpu_names_the_spec_key(void **state)
 {
     (void)state;
-    cf_spec_overrides ov;
-    cf_spec_overrides_init(&ov);
     cf_spec spec;
-    assert_int_equal(cf_spec_load_effective(SPEC, &ov, &spec), CF_OK);
-    snprintf(spec.search.gpus[0], sizeof spec.search.gpus[0], "%s", "T5");
-    spec.search.n_gpus = 1;
+    load_searching_one_gpu(&spec, "T5");
     cf_catalog_source src;
     assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &src), CF_OK);
     cf_recommend_request req = {.spec = &spec, .catalog_source = &src};
@@ -131,17 +137,13 @@ static void test_model_no_gpu_holds_is_not_blamed_on_the_limits(void **state)
     (void)state;
     const double limits[][2] = {{0, 0}, {100000, 0}, {0, 1e9}, {336, 1e6}};
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
-        cf_spec_overrides ov;
-        cf_spec_overrides_init(&ov);
         cf_spec spec;
-        assert_int_equal(cf_spec_load_effective(SPEC, &ov, &spec), CF_OK);
+        load_searching_one_gpu(&spec, "A100-40GB");
         spec.job.parameters = 7e9;
         spec.job.optimizer = CF_OPT_ADAMW;
         spec.n_gpus = 0; /* no profile: the GPU's memory and the state alone decide */
         spec.search.deadline_hours = limits[i][0];
         spec.search.budget_usd = limits[i][1];
-        snprintf(spec.search.gpus[0], sizeof spec.search.gpus[0], "%s", "A100-40GB");
-        spec.search.n_gpus = 1;
         cf_catalog_source src;
         assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &src), CF_OK);
         cf_recommend_request req = {.spec = &spec, .catalog_source = &src};

@@ -203,21 +203,21 @@ static size_t pick_by_screen(const screened *spot, size_t n_spot, const candidat
     return n_picks;
 }
 
-/* The Monte Carlo for candidates todo[0..n_todo) (not yet simulated):
+/* The Monte Carlo for candidates pending[0..n_pending) (not yet simulated):
  * their estimates go to est from *n_est on, and each becomes its spot
  * plan (alone, or mixed), feasible or not. */
-static cf_status simulate(spot_cache *c, const shape *shapes, candidate *cands, const size_t *todo, size_t n_todo,
+static cf_status simulate(spot_cache *c, const shape *shapes, candidate *cands, const size_t *pending, size_t n_pending,
                           cf_spot_estimate *est, size_t *n_est)
 {
     const cf_advisor_input *in = c->in;
     const cf_constraints *k = in->constraints;
-    if (n_todo == 0)
+    if (n_pending == 0)
         return CF_OK;
-    cf_spot_request *reqs = calloc(n_todo, sizeof *reqs);
+    cf_spot_request *reqs = calloc(n_pending, sizeof *reqs);
     if (!reqs)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    for (size_t r = 0; r < n_todo; r++) {
-        const candidate *cd = &cands[todo[r]];
+    for (size_t r = 0; r < n_pending; r++) {
+        const candidate *cd = &cands[pending[r]];
         const cf_vm *vm = in->vms[cd->vm];
         reqs[r] = (cf_spot_request){.process = &row_of(c, cd->vm, cd->nodes)->process, .nodes = cd->nodes,
                                     .work_h = shapes[cd->shape].best_train_h[cd->nodes - 1],
@@ -234,10 +234,10 @@ static cf_status simulate(spot_cache *c, const shape *shapes, candidate *cands, 
     cf_spot_mc *mc = NULL;
     cf_status st = cf_spot_mc_new(&settings, &mc);
     if (st == CF_OK)
-        st = cf_spot_mc_estimate_many(mc, reqs, n_todo, 0, est + *n_est);
+        st = cf_spot_mc_estimate_many(mc, reqs, n_pending, 0, est + *n_est);
     double startup_h = k->startup_minutes / 60.0;
-    for (size_t r = 0; r < n_todo && st == CF_OK; r++) {
-        candidate *cd = &cands[todo[r]];
+    for (size_t r = 0; r < n_pending && st == CF_OK; r++) {
+        candidate *cd = &cands[pending[r]];
         const cf_vm *vm = in->vms[cd->vm];
         double train_h = reqs[r].work_h;
         cf_spot_estimate *e = &est[*n_est];
@@ -297,8 +297,8 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
     screened *spot = malloc(n_spot * sizeof *spot);
     cf_spot_estimate *est = calloc(SPOT_SIMULATE_MAX * (N_BY + 1), sizeof *est);
     size_t *picks = malloc(SPOT_SIMULATE_MAX * sizeof *picks);
-    size_t *todo = malloc(SPOT_SIMULATE_MAX * sizeof *todo);
-    cf_status st = order && spot && est && picks && todo ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
+    size_t *pending = malloc(SPOT_SIMULATE_MAX * sizeof *pending);
+    cf_status st = order && spot && est && picks && pending ? CF_OK : cf_error_set(CF_ERR_NOMEM, "out of memory");
     /* the screen as it was before any Monte Carlo: every round picks on it */
     size_t m = 0;
     for (size_t i = 0; st == CF_OK && i < n; i++)
@@ -307,11 +307,11 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
     size_t n_est = 0;
     for (size_t r = 0; st == CF_OK && r <= N_BY; r++) {
         size_t n_picks = pick_by_screen(spot, n_spot, cands, r == 0 ? k->objective : by[r - 1], order, picks);
-        size_t n_todo = 0;
+        size_t n_pending = 0;
         for (size_t j = 0; j < n_picks; j++)
             if (cands[picks[j]].spot_est < 0)
-                todo[n_todo++] = picks[j];
-        st = simulate(c, shapes, cands, todo, n_todo, est, &n_est);
+                pending[n_pending++] = picks[j];
+        st = simulate(c, shapes, cands, pending, n_pending, est, &n_est);
         int any_feasible = 0;
         for (size_t i = 0; i < n && !any_feasible; i++)
             any_feasible = cands[i].spot && cands[i].feasible;
@@ -321,7 +321,7 @@ cf_status cf__spot_refine(spot_cache *c, const shape *shapes, candidate *cands, 
     free(spot);
     free(order);
     free(picks);
-    free(todo);
+    free(pending);
     if (st != CF_OK) {
         free(est);
         return st;

@@ -12,9 +12,9 @@
  * and *out; 0 when unset, empty or unusable. */
 int cf_env_setting(const char *name, double *out);
 
-/* Whether the i-th variable of the table is set to a value it cannot use:
- * 1 and a message naming it, the value and what was expected (no trailing
- * newline); 0 otherwise, or past the table's end (*more = 0 then). */
-int cf_env_setting_problem(size_t i, char *msg, size_t n, int *more);
+/* The i-th variable of the table: 1 and a message naming it, its value and
+ * what was expected (no trailing newline) when it is set to a value it
+ * cannot use; 0 when it is fine; -1 past the table's end. */
+int cf_env_setting_problem(size_t i, char *msg, size_t n);
 
 #endif
