@@ -46,4 +46,10 @@ int cf_constraints_met(const cf_constraints *c, double hours, double usd, double
  * O(n log n). */
 size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order);
 
+/* Hours or dollars as the front is taken on them: at the 6 significant
+ * digits every output prints them with (docs/output.md), so that no point
+ * of the printed front reads as dominated by another (equal hours, a
+ * different cost). */
+double cf_front_value(double v);
+
 #endif

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "cloudfit/advisor.h"
+#include "cloudfit/common/json.h"
 #include "cloudfit/common/parallel.h"
 #include "enumerate_internal.h"
 #include "cloudfit/advisor/explain.h"
@@ -243,6 +244,8 @@ static int point_order(const void *pa, const void *pb)
         return a->y < b->y ? -1 : 1;
     return a->index < b->index ? -1 : a->index > b->index;
 }
+
+double cf_front_value(double v) { return cf_json_round(v, 6); }
 
 /* Buckets of x for the pre-filter below. */
 #define FRONT_BUCKETS 1024
@@ -684,8 +687,8 @@ static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes,
         n_best++;
     }
     for (size_t i = 0; i < n_feasible; i++) {
-        hx[i] = cands[i].hours;
-        cy[i] = cands[i].usd;
+        hx[i] = cf_front_value(cands[i].hours);
+        cy[i] = cf_front_value(cands[i].usd);
     }
     size_t n_front = cf_pareto_front(hx, cy, n_feasible, order);
     advice->ranked = calloc(n_best, sizeof *advice->ranked);

@@ -107,8 +107,8 @@ cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r
             continue;
         double h, u;
         cf_search_job(o, &o->candidates[i], r->est_step_s[i], &h, &u);
-        hx[n_usable] = h;
-        uy[n_usable] = u;
+        hx[n_usable] = cf_front_value(h);
+        uy[n_usable] = cf_front_value(u);
         usable[n_usable++] = i;
         /* The margin on the upper end, as the search applied it (its
          * noise floor shrinks with repeats; the single-measurement floor

@@ -48,6 +48,21 @@ def example(name):
     return os.path.join(EXAMPLES, name)
 
 
+def test_pareto_front_is_the_front_of_the_printed_figures():
+    """The front was taken on unrounded hours and dollars and printed at 6 significant digits: three-lines
+    listed 0.166926 h at $115.86, then 0.166926 h at $84.526 and $73.5009, points its own document shows
+    as dominated. The front is now taken at the printed precision: hours rise and cost falls strictly."""
+    for spot in ("never", "allow"):
+        rc, out, err = run("recommend", "-q", "--no-history", "-f", "json", "--spot", spot,
+                           example("three-lines.json"))
+        assert rc == 0, err
+        front = json.loads(out)["pareto"]
+        assert len(front) > 1
+        for a, b in zip(front, front[1:]):
+            assert a["hours"] < b["hours"] and a["total_usd"] > b["total_usd"], (spot, a["hours"], a["total_usd"],
+                                                                                    b["hours"], b["total_usd"])
+
+
 def test_an_output_never_replaces_an_input():
     """`recommend -o h.db --db h.db` replaced the history it had just recorded into, `-o model.json
     model.json` the spec, `profile --csv` either of them — all with exit 0. Now a usage error, nothing
