@@ -39,6 +39,19 @@ void cf_spec_filter_error_prefix(const cf_spec *spec, cf_filter_field failed)
     cf_error_prefix("%s: %s", spec->job.source[0] ? spec->job.source : "<spec>", key);
 }
 
+cf_status cf_spec_check_current_gpu(const cf_spec *spec, const cf_catalog *catalog)
+{
+    if (!spec->job.has_current || cf_catalog_gpu_resolve(catalog, spec->job.current_gpu))
+        return CF_OK;
+    /* the GPU filter's message and hint: the near names, the GPUs on offer */
+    const char *gpus[1] = {spec->job.current_gpu};
+    cf_catalog_filter f = {.gpus = gpus, .n_gpus = 1, .spot = CF_SPOT_ALLOW};
+    if (cf_catalog_check_filter(catalog, &f) == CF_OK)
+        cf_error_set(CF_ERR_INVALID, "unknown GPU '%s'", spec->job.current_gpu);
+    cf_error_prefix("%s: training.current.gpu", spec->job.source[0] ? spec->job.source : "<spec>");
+    return CF_ERR_INVALID;
+}
+
 size_t cf_region_preference(const char *const *first, size_t n_first, const char *const *regions, size_t n_regions,
                             const char **out, size_t cap)
 {
@@ -98,7 +111,9 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
     memset(out, 0, sizeof *out);
     const cf_spec *spec = req->spec;
     const cf_catalog *catalog = &req->catalog_source->catalog;
-    cf_status st = offers(req, out);
+    cf_status st = cf_spec_check_current_gpu(spec, catalog);
+    if (st == CF_OK)
+        st = offers(req, out);
     if (st != CF_OK)
         return st;
     cf_evidence evidence;

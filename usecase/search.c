@@ -150,7 +150,9 @@ cf_status cf_search_session_run(const cf_search_session_request *req, cf_search_
     if (!out->runner_is_trace && strncmp(req->runner, "exec:", 5) != 0)
         return cf_error_set(CF_ERR_INVALID, "unknown runner '%s' (trace:MEASUREMENTS.csv or exec:'COMMAND TEMPLATE')",
                             req->runner);
-    cf_status st = out->runner_is_trace ? open_trace(req, out) : open_exec(req, out);
+    cf_status st = cf_spec_check_current_gpu(spec, catalog);
+    if (st == CF_OK)
+        st = out->runner_is_trace ? open_trace(req, out) : open_exec(req, out);
     if (st != CF_OK)
         return st;
     if (out->runner_is_trace) {

@@ -327,6 +327,22 @@ def test_unknown_gpu_in_search():
     assert "unknown GPU 'A100-80G'" in err and "hint: " in err and "A100-80GB" in err, err
 
 
+def test_unknown_current_gpu():
+    """training.current.gpu was never checked against the GPU table: a typo was accepted (exit 0), and the
+    batch ceiling and search's savings it feeds silently found no such GPU. Now an error naming the key, as
+    search.gpus's; a tool's spelling and a GPU of the table nobody rents stay accepted (today's setup)."""
+    spec = json.load(open(example("mlp-synthetic.json")))
+    spec["training"]["current"] = {"gpu": "V1000", "gpus_per_node": 8, "nodes": 1}
+    path = write("badcurrent.json", json.dumps(spec))
+    rc, out, err = run("recommend", "--no-history", path)
+    assert rc == 3 and out == "", (rc, err)
+    assert path + ": training.current.gpu: unknown GPU 'V1000'" in err and "hint: did you mean 'V100'?" in err, err
+    for gpu in ("Tesla V100-SXM2-16GB", "K80"):
+        spec["training"]["current"]["gpu"] = gpu
+        rc, out, err = run("recommend", "-q", "--no-history", write("current.json", json.dumps(spec)))
+        assert rc == 0, (gpu, err)
+
+
 def test_bad_option_values_are_usage_errors():
     """A bad --gpu, --cloud or --region is the command line's fault (exit 2,
     the option named), not the spec's (issue 16)."""

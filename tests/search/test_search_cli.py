@@ -135,6 +135,15 @@ def test_table_and_history():
     assert doc["overall"]["probe_count"] == runs[1]
 
 
+def test_unknown_current_gpu_names_the_key():
+    """A typo in training.current.gpu was accepted and the savings against it silently left out."""
+    spec = json.load(open(SPEC))
+    spec["training"]["current"]["gpu"] = "T5"
+    path = write("badcurrent.json", json.dumps(spec))
+    rc, out, err = run(path, "--runner", "trace:" + TRACE, "--no-history")
+    assert rc == 3 and path + ": training.current.gpu: unknown GPU 'T5'" in err and "did you mean" in err, (rc, err)
+
+
 def test_catalog_age_option_the_warning_names():
     """search warned that the prices are old with the hint "raise --max-catalog-age-days", and then said
     "'search' has no option --max-catalog-age-days; ignored": the option the hint names now applies."""

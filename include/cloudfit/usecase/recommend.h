@@ -87,6 +87,10 @@ void cf_recommend_identity(const cf_spec *spec, const char *baseline_key, char *
  * (cf_catalog_check_filter_field) with the spec and the key the value came
  * from ("m.json: search.gpus: unknown GPU 'T5'"). */
 void cf_spec_filter_error_prefix(const cf_spec *spec, cf_filter_field failed);
+/* training.current.gpu, when the spec gives it, names a GPU of the table
+ * (in any tool's spelling; on offer or not: it is today's setup); else
+ * CF_ERR_INVALID naming the spec and the key, with the near names. */
+cf_status cf_spec_check_current_gpu(const cf_spec *spec, const cf_catalog *catalog);
 /* The offers of `catalog` that pass the spec's search filter (clouds,
  * regions, GPUs) under `spot`, regions that need an access request only
  * with `include_restricted`, in their regions' tie order
