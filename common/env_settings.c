@@ -20,6 +20,7 @@ static const setting settings[] = {
     {"CLOUDFIT_STOP_GRACE_S", 0, 0, 600, "seconds"},
     {"CLOUDFIT_PROGRESS_INTERVAL_S", 0, 0, 86400, "seconds"},
     {"CLOUDFIT_DB_LOCK_TIMEOUT_S", 0, 0, 3600, "seconds"},
+    {"CLOUDFIT_CPU_MEMORY_LIMIT_MIB", 0, 1, 1048576, "MiB"}, /* the CPU engine's device memory, up to 1 TiB */
 };
 
 static int parse(const setting *s, const char *text, double *out)
@@ -54,7 +55,7 @@ int cf_env_setting_problem(size_t i, char *msg, size_t n)
     double v;
     if (!env || !*env || parse(s, env, &v))
         return 0;
-    snprintf(msg, n, "%s: expected %s from %g to %g %s, got '%.40s'; the default is used", s->name,
+    snprintf(msg, n, "%s: expected %s from %.15g to %.15g %s, got '%.40s'; the default is used", s->name,
              s->whole ? "a whole number" : "a number", s->lo, s->hi, s->unit, env);
     return 1;
 }

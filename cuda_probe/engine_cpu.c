@@ -16,6 +16,7 @@
 #include "mlp_cpu.h"
 #include "npy.h"
 #include "optim_cpu.h"
+#include "cloudfit/common/env_settings.h"
 #include "cloudfit/common/number.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -167,12 +168,9 @@ static cf_status memory_limit(const cf_engine_config *config, double *bytes, cha
         snprintf(source, n, "the engine's memory limit");
         return CF_OK;
     }
-    const char *env = getenv("CLOUDFIT_CPU_MEMORY_LIMIT_MIB");
-    if (env && *env) {
-        double v = 0;
-        if (cf_number_double(env, 0, HUGE_VAL, &v) != CF_NUMBER_OK || !(v > 0))
-            return cf_error_set(CF_ERR_INVALID,
-                                "CLOUDFIT_CPU_MEMORY_LIMIT_MIB: expected a positive number of MiB, got '%s'", env);
+    /* a value it cannot use is a warning of the CLI's, and the default (common/env_settings.c) */
+    double v = 0;
+    if (cf_env_setting("CLOUDFIT_CPU_MEMORY_LIMIT_MIB", &v)) {
         *bytes = v * MIB;
         snprintf(source, n, "CLOUDFIT_CPU_MEMORY_LIMIT_MIB");
         return CF_OK;

@@ -53,7 +53,10 @@ def test_a_tuning_variable_that_cannot_be_used_is_said():
                               ("CLOUDFIT_THREADS", "two", "got 'two'"),
                               ("CLOUDFIT_PROGRESS_INTERVAL_S", "-1", "expected a number from 0 to 86400 seconds"),
                               ("CLOUDFIT_DB_LOCK_TIMEOUT_S", "1e9", "from 0 to 3600 seconds"),
-                              ("CLOUDFIT_MAX_INPUT_MIB", "0", "from 1 to 4096 MiB")]:
+                              ("CLOUDFIT_MAX_INPUT_MIB", "0", "from 1 to 4096 MiB"),
+                              # was an error of the CPU engine's alone (exit 3), "1e99" a limit of 1e99 MiB
+                              ("CLOUDFIT_CPU_MEMORY_LIMIT_MIB", "1e99", "from 1 to 1048576 MiB, got '1e99'"),
+                              ("CLOUDFIT_CPU_MEMORY_LIMIT_MIB", "abc", "got 'abc'")]:
         p = subprocess.run([BIN, "recommend", "--no-history", "-q", spec], capture_output=True, text=True,
                            env=dict(ENV, **{name: value}), timeout=120)
         assert p.returncode == 0 and p.stdout, (name, value, p.stderr)
