@@ -93,9 +93,12 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
         snprintf(row[0], CELL, "%s", i > 0 && strcmp(r->rows[i - 1].gpu, g->gpu) == 0 ? "" : g->gpu);
         snprintf(row[1], CELL, "%s", g->cloud);
         counts_text(g, row[2], CELL);
-        fmt_price(row[3], CELL, g->cheapest_usd_per_gpu_hr);
+        /* a price an override gave or changed: '*', as the offers' table marks its row */
+        fmt_price(spot, sizeof spot, g->cheapest_usd_per_gpu_hr);
+        snprintf(row[3], CELL, "%s%s", spot, g->cheapest && cf_catalog_source_rule_of(r->source, g->cheapest) ? " *" : "");
         fmt_price(spot, sizeof spot, g->cheapest_spot_usd_per_gpu_hr);
-        snprintf(row[4], CELL, "%s%s", spot, g->cheapest_spot ? kind_mark(g->cheapest_spot_kind) : "");
+        snprintf(row[4], CELL, "%s%s%s", spot, g->cheapest_spot ? kind_mark(g->cheapest_spot_kind) : "",
+                 g->cheapest_spot && cf_catalog_source_rule_of(r->source, g->cheapest_spot) ? " *" : "");
         if (g->cheapest)
             snprintf(row[5], CELL, "%s %s", g->cheapest->instance_type, g->cheapest->region);
         else
@@ -108,6 +111,8 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
     cf_catalog_source_describe(r->source, line, sizeof line);
     cf_buf_printf(out, "\ncatalog: %s; %zu offer%s. 'cloudfit prices GPU' lists every offer of one GPU.\n", line,
                   r->n_offers, r->n_offers == 1 ? "" : "s");
+    if (r->source->overrides.n)
+        cf_buf_printf(out, "* price from %s\n", r->source->overrides.path);
     cf_buf_puts(out, "spot prices: (obs.) = observed AWS spot price, the lowest over the region's zones; (est.) = "
                      "AWS on-demand × (1 − Spot Instance Advisor average savings), an estimate; unmarked = the "
                      "cloud's listed spot price\n");
@@ -162,6 +167,8 @@ cJSON *cf_prices_summary_json(const cf_prices_summary_report *r)
             cJSON_AddNumberToObject(e, "cheapest_usd_per_gpu_hr", g->cheapest_usd_per_gpu_hr);
             cJSON_AddStringToObject(e, "cheapest_instance", g->cheapest->instance_type);
             cJSON_AddStringToObject(e, "cheapest_region", g->cheapest->region);
+            if (cf_catalog_source_rule_of(src, g->cheapest))
+                cJSON_AddNumberToObject(e, "price_override_rule", cf_catalog_source_rule_of(src, g->cheapest));
         } else {
             cJSON_AddNullToObject(e, "cheapest_usd_per_gpu_hr");
         }
@@ -169,6 +176,8 @@ cJSON *cf_prices_summary_json(const cf_prices_summary_report *r)
             cJSON_AddNumberToObject(e, "cheapest_spot_usd_per_gpu_hr", g->cheapest_spot_usd_per_gpu_hr);
             cJSON_AddBoolToObject(e, "spot_estimated", g->cheapest_spot->spot_price_estimated);
             cJSON_AddStringToObject(e, "cheapest_spot_kind", cf_price_kind_name(g->cheapest_spot_kind));
+            if (cf_catalog_source_rule_of(src, g->cheapest_spot))
+                cJSON_AddNumberToObject(e, "spot_price_override_rule", cf_catalog_source_rule_of(src, g->cheapest_spot));
         } else {
             cJSON_AddNullToObject(e, "cheapest_spot_usd_per_gpu_hr");
         }

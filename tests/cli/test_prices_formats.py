@@ -49,6 +49,28 @@ def test_summary_prices_in_csv_are_the_json_values():
             assert same_number(g.get(key), r[key]), (g["gpu"], g["cloud"], key, g.get(key), r[key])
 
 
+def test_summary_marks_overridden_prices_as_the_offers_do():
+    """The offers of one GPU marked an overridden price ('*', '* price from FILE', JSON price_override_rule);
+    the summary showed the same price with no mark, as if it were the catalog's."""
+    path = os.path.join(TMP, "ov.json")
+    with open(path, "w") as f:
+        json.dump({"instances": [{"cloud": "aws", "region": "us-east-1", "instance_type": "g4dn.xlarge",
+                                  "price_ondemand_usd_per_hr": 0.3, "price_spot_usd_per_hr": 0.05}]}, f)
+    args = ("--cloud", "aws", "--price-overrides", path, "-q")
+    offers = json.loads(run("T4", *args, "-f", "json"))["offers"]
+    assert [o["price_override_rule"] for o in offers if "price_override_rule" in o] == [1]
+    t4 = [g for g in json.loads(run(*args, "-f", "json"))["gpus"] if g["gpu"] == "T4"][0]
+    assert t4["cheapest_usd_per_gpu_hr"] == 0.3 and t4["price_override_rule"] == 1, t4
+    assert t4["cheapest_spot_usd_per_gpu_hr"] == 0.05 and t4["spot_price_override_rule"] == 1, t4
+    v100 = [g for g in json.loads(run(*args, "-f", "json"))["gpus"] if g["gpu"] == "V100"][0]
+    assert "price_override_rule" not in v100 and "spot_price_override_rule" not in v100, v100
+    table = run(*args)
+    row = [line for line in table.splitlines() if line.startswith("T4 ")][0]
+    assert "0.3 *" in row and "0.05 *" in row, row
+    assert "* price from " + path in table, table
+    assert "* price from" not in run("--cloud", "aws", "-q")
+
+
 def test_csv_names_the_gpu_and_the_spot_kind_as_table_and_json_do():
     doc, rows = both("A100")
     assert {o["gpu"] for o in doc["offers"]} == {r["gpu"] for r in rows}
