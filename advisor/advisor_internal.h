@@ -46,10 +46,11 @@ int cf_constraints_met(const cf_constraints *c, double hours, double usd, double
  * O(n log n). */
 size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order);
 
-/* Hours or dollars as the front is taken on them: at the 6 significant
- * digits every output prints them with (docs/output.md), so that no point
- * of the printed front reads as dominated by another (equal hours, a
- * different cost). */
-double cf_front_value(double v);
+/* The front of the figures as every output prints them, at 6 significant
+ * digits (docs/output.md): cf_pareto_front's, less each point that reads
+ * as dominated once rounded (equal hours and a dearer cost, or equal cost
+ * and more hours). Rounding is monotone, so that front lies within the
+ * exact one, and only its few points are rounded. */
+size_t cf_pareto_front_printed(const double *x, const double *y, size_t n, size_t *order);
 
 #endif

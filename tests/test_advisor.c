@@ -15,6 +15,7 @@
 #include "cloudfit/advisor.h"
 #include "cloudfit/advisor/explain.h"
 #include "cloudfit/advisor/carry.h"
+#include "cloudfit/common/json.h"
 #include "cloudfit/spec.h"
 #include "../advisor/advisor_internal.h"
 #include "../advisor/model/carry_internal.h"
@@ -530,6 +531,47 @@ static void test_pareto_brute_force(void **state)
     }
 }
 
+/* The front of the printed figures: points a billionth apart print alike
+ * (6 significant digits), and none of the front may read as dominated. */
+static void test_pareto_front_printed(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 200; trial++) {
+        size_t n = 1 + (size_t)(rnd() * 300);
+        double x[300], y[300], rx[300], ry[300];
+        size_t order[300];
+        for (size_t i = 0; i < n; i++) {
+            x[i] = 1 + floor(rnd() * 20) * 1e-5 + rnd() * 1e-9;
+            y[i] = 100 + floor(rnd() * 20) * 1e-3 + rnd() * 1e-7;
+            rx[i] = cf_json_round(x[i], 6);
+            ry[i] = cf_json_round(y[i], 6);
+        }
+        size_t k = cf_pareto_front_printed(x, y, n, order);
+        assert_true(k >= 1);
+        int on_front[300] = {0};
+        for (size_t i = 0; i < k; i++) {
+            on_front[order[i]] = 1;
+            if (i > 0) {
+                assert_true(rx[order[i]] > rx[order[i - 1]]);
+                assert_true(ry[order[i]] < ry[order[i - 1]]);
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            int dominated = 0, printed_alike = 0;
+            for (size_t j = 0; j < n; j++) {
+                if (dominates(rx[j], ry[j], rx[i], ry[i]))
+                    dominated = 1;
+                if (j != i && on_front[j] && rx[j] == rx[i] && ry[j] == ry[i])
+                    printed_alike = 1;
+            }
+            if (on_front[i])
+                assert_false(dominated);
+            else
+                assert_true(dominated || printed_alike);
+        }
+    }
+}
+
 /* A small synthetic catalog: two GPU types, several prices and shapes. */
 /* Designated initializers: cf_vm grows (price provenance, zones). */
 #define VM(c, r, t, g, n, mem, cpu, ram, net, od, spot, intr)                                                      \
@@ -926,6 +968,7 @@ int main(void)
         cmocka_unit_test(test_noise_trace_trend),
         cmocka_unit_test(test_lr_rules),
         cmocka_unit_test(test_pareto_brute_force),
+        cmocka_unit_test(test_pareto_front_printed),
         cmocka_unit_test(test_enumeration_invariants),
         cmocka_unit_test(test_enumeration_time_optimal_batch),
         cmocka_unit_test(test_region_pruning_matches_per_row_brute_force),

@@ -245,8 +245,6 @@ static int point_order(const void *pa, const void *pb)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-double cf_front_value(double v) { return cf_json_round(v, 6); }
-
 /* Buckets of x for the pre-filter below. */
 #define FRONT_BUCKETS 1024
 
@@ -299,6 +297,28 @@ size_t cf_pareto_front(const double *x, const double *y, size_t n, size_t *order
         }
     }
     free(pts);
+    return kept;
+}
+
+size_t cf_pareto_front_printed(const double *x, const double *y, size_t n, size_t *order)
+{
+    size_t n_front = cf_pareto_front(x, y, n, order), kept = 0;
+    /* along the front x rises and y falls, and so do their rounded values (or they stay equal) */
+    for (size_t i = 0; i < n_front; i++) {
+        size_t k = order[i];
+        if (kept > 0) {
+            size_t last = order[kept - 1];
+            int same_x = cf_json_round(x[k], 6) == cf_json_round(x[last], 6);
+            int same_y = cf_json_round(y[k], 6) == cf_json_round(y[last], 6);
+            if (same_y)
+                continue; /* as dear as the last, and slower (or as fast: the same printed point) */
+            if (same_x) {
+                order[kept - 1] = k; /* as fast as the last, and cheaper */
+                continue;
+            }
+        }
+        order[kept++] = k;
+    }
     return kept;
 }
 
@@ -687,10 +707,10 @@ static cf_status rank_and_front(const cf_advisor_input *in, const shape *shapes,
         n_best++;
     }
     for (size_t i = 0; i < n_feasible; i++) {
-        hx[i] = cf_front_value(cands[i].hours);
-        cy[i] = cf_front_value(cands[i].usd);
+        hx[i] = cands[i].hours;
+        cy[i] = cands[i].usd;
     }
-    size_t n_front = cf_pareto_front(hx, cy, n_feasible, order);
+    size_t n_front = cf_pareto_front_printed(hx, cy, n_feasible, order);
     advice->ranked = calloc(n_best, sizeof *advice->ranked);
     advice->pareto = calloc(n_front ? n_front : 1, sizeof *advice->pareto);
     cf_status st = CF_OK;

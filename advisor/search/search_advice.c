@@ -107,8 +107,8 @@ cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r
             continue;
         double h, u;
         cf_search_job(o, &o->candidates[i], r->est_step_s[i], &h, &u);
-        hx[n_usable] = cf_front_value(h);
-        uy[n_usable] = cf_front_value(u);
+        hx[n_usable] = h;
+        uy[n_usable] = u;
         usable[n_usable++] = i;
         /* The margin on the upper end, as the search applied it (its
          * noise floor shrinks with repeats; the single-measurement floor
@@ -124,7 +124,7 @@ cf_status cf_search_advice(const cf_search_options *o, const cf_search_result *r
         cf_search_config(o, r, noise, (size_t)r->chosen, &out->ranked[out->n_ranked++]);
     for (size_t k = 0; k < n_items && out->n_ranked < top; k++)
         cf_search_config(o, r, noise, items[k].index, &out->ranked[out->n_ranked++]);
-    size_t n_front = cf_pareto_front(hx, uy, n_usable, order);
+    size_t n_front = cf_pareto_front_printed(hx, uy, n_usable, order);
     out->pareto = calloc(n_front ? n_front : 1, sizeof *out->pareto);
     for (size_t k = 0; out->pareto && k < n_front; k++)
         cf_search_config(o, r, noise, usable[order[k]], &out->pareto[out->n_pareto++]);
