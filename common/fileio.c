@@ -284,6 +284,9 @@ static void pending_remove(const char *target)
 
 void cf_file_discard(cf_staged_file *f)
 {
+    if (f->writing)
+        close(f->fd);
+    f->writing = 0;
     if (f->tmp) {
         unlink(f->tmp);
         cf_proc_untrack_temp(f->tmp);
@@ -358,20 +361,17 @@ static char *target_of(const char *path, int *err)
 /* A device, FIFO or socket cannot be replaced by a rename: written through
  * now (a full device or a closed pipe fails here, before anything is
  * published). */
-static cf_status write_through(const char *path, const char *data, size_t len)
+cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out)
 {
-    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
-    int ok = write_all(fd, data, len) == 0;
-    int e = errno;
-    ok = (close(fd) == 0) && ok;
-    if (!ok)
-        return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e ? e : errno));
-    return CF_OK;
+    cf_status st = cf_file_stage_open(path, new_mode, out);
+    if (st == CF_OK)
+        st = cf_file_stage_write(out, data, len);
+    if (st == CF_OK)
+        st = cf_file_stage_close(out);
+    return st;
 }
 
-cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out)
+cf_status cf_file_stage_open(const char *path, unsigned new_mode, cf_staged_file *out)
 {
     memset(out, 0, sizeof *out);
     const char *base = path ? cf_basename(path) : "";
@@ -403,12 +403,15 @@ cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, uns
         cf_error_hint("give each output (--out-file, --report, --plot, --emit, --rows) a file of its own");
         return CF_ERR_WRITE;
     }
-    if (exists && !S_ISREG(st.st_mode)) {
-        cf_status w = write_through(path, data, len);
-        if (w != CF_OK) {
+    if (exists && !S_ISREG(st.st_mode)) { /* written through as it is staged */
+        int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) {
+            int e = errno;
             cf_file_discard(out);
-            return w;
+            return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e));
         }
+        out->fd = fd;
+        out->writing = 1;
         pending_add(out->target); /* until committed or discarded, like a staged file */
         return CF_OK;
     }
@@ -444,18 +447,46 @@ cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, uns
         return CF_ERR_WRITE;
     }
     cf_proc_track_temp(out->tmp);
-    int ok = fchmod(fd, mode) == 0;
-    ok = ok && write_all(fd, data, len) == 0;
-    ok = ok && fsync(fd) == 0;
-    int e = errno;
-    ok = (close(fd) == 0) && ok;
-    if (!ok) {
-        if (!e)
-            e = errno;
+    out->fd = fd;
+    out->writing = 1;
+    if (fchmod(fd, mode) != 0) {
+        int e = errno;
         cf_file_discard(out);
         return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e));
     }
     pending_add(out->target);
+    return CF_OK;
+}
+
+/* A failed write or close: the staged file is discarded. */
+static cf_status stage_failed(cf_staged_file *f, int e)
+{
+    cf_status st = cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", f->path, strerror(e));
+    cf_file_discard(f);
+    return st;
+}
+
+cf_status cf_file_stage_write(cf_staged_file *f, const char *data, size_t len)
+{
+    if (!f->writing)
+        return cf_error_set(CF_ERR_INTERNAL, "write to a file that is not being staged");
+    errno = 0;
+    if (write_all(f->fd, data, len) != 0)
+        return stage_failed(f, errno ? errno : EIO);
+    return CF_OK;
+}
+
+cf_status cf_file_stage_close(cf_staged_file *f)
+{
+    if (!f->writing)
+        return cf_error_set(CF_ERR_INTERNAL, "close of a file that is not being staged");
+    f->writing = 0;
+    errno = 0;
+    int ok = !f->tmp || fsync(f->fd) == 0; /* a device is not synced */
+    int e = errno;
+    ok = (close(f->fd) == 0) && ok;
+    if (!ok)
+        return stage_failed(f, e ? e : errno);
     return CF_OK;
 }
 

@@ -50,6 +50,22 @@ cf_status cf_db_hold(cf_db *db)
     return st;
 }
 
+cf_status cf_db_read_snapshot(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx)
+{
+    if (db->held)
+        return body(db, ctx);
+    /* SQLite: a deferred BEGIN takes its snapshot at the first read and
+     * no lock (WAL); PostgreSQL: one snapshot for the transaction */
+    cf_status st = cf_db_exec(db, strcmp(cf_db_backend(db), "postgresql") == 0 ? "BEGIN ISOLATION LEVEL REPEATABLE READ"
+                                                                                  : "BEGIN",
+                              "cannot read");
+    if (st != CF_OK)
+        return st;
+    st = body(db, ctx);
+    db->driver->rollback(db); /* nothing was written */
+    return st;
+}
+
 cf_status cf_db_release(cf_db *db, int commit)
 {
     if (!db || !db->held)

@@ -83,77 +83,112 @@ static void csv_config(cf_buf *out, const cf_history_config *c, int last)
 
 /* ---- list ---------------------------------------------------------------- */
 
-void cf_history_list_table(const cf_history_list_report *r, cf_buf *out)
+/* narrow terminals: the commit, global batch, branch and region go first, the date loses its
+ * year and seconds; names are cut; below that (about 62 columns) the time, the date, the
+ * shape and the spec name go in that order, so ID, INSTANCE and TOTAL $ stay on one line
+ * rather than every row being wrapped with its cost on the next (`history show ID` has all) */
+static const cf_text_column list_columns[CF_HISTORY_LIST_COLUMNS] = {
+    {"ID", 1, 0, 0, 0, NULL, NULL},           {"CREATED", 0, -2, 0, 4, NULL, NULL},
+    {"SPEC", 0, -4, 1, 0, NULL, NULL},        {"CLOUD/REGION", 0, 5, 1, 0, NULL, NULL},
+    {"INSTANCE", 0, 0, 1, 0, NULL, NULL},     {"NODES×GPUS", 0, -3, 0, 0, NULL, NULL},
+    {"GLOBAL", 1, 2, 0, 0, NULL, NULL},       {"TIME", 1, -1, 0, 0, NULL, NULL},
+    {"TOTAL $", 1, 0, 0, 0, NULL, NULL},      {"BRANCH", 0, 3, 1, 0, NULL, NULL},
+    {"COMMIT", 0, 1, 0, 0, NULL, NULL}};
+
+/* A row's table cells (w->cells, w->short_cells). */
+static void list_cells(cf_history_list_writer *w, const cf_history_row *row)
 {
-    /* narrow terminals: the commit, global batch, branch and region go first, the date loses its
-     * year and seconds; names are cut; below that (about 62 columns) the time, the date, the
-     * shape and the spec name go in that order, so ID, INSTANCE and TOTAL $ stay on one line
-     * rather than every row being wrapped with its cost on the next (`history show ID` has all) */
-    static const cf_text_column columns[] = {
-        {"ID", 1, 0, 0, 0, NULL, NULL},           {"CREATED", 0, -2, 0, 4, NULL, NULL},
-        {"SPEC", 0, -4, 1, 0, NULL, NULL},        {"CLOUD/REGION", 0, 5, 1, 0, NULL, NULL},
-        {"INSTANCE", 0, 0, 1, 0, NULL, NULL},     {"NODES×GPUS", 0, -3, 0, 0, NULL, NULL},
-        {"GLOBAL", 1, 2, 0, 0, NULL, NULL},       {"TIME", 1, -1, 0, 0, NULL, NULL},
-        {"TOTAL $", 1, 0, 0, 0, NULL, NULL},      {"BRANCH", 0, 3, 1, 0, NULL, NULL},
-        {"COMMIT", 0, 1, 0, 0, NULL, NULL}};
-    enum { NC = sizeof columns / sizeof *columns, CELL = 96 };
-    char(*cells)[NC][CELL] = calloc(r->n ? r->n : 1, sizeof *cells);
-    char(*created_short)[CELL] = calloc(r->n ? r->n : 1, sizeof *created_short);
-    const char **ptr = calloc(r->n * NC + 1, sizeof *ptr), **short_ptr = calloc(r->n * NC + 1, sizeof *short_ptr);
-    if (!cells || !created_short || !ptr || !short_ptr) {
-        free(cells);
-        free(created_short);
-        free(ptr);
-        free(short_ptr);
-        out->failed = 1;
-        return;
+    enum { NC = CF_HISTORY_LIST_COLUMNS, CELL = sizeof w->cell[0] };
+    char(*cells)[CELL] = w->cell;
+    const cf_history_config *c = &row->chosen;
+    snprintf(cells[0], CELL, "%lld", row->id);
+    snprintf(cells[1], CELL, "%s", row->created_at);
+    /* "2026-11-27T14:56:03Z" → "11-27 14:56" */
+    snprintf(w->created_short, CELL, "%.5s %.5s", strlen(row->created_at) >= 16 ? row->created_at + 5 : row->created_at,
+             strlen(row->created_at) >= 16 ? row->created_at + 11 : "");
+    snprintf(cells[2], CELL, "%s", row->spec_name);
+    snprintf(cells[3], CELL, "%s/%s", c->cloud, c->region);
+    snprintf(cells[4], CELL, "%s%s", c->instance_type, !c->spot ? "" : c->mixed ? " (spot+od)" : " (spot)");
+    snprintf(cells[5], CELL, "%d×%d %s", c->nodes, c->gpus_per_node, c->gpu);
+    snprintf(cells[6], CELL, "%ld", c->global_batch);
+    cf_text_duration(c->hours, cells[7], CELL);
+    snprintf(cells[8], CELL, "%.2f", c->total_usd);
+    /* cut at a character boundary: "%.40s" showed half an 'é' as '\xc3' */
+    cf_text_fit(row->ci.branch[0] ? row->ci.branch : "-", 40, cells[9], CELL);
+    cf_text_fit(row->ci.commit[0] ? row->ci.commit : "-", 10, cells[10], CELL);
+    for (int k = 0; k < NC; k++) {
+        /* Control characters from outside (branch names) are shown as '?'. */
+        for (char *p = cells[k]; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+        w->cell_ptr[k] = cells[k];
+        w->short_ptr[k] = NULL;
     }
-    for (size_t i = 0; i < r->n; i++) {
-        const cf_history_row *row = &r->rows[i];
-        const cf_history_config *c = &row->chosen;
-        snprintf(cells[i][0], CELL, "%lld", row->id);
-        snprintf(cells[i][1], CELL, "%s", row->created_at);
-        /* "2026-11-27T14:56:03Z" → "11-27 14:56" */
-        snprintf(created_short[i], CELL, "%.5s %.5s", strlen(row->created_at) >= 16 ? row->created_at + 5 : row->created_at,
-                 strlen(row->created_at) >= 16 ? row->created_at + 11 : "");
-        snprintf(cells[i][2], CELL, "%s", row->spec_name);
-        snprintf(cells[i][3], CELL, "%s/%s", c->cloud, c->region);
-        snprintf(cells[i][4], CELL, "%s%s", c->instance_type, !c->spot ? "" : c->mixed ? " (spot+od)" : " (spot)");
-        snprintf(cells[i][5], CELL, "%d×%d %s", c->nodes, c->gpus_per_node, c->gpu);
-        snprintf(cells[i][6], CELL, "%ld", c->global_batch);
-        cf_text_duration(c->hours, cells[i][7], CELL);
-        snprintf(cells[i][8], CELL, "%.2f", c->total_usd);
-        /* cut at a character boundary: "%.40s" showed half an 'é' as '\xc3' */
-        cf_text_fit(row->ci.branch[0] ? row->ci.branch : "-", 40, cells[i][9], CELL);
-        cf_text_fit(row->ci.commit[0] ? row->ci.commit : "-", 10, cells[i][10], CELL);
-        for (int k = 0; k < NC; k++) {
-            /* Control characters from outside (branch names) are shown as '?'. */
-            for (char *p = cells[i][k]; *p; p++)
-                if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                    *p = '?';
-            ptr[i * NC + (size_t)k] = cells[i][k];
-        }
-        short_ptr[i * NC + 1] = created_short[i];
-    }
-    cf_text_table t = {.columns = columns, .n_columns = NC, .cells = ptr, .short_cells = short_ptr, .n_rows = r->n,
-                       .width = r->width, .gap = 2, .highlight_row = -1};
-    cf_buf left_out = CF_BUF_INIT;
-    cf_text_table_render(&t, out, &left_out);
-    cf_text_table_note(&left_out, r->width, out);
-    cf_buf_free(&left_out);
-    free(cells);
-    free(created_short);
-    free(ptr);
-    free(short_ptr);
+    w->short_ptr[1] = w->created_short;
 }
 
-void cf_history_list_csv(const cf_history_list_report *r, cf_buf *out)
+cf_status cf_history_list_writer_init(cf_history_list_writer *w, cf_history_format format, int width)
 {
-    cf_buf_printf(out, "id,created_at,spec_name,spec_hash,objective,catalog_name,catalog_date,%s,"
-                       "ci_provider,commit,branch,base_branch,pull_request,run_id\r\n",
-                  csv_config_columns);
-    for (size_t i = 0; i < r->n; i++) {
-        const cf_history_row *row = &r->rows[i];
+    memset(w, 0, sizeof *w);
+    w->format = format;
+    w->width = width;
+    w->table = (cf_text_table){.columns = list_columns, .n_columns = CF_HISTORY_LIST_COLUMNS, .width = width,
+                               .gap = 2, .highlight_row = -1};
+    return format == CF_HISTORY_FORMAT_TABLE ? cf_text_table_stream_init(&w->stream, &w->table) : CF_OK;
+}
+
+void cf_history_list_writer_free(cf_history_list_writer *w)
+{
+    if (w->format == CF_HISTORY_FORMAT_TABLE)
+        cf_text_table_stream_free(&w->stream);
+    cf_buf_free(&w->left_out);
+}
+
+void cf_history_list_measure(cf_history_list_writer *w, const cf_history_row *row)
+{
+    if (w->format != CF_HISTORY_FORMAT_TABLE)
+        return;
+    list_cells(w, row);
+    cf_text_table_stream_measure(&w->stream, w->cell_ptr, w->short_ptr);
+}
+
+void cf_history_list_begin(cf_history_list_writer *w, cf_buf *out)
+{
+    if (w->format == CF_HISTORY_FORMAT_TABLE)
+        cf_text_table_stream_head(&w->stream, out, &w->left_out);
+    else if (w->format == CF_HISTORY_FORMAT_CSV)
+        cf_buf_printf(out, "id,created_at,spec_name,spec_hash,objective,catalog_name,catalog_date,%s,"
+                           "ci_provider,commit,branch,base_branch,pull_request,run_id\r\n",
+                      csv_config_columns);
+}
+
+/* One element of the JSON array as cJSON_Print writes it inside the array
+ * (one level deeper than alone): printed in an array of its own, less the
+ * brackets. */
+static void json_element(const cf_history_row *row, cf_buf *out)
+{
+    cJSON *a = cJSON_CreateArray();
+    char *text = NULL;
+    if (a && cJSON_AddItemToArray(a, row_json(row)))
+        text = cJSON_Print(a);
+    size_t len = text ? strlen(text) : 0;
+    if (len >= 2)
+        cf_buf_append(out, text + 1, len - 2);
+    else
+        out->failed = 1;
+    free(text);
+    cJSON_Delete(a);
+}
+
+void cf_history_list_row(cf_history_list_writer *w, const cf_history_row *row, cf_buf *out)
+{
+    if (w->format == CF_HISTORY_FORMAT_TABLE) {
+        list_cells(w, row);
+        cf_text_table_stream_row(&w->stream, w->n, w->cell_ptr, w->short_ptr, out);
+    } else if (w->format == CF_HISTORY_FORMAT_JSON) {
+        cf_buf_puts(out, w->n ? ", " : "[");
+        json_element(row, out);
+    } else {
         cf_csv_put_int(out, row->id, 0);
         const char *texts[] = {row->created_at, row->spec_name, row->spec_hash, row->objective, row->catalog_name,
                                row->catalog_date};
@@ -165,7 +200,39 @@ void cf_history_list_csv(const cf_history_list_report *r, cf_buf *out)
         for (int k = 0; k < 6; k++)
             cf_csv_put_text(out, ci[k], k == 5);
     }
+    w->n++;
 }
+
+void cf_history_list_end(cf_history_list_writer *w, cf_buf *out)
+{
+    if (w->format == CF_HISTORY_FORMAT_TABLE) {
+        cf_text_table_stream_foot(&w->stream, out);
+        cf_text_table_note(&w->left_out, w->width, out);
+    } else if (w->format == CF_HISTORY_FORMAT_JSON) {
+        cf_buf_puts(out, w->n ? "]\n" : "[]\n");
+    }
+}
+
+/* The whole list through the writer, rows in memory. */
+static void list_all(const cf_history_list_report *r, cf_history_format format, cf_buf *out)
+{
+    cf_history_list_writer w;
+    if (cf_history_list_writer_init(&w, format, r->width) != CF_OK) {
+        out->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        cf_history_list_measure(&w, &r->rows[i]);
+    cf_history_list_begin(&w, out);
+    for (size_t i = 0; i < r->n; i++)
+        cf_history_list_row(&w, &r->rows[i], out);
+    cf_history_list_end(&w, out);
+    cf_history_list_writer_free(&w);
+}
+
+void cf_history_list_table(const cf_history_list_report *r, cf_buf *out) { list_all(r, CF_HISTORY_FORMAT_TABLE, out); }
+
+void cf_history_list_csv(const cf_history_list_report *r, cf_buf *out) { list_all(r, CF_HISTORY_FORMAT_CSV, out); }
 
 cJSON *cf_history_list_json(const cf_history_list_report *r)
 {

@@ -10,30 +10,17 @@
 #define GREEN_BOLD "\033[32m\033[1m"
 #define RESET "\033[0m"
 
-static const char *cell(const cf_text_table *t, const int *is_short, size_t row, size_t col)
-{
-    const char *s = NULL;
-    if (is_short[col] && t->short_cells)
-        s = t->short_cells[row * t->n_columns + col];
-    if (!s)
-        s = t->cells[row * t->n_columns + col];
-    return s ? s : "";
-}
-
 static const char *title(const cf_text_table *t, const int *is_short, size_t col)
 {
     return is_short[col] && t->columns[col].short_title ? t->columns[col].short_title : t->columns[col].title;
 }
 
-static int column_width(const cf_text_table *t, const int *is_short, size_t c)
+/* A column's width: its title's, or its widest cell's as measured. */
+static int column_width(const cf_text_table_stream *s, size_t c)
 {
-    int w = cf_utf8_width(title(t, is_short, c));
-    for (size_t r = 0; r < t->n_rows; r++) {
-        int cw = cf_utf8_width(cell(t, is_short, r, c));
-        if (cw > w)
-            w = cw;
-    }
-    return w;
+    int w = cf_utf8_width(title(s->t, s->is_short, c));
+    int cells = s->is_short[c] ? s->measured_short[c] : s->measured[c];
+    return cells > w ? cells : w;
 }
 
 /* The table's width with these columns shown: the rules run a blank past
@@ -104,18 +91,63 @@ static void name_left_out(const cf_text_table *t, const size_t *given_up, int *a
     }
 }
 
-void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
+cf_status cf_text_table_stream_init(cf_text_table_stream *s, const cf_text_table *t)
 {
+    memset(s, 0, sizeof *s);
+    s->t = t;
+    size_t nc = t->n_columns ? t->n_columns : 1;
+    s->measured = calloc(nc, sizeof *s->measured);
+    s->measured_short = calloc(nc, sizeof *s->measured_short);
+    s->widths = calloc(nc, sizeof *s->widths);
+    s->shown = calloc(nc, sizeof *s->shown);
+    s->is_short = calloc(nc, sizeof *s->is_short);
+    if (!s->measured || !s->measured_short || !s->widths || !s->shown || !s->is_short) {
+        cf_text_table_stream_free(s);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    return CF_OK;
+}
+
+void cf_text_table_stream_free(cf_text_table_stream *s)
+{
+    free(s->measured);
+    free(s->measured_short);
+    free(s->widths);
+    free(s->shown);
+    free(s->is_short);
+    memset(s, 0, sizeof *s);
+}
+
+/* A row's cell of `col`, short (when `as_short` and it has one) or full. */
+static const char *row_cell(const char *const *cells, const char *const *short_cells, int as_short, size_t col)
+{
+    const char *c = as_short && short_cells ? short_cells[col] : NULL;
+    if (!c)
+        c = cells[col];
+    return c ? c : "";
+}
+
+void cf_text_table_stream_measure(cf_text_table_stream *s, const char *const *cells, const char *const *short_cells)
+{
+    for (size_t c = 0; c < s->t->n_columns; c++) {
+        int w = cf_utf8_width(row_cell(cells, short_cells, 0, c));
+        int ws = cf_utf8_width(row_cell(cells, short_cells, 1, c));
+        if (w > s->measured[c])
+            s->measured[c] = w;
+        if (ws > s->measured_short[c])
+            s->measured_short[c] = ws;
+    }
+}
+
+void cf_text_table_stream_head(cf_text_table_stream *s, cf_buf *out, cf_buf *left_out)
+{
+    const cf_text_table *t = s->t;
     size_t nc = t->n_columns;
-    int *widths = calloc(nc ? nc : 1, sizeof *widths), *shown = calloc(nc ? nc : 1, sizeof *shown);
-    int *is_short = calloc(nc ? nc : 1, sizeof *is_short);
+    int *widths = s->widths, *shown = s->shown, *is_short = s->is_short;
     /* what was given up, in order: each column at most once left out and once shown short */
     size_t *given_up = calloc(nc ? 2 * nc : 1, sizeof *given_up), n_given_up = 0;
     int *as_short = calloc(nc ? 2 * nc : 1, sizeof *as_short);
-    if (!widths || !shown || !is_short || !given_up || !as_short) {
-        free(widths);
-        free(shown);
-        free(is_short);
+    if (!given_up || !as_short) {
         free(given_up);
         free(as_short);
         out->failed = 1;
@@ -123,7 +155,7 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
     }
     for (size_t c = 0; c < nc; c++) {
         shown[c] = 1;
-        widths[c] = column_width(t, is_short, c);
+        widths[c] = column_width(s, c);
     }
     /* Give up detail step by step: the lowest step first, the rightmost
      * column of equals; leaving out before shortening at the same step. */
@@ -147,7 +179,7 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
         as_short[n_given_up++] = pick_short;
         if (pick_short) {
             is_short[pick] = 1;
-            widths[pick] = column_width(t, is_short, pick);
+            widths[pick] = column_width(s, pick);
             continue;
         }
         shown[pick] = 0;
@@ -189,7 +221,8 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
     for (size_t c = 0; c < nc; c++)
         if (shown[c])
             last = c;
-    char text[512];
+    s->last = last;
+    s->rule_width = rule_width;
     if (t->rules)
         rule(out, rule_width);
     for (int i = 0; i < t->lead; i++)
@@ -206,32 +239,55 @@ void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
     cf_buf_puts(out, "\n");
     if (t->rules)
         rule(out, rule_width);
-    for (size_t r = 0; r < t->n_rows; r++) {
-        int hl = t->color && (int)r == t->highlight_row;
-        if (hl)
-            cf_buf_puts(out, GREEN_BOLD);
-        for (int i = 0; i < t->lead; i++)
-            cf_buf_puts(out, " ");
-        for (size_t c = 0; c < nc; c++) {
-            if (!shown[c])
-                continue;
-            cf_text_cut(cell(t, is_short, r, c), widths[c], text, sizeof text);
-            cf_buf_pad(out, text, c < last || t->columns[c].right ? widths[c] : 0, t->columns[c].right);
-            if (c < last)
-                for (int i = 0; i < t->gap; i++)
-                    cf_buf_puts(out, " ");
-        }
-        if (hl)
-            cf_buf_puts(out, RESET);
-        cf_buf_puts(out, "\n");
-    }
-    if (t->rules)
-        rule(out, rule_width);
-    free(widths);
-    free(shown);
-    free(is_short);
     free(given_up);
     free(as_short);
+}
+
+void cf_text_table_stream_row(cf_text_table_stream *s, size_t r, const char *const *cells,
+                              const char *const *short_cells, cf_buf *out)
+{
+    const cf_text_table *t = s->t;
+    char text[512];
+    int hl = t->color && (int)r == t->highlight_row;
+    if (hl)
+        cf_buf_puts(out, GREEN_BOLD);
+    for (int i = 0; i < t->lead; i++)
+        cf_buf_puts(out, " ");
+    for (size_t c = 0; c < t->n_columns; c++) {
+        if (!s->shown[c])
+            continue;
+        cf_text_cut(row_cell(cells, short_cells, s->is_short[c], c), s->widths[c], text, sizeof text);
+        cf_buf_pad(out, text, c < s->last || t->columns[c].right ? s->widths[c] : 0, t->columns[c].right);
+        if (c < s->last)
+            for (int i = 0; i < t->gap; i++)
+                cf_buf_puts(out, " ");
+    }
+    if (hl)
+        cf_buf_puts(out, RESET);
+    cf_buf_puts(out, "\n");
+}
+
+void cf_text_table_stream_foot(cf_text_table_stream *s, cf_buf *out)
+{
+    if (s->t->rules)
+        rule(out, s->rule_width);
+}
+
+void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out)
+{
+    cf_text_table_stream s;
+    if (cf_text_table_stream_init(&s, t) != CF_OK) {
+        out->failed = 1;
+        return;
+    }
+    size_t nc = t->n_columns;
+    for (size_t r = 0; r < t->n_rows; r++)
+        cf_text_table_stream_measure(&s, t->cells + r * nc, t->short_cells ? t->short_cells + r * nc : NULL);
+    cf_text_table_stream_head(&s, out, left_out);
+    for (size_t r = 0; r < t->n_rows; r++)
+        cf_text_table_stream_row(&s, r, t->cells + r * nc, t->short_cells ? t->short_cells + r * nc : NULL, out);
+    cf_text_table_stream_foot(&s, out);
+    cf_text_table_stream_free(&s);
 }
 
 void cf_text_table_note(const cf_buf *left_out, int width, cf_buf *out)

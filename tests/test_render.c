@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudfit/common/escape.h"
@@ -215,6 +216,62 @@ static void test_history_table_cuts_whole_characters(void **state)
     assert_int_equal(cf_utf8_invalid_at(cf_buf_cstr(&out)), -1);
     assert_non_null(strstr(cf_buf_cstr(&out), "release/x\xc3\xa9"));
     cf_buf_free(&out);
+}
+
+/* The list written a row at a time (history list streams a long history)
+ * gives the bytes of the whole-list renderers: JSON as --format json
+ * prints cf_history_list_json's document (cJSON_Print, a newline), for no
+ * row, one and several; the table (measured first) and CSV as
+ * cf_history_list_table and _csv, also on a narrow terminal. */
+static void streamed(cf_history_format format, const cf_history_row *rows, size_t n, int width, cf_buf *out)
+{
+    cf_history_list_writer w;
+    assert_int_equal(cf_history_list_writer_init(&w, format, width), CF_OK);
+    for (size_t i = 0; i < n; i++)
+        cf_history_list_measure(&w, &rows[i]);
+    cf_history_list_begin(&w, out);
+    for (size_t i = 0; i < n; i++)
+        cf_history_list_row(&w, &rows[i], out);
+    cf_history_list_end(&w, out);
+    cf_history_list_writer_free(&w);
+    assert_false(cf_buf_failed(out));
+}
+
+static void test_history_list_streamed_is_the_whole_list(void **state)
+{
+    (void)state;
+    cf_history_row rows[3];
+    history_row(&rows[0], 3, "feature/\xc3\xa9t\xc3\xa9-a-long-branch-name-for-the-narrow-table");
+    history_row(&rows[1], 2, NULL);
+    history_row(&rows[2], 1, "main");
+    rows[1].chosen.spot = rows[1].chosen.mixed = 1;
+    for (size_t n = 0; n <= 3; n++) {
+        cf_history_list_report r = {.rows = rows, .n = n};
+        cJSON *doc = cf_history_list_json(&r);
+        char *whole = cJSON_Print(doc);
+        cf_buf out = CF_BUF_INIT;
+        streamed(CF_HISTORY_FORMAT_JSON, rows, n, 0, &out);
+        assert_int_equal(out.len, strlen(whole) + 1);
+        assert_memory_equal(out.data, whole, strlen(whole));
+        assert_int_equal(out.data[out.len - 1], '\n');
+        free(whole);
+        cJSON_Delete(doc);
+        cf_buf_free(&out);
+        for (int width = 0; width <= 120; width += 40) {
+            cf_history_list_report t = {.rows = rows, .n = n, .width = width};
+            cf_buf a = CF_BUF_INIT, b = CF_BUF_INIT, c = CF_BUF_INIT, d = CF_BUF_INIT;
+            cf_history_list_table(&t, &a);
+            streamed(CF_HISTORY_FORMAT_TABLE, rows, n, width, &b);
+            assert_string_equal(cf_buf_cstr(&a), cf_buf_cstr(&b));
+            cf_history_list_csv(&t, &c);
+            streamed(CF_HISTORY_FORMAT_CSV, rows, n, width, &d);
+            assert_string_equal(cf_buf_cstr(&c), cf_buf_cstr(&d));
+            cf_buf_free(&a);
+            cf_buf_free(&b);
+            cf_buf_free(&c);
+            cf_buf_free(&d);
+        }
+    }
 }
 
 static void test_history_list_json(void **state)
@@ -449,6 +506,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entrypoint_words), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
         cmocka_unit_test(test_history_table_cuts_whole_characters),
+        cmocka_unit_test(test_history_list_streamed_is_the_whole_list),
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
         cmocka_unit_test(test_config_json_keeps_limits),
         cmocka_unit_test(test_counts_of_one_are_singular),

@@ -1,6 +1,7 @@
 /* `history` and `record` as library calls (usecase/history.c) on a real
  * SQLite file in a temporary folder: a list over several clouds and GPUs
- * (one query per pair, their union newest first and cut to the limit),
+ * (rows of any of them, newest first and cut to the limit), the list
+ * streamed to a sink a row at a time,
  * show with alternatives and gates, diff, prune (dry and real, inside the
  * caller's hold) and a recorded measurement kept or dropped with the
  * caller's release. */
@@ -91,6 +92,61 @@ static void test_list_over_clouds_and_gpus(void **state)
     assert_int_equal(res.rows[0].id, ids[2]);
     assert_int_equal(res.rows[1].id, ids[1]);
     cf_history_query_free(&res);
+    cf_db_close(db);
+}
+
+/* cf_history_list_stream's sink: what it was given, and a failure to give. */
+typedef struct {
+    cf_buf text;
+    int calls;
+    int fail;
+} sink_seen;
+
+static cf_status sink(void *ctx, const char *text, size_t len)
+{
+    sink_seen *s = ctx;
+    s->calls++;
+    if (s->fail)
+        return cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output: Broken pipe");
+    cf_buf_append(&s->text, text, len);
+    return CF_OK;
+}
+
+/* The list streamed: the bytes of the whole-list renderer for the same
+ * rows (cf_history_query's), the rows counted; a table of no rows writes
+ * nothing, JSON "[]"; a failing sink's error is the answer. */
+static void test_list_streamed(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open_readonly(db_path, &db), CF_OK);
+    const char *clouds[] = {"aws", "gcp", "AWS"}, *gpus[] = {"A100", "T4"};
+    cf_history_query_request req = {.db = db, .kind = CF_HISTORY_LIST, .filter = {.limit = 2},
+                                    .clouds = clouds, .n_clouds = 3, .gpus = gpus, .n_gpus = 2};
+    cf_history_query_result res;
+    assert_int_equal(cf_history_query(&req, &res), CF_OK);
+    cf_buf whole = CF_BUF_INIT;
+    cf_history_list_table(&res.list, &whole);
+    cf_history_query_free(&res);
+    sink_seen seen = {CF_BUF_INIT, 0, 0};
+    size_t n = 0;
+    assert_int_equal(cf_history_list_stream(&req, CF_HISTORY_FORMAT_TABLE, 0, sink, &seen, &n), CF_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(cf_buf_cstr(&seen.text), cf_buf_cstr(&whole));
+    assert_non_null(strstr(cf_buf_cstr(&seen.text), "A100"));
+    cf_buf_free(&seen.text);
+    cf_buf_free(&whole);
+    cf_history_query_request none = {.db = db, .kind = CF_HISTORY_LIST, .filter = {.spec_name = "other"}};
+    seen = (sink_seen){CF_BUF_INIT, 0, 0};
+    assert_int_equal(cf_history_list_stream(&none, CF_HISTORY_FORMAT_TABLE, 80, sink, &seen, &n), CF_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(seen.calls, 0);
+    assert_int_equal(cf_history_list_stream(&none, CF_HISTORY_FORMAT_JSON, 0, sink, &seen, &n), CF_OK);
+    assert_string_equal(cf_buf_cstr(&seen.text), "[]\n");
+    cf_buf_free(&seen.text);
+    seen = (sink_seen){CF_BUF_INIT, 0, 1};
+    assert_int_equal(cf_history_list_stream(&req, CF_HISTORY_FORMAT_CSV, 0, sink, &seen, &n), CF_ERR_WRITE);
+    assert_non_null(strstr(cf_error_message(), "Broken pipe"));
     cf_db_close(db);
 }
 
@@ -190,6 +246,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_over_clouds_and_gpus),
+        cmocka_unit_test(test_list_streamed),
         cmocka_unit_test(test_show_and_diff),
         cmocka_unit_test(test_record_kept_with_the_release),
         cmocka_unit_test(test_prune_dry_then_real),

@@ -9,59 +9,97 @@
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/common/clock.h"
 
-/* Newest first, as the database lists them. */
-static int newer_first(const void *a, const void *b)
-{
-    const cf_history_row *x = a, *y = b;
-    int c = strcmp(y->created_at, x->created_at);
-    return c ? c : (y->id > x->id) - (y->id < x->id);
-}
-
-/* The rows matching the filter for any of the clouds and any of the GPUs
- * (each a filter of its own: every cloud × GPU pair is one query, each
- * already the newest `limit`, so the newest `limit` of their union are
- * the answer). */
-static cf_status list_rows(const cf_history_query_request *req, cf_history_row **out, size_t *n)
+/* The list filter with its clouds and GPUs (rows of any of them). */
+static cf_history_filter list_filter(const cf_history_query_request *req)
 {
     cf_history_filter f = req->filter;
-    size_t n_clouds = req->n_clouds ? req->n_clouds : 1, n_gpus = req->n_gpus ? req->n_gpus : 1;
-    for (size_t c = 0; c < n_clouds; c++)
-        for (size_t g = 0; g < n_gpus; g++) {
-            f.cloud = req->n_clouds ? req->clouds[c] : NULL;
-            f.gpu = req->n_gpus ? req->gpus[g] : NULL;
-            cf_history_row *rows = NULL;
-            size_t k = 0;
-            cf_status st = cf_history_list(req->db, &f, &rows, &k);
-            cf_history_row *all = st == CF_OK ? realloc(*out, (*n + k + 1) * sizeof **out) : NULL;
-            if (!all) {
-                cf_history_rows_free(rows, k);
-                return st == CF_OK ? cf_error_set(CF_ERR_NOMEM, "out of memory") : st;
-            }
-            if (k)
-                memcpy(all + *n, rows, k * sizeof *rows);
-            free(rows); /* the rows' own allocations moved into `all` */
-            *out = all;
-            *n += k;
-        }
-    if (n_clouds * n_gpus > 1) {
-        qsort(*out, *n, sizeof **out, newer_first);
-        /* A row found by two of the queries once (--cloud aws --cloud AWS,
-         * a GPU given twice): the copies sit side by side after the sort. */
-        size_t kept = 0;
-        for (size_t i = 0; i < *n; i++) {
-            if (kept > 0 && (*out)[kept - 1].id == (*out)[i].id) {
-                free((*out)[i].result_json);
-                continue;
-            }
-            (*out)[kept++] = (*out)[i];
-        }
-        *n = kept;
-        for (size_t i = f.limit > 0 ? (size_t)f.limit : *n; i < *n; i++)
-            free((*out)[i].result_json); /* what a row owns (cf_history_rows_free) */
-        if (f.limit > 0 && *n > (size_t)f.limit)
-            *n = (size_t)f.limit;
-    }
+    f.cloud = f.gpu = NULL;
+    f.clouds = req->clouds;
+    f.n_clouds = req->n_clouds;
+    f.gpus = req->gpus;
+    f.n_gpus = req->n_gpus;
+    return f;
+}
+
+/* cf_history_list_stream: the rendered bytes, handed on in chunks. */
+#define STREAM_CHUNK 65536
+typedef struct {
+    cf_history_list_writer w;
+    const cf_history_query_request *req;
+    cf_history_sink sink;
+    void *sink_ctx;
+    cf_buf chunk;
+    size_t n_rows;        /* the table's rows, as measured */
+} list_stream;
+
+static cf_status flush_chunk(list_stream *x, int all)
+{
+    if (cf_buf_failed(&x->chunk))
+        return cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+    if (x->chunk.len == 0 || (!all && x->chunk.len < STREAM_CHUNK))
+        return CF_OK;
+    cf_status st = x->sink(x->sink_ctx, x->chunk.data, x->chunk.len);
+    x->chunk.len = 0;
+    x->chunk.data[0] = '\0';
+    return st;
+}
+
+static cf_status measure_row(void *ctx, const cf_history_row *row)
+{
+    list_stream *x = ctx;
+    cf_history_list_measure(&x->w, row);
+    x->n_rows++;
     return CF_OK;
+}
+
+static cf_status write_row(void *ctx, const cf_history_row *row)
+{
+    list_stream *x = ctx;
+    cf_history_list_row(&x->w, row, &x->chunk);
+    return flush_chunk(x, 0);
+}
+
+/* The rows read and written; the table reads them twice (its widths
+ * first), both times on one snapshot, so both passes see the same rows. */
+static cf_status stream_body(cf_db *db, void *ctx)
+{
+    list_stream *x = ctx;
+    cf_history_filter f = list_filter(x->req);
+    f.listed_only = 1; /* no list format shows the identity or the intervals */
+    cf_status st = CF_OK;
+    if (x->w.format == CF_HISTORY_FORMAT_TABLE) {
+        st = cf_history_each(db, &f, measure_row, x);
+        if (st != CF_OK || x->n_rows == 0) /* no rows: no table (the caller says so) */
+            return st;
+    }
+    cf_history_list_begin(&x->w, &x->chunk);
+    st = cf_history_each(db, &f, write_row, x);
+    if (st != CF_OK)
+        return st;
+    cf_history_list_end(&x->w, &x->chunk);
+    return flush_chunk(x, 1);
+}
+
+cf_status cf_history_list_stream(const cf_history_query_request *req, cf_history_format format, int width,
+                                 cf_history_sink sink, void *sink_ctx, size_t *n_rows)
+{
+    list_stream x = {.req = req, .sink = sink, .sink_ctx = sink_ctx};
+    *n_rows = 0;
+    cf_status st = cf_history_list_writer_init(&x.w, format, width);
+    if (st != CF_OK)
+        return st;
+    st = format == CF_HISTORY_FORMAT_TABLE ? cf_db_read_snapshot(req->db, stream_body, &x) : stream_body(req->db, &x);
+    *n_rows = format == CF_HISTORY_FORMAT_TABLE ? x.n_rows : x.w.n;
+    cf_history_list_writer_free(&x.w);
+    cf_buf_free(&x.chunk);
+    return st;
+}
+
+/* The rows matching the filter for any of the clouds and any of the GPUs. */
+static cf_status list_rows(const cf_history_query_request *req, cf_history_row **out, size_t *n)
+{
+    cf_history_filter f = list_filter(req);
+    return cf_history_list(req->db, &f, out, n);
 }
 
 static cf_status empty_filter(const char *option, const char *value, const char *expected)

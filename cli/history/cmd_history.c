@@ -107,16 +107,7 @@ static int query(const cf_cli_options *o, out_format fmt, cf_history_query_reque
     int rc = st == CF_OK ? 0 : cf_report_error();
     cf_buf text = CF_BUF_INIT;
     cJSON *doc = NULL;
-    if (rc == 0 && req->kind == CF_HISTORY_LIST) {
-        res.list.width = cf_cli_output_width(o);
-        if (fmt == FMT_CSV)
-            cf_history_list_csv(&res.list, &text);
-        else if (fmt == FMT_TABLE && res.list.n == 0)
-            cf_log_info("no recommendations match in %s", path);
-        else if (fmt == FMT_TABLE)
-            cf_history_list_table(&res.list, &text);
-        doc = fmt == FMT_JSON ? cf_history_list_json(&res.list) : NULL;
-    } else if (rc == 0 && req->kind == CF_HISTORY_SHOW) {
+    if (rc == 0 && req->kind == CF_HISTORY_SHOW) {
         if (fmt == FMT_CSV)
             cf_history_show_csv(&res.show, &text);
         else if (fmt == FMT_TABLE)
@@ -133,6 +124,26 @@ static int query(const cf_cli_options *o, out_format fmt, cf_history_query_reque
         rc = emit(o, doc, &text);
     cf_history_query_free(&res);
     return rc;
+}
+
+/* list: written as it is read, never held (a long history in CI). */
+static int list_rows(const cf_cli_options *o, out_format fmt, cf_history_query_request *req)
+{
+    static const cf_history_format formats[] = {[FMT_TABLE] = CF_HISTORY_FORMAT_TABLE,
+                                                [FMT_JSON] = CF_HISTORY_FORMAT_JSON, [FMT_CSV] = CF_HISTORY_FORMAT_CSV};
+    char path[1024];
+    if (cf_cli_db_open_readonly(o, &req->db, path, sizeof path) != CF_OK)
+        return cf_report_error();
+    int width = cf_cli_output_width(o);
+    cf_cli_stream out;
+    cf_cli_stream_init(&out, o, fmt == FMT_TABLE ? width : 0);
+    size_t n = 0;
+    cf_status st = cf_history_list_stream(req, formats[fmt], width, cf_cli_stream_write, &out, &n);
+    cf_db_close(req->db);
+    int rc = st == CF_OK ? 0 : cf_report_error();
+    if (rc == 0 && fmt == FMT_TABLE && n == 0)
+        cf_log_info("no recommendations match in %s", path);
+    return cf_cli_stream_finish(&out, rc);
 }
 
 static int list(const cf_cli_options *o, out_format fmt)
@@ -152,7 +163,7 @@ static int list(const cf_cli_options *o, out_format fmt)
         return rc;
     req.filter.since = o->since ? since : NULL;
     req.filter.until = o->until ? until : NULL;
-    return query(o, fmt, &req);
+    return list_rows(o, fmt, &req);
 }
 
 static int show(const cf_cli_options *o, out_format fmt, const char *id_text)

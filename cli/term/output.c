@@ -97,24 +97,91 @@ int cf_cli_result_stage_buf(const cf_cli_options *o, const cf_buf *text, cf_cli_
     return cf_cli_result_stage(o, text->data ? text->data : "", text->len, NULL, r);
 }
 
+/* Bytes of the result to standard output; flushed with `flush`. */
+static cf_status stdout_write(const char *data, size_t len, int flush)
+{
+    errno = 0;
+    if (len && fwrite(data, 1, len, stdout) != len) {
+        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output%s%s", errno ? ": " : "",
+                     errno ? strerror(errno) : "");
+        clearerr(stdout);
+        return CF_ERR_WRITE;
+    }
+    if (flush && fflush(stdout) != 0) {
+        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output: %s", strerror(errno));
+        clearerr(stdout);
+        return CF_ERR_WRITE;
+    }
+    return CF_OK;
+}
+
 int cf_cli_result_deliver(cf_cli_result *r)
 {
     if (r->to_file || r->delivered)
         return 0;
     r->delivered = 1;
-    errno = 0;
-    if (r->text.len && fwrite(r->text.data, 1, r->text.len, stdout) != r->text.len) {
-        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output%s%s", errno ? ": " : "",
-                     errno ? strerror(errno) : "");
-        clearerr(stdout);
-        return cf_report_error();
+    return stdout_write(r->text.data, r->text.len, 1) == CF_OK ? 0 : cf_report_error();
+}
+
+void cf_cli_stream_init(cf_cli_stream *s, const cf_cli_options *o, int width)
+{
+    memset(s, 0, sizeof *s);
+    s->out_file = o->out_file && strcmp(o->out_file, "-") != 0 ? o->out_file : NULL;
+    s->mode = cf_cli_format_is(o, "json") ? CF_ESCAPE_JSON : cf_cli_format_is(o, "csv") ? CF_ESCAPE_CSV : CF_ESCAPE_TEXT;
+    s->width = width;
+}
+
+/* --out-file: staged when the first bytes come (or at the end, empty), so
+ * an error found before leaves nothing there, as for a result written at once. */
+static cf_status stream_stage(cf_cli_stream *s)
+{
+    if (!s->out_file || s->staged)
+        return CF_OK;
+    cf_status st = cf_file_stage_open(s->out_file, 0600, &s->file);
+    s->staged = st == CF_OK;
+    return st;
+}
+
+cf_status cf_cli_stream_write(void *ctx, const char *text, size_t len)
+{
+    cf_cli_stream *s = ctx;
+    cf_buf fitted = CF_BUF_INIT, *piece = NULL;
+    if (s->width > 0) { /* whole lines come: each is wrapped alone, as in cf_cli_fit_text */
+        cf_buf line = CF_BUF_INIT;
+        cf_buf_append(&line, text, len);
+        cf_text_wrap(cf_buf_cstr(&line), s->width, &fitted);
+        cf_buf_free(&line);
+        piece = &fitted;
     }
-    if (fflush(stdout) != 0) {
-        cf_error_set(CF_ERR_WRITE, "cannot write the result to standard output: %s", strerror(errno));
-        clearerr(stdout);
-        return cf_report_error();
-    }
-    return 0;
+    s->text.len = 0;
+    cf_escape_output(piece ? piece->data : text, piece ? piece->len : len, s->mode, NULL, &s->text);
+    int failed = cf_buf_failed(&s->text) || (piece && cf_buf_failed(piece));
+    cf_buf_free(&fitted);
+    if (failed)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result");
+    cf_status st = stream_stage(s);
+    if (st == CF_OK)
+        st = s->out_file ? cf_file_stage_write(&s->file, s->text.data, s->text.len)
+                         : stdout_write(s->text.data, s->text.len, 0);
+    if (st != CF_OK && s->out_file)
+        s->staged = 0; /* the failed write discarded it */
+    return st;
+}
+
+int cf_cli_stream_finish(cf_cli_stream *s, int rc)
+{
+    cf_status st = CF_OK;
+    if (rc == 0)
+        st = stream_stage(s);
+    if (rc == 0 && st == CF_OK)
+        st = s->out_file ? cf_file_stage_close(&s->file) : stdout_write(NULL, 0, 1);
+    if (rc == 0 && st == CF_OK && s->out_file)
+        st = cf_file_commit(&s->file);
+    if (s->staged)
+        cf_file_discard(&s->file); /* committed: nothing left to remove */
+    cf_buf_free(&s->text);
+    memset(s, 0, sizeof *s);
+    return rc == 0 && st != CF_OK ? cf_report_error() : rc;
 }
 
 int cf_cli_result_release(cf_db *db, int rc)

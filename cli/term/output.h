@@ -56,6 +56,29 @@ void cf_cli_result_discard(cf_cli_result *r);
  * when rc is not 0). Frees `text`; returns rc or the exit code. */
 int cf_cli_deliver_held(const cf_cli_options *o, cf_db *db, int rc, cf_buf *text);
 
+/* A result written as it is made (history list: a history too long to
+ * hold), through the same sanitiser as a staged one and, for the table on a
+ * terminal, wrapped to `width` (text comes in whole lines). Standard output
+ * gets each piece as it comes; --out-file is staged at the first piece and
+ * published by cf_cli_stream_finish (rc 0) or removed (rc not 0), so the
+ * file is all or nothing. */
+typedef struct {
+    const char *out_file;  /* NULL: standard output */
+    cf_escape_mode mode;
+    int width;
+    int staged;
+    cf_staged_file file;
+    cf_buf text;           /* the current piece, sanitised */
+} cf_cli_stream;
+void cf_cli_stream_init(cf_cli_stream *s, const cf_cli_options *o, int width);
+/* A piece of the result (a cf_history_sink): CF_OK, or the write's error
+ * (last error set; the staged file is removed). */
+cf_status cf_cli_stream_write(void *ctx, const char *text, size_t len);
+/* Ends the result: rc 0, flushed and published (an empty result too);
+ * else the staged file is removed. Returns rc, or the exit code of a
+ * failed publish (error printed). */
+int cf_cli_stream_finish(cf_cli_stream *s, int rc);
+
 /* Stage, deliver and publish a text built in a buffer at once: for
  * commands that store nothing (a failed buffer is out of memory). 0 or the
  * exit code (error printed). */

@@ -94,6 +94,12 @@ cf_status cf_db_hold(cf_db *db);
 /* Commits (commit != 0) or rolls back what was written since cf_db_hold.
  * Without a hold: CF_OK, nothing done. */
 cf_status cf_db_release(cf_db *db, int commit);
+/* Runs `body` on one snapshot of `db`: every query it makes sees the same
+ * rows, whatever is committed meanwhile (a read transaction, ended whatever
+ * `body` returns; it takes no lock a writer waits for). Inside a hold,
+ * `body` just runs. Returns what `body` returned, or the error of starting
+ * the transaction. */
+cf_status cf_db_read_snapshot(cf_db *db, cf_status (*body)(cf_db *db, void *ctx), void *ctx);
 /* Default path: $XDG_DATA_HOME/cloudfit/history.db, else
  * $HOME/.local/share/cloudfit/history.db. */
 cf_status cf_db_default_path(char *out, size_t n);

@@ -8,14 +8,15 @@ import io
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
 import jsonschema
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import (BIN, ENV, PG, SRC, check_db, clean_env, example, main, new_db, query, run,  # noqa: E402
-                    spec_variant, tmp)
+from cfhelp import (BIN, ENV, PG, SRC, Skip, check_db, clean_env, example, main, new_db, query, run,  # noqa: E402
+                    spec_variant, sqlite_only, tmp)
 
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 FAST = ["--cloud", "gcp"]  # a smaller search keeps the suite fast
@@ -227,6 +228,49 @@ def test_list_filters_limit_and_formats():
     table = list(csv.DictReader(io.StringIO(out)))
     assert len(table) == 5 and table[0]["id"] == "5" and table[0]["branch"] == "feature", table[0]
     assert abs(float(table[0]["total_usd"]) / rows[0]["chosen"]["total_usd"] - 1) < 1e-12
+
+
+def test_list_streams_rows_in_bounded_memory():
+    """history --limit 1000000 held every row before printing: 100,000
+    recommendations took 749 MB in JSON (a CI job listing a long history
+    was killed for memory). Now the rows are written as they are read: 40,000
+    of them list in every format within a 100 MiB address space (the old
+    code needed over 150 MiB for 20,000), the same bytes as a small --limit
+    gives for the newest rows, the oldest last."""
+    sqlite_only("libpq reads a PostgreSQL result whole")
+    if subprocess.run(["grep", "-q", "AddressSanitizer", BIN]).returncode == 0:
+        raise Skip("an address-space limit cannot be set under ASan (its shadow memory needs terabytes)")
+    import resource
+    db = new_db("long")
+    recommend(db, example("resnet18-cifar10.json"))
+    n = 40000
+    with sqlite3.connect(db) as con:  # copies of the row, a small document each, a second apart
+        cols = [r[1] for r in con.execute("PRAGMA table_info(recommendations)") if r[1] not in ("id", "uid")]
+        picked = ", ".join("strftime('%Y-%m-%dT%H:%M:%SZ', '2026-01-01', '+' || n.i || ' seconds')"
+                           if c == "created_at" else "'{}'" if c == "result_json" else "r." + c for c in cols)
+        con.execute(f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n - 1}) "
+                    f"INSERT INTO recommendations({', '.join(cols)}, uid) SELECT {picked}, 'copy' || n.i "
+                    "FROM n, recommendations r WHERE r.id = 1")
+    limit = 100 * 1024 * 1024
+
+    def listed(fmt, *args, bounded=True):
+        p = subprocess.run([BIN, "history", "--db", db, "-f", fmt, *args], capture_output=True, env=ENV,
+                           timeout=60, preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+                           if bounded else None)
+        assert p.returncode == 0 and p.stderr == b"", (fmt, p.returncode, p.stderr[-300:])
+        return p.stdout
+
+    rows = json.loads(listed("json", "--limit", "1000000"))
+    # the recommendation (SOURCE_DATE_EPOCH: 2026-11-18) first, then its copies of January, newest first
+    assert [r["id"] for r in rows] == [1] + list(range(n, 1, -1)), (len(rows), rows[0]["id"], rows[-1]["id"])
+    assert json.loads(listed("json", "--limit", "3", bounded=False)) == rows[:3]
+    csv_out = listed("csv", "--limit", "1000000")
+    assert csv_out.count(b"\r\n") == n + 1, csv_out.count(b"\r\n")
+    assert csv_out.startswith(listed("csv", "--limit", "5", bounded=False)), "the newest rows first"
+    table = listed("table", "--limit", "1000000").decode()
+    lines = table.splitlines()
+    assert len(lines) == n + 1 and lines[0].split()[:2] == ["ID", "CREATED"] and lines[-1].split()[0] == "2", lines[-1]
+    assert len({len(line) for line in lines[1:]}) == 1, "one width for every row: measured over all of them"
 
 
 def test_since_until_are_checked_dates():

@@ -48,9 +48,18 @@ typedef struct {
     char *path;
     char *tmp;    /* NULL once published or discarded, and for a device written through */
     char *target; /* the file the rename replaces (a link's target), the key against two outputs */
+    int fd;       /* while `writing` (between cf_file_stage_open and _close) */
+    int writing;
 } cf_staged_file;
 cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out);
 cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out);
+/* cf_file_stage_mode in pieces, for a result written as it is made (one
+ * too long to hold): open (the checks above; nothing written yet), write
+ * any number of times, close (synced); then commit or discard. A failed
+ * write or close discards the staged file (the error names `path`). */
+cf_status cf_file_stage_open(const char *path, unsigned new_mode, cf_staged_file *out);
+cf_status cf_file_stage_write(cf_staged_file *f, const char *data, size_t len);
+cf_status cf_file_stage_close(cf_staged_file *f);
 cf_status cf_file_commit(cf_staged_file *f);
 void cf_file_discard(cf_staged_file *f);
 

@@ -83,14 +83,27 @@ typedef struct {
     const char *until;         /* created_at < until */
     const char *cloud;
     const char *gpu;           /* case-insensitive */
+    /* Any of several (when cloud / gpu is NULL): rows of any of these
+     * clouds, of any of these GPUs; n = 0: any. */
+    const char *const *clouds;
+    size_t n_clouds;
+    const char *const *gpus;
+    size_t n_gpus;
     const char *branch;
     int branch_runs_only;      /* with branch: runs of the branch itself, not of a pull request from it */
     /* The spec's identity; rows from before identities (NULL identity)
      * match by source_hash instead when both are given. */
     const char *identity;
     int limit;                 /* 0 = no limit */
+    int listed_only;           /* only what `history` lists: identity "" and the intervals NaN (faster) */
 } cf_history_filter;
 
+/* Rows matching `filter`, newest first, handed to `fn` one at a time as
+ * they are read (the row is the callback's only for the call): memory does
+ * not grow with the number of rows. A status other than CF_OK from `fn`
+ * stops the query and is returned (its last error set by `fn`). */
+typedef cf_status (*cf_history_row_fn)(void *ctx, const cf_history_row *row);
+cf_status cf_history_each(cf_db *db, const cf_history_filter *filter, cf_history_row_fn fn, void *ctx);
 /* Rows matching `filter`, newest first; caller frees with cf_history_rows_free. */
 cf_status cf_history_list(cf_db *db, const cf_history_filter *filter, cf_history_row **out, size_t *n_out);
 void cf_history_rows_free(cf_history_row *rows, size_t n);

@@ -9,6 +9,7 @@
 #include "cloudfit/db/history.h"
 #include "cloudfit/db/history_copy.h"
 #include "cloudfit/db/history_diff.h"
+#include "cloudfit/render/text_table.h"
 
 typedef struct {
     const cf_history_row *rows;   /* newest first */
@@ -43,6 +44,31 @@ typedef struct {
     long long measurement_id;
     const cf_history_row *row;    /* the recommendation it measured */
 } cf_record_report;
+
+/* The list written a row at a time, for a history too long to hold
+ * (usecase/history.h cf_history_list_stream): init; for the table only,
+ * every row measured first (its widths decide what fits); begin; each row
+ * in order; end. The bytes are those of cf_history_list_table and
+ * cf_history_list_csv for the same rows, and for JSON those --format json
+ * prints for cf_history_list_json's document (cJSON_Print and a newline). */
+typedef enum { CF_HISTORY_FORMAT_TABLE, CF_HISTORY_FORMAT_JSON, CF_HISTORY_FORMAT_CSV } cf_history_format;
+#define CF_HISTORY_LIST_COLUMNS 11
+typedef struct {
+    cf_history_format format;
+    int width;                    /* fit the table to this many columns; 0 = no limit */
+    size_t n;                     /* rows written */
+    cf_text_table table;
+    cf_text_table_stream stream;
+    cf_buf left_out;              /* the table's columns left out to fit */
+    char cell[CF_HISTORY_LIST_COLUMNS][96], created_short[96]; /* the current row's cells */
+    const char *cell_ptr[CF_HISTORY_LIST_COLUMNS], *short_ptr[CF_HISTORY_LIST_COLUMNS];
+} cf_history_list_writer;
+cf_status cf_history_list_writer_init(cf_history_list_writer *w, cf_history_format format, int width);
+void cf_history_list_measure(cf_history_list_writer *w, const cf_history_row *row);
+void cf_history_list_begin(cf_history_list_writer *w, cf_buf *out);
+void cf_history_list_row(cf_history_list_writer *w, const cf_history_row *row, cf_buf *out);
+void cf_history_list_end(cf_history_list_writer *w, cf_buf *out);
+void cf_history_list_writer_free(cf_history_list_writer *w);
 
 void cf_history_list_table(const cf_history_list_report *r, cf_buf *out);
 void cf_history_list_csv(const cf_history_list_report *r, cf_buf *out);

@@ -50,6 +50,28 @@ typedef struct {
  * short cells leave out ("the 80% intervals of TIME and TOTAL $"). */
 void cf_text_table_render(const cf_text_table *t, cf_buf *out, cf_buf *left_out);
 
+/* The same a row at a time, for a table too long to hold: measure every
+ * row (a first pass), then the head (what fits is decided from the widths
+ * measured), each row again in order, and the foot; the bytes are those
+ * cf_text_table_render gives for the same rows. The table's cells and
+ * n_rows are not read; a row's cells are its n_columns cells (short_cells
+ * NULL: none). init: CF_OK or CF_ERR_NOMEM (last error set). */
+typedef struct {
+    const cf_text_table *t;
+    int *measured, *measured_short; /* the widest cell of each column, full and short */
+    int *widths, *shown, *is_short; /* the layout, from the head on */
+    size_t last;                    /* the last column shown */
+    int rule_width;
+} cf_text_table_stream;
+cf_status cf_text_table_stream_init(cf_text_table_stream *s, const cf_text_table *t);
+void cf_text_table_stream_measure(cf_text_table_stream *s, const char *const *cells, const char *const *short_cells);
+void cf_text_table_stream_head(cf_text_table_stream *s, cf_buf *out, cf_buf *left_out);
+/* Row `r` (0-based: the highlight_row test) */
+void cf_text_table_stream_row(cf_text_table_stream *s, size_t r, const char *const *cells,
+                              const char *const *short_cells, cf_buf *out);
+void cf_text_table_stream_foot(cf_text_table_stream *s, cf_buf *out);
+void cf_text_table_stream_free(cf_text_table_stream *s);
+
 /* The line that says what was left out: "(left out to fit N columns: A,
  * B; --wide shows every column)\n", nothing when `left_out` is empty. */
 void cf_text_table_note(const cf_buf *left_out, int width, cf_buf *out);

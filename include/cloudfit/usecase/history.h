@@ -57,6 +57,20 @@ cf_status cf_history_list_check(cf_history_query_request *req, char hash[65]);
 cf_status cf_history_query(const cf_history_query_request *req, cf_history_query_result *out);
 void cf_history_query_free(cf_history_query_result *out);
 
+/* `history list` (req->kind CF_HISTORY_LIST) rendered in `format` as the
+ * rows are read, never held: the bytes go to `sink` in chunks of about
+ * 64 KiB, so memory does not grow with the number of rows (a CI job
+ * listing a long history). The table reads the rows twice on one snapshot
+ * (the first pass measures the columns). No rows: the table writes
+ * nothing (the caller says so), JSON "[]", CSV its header. *n_rows: the
+ * rows listed. Nothing reaches `sink` before the query has returned its
+ * first rows (a query that fails at once writes nothing); a read error
+ * later ends the output where it was. CF_OK, or a status with the last
+ * error set (the sink's own, when it failed). */
+typedef cf_status (*cf_history_sink)(void *ctx, const char *text, size_t len);
+cf_status cf_history_list_stream(const cf_history_query_request *req, cf_history_format format, int width,
+                                 cf_history_sink sink, void *sink_ctx, size_t *n_rows);
+
 /* Deletes the recommendations created before `before` (stored form) in
  * `db`, inside the caller's hold; with `dry_run` nothing changes and
  * out->rows lists what would go. out->report.n_deleted counts them; its
