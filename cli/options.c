@@ -65,6 +65,9 @@ const cf_cli_option cf_cli_option_table[] = {
     {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_SEARCH, OFF(gpus), "only this GPU model; repeatable"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_HISTORY, OFF(gpus),
      "only recommendations of this GPU model; repeatable (rows of any of them)"},
+    {"gpu", 0, OPT_LIST, "GPU[:N]", CMD_PRICES, OFF(gpus),
+     "only this GPU model or family, as the GPU argument (GPU:N: N GPUs per VM); one is 'prices GPU' (its "
+     "offers), several the summary of those; repeatable"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_PROFILE, OFF(gpus), "with --runner: the GPU type to profile"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_SIMULATE, OFF(gpus), "the GPU of each trace (or count column), in order"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},

@@ -40,12 +40,38 @@ void cf_vm_list_free(cf_vm_list *list)
     list->n = 0;
 }
 
+/* Whether `vm` sells one of the `n` GPU entries (expanded[k] is a model of
+ * entry entry_of[k]) with that entry's GPU count. */
+static int sells_entry(const cf_vm *vm, const char *const *expanded, const size_t *entry_of, size_t n_expanded,
+                       const int *counts)
+{
+    for (size_t k = 0; k < n_expanded; k++)
+        if (strcasecmp(vm->gpu_model, expanded[k]) == 0 &&
+            (!counts || counts[entry_of[k]] <= 0 || vm->gpu_count == counts[entry_of[k]]))
+            return 1;
+    return 0;
+}
+
 cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *q, cf_vm_list *out)
 {
     out->items = NULL;
     out->n = 0;
+    /* One GPU is a list of one: each entry's models (a family is several). */
+    const char *const one[1] = {q->gpu};
+    const int one_count[1] = {q->gpu_count};
+    const char *const *names = q->gpu ? one : q->gpus;
+    const int *counts = q->gpu ? one_count : q->gpu_counts;
+    size_t n_names = q->gpu ? 1 : q->n_gpus;
     const char *gpus[MAX_FAMILY_MODELS];
-    size_t n_gpus = cf_gpu_family_models(catalog, q->gpu, gpus, MAX_FAMILY_MODELS);
+    size_t entry_of[MAX_FAMILY_MODELS], n_gpus = 0;
+    for (size_t i = 0; i < n_names; i++) {
+        size_t n = cf_gpu_family_models(catalog, names[i], gpus + n_gpus, MAX_FAMILY_MODELS - n_gpus);
+        for (size_t k = 0; k < n; k++)
+            entry_of[n_gpus + k] = i;
+        n_gpus += n;
+        if (n == 0 && names[i]) /* no room left */
+            return cf_error_set(CF_ERR_USAGE, "too many GPU models asked for (at most %d)", MAX_FAMILY_MODELS);
+    }
     cf_catalog_filter f = {q->clouds, q->n_clouds, q->regions, q->n_regions, gpus, n_gpus,
                            q->spot_only ? CF_SPOT_ONLY : CF_SPOT_ALLOW, q->include_restricted};
     cf_status st = cf_catalog_check_filter(catalog, &f);
@@ -56,13 +82,11 @@ cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *q, cf
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     out->n = cf_catalog_filter_rows(catalog, &f, out->items);
     out->n_restricted_left_out = cf_catalog_filter_restricted(catalog, &f);
-    if (q->gpu_count > 0) {
-        size_t n = 0;
-        for (size_t i = 0; i < out->n; i++)
-            if (out->items[i]->gpu_count == q->gpu_count)
-                out->items[n++] = out->items[i];
-        out->n = n;
-    }
+    size_t n = 0;
+    for (size_t i = 0; i < out->n; i++)
+        if (n_gpus == 0 || sells_entry(out->items[i], gpus, entry_of, n_gpus, counts))
+            out->items[n++] = out->items[i];
+    out->n = n;
     return cf_rows_order_by_region(out->items, out->n, q->preferred, q->n_preferred);
 }
 

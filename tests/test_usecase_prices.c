@@ -96,6 +96,70 @@ static void test_summary_and_offers(void **state)
     cf_catalog_source_close(&src);
 }
 
+/* --gpu (req.gpus): one is the GPU argument, resolved alike (a tool's
+ * spelling); several cut the summary to those GPUs, each with its GPU
+ * count; beside the argument, the same GPU is fine and another one a
+ * usage error. */
+static void test_gpus_as_the_argument(void **state)
+{
+    (void)state;
+    cf_catalog_source src;
+    assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &src), CF_OK);
+    cf_prices_result res;
+    const char *tool[] = {"NVIDIA A100-SXM4-40GB"};
+    cf_prices_request req = {.catalog_source = &src, .gpus = tool, .n_gpus = 1};
+    assert_int_equal(cf_prices_query(&req, &res), CF_OK);
+    assert_true(res.one_gpu);
+    assert_true(res.by_gpu.n_offers > 0);
+    for (size_t i = 0; i < res.by_gpu.n_offers; i++)
+        assert_string_equal(res.by_gpu.offers[i]->gpu_model, "A100-40GB");
+    cf_prices_result_free(&res);
+
+    const char *several[] = {"A100:8", "Tesla T4"};
+    req = (cf_prices_request){.catalog_source = &src, .gpus = several, .n_gpus = 2};
+    assert_int_equal(cf_prices_query(&req, &res), CF_OK);
+    assert_false(res.one_gpu);
+    int seen_t4 = 0, seen_a100 = 0;
+    for (size_t i = 0; i < res.summary.n_rows; i++) {
+        const cf_gpu_cloud_prices *g = &res.summary.rows[i];
+        if (strcmp(g->gpu, "T4") == 0) {
+            seen_t4 = 1;
+            continue;
+        }
+        assert_int_equal(strncmp(g->gpu, "A100", 4), 0);
+        assert_int_equal(g->gpu_counts_mask, 1u << 8); /* A100:8: only the 8-GPU VMs */
+        seen_a100 = 1;
+    }
+    assert_true(seen_t4 && seen_a100);
+    cf_prices_result_free(&res);
+
+    const char *none[] = {"A100:3", "T4:3"};
+    req.gpus = none;
+    assert_int_equal(cf_prices_query(&req, &res), CF_ERR_INFEASIBLE);
+    assert_non_null(strstr(cf_error_message(), "A100:3, T4:3"));
+    cf_error_clear();
+    cf_prices_result_free(&res);
+
+    const char *unknown[] = {"T4", "Z9"};
+    req.gpus = unknown;
+    assert_int_equal(cf_prices_query(&req, &res), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "unknown GPU 'Z9'"));
+    cf_error_clear();
+    cf_prices_result_free(&res);
+
+    req = (cf_prices_request){.catalog_source = &src, .gpu = "A100-40GB", .gpus = tool, .n_gpus = 1};
+    assert_int_equal(cf_prices_query(&req, &res), CF_OK);
+    assert_true(res.one_gpu);
+    cf_prices_result_free(&res);
+    const char *other[] = {"T4"};
+    req.gpus = other;
+    assert_int_equal(cf_prices_query(&req, &res), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "different GPUs"));
+    cf_error_clear();
+    cf_prices_result_free(&res);
+    cf_catalog_source_close(&src);
+}
+
 /* ---- a one-request HTTP server on 127.0.0.1 ---- */
 typedef struct {
     int listen_fd;
@@ -229,6 +293,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary_and_offers),
+        cmocka_unit_test(test_gpus_as_the_argument),
         cmocka_unit_test(test_update_stored_with_the_commit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,32 +3,114 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cloudfit/common/clock.h"
 #include "cloudfit/db/snapshots.h"
 #include "cloudfit/usecase/recommend.h"
 
+enum { MAX_MODELS = 64 };
+
+/* GPU[:N] `name` names GPUs of the catalog: "unknown GPU" with a hint otherwise. */
+static cf_status check_known(const cf_catalog *catalog, const char *name)
+{
+    const char *models[MAX_MODELS];
+    size_t n = cf_gpu_family_models(catalog, name, models, MAX_MODELS);
+    cf_catalog_filter f = {.gpus = models, .n_gpus = n, .spot = CF_SPOT_ALLOW, .include_restricted = 1};
+    return cf_catalog_check_filter(catalog, &f);
+}
+
+/* Whether two parsed GPU[:N] name the same offers: the same models (a
+ * family, a tool's spelling resolved) and the same GPUs per VM. */
+static int same_gpu(const cf_catalog *catalog, const char *a, int a_count, const char *b, int b_count)
+{
+    const char *ma[MAX_MODELS], *mb[MAX_MODELS];
+    size_t na = cf_gpu_family_models(catalog, a, ma, MAX_MODELS), nb = cf_gpu_family_models(catalog, b, mb, MAX_MODELS);
+    if (a_count != b_count || na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (strcasecmp(ma[i], mb[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* req->gpus parsed as the argument is (names[i], counts[i]), and checked
+ * against req->gpu: the argument and --gpu may name one GPU twice, never two. */
+static cf_status parse_gpus(const cf_prices_request *req, const cf_prices_result *out, char (*names)[CF_GPU_NAME_MAX],
+                            const char **name_ptrs, int *counts)
+{
+    const cf_catalog *catalog = &req->catalog_source->catalog;
+    for (size_t i = 0; i < req->n_gpus; i++) {
+        cf_status st = cf_price_parse_gpu(req->gpus[i], names[i], CF_GPU_NAME_MAX, &counts[i]);
+        if (st != CF_OK)
+            return st;
+        name_ptrs[i] = names[i];
+        if (!req->gpu)
+            continue;
+        if ((st = check_known(catalog, names[i])) != CF_OK || (st = check_known(catalog, out->gpu)) != CF_OK)
+            return st;
+        if (!same_gpu(catalog, out->gpu, out->gpu_count, names[i], counts[i])) {
+            cf_error_set(CF_ERR_USAGE, "the GPU argument '%s' and --gpu '%s' name different GPUs", req->gpu,
+                         req->gpus[i]);
+            cf_error_hint("name the GPU once: 'cloudfit prices %s' for its offers, or --gpu for each of several "
+                          "GPUs (the summary of those)", req->gpu);
+            return CF_ERR_USAGE;
+        }
+    }
+    return CF_OK;
+}
+
+/* No offer of the several GPUs asked for: "no offer of A100:3, T4:5 matches". */
+static cf_status none_of(const cf_prices_request *req)
+{
+    char asked[256] = "";
+    for (size_t i = 0; i < req->n_gpus && strlen(asked) + 8 < sizeof asked; i++)
+        snprintf(asked + strlen(asked), sizeof asked - strlen(asked), "%s%s", i ? ", " : "", req->gpus[i]);
+    cf_error_set(CF_ERR_INFEASIBLE, "no offer of %s matches%s", asked, req->spot_only ? " with a spot price" : "");
+    cf_error_hint("see 'cloudfit prices' for the GPUs and GPU counts on offer");
+    return CF_ERR_INFEASIBLE;
+}
+
 cf_status cf_prices_query(const cf_prices_request *req, cf_prices_result *out)
 {
     memset(out, 0, sizeof *out);
     const cf_catalog *catalog = &req->catalog_source->catalog;
-    cf_status st = req->gpu ? cf_price_parse_gpu(req->gpu, out->gpu, sizeof out->gpu, &out->gpu_count) : CF_OK;
+    /* One GPU, from the argument or a single --gpu: its offers. */
+    const char *gpu = req->gpu ? req->gpu : req->n_gpus == 1 ? req->gpus[0] : NULL;
+    cf_status st = gpu ? cf_price_parse_gpu(gpu, out->gpu, sizeof out->gpu, &out->gpu_count) : CF_OK;
     if (st != CF_OK)
         return st;
+    out->one_gpu = gpu != NULL;
+    size_t n = req->n_gpus;
+    char (*names)[CF_GPU_NAME_MAX] = calloc(n + 1, sizeof *names);
+    const char **name_ptrs = calloc(n + 1, sizeof *name_ptrs);
+    int *counts = calloc(n + 1, sizeof *counts);
+    if (!names || !name_ptrs || !counts)
+        st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    if (st == CF_OK)
+        st = parse_gpus(req, out, names, name_ptrs, counts);
     const char *prefer[32];
     size_t n_prefer = cf_region_preference(req->prefer_regions, req->n_prefer_regions, req->regions, req->n_regions,
                                            prefer, 32);
-    cf_price_query q = {req->clouds, req->n_clouds, req->regions, req->n_regions, req->gpu ? out->gpu : NULL,
-                        out->gpu_count, req->spot_only, req->include_restricted_regions, prefer, n_prefer};
-    if (req->gpu) {
+    cf_price_query q = {.clouds = req->clouds, .n_clouds = req->n_clouds, .regions = req->regions,
+                        .n_regions = req->n_regions, .gpu = gpu ? out->gpu : NULL, .gpu_count = out->gpu_count,
+                        .gpus = gpu ? NULL : name_ptrs, .gpu_counts = counts, .n_gpus = gpu ? 0 : n,
+                        .spot_only = req->spot_only, .include_restricted = req->include_restricted_regions,
+                        .preferred = prefer, .n_preferred = n_prefer};
+    if (st == CF_OK && gpu) {
         st = cf_price_offers(catalog, &q, &out->offers);
         if (st == CF_ERR_INFEASIBLE && out->gpu_count)
             cf_error_hint("see 'cloudfit prices %s' for the GPU counts on offer", out->gpu);
-    } else {
+    } else if (st == CF_OK) {
         st = cf_price_select(catalog, &q, &out->offers);
+        if (st == CF_OK && n > 0 && out->offers.n == 0)
+            st = none_of(req);
         if (st == CF_OK)
             st = cf_price_summary(&out->offers, &out->summary_rows, &out->summary.n_rows);
     }
+    free(names);
+    free(name_ptrs);
+    free(counts);
     if (st != CF_OK)
         return st;
     /* The catalog's age is that of the prices shown. */

@@ -1,8 +1,8 @@
-/* cloudfit prices [GPU[:N]] [--cloud C] [--region R] [--spot] [--format table|json|csv]
+/* cloudfit prices [GPU[:N]] [--gpu GPU[:N]]... [--cloud C] [--region R] [--spot] [--format table|json|csv]
  *
  * Without a GPU: the cheapest $/GPU-hour per GPU model and cloud, like
- * `sky show-gpus`. With GPU[:N]: every offer of that GPU (or family) and
- * count. Both read the catalog in use (newest price snapshot, else
+ * `sky show-gpus`. With GPU[:N] (or one --gpu): every offer of that GPU
+ * (or family) and count; with several --gpu, the summary of those. Both read the catalog in use (newest price snapshot, else
  * embedded), computed by the library (cf_prices_query) and rendered
  * with render/prices_report.c. `prices update` is cmd_prices_update.c. */
 #include <stdio.h>
@@ -49,10 +49,13 @@ static int emit(const cf_cli_options *o, cJSON *doc, cf_buf *text)
     return rc;
 }
 
-/* The summary (gpu NULL) or GPU[:N]'s offers, rendered in `fmt`. */
-static int show(cf_catalog_source *src, const cf_cli_options *o, out_format fmt, const char *gpu)
+/* The summary or one GPU's offers (the argument `gpu`, and --gpu's when
+ * `gpu_option`), rendered in `fmt`. */
+static int show(cf_catalog_source *src, const cf_cli_options *o, out_format fmt, const char *gpu, int gpu_option)
 {
     cf_prices_request req = {.catalog_source = src, .gpu = gpu,
+                             .gpus = gpu_option ? (const char *const *)o->gpus.items : NULL,
+                             .n_gpus = gpu_option ? (size_t)o->gpus.n : 0,
                              .clouds = (const char *const *)o->clouds.items, .n_clouds = (size_t)o->clouds.n,
                              .regions = (const char *const *)o->regions.items, .n_regions = (size_t)o->regions.n,
                              .spot_only = o->spot_only, .include_restricted_regions = o->include_restricted_regions,
@@ -61,16 +64,19 @@ static int show(cf_catalog_source *src, const cf_cli_options *o, out_format fmt,
     cf_prices_result res;
     if (cf_prices_query(&req, &res) != CF_OK) {
         cf_prices_result_free(&res);
-        return cf_report_error();
+        int rc = cf_report_error();
+        if (gpu_option && !cf_cli_on_command_line(o, "gpu"))
+            cf_log_hint("--gpu is the configuration file's ('cloudfit config show prices' says which key)");
+        return rc;
     }
     res.summary.width = res.by_gpu.width = cf_cli_output_width(o);
     cf_buf text = CF_BUF_INIT;
     cJSON *doc = NULL;
-    if (gpu && fmt == FMT_CSV)
+    if (res.one_gpu && fmt == FMT_CSV)
         cf_prices_offers_csv(&res.by_gpu, &text);
-    else if (gpu && fmt == FMT_TABLE)
+    else if (res.one_gpu && fmt == FMT_TABLE)
         cf_prices_offers_table(&res.by_gpu, &text);
-    else if (gpu)
+    else if (res.one_gpu)
         doc = cf_prices_offers_json(&res.by_gpu);
     else if (fmt == FMT_CSV)
         cf_prices_summary_csv(&res.summary, &text);
@@ -96,17 +102,23 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
         cf_log_info("note: --max-price-change applies to 'prices update' only; ignored");
     if (n_positional > 1) {
         cf_log_error("prices takes at most one GPU[:N], got %d arguments", n_positional);
-        cf_log_hint("usage: cloudfit prices [GPU[:N]] [--cloud C] [--region R] [--spot] [--format table|json|csv]");
+        cf_log_hint("usage: cloudfit prices [GPU[:N]] [--gpu GPU[:N]]... [--cloud C] [--region R] [--spot] "
+                    "[--format table|json|csv]");
         return CF_EXIT_USAGE;
     }
     cf_catalog_source src;
     if ((rc = cf_cli_catalog_open(o, 1, &src)))
         return rc;
     /* --cloud and --region: names the catalog knows, a usage error naming
-     * the option (and the config key) otherwise, as recommend's */
-    rc = cf_cli_check_search_options(o, &src.catalog);
+     * the option (and the config key) otherwise, as recommend's. --gpu is
+     * the argument's GPU[:N], resolved with it by the library (a tool's
+     * spelling too); a configuration file's gives way to the argument. */
+    cf_cli_options checked = *o;
+    checked.gpus.n = 0;
+    rc = cf_cli_check_search_options(&checked, &src.catalog);
+    int gpu_option = o->gpus.n > 0 && (n_positional == 0 || cf_cli_on_command_line(o, "gpu"));
     if (rc == 0)
-        rc = show(&src, o, fmt, n_positional == 1 ? argv[1] : NULL);
+        rc = show(&src, o, fmt, n_positional == 1 ? argv[1] : NULL, gpu_option);
     cf_catalog_source_close(&src);
     return rc;
 }

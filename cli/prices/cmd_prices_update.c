@@ -68,7 +68,12 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
     cf_catalog known;
     if (cf_catalog_load_embedded(&known) != CF_OK)
         return cf_report_error();
-    int checked = cf_cli_check_search_options(o, &known);
+    /* --gpu says what prices shows; update fetches every GPU */
+    if (cf_cli_on_command_line(o, "gpu"))
+        cf_log_info("note: --gpu applies to 'prices' only, not 'prices update'; ignored");
+    cf_cli_options without_gpu = *o;
+    without_gpu.gpus.n = 0;
+    int checked = cf_cli_check_search_options(&without_gpu, &known);
     cf_catalog_free(&known);
     if (checked)
         return checked;

@@ -326,7 +326,7 @@ def test_values_are_checked_like_the_command_line():
 
 
 def test_a_top_level_filter_is_not_another_commands_option_of_that_name():
-    """A top-level "gpu"/"cloud"/"region" filters where recommend, search and prices run; simulate's options
+    """A top-level "gpu"/"cloud"/"region" filters where recommend and search run and what prices lists; simulate's options
     of those names are the VM its trace was recorded on (a V100 trace was replayed on H100 VMs, and the
     example file of docs/config.md, "cloud": ["aws", "gcp"], stopped every simulate), profile's --gpu the
     GPU a --runner measures: they take defaults from their own section only."""
@@ -337,9 +337,13 @@ def test_a_top_level_filter_is_not_another_commands_option_of_that_name():
     for command in ("simulate", "profile", "history"):
         _, rows = show(command)
         assert rows["gpu"] == ("(not set)", "default"), (command, rows["gpu"])
-    _, rows = show("recommend")
-    assert rows["gpu"] == ("H100", "configuration file (gpu)"), rows["gpu"]
-    assert rows["cloud"] == ("aws,gcp", "configuration file (cloud)"), rows["cloud"]
+    for command in ("recommend", "search", "prices"):
+        _, rows = show(command)
+        assert rows["gpu"] == ("H100", "configuration file (gpu)"), (command, rows["gpu"])
+        assert rows["cloud"] == ("aws,gcp", "configuration file (cloud)"), (command, rows["cloud"])
+    # prices shows H100's offers, as 'prices H100' (it had no --gpu: the whole summary)
+    rc, out, err = run("prices", "-q", "-f", "json")
+    assert rc == 0 and {o["gpu"] for o in json.loads(out)["offers"]} == {"H100"}, (rc, out[:300], err)
     # the command's own section still sets them
     config({"gpu": "H100", "simulate": {"gpu": "H100"}})
     _, rows = show("simulate")

@@ -24,6 +24,12 @@ def run(*args):
     return p.stdout
 
 
+def fails(*args, env=ENV):
+    p = subprocess.run([BIN, "prices", *args], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode != 0, (args, p.stdout[:300])
+    return p.returncode, p.stderr
+
+
 def both(*args):
     return json.loads(run(*args, "-f", "json")), list(csv.DictReader(io.StringIO(run(*args, "-f", "csv"))))
 
@@ -80,6 +86,46 @@ def test_csv_names_the_gpu_and_the_spot_kind_as_table_and_json_do():
     for g, r in zip(doc["gpus"], rows):
         assert r["cheapest_spot_kind"] == (g.get("cheapest_spot_kind") or ""), (g, r)
         assert r["spot_estimated"] == ("" if "spot_estimated" not in g else str(int(g["spot_estimated"]))), (g, r)
+
+
+def test_gpu_option_is_the_gpu_argument_in_every_format():
+    """prices --gpu "NVIDIA A100-SXM4-40GB" printed "note: 'prices' has no option --gpu; ignored" and the whole
+    summary (exit 0), and a configuration file's "gpu" did nothing to prices, though docs/config.md said it says
+    where prices runs. One --gpu is the GPU argument (the same resolver: a tool's spelling, a family, GPU:N);
+    several cut the summary to those GPUs, in the table, JSON and CSV alike."""
+    for fmt in ("table", "json", "csv"):
+        for gpu in ("NVIDIA A100-SXM4-40GB", "A100:8", "A100"):
+            assert run("--gpu", gpu, "-q", "-f", fmt) == run(gpu, "-q", "-f", fmt), (gpu, fmt)
+    # several: the summary of those, every format the same rows
+    doc, rows = both("--gpu", "A100-40GB", "--gpu", "Tesla T4", "-q")
+    assert {g["gpu"] for g in doc["gpus"]} == {"A100-40GB", "T4"}, doc["gpus"]
+    assert [(g["gpu"], g["cloud"]) for g in doc["gpus"]] == [(r["gpu"], r["cloud"]) for r in rows]
+    table = run("--gpu", "A100-40GB", "--gpu", "Tesla T4", "-q")
+    firsts = {line.split()[0] for line in table.splitlines()[1:] if line and not line.startswith(" ")}
+    assert {"A100-40GB", "T4"} <= firsts and "H100" not in firsts and "V100" not in firsts, table
+    # a family and GPU:N in the list: only those counts of that entry
+    doc, _ = both("--gpu", "A100:8", "--gpu", "T4", "-q")
+    a100 = [g for g in doc["gpus"] if g["gpu"].startswith("A100")]
+    assert len(a100) > 1 and all(g["gpu_counts"] == [8] for g in a100), a100
+    # an unknown GPU: the argument's error, message, hint and exit code
+    for args in (("--gpu", "Z9"), ("--gpu", "T4", "--gpu", "Z9")):
+        assert fails(*args) == fails("Z9"), args
+    assert fails("--gpu", "A100:x") == fails("A100:x")
+    # the argument and --gpu: the same GPU is fine, two are a usage error
+    assert run("A100-40GB", "--gpu", "NVIDIA A100-SXM4-40GB", "-q") == run("A100-40GB", "-q")
+    rc, err = fails("A100", "--gpu", "T4")
+    assert rc == 2 and "'A100'" in err and "'T4'" in err and "different GPUs" in err, err
+    # the configuration file's "gpu" (top level or prices'): as --gpu; the argument replaces it
+    cfg = os.path.join(TMP, "gpu-config.json")
+    for doc_ in ({"gpu": "T4"}, {"prices": {"gpu": "T4"}}):
+        with open(cfg, "w") as f:
+            json.dump(doc_, f)
+        p = subprocess.run([BIN, "prices", "-q"], capture_output=True, text=True, timeout=60,
+                           env=dict(ENV, CLOUDFIT_CONFIG=cfg))
+        assert p.returncode == 0 and p.stdout == run("T4", "-q"), (doc_, p.stderr)
+        p = subprocess.run([BIN, "prices", "V100", "-q"], capture_output=True, text=True, timeout=60,
+                           env=dict(ENV, CLOUDFIT_CONFIG=cfg))
+        assert p.returncode == 0 and p.stdout == run("V100", "-q"), (doc_, p.stderr)
 
 
 if __name__ == "__main__":

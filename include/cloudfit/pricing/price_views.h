@@ -26,8 +26,11 @@ cf_status cf_price_parse_gpu(const char *text, char *gpu, size_t cap, int *count
 typedef struct {
     const char *const *clouds;  size_t n_clouds;   /* empty = all */
     const char *const *regions; size_t n_regions;  /* empty = all */
-    const char *gpu;            /* NULL = every GPU; a model or a family */
+    const char *gpu;            /* NULL = every GPU (or those of `gpus`); a model or a family */
     int gpu_count;              /* GPUs per VM; 0 = any */
+    const char *const *gpus;    /* without `gpu`: several GPUs, each a model or a family (none = every GPU), */
+    const int *gpu_counts;      /*   each with its GPUs per VM (0 = any; NULL = any for all) */
+    size_t n_gpus;
     int spot_only;              /* only offers with a spot price (and, in cf_price_offers, by it) */
     int include_restricted;     /* also regions that need an access request (pricing/regions.h) */
     const char *const *preferred; size_t n_preferred; /* regions that come first among equal prices */
@@ -43,7 +46,9 @@ void cf_vm_list_free(cf_vm_list *list);
 
 /* The offers that match `query`, in catalog order but for the regions of
  * one offer, preferred first (cf_rows_order_by_region). An unknown cloud
- * or GPU is CF_ERR_INVALID with a hint (cf_catalog_check_filter). */
+ * or GPU is CF_ERR_INVALID with a hint (cf_catalog_check_filter). With
+ * `gpus`, an offer matches when it sells one of them with that entry's
+ * GPU count. */
 cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *query, cf_vm_list *out);
 /* The offers that match `query`, cheapest first: by on-demand price per
  * VM-hour, or by spot price with spot_only; offers without that price

@@ -23,6 +23,9 @@
 typedef struct {
     cf_catalog_source *catalog_source; /* the catalog in use; cf_prices_query sets the prices in use */
     const char *gpu;                   /* "GPU" or "GPU:N": its offers; NULL = the summary */
+    const char *const *gpus;           /* --gpu's GPU[:N] each, resolved as `gpu`: one (and no `gpu`) is */
+    size_t n_gpus;                     /*   `gpu`; several: the summary of those; with `gpu`, each must
+                                        *   name the same GPU (CF_ERR_USAGE otherwise) */
     const char *const *clouds;         /* none = all */
     size_t n_clouds;
     const char *const *regions;        /* none = all */
@@ -41,13 +44,16 @@ typedef struct {
     cf_gpu_cloud_prices *summary_rows;
     char gpu[CF_GPU_NAME_MAX];
     int gpu_count;
-    cf_prices_summary_report summary; /* without req.gpu; width 0: the caller sets it */
-    cf_prices_offers_report by_gpu;   /* with req.gpu; width 0: the caller sets it */
+    int one_gpu;                      /* the offers of one GPU (by_gpu), else the summary */
+    cf_prices_summary_report summary; /* without one GPU; width 0: the caller sets it */
+    cf_prices_offers_report by_gpu;   /* with one GPU; width 0: the caller sets it */
 } cf_prices_result;
 
 /* CF_OK and `out` filled, or a status with the last error set: a GPU[:N]
- * that does not parse, an unknown cloud or GPU, no offer of GPU:N
- * (CF_ERR_INFEASIBLE, with a hint). cf_prices_result_free `out` either way. */
+ * that does not parse, an unknown cloud or GPU, no offer of GPU:N or of
+ * the GPUs asked for (CF_ERR_INFEASIBLE, with a hint), `gpu` and a `gpus`
+ * entry that name different GPUs (CF_ERR_USAGE). cf_prices_result_free
+ * `out` either way. */
 cf_status cf_prices_query(const cf_prices_request *req, cf_prices_result *out);
 void cf_prices_result_free(cf_prices_result *out);
 
