@@ -1,11 +1,13 @@
 /* cloudfit completion bash|zsh: shell completion generated from the command
  * table and the option table, so it never lists an option the parser does
- * not take (or misses one it does). Words that come from data are asked of
- * cloudfit when TAB is pressed (`cloudfit completion words KIND`,
- * completion_words.c): stored recommendation ids after `history show`,
- * `history diff` and `record`, GPU models of the catalog in use after
- * --gpu and `prices`, the command sections and option keys after `config
- * show`. Install:
+ * not take (or misses one it does); after a history subcommand, only the
+ * options it takes (cf_history_option_subcommands, the parser's table).
+ * Words that come from data are asked of cloudfit when TAB is pressed
+ * (`cloudfit completion words KIND`, completion_words.c): stored
+ * recommendation ids after `history show`, `history diff` and `record`, GPU
+ * models of the catalog in use after --gpu and `prices`, the command
+ * sections after `config show` (the rest of its line completes as that
+ * command's). Install:
  *   bash: cloudfit completion bash > ~/.local/share/bash-completion/completions/cloudfit
  *   zsh:  cloudfit completion zsh > "${fpath[1]}/_cloudfit"   (then compinit) */
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "cloudfit/common/buf.h"
 #include "cloudfit/render/completion.h"
+#include "cloudfit/usecase/history.h"
 #include "commands.h"
 #include "term/output.h"
 #include "exit_codes.h"
@@ -73,7 +76,8 @@ static int describe(cf_completion_command *cmds, cf_completion_option *opts, siz
             opts[used++] = (cf_completion_option){
                 .long_name = o->long_name, .short_name = o->short_name, .takes_value = o->kind != OPT_FLAG,
                 .repeatable = o->kind == OPT_LIST, .arg_name = o->arg_name, .help = o->help,
-                .values = cf_cli_option_values(o, cmd->bit), .gpus = takes_gpu(o), .path = takes_path(o)};
+                .values = cf_cli_option_values(o, cmd->bit), .gpus = takes_gpu(o), .path = takes_path(o),
+                .subcommands = cmd->bit == CMD_HISTORY ? cf_history_option_subcommands(o->long_name) : NULL};
             cmds[c].n_options++;
         }
     }

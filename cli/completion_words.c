@@ -7,7 +7,8 @@
  *   history-ids      stored recommendation ids, newest first (history show/diff, record)
  *   gpus             GPU models with an offer in the catalog in use (--gpu, prices GPU)
  *   commands         command names but config (config show COMMAND: the configuration file's sections)
- *   options COMMAND  COMMAND's options (config show COMMAND --...: the keys of its section) */
+ *   options COMMAND  COMMAND's options (the keys of its section; the scripts now complete a config show
+ *                    COMMAND line as COMMAND's own, but scripts an earlier cloudfit generated still ask) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -242,6 +242,44 @@ static void test_prune_dry_then_real(void **state)
     cf_db_close(db);
 }
 
+static int n_notes;
+static char last_note[160];
+
+static void keep_note(void *ctx, cf_note_kind kind, const char *text)
+{
+    (void)ctx;
+    (void)kind;
+    n_notes++;
+    snprintf(last_note, sizeof last_note, "%s", text);
+}
+
+/* The one table of which subcommand takes which option: what the
+ * completion scripts offer after a subcommand (cf_history_option_subcommands)
+ * and what the check accepts there without a word. */
+static void test_sub_options(void **state)
+{
+    (void)state;
+    assert_string_equal(cf_history_option_subcommands("model"), "list");
+    assert_string_equal(cf_history_option_subcommands("limit"), "list");
+    assert_string_equal(cf_history_option_subcommands("older-than"), "prune");
+    assert_string_equal(cf_history_option_subcommands("dry-run"), "prune");
+    assert_string_equal(cf_history_option_subcommands("to"), "migrate");
+    assert_null(cf_history_option_subcommands("db"));
+    assert_null(cf_history_option_subcommands("format"));
+    const char *filter[] = {"since"}, *age[] = {"older-than", "dry-run"}, *to[] = {"to"};
+    n_notes = 0;
+    assert_int_equal(cf_history_check_options("list", filter, 1, keep_note, NULL), CF_OK);
+    assert_int_equal(cf_history_check_options("prune", age, 2, keep_note, NULL), CF_OK);
+    assert_int_equal(cf_history_check_options("migrate", to, 1, keep_note, NULL), CF_OK);
+    assert_int_equal(n_notes, 0);
+    assert_int_equal(cf_history_check_options("prune", filter, 1, keep_note, NULL), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "does not take --since"));
+    cf_error_clear();
+    assert_int_equal(cf_history_check_options("list", age, 2, keep_note, NULL), CF_OK);
+    assert_int_equal(n_notes, 2); /* --dry-run given to list: noted (the CLI said nothing) */
+    assert_string_equal(last_note, "note: --dry-run applies to 'history prune' only; ignored");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_show_and_diff),
         cmocka_unit_test(test_record_kept_with_the_release),
         cmocka_unit_test(test_prune_dry_then_real),
+        cmocka_unit_test(test_sub_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

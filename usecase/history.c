@@ -254,23 +254,62 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
     return st;
 }
 
-cf_status cf_history_check_options(const char *sub, const char *list_filter, int older_than, int to, cf_note_fn note,
+/* The one table of which subcommand takes which option (history.h). */
+static const struct {
+    const char *option;
+    const char *subcommands;
+    int list_filter; /* prune refuses it: it would not narrow what goes */
+} sub_options[] = {
+    {"model", "list", 1},  {"spec-hash", "list", 1}, {"since", "list", 1}, {"until", "list", 1},
+    {"branch", "list", 1}, {"cloud", "list", 1},     {"gpu", "list", 1},   {"limit", "list", 1},
+    {"older-than", "prune", 0}, {"dry-run", "prune", 0}, {"to", "migrate", 0},
+};
+
+static int sub_option_row(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof sub_options / sizeof *sub_options; i++)
+        if (strcmp(sub_options[i].option, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *cf_history_option_subcommands(const char *name)
+{
+    int row = sub_option_row(name);
+    return row < 0 ? NULL : sub_options[row].subcommands;
+}
+
+/* Whether the space-separated `words` hold `word`. */
+static int has_word(const char *words, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *p = words; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n == len && strncmp(p, word, n) == 0)
+            return 1;
+        p += n + (p[n] == ' ');
+    }
+    return 0;
+}
+
+cf_status cf_history_check_options(const char *sub, const char *const *given, size_t n_given, cf_note_fn note,
                                    void *note_ctx)
 {
-    char text[160];
-    if (list_filter && !strcmp(sub, "prune")) {
-        cf_error_set(CF_ERR_USAGE, "history prune deletes by age alone: it does not take %s", list_filter);
-        cf_error_hint("'history prune --older-than AGE --dry-run' lists what it would delete, every spec's");
-        return CF_ERR_USAGE;
+    for (size_t i = 0; i < n_given; i++) {
+        int row = sub_option_row(given[i]);
+        if (row >= 0 && sub_options[row].list_filter && !strcmp(sub, "prune")) {
+            cf_error_set(CF_ERR_USAGE, "history prune deletes by age alone: it does not take --%s", given[i]);
+            cf_error_hint("'history prune --older-than AGE --dry-run' lists what it would delete, every spec's");
+            return CF_ERR_USAGE;
+        }
     }
-    const char *ignored[3] = {list_filter && strcmp(sub, "list") ? list_filter : NULL,
-                              older_than && strcmp(sub, "prune") ? "--older-than" : NULL,
-                              to && strcmp(sub, "migrate") ? "--to" : NULL};
-    const char *where[3] = {"list", "prune", "migrate"};
-    for (int i = 0; i < 3; i++) {
-        if (!ignored[i] || !note)
+    char text[160];
+    for (size_t i = 0; note && i < n_given; i++) {
+        int row = sub_option_row(given[i]);
+        if (row < 0 || has_word(sub_options[row].subcommands, sub))
             continue;
-        snprintf(text, sizeof text, "note: %s applies to 'history %s' only; ignored", ignored[i], where[i]);
+        snprintf(text, sizeof text, "note: --%s applies to 'history %s' only; ignored", given[i],
+                 sub_options[row].subcommands);
         note(note_ctx, CF_NOTE_INFO, text);
     }
     return CF_OK;

@@ -282,17 +282,20 @@ static int migrate(const cf_cli_options *o)
     return rc;
 }
 
-/* The options of one subcommand given to another (cf_history_check_options). */
+/* The options of one subcommand given to another (cf_history_check_options,
+ * whose table says which subcommand takes which). */
 static int check_sub_options(const cf_cli_options *o, const char *sub)
 {
     /* what the command line gave: a configuration file's defaults apply where they can */
-    static const char *const filters[] = {"model", "spec-hash", "since", "until", "branch", "cloud", "gpu", "limit"};
-    char filter[32] = "";
-    for (size_t i = 0; i < sizeof filters / sizeof *filters && !filter[0]; i++)
-        if (cf_cli_on_command_line(o, filters[i]))
-            snprintf(filter, sizeof filter, "--%s", filters[i]);
-    if (cf_history_check_options(sub, filter[0] ? filter : NULL, cf_cli_on_command_line(o, "older-than"),
-                                 cf_cli_on_command_line(o, "to"), cf_cli_note, NULL) != CF_OK)
+    const char *given[CF_CLI_MAX_OPTIONS];
+    size_t n = 0;
+    for (size_t i = 0; i < cf_cli_option_count; i++) {
+        const char *name = cf_cli_option_table[i].long_name;
+        if ((cf_cli_option_table[i].commands & CMD_HISTORY) && cf_history_option_subcommands(name) &&
+            cf_cli_on_command_line(o, name))
+            given[n++] = name;
+    }
+    if (cf_history_check_options(sub, given, n, cf_cli_note, NULL) != CF_OK)
         return cf_report_error();
     return 0;
 }
@@ -316,8 +319,6 @@ int cmd_history(int argc, char **argv, const cf_cli_options *o, int n_positional
         return diff(o, fmt, argv[2], argv[3]);
     if (strcmp(sub, "prune") == 0 && n_args == 0)
         return prune(o);
-    if (cf_cli_on_command_line(o, "dry-run") && strcmp(sub, "prune") != 0) /* only prune deletes anything */
-        cf_log_info("note: --dry-run applies to 'history prune' only; ignored");
     if (strcmp(sub, "migrate") == 0 && n_args == 0)
         return migrate(o);
     if (!strcmp(sub, "list") || !strcmp(sub, "show") || !strcmp(sub, "diff") || !strcmp(sub, "prune") ||

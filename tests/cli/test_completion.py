@@ -4,8 +4,9 @@ commands, a command's options (exactly those its --help lists), option
 values and subcommands, and words from the data: the ids stored in the
 history database (history show/diff, record; --db on the line honoured),
 the GPU models of the catalog in use (--gpu, prices GPU), the command
-sections and option keys after `config show`; the zsh script parses (zsh -n)
-and names every command and option. Usage: test_completion.py CLOUDFIT_BINARY SOURCE_DIR"""
+sections after `config show`, then that command's options and values; after
+a history subcommand only the options it takes (what the parser accepts
+there); the zsh script parses (zsh -n) and names every command and option. Usage: test_completion.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
 import re
@@ -156,6 +157,48 @@ def test_bash_completes_words_from_the_data():
     assert complete("cloudfit config show history --top") == []  # history has no --top (--to is migrate's)
 
 
+def test_bash_offers_what_the_subcommand_takes():
+    """After 'history prune' TAB offered every history option, the list filters that prune refuses (exit 2) among
+    them, and --to, migrate's; after 'config show recommend --format ' (or --gpu) it offered nothing. One table
+    (cf_history_option_subcommands) says which subcommand takes which option, for the parser and completion;
+    config show COMMAND completes the rest of the line as COMMAND's."""
+    every = {w for w in complete("cloudfit history --") if w.startswith("--")}
+    assert {"--model", "--limit", "--since", "--to", "--older-than", "--dry-run"} <= every, every  # none named yet
+    prune = set(complete("cloudfit history prune --"))
+    assert {"--older-than", "--dry-run", "--db", "--format"} <= prune, prune
+    assert not prune & {"--model", "--limit", "--since", "--until", "--gpu", "--cloud", "--to"}, prune
+    assert set(complete("cloudfit history -f json prune --")) == prune  # an option before the subcommand
+    listed = set(complete("cloudfit history list --"))
+    assert {"--model", "--limit", "--since"} <= listed and not listed & {"--to", "--older-than", "--dry-run"}
+    assert complete("cloudfit history migrate --t") == ["--to"]
+    assert complete("cloudfit history show --li") == []
+    # what completion offers after a subcommand, the parser takes there without a note; what it leaves out,
+    # the parser refuses (prune) or notes as ignored
+    db = os.path.join(TMP, "sub-options.db")
+    for sub, extra in (("prune", ["--older-than", "30d"]), ("list", []), ("migrate", ["--to", db + ".copy"])):
+        offered = {w for w in complete(f"cloudfit history {sub} --") if w.startswith("--")}
+        for option in sorted(options_of("history")):
+            value = {"older-than": "30d", "to": db + ".x", "limit": "1", "width": "80", "format": "json",
+                     "color": "never", "db": db, "since": "7d", "until": "7d",
+                     "spec-hash": "ab"}.get(option, "x")
+            flag = option in ("dry-run", "wide", "quiet", "help")
+            if option in ("help", "older-than", "to", "db"):
+                continue
+            args = ["history", "--db", db, sub, *extra, "--" + option, *([] if flag else [value])]
+            p = subprocess.run([BIN, *args], capture_output=True, text=True, env=ENV, timeout=60)
+            accepted = p.returncode != 2 and "ignored" not in p.stderr
+            assert accepted == ("--" + option in offered), (sub, option, p.returncode, p.stderr)
+    # config show COMMAND: its options and their values
+    assert complete("cloudfit config show recommend --format ") == ["json", "markdown", "table"]
+    assert complete("cloudfit config show recommend --format = m") == ["markdown"]
+    assert complete("cloudfit config show history -f ") == ["csv", "json", "table"]
+    assert complete("cloudfit config show recommend --objective ") == ["balanced", "cost", "time"]
+    gpus = complete("cloudfit recommend --gpu ")
+    assert gpus and complete("cloudfit config show recommend --gpu ") == gpus
+    assert complete("cloudfit config show recommend --top 5 --fo") == ["--format"]
+    assert complete("cloudfit config show prices --sp") == ["--spot"]
+
+
 def test_zsh_script():
     text = cloudfit("completion", "zsh")
     assert text.startswith("#compdef cloudfit\n")
@@ -211,7 +254,8 @@ def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
         f.write(cloudfit("completion", "zsh"))
     lines = ["cloudfit history show --db %s " % db, "cloudfit history -q --db=%s show " % db,
              "cloudfit record --db %s " % db, "cloudfit recommend --objective=", "cloudfit recommend --no-history=",
-             "cloudfit recommend --quiet="]
+             "cloudfit recommend --quiet=", "cloudfit history prune --l", "cloudfit history list --l",
+             "cloudfit config show recommend --objective "]
     script = ZPTY + "".join("try '%s'\n" % line for line in lines)
     p = subprocess.run([zsh, "-f", "-c", script], capture_output=True, text=True, timeout=120,
                        env=dict(ENV, FP=fp, BINDIR=BINDIR))
@@ -223,6 +267,10 @@ def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
     assert "true" in got[lines[4]] and "false" in got[lines[4]], got[lines[4]]  # a flag's =true/=false
     # ... also for a flag with a short form (-q): the brace form {-q,--quiet} gave its long form no value
     assert "true" in got[lines[5]] and "false" in got[lines[5]], got[lines[5]]
+    # history prune takes no list filter (--limit): nothing offered; list does; config show COMMAND: its values
+    assert "--limit" not in got[lines[6]], got[lines[6]]
+    assert "--limit" in got[lines[7]], got[lines[7]]
+    assert all(w in got[lines[8]] for w in ("cost", "time", "balanced")), got[lines[8]]
 
 
 def test_usage():

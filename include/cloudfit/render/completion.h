@@ -17,6 +17,8 @@ typedef struct {
     const char *values;        /* the fixed words its value takes, space-separated; NULL = not a fixed set */
     int gpus;                  /* its values are the catalog's GPU models */
     int path;                  /* its value names a file or folder */
+    const char *subcommands;   /* the command's subcommands that take it (of `words`), space-separated;
+                                * NULL = all (history's --older-than: "prune") */
 } cf_completion_option;
 
 typedef struct {

@@ -113,13 +113,21 @@ typedef struct {
  * was delivered. */
 cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out);
 
-/* Which `history` subcommand takes which options. prune deletes by age
- * alone, so a list filter given to it (`list_filter`, the option's name;
- * NULL when none was given) is CF_ERR_USAGE (history prune --model x
- * --older-than 30d deleted every model's old rows); a list filter given to
- * show or diff, --older-than (`older_than`) to any but prune and --to
- * (`to`) to any but migrate are noted as ignored through `note`. */
-cf_status cf_history_check_options(const char *sub, const char *list_filter, int older_than, int to, cf_note_fn note,
+/* Which `history` subcommand takes which of history's options: one table
+ * (usecase/history.c), read by the check below and by the completion
+ * scripts. The list filters (--model, --spec-hash, --since, --until,
+ * --branch, --cloud, --gpu, --limit) are list's, --older-than and
+ * --dry-run prune's, --to migrate's. Returns the subcommands that take
+ * option `name` (a long name without dashes), space-separated, or NULL
+ * when every subcommand takes it (--db, --format, ...). */
+const char *cf_history_option_subcommands(const char *name);
+
+/* The options given on the command line (`given`: long names without
+ * dashes) checked against subcommand `sub`. prune deletes by age alone,
+ * so a list filter given to it is CF_ERR_USAGE (history prune --model x
+ * --older-than 30d deleted every model's old rows); any other option that
+ * `sub` does not take is noted as ignored through `note`. */
+cf_status cf_history_check_options(const char *sub, const char *const *given, size_t n_given, cf_note_fn note,
                                    void *note_ctx);
 
 #endif
