@@ -281,6 +281,77 @@ static void test_replay_caps(void **state)
     cf_spot_path_free(&p);
 }
 
+/* A job that never ends repeats its passes over the circular path until a
+ * cap; the passes after one that ended in the state it began in are
+ * counted, not replayed (a replay per start over a short trace up to 1,000
+ * times made `simulate` quadratic in the trace's length). Counted or
+ * replayed, a cap stops the replay at the same point with the same counts
+ * (its clock advances by the pass's own steps): against the same path
+ * unrolled (no pass repeats there) and against the pass cap's closed form. */
+static void assert_runs_agree(const cf_spot_run *a, const cf_spot_run *b)
+{
+    assert_true(isinf(a->wall_h) && isinf(b->wall_h));
+    assert_int_equal(a->stop, b->stop);
+    assert_int_equal(a->preemptions, b->preemptions);
+    assert_int_equal(a->restarts, b->restarts);
+    assert_int_equal(a->checkpoints, b->checkpoints);
+    assert_int_equal(a->stalled, b->stalled);
+    const double x[] = {a->node_h[0], a->lost_h, a->below_h, a->zero_h, a->samples_h, a->stalled_h};
+    const double y[] = {b->node_h[0], b->lost_h, b->below_h, b->zero_h, b->samples_h, b->stalled_h};
+    for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+        assert_float_equal(x[i], y[i], 1e-9 * (1 + fabs(y[i])));
+}
+
+static void test_replay_never_ends(void **state)
+{
+    (void)state;
+    /* 25 × a 0.9-h pattern whose runs of held VMs never outlast a 0.5-h restart: a 22.5-h path */
+    static const double d_pat[] = {0.3, 0.2, 0.1, 0.25, 0.05};
+    static const int c_pat[] = {4, 2, 0, 3, 1};
+    enum { PATTERNS = 25, COPIES = 900 }; /* 900 × 22.5 h is past the 20,000-h cap */
+    cf_spot_path p = {.n_types = 1}, unrolled = {.n_types = 1};
+    for (int k = 0; k < PATTERNS; k++)
+        for (int j = 0; j < 5; j++)
+            assert_int_equal(cf_spot_path_push(&p, d_pat[j], &c_pat[j]), CF_OK);
+    for (int copy = 0; copy < COPIES; copy++)
+        for (size_t j = 0; j < p.n; j++)
+            assert_int_equal(cf_spot_path_push(&unrolled, p.d_h[j], &p.c[j]), CF_OK);
+    static const double stall_below_4[] = {0, 0, 0, 0, 1};
+    cf_spot_plan plan = {.n_types = 1, .nodes = {4, 0}, .work_h = 10, .checkpoint_h = 0.1, .restart_h = 0.5,
+                         .interval_h = 0.2};
+    for (int variant = 0; variant < 3; variant++) {
+        plan.semantics = variant == 1 ? CF_SPOT_GANG : CF_SPOT_ELASTIC;
+        plan.rate = variant == 2 ? stall_below_4 : NULL; /* with a shorter restart: work lost, time stalled */
+        plan.restart_h = variant == 2 ? 0.1 : 0.5;
+        cf_spot_run counted, replayed;
+        cf_spot_replay(&p, 7, 0.125, &plan, &counted);
+        cf_spot_replay(&unrolled, 7, 0.125, &plan, &replayed);
+        assert_int_equal(counted.stop, CF_SPOT_STOP_HOURS);
+        assert_runs_agree(&counted, &replayed);
+        assert_true(variant < 2 || (counted.lost_h > 0 && counted.stalled_h > 0 && counted.samples_h > 0));
+    }
+    cf_spot_path_free(&p);
+    cf_spot_path_free(&unrolled);
+
+    /* one 0.9-h pattern: the pass cap stops it after 1,001 passes, each a restart and a preemption */
+    p = path_of(d_pat, c_pat, 5);
+    plan.semantics = CF_SPOT_ELASTIC;
+    plan.rate = NULL;
+    plan.restart_h = 0.5;
+    cf_spot_run run;
+    cf_spot_replay(&p, 0, 0, &plan, &run);
+    assert_true(isinf(run.wall_h));
+    assert_int_equal(run.stop, CF_SPOT_STOP_PASSES);
+    /* a pass: lost at 2 (a preemption and a restart), at 0 (a preemption), a restart at 3, lost at 1 (a
+     * preemption and a restart); the restart in progress at the end goes on at 4 (the first pass starts one) */
+    assert_int_equal(run.preemptions, 3 * (CF_SPOT_MAX_PASSES + 1));
+    assert_int_equal(run.restarts, 3 * (CF_SPOT_MAX_PASSES + 1) + 1);
+    assert_float_equal(run.zero_h, 0.1 * (CF_SPOT_MAX_PASSES + 1), 1e-9);
+    assert_float_equal(run.node_h[0], (4 * 0.3 + 2 * 0.2 + 3 * 0.25 + 0.05) * (CF_SPOT_MAX_PASSES + 1), 1e-9);
+    assert_float_equal(run.samples_h, 0, 1e-12);
+    cf_spot_path_free(&p);
+}
+
 static void test_mixed_plan(void **state)
 {
     (void)state;
@@ -1064,6 +1135,7 @@ int main(void)
         cmocka_unit_test(test_estimators),
         cmocka_unit_test(test_replay_known_answers),
         cmocka_unit_test(test_replay_caps),
+        cmocka_unit_test(test_replay_never_ends),
         cmocka_unit_test(test_mixed_plan),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_quantiles_place),

@@ -156,7 +156,133 @@ static void copy_counts(int *dst, const int *src, int k)
         dst[i] = src[i];
 }
 
-void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *pl, cf_spot_run *out)
+/* The replay's state where a pass over the circular path begins: with
+ * the path, all that the rest of the replay depends on (the time t only
+ * decides where the caps stop it). A restart's or checkpoint's time left
+ * counts only in that phase, the work at the checkpoint only while writing
+ * it: a value left over from an earlier phase changes nothing. */
+typedef struct {
+    int phase, nrun[CF_SPOT_MAX_TYPES];
+    double w, ws, since, phl, wck;
+} replay_state;
+
+static replay_state state_of(int phase, const int *nrun, double w, double ws, double since, double phl, double wck)
+{
+    return (replay_state){.phase = phase, .nrun = {nrun[0], nrun[1]}, .w = w, .ws = ws, .since = since,
+                          .phl = phase == RESTART || phase == CKPT ? phl : 0, .wck = phase == CKPT ? wck : 0};
+}
+
+static int same_state(const replay_state *a, const replay_state *b)
+{
+    return a->phase == b->phase && a->nrun[0] == b->nrun[0] && a->nrun[1] == b->nrun[1] && a->w == b->w &&
+           a->ws == b->ws && a->since == b->since && a->phl == b->phl && a->wck == b->wck;
+}
+
+/* The time steps of one pass (each `t += x` of the replay, in order):
+ * enough to advance t over repeated passes exactly as replaying them
+ * would, rounding included. At most MAX_PASS_STEPS (a pass of more is
+ * replayed). */
+#define MAX_PASS_STEPS ((size_t)1 << 22)
+typedef struct {
+    double *x;
+    size_t n, cap;
+    int on, lost; /* recording this pass; a step did not fit */
+} pass_steps;
+
+static void steps_push(pass_steps *s, double x)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4096;
+        double *x2 = cap <= MAX_PASS_STEPS ? realloc(s->x, cap * sizeof *x2) : NULL;
+        if (!x2) {
+            s->lost = 1;
+            s->on = 0;
+            return;
+        }
+        s->x = x2;
+        s->cap = cap;
+    }
+    s->x[s->n++] = x;
+}
+
+/* t after `max_passes` repeats at most of the pass whose steps `s` holds,
+ * each ending a `margin` or more before `limit`; *done says how many. The
+ * floating-point time after a pass is the sum of its steps in order. In a
+ * binade of t each step rounds to the same multiple of the binade's ulp
+ * whatever t is (t is on that grid), unless it lies half-way between two
+ * (the tie goes to the even one): passes inside a binade add one exact
+ * sum each, so many are added at once; a pass that crosses into the next
+ * binade, or one with a tie, is summed step by step. */
+static double advance_passes(const pass_steps *s, double t, int max_passes, double limit, double margin, int *done)
+{
+    int k = 0;
+    while (k < max_passes) {
+        int e;
+        frexp(t, &e); /* t in [2^(e-1), 2^e) */
+        double lo = ldexp(1.0, e - 1), top = ldexp(1.0, e), ulp = ldexp(1.0, e - 53);
+        double part[4] = {0, 0, 0, 0}; /* multiples of the ulp below 2^(e-1): exact in any order */
+        int tie = 0;
+        for (size_t j = 0; j < s->n; j++) {
+            double even = (lo + s->x[j]) - lo, odd = ((lo + ulp) + s->x[j]) - (lo + ulp);
+            tie |= (even != odd) | !(s->x[j] < lo); /* (a step that long would leave the binade) */
+            part[j & 3] += even;
+        }
+        double sum = (part[0] + part[1]) + (part[2] + part[3]);
+        if (!tie && sum > 0) {
+            double n = floor(lesser((top - t) / sum, (limit - margin - t) / sum));
+            n = lesser(n, (double)(max_passes - k));
+            while (n >= 1 && !(t + n * sum < top && t + n * sum <= limit - margin))
+                n--;
+            if (n >= 1) {
+                t += n * sum; /* exact: on the binade's grid, inside it */
+                k += (int)n;
+            }
+        }
+        if (k >= max_passes)
+            break;
+        double next = t;
+        for (size_t j = 0; j < s->n; j++)
+            next += s->x[j];
+        if (!(next <= limit - margin))
+            break;
+        t = next;
+        k++;
+    }
+    *done = k;
+    return t;
+}
+
+/* `k` more passes like the last, which began with the totals `before`. */
+static void repeat_totals(cf_spot_run *out, const cf_spot_run *before, int k)
+{
+    for (int j = 0; j < CF_SPOT_MAX_TYPES; j++)
+        out->node_h[j] += k * (out->node_h[j] - before->node_h[j]);
+    out->lost_h += k * (out->lost_h - before->lost_h);
+    out->below_h += k * (out->below_h - before->below_h);
+    out->zero_h += k * (out->zero_h - before->zero_h);
+    out->samples_h += k * (out->samples_h - before->samples_h);
+    out->stalled_h += k * (out->stalled_h - before->stalled_h);
+    out->preemptions += k * (out->preemptions - before->preemptions);
+    out->checkpoints += k * (out->checkpoints - before->checkpoints);
+    out->restarts += k * (out->restarts - before->restarts);
+}
+
+#define ADVANCE(x)                                                                                                   \
+    do {                                                                                                             \
+        double x_ = (x);                                                                                             \
+        t += x_;                                                                                                     \
+        if (may_record && recording) {                                                                               \
+            steps_push(steps, x_);                                                                                   \
+            recording = steps->on;                                                                                   \
+        }                                                                                                            \
+    } while (0)
+
+/* Compiled twice (may_record a constant): a path on which the hour cap
+ * leaves fewer than 4 passes (recommend's 50,000-h model paths) has none
+ * to count at once and gets the replay without the bookkeeping. */
+static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, size_t seg, double offset_h,
+                                                         const cf_spot_plan *pl, cf_spot_run *out, pass_steps *steps,
+                                                         const int may_record)
 {
     memset(out, 0, sizeof *out);
     const int K = pl->n_types > 1 ? 2 : 1;
@@ -167,6 +293,10 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
     double t = 0, left = p->d_h[i] - offset_h;
     int phase = IDLE, nrun[CF_SPOT_MAX_TYPES] = {0, 0}, passes = 0;
     double w = 0, ws = 0, since = 0, phl = 0, wck = 0;
+    /* where the last pass began (passes ≥ 1): its state and totals */
+    replay_state pass_state = {0};
+    cf_spot_run pass_run = {0};
+    int recording = 0; /* steps->on, in a register */
     for (;;) {
         const int *raw = &p->c[i * (size_t)p->n_types];
         int nav[CF_SPOT_MAX_TYPES] = {0, 0}, below = 0;
@@ -210,11 +340,11 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
         int done = 0;
         while (left > 1e-12 && !done) {
             if (phase == IDLE) {
-                t += left;
+                ADVANCE(left);
                 left = 0;
             } else if (phase == RESTART) {
                 double dt = lesser(left, phl);
-                t += dt;
+                ADVANCE(dt);
                 left -= dt;
                 phl -= dt;
                 if (phl <= 1e-12)
@@ -227,7 +357,7 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
                     out->stalled = 1;
                     out->stalled_h += left;
                     out->samples_h += sr * left;
-                    t += left;
+                    ADVANCE(left);
                     left = 0;
                     continue;
                 }
@@ -235,7 +365,7 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
                 if (since == 0 && left > tau + C && tf > tau) { /* whole checkpoint cycles at once */
                     double k = lesser(floor(left / (tau + C)), floor(tf / tau));
                     if (k >= 1 && k * tau < tf) {
-                        t += k * (tau + C);
+                        ADVANCE(k * (tau + C));
                         left -= k * (tau + C);
                         w += k * tau * rr;
                         out->samples_h += k * tau * sr;
@@ -251,7 +381,7 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
                     }
                 }
                 double dt = lesser(lesser(left, tf), tau - since);
-                t += dt;
+                ADVANCE(dt);
                 left -= dt;
                 w += rr * dt;
                 out->samples_h += sr * dt;
@@ -265,7 +395,7 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
                 }
             } else { /* CKPT */
                 double dt = lesser(left, phl);
-                t += dt;
+                ADVANCE(dt);
                 left -= dt;
                 phl -= dt;
                 if (phl <= 1e-12) {
@@ -306,8 +436,48 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
                 out->stop = CF_SPOT_STOP_PASSES;
                 return;
             }
+            /* A job that never ends (runs too short for a restart and the
+             * work to a checkpoint) repeats its passes until a cap, each
+             * like the last once one has ended in the state it began in:
+             * those are counted, not replayed (a replay per start of the
+             * whole trace up to 1,000 times made `simulate` on a short
+             * trace quadratic in its length). The time t advances by the
+             * pass's own steps (advance_passes), so the caps stop the
+             * replay where a replay of every pass would; the last passes
+             * before a cap are replayed. */
+            if (may_record) {
+                replay_state now = state_of(phase, nrun, w, ws, since, phl, wck);
+                if (steps->on && same_state(&now, &pass_state)) {
+                    /* a pass that ends the longest segment or more before max_h
+                     * has no tick that reaches it */
+                    int k = 0;
+                    double longest = 0;
+                    for (size_t j = 0; j < p->n; j++)
+                        longest = greater(longest, p->d_h[j]);
+                    t = advance_passes(steps, t, CF_SPOT_MAX_PASSES - passes, max_h, longest, &k);
+                    repeat_totals(out, &pass_run, k);
+                    passes += k;
+                }
+                pass_state = now;
+                pass_run = *out;
+                steps->n = 0;
+                steps->on = recording = !steps->lost;
+            }
         }
         left = p->d_h[i];
+    }
+}
+#undef ADVANCE
+
+void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *pl, cf_spot_run *out)
+{
+    const double max_h = pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
+    if (4 * p->total_h < max_h) {
+        pass_steps steps = {0};
+        replay(p, seg, offset_h, pl, out, &steps, 1);
+        free(steps.x);
+    } else {
+        replay(p, seg, offset_h, pl, out, NULL, 0);
     }
 }
 
