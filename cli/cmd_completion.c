@@ -1,7 +1,9 @@
 /* cloudfit completion bash|zsh: shell completion generated from the command
  * table and the option table, so it never lists an option the parser does
  * not take (or misses one it does); after a history subcommand, only the
- * options it takes (cf_history_option_subcommands, the parser's table).
+ * options it takes (cf_history_option_subcommands, the parser's table), and
+ * after prices [GPU] or prices update only that form's
+ * (cf_prices_option_subcommands).
  * Words that come from data are asked of cloudfit when TAB is pressed
  * (`cloudfit completion words KIND`, completion_words.c): stored
  * recommendation ids after `history show`, `history diff` and `record`, GPU
@@ -17,6 +19,7 @@
 #include "cloudfit/common/buf.h"
 #include "cloudfit/render/completion.h"
 #include "cloudfit/usecase/history.h"
+#include "cloudfit/usecase/prices.h"
 #include "commands.h"
 #include "term/output.h"
 #include "exit_codes.h"
@@ -66,7 +69,8 @@ static int describe(cf_completion_command *cmds, cf_completion_option *opts, siz
         const cf_command *cmd = &cf_commands[c];
         const positionals *pw = words_of(cmd->name);
         cmds[c] = (cf_completion_command){.name = cmd->name, .summary = cmd->summary, .words = pw ? pw->words : "",
-                                          .files = pw ? pw->files : 0, .options = opts + used};
+                                          .files = pw ? pw->files : 0, .options = opts + used,
+                                          .listing = cmd->bit == CMD_PRICES ? "listing" : NULL};
         for (size_t i = 0; i < cf_cli_option_count; i++) {
             const cf_cli_option *o = &cf_cli_option_table[i];
             if (!(o->commands & cmd->bit))
@@ -77,7 +81,9 @@ static int describe(cf_completion_command *cmds, cf_completion_option *opts, siz
                 .long_name = o->long_name, .short_name = o->short_name, .takes_value = o->kind != OPT_FLAG,
                 .repeatable = o->kind == OPT_LIST, .arg_name = o->arg_name, .help = o->help,
                 .values = cf_cli_option_values(o, cmd->bit), .gpus = takes_gpu(o), .path = takes_path(o),
-                .subcommands = cmd->bit == CMD_HISTORY ? cf_history_option_subcommands(o->long_name) : NULL};
+                .subcommands = cmd->bit == CMD_HISTORY  ? cf_history_option_subcommands(o->long_name)
+                               : cmd->bit == CMD_PRICES ? cf_prices_option_subcommands(o->long_name)
+                                                        : NULL};
             cmds[c].n_options++;
         }
     }

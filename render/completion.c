@@ -70,7 +70,10 @@ static void bash_command_function(const cf_completion_command *cmds, size_t n_cm
         const cf_completion_command *cmd = &cmds[c];
         cf_buf_printf(out, "    %s)\n", cmd->name);
         if (any_sub_option(cmd)) {
-            cf_buf_puts(out, "        case \"$2\" in\n");
+            /* no SUBCOMMAND argument (config show COMMAND): every option */
+            cf_buf_puts(out, "        if [[ $# -lt 2 ]]; then opts=\"");
+            bash_options(cmd, NULL, 0, 0, out);
+            cf_buf_puts(out, "\"; else\n        case \"$2\" in\n");
             for (const char *p = cmd->words; p && *p;) {
                 size_t n = strcspn(p, " ");
                 cf_buf_printf(out, "        %.*s) opts=\"", (int)n, p);
@@ -78,9 +81,10 @@ static void bash_command_function(const cf_completion_command *cmds, size_t n_cm
                 cf_buf_puts(out, "\" ;;\n");
                 p += n + (p[n] == ' ');
             }
+            /* no subcommand word (none yet, or prices' GPU): the listing's options, where it has one */
             cf_buf_puts(out, "        *) opts=\"");
-            bash_options(cmd, NULL, 0, 0, out);
-            cf_buf_puts(out, "\" ;;\n        esac\n");
+            bash_options(cmd, cmd->listing, cmd->listing ? strlen(cmd->listing) : 0, 0, out);
+            cf_buf_puts(out, "\" ;;\n        esac; fi\n");
         } else {
             cf_buf_puts(out, "        opts=\"");
             bash_options(cmd, NULL, 0, 0, out);
@@ -163,8 +167,8 @@ void cf_completion_bash(const cf_completion_command *cmds, size_t n_cmds, cf_buf
                      "            pos+=(\"${COMP_WORDS[i]}\")\n"
                      "        fi\n"
                      "    done\n"
-                     "    # after a subcommand, only the options it takes (history prune: no list filter)\n"
-                     "    [[ ${#pos[@]} -ge 1 ]] && _cloudfit_command \"${COMP_WORDS[1]}\" \"${pos[0]}\"\n"
+                     "    # after a subcommand, only the options it takes (history prune: no list filter; prices update: no --gpu)\n"
+                     "    _cloudfit_command \"${COMP_WORDS[1]}\" \"${pos[0]}\"\n"
                      "    case \"${COMP_WORDS[1]}\" in\n"
                      "    history)\n"
                      "        if [[ ${#pos[@]} -ge 1 ]]; then words=\"\"; fi\n"
@@ -222,20 +226,21 @@ static void zsh_text(cf_buf *out, const char *text)
     }
 }
 
-/* The value-taking options of command `name` but --db, as a zsh case
- * pattern ("-f|--format|--limit"): the words after them are values, not
- * the subcommand. */
-static void value_options_pattern(const cf_completion_command *cmds, size_t n_cmds, const char *name, cf_buf *out)
+/* The value-taking options but --db of the commands whose options depend
+ * on the subcommand, as a zsh case pattern on "COMMAND:WORD"
+ * ("history:-f|history:--format|prices:--cloud"): the words after them are
+ * values, not the subcommand. */
+static void value_options_pattern(const cf_completion_command *cmds, size_t n_cmds, cf_buf *out)
 {
     int any = 0;
     for (size_t c = 0; c < n_cmds; c++)
-        for (size_t i = 0; strcmp(cmds[c].name, name) == 0 && i < cmds[c].n_options; i++) {
+        for (size_t i = 0; any_sub_option(&cmds[c]) && i < cmds[c].n_options; i++) {
             const cf_completion_option *o = &cmds[c].options[i];
             if (!o->takes_value || strcmp(o->long_name, "db") == 0)
                 continue;
             if (o->short_name)
-                cf_buf_printf(out, "%s-%c", any++ ? "|" : "", o->short_name);
-            cf_buf_printf(out, "%s--%s", any++ ? "|" : "", o->long_name);
+                cf_buf_printf(out, "%s%s:-%c", any++ ? "|" : "", cmds[c].name, o->short_name);
+            cf_buf_printf(out, "%s%s:--%s", any++ ? "|" : "", cmds[c].name, o->long_name);
         }
     if (!any)
         cf_buf_puts(out, "--");
@@ -287,6 +292,10 @@ static void zsh_specs_function(const cf_completion_command *cmd, cf_buf *out)
     cf_buf_printf(out, "_cloudfit_specs_%s() {\n", cmd->name);
     if (any_sub_option(cmd))
         cf_buf_puts(out, "  local _cloudfit_db _cloudfit_sub; _cloudfit_line\n");
+    if (any_sub_option(cmd) && cmd->listing) /* no subcommand word (none, or prices' GPU): the listing */
+        cf_buf_printf(out, "  [[ -z $_cloudfit_all && ( -z $_cloudfit_sub || ' %s ' != *\" $_cloudfit_sub \"* ) ]] && "
+                           "_cloudfit_sub=%s\n",
+                      cmd->words ? cmd->words : "", cmd->listing);
     cf_buf_puts(out, "  _cloudfit_specs=(");
     for (size_t i = 0; i < cmd->n_options; i++)
         if (!cmd->options[i].subcommands) {
@@ -333,10 +342,9 @@ void cf_completion_zsh(const cf_completion_command *cmds, size_t n_cmds, cf_buf 
                      "    case $words[i] in\n"
                      "      (--db=*) _cloudfit_db=${words[i]#--db=} ;;\n"
                      "      (--db) _cloudfit_db=$words[i+1]; (( i++ )) ;;\n"
-                     "      (");
-    value_options_pattern(cmds, n_cmds, "history", out);
-    cf_buf_puts(out, ") (( i++ )) ;;\n"
-                     "      (-*) ;;\n"
+                     "      (-*) case $words[1]:$words[i] in (");
+    value_options_pattern(cmds, n_cmds, out);
+    cf_buf_puts(out, ") (( i++ )) ;; esac ;;\n"
                      "      (*) [[ -z $_cloudfit_sub ]] && _cloudfit_sub=$words[i] ;;\n"
                      "    esac\n"
                      "  done\n"
@@ -386,7 +394,7 @@ void cf_completion_zsh(const cf_completion_command *cmds, size_t n_cmds, cf_buf 
             cf_buf_puts(out, "    # config show COMMAND: the rest of the line is COMMAND's options and their values\n"
                              "    if [[ $words[2] == show && $words[3] != config ]] && (( CURRENT > 3 )) &&\n"
                              "       (( $+functions[_cloudfit_specs_$words[3]] )); then\n"
-                             "      local target=$words[3]\n"
+                             "      local target=$words[3] _cloudfit_all=1 # every option of COMMAND's section\n"
                              "      shift 2 words\n"
                              "      (( CURRENT -= 2 ))\n"
                              "      _cloudfit_specs_$target\n"

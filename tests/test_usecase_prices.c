@@ -285,6 +285,43 @@ static void test_update_stored_with_the_commit(void **state)
     free(s.body);
 }
 
+static int n_notes;
+static char last_note[160];
+
+static void keep_note(void *ctx, cf_note_kind kind, const char *text)
+{
+    (void)ctx;
+    (void)kind;
+    n_notes++;
+    snprintf(last_note, sizeof last_note, "%s", text);
+}
+
+/* The one table of which form takes which option: what the completion
+ * scripts offer after prices [GPU] and prices update
+ * (cf_prices_option_subcommands) and what the check takes there without a
+ * note. */
+static void test_sub_options(void **state)
+{
+    (void)state;
+    assert_string_equal(cf_prices_option_subcommands("max-price-change"), "update");
+    assert_string_equal(cf_prices_option_subcommands("gpu"), "listing");
+    assert_string_equal(cf_prices_option_subcommands("spot"), "listing");
+    assert_string_equal(cf_prices_option_subcommands("price-overrides"), "listing");
+    assert_null(cf_prices_option_subcommands("cloud"));
+    assert_null(cf_prices_option_subcommands("region"));
+    assert_null(cf_prices_option_subcommands("db"));
+    const char *change[] = {"max-price-change"}, *shown[] = {"gpu", "spot", "cloud"};
+    n_notes = 0;
+    assert_int_equal(cf_prices_check_options("update", change, 1, keep_note, NULL), CF_OK);
+    assert_int_equal(cf_prices_check_options("listing", shown, 3, keep_note, NULL), CF_OK);
+    assert_int_equal(n_notes, 0);
+    assert_int_equal(cf_prices_check_options("listing", change, 1, keep_note, NULL), CF_OK);
+    assert_string_equal(last_note, "note: --max-price-change applies to 'prices update' only; ignored");
+    assert_int_equal(cf_prices_check_options("update", shown, 3, keep_note, NULL), CF_OK);
+    assert_int_equal(n_notes, 3); /* --spot given to update: noted (the CLI said nothing) */
+    assert_string_equal(last_note, "note: --spot applies to 'prices' only, not 'prices update'; ignored");
+}
+
 int main(void)
 {
     if (chdir(CF_SOURCE_DIR) != 0) {
@@ -295,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_summary_and_offers),
         cmocka_unit_test(test_gpus_as_the_argument),
         cmocka_unit_test(test_update_stored_with_the_commit),
+        cmocka_unit_test(test_sub_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

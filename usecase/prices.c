@@ -186,3 +186,38 @@ void cf_prices_update_run_free(cf_prices_update_run_result *out)
     cf_price_update_result_free(&out->result);
     memset(out, 0, sizeof *out);
 }
+
+/* The one table of which of prices' forms takes which option (prices.h). */
+static const struct {
+    const char *option;
+    const char *subcommands;
+} sub_options[] = {
+    {"gpu", "listing"},   {"spot", "listing"},  {"prefer-region", "listing"}, {"include-restricted-regions", "listing"},
+    {"price-overrides", "listing"}, {"format", "listing"}, {"width", "listing"}, {"wide", "listing"},
+    {"max-price-change", "update"},
+};
+
+const char *cf_prices_option_subcommands(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof sub_options / sizeof *sub_options; i++)
+        if (strcmp(sub_options[i].option, name) == 0)
+            return sub_options[i].subcommands;
+    return NULL;
+}
+
+cf_status cf_prices_check_options(const char *sub, const char *const *given, size_t n_given, cf_note_fn note,
+                                  void *note_ctx)
+{
+    char text[160];
+    for (size_t i = 0; note && i < n_given; i++) {
+        const char *takes = cf_prices_option_subcommands(given[i]);
+        if (!takes || strcmp(takes, sub) == 0)
+            continue;
+        if (strcmp(takes, "update") == 0)
+            snprintf(text, sizeof text, "note: --%s applies to 'prices update' only; ignored", given[i]);
+        else
+            snprintf(text, sizeof text, "note: --%s applies to 'prices' only, not 'prices update'; ignored", given[i]);
+        note(note_ctx, CF_NOTE_INFO, text);
+    }
+    return CF_OK;
+}

@@ -96,10 +96,20 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
     int rc = parse_format(o, &fmt);
     if (rc)
         return rc;
-    if (n_positional >= 1 && strcmp(argv[1], "update") == 0)
+    int update = n_positional >= 1 && strcmp(argv[1], "update") == 0;
+    /* the other form's options given on the command line: noted as ignored (a configuration file's default
+     * applies where it can); the table is cf_prices_option_subcommands', completion's too */
+    const char *given[CF_CLI_MAX_OPTIONS] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < cf_cli_option_count; i++) {
+        const char *name = cf_cli_option_table[i].long_name;
+        if ((cf_cli_option_table[i].commands & CMD_PRICES) && cf_prices_option_subcommands(name) &&
+            cf_cli_on_command_line(o, name))
+            given[n++] = name;
+    }
+    cf_prices_check_options(update ? "update" : "listing", given, n, cf_cli_note, NULL);
+    if (update)
         return cf_cli_prices_update(o, n_positional);
-    if (cf_cli_on_command_line(o, "max-price-change")) /* a slip; a configuration file's default is for update */
-        cf_log_info("note: --max-price-change applies to 'prices update' only; ignored");
     if (n_positional > 1) {
         cf_log_error("prices takes at most one GPU[:N], got %d arguments", n_positional);
         cf_log_hint("usage: cloudfit prices [GPU[:N]] [--gpu GPU[:N]]... [--cloud C] [--region R] [--spot] "

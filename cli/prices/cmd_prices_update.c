@@ -68,9 +68,7 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
     cf_catalog known;
     if (cf_catalog_load_embedded(&known) != CF_OK)
         return cf_report_error();
-    /* --gpu says what prices shows; update fetches every GPU */
-    if (cf_cli_on_command_line(o, "gpu"))
-        cf_log_info("note: --gpu applies to 'prices' only, not 'prices update'; ignored");
+    /* --gpu says what prices shows (noted as ignored, cmd_prices); update fetches every GPU */
     cf_cli_options without_gpu = *o;
     without_gpu.gpus.n = 0;
     int checked = cf_cli_check_search_options(&without_gpu, &known);

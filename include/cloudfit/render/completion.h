@@ -17,8 +17,8 @@ typedef struct {
     const char *values;        /* the fixed words its value takes, space-separated; NULL = not a fixed set */
     int gpus;                  /* its values are the catalog's GPU models */
     int path;                  /* its value names a file or folder */
-    const char *subcommands;   /* the command's subcommands that take it (of `words`), space-separated;
-                                * NULL = all (history's --older-than: "prune") */
+    const char *subcommands;   /* the command's subcommands that take it (of `words`, or its `listing`),
+                                * space-separated; NULL = all (history's --older-than: "prune") */
 } cf_completion_option;
 
 typedef struct {
@@ -27,6 +27,9 @@ typedef struct {
     int files;                 /* files follow it */
     const cf_completion_option *options;
     size_t n_options;
+    const char *listing;       /* the name options' `subcommands` give the command run without one of
+                                * `words` (prices, prices GPU: "listing"); NULL = none: until a subcommand
+                                * is named, every option */
 } cf_completion_command;
 
 void cf_completion_bash(const cf_completion_command *cmds, size_t n_cmds, cf_buf *out);

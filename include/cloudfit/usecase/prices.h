@@ -79,4 +79,20 @@ typedef struct {
 cf_status cf_prices_update_run(const cf_prices_update_request *req, cf_prices_update_run_result *out);
 void cf_prices_update_run_free(cf_prices_update_run_result *out);
 
+/* Which of prices' options the listing (`prices [GPU[:N]]`, named
+ * "listing" here) and `prices update` take: one table (usecase/prices.c),
+ * read by the check below and by the completion scripts. --gpu, --spot,
+ * --prefer-region, --include-restricted-regions, --price-overrides,
+ * --format, --width and --wide shape what the listing shows (update
+ * fetches every GPU and prints its own report); --max-price-change is
+ * update's. Returns "listing" or "update" for option `name` (a long name
+ * without dashes), or NULL when both take it (--db, --cloud, --region, ...). */
+const char *cf_prices_option_subcommands(const char *name);
+
+/* The options given on the command line (`given`: long names without
+ * dashes) checked against `sub` ("listing" or "update"): each one `sub`
+ * does not take is noted as ignored through `note`. CF_OK. */
+cf_status cf_prices_check_options(const char *sub, const char *const *given, size_t n_given, cf_note_fn note,
+                                  void *note_ctx);
+
 #endif
