@@ -4,6 +4,7 @@
     from cloudfit_elastic import ElasticPlan
     plan = ElasticPlan.from_env()                    # CLOUDFIT_LR_FUNCTION, CLOUDFIT_BATCH_BY_NODES
     local, accum, global_batch = plan.batch(nodes)   # per-GPU batch, accumulation, global batch on `nodes` VMs
+                                                     # (ValueError outside the plan's min_nodes..max_nodes)
     lr = plan.lr(global_batch, progress)             # the LR for that global batch at training progress 0..1
                                                      # (gain rule: AdaScale with the noise-scale trace)
     for step in ...: lr_now = plan.warmup(prev_lr, lr, steps_since_change)
@@ -68,6 +69,8 @@ class ElasticPlan:
         lr0·√(M/M0) sqrt, lr0 none. Without a progress the run's effective B is used, which early in training
         (B still small) gives a higher LR than AdaScale would."""
         m = float(global_batch)
+        if not (m > 0 and math.isfinite(m)):   # 0 gave an LR of 0 and a negative batch a negative LR
+            raise ValueError(f"global batch: expected a positive number of samples, got {global_batch!r}")
         if self.rule == "linear":
             return self.lr0 * m / self.m0
         if self.rule == "sqrt":
@@ -80,10 +83,15 @@ class ElasticPlan:
 
     def batch(self, nodes):
         """(per-GPU batch, accumulation, global batch) on `nodes` VMs: the plan holds its global batch where memory
-        and max_accumulation allow; below min_nodes it is not valid (the LR rule would diverge)."""
-        if nodes < 1:
-            raise ValueError("no VMs")
-        return self.by_nodes[min(nodes, self.max_nodes)]
+        and max_accumulation allow. A count outside min_nodes..max_nodes is refused (ValueError): below min_nodes
+        the LR rule would diverge, and above max_nodes the plan has no entry (the entry for max_nodes, returned
+        before, gives a different global batch on more VMs than the one it states)."""
+        if isinstance(nodes, bool) or not isinstance(nodes, int):
+            raise TypeError(f"nodes: expected an integer count of VMs, got {nodes!r}")
+        if not self.min_nodes <= nodes <= self.max_nodes or nodes not in self.by_nodes:
+            raise ValueError(f"{nodes} VMs: the elastic plan covers {self.min_nodes} to {self.max_nodes} "
+                             f"(CLOUDFIT_BATCH_BY_NODES / chosen.elastic.by_nodes)")
+        return self.by_nodes[nodes]
 
     def warmup(self, previous_lr, target_lr, steps_since_change):
         """A jump up by warmup_factor or more is reached linearly over warmup_steps optimizer steps."""

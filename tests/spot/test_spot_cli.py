@@ -754,6 +754,38 @@ def test_mixed_plan_switch_over_helper():
         assert "CLOUDFIT_DEADLINE_AT" in str(e), e
 
 
+def test_elastic_helper_refuses_counts_outside_the_plan():
+    """ElasticPlan.batch(4) on a plan for 1-3 VMs returned the 3-VM entry (96 per GPU, global batch 2304), which on 4
+    VMs of 8 GPUs is a global batch of 3072: the LR set for 2304 was wrong. A count outside min_nodes..max_nodes,
+    one that is not an integer (KeyError: 2.5 before), and a global batch that is not positive (lr(0) was 0, lr(-5)
+    negative) are refused, saying what."""
+    env = {"CLOUDFIT_BATCH_BY_NODES": "1:288:1:2304,2:144:1:2304,3:96:1:2304",
+           "CLOUDFIT_LR_FUNCTION": json.dumps({"rule": "gain", "lr0": 0.1, "m0": 256, "b_noise": 7962.77,
+                                               "exponent": 1, "warmup_factor": 2, "warmup_steps": 100,
+                                               "min_nodes": 2, "max_nodes": 3})}
+    plan = ElasticPlan.from_env(env)
+    assert plan.batch(2) == (144, 1, 2304) and plan.batch(3) == (96, 1, 2304)
+    for nodes, error, words in ((4, ValueError, "covers 2 to 3"), (1, ValueError, "covers 2 to 3"),
+                                (0, ValueError, "covers 2 to 3"), (-1, ValueError, "covers 2 to 3"),
+                                (2.5, TypeError, "integer count"), ("2", TypeError, "integer count"),
+                                (True, TypeError, "integer count")):
+        try:
+            got = plan.batch(nodes)
+        except error as e:
+            assert words in str(e), (nodes, e)
+        else:
+            raise AssertionError(f"batch({nodes!r}) gave {got}")
+    for m in (0, -5, float("nan"), float("inf")):
+        try:
+            got = plan.lr(m)
+        except ValueError as e:
+            assert "positive number of samples" in str(e), (m, e)
+        else:
+            raise AssertionError(f"lr({m!r}) gave {got}")
+    # by hand: (B + M0)M/((B + M)M0) = 8218.77 x 2304 / (10266.77 x 256) = 7.2047
+    assert abs(plan.lr(2304) - 0.72047) < 1e-5, plan.lr(2304)
+
+
 def test_recommend_mix():
     rc, out, err = run("recommend", "--no-history", "-q", "--mix", "-f", "json", RESNET)
     assert rc == 0, err
