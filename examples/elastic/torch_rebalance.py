@@ -100,8 +100,7 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
     batches = [m // world + (1 if r < m % world else 0) for r in range(world)]
     proc = None
     if controller and rank == 0:
-        proc = subprocess.Popen([args.cloudfit, "rebalance", "--global-batch", str(m), "--workers", str(world),
-                                 "--window", str(args.window)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(rebalance_command(args, world), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 text=True, bufsize=1)
     losses, window, answers, overruns = [], [], [], 0.0
     try:
@@ -130,7 +129,7 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
                 times = [float(g[0]) for g in gathered]
                 window.append((times, [float(g[2]) for g in gathered]))
                 if proc:
-                    answer = ask(proc, times)
+                    answer = ask(proc, times, m)
                     new = torch.tensor(answer["batches"], dtype=torch.int64)
                 if len(window) == args.window:
                     mean = [sum(w[0][i] for w in window) / len(window) for i in range(world)]
@@ -155,9 +154,16 @@ def run_phase(rank, world, args, name, controller, noise, steps, log):
     return losses, answers, batches, overruns / (world * steps)
 
 
-def ask(proc, times):
+def rebalance_command(args, world):
+    return [args.cloudfit, "rebalance", "--global-batch", str(args.global_batch), "--workers", str(world),
+            "--window", str(args.window)]
+
+
+def ask(proc, times, m):
     """Writes one line of compute times to `cloudfit rebalance` and reads its answer. When it has exited (an
-    option it refused: its message is on stderr above) the loop stops saying so, not with a BrokenPipeError."""
+    option it refused: its message is on stderr above) the loop stops saying so, not with a BrokenPipeError. An
+    answer that is not a JSON object with one positive integer batch per worker summing to the global batch `m`
+    stops it too, quoting the line (it was trained on: empty slices and a NaN loss, exit 0)."""
     try:
         proc.stdin.write(json.dumps({"compute_s": times}) + "\n")
         proc.stdin.flush()
@@ -165,8 +171,19 @@ def ask(proc, times):
     except BrokenPipeError:
         line = ""
     if not line:
-        raise RuntimeError(f"cloudfit rebalance exited with status {proc.wait(timeout=30)} (its message is above)")
-    return json.loads(line)
+        status = proc.wait(timeout=30)
+        raise RuntimeError(f"cloudfit rebalance exited with status {status}"
+                           + (" (its message is above)" if status else " without answering"))
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        answer = None
+    batches = answer.get("batches") if isinstance(answer, dict) else None
+    if not (isinstance(batches, list) and len(batches) == len(times)
+            and all(type(b) is int and b >= 1 for b in batches) and sum(batches) == m):
+        raise RuntimeError(f"cloudfit rebalance answered {line.strip()[:300]!r}: expected a JSON object whose "
+                           f"\"batches\" are {len(times)} positive integers summing to the global batch {m}")
+    return answer
 
 
 def worker(rank, world, args, store_path):

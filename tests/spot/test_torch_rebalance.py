@@ -16,9 +16,11 @@ throttle (over 25 % of the steps of a phase with the controller took 30 % longer
 the assertions assume did not hold). Usage: test_torch_rebalance.py CLOUDFIT SRC"""
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 BIN, SRC = sys.argv[1], sys.argv[2]
 
@@ -40,6 +42,27 @@ p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, "--window", "2000
                    capture_output=True, text=True, timeout=120)
 assert p.returncode == 1 and "cloudfit: option '--window' expects a positive integer (1 to 100000)" in p.stderr, p.stderr[-2000:]
 assert "cloudfit rebalance exited with status 2" in p.stderr and "BrokenPipeError" not in p.stderr, p.stderr[-3000:]
+# A cloudfit whose answers are not batches summing to the global batch (another version, a wrapper that prints to
+# standard output) stops the run quoting the line; it was trained on (empty slices, a NaN loss, exit 0) or ended in a
+# bare JSONDecodeError. One that exits 0 without answering is not said to have left a message.
+FAKES = tempfile.mkdtemp(prefix="cloudfit-fake-")
+for name, body, message in (
+        ("wrong_sum", "echo '{\"batches\": [1000, 5], \"changed\": true}'",
+         "answered '{\"batches\": [1000, 5], \"changed\": true}': expected a JSON object whose \"batches\" are 2 "
+         "positive integers summing to the global batch 512"),
+        ("three", "echo '{\"batches\": [200, 200, 112]}'", "are 2 positive integers"),
+        ("garbage", "echo not json", "cloudfit rebalance answered 'not json'"),
+        ("silent", "exit 0", "cloudfit rebalance exited with status 0 without answering")):
+    fake = os.path.join(FAKES, name)
+    with open(fake, "w") as f:
+        f.write(f"#!/bin/sh\nwhile read line; do {body}; done\n")
+    os.chmod(fake, 0o755)
+    p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", fake, "--steps", "2", "--window", "1"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and message in p.stderr, (name, p.returncode, p.stderr[-2000:])
+    assert "JSONDecodeError" not in p.stderr and "message is above" not in p.stderr, (name, p.stderr[-2000:])
+    assert '"summary": "rebalance"' not in p.stdout, (name, p.stdout[-2000:])
+shutil.rmtree(FAKES)
 
 WINDOW, STEPS, NOISE_WINDOWS = 10, 50, 30
 p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN,
