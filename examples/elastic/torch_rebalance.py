@@ -159,6 +159,22 @@ def rebalance_command(args, world):
             "--window", str(args.window)]
 
 
+def check_cloudfit(args, world):
+    """Runs `cloudfit rebalance` with the run's options on empty input, before any training: a cloudfit that is
+    missing or refuses the options is said so at once (it was found after the whole equal phase). The message, or
+    None."""
+    try:
+        p = subprocess.run(rebalance_command(args, world), input="", stdout=subprocess.DEVNULL, text=True,
+                           timeout=60)
+    except OSError as e:
+        return f"cannot run cloudfit '{args.cloudfit}': {e.strerror or e} (give its path with --cloudfit)"
+    except subprocess.TimeoutExpired:
+        return f"'{args.cloudfit} rebalance' did not end on empty input within 60 s"
+    if p.returncode != 0:
+        return f"cloudfit rebalance exited with status {p.returncode} on the run's options (its message is above)"
+    return None
+
+
 def ask(proc, times, m):
     """Writes one line of compute times to `cloudfit rebalance` and reads its answer. When it has exited (an
     option it refused: its message is on stderr above) the loop stops saying so, not with a BrokenPipeError. An
@@ -237,6 +253,10 @@ def main():
             ap.error(f"{name} must be at least {low}, got {value}")
     if not args.slow > 0 or not args.noise >= 0 or not args.lr > 0:
         ap.error("--slow and --lr must be positive and --noise at least 0")
+    refused = check_cloudfit(args, 2)
+    if refused:
+        print(f"torch_rebalance.py: {refused}", file=sys.stderr)
+        return 1
     with tempfile.TemporaryDirectory() as tmp:
         try:
             mp.start_processes(worker, args=(2, args, os.path.join(tmp, "store")), nprocs=2, join=True,

@@ -42,6 +42,12 @@ p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, "--window", "2000
                    capture_output=True, text=True, timeout=120)
 assert p.returncode == 1 and "cloudfit: option '--window' expects a positive integer (1 to 100000)" in p.stderr, p.stderr[-2000:]
 assert "cloudfit rebalance exited with status 2" in p.stderr and "BrokenPipeError" not in p.stderr, p.stderr[-3000:]
+# ... and before any training: the options, and a cloudfit that is not there, were found after the whole equal phase
+assert not p.stdout, p.stdout[-2000:]
+p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", os.path.join(SRC, "no-such-dir", "cloudfit"), "--steps", "3"],
+                   capture_output=True, text=True, timeout=120)
+assert p.returncode == 1 and "cannot run cloudfit '" in p.stderr and "No such file" in p.stderr, p.stderr[-2000:]
+assert not p.stdout, p.stdout[-2000:]
 # A cloudfit whose answers are not batches summing to the global batch (another version, a wrapper that prints to
 # standard output) stops the run quoting the line; it was trained on (empty slices, a NaN loss, exit 0) or ended in a
 # bare JSONDecodeError. One that exits 0 without answering is not said to have left a message.
