@@ -33,28 +33,35 @@ static int usage(void)
     return CF_EXIT_USAGE;
 }
 
-/* "128,128" → values; count in *n (at most cap). 0 or the exit code. */
+/* "128,128" → values; count in *n (at most cap). Every item is a number:
+ * an empty one is refused wherever it stands ("128,128," was read as two
+ * items while ",128,128" was refused). 0 or the exit code. */
 static int parse_ints(const char *option, const char *text, int *out, int cap, int *n)
 {
     *n = 0;
-    const char *p = text;
-    while (*p) {
+    if (!*text) {
+        cf_log_error("option '--%s' expects positive integers separated by commas, got '' (an empty list)", option);
+        return usage();
+    }
+    for (const char *p = text;; p++) {
         size_t len = strcspn(p, ",");
         char item[16];
         int v = 0;
-        if (len >= sizeof item || *n == cap ||
+        if (*n == cap) {
+            cf_log_error("option '--%s' takes at most %d values, one per worker, got '%s'", option, cap, text);
+            return usage();
+        }
+        if (len >= sizeof item ||
             (memcpy(item, p, len), item[len] = '\0', cf_number_int(item, 1, 100000000, &v)) != CF_NUMBER_OK) {
-            cf_log_error("option '--%s' expects positive integers separated by commas, got '%s'", option, text);
+            cf_log_error("option '--%s' expects positive integers (1 to 100000000) separated by commas, got '%s'",
+                         option, text);
             return usage();
         }
         out[(*n)++] = v;
-        p += len + (p[len] == ',');
+        p += len;
+        if (!*p)
+            return 0;
     }
-    if (*n)
-        return 0;
-    cf_log_error("option '--%s' expects positive integers separated by commas, got '%s' (an empty list)", option,
-                 text);
-    return usage();
 }
 
 static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)

@@ -964,7 +964,19 @@ def test_rebalance_filter():
             (["--global-batch", "100", "--workers", "2", "--batches", ""],
              "option '--batches' expects positive integers separated by commas, got '' (an empty list)"),
             (["--global-batch", "100", "--workers", "2", "--max-batch", ""],
-             "option '--max-batch' expects positive integers separated by commas, got '' (an empty list)")]:
+             "option '--max-batch' expects positive integers separated by commas, got '' (an empty list)"),
+            # an empty item is refused wherever it stands: a trailing comma was read as one worker fewer (exit 0)
+            (["--global-batch", "512", "--workers", "2", "--batches", "256,256,"],
+             "option '--batches' expects positive integers (1 to 100000000) separated by commas, got '256,256,'"),
+            (["--global-batch", "512", "--max-batch", "300,300,"],
+             "option '--max-batch' expects positive integers (1 to 100000000) separated by commas, got '300,300,'"),
+            (["--global-batch", "512", "--workers", "2", "--batches", "256,,256"],
+             "option '--batches' expects positive integers (1 to 100000000) separated by commas"),
+            # the range is said (a value over it was "expects positive integers", which it is), and the count
+            (["--global-batch", "512", "--workers", "2", "--max-batch", "100000001"],
+             "option '--max-batch' expects positive integers (1 to 100000000) separated by commas, got '100000001'"),
+            (["--global-batch", "2000", "--batches", ",".join(["1"] * 1025)],
+             "option '--batches' takes at most 1024 values, one per worker")]:
         rc, _, err = run("rebalance", *args, stdin="")
         assert rc == 2 and "cloudfit: " + message in err and "hint: usage: cloudfit rebalance" in err, (args, rc, err)
     rc, out, _ = run("rebalance", "--help")
