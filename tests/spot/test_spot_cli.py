@@ -976,7 +976,15 @@ def test_rebalance_filter():
             (["--global-batch", "512", "--workers", "2", "--max-batch", "100000001"],
              "option '--max-batch' expects positive integers (1 to 100000000) separated by commas, got '100000001'"),
             (["--global-batch", "2000", "--batches", ",".join(["1"] * 1025)],
-             "option '--batches' takes at most 1024 values, one per worker")]:
+             "option '--batches' takes at most 1024 values, one per worker"),
+            # "50" was refused as "expects a percentage below 100%", which 50 is to the reader: a number without %
+            # is a fraction (0.5 is 50 %), and the message says so
+            (["--global-batch", "512", "--workers", "2", "--dead-band", "50"],
+             "option '--dead-band' expects a percentage below 100% or a fraction below 1 (e.g. 3% or 0.03; a number "
+             "without % is a fraction), got '50'"),
+            (["--global-batch", "512", "--workers", "2", "--min-share", "50"],
+             "option '--min-share' expects a percentage below 100% or a fraction below 1 (e.g. 25% or 0.25; a number "
+             "without % is a fraction), got '50'")]:
         rc, _, err = run("rebalance", *args, stdin="")
         assert rc == 2 and "cloudfit: " + message in err and "hint: usage: cloudfit rebalance" in err, (args, rc, err)
     rc, out, _ = run("rebalance", "--help")
