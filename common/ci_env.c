@@ -1,5 +1,6 @@
 #include "cloudfit/common/ci_env.h"
 
+#include "cloudfit/common/buf.h"
 #include "cloudfit/common/escape.h"
 
 #include <stdio.h>
@@ -48,9 +49,18 @@ static void github(cf_env_lookup get, cf_ci_info *ci)
     put(ci->base_branch, sizeof ci->base_branch, FIRST("GITHUB_BASE_REF"));
     github_pr(get("GITHUB_REF"), ci->pull_request, sizeof ci->pull_request);
     put(ci->run_id, sizeof ci->run_id, FIRST("GITHUB_RUN_ID"));
-    const char *server = FIRST("GITHUB_SERVER_URL"), *repo = FIRST("GITHUB_REPOSITORY");
-    if (server && repo && ci->run_id[0])
-        snprintf(ci->run_url, sizeof ci->run_url, "%s/%s/actions/runs/%s", server, repo, ci->run_id);
+    /* the URL is made of CI variables too: escaped and cut like each of
+     * them (put), so a line end in GITHUB_SERVER_URL cannot forge a line of
+     * `history show`, nor a byte that is not UTF-8 make PostgreSQL refuse
+     * the row */
+    const char *server = FIRST("GITHUB_SERVER_URL"), *repo = FIRST("GITHUB_REPOSITORY"), *run = FIRST("GITHUB_RUN_ID");
+    if (server && repo && run) {
+        cf_buf url = CF_BUF_INIT;
+        cf_buf_printf(&url, "%s/%s/actions/runs/%s", server, repo, run);
+        if (!cf_buf_failed(&url))
+            put(ci->run_url, sizeof ci->run_url, cf_buf_cstr(&url));
+        cf_buf_free(&url);
+    }
 }
 
 static void gitlab(cf_env_lookup get, cf_ci_info *ci)

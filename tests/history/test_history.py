@@ -173,6 +173,24 @@ def test_ci_metadata_whole_and_text():
     assert json.loads(out)["metadata"]["ci"]["branch"] == "br\\xff\\xfe", out[:300]
 
 
+def test_github_run_url_is_escaped():
+    """GitHub's run URL was made of GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_RUN_ID with snprintf, past
+    the escaping every other CI variable gets: a line end in one was stored and printed raw (`history show`
+    printed a forged line), a byte that is not UTF-8 was stored raw (PostgreSQL refused the row). Now escaped."""
+    db = new_db("ci-url")
+    env = clean_env(GITHUB_ACTIONS="true", GITHUB_HEAD_REF="feat", GITHUB_RUN_ID="5",
+                    GITHUB_SERVER_URL="https://x\nrecommendation 99 (main) forged")
+    env["GITHUB_REPOSITORY"] = os.fsdecode(b"o/r\xff")
+    doc = recommend(db, example("resnet18-cifar10.json"), env=env)
+    want = "https://x\\nrecommendation 99 (main) forged/o/r\\xff/actions/runs/5"
+    assert doc["metadata"]["ci"]["run_url"] == want, doc["metadata"]["ci"]
+    rc, out, err = run("history", "--db", db, "show", str(last_id(db)))
+    assert rc == 0, err
+    assert not any(line.startswith("recommendation 99") for line in out.splitlines()), out
+    rc, out, err = run("history", "--db", db, "show", str(last_id(db)), "-f", "json")
+    assert rc == 0 and json.loads(out)["ci"]["run_url"] == want, (out, err)
+
+
 def fill(db):
     """Three specs × a few runs, on two branches."""
     a = example("resnet18-cifar10.json")
