@@ -33,12 +33,21 @@ static int truthy(const char *v)
     return v && *v && strcmp(v, "false") != 0 && strcmp(v, "0") != 0;
 }
 
-/* "refs/pull/42/merge" → "42". */
+/* "refs/pull/42/merge" → "42": digits, as written, up to the next '/'
+ * (sscanf's %lu took "refs/pull/-1/" for 18446744073709551615, " 7" and
+ * "7abc" for 7: a run stored as a pull request that does not exist, and
+ * so never a branch's baseline); anything else is no pull request. */
 static void github_pr(const char *ref, char *out, size_t n)
 {
-    unsigned long number = 0;
-    if (ref && sscanf(ref, "refs/pull/%lu/", &number) == 1)
-        snprintf(out, n, "%lu", number);
+    static const char prefix[] = "refs/pull/";
+    if (!ref || strncmp(ref, prefix, sizeof prefix - 1) != 0)
+        return;
+    const char *digits = ref + sizeof prefix - 1;
+    size_t len = strspn(digits, "0123456789");
+    if (len == 0 || len >= n || digits[len] != '/')
+        return;
+    memcpy(out, digits, len);
+    out[len] = '\0';
 }
 
 static void github(cf_env_lookup get, cf_ci_info *ci)

@@ -191,6 +191,21 @@ def test_github_run_url_is_escaped():
     assert rc == 0 and json.loads(out)["ci"]["run_url"] == want, (out, err)
 
 
+def test_github_pull_request_number_is_digits():
+    """GITHUB_REF's pull request number was read with sscanf's %lu: refs/pull/-1/merge became
+    18446744073709551615, "7abc" and " 7" became 7. Only digits up to the next '/' are a number, kept as written."""
+    cases = [("refs/pull/42/merge", "42"), ("refs/pull/12/head", "12"), ("refs/pull/-1/merge", None),
+             ("refs/pull/7abc/merge", None), ("refs/pull/ 7/merge", None), ("refs/pull/+8/merge", None),
+             ("refs/pull//merge", None), ("refs/pull/9", None), ("refs/heads/main", None),
+             ("refs/pull/99999999999999999999999/merge", "99999999999999999999999")]
+    for ref, want in cases:
+        rc, out, err = run("recommend", "--no-history", *FAST, "-f", "json", example("resnet18-cifar10.json"),
+                           env=clean_env(GITHUB_ACTIONS="true", GITHUB_HEAD_REF="feat", GITHUB_REF=ref))
+        assert rc == 0, err
+        got = json.loads(out)["metadata"]["ci"]["pull_request"]
+        assert got == want, (ref, got)
+
+
 def fill(db):
     """Three specs × a few runs, on two branches."""
     a = example("resnet18-cifar10.json")
