@@ -120,6 +120,16 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
             return st;
         if (found) {
             cf_baseline_from_row(&row, b);
+            /* The newest-dated run is the baseline; one dated after this
+             * run came from a clock that was ahead (or this one is behind),
+             * and shadows the base branch's later runs until the clocks
+             * get there: said wherever the baseline is named. */
+            if (out->created_at[0] && strcmp(row.created_at, out->created_at) > 0) {
+                size_t len = strlen(b->source);
+                if (len > 0 && b->source[len - 1] == ')')
+                    snprintf(b->source + len - 1, sizeof b->source - (len - 1),
+                             "; dated after this run, %s: a clock was ahead)", out->created_at);
+            }
             snprintf(b->spec_hash, sizeof b->spec_hash, "%s", row.spec_hash);
             snprintf(b->job_name, sizeof b->job_name, "%s", row.spec_name);
         }

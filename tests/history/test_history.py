@@ -206,6 +206,29 @@ def test_github_pull_request_number_is_digits():
         assert got == want, (ref, got)
 
 
+def test_baseline_dated_after_the_run_is_said():
+    """The newest-dated run is the baseline: one from a runner whose clock was ahead (2030) shadowed the base
+    branch's later runs, and a pull request's gate failed against it (+576 %) with nothing saying why. The
+    baseline's name now says it is dated after this run."""
+    db = new_db("clock_ahead")
+    spec = example("resnet18-cifar10.json")
+    recommend(db, spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="main", SOURCE_DATE_EPOCH="1900000000"))
+    rc, out, err = run("recommend", "--db", db, *FAST, "--base-branch", "main", "--max-cost-increase", "1000%",
+                       "-f", "json", spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="feat"))
+    assert rc == 0, err
+    notes = [g["note"] for g in json.loads(out)["gates"] if g["name"].startswith("max_cost_increase")]
+    assert notes and "(main, 2030-03-17T17:46:40Z; dated after this run, " in notes[0], notes
+    assert ": a clock was ahead)" in notes[0], notes
+    # a baseline dated before the run says nothing of the kind
+    recommend(db, spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="main", SOURCE_DATE_EPOCH="1700000000"))
+    rc, out, err = run("recommend", "--db", db, *FAST, "--base-branch", "main", "--max-cost-increase", "1000%",
+                       "-f", "json", spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="feat",
+                                                         SOURCE_DATE_EPOCH="1950000000"))
+    assert rc == 0, err
+    notes = [g["note"] for g in json.loads(out)["gates"] if g["name"].startswith("max_cost_increase")]
+    assert notes and "dated after this run" not in notes[0], notes
+
+
 def fill(db):
     """Three specs × a few runs, on two branches."""
     a = example("resnet18-cifar10.json")
