@@ -20,7 +20,8 @@ static const char *about_name(cf_measure_about a)
 
 /* A word as it is where a shell would read nothing else in it, else
  * quoted: a file name, and the GPU and instance type (from a catalog or a
- * shared history, unquoted they ran what a crafted name held). */
+ * shared history, unquoted they ran what a crafted name held). A leading
+ * '-' is quoted too, for the reader; as an option's value cloudfit takes it. */
 static void shell_word(cf_buf *out, const char *word)
 {
     if (word[0] && word[strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-")] == '\0' &&
@@ -52,7 +53,20 @@ void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_
         shell_word(out, history);
     }
     cf_buf_puts(out, " ");
-    shell_word(out, spec_path && spec_path[0] ? spec_path : "MODEL.json");
+    /* The spec path is an operand: quoting does not stop cloudfit's option
+     * parser from reading '-job.json' as options, "./" does (a path that
+     * starts with '-' is relative). */
+    const char *path = spec_path && spec_path[0] ? spec_path : "MODEL.json";
+    if (path[0] == '-') {
+        cf_buf operand = CF_BUF_INIT;
+        cf_buf_printf(&operand, "./%s", path);
+        shell_word(out, cf_buf_failed(&operand) ? path : cf_buf_cstr(&operand));
+        if (cf_buf_failed(&operand))
+            out->failed = 1;
+        cf_buf_free(&operand);
+    } else {
+        shell_word(out, path);
+    }
 }
 
 void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, const char *history, cf_buf *out)

@@ -467,6 +467,25 @@ def test_next_measurement_command_names_the_offer_it_priced():
     assert rc == 2 and "option '--cloud' needs '--runner'" in err, (rc, err)
 
 
+def test_next_measurement_command_runs_for_a_spec_path_starting_with_a_dash():
+    """A spec file '-dash.json' (recommend -- -dash.json): the command ended '-dash.json', quoted, which
+    cloudfit's option parser still read as options (`unknown option '-d'`, exit 2). It names ./-dash.json now
+    and runs as printed."""
+    import shlex
+    db = os.path.join(TMP, "dash.db")
+    s = json.loads(json.dumps(SPEC))
+    s["model"]["flops_per_sample"] = 2.46e10  # no profile: T4 estimated, so a profile is the measurement
+    write("-dash.json", json.dumps(s))
+    p = subprocess.run([BIN, "recommend", "--gpu", "T4", "--cloud", "aws", "--no-history", "-f", "json", "--db", db,
+                        "--", "-dash.json"], capture_output=True, text=True, env=ENV, timeout=120, cwd=TMP)
+    assert p.returncode == 0, p.stderr
+    nm = json.loads(p.stdout)["next_measurement"]
+    words = shlex.split(nm["command"])
+    assert words[-1] == "./-dash.json", words
+    words[3] = "trace:" + TRACE
+    p = subprocess.run([BIN, *words[1:]], capture_output=True, text=True, env=ENV, timeout=120, cwd=TMP)
+    assert p.returncode == 0 and len(stored(db)) == 1, p.stderr
+
 def test_a_probe_shape_asked_for_that_cannot_run_is_refused():
     """--probe-nodes 3 --probe-gpus 1 (a next measurement's command) on a trace without 3 × 1 rows, or beyond
     the spec's max_nodes with exec, exited 0 and stored a profile with no probe over the stored one whose 2-node
