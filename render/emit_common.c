@@ -1,6 +1,7 @@
 #include "cloudfit/render/emit_common.h"
 
 #include "cloudfit/common/escape.h"
+#include "cloudfit/common/json.h"
 #include "cloudfit/render/text_table.h"
 
 #include <math.h>
@@ -46,7 +47,8 @@ cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
     if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_ACCUMULATION", c->accumulation);
     if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_GLOBAL_BATCH", c->global_batch);
     if (st == CF_OK) {
-        cf_buf_printf(&text, "%.6g", c->lr.lr);
+        /* 6 significant digits, rounded as the JSON's chosen.lr is (one number in both) */
+        cf_buf_printf(&text, "%.6g", cf_json_round(c->lr.lr, 6));
         st = add_env(out, "CLOUDFIT_LR", &text);
     }
     if (st == CF_OK) st = add_env_long(out, "CLOUDFIT_WARMUP", c->lr.warmup_recommended ? 1 : 0);
@@ -60,7 +62,7 @@ cf_status cf_emit_envs(const cf_report *r, cf_emit_env_list *out)
          * spot/elastic training the node count changes at run time, and
          * with it the global batch where it cannot be held, and so the LR. */
         for (int k = 1; k <= e->max_nodes; k++)
-            cf_buf_printf(&text, "%s%d:%.6g", k > 1 ? "," : "", k, e->points[k - 1].lr);
+            cf_buf_printf(&text, "%s%d:%.6g", k > 1 ? "," : "", k, cf_json_round(e->points[k - 1].lr, 6));
         st = add_env(out, "CLOUDFIT_LR_BY_NODES", &text);
     }
     if (st == CF_OK) {

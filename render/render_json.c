@@ -47,7 +47,7 @@ cJSON *cf_config_json(const cf_config *cfg)
     cJSON_AddNumberToObject(o, "local_batch", cfg->local_batch);
     cJSON_AddNumberToObject(o, "accumulation", cfg->accumulation);
     cJSON_AddNumberToObject(o, "global_batch", (double)cfg->global_batch);
-    cJSON_AddNumberToObject(o, "lr", cf_json_round(cfg->lr.lr, 4));
+    cJSON_AddNumberToObject(o, "lr", cf_json_round(cfg->lr.lr, 6)); /* the launch specs' CLOUDFIT_LR (%.6g) */
     cJSON_AddStringToObject(o, "lr_rule", cf_lr_rule_name(cfg->lr.rule_used));
     cJSON_AddBoolToObject(o, "warmup_recommended", cfg->lr.warmup_recommended);
     cJSON_AddBoolToObject(o, "spot", cfg->spot);
@@ -198,7 +198,7 @@ static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "nodes", n);
         cJSON_AddNumberToObject(row, "global_batch", (double)e->points[n - 1].global_batch);
-        cJSON_AddNumberToObject(row, "lr", cf_json_round(e->points[n - 1].lr, 4));
+        cJSON_AddNumberToObject(row, "lr", cf_json_round(e->points[n - 1].lr, 6)); /* CLOUDFIT_LR_BY_NODES */
         cJSON_AddItemToArray(a, row);
     }
     return a;

@@ -102,9 +102,9 @@ cJSON *cf_report_elastic_json(const cf_report *r, const cf_config *c)
         cJSON_AddNumberToObject(row, "local_batch", p->local_batch);
         cJSON_AddNumberToObject(row, "accumulation", p->accumulation);
         cJSON_AddNumberToObject(row, "global_batch", (double)p->global_batch);
-        cJSON_AddNumberToObject(row, "lr", cf_json_round(p->lr, 4));
-        cJSON_AddNumberToObject(row, "lr_start", cf_json_round(p->lr_start, 4));
-        cJSON_AddNumberToObject(row, "lr_end", cf_json_round(p->lr_end, 4));
+        cJSON_AddNumberToObject(row, "lr", cf_json_round(p->lr, 6)); /* as CLOUDFIT_LR_BY_NODES */
+        cJSON_AddNumberToObject(row, "lr_start", cf_json_round(p->lr_start, 6));
+        cJSON_AddNumberToObject(row, "lr_end", cf_json_round(p->lr_end, 6));
         cJSON_AddNumberToObject(row, "progress_rate", cf_json_round(p->progress_rate, 4));
         cJSON_AddBoolToObject(row, "valid", p->valid);
         cJSON_AddItemToArray(pts, row);

@@ -548,6 +548,30 @@ def test_no_truncation_64_nodes_and_4k_word():
         doc["envs"]["CLOUDFIT_LR_BY_NODES"] in files["k8s"]
 
 
+def test_json_learning_rates_are_the_launch_specs():
+    """The JSON's chosen.lr, explanation.lr.by_nodes and chosen.elastic.by_nodes lr were rounded to 4 significant
+    digits (0.5191) while the same run's launch specs gave the job CLOUDFIT_LR=0.519147: a program reading the
+    JSON saw another learning rate than the job got. Both carry 6 digits now, the same numbers."""
+    for args in [(), ("--spot", "allow")]:
+        out_dir = tempfile.mkdtemp(dir=TMP)
+        cmd = [BIN, "recommend", "--no-history", "-q", "-f", "json", "--emit-dir", out_dir, "--emit", "skypilot",
+               "--emit", "torchrun", "--emit", "k8s", *args, os.path.join("examples", "resnet50-imagenet.json")]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=SRC, timeout=300)
+        assert p.returncode == 0, p.stderr
+        doc = json.loads(p.stdout)
+        envs = [d["envs"] for d in yaml.safe_load_all(open(os.path.join(out_dir, "resnet50-imagenet.sky.yaml")))
+                if "envs" in d]
+        envs += [e for _, _, e in k8s_pod_envs(open(os.path.join(out_dir, "resnet50-imagenet.pytorchjob.yaml")).read())]
+        script = open(os.path.join(out_dir, "resnet50-imagenet.torchrun.sh")).read()
+        envs.append({k: shlex.split(v)[0] for k, v in re.findall(r"^export (CLOUDFIT_LR\w*)=(.*)$", script, re.M)})
+        by_nodes = {x["nodes"]: x["lr"] for x in doc["explanation"]["lr"]["by_nodes"]}
+        elastic = {x["nodes"]: x["lr"] for x in doc["chosen"].get("elastic", {}).get("by_nodes", [])}
+        for e in envs:
+            assert float(e["CLOUDFIT_LR"]) == doc["chosen"]["lr"], (args, e["CLOUDFIT_LR"], doc["chosen"]["lr"])
+            lr_by_nodes = {int(n): float(v) for n, v in (x.split(":") for x in e["CLOUDFIT_LR_BY_NODES"].split(","))}
+            assert lr_by_nodes == by_nodes, (args, lr_by_nodes, by_nodes)
+            assert not elastic or lr_by_nodes == elastic, (args, lr_by_nodes, elastic)
+
 def test_mixed_plan_emits_both_phases():
     """A mixed plan (spot, then on demand near the deadline) is what the files launch: a SkyPilot managed-job
     pipeline of a spot and an on-demand task, a spot PyTorchJob and a suspended on-demand one, and a torchrun
