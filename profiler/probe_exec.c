@@ -89,14 +89,16 @@ static void env_free(child_env *e)
 }
 
 /* cloudfit's own settings that may carry a secret (an API key, a URL with
- * credentials): a probe never needs them, so they are not passed on. */
+ * credentials, the history database: `postgresql://USER:PASSWORD@…`): a
+ * probe never needs them, so they are not passed on. */
 static int secret_setting(const char *entry)
 {
     if (strncmp(entry, "CLOUDFIT_", 9) != 0)
         return 0;
     const char *eq = strchr(entry, '=');
     size_t len = eq ? (size_t)(eq - entry) : strlen(entry);
-    return (len >= 8 && memcmp(entry + len - 8, "_API_KEY", 8) == 0) ||
+    return (len == 11 && memcmp(entry, "CLOUDFIT_DB", 11) == 0) ||
+           (len >= 8 && memcmp(entry + len - 8, "_API_KEY", 8) == 0) ||
            (len >= 4 && memcmp(entry + len - 4, "_URL", 4) == 0 && strncmp(entry, "CLOUDFIT_CI_", 12) != 0);
 }
 

@@ -47,7 +47,8 @@ def test_spec_command_and_paths_are_never_interpreted():
                                "steps": 3}}, f)
     out_json = os.path.join(folder, "argv.json")
     env = dict(ENV, ARGV_OUT=out_json, CLOUDFIT_GCP_API_KEY="GCPK3Y-SECRET",
-               CLOUDFIT_AZURE_PRICES_URL="https://user:s3cretPW@example.invalid/x", MY_TRAINING_SETTING="kept")
+               CLOUDFIT_AZURE_PRICES_URL="https://user:s3cretPW@example.invalid/x", MY_TRAINING_SETTING="kept",
+               CLOUDFIT_DB="postgresql://ci:s3cretDB@db.invalid/cloudfit")  # --db wins; the probe must not see it
     rc, out, err = run("profile", "--db", os.path.join(folder, "h.db"), spec, env=env, cwd=folder)
     assert rc == 0, err
     seen = json.load(open(out_json))
@@ -57,6 +58,7 @@ def test_spec_command_and_paths_are_never_interpreted():
     e = seen["env"]
     assert e["CLOUDFIT_LOCAL_BATCH"].isdigit() and e["CLOUDFIT_STEPS"].isdigit() and e["MY_TRAINING_SETTING"] == "kept"
     assert "CLOUDFIT_GCP_API_KEY" not in e and "CLOUDFIT_AZURE_PRICES_URL" not in e, sorted(e)
+    assert "CLOUDFIT_DB" not in e and not any("s3cretDB" in v for v in e.values()), sorted(e)
 
 
 def self_signed(folder):
