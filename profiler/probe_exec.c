@@ -678,10 +678,20 @@ static cf_status describe_exit(const parse_state *ps, int status, const char *ta
     return CF_ERR_UNAVAILABLE;
 }
 
-static cf_status check_complete(const parse_state *ps)
+/* `tail`: the script's stderr (NULL when there is none), quoted when
+ * stdout was empty: protocol lines sent to the wrong stream, or a log. */
+static cf_status check_complete(const parse_state *ps, const char *tail)
 {
     if (ps->out->oom)
         return CF_OK;
+    if (!ps->done && ps->line == 0) {
+        char last[300] = "";
+        if (tail)
+            last_stderr_line(tail, last, sizeof last);
+        return cf_error_set(CF_ERR_INVALID, "'%s': nothing on stdout, expected one JSON object per line ending "
+                            "with a 'done' event%s%s", ps->probe->label, last[0] ? "; its last stderr line: " : "",
+                            last);
+    }
     if (!ps->done)
         return cf_error_set(CF_ERR_INVALID, "'%s': output ended at stdout line %ld without a 'done' event",
                             ps->probe->label, ps->line);
@@ -941,7 +951,7 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
     if (st == CF_OK)
         st = describe_exit(&ps, status, tail);
     if (st == CF_OK)
-        st = check_complete(&ps);
+        st = check_complete(&ps, tail);
     if (st == CF_OK && out->oom) {
         free(out->steps);
         out->steps = NULL;
@@ -970,7 +980,7 @@ cf_status cf_probe_exec_parse_output(const char *text, size_t len, const cf_prob
         st = drain_lines(&ps, &pending, 1);
     free(pending.data);
     if (st == CF_OK)
-        st = check_complete(&ps);
+        st = check_complete(&ps, NULL);
     if (st != CF_OK)
         cf_probe_result_free(out);
     return st;

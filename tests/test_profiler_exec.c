@@ -283,6 +283,12 @@ static void test_incomplete_and_script_error(void **state)
     printf("incomplete:\n");
     expect_error(run_script("nodone", DEVICE STEP_LOOP, 5, &res), CF_ERR_INVALID, &res,
                  "ended at stdout line 5 without a 'done' event", NULL);
+    /* nothing on stdout, the protocol on stderr: not "ended at stdout line
+     * 0"; the message says stdout was empty and quotes stderr */
+    expect_error(run_script("onstderr", "echo '{\"event\": \"done\"}' >&2\n", 5, &res), CF_ERR_INVALID, &res,
+                 "nothing on stdout, expected one JSON object per line ending with a 'done' event",
+                 "its last stderr line: {\"event\": \"done\"}");
+    expect_error(run_script("empty", "exit 0\n", 5, &res), CF_ERR_INVALID, &res, "nothing on stdout", NULL);
     expect_error(run_script("short", DEVICE "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": 1, \"samples\": 8}'\n" DONE,
                             5, &res),
                  CF_ERR_INVALID, &res, "1 'step' events by stdout line 3, expected 4", NULL);
