@@ -942,7 +942,12 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
         if (exec_errno == ENOENT)
             cf_error_hint("the program is not on PATH or the path is wrong; commands run without a shell");
     }
-    if (st == CF_OK && timed_out) {
+    if (st == CF_OK && timed_out && ps.done) {
+        /* its output was complete: the wait was for its exit */
+        st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: it printed the 'done' event (stdout line %ld) "
+                          "but had not exited %g s later", p->label, ps.line, p->timeout_s);
+        cf_error_hint("the run ends when the command exits: tear down before printing 'done', and exit after it");
+    } else if (st == CF_OK && timed_out) {
         char where[48];
         st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: no output for %g s %s", p->label, p->timeout_s,
                           after_line(ps.line, where, sizeof where));

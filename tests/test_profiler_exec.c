@@ -254,6 +254,9 @@ static void test_timeout(void **state)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double elapsed = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     assert_true(elapsed < 20); /* the script would sleep 30 s: it was killed */
+    /* complete output, then no exit: not "no output" */
+    expect_error(run_script("linger", DEVICE STEP_LOOP DONE "sleep 30\n", 0.5, &res), CF_ERR_UNAVAILABLE, &res,
+                 "timed out: it printed the 'done' event (stdout line 6) but had not exited 0.5 s later", NULL);
 }
 
 static void test_nonzero_exit(void **state)
