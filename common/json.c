@@ -681,7 +681,14 @@ double cf_json_round(double v, int digits)
     if (v == 0 || !isfinite(v))
         return v;
     double scale = pow(10, digits - 1 - (int)floor(log10(fabs(v))));
-    return round(v * scale) / scale;
+    double r = round(v * scale) / scale;
+    if (isfinite(r) && isfinite(scale) && scale > 0)
+        return r;
+    /* near the ends of the range the scale overflows (2.2e-308: 10^313) or
+     * underflows: the decimal conversion rounds the same way, without one */
+    char text[40];
+    snprintf(text, sizeof text, "%.*g", digits, v);
+    return strtod(text, NULL);
 }
 
 void cf_json_add_rounded(cJSON *o, const char *key, double v, int digits)

@@ -103,6 +103,12 @@ static void test_rounded_numbers(void **state)
     assert_true(cf_json_round(-2.71828, 2) == -2.7);
     assert_true(cf_json_round(0, 4) == 0);
     assert_true(isinf(cf_json_round(INFINITY, 4)));
+    /* at the ends of the range the scale 10^(digits-1-exponent) overflows:
+     * 2.2e-308 (an accepted learning rate) rounded to NaN, written "-nan" into a launch spec */
+    assert_true(cf_json_round(2.2250738585072014e-308, 6) == 2.22507e-308);
+    assert_true(cf_json_round(4.9406564584124654e-324, 6) == 4.9406564584124654e-324);
+    assert_true(cf_json_round(1.7976931348623157e308, 6) == 1.79769e308);
+    assert_true(cf_json_round(-3.0e-310, 2) == -3.0e-310);
     cJSON *o = cJSON_CreateObject();
     cf_json_add_rounded(o, "p50_h", 12.3456, 3);
     cf_json_add_rounded(o, "p90_h", INFINITY, 3); /* does not finish: null, not a number JSON cannot hold */
