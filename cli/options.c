@@ -667,6 +667,18 @@ int cf_cli_on_command_line(const cf_cli_options *opts, const char *long_name)
     return 0;
 }
 
+size_t cf_cli_subcommand_options_given(const cf_cli_options *opts, unsigned command,
+                                       const char *(*subcommands_of)(const char *long_name), const char **given)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cf_cli_option_count && n < CF_CLI_MAX_OPTIONS; i++) {
+        const char *name = cf_cli_option_table[i].long_name;
+        if ((cf_cli_option_table[i].commands & command) && opts->on_command_line[i] && subcommands_of(name))
+            given[n++] = name;
+    }
+    return n;
+}
+
 int cf_cli_option_store(const cf_cli_option *o, const char *command_name, const char *arg, cf_cli_options *opts)
 {
     return store(o, command_name, arg, opts);

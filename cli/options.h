@@ -190,6 +190,12 @@ int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const ch
 int cf_cli_option_takes_zero(const cf_cli_option *o);
 /* Whether option --`long_name` was given on the command line. */
 int cf_cli_on_command_line(const cf_cli_options *opts, const char *long_name);
+/* The options of `command` given on the command line that only some of
+ * its subcommands take (`subcommands_of` non-NULL for them: the library's
+ * table, which the completion scripts read too), into given[] (room for
+ * CF_CLI_MAX_OPTIONS); returns how many. */
+size_t cf_cli_subcommand_options_given(const cf_cli_options *opts, unsigned command,
+                                       const char *(*subcommands_of)(const char *long_name), const char **given);
 /* Appends the option lines of `command` (for --help) to `out`, wrapped to
  * `width` columns (0 = no limit). */
 void cf_cli_options_help(unsigned command, int width, cf_buf *out);

@@ -288,13 +288,7 @@ static int check_sub_options(const cf_cli_options *o, const char *sub)
 {
     /* what the command line gave: a configuration file's defaults apply where they can */
     const char *given[CF_CLI_MAX_OPTIONS];
-    size_t n = 0;
-    for (size_t i = 0; i < cf_cli_option_count; i++) {
-        const char *name = cf_cli_option_table[i].long_name;
-        if ((cf_cli_option_table[i].commands & CMD_HISTORY) && cf_history_option_subcommands(name) &&
-            cf_cli_on_command_line(o, name))
-            given[n++] = name;
-    }
+    size_t n = cf_cli_subcommand_options_given(o, CMD_HISTORY, cf_history_option_subcommands, given);
     if (cf_history_check_options(sub, given, n, cf_cli_note, NULL) != CF_OK)
         return cf_report_error();
     return 0;

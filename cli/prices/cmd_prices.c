@@ -100,13 +100,7 @@ int cmd_prices(int argc, char **argv, const cf_cli_options *o, int n_positional)
     /* the other form's options given on the command line: noted as ignored (a configuration file's default
      * applies where it can); the table is cf_prices_option_subcommands', completion's too */
     const char *given[CF_CLI_MAX_OPTIONS] = {0};
-    size_t n = 0;
-    for (size_t i = 0; i < cf_cli_option_count; i++) {
-        const char *name = cf_cli_option_table[i].long_name;
-        if ((cf_cli_option_table[i].commands & CMD_PRICES) && cf_prices_option_subcommands(name) &&
-            cf_cli_on_command_line(o, name))
-            given[n++] = name;
-    }
+    size_t n = cf_cli_subcommand_options_given(o, CMD_PRICES, cf_prices_option_subcommands, given);
     cf_prices_check_options(update ? "update" : "listing", given, n, cf_cli_note, NULL);
     if (update)
         return cf_cli_prices_update(o, n_positional);
