@@ -207,6 +207,27 @@ cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_do
         free(st.records);
         return status;
     }
+    /* A row of another width than the header: a value past the last
+     * column was silently dropped, a short row read its missing optional
+     * columns as empty. Trailing empty fields (a spreadsheet's) are not
+     * values. */
+    for (size_t i = 1; i < st.n_records && status == CF_OK; i++) {
+        const cf_csv_record *row = &st.records[i];
+        size_t width = row->n_fields;
+        while (width > head->n_fields && row->fields[width - 1][0] == '\0')
+            width--;
+        if (width != head->n_fields) {
+            status = cf_error_set(CF_ERR_INVALID, "%s:%ld: expected %zu fields (the header's columns), got %zu", name,
+                                  row->line, head->n_fields, row->n_fields);
+            cf_error_hint("quote a field that holds a comma (\"a,b\"), and give every row one field per column");
+        }
+    }
+    if (status != CF_OK) {
+        for (size_t i = 0; i < st.n_records; i++)
+            record_free(&st.records[i]);
+        free(st.records);
+        return status;
+    }
     out->header = st.records[0];
     out->n_records = st.n_records - 1;
     if (out->n_records) {

@@ -54,6 +54,18 @@ static void test_empty_and_missing_column(void **state)
     text = "x,y,,\n1,2,,\n";
     assert_int_equal(cf_csv_parse(text, strlen(text), "t.csv", &doc), CF_OK);
     cf_csv_free(&doc);
+    /* A row with more or fewer fields than the header is refused: a value
+     * past the last column was dropped, a short row read its missing
+     * optional columns as empty. Trailing empty fields are a spreadsheet's. */
+    text = "x,y,z\n1,2,3\n4,5,6,7\n";
+    assert_int_equal(cf_csv_parse(text, strlen(text), "l.csv", &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "l.csv:3: expected 3 fields (the header's columns), got 4");
+    text = "x,y,z\n1,2\n";
+    assert_int_equal(cf_csv_parse(text, strlen(text), "s.csv", &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "s.csv:2: expected 3 fields (the header's columns), got 2");
+    text = "x,y,z\n1,2,3,,\n";
+    assert_int_equal(cf_csv_parse(text, strlen(text), "e.csv", &doc), CF_OK);
+    cf_csv_free(&doc);
 }
 
 static const char header[] =
