@@ -13,11 +13,13 @@
 #include "cloudfit/common/csvread.h"
 #include "cloudfit/common/csvwrite.h"
 
-/* One header field "f" and one record with `text`, parsed back. */
+/* A header "f,g" and one record with `text` and 7, parsed back (a row of
+ * another width than its header is refused). */
 static void round_trip(const char *text, const char *want_read)
 {
     cf_buf b = CF_BUF_INIT;
-    cf_csv_put_text(&b, "f", 1);
+    cf_csv_put_text(&b, "f", 0);
+    cf_csv_put_text(&b, "g", 1);
     cf_csv_put_text(&b, text, 0);
     cf_csv_put_int(&b, 7, 1);
     assert_false(cf_buf_failed(&b));
