@@ -178,7 +178,12 @@ cf_status cf_history_each(cf_db *db, const cf_history_filter *f, cf_history_row_
         values[n_values++] = f->source_hash;
         cf_buf_puts(&sql, " AND (r.identity = ? OR (r.identity IS NULL AND coalesce(r.source_hash, r.spec_hash) = ?))");
     }
-    cf_buf_puts(&sql, " ORDER BY r.created_at DESC, r.id DESC");
+    if (f->later_last) {
+        values[n_values++] = f->later_last;
+        cf_buf_puts(&sql, " ORDER BY (r.created_at > ?) ASC, r.created_at DESC, r.id DESC");
+    } else {
+        cf_buf_puts(&sql, " ORDER BY r.created_at DESC, r.id DESC");
+    }
     if (f->limit > 0)
         cf_buf_printf(&sql, " LIMIT %d", f->limit);
     cf_db_stmt *stmt = NULL;
@@ -314,11 +319,11 @@ cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_
 }
 
 cf_status cf_history_latest(cf_db *db, const char *identity, const char *source_hash, const char *branch,
-                            cf_history_row *out, int *found)
+                            const char *now, cf_history_row *out, int *found)
 {
     *found = 0;
     cf_history_filter f = {.identity = identity, .source_hash = source_hash, .branch = branch, .branch_runs_only = 1,
-                           .limit = 1};
+                           .limit = 1, .later_last = now};
     cf_history_row *rows = NULL;
     size_t n = 0;
     cf_status st = cf_history_list(db, &f, &rows, &n);

@@ -165,9 +165,9 @@ static void test_source_hash_lineage(void **state)
     assert_int_equal(cf_history_insert(db, &overridden, &id), CF_OK);
     cf_history_row row;
     int found = 0;
-    assert_int_equal(cf_history_latest(db, NULL, "file-hash", NULL, &row, &found), CF_OK);
+    assert_int_equal(cf_history_latest(db, NULL, "file-hash", NULL, NULL, &row, &found), CF_OK);
     assert_true(found && row.id == id && strcmp(row.spec_hash, "effective-50h") == 0);
-    assert_int_equal(cf_history_latest(db, NULL, "effective-50h", NULL, &row, &found), CF_OK);
+    assert_int_equal(cf_history_latest(db, NULL, "effective-50h", NULL, NULL, &row, &found), CF_OK);
     assert_false(found); /* the baseline key is the file, not the overrides */
     cf_history_measurement m = {.recommendation_id = id, .step_time_s = 0.5, .total_hours = NAN, .total_usd = NAN};
     snprintf(m.recorded_at, sizeof m.recorded_at, "2026-11-23T00:00:00Z");
@@ -184,7 +184,7 @@ static void test_source_hash_lineage(void **state)
     assert_int_equal(sqlite3_exec(raw, "UPDATE recommendations SET source_hash = NULL", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(raw);
     assert_int_equal(cf_db_open(path, &db), CF_OK);
-    assert_int_equal(cf_history_latest(db, NULL, "effective-50h", NULL, &row, &found), CF_OK);
+    assert_int_equal(cf_history_latest(db, NULL, "effective-50h", NULL, NULL, &row, &found), CF_OK);
     assert_true(found && row.id == id);
     cf_db_close(db);
 }

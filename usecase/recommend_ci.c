@@ -112,23 +112,37 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
          * becomes main's baseline; then any branch, as before */
         const char *own = !branch && req->ci && req->ci->branch[0] && !req->ci->pull_request[0] ? req->ci->branch
                                                                                               : NULL;
-        cf_status st = cf_history_latest(req->db, out->identity, spec->source_hash, branch ? branch : own, &row,
-                                         &found);
-        if (st == CF_OK && !found && own)
-            st = cf_history_latest(req->db, out->identity, spec->source_hash, NULL, &row, &found);
+        const char *now = out->created_at[0] ? out->created_at : NULL;
+        const char *on = branch ? branch : own;
+        cf_status st = cf_history_latest(req->db, out->identity, spec->source_hash, on, now, &row, &found);
+        if (st == CF_OK && !found && own) {
+            on = NULL;
+            st = cf_history_latest(req->db, out->identity, spec->source_hash, on, now, &row, &found);
+        }
+        /* The newest run dated up to this one is the baseline; a run dated
+         * after it came from a clock that was ahead (or this one is
+         * behind). It is passed over, as a price snapshot fetched in the
+         * future is (db/snapshots.c): else it would shadow every later run
+         * until the clocks got there. Either way the baseline's name says
+         * so: the one passed over, or that the baseline itself is dated
+         * after this run when there is no other. */
+        cf_history_row newest;
+        int newest_found = 0;
+        if (st == CF_OK && found && now && strcmp(row.created_at, now) <= 0)
+            st = cf_history_latest(req->db, out->identity, spec->source_hash, on, NULL, &newest, &newest_found);
         if (st != CF_OK)
             return st;
         if (found) {
             cf_baseline_from_row(&row, b);
-            /* The newest-dated run is the baseline; one dated after this
-             * run came from a clock that was ahead (or this one is behind),
-             * and shadows the base branch's later runs until the clocks
-             * get there: said wherever the baseline is named. */
-            if (out->created_at[0] && strcmp(row.created_at, out->created_at) > 0) {
-                size_t len = strlen(b->source);
-                if (len > 0 && b->source[len - 1] == ')')
+            size_t len = strlen(b->source);
+            if (now && len > 0 && b->source[len - 1] == ')') {
+                if (strcmp(row.created_at, now) > 0)
                     snprintf(b->source + len - 1, sizeof b->source - (len - 1),
-                             "; dated after this run, %s: a clock was ahead)", out->created_at);
+                             "; dated after this run, %s: a clock was ahead)", now);
+                else if (newest_found && newest.id != row.id && strcmp(newest.created_at, now) > 0)
+                    snprintf(b->source + len - 1, sizeof b->source - (len - 1),
+                             "; recommendation %lld, dated %s after this run (%s: a clock was ahead), passed over)",
+                             newest.id, newest.created_at, now);
             }
             snprintf(b->spec_hash, sizeof b->spec_hash, "%s", row.spec_hash);
             snprintf(b->job_name, sizeof b->job_name, "%s", row.spec_name);

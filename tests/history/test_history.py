@@ -206,27 +206,41 @@ def test_github_pull_request_number_is_digits():
         assert got == want, (ref, got)
 
 
-def test_baseline_dated_after_the_run_is_said():
-    """The newest-dated run is the baseline: one from a runner whose clock was ahead (2030) shadowed the base
-    branch's later runs, and a pull request's gate failed against it (+576 %) with nothing saying why. The
-    baseline's name now says it is dated after this run."""
+def test_baseline_dated_after_the_run_is_passed_over():
+    """A run from a runner whose clock was ahead (2030) was the newest-dated, so it shadowed the base branch's
+    later runs until the clocks got there: a pull request's gate failed against it (+576 %) with nothing saying
+    why. Now a run dated after this one is taken only when there is no other (as a price snapshot fetched in
+    the future is), and the baseline's name says which run was passed over, or that the baseline itself is
+    dated after this run."""
     db = new_db("clock_ahead")
     spec = example("resnet18-cifar10.json")
+
+    def baseline_note(epoch=None):
+        env = clean_env(CI="true", CLOUDFIT_CI_BRANCH="feat", **({"SOURCE_DATE_EPOCH": epoch} if epoch else {}))
+        rc, out, err = run("recommend", "--db", db, *FAST, "--base-branch", "main", "--max-cost-increase", "1000%",
+                           "-f", "json", spec, env=env)
+        assert rc == 0, err
+        notes = [g["note"] for g in json.loads(out)["gates"] if g["name"].startswith("max_cost_increase")]
+        assert len(notes) == 1, out
+        return notes[0]
+
     recommend(db, spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="main", SOURCE_DATE_EPOCH="1900000000"))
-    rc, out, err = run("recommend", "--db", db, *FAST, "--base-branch", "main", "--max-cost-increase", "1000%",
-                       "-f", "json", spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="feat"))
-    assert rc == 0, err
-    notes = [g["note"] for g in json.loads(out)["gates"] if g["name"].startswith("max_cost_increase")]
-    assert notes and "(main, 2030-03-17T17:46:40Z; dated after this run, " in notes[0], notes
-    assert ": a clock was ahead)" in notes[0], notes
-    # a baseline dated before the run says nothing of the kind
+    ahead = last_id(db)
+    # the only run is dated after this one: it is the baseline, and says so
+    note = baseline_note()
+    assert "recommendation %d (main, 2030-03-17T17:46:40Z; dated after this run, " % ahead in note, note
+    assert ": a clock was ahead)" in note, note
+    # a run dated before this one is the baseline; the one from the future is named as passed over
     recommend(db, spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="main", SOURCE_DATE_EPOCH="1700000000"))
-    rc, out, err = run("recommend", "--db", db, *FAST, "--base-branch", "main", "--max-cost-increase", "1000%",
-                       "-f", "json", spec, env=clean_env(CI="true", CLOUDFIT_CI_BRANCH="feat",
-                                                         SOURCE_DATE_EPOCH="1950000000"))
-    assert rc == 0, err
-    notes = [g["note"] for g in json.loads(out)["gates"] if g["name"].startswith("max_cost_increase")]
-    assert notes and "dated after this run" not in notes[0], notes
+    before = last_id(db)
+    note = baseline_note()
+    assert "recommendation %d (main, 2023-11-14T22:13:20Z; recommendation %d, dated 2030-03-17T17:46:40Z after " \
+           "this run (" % (before, ahead) in note, note
+    assert ": a clock was ahead), passed over)" in note, note
+    # once the clocks get there, the 2030 run is the newest and nothing is said
+    note = baseline_note("1950000000")
+    assert "recommendation %d (main, 2030-03-17T17:46:40Z)" % ahead in note, note
+    assert "clock" not in note and "passed over" not in note, note
 
 
 def fill(db):

@@ -96,6 +96,10 @@ typedef struct {
     const char *identity;
     int limit;                 /* 0 = no limit */
     int listed_only;           /* only what `history` lists: identity "" and the intervals NaN (faster) */
+    /* With it, rows dated after it (a clock that was ahead when they were
+     * recorded) come after every other row, newest first among them, as a
+     * price snapshot fetched in the future does (db/snapshots.c). */
+    const char *later_last;
 } cf_history_filter;
 
 /* Rows matching `filter`, newest first, handed to `fn` one at a time as
@@ -118,9 +122,10 @@ cf_status cf_history_gates(cf_db *db, long long id, cf_history_gate **out, size_
  * branch has the same name — a fork's `main` would become main's
  * baseline), whatever the command-line overrides were — or, for rows recorded
  * before identities existed, for the spec file `source_hash`; *found = 0
- * when there is none. */
+ * when there is none. `now` (ISO 8601 UTC, or NULL): rows dated after it
+ * are taken only when there is no other (cf_history_filter.later_last). */
 cf_status cf_history_latest(cf_db *db, const char *identity, const char *source_hash, const char *branch,
-                            cf_history_row *out, int *found);
+                            const char *now, cf_history_row *out, int *found);
 /* The stored effective spec (canonical JSON) of `spec_hash`; *json = NULL
  * when the history does not hold it. Caller frees. */
 cf_status cf_history_spec_json(cf_db *db, const char *spec_hash, char **json);
