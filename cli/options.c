@@ -62,7 +62,7 @@ const cf_cli_option cf_cli_option_table[] = {
     {"include-restricted-regions", 0, OPT_FLAG, NULL, CMD_RECOMMEND | CMD_PRICES | CMD_SEARCH,
      OFF(include_restricted_regions),
      "also offer regions where launching needs an access request (Azure's restricted regions; docs/pricing.md)"},
-    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_SEARCH, OFF(gpus), "only this GPU model; repeatable"},
+    {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_SEARCH, OFF(gpus), "only this GPU model (or its name as nvidia-smi prints it, 'Tesla T4'); repeatable"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_HISTORY, OFF(gpus),
      "only recommendations of this GPU model; repeatable (rows of any of them)"},
     {"gpu", 0, OPT_LIST, "GPU[:N]", CMD_PRICES, OFF(gpus),

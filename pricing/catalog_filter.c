@@ -20,6 +20,10 @@ static const char *const SUPPORTED_CLOUDS[] = {"aws", "gcp", "azure", "lambda"};
 /* How many names a hint lists before it says "... (N in all)". */
 enum { HINT_MAX_REGIONS = 8, MAX_SUGGESTIONS = 3, NAME_MAX_CHARS = 64 };
 
+/* How many of a filter's GPU words are looked up once per call rather
+ * than once per row (a spec has at most 32). */
+enum { GPU_MODELS_CACHED = 64 };
+
 /* ---- matching ------------------------------------------------------------ */
 
 static int in_list(const char *value, const char *const *list, size_t n, int ignore_case)
@@ -37,14 +41,42 @@ static int cloud_selected(const cf_catalog_filter *filter, const char *cloud)
     return filter->n_clouds == 0 || in_list(cloud, filter->clouds, filter->n_clouds, 1);
 }
 
+/* The filter's GPU words as the models they stand for
+ * (cf_catalog_gpu_filter_model: "Tesla T4" is T4), the first
+ * GPU_MODELS_CACHED of them. */
+typedef struct {
+    const cf_catalog *catalog;
+    const cf_catalog_filter *filter;
+    const char *models[GPU_MODELS_CACHED];
+} gpu_models;
+
+static void gpu_models_init(gpu_models *m, const cf_catalog *catalog, const cf_catalog_filter *filter)
+{
+    m->catalog = catalog;
+    m->filter = filter;
+    for (size_t i = 0; i < filter->n_gpus && i < GPU_MODELS_CACHED; i++)
+        m->models[i] = cf_catalog_gpu_filter_model(catalog, filter->gpus[i]);
+}
+
+static int gpu_selected(const gpu_models *m, const char *gpu_model)
+{
+    for (size_t i = 0; i < m->filter->n_gpus; i++) {
+        const char *model =
+            i < GPU_MODELS_CACHED ? m->models[i] : cf_catalog_gpu_filter_model(m->catalog, m->filter->gpus[i]);
+        if (strcasecmp(gpu_model, model) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Without the region restriction: 1 = passes. */
-static int row_passes_but_restriction(const cf_vm *vm, const cf_catalog_filter *filter)
+static int row_passes_but_restriction(const cf_vm *vm, const cf_catalog_filter *filter, const gpu_models *gpus)
 {
     if (!cloud_selected(filter, vm->cloud))
         return 0;
     if (filter->n_regions && !in_list(vm->region, filter->regions, filter->n_regions, 0))
         return 0;
-    if (filter->n_gpus && !in_list(vm->gpu_model, filter->gpus, filter->n_gpus, 1))
+    if (filter->n_gpus && !gpu_selected(gpus, vm->gpu_model))
         return 0;
     if (filter->spot == CF_SPOT_ONLY && vm->price_spot_usd_per_hr == 0.0)
         return 0;
@@ -62,27 +94,30 @@ static int restricted_out(const cf_vm *vm, const cf_catalog_filter *filter)
            !(filter->n_regions && in_list(vm->region, filter->regions, filter->n_regions, 0));
 }
 
-static int row_passes(const cf_vm *vm, const cf_catalog_filter *filter)
-{
-    return row_passes_but_restriction(vm, filter) && !restricted_out(vm, filter);
-}
-
 size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter *filter,
                               const cf_vm **out)
 {
+    gpu_models gpus;
+    if (filter)
+        gpu_models_init(&gpus, catalog, filter);
     size_t n = 0;
     for (size_t i = 0; i < catalog->n_vms; i++) {
-        if (!filter || row_passes(&catalog->vms[i], filter))
-            out[n++] = &catalog->vms[i];
+        const cf_vm *vm = &catalog->vms[i];
+        if (!filter || (row_passes_but_restriction(vm, filter, &gpus) && !restricted_out(vm, filter)))
+            out[n++] = vm;
     }
     return n;
 }
 
 size_t cf_catalog_filter_restricted(const cf_catalog *catalog, const cf_catalog_filter *filter)
 {
+    if (!filter)
+        return 0;
+    gpu_models gpus;
+    gpu_models_init(&gpus, catalog, filter);
     size_t n = 0;
-    for (size_t i = 0; filter && i < catalog->n_vms; i++)
-        n += row_passes_but_restriction(&catalog->vms[i], filter) && restricted_out(&catalog->vms[i], filter);
+    for (size_t i = 0; i < catalog->n_vms; i++)
+        n += row_passes_but_restriction(&catalog->vms[i], filter, &gpus) && restricted_out(&catalog->vms[i], filter);
     return n;
 }
 
@@ -273,13 +308,14 @@ static cf_status check_gpus(const cf_catalog *catalog, const cf_catalog_filter *
 {
     for (size_t i = 0; i < filter->n_gpus; i++) {
         const char *gpu = filter->gpus[i];
-        if (cf_catalog_sells_gpu(catalog, gpu))
+        /* a model, or the name a tool prints for one ("Tesla T4") */
+        if (cf_catalog_sells_gpu(catalog, cf_catalog_gpu_filter_model(catalog, gpu)))
             continue;
         name_list known;
         if (collect_names(catalog, NULL, field_gpu, &known) != CF_OK)
             return CF_ERR_NOMEM;
         /* In the GPU table but on no VM: a real GPU nobody rents here. */
-        if (cf_catalog_gpu(catalog, gpu))
+        if (cf_catalog_gpu(catalog, cf_catalog_gpu_filter_model(catalog, gpu)))
             cf_error_set(CF_ERR_INVALID, "no VM in catalog '%s' has GPU '%s'", catalog->name, gpu);
         else
             cf_error_set(CF_ERR_INVALID, "unknown GPU '%s'", gpu);

@@ -631,19 +631,16 @@ static void expect_filter_error(const cf_catalog_filter *f, const char *message,
 static void test_check_filter_errors(void **state)
 {
     (void)state;
-    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("H100", "A100-80G")},
-                        "unknown GPU 'A100-80G'", "did you mean 'A100-80GB'? known GPUs: ");
-    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("A100-80G")}, "unknown GPU 'A100-80G'",
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("H100", "A100-8GB")},
+                        "unknown GPU 'A100-8GB'", "did you mean 'A100-80GB'? known GPUs: ");
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("A100-8GB")}, "unknown GPU 'A100-8GB'",
                         "known GPUs: A10, A100-40GB, A100-80GB, A100-80GB-PCIE, A10G, A6000, B200,");
     /* The known list is sorted and complete. */
     assert_non_null(strstr(cf_error_hint_text(), "T4, V100, V100-32GB, V100-PCIE"));
     expect_filter_error(&(cf_catalog_filter){.gpus = LIST("a100")}, "unknown GPU 'a100'",
                         "did you mean 'A100-40GB', 'A100-80GB' or 'A100-80GB-PCIE'?");
-    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("h100 nvl ")}, "unknown GPU 'h100 nvl '",
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("H100-NV")}, "unknown GPU 'H100-NV'",
                         "did you mean 'H100-NVL'?");
-    /* a GPU named as nvidia-smi prints it: the model name to write */
-    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("Tesla T4")}, "unknown GPU 'Tesla T4'",
-                        "did you mean 'T4'? known GPUs: ");
     expect_filter_error(&(cf_catalog_filter){.gpus = LIST("TPUv5")}, "unknown GPU 'TPUv5'",
                         "known GPUs: A10,");
     assert_null(strstr(cf_error_hint_text(), "did you mean"));
@@ -674,6 +671,70 @@ static void test_check_filter_errors(void **state)
                          .clouds = LIST("AWS", "Lambda"), .regions = LIST("us-east-1"),
                          .gpus = LIST("h100", "a10g")}), CF_OK);
     assert_int_equal(cf_catalog_check_filter(&embedded, NULL), CF_OK);
+}
+
+/* A GPU filter takes a GPU as the tools print it ("Tesla T4", docs/catalog.md
+ * "GPU names in filters"): the same offers as the model's name, where the
+ * filter refused it before; a family word is never narrowed to the
+ * resolver's first row of the family ("a100" is refused as before, with the
+ * family in the hint). */
+static void test_filter_takes_tool_spellings(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spelling, *model;
+    } cases[] = {
+        {"Tesla T4", "T4"},
+        {"NVIDIA H100 80GB HBM3", "H100"},
+        {"NVIDIA_H100_80GB_HBM3", "H100"},
+        {"NVIDIA A100-SXM4-40GB", "A100-40GB"},
+        {"NVIDIA A100 80GB PCIe", "A100-80GB-PCIE"},
+        {"AMD Instinct MI300X", "MI300X"},
+        {"AMD Instinct MI300X VF", "MI300X"},
+        {"Quadro RTX 6000", "RTX6000"},
+        {"Tesla V100-SXM2-32GB", "V100-32GB"},
+        {"NVIDIA GH200 480GB", "GH200"},
+        {"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000"},
+        {"h100 nvl ", "H100-NVL"},
+        {"A100-80G", "A100-80GB"}, /* "80G": a memory size as tools write it (rule 3) */
+        {"t4", "t4"}, /* a model in any case: as written */
+    };
+    const cf_vm **by_spelling = calloc(embedded.n_vms, sizeof *by_spelling);
+    const cf_vm **by_model = calloc(embedded.n_vms, sizeof *by_model);
+    assert_non_null(by_spelling);
+    assert_non_null(by_model);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *spelling = cases[i].spelling;
+        assert_string_equal(cf_catalog_gpu_filter_model(&embedded, spelling), cases[i].model);
+        /* with a model before it, as a repeated --gpu gives */
+        const char *spelled[2] = {"B200", spelling}, *named[2] = {"B200", cases[i].model};
+        cf_catalog_filter fs = {.gpus = spelled, .n_gpus = 2, .spot = CF_SPOT_ALLOW};
+        cf_catalog_filter fm = {.gpus = named, .n_gpus = 2, .spot = CF_SPOT_ALLOW};
+        cf_error_clear();
+        if (cf_catalog_check_filter(&embedded, &fs) != CF_OK)
+            fail_msg("'%s' refused: %s", spelling, cf_error_message());
+        size_t ns = cf_catalog_filter_rows(&embedded, &fs, by_spelling);
+        size_t nm = cf_catalog_filter_rows(&embedded, &fm, by_model);
+        assert_int_equal(ns, nm);
+        assert_true(nm > filter_count(&(cf_catalog_filter){.gpus = LIST("B200"), .spot = CF_SPOT_ALLOW}));
+        assert_memory_equal(by_spelling, by_model, nm * sizeof *by_model);
+        assert_int_equal(cf_catalog_filter_restricted(&embedded, &fs), cf_catalog_filter_restricted(&embedded, &fm));
+    }
+    free(by_spelling);
+    free(by_model);
+
+    /* Family words and other products stay as written: "a100" is refused as
+     * before, never read as A100-40GB alone; so is "NVIDIA A100". */
+    const char *const as_written[] = {"a100", "A100", "NVIDIA A100", "NVIDIA H100", "TPUv5", "Tesla T4 T4 x"};
+    for (size_t i = 0; i < sizeof as_written / sizeof *as_written; i++)
+        assert_ptr_equal(cf_catalog_gpu_filter_model(&embedded, as_written[i]), as_written[i]);
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("a100")}, "unknown GPU 'a100'",
+                        "did you mean 'A100-40GB', 'A100-80GB' or 'A100-80GB-PCIE'? known GPUs: ");
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("T4", "NVIDIA H100")}, "unknown GPU 'NVIDIA H100'",
+                        "known GPUs: ");
+    /* a tool's spelling of a GPU no offer sells: the message of its model */
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("Tesla K80")},
+                        "no VM in catalog 'embedded' has GPU 'Tesla K80'", "known GPUs: ");
 }
 
 /* Which list failed, without reading the message: a cloud or region named
@@ -1028,6 +1089,7 @@ int main(void)
         cmocka_unit_test(test_gpu_lookup_and_peak),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_check_filter_errors),
+        cmocka_unit_test(test_filter_takes_tool_spellings),
         cmocka_unit_test(test_check_filter_names_the_failed_list),
         cmocka_unit_test(test_small_catalog_loads),
         cmocka_unit_test(test_malformed_vms),

@@ -21,10 +21,14 @@ static cf_status open_trace(const cf_search_session_request *req, cf_search_sess
     double noise = req->trace_noise_sd >= 0 ? req->trace_noise_sd : 0.02;
     const char *model = req->trace_model ? req->trace_model : req->spec->job.name;
     const cf_catalog *catalog = &req->catalog_source->catalog;
+    /* search.gpus as the models they name ("Tesla T4" is T4), as recommend filters */
+    char gpus[CF_SPEC_MAX_GPUS][CF_GPU_NAME_MAX];
+    for (int i = 0; i < req->spec->search.n_gpus; i++)
+        snprintf(gpus[i], sizeof gpus[i], "%s", cf_catalog_gpu_filter_model(catalog, req->spec->search.gpus[i]));
     cf_trace_runner_config cfg = {.path = req->runner + 6, .model = model, .vms = catalog->vms,
                                   .n_vms = catalog->n_vms, .clouds = req->spec->search.clouds,
                                   .n_clouds = req->spec->search.n_clouds, .regions = req->spec->search.regions,
-                                  .n_regions = req->spec->search.n_regions, .gpus = req->spec->search.gpus,
+                                  .n_regions = req->spec->search.n_regions, .gpus = gpus,
                                   .n_gpus = req->spec->search.n_gpus, .prices = req->prices,
                                   .n_prices = req->n_prices, .noise_sd = noise, .seed = runner_seed(req),
                                   .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0};

@@ -66,6 +66,16 @@ void cf_catalog_free(cf_catalog *catalog);
 const cf_gpu *cf_catalog_gpu(const cf_catalog *catalog, const char *model);
 /* cf_gpu_resolve (cloudfit/pricing/types.h) over the catalog's GPU table. */
 const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name);
+/* The GPU model a word of a GPU filter stands for (recommend's and
+ * search's --gpu, search.gpus, a configuration file's "gpu"; docs/catalog.md
+ * "GPU names in filters"): a model of the GPU table, or a word naming a
+ * family of several rows ("a100", "NVIDIA A100": cf_gpu_family_rows), as
+ * written, so a family is never narrowed to its first row; else the model
+ * of the one row cf_gpu_resolve reads in a tool's spelling ("Tesla T4" →
+ * "T4", "NVIDIA H100 80GB HBM3" → "H100"); else the word itself, which
+ * names no row.
+ * Points into the catalog or at `word`. */
+const char *cf_catalog_gpu_filter_model(const cf_catalog *catalog, const char *word);
 /* Whether an offer of the catalog has this GPU model (case-insensitive): the
  * table also holds GPUs no offer sells (data/gpus_added.csv). */
 int cf_catalog_sells_gpu(const cf_catalog *catalog, const char *model);

@@ -320,11 +320,11 @@ def test_wrong_type_names_key_path():
 
 def test_unknown_gpu_in_search():
     spec = json.load(open(example("mlp-synthetic.json")))
-    spec["search"]["gpus"] = ["A100-80G"]
+    spec["search"]["gpus"] = ["A100-8GB"]
     path = write("badgpu.json", json.dumps(spec))
     rc, out, err = run("recommend", "--no-history", path)
     assert rc == 3, (rc, err)
-    assert "unknown GPU 'A100-80G'" in err and "hint: " in err and "A100-80GB" in err, err
+    assert "unknown GPU 'A100-8GB'" in err and "hint: " in err and "A100-80GB" in err, err
 
 
 def test_unknown_current_gpu():
@@ -341,6 +341,39 @@ def test_unknown_current_gpu():
         spec["training"]["current"]["gpu"] = gpu
         rc, out, err = run("recommend", "-q", "--no-history", write("current.json", json.dumps(spec)))
         assert rc == 0, (gpu, err)
+
+
+def test_gpu_filter_takes_the_names_tools_print():
+    """--gpu and search.gpus refused a GPU as nvidia-smi or torch.cuda.get_device_name() prints it ("Tesla T4":
+    exit 2 with "did you mean 'T4'?") while prices --gpu and training.current.gpu took it. Now such a name is
+    the one GPU it names: the same recommendation as the model's name. A family word is not narrowed to one
+    of its GPUs: --gpu a100 is refused as before, naming the three A100 rows."""
+    spec = example("resnet50-imagenet.json")
+    for spelling, model in (("Tesla T4", "T4"), ("NVIDIA H100 80GB HBM3", "H100"),
+                            ("NVIDIA A100-SXM4-40GB", "A100-40GB"), ("AMD Instinct MI300X", "MI300X"),
+                            ("Quadro RTX 6000", "RTX6000")):
+        outs = []
+        for gpu in (model, spelling):
+            rc, out, err = run("recommend", "-q", "--no-history", "-f", "json", "--gpu", gpu, spec)
+            assert rc == 0, (gpu, rc, err)
+            doc = json.loads(out)
+            assert doc["constraints"]["gpus"] == [gpu], doc["constraints"]
+            doc["constraints"]["gpus"] = []
+            doc["spec"]["hash"] = ""  # of the spec as written, as "t4" and "T4" differ
+            outs.append(doc)
+        assert outs[0] == outs[1], spelling
+        assert outs[0]["chosen"]["gpu"] == model, outs[0]["chosen"]
+    doc = json.load(open(example("mlp-synthetic.json")))
+    doc["search"]["gpus"] = ["Tesla T4", "NVIDIA L4"]
+    rc, out, err = run("recommend", "-q", "--no-history", "-f", "json", write("toolgpus.json", json.dumps(doc)))
+    assert rc == 0, err
+    assert {c["gpu"] for c in [json.loads(out)["chosen"]] + json.loads(out)["alternatives"]} <= {"T4", "L4"}
+    for family in ("a100", "NVIDIA A100"):
+        rc, out, err = run("recommend", "--no-history", "--gpu", family, spec)
+        assert rc == 2 and out == "", (family, rc, err)
+        assert "option '--gpu': unknown GPU '%s'" % family in err, err
+        if family == "a100":
+            assert "did you mean 'A100-40GB', 'A100-80GB' or 'A100-80GB-PCIE'?" in err, err
 
 
 def test_bad_option_values_are_usage_errors():

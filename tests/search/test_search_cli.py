@@ -202,6 +202,23 @@ def test_trace_runner_keeps_the_filters():
         assert rc == 3 and "passes the GPU, cloud and region filters" in err and out == "", (args, rc, err)
 
 
+def test_gpu_filter_takes_the_names_tools_print():
+    """--gpu 'Tesla T4' was refused (exit 2, "did you mean 'T4'?") where prices --gpu takes it; taken, the
+    trace runner must keep the T4 rows (its filter compared the word with the trace's gpu column), so the
+    search gives what --gpu T4 gives."""
+    outs = []
+    for gpu in ("T4", "Tesla T4"):
+        rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "-f", "json", "--gpu", gpu)
+        assert rc == 0, (gpu, rc, err)
+        doc = json.loads(out)
+        doc["constraints"]["gpus"] = []
+        doc["spec"]["hash"] = ""  # of the spec as written
+        outs.append(doc)
+    assert outs[0] == outs[1]
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--gpu", "a100")
+    assert rc == 2 and "unknown GPU 'a100'" in err and "'A100-80GB'" in err, (rc, err)
+
+
 def test_exec_failures_are_retried_then_skipped():
     env = dict(ENV, FAKE_FAIL="exit:1:16,garbage:8:16,hang:8:64")
     rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--no-history", "--timeout", "4", env=env)
