@@ -253,16 +253,34 @@ static size_t suggest(const char *value, const name_list *known, const char **ou
 }
 
 /* "did you mean 'a'? " / "'a' or 'b'" / "'a', 'b' or 'c'"; nothing if none. */
-static void append_suggestions(cf_buf *buf, const char *value, const name_list *known)
+static void append_did_you_mean(cf_buf *buf, const char *const *names, size_t n)
 {
-    const char *close[MAX_SUGGESTIONS];
-    size_t n = suggest(value, known, close);
     if (n == 0)
         return;
     cf_buf_puts(buf, "did you mean ");
     for (size_t i = 0; i < n; i++)
-        cf_buf_printf(buf, "%s'%s'", i == 0 ? "" : (i + 1 == n ? " or " : ", "), close[i]);
+        cf_buf_printf(buf, "%s'%s'", i == 0 ? "" : (i + 1 == n ? " or " : ", "), names[i]);
     cf_buf_puts(buf, "? ");
+}
+
+static void append_suggestions(cf_buf *buf, const char *value, const name_list *known)
+{
+    const char *close[MAX_SUGGESTIONS];
+    append_did_you_mean(buf, close, suggest(value, known, close));
+}
+
+/* The rows on offer of the family a name like "NVIDIA A100" stands for
+ * (cf_gpu_family_rows), as a "did you mean". */
+static void append_family(cf_buf *buf, const cf_catalog *catalog, const char *value)
+{
+    enum { MAX_FAMILY = 16 };
+    const cf_gpu *rows[MAX_FAMILY];
+    size_t n_rows = cf_gpu_family_rows(catalog->gpus, catalog->n_gpus, value, rows, MAX_FAMILY), n = 0;
+    const char *sold[MAX_SUGGESTIONS];
+    for (size_t i = 0; i < n_rows && n < MAX_SUGGESTIONS; i++)
+        if (cf_catalog_sells_gpu(catalog, rows[i]->model))
+            sold[n++] = rows[i]->model;
+    append_did_you_mean(buf, sold, n);
 }
 
 /* Sets the hint from a finished buffer (an allocation failure just loses it). */
@@ -321,12 +339,8 @@ static cf_status check_gpus(const cf_catalog *catalog, const cf_catalog_filter *
             cf_error_set(CF_ERR_INVALID, "unknown GPU '%s'", gpu);
         cf_buf hint = CF_BUF_INIT;
         append_suggestions(&hint, gpu, &known);
-        if (hint.len == 0) {
-            /* no near name: a tool's spelling of a GPU on offer ("Tesla T4") gets its model name */
-            const cf_gpu *named = cf_catalog_gpu_resolve(catalog, gpu);
-            if (named && cf_catalog_sells_gpu(catalog, named->model))
-                cf_buf_printf(&hint, "did you mean '%s'? ", named->model);
-        }
+        if (hint.len == 0) /* no near name: a family after a maker's name ("NVIDIA A100") */
+            append_family(&hint, catalog, gpu);
         cf_buf_puts(&hint, "known GPUs: ");
         append_names(&hint, &known, known.n);
         set_hint(&hint);

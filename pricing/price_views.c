@@ -25,11 +25,18 @@ size_t cf_gpu_family_models(const cf_catalog *catalog, const char *name, const c
             cf_catalog_sells_gpu(catalog, catalog->gpus[i].model)) /* not a row no offer sells */
             out[n++] = catalog->gpus[i].model;
     if (n == 0) {
-        /* the name a tool prints for a row ("Tesla T4"), else unknown:
-         * cf_catalog_check_filter explains */
-        const cf_gpu *resolved = cf_catalog_gpu_resolve(catalog, name);
-        out[n++] = resolved ? resolved->model : name;
+        /* a family after a maker's name ("NVIDIA A100") is the family as
+         * "A100" is, never the resolver's first row of it */
+        const cf_gpu *rows[MAX_FAMILY_MODELS];
+        size_t n_rows = cf_gpu_family_rows(catalog->gpus, catalog->n_gpus, name, rows, MAX_FAMILY_MODELS);
+        for (size_t i = 0; n_rows > 1 && i < n_rows && n < cap; i++)
+            if (cf_catalog_sells_gpu(catalog, rows[i]->model))
+                out[n++] = rows[i]->model;
     }
+    /* the name a tool prints for a row ("Tesla T4"), else unknown:
+     * cf_catalog_check_filter explains */
+    if (n == 0)
+        out[n++] = cf_catalog_gpu_filter_model(catalog, name);
     return n;
 }
 

@@ -730,6 +730,9 @@ static void test_filter_takes_tool_spellings(void **state)
         assert_ptr_equal(cf_catalog_gpu_filter_model(&embedded, as_written[i]), as_written[i]);
     expect_filter_error(&(cf_catalog_filter){.gpus = LIST("a100")}, "unknown GPU 'a100'",
                         "did you mean 'A100-40GB', 'A100-80GB' or 'A100-80GB-PCIE'? known GPUs: ");
+    /* the family, not the resolver's first row of it (the hint said 'A100-40GB' alone) */
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("NVIDIA A100")}, "unknown GPU 'NVIDIA A100'",
+                        "did you mean 'A100-40GB', 'A100-80GB' or 'A100-80GB-PCIE'? known GPUs: ");
     expect_filter_error(&(cf_catalog_filter){.gpus = LIST("T4", "NVIDIA H100")}, "unknown GPU 'NVIDIA H100'",
                         "known GPUs: ");
     /* a tool's spelling of a GPU no offer sells: the message of its model */

@@ -66,6 +66,11 @@ static void test_gpu_families(void **state)
     /* A tool's spelling of a row: that row. */
     assert_int_equal(cf_gpu_family_models(&c, "NVIDIA A10", out, 8), 1);
     assert_string_equal(out[0], "A10");
+    /* A family after a maker's name is the family too, not its first row
+     * (it was A100-40GB alone while "a100" was both). */
+    assert_int_equal(cf_gpu_family_models(&c, "NVIDIA A100", out, 8), 2);
+    assert_string_equal(out[0], "A100-40GB");
+    assert_string_equal(out[1], "A100-80GB");
     /* No family: the name as given, for the filter check to explain. */
     assert_int_equal(cf_gpu_family_models(&c, "A1", out, 8), 1);
     assert_string_equal(out[0], "A1");
