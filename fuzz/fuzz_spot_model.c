@@ -12,6 +12,7 @@
 #include "cloudfit/advisor/spot_replay.h"
 #include "cloudfit/advisor/spot_table.h"
 #include "cloudfit/profiler/spot_traces.h"
+#include "../advisor/spot/spot_replay_internal.h"
 
 static void draw(const cf_spot_process *p, int nodes, double hours)
 {
@@ -57,10 +58,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int nodes = t.vm[0].requested > 0 ? t.vm[0].requested : 1;
             cf_spot_plan plan = {.n_types = t.n_types, .nodes = {nodes, t.n_types > 1 ? t.vm[1].requested : 0},
                                  .work_h = 3, .checkpoint_h = 0.01, .restart_h = 0.1, .interval_h = 0.5};
+            size_t segs[8];
+            double offs[8] = {0};
+            cf_spot_run many[8];
+            for (int k = 0; k < 8; k++)
+                segs[k] = (size_t)k * path.n / 8;
+            cf_spot_replay_many(&path, segs, offs, 8, &plan, many, NULL);
             for (int k = 0; k < 8; k++) {
-                size_t seg = (size_t)k * path.n / 8;
+                size_t seg = segs[k];
                 cf_spot_run run;
                 cf_spot_replay(&path, seg, 0, &plan, &run);
+                /* the starts' shared pass stops each where its own replay does */
+                if (run.stop != many[k].stop || run.preemptions != many[k].preemptions ||
+                    run.restarts != many[k].restarts || run.checkpoints != many[k].checkpoints ||
+                    !(run.wall_h == many[k].wall_h))
+                    abort();
                 if (t.n_types == 1)
                     cf_spot_replay_mixed(&path, seg, 0, &plan, 10, k % 2 ? CF_MIXED_UNIFORM : CF_MIXED_GREEDY, &run);
             }

@@ -352,6 +352,70 @@ static void test_replay_never_ends(void **state)
     cf_spot_path_free(&p);
 }
 
+/* cf_spot_replay_many: once a start's pass ends in the state it began in,
+ * that pass is replayed once and shared: a start that enters a segment in
+ * its state takes the time and totals from it up to shortly before its
+ * cap (each start rediscovered the repeat on its own, so on a long trace
+ * where the job never finishes each replayed several passes: 77.5 s for
+ * 32k rows of 5-min ticks). The same stops, counts and times as one
+ * cf_spot_replay per start, the hours to within rounding, and a few
+ * segments per start instead of passes over the path. */
+static cf_spot_path bursts_path(int n_types, size_t n, unsigned seed)
+{
+    /* bursts of 1-4 VMs of 5 or 15 min, then none for 5-10 min (5-min ticks: hours not exact in binary) */
+    cf_spot_path p = {.n_types = n_types};
+    unsigned x = seed;
+    while (p.n < n) {
+        x = x * 1103515245u + 12345u;
+        int c[2] = {1 + (int)(x >> 16) % 4, 1 + (int)(x >> 20) % 2}, none[2] = {0, 0};
+        assert_int_equal(cf_spot_path_push(&p, ((x >> 24) & 1 ? 3 : 1) / 12.0, c), CF_OK);
+        assert_int_equal(cf_spot_path_push(&p, ((x >> 26) & 1 ? 2 : 1) / 12.0, none), CF_OK);
+    }
+    return p;
+}
+
+static void test_replay_many_shares_the_pass(void **state)
+{
+    (void)state;
+    static const double stall_below_2[] = {0, 0, 1, 1, 1};
+    for (int variant = 0; variant < 5; variant++) {
+        /* 0 elastic, 1 gang, 2 stalled below 2 VMs, 3 two types, 4 a short path (the pass cap) */
+        cf_spot_path p = bursts_path(variant == 3 ? 2 : 1, variant == 4 ? 40 : 3000, 7u + (unsigned)variant);
+        /* runs of at most 15 min: a 10.2-min restart and a 6-min interval never reach a checkpoint */
+        cf_spot_plan plan = {.n_types = variant == 3 ? 2 : 1, .nodes = {4, variant == 3 ? 2 : 0}, .work_h = 10,
+                             .checkpoint_h = 0.1, .restart_h = 0.17, .interval_h = 0.1,
+                             .semantics = variant == 1 ? CF_SPOT_GANG : CF_SPOT_ELASTIC,
+                             .rate = variant == 2 ? stall_below_2 : NULL};
+        size_t cap = (size_t)(p.total_h / CF_SPOT_REPLAY_STEP_H) + 2, segments = 0;
+        size_t *seg = malloc(cap * sizeof *seg);
+        double *off = malloc(cap * sizeof *off);
+        assert_non_null(seg);
+        assert_non_null(off);
+        size_t n = cf_spot_starts_grid(&p, CF_SPOT_REPLAY_STEP_H, seg, off);
+        assert_true(n > 10);
+        cf_spot_run *many = calloc(n, sizeof *many);
+        assert_non_null(many);
+        cf_spot_replay_many(&p, seg, off, n, &plan, many, &segments);
+        for (size_t i = 0; i < n; i++) {
+            cf_spot_run one;
+            cf_spot_replay(&p, seg[i], off[i], &plan, &one);
+            assert_int_equal(many[i].stop, variant == 4 ? CF_SPOT_STOP_PASSES : CF_SPOT_STOP_HOURS);
+            assert_runs_agree(&many[i], &one);
+            assert_int_equal(many[i].stalled, one.stalled);
+            assert_float_equal(many[i].node_h[1], one.node_h[1], 1e-9 * (1 + one.node_h[1]));
+            assert_true(one.lost_h > 0 && one.preemptions > 0);
+            assert_true(variant != 2 || (one.stalled && one.stalled_h > 0));
+        }
+        /* a replay per start of at least two passes was n · 2 · p.n segments */
+        assert_true(segments < n * p.n / (variant == 4 ? 1 : 10));
+        assert_true(segments > n);
+        free(many);
+        free(seg);
+        free(off);
+        cf_spot_path_free(&p);
+    }
+}
+
 static void test_mixed_plan(void **state)
 {
     (void)state;
@@ -1136,6 +1200,7 @@ int main(void)
         cmocka_unit_test(test_replay_known_answers),
         cmocka_unit_test(test_replay_caps),
         cmocka_unit_test(test_replay_never_ends),
+        cmocka_unit_test(test_replay_many_shares_the_pass),
         cmocka_unit_test(test_mixed_plan),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_quantiles_place),

@@ -84,13 +84,6 @@ cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd
     return CF_OK;
 }
 
-void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
-                         const cf_spot_plan *plan, cf_spot_run *runs)
-{
-    for (size_t i = 0; i < n; i++)
-        cf_spot_replay(p, seg[i], off[i], plan, &runs[i]);
-}
-
 /* ---- the Monte Carlo context ------------------------------------------------------- */
 
 /* The replays of one plan on an entry's path, kept for a later request

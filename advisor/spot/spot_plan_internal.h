@@ -9,10 +9,6 @@ double cf_spot_check_quantile(double confidence);
 cf_status cf_spot_spread_of(const cf_spot_run *runs, size_t n, const double *usd_per_node_h, double q,
                             cf_spot_spread *out);
 
-/* Replays `plan` from n starts (seg, off) into runs[n]. */
-void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
-                         const cf_spot_plan *plan, cf_spot_run *runs);
-
 cf_status cf_spot_mc_new(const cf_spot_mc_settings *settings, cf_spot_mc **out);
 void cf_spot_mc_free(cf_spot_mc *mc);
 cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spot_estimate *out);

@@ -6,6 +6,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort_double.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "spot_replay_internal.h"
@@ -186,7 +187,9 @@ static int same_state(const replay_state *a, const replay_state *b)
 typedef struct {
     double *x;
     size_t n, cap;
-    int on, lost; /* recording this pass; a step did not fit */
+    int on, lost;        /* recording this pass; a step did not fit */
+    int repeated;        /* a pass ended in the state it began in, `fixed` */
+    replay_state fixed;
 } pass_steps;
 
 static void steps_push(pass_steps *s, double x)
@@ -267,6 +270,242 @@ static void repeat_totals(cf_spot_run *out, const cf_spot_run *before, int k)
     out->restarts += k * (out->restarts - before->restarts);
 }
 
+/* ---- one pass shared by the starts of a replay (cf_spot_replay_many) ---- */
+
+/* The totals before a segment of the shared pass, from the pass's start
+ * (`stalls`: segments that stalled, for the run's flag). */
+typedef struct {
+    double node_h[CF_SPOT_MAX_TYPES], lost_h, below_h, zero_h, samples_h, stalled_h;
+    int preemptions, checkpoints, restarts, stalls;
+} pass_totals;
+
+static pass_totals totals_of(const cf_spot_run *r, int stalls)
+{
+    return (pass_totals){.node_h = {r->node_h[0], r->node_h[1]}, .lost_h = r->lost_h, .below_h = r->below_h,
+                         .zero_h = r->zero_h, .samples_h = r->samples_h, .stalled_h = r->stalled_h,
+                         .preemptions = r->preemptions, .checkpoints = r->checkpoints, .restarts = r->restarts,
+                         .stalls = stalls};
+}
+
+/* A binade [2^(e-1), 2^e) of the time t, for the pass's steps: in it each
+ * step adds the same multiple of the ulp to t (advance_passes), except the
+ * `odd` ones (a tie, whose rounding depends on t). g[j]: the first j steps'
+ * multiples, in ulps. Made on first use; state -1: added step by step (a
+ * step half the binade or longer, or a pass of 2^60 ulps or more). */
+#define BINADE_MIN (-64)
+#define BINADE_MAX 64
+typedef struct {
+    int64_t *g;
+    size_t *odd, n_odd;
+    int state; /* 0 not made, 1 made, -1 step by step */
+} binade_sums;
+
+/* The pass over the whole path from the state s0 at segment 0 back to s0:
+ * the state entering each segment, where its steps begin, the totals
+ * before it. A start whose replay enters a segment in the shared pass's
+ * state there repeats the shared pass from then on (the replay depends on
+ * the state and the path alone, the time only decides where the caps stop
+ * it): it goes on from a segment shortly before its cap (shared_jump) with
+ * the time the replay of every segment would reach (sum_steps) and the
+ * shared pass's totals. So a start on a trace where the job never finishes
+ * replays a few segments, not several passes over the trace. */
+typedef struct {
+    int tried, ready;
+    replay_state s0;
+    size_t n, m;           /* segments, steps */
+    replay_state *st;      /* [n] */
+    size_t *first;         /* [n + 1]: the first step of each segment (first[n] = m) */
+    pass_totals *tot;      /* [n + 1] */
+    double *x;             /* [m]: the steps */
+    double longest, max_step, sum;
+    binade_sums b[BINADE_MAX - BINADE_MIN + 1];
+} shared_pass;
+
+static void shared_free(shared_pass *sh)
+{
+    free(sh->st);
+    free(sh->first);
+    free(sh->tot);
+    free(sh->x);
+    for (size_t k = 0; k < sizeof sh->b / sizeof *sh->b; k++) {
+        free(sh->b[k].g);
+        free(sh->b[k].odd);
+    }
+    memset(sh, 0, sizeof *sh);
+}
+
+static const binade_sums *binade_of(shared_pass *sh, int e)
+{
+    if (e < BINADE_MIN || e > BINADE_MAX)
+        return NULL;
+    binade_sums *b = &sh->b[e - BINADE_MIN];
+    if (b->state == 0) {
+        b->state = -1;
+        const double lo = ldexp(1.0, e - 1), ulp = ldexp(1.0, e - 53);
+        if (!(sh->max_step < lo) || !(sh->sum < ldexp(1.0, e + 6)))
+            return NULL;
+        int64_t *g = malloc((sh->m + 1) * sizeof *g);
+        size_t *odd = NULL, n_odd = 0, cap = 0;
+        if (!g)
+            return NULL;
+        g[0] = 0;
+        for (size_t j = 0; j < sh->m; j++) {
+            double even = (lo + sh->x[j]) - lo, other = ((lo + ulp) + sh->x[j]) - (lo + ulp);
+            if (even != other) {
+                if (n_odd == cap) {
+                    size_t c2 = cap ? 2 * cap : 16;
+                    size_t *o2 = realloc(odd, c2 * sizeof *o2);
+                    if (!o2) {
+                        free(g);
+                        free(odd);
+                        return NULL;
+                    }
+                    odd = o2;
+                    cap = c2;
+                }
+                odd[n_odd++] = j;
+            }
+            g[j + 1] = g[j] + (int64_t)(even / ulp);
+        }
+        b->g = g;
+        b->odd = odd;
+        b->n_odd = n_odd;
+        b->state = 1;
+    }
+    return b->state == 1 ? b : NULL;
+}
+
+/* The shared pass's step at position k of its unrolled repeats. */
+static inline double step_at(const shared_pass *sh, uint64_t k)
+{
+    return sh->x[k % sh->m];
+}
+
+/* b's ulps of the steps at positions [k0, k1) (k1 - k0 at most a few passes
+ * more than fit in the binade: no overflow). */
+static int64_t ulps_between(const shared_pass *sh, const binade_sums *b, uint64_t k0, uint64_t k1)
+{
+    uint64_t q0 = k0 / sh->m, q1 = k1 / sh->m;
+    return (int64_t)(q1 - q0) * b->g[sh->m] + b->g[k1 % sh->m] - b->g[k0 % sh->m];
+}
+
+/* t after the steps at positions [k0, k1), exactly as `t += x` for each
+ * in order: inside a binade of t the steps up to the next odd one or the
+ * one that leaves the binade are added at once (advance_passes' argument). */
+static double sum_steps(shared_pass *sh, double t, uint64_t k0, uint64_t k1)
+{
+    const uint64_t m = sh->m;
+    while (k0 < k1) {
+        int e = 0;
+        const binade_sums *b = NULL;
+        if (t > 0) {
+            frexp(t, &e);
+            b = binade_of(sh, e);
+        }
+        if (!b) {
+            t += step_at(sh, k0++);
+            continue;
+        }
+        const double top = ldexp(1.0, e), ulp = ldexp(1.0, e - 53);
+        uint64_t hi = k1;
+        if (b->n_odd) { /* the next odd step */
+            size_t s = (size_t)(k0 % m), lo_i = 0, hi_i = b->n_odd;
+            while (lo_i < hi_i) {
+                size_t mid = lo_i + (hi_i - lo_i) / 2;
+                if (b->odd[mid] < s)
+                    lo_i = mid + 1;
+                else
+                    hi_i = mid;
+            }
+            uint64_t next = k0 - s + (lo_i < b->n_odd ? b->odd[lo_i] : m + b->odd[0]);
+            if (next < hi)
+                hi = next;
+        }
+        if (b->g[m] > 0) { /* no more passes than fit in the binade, and two */
+            uint64_t fit = (uint64_t)(top / ((double)b->g[m] * ulp)) + 2;
+            if ((hi - k0) / m > fit)
+                hi = k0 + fit * m;
+        }
+        uint64_t k = hi;
+        if (!(t + (double)ulps_between(sh, b, k0, hi) * ulp < top)) {
+            uint64_t a = k0, z = hi; /* the last k in [a, z) with t + ulps(k0, k) · ulp < top */
+            while (z - a > 1) {
+                uint64_t mid = a + (z - a) / 2;
+                if (t + (double)ulps_between(sh, b, k0, mid) * ulp < top)
+                    a = mid;
+                else
+                    z = mid;
+            }
+            k = a;
+        }
+        t += (double)ulps_between(sh, b, k0, k) * ulp; /* exact: on the binade's grid, inside it */
+        k0 = k;
+        if (k0 < k1) /* the odd step or the one that leaves the binade, as it is */
+            t += step_at(sh, k0++);
+    }
+    return t;
+}
+
+/* Where a start that entered segment i of the shared pass at time *t,
+ * after `passes` passes, goes on replaying: the last segment (index along
+ * the unrolled passes from segment 0 of this one) it enters at a time no
+ * later than `max_h` less twice the longest segment and an hour (no cap
+ * stops it before), and before the pass cap; *t becomes the time there. */
+static uint64_t shared_jump(shared_pass *sh, size_t i, double *t, int passes, double max_h)
+{
+    const uint64_t n = sh->n, m = sh->m;
+    const uint64_t last = (uint64_t)(CF_SPOT_MAX_PASSES - passes) * n + (n - 1);
+    const double limit = max_h - 2 * sh->longest - 1.0;
+    uint64_t at = i, step = 1;
+    double t_at = *t;
+    int grow = 1;
+    if (!(t_at <= limit))
+        return at;
+    while (step > 0) {
+        uint64_t to = at + step;
+        double t_to = 0;
+        int ok = to <= last;
+        if (ok) {
+            t_to = sum_steps(sh, t_at, (at / n) * m + sh->first[at % n], (to / n) * m + sh->first[to % n]);
+            ok = t_to <= limit;
+        }
+        if (ok) {
+            at = to;
+            t_at = t_to;
+            step = grow ? 2 * step : step / 2;
+        } else {
+            grow = 0;
+            step /= 2;
+        }
+    }
+    *t = t_at;
+    return at;
+}
+
+/* The totals from segment i of the shared pass to position `to` of its
+ * unrolled repeats (to ≥ i). */
+static void shared_totals(const shared_pass *sh, size_t i, uint64_t to, cf_spot_run *out)
+{
+    const uint64_t q = to / sh->n;
+    const pass_totals *a = &sh->tot[i], *z = &sh->tot[to % sh->n], *all = &sh->tot[sh->n];
+#define SPAN(f) (q ? (all->f - a->f) + (double)(q - 1) * all->f + z->f : z->f - a->f)
+#define SPAN_INT(f) (int)(q ? (all->f - a->f) + (int64_t)(q - 1) * all->f + z->f : z->f - a->f)
+    for (int k = 0; k < CF_SPOT_MAX_TYPES; k++)
+        out->node_h[k] += SPAN(node_h[k]);
+    out->lost_h += SPAN(lost_h);
+    out->below_h += SPAN(below_h);
+    out->zero_h += SPAN(zero_h);
+    out->samples_h += SPAN(samples_h);
+    out->stalled_h += SPAN(stalled_h);
+    out->preemptions += SPAN_INT(preemptions);
+    out->checkpoints += SPAN_INT(checkpoints);
+    out->restarts += SPAN_INT(restarts);
+    if (SPAN_INT(stalls) > 0)
+        out->stalled = 1;
+#undef SPAN
+#undef SPAN_INT
+}
+
 #define ADVANCE(x)                                                                                                   \
     do {                                                                                                             \
         double x_ = (x);                                                                                             \
@@ -277,27 +516,78 @@ static void repeat_totals(cf_spot_run *out, const cf_spot_run *before, int k)
         }                                                                                                            \
     } while (0)
 
-/* Compiled twice (may_record a constant): a path on which the hour cap
- * leaves fewer than 4 passes (recommend's 50,000-h model paths) has none
- * to count at once and gets the replay without the bookkeeping. */
+/* Compiled several times (may_record, build constants; sh and count NULL
+ * or not): a path on which the hour cap leaves fewer than 4 passes
+ * (recommend's 50,000-h model paths) has none to count at once and gets
+ * the replay without the bookkeeping. With sh (cf_spot_replay_many) a
+ * start that enters a segment in the shared pass's state goes on near its
+ * cap (shared_jump); `build` replays the shared pass itself, from sh->s0 at
+ * segment 0 back to segment 0, and fills sh. *count: segments replayed. */
 static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, size_t seg, double offset_h,
                                                          const cf_spot_plan *pl, cf_spot_run *out, pass_steps *steps,
-                                                         const int may_record)
+                                                         const int may_record, shared_pass *sh, const int build,
+                                                         size_t *count)
 {
     memset(out, 0, sizeof *out);
     const int K = pl->n_types > 1 ? 2 : 1;
     const double W = pl->work_h, C = pl->checkpoint_h, R = pl->restart_h;
     const double tau = pl->interval_h > 1e-9 ? pl->interval_h : 1e-9;
-    const double max_h = pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
-    size_t i = seg;
-    double t = 0, left = p->d_h[i] - offset_h;
+    const double max_h = build ? INFINITY : pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
+    size_t i = build ? 0 : seg;
+    double t = 0, left = build ? p->d_h[0] : p->d_h[i] - offset_h;
     int phase = IDLE, nrun[CF_SPOT_MAX_TYPES] = {0, 0}, passes = 0;
     double w = 0, ws = 0, since = 0, phl = 0, wck = 0;
+    if (build) {
+        phase = sh->s0.phase;
+        copy_counts(nrun, sh->s0.nrun, CF_SPOT_MAX_TYPES);
+        w = sh->s0.w;
+        ws = sh->s0.ws;
+        since = sh->s0.since;
+        phl = sh->s0.phl;
+        wck = sh->s0.wck;
+    }
     /* where the last pass began (passes ≥ 1): its state and totals */
     replay_state pass_state = {0};
     cf_spot_run pass_run = {0};
-    int recording = 0; /* steps->on, in a register */
+    int recording = build; /* steps->on, in a register */
+    int fresh = 0, merged = 0, stalls = 0; /* left is a whole segment; jumped (or too late to) */
     for (;;) {
+        if (count)
+            ++*count;
+        if (build) {
+            sh->st[i] = state_of(phase, nrun, w, ws, since, phl, wck);
+            sh->first[i] = steps->n;
+            stalls += out->stalled;
+            out->stalled = 0;
+            sh->tot[i] = totals_of(out, stalls);
+        } else if (sh && fresh && !merged && sh->ready) {
+            replay_state now = state_of(phase, nrun, w, ws, since, phl, wck);
+            if (same_state(&now, &sh->st[i])) {
+                /* the shared pass from here on: go on shortly before the cap */
+                merged = 1;
+                double t_to = t;
+                uint64_t to = shared_jump(sh, i, &t_to, passes, max_h);
+                if (to > i) {
+                    shared_totals(sh, i, to, out);
+                    passes += (int)(to / sh->n);
+                    i = (size_t)(to % sh->n);
+                    t = t_to;
+                    const replay_state *s = &sh->st[i];
+                    phase = s->phase;
+                    copy_counts(nrun, s->nrun, CF_SPOT_MAX_TYPES);
+                    w = s->w;
+                    ws = s->ws;
+                    since = s->since;
+                    phl = s->phl;
+                    wck = s->wck;
+                    left = p->d_h[i];
+                }
+                if (may_record) { /* nothing left to count */
+                    steps->lost = 1;
+                    steps->on = recording = 0;
+                }
+            }
+        }
         const int *raw = &p->c[i * (size_t)p->n_types];
         int nav[CF_SPOT_MAX_TYPES] = {0, 0}, below = 0;
         copy_counts(nav, raw, K);
@@ -431,6 +721,14 @@ static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, 
         }
         if (++i == p->n) {
             i = 0;
+            if (build) { /* the shared pass: back in the state it began in */
+                stalls += out->stalled;
+                sh->tot[p->n] = totals_of(out, stalls);
+                sh->first[p->n] = steps->n;
+                replay_state now = state_of(phase, nrun, w, ws, since, phl, wck);
+                sh->ready = !steps->lost && same_state(&now, &sh->s0);
+                return;
+            }
             if (++passes > CF_SPOT_MAX_PASSES) {
                 out->wall_h = INFINITY;
                 out->stop = CF_SPOT_STOP_PASSES;
@@ -448,6 +746,8 @@ static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, 
             if (may_record) {
                 replay_state now = state_of(phase, nrun, w, ws, since, phl, wck);
                 if (steps->on && same_state(&now, &pass_state)) {
+                    steps->repeated = 1;
+                    steps->fixed = now;
                     /* a pass that ends the longest segment or more before max_h
                      * has no tick that reaches it */
                     int k = 0;
@@ -465,6 +765,7 @@ static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, 
             }
         }
         left = p->d_h[i];
+        fresh = 1;
     }
 }
 #undef ADVANCE
@@ -474,11 +775,74 @@ void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf
     const double max_h = pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
     if (4 * p->total_h < max_h) {
         pass_steps steps = {0};
-        replay(p, seg, offset_h, pl, out, &steps, 1);
+        replay(p, seg, offset_h, pl, out, &steps, 1, NULL, 0, NULL);
         free(steps.x);
     } else {
-        replay(p, seg, offset_h, pl, out, NULL, 0);
+        replay(p, seg, offset_h, pl, out, NULL, 0, NULL, 0, NULL);
     }
+}
+
+/* The shared pass from the state s0 at segment 0 (sh->ready when it comes
+ * back to s0). At most SHARED_MAX_SEGMENTS segments and SHARED_MAX_STEPS
+ * steps (a longer path's starts count their own repeated passes). */
+#define SHARED_MAX_SEGMENTS ((size_t)1 << 18)
+#define SHARED_MAX_STEPS ((size_t)1 << 19)
+static void shared_build(shared_pass *sh, const cf_spot_path *p, const cf_spot_plan *pl, const replay_state *s0,
+                         size_t *count)
+{
+    sh->tried = 1;
+    if (p->n > SHARED_MAX_SEGMENTS)
+        return;
+    sh->n = p->n;
+    sh->s0 = *s0;
+    sh->st = malloc(p->n * sizeof *sh->st);
+    sh->first = malloc((p->n + 1) * sizeof *sh->first);
+    sh->tot = malloc((p->n + 1) * sizeof *sh->tot);
+    pass_steps steps = {.on = 1};
+    if (sh->st && sh->first && sh->tot) {
+        cf_spot_run run;
+        replay(p, 0, 0, pl, &run, &steps, 1, sh, 1, count);
+    }
+    sh->x = steps.x;
+    sh->m = steps.n;
+    if (!sh->ready || sh->m == 0 || sh->m > SHARED_MAX_STEPS) {
+        shared_free(sh);
+        sh->tried = 1;
+        return;
+    }
+    for (size_t j = 0; j < p->n; j++)
+        sh->longest = greater(sh->longest, p->d_h[j]);
+    for (size_t j = 0; j < sh->m; j++) {
+        sh->max_step = greater(sh->max_step, sh->x[j]);
+        sh->sum += sh->x[j];
+    }
+}
+
+void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
+                         const cf_spot_plan *pl, cf_spot_run *runs, size_t *segments)
+{
+    const double max_h = pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
+    size_t count = 0;
+    if (4 * p->total_h < max_h) {
+        /* once a start repeats a pass, the pass from that state is made
+         * once and shared with the starts after it */
+        shared_pass sh = {0};
+        pass_steps steps = {0};
+        for (size_t k = 0; k < n; k++) {
+            steps.n = 0;
+            steps.on = steps.lost = steps.repeated = 0;
+            replay(p, seg[k], off[k], pl, &runs[k], &steps, 1, &sh, 0, &count);
+            if (steps.repeated && !sh.tried)
+                shared_build(&sh, p, pl, &steps.fixed, &count);
+        }
+        free(steps.x);
+        shared_free(&sh);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            replay(p, seg[k], off[k], pl, &runs[k], NULL, 0, NULL, 0, &count);
+    }
+    if (segments)
+        *segments = count;
 }
 
 /* ---- the mixed plan ------------------------------------------------------------- */

@@ -44,6 +44,18 @@ double cf_quantile(double *values, size_t n, double q);
  * n·log n moves): cf_quantile_sorted then gives the same values. */
 void cf_quantiles_place(double *values, size_t n, const double *q, size_t n_q);
 
+/* Replays `plan` from n starts (seg, off) into runs[n], as n calls of
+ * cf_spot_replay do (the same stops, counts and times; the hours and
+ * samples of a start that never finishes to within rounding): once a
+ * start's pass over the path ends in the state it began in, that pass is
+ * replayed once, and a start that later enters a segment in the pass's
+ * state there takes its totals and time from it up to shortly before its
+ * cap (a job that never finishes replays a few segments per start, not
+ * several passes over the path). *segments (when not NULL): the segments
+ * replayed, all starts together. */
+void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
+                         const cf_spot_plan *plan, cf_spot_run *runs, size_t *segments);
+
 /* Appends a segment (joined with the last one when the counts agree). */
 cf_status cf_spot_path_push(cf_spot_path *p, double d_h, const int *counts);
 

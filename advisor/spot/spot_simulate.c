@@ -24,8 +24,7 @@ static const struct {
 static cf_status run_rows(const cf_simulate_request *req, const cf_spot_plan *plan, const size_t *seg,
                           const double *off, size_t n, cf_spot_run *runs, cf_simulate_row *row)
 {
-    for (size_t i = 0; i < n; i++)
-        cf_spot_replay(req->trace, seg[i], off[i], plan, &runs[i]);
+    cf_spot_replay_many(req->trace, seg, off, n, plan, runs, NULL);
     cf_status st = cf_spot_spread_of(runs, n, req->usd_per_node_h, CF_SPOT_CONFIDENCE, &row->spread);
     if (st != CF_OK)
         return st;
