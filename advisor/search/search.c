@@ -83,6 +83,8 @@ typedef struct {
     size_t n_obs;
     cf_gp gp;
     gsl_rng *rng;
+    cf_status last_failure;       /* the status of the last failed attempt: a protocol
+                                     error (CF_ERR_INVALID, exit 3) or an unavailable run (6) */
 } state;
 
 static double gradient_bytes(const cf_job *job) { return job->parameters * job->gradient_bytes; }
@@ -409,6 +411,7 @@ static cf_status run_one(state *s, size_t c, cf_search_run_kind kind, int steps)
          * the search with that error, and nothing is stored. */
         if (st != CF_OK && st != CF_ERR_UNAVAILABLE && st != CF_ERR_INVALID)
             return st;
+        s->last_failure = st == CF_OK ? CF_ERR_UNAVAILABLE : st;
         snprintf(run->error, sizeof run->error, "%s",
                  st == CF_OK ? "the runner reported no valid step time" : cf_error_message());
     }
@@ -681,8 +684,12 @@ cf_status cf_search_run(const cf_search_options *o, const cf_search_runner *runn
         for (size_t c = 0; c < n; c++)
             measured += r->measured[c] != 0;
         if (measured == 0 && r->n_runs > 0) {
-            /* Not the constraints' fault: nothing could be measured. */
-            st = cf_error_set(CF_ERR_UNAVAILABLE, "search: every run failed (%zu runs, none measured); the last: %s",
+            /* Not the constraints' fault: nothing could be measured. The
+             * exit code is that of the failure quoted, as `profile
+             * --runner` exits with its failed run's: 3 for output that
+             * breaks the protocol, 6 for a run that crashed, exited
+             * non-zero or timed out (docs/exec-protocol.md). */
+            st = cf_error_set(s.last_failure ? s.last_failure : CF_ERR_UNAVAILABLE, "search: every run failed (%zu runs, none measured); the last: %s",
                               r->n_runs, r->runs[r->n_runs - 1].error);
             cf_error_hint("check the runner on its own first; its protocol is in docs/exec-protocol.md");
         } else {

@@ -235,6 +235,18 @@ def test_exec_failures_are_retried_then_skipped():
     assert doc["chosen"] is not None and doc["search"]["chosen_measured"]
 
 
+def test_every_run_failing_exits_with_the_failures_code():
+    # every run breaking the protocol (a line that is not JSON) exited 6,
+    # "unavailable", where `profile --runner` exits 3 for the same runner:
+    # the exit code is the failure's, 3 for a protocol error, 6 for a crash
+    garbage = write("garbage_runner.py", "print('Traceback (most recent call last): not a JSON line')\n")
+    failing = write("failing_runner.py", "import sys\nsys.exit('simulated launch failure')\n")
+    for script, code, said in ((garbage, 3, "expected one JSON object per line"), (failing, 6, "exited with status 1")):
+        template = "exec:/usr/bin/python3 %s {nodes} {local_batch}" % script
+        rc, out, err = run(EXEC_SPEC, "--runner", template, "--no-history", "--max-probes", "1")
+        assert rc == code and "every run failed" in err and said in err and out == "", (script, rc, err)
+
+
 def test_exec_flaky_run_is_retried():
     state = tempfile.mkdtemp(dir=TMP)
     env = dict(ENV, FAKE_FAIL="flaky:1:32", FAKE_STATE_DIR=state)
