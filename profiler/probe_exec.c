@@ -398,6 +398,8 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
         reported.memory_gib = d->memory_gib;
     *d = reported;
     ps->out->has_device = 1;
+    if (cJSON_GetObjectItemCaseSensitive(ev, "gpus"))
+        ps->out->device_gpus_given = 1;
     return CF_OK;
 }
 

@@ -240,6 +240,20 @@ static int device_may_be(const cf_exec_runner *e, const char *reported, const ch
     return !row || strcasecmp(row->model, gpu) == 0;
 }
 
+/* The run's command line as the exec backend's messages name it
+ * ('python3 launch.py 2 64'), cut to the buffer with "...". */
+static void run_label(const cf_probe_settings *settings, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < settings->n_command && settings->command[i] && used + 1 < n; i++) {
+        int k = snprintf(buf + used, n - used, "%s%s", i ? " " : "", settings->command[i]);
+        used = k < 0 ? n : used + (size_t)k;
+    }
+    if (used >= n && n > 4)
+        memcpy(buf + n - 4, "...", 4);
+}
+
 static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, double *out)
 {
     cf_exec_runner *e = ctx;
@@ -267,6 +281,8 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
         cf_probe_result res;
         st = backend.run(probe, &run, &res);
         e->n_runs++;
+        char label[sizeof e->label];
+        run_label(settings, label, sizeof label);
         if (st == CF_OK && res.oom) {
             st = cf_error_set(CF_ERR_UNAVAILABLE, "per-GPU batch %d does not fit in memory ('oom' event)",
                               c->local_batch);
@@ -275,22 +291,34 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
              * a working CUDA, where the framework fell back to the CPU) */
             st = cf_error_set(CF_ERR_INVALID, "'%s': the 'device' event says the run was on a CPU ('%s', "
                               "\"type\": \"cpu\"), not on %s: a CPU's step time is not a GPU's throughput",
-                              e->label, res.device.name, c->gpu);
+                              label, res.device.name, c->gpu);
             cf_error_hint("check that the job sees the GPU (CUDA driver, the framework's GPU build) on the VM");
         } else if (st == CF_OK && res.has_device && !device_may_be(e, res.device.name, c->gpu)) {
             /* the launcher gave another accelerator than asked for (a
              * fallback, a node pool of another type): its step time would
              * be stored as this GPU's throughput */
             st = cf_error_set(CF_ERR_INVALID, "'%s': the 'device' event says the run was on '%s', not on %s",
-                              e->label, res.device.name, c->gpu);
+                              label, res.device.name, c->gpu);
             cf_error_hint("check which GPU the launcher gave the job (its node pool, instance type or accelerator "
                           "setting)");
+        } else if (st == CF_OK && res.has_device && res.device_gpus_given &&
+                   res.device.gpus != c->nodes * c->gpus_per_node) {
+            /* the launcher started fewer (or more) GPUs than the shape
+             * asked for (a node that never joined, a GPU request it
+             * dropped): its step time would be stored as this shape's */
+            int want = c->nodes * c->gpus_per_node;
+            st = cf_error_set(CF_ERR_INVALID, "'%s': the 'device' event says the run used %d GPU%s (\"gpus\"), not "
+                              "the %d asked for (%d node%s × %d %s)", label, res.device.gpus,
+                              res.device.gpus == 1 ? "" : "s", want, c->nodes, c->nodes == 1 ? "" : "s",
+                              c->gpus_per_node, c->gpu);
+            cf_error_hint("\"gpus\" is the run's world size, every node's GPUs together; check that the launcher "
+                          "started every node and gave each the GPUs asked for");
         } else if (st == CF_OK) {
             int timed = res.n_steps - run.warmup_steps;
             double *t = timed > 0 ? malloc((size_t)timed * sizeof *t) : NULL;
             if (!t) {
                 st = timed > 0 ? cf_error_set(CF_ERR_NOMEM, "out of memory")
-                               : cf_error_set(CF_ERR_UNAVAILABLE, "'%s' reported no timed step", e->label);
+                               : cf_error_set(CF_ERR_UNAVAILABLE, "'%s' reported no timed step", label);
             } else {
                 for (int i = 0; i < timed; i++)
                     t[i] = res.steps[run.warmup_steps + i].time_s;

@@ -52,6 +52,7 @@ typedef struct {
                                 * start), so no smaller batch helps */
     cf_probe_device device;
     int has_device;
+    int device_gpus_given;     /* the 'device' event gave "gpus" (else device.gpus is the default 1) */
     char precision[8];         /* as the probe reported it: fp32 | tf32 | fp16 | bf16 | amp; "" = not said */
     char memory_format[16];    /* contiguous | channels_last | channels_last_3d; "" = not said */
 } cf_probe_result;

@@ -5,7 +5,8 @@ $FAKE_TORCHRUN_LOG, so the test parses it with torch 1.13's own parser
 (torch.distributed.run.get_args_parser) in one process, and exits 0.
 With FAKE_TORCHRUN_EXEC=1 it then runs the training script (argv after
 the torchrun flags, as torchrun would: `python3 SCRIPT ARGS`), which the
-runner tests use to run a probe."""
+runner tests use to run a probe (FAKE_TORCHRUN_NNODES, FAKE_TORCHRUN_NPROC:
+the nodes and the processes per node it was given)."""
 import json
 import os
 import sys
@@ -24,4 +25,6 @@ if os.environ.get("FAKE_TORCHRUN_EXEC") == "1":
     # what the probe learns from the launch (torchrun reads PET_* when a flag is absent)
     nnodes = flags.get("nnodes", os.environ.get("PET_NNODES", "1")).split(":")[-1]
     os.environ["FAKE_TORCHRUN_NNODES"] = nnodes
+    nproc = flags.get("nproc_per_node", os.environ.get("PET_NPROC_PER_NODE", "1"))
+    os.environ["FAKE_TORCHRUN_NPROC"] = nproc if nproc.isdigit() else "1"
     os.execv(sys.executable, [sys.executable, *args])

@@ -10,6 +10,7 @@ failing light profile; usage errors.
 Usage: test_profile_runner.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
 import json
+import re
 import os
 import shutil
 import sqlite3
@@ -377,6 +378,62 @@ def test_a_run_on_another_gpu_is_not_this_gpus_throughput():
                        "--max-nodes", "1", "--probe-steps", "2", "--max-probes", "1", "--no-history")
     # the same exit code as `profile --runner`'s for the same failure
     assert rc == 3 and "every run failed" in err and "was on 'NVIDIA A100-SXM4-40GB', not on A100-80GB" in err, (rc, err)
+
+
+GPUS_RUNNER = r"""
+import json, os, sys
+nodes, gpus_per_node, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+world = {"one": 1, "world": nodes * gpus_per_node, "per-node": gpus_per_node}.get(mode)
+device = {"event": "device", "name": "Tesla T4"}
+if world is not None:
+    device["gpus"] = world
+print(json.dumps(device))
+b = int(os.environ["CLOUDFIT_LOCAL_BATCH"])
+for i in range(int(os.environ["CLOUDFIT_WARMUP_STEPS"]) + int(os.environ["CLOUDFIT_STEPS"])):
+    print(json.dumps({"event": "step", "step": i, "time_s": 0.01 + 0.001 * b, "samples": b * (world or 1)}))
+print(json.dumps({"event": "done"}))
+"""
+
+
+def test_a_run_on_fewer_gpus_is_not_this_shapes_throughput():
+    # a launcher that started one GPU where 2 nodes or a full VM were asked
+    # for (a node that never joined, a dropped GPU request) says so in its
+    # 'device' event ("gpus": the world size); its step time was stored as
+    # the shape's
+    script = write("gpus_runner.py", GPUS_RUNNER)
+    for mode, kept in (("world", True), ("absent", True), ("one", False), ("per-node", False)):
+        db = os.path.join(TMP, "gpus-%s.db" % mode)
+        template = "exec:/usr/bin/python3 %s {nodes} {gpus_per_node} %s" % (script, mode)
+        rc, out, err = run("profile", spec("gpus-" + mode), "--runner", template, "--gpu", "T4", "--probe-steps", "2",
+                           db=db)
+        if kept:
+            assert rc == 0 and len(stored(db)) == 1, (mode, rc, err)
+            runs = json.loads(stored(db)[0][2])["runner"]["runs"]
+            assert any(r["nodes"] * r["gpus_per_node"] > 1 for r in runs), runs
+            continue
+        if mode == "one":  # the light profile's full-VM run fails, and the profile with it
+            assert rc == 3, (mode, rc, err)
+            assert "nothing was stored" in err and (not os.path.exists(db) or stored(db) == []), err
+            assert "hint: \"gpus\" is the run's world size" in err, err
+            said = err
+        else:  # the 2-node probe's runs fail: the single-node profile is kept, its probe marked failed
+            assert rc == 0, (mode, rc, err)
+            runner = json.loads(stored(db)[0][2])["runner"]
+            assert runner["probe_status"] == "failed", runner
+            said = runner["probe_note"]
+        m = re.search(r"'([^']*)': the 'device' event says the run used (\d+) GPUs? \(\"gpus\"\), not the (\d+) "
+                      r"asked for \((\d+) nodes? × (\d+) T4\)", said)
+        assert m and int(m.group(3)) == int(m.group(4)) * int(m.group(5)) > int(m.group(2)), (mode, said)
+        assert "gpus_runner.py" in m.group(1), said  # the run's command line names the runner
+    # search: the same check, the same exit code
+    template = "exec:/usr/bin/python3 %s {nodes} {gpus_per_node} one" % script
+    rc, out, err = run("search", spec("gpus-search"), "--runner", template, "--gpu", "T4", "--cloud", "aws",
+                       "--max-nodes", "2", "--probe-steps", "2", "--no-history", "-f", "json")
+    assert rc == 0, err
+    runs = json.loads(out)["search"]["runs"]
+    multi = [r for r in runs if r["config"]["nodes"] * r["config"]["gpus_per_node"] > 1]
+    assert multi and all(r["failed"] and "says the run used 1 GPU" in r["error"] for r in multi), multi
+    assert all(not r["failed"] for r in runs if r["config"]["nodes"] * r["config"]["gpus_per_node"] == 1), runs
 
 
 def test_usage_errors():

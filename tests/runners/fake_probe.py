@@ -2,8 +2,9 @@
 """A probe for the runner tests: speaks the exec protocol
 (docs/exec-protocol.md) with step times from a formula of the per-GPU batch
 and the node count torchrun was given (FAKE_TORCHRUN_NNODES, set by
-tests/launch/fake_torchrun.py). Writes one log line to stderr (runners must
-keep it out of the protocol). FAKE_PROBE_MODE=hang sleeps instead (the
+tests/launch/fake_torchrun.py); its "gpus" is the world size (× the
+processes per node, FAKE_TORCHRUN_NPROC). Writes one log line to stderr
+(runners must keep it out of the protocol). FAKE_PROBE_MODE=hang sleeps instead (the
 interrupt tests), =fail exits 1, =latin1 also writes a log line with a
 byte that is not UTF-8 (Latin-1 'é'), as a library's log may."""
 import json
@@ -25,7 +26,9 @@ print("fake probe: starting", file=sys.stderr, flush=True)
 if mode == "latin1":
     sys.stderr.buffer.write(b"fake probe: loading caf\xe9 dataset\n")
     sys.stderr.buffer.flush()
-print(json.dumps({"event": "device", "name": "Tesla T4 (fake)", "memory_gib": 16, "gpus": 1}), flush=True)
+# "gpus" is the world size, as cloudfit_probe reports it under torchrun
+world = nodes * int(os.environ.get("FAKE_TORCHRUN_NPROC", "1"))
+print(json.dumps({"event": "device", "name": "Tesla T4 (fake)", "memory_gib": 16, "gpus": world}), flush=True)
 for i in range(warm + steps):
     print(json.dumps({"event": "step", "step": i + 1, "time_s": step * (1.5 if i < warm else 1.0),
                       "samples": batch}), flush=True)

@@ -43,7 +43,8 @@ step = (0.02 + 0.002 * a.batch) * (1 + 0.03 * (a.gpus - 1))
 if a.nodes > 1:
     step += 0.08 + 0.01 * a.nodes
 warm, steps = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"])
-print(json.dumps({"event": "device", "name": "Tesla T4 (fake)", "memory_gib": 16, "gpus": a.gpus}))
+# "gpus" is the world size: every node's GPUs together
+print(json.dumps({"event": "device", "name": "Tesla T4 (fake)", "memory_gib": 16, "gpus": a.gpus * a.nodes}))
 for i in range(warm + steps):
     print(json.dumps({"event": "step", "step": i + 1, "time_s": step * (1.5 if i < warm else 1.0),
                       "samples": a.batch * a.gpus * a.nodes}))

@@ -96,7 +96,9 @@ typedef struct {
  * event names another GPU of the table than the configuration's
  * (cf_gpu_resolve; a family name such as "A100" stands for each of its
  * rows) fails: its step time is another GPU's throughput. A name the
- * table does not know is taken on trust. */
+ * table does not know is taken on trust. So does a run whose 'device'
+ * event gives a "gpus" (the world size) other than nodes × gpus_per_node;
+ * one that leaves "gpus" out is taken on trust. */
 cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsigned long seed, cf_exec_runner *out);
 cf_search_runner cf_exec_runner_iface(cf_exec_runner *e);
 void cf_exec_runner_close(cf_exec_runner *e);
