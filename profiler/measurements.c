@@ -70,7 +70,7 @@ static cf_status parse_placement(const cf_csv_doc *doc, const cf_csv_record *rec
 static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, const int *cols,
                            cf_measurement *row)
 {
-    enum { MODEL, GPU, HW, NODES, GPUS, BSZ, STEP, SYNC, PROFILE, PLACEMENT, PRECISION };
+    enum { MODEL, GPU, HW, NODES, GPUS, BSZ, STEP, SYNC, PROFILE, PLACEMENT, PRECISION, GLOBAL_BSZ };
     memset(row, 0, sizeof *row);
     row->line = rec->line;
     snprintf(row->model, sizeof row->model, "%s", cf_csv_field(rec, cols[MODEL]));
@@ -109,6 +109,21 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
         return cf_error_set(CF_ERR_INVALID,
                             "%s:%ld: num_gpus %d does not fit %d node(s) of %d GPU(s) (hw_gpus_per_node)",
                             doc->name, rec->line, row->num_gpus, row->num_nodes, row->hw_gpus_per_node);
+    /* global_bsz is derived (the format has no gradient accumulation): a
+     * row whose global batch is not num_gpus × local_bsz contradicts
+     * itself, and one of the counts the model fits is wrong (a row of 8
+     * GPUs written as 2 was fitted as 2 GPUs' step). Empty: not given. */
+    double global_bsz = 0;
+    if ((st = cf_csv_double(doc, rec, cols[GLOBAL_BSZ], 0, 0, &global_bsz)) != CF_OK)
+        return st;
+    double product = (double)row->num_gpus * row->local_bsz;
+    if (cf_csv_field(rec, cols[GLOBAL_BSZ])[0] && global_bsz != product) {
+        cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'global_bsz': %.15g is not num_gpus × local_bsz (%d × %d = %.15g)",
+                     doc->name, rec->line, global_bsz, row->num_gpus, row->local_bsz, product);
+        cf_error_hint("global_bsz is derived, the row's GPUs × its per-GPU batch (no gradient accumulation in this "
+                      "format): correct num_gpus or local_bsz if the row ran another shape, or leave global_bsz empty");
+        return CF_ERR_INVALID;
+    }
     return parse_placement(doc, rec, cols[PLACEMENT], row);
 }
 
@@ -127,7 +142,7 @@ cf_status cf_measurements_parse_progress(const char *text, size_t len, const cha
     cf_status st = cf_csv_parse(text, len, name, &doc);
     if (st != CF_OK)
         return st;
-    int cols[11];
+    int cols[12];
     for (size_t i = 0; i < 7; i++)
         if ((st = cf_csv_require_column(&doc, required[i], &cols[i])) != CF_OK)
             goto done;
@@ -135,6 +150,7 @@ cf_status cf_measurements_parse_progress(const char *text, size_t len, const cha
     cols[8] = cf_csv_column(&doc, "profile");
     cols[9] = cf_csv_column(&doc, "placement");
     cols[10] = cf_csv_column(&doc, "precision");
+    cols[11] = cf_csv_column(&doc, "global_bsz");
     if (doc.n_records == 0) {
         st = cf_error_set(CF_ERR_INVALID, "%s: no measurement rows after the header", name);
         goto done;

@@ -141,6 +141,22 @@ static void test_measurements(void **state)
         cf_measurements_free(&set);
     }
 
+    /* global_bsz is derived, num_gpus × local_bsz: a row of 8 GPUs whose num_gpus says 2 contradicts it (it was
+     * read as 2 GPUs' step time, without a word); empty is not given */
+    snprintf(text, sizeof text, "%s%s%s", header, "m,T4,aws,4,placement,1,1,1,20,20,0.05,\n",
+             "m,T4,aws,4,placement,11,2,2,20,160,0.4,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "gb.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "gb.csv:3: column 'global_bsz': 160 is not num_gpus × local_bsz (2 × 20 = 40)");
+    assert_non_null(strstr(cf_error_hint_text(), "no gradient accumulation in this format"));
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,11,2,2,20,forty,0.4,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "gb.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "gb.csv:2: column 'global_bsz': expected a number, got 'forty'");
+    snprintf(text, sizeof text, "%s%s%s", header, "m,T4,aws,4,placement,11,2,2,20,,0.4,\n",
+             "m,T4,aws,4,placement,44,2,8,20,160.0,0.4,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "gb.csv", &set), CF_OK);
+    assert_int_equal(set.n_rows, 2);
+    cf_measurements_free(&set);
+
     /* the optional precision column */
     static const char with_precision[] =
         "model,gpu,hw_gpus_per_node,num_nodes,num_gpus,local_bsz,step_time_s,precision\n"

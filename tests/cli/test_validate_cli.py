@@ -307,8 +307,29 @@ def test_batches_up_to_2_pow_24():
     big = max(int(r["local_bsz"]) for r in rows)
     rows[0]["local_bsz"] = str(1 << 24)
     assert big > 1 << 23
+    for r in rows:  # derived, and checked: num_gpus × local_bsz
+        r["global_bsz"] = str(int(r["num_gpus"]) * int(r["local_bsz"]))
     doc = run_json(write_rows("big.csv", rows))
     assert doc["overall"]["n"] > 0
+
+
+def test_a_global_batch_that_is_not_gpus_times_local_batch_is_refused():
+    """global_bsz is derived (num_gpus × local_bsz, no gradient accumulation
+    in the format): a row of 8 GPUs whose num_gpus said 2 was validated as
+    2 GPUs' step time without a word; it is now bad input naming the file,
+    line, column and values. Empty is not checked."""
+    rows = rows_of(DATA)
+    i = next(k for k, r in enumerate(rows) if r["global_bsz"] and int(r["num_gpus"]) > 1)
+    rows[i]["global_bsz"] = str(int(rows[i]["global_bsz"]) * 2)
+    rc, out, err = run("-f", "json", write_rows("gb.csv", rows))
+    assert rc == 3 and out == "", (rc, out, err)
+    assert re.search(r"gb\.csv:%d: column 'global_bsz': %s is not num_gpus × local_bsz \(%s × %s = %d\)"
+                     % (i + 2, rows[i]["global_bsz"], rows[i]["num_gpus"], rows[i]["local_bsz"],
+                        int(rows[i]["num_gpus"]) * int(rows[i]["local_bsz"])), err), err
+    assert "hint: global_bsz is derived" in err, err
+    for r in rows:
+        r["global_bsz"] = ""
+    assert run_json(write_rows("gb-empty.csv", rows))["overall"]["n"] > 0
 
 
 def test_a_gpu_name_longer_than_the_field_is_refused_not_cut():

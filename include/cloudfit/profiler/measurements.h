@@ -10,7 +10,8 @@
 
 /* Reads a measurements CSV. Required columns: model, gpu, hw_gpus_per_node,
  * num_nodes, num_gpus, local_bsz, step_time_s. Bad rows are errors naming
- * "file:line: column 'c'". */
+ * "file:line: column 'c'"; so is a row whose optional global_bsz is not
+ * num_gpus × local_bsz, or whose placement disagrees with its counts. */
 cf_status cf_measurements_load(const char *path, cf_measurement_set *out);
 cf_status cf_measurements_parse(const char *text, size_t len, const char *name, cf_measurement_set *out);
 /* The same, reporting the rows read to `progress` (may be NULL) for large files. */
