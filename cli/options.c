@@ -394,18 +394,24 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
         return 0;
     }
     case OPT_DOUBLE: {
+        /* an amount of money (USD) is spelt as every money option takes it: 100 or $100 */
+        int usd = o->arg_name && strcmp(o->arg_name, "USD") == 0;
+        const char *what = usd ? "a positive number of US dollars (100 or $100)" : "a positive number";
         double v = 0;
-        cf_number_result r = cf_number_double(arg, -HUGE_VAL, HUGE_VAL, &v);
+        char why[96] = "";
+        cf_number_result r = usd ? cf_number_usd(arg, -HUGE_VAL, HUGE_VAL, &v, why, sizeof why)
+                                 : cf_number_double(arg, -HUGE_VAL, HUGE_VAL, &v);
         if (r == CF_NUMBER_OK && v == 0 && cf_cli_option_takes_zero(o)) {
             *(double *)field = 0;
             return 0;
         }
         if (r == CF_NUMBER_OK && v <= 0)
-            return usage_error(command, "option '--%s' expects a positive number, got '%s'", o->long_name,
-                               shown_arg(arg, shown, sizeof shown));
+            return usage_error(command, "option '--%s' expects %s, got '%s'%s", o->long_name, what,
+                               shown_arg(arg, shown, sizeof shown), v < 0 ? " (negative)" : "");
         if (r != CF_NUMBER_OK)
-            return usage_error(command, "option '--%s' expects a positive number, got '%s' (%s)", o->long_name,
-                               shown_arg(arg, shown, sizeof shown), cf_number_why(r));
+            return usage_error(command, "option '--%s' expects %s, got '%s' (%s)", o->long_name, what,
+                               shown_arg(arg, shown, sizeof shown),
+                               usd ? why : cf_number_explain(arg, r, why, sizeof why));
         *(double *)field = v;
         return 0;
     }

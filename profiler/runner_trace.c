@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/profiler/measurements.h"
 #include "cloudfit/profiler/runners.h"
@@ -102,10 +103,18 @@ cf_status cf_search_price_parse(const char *text, cf_search_price *out)
 {
     const char *eq = strchr(text, '=');
     double v = 0;
+    char why[96] = "", shown[128];
     memset(out, 0, sizeof *out);
-    if (!eq || eq == text || (size_t)(eq - text) >= sizeof out->gpu ||
-        cf_number_double(eq + 1, 0, HUGE_VAL, &v) != CF_NUMBER_OK || !(v > 0))
-        return cf_error_set(CF_ERR_INVALID, "expected GPU=USD_PER_GPU_HR (e.g. T4=0.53), got '%s'", text);
+    cf_escape_into(text, shown, sizeof shown);
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof out->gpu)
+        return cf_error_set(CF_ERR_INVALID, "expects GPU=USD_PER_GPU_HR (e.g. T4=0.53 or T4=$0.53), got '%s'", shown);
+    /* the price as every money option takes it: 0.53 or $0.53 */
+    cf_number_result r = cf_number_usd(eq + 1, 0, HUGE_VAL, &v, why, sizeof why);
+    if (r == CF_NUMBER_OK && !(v > 0))
+        snprintf(why, sizeof why, "a price of 0");
+    if (r != CF_NUMBER_OK || !(v > 0))
+        return cf_error_set(CF_ERR_INVALID, "expects GPU=USD_PER_GPU_HR (e.g. T4=0.53 or T4=$0.53), got '%s' (%s)",
+                            shown, why);
     snprintf(out->gpu, sizeof out->gpu, "%.*s", (int)(eq - text), text);
     out->usd_per_gpu_hr = v;
     return CF_OK;

@@ -182,17 +182,51 @@ static void test_require_baseline(void **state)
     assert_int_equal(EVAL(&l, 5, 1, &b, g), 4);
 }
 
+/* A refusal says what is wrong with the value: "-5" and "nan" got the
+ * same "expects a percentage (10%) or US dollars (25 or $25), got '-5'". */
 static void test_increase_text_refused(void **state)
 {
     (void)state;
-    const char *bad[] = {"", "%", "ten", "-5", "$10%", "10%%", "1e999", "nan", "5x", "$"};
+    static const struct {
+        const char *text, *why;
+    } bad[] = {{"", "an empty value"},
+               {"%", "no number before '%'"},
+               {"ten", "not a decimal number"},
+               {"-5", "negative"},
+               {"$-5", "negative"},
+               {"-5%", "negative"},
+               {"$10%", "'%' after the number"},
+               {"10%%", "'%' after the number"},
+               {"1e999", "out of range"},
+               {"nan", "not a finite number"},
+               {"$inf", "not a finite number"},
+               {"nan%", "not a finite number"},
+               {"5x", "'x' after the number"},
+               {"25usd", "'usd' after the number"},
+               {"$", "no amount after '$'"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cf_gate_limits l = off();
-        if (cf_gate_limits_set_increase(&l, bad[i]) != CF_ERR_USAGE)
-            fail_msg("'%s' accepted", bad[i]);
+        if (cf_gate_limits_set_increase(&l, bad[i].text) != CF_ERR_USAGE)
+            fail_msg("'%s' accepted", bad[i].text);
         assert_true(l.max_increase < 0); /* unchanged */
-        assert_non_null(strstr(cf_error_message(), "expects a percentage (10%) or US dollars (25 or $25), got '"));
+        char want[256];
+        snprintf(want, sizeof want, "expects a percentage (10%%) or US dollars (25 or $25), got '%s' (%s)", bad[i].text,
+                 bad[i].why);
+        if (strcmp(cf_error_message(), want) != 0)
+            fail_msg("'%s': '%s', not '%s'", bad[i].text, cf_error_message(), want);
         cf_error_clear();
+    }
+    static const struct {
+        const char *text;
+        double value;
+        int pct;
+    } good[] = {{"10%", 10, 1}, {"0%", 0, 1}, {"25", 25, 0}, {"$25", 25, 0}, {"$2.5e1", 25, 0}, {"0", 0, 0}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        cf_gate_limits l = off();
+        if (cf_gate_limits_set_increase(&l, good[i].text) != CF_OK)
+            fail_msg("'%s' refused: %s", good[i].text, cf_error_message());
+        assert_true(l.max_increase == good[i].value);
+        assert_int_equal(l.increase_is_pct, good[i].pct);
     }
 }
 

@@ -47,6 +47,62 @@ static void test_doubles(void **state)
     }
 }
 
+/* Every amount of US dollars (--max-cost, --budget-usd, --total-usd,
+ * --price, --max-cost-increase) goes through cf_number_usd: "$100" was
+ * refused by --max-cost while --max-cost-increase took "$25", and a
+ * refusal said only "not a decimal number". */
+static void test_usd_amounts(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        cf_number_result r;
+        double value;
+        const char *why;
+    } cases[] = {
+        {"100", CF_NUMBER_OK, 100, NULL},
+        {"$100", CF_NUMBER_OK, 100, NULL},
+        {"$0.53", CF_NUMBER_OK, 0.53, NULL},
+        {"2.5e1", CF_NUMBER_OK, 25, NULL},
+        {"$2.5e1", CF_NUMBER_OK, 25, NULL},
+        {"-5", CF_NUMBER_RANGE, 0, "negative"},
+        {"$-5", CF_NUMBER_RANGE, 0, "negative"},
+        {"", CF_NUMBER_EMPTY, 0, "an empty value"},
+        {"$", CF_NUMBER_EMPTY, 0, "no amount after '$'"},
+        {"nan", CF_NUMBER_SYNTAX, 0, "not a finite number"},
+        {"$inf", CF_NUMBER_SYNTAX, 0, "not a finite number"},
+        {"-Infinity", CF_NUMBER_SYNTAX, 0, "not a finite number"},
+        {"100usd", CF_NUMBER_SYNTAX, 0, "'usd' after the number"},
+        {"$100abc", CF_NUMBER_SYNTAX, 0, "'abc' after the number"},
+        {"100 ", CF_NUMBER_SYNTAX, 0, "' ' after the number"},
+        {"0x10", CF_NUMBER_SYNTAX, 0, "'x10' after the number"},
+        {"$$5", CF_NUMBER_SYNTAX, 0, "not a decimal number"},
+        {" 5", CF_NUMBER_SYNTAX, 0, "not a decimal number"},
+        {"+5", CF_NUMBER_SYNTAX, 0, "not a decimal number"},
+        {"5$", CF_NUMBER_SYNTAX, 0, "'$' after the number"},
+        {"1e999", CF_NUMBER_RANGE, 0, "out of range"},
+        {"100\x1b", CF_NUMBER_SYNTAX, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double v = -1;
+        char why[96] = "";
+        cf_number_result r = cf_number_usd(cases[i].text, 0, HUGE_VAL, &v, why, sizeof why);
+        if (r != cases[i].r)
+            fail_msg("'%s': result %d, not %d", cases[i].text, (int)r, (int)cases[i].r);
+        if (r == CF_NUMBER_OK && v != cases[i].value)
+            fail_msg("'%s' read as %.17g, not %.17g", cases[i].text, v, cases[i].value);
+        if (cases[i].why && strcmp(why, cases[i].why) != 0)
+            fail_msg("'%s': why '%s', not '%s'", cases[i].text, why, cases[i].why);
+    }
+    /* what follows the number is shown escaped */
+    char why[96];
+    double v;
+    assert_int_equal(cf_number_usd("5\x1b[2J", 0, HUGE_VAL, &v, why, sizeof why), CF_NUMBER_SYNTAX);
+    assert_string_equal(why, "'\\e[2J' after the number");
+    assert_string_equal(cf_number_explain("-3", CF_NUMBER_RANGE, why, sizeof why), "negative");
+    assert_string_equal(cf_number_explain("1e-320", CF_NUMBER_RANGE, why, sizeof why), "out of range");
+}
+
 static void test_integers(void **state)
 {
     (void)state;
@@ -186,7 +242,8 @@ static void test_escape_output(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_doubles), cmocka_unit_test(test_integers),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_doubles), cmocka_unit_test(test_usd_amounts),
+                                       cmocka_unit_test(test_integers),
                                        cmocka_unit_test(test_json_grammar), cmocka_unit_test(test_csv_bom_nul_spaces),
                                        cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output)};
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,14 +16,30 @@
 
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
 {
-    const char *p = text, *unit = "";
-    if (*p == '$')
-        p++;
+    /* "10%" is a percentage; anything else US dollars, spelt as every
+     * money option takes them (cf_number_usd: "25" or "$25"). */
+    size_t len = strlen(text);
+    int pct = len > 0 && text[len - 1] == '%' && text[0] != '$';
     double v = 0;
-    cf_number_result r = cf_number_with_unit(p, 0, HUGE_VAL, &v, &unit);
-    int pct = strcmp(unit, "%") == 0 && p == text;
-    if (r != CF_NUMBER_OK || (!pct && *unit))
-        return cf_error_set(CF_ERR_USAGE, "expects a percentage (10%%) or US dollars (25 or $25), got '%s'", text);
+    char why[96] = "";
+    cf_number_result r;
+    if (pct) {
+        char number[64];
+        snprintf(number, sizeof number, "%.*s", (int)(len - 1), text);
+        r = len - 1 >= sizeof number ? CF_NUMBER_RANGE : cf_number_double(number, 0, HUGE_VAL, &v);
+        if (r != CF_NUMBER_OK)
+            cf_number_explain(number, r, why, sizeof why);
+        if (r == CF_NUMBER_EMPTY)
+            snprintf(why, sizeof why, "no number before '%%'");
+    } else {
+        r = cf_number_usd(text, 0, HUGE_VAL, &v, why, sizeof why);
+    }
+    if (r != CF_NUMBER_OK) {
+        char shown[128];
+        cf_escape_into(text, shown, sizeof shown);
+        return cf_error_set(CF_ERR_USAGE, "expects a percentage (10%%) or US dollars (25 or $25), got '%s' (%s)", shown,
+                            why);
+    }
     limits->max_increase = v;
     limits->increase_is_pct = pct;
     return CF_OK;

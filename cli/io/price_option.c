@@ -16,7 +16,7 @@ int cf_cli_parse_prices(const cf_cli_options *o, cf_search_price **out, size_t *
     }
     for (int i = 0; i < o->prices.n; i++, (*n)++)
         if (cf_search_price_parse(o->prices.items[i], &(*out)[i]) != CF_OK) {
-            cf_log_error("option '--price' expects GPU=USD_PER_GPU_HR (e.g. T4=0.53), got '%s'", o->prices.items[i]);
+            cf_log_error("option '--price' %s", cf_error_message());
             cf_log_hint("one --price per GPU type the catalog does not sell");
             return CF_EXIT_USAGE;
         }

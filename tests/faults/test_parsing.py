@@ -66,6 +66,42 @@ def test_every_option_takes_decimal_numbers_only():
         assert rc == 0, (option, value, err)
 
 
+def test_money_options_take_one_spelling_and_say_what_is_wrong():
+    """Every amount of US dollars is written 100 or $100 (docs/ci.md): --max-cost '$100' was refused ("not a
+    decimal number") while --max-cost-increase '$25' was taken; a negative, non-finite, empty or trailing-garbage
+    amount got a message that did not say which."""
+    accepted = {}
+    for option, value in (("--max-cost", "$100000"), ("--max-cost", "100000"), ("--budget-usd", "$1500"),
+                          ("--budget-usd", "1500"), ("--max-cost-increase", "$25"), ("--max-cost-increase", "25")):
+        rc, out, err = run("recommend", "--no-history", "-f", "json", option + "=" + value, SPEC)
+        assert rc == 0, (option, value, rc, err)
+        doc = json.loads(out)
+        accepted.setdefault(option, []).append((doc["chosen"], doc.get("gates")))
+    for option, (a, b) in accepted.items():
+        assert a == b, (option, a, b)  # the same amount either way
+    usd = "expects a positive number of US dollars (100 or $100)"
+    increase = "expects a percentage (10%) or US dollars (25 or $25)"
+    cases = []
+    for option in ("--max-cost", "--budget-usd"):
+        cases += [(("recommend", "--no-history"), option, value, usd, why) for value, why in (
+            ("-5", "negative"), ("$-5", "negative"), ("nan", "not a finite number"), ("$inf", "not a finite number"),
+            ("", "an empty value"), ("$", "no amount after '$'"), ("100usd", "'usd' after the number"),
+            ("$100abc", "'abc' after the number"))]
+    cases += [(("record", "--db", tmp("money.db"), "1"), "--total-usd", value, usd, why)
+              for value, why in (("$-5", "negative"), ("5 USD", "' USD' after the number"))]
+    cases += [(("recommend", "--no-history"), "--max-cost-increase", value, increase, why) for value, why in (
+        ("-5", "negative"), ("-5%", "negative"), ("nan", "not a finite number"), ("", "an empty value"),
+        ("25abc", "'abc' after the number"), ("%", "no number before '%'"), ("$", "no amount after '$'"))]
+    trace = "trace:" + os.path.join(os.path.dirname(SPEC), "data", "resnet18-cifar10-t4-profile.csv")
+    cases += [(("search", "--no-history", "--runner", trace), "--price", "T4=" + value,
+               "expects GPU=USD_PER_GPU_HR (e.g. T4=0.53 or T4=$0.53)", why)
+              for value, why in (("-1", "negative"), ("$nan", "not a finite number"), ("0.5/h", "'/h' after the number"))]
+    for args, option, value, what, why in cases:
+        rc, out, err = run(*args, option + "=" + value, *(() if args[0] == "record" else (SPEC,)))
+        want = "option '%s' %s, got '%s' (%s)" % (option, what, value, why)
+        assert rc == 2 and want in err, (option, value, rc, err, want)
+
+
 def test_csv_numbers_decimal_only_with_file_line_column():
     for bad, why in (("0x10", ""), (" 16", ""), ("16 ", ""), ("1e400", ""), ("inf", ""),
                      ("99999999999", "out of range"), ("16.5", "")):

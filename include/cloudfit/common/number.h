@@ -37,6 +37,16 @@ cf_number_result cf_number_with_unit(const char *text, double min, double max, d
 cf_number_result cf_number_fraction(const char *text, double max, double *out);
 /* "expected a decimal number" and the like, for messages. */
 const char *cf_number_why(cf_number_result r);
+/* What is wrong with `text`, which a parse refused with `r`, in words for
+ * a message, into out[n]: "an empty value", "negative", "not a finite
+ * number" (inf, nan), "'abc' after the number" (the rest escaped),
+ * otherwise cf_number_why(r). Returns out. */
+const char *cf_number_explain(const char *text, cf_number_result r, char *out, size_t n);
+/* An amount of US dollars as every money option takes it, "25" or "$25"
+ * (docs/ci.md): a decimal number (cf_number_double) within [min, max]
+ * after an optional '$'. On failure, where `why` is not NULL, why[why_len]
+ * says what is wrong (cf_number_explain; "no amount after '$'"). */
+cf_number_result cf_number_usd(const char *text, double min, double max, double *out, char *why, size_t why_len);
 
 /* A fraction as a percentage with the decimals it needs, up to three:
  * 0.9 → "90%", 0.999 → "99.9%" (it printed "100%"), 0.9995 → "99.95%". */
