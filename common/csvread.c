@@ -118,6 +118,83 @@ static void locate(const char *text, size_t offset, long *line, long *column)
     }
 }
 
+/* The character at text[at] (a whole UTF-8 sequence), escaped, into out. */
+static void char_at(const char *text, size_t len, size_t at, char *out, size_t n)
+{
+    unsigned char lead = (unsigned char)text[at];
+    size_t k = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    char one[5] = "";
+    if (at + k > len)
+        k = len - at;
+    memcpy(one, text + at, k);
+    one[k] = '\0';
+    cf_escape_into(one, out, n);
+}
+
+/* A quote error found again by the rules libcsv applies in strict mode
+ * (RFC 4180, no space trimming), to name its place and cause: libcsv says
+ * only "error parsing data while strict checking enabled", and a quote
+ * left open at the line after the end of the file. Sets the error and
+ * returns 1, or returns 0 when the text breaks no quoting rule. */
+static int quote_error(const char *text, size_t len, const char *name)
+{
+    enum { FIELD_START, UNQUOTED, QUOTED, AFTER_QUOTE } state = FIELD_START;
+    size_t open = 0; /* the opening quote of the current quoted field */
+    long line, column, open_line, open_column;
+    char shown[32];
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        int ends = c == ',' || c == '\n' || c == '\r';
+        switch (state) {
+        case FIELD_START:
+            state = c == '"' ? QUOTED : ends ? FIELD_START : UNQUOTED;
+            open = i;
+            break;
+        case UNQUOTED:
+            if (c == '"') {
+                locate(text, i, &line, &column);
+                cf_error_set(CF_ERR_INVALID, "%s:%ld:%ld: quote inside a field that does not start with one", name,
+                             line, column);
+                cf_error_hint("a field holding a quote is quoted whole, its quotes written twice: \"say \"\"hi\"\"\"");
+                return 1;
+            }
+            state = ends ? FIELD_START : UNQUOTED;
+            break;
+        case QUOTED: state = c == '"' ? AFTER_QUOTE : QUOTED; break;
+        case AFTER_QUOTE:
+            if (c == '"') { /* "" is a quote inside the field */
+                state = QUOTED;
+                break;
+            }
+            if (ends) {
+                state = FIELD_START;
+                break;
+            }
+            locate(text, open, &open_line, &open_column);
+            locate(text, i - 1, &line, &column);
+            char_at(text, len, i, shown, sizeof shown);
+            if (line != open_line)
+                cf_error_set(CF_ERR_INVALID, "%s:%ld:%ld: unterminated quoted field (opened here): it runs on to "
+                             "line %ld, where the quote at column %ld is followed by '%s', not by a comma or the "
+                             "line's end", name, open_line, open_column, line, column, shown);
+            else
+                cf_error_set(CF_ERR_INVALID, "%s:%ld:%ld: '%s' after the closing quote of the quoted field opened "
+                             "at column %ld (expected a comma or the line's end)", name, line, column + 1, shown,
+                             open_column);
+            cf_error_hint("close each quoted field with a quote followed by a comma or the line's end; a quote "
+                          "inside a quoted field is written twice (\"\")");
+            return 1;
+        }
+    }
+    if (state != QUOTED)
+        return 0;
+    locate(text, open, &open_line, &open_column);
+    cf_error_set(CF_ERR_INVALID, "%s:%ld:%ld: unterminated quoted field (opened here; it runs to the end of the file)",
+                 name, open_line, open_column);
+    cf_error_hint("close the quote; a quote inside a quoted field is written twice (\"\")");
+    return 1;
+}
+
 cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_doc *out)
 {
     memset(out, 0, sizeof *out);
@@ -151,16 +228,22 @@ cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_do
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t chunk = nl ? (size_t)(nl - (text + pos)) + 1 : len - pos;
         if (csv_parse(&parser, text + pos, chunk, on_field, on_record, &st) != chunk) {
-            status = cf_error_set(CF_ERR_INVALID, "%s:%ld: malformed CSV: %s", name, st.line,
-                                  csv_strerror(csv_error(&parser)));
+            if (csv_error(&parser) != CSV_EPARSE || !quote_error(text, len, name))
+                cf_error_set(CF_ERR_INVALID, "%s:%ld: malformed CSV: %s", name, st.line,
+                             csv_strerror(csv_error(&parser)));
+            status = CF_ERR_INVALID;
             break;
         }
         pos += chunk;
         st.line++;
     }
-    if (status == CF_OK && !st.failed && !st.too_big && csv_fini(&parser, on_field, on_record, &st) != 0)
-        status = cf_error_set(CF_ERR_INVALID, "%s:%ld: malformed CSV: %s", name, st.line,
-                              csv_strerror(csv_error(&parser)));
+    if (status == CF_OK && !st.failed && !st.too_big && csv_fini(&parser, on_field, on_record, &st) != 0) {
+        /* a quoted field still open at the end: named where its quote opened */
+        if (csv_error(&parser) != CSV_EPARSE || !quote_error(text, len, name))
+            cf_error_set(CF_ERR_INVALID, "%s:%ld: malformed CSV: %s", name, st.line,
+                         csv_strerror(csv_error(&parser)));
+        status = CF_ERR_INVALID;
+    }
     csv_free(&parser);
     record_free(&st.current);
     if (status == CF_OK && st.failed)

@@ -68,6 +68,54 @@ static void test_empty_and_missing_column(void **state)
     cf_csv_free(&doc);
 }
 
+/* A quote error is named where it is, in words: a quote left open at line
+ * 3 of 50 was reported at line 51 (after the end of the file) as
+ * "malformed CSV: error parsing data while strict checking enabled". */
+static void test_quote_errors_named_where_they_are(void **state)
+{
+    (void)state;
+    char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text, "name,gpu,step\na,T4,1\nb,\"T4,2\n");
+    for (int line = 4; line <= 50; line++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "r%d,T4,%d\n", line, line);
+    static const struct {
+        const char *text, *message, *hint;
+    } cases[] = {
+        {NULL, "q.csv:3:3: unterminated quoted field (opened here; it runs to the end of the file)", "close the quote"},
+        {"a,b\n1,\"x\n", "q.csv:2:3: unterminated quoted field (opened here; it runs to the end of the file)", NULL},
+        {"a,b\n1,\"x\"\"\n", "q.csv:2:3: unterminated quoted field (opened here; it runs to the end of the file)",
+         NULL},
+        {"a,b\n1,\"x\n2,\"y\",3\n",
+         "q.csv:2:3: unterminated quoted field (opened here): it runs on to line 3, where the quote at column 3 is "
+         "followed by 'y', not by a comma or the line's end",
+         "a quote inside a quoted field is written twice"},
+        {"a,b\n1,\"x\"y\n", "q.csv:2:6: 'y' after the closing quote of the quoted field opened at column 3 "
+                              "(expected a comma or the line's end)", NULL},
+        {"a,b\n1,\"x\" \n", "q.csv:2:6: ' ' after the closing quote of the quoted field opened at column 3 "
+                              "(expected a comma or the line's end)", NULL},
+        {"a,b\n1,x\"y\n", "q.csv:2:4: quote inside a field that does not start with one", "written twice"},
+        {"a,b\n\u00e9,x\"y\n", "q.csv:2:4: quote inside a field that does not start with one", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *t = cases[i].text ? cases[i].text : text;
+        cf_csv_doc doc;
+        if (cf_csv_parse(t, strlen(t), "q.csv", &doc) != CF_ERR_INVALID)
+            fail_msg("case %zu accepted", i);
+        if (strcmp(cf_error_message(), cases[i].message) != 0)
+            fail_msg("case %zu: '%s', not '%s'", i, cf_error_message(), cases[i].message);
+        if (cases[i].hint && !strstr(cf_error_hint_text(), cases[i].hint))
+            fail_msg("case %zu: hint '%s'", i, cf_error_hint_text());
+        cf_error_clear();
+    }
+    /* a quoted field over lines, quotes written twice and CRLF stay valid */
+    const char *ok = "a,b\r\n1,\"x\"\"y\r\nz\"\r\n2,\"\"\r\n";
+    cf_csv_doc doc;
+    assert_int_equal(cf_csv_parse(ok, strlen(ok), "ok.csv", &doc), CF_OK);
+    assert_string_equal(cf_csv_field(&doc.records[0], 1), "x\"y\r\nz");
+    assert_int_equal(doc.records[1].line, 4);
+    cf_csv_free(&doc);
+}
+
 static const char header[] =
     "model,gpu,profile,hw_gpus_per_node,source,placement,num_nodes,num_gpus,local_bsz,global_bsz,step_time_s,sync_time_s\n";
 
@@ -185,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quoted_fields_and_lines),
         cmocka_unit_test(test_empty_and_missing_column),
+        cmocka_unit_test(test_quote_errors_named_where_they_are),
         cmocka_unit_test(test_measurements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

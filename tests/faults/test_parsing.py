@@ -102,6 +102,18 @@ def test_money_options_take_one_spelling_and_say_what_is_wrong():
         assert rc == 2 and want in err, (option, value, rc, err, want)
 
 
+def test_csv_unterminated_quote_named_where_it_opens():
+    """A quote left open at line 3 of a 50-line file was reported at line 51 (after the end) in libcsv's words."""
+    rows = ["resnet50,T4,4,1,1,%d,%.3f,0.01" % (b, 0.1 + 0.001 * b) for b in range(16, 16 + 49)]
+    rows[1] = rows[1].replace("T4,", '"T4,', 1)
+    path = write("quote.csv", HEADER + "\n".join(rows) + "\n")
+    assert (HEADER + "\n".join(rows)).count("\n") + 1 == 50
+    rc, out, err = run("validate", path)
+    assert rc == 3 and "%s:3:10: unterminated quoted field (opened here; it runs to the end of the file)" % path in err, (
+        rc, err)
+    assert "strict checking" not in err and ":51:" not in err, err
+
+
 def test_csv_numbers_decimal_only_with_file_line_column():
     for bad, why in (("0x10", ""), (" 16", ""), ("16 ", ""), ("1e400", ""), ("inf", ""),
                      ("99999999999", "out of range"), ("16.5", "")):
