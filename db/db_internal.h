@@ -83,6 +83,8 @@ struct cf_db_stmt {
     struct pg_result *pg_result;
     int pg_row, pg_rows, pg_done;
     long long pg_changes;
+    int stream;       /* cf_db_stream: rows handed over as the server sends them */
+    int pg_streaming; /* PostgreSQL: a streamed query whose rows are still coming */
 };
 
 /* Numbered migrations: entry i brings the schema version from i to i+1.
@@ -110,6 +112,14 @@ void cf_db_bind_int64(cf_db_stmt *s, int index, long long v);
 /* A number; NaN is stored as NULL (as SQLite itself does). */
 void cf_db_bind_double(cf_db_stmt *s, int index, double v);
 void cf_db_bind_null(cf_db_stmt *s, int index);
+/* Asks for the rows of `s` as they are read, never the whole result at
+ * once (history list, prune --dry-run: a history too long to hold), before
+ * its first step. SQLite always reads a row at a time; PostgreSQL then
+ * uses libpq's single-row mode, where the connection serves this query
+ * alone until its last row is read, or it is reset or finalized (which
+ * read and drop the rows left): nothing else may run on the database
+ * between its first step and then (libpq refuses it, an error). */
+void cf_db_stream(cf_db_stmt *s);
 int cf_db_step(cf_db_stmt *s);
 /* Steps a statement that returns no row: CF_OK, or the error for `what`. */
 cf_status cf_db_step_done(cf_db_stmt *s, const char *what);

@@ -194,10 +194,12 @@ cf_status cf_history_each(cf_db *db, const cf_history_filter *f, cf_history_row_
         st = cf_db_error(db, "cannot query");
     for (int i = 0; st == CF_OK && i < n_values; i++)
         cf_db_bind_text(stmt, i + 1, values[i]);
+    if (st == CF_OK)
+        cf_db_stream(stmt); /* fn must not use the database meanwhile */
     free(values);
     cf_buf_free(&sql);
-    /* One row at a time, handed over as it is read: nothing here grows
-     * with the number of rows. */
+    /* One row at a time, handed over as it is read (on PostgreSQL too, in
+     * libpq's single-row mode): nothing here grows with the number of rows. */
     int rc = CF_DB_DONE;
     cf_history_row row;
     while (st == CF_OK && (rc = cf_db_step(stmt)) == CF_DB_ROW) {

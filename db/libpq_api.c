@@ -28,6 +28,7 @@ const cf_libpq_api *cf_libpq(void)
         {"PQfinish", (void **)&api.finish},
         {"PQsendQuery", (void **)&api.sendQuery},
         {"PQsendQueryParams", (void **)&api.sendQueryParams},
+        {"PQsetSingleRowMode", (void **)&api.setSingleRowMode},
         {"PQconsumeInput", (void **)&api.consumeInput},
         {"PQisBusy", (void **)&api.isBusy},
         {"PQgetResult", (void **)&api.getResult},

@@ -23,6 +23,7 @@ typedef struct {
     __typeof__(PQfinish) *finish;
     __typeof__(PQsendQuery) *sendQuery;
     __typeof__(PQsendQueryParams) *sendQueryParams;
+    __typeof__(PQsetSingleRowMode) *setSingleRowMode;
     __typeof__(PQconsumeInput) *consumeInput;
     __typeof__(PQisBusy) *isBusy;
     __typeof__(PQgetResult) *getResult;

@@ -10,9 +10,12 @@
  * lock is bounded by CLOUDFIT_DB_LOCK_TIMEOUT_S (lock_timeout), a
  * connection by PGCONNECT_TIMEOUT or 10 s; a stop signal ends a connection
  * attempt at once and cancels the query in flight, giving the server
- * CANCEL_GRACE_S to answer before the connection is given up. The password — from the URL, PGPASSFILE or a PGSERVICE
- * entry — never reaches a message: the URL is shown redacted and every
- * server or libpq message is scrubbed of it. */
+ * CANCEL_GRACE_S to answer before the connection is given up. A query
+ * asked to stream (cf_db_stream: history list) hands its rows over as they
+ * arrive (libpq's single-row mode), not as one result held whole. The
+ * password — from the URL, PGPASSFILE or a PGSERVICE entry — never reaches
+ * a message: the URL is shown redacted and every server or libpq message
+ * is scrubbed of it. */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -338,12 +341,59 @@ static void pg_bind_double(cf_db_stmt *s, int i, double v)
  * read as text and refused by a double precision column. */
 static void pg_bind_null(cf_db_stmt *s, int i, int is_number) { set_param(s, i, NULL, is_number ? FLOAT8_OID : 0); }
 
+/* The results left of a streamed query, read and dropped (one row at a
+ * time: memory stays flat), so the connection serves the next query; a
+ * stop signal cancels the query as any wait does. */
+static void drain(cf_db_stmt *s)
+{
+    PGresult *r;
+    s->pg_streaming = 0;
+    while (wait_idle(s->db) == 0 && (r = pq->getResult(s->db->pg)) != NULL)
+        pq->clear(r);
+}
+
+/* The next row of a streamed query (libpq's single-row mode): each comes
+ * as a result of its own, then one without rows that ends the query, or
+ * an error (after the rows already handed over: the caller has them). */
+static int next_streamed(cf_db_stmt *s)
+{
+    cf_db *db = s->db;
+    pq->clear(s->pg_result);
+    s->pg_result = NULL;
+    s->pg_rows = 0;
+    s->pg_row = 0;
+    PGresult *r = wait_idle(db) == 0 ? pq->getResult(db->pg) : NULL;
+    ExecStatusType status = r ? pq->resultStatus(r) : PGRES_FATAL_ERROR;
+    if (status == PGRES_SINGLE_TUPLE) {
+        s->pg_result = r;
+        s->pg_rows = 1;
+        return CF_DB_ROW;
+    }
+    if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK)
+        s->pg_changes = atoll(pq->cmdTuples(r));
+    else
+        remember(db, r);
+    pq->clear(r);
+    if (r)
+        drain(s); /* the end of the query after its last result */
+    s->pg_streaming = 0; /* without a result the connection is lost, or left busy (wait_idle gave up) */
+    return status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK ? CF_DB_DONE : CF_DB_FAILED;
+}
+
 static int pg_step(cf_db_stmt *s)
 {
     cf_db *db = s->db;
     if (!s->pg_done) {
         int ok = pq->sendQueryParams(db->pg, s->pg_sql, s->n_params, s->pg_types, (const char *const *)s->pg_values,
                                    NULL, NULL, 0);
+        /* single-row mode is set right after the query is sent; refused
+         * (it is not, then), the result comes whole below */
+        if (ok && s->stream && pq->setSingleRowMode(db->pg)) {
+            s->pg_done = 1;
+            s->pg_changes = 0;
+            s->pg_streaming = 1;
+            return next_streamed(s);
+        }
         PGresult *r = ok ? collect(db) : NULL;
         if (!result_ok(r)) {
             remember(db, r);
@@ -356,6 +406,8 @@ static int pg_step(cf_db_stmt *s)
         s->pg_row = -1;
         s->pg_changes = atoll(pq->cmdTuples(r));
     }
+    if (s->pg_streaming)
+        return next_streamed(s);
     if (s->pg_row < s->pg_rows)
         s->pg_row++;
     return s->pg_row < s->pg_rows ? CF_DB_ROW : CF_DB_DONE;
@@ -363,6 +415,8 @@ static int pg_step(cf_db_stmt *s)
 
 static void pg_reset(cf_db_stmt *s)
 {
+    if (s->pg_streaming)
+        drain(s);
     pq->clear(s->pg_result);
     s->pg_result = NULL;
     s->pg_done = 0;

@@ -106,6 +106,8 @@ void cf_db_bind_double(cf_db_stmt *s, int index, double v)
 
 void cf_db_bind_null(cf_db_stmt *s, int index) { s->db->driver->bind_null(s, index, 0); }
 
+void cf_db_stream(cf_db_stmt *s) { s->stream = 1; }
+
 int cf_db_step(cf_db_stmt *s) { return s->db->driver->step(s); }
 
 cf_status cf_db_step_done(cf_db_stmt *s, const char *what)

@@ -94,6 +94,31 @@ def query(db, sql, *args):
         return con.execute(sql, args).fetchall()
 
 
+def add_copies(db, n, pg=PG):
+    """Copies 2..n of recommendation 1 (ids 2..n), a second apart from
+    2026-01-01 and a small document each, written with the backend's own SQL
+    (`pg`: db is a postgresql:// URL, else an SQLite file)."""
+    def sql(text):
+        if pg:
+            return query(db, text)
+        with sqlite3.connect(db) as con:
+            return con.execute(text).fetchall()
+    if pg:
+        cols = [r[0] for r in sql("SELECT column_name::text FROM information_schema.columns"
+                                  " WHERE table_name = 'recommendations' ORDER BY ordinal_position")]
+        created, rows = ("to_char(timestamp '2026-01-01' + n.i * interval '1 second', "
+                         "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')", f"generate_series(1, {n - 1}) n(i)")
+    else:
+        cols = [r[1] for r in sql("PRAGMA table_info(recommendations)")]
+        created, rows = ("strftime('%Y-%m-%dT%H:%M:%SZ', '2026-01-01', '+' || n.i || ' seconds')",
+                         f"(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n - 1})"
+                         " SELECT i FROM n) n")
+    cols = [c for c in cols if c not in ("id", "uid")]
+    picked = ", ".join(created if c == "created_at" else "'{}'" if c == "result_json" else "r." + c for c in cols)
+    sql(f"INSERT INTO recommendations({', '.join(cols)}, uid) SELECT {picked}, 'copy' || n.i "
+        f"FROM {rows}, recommendations r WHERE r.id = 1")
+
+
 def check_db(db):
     """The database is whole: SQLite's integrity and foreign-key checks; on
     PostgreSQL (which enforces foreign keys itself) no child row without

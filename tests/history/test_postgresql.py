@@ -22,6 +22,8 @@
     extra_float_digits=0): text stored as written, doubles exact;
   * history prune racing recommend or history migrate on the same spec:
     neither fails (prune waits for the writers of specs);
+  * history list streams its rows (libpq's single-row mode): a connection
+    lost part way leaves the rows written on standard output, exit 1;
   * a stop signal ends a connection to a server that never answers at once
     (also with PGCONNECT_TIMEOUT=0), and the wait for a frozen server after
     the cancel within its grace; PGCONNECT_TIMEOUT bounds a connection.
@@ -37,7 +39,8 @@ import time
 
 sys.argv[3:] = ["postgresql"]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cfhelp import BIN, CLUSTER, ENV, check_db, clean_env, example, main, new_db, query, run, tmp, write  # noqa: E402
+from cfhelp import (BIN, CLUSTER, ENV, add_copies, check_db, clean_env, example, main, new_db, query, run,  # noqa: E402
+                    tmp, write)
 import pgcluster  # noqa: E402
 
 SECRET = pgcluster.PASSWORD
@@ -533,6 +536,45 @@ def test_a_stop_signal_ends_the_wait_for_a_frozen_server():
         holder.stdin.close()
         holder.wait(timeout=30)
     assert query(url, "SELECT count(*) FROM recommendations") == [(1,)]
+
+
+def test_a_list_cut_part_way_keeps_the_rows_written():
+    """history list hands the rows over as the server sends them (single-row mode; libpq received the whole result
+    first, memory growing with the rows): the server going away part way (its backend terminated while it sends)
+    leaves the rows already written on standard output, the same bytes as the whole list's first ones, and the
+    command fails naming the database (exit 1), as a damaged page does on SQLite."""
+    url = new_db("cut")
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC)
+    assert rc == 0, err
+    n = 40000
+    add_copies(url, n)
+    args = [BIN, "history", "--db", url, "-f", "csv", "--limit", "1000000"]
+    whole = subprocess.run(args, capture_output=True, env=ENV, timeout=60).stdout
+    assert whole.count(b"\r\n") == n + 1
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    try:
+        # a first piece read, then none: cloudfit waits on the full pipe, and its server on cloudfit
+        first = p.stdout.read(65536)
+        backend = None
+        for _ in range(100):
+            rows = query(url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'cloudfit'"
+                              " AND state = 'active' AND query LIKE 'SELECT r.id%'")
+            if rows:
+                backend = rows[0][0]
+                break
+            time.sleep(0.1)
+        assert backend, "no query of cloudfit's in flight: the list was not streamed"
+        query(url, "SELECT pg_terminate_backend(CAST(? AS integer))", backend)
+        rest, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    out = first + rest
+    assert p.returncode == 1 and "cannot read history from 'postgresql://alice:***@" in err.decode(), (p.returncode,
+                                                                                                      err)
+    assert 0 < out.count(b"\r\n") < n + 1 and whole.startswith(out), (len(out), len(whole))
+    no_secret(err.decode())
+
 
 if __name__ == "__main__":
     sys.exit(main(globals()))

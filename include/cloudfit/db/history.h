@@ -104,8 +104,10 @@ typedef struct {
 
 /* Rows matching `filter`, newest first, handed to `fn` one at a time as
  * they are read (the row is the callback's only for the call): memory does
- * not grow with the number of rows. A status other than CF_OK from `fn`
- * stops the query and is returned (its last error set by `fn`). */
+ * not grow with the number of rows, on either backend (PostgreSQL sends
+ * them as it reads them). `fn` must not query `db` itself: the query is
+ * still running. A status other than CF_OK from `fn` stops the query and
+ * is returned (its last error set by `fn`). */
 typedef cf_status (*cf_history_row_fn)(void *ctx, const cf_history_row *row);
 cf_status cf_history_each(cf_db *db, const cf_history_filter *filter, cf_history_row_fn fn, void *ctx);
 /* Rows matching `filter`, newest first; caller frees with cf_history_rows_free. */
