@@ -187,23 +187,28 @@ void cf_history_query_free(cf_history_query_result *out)
     memset(out, 0, sizeof *out);
 }
 
-cf_status cf_history_prune_run(cf_db *db, const char *before, int dry_run, cf_history_prune_result *out)
+cf_status cf_history_prune_run(cf_db *db, const char *before, cf_history_prune_result *out)
 {
     memset(out, 0, sizeof *out);
-    out->report.dry_run = dry_run;
-    if (dry_run) {
-        cf_history_filter f = {.until = before};
-        cf_status st = cf_history_list(db, &f, &out->rows, &out->n_rows);
-        out->report.n_deleted = (long long)out->n_rows;
-        return st;
-    }
     return cf_history_prune(db, before, &out->report.n_deleted);
 }
 
-void cf_history_prune_free(cf_history_prune_result *out)
+cf_status cf_history_prune_dry_run(cf_db *db, const char *before, int width, cf_history_sink sink, void *sink_ctx,
+                                   cf_history_prune_report *report)
 {
-    cf_history_rows_free(out->rows, out->n_rows);
-    memset(out, 0, sizeof *out);
+    cf_history_query_request req = {.db = db, .kind = CF_HISTORY_LIST, .filter = {.until = before}}; /* no limit */
+    size_t n = 0;
+    cf_status st = cf_history_list_stream(&req, CF_HISTORY_FORMAT_TABLE, width, sink, sink_ctx, &n);
+    report->dry_run = 1;
+    report->n_deleted = (long long)n;
+    if (st != CF_OK)
+        return st;
+    cf_buf text = CF_BUF_INIT;
+    cf_history_prune_text(report, &text);
+    st = cf_buf_failed(&text) ? cf_error_set(CF_ERR_NOMEM, "out of memory rendering the result")
+                              : sink(sink_ctx, text.data, text.len);
+    cf_buf_free(&text);
+    return st;
 }
 
 cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out)

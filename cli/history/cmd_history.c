@@ -87,14 +87,6 @@ static int emit(const cf_cli_options *o, cJSON *doc, cf_buf *text)
     return rc;
 }
 
-/* Text whatever --format says (prune has no other form); frees it. */
-static int emit_text(const cf_cli_options *o, cf_buf *text)
-{
-    int rc = cf_cli_write_buf(o, text);
-    cf_buf_free(text);
-    return rc;
-}
-
 /* Runs the query on the database (read only) and renders its result. */
 static int query(const cf_cli_options *o, out_format fmt, cf_history_query_request *req)
 {
@@ -182,6 +174,22 @@ static int diff(const cf_cli_options *o, out_format fmt, const char *a_text, con
     return query(o, fmt, &req);
 }
 
+/* prune --dry-run: the table of what would go, then the count. */
+static int prune_dry_run(const cf_cli_options *o, const char *before, const char *shown)
+{
+    char path[1024];
+    cf_db *db = NULL;
+    if (cf_cli_db_open_readonly(o, &db, path, sizeof path) != CF_OK)
+        return cf_report_error();
+    int width = cf_cli_output_width(o);
+    cf_cli_stream out;
+    cf_cli_stream_init(&out, o, width);
+    cf_history_prune_report report = {.before = shown, .db_path = path};
+    cf_status st = cf_history_prune_dry_run(db, before, width, cf_cli_stream_write, &out, &report);
+    cf_db_close(db);
+    return cf_cli_stream_finish(&out, st == CF_OK ? 0 : cf_report_error());
+}
+
 static int prune(const cf_cli_options *o)
 {
     if (!o->older_than) {
@@ -196,32 +204,25 @@ static int prune(const cf_cli_options *o)
         return rc;
     char path[1024];
     cf_db *db = NULL;
-    cf_status st = o->dry_run ? cf_cli_db_open_readonly(o, &db, path, sizeof path) /* reads only */
-                              : cf_cli_db_open(o, 0, &db, path, sizeof path);
-    if (st == CF_OK && !o->dry_run)
+    if (o->dry_run) /* reads only; written as it is read, like the list */
+        return prune_dry_run(o, before, as_given ? o->older_than : before);
+    cf_status st = cf_cli_db_open(o, 0, &db, path, sizeof path);
+    if (st == CF_OK)
         st = cf_db_hold(db);
     cf_history_prune_result res;
     memset(&res, 0, sizeof res);
     if (st == CF_OK)
-        st = cf_history_prune_run(db, before, o->dry_run, &res);
+        st = cf_history_prune_run(db, before, &res);
     res.report.before = as_given ? o->older_than : before;
     res.report.db_path = path;
     cf_buf text = CF_BUF_INIT;
     if (st != CF_OK) {
         rc = cf_report_error();
-    } else if (o->dry_run) {
-        cf_history_list_report list_report = {.rows = res.rows, .n = res.n_rows, .width = cf_cli_output_width(o)};
-        if (res.n_rows)
-            cf_history_list_table(&list_report, &text);
-        cf_history_prune_text(&res.report, &text);
-        cf_cli_fit_text(cf_cli_output_width(o), &text);
-        rc = emit_text(o, &text);
     } else {
         cf_history_prune_text(&res.report, &text);
         rc = cf_cli_deliver_held(o, db, 0, &text);
     }
     cf_db_close(db);
-    cf_history_prune_free(&res);
     return rc;
 }
 

@@ -308,7 +308,8 @@ def test_list_streams_rows_in_bounded_memory():
     same bytes as a small --limit gives for the newest rows, the oldest
     last. On PostgreSQL too (libpq's single-row mode): libpq received the
     whole result first (52 MB peak RSS for these rows, 14 MB now), and the
-    bytes are those of the same rows listed from SQLite."""
+    bytes are those of the same rows listed from SQLite. prune --dry-run,
+    which held every row it would delete (112-141 MB), likewise."""
     if subprocess.run(["grep", "-q", "AddressSanitizer", BIN]).returncode == 0:
         raise Skip("an address-space limit cannot be set under ASan (its shadow memory needs terabytes)")
     db = new_db("long")
@@ -326,13 +327,16 @@ def test_list_streams_rows_in_bounded_memory():
                "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
                "sys.exit(rc)\n")
 
-    def listed(fmt, *args, bounded=True, of=db):
-        p = subprocess.run([sys.executable, "-c", measure, tmp("maxrss"), str(limit if bounded else 0), BIN, "history",
-                            "--db", of, "-f", fmt, *args], capture_output=True, env=ENV, timeout=60)
-        assert p.returncode == 0 and p.stderr == b"", (fmt, p.returncode, p.stderr[-300:])
+    def run_bounded(*args, bounded=True):
+        p = subprocess.run([sys.executable, "-c", measure, tmp("maxrss"), str(limit if bounded else 0), BIN, *args],
+                           capture_output=True, env=ENV, timeout=60)
+        assert p.returncode == 0 and p.stderr == b"", (args, p.returncode, p.stderr[-300:])
         peak_kib = int(open(tmp("maxrss")).read())
-        assert not bounded or peak_kib < 32 * 1024, (fmt, f"peak RSS {peak_kib} KiB")
+        assert not bounded or peak_kib < 32 * 1024, (args, f"peak RSS {peak_kib} KiB")
         return p.stdout
+
+    def listed(fmt, *args, bounded=True, of=db):
+        return run_bounded("history", "--db", of, "-f", fmt, *args, bounded=bounded)
 
     json_out = listed("json", "--limit", "1000000")
     rows = json.loads(json_out)
@@ -346,6 +350,11 @@ def test_list_streams_rows_in_bounded_memory():
     lines = table.splitlines()
     assert len(lines) == n + 1 and lines[0].split()[:2] == ["ID", "CREATED"] and lines[-1].split()[0] == "2", lines[-1]
     assert len({len(line) for line in lines[1:]}) == 1, "one width for every row: measured over all of them"
+    # prune --dry-run lists what would go as the table does, also as it reads it (it held every row: 112-141 MB)
+    dry = run_bounded("history", "--db", db, "prune", "--older-than", "2027-01-01", "--dry-run").decode()
+    assert dry.startswith(table) and dry[len(table):].startswith(
+        f"dry run: prune would delete {n} recommendations created before 2027-01-01 from "), dry[len(table) - 200:]
+    assert dry.count("\n") == n + 2
     if PG:  # the same rows in an SQLite history list byte for byte the same, in every format
         twin = tmp("long-twin.db")
         assert run("recommend", "--db", twin, *FAST, example("resnet18-cifar10.json"))[0] == 0

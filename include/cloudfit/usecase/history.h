@@ -2,8 +2,8 @@
  * a result out, through the database handle the caller opened.
  * cf_history_query answers list (the filters, any of several clouds and
  * GPUs), show (a recommendation with its alternatives and gates) and diff
- * (two compared); cf_history_prune_run deletes (or, dry, lists) what is
- * older than a cut-off; cf_history_record_run stores what a real run of a
+ * (two compared); cf_history_prune_run deletes (cf_history_prune_dry_run
+ * lists) what is older than a cut-off; cf_history_record_run stores what a real run of a
  * recommendation measured. What stays with the caller: options, opening
  * the database, holding it while the result is delivered (a change is
  * committed only once its report was written) and the rendered bytes. */
@@ -72,17 +72,22 @@ cf_status cf_history_list_stream(const cf_history_query_request *req, cf_history
                                  cf_history_sink sink, void *sink_ctx, size_t *n_rows);
 
 /* Deletes the recommendations created before `before` (stored form) in
- * `db`, inside the caller's hold; with `dry_run` nothing changes and
- * out->rows lists what would go. out->report.n_deleted counts them; its
- * before and db_path are the caller's to set. cf_history_prune_free `out`
- * either way. */
+ * `db`, inside the caller's hold. out->report.n_deleted counts them; its
+ * before and db_path are the caller's to set. */
 typedef struct {
-    cf_history_row *rows; /* dry run: newest first */
-    size_t n_rows;
     cf_history_prune_report report;
 } cf_history_prune_result;
-cf_status cf_history_prune_run(cf_db *db, const char *before, int dry_run, cf_history_prune_result *out);
-void cf_history_prune_free(cf_history_prune_result *out);
+cf_status cf_history_prune_run(cf_db *db, const char *before, cf_history_prune_result *out);
+
+/* prune --dry-run: what cf_history_prune_run would delete, written to
+ * `sink` as it is read, never held (a long history): the table of the
+ * recommendations created before `before`, newest first, as
+ * cf_history_list_stream writes it for `width` (nothing when there is
+ * none), then cf_history_prune_text of *report (n_deleted and dry_run set
+ * here; before and db_path the caller's). Reads only; a read error part way
+ * ends the output where it was. */
+cf_status cf_history_prune_dry_run(cf_db *db, const char *before, int width, cf_history_sink sink, void *sink_ctx,
+                                   cf_history_prune_report *report);
 
 typedef struct {
     cf_db *db;
