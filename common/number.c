@@ -186,3 +186,34 @@ void cf_number_share_text(double fraction, char *out, size_t n)
     else
         snprintf(out, n, "%.0f%%", 100 * fraction);
 }
+
+void cf_number_plain_text(double v, int significant, char *out, size_t n)
+{
+    if (!isfinite(v) || fabs(v) >= 1e21) { /* beyond any limit or figure shown; %f would print 22+ digits */
+        snprintf(out, n, "%g", v);
+        return;
+    }
+    if (significant < 1)
+        significant = 1;
+    if (significant > DBL_DIG)
+        significant = DBL_DIG;
+    /* decimals for `significant` digits at v's magnitude; printf's rounding may carry into one more digit
+     * (9.996 at 3: "10.00"), which the trimming below leaves as %g does ("10") */
+    int exponent = v == 0 ? 0 : (int)floor(log10(fabs(v)));
+    int decimals = significant - 1 - exponent;
+    if (decimals < 0)
+        decimals = 0; /* a whole number of more digits than `significant` stays whole: 1065 at 3 is "1065" */
+    if (decimals > 40)
+        decimals = 40;
+    snprintf(out, n, "%.*f", decimals, v);
+    char *point = strchr(out, '.');
+    if (point) { /* trailing zeros go, as %g drops them */
+        char *end = out + strlen(out);
+        while (end > point + 1 && end[-1] == '0')
+            *--end = '\0';
+        if (end == point + 1)
+            *point = '\0';
+    }
+    if (strcmp(out, "-0") == 0)
+        strcpy(out, "0");
+}

@@ -1,3 +1,4 @@
+#include "cloudfit/common/number.h"
 #include "cloudfit/render/emit_common.h"
 
 #include "cloudfit/common/escape.h"
@@ -204,11 +205,12 @@ void cf_emit_mixed_note(const cf_report *r, long long deadline_at, cf_buf *out)
         return;
     cf_buf_printf(out, "# Mixed plan: %d spot VMs first; when the deadline comes close, the same %d VMs on demand.\n",
                   c->nodes, c->nodes);
-    char seconds[32];
+    char seconds[32], deadline[48];
+    cf_number_plain_text(c->spot_est.deadline_h, CF_NUMBER_AS_GIVEN, deadline, sizeof deadline);
     if (deadline_at)
         cf_buf_printf(out, "# Switch-over (docs/spot.md \"Mixed plans\"): every pod has CLOUDFIT_DEADLINE_AT=%lld, the\n"
-                           "# deadline in epoch seconds (%g h after this file was written); at each checkpoint the\n",
-                      deadline_at, c->spot_est.deadline_h);
+                           "# deadline in epoch seconds (%s h after this file was written); at each checkpoint the\n",
+                      deadline_at, deadline);
     else
         cf_buf_printf(out, "# Switch-over (docs/spot.md \"Mixed plans\"): launch with CLOUDFIT_DEADLINE_AT set to the\n"
                            "# deadline (epoch seconds, e.g. $(( $(date +%%s) + %s ))); at each checkpoint the\n",

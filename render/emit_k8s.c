@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/number.h"
 #include "cloudfit/common/clock.h"
 #include "cloudfit/render/emit_common.h"
 #include "cloudfit/common/yaml_out.h"
@@ -420,10 +421,11 @@ cf_status cf_emit_k8s_with(const cf_report *r, const char *entrypoint, const cf_
         cf_buf sp = CF_BUF_INIT, od = CF_BUF_INIT;
         cf_buf_printf(&sp, "%s-sp", job.name);
         cf_buf_printf(&od, "%s-od", job.name);
-        char seconds[32];
-        cf_buf_printf(out, "# Apply: kubectl apply -f THIS_FILE (the deadline above), or to count the %g h from the launch:\n"
+        char seconds[32], deadline[48];
+        cf_number_plain_text(c->spot_est.deadline_h, CF_NUMBER_AS_GIVEN, deadline, sizeof deadline);
+        cf_buf_printf(out, "# Apply: kubectl apply -f THIS_FILE (the deadline above), or to count the %s h from the launch:\n"
                            "#   sed 's/\"%lld\"/\"'$(( $(date +%%s) + %s ))'\"/' THIS_FILE | kubectl apply -f -\n",
-                      c->spot_est.deadline_h, deadline_at,
+                      deadline, deadline_at,
                       cf_emit_deadline_seconds(c->spot_est.deadline_h, seconds, sizeof seconds));
         cf_buf_printf(out, "# Two jobs: %s on spot VMs, and %s on demand, created suspended. At the switch-over,\n"
                            "# when %s has finished:\n"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/number.h"
 #include "cloudfit/common/svg.h"
 #include "cloudfit/render/plots.h"
 
@@ -78,10 +79,13 @@ void cf_report_front_chart(const cf_report_plots *p, int width, int height, int 
     int label_w = (int)fmax(strlen(top), strlen(bottom));
     cf_buf_printf(out, "\nTime vs cost, the Pareto front (%zu configurations)\n%*s  %s chosen, o on-demand, ^ spot",
                   p->n_front, label_w, "", color ? GREEN_BOLD "@" RESET : "@");
+    char deadline[48], budget[48]; /* as given, never "1e+06" */
+    cf_number_plain_text(p->deadline_hours, CF_NUMBER_AS_GIVEN, deadline, sizeof deadline);
+    cf_number_plain_text(p->budget_usd, CF_NUMBER_AS_GIVEN, budget, sizeof budget);
     if (show_deadline)
-        cf_buf_printf(out, ", : deadline %g h", p->deadline_hours);
+        cf_buf_printf(out, ", : deadline %s h", deadline);
     if (show_budget)
-        cf_buf_printf(out, ", . budget $%g", p->budget_usd);
+        cf_buf_printf(out, ", . budget $%s", budget);
     cf_buf_puts(out, "\n");
     for (int r = 0; r < height; r++) {
         const char *label = r == 0 ? top : r == height - 1 ? bottom : "";
@@ -128,11 +132,10 @@ void cf_report_front_chart(const cf_report_plots *p, int width, int height, int 
     /* limits too far off to draw are named, as the SVG's legend names them */
     int far_deadline = p->deadline_hours > 0 && !show_deadline, far_budget = p->budget_usd > 0 && !show_budget;
     if (far_deadline && far_budget)
-        cf_buf_printf(out, "%*s  (deadline %g h and budget $%g: beyond the chart)\n", label_w, "", p->deadline_hours,
-                      p->budget_usd);
+        cf_buf_printf(out, "%*s  (deadline %s h and budget $%s: beyond the chart)\n", label_w, "", deadline, budget);
     else if (far_deadline)
-        cf_buf_printf(out, "%*s  (deadline %g h: beyond the chart)\n", label_w, "", p->deadline_hours);
+        cf_buf_printf(out, "%*s  (deadline %s h: beyond the chart)\n", label_w, "", deadline);
     else if (far_budget)
-        cf_buf_printf(out, "%*s  (budget $%g: beyond the chart)\n", label_w, "", p->budget_usd);
+        cf_buf_printf(out, "%*s  (budget $%s: beyond the chart)\n", label_w, "", budget);
     free(grid);
 }

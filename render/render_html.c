@@ -43,10 +43,15 @@ static void money(cf_buf *out, double usd)
  * (`block`) or in brackets in running text. */
 static void hours_cell(cf_buf *out, const cf_plot_point *pt, int block)
 {
-    cf_buf_printf(out, "%.3g", pt->hours);
-    if (pt->hours_p10 > 0)
-        cf_buf_printf(out, block ? "<span class=\"iv\">%.3g–%.3g</span>" : " (%.3g–%.3g)", pt->hours_p10,
-                      pt->hours_p90);
+    /* 3 significant digits, never "1.07e+03" (cloudfit/common/number.h) */
+    char h[48], lo[48], hi[48];
+    cf_number_plain_text(pt->hours, 3, h, sizeof h);
+    cf_buf_puts(out, h);
+    if (pt->hours_p10 > 0) {
+        cf_number_plain_text(pt->hours_p10, 3, lo, sizeof lo);
+        cf_number_plain_text(pt->hours_p90, 3, hi, sizeof hi);
+        cf_buf_printf(out, block ? "<span class=\"iv\">%s–%s</span>" : " (%s–%s)", lo, hi);
+    }
 }
 
 static void usd_cell(cf_buf *out, const cf_plot_point *pt, int block)
@@ -84,10 +89,15 @@ static void summary(const cf_report_plots *p, cf_buf *out)
                   c->local_batch, c->accumulation, c->global_batch, c->lr.lr, cf_lr_rule_name(c->lr.rule_used),
                   100 * c->stat_efficiency);
     cf_buf_printf(out, "<br>Objective: %s", cf_objective_name(s->objective));
-    if (s->deadline_hours > 0)
-        cf_buf_printf(out, "; deadline %g h", s->deadline_hours);
-    if (s->budget_usd > 0)
-        cf_buf_printf(out, "; budget $%g", s->budget_usd);
+    char limit[48];
+    if (s->deadline_hours > 0) {
+        cf_number_plain_text(s->deadline_hours, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        cf_buf_printf(out, "; deadline %s h", limit);
+    }
+    if (s->budget_usd > 0) {
+        cf_number_plain_text(s->budget_usd, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        cf_buf_printf(out, "; budget $%s", limit);
+    }
     cf_buf_printf(out, "; %zu configurations meet the constraints.</p>\n", p->report->advice->n_feasible);
 }
 

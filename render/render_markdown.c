@@ -187,7 +187,9 @@ static void gates_section(const cf_report *r, cf_buf *out)
         char value[32] = "–";
         if (isfinite(g->value))
             snprintf(value, sizeof value, "%.2f", g->value);
-        cf_buf_printf(out, "| `%s` | %g | %s | %s | ", g->name, g->limit, value, g->passed ? "✅ pass" : "❌ fail");
+        char limit[48]; /* as given: "%g" read a --max-cost 1234567.89 as 1.23457e+06 */
+        cf_number_plain_text(g->limit, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        cf_buf_printf(out, "| `%s` | %s | %s | %s | ", g->name, limit, value, g->passed ? "✅ pass" : "❌ fail");
         cell(out, g->note);
         cf_buf_puts(out, " |\n");
     }
@@ -303,10 +305,15 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "%s%s: **%s**, **$%.2f (%.2f–%.2f)** (80%% intervals; objective: %s", c->spot ? ", " : "",
                   cf_config_capacity_label(c), time, c->total_usd, c->total_usd_p10, c->total_usd_p90,
                   cf_objective_name(r->spec->search.objective));
-    if (r->spec->search.deadline_hours > 0)
-        cf_buf_printf(out, "; deadline %g h", r->spec->search.deadline_hours);
-    if (r->spec->search.budget_usd > 0)
-        cf_buf_printf(out, "; budget $%g", r->spec->search.budget_usd);
+    char limit[48];
+    if (r->spec->search.deadline_hours > 0) {
+        cf_number_plain_text(r->spec->search.deadline_hours, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        cf_buf_printf(out, "; deadline %s h", limit);
+    }
+    if (r->spec->search.budget_usd > 0) {
+        cf_number_plain_text(r->spec->search.budget_usd, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        cf_buf_printf(out, "; budget $%s", limit);
+    }
     if (r->spec->search.deadline_hours > 0 || r->spec->search.budget_usd > 0) {
         char conf[16];
         cf_number_percent_text(r->spec->search.confidence > 0 ? r->spec->search.confidence : CF_DEFAULT_CONFIDENCE, conf,

@@ -241,8 +241,10 @@ static void deadline_text(const cf_spot_estimate *e, const cf_spot_spread *s, in
     cf_number_percent_text(e->confidence, conf, sizeof conf);
     cf_report_quantile_text(e->check_quantile, quantile, sizeof quantile);
     cf_number_share_text(share, starts, sizeof starts); /* a miss said "100 % of starts finish" */
-    cf_buf_printf(out, "%s the %g h deadline at %s (its %s %s; %s of simulated starts finish by then)",
-                  meets ? "meets" : "misses", e->deadline_h, conf, quantile, q, starts);
+    char deadline[48];
+    cf_number_plain_text(e->deadline_h, CF_NUMBER_AS_GIVEN, deadline, sizeof deadline);
+    cf_buf_printf(out, "%s the %s h deadline at %s (its %s %s; %s of simulated starts finish by then)",
+                  meets ? "meets" : "misses", deadline, conf, quantile, q, starts);
 }
 
 void cf_report_spot_text(const cf_report *r, const cf_config *c, cf_buf *out)

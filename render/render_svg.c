@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/number.h"
 #include "cloudfit/common/svg.h"
 #include "cloudfit/render/plots.h"
 
@@ -23,11 +24,16 @@ static void describe(const cf_plot_point *pt, cf_buf *out)
     const cf_config *c = pt->config;
     char usd[32];
     money(pt->usd, usd, sizeof usd);
-    cf_buf_printf(out, "%s: %d × %s (%d×%s) on %s/%s, %s: %.3g h, %s", pt->chosen ? "chosen" : "front", c->nodes,
+    char h[48], lo[48], hi[48];
+    cf_number_plain_text(pt->hours, 3, h, sizeof h);
+    cf_buf_printf(out, "%s: %d × %s (%d×%s) on %s/%s, %s: %s h, %s", pt->chosen ? "chosen" : "front", c->nodes,
                   c->vm->instance_type, c->gpus_per_node, c->vm->gpu_model, c->vm->cloud, c->vm->region,
-                  c->spot ? "spot" : "on-demand", pt->hours, usd);
-    if (pt->hours_p10 > 0)
-        cf_buf_printf(out, " (80%% interval %.3g–%.3g h)", pt->hours_p10, pt->hours_p90);
+                  c->spot ? "spot" : "on-demand", h, usd);
+    if (pt->hours_p10 > 0) {
+        cf_number_plain_text(pt->hours_p10, 3, lo, sizeof lo);
+        cf_number_plain_text(pt->hours_p90, 3, hi, sizeof hi);
+        cf_buf_printf(out, " (80%% interval %s–%s h)", lo, hi);
+    }
 }
 
 /* data-* attributes that name a configuration, for readers and tests. */
@@ -288,7 +294,7 @@ void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
     cf_svg_axes(out, &plot, x_log ? "wall time, hours (log scale)" : "wall time, hours", NULL,
                 y_log ? "total cost, US$ (log scale)" : "total cost, US$", "$");
     double bottom = plot.top + plot.height, right = plot.left + plot.width;
-    char label[96];
+    char label[96], limit[48];
     if (show_deadline) {
         double x = cf_svg_map(&plot.x, p->deadline_hours);
         cf_buf a = CF_BUF_INIT;
@@ -383,13 +389,15 @@ void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
         if (show_deadline) {
             double lx, ly;
             cf_svg_anchor anchor;
-            snprintf(label, sizeof label, "deadline %g h", p->deadline_hours);
+            cf_number_plain_text(p->deadline_hours, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+            snprintf(label, sizeof label, "deadline %s h", limit);
             place_deadline_label(&plot, &o, cf_svg_map(&plot.x, p->deadline_hours), label, &lx, &ly, &anchor);
             cf_svg_text(out, lx, ly, anchor, 11, label, " class=\"deadline-label\"");
         }
         if (show_budget) {
             double lx, ly;
-            snprintf(label, sizeof label, "budget $%g", p->budget_usd);
+            cf_number_plain_text(p->budget_usd, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+            snprintf(label, sizeof label, "budget $%s", limit);
             place_budget_label(&plot, &o, cf_svg_map(&plot.y, p->budget_usd), label, &lx, &ly);
             cf_svg_text(out, lx, ly, CF_SVG_END, 11, label, " class=\"budget-label\"");
         }
@@ -411,11 +419,13 @@ void cf_render_front_svg(const cf_report_plots *p, cf_buf *out)
     if (p->have_intervals)
         legend_line(out, lx, &ly, &(cf_svg_style){.stroke = "#777777", .stroke_width = 1.2}, "p10–p90 interval");
     if (p->deadline_hours > 0) {
-        snprintf(label, sizeof label, show_deadline ? "deadline %g h" : "deadline %g h (off the plot)", p->deadline_hours);
+        cf_number_plain_text(p->deadline_hours, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        snprintf(label, sizeof label, show_deadline ? "deadline %s h" : "deadline %s h (off the plot)", limit);
         legend_line(out, lx, &ly, &(cf_svg_style){.stroke = "#C0392B", .stroke_width = 1.5, .dash = "6 4"}, label);
     }
     if (p->budget_usd > 0) {
-        snprintf(label, sizeof label, show_budget ? "budget $%g" : "budget $%g (off the plot)", p->budget_usd);
+        cf_number_plain_text(p->budget_usd, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        snprintf(label, sizeof label, show_budget ? "budget $%s" : "budget $%s (off the plot)", limit);
         legend_line(out, lx, &ly, &(cf_svg_style){.stroke = "#8E44AD", .stroke_width = 1.5, .dash = "2 3"}, label);
     }
     snprintf(label, sizeof label, "%zu configurations on the front", p->n_front);
@@ -471,9 +481,12 @@ void cf_render_scaling_svg(const cf_report_plots *p, cf_buf *out)
         cf_svg_attr(&a, "class", "scaling-point");
         cf_svg_attr_num(&a, "data-nodes", p->scaling[i].nodes);
         cf_svg_attr_num(&a, "data-samples-per-s", p->scaling[i].samples_per_s);
-        cf_buf_printf(&tip, "%d node%s: %.4g samples/s (%.0f%% of linear), %.3g h of training", p->scaling[i].nodes,
-                      p->scaling[i].nodes == 1 ? "" : "s", p->scaling[i].samples_per_s,
-                      100 * p->scaling[i].samples_per_s / p->scaling[i].ideal_samples_per_s, p->scaling[i].hours);
+        char sps[48], h[48];
+        cf_number_plain_text(p->scaling[i].samples_per_s, 4, sps, sizeof sps);
+        cf_number_plain_text(p->scaling[i].hours, 3, h, sizeof h);
+        cf_buf_printf(&tip, "%d node%s: %s samples/s (%.0f%% of linear), %s h of training", p->scaling[i].nodes,
+                      p->scaling[i].nodes == 1 ? "" : "s", sps,
+                      100 * p->scaling[i].samples_per_s / p->scaling[i].ideal_samples_per_s, h);
         cf_svg_marker(out, CF_SVG_CIRCLE, xs[i], ys[i], 6, &(cf_svg_style){.fill = cf_svg_palette(0)}, a.data, tip.data);
         cf_buf_free(&a);
         cf_buf_free(&tip);
@@ -533,7 +546,9 @@ void cf_render_stateff_svg(const cf_report_plots *p, cf_buf *out)
     cf_svg_attr(&a, "class", "recipe-point");
     cf_svg_attr_num(&a, "data-global-batch", p->recipe_batch);
     double rx = cf_svg_map(&plot.x, p->recipe_batch), ry = cf_svg_map(&plot.y, 1);
-    snprintf(label, sizeof label, "the recipe: batch %g", p->recipe_batch);
+    char batch[48];
+    cf_number_plain_text(p->recipe_batch, CF_NUMBER_AS_GIVEN, batch, sizeof batch);
+    snprintf(label, sizeof label, "the recipe: batch %s", batch);
     cf_svg_marker(out, CF_SVG_DIAMOND, rx, ry, 10, &(cf_svg_style){.fill = "#555555"}, a.data, label);
     cf_svg_text(out, rx + 8, ry - 8, CF_SVG_START, 11, label, NULL);
     cf_buf_free(&a);

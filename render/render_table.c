@@ -136,19 +136,20 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
         cf_number_percent_text(s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE, conf, sizeof conf);
         cf_buf_puts(out, " that meet");
         if (s->search.deadline_hours > 0) {
+            char deadline[48]; /* as given, never "1e+06" */
+            cf_number_plain_text(s->search.deadline_hours, CF_NUMBER_AS_GIVEN, deadline, sizeof deadline);
             if (c->spot && c->spot_est.valid) { /* the plan's own distribution, at its check quantile */
                 char point[32], at[32];
                 cf_text_duration(c->hours, point, sizeof point);
                 cf_text_duration(c->hours_at_confidence, at, sizeof at);
                 char quantile[24];
                 cf_report_quantile_text(c->spot_est.check_quantile, quantile, sizeof quantile);
-                cf_buf_printf(out, " the deadline (median %s; %s %s ≤ %g h)", point, quantile, at,
-                              s->search.deadline_hours);
+                cf_buf_printf(out, " the deadline (median %s; %s %s ≤ %s h)", point, quantile, at, deadline);
             } else {
                 char point[32], at[32];
                 cf_text_duration(c->hours, point, sizeof point);
                 cf_text_duration(c->hours_at_confidence, at, sizeof at);
-                cf_buf_printf(out, " the deadline (%s; %s at %s ≤ %g h)", point, at, conf, s->search.deadline_hours);
+                cf_buf_printf(out, " the deadline (%s; %s at %s ≤ %s h)", point, at, conf, deadline);
             }
         }
         if (s->search.deadline_hours > 0 && s->search.budget_usd > 0)

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -215,6 +216,32 @@ static void test_escape(void **state)
     }
 }
 
+/* Figures people read never switch to scientific notation: "%.3g" wrote a
+ * 1065 h plan as "1.07e+03" in the HTML report, "%g" a $2,500,000 budget
+ * as "2.5e+06" and a --max-cost 1234567.89 as "1.23457e+06". */
+static void test_plain_text(void **state)
+{
+    (void)state;
+    char out[64];
+    struct {
+        double v;
+        int significant;
+        const char *want;
+    } cases[] = {{1065.3, 3, "1065"},         {0.196436, 3, "0.196"},   {0.18, 3, "0.18"},      {9.996, 3, "10"},
+                 {0.0009996, 3, "0.001"},     {447.2, 3, "447"},        {2485.9, 3, "2486"},    {0, 3, "0"},
+                 {2500000, 15, "2500000"},    {1234567.89, 15, "1234567.89"}, {1e6, 15, "1000000"}, {24, 15, "24"},
+                 {1500, 15, "1500"},          {0.1, 15, "0.1"},         {1e12, 15, "1000000000000"},
+                 {2147483647, 15, "2147483647"}, {-0.0001, 2, "-0.0001"}, {0.3333333, 15, "0.3333333"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_number_plain_text(cases[i].v, cases[i].significant, out, sizeof out);
+        assert_string_equal(out, cases[i].want);
+        char g[64]; /* where %g has no exponent, the same text */
+        snprintf(g, sizeof g, "%.*g", cases[i].significant, cases[i].v);
+        if (!strchr(g, 'e'))
+            assert_string_equal(out, g);
+    }
+}
+
 /* The pass every result takes (cli/term/output.c): each mode keeps what
  * its format needs and escapes the rest; kept colour codes stay. */
 static void test_escape_output(void **state)
@@ -245,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_doubles), cmocka_unit_test(test_usd_amounts),
                                        cmocka_unit_test(test_integers),
                                        cmocka_unit_test(test_json_grammar), cmocka_unit_test(test_csv_bom_nul_spaces),
-                                       cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output)};
+                                       cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output),
+                                       cmocka_unit_test(test_plain_text)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,6 +293,38 @@ def test_markdown_and_launch_specs_give_times_as_the_table_does():
     assert re.search(r"; predicted %s, \$" % re.escape(table_times[0].split(" (")[0]), head), (head, table_times)
 
 
+def test_large_figures_and_limits_are_never_in_scientific_notation():
+    """The HTML report wrote hours with "%.3g" (a 1065 h interval read '1.07e+03'), the markdown comment and the
+    report a $2,500,000 budget with "%g" ('$2.5e+06'), and the markdown gates table a --max-cost of 1234567.89 as
+    '1.23457e+06' beside a note saying $1234567.89; the table's Why line a 1,000,000 h deadline as '1e+06 h'."""
+    spec = example("gpt2-124m-openwebtext.json")
+    args = ["recommend", "--no-history", "-q", "-n", "3", "--max-gpus", "1", "--deadline-hours", "1000000",
+            "--budget-usd", "2500000", "--max-cost", "1234567.89", spec]
+    report = os.path.join(TMP, "large.html")
+    rc, table, err = run(*args, "--report", report)
+    assert rc == 0, err
+    rc, md, err = run(*args, "-f", "markdown")
+    assert rc == 0, err
+    page = open(report).read()
+    sci = re.compile(r"\d\.?\d*e[+-]\d\d")
+    for name, text in (("table", table), ("markdown", md), ("report", page)):
+        text = "\n".join(l for l in text.splitlines() if "FLOP" not in l)  # a FLOP count reads 8.8e+11 by design
+        assert not sci.search(text), (name, sci.findall(text)[:5])
+    assert "budget $2500000" in md and "budget $2500000" in page, md
+    assert "deadline 1000000 h" in md and "deadline 1000000 h" in page
+    assert "≤ 1000000 h" in table, table
+    assert re.search(r"\| `max_cost_usd` \| 1234567\.89 \|", md), md
+    # the report's hours are the table's figures (3 significant digits, whole above 1000 h)
+    doc = json.loads(run(*args, "-f", "json")[1])
+    first = re.search(r'<tr class="chosen">.*?</tr>', page).group(0)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", first)
+    hours = re.match(r"([\d.]+)<span class=\"iv\">([\d.]+)–([\d.]+)</span>", cells[8])
+    assert hours, cells[8]
+    for text, key in zip(hours.groups(), ("hours", "hours_p10", "hours_p90")):
+        value = doc["chosen"][key]
+        assert abs(float(text) - value) <= max(0.5, 0.005 * value), (text, key, value)
+
+
 def test_missing_file():
     db = os.path.join(TMP, "missing.db")
     rc, out, err = run("recommend", "--db", db, "nope.json")

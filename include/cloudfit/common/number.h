@@ -56,4 +56,14 @@ void cf_number_percent_text(double fraction, char *out, size_t n);
  * 0.9965 → "99.6%" (cut, not rounded up), 0.42 → "42%". */
 void cf_number_share_text(double fraction, char *out, size_t n);
 
+/* A number as %.<significant>g writes it, but never in scientific
+ * notation: a whole number of more digits than `significant` is written
+ * whole ("%.3g" of 1065 h read "1.07e+03", this "1065"; "%g" of a
+ * $2,500,000 budget "2.5e+06", this "2500000"); trailing zeros dropped.
+ * DBL_DIG (15) significant digits give a limit back as it was given
+ * (1234567.89, where "%g" read 1.23457e+06). For what people read:
+ * markdown, the HTML report, the text's limits. */
+void cf_number_plain_text(double v, int significant, char *out, size_t n);
+#define CF_NUMBER_AS_GIVEN 15
+
 #endif
