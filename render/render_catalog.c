@@ -99,6 +99,16 @@ void cf_vm_price_age_text(const cf_vm *vm, int spot, char *out, size_t cap)
     snprintf(out, cap, " (%.0f day%s old)", days, days == 1 ? "" : "s");
 }
 
+void cf_catalog_source_too_old_text(const cf_catalog_source *s, cf_buf *out)
+{
+    if (!s || !s->too_old)
+        return;
+    char stale[512];
+    cf_catalog_source_stale(s, stale, sizeof stale);
+    cf_buf_printf(out, "prices in use are up to %.0f days old (limit %g): %s; run 'cloudfit prices update'",
+                  floor(s->age_days), s->max_age_days, stale);
+}
+
 void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
                                const cf_vm *chosen, cf_buf *out)
 {
@@ -114,10 +124,9 @@ void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *cat
                            "(--include-restricted-regions offers them)\n",
                       s->in_use.n_restricted_left_out, s->in_use.n_restricted_left_out == 1 ? "" : "s");
     if (s && s->too_old) {
-        char stale[512];
-        cf_catalog_source_stale(s, stale, sizeof stale);
-        cf_buf_printf(out, "  note: prices in use are up to %.0f days old (limit %g): %s; run 'cloudfit prices "
-                           "update'\n", floor(s->age_days), s->max_age_days, stale);
+        cf_buf_puts(out, "  note: ");
+        cf_catalog_source_too_old_text(s, out);
+        cf_buf_puts(out, "\n");
     }
     if (!s || !s->overrides.n)
         return;

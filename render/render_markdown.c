@@ -251,6 +251,16 @@ static void reasons(const cf_report *r, cf_buf *out)
         cell(out, in->notes[i]);
         cf_buf_puts(out, "\n");
     }
+    if (r->catalog_source && r->catalog_source->too_old) { /* the table's note: a comment left it out */
+        cf_buf note = CF_BUF_INIT;
+        cf_catalog_source_too_old_text(r->catalog_source, &note);
+        cf_buf_puts(out, "- note: ");
+        cell(out, cf_buf_cstr(&note));
+        cf_buf_puts(out, "\n");
+        if (note.failed)
+            out->failed = 1;
+        cf_buf_free(&note);
+    }
     cf_buf_puts(out, "\n</details>\n");
 }
 

@@ -325,6 +325,25 @@ def test_large_figures_and_limits_are_never_in_scientific_notation():
         assert abs(float(text) - value) <= max(0.5, 0.005 * value), (text, key, value)
 
 
+def test_markdown_says_the_prices_are_too_old_as_the_table_does():
+    """The table's Why lines end with 'note: prices in use are up to N days old (limit 30): …' when the catalog is
+    older than --max-catalog-age-days (JSON: catalog.too_old); the markdown comment left that note out."""
+    spec = example("resnet50-imagenet.json")
+    for age, stale in (("30", True), ("100000", False)):
+        rc, table, err = run("recommend", "--no-history", "-q", "--max-catalog-age-days", age, spec)
+        assert rc == 0, err
+        rc, md, err = run("recommend", "--no-history", "-q", "--max-catalog-age-days", age, "-f", "markdown", spec)
+        assert rc == 0, err
+        note = re.search(r"^  note: (prices in use are up to \d+ days old \(limit \d+\)): (.*)$", table, re.M)
+        assert bool(note) == stale, table
+        if stale:
+            line = next((l for l in md.splitlines() if l.startswith("- note: prices in use")), None)
+            assert line and note.group(1) in line, md
+            assert "azure 612 offers" in line and "run 'cloudfit prices update'" in line, line
+        else:
+            assert "prices in use are up to" not in md, md
+
+
 def test_missing_file():
     db = os.path.join(TMP, "missing.db")
     rc, out, err = run("recommend", "--db", db, "nope.json")

@@ -17,6 +17,10 @@ cJSON *cf_catalog_source_json(const cf_catalog_source *src, const cf_catalog *ca
 /* " (182 days old)" for the price of `vm` a configuration pays (spot or
  * on-demand), "" when the price records no date or is an estimate. */
 void cf_vm_price_age_text(const cf_vm *vm, int spot, char *out, size_t cap);
+/* "prices in use are up to N days old (limit L): the stale clouds; run
+ * 'cloudfit prices update'", or nothing when the prices are not too old:
+ * the note of the table's Why lines and of the markdown comment. */
+void cf_catalog_source_too_old_text(const cf_catalog_source *src, cf_buf *out);
 /* Explanation lines for the table: catalog line, too-old note, overrides
  * and whether the chosen VM's price is an override. */
 void cf_catalog_source_explain(const cf_catalog_source *src, const cf_catalog *catalog, double age_days,
