@@ -425,6 +425,49 @@ static void test_noise_trace_integral(void **state)
     assert_true(cf_samples_to_target(&nm, 1.0, 8192) < cf_samples_to_target(&early, 1.0, 8192));
 }
 
+/* The E(M) table's entries are the direct Simpson sum itself, bit for bit
+ * (stateff.c fills them from the grid's terms precomputed): at M = 2^j the
+ * interpolation reads one entry, so E(M)/E0 there is 1 + (M − M0)·J(M)
+ * with J summed here as j_direct sums it. The first entries are made from
+ * just below M0 on (a batch at or below M0 reads none): batches just above
+ * M0 and far above it read the table, and those below get E0. */
+static void test_j_table_is_the_direct_integral(void **state)
+{
+    (void)state;
+    cf_noise_point trace[] = {{0, 900}, {0.3, 2700}, {0.7, 4800}, {1, 5400}};
+    static const double m0s[] = {1, 3, 256, 1000};
+    for (size_t c = 0; c < sizeof m0s / sizeof *m0s; c++) {
+        cf_noise_model nm;
+        cf_noise_model_init(&nm, m0s[c], 0, trace, 4, CF_PROV_MEASURED);
+        for (int j = 0; j <= 30; j++) {
+            int k = j * CF_NOISE_TABLE_PER_OCTAVE;
+            double m = exp((double)k * (0.69314718055994530942 / CF_NOISE_TABLE_PER_OCTAVE)), dm = m - m0s[c];
+            double sum = 0;
+            for (int i = 0; i <= CF_NOISE_GRID; i++) {
+                double b = nm.b_grid[i], cpl = b + m0s[c];
+                double w = (i == 0 || i == CF_NOISE_GRID) ? 1 : (i % 2 ? 4 : 2);
+                sum += w * cpl / (cpl * cpl + dm * b);
+            }
+            double want = m <= m0s[c] ? 1.0 : 1.0 + dm * (sum / (3.0 * CF_NOISE_GRID));
+            double got = cf_samples_to_target(&nm, 1.0, ldexp(1.0, j));
+            if (fabs(m - ldexp(1.0, j)) > 0) /* exp's 2^j an ulp off: the interpolation's own ~1e-6 */
+                assert_true(fabs(got / want - 1) < 2e-6);
+            else
+                assert_true(got == want);
+        }
+        /* just above M0 and between table points: within the interpolation's accuracy */
+        for (double m = m0s[c] * 1.001; m < 1e6; m *= 1.37) {
+            double dm = m - m0s[c], sum = 0;
+            for (int i = 0; i <= CF_NOISE_GRID; i++) {
+                double b = nm.b_grid[i], cpl = b + m0s[c];
+                double w = (i == 0 || i == CF_NOISE_GRID) ? 1 : (i % 2 ? 4 : 2);
+                sum += w * cpl / (cpl * cpl + dm * b);
+            }
+            assert_true(fabs(cf_samples_to_target(&nm, 1.0, m) / (1.0 + dm * sum / (3.0 * CF_NOISE_GRID)) - 1) < 2e-6);
+        }
+    }
+}
+
 static void test_noise_trace_trend(void **state)
 {
     (void)state;
@@ -965,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_noise_at_batch),
         cmocka_unit_test(test_samples_and_efficiency),
         cmocka_unit_test(test_noise_trace_integral),
+        cmocka_unit_test(test_j_table_is_the_direct_integral),
         cmocka_unit_test(test_noise_trace_trend),
         cmocka_unit_test(test_lr_rules),
         cmocka_unit_test(test_pareto_brute_force),

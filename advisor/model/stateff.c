@@ -2,6 +2,7 @@
 #include "cloudfit/common/parallel.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include "stateff_internal.h"
 
 /* B(p) of a sorted trace: constant before the first point, piecewise
@@ -128,24 +129,55 @@ static double j_direct(const cf_noise_model *nm, double global_batch)
  * at a fraction of the cost of the direct sum. */
 static const double table_step = 0.69314718055994530942 / CF_NOISE_TABLE_PER_OCTAVE; /* ln 2 / points */
 
+/* The grid's terms of j_direct that do not depend on M, once per table:
+ * each entry's sum is then a multiply, an add and a divide per point, the
+ * same operations in the same order as j_direct's, so the same bits
+ * (test_j_table_is_the_direct_integral). */
+typedef struct {
+    cf_noise_model *nm;
+    double wc[CF_NOISE_GRID + 1], cc[CF_NOISE_GRID + 1];
+} j_fill;
+
 static void fill_j(void *ctx, size_t k, int thread)
 {
     (void)thread;
-    cf_noise_model *nm = ctx;
-    nm->j_table[k] = j_direct(nm, exp((double)k * table_step));
+    const j_fill *f = ctx;
+    cf_noise_model *nm = f->nm;
+    size_t entry = (size_t)nm->j_first + k;
+    double dm = exp((double)entry * table_step) - nm->m0, sum = 0;
+    for (int i = 0; i <= CF_NOISE_GRID; i++)
+        sum += f->wc[i] / (f->cc[i] + dm * nm->b_grid[i]);
+    nm->j_table[entry] = sum / (3.0 * CF_NOISE_GRID);
 }
 
-/* On every core: 499 integrals of 1,025 terms are 2 ms of a `recommend`
- * on one; each entry is its own, so the table is the same. */
+/* On every core: up to 499 integrals of 1,025 terms. Only the entries a
+ * batch above M0 reads are made (j_of's stencil reaches one entry below
+ * its own): at or below M0 a batch takes the recipe's samples
+ * (samples_ratio) and reads no J. Each entry is its own, so the table is
+ * the same on any number of cores. */
 static void build_j_table(cf_noise_model *nm)
 {
-    cf_parallel_for(CF_NOISE_TABLE, cf_parallel_threads(), fill_j, nm);
+    int first = nm->m0 >= 1 ? (int)floor(log2(nm->m0) * CF_NOISE_TABLE_PER_OCTAVE) - 1 : 0;
+    nm->j_first = first < 0 ? 0 : first > CF_NOISE_TABLE ? CF_NOISE_TABLE : first;
+    j_fill *f = malloc(sizeof *f);
+    if (!f) { /* no table: j_of integrates directly (the same values, slower) */
+        nm->j_first = CF_NOISE_TABLE;
+        return;
+    }
+    f->nm = nm;
+    for (int i = 0; i <= CF_NOISE_GRID; i++) {
+        double c = nm->b_grid[i] + nm->m0;
+        f->wc[i] = simpson_weight(i) * c;
+        f->cc[i] = c * c;
+    }
+    cf_parallel_for((size_t)(CF_NOISE_TABLE - nm->j_first), cf_parallel_threads(), fill_j, f);
+    free(f);
 }
 
 static double j_of(const cf_noise_model *nm, double global_batch)
 {
     double x = global_batch >= 1 ? log2(global_batch) * CF_NOISE_TABLE_PER_OCTAVE : -1;
-    if (!(x >= 1 && x <= CF_NOISE_TABLE - 2))
+    if (!(x >= nm->j_first + 1 && x >= 1 && x <= CF_NOISE_TABLE - 2))
         return j_direct(nm, global_batch);
     int k = (int)x;
     if (k > CF_NOISE_TABLE - 3)

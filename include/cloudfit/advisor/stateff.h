@@ -42,7 +42,8 @@ typedef struct {
     cf_noise_point points[CF_NOISE_MAX_POINTS];
     int n_points;
     int points_thinned;        /* a longer trace: B(p) from the grid instead */
-    double j_table[CF_NOISE_TABLE];   /* private to stateff.c: E(M) by interpolation */
+    double j_table[CF_NOISE_TABLE];   /* private to stateff.c: E(M) by interpolation, */
+    int j_first;                      /* from this entry on (the ones below M0 are not read) */
     cf_provenance provenance;
 } cf_noise_model;
 
