@@ -128,6 +128,78 @@ int cf_emit_min_nodes(const cf_report *r, const cf_config *c)
 
 /* ---- entry point words ---------------------------------------------------------- */
 
+/* torchrun's options (torch.distributed.run, torch 1.13 and the hyphenated
+ * 2.x aliases): whether each takes a value, and whether the launch specs
+ * set it themselves from the recommendation (the shape and the
+ * rendezvous). The entry point follows those flags on torchrun's command
+ * line, and torchrun's argparse keeps the last value of an option (and
+ * takes an unambiguous prefix of its name), so an entry point starting
+ * with "--nnodes=1" ran another shape than the one recommended. */
+static const struct {
+    const char *name; /* without the leading "--" */
+    int takes_value, set_by_cloudfit;
+} torchrun_options[] = {
+    {"nnodes", 1, 1}, {"nproc_per_node", 1, 1}, {"nproc-per-node", 1, 1}, {"node_rank", 1, 1},
+    {"node-rank", 1, 1}, {"master_addr", 1, 1}, {"master-addr", 1, 1}, {"master_port", 1, 1},
+    {"master-port", 1, 1}, {"rdzv_backend", 1, 1}, {"rdzv-backend", 1, 1}, {"rdzv_endpoint", 1, 1},
+    {"rdzv-endpoint", 1, 1}, {"rdzv_id", 1, 1}, {"rdzv-id", 1, 1}, {"max_restarts", 1, 1},
+    {"max-restarts", 1, 1}, {"standalone", 0, 1}, {"rdzv_conf", 1, 0}, {"rdzv-conf", 1, 0},
+    {"monitor_interval", 1, 0}, {"monitor-interval", 1, 0}, {"start_method", 1, 0}, {"start-method", 1, 0},
+    {"role", 1, 0}, {"module", 0, 0}, {"no_python", 0, 0}, {"no-python", 0, 0}, {"run_path", 0, 0},
+    {"run-path", 0, 0}, {"log_dir", 1, 0}, {"log-dir", 1, 0}, {"redirects", 1, 0}, {"tee", 1, 0},
+    {"local_addr", 1, 0}, {"local-addr", 1, 0}, {"logs_specs", 1, 0}, {"logs-specs", 1, 0},
+    {"local-ranks-filter", 1, 0}, {"help", 0, 0},
+};
+#define N_TORCHRUN_OPTIONS (sizeof torchrun_options / sizeof torchrun_options[0])
+
+/* The words before the training script are torchrun's options: refuses
+ * one that sets what the launch specs set (by its name or a prefix
+ * argparse would take for it). */
+static cf_status check_torchrun_options(const cf_shell_words *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const char *word = w->words[i];
+        if (word[0] != '-' || !word[1] || strcmp(word, "--") == 0)
+            return CF_OK; /* the script (or "--", then the script): the rest is its own */
+        if (word[1] != '-') { /* -m, -r X, -t X: none of them sets the shape */
+            if ((word[1] == 'r' || word[1] == 't') && !word[2])
+                i++;
+            continue;
+        }
+        const char *name = word + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        int exact = -1, n_prefix = 0, n_set = 0, first_set = -1, last = -1;
+        for (size_t k = 0; k < N_TORCHRUN_OPTIONS; k++) {
+            const char *opt = torchrun_options[k].name;
+            if (strncmp(opt, name, len) != 0)
+                continue;
+            if (!opt[len])
+                exact = (int)k;
+            n_prefix++;
+            last = (int)k;
+            if (torchrun_options[k].set_by_cloudfit && n_set++ == 0)
+                first_set = (int)k;
+        }
+        /* argparse: the exact name, else the one option a prefix names
+         * (two spellings of one option count as one here) */
+        int k = exact >= 0 ? exact : n_prefix > 0 && n_set == n_prefix ? first_set : n_prefix == 1 ? last : -1;
+        if (k >= 0 && torchrun_options[k].set_by_cloudfit) {
+            cf_error_set(CF_ERR_USAGE,
+                         "option '--entrypoint': the word '%s' before the training script sets torchrun's --%s, "
+                         "which the launch specs set from the recommendation",
+                         word, torchrun_options[k].name);
+            cf_error_hint("torchrun keeps the last value of an option, so the job would run another shape than the "
+                          "recommended one; cloudfit writes --nnodes, --nproc_per_node, --node_rank, --master_addr, "
+                          "--master_port, --rdzv_backend, --rdzv_endpoint, --rdzv_id, --max_restarts and --standalone "
+                          "itself; change the search instead (--max-nodes, --gpu, ...; docs/launch.md)");
+            return CF_ERR_USAGE;
+        }
+        if (k >= 0 && torchrun_options[k].takes_value && !eq)
+            i++; /* its value */
+    }
+    return CF_OK;
+}
+
 cf_status cf_emit_split_words(const char *text, cf_shell_words *out)
 {
     /* Launch specs are UTF-8 text (YAML, a shell script): a byte that is
@@ -149,6 +221,8 @@ cf_status cf_emit_split_words(const char *text, cf_shell_words *out)
     } else if (st == CF_OK && out->n == 0) {
         cf_shell_words_free(out);
         st = cf_error_set(CF_ERR_USAGE, "option '--entrypoint': no words in '%s'", text);
+    } else if (st == CF_OK && (st = check_torchrun_options(out)) != CF_OK) {
+        cf_shell_words_free(out);
     }
     return st;
 }

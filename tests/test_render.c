@@ -501,10 +501,57 @@ static void test_entrypoint_words(void **state)
     cf_error_clear();
 }
 
+/* The entry point follows torchrun's flags and torchrun keeps the last
+ * value of an option: words before the script that set the shape or the
+ * rendezvous (by name, either spelling, or a prefix argparse takes) were
+ * written as given and overrode the recommended --nnodes/--nproc_per_node.
+ * Other torchrun options, and anything after the script, stay. */
+static void test_entrypoint_cannot_set_torchrun_launch_flags(void **state)
+{
+    (void)state;
+    static const char *const refused[][2] = {
+        {"--nnodes=1 train.py", "--nnodes"},
+        {"--nproc_per_node 8 train.py", "--nproc_per_node"},
+        {"--nproc-per-node=8 train.py", "--nproc-per-node"},
+        {"--log_dir /tmp/l --nnode=1 train.py", "--nnodes"}, /* after a value; a prefix */
+        {"-m --nproc=8 pkg.train", "--nproc_per_node"},       /* both spellings: one option */
+        {"--standalone train.py", "--standalone"},
+        {"--rdzv_endpoint=h:1 train.py", "--rdzv_endpoint"},
+        {"--max-restarts 0 train.py", "--max-restarts"},
+        {"-r 3 --master_port=1 train.py", "--master_port"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        cf_shell_words w;
+        assert_int_equal(cf_emit_split_words(refused[i][0], &w), CF_ERR_USAGE);
+        assert_int_equal(w.n, 0);
+        assert_non_null(strstr(cf_error_message(), "option '--entrypoint': the word '"));
+        char sets[64];
+        snprintf(sets, sizeof sets, "sets torchrun's %s,", refused[i][1]);
+        assert_non_null(strstr(cf_error_message(), sets));
+        assert_non_null(strstr(cf_error_hint_text(), "--max-nodes"));
+    }
+    static const char *const accepted[] = {
+        "train.py --nnodes=1",          /* the script's own argument */
+        "-m pkg.train --nproc_per_node 8",
+        "--no_python python3 train.py",
+        "--log_dir /tmp/l --tee 3 train.py",
+        "-- --nnodes=1",                /* after "--" the script's name */
+        "--rdzv_conf timeout=900 train.py",
+        "--n train.py",                 /* ambiguous: torchrun refuses it itself */
+    };
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+        cf_shell_words w;
+        assert_int_equal(cf_emit_split_words(accepted[i], &w), CF_OK);
+        cf_shell_words_free(&w);
+    }
+    cf_error_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_entrypoint_words), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
+        cmocka_unit_test(test_entrypoint_words),
+        cmocka_unit_test(test_entrypoint_cannot_set_torchrun_launch_flags), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
         cmocka_unit_test(test_history_table_cuts_whole_characters),
         cmocka_unit_test(test_history_list_streamed_is_the_whole_list),
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),

@@ -40,7 +40,10 @@ int cf_emit_min_nodes(const cf_report *r, const cf_config *c);
 /* The entry point as words (cf_shell_split_words, common/shell_words.h):
  * an accepted entry point means the same words to sh, to torchrun and in a
  * Kubernetes command list. A refusal is CF_ERR_USAGE, its message prefixed
- * with "--entrypoint" and a hint on quoting. */
+ * with "--entrypoint" and a hint on quoting. Words before the training
+ * script that set torchrun's shape or rendezvous flags (--nnodes,
+ * --nproc_per_node, ..., which the launch specs set themselves and torchrun
+ * would take the last of) are refused too (docs/launch.md). */
 cf_status cf_emit_split_words(const char *text, cf_shell_words *out);
 
 /* The job name for every launcher: cf_names_dns_label of the spec name
