@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "cloudfit/common/buf.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/pricing/regions.h"
 
 /* The clouds cloudfit knows how to price (docs/catalog.md). */
@@ -428,6 +429,72 @@ cf_status cf_catalog_check_filter_field(const cf_catalog *catalog, const cf_cata
     else if ((status = check_regions(catalog, filter)) != CF_OK)
         *failed = CF_FILTER_REGIONS;
     return status;
+}
+
+/* How many rows pass `f` (restricted regions out as the filter says). */
+static size_t rows_passing(const cf_catalog *catalog, const cf_catalog_filter *f)
+{
+    gpu_models gpus;
+    gpu_models_init(&gpus, catalog, f);
+    size_t n = 0;
+    for (size_t i = 0; i < catalog->n_vms; i++)
+        n += row_passes_but_restriction(&catalog->vms[i], f, &gpus) && !restricted_out(&catalog->vms[i], f);
+    return n;
+}
+
+static void append_list(cf_buf *buf, const char *what, const char *const *items, size_t n)
+{
+    cf_buf_printf(buf, "%s%s ", buf->len ? "; " : "", what);
+    for (size_t i = 0; i < n; i++) {
+        char shown[NAME_MAX_CHARS + 8];
+        cf_text_fit(items[i], NAME_MAX_CHARS, shown, sizeof shown);
+        cf_buf_printf(buf, "%s%s", i ? ", " : "", shown);
+    }
+}
+
+cf_status cf_catalog_explain_empty(const cf_catalog *catalog, const cf_catalog_filter *filter)
+{
+    cf_buf given = CF_BUF_INIT, hint = CF_BUF_INIT;
+    if (filter->n_clouds)
+        append_list(&given, "clouds", filter->clouds, filter->n_clouds);
+    if (filter->n_regions)
+        append_list(&given, "regions", filter->regions, filter->n_regions);
+    if (filter->n_gpus)
+        append_list(&given, "GPUs", filter->gpus, filter->n_gpus);
+    if (filter->spot == CF_SPOT_ONLY)
+        cf_buf_printf(&given, "%sspot only", given.len ? "; " : "");
+    cf_error_set(CF_ERR_INFEASIBLE, "no offer of catalog '%s' passes the filters together (%s)", catalog->name,
+                 cf_buf_failed(&given) ? "out of memory" : cf_buf_cstr(&given));
+    /* what each filter alone takes away: the offers left without it */
+    struct {
+        int given;
+        const char *label;
+        cf_catalog_filter relaxed;
+    } drop[] = {{filter->n_clouds > 0, "the cloud filter", *filter},
+                {filter->n_regions > 0, "the region filter", *filter},
+                {filter->n_gpus > 0, "the GPU filter", *filter},
+                {filter->spot == CF_SPOT_ONLY, "spot only (--spot allow)", *filter},
+                {!filter->include_restricted, "regions that need an access request (--include-restricted-regions)",
+                 *filter}};
+    drop[0].relaxed.n_clouds = 0;
+    drop[1].relaxed.n_regions = 0;
+    drop[2].relaxed.n_gpus = 0;
+    drop[3].relaxed.spot = CF_SPOT_ALLOW;
+    drop[4].relaxed.include_restricted = 1;
+    for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) {
+        size_t n = drop[i].given ? rows_passing(catalog, &drop[i].relaxed) : 0;
+        if (n > 0)
+            cf_buf_printf(&hint, "%s%zu offer%s %s %s", hint.len ? "; " : "", n, n == 1 ? "" : "s",
+                          i == 4 ? "in" : "without", drop[i].label);
+    }
+    if (hint.len == 0)
+        cf_buf_puts(&hint, "no single filter dropped leaves an offer: widen several (cloudfit prices lists what each "
+                           "cloud and GPU offers)");
+    else
+        cf_buf_puts(&hint, " (cloudfit prices lists what each cloud and GPU offers)");
+    set_hint(&hint);
+    cf_buf_free(&given);
+    return CF_ERR_INFEASIBLE;
 }
 
 cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter)

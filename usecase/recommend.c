@@ -80,6 +80,13 @@ cf_status cf_spec_offers(const cf_spec *spec, const cf_catalog *catalog, cf_spot
     if (!*rows)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     *n_rows = cf_catalog_filter_rows(catalog, &fs->filter, *rows);
+    if (*n_rows == 0) { /* each value is on offer, not together: said as such, not as infeasible limits */
+        free(*rows);
+        *rows = NULL;
+        cf_catalog_explain_empty(catalog, &fs->filter);
+        cf_error_prefix("%s: search", spec->job.source[0] ? spec->job.source : "<spec>");
+        return CF_ERR_INFEASIBLE;
+    }
     /* Equal prices go to the preferred region (docs/pricing.md, "Regions"). */
     const char *prefer[2 * CF_SPEC_MAX_LIST];
     size_t n_prefer = cf_region_preference(prefer_regions, n_prefer_regions, fs->filter.regions,

@@ -97,6 +97,11 @@ size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter
 /* The rows that would pass the filter but for being in a region that
  * needs an access request (0 when the filter includes such regions). */
 size_t cf_catalog_filter_restricted(const cf_catalog *catalog, const cf_catalog_filter *filter);
+/* For a filter whose values each pass cf_catalog_check_filter but leave
+ * no row together (Lambda sells no spot VM; no H200 on Lambda): sets
+ * CF_ERR_INFEASIBLE naming the filters, with a hint saying how many
+ * offers each one dropped alone would leave; returns CF_ERR_INFEASIBLE. */
+cf_status cf_catalog_explain_empty(const cf_catalog *catalog, const cf_catalog_filter *filter);
 /* Checks filter values against the catalog: an unknown cloud or GPU name is
  * CF_ERR_INVALID with a hint listing the known ones. */
 cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter);

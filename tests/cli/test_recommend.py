@@ -394,6 +394,25 @@ def test_unknown_current_gpu():
         assert rc == 0, (gpu, err)
 
 
+def test_filters_that_leave_no_offer_together_say_so():
+    """--cloud lambda --spot only (Lambda sells no spot VM) and --cloud lambda --gpu H200 (no H200 on Lambda) each
+    pass on their own but leave no offer together: exit 4 blamed GPU memory ("does the model fit in any GPU's
+    memory?") with a memory hint. Now the message names the filters, and the hint counts the offers each one
+    dropped alone would leave."""
+    spec = example("resnet50-imagenet.json")
+    for args, given, dropped in ((("--cloud", "lambda", "--spot", "only"), "(clouds lambda; spot only)",
+                                  ("without the cloud filter", "without spot only (--spot allow)")),
+                                 (("--cloud", "lambda", "--gpu", "H200"), "(clouds lambda; GPUs H200)",
+                                  ("without the cloud filter", "without the GPU filter"))):
+        rc, out, err = run("recommend", "--no-history", "-q", *args, spec)
+        assert rc == 4 and out == "", (args, rc, out, err)
+        assert "passes the filters together " + given in err, err
+        assert "memory" not in err, err
+        hint = [line for line in err.splitlines() if line.startswith("hint: ")]
+        assert len(hint) == 1 and all(d in hint[0] for d in dropped), err
+        assert re.search(r"hint: [1-9][0-9]* offers without", hint[0]), err
+
+
 def test_gpu_filter_takes_the_names_tools_print():
     """--gpu and search.gpus refused a GPU as nvidia-smi or torch.cuda.get_device_name() prints it ("Tesla T4":
     exit 2 with "did you mean 'T4'?") while prices --gpu and training.current.gpu took it. Now such a name is
