@@ -73,10 +73,15 @@ cf_status cf_emit_accelerator_for(const cf_vm *vm, cf_emit_accelerator *out)
     }
     const cf_csv_record *row = exact ? exact : any;
     if (st == CF_OK && !row) {
-        st = cf_error_set(CF_ERR_INVALID, "no launcher name for GPU %s on %s %s in %s", vm->gpu_model, vm->cloud,
-                          vm->instance_type, ACCELERATORS_TABLE);
-        cf_error_hint("add a row for it (SkyPilot's accelerator name and the Kubernetes GPU resource; "
-                      "docs/launch.md says where the names come from)");
+        /* An offer a price snapshot brought that the table built into
+         * this cloudfit does not know: nothing the user gave is wrong, the
+         * launch spec is not available in this build (never guessed). */
+        st = cf_error_set(CF_ERR_UNAVAILABLE,
+                          "no launch spec for GPU %s on %s %s: the launcher names built into this cloudfit (%s) have "
+                          "no SkyPilot or Kubernetes name for it", vm->gpu_model, vm->cloud, vm->instance_type,
+                          ACCELERATORS_TABLE);
+        cf_error_hint("leave out --emit for this plan, or leave the offer out (--gpu, --cloud, --region); a newer "
+                      "cloudfit may know it (docs/launch.md says where the names come from)");
     }
     if (st == CF_OK) {
         int failed = 0;

@@ -506,6 +506,24 @@ static void test_entrypoint_words(void **state)
  * rendezvous (by name, either spelling, or a prefix argparse takes) were
  * written as given and overrode the recommended --nnodes/--nproc_per_node.
  * Other torchrun options, and anything after the script, stay. */
+/* An offer a price snapshot brought whose (cloud, GPU) the built-in
+ * launcher table lacks: not bad input (exit 3, "add a row" to a table
+ * inside the binary) but a launch spec this build does not have (exit 6),
+ * named; a known offer still resolves. */
+static void test_launch_name_missing_is_unavailable(void **state)
+{
+    (void)state;
+    cf_vm unknown = {.cloud = "lambda", .region = "us-east-1", .instance_type = "gpu_8x_h200_sxm5",
+                     .gpu_model = "H200"};
+    cf_emit_accelerator acc;
+    assert_int_equal(cf_emit_accelerator_for(&unknown, &acc), CF_ERR_UNAVAILABLE);
+    assert_non_null(strstr(cf_error_message(), "no launch spec for GPU H200 on lambda gpu_8x_h200_sxm5"));
+    cf_vm known = {.cloud = "aws", .region = "us-east-1", .instance_type = "g4dn.xlarge", .gpu_model = "T4"};
+    assert_int_equal(cf_emit_accelerator_for(&known, &acc), CF_OK);
+    assert_string_equal(acc.skypilot, "T4");
+    cf_emit_accelerator_free(&acc);
+}
+
 static void test_entrypoint_cannot_set_torchrun_launch_flags(void **state)
 {
     (void)state;
@@ -551,6 +569,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entrypoint_words),
+        cmocka_unit_test(test_launch_name_missing_is_unavailable),
         cmocka_unit_test(test_entrypoint_cannot_set_torchrun_launch_flags), cmocka_unit_test(test_prices_summary_table), cmocka_unit_test(test_history_list_json),
         cmocka_unit_test(test_history_table_cuts_whole_characters),
         cmocka_unit_test(test_history_list_streamed_is_the_whole_list),
