@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "cloudfit/advisor/rebalance.h"
+#include "cloudfit/common/buf.h"
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
+#include "cloudfit/common/shell_words.h"
 #include "cloudfit/common/text_wrap.h"
 #include "cloudfit/profiler.h"
 #include "cloudfit/spec/types.h"
@@ -539,7 +541,17 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
             shown_arg(optarg, shown, sizeof shown);
             cf_log_error("option '--%s' takes a value, got the option '%s' (an empty shell variable before it?)",
                          o->long_name, shown);
-            cf_log_hint("give the value, or write --%s=%s if the value begins with '--'", o->long_name, shown);
+            /* as a shell reads it back: "--entrypoint='--nnodes=1 train.py'" stays one word */
+            char word[96];
+            snprintf(word, sizeof word, "--%s=%s", o->long_name, shown);
+            cf_buf quoted = CF_BUF_INIT;
+            if (strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@+%-") == strlen(word))
+                cf_buf_puts(&quoted, word);
+            else
+                cf_shell_quote(&quoted, word);
+            cf_log_hint("give the value, or write %s if the value begins with '--'",
+                        cf_buf_failed(&quoted) ? word : cf_buf_cstr(&quoted));
+            cf_buf_free(&quoted);
             return CF_EXIT_USAGE;
         }
         int rc = cf_cli_option_check_value(o, command, command_name, optarg);

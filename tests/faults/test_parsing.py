@@ -39,6 +39,10 @@ def test_a_value_that_is_an_option_is_refused():
         assert f"write {option}={got}" in err, err
     rc, out, err = run("history", "--db", tmp("none.db"), "--branch=--db")
     assert rc != 2 and "takes a value" not in err, (rc, err)
+    # the hint's spelling is one shell word: "--entrypoint=--nnodes=1 train.py" pasted unquoted made train.py
+    # the spec argument
+    rc, out, err = run("recommend", "--entrypoint", "--nnodes=1 train.py", SPEC)
+    assert rc == 2 and "write '--entrypoint=--nnodes=1 train.py' if" in err, (rc, err)
 
 
 def test_every_option_takes_decimal_numbers_only():
