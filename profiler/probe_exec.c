@@ -51,6 +51,18 @@ static cf_status exec_open(const cf_probe_backend *self, const cf_job *job, cons
                       "the protocol is in docs/exec-protocol.md");
         return CF_ERR_INVALID;
     }
+    /* A program that cannot run is refused before the first run, with the
+     * reason (execvp's EACCES said "Permission denied" for a directory) */
+    char why[4200];
+    const char *problem = cf_exec_program_problem(settings->command[0], why, sizeof why);
+    if (problem) {
+        cf_error_set(CF_ERR_UNAVAILABLE, "%s: cannot run '%s': %s",
+                     job->source[0] ? job->source : "<spec>", settings->command[0], problem);
+        cf_error_hint("the command's first word (profile.command's, or the --runner template's) is the program, "
+                      "run without a shell: give the path of an "
+                      "executable file or put it on PATH");
+        return CF_ERR_UNAVAILABLE;
+    }
     cf_probe *p = calloc(1, sizeof *p);
     if (!p)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");

@@ -135,8 +135,10 @@ static const char *not_runnable(const char *path)
 /* Whether execvp would run `program`: a path is checked as it is, a name
  * is looked up on PATH as execvp does (an entry that is no executable
  * regular file is skipped). NULL when it would; else why not, in `why`. */
-static const char *program_problem(const char *program, char *why, size_t n)
+const char *cf_exec_program_problem(const char *program, char *why, size_t n)
 {
+    if (!program[0])
+        return "empty program name";
     if (strchr(program, '/'))
         return not_runnable(program);
     const char *path = getenv("PATH");
@@ -194,10 +196,8 @@ cf_status cf_exec_runner_open(const char *template_text, double timeout_s, unsig
     /* A program that cannot run fails now, not as N failed probes. */
     char why[4200];
     const char *problem = NULL;
-    if (!e->words[0][0])
-        problem = "empty program name";
-    else if (!strchr(e->words[0], '{'))
-        problem = program_problem(e->words[0], why, sizeof why);
+    if (!strchr(e->words[0], '{'))
+        problem = cf_exec_program_problem(e->words[0], why, sizeof why);
     if (problem) {
         cf_error_set(CF_ERR_UNAVAILABLE, "--runner exec: cannot run '%s': %s", e->words[0], problem);
         cf_error_hint("the template's first word is the program, run without a shell: give the path of an "

@@ -97,6 +97,11 @@ cf_probe_backend cf_probe_cpu(void);
 cf_status cf_probe_cuda(cf_probe_backend *out);
 /* The exec backend (the command of options->settings, the spec's profile.command). */
 cf_probe_backend cf_probe_exec(void);
+/* Why execvp could not run `program` ("is a directory", "is not executable",
+ * "no such file", "empty program name", "not found on PATH ..."), in `why`
+ * when it needs the room; NULL when it could. The exec backend and the exec
+ * runner refuse such a program before the first run. */
+const char *cf_exec_program_problem(const char *program, char *why, size_t n);
 /* Backend by name ("cpu", "cuda", "exec"); CF_ERR_USAGE for other names. */
 cf_status cf_probe_backend_by_name(const char *name, cf_probe_backend *out);
 

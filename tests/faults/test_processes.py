@@ -195,7 +195,21 @@ def test_probe_not_found_says_cannot_run():
                      profile={"backend": "exec", "command": ["/nonexistent/train.py"], "local_batches": [8],
                               "steps": 3})
     rc, out, err = run("profile", "--db", tmp("nf.db"), spec)
-    assert rc == 6 and "cannot run '/nonexistent/train.py': No such file or directory" in err, (rc, err)
+    assert rc == 6 and "cannot run '/nonexistent/train.py': no such file" in err, (rc, err)
+    # The same check as the exec runner's, before the first run, with the reason: a directory said
+    # "Permission denied" (execvp's EACCES), a bare name "No such file or directory".
+    notexec = tmp("notexec.py")
+    open(notexec, "w").close()
+    os.chmod(notexec, 0o644)
+    for program, why in (("/etc", "cannot run '/etc': is a directory"),
+                         (notexec, f"cannot run '{notexec}': is not executable"),
+                         ("nothing-of-that-name", "cannot run 'nothing-of-that-name': not found on PATH")):
+        spec = spec_file("nf", model={"parameters": 1000000}, data={"samples": 10000},
+                         training={"epochs": 1, "batch": 32, "lr": 0.1},
+                         profile={"backend": "exec", "command": [program], "local_batches": [8], "steps": 3})
+        rc, out, err = run("profile", "--db", tmp("nf.db"), spec)
+        assert rc == 6 and why in err and "Permission denied" not in err, (program, rc, err)
+        assert db_rows(tmp("nf.db"), "profiles") == 0
 
 
 SEARCH_SPEC_SECTIONS = dict(model={"parameters": 25557032}, data={"samples": 1281167},
