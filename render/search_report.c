@@ -78,9 +78,15 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
         char label[192];
         cf_search_candidate_label(&o->candidates[r->chosen], label, sizeof label);
         const cf_search_summary *sum = sr->summary;
+        /* why a pick was not measured: --method model runs no probes by
+         * design (it read "out of probes"), the others ran out of them */
+        const char *measured = r->chosen_measured               ? "measured before committing"
+                               : r->stop == CF_STOP_NO_PROBES  ? "NOT measured: the model's pick, --method model "
+                                                                 "runs no probes"
+                               : r->stop == CF_STOP_MAX_PROBES ? "NOT measured: out of probes"
+                                                               : "NOT measured";
         cf_buf_printf(out, "chosen: %s, step %.4g s (%s), %.2f h (%.2f–%.2f), $%.2f (%.2f–%.2f) (80%% intervals)\n",
-                      label, r->est_step_s[r->chosen],
-                      r->chosen_measured ? "measured before committing" : "NOT measured: out of probes",
+                      label, r->est_step_s[r->chosen], measured,
                       r->chosen_hours, sum->chosen_hours_p10, sum->chosen_hours_p90, r->chosen_usd,
                       sum->chosen_usd_p10, sum->chosen_usd_p90);
         if (!r->chosen_safe)
