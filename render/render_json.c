@@ -155,8 +155,12 @@ static cJSON *gpus_json(const cf_inputs *in)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "gpu", g->gpu);
         cJSON_AddStringToObject(o, "throughput", cf_provenance_name(g->params.compute_provenance));
+        /* null, not absent, for the GPU types the profile measured: every entry has
+         * the keys docs/output.md lists */
         if (g->carried_from[0])
             cJSON_AddStringToObject(o, "carried_from", g->carried_from);
+        else
+            cJSON_AddNullToObject(o, "carried_from");
         /* the least-squares line through the 1-GPU curve, for reading only (the
          * model uses the curves): null where it is not physical, a negative
          * intercept or slope from a few noisy batches. Times the compute
@@ -179,6 +183,8 @@ static cJSON *gpus_json(const cf_inputs *in)
         cJSON_AddStringToObject(o, "network", cf_provenance_name(g->params.network_provenance));
         if (g->network_note[0])
             cJSON_AddStringToObject(o, "network_note", g->network_note);
+        else
+            cJSON_AddNullToObject(o, "network_note");
         cJSON_AddStringToObject(o, "note", g->note);
         cJSON_AddItemToArray(a, o);
     }

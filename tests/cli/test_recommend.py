@@ -659,6 +659,25 @@ def test_more_gpus_of_a_vm_are_never_faster_per_step_than_one():
         assert worst <= 1.0, (args, worst)
 
 
+def test_every_gpu_entry_has_the_documented_keys():
+    """docs/output.md: each explanation.gpus entry has carried_from (the profiled GPU type it was carried over
+    from, else null), memory, network and network_note. The profiled GPU's entry had no carried_from and every
+    GPU type without a network measurement no network_note: a script reading g["carried_from"] to tell
+    measured from carried-over types failed on exactly the measured one. Now both are null there."""
+    rc, out, err = run("recommend", "-q", "--no-history", "-f", "json", example("resnet50-imagenet.json"))
+    assert rc == 0, err
+    gpus = json.loads(out)["explanation"]["gpus"]
+    keys = ("gpu", "throughput", "carried_from", "alpha_s", "beta_s", "max_local_batch", "memory", "network",
+            "network_note", "note")
+    for g in gpus:
+        assert all(k in g for k in keys), (sorted(set(keys) - set(g)), g)
+    measured = [g for g in gpus if g["carried_from"] is None]
+    assert [g["gpu"] for g in measured] == ["T4"], measured
+    assert all(g["carried_from"] == "T4" for g in gpus if g["gpu"] != "T4")
+    assert isinstance(measured[0]["network_note"], str) and measured[0]["network_note"], measured[0]
+    assert any(g["network_note"] is None for g in gpus), gpus
+
+
 def main():
     return pyharness.run(globals())
 
