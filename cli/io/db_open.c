@@ -38,6 +38,18 @@ static cf_status missing(const char *shown)
     return CF_ERR_INVALID;
 }
 
+/* A command that does not create a history (history prune, record) given a
+ * file without one: bad input, as on PostgreSQL (exit 3), never given
+ * cloudfit's tables. */
+static cf_status no_history(const char *shown)
+{
+    cf_error_clear();
+    cf_error_set(CF_ERR_INVALID, "database '%s' holds no cloudfit history (schema version 0)", shown);
+    cf_error_hint("this command works on an existing history and creates none: give the history's own path with "
+                  "--db");
+    return CF_ERR_INVALID;
+}
+
 cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *path, size_t n)
 {
     *out = NULL;
@@ -94,7 +106,9 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
         cf_db *probe = NULL;
         if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
             return missing(path);
-        if ((st = cf_db_open_readonly(target, &probe)) != CF_OK && !cf_db_open_failed_on_older_schema())
+        if ((st = cf_db_open_readonly(target, &probe)) != CF_OK && cf_db_open_failed_schema_version() == 0)
+            return no_history(path); /* an SQLite file cloudfit never wrote: version 0 is not an older history */
+        if (st != CF_OK && !cf_db_open_failed_on_older_schema())
             return st;
         cf_db_close(probe);
         cf_error_clear();

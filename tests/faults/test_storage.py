@@ -448,6 +448,28 @@ def test_migrate_keeps_the_newer_profile():
     assert rc == 0 and " 0 profiles (1 not copied: older than the destination's)," in out, out
 
 
+def test_prune_refuses_a_file_without_a_history():
+    """docs/history.md: a command that does not create a history (history prune, record) refuses a database
+    without cloudfit's tables (exit 3) instead of creating them. `history prune` on a foreign SQLite file,
+    or an empty one, gave it all of cloudfit's tables, made it private (mode 0600) and said "pruned 0
+    recommendations", exit 0."""
+    foreign = tmp("prune-foreign.db")
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE t(x)")
+    con.commit()
+    con.close()
+    os.chmod(foreign, 0o644)
+    empty = tmp("prune-empty.db")
+    open(empty, "wb").close()
+    for path in (foreign, empty):
+        before = open(path, "rb").read()
+        rc, out, err = run("history", "--db", path, "prune", "--older-than", "1d")
+        assert rc == 3 and f"database '{path}' holds no cloudfit history" in err and "hint:" in err, (rc, err)
+        assert out == "" and "pruned" not in err, out
+        assert open(path, "rb").read() == before and not os.path.exists(path + "-wal"), path
+    assert os.stat(foreign).st_mode & 0o777 == 0o644
+
+
 def test_failed_record_writes_nothing():
     """A record that fails changes nothing: an empty or foreign SQLite file given by mistake got all of
     cloudfit's tables before "no recommendation 5" (exit 3), and a note longer than a note holds was cut
