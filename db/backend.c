@@ -251,11 +251,12 @@ cf_status cf_db_schema_unreadable(cf_db *db, int version)
 {
     older_schema = version >= 0 && version < cf_db_migration_count;
     failed_version = version;
-    if (version == 0) { /* an SQLite file cloudfit never wrote, or an empty one */
-        cf_error_set(CF_ERR_DB, "database '%s' holds no cloudfit history (schema version 0)", db->path);
+    if (version == 0) { /* an SQLite file cloudfit never wrote, or an empty one: the path given is not a
+                           * history (bad input, exit 3, as record and prune refuse it; not a failing database) */
+        cf_error_set(CF_ERR_INVALID, "database '%s' holds no cloudfit history (schema version 0)", db->path);
         cf_error_hint("a read-only command never changes the database: give the history's own path with --db, or "
                       "start one there with a command that writes (e.g. cloudfit recommend)");
-        return CF_ERR_DB;
+        return CF_ERR_INVALID;
     }
     cf_error_set(CF_ERR_DB, "database '%s' has schema version %d; this cloudfit reads version %d", db->path, version,
                  cf_db_migration_count);

@@ -360,7 +360,10 @@ def test_migrate_only_reads_its_source():
     con.close()
     before = open(foreign, "rb").read()
     rc, out, err = run("history", "--db", foreign, "migrate", "--to", tmp("copy.db"))
-    assert rc == 1 and "holds no cloudfit history" in err and "hint:" in err, (rc, err)
+    assert rc == 3 and "holds no cloudfit history" in err and "hint:" in err, (rc, err)
+    rc, out, err = run("history", "--db", foreign)  # every command: not a history is bad input (exit 3)
+    assert rc == 3 and "holds no cloudfit history" in err, (rc, err)
+    assert open(foreign, "rb").read() == before
     assert open(foreign, "rb").read() == before
     db = fresh_db()
     set_schema_version(db, 6)
