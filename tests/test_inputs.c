@@ -294,6 +294,43 @@ static void test_recorded_run_rescales_compute(void **state)
     cf_inputs_free(&in);
 }
 
+/* Recorded runs that disagree: the factor is their geometric mean and
+ * their spread (log sd) stays as the compute's uncertainty; runs that agree
+ * leave none. (All were "measured", uncertainty 0: two runs 15× apart gave
+ * an interval as tight as one exact record.) */
+static void test_recorded_runs_that_disagree_keep_their_spread(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    const cf_vm *cands[] = {&vms[0]};
+    cf_gpu_profile_given given = {.gpu = "T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    const double steps[][2] = {{0.3, 4.5}, {0.6, 0.6}};
+    for (size_t k = 0; k < 2; k++) {
+        cf_recorded_run runs[2];
+        for (int i = 0; i < 2; i++)
+            runs[i] = (cf_recorded_run){.cloud = "aws", .instance_type = "g4dn.12xlarge", .gpu = "T4",
+                                        .gpus_per_node = 1, .nodes = 1, .local_batch = 64, .accumulation = 1,
+                                        .step_time_s = steps[k][i]};
+        cf_inputs_request rq = request(&j, cands, 1);
+        rq.given = &given;
+        rq.n_given = 1;
+        rq.recorded = runs;
+        rq.n_recorded = 2;
+        cf_inputs in;
+        assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+        const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4");
+        assert_int_equal(t4->params.compute_provenance, CF_PROV_MEASURED);
+        double step = cf_perf_step_s(&t4->params, j.parameters * j.gradient_bytes, 1, 1, 64, 1);
+        assert_true(fabs(step / sqrt(steps[k][0] * steps[k][1]) - 1) < 1e-6); /* geometric mean */
+        double want = fabs(log(steps[k][1] / steps[k][0])) / sqrt(2.0);   /* sample sd of two logs */
+        if (fabs(t4->params.sigma_compute - want) > 1e-6)
+            fail_msg("records %g s and %g s: sigma_compute %g, want %g", steps[k][0], steps[k][1],
+                     t4->params.sigma_compute, want);
+        assert_int_equal(has_note(&in, "recorded T4 runs disagree"), k == 0);
+        cf_inputs_free(&in);
+    }
+}
+
 /* Rows measured in another precision than the job's: the step moves by the
  * GPU's peak ratio between the two, and the interval widens. */
 static void test_measurement_precision_column(void **state)
@@ -457,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_spec_trace_covering_more_is_kept),
         cmocka_unit_test(test_spec_trace_note_says_what_follows),
         cmocka_unit_test(test_recorded_run_rescales_compute),
+        cmocka_unit_test(test_recorded_runs_that_disagree_keep_their_spread),
         cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
         cmocka_unit_test(test_measurement_rows_match_by_gpu_not_spelling),
         cmocka_unit_test(test_measurement_precision_column),

@@ -686,7 +686,7 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
     double bytes = rq->job->parameters * rq->job->gradient_bytes;
     for (size_t k = 0; k < in->n_perf; k++) {
         cf_gpu_perf *perf = &in->perf[k];
-        double log_sum = 0, measured_sum = 0, predicted_sum = 0;
+        double log_sum = 0, log_sq_sum = 0, measured_sum = 0, predicted_sum = 0, lo_scale = HUGE_VAL, hi_scale = 0;
         size_t used = 0, clamped = 0;
         for (size_t i = 0; i < rq->n_recorded; i++) {
             const cf_recorded_run *m = &rq->recorded[i];
@@ -697,17 +697,25 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
             double scale_i = solve_scale(&p, bytes, m);
             clamped += scale_i <= RECORD_SCALE_MIN * (1 + 1e-9) || scale_i >= RECORD_SCALE_MAX * (1 - 1e-9);
             log_sum += log(scale_i);
+            log_sq_sum += log(scale_i) * log(scale_i);
+            lo_scale = fmin(lo_scale, scale_i);
+            hi_scale = fmax(hi_scale, scale_i);
             measured_sum += m->step_time_s;
             predicted_sum += scaled_step(&p, 1.0, bytes, m);
             used++;
         }
         if (!used)
             continue;
-        double scale = exp(log_sum / (double)used);
+        double mean_log = log_sum / (double)used, scale = exp(mean_log);
+        /* Runs that disagree leave that much doubt: the log sd of their
+         * factors (sample sd; one run: none) is the compute's uncertainty,
+         * never narrower than the runs themselves. */
+        double var = used > 1 ? (log_sq_sum - (double)used * mean_log * mean_log) / (double)(used - 1) : 0.0;
+        double spread = sqrt(fmax(0.0, var));
         const char *was = cf_provenance_name(perf->params.compute_provenance);
         perf->params.compute_scale = (perf->params.compute_scale > 0 ? perf->params.compute_scale : 1.0) * scale;
         if (!clamped) { /* measured on this GPU type; a clamped record is not that: uncertainty and provenance stay */
-            perf->params.sigma_compute = 0;
+            perf->params.sigma_compute = spread;
             perf->params.compute_provenance = CF_PROV_MEASURED;
         }
         snprintf(perf->note, sizeof perf->note, "from %zu recorded run(s): measured step %.4g s vs %.4g s %s, compute time × %.3g",
@@ -716,6 +724,11 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
                  "%s throughput uses %zu measured run(s) recorded with 'cloudfit record' in place of the %s model "
                  "(compute time × %.3g)",
                  perf->gpu, used, was, scale);
+        if (!clamped && hi_scale > 1.1 * lo_scale)
+            add_note(in,
+                     "the %zu recorded %s runs disagree (compute time × %.3g to × %.3g): that spread stays in the "
+                     "interval",
+                     used, perf->gpu, lo_scale, hi_scale);
         if (clamped)
             add_note(in,
                      "%zu recorded %s run(s) lie more than %g× from the model (a step time in other units?): each "

@@ -291,6 +291,10 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             double part = kind == CF_MEASURE_PROFILE ? plan->step_sigma_compute : plan->step_sigma_network_up;
             if (!(part > 1e-9))
                 continue;
+            /* measured by recorded runs that disagree (advisor/model/inputs.c): they take precedence over a
+             * profile, so profiling would not narrow it */
+            if (kind == CF_MEASURE_PROFILE && plan->prov_throughput == CF_PROV_MEASURED)
+                continue;
             int duplicate = 0;
             for (int q = 0; q < r && kind == CF_MEASURE_PROFILE; q++)
                 duplicate |= plans[q] && !plans[q]->spot && plans[q]->step_sigma_compute > 1e-9 &&
