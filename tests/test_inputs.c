@@ -331,6 +331,35 @@ static void test_recorded_runs_that_disagree_keep_their_spread(void **state)
     }
 }
 
+/* A 2-VM record 15× under the prediction (within the 20× record takes)
+ * that no compute time reaches: the all-reduce alone is slower. The note
+ * said the run lay "more than 20× from the model", which it does not; it
+ * now says what was out of reach. */
+static void test_recorded_run_faster_than_the_network_says_why_it_is_clamped(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    const cf_vm *cands[] = {&vms[0]};
+    cf_gpu_profile_given given = {.gpu = "T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004};
+    cf_recorded_run run = {.cloud = "aws", .instance_type = "g4dn.12xlarge", .gpu = "T4", .gpus_per_node = 1,
+                           .nodes = 2, .local_batch = 64, .accumulation = 1};
+    cf_inputs_request rq = request(&j, cands, 1);
+    rq.given = &given;
+    rq.n_given = 1;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    double predicted = cf_perf_step_s(&cf_inputs_perf(&in, "T4")->params, j.parameters * j.gradient_bytes, 2, 1, 64, 1);
+    cf_inputs_free(&in);
+    run.step_time_s = predicted / 15;
+    rq.recorded = &run;
+    rq.n_recorded = 1;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    assert_true(has_note(&in, "need the compute time moved more than 20× to be reproduced"));
+    assert_false(has_note(&in, "lie more than"));
+    assert_int_not_equal(cf_inputs_perf(&in, "T4")->params.compute_provenance, CF_PROV_MEASURED);
+    cf_inputs_free(&in);
+}
+
 /* Rows measured in another precision than the job's: the step moves by the
  * GPU's peak ratio between the two, and the interval widens. */
 static void test_measurement_precision_column(void **state)
@@ -495,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_spec_trace_note_says_what_follows),
         cmocka_unit_test(test_recorded_run_rescales_compute),
         cmocka_unit_test(test_recorded_runs_that_disagree_keep_their_spread),
+        cmocka_unit_test(test_recorded_run_faster_than_the_network_says_why_it_is_clamped),
         cmocka_unit_test(test_measurement_rows_are_selected_and_fitted),
         cmocka_unit_test(test_measurement_rows_match_by_gpu_not_spelling),
         cmocka_unit_test(test_measurement_precision_column),

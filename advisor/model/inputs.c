@@ -731,8 +731,9 @@ static void apply_recorded(const cf_inputs_request *rq, cf_inputs *in)
                      used, perf->gpu, lo_scale, hi_scale);
         if (clamped)
             add_note(in,
-                     "%zu recorded %s run(s) lie more than %g× from the model (a step time in other units?): each "
-                     "moved the compute time by %g× at most, and its uncertainty stays",
+                     "%zu recorded %s run(s) need the compute time moved more than %g× to be reproduced (a step "
+                     "time in other units, or faster than the network allows?): each moved it by %g× at most, and "
+                     "its uncertainty stays",
                      clamped, perf->gpu, RECORD_SCALE_MAX, RECORD_SCALE_MAX);
     }
 }
