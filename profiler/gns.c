@@ -123,6 +123,15 @@ cf_status cf_gns_result(const cf_gns *gns, cf_gns_estimate *out)
         return cf_error_set(CF_ERR_INVALID,
                             "noise scale: the gradient is not resolved above the noise after %zu steps "
                             "(estimated |G|² = %.3g ≤ 0)", gns->n, mg);
+    /* tr(Σ) ≤ 0 makes B_noise ≤ 0: no noise scale, not a negative one (a
+     * stored profile with one is unreadable, its step times lost with it).
+     * Real norms cannot get here (|mean g|² ≤ mean |g_i|²); a probe whose
+     * mean_sqnorm exceeds its micro-batch norms can. */
+    if (!(ms > 0))
+        return cf_error_set(CF_ERR_INVALID,
+                            "noise scale: the gradient noise is not resolved after %zu steps (estimated tr(Σ) = "
+                            "%.3g ≤ 0: is mean_sqnorm the squared norm of the micro-batch gradients' mean?)",
+                            gns->n, ms);
     double ratio = ms / mg;
     /* Delta method for a ratio of weighted means: residuals s_t − R·g_t. */
     double var = 0;

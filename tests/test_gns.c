@@ -257,6 +257,14 @@ static void test_rejects_bad_input(void **state)
     assert_int_equal(cf_gns_result(&gns, &est), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_message(), "not resolved"));
     cf_gns_free(&gns);
+    /* |G_B|² above every |g_i|² (a probe's inconsistent norms): tr(Σ) < 0,
+     * B_noise would be negative: not measured, never a negative estimate. */
+    cf_gns_init(&gns, NULL);
+    for (int s = 0; s < 10; s++)
+        assert_int_equal(cf_gns_add_micro(&gns, 8, ok, 2, 100.0), CF_OK);
+    assert_int_equal(cf_gns_result(&gns, &est), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "tr(Σ)"));
+    cf_gns_free(&gns);
 }
 
 /* A run whose average holds fewer than 2 steps (the EMA window clamped to

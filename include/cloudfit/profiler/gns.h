@@ -73,7 +73,8 @@ cf_status cf_gns_add_pair(cf_gns *gns, double small_batch, double small_sqnorm, 
 
 /* The current estimate. CF_ERR_INVALID when fewer than 2 steps were used, or
  * when the smoothed |G|² is not positive (the gradient is not resolved
- * above the noise: more steps or larger batches are needed). */
+ * above the noise: more steps or larger batches are needed), or the smoothed
+ * tr(Σ) is not (B_noise would not be positive). */
 cf_status cf_gns_result(const cf_gns *gns, cf_gns_estimate *out);
 
 #endif
