@@ -324,10 +324,12 @@ cf_status cf_profile_store(cf_db *db, const cf_profile *p, char *kept_at, size_t
 {
     if (kept_at && n)
         kept_at[0] = '\0';
-    if (p->noise_failed && kept_at && n) {
-        /* a sweep whose noise run failed does not replace a complete
-         * profile of the same spec, backend and device: its measured noise
-         * scale would be lost (docs/profiler.md, "The profile cache") */
+    if (!p->has_noise && kept_at && n) {
+        /* a sweep without a noise scale (its noise run failed, or measured
+         * none: too few steps, out of memory at every micro-batch) does not
+         * replace a complete profile of the same spec, backend and device:
+         * its measured noise scale would be lost (docs/profiler.md, "The
+         * profile cache") */
         cf_status st = cf_profile_complete_stored(db, p, kept_at, n);
         if (st != CF_OK || kept_at[0])
             return st;

@@ -75,12 +75,13 @@ static int store(const cf_cli_options *o, cf_db *db, const char *db_name, const 
     return rc;
 }
 
-/* Whether a profile whose noise run failed would replace a complete one
- * (cf_profile_store keeps that one): its created_at in `kept_at`, else "". */
+/* Whether a profile without a noise scale (its noise run failed or measured
+ * none) would replace a complete one (cf_profile_store keeps that one): its
+ * created_at in `kept_at`, else "". */
 static void complete_stored(const cf_cli_options *o, cf_db *db, const cf_profile *p, char *kept_at, size_t n)
 {
     kept_at[0] = '\0';
-    if (!p->noise_failed)
+    if (p->has_noise)
         return;
     cf_db *own = NULL;
     char path[1024];
@@ -98,15 +99,16 @@ static void complete_stored(const cf_cli_options *o, cf_db *db, const cf_profile
 static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p,
                   const char *gpu_model, char *kept_at, size_t kept_n)
 {
-    /* a sweep whose noise run failed, beside a complete stored profile:
+    /* a sweep without a noise scale, beside a complete stored profile:
      * shown, not stored, and the table does not offer --resume */
     cf_profile shown_copy;
     complete_stored(o, db, p, kept_at, kept_n);
     if (kept_at[0]) {
         shown_copy = *p;
         shown_copy.noise_failed = 0;
-        snprintf(shown_copy.noise_error, sizeof shown_copy.noise_error, "the noise run failed; this sweep is not "
-                 "stored: the stored profile of %s keeps its noise scale", kept_at);
+        snprintf(shown_copy.noise_error, sizeof shown_copy.noise_error, "%.95s; this sweep is not stored: the stored "
+                 "profile of %.30s keeps its noise scale", p->noise_failed ? "the noise run failed" : p->noise_error,
+                 kept_at);
     }
     const cf_profile *shown = kept_at[0] ? &shown_copy : p;
     int as_json = o->format && strcmp(o->format, "json") == 0;
@@ -154,8 +156,8 @@ static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const
     cf_cli_result_discard(&result);
     if (rc == 0) {
         if (kept_at[0])
-            cf_log_info("kept the stored profile of %s in %s: a sweep whose noise run failed does not replace one "
-                        "that measured the noise scale", kept_at, path);
+            cf_log_info("kept the stored profile of %s in %s: a sweep without a noise scale does not replace one "
+                        "that measured it", kept_at, path);
         else
             cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
         if (o->csv_path)

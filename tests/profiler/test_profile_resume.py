@@ -172,6 +172,25 @@ def test_a_failed_noise_run_keeps_a_complete_profile():
     runs_logged("keep")
 
 
+def test_a_noise_run_that_measured_none_keeps_a_complete_profile():
+    # --noise-steps 1 runs, but one step cannot give a noise scale: that
+    # sweep replaced the complete profile and its measured noise scale was lost
+    db = os.path.join(TMP, "none1.db")
+    spec = make_spec("none1")
+    open(os.path.join(TMP, "none1.fixed"), "w").close()
+    rc, out, err = run("none1", "profile", "--db", db, "--noise-steps", "6", spec)
+    assert rc == 0, err
+    b_noise, complete = stored(db)
+    assert b_noise > 0, complete["noise"]
+    rc, out, err = run("none1", "profile", "--db", db, "--noise-steps", "1", spec)
+    assert rc == 0, (rc, err)
+    assert "kept the stored profile of %s" % complete["created_at"] in err, err
+    assert "noise scale: not measured: 1 usable step(s), need at least 2; this sweep is not stored: the stored " \
+           "profile of %s keeps its noise scale" % complete["created_at"] in out, out
+    assert stored(db) == (b_noise, complete)
+    runs_logged("none1")
+
+
 def test_resume_without_a_stored_profile():
     rc, out, err = run("none", "profile", "--db", os.path.join(TMP, "none.db"), "--resume", make_spec("none"))
     assert rc == 3 and "no stored exec profile of 'none' to resume" in err, err
