@@ -96,8 +96,10 @@ static void complete_stored(const cf_cli_options *o, cf_db *db, const cf_profile
     cf_db_close(own);
 }
 
+/* `unchanged`: the stored profile, shown again (--resume with nothing to
+ * resume): delivered, not written to the database again. */
 static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const cf_profile *p,
-                  const char *gpu_model, char *kept_at, size_t kept_n)
+                  const char *gpu_model, char *kept_at, size_t kept_n, int unchanged)
 {
     /* a sweep without a noise scale, beside a complete stored profile:
      * shown, not stored, and the table does not offer --resume */
@@ -149,7 +151,8 @@ static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const
     }
     char path[1024] = "";
     if (rc == 0)
-        rc = store(o, db, db_name, p, path, sizeof path, &result, kept_at, kept_n);
+        rc = unchanged ? cf_cli_result_publish(&result)
+                       : store(o, db, db_name, p, path, sizeof path, &result, kept_at, kept_n);
     if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
         rc = cf_report_error();
     cf_staged_set_discard(&side);
@@ -158,7 +161,7 @@ static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const
         if (kept_at[0])
             cf_log_info("kept the stored profile of %s in %s: a sweep without a noise scale does not replace one "
                         "that measured it", kept_at, path);
-        else
+        else if (!unchanged) /* else "nothing to resume" said so */
             cf_log_info("stored the profile in %s; 'cloudfit recommend' on this spec uses it", path);
         if (o->csv_path)
             cf_log_info("wrote %d measurement row(s) to %s", p->n_runs ? p->n_runs : p->n_points, o->csv_path);
@@ -177,7 +180,7 @@ static int finish_partial(const cf_cli_options *o, cf_db *db, const char *db_nam
     snprintf(message, sizeof message, "%s", cf_error_message());
     snprintf(hint, sizeof hint, "%s", cf_error_hint_text());
     char kept_at[64];
-    int rc = finish(o, db, db_name, p, gpu_model, kept_at, sizeof kept_at);
+    int rc = finish(o, db, db_name, p, gpu_model, kept_at, sizeof kept_at, 0);
     cf_error_set(failure, "%s", message);
     if (hint[0])
         cf_error_hint("%s", hint);
@@ -353,9 +356,9 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     if (st == CF_OK && res.nothing_to_resume) {
         cf_log_info("nothing to resume: the stored %s profile of '%s' on %s (%s) has no failed run", be.name,
                     res.profile->spec_name, res.profile->device.name, res.profile->created_at);
-        rc = finish(o, req.db, db_name, res.profile, res.gpu_model, kept_at, sizeof kept_at);
+        rc = finish(o, req.db, db_name, res.profile, res.gpu_model, kept_at, sizeof kept_at, 1);
     } else if (st == CF_OK) {
-        rc = finish(o, req.db, db_name, res.profile, res.gpu_model, kept_at, sizeof kept_at);
+        rc = finish(o, req.db, db_name, res.profile, res.gpu_model, kept_at, sizeof kept_at, 0);
     } else if (!o->runner && res.profile && res.profile->noise_failed) {
         rc = finish_partial(o, req.db, db_name, res.profile, res.gpu_model);
     } else if (o->runner) {

@@ -126,9 +126,12 @@ def test_infinity_keeps_the_sweep_then_resume():
     assert resumed["points"] == prof["points"] and resumed["created_at"] == prof["created_at"]
     assert json.loads(out)["noise"]["b_noise"] == b_noise
 
-    # Nothing failed any more: --resume runs nothing.
+    # Nothing failed any more: --resume runs nothing, and stores nothing
+    # (it said "stored the profile in ..." and wrote the row again).
     rc, out, err = run("inf", "profile", "--db", db, "--resume", spec)
     assert rc == 0 and "nothing to resume" in err, err
+    assert "stored the profile" not in err and "noise scale: B_noise" in out, (out, err)
+    assert stored(db) == (b_noise, resumed)
     assert not os.path.exists(os.path.join(TMP, "inf.log"))
 
 
