@@ -7,7 +7,8 @@
  * A failed light-profile run fails the profile (nothing is returned): the
  * profile is all or nothing. A probe that fails is not fatal: the
  * single-node profile is complete without it, and the probe status says
- * why, so that `recommend` falls back to the default bandwidth. */
+ * why, so that `recommend` falls back to the default bandwidth. A stop
+ * signal during any run returns nothing (CF_ERR_INTERRUPTED). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,9 @@ static cf_status run_light(const cf_runner_profile_plan *plan, const cf_search_r
     return CF_OK;
 }
 
-static void run_probe(const cf_runner_profile_plan *plan, const cf_search_runner *runner, cf_profile *p)
+/* A probe that fails is marked failed; a stop signal (or no memory) is no
+ * probe failure: it is returned, and the profile with it (nothing stored). */
+static cf_status run_probe(const cf_runner_profile_plan *plan, const cf_search_runner *runner, cf_profile *p)
 {
     if (plan->probe_skipped_why || plan->n_probe == 0) {
         snprintf(p->probe_status, sizeof p->probe_status, "skipped");
@@ -91,7 +94,7 @@ static void run_probe(const cf_runner_profile_plan *plan, const cf_search_runner
         else
             snprintf(p->probe_note, sizeof p->probe_note,
                      "no 2-node × 1-GPU configuration of %s within the spec's limits", plan->gpu->model);
-        return;
+        return CF_OK;
     }
     snprintf(p->probe_status, sizeof p->probe_status, "measured");
     int total = (int)(plan->n_light + plan->n_probe);
@@ -103,11 +106,16 @@ static void run_probe(const cf_runner_profile_plan *plan, const cf_search_runner
         char label[240];
         snprintf(label, sizeof label, "%d-node probe: %s", c->nodes, what);
         report(plan, (int)(plan->n_light + i), total, label);
-        if (run_once_or_twice(plan, runner, c, plan->probe_steps, (int)(plan->n_light + i), label, &t) != CF_OK) {
+        cf_status st = run_once_or_twice(plan, runner, c, plan->probe_steps, (int)(plan->n_light + i), label, &t);
+        if (st == CF_ERR_INTERRUPTED || st == CF_ERR_NOMEM) {
+            cf_error_prefix("%s", label);
+            return st;
+        }
+        if (st != CF_OK) {
             snprintf(p->probe_status, sizeof p->probe_status, "failed");
             snprintf(p->probe_note, sizeof p->probe_note, "%s: %s", what, cf_error_message());
             cf_error_clear();
-            return;
+            return CF_OK;
         }
         add_run(p, c, t, "probe");
     }
@@ -119,6 +127,7 @@ static void run_probe(const cf_runner_profile_plan *plan, const cf_search_runner
     for (int i = 0; i < p->n_runs; i++)
         if (!strcmp(p->runs[i].kind, "probe") && len > 0 && (size_t)len < sizeof p->probe_note)
             len += snprintf(p->probe_note + len, sizeof p->probe_note - (size_t)len, " %d", p->runs[i].local_batch);
+    return CF_OK;
 }
 
 static int by_batch(const void *a, const void *b)
@@ -167,7 +176,11 @@ cf_status cf_profile_through_runner(const cf_runner_profile_plan *plan, const cf
         memset(out, 0, sizeof *out); /* all or nothing */
         return st;
     }
-    run_probe(plan, runner, out);
+    st = run_probe(plan, runner, out);
+    if (st != CF_OK) {
+        memset(out, 0, sizeof *out); /* a stop signal: nothing */
+        return st;
+    }
     finish(plan, out);
     report(plan, (int)(plan->n_light + plan->n_probe), (int)(plan->n_light + plan->n_probe), "done");
     return CF_OK;

@@ -313,6 +313,50 @@ def test_failing_light_profile_stores_nothing():
     assert not os.path.exists(db) or stored(db) == []
 
 
+SLOW_PROBE = r"""
+import json, os, sys, time
+nodes, b = int(sys.argv[1]), int(os.environ["CLOUDFIT_LOCAL_BATCH"])
+print(json.dumps({"event": "device", "name": "Tesla T4"}), flush=True)
+if nodes > 1:  # the 2-node probe: say so, then take long (the user presses Ctrl-C)
+    open(sys.argv[2], "w").close()
+    time.sleep(60)
+for i in range(int(os.environ["CLOUDFIT_WARMUP_STEPS"]) + int(os.environ["CLOUDFIT_STEPS"])):
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.02 + 0.002 * b, "samples": b}), flush=True)
+print(json.dumps({"event": "done"}), flush=True)
+"""
+
+
+def test_a_stop_signal_during_the_probe_stores_nothing():
+    """A stop signal during the 2-node probe was taken as a failed probe: the light profile was stored, --csv
+    written and the command exited 0. It is a stop now: exit 128 + signal, nothing stored or written."""
+    import signal
+    import time
+    db, csv_path, marker = (os.path.join(TMP, n) for n in ("stop.db", "stop.csv", "stop.marker"))
+    path = write("stop.json", json.dumps({
+        "name": "stop-t4", "model": {"parameters": 1000000}, "data": {"samples": 100000},
+        "training": {"epochs": 1, "batch": 64, "lr": 0.1},
+        "profile": {"noise_scale": 100, "local_batches": [16, 32]}, "search": {"clouds": ["aws"]}}))
+    script = write("slow_probe.py", SLOW_PROBE)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        if os.path.exists(marker):
+            os.unlink(marker)
+        p = subprocess.Popen([BIN, "profile", path, "--runner", "exec:/usr/bin/python3 %s {nodes} %s" % (script, marker),
+                              "--gpu", "T4", "--probe-steps", "2", "--csv", csv_path, "--db", db],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(ENV, CLOUDFIT_STOP_GRACE_S="2"),
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        for _ in range(600):
+            if os.path.exists(marker) or p.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert os.path.exists(marker), p.communicate()
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 128 + sig, (sig, p.returncode, err)
+        assert "interrupted by" in err and "stored the profile" not in err, err
+        assert not os.path.exists(csv_path) and (not os.path.exists(db) or stored(db) == []), err
+
+
 CPU_RUNNER = r"""
 import json, os
 print(json.dumps({"event": "device", "name": "AMD EPYC 7B13", "type": "cpu"}))

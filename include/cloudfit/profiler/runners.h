@@ -124,7 +124,8 @@ typedef struct {
 
 /* Runs the plan: each run retried once; a failed light-profile run fails
  * the whole profile (CF_ERR_UNAVAILABLE, nothing returned), a failed probe
- * only marks the probe failed (probe_status, probe_note). Fills runs[],
+ * only marks the probe failed (probe_status, probe_note); a stop signal in
+ * any run returns nothing (CF_ERR_INTERRUPTED). Fills runs[],
  * points[] (the 1-GPU runs), the t_c(m) fit and the device. */
 cf_status cf_profile_through_runner(const cf_runner_profile_plan *plan, const cf_search_runner *runner,
                                     cf_profile *out);
