@@ -593,12 +593,21 @@ static int bytes_append(bytes *b, const char *data, size_t n)
     return 0;
 }
 
+/* Copies n bytes, a NUL as '?': the tail is a C string, and a NUL in it
+ * (a binary log) cut off everything the script wrote after it, its last
+ * line with it. */
+static void copy_no_nul(char *to, const char *from, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        to[i] = from[i] ? from[i] : '?';
+}
+
 /* Keeps the last STDERR_TAIL bytes of the script's standard error. */
 static void tail_append(char *tail, const char *data, size_t n)
 {
     size_t have = strlen(tail);
     if (n >= STDERR_TAIL - 1) {
-        memcpy(tail, data + n - (STDERR_TAIL - 1), STDERR_TAIL - 1);
+        copy_no_nul(tail, data + n - (STDERR_TAIL - 1), STDERR_TAIL - 1);
         tail[STDERR_TAIL - 1] = '\0';
         return;
     }
@@ -607,7 +616,7 @@ static void tail_append(char *tail, const char *data, size_t n)
         memmove(tail, tail + drop, have - drop + 1);
         have -= drop;
     }
-    memcpy(tail + have, data, n);
+    copy_no_nul(tail + have, data, n);
     tail[have + n] = '\0';
 }
 

@@ -274,6 +274,12 @@ static void test_nonzero_exit(void **state)
                  "exited with status 1 after stdout line 6", NULL);
     expect_error(run_script("missing", "exec /nonexistent/cloudfit-probe\n", 5, &res), CF_ERR_UNAVAILABLE, &res,
                  "exited with status", "not found");
+    /* a NUL on stderr (a binary log) cut the kept tail there: the message
+     * named "progress", not the script's last line */
+    expect_error(run_script("nul", "printf 'progress \\000\\000 binary\\nCUDA error: out of memory\\n' >&2\nexit 1\n",
+                            5, &res),
+                 CF_ERR_UNAVAILABLE, &res, "exited with status 1 before any stdout line: CUDA error: out of memory",
+                 NULL);
     /* nothing printed: not "after stdout line 0" */
     expect_error(run_script("silent", "echo 'no GPU' >&2\nexit 2\n", 5, &res), CF_ERR_UNAVAILABLE, &res,
                  "exited with status 2 before any stdout line: no GPU", NULL);
