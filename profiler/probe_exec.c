@@ -244,6 +244,30 @@ static int word_char(char c)
            c == '+' || c == '.';
 }
 
+/* The member name whose value starts at text[at] ("time_s" in
+ * `"time_s": NaN`), into key; 0 when it is not a member's value (an array
+ * element). */
+static int key_before(const char *text, size_t at, char *key, size_t n)
+{
+    size_t i = at;
+    while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+        i--;
+    if (i == 0 || text[i - 1] != ':')
+        return 0;
+    i--;
+    while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+        i--;
+    if (i == 0 || text[i - 1] != '"')
+        return 0;
+    size_t end = --i;
+    while (i > 0 && text[i - 1] != '"')
+        i--;
+    if (i == 0 || end - i >= n)
+        return 0;
+    snprintf(key, n, "%.*s", (int)(end - i), text + i);
+    return 1;
+}
+
 /* A line that is not one JSON object: where it stops being JSON (column)
  * and the token there. Python's json.dumps writes the non-finite floats as
  * the bare words NaN, Infinity and -Infinity, which JSON does not have —
@@ -281,6 +305,19 @@ static cf_status not_json(const parse_state *ps, const char *text, size_t len, c
     const char *word = token[0] == '-' || token[0] == '+' ? token + 1 : token;
     if (strcmp(word, "Infinity") == 0 || strcmp(word, "inf") == 0 || strcmp(word, "Inf") == 0 ||
         strcmp(word, "NaN") == 0 || strcmp(word, "nan") == 0) {
+        /* a gradient norm or the loss overflows in fp16; any other member
+         * (a step time from a broken timer) is named as what it is */
+        char key[40];
+        if (key_before(text, start, key, sizeof key) && strcmp(key, "mean_sqnorm") != 0 &&
+            strcmp(key, "loss") != 0) {
+            for (char *c = key; *c; c++)
+                if ((unsigned char)*c < 0x20)
+                    *c = '?';
+            cf_status st = column_error(ps, column, "'%s' is not JSON: \"%s\" must be a finite number, at '%s'", token,
+                                        key, context);
+            cf_error_hint("JSON has no NaN or Infinity: report an 'error' event when the script cannot measure it");
+            return st;
+        }
         cf_status st = column_error(ps, column, "'%s' is not JSON: a non-finite gradient norm? (fp16 overflow) at '%s'",
                                     token, context);
         cf_error_hint("JSON has no NaN or Infinity: report an 'error' event instead; with fp16 unscale the "

@@ -179,6 +179,14 @@ static void test_not_json_column_and_token(void **state)
     assert_non_null(strstr(cf_error_hint_text(), "GradScaler"));
     snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 1, \"loss\": NaN}\n", device);
     expect_parse_error(text, "stdout line 2, column 38: 'NaN' is not JSON", "(fp16 overflow)");
+    /* a non-finite step time is no gradient norm: the member is named, no fp16 hint */
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 1, \"time_s\": NaN, \"samples\": 8}\n", device);
+    expect_parse_error(text, "stdout line 2, column 40: 'NaN' is not JSON: \"time_s\" must be a finite number",
+                       "at '{\"event\": \"step\", \"step\": 1, \"time_s\": NaN'");
+    assert_null(strstr(cf_error_message(), "gradient"));
+    assert_null(strstr(cf_error_hint_text(), "GradScaler"));
+    snprintf(text, sizeof text, "%s{\"event\": \"step\", \"step\": 1, \"time_s\":-Infinity}\n", device);
+    expect_parse_error(text, "'-Infinity' is not JSON: \"time_s\" must be a finite number", "");
     /* Not a number: the column counts characters, not bytes (é is two). */
     snprintf(text, sizeof text, "%s{\"event\": \"é\", \"x\": tru}\n", device);
     expect_parse_error(text, "stdout line 2, column 21: expected one JSON object per line; 'tru' is not JSON",
