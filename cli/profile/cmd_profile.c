@@ -362,12 +362,12 @@ int cmd_profile(int argc, char **argv, const cf_cli_options *o, int n_positional
     } else if (!o->runner && res.profile && res.profile->noise_failed) {
         rc = finish_partial(o, req.db, db_name, res.profile, res.gpu_model);
     } else if (o->runner) {
-        rc = cf_report_error();
-        if (res.n_light_planned && !o->quiet)
+        rc = cf_report_error(); /* a stop signal says itself that nothing was kept: no other reason */
+        if (res.n_light_planned && !o->quiet && st != CF_ERR_INTERRUPTED)
             cf_log_info("nothing was stored: the light profile is kept only when every run succeeded");
     } else {
         rc = cf_report_error();
-        if (!o->quiet && cf_log_verbosity() >= 0 && !res.none_stored)
+        if (!o->quiet && cf_log_verbosity() >= 0 && !res.none_stored && st != CF_ERR_INTERRUPTED)
             cf_log_info(o->resume ? "nothing was changed: the stored profile is kept as it was"
                                   : "nothing was stored: a profile is kept only when its sweep succeeded");
     }
