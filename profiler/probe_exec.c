@@ -1009,9 +1009,10 @@ static cf_status exec_run(cf_probe *p, const cf_probe_run *run, cf_probe_result 
         cf_error_hint("the run ends when the command exits: tear down before printing 'done', and exit after it");
     } else if (st == CF_OK && timed_out) {
         char where[48];
-        st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: no output for %g s %s", p->label, p->timeout_s,
+        st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s' timed out: no output on stdout for %g s %s", p->label, p->timeout_s,
                           after_line(ps.line, where, sizeof where));
-        cf_error_hint("a slow step needs a longer --timeout (seconds of silence allowed)");
+        cf_error_hint("a slow step needs a longer --timeout (seconds of silence allowed; lines on stderr do not count: "
+                      "print progress as events on stdout)");
     }
     if (st == CF_OK)
         st = describe_exit(&ps, status, tail);

@@ -120,13 +120,20 @@ static cf_status run_probe(const cf_runner_profile_plan *plan, const cf_search_r
         add_run(p, c, t, "probe");
     }
     const cf_search_candidate *shape = &plan->probe[0];
+    int n_probe = 0;
+    for (int i = 0; i < p->n_runs; i++)
+        n_probe += !strcmp(p->runs[i].kind, "probe");
+    const char *batches = n_probe == 1 ? "batch" : "batches"; /* "at per-GPU batches 20, 200" */
     int len = shape->nodes == 2 && shape->gpus_per_node == 1
-                  ? snprintf(p->probe_note, sizeof p->probe_note, "2 nodes × 1 GPU (placement 11) at per-GPU batch")
-                  : snprintf(p->probe_note, sizeof p->probe_note, "%d nodes × %d GPU%s at per-GPU batch", shape->nodes,
-                             shape->gpus_per_node, shape->gpus_per_node == 1 ? "" : "s");
+                  ? snprintf(p->probe_note, sizeof p->probe_note, "2 nodes × 1 GPU (placement 11) at per-GPU %s",
+                             batches)
+                  : snprintf(p->probe_note, sizeof p->probe_note, "%d nodes × %d GPU%s at per-GPU %s", shape->nodes,
+                             shape->gpus_per_node, shape->gpus_per_node == 1 ? "" : "s", batches);
+    int shown = 0;
     for (int i = 0; i < p->n_runs; i++)
         if (!strcmp(p->runs[i].kind, "probe") && len > 0 && (size_t)len < sizeof p->probe_note)
-            len += snprintf(p->probe_note + len, sizeof p->probe_note - (size_t)len, " %d", p->runs[i].local_batch);
+            len += snprintf(p->probe_note + len, sizeof p->probe_note - (size_t)len, "%s %d", shown++ ? "," : "",
+                            p->runs[i].local_batch);
     return CF_OK;
 }
 

@@ -12,6 +12,8 @@
 #include "cloudfit/advisor/carry.h"
 #include "cloudfit/common/buf.h"
 
+#include "cloudfit/common/number.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -501,10 +503,12 @@ static int noise_from_profile(const cf_inputs_request *rq, const cf_profile *p, 
     if (isfinite(p->b_noise_stderr))
         snprintf(pm, sizeof pm, " ± %.0f", p->b_noise_stderr);
     if (rq->n_noise_trace > 0 && rq->noise_trace[rq->n_noise_trace - 1].progress_fraction > covered) {
+        char share[32];
+        cf_number_plain_text(100 * covered, 2, share, sizeof share);
         add_note(in,
-                 "the cached %s profile measured a noise scale of %.0f%s over the first %.2g%% of training; the "
+                 "the cached %s profile measured a noise scale of %.0f%s over the first %s%% of training; the "
                  "spec's trace covers more of training and is kept",
-                 p->backend, p->b_noise, pm, 100 * covered);
+                 p->backend, p->b_noise, pm, share);
         return 0;
     }
     cf_noise_point trace[CF_PROFILE_MAX_TRACE];
@@ -519,11 +523,13 @@ static int noise_from_profile(const cf_inputs_request *rq, const cf_profile *p, 
         cf_noise_model_init(&in->noise, job->batch, 0, trace, n, CF_PROV_MEASURED);
     else
         cf_noise_model_init(&in->noise, job->batch, p->b_noise, NULL, 0, CF_PROV_MEASURED);
+    char share[32]; /* "160% of training", not "1.6e+02%" */
+    cf_number_plain_text(100 * covered, 2, share, sizeof share);
     snprintf(in->noise_note, sizeof in->noise_note,
-             "%.0f%s measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %.2g%% "
+             "%.0f%s measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %s%% "
              "of training, held constant after)",
              p->b_noise, pm, p->backend, p->created_at, p->noise_steps, p->noise_micro_batches,
-             p->noise_local_batch, 100 * covered);
+             p->noise_local_batch, share);
     return 1;
 }
 

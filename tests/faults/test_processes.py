@@ -142,7 +142,7 @@ def test_hang_is_bounded_and_group_killed():
     spec = exec_spec("hang", TREE_PROBE)
     started = time.time()
     rc, out, err = run("profile", "--db", tmp("hang.db"), "--timeout", "2", spec, env=dict(ENV, PIDFILE=pidfile))
-    assert rc == 6 and "timed out: no output for 2 s" in err, (rc, err)
+    assert rc == 6 and "timed out: no output on stdout for 2 s" in err, (rc, err)
     assert time.time() - started < 30
     pids = pids_in(pidfile)
     assert pids and wait_for(lambda: not any(alive(x) for x in pids), timeout=10)

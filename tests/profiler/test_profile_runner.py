@@ -10,8 +10,8 @@ failing light profile; usage errors.
 Usage: test_profile_runner.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
 import json
-import re
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -67,6 +67,8 @@ def test_trace_profile_probe_csv_cache_and_recommend():
     rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "--csv", out_csv, db=db)
     assert rc == 0, err
     assert "2-node probe: measured" in out, out
+    # its batches listed as a list ("at per-GPU batch 20 200" read as one number)
+    assert re.search(r"2-node probe: measured: 2 nodes × 1 GPU \(placement 11\) at per-GPU batches \d+, \d+\n", out), out
     # The measurements CSV: Pollux columns, 1-GPU, full-VM (4) and placement-11 rows.
     with open(out_csv) as f:
         reader = csv.DictReader(f)
