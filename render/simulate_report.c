@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/version.h"
@@ -41,11 +42,13 @@ static void plan_lines(const cf_simulate_report *r, cf_buf *out)
     const cf_simulate_request *q = &s->req;
     if (s->n_types == 1) {
         const cf_config *c = &s->config;
+        char samples[48]; /* "504321 samples", not "5.04e+05" */
+        cf_number_plain_text(q->target_samples, 3, samples, sizeof samples);
         cf_buf_printf(out, "plan: %s/%s %s × %d (%d×%d %s), global batch %ld = %d per GPU × %d accumulation, LR %.4g "
-                           "(%s rule at full size); %.1f h of work on all %d VMs, %.3g samples to the target\n",
+                           "(%s rule at full size); %.1f h of work on all %d VMs, %s samples to the target\n",
                       c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes, c->nodes, c->gpus_per_node,
                       c->vm->gpu_model, c->global_batch, c->local_batch, c->accumulation, c->lr.lr,
-                      cf_lr_rule_name(c->lr.rule_used), q->work_h, c->nodes, q->target_samples);
+                      cf_lr_rule_name(c->lr.rule_used), q->work_h, c->nodes, samples);
     } else {
         const cf_hetero_plan *h = &s->hetero;
         /* each type's cloud/region when they differ (two traces from two regions) */
@@ -106,7 +109,7 @@ void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)
             snprintf(cost, sizeof cost, "never");
         char ppd[32];
         if (row->progress_per_usd > 0)
-            snprintf(ppd, sizeof ppd, "%.4g", row->progress_per_usd);
+            cf_number_plain_text(row->progress_per_usd, 4, ppd, sizeof ppd);
         else
             snprintf(ppd, sizeof ppd, "0 (never ends)");
         char wall[64];

@@ -98,6 +98,11 @@ def test_simulate_one_rule_and_errors():
     assert [(r["batch"], r["rule"]) for r in doc["rules"]] == [("shrink", "gain")], doc["rules"]
     assert doc["plan"]["vms"][0]["nodes"] == 16 and doc["trace"]["days"] > 11, doc
     assert 0 < doc["plan"]["interval_minutes"] < 600 and doc["plan"]["model_mtbf_hours"] > 0, doc["plan"]
+    # the table's counts in plain digits: "5.04e+05 samples to the target", "1.192e+04" samples per dollar
+    rc, out, err = run("simulate", RESNET, "--trace", path, "--rule", "all")
+    assert rc == 0, err
+    assert re.search(r"h of work on all 16 VMs, \d+ samples to the target\n", out), out
+    assert not re.search(r"\de[+-]\d", "\n".join(l for l in out.splitlines() if not l.startswith("plan:"))), out
     rc, _, err = run("simulate", RESNET, "--trace", path, "--rule", "cubic")
     assert rc == 2 and "--rule" in err, err
     rc, _, err = run("simulate", RESNET)
