@@ -35,7 +35,8 @@ static const char *file_kind(mode_t mode)
  * as bad input), with a hint for the descriptor limit. */
 cf_status cf_read_failure(const char *what, const char *path, int e)
 {
-    int system = e == EMFILE || e == ENFILE || e == ENOMEM || e == EIO || e == ENOBUFS;
+    /* EBADF: a descriptor that is not open for reading (`<&-`), the environment's, not the input's */
+    int system = e == EMFILE || e == ENFILE || e == ENOMEM || e == EIO || e == ENOBUFS || e == EBADF;
     cf_error_set(system ? CF_ERR_SYSTEM : CF_ERR_IO, "cannot %s '%s': %s", what, path, strerror(e));
     if (e == EMFILE || e == ENFILE)
         cf_error_hint("the limit of open files is reached: raise it (ulimit -n)");

@@ -261,11 +261,32 @@ static void catch(int sig, void (*fn)(int))
     sigaction(sig, &sa, NULL);
 }
 
+/* A standard descriptor the caller left closed (`<&-`) is held by
+ * /dev/null opened the other way round — standard input for writing only,
+ * the outputs for reading only — so reading or writing it still fails
+ * (EBADF), and no file cloudfit opens takes its number: the interrupt
+ * pipe below took descriptor 0, and `rebalance <&-` read cloudfit's own
+ * pipe ("cannot read 'standard input': Resource temporarily unavailable",
+ * exit 3); with 1 and 2 closed, messages were written into the pipe. */
+static void hold_standard_descriptors(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int held = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+        if (held >= 0 && held != fd) {
+            dup2(held, fd);
+            close(held);
+        }
+    }
+}
+
 void cf_proc_init(void)
 {
     if (g_initialised)
         return;
     g_initialised = 1;
+    hold_standard_descriptors();
     cf_proc_stop_grace_s();
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,31 @@ static void test_second_signal_in_commit_says_it_may_be_stored(void **state)
     assert_null(strstr(err, "nothing of this run was kept"));
 }
 
+/* Standard descriptors left closed are held, not handed to the interrupt
+ * pipe: it took descriptor 0 and `rebalance <&-` read cloudfit's own pipe
+ * (EAGAIN, exit 3). Reading the held 0 and writing the held 1 fail with
+ * EBADF, as on a closed descriptor. */
+static void test_closed_standard_descriptors_are_held(void **state)
+{
+    (void)state;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(STDIN_FILENO);
+        close(STDOUT_FILENO);
+        cf_proc_init();
+        char c;
+        int ok = cf_interrupt_fd() > STDERR_FILENO && read(STDIN_FILENO, &c, 1) < 0 && errno == EBADF &&
+                 write(STDOUT_FILENO, "x", 1) < 0 && errno == EBADF;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -113,6 +139,7 @@ int main(void)
         cmocka_unit_test(test_alarm_without_commit_exits_130),
         cmocka_unit_test(test_alarm_waits_for_the_commit),
         cmocka_unit_test(test_second_signal_in_commit_says_it_may_be_stored),
+        cmocka_unit_test(test_closed_standard_descriptors_are_held),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -344,6 +344,20 @@ def test_rebalance_read_error_is_not_the_end_of_input():
     assert p.stdout == b"", p.stdout
 
 
+
+def test_rebalance_closed_stdin_is_not_its_own_pipe():
+    """With standard input closed (<&-) the interrupt pipe cloudfit opens took descriptor 0: rebalance read its
+    own pipe and said "cannot read 'standard input': Resource temporarily unavailable", exit 3 (bad input). A
+    closed descriptor is the environment's: "Bad file descriptor", exit 1."""
+    import subprocess
+    from fhelp import BIN
+    p = subprocess.run([BIN, "rebalance", "--global-batch", "10", "--workers", "2"], stdin=subprocess.DEVNULL,
+                       capture_output=True, env=ENV, timeout=60, preexec_fn=lambda: os.close(0))
+    err = p.stderr.decode()
+    assert p.returncode == 1 and "cannot read 'standard input': Bad file descriptor" in err, (p.returncode, err)
+    assert p.stdout == b"", p.stdout
+
+
 # A probe whose device name holds terminal escapes (a title change, a
 # screen clear, a C1 CSI) and bytes that are not UTF-8.
 EVIL_DEVICE_PROBE = r'''

@@ -20,6 +20,9 @@
  *    waits for it to end, and a second signal during it (or after it was
  *    made) says the run may have been (was) stored and exits 1, never
  *    128 + signal, which promises that nothing was stored.
+ * It also holds the standard descriptors the caller left closed (0–2,
+ * on /dev/null opened so that reading or writing them still fails with
+ * EBADF), so no file cloudfit opens becomes its standard input or output.
  * Library code that never calls cf_proc_init still works: nothing is
  * caught and cf_interrupted() stays 0. */
 #ifndef CLOUDFIT_COMMON_PROC_H
