@@ -1,8 +1,10 @@
 #include "cloudfit/usecase/rebalance.h"
 
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/proc.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,14 +143,49 @@ void cf_rebalance_session_close(cf_rebalance_session *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Standard input with O_NONBLOCK (set on an open file description the
+ * caller shares: an event loop's pipe) says EAGAIN when the next line is
+ * not written yet: that is neither its end nor an error (it was taken for
+ * a read error: exit 3 as soon as the training loop was slower than the
+ * filter). Waits until it can be read, or a stop signal comes. 1: read
+ * again; 0: a real error or end (errno kept); -1: stopped (the error set). */
+static int wait_for_input(FILE *in)
+{
+    int e = errno;
+    if (!ferror(in) || (e != EAGAIN && e != EWOULDBLOCK))
+        return 0;
+    struct pollfd fds[2] = {{.fd = fileno(in), .events = POLLIN}, {.fd = cf_interrupt_fd(), .events = POLLIN}};
+    for (;;) {
+        int ready = poll(fds, fds[1].fd >= 0 ? 2 : 1, -1);
+        if (cf_interrupted())
+            return cf_interrupt_check(), -1;
+        if (ready > 0)
+            break;
+        if (ready < 0 && errno != EINTR)
+            return 0;
+    }
+    if (fds[0].revents & POLLNVAL) {
+        errno = EBADF;
+        return 0;
+    }
+    clearerr(in);
+    errno = 0;
+    return 1;
+}
+
 int cf_rebalance_read_input(FILE *in, char *line, int *unread)
 {
     const size_t cap = CF_REBALANCE_LINE_BUFFER;
     size_t len = 0;
-    int ch, nul = 0, got = 0;
+    int ch, nul = 0, got = 0, waited = 0;
     *unread = CF_REBALANCE_LINE_READ;
     errno = 0;
-    while ((ch = getc(in)) != EOF) {
+    while ((ch = getc(in)) != EOF || (waited = wait_for_input(in)) != 0) {
+        if (ch == EOF) {
+            if (waited < 0)
+                return -1;
+            continue;
+        }
         got = 1;
         nul |= ch == 0;
         if (len < cap - 1)

@@ -358,6 +358,32 @@ def test_rebalance_closed_stdin_is_not_its_own_pipe():
     assert p.stdout == b"", p.stdout
 
 
+
+def test_rebalance_waits_on_a_non_blocking_stdin():
+    """Standard input with O_NONBLOCK (an event loop's pipe) said EAGAIN whenever the next line was not written
+    yet: rebalance took it for a read error, "Resource temporarily unavailable", exit 3, after the first line. It
+    waits for the line."""
+    import fcntl
+    import subprocess
+    import time
+    from fhelp import BIN
+    r, w = os.pipe()
+    fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)
+    p = subprocess.Popen([BIN, "rebalance", "--global-batch", "10", "--workers", "2", "--window", "1"], stdin=r,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    os.close(r)
+    try:
+        for _ in range(3):
+            time.sleep(0.2)  # the loop is slower than the filter: it finds no line and must wait
+            os.write(w, b'{"compute_s": [0.1, 0.2]}\n')
+    except BrokenPipeError:
+        pass
+    finally:
+        os.close(w)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0 and len(out.splitlines()) == 3, (p.returncode, out, err.decode())
+
+
 # A probe whose device name holds terminal escapes (a title change, a
 # screen clear, a C1 CSI) and bytes that are not UTF-8.
 EVIL_DEVICE_PROBE = r'''

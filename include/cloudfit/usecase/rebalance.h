@@ -55,7 +55,9 @@ cf_status cf_rebalance_session_line(cf_rebalance_session *s, const char *line, i
 /* One input line from `in` into `line` (CF_REBALANCE_LINE_BUFFER bytes),
  * its line end kept; 0 at the end of the input, -1 when it cannot be read
  * (EIO, a directory: the error set, CF_ERR_SYSTEM or CF_ERR_IO; a read
- * error was taken for the end of the input, exit 0). Bytes are counted as read
+ * error was taken for the end of the input, exit 0) or a stop signal came
+ * (CF_ERR_INTERRUPTED). On an input with O_NONBLOCK it waits for the next
+ * line (poll): EAGAIN is no line yet, not an error. Bytes are counted as read
  * (fgets and strlen stopped at a NUL, which cut a line short or split it
  * into two answers); the text of a line over the protocol's limit (its
  * line end not counted) or holding a NUL is not kept, and *unread says
