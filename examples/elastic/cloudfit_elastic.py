@@ -52,10 +52,15 @@ class ElasticPlan:
     def noise_scale(self, progress=None):
         """B at training progress 0..1 (samples seen / samples to the target): constant before the trace's first
         point, linear between its points, along its trend after its last; the effective constant without a trace or
-        without a progress."""
+        without a progress. A progress that is not a finite number is refused (ValueError): NaN (0/0 at a resumed
+        run's start) gave a NaN B, and so a NaN learning rate."""
+        if progress is not None:
+            progress = float(progress)
+            if not math.isfinite(progress):
+                raise ValueError(f"progress: expected the fraction of training done, 0 to 1, got {progress!r}")
         if progress is None or not self.trace:
             return self.b_noise
-        p = min(max(float(progress), 0.0), 1.0)
+        p = min(max(progress, 0.0), 1.0)
         if p <= self.trace[0][0]:
             return self.trace[0][1]
         for (p0, b0), (p1, b1) in zip(self.trace, self.trace[1:]):
@@ -71,13 +76,13 @@ class ElasticPlan:
         m = float(global_batch)
         if not (m > 0 and math.isfinite(m)):   # 0 gave an LR of 0 and a negative batch a negative LR
             raise ValueError(f"global batch: expected a positive number of samples, got {global_batch!r}")
+        b = self.noise_scale(progress)         # the progress checked whatever the rule (NaN gave a NaN LR)
         if self.rule == "linear":
             return self.lr0 * m / self.m0
         if self.rule == "sqrt":
             return self.lr0 * math.sqrt(m / self.m0)
         if self.rule == "none":
             return self.lr0
-        b = self.noise_scale(progress)
         gain = (b + self.m0) * m / ((b + m) * self.m0)
         return self.lr0 * gain ** self.exponent
 

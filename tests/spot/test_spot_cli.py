@@ -20,6 +20,7 @@ Usage: test_spot_cli.py CLOUDFIT_BINARY SOURCE_DIR"""
 import csv
 import glob
 import json
+import math
 import os
 import re
 import subprocess
@@ -789,6 +790,23 @@ def test_elastic_helper_refuses_counts_outside_the_plan():
             raise AssertionError(f"lr({m!r}) gave {got}")
     # by hand: (B + M0)M/((B + M)M0) = 8218.77 x 2304 / (10266.77 x 256) = 7.2047
     assert abs(plan.lr(2304) - 0.72047) < 1e-5, plan.lr(2304)
+
+
+def test_elastic_helper_refuses_a_progress_that_is_not_a_number():
+    """lr(M, progress=nan) (0/0 samples at a resumed run's start) was nan, silently: min(max(nan, 0), 1) is nan,
+    and the trace interpolation carried it into the gain. A progress that is not finite is refused, whatever the
+    rule; a finite one is clamped to 0..1 as before."""
+    trace = [(0.0, 1000.0), (1.0, 15000.0)]
+    for rule in ("gain", "linear"):
+        plan = ElasticPlan(rule, 0.1, 256, 8000.0, 1.0, 2.0, 100, {1: (256, 1, 256)}, 1, 1, trace)
+        for progress in (float("nan"), float("inf"), "nan"):
+            try:
+                got = plan.lr(512, progress)
+            except ValueError as e:
+                assert "progress" in str(e), (rule, progress, e)
+            else:
+                raise AssertionError(f"{rule}: lr(512, {progress!r}) gave {got}")
+        assert plan.lr(512, -1) == plan.lr(512, 0.0) and math.isfinite(plan.lr(512, 2))
 
 
 def test_recommend_mix():
