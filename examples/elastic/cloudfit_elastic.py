@@ -120,6 +120,8 @@ class MixedPlan:
     def __init__(self, deadline_at_s, restart_hours, checkpoint_hours, ondemand_interval_hours, phase="spot",
                  work_hours=None):
         self.deadline_at_s = float(deadline_at_s)
+        if not math.isfinite(self.deadline_at_s):   # NaN: every comparison false, the switch never due
+            raise ValueError(f"deadline: expected epoch seconds, got {deadline_at_s!r}")
         self.restart_hours, self.checkpoint_hours = float(restart_hours), float(checkpoint_hours)
         self.ondemand_interval_hours = float(ondemand_interval_hours)
         self.phase = phase
@@ -140,10 +142,15 @@ class MixedPlan:
     def latest_switch_s(self, work_left_hours):
         """Epoch seconds after which on demand could no longer finish the work left by the deadline."""
         c, r, tau = self.checkpoint_hours, self.restart_hours, self.ondemand_interval_hours
-        need_h = max(0.0, float(work_left_hours)) * (1 + c / tau) + r + c
+        left = float(work_left_hours)
+        if math.isnan(left):   # max(0.0, nan) is 0.0: NaN read as no work left, the switch came too late
+            raise ValueError(f"work left: expected hours of work, got {work_left_hours!r}")
+        need_h = max(0.0, left) * (1 + c / tau) + r + c
         return self.deadline_at_s - need_h * 3600.0
 
     def switch_due(self, work_left_hours, now_s=None):
         """True when the spot phase should save a checkpoint and leave now."""
         now = time.time() if now_s is None else float(now_s)
+        if math.isnan(now):
+            raise ValueError(f"now: expected epoch seconds, got {now_s!r}")
         return now >= self.latest_switch_s(work_left_hours)

@@ -752,6 +752,18 @@ def test_mixed_plan_switch_over_helper():
     latest = plan.latest_switch_s(5)
     assert abs(latest - (100000 - 5.8 * 3600)) < 1e-6, latest
     assert not plan.switch_due(5, now_s=latest - 1) and plan.switch_due(5, now_s=latest)
+    # NaN work left was max(0.0, nan) = 0.0, no work at all: the switch was not due where 20 h were left; a NaN
+    # deadline (or now) made every comparison false, the switch never due. Refused, naming the value.
+    assert plan.switch_due(20, now_s=latest)
+    for call, words in ((lambda: plan.switch_due(float("nan"), now_s=latest), "work left"),
+                        (lambda: plan.switch_due(5, now_s=float("nan")), "now"),
+                        (lambda: MixedPlan.from_env(dict(env, CLOUDFIT_DEADLINE_AT="nan")), "deadline")):
+        try:
+            got = call()
+        except ValueError as e:
+            assert words in str(e), e
+        else:
+            raise AssertionError(f"{words}: NaN gave {got}")
     del env["CLOUDFIT_DEADLINE_AT"]
     try:
         MixedPlan.from_env(env)
