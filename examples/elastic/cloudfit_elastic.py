@@ -34,8 +34,14 @@ class ElasticPlan:
         f = json.loads(env["CLOUDFIT_LR_FUNCTION"])
         by_nodes = {}
         for item in env.get("CLOUDFIT_BATCH_BY_NODES", "").split(","):
-            if item:
-                n, m, s, g = (int(v) for v in item.split(":"))
+            if item:   # "2:256:1" raised "not enough values to unpack", a node count twice kept the last
+                try:
+                    n, m, s, g = (int(v) for v in item.split(":"))
+                except ValueError:
+                    raise ValueError(f"CLOUDFIT_BATCH_BY_NODES: {item!r}: expected "
+                                     f"NODES:PER_GPU_BATCH:ACCUMULATION:GLOBAL_BATCH, integers") from None
+                if n in by_nodes:
+                    raise ValueError(f"CLOUDFIT_BATCH_BY_NODES: {item!r}: {n} nodes given twice")
                 by_nodes[n] = (m, s, g)
         return cls(f["rule"], f["lr0"], f["m0"], f["b_noise"], f["exponent"], f["warmup_factor"], f["warmup_steps"],
                    by_nodes, f["min_nodes"], f["max_nodes"], f.get("b_noise_by_progress", ()),

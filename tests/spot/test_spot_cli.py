@@ -783,6 +783,16 @@ def test_elastic_helper_refuses_counts_outside_the_plan():
                                                "min_nodes": 2, "max_nodes": 3})}
     plan = ElasticPlan.from_env(env)
     assert plan.batch(2) == (144, 1, 2304) and plan.batch(3) == (96, 1, 2304)
+    # a malformed entry said "not enough values to unpack (expected 4, got 3)", naming neither the variable nor
+    # the entry; a node count given twice kept the last silently
+    for bad, words in (("1:288:1:2304,2:144:1", "'2:144:1': expected NODES:PER_GPU_BATCH"),
+                       ("2:144:1:2304,2:72:2:2304", "2 nodes given twice"), ("2:x:1:2304", "expected NODES")):
+        try:
+            got = ElasticPlan.from_env(dict(env, CLOUDFIT_BATCH_BY_NODES=bad)).by_nodes
+        except ValueError as e:
+            assert str(e).startswith("CLOUDFIT_BATCH_BY_NODES: ") and words in str(e), (bad, e)
+        else:
+            raise AssertionError(f"{bad!r} gave {got}")
     for nodes, error, words in ((4, ValueError, "covers 2 to 3"), (1, ValueError, "covers 2 to 3"),
                                 (0, ValueError, "covers 2 to 3"), (-1, ValueError, "covers 2 to 3"),
                                 (2.5, TypeError, "integer count"), ("2", TypeError, "integer count"),
