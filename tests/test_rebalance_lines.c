@@ -32,9 +32,15 @@ static void test_read_line(void **state)
     static const struct {
         const char *line, *message;
     } bad[] = {
-        {"{\"compute_s\": [0.5, 0.25]}", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
-        {"[0.5, 0.25, 1]", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
-        {"{\"times\": [1, 1, 1]}", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}"},
+        /* what the line held is said, not only what was expected: a worker that joined or left read the same
+         * as a misspelt key */
+        {"{\"compute_s\": [0.5, 0.25]}", "stdin:7: compute_s holds 2 values, expected 3 (one per worker)"},
+        {"{\"times_s\": [1, 1, 1, 1]}", "stdin:7: times_s holds 4 values, expected 3 (one per worker)"},
+        {"{\"compute_s\": [1]}", "stdin:7: compute_s holds 1 value, expected 3 (one per worker)"},
+        {"{\"compute_s\": 0.5}", "stdin:7: compute_s is a number, expected an array of 3 numbers (one per worker)"},
+        {"[0.5, 0.25, 1]", "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}, got an array"},
+        {"{\"times\": [1, 1, 1]}",
+         "stdin:7: expected {\"compute_s\": [3 numbers, one per worker]}, got no key compute_s (or times_s)"},
         {"{\"compute_s\": [1, -0.5, 1]}", "stdin:7: compute_s[1]: expected a positive number of seconds"},
         {"{\"compute_s\": [1, 1, 1e308]}", "stdin:7: compute_s[2]: 1e+308 s is not an iteration's compute time (1e-09 to 1e+06 s)"},
         {"{\"compute_s\": [1e-300, 1, 1]}", "stdin:7: compute_s[0]: 1e-300 s is not an iteration's compute time (1e-09 to 1e+06 s)"},

@@ -16,6 +16,18 @@ int cf_rebalance_line_blank(const char *line)
     return 1;
 }
 
+/* "an array", "a number", … for a message. */
+static const char *json_kind(const cJSON *v)
+{
+    return cJSON_IsArray(v)    ? "an array"
+           : cJSON_IsObject(v) ? "an object"
+           : cJSON_IsString(v) ? "a string"
+           : cJSON_IsNumber(v) ? "a number"
+           : cJSON_IsBool(v)   ? "a boolean"
+           : cJSON_IsNull(v)   ? "null"
+                               : "a value";
+}
+
 cf_status cf_rebalance_read_line(const char *line, const char *source, long number, int n, double *times)
 {
     char name[48];
@@ -43,9 +55,22 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
     }
     if (!t)
         t = alias, key = "times_s";
-    if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != n) {
+    /* what the line held, beside what was expected: a worker that joined or
+     * left (a count off by one) read the same as a misspelt key */
+    if (!cJSON_IsObject(doc) || !t) {
+        cf_status bad = cf_error_set(CF_ERR_INVALID, "%s: expected {\"compute_s\": [%d numbers, one per worker]}, got %s",
+                                     name, n, !cJSON_IsObject(doc) ? json_kind(doc) : "no key compute_s (or times_s)");
         cJSON_Delete(doc);
-        return cf_error_set(CF_ERR_INVALID, "%s: expected {\"compute_s\": [%d numbers, one per worker]}", name, n);
+        return bad;
+    }
+    if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != n) {
+        cf_status bad = cJSON_IsArray(t)
+                            ? cf_error_set(CF_ERR_INVALID, "%s: %s holds %d value%s, expected %d (one per worker)",
+                                           name, key, cJSON_GetArraySize(t), cJSON_GetArraySize(t) == 1 ? "" : "s", n)
+                            : cf_error_set(CF_ERR_INVALID, "%s: %s is %s, expected an array of %d numbers (one per "
+                                           "worker)", name, key, json_kind(t), n);
+        cJSON_Delete(doc);
+        return bad;
     }
     int i = 0;
     const cJSON *v;
