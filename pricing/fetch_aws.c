@@ -474,6 +474,17 @@ static cf_status fetch_aws(const cf_fetch_ctx *ctx, cf_price_list *out)
                           "passed the filters for the catalog's machines in %zu region%s)", ctx->n_regions - n_missing,
                           ctx->n_regions - n_missing == 1 ? "" : "s");
         cf_error_hint("the previous prices stay in use; check the notes above and the offer files' rows");
+    } else if (st == CF_OK && n_priced == 0) {
+        /* No region in the index (an index without its "regions" object
+         * lands here too): no offer file was read, and the spot feed alone
+         * is no update. */
+        char shown[1024];
+        cf_http_redact(url, shown, sizeof shown);
+        st = cf_error_set(CF_ERR_NETWORK, "aws: the update yielded no usable prices (none of the %zu region%s "
+                          "asked for is in the EC2 region index %s: no offer file was read)", ctx->n_regions,
+                          ctx->n_regions == 1 ? "" : "s", shown);
+        cf_error_hint("the previous prices stay in use; the index lists each region under "
+                      "regions.REGION.currentVersionUrl");
     }
     if (n_missing)
         cf_buf_printf(ctx->notes, "aws: %zu region%s not in the EC2 region index (%s); their prices stay as they were\n",

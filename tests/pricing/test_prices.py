@@ -1204,6 +1204,21 @@ def test_bad_override_files():
     assert rc == 0 and (p5["usd_per_hour"], p5["spot_usd_per_hour"]) == (40, 20), (err, p5)
 
 
+def test_aws_region_index_without_regions_fails():
+    """A region index without its "regions" object (a renamed key) left every region "not in the EC2 region
+    index": no offer file was read, yet the spot feed alone passed for an AWS update (exit 0, a snapshot).
+    The spot feed alone is no update: AWS fails, nothing is stored."""
+    def renamed(p, t):
+        return t.replace('"regions"', '"Regions"') if p.endswith("region_index.json") else t
+    for args in (("--cloud", "aws"), AWS_ONE):
+        rc, out, err, db = update_with(renamed, *args)
+        n = 1 if "--region" in args else 23
+        assert rc == 1, (rc, out, err)
+        assert ("aws not updated: aws: the update yielded no usable prices (none of the %d region%s asked for is in "
+                "the EC2 region index http://127.0.0.1:" % (n, "" if n == 1 else "s")) in err, err
+        assert snapshots(db) == [], snapshots(db)
+
+
 def main():
     return pyharness.run(globals())
 
