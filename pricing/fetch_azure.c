@@ -1,8 +1,9 @@
 /* Azure Retail Prices API (no auth): one listing per region,
  *   GET {base}?api-version=2023-01-01-preview&$filter=serviceName eq 'Virtual Machines'
  *       and armRegionName eq '{region}'
- * following NextPageLink until null. Kept: type "Consumption", hourly
- * meters, not Windows products, not Low Priority meters, the region's
+ * following NextPageLink until null (a page without it is malformed: the
+ * listing's end is not known). Kept: type "Consumption", hourly meters, not
+ * Windows products, not Low Priority meters, the region's
  * primary meter (isPrimaryMeterRegion; a non-primary item repeats a meter
  * of another region); a skuName ending " Spot" is the spot price. Prices
  * must be in USD: an item in another currency fails the listing (a price
@@ -231,7 +232,13 @@ static cf_status fetch_region(const cf_fetch_ctx *ctx, const char *region, cf_pr
         if (st == CF_OK && cJSON_IsString(link) && *link->valuestring) {
             next_url(ctx, link->valuestring, &url);
             more = 1;
-        } else if (st == CF_OK && link && !cJSON_IsNull(link)) {
+        } else if (st == CF_OK && !link) {
+            /* The API always sends it (null on the last page): without it
+             * the listing's end is not known, and a truncated price list is
+             * never used. */
+            st = cf_error_set(CF_ERR_NETWORK, "%s: response has no 'NextPageLink' (a URL, or null on the last page); "
+                              "not using a listing that may be cut short", what);
+        } else if (st == CF_OK && !cJSON_IsNull(link)) {
             st = cf_error_set(CF_ERR_NETWORK, "%s: 'NextPageLink' is neither a URL nor null", what);
         }
         cJSON_Delete(doc);

@@ -1219,6 +1219,24 @@ def test_aws_region_index_without_regions_fails():
         assert snapshots(db) == [], snapshots(db)
 
 
+def test_azure_page_without_next_page_link_fails():
+    """A page without NextPageLink (missing or renamed) ended the listing there: a truncated price list stored
+    as good. The API always sends it (null on the last page); without it the page is malformed."""
+    def renamed(p, t):  # on eastus page 1, which links to page 2
+        return t.replace('"NextPageLink": "', '"nextPageLink": "')
+
+    def missing(p, t):
+        doc = json.loads(t)
+        if doc.get("NextPageLink"):
+            doc.pop("NextPageLink")
+        return json.dumps(doc)
+    for edit in (renamed, missing):
+        rc, out, err, db = update_with(edit, "--cloud", "azure", "--region", "eastus")
+        assert rc == 1 and "azure eastus page 1: response has no 'NextPageLink' (a URL, or null on the last page)" \
+            in err, (rc, out, err)
+        assert snapshots(db) == [], snapshots(db)
+
+
 def main():
     return pyharness.run(globals())
 
