@@ -339,7 +339,7 @@ static const char *spot_region_code(const char *name)
 }
 
 static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const cJSON *sizes, const char *date,
-                            cf_price_list *out)
+                            cf_price_list *out, cf_price_list *seen, cf_price_list *conflicts)
 {
     const cJSON *size;
     cJSON_ArrayForEach(size, sizes)
@@ -357,6 +357,9 @@ static void take_spot_sizes(const cf_fetch_ctx *ctx, const char *region, const c
             double price = 0;
             if (cf_number_double(usd, 0, HUGE_VAL, &price) != CF_NUMBER_OK || !(price > 0))
                 continue; /* "N/A*": not offered there (nor is a price that is no decimal number above 0) */
+            /* one region quoted twice (a legacy name and its code) at different prices: not known */
+            if (cf_fetch_check_price(seen, conflicts, region, type, price) < 0)
+                continue;
             cf_price_quote *q = cf_fetch_quote_slot(out, "aws", region, type, "", 0);
             if (q && !q->has_spot) {
                 q->has_spot = 1;
@@ -415,6 +418,7 @@ static void fetch_spot(const cf_fetch_ctx *ctx, cf_price_list *out)
     }
     const cJSON *regions = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "config"), "regions");
     const cJSON *r;
+    cf_price_list seen = {0}, conflicts = {0};
     cJSON_ArrayForEach(r, regions)
     {
         const char *name = str_at(r, "region", NULL, NULL);
@@ -422,8 +426,16 @@ static void fetch_spot(const cf_fetch_ctx *ctx, cf_price_list *out)
             continue;
         const cJSON *group;
         cJSON_ArrayForEach(group, cJSON_GetObjectItemCaseSensitive(r, "instanceTypes"))
-            take_spot_sizes(ctx, spot_region_code(name), cJSON_GetObjectItemCaseSensitive(group, "sizes"), date, out);
+            take_spot_sizes(ctx, spot_region_code(name), cJSON_GetObjectItemCaseSensitive(group, "sizes"), date, out,
+                            &seen, &conflicts);
     }
+    cf_fetch_drop_conflicts(out, 0, &conflicts, 1);
+    for (size_t i = 0; i < conflicts.n; i++)
+        cf_buf_printf(ctx->notes, "aws %s: the spot feed quotes %s at different prices (%g and %g $/h); its spot "
+                      "price stays as it was\n", conflicts.items[i].region, conflicts.items[i].instance_type,
+                      conflicts.items[i].price_ondemand_usd_per_hr, conflicts.items[i].price_spot_usd_per_hr);
+    cf_price_list_free(&seen);
+    cf_price_list_free(&conflicts);
     cJSON_Delete(doc);
 }
 

@@ -93,6 +93,57 @@ cf_price_quote *cf_fetch_quote_slot(cf_price_list *list, const char *cloud, cons
     return &list->items[list->n - 1];
 }
 
+int cf_fetch_check_price(cf_price_list *seen, cf_price_list *conflicts, const char *region, const char *type,
+                         double usd)
+{
+    cf_price_quote *q = cf_fetch_quote_slot(seen, "", region, type, "", 0);
+    if (!q)
+        return -1;
+    if (!q->has_ondemand) {
+        q->has_ondemand = 1;
+        q->price_ondemand_usd_per_hr = usd;
+    } else if (q->price_ondemand_usd_per_hr != usd) {
+        cf_price_quote *c = cf_fetch_quote_slot(conflicts, "", region, type, "", 0);
+        if (!c)
+            return -1;
+        if (!c->has_ondemand) {
+            c->has_ondemand = c->has_spot = 1;
+            c->price_ondemand_usd_per_hr = q->price_ondemand_usd_per_hr;
+            c->price_spot_usd_per_hr = usd;
+        }
+    }
+    for (size_t i = 0; i < conflicts->n; i++)
+        if (strcmp(conflicts->items[i].region, region) == 0 && strcmp(conflicts->items[i].instance_type, type) == 0)
+            return 1;
+    return 0;
+}
+
+void cf_fetch_drop_conflicts(cf_price_list *out, size_t from, const cf_price_list *conflicts, int spot)
+{
+    for (size_t c = 0; c < conflicts->n; c++) {
+        const cf_price_quote *x = &conflicts->items[c];
+        for (size_t k = from; k < out->n;) {
+            cf_price_quote *q = &out->items[k];
+            if (strcmp(q->instance_type, x->instance_type) != 0 || (x->region[0] && strcmp(q->region, x->region) != 0)) {
+                k++;
+                continue;
+            }
+            if (spot) {
+                q->has_spot = 0;
+                q->price_spot_usd_per_hr = 0;
+                q->spot_date[0] = '\0';
+            } else {
+                q->has_ondemand = 0;
+                q->price_ondemand_usd_per_hr = 0;
+            }
+            if (!q->has_ondemand && !q->has_spot)
+                out->items[k] = out->items[--out->n]; /* k now holds the last one: look at it again */
+            else
+                k++;
+        }
+    }
+}
+
 int cf_fetch_wants_region(const cf_fetch_ctx *ctx, const char *region)
 {
     for (size_t i = 0; i < ctx->n_regions; i++)

@@ -10,9 +10,11 @@
  * re-prices the type's rows in every region of the catalog. Lambda sells no
  * spot VMs. price_cents_per_hour must be a whole number of cents above
  * zero; anything else is not a price (the type is noted and keeps its
- * previous price). regions_with_capacity_available says where a type could
- * be launched at the moment of the fetch; it changes by the minute, so it
- * is summarised in the notes, never stored as availability. */
+ * previous price), and so is a type listed twice at different prices
+ * (whichever came last would win by order). regions_with_capacity_available
+ * says where a type could be launched at the moment of the fetch; it
+ * changes by the minute, so it is summarised in the notes, never stored as
+ * availability. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +65,8 @@ static cf_status fetch_lambda(const cf_fetch_ctx *ctx, cf_price_list *out)
         cJSON_Delete(doc);
         return cf_error_set(CF_ERR_NETWORK, "lambda instance types: response has no 'data' object");
     }
-    size_t n_types = 0, n_with_capacity = 0, n_unknown = 0;
+    size_t n_types = 0, n_with_capacity = 0, n_unknown = 0, start_n = out->n;
+    cf_price_list seen = {0}, conflicts = {0}; /* a type listed twice at different prices */
     const cJSON *entry;
     cJSON_ArrayForEach(entry, data)
     {
@@ -74,10 +77,20 @@ static cf_status fetch_lambda(const cf_fetch_ctx *ctx, cf_price_list *out)
             n_unknown++;
             continue;
         }
-        n_types++;
-        n_with_capacity += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(entry, "regions_with_capacity_available")) > 0;
         const cJSON *cents = cJSON_GetObjectItemCaseSensitive(it, "price_cents_per_hour");
-        if (!cJSON_IsNumber(cents) || !(cents->valuedouble > 0) || cents->valuedouble != floor(cents->valuedouble)) {
+        int priced = cJSON_IsNumber(cents) && cents->valuedouble > 0 && cents->valuedouble == floor(cents->valuedouble);
+        size_t n_seen = seen.n;
+        /* one price per type: a type listed again at another price has no known price */
+        if (priced && cf_fetch_check_price(&seen, &conflicts, "", type, cents->valuedouble / 100.0) < 0) {
+            st = cf_error_status();
+            break;
+        }
+        if (!priced || seen.n > n_seen) { /* each type counted once */
+            n_types++;
+            n_with_capacity +=
+                cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(entry, "regions_with_capacity_available")) > 0;
+        }
+        if (!priced) {
             cf_buf_printf(ctx->notes, "lambda: %s: price_cents_per_hour is not a positive whole number of cents; "
                           "it keeps its previous price\n", type);
             continue;
@@ -87,6 +100,14 @@ static cf_status fetch_lambda(const cf_fetch_ctx *ctx, cf_price_list *out)
             break;
     }
     cJSON_Delete(doc);
+    if (st == CF_OK)
+        cf_fetch_drop_conflicts(out, start_n, &conflicts, 0);
+    for (size_t i = 0; st == CF_OK && i < conflicts.n; i++)
+        cf_buf_printf(ctx->notes, "lambda: %s is listed at different prices (%g and %g $/h); it keeps its previous "
+                      "price\n", conflicts.items[i].instance_type, conflicts.items[i].price_ondemand_usd_per_hr,
+                      conflicts.items[i].price_spot_usd_per_hr);
+    cf_price_list_free(&seen);
+    cf_price_list_free(&conflicts);
     if (st == CF_OK && n_types)
         cf_buf_printf(ctx->notes, "lambda: at the fetch, %zu of the catalog's %zu types listed had capacity in some "
                       "region (regions_with_capacity_available changes by the minute; not stored)\n", n_with_capacity,

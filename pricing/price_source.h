@@ -59,5 +59,18 @@ cf_status cf_fetch_json(const cf_fetch_ctx *ctx, const char *url, const char *wh
 /* Finds the quote for (region, type, model, count) or appends an empty one. */
 cf_price_quote *cf_fetch_quote_slot(cf_price_list *list, const char *cloud, const char *region, const char *type,
                                     const char *gpu_model, int gpu_count);
+/* One answer quoting one price twice: `usd` quoted for (region, type) is
+ * remembered in `seen`; when it differs from an earlier quote of the same
+ * (region, type) the pair goes into `conflicts` (price_ondemand_usd_per_hr
+ * the first price, price_spot_usd_per_hr the other). Returns 1 when the pair
+ * is in conflict, 0 when not, -1 out of memory (error set). Such a price is
+ * not known: the caller drops it (cf_fetch_drop_conflicts) and notes it,
+ * whatever the order of the answer. */
+int cf_fetch_check_price(cf_price_list *seen, cf_price_list *conflicts, const char *region, const char *type,
+                         double usd);
+/* Removes from out->items[from..] the spot (spot = 1) or on-demand prices of
+ * the quotes whose (region, type) is in `conflicts` (a conflict with region
+ * "" matches every region); a quote left with no price goes. */
+void cf_fetch_drop_conflicts(cf_price_list *out, size_t from, const cf_price_list *conflicts, int spot);
 
 #endif

@@ -1237,6 +1237,60 @@ def test_azure_page_without_next_page_link_fails():
         assert snapshots(db) == [], snapshots(db)
 
 
+def test_a_price_quoted_twice_at_different_prices_is_not_known():
+    """Lambda listing one type twice at different prices stored whichever came last, and the AWS spot feed
+    quoting one region twice (its legacy name and its code) the first, both without a word. As for Azure
+    meters, offer-file rows and GCP SKUs, a price an answer contradicts is not known: the row keeps its
+    previous price, in either order, and a note names it; an equal repeat is no conflict."""
+    def lambda_twice(cents):
+        def edit(p, t):
+            if not p.endswith("/instance-types"):
+                return t
+            doc = json.loads(t)
+            again = json.loads(json.dumps(doc["data"]["gpu_1x_a10"]))
+            again["instance_type"]["price_cents_per_hour"] = cents
+            doc["data"] = dict([("gpu_1x_a10_again", again)] + list(doc["data"].items()))
+            return json.dumps(doc)
+        return edit
+    old = [r for r in catalog_rows() if r["cloud"] == "lambda" and r["instance_type"] == "gpu_1x_a10"]
+    for cents, want in ((200, None), (75, 0.75)):  # the API's price is 75 cents
+        rc, out, err, db = update_with(lambda_twice(cents), "--cloud", "lambda")
+        assert rc == 0, err
+        rows = [r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
+                if r["cloud"] == "lambda" and r["instance_type"] == "gpu_1x_a10"]
+        assert len(rows) == len(old) == 5, rows
+        if want is None:
+            assert "lambda: gpu_1x_a10 is listed at different prices (2 and 0.75 $/h); it keeps its previous price" \
+                in err, err
+            assert [r["price_ondemand_usd_per_hour"] for r in rows] == [r["price_ondemand_usd_per_hour"] for r in old]
+            assert all(r["ondemand_date"] != "2026-11-18" for r in rows), rows
+            assert "lambda  updated       110      110" in out, out
+        else:
+            assert "different prices" not in err and all(float(r["price_ondemand_usd_per_hour"]) == want for r in rows)
+            assert "of the catalog's 23 types listed" in err, err  # a repeat counts once
+
+    def spot_twice(p, t):
+        if not p.endswith("/spot.json"):
+            return t
+        doc = json.loads(t)
+        doc["config"]["regions"].append({"region": "us-east-1", "instanceTypes": [{"type": "gpu", "sizes": [
+            {"size": "g5.xlarge", "valueColumns": [{"name": "linux", "prices": {"USD": "0.3000"}}]},
+            {"size": "p5.48xlarge", "valueColumns": [{"name": "linux", "prices": {"USD": "26.4192"}}]}]}]})
+        return json.dumps(doc)
+    rc, out, err, db = update_with(spot_twice, *AWS_ONE)
+    assert rc == 0, err
+    assert "aws us-east-1: the spot feed quotes g5.xlarge at different prices (0.4125 and 0.3 $/h); its spot price " \
+           "stays as it was" in err, err
+    stored = {r["instance_type"]: r for r in csv.DictReader(io.StringIO(snapshots(db)[0][4]))
+              if r["cloud"] == "aws" and r["region"] == "us-east-1"}
+    cat = {r["instance_type"]: r for r in catalog_rows() if r["cloud"] == "aws" and r["region"] == "us-east-1"}
+    g5 = stored["g5.xlarge"]
+    assert g5["price_spot_usd_per_hour"] == cat["g5.xlarge"]["price_spot_usd_per_hour"], g5
+    assert g5["spot_kind"] == cat["g5.xlarge"]["spot_kind"] and g5["ondemand_date"] == "2026-11-18", g5
+    p5 = stored["p5.48xlarge"]  # quoted twice at one price: taken
+    assert float(p5["price_spot_usd_per_hour"]) == 26.4192 and p5["spot_kind"] == "observed-regional", p5
+
+
 def main():
     return pyharness.run(globals())
 
