@@ -252,6 +252,12 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         cu->easy_getinfo(h, CURLINFO_CONNECT_TIME, &connect_s);
         cu->easy_getinfo(h, CURLINFO_TOTAL_TIME, &total_s);
         cu->easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
+        /* where a redirect led: a failure there is named by that URL, not
+         * only by the one asked for (copied before the handle goes) */
+        char *effective = NULL, redirected[1024] = "";
+        cu->easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &effective);
+        if (effective && strcmp(effective, url) != 0)
+            cf_http_redact(effective, redirected, sizeof redirected);
         if (cfg->last_modified) {
             curl_off_t filetime = -1;
             cu->easy_getinfo(h, CURLINFO_FILETIME_T, &filetime);
@@ -266,7 +272,7 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
         if (cf_interrupted())
             return cf_interrupt_check();
         int retry = 0;
-        char reason[CURL_ERROR_SIZE + 160];
+        char reason[CURL_ERROR_SIZE + 800];
         int stalled = 0;
         if (rc != CURLE_OK) {
             const char *why = errbuf[0] ? errbuf : cu->easy_strerror(rc);
@@ -277,6 +283,12 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
             if (stalled)
                 snprintf(reason, sizeof reason, "the transfer stalled: fewer than %.0f bytes/s for %.0f s (%s)",
                          cfg->low_speed_bps, cfg->low_speed_time_s, why);
+            else if (rc == CURLE_UNSUPPORTED_PROTOCOL && redirected[0])
+                /* REDIR_PROTOCOLS refused it: policy, not a libcurl without http */
+                snprintf(reason, sizeof reason, "the server redirected to '%.500s', which is not https:// "
+                         "(redirects are followed to https only)", redirected);
+            else if (redirected[0])
+                snprintf(reason, sizeof reason, "%s (redirected to '%.500s')", why, redirected);
             else
                 snprintf(reason, sizeof reason, "%s", why);
             retry = transient_curl_error(rc);

@@ -13,7 +13,7 @@ of the body, then nothing for server.stall_s while the connection stays open),
 trickle (the whole body in small pieces spread over server.trickle_s:
 slow but steady), loop (pagination points back at the same page), bomb (a
 gzip body of 64 KiB that inflates to 65 MiB: one byte over the client's
-64 MiB limit for a JSON page, plus 1 MiB). "times"
+64 MiB limit for a JSON page, plus 1 MiB), redirect (302 to server.redirect_to). "times"
 = how many requests get the fault (default: all).
 
 server.gcp_shuffle = SEED serves the GCP SKU list in a shuffled order
@@ -168,6 +168,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(packed)
             except OSError:  # the client gave up once it saw too much
                 pass
+        elif kind == "redirect":
+            self.wfile.write(self.send(302, b"", [("Location", self.server.redirect_to)]))
         elif kind == "truncate":
             self.wfile.write(self.send(status, body[: len(body) // 2]))
         elif kind == "loop":
@@ -196,6 +198,7 @@ class FixtureServer(http.server.ThreadingHTTPServer):
         self.stall_s = 4.0
         self.trickle_s = 3.0
         self.gcp_shuffle = None
+        self.redirect_to = "http://10.1.2.3/prices"
         self.lambda_key = "fixture-lambda-key"
         self.spot_last_modified = "Mon, 16 Nov 2026 09:12:00 GMT"  # RFC 9110 IMF-fixdate
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)

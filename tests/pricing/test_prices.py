@@ -1291,6 +1291,21 @@ def test_a_price_quoted_twice_at_different_prices_is_not_known():
     assert float(p5["price_spot_usd_per_hour"]) == 26.4192 and p5["spot_kind"] == "observed-regional", p5
 
 
+def test_a_refused_redirect_is_named():
+    """A redirect to plain http is refused (redirects go to https only), but the message blamed libcurl:
+    'Protocol "http" not supported or disabled in libcurl'. It names the redirect and its target."""
+    db = new_db()
+    with FixtureServer() as s:
+        s.faults = {"/api/v1/instance-types": {"kind": "redirect"}}
+        s.redirect_to = "http://u:pw@10.1.2.3/prices?token=SECRET"
+        rc, out, err = run("prices", "update", "--db", db, "--cloud", "lambda", env=env_for(s))
+    assert rc == 1 and snapshots(db) == [], (rc, err)
+    assert "lambda instance types: GET %s/api/v1/instance-types failed: the server redirected to " \
+           "'http://***@10.1.2.3/prices?token=***', which is not https:// (redirects are followed to https only)" \
+           % s.url in err, err
+    assert "libcurl" not in err and "SECRET" not in err and "pw@" not in err, err
+
+
 def main():
     return pyharness.run(globals())
 
