@@ -9,6 +9,7 @@ typedef struct {
     cf_buf *buf;
     size_t max_bytes;
     const char *what;
+    const char *url;
 } buf_sink;
 
 static int buf_write(void *data, const char *bytes, size_t len)
@@ -17,8 +18,10 @@ static int buf_write(void *data, const char *bytes, size_t len)
     if (s->buf->len + len > s->max_bytes) {
         /* The server's answer, not the user's input: a failed fetch (exit
          * 1), whether the body was that large or inflated to it (gzip). */
-        cf_error_set(CF_ERR_NETWORK, "%s: response larger than %zu bytes (decompressed); refusing it", s->what,
-                     s->max_bytes);
+        char shown[2048];
+        cf_http_redact(s->url, shown, sizeof shown);
+        cf_error_set(CF_ERR_NETWORK, "%s: response larger than %zu bytes (decompressed) from %s; refusing it", s->what,
+                     s->max_bytes, shown);
         return 1;
     }
     cf_buf_append(s->buf, bytes, len);
@@ -41,7 +44,7 @@ cf_status cf_http_get_buf(const cf_http_config *cfg, const char *url, const char
                           cf_buf *out)
 {
     cf_error_clear();
-    buf_sink s = {out, max_bytes, what};
+    buf_sink s = {out, max_bytes, what, url};
     cf_http_sink sink = {buf_write, buf_reset, &s};
     cf_status st = cf_http_get(cfg, url, what, &sink, NULL);
     if (st == CF_OK && !out->data)

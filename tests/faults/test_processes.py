@@ -401,6 +401,8 @@ def test_oversized_or_gzip_bomb_price_response_is_a_failed_fetch():
                            capture_output=True, env=env, timeout=120)
         err = p.stderr.decode()
         assert p.returncode == 1 and "response larger than 67108864 bytes" in err, (p.returncode, err)
+        # which answer was too large: the URL, as every other fetch failure names it
+        assert "(decompressed) from %s/api/retail/prices?api-version=" % server.url in err, err
     assert db_rows(db, "price_snapshots") == 0
 
 
