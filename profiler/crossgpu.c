@@ -41,7 +41,8 @@ cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_c
         r->line = rec->line;
         if ((st = cf_csv_text(&doc, rec, cols[0], r->gpu, sizeof r->gpu)) != CF_OK)
             break;
-        snprintf(r->model, sizeof r->model, "%s", cf_csv_field(rec, cols[2]));
+        if ((st = cf_csv_text(&doc, rec, cols[2], r->model, sizeof r->model)) != CF_OK) /* cut, two models merged */
+            break;
         snprintf(r->precision, sizeof r->precision, "%s", cf_csv_field(rec, cols[3]));
         const char *notes = cf_csv_field(rec, cols[6]);
         benchmark_of(notes, r->benchmark, sizeof r->benchmark);

@@ -72,9 +72,9 @@ static cf_status parse_traces(const char *text, size_t len, const char *name, cf
         const cf_csv_record *rec = &doc.records[i];
         cf_gns_row *r = &out->rows[i];
         long batch = 0, m0 = 0, epoch = 0;
-        snprintf(r->model, sizeof r->model, "%s", cf_csv_field(rec, cols[MODEL]));
         r->line = rec->line;
-        if ((st = cf_csv_int(&doc, rec, cols[BATCH], 1, 0, &batch)) != CF_OK ||
+        if ((st = cf_csv_text(&doc, rec, cols[MODEL], r->model, sizeof r->model)) != CF_OK || /* not cut: merged */
+            (st = cf_csv_int(&doc, rec, cols[BATCH], 1, 0, &batch)) != CF_OK ||
             (st = cf_csv_int(&doc, rec, cols[M0], 1, 0, &m0)) != CF_OK ||
             (st = cf_csv_int(&doc, rec, cols[EPOCH], 1, 0, &epoch)) != CF_OK ||
             (st = cf_csv_double(&doc, rec, cols[PROGRESS], 1, 0, &r->progress)) != CF_OK ||
@@ -132,10 +132,10 @@ static cf_status parse_models(const char *text, size_t len, const char *name, cf
         const cf_csv_record *rec = &doc.records[i];
         cf_gns_model_info *m = &out->models[i];
         long m0 = 0;
-        snprintf(m->model, sizeof m->model, "%s", cf_csv_field(rec, c_model));
-        snprintf(m->metric_name, sizeof m->metric_name, "%s", cf_csv_field(rec, c_metric));
         const char *better = cf_csv_field(rec, c_better);
-        if ((st = cf_csv_int(&doc, rec, c_m0, 1, 0, &m0)) != CF_OK)
+        if ((st = cf_csv_text(&doc, rec, c_model, m->model, sizeof m->model)) != CF_OK ||
+            (st = cf_csv_text(&doc, rec, c_metric, m->metric_name, sizeof m->metric_name)) != CF_OK ||
+            (st = cf_csv_int(&doc, rec, c_m0, 1, 0, &m0)) != CF_OK)
             break;
         if (m0 < 1)
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'm0': expected a positive integer, got %ld", name,

@@ -73,10 +73,15 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     enum { MODEL, GPU, HW, NODES, GPUS, BSZ, STEP, SYNC, PROFILE, PLACEMENT, PRECISION, GLOBAL_BSZ };
     memset(row, 0, sizeof *row);
     row->line = rec->line;
-    snprintf(row->model, sizeof row->model, "%s", cf_csv_field(rec, cols[MODEL]));
-    snprintf(row->profile, sizeof row->profile, "%s", cf_csv_field(rec, cols[PROFILE]));
-    cf_status name_st = cf_csv_text(doc, rec, cols[GPU], row->gpu, sizeof row->gpu);
-    if (name_st != CF_OK)
+    /* Names too long to keep are refused, as the gpu column's: cut, two
+     * models or profiles that share their first bytes became one group
+     * (their rows fitted together, at exit 0), and a name was cut inside a
+     * UTF-8 character. A spec's name (64 bytes, what `profile --csv` writes
+     * as the model) fits. */
+    cf_status name_st;
+    if ((name_st = cf_csv_text(doc, rec, cols[MODEL], row->model, sizeof row->model)) != CF_OK ||
+        (name_st = cf_csv_text(doc, rec, cols[PROFILE], row->profile, sizeof row->profile)) != CF_OK ||
+        (name_st = cf_csv_text(doc, rec, cols[GPU], row->gpu, sizeof row->gpu)) != CF_OK)
         return name_st;
     if (!row->gpu[0])
         return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpu': expected a GPU model, got an empty field",

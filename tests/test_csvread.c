@@ -189,6 +189,25 @@ static void test_measurements(void **state)
         cf_measurements_free(&set);
     }
 
+    {   /* names too long to keep are refused, not cut: two profiles sharing their first 31 bytes were one group
+         * (fitted together, exit 0), a model cut inside a UTF-8 character; a spec's name (64 bytes) fits */
+        char name[80];
+        memset(name, 'p', 40);
+        name[40] = '\0';
+        snprintf(text, sizeof text, "%sm,T4,%s_a,4,placement,1,1,1,32,32,0.05,\n", header, name);
+        assert_int_equal(cf_measurements_parse(text, strlen(text), "prof.csv", &set), CF_ERR_INVALID);
+        assert_non_null(strstr(cf_error_message(), "prof.csv:2: column 'profile': expected at most 31 characters, got 42"));
+        memset(name, 'm', 64);
+        name[64] = '\0';
+        snprintf(text, sizeof text, "%s%s,T4,aws,4,placement,1,1,1,32,32,0.05,\n", header, name);
+        assert_int_equal(cf_measurements_parse(text, strlen(text), "model.csv", &set), CF_OK);
+        assert_string_equal(set.rows[0].model, name);
+        cf_measurements_free(&set);
+        snprintf(text, sizeof text, "%s%sx,T4,aws,4,placement,1,1,1,32,32,0.05,\n", header, name);
+        assert_int_equal(cf_measurements_parse(text, strlen(text), "model.csv", &set), CF_ERR_INVALID);
+        assert_non_null(strstr(cf_error_message(), "model.csv:2: column 'model': expected at most 64 characters, got 65"));
+    }
+
     /* global_bsz is derived, num_gpus × local_bsz: a row of 8 GPUs whose num_gpus says 2 contradicts it (it was
      * read as 2 GPUs' step time, without a word); empty is not given */
     snprintf(text, sizeof text, "%s%s%s", header, "m,T4,aws,4,placement,1,1,1,20,20,0.05,\n",

@@ -269,8 +269,19 @@ static void test_trace_reader_errors(void **state)
                      "up,100,100,1,10,10,1000,acc,0.5,1,1,\n";
     assert_int_equal(cf_gns_traces_parse(ok, strlen(ok), "t.csv", models_bad, strlen(models_bad), "m.csv", &t),
                      CF_ERR_INVALID);
-    assert_string_equal(cf_error_message(),
-                        "m.csv:2: column 'metric_better': expected \"higher\" or \"lower\", got 'sideways'");
+    /* a model name too long to keep is refused, not cut (two models sharing their first 63 bytes were one) */
+    char text[512], name[80];
+    memset(name, 'u', 70);
+    name[70] = '\0';
+    snprintf(text, sizeof text,
+             "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n"
+             "%s,100,100,1,10,10,1000,acc,0.5,1,1,100\n", name);
+    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+                     CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "t.csv:2: column 'model': expected at most 63 characters, got 70"));
+    snprintf(text, sizeof text, "model,m0,metric_name,metric_better\n%s,100,acc,higher\n", name);
+    assert_int_equal(cf_gns_traces_parse(ok, strlen(ok), "t.csv", text, strlen(text), "m.csv", &t), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "m.csv:2: column 'model': expected at most 63 characters, got 70"));
 }
 
 /* MODELS.csv names each model once, and the traces' m0 column is the
@@ -438,6 +449,11 @@ static void test_crossgpu_reader(void **state)
                                        "x.csv", &set), CF_OK);
     assert_true(set.rows[0].batch_per_gpu == 0);
     cf_crossgpu_free(&set);
+    /* a model name too long to keep is refused, not cut (two models sharing their first 47 bytes were one) */
+    const char *long_model = "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n"
+                             "s,H100,1,resnet50_with_a_rather_long_name_from_a_benchmark_suite_a,amp,256,2700,images/s,v1\n";
+    assert_int_equal(cf_crossgpu_parse(long_model, strlen(long_model), "x.csv", &set), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "x.csv:2: column 'model': expected at most 47 characters, got 57"));
 }
 
 /* Five made-up GPU types G1..G5 (fp16 peak, bandwidth, memory) for the

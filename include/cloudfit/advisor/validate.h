@@ -60,7 +60,7 @@ typedef struct cf_validate_row_prediction {
 /* One (model, gpu, profile, precision) group. The caller fills the inputs (which need
  * the catalog and model sizes), cf_validate_steps fills the results. */
 typedef struct {
-    char model[64], gpu[CF_GPU_NAME_MAX], profile[32];
+    char model[CF_SPEC_NAME_MAX], gpu[CF_GPU_NAME_MAX], profile[32];
     int has_precision;                   /* the rows' precision column (part of the group's key) */
     cf_precision precision;              /* fp32 when the rows do not say */
     /* The group as people read it: "model/gpu/profile", then " fp16" when

@@ -12,7 +12,7 @@
 
 /* One row of a measurements CSV (the columns of the Pollux throughput file). */
 typedef struct {
-    char model[64];
+    char model[CF_SPEC_NAME_MAX];  /* a spec's name fits (profile --csv writes it); longer is refused */
     char gpu[CF_GPU_NAME_MAX];
     char profile[32];
     char placement[64];      /* one digit per node: GPUs used on it; "" when unknown */
