@@ -139,8 +139,17 @@ static void test_measurements(void **state)
     snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,1e308,0.001\n");
     assert_int_equal(cf_measurements_parse(text, strlen(text), "huge.csv", &set), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(),
-                        "huge.csv:2: column 'step_time_s': expected a positive number up to 1e+06 (seconds per step), "
+                        "huge.csv:2: column 'step_time_s': expected a number from 1e-09 to 1e+06 (seconds per step), "
                         "got 1e+308");
+    /* and below as a probe's time_s (docs/exec-protocol.md): 1e-300 s was scored as a 9e298 % error */
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,1e-300,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "tiny.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(),
+                        "tiny.csv:2: column 'step_time_s': expected a number from 1e-09 to 1e+06 (seconds per step), "
+                        "got 1e-300");
+    snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,1e-9,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "ns.csv", &set), CF_OK);
+    cf_measurements_free(&set);
 
     snprintf(text, sizeof text, "%s%s%s", header, "m,T4,aws,4,placement,1,1,1,32,32,0.05,\n",
              "m,T4,aws,4,placement,1,2,9,32,32,0.05,\n");
