@@ -100,8 +100,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"train-gpus", 0, OPT_LIST, "GPU[,GPU]", CMD_VALIDATE, OFF(train_gpus),
      "fit these GPU types (of the file's gpu column); predict the others by carrying the fit over"},
     {"params", 0, OPT_LIST, "NAME=COUNT", CMD_VALIDATE, OFF(params),
-     "parameter count of a model in the CSV (overrides the built-in table; names match ignoring case and - _ .; "
-     "the last given wins); repeatable"},
+     "parameter count of a model in the CSV, 1 to 1e15 (overrides the built-in table; names match ignoring case and "
+     "- _ .; the last given wins); repeatable"},
     {"inter-node-gbps", 0, OPT_DOUBLE, "GBPS", CMD_VALIDATE, OFF(inter_node_gbps),
      "nominal inter-node bandwidth instead of the catalog VM's"},
     {"model-constants", 0, OPT_LIST, "NAME=VALUE[,...]", CMD_VALIDATE, OFF(model_constants),

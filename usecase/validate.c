@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#define CF_VALIDATE_PARAMS_MAX 1e15 /* the spec's model.parameters: 1 to 1e15 (docs/spec.md) */
+
 static void note(const cf_validate_request *req, cf_note_kind kind, const char *text)
 {
     if (req->note)
@@ -29,8 +31,10 @@ cf_status cf_model_params_parse(const char *const *items, size_t n, cf_model_par
         double v = 0;
         if (!eq || eq == items[i])
             return cf_error_set(CF_ERR_USAGE, "expects NAME=COUNT, got '%s'", items[i]);
-        if (cf_number_double(eq + 1, 1, HUGE_VAL, &v) != CF_NUMBER_OK)
-            return cf_error_set(CF_ERR_USAGE, "expects a positive parameter count, got '%s'", items[i]);
+        /* bounded as the spec's model.parameters: 1e308 gave inf% errors (null in JSON) at exit 0 */
+        if (cf_number_double(eq + 1, 1, CF_VALIDATE_PARAMS_MAX, &v) != CF_NUMBER_OK)
+            return cf_error_set(CF_ERR_USAGE, "expects a positive parameter count up to %g (as the spec's "
+                                "model.parameters), got '%s'", CF_VALIDATE_PARAMS_MAX, items[i]);
         char *name = malloc((size_t)(eq - items[i]) + 1);
         if (!name)
             return cf_error_set(CF_ERR_NOMEM, "out of memory");

@@ -161,6 +161,10 @@ def test_unknown_model_needs_params():
     assert doc["groups"][0]["predicted"] > 0
     rc, _, err = run("--params", "my-own-net=lots", path)
     assert rc == 2 and "positive parameter count" in err, err
+    # bounded as the spec's model.parameters: 1e308 gave inf% errors (null in JSON) at exit 0
+    rc, out, err = run("--params", "my-own-net=1e308", path)
+    assert rc == 2 and out == "" and "up to 1e+15 (as the spec's model.parameters), got 'my-own-net=1e308'" in err, (rc, err)
+    assert run_json("--params", "my-own-net=1e15", path)["groups"][0]["predicted"] > 0
 
 
 def test_crossgpu_names_resolve_and_unknown_gpus_are_reported():
