@@ -270,6 +270,27 @@ int cf_cli_option_is_set(const cf_cli_option *o, const cf_cli_options *opts)
     return 0;
 }
 
+/* --width and --wide: one setting, two options. */
+static int is_width_setting(const cf_cli_option *o)
+{
+    return o->offset == offsetof(cf_cli_options, width) || o->offset == offsetof(cf_cli_options, wide);
+}
+
+/* The key of `section` that sets the width setting ("width": N or "wide":
+ * true), or NULL: it keeps the top level's width and wide out, as the
+ * command's section comes first (a top-level "wide": true beat a
+ * section's "width": 60). */
+static const char *section_width_key(const cJSON *section)
+{
+    for (size_t i = 0; cJSON_IsObject(section) && i < cf_cli_option_count; i++) {
+        const cf_cli_option *w = &cf_cli_option_table[i];
+        const cJSON *v = is_width_setting(w) ? cJSON_GetObjectItemCaseSensitive(section, w->long_name) : NULL;
+        if (v && value_fits(w, v) && (w->kind != OPT_FLAG || cJSON_IsTrue(v)))
+            return w->long_name;
+    }
+    return NULL;
+}
+
 /* The config file's value for `o` and `command` (its section first), or NULL.
  * A section-only option (history's --cloud and --gpu) takes no top-level value. */
 static const cJSON *config_value(const cf_cli_option *o, const char *command_name, char *key_path, size_t n)
@@ -286,6 +307,11 @@ static const cJSON *config_value(const cf_cli_option *o, const char *command_nam
     if (cmd && is_section_only(o, cmd->bit))
         return NULL;
     v = cJSON_GetObjectItemCaseSensitive(config_doc, o->long_name);
+    const char *width_key = is_width_setting(o) ? section_width_key(section) : NULL;
+    if (v && value_fits(o, v) && width_key) { /* config show: "default (the file's kept out by prices.width)" */
+        snprintf(key_path, n, "%s.%s", command_name, width_key);
+        return NULL;
+    }
     if (v && value_fits(o, v)) {
         snprintf(key_path, n, "%s", o->long_name);
         return v;
@@ -367,12 +393,6 @@ static void note_ignored(unsigned command, const char *command_name)
             cf_log_info("note: %s: %s.%s: '%s' has no option --%s; ignored", config_file, command_name, kv->string,
                         command_name, kv->string);
     }
-}
-
-/* --width and --wide: one setting, two options. */
-static int is_width_setting(const cf_cli_option *o)
-{
-    return o->offset == offsetof(cf_cli_options, width) || o->offset == offsetof(cf_cli_options, wide);
 }
 
 /* The one of them that `opts` sets, or NULL. */

@@ -352,6 +352,30 @@ def test_a_top_level_filter_is_not_another_commands_option_of_that_name():
     assert rc == 0 and "H100" in out, (rc, out[:400], err)
 
 
+def test_a_sections_width_keeps_the_top_levels_wide_out():
+    """--width and --wide are one setting, and the command's section comes first: a top-level "wide": true
+    beat {"prices": {"width": 60}} (the table came 400 columns wide), and config show said both applied."""
+    config({})
+    rc, narrow, err = run("prices", "H100", "-q", "--width", "60")
+    assert rc == 0, err
+    for doc, kept_out in (({"wide": True, "prices": {"width": 60}}, "wide"),
+                          ({"width": 200, "prices": {"width": 60}}, None)):
+        config(doc)
+        rc, out, err = run("prices", "H100", "-q")
+        assert rc == 0 and out == narrow, (doc, err, max(len(line) for line in out.splitlines()))
+        _, rows = show("prices")
+        assert rows["width"] == ("60", "configuration file (prices.width)"), rows["width"]
+        if kept_out:
+            assert rows[kept_out] == ("false", "default (the file's kept out by prices.width)"), rows[kept_out]
+    # a section's "wide": true keeps the top level's width out; its "wide": false sets nothing
+    config({"width": 60, "history": {"wide": True}, "prices": {"wide": False}})
+    _, rows = show("history")
+    assert rows["width"][1] == "default (the file's kept out by history.wide)", rows["width"]
+    rc, out, err = run("prices", "H100", "-q")
+    assert rc == 0 and out == narrow, err
+    config({})
+
+
 def test_config_usage():
     rc, out, err = run("config")
     assert rc == 2 and "usage: cloudfit config show" in err
