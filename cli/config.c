@@ -113,9 +113,8 @@ static int check_value(const cf_cli_option *o, const cJSON *v, const char *key_p
         return cJSON_IsBool(v) ? 0 : config_error(key_path, "expected true or false%s", "");
     case OPT_STRING:
         return cJSON_IsString(v) ? 0 : config_error(key_path, "expected a string%s", "");
-    case OPT_INT:
-        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 1 ||
-            v->valuedouble > 1000000)
+    case OPT_INT: /* the type; the option's range is checked as on the command line (store: "1 to 1000000") */
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 1)
             return config_error(key_path, "expected a positive integer%s", "");
         return 0;
     case OPT_DOUBLE:

@@ -289,11 +289,16 @@ def test_values_are_checked_like_the_command_line():
                             "recommend.objective"),
                            ({"history": {"since": "7x"}}, ["history"], "history.since"),
                            ({"format": "yaml"}, ["history"], "format"),
+                           # a count above its range is the command line's error, with the range (it was
+                           # "top: expected a positive integer", exit 3, for 2000000)
+                           ({"recommend": {"top": 2000000}}, ["recommend", SPEC, "--no-history"], "recommend.top"),
+                           ({"limit": 10 ** 20}, ["history"], "limit"),
                            ({"color": "sometimes"}, ["history"], "color")):
         config(doc)
         rc, out, err = run(*args)
         assert rc == 2 and err.startswith("cloudfit: %s: %s: option '--" % (CONFIG, key)) and "hint:" in err, \
             (doc, rc, err)
+        assert "expected a positive integer" not in err and ("top" not in key or "(1 to 1000000)" in err), err
     # config show checks them as the command does (it showed "cheapest" as the effective value, exit 0);
     # the top level alone shows one key for commands with different sets ("format": "csv" is history's)
     for doc, args, key in (({"recommend": {"objective": "cheapest"}}, ["recommend"], "recommend.objective"),
