@@ -353,7 +353,8 @@ static int store(const cf_cli_option *o, unsigned command, const char *command_n
         command_name = "config";
     switch (o->kind) {
     case OPT_FLAG:
-        return cJSON_IsTrue(v) ? cf_cli_option_store(o, command_name, NULL, opts) : 0;
+        /* false too: it is the value in effect (config show said "(not set)" for a section's false) */
+        return cf_cli_option_store(o, command_name, cJSON_IsTrue(v) ? NULL : "false", opts);
     case OPT_INT:
     case OPT_DOUBLE:
         snprintf(text, sizeof text, o->kind == OPT_INT ? "%.0f" : "%.17g", v->valuedouble);

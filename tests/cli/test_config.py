@@ -85,6 +85,10 @@ def test_defaults_from_the_file_and_the_command_line_wins():
     assert rc == 0 and os.path.exists(os.path.join(TMP, "data", "cloudfit", "history.db")), err
     _, rows = show("recommend", "--no-history=false")
     assert rows["no-history"] == ("false", "command line"), rows["no-history"]
+    # a section's false beats the top level's true, and config show says false (it said "(not set)")
+    config({"no-history": True, "recommend": {"no-history": False}})
+    _, rows = show("recommend")
+    assert rows["no-history"] == ("false", "configuration file (recommend.no-history)"), rows["no-history"]
     rc, out, err = run("recommend", SPEC, "--no-history=maybe")
     assert rc == 2 and "option '--no-history' takes no value, or =true or =false; got 'maybe'" in err, err
     # --width on the command line beats the file's "wide" (they are one setting), and --wide its "width"
