@@ -23,27 +23,29 @@ static void fmt_step(double s, char *out, size_t n)
         snprintf(out, n, "%.4g s", s);
 }
 
-/* The pick's job cost the percentages are of: with the trace runner's
- * oracle, under the measured times (docs/search.md), else the estimate;
- * the table and the JSON the same (the table used the estimate always). */
-static double job_usd(const cf_search_report *sr)
+/* The shares of the pick's job cost: under the measured times wherever the
+ * trace runner knows the pick's (the score's, docs/search.md), else under
+ * the estimate; the table and the JSON the same. Both on one basis: the
+ * profile's share went by the estimate when no candidate met the limits
+ * under the measured times (no oracle), the overhead's by the truth. */
+static double share_pct(const cf_search_report *sr, double measured_frac, double usd)
 {
-    const cf_search_score *sc = sr->score;
-    return sc && sc->oracle >= 0 && sr->result->chosen >= 0 ? sc->chosen_usd : sr->result->chosen_usd;
+    const cf_search_result *r = sr->result;
+    if (r->chosen < 0)
+        return NAN;
+    if (sr->score)
+        return 100 * measured_frac;
+    return r->chosen_usd > 0 ? 100 * usd / r->chosen_usd : NAN;
 }
 
 static double profile_pct(const cf_search_report *sr)
 {
-    double job = job_usd(sr);
-    return sr->result->chosen >= 0 && job > 0 ? 100 * sr->result->profile_cost_usd / job : NAN;
+    return share_pct(sr, sr->score ? sr->score->profile_frac : NAN, sr->result->profile_cost_usd);
 }
 
 static double overhead_pct(const cf_search_report *sr)
 {
-    double job = job_usd(sr);
-    if (sr->result->chosen < 0)
-        return NAN;
-    return sr->score ? 100 * sr->score->overhead_frac : job > 0 ? 100 * sr->result->overhead_usd / job : NAN;
+    return share_pct(sr, sr->score ? sr->score->overhead_frac : NAN, sr->result->overhead_usd);
 }
 
 void cf_search_text(const cf_search_report *sr, cf_buf *out)
