@@ -131,8 +131,14 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
             cf_search_candidate_label(&o->candidates[sc->oracle], label, sizeof label);
             cf_buf_printf(out, "oracle (measured times): %s, %.2f h, $%.2f; ", label, sc->oracle_hours, sc->oracle_usd);
             if (isfinite(sc->regret)) { /* no pick: no regret to give (JSON null), not "nan%" */
-                cf_buf_printf(out, "regret %.1f%%%s\n", 100 * sc->regret,
-                              sc->miss ? "; MISSES the deadline/budget by > 3%" : "");
+                cf_buf_printf(out, "regret %.1f%%", 100 * sc->regret);
+                if (sc->miss)
+                    cf_buf_puts(out, "; MISSES the deadline/budget by > 3%");
+                else if (sc->over_deadline > 0 || sc->over_budget > 0) /* why a regret can be below 0 */
+                    cf_buf_printf(out, "; the pick breaks the %s by %.2g%% under the measured times (within the "
+                                  "3%% a miss allows)", sc->over_deadline >= sc->over_budget ? "deadline" : "budget",
+                                  100 * fmax(sc->over_deadline, sc->over_budget));
+                cf_buf_puts(out, "\n");
             } else {
                 /* a miss too (docs/search.md), but not one by a pick's time or cost */
                 cf_buf_puts(out, "regret: none (no pick); MISSES: no pick, though the oracle meets the limits\n");
@@ -234,6 +240,7 @@ void cf_search_json(const cf_search_report *sr, cJSON *doc)
     add_number_or_null(ov, "regret_pct", sc && isfinite(sc->regret) ? 100 * sc->regret : NAN);
     if (sc) {
         cJSON_AddBoolToObject(ov, "miss", sc->miss);
+        add_number_or_null(ov, "over_limits_pct", 100 * fmax(sc->over_deadline, sc->over_budget));
         cJSON *oracle = sc->oracle >= 0 ? candidate_json(&o->candidates[sc->oracle]) : cJSON_CreateNull();
         if (sc->oracle >= 0) {
             cJSON_AddNumberToObject(oracle, "step_time_s", sr->true_step_s[sc->oracle]);

@@ -148,6 +148,7 @@ cf_status cf_search_score_against(const cf_search_options *o, const double *true
         }
     }
     out->regret = NAN;
+    out->over_deadline = out->over_budget = NAN;
     out->overhead_frac = NAN;
     out->profile_frac = NAN;
     if (r->chosen < 0 || !isfinite(true_step_s[r->chosen])) {
@@ -156,6 +157,12 @@ cf_status cf_search_score_against(const cf_search_options *o, const double *true
     }
     cf_search_job(o, &o->candidates[r->chosen], true_step_s[r->chosen], &out->chosen_hours, &out->chosen_usd);
     out->miss = !cf_search_feasible(o, out->chosen_hours, out->chosen_usd, CF_SEARCH_MISS_TOLERANCE);
+    /* a pick over a limit by less than the tolerance is no miss, yet can
+     * beat the oracle (which meets the limits exactly): regret below 0,
+     * said with how far it is over (docs/search.md) */
+    const cf_constraints *k = o->constraints;
+    out->over_deadline = k->deadline_hours > 0 ? fmax(0, out->chosen_hours / k->deadline_hours - 1) : 0;
+    out->over_budget = k->budget_usd > 0 ? fmax(0, out->chosen_usd / k->budget_usd - 1) : 0;
     if (out->oracle >= 0)
         out->regret = cf_search_objective(o, out->chosen_hours, out->chosen_usd) / best - 1;
     out->overhead_frac = cf_search_overhead_usd(o, r, (size_t)r->chosen, true_step_s[r->chosen]) / out->chosen_usd;

@@ -113,6 +113,7 @@ typedef struct {
     double chosen_hours, chosen_usd;   /* the pick under the true times */
     double regret;                /* chosen / oracle − 1 in the objective (cost or time) */
     int miss;                     /* breaks the deadline or budget by more than 3 % */
+    double over_deadline, over_budget; /* how far the pick breaks each under the true times (0: met; NAN: no pick) */
     double overhead_frac;         /* overhead / the pick's true job cost */
     double profile_frac;          /* profile runs' cost / the pick's true job cost */
     double fastest_hours, cheapest_usd;  /* over all candidates, no constraints */
