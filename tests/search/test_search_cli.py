@@ -119,6 +119,16 @@ def test_no_negative_number_in_the_document():
         assert not found, (seed, found)
 
 
+def test_regret_is_of_the_objective():
+    """docs/search.md: regret is the pick's cost over the oracle's, its time for --objective time, and for
+    balanced the product of the two (the docs said the cost)."""
+    for objective, value in (("cost", lambda h, u: u), ("time", lambda h, u: h), ("balanced", lambda h, u: h * u)):
+        ov = trace_json("--objective", objective, "--method", "bo", "--max-probes", "3", "--budget-usd", "1000")["overall"]
+        o = ov["oracle"]
+        want = 100 * (value(ov["chosen_true_hours"], ov["chosen_true_usd"]) / value(o["hours"], o["total_usd"]) - 1)
+        assert math.isclose(ov["regret_pct"], want, rel_tol=1e-9, abs_tol=1e-9), (objective, ov)
+
+
 def test_a_negative_regret_says_the_pick_breaks_a_limit():
     """Deadline 14 h, 5 % noise, seed 3: the pick takes 14.07 h under the measured times, over the deadline by
     less than a miss's 3 %, and is cheaper than the oracle (which meets it exactly): regret -24.1 %, miss false,
