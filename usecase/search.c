@@ -120,6 +120,26 @@ static cf_status probe_records(cf_search_session *s)
     return CF_OK;
 }
 
+/* The VM offers the candidates run on, for the table's "N offers × 1–M
+ * nodes" (each offer has a candidate per node count and batch: counting
+ * candidates overstated the space many times over). A candidate without a
+ * catalog row (--price) is its GPU and GPUs per VM. */
+static size_t distinct_offers(const cf_search_options *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->n_candidates; i++) {
+        const cf_search_candidate *c = &o->candidates[i];
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++) {
+            const cf_search_candidate *d = &o->candidates[k];
+            seen = c->vm ? d->vm == c->vm
+                         : !d->vm && d->gpus_per_node == c->gpus_per_node && strcmp(d->gpu, c->gpu) == 0;
+        }
+        n += !seen;
+    }
+    return n;
+}
+
 /* The final recommendation over the search's estimates: the pick, the
  * runners-up and, with --spot allow|only, the measured step times as spot
  * plans too (docs/spot.md). */
@@ -139,7 +159,7 @@ static cf_status recommendation(const cf_search_session_request *req, cf_search_
     s->report_inputs.n_perf = r->n_fitted;
     s->report = (cf_report){.spec = req->spec, .catalog = &req->catalog_source->catalog,
                             .inputs = &s->report_inputs, .advice = &s->advice, .created_at = s->created_at,
-                            .n_offers = s->options.n_candidates, .catalog_age_days = req->catalog_source->age_days,
+                            .n_offers = distinct_offers(&s->options), .catalog_age_days = req->catalog_source->age_days,
                             .catalog_source = req->catalog_source};
     return CF_OK;
 }

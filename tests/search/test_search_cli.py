@@ -101,6 +101,19 @@ def test_deterministic_for_a_seed():
         assert abs(run_["measured_step_time_s"] - median) < 1e-12 * median, (run_, t)
 
 
+def test_header_counts_offers_not_candidates():
+    """The table's header said "75 offers × 1–16 nodes": 75 was the candidate configurations (every node count
+    and batch) on 3 VM types. It counts the VM offers now, as recommend's header does."""
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "-q")
+    assert rc == 0, err
+    doc = trace_json()
+    offers = {(c["config"]["cloud"], c["config"]["instance_type"]) for c in doc["search"]["runs"]}
+    header = [line for line in out.splitlines() if " offers × 1–" in line]
+    assert len(header) == 1, out
+    n = int(header[0].split(": ", 1)[1].split(" offers")[0].replace(",", ""))
+    assert len(offers) <= n < 10, (header, offers)
+
+
 def negatives(doc, path=""):
     """Every number below 0 in a JSON document, with its key path."""
     if isinstance(doc, dict):
