@@ -87,7 +87,10 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
                                                                  "runs no probes"
                                : r->stop == CF_STOP_MAX_PROBES ? "NOT measured: out of probes"
                                                                : "NOT measured";
-        cf_buf_printf(out, "chosen: %s, step %.4g s (%s), %.2f h (%.2f–%.2f), $%.2f (%.2f–%.2f) (80%% intervals)\n",
+        cf_buf_printf(out, "%s: %s, step %.4g s (%s), %.2f h (%.2f–%.2f), $%.2f (%.2f–%.2f) (80%% intervals)\n",
+                      sr->no_spot_plan ? "the search's on-demand pick (no plan: no spot plan meets the limits, --spot "
+                                         "only; the regret below scores this pick against the on-demand oracle)"
+                                       : "chosen",
                       label, r->est_step_s[r->chosen], measured,
                       r->chosen_hours, sum->chosen_hours_p10, sum->chosen_hours_p90, r->chosen_usd,
                       sum->chosen_usd_p10, sum->chosen_usd_p90);

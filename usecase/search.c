@@ -153,7 +153,7 @@ static cf_status recommendation(const cf_search_session_request *req, cf_search_
     if (st != CF_OK)
         return st;
     if (r->chosen >= 0 && req->spec->search.spot == CF_SPOT_ONLY && !s->advice.have_best_spot)
-        s->no_spot_plan = s->infeasible = 1; /* it exited 0 with an on-demand plan */
+        s->no_spot_plan = s->infeasible = s->search_report.no_spot_plan = 1; /* it exited 0 with an on-demand plan */
     s->report_inputs = s->inputs;
     s->report_inputs.perf = r->fitted;
     s->report_inputs.n_perf = r->n_fitted;

@@ -142,6 +142,20 @@ def test_regret_is_of_the_objective():
         assert math.isclose(ov["regret_pct"], want, rel_tol=1e-9, abs_tol=1e-9), (objective, ov)
 
 
+def test_spot_only_without_a_spot_plan_names_the_scored_pick():
+    """--spot only with no spot plan: exit 4, chosen null, yet the table printed "chosen: T4 8×g4dn.xlarge …" and a
+    regret. The scored configuration is the search's on-demand pick, and the table now names it as such."""
+    args = (SPEC, "--runner", "trace:" + TRACE, "--no-history", "--deadline-hours", "30", "--spot", "only")
+    rc, out, err = run(*args, "-f", "json")
+    assert rc == 4, err
+    doc = json.loads(out)
+    assert doc["chosen"] is None and doc["overall"]["regret_pct"] is not None, doc["overall"]
+    rc, out, err = run(*args, "-q")
+    assert rc == 4, err
+    assert not any(line.startswith("chosen:") for line in out.splitlines()), out
+    assert "the search's on-demand pick (no plan: no spot plan meets the limits, --spot only;" in out, out
+
+
 def test_a_negative_regret_says_the_pick_breaks_a_limit():
     """Deadline 14 h, 5 % noise, seed 3: the pick takes 14.07 h under the measured times, over the deadline by
     less than a miss's 3 %, and is cheaper than the oracle (which meets it exactly): regret -24.1 %, miss false,

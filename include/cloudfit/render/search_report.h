@@ -16,6 +16,10 @@ typedef struct {
     /* the pick's intervals, training.current and the savings against it,
      * the prediction errors: computed by the library (cf_search_summarise) */
     const cf_search_summary *summary;
+    /* --spot only and no spot plan meets the limits: the search's pick (the
+     * on-demand configuration its probes measured, which the score and the
+     * history row are of) is not a plan; the text says so */
+    int no_spot_plan;
 } cf_search_report;
 
 /* The human part printed before the recommend table. */
