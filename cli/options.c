@@ -545,10 +545,7 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
             char word[96];
             snprintf(word, sizeof word, "--%s=%s", o->long_name, shown);
             cf_buf quoted = CF_BUF_INIT;
-            if (strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@+%-") == strlen(word))
-                cf_buf_puts(&quoted, word);
-            else
-                cf_shell_quote(&quoted, word);
+            cf_shell_word(&quoted, word);
             cf_log_hint("give the value, or write %s if the value begins with '--'",
                         cf_buf_failed(&quoted) ? word : cf_buf_cstr(&quoted));
             cf_buf_free(&quoted);

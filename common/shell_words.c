@@ -126,3 +126,12 @@ void cf_shell_quote(cf_buf *out, const char *word)
     }
     cf_buf_puts(out, "'");
 }
+
+void cf_shell_word(cf_buf *out, const char *word)
+{
+    if (word[0] && word[0] != '-' &&
+        word[strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-=")] == '\0')
+        cf_buf_puts(out, word);
+    else
+        cf_shell_quote(out, word);
+}

@@ -104,8 +104,11 @@ size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter
     size_t n = 0;
     for (size_t i = 0; i < catalog->n_vms; i++) {
         const cf_vm *vm = &catalog->vms[i];
-        if (!filter || (row_passes_but_restriction(vm, filter, &gpus) && !restricted_out(vm, filter)))
-            out[n++] = vm;
+        if (!filter || (row_passes_but_restriction(vm, filter, &gpus) && !restricted_out(vm, filter))) {
+            if (out)
+                out[n] = vm;
+            n++;
+        }
     }
     return n;
 }
@@ -431,17 +434,6 @@ cf_status cf_catalog_check_filter_field(const cf_catalog *catalog, const cf_cata
     return status;
 }
 
-/* How many rows pass `f` (restricted regions out as the filter says). */
-static size_t rows_passing(const cf_catalog *catalog, const cf_catalog_filter *f)
-{
-    gpu_models gpus;
-    gpu_models_init(&gpus, catalog, f);
-    size_t n = 0;
-    for (size_t i = 0; i < catalog->n_vms; i++)
-        n += row_passes_but_restriction(&catalog->vms[i], f, &gpus) && !restricted_out(&catalog->vms[i], f);
-    return n;
-}
-
 static void append_list(cf_buf *buf, const char *what, const char *const *items, size_t n)
 {
     cf_buf_printf(buf, "%s%s ", buf->len ? "; " : "", what);
@@ -482,7 +474,7 @@ cf_status cf_catalog_explain_empty(const cf_catalog *catalog, const cf_catalog_f
     drop[3].relaxed.spot = CF_SPOT_ALLOW;
     drop[4].relaxed.include_restricted = 1;
     for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) {
-        size_t n = drop[i].given ? rows_passing(catalog, &drop[i].relaxed) : 0;
+        size_t n = drop[i].given ? cf_catalog_filter_rows(catalog, &drop[i].relaxed, NULL) : 0;
         if (n > 0)
             cf_buf_printf(&hint, "%s%zu offer%s %s %s", hint.len ? "; " : "", n, n == 1 ? "" : "s",
                           i == 4 ? "in" : "without", drop[i].label);

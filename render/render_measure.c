@@ -18,39 +18,28 @@ static const char *about_name(cf_measure_about a)
     return a == CF_MEASURE_FOR_HELD_BACK ? "held_back" : a == CF_MEASURE_FOR_RUNNER_UP ? "runner_up" : "chosen";
 }
 
-/* A word as it is where a shell would read nothing else in it, else
- * quoted: a file name, and the GPU and instance type (from a catalog or a
- * shared history, unquoted they ran what a crafted name held). A leading
- * '-' is quoted too, for the reader; as an option's value cloudfit takes it. */
-static void shell_word(cf_buf *out, const char *word)
-{
-    if (word[0] && word[strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+-")] == '\0' &&
-        word[0] != '-')
-        cf_buf_puts(out, word);
-    else
-        cf_shell_quote(out, word);
-}
-
+/* Every word a catalog, a history or the user named is a cf_shell_word:
+ * unquoted, a crafted GPU or instance name ran what it held. */
 void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, const char *history,
                                  cf_buf *out)
 {
     cf_buf_puts(out, "cloudfit profile --runner RUNNER --gpu ");
-    shell_word(out, m->gpu);
+    cf_shell_word(out, m->gpu);
     cf_buf_puts(out, " --instance-type ");
-    shell_word(out, m->instance_type);
+    cf_shell_word(out, m->instance_type);
     /* the offer priced, whatever clouds and regions the spec names
      * (recommend's --cloud/--region may have overridden them) */
     cf_buf_puts(out, " --cloud ");
-    shell_word(out, m->cloud);
+    cf_shell_word(out, m->cloud);
     if (m->region[0] && strcmp(m->region, "-") != 0) {
         cf_buf_puts(out, " --region ");
-        shell_word(out, m->region);
+        cf_shell_word(out, m->region);
     }
     if (m->kind == CF_MEASURE_NETWORK && !(m->nodes == 2 && m->gpus_per_node == 1))
         cf_buf_printf(out, " --probe-nodes %d --probe-gpus %d", m->nodes, m->gpus_per_node);
     if (history && history[0]) { /* the profile goes where the next `recommend` reads it */
         cf_buf_puts(out, " --db ");
-        shell_word(out, history);
+        cf_shell_word(out, history);
     }
     cf_buf_puts(out, " ");
     /* The spec path is an operand: quoting does not stop cloudfit's option
@@ -60,12 +49,12 @@ void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_
     if (path[0] == '-') {
         cf_buf operand = CF_BUF_INIT;
         cf_buf_printf(&operand, "./%s", path);
-        shell_word(out, cf_buf_failed(&operand) ? path : cf_buf_cstr(&operand));
+        cf_shell_word(out, cf_buf_failed(&operand) ? path : cf_buf_cstr(&operand));
         if (cf_buf_failed(&operand))
             out->failed = 1;
         cf_buf_free(&operand);
     } else {
-        shell_word(out, path);
+        cf_shell_word(out, path);
     }
 }
 

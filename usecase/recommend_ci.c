@@ -114,22 +114,28 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
                                                                                               : NULL;
         const char *now = out->created_at[0] ? out->created_at : NULL;
         const char *on = branch ? branch : own;
-        cf_status st = cf_history_latest(req->db, out->identity, spec->source_hash, on, now, &row, &found);
-        if (st == CF_OK && !found && own) {
-            on = NULL;
-            st = cf_history_latest(req->db, out->identity, spec->source_hash, on, now, &row, &found);
-        }
         /* The newest run dated up to this one is the baseline; a run dated
          * after it came from a clock that was ahead (or this one is
          * behind). It is passed over, as a price snapshot fetched in the
          * future is (db/snapshots.c): else it would shadow every later run
          * until the clocks got there. Either way the baseline's name says
          * so: the one passed over, or that the baseline itself is dated
-         * after this run when there is no other. */
+         * after this run when there is no other. The newest-dated run is
+         * looked up first: only when it is dated after this one is the
+         * history asked again, for the newest run up to now. */
         cf_history_row newest;
         int newest_found = 0;
-        if (st == CF_OK && found && now && strcmp(row.created_at, now) <= 0)
+        cf_status st = cf_history_latest(req->db, out->identity, spec->source_hash, on, NULL, &newest, &newest_found);
+        if (st == CF_OK && !newest_found && own) {
+            on = NULL;
             st = cf_history_latest(req->db, out->identity, spec->source_hash, on, NULL, &newest, &newest_found);
+        }
+        int ahead = newest_found && now && strcmp(newest.created_at, now) > 0;
+        if (st == CF_OK && newest_found)
+            row = newest;
+        found = newest_found;
+        if (st == CF_OK && ahead)
+            st = cf_history_latest(req->db, out->identity, spec->source_hash, on, now, &row, &found);
         if (st != CF_OK)
             return st;
         if (found) {
@@ -139,7 +145,7 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
                 if (strcmp(row.created_at, now) > 0)
                     snprintf(b->source + len - 1, sizeof b->source - (len - 1),
                              "; dated after this run, %s: a clock was ahead)", now);
-                else if (newest_found && newest.id != row.id && strcmp(newest.created_at, now) > 0)
+                else if (ahead)
                     snprintf(b->source + len - 1, sizeof b->source - (len - 1),
                              "; recommendation %lld, dated %s after this run (%s: a clock was ahead), passed over)",
                              newest.id, newest.created_at, now);

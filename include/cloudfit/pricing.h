@@ -91,7 +91,7 @@ typedef struct {
 void cf_catalog_filter_from(const cf_constraints *c, cf_spot_policy spot, cf_catalog_filter_storage *out);
 
 /* Fills out[] (capacity catalog->n_vms) with the rows that pass the filter,
- * in catalog order; returns the count. */
+ * in catalog order; returns the count (out NULL: only counts). */
 size_t cf_catalog_filter_rows(const cf_catalog *catalog, const cf_catalog_filter *filter,
                               const cf_vm **out);
 /* The rows that would pass the filter but for being in a region that

@@ -36,7 +36,7 @@ def test_a_value_that_is_an_option_is_refused():
                               (["history", "--since", "--", "x"], "--since", "--")):
         rc, out, err = run(*args)
         assert rc == 2 and f"option '{option}' takes a value, got the option '{got}'" in err, (args, rc, err)
-        assert f"write {option}={got}" in err, err
+        assert f"write '{option}={got}'" in err, err
     rc, out, err = run("history", "--db", tmp("none.db"), "--branch=--db")
     assert rc != 2 and "takes a value" not in err, (rc, err)
     # the hint's spelling is one shell word: "--entrypoint=--nnodes=1 train.py" pasted unquoted made train.py

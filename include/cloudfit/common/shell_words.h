@@ -30,5 +30,9 @@ void cf_shell_words_free(cf_shell_words *w);
 
 /* Appends `word` in single quotes for a POSIX shell (' becomes '\''). */
 void cf_shell_quote(cf_buf *out, const char *word);
+/* Appends `word` as it is where a shell would read nothing else in it
+ * (letters, digits, . _ / + - =), else cf_shell_quote's form; a leading '-'
+ * is quoted too, for the reader. */
+void cf_shell_word(cf_buf *out, const char *word);
 
 #endif
