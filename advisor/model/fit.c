@@ -288,6 +288,11 @@ static void fit_one_rho(void *data, size_t r, int thread)
             double h = rho * x->t1[q];
             base[q] = x->t1[q] + fmax(0.0, a - h) + c->psi * fmin(a, h);
         }
+        /* The objective is convex in c0 (a sum of |affine| plus a linear penalty) and c0g rises, so
+         * once it has risen clearly no later c0 can be lower: every later rise is at least as
+         * steep. "Clearly" (1e-9 relative) is far above the sum's rounding (n · 1e-16), so the
+         * pick is the one the whole loop makes, bit for bit. */
+        double obj_prev = INFINITY;
         for (int j = 0; j <= c->n_c; j++) {
             double obj = 0;
             for (size_t q = 0; q < x->n; q++)
@@ -298,6 +303,9 @@ static void fit_one_rho(void *data, size_t r, int thread)
                 bi = i;
                 bj = j;
             }
+            if (obj > obj_prev + 1e-9 * fabs(obj_prev))
+                break;
+            obj_prev = obj;
         }
     }
     c->results[r] = (rho_result){obj_best, bi, bj};
