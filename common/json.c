@@ -46,17 +46,20 @@ typedef struct {
     size_t open_pos[JSON_MAX_DEPTH];   /* where each one was opened */
     char last;                         /* last punctuation seen (',', ':', '{', '[') or 0 */
     size_t token_end;                  /* offset just after the last complete token */
+    long first_line;                   /* the text's first line in the whole it is part of */
     char what[160];                    /* the diagnosis */
     char hint[160];
 } json_scan;
 
 /* ---- positions ----------------------------------------------------------------- */
 
-/* 1-based line and column (in characters, not bytes) of byte `offset`. */
-static void locate(const char *text, size_t offset, int *line, int *column)
+/* Line and column (in characters, not bytes; both from 1) of byte `offset`;
+ * the text's first line is line `first_line` (a line of a stream: its
+ * number there, so the line is not named twice). */
+static void locate(const char *text, size_t offset, long first_line, long *line, int *column)
 {
     size_t i = offset >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;   /* a BOM is no column */
-    *line = 1;
+    *line = first_line;
     *column = 1;
     for (; i < offset; i++) {
         if (text[i] == '\n') {
@@ -120,9 +123,10 @@ static void diagnose_unexpected(json_scan *s)
     snprintf(s->what, sizeof s->what, "expected %s, got %s", expect_text(s), got);
     char ch = s->pos < s->len ? s->text[s->pos] : '\0';
     if (s->pos >= s->len && s->depth > 0) {
-        int line, column;
-        locate(s->text, s->open_pos[s->depth - 1], &line, &column);
-        snprintf(s->hint, sizeof s->hint, "the '%c' opened at line %d, column %d is not closed",
+        long line;
+        int column;
+        locate(s->text, s->open_pos[s->depth - 1], s->first_line, &line, &column);
+        snprintf(s->hint, sizeof s->hint, "the '%c' opened at line %ld, column %d is not closed",
                  s->open[s->depth - 1], line, column);
     } else if (s->pos >= s->len && s->expect == EXPECT_VALUE && s->depth == 0) {
         snprintf(s->hint, sizeof s->hint, "the input is empty: it should hold one JSON object");
@@ -133,9 +137,10 @@ static void diagnose_unexpected(json_scan *s)
     } else if ((ch == '}' || ch == ']') && s->last == ',') {
         snprintf(s->hint, sizeof s->hint, "remove the trailing ',' before the '%c'", ch);
     } else if (s->expect == EXPECT_COMMA_OR_CLOSE && (ch == '"' || ch == '{' || ch == '[' || is_word_char(ch))) {
-        int line, column;
-        locate(s->text, s->token_end, &line, &column);
-        snprintf(s->hint, sizeof s->hint, "a ',' is probably missing at line %d, column %d", line, column);
+        long line;
+        int column;
+        locate(s->text, s->token_end, s->first_line, &line, &column);
+        snprintf(s->hint, sizeof s->hint, "a ',' is probably missing at line %ld, column %d", line, column);
     } else if ((s->expect == EXPECT_KEY || s->expect == EXPECT_KEY_OR_CLOSE) && is_word_char(ch)) {
         snprintf(s->hint, sizeof s->hint, "JSON keys take double quotes");
     } else if (s->expect == EXPECT_END) {
@@ -325,7 +330,7 @@ static void scan_to_error(json_scan *s, size_t limit)
 
 /* ---- entry point --------------------------------------------------------------- */
 
-static cf_status report_syntax(const char *text, size_t len, size_t cjson_offset, const char *file)
+static cf_status report_syntax(const char *text, size_t len, size_t cjson_offset, const char *file, long first_line)
 {
     json_scan *s = calloc(1, sizeof *s);
     if (!s)
@@ -333,10 +338,12 @@ static cf_status report_syntax(const char *text, size_t len, size_t cjson_offset
     s->text = text;
     s->len = len;
     s->expect = EXPECT_VALUE;
+    s->first_line = first_line;
     scan_to_error(s, cjson_offset);
-    int line, column;
-    locate(text, s->pos, &line, &column);
-    cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: %s", file, line, column, s->what);
+    long line;
+    int column;
+    locate(text, s->pos, first_line, &line, &column);
+    cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%ld:%d: invalid JSON: %s", file, line, column, s->what);
     if (s->hint[0])
         cf_error_hint("%s", s->hint);
     free(s);
@@ -393,7 +400,7 @@ static size_t string_nul_escape(const char *text, size_t start, size_t end)
  *  - strings: cJSON decodes \u0000 into a C string, which ends there, so
  *    "ab\u0000cd" would silently load as "ab" (and two keys that differ
  *    after it as one): refused, with the key path. */
-static cf_status check_tokens(const char *text, size_t len, const char *file)
+static cf_status check_tokens(const char *text, size_t len, const char *file, long first_line)
 {
     json_level *levels = calloc(JSON_MAX_DEPTH, sizeof *levels);
     if (!levels)
@@ -430,9 +437,10 @@ static cf_status check_tokens(const char *text, size_t len, const char *file)
             if (nul < end) {
                 char path[KEYPATH_MAX];
                 level_path(text, levels, depth, path, sizeof path);
-                int line, column;
-                locate(text, nul, &line, &column);
-                st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: NUL character (\\u0000) in the %s %s", file,
+                long line;
+                int column;
+                locate(text, nul, first_line, &line, &column);
+                st = cf_error_set(CF_ERR_INVALID, "%s:%ld:%d: invalid JSON: NUL character (\\u0000) in the %s %s", file,
                                   line, column, want_key ? "key" : "string at", path[0] ? path : "(top level)");
                 cf_error_hint("strings cannot hold NUL: remove the \\u0000");
             }
@@ -466,9 +474,10 @@ static cf_status check_tokens(const char *text, size_t len, const char *file)
             }
         }
         if (why) {
-            int line, column;
-            locate(text, start, &line, &column);
-            st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: %s '%s'", file, line, column, why, word);
+            long line;
+            int column;
+            locate(text, start, first_line, &line, &column);
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld:%d: invalid JSON: %s '%s'", file, line, column, why, word);
             cf_error_hint("%s", hint);
         }
         i--; /* the loop's i++ */
@@ -477,7 +486,7 @@ static cf_status check_tokens(const char *text, size_t len, const char *file)
     return st;
 }
 
-static cf_status json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
+static cf_status json_parse(const char *text, size_t len, const char *file, long first_line, cJSON **out_doc)
 {
     *out_doc = NULL;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 BOM, as some editors write */
@@ -486,9 +495,10 @@ static cf_status json_parse(const char *text, size_t len, const char *file, cJSO
     }
     const char *nul = memchr(text, '\0', len);
     if (nul) {
-        int line, column;
-        locate(text, (size_t)(nul - text), &line, &column);
-        cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: NUL byte in the text", file,
+        long line;
+        int column;
+        locate(text, (size_t)(nul - text), first_line, &line, &column);
+        cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%ld:%d: invalid JSON: NUL byte in the text", file,
                                     line, column);
         cf_error_hint("is this a binary file? JSON is UTF-8 text");
         return st;
@@ -505,9 +515,10 @@ static cf_status json_parse(const char *text, size_t len, const char *file, cJSO
      * by PostgreSQL after the whole recommendation */
     long bad = cf_utf8_invalid_at(copy);
     if (bad >= 0) {
-        int line, column;
-        locate(copy, (size_t)bad, &line, &column);
-        cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%d:%d: invalid JSON: byte 0x%02x is not UTF-8", file, line,
+        long line;
+        int column;
+        locate(copy, (size_t)bad, first_line, &line, &column);
+        cf_status st = cf_error_set(CF_ERR_INVALID, "%s:%ld:%d: invalid JSON: byte 0x%02x is not UTF-8", file, line,
                                     column, (unsigned char)copy[bad]);
         cf_error_hint("JSON text is UTF-8: save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)");
         free(copy);
@@ -517,12 +528,12 @@ static cf_status json_parse(const char *text, size_t len, const char *file, cJSO
     cJSON *doc = cJSON_ParseWithLengthOpts(copy, len + 1, &error_at, 1);
     if (!doc) {
         size_t offset = error_at && error_at >= copy ? (size_t)(error_at - copy) : 0;
-        cf_status st = report_syntax(copy, len, offset > len ? len : offset, file);
+        cf_status st = report_syntax(copy, len, offset > len ? len : offset, file, first_line);
         free(copy);
         return st;
     }
     free(copy);
-    cf_status st = check_tokens(text, len, file);
+    cf_status st = check_tokens(text, len, file, first_line);
     if (st != CF_OK) {
         cJSON_Delete(doc);
         return st;
@@ -531,15 +542,20 @@ static cf_status json_parse(const char *text, size_t len, const char *file, cJSO
     return CF_OK;
 }
 
-cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
+static cf_status parse_at(const char *text, size_t len, const char *file, long first_line, cJSON **out_doc)
 {
     *out_doc = NULL;
     cf_proc_abortable_begin(); /* a stop never waits for a parse */
     cf_status st = cf_interrupt_check(); /* one that came while the input was read */
     if (st == CF_OK)
-        st = json_parse(text, len, file, out_doc);
+        st = json_parse(text, len, file, first_line, out_doc);
     cf_proc_abortable_end();
     return st;
+}
+
+cf_status cf_json_parse(const char *text, size_t len, const char *file, cJSON **out_doc)
+{
+    return parse_at(text, len, file, 1, out_doc);
 }
 
 cf_status cf_json_parse_program_output(const char *text, size_t len, const char *file, cJSON **out_doc)
@@ -659,6 +675,20 @@ cf_status cf_json_read(const char *text, size_t len, const char *file, cJSON **o
     if (st == CF_OK && (st = cf_json_check_unique_keys(*out_doc, file)) != CF_OK) {
         cJSON_Delete(*out_doc);
         *out_doc = NULL;
+    }
+    return st;
+}
+
+cf_status cf_json_read_at(const char *text, size_t len, const char *name, long first_line, cJSON **out_doc)
+{
+    cf_status st = parse_at(text, len, name, first_line, out_doc);
+    if (st == CF_OK) {
+        char where[300]; /* a message without a column names the piece by its first line */
+        snprintf(where, sizeof where, "%.280s:%ld", name, first_line);
+        if ((st = cf_json_check_unique_keys(*out_doc, where)) != CF_OK) {
+            cJSON_Delete(*out_doc);
+            *out_doc = NULL;
+        }
     }
     return st;
 }

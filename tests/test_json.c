@@ -95,6 +95,35 @@ static void test_duplicate_keys_in_a_large_object(void **state)
     free(text);
 }
 
+/* A line of a JSON-lines stream is located in the stream: its line there
+ * and the column within it ("stdin:7:1:27" named the line twice). */
+static void test_piece_of_a_stream_located_in_the_stream(void **state)
+{
+    (void)state;
+    cJSON *doc = (cJSON *)1;
+    const char *line = "{\"compute_s\": [0.3, 0.1] \"x\": 1}\n";
+    assert_int_equal(cf_json_read_at(line, strlen(line), "stdin", 7, &doc), CF_ERR_INVALID);
+    assert_null(doc);
+    assert_string_equal(cf_error_message(), "stdin:7:26: invalid JSON: expected ',' or '}', got '\"'");
+    assert_string_equal(cf_error_hint_text(), "a ',' is probably missing at line 7, column 25");
+    const char *open = "{\"a\": [1,\n 2";
+    assert_int_equal(cf_json_read_at(open, strlen(open), "s.jsonl", 40, &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "s.jsonl:41:3: invalid JSON: expected ',' or ']', got end of input");
+    assert_string_equal(cf_error_hint_text(), "the '[' opened at line 40, column 7 is not closed");
+    const char *number = "{\"a\": 1e999}";
+    assert_int_equal(cf_json_read_at(number, strlen(number), "stdin", 12, &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "stdin:12:7: invalid JSON: number out of range '1e999'");
+    /* no position: the piece by its first line */
+    const char *dup = "{\"a\": 1, \"a\": 2}";
+    assert_int_equal(cf_json_read_at(dup, strlen(dup), "stdin", 3, &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "stdin:3: a: duplicate key (each key may appear once)");
+    cf_error_clear();
+    const char *fine = "{\"a\": [1, 2]}";
+    assert_int_equal(cf_json_read_at(fine, strlen(fine), "stdin", 5, &doc), CF_OK);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "a")), 2);
+    cJSON_Delete(doc);
+}
+
 static void test_rounded_numbers(void **state)
 {
     (void)state;
@@ -126,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_keys_name_their_path),
         cmocka_unit_test(test_nul_escape_refused_with_key_path),
         cmocka_unit_test(test_duplicate_keys_in_a_large_object),
+        cmocka_unit_test(test_piece_of_a_stream_located_in_the_stream),
         cmocka_unit_test(test_rounded_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

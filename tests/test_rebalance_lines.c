@@ -61,6 +61,16 @@ static void test_read_line(void **state)
     assert_int_not_equal(cf_rebalance_read_line("{\"times_s\": [1, 1,", "stdin", 9, 3, t), CF_OK);
     assert_non_null(strstr(cf_error_message(), "stdin:9"));
     cf_error_clear();
+    /* a syntax error at its line of the stream and its column in that line: it read "stdin:7:1:29", the line
+     * named twice */
+    assert_int_equal(cf_rebalance_read_line("{\"compute_s\": [0.31, 0.12]  \"x\": 1}\n", "stdin", 7, 2, t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "stdin:7:29: invalid JSON: expected ',' or '}', got '\"'");
+    cf_error_clear();
+    assert_int_equal(cf_rebalance_read_line("{\"compute_s\": [1, 1], \"compute_s\": [2, 2]}", "stdin", 12, 2, t),
+                     CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "stdin:12: compute_s: duplicate key (each key may appear once)");
+    cf_error_clear();
     /* a line past the protocol's limit is refused before it is parsed */
     char *long_line = malloc(CF_REBALANCE_MAX_LINE + 2);
     assert_non_null(long_line);

@@ -23,6 +23,12 @@ cf_status cf_json_parse_program_output(const char *text, size_t len, const char 
 cf_status cf_json_check_unique_keys(const cJSON *doc, const char *name);
 /* cf_json_parse, then duplicate keys refused. */
 cf_status cf_json_read(const char *text, size_t len, const char *name, cJSON **out);
+/* cf_json_read for a piece of a larger text that starts at a line's start
+ * (one line of a JSON-lines stream): positions are "NAME:LINE:COLUMN"
+ * with LINE counted from `first_line`, the piece's first line in the
+ * whole ("stdin:7:27", not "stdin:7:1:27"); a message without a position
+ * (a duplicate key) names "NAME:FIRST_LINE". */
+cf_status cf_json_read_at(const char *text, size_t len, const char *name, long first_line, cJSON **out);
 /* A file read with cf_json_read, named by its path. */
 cf_status cf_json_load_file(const char *path, cJSON **out);
 
