@@ -252,6 +252,29 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
         cf_error_hint("give seconds per optimizer step (one update of the global batch), not per epoch, per "
                       "sample or in milliseconds");
     }
+    /* The whole run's hours and cost have the step time's lower bound: a run
+     * takes its steps, and a step is at most CF_RECORD_SCALE_MAX times
+     * faster than predicted, so a run more than that far under the
+     * prediction is another unit (days, thousands of dollars) or nonsense
+     * (--total-hours 1e-300 was stored for good). Above, start-up and
+     * preemptions may stretch a run: only CF_RECORD_MAX_* bound it. */
+    for (int k = 0; k < 2 && st == CF_OK; k++) {
+        double given = k ? m->total_usd : m->total_hours;
+        double predicted = k ? out->row.chosen.total_usd : out->row.chosen.hours;
+        if (!(predicted > 0) || !(given < predicted / CF_RECORD_SCALE_MAX))
+            continue;
+        char under[48];
+        if (given < predicted * 1e-6)
+            snprintf(under, sizeof under, "more than a million times under");
+        else
+            snprintf(under, sizeof under, "%.3g× under", given / predicted);
+        st = cf_error_set(CF_ERR_USAGE,
+                          "%s %.4g %s is %s the %.4g %s recommendation %lld predicted; a whole run takes at least "
+                          "1/%g of the prediction, as its steps do",
+                          k ? "--total-usd" : "--total-hours", given, k ? "USD" : "h", under, predicted,
+                          k ? "USD" : "h", req->recommendation_id, CF_RECORD_SCALE_MAX);
+        cf_error_hint("give the whole run's wall time in hours and its cost in US dollars; nothing was stored");
+    }
     if (st == CF_OK)
         st = cf_db_hold(req->db);
     if (st == CF_OK)

@@ -597,6 +597,27 @@ def test_record_refuses_hours_and_cost_out_of_range():
     assert rc == 0, err
 
 
+def test_record_refuses_hours_and_cost_far_under_the_prediction():
+    """--total-hours 1e-300 and --total-usd 1e-7 were stored for good ("1e-300 h measured, under a millionth of
+    the prediction"): only > 0 was asked. A whole run takes its steps, each at most 20x faster than predicted (the
+    step time's bound), so hours or cost more than 20x under the prediction are refused (exit 2, nothing stored)."""
+    db = new_db("record-floor")
+    first = recommend(db, example("resnet18-cifar10.json"), "--gpu", "L4")
+    rid = str(last_id(db))
+    hours, usd = first["chosen"]["hours"], first["chosen"]["total_usd"]
+    for option, value, words in (("--total-hours", "1e-300", "more than a million times under"),
+                                 ("--total-usd", "1e-7", "more than a million times under"),
+                                 ("--total-hours", repr(hours / 30), "0.0333× under"),
+                                 ("--total-usd", repr(usd / 25), "0.04× under")):
+        rc, out, err = run("record", "--db", db, rid, option, value)
+        assert rc == 2 and out == "", (option, value, rc, out, err)
+        assert "cloudfit: " + option in err and words in err and "at least 1/20 of the prediction" in err, err
+    assert query(db, "SELECT count(*) FROM measurements") == [(0,)]
+    rc, out, err = run("record", "--db", db, rid, "--total-hours", repr(hours / 19), "--total-usd", repr(usd / 19))
+    assert rc == 0, err
+    assert query(db, "SELECT count(*) FROM measurements") == [(1,)]
+
+
 HOSTILE = ["x'; DROP TABLE recommendations; --", "\"quoted\" name", "a%_*", "robert'); DELETE FROM specs;--"]
 
 
