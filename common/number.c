@@ -217,3 +217,11 @@ void cf_number_plain_text(double v, int significant, char *out, size_t n)
     if (strcmp(out, "-0") == 0)
         strcpy(out, "0");
 }
+
+void cf_number_fixed_text(double v, int decimals, int sign, char *out, size_t n)
+{
+    if (fabs(v) < 1e9)
+        snprintf(out, n, sign ? "%+.*f" : "%.*f", decimals, v);
+    else
+        snprintf(out, n, sign ? "%+.3g" : "%.3g", v);
+}

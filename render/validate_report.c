@@ -3,6 +3,7 @@
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/csvwrite.h"
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
 #include "cloudfit/version.h"
 
 #include <math.h>
@@ -21,12 +22,25 @@ static cJSON *stats_json(const cf_ape_stats *s)
     return o;
 }
 
+/* A fraction as a percentage with one decimal, sane at any magnitude (an
+ * extreme input's error printed hundreds of digits). */
+typedef struct {
+    char text[32];
+} pct_text;
+
+static pct_text pct(double fraction, int sign)
+{
+    pct_text t;
+    cf_number_fixed_text(100 * fraction, 1, sign, t.text, sizeof t.text);
+    return t;
+}
+
 static void print_stats_row(cf_buf *out, const char *label, size_t n_fit, const cf_ape_stats *s)
 {
-    cf_buf_printf(out, "  %-28s %7zu %9zu %8.1f%% %8.1f%% %8.1f%%", label, n_fit, s->n, 100 * s->median_ape,
-                  100 * s->p90_ape, 100 * s->max_ape);
+    cf_buf_printf(out, "  %-28s %7zu %9zu %8s%% %8s%% %8s%%", label, n_fit, s->n, pct(s->median_ape, 0).text,
+                  pct(s->p90_ape, 0).text, pct(s->max_ape, 0).text);
     if (s->interval_coverage >= 0)
-        cf_buf_printf(out, " %8.1f%%", 100 * s->interval_coverage);
+        cf_buf_printf(out, " %8s%%", pct(s->interval_coverage, 0).text);
     cf_buf_puts(out, "\n");
 }
 
@@ -181,11 +195,14 @@ void cf_validate_gns_table(const cf_validate_gns_report *r, cf_buf *out)
         const cf_gns_prediction *p = &r->predictions[i];
         char model[96];
         cf_escape_into(p->model, model, sizeof model);
-        cf_buf_printf(out, "  %-10s %7d %7d %10.4g %12.0f %12.0f %+7.1f%%\n", model, p->m0, p->batch, p->target,
-                      p->measured_iterations, p->predicted_iterations, 100 * p->error);
+        char measured[32], predicted[32];
+        cf_number_fixed_text(p->measured_iterations, 0, 0, measured, sizeof measured);
+        cf_number_fixed_text(p->predicted_iterations, 0, 0, predicted, sizeof predicted);
+        cf_buf_printf(out, "  %-10s %7d %7d %10.4g %12s %12s %7s%%\n", model, p->m0, p->batch, p->target,
+                      measured, predicted, pct(p->error, 1).text);
     }
-    cf_buf_printf(out, "\n  overall: n %zu, median %.1f%%, p90 %.1f%%, max %.1f%%\n", r->overall.n,
-                  100 * r->overall.median_ape, 100 * r->overall.p90_ape, 100 * r->overall.max_ape);
+    cf_buf_printf(out, "\n  overall: n %zu, median %s%%, p90 %s%%, max %s%%\n", r->overall.n,
+                  pct(r->overall.median_ape, 0).text, pct(r->overall.p90_ape, 0).text, pct(r->overall.max_ape, 0).text);
     if (r->n_unlisted_rows) {
         char model[96], traces[300], models[300];
         cf_escape_into(r->first_unlisted, model, sizeof model);
@@ -240,10 +257,10 @@ void cf_validate_crossgpu_table(const cf_validate_crossgpu_report *r, cf_buf *ou
                   v->n_pairs, v->n_models, v->n_cross_pairs, "METHOD", "MEDIAN", "P90", "MAX", "IN 80%", "RULE");
     for (int k = 0; k < CF_CARRY_METHODS; k++) {
         const cf_ape_stats *s = &v->scores[k].stats;
-        cf_buf_printf(out, "  %-16s %7.1f%% %7.1f%% %7.1f%% ", v->scores[k].name, 100 * s->median_ape,
-                      100 * s->p90_ape, 100 * s->max_ape);
+        cf_buf_printf(out, "  %-16s %7s%% %7s%% %7s%% ", v->scores[k].name, pct(s->median_ape, 0).text,
+                      pct(s->p90_ape, 0).text, pct(s->max_ape, 0).text);
         if (s->interval_coverage >= 0)
-            cf_buf_printf(out, "%7.1f%%", 100 * s->interval_coverage);
+            cf_buf_printf(out, "%7s%%", pct(s->interval_coverage, 0).text);
         else
             cf_buf_printf(out, "%8s", "-");
         cf_buf_printf(out, "  %s", v->scores[k].description);

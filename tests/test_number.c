@@ -219,6 +219,27 @@ static void test_escape(void **state)
 /* Figures people read never switch to scientific notation: "%.3g" wrote a
  * 1065 h plan as "1.07e+03" in the HTML report, "%g" a $2,500,000 budget
  * as "2.5e+06" and a --max-cost 1234567.89 as "1.23457e+06". */
+/* validate's tables printed %f of 2.9e302 %: hundreds of digits */
+static void test_fixed_text(void **state)
+{
+    (void)state;
+    char out[32];
+    cf_number_fixed_text(12.345, 1, 0, out, sizeof out);
+    assert_string_equal(out, "12.3");
+    cf_number_fixed_text(-99.94, 1, 1, out, sizeof out);
+    assert_string_equal(out, "-99.9");
+    cf_number_fixed_text(5, 1, 1, out, sizeof out);
+    assert_string_equal(out, "+5.0");
+    cf_number_fixed_text(999999999.4, 0, 0, out, sizeof out);
+    assert_string_equal(out, "999999999");
+    cf_number_fixed_text(2.886e302, 1, 0, out, sizeof out);
+    assert_string_equal(out, "2.89e+302");
+    cf_number_fixed_text(3.1e300, 1, 1, out, sizeof out);
+    assert_string_equal(out, "+3.1e+300");
+    cf_number_fixed_text(-1e20, 0, 0, out, sizeof out);
+    assert_string_equal(out, "-1e+20");
+}
+
 static void test_plain_text(void **state)
 {
     (void)state;
@@ -273,6 +294,6 @@ int main(void)
                                        cmocka_unit_test(test_integers),
                                        cmocka_unit_test(test_json_grammar), cmocka_unit_test(test_csv_bom_nul_spaces),
                                        cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output),
-                                       cmocka_unit_test(test_plain_text)};
+                                       cmocka_unit_test(test_plain_text), cmocka_unit_test(test_fixed_text)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

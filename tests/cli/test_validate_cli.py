@@ -443,6 +443,23 @@ def test_train_gpus_names_no_gpu():
     assert run_json("--train-gpus", ",".join(["t4"] * 300), DATA)["overall"]["n"] > 0
 
 
+def test_extreme_results_print_short():
+    """--inter-node-gbps 1e-300 and a progress of 1e300 in a noise trace printed errors of 2.9e302 % with all their
+    ~300 digits (%f); a magnitude of 1e9 or more is written %.3g."""
+    rc, out, err = run("--inter-node-gbps", "1e-300", DATA)
+    assert rc == 0 and "e+3" in out, (rc, out, err)
+    assert max(len(line) for line in out.splitlines()) < 200, out
+    traces, models = gns_files("cifar10,128,acc,higher\n", "extreme")
+    with open(traces) as f:
+        lines = f.read().splitlines()
+    lines = [",".join(l.split(",")[:4] + ["1e300"] + l.split(",")[5:]) if l.startswith("cifar10,128,128,20,") else l
+             for l in lines]
+    with open(traces, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 0 and "e+29" in out and max(len(line) for line in out.splitlines()) < 200, (rc, out, err)
+
+
 def gns_files(models, name, drop_m0_run=False):
     """A 128-sample M0 run and a 512-sample run of cifar10 (as tests/test_usecase_validate.c), and `models`."""
     traces = os.path.join(TMP, name + "-traces.csv")

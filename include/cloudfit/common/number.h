@@ -66,4 +66,11 @@ void cf_number_share_text(double fraction, char *out, size_t n);
 void cf_number_plain_text(double v, int significant, char *out, size_t n);
 #define CF_NUMBER_AS_GIVEN 15
 
+/* v with `decimals` decimals (%.*f; a '+' for a positive value when
+ * `sign`), but a magnitude of 1e9 or more as %.3g ("1.3e+302"): %f of a
+ * result computed from an extreme input (validate --inter-node-gbps
+ * 1e-300) printed hundreds of digits into a table. For tables of
+ * percentages and counts. */
+void cf_number_fixed_text(double v, int decimals, int sign, char *out, size_t n);
+
 #endif
