@@ -267,7 +267,7 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
         if (given < predicted * 1e-6)
             snprintf(under, sizeof under, "more than a million times under");
         else
-            snprintf(under, sizeof under, "%.3g× under", given / predicted);
+            snprintf(under, sizeof under, "%.3g×", given / predicted);
         st = cf_error_set(CF_ERR_USAGE,
                           "%s %.4g %s is %s the %.4g %s recommendation %lld predicted; a whole run takes at least "
                           "1/%g of the prediction, as its steps do",

@@ -607,8 +607,8 @@ def test_record_refuses_hours_and_cost_far_under_the_prediction():
     hours, usd = first["chosen"]["hours"], first["chosen"]["total_usd"]
     for option, value, words in (("--total-hours", "1e-300", "more than a million times under"),
                                  ("--total-usd", "1e-7", "more than a million times under"),
-                                 ("--total-hours", repr(hours / 30), "0.0333× under"),
-                                 ("--total-usd", repr(usd / 25), "0.04× under")):
+                                 ("--total-hours", repr(hours / 30), "0.0333× the"),
+                                 ("--total-usd", repr(usd / 25), "0.04× the")):
         rc, out, err = run("record", "--db", db, rid, option, value)
         assert rc == 2 and out == "", (option, value, rc, out, err)
         assert "cloudfit: " + option in err and words in err and "at least 1/20 of the prediction" in err, err
