@@ -7,19 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/advisor/gates.h"
 #include "cloudfit/advisor/rebalance.h"
+#include "cloudfit/common/clock.h"
 #include "cloudfit/common/buf.h"
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/common/shell_words.h"
 #include "cloudfit/common/text_wrap.h"
 #include "cloudfit/profiler.h"
+#include "cloudfit/render.h"
 #include "cloudfit/spec/types.h"
 
 /* A library default in a help text: the one constant, not a copy of its value. */
 #define DEFAULT_TEXT_(value) #value
 #define DEFAULT_TEXT(value) DEFAULT_TEXT_(value)
+#include "commands.h"
 #include "exit_codes.h"
+#include "io/spec_load.h"
 #include "log.h"
 
 #define OFF(field) offsetof(cf_cli_options, field)
@@ -651,9 +656,76 @@ const char *cf_cli_option_values(const cf_cli_option *o, unsigned command)
     return row < 0 ? NULL : known_values[row].values;
 }
 
+/* Values outside a fixed set that still follow a rule of their own: checked
+ * here with the library's parser, wherever the value comes from, so that
+ * `config show COMMAND` refuses a configuration file's value as COMMAND does
+ * (it showed "confidence": "1.5" that recommend then refused). */
+typedef enum { RULE_PROBABILITY, RULE_FRACTION, RULE_SDS, RULE_NAME, RULE_WHEN, RULE_INCREASE, RULE_SELECTOR } value_rule;
+static const struct {
+    const char *option;
+    unsigned commands;
+    value_rule rule;
+    const char *expects; /* what a bad value is told it expects */
+} value_rules[] = {
+    {"confidence", CMD_ALL, RULE_PROBABILITY, "a probability from 0.5 to 0.999 (e.g. 0.9 or 90%)"},
+    {"dead-band", CMD_ALL, RULE_FRACTION,
+     "a percentage below 100% or a fraction below 1 (e.g. 3% or 0.03; a number without % is a fraction)"},
+    {"min-share", CMD_ALL, RULE_FRACTION,
+     "a percentage below 100% or a fraction below 1 (e.g. 25% or 0.25; a number without % is a fraction)"},
+    {"margin", CMD_ALL, RULE_FRACTION, "a fraction or a percentage (e.g. 3%)"},
+    {"safety-sds", CMD_ALL, RULE_SDS, "a number from 0 to 5"},
+    {"gpu", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, RULE_NAME, "a name"},
+    {"region", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, RULE_NAME, "a name"},
+    {"instance-type", CMD_SIMULATE, RULE_NAME, "a name"},
+    {"since", CMD_ALL, RULE_WHEN, NULL},
+    {"until", CMD_ALL, RULE_WHEN, NULL},
+    {"older-than", CMD_ALL, RULE_WHEN, NULL},
+    {"max-cost-increase", CMD_ALL, RULE_INCREASE, NULL},
+    {"node-selector", CMD_ALL, RULE_SELECTOR, NULL},
+};
+
+static int check_rule(const cf_cli_option *o, unsigned command, const char *command_name, const char *arg)
+{
+    for (size_t i = 0; i < sizeof value_rules / sizeof *value_rules; i++) {
+        if (strcmp(value_rules[i].option, o->long_name) != 0 || !(value_rules[i].commands & command))
+            continue;
+        double v = -1, z;
+        char when[32], shown[128];
+        int as_given;
+        cf_gate_limits scratch = {0};
+        switch (value_rules[i].rule) {
+        case RULE_PROBABILITY: v = cf_cli_parse_fraction(arg); v = v >= 0.5 && v <= 0.999 ? v : -1; break;
+        case RULE_FRACTION: v = cf_cli_parse_fraction(arg); break;
+        case RULE_SDS: v = cf_number_double(arg, 0, 5, &z) == CF_NUMBER_OK ? 1 : -1; break;
+        case RULE_NAME: v = arg[0] ? 1 : -1; break;
+        case RULE_WHEN:
+            if (cf_when_parse(arg, when, sizeof when, &as_given) == CF_OK)
+                return 0;
+            cf_log_error("option '--%s': %s", o->long_name, cf_error_message());
+            cf_log_hint("an age before now (30d, 12h, 90m, 2w) or a UTC date: e.g. '--%s 7d' or '--%s "
+                        "2026-11-18T12:00:00Z'", o->long_name, o->long_name);
+            cf_error_clear();
+            return CF_EXIT_USAGE;
+        case RULE_INCREASE:
+            if (cf_gate_limits_set_increase(&scratch, arg) == CF_OK)
+                return 0;
+            usage_error(command_name, "option '--%s' %s", o->long_name, cf_error_message());
+            cf_error_clear();
+            return CF_EXIT_USAGE;
+        case RULE_SELECTOR: return cf_emit_k8s_check_selectors(&arg, 1) == CF_OK ? 0 : cf_report_error();
+        }
+        if (v < 0)
+            return usage_error(command_name, "option '--%s' expects %s, got '%s'", o->long_name,
+                               value_rules[i].expects, shown_arg(arg, shown, sizeof shown));
+    }
+    return 0;
+}
+
 int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const char *command_name, const char *arg)
 {
     int row = known_values_row(o, command);
+    if (arg && (o->kind == OPT_STRING || o->kind == OPT_LIST) && (o->commands & command) && check_rule(o, command, command_name, arg))
+        return CF_EXIT_USAGE;
     if (row < 0 || !known_values[row].checked || !arg)
         return 0;
     const char *values = known_values[row].values;

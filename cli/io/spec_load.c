@@ -43,24 +43,13 @@ static int build_overrides(const cf_cli_options *o, cf_spec_overrides *ov)
         if ((rc = enum_option(o->clouds.items[i], "search.clouds", "cloud", &ignored)))
             return rc;
     }
-    const cf_cli_list *names[] = {&o->gpus, &o->regions}; /* "": a bad option value, not the spec's error */
-    for (int l = 0; l < 2; l++)
-        for (int i = 0; i < names[l]->n; i++)
-            if (!names[l]->items[i][0]) {
-                cf_log_error("option '--%s' expects a name, got ''", l ? "region" : "gpu");
-                return CF_EXIT_USAGE;
-            }
+    /* an empty --gpu or --region and --confidence's range were checked as
+     * the options were read (cf_cli_option_check_value), from the command
+     * line or the configuration file */
     ov->deadline_hours = o->deadline_hours;
     ov->budget_usd = o->budget_usd;
-    if (o->confidence) {
-        double c = cf_cli_parse_fraction(o->confidence);
-        if (!(c >= 0.5 && c <= 0.999)) {
-            cf_log_error("option '--confidence' expects a probability from 0.5 to 0.999 (e.g. 0.9 or 90%%), got '%s'",
-                         o->confidence);
-            return CF_EXIT_USAGE;
-        }
-        ov->confidence = c;
-    }
+    if (o->confidence)
+        ov->confidence = cf_cli_parse_fraction(o->confidence);
     ov->max_nodes = o->max_nodes;
     ov->max_gpus = o->max_gpus;
     ov->clouds = o->clouds.items;

@@ -67,22 +67,11 @@ static int parse_ints(const char *option, const char *text, int *out, int cap, i
 static int settings_from(const cf_cli_options *o, cf_rebalance_settings *s)
 {
     *s = cf_rebalance_defaults();
-    if (o->dead_band) {
+    /* both checked as the options were read (cf_cli_option_check_value) */
+    if (o->dead_band)
         s->dead_band = cf_cli_parse_fraction(o->dead_band);
-        if (s->dead_band < 0) {
-            cf_log_error("option '--dead-band' expects a percentage below 100%% or a fraction below 1 "
-                         "(e.g. 3%% or 0.03; a number without %% is a fraction), got '%s'", o->dead_band);
-            return usage();
-        }
-    }
-    if (o->min_share) {
+    if (o->min_share)
         s->min_share = cf_cli_parse_fraction(o->min_share);
-        if (s->min_share < 0) {
-            cf_log_error("option '--min-share' expects a percentage below 100%% or a fraction below 1 "
-                         "(e.g. 25%% or 0.25; a number without %% is a fraction), got '%s'", o->min_share);
-            return usage();
-        }
-    }
     if (o->window > 0)
         s->window = o->window;
     if (o->controller) {

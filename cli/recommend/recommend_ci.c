@@ -44,7 +44,8 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     }
     /* A bad entry point or node selector is a usage error before anything
      * is computed, with --emit or without (a slip is found now, not when
-     * --emit is added). */
+     * --emit is added); each selector alone was checked as the options
+     * were read, here a key given twice. */
     if (cf_emit_k8s_check_selectors((const char *const *)o->node_selectors.items, (size_t)o->node_selectors.n) != CF_OK)
         return cf_report_error();
     if (o->emit.n > 0 || o->entrypoint) {

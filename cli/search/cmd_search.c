@@ -102,7 +102,7 @@ static int request_of(const cf_cli_options *o, cf_search_session_request *req, c
         req->margin = margin;
     }
     if (o->safety_sds) {
-        cf_number_double(o->safety_sds, 0, 5, safety_sds); /* checked with the other options */
+        cf_number_double(o->safety_sds, 0, 5, safety_sds); /* checked as the options were read */
         req->safety_sds = safety_sds;
     }
     req->max_probes = o->max_probes;
@@ -179,11 +179,7 @@ int cmd_search(int argc, char **argv, const cf_cli_options *o, int n_positional)
         !o->runner[strncmp(o->runner, "trace:", 6) ? 5 : 6])
         return usage("option '--runner' expects trace:MEASUREMENTS.csv or exec:'COMMAND TEMPLATE', got '%s'",
                      o->runner ? o->runner : "(none)");
-    if (o->margin && cf_cli_parse_fraction(o->margin) < 0)
-        return usage("option '--margin' expects a fraction or a percentage (e.g. 3%%), got '%s'", o->margin);
-    double z = 0;
-    if (o->safety_sds && cf_number_double(o->safety_sds, 0, 5, &z) != CF_NUMBER_OK)
-        return usage("option '--safety-sds' expects a number from 0 to 5, got '%s'", o->safety_sds);
+    /* --margin and --safety-sds were checked as the options were read (cf_cli_option_check_value) */
     cf_spec *spec = NULL;
     int rc = cf_cli_spec_open(o, argv[1], 1, &spec);
     /* one database handle (never created) for the prices and the evidence */

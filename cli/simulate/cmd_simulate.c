@@ -36,8 +36,7 @@ static int check_options(const cf_cli_options *o, unsigned *rules, unsigned *bat
         return o->traces.n > 0 ? usage("--calibrate DIR takes every trace of DIR; leave out --trace") : 0;
     if (cf_cli_on_command_line(o, "confidence")) /* a replay's spread has no quantile to set */
         return usage("--confidence applies to --calibrate only");
-    if (o->instance_type && !o->instance_type[0])
-        return usage("option '--instance-type' expects a name, got ''");
+    /* an empty --instance-type, --gpu or --region was refused as the options were read (cf_cli_option_check_value) */
     *rules = *batches = 0;
     /* the values are checked against the option table's sets (cf_cli_option_check_value) */
     if ((o->rule && cf_simulate_rules_of(o->rule, rules) != CF_OK) ||

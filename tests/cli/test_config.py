@@ -28,8 +28,8 @@ def config(doc):
         f.write(doc if isinstance(doc, str) else json.dumps(doc))
 
 
-def run(*args, **env):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=dict(ENV, **env), timeout=60)
+def run(*args, stdin=None, **env):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, env=dict(ENV, **env), timeout=60, stdin=stdin)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -332,6 +332,46 @@ def test_values_are_checked_like_the_command_line():
     os.remove(CONFIG)
     rc, out, err = run("history", "--since", "7x")
     assert rc == 2 and err.startswith("cloudfit: option '--since'"), err
+
+
+def test_config_show_refuses_what_the_command_refuses():
+    """config show COMMAND showed a value of the file that COMMAND then refused, exit 0, when the value is
+    not one of a fixed set but has a rule of its own (a probability, a percentage, a date, a label selector,
+    a name): "confidence": "1.5", "since": "yesterday". It is now checked as it is read, by the same parser
+    for both, and config show says what COMMAND says: exit 2, the file, the key and what was expected."""
+    trace = "trace:" + os.path.join(SRC, "examples", "data", "resnet18-cifar10-t4-profile.csv")
+    rebalance = ["--global-batch", "256", "--workers", "2"]
+    for section, key, value, command, expects in (
+            ("recommend", "confidence", "1.5", [SPEC, "--no-history"], "expects a probability from 0.5 to 0.999"),
+            ("recommend", "max-cost-increase", "lots", [SPEC, "--no-history"], "expects a percentage (10%)"),
+            ("recommend", "node-selector", "nokv", [SPEC, "--no-history"], "is not a Kubernetes label selector"),
+            ("recommend", "gpu", "", [SPEC, "--no-history"], "expects a name, got ''"),
+            ("recommend", "region", ["us-east-1", ""], [SPEC, "--no-history"], "expects a name, got ''"),
+            ("search", "margin", "abc", [SPEC, "--no-history", "--runner", trace], "expects a fraction or a percentage"),
+            ("search", "safety-sds", "9", [SPEC, "--no-history", "--runner", trace], "expects a number from 0 to 5"),
+            ("simulate", "instance-type", "", [SPEC], "expects a name, got ''"),
+            ("history", "since", "yesterday", [], "is not a date or time"),
+            ("history", "older-than", "soon", ["prune"], "is not a date or time"),
+            ("rebalance", "dead-band", "x", rebalance, "expects a percentage below 100%"),
+            ("rebalance", "min-share", "150%", rebalance, "expects a percentage below 100%")):
+        config({section: {key: value}})
+        want = "cloudfit: %s: %s.%s: option '--%s'" % (CONFIG, section, key, key)
+        rc, out, err = run(section, *command, stdin=subprocess.DEVNULL)
+        assert rc == 2 and err.startswith(want) and expects in err, (section, key, value, rc, err)
+        rc, out, err = run("config", "show", section)
+        assert rc == 2 and out == "" and err.startswith(want) and expects in err, (section, key, value, rc, out, err)
+        # the top level goes to the command as its section does
+        config({key: value})
+        rc, out, err = run("config", "show", section)
+        assert rc == 2 and out == "" and err.startswith("cloudfit: %s: %s: option '--%s'" % (CONFIG, key, key)), \
+            (key, value, rc, err)
+    # the values the commands take are shown
+    config({"recommend": {"confidence": "95%", "max-cost-increase": "$25", "node-selector": "a.b/c=d"},
+            "history": {"since": "7d", "until": "2026-01-02"}, "rebalance": {"dead-band": "5%"}})
+    assert show("recommend")[1]["confidence"] == ("95%", "configuration file (recommend.confidence)")
+    assert show("history")[1]["since"] == ("7d", "configuration file (history.since)")
+    assert show("rebalance")[1]["dead-band"] == ("5%", "configuration file (rebalance.dead-band)")
+    config({})
 
 
 def test_a_top_level_filter_is_not_another_commands_option_of_that_name():
