@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cloudfit/common/json.h"
+#include "cloudfit/db.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "log.h"
@@ -422,7 +423,9 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
         const char *env = env_for(o);
         if (env) {
             *(const char **)((char *)opts + o->offset) = getenv(env);
-            cf_log_option_source(o->long_name, env); /* an error about it names the variable */
+            char shown[1024];
+            cf_db_redact(getenv(env), shown, sizeof shown); /* as messages show it: no password */
+            cf_log_option_source(o->long_name, env, shown); /* an error about it names the variable */
             continue;
         }
         char key_path[96];
@@ -430,7 +433,10 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
         if (v) {
             char where[PATH_MAX + 100];
             snprintf(where, sizeof where, "%s: %s", config_file, key_path);
-            cf_log_option_source(o->long_name, where);
+            char shown[1024] = "";
+            if (cJSON_IsString(v))
+                cf_db_redact(v->valuestring, shown, sizeof shown); /* as messages show it: no password */
+            cf_log_option_source(o->long_name, where, shown);
         }
         if (v && (rc = store(o, command, command_name, v, opts)) != 0)
             return rc;

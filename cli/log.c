@@ -183,6 +183,8 @@ static void cf_log_error_line(const char *fmt, ...)
 static struct {
     char quoted[64]; /* "option '--NAME'" */
     char where[1100];
+    char value[1100]; /* "'VALUE'" as a message quotes it; "" = none (or too long to match) */
+    int from_env;
 } option_sources[OPTION_SOURCES_MAX];
 
 /* Whether `message` holds "--NAME" as a whole word (not --NAME-more, not
@@ -202,12 +204,17 @@ static int names_option(const char *message, const char *quoted)
 }
 static int n_option_sources;
 
-void cf_log_option_source(const char *long_name, const char *where)
+void cf_log_option_source(const char *long_name, const char *where, const char *value)
 {
     if (n_option_sources == OPTION_SOURCES_MAX)
         return;
     snprintf(option_sources[n_option_sources].quoted, sizeof option_sources[0].quoted, "option '--%s'", long_name);
     snprintf(option_sources[n_option_sources].where, sizeof option_sources[0].where, "%s", where);
+    option_sources[n_option_sources].from_env = strncmp(where, "CLOUDFIT_", 9) == 0 && !strchr(where, ' ');
+    int w = value && value[0] ? snprintf(option_sources[n_option_sources].value, sizeof option_sources[0].value,
+                                         "'%s'", value) : 0;
+    if (w < 0 || (size_t)w >= sizeof option_sources[0].value)
+        option_sources[n_option_sources].value[0] = '\0';
     n_option_sources++;
 }
 
@@ -234,6 +241,16 @@ void cf_log_error(const char *fmt, ...)
         cf_log_error_line("%s: %s", where, message);
     else
         cf_log_error_line("%s", message);
+    /* a value the user never typed, quoted in the message ("cannot open
+     * '/x/h.db'" of CLOUDFIT_DB): say where it came from, as git does */
+    for (int i = 0; i < n_option_sources && !where; i++)
+        if (option_sources[i].value[0] && strstr(message, option_sources[i].value)) {
+            const char *name = option_sources[i].quoted + strlen("option '");
+            cf_log_hint("%s is %.*s from %s %s (%.*s on the command line overrides it)", option_sources[i].value,
+                        (int)strlen(name) - 1, name, option_sources[i].from_env ? "the environment variable" :
+                        "the configuration file,", option_sources[i].where, (int)strlen(name) - 1, name);
+            break;
+        }
     if (message != small)
         free(message);
 }

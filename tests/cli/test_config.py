@@ -374,6 +374,28 @@ def test_config_show_refuses_what_the_command_refuses():
     config({})
 
 
+def test_an_error_about_a_value_never_typed_says_where_it_came_from():
+    """An error about a database path from CLOUDFIT_DB or the configuration file said only "cannot open
+    '/nonexistent/x.db'": nothing told the user the path was not on the command line. A hint names the
+    variable, or the file and the key (a password never shown); typed on the command line, no such hint."""
+    missing = os.path.join(TMP, "no-such-folder", "h.db")
+    config({})
+    for args in (["history"], ["history", "show", "1"], ["recommend", SPEC]):
+        rc, out, err = run(*args, CLOUDFIT_DB=missing)
+        assert rc != 0 and "'%s'" % missing in err and \
+            "hint: '%s' is --db from the environment variable CLOUDFIT_DB" % missing in err, (args, rc, err)
+        rc, out, err = run(*args, "--db", missing, CLOUDFIT_DB=missing)
+        assert rc != 0 and "is --db from" not in err, (args, err)
+    config({"history": {"db": missing}})
+    rc, out, err = run("history")
+    assert rc == 3 and "hint: '%s' is --db from the configuration file, %s: history.db" % (missing, CONFIG) in err, err
+    config({"db": "postgresql://u:secret@127.0.0.1:1/x"})
+    rc, out, err = run("history")
+    assert rc != 0 and "secret" not in err and \
+        "hint: 'postgresql://u:***@127.0.0.1:1/x' is --db from the configuration file, %s: db" % CONFIG in err, err
+    config({})
+
+
 def test_a_top_level_filter_is_not_another_commands_option_of_that_name():
     """A top-level "gpu"/"cloud"/"region" filters where recommend and search run and what prices lists; simulate's options
     of those names are the VM its trace was recorded on (a V100 trace was replayed on H100 VMs, and the
