@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "config.h"
 #include "cloudfit/common/help_default.h"
+#include "cloudfit/common/text_wrap.h"
 #include "exit_codes.h"
 #include "log.h"
 #include "term/output.h"
@@ -31,22 +32,41 @@ static void default_text(const cf_cli_option *o, char *out, size_t n)
         cf_help_stated_default(o->help, out, n);
 }
 
-static void row(cf_buf *out, const cf_cli_option *o, const char *value, const char *from)
+/* One line of the table: the option, its value and where it came from. */
+typedef struct {
+    char name[48], value[512], from[1400];
+} row;
+
+/* The rows in three columns, each as wide as its widest cell (at least
+ * the header's 24 and 36: a long option name or value pushed the rest of
+ * its line out of the columns). */
+static void put_rows(cf_buf *out, const row *rows, size_t n)
 {
-    char name[48];
-    snprintf(name, sizeof name, "--%s", o->long_name);
+    int name_w = 24, value_w = 36;
+    for (size_t i = 0; i < n; i++) {
+        int w = cf_text_width(rows[i].name, strlen(rows[i].name)), v = cf_text_width(rows[i].value, strlen(rows[i].value));
+        name_w = w > name_w ? w : name_w;
+        value_w = v > value_w ? v : value_w;
+    }
     cf_buf_puts(out, "  ");
-    cf_buf_pad(out, name, 24, 0);
+    cf_buf_pad(out, "OPTION", name_w, 0);
     cf_buf_puts(out, " ");
-    cf_buf_pad(out, value[0] ? value : "(not set)", 36, 0);
-    cf_buf_printf(out, " %s\n", from);
+    cf_buf_pad(out, "VALUE", value_w, 0);
+    cf_buf_puts(out, " FROM\n");
+    for (size_t i = 0; i < n; i++) {
+        cf_buf_puts(out, "  ");
+        cf_buf_pad(out, rows[i].name, name_w, 0);
+        cf_buf_puts(out, " ");
+        cf_buf_pad(out, rows[i].value, value_w, 0);
+        cf_buf_printf(out, " %s\n", rows[i].from);
+    }
 }
 
 /* One option's line: its value and source, for `command` (CMD_ALL = the top level). */
-static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, const char *command_name,
+static void show_option(row *r, const cf_cli_option *o, unsigned command, const char *command_name,
                         const cf_cli_options *given, const cf_cli_options *effective, int file_read)
 {
-    char detail[160] = "", value[512], from[256];
+    char detail[160] = "", value[512], from[1400];
     cf_config_source src = file_read ? cf_cli_config_source(o, command, command_name, given, detail, sizeof detail)
                            : cf_cli_option_is_set(o, given) ? CF_FROM_COMMAND_LINE
                                                             : CF_FROM_DEFAULT;
@@ -72,7 +92,9 @@ static void show_option(cf_buf *out, const cf_cli_option *o, unsigned command, c
         else if (cf_log_in_ci())
             snprintf(from + strlen(from), sizeof from - strlen(from), "; CI is set: never");
     }
-    row(out, o, value, from);
+    snprintf(r->name, sizeof r->name, "--%s", o->long_name);
+    snprintf(r->value, sizeof r->value, "%s", value[0] ? value : "(not set)");
+    snprintf(r->from, sizeof r->from, "%s", from);
 }
 
 /* `effective` shares the lists the command line gave (`given`); the ones
@@ -149,7 +171,14 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     cf_buf_puts(&out, "precedence: command line > environment > configuration file (the command's section, then the "
                       "top level) > default\n\n");
     cf_buf_printf(&out, "%s:\n", target ? target->name : "every command (see 'cloudfit config show COMMAND' for one)");
-    cf_buf_puts(&out, "  OPTION                   VALUE                                FROM\n");
+    row *rows = calloc(cf_cli_option_count, sizeof *rows);
+    size_t n_rows = 0;
+    if (!rows) {
+        cf_log_error("out of memory");
+        cf_buf_free(&out);
+        free_options(&given, &effective);
+        return CF_EXIT_FAILURE;
+    }
     for (size_t i = 0; i < cf_cli_option_count; i++) {
         const cf_cli_option *o = &cf_cli_option_table[i];
         if (!(o->commands & command) || strcmp(o->long_name, "help") == 0 || strcmp(o->long_name, "man") == 0)
@@ -158,8 +187,10 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         for (size_t k = 0; k < i && !target; k++)
             repeated |= strcmp(cf_cli_option_table[k].long_name, o->long_name) == 0;
         if (!repeated)
-            show_option(&out, o, command, name, &given, &effective, file_read);
+            show_option(&rows[n_rows++], o, command, name, &given, &effective, file_read);
     }
+    put_rows(&out, rows, n_rows);
+    free(rows);
     rc = cf_cli_write_buf(&given, &out);
     cf_buf_free(&out);
     free_options(&given, &effective);

@@ -396,6 +396,27 @@ def test_an_error_about_a_value_never_typed_says_where_it_came_from():
     config({})
 
 
+def test_config_show_columns_are_aligned():
+    """An option name longer than 22 characters (--include-restricted-regions) or a value longer than 36 (a
+    long --db path) pushed the rest of its line out of the columns. Each column is now as wide as its widest
+    cell, for config show alone and for every command."""
+    config({"recommend": {"entrypoint": "python train.py --epochs 90 --lr 0.1 --data /datasets/imagenet"}})
+    long_db = os.path.join(TMP, "a", "rather", "long", "path", "to", "the", "history", "database.db")
+    commands = ["recommend", "history", "prices", "profile", "search", "validate", "simulate", "rebalance", "record",
+                "help", "version", "completion"]
+    for args in [[]] + [[c] for c in commands]:
+        rc, out, err = run("config", "show", *args, CLOUDFIT_DB=long_db)
+        assert rc == 0, (args, err)
+        lines = [line for line in out.splitlines() if line.startswith("  ")]
+        header, rows = lines[0], lines[1:]
+        value_at, from_at = header.index("VALUE"), header.index("FROM")
+        assert rows and all(line.startswith("  --") for line in rows), (args, out)
+        for line in rows:
+            assert line[value_at - 1] == " " and line[value_at] != " ", (args, line)
+            assert line[from_at - 1] == " " and line[from_at] != " ", (args, line)
+    config({})
+
+
 def test_a_top_level_filter_is_not_another_commands_option_of_that_name():
     """A top-level "gpu"/"cloud"/"region" filters where recommend and search run and what prices lists; simulate's options
     of those names are the VM its trace was recorded on (a V100 trace was replayed on H100 VMs, and the
