@@ -17,6 +17,7 @@
 #include "cloudfit/common/text_wrap.h"
 #include "cloudfit/profiler.h"
 #include "cloudfit/render.h"
+#include "cloudfit/render/emit_common.h"
 #include "cloudfit/spec/types.h"
 
 /* A library default in a help text: the one constant, not a copy of its value. */
@@ -660,7 +661,7 @@ const char *cf_cli_option_values(const cf_cli_option *o, unsigned command)
  * here with the library's parser, wherever the value comes from, so that
  * `config show COMMAND` refuses a configuration file's value as COMMAND does
  * (it showed "confidence": "1.5" that recommend then refused). */
-typedef enum { RULE_PROBABILITY, RULE_FRACTION, RULE_SDS, RULE_NAME, RULE_WHEN, RULE_INCREASE, RULE_SELECTOR } value_rule;
+typedef enum { RULE_PROBABILITY, RULE_FRACTION, RULE_SDS, RULE_NAME, RULE_WHEN, RULE_INCREASE, RULE_SELECTOR, RULE_WORDS } value_rule;
 static const struct {
     const char *option;
     unsigned commands;
@@ -682,6 +683,7 @@ static const struct {
     {"older-than", CMD_ALL, RULE_WHEN, NULL},
     {"max-cost-increase", CMD_ALL, RULE_INCREASE, NULL},
     {"node-selector", CMD_ALL, RULE_SELECTOR, NULL},
+    {"entrypoint", CMD_ALL, RULE_WORDS, NULL},
 };
 
 static int check_rule(const cf_cli_option *o, unsigned command, const char *command_name, const char *arg)
@@ -713,6 +715,13 @@ static int check_rule(const cf_cli_option *o, unsigned command, const char *comm
             cf_error_clear();
             return CF_EXIT_USAGE;
         case RULE_SELECTOR: return cf_emit_k8s_check_selectors(&arg, 1) == CF_OK ? 0 : cf_report_error();
+        case RULE_WORDS: {
+            cf_shell_words words;
+            if (cf_emit_split_words(arg, &words) != CF_OK)
+                return cf_report_error();
+            cf_shell_words_free(&words);
+            return 0;
+        }
         }
         if (v < 0)
             return usage_error(command_name, "option '--%s' expects %s, got '%s'", o->long_name,

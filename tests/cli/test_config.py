@@ -345,6 +345,7 @@ def test_config_show_refuses_what_the_command_refuses():
             ("recommend", "confidence", "1.5", [SPEC, "--no-history"], "expects a probability from 0.5 to 0.999"),
             ("recommend", "max-cost-increase", "lots", [SPEC, "--no-history"], "expects a percentage (10%)"),
             ("recommend", "node-selector", "nokv", [SPEC, "--no-history"], "is not a Kubernetes label selector"),
+            ("recommend", "entrypoint", "a; b", [SPEC, "--no-history"], "--entrypoint"),
             ("recommend", "gpu", "", [SPEC, "--no-history"], "expects a name, got ''"),
             ("recommend", "region", ["us-east-1", ""], [SPEC, "--no-history"], "expects a name, got ''"),
             ("search", "margin", "abc", [SPEC, "--no-history", "--runner", trace], "expects a fraction or a percentage"),
