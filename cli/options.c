@@ -72,7 +72,8 @@ const cf_cli_option cf_cli_option_table[] = {
      "also offer regions where launching needs an access request (Azure's restricted regions; docs/pricing.md)"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_RECOMMEND | CMD_SEARCH, OFF(gpus), "only this GPU model (or its name as nvidia-smi prints it, 'Tesla T4'); repeatable"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_HISTORY, OFF(gpus),
-     "only recommendations of this GPU model; repeatable (rows of any of them)"},
+     "only recommendations of this GPU model (or its name as nvidia-smi prints it, 'Tesla T4'); repeatable (rows "
+     "of any of them)"},
     {"gpu", 0, OPT_LIST, "GPU[:N]", CMD_PRICES, OFF(gpus),
      "only this GPU model or family, as the GPU argument (GPU:N: N GPUs per VM); one is 'prices GPU' (its "
      "offers), several the summary of those; repeatable"},

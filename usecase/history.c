@@ -5,19 +5,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/common/clock.h"
+#include "cloudfit/pricing.h"
+
+/* The list's GPU words as the history matches them: each as written (a
+ * stored model in any case, and a family word such as "a100", as before)
+ * and, where it differs, the model it stands for in every other GPU filter
+ * (cf_catalog_gpu_filter_model: "Tesla T4" is T4), so that `history --gpu`
+ * takes what `recommend --gpu` takes. The models point into `catalog`. */
+typedef struct {
+    cf_catalog catalog;
+    const char **words;
+    size_t n;
+} gpu_words;
+
+static cf_status gpu_words_init(gpu_words *g, const cf_history_query_request *req)
+{
+    memset(g, 0, sizeof *g);
+    if (req->kind != CF_HISTORY_LIST || req->n_gpus == 0)
+        return CF_OK;
+    cf_status st = cf_catalog_load_embedded(&g->catalog);
+    if (st != CF_OK)
+        return st;
+    if (!(g->words = malloc(2 * req->n_gpus * sizeof *g->words)))
+        return cf_error_set(CF_ERR_NOMEM, "out of memory reading the history");
+    for (size_t i = 0; i < req->n_gpus; i++) {
+        const char *model = cf_catalog_gpu_filter_model(&g->catalog, req->gpus[i]);
+        g->words[g->n++] = req->gpus[i];
+        if (model && req->gpus[i] && strcasecmp(model, req->gpus[i]) != 0)
+            g->words[g->n++] = model;
+    }
+    return CF_OK;
+}
+
+static void gpu_words_free(gpu_words *g)
+{
+    free(g->words);
+    cf_catalog_free(&g->catalog);
+    memset(g, 0, sizeof *g);
+}
 
 /* The list filter with its clouds and GPUs (rows of any of them). */
-static cf_history_filter list_filter(const cf_history_query_request *req)
+static cf_history_filter list_filter(const cf_history_query_request *req, const gpu_words *gpus)
 {
     cf_history_filter f = req->filter;
     f.cloud = f.gpu = NULL;
     f.clouds = req->clouds;
     f.n_clouds = req->n_clouds;
-    f.gpus = req->gpus;
-    f.n_gpus = req->n_gpus;
+    f.gpus = gpus->words;
+    f.n_gpus = gpus->n;
     return f;
 }
 
@@ -26,6 +65,7 @@ static cf_history_filter list_filter(const cf_history_query_request *req)
 typedef struct {
     cf_history_list_writer w;
     const cf_history_query_request *req;
+    gpu_words gpus;
     cf_history_sink sink;
     void *sink_ctx;
     cf_buf chunk;
@@ -64,7 +104,7 @@ static cf_status write_row(void *ctx, const cf_history_row *row)
 static cf_status stream_body(cf_db *db, void *ctx)
 {
     list_stream *x = ctx;
-    cf_history_filter f = list_filter(x->req);
+    cf_history_filter f = list_filter(x->req, &x->gpus);
     f.listed_only = 1; /* no list format shows the identity or the intervals */
     cf_status st = CF_OK;
     if (x->w.format == CF_HISTORY_FORMAT_TABLE) {
@@ -85,21 +125,31 @@ cf_status cf_history_list_stream(const cf_history_query_request *req, cf_history
 {
     list_stream x = {.req = req, .sink = sink, .sink_ctx = sink_ctx};
     *n_rows = 0;
-    cf_status st = cf_history_list_writer_init(&x.w, format, width);
-    if (st != CF_OK)
+    cf_status st = gpu_words_init(&x.gpus, req);
+    if (st == CF_OK)
+        st = cf_history_list_writer_init(&x.w, format, width);
+    if (st != CF_OK) {
+        gpu_words_free(&x.gpus);
         return st;
+    }
     st = format == CF_HISTORY_FORMAT_TABLE ? cf_db_read_snapshot(req->db, stream_body, &x) : stream_body(req->db, &x);
     *n_rows = format == CF_HISTORY_FORMAT_TABLE ? x.n_rows : x.w.n;
     cf_history_list_writer_free(&x.w);
     cf_buf_free(&x.chunk);
+    gpu_words_free(&x.gpus);
     return st;
 }
 
 /* The rows matching the filter for any of the clouds and any of the GPUs. */
 static cf_status list_rows(const cf_history_query_request *req, cf_history_row **out, size_t *n)
 {
-    cf_history_filter f = list_filter(req);
-    return cf_history_list(req->db, &f, out, n);
+    gpu_words gpus;
+    cf_status st = gpu_words_init(&gpus, req);
+    cf_history_filter f = list_filter(req, &gpus);
+    if (st == CF_OK)
+        st = cf_history_list(req->db, &f, out, n);
+    gpu_words_free(&gpus);
+    return st;
 }
 
 static cf_status empty_filter(const char *option, const char *value, const char *expected)

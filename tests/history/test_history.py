@@ -299,6 +299,34 @@ def test_list_filters_limit_and_formats():
     assert abs(float(table[0]["total_usd"]) / rows[0]["chosen"]["total_usd"] - 1) < 1e-12
 
 
+def test_gpu_filter_takes_what_recommend_takes():
+    """history --gpu read the word as the stored text: 'Tesla T4', which recommend --gpu takes (and stores
+    as T4), listed nothing. It reads a GPU as every GPU filter does (cf_catalog_gpu_filter_model), and a
+    word that worked before (a model in any case; a family word, compared as written) lists what it did."""
+    db = new_db("gpuspell")
+    recommend(db, example("resnet18-cifar10.json"), "--gpu", "Tesla T4")
+    recommend(db, example("resnet18-cifar10.json"), "--gpu", "L4")
+    ids = {r[1]: r[0] for r in query(db, "SELECT id, gpu FROM recommendations")}
+    assert set(ids) == {"T4", "L4"}, ids
+
+    def listed(*gpus):
+        args = [a for g in gpus for a in ("--gpu", g)]
+        rc, out, err = run("history", "--db", db, "-f", "json", *args)
+        assert rc == 0, (gpus, rc, err)
+        return sorted(r["id"] for r in json.loads(out))
+    for spelling in ("T4", "t4", "Tesla T4", "NVIDIA Tesla T4", "nvidia t4", "NVIDIA-T4"):
+        assert listed(spelling) == [ids["T4"]], spelling
+    assert listed("Tesla T4", "NVIDIA L4") == sorted(ids.values())
+    rc, csv_out, err = run("history", "--db", db, "-f", "csv", "--gpu", "Tesla T4")
+    assert rc == 0 and len(list(csv.DictReader(io.StringIO(csv_out)))) == 1, (rc, csv_out, err)
+    rc, table, err = run("history", "--db", db, "--gpu", "Tesla T4")
+    assert rc == 0 and "T4" in table and "L4" not in table, (rc, table, err)
+    # a family word names no one model: compared as written, as before (a row stored as 'A100' by hand)
+    assert listed("a100") == [] and listed("NVIDIA A100") == [] and listed("H100-SXM") == []
+    query(db, "UPDATE recommendations SET gpu = 'A100' WHERE id = ?", ids["L4"])
+    assert listed("a100") == [ids["L4"]] and listed("A100") == [ids["L4"]]
+
+
 def test_list_streams_rows_in_bounded_memory():
     """history --limit 1000000 held every row before printing: 100,000
     recommendations took 749 MB in JSON (a CI job listing a long history
