@@ -216,6 +216,17 @@ void cf_db_close(cf_db *db)
     free(db);
 }
 
+void cf_db_close_discard_new(cf_db *db)
+{
+    char path[sizeof db->path];
+    int created = db && db->created;
+    if (created)
+        snprintf(path, sizeof path, "%s", db->path);
+    cf_db_close(db);
+    if (created)
+        cf_db_remove_unused(path);
+}
+
 int cf_db_schema_version(cf_db *db) { return db->driver->schema_version(db); }
 
 const char *cf_db_name(const cf_db *db) { return db->path; }

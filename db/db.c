@@ -378,12 +378,34 @@ static void remove_if_empty(const char *path)
     sqlite3_close(h);
 }
 
+/* Whether h is the only connection to its database: 1 yes, 0 no, -1 not
+ * known. A connection that opened a WAL database and read it keeps a
+ * shared lock on the file, and leaving WAL mode needs the file's exclusive
+ * lock (taken without waiting: SQLITE_BUSY while another has it open). In
+ * rollback mode BEGIN EXCLUSIVE then locks the database as a whole, so
+ * nobody opens it for reading meanwhile either. Where the switch fails for
+ * another reason (a full disk: it checkpoints the log), it is not known. */
+static int sole_connection(sqlite3 *h)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(h, "PRAGMA journal_mode=DELETE", -1, &q, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(q);
+    const unsigned char *mode = rc == SQLITE_ROW ? sqlite3_column_text(q, 0) : NULL;
+    int sole = mode ? strcmp((const char *)mode, "delete") == 0
+                    : (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED ? 0 : -1;
+    sqlite3_finalize(q);
+    return sole;
+}
+
 void cf_db_remove_unused(const char *path)
 {
     sqlite3 *h = NULL;
-    int unused = 0;
-    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-        sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
+    int unused = 0, sole = 0;
+    /* not known (a full disk): under the write lock alone, as a database this
+     * command could not fill */
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK && (sole = sole_connection(h)) != 0 &&
+        sqlite3_exec(h, sole > 0 ? "BEGIN EXCLUSIVE" : "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
         sqlite3_stmt *tables = NULL;
         unused = sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
                                        "'sqlite\\_%' ESCAPE '\\'", -1, &tables, NULL) == SQLITE_OK;
@@ -398,12 +420,16 @@ void cf_db_remove_unused(const char *path)
         sqlite3_finalize(tables);
     }
     if (unused) { /* still holding the lock */
-        char side[sizeof ((cf_db *)0)->path + 8];
-        snprintf(side, sizeof side, "%s-wal", path);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", path);
-        unlink(side);
+        char side[sizeof ((cf_db *)0)->path + 12];
+        for (const char *suffix = "-wal"; suffix;
+             suffix = !strcmp(suffix, "-wal") ? "-shm" : !strcmp(suffix, "-shm") ? "-journal" : NULL) {
+            snprintf(side, sizeof side, "%s%s", path, suffix);
+            unlink(side);
+        }
         unlink(path);
+    } else if (sole > 0) { /* kept: back in the journal mode every open sets */
+        sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_exec(h, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
     }
     sqlite3_close(h);
 }
@@ -518,6 +544,7 @@ static cf_status sqlite_open_write(const char *path, cf_db **out)
         free(db);
         return st;
     }
+    db->created = created;
     *out = db;
     return CF_OK;
 }

@@ -365,6 +365,65 @@ static void test_same_target(void **state)
     unlink(other);
 }
 
+/* cf_db_close_discard_new: a history this handle created and stored
+ * nothing in goes, with its -wal and -shm; one that holds a row, one that
+ * was there before the open, and one another connection has open stay. */
+static void test_close_discard_new(void **state)
+{
+    (void)state;
+    char path[300], side[320];
+    cf_db *db = NULL, *other = NULL;
+    snprintf(path, sizeof path, "%s.new", db_path);
+    assert_int_equal(cf_db_open(path, &db), CF_OK); /* created, migrated, no row */
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), -1);
+    snprintf(side, sizeof side, "%s-wal", path);
+    assert_int_equal(access(side, F_OK), -1);
+    snprintf(side, sizeof side, "%s-shm", path);
+    assert_int_equal(access(side, F_OK), -1);
+    /* a row stored: kept, still in WAL mode */
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    cf_history_record r = sample("kept");
+    long long id = 0, count = 0;
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), 0);
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(q, 0), "wal");
+    sqlite3_finalize(q);
+    sqlite3_close(raw);
+    unlink(path);
+    /* there before the open (an empty file, then an empty history): kept */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), 0);
+    unlink(path);
+    /* created here, but another command opened it meanwhile and writes to
+     * it later: kept, and its row lands in the file */
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    assert_int_equal(cf_db_open(path, &other), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(cf_history_insert(other, &r, &id), CF_OK);
+    cf_db_close(other);
+    assert_int_equal(cf_db_open_readonly(path, &db), CF_OK);
+    assert_int_equal(cf_history_count(db, &count), CF_OK);
+    assert_int_equal(count, 1);
+    cf_db_close(db);
+    cf_db_close_discard_new(NULL);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_open_existing),
         cmocka_unit_test(test_make_private),
         cmocka_unit_test(test_same_target),
+        cmocka_unit_test(test_close_discard_new),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

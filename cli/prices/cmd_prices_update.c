@@ -85,19 +85,15 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
     /* One handle: the base is the catalog in use from it (without
      * overrides: a stored snapshot holds list prices only), the snapshot
      * goes into it. */
-    char path[1024], target[2048];
+    char path[1024];
     cf_db *db = NULL;
-    /* a history this command creates is removed again when it stores nothing */
-    int created = cf_cli_db_path(o, target, sizeof target) == CF_OK && !cf_db_is_postgresql(target) &&
-                  access(target, F_OK) != 0;
+    /* a history this command creates is removed again when it stores nothing (cf_db_close_discard_new) */
     if (cf_cli_db_open(o, 1, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
     cf_catalog_source base;
-    int rc = cf_cli_catalog_read(o, db, path, 0, &base), stored = 0;
+    int rc = cf_cli_catalog_read(o, db, path, 0, &base);
     if (rc) {
-        cf_db_close(db);
-        if (created)
-            cf_db_remove_unused(target);
+        cf_db_close_discard_new(db);
         return rc;
     }
     cf_prices_update_request req = {
@@ -128,16 +124,13 @@ int cf_cli_prices_update(const cf_cli_options *o, int n_positional)
         cf_buf text = CF_BUF_INIT;
         cf_prices_update_table(&res.report, &text);
         rc = cf_cli_deliver_held(o, db, 0, &text);
-        stored = rc == 0;
         if (rc)
             cf_log_info("nothing stored; the catalog in use is still %s", base.snapshot);
         else if (res.any_cloud_failed)
             rc = cf_exit_code_for(CF_ERR_NETWORK);
     }
     cf_prices_update_run_free(&res);
-    cf_db_close(db);
-    if (created && !stored)
-        cf_db_remove_unused(target);
+    cf_db_close_discard_new(db);
     cf_catalog_source_close(&base);
     return rc;
 }

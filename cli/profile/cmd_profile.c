@@ -71,7 +71,7 @@ static int store(const cf_cli_options *o, cf_db *db, const char *db_name, const 
     if (rc == 0)
         rc = cf_cli_result_deliver(result);
     rc = cf_cli_result_release(to, rc);
-    cf_db_close(own);
+    cf_db_close_discard_new(own);
     return rc;
 }
 

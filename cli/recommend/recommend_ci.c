@@ -174,6 +174,6 @@ int cf_recommend_ci_gate_exit(const cf_report *r)
 
 void cf_recommend_ci_close(cf_recommend_ci *ctx)
 {
-    cf_db_close(ctx->db);
+    cf_db_close_discard_new(ctx->db); /* a history this run made and stored nothing in goes */
     ctx->db = NULL;
 }

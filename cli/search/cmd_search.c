@@ -52,7 +52,7 @@ static int store_history(const cf_cli_options *o, const cf_search_session *s, co
     if (rc == 0)
         rc = cf_cli_result_deliver(result);
     rc = cf_cli_result_release(db, rc);
-    cf_db_close(db);
+    cf_db_close_discard_new(db);
     if (rc == 0)
         cf_log_info("stored search %lld (%zu runs) in %s", id, s->result.n_runs, path);
     return rc;

@@ -73,9 +73,18 @@ void cf_db_make_private(const char *path, int own_folder, cf_db_private_fn said,
 void cf_db_close(cf_db *db);
 /* Removes the SQLite history at `path` (and its -wal, -shm) when none of
  * its tables holds a row: one a command created and then stored nothing
- * in (prices update that fetched nothing). Only under its write lock,
- * taken without waiting, so a process that is writing to it keeps it. */
+ * in (prices update that fetched nothing). Only when no other connection
+ * has it open (another command that opened it meanwhile and will write to
+ * it later keeps it) and under its exclusive lock, both taken without
+ * waiting. */
 void cf_db_remove_unused(const char *path);
+/* cf_db_close, and then, when this handle's open created the SQLite file
+ * (cf_db_open on a path where there was none) and none of its tables holds
+ * a row, its removal as cf_db_remove_unused: a command that failed before
+ * it stored anything (a bad spec or option, nothing feasible, a result
+ * that could not be written) leaves no history behind. A file that was
+ * there before, and a PostgreSQL database, are only closed. NULL: nothing. */
+void cf_db_close_discard_new(cf_db *db);
 /* What messages call the database: its path, or its URL redacted. */
 const char *cf_db_name(const cf_db *db);
 /* "sqlite" or "postgresql". */

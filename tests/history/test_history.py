@@ -15,7 +15,7 @@ import jsonschema
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cfhelp import (BIN, ENV, PG, SRC, Skip, add_copies, check_db, clean_env, example, main, new_db, query,  # noqa: E402
-                    run, spec_variant, tmp)
+                    run, spec_variant, sqlite_only, tmp)
 
 SCHEMA = json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json")))
 FAST = ["--cloud", "gcp"]  # a smaller search keeps the suite fast
@@ -389,6 +389,39 @@ def test_list_streams_rows_in_bounded_memory():
         add_copies(twin, n, pg=False)
         for fmt, mine in (("json", json_out), ("csv", csv_out), ("table", table.encode())):
             assert mine == listed(fmt, "--limit", "1000000", of=twin), fmt
+
+
+def test_failed_recommend_leaves_no_new_history():
+    """recommend --db NEW.db that failed (a bad option, exit 2; a bad spec, 3; nothing feasible, 4; its
+    result not written, 1) left NEW.db behind with cloudfit's tables and no row. A history the command
+    created and stored nothing in is removed again; one that was there before is kept."""
+    sqlite_only("a PostgreSQL database exists before any command")
+    spec = example("resnet18-cifar10.json")
+    bad_spec = tmp("bad-gpus.json")
+    doc = json.load(open(spec))
+    doc["search"]["gpus"] = ["FOO"]
+    for gpu, profile in doc.get("profile", {}).get("gpus", {}).items():
+        if isinstance(profile, str):
+            doc["profile"]["gpus"][gpu] = os.path.join(os.path.dirname(spec), profile)
+    json.dump(doc, open(bad_spec, "w"))
+    db = tmp("failed-new.db")
+    for args, want in ((["--gpu", "FOO", spec], 2), ([bad_spec], 3), (["--deadline-hours", "0.01", spec], 4)):
+        rc, out, err = run("recommend", "--db", db, *FAST, *args)
+        assert rc == want, (args, rc, err)
+        assert not [f for f in os.listdir(os.path.dirname(db)) if f.startswith("failed-new.db")], (args, err)
+        rc, out, err = run("recommend", *FAST, *args, env=clean_env(CLOUDFIT_DB=db))
+        assert rc == want and not os.path.exists(db), (args, rc, err)
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([BIN, "recommend", "--db", db, *FAST, spec], stdout=full, stderr=subprocess.PIPE,
+                           text=True, env=ENV, timeout=120)
+    assert p.returncode == 1 and "No space left" in p.stderr and not os.path.exists(db), p.stderr
+    # there before: an empty file (given cloudfit's tables by the open), then a history with a row
+    open(db, "w").close()
+    rc, out, err = run("recommend", "--db", db, *FAST, "--gpu", "FOO", spec)
+    assert rc == 2 and os.path.exists(db), err
+    recommend(db, spec)
+    rc, out, err = run("recommend", "--db", db, *FAST, "--gpu", "FOO", spec)
+    assert rc == 2 and query(db, "SELECT count(*) FROM recommendations") == [(1,)], err
 
 
 def test_since_until_are_checked_dates():
