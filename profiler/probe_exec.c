@@ -456,6 +456,10 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
 {
     if (!ps->out->has_device)
         return line_error(ps, "%s", "a 'step' event before the 'device' event");
+    /* 'oom' says the batch does not fit: a step after it contradicts it
+     * (its steps were dropped and the run taken as out of memory) */
+    if (ps->out->oom)
+        return line_error(ps, "%s", "a 'step' event after the 'oom' event (a run that reports 'oom' ends there)");
     cf_probe_step s;
     memset(&s, 0, sizeof s);
     s.mean_sqnorm = -1;

@@ -135,6 +135,20 @@ static void test_oom(void **state)
     assert_int_equal(res.oom, 1);
     assert_int_equal(res.n_steps, 0);
     cf_probe_result_free(&res);
+    /* steps may come before the 'oom' (a batch that ran out of memory
+     * mid-run); a step after it contradicts it: a protocol error naming
+     * the line, not a run taken as out of memory with its steps dropped */
+    assert_int_equal(run_script("oom-then-steps", DEVICE "echo '{\"event\": \"oom\"}'\n" STEP_LOOP DONE, 5, &res),
+                     CF_ERR_INVALID);
+    const char *msg = cf_error_message();
+    if (!strstr(msg, "stdout line 3: a 'step' event after the 'oom' event"))
+        fail_msg("unexpected message: %s", msg);
+    assert_int_equal(run_script("steps-then-oom", DEVICE "echo '{\"event\": \"step\", \"step\": 1, \"time_s\": 0.1, "
+                                "\"samples\": 8}'\necho '{\"event\": \"oom\"}'\n", 5, &res),
+                     CF_OK);
+    assert_int_equal(res.oom, 1);
+    assert_int_equal(res.n_steps, 0);
+    cf_probe_result_free(&res);
 }
 
 static void test_malformed_line(void **state)
