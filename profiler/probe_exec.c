@@ -590,9 +590,12 @@ static cf_status on_line(parse_state *ps, char *text, size_t len)
         ps->done = 1;
     } else if (strcmp(kind->valuestring, "error") == 0) {
         const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
-        char what[600];
-        snprintf(what, sizeof what, "the script reported an error: %s",
-                 cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+        /* the script's text, escaped as its device name is: the message is
+         * stored with a failed search probe (control characters were
+         * stored raw) and shown */
+        char said[512], what[600];
+        cf_escape_into(cJSON_IsString(msg) ? msg->valuestring : "(no message)", said, sizeof said);
+        snprintf(what, sizeof what, "the script reported an error: %s", said);
         st = cf_error_set(CF_ERR_UNAVAILABLE, "'%s': stdout line %ld: %s", ps->probe->label, ps->line, what);
     } else {
         excerpt(kind->valuestring, shown, sizeof shown);
@@ -661,7 +664,9 @@ static void tail_append(char *tail, const char *data, size_t n)
     tail[have + n] = '\0';
 }
 
-/* The last non-empty line of the script's stderr, for messages. */
+/* The last non-empty line of the script's stderr, for messages: its
+ * control characters and bytes that are not UTF-8 escaped, as the device
+ * name's (a message is stored with a failed search probe and shown). */
 static void last_stderr_line(const char *tail, char *out, size_t n)
 {
     size_t len = strlen(tail);
@@ -670,7 +675,9 @@ static void last_stderr_line(const char *tail, char *out, size_t n)
     size_t start = len;
     while (start && tail[start - 1] != '\n')
         start--;
-    snprintf(out, n, "%.*s", (int)(len - start), tail + start);
+    char line[STDERR_TAIL];
+    snprintf(line, sizeof line, "%.*s", (int)(len - start), tail + start);
+    cf_escape_into(line, out, n);
 }
 
 static void kill_group(pid_t pid)

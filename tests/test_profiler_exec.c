@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cloudfit/common/escape.h"
+
 #include "cloudfit/profiler.h"
 #include "cloudfit/profiler/exec_protocol.h"
 #include "cloudfit/spec.h"
@@ -149,6 +151,23 @@ static void test_oom(void **state)
     assert_int_equal(res.oom, 1);
     assert_int_equal(res.n_steps, 0);
     cf_probe_result_free(&res);
+}
+
+/* A script's text in a message (its 'error' event, its last stderr line)
+ * has its control characters escaped, as its device name: the message is
+ * stored with a failed search probe and was stored raw. */
+static void test_script_text_escaped_in_messages(void **state)
+{
+    (void)state;
+    cf_probe_result res;
+    expect_error(run_script("ctl-error", DEVICE "echo '{\"event\": \"error\", \"message\": \"no GPU\\u001b[31m "
+                                         "red\\rover\\tend\"}'\n", 5, &res),
+                 CF_ERR_UNAVAILABLE, &res, "the script reported an error: no GPU\\e[31m red\\rover\\tend", NULL);
+    assert_false(cf_has_controls(cf_error_message()));
+    expect_error(run_script("ctl-exit", "printf 'boom\\033]0;title\\007 \\r over\\n' >&2\nexit 1\n", 5, &res),
+                 CF_ERR_UNAVAILABLE, &res, "exited with status 1 before any stdout line: boom\\e]0;title\\x07 \\r over",
+                 NULL);
+    assert_false(cf_has_controls(cf_error_message()));
 }
 
 static void test_malformed_line(void **state)
@@ -422,6 +441,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_run_and_environment),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_script_text_escaped_in_messages),
         cmocka_unit_test(test_malformed_line),
         cmocka_unit_test(test_not_json_column_and_token),
         cmocka_unit_test(test_step_numbers),

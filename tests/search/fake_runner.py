@@ -9,6 +9,7 @@ comma-separated list of MODE:GPUS:BATCH with MODE one of
     garbage  print a line that is not JSON
     hang     print nothing and sleep (the runner's --timeout must stop it)
     flaky    fail the first run only (a marker file in FAKE_STATE_DIR)
+    ctlerror an 'error' event whose message holds ESC, CR and TAB
 """
 import argparse, json, os, sys, time
 
@@ -29,6 +30,9 @@ for rule in filter(None, os.environ.get("FAKE_FAIL", "").split(",")):
         sys.exit(1)
     if mode == "garbage":
         print("Traceback (most recent call last): not a JSON line")
+        sys.exit(0)
+    if mode == "ctlerror":
+        print(json.dumps({"event": "error", "message": "no GPU\x1b[31m red\rover\tend"}))
         sys.exit(0)
     if mode == "hang":
         time.sleep(60)

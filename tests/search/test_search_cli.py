@@ -324,6 +324,19 @@ def test_exec_flaky_run_is_retried():
     assert all(r["error"] is None for r in runs if not r["failed"] and r["attempts"] == 1), runs
 
 
+def test_runner_error_text_is_stored_and_shown_escaped():
+    # a runner's 'error' message with ESC, CR and TAB was stored raw in
+    # search_probes.error (and its tab printed raw into the table)
+    db = os.path.join(tempfile.mkdtemp(dir=TMP), "h.db")
+    rc, out, err = run(EXEC_SPEC, "--runner", EXEC, "--db", db, env=dict(ENV, FAKE_FAIL="ctlerror:1:16"))
+    assert rc == 0, err
+    assert "no GPU\\e[31m red\\rover\\tend" in out and "\t" not in out, out
+    with sqlite3.connect(db) as con:
+        errors = [r[0] for r in con.execute("SELECT error FROM search_probes WHERE error <> ''")]
+    assert errors and all("no GPU\\e[31m red\\rover\\tend" in e for e in errors), errors
+    assert not any(c in e for e in errors for c in "\x1b\r\t"), errors
+
+
 def test_usage_and_data_errors():
     rc, _, err = run(SPEC)
     assert rc == 2 and "--runner" in err, err
