@@ -41,7 +41,7 @@ const cf_cli_option cf_cli_option_table[] = {
      "output format: table (default), json or csv"},
     {"format", 'f', OPT_STRING, "FORMAT", CMD_VALIDATE | CMD_PROFILE | CMD_SEARCH | CMD_SIMULATE, OFF(format),
      "output format: table (default) or json"},
-    {"out-file", 'o', OPT_STRING, "PATH", CMD_RECOMMEND | CMD_SIMULATE, OFF(out_file),
+    {"out-file", 'o', OPT_STRING, "PATH", CMD_RECOMMEND | CMD_SIMULATE | CMD_SEARCH | CMD_PROFILE, OFF(out_file),
      "write the result to PATH (atomically) instead of standard output (- is standard output)"},
     {"db", 0, OPT_STRING, "PATH|URL", CMD_RECOMMEND | CMD_HISTORY | CMD_RECORD | CMD_PRICES | CMD_PROFILE | CMD_SEARCH | CMD_SIMULATE, OFF(db_path),
      "history database: an SQLite file (default $XDG_DATA_HOME/cloudfit/history.db) or postgresql://…"},

@@ -150,9 +150,10 @@ static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const
         cf_buf_free(&out);
     }
     char path[1024] = "";
-    if (rc == 0)
-        rc = unchanged ? cf_cli_result_publish(&result)
-                       : store(o, db, db_name, p, path, sizeof path, &result, kept_at, kept_n);
+    if (rc == 0 && !unchanged)
+        rc = store(o, db, db_name, p, path, sizeof path, &result, kept_at, kept_n);
+    if (rc == 0) /* --out-file into place once the profile is stored */
+        rc = cf_cli_result_publish(&result);
     if (rc == 0 && cf_staged_set_commit(&side) != CF_OK)
         rc = cf_report_error();
     cf_staged_set_discard(&side);

@@ -172,7 +172,11 @@ def test_outputs_and_history_checked_before_a_paid_run():
     env = dict(ENV, CF_PROBE_MARK=mark)
     blocker = write("preflight-file", "x")
     missing_csv = os.path.join(tmp(), "no", "such", "dir", "m.csv")
+    missing_out = os.path.join(tmp(), "no", "such", "dir", "p.json")
+    # --out-file was no option of profile and search: ignored with a note
+    # after the whole run (the check of its folder was dead code)
     cases = [(["--db", tmp("p.db"), "--csv", missing_csv], "cannot write '%s'" % missing_csv),
+             (["--db", tmp("p.db"), "--out-file", missing_out], "cannot write '%s'" % missing_out),
              (["--db", os.path.join(blocker, "sub", "h.db")], "cannot create database '%s/sub/h.db'" % blocker)]
     for extra, said in cases:
         started = time.monotonic()
@@ -186,6 +190,11 @@ def test_outputs_and_history_checked_before_a_paid_run():
                        "--db", os.path.join(blocker, "sub", "h.db"), example("resnet50-imagenet.json"))
     assert rc == 1 and "cannot create database '%s/sub/h.db'" % blocker in err, (rc, err)
     assert "search:" not in err, err  # no run started
+    rc, out, err = run("search", "--runner", "trace:" + example(os.path.join("data", "resnet50-t4-profile.csv")),
+                       "--trace-model", "imagenet", "--gpu", "T4", "--cloud", "aws", "--no-history",
+                       "--out-file", missing_out, example("resnet50-imagenet.json"))
+    assert rc == 1 and "cannot write '%s'" % missing_out in err, (rc, err)
+    assert "search:" not in err, err
     made = db_for_a_read_only_folder()
     if not made:
         return

@@ -162,6 +162,19 @@ def test_gpu_exec_profile_feeds_throughput():
     assert "A100-40GB throughput measured: measured by 'cloudfit profile' (exec backend" in out, out
 
 
+def test_out_file_gets_the_profile():
+    # --out-file was no option of profile (a note, the result on standard
+    # output, no file); the profile is stored, then the file put in place
+    db = os.path.join(TMP, "out-file.db")
+    out_file = os.path.join(TMP, "out-file-profile.json")
+    spec = exec_spec("out-file-probe", DEVICE % ("NVIDIA A100-SXM4-40GB", "gpu") + STEPS)
+    rc, out, err = run("profile", "--db", db, "--format", "json", "--out-file", out_file, spec)
+    assert rc == 0, err
+    assert out == "" and "no option --out-file" not in err, (out, err)
+    assert json.load(open(out_file))["device"]["name"] == "NVIDIA A100-SXM4-40GB"
+    assert profiles_rows(db) == 1
+
+
 def check_failure(name, script, want_rc, *parts, timeout_arg=None):
     db = os.path.join(TMP, name + ".db")
     args = ["profile", "--db", db]

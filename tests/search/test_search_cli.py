@@ -324,6 +324,18 @@ def test_exec_flaky_run_is_retried():
     assert all(r["error"] is None for r in runs if not r["failed"] and r["attempts"] == 1), runs
 
 
+def test_out_file_gets_the_result():
+    # --out-file was no option of search: a note, the result on standard
+    # output and no file (its check before the probes was dead code)
+    out_file = os.path.join(tempfile.mkdtemp(dir=TMP), "result.json")
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "-f", "json", "--out-file", out_file)
+    assert rc == 0, err
+    assert out == "" and "no option --out-file" not in err, (out, err)
+    doc = json.load(open(out_file))
+    assert doc["search"]["runs"] and doc["chosen"] is not None, doc
+    assert "stored search" in err, err  # the history row with the file
+
+
 def test_runner_error_text_is_stored_and_shown_escaped():
     # a runner's 'error' message with ESC, CR and TAB was stored raw in
     # search_probes.error (and its tab printed raw into the table)
