@@ -207,6 +207,34 @@ static int escape_is_valid(const json_scan *s, size_t i)
     return 1;
 }
 
+/* The code unit of the valid \uXXXX escape at text[i] (a backslash). */
+static unsigned escape_code(const char *text, size_t i)
+{
+    return (unsigned)strtoul((char[5]){text[i + 2], text[i + 3], text[i + 4], text[i + 5], '\0'}, NULL, 16);
+}
+
+/* 1 when the valid escape at text[i] is a UTF-16 surrogate without its
+ * other half (a high one not followed by a low \uXXXX, or a low one
+ * alone): no character, and cJSON refuses it. *pair: 1 when it starts a
+ * well-formed pair (the low half is skipped with it). */
+static int lone_surrogate(const json_scan *s, size_t i, int *pair)
+{
+    *pair = 0;
+    if (s->text[i + 1] != 'u')
+        return 0;
+    unsigned code = escape_code(s->text, i);
+    if (code >= 0xDC00 && code <= 0xDFFF)
+        return 1;
+    if (code < 0xD800 || code > 0xDBFF)
+        return 0;
+    size_t j = i + 6;
+    if (j + 1 < s->len && s->text[j] == '\\' && s->text[j + 1] == 'u' && escape_is_valid(s, j)) {
+        unsigned low = escape_code(s->text, j);
+        *pair = low >= 0xDC00 && low <= 0xDFFF;
+    }
+    return !*pair;
+}
+
 /* Stops the scan at s->pos = at with a diagnosis; returns 0. */
 static int scan_error(json_scan *s, size_t at, const char *what, const char *hint)
 {
@@ -238,10 +266,20 @@ static int scan_string(json_scan *s, size_t limit)
         if (ch < 0x20)
             return scan_error(s, i, "control character in a string",
                               "write a newline as \\n and a tab as \\t");
+        int pair = 0;
+        if (ch == '\\' && escape_is_valid(s, i) && lone_surrogate(s, i, &pair)) {
+            char what[64];
+            snprintf(what, sizeof what, "lone surrogate %.6s in a string", s->text + i);
+            return scan_error(s, i, what,
+                              "a character above U+FFFF is a pair of escapes, high then low (\\ud83d\\ude00), "
+                              "or the character itself in UTF-8");
+        }
         if (ch == '\\' && (i == limit || !escape_is_valid(s, i)))
             return scan_error(s, i, "invalid escape sequence in a string",
                               "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX "
                               "(surrogates in pairs)");
+        if (pair)
+            i += 6; /* the low half, checked with the high one */
         if (i == limit)
             return scan_error(s, i, "invalid string", "");
         if (ch == '\\')

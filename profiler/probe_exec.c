@@ -227,6 +227,20 @@ static size_t json_error_offset(const char *text, size_t len)
     return offset;
 }
 
+/* 1 when byte `at` of the line is inside a JSON string (after an opening
+ * quote, before its closing one). */
+static int inside_string(const char *text, size_t at)
+{
+    int in = 0;
+    for (size_t i = 0; i < at; i++) {
+        if (in && text[i] == '\\')
+            i++;
+        else if (text[i] == '"')
+            in = !in;
+    }
+    return in;
+}
+
 /* Column of byte `offset` in characters (UTF-8 continuation bytes do not
  * start a column), from 1. */
 static long utf8_column(const char *text, size_t offset)
@@ -554,10 +568,13 @@ static cf_status on_line(parse_state *ps, char *text, size_t len)
     if (parsed != CF_OK || !cJSON_IsObject(ev)) {
         cJSON_Delete(ev);
         /* Text cJSON takes that the strict reader refuses (a number out of
-         * a double's range or subnormal, a leading zero, \u0000): its
-         * reason, at its column ("stdout:1:62: invalid JSON: ..."). */
+         * a double's range or subnormal, a leading zero, \u0000), or an
+         * escape inside a string cJSON refuses (a lone surrogate \ud800,
+         * \x41): the shared reader's reason, at its column
+         * ("stdout:1:62: invalid JSON: ..."). */
         int line_in = 0, column = 0, used = 0;
-        if (parsed == CF_ERR_INVALID && json_error_offset(text, len) >= len &&
+        size_t at = json_error_offset(text, len);
+        if (parsed == CF_ERR_INVALID && (at >= len || (text[at] == '\\' && inside_string(text, at))) &&
             sscanf(cf_error_message(), "stdout:%d:%d: %n", &line_in, &column, &used) == 2 && used > 0) {
             char why[400], hint[400];
             snprintf(why, sizeof why, "%s", cf_error_message() + used);

@@ -74,6 +74,27 @@ static void test_nul_escape_refused_with_key_path(void **state)
     cJSON_Delete(doc);
 }
 
+/* A lone UTF-16 surrogate (cJSON refuses it) is named as what it is, at
+ * its place: it was "invalid escape sequence in a string". A pair is text. */
+static void test_lone_surrogate_named(void **state)
+{
+    (void)state;
+    const char *high = "{\"name\": \"T4 \\ud800\"}";
+    expect_error(high, strlen(high), "in.json:1:14: invalid JSON: lone surrogate \\ud800 in a string");
+    const char *low = "{\"a\": \"x\",\n \"name\": \"\\uDC00y\"}";
+    expect_error(low, strlen(low), "in.json:2:11: invalid JSON: lone surrogate \\uDC00 in a string");
+    const char *unpaired = "{\"name\": \"\\ud83d\\u0041\"}";
+    expect_error(unpaired, strlen(unpaired), "in.json:1:11: invalid JSON: lone surrogate \\ud83d in a string");
+    const char *pair = "{\"name\": \"\\ud83d\\ude00 \\u00e9\"}";
+    cJSON *doc = NULL;
+    assert_int_equal(cf_json_read(pair, strlen(pair), "in.json", &doc), CF_OK);
+    assert_string_equal(cJSON_GetObjectItem(doc, "name")->valuestring, "\xF0\x9F\x98\x80 \xC3\xA9");
+    cJSON_Delete(doc);
+    /* a pair followed by a lone one: the lone one is named */
+    const char *after = "{\"name\": \"\\ud83d\\ude00\\udfff\"}";
+    expect_error(after, strlen(after), "in.json:1:23: invalid JSON: lone surrogate \\udfff in a string");
+}
+
 /* Issue 33 (3): duplicate keys are found through a hash set in large
  * objects (linear, not quadratic), wherever the duplicate is. */
 static void test_duplicate_keys_in_a_large_object(void **state)
@@ -154,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_bom_is_skipped),
         cmocka_unit_test(test_duplicate_keys_name_their_path),
         cmocka_unit_test(test_nul_escape_refused_with_key_path),
+        cmocka_unit_test(test_lone_surrogate_named),
         cmocka_unit_test(test_duplicate_keys_in_a_large_object),
         cmocka_unit_test(test_piece_of_a_stream_located_in_the_stream),
         cmocka_unit_test(test_rounded_numbers),
