@@ -299,10 +299,15 @@ cf_status cf_http_get(const cf_http_config *cfg, const char *url, const char *wh
             return CF_OK;
         }
         if (!retry || attempt == attempts) {
-            char shown[2048];
+            char shown[2048], gave_up[96] = "";
             cf_http_redact(url, shown, sizeof shown);
-            cf_error_set(CF_ERR_NETWORK, "%s: GET %s failed: %s%s", what, shown, reason,
-                         retry ? " (gave up after retries)" : "");
+            /* what was tried: "after retries" with none made was untrue */
+            if (retry && cfg->retries > 0)
+                snprintf(gave_up, sizeof gave_up, " (gave up after %d retr%s)", cfg->retries,
+                         cfg->retries == 1 ? "y" : "ies");
+            else if (retry)
+                snprintf(gave_up, sizeof gave_up, " (not retried: CLOUDFIT_HTTP_RETRIES=0)");
+            cf_error_set(CF_ERR_NETWORK, "%s: GET %s failed: %s%s", what, shown, reason, gave_up);
             if (status == 401 || status == 403)
                 cf_error_hint("the server refused the request: check the API key or credentials");
             else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||

@@ -241,7 +241,19 @@ static void test_update_failure_contract(void **state)
     assert_int_equal(res.n_clouds, 1);
     assert_int_equal(res.clouds[0].outcome, CF_CLOUD_FAILED);
     assert_non_null(strstr(res.clouds[0].message, "azure eastus page 1"));
+    /* the message says what was tried: one retry; with retries off, none
+     * (it said "gave up after retries" when no retry was made) */
+    if (!strstr(res.clouds[0].message, "(gave up after 1 retry)"))
+        fail_msg("message: %s", res.clouds[0].message);
     cf_price_update_result_free(&res);
+    setenv("CLOUDFIT_HTTP_RETRIES", "0", 1);
+    assert_int_equal(cf_prices_update(&cat, &o, &res), CF_ERR_NETWORK);
+    assert_int_equal(res.clouds[0].outcome, CF_CLOUD_FAILED);
+    if (!strstr(res.clouds[0].message, "(not retried: CLOUDFIT_HTTP_RETRIES=0)") ||
+        strstr(res.clouds[0].message, "gave up"))
+        fail_msg("message: %s", res.clouds[0].message);
+    cf_price_update_result_free(&res);
+    setenv("CLOUDFIT_HTTP_RETRIES", "1", 1);
     /* GCP without a key: skipped when not asked for by name. */
     unsetenv("CLOUDFIT_GCP_API_KEY");
     const char *gcp[] = {"gcp"};

@@ -417,7 +417,14 @@ def test_dropped_connection_once_recovers():
 
 def test_500_always_fails_and_keeps_snapshot():
     rc, err, db, before, after, _ = fault_case("/api/retail/prices", "500")
-    assert_kept(rc, err, db, before, after, "azure eastus page 1", "HTTP 500 (gave up after retries)")
+    assert_kept(rc, err, db, before, after, "azure eastus page 1", "HTTP 500 (gave up after 2 retries)")
+
+
+def test_500_without_retries_says_none_was_made():
+    """CLOUDFIT_HTTP_RETRIES=0: one GET, and the message claimed 'gave up after retries'."""
+    rc, err, db, before, after, _ = fault_case("/api/retail/prices", "500", extra={"CLOUDFIT_HTTP_RETRIES": 0})
+    assert_kept(rc, err, db, before, after, "HTTP 500 (not retried: CLOUDFIT_HTTP_RETRIES=0)")
+    assert "gave up" not in err, err
 
 
 def test_dropped_connection_always_fails_on_streamed_offer_file():
