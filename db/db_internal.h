@@ -93,6 +93,15 @@ struct cf_db_stmt {
 extern const char *const cf_db_migrations[];
 extern const int cf_db_migration_count;
 
+/* The profile cache's order (migration 9; docs/profiler.md, "The profile
+ * cache"): newest first, by created_at (whole seconds), then, of the same
+ * second, the one stored last: seq, which every write of a row sets to
+ * CF_DB_PROFILE_NEXT_SEQ, one more than the largest of its spec key (?1).
+ * Backend and device only order rows that tie on both (older rows, seq 0;
+ * on PostgreSQL two written at once). */
+#define CF_DB_PROFILES_NEWEST_FIRST "created_at DESC, seq DESC, backend, device"
+#define CF_DB_PROFILE_NEXT_SEQ "(SELECT COALESCE(MAX(seq), 0) + 1 FROM profiles WHERE spec_key = ?1)"
+
 /* "WHAT 'name': backend message" as CF_ERR_DB. */
 cf_status cf_db_error(cf_db *db, const char *what);
 /* Runs body(db, ctx) inside one write transaction: committed when body

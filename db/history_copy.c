@@ -105,24 +105,31 @@ static void copy_value(cf_db_stmt *from, int col, cf_db_stmt *to, int index, cha
     }
 }
 
-/* "INSERT INTO t(cols) VALUES (?1, …)" + tail; caller frees. NULL when
- * out of memory, or when the descriptor's types do not match its columns
- * (a bug: never copy a value with the wrong type). */
-static char *insert_sql(const table_desc *t, const char *tail)
+/* "INSERT INTO t(cols[, own]) VALUES (?1, …[, own_value])" + tail; caller
+ * frees. own: NULL, or a column the destination sets itself, to the SQL
+ * own_value. NULL when out of memory, or when the descriptor's types do
+ * not match its columns (a bug: never copy a value with the wrong type). */
+static char *insert_sql_own(const table_desc *t, const char *own, const char *own_value, const char *tail)
 {
     int n = n_columns(t);
     if ((int)strlen(t->types) != n)
         return NULL;
-    size_t len = strlen(t->table) + strlen(t->columns) + strlen(tail) + (size_t)n * 8 + 64;
+    if (!own)
+        own = own_value = "";
+    size_t len = strlen(t->table) + strlen(t->columns) + strlen(own) + strlen(own_value) + strlen(tail) +
+                 (size_t)n * 8 + 64;
     char *sql = malloc(len);
     if (!sql)
         return NULL;
-    size_t k = (size_t)snprintf(sql, len, "INSERT INTO %s(%s) VALUES (", t->table, t->columns);
+    size_t k = (size_t)snprintf(sql, len, "INSERT INTO %s(%s%s%s) VALUES (", t->table, t->columns, *own ? ", " : "",
+                                own);
     for (int i = 0; i < n; i++)
         k += (size_t)snprintf(sql + k, len - k, "%s?%d", i ? ", " : "", i + 1);
-    snprintf(sql + k, len - k, ")%s", tail);
+    snprintf(sql + k, len - k, "%s%s)%s", *own ? ", " : "", own_value, tail);
     return sql;
 }
+
+static char *insert_sql(const table_desc *t, const char *tail) { return insert_sql_own(t, NULL, NULL, tail); }
 
 /* An old-id → new-id map of copied rows: recommendations (measurements
  * follow it) and price snapshots (what refers to one by name follows it). */
@@ -359,19 +366,25 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
  * the same profile, copied before. The destination kept its own
  * whichever was newer (ON CONFLICT DO NOTHING), and recommend then used
  * the stale one. The look-up only sorts the counts: the upsert's WHERE
- * keeps the newer also against a profile written meanwhile. */
+ * keeps the newer also against a profile written meanwhile. A copied
+ * profile is the destination's last stored (seq), copied in the source's
+ * order, so profiles of one second keep it. */
 static cf_status copy_profiles(copy_ctx *x)
 {
     static const char find_sql[] =
         "SELECT created_at FROM profiles WHERE spec_key = ?1 AND backend = ?2 AND device = ?3";
     char select[512];
-    snprintf(select, sizeof select, "SELECT %s FROM profiles ORDER BY created_at", profiles_t.columns);
-    char *sql = insert_sql(&profiles_t, " ON CONFLICT (spec_key, backend, device) DO UPDATE SET"
-                                        " spec_name = excluded.spec_name, created_at = excluded.created_at,"
-                                        " is_gpu = excluded.is_gpu, b_noise = excluded.b_noise,"
-                                        " max_local_batch = excluded.max_local_batch,"
-                                        " profile_json = excluded.profile_json"
-                                        " WHERE excluded.created_at > profiles.created_at");
+    /* in the order they were stored, each written here as the last stored
+     * (seq, db/profiles.c; spec_key is ?1): those of one second keep their
+     * order */
+    snprintf(select, sizeof select, "SELECT %s FROM profiles ORDER BY created_at, seq", profiles_t.columns);
+    char *sql = insert_sql_own(&profiles_t, "seq", CF_DB_PROFILE_NEXT_SEQ,
+                               " ON CONFLICT (spec_key, backend, device) DO UPDATE SET"
+                               " spec_name = excluded.spec_name, created_at = excluded.created_at,"
+                               " is_gpu = excluded.is_gpu, b_noise = excluded.b_noise,"
+                               " max_local_batch = excluded.max_local_batch,"
+                               " profile_json = excluded.profile_json, seq = excluded.seq"
+                               " WHERE excluded.created_at > profiles.created_at");
     cf_db_stmt *src = NULL, *dst = NULL, *find = NULL;
     cf_status st = sql ? CF_OK : cf_error_set(CF_ERR_INTERNAL, "cannot copy table profiles");
     if (st == CF_OK && cf_db_prepare(x->from, select, &src) != CF_OK)

@@ -156,6 +156,14 @@ const char *const cf_db_migrations[] = {
      * deleted scanned the whole measurements table: 8,000 of each took 11 s
      * (quadratic; both backends). */
     "CREATE INDEX measurements_recommendation ON measurements(recommendation_id);",
+    /* 9: the order profiles were stored in. "Newest first" was created_at
+     * alone, whole seconds: two profiles of a spec stored within one second
+     * tied, and the tie went by backend and device name, so the older could
+     * win. seq is 1 + the spec key's largest, set by every write of a row
+     * (db/profiles.c, history_copy.c), so the one stored last comes first
+     * among those of the same created_at. Older rows: 0 (their order within
+     * a second is not known). */
+    "ALTER TABLE profiles ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;",
 };
 
 const int cf_db_migration_count = (int)(sizeof cf_db_migrations / sizeof *cf_db_migrations);

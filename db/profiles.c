@@ -1,4 +1,4 @@
-/* The profile cache (include/cloudfit/profile_cache.h; migration 4). */
+/* The profile cache (include/cloudfit/db/profiles.h; migrations 4 and 9). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +10,10 @@ static cf_status put_body(cf_db *db, void *data)
 {
     static const char sql[] =
         "INSERT INTO profiles(spec_key, backend, device, spec_name, created_at, is_gpu, b_noise,"
-        " max_local_batch, profile_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+        " max_local_batch, profile_json, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, " CF_DB_PROFILE_NEXT_SEQ ")"
         " ON CONFLICT (spec_key, backend, device) DO UPDATE SET spec_name = excluded.spec_name,"
         " created_at = excluded.created_at, is_gpu = excluded.is_gpu, b_noise = excluded.b_noise,"
-        " max_local_batch = excluded.max_local_batch, profile_json = excluded.profile_json";
+        " max_local_batch = excluded.max_local_batch, profile_json = excluded.profile_json, seq = excluded.seq";
     const cf_cached_profile *row = data;
     cf_db_stmt *stmt = NULL;
     if (cf_db_prepare(db, sql, &stmt) != CF_OK)
@@ -59,7 +59,7 @@ cf_status cf_profile_cache_get(cf_db *db, const char *spec_key, cf_cached_profil
 {
     static const char sql[] =
         "SELECT spec_key, backend, device, spec_name, created_at, is_gpu, b_noise, max_local_batch, profile_json"
-        " FROM profiles WHERE spec_key = ?1 ORDER BY created_at DESC, backend, device";
+        " FROM profiles WHERE spec_key = ?1 ORDER BY " CF_DB_PROFILES_NEWEST_FIRST;
     memset(out, 0, sizeof *out);
     cf_db_stmt *stmt = NULL;
     if (cf_db_prepare(db, sql, &stmt) != CF_OK)

@@ -1,5 +1,6 @@
-/* The profile cache (db/profiles.c): store, read back newest first,
- * replace the row of the same (key, backend, device), keep others apart. */
+/* The profile cache (db/profiles.c): store, read back newest first (of
+ * one second, the one stored last), replace the row of the same (key,
+ * backend, device), keep others apart. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,10 +69,44 @@ static void test_put_get_replace(void **state)
     cf_db_close(db);
 }
 
+/* Profiles of the same created_at (whole seconds): the one stored last
+ * comes first, also when it replaces its own older row. They were sorted
+ * by backend and device name, so the older could win. */
+static void test_same_second_stored_last_first(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    const char *at = "2026-11-22T10:00:00Z";
+    cf_cached_profile z = {"tie", "trace", "T4", "mlp", at, 1, 0, 64, "{\"v\": \"z\"}"};
+    cf_cached_profile a = {"tie", "exec", "Tesla T4", "mlp", at, 1, 0, 64, "{\"v\": \"a\"}"};
+    cf_cached_profile old = {"tie", "cpu", "EPYC", "mlp", "2026-11-22T09:59:59Z", 0, 5, 64, "{\"v\": \"old\"}"};
+    assert_int_equal(cf_profile_cache_put(db, &z), CF_OK);
+    assert_int_equal(cf_profile_cache_put(db, &old), CF_OK); /* stored later, an older time: still last */
+    assert_int_equal(cf_profile_cache_put(db, &a), CF_OK);
+    cf_cached_profile_list list;
+    assert_int_equal(cf_profile_cache_get(db, "tie", &list), CF_OK);
+    assert_int_equal(list.n, 3);
+    assert_string_equal(list.rows[0].backend, "exec"); /* was "exec" too: by name */
+    assert_string_equal(list.rows[1].backend, "trace");
+    assert_string_equal(list.rows[2].backend, "cpu");
+    cf_profile_cache_list_free(&list);
+    z.profile_json = "{\"v\": \"z2\"}"; /* stored again: now the newest of its second */
+    assert_int_equal(cf_profile_cache_put(db, &z), CF_OK);
+    assert_int_equal(cf_profile_cache_get(db, "tie", &list), CF_OK);
+    assert_int_equal(list.n, 3);
+    assert_string_equal(list.rows[0].backend, "trace");
+    assert_string_equal(list.rows[0].profile_json, "{\"v\": \"z2\"}");
+    assert_string_equal(list.rows[1].backend, "exec");
+    cf_profile_cache_list_free(&list);
+    cf_db_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_get_replace),
+        cmocka_unit_test(test_same_second_stored_last_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -333,15 +333,18 @@ def test_outputs_are_checked_before_anything_is_published():
 
 
 def set_schema_version(db, version):
+    """Sets the database's schema version; returns the one it had."""
     con = sqlite3.connect(db)
+    was = con.execute("PRAGMA user_version").fetchone()[0]
     con.execute("PRAGMA user_version = %d" % version)
     con.commit()
     con.close()
+    return was
 
 
 def test_read_commands_never_write_or_migrate():
     db = fresh_db()
-    set_schema_version(db, 6)  # an older schema (migration 7 not applied)
+    current = set_schema_version(db, 6)  # an older schema (migration 7 not applied)
     before = open(db, "rb").read()
     rc, out, err = run("history", "--db", db)
     assert rc == 1 and "schema version 6" in err and "upgrade it once" in err, (rc, err)
@@ -351,7 +354,7 @@ def test_read_commands_never_write_or_migrate():
                        example("mlp-synthetic.json"))
     assert rc == 0 and err.count("schema version 6") == 1 and "not used" in err, (rc, err)
     assert open(db, "rb").read() == before
-    set_schema_version(db, 8)
+    set_schema_version(db, current)
     os.chmod(db, 0o444)  # a read-only file (root ignores it, the folder test below does not)
     rc, out, err = run("history", "--db", db)
     assert rc == 0, err
@@ -375,12 +378,12 @@ def test_migrate_only_reads_its_source():
     assert open(foreign, "rb").read() == before
     assert open(foreign, "rb").read() == before
     db = fresh_db()
-    set_schema_version(db, 6)
+    current = set_schema_version(db, 6)
     before = open(db, "rb").read()
     rc, out, err = run("history", "--db", db, "migrate", "--to", tmp("copy.db"))
     assert rc == 1 and "schema version 6" in err, (rc, err)
     assert open(db, "rb").read() == before
-    set_schema_version(db, 8)
+    set_schema_version(db, current)
     before = open(db, "rb").read()
     copy = tmp("copy.db")
     rc, out, err = run("history", "--db", db, "migrate", "--to", copy)
@@ -427,10 +430,11 @@ def test_migrate_again_uses_up_no_ids():
     assert [r[0] for r in con.execute("SELECT id FROM measurements ORDER BY id")] == [1, 2]
 
 
-def add_profile(db, key, created_at, note):
+def add_profile(db, key, created_at, note, backend="cpu", seq=0):
     con = sqlite3.connect(db)
-    con.execute("INSERT INTO profiles VALUES (?, 'cpu', 'EPYC', 'mlp', ?, 0, NULL, 64, ?)",
-                (key, created_at, json.dumps({"note": note})))
+    con.execute("INSERT INTO profiles(spec_key, backend, device, spec_name, created_at, is_gpu, b_noise,"
+                " max_local_batch, profile_json, seq) VALUES (?, ?, 'EPYC', 'mlp', ?, 0, NULL, 64, ?, ?)",
+                (key, backend, created_at, json.dumps({"note": note}), seq))
     con.commit()
     con.close()
 
@@ -459,6 +463,23 @@ def test_migrate_keeps_the_newer_profile():
     rc, out, err = run("history", "--db", src, "migrate", "--to", dst)  # again: nothing new
     assert rc == 0 and " 0 profiles (1 not copied: older than the destination's)," in out, out
 
+
+
+def test_migrate_keeps_the_order_profiles_of_one_second_were_stored_in():
+    """Profiles of one created_at (whole seconds) are ordered by when they were stored (profiles.seq): copied in
+    that order, each becomes the destination's newest of its second, so the source's order holds there."""
+    src = fresh_db()
+    dst = tmp("profiles-tie-dst.db")
+    assert recommend(dst)[0] == 0
+    add_profile(src, "t", "2026-02-01T00:00:00Z", "stored second", backend="cpu", seq=7)
+    add_profile(src, "t", "2026-02-01T00:00:00Z", "stored first", backend="exec", seq=3)
+    add_profile(dst, "t", "2026-02-01T00:00:00Z", "the team's, same second", backend="cuda", seq=5)
+    rc, out, err = run("history", "--db", src, "migrate", "--to", dst)
+    assert rc == 0, err
+    con = sqlite3.connect(dst)
+    order = [r[0] for r in con.execute("SELECT backend FROM profiles WHERE spec_key = 't' ORDER BY seq DESC")]
+    con.close()
+    assert order == ["cpu", "exec", "cuda"], order
 
 def test_prune_refuses_a_file_without_a_history():
     """docs/history.md: a command that does not create a history (history prune, record) refuses a database

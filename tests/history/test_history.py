@@ -715,5 +715,54 @@ def test_hostile_names_are_bound_parameters():
     check_db(db)
 
 
+def test_profile_stored_last_wins_a_tie_and_after_migration():
+    """Of two cached profiles of one GPU type with the same created_at (whole seconds; SOURCE_DATE_EPOCH fixes it
+    here), the one stored last gives the throughput. The cache sorted ties by backend and device name, so a runner
+    profile beat a trace profile stored after it, and a re-stored profile kept its place. A history of schema
+    version 8 (no profiles.seq) is migrated by the next command that writes; its rows sort as before."""
+    db = new_db("profile-tie")
+    trace = "trace:" + os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
+    fake = ("exec:/usr/bin/python3 " + os.path.join(SRC, "tests", "search", "fake_runner.py") +
+            " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
+    spec = tmp("profile-tie.json")
+    with open(spec, "w") as f:
+        json.dump({"name": "imagenet", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+                   "training": {"epochs": 90, "batch": 200, "lr": 0.08, "optimizer": "momentum"},
+                   "profile": {"noise_scale": 4000}, "search": {"objective": "cost", "deadline_hours": 30,
+                                                                 "clouds": ["aws"], "max_nodes": 2}}, f)
+
+    def profile(runner):
+        rc, out, err = run("profile", "--db", db, spec, "--runner", runner, "--gpu", "T4", "--probe-steps", "3", "-q")
+        assert rc == 0, err
+
+    def t4_from():
+        rc, out, err = run("recommend", "--db", db, spec, "--gpu", "T4", "--no-history", "-f", "json")
+        assert rc == 0, err
+        doc = json.loads(out)
+        note = [g for g in doc["explanation"]["gpus"] if g["gpu"] == "T4"][0]["note"]
+        return "trace" if "(trace, " in note else "runner" if "(runner, " in note else note
+
+    profile(fake)
+    profile(trace)
+    assert len({r[0] for r in query(db, "SELECT created_at FROM profiles")}) == 1  # one second
+    assert t4_from() == "trace"  # stored last; was the runner's ("runner" < "trace")
+    profile(fake)  # stored again: now the newest
+    assert t4_from() == "runner"
+    # Back to schema version 8, as an older cloudfit left it: the column gone, ties by name.
+    if PG:
+        query(db, "ALTER TABLE profiles DROP COLUMN seq")
+        query(db, "UPDATE cloudfit_schema SET version = 8")
+    else:
+        query(db, "ALTER TABLE profiles DROP COLUMN seq")
+        query(db, "PRAGMA user_version = 8")
+    rc, out, err = run("recommend", "--db", db, spec, "--gpu", "T4", "--no-history", "-f", "json")
+    assert "schema version 8" in err and "cached profiles and price snapshots are not used" in err, err  # read-only
+    profile(trace)  # writes: migrates, then stores
+    assert query(db, "SELECT backend, seq FROM profiles ORDER BY backend") == [("runner", 0), ("trace", 1)]
+    assert t4_from() == "trace"
+    profile(fake)
+    assert t4_from() == "runner"
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))

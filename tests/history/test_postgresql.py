@@ -320,7 +320,8 @@ def test_migrate_keeps_the_newer_profile():
     for db in (lite, url):
         rc, out, err = run("recommend", "--db", db, *FAST, "-q", SPEC)
         assert rc == 0, err
-    row = "INSERT INTO profiles VALUES (?, 'cpu', 'EPYC', 'mlp', ?, 0, NULL, 64, '{}')"
+    row = ("INSERT INTO profiles(spec_key, backend, device, spec_name, created_at, is_gpu, b_noise, max_local_batch,"
+           " profile_json) VALUES (?, 'cpu', 'EPYC', 'mlp', ?, 0, NULL, 64, '{}')")
     with sqlite3.connect(lite) as con:
         con.execute(row, ("a", "2026-02-01T00:00:00Z"))
         con.execute(row, ("b", "2026-02-01T00:00:00Z"))

@@ -21,10 +21,11 @@ typedef struct {
 } cf_cached_profile;
 
 /* Inserts or replaces the row of (spec_key, backend, device) in one
- * transaction. */
+ * transaction; it becomes the spec key's last stored. */
 cf_status cf_profile_cache_put(cf_db *db, const cf_cached_profile *row);
 
-/* Every cached profile of a spec key, newest first. Strings of the rows
+/* Every cached profile of a spec key, newest first: by created_at, and of
+ * one second the one stored last (docs/profiler.md). Strings of the rows
  * are owned by the list; free it with cf_profile_cache_list_free. */
 typedef struct {
     cf_cached_profile *rows;
