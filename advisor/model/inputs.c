@@ -387,8 +387,15 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
     }
     size_t k = perf_index(in, gpu->model);
     if (k < in->n_perf && used_by[k]) {
-        add_note(in, "the %s profile on %s (%s) is not used for its throughput: the newest, the %s profile of %s, is",
-                 p->backend, gpu->model, p->created_at, used_by[k]->backend, used_by[k]->created_at);
+        /* two device names of one GPU type ('Tesla T4', 'T4'): name both, or the note names neither profile */
+        const cf_profile *q = used_by[k];
+        int named = strcmp(p->device.name, q->device.name) != 0;
+        add_note(in,
+                 "the %s profile on %s (%s%s%s%s) is not used for its throughput: the newest, the %s profile%s%s%s of "
+                 "%s, is",
+                 p->backend, gpu->model, named ? "'" : "", named ? p->device.name : "", named ? "', " : "",
+                 p->created_at, q->backend, named ? " on '" : "", named ? q->device.name : "", named ? "'" : "",
+                 q->created_at);
         return;
     }
     if (k < n_from_spec) { /* the spec's profile.gpus entry of this GPU type gives way: say so */

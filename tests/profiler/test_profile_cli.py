@@ -175,6 +175,26 @@ def test_out_file_gets_the_profile():
     assert profiles_rows(db) == 1
 
 
+def test_two_device_names_of_one_gpu_type_are_named():
+    """Exec profiles of one spec on 'Tesla T4' and then 'T4' (both the catalog's T4): the newest gives T4's
+    throughput, and the note setting the other aside named neither device ("the exec profile on T4 (TIME) is
+    not used ...: the newest, the exec profile of TIME, is": within one second, the same words for both)."""
+    db = os.path.join(TMP, "two-names.db")
+    name_file = os.path.join(TMP, "two-names.txt")
+    device = 'echo "{\\"event\\": \\"device\\", \\"name\\": \\"$(cat %s)\\", \\"memory_gib\\": 16, ' \
+             '\\"type\\": \\"gpu\\"}"\n' % name_file
+    spec = exec_spec("two-names", device + STEPS)
+    for name in ("Tesla T4", "T4"):
+        write("two-names.txt", name)
+        rc, out, err = run("profile", "--db", db, "-q", "--noise-steps", "5", spec)
+        assert rc == 0, err
+    rc, out, err = run("recommend", "--db", db, "--no-history", "--gpu", "T4", "--format", "json", spec)
+    assert rc == 0, err
+    notes = [n for n in json.loads(out)["explanation"]["notes"] if "is not used for its throughput" in n]
+    assert len(notes) == 1 and notes[0].startswith("the exec profile on T4 ('Tesla T4', ") and \
+        "the newest, the exec profile on 'T4' of " in notes[0], notes
+
+
 def check_failure(name, script, want_rc, *parts, timeout_arg=None):
     db = os.path.join(TMP, name + ".db")
     args = ["profile", "--db", db]
