@@ -214,6 +214,18 @@ int cf_same_file(const char *a, const char *b)
     return same;
 }
 
+/* `path` lies inside the folder `dir` (at any depth), however either is
+ * spelled. */
+static int path_within(const char *dir, const char *path)
+{
+    char *cd = comparable_path(dir), *cp = comparable_path(path);
+    size_t n = cd ? strlen(cd) : 0;
+    int within = cd && cp && (strcmp(cd, "/") == 0 || (strncmp(cd, cp, n) == 0 && cp[n] == '/'));
+    free(cd);
+    free(cp);
+    return within;
+}
+
 cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs, const cf_path_role *inputs,
                                   size_t n_inputs)
 {
@@ -229,13 +241,25 @@ cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs,
                 cf_error_hint("give each output its own file");
                 return CF_ERR_USAGE;
             }
-        for (size_t i = 0; i < n_inputs; i++)
-            if (inputs[i].path && inputs[i].path[0] && cf_same_file(out, inputs[i].path)) {
+        for (size_t i = 0; i < n_inputs; i++) {
+            struct stat st;
+            if (!inputs[i].path || !inputs[i].path[0])
+                continue;
+            if (cf_same_file(out, inputs[i].path)) {
                 cf_error_set(CF_ERR_USAGE, "%s names %s '%s': writing it would replace that input", outputs[o].label,
                              inputs[i].label, inputs[i].path);
                 cf_error_hint("write the result to another file");
                 return CF_ERR_USAGE;
             }
+            /* an input folder (a folder of traces) is read whole: a file
+             * written into it replaces or adds to what it holds */
+            if (stat(inputs[i].path, &st) == 0 && S_ISDIR(st.st_mode) && path_within(inputs[i].path, out)) {
+                cf_error_set(CF_ERR_USAGE, "%s names '%s', inside %s '%s': writing it would change that input",
+                             outputs[o].label, out, inputs[i].label, inputs[i].path);
+                cf_error_hint("write the result outside that folder");
+                return CF_ERR_USAGE;
+            }
+        }
     }
     return CF_OK;
 }

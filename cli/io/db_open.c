@@ -189,9 +189,16 @@ int cf_cli_check_before_run(const cf_cli_options *o, int store_history, const ch
 int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_path_role *more,
                               size_t n_more, const char *more_hint)
 {
-    cf_path_role inputs[8] = {{"the history database", NULL}, {"--price-overrides", o->price_overrides},
-                              {"--compare-to", o->compare_to}};
-    size_t n_in = 3;
+    cf_path_role inputs[16] = {{"the history database", NULL}, {"--price-overrides", o->price_overrides},
+                               {"--compare-to", o->compare_to}, {"--calibrate", o->calibrate_dir}, {"--fit", o->fit_dir}};
+    size_t n_in = 5;
+    char index[2][2048]; /* simulate reads the index.csv beside a trace whole */
+    for (int i = 0; i < o->traces.n && i < 2; i++) {
+        cf_dirname(o->traces.items[i], index[i], sizeof index[i] - 10);
+        strcat(index[i], "/index.csv");
+        inputs[n_in++] = (cf_path_role){"--trace", o->traces.items[i]};
+        inputs[n_in++] = (cf_path_role){"the index.csv beside --trace", index[i]};
+    }
     char db[2048];
     struct stat st;
     if (cf_cli_db_path(o, db, sizeof db) == CF_OK && !cf_db_is_postgresql(db))

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -1038,6 +1039,32 @@ def test_rebalance_filter():
             (args, rc, err)
     rc, out, _ = run("rebalance", "--help")
     assert rc == 0 and "1 to 1024" in out and "1 to 100000" in out, out
+
+
+def test_simulate_output_never_replaces_a_trace():
+    """`simulate --trace T.csv -o T.csv` replaced the recorded trace with the report, and `--calibrate DIR -o
+    DIR/x.csv` a trace of the folder (exit 0): the traces were not among the inputs the outputs are checked
+    against. Now a usage error (exit 2) that names the input, nothing written."""
+    d = pyharness.temp_dir(prefix="cloudfit-spot-out-")
+    trace = os.path.join(d, TRACE_1C)
+    shutil.copy(os.path.join(TRACES, TRACE_1C), trace)
+    before = open(trace, "rb").read()
+    cases = [(["--trace", trace, "--gpu", "V100", "-o", trace], f"option '--out-file' names --trace '{trace}'"),
+             (["--trace", trace, "--gpu", "V100", "-o", os.path.join(d, ".", TRACE_1C)], "names --trace"),
+             (["--trace", trace, "--gpu", "V100", "-o", os.path.join(d, "index.csv")],
+              "names the index.csv beside --trace"),
+             (["--calibrate", d, "-o", trace], f"inside --calibrate '{d}'"),
+             (["--calibrate", d, "-o", os.path.join(d, "new", "report.txt")], f"inside --calibrate '{d}'"),
+             (["--calibrate", TRACES, "--fit", d, "-f", "json", "-o", os.path.join(d, "index.csv")],
+              f"inside --fit '{d}'")]
+    for args, message in cases:
+        rc, out, err = run("simulate", "-q", RESNET, *args)
+        assert rc == 2 and message in err and out == "", (args, rc, err)
+    assert open(trace, "rb").read() == before and sorted(os.listdir(d)) == [TRACE_1C], os.listdir(d)
+    # beside the folder is not inside it
+    rc, _, err = run("simulate", "-q", RESNET, "--trace", trace, "--gpu", "V100", "--rule", "gain", "--batch", "hold",
+                     "-o", os.path.join(TMP, "simulate-out.txt"))
+    assert rc == 0 and os.path.exists(os.path.join(TMP, "simulate-out.txt")), err
 
 
 def test_help_lists_the_commands():

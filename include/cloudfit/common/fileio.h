@@ -105,7 +105,8 @@ typedef struct {
  * (cf_same_file): `profile --csv h.db` replaced the history it had just
  * stored into, `recommend -o model.json model.json` the spec; or when two
  * outputs are one file (`--report x --plot x`: the second replaced the
- * first). CF_OK when none is. */
+ * first); or when an input is a folder (`simulate --calibrate DIR`) and an
+ * output lies inside it. CF_OK when none is. */
 cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs, const cf_path_role *inputs,
                                   size_t n_inputs);
 
