@@ -324,7 +324,8 @@ static int int_option_range(const cf_cli_option *o, int *min)
         int min, max;
     } limits[] = {{"workers", 1, CF_REBALANCE_MAX_WORKERS},
                   {"window", 1, CF_REBALANCE_MAX_WINDOW},
-                  {"noise-micro-batches", 2, CF_PROBE_MAX_MICRO}};
+                  {"noise-micro-batches", 2, CF_PROBE_MAX_MICRO},
+                  {"nodes", 1, CF_ADVISE_MAX_NODES}};
     *min = 1;
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
         if (strcmp(o->long_name, limits[i].name) == 0) {

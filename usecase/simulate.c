@@ -231,6 +231,8 @@ cf_status cf_simulate_run(const cf_simulate_run_request *caller_req, cf_simulate
     out->have_setup = 1; /* freed also after a failed prepare */
     st = cf_simulate_prepare(&in, out->vms, out->nodes, (int)out->n_traces, &out->path,
                              req->gang ? CF_SPOT_GANG : CF_SPOT_ELASTIC, &out->setup);
+    if (st == CF_ERR_INVALID)
+        cf_error_prefix("%s", trace->name);
     if (st != CF_OK)
         return st;
     out->setup.req.rules = req->rules ? req->rules : CF_SIM_ALL_RULES;

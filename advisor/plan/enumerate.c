@@ -733,8 +733,8 @@ cf_status cf_advise(const cf_advisor_input *in, cf_advice *advice)
     memset(advice, 0, sizeof *advice);
     const cf_constraints *limits = in->constraints;
     int max_nodes = limits->max_nodes > 0 ? limits->max_nodes : CF_MAX_NODES_DEFAULT;
-    if (max_nodes > 4096)
-        max_nodes = 4096;
+    if (max_nodes > CF_ADVISE_MAX_NODES)
+        max_nodes = CF_ADVISE_MAX_NODES;
     size_t *vm_shape = malloc((in->n_vms ? in->n_vms : 1) * sizeof *vm_shape);
     if (!vm_shape)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");

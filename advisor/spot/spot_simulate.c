@@ -164,6 +164,9 @@ cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vm
         total_nodes += nodes[t];
     }
     cf_status st = CF_OK;
+    if (n_types == 1 && nodes[0] > CF_ADVISE_MAX_NODES)
+        return cf_error_set(CF_ERR_INVALID, "a plan of %d VMs: cloudfit plans at most %d VMs of one type", nodes[0],
+                            CF_ADVISE_MAX_NODES);
     if (n_types == 1) {
         cf_constraints one = *k;
         one.min_nodes = one.max_nodes = nodes[0];

@@ -324,6 +324,23 @@ def test_simulate_option_values():
             assert rc == 2 and f"option '{option}' expects a name" in err, (option, err)
 
 
+def test_simulate_plans_at_most_4096_vms():
+    """The enumeration stops at 4,096 VMs of one type: `--nodes 4097` (its help range then said up to 1,000,000),
+    or a trace whose largest count or index.csv nodes_requested is above it, gave exit 4 "no configuration fits
+    the search limits" with a hint about search.gpus, clouds, spot and memory. Now --nodes' range says 4096
+    (exit 2) and a trace's count is a data error naming the trace (exit 3)."""
+    d = pyharness.temp_dir(prefix="cloudfit-spot-nodes-")
+    path = os.path.join(d, "big.csv")
+    with open(path, "w") as f:
+        f.write("t_s,nodes_available\n0,5000\n300,2\n")
+    for nodes in ("4097", "1000000"):
+        rc, out, err = run("simulate", "-q", RESNET, "--trace", path, "--gpu", "V100", "--nodes", nodes)
+        assert rc == 2 and f"option '--nodes' expects a positive integer (1 to 4096), got '{nodes}'" in err, err
+    rc, out, err = run("simulate", "-q", RESNET, "--trace", path, "--gpu", "V100")
+    assert rc == 3 and f"cloudfit: {path}: a plan of 5000 VMs: cloudfit plans at most 4096 VMs of one type" in err, err
+    assert "search limits" not in err and out == "", err
+
+
 def test_simulate_replay_caps():
     """Nothing is replayed past the 20,000 h cap (10^9 s ticks took the time below N to 198,590 h), a
     trace has at most 200,000 starts, and a short trace's starts stopped by the 1,000-pass cap say so."""

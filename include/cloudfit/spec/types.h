@@ -8,6 +8,10 @@
 
 /* The largest node count considered when the spec's search.max_nodes is not set. */
 #define CF_MAX_NODES_DEFAULT 16
+/* The most VMs of one type a configuration holds: the enumeration's node
+ * range stops there, whatever max_nodes says (`simulate --nodes`, a
+ * trace's count). */
+#define CF_ADVISE_MAX_NODES 4096
 /* ... and of GPUs when search.max_gpus is not set. */
 #define CF_MAX_GPUS_DEFAULT 64
 
