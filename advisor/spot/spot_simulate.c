@@ -167,6 +167,10 @@ cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vm
     if (n_types == 1 && nodes[0] > CF_ADVISE_MAX_NODES)
         return cf_error_set(CF_ERR_INVALID, "a plan of %d VMs: cloudfit plans at most %d VMs of one type", nodes[0],
                             CF_ADVISE_MAX_NODES);
+    for (int t = 0; n_types > 1 && t < n_types; t++)
+        if (nodes[t] > CF_SIMULATE_MAX_MIXED_NODES)
+            return cf_error_set(CF_ERR_INVALID, "%d × %s: a replay that mixes two VM types holds at most %d VMs of "
+                                "each", nodes[t], vms[t]->instance_type, CF_SIMULATE_MAX_MIXED_NODES);
     if (n_types == 1) {
         cf_constraints one = *k;
         one.min_nodes = one.max_nodes = nodes[0];

@@ -341,6 +341,19 @@ def test_simulate_plans_at_most_4096_vms():
     assert "search limits" not in err and out == "", err
 
 
+def test_simulate_mixed_types_count_is_bounded():
+    """A mixed-types replay's rate table costs about the cube of the counts: 1000 + 1000 VMs took 40 s, 2000 +
+    2000 minutes, from a three-line trace (counts were accepted up to 100,000 each). Each type is now held to
+    256 VMs, and a larger count is a data error naming the trace and the VM (exit 3)."""
+    d = pyharness.temp_dir(prefix="cloudfit-spot-mix-")
+    path = os.path.join(d, "ab.csv")
+    with open(path, "w") as f:
+        f.write("t_s,a,b\n0,1000,3\n300,1,1\n600,2,0\n")
+    rc, out, err = run("simulate", "-q", RESNET, "--trace", path, "--gpu", "V100", "--gpu", "T4")
+    assert rc == 3 and out == "" and f"cloudfit: {path}: 1000 × p3.2xlarge: a replay that mixes two VM types " \
+        "holds at most 256 VMs of each" in err, (rc, err)
+
+
 def test_simulate_replay_caps():
     """Nothing is replayed past the 20,000 h cap (10^9 s ticks took the time below N to 198,590 h), a
     trace has at most 200,000 starts, and a short trace's starts stopped by the 1,000-pass cap say so."""

@@ -13,6 +13,10 @@
 #include "cloudfit/status.h"
 
 #define CF_SIMULATE_MAX_ROWS 16
+/* The most VMs of each type a mixed-types replay holds: its rate table has
+ * a heterogeneous split per (n0, n1) state, about cubic in the counts
+ * (256 + 256: ~1 s; 1000 + 1000 took 40 s, 2000 + 2000 minutes). */
+#define CF_SIMULATE_MAX_MIXED_NODES 256
 
 /* LR rules simulate knows, as bits: fixed (the full plan's LR whatever the
  * batch), linear, sqrt, gain. */
