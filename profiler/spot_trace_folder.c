@@ -325,7 +325,13 @@ cf_status cf_spot_trace_set_load(const char *dir, cf_spot_trace_set *out)
 {
     memset(out, 0, sizeof *out);
     struct stat sb;
-    if (!has_index(dir) && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    /* the folder itself first: its index.csv is optional, so "cannot open
+     * 'DIR/index.csv'" named a file the user never gave */
+    if (stat(dir, &sb) != 0)
+        return cf_error_set(CF_ERR_IO, "cannot open '%s': %s", dir, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return cf_error_set(CF_ERR_IO, "cannot open '%s': %s", dir, strerror(ENOTDIR));
+    if (!has_index(dir)) {
         cf_status st = load_by_name(dir, out);
         if (st != CF_OK)
             cf_spot_trace_set_free(out);

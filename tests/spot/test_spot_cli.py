@@ -354,6 +354,20 @@ def test_simulate_mixed_types_count_is_bounded():
         "holds at most 256 VMs of each" in err, (rc, err)
 
 
+def test_calibrate_names_a_missing_folder():
+    """`--calibrate /no/such/dir` said "cannot open '/no/such/dir/index.csv'", a file the user never named
+    (the index is optional); a regular file likewise ("…/index.csv': Not a directory"). The folder is named."""
+    d = pyharness.temp_dir(prefix="cloudfit-spot-cal-")
+    missing, afile = os.path.join(d, "nosuchdir"), os.path.join(d, "afile")
+    open(afile, "w").close()
+    for args, message in [(["--calibrate", missing], f"cloudfit: cannot open '{missing}': No such file or directory"),
+                          (["--calibrate", afile], f"cloudfit: cannot open '{afile}': Not a directory"),
+                          (["--calibrate", TRACES, "--fit", missing],
+                           f"cloudfit: cannot open '{missing}': No such file or directory")]:
+        rc, out, err = run("simulate", "-q", RESNET, *args)
+        assert rc == 3 and message in err and "index.csv" not in err and out == "", (args, rc, err)
+
+
 def test_simulate_replay_caps():
     """Nothing is replayed past the 20,000 h cap (10^9 s ticks took the time below N to 198,590 h), a
     trace has at most 200,000 starts, and a short trace's starts stopped by the 1,000-pass cap say so."""
