@@ -844,6 +844,12 @@ static void test_trace_json(void **state)
     static const char ms[] = "t_s,nodes_available\n0,1\n0.001,0\n0.002,1\n"; /* the shortest tick taken */
     assert_int_equal(cf_spot_trace_parse(ms, sizeof ms - 1, "t.csv", 0, &a), CF_OK);
     cf_spot_trace_free(&a);
+    /* 0.009 - 0.008 is 0.000999999... in binary: a 1-ms tick all the same
+     * (refused as "a tick of 0.001 s; expected 0.001 to 1e+09 s") */
+    static const char ms9[] = "t_s,nodes_available\n0.007,1\n0.008,0\n0.009,1\n1000000.008,1\n1000000.009,0\n";
+    if (cf_spot_trace_parse(ms9, sizeof ms9 - 1, "t.csv", 0, &a) != CF_OK)
+        fail_msg("1-ms ticks refused: %s", cf_error_message());
+    cf_spot_trace_free(&a);
 }
 
 /* root/rel, in a buffer that the next call reuses. */
