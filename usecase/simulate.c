@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/number.h"
 #include "cloudfit/pricing/offer_pick.h"
 
 static void note(const cf_simulate_run_request *req, cf_note_kind kind, const char *text)
@@ -166,11 +167,13 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
         /* A short job that never ends: not the trace's length but its runs
          * (each shorter than a restart and the work before the next
          * checkpoint, or no VM held at all) */
+        char work[32]; /* a short job's hours to 3 digits, never "1.5e+02" as %.2g wrote 148 h */
+        cf_number_plain_text(sim->work_h, 3, work, sizeof work);
         snprintf(text, sizeof text,
-                 "the job (%.2g h of work) replayed on the trace (%.1f h) finishes from no start %s: "
+                 "the job (%s h of work) replayed on the trace (%.1f h) finishes from no start %s: "
                  "its runs of held VMs are too short for a restart (%.1f min) and the work up to a checkpoint, "
                  "or the VMs it needs are never held",
-                 sim->work_h, path->total_h, limit, 60 * sim->restart_h);
+                 work, path->total_h, limit, 60 * sim->restart_h);
         note(req, CF_NOTE_WARNING, text);
         return;
     }

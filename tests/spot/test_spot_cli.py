@@ -140,6 +140,21 @@ def test_simulate_one_rule_and_errors():
         f.write("t_s,nodes_available\n0,1\n300,0\n600,1\n")
     rc, out, err = run("simulate", os.path.join(EXAMPLES, "mlp-synthetic.json"), "--trace", short, "--gpu", "V100")
     assert rc == 0 and "outlasts" not in err and "finishes from no start" in err and "restart" in err, err
+    # its work is said to 3 digits, never in scientific notation ("1.5e+02 h of work" for 148 h, "73 h" for 73.4)
+    assert "the job (0.00687 h of work)" in err, err
+    spec = os.path.join(TMP, "checkpoint-forever.json")
+    doc = json.load(open(RESNET))
+    doc["search"]["checkpoint_minutes"] = 100000
+    doc["profile"]["gpus"] = {g: os.path.join(EXAMPLES, p) for g, p in doc["profile"]["gpus"].items()}
+    json.dump(doc, open(spec, "w"))
+    alternating = os.path.join(TMP, "alternating-hours.csv")
+    with open(alternating, "w") as f:
+        f.write("t_s,nodes_available\n" + "".join(f"{i * 3600},{(i + 1) % 2}\n" for i in range(2000)))
+    for gpu, says in (("V100", "the job (73.4 h of work)"), ("T4", "the job (148 h of work)")):
+        rc, out, err = run("simulate", "-f", "json", spec, "--trace", alternating, "--gpu", gpu, "--rule", "gain",
+                           "--batch", "hold")
+        assert rc == 0 and "finishes from no start" in err and says in err, (gpu, err)
+        assert says in json.loads(out)["warnings"][0], out
 
 
 def test_simulate_two_traces_mix_types():
