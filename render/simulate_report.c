@@ -186,7 +186,7 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         cJSON_AddNumberToObject(plan, "global_batch", (double)s->hetero.global_batch);
     }
     cf_json_add_rounded(plan, "work_hours", q->work_h, 5);
-    cf_json_add_rounded(plan, "target_samples", q->target_samples, 5);
+    cJSON_AddNumberToObject(plan, "target_samples", round(q->target_samples)); /* whole, as the table says it */
     cf_json_add_rounded(plan, "checkpoint_minutes", q->checkpoint_h * 60, 5);
     cf_json_add_rounded(plan, "restart_minutes", q->restart_h * 60, 5);
     cf_json_add_rounded(plan, "interval_minutes", q->interval_h * 60, 5);

@@ -796,6 +796,12 @@ def test_simulate_warns_when_the_job_outlasts_the_trace():
     rc, out, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",
                        "--batch", "hold", "--max-catalog-age-days", "100000", "-f", "json")
     assert rc == 0 and json.loads(out)["warnings"] == [], err
+    # the samples to the target are a count: the JSON gives the table's whole number (it gave 115310000, 5
+    # significant digits, where the table said 115305030)
+    rc, text, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",
+                        "--batch", "hold", "--max-catalog-age-days", "100000")
+    said = re.search(r"(\d+) samples to the target", text)
+    assert rc == 0 and said and json.loads(out)["plan"]["target_samples"] == int(said.group(1)), (said, out)
 
 
 def test_mixed_plan_switch_over_helper():
