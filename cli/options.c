@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cloudfit/advisor/gates.h"
 #include "cloudfit/advisor/rebalance.h"
@@ -365,9 +366,13 @@ static int names_a_path(const cf_cli_option *o)
     return 0;
 }
 
+/* `arg` as stored: a value of an any-case set in its own spelling. */
+static const char *stored_spelling(const cf_cli_option *o, const char *arg);
+
 static int store(const cf_cli_option *o, const char *command, const char *arg, cf_cli_options *opts)
 {
     char *field = (char *)opts + o->offset;
+    arg = stored_spelling(o, arg);
     char shown[128];
     long bad;
     /* Text is UTF-8: a note, a branch or a key with another byte was stored
@@ -619,28 +624,46 @@ void cf_cli_options_help(unsigned command, int width, cf_buf *out)
 /* Values an option's argument takes, where they are a fixed set: the option
  * table says what an option does, this what it takes (completion offers
  * them; `checked` ones are refused otherwise, wherever the value comes from). */
+/* Cloud names ignore case (docs/pricing.md: `--cloud LAMBDA` is lambda, in
+ * every command): a value is stored as its spelling here, so the spec, the
+ * filters and the outputs see the one name. */
+static const char *const CLOUD_NAMES[] = {"aws", "gcp", "azure", "lambda", NULL};
+
 static const struct {
     const char *option;
     unsigned commands;
     const char *values;
     int checked; /* 0: offered only (history's --cloud filters stored rows, whatever they name; prices
                   * names the catalog's clouds with a "did you mean") */
+    const char *const *any_case; /* the values, taken in any case and stored as spelt here; NULL: exact */
 } known_values[] = {
-    {"format", CMD_RECOMMEND, "table json markdown", 1},
-    {"format", CMD_HISTORY | CMD_PRICES, "table json csv", 1},
-    {"format", CMD_ALL & ~(CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES), "table json", 1},
-    {"objective", CMD_ALL, "cost time balanced", 1},
-    {"spot", CMD_RECOMMEND | CMD_SEARCH, "never allow only", 1},
-    {"rule", CMD_SIMULATE, "fixed linear sqrt gain all", 1},
-    {"batch", CMD_SIMULATE, "hold shrink both", 1},
-    {"controller", CMD_REBALANCE, "p pi", 1},
-    {"cloud", CMD_HISTORY | CMD_PRICES, "aws gcp azure lambda", 0}, /* prices checks against the catalog in use */
-    {"cloud", CMD_ALL & ~(CMD_HISTORY | CMD_PRICES), "aws gcp azure lambda", 1},
-    {"color", CMD_ALL, "auto always never", 1},
-    {"emit", CMD_ALL, "skypilot torchrun k8s", 1},
-    {"backend", CMD_ALL, "cpu cuda exec", 1},
-    {"method", CMD_ALL, "cloudfit model bo", 1},
+    {"format", CMD_RECOMMEND, "table json markdown", 1, NULL},
+    {"format", CMD_HISTORY | CMD_PRICES, "table json csv", 1, NULL},
+    {"format", CMD_ALL & ~(CMD_RECOMMEND | CMD_HISTORY | CMD_PRICES), "table json", 1, NULL},
+    {"objective", CMD_ALL, "cost time balanced", 1, NULL},
+    {"spot", CMD_RECOMMEND | CMD_SEARCH, "never allow only", 1, NULL},
+    {"rule", CMD_SIMULATE, "fixed linear sqrt gain all", 1, NULL},
+    {"batch", CMD_SIMULATE, "hold shrink both", 1, NULL},
+    {"controller", CMD_REBALANCE, "p pi", 1, NULL},
+    {"cloud", CMD_HISTORY | CMD_PRICES, "aws gcp azure lambda", 0, CLOUD_NAMES}, /* prices checks against the catalog */
+    {"cloud", CMD_ALL & ~(CMD_HISTORY | CMD_PRICES), "aws gcp azure lambda", 1, CLOUD_NAMES},
+    {"color", CMD_ALL, "auto always never", 1, NULL},
+    {"emit", CMD_ALL, "skypilot torchrun k8s", 1, NULL},
+    {"backend", CMD_ALL, "cpu cuda exec", 1, NULL},
+    {"method", CMD_ALL, "cloudfit model bo", 1, NULL},
 };
+
+static const char *stored_spelling(const cf_cli_option *o, const char *arg)
+{
+    for (size_t i = 0; arg && i < sizeof known_values / sizeof *known_values; i++) {
+        if (strcmp(known_values[i].option, o->long_name) != 0)
+            continue;
+        for (const char *const *v = known_values[i].any_case; v && *v; v++)
+            if (strcasecmp(*v, arg) == 0)
+                return *v;
+    }
+    return arg;
+}
 
 static int known_values_row(const cf_cli_option *o, unsigned command)
 {
@@ -740,6 +763,9 @@ int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const ch
     if (row < 0 || !known_values[row].checked || !arg)
         return 0;
     const char *values = known_values[row].values;
+    for (const char *const *v = known_values[row].any_case; v && *v; v++)
+        if (strcasecmp(*v, arg) == 0)
+            return 0;
     size_t len = strlen(arg);
     for (const char *p = values; *p;) {
         size_t n = strcspn(p, " ");

@@ -678,6 +678,24 @@ def test_every_gpu_entry_has_the_documented_keys():
     assert any(g["network_note"] is None for g in gpus), gpus
 
 
+def test_cloud_names_ignore_case_as_in_prices():
+    """docs/pricing.md: `--cloud LAMBDA` is lambda in prices and recommend; recommend refused it
+    ("option '--cloud' does not accept 'LAMBDA'", exit 2) while prices took it."""
+    spec = example("resnet18-cifar10.json")
+    rc, out, err = run("recommend", spec, "--cloud", "LAMBDA", "--no-history", "-q", "--format", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["constraints"]["clouds"] == ["lambda"], doc["constraints"]
+    assert doc["chosen"]["cloud"] == "lambda", doc["chosen"]
+    rc, _, err = run("recommend", spec, "--cloud", "Lambda", "--cloud", "AWS", "--no-history", "-q")
+    assert rc == 0, err
+    cfg = write("cloud-case.json", '{"recommend": {"cloud": ["GCP"]}}')
+    rc, out, err = run("recommend", spec, "--no-history", "-q", "--format", "json",
+                       env=dict(ENV, CLOUDFIT_CONFIG=cfg))
+    assert rc == 0 and json.loads(out)["constraints"]["clouds"] == ["gcp"], (rc, err)
+    rc, _, err = run("recommend", spec, "--cloud", "lambada", "--no-history", "-q")
+    assert rc == 2 and "option '--cloud' does not accept 'lambada'" in err, (rc, err)
+
 def main():
     return pyharness.run(globals())
 
