@@ -702,6 +702,7 @@ static const struct {
     {"safety-sds", CMD_ALL, RULE_SDS, "a number from 0 to 5"},
     {"gpu", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, RULE_NAME, "a name"},
     {"region", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, RULE_NAME, "a name"},
+    {"db", CMD_ALL, RULE_NAME, "a file name or a postgresql:// URL"}, /* '' was read as no database at all */
     {"instance-type", CMD_SIMULATE, RULE_NAME, "a name"},
     {"since", CMD_ALL, RULE_WHEN, NULL},
     {"until", CMD_ALL, RULE_WHEN, NULL},

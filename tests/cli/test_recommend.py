@@ -696,6 +696,18 @@ def test_cloud_names_ignore_case_as_in_prices():
     rc, _, err = run("recommend", spec, "--cloud", "lambada", "--no-history", "-q")
     assert rc == 2 and "option '--cloud' does not accept 'lambada'" in err, (rc, err)
 
+def test_empty_db_is_a_usage_error():
+    """--db '' (an empty shell variable) was read as no database: prices listed the embedded catalog, exit 0,
+    whatever the default database held; recommend failed with exit 1, "cannot create database ''"."""
+    spec = example("resnet18-cifar10.json")
+    for args in (("prices", "T4"), ("recommend", spec), ("history",)):
+        rc, out, err = run(*args, "--db", "", "-q")
+        assert rc == 2 and "option '--db' expects a file name or a postgresql:// URL, got ''" in err, (args, rc, err)
+        assert out == "", (args, out[:200])
+    cfg = write("empty-db.json", '{"db": ""}')
+    rc, _, err = run("prices", "T4", "-q", env=dict(ENV, CLOUDFIT_CONFIG=cfg))
+    assert rc == 2 and "empty-db.json: db: option '--db'" in err, (rc, err)
+
 def main():
     return pyharness.run(globals())
 
