@@ -446,6 +446,12 @@ static void append_list(cf_buf *buf, const char *what, const char *const *items,
 
 cf_status cf_catalog_explain_empty(const cf_catalog *catalog, const cf_catalog_filter *filter)
 {
+    return cf_catalog_explain_empty_as(catalog, filter, "spot only (--spot allow)");
+}
+
+cf_status cf_catalog_explain_empty_as(const cf_catalog *catalog, const cf_catalog_filter *filter,
+                                      const char *spot_label)
+{
     cf_buf given = CF_BUF_INIT, hint = CF_BUF_INIT;
     if (filter->n_clouds)
         append_list(&given, "clouds", filter->clouds, filter->n_clouds);
@@ -465,7 +471,7 @@ cf_status cf_catalog_explain_empty(const cf_catalog *catalog, const cf_catalog_f
     } drop[] = {{filter->n_clouds > 0, "the cloud filter", *filter},
                 {filter->n_regions > 0, "the region filter", *filter},
                 {filter->n_gpus > 0, "the GPU filter", *filter},
-                {filter->spot == CF_SPOT_ONLY, "spot only (--spot allow)", *filter},
+                {filter->spot == CF_SPOT_ONLY, spot_label, *filter},
                 {!filter->include_restricted, "regions that need an access request (--include-restricted-regions)",
                  *filter}};
     drop[0].relaxed.n_clouds = 0;

@@ -88,6 +88,13 @@ cf_status cf_price_select(const cf_catalog *catalog, const cf_price_query *q, cf
     if (!out->items)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     out->n = cf_catalog_filter_rows(catalog, &f, out->items);
+    /* Each filter names something on offer, but not together (--cloud
+     * lambda --spot; T4 --cloud lambda): said as recommend says it, not an
+     * empty summary (exit 0) or "no offer of T4 matches", naming no filter. */
+    if (out->n == 0 && (q->n_clouds || q->n_regions || n_gpus || q->spot_only)) {
+        cf_vm_list_free(out);
+        return cf_catalog_explain_empty_as(catalog, &f, "--spot");
+    }
     out->n_restricted_left_out = cf_catalog_filter_restricted(catalog, &f);
     size_t n = 0;
     for (size_t i = 0; i < out->n; i++)

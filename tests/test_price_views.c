@@ -148,9 +148,25 @@ static void test_no_offer_is_infeasible(void **state)
     assert_string_equal(cf_error_message(), "no offer of A100 with 3 matches");
     assert_int_equal(l.n, 0);
     cf_vm_list_free(&l);
+    /* Filters that each name something on offer but leave no offer
+     * together name themselves, as recommend's do (the message was "no
+     * offer of H100 matches with a spot price", and the summary of
+     * --cloud lambda --spot an empty table, exit 0). */
     q = (cf_price_query){.gpu = "H100", .spot_only = 1};
     assert_int_equal(cf_price_offers(&c, &q, &l), CF_ERR_INFEASIBLE);
-    assert_string_equal(cf_error_message(), "no offer of H100 matches with a spot price");
+    assert_non_null(strstr(cf_error_message(), "passes the filters together (GPUs H100; spot only)"));
+    assert_non_null(strstr(cf_error_hint_text(), "2 offers without --spot"));
+    assert_int_equal(l.n, 0);
+    cf_vm_list_free(&l);
+    const char *lambda[] = {"lambda"};
+    q = (cf_price_query){.clouds = lambda, .n_clouds = 1, .spot_only = 1};
+    assert_int_equal(cf_price_select(&c, &q, &l), CF_ERR_INFEASIBLE);
+    assert_non_null(strstr(cf_error_message(), "passes the filters together (clouds lambda; spot only)"));
+    cf_vm_list_free(&l);
+    q = (cf_price_query){.clouds = lambda, .n_clouds = 1, .gpu = "A100"};
+    assert_int_equal(cf_price_offers(&c, &q, &l), CF_ERR_INFEASIBLE);
+    assert_non_null(strstr(cf_error_message(), "(clouds lambda; GPUs A100-40GB, A100-80GB)"));
+    assert_non_null(strstr(cf_error_hint_text(), "offers without the cloud filter"));
     cf_vm_list_free(&l);
 }
 

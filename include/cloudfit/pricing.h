@@ -102,6 +102,11 @@ size_t cf_catalog_filter_restricted(const cf_catalog *catalog, const cf_catalog_
  * CF_ERR_INFEASIBLE naming the filters, with a hint saying how many
  * offers each one dropped alone would leave; returns CF_ERR_INFEASIBLE. */
 cf_status cf_catalog_explain_empty(const cf_catalog *catalog, const cf_catalog_filter *filter);
+/* The same, with the option that turns "spot only" off as the command
+ * spells it ("--spot allow" for recommend, "--spot" for prices, whose
+ * --spot is a switch): "115 offers without --spot". */
+cf_status cf_catalog_explain_empty_as(const cf_catalog *catalog, const cf_catalog_filter *filter,
+                                      const char *spot_label);
 /* Checks filter values against the catalog: an unknown cloud or GPU name is
  * CF_ERR_INVALID with a hint listing the known ones. */
 cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter);

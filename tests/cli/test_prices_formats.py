@@ -128,5 +128,15 @@ def test_gpu_option_is_the_gpu_argument_in_every_format():
         assert p.returncode == 0 and p.stdout == run("V100", "-q"), (doc_, p.stderr)
 
 
+def test_filters_that_leave_no_offer_together_say_so_in_every_format():
+    """--cloud lambda --spot (Lambda sells no spot VM) printed an empty summary, exit 0; T4 --cloud lambda said
+    only "no offer of T4 matches", naming no filter."""
+    for args in (("--cloud", "lambda", "--spot"), ("T4", "--cloud", "lambda")):
+        for fmt in ("table", "json", "csv"):
+            rc, err = fails(*args, "-f", fmt)
+            assert rc == 4 and "passes the filters together (clouds lambda" in err, (args, fmt, rc, err)
+            assert "offers without the cloud filter" in err, err
+
+
 if __name__ == "__main__":
     sys.exit(pyharness.run(dict(globals())))
