@@ -60,6 +60,29 @@ static cf_status parse_gpus(const cf_prices_request *req, const cf_prices_result
     return CF_OK;
 }
 
+/* Says which of several --gpu match no offer the others left (T4:3: T4 is
+ * sold, never 3 per VM): the summary would leave them out without a word. */
+static void note_unmatched(const cf_prices_request *req, const cf_vm_list *offers, const char (*names)[CF_GPU_NAME_MAX],
+                           const int *counts)
+{
+    const cf_catalog *catalog = &req->catalog_source->catalog;
+    for (size_t i = 0; req->note && i < req->n_gpus; i++) {
+        const char *models[MAX_MODELS];
+        size_t n = cf_gpu_family_models(catalog, names[i], models, MAX_MODELS), hits = 0;
+        for (size_t k = 0; k < offers->n && !hits; k++)
+            for (size_t m = 0; m < n && !hits; m++)
+                hits = strcasecmp(offers->items[k]->gpu_model, models[m]) == 0 &&
+                       (counts[i] <= 0 || offers->items[k]->gpu_count == counts[i]);
+        if (hits)
+            continue;
+        char text[CF_GPU_NAME_MAX + 160];
+        snprintf(text, sizeof text, "--gpu %s: no offer matches%s%s; the summary leaves it out", req->gpus[i],
+                 req->spot_only ? " with a spot price" : "",
+                 req->n_clouds || req->n_regions ? " under the --cloud and --region filters" : "");
+        req->note(req->note_ctx, CF_NOTE_WARNING, text);
+    }
+}
+
 /* No offer of the several GPUs asked for: "no offer of A100:3, T4:5 matches". */
 static cf_status none_of(const cf_prices_request *req)
 {
@@ -105,6 +128,8 @@ cf_status cf_prices_query(const cf_prices_request *req, cf_prices_result *out)
         st = cf_price_select(catalog, &q, &out->offers);
         if (st == CF_OK && n > 0 && out->offers.n == 0)
             st = none_of(req);
+        else if (st == CF_OK && n > 1)
+            note_unmatched(req, &out->offers, names, counts);
         if (st == CF_OK)
             st = cf_price_summary(&out->offers, &out->summary_rows, &out->summary.n_rows);
     }
