@@ -230,6 +230,39 @@ static void test_increase_text_refused(void **state)
     }
 }
 
+/* A limit past the spec's ranges (1e6 hours, $1e12) was taken, and its
+ * note printed 1e300 cut at 46 digits: a wrong number, stored. */
+static void test_limits_beyond_the_spec_ranges_refused(void **state)
+{
+    (void)state;
+    cf_gate_limits l = off();
+    l.max_hours = CF_GATE_MAX_HOURS;
+    l.max_cost_usd = CF_GATE_MAX_USD;
+    assert_int_equal(cf_gate_limits_check(&l), CF_OK); /* the bound itself is taken */
+    l.max_hours = 1e300;
+    assert_int_equal(cf_gate_limits_check(&l), CF_ERR_USAGE);
+    assert_string_equal(cf_error_message(), "option '--max-hours' expects a positive number of hours up to 1e6 (the "
+                                            "range of search.deadline_hours), got 1e+300");
+    cf_error_clear();
+    l.max_hours = 0;
+    l.max_cost_usd = 2e12;
+    assert_int_equal(cf_gate_limits_check(&l), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "option '--max-cost' expects a positive number of US dollars up to 1e12"));
+    cf_error_clear();
+    static const char *const too_big[] = {"1e13", "$1e300", "1e13%"};
+    for (size_t i = 0; i < sizeof too_big / sizeof *too_big; i++) {
+        cf_gate_limits m = off();
+        if (cf_gate_limits_set_increase(&m, too_big[i]) != CF_ERR_USAGE)
+            fail_msg("'%s' accepted", too_big[i]);
+        assert_true(m.max_increase < 0);
+        assert_non_null(strstr(cf_error_message(), "(more than 1e12"));
+        cf_error_clear();
+    }
+    cf_gate_limits m = off();
+    assert_int_equal(cf_gate_limits_set_increase(&m, "1e12%"), CF_OK);
+    assert_int_equal(cf_gate_limits_set_increase(&m, "$1e12"), CF_OK);
+}
+
 static const char *const good_doc =
     "{\"version\":\"1\",\"metadata\":{\"created_at\":\"2026-02-03T04:05:06Z\"},"
     "\"catalog\":{\"source\":\"embedded\",\"fetched_at\":\"2026-01-30\"},"
@@ -340,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_increase_note_names_spec_and_plan_changes),
         cmocka_unit_test(test_require_baseline),
         cmocka_unit_test(test_increase_text_refused),
+        cmocka_unit_test(test_limits_beyond_the_spec_ranges_refused),
         cmocka_unit_test(test_baseline_from_text),
         cmocka_unit_test(test_baseline_refused),
         cmocka_unit_test(test_config_in_stored_form),

@@ -34,6 +34,10 @@ cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
     } else {
         r = cf_number_usd(text, 0, HUGE_VAL, &v, why, sizeof why);
     }
+    if (r == CF_NUMBER_OK && v > CF_GATE_MAX_USD) {
+        r = CF_NUMBER_RANGE;
+        snprintf(why, sizeof why, pct ? "more than 1e12%%" : "more than 1e12, the range of search.budget_usd");
+    }
     if (r != CF_NUMBER_OK) {
         char shown[128];
         cf_escape_into(text, shown, sizeof shown);
@@ -43,6 +47,19 @@ cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text)
     limits->max_increase = v;
     limits->increase_is_pct = pct;
     return CF_OK;
+}
+
+cf_status cf_gate_limits_check(const cf_gate_limits *l)
+{
+    int usd = l->max_cost_usd > CF_GATE_MAX_USD;
+    if (!usd && !(l->max_hours > CF_GATE_MAX_HOURS))
+        return CF_OK;
+    /* the bounds as the spec's rules write them ("up to 1e6"), not as %g does ("1e+06") */
+    cf_error_set(CF_ERR_USAGE, "option '--%s' expects a positive number of %s up to %s (the range of %s), got %.6g",
+                 usd ? "max-cost" : "max-hours", usd ? "US dollars" : "hours", usd ? "1e12" : "1e6",
+                 usd ? "search.budget_usd" : "search.deadline_hours", usd ? l->max_cost_usd : l->max_hours);
+    cf_error_hint("the limit is the predicted %s", usd ? "total cost of the run in US dollars" : "wall time of the run in hours");
+    return CF_ERR_USAGE;
 }
 
 int cf_gates_any(const cf_gate_limits *l)

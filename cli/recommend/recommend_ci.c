@@ -25,6 +25,8 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     ctx->limits.max_hours = o->max_hours;
     ctx->limits.max_increase = -1;
     ctx->limits.require_baseline = o->require_baseline;
+    if (cf_gate_limits_check(&ctx->limits) != CF_OK)
+        return cf_report_error();
     if (o->base_branch && !o->base_branch[0]) {
         /* an empty name found no baseline, ever: e.g. ${{ github.base_ref }} on a push */
         cf_log_error("option '--base-branch' needs a non-empty branch name");

@@ -209,6 +209,18 @@ def test_gate_usage_errors():
     assert rc == 3 and "chosen.region" in err, err
 
 
+def test_limits_past_the_spec_ranges_refused():
+    """--max-hours 1e300 was taken and its note read 'limit 10000000000000000525047602552044202487044685811 h'
+    (1e300 cut at 46 digits), in the history and the pull-request comment too."""
+    for args, text in ((["--max-hours", "1e300"], "option '--max-hours' expects a positive number of hours up to 1e6"),
+                       (["--max-cost", "1e13"], "option '--max-cost' expects a positive number of US dollars up to 1e12"),
+                       (["--max-cost-increase", "$1e13"], "(more than 1e12, the range of search.budget_usd)"),
+                       (["--max-cost-increase", "1e13%"], "(more than 1e12%)")):
+        rc, out, err = gate_run(*args)
+        assert rc == 2 and text in err and out == "", (args, rc, err)
+    check(["--max-hours", "1e6", "--max-cost", "1e12"], True, "max_hours")
+
+
 def test_pull_request_from_a_branch_named_like_the_base_is_no_baseline():
     """A fork's pull request from its own 'main' was stored with branch 'main' and became main's baseline for
     every later pull request (its gate failed, its row still moved the baseline)."""

@@ -38,11 +38,22 @@ typedef struct {
     int require_baseline;        /* a missing baseline fails (gate require_baseline) */
 } cf_gate_limits;
 
+/* The largest limits a gate takes: the ranges of the spec's
+ * search.deadline_hours (hours) and search.budget_usd (US dollars, and the
+ * cost increase in either form). Past them a limit is another unit or a
+ * typo, and the gate's note printed it cut to a wrong number ("limit
+ * 10000000000000000525047602552044202487044685811 h" for 1e300). */
+#define CF_GATE_MAX_HOURS 1e6
+#define CF_GATE_MAX_USD 1e12
+
 /* Sets the cost-increase limit from its text: "10%" is a percentage, "25"
  * or "$25" US dollars. CF_ERR_USAGE for anything else (a negative, not
- * finite or malformed number; "$10%"), limits unchanged; the caller names
- * the option. */
+ * finite or malformed number; "$10%"; more than CF_GATE_MAX_USD dollars or
+ * percent), limits unchanged; the caller names the option. */
 cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text);
+/* CF_ERR_USAGE naming the option (--max-cost, --max-hours) and the range
+ * when a cost or hours limit is past CF_GATE_MAX_USD or CF_GATE_MAX_HOURS. */
+cf_status cf_gate_limits_check(const cf_gate_limits *limits);
 /* Evaluates each gate asked for against the chosen configuration (its
  * total cost and hours, and against the baseline's cost; without a
  * baseline the increase gate passes with a note saying so, and
