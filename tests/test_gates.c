@@ -107,6 +107,16 @@ static void test_increase_against_a_baseline(void **state)
     EVAL(&l, 1, 1, &b, g);
     assert_true(isinf(g[0].value));
     assert_false(g[0].passed);
+    /* a baseline that shows as $0.00 has no percentage either: $2e-299 gave
+     * 2.3e301 %, printed cut at 46 digits without its '%' */
+    b.chosen.total_usd = 2.2e-299;
+    EVAL(&l, 50, 1, &b, g);
+    assert_true(isinf(g[0].value));
+    assert_false(g[0].passed);
+    assert_non_null(strstr(g[0].note, ", +50.00 USD (from $0.00: no percentage) against "));
+    assert_false(cf_baseline_cost_usable(0) || cf_baseline_cost_usable(-5) || cf_baseline_cost_usable(INFINITY) ||
+                 cf_baseline_cost_usable(NAN) || cf_baseline_cost_usable(2e15));
+    assert_true(cf_baseline_cost_usable(2.2e-299) && cf_baseline_cost_usable(1e15));
     /* dollars */
     assert_int_equal(cf_gate_limits_set_increase(&l, "$25"), CF_OK);
     assert_false(l.increase_is_pct);

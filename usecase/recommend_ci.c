@@ -138,6 +138,21 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
             st = cf_history_latest(req->db, out->identity, spec->source_hash, on, now, &row, &found);
         if (st != CF_OK)
             return st;
+        if (found && !cf_baseline_cost_usable(row.chosen.total_usd)) {
+            /* a damaged row (another tool, a hand edit): its cost is held
+             * to what a --compare-to document's must be. A gate that needs
+             * the baseline stops (exit 3); without one it is no baseline */
+            const cf_gate_limits *l = req->gate_limits;
+            if (l && (l->max_increase >= 0 || l->require_baseline)) {
+                cf_error_set(CF_ERR_INVALID, "%s: recommendation %lld: total_usd: expected a cost above 0 (a chosen "
+                             "plan is never free), got %g; it would be this run's baseline",
+                             req->db_name && req->db_name[0] ? req->db_name : "the history", row.id, row.chosen.total_usd);
+                cf_error_hint("delete that row ('DELETE FROM recommendations WHERE id = %lld'), or name the baseline "
+                              "with --compare-to FILE.json", row.id);
+                return CF_ERR_INVALID;
+            }
+            found = 0;
+        }
         if (found) {
             cf_baseline_from_row(&row, b);
             size_t len = strlen(b->source);

@@ -62,6 +62,11 @@ cf_status cf_gate_limits_check(const cf_gate_limits *l)
     return CF_ERR_USAGE;
 }
 
+int cf_baseline_cost_usable(double total_usd)
+{
+    return total_usd > 0 && total_usd <= 1e15; /* false for NaN and Infinity too */
+}
+
 int cf_gates_any(const cf_gate_limits *l)
 {
     return l->max_cost_usd > 0 || l->max_hours > 0 || l->max_increase >= 0 || l->require_baseline;
@@ -141,10 +146,10 @@ static void increase_note(char *out, size_t n, const cf_config *c, const cf_base
     double before = b->total_usd;
     cf_buf text = CF_BUF_INIT;
     char pct[48];
-    if (before > 0)
+    if (before >= CF_BASELINE_MIN_PCT_USD)
         snprintf(pct, sizeof pct, "%+.1f%%", 100 * delta / before);
     else
-        snprintf(pct, sizeof pct, "from $0: no percentage");
+        snprintf(pct, sizeof pct, "from $%.2f: no percentage", before);
     cf_buf_printf(&text, "cost %s → %s, %+.2f USD (%s) against %s; spec: %s; plan: ", cost_before, cost_now, delta, pct,
                   base->source, spec);
     if (strcmp(cfg_before, cfg_now) != 0)
@@ -201,8 +206,9 @@ size_t cf_gates_evaluate(const cf_gate_limits *l, const cf_config *c, const cf_b
              * JSON failed a 0 % gate by the rounding (+2.3e-05 USD) */
             double before = at_document_precision(base->chosen.total_usd);
             double delta = at_document_precision(total_usd) - before;
-            double value = l->increase_is_pct ? (before > 0 ? 100 * delta / before : (delta > 0 ? INFINITY : 0))
-                                              : delta;
+            double value = l->increase_is_pct
+                               ? (before >= CF_BASELINE_MIN_PCT_USD ? 100 * delta / before : (delta > 0 ? INFINITY : 0))
+                               : delta;
             gate(g, name, l->max_increase, value);
             increase_note(g->note, sizeof g->note, c, base, delta);
         }
@@ -307,7 +313,7 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
             cf_error_hint(BASELINE_HINT);
         }
     }
-    if (st == CF_OK && !(v[8] > 0)) {
+    if (st == CF_OK && !cf_baseline_cost_usable(v[8])) {
         /* the percentage gate divides by it: a $0 baseline failed it at +inf% while its note said +0.0% */
         st = cf_error_set(CF_ERR_INVALID, "%s: chosen.total_usd: expected a cost above 0 (a chosen plan is never free), "
                                           "got %g", path, v[8]);

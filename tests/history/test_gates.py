@@ -221,6 +221,36 @@ def test_limits_past_the_spec_ranges_refused():
     check(["--max-hours", "1e6", "--max-cost", "1e12"], True, "max_hours")
 
 
+def test_a_damaged_baseline_row_stops_the_gate():
+    """A history row whose cost was Infinity (another tool, a hand edit) was compared as is: the gate passed with
+    '-inf USD (-nan%)'; -5 gave 'cost $-5.00'. The same cost in a --compare-to document is refused."""
+    db = new_db("gates-damaged")
+    rc, out, err = gate_run(db=db)
+    assert rc == 0, err
+    for bad, shown in ((float("inf"), "got inf"), (-5, "got -5"), (0, "got 0")):
+        query(db, "UPDATE recommendations SET total_usd = ?", bad)
+        rc, out, err = gate_run("--max-cost-increase", "10%", db=db)
+        assert rc == 3 and out == "", (bad, rc, err[-400:])
+        assert "recommendation 1: total_usd: expected a cost above 0 (a chosen plan is never free), " + shown in err, err
+        assert "DELETE FROM recommendations WHERE id = 1" in err, err
+        # no gate needs it: no baseline, the run goes on (the markdown compares with nothing)
+        rc, out, err = gate_run(db=db, fmt="markdown")
+        assert rc == 0 and "No earlier recommendation for this spec to compare with." in out, (rc, err)
+        query(db, "DELETE FROM recommendations WHERE id <> 1")
+
+
+def test_a_baseline_under_a_cent_has_no_percentage():
+    """A baseline costing $2e-299 (a price override of 1e-300 $/h) gave '+2289998064519032778437511343597747145852731103'
+    in the note (the percentage cut at 46 digits, its % lost) and a value of 2.3e301."""
+    base = json.loads(json.dumps(BASE or base_json()))
+    base["chosen"]["total_usd"] = 2.2e-299
+    tiny = write("tiny.json", json.dumps(base))
+    rc, out, err = gate_run("--compare-to", tiny, "--max-cost-increase", "10%")
+    gate = json.loads(out)["gates"][0]
+    assert rc == GATE_EXIT and gate["value"] is None and not gate["passed"], (rc, gate)
+    assert "(from $0.00: no percentage)" in gate["note"], gate
+
+
 def test_pull_request_from_a_branch_named_like_the_base_is_no_baseline():
     """A fork's pull request from its own 'main' was stored with branch 'main' and became main's baseline for
     every later pull request (its gate failed, its row still moved the baseline)."""

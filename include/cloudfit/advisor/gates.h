@@ -54,6 +54,15 @@ cf_status cf_gate_limits_set_increase(cf_gate_limits *limits, const char *text);
 /* CF_ERR_USAGE naming the option (--max-cost, --max-hours) and the range
  * when a cost or hours limit is past CF_GATE_MAX_USD or CF_GATE_MAX_HOURS. */
 cf_status cf_gate_limits_check(const cf_gate_limits *limits);
+/* Whether a baseline's cost can be compared with: above 0 (a chosen plan
+ * is never free) and at most 1e15, as a document's chosen.total_usd must
+ * be; a history row's is held to the same (a damaged row's Infinity was
+ * compared as is, and passed the gate: "-inf USD (-nan%)"). */
+int cf_baseline_cost_usable(double total_usd);
+/* A baseline cheaper than this shows as $0.00: its cost increase has no
+ * percentage (as from $0), the increase was 1e301 % for $2e-299. */
+#define CF_BASELINE_MIN_PCT_USD 0.005
+
 /* Evaluates each gate asked for against the chosen configuration (its
  * total cost and hours, and against the baseline's cost; without a
  * baseline the increase gate passes with a note saying so, and
