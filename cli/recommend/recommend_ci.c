@@ -65,6 +65,8 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
         cf_log_info("note: %s applies to --emit only; ignored", entrypoint ? "--entrypoint" : "--emit-dir");
     if (cf_cli_on_command_line(o, "node-selector") && !k8s)
         cf_log_info("note: --node-selector applies to --emit k8s only; ignored");
+    if (o->compare_to && cf_cli_on_command_line(o, "base-branch"))
+        cf_log_info("note: --base-branch chooses a baseline in the history; ignored with --compare-to");
     return 0;
 }
 

@@ -307,6 +307,16 @@ def test_empty_base_branch_and_free_baseline_refused():
     assert rc == 3 and "chosen.total_usd: expected a cost above 0" in err, (rc, err)
 
 
+def test_base_branch_with_compare_to_is_said_to_be_ignored():
+    """--base-branch beside --compare-to was ignored without a word (--entrypoint without --emit gets a note)."""
+    base = write("own.json", json.dumps(BASE or base_json()))
+    rc, out, err = gate_run("--compare-to", base, "--base-branch", "release", "--max-cost-increase", "1%")
+    assert rc == 0, err
+    assert "note: --base-branch chooses a baseline in the history; ignored with --compare-to" in err, err
+    rc, out, err = gate_run("--compare-to", base, "--max-cost-increase", "1%")
+    assert rc == 0 and "--base-branch" not in err, err
+
+
 def test_a_document_of_another_version_is_no_baseline():
     """A --compare-to document of version "2" (a newer cloudfit) was taken as a baseline without a word."""
     base = json.loads(json.dumps(BASE or base_json()))
