@@ -575,7 +575,7 @@ static const syntax_case syntax_cases[] = {
     {"{\"a\": tru}", "model.json:1:7: invalid JSON: invalid value 'tru'", "true, false and null"},
     {"{\"a\": 1.2.3}", "model.json:1:7: invalid JSON: invalid number '1.2.3'", NULL},
     {"{\"a\": \"x\\q\"}", "model.json:1:9: invalid JSON: invalid escape sequence in a string", NULL},
-    {"{\"a\": \"\\ud800\"}", "model.json:1:8: invalid JSON: invalid escape sequence in a string", NULL},
+    {"{\"a\": \"\\ud800\"}", "model.json:1:8: invalid JSON: lone surrogate \\ud800 in a string", "pair of escapes"},
     {"{\"a\": 1} x", "model.json:1:10: invalid JSON: expected the end of the input, got 'x'", "one JSON object: remove what follows"},
     {"", "model.json:1:1: invalid JSON: expected a value, got end of input", "empty"},
     {"{\n  // comment\n}", "model.json:2:3: invalid JSON: expected a key in double quotes or '}', got '/'", "comments"},
