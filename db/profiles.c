@@ -57,14 +57,21 @@ void cf_profile_cache_list_free(cf_cached_profile_list *list)
 
 cf_status cf_profile_cache_get(cf_db *db, const char *spec_key, cf_cached_profile_list *out)
 {
+    return cf_profile_cache_get_either(db, spec_key, NULL, out);
+}
+
+cf_status cf_profile_cache_get_either(cf_db *db, const char *spec_key, const char *other_key,
+                                      cf_cached_profile_list *out)
+{
     static const char sql[] =
         "SELECT spec_key, backend, device, spec_name, created_at, is_gpu, b_noise, max_local_batch, profile_json"
-        " FROM profiles WHERE spec_key = ?1 ORDER BY " CF_DB_PROFILES_NEWEST_FIRST;
+        " FROM profiles WHERE spec_key = ?1 OR spec_key = ?2 ORDER BY " CF_DB_PROFILES_NEWEST_FIRST;
     memset(out, 0, sizeof *out);
     cf_db_stmt *stmt = NULL;
     if (cf_db_prepare(db, sql, &stmt) != CF_OK)
         return cf_db_error(db, "cannot read profiles from");
     cf_db_bind_text(stmt, 1, spec_key);
+    cf_db_bind_text(stmt, 2, other_key && other_key[0] ? other_key : spec_key);
     cf_status st = CF_OK;
     size_t cap = 0;
     int rc;

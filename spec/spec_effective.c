@@ -160,7 +160,12 @@ static cJSON *copy_member(const cJSON *from, const char *key)
     return item ? cJSON_Duplicate(item, 1) : NULL;
 }
 
-cf_status cf_spec_profile_key(const cf_spec *spec, char out[65])
+/* The key over model, data, the recipe and profile.command. Without
+ * model.precision (with_precision 0): a profile records the precision it
+ * was measured in and recommend moves it to the spec's, so the key must not
+ * change when the spec says how the job trains (recommend's note asks for
+ * exactly that edit, which used to discard the profile). */
+static cf_status profile_key(const cf_spec *spec, int with_precision, char out[65])
 {
     if (!spec->canonical_json)
         return cf_error_set(CF_ERR_INTERNAL, "spec: no canonical JSON to key the profile");
@@ -172,8 +177,11 @@ cf_status cf_spec_profile_key(const cf_spec *spec, char out[65])
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
     cJSON *item;
-    if ((item = copy_member(doc, "model")))
+    if ((item = copy_member(doc, "model"))) {
+        if (!with_precision)
+            cJSON_DeleteItemFromObjectCaseSensitive(item, "precision");
         cJSON_AddItemToObject(key, "model", item);
+    }
     if ((item = copy_member(doc, "data")))
         cJSON_AddItemToObject(key, "data", item);
     const cJSON *training = cJSON_GetObjectItemCaseSensitive(doc, "training");
@@ -192,5 +200,22 @@ cf_status cf_spec_profile_key(const cf_spec *spec, char out[65])
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     cf_status st = cf_sha256_hex(text, strlen(text), out);
     free(text);
+    return st;
+}
+
+cf_status cf_spec_profile_key(const cf_spec *spec, char out[65])
+{
+    return profile_key(spec, 0, out);
+}
+
+cf_status cf_spec_profile_key_before_precision(const cf_spec *spec, char out[65])
+{
+    out[0] = '\0';
+    char now[65];
+    cf_status st = profile_key(spec, 0, now);
+    if (st == CF_OK)
+        st = profile_key(spec, 1, out);
+    if (st == CF_OK && strcmp(now, out) == 0)
+        out[0] = '\0';
     return st;
 }

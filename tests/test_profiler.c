@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cloudfit/common/hash.h"
 #include "cloudfit/profiler.h"
 #include "cloudfit/spec.h"
 
@@ -337,6 +338,38 @@ static void test_spec_key(void **state)
     cf_spec_free(&c);
 }
 
+/* model.precision is not in the key: the profile records the precision it
+ * was measured in and recommend moves it to the spec's, whose note asks
+ * the user to set model.precision — which discarded the profile. The key
+ * older versions stored it under (precision included) is still known. */
+static void test_spec_key_ignores_precision(void **state)
+{
+    (void)state;
+    static const char *const with_precision =
+        "{\"name\": \"p\", \"model\": {\"parameters\": 1000000, \"precision\": \"fp16\"},"
+        " \"data\": {\"samples\": 10000}, \"training\": {\"epochs\": 1, \"batch\": 32, \"lr\": 0.1}}";
+    static const char *const without =
+        "{\"name\": \"p\", \"model\": {\"parameters\": 1000000},"
+        " \"data\": {\"samples\": 10000}, \"training\": {\"epochs\": 1, \"batch\": 32, \"lr\": 0.1}}";
+    cf_spec a, b;
+    load_spec(with_precision, &a);
+    load_spec(without, &b);
+    char ka[65], kb[65], before_a[65], before_b[65], old_a[65];
+    assert_int_equal(cf_spec_profile_key(&a, ka), CF_OK);
+    assert_int_equal(cf_spec_profile_key(&b, kb), CF_OK);
+    assert_string_equal(ka, kb);
+    /* the key of the previous versions: the whole model object */
+    static const char old_text[] = "{\"model\":{\"parameters\":1000000,\"precision\":\"fp16\"},"
+                                   "\"data\":{\"samples\":10000},\"training\":{\"batch\":32,\"lr\":0.1}}";
+    assert_int_equal(cf_sha256_hex(old_text, strlen(old_text), old_a), CF_OK);
+    assert_int_equal(cf_spec_profile_key_before_precision(&a, before_a), CF_OK);
+    assert_string_equal(before_a, old_a);
+    assert_int_equal(cf_spec_profile_key_before_precision(&b, before_b), CF_OK);
+    assert_string_equal(before_b, ""); /* without model.precision: the same key, nothing else to look up */
+    cf_spec_free(&a);
+    cf_spec_free(&b);
+}
+
 /* A failure in the middle of the sweep returns nothing at all. */
 static void test_failure_returns_nothing(void **state)
 {
@@ -420,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_noise_reason_is_not_prefixed_twice),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_spec_key),
+        cmocka_unit_test(test_spec_key_ignores_precision),
         cmocka_unit_test(test_failure_returns_nothing),
         cmocka_unit_test(test_engine_backend_needs_mlp),
         cmocka_unit_test(test_median_and_fit),

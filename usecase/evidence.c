@@ -27,9 +27,10 @@ static void notef(cf_note_fn note, void *ctx, cf_note_kind kind, const char *fmt
 
 static void read_profiles(cf_db *db, const cf_spec *spec, cf_note_fn note, void *ctx, cf_evidence *ev)
 {
-    char key[65];
+    char key[65], before[65];
     cf_cached_profile_list list = {0};
-    if (cf_spec_profile_key(spec, key) != CF_OK || cf_profile_cache_get(db, key, &list) != CF_OK) {
+    if (cf_spec_profile_key(spec, key) != CF_OK || cf_spec_profile_key_before_precision(spec, before) != CF_OK ||
+        cf_profile_cache_get_either(db, key, before, &list) != CF_OK) {
         notef(note, ctx, CF_NOTE_WARNING, "the profile cache could not be read (%s); using the spec and estimates",
               cf_error_message());
         cf_error_clear();

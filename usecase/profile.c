@@ -157,14 +157,15 @@ static cf_status through_runner(const cf_profile_request *req, cf_profile_result
 
 /* The newest stored profile of this spec key and backend, for resume:
  * CF_OK with *found = 0 when there is none. */
-static cf_status stored_profile(const cf_profile_request *req, const char *spec_key, cf_profile *out, int *found)
+static cf_status stored_profile(const cf_profile_request *req, const char *spec_key, const char *key_before,
+                                cf_profile *out, int *found)
 {
     *found = 0;
     if (!req->db)
         return CF_OK; /* no database yet: nothing stored */
     const char *backend = req->backend->name;
     cf_cached_profile_list list = {0};
-    cf_status st = cf_profile_cache_get(req->db, spec_key, &list);
+    cf_status st = cf_profile_cache_get_either(req->db, spec_key, key_before, &list);
     for (size_t i = 0; st == CF_OK && i < list.n && !*found; i++) {
         if (strcmp(list.rows[i].backend, backend) != 0)
             continue;
@@ -242,7 +243,9 @@ static cf_status on_backend(const cf_profile_request *req, cf_profile_result *re
     if (st != CF_OK || !req->resume)
         return st == CF_OK ? cf_profile_sweep(req->backend, &spec->job, &po, profile) : st;
     int found = 0;
-    if ((st = stored_profile(req, po.spec_key, profile, &found)) != CF_OK)
+    char key_before[65]; /* a profile stored by an older version, under model.precision too */
+    if ((st = cf_spec_profile_key_before_precision(spec, key_before)) != CF_OK ||
+        (st = stored_profile(req, po.spec_key, key_before, profile, &found)) != CF_OK)
         return st;
     if (!found) {
         res->none_stored = 1;

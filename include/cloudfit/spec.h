@@ -64,11 +64,17 @@ cf_status cf_spec_effective(const cf_spec *spec, const cf_spec_overrides *ov, cf
  * file is parsed once, and a second time only when an override is given. */
 cf_status cf_spec_load_effective(const char *path, const cf_spec_overrides *ov, cf_spec *out);
 
-/* The key a profile is cached under: SHA-256 of the spec's model, data and
+/* The key a profile is cached under: SHA-256 of the spec's model (less
+ * model.precision: the profile records its own), data and
  * training.{batch, lr, optimizer} sections and profile.command — what a
- * measurement depends on — so that editing the deadline or the search does
- * not discard a profile. */
+ * measurement depends on — so that editing the deadline, the search or the
+ * job's precision does not discard a profile. */
 cf_status cf_spec_profile_key(const cf_spec *spec, char out[65]);
+
+/* The key older versions cached the profile under, model.precision
+ * included, when it is another than cf_spec_profile_key's; else "". The
+ * profile cache is read under both, so such profiles stay in use. */
+cf_status cf_spec_profile_key_before_precision(const cf_spec *spec, char out[65]);
 
 /* Allowed values of an enum-valued key ("training.optimizer", ...),
  * NULL-terminated, for messages and the schema; NULL for other keys. */

@@ -7,6 +7,7 @@ came from instead, and `profile --resume` re-runs only the noise run.
 Also the precision and memory format a probe reports: stored, shown, and
 moved to the spec's precision by `recommend`. Scripted probes (/bin/sh), no
 PyTorch. Usage: test_profile_resume.py CLOUDFIT_BINARY SOURCE_DIR"""
+import hashlib
 import json
 import os
 import shutil
@@ -220,6 +221,45 @@ def test_precision_moves_to_the_spec_precision():
     rc, out, err = run("prec", "recommend", "--db", db, "--no-history", spec16)
     assert rc == 0, err
     assert "(exec backend, bf16, channels_last, " in out and "trained in bf16, the job in" not in out, out
+
+
+def test_setting_model_precision_keeps_the_profile():
+    # recommend's note says "set model.precision to bf16 if the job trains
+    # as profiled"; doing so changed the profile's spec key, and the cached
+    # profile was silently no longer used (throughput from FLOPs instead).
+    db = os.path.join(TMP, "prkey.db")
+    spec = make_spec("prkey")
+    with open(spec) as f:
+        doc = json.load(f)
+    doc["model"] = {"parameters": 25557032}  # integers only: the key text below is cJSON's
+    with open(spec, "w") as f:
+        json.dump(doc, f)
+    open(os.path.join(TMP, "prkey.fixed"), "w").close()
+    rc, out, err = run("prkey", "profile", "--db", db, "--noise-steps", "20", spec)
+    assert rc == 0, err
+    rc, out, err = run("prkey", "recommend", "--db", db, "--no-history", spec)
+    assert rc == 0 and "set model.precision to bf16 if the job trains as profiled" in out, out
+    doc["model"]["precision"] = "bf16"
+    spec16 = os.path.join(TMP, "prkey16.json")
+    with open(spec16, "w") as f:
+        json.dump(doc, f)
+    rc, out, err = run("prkey", "recommend", "--db", db, "--no-history", spec16)
+    assert rc == 0, err
+    assert "A100-40GB throughput measured: measured by 'cloudfit profile' (exec backend, bf16" in out, out
+    assert "trained in bf16, the job in" not in out and "using the cached exec profile" in err, err
+    # A profile an older version stored under the key with model.precision
+    # in it is still found, by recommend and by --resume.
+    old_key = hashlib.sha256(json.dumps(
+        {"model": doc["model"], "data": doc["data"],
+         "training": {k: doc["training"][k] for k in ("batch", "lr")}, "command": doc["profile"]["command"]},
+        separators=(",", ":")).encode()).hexdigest()
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE profiles SET spec_key = ?", (old_key,))
+    rc, out, err = run("prkey", "recommend", "--db", db, "--no-history", spec16)
+    assert rc == 0, err
+    assert "A100-40GB throughput measured: measured by 'cloudfit profile' (exec backend, bf16" in out, out
+    rc, out, err = run("prkey", "profile", "--db", db, "--resume", spec16)
+    assert rc == 0 and "nothing to resume" in err, err
 
 
 def test_precision_must_be_known_and_stay_the_same():

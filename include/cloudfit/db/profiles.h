@@ -33,6 +33,11 @@ typedef struct {
 } cf_cached_profile_list;
 
 cf_status cf_profile_cache_get(cf_db *db, const char *spec_key, cf_cached_profile_list *out);
+/* The same for the rows of either key, newest first (other_key NULL or "":
+ * spec_key alone): a spec's profiles stored under the key of an older
+ * version (cf_spec_profile_key_before_precision) beside the current one. */
+cf_status cf_profile_cache_get_either(cf_db *db, const char *spec_key, const char *other_key,
+                                      cf_cached_profile_list *out);
 void cf_profile_cache_list_free(cf_cached_profile_list *list);
 
 #endif
