@@ -430,10 +430,14 @@ static void test_measurement_rows_are_selected_and_fitted(void **state)
     assert_true(fabs(t4->params.beta_s / 0.003 - 1) < 0.05); /* only the rows named after the job */
     assert_int_equal(in.fits[0].n_rows, 4);
     cf_inputs_free(&in);
-    /* several models, none named after the job: an error naming the file */
+    /* several models, none named after the job: an error naming the spec,
+     * the key path and the file, as every other error of the file does,
+     * and a hint with the models it holds */
     snprintf(j.name, sizeof j.name, "third");
     assert_int_equal(cf_inputs_build(&rq, &in), CF_ERR_INVALID);
-    assert_true(strstr(cf_error_message(), "runs.csv: holds several models and none is named 'third'") != NULL);
+    assert_string_equal(cf_error_message(),
+                        "unit.json: profile.gpus.T4: runs.csv: holds several models and none is named 'third'");
+    assert_non_null(strstr(cf_error_hint_text(), "the file's model column holds 'unit', 'other'"));
     /* a key whose file holds another GPU: the spec, the key path, the file,
      * and what the file does hold */
     snprintf(j.name, sizeof j.name, "unit");

@@ -113,6 +113,22 @@ static int row_is_gpu(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_g
     return gpu && cf_gpu_resolve(rq->gpus, rq->n_gpus, row_gpu) == gpu;
 }
 
+/* The first four distinct values of the file's model (by_gpu 0) or gpu
+ * column, quoted, for a hint; 0 when there are none or the text failed. */
+static int distinct_names(const cf_measurement_set *set, int by_gpu, cf_buf *out)
+{
+    int listed = 0;
+    for (size_t i = 0; i < set->n_rows && listed < 4; i++) {
+        const char *name = by_gpu ? set->rows[i].gpu : set->rows[i].model;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = by_gpu ? strcasecmp(set->rows[j].gpu, name) == 0 : strcmp(set->rows[j].model, name) == 0;
+        if (!seen)
+            cf_buf_printf(out, "%s'%s'", listed++ ? ", " : "", name);
+    }
+    return listed && !cf_buf_failed(out);
+}
+
 static cf_status select_rows(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
                              const cf_measurement_set *set, cf_measurement **out, size_t *n_out)
 {
@@ -125,9 +141,16 @@ static cf_status select_rows(const cf_inputs_request *rq, const cf_gpu *gpu, con
             named = 1;
     }
     if (!single_model && !named) {
-        cf_error_set(CF_ERR_INVALID, "%s: holds several models and none is named '%s'", gp->measurements_path,
-                     job->name);
-        cf_error_hint("keep one model per file, or name the spec after the CSV's model column");
+        /* named as every other error of the file is: the spec and the key */
+        cf_error_set(CF_ERR_INVALID, "%s: profile.gpus.%s: %s: holds several models and none is named '%s'",
+                     source_name(job), gp->gpu, gp->measurements_path, job->name);
+        cf_buf models = CF_BUF_INIT;
+        if (distinct_names(set, 0, &models))
+            cf_error_hint("the file's model column holds %s: keep one model per file, or name the spec after "
+                          "one of them", cf_buf_cstr(&models));
+        else
+            cf_error_hint("keep one model per file, or name the spec after the CSV's model column");
+        cf_buf_free(&models);
         return CF_ERR_INVALID;
     }
     *out = malloc((set->n_rows ? set->n_rows : 1) * sizeof **out);
@@ -145,17 +168,10 @@ static cf_status select_rows(const cf_inputs_request *rq, const cf_gpu *gpu, con
         *out = NULL;
         /* which GPUs the file does hold, for the hint (the first four) */
         cf_buf have = CF_BUF_INIT;
-        int listed = 0;
-        for (size_t i = 0; i < set->n_rows && listed < 4; i++) {
-            int seen = 0;
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = strcasecmp(set->rows[j].gpu, set->rows[i].gpu) == 0;
-            if (!seen)
-                cf_buf_printf(&have, "%s'%s'", listed++ ? ", " : "", set->rows[i].gpu);
-        }
+        int listed = distinct_names(set, 1, &have);
         cf_error_set(CF_ERR_INVALID, "%s: profile.gpus.%s: %s: no rows for GPU '%s'", source_name(job), gp->gpu,
                      gp->measurements_path, gp->gpu);
-        if (listed && !cf_buf_failed(&have))
+        if (listed)
             cf_error_hint("the file's gpu column holds %s; name the key after it, or point it at that GPU's measurements",
                           cf_buf_cstr(&have));
         cf_buf_free(&have);
