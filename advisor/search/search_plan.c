@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cloudfit/advisor/search.h"
+#include "cloudfit/common/buf.h"
 #include "../model/inputs_internal.h"
 #include "../model/perf_internal.h"
 #include "search_internal.h"
@@ -230,7 +231,26 @@ static cf_status mark_excluded(const cf_search_candidate *cands, size_t n, const
     }
     if (instance_type && n_instance == 0) {
         cf_error_set(CF_ERR_INVALID, "no configuration of GPU '%s' on instance type '%s'", gpu, instance_type);
-        cf_error_hint("'cloudfit prices %s' lists the instance types of this GPU", gpu);
+        /* A trace is priced on the cheapest VM of each GPU count only:
+         * 'prices' lists every VM of the GPU, also the ones refused here
+         * (g4dn.2xlarge of a T4 trace priced on g4dn.xlarge). */
+        cf_buf types = CF_BUF_INIT;
+        size_t listed = 0;
+        for (size_t c = 0; from_trace && c < n && listed < 8; c++) {
+            const cf_vm *vm = cands[c].vm;
+            int seen = !vm || strcasecmp(cands[c].gpu, gpu) != 0;
+            for (size_t q = 0; q < c && !seen; q++)
+                seen = cands[q].vm && strcasecmp(cands[q].gpu, gpu) == 0 &&
+                       strcmp(cands[q].vm->instance_type, vm->instance_type) == 0;
+            if (!seen)
+                cf_buf_printf(&types, "%s%s", listed++ ? ", " : "", vm->instance_type);
+        }
+        if (listed && !cf_buf_failed(&types))
+            cf_error_hint("the trace runner prices each configuration on the cheapest catalog VM of its GPU count: "
+                          "%s; name one of these, or leave --instance-type out", cf_buf_cstr(&types));
+        else
+            cf_error_hint("'cloudfit prices %s' lists the instance types of this GPU", gpu);
+        cf_buf_free(&types);
         return CF_ERR_INVALID;
     }
     return CF_OK;

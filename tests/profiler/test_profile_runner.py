@@ -514,6 +514,14 @@ def test_usage_errors():
                           (["--gpu", "T4", "--instance-type", "p3.2xlarge"], "on instance type 'p3.2xlarge'")]:
         rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, *args, db=os.path.join(TMP, "e.db"))
         assert rc == 3 and message in err, (args, rc, err)
+    # A T4 VM of the catalog that the trace is not priced on (it takes the
+    # cheapest VM of each GPU count): the hint named 'cloudfit prices T4',
+    # which lists g4dn.2xlarge. Now it names the VMs the trace can use.
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "--instance-type", "g4dn.2xlarge",
+                       db=os.path.join(TMP, "e.db"))
+    assert rc == 3 and "on instance type 'g4dn.2xlarge'" in err, err
+    assert "hint: the trace runner prices each configuration on the cheapest catalog VM of its GPU count: " in err, err
+    assert "g4dn.xlarge" in err and "cloudfit prices" not in err, err
 
 
 def next_measurement(path, db):
