@@ -181,6 +181,65 @@ static cf_status select_rows(const cf_inputs_request *rq, const cf_gpu *gpu, con
     return CF_OK;
 }
 
+/* A step time can only grow with the per-GPU batch (more work per step);
+ * measured noise moves it a little (the shipped T4 files: at most 11 %
+ * shorter at the next batch). A step less than half as long as one at a
+ * smaller batch of the same shape (nodes, GPUs, VM, placement) is a file
+ * whose step_time_s or local_bsz column says something else (per-sample
+ * times, swapped columns, a first run that included compilation): the
+ * fit takes it as measured, so say so. Sorted, O(n log n): a file holds
+ * up to 200,000 rows. */
+#define FALLING_STEP_RATIO 0.5
+
+static int shape_then_batch(const void *a, const void *b)
+{
+    const cf_measurement *x = *(const cf_measurement *const *)a, *y = *(const cf_measurement *const *)b;
+    int d = x->num_nodes != y->num_nodes           ? (x->num_nodes < y->num_nodes ? -1 : 1)
+            : x->num_gpus != y->num_gpus           ? (x->num_gpus < y->num_gpus ? -1 : 1)
+            : x->hw_gpus_per_node != y->hw_gpus_per_node ? (x->hw_gpus_per_node < y->hw_gpus_per_node ? -1 : 1)
+                                                   : strcmp(x->placement, y->placement);
+    if (d == 0 && x->local_bsz != y->local_bsz)
+        d = x->local_bsz < y->local_bsz ? -1 : 1;
+    return d;
+}
+
+static void note_falling_steps(cf_inputs *in, const char *gpu_model, const char *source, int with_lines,
+                               const cf_measurement *rows, size_t n)
+{
+    const cf_measurement **by = malloc((n ? n : 1) * sizeof *by);
+    if (!by)
+        return; /* a note, not the result */
+    for (size_t i = 0; i < n; i++)
+        by[i] = &rows[i];
+    qsort(by, n, sizeof *by, shape_then_batch);
+    const cf_measurement *slow = NULL, *worst_slow = NULL, *worst_fast = NULL;
+    double worst = FALLING_STEP_RATIO;
+    for (size_t i = 0; i < n; i++) {
+        const cf_measurement *r = by[i];
+        int same_shape = slow && r->num_nodes == slow->num_nodes && r->num_gpus == slow->num_gpus &&
+                         r->hw_gpus_per_node == slow->hw_gpus_per_node && !strcmp(r->placement, slow->placement);
+        if (same_shape && r->local_bsz > slow->local_bsz && r->step_time_s < worst * slow->step_time_s) {
+            worst = r->step_time_s / slow->step_time_s;
+            worst_slow = slow;
+            worst_fast = r;
+        }
+        if (!same_shape || r->step_time_s > slow->step_time_s) /* the slowest of the smaller batches so far */
+            slow = r;
+    }
+    free(by);
+    if (!worst_fast)
+        return;
+    char where_slow[24] = "", where_fast[24] = "";
+    if (with_lines) { /* a file's rows; a profile's runs have no line to name */
+        snprintf(where_slow, sizeof where_slow, " (line %ld)", worst_slow->line);
+        snprintf(where_fast, sizeof where_fast, " (line %ld)", worst_fast->line);
+    }
+    add_note(in, "%s: %s's step falls as the batch grows: %.3g s at batch %d%s, %.3g s at %d%s; a larger batch is "
+                 "more work per step: check step_time_s and local_bsz (used as measured)",
+             source, gpu_model, worst_slow->step_time_s, worst_slow->local_bsz, where_slow, worst_fast->step_time_s,
+             worst_fast->local_bsz, where_fast);
+}
+
 static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
                                 const cf_measurement_set *set, cf_gpu_perf *perf, cf_perf_fit_report *rep,
                                 cf_inputs *in)
@@ -190,6 +249,7 @@ static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, 
     cf_status st = select_rows(rq, gpu, gp, set, &rows, &n);
     if (st != CF_OK)
         return st;
+    note_falling_steps(in, gpu->model, gp->measurements_path, 1, rows, n);
     st = cf_inputs_fit_rows(rq->job, gpu, rows, n, offer_network_gbps(rq, gpu->model, rows[0].hw_gpus_per_node), perf,
                             rep);
     if (st != CF_OK)
@@ -322,6 +382,9 @@ static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profil
                 len += (size_t)snprintf(batches + len, sizeof batches - len, "%s%d", len ? ", " : "", r->local_batch);
         }
     }
+    char source[64];
+    snprintf(source, sizeof source, "the cached %s profile", p->backend);
+    note_falling_steps(in, gpu->model, source, 0, rows, (size_t)p->n_runs);
     if (cf_inputs_fit_rows(job, gpu, rows, (size_t)p->n_runs, probe_nic_gbps, perf, rep) != CF_OK) {
         add_note(in, "the %s profile's runs on %s could not be fitted (%s): only t_c(m) = α + β·m is used", p->backend,
                  gpu->model, cf_error_message());
@@ -455,6 +518,9 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
         if (m->local_bsz > 0 && m->step_time_s > 0)
             n_rows++;
     }
+    char source[64];
+    snprintf(source, sizeof source, "the cached %s profile", p->backend);
+    note_falling_steps(in, gpu->model, source, 0, rows, n_rows);
     cf_perf_params start = cf_perf_defaults(gpu);
     if (n_rows == 0 ||
         cf_perf_fit(rows, n_rows, rq->job->parameters * rq->job->gradient_bytes, 0, &start, q, NULL) != CF_OK) {
