@@ -199,6 +199,11 @@ static void read_points(reader *r, const cJSON *doc, cf_profile *p)
         o->max_s = num(r, pt, "max_s");
         o->n_timed = num_int(r, pt, "n_timed");
         o->residual_s = num(r, pt, "residual_s");
+        /* as a runner's runs are checked: recommend dropped such a point
+         * from the fit without a word */
+        if (r->st == CF_OK && (o->local_batch < 1 || !(o->step_time_s > 0) || !isfinite(o->step_time_s)))
+            r->st = cf_error_set(CF_ERR_INVALID, "%s: 'points[%d]': expected a local_batch ≥ 1 and a positive "
+                                 "step_time_s", r->where, p->n_points - 1);
     }
 }
 
@@ -308,8 +313,16 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
         p->device.memory_gib = num(&r, dev, "memory_gib");
         p->device.gpus = num_int(&r, dev, "gpus");
         p->device.is_gpu = flag(&r, dev, "is_gpu");
+        if (r.st == CF_OK && p->device.gpus < 1)
+            r.st = cf_error_set(CF_ERR_INVALID, "stored profile: 'device.gpus': expected a positive integer");
     }
     optional_str(&r, doc, "precision", p->precision, sizeof p->precision);
+    cf_precision known;
+    if (r.st == CF_OK && p->precision[0] && !cf_precision_parse(p->precision, &known))
+        /* recommend moves the step from this precision to the job's: one it
+         * does not know left the step unmoved, without a word */
+        r.st = cf_error_set(CF_ERR_INVALID, "stored profile: 'precision': expected fp32, tf32, fp16, bf16 or amp, got "
+                            "'%.32s'", p->precision);
     optional_str(&r, doc, "memory_format", p->memory_format, sizeof p->memory_format);
     str(&r, doc, "created_at", p->created_at, sizeof p->created_at);
     p->steps = num_int(&r, doc, "steps");

@@ -309,6 +309,32 @@ static void test_json_round_trip(void **state)
     assert_int_equal(cf_profile_from_json("{\"version\": 1}", &q), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_message(), "stored profile"));
     assert_int_equal(cf_profile_from_json("[1,", &q), CF_ERR_INVALID);
+    /* What recommend cannot use is refused on reading ("unreadable, not
+     * used"), not silently skipped: a precision it does not know (the step
+     * was not moved to the job's), a point without a positive step time or
+     * batch (dropped from the fit), a device of no GPU count. */
+    static const struct {
+        const char *from, *to, *message;
+    } bad[] = {
+        {"\"precision\":\"fp32\"", "\"precision\":\"fp8\"", "'precision': expected fp32, tf32, fp16, bf16 or amp, got 'fp8'"},
+        {"\"step_time_s\":", "\"step_time_s\":-", "'points[0]': expected a local_batch ≥ 1 and a positive step_time_s"},
+        {"\"local_batch\":16", "\"local_batch\":0", "'points[0]': expected a local_batch ≥ 1"},
+        {"\"gpus\":1", "\"gpus\":0", "'device.gpus': expected a positive integer"},
+    };
+    a = cf_profile_to_json(&p, 0);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *at = strstr(a, bad[i].from);
+        assert_non_null(at);
+        size_t head = (size_t)(at - a), len = strlen(a) + 16;
+        char *edited = malloc(len);
+        assert_non_null(edited);
+        snprintf(edited, len, "%.*s%s%s", (int)head, a, bad[i].to, at + strlen(bad[i].from));
+        assert_int_equal(cf_profile_from_json(edited, &q), CF_ERR_INVALID);
+        if (!strstr(cf_error_message(), bad[i].message))
+            fail_msg("case %zu: '%s'", i, cf_error_message());
+        free(edited);
+    }
+    free(a);
     cf_spec_free(&spec);
 }
 
