@@ -223,3 +223,29 @@ void cf_spec_free(cf_spec *spec)
     free(spec->canonical_json);
     spec->canonical_json = NULL;
 }
+
+static void add_input(cf_spec_input_file *out, size_t cap, size_t *n, const char *key, const char *gpu,
+                      const char *path)
+{
+    if (!path[0])
+        return;
+    if (*n < cap) {
+        snprintf(out[*n].key, sizeof out[*n].key, "%s%s", key, gpu ? gpu : "");
+        out[*n].path = path;
+    }
+    (*n)++;
+}
+
+size_t cf_spec_input_files(const cf_spec *spec, cf_spec_input_file *out, size_t cap)
+{
+    size_t n = 0;
+    if (strcmp(spec->job.data_source, "npy") == 0) {
+        add_input(out, cap, &n, "data.source.npy.x", NULL, spec->job.npy_x);
+        add_input(out, cap, &n, "data.source.npy.y", NULL, spec->job.npy_y);
+    } else if (strcmp(spec->job.data_source, "tokens") == 0) {
+        add_input(out, cap, &n, "data.source.tokens", NULL, spec->job.tokens_path);
+    }
+    for (int i = 0; i < spec->n_gpus; i++)
+        add_input(out, cap, &n, "profile.gpus.", spec->gpus[i].gpu, spec->gpus[i].measurements_path);
+    return n < cap ? n : cap;
+}

@@ -101,7 +101,8 @@ cf_status spec_read_number(const spec_ctx *c, const cJSON *item, const spec_num_
 cf_status spec_read_enum(const spec_ctx *c, const cJSON *item, const char *const *names, int *out_index);
 /* A non-empty string of at most max_len bytes, copied into out (size > max_len). */
 cf_status spec_read_string(const spec_ctx *c, const cJSON *item, size_t max_len, char *out);
-/* A non-empty file path, resolved against c->dir, into out[CF_PATH_MAX]. */
+/* A non-empty file path, resolved against c->dir, into out[CF_PATH_MAX].
+ * A key read with it is an input file: list it in cf_spec_input_files. */
 cf_status spec_read_path(const spec_ctx *c, const cJSON *item, char *out);
 /* An array of min..max elements; `what` describes it ("an array of 1 to 32
  * positive integers"). *out_count gets its size. */

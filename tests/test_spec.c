@@ -280,6 +280,40 @@ static void test_relative_paths(void **state)
     rmdir(dir);
 }
 
+/* Every file the spec names, with its key path as messages write it and
+ * its resolved path: what no output option may replace. */
+static void test_input_files(void **state)
+{
+    (void)state;
+    cf_spec s;
+    cf_spec_input_file in[CF_SPEC_MAX_INPUT_FILES];
+    parse_ok("{" NAME ", " MODEL ", \"data\": {\"samples\": 1000, \"source\": {\"npy\": {\"x\": \"d/x.npy\","
+             " \"y\": \"/abs/y.npy\"}}}, " TRAIN ", \"profile\": {\"gpus\": {\"T4\": \"t4.csv\", \"A100.40GB\": "
+             "{\"max_local_batch\": 8}, \"Tesla V100-SXM2-16GB\": \"./v.csv\"}}}",
+             "conf/model.json", &s);
+    assert_int_equal(cf_spec_input_files(&s, in, CF_SPEC_MAX_INPUT_FILES), 4);
+    const char *want[][2] = {{"data.source.npy.x", "conf/d/x.npy"}, {"data.source.npy.y", "/abs/y.npy"},
+                             {"profile.gpus.T4", "conf/t4.csv"},
+                             {"profile.gpus.Tesla V100-SXM2-16GB", "conf/v.csv"}};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(in[i].key, want[i][0]);
+        assert_string_equal(in[i].path, want[i][1]);
+    }
+    assert_int_equal(cf_spec_input_files(&s, in, 1), 1); /* as many as fit */
+    cf_spec_free(&s);
+
+    parse_ok("{" NAME ", " MODEL ", \"data\": {\"samples\": 1000, \"source\": {\"tokens\": \"train.bin\"}}, " TRAIN "}",
+             "model.json", &s);
+    assert_int_equal(cf_spec_input_files(&s, in, CF_SPEC_MAX_INPUT_FILES), 1);
+    assert_string_equal(in[0].key, "data.source.tokens");
+    assert_string_equal(in[0].path, "train.bin");
+    cf_spec_free(&s);
+
+    parse_ok(MIN_SPEC, "model.json", &s); /* synthetic data, no profile: none */
+    assert_int_equal(cf_spec_input_files(&s, in, CF_SPEC_MAX_INPUT_FILES), 0);
+    cf_spec_free(&s);
+}
+
 static void test_noise_trace(void **state)
 {
     (void)state;
@@ -981,6 +1015,7 @@ int main(void)
         cmocka_unit_test(test_full_spec_decoder),
         cmocka_unit_test(test_mlp_parameters),
         cmocka_unit_test(test_relative_paths),
+        cmocka_unit_test(test_input_files),
         cmocka_unit_test(test_noise_trace),
         cmocka_unit_test(test_hash_stability),
         cmocka_unit_test(test_bad_specs),

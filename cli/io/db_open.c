@@ -186,12 +186,21 @@ int cf_cli_check_before_run(const cf_cli_options *o, int store_history, const ch
     return 0;
 }
 
-int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_path_role *more,
-                              size_t n_more, const char *more_hint)
+int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_spec *spec,
+                              const cf_path_role *more, size_t n_more, const char *more_hint)
 {
-    cf_path_role inputs[16] = {{"the history database", NULL}, {"--price-overrides", o->price_overrides},
-                               {"--compare-to", o->compare_to}, {"--calibrate", o->calibrate_dir}, {"--fit", o->fit_dir}};
+    cf_path_role inputs[16 + CF_SPEC_MAX_INPUT_FILES] = {
+        {"the history database", NULL}, {"--price-overrides", o->price_overrides}, {"--compare-to", o->compare_to},
+        {"--calibrate", o->calibrate_dir}, {"--fit", o->fit_dir}};
     size_t n_in = 5;
+    /* the files the spec names (its measurements CSVs, its data) */
+    cf_spec_input_file named[CF_SPEC_MAX_INPUT_FILES];
+    char labels[CF_SPEC_MAX_INPUT_FILES][sizeof named[0].key + 16];
+    size_t n_named = spec ? cf_spec_input_files(spec, named, CF_SPEC_MAX_INPUT_FILES) : 0;
+    for (size_t i = 0; i < n_named; i++) {
+        snprintf(labels[i], sizeof labels[i], "the spec's %.*s", (int)sizeof named[i].key, named[i].key);
+        inputs[n_in++] = (cf_path_role){labels[i], named[i].path};
+    }
     char index[2][2048]; /* simulate reads the index.csv beside a trace whole */
     for (int i = 0; i < o->traces.n && i < 2; i++) {
         cf_dirname(o->traces.items[i], index[i], sizeof index[i] - 10);
@@ -226,5 +235,5 @@ int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_
 
 int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional)
 {
-    return cf_cli_check_more_outputs(o, positional, n_positional, NULL, 0, NULL);
+    return cf_cli_check_more_outputs(o, positional, n_positional, NULL, NULL, 0, NULL);
 }

@@ -8,6 +8,7 @@
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/db/history.h"
+#include "cloudfit/spec.h"
 #include "options.h"
 
 /* The target (--db or the default), password included: never print it.
@@ -32,17 +33,19 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
 int cf_cli_check_before_run(const cf_cli_options *o, int store_history, const char *const *outputs, size_t n_outputs);
 /* 0, or the usage error printed (exit 2) when an output option (--out-file,
  * --report, --plot, --csv, --rows) names an input: the history database, a
- * positional file (the spec, a CSV), --price-overrides or --compare-to. */
+ * positional file (the spec, a CSV), --price-overrides, --compare-to,
+ * --trace, --calibrate or --fit. */
 int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional);
-/* The same with `more` outputs (at most CF_CLI_MORE_OUTPUTS_MAX) known
- * only once the command has read its spec: recommend's launch specs, whose
- * file names come from the spec's name. A clash of one of them (with an
- * input, or with an output option) is reported with `more_hint` when it
- * is not NULL: their names are fixed, so "write the result to another
- * file" cannot be followed. */
+/* The same once the command has read its spec (may be NULL): the files it
+ * names (cf_spec_input_files: its measurements CSVs, its data) are inputs
+ * too; and with `more` outputs (at most CF_CLI_MORE_OUTPUTS_MAX) known
+ * only then: recommend's launch specs, whose file names come from the
+ * spec's name. A clash of one of them (with an input, or with an output
+ * option) is reported with `more_hint` when it is not NULL: their names
+ * are fixed, so "write the result to another file" cannot be followed. */
 #define CF_CLI_MORE_OUTPUTS_MAX 8
-int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_path_role *more,
-                              size_t n_more, const char *more_hint);
+int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_positional, const cf_spec *spec,
+                              const cf_path_role *more, size_t n_more, const char *more_hint);
 /* Opens an existing database read-only (cf_db_open_readonly): for the
  * commands that only read (history list/show/diff). */
 cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *path, size_t n);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "io/db_open.h"
 #include "exit_codes.h"
 #include "log.h"
 #include "cloudfit/common/number.h"
@@ -76,6 +77,11 @@ int cf_cli_spec_open(const cf_cli_options *o, const char *path, int with_overrid
     if (cf_spec_load_effective(path, &ov, effective) != CF_OK) {
         free(effective);
         return cf_report_error();
+    }
+    /* no output may replace a file the spec names: checked before anything runs */
+    if ((rc = cf_cli_check_more_outputs(o, NULL, 0, effective, NULL, 0, NULL)) != 0) {
+        cf_cli_spec_close(effective);
+        return rc;
     }
     *out = effective;
     return 0;

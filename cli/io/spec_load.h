@@ -11,7 +11,8 @@
 /* Reads `path` into a new heap spec (*out; free with cf_spec_close). With
  * `with_overrides`, the search overrides of `o` are applied. Returns 0, or
  * prints the error and returns the exit code (a bad option value is a
- * usage error naming the option). */
+ * usage error naming the option; so is an output option naming a file the
+ * spec names: cf_cli_check_more_outputs, before the command runs). */
 int cf_cli_spec_open(const cf_cli_options *o, const char *path, int with_overrides, cf_spec **out);
 void cf_cli_spec_close(cf_spec *spec);
 /* "3%" → 0.03, "0.03" → 0.03 (cf_number_fraction: decimal only); −1 when

@@ -166,7 +166,7 @@ int cmd_recommend(int argc, char **argv, const cf_cli_options *o, int n_position
     if (rc == 0)
         rc = cf_recommend_ci_check_options(o, &ci);
     if (rc == 0)
-        rc = cf_recommend_ci_check_emit_paths(o, spec->job.name, argv + 1, 1);
+        rc = cf_recommend_ci_check_emit_paths(o, spec, argv + 1, 1);
     if (rc == 0)
         rc = cf_recommend_ci_open(o, &ci); /* the one database handle of the run */
     /* Newest good price snapshot, else the embedded catalog (issue 4). */

@@ -70,9 +70,10 @@ int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx)
     return 0;
 }
 
-int cf_recommend_ci_check_emit_paths(const cf_cli_options *o, const char *spec_name, char **positional,
+int cf_recommend_ci_check_emit_paths(const cf_cli_options *o, const cf_spec *spec, char **positional,
                                      int n_positional)
 {
+    const char *spec_name = spec->job.name;
     if (o->emit.n == 0)
         return 0;
     cf_buf paths[CF_CLI_MORE_OUTPUTS_MAX], labels[CF_CLI_MORE_OUTPUTS_MAX];
@@ -98,7 +99,7 @@ int cf_recommend_ci_check_emit_paths(const cf_cli_options *o, const char *spec_n
         n++;
     }
     int rc = st != CF_OK ? cf_report_error()
-                         : cf_cli_check_more_outputs(o, positional, n_positional, outputs, n,
+                         : cf_cli_check_more_outputs(o, positional, n_positional, spec, outputs, n,
                                                      "a launch spec's file name is fixed (the spec's name and "
                                                      ".sky.yaml, .torchrun.sh or .pytorchjob.yaml): choose another "
                                                      "--emit-dir");

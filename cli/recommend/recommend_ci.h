@@ -22,11 +22,12 @@ typedef struct {
 int cf_recommend_ci_check_options(const cf_cli_options *o, cf_recommend_ci *ctx);
 /* 0, or exit 2 (message printed) when a launch spec --emit asks for
  * (DIR/SPEC_NAME.sky.yaml, ...) is one of the command's inputs (the
- * history database, the spec, --compare-to, --price-overrides) or another
- * output's file: checked before the database is opened or anything is
- * computed, as cf_cli_check_outputs checks --out-file (the launch spec was
- * renamed over the history database after the commit, destroying it). */
-int cf_recommend_ci_check_emit_paths(const cf_cli_options *o, const char *spec_name, char **positional,
+ * history database, the spec or a file it names, --compare-to,
+ * --price-overrides) or another output's file: checked before the
+ * database is opened or anything is computed, as cf_cli_check_outputs
+ * checks --out-file (the launch spec was renamed over the history
+ * database after the commit, destroying it). */
+int cf_recommend_ci_check_emit_paths(const cf_cli_options *o, const cf_spec *spec, char **positional,
                                      int n_positional);
 /* Detects CI and opens the database (created unless --no-history; with
  * --no-history an existing one is only read). 0 or an exit code (message

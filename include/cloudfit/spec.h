@@ -39,6 +39,23 @@ cf_status cf_spec_load_file(const char *path, cf_spec *out);
  * the caller's. */
 void cf_spec_free(cf_spec *spec);
 
+/* A file the spec names: an input of every command that reads the spec,
+ * which no output option may replace. `key` is its key path as messages
+ * name it ("profile.gpus.T4", "data.source.npy.x"), `path` the file as the
+ * command opens it (resolved against the spec's folder; points into the
+ * spec). */
+typedef struct {
+    char key[CF_GPU_NAME_MAX + 16];
+    const char *path;
+} cf_spec_input_file;
+/* profile.gpus.<GPU> (each GPU), data.source.npy.{x,y}, data.source.tokens */
+#define CF_SPEC_MAX_INPUT_FILES (CF_SPEC_MAX_GPUS + 3)
+/* Every file the spec names, in the order of the document: fills
+ * out[0..cap) and returns how many there are (at most
+ * CF_SPEC_MAX_INPUT_FILES). Every path key of docs/spec.md ("paths") is
+ * listed here: a key read with spec_read_path is one. */
+size_t cf_spec_input_files(const cf_spec *spec, cf_spec_input_file *out, size_t cap);
+
 /* Overrides of the search section from the command line; a field left at
  * its "not given" value keeps the spec's. */
 typedef struct {
