@@ -193,6 +193,8 @@ int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_
         {"the history database", NULL}, {"--price-overrides", o->price_overrides}, {"--compare-to", o->compare_to},
         {"--calibrate", o->calibrate_dir}, {"--fit", o->fit_dir}};
     size_t n_in = 5;
+    if (o->runner && strncmp(o->runner, "trace:", 6) == 0) /* search's and profile's measured step times */
+        inputs[n_in++] = (cf_path_role){"the --runner trace", o->runner + 6};
     /* the files the spec names (its measurements CSVs, its data) */
     cf_spec_input_file named[CF_SPEC_MAX_INPUT_FILES];
     char labels[CF_SPEC_MAX_INPUT_FILES][sizeof named[0].key + 16];

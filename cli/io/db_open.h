@@ -34,7 +34,7 @@ int cf_cli_check_before_run(const cf_cli_options *o, int store_history, const ch
 /* 0, or the usage error printed (exit 2) when an output option (--out-file,
  * --report, --plot, --csv, --rows) names an input: the history database, a
  * positional file (the spec, a CSV), --price-overrides, --compare-to,
- * --trace, --calibrate or --fit. */
+ * the file of --runner trace:FILE, --trace, --calibrate or --fit. */
 int cf_cli_check_outputs(const cf_cli_options *o, char **positional, int n_positional);
 /* The same once the command has read its spec (may be NULL): the files it
  * names (cf_spec_input_files: its measurements CSVs, its data) are inputs

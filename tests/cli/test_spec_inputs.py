@@ -119,6 +119,28 @@ def test_other_outputs_still_run():
     assert snapshot(d) == before
 
 
+def test_an_output_never_replaces_the_runner_trace():
+    """`search --runner trace:F -o F` (and profile's -o, --csv) replaced the measured step times the probes
+    were answered from with the result, exit 0. Now exit 2 before the first probe, nothing written."""
+    d = make_job("runner")
+    spec = os.path.join(d, "inp.json")
+    trace = os.path.join(d, "data", "t4-runner.csv")
+    shutil.copy(os.path.join(d, "data", "t4.csv"), trace)
+    db = ["--db", os.path.join(TMP, "runner.db")]
+    cases = [(["search", *db, "--trace-model", "imagenet", "-o", trace], "--out-file"),
+             (["search", "--no-history", "--trace-model", "imagenet", "-o",
+               os.path.join(d, "data", ".", "t4-runner.csv")], "--out-file"),
+             (["profile", *db, "--gpu", "T4", "--trace-model", "imagenet", "--csv", trace], "--csv"),
+             (["profile", *db, "--gpu", "T4", "--trace-model", "imagenet", "-o", trace], "--out-file")]
+    before = snapshot(d)
+    for args, option in cases:
+        rc, out, err = run(*args, "--runner", f"trace:{trace}", spec)
+        want = f"cloudfit: option '{option}' names the --runner trace '{trace}': writing it would replace that input"
+        assert rc == 2 and want in err and out == "", (args, rc, out, err)
+        assert snapshot(d) == before, (args, "changed or left a file")
+        assert not os.path.exists(db[1]), (args, "a history was created")
+
+
 def main():
     return pyharness.run(globals())
 
