@@ -700,10 +700,13 @@ static const struct {
      "a percentage below 100% or a fraction below 1 (e.g. 25% or 0.25; a number without % is a fraction)"},
     {"margin", CMD_ALL, RULE_FRACTION, "a fraction or a percentage (e.g. 3%)"},
     {"safety-sds", CMD_ALL, RULE_SDS, "a number from 0 to 5"},
-    {"gpu", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, RULE_NAME, "a name"},
-    {"region", CMD_RECOMMEND | CMD_SEARCH | CMD_SIMULATE, RULE_NAME, "a name"},
+    /* every command that takes them: history's, prices' and profile's were
+     * left to the command, so config show showed an empty one as in effect,
+     * and profile --instance-type '' was looked up as a VM (exit 3) */
+    {"gpu", CMD_ALL, RULE_NAME, "a name"},
+    {"region", CMD_ALL, RULE_NAME, "a name"},
     {"db", CMD_ALL, RULE_NAME, "a file name or a postgresql:// URL"}, /* '' was read as no database at all */
-    {"instance-type", CMD_SIMULATE, RULE_NAME, "a name"},
+    {"instance-type", CMD_ALL, RULE_NAME, "a name"},
     {"since", CMD_ALL, RULE_WHEN, NULL},
     {"until", CMD_ALL, RULE_WHEN, NULL},
     {"older-than", CMD_ALL, RULE_WHEN, NULL},

@@ -366,6 +366,22 @@ def test_config_show_refuses_what_the_command_refuses():
         rc, out, err = run("config", "show", section)
         assert rc == 2 and out == "" and err.startswith("cloudfit: %s: %s: option '--%s'" % (CONFIG, key, key)), \
             (key, value, rc, err)
+    # an empty name is refused by every command that takes the option, not only recommend, search and
+    # simulate: config show history/prices/profile showed "(not set)" from the file, exit 0, that the
+    # command refused, and profile --instance-type '' was looked up as a VM (exit 3)
+    for section, key, command in (("history", "gpu", []), ("prices", "gpu", []), ("prices", "region", []),
+                                  ("profile", "gpu", [SPEC, "--runner", trace]),
+                                  ("profile", "region", [SPEC, "--runner", trace, "--gpu", "T4"]),
+                                  ("profile", "instance-type", [SPEC, "--runner", trace, "--gpu", "T4"])):
+        config({section: {key: ""}})
+        want = "cloudfit: %s: %s.%s: option '--%s' expects a name, got ''" % (CONFIG, section, key, key)
+        rc, out, err = run(section, *command, stdin=subprocess.DEVNULL)
+        assert rc == 2 and err.startswith(want), (section, key, rc, err)
+        rc, out, err = run("config", "show", section)
+        assert rc == 2 and out == "" and err.startswith(want), (section, key, rc, out, err)
+    config({})
+    rc, out, err = run("profile", SPEC, "--runner", trace, "--gpu", "T4", "--instance-type", "")
+    assert rc == 2 and err.startswith("cloudfit: option '--instance-type' expects a name, got ''"), (rc, err)
     # the values the commands take are shown
     config({"recommend": {"confidence": "95%", "max-cost-increase": "$25", "node-selector": "a.b/c=d"},
             "history": {"since": "7d", "until": "2026-01-02"}, "rebalance": {"dead-band": "5%"}})
