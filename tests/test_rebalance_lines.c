@@ -67,6 +67,15 @@ static void test_read_line(void **state)
                      CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "stdin:7:29: invalid JSON: expected ',' or '}', got '\"'");
     cf_error_clear();
+    /* a line cut short ends on that line, whatever its line end: its end was read as column 1 of the next
+     * line of the stream ("stdin:9:1" for line 8) */
+    static const char *const cut[] = {"{\"compute_s\": [1.0, 1.2\n", "{\"compute_s\": [1.0, 1.2\r\n",
+                                      "{\"compute_s\": [1.0, 1.2"};
+    for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {
+        assert_int_equal(cf_rebalance_read_line(cut[i], "stdin", 8, 2, t), CF_ERR_INVALID);
+        assert_string_equal(cf_error_message(), "stdin:8:24: invalid JSON: expected ',' or ']', got end of input");
+        cf_error_clear();
+    }
     assert_int_equal(cf_rebalance_read_line("{\"compute_s\": [1, 1], \"compute_s\": [2, 2]}", "stdin", 12, 2, t),
                      CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "stdin:12: compute_s: duplicate key (each key may appear once)");

@@ -41,8 +41,10 @@ cf_status cf_rebalance_read_line(const char *line, const char *source, long numb
         return cf_error_set(CF_ERR_INVALID, "%s: a line of %zu bytes, longer than the %d the protocol reads", name,
                             text_len, CF_REBALANCE_MAX_LINE);
     cJSON *doc = NULL;
-    /* a syntax error at its line and column of the stream ("stdin:7:27"), not the line named twice */
-    cf_status st = cf_json_read_at(line, len, source, number, &doc);
+    /* a syntax error at its line and column of the stream ("stdin:7:27"), not the line named twice; the
+     * text without its line end, so that a line cut short ends on its own line, not at column 1 of the
+     * next ("stdin:3:1" for line 2) */
+    cf_status st = cf_json_read_at(line, text_len, source, number, &doc);
     if (st != CF_OK)
         return st;
     /* compute_s is the protocol's name; times_s, its first name, means the same */
