@@ -218,6 +218,15 @@ void cf_number_plain_text(double v, int significant, char *out, size_t n)
         strcpy(out, "0");
 }
 
+void cf_number_exact_text(double v, char *out, size_t n)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, n, "%.*g", digits, v);
+        if (!isfinite(v) || strtod(out, NULL) == v)
+            return;
+    }
+}
+
 void cf_number_fixed_text(double v, int decimals, int sign, char *out, size_t n)
 {
     if (fabs(v) < 1e9)

@@ -254,7 +254,16 @@ static void test_limits_beyond_the_spec_ranges_refused(void **state)
     assert_string_equal(cf_error_message(), "option '--max-hours' expects a positive number of hours up to 1e6 (the "
                                             "range of search.deadline_hours), got 1e+300");
     cf_error_clear();
+    /* a value just past the bound is shown as it is: %.6g wrote 1000001 as "1e+06", the bound itself */
+    l.max_hours = 1000001;
+    assert_int_equal(cf_gate_limits_check(&l), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "up to 1e6 (the range of search.deadline_hours), got 1000001"));
+    cf_error_clear();
     l.max_hours = 0;
+    l.max_cost_usd = 1000000000001;
+    assert_int_equal(cf_gate_limits_check(&l), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "up to 1e12 (the range of search.budget_usd), got 1000000000001"));
+    cf_error_clear();
     l.max_cost_usd = 2e12;
     assert_int_equal(cf_gate_limits_check(&l), CF_ERR_USAGE);
     assert_non_null(strstr(cf_error_message(), "option '--max-cost' expects a positive number of US dollars up to 1e12"));

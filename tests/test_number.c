@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -263,6 +264,25 @@ static void test_plain_text(void **state)
     }
 }
 
+/* A value refused against a bound, exactly: "%.6g" wrote 1000001 as "1e+06", the bound 1e6 itself. */
+static void test_exact_text(void **state)
+{
+    (void)state;
+    char out[32];
+    struct {
+        double v;
+        const char *want;
+    } cases[] = {{1000001, "1000001"},  {1e6, "1e+06"},     {1.5e12, "1.5e+12"},       {1000000000001, "1000000000001"},
+                 {1e300, "1e+300"},     {0.1, "0.1"},       {1000000.5, "1000000.5"},  {2e12, "2e+12"},
+                 {INFINITY, "inf"},     {0.3333333333333333, "0.3333333333333333"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_number_exact_text(cases[i].v, out, sizeof out);
+        assert_string_equal(out, cases[i].want);
+        if (isfinite(cases[i].v))
+            assert_true(strtod(out, NULL) == cases[i].v);
+    }
+}
+
 /* The pass every result takes (cli/term/output.c): each mode keeps what
  * its format needs and escapes the rest; kept colour codes stay. */
 static void test_escape_output(void **state)
@@ -294,6 +314,7 @@ int main(void)
                                        cmocka_unit_test(test_integers),
                                        cmocka_unit_test(test_json_grammar), cmocka_unit_test(test_csv_bom_nul_spaces),
                                        cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output),
-                                       cmocka_unit_test(test_plain_text), cmocka_unit_test(test_fixed_text)};
+                                       cmocka_unit_test(test_plain_text), cmocka_unit_test(test_exact_text),
+                                       cmocka_unit_test(test_fixed_text)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

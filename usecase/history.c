@@ -9,6 +9,7 @@
 
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/common/clock.h"
+#include "cloudfit/common/number.h"
 #include "cloudfit/pricing.h"
 
 /* The list's GPU words as the history matches them: each as written (a
@@ -274,8 +275,10 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
     out->report = (cf_record_report){.measurement = m, .row = &out->row};
     if (m->total_hours > CF_RECORD_MAX_HOURS || m->total_usd > CF_RECORD_MAX_USD) {
         int hours = m->total_hours > CF_RECORD_MAX_HOURS;
-        cf_error_set(CF_ERR_USAGE, "%s %.4g is more than a run %s: a record takes at most %g, the range of %s",
-                     hours ? "--total-hours" : "--total-usd", hours ? m->total_hours : m->total_usd,
+        char given[32]; /* exactly: %.4g wrote 1000001 as "1e+06", the bound itself */
+        cf_number_exact_text(hours ? m->total_hours : m->total_usd, given, sizeof given);
+        cf_error_set(CF_ERR_USAGE, "%s %s is more than a run %s: a record takes at most %g, the range of %s",
+                     hours ? "--total-hours" : "--total-usd", given,
                      hours ? "takes (hours)" : "costs (US dollars)", hours ? CF_RECORD_MAX_HOURS : CF_RECORD_MAX_USD,
                      hours ? "search.deadline_hours" : "search.budget_usd");
         cf_error_hint("give the whole run's wall time in hours and its cost in US dollars; nothing was stored");

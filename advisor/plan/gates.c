@@ -54,10 +54,13 @@ cf_status cf_gate_limits_check(const cf_gate_limits *l)
     int usd = l->max_cost_usd > CF_GATE_MAX_USD;
     if (!usd && !(l->max_hours > CF_GATE_MAX_HOURS))
         return CF_OK;
-    /* the bounds as the spec's rules write them ("up to 1e6"), not as %g does ("1e+06") */
-    cf_error_set(CF_ERR_USAGE, "option '--%s' expects a positive number of %s up to %s (the range of %s), got %.6g",
+    /* the bounds as the spec's rules write them ("up to 1e6"), not as %g does ("1e+06"); the value
+     * exactly (%.6g wrote 1000001 as "1e+06", the bound itself) */
+    char given[32];
+    cf_number_exact_text(usd ? l->max_cost_usd : l->max_hours, given, sizeof given);
+    cf_error_set(CF_ERR_USAGE, "option '--%s' expects a positive number of %s up to %s (the range of %s), got %s",
                  usd ? "max-cost" : "max-hours", usd ? "US dollars" : "hours", usd ? "1e12" : "1e6",
-                 usd ? "search.budget_usd" : "search.deadline_hours", usd ? l->max_cost_usd : l->max_hours);
+                 usd ? "search.budget_usd" : "search.deadline_hours", given);
     cf_error_hint("the limit is the predicted %s", usd ? "total cost of the run in US dollars" : "wall time of the run in hours");
     return CF_ERR_USAGE;
 }

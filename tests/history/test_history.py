@@ -653,6 +653,10 @@ def test_record_refuses_hours_and_cost_out_of_range():
         rc, out, err = run("record", "--db", db, rid, option, value, "--step-time-s", "0.1")
         assert rc == 2 and option in err and "at most " + limit in err and out == "", (option, value, rc, err)
         assert "0000000000" not in err, err
+    # a value just past the bound is shown as it is: %.4g wrote 1000001 as "1e+06", the bound itself
+    for option, value in (("--total-hours", "1000001"), ("--total-usd", "1000000000001")):
+        rc, out, err = run("record", "--db", db, rid, option, value, "--step-time-s", "0.1")
+        assert rc == 2 and "%s %s is more than a run" % (option, value) in err, (option, value, rc, err)
     assert query(db, "SELECT count(*) FROM measurements") == [(0,)]
     rc, out, err = run("record", "--db", db, rid, "--total-usd", "1e12", "--total-hours", "1e6")
     assert rc == 0, err

@@ -66,6 +66,12 @@ void cf_number_share_text(double fraction, char *out, size_t n);
 void cf_number_plain_text(double v, int significant, char *out, size_t n);
 #define CF_NUMBER_AS_GIVEN 15
 
+/* v in the fewest significant digits (up to 17) that read back as v, as
+ * %g writes them: 1000001 → "1000001", 1.5e12 → "1.5e+12", 1e300 →
+ * "1e+300". For a value refused against a bound: "%.6g" wrote 1000001 as
+ * "1e+06", the bound 1e6 itself. */
+void cf_number_exact_text(double v, char *out, size_t n);
+
 /* v with `decimals` decimals (%.*f; a '+' for a positive value when
  * `sign`), but a magnitude of 1e9 or more as %.3g ("1.3e+302"): %f of a
  * result computed from an extreme input (validate --inter-node-gbps
