@@ -144,8 +144,9 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
              * the baseline stops (exit 3); without one it is no baseline */
             const cf_gate_limits *l = req->gate_limits;
             if (l && (l->max_increase >= 0 || l->require_baseline)) {
+                /* both bounds: a cost of 1e16 or Infinity was told it must be above 0 */
                 cf_error_set(CF_ERR_INVALID, "%s: recommendation %lld: total_usd: expected a cost above 0 (a chosen "
-                             "plan is never free), got %g; it would be this run's baseline",
+                             "plan is never free) and at most 1e15, got %g; it would be this run's baseline",
                              req->db_name && req->db_name[0] ? req->db_name : "the history", row.id, row.chosen.total_usd);
                 cf_error_hint("delete that row ('DELETE FROM recommendations WHERE id = %lld'), or name the baseline "
                               "with --compare-to FILE.json", row.id);

@@ -318,8 +318,8 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
     }
     if (st == CF_OK && !cf_baseline_cost_usable(v[8])) {
         /* the percentage gate divides by it: a $0 baseline failed it at +inf% while its note said +0.0% */
-        st = cf_error_set(CF_ERR_INVALID, "%s: chosen.total_usd: expected a cost above 0 (a chosen plan is never free), "
-                                          "got %g", path, v[8]);
+        st = cf_error_set(CF_ERR_INVALID, "%s: chosen.total_usd: expected a cost above 0 (a chosen plan is never free) "
+                                          "and at most 1e15, got %g", path, v[8]);
         cf_error_hint(BASELINE_HINT);
     }
     const cJSON *spot = cJSON_GetObjectItemCaseSensitive(chosen, "spot");

@@ -227,11 +227,13 @@ def test_a_damaged_baseline_row_stops_the_gate():
     db = new_db("gates-damaged")
     rc, out, err = gate_run(db=db)
     assert rc == 0, err
-    for bad, shown in ((float("inf"), "got inf"), (-5, "got -5"), (0, "got 0")):
+    # a cost past 1e15 (Infinity, 1e16) was told it must be "above 0": the message gives both bounds
+    for bad, shown in ((float("inf"), "got inf"), (1e16, "got 1e+16"), (-5, "got -5"), (0, "got 0")):
         query(db, "UPDATE recommendations SET total_usd = ?", bad)
         rc, out, err = gate_run("--max-cost-increase", "10%", db=db)
         assert rc == 3 and out == "", (bad, rc, err[-400:])
-        assert "recommendation 1: total_usd: expected a cost above 0 (a chosen plan is never free), " + shown in err, err
+        assert "recommendation 1: total_usd: expected a cost above 0 (a chosen plan is never free) and at most 1e15, " \
+            + shown in err, err
         assert "DELETE FROM recommendations WHERE id = 1" in err, err
         # no gate needs it: no baseline, the run goes on (the markdown compares with nothing)
         rc, out, err = gate_run(db=db, fmt="markdown")
