@@ -118,10 +118,20 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
                      "cloud's listed spot price\n");
 }
 
+/* A CSV cell: the 1-based override rule that gave or changed the price of
+ * `vm`, empty when none did (or there is no such offer). */
+static void put_rule(cf_buf *out, const cf_catalog_source *src, const cf_vm *vm)
+{
+    int rule = vm ? cf_catalog_source_rule_of(src, vm) : 0;
+    if (rule)
+        cf_buf_printf(out, "%d", rule);
+}
+
 void cf_prices_summary_csv(const cf_prices_summary_report *r, cf_buf *out)
 {
     cf_buf_puts(out, "gpu,cloud,gpu_counts,cheapest_usd_per_gpu_hr,cheapest_instance,cheapest_region,"
-                     "cheapest_spot_usd_per_gpu_hr,spot_estimated,cheapest_spot_kind\n");
+                     "cheapest_spot_usd_per_gpu_hr,spot_estimated,cheapest_spot_kind,price_override_rule,"
+                     "spot_price_override_rule\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const cf_gpu_cloud_prices *g = &r->rows[i];
         char counts[64];
@@ -144,6 +154,11 @@ void cf_prices_summary_csv(const cf_prices_summary_report *r, cf_buf *out)
                           g->cheapest_spot->spot_price_estimated, cf_price_kind_name(g->cheapest_spot_kind));
         else
             cf_buf_puts(out, ",,");
+        /* the JSON's price_override_rule / spot_price_override_rule (the table's '*'); empty: the catalog's */
+        cf_buf_puts(out, ",");
+        put_rule(out, r->source, g->cheapest);
+        cf_buf_puts(out, ",");
+        put_rule(out, r->source, g->cheapest_spot);
         cf_buf_puts(out, "\n");
     }
 }
@@ -260,7 +275,8 @@ void cf_prices_offers_table(const cf_prices_offers_report *r, cf_buf *out)
 void cf_prices_offers_csv(const cf_prices_offers_report *r, cf_buf *out)
 {
     cf_buf_puts(out, "cloud,region,instance_type,gpus,gpu_memory_gib,vcpus,memory_gib,network_gbps,usd_per_hour,"
-                     "spot_usd_per_hour,spot_estimated,ondemand_kind,ondemand_date,spot_kind,spot_date,zones,gpu\n");
+                     "spot_usd_per_hour,spot_estimated,ondemand_kind,ondemand_date,spot_kind,spot_date,zones,gpu,"
+                     "price_override_rule\n");
     for (size_t i = 0; i < r->n_offers; i++) {
         const cf_vm *vm = r->offers[i];
         const char *texts[] = {vm->cloud, vm->region, vm->instance_type};
@@ -286,6 +302,8 @@ void cf_prices_offers_csv(const cf_prices_offers_report *r, cf_buf *out)
         cf_csv_put_field(out, vm->zones);
         cf_buf_puts(out, ",");
         cf_csv_put_field(out, vm->gpu_model);
+        cf_buf_puts(out, ",");
+        put_rule(out, r->source, vm);
         cf_buf_puts(out, "\n");
     }
 }

@@ -77,6 +77,39 @@ def test_summary_marks_overridden_prices_as_the_offers_do():
     assert "* price from" not in run("--cloud", "aws", "-q")
 
 
+def test_csv_names_the_override_rule_as_json_does():
+    """The table marked an overridden price with '*' and the JSON named its rule (price_override_rule,
+    spot_price_override_rule), but the CSV had no such column: a negotiated price read as the catalog's."""
+    path = os.path.join(TMP, "ov-csv.json")
+    with open(path, "w") as f:
+        json.dump({"discounts": [{"cloud": "aws", "gpu": "V100", "percent": 10, "note": "EDP, \"2026\""}],
+                   "instances": [{"cloud": "aws", "region": "us-east-1", "instance_type": "g4dn.xlarge",
+                                  "price_ondemand_usd_per_hr": 0.3, "price_spot_usd_per_hr": 0.05}]}, f)
+    args = ("--cloud", "aws", "--price-overrides", path, "-q")
+    for what in (("T4",), ("V100",), ()):
+        doc, rows = both(*what, *args)
+        items = doc["offers"] if what else doc["gpus"]
+        keys = ("price_override_rule",) if what else ("price_override_rule", "spot_price_override_rule")
+        assert len(items) == len(rows) > 0
+        for o, r in zip(items, rows):
+            for key in keys:
+                assert r[key] == (str(o[key]) if key in o else ""), (what, key, o, r)
+        marked = [r[keys[0]] != "" for r in rows]
+        # V100: the discount priced every aws row; T4 and the summary: some rows the catalog's
+        assert all(marked) if what == ("V100",) else any(marked) and not all(marked), (what, marked)
+    # without the file: the columns are there, empty
+    for what in (("T4",), ()):
+        rows = list(csv.DictReader(io.StringIO(run(*what, "--cloud", "aws", "-q", "-f", "csv"))))
+        assert rows and "price_override_rule" in rows[0], rows[0]
+        assert all(r["price_override_rule"] == "" and r.get("spot_price_override_rule", "") == "" for r in rows)
+    # the summary's T4 row: the instance rule (2), both prices; V100: the discount (1)
+    _, rows = both(*args)
+    t4 = [r for r in rows if r["gpu"] == "T4"][0]
+    v100 = [r for r in rows if r["gpu"] == "V100"][0]
+    assert (t4["price_override_rule"], t4["spot_price_override_rule"]) == ("2", "2"), t4
+    assert (v100["price_override_rule"], v100["spot_price_override_rule"]) == ("1", "1"), v100
+
+
 def test_csv_names_the_gpu_and_the_spot_kind_as_table_and_json_do():
     doc, rows = both("A100")
     assert {o["gpu"] for o in doc["offers"]} == {r["gpu"] for r in rows}
