@@ -27,7 +27,8 @@ static const char *const style =
     ".iv{display:block;color:#666;font-size:.85em;font-weight:normal}\n"
     ".scroll{overflow-x:auto}\n"
     "tr.chosen td{background:#e8f5ec;font-weight:bold}\n"
-    "pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.8em}\n";
+    "pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.8em}\n"
+    "td.n,th.n{text-align:left;white-space:nowrap}td.fail{color:#b00020;font-weight:bold}\n";
 
 static void esc(cf_buf *out, const char *text) { cf_svg_escape(out, text); }
 
@@ -117,6 +118,35 @@ static void next_measurement(const cf_report *r, cf_buf *out)
     if (cmd.failed)
         out->failed = 1;
     cf_buf_free(&cmd);
+}
+
+/* The CI gates (docs/ci.md), as the table's "Gates:" lines and the
+ * markdown's table give them: name, limit as given, value, the outcome and
+ * the note (the baseline of an increase gate). None: no section. */
+static void gates(const cf_report *r, cf_buf *out)
+{
+    if (!r->n_gates)
+        return;
+    int all = cf_gates_passed(r->gates, r->n_gates);
+    cf_buf_printf(out, "<h2>CI gates: %s</h2>\n<table id=\"gates\">\n<thead><tr><th class=\"n\">gate</th>"
+                       "<th>limit</th><th>value</th><th class=\"n\">result</th><th class=\"l\">note</th></tr>"
+                       "</thead>\n<tbody>\n",
+                  all ? "all passed" : "FAILED");
+    for (size_t i = 0; i < r->n_gates; i++) {
+        const cf_history_gate *g = &r->gates[i];
+        char value[48] = "–", limit[48];
+        if (isfinite(g->value))
+            snprintf(value, sizeof value, "%.2f", g->value);
+        cf_number_plain_text(g->limit, CF_NUMBER_AS_GIVEN, limit, sizeof limit);
+        cf_buf_puts(out, "<tr><td class=\"n\"><code>");
+        esc(out, g->name);
+        cf_buf_printf(out, "</code></td><td>%s</td><td>%s</td>", limit, value);
+        cf_buf_puts(out, g->passed ? "<td class=\"n\">pass</td>" : "<td class=\"n fail\">FAIL</td>");
+        cf_buf_puts(out, "<td class=\"l\">");
+        esc(out, g->note);
+        cf_buf_puts(out, "</td></tr>\n");
+    }
+    cf_buf_puts(out, "</tbody>\n</table>\n");
 }
 
 /* Where adding a VM lowers the predicted throughput (cf_scaling_reason). */
@@ -247,6 +277,7 @@ void cf_report_html(const cf_report_plots *p, cf_buf *out)
     cf_buf_puts(out, "</p>\n");
     summary(p, out);
     next_measurement(r, out);
+    gates(r, out);
 
     cf_buf svg = CF_BUF_INIT;
     cf_render_front_svg(p, &svg);

@@ -269,6 +269,43 @@ def test_html_report_shows_the_mix():
         assert t["instance_type"] in text.split('<p id="mixed-gpu-types">', 1)[1], t
 
 
+def test_html_report_shows_the_gates():
+    """A run whose CI gate failed (exit 5) or passed: the table, the JSON and the markdown showed the gates, the
+    report nothing. Its "CI gates" section gives each gate's name, value, outcome and note (the baseline), escaped,
+    as the JSON has them; a run without gates has no such section."""
+    d = tempfile.mkdtemp(dir=TMP)
+    base = os.path.join(d, "base <&\"'>.json")
+    rc, _, err = run("recommend", "--no-history", "-q", "-f", "json", "-o", base, example("mlp-synthetic.json"))
+    assert rc == 0, err
+    cases = ((5, "FAILED", ("--max-cost", "0.01", "--max-cost-increase", "10%", "--compare-to", base)),
+             (0, "all passed", ("--max-hours", "1000", "--max-cost-increase", "$25", "--baseline-key", "k<b>&")))
+    for want_rc, outcome, extra in cases:
+        page = os.path.join(d, "gates-%d.html" % want_rc)
+        rc, out, err = run("recommend", "--no-history", "-q", "-f", "json", "--report", page, *extra,
+                           example("mlp-synthetic.json"))
+        assert rc == want_rc, (extra, rc, err)
+        gates = json.loads(out)["gates"]
+        text = open(page, encoding="utf-8").read()
+        assert "<h2>CI gates: %s</h2>" % outcome in text, outcome
+        section = text.split('<table id="gates">', 1)[1].split("</table>", 1)[0]
+        rows = re.findall(r'<tr><td class="n"><code>(.*?)</code></td><td>(.*?)</td><td>(.*?)</td>'
+                          r'<td class="n[^"]*">(pass|FAIL)</td><td class="l">(.*?)</td></tr>', section)
+        got = [(html.unescape(n), float(lim), None if v == "–" else float(v), r == "pass", html.unescape(note))
+               for n, lim, v, r, note in rows]
+        want = [(g["name"], g["limit"], None if g["value"] is None else round(g["value"], 2), g["passed"], g["note"])
+                for g in gates]
+        assert got == want, (got, want)
+        assert len(gates) == 2 and any(base in g["note"] or "k<b>&" in g["note"] for g in gates), gates
+        assert "k<b>" not in text and "base <&" not in text  # escaped, never markup
+        p = Page()
+        p.feed(text)
+        for tag in ("script", "link", "img", "iframe", "object", "embed", "base"):
+            assert tag not in p.tags, f"<{tag}> in a self-contained report"
+    _, _, page = recommend("mlp-synthetic.json")
+    text = open(page, encoding="utf-8").read()
+    assert 'id="gates"' not in text and "CI gates" not in text
+
+
 def chromium():
     for name in ("chromium", "chromium-browser"):
         path = shutil.which(name)
