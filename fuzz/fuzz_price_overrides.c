@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = cf_catalog_load_with_vms(vms_csv, sizeof vms_csv - 1, "vms.csv", &catalog);
     if (st != CF_OK) /* the fixed catalog must load */
         abort();
-    int rule_of_row[16] = {0};
-    fuzz_check_error(cf_price_overrides_apply(&ov, &catalog, rule_of_row));
+    int rule_of_row[16] = {0}, rule_of_price[32] = {0};
+    fuzz_check_error(cf_price_overrides_apply_rules(&ov, &catalog, rule_of_row, rule_of_price));
     cf_catalog_free(&catalog);
     cf_price_overrides_free(&ov);
     return 0;

@@ -204,13 +204,23 @@ static int matches(const cf_price_override *r, const cf_vm *vm)
 
 cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, int *rule_of_row)
 {
+    return cf_price_overrides_apply_rules(ov, catalog, rule_of_row, NULL);
+}
+
+cf_status cf_price_overrides_apply_rules(cf_price_overrides *ov, cf_catalog *catalog, int *rule_of_row,
+                                         int *rule_of_price)
+{
     /* Work on a copy of the prices so a failure leaves the catalog as it was. */
     cf_vm *work = malloc((catalog->n_vms ? catalog->n_vms : 1) * sizeof *work);
     if (!work)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     memcpy(work, catalog->vms, catalog->n_vms * sizeof *work);
     int *rules = calloc(catalog->n_vms + 1, sizeof *rules);
-    if (!rules) {
+    /* per price: [2i] on-demand, [2i + 1] spot; the rule that last changed it */
+    int *price_rules = calloc(2 * catalog->n_vms + 1, sizeof *price_rules);
+    if (!rules || !price_rules) {
+        free(price_rules);
+        free(rules);
         free(work);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     }
@@ -219,6 +229,7 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
      * every later message would blame something else. */
     double *kept = malloc((catalog->n_vms ? catalog->n_vms : 1) * 2 * sizeof *kept);
     if (!kept) {
+        free(price_rules);
         free(rules);
         free(work);
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
@@ -242,6 +253,11 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
                 rules[i] = (int)k + 1;
                 if (r->kind == CF_OVERRIDE_DISCOUNT) {
                     double keep = 1 - r->percent / 100;
+                    /* a price the row does not have is not changed by a discount of it */
+                    if (r->applies_ondemand && vm->price_ondemand_usd_per_hr > 0)
+                        price_rules[2 * i] = (int)k + 1;
+                    if (r->applies_spot && vm->price_spot_usd_per_hr > 0)
+                        price_rules[2 * i + 1] = (int)k + 1;
                     if (r->applies_ondemand)
                         vm->price_ondemand_usd_per_hr *= keep, kept[2 * i] *= keep;
                     if (r->applies_spot)
@@ -259,11 +275,13 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
                 } else {
                     /* The user's price: not the catalog's kind or date (it has none) */
                     if (r->price_ondemand_usd_per_hr > 0) {
+                        price_rules[2 * i] = (int)k + 1;
                         vm->price_ondemand_usd_per_hr = r->price_ondemand_usd_per_hr;
                         vm->ondemand_kind = CF_PRICE_GIVEN;
                         vm->ondemand_date[0] = '\0';
                     }
                     if (r->price_spot_usd_per_hr > 0) {
+                        price_rules[2 * i + 1] = (int)k + 1;
                         vm->price_spot_usd_per_hr = r->price_spot_usd_per_hr;
                         vm->spot_price_estimated = 0;
                         vm->spot_kind = CF_PRICE_GIVEN;
@@ -308,6 +326,7 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
                      "%s/%s %s: spot $%.4g/h, on-demand $%.4g/h", vm->cloud, vm->region, vm->instance_type,
                      vm->price_spot_usd_per_hr, vm->price_ondemand_usd_per_hr);
         vm->price_spot_usd_per_hr = 0.0;
+        price_rules[2 * i + 1] = 0;
         vm->spot_kind = CF_PRICE_NONE;
         vm->spot_date[0] = '\0';
         vm->spot_regional = 0;
@@ -317,7 +336,10 @@ cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, 
         memcpy(catalog->vms, work, catalog->n_vms * sizeof *work);
         if (rule_of_row)
             memcpy(rule_of_row, rules, catalog->n_vms * sizeof *rules);
+        if (rule_of_price)
+            memcpy(rule_of_price, price_rules, 2 * catalog->n_vms * sizeof *price_rules);
     }
+    free(price_rules);
     free(kept);
     free(rules);
     free(work);

@@ -28,11 +28,13 @@ static cf_status from_snapshot(const cf_snapshot_text *snap, cf_catalog_source *
 static cf_status apply_overrides(const char *path, cf_catalog_source *out)
 {
     out->override_rule = calloc(out->catalog.n_vms + 1, sizeof *out->override_rule);
-    if (!out->override_rule)
+    out->override_price_rule = calloc(2 * out->catalog.n_vms + 1, sizeof *out->override_price_rule);
+    if (!out->override_rule || !out->override_price_rule)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
     cf_status st = cf_price_overrides_load(path, &out->overrides);
     if (st == CF_OK)
-        st = cf_price_overrides_apply(&out->overrides, &out->catalog, out->override_rule);
+        st = cf_price_overrides_apply_rules(&out->overrides, &out->catalog, out->override_rule,
+                                            out->override_price_rule);
     for (size_t i = 0; st == CF_OK && i < out->catalog.n_vms; i++)
         out->n_rows_overridden += out->override_rule[i] != 0;
     return st;
@@ -217,6 +219,8 @@ void cf_catalog_source_close(cf_catalog_source *s)
     cf_price_overrides_free(&s->overrides);
     free(s->override_rule);
     s->override_rule = NULL;
+    free(s->override_price_rule);
+    s->override_price_rule = NULL;
 }
 
 int cf_catalog_source_rule_of(const cf_catalog_source *s, const cf_vm *vm)
@@ -224,5 +228,12 @@ int cf_catalog_source_rule_of(const cf_catalog_source *s, const cf_vm *vm)
     if (!s || !s->override_rule || vm < s->catalog.vms || vm >= s->catalog.vms + s->catalog.n_vms)
         return 0;
     return s->override_rule[vm - s->catalog.vms];
+}
+
+int cf_catalog_source_price_rule_of(const cf_catalog_source *s, const cf_vm *vm, int spot)
+{
+    if (!s || !s->override_price_rule || vm < s->catalog.vms || vm >= s->catalog.vms + s->catalog.n_vms)
+        return 0;
+    return s->override_price_rule[2 * (vm - s->catalog.vms) + (spot ? 1 : 0)];
 }
 

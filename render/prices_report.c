@@ -95,10 +95,11 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
         counts_text(g, row[2], CELL);
         /* a price an override gave or changed: '*', as the offers' table marks its row */
         fmt_price(spot, sizeof spot, g->cheapest_usd_per_gpu_hr);
-        snprintf(row[3], CELL, "%s%s", spot, g->cheapest && cf_catalog_source_rule_of(r->source, g->cheapest) ? " *" : "");
+        snprintf(row[3], CELL, "%s%s", spot,
+                 g->cheapest && cf_catalog_source_price_rule_of(r->source, g->cheapest, 0) ? " *" : "");
         fmt_price(spot, sizeof spot, g->cheapest_spot_usd_per_gpu_hr);
         snprintf(row[4], CELL, "%s%s%s", spot, g->cheapest_spot ? kind_mark(g->cheapest_spot_kind) : "",
-                 g->cheapest_spot && cf_catalog_source_rule_of(r->source, g->cheapest_spot) ? " *" : "");
+                 g->cheapest_spot && cf_catalog_source_price_rule_of(r->source, g->cheapest_spot, 1) ? " *" : "");
         if (g->cheapest)
             snprintf(row[5], CELL, "%s %s", g->cheapest->instance_type, g->cheapest->region);
         else
@@ -119,10 +120,11 @@ void cf_prices_summary_table(const cf_prices_summary_report *r, cf_buf *out)
 }
 
 /* A CSV cell: the 1-based override rule that gave or changed the price of
- * `vm`, empty when none did (or there is no such offer). */
-static void put_rule(cf_buf *out, const cf_catalog_source *src, const cf_vm *vm)
+ * `vm` (its spot price: `spot` 1; any of its prices: -1), empty when none
+ * did (or there is no such offer). */
+static void put_rule(cf_buf *out, const cf_catalog_source *src, const cf_vm *vm, int spot)
 {
-    int rule = vm ? cf_catalog_source_rule_of(src, vm) : 0;
+    int rule = !vm ? 0 : spot < 0 ? cf_catalog_source_rule_of(src, vm) : cf_catalog_source_price_rule_of(src, vm, spot);
     if (rule)
         cf_buf_printf(out, "%d", rule);
 }
@@ -156,9 +158,9 @@ void cf_prices_summary_csv(const cf_prices_summary_report *r, cf_buf *out)
             cf_buf_puts(out, ",,");
         /* the JSON's price_override_rule / spot_price_override_rule (the table's '*'); empty: the catalog's */
         cf_buf_puts(out, ",");
-        put_rule(out, r->source, g->cheapest);
+        put_rule(out, r->source, g->cheapest, 0);
         cf_buf_puts(out, ",");
-        put_rule(out, r->source, g->cheapest_spot);
+        put_rule(out, r->source, g->cheapest_spot, 1);
         cf_buf_puts(out, "\n");
     }
 }
@@ -182,8 +184,8 @@ cJSON *cf_prices_summary_json(const cf_prices_summary_report *r)
             cJSON_AddNumberToObject(e, "cheapest_usd_per_gpu_hr", g->cheapest_usd_per_gpu_hr);
             cJSON_AddStringToObject(e, "cheapest_instance", g->cheapest->instance_type);
             cJSON_AddStringToObject(e, "cheapest_region", g->cheapest->region);
-            if (cf_catalog_source_rule_of(src, g->cheapest))
-                cJSON_AddNumberToObject(e, "price_override_rule", cf_catalog_source_rule_of(src, g->cheapest));
+            if (cf_catalog_source_price_rule_of(src, g->cheapest, 0))
+                cJSON_AddNumberToObject(e, "price_override_rule", cf_catalog_source_price_rule_of(src, g->cheapest, 0));
         } else {
             cJSON_AddNullToObject(e, "cheapest_usd_per_gpu_hr");
         }
@@ -191,8 +193,9 @@ cJSON *cf_prices_summary_json(const cf_prices_summary_report *r)
             cJSON_AddNumberToObject(e, "cheapest_spot_usd_per_gpu_hr", g->cheapest_spot_usd_per_gpu_hr);
             cJSON_AddBoolToObject(e, "spot_estimated", g->cheapest_spot->spot_price_estimated);
             cJSON_AddStringToObject(e, "cheapest_spot_kind", cf_price_kind_name(g->cheapest_spot_kind));
-            if (cf_catalog_source_rule_of(src, g->cheapest_spot))
-                cJSON_AddNumberToObject(e, "spot_price_override_rule", cf_catalog_source_rule_of(src, g->cheapest_spot));
+            if (cf_catalog_source_price_rule_of(src, g->cheapest_spot, 1))
+                cJSON_AddNumberToObject(e, "spot_price_override_rule",
+                                        cf_catalog_source_price_rule_of(src, g->cheapest_spot, 1));
         } else {
             cJSON_AddNullToObject(e, "cheapest_spot_usd_per_gpu_hr");
         }
@@ -303,7 +306,7 @@ void cf_prices_offers_csv(const cf_prices_offers_report *r, cf_buf *out)
         cf_buf_puts(out, ",");
         cf_csv_put_field(out, vm->gpu_model);
         cf_buf_puts(out, ",");
-        put_rule(out, r->source, vm);
+        put_rule(out, r->source, vm, -1);
         cf_buf_puts(out, "\n");
     }
 }

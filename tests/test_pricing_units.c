@@ -187,6 +187,42 @@ static void test_ondemand_discount_below_spot_leaves_spot_out(void **state)
     cf_catalog_free(&cat);
 }
 
+/* Each price names the rule that last changed it: an on-demand-only
+ * discount is not the spot price's rule, nor is an instance rule that gives
+ * the on-demand price only (the row's rule is the last that matched). */
+static void test_overrides_rules_per_price(void **state)
+{
+    (void)state;
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
+    static const char text[] =
+        "{\"discounts\": [{\"cloud\": \"aws\", \"percent\": 12},"
+        "                 {\"cloud\": \"aws\", \"gpu\": \"T4\", \"percent\": 10, \"applies_to\": \"ondemand\"}],"
+        " \"instances\": [{\"cloud\": \"aws\", \"region\": \"us-east-1\", \"instance_type\": \"p4d.24xlarge\","
+        "                  \"price_ondemand_usd_per_hr\": 10}]}";
+    cf_price_overrides ov;
+    assert_int_equal(cf_price_overrides_parse(text, strlen(text), "ov.json", &ov), CF_OK);
+    int *rows = calloc(cat.n_vms, sizeof *rows), *prices = calloc(2 * cat.n_vms, sizeof *prices);
+    assert_int_equal(cf_price_overrides_apply_rules(&ov, &cat, rows, prices), CF_OK);
+    size_t p4d = (size_t)(find(&cat, "aws", "us-east-1", "p4d.24xlarge") - cat.vms);
+    assert_int_equal(rows[p4d], 3);
+    assert_int_equal(prices[2 * p4d], 3);     /* the instance rule's on-demand price */
+    assert_int_equal(prices[2 * p4d + 1], 1); /* the 12 % discount's spot price */
+    size_t t4 = (size_t)(find(&cat, "aws", "us-east-1", "g4dn.xlarge") - cat.vms);
+    assert_true(cat.vms[t4].price_spot_usd_per_hr > 0);
+    assert_int_equal(rows[t4], 2);
+    assert_int_equal(prices[2 * t4], 2);
+    assert_int_equal(prices[2 * t4 + 1], 1); /* not the on-demand-only discount */
+    const cf_vm *lambda = find(&cat, "lambda", "us-east-1", "gpu_1x_a10");
+    assert_int_equal(prices[2 * (size_t)(lambda - cat.vms)], 0);
+    for (size_t i = 0; i < cat.n_vms; i++) /* a price the row has not got is no rule's */
+        assert_false(prices[2 * i + 1] && !(cat.vms[i].price_spot_usd_per_hr > 0));
+    cf_price_overrides_free(&ov);
+    free(prices);
+    free(rows);
+    cf_catalog_free(&cat);
+}
+
 static void test_overrides_errors_leave_catalog_alone(void **state)
 {
     (void)state;
@@ -289,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_old_snapshot_keeps_launchable_rows),
         cmocka_unit_test(test_overrides_apply),
         cmocka_unit_test(test_ondemand_discount_below_spot_leaves_spot_out),
+        cmocka_unit_test(test_overrides_rules_per_price),
         cmocka_unit_test(test_overrides_errors_leave_catalog_alone),
         cmocka_unit_test(test_update_failure_contract),
     };

@@ -110,6 +110,32 @@ def test_csv_names_the_override_rule_as_json_does():
     assert (v100["price_override_rule"], v100["spot_price_override_rule"]) == ("1", "1"), v100
 
 
+def test_summary_credits_each_price_to_the_rule_that_changed_it():
+    """One rule number was kept per catalog row: an on-demand-only discount marked the cheapest spot price, which
+    it had not changed ('0.088 (obs.) *', spot_price_override_rule 1), and an instance rule giving only the
+    on-demand price was named for a spot price an earlier discount had set."""
+    path = os.path.join(TMP, "ov-per-price.json")
+    with open(path, "w") as f:
+        json.dump({"discounts": [{"cloud": "aws", "gpu": "T4", "percent": 10, "applies_to": "ondemand"},
+                                 {"cloud": "aws", "gpu": "A100-40GB", "percent": 12}],
+                   "instances": [{"cloud": "aws", "region": "us-east-1", "instance_type": "p4d.24xlarge",
+                                  "price_ondemand_usd_per_hr": 10.0}]}, f)
+    args = ("--cloud", "aws", "--gpu", "T4", "--gpu", "A100-40GB", "-q")
+    plain = {g["gpu"]: g for g in json.loads(run(*args, "-f", "json"))["gpus"]}
+    doc, rows = both(*args, "--price-overrides", path)
+    got = {g["gpu"]: g for g in doc["gpus"]}
+    t4, a100 = got["T4"], got["A100-40GB"]
+    assert t4["cheapest_spot_usd_per_gpu_hr"] == plain["T4"]["cheapest_spot_usd_per_gpu_hr"], t4  # untouched
+    assert t4.get("price_override_rule") == 1 and "spot_price_override_rule" not in t4, t4
+    assert a100.get("price_override_rule") == 3 and a100.get("spot_price_override_rule") == 2, a100
+    csv_rows = {r["gpu"]: r for r in rows}
+    assert (csv_rows["T4"]["price_override_rule"], csv_rows["T4"]["spot_price_override_rule"]) == ("1", "")
+    assert (csv_rows["A100-40GB"]["price_override_rule"], csv_rows["A100-40GB"]["spot_price_override_rule"]) == \
+        ("3", "2")
+    row = [line for line in run(*args, "--price-overrides", path).splitlines() if line.startswith("T4 ")][0]
+    assert row.count("*") == 1 and "(obs.) *" not in row, row
+
+
 def test_csv_names_the_gpu_and_the_spot_kind_as_table_and_json_do():
     doc, rows = both("A100")
     assert {o["gpu"] for o in doc["offers"]} == {r["gpu"] for r in rows}

@@ -57,6 +57,14 @@ cf_status cf_price_overrides_load(const char *path, cf_price_overrides *out);
  * a spot price that is no discount is everywhere, and counted in the
  * rule's spot_left_out for a warning. */
 cf_status cf_price_overrides_apply(cf_price_overrides *overrides, cf_catalog *catalog, int *rule_of_row);
+/* cf_price_overrides_apply, and per price: rule_of_price (2 × n_vms
+ * entries, may be NULL) gets [2i] = the rule that last changed row i's
+ * on-demand price, [2i + 1] its spot price, 0 = the catalog's (or no such
+ * price). A rule can match a row and change only one of its prices (an
+ * `applies_to` discount, an instance rule giving one price): rule_of_row
+ * names it for the row, rule_of_price only for the price it changed. */
+cf_status cf_price_overrides_apply_rules(cf_price_overrides *overrides, cf_catalog *catalog, int *rule_of_row,
+                                         int *rule_of_price);
 void cf_price_overrides_free(cf_price_overrides *overrides);
 
 #endif

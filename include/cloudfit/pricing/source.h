@@ -58,6 +58,7 @@ typedef struct {
     int too_old;              /* floor(age_days) > max_age_days: whole days, as shown */
     cf_price_overrides overrides;   /* n == 0 when none */
     int *override_rule;             /* per catalog row: 0 or the 1-based rule that set its price */
+    int *override_price_rule;       /* per catalog row, [2i] on-demand, [2i + 1] spot: 0 or the rule that set it */
     size_t n_rows_overridden;
 } cf_catalog_source;
 
@@ -84,5 +85,9 @@ void cf_catalog_source_describe(const cf_catalog_source *src, char *out, size_t 
 void cf_catalog_source_stale(const cf_catalog_source *src, char *out, size_t n);
 /* 0, or the 1-based override rule that set the price of `vm` (a row of src->catalog). */
 int cf_catalog_source_rule_of(const cf_catalog_source *src, const cf_vm *vm);
+/* 0, or the 1-based override rule that set the on-demand (`spot` 0) or spot
+ * price of `vm`: a rule that matched the row but left that price alone is
+ * not it. */
+int cf_catalog_source_price_rule_of(const cf_catalog_source *src, const cf_vm *vm, int spot);
 
 #endif
