@@ -675,18 +675,25 @@ cf_status cf_db_postgres_open(const char *url, int readonly, cf_db **out)
         const char *used = pq->pass(db->pg); /* perhaps from PGPASSFILE or a service entry */
         add_secret(db, used, used ? strlen(used) : 0);
         pq->setNoticeProcessor(db->pg, ignore_notice, NULL);
-        char session[256];
+        char session[320];
         double wait_ms = cf_db_lock_timeout_s() * 1000;
         /* lock_timeout 0 would mean "wait for ever": the shortest wait
          * instead. The session's settings that change what is read and
          * written are set here, whatever PGOPTIONS, a role or a database
          * says: client_encoding again (the keyword above covers the
-         * startup), and extra_float_digits = 3 (exact doubles on every
+         * startup), extra_float_digits = 3 (exact doubles on every
          * server version: with 0 every double came back with 15 digits,
          * so the same history read differently from SQLite and between
-         * runners). */
+         * runners), and read committed as the default isolation: each
+         * statement sees what committed before it, which the migrations
+         * (the version read again once the advisory lock is held) and the
+         * writers rely on. Under a database's 'repeatable read' the second
+         * of two first writers read the version from before the first's
+         * commit and applied its migrations again ("column already
+         * exists", exit 1). Reads that need one snapshot ask for it. */
         snprintf(session, sizeof session,
-                 "SET lock_timeout = %.0f; SET client_encoding = 'UTF8'; SET extra_float_digits = 3;%s",
+                 "SET lock_timeout = %.0f; SET client_encoding = 'UTF8'; SET extra_float_digits = 3;"
+                 " SET default_transaction_isolation = 'read committed';%s",
                  wait_ms < 1 ? 1 : wait_ms, readonly ? " SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY;" : "");
         st = pg_exec(db, session, "cannot configure database");
     }

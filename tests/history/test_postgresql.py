@@ -19,7 +19,9 @@
     server: exit 130 at once;
   * the session's encoding and float digits are cloudfit's whatever the
     environment says (PGCLIENTENCODING=LATIN1, PGOPTIONS with
-    extra_float_digits=0): text stored as written, doubles exact;
+    extra_float_digits=0): text stored as written, doubles exact; and its
+    default isolation: under a database's 'repeatable read' two first
+    writers of an older history migrate it once, and both succeed;
   * history prune racing recommend or history migrate on the same spec:
     neither fails (prune waits for the writers of specs);
   * history list streams its rows (libpq's single-row mode): a connection
@@ -395,6 +397,48 @@ def test_client_encoding_and_float_digits_are_pinned():
     assert listings[0] == listings[1] == listings[2]  # doubles exact: the same as SQLite's
     hours = [r["chosen"]["hours"] for r in listings[0]]
     assert any(len(repr(h)) > 16 for h in hours), hours
+
+
+def test_two_first_writers_migrate_once_under_repeatable_read():
+    """Migrations run under an advisory lock, and the version is read again once it is held. Where the database's
+    default isolation was 'repeatable read' that read used the snapshot of the statement that waited for the lock,
+    so the second of two writers upgrading a schema-8 history at once saw version 8 after the first's commit and
+    applied migration 9 again: 'column "seq" of relation "profiles" already exists', exit 1, nothing recorded."""
+    url = new_db("isolation")
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC)
+    assert rc == 0, err
+    dbname = pgcluster.Cluster.dbname(url)
+    CLUSTER.sql(dbname, "ALTER TABLE profiles DROP COLUMN seq")  # as cloudfit of schema version 8 left it
+    CLUSTER.sql(dbname, "UPDATE cloudfit_schema SET version = 8")
+    CLUSTER.sql("postgres", f"ALTER DATABASE {dbname} SET default_transaction_isolation = 'repeatable read'")
+    holder = subprocess.Popen([CLUSTER.psql, "-X", "-q", "-A", "-t", "-h", CLUSTER.socket_dir, "-p", str(CLUSTER.port),
+                               "-U", "cfadmin", "-d", dbname], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    holder.stdin.write("BEGIN; SELECT 'held' FROM pg_advisory_xact_lock(7164066432489808244);\n")  # the migrations'
+    holder.stdin.flush()
+    assert holder.stdout.readline().strip() == "held"
+    procs = []
+    try:
+        for objective in ("cost", "time"):
+            procs.append(subprocess.Popen([BIN, "recommend", "--db", url, *FAST, "-q", "--objective", objective, SPEC],
+                                          env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        for _ in range(300):  # both wait for the lock, each in its transaction
+            if query(url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'advisory'") == [(2,)]:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the writers never waited for the migrations' lock")
+    finally:
+        holder.stdin.write("COMMIT;\n")
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0 and "already exists" not in err, (p.returncode, err)
+    assert query(url, "SELECT version FROM cloudfit_schema") != [(8,)]
+    assert query(url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'profiles'"
+                      " AND column_name = 'seq'") == [(1,)]
+    assert query(url, "SELECT count(*) FROM recommendations") == [(3,)]
 
 
 def wait_for(url, sql, what, timeout_s=30):
