@@ -97,9 +97,14 @@ extern const int cf_db_migration_count;
  * cache"): newest first, by created_at (whole seconds), then, of the same
  * second, the one stored last: seq, which every write of a row sets to
  * CF_DB_PROFILE_NEXT_SEQ, one more than the largest of its spec key (?1).
- * Backend and device only order rows that tie on both (older rows, seq 0;
- * on PostgreSQL two written at once). */
-#define CF_DB_PROFILES_NEWEST_FIRST "created_at DESC, seq DESC, backend, device"
+ * seq counts within a spec key, so of the rows of the two keys a spec is
+ * read under (cf_profile_cache_get_either) those of the current key (?1)
+ * come first in their second: the other key is the one older versions
+ * stored under, before any of the current key (history migrate gives the
+ * copies of both seq 1, and the older had won on its backend's name).
+ * Backend and device only order rows that tie on all of these (older
+ * rows, seq 0; on PostgreSQL two written at once). */
+#define CF_DB_PROFILES_NEWEST_FIRST "created_at DESC, spec_key = ?1 DESC, seq DESC, backend, device"
 #define CF_DB_PROFILE_NEXT_SEQ "(SELECT COALESCE(MAX(seq), 0) + 1 FROM profiles WHERE spec_key = ?1)"
 
 /* "WHAT 'name': backend message" as CF_ERR_DB. */

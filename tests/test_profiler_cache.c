@@ -102,11 +102,47 @@ static void test_same_second_stored_last_first(void **state)
     cf_db_close(db);
 }
 
+/* seq counts within a spec key. A spec is read under its key and the key
+ * older versions stored under (cf_profile_cache_get_either): of one
+ * second, the current key's profile comes first, whatever the other key's
+ * seq (history migrate gave the copies of both seq 1, or more to the older,
+ * and the older profile won). */
+static void test_same_second_current_key_first(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(path, &db), CF_OK);
+    const char *at = "2026-11-23T10:00:00Z";
+    cf_cached_profile o1 = {"before", "cpu", "EPYC", "mlp", at, 0, 0, 64, "{\"v\": \"o1\"}"};
+    cf_cached_profile o2 = {"before", "cpu", "Xeon", "mlp", at, 0, 0, 64, "{\"v\": \"o2\"}"};
+    cf_cached_profile now = {"now", "trace", "T4", "mlp", at, 1, 0, 64, "{\"v\": \"now\"}"};
+    assert_int_equal(cf_profile_cache_put(db, &o1), CF_OK);
+    assert_int_equal(cf_profile_cache_put(db, &o2), CF_OK); /* seq 2 of "before" */
+    assert_int_equal(cf_profile_cache_put(db, &now), CF_OK); /* seq 1 of "now" */
+    cf_cached_profile_list list;
+    assert_int_equal(cf_profile_cache_get_either(db, "now", "before", &list), CF_OK);
+    assert_int_equal(list.n, 3);
+    assert_string_equal(list.rows[0].spec_key, "now"); /* was "before" (seq 2 > 1) */
+    assert_string_equal(list.rows[1].device, "Xeon");
+    assert_string_equal(list.rows[2].device, "EPYC");
+    cf_profile_cache_list_free(&list);
+    /* a later second still wins, whichever key */
+    o1.created_at = "2026-11-23T10:00:01Z";
+    assert_int_equal(cf_profile_cache_put(db, &o1), CF_OK);
+    assert_int_equal(cf_profile_cache_get_either(db, "now", "before", &list), CF_OK);
+    assert_int_equal(list.n, 3);
+    assert_string_equal(list.rows[0].device, "EPYC");
+    assert_string_equal(list.rows[1].spec_key, "now");
+    cf_profile_cache_list_free(&list);
+    cf_db_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_get_replace),
         cmocka_unit_test(test_same_second_stored_last_first),
+        cmocka_unit_test(test_same_second_current_key_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
