@@ -169,7 +169,7 @@ cJSON *cf_prices_summary_json(const cf_prices_summary_report *r)
 {
     const cf_catalog_source *src = r->source;
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(src, &src->catalog, src->age_days, NULL));
+    cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(src, &src->catalog, src->age_days, NULL, 0, 0));
     cJSON *arr = cJSON_AddArrayToObject(doc, "gpus");
     for (size_t i = 0; i < r->n_rows; i++) {
         const cf_gpu_cloud_prices *g = &r->rows[i];
@@ -360,7 +360,7 @@ cJSON *cf_prices_offers_json(const cf_prices_offers_report *r)
 {
     const cf_catalog_source *src = r->source;
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(src, &src->catalog, src->age_days, NULL));
+    cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(src, &src->catalog, src->age_days, NULL, 0, 0));
     cJSON_AddStringToObject(doc, "gpu", r->gpu);
     if (r->gpu_count)
         cJSON_AddNumberToObject(doc, "gpu_count", r->gpu_count);

@@ -3,13 +3,39 @@
  * explanation lines of a table. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cloudfit/render/render_catalog.h"
 
 #include "cloudfit/common/clock.h"
 
+/* The rules that changed the prices the chosen plan pays: *spot_rule its
+ * spot price (a spot or mixed plan), *ondemand_rule its on-demand price (a
+ * plan on demand, or a mixed plan's fallback); 0 = the catalog's price, or
+ * a price the plan does not pay. A rule that matched the VM is not the
+ * rule of a price it left alone (cf_price_overrides_apply_rules). */
+static void chosen_rules(const cf_catalog_source *s, const cf_vm *chosen, int spot, int mixed, int *ondemand_rule,
+                         int *spot_rule)
+{
+    *ondemand_rule = *spot_rule = 0;
+    if (!chosen)
+        return;
+    if (spot)
+        *spot_rule = cf_catalog_source_price_rule_of(s, chosen, 1);
+    if (!spot || mixed)
+        *ondemand_rule = cf_catalog_source_price_rule_of(s, chosen, 0);
+}
+
+static void add_rule(cJSON *o, const char *key, int rule)
+{
+    if (rule)
+        cJSON_AddNumberToObject(o, key, rule);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
 cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
-                              const cf_vm *chosen)
+                              const cf_vm *chosen, int spot, int mixed)
 {
     cJSON *cat = cJSON_CreateObject();
     /* Without a source (callers that load a catalog themselves), describe
@@ -77,11 +103,11 @@ cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *cata
             cJSON_AddNumberToObject(o, "rows_matched", (double)r->rows_matched);
             cJSON_AddItemToArray(rules, o);
         }
-        int rule = cf_catalog_source_rule_of(s, chosen);
-        if (rule)
-            cJSON_AddNumberToObject(ov, "chosen_price_rule", rule);
-        else
-            cJSON_AddNullToObject(ov, "chosen_price_rule");
+        int ondemand_rule, spot_rule;
+        chosen_rules(s, chosen, spot, spot && mixed, &ondemand_rule, &spot_rule);
+        add_rule(ov, "chosen_price_rule", spot ? spot_rule : ondemand_rule);
+        if (spot && mixed)
+            add_rule(ov, "chosen_fallback_price_rule", ondemand_rule);
     }
     return cat;
 }
@@ -109,8 +135,49 @@ void cf_catalog_source_too_old_text(const cf_catalog_source *s, cf_buf *out)
                   floor(s->age_days), s->max_age_days, stale);
 }
 
+static void rule_text(const cf_catalog_source *s, int rule, cf_buf *out)
+{
+    const cf_price_override *r = &s->overrides.items[rule - 1];
+    cf_buf_printf(out, "override %s%s%s%s", r->key_path, r->note[0] ? " (" : "", r->note, r->note[0] ? ")" : "");
+}
+
+void cf_catalog_source_overrides_text(const cf_catalog_source *s, const cf_vm *chosen, int spot, int mixed,
+                                      cf_buf *out)
+{
+    if (!s || !s->overrides.n)
+        return;
+    cf_buf_printf(out, "price overrides from %s: %zu rule%s changed %zu catalog row%s\n", s->overrides.path,
+                  s->overrides.n, s->overrides.n == 1 ? "" : "s", s->n_rows_overridden,
+                  s->n_rows_overridden == 1 ? "" : "s");
+    int od, sp;
+    mixed = spot && mixed;
+    chosen_rules(s, chosen, spot, mixed, &od, &sp);
+    if ((size_t)od > s->overrides.n || (size_t)sp > s->overrides.n || od < 0 || sp < 0 || (!od && !sp))
+        return;
+    static const char fallback[] = "on-demand price (the mixed plan's fallback)";
+    if (!mixed) {
+        cf_buf_printf(out, "the chosen VM's %s price comes from ", spot ? "spot" : "on-demand");
+        rule_text(s, spot ? sp : od, out);
+    } else if (sp) {
+        cf_buf_puts(out, "the chosen VM's spot price comes from ");
+        rule_text(s, sp, out);
+        cf_buf_printf(out, "; its %s ", fallback);
+        if (od) {
+            cf_buf_puts(out, "from ");
+            rule_text(s, od, out);
+        } else {
+            cf_buf_puts(out, "is the catalog's");
+        }
+    } else {
+        cf_buf_printf(out, "the chosen VM's %s comes from ", fallback);
+        rule_text(s, od, out);
+        cf_buf_puts(out, "; its spot price is the catalog's");
+    }
+    cf_buf_puts(out, "\n");
+}
+
 void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
-                               const cf_vm *chosen, cf_buf *out)
+                               const cf_vm *chosen, int spot, int mixed, cf_buf *out)
 {
     char line[512];
     if (s)
@@ -128,15 +195,16 @@ void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *cat
         cf_catalog_source_too_old_text(s, out);
         cf_buf_puts(out, "\n");
     }
-    if (!s || !s->overrides.n)
-        return;
-    cf_buf_printf(out, "  - price overrides from %s: %zu rule%s changed %zu catalog row%s\n", s->overrides.path,
-                  s->overrides.n, s->overrides.n == 1 ? "" : "s", s->n_rows_overridden,
-                  s->n_rows_overridden == 1 ? "" : "s");
-    int rule = cf_catalog_source_rule_of(s, chosen);
-    if (rule > 0 && (size_t)rule <= s->overrides.n) {
-        const cf_price_override *r = &s->overrides.items[rule - 1];
-        cf_buf_printf(out, "  - the chosen VM's price comes from override %s%s%s%s\n", r->key_path,
-                      r->note[0] ? " (" : "", r->note, r->note[0] ? ")" : "");
+    cf_buf lines = CF_BUF_INIT;
+    cf_catalog_source_overrides_text(s, chosen, spot, mixed, &lines);
+    for (const char *p = cf_buf_cstr(&lines); *p;) {
+        size_t len = strcspn(p, "\n");
+        cf_buf_puts(out, "  - ");
+        cf_buf_append(out, p, len);
+        cf_buf_puts(out, "\n");
+        p += len + (p[len] == '\n');
     }
+    if (lines.failed)
+        out->failed = 1;
+    cf_buf_free(&lines);
 }

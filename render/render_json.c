@@ -259,8 +259,9 @@ cJSON *cf_report_json(const cf_report *r)
     if (r->identity && r->identity[0])
         cJSON_AddStringToObject(spec, "identity", r->identity);
     /* snapshot or embedded, fetch time, age, overrides (render_catalog.c) */
+    const cf_config *pick = &r->advice->ranked[0];
     cJSON_AddItemToObject(doc, "catalog", cf_catalog_source_json(r->catalog_source, r->catalog, r->catalog_age_days,
-                                                                 r->advice->ranked[0].vm));
+                                                                 pick->vm, pick->spot, pick->mixed));
     cJSON_AddStringToObject(doc, "objective", cf_objective_name(r->spec->search.objective));
     cJSON_AddItemToObject(doc, "constraints", constraints_json(&r->spec->search));
     cJSON *chosen = cf_config_json(&r->advice->ranked[0]);

@@ -223,6 +223,21 @@ static void reasons(const cf_report *r, cf_buf *out)
     cf_vm_availability(c->vm, availability, sizeof availability);
     cell(out, availability);
     cf_buf_puts(out, "\n");
+    /* the table's lines on the price overrides: the rule of each price the plan pays (render_catalog.c) */
+    cf_buf overrides = CF_BUF_INIT;
+    cf_catalog_source_overrides_text(r->catalog_source, c->vm, c->spot, c->mixed, &overrides);
+    for (const char *p = cf_buf_cstr(&overrides); *p;) {
+        size_t len = strcspn(p, "\n");
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        cf_buf_puts(out, "- ");
+        cell(out, line);
+        cf_buf_puts(out, "\n");
+        p += len + (p[len] == '\n');
+    }
+    if (overrides.failed)
+        out->failed = 1;
+    cf_buf_free(&overrides);
     for (size_t i = 0; i < in->n_perf; i++)
         if (strcmp(in->perf[i].gpu, c->vm->gpu_model) == 0) {
             cf_buf_puts(out, "- ");

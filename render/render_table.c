@@ -286,7 +286,7 @@ static void explanation(const cf_report *r, cf_buf *out)
     cf_vm_availability(c->vm, availability, sizeof availability);
     cf_buf_printf(out, "  - %s\n", availability);
     /* catalog name, source, age, too-old note and price overrides (render_catalog.c) */
-    cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, out);
+    cf_catalog_source_explain(r->catalog_source, r->catalog, r->catalog_age_days, c->vm, c->spot, c->mixed, out);
     if (r->advice->next.kind != CF_MEASURE_NONE) {
         cf_buf_puts(out, "  next measurement: ");
         cf_next_measurement_text(&r->advice->next, s->job.source, r->history, out);

@@ -392,7 +392,7 @@ static void test_catalog_source_json(void **state)
     cf_catalog_source src;
     embedded_source(&src);
     src.too_old = 1;
-    cJSON *o = cf_catalog_source_json(&src, &src.catalog, src.age_days, NULL);
+    cJSON *o = cf_catalog_source_json(&src, &src.catalog, src.age_days, NULL, 0, 0);
     assert_string_equal(cJSON_GetObjectItem(o, "source")->valuestring, "embedded");
     assert_string_equal(cJSON_GetObjectItem(o, "data_date")->valuestring, "2026-07-30");
     assert_string_equal(cJSON_GetObjectItem(o, "oldest_data")->valuestring, "2026-05-20");
@@ -401,12 +401,89 @@ static void test_catalog_source_json(void **state)
     assert_null(cJSON_GetObjectItem(o, "price_overrides")); /* none applied */
     cJSON_Delete(o);
     /* without a source: the catalog's own name and date, nothing about limits */
-    o = cf_catalog_source_json(NULL, &src.catalog, 40.2, NULL);
+    o = cf_catalog_source_json(NULL, &src.catalog, 40.2, NULL, 0, 0);
     assert_string_equal(cJSON_GetObjectItem(o, "snapshot")->valuestring, "embedded");
     assert_string_equal(cJSON_GetObjectItem(o, "fetched_at")->valuestring, "2026-07-30");
     assert_int_equal(cJSON_GetObjectItem(o, "age_days")->valuedouble, 40);
     assert_null(cJSON_GetObjectItem(o, "too_old"));
     cJSON_Delete(o);
+}
+
+/* Which override rule the chosen plan's price comes from: the rule that
+ * changed the price the plan pays, not the last rule that matched its VM.
+ * An on-demand-only discount was credited to a spot plan paying the
+ * catalog's spot price (JSON chosen_price_rule 1, "the chosen VM's price
+ * comes from override discounts[0]"). */
+static void test_chosen_price_rule_is_of_the_price_paid(void **state)
+{
+    (void)state;
+    static cf_vm vm;
+    memset(&vm, 0, sizeof vm);
+    snprintf(vm.cloud, sizeof vm.cloud, "aws");
+    snprintf(vm.region, sizeof vm.region, "us-east-1");
+    snprintf(vm.instance_type, sizeof vm.instance_type, "p4d.24xlarge");
+    vm.price_ondemand_usd_per_hr = 29.5, vm.price_spot_usd_per_hr = 9.8;
+    /* discounts[0]: on demand only (changed the on-demand price); instances[0]: the spot price */
+    cf_price_override rules[2];
+    memset(rules, 0, sizeof rules);
+    rules[0].kind = CF_OVERRIDE_DISCOUNT, rules[0].percent = 10, rules[0].applies_ondemand = 1;
+    snprintf(rules[0].key_path, sizeof rules[0].key_path, "discounts[0]");
+    snprintf(rules[0].note, sizeof rules[0].note, "EDP");
+    rules[1].kind = CF_OVERRIDE_INSTANCE, rules[1].price_spot_usd_per_hr = 9.8;
+    snprintf(rules[1].key_path, sizeof rules[1].key_path, "instances[0]");
+    int rule_of_row[1] = {1}, rule_of_price[2] = {1, 0};
+    cf_catalog_source src;
+    embedded_source(&src);
+    src.catalog.vms = &vm, src.catalog.n_vms = 1;
+    src.overrides.items = rules, src.overrides.n = 1;
+    snprintf(src.overrides.path, sizeof src.overrides.path, "ov.json");
+    src.override_rule = rule_of_row, src.override_price_rule = rule_of_price, src.n_rows_overridden = 1;
+    static const struct {
+        int spot, mixed;
+        double chosen, fallback; /* 0: null, -1: absent */
+        const char *line;        /* NULL: none names a rule */
+    } cases[] = {
+        {0, 0, 1, -1, "the chosen VM's on-demand price comes from override discounts[0] (EDP)\n"},
+        {1, 0, 0, -1, NULL}, /* the spot price is the catalog's: the on-demand discount is not its rule */
+        {1, 1, 0, 1, "the chosen VM's on-demand price (the mixed plan's fallback) comes from override discounts[0] "
+                     "(EDP); its spot price is the catalog's\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cJSON *o = cf_catalog_source_json(&src, &src.catalog, src.age_days, &vm, cases[i].spot, cases[i].mixed);
+        const cJSON *ov = cJSON_GetObjectItem(o, "price_overrides");
+        const cJSON *chosen = cJSON_GetObjectItem(ov, "chosen_price_rule");
+        const cJSON *fallback = cJSON_GetObjectItem(ov, "chosen_fallback_price_rule");
+        if (cases[i].chosen)
+            assert_int_equal(cJSON_GetNumberValue(chosen), cases[i].chosen);
+        else
+            assert_true(cJSON_IsNull(chosen));
+        if (cases[i].fallback < 0)
+            assert_null(fallback);
+        else
+            assert_int_equal(cJSON_GetNumberValue(fallback), cases[i].fallback);
+        cJSON_Delete(o);
+        cf_buf b = CF_BUF_INIT;
+        cf_catalog_source_overrides_text(&src, &vm, cases[i].spot, cases[i].mixed, &b);
+        const char *first = "price overrides from ov.json: 1 rule changed 1 catalog row\n";
+        assert_int_equal(strncmp(cf_buf_cstr(&b), first, strlen(first)), 0);
+        if (cases[i].line)
+            assert_string_equal(cf_buf_cstr(&b) + strlen(first), cases[i].line);
+        else
+            assert_string_equal(cf_buf_cstr(&b), first);
+        cf_buf_free(&b);
+    }
+    /* both prices from rules: a mixed plan names each, a spot plan its spot price's */
+    src.overrides.n = 2, rule_of_row[0] = 2, rule_of_price[1] = 2;
+    cf_buf b = CF_BUF_INIT;
+    cf_catalog_source_overrides_text(&src, &vm, 1, 1, &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), "the chosen VM's spot price comes from override instances[0]; its "
+                                            "on-demand price (the mixed plan's fallback) from override discounts[0] "
+                                            "(EDP)\n"));
+    b.len = 0;
+    cf_catalog_source_explain(&src, &src.catalog, src.age_days, &vm, 1, 0, &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), "\n  - the chosen VM's spot price comes from override instances[0]\n"));
+    assert_null(strstr(cf_buf_cstr(&b), "discounts[0]"));
+    cf_buf_free(&b);
 }
 
 /* A profile as the measurements CSV (docs/profiler.md "The measurements CSV") that validate reads
@@ -576,7 +653,8 @@ int main(void)
         cmocka_unit_test(test_validate_steps_json), cmocka_unit_test(test_gates),
         cmocka_unit_test(test_config_json_keeps_limits),
         cmocka_unit_test(test_counts_of_one_are_singular),
-        cmocka_unit_test(test_catalog_source_json), cmocka_unit_test(test_profile_csv_and_table),
+        cmocka_unit_test(test_catalog_source_json),
+        cmocka_unit_test(test_chosen_price_rule_is_of_the_price_paid), cmocka_unit_test(test_profile_csv_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

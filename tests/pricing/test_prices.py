@@ -1119,6 +1119,32 @@ def test_price_overrides_change_prices_and_are_reported():
         assert con.execute("SELECT count(*) FROM price_snapshots").fetchone()[0] == 0
 
 
+def test_recommend_credits_an_override_only_with_the_price_the_plan_pays():
+    """An on-demand-only discount matched the chosen spot plan's VM and was named as the source of its price (JSON
+    chosen_price_rule 1, "the chosen VM's price comes from override discounts[0]") though the plan paid the
+    catalog's spot price. Now the rule of the price the plan pays is named: none for that spot plan; the rule for an
+    on-demand plan, in the table, JSON and markdown alike."""
+    ov = write("od_only.json", {"discounts": [{"cloud": "aws", "percent": 10, "applies_to": "ondemand",
+                                               "note": "EDP on-demand"}]})
+    common = ("recommend", "--no-history", "--cloud", "aws", "--deadline-hours", "200", "--price-overrides", ov)
+    rc, out, err = run(*common, "--spot", "only", "-f", "json", EXAMPLE)
+    assert rc == 0, err
+    doc = json.loads(out)
+    po = doc["catalog"]["price_overrides"]
+    assert doc["chosen"]["spot"] and doc["chosen"]["price"]["kind"] != "given", doc["chosen"]
+    assert po["chosen_price_rule"] is None and "chosen_fallback_price_rule" not in po, po
+    for fmt in ("table", "markdown"):
+        rc, out, err = run(*common, "--spot", "only", "-f", fmt, EXAMPLE)
+        assert rc == 0 and "price overrides from" in out, (fmt, err)
+        assert "comes from override" not in out, (fmt, out)
+    rc, out, err = run(*common, "--spot", "never", "-f", "json", EXAMPLE)
+    assert rc == 0, err
+    assert json.loads(out)["catalog"]["price_overrides"]["chosen_price_rule"] == 1, out
+    for fmt in ("table", "markdown"):
+        rc, out, err = run(*common, "--spot", "never", "-f", fmt, EXAMPLE)
+        assert "on-demand price comes from override discounts" in out.replace("\\", ""), (fmt, out)
+
+
 def test_an_instance_rule_price_says_it_is_given():
     """An instance rule's price used to keep the catalog price's kind and date: the user's $40 reservation read
     'listed, 2026-07-20 (N days old)' and counted towards the age warning; a spot price given to an offer
