@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "cloudfit/common/clock.h"
 #include "cloudfit/common/escape.h"
 #include "cloudfit/db.h"
+#include "cloudfit/db/history.h"
 #include "cloudfit/usecase/launch_specs.h"
 #include "cloudfit/usecase/recommend.h"
 
@@ -248,6 +251,53 @@ static void test_launch_specs(void **state)
     done(&r);
 }
 
+/* The same spec, but a real run recorded since the baseline (cloudfit
+ * record) moved the prediction: the increase gate's note said "spec:
+ * unchanged" and nothing else, never the recorded run that was the cause.
+ * Runs recorded before the baseline were in its prediction already: not
+ * named. */
+static void test_increase_gate_names_a_run_recorded_since(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    run base;
+    assert_int_equal(recommend(&base, db, NULL, NULL), CF_OK);
+    long long id = record(db, &base);
+    done(&base);
+    /* twice the predicted step time, recorded in the baseline's second (SOURCE_DATE_EPOCH) */
+    cf_history_measurement m;
+    memset(&m, 0, sizeof m);
+    m.recommendation_id = id;
+    cf_now_iso8601(m.recorded_at, sizeof m.recorded_at);
+    m.step_time_s = 0.9, m.total_hours = m.total_usd = NAN;
+    long long mid = 0;
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_history_record_measurement(db, &m, &mid), CF_OK);
+    assert_int_equal(cf_db_release(db, 1), CF_OK);
+
+    cf_gate_limits limits = {.max_increase = -1};
+    assert_int_equal(cf_gate_limits_set_increase(&limits, "0%"), CF_OK);
+    run r;
+    assert_int_equal(recommend(&r, db, &limits, NULL), CF_OK);
+    assert_int_equal(r.res.baseline.id, id);
+    assert_int_equal(r.res.n_gates, 1);
+    assert_false(r.res.gates[0].passed); /* the recorded run made the plan dearer */
+    assert_non_null(strstr(r.res.gates[0].note, "; spec: unchanged; evidence: 1 recorded run since the baseline; "
+                                                "plan: "));
+    long long id2 = record(db, &r);
+    done(&r);
+    /* against a baseline that had the run already: nothing new to name */
+    run again;
+    assert_int_equal(recommend(&again, db, &limits, NULL), CF_OK);
+    assert_int_equal(again.res.baseline.id, id2);
+    assert_true(again.res.gates[0].passed);
+    assert_null(strstr(again.res.gates[0].note, "evidence:"));
+    assert_non_null(strstr(again.res.gates[0].note, "; spec: unchanged; plan: "));
+    done(&again);
+    cf_db_close(db);
+}
+
 int main(void)
 {
     setenv("SOURCE_DATE_EPOCH", "1795000000", 1);
@@ -261,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_cut_texts_stay_utf8),
         cmocka_unit_test(test_unreadable_compare_to_is_an_error),
         cmocka_unit_test(test_launch_specs),
+        cmocka_unit_test(test_increase_gate_names_a_run_recorded_since),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -126,6 +126,31 @@ void cf_evidence_request(const cf_evidence *ev, const cf_spec *spec, const cf_ca
                               .n_recorded = ev->n_recorded};
 }
 
+cf_status cf_evidence_count_since(cf_db *db, const cf_spec *spec, const char *since, long long since_id,
+                                  size_t *n_recorded, size_t *n_profiles)
+{
+    *n_recorded = *n_profiles = 0;
+    cf_history_measurement *ms = NULL;
+    size_t n = 0;
+    cf_status st = cf_history_measurements_for_spec(db, spec->source_hash, &ms, &n);
+    if (st != CF_OK)
+        return st;
+    for (size_t i = 0; i < n; i++) /* timestamps are of whole seconds: a run of it or later is later whatever */
+        *n_recorded += (since_id > 0 && ms[i].recommendation_id >= since_id) || strcmp(ms[i].recorded_at, since) > 0;
+    free(ms);
+    char key[65], before[65];
+    cf_cached_profile_list list = {0};
+    if (cf_spec_profile_key(spec, key) != CF_OK || cf_spec_profile_key_before_precision(spec, before) != CF_OK ||
+        cf_profile_cache_get_either(db, key, before, &list) != CF_OK) {
+        cf_error_clear(); /* read_profiles warned of it already */
+        return CF_OK;
+    }
+    for (size_t i = 0; i < list.n; i++)
+        *n_profiles += list.rows[i].created_at && strcmp(list.rows[i].created_at, since) > 0;
+    cf_profile_cache_list_free(&list);
+    return CF_OK;
+}
+
 void cf_evidence_free(cf_evidence *ev)
 {
     for (int i = 0; i < CF_SPEC_MAX_GPUS; i++)

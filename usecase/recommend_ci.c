@@ -14,6 +14,7 @@
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json_diff.h"
 #include "cloudfit/version.h"
+#include "cloudfit/usecase/evidence.h"
 #include "recommend_internal.h"
 
 void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out)
@@ -32,6 +33,7 @@ void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out)
     else
         snprintf(out->source, sizeof out->source, "recommendation %lld (%s)", row->id, row->created_at);
     snprintf(out->created_at, sizeof out->created_at, "%s", row->created_at);
+    snprintf(out->tool_version, sizeof out->tool_version, "%s", row->tool_version);
     snprintf(out->catalog, sizeof out->catalog, "%s %s", row->catalog_name, row->catalog_date);
     out->chosen = row->chosen;
     out->hours_p10 = row->hours_p10;
@@ -91,6 +93,46 @@ static void spec_changes(cf_db *db, const cf_spec *spec, cf_baseline *b)
     cf_buf_free(&text);
     cJSON_Delete(before);
     cJSON_Delete(after);
+}
+
+/* What changed in the evidence behind the prediction since the baseline,
+ * as far as the history tells: runs recorded and profiles stored after it
+ * (cf_evidence_count_since), another price catalog or snapshot, another
+ * cloudfit. A spec that did not change said "spec: unchanged" and nothing
+ * else when a recorded run had moved the prediction. */
+static cf_status evidence_changes(const cf_recommend_request *req, cf_baseline *b)
+{
+    cf_buf text = CF_BUF_INIT;
+    if (req->db && b->created_at[0]) {
+        size_t n_recorded = 0, n_profiles = 0;
+        cf_status st = cf_evidence_count_since(req->db, req->spec, b->created_at, b->id, &n_recorded, &n_profiles);
+        if (st != CF_OK)
+            return st;
+        if (n_recorded)
+            cf_buf_printf(&text, "%zu recorded run%s", n_recorded, n_recorded == 1 ? "" : "s");
+        if (n_profiles)
+            cf_buf_printf(&text, "%s%zu profile%s stored", text.len ? " and " : "", n_profiles,
+                          n_profiles == 1 ? "" : "s");
+        if (text.len)
+            cf_buf_puts(&text, " since the baseline");
+    }
+    /* named as the baseline names its catalog: "NAME DATA_DATE" ("?" where a document gave none) */
+    const cf_catalog *catalog = &req->catalog_source->catalog;
+    char now[160];
+    snprintf(now, sizeof now, "%s %s", catalog->name, catalog->data_date);
+    size_t len = strlen(b->catalog);
+    int known = len > 0 && strncmp(b->catalog, "? ", 2) != 0 && !(len >= 2 && strcmp(b->catalog + len - 2, " ?") == 0);
+    if (known && strcmp(b->catalog, now) != 0)
+        cf_buf_printf(&text, "%sprices %s → %s", text.len ? ", " : "", b->catalog, now);
+    if (b->tool_version[0] && strcmp(b->tool_version, CF_VERSION) != 0)
+        cf_buf_printf(&text, "%scloudfit %s → %s", text.len ? ", " : "", b->tool_version, CF_VERSION);
+    if (cf_buf_failed(&text)) {
+        cf_buf_free(&text);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    cf_text_fit(cf_buf_cstr(&text), sizeof b->evidence_changes - 1, b->evidence_changes, sizeof b->evidence_changes);
+    cf_buf_free(&text);
+    return CF_OK;
 }
 
 cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_result *out)
@@ -179,8 +221,12 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
         snprintf(b->lookup, sizeof b->lookup, "spec %s on %s%s in %s", identity, branch ? "branch " : "any branch", on,
                  in);
     }
-    else
+    else {
         spec_changes(req->db, spec, b);
+        cf_status st = evidence_changes(req, b);
+        if (st != CF_OK)
+            return st;
+    }
     cf_gate_limits off = {.max_increase = -1};
     out->n_gates = cf_gates_evaluate(req->gate_limits ? req->gate_limits : &off, &out->advice.ranked[0], b,
                                      out->gates);

@@ -153,8 +153,12 @@ static void increase_note(char *out, size_t n, const cf_config *c, const cf_base
         snprintf(pct, sizeof pct, "%+.1f%%", 100 * delta / before);
     else
         snprintf(pct, sizeof pct, "from $%.2f: no percentage", before);
-    cf_buf_printf(&text, "cost %s → %s, %+.2f USD (%s) against %s; spec: %s; plan: ", cost_before, cost_now, delta, pct,
+    cf_buf_printf(&text, "cost %s → %s, %+.2f USD (%s) against %s; spec: %s; ", cost_before, cost_now, delta, pct,
                   base->source, spec);
+    /* the spec alone does not say why: a run recorded since, another price snapshot */
+    if (base->evidence_changes[0])
+        cf_buf_printf(&text, "evidence: %s; ", base->evidence_changes);
+    cf_buf_puts(&text, "plan: ");
     if (strcmp(cfg_before, cfg_now) != 0)
         cf_buf_printf(&text, "%s → ", cfg_before);
     cf_buf_printf(&text, "%s, %s → %s", cfg_now, h_before, h_now);
@@ -355,6 +359,10 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         const cJSON *created = cJSON_GetObjectItemCaseSensitive(meta, "created_at");
         if (cJSON_IsString(created))
             cf_text_fit(created->valuestring, sizeof out->created_at - 1, out->created_at, sizeof out->created_at);
+        const cJSON *tool = cJSON_GetObjectItemCaseSensitive(meta, "tool"); /* "cloudfit 1.2.0" */
+        if (cJSON_IsString(tool) && strncmp(tool->valuestring, "cloudfit ", 9) == 0)
+            cf_text_fit(tool->valuestring + 9, sizeof out->tool_version - 1, out->tool_version,
+                        sizeof out->tool_version);
         /* named as the current run names its catalog (its snapshot's name
          * and data date): a snapshot's source and fetch time never matched,
          * so "nothing changed" was never said with a price snapshot */

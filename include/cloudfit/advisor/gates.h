@@ -26,6 +26,12 @@ typedef struct {
     char job_name[65];           /* its spec's name ("" = unknown): a baseline of another job is said */
     char spec_changes[600];      /* "training.epochs 90 → 270; …", "" = unchanged or unknown (spec_known) */
     int spec_known;              /* 1: spec_changes lists every changed field (empty: the same spec) */
+    char tool_version[32];       /* the cloudfit that made it ("" = unknown) */
+    /* What changed since it in the evidence behind the prediction, as far
+     * as the history tells ("1 recorded run since the baseline, prices
+     * embedded 2026-07-30 → …"; "" = nothing it tells): the increase
+     * gate's note says it after the spec's changes (the caller fills it) */
+    char evidence_changes[400];
     cf_history_config chosen;
     double hours_p10, hours_p90, total_usd_p10, total_usd_p90; /* its 80 % intervals; NaN = unknown */
 } cf_baseline;
@@ -69,8 +75,8 @@ int cf_baseline_cost_usable(double total_usd);
  * require_baseline fails); returns how many were written to out (at most
  * CF_MAX_GATES). A value equal to its limit passes. The increase gate's
  * note says what changed: the cost with its 80 % intervals, the spec's
- * fields (base->spec_changes) and the plan (GPU, nodes, hours with their
- * intervals). */
+ * fields (base->spec_changes), the evidence (base->evidence_changes, when
+ * any) and the plan (GPU, nodes, hours with their intervals). */
 size_t cf_gates_evaluate(const cf_gate_limits *limits, const cf_config *chosen, const cf_baseline *base,
                          cf_history_gate *out);
 /* Whether every gate in gates[0..n) passed (a look-up: renderers use it). */

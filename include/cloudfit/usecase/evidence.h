@@ -42,5 +42,13 @@ cf_status cf_evidence_read(cf_db *db, const char *db_name, const cf_spec *spec, 
 void cf_evidence_request(const cf_evidence *ev, const cf_spec *spec, const cf_catalog *catalog,
                          const cf_vm *const *candidates, size_t n_candidates, cf_inputs_request *out);
 void cf_evidence_free(cf_evidence *ev);
+/* How much of what cf_evidence_read reads for `spec` from `db` came after
+ * a recommendation made at `since` (ISO 8601 UTC; `since_id` its history
+ * id, 0 = none): recorded runs (a run of that recommendation or a later
+ * one always did; else by when it was recorded) and cached profiles (by
+ * when they were made). What an earlier recommendation's prediction
+ * could not use. A profile cache that cannot be read counts none. */
+cf_status cf_evidence_count_since(cf_db *db, const cf_spec *spec, const char *since, long long since_id,
+                                  size_t *n_recorded, size_t *n_profiles);
 
 #endif
