@@ -67,6 +67,11 @@ static cf_status parse_csv(const char *text, size_t len, const char *name, int r
         double t = 0;
         if ((st = cf_csv_double(&doc, rec, t_col, 1, 0, &t)) != CF_OK)
             break;
+        if (!(t >= 0)) { /* seconds since the start: a negative time was replayed as if it were one */
+            st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 't_s': expected seconds since the start (0 or more), "
+                              "got %g", name, rec->line, t);
+            break;
+        }
         if (i > 0 && !(t > prev_t)) {
             st = cf_error_set(CF_ERR_INVALID, "%s:%ld: column 't_s': times must increase (%g after %g)", name,
                               rec->line, t, prev_t);

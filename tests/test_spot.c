@@ -828,7 +828,12 @@ static void test_trace_json(void **state)
         int requested;
     } bad_csv[] = {
         {"t_s,nodes_available\n0,2\n1e-9,1\n2e-9,2\n", "t.csv:3: column 't_s'", 0},
-        {"t_s,nodes_available\n-1.7e308,1\n1.7e308,1\n", "t.csv:3: column 't_s'", 0},
+        {"t_s,nodes_available\n0,1\n1.7e308,1\n", "t.csv:3: column 't_s'", 0},
+        /* seconds since the start: a negative time was replayed as if it were one */
+        {"t_s,nodes_available\n-600,1\n-300,0\n0,1\n", "t.csv:2: column 't_s': expected seconds since the start "
+                                                         "(0 or more), got -600", 0},
+        {"t_s,nodes_available\n-1.7e308,1\n1.7e308,1\n", "t.csv:2: column 't_s': expected seconds since the "
+                                                            "start (0 or more)", 0},
         {"t_s,nodes_available\n0,1\n2e9,1\n", "expected 0.001 to 1e+09 s", 0},
         {"t_s,nodes_available\n0,1\n60,0\n120,4\n", "t.csv:4: column 'nodes_available': 4 nodes held, more than "
                                                          "the 2 requested", 2},
