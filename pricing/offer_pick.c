@@ -154,6 +154,18 @@ cf_status cf_offer_for_trace(const cf_catalog *catalog, const cf_trace_offer_que
                      "%s (%s), the cheapest offer of that size%s", vm, best->instance_type, best->gpu_model,
                      region && !strcmp(best->region, region) ? " in its region" : "");
     }
+    /* The row's own instance type holds its own GPUs per VM: p3.8xlarge
+     * (4 × V100) in a row of gpus_per_vm 1 was replayed as a 4-GPU VM, on
+     * a multi-GPU model row, without a word. */
+    int own_instance = instance && !q->instance_type && !q->gpu;
+    if (best && own_instance && tv->gpus_per_vm > 0 && best->gpu_count != tv->gpus_per_vm) {
+        cf_error_set(CF_ERR_INVALID, "%s%scolumn 'instance_type': '%s' is a VM of %d × %s, the row's gpus_per_vm "
+                     "says %d", tv->index_row, tv->index_row[0] ? ": " : "", instance, best->gpu_count,
+                     best->gpu_model, tv->gpus_per_vm);
+        cf_error_hint("correct instance_type or gpus_per_vm (an empty instance_type takes the catalog's cheapest VM "
+                      "of that GPU and size)");
+        return CF_ERR_INVALID;
+    }
     *offer = best;
     return CF_OK;
 }

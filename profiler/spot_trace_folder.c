@@ -107,6 +107,7 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
         }
         snprintf(r->file, sizeof r->file, "%s", cf_csv_field(rec, col[0]));
         r->line = rec->line;
+        snprintf(r->vm.index_row, sizeof r->vm.index_row, "%s:%ld", path, rec->line);
         r->vm.requested = (int)nodes;
         r->vm.gpus_per_vm = (int)gpus;
         snprintf(r->vm.cloud, sizeof r->vm.cloud, "%s", col[2] >= 0 ? cf_csv_field(rec, col[2]) : "");

@@ -122,6 +122,22 @@ static void test_trace_offer(void **state)
     q.gpu = "K81";
     const cf_vm *offer = NULL;
     assert_int_equal(cf_offer_for_trace(&catalog, &q, &offer, note, sizeof note), CF_ERR_INVALID);
+    /* the row's own instance type holds its own GPUs per VM: p3.8xlarge (4 × V100) in a row of gpus_per_vm 1
+     * was replayed as a 4-GPU VM without a word */
+    t = trace_vm("aws", "us-east-1", "p3.8xlarge", "V100-16GB", 1);
+    q = (cf_trace_offer_query){.vm = &t};
+    offer = NULL;
+    assert_int_equal(cf_offer_for_trace(&catalog, &q, &offer, note, sizeof note), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "column 'instance_type': 'p3.8xlarge' is a VM of 4 × V100-16GB, the "
+                                               "row's gpus_per_vm says 1"));
+    t.gpus_per_vm = 4;
+    assert_ptr_equal(offer_of(&q, note, sizeof note), &vms[3]);
+    /* the user's --instance-type or --gpu replaces the row's VM, and its size with it */
+    t.gpus_per_vm = 1;
+    q.instance_type = "p3.8xlarge";
+    assert_ptr_equal(offer_of(&q, note, sizeof note), &vms[3]);
+    q = (cf_trace_offer_query){.vm = &t, .gpu = "V100-16GB"};
+    assert_ptr_equal(offer_of(&q, note, sizeof note), &vms[2]);
     /* nothing names a VM */
     t = trace_vm("aws", "us-east-1", "", "", 1);
     q = (cf_trace_offer_query){.vm = &t};

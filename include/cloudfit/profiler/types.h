@@ -133,6 +133,7 @@ typedef struct {
     char cloud[CF_CLOUD_NAME_MAX], zone[CF_ZONE_NAME_MAX], region[CF_REGION_NAME_MAX];
     char instance_type[CF_INSTANCE_TYPE_MAX], gpu[CF_GPU_NAME_MAX], start_date[CF_DATE_MAX];
     int gpus_per_vm;
+    char index_row[CF_PATH_MAX + 32];   /* "DIR/index.csv:LINE" of the row that says so, for messages; "" */
 } cf_spot_trace_vm;
 
 typedef struct {
