@@ -58,6 +58,27 @@ static cf_status check_unique_files(const char *path, const index_row *rows, siz
     return st;
 }
 
+/* A file name of the index as one spelling: `.` and empty names dropped
+ * (`./a.csv`, `.//a.csv` and `a.csv` are one file; `./a.csv` named no
+ * --trace a.csv, and `a.csv` with `./a.csv` were two traces). */
+static void normalise_file(char *file)
+{
+    char *out = file;
+    for (const char *p = file; *p;) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if (n > 0 && !(n == 1 && p[0] == '.')) {
+            if (out != file)
+                *out++ = '/';
+            memmove(out, p, n);
+            out += n;
+        }
+        p += n;
+    }
+    *out = '\0';
+}
+
 static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
 {
     char path[CF_PATH_MAX], *text = NULL;
@@ -106,6 +127,7 @@ static cf_status read_index(const char *dir, index_row **rows, size_t *n_rows)
             break;
         }
         snprintf(r->file, sizeof r->file, "%s", cf_csv_field(rec, col[0]));
+        normalise_file(r->file);
         r->line = rec->line;
         snprintf(r->vm.index_row, sizeof r->vm.index_row, "%s:%ld", path, rec->line);
         r->vm.requested = (int)nodes;

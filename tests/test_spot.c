@@ -986,6 +986,18 @@ static void test_trace_index_beside_a_trace(void **state)
     assert_int_equal(trace.vm[0].requested, 4);
     assert_string_equal(trace.vm[0].zone, "us-west-2a");
     cf_spot_trace_free(&trace);
+    /* the index's names are compared as one spelling: ./NAME is the file (it named none, and the trace fell back
+     * to its file name: 1 node in us-east-1a), and NAME with .//NAME is one file listed twice */
+    snprintf(text, sizeof text, "%s./%s,4,us-west-2a,V100,1\n", header, name);
+    put(root, "index.csv", text);
+    assert_int_equal(cf_spot_trace_load(at(root, name), 0, &trace), CF_OK);
+    assert_int_equal(trace.vm[0].requested, 4);
+    assert_string_equal(trace.vm[0].zone, "us-west-2a");
+    cf_spot_trace_free(&trace);
+    snprintf(text, sizeof text, "%s%s,4,us-west-2a,V100,1\n.//%s,1,us-east-1a,V100,1\n", header, name, name);
+    put(root, "index.csv", text);
+    assert_int_equal(cf_spot_trace_load(at(root, name), 0, &trace), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_message(), "index.csv:3: column 'file'"));
     /* a broken row of another file */
     snprintf(text, sizeof text, "%s%s,4,us-west-2a,V100,1\nother-week.csv,4,us-west-2a,V100,\n", header, name);
     put(root, "index.csv", text);
