@@ -38,9 +38,9 @@ static void hours_cell(char *out, size_t n, double h)
 void cf_calibrate_table(const cf_calibrate_report *r, cf_buf *out)
 {
     const cf_calibrate_result *res = r->result;
-    cf_buf_printf(out, "calibration of the spot preemption model (%s) on %zu traces in %s, plan of %s\n",
-                  r->fit_dir ? "fitted to the traces in --fit" : "the shipped table", r->n_traces, r->traces_dir,
-                  r->spec->job.name);
+    cf_buf_printf(out, "calibration of the spot preemption model (%s) on %zu trace%s in %s, plan of %s\n",
+                  r->fit_dir ? "fitted to the traces in --fit" : "the shipped table", r->n_traces,
+                  r->n_traces == 1 ? "" : "s", r->traces_dir, r->spec->job.name);
     if (r->fit_dir)
         cf_buf_printf(out, "model fitted to: %s\n", r->fit_dir);
     cf_buf_printf(out, "windows: a start every %.0f min of each trace (circular), elastic; job lengths W, W/4, W/16, "
@@ -67,10 +67,10 @@ void cf_calibrate_table(const cf_calibrate_report *r, cf_buf *out)
                       it->share[CF_CAL_P50], it->share[CF_CAL_P90], it->share[CF_CAL_CHECK],
                       it->scored ? "" : "  (too long for the trace: not pooled)");
     }
-    cf_buf_printf(out, "\npooled over %zu windows (the band: %.1f–%.1f %% of %d traces of the same lengths drawn from "
-                       "the model itself, windows every %.0f h):\n",
-                  res->windows, 100 * CF_CALIBRATE_BAND_LO, 100 * CF_CALIBRATE_BAND_HI, res->replicates,
-                  CF_CALIBRATE_BOOT_STEP_H);
+    cf_buf_printf(out, "\npooled over %zu window%s (the band: %.1f–%.1f %% of %d traces of the same lengths drawn "
+                       "from the model itself, windows every %.0f h):\n",
+                  res->windows, res->windows == 1 ? "" : "s", 100 * CF_CALIBRATE_BAND_LO, 100 * CF_CALIBRATE_BAND_HI,
+                  res->replicates, CF_CALIBRATE_BOOT_STEP_H);
     static const char *const label[CF_CAL_N] = {"below the model's p10", "below the model's p50",
                                                 "below the model's p90", "done by the check quantile"};
     for (int q = 0; q < CF_CAL_N; q++) {

@@ -1132,6 +1132,17 @@ def test_simulate_output_never_replaces_a_trace():
     assert rc == 0 and os.path.exists(os.path.join(TMP, "simulate-out.txt")), err
 
 
+def test_simulate_calibrate_counts_one_trace_in_the_singular():
+    """`simulate --calibrate` on a folder of one trace said "on 1 traces"."""
+    d = os.path.join(TMP, "one-trace")
+    os.makedirs(d, exist_ok=True)
+    if not os.path.exists(os.path.join(d, TRACE_1C)):
+        os.symlink(os.path.abspath(os.path.join(TRACES, TRACE_1C)), os.path.join(d, TRACE_1C))
+    rc, out, err = run("simulate", CIFAR, "--calibrate", d, "--max-catalog-age-days", "100000")
+    assert rc == 0 and f" on 1 trace in {d}," in out and "1 traces" not in out, (rc, out[:500], err)
+    assert not re.search(r"pooled over 1 windows", out), out
+
+
 def test_help_lists_the_commands():
     rc, out, _ = run("--help")
     assert rc == 0 and "simulate" in out and "rebalance" in out, out
