@@ -247,7 +247,7 @@ cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs,
                 continue;
             if (cf_same_file(out, inputs[i].path)) {
                 cf_error_set(CF_ERR_USAGE, "%s names %s '%s': writing it would replace that input", outputs[o].label,
-                             inputs[i].label, inputs[i].path);
+                             inputs[i].label, inputs[i].shown ? inputs[i].shown : inputs[i].path);
                 cf_error_hint("write the result to another file");
                 return CF_ERR_USAGE;
             }
@@ -255,7 +255,7 @@ cf_status cf_outputs_spare_inputs(const cf_path_role *outputs, size_t n_outputs,
              * written into it replaces or adds to what it holds */
             if (stat(inputs[i].path, &st) == 0 && S_ISDIR(st.st_mode) && path_within(inputs[i].path, out)) {
                 cf_error_set(CF_ERR_USAGE, "%s names '%s', inside %s '%s': writing it would change that input",
-                             outputs[o].label, out, inputs[i].label, inputs[i].path);
+                             outputs[o].label, out, inputs[i].label, inputs[i].shown ? inputs[i].shown : inputs[i].path);
                 cf_error_hint("write the result outside that folder");
                 return CF_ERR_USAGE;
             }

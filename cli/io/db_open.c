@@ -190,25 +190,25 @@ int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_
                               const cf_path_role *more, size_t n_more, const char *more_hint)
 {
     cf_path_role inputs[16 + CF_SPEC_MAX_INPUT_FILES] = {
-        {"the history database", NULL}, {"--price-overrides", o->price_overrides}, {"--compare-to", o->compare_to},
-        {"--calibrate", o->calibrate_dir}, {"--fit", o->fit_dir}};
+        {"the history database", NULL, NULL}, {"--price-overrides", o->price_overrides, NULL},
+        {"--compare-to", o->compare_to, NULL}, {"--calibrate", o->calibrate_dir, NULL}, {"--fit", o->fit_dir, NULL}};
     size_t n_in = 5;
     if (o->runner && strncmp(o->runner, "trace:", 6) == 0) /* search's and profile's measured step times */
-        inputs[n_in++] = (cf_path_role){"the --runner trace", o->runner + 6};
+        inputs[n_in++] = (cf_path_role){"the --runner trace", o->runner + 6, NULL};
     /* the files the spec names (its measurements CSVs, its data) */
     cf_spec_input_file named[CF_SPEC_MAX_INPUT_FILES];
     char labels[CF_SPEC_MAX_INPUT_FILES][sizeof named[0].key + 16];
     size_t n_named = spec ? cf_spec_input_files(spec, named, CF_SPEC_MAX_INPUT_FILES) : 0;
     for (size_t i = 0; i < n_named; i++) {
         snprintf(labels[i], sizeof labels[i], "the spec's %.*s", (int)sizeof named[i].key, named[i].key);
-        inputs[n_in++] = (cf_path_role){labels[i], named[i].path};
+        inputs[n_in++] = (cf_path_role){labels[i], named[i].path, NULL};
     }
     char index[2][2048]; /* simulate reads the index.csv beside a trace whole */
     for (int i = 0; i < o->traces.n && i < 2; i++) {
         cf_dirname(o->traces.items[i], index[i], sizeof index[i] - 10);
         strcat(index[i], "/index.csv");
-        inputs[n_in++] = (cf_path_role){"--trace", o->traces.items[i]};
-        inputs[n_in++] = (cf_path_role){"the index.csv beside --trace", index[i]};
+        inputs[n_in++] = (cf_path_role){"--trace", o->traces.items[i], NULL};
+        inputs[n_in++] = (cf_path_role){"the index.csv beside --trace", index[i], o->traces.items[i]};
     }
     char db[2048];
     struct stat st;
@@ -217,10 +217,11 @@ int cf_cli_check_more_outputs(const cf_cli_options *o, char **positional, int n_
     cf_error_clear();
     for (int i = 0; i < n_positional && n_in < sizeof inputs / sizeof *inputs; i++)
         if (stat(positional[i], &st) == 0 && S_ISREG(st.st_mode)) /* the spec, the measurements CSV */
-            inputs[n_in++] = (cf_path_role){"the input", positional[i]};
+            inputs[n_in++] = (cf_path_role){"the input", positional[i], NULL};
     cf_path_role outputs[5 + CF_CLI_MORE_OUTPUTS_MAX] = {
-        {"option '--out-file'", o->out_file}, {"option '--report'", o->report_path}, {"option '--plot'", o->plot_path},
-        {"option '--csv'", o->csv_path},      {"option '--rows'", o->rows_path}};
+        {"option '--out-file'", o->out_file, NULL}, {"option '--report'", o->report_path, NULL},
+        {"option '--plot'", o->plot_path, NULL}, {"option '--csv'", o->csv_path, NULL},
+        {"option '--rows'", o->rows_path, NULL}};
     size_t n_out = 5;
     if (cf_outputs_spare_inputs(outputs, n_out, inputs, n_in) != CF_OK)
         return cf_report_error();

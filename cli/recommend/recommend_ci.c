@@ -95,7 +95,7 @@ int cf_recommend_ci_check_emit_paths(const cf_cli_options *o, const cf_spec *spe
             cf_buf_printf(&labels[n], "option '--emit %s' (in the working folder: no --emit-dir)", o->emit.items[i]);
         if (st == CF_OK && cf_buf_failed(&labels[n]))
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-        outputs[n] = (cf_path_role){cf_buf_cstr(&labels[n]), cf_buf_cstr(&paths[n])};
+        outputs[n] = (cf_path_role){cf_buf_cstr(&labels[n]), cf_buf_cstr(&paths[n]), NULL};
         n++;
     }
     int rc = st != CF_OK ? cf_report_error()

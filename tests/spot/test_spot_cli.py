@@ -1116,8 +1116,10 @@ def test_simulate_output_never_replaces_a_trace():
     before = open(trace, "rb").read()
     cases = [(["--trace", trace, "--gpu", "V100", "-o", trace], f"option '--out-file' names --trace '{trace}'"),
              (["--trace", trace, "--gpu", "V100", "-o", os.path.join(d, ".", TRACE_1C)], "names --trace"),
+             # the trace's path where the trace is named (it quoted the index's, as if it were the trace)
              (["--trace", trace, "--gpu", "V100", "-o", os.path.join(d, "index.csv")],
-              "names the index.csv beside --trace"),
+              f"option '--out-file' names the index.csv beside --trace '{trace}': writing it would replace that "
+              "input"),
              (["--calibrate", d, "-o", trace], f"inside --calibrate '{d}'"),
              (["--calibrate", d, "-o", os.path.join(d, "new", "report.txt")], f"inside --calibrate '{d}'"),
              (["--calibrate", TRACES, "--fit", d, "-f", "json", "-o", os.path.join(d, "index.csv")],

@@ -99,6 +99,8 @@ int cf_same_file(const char *a, const char *b);
 typedef struct {
     const char *label;
     const char *path; /* NULL or "": none; "-" (standard output) is never a file */
+    const char *shown; /* what messages quote after the label: NULL for the path (the index.csv beside a --trace
+                        * is "the index.csv beside --trace 'tr/a.csv'", not the trace's label with the index's path) */
 } cf_path_role;
 
 /* CF_ERR_USAGE naming both when one of the outputs is one of the inputs
