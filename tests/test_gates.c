@@ -344,7 +344,13 @@ static void test_baseline_refused(void **state)
     refused_doc("{\"chosen\": 3}", "old.json: chosen: expected an object");
     refused_doc("{\"chosen\": {}}", "old.json: chosen.cloud: expected a string");
     refused_doc_with("\"nodes\":2", "\"nodes\":2.5", "chosen.nodes: expected an integer from 0 to 1e+06, got 2.5");
-    refused_doc_with("\"total_usd\":800.5", "\"total_usd\":-800", "chosen.total_usd: expected a number from 0 to");
+    /* the range stated is the one held: "from 0 to 1e+15" told a cost of -1 that 0 would do */
+    refused_doc_with("\"total_usd\":800.5", "\"total_usd\":-1", "old.json: chosen.total_usd: expected a cost above 0 "
+                     "(a chosen plan is never free) and at most 1e15, got -1");
+    refused_doc_with("\"total_usd\":800.5", "\"total_usd\":0", "chosen.total_usd: expected a cost above 0 (a chosen "
+                     "plan is never free) and at most 1e15, got 0");
+    refused_doc_with("\"total_usd\":800.5", "\"total_usd\":2e15", "chosen.total_usd: expected a cost above 0 (a "
+                     "chosen plan is never free) and at most 1e15, got 2e+15");
     refused_doc_with("\"gpus_per_node\":8", "\"gpus_per_node\":4096", "chosen.gpus_per_node: expected an integer");
     refused_doc_with("\"spot\":false", "\"spot\":0", "chosen.spot: expected true or false");
     refused_doc_with("\"gpu\":\"A100-40GB\",", "", "chosen.gpu: expected a string");

@@ -314,7 +314,8 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
     for (int i = 0; i < 10; i++) {
         const cJSON *x = field(chosen, nums[i], 0, path, &st);
         v[i] = x ? x->valuedouble : 0;
-        if (st == CF_OK && (!(v[i] >= 0 && v[i] <= max_of[i]) || (i < 5 && v[i] != floor(v[i])))) {
+        /* total_usd (8) has a range of its own, stated below: "from 0" told a cost of -1 that 0 would do */
+        if (st == CF_OK && i != 8 && (!(v[i] >= 0 && v[i] <= max_of[i]) || (i < 5 && v[i] != floor(v[i])))) {
             st = cf_error_set(CF_ERR_INVALID, "%s: chosen.%s: expected %s from 0 to %g, got %g", path, nums[i],
                               i < 5 ? "an integer" : "a number", max_of[i], v[i]);
             cf_error_hint(BASELINE_HINT);
