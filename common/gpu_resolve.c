@@ -8,6 +8,8 @@
  * type, architecture, form factor) and by two small tables below. */
 #include "cloudfit/pricing/types.h"
 
+#include "cloudfit/common/escape.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +290,11 @@ static const cf_gpu *named_row(const cf_gpu *gpus, size_t n_gpus, const char *na
     const cf_gpu *exact = cf_gpu_find(gpus, n_gpus, name);
     if (exact || !name)
         return exact;
+    /* A control character or a byte that is not UTF-8 is no separator: it
+     * was skipped as one, and "T\xff4" or "T4\x01" (a damaged CSV field)
+     * was T4. Such a name names no GPU. */
+    if (cf_has_controls(name))
+        return NULL;
     if (!split_words(name, words)) {
         words->n = 0;
         return NULL;

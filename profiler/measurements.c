@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cloudfit/common/csvread.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/fileio.h"
 
 /* The largest count a column takes: batches up to 2^30 samples per GPU
@@ -87,6 +88,12 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     if (!row->gpu[0])
         return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpu': expected a GPU model, got an empty field",
                             doc->name, rec->line);
+    if (cf_has_controls(row->gpu)) { /* "T\xff4" was fitted as T4's measurements: its bytes shown, escaped */
+        char shown[6 * sizeof row->gpu];
+        cf_escape_into(row->gpu, shown, sizeof shown);
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'gpu': expected a GPU model name (printable UTF-8 text), "
+                            "got '%s'", doc->name, rec->line, shown);
+    }
     const char *precision = cf_csv_field(rec, cols[PRECISION]);
     if (precision[0]) {
         if (!cf_precision_parse(precision, &row->precision))

@@ -156,6 +156,17 @@ static void test_measurements(void **state)
     assert_int_equal(cf_measurements_parse(text, strlen(text), "fit.csv", &set), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_message(), "fit.csv:3: num_gpus 9 does not fit 2 node(s)"));
 
+    /* a gpu field with a control or invalid byte was read as T4 (the name resolver skipped the byte): refused,
+     * the bytes shown escaped */
+    snprintf(text, sizeof text, "%s%s", header, "m,T\xff" "4,aws,4,placement,1,1,1,32,32,0.05,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "ff.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "ff.csv:2: column 'gpu': expected a GPU model name (printable UTF-8 text), "
+                                            "got 'T\\xff4'");
+    snprintf(text, sizeof text, "%s%s", header, "m,T4\x01,aws,4,placement,1,1,1,32,32,0.05,\n");
+    assert_int_equal(cf_measurements_parse(text, strlen(text), "ctl.csv", &set), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "ctl.csv:2: column 'gpu': expected a GPU model name (printable UTF-8 "
+                                            "text), got 'T4\\x01'");
+
     snprintf(text, sizeof text, "%s%s", header, "m,T4,aws,4,placement,1,1,1,-3,32,0.05,\n");
     assert_int_equal(cf_measurements_parse(text, strlen(text), "neg.csv", &set), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "neg.csv:2: column 'local_bsz': expected a positive integer, got -3");

@@ -195,6 +195,17 @@ static void test_other_products_resolve_to_none(void **state)
                      REFUSES[i].model ? REFUSES[i].model : "");
     }
     assert_null(cf_catalog_gpu_resolve(&embedded, NULL));
+    /* a control character or a byte that is not UTF-8 is no separator: "T\xff4" and "T4\x01" (a damaged
+     * measurements CSV's gpu field) were T4; the name without them still is */
+    static const char *const damaged[] = {"T\xff" "4", "T4\x01", "\x1b[31mT4", "Tesla\tT4", "T4\xc3", "T\x7f" "4"};
+    for (size_t i = 0; i < sizeof damaged / sizeof *damaged; i++)
+        if (cf_catalog_gpu_resolve(&embedded, damaged[i]))
+            fail_msg("a name with a control or invalid byte (%zu) resolved to '%s'", i,
+                     cf_catalog_gpu_resolve(&embedded, damaged[i])->model);
+    const cf_gpu *family[4];
+    assert_int_equal(cf_gpu_family_rows(embedded.gpus, embedded.n_gpus, "A100\x01", family, 4), 0);
+    assert_non_null(cf_catalog_gpu_resolve(&embedded, "T4"));
+    assert_non_null(cf_catalog_gpu_resolve(&embedded, "Tesla T4"));
 }
 
 /* Each near miss of the refusal table is a row of the table: the test

@@ -87,7 +87,9 @@ const cf_gpu *cf_gpu_find(const cf_gpu *gpus, size_t n_gpus, const char *model);
  *      is A100-40GB, "V100S" is V100S-PCIE).
  * So "Tesla V100-SXM2-32GB" is V100-32GB, never V100; "NVIDIA H100 PCIe"
  * is H100-PCIE; "NVIDIA RTX 6000 Ada Generation", "NVIDIA H200 NVL",
- * "NVIDIA A100-PCIE-40GB" and "NVIDIA GH200 144G HBM3e" give NULL. */
+ * "NVIDIA A100-PCIE-40GB" and "NVIDIA GH200 144G HBM3e" give NULL, and so
+ * does a name holding a control character or a byte that is not UTF-8
+ * ("T\xff4", "T4\x01": never skipped as a separator). */
 const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name);
 /* The rows a bare family name stands for when cf_gpu_resolve answers it
  * by rule 4 alone ("A100": A100-40GB, A100-80GB, A100-80GB-PCIE, ... in
