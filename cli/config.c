@@ -323,8 +323,8 @@ static const cJSON *config_value(const cf_cli_option *o, const char *command_nam
 static const char *env_for(const cf_cli_option *o)
 {
     if (strcmp(o->long_name, "db") == 0) {
-        const char *v = getenv("CLOUDFIT_DB");
-        return v && *v ? "CLOUDFIT_DB" : NULL;
+        /* set, even empty: an empty one is refused as --db '' is (it used the default history) */
+        return getenv("CLOUDFIT_DB") ? "CLOUDFIT_DB" : NULL;
     }
     return NULL;
 }
@@ -426,6 +426,9 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
             char shown[1024];
             cf_db_redact(getenv(env), shown, sizeof shown); /* as messages show it: no password */
             cf_log_option_source(o->long_name, env, shown); /* an error about it names the variable */
+            if (command != CMD_ALL && command_name && (rc = cf_cli_option_check_value(o, command, command_name,
+                                                                                      getenv(env))) != 0)
+                return rc; /* checked as the command line and the file are: CLOUDFIT_DB= is --db '' */
             continue;
         }
         char key_path[96];

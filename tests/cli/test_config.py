@@ -124,6 +124,22 @@ def test_defaults_from_the_file_and_the_command_line_wins():
     assert rc == 2 and "CLOUDFIT_DB: option '--db'" in err and "hunter2" not in err, err
 
 
+def test_empty_cloudfit_db_is_refused_as_db_empty():
+    """An empty CLOUDFIT_DB= was taken as unset: the default history was read and written (exit 0, a
+    recommendation stored where the team's variable did not point), while --db '' and a file's "db": "" are
+    exit 2. Now the same exit 2 naming the variable, nothing stored; --db on the command line still wins."""
+    config({})
+    data = os.path.join(TMP, "data-empty-env")
+    message = "cloudfit: CLOUDFIT_DB: option '--db' expects a file name or a postgresql:// URL, got ''"
+    for args in (["recommend", SPEC, "-q"], ["history"], ["config", "show", "history"]):
+        rc, out, err = run(*args, CLOUDFIT_DB="", XDG_DATA_HOME=data)
+        assert rc == 2 and message in err and out == "", (args, rc, err)
+    assert not os.path.exists(data), os.listdir(data)
+    db = os.path.join(TMP, "given.db")
+    rc, out, err = run("recommend", SPEC, "-q", "--db", db, CLOUDFIT_DB="", XDG_DATA_HOME=data)
+    assert rc == 0 and os.path.exists(db) and not os.path.exists(data), err
+
+
 def test_config_show_says_where_each_value_came_from():
     config({"format": "json", "db": "/from/config.db", "recommend": {"top": 3, "objective": "time"}})
     out, rows = show("recommend", "--objective", "cost")
