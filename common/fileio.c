@@ -637,8 +637,12 @@ void cf_staged_set_discard(cf_staged_set *s)
     forget_dirs(s);
 }
 
-static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode)
+/* `made` (room for n_made; may be NULL): the outermost folder this call
+ * created, "" when none. */
+static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode, char *made, size_t n_made)
 {
+    if (made)
+        made[0] = '\0';
     char partial[4096];
     if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial)
         return cf_error_set(CF_ERR_WRITE, "path too long: '%s'", path);
@@ -653,6 +657,8 @@ static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode)
             continue;
         *p = '\0';
         if (mkdir(partial, mode) == 0) {
+            if (made && !made[0])
+                snprintf(made, n_made, "%s", partial);
             if (force_mode)
                 chmod(partial, mode); /* whatever the umask */
         } else if (errno != EEXIST) {
@@ -679,10 +685,28 @@ static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode)
 
 cf_status cf_mkdir_p(const char *path)
 {
-    return mkdir_mode(path, 0755, 0);
+    return mkdir_mode(path, 0755, 0, NULL, 0);
 }
 
 cf_status cf_mkdir_private(const char *path)
 {
-    return mkdir_mode(path, 0700, 1);
+    return mkdir_mode(path, 0700, 1, NULL, 0);
+}
+
+cf_status cf_mkdir_private_made(const char *path, char *made, size_t n)
+{
+    return mkdir_mode(path, 0700, 1, made, n);
+}
+
+void cf_rmdir_made(const char *inner, const char *outermost)
+{
+    char dir[4096], up[4096];
+    size_t n = strlen(outermost);
+    if (!n || snprintf(dir, sizeof dir, "%s", inner) >= (int)sizeof dir)
+        return;
+    /* inner and its parents while they are outermost or below it, and empty (rmdir leaves any other) */
+    while (strncmp(dir, outermost, n) == 0 && (dir[n] == '\0' || dir[n] == '/') && rmdir(dir) == 0 && dir[n]) {
+        cf_dirname(dir, up, sizeof up);
+        memcpy(dir, up, sizeof dir);
+    }
 }

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/common/proc.h"
 #include "cloudfit/db.h"
 #include "db_internal.h"
@@ -218,13 +219,37 @@ void cf_db_close(cf_db *db)
 
 void cf_db_close_discard_new(cf_db *db)
 {
-    char path[sizeof db->path];
+    char path[sizeof db->path], made[sizeof db->made_dir], dir[sizeof db->path];
     int created = db && db->created;
-    if (created)
+    if (created) {
         snprintf(path, sizeof path, "%s", db->path);
+        snprintf(made, sizeof made, "%s", db->made_dir);
+    }
     cf_db_close(db);
-    if (created)
+    if (created) {
         cf_db_remove_unused(path);
+        /* the folders made for it: "$XDG_DATA_HOME/cloudfit/" stayed, empty */
+        cf_dirname(path, dir, sizeof dir);
+        if (made[0])
+            cf_rmdir_made(dir, made);
+    }
+}
+
+cf_status cf_db_open_in_folder(const char *target, const char *folder, cf_db **out)
+{
+    char made[sizeof ((cf_db *)0)->made_dir];
+    *out = NULL;
+    cf_status st = cf_mkdir_private_made(folder, made, sizeof made);
+    if (st == CF_OK)
+        st = cf_db_open(target, out);
+    if (st != CF_OK) {
+        if (made[0])
+            cf_rmdir_made(folder, made);
+        return st;
+    }
+    if ((*out)->created)
+        snprintf((*out)->made_dir, sizeof (*out)->made_dir, "%s", made);
+    return CF_OK;
 }
 
 int cf_db_schema_version(cf_db *db) { return db->driver->schema_version(db); }

@@ -63,6 +63,7 @@ struct cf_db {
     char path[1024];     /* what messages name: the file, or the URL with its password redacted */
     int readonly;        /* opened by cf_db_open_readonly */
     int created;         /* SQLite: this open made the file (cf_db_close_discard_new) */
+    char made_dir[1024]; /* SQLite: the outermost folder cf_db_open_in_folder made for it, "" (discarded with it) */
     int held;            /* inside cf_db_hold's transaction: cf_db_transaction joins it */
     double busy_since_s, waited_s; /* SQLite: the current lock wait: when it began, how long it lasted (monotonic s) */
     char copy_dir[512];  /* SQLite: "" or the private folder holding the copy that is read (db.c: open_copy) */

@@ -424,6 +424,54 @@ static void test_close_discard_new(void **state)
     unlink(path);
 }
 
+/* cf_db_open_in_folder: the folders it made for a history go with it when
+ * it is discarded empty ($XDG_DATA_HOME/cloudfit/ stayed behind after a
+ * failed first recommend), or when the open fails; those that hold
+ * something, or were there before, stay. */
+static void test_open_in_folder(void **state)
+{
+    (void)state;
+    char root[300], folder[340], path[380], keep[400];
+    snprintf(root, sizeof root, "%s.first", db_path);
+    snprintf(folder, sizeof folder, "%s/data/cloudfit", root);
+    snprintf(path, sizeof path, "%s/history.db", folder);
+    assert_int_equal(mkdir(root, 0700), 0);
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open_in_folder(path, folder, &db), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), -1);
+    snprintf(keep, sizeof keep, "%s/data", root);
+    assert_int_equal(access(keep, F_OK), -1); /* both folders it made, not root */
+    assert_int_equal(access(root, F_OK), 0);
+    /* a row stored: all kept */
+    assert_int_equal(cf_db_open_in_folder(path, folder, &db), CF_OK);
+    cf_history_record r = sample("kept");
+    long long id = 0;
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), 0);
+    unlink(path);
+    /* made by another: kept; a folder that holds something else: kept */
+    assert_int_equal(cf_db_open_in_folder(path, folder, &db), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(folder, F_OK), 0);
+    assert_int_equal(rmdir(folder), 0);
+    snprintf(keep, sizeof keep, "%s/data/other", root);
+    assert_int_equal(cf_db_open_in_folder(path, folder, &db), CF_OK);
+    assert_int_equal(mkdir(keep, 0700), 0);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(folder, F_OK), -1);
+    assert_int_equal(access(keep, F_OK), 0);
+    assert_int_equal(rmdir(keep), 0);
+    snprintf(keep, sizeof keep, "%s/data", root);
+    assert_int_equal(rmdir(keep), 0);
+    /* an open that fails (the history's name is a folder): the folders it made go */
+    assert_int_not_equal(cf_db_open_in_folder(folder, folder, &db), CF_OK);
+    assert_null(db);
+    assert_int_equal(access(keep, F_OK), -1);
+    assert_int_equal(rmdir(root), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_make_private),
         cmocka_unit_test(test_same_target),
         cmocka_unit_test(test_close_discard_new),
+        cmocka_unit_test(test_open_in_folder),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

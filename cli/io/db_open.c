@@ -115,14 +115,13 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
     }
     if (cf_db_is_postgresql(target))
         return cf_db_open(target, out); /* the server's database must exist; its tables are created */
+    /* the default location's folder is cloudfit's; a --db folder is the user's */
+    cf_db_make_private(target, !o->db_path, said_private, NULL);
     if (create && !o->db_path) {
         char dir[1024];
         cf_dirname(target, dir, sizeof dir);
-        if ((st = cf_mkdir_private(dir)) != CF_OK)
-            return st;
+        return cf_db_open_in_folder(target, dir, out); /* made on first use, removed with a history left empty */
     }
-    /* the default location's folder is cloudfit's; a --db folder is the user's */
-    cf_db_make_private(target, !o->db_path, said_private, NULL);
     return cf_db_open(target, out);
 }
 

@@ -85,6 +85,12 @@ void cf_db_remove_unused(const char *path);
  * that could not be written) leaves no history behind. A file that was
  * there before, and a PostgreSQL database, are only closed. NULL: nothing. */
 void cf_db_close_discard_new(cf_db *db);
+/* cf_db_open of the SQLite file `target` in `folder`, which it first makes
+ * with its missing parents (private: cf_mkdir_private) when they are not
+ * there: the default history on first use. The folders it made go again
+ * when the open fails, and with the file in cf_db_close_discard_new, each
+ * only while empty: a first command that fails leaves nothing behind. */
+cf_status cf_db_open_in_folder(const char *target, const char *folder, cf_db **out);
 /* What messages call the database: its path, or its URL redacted. */
 const char *cf_db_name(const cf_db *db);
 /* "sqlite" or "postgresql". */

@@ -415,6 +415,18 @@ def test_failed_recommend_leaves_no_new_history():
         p = subprocess.run([BIN, "recommend", "--db", db, *FAST, spec], stdout=full, stderr=subprocess.PIPE,
                            text=True, env=ENV, timeout=120)
     assert p.returncode == 1 and "No space left" in p.stderr and not os.path.exists(db), p.stderr
+    # the default history on first use: its folder goes with it ($XDG_DATA_HOME/cloudfit/, and the folders above
+    # it that the command made, stayed behind, empty); one that holds something else stays
+    first = tmp("first-use")
+    os.makedirs(first, exist_ok=True)
+    env = clean_env(XDG_DATA_HOME=os.path.join(first, "data"))
+    env.pop("CLOUDFIT_DB", None)
+    for args, want in ((["--gpu", "FOO", spec], 2), ([bad_spec], 3), (["--deadline-hours", "0.01", spec], 4)):
+        rc, out, err = run("recommend", *FAST, *args, env=env)
+        assert rc == want and os.listdir(first) == [], (args, rc, err, os.listdir(first))
+    os.makedirs(os.path.join(first, "data", "cloudfit", "keep"))
+    rc, out, err = run("recommend", *FAST, "--deadline-hours", "0.01", spec, env=env)
+    assert rc == 4 and os.listdir(os.path.join(first, "data", "cloudfit")) == ["keep"], err
     # there before: an empty file (given cloudfit's tables by the open), then a history with a row
     open(db, "w").close()
     rc, out, err = run("recommend", "--db", db, *FAST, "--gpu", "FOO", spec)

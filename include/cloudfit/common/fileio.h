@@ -118,6 +118,13 @@ cf_status cf_mkdir_p(const char *path);
 /* The same with mode 0700 for every directory it creates, whatever the
  * umask (the history database's folder). */
 cf_status cf_mkdir_private(const char *path);
+/* cf_mkdir_private, and `made` (room for n) the outermost folder it
+ * created ("" when all were there), for cf_rmdir_made. */
+cf_status cf_mkdir_private_made(const char *path, char *made, size_t n);
+/* Removes the folder `inner` and its parents up to `outermost` (a folder
+ * cf_mkdir_private_made made: inner or one of its parents), each only
+ * while empty; nothing above outermost. */
+void cf_rmdir_made(const char *inner, const char *outermost);
 /* Directory part of `path` ("." when there is none), into out (size n). */
 void cf_dirname(const char *path, char *out, size_t n);
 /* The file name part of `path`: after its last '/', else all of it. */
