@@ -223,6 +223,33 @@ static void test_spot_chosen(void **state)
     assert_true(fabs(m.usd_p90 - 400) < 1e-9 && fabs(m.usd_p90_after - 400) < 1e-9);
 }
 
+/* A spot plan chosen on the GPU type the runner-up's profile measures: the
+ * profile moves both (one GPU type's carry-over error moves all its plans),
+ * so the on-demand runner-up, 5 % dearer at the same σ, never overtakes it.
+ * Held at its point while the runner-up moved, the spot plan was overtaken
+ * whenever A proved faster: "changes with probability 40 %". */
+static void test_spot_chosen_same_gpu(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 10.5);
+    f.advice.ranked[0].spot = 1;
+    f.advice.ranked[0].total_usd_p10 = 60;
+    f.advice.ranked[0].total_usd_p90 = 400;
+    f.advice.ranked[1] = plan_of(&f.vm_a, 10.5, 0.3, 0.05);
+    f.advice.ranked[1].nodes = 2; /* another node count: the runner-up */
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_PROFILE);
+    assert_string_equal(m.gpu, "A");
+    if (m.could_change_choice || m.flip_probability > 1e-9 || m.expected_gain > 1e-9)
+        fail_msg("flip %g, gain %g: %s", m.flip_probability, m.expected_gain, m.reason);
+    assert_int_equal(m.about, CF_MEASURE_FOR_RUNNER_UP);
+    assert_non_null(strstr(m.reason, "hardly does"));
+    /* the spot plan's interval stays its Monte Carlo's */
+    assert_true(fabs(m.usd_p10_after - 60) < 1e-9 && fabs(m.usd_p90_after - 400) < 1e-9);
+}
+
 /* Everything measured: nothing to buy. */
 static void test_nothing_to_measure(void **state)
 {
@@ -242,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_ranking_cannot_flip),
         cmocka_unit_test(test_held_back_plan),
         cmocka_unit_test(test_spot_chosen),
+        cmocka_unit_test(test_spot_chosen_same_gpu),
         cmocka_unit_test(test_nothing_to_measure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

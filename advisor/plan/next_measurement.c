@@ -111,7 +111,9 @@ static int choice_at(const outcome *o, double z, double *best_value, double *cho
         double h = plan_hours_at(p, o->startup_h, z * o->part[i]);
         double v = objective(o->limits->objective, h, h * p->usd_per_hour);
         int feasible = i < 2;
-        if (o->part[i] > 0) {
+        /* a spot plan moves with its GPU type's throughput, but its spread is the preemptions' (its Monte
+         * Carlo met the limits): it stays feasible */
+        if (o->part[i] > 0 && !p->spot) {
             double hq = plan_hours_at(p, o->startup_h, z * o->part[i] + o->zq * o->rest_up[i]);
             feasible = cf_constraints_met(o->limits, hq, hq * p->usd_per_hour, 0);
         }
@@ -309,13 +311,15 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             outcome oc = {.limits = limits, .startup_h = startup_h, .zq = zq, .count_plan = -1};
             for (int i = 0; i < PLANS; i++) {
                 const cf_config *p = plans[i];
-                oc.plan[i] = p; /* a spot plan is compared at its point: its spread is the preemptions' */
+                oc.plan[i] = p;
                 if (!p)
                     continue;
-                double moved = p->spot ? 0
-                               : kind == CF_MEASURE_PROFILE
+                /* a profile moves every plan of its GPU type, a spot plan too (its step is the same estimate:
+                 * held at its point, the other plans of the type moved against it — a flip that cannot
+                 * happen); a network measurement moves its own plan, never a spot one */
+                double moved = kind == CF_MEASURE_PROFILE
                                    ? (strcasecmp(p->vm->gpu_model, plan->vm->gpu_model) == 0 ? p->step_sigma_compute : 0)
-                                   : (p == plan ? p->step_sigma_network_up : 0);
+                                   : (p == plan && !p->spot ? p->step_sigma_network_up : 0);
                 oc.part[i] = moved;
                 oc.rest_up[i] = minus(p->step_sigma_up, moved);
             }
@@ -335,7 +339,7 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
                 m->usd_p10 = m->usd_p10_after = chosen->total_usd_p10;
                 m->usd_p90 = m->usd_p90_after = chosen->total_usd_p90;
             }
-            o.narrowing = up - up_after;
+            o.narrowing = chosen->spot ? 0 : up - up_after;
             /* the value of the measurement: the expected improvement of the choice made after it */
             o.gain = m->expected_gain = cf_expected_improvement(outcome_value, &oc, c0) / c0;
             oc.count_changes = 1;
@@ -354,7 +358,7 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
                     other = oc.plan[i];
                 }
             }
-            m->about = !m->could_change_choice || !other ? (oc.part[0] > 0 ? CF_MEASURE_FOR_CHOSEN
+            m->about = !m->could_change_choice || !other ? (oc.part[0] > 0 && !chosen->spot ? CF_MEASURE_FOR_CHOSEN
                                                                             : CF_MEASURE_FOR_RUNNER_UP)
                        : other == held                   ? CF_MEASURE_FOR_HELD_BACK
                                                          : CF_MEASURE_FOR_RUNNER_UP;
