@@ -81,8 +81,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"gpu", 0, OPT_LIST, "GPU", CMD_PROFILE, OFF(gpus), "with --runner: the GPU type to profile"},
     {"gpu", 0, OPT_LIST, "GPU", CMD_SIMULATE, OFF(gpus), "the GPU of each trace (or count column), in order"},
     {"spot", 0, OPT_STRING, "POLICY", CMD_RECOMMEND | CMD_SEARCH, OFF(spot), "spot VMs: never, allow or only"},
-    {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_nodes), "override the spec's search.max_nodes (" DEFAULT_TEXT(CF_MAX_NODES_DEFAULT) " when neither is set)"},
-    {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH, OFF(max_gpus), "override the spec's search.max_gpus (" DEFAULT_TEXT(CF_MAX_GPUS_DEFAULT) " when neither is set)"},
+    {"max-nodes", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH | CMD_PROFILE, OFF(max_nodes), "override the spec's search.max_nodes (" DEFAULT_TEXT(CF_MAX_NODES_DEFAULT) " when neither is set)"},
+    {"max-gpus", 0, OPT_INT, "N", CMD_RECOMMEND | CMD_SEARCH | CMD_PROFILE, OFF(max_gpus), "override the spec's search.max_gpus (" DEFAULT_TEXT(CF_MAX_GPUS_DEFAULT) " when neither is set)"},
     /* Not config's: it parses the options of the command it shows. */
     {"color", 0, OPT_STRING, "WHEN", CMD_ALL & ~CMD_CONFIG, OFF(color), "colour: auto (default), always or never"},
     {"quiet", 'q', OPT_FLAG, NULL, CMD_ALL & ~CMD_CONFIG, OFF(quiet), "no progress or informational lines on stderr"},

@@ -37,6 +37,10 @@ void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_
     }
     if (m->kind == CF_MEASURE_NETWORK && !(m->nodes == 2 && m->gpus_per_node == 1))
         cf_buf_printf(out, " --probe-nodes %d --probe-gpus %d", m->nodes, m->gpus_per_node);
+    /* the limits the plan was found within (recommend's --max-nodes/--max-gpus may have raised the
+     * spec's): profile refuses a probe beyond its own */
+    if (m->kind == CF_MEASURE_NETWORK && m->max_nodes > 0 && m->max_gpus > 0)
+        cf_buf_printf(out, " --max-nodes %d --max-gpus %d", m->max_nodes, m->max_gpus);
     if (history && history[0]) { /* the profile goes where the next `recommend` reads it */
         cf_buf_puts(out, " --db ");
         cf_shell_word(out, history);

@@ -186,7 +186,7 @@ cf_status cf_profile_check_mode_options(const char *runner, int (*given)(const v
     static const char *const runner_only[] = {"gpu",         "instance-type", "probe-steps",  "probe-nodes",
                                               "probe-gpus",  "trace-model",   "trace-noise",  "price",
                                               "trace-nic-gbps", "max-catalog-age-days", "cloud",
-                                              "region"};
+                                              "region", "max-nodes", "max-gpus"};
     static const char *const trace_only[] = {"trace-model", "trace-noise", "price", "trace-nic-gbps"};
     /* the noise-scale run is a local profile's; a runner measures step times */
     static const char *const backend_only[] = {"noise-steps", "noise-micro-batches"};

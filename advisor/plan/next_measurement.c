@@ -192,6 +192,8 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
         nodes = plan->nodes;
         run_s = runs_s(&p, bytes, nodes, plan->gpus_per_node, CF_SEARCH_PROBE_BATCHES, CF_SEARCH_DEFAULT_PROBE_STEPS);
         m->gpus_per_node = plan->gpus_per_node;
+        m->max_nodes = in->constraints->max_nodes;
+        m->max_gpus = in->constraints->max_gpus;
     }
     double price = vm->price_ondemand_usd_per_hr > 0 ? vm->price_ondemand_usd_per_hr : vm->price_spot_usd_per_hr;
     m->kind = kind;

@@ -100,6 +100,10 @@ typedef struct {
     /* the VM to run it on (the cheapest on demand of that shape) */
     char cloud[CF_CLOUD_NAME_MAX], region[CF_REGION_NAME_MAX], instance_type[CF_INSTANCE_TYPE_MAX];
     int nodes, gpus_per_node;
+    /* network: the limits the plans were held to (search.max_nodes / max_gpus, or recommend's
+     * --max-nodes / --max-gpus over them), which the probe's command passes on so that profile
+     * allows the shape too */
+    int max_nodes, max_gpus;
     double est_minutes;        /* one start-up + the runs' steps at the model's own step times */
     double est_usd;            /* est_minutes × the VMs' on-demand price */
     /* The chosen plan's cost interval now (p10–p90) and as expected after

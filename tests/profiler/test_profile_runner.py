@@ -600,6 +600,33 @@ def test_next_measurement_command_runs_for_a_spec_path_starting_with_a_dash():
     p = subprocess.run([BIN, *words[1:]], capture_output=True, text=True, env=ENV, timeout=120, cwd=TMP)
     assert p.returncode == 0 and len(stored(db)) == 1, p.stderr
 
+def test_next_measurement_command_runs_beyond_the_specs_max_nodes():
+    """recommend --max-nodes 16 on a spec of search.max_nodes 2 named a 16-node probe, and the command it printed
+    was refused by an exec runner: "the spec allows 2 nodes ... the probe needs 16 × 4" (profile held the probe
+    to the spec's limits, and took no --max-nodes). The command passes on the limits recommend used, and
+    profile --runner takes --max-nodes/--max-gpus as recommend and search do."""
+    import shlex
+    db, path = os.path.join(TMP, "maxn.db"), spec("maxn", clouds=["aws"], max_nodes=2)
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", db=db)
+    assert rc == 0, err
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--objective", "time", "--max-nodes", "16", "--no-history",
+                       "-f", "json", db=db)
+    assert rc == 0, err
+    nm = json.loads(out)["next_measurement"]
+    assert nm["kind"] == "network" and nm["nodes"] > 2, nm
+    words = shlex.split(nm["command"])
+    assert words[words.index("--max-nodes") + 1] == "16", words
+    words[3] = ("exec:/usr/bin/python3 " + FAKE + " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch}"
+                " --instance {instance_type}")
+    p = subprocess.run([BIN, *words[1:]], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    probe = [r for r in json.loads(stored(db)[-1][2])["runner"]["runs"] if r["nodes"] > 1]
+    assert probe and all(r["nodes"] == nm["nodes"] and r["gpus_per_node"] == nm["gpus_per_node"] for r in probe), probe
+    # a local profile measures the device it runs on: no VMs to limit
+    rc, out, err = run("profile", path, "--max-nodes", "4", db=db)
+    assert rc == 2 and "option '--max-nodes' needs '--runner'" in err, (rc, err)
+
+
 def test_a_probe_shape_asked_for_that_cannot_run_is_refused():
     """--probe-nodes 3 --probe-gpus 1 (a next measurement's command) on a trace without 3 × 1 rows, or beyond
     the spec's max_nodes with exec, exited 0 and stored a profile with no probe over the stored one whose 2-node
