@@ -355,6 +355,7 @@ static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profil
     cf_measurement rows[CF_PROFILE_MAX_RUNS];
     double probe_nic_gbps = 0;
     const char *probe_vm = "";
+    int probe_nodes = 0, probe_gpus = 0; /* the probe's shape: 2 × 1, or what --probe-nodes/--probe-gpus named */
     char batches[64] = "";
     size_t len = 0;
     for (int i = 0; i < p->n_runs; i++) {
@@ -378,6 +379,8 @@ static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profil
         if (r->nodes > 1) {
             probe_nic_gbps = r->network_gbps;
             probe_vm = r->instance_type;
+            probe_nodes = r->nodes;
+            probe_gpus = r->gpus_per_node;
             if (len < sizeof batches)
                 len += (size_t)snprintf(batches + len, sizeof batches - len, "%s%d", len ? ", " : "", r->local_batch);
         }
@@ -401,8 +404,9 @@ static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profil
         if (probe_nic_gbps > 0)
             snprintf(nic, sizeof nic, ", %g Gbit/s NIC", probe_nic_gbps);
         snprintf(perf->network_note, sizeof perf->network_note,
-                 "measured probe: 2 nodes × 1 GPU at per-GPU batch %s on %s%s ('cloudfit profile --runner', %s)",
-                 batches, probe_vm[0] ? probe_vm : "the runner's VMs", nic, p->created_at);
+                 "measured probe: %d nodes × %d GPU%s at per-GPU batch %s on %s%s ('cloudfit profile --runner', %s)",
+                 probe_nodes, probe_gpus, probe_gpus == 1 ? "" : "s", batches,
+                 probe_vm[0] ? probe_vm : "the runner's VMs", nic, p->created_at);
     } else {
         add_note(in,
                  "the cached %s profile of %s has no 2-node probe (%s%s%s): the inter-node bandwidth is not measured",

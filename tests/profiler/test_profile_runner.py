@@ -627,6 +627,19 @@ def test_next_measurement_command_runs_beyond_the_specs_max_nodes():
     assert rc == 2 and "option '--max-nodes' needs '--runner'" in err, (rc, err)
 
 
+def test_a_probe_of_another_shape_is_named_as_measured():
+    """profile --probe-nodes 4 --probe-gpus 4 (a next measurement's command), and recommend explained the network
+    as "fitted from the measured probe: 2 nodes × 1 GPU": the shape was written in, not read from the runs."""
+    db, path = os.path.join(TMP, "shape44.db"), spec("shape44", clouds=["aws"])
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "--instance-type",
+                       "g4dn.12xlarge", "--probe-nodes", "4", "--probe-gpus", "4", db=db)
+    assert rc == 0, err
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--no-history", "-f", "json", db=db)
+    assert rc == 0, err
+    t4 = [g for g in json.loads(out)["explanation"]["gpus"] if g["gpu"] == "T4"][0]
+    assert t4["network_note"].startswith("measured probe: 4 nodes × 4 GPUs at per-GPU batch "), t4
+
+
 def test_a_probe_shape_asked_for_that_cannot_run_is_refused():
     """--probe-nodes 3 --probe-gpus 1 (a next measurement's command) on a trace without 3 × 1 rows, or beyond
     the spec's max_nodes with exec, exited 0 and stored a profile with no probe over the stored one whose 2-node
