@@ -250,6 +250,34 @@ static void test_spot_chosen_same_gpu(void **state)
     assert_true(fabs(m.usd_p10_after - 60) < 1e-9 && fabs(m.usd_p90_after - 400) < 1e-9);
 }
 
+/* The chosen plan's all-reduce on 3 VMs of one GPU is beyond what its
+ * network was measured at: the measurement runs that shape; the reason
+ * said "3 VMs × 1 GPUs". */
+static void test_network_measurement(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 30);
+    f.limits.max_nodes = 8;
+    f.limits.max_gpus = 8;
+    cf_config *c = &f.advice.ranked[0];
+    *c = plan_of(&f.vm_a, 10, 0, 0.05);
+    c->nodes = 3;
+    c->step_sigma_network = c->step_sigma_network_up = 0.2;
+    c->step_sigma = c->step_sigma_up = hypot(0.2, 0.05);
+    c->prov_network = CF_PROV_FITTED;
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_NETWORK);
+    assert_int_equal(m.nodes, 3);
+    assert_int_equal(m.gpus_per_node, 1);
+    /* the limits the plan was found within, for the command (render_measure.c) */
+    assert_int_equal(m.max_nodes, 8);
+    assert_int_equal(m.max_gpus, 8);
+    if (!strstr(m.reason, "the all-reduce of 3 VMs × 1 GPU is beyond what its network was measured at"))
+        fail_msg("reason: %s", m.reason);
+}
+
 /* Everything measured: nothing to buy. */
 static void test_nothing_to_measure(void **state)
 {
@@ -270,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_held_back_plan),
         cmocka_unit_test(test_spot_chosen),
         cmocka_unit_test(test_spot_chosen_same_gpu),
+        cmocka_unit_test(test_network_measurement),
         cmocka_unit_test(test_nothing_to_measure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -226,11 +226,11 @@ static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_c
         cf_buf_printf(&out, "run %d × %s for %d GPU%s each (~%.0f min, ~$%.2f): ", m->nodes, m->instance_type,
                       m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s", m->est_minutes, m->est_usd);
         if (measured->prov_network == CF_PROV_DEFAULT) /* nothing measured it: not "beyond" a measurement */
-            cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPUs runs on a default network, never measured",
-                          m->nodes, m->gpus_per_node);
+            cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPU%s runs on a default network, never measured",
+                          m->nodes, m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s");
         else
-            cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPUs is beyond what its network was measured at",
-                          m->nodes, m->gpus_per_node);
+            cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPU%s is beyond what its network was measured at",
+                          m->nodes, m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s");
     }
     const char *better = limits->objective == CF_OBJ_COST ? "cheaper" : limits->objective == CF_OBJ_TIME ? "faster"
                                                                                                          : "better";
