@@ -278,6 +278,24 @@ static void test_network_measurement(void **state)
         fail_msg("reason: %s", m.reason);
 }
 
+/* A GPU type fitted to measurements in another precision than the job's
+ * keeps the precision move's uncertainty: profiling it in the job's removes
+ * it. The reason said "A's throughput is not measured" beside "A throughput
+ * fitted: fitted to 56 measured step times". */
+static void test_fitted_in_another_precision(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 30);
+    f.advice.ranked[0].prov_throughput = CF_PROV_FITTED;
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_PROFILE);
+    assert_string_equal(m.gpu, "A");
+    if (strstr(m.reason, "not measured") || !strstr(m.reason, "measured in another precision"))
+        fail_msg("reason: %s", m.reason);
+}
+
 /* Everything measured: nothing to buy. */
 static void test_nothing_to_measure(void **state)
 {
@@ -299,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_spot_chosen),
         cmocka_unit_test(test_spot_chosen_same_gpu),
         cmocka_unit_test(test_network_measurement),
+        cmocka_unit_test(test_fitted_in_another_precision),
         cmocka_unit_test(test_nothing_to_measure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

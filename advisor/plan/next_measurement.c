@@ -217,11 +217,15 @@ static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_c
     if (m->kind == CF_MEASURE_PROFILE) {
         cf_buf_printf(&out, "profile %s (1 VM %s, ~%.0f min, ~$%.2f): ", m->gpu, m->instance_type, m->est_minutes,
                       m->est_usd);
-        /* an estimate is carried over from a profiled GPU type, or without one from the FLOPs per sample */
+        /* an estimate is carried over from a profiled GPU type, or without one from the FLOPs per sample; a
+         * fitted profile leaves compute uncertainty only when it was measured in another precision than the
+         * job's (advisor/model/inputs.c: moved by the peak ratio, with the carry-over's uncertainty) */
         cf_buf_printf(&why, "%s's throughput is %s", m->gpu,
-                      measured->prov_throughput != CF_PROV_ESTIMATED ? "not measured"
-                      : perf && perf->carried_from[0]                ? "an estimate carried over from another GPU type"
-                                                                     : "an estimate from the model's FLOPs per sample");
+                      measured->prov_throughput == CF_PROV_FITTED
+                          ? "measured in another precision than the job trains in (model.precision), and moved to it"
+                      : measured->prov_throughput != CF_PROV_ESTIMATED ? "not measured"
+                      : perf && perf->carried_from[0]                  ? "an estimate carried over from another GPU type"
+                                                                       : "an estimate from the model's FLOPs per sample");
     } else {
         cf_buf_printf(&out, "run %d × %s for %d GPU%s each (~%.0f min, ~$%.2f): ", m->nodes, m->instance_type,
                       m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s", m->est_minutes, m->est_usd);
