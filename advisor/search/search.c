@@ -123,8 +123,7 @@ static cf_status init_types(state *s)
         s->cand_type[c] = (int)t;
         const cf_search_candidate *k = &o->candidates[c];
         if (k->nodes < 1 || k->gpus_per_node < 1 || k->local_batch < 1 || !(k->usd_per_node_hr > 0) ||
-            k->nodes > o->constraints->max_nodes || k->nodes * k->gpus_per_node > o->constraints->max_gpus ||
-            (long)k->nodes * k->gpus_per_node * k->local_batch > o->constraints->max_global_batch)
+            !cf_search_within_limits(o->constraints, k->nodes, k->gpus_per_node, k->local_batch))
             s->excluded[c] = 1;
     }
     s->r->n_fitted = s->n_types;

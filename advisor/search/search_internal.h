@@ -54,6 +54,13 @@ int cf_search_feasible(const cf_search_options *options, double hours, double us
  * measurement (advisor/plan/next_measurement.c). */
 double cf_expected_improvement(double (*value)(void *ctx, double z, int *ok), void *ctx, double v_best);
 
+/* Whether a configuration of `nodes` VMs × `gpus_per_node` GPUs at this
+ * per-GPU batch is within the limits (search.max_nodes, max_gpus,
+ * max_global_batch, or the --max-nodes/--max-gpus that override them):
+ * the one check the search's candidates and a profile's runs and probe
+ * (trace or exec runner alike) are held to. */
+int cf_search_within_limits(const cf_constraints *limits, int nodes, int gpus_per_node, int local_batch);
+
 /* Which of n ascending per-GPU batches a light profile takes: the
  * smallest, the largest and (want = 3) the middle one (index n/2), without
  * repeats. Writes positions into out; returns how many. Also the training

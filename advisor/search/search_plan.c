@@ -14,6 +14,12 @@
 
 static int is_type(const cf_search_candidate *c, const char *gpu) { return strcasecmp(c->gpu, gpu) == 0; }
 
+int cf_search_within_limits(const cf_constraints *limits, int nodes, int gpus_per_node, int local_batch)
+{
+    return nodes <= limits->max_nodes && (long)nodes * gpus_per_node <= limits->max_gpus &&
+           (long)nodes * gpus_per_node * local_batch <= limits->max_global_batch;
+}
+
 /* Of the candidates of `gpu` with this shape (nodes, GPUs per node), one per
  * per-GPU batch — the cheapest VM, then the lowest index — in ascending
  * batch order. Returns the count written to out (room for n). */
@@ -208,18 +214,20 @@ cf_status cf_search_catalog_candidates(const cf_constraints *limits, const int *
 
 /* ---- the plan of a profile through a runner ------------------------------------- */
 
-/* Out of the plan: other GPU types, and with an instance type the
- * multi-GPU shapes of other VMs (1-GPU runs may use a 1-GPU VM of the
- * same GPU). */
+/* Out of the plan: other GPU types, with an instance type the multi-GPU
+ * shapes of other VMs (1-GPU runs may use a 1-GPU VM of the same GPU), and
+ * shapes beyond the limits (a trace's rows are not held to them as the
+ * catalog's candidates are). */
 static cf_status mark_excluded(const cf_search_candidate *cands, size_t n, const char *gpu, const char *instance_type,
-                               int from_trace, unsigned char *excluded)
+                               const cf_constraints *limits, int from_trace, unsigned char *excluded)
 {
     size_t n_type = 0, n_instance = 0;
     for (size_t c = 0; c < n; c++) {
         const cf_search_candidate *k = &cands[c];
         int other_type = strcasecmp(k->gpu, gpu) != 0;
         int other_vm = instance_type && k->gpus_per_node > 1 && (!k->vm || strcmp(k->vm->instance_type, instance_type));
-        excluded[c] = (unsigned char)(other_type || other_vm);
+        int beyond = !cf_search_within_limits(limits, k->nodes, k->gpus_per_node, k->local_batch);
+        excluded[c] = (unsigned char)(other_type || other_vm || beyond);
         n_type += !other_type;
         n_instance += !other_type && instance_type && k->vm && strcmp(k->vm->instance_type, instance_type) == 0;
     }
@@ -261,7 +269,7 @@ static cf_status mark_excluded(const cf_search_candidate *cands, size_t n, const
  * Pollux data): that shape of every one-VM candidate of `gpus` GPUs not
  * already there is appended. */
 static cf_status add_probe_shapes(cf_search_candidate **cands, size_t *n, unsigned char **excluded, int nodes,
-                                  int gpus)
+                                  int gpus, const cf_constraints *limits)
 {
     size_t extra = 0, n0 = *n;
     for (size_t c = 0; c < n0; c++)
@@ -286,7 +294,7 @@ static cf_status add_probe_shapes(cf_search_candidate **cands, size_t *n, unsign
             continue;
         (*cands)[*n] = *k;
         (*cands)[*n].nodes = nodes;
-        (*excluded)[(*n)++] = 0;
+        (*excluded)[(*n)++] = (unsigned char)!cf_search_within_limits(limits, nodes, gpus, k->local_batch);
     }
     return CF_OK;
 }
@@ -298,10 +306,17 @@ cf_status cf_search_plan_profile(const cf_search_profile_request *rq, cf_search_
     unsigned char *excluded = calloc(*n ? *n : 1, 1);
     if (!excluded)
         return cf_error_set(CF_ERR_NOMEM, "out of memory");
-    cf_status st = mark_excluded(*cands, *n, rq->gpu, rq->instance_type, rq->from_trace, excluded);
+    cf_status st = mark_excluded(*cands, *n, rq->gpu, rq->instance_type, rq->constraints, rq->from_trace, excluded);
     int nodes = rq->probe_nodes > 1 ? rq->probe_nodes : 2, gpus = rq->probe_gpus > 0 ? rq->probe_gpus : 1;
     int can_probe = 0;
-    if (st == CF_OK && rq->from_trace) {
+    /* the limits first, for every runner: a trace holds rows of shapes the
+     * spec forbids, an exec runner could start any */
+    if (st == CF_OK && (rq->constraints->max_nodes < nodes || rq->constraints->max_gpus < nodes * gpus)) {
+        snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
+                 "the spec allows %d node%s and %d GPUs (search.max_nodes / max_gpus), the probe needs %d × %d",
+                 rq->constraints->max_nodes, rq->constraints->max_nodes == 1 ? "" : "s", rq->constraints->max_gpus,
+                 nodes, gpus);
+    } else if (st == CF_OK && rq->from_trace) {
         for (size_t c = 0; c < *n && !can_probe; c++)
             can_probe = !excluded[c] && (*cands)[c].nodes == nodes && (*cands)[c].gpus_per_node == gpus;
         if (!can_probe)
@@ -312,12 +327,7 @@ cf_status cf_search_plan_profile(const cf_search_profile_request *rq, cf_search_
         if (!rq->runner_multi_node)
             snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
                      "the exec template has no {nodes} placeholder, so it cannot start %d nodes", nodes);
-        else if (rq->constraints->max_nodes < nodes || rq->constraints->max_gpus < nodes * gpus)
-            snprintf(out->probe_skipped_why, sizeof out->probe_skipped_why,
-                     "the spec allows %d node%s and %d GPUs (search.max_nodes / max_gpus), the probe needs %d × %d",
-                     rq->constraints->max_nodes, rq->constraints->max_nodes == 1 ? "" : "s",
-                     rq->constraints->max_gpus, nodes, gpus);
-        else if ((st = add_probe_shapes(cands, n, &excluded, nodes, gpus)) == CF_OK)
+        else if ((st = add_probe_shapes(cands, n, &excluded, nodes, gpus, rq->constraints)) == CF_OK)
             can_probe = 1;
     }
     if (st == CF_OK)

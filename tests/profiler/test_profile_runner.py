@@ -663,4 +663,26 @@ def test_a_probe_shape_asked_for_that_cannot_run_is_refused():
         assert stored(db) == before
 
 
+def test_a_trace_probe_is_held_to_the_limits():
+    """The trace runner ran and stored a probe of any shape its rows held, whatever the spec's max_nodes and
+    max_gpus (or --max-nodes/--max-gpus) said: a 2 × 4 probe on a spec of max_nodes 1, a 4 × 4 probe under
+    --max-gpus 4, the default 2 × 1 with max_nodes 1, where the exec runner refuses or skips it. The limits
+    are one check now, for both runners."""
+    path = spec("lim1", clouds=["aws"], max_nodes=1)
+    db = os.path.join(TMP, "lim1.db")
+    for extra, message in [
+            (["--probe-nodes", "2", "--probe-gpus", "4"], "--probe-nodes 2 --probe-gpus 4: the spec allows 1 node and"),
+            (["--max-nodes", "16", "--max-gpus", "4", "--probe-nodes", "4", "--probe-gpus", "4"],
+             "--probe-nodes 4 --probe-gpus 4: the spec allows 16 nodes and 4 GPUs")]:
+        rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "--instance-type",
+                           "g4dn.12xlarge", *extra, db=db)
+        assert rc == 2 and message in err and "nothing was run or stored" in err and out == "", (extra, rc, err)
+        assert not os.path.exists(db) or not stored(db), extra
+    rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", db=db)
+    assert rc == 0, err
+    assert "probe is skipped: the spec allows 1 node and" in err, err
+    runner = json.loads(stored(db)[0][2])["runner"]
+    assert runner["probe_status"] == "skipped" and all(r["nodes"] == 1 for r in runner["runs"]), runner
+
+
 sys.exit(pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True)))
