@@ -343,7 +343,12 @@ static void test_baseline_refused(void **state)
     refused_doc("{", "old.json");
     refused_doc("{\"chosen\": 3}", "old.json: chosen: expected an object");
     refused_doc("{\"chosen\": {}}", "old.json: chosen.cloud: expected a string");
-    refused_doc_with("\"nodes\":2", "\"nodes\":2.5", "chosen.nodes: expected an integer from 0 to 1e+06, got 2.5");
+    refused_doc_with("\"nodes\":2", "\"nodes\":2.5", "chosen.nodes: expected an integer from 1 to 1e+06, got 2.5");
+    /* a plan of 0 VMs or 0 GPUs was taken as the baseline: counts start at 1 */
+    refused_doc_with("\"nodes\":2", "\"nodes\":0", "old.json: chosen.nodes: expected an integer from 1 to 1e+06, got 0");
+    refused_doc_with("\"gpus_per_node\":8", "\"gpus_per_node\":0",
+                     "old.json: chosen.gpus_per_node: expected an integer from 1 to 1024, got 0");
+    refused_doc_with("\"nodes\":2", "\"nodes\":-1", "old.json: chosen.nodes: expected an integer from 1 to 1e+06, got -1");
     /* the range stated is the one held: "from 0 to 1e+15" told a cost of -1 that 0 would do */
     refused_doc_with("\"total_usd\":800.5", "\"total_usd\":-1", "old.json: chosen.total_usd: expected a cost above 0 "
                      "(a chosen plan is never free) and at most 1e15, got -1");

@@ -307,17 +307,20 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
     copy_string(c->gpu, sizeof c->gpu, field(chosen, "gpu", 1, path, &st));
     const char *nums[] = {"gpus_per_node", "nodes", "local_batch", "accumulation", "global_batch",
                           "lr", "step_time_s", "hours", "total_usd", "usd_per_hour"};
-    /* Counts are whole numbers that fit their fields; the rest finite and
-     * not negative: a value out of range is named, never cast blindly. */
+    /* Counts are whole numbers from 1 (a plan of 0 VMs, 0 GPUs or batch 0
+     * is none) that fit their fields; the rest finite and not negative: a
+     * value out of range is named, never cast blindly. */
     static const double max_of[10] = {1024, 1e6, 1e7, 1e6, 1e15, 1e6, 1e9, 1e9, 1e15, 1e9};
     double v[10] = {0};
     for (int i = 0; i < 10; i++) {
         const cJSON *x = field(chosen, nums[i], 0, path, &st);
         v[i] = x ? x->valuedouble : 0;
+        int is_count = i < 5;
         /* total_usd (8) has a range of its own, stated below: "from 0" told a cost of -1 that 0 would do */
-        if (st == CF_OK && i != 8 && (!(v[i] >= 0 && v[i] <= max_of[i]) || (i < 5 && v[i] != floor(v[i])))) {
-            st = cf_error_set(CF_ERR_INVALID, "%s: chosen.%s: expected %s from 0 to %g, got %g", path, nums[i],
-                              i < 5 ? "an integer" : "a number", max_of[i], v[i]);
+        if (st == CF_OK && i != 8 &&
+            (!(v[i] >= is_count && v[i] <= max_of[i]) || (is_count && v[i] != floor(v[i])))) {
+            st = cf_error_set(CF_ERR_INVALID, "%s: chosen.%s: expected %s from %d to %g, got %g", path, nums[i],
+                              is_count ? "an integer" : "a number", is_count, max_of[i], v[i]);
             cf_error_hint(BASELINE_HINT);
         }
     }
