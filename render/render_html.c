@@ -109,14 +109,16 @@ static void next_measurement(const cf_report *r, cf_buf *out)
     if (m->kind == CF_MEASURE_NONE)
         return;
     cf_buf_puts(out, "<p class=\"next\" id=\"next-measurement\"><strong>Next measurement</strong>: ");
-    esc(out, m->reason);
-    cf_buf cmd = CF_BUF_INIT;
+    cf_buf sentence = CF_BUF_INIT, cmd = CF_BUF_INIT;
+    cf_next_measurement_sentence(m, &sentence);
     cf_next_measurement_command(m, r->spec->job.source, r->history, &cmd);
-    cf_buf_puts(out, ". Run it: <code>");
+    esc(out, sentence.data ? sentence.data : "");
+    cf_buf_puts(out, " <code>");
     esc(out, cmd.data ? cmd.data : "");
     cf_buf_puts(out, "</code></p>\n");
-    if (cmd.failed)
+    if (sentence.failed || cmd.failed)
         out->failed = 1;
+    cf_buf_free(&sentence);
     cf_buf_free(&cmd);
 }
 

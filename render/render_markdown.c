@@ -248,12 +248,16 @@ static void reasons(const cf_report *r, cf_buf *out)
         }
     if (r->advice->next.kind != CF_MEASURE_NONE) {
         cf_buf_puts(out, "- **next measurement**: ");
-        cell(out, r->advice->next.reason);
-        cf_buf cmd = CF_BUF_INIT;
+        cf_buf sentence = CF_BUF_INIT, cmd = CF_BUF_INIT;
+        cf_next_measurement_sentence(&r->advice->next, &sentence);
         cf_next_measurement_command(&r->advice->next, r->spec->job.source, r->history, &cmd);
-        cf_buf_puts(out, "; then recommend again: ");
+        cell(out, sentence.data ? sentence.data : "");
+        cf_buf_puts(out, " ");
         code(out, cmd.data ? cmd.data : "", 0);
         cf_buf_puts(out, "\n");
+        if (sentence.failed || cmd.failed)
+            out->failed = 1;
+        cf_buf_free(&sentence);
         cf_buf_free(&cmd);
     }
     if (c->network_measured_max_nodes > 0) {

@@ -62,11 +62,18 @@ void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_
     }
 }
 
+void cf_next_measurement_sentence(const cf_next_measurement *m, cf_buf *out)
+{
+    if (m->kind != CF_MEASURE_NONE)
+        cf_buf_printf(out, "%s; then 'recommend' again. Run it:", m->reason);
+}
+
 void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_path, const char *history, cf_buf *out)
 {
     if (m->kind == CF_MEASURE_NONE)
         return;
-    cf_buf_printf(out, "%s; then 'recommend' again. Run it: ", m->reason);
+    cf_next_measurement_sentence(m, out);
+    cf_buf_puts(out, " ");
     cf_next_measurement_command(m, spec_path, history, out);
 }
 

@@ -133,5 +133,10 @@ void cf_next_measurement_text(const cf_next_measurement *m, const char *spec_pat
 void cf_next_measurement_command(const cf_next_measurement *m, const char *spec_path, const char *history,
                                  cf_buf *out);
 cJSON *cf_next_measurement_json(const cf_next_measurement *m, const char *spec_path, const char *history);
+/* The words before the command, the same in every format (the table's
+ * line, the markdown, the HTML report): "REASON; then 'recommend' again.
+ * Run it:" (nothing for CF_MEASURE_NONE). Each format escapes it as its
+ * text and sets the command after it as its code. */
+void cf_next_measurement_sentence(const cf_next_measurement *m, cf_buf *out);
 
 #endif

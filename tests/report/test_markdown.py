@@ -92,7 +92,7 @@ def test_command_to_copy_runs_what_it_says():
     name = "a`$(echo PWNED)`&b.json"
     shutil.copy(SPEC, os.path.join(folder, name))
     out = recommend(spec=name, cwd=folder)
-    line = [ln for ln in out.splitlines() if "recommend again" in ln]
+    line = [ln for ln in out.splitlines() if "'recommend' again" in ln]
     assert line, out
     m = re.search(r"(`+) (cloudfit profile .*?) \1$", line[0]) or re.search(r"(`+)(cloudfit profile .*?)\1$", line[0])
     assert m, line[0]
@@ -104,6 +104,31 @@ def test_command_to_copy_runs_what_it_says():
         html = render(out)
         assert "PWNED" in html and "&amp;amp;" not in html, html  # shown as written, not run, not double-escaped
 
+
+
+def test_next_measurement_is_one_sentence_in_every_format():
+    """The next measurement was worded three ways: the table "...; then 'recommend' again. Run it: CMD", the
+    markdown "...; then recommend again: CMD", the HTML report "... . Run it: CMD" (no recommending again).
+    Every format now sets the library's one sentence before the command."""
+    import html as htmlmod
+    page = os.path.join(TMP, "next.html")
+    common = ["--no-history", "-q", "--max-catalog-age-days", "100000", SPEC]
+    p = subprocess.run([BIN, "recommend", "-f", "json", *common], capture_output=True, text=True, env=ENV,
+                       cwd=TMP, timeout=300)
+    assert p.returncode == 0, p.stderr
+    nm = json.loads(p.stdout)["next_measurement"]
+    want = nm["reason"] + "; then 'recommend' again. Run it: " + nm["command"]
+    p = subprocess.run([BIN, "recommend", "--no-chart", "--report", page, *common], capture_output=True, text=True,
+                       env=ENV, cwd=TMP, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "  next measurement: " + want + "\n" in p.stdout, p.stdout
+    with open(page) as f:
+        para = re.search(r'<p class="next" id="next-measurement">(.*?)</p>', f.read(), re.S).group(1)
+    assert htmlmod.unescape(re.sub(r"<[^>]+>", "", para)) == "Next measurement: " + want, para
+    md = [ln for ln in recommend().splitlines() if ln.startswith("- **next measurement**: ")]
+    assert md, md
+    text = re.sub(r"\\(.)", r"\1", md[0][len("- **next measurement**: "):])  # the cell escapes
+    assert text == want.replace(nm["command"], "`" + nm["command"] + "`"), (text, want)
 
 
 def test_reordering_characters_escaped_in_the_report_and_rows():
