@@ -104,7 +104,7 @@ static cf_status run_probe(const cf_runner_profile_plan *plan, const cf_search_r
         double t = 0;
         shape_text(c, what, sizeof what);
         char label[240];
-        snprintf(label, sizeof label, "%d-node probe: %s", c->nodes, what);
+        snprintf(label, sizeof label, "probe: %s", what); /* what names the shape: "4 nodes × 4 GPUs, batch 20 ..." */
         report(plan, (int)(plan->n_light + i), total, label);
         cf_status st = run_once_or_twice(plan, runner, c, plan->probe_steps, (int)(plan->n_light + i), label, &t);
         if (st == CF_ERR_INTERRUPTED || st == CF_ERR_NOMEM) {

@@ -1,16 +1,20 @@
 /* Renders the result of `cloudfit profile` (profile_report.h). */
 #include "cloudfit/render/profile_report.h"
 #include "cloudfit/common/csvwrite.h"
+#include "cloudfit/advisor/inputs.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The runs of a runner profile, and what became of the 2-node probe. */
+/* The runs of a runner profile, and what became of its probe (named by
+ * the shape it ran: "2-node × 1-GPU probe", "16-node × 4-GPU probe"). */
 static void runner_table(const cf_profile *p, cf_buf *out)
 {
-    cf_buf_printf(out, "%s on %s through %s: %d run%s (light profile + 2-node probe)\n", p->spec_name, p->device.name,
-                  p->runner, p->n_runs, p->n_runs == 1 ? "" : "s");
+    char probe[64];
+    cf_profile_probe_name(p, probe, sizeof probe);
+    cf_buf_printf(out, "%s on %s through %s: %d run%s (light profile + %s)\n", p->spec_name, p->device.name,
+                  p->runner, p->n_runs, p->n_runs == 1 ? "" : "s", probe);
     cf_buf_printf(out, "  %-8s  %-20s  %9s  %5s  %11s  %10s  %10s\n", "RUN", "INSTANCE", "PLACEMENT", "NODES",
                   "LOCAL BATCH", "STEP s", "SAMPLES/s");
     for (int i = 0; i < p->n_runs; i++) {
@@ -22,7 +26,7 @@ static void runner_table(const cf_profile *p, cf_buf *out)
                       r->instance_type[0] ? r->instance_type : "-", placement, r->nodes, r->local_batch,
                       r->step_time_s, (double)r->nodes * r->gpus_per_node * r->local_batch / r->step_time_s);
     }
-    cf_buf_printf(out, "2-node probe: %s%s%s\n", p->probe_status, p->probe_note[0] ? ": " : "", p->probe_note);
+    cf_buf_printf(out, "%s: %s%s%s\n", probe, p->probe_status, p->probe_note[0] ? ": " : "", p->probe_note);
 }
 
 void cf_profile_table(const cf_profile *p, const char *gpu_model, cf_buf *out)

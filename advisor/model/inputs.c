@@ -344,6 +344,16 @@ static cf_status add_given(const cf_inputs_request *rq, cf_inputs *in)
 
 /* ---- step 2: cached profiles --------------------------------------------------------- */
 
+void cf_profile_probe_name(const cf_profile *p, char *out, size_t n)
+{
+    for (int i = 0; i < p->n_runs; i++)
+        if (p->runs[i].nodes > 1) {
+            snprintf(out, n, "%d-node × %d-GPU probe", p->runs[i].nodes, p->runs[i].gpus_per_node);
+            return;
+        }
+    snprintf(out, n, "network probe");
+}
+
 /* A runner profile (`cloudfit profile --runner`): its runs as measurement
  * rows — 1 GPU, a full VM and the 2-node × 1-GPU probe — fitted like a
  * measurements CSV, so the probe's two rows identify the effective
@@ -408,10 +418,12 @@ static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profil
                  probe_nodes, probe_gpus, probe_gpus == 1 ? "" : "s", batches,
                  probe_vm[0] ? probe_vm : "the runner's VMs", nic, p->created_at);
     } else {
+        char probe[64];
+        cf_profile_probe_name(p, probe, sizeof probe);
         add_note(in,
-                 "the cached %s profile of %s has no 2-node probe (%s%s%s): the inter-node bandwidth is not measured",
-                 p->backend, gpu->model, p->probe_status[0] ? p->probe_status : "not run", p->probe_note[0] ? ": " : "",
-                 p->probe_note);
+                 "the cached %s profile of %s has no measured %s (%s%s%s): the inter-node bandwidth is not measured",
+                 p->backend, gpu->model, probe, p->probe_status[0] ? p->probe_status : "not run",
+                 p->probe_note[0] ? ": " : "", p->probe_note);
     }
     return 1;
 }

@@ -66,9 +66,9 @@ def test_trace_profile_probe_csv_cache_and_recommend():
     path = spec("a")
     rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "--csv", out_csv, db=db)
     assert rc == 0, err
-    assert "2-node probe: measured" in out, out
+    assert "(light profile + 2-node × 1-GPU probe)" in out and "2-node × 1-GPU probe: measured" in out, out
     # its batches listed as a list ("at per-GPU batch 20 200" read as one number)
-    assert re.search(r"2-node probe: measured: 2 nodes × 1 GPU \(placement 11\) at per-GPU batches \d+, \d+\n", out), out
+    assert re.search(r"2-node × 1-GPU probe: measured: 2 nodes × 1 GPU \(placement 11\) at per-GPU batches \d+, \d+\n", out), out
     # The measurements CSV: Pollux columns, 1-GPU, full-VM (4) and placement-11 rows.
     with open(out_csv) as f:
         reader = csv.DictReader(f)
@@ -130,7 +130,7 @@ def test_without_probe_the_network_is_the_default():
                        os.path.join(TMP, "b.csv"), db=db)
     assert rc == 0, err  # the single-node profile is complete and kept
     assert "the 2-node × 1-GPU probe is skipped: the trace has no 2-node × 1-GPU rows (placement 11)" in err, err
-    assert "2-node probe: skipped" in out, out
+    assert "(light profile + network probe)" in out and "network probe: skipped" in out, out
     with open(os.path.join(TMP, "b.csv")) as f:
         assert sorted({r["placement"] for r in csv.DictReader(f)}) == ["1", "4"]
     (backend, device, text), = stored(db)
@@ -143,7 +143,7 @@ def test_without_probe_the_network_is_the_default():
     assert rc == 0, err
     net = [line for line in out.splitlines() if "network:" in line][0]
     assert "the default for" in net and "a 2-node probe would measure it" in net, net
-    assert "has no 2-node probe (skipped: the trace has no 2-node" in out, out
+    assert "has no measured network probe (skipped: the trace has no 2-node" in out, out
 
 
 def test_probe_at_the_shape_the_trace_has():
@@ -171,7 +171,7 @@ def test_probe_at_the_shape_the_trace_has():
     assert "the 2-node × 1-GPU probe: the trace has no 2-node × 1-GPU rows (placement 11) of T4 for this model; " \
            "it runs as 2 nodes × 4 GPUs instead" in err, err
     assert "probe is skipped" not in err, err
-    assert "2-node probe: measured: 2 nodes × 4 GPUs" in out, out
+    assert "2-node × 4-GPU probe: measured: 2 nodes × 4 GPUs" in out, out
     with open(os.path.join(TMP, "p44-runs.csv")) as f:
         assert "44" in {r["placement"] for r in csv.DictReader(f)}
     (backend, device, text), = stored(db)
@@ -629,11 +629,16 @@ def test_next_measurement_command_runs_beyond_the_specs_max_nodes():
 
 def test_a_probe_of_another_shape_is_named_as_measured():
     """profile --probe-nodes 4 --probe-gpus 4 (a next measurement's command), and recommend explained the network
-    as "fitted from the measured probe: 2 nodes × 1 GPU": the shape was written in, not read from the runs."""
+    as "fitted from the measured probe: 2 nodes × 1 GPU": the shape was written in, not read from the runs. The
+    profile's table called it "2-node probe" too; it names the shape that ran now."""
     db, path = os.path.join(TMP, "shape44.db"), spec("shape44", clouds=["aws"])
     rc, out, err = run("profile", path, "--runner", "trace:" + TRACE, "--gpu", "T4", "--instance-type",
                        "g4dn.12xlarge", "--probe-nodes", "4", "--probe-gpus", "4", db=db)
     assert rc == 0, err
+    # the profile's own table called it "2-node probe" whatever its shape
+    assert "7 runs (light profile + 4-node × 4-GPU probe)" in out, out
+    assert "\n4-node × 4-GPU probe: measured: 4 nodes × 4 GPUs at per-GPU batches " in out, out
+    assert "2-node" not in out, out
     rc, out, err = run("recommend", path, "--gpu", "T4", "--no-history", "-f", "json", db=db)
     assert rc == 0, err
     t4 = [g for g in json.loads(out)["explanation"]["gpus"] if g["gpu"] == "T4"][0]

@@ -87,4 +87,11 @@ typedef struct {
 cf_status cf_inputs_build(const cf_inputs_request *request, cf_inputs *out);
 void cf_inputs_free(cf_inputs *in);
 
+/* What a runner profile's probe is called wherever it is named (the
+ * profile's table, recommend's notes): its shape as it ran, "4-node ×
+ * 4-GPU probe" (from its runs; the default is 2 × 1, --probe-nodes and
+ * --probe-gpus name another), or "network probe" when none of its runs is
+ * stored (skipped, or failed at once: probe_note names the shape then). */
+void cf_profile_probe_name(const cf_profile *p, char *out, size_t n);
+
 #endif
