@@ -269,7 +269,7 @@ static void test_sub_options(void **state)
     assert_string_equal(cf_history_option_subcommands("dry-run"), "prune");
     assert_string_equal(cf_history_option_subcommands("to"), "migrate");
     assert_null(cf_history_option_subcommands("db"));
-    assert_null(cf_history_option_subcommands("format"));
+    assert_string_equal(cf_history_option_subcommands("format"), "list show diff");
     const char *filter[] = {"since"}, *age[] = {"older-than", "dry-run"}, *to[] = {"to"};
     n_notes = 0;
     assert_int_equal(cf_history_check_options("list", filter, 1, keep_note, NULL), CF_OK);
@@ -282,6 +282,17 @@ static void test_sub_options(void **state)
     assert_int_equal(cf_history_check_options("list", age, 2, keep_note, NULL), CF_OK);
     assert_int_equal(n_notes, 2); /* --dry-run given to list: noted (the CLI said nothing) */
     assert_string_equal(last_note, "note: --dry-run applies to 'history prune' only; ignored");
+    /* -f json given to prune or migrate, which print text: noted (they printed the text without a word) */
+    const char *format[] = {"format"};
+    n_notes = 0;
+    assert_int_equal(cf_history_check_options("show", format, 1, keep_note, NULL), CF_OK);
+    assert_int_equal(cf_history_check_options("diff", format, 1, keep_note, NULL), CF_OK);
+    assert_int_equal(n_notes, 0);
+    assert_int_equal(cf_history_check_options("prune", format, 1, keep_note, NULL), CF_OK);
+    assert_string_equal(last_note,
+                        "note: --format applies to 'history list', 'history show' and 'history diff' only; ignored");
+    assert_int_equal(cf_history_check_options("migrate", format, 1, keep_note, NULL), CF_OK);
+    assert_int_equal(n_notes, 2);
 }
 
 int main(void)

@@ -344,6 +344,8 @@ static const struct {
     {"model", "list", 1},  {"spec-hash", "list", 1}, {"since", "list", 1}, {"until", "list", 1},
     {"branch", "list", 1}, {"cloud", "list", 1},     {"gpu", "list", 1},   {"limit", "list", 1},
     {"older-than", "prune", 0}, {"dry-run", "prune", 0}, {"to", "migrate", 0},
+    /* prune and migrate print text: -f json there printed it without a word */
+    {"format", "list show diff", 0},
 };
 
 static int sub_option_row(const char *name)
@@ -384,13 +386,22 @@ cf_status cf_history_check_options(const char *sub, const char *const *given, si
             return CF_ERR_USAGE;
         }
     }
-    char text[160];
+    char text[200];
     for (size_t i = 0; note && i < n_given; i++) {
         int row = sub_option_row(given[i]);
         if (row < 0 || has_word(sub_options[row].subcommands, sub))
             continue;
-        snprintf(text, sizeof text, "note: --%s applies to 'history %s' only; ignored", given[i],
-                 sub_options[row].subcommands);
+        /* "'history list', 'history show' and 'history diff'" */
+        char names[120] = "";
+        size_t len = 0;
+        for (const char *p = sub_options[row].subcommands; *p && len < sizeof names;) {
+            size_t n = strcspn(p, " ");
+            const char *next = p + n + (p[n] == ' ');
+            const char *sep = !len ? "" : *next ? ", " : " and ";
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s'history %.*s'", sep, (int)n, p);
+            p = next;
+        }
+        snprintf(text, sizeof text, "note: --%s applies to %s only; ignored", given[i], names);
         note(note_ctx, CF_NOTE_INFO, text);
     }
     return CF_OK;

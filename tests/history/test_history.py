@@ -575,6 +575,12 @@ def test_prune():
     rc, out, err = run("history", "--db", db, "--older-than", "30d", "--to", "x.db")
     assert rc == 0 and "note: --older-than applies to 'history prune' only; ignored" in err, err
     assert "note: --to applies to 'history migrate' only; ignored" in err, err
+    # prune and migrate print text: -f json there was ignored without a word
+    for args in (["prune", "--older-than", "30d", "--dry-run"], ["prune", "--older-than", "30d"],
+                 ["migrate", "--to", tmp("format-copy.db")]):
+        rc, out, err = run("history", "--db", db, *args, "-f", "json")
+        assert rc == 0 and "note: --format applies to 'history list', 'history show' and 'history diff' only; " \
+            "ignored" in err, (args, err)
 
 
 def test_record_replaces_estimate():
