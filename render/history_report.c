@@ -395,8 +395,13 @@ void cf_history_diff_csv(const cf_history_diff_report *r, cf_buf *out)
         const cf_diff_entry *e = &r->diff.entries[i];
         cf_csv_put_text(out, e->key, 0);
         cf_csv_put_text(out, e->group, 0);
-        cf_csv_put_text(out, e->before, 0);
-        cf_csv_put_text(out, e->after, 0);
+        if (isnan(e->before_value)) {
+            cf_csv_put_text(out, e->before, 0);
+            cf_csv_put_text(out, e->after, 0);
+        } else { /* the values, as the JSON and the list's CSV give them: the table's text rounds them */
+            cf_csv_put_number(out, e->before_value, 0);
+            cf_csv_put_number(out, e->after_value, 0);
+        }
         cf_csv_put_int(out, e->changed, 0);
         cf_csv_put_number(out, cf_diff_pct(e), 1);
     }

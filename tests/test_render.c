@@ -198,6 +198,32 @@ static void history_row(cf_history_row *row, long long id, const char *branch)
     }
 }
 
+/* history diff -f csv: the values, as the JSON and the list's CSV give
+ * them; it wrote the table's text, the LR at four digits and a cost of
+ * $1,234,567.89 as 1.23457e+06. */
+static void test_history_diff_csv_has_the_values(void **state)
+{
+    (void)state;
+    cf_history_row a, b;
+    history_row(&a, 1, NULL);
+    history_row(&b, 2, NULL);
+    a.chosen.lr = 0.5191473867796916;
+    b.chosen.lr = 0.6567941659306896;
+    a.chosen.total_usd = 1234567.89;
+    b.chosen.total_usd = 1534567.25;
+    snprintf(b.chosen.cloud, sizeof b.chosen.cloud, "aws");
+    cf_history_diff_report r = {.from = &a, .to = &b};
+    cf_history_compare(&a, &b, &r.diff);
+    cf_buf out = CF_BUF_INIT;
+    cf_history_diff_csv(&r, &out);
+    const char *csv = cf_buf_cstr(&out);
+    assert_non_null(strstr(csv, "\r\nlr,configuration,0.519147386779692,0.65679416593069,1,"));
+    assert_non_null(strstr(csv, "\r\ntotal_usd,cost,1234567.89,1534567.25,1,"));
+    assert_non_null(strstr(csv, "\r\ncloud,configuration,lambda,aws,1,\r\n")); /* text as it is */
+    assert_non_null(strstr(csv, "\r\nnodes,configuration,2,2,0,0\r\n"));
+    cf_buf_free(&out);
+}
+
 /* The BRANCH cell is cut at 40 bytes at a character boundary: "%.40s"
  * showed half an 'é' as '\xc3'. */
 static void test_history_table_cuts_whole_characters(void **state)
@@ -654,7 +680,9 @@ int main(void)
         cmocka_unit_test(test_config_json_keeps_limits),
         cmocka_unit_test(test_counts_of_one_are_singular),
         cmocka_unit_test(test_catalog_source_json),
-        cmocka_unit_test(test_chosen_price_rule_is_of_the_price_paid), cmocka_unit_test(test_profile_csv_and_table),
+        cmocka_unit_test(test_chosen_price_rule_is_of_the_price_paid),
+        cmocka_unit_test(test_history_diff_csv_has_the_values),
+        cmocka_unit_test(test_profile_csv_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
