@@ -16,6 +16,16 @@ static void text_entry(cf_diff_entry *e, const char *key, const char *group, con
     e->changed = strcmp(a, b) != 0;
 }
 
+/* `digits` significant digits, never in exponent notation: a number too
+ * large for them is shown whole, a price to the cent (a cost of
+ * $1,234,567.89 was "1.23457e+06", and a change of it under $5 not one). */
+static void shown(char *out, size_t n, double v, int digits, int cents)
+{
+    snprintf(out, n, "%.*g", digits, v);
+    if (strchr(out, 'e') && fabs(v) >= 1)
+        snprintf(out, n, "%.*f", cents ? 2 : 0, v);
+}
+
 /* Numbers compare at the precision they are shown with: a change below
  * display precision is noise from re-running the same model. */
 static void number_entry(cf_diff_entry *e, const char *key, const char *group, double a, double b, int digits)
@@ -23,8 +33,9 @@ static void number_entry(cf_diff_entry *e, const char *key, const char *group, d
     memset(e, 0, sizeof *e);
     e->key = key;
     e->group = group;
-    snprintf(e->before, sizeof e->before, "%.*g", digits, a);
-    snprintf(e->after, sizeof e->after, "%.*g", digits, b);
+    int cents = strcmp(group, "prices") == 0 || strcmp(group, "cost") == 0;
+    shown(e->before, sizeof e->before, a, digits, cents);
+    shown(e->after, sizeof e->after, b, digits, cents);
     e->before_value = a;
     e->after_value = b;
     e->changed = strcmp(e->before, e->after) != 0;

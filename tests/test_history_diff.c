@@ -121,6 +121,27 @@ static void test_numbers_compare_at_display_precision(void **state)
     assert_int_equal(d.n_changed, 1);
 }
 
+/* A cost of a million dollars or more: shown to the cent, never as
+ * 1.23457e+06, and a change of it compared at that precision. */
+static void test_large_numbers_are_shown_whole(void **state)
+{
+    (void)state;
+    cf_history_row a = sample_row(), b = sample_row();
+    a.chosen.total_usd = 1234567.89;
+    b.chosen.total_usd = 1234568.2;
+    a.chosen.global_batch = b.chosen.global_batch = 1234567;
+    cf_history_diff d;
+    cf_history_compare(&a, &b, &d);
+    assert_string_equal(entry(&d, "total_usd")->before, "1234567.89");
+    assert_string_equal(entry(&d, "total_usd")->after, "1234568.20");
+    assert_true(entry(&d, "total_usd")->changed);
+    assert_string_equal(entry(&d, "global_batch")->before, "1234567");
+    b.chosen.lr = a.chosen.lr = 123456.7; /* 4 digits: whole */
+    cf_history_compare(&a, &b, &d);
+    assert_string_equal(entry(&d, "lr")->before, "123457");
+    assert_string_equal(entry(&d, "total_usd")->before, "1234567.89");
+}
+
 static void test_pct_needs_a_nonzero_number_before(void **state)
 {
     (void)state;
@@ -150,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_same_recommendation_changes_nothing),
         cmocka_unit_test(test_changes_with_groups_and_percentages),
         cmocka_unit_test(test_numbers_compare_at_display_precision),
+        cmocka_unit_test(test_large_numbers_are_shown_whole),
         cmocka_unit_test(test_pct_needs_a_nonzero_number_before),
         cmocka_unit_test(test_config_diff_fits_its_array),
     };
