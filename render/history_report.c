@@ -158,7 +158,7 @@ void cf_history_list_begin(cf_history_list_writer *w, cf_buf *out)
         cf_text_table_stream_head(&w->stream, out, &w->left_out);
     else if (w->format == CF_HISTORY_FORMAT_CSV)
         cf_buf_printf(out, "id,created_at,spec_name,spec_hash,objective,catalog_name,catalog_date,%s,"
-                           "ci_provider,commit,branch,base_branch,pull_request,run_id\r\n",
+                           "ci_provider,commit,branch,base_branch,pull_request,run_id,run_url\r\n",
                       csv_config_columns);
 }
 
@@ -196,9 +196,9 @@ void cf_history_list_row(cf_history_list_writer *w, const cf_history_row *row, c
             cf_csv_put_text(out, texts[k], 0);
         csv_config(out, &row->chosen, 0);
         const char *ci[] = {row->ci.provider, row->ci.commit, row->ci.branch, row->ci.base_branch,
-                            row->ci.pull_request, row->ci.run_id};
-        for (int k = 0; k < 6; k++)
-            cf_csv_put_text(out, ci[k], k == 5);
+                            row->ci.pull_request, row->ci.run_id, row->ci.run_url}; /* as the JSON's ci */
+        for (int k = 0; k < 7; k++)
+            cf_csv_put_text(out, ci[k], k == 6);
     }
     w->n++;
 }

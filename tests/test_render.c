@@ -198,6 +198,24 @@ static void history_row(cf_history_row *row, long long id, const char *branch)
     }
 }
 
+/* The list's CSV has every CI value the JSON's ci has: run_url was left
+ * out, the link from a row to the job that made it. */
+static void test_history_csv_has_the_run_url(void **state)
+{
+    (void)state;
+    cf_history_row row;
+    history_row(&row, 1, "main");
+    snprintf(row.ci.run_id, sizeof row.ci.run_id, "77");
+    snprintf(row.ci.run_url, sizeof row.ci.run_url, "https://ci.example/run/77");
+    cf_history_list_report r = {.rows = &row, .n = 1};
+    cf_buf out = CF_BUF_INIT;
+    cf_history_list_csv(&r, &out);
+    const char *csv = cf_buf_cstr(&out);
+    assert_non_null(strstr(csv, ",pull_request,run_id,run_url\r\n1,"));
+    assert_non_null(strstr(csv, ",main,,,77,https://ci.example/run/77\r\n"));
+    cf_buf_free(&out);
+}
+
 /* history diff -f csv: the values, as the JSON and the list's CSV give
  * them; it wrote the table's text, the LR at four digits and a cost of
  * $1,234,567.89 as 1.23457e+06. */
@@ -682,7 +700,7 @@ int main(void)
         cmocka_unit_test(test_catalog_source_json),
         cmocka_unit_test(test_chosen_price_rule_is_of_the_price_paid),
         cmocka_unit_test(test_history_diff_csv_has_the_values),
-        cmocka_unit_test(test_profile_csv_and_table),
+        cmocka_unit_test(test_history_csv_has_the_run_url), cmocka_unit_test(test_profile_csv_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
