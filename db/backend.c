@@ -239,13 +239,22 @@ cf_status cf_db_open_in_folder(const char *target, const char *folder, cf_db **o
 {
     char made[sizeof ((cf_db *)0)->made_dir];
     *out = NULL;
-    cf_status st = cf_mkdir_private_made(folder, made, sizeof made);
-    if (st == CF_OK)
-        st = cf_db_open(target, out);
-    if (st != CF_OK) {
+    cf_status st;
+    /* Another first command that failed removes the folders it made once
+     * they are empty: between this one's mkdir (they were there) and its
+     * file, or in the middle of the mkdir. Then they are made again. */
+    for (int tries = 0;; tries++) {
+        struct stat sb;
+        st = cf_mkdir_private_made(folder, made, sizeof made);
+        if (st == CF_OK)
+            st = cf_db_open(target, out);
+        if (st == CF_OK)
+            break;
         if (made[0])
             cf_rmdir_made(folder, made);
-        return st;
+        if (tries == 8 || stat(folder, &sb) == 0 || errno != ENOENT)
+            return st;
+        cf_error_clear();
     }
     if ((*out)->created)
         snprintf((*out)->made_dir, sizeof (*out)->made_dir, "%s", made);

@@ -516,6 +516,15 @@ static cf_status open_handle(cf_db *db, int flags, const char *uri_tail)
     return CF_OK;
 }
 
+/* Whether the file db->handle opened is no longer the one at db->path:
+ * removed (or replaced) since. */
+static int has_moved(cf_db *db)
+{
+    int moved = 0;
+    return db->handle && sqlite3_file_control(db->handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK &&
+           moved;
+}
+
 static cf_status sqlite_open_write(const char *path, cf_db **out)
 {
     *out = NULL;
@@ -525,18 +534,42 @@ static cf_status sqlite_open_write(const char *path, cf_db **out)
     db->driver = &cf_db_sqlite_driver;
     snprintf(db->path, sizeof db->path, "%s", path);
     int created = 0;
-    cf_status st = check_kind(db);
-    if (st == CF_OK)
-        st = create_private(db, &created);
-    if (st == CF_OK)
-        st = open_handle(db, SQLITE_OPEN_READWRITE, "");
-    if (st == CF_OK)
-        st = check_size(db);
-    if (st == CF_OK)
-        st = cf_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
-                        "cannot configure database");
-    if (st == CF_OK)
-        st = migrate(db);
+    cf_status st;
+    /* A new database another command created and is discarding
+     * (cf_db_remove_unused) can be removed between this open and its first
+     * lock: nothing holds it yet. Then the handle is on a file no longer
+     * there (SQLite: "attempt to write a readonly database", or a row
+     * stored in a removed file), and the open starts again on what the path
+     * names now. Once configured, WAL's shared lock keeps the file. */
+    for (int tries = 0;; tries++) {
+        created = 0;
+        st = check_kind(db);
+        if (st == CF_OK)
+            st = create_private(db, &created);
+        if (st == CF_OK)
+            st = open_handle(db, SQLITE_OPEN_READWRITE, "");
+        if (st == CF_OK)
+            st = check_size(db);
+        if (st == CF_OK)
+            st = cf_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+                            "cannot configure database");
+        if (st == CF_OK)
+            st = migrate(db);
+        struct stat gone;
+        int moved = has_moved(db) || (st != CF_OK && !created && stat(db->path, &gone) != 0 && errno == ENOENT);
+        if (!moved)
+            break;
+        sqlite3_close(db->handle);
+        db->handle = NULL;
+        created = 0; /* what is there now is not this open's */
+        if (tries == 8) {
+            if (st == CF_OK)
+                st = cf_error_set(CF_ERR_DB, "cannot open database '%s': it was removed or replaced while it was "
+                                  "opened, nine times", db->path);
+            break;
+        }
+        cf_error_clear();
+    }
     if (st != CF_OK) {
         sqlite3_close(db->handle);
         if (created)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -472,6 +474,69 @@ static void test_open_in_folder(void **state)
     assert_int_equal(rmdir(root), 0);
 }
 
+/* Another first command discarding the history it made (cf_db_remove_unused:
+ * its write lock held, the file unlinked, then its folder) while this one
+ * is between its open and its first lock: this open starts again on what
+ * the path names now, makes the file (and folder) again, and its row lands
+ * in the file at the path. It failed with "attempt to write a readonly
+ * database", or stored into the removed file (2 of 100 rounds of a failing
+ * and a succeeding first recommend). */
+static void removed_while_opening(int in_folder)
+{
+    char folder[300], path[340];
+    snprintf(folder, sizeof folder, "%s.race%d", db_path, in_folder);
+    snprintf(path, sizeof path, "%s/history.db", folder);
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open_in_folder(path, folder, &db), CF_OK); /* the other's history, migrated, no row */
+    cf_db_close(db);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* the other command, discarding it */
+        sqlite3 *h = NULL;
+        int ok = sqlite3_open(path, &h) == SQLITE_OK &&
+                 sqlite3_exec(h, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL) == SQLITE_OK &&
+                 sqlite3_exec(h, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK;
+        if (write(ready[1], ok ? "y" : "n", 1) != 1 || !ok)
+            _exit(1);
+        struct timespec wait = {0, 300 * 1000 * 1000};
+        nanosleep(&wait, NULL); /* this process is opening it meanwhile, waiting for the lock */
+        unlink(path);
+        if (in_folder)
+            rmdir(folder);
+        sqlite3_close(h);
+        _exit(0);
+    }
+    char c = 0;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    assert_int_equal(c, 'y');
+    close(ready[0]);
+    close(ready[1]);
+    cf_status st = in_folder ? cf_db_open_in_folder(path, folder, &db) : cf_db_open(path, &db);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(status, 0);
+    assert_int_equal(st, CF_OK);
+    cf_history_record r = sample("after the other's discard");
+    long long id = 0, count = 0;
+    assert_int_equal(cf_history_insert(db, &r, &id), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(cf_db_open_readonly(path, &db), CF_OK);
+    assert_int_equal(cf_history_count(db, &count), CF_OK);
+    assert_int_equal(count, 1);
+    cf_db_close(db);
+    unlink(path);
+    rmdir(folder);
+}
+
+static void test_history_removed_while_opening_is_opened_again(void **state)
+{
+    (void)state;
+    removed_while_opening(0);
+    removed_while_opening(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_same_target),
         cmocka_unit_test(test_close_discard_new),
         cmocka_unit_test(test_open_in_folder),
+        cmocka_unit_test(test_history_removed_while_opening_is_opened_again),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
