@@ -656,6 +656,9 @@ static cf_status mkdir_mode(const char *path, mode_t mode, int force_mode, char 
         if (!last && *p != '/')
             continue;
         *p = '\0';
+        const char *name = cf_basename(partial);
+        if (made && strcmp(name, "..") == 0)
+            made[0] = '\0'; /* back out of a folder made here: walking up from the path would not come to it */
         if (mkdir(partial, mode) == 0) {
             if (made && !made[0])
                 snprintf(made, n_made, "%s", partial);
@@ -704,8 +707,15 @@ void cf_rmdir_made(const char *inner, const char *outermost)
     size_t n = strlen(outermost);
     if (!n || snprintf(dir, sizeof dir, "%s", inner) >= (int)sizeof dir)
         return;
-    /* inner and its parents while they are outermost or below it, and empty (rmdir leaves any other) */
-    while (strncmp(dir, outermost, n) == 0 && (dir[n] == '\0' || dir[n] == '/') && rmdir(dir) == 0 && dir[n]) {
+    /* inner and its parents while they are outermost or below it, and empty
+     * (rmdir leaves any other); "a/./b" and "a//b" name a's b. outermost
+     * follows every ".." of inner (mkdir_mode), so the walk up the name
+     * never leaves the folders made: "new/../old/cloudfit" removed the empty
+     * "old", there before, and left "new". */
+    while (strncmp(dir, outermost, n) == 0 && (dir[n] == '\0' || dir[n] == '/')) {
+        const char *name = cf_basename(dir);
+        if (strcmp(name, "..") == 0 || ((name[0] && strcmp(name, ".") != 0) && rmdir(dir) != 0) || !dir[n])
+            break;
         cf_dirname(dir, up, sizeof up);
         memcpy(dir, up, sizeof dir);
     }

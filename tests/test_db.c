@@ -471,6 +471,27 @@ static void test_open_in_folder(void **state)
     assert_int_not_equal(cf_db_open_in_folder(folder, folder, &db), CF_OK);
     assert_null(db);
     assert_int_equal(access(keep, F_OK), -1);
+    /* "new/../old/cloudfit" with "old" there, empty: "old" stays (it was
+     * removed, and "new" left); "a/./b//cloudfit": all three go */
+    char old[340], dotted[360], made_new[340];
+    snprintf(old, sizeof old, "%s/old", root);
+    snprintf(made_new, sizeof made_new, "%s/new", root);
+    snprintf(folder, sizeof folder, "%s/new/../old/cloudfit", root);
+    snprintf(path, sizeof path, "%s/history.db", folder);
+    assert_int_equal(mkdir(old, 0700), 0);
+    assert_int_equal(cf_db_open_in_folder(path, folder, &db), CF_OK);
+    cf_db_close_discard_new(db);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(access(folder, F_OK), -1);
+    assert_int_equal(access(old, F_OK), 0);
+    assert_int_equal(rmdir(old), 0);
+    rmdir(made_new); /* behind the "..": not found walking up the name, left */
+    snprintf(dotted, sizeof dotted, "%s/a/./b//cloudfit", root);
+    snprintf(path, sizeof path, "%s/history.db", dotted);
+    assert_int_equal(cf_db_open_in_folder(path, dotted, &db), CF_OK);
+    cf_db_close_discard_new(db);
+    snprintf(keep, sizeof keep, "%s/a", root);
+    assert_int_equal(access(keep, F_OK), -1);
     assert_int_equal(rmdir(root), 0);
 }
 

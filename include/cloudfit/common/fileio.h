@@ -119,7 +119,9 @@ cf_status cf_mkdir_p(const char *path);
  * umask (the history database's folder). */
 cf_status cf_mkdir_private(const char *path);
 /* cf_mkdir_private, and `made` (room for n) the outermost folder it
- * created ("" when all were there), for cf_rmdir_made. */
+ * created ("" when all were there), for cf_rmdir_made; folders made
+ * ahead of a ".." component are not counted (walking up from path does
+ * not come to them). */
 cf_status cf_mkdir_private_made(const char *path, char *made, size_t n);
 /* Removes the folder `inner` and its parents up to `outermost` (a folder
  * cf_mkdir_private_made made: inner or one of its parents), each only
