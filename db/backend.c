@@ -94,6 +94,10 @@ int cf_db_url_is_password_key(const char *key, size_t len)
     return k == sizeof want - 1;
 }
 
+/* cf_db_redact (mask "***") and cf_db_shareable (mask NULL: the password
+ * and its key dropped) of a postgresql:// URL; `target` is one. */
+static void url_without_password(const char *target, char *out, size_t n, const char *mask);
+
 void cf_db_redact(const char *target, char *out, size_t n)
 {
     if (n == 0)
@@ -141,6 +145,23 @@ void cf_db_redact(const char *target, char *out, size_t n)
         snprintf(out, n, "%s", target ? target : "");
         return;
     }
+    url_without_password(target, out, n, "***");
+}
+
+void cf_db_shareable(const char *target, char *out, size_t n)
+{
+    if (n == 0)
+        return;
+    if (target && cf_db_is_postgresql(target)) {
+        out[0] = '\0';
+        url_without_password(target, out, n, NULL);
+    } else {
+        cf_db_redact(target, out, n);
+    }
+}
+
+static void url_without_password(const char *target, char *out, size_t n, const char *mask)
+{
     size_t k = 0;
     const char *p = strstr(target, "://") + 3;
     put(out, n, &k, target, (size_t)(p - target));
@@ -153,7 +174,10 @@ void cf_db_redact(const char *target, char *out, size_t n)
         const char *colon = memchr(p, ':', (size_t)(q - p));
         if (colon) {
             put(out, n, &k, p, (size_t)(colon - p));
-            put(out, n, &k, ":***", 4);
+            if (mask) {
+                put(out, n, &k, ":", 1);
+                put(out, n, &k, mask, strlen(mask));
+            }
         } else {
             put(out, n, &k, p, (size_t)(q - p));
         }
@@ -165,15 +189,22 @@ void cf_db_redact(const char *target, char *out, size_t n)
     if (!query)
         return;
     p = query;
+    int first = 1; /* no parameter written yet: the next one opens with '?' */
     while (*p) {
         const char *end = strchr(p + 1, '&');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (eq && cf_db_url_is_password_key(p + 1, (size_t)(eq - p - 1))) {
-            put(out, n, &k, p, (size_t)(eq - p) + 1);
-            put(out, n, &k, "***", 3);
+            if (mask) {
+                put(out, n, &k, first ? "?" : "&", 1);
+                put(out, n, &k, p + 1, (size_t)(eq - p));
+                put(out, n, &k, mask, strlen(mask));
+                first = 0;
+            }
         } else {
-            put(out, n, &k, p, len);
+            put(out, n, &k, first ? "?" : "&", 1);
+            put(out, n, &k, p + 1, len - 1);
+            first = 0;
         }
         p += len;
     }

@@ -92,6 +92,29 @@ static void test_redact(void **state)
     assert_null(strstr(small, "sec"));
 }
 
+static void shareable_is(const char *url, const char *want)
+{
+    char out[256];
+    cf_db_shareable(url, out, sizeof out);
+    assert_string_equal(out, want);
+}
+
+/* The next measurement's command named the database redacted,
+ * 'postgresql://ci:***@h/d', which libpq then tried as the password: the
+ * shareable form drops the password and its key. */
+static void test_shareable(void **state)
+{
+    (void)state;
+    shareable_is("/home/u/history.db", "/home/u/history.db");
+    shareable_is("postgresql://ci:secret@db.example:5432/cloudfit", "postgresql://ci@db.example:5432/cloudfit");
+    shareable_is("postgres://ci@db.example/cloudfit", "postgres://ci@db.example/cloudfit");
+    shareable_is("postgresql://host/db?user=ci&password=secret&sslmode=require",
+                 "postgresql://host/db?user=ci&sslmode=require");
+    shareable_is("postgresql://host/db?password=secret&sslmode=require", "postgresql://host/db?sslmode=require");
+    shareable_is("postgresql://host/db?password=secret", "postgresql://host/db");
+    shareable_is("postgresql://ci:pw@host/db?sslmode=require&password=x", "postgresql://ci@host/db?sslmode=require");
+}
+
 static void scrubbed_is(const char *text, const char *want)
 {
     char out[256];
@@ -210,7 +233,7 @@ static void test_repo_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parameters), cmocka_unit_test(test_schema_types), cmocka_unit_test(test_redact),
+        cmocka_unit_test(test_parameters), cmocka_unit_test(test_schema_types), cmocka_unit_test(test_redact), cmocka_unit_test(test_shareable),
         cmocka_unit_test(test_redact_messages), cmocka_unit_test(test_json_diff),  cmocka_unit_test(test_repo_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,7 +78,7 @@ static int compute(const cf_cli_options *o, const cf_spec *spec, cf_catalog_sour
                    cf_recommend_result *res)
 {
     cf_recommend_request req = {.spec = spec, .catalog_source = src, .db = ci->db, .db_name = ci->db_path,
-                                .history = o->db_path && ci->db_path[0] ? ci->db_path : NULL,
+                                .history = o->db_path && ci->db_path[0] ? ci->db_shareable : NULL,
                                 .top = o->top > 0 ? (size_t)o->top : 0, .mix = o->mix,
                                 .include_restricted_regions = o->include_restricted_regions,
                                 .prefer_regions = (const char *const *)o->prefer_regions.items,

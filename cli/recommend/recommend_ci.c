@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cloudfit/common/ci_env.h"
+#include "cloudfit/db.h"
 #include "exit_codes.h"
 #include "cloudfit/common/fileio.h"
 #include "log.h"
@@ -120,6 +121,9 @@ int cf_recommend_ci_open(const cf_cli_options *o, cf_recommend_ci *ctx)
     } else {
         st = cf_cli_db_open(o, 1, &ctx->db, ctx->db_path, sizeof ctx->db_path);
     }
+    /* the next measurement's command names the database: "***" would be tried as the password */
+    cf_db_shareable(o->db_path && cf_db_is_postgresql(o->db_path) ? o->db_path : ctx->db_path, ctx->db_shareable,
+                    sizeof ctx->db_shareable);
     return st == CF_OK ? 0 : cf_report_error();
 }
 

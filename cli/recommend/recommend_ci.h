@@ -13,6 +13,7 @@ typedef struct {
     cf_ci_info ci;
     cf_db *db;                   /* NULL with --no-history and no database yet */
     char db_path[1024];          /* as shown: a URL's password redacted */
+    char db_shareable[1024];     /* as a printed command names it: a URL's password dropped (cf_db_shareable) */
     cf_gate_limits limits;
     long long recorded_id;       /* the row written, 0 before */
 } cf_recommend_ci;

@@ -31,6 +31,11 @@ int cf_db_same_target(const char *a, const char *b);
 /* `target` as it may be shown or stored: a URL's password (user:PASSWORD@
  * or password=...) replaced by "***"; a path as it is. */
 void cf_db_redact(const char *target, char *out, size_t n);
+/* `target` as a command line given to the user may name it: a URL's
+ * password and its key dropped (libpq then reads it from PGPASSFILE,
+ * ~/.pgpass or a service entry), not "***", which would be tried as the
+ * password; otherwise as cf_db_redact. */
+void cf_db_shareable(const char *target, char *out, size_t n);
 
 /* Opens (creating when missing, mode 0600 whatever the umask) and
  * migrates the database at `path`, or connects to the PostgreSQL URL and

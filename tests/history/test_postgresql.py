@@ -8,7 +8,8 @@
     `secret`; no stored row holds it; the server did check it (a wrong one
     is refused); nor does a message quoting the URL typed where another
     word was expected (a swallowed --db, an id, a date, a spec);
-  * PGPASSFILE and PGSERVICE supply what the URL leaves out;
+  * PGPASSFILE and PGSERVICE supply what the URL leaves out (and the
+    next measurement's command leaves the password out, for them);
   * the same migrations: SQLite and PostgreSQL end with the same tables and
     columns;
   * history migrate --to copies a SQLite history, and a second run copies
@@ -225,6 +226,14 @@ def test_pgpassfile_and_pgservice():
     os.chmod(passfile, 0o600)  # libpq ignores a pass file others can read
     rc, out, err = run("recommend", "--db", bare, *FAST, "-q", SPEC, env=clean_env(PGPASSFILE=passfile))
     assert rc == 0, err
+    no_secret(out, err)
+    # the next measurement's command names the database without its password: the redacted
+    # 'alice:***@' was tried as the password; without one libpq reads the pass file
+    rc, out, err = run("recommend", "--db", url, "--no-history", "-q", "-f", "json", example("resnet50-imagenet.json"),
+                       env=clean_env(PGPASSFILE=passfile))
+    assert rc == 0, err
+    command = json.loads(out)["next_measurement"]["command"]
+    assert "postgresql://alice@" in command and "***" not in command, command
     no_secret(out, err)
     services = write("pg_service.conf", f"[cloudfit-test]\nhost={CLUSTER.socket_dir}\nport={CLUSTER.port}\n"
                      f"dbname={pgcluster.Cluster.dbname(url)}\nuser=alice\n")
