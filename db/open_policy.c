@@ -1,6 +1,7 @@
 /* How a command finds its database open: private files, and "the
  * database, if there is one" for commands that only consult it
  * (cloudfit/db.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,12 +37,26 @@ void cf_db_make_private(const char *path, int own_folder, cf_db_private_fn said,
     }
 }
 
+const char *cf_db_absent(const char *target)
+{
+    if (cf_db_is_postgresql(target))
+        return NULL;
+    struct stat sb, wal;
+    if (stat(target, &sb) != 0)
+        return strerror(errno);
+    char log[2100];
+    if (!S_ISREG(sb.st_mode) || sb.st_size > 0 || (size_t)snprintf(log, sizeof log, "%s-wal", target) >= sizeof log ||
+        (stat(log, &wal) == 0 && wal.st_size > 0)) /* a log of commits not yet in the file: a database */
+        return NULL;
+    return "the file is empty";
+}
+
 cf_status cf_db_open_existing(const char *target, cf_db **out, char *older_schema, size_t n)
 {
     *out = NULL;
     if (n)
         older_schema[0] = '\0';
-    if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
+    if (cf_db_absent(target))
         return CF_OK;
     cf_status st = cf_db_open_readonly(target, out);
     if (st == CF_ERR_INVALID && cf_db_is_postgresql(target)) {

@@ -31,9 +31,9 @@ static cf_status locate(const cf_cli_options *o, char *target, size_t tn, char *
     return st;
 }
 
-static cf_status missing(const char *shown)
+static cf_status missing(const char *shown, const char *why)
 {
-    cf_error_set(CF_ERR_INVALID, "no history database at '%s': %s", shown, strerror(errno));
+    cf_error_set(CF_ERR_INVALID, "no history database at '%s': %s", shown, why);
     cf_error_hint("run 'cloudfit recommend' first, or pass the database with --db PATH (or a postgresql:// URL)");
     return CF_ERR_INVALID;
 }
@@ -57,8 +57,9 @@ cf_status cf_cli_db_open_readonly(const cf_cli_options *o, cf_db **out, char *pa
     cf_status st = locate(o, target, sizeof target, path, n);
     if (st != CF_OK)
         return st;
-    if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
-        return missing(path);
+    const char *why = cf_db_absent(target);
+    if (why)
+        return missing(path, why);
     return cf_db_open_readonly(target, out);
 }
 
@@ -104,8 +105,9 @@ cf_status cf_cli_db_open(const cf_cli_options *o, int create, cf_db **out, char 
          * cloudfit's tables (history prune on a PostgreSQL database without
          * them created all twelve and exited 0) */
         cf_db *probe = NULL;
-        if (!cf_db_is_postgresql(target) && access(target, F_OK) != 0)
-            return missing(path);
+        const char *why = cf_db_absent(target);
+        if (why)
+            return missing(path, why);
         if ((st = cf_db_open_readonly(target, &probe)) != CF_OK && cf_db_open_failed_schema_version() == 0)
             return no_history(path); /* an SQLite file cloudfit never wrote: version 0 is not an older history */
         if (st != CF_OK && !cf_db_open_failed_on_older_schema())

@@ -59,6 +59,12 @@ int cf_db_open_failed_on_older_schema(void);
  * fail (0: no cloudfit history in it), or -1 when it failed otherwise or
  * did not fail. */
 int cf_db_open_failed_schema_version(void);
+/* Why there is no SQLite database at `target` yet, for "no history
+ * database at …": no file (strerror(errno)), or an empty one (what a
+ * command stopped while it created the file leaves, or `touch`; SQLite
+ * makes a database of it on the first write, as of a missing file). NULL
+ * when there is one, and for a PostgreSQL URL. */
+const char *cf_db_absent(const char *target);
 /* Opens `target` read-only when there is a database there (the file
  * exists; the PostgreSQL database has cloudfit's tables): for a command
  * that only consults it (cached profiles, price snapshots, a baseline).

@@ -546,6 +546,32 @@ def test_show_and_diff():
         assert rc == 3 and "no history database" in err and not os.path.exists(tmp("nope.db")), err
 
 
+def test_empty_file_is_no_history_yet():
+    """A 0-byte file (a command killed while it created the history, or
+    `touch`) is no history yet, as a missing file: it read as a foreign
+    file, "holds no cloudfit history (schema version 0)"."""
+    sqlite_only("an empty file")
+    missing = tmp("never.db")
+    rc, out, err = run("history", "--db", missing)
+    assert rc == 3 and "no history database at" in err, (rc, err)
+    for cmd in (["history"], ["history", "show", "1"], ["history", "prune", "--older-than", "1d"],
+                ["record", "1", "--total-hours", "1"], ["history", "migrate", "--to", tmp("empty-to.db")]):
+        db = tmp("empty.db")
+        open(db, "w").close()
+        rc, out, err = run(*cmd, "--db", db)
+        assert rc == 3 and "no history database at" in err and "the file is empty" in err, (cmd, rc, err)
+        assert "schema version 0" not in err, (cmd, err)
+        assert os.path.getsize(db) == 0 and not os.path.exists(tmp("empty-to.db")), cmd
+    recommend(db, example("resnet18-cifar10.json"), "-n", "4")  # a write starts the history there
+    rc, out, err = run("history", "--db", db, "-f", "json")
+    assert rc == 0 and len(json.loads(out)) == 1, (rc, err)
+    foreign = tmp("foreign.db")  # a file that is not empty keeps its refusal
+    with open(foreign, "w") as f:
+        f.write("not a database")
+    rc, out, err = run("history", "--db", foreign)
+    assert rc != 0 and "no history database" not in err, (rc, err)
+
+
 def test_prune():
     db = new_db("prune")
     old = clean_env(SOURCE_DATE_EPOCH="1700000000")  # 2023-11-14
