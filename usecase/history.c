@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
+
 #include "cloudfit/advisor/inputs.h"
 #include "cloudfit/common/clock.h"
 #include "cloudfit/common/number.h"
@@ -210,6 +212,11 @@ cf_status cf_history_query(const cf_history_query_request *req, cf_history_query
         out->show.alternatives = out->alternatives;
         out->show.gates = out->gates;
         out->show.measurements = out->measurements;
+        if (st == CF_OK && out->shown[0].result_json) {
+            cJSON *doc = cJSON_Parse(out->shown[0].result_json);
+            out->show.document_unreadable = !doc;
+            cJSON_Delete(doc);
+        }
         break;
     case CF_HISTORY_DIFF:
         st = cf_history_get(req->db, req->ids[0], &out->shown[0]);

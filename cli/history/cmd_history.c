@@ -114,6 +114,12 @@ static int query(const cf_cli_options *o, out_format fmt, cf_history_query_reque
     }
     if (rc == 0)
         rc = emit(o, doc, &text);
+    if (rc == 0 && fmt == FMT_JSON && req->kind == CF_HISTORY_SHOW && res.show.document_unreadable) {
+        /* shown, but a script reading "document" must not take null for "none stored" */
+        cf_log_warning("%s: recommendation %lld: its stored document is not valid JSON (a damaged row): "
+                       "\"document\" is null", path, res.shown[0].id);
+        rc = CF_EXIT_DATA;
+    }
     cf_history_query_free(&res);
     return rc;
 }

@@ -572,6 +572,20 @@ def test_empty_file_is_no_history_yet():
     assert rc != 0 and "no history database" not in err, (rc, err)
 
 
+def test_show_of_an_unreadable_document_warns():
+    """A row whose stored document is not JSON (a hand edit): show -f json
+    printed "document": null, exit 0, without a word."""
+    db = new_db("baddoc")
+    recommend(db, example("resnet18-cifar10.json"), "-n", "4")
+    query(db, "UPDATE recommendations SET result_json = '{broken' WHERE id = 1")
+    rc, out, err = run("history", "--db", db, "show", "1", "-f", "json")
+    assert rc == 3, (rc, err)
+    assert json.loads(out)["document"] is None, out
+    assert "recommendation 1" in err and "not valid JSON" in err and os.path.basename(db) in err, err
+    rc, out, err = run("history", "--db", db, "show", "1")  # the table does not show the document
+    assert rc == 0 and "recommendation 1" in out, (rc, err)
+
+
 def test_prune():
     db = new_db("prune")
     old = clean_env(SOURCE_DATE_EPOCH="1700000000")  # 2023-11-14

@@ -25,6 +25,7 @@ typedef struct {
     size_t n_gates;
     const cf_history_measurement *measurements; /* recorded with `cloudfit record` */
     size_t n_measurements;
+    int document_unreadable;      /* the stored document is not valid JSON (a hand edit): JSON shows null */
 } cf_history_show_report;
 
 typedef struct {
