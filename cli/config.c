@@ -425,7 +425,7 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
             *(const char **)((char *)opts + o->offset) = getenv(env);
             char shown[1024];
             cf_db_redact(getenv(env), shown, sizeof shown); /* as messages show it: no password */
-            cf_log_option_source(o->long_name, env, shown); /* an error about it names the variable */
+            cf_log_option_source(o->long_name, env, shown, 1); /* an error about it names the variable */
             if (command != CMD_ALL && command_name && (rc = cf_cli_option_check_value(o, command, command_name,
                                                                                       getenv(env))) != 0)
                 return rc; /* checked as the command line and the file are: CLOUDFIT_DB= is --db '' */
@@ -439,7 +439,7 @@ int cf_cli_config_apply(unsigned command, const char *command_name, cf_cli_optio
             char shown[1024] = "";
             if (cJSON_IsString(v))
                 cf_db_redact(v->valuestring, shown, sizeof shown); /* as messages show it: no password */
-            cf_log_option_source(o->long_name, where, shown);
+            cf_log_option_source(o->long_name, where, shown, 0);
         }
         if (v && (rc = store(o, command, command_name, v, opts)) != 0)
             return rc;

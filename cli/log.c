@@ -204,13 +204,13 @@ static int names_option(const char *message, const char *quoted)
 }
 static int n_option_sources;
 
-void cf_log_option_source(const char *long_name, const char *where, const char *value)
+void cf_log_option_source(const char *long_name, const char *where, const char *value, int from_env)
 {
     if (n_option_sources == OPTION_SOURCES_MAX)
         return;
     snprintf(option_sources[n_option_sources].quoted, sizeof option_sources[0].quoted, "option '--%s'", long_name);
     snprintf(option_sources[n_option_sources].where, sizeof option_sources[0].where, "%s", where);
-    option_sources[n_option_sources].from_env = strncmp(where, "CLOUDFIT_", 9) == 0 && !strchr(where, ' ');
+    option_sources[n_option_sources].from_env = from_env;
     int w = value && value[0] ? snprintf(option_sources[n_option_sources].value, sizeof option_sources[0].value,
                                          "'%s'", value) : 0;
     if (w < 0 || (size_t)w >= sizeof option_sources[0].value)

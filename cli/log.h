@@ -16,12 +16,12 @@ int cf_log_verbosity(void);
 /* "cloudfit: <message>" then "hint: <hint>" when a hint is set. */
 void cf_log_error(const char *fmt, ...) CF_PRINTF(1, 2);
 /* `long_name`'s value came from the configuration file, at `where`
- * ("FILE: section.key"), or the environment (`where` its variable): an
+ * ("FILE: section.key"), or the environment (`from_env`; `where` its variable): an
  * error naming "option '--long_name'" is then prefixed with it, and one
  * that quotes `value` (as shown: a URL's password redacted; NULL: none),
  * as "cannot open '/x/h.db'" does, is followed by a hint naming where the
  * value came from. */
-void cf_log_option_source(const char *long_name, const char *where, const char *value);
+void cf_log_option_source(const char *long_name, const char *where, const char *value, int from_env);
 void cf_log_warning(const char *fmt, ...) CF_PRINTF(1, 2);
 void cf_log_hint(const char *fmt, ...) CF_PRINTF(1, 2);
 /* Progress / informational lines (suppressed with verbosity < 0). */
