@@ -115,5 +115,6 @@ for name in clusters.split(","):
             for k, ov in results[method]:
                 r, o = ov["regret_pct"], ov["overhead_pct"]
                 print(*k, "regret", "none" if r is None else "%.1f" % r, "miss", ov["miss"], "probes", ov["probe_count"],
-                      "overhead", "none" if o is None else "%.2f" % o)
+                      "overhead", "none" if o is None else "%.2f" % o,
+                      "slack", "none" if ov.get("oracle") is None else "%.1f%%" % (100 * slack(k, ov)))
 PY

@@ -9,6 +9,7 @@ import select
 import shutil
 import stat
 import tempfile
+import time
 import traceback
 
 # Variables that make cloudfit think it runs in CI (common/ci_env.c).
@@ -78,10 +79,11 @@ def run(namespace, cleanup=None):
     passed = failed = skipped = 0
     try:
         for name, fn in tests:
+            started = time.monotonic()
             try:
                 fn()
                 passed += 1
-                print(f"[ OK ] {name}", flush=True)
+                print(f"[ OK ] {name} ({time.monotonic() - started:.1f} s)", flush=True)
             except Skip as why:
                 skipped += 1
                 print(f"[SKIP] {name}: {why}", flush=True)
