@@ -278,6 +278,47 @@ static void test_network_measurement(void **state)
         fail_msg("reason: %s", m.reason);
 }
 
+/* A network measurement is run on the plan's own cloud and fabric: the
+ * cheapest VM of the plan's GPU and size was taken from any cloud and any
+ * NIC — an AWS plan's all-reduce "measured" on a cheaper GCP VM (another
+ * network, perhaps no account there), the printed command naming it. Of
+ * the plan's cloud, a cheaper VM of its fabric (TCP) is taken, one of
+ * another fabric (RDMA) is not. */
+static void test_network_measurement_on_the_plans_cloud(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 30);
+    cf_vm other_cloud = vm_of("c.cheap", "A", 1), rdma = vm_of("a.rdma", "A", 2), tcp = vm_of("a.tcp", "A", 3);
+    snprintf(other_cloud.cloud, sizeof other_cloud.cloud, "gcp");
+    snprintf(other_cloud.region, sizeof other_cloud.region, "us-central1");
+    rdma.network_gbps = 400;
+    tcp.network_gbps = 50;
+    snprintf(tcp.region, sizeof tcp.region, "us-west-2");
+    const cf_vm *vms[] = {&f.vm_a, &f.vm_b, &other_cloud, &rdma, &tcp};
+    f.in.vms = vms;
+    f.in.n_vms = 5;
+    cf_config *c = &f.advice.ranked[0];
+    *c = plan_of(&f.vm_a, 10, 0, 0.05);
+    c->nodes = 3;
+    c->step_sigma_network = c->step_sigma_network_up = 0.2;
+    c->step_sigma = c->step_sigma_up = hypot(0.2, 0.05);
+    c->prov_network = CF_PROV_FITTED;
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_NETWORK);
+    assert_string_equal(m.cloud, "aws");
+    assert_string_equal(m.instance_type, "a.tcp");
+    assert_string_equal(m.region, "us-west-2");
+    /* priced on that VM: 3 VMs at $3/h */
+    assert_true(fabs(m.est_usd - 3 * 3 * m.est_minutes / 60) < 1e-9);
+    /* the plan's VM itself when its cloud has no cheaper one of its fabric */
+    f.in.n_vms = 4;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_string_equal(m.cloud, "aws");
+    assert_string_equal(m.instance_type, "a.xlarge");
+}
+
 /* A GPU type fitted to measurements in another precision than the job's
  * keeps the precision move's uncertainty: profiling it in the job's removes
  * it. The reason said "A's throughput is not measured" beside "A throughput
@@ -317,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_spot_chosen),
         cmocka_unit_test(test_spot_chosen_same_gpu),
         cmocka_unit_test(test_network_measurement),
+        cmocka_unit_test(test_network_measurement_on_the_plans_cloud),
         cmocka_unit_test(test_fitted_in_another_precision),
         cmocka_unit_test(test_nothing_to_measure),
     };

@@ -132,12 +132,15 @@ cf_perf_params cf_perf_defaults(const cf_gpu *gpu)
 
 /* ---- network -------------------------------------------------------------------------------- */
 
-static int is_rdma(double nominal_gbps) { return nominal_gbps >= CF_RDMA_MIN_NOMINAL_GBPS; }
+int cf_perf_nic_is_rdma(double nominal_gbps)
+{
+    return (nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS) >= CF_RDMA_MIN_NOMINAL_GBPS;
+}
 
 double cf_default_inter_gbps(double nominal_gbps)
 {
     double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
-    if (is_rdma(nominal))
+    if (cf_perf_nic_is_rdma(nominal))
         return nominal * CF_DEFAULT_RDMA_EFFICIENCY;
     return fmin(nominal * CF_DEFAULT_RDMA_EFFICIENCY, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
 }
@@ -155,7 +158,7 @@ cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps
         q.inter_gbps = q.nic_gbps > 0 ? fmin(p->inter_gbps, q.nic_gbps) : p->inter_gbps;
         return q;
     }
-    if (p->inter_gbps > 0 && is_rdma(reference_gbps) == is_rdma(nominal)) {
+    if (p->inter_gbps > 0 && cf_perf_nic_is_rdma(reference_gbps) == cf_perf_nic_is_rdma(nominal)) {
         q.inter_gbps = fmin(p->inter_gbps * fmin(1.0, nominal / reference_gbps), nominal);
         q.network_provenance = CF_PROV_ESTIMATED;
         return q;
@@ -185,7 +188,7 @@ static double n_buckets(double gradient_bytes) { return ceil(gradient_bytes / CF
 
 double cf_perf_hop_latency_s(const cf_perf_constants *k, double nic_gbps, double gradient_bytes, double nodes)
 {
-    double per_hop = k->hop_latency_s * (is_rdma(nic_gbps) ? CF_PERF_RDMA_LATENCY_SHARE : 1.0);
+    double per_hop = k->hop_latency_s * (cf_perf_nic_is_rdma(nic_gbps) ? CF_PERF_RDMA_LATENCY_SHARE : 1.0);
     return per_hop * n_buckets(gradient_bytes) * 2.0 * (nodes - 1);
 }
 

@@ -18,6 +18,12 @@ cf_perf_params cf_perf_defaults(const cf_gpu *gpu);
  * CF_DEFAULT_TCP_ALLREDUCE_GBPS over TCP. */
 double cf_default_inter_gbps(double nominal_gbps);
 
+/* 1 when a NIC of `nominal_gbps` is an RDMA fabric (EFA, InfiniBand: from
+ * CF_RDMA_MIN_NOMINAL_GBPS), 0 for TCP; an unknown NIC (0) is the
+ * default's, TCP. A network measured on one fabric is carried to the other
+ * as the default (cf_perf_on_network). */
+int cf_perf_nic_is_rdma(double nominal_gbps);
+
 /* `p` on a VM with a NIC of `nominal_gbps` (0 = unknown): a network
  * measured on another NIC is carried in proportion (never above the
  * nominal ratio: BW' = BW·min(1, nic'/nic_ref)) when both are of one

@@ -26,14 +26,18 @@ static const cf_gpu_perf *perf_of(const cf_advisor_input *in, const char *gpu)
     return NULL;
 }
 
-/* The cheapest on-demand VM of `gpu` with `gpus` GPUs (0: the fewest). */
-static const cf_vm *cheapest_vm(const cf_advisor_input *in, const char *gpu, int gpus)
+/* The cheapest on-demand VM of `gpu` with `gpus` GPUs (0: the fewest);
+ * with `like`, only one on its cloud and of its fabric (TCP, RDMA). */
+static const cf_vm *cheapest_vm(const cf_advisor_input *in, const char *gpu, int gpus, const cf_vm *like)
 {
     const cf_vm *best = NULL;
     for (size_t v = 0; v < in->n_vms; v++) {
         const cf_vm *vm = in->vms[v];
         if (strcasecmp(vm->gpu_model, gpu) != 0 || vm->price_ondemand_usd_per_hr <= 0 ||
             (gpus > 0 && vm->gpu_count != gpus))
+            continue;
+        if (like && (strcmp(vm->cloud, like->cloud) != 0 ||
+                     cf_perf_nic_is_rdma(vm->network_gbps) != cf_perf_nic_is_rdma(like->network_gbps)))
             continue;
         if (!best || (gpus == 0 && vm->gpu_count < best->gpu_count) ||
             ((gpus > 0 || vm->gpu_count == best->gpu_count) &&
@@ -173,7 +177,7 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
     int nodes;
     if (kind == CF_MEASURE_PROFILE) {
         /* the light profile on one VM: one GPU at three batches, the full VM at two, 20 steps each */
-        vm = cheapest_vm(in, plan->vm->gpu_model, 0);
+        vm = cheapest_vm(in, plan->vm->gpu_model, 0, NULL);
         if (!vm)
             return 0;
         cf_perf_params p = cf_gpu_perf_on_vm(perf, vm->network_gbps);
@@ -184,8 +188,10 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
                             CF_SEARCH_DEFAULT_PROFILE_STEPS);
         m->gpus_per_node = vm->gpu_count;
     } else {
-        /* the plan's own shape on its VM type: two batches, 50 steps each (a probe) */
-        vm = cheapest_vm(in, plan->vm->gpu_model, plan->vm->gpu_count);
+        /* the plan's own shape, two batches of 50 steps each (a probe), on its own cloud and fabric: the
+         * cheapest VM of that shape elsewhere (another cloud's, a TCP VM for an InfiniBand plan) measures
+         * another network than the plan's */
+        vm = cheapest_vm(in, plan->vm->gpu_model, plan->vm->gpu_count, plan->vm);
         if (!vm)
             vm = plan->vm;
         cf_perf_params p = cf_gpu_perf_on_vm(perf, vm->network_gbps);

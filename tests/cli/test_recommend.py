@@ -631,6 +631,32 @@ def test_beyond_the_measured_node_count_is_said():
     assert all("network_measured_max_nodes" not in c for c in [json.loads(out)["chosen"], *json.loads(out)["alternatives"]])
 
 
+def test_network_measurement_runs_on_the_plans_cloud():
+    """The next measurement of a plan's network (a probe of its shape) named the cheapest VM of that GPU and
+    size on any cloud: ResNet-50 on T4 held back 8 × Standard_NC4as_T4_v3 (Azure) and proposed to measure its
+    all-reduce on 8 × g4dn.xlarge on AWS, the printed command with it. It now runs on the plan's own cloud
+    (and fabric), within the clouds the plans were found in."""
+    spec = example("resnet50-imagenet.json")
+    rc, out, err = run("prices", "T4", "-q", "-f", "json")
+    assert rc == 0, err
+    cloud_of = {o["instance_type"]: o["cloud"] for o in json.loads(out)["offers"]}
+    seen = 0
+    for extra in ([], ["--cloud", "azure", "--cloud", "aws"], ["--cloud", "gcp", "--cloud", "aws"],
+                  ["--deadline-hours", "6"]):
+        rc, out, err = run("recommend", "--no-history", "-q", "--gpu", "T4", "-f", "json", *extra, spec)
+        assert rc == 0, (extra, err)
+        m = json.loads(out)["next_measurement"]
+        if not m or m["kind"] != "network":
+            continue
+        seen += 1
+        plan_cloud = cloud_of[m["plan"]["instance_type"]]
+        assert m["cloud"] == plan_cloud, (extra, m)
+        assert "--cloud %s --region %s " % (m["cloud"], m["region"]) in m["command"], m["command"]
+        assert "--instance-type %s " % m["instance_type"] in m["command"], m["command"]
+        assert "--cloud" not in extra or plan_cloud in extra, (extra, m)
+    assert seen >= 2, seen
+
+
 def test_default_history_location():
     rc, out, err = run("recommend", example("mlp-synthetic.json"))
     assert rc == 0, err
