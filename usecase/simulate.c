@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cloudfit/common/number.h"
 #include "cloudfit/pricing/offer_pick.h"
@@ -100,11 +101,32 @@ static cf_status load_traces(const cf_simulate_run_request *req, cf_simulate_run
     return st;
 }
 
+/* A trace that says where it was recorded (its index.csv row or its path)
+ * is that zone's availability: a --cloud or --region naming another one
+ * is refused (exit 2), never replayed on another region's VMs (it was, on
+ * the VM of --region's, without a word). */
+static cf_status check_where(const cf_simulate_run_request *req, const char *name, const cf_spot_trace_vm *tv)
+{
+    int cloud = req->cloud && tv->cloud[0] && strcasecmp(req->cloud, tv->cloud) != 0;
+    if (!cloud && !(req->region && tv->region[0] && strcasecmp(req->region, tv->region) != 0))
+        return CF_OK;
+    const char *option = cloud ? "--cloud" : "--region", *value = cloud ? req->cloud : req->region;
+    cf_error_set(CF_ERR_USAGE, "%s: the trace was recorded in zone %s (%s%s%s); %s %s names another %s, whose "
+                 "availability it does not hold", name, tv->zone[0] ? tv->zone : tv->region, tv->cloud,
+                 tv->cloud[0] ? "/" : "", tv->region, option, value, cloud ? "cloud" : "region");
+    cf_error_hint("drop %s (the replay runs on the trace's own %s), or give a trace recorded in %s", option,
+                  cloud ? "cloud" : "region", value);
+    return CF_ERR_USAGE;
+}
+
 /* The offer each trace was recorded on, with the request's GPU (one per
  * trace), instance type (the first), cloud and region on top. */
 static cf_status pick_offers(const cf_simulate_run_request *req, cf_simulate_run_result *out, const cf_spot_trace *trace)
 {
     for (size_t k = 0; k < out->n_traces; k++) {
+        cf_status where = check_where(req, out->traces[k].name, &out->traces[k].vm[0]);
+        if (where != CF_OK)
+            return where;
         cf_trace_offer_query q = {.vm = &out->traces[k].vm[0], .gpu = req->n_gpus > k ? req->gpus[k] : NULL,
                                   .instance_type = k == 0 ? req->instance_type : NULL, .cloud = req->cloud,
                                   .region = req->region};

@@ -248,6 +248,40 @@ def test_simulate_index_zone_and_cloud_are_checked():
         assert rc == 3 and says in err, (date, rc, err)
 
 
+def test_simulate_cloud_or_region_against_the_traces_zone():
+    """A trace recorded in us-east-2a replayed with --region us-west-2 (or eu-west-1) ran that zone's
+    availability on a us-west-2 VM at its price and preemption model, exit 0, without a word in the table or
+    the JSON; --cloud gcp said "no catalog offer is instance type p3.2xlarge, GPU V100 on gcp" (exit 3), not
+    where the trace was recorded. Now both are usage errors naming the trace and its zone; the trace's own
+    cloud and region are accepted, as is --region for a trace that does not say where it was recorded."""
+    name = "preemption_4node_08-03-2023_us-east-2a_V100x1.csv"
+    path = os.path.join(TRACES, name)
+    for args, other in ((["--region", "us-west-2"], "region"), (["--cloud", "aws", "--region", "eu-west-1"], "region"),
+                        (["--cloud", "gcp"], "cloud")):
+        for fmt in ("table", "json"):
+            rc, out, err = run("simulate", CIFAR, "--trace", path, "--rule", "fixed", "--batch", "hold", "-f", fmt,
+                               *args)
+            assert rc == 2 and out == "", (args, fmt, rc, err)
+            assert name + ": the trace was recorded in zone us-east-2a (aws/us-east-2); " in err, (args, err)
+            assert "%s %s names another %s" % (args[-2], args[-1], other) in err and "hint: drop " + args[-2] in err, err
+    rc, out, err = run("simulate", CIFAR, "--trace", path, "--rule", "fixed", "--batch", "hold", "-f", "json",
+                       "--cloud", "aws", "--region", "us-east-2")
+    assert rc == 0 and json.loads(out)["plan"]["vms"][0]["region"] == "us-east-2", (rc, err)
+    # an index.csv row names the zone as the path does
+    d = os.path.join(TMP, "index-region")
+    os.makedirs(d, exist_ok=True)
+    plain = os.path.join(d, "plain.csv")
+    shutil.copyfile(path, plain)
+    with open(os.path.join(d, "index.csv"), "w") as f:
+        f.write("file,nodes_requested,zone,gpu,gpus_per_vm\nplain.csv,4,us-west-2a,V100,1\n")
+    rc, out, err = run("simulate", CIFAR, "--trace", plain, "--rule", "fixed", "--region", "us-east-1")
+    assert rc == 2 and "plain.csv: the trace was recorded in zone us-west-2a (aws/us-west-2); --region us-east-1" \
+        in err, (rc, err)
+    os.unlink(os.path.join(d, "index.csv"))
+    rc, out, err = run("simulate", CIFAR, "--trace", plain, "--gpu", "V100", "--region", "us-east-1", "-f", "json")
+    assert rc == 0 and json.loads(out)["plan"]["vms"][0]["region"] == "us-east-1", (rc, err)
+
+
 def test_simulate_trace_gpu_names():
     """A trace's GPU as its path or index.csv spells it is read as GPU names are read elsewhere; a family
     the catalog sells in two sizes there (A100: 40 and 80 GB) is refused with a hint, never replaced by the
