@@ -105,8 +105,20 @@ extern const int cf_db_migration_count;
  * copies of both seq 1, and the older had won on its backend's name).
  * Backend and device only order rows that tie on all of these (older
  * rows, seq 0; on PostgreSQL two written at once). */
-#define CF_DB_PROFILES_NEWEST_FIRST "created_at DESC, spec_key = ?1 DESC, seq DESC, backend, device"
-#define CF_DB_PROFILE_NEXT_SEQ "(SELECT COALESCE(MAX(seq), 0) + 1 FROM profiles WHERE spec_key = ?1)"
+#define CF_DB_PROFILES_NEWEST_FIRST "created_at DESC, spec_key = ?1 DESC, " CF_DB_PROFILE_SEQ " DESC, backend, device"
+/* A seq as it orders and counts: one outside 0 to CF_DB_PROFILE_SEQ_MAX
+ * (2^62), not a whole number, or text (a hand-edited or damaged row; SQLite
+ * stores what it is given) counts as 0, as the rows older than the column,
+ * and the next seq stops at the bound. A seq of 2^63 - 1 made the next one
+ * overflow: PostgreSQL refused every later write of a profile of that spec
+ * ("bigint out of range", exit 1), SQLite stored a REAL; text won every tie
+ * in SQLite. Every write of a row sets a sound one again. */
+#define CF_DB_PROFILE_SEQ_MAX "4611686018427387904"
+#define CF_DB_PROFILE_SEQ                                                                                              \
+    "(CASE WHEN seq BETWEEN 0 AND " CF_DB_PROFILE_SEQ_MAX " AND seq = CAST(seq AS BIGINT) THEN seq ELSE 0 END)"
+#define CF_DB_PROFILE_NEXT_SEQ                                                                                         \
+    "(SELECT CASE WHEN COALESCE(MAX(" CF_DB_PROFILE_SEQ "), 0) < " CF_DB_PROFILE_SEQ_MAX " THEN COALESCE(MAX("         \
+    CF_DB_PROFILE_SEQ "), 0) + 1 ELSE " CF_DB_PROFILE_SEQ_MAX " END FROM profiles WHERE spec_key = ?1)"
 
 /* "WHAT 'name': backend message" as CF_ERR_DB. */
 cf_status cf_db_error(cf_db *db, const char *what);

@@ -377,7 +377,8 @@ static cf_status copy_profiles(copy_ctx *x)
     /* in the order they were stored, each written here as the last stored
      * (seq, db/profiles.c; spec_key is ?1): those of one second keep their
      * order */
-    snprintf(select, sizeof select, "SELECT %s FROM profiles ORDER BY created_at, seq", profiles_t.columns);
+    snprintf(select, sizeof select, "SELECT %s FROM profiles ORDER BY created_at, %s", profiles_t.columns,
+             CF_DB_PROFILE_SEQ);
     char *sql = insert_sql_own(&profiles_t, "seq", CF_DB_PROFILE_NEXT_SEQ,
                                " ON CONFLICT (spec_key, backend, device) DO UPDATE SET"
                                " spec_name = excluded.spec_name, created_at = excluded.created_at,"

@@ -826,5 +826,56 @@ def test_profile_stored_last_wins_a_tie_and_after_migration():
     assert t4_from() == "runner"
 
 
+def test_profile_damaged_seq_is_tolerated():
+    """A profiles.seq edited by hand or damaged counts as 0 (docs/history.md, schema version 9): 2^63 - 1 made the
+    next seq overflow, so every later profile of the spec failed on PostgreSQL ("bigint out of range", exit 1) and
+    SQLite stored a REAL; it, and text in SQLite, also won every tie of its second over profiles stored after it."""
+    db = new_db("profile-bad-seq")
+    trace = "trace:" + os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
+    fake = ("exec:/usr/bin/python3 " + os.path.join(SRC, "tests", "search", "fake_runner.py") +
+            " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
+    spec = tmp("profile-bad-seq.json")
+    with open(spec, "w") as f:
+        json.dump({"name": "imagenet", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+                   "training": {"epochs": 90, "batch": 200, "lr": 0.08, "optimizer": "momentum"},
+                   "profile": {"noise_scale": 4000}, "search": {"objective": "cost", "deadline_hours": 30,
+                                                                 "clouds": ["aws"], "max_nodes": 2}}, f)
+
+    def profile(runner):
+        rc, out, err = run("profile", "--db", db, spec, "--runner", runner, "--gpu", "T4", "--probe-steps", "3", "-q")
+        assert rc == 0, err
+
+    def t4_from():
+        rc, out, err = run("recommend", "--db", db, spec, "--gpu", "T4", "--no-history", "-f", "json")
+        assert rc == 0, err
+        doc = json.loads(out)
+        note = [g for g in doc["explanation"]["gpus"] if g["gpu"] == "T4"][0]["note"]
+        return "trace" if "(trace, " in note else "runner" if "(runner, " in note else note
+
+    def seqs():
+        return query(db, "SELECT backend, seq FROM profiles ORDER BY backend")
+
+    profile(trace)
+    profile(fake)
+    query(db, "UPDATE profiles SET seq = 9223372036854775807 WHERE backend = 'runner'")
+    profile(trace)  # failed on PostgreSQL: 'bigint out of range'
+    assert len({r[0] for r in query(db, "SELECT created_at FROM profiles")}) == 1  # one second
+    assert seqs() == [("runner", 9223372036854775807), ("trace", 2)], seqs()  # counted as 0: 1 + trace's 1
+    assert t4_from() == "trace"  # stored last; the damaged seq won the tie
+    profile(fake)  # a write of the damaged row sets a sound seq again
+    assert seqs() == [("runner", 3), ("trace", 2)], seqs()
+    assert t4_from() == "runner"
+    # Near the bound (2^62) the next seq stops there, never overflows.
+    query(db, "UPDATE profiles SET seq = 4611686018427387903 WHERE backend = 'runner'")
+    profile(trace)
+    profile(fake)
+    assert seqs() == [("runner", 4611686018427387904), ("trace", 4611686018427387904)], seqs()
+    if not PG:  # text (SQLite stores what it is given; PostgreSQL's BIGINT refuses it)
+        query(db, "UPDATE profiles SET seq = CASE backend WHEN 'runner' THEN 'garbage' ELSE 1 END")
+        profile(trace)
+        assert seqs() == [("runner", "garbage"), ("trace", 2)], seqs()
+        assert t4_from() == "trace"  # text sorted above every number: the damaged row won
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
