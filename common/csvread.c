@@ -411,8 +411,9 @@ cf_status cf_csv_text(const cf_csv_doc *doc, const cf_csv_record *record, int co
     const char *text = cf_csv_field(record, col);
     size_t len = strlen(text);
     if (len >= cap)
-        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected at most %zu characters, got %zu ('%.40s...')",
-                            doc->name, record->line, column_name(doc, col), cap - 1, len, text);
+        return cf_error_set(CF_ERR_INVALID, "%s:%ld: column '%s': expected at most %zu characters, got %zu ('%.*s...')",
+                            doc->name, record->line, column_name(doc, col), cap - 1, len,
+                            (int)cf_utf8_prefix(text, 40), text);
     memcpy(out, text, len + 1);
     return CF_OK;
 }

@@ -1,5 +1,6 @@
 #include "cloudfit/common/escape.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,13 +69,45 @@ void cf_text_fit(const char *text, size_t max_bytes, char *out, size_t n)
         cf_escape_into(text, escaped, sizeof escaped); /* ASCII escapes and whole characters */
         text = escaped;
     }
-    size_t len = strlen(text);
-    if (len > max_bytes)
-        len = max_bytes;
-    if (len > n - 1)
-        len = n - 1;
-    while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80) /* text[len] continues a character: drop it all */
-        len--;
+    size_t len = cf_utf8_prefix(text, max_bytes < n - 1 ? max_bytes : n - 1);
+    memcpy(out, text, len);
+    out[len] = '\0';
+}
+
+size_t cf_utf8_prefix(const char *text, size_t max_bytes)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t reach = max_bytes < SIZE_MAX - 4 ? max_bytes + 4 : SIZE_MAX;
+    size_t avail = 0; /* what utf8_length may read: never past the NUL, nor far past max_bytes */
+    while (avail < reach && p[avail])
+        avail++;
+    size_t len = 0;
+    while (len < avail) {
+        size_t k = utf8_length(p + len, avail - len);
+        if (k == 0)
+            k = 1; /* a byte that is not UTF-8: a character of its own (escaped where it is shown) */
+        if (len + k > max_bytes)
+            break;
+        len += k;
+    }
+    return len;
+}
+
+void cf_text_clip(const char *text, size_t max_bytes, char *out, size_t n)
+{
+    static const char mark[] = "…";
+    const size_t mark_len = sizeof mark - 1;
+    if (n == 0)
+        return;
+    size_t limit = max_bytes < n - 1 ? max_bytes : n - 1;
+    size_t len = cf_utf8_prefix(text, limit);
+    if (text[len] != '\0' && limit >= mark_len) { /* cut: room for the mark */
+        len = cf_utf8_prefix(text, limit - mark_len);
+        memcpy(out, text, len);
+        memcpy(out + len, mark, mark_len);
+        out[len + mark_len] = '\0';
+        return;
+    }
     memcpy(out, text, len);
     out[len] = '\0';
 }

@@ -175,7 +175,8 @@ static int scan_word(json_scan *s, size_t limit)
 {
     char word[40];
     size_t n = word_length(s);
-    snprintf(word, sizeof word, "%.*s%s", (int)(n < 32 ? n : 32), s->text + s->pos, n > 32 ? "..." : "");
+    snprintf(word, sizeof word, "%.*s%s", (int)cf_utf8_prefix(s->text + s->pos, n < 32 ? n : 32), s->text + s->pos,
+             n > 32 ? "..." : "");
     if (n > 32 || !word_is_valid(word) || limit < s->pos + n) {
         int numeric = word[0] == '-' || (word[0] >= '0' && word[0] <= '9');
         snprintf(s->what, sizeof s->what, "invalid %s '%s'", numeric ? "number" : "value", word);

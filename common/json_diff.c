@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/escape.h"
+
 #define SHOWN_MAX 40
 
 /* A value as shown: compact JSON, a long array as its length, a string
@@ -14,8 +16,10 @@ static void shown(const cJSON *v, char *out, size_t n)
         snprintf(out, n, "(none)");
         return;
     }
+    /* cut at a character boundary (cf_utf8_prefix), marked "…": a cut at a byte
+     * count put half an 'é' into the gate note's "spec:" */
     if (cJSON_IsString(v)) {
-        snprintf(out, n, "%s", v->valuestring);
+        cf_text_clip(v->valuestring, n - 1, out, n);
         return;
     }
     char *text = cJSON_PrintUnformatted(v);
@@ -24,7 +28,7 @@ static void shown(const cJSON *v, char *out, size_t n)
     else if (cJSON_IsArray(v))
         snprintf(out, n, "%d items", cJSON_GetArraySize(v));
     else
-        snprintf(out, n, "%.*s…", SHOWN_MAX, text ? text : "?");
+        snprintf(out, n, "%.*s…", (int)cf_utf8_prefix(text ? text : "?", SHOWN_MAX), text ? text : "?");
     cJSON_free(text);
 }
 

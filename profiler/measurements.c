@@ -49,8 +49,8 @@ static cf_status parse_placement(const cf_csv_doc *doc, const cf_csv_record *rec
     for (size_t i = 0; i < len; i++) {
         if (text[i] < '1' || text[i] > '9')
             return cf_error_set(CF_ERR_INVALID, "%s:%ld: column 'placement': expected one digit from 1 to 9 per node "
-                                "(the GPUs the run used on it, e.g. 11 for 2 nodes × 1 GPU), got '%.40s'%s",
-                                doc->name, rec->line, text, len > 40 ? "…" : "");
+                                "(the GPUs the run used on it, e.g. 11 for 2 nodes × 1 GPU), got '%.*s'%s",
+                                doc->name, rec->line, (int)cf_utf8_prefix(text, 40), text, len > 40 ? "…" : "");
         int g = text[i] - '0';
         sum += g;
         most = g > most ? g : most;
@@ -98,8 +98,8 @@ static cf_status parse_row(const cf_csv_doc *doc, const cf_csv_record *rec, cons
     if (precision[0]) {
         if (!cf_precision_parse(precision, &row->precision))
             return cf_error_set(CF_ERR_INVALID,
-                                "%s:%ld: column 'precision': expected fp32, tf32, fp16, bf16 or amp, got '%.40s'",
-                                doc->name, rec->line, precision);
+                                "%s:%ld: column 'precision': expected fp32, tf32, fp16, bf16 or amp, got '%.*s'",
+                                doc->name, rec->line, (int)cf_utf8_prefix(precision, 40), precision);
         row->has_precision = 1;
     }
     cf_status st;

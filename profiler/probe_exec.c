@@ -352,7 +352,7 @@ static void excerpt(const char *text, char *out, size_t n)
         memcpy(out, text, len + 1);
         return;
     }
-    snprintf(out, n, "%.*s...", (int)(n > 4 ? n - 4 : 0), text);
+    snprintf(out, n, "%.*s...", (int)cf_utf8_prefix(text, n > 4 ? n - 4 : 0), text);
 }
 
 static cf_status field_number(const parse_state *ps, const cJSON *obj, const char *key, int required, double min,

@@ -16,6 +16,7 @@
 
 #include "cloudfit/common/clock.h"
 #include "cloudfit/profiler/runners.h"
+#include "cloudfit/common/escape.h"
 
 static void report(const cf_runner_profile_plan *plan, int done, int total, const char *what)
 {
@@ -163,7 +164,7 @@ static void finish(const cf_runner_profile_plan *plan, cf_profile *p)
     snprintf(p->noise_error, sizeof p->noise_error,
              "a runner profile measures step times only; 'cloudfit profile --backend cpu|cuda|exec' measures it");
     const char *r = plan->runner_text ? plan->runner_text : "";
-    snprintf(p->runner, sizeof p->runner, "%.150s%s", r, strlen(r) > 150 ? "…" : "");
+    cf_text_clip(r, 153, p->runner, sizeof p->runner); /* 150 bytes and "…", at a character boundary */
 }
 
 cf_status cf_profile_through_runner(const cf_runner_profile_plan *plan, const cf_search_runner *runner,

@@ -13,6 +13,7 @@
 #include "cloudfit/common/csvread.h"
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/escape.h"
 
 void cf_spot_trace_free(cf_spot_trace *t)
 {
@@ -196,7 +197,7 @@ cf_status cf_spot_trace_column(const cf_spot_trace *t, int k, cf_spot_trace *out
         return st;
     }
     out->vm[0] = t->vm[k];
-    snprintf(out->name, sizeof out->name, "%.200s (count column %d)", t->name, k + 1);
+    snprintf(out->name, sizeof out->name, "%.*s (count column %d)", (int)cf_utf8_prefix(t->name, 200), t->name, k + 1);
     for (size_t i = 0; i < t->n_ticks; i++) {
         out->dt_h[i] = t->dt_h[i];
         out->counts[i] = t->counts[i * (size_t)t->n_types + (size_t)k];
@@ -226,7 +227,9 @@ cf_status cf_spot_trace_merge(const cf_spot_trace *a, const cf_spot_trace *b, cf
     out->n_types = 2;
     out->vm[0] = a->vm[0];
     out->vm[1] = b->vm[0];
-    snprintf(out->name, sizeof out->name, "%.120s + %.120s", cf_basename(a->name), cf_basename(b->name));
+    const char *name_a = cf_basename(a->name), *name_b = cf_basename(b->name);
+    snprintf(out->name, sizeof out->name, "%.*s + %.*s", (int)cf_utf8_prefix(name_a, 120), name_a,
+             (int)cf_utf8_prefix(name_b, 120), name_b);
     size_t ia = 0, ib = 0;
     double t = 0, ea = a->dt_h[0], eb = b->dt_h[0]; /* end of the current tick of each */
     while (t < end - 1e-12 && ia < a->n_ticks && ib < b->n_ticks) {

@@ -279,7 +279,7 @@ void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
         if (ci->branch[0])
             cf_buf_printf(out, ", branch %s", ci->branch);
         if (ci->commit[0])
-            cf_buf_printf(out, ", commit %.12s", ci->commit);
+            cf_buf_printf(out, ", commit %.*s", (int)cf_utf8_prefix(ci->commit, 12), ci->commit);
         if (ci->pull_request[0])
             cf_buf_printf(out, ", pull request %s", ci->pull_request);
         if (ci->run_url[0])

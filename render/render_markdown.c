@@ -13,6 +13,7 @@
 #include "cloudfit/render/text_table.h"
 #include "cloudfit/render/render_catalog.h"
 #include "cloudfit/pricing/regions.h"
+#include "cloudfit/common/escape.h"
 
 #define MD_ALTERNATIVES 5
 
@@ -367,7 +368,7 @@ void cf_report_markdown(const cf_report *r, cf_buf *out)
         cf_buf_printf(out, " · %s", r->ci->provider);
         if (r->ci->commit[0]) {
             char commit[13];
-            snprintf(commit, sizeof commit, "%.12s", r->ci->commit);
+            snprintf(commit, sizeof commit, "%.*s", (int)cf_utf8_prefix(r->ci->commit, 12), r->ci->commit);
             cf_buf_puts(out, " ");
             cell(out, commit); /* from the environment: escaped like any outside text */
         }

@@ -13,6 +13,7 @@
 #include "cloudfit/common/hash.h"
 #include "cloudfit/common/json.h"
 #include "cloudfit/spec.h"
+#include "cloudfit/common/escape.h"
 #include "spec_internal.h"
 
 #define SPEC_NAME_LEN_MAX (CF_SPEC_NAME_MAX - 1)
@@ -163,8 +164,8 @@ static cf_status init_context(spec_ctx *c, const char *path, cf_spec *out)
     if (!path)
         return CF_OK;
     if (strlen(path) >= CF_PATH_MAX)
-        return cf_error_set(CF_ERR_INVALID, "%.64s...: path too long (at most %d bytes)", path,
-                            CF_PATH_MAX - 1);
+        return cf_error_set(CF_ERR_INVALID, "%.*s...: path too long (at most %d bytes)",
+                            (int)cf_utf8_prefix(path, 64), path, CF_PATH_MAX - 1);
     memcpy(out->job.source, path, strlen(path) + 1);
     cf_dirname(path, c->dir, sizeof c->dir);
     return CF_OK;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloudfit/common/escape.h"
 #include "spec_internal.h"
 
 #define MLP_MIN_LAYERS 2
@@ -224,7 +225,8 @@ static cf_status read_source(spec_ctx *c, const cJSON *source, cf_spec *out)
     if (spec_suggest(source->valuestring, synthetic))
         cf_error_hint("did you mean \"synthetic\"?");
     else
-        cf_error_hint("files go in an object: {\"tokens\": \"%.64s\"}", source->valuestring);
+        cf_error_hint("files go in an object: {\"tokens\": \"%.*s\"}", (int)cf_utf8_prefix(source->valuestring, 64),
+                      source->valuestring);
     return st;
 }
 

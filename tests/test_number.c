@@ -285,6 +285,41 @@ static void test_exact_text(void **state)
 
 /* The pass every result takes (cli/term/output.c): each mode keeps what
  * its format needs and escapes the rest; kept colour codes stay. */
+/* Text cut at a byte count for a message or a note ends at a character
+ * boundary: "%.40s" of a name with 'é' across the cut ended inside it, and
+ * the half character showed as "\xc3" in the gate note (advisor/plan/gates.c). */
+static void test_utf8_prefix_and_clip(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_int_equal(cf_utf8_prefix("ab\xc3\xa9" "c", 3), 2); /* inside 'é' */
+    assert_int_equal(cf_utf8_prefix("ab\xc3\xa9" "c", 4), 4);
+    assert_int_equal(cf_utf8_prefix("ab\xc3\xa9" "c", 100), 5); /* the whole text */
+    assert_int_equal(cf_utf8_prefix("\xe2\x82\xac\xf0\x9f\x98\x80", 6), 3); /* '€' whole, the emoji not */
+    assert_int_equal(cf_utf8_prefix("a\xff\xfe" "b", 2), 2); /* a byte that is not UTF-8 is one character */
+    assert_int_equal(cf_utf8_prefix("abc", 0), 0);
+    assert_int_equal(cf_utf8_prefix("abc", (size_t)-1), 3);
+    cf_text_clip("short", 40, out, sizeof out); /* fits: whole, no mark */
+    assert_string_equal(out, "short");
+    cf_text_clip("x\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8, out, sizeof out); /* 9 bytes: 5 and "…" */
+    assert_string_equal(out, "x\xc3\xa9\xc3\xa9\xe2\x80\xa6");
+    assert_int_equal(cf_utf8_invalid_at(out), -1);
+    cf_text_clip("abcdefgh", 100, out, 6); /* the buffer's size cuts too */
+    assert_string_equal(out, "ab\xe2\x80\xa6");
+    cf_text_clip("abcdef", 2, out, sizeof out); /* no room for the mark */
+    assert_string_equal(out, "ab");
+    /* every cut of a name with multi-byte characters is valid UTF-8 */
+    const char *name = "g\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc3\xa9x";
+    for (size_t max = 0; max <= strlen(name); max++) {
+        cf_text_clip(name, max, out, sizeof out);
+        assert_int_equal(cf_utf8_invalid_at(out), -1);
+        assert_true(strlen(out) <= max);
+        char shown[64];
+        snprintf(shown, sizeof shown, "%.*s", (int)cf_utf8_prefix(name, max), name);
+        assert_int_equal(cf_utf8_invalid_at(shown), -1);
+    }
+}
+
 static void test_escape_output(void **state)
 {
     (void)state;
@@ -314,6 +349,7 @@ int main(void)
                                        cmocka_unit_test(test_integers),
                                        cmocka_unit_test(test_json_grammar), cmocka_unit_test(test_csv_bom_nul_spaces),
                                        cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output),
+                                       cmocka_unit_test(test_utf8_prefix_and_clip),
                                        cmocka_unit_test(test_plain_text), cmocka_unit_test(test_exact_text),
                                        cmocka_unit_test(test_fixed_text)};
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include "cloudfit/common/buf.h"
 
 #include "cloudfit/common/number.h"
+#include "cloudfit/common/escape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -372,7 +373,7 @@ static int use_runner_runs(const cf_job *job, const cf_gpu *gpu, const cf_profil
         const cf_profile_run_row *r = &p->runs[i];
         cf_measurement *m = &rows[i];
         memset(m, 0, sizeof *m);
-        snprintf(m->model, sizeof m->model, "%.63s", p->spec_name);
+        snprintf(m->model, sizeof m->model, "%.*s", (int)cf_utf8_prefix(p->spec_name, 63), p->spec_name);
         snprintf(m->gpu, sizeof m->gpu, "%s", gpu->model);
         /* one digit per node; none (the counts say it) for 10 or more GPUs per node, which a digit
          * cannot hold (16 was "6": a 16-GPU VM's runs predicted as 6 GPUs per node), or too many nodes */

@@ -113,7 +113,12 @@ static void hours_text(char *out, size_t n, double v, double lo, double hi)
 
 static void config_text(char *out, size_t n, const cf_history_config *c)
 {
-    snprintf(out, n, "%d × %.40s (%d×%.20s%s)", c->nodes, c->instance_type, c->gpus_per_node, c->gpu,
+    /* names from a --compare-to document or the history, cut at a character
+     * boundary with "…": "%.40s" ended one inside an 'é', shown as "\xc3" */
+    char instance[48], gpu[24];
+    cf_text_clip(c->instance_type, 40, instance, sizeof instance);
+    cf_text_clip(c->gpu, 20, gpu, sizeof gpu);
+    snprintf(out, n, "%d × %s (%d×%s%s)", c->nodes, instance, c->gpus_per_node, gpu,
              !c->spot ? "" : c->mixed ? ", spot+od" : ", spot");
 }
 
@@ -256,7 +261,7 @@ static const cJSON *field(const cJSON *o, const char *key, int want_string, cons
 
 static void copy_string(char *out, size_t n, const cJSON *v)
 {
-    snprintf(out, n, "%s", v ? v->valuestring : "");
+    cf_text_fit(v ? v->valuestring : "", n - 1, out, n); /* at a character boundary */
 }
 
 /* An optional number of the chosen configuration (an interval); NaN when absent. */

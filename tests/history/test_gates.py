@@ -91,6 +91,24 @@ def test_max_cost_increase_against_file():
     check(["--compare-to", cheaper, "--max-cost-increase", "0%"], True, "max_cost_increase_pct")
 
 
+def test_names_in_the_note_are_cut_at_a_character_boundary():
+    """The increase gate's note shortens the baseline's instance type (40 bytes) and GPU (20): it cut at the byte
+    count, inside an 'é', and the half character showed as '\\xc3' in every format (docs/ci.md)."""
+    base = json.loads(json.dumps(BASE or base_json()))
+    base["chosen"]["instance_type"] = "x" + "é" * 30  # 61 bytes: byte 40 falls inside an 'é'
+    base["chosen"]["gpu"] = "g" + "é" * 15  # 31 bytes: byte 20 falls inside one
+    base["chosen"]["total_usd"] = chosen()["total_usd"] / 2
+    path = write("utf8-names.json", json.dumps(base, ensure_ascii=False))
+    doc, err = check(["--compare-to", path, "--max-cost-increase", "1%"], False, "max_cost_increase_pct")
+    note = doc["gates"][0]["note"]
+    assert "× x" + "é" * 18 + "… (" in note, note  # 37 bytes and '…'; was 39 and half an 'é
+    assert "×g" + "é" * 8 + "…" in note, note
+    assert "\\x" not in note and "\\x" not in err, (note, err)
+    for fmt in ("markdown", "table"):
+        rc, out, err = gate_run("--compare-to", path, "--max-cost-increase", "1%", fmt=fmt)  # strict UTF-8 decoding
+        assert rc == GATE_EXIT and "x" + "é" * 18 + "…" in out and "\\x" not in out + err, (fmt, out, err)
+
+
 def test_spot_alone_to_spot_with_fallback_is_a_change_everywhere():
     """From spot alone to spot with an on-demand fallback (the cost gate fails): the diff listed only the cost,
     the gate note said the plan was "(1×L4, spot)" both times, and the history called a mixed plan "(spot)"."""

@@ -33,6 +33,16 @@ unsigned cf_utf8_reordering(const char *p, size_t n);
  * (and n - 1) cut at a character boundary (a cut inside 'é' made
  * PostgreSQL refuse the row). */
 void cf_text_fit(const char *text, size_t max_bytes, char *out, size_t n);
+/* The length of the longest start of `text` of at most `max_bytes` bytes
+ * that ends at a character boundary (a byte that is not part of UTF-8
+ * counts as one character): the one way text from input is cut at a byte
+ * count, as "%.*s" with this length. "%.40s" could end inside a character,
+ * and the half character was shown as "\xc3" or refused by PostgreSQL. */
+size_t cf_utf8_prefix(const char *text, size_t max_bytes);
+/* `text` into out[n] whole when it has at most `max_bytes` bytes (and
+ * n - 1), else cut at a character boundary and ended with "…" (counted in
+ * max_bytes): a name shortened for a message or a note. Not escaped. */
+void cf_text_clip(const char *text, size_t max_bytes, char *out, size_t n);
 /* 1 when `text` has a character that cf_escape_controls would change. */
 int cf_has_controls(const char *text);
 /* Terminal columns of the character at p (avail bytes readable; *len its
