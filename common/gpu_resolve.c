@@ -24,9 +24,10 @@ typedef struct {
 
 /* Makers and product lines: they tell no two rows apart, and tools glue
  * them to the model (Slurm GRES types and Lambda's benchmark directories
- * say "QuadroRTX6000"). "RTX" is not one: "Quadro 6000" (Fermi) and
- * "Quadro RTX 6000" are different GPUs. */
-static const char *const LINE_WORDS[] = {"nvidia", "amd", "tesla", "quadro", "geforce", "instinct"};
+ * say "QuadroRTX6000"). "GRID" is NVIDIA's virtual GPU line ("GRID T4-16Q",
+ * what a vGPU guest's older drivers print). "RTX" is not one: "Quadro 6000"
+ * (Fermi) and "Quadro RTX 6000" are different GPUs. */
+static const char *const LINE_WORDS[] = {"nvidia", "amd", "tesla", "quadro", "geforce", "instinct", "grid"};
 
 /* Words a driver adds to a row's name that no column of the row carries. */
 static const struct {
@@ -167,12 +168,47 @@ static int column_has_word(const char *column, const char *w)
     return 0;
 }
 
+static int in_family(const cf_gpu *g, const char *word);
+static int model_words(const cf_gpu *g, word_list *out);
+
+/* The frame buffer, in GB, of a vGPU profile word: "24q" of "NVIDIA
+ * A10-24Q" (what nvidia-smi and torch print in Azure's NV36ads_A10_v5),
+ * "16q" of "GRID T4-16Q": a size and the profile's series letter (Q, C,
+ * B, A); 0 when the word is not one. */
+static double vgpu_profile_gb(const char *w)
+{
+    size_t digits = strspn(w, "0123456789");
+    if (digits == 0 || digits > 4 || !w[digits] || w[digits + 1] || !strchr("qcba", w[digits]))
+        return 0.0;
+    return strtod(w, NULL);
+}
+
+/* Whether no other row of the table is of g's family ("A10" alone; not
+ * "H100", "V100", "A100"). */
+static int alone_in_family(const cf_gpu *gpus, size_t n_gpus, const cf_gpu *g)
+{
+    word_list model;
+    if (!model_words(g, &model))
+        return 0;
+    for (size_t i = 0; i < n_gpus; i++)
+        if (&gpus[i] != g && in_family(&gpus[i], model.word[0]))
+            return 0;
+    return 1;
+}
+
 /* Whether a word of a name that is not one of the row's model words only
- * describes the row. */
-static int describes(const cf_gpu *g, const char *w)
+ * describes the row. A vGPU profile of the row's whole memory does ("24q"
+ * of the 24 GB A10), a smaller one is a share of the GPU ("A10-4Q"); and
+ * only for a row alone in its family: vGPU names tell a family's boards
+ * apart by letters glued to the model ("H100-80C" is the H100 PCIe,
+ * "H100XM-80C" the SXM5), so "NVIDIA H100-80C" would be the wrong row. */
+static int describes(const cf_gpu *gpus, size_t n_gpus, const cf_gpu *g, const char *w)
 {
     if (is_line_word(w))
         return 1;
+    double vgpu_gb = vgpu_profile_gb(w);
+    if (vgpu_gb > 0)
+        return memory_matches(vgpu_gb, g->memory_gib) && alone_in_family(gpus, n_gpus, g);
     for (size_t i = 0; i < sizeof EXTRA_WORDS / sizeof *EXTRA_WORDS; i++)
         if (strcasecmp(g->model, EXTRA_WORDS[i].model) == 0 && strcmp(w, EXTRA_WORDS[i].word) == 0)
             return 1;
@@ -239,14 +275,14 @@ static int model_words(const cf_gpu *g, word_list *out)
 }
 
 /* Rule 3: the number of model words when `g` matches the name, else 0. */
-static int match_words(const cf_gpu *g, const word_list *name)
+static int match_words(const cf_gpu *gpus, size_t n_gpus, const cf_gpu *g, const word_list *name)
 {
     word_list model;
     int used[MAX_WORDS] = {0};
     if (!model_words(g, &model) || !cover(&model, 0, name, used))
         return 0;
     for (int i = 0; i < name->n; i++)
-        if (!used[i] && !describes(g, name->word[i]))
+        if (!used[i] && !describes(gpus, n_gpus, g, name->word[i]))
             return 0;
     return model.n;
 }
@@ -309,7 +345,7 @@ static const cf_gpu *named_row(const cf_gpu *gpus, size_t n_gpus, const char *na
     const cf_gpu *best = NULL;
     int best_words = 0;
     for (size_t i = 0; i < n_gpus; i++) {
-        int n = match_words(&gpus[i], words);
+        int n = match_words(gpus, n_gpus, &gpus[i], words);
         if (n > best_words) {
             best = &gpus[i];
             best_words = n;

@@ -32,7 +32,12 @@
  *   PCI    pci.ids / device-id tables (10de:2339 = H100 SXM5 94GB)
  *   VF     device logs of SR-IOV guests in public code: rccl-tests'
  *          "Using devices" lines, ROCm benchmark reports ("Device: AMD
- *          Instinct MI300X VF") */
+ *          Instinct MI300X VF")
+ *   VGPU   nvidia-smi / torch in NVIDIA vGPU guests, in public notes and
+ *          logs: "NVIDIA A10-24Q" on Azure's Standard_NV36ads_A10_v5
+ *          (a catalog offer), "NVIDIA L4-24Q", "GRID T4-16Q"; NVIDIA's
+ *          vGPU profile tables ("H100-80C" is the H100 PCIe, "H100XM-80C"
+ *          the SXM5) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,6 +141,11 @@ static const spelling RESOLVES[] = {
     {"AMD_Instinct_MI300X", "MI300X", "VLLM"},
     {"AMD Instinct MI300X OAM", "MI300X", "AMDSMI product_name"},
     {"AMD Instinct MI300X VF", "MI300X", "VF: amd-smi, rccl-tests and torch in an SR-IOV guest (Azure ND MI300X v5)"},
+    /* a vGPU profile of the whole GPU, for a row alone in its family */
+    {"NVIDIA A10-24Q", "A10", "VGPU: Azure Standard_NV36ads_A10_v5 / NV72ads_A10_v5"},
+    {"NVIDIA L4-24Q", "L4", "VGPU"},
+    {"GRID T4-16Q", "T4", "VGPU (older vGPU drivers)"},
+    {"NVIDIA T4-16C", "T4", "VGPU: compute profile"},
 };
 
 /* Other products: the table has no row for them, so they resolve to none,
@@ -167,6 +177,12 @@ static const spelling REFUSES[] = {
     {"RTX 8000", NULL, "USER"},
     {"RTX3080-MaxQ", NULL, "XGPU"},
     {"NVIDIA A100-SXM4-40GB MIG 1g.5gb", "A100-40GB", "a MIG slice is not the GPU"},
+    {"NVIDIA A10-4Q", "A10", "VGPU: a sixth of an A10 (Azure NV6ads_A10_v5) is not the GPU"},
+    {"NVIDIA A10-12Q", "A10", "VGPU: half an A10"},
+    {"NVIDIA H100-80C", "H100", "VGPU: the H100 PCIe's profile, not the SXM5 row"},
+    {"NVIDIA H100XM-80C", "H100", "VGPU: the SXM5's, a model word of no row"},
+    {"GRID V100-16Q", "V100", "VGPU: the V100 PCIe's profile (the SXM2's is V100X-16Q)"},
+    {"NVIDIA A100-40C", "A100-40GB", "VGPU: the A100 PCIe 40GB's profile"},
     {"Tesla T4 (fake)", "T4", "tests/search/fake_runner.py"},
     {"Intel(R) Xeon(R) CPU @ 2.20GHz", NULL, "a CPU"},
     {"A1", NULL, "no such family"},

@@ -78,11 +78,14 @@ const cf_gpu *cf_gpu_find(const cf_gpu *gpus, size_t n_gpus, const char *model);
  *   3. the row all of whose words are in the name (separators and case
  *      ignored, "RTX 6000" is the word RTX6000) while every other word of
  *      the name only describes that row: a maker or product line (NVIDIA,
- *      AMD, Tesla, Quadro, GeForce, Instinct, also glued on:
+ *      AMD, Tesla, Quadro, GeForce, Instinct, GRID, also glued on:
  *      "QuadroRTX6000"), its memory size ("80GB", "144G"), memory type,
  *      architecture or a word of its form factor ("SXM4", "PCIe", "OAM",
- *      "Server Edition"), or a word the driver adds to it ("480GB" of the
- *      GH200's LPDDR5X). The row with most words wins;
+ *      "Server Edition"), a word the driver adds to it ("480GB" of the
+ *      GH200's LPDDR5X), or a vGPU profile of its whole memory ("24Q" of
+ *      "NVIDIA A10-24Q") when no other row is of its family (vGPU names
+ *      tell boards apart by letters: "H100-80C" is the H100 PCIe). The
+ *      row with most words wins;
  *   4. a bare family name is the table's first row of that family ("A100"
  *      is A100-40GB, "V100S" is V100S-PCIE).
  * So "Tesla V100-SXM2-32GB" is V100-32GB, never V100; "NVIDIA H100 PCIe"
