@@ -45,6 +45,12 @@ static const struct {
      * guest is given (a virtual function): Azure's ND MI300X v5 (the
      * catalog's MI300X VM), DigitalOcean, Hot Aisle */
     {"MI300X", "vf"},
+    /* "Aqua Vanjaram [Instinct MI300X]" and "... [Instinct MI300X VF]": the
+     * PCI database's name (chip codename, then the product), which
+     * rocm-smi prints as the card series and device name (ROCM-SMI 2.2.0,
+     * DigitalOcean's and Hot Aisle's MI300X guests) and lspci shows */
+    {"MI300X", "aqua"},
+    {"MI300X", "vanjaram"},
 };
 
 /* Exact driver names of products that are not the row their words match. */

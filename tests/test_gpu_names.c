@@ -33,6 +33,10 @@
  *   VF     device logs of SR-IOV guests in public code: rccl-tests'
  *          "Using devices" lines, ROCm benchmark reports ("Device: AMD
  *          Instinct MI300X VF")
+ *   PCIDB  rocm-smi's card series / device name, the PCI database's name
+ *          of 1002:74a1 ("Aqua Vanjaram [Instinct MI300X]", with " VF]" in
+ *          an SR-IOV guest: ROCM-SMI 2.2.0 JSON quoted in public code and
+ *          notes of DigitalOcean MI300X droplets); lspci shows the same
  *   VGPU   nvidia-smi / torch in NVIDIA vGPU guests, in public notes and
  *          logs: "NVIDIA A10-24Q" on Azure's Standard_NV36ads_A10_v5
  *          (a catalog offer), "NVIDIA L4-24Q", "GRID T4-16Q"; NVIDIA's
@@ -141,6 +145,9 @@ static const spelling RESOLVES[] = {
     {"AMD_Instinct_MI300X", "MI300X", "VLLM"},
     {"AMD Instinct MI300X OAM", "MI300X", "AMDSMI product_name"},
     {"AMD Instinct MI300X VF", "MI300X", "VF: amd-smi, rccl-tests and torch in an SR-IOV guest (Azure ND MI300X v5)"},
+    {"Aqua Vanjaram [Instinct MI300X]", "MI300X", "PCIDB: rocm-smi card series, lspci"},
+    {"Aqua Vanjaram [Instinct MI300X VF]", "MI300X", "PCIDB: rocm-smi in an SR-IOV guest"},
+    {"AMD INSTINCT MI300X (HBM3) OAM", "MI300X", "rocm-smi card series on bare metal"},
     /* a vGPU profile of the whole GPU, for a row alone in its family */
     {"NVIDIA A10-24Q", "A10", "VGPU: Azure Standard_NV36ads_A10_v5 / NV72ads_A10_v5"},
     {"NVIDIA L4-24Q", "L4", "VGPU"},
@@ -172,6 +179,7 @@ static const spelling REFUSES[] = {
     {"Tesla PG500-216", "V100-PCIE-32GB", "akash-network/provider-configs#90"},
     {"AMD Instinct MI308X", "MI300X", "VLLM"},
     {"AMD Instinct MI325X", "MI300X", "VLLM"},
+    {"Aqua Vanjaram [Instinct MI308X]", "MI300X", "PCIDB: the same chip codename, another product"},
     {"AMD Radeon Graphics", "MI300X", "VLLM: the generic name some ROCm set-ups print"},
     {"NVIDIA GeForce RTX 3090", NULL, "DRV, LAMBDA"},
     {"RTX 8000", NULL, "USER"},
