@@ -280,15 +280,50 @@ static int model_words(const cf_gpu *g, word_list *out)
     return kept > 0;
 }
 
-/* Rule 3: the number of model words when `g` matches the name, else 0. */
-static int match_words(const cf_gpu *gpus, size_t n_gpus, const cf_gpu *g, const word_list *name)
+/* A word of the row's columns glued in front of a model word is the two
+ * words: "rtxa6000" (Slurm's GRES type for the RTX A6000, whose form
+ * factor column says "RTX A6000") is RTX A6000, as "RTX_A6000" is. Only
+ * letters, and only a word that describes the row: "gb200" is no B200. */
+static void split_glued_prefixes(const cf_gpu *gpus, size_t n_gpus, const cf_gpu *g, const word_list *model,
+                                 word_list *name)
 {
-    word_list model;
+    for (int i = 0; i < name->n && name->n < MAX_WORDS; i++) {
+        const char *w = name->word[i];
+        size_t wl = strlen(w);
+        for (int m = 0; m < model->n; m++) {
+            size_t ml = strlen(model->word[m]), pl = wl - ml;
+            if (wl <= ml || strcmp(w + pl, model->word[m]) != 0)
+                continue;
+            char prefix[WORD_CAP];
+            memcpy(prefix, w, pl);
+            prefix[pl] = '\0';
+            size_t letters = 0;
+            while (letters < pl && prefix[letters] >= 'a' && prefix[letters] <= 'z')
+                letters++;
+            if (letters != pl || !describes(gpus, n_gpus, g, prefix))
+                continue;
+            memmove(name->word[i + 2], name->word[i + 1], (size_t)(name->n - i - 1) * WORD_CAP);
+            memcpy(name->word[i + 1], model->word[m], ml + 1);
+            memcpy(name->word[i], prefix, pl + 1);
+            name->n++;
+            i++;
+            break;
+        }
+    }
+}
+
+/* Rule 3: the number of model words when `g` matches the name, else 0. */
+static int match_words(const cf_gpu *gpus, size_t n_gpus, const cf_gpu *g, const word_list *given)
+{
+    word_list model, name = *given;
     int used[MAX_WORDS] = {0};
-    if (!model_words(g, &model) || !cover(&model, 0, name, used))
+    if (!model_words(g, &model))
         return 0;
-    for (int i = 0; i < name->n; i++)
-        if (!used[i] && !describes(gpus, n_gpus, g, name->word[i]))
+    split_glued_prefixes(gpus, n_gpus, g, &model, &name);
+    if (!cover(&model, 0, &name, used))
+        return 0;
+    for (int i = 0; i < name.n; i++)
+        if (!used[i] && !describes(gpus, n_gpus, g, name.word[i]))
             return 0;
     return model.n;
 }

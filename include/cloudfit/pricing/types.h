@@ -79,7 +79,9 @@ const cf_gpu *cf_gpu_find(const cf_gpu *gpus, size_t n_gpus, const char *model);
  *      ignored, "RTX 6000" is the word RTX6000) while every other word of
  *      the name only describes that row: a maker or product line (NVIDIA,
  *      AMD, Tesla, Quadro, GeForce, Instinct, GRID, also glued on:
- *      "QuadroRTX6000"), its memory size ("80GB", "144G"), memory type,
+ *      "QuadroRTX6000"; another word below glued in front of a model
+ *      word counts as apart: "rtxa6000" is RTX A6000), its memory size
+ *      ("80GB", "144G"), memory type,
  *      architecture or a word of its form factor ("SXM4", "PCIe", "OAM",
  *      "Server Edition"), a word the driver adds to it ("480GB" of the
  *      GH200's LPDDR5X), or a vGPU profile of its whole memory ("24Q" of
