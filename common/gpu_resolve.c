@@ -146,6 +146,11 @@ static int memory_matches(double stated_gb, double table_gib)
     return fabs(stated_gb - table_gib) <= 0.5 || fabs(stated_gb * 1e9 / 1073741824.0 - table_gib) <= 1.0;
 }
 
+static int has_digit(const char *w)
+{
+    return strcspn(w, "0123456789") != strlen(w);
+}
+
 static int has_letter(const char *w)
 {
     return strspn(w, "0123456789") != strlen(w);
@@ -416,5 +421,33 @@ size_t cf_gpu_family_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, c
     for (size_t i = 0; word && i < n_gpus && n < max_rows; i++)
         if (in_family(&gpus[i], word))
             rows[n++] = &gpus[i];
+    return n;
+}
+
+size_t cf_gpu_near_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, const cf_gpu **rows, size_t max_rows)
+{
+    word_list words, model;
+    if (!name || named_row(gpus, n_gpus, name, &words) || cf_has_controls(name) || !split_words(name, &words))
+        return 0;
+    size_t n = 0;
+    /* most model words in the name first, then table order */
+    for (int score = MAX_WORDS; score > 0; score--) {
+        for (size_t i = 0; i < n_gpus && n < max_rows; i++) {
+            if (!model_words(&gpus[i], &model))
+                continue;
+            /* a model number ("a100", "6000") names the family; "rtx" or a size ("80gb") alone does not:
+             * "NVIDIA RTX A4000" is no RTX PRO 6000 */
+            int family = 0, found = 0;
+            for (int m = 0; m < model.n; m++)
+                for (int w = 0; w < words.n; w++)
+                    if (strcmp(model.word[m], words.word[w]) == 0) {
+                        family += has_digit(model.word[m]) && memory_word_gb(model.word[m]) == 0;
+                        found++;
+                        break;
+                    }
+            if (family && found == score)
+                rows[n++] = &gpus[i];
+        }
+    }
     return n;
 }

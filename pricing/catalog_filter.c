@@ -273,18 +273,36 @@ static void append_suggestions(cf_buf *buf, const char *value, const name_list *
     append_did_you_mean(buf, close, suggest(value, known, close));
 }
 
-/* The rows on offer of the family a name like "NVIDIA A100" stands for
- * (cf_gpu_family_rows), as a "did you mean". */
-static void append_family(cf_buf *buf, const cf_catalog *catalog, const char *value)
+/* The "did you mean" of an unknown GPU. The rows on offer of the families
+ * the name's words name (cf_gpu_near_rows: "NVIDIA A100"'s, the A100 PCIe
+ * first for "A100 PCIe") come before names merely spelt alike: of those,
+ * only ones of such a family ("A100-8GB": A100-80GB), a GPU of another
+ * family ("A100 PCIe": H100-PCIE) never; names spelt alike when the name
+ * names no family. */
+static void append_gpu_suggestions(cf_buf *buf, const cf_catalog *catalog, const char *value,
+                                   const name_list *known)
 {
-    enum { MAX_FAMILY = 16 };
-    const cf_gpu *rows[MAX_FAMILY];
-    size_t n_rows = cf_gpu_family_rows(catalog->gpus, catalog->n_gpus, value, rows, MAX_FAMILY), n = 0;
-    const char *sold[MAX_SUGGESTIONS];
-    for (size_t i = 0; i < n_rows && n < MAX_SUGGESTIONS; i++)
+    enum { MAX_NEAR = 16 };
+    const cf_gpu *rows[MAX_NEAR];
+    size_t n_rows = cf_gpu_near_rows(catalog->gpus, catalog->n_gpus, value, rows, MAX_NEAR), n_near = 0;
+    const char *near[MAX_NEAR];
+    for (size_t i = 0; i < n_rows; i++)
         if (cf_catalog_sells_gpu(catalog, rows[i]->model))
-            sold[n++] = rows[i]->model;
-    append_did_you_mean(buf, sold, n);
+            near[n_near++] = rows[i]->model;
+    const char *close[MAX_SUGGESTIONS], *pick[MAX_SUGGESTIONS];
+    size_t n_close = suggest(value, known, close), n = 0;
+    for (size_t i = 0; i < n_close; i++)
+        for (size_t j = 0; j < n_near; j++)
+            if (strcasecmp(close[i], near[j]) == 0) {
+                pick[n++] = close[i];
+                break;
+            }
+    if (n_near == 0)
+        append_did_you_mean(buf, close, n_close);
+    else if (n > 0)
+        append_did_you_mean(buf, pick, n);
+    else
+        append_did_you_mean(buf, near, n_near < MAX_SUGGESTIONS ? n_near : MAX_SUGGESTIONS);
 }
 
 /* Sets the hint from a finished buffer (an allocation failure just loses it). */
@@ -342,9 +360,7 @@ static cf_status check_gpus(const cf_catalog *catalog, const cf_catalog_filter *
         else
             cf_error_set(CF_ERR_INVALID, "unknown GPU '%s'", gpu);
         cf_buf hint = CF_BUF_INIT;
-        append_suggestions(&hint, gpu, &known);
-        if (hint.len == 0) /* no near name: a family after a maker's name ("NVIDIA A100") */
-            append_family(&hint, catalog, gpu);
+        append_gpu_suggestions(&hint, catalog, gpu, &known);
         cf_buf_puts(&hint, "known GPUs: ");
         append_names(&hint, &known, known.n);
         set_hint(&hint);

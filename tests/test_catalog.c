@@ -644,6 +644,20 @@ static void test_check_filter_errors(void **state)
     expect_filter_error(&(cf_catalog_filter){.gpus = LIST("TPUv5")}, "unknown GPU 'TPUv5'",
                         "known GPUs: A10,");
     assert_null(strstr(cf_error_hint_text(), "did you mean"));
+    /* a name one word short of a row: that GPU's rows, never a GPU of another family spelt alike (the
+     * hint said 'H100-PCIE' or 'V100-PCIE' for "A100 PCIe", nothing for "A100-SXM4") */
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("A100 PCIe")}, "unknown GPU 'A100 PCIe'",
+                        "did you mean 'A100-80GB-PCIE', 'A100-40GB' or 'A100-80GB'? known GPUs: ");
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("A100-SXM4")}, "unknown GPU 'A100-SXM4'",
+                        "did you mean 'A100-40GB', 'A100-80GB' or 'A100-80GB-PCIE'? known GPUs: ");
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("Tesla V100-SXM2-32GB-LS")},
+                        "unknown GPU 'Tesla V100-SXM2-32GB-LS'", "did you mean 'V100-32GB', 'V100' or 'V100-PCIE'?");
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("NVIDIA H100")}, "unknown GPU 'NVIDIA H100'",
+                        "did you mean 'H100', 'H100-PCIE' or 'H100-NVL'?");
+    /* a word of the model that is no model number names no family: "RTX" is no RTX PRO 6000 */
+    expect_filter_error(&(cf_catalog_filter){.gpus = LIST("NVIDIA RTX A4000")}, "unknown GPU 'NVIDIA RTX A4000'",
+                        "known GPUs: ");
+    assert_null(strstr(cf_error_hint_text(), "did you mean"));
 
     expect_filter_error(&(cf_catalog_filter){.clouds = LIST("aws", "oracle")},
                         "unknown cloud 'oracle'", "known clouds: aws, azure, gcp, lambda");

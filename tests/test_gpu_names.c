@@ -306,6 +306,26 @@ static void test_table_without_descriptive_columns(void **state)
     cf_catalog_free(&cat);
 }
 
+/* cf_gpu_near_rows: for an unknown GPU's hint, the rows of the families
+ * the name's words name, most model words first; none for a name of a row. */
+static void test_near_rows(void **state)
+{
+    (void)state;
+    const cf_gpu *rows[16];
+    size_t n = cf_gpu_near_rows(embedded.gpus, embedded.n_gpus, "A100 PCIe", rows, 16);
+    assert_true(n >= 4);
+    assert_true(strstr(rows[0]->model, "PCIE") && strstr(rows[1]->model, "PCIE"));
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(strncasecmp(rows[i]->model, "A100", 4), 0);
+    n = cf_gpu_near_rows(embedded.gpus, embedded.n_gpus, "Tesla V100-SXM2-32GB-LS", rows, 16);
+    assert_true(n >= 1);
+    assert_string_equal(rows[0]->model, "V100-32GB");
+    assert_int_equal(cf_gpu_near_rows(embedded.gpus, embedded.n_gpus, "Tesla T4", rows, 16), 0);
+    assert_int_equal(cf_gpu_near_rows(embedded.gpus, embedded.n_gpus, "TPUv5", rows, 16), 0);
+    assert_int_equal(cf_gpu_near_rows(embedded.gpus, embedded.n_gpus, "A100\x01", rows, 16), 0);
+    assert_int_equal(cf_gpu_near_rows(embedded.gpus, embedded.n_gpus, NULL, rows, 16), 0);
+}
+
 /* cf_gpu_family_rows: the rows a bare family name stands for (rule 4), for
  * callers that must not take the first of them for granted; none for a
  * name that names one row. */
@@ -341,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_table_names_resolve_to_themselves),
         cmocka_unit_test(test_table_without_descriptive_columns),
         cmocka_unit_test(test_family_rows),
+        cmocka_unit_test(test_near_rows),
     };
     return cmocka_run_group_tests(tests, setup_embedded, teardown_embedded);
 }

@@ -103,5 +103,12 @@ const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name
  * V100-SXM2-32GB") or none. For callers that must not guess a member of
  * the family (the GPU a spot trace was recorded on). */
 size_t cf_gpu_family_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, const cf_gpu **rows, size_t max_rows);
+/* For a name that names no row (cf_gpu_resolve gives NULL, or rule 4's
+ * guess): the rows of the families its words name, those with most of
+ * their model words in the name first, then in table order ("A100 PCIe":
+ * A100-80GB-PCIE, A100-40GB-PCIE, then A100-40GB, A100-80GB), at most
+ * max_rows; 0 when the name names one row or no family. For the "did you
+ * mean" of an unknown GPU: the rows a name is one word short of. */
+size_t cf_gpu_near_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, const cf_gpu **rows, size_t max_rows);
 
 #endif
