@@ -1,12 +1,14 @@
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE 1 /* realpath, O_TMPFILE, linkat */
 #include "cloudfit/common/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cloudfit/common/proc.h"
@@ -307,15 +309,45 @@ static void pending_remove(const char *target)
             pending[i] = NULL;
 }
 
+/* Test hook (cf_file_staging_force_named): stage under a hidden name even
+ * where O_TMPFILE works, so that tests run the fallback on any machine. */
+static int g_force_named;
+
+void cf_file_staging_force_named(int on)
+{
+    g_force_named = on != 0;
+}
+
+/* An unnamed staging can be given a name at commit: O_TMPFILE is tried
+ * (the file system may refuse it) only when /proc/self/fd is there to
+ * link through (linkat's AT_EMPTY_PATH needs a privilege on older
+ * kernels). */
+static int unnamed_staging_possible(void)
+{
+#ifdef O_TMPFILE
+    return !g_force_named && access("/proc/self/fd", X_OK) == 0;
+#else
+    return 0;
+#endif
+}
+
+/* open(O_TMPFILE) failed because the kernel or the file system does not
+ * do it (not for a reason mkstemp would meet too: EACCES, ENOENT, ENOSPC). */
+static int tmpfile_unsupported(int e)
+{
+    return e == EOPNOTSUPP || e == ENOTSUP || e == EISDIR || e == EINVAL;
+}
+
 void cf_file_discard(cf_staged_file *f)
 {
-    if (f->writing)
+    if (f->writing || f->unnamed)
         close(f->fd);
     f->writing = 0;
-    if (f->tmp) {
+    if (f->tmp && !f->unnamed) { /* an unnamed staging's tmp names nothing */
         unlink(f->tmp);
         cf_proc_untrack_temp(f->tmp);
     }
+    f->unnamed = 0;
     pending_remove(f->target);
     free(f->tmp);
     free(f->path);
@@ -460,9 +492,28 @@ cf_status cf_file_stage_open(const char *path, unsigned new_mode, cf_staged_file
         umask(mask);
         mode &= ~mask;
     }
-    int fd = mkstemp(out->tmp); /* O_EXCL, 0600 */
+    /* Unnamed (O_TMPFILE) where possible: nothing in the folder until the
+     * commit links it, so a kill before then leaves nothing; else the
+     * hidden name at once (O_EXCL, 0600), removed only by discard or by a
+     * stop signal's handler. */
+    int fd = -1, e = 0;
+#ifdef O_TMPFILE
+    if (unnamed_staging_possible()) {
+        fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            out->unnamed = 1;
+        else if (!tmpfile_unsupported(errno))
+            e = errno;
+    }
+#endif
+    if (fd < 0 && !e) {
+        fd = mkstemp(out->tmp);
+        if (fd < 0)
+            e = errno;
+        else
+            cf_proc_track_temp(out->tmp);
+    }
     if (fd < 0) {
-        int e = errno;
         free(out->tmp);
         out->tmp = NULL;
         cf_file_discard(out);
@@ -471,11 +522,10 @@ cf_status cf_file_stage_open(const char *path, unsigned new_mode, cf_staged_file
             cf_error_hint("the directory '%s' is not writable", dir);
         return CF_ERR_WRITE;
     }
-    cf_proc_track_temp(out->tmp);
     out->fd = fd;
     out->writing = 1;
     if (fchmod(fd, mode) != 0) {
-        int e = errno;
+        e = errno;
         cf_file_discard(out);
         return cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(e));
     }
@@ -509,10 +559,57 @@ cf_status cf_file_stage_close(cf_staged_file *f)
     errno = 0;
     int ok = !f->tmp || fsync(f->fd) == 0; /* a device is not synced */
     int e = errno;
+    if (f->unnamed) /* its descriptor is all that holds it: closed at commit or discard */
+        return ok ? CF_OK : stage_failed(f, e ? e : EIO);
     ok = (close(f->fd) == 0) && ok;
     if (!ok)
         return stage_failed(f, e ? e : errno);
     return CF_OK;
+}
+
+/* The letters of a staging name (mkstemp's XXXXXX): not predictable
+ * across processes, distinct between calls. */
+static void fill_name(char *x6)
+{
+    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static uint64_t counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t v = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 40) ^
+                 (++counter * 0x9E3779B97F4A7C15ull);
+    v ^= v >> 30; /* splitmix64's finish */
+    v *= 0xBF58476D1CE4E5B9ull;
+    v ^= v >> 27;
+    v *= 0x94D049BB133111EBull;
+    v ^= v >> 31;
+    for (int i = 0; i < 6; i++, v /= 62)
+        x6[i] = letters[v % 62];
+}
+
+/* An unnamed staging linked under a new hidden name (f->tmp, tracked for
+ * the stop handler), its descriptor then closed: from here it is a named
+ * staging. 0, or -1 with errno. */
+static int name_unnamed(cf_staged_file *f)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+    char *x6 = f->tmp + strlen(f->tmp) - 6;
+    int e = EEXIST;
+    for (int attempt = 0; attempt < 100 && e == EEXIST; attempt++) {
+        fill_name(x6);
+        cf_proc_track_temp(f->tmp); /* before the name exists: a stop signal between the two removes it */
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) == 0 ||
+            (errno == ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0)) {
+            f->unnamed = f->writing = 0; /* f->tmp is a file now: discard removes it */
+            if (close(f->fd) != 0)
+                return -1;
+            return 0;
+        }
+        e = errno;
+        cf_proc_untrack_temp(f->tmp);
+    }
+    errno = e;
+    return -1;
 }
 
 cf_status cf_file_commit(cf_staged_file *f)
@@ -522,6 +619,15 @@ cf_status cf_file_commit(cf_staged_file *f)
     if (!f->tmp) { /* a device, written when it was staged */
         cf_file_discard(f);
         return CF_OK;
+    }
+    /* Unnamed: linked under a hidden name only now, so that a kill before
+     * the commit leaves nothing; a kill between this link and the rename
+     * leaves the hidden name (docs/reliability.md). */
+    if (f->unnamed && name_unnamed(f) != 0) {
+        int e = errno;
+        cf_status st = cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", f->path, strerror(e));
+        cf_file_discard(f);
+        return st;
     }
     if (rename(f->tmp, f->target) != 0) {
         int e = errno;

@@ -135,6 +135,51 @@ def test_side_files_appear_only_after_the_history_commit():
         "recommend", "--db", db, "--emit", "skypilot", "--emit-dir", emit_dir, SPEC)[2]
 
 
+def staged_in(pid, folder):
+    """How many outputs process `pid` has staged in `folder`: the files
+    there (a hidden staging name) and the unnamed O_TMPFILE inodes it holds
+    open there ('FOLDER/#123 (deleted)')."""
+    folder = os.path.realpath(folder)
+    names = set(os.path.join(folder, name) for name in os.listdir(folder))
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if target.startswith(folder + "/"):
+            names.add(target)
+    return len(names)
+
+
+def test_a_writer_killed_before_publishing_leaves_nothing():
+    """A writer SIGKILLed (or OOM-killed, or cut by a power loss) while its outputs are staged, here waiting
+    for the history's write lock: nothing is left in the outputs' folder. Each was staged under a hidden name,
+    `.NAME.cloudfit-XXXXXX`, that nothing ever removed; now it has no name until it is published."""
+    import signal
+    db = fresh_db()
+    folder = tmp()
+    ready = threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 8, ready))
+    t.start()
+    ready.wait(5)
+    p = subprocess.Popen([BIN, "recommend", "--db", db, "-q", "-f", "json", "-o", os.path.join(folder, "r.json"),
+                          "--report", os.path.join(folder, "r.html"), "--plot", os.path.join(folder, "p.svg"),
+                          "--emit", "skypilot", "--emit-dir", folder, SPEC],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=dict(ENV, CLOUDFIT_DB_LOCK_TIMEOUT_S="30"))
+    deadline = time.time() + 6
+    while time.time() < deadline and staged_in(p.pid, folder) < 4:
+        time.sleep(0.02)
+    staged = staged_in(p.pid, folder)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    t.join()
+    assert staged == 4, staged  # the four outputs staged, waiting for the lock
+    assert os.listdir(folder) == [], os.listdir(folder)
+    assert db_rows(db, "recommendations") == 1
+    db_ok(db)
+
+
 def test_profile_csv_appears_only_after_the_profile_is_stored():
     """Issue 33 (5): profile --csv likewise."""
     from fhelp import GOOD_PROBE, exec_spec

@@ -33,8 +33,18 @@ cf_status cf_write_file_atomic_mode(const char *path, const char *data, size_t l
 
 /* The same in two steps, so that something else (the history commit) can
  * happen between writing and publishing: stage writes and syncs the
- * temporary file, commit renames it into place, discard removes it. A
- * staged file is removed if a stop signal ends the process.
+ * temporary file, commit renames it into place, discard removes it.
+ *
+ * Where the file system allows it (Linux O_TMPFILE: ext4, xfs, btrfs,
+ * tmpfs, …) the staged file is an unnamed inode in the target's folder,
+ * held by its descriptor until commit: a process that ends before the
+ * commit, however (SIGKILL, the OOM killer, a crash), leaves nothing in the
+ * folder. Commit links it under a unique hidden name (`.NAME.cloudfit-XXXXXX`)
+ * and renames that over the target; only a kill between those two calls
+ * leaves the hidden name. Elsewhere (EOPNOTSUPP, EISDIR, EINVAL, or no
+ * /proc/self/fd to link through) the file is staged under that hidden name
+ * at once (mkstemp), as before. Either way the staged file is removed if a
+ * stop signal ends the process.
  *
  * What `path` names is checked when it is staged, so that nothing is
  * published (and no history row stored) before a failure only the rename
@@ -46,10 +56,12 @@ cf_status cf_write_file_atomic_mode(const char *path, const char *data, size_t l
  * or discard is refused ("two outputs name it"). */
 typedef struct {
     char *path;
-    char *tmp;    /* NULL once published or discarded, and for a device written through */
+    char *tmp;    /* the hidden staging name: NULL once published or discarded, and for a device written through;
+                   * for an unnamed staging, the template its name is made from at commit */
     char *target; /* the file the rename replaces (a link's target), the key against two outputs */
-    int fd;       /* while `writing` (between cf_file_stage_open and _close) */
+    int fd;       /* while `writing` (between cf_file_stage_open and _close), and while `unnamed` */
     int writing;
+    int unnamed;  /* an O_TMPFILE inode: `fd` is open until commit or discard, and `tmp` names nothing yet */
 } cf_staged_file;
 cf_status cf_file_stage(const char *path, const char *data, size_t len, cf_staged_file *out);
 cf_status cf_file_stage_mode(const char *path, const char *data, size_t len, unsigned new_mode, cf_staged_file *out);
@@ -62,6 +74,10 @@ cf_status cf_file_stage_write(cf_staged_file *f, const char *data, size_t len);
 cf_status cf_file_stage_close(cf_staged_file *f);
 cf_status cf_file_commit(cf_staged_file *f);
 void cf_file_discard(cf_staged_file *f);
+/* For tests only (tests/test_fileio.c), not an option: 1 stages under a
+ * hidden name (the fallback) even where O_TMPFILE works, 0 restores the
+ * default. Process-wide; affects stagings opened after the call. */
+void cf_file_staging_force_named(int on);
 
 /* Several staged files published together (recommend's --out-file,
  * --report, --plot and --emit files; profile's --csv): each written to a
