@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target (fuzz/) for SECONDS each, one after the other:
+# Runs every fuzz target (fuzz/) for SECONDS each, CF_FUZZ_JOBS (default 2,
+# one per core of the CI machine) at a time:
 #   scripts/fuzz.sh SECONDS [TARGET...]        e.g. scripts/fuzz.sh 600
 # Configures and builds $CF_FUZZ_BUILD_DIR (default build-fuzz) with clang,
 # ASan + UBSan and libFuzzer (-DCLOUDFIT_FUZZ=ON) when needed. Each target
@@ -43,7 +44,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_ma
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 failed=0
 printf '%-16s %12s %10s %8s %8s %7s  %s\n' target executions exec/s cov corpus rss_mb result
-for t in "${targets[@]}"; do
+# fuzz_one TARGET: one target's run; its table line into fuzz-logs/TARGET.result.
+fuzz_one() {
+  local t=$1 corpus artifacts seeds timeout_s args log rc execs speed rss cov units result found
   corpus="$build/fuzz-corpus/$t"
   artifacts="$build/fuzz-artifacts/$t"
   mkdir -p "$corpus" "$artifacts"
@@ -65,13 +68,12 @@ for t in "${targets[@]}"; do
   execs=$(stat number_of_executed_units)
   speed=$(stat average_exec_per_sec)
   rss=$(stat peak_rss_mb)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$({ grep -o 'cov: [0-9]*' "$log" || true; } | tail -1 | cut -d' ' -f2) # none when it stopped at once
   units=$(find "$corpus" -type f | wc -l)
   result=ok
   found=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | head -20)
   if [ -n "$found" ] || [ $rc -ne 0 ]; then
     result="FAILED (exit $rc)"
-    failed=1
     mkdir -p fuzz/regressions/"$t"
     for f in $found; do
       cp "$f" fuzz/regressions/"$t"/
@@ -79,6 +81,28 @@ for t in "${targets[@]}"; do
     done
     grep -m3 -E 'ERROR: |runtime error|SUMMARY' "$log" >&2 || tail -20 "$log" >&2
   fi
-  printf '%-16s %12s %10s %8s %8s %7s  %s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "$units" "${rss:-?}" "$result"
+  printf '%-16s %12s %10s %8s %8s %7s  %s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "$units" "${rss:-?}" "$result" \
+    > "$build/fuzz-logs/$t.result"
+}
+running=0
+for t in "${targets[@]}"; do
+  rm -f "$build/fuzz-logs/$t.result"
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+# The table in the targets' order; a target without its line did not finish.
+for t in "${targets[@]}"; do
+  if [ -f "$build/fuzz-logs/$t.result" ]; then
+    cat "$build/fuzz-logs/$t.result"
+    grep -q ' FAILED ' "$build/fuzz-logs/$t.result" && failed=1
+  else
+    printf '%-16s %s\n' "$t" "FAILED (no result)"
+    failed=1
+  fi
 done
 exit $failed

@@ -264,16 +264,34 @@ def test_zsh_script():
 ZPTY = r"""
 zmodload zsh/zpty
 setopt extendedglob
-try() {  # $1: a line to complete; prints what the completion added after it
-  zpty -b z zsh -f -i
-  zpty -w z "PS1='P> '; fpath=($FP \$fpath); autoload -Uz compinit; compinit -u -D; path=($BINDIR \$path)"
-  sleep 0.5; zpty -r z junk '*P> *P> ' 2>/dev/null
-  zpty -n -w z "$1"$'\t'; sleep 4
-  local out=""; while zpty -r -t z chunk 2>/dev/null; do out+=$chunk; done; zpty -d z
+try() {  # $1: a line to complete, $2: a name for its pty; prints what the completion added after it
+  zpty -b z$2 zsh -f -i
+  zpty -w z$2 "PS1='P> '; fpath=($FP \$fpath); autoload -Uz compinit; compinit -u -D; path=($BINDIR \$path)"
+  sleep 0.5; zpty -r z$2 junk '*P> *P> ' 2>/dev/null
+  zpty -n -w z$2 "$1"$'\t'; sleep 4
+  local out=""; while zpty -r -t z$2 chunk 2>/dev/null; do out+=$chunk; done; zpty -d z$2
   out=${out//$'\e'\[[0-9;?]#[a-zA-Z]/}; out=${out//$'\r'/}
   print -r -- "<<$1>>${${(f)out}[2,-1]}"
 }
 """
+
+
+def zsh_tries(lines):
+    """The script that completes the lines on ptys of their own, ZSH_AT_ONCE at a time (the completion is given
+    a fixed 4 s to print: one line after another took a minute; all at once, under a sanitizer build on two
+    busy cores, could leave some of them too little CPU in those 4 s), and prints the results in the lines'
+    order."""
+    out = os.path.join(TMP, "zsh-tries")
+    os.makedirs(out, exist_ok=True)
+    script = ZPTY
+    for i, line in enumerate(lines):
+        script += "try '%s' %d > %s/%d &\n" % (line, i, out, i)
+        if (i + 1) % ZSH_AT_ONCE == 0:
+            script += "wait\n"
+    return script + "wait\n" + "".join("cat %s/%d\n" % (out, i) for i in range(len(lines)))
+
+
+ZSH_AT_ONCE = 5
 
 
 def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
@@ -297,7 +315,7 @@ def test_zsh_completes_ids_of_the_db_on_the_line_and_values_after_equals():
              "cloudfit recommend --quiet=", "cloudfit history prune --l", "cloudfit history list --l",
              "cloudfit config show recommend --objective ", "cloudfit prices --cloud aws update --max-",
              "cloudfit prices T4 --max", "cloudfit prices update --sp", "cloudfit config show prices --max-", "cloudfit prices T4 --pr"]
-    script = ZPTY + "".join("try '%s'\n" % line for line in lines)
+    script = zsh_tries(lines)
     p = subprocess.run([zsh, "-f", "-c", script], capture_output=True, text=True, timeout=120,
                        env=dict(ENV, FP=fp, BINDIR=BINDIR))
     got = dict(re.findall(r"<<(.*?)>>(.*)", p.stdout))
