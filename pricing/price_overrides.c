@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "cloudfit/common/fileio.h"
+#include "cloudfit/common/hash.h"
 
 static cf_status bad(const char *name, const char *path, const char *what)
 {
@@ -175,6 +176,10 @@ cf_status cf_price_overrides_parse(const char *text, size_t len, const char *nam
     cf_status st = cf_json_read(text, len, name, &doc);
     if (st != CF_OK)
         return st;
+    if ((st = cf_sha256_hex(text, len, out->sha256)) != CF_OK) {
+        cJSON_Delete(doc);
+        return st;
+    }
     st = parse_doc(doc, name, out);
     cJSON_Delete(doc);
     if (st != CF_OK)

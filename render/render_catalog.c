@@ -83,6 +83,7 @@ cJSON *cf_catalog_source_json(const cf_catalog_source *s, const cf_catalog *cata
     if (s->overrides.n) {
         cJSON *ov = cJSON_AddObjectToObject(cat, "price_overrides");
         cJSON_AddStringToObject(ov, "file", s->overrides.path);
+        cJSON_AddStringToObject(ov, "sha256", s->overrides.sha256); /* what a CI gate compares (docs/ci.md) */
         cJSON_AddNumberToObject(ov, "rows_changed", (double)s->n_rows_overridden);
         cJSON *rules = cJSON_AddArrayToObject(ov, "rules");
         for (size_t i = 0; i < s->overrides.n; i++) {

@@ -57,17 +57,23 @@ typedef struct {
 
 /* cf_recommend on the example spec with the database `db` (may be NULL)
  * and `limits` (may be NULL); the status it returned. */
-static cf_status recommend(run *r, cf_db *db, const cf_gate_limits *limits, const char *compare_to)
+static cf_status recommend_priced(run *r, cf_db *db, const cf_gate_limits *limits, const char *compare_to,
+                                  const char *price_overrides)
 {
     cf_spec_overrides ov;
     cf_spec_overrides_init(&ov);
     assert_int_equal(cf_spec_load_effective(SPEC, &ov, &r->spec), CF_OK);
-    assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &r->src), CF_OK);
+    assert_int_equal(cf_catalog_source_open(NULL, -1, price_overrides, &r->src), CF_OK);
     static const cf_ci_info ci = {.provider = "test", .branch = "main", .commit = "0123456789"};
     cf_recommend_request req = {.spec = &r->spec, .catalog_source = &r->src, .db = db, .db_name = "the-history",
                                 .top = 3, .ci = &ci, .base_branch = "main", .compare_to = compare_to,
                                 .gate_limits = limits};
     return cf_recommend(&req, &r->res);
+}
+
+static cf_status recommend(run *r, cf_db *db, const cf_gate_limits *limits, const char *compare_to)
+{
+    return recommend_priced(r, db, limits, compare_to, NULL);
 }
 
 static void done(run *r)
@@ -298,6 +304,77 @@ static void test_increase_gate_names_a_run_recorded_since(void **state)
     cf_db_close(db);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A --price-overrides file that changed since the baseline (a 20 %
+ * discount that ended) moves the cost, and the gate's note said only
+ * "spec: unchanged; plan: …": the one input that changed was not named.
+ * Against the history's baseline and a --compare-to document alike; the
+ * same content again names nothing. */
+static void test_increase_gate_names_changed_price_overrides(void **state)
+{
+    (void)state;
+    char ov_path[160], doc_path[160], db2[160];
+    snprintf(ov_path, sizeof ov_path, "%s/ov.json", dir);
+    snprintf(doc_path, sizeof doc_path, "%s/base.json", dir);
+    snprintf(db2, sizeof db2, "%s/overrides.db", dir);
+    write_text(ov_path, "{\"discounts\": [{\"cloud\": \"lambda\", \"percent\": 20, \"note\": \"deal\"}]}\n");
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db2, &db), CF_OK);
+    run base;
+    assert_int_equal(recommend_priced(&base, db, NULL, NULL, ov_path), CF_OK);
+    char sha_before[65];
+    snprintf(sha_before, sizeof sha_before, "%s", base.src.overrides.sha256);
+    assert_int_equal(strlen(sha_before), 64);
+    record(db, &base);
+    cJSON *doc = cf_report_json(&base.res.report);
+    assert_non_null(doc);
+    char *json = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    write_text(doc_path, json);
+    cJSON_free(json);
+    done(&base);
+
+    write_text(ov_path, "{\"discounts\": [{\"cloud\": \"lambda\", \"percent\": 1, \"note\": \"deal\"}]}\n");
+    cf_gate_limits limits = {.max_increase = -1};
+    assert_int_equal(cf_gate_limits_set_increase(&limits, "5%"), CF_OK);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        run r;
+        assert_int_equal(recommend_priced(&r, from_file ? NULL : db, &limits, from_file ? doc_path : NULL, ov_path),
+                         CF_OK);
+        assert_int_equal(r.res.n_gates, 1);
+        assert_false(r.res.gates[0].passed); /* the discount ended: +24 % */
+        char want[300];
+        snprintf(want, sizeof want, "; spec: unchanged; evidence: price overrides %s changed (sha256 %.12s… → %.12s…); plan: ",
+                 ov_path, sha_before, r.src.overrides.sha256);
+        if (!strstr(r.res.gates[0].note, want))
+            fail_msg("from_file %d: %s\nwant %s", from_file, r.res.gates[0].note, want);
+        done(&r);
+    }
+    /* no overrides now: "→ none"; the same content under another name: nothing */
+    run none;
+    assert_int_equal(recommend_priced(&none, NULL, &limits, doc_path, NULL), CF_OK);
+    char want[300];
+    snprintf(want, sizeof want, "evidence: price overrides %s → none; plan: ", ov_path);
+    assert_non_null(strstr(none.res.gates[0].note, want));
+    done(&none);
+    char copy[160];
+    snprintf(copy, sizeof copy, "%s/same.json", dir);
+    write_text(copy, "{\"discounts\": [{\"cloud\": \"lambda\", \"percent\": 20, \"note\": \"deal\"}]}\n");
+    run same;
+    assert_int_equal(recommend_priced(&same, db, &limits, NULL, copy), CF_OK);
+    assert_true(same.res.gates[0].passed);
+    assert_null(strstr(same.res.gates[0].note, "evidence:"));
+    done(&same);
+    cf_db_close(db);
+}
+
 int main(void)
 {
     setenv("SOURCE_DATE_EPOCH", "1795000000", 1);
@@ -312,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_unreadable_compare_to_is_an_error),
         cmocka_unit_test(test_launch_specs),
         cmocka_unit_test(test_increase_gate_names_a_run_recorded_since),
+        cmocka_unit_test(test_increase_gate_names_changed_price_overrides),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

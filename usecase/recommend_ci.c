@@ -95,10 +95,34 @@ static void spec_changes(cf_db *db, const cf_spec *spec, cf_baseline *b)
     cJSON_Delete(after);
 }
 
+/* A changed --price-overrides file, as the baseline's document and this
+ * run name it: "price overrides ov.json changed (sha256 1a2b…  → 3c4d…)",
+ * "none → ov.json", "ov.json → none"; nothing when the same content (under
+ * any name) or when the baseline does not tell. */
+static void overrides_change(const cf_baseline *b, const cf_price_overrides *ov, cf_buf *text)
+{
+    const char *now = ov->n ? ov->path : "";
+    if (!b->overrides_known || (!b->overrides_file[0] && !now[0]))
+        return;
+    if (b->overrides_file[0] && now[0] && (!b->overrides_sha256[0] || strcmp(b->overrides_sha256, ov->sha256) == 0))
+        return;
+    char before[72], after[72], escaped[160];
+    cf_text_fit(now, sizeof escaped - 1, escaped, sizeof escaped);
+    cf_text_clip(b->overrides_file[0] ? b->overrides_file : "none", 64, before, sizeof before);
+    cf_text_clip(now[0] ? escaped : "none", 64, after, sizeof after);
+    cf_buf_printf(text, "%sprice overrides ", text->len ? ", " : "");
+    if (!b->overrides_file[0] || !now[0])
+        cf_buf_printf(text, "%s → %s", before, after);
+    else if (strcmp(before, after) == 0)
+        cf_buf_printf(text, "%s changed (sha256 %.12s… → %.12s…)", after, b->overrides_sha256, ov->sha256);
+    else
+        cf_buf_printf(text, "%s → %s (sha256 %.12s… → %.12s…)", before, after, b->overrides_sha256, ov->sha256);
+}
+
 /* What changed in the evidence behind the prediction since the baseline,
  * as far as the history tells: runs recorded and profiles stored after it
  * (cf_evidence_count_since), another price catalog or snapshot, another
- * cloudfit. A spec that did not change said "spec: unchanged" and nothing
+ * --price-overrides file, another cloudfit. A spec that did not change said "spec: unchanged" and nothing
  * else when a recorded run had moved the prediction. */
 static cf_status evidence_changes(const cf_recommend_request *req, cf_baseline *b)
 {
@@ -124,6 +148,7 @@ static cf_status evidence_changes(const cf_recommend_request *req, cf_baseline *
     int known = len > 0 && strncmp(b->catalog, "? ", 2) != 0 && !(len >= 2 && strcmp(b->catalog + len - 2, " ?") == 0);
     if (known && strcmp(b->catalog, now) != 0)
         cf_buf_printf(&text, "%sprices %s → %s", text.len ? ", " : "", b->catalog, now);
+    overrides_change(b, &req->catalog_source->overrides, &text);
     if (b->tool_version[0] && strcmp(b->tool_version, CF_VERSION) != 0)
         cf_buf_printf(&text, "%scloudfit %s → %s", text.len ? ", " : "", b->tool_version, CF_VERSION);
     if (cf_buf_failed(&text)) {
@@ -210,6 +235,14 @@ cf_status cf_recommend_gates(const cf_recommend_request *req, cf_recommend_resul
             }
             snprintf(b->spec_hash, sizeof b->spec_hash, "%s", row.spec_hash);
             snprintf(b->job_name, sizeof b->job_name, "%s", row.spec_name);
+            /* its price overrides, from the document stored with it */
+            cf_history_row full;
+            memset(&full, 0, sizeof full);
+            if (cf_history_get(req->db, row.id, &full) == CF_OK)
+                cf_baseline_overrides_from_text(full.result_json, b);
+            else
+                cf_error_clear(); /* as its spec: what is not told is not said */
+            free(full.result_json);
         }
     }
     if (!b->have) {

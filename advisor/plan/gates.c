@@ -271,6 +271,33 @@ static double optional_number(const cJSON *chosen, const char *key)
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 ? v->valuedouble : NAN;
 }
 
+/* catalog.price_overrides of a recommendation document: absent when the
+ * run had none; its file and, since this was stored, its content's hash */
+static void overrides_from_doc(const cJSON *doc, cf_baseline *out)
+{
+    if (!cJSON_IsObject(doc))
+        return;
+    out->overrides_known = 1;
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "catalog"),
+                                                       "price_overrides");
+    if (!cJSON_IsObject(ov))
+        return;
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(ov, "file");
+    const cJSON *sha = cJSON_GetObjectItemCaseSensitive(ov, "sha256");
+    cf_text_fit(cJSON_IsString(file) && file->valuestring[0] ? file->valuestring : "?",
+                sizeof out->overrides_file - 1, out->overrides_file, sizeof out->overrides_file);
+    if (cJSON_IsString(sha) && strlen(sha->valuestring) == sizeof out->overrides_sha256 - 1 &&
+        strspn(sha->valuestring, "0123456789abcdef") == sizeof out->overrides_sha256 - 1)
+        snprintf(out->overrides_sha256, sizeof out->overrides_sha256, "%s", sha->valuestring);
+}
+
+void cf_baseline_overrides_from_text(const char *text, cf_baseline *out)
+{
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    overrides_from_doc(doc, out);
+    cJSON_Delete(doc);
+}
+
 cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out)
 {
     memset(out, 0, sizeof *out);
@@ -390,6 +417,7 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         cf_text_fit(path, 300, name, sizeof name);
         snprintf(out->catalog, sizeof out->catalog, "%s %s", cat_src, cat_date);
         snprintf(out->source, sizeof out->source, "%s%s%s", name, out->created_at[0] ? " of " : "", out->created_at);
+        overrides_from_doc(doc, out);
         out->have = 1;
     }
     cJSON_Delete(doc);

@@ -358,5 +358,31 @@ def test_gate_note_shows_the_digits_that_decide():
     assert len(shown) == 2 and shown[0] != shown[1] and float(shown[0]) > float(shown[1]), note
 
 
+def test_a_changed_price_overrides_file_is_named():
+    """A --price-overrides file that changed since the baseline (a 20 % discount that ended) moved the cost by +25 %,
+    and the gate's note said only 'spec: unchanged; plan: …' (history and --compare-to alike): the cause unnamed."""
+    import hashlib
+    db = new_db("gates-overrides")
+    ov = write("ov.json", json.dumps({"discounts": [{"cloud": "gcp", "percent": 20, "note": "CUD"}]}))
+    sha_before = hashlib.sha256(open(ov, "rb").read()).hexdigest()
+    rc, out, err = gate_run("--price-overrides", ov, db=db)
+    assert rc == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["catalog"]["price_overrides"]["sha256"] == sha_before, doc["catalog"]["price_overrides"]
+    base = write("ov-base.json", out)
+    write("ov.json", json.dumps({"discounts": [{"cloud": "gcp", "percent": 1, "note": "CUD"}]}))
+    sha_after = hashlib.sha256(open(ov, "rb").read()).hexdigest()
+    changed = f"evidence: price overrides {ov} changed (sha256 {sha_before[:12]}… → {sha_after[:12]}…); plan: "
+    # the document, then the history's baseline (read through --db; --no-history records nothing)
+    for where, hist in ((["--compare-to", base], None), (["--no-history"], db)):
+        for fmt in ("json", "table", "markdown"):
+            rc, out, err = gate_run("--price-overrides", ov, "--max-cost-increase", "5%", *where, fmt=fmt, db=hist)
+            assert rc == GATE_EXIT, (where, fmt, rc, err)
+            assert changed in err and changed in out, (where, fmt, err)
+    rc, out, err = gate_run("--max-cost-increase", "5%", "--compare-to", base)
+    assert rc == GATE_EXIT and f"evidence: price overrides {ov} → none; plan: " in err, err
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))

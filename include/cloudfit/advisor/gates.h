@@ -32,6 +32,13 @@ typedef struct {
      * embedded 2026-07-30 → …"; "" = nothing it tells): the increase
      * gate's note says it after the spec's changes (the caller fills it) */
     char evidence_changes[400];
+    /* The --price-overrides file its prices had, as its document says
+     * (catalog.price_overrides): overrides_known 0 = not told (no
+     * document); else overrides_file "" = none, and overrides_sha256 its
+     * content ("" = not told: a document of an earlier cloudfit) */
+    int overrides_known;
+    char overrides_file[160];
+    char overrides_sha256[65];
     cf_history_config chosen;
     double hours_p10, hours_p90, total_usd_p10, total_usd_p90; /* its 80 % intervals; NaN = unknown */
 } cf_baseline;
@@ -93,6 +100,10 @@ static inline int cf_gates_passed(const cf_history_gate *gates, size_t n)
  * fits its field and every amount finite and not negative, else
  * CF_ERR_INVALID naming the key (chosen.nodes) with a hint. */
 cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, cf_baseline *out);
+/* The price overrides of a baseline from its recommendation document's
+ * text (a history row's result_json): overrides_known stays 0 when the
+ * text is no JSON object. */
+void cf_baseline_overrides_from_text(const char *text, cf_baseline *out);
 
 /* The 80 % intervals of a configuration's wall time and cost, as its
  * output shows them: the preemption Monte Carlo's p10/p90 for a spot plan

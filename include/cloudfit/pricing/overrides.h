@@ -43,6 +43,10 @@ typedef struct {
     cf_price_override *items;
     size_t n;
     char path[512];
+    /* SHA-256 of the file's bytes (cf_sha256_hex): its identity, which the
+     * recommendation document stores (catalog.price_overrides.sha256), so
+     * a CI gate names a changed file (docs/ci.md) */
+    char sha256[65];
 } cf_price_overrides;
 
 cf_status cf_price_overrides_parse(const char *text, size_t len, const char *name, cf_price_overrides *out);
