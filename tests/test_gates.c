@@ -359,6 +359,20 @@ static void test_baseline_refused(void **state)
     refused_doc_with("\"gpus_per_node\":8", "\"gpus_per_node\":4096", "chosen.gpus_per_node: expected an integer");
     refused_doc_with("\"spot\":false", "\"spot\":0", "chosen.spot: expected true or false");
     refused_doc_with("\"gpu\":\"A100-40GB\",", "", "chosen.gpu: expected a string");
+    /* a spec hash that is none went into the gate's note cut at 12 bytes, half an 'é' shown as \xc3 */
+    refused_doc_with("\"catalog\"", "\"spec\":{\"hash\":\"a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"},\"catalog\"",
+                     "old.json: spec.hash: expected 64 hexadecimal digits (the spec's SHA-256), got 'a\xc3\xa9");
+    refused_doc_with("\"catalog\"", "\"spec\":{\"hash\":7},\"catalog\"", "spec.hash: expected 64 hexadecimal digits");
+    char long_hash[128];
+    snprintf(long_hash, sizeof long_hash, "\"spec\":{\"hash\":\"%064d0\"},\"catalog\"", 0);
+    refused_doc_with("\"catalog\"", long_hash, "spec.hash: expected 64 hexadecimal digits");
+    snprintf(long_hash, sizeof long_hash, "\"spec\":{\"hash\":\"%064d\"},\"catalog\"", 0);
+    char doc[2048];
+    const char *at = strstr(good_doc, "\"catalog\"");
+    snprintf(doc, sizeof doc, "%.*s%s%s", (int)(at - good_doc), good_doc, long_hash, at + strlen("\"catalog\""));
+    cf_baseline b;
+    assert_int_equal(cf_baseline_from_text(doc, strlen(doc), "old.json", &b), CF_OK);
+    assert_int_equal(strlen(b.spec_hash), 64);
 }
 
 static void test_config_in_stored_form(void **state)

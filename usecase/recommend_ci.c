@@ -71,13 +71,15 @@ static void spec_changes(cf_db *db, const cf_spec *spec, cf_baseline *b)
         char before[72], now[72];
         cf_text_fit(b->job_name, 64, before, sizeof before);
         cf_text_fit(spec->job.name, 64, now, sizeof now);
+        /* a history row's hash is cut at a character boundary as any text is (a damaged row's need not be hex) */
+        int cut = (int)cf_utf8_prefix(b->spec_hash, 12);
         if (b->job_name[0] && strcmp(b->job_name, spec->job.name) != 0) /* a --compare-to file of another job */
             snprintf(b->spec_changes, sizeof b->spec_changes,
-                     "%.12s… → %.12s… (the baseline is of another job: '%s', this one is '%s')", b->spec_hash,
+                     "%.*s… → %.12s… (the baseline is of another job: '%s', this one is '%s')", cut, b->spec_hash,
                      spec->hash, before, now);
         else
             snprintf(b->spec_changes, sizeof b->spec_changes,
-                     "%.12s… → %.12s… (the baseline's spec is not in the history)", b->spec_hash, spec->hash);
+                     "%.*s… → %.12s… (the baseline's spec is not in the history)", cut, b->spec_hash, spec->hash);
         return;
     }
     cJSON *before = cJSON_Parse(before_text), *after = cJSON_Parse(spec->canonical_json);

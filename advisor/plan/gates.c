@@ -366,6 +366,21 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
     if (st == CF_OK && !cJSON_IsBool(spot)) {
         st = cf_error_set(CF_ERR_INVALID, "%s: chosen.spot: expected true or false", path);
     }
+    /* the spec's hash, when given, is one (the schema's pattern): any
+     * string was taken and cut at 12 bytes into the gate's note ("spec:
+     * aééééé\xc3… → …"), and one over 64 bytes was dropped without a word */
+    const cJSON *spec_hash = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "spec"), "hash");
+    if (st == CF_OK && spec_hash &&
+        !(cJSON_IsString(spec_hash) && strlen(spec_hash->valuestring) == sizeof out->spec_hash - 1 &&
+          strspn(spec_hash->valuestring, "0123456789abcdef") == sizeof out->spec_hash - 1)) {
+        char got[40];
+        cf_text_clip(cJSON_IsString(spec_hash) ? spec_hash->valuestring : "(not a string)", 32, got, sizeof got);
+        char shown[80];
+        cf_text_fit(got, sizeof shown - 1, shown, sizeof shown);
+        st = cf_error_set(CF_ERR_INVALID, "%s: spec.hash: expected 64 hexadecimal digits (the spec's SHA-256), got '%s'",
+                          path, shown);
+        cf_error_hint(BASELINE_HINT);
+    }
     if (st == CF_OK) {
         c->gpus_per_node = (int)v[0];
         c->nodes = (int)v[1];
@@ -385,8 +400,7 @@ cf_status cf_baseline_from_text(const char *text, size_t len, const char *path, 
         out->hours_p90 = optional_number(chosen, "hours_p90");
         out->total_usd_p10 = optional_number(chosen, "total_usd_p10");
         out->total_usd_p90 = optional_number(chosen, "total_usd_p90");
-        const cJSON *spec_hash = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "spec"), "hash");
-        if (cJSON_IsString(spec_hash) && strlen(spec_hash->valuestring) < sizeof out->spec_hash)
+        if (spec_hash)
             snprintf(out->spec_hash, sizeof out->spec_hash, "%s", spec_hash->valuestring);
         const cJSON *job = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "spec"), "name");
         if (cJSON_IsString(job) && strlen(job->valuestring) < sizeof out->job_name)
