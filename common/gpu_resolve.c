@@ -424,6 +424,18 @@ size_t cf_gpu_family_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, c
     return n;
 }
 
+const char *cf_gpu_model_name(const cf_gpu *gpus, size_t n_gpus, const char *name)
+{
+    if (!gpus || !name || cf_gpu_find(gpus, n_gpus, name))
+        return name;
+    const cf_gpu *family[2];
+    size_t n_family = cf_gpu_family_rows(gpus, n_gpus, name, family, 2);
+    if (n_family > 1)
+        return name; /* several rows: not the resolver's first of them */
+    const cf_gpu *row = n_family == 1 ? family[0] : cf_gpu_resolve(gpus, n_gpus, name);
+    return row ? row->model : name;
+}
+
 size_t cf_gpu_near_rows(const cf_gpu *gpus, size_t n_gpus, const char *name, const cf_gpu **rows, size_t max_rows)
 {
     word_list words, model;

@@ -865,14 +865,7 @@ const cf_gpu *cf_catalog_gpu_resolve(const cf_catalog *catalog, const char *name
 
 const char *cf_catalog_gpu_filter_model(const cf_catalog *catalog, const char *word)
 {
-    if (!catalog || !word || cf_catalog_gpu(catalog, word))
-        return word;
-    const cf_gpu *family[2];
-    size_t n_family = cf_gpu_family_rows(catalog->gpus, catalog->n_gpus, word, family, 2);
-    if (n_family > 1)
-        return word; /* several rows: not the resolver's first of them */
-    const cf_gpu *row = n_family == 1 ? family[0] : cf_catalog_gpu_resolve(catalog, word);
-    return row ? row->model : word;
+    return catalog ? cf_gpu_model_name(catalog->gpus, catalog->n_gpus, word) : word;
 }
 
 int cf_catalog_sells_gpu(const cf_catalog *catalog, const char *model)

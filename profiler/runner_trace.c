@@ -85,11 +85,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const cf_search_price *price_for(const cf_search_price *prices, size_t n, const char *gpu)
+/* The --price entry of a GPU model: its name read in the GPU table as the
+ * rows' are ("--price 'Tesla T4=0.5'" prices T4 rows). */
+static const cf_search_price *price_for(const cf_trace_runner_config *cfg, const char *gpu)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcasecmp(prices[i].gpu, gpu) == 0)
-            return &prices[i];
+    for (size_t i = 0; i < cfg->n_prices; i++)
+        if (strcasecmp(cf_gpu_model_name(cfg->gpu_table, cfg->n_gpu_table, cfg->prices[i].gpu), gpu) == 0)
+            return &cfg->prices[i];
     return NULL;
 }
 
@@ -145,9 +147,15 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
         return fail(t, cf_error_set(CF_ERR_NOMEM, "out of memory"));
     }
     gsl_rng_set(t->rng, cfg->seed);
+    /* Each row's GPU as the GPU table names it: a trace spelt as a tool
+     * prints the GPU ("Tesla T4", "Quadro RTX 6000") was priced from no
+     * catalog VM, and --gpu and --price never matched its rows. */
     for (size_t i = 0; i < set.n_rows; i++)
-        if (strcmp(set.rows[i].model, model) == 0)
-            rows[n_rows++] = set.rows[i];
+        if (strcmp(set.rows[i].model, model) == 0) {
+            cf_measurement *r = &rows[n_rows++];
+            *r = set.rows[i];
+            snprintf(r->gpu, sizeof r->gpu, "%s", cf_gpu_model_name(cfg->gpu_table, cfg->n_gpu_table, set.rows[i].gpu));
+        }
     if (n_rows == 0) {
         free(rows);
         free(times);
@@ -186,7 +194,7 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
             t->n_filtered++; /* the spec's (or --gpu's) GPU filter */
             continue;
         }
-        const cf_search_price *p = price_for(cfg->prices, cfg->n_prices, r->gpu);
+        const cf_search_price *p = price_for(cfg, r->gpu);
         /* a --price VM is the trace's own cluster: its cloud is the row's, and it has no region */
         const char *trace_cloud = r->profile[0] ? r->profile : "trace";
         if (p && (!in_list(cfg->clouds, cfg->n_clouds, trace_cloud) || cfg->n_regions)) {

@@ -83,7 +83,8 @@ static cf_status through_runner(const cf_profile_request *req, cf_profile_result
                                       .regions = spec->search.regions, .n_regions = spec->search.n_regions,
                                       .prices = req->prices, .n_prices = req->n_prices,
                                       .noise_sd = req->trace_noise_sd, .seed = req->seed,
-                                      .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0};
+                                      .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0,
+                                      .gpu_table = req->catalog->gpus, .n_gpu_table = req->catalog->n_gpus};
         st = cf_trace_runner_open(&cfg, &trace);
         if ((have_trace = st == CF_OK)) {
             /* Plan over a copy: planning may grow the list. */

@@ -31,7 +31,8 @@ static cf_status open_trace(const cf_search_session_request *req, cf_search_sess
                                   .n_regions = req->spec->search.n_regions, .gpus = gpus,
                                   .n_gpus = req->spec->search.n_gpus, .prices = req->prices,
                                   .n_prices = req->n_prices, .noise_sd = noise, .seed = runner_seed(req),
-                                  .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0};
+                                  .nic_gbps = req->trace_nic_gbps > 0 ? req->trace_nic_gbps : 0,
+                                  .gpu_table = catalog->gpus, .n_gpu_table = catalog->n_gpus};
     cf_status st = cf_trace_runner_open(&cfg, &s->trace);
     if (st != CF_OK)
         return st;

@@ -202,6 +202,20 @@ def test_trace_nic_and_price_options():
     assert rc == 2 and "'--price' needs '--runner trace:" in err, err
 
 
+def test_trace_rows_spelt_as_tools_print_the_gpu():
+    """'--gpu T4' over a trace whose gpu column says 'Tesla T4' failed (exit 3, "no priced symmetric
+    configuration"): the runner reads the column in the GPU table, as validate does."""
+    with open(TRACE) as f:
+        tesla = write("tesla-t4.csv", f.read().replace(",T4,", ",Tesla T4,"))
+    outs = []
+    for trace in (TRACE, tesla):
+        rc, out, err = run("profile", spec("spelt"), "--runner", "trace:" + trace, "--gpu", "T4", "-f", "json",
+                           db=os.path.join(TMP, "spelt.db"))
+        assert rc == 0, (trace, rc, err)
+        outs.append(json.loads(out)["runner"]["runs"])
+    assert outs[0] == outs[1] and outs[0], outs
+
+
 def test_runs_recorded_on_the_vms_the_rows_ran_on():
     """With --instance-type n1-highmem-8 (the GCP VM the runner prices 2-GPU T4 shapes on), the full-VM runs
     measured on the trace's AWS 4-GPU VMs were recorded as GCP n1-highmem-16 at 32 Gbit/s."""

@@ -243,6 +243,23 @@ def test_price_option_and_baselines():
     assert all(r["kind"] == "probe" for r in bo["search"]["runs"])  # no profile
 
 
+def test_trace_rows_spelt_as_tools_print_the_gpu():
+    """A trace whose gpu column says 'Tesla T4' (nvidia-smi's name, as converted traces of other clusters
+    spell it) was priced from no catalog VM (exit 3, "no priced symmetric configuration"), and neither --gpu T4
+    nor --price T4=... matched its rows, where validate reads the same file as T4's: the runner reads the
+    column in the GPU table, so the search is the T4 one."""
+    with open(TRACE) as f:
+        tesla = write("tesla-t4.csv", f.read().replace(",T4,", ",Tesla T4,"))
+    for extra in ([], ["--gpu", "T4"], ["--price", "T4=0.5"], ["--price", "Tesla T4=0.5"]):
+        docs = []
+        for trace in (TRACE, tesla):
+            rc, out, err = run(SPEC, "--runner", "trace:" + trace, "--no-history", "-f", "json", *extra)
+            assert rc == 0, (extra, trace, rc, err)
+            doc = json.loads(out)
+            docs.append((doc["chosen"], doc["search"]["runs"], doc["overall"]["oracle"]))
+        assert docs[0] == docs[1], extra
+
+
 def test_spot_only_without_a_spot_plan_is_infeasible():
     """--spot only exited 0 with an on-demand pick when no spot plan met the constraints (a --price VM has no
     spot price); it is exit 4 now and the pick null (with bench/search-specs/cifar10.json on the whole T4

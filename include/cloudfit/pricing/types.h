@@ -96,6 +96,14 @@ const cf_gpu *cf_gpu_find(const cf_gpu *gpus, size_t n_gpus, const char *model);
  * does a name holding a control character or a byte that is not UTF-8
  * ("T\xff4", "T4\x01": never skipped as a separator). */
 const cf_gpu *cf_gpu_resolve(const cf_gpu *gpus, size_t n_gpus, const char *name);
+/* The GPU model a name stands for where it is compared with the catalog's
+ * models (a GPU filter's word, a trace row's gpu column, a --price name):
+ * the name itself when it is a model of the table or a bare family name of
+ * several rows ("A100": never narrowed to the first of them); else the
+ * model of the one row it names ("Tesla T4" → "T4", "Quadro RTX 6000" →
+ * "RTX6000", a family of one row → that row); else the name itself, which
+ * names no row. Points into the table or at `name`. */
+const char *cf_gpu_model_name(const cf_gpu *gpus, size_t n_gpus, const char *name);
 /* The rows a bare family name stands for when cf_gpu_resolve answers it
  * by rule 4 alone ("A100": A100-40GB, A100-80GB, A100-80GB-PCIE, ... in
  * table order, the first being cf_gpu_resolve's answer), at most max_rows

@@ -61,6 +61,9 @@ typedef struct {
     unsigned long seed;
     double nic_gbps;              /* > 0: the NIC of the cluster the trace was measured on, for every
                                      configuration (else the pricing VM's) */
+    const cf_gpu *gpu_table;      /* the GPU table the gpu column and --price names are read in
+                                     (cf_gpu_model_name: "Tesla T4" is T4); NULL: compared as written */
+    size_t n_gpu_table;
 } cf_trace_runner_config;
 
 cf_status cf_trace_runner_open(const cf_trace_runner_config *config, cf_trace_runner *out);
