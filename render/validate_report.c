@@ -10,13 +10,23 @@
 #include <stdio.h>
 #include <string.h>
 
+/* An error of no scored row is no error: null, not 0 (a group whose every
+ * row was in the training subset read as a perfect score). */
+static void add_ape(cJSON *o, const char *key, const cf_ape_stats *s, double value)
+{
+    if (s->n)
+        cJSON_AddNumberToObject(o, key, round(value * 1e5) / 1e5);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
 static cJSON *stats_json(const cf_ape_stats *s)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "n", (double)s->n);
-    cJSON_AddNumberToObject(o, "median_ape", round(s->median_ape * 1e5) / 1e5);
-    cJSON_AddNumberToObject(o, "p90_ape", round(s->p90_ape * 1e5) / 1e5);
-    cJSON_AddNumberToObject(o, "max_ape", round(s->max_ape * 1e5) / 1e5);
+    add_ape(o, "median_ape", s, s->median_ape);
+    add_ape(o, "p90_ape", s, s->p90_ape);
+    add_ape(o, "max_ape", s, s->max_ape);
     if (s->interval_coverage >= 0)
         cJSON_AddNumberToObject(o, "interval_coverage", round(s->interval_coverage * 1e5) / 1e5);
     return o;
@@ -37,6 +47,11 @@ static pct_text pct(double fraction, int sign)
 
 static void print_stats_row(cf_buf *out, const char *label, size_t n_fit, const cf_ape_stats *s)
 {
+    if (!s->n) { /* nothing scored: no error to show (it printed 0.0 %, a perfect score) */
+        cf_buf_printf(out, "  %-28s %7zu %9zu %9s %9s %9s %9s  (every row was fitted: nothing left to predict)\n",
+                      label, n_fit, s->n, "-", "-", "-", "-");
+        return;
+    }
     cf_buf_printf(out, "  %-28s %7zu %9zu %8s%% %8s%% %8s%%", label, n_fit, s->n, pct(s->median_ape, 0).text,
                   pct(s->p90_ape, 0).text, pct(s->max_ape, 0).text);
     if (s->interval_coverage >= 0)

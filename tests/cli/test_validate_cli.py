@@ -246,6 +246,23 @@ def test_nothing_predicted_single_node_rows():
     assert run_json("--light-profile", single)["overall"]["n"] > 0
 
 
+def test_a_group_with_nothing_to_predict_has_no_error():
+    """A group whose every row is in the training subset (only single-node rows) beside one that is scored
+    printed 0.0 % / 0.0 % / 0.0 % — a perfect score — and JSON median_ape 0: now '-' and null."""
+    rows = rows_of(DATA)
+    single = [dict(r, model="cifar10") for r in rows if r["num_nodes"] == "1"]
+    path = write_rows("one-group-unscored.csv", rows + single)
+    rc, out, err = run(path)
+    assert rc == 0, err
+    line, = [x for x in out.splitlines() if x.strip().startswith("cifar10/T4/aws")]
+    assert "%" not in line and line.split()[1:7] == [str(len(single)), "0", "-", "-", "-", "-"], line
+    assert "nothing left to predict" in line, line
+    doc = run_json(path)
+    errors, = [g["errors"] for g in doc["groups"] if g["model"] == "cifar10"]
+    assert errors == {"n": 0, "median_ape": None, "p90_ape": None, "max_ape": None}, errors
+    assert doc["overall"]["n"] > 0 and doc["overall"]["median_ape"] > 0
+
+
 def test_train_gpus_absent_from_the_file():
     rc, out, err = run("--train-gpus", "A100", DATA)
     assert rc == 3 and out == "", (rc, out)
