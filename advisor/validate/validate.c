@@ -269,8 +269,13 @@ static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_v
  * network as measured when both ran on one fabric (else the default). */
 static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
 {
-    if (!ref->gpu_info || !g->gpu_info)
-        return cf_error_set(CF_ERR_INVALID, "GPU '%s' or '%s' is not in the GPU table", ref->gpu, g->gpu);
+    /* names the one that is not ("GPU 'T4' or 'RTX 2080 Ti'" left it to guess) */
+    if (!g->gpu_info)
+        return cf_error_set(CF_ERR_INVALID, "GPU '%s' is not in the GPU table: %s's fit cannot be carried to it",
+                            g->gpu, ref->gpu);
+    if (!ref->gpu_info)
+        return cf_error_set(CF_ERR_INVALID, "the fitted GPU '%s' is not in the GPU table: its fit cannot be carried "
+                            "to %s", ref->gpu, g->gpu);
     cf_perf_params p = cf_perf_on_network(&ref->params, ref->nominal_inter_gbps, g->nominal_inter_gbps);
     double ratio = cf_gpu_time_ratio_between(ref->gpu_info, ref->precision, g->gpu_info, g->precision);
     p.compute_scale = (p.compute_scale > 0 ? p.compute_scale : 1.0) * ratio;

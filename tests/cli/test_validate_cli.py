@@ -263,6 +263,19 @@ def test_a_group_with_nothing_to_predict_has_no_error():
     assert doc["overall"]["n"] > 0 and doc["overall"]["median_ape"] > 0
 
 
+def test_a_gpu_the_table_lacks_is_named_when_nothing_carries():
+    """Carrying a fit to or from a GPU the table lacks said "GPU 'T4' or 'RTX 2080 Ti' is not in the GPU
+    table", leaving the reader to guess which."""
+    rows = rows_of(DATA)
+    path = write_rows("two-gpus.csv", rows + [dict(r, gpu="RTX 2080 Ti") for r in rows])
+    for train, message in (("T4", "GPU 'RTX 2080 Ti' is not in the GPU table: T4's fit cannot be carried to it"),
+                           ("RTX 2080 Ti", "the fitted GPU 'RTX 2080 Ti' is not in the GPU table: its fit cannot "
+                                           "be carried to T4")):
+        doc = run_json("--train-gpus", train, path)
+        errors = [g["error"] for g in doc["groups"] if "error" in g]
+        assert errors == [message], (train, errors)
+
+
 def test_train_gpus_absent_from_the_file():
     rc, out, err = run("--train-gpus", "A100", DATA)
     assert rc == 3 and out == "", (rc, out)
