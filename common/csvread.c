@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cloudfit/common/escape.h"
 #include "cloudfit/common/number.h"
@@ -330,12 +331,47 @@ int cf_csv_column(const cf_csv_doc *doc, const char *column)
     return -1;
 }
 
+/* Why a header lacks a column, when the header shows it: one field holding
+ * another separator (a spreadsheet's export in a locale that writes ';',
+ * or tab-separated values), or the column in another case or with spaces
+ * around it ("Model", " gpu"). The bare "missing required column 'model'"
+ * named a column the file plainly has. */
+static void missing_column_hint(const cf_csv_doc *doc, const char *column)
+{
+    if (doc->header.n_fields == 1) {
+        const char *only = doc->header.fields[0];
+        const char *sep = strchr(only, ';') ? "';'" : strchr(only, '\t') ? "tabs" : NULL;
+        if (sep) {
+            cf_error_hint("the header is one field: the file looks separated by %s, where a CSV separates its "
+                          "fields by commas (RFC 4180)", sep);
+            return;
+        }
+    }
+    size_t want = strlen(column);
+    for (size_t i = 0; i < doc->header.n_fields; i++) {
+        const char *f = doc->header.fields[i];
+        while (*f == ' ' || *f == '\t')
+            f++;
+        size_t len = strlen(f);
+        while (len && (f[len - 1] == ' ' || f[len - 1] == '\t'))
+            len--;
+        if (len == want && strncasecmp(f, column, want) == 0) {
+            char shown[96];
+            cf_escape_into(doc->header.fields[i], shown, sizeof shown);
+            cf_error_hint("column %zu of the header is '%s': column names are matched exactly ('%s')", i + 1, shown,
+                          column);
+            return;
+        }
+    }
+}
+
 cf_status cf_csv_require_column(const cf_csv_doc *doc, const char *column, int *out_index)
 {
     *out_index = cf_csv_column(doc, column);
     if (*out_index < 0) {
         cf_error_set(CF_ERR_INVALID, "%s:%ld: missing required column '%s'", doc->name,
                      doc->header.line, column);
+        missing_column_hint(doc, column);
         return CF_ERR_INVALID;
     }
     return CF_OK;

@@ -43,6 +43,30 @@ static void test_empty_and_missing_column(void **state)
     int col;
     assert_int_equal(cf_csv_require_column(&doc, "z", &col), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "m.csv:1: missing required column 'z'");
+    assert_string_equal(cf_error_hint_text(), "");
+    cf_csv_free(&doc);
+    /* The header shows why: another separator, or the column in another case or padded ("Model", " gpu"). */
+    static const char semi[] = "model;gpu;step\nm;T4;1\n", tabs[] = "model\tgpu\nm\tT4\n",
+                      cased[] = "Model, gpu ,x\nm,T4,1\n";
+    assert_int_equal(cf_csv_parse(semi, strlen(semi), "s.csv", &doc), CF_OK);
+    assert_int_equal(cf_csv_require_column(&doc, "model", &col), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "s.csv:1: missing required column 'model'");
+    assert_string_equal(cf_error_hint_text(), "the header is one field: the file looks separated by ';', where a "
+                                              "CSV separates its fields by commas (RFC 4180)");
+    cf_csv_free(&doc);
+    assert_int_equal(cf_csv_parse(tabs, strlen(tabs), "t.csv", &doc), CF_OK);
+    assert_int_equal(cf_csv_require_column(&doc, "gpu", &col), CF_ERR_INVALID);
+    assert_non_null(strstr(cf_error_hint_text(), "separated by tabs"));
+    cf_csv_free(&doc);
+    assert_int_equal(cf_csv_parse(cased, strlen(cased), "c.csv", &doc), CF_OK);
+    assert_int_equal(cf_csv_require_column(&doc, "model", &col), CF_ERR_INVALID);
+    assert_string_equal(cf_error_hint_text(), "column 1 of the header is 'Model': column names are matched exactly "
+                                              "('model')");
+    assert_int_equal(cf_csv_require_column(&doc, "gpu", &col), CF_ERR_INVALID);
+    assert_string_equal(cf_error_hint_text(), "column 2 of the header is ' gpu ': column names are matched exactly "
+                                              "('gpu')");
+    cf_csv_free(&doc);
+    assert_int_equal(cf_csv_parse(text, strlen(text), "m.csv", &doc), CF_OK);
     long iv;
     assert_int_equal(cf_csv_int(&doc, &doc.records[0], 5, 0, 42, &iv), CF_OK); /* short row → fallback */
     assert_int_equal(iv, 42);
