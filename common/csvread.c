@@ -99,6 +99,22 @@ static int no_space(unsigned char c)
     return 0;
 }
 
+/* A header of one field that holds another separator: a spreadsheet's
+ * export in a locale that writes ';' (and a decimal comma), or
+ * tab-separated values. The separator as a hint names it, else NULL. */
+static const char *other_separator(const cf_csv_record *head)
+{
+    if (head->n_fields != 1)
+        return NULL;
+    return strchr(head->fields[0], ';') ? "';'" : strchr(head->fields[0], '\t') ? "tabs" : NULL;
+}
+
+static void other_separator_hint(const char *sep)
+{
+    cf_error_hint("the header is one field: the file looks separated by %s, where a CSV separates its fields by "
+                  "commas (RFC 4180)", sep);
+}
+
 static int record_is_blank(const cf_csv_record *record)
 {
     return record->n_fields == 1 && record->fields[0][0] == '\0';
@@ -303,7 +319,10 @@ cf_status cf_csv_parse(const char *text, size_t len, const char *name, cf_csv_do
         if (width != head->n_fields) {
             status = cf_error_set(CF_ERR_INVALID, "%s:%ld: expected %zu fields (the header's columns), got %zu", name,
                                   row->line, head->n_fields, row->n_fields);
-            cf_error_hint("quote a field that holds a comma (\"a,b\"), and give every row one field per column");
+            if (other_separator(head)) /* "0,15" of a ';' file is two fields of a one-column header */
+                other_separator_hint(other_separator(head));
+            else
+                cf_error_hint("quote a field that holds a comma (\"a,b\"), and give every row one field per column");
         }
     }
     if (status != CF_OK) {
@@ -338,14 +357,10 @@ int cf_csv_column(const cf_csv_doc *doc, const char *column)
  * named a column the file plainly has. */
 static void missing_column_hint(const cf_csv_doc *doc, const char *column)
 {
-    if (doc->header.n_fields == 1) {
-        const char *only = doc->header.fields[0];
-        const char *sep = strchr(only, ';') ? "';'" : strchr(only, '\t') ? "tabs" : NULL;
-        if (sep) {
-            cf_error_hint("the header is one field: the file looks separated by %s, where a CSV separates its "
-                          "fields by commas (RFC 4180)", sep);
-            return;
-        }
+    const char *sep = other_separator(&doc->header);
+    if (sep) {
+        other_separator_hint(sep);
+        return;
     }
     size_t want = strlen(column);
     for (size_t i = 0; i < doc->header.n_fields; i++) {

@@ -54,6 +54,10 @@ static void test_empty_and_missing_column(void **state)
     assert_string_equal(cf_error_hint_text(), "the header is one field: the file looks separated by ';', where a "
                                               "CSV separates its fields by commas (RFC 4180)");
     cf_csv_free(&doc);
+    static const char decimal_comma[] = "model;step\nm;0,15\n"; /* two fields of a one-column header */
+    assert_int_equal(cf_csv_parse(decimal_comma, strlen(decimal_comma), "d.csv", &doc), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "d.csv:2: expected 1 fields (the header's columns), got 2");
+    assert_non_null(strstr(cf_error_hint_text(), "the file looks separated by ';'"));
     assert_int_equal(cf_csv_parse(tabs, strlen(tabs), "t.csv", &doc), CF_OK);
     assert_int_equal(cf_csv_require_column(&doc, "gpu", &col), CF_ERR_INVALID);
     assert_non_null(strstr(cf_error_hint_text(), "separated by tabs"));
