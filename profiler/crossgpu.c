@@ -23,15 +23,18 @@ static void benchmark_of(const char *notes, char *out, size_t n)
 cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_crossgpu_set *out)
 {
     static const char *const required[] = {"gpu", "gpu_count", "model", "precision", "batch_size_per_gpu",
-                                           "throughput", "notes"};
+                                           "throughput"};
     memset(out, 0, sizeof *out);
     cf_csv_doc doc;
     cf_status st = cf_csv_parse(text, len, name, &doc);
     if (st != CF_OK)
         return st;
     int cols[7];
-    for (int i = 0; i < 7 && st == CF_OK; i++)
+    for (int i = 0; i < 6 && st == CF_OK; i++)
         st = cf_csv_require_column(&doc, required[i], &cols[i]);
+    /* notes: optional (a table converted from another source has none): its "benchmark vN" keeps runs of
+     * two benchmark versions apart, "SUSPECT" marks a row; without it every row is of one benchmark */
+    cols[6] = cf_csv_column(&doc, "notes");
     if (st == CF_OK && !(out->rows = calloc(doc.n_records ? doc.n_records : 1, sizeof *out->rows)))
         st = cf_error_set(CF_ERR_NOMEM, "out of memory reading '%s'", name);
     for (size_t i = 0; st == CF_OK && i < doc.n_records; i++) {
@@ -44,7 +47,7 @@ cf_status cf_crossgpu_parse(const char *text, size_t len, const char *name, cf_c
         if ((st = cf_csv_text(&doc, rec, cols[2], r->model, sizeof r->model)) != CF_OK) /* cut, two models merged */
             break;
         snprintf(r->precision, sizeof r->precision, "%s", cf_csv_field(rec, cols[3]));
-        const char *notes = cf_csv_field(rec, cols[6]);
+        const char *notes = cols[6] >= 0 ? cf_csv_field(rec, cols[6]) : "";
         benchmark_of(notes, r->benchmark, sizeof r->benchmark);
         r->suspect = strstr(notes, "SUSPECT") != NULL;
         if ((st = cf_csv_int(&doc, rec, cols[1], 1, 0, &count)) != CF_OK ||

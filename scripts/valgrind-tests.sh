@@ -29,11 +29,12 @@ PY
 run_one() {
   IFS=$'\x1f' read -r name dir env cmd <<< "$1"
   log="$(pwd)/$logs/$name.log"
+  local started=$SECONDS
   # OpenBLAS starts threads of its own: one is enough under valgrind.
   if (cd "$dir" && eval "env OPENBLAS_NUM_THREADS=1 CF_TEST_NO_TIMING=1 $env valgrind --tool=memcheck --error-exitcode=99 \
         --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
         --track-origins=no --quiet --suppressions=$(printf %q "$supp") --log-file=$(printf %q "$log") $cmd" > "$log.out" 2>&1); then
-    echo "ok      $name"
+    echo "ok      $name ($(( SECONDS - started )) s)"
   else
     echo "FAILED  $name (see $log)"
     cat "$log" >&2

@@ -324,6 +324,46 @@ static void test_crossgpu_run_leaves_unknown_gpus_out_with_a_note(void **state)
     unlink(path);
 }
 
+/* A table converted from another source has only the columns the carry-over
+ * reads (no source, unit or notes): it scores as the same table with them
+ * (it was "missing required column 'notes'"). */
+static void test_crossgpu_table_without_notes_scores_the_same(void **state)
+{
+    (void)state;
+    const char *rows[][2] = {{"NVIDIA A100-SXM4-40GB", "900"}, {"Tesla V100-SXM2-16GB", "400"}, {"H100", "2000"}};
+    char with[4096] = "source,gpu,gpu_count,model,precision,batch_size_per_gpu,throughput,unit,notes\n";
+    char without[4096] = "model,gpu,precision,gpu_count,throughput,batch_size_per_gpu\n";
+    const char *models[] = {"resnet50", "bert_base"};
+    for (size_t m = 0; m < 2; m++)
+        for (size_t i = 0; i < 3; i++) {
+            double scale = m ? 0.37 + 0.05 * (double)i : 1.0;
+            size_t a = strlen(with), b = strlen(without);
+            snprintf(with + a, sizeof with - a, "test,%s,1,%s,fp16,64,%g,images/s,benchmark v1\n", rows[i][0],
+                     models[m], atof(rows[i][1]) * scale);
+            snprintf(without + b, sizeof without - b, "%s,%s,fp16,1,%g,64\n", models[m], rows[i][0],
+                     atof(rows[i][1]) * scale);
+        }
+    char path_with[512], path_without[512];
+    write_temp(path_with, sizeof path_with, "crossgpu-with.csv", with);
+    write_temp(path_without, sizeof path_without, "crossgpu-without.csv", without);
+    cf_validate_crossgpu_result a, b;
+    if (cf_validate_crossgpu_run(path_with, NULL, NULL, &a) != CF_OK)
+        fail_msg("with notes: %s", cf_error_message());
+    if (cf_validate_crossgpu_run(path_without, NULL, NULL, &b) != CF_OK)
+        fail_msg("without notes: %s", cf_error_message());
+    assert_int_equal(a.report.v.n_pairs, 12);
+    assert_int_equal(b.report.v.n_pairs, a.report.v.n_pairs);
+    assert_int_equal(b.report.v.n_gpu_pairs, a.report.v.n_gpu_pairs);
+    for (size_t i = 0; i < a.report.v.n_gpu_pairs; i++) {
+        assert_string_equal(b.report.v.gpu_pairs[i].from, a.report.v.gpu_pairs[i].from);
+        assert_string_equal(b.report.v.gpu_pairs[i].to, a.report.v.gpu_pairs[i].to);
+    }
+    cf_validate_crossgpu_result_free(&a);
+    cf_validate_crossgpu_result_free(&b);
+    unlink(path_with);
+    unlink(path_without);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_empty_growth_range_is_refused),
         cmocka_unit_test(test_gns_run_scores_the_larger_batch),
         cmocka_unit_test(test_crossgpu_run_leaves_unknown_gpus_out_with_a_note),
+        cmocka_unit_test(test_crossgpu_table_without_notes_scores_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
