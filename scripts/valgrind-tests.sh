@@ -15,7 +15,10 @@ rm -f "$logs"/*.log
 ctest --test-dir "$build" -L unit --show-only=json-v1 > "$logs/tests.json"
 /usr/bin/python3 - "$logs/tests.json" > "$logs/commands" <<'PY'
 import json, shlex, sys
-for t in json.load(open(sys.argv[1]))["tests"]:
+tests = json.load(open(sys.argv[1]))["tests"]
+def cost(t):
+    return -float({p["name"]: p["value"] for p in t.get("properties", [])}.get("COST", 0))
+for t in sorted(tests, key=cost):  # the costliest first (stable): a long test begun last runs alone at the end
     if "command" not in t:
         continue
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
