@@ -76,8 +76,10 @@ static void test_trace_search_matches_cli(void **state)
     if (cf_search_session_run(&req, &s) != CF_OK)
         fail_msg("cf_search_session_run: %s", cf_error_message());
     assert_int_equal(cf_search_session_verdict(&s), CF_OK);
-    assert_string_equal(s.runner_note, "trace: 75 rows of model 'imagenet' → 75 symmetric configurations "
-                                       "(0 asymmetric rows, 25 unpriced skipped), noise 2.0%");
+    /* rows and configurations apart: 75 + 0 + the 25 rows of the 25 configurations without a price = 100 */
+    assert_string_equal(s.runner_note, "trace: model 'imagenet', 100 rows: 75 symmetric configurations from 75 rows "
+                                       "(0 rows asymmetric; 25 configurations without a price, 0 left out by the "
+                                       "filters), noise 2.0%");
     assert_int_equal(s.result.n_runs, 10);
     assert_int_equal(s.result.n_probes, 3);
     assert_int_equal(s.result.stop, CF_STOP_MARGIN);

@@ -38,9 +38,13 @@ static cf_status open_trace(const cf_search_session_request *req, cf_search_sess
         return st;
     s->runner_open = 1;
     const cf_trace_runner *t = &s->trace;
+    /* rows and configurations counted apart: the rows of the model are the rows used, the asymmetric ones
+     * and those of configurations without a price or outside the filters */
     snprintf(s->runner_note, sizeof s->runner_note,
-             "trace: %zu rows of model '%s' → %zu symmetric configurations (%zu asymmetric rows, %zu unpriced skipped), "
-             "noise %.1f%%", t->n_rows_used, model, t->n, t->n_asymmetric, t->n_unpriced, 100 * noise);
+             "trace: model '%s', %zu rows: %zu symmetric configurations from %zu rows (%zu rows asymmetric; %zu "
+             "configurations without a price, %zu left out by the filters), noise %.1f%%",
+             model, t->rows.n_rows, t->n, t->n_rows_used, t->n_asymmetric, t->n_unpriced, t->n_filtered,
+             100 * noise);
     return CF_OK;
 }
 

@@ -78,7 +78,7 @@ typedef struct {
     int no_spot_plan;                         /* --spot only, and no spot plan meets them: infeasible too */
     cf_search_score score;
     cf_search_summary summary;
-    char runner_note[300];
+    char runner_note[512];
     char created_at[32];                      /* ISO 8601 UTC (SOURCE_DATE_EPOCH fixes it) */
     cf_search_report search_report;           /* the probes and the accounting */
     /* The final recommendation (result.chosen >= 0): the `recommend`
