@@ -105,6 +105,44 @@ static void test_inline_numbers_then_carried_over(void **state)
     cf_inputs_free(&in);
 }
 
+/* sync_s.inter_node_gbps is the rate of the 2-node × 1-GPU probe
+ * (docs/spec.md): the network is measured on 2 nodes, so a plan on 16 is
+ * extrapolated and says so (note, JSON network_measured_max_nodes), and
+ * the explanation names the figure. It read as measured on no node count:
+ * no note at 16 nodes, and "fitted from multi-node measurements" of none.
+ * The same for an entry with only the network, applied to an estimate. */
+static void test_inline_network_is_a_two_node_probe(void **state)
+{
+    (void)state;
+    cf_job j = job();
+    j.flops_per_sample = 12e9;
+    const cf_vm *cands[] = {&vms[0], &vms[1]};
+    cf_gpu_profile_given given[] = {
+        {.gpu = "T4", .has_compute = 1, .alpha_s = 0.05, .beta_s = 0.004, .inter_node_gbps = 5},
+        {.gpu = "A100-40GB", .inter_node_gbps = 40},
+    };
+    cf_inputs_request rq = request(&j, cands, 2);
+    rq.given = given;
+    rq.n_given = 2;
+    cf_inputs in;
+    assert_int_equal(cf_inputs_build(&rq, &in), CF_OK);
+    const cf_gpu_perf *t4 = cf_inputs_perf(&in, "T4"), *a100 = cf_inputs_perf(&in, "A100-40GB");
+    assert_non_null(t4);
+    assert_non_null(a100);
+    const cf_gpu_perf *each[] = {t4, a100};
+    for (int i = 0; i < 2; i++) {
+        const cf_gpu_perf *p = each[i];
+        assert_true(p->params.inter_gbps == given[i].inter_node_gbps);
+        assert_int_equal(p->params.network_provenance, CF_PROV_FITTED);
+        assert_int_equal(p->params.max_nodes_measured, 2);
+        assert_int_equal(p->params.max_node_gpus_measured, 1);
+        assert_int_equal(cf_network_extrapolated_from(&p->params, 2), 0);
+        assert_int_equal(cf_network_extrapolated_from(&p->params, 16), 2);
+        assert_non_null(strstr(p->network_note, "sync_s.inter_node_gbps"));
+    }
+    cf_inputs_free(&in);
+}
+
 /* Inputs of the T4 and A100 offers with one profile.gpus entry holding only
  * a ceiling, and a FLOPs estimate to apply it to. */
 static void build_with_ceiling(cf_job *j, const cf_vm **cands, cf_gpu_profile_given *ceiling, cf_inputs_request *rq,
@@ -565,6 +603,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inline_numbers_then_carried_over),
+        cmocka_unit_test(test_inline_network_is_a_two_node_probe),
         cmocka_unit_test(test_cached_gpu_profile_beats_the_spec),
         cmocka_unit_test(test_cpu_profile_gives_noise_not_throughput),
         cmocka_unit_test(test_spec_trace_covering_more_is_kept),

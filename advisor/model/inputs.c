@@ -280,6 +280,26 @@ static cf_status perf_from_rows(const cf_inputs_request *rq, const cf_gpu *gpu, 
     return st;
 }
 
+/* A profile.gpus entry's sync_s.inter_node_gbps: the all-reduce rate of the
+ * 2-node × 1-GPU probe (docs/spec.md), so the network is measured on 2
+ * nodes of 1 GPU, and a plan beyond that is extrapolated like one beyond a
+ * fitted probe (the note "measured on at most 2", JSON
+ * network_measured_max_nodes). Without the shape it read as a network
+ * measured nowhere: no note at 16 nodes, and "fitted from multi-node
+ * measurements" there were none of. */
+static void given_network(const cf_gpu_profile_given *gp, cf_gpu_perf *perf)
+{
+    if (!(gp->inter_node_gbps > 0))
+        return;
+    perf->params.inter_gbps = gp->inter_node_gbps;
+    perf->params.network_provenance = CF_PROV_FITTED;
+    perf->params.max_nodes_measured = 2;
+    perf->params.max_node_gpus_measured = 1;
+    snprintf(perf->network_note, sizeof perf->network_note,
+             "spec's profile.gpus.%s.sync_s.inter_node_gbps (%g Gbit/s, the rate of a 2-node × 1-GPU probe)", gp->gpu,
+             gp->inter_node_gbps);
+}
+
 static void perf_from_numbers(const cf_job *job, const cf_gpu *gpu, const cf_gpu_profile_given *gp,
                               cf_gpu_perf *perf)
 {
@@ -291,8 +311,9 @@ static void perf_from_numbers(const cf_job *job, const cf_gpu *gpu, const cf_gpu
     p->compute_provenance = CF_PROV_FITTED;
     if (gp->intra_node_gbps > 0) /* an effective rate: the nominal one the model scales */
         p->intra_gbps = gp->intra_node_gbps / p->k.intra_efficiency;
-    p->inter_gbps = gp->inter_node_gbps;
-    p->network_provenance = gp->inter_node_gbps > 0 ? CF_PROV_FITTED : CF_PROV_DEFAULT;
+    p->inter_gbps = 0;
+    p->network_provenance = CF_PROV_DEFAULT;
+    given_network(gp, perf);
     snprintf(perf->note, sizeof perf->note, "profile in the spec: t_c(m) = %.4g + %.4g·m s", gp->alpha_s, gp->beta_s);
 }
 
@@ -680,10 +701,7 @@ static void apply_partial(const cf_inputs_request *rq, const char *gpu, cf_gpu_p
         perf->params.max_local_batch = gp->max_local_batch;
         perf->params.memory_provenance = CF_PROV_MEASURED;
     }
-    if (gp->inter_node_gbps > 0) {
-        perf->params.inter_gbps = gp->inter_node_gbps;
-        perf->params.network_provenance = CF_PROV_FITTED;
-    }
+    given_network(gp, perf);
     if (gp->intra_node_gbps > 0)
         perf->params.intra_gbps = gp->intra_node_gbps / perf->params.k.intra_efficiency;
 }
