@@ -197,9 +197,16 @@ static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
                       gbps, nic, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
         break;
     case CF_PROV_ESTIMATED:
-        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried from a measurement on a %g Gbit/s NIC "
-                           "to %s%s%s\n", gbps, perf->reference_network_gbps, nic,
-                      perf->network_note[0] ? "; " : "", perf->network_note);
+        if (perf->reference_network_gbps > 0)
+            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried from a measurement on a %g Gbit/s "
+                               "NIC to %s%s%s\n", gbps, perf->reference_network_gbps, nic,
+                          perf->network_note[0] ? "; " : "", perf->network_note);
+        else /* a rate given with no NIC (a spec's sync_s.inter_node_gbps): kept as is, not scaled (cf_perf_on_network) */
+            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried as is from %s%s to %s (the NIC it "
+                               "was measured on is not known, so it is not scaled to this one)%s%s\n", gbps,
+                          perf->carried_from[0] ? perf->carried_from : "a measurement",
+                          perf->carried_from[0] ? "'s profile" : "", nic, perf->network_note[0] ? "; " : "",
+                          perf->network_note);
         break;
     default:
         if (perf->network_note[0]) /* e.g. the 2-node probe of `cloudfit profile --runner` */
