@@ -192,6 +192,14 @@ static void test_held_back_plan(void **state)
     cf_next_measurement_choose(&f.in, &f.advice, &m);
     if (!strstr(m.reason, "B's throughput is an estimate carried over from another GPU type"))
         fail_msg("reason: %s", m.reason);
+    /* with more left than the limits allow even as estimated (8·e^(1.28·0.2) ≈ 10.3 h > 10), the measurement
+     * can still pass it (measured faster), but not "only because" B was carried over */
+    f.advice.held_back = plan_of(&f.vm_b, 8, 0.4, 0.2);
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.about, CF_MEASURE_FOR_HELD_BACK);
+    assert_true(m.could_change_choice);
+    if (strstr(m.reason, "only because") || !strstr(m.reason, "partly because"))
+        fail_msg("reason: %s", m.reason);
     /* with so much left after the measurement that it passes only on a rare lucky outcome (z < −1.7), it
      * cannot be expected to change the choice */
     f.advice.held_back = plan_of(&f.vm_b, 8, 0.4, 0.7);

@@ -217,7 +217,7 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
  * is the plan whose uncertainty it removes; `other` the plan it concerns
  * besides the chosen one (NULL: only the chosen plan). */
 static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_config *chosen,
-                     const cf_config *measured, const cf_config *other, const cf_constraints *limits)
+                     const cf_config *measured, const cf_config *other, const cf_constraints *limits, int alone)
 {
     cf_buf out = CF_BUF_INIT, why = CF_BUF_INIT;
     if (m->kind == CF_MEASURE_PROFILE) {
@@ -248,9 +248,14 @@ static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_c
                                                                                                      : "time × cost";
     char conf[16];
     cf_number_percent_text(limits->confidence > 0 ? limits->confidence : CF_DEFAULT_CONFIDENCE, conf, sizeof conf);
-    if (m->about == CF_MEASURE_FOR_HELD_BACK)
+    if (m->about == CF_MEASURE_FOR_HELD_BACK && alone)
         cf_buf_printf(&out, "the %s plan %d × %s ($%.2f, %.1f h) fails the limits at %s confidence only because %s",
                       better, other->nodes, other->vm->instance_type, other->total_usd, other->hours, conf, why.data);
+    else if (m->about == CF_MEASURE_FOR_HELD_BACK) /* what the measurement leaves fails it even as estimated */
+        cf_buf_printf(&out, "the %s plan %d × %s ($%.2f, %.1f h) fails the limits at %s confidence, partly because %s: "
+                            "the rest of its uncertainty fails them too, so it passes only if measured faster than "
+                            "estimated", better, other->nodes, other->vm->instance_type, other->total_usd, other->hours,
+                      conf, why.data);
     else if (m->about == CF_MEASURE_FOR_RUNNER_UP)
         cf_buf_printf(&out, "%s; the choice between %d × %s ($%.2f) and %d × %s ($%.2f) %s", why.data,
                       chosen->nodes, chosen->vm->instance_type, chosen->total_usd, other->nodes,
@@ -383,7 +388,14 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             m->plan_hours = concerned->hours;
             m->plan_nodes = concerned->nodes;
             snprintf(m->plan_instance_type, sizeof m->plan_instance_type, "%s", concerned->vm->instance_type);
-            describe(m, perf_of(in, plan->vm->gpu_model), chosen, plan, other, limits);
+            /* "only because": as estimated (z = 0), with what the measurement leaves, the held-back plan
+             * meets the limits at the confidence */
+            int alone = 1;
+            if (m->about == CF_MEASURE_FOR_HELD_BACK) {
+                double hq = plan_hours_at(held, startup_h, zq * oc.rest_up[2]);
+                alone = cf_constraints_met(limits, hq, hq * held->usd_per_hour, 0);
+            }
+            describe(m, perf_of(in, plan->vm->gpu_model), chosen, plan, other, limits, alone);
             if (!have || option_better(&o, &best)) {
                 best = o;
                 have = 1;
