@@ -1150,6 +1150,28 @@ static void test_mc_estimate_many_same_results(void **state)
     }
 }
 
+/* The work's spread above its median is the step's σ_up (a plan beyond the
+ * node count its network was measured at): the estimate reports it beside
+ * σ, which alone was printed and written (σ 0.05 where 0.30 was drawn). */
+static void test_estimate_reports_both_sigmas(void **state)
+{
+    (void)state;
+    cf_spot_lookup four;
+    cf_spot_model_lookup("aws", "V100", 1, "us-west-2", 4, &four);
+    cf_spot_request reqs[] = {
+        {.process = &four.row->process, .nodes = 4, .work_h = 10, .work_sigma = 0.05, .work_sigma_up = 0.3,
+         .checkpoint_h = 0.05, .restart_h = 0.1, .spot_usd_per_node_h = 1, .deadline_h = 1000},
+        {.process = &four.row->process, .nodes = 4, .work_h = 10, .work_sigma = 0.05, .checkpoint_h = 0.05,
+         .restart_h = 0.1, .spot_usd_per_node_h = 1, .deadline_h = 1000},
+    };
+    cf_spot_estimate got[2];
+    estimates(0, reqs, 2, got);
+    assert_float_equal(got[0].work_sigma, 0.05, 1e-12);
+    assert_float_equal(got[0].work_sigma_up, 0.3, 1e-12);
+    assert_float_equal(got[1].work_sigma_up, 0.05, 1e-12); /* 0 = work_sigma */
+    assert_true(got[0].spot.p90_h > got[1].spot.p90_h);   /* and the Monte Carlo drew it */
+}
+
 /* The inner chain's stationary distribution (solved in O(N) by a
  * recursion) satisfies the balance equations and agrees with a plain power
  * iteration of the same chain, for every shipped row and N = 2..64 and for
@@ -1238,6 +1260,7 @@ int main(void)
         cmocka_unit_test(test_degenerate_inputs),
         cmocka_unit_test(test_node_count_growth),
         cmocka_unit_test(test_mc_estimate_many_same_results),
+        cmocka_unit_test(test_estimate_reports_both_sigmas),
         cmocka_unit_test(test_inner_stationary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

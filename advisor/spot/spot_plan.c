@@ -452,6 +452,7 @@ cf_status cf_spot_mc_estimate(cf_spot_mc *mc, const cf_spot_request *req, cf_spo
     out->interval_h = plan.interval_h;
     out->deadline_h = req->deadline_h;
     out->work_sigma = req->work_sigma;
+    out->work_sigma_up = work_sigma_up(req);
     out->confidence = req->confidence > 0 ? req->confidence : CF_SPOT_CONFIDENCE;
     out->check_quantile = cf_spot_check_quantile(out->confidence);
     mc_memo *memo = NULL;

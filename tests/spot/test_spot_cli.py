@@ -676,6 +676,24 @@ def test_recommend_spot_explains_the_model():
     assert "throughput uncertainty" in out and "Daly" in out and "elastic:" in out, out
 
 
+def test_spot_throughput_sigma_is_the_steps_both_sides():
+    """16 T4 VMs, the network measured on 2: the step's σ_up is several times
+    its σ, and the Monte Carlo draws the work above its median with σ_up. The
+    text printed "(σ 0.05)" and the JSON throughput_sigma only."""
+    args = ("recommend", "--no-history", "-q", "--spot", "only", "--gpu", "T4", "--deadline-hours", "200", RESNET)
+    rc, out, err = run(*args, "-f", "json")
+    assert rc == 0, err
+    c = json.loads(out)["chosen"]
+    sm = c["spot_model"]
+    assert c["step_time_sigma_up"] > c["step_time_sigma"] + 0.05, (c["step_time_sigma"], c["step_time_sigma_up"])
+    assert abs(sm["throughput_sigma"] - c["step_time_sigma"]) < 1e-3, sm["throughput_sigma"]
+    assert abs(sm["throughput_sigma_up"] - c["step_time_sigma_up"]) < 1e-3, sm.get("throughput_sigma_up")
+    rc, out, err = run(*args)
+    assert rc == 0, err
+    want = f"throughput uncertainty (σ {c['step_time_sigma']:.2f} below, {c['step_time_sigma_up']:.2f} above)"
+    assert want in out, out
+
+
 _SHIPPED_CALIBRATION = []
 
 

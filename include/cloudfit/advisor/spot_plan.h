@@ -78,7 +78,8 @@ typedef struct {
     cf_spot_spread spot;              /* spot alone */
     double checkpoint_h, restart_h, interval_h, mtbf_h;
     cf_spot_path_stats model;         /* the model at N: availability, preemption rate */
-    double work_sigma;                /* the throughput uncertainty folded in */
+    double work_sigma;                /* the throughput uncertainty folded in: log sd below W's median */
+    double work_sigma_up;             /* and above it (≥ work_sigma: the all-reduce beyond what was measured) */
     double confidence, check_quantile;/* asked for; the quantile the checks use */
     double deadline_h;
     int meets_deadline;               /* spot alone: its check quantile ≤ deadline */
