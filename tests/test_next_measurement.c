@@ -345,6 +345,30 @@ static void test_fitted_in_another_precision(void **state)
         fail_msg("reason: %s", m.reason);
 }
 
+/* A job of a few cents: the narrowing is said in as many decimals as show
+ * it ("$0.09–0.09 would narrow to about $0.09–0.09" said nothing). */
+static void test_narrowing_of_cents_is_visible(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 30);
+    cf_config *c = &f.advice.ranked[0];
+    *c = plan_of(&f.vm_a, 0.2, 0.3, 0.05); /* 10 min start-up + 2 min of run */
+    c->usd_per_hour = 0.45;
+    c->total_usd = 0.09;
+    f.advice.ranked[1].usd_per_hour = 0.45;
+    f.advice.ranked[1].total_usd = 0.45 * f.advice.ranked[1].hours;
+    cf_next_measurement m;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.about, CF_MEASURE_FOR_CHOSEN);
+    assert_true(m.usd_p90_after < m.usd_p90);
+    char before[64], after[64];
+    snprintf(before, sizeof before, "$%.4f–%.4f would narrow", m.usd_p10, m.usd_p90);
+    snprintf(after, sizeof after, "to about $%.4f–%.4f", m.usd_p10_after, m.usd_p90_after);
+    if (!strstr(m.reason, before) || !strstr(m.reason, after))
+        fail_msg("reason: %s", m.reason);
+}
+
 /* Everything measured: nothing to buy. */
 static void test_nothing_to_measure(void **state)
 {
@@ -363,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_ranking_can_flip),
         cmocka_unit_test(test_ranking_cannot_flip),
         cmocka_unit_test(test_held_back_plan),
+        cmocka_unit_test(test_narrowing_of_cents_is_visible),
         cmocka_unit_test(test_spot_chosen),
         cmocka_unit_test(test_spot_chosen_same_gpu),
         cmocka_unit_test(test_network_measurement),

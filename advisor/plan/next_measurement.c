@@ -261,9 +261,17 @@ static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_c
                       chosen->nodes, chosen->vm->instance_type, chosen->total_usd, other->nodes,
                       other->vm->instance_type, other->total_usd,
                       m->could_change_choice ? "depends on it" : "hardly does");
-    else
-        cf_buf_printf(&out, "%s; the plan's cost range $%.2f–%.2f would narrow to about $%.2f–%.2f", why.data,
-                      m->usd_p10, m->usd_p90, m->usd_p10_after, m->usd_p90_after);
+    else {
+        /* cents, or as many decimals as tell each range's ends apart: a $0.09 job read "$0.09–0.09 would narrow
+         * to about $0.09–0.09", a narrowing the figures did not show */
+        double narrowest = fmin(m->usd_p90 - m->usd_p10, m->usd_p90_after - m->usd_p10_after);
+        int decimals = 2;
+        while (decimals < 6 && narrowest > 0 && narrowest < 2 * pow(10, -decimals))
+            decimals++;
+        cf_buf_printf(&out, "%s; the plan's cost range $%.*f–%.*f would narrow to about $%.*f–%.*f", why.data,
+                      decimals, m->usd_p10, decimals, m->usd_p90, decimals, m->usd_p10_after, decimals,
+                      m->usd_p90_after);
+    }
     if (m->about != CF_MEASURE_FOR_CHOSEN)
         cf_buf_printf(&out, "; measured, the choice changes with probability %.0f%% (expected gain %.1f%% of the "
                             "chosen plan's %s)", 100 * m->flip_probability, 100 * m->expected_gain, gain);
