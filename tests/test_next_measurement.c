@@ -318,8 +318,26 @@ static void test_network_measurement_on_the_plans_cloud(void **state)
     assert_string_equal(m.cloud, "aws");
     assert_string_equal(m.instance_type, "a.tcp");
     assert_string_equal(m.region, "us-west-2");
-    /* priced on that VM: 3 VMs at $3/h */
-    assert_true(fabs(m.est_usd - 3 * 3 * m.est_minutes / 60) < 1e-9);
+    /* priced on that VM at $3/h: the start-up and the probe on 3 VMs, the light profile (which the printed
+     * command runs first: docs/profiler.md) on one, whose runs are the 3 single-VM ones of a profile */
+    f.limits.max_nodes = 1;
+    cf_next_measurement light;
+    cf_config chosen = *c;
+    *c = plan_of(&tcp, 10, 0.3, 0.05); /* a profile of A priced on a.tcp, the cheapest VM of A left */
+    const cf_vm *only_tcp[] = {&tcp};
+    f.in.vms = only_tcp;
+    f.in.n_vms = 1;
+    cf_next_measurement_choose(&f.in, &f.advice, &light);
+    assert_int_equal(light.kind, CF_MEASURE_PROFILE);
+    double light_min = light.est_minutes - 10;
+    f.in.vms = vms;
+    f.in.n_vms = 5;
+    *c = chosen;
+    assert_true(m.est_minutes > 10 + light_min);
+    double probe_min = m.est_minutes - 10 - light_min;
+    assert_true(fabs(m.est_usd - 3 * (3 * 10 + light_min + 3 * probe_min) / 60) < 1e-9);
+    if (!strstr(m.reason, "run 3 × a.tcp for 1 GPU each, after the light profile on 1 ("))
+        fail_msg("reason: %s", m.reason);
     /* the plan's VM itself when its cloud has no cheaper one of its fabric */
     f.in.n_vms = 4;
     cf_next_measurement_choose(&f.in, &f.advice, &m);
@@ -369,6 +387,34 @@ static void test_narrowing_of_cents_is_visible(void **state)
         fail_msg("reason: %s", m.reason);
 }
 
+/* `profile --runner` runs the light profile and then the 2-node × 1-GPU
+ * probe on two VMs (docs/profiler.md): the price is of both, the probe's
+ * minutes on two VMs ("1 VM, ~10 min" priced the light profile alone). With
+ * max_nodes 1 no probe runs. */
+static void test_profile_price_has_its_probe(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 10.5);
+    f.limits.max_nodes = 1;
+    cf_next_measurement alone, m;
+    cf_next_measurement_choose(&f.in, &f.advice, &alone);
+    assert_int_equal(alone.kind, CF_MEASURE_PROFILE);
+    assert_int_equal(alone.probe_nodes, 0);
+    assert_true(fabs(alone.est_usd - 4 * alone.est_minutes / 60) < 1e-9);
+    f.limits.max_nodes = 16;
+    cf_next_measurement_choose(&f.in, &f.advice, &m);
+    assert_int_equal(m.kind, CF_MEASURE_PROFILE);
+    assert_int_equal(m.nodes, 1);
+    assert_int_equal(m.probe_nodes, 2);
+    double probe_min = m.est_minutes - alone.est_minutes;
+    assert_true(probe_min > 0);
+    /* the light profile on one VM, the probe on two, the 10-minute start-up on both, at $4/h */
+    assert_true(fabs(m.est_usd - 4 * (alone.est_minutes + 10 + 2 * probe_min) / 60) < 1e-9);
+    if (!strstr(m.reason, "(1 VM a.xlarge, then 2 for the network probe,"))
+        fail_msg("reason: %s", m.reason);
+}
+
 /* Everything measured: nothing to buy. */
 static void test_nothing_to_measure(void **state)
 {
@@ -387,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_ranking_can_flip),
         cmocka_unit_test(test_ranking_cannot_flip),
         cmocka_unit_test(test_held_back_plan),
+        cmocka_unit_test(test_profile_price_has_its_probe),
         cmocka_unit_test(test_narrowing_of_cents_is_visible),
         cmocka_unit_test(test_spot_chosen),
         cmocka_unit_test(test_spot_chosen_same_gpu),

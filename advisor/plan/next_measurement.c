@@ -173,34 +173,40 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
         return 0;
     double bytes = in->job->parameters * in->job->gradient_bytes, startup_s = in->constraints->startup_minutes * 60;
     const cf_vm *vm;
-    double run_s;
-    int nodes;
+    int probe_nodes = 0, probe_gpus = 1;
     if (kind == CF_MEASURE_PROFILE) {
-        /* the light profile on one VM: one GPU at three batches, the full VM at two, 20 steps each */
+        /* the cheapest VM of the type; the probe is the 2-node × 1-GPU one (cf_search_two_node_probe), within
+         * the node limit */
         vm = cheapest_vm(in, plan->vm->gpu_model, 0, NULL);
         if (!vm)
             return 0;
-        cf_perf_params p = cf_gpu_perf_on_vm(perf, vm->network_gbps);
-        nodes = 1;
-        run_s = runs_s(&p, bytes, 1, 1, CF_SEARCH_PROFILE_BATCHES_ONE, CF_SEARCH_DEFAULT_PROFILE_STEPS);
-        if (vm->gpu_count > 1)
-            run_s += runs_s(&p, bytes, 1, vm->gpu_count, CF_SEARCH_PROFILE_BATCHES_FULL,
-                            CF_SEARCH_DEFAULT_PROFILE_STEPS);
-        m->gpus_per_node = vm->gpu_count;
+        if (in->constraints->max_nodes >= 2)
+            probe_nodes = 2;
     } else {
-        /* the plan's own shape, two batches of 50 steps each (a probe), on its own cloud and fabric: the
-         * cheapest VM of that shape elsewhere (another cloud's, a TCP VM for an InfiniBand plan) measures
-         * another network than the plan's */
+        /* the plan's own shape, on its own cloud and fabric: the cheapest VM of that shape elsewhere (another
+         * cloud's, a TCP VM for an InfiniBand plan) measures another network than the plan's */
         vm = cheapest_vm(in, plan->vm->gpu_model, plan->vm->gpu_count, plan->vm);
         if (!vm)
             vm = plan->vm;
-        cf_perf_params p = cf_gpu_perf_on_vm(perf, vm->network_gbps);
-        nodes = plan->nodes;
-        run_s = runs_s(&p, bytes, nodes, plan->gpus_per_node, CF_SEARCH_PROBE_BATCHES, CF_SEARCH_DEFAULT_PROBE_STEPS);
-        m->gpus_per_node = plan->gpus_per_node;
+        probe_nodes = plan->nodes;
+        probe_gpus = plan->gpus_per_node;
         m->max_nodes = in->constraints->max_nodes;
         m->max_gpus = in->constraints->max_gpus;
     }
+    /* what the printed `profile --runner` command runs (docs/profiler.md "The runs"), either kind: the light
+     * profile on one VM — one GPU at three batches, the full VM at two, 20 steps each — then the probe, two
+     * batches of 50 steps on its VMs; one start-up, of the VMs of the largest shape */
+    cf_perf_params p = cf_gpu_perf_on_vm(perf, vm->network_gbps);
+    double light_s = runs_s(&p, bytes, 1, 1, CF_SEARCH_PROFILE_BATCHES_ONE, CF_SEARCH_DEFAULT_PROFILE_STEPS);
+    if (vm->gpu_count > 1)
+        light_s += runs_s(&p, bytes, 1, vm->gpu_count, CF_SEARCH_PROFILE_BATCHES_FULL, CF_SEARCH_DEFAULT_PROFILE_STEPS);
+    double probe_s =
+        probe_nodes > 0 ? runs_s(&p, bytes, probe_nodes, probe_gpus, CF_SEARCH_PROBE_BATCHES, CF_SEARCH_DEFAULT_PROBE_STEPS)
+                        : 0;
+    int nodes = kind == CF_MEASURE_PROFILE ? 1 : probe_nodes;
+    m->gpus_per_node = kind == CF_MEASURE_PROFILE ? vm->gpu_count : probe_gpus;
+    m->probe_nodes = kind == CF_MEASURE_PROFILE ? probe_nodes : 0;
+    int most = probe_nodes > 1 ? probe_nodes : 1;
     double price = vm->price_ondemand_usd_per_hr > 0 ? vm->price_ondemand_usd_per_hr : vm->price_spot_usd_per_hr;
     m->kind = kind;
     m->nodes = nodes;
@@ -208,9 +214,10 @@ static int price_it(const cf_advisor_input *in, const cf_config *plan, cf_measur
     snprintf(m->cloud, sizeof m->cloud, "%s", vm->cloud);
     snprintf(m->region, sizeof m->region, "%s", vm->region);
     snprintf(m->instance_type, sizeof m->instance_type, "%s", vm->instance_type);
-    m->est_minutes = (startup_s + run_s) / 60.0;
-    m->est_usd = nodes * price * m->est_minutes / 60.0;
-    return 1;
+    m->est_minutes = (startup_s + light_s + probe_s) / 60.0;
+    m->est_usd = price * (most * startup_s + light_s + probe_nodes * probe_s) / 3600.0;
+    /* a run that never ends (a network of next to nothing given in the spec) cannot be priced, nor bought */
+    return isfinite(m->est_minutes) && isfinite(m->est_usd);
 }
 
 /* The reason: what, where, what it costs, and why it is worth it. `measured`
@@ -221,8 +228,12 @@ static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_c
 {
     cf_buf out = CF_BUF_INIT, why = CF_BUF_INIT;
     if (m->kind == CF_MEASURE_PROFILE) {
-        cf_buf_printf(&out, "profile %s (1 VM %s, ~%.0f min, ~$%.2f): ", m->gpu, m->instance_type, m->est_minutes,
-                      m->est_usd);
+        if (m->probe_nodes > 0)
+            cf_buf_printf(&out, "profile %s (1 VM %s, then %d for the network probe, ~%.0f min, ~$%.2f): ", m->gpu,
+                          m->instance_type, m->probe_nodes, m->est_minutes, m->est_usd);
+        else
+            cf_buf_printf(&out, "profile %s (1 VM %s, ~%.0f min, ~$%.2f): ", m->gpu, m->instance_type, m->est_minutes,
+                          m->est_usd);
         /* an estimate is carried over from a profiled GPU type, or without one from the FLOPs per sample; a
          * fitted profile leaves compute uncertainty only when it was measured in another precision than the
          * job's (advisor/model/inputs.c: moved by the peak ratio, with the carry-over's uncertainty) */
@@ -233,8 +244,9 @@ static void describe(cf_next_measurement *m, const cf_gpu_perf *perf, const cf_c
                       : perf && perf->carried_from[0]                  ? "an estimate carried over from another GPU type"
                                                                        : "an estimate from the model's FLOPs per sample");
     } else {
-        cf_buf_printf(&out, "run %d × %s for %d GPU%s each (~%.0f min, ~$%.2f): ", m->nodes, m->instance_type,
-                      m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s", m->est_minutes, m->est_usd);
+        cf_buf_printf(&out, "run %d × %s for %d GPU%s each, after the light profile on 1 (~%.0f min, ~$%.2f): ",
+                      m->nodes, m->instance_type, m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s", m->est_minutes,
+                      m->est_usd);
         if (measured->prov_network == CF_PROV_DEFAULT) /* nothing measured it: not "beyond" a measurement */
             cf_buf_printf(&why, "the all-reduce of %d VMs × %d GPU%s runs on a default network, never measured",
                           m->nodes, m->gpus_per_node, m->gpus_per_node == 1 ? "" : "s");

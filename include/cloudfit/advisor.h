@@ -104,8 +104,12 @@ typedef struct {
      * --max-nodes / --max-gpus over them), which the probe's command passes on so that profile
      * allows the shape too */
     int max_nodes, max_gpus;
+    /* profile: the VMs of the 2-node × 1-GPU probe `profile --runner` runs after the light profile, on
+     * the same VM type (0: none, max_nodes 1) */
+    int probe_nodes;
+    /* what the printed command runs (either kind: the light profile on one VM, then the probe): */
     double est_minutes;        /* one start-up + the runs' steps at the model's own step times */
-    double est_usd;            /* est_minutes × the VMs' on-demand price */
+    double est_usd;            /* each run's minutes × its VMs' on-demand price, the start-up × the most VMs */
     /* The chosen plan's cost interval now (p10–p90) and as expected after
      * the measurement (the source it removes gone; equal when it
      * concerns another plan). */
