@@ -161,9 +161,16 @@ static cf_status check_torchrun_options(const cf_shell_words *w)
         const char *word = w->words[i];
         if (word[0] != '-' || !word[1] || strcmp(word, "--") == 0)
             return CF_OK; /* the script (or "--", then the script): the rest is its own */
-        if (word[1] != '-') { /* -m, -r X, -t X: none of them sets the shape */
-            if ((word[1] == 'r' || word[1] == 't') && !word[2])
-                i++;
+        if (word[1] != '-') {
+            /* -m, -r X, -t X, or a cluster of them as argparse reads one
+             * (-mr X: -m, then -r with the next word): none of them sets
+             * the shape, but the -r or -t that ends a cluster takes the
+             * next word as its value, and what follows is torchrun's again */
+            for (const char *p = word + 1; *p; p++)
+                if (*p == 'r' || *p == 't') {
+                    i += !p[1]; /* else the rest of the word is its value */
+                    break;
+                }
             continue;
         }
         const char *name = word + 2, *eq = strchr(name, '=');

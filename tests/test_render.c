@@ -658,6 +658,10 @@ static void test_entrypoint_cannot_set_torchrun_launch_flags(void **state)
         {"--rdzv_endpoint=h:1 train.py", "--rdzv_endpoint"},
         {"--max-restarts 0 train.py", "--max-restarts"},
         {"-r 3 --master_port=1 train.py", "--master_port"},
+        /* a cluster of short options: -m, then -r or -t with the next word */
+        {"-mr 3 --nnodes=1 train.py", "--nnodes"},
+        {"-mt 3 --nproc_per_node=8 train.py", "--nproc_per_node"},
+        {"-m -r3 --nnodes=1 train.py", "--nnodes"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         cf_shell_words w;
@@ -677,6 +681,8 @@ static void test_entrypoint_cannot_set_torchrun_launch_flags(void **state)
         "-- --nnodes=1",                /* after "--" the script's name */
         "--rdzv_conf timeout=900 train.py",
         "--n train.py",                 /* ambiguous: torchrun refuses it itself */
+        "-mr 3 pkg.train --nnodes=1",   /* -r's value, then the script and its own words */
+        "-rm train.py --nnodes=1",      /* -r with the value "m": train.py is the script */
     };
     for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
         cf_shell_words w;
