@@ -29,6 +29,13 @@ static int fallback_ok(const cf_config *chosen, int spot, const cf_config *alt)
            (spot || !alt->spot);
 }
 
+/* The ranked configurations the fallbacks come from: a depth that does not
+ * follow --top (cf_advice.n_ranked_launch). */
+static size_t n_candidates(const cf_advice *a)
+{
+    return a->n_ranked_launch ? a->n_ranked_launch : a->n_ranked;
+}
+
 /* "NAME:COUNT" in SkyPilot's accelerator names for this VM. */
 static cf_status accelerators(const cf_config *c, cf_buf *out)
 {
@@ -105,7 +112,7 @@ static cf_status task_doc(const cf_report *r, const cf_emit_job *job, const char
     yo_str(&y, "ordered", 0);
     yo_seq(&y);
     st = candidate(&y, c, spot);
-    for (size_t i = 1; st == CF_OK && i < a->n_ranked; i++)
+    for (size_t i = 1; st == CF_OK && i < n_candidates(a); i++)
         if (fallback_ok(c, spot, &a->ranked[i]))
             st = candidate(&y, &a->ranked[i], spot && a->ranked[i].spot);
     yo_seq_end(&y);
@@ -139,12 +146,12 @@ cf_status cf_emit_skypilot(const cf_report *r, const char *entrypoint, cf_buf *o
         return st;
     const char *name = job.name;
     size_t n_fallbacks = 0;
-    for (size_t i = 1; i < a->n_ranked; i++)
+    for (size_t i = 1; i < n_candidates(a); i++)
         n_fallbacks += fallback_ok(c, c->spot, &a->ranked[i]);
     cf_emit_header(r, c->mixed ? "SkyPilot managed-job pipeline" : "SkyPilot task", out);
     cf_buf_printf(out, "# resources.ordered: the chosen offer, then %zu ranked alternative(s) with the same GPU model and\n"
                        "# GPUs per VM, which run the same recipe%s (%zu others are left out; see --format json).\n",
-                  n_fallbacks, c->spot ? "" : ", on demand", a->n_ranked - 1 - n_fallbacks);
+                  n_fallbacks, c->spot ? "" : ", on demand", n_candidates(a) - 1 - n_fallbacks);
     if (c->mixed) {
         char seconds[32];
         cf_emit_mixed_note(r, 0, out);

@@ -257,6 +257,50 @@ static void test_launch_specs(void **state)
     done(&r);
 }
 
+/* The SkyPilot task's fallbacks (resources.ordered) of V100 plans ranked
+ * at --top 1, 10 and 100: the same task each time. --top is the table's
+ * row count; -n 1 wrote a task without a fallback, the default three. */
+static void skypilot_at_top(size_t top, char **text)
+{
+    static const char *const gpus[] = {"V100"};
+    cf_spec_overrides ov;
+    cf_spec_overrides_init(&ov);
+    ov.gpus = gpus;
+    ov.n_gpus = 1;
+    run r;
+    assert_int_equal(cf_spec_load_effective(SPEC, &ov, &r.spec), CF_OK);
+    assert_int_equal(cf_catalog_source_open(NULL, -1, NULL, &r.src), CF_OK);
+    cf_recommend_request req = {.spec = &r.spec, .catalog_source = &r.src, .top = top};
+    assert_int_equal(cf_recommend(&req, &r.res), CF_OK);
+    const char *kinds[] = {"skypilot"};
+    cf_launch_request lreq = {.kinds = kinds, .n_kinds = 1, .dir = "out"};
+    cf_launch_specs specs;
+    assert_int_equal(cf_launch_specs_render(&r.res.report, &lreq, &specs), CF_OK);
+    const char *body = strchr(specs.items[0].text.data, '\n'); /* after the line with the time */
+    assert_non_null(body);
+    *text = strdup(body);
+    cf_launch_specs_free(&specs);
+    done(&r);
+}
+
+static void test_launch_fallbacks_do_not_follow_top(void **state)
+{
+    (void)state;
+    char *at1, *at10, *at100;
+    skypilot_at_top(1, &at1);
+    skypilot_at_top(10, &at10);
+    skypilot_at_top(100, &at100);
+    size_t n = 0;
+    for (const char *p = at10; (p = strstr(p, "- infra: ")) != NULL; p++)
+        n++;
+    assert_true(n > 1); /* the case has fallbacks to lose */
+    assert_string_equal(at1, at10);
+    assert_string_equal(at100, at10);
+    free(at1);
+    free(at10);
+    free(at100);
+}
+
 /* The same spec, but a real run recorded since the baseline (cloudfit
  * record) moved the prediction: the increase gate's note said "spec:
  * unchanged" and nothing else, never the recorded run that was the cause.
@@ -388,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_cut_texts_stay_utf8),
         cmocka_unit_test(test_unreadable_compare_to_is_an_error),
         cmocka_unit_test(test_launch_specs),
+        cmocka_unit_test(test_launch_fallbacks_do_not_follow_top),
         cmocka_unit_test(test_increase_gate_names_a_run_recorded_since),
         cmocka_unit_test(test_increase_gate_names_changed_price_overrides),
     };

@@ -135,8 +135,8 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
         return st;
     /* Ranked at least RANKED_AT_LEAST deep whatever --top (a display
      * option): the next measurement's runner-up and the offers --mix
-     * tries come from the ranking (--top 1 changed both); cut to --top
-     * once they are chosen. */
+     * tries come from the ranking (--top 1 changed both), and so do the
+     * launch specs' fallbacks; cut to --top once they are chosen. */
     enum { RANKED_AT_LEAST = 10 };
     int shown = req->top > 0 ? req->top : 10;
     cf_advisor_input in = {.job = &spec->job, .constraints = &spec->search, .vms = out->rows, .n_vms = out->n_rows,
@@ -163,6 +163,11 @@ cf_status cf_recommend(const cf_recommend_request *req, cf_recommend_result *out
     cf_recommend_identity(spec, req->baseline_key, out->identity, sizeof out->identity);
     if (req->mix && (st = cf_hetero_search(&in, &out->advice, &out->hetero)) != CF_OK)
         return st;
+    /* The launch specs' fallbacks come from the first RANKED_AT_LEAST
+     * whatever --top: -n 1 gave a SkyPilot task without any, -n 100 one
+     * with more than the default's. */
+    out->advice.n_ranked_launch =
+        out->advice.n_ranked < RANKED_AT_LEAST ? out->advice.n_ranked : (size_t)RANKED_AT_LEAST;
     if (out->advice.n_ranked > (size_t)shown)
         out->advice.n_ranked = (size_t)shown;
     if ((st = cf_recommend_gates(req, out)) != CF_OK)

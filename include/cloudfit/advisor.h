@@ -146,6 +146,10 @@ typedef struct cf_advice_explained cf_advice_explained;
 typedef struct {
     cf_config *ranked;            /* best first; ranked[0] is the pick; deduplicated by (cloud, instance, spot) */
     size_t n_ranked;
+    /* How many of `ranked` the launch specs draw fallbacks from (SkyPilot's
+     * resources.ordered): a depth --top, a display option, does not change
+     * (recommend sets it before cutting `ranked` to --top; 0 = n_ranked). */
+    size_t n_ranked_launch;
     cf_config *pareto;            /* (hours, total_usd) front over all feasible configs, by hours */
     size_t n_pareto;
     size_t n_evaluated;           /* model evaluations (shape × nodes × batch × accumulation) */
