@@ -128,8 +128,11 @@ int cf_emit_min_nodes(const cf_report *r, const cf_config *c)
 
 /* ---- entry point words ---------------------------------------------------------- */
 
-/* torchrun's options (torch.distributed.run, torch 1.13 and the hyphenated
- * 2.x aliases): whether each takes a value, and whether the launch specs
+/* torchrun's options (torch.distributed.run: torch 1.13, and 2.x with its
+ * hyphenated aliases and the options it added, up to --event-log-handler,
+ * --numa-binding, --duplicate-stdout-filters, --signals-to-handle,
+ * --shutdown-timeout and --virtual-local-rank; the PyTorchJob's images
+ * carry PyTorch 2.x): whether each takes a value, and whether the launch specs
  * set it themselves from the recommendation (the shape and the
  * rendezvous). The entry point follows those flags on torchrun's command
  * line, and torchrun's argparse keeps the last value of an option (and
@@ -148,7 +151,12 @@ static const struct {
     {"role", 1, 0}, {"module", 0, 0}, {"no_python", 0, 0}, {"no-python", 0, 0}, {"run_path", 0, 0},
     {"run-path", 0, 0}, {"log_dir", 1, 0}, {"log-dir", 1, 0}, {"redirects", 1, 0}, {"tee", 1, 0},
     {"local_addr", 1, 0}, {"local-addr", 1, 0}, {"logs_specs", 1, 0}, {"logs-specs", 1, 0},
-    {"local-ranks-filter", 1, 0}, {"help", 0, 0},
+    {"local-ranks-filter", 1, 0}, {"local_ranks_filter", 1, 0}, {"event-log-handler", 1, 0},
+    {"event_log_handler", 1, 0}, {"duplicate-stdout-filters", 1, 0}, {"duplicate_stdout_filters", 1, 0},
+    {"duplicate-stderr-filters", 1, 0}, {"duplicate_stderr_filters", 1, 0}, {"numa-binding", 1, 0},
+    {"numa_binding", 1, 0}, {"signals-to-handle", 1, 0}, {"signals_to_handle", 1, 0},
+    {"shutdown-timeout", 1, 0}, {"shutdown_timeout", 1, 0}, {"virtual-local-rank", 0, 0},
+    {"virtual_local_rank", 0, 0}, {"help", 0, 0},
 };
 #define N_TORCHRUN_OPTIONS (sizeof torchrun_options / sizeof torchrun_options[0])
 
@@ -201,8 +209,12 @@ static cf_status check_torchrun_options(const cf_shell_words *w)
                           "itself; change the search instead (--max-nodes, --gpu, ...; docs/launch.md)");
             return CF_ERR_USAGE;
         }
-        if (k >= 0 && torchrun_options[k].takes_value && !eq)
-            i++; /* its value */
+        /* its value; an option this table does not know (a later torch's,
+         * or an ambiguous prefix) may take one too: the next word is then
+         * read as its value, not as the script, so a shape flag after it
+         * is still found (torch 1.13 refuses an unknown option anyway) */
+        if ((k < 0 || torchrun_options[k].takes_value) && !eq)
+            i++;
     }
     return CF_OK;
 }

@@ -662,6 +662,13 @@ static void test_entrypoint_cannot_set_torchrun_launch_flags(void **state)
         {"-mr 3 --nnodes=1 train.py", "--nnodes"},
         {"-mt 3 --nproc_per_node=8 train.py", "--nproc_per_node"},
         {"-m -r3 --nnodes=1 train.py", "--nnodes"},
+        /* torch 2.x options that take a value (the PyTorchJob's images) */
+        {"--event-log-handler null --nnodes=1 train.py", "--nnodes"},
+        {"--numa_binding node --nproc-per-node=8 train.py", "--nproc-per-node"},
+        {"--local_ranks_filter 0 --nnodes=1 train.py", "--nnodes"},
+        {"--signals-to-handle SIGTERM --master_port=1 train.py", "--master_port"},
+        /* an option no torch release has: its next word may be its value */
+        {"--some-later-option x --nnodes=1 train.py", "--nnodes"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         cf_shell_words w;
@@ -683,6 +690,8 @@ static void test_entrypoint_cannot_set_torchrun_launch_flags(void **state)
         "--n train.py",                 /* ambiguous: torchrun refuses it itself */
         "-mr 3 pkg.train --nnodes=1",   /* -r's value, then the script and its own words */
         "-rm train.py --nnodes=1",      /* -r with the value "m": train.py is the script */
+        "--virtual-local-rank train.py --nnodes=1", /* a torch 2.x flag, then the script */
+        "--shutdown_timeout=30 train.py --nnodes=1",
     };
     for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
         cf_shell_words w;
