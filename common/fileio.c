@@ -475,6 +475,20 @@ cf_status cf_file_stage_open(const char *path, unsigned new_mode, cf_staged_file
     /* A link's target is replaced in its own folder; the link stays. */
     char dir[4096];
     cf_dirname(out->target, dir, sizeof dir);
+    /* In a folder with the sticky bit (/tmp, a shared one) only the owner
+     * of a file (or of the folder) may replace it: the rename at the
+     * commit failed with EPERM after the history was stored and the other
+     * outputs were published. Said now, before anything is. */
+    struct stat dst;
+    uid_t me = geteuid();
+    if (exists && me != 0 && st.st_uid != me && stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) &&
+        dst.st_uid != me) {
+        cf_file_discard(out);
+        cf_error_set(CF_ERR_WRITE, "cannot write '%s': %s", path, strerror(EPERM));
+        cf_error_hint("the directory '%s' has the sticky bit: only the owner of the file there can replace it; "
+                      "have them remove it, or write elsewhere", dir);
+        return CF_ERR_WRITE;
+    }
     const char *target_base = cf_basename(out->target);
     size_t tmp_len = strlen(dir) + strlen(target_base) + 32;
     out->tmp = malloc(tmp_len);

@@ -643,6 +643,37 @@ def check_another_users_history(folder):
     assert p.returncode == 0, p.stderr
 
 
+def test_launch_spec_another_user_owns_in_a_sticky_folder():
+    """A launch spec to replace in a folder with the sticky bit (like /tmp), where another user wrote the last
+    one: the rename at the publication failed with EPERM after the history commit, so the run was stored
+    and exited 1, with the new SkyPilot task next to the old torchrun script. Now refused before anything
+    is stored or published, naming the file."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("  SKIPPED: needs root and setpriv to act as two users")
+        return
+    folder = tempfile.mkdtemp(prefix="cloudfit-shared-", dir="/tmp")  # the test's own TMP is 0700
+    os.chmod(folder, 0o1777)
+    home = tempfile.mkdtemp(prefix="cloudfit-home-", dir="/tmp")
+    try:
+        old = os.path.join(folder, "resnet18-cifar10.torchrun.sh")
+        with open(old, "w") as f:
+            f.write("old\n")
+        os.chown(old, 1000, 1000)
+        os.chown(home, 65534, 65534)
+        db = os.path.join(home, "h.db")
+        p = subprocess.run(as_user(65534, [BIN, "recommend", "-q", "--db", db, "--emit", "skypilot", "--emit",
+                                           "torchrun", "--emit-dir", folder, SPEC]),
+                           capture_output=True, text=True, env=dict(ENV, HOME=home), timeout=120)
+        assert p.returncode == 1 and f"cannot write '{old}': Operation not permitted" in p.stderr \
+            and "sticky bit" in p.stderr and "--emit torchrun" in p.stderr, (p.returncode, p.stderr)
+        assert sorted(os.listdir(folder)) == ["resnet18-cifar10.torchrun.sh"], os.listdir(folder)
+        assert open(old).read() == "old\n"
+        assert not os.path.exists(db) or db_rows(db, "recommendations") == 0, os.listdir(home)
+    finally:
+        shutil.rmtree(folder)
+        shutil.rmtree(home)
+
+
 def read_only(folder):
     """The mount-namespace setup (in_mount_ns) that makes `folder` read-only, even for root."""
     return 'mount --bind "%s" "%s" && mount -o remount,bind,ro "%s"' % (folder, folder, folder)
