@@ -816,6 +816,9 @@ def test_validators_catch_the_old_mistakes():
     if crd is not None:
         assert any("nprocPerNodes" in e for e in crd), crd
     assert V.k8s_expand("$$(HOME)", {"HOME": "/h"}) == "$(HOME)" and V.k8s_expand("$(HOME)", {"HOME": "/h"}) == "/h"
+    # k8s.io/apimachinery IsQualifiedName: an empty prefix before "/" is refused (the check took "/x" as "x")
+    assert V.is_qualified_name("x") and V.is_qualified_name("example.com/x")
+    assert not V.is_qualified_name("/x") and not V.is_qualified_name("a/b/c") and not V.is_qualified_name("x/")
 
 
 def test_crd_schema_refuses_broken_jobs():

@@ -97,8 +97,9 @@ def is_dns1035(s):
 
 
 def is_qualified_name(s):
-    prefix, _, name = s.rpartition("/")
-    if prefix and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.fullmatch(prefix)):
+    """IsQualifiedName: NAME or PREFIX/NAME; a "/" needs a prefix ("/x": "prefix part must be non-empty")."""
+    prefix, slash, name = s.rpartition("/")
+    if slash and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.fullmatch(prefix)):
         return False
     return 0 < len(name) <= 63 and bool(QUALIFIED_NAME.fullmatch(name))
 
