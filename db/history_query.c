@@ -349,12 +349,13 @@ typedef struct {
  * specs (recommend, history migrate: each inserts its spec before the
  * rows that reference it) and keeps new ones out until it commits:
  * SHARE ROW EXCLUSIVE conflicts with the ROW EXCLUSIVE lock each INSERT
- * takes on the table (also one its ON CONFLICT DO NOTHING skipped) and
- * with itself (two prunes). Then its DELETE sees every committed
- * recommendation, and no writer can be between its spec and its
- * recommendation: without the lock, a writer whose spec was there already
- * (the insert skipped, nothing locked) lost it to the prune, which could
- * not see the uncommitted recommendation, and failed on the foreign key
+ * takes on the table (also one its ON CONFLICT DO NOTHING skipped), with
+ * the one a record takes (wait_for_prune) and with itself (two prunes).
+ * Then its DELETE sees every committed recommendation, and no writer can
+ * be between its spec and its recommendation: without the lock, a writer
+ * whose spec was there already (the insert skipped, nothing locked) lost
+ * it to the prune, which could not see the uncommitted recommendation,
+ * and failed on the foreign key
  * (the recommendation lost); or prune failed on it, when the writer
  * committed between prune's look and its delete. The writers lock nothing
  * more: they do not wait for each other. Bounded like any lock wait
@@ -394,6 +395,21 @@ cf_status cf_history_prune(cf_db *db, const char *before, long long *n_deleted)
     return st;
 }
 
+/* On PostgreSQL, a record waits for a prune running at that moment and
+ * keeps the next one out until it commits: ROW EXCLUSIVE on specs, what
+ * recommend's INSERT takes there (lock_out_spec_writers, above). Without
+ * it a prune that had deleted the recommendation, not yet committed, let
+ * the record's INSERT … SELECT see the row and fail on the foreign key
+ * once the prune committed ("violates foreign key constraint", exit 1);
+ * now its SELECT runs after the prune and finds no such recommendation,
+ * as on SQLite (one writer at a time). */
+static cf_status wait_for_prune(cf_db *db)
+{
+    if (strcmp(cf_db_backend(db), "postgresql") != 0)
+        return CF_OK;
+    return cf_db_exec(db, "LOCK TABLE specs IN ROW EXCLUSIVE MODE", "cannot write measurement to");
+}
+
 static cf_status record_body(cf_db *db, void *data)
 {
     static const char sql[] =
@@ -406,6 +422,8 @@ static cf_status record_body(cf_db *db, void *data)
     cf_history_measurement *m = data;
     char uid[33];
     cf_status st = cf_db_new_uid(uid);
+    if (st == CF_OK)
+        st = wait_for_prune(db);
     if (st != CF_OK)
         return st;
     cf_db_stmt *stmt = NULL;

@@ -24,7 +24,9 @@
     default isolation: under a database's 'repeatable read' two first
     writers of an older history migrate it once, and both succeed;
   * history prune racing recommend or history migrate on the same spec:
-    neither fails (prune waits for the writers of specs);
+    neither fails (prune waits for the writers of specs); record racing a
+    prune of its recommendation: "no recommendation N" (exit 3), as on
+    SQLite, not a foreign-key error;
   * history list streams its rows (libpq's single-row mode): a connection
     lost part way leaves the rows written on standard output, exit 1;
   * a stop signal ends a connection to a server that never answers at once
@@ -510,6 +512,52 @@ def test_prune_racing_a_writer_of_the_same_spec():
         check_db(url)
         assert query(url, "SELECT count(*) FROM recommendations WHERE spec_hash NOT IN (SELECT hash FROM specs)") \
             == [(0,)]
+
+
+
+def test_record_racing_a_prune_of_its_recommendation():
+    """record took no lock prune waits for: with prune between its DELETE of the recommendation and its commit,
+    record's INSERT … SELECT still saw the row and failed on the foreign key once prune committed ("violates
+    foreign key constraint", exit 1). Now it waits for the prune and answers as on SQLite and for any missing id:
+    no recommendation N, exit 3, nothing stored; the prune succeeds."""
+    url = new_db("record-prune-race")
+    rc, out, err = run("recommend", "--db", url, *FAST, "-q", SPEC, env=clean_env(SOURCE_DATE_EPOCH="1600000000"))
+    assert rc == 0, err
+    rid = str(query(url, "SELECT max(id) FROM recommendations")[0][0])
+    dbname = pgcluster.Cluster.dbname(url)
+    CLUSTER.sql(dbname, "CREATE FUNCTION cf_test_pause_delete() RETURNS trigger LANGUAGE plpgsql AS"
+                        " $$ BEGIN PERFORM pg_advisory_xact_lock_shared(4243); RETURN OLD; END $$")
+    CLUSTER.sql(dbname, "CREATE TRIGGER cf_test_pause_delete AFTER DELETE ON recommendations FOR EACH ROW"
+                        " EXECUTE FUNCTION cf_test_pause_delete()")
+    holder = subprocess.Popen([CLUSTER.psql, "-X", "-q", "-A", "-t", "-h", CLUSTER.socket_dir, "-p",
+                               str(CLUSTER.port), "-U", "cfadmin", "-d", dbname], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    holder.stdin.write("SELECT 'held' FROM pg_advisory_lock(4243);\n")
+    holder.stdin.flush()
+    assert holder.stdout.readline().strip() == "held"
+    procs = []
+    try:
+        procs.append(subprocess.Popen([BIN, "history", "--db", url, "prune", "--older-than", "1d"], env=ENV,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        wait_for(url, "SELECT pid FROM pg_stat_activity WHERE wait_event = 'advisory'", "the prune waits")
+        procs.append(subprocess.Popen([BIN, "record", "--db", url, rid, "--step-time-s", "0.5"], env=ENV,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        for _ in range(50):  # the record waits for a lock (the prune's on specs; before: the row's)
+            if procs[1].poll() is not None or query(url, "SELECT pid FROM pg_stat_activity WHERE"
+                                                         " wait_event_type = 'Lock' AND wait_event <> 'advisory'"):
+                break
+            time.sleep(0.1)
+    finally:
+        holder.stdin.write("SELECT pg_advisory_unlock(4243);\n")
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert procs[0].returncode == 0, outs[0]
+    out, err = outs[1]
+    assert procs[1].returncode == 3 and "no recommendation " + rid in err and "foreign key" not in err, \
+        (procs[1].returncode, err)
+    assert out == "" and query(url, "SELECT count(*) FROM measurements") == [(0,)]
+    check_db(url)
 
 
 def stopped_within(args, sig, env, after_s=1.0):
