@@ -269,7 +269,7 @@ cf_status cf_history_prune_dry_run(cf_db *db, const char *before, int width, cf_
     return st;
 }
 
-cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out)
+cf_status cf_history_record_check(const cf_history_record_request *req, cf_history_record_result *out)
 {
     memset(out, 0, sizeof *out);
     cf_history_measurement *m = &out->measurement;
@@ -335,10 +335,16 @@ cf_status cf_history_record_run(const cf_history_record_request *req, cf_history
                           k ? "USD" : "h", req->recommendation_id, CF_RECORD_SCALE_MAX);
         cf_error_hint("give the whole run's wall time in hours and its cost in US dollars; nothing was stored");
     }
+    return st;
+}
+
+cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out)
+{
+    cf_status st = cf_history_record_check(req, out);
     if (st == CF_OK)
         st = cf_db_hold(req->db);
     if (st == CF_OK)
-        st = cf_history_record_measurement(req->db, m, &out->report.measurement_id);
+        st = cf_history_record_measurement(req->db, &out->measurement, &out->report.measurement_id);
     return st;
 }
 

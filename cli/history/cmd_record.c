@@ -47,19 +47,21 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
     }
     char path[1024];
     cf_db *db = NULL;
-    /* The id first, on a read-only handle: a record that fails writes
-     * nothing, not even the schema upgrade a write open makes (a history
-     * upgraded by a mistyped id is one an older cloudfit can no longer
-     * read). A history of an older schema cannot be read before that
-     * upgrade: then the write open's own look-up decides. */
+    cf_history_record_request req = {.recommendation_id = id, .step_time_s = o->step_time_s,
+                                     .total_hours = o->total_hours, .total_usd = o->total_usd, .note = o->note};
+    cf_history_record_result res;
+    /* The id and the values first, on a read-only handle: a record that
+     * fails writes nothing, not even the schema upgrade or the permission
+     * repair a write open makes (a history upgraded by a mistyped id is one
+     * an older cloudfit can no longer read). A history of an older schema
+     * cannot be read before that upgrade: then the write open's own
+     * checks decide. */
     if (cf_cli_db_open_readonly(o, &db, path, sizeof path) == CF_OK) {
-        cf_history_row row;
-        cf_status found = cf_history_get(db, id, &row);
-        if (found == CF_OK)
-            free(row.result_json);
+        req.db = db;
+        cf_status checked = cf_history_record_check(&req, &res);
         cf_db_close(db);
         db = NULL;
-        if (found != CF_OK)
+        if (checked != CF_OK)
             return cf_report_error();
     } else if (cf_db_open_failed_schema_version() > 0) {
         cf_error_clear();
@@ -73,9 +75,7 @@ int cmd_record(int argc, char **argv, const cf_cli_options *o, int n_positional)
     }
     if (cf_cli_db_open(o, 0, &db, path, sizeof path) != CF_OK)
         return cf_report_error();
-    cf_history_record_request req = {.db = db, .recommendation_id = id, .step_time_s = o->step_time_s,
-                                     .total_hours = o->total_hours, .total_usd = o->total_usd, .note = o->note};
-    cf_history_record_result res;
+    req.db = db;
     /* The measurement is committed only once the result was written (term/output.h). */
     cf_status st = cf_history_record_run(&req, &res);
     int rc = st == CF_OK ? 0 : cf_report_error();

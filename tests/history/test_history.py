@@ -700,6 +700,27 @@ def test_record_refuses_a_step_time_in_other_units():
     assert second["chosen"]["provenance"]["throughput"] == was, second["chosen"]["provenance"]
 
 
+
+def test_a_refused_record_leaves_the_history_as_it_was():
+    """record checked its step time, hours and cost only after opening the history to write: a refused record
+    (exit 2, "nothing was stored") had already made a 0644 file private, with a warning. They are checked on the
+    read-only handle now, with the id."""
+    sqlite_only("a file's mode")
+    db = new_db("record-refused")
+    first = recommend(db, example("resnet18-cifar10.json"), "--gpu", "L4")
+    os.chmod(db, 0o644)
+    with open(db, "rb") as f:
+        before = f.read()
+    for option, value in (("--step-time-s", first["chosen"]["step_time_s"] * 100), ("--total-hours", 1e7),
+                          ("--total-usd", first["chosen"]["total_usd"] / 100)):
+        rc, out, err = run("record", "--db", db, str(last_id(db)), option, repr(value))
+        assert rc == 2 and "made" not in err and out == "", (option, rc, err)
+        assert os.stat(db).st_mode & 0o777 == 0o644, oct(os.stat(db).st_mode)
+        with open(db, "rb") as f:
+            assert f.read() == before
+    rc, out, err = run("record", "--db", db, str(last_id(db)), "--step-time-s", repr(first["chosen"]["step_time_s"]))
+    assert rc == 0 and "made '" in err and os.stat(db).st_mode & 0o777 == 0o600, (rc, err)  # a write still does
+
 def test_record_refuses_hours_and_cost_out_of_range():
     """--total-usd 1e308 was stored for good (no command deletes a record) and printed with 309 digits; hours and
     cost are now bounded like search.deadline_hours and search.budget_usd (exit 2, nothing stored)."""

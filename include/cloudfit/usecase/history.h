@@ -112,10 +112,18 @@ typedef struct {
     cf_record_report report;
 } cf_history_record_result;
 
+/* Checks a record without writing: that the history holds
+ * req->recommendation_id and that the values are within the bounds above
+ * and CF_RECORD_SCALE_MAX of its prediction (CF_ERR_USAGE otherwise). Reads
+ * only, so it runs on a read-only handle: a refused record leaves the
+ * database as it was (it was refused after the write open, which had made
+ * the file private or upgraded it). Fills out as cf_history_record_run. */
+cf_status cf_history_record_check(const cf_history_record_request *req, cf_history_record_result *out);
+
 /* Stores what a real run of req->recommendation_id measured (now, unknown
- * values NaN), after checking that the history holds it. The database is
- * left held (cf_db_hold): the caller releases it with whether the report
- * was delivered. */
+ * values NaN), after cf_history_record_check. The database is left held
+ * (cf_db_hold): the caller releases it with whether the report was
+ * delivered. */
 cf_status cf_history_record_run(const cf_history_record_request *req, cf_history_record_result *out);
 
 /* Which `history` subcommand takes which of history's options: one table
