@@ -227,6 +227,17 @@ void cf_number_exact_text(double v, char *out, size_t n)
     }
 }
 
+void cf_number_beyond_text(double v, int digits, double lo, double hi, char *out, size_t n)
+{
+    int outside = v < lo || v > hi;
+    for (; digits <= 17; digits++) {
+        snprintf(out, n, "%.*g", digits, v);
+        double shown = strtod(out, NULL);
+        if (!outside || !isfinite(v) || shown < lo || shown > hi)
+            return;
+    }
+}
+
 void cf_number_fixed_text(double v, int decimals, int sign, char *out, size_t n)
 {
     if (fabs(v) < 1e9)

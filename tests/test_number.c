@@ -283,6 +283,24 @@ static void test_exact_text(void **state)
     }
 }
 
+/* A ratio refused against a bound is shown past it: "%.3g" wrote 20.0002 as "20", the bound itself
+ * (record: "is 20× … used within 20×"); one within the bounds keeps its three digits. */
+static void test_beyond_text(void **state)
+{
+    (void)state;
+    char out[32];
+    struct {
+        double v, lo, hi;
+        const char *want;
+    } cases[] = {{20.0002, 0.05, 20, "20.0002"}, {0.049999, 0.05, 20, "0.049999"}, {0.049999, 0.05, HUGE_VAL, "0.049999"},
+                 {108.3, 0.05, 20, "108"},       {1.5, 0.05, 20, "1.5"},          {19.99999, 0.05, 20, "20"},
+                 {0.0501, 0.05, 20, "0.0501"},   {20.000000000000004, 0.05, 20, "20.000000000000004"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_number_beyond_text(cases[i].v, 3, cases[i].lo, cases[i].hi, out, sizeof out);
+        assert_string_equal(out, cases[i].want);
+    }
+}
+
 /* The pass every result takes (cli/term/output.c): each mode keeps what
  * its format needs and escapes the rest; kept colour codes stay. */
 /* Text cut at a byte count for a message or a note ends at a character
@@ -351,6 +369,7 @@ int main(void)
                                        cmocka_unit_test(test_escape), cmocka_unit_test(test_escape_output),
                                        cmocka_unit_test(test_utf8_prefix_and_clip),
                                        cmocka_unit_test(test_plain_text), cmocka_unit_test(test_exact_text),
+                                       cmocka_unit_test(test_beyond_text),
                                        cmocka_unit_test(test_fixed_text)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -269,6 +269,15 @@ cf_status cf_history_prune_dry_run(cf_db *db, const char *before, int width, cf_
     return st;
 }
 
+/* A refused ratio, "108×", in as many digits as show it past the bounds
+ * 1/CF_RECORD_SCALE_MAX and hi: 20.0002 was "20×", the bound itself. */
+static void ratio_text(double ratio, double hi, char *out, size_t n)
+{
+    cf_number_beyond_text(ratio, 3, 1.0 / CF_RECORD_SCALE_MAX, hi, out, n);
+    size_t len = strlen(out);
+    snprintf(out + len, n - len, "×");
+}
+
 cf_status cf_history_record_check(const cf_history_record_request *req, cf_history_record_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -304,7 +313,7 @@ cf_status cf_history_record_check(const cf_history_record_request *req, cf_histo
         if (ratio > 1e6 || ratio < 1e-6)
             snprintf(times, sizeof times, "more than a million times %s", ratio > 1 ? "over" : "under");
         else
-            snprintf(times, sizeof times, "%.3g×", ratio);
+            ratio_text(ratio, CF_RECORD_SCALE_MAX, times, sizeof times);
         st = cf_error_set(CF_ERR_USAGE,
                           "--step-time-s %.4g s is %s the %.4g s recommendation %lld predicted; a recorded step "
                           "time is used within %g× either way of the prediction",
@@ -327,7 +336,7 @@ cf_status cf_history_record_check(const cf_history_record_request *req, cf_histo
         if (given < predicted * 1e-6)
             snprintf(under, sizeof under, "more than a million times under");
         else
-            snprintf(under, sizeof under, "%.3g×", given / predicted);
+            ratio_text(given / predicted, HUGE_VAL, under, sizeof under);
         st = cf_error_set(CF_ERR_USAGE,
                           "%s %.4g %s is %s the %.4g %s recommendation %lld predicted; a whole run takes at least "
                           "1/%g of the prediction, as its steps do",

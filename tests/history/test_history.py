@@ -700,6 +700,20 @@ def test_record_refuses_a_step_time_in_other_units():
     assert second["chosen"]["provenance"]["throughput"] == was, second["chosen"]["provenance"]
 
 
+def test_record_shows_a_refused_ratio_past_the_bound():
+    """A step time just over 20× the prediction was refused as "is 20× … used within 20×", and hours just under
+    1/20 as "is 0.05× … at least 1/20": %.3g rounded the ratio onto the bound. It is shown past it now."""
+    db = new_db("record-ratio")
+    recommend(db, example("resnet18-cifar10.json"), "--gpu", "L4")
+    rid = str(last_id(db))
+    step, hours = query(db, "SELECT step_time_s, hours FROM recommendations WHERE id = ?", rid)[0]  # as stored
+    for option, value, shown in (("--step-time-s", step * 20.0002, "20.0002×"),
+                                 ("--step-time-s", step / 20.0002, "0.0499995×"),
+                                 ("--total-hours", hours / 20.0002, "0.0499995×")):
+        rc, out, err = run("record", "--db", db, rid, option, repr(value))
+        assert rc == 2 and " is %s the " % shown in err, (option, value, err)
+    assert query(db, "SELECT count(*) FROM measurements") == [(0,)]
+
 
 def test_a_refused_record_leaves_the_history_as_it_was():
     """record checked its step time, hours and cost only after opening the history to write: a refused record

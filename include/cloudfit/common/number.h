@@ -72,6 +72,12 @@ void cf_number_plain_text(double v, int significant, char *out, size_t n);
  * "1e+06", the bound 1e6 itself. */
 void cf_number_exact_text(double v, char *out, size_t n);
 
+/* v as %.{digits}g, or with more significant digits (up to 17) where
+ * fewer would round it onto or inside [lo, hi] though v lies outside: a
+ * ratio refused against a bound of 20 is "20.0002", not "20" (record said
+ * "is 20× … used within 20×" and "0.05× … at least 1/20"). */
+void cf_number_beyond_text(double v, int digits, double lo, double hi, char *out, size_t n);
+
 /* v with `decimals` decimals (%.*f; a '+' for a positive value when
  * `sign`), but a magnitude of 1e9 or more as %.3g ("1.3e+302"): %f of a
  * result computed from an extreme input (validate --inter-node-gbps
