@@ -25,8 +25,11 @@ static cf_status get_string(const char *name, const char *path, const cJSON *ite
     snprintf(where, sizeof where, "%s.%s", path, item->string);
     if (!cJSON_IsString(item) || !*item->valuestring)
         return bad(name, where, "expected a non-empty string");
-    if (strlen(item->valuestring) >= cap)
-        return bad(name, where, "is too long");
+    if (strlen(item->valuestring) >= cap) {
+        char what[64];
+        snprintf(what, sizeof what, "is too long (at most %zu bytes)", cap - 1);
+        return bad(name, where, what);
+    }
     snprintf(dst, cap, "%s", item->valuestring);
     return CF_OK;
 }
@@ -63,8 +66,11 @@ static cf_status parse_rule(const char *name, const cJSON *obj, cf_override_kind
             st = get_string(name, path, item, r->instance_type, sizeof r->instance_type);
         else if (strcmp(k, "gpu") == 0)
             st = get_string(name, path, item, r->gpu, sizeof r->gpu);
-        else if (strcmp(k, "note") == 0 && (st = get_string(name, path, item, r->note, sizeof r->note)) == CF_OK)
-            cf_text_fit(item->valuestring, sizeof r->note - 1, r->note, sizeof r->note); /* shown in one line */
+        else if (strcmp(k, "note") == 0) {
+            st = get_string(name, path, item, r->note, sizeof r->note);
+            if (st == CF_OK)
+                cf_text_fit(item->valuestring, sizeof r->note - 1, r->note, sizeof r->note); /* shown in one line */
+        }
         else if (kind == CF_OVERRIDE_DISCOUNT && strcmp(k, "percent") == 0)
             st = get_price(name, path, item, 100, &r->percent);
         else if (kind == CF_OVERRIDE_DISCOUNT && strcmp(k, "applies_to") == 0) {

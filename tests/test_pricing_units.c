@@ -242,6 +242,16 @@ static void test_overrides_errors_leave_catalog_alone(void **state)
     static const char wrong_type[] = "{\"discounts\": [{\"cloud\": 5, \"percent\": 20}]}";
     assert_int_equal(cf_price_overrides_parse(wrong_type, strlen(wrong_type), "ov.json", &ov), CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "ov.json: discounts[0].cloud: expected a non-empty string");
+    /* a bad note is named for what is wrong with it, not as an unknown key */
+    static const char note_number[] = "{\"discounts\": [{\"cloud\": \"aws\", \"percent\": 20, \"note\": 5}]}";
+    assert_int_equal(cf_price_overrides_parse(note_number, strlen(note_number), "ov.json", &ov), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "ov.json: discounts[0].note: expected a non-empty string");
+    char long_note[300];
+    snprintf(long_note, sizeof long_note,
+             "{\"instances\": [{\"cloud\": \"aws\", \"instance_type\": \"p5.48xlarge\","
+             " \"price_ondemand_usd_per_hr\": 40, \"note\": \"%0128d\"}]}", 0);
+    assert_int_equal(cf_price_overrides_parse(long_note, strlen(long_note), "ov.json", &ov), CF_ERR_INVALID);
+    assert_string_equal(cf_error_message(), "ov.json: instances[0].note: is too long (at most 127 bytes)");
     cf_catalog_free(&cat);
 }
 
