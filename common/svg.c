@@ -1,6 +1,7 @@
 #include "cloudfit/common/svg.h"
 
 #include "cloudfit/common/escape.h"
+#include "cloudfit/common/number.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -198,14 +199,22 @@ void cf_svg_format_tick(double value, const char *prefix, char *out, size_t n)
 {
     const char *p = prefix ? prefix : "";
     double a = fabs(value);
-    if (a >= 1e9)
-        snprintf(out, n, "%s%.3gG", p, value / 1e9);
-    else if (a >= 1e6)
-        snprintf(out, n, "%s%.3gM", p, value / 1e6);
-    else if (a >= 1e4)
-        snprintf(out, n, "%s%.3gk", p, value / 1e3);
-    else
-        snprintf(out, n, "%s%.4g", p, value);
+    char num[64];
+    /* never in scientific notation (docs/output.md): "%.4g" wrote a tick of
+     * $0.00001 as "$1e-05", "%.3gG" one of $1e12 as "$1e+03G" */
+    if (a >= 1e9) {
+        cf_number_plain_text(value / 1e9, 3, num, sizeof num);
+        snprintf(out, n, "%s%sG", p, num);
+    } else if (a >= 1e6) {
+        cf_number_plain_text(value / 1e6, 3, num, sizeof num);
+        snprintf(out, n, "%s%sM", p, num);
+    } else if (a >= 1e4) {
+        cf_number_plain_text(value / 1e3, 3, num, sizeof num);
+        snprintf(out, n, "%s%sk", p, num);
+    } else {
+        cf_number_plain_text(value, 4, num, sizeof num);
+        snprintf(out, n, "%s%s", p, num);
+    }
 }
 
 int cf_svg_prefer_log(double lo, double hi, double ratio)

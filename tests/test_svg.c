@@ -124,6 +124,13 @@ static void test_tick_labels(void **state)
     assert_string_equal(s, "$2.5M");
     cf_svg_format_tick(0, NULL, s, sizeof s);
     assert_string_equal(s, "0");
+    /* never in scientific notation: a front of tiny or huge costs */
+    cf_svg_format_tick(0.00001, "$", s, sizeof s);
+    assert_string_equal(s, "$0.00001");
+    cf_svg_format_tick(0.0001, "$", s, sizeof s);
+    assert_string_equal(s, "$0.0001");
+    cf_svg_format_tick(1e12, "$", s, sizeof s);
+    assert_string_equal(s, "$1000G");
 }
 
 static size_t count(const char *hay, const char *needle)

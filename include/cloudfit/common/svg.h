@@ -49,7 +49,8 @@ double cf_svg_invert(const cf_svg_scale *s, double position);
  * with 2 and 5 between when there are few decades (log). Returns the
  * count (at most `max`). */
 size_t cf_svg_ticks(const cf_svg_scale *s, int target, double *out, size_t max);
-/* A compact label for a tick: 0.5, 12, 1.5k, 2M (and `prefix`, e.g. "$"). */
+/* A compact label for a tick: 0.5, 12, 1.5k, 2M, 0.00001 — never in
+ * scientific notation (and `prefix`, e.g. "$"). */
 void cf_svg_format_tick(double value, const char *prefix, char *out, size_t n);
 /* Whether data spanning [lo, hi] (both > 0) reads better on a log scale
  * (the ratio is at least `ratio`). */
