@@ -81,6 +81,12 @@ static void test_cost_and_hours(void **state)
     assert_int_equal(EVAL(&l, 50.01, 9, NULL, g), 2);
     assert_false(g[0].passed);
     assert_true(g[1].passed);
+    /* a limit the value's decimals would round away reads as it was given */
+    l.max_cost_usd = 0.000000001;
+    l.max_hours = 0.125;
+    assert_int_equal(EVAL(&l, 0.09, 0.5, NULL, g), 2);
+    assert_string_equal(g[0].note, "predicted total cost $0.09, limit $0.000000001");
+    assert_string_equal(g[1].note, "predicted wall time 0.50 h, limit 0.125 h");
 }
 
 static void test_increase_against_a_baseline(void **state)

@@ -173,15 +173,19 @@ static void increase_note(char *out, size_t n, const cf_config *c, const cf_base
 }
 
 /* value and limit with 2 decimals, more where 2 would print a failing
- * value equal to its limit ("$50.88, limit $50.88"): up to 8. */
+ * value equal to its limit ("$50.88, limit $50.88"): up to 8. A limit
+ * those decimals do not give back reads as it was given (--max-cost
+ * 0.000000001 read "limit $0.00000"). */
 static void value_and_limit(char *v_text, char *l_text, size_t n, double value, double limit)
 {
     for (int decimals = 2; decimals <= 8; decimals++) {
         snprintf(v_text, n, "%.*f", decimals, value);
         snprintf(l_text, n, "%.*f", decimals, limit);
         if (value == limit || strcmp(v_text, l_text) != 0)
-            return;
+            break;
     }
+    if (strtod(l_text, NULL) != limit)
+        cf_number_plain_text(limit, CF_NUMBER_AS_GIVEN, l_text, n);
 }
 
 size_t cf_gates_evaluate(const cf_gate_limits *l, const cf_config *c, const cf_baseline *base, cf_history_gate *out)
