@@ -200,6 +200,8 @@ static char *comparable_path(const char *path)
     return out;
 }
 
+static char *target_of(const char *path, int *err);
+
 int cf_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -208,9 +210,18 @@ int cf_same_file(const char *a, const char *b)
     if (strcmp(a, b) == 0)
         return 1;
     /* One not there yet (an output about to be created): the same path
-     * however it is spelled, or a later rename would replace the other. */
+     * however it is spelled, or a later rename would replace the other;
+     * and the file a dangling link names, which writing it creates (a
+     * --report link to the --plot file was found only when written). */
+    int err = 0;
+    char *ta = target_of(a, &err), *tb = target_of(b, &err);
+    int same = ta && tb && strcmp(ta, tb) == 0;
+    free(ta);
+    free(tb);
+    if (same)
+        return 1;
     char *ca = comparable_path(a), *cb = comparable_path(b);
-    int same = ca && cb && strcmp(ca, cb) == 0;
+    same = ca && cb && strcmp(ca, cb) == 0;
     free(ca);
     free(cb);
     return same;

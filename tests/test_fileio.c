@@ -244,6 +244,21 @@ static void test_many_outputs_in_one_folder(void **state)
     assert_file_holds(p[3], "o3");
 }
 
+/* A dangling link names the file that writing it creates: the same file
+ * as an output of that name (found before anything runs, not when written). */
+static void test_dangling_link_is_the_same_file_as_its_target(void **state)
+{
+    (void)state;
+    char link[512], target[512], other[512];
+    path_in_dir("link.html", link, sizeof link);
+    path_in_dir("out.svg", target, sizeof target);
+    path_in_dir("other.svg", other, sizeof other);
+    assert_int_equal(symlink("out.svg", link), 0);
+    assert_true(cf_same_file(link, target));
+    assert_true(cf_same_file(target, link));
+    assert_false(cf_same_file(link, other));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +268,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unnamed_staging_keeps_the_contract, setup, teardown),
         cmocka_unit_test_setup_teardown(test_named_fallback_keeps_the_contract, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_outputs_in_one_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dangling_link_is_the_same_file_as_its_target, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
