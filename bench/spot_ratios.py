@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
@@ -21,15 +22,29 @@ BEGIN, END = "<!-- spot-ratios:begin -->", "<!-- spot-ratios:end -->"
 SIZES = ((1, "the single-VM traces"), (4, "the 4-node ones"), (16, "the 16-node ones"))
 
 
+def clean_env(home):
+    """The environment of a user with no history and no configuration: the default history (a profile or a
+    recorded run stored there moves the plan) and a config file would otherwise decide the figures — this check
+    failed after a session's own runs had filled ~/.local/share/cloudfit/history.db."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLOUDFIT_")}
+    env.update(HOME=home, XDG_DATA_HOME=os.path.join(home, "data"), XDG_CONFIG_HOME=os.path.join(home, "config"))
+    return env
+
+
 def ratios(binary):
     """{nodes requested: [gain/fixed per (trace, batch policy)]}, printing each trace."""
+    with tempfile.TemporaryDirectory(prefix="cloudfit-spot-ratios-") as home:
+        return ratios_in(binary, clean_env(home))
+
+
+def ratios_in(binary, env):
     out = {}
     with open(os.path.join(SRC, "examples", "spot-traces", "index.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
     for row in rows:
         path = os.path.join(SRC, "examples", "spot-traces", row["file"])
         p = subprocess.run([binary, "simulate", os.path.join(SRC, "examples", "resnet50-imagenet.json"), "--trace", path,
-                            "-f", "json", "--max-catalog-age-days", "100000"], capture_output=True, text=True)
+                            "-f", "json", "--max-catalog-age-days", "100000"], capture_output=True, text=True, env=env)
         if p.returncode != 0:
             sys.exit(f"spot_ratios: simulate {row['file']} failed: {p.stderr.strip()}")
         r = {(x["batch"], x["rule"]): x["progress_per_usd"] for x in json.loads(p.stdout)["rules"]}
