@@ -95,6 +95,53 @@ static const cf_search_price *price_for(const cf_trace_runner_config *cfg, const
     return NULL;
 }
 
+/* Every --price names a GPU of the model's rows, at one price: a second,
+ * other price of the same GPU ("T4=0.5" and "Tesla T4=0.7") was ignored,
+ * the first one winning, and a price of a GPU the trace has no row of
+ * priced nothing; both without a word. CF_ERR_USAGE naming the entry. */
+static cf_status check_prices(const cf_trace_runner_config *cfg, const cf_measurement *rows, size_t n_rows)
+{
+    for (size_t i = 0; i < cfg->n_prices; i++) {
+        const char *gpu = cf_gpu_model_name(cfg->gpu_table, cfg->n_gpu_table, cfg->prices[i].gpu);
+        char shown[CF_GPU_NAME_MAX * 4];
+        cf_escape_into(cfg->prices[i].gpu, shown, sizeof shown);
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(cf_gpu_model_name(cfg->gpu_table, cfg->n_gpu_table, cfg->prices[j].gpu), gpu) == 0 &&
+                cfg->prices[j].usd_per_gpu_hr != cfg->prices[i].usd_per_gpu_hr) {
+                char shown_gpu[CF_GPU_NAME_MAX * 4];
+                cf_escape_into(gpu, shown_gpu, sizeof shown_gpu);
+                cf_error_set(CF_ERR_USAGE, "option '--price' prices %s twice ($%g and $%g per GPU-hour)", shown_gpu,
+                             cfg->prices[j].usd_per_gpu_hr, cfg->prices[i].usd_per_gpu_hr);
+                cf_error_hint("give one --price per GPU type");
+                return CF_ERR_USAGE;
+            }
+        size_t k = 0;
+        while (k < n_rows && strcasecmp(rows[k].gpu, gpu) != 0)
+            k++;
+        if (k == n_rows) {
+            char shown_path[256], shown_model[256];
+            cf_escape_into(cfg->path, shown_path, sizeof shown_path);
+            cf_escape_into(cfg->model, shown_model, sizeof shown_model);
+            cf_error_set(CF_ERR_USAGE, "option '--price' names GPU '%s', but %s has no row of it for model '%s'",
+                         shown, shown_path, shown_model);
+            char gpus[256] = "";
+            for (size_t r = 0; r < n_rows; r++) {
+                size_t q = 0;
+                while (q < r && strcasecmp(rows[q].gpu, rows[r].gpu) != 0)
+                    q++;
+                if (q == r && strlen(gpus) + strlen(rows[r].gpu) + 3 < sizeof gpus)
+                    snprintf(gpus + strlen(gpus), sizeof gpus - strlen(gpus), "%s%s", gpus[0] ? ", " : "",
+                             rows[r].gpu);
+            }
+            char shown_gpus[512];
+            cf_escape_into(gpus, shown_gpus, sizeof shown_gpus);
+            cf_error_hint("--price prices the GPUs of the trace's gpu column (here: %s)", shown_gpus);
+            return CF_ERR_USAGE;
+        }
+    }
+    return CF_OK;
+}
+
 static cf_status fail(cf_trace_runner *t, cf_status st)
 {
     cf_trace_runner_close(t);
@@ -163,6 +210,13 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
         cf_error_set(CF_ERR_INVALID, "%s: no rows whose model column is '%s'", path, model);
         cf_error_hint("name the model with --trace-model NAME (default: the spec's name)");
         return fail(t, CF_ERR_INVALID);
+    }
+    st = check_prices(cfg, rows, n_rows);
+    if (st != CF_OK) {
+        free(rows);
+        free(times);
+        cf_measurements_free(&set);
+        return fail(t, st);
     }
     unsigned char *used = calloc(n_rows, 1);
     for (size_t i = 0; used && i < n_rows; i++) {

@@ -243,6 +243,23 @@ def test_price_option_and_baselines():
     assert all(r["kind"] == "probe" for r in bo["search"]["runs"])  # no profile
 
 
+def test_a_price_twice_or_of_no_trace_gpu_is_refused():
+    """--price T4=0.5 --price T4=0.7 priced T4 at 0.5, the second value ignored without a word, and a --price
+    of a GPU the trace has no row of (V100 on this T4 trace, a typo) priced nothing, exit 0 either way: both
+    are usage errors now, named before any run."""
+    for prices in (["T4=0.5", "T4=0.7"], ["T4=0.5", "Tesla T4=0.7"]):
+        args = [a for p in prices for a in ("--price", p)]
+        rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", *args)
+        assert rc == 2 and out == "", (prices, rc, err)
+        assert "'--price' prices T4 twice ($0.5 and $0.7 per GPU-hour)" in err and "search:" not in err, err
+    same = trace_json("--price", "T4=0.5", "--price", "t4=0.5")  # the same price twice contradicts nothing
+    assert same["chosen"] == trace_json("--price", "T4=0.5")["chosen"]
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--price", "V100=0.3")
+    assert rc == 2 and out == "", (rc, err)
+    assert "'--price' names GPU 'V100'" in err and "no row of it for model 'imagenet'" in err, err
+    assert "hint:" in err and "(here: T4)" in err, err
+
+
 def test_trace_rows_spelt_as_tools_print_the_gpu():
     """A trace whose gpu column says 'Tesla T4' (nvidia-smi's name, as converted traces of other clusters
     spell it) was priced from no catalog VM (exit 3, "no priced symmetric configuration"), and neither --gpu T4
