@@ -227,7 +227,7 @@ const cf_cli_option cf_cli_option_table[] = {
      "trace runner: the nominal NIC of the cluster the trace was measured on, for every configuration (default: "
      "the pricing VM's)"},
     {"probe-startup-s", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(probe_startup_s),
-     "charge S seconds of start-up (paid, no progress) per profile run and probe (default 0)"},
+     "charge S seconds of start-up (paid, no progress; at most 86400, a day) per profile run and probe (default 0)"},
     /* spot, elastic, heterogeneous (docs/spot.md) */
     {"mix", 0, OPT_FLAG, NULL, CMD_RECOMMEND, OFF(mix),
      "also try jobs that mix two GPU types in one cloud region (per-worker batches; speed-up over the chosen plan and over equal batches)"},

@@ -609,7 +609,8 @@ static cf_status check_options(const cf_search_options *o)
         return CF_ERR_INVALID;
     }
     if (!(o->margin >= 0 && o->margin < 1) || o->max_probes < 0 || o->probe_steps < 1 || o->profile_steps < 1 ||
-        !(o->noise_sd > 0) || !(o->safety_sds >= 0) || !(o->probe_startup_s >= 0))
+        !(o->noise_sd > 0) || !(o->safety_sds >= 0) ||
+        !(o->probe_startup_s >= 0 && o->probe_startup_s <= CF_SEARCH_PROBE_STARTUP_MAX_S))
         return cf_error_set(CF_ERR_INVALID, "search: an option is out of range (margin in [0,1), steps ≥ 1, noise > 0)");
     return CF_OK;
 }

@@ -260,6 +260,18 @@ def test_a_price_twice_or_of_no_trace_gpu_is_refused():
     assert "hint:" in err and "(here: T4)" in err, err
 
 
+def test_probe_startup_is_bounded():
+    """--probe-startup-s had no upper bound: 1e300 s was charged, every cost a 1e297 dollar amount and every share
+    a 300-digit percentage, exit 0. It is at most a day (86400 s) now, exit 2 above; 0 (the default) still runs."""
+    for value in ("1e300", "86401"):
+        rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--probe-startup-s", value)
+        assert rc == 2 and out == "", (value, rc, err)
+        assert "'--probe-startup-s' expects seconds from 0 to 86400" in err, err
+    zero = trace_json("--probe-startup-s", "0")
+    day = trace_json("--probe-startup-s", "86400")
+    assert day["search"]["profile_cost_usd"] > zero["search"]["profile_cost_usd"] > 0
+
+
 def test_trace_rows_spelt_as_tools_print_the_gpu():
     """A trace whose gpu column says 'Tesla T4' (nvidia-smi's name, as converted traces of other clusters
     spell it) was priced from no catalog VM (exit 3, "no priced symmetric configuration"), and neither --gpu T4

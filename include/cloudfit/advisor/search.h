@@ -49,9 +49,14 @@ typedef struct {
     int profile_steps;            /* steps per profile run (default 20) */
     double noise_sd;              /* measurement noise, log sd (default 0.02) */
     double safety_sds;            /* deadline/budget margin in sds of the estimate (default 1.28: 90 % confidence) */
-    double probe_startup_s;       /* paid per run and not progress, e.g. VM boot (default 0) */
+    double probe_startup_s;       /* paid per run and not progress, e.g. VM boot (default 0; at most
+                                     CF_SEARCH_PROBE_STARTUP_MAX_S) */
     unsigned long seed;           /* random starts of the plain-BO baseline */
 } cf_search_options;
+
+/* The most start-up a run may be charged: a day (a VM's boot is minutes;
+ * 1e300 s made every cost and share a 300-digit number). */
+#define CF_SEARCH_PROBE_STARTUP_MAX_S 86400.0
 
 void cf_search_options_init(cf_search_options *options);
 /* The defaults for searching `job` under `limits` (the spec's search
