@@ -119,9 +119,16 @@ void cf_search_text(const cf_search_report *sr, cf_buf *out)
     cf_buf_puts(out, "\n");
     const cf_search_summary *sum = sr->summary;
     if (sum->current >= 0 && r->chosen >= 0) {
-        double h = sum->current_hours, u = sum->current_usd;
-        cf_buf_printf(out, "savings vs training.current (%s): $%.2f (%.1f%%), %.2f h faster\n", sum->current_note,
-                      u - r->chosen_usd, 100 * (u - r->chosen_usd) / u, h - r->chosen_hours);
+        /* a pick dearer or slower than the current setup says so: "$-98.56 (-48.3%)" and "-92.64 h faster" read
+         * as savings at a glance */
+        double dh = sum->current_hours - r->chosen_hours, du = sum->current_usd - r->chosen_usd;
+        double pct = 100 * du / sum->current_usd;
+        cf_buf_printf(out, "savings vs training.current (%s): ", sum->current_note);
+        if (du >= 0)
+            cf_buf_printf(out, "$%.2f (%.1f%%)", du, pct);
+        else
+            cf_buf_printf(out, "none: $%.2f (%.1f%%) more", -du, -pct);
+        cf_buf_printf(out, ", %.2f h %s\n", fabs(dh), dh >= 0 ? "faster" : "slower");
     } else if (sum->current >= 0) {
         cf_buf_printf(out, "savings vs training.current (%s): none to compare (no pick)\n", sum->current_note);
     } else if (sum->current_note[0]) {

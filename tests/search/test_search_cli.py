@@ -272,6 +272,20 @@ def test_probe_startup_is_bounded():
     assert day["search"]["profile_cost_usd"] > zero["search"]["profile_cost_usd"] > 0
 
 
+def test_savings_line_says_slower_and_dearer():
+    """The table's savings line printed a pick slower than training.current as "-92.64 h faster" and one dearer
+    as "$-98.56 (-48.3%)": it says "h slower" and "none: $… more" now, and the JSON keeps the signed numbers."""
+    for extra, want in ((["--deadline-hours", "200"], r"\$[0-9.]+ \([0-9.]+%\), [0-9.]+ h slower"),
+                        (["--objective", "time"], r"none: \$[0-9.]+ \([0-9.]+%\) more, [0-9.]+ h faster")):
+        rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", *extra)
+        assert rc == 0, err
+        line = next(l for l in out.splitlines() if l.startswith("savings vs training.current"))
+        assert re.search(want, line) and "-" not in line.split(":", 1)[1].replace("m=40", ""), line
+        doc = trace_json(*extra)
+        sv = doc["search"]["savings"]
+        assert (sv["hours"] < 0) == ("slower" in line) and (sv["usd"] < 0) == ("more" in line), (sv, line)
+
+
 def test_trace_rows_spelt_as_tools_print_the_gpu():
     """A trace whose gpu column says 'Tesla T4' (nvidia-smi's name, as converted traces of other clusters
     spell it) was priced from no catalog VM (exit 3, "no priced symmetric configuration"), and neither --gpu T4
