@@ -256,11 +256,13 @@ static void explanation(const cf_report *r, cf_buf *out)
     char samples[32], steps[32];
     fmt_count(samples, sizeof samples, c->samples_to_target);
     fmt_count(steps, sizeof steps, c->steps);
+    char noise[32]; /* 0.13 is not a noise scale of "0" */
+    cf_number_plain_text(in->noise.b_noise_effective, 2, noise, sizeof noise);
     cf_buf_printf(out, "  - global batch %ld = %d node%s × %d GPU%s × %d per GPU × %d accumulation: statistical efficiency %.0f%% "
-                       "(noise scale %.0f, %s) → %s samples, %s steps\n",
+                       "(noise scale %s, %s) → %s samples, %s steps\n",
                   c->global_batch, c->nodes, c->nodes == 1 ? "" : "s", c->gpus_per_node, c->gpus_per_node == 1 ? "" : "s",
                   c->local_batch, c->accumulation,
-                  100 * c->stat_efficiency, in->noise.b_noise_effective, cf_provenance_name(in->noise.provenance),
+                  100 * c->stat_efficiency, noise, cf_provenance_name(in->noise.provenance),
                   samples, steps);
     const char *why_rule = s->job.lr_rule == CF_LR_AUTO ? (c->lr.sqrt_form ? "auto: AdaScale gain, square root for Adam-family optimizers"
                                                                        : "auto: AdaScale gain for SGD")

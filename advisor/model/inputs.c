@@ -591,6 +591,15 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
 
 typedef enum { NOISE_DEFAULT, NOISE_SPEC, NOISE_PROFILE } noise_source;
 
+/* A noise scale or its standard error as people read it: two significant
+ * digits, whole numbers kept whole (1141, 27), a figure below 10 with its
+ * decimals (0.13 ± 0.049, 27 ± 3.4): "%.0f" read a measured 0.13 as a
+ * noise scale of 0 and a standard error of 0.16 as "± 0". */
+static void noise_text(double v, char *out, size_t n)
+{
+    cf_number_plain_text(v, 2, out, n);
+}
+
 static noise_source noise_from_spec(const cf_inputs_request *rq, cf_inputs *in)
 {
     const cf_job *job = rq->job;
@@ -601,16 +610,20 @@ static noise_source noise_from_spec(const cf_inputs_request *rq, cf_inputs *in)
         const char *after = in->noise.trace_end_progress >= 1          ? ""
                             : in->noise.trend_per_progress > 0 ? ", continued along its trend"
                                                                : ", held at its last value after";
+        char start[32], end[32], effective[32];
+        noise_text(in->noise.b_noise_start, start, sizeof start);
+        noise_text(in->noise.b_noise_end, end, sizeof end);
+        noise_text(in->noise.b_noise_effective, effective, sizeof effective);
         snprintf(in->noise_note, sizeof in->noise_note,
-                 "noise-scale trace in the spec (%d point%s, %.0f → %.0f over training%s; effective %.0f)",
-                 rq->n_noise_trace, rq->n_noise_trace == 1 ? "" : "s", in->noise.b_noise_start,
-                 in->noise.b_noise_end, after, in->noise.b_noise_effective);
+                 "noise-scale trace in the spec (%d point%s, %s → %s over training%s; effective %s)",
+                 rq->n_noise_trace, rq->n_noise_trace == 1 ? "" : "s", start, end, after, effective);
         return NOISE_SPEC;
     }
     if (rq->noise_scale > 0) {
         cf_noise_model_init(&in->noise, job->batch, rq->noise_scale, NULL, 0, CF_PROV_MEASURED);
-        snprintf(in->noise_note, sizeof in->noise_note, "noise scale %.0f from the spec (constant over training)",
-                 rq->noise_scale);
+        char value[32];
+        noise_text(rq->noise_scale, value, sizeof value);
+        snprintf(in->noise_note, sizeof in->noise_note, "noise scale %s from the spec (constant over training)", value);
         return NOISE_SPEC;
     }
     cf_noise_model_init(&in->noise, job->batch, job->batch, NULL, 0, CF_PROV_DEFAULT);
@@ -627,15 +640,19 @@ static int noise_from_profile(const cf_inputs_request *rq, const cf_profile *p, 
     double total = job->total_samples > 0 ? job->total_samples : job->samples_per_epoch;
     double covered = total > 0 ? p->noise_samples / total : 0;
     char pm[48] = " (standard error not known)"; /* a run of fewer than 2 averaged steps (profiler/gns.c) */
-    if (isfinite(p->b_noise_stderr))
-        snprintf(pm, sizeof pm, " ± %.0f", p->b_noise_stderr);
+    char value[24], error[24];
+    noise_text(p->b_noise, value, sizeof value);
+    if (isfinite(p->b_noise_stderr)) {
+        noise_text(p->b_noise_stderr, error, sizeof error);
+        snprintf(pm, sizeof pm, " ± %s", error);
+    }
     if (rq->n_noise_trace > 0 && rq->noise_trace[rq->n_noise_trace - 1].progress_fraction > covered) {
         char share[32];
         cf_number_plain_text(100 * covered, 2, share, sizeof share);
         add_note(in,
-                 "the cached %s profile measured a noise scale of %.0f%s over the first %s%% of training; the "
+                 "the cached %s profile measured a noise scale of %s%s over the first %s%% of training; the "
                  "spec's trace covers more of training and is kept",
-                 p->backend, p->b_noise, pm, share);
+                 p->backend, value, pm, share);
         return 0;
     }
     cf_noise_point trace[CF_PROFILE_MAX_TRACE];
@@ -652,10 +669,12 @@ static int noise_from_profile(const cf_inputs_request *rq, const cf_profile *p, 
         cf_noise_model_init(&in->noise, job->batch, p->b_noise, NULL, 0, CF_PROV_MEASURED);
     char share[32]; /* "160% of training", not "1.6e+02%" */
     cf_number_plain_text(100 * covered, 2, share, sizeof share);
-    snprintf(in->noise_note, sizeof in->noise_note,
-             "%.0f%s measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %s%% "
+    /* the figure first (at most 23 + 47 bytes), then what measured it, cut should it not fit */
+    size_t len = (size_t)snprintf(in->noise_note, sizeof in->noise_note, "%s%s", value, pm);
+    snprintf(in->noise_note + len, sizeof in->noise_note - len,
+             " measured by 'cloudfit profile' (%s backend, %s; %d steps of %d micro-batches × %d, %s%% "
              "of training, held constant after)",
-             p->b_noise, pm, p->backend, p->created_at, p->noise_steps, p->noise_micro_batches,
+             p->backend, p->created_at, p->noise_steps, p->noise_micro_batches,
              p->noise_local_batch, share);
     return 1;
 }

@@ -282,6 +282,41 @@ def test_a_diverged_cpu_noise_run_hints_what_works():
     assert "lower training.lr (a new profile" in p.stderr, p.stderr
 
 
+def test_a_small_noise_scale_is_not_read_as_zero():
+    """A measured B_noise of 0.13 ± 0.049 (micro-batch norms barely above the mean's): recommend printed it
+    "%.0f", as "noise scale 0, measured" and "0 ± 0", a zero B_noise the docs say is never shown."""
+    script = os.path.join(TMP, "small_noise.sh")
+    with open(script, "w") as f:
+        f.write(r"""
+echo '{"event": "device", "name": "NVIDIA A100-SXM4-40GB", "memory_gib": 40}'
+n=$((CLOUDFIT_WARMUP_STEPS + CLOUDFIT_STEPS)); i=0; k=$CLOUDFIT_MICRO_BATCHES
+while [ $i -lt $n ]; do
+  t=$(awk "BEGIN {print 0.01 + 0.0001 * $CLOUDFIT_LOCAL_BATCH}")
+  norms=$(awk "BEGIN {for (j = 0; j < $k; j++) printf \"%s%.4f\", (j ? \",\" : \"\"), 2.0 + 0.1 * (($i * 7 + j * 3) % 5)}")
+  echo "{\"event\": \"step\", \"step\": $i, \"time_s\": $t, \"samples\": $((CLOUDFIT_LOCAL_BATCH * k)), \"micro_sqnorms\": [$norms], \"mean_sqnorm\": 2.19}"
+  i=$((i + 1))
+done
+echo '{"event": "done"}'
+""")
+    spec = os.path.join(TMP, "small_noise.json")
+    json.dump({"name": "small-noise", "model": {"parameters": 1000000, "flops_per_sample": 1e7},
+               "data": {"samples": 60000}, "training": {"epochs": 1, "batch": 128, "lr": 0.05},
+               "profile": {"backend": "exec", "command": ["/bin/sh", script], "local_batches": [16, 32], "steps": 3},
+               "search": {"max_nodes": 1}}, open(spec, "w"))
+    db = os.path.join(TMP, "small_noise.db")
+    p = subprocess.run([BIN, "profile", "-q", "--format", "json", "--noise-steps", "20", "--db", db, spec],
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    noise = json.loads(p.stdout)["noise"]
+    b, se = noise["b_noise"], noise["stderr"]
+    assert 0.01 < b < 1 and 0 < se < 1, noise
+    p = subprocess.run([BIN, "recommend", "--db", db, spec], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert f"noise scale: {b:.2g} ± {se:.2g} measured by 'cloudfit profile'" in p.stdout, p.stdout
+    assert f"(noise scale {b:.2g}, measured)" in p.stdout, p.stdout
+    assert "noise scale 0," not in p.stdout and "0 ± 0 " not in p.stdout, p.stdout
+
+
 def main():
     return pyharness.run(globals(), cleanup=lambda: shutil.rmtree(TMP, ignore_errors=True))
 
