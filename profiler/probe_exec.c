@@ -398,7 +398,17 @@ static cf_status device_setting(const parse_state *ps, const cJSON *ev, const ch
         size_t used = 0;
         for (int i = 0; allowed[i] && used < sizeof list; i++)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", allowed[i]);
-        return line_error(ps, "'device' event: \"%s\": expected one of %s", key, list);
+        /* the value as given, as the spec's checks show it (BF16 for bf16, a number for a name) */
+        char got[64];
+        if (cJSON_IsString(item)) {
+            char text[48];
+            cf_escape_into(item->valuestring, text, sizeof text);
+            snprintf(got, sizeof got, "\"%s\"", text);
+        } else
+            snprintf(got, sizeof got, "%s", cJSON_IsNumber(item) ? "a number" : cJSON_IsNull(item) ? "null"
+                                            : cJSON_IsBool(item) ? "a boolean" : cJSON_IsArray(item) ? "an array"
+                                                                                                    : "an object");
+        return line_error(ps, "'device' event: \"%s\": expected one of %s, got %s", key, list, got);
     }
     if (out[0] && strcmp(out, item->valuestring) != 0)
         return line_error(ps, "a second 'device' event gives another \"%s\" ('%s', then '%s')", key, out,

@@ -265,7 +265,7 @@ def test_setting_model_precision_keeps_the_profile():
 def test_precision_must_be_known_and_stay_the_same():
     db = os.path.join(TMP, "bad.db")
     rc, out, err = run("bad", "profile", "--db", db, make_spec("bad", precision="fp8"))
-    assert rc == 3 and "\"precision\": expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"amp\"" in err, err
+    assert rc == 3 and "\"precision\": expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"amp\", got \"fp8\"" in err, err
 
 
 def test_a_diverged_cpu_noise_run_hints_what_works():
