@@ -104,6 +104,32 @@ static void test_quote_round_trips(void **state)
     cf_buf_free(&b);
 }
 
+/* A word with a control or an invisible format character is written
+ * $'…': inside '…' a newline (markdown shows a space) or U+202E (shown as
+ * the letters \u202e, or reordering the line) made the command a user
+ * copies name another file. bash and zsh read these back to the word
+ * (checked by hand: printf '%s' $'…' | cmp). */
+static void test_word_with_controls_is_ansi_c_quoted(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *word, *shown;
+    } cases[] = {
+        {"dir\nx/it's\xe2\x80\xae" "evil\tjob.json", "$'dir\\nx/it\\'s\\u202e" "evil\\tjob.json'"},
+        {"a\\b\x1b[31m", "$'a\\\\b\\x1b[31m'"},
+        {"\xef\xbb\xbfspec.json", "$'\\ufeffspec.json'"},
+        {"caf\xc3\xa9 job.json", "'caf\xc3\xa9 job.json'"}, /* other UTF-8: single quotes, as before */
+        {"plain.json", "plain.json"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_buf b = CF_BUF_INIT;
+        cf_shell_word(&b, cases[i].word);
+        assert_false(cf_buf_failed(&b));
+        assert_string_equal(b.data, cases[i].shown);
+        cf_buf_free(&b);
+    }
+}
+
 static int is_label(const char *s, size_t max)
 {
     size_t n = strlen(s);
@@ -155,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_split_plain_and_quoted),
         cmocka_unit_test(test_split_refuses_what_a_shell_would_do),
         cmocka_unit_test(test_quote_round_trips),
+        cmocka_unit_test(test_word_with_controls_is_ansi_c_quoted),
         cmocka_unit_test(test_dns_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
