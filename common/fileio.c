@@ -3,12 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cloudfit/common/proc.h"
@@ -592,23 +591,20 @@ cf_status cf_file_stage_close(cf_staged_file *f)
     return CF_OK;
 }
 
-/* The letters of a staging name (mkstemp's XXXXXX): not predictable
- * across processes, distinct between calls. */
+/* The letters of a staging name (mkstemp's XXXXXX), from the system's
+ * random source; a name taken already is refused by linkat (EEXIST) and
+ * another drawn, so the letters need only differ, as mkstemp's. */
 static void fill_name(char *x6)
 {
     static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    static uint64_t counter;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t v = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 40) ^
-                 (++counter * 0x9E3779B97F4A7C15ull);
-    v ^= v >> 30; /* splitmix64's finish */
-    v *= 0xBF58476D1CE4E5B9ull;
-    v ^= v >> 27;
-    v *= 0x94D049BB133111EBull;
-    v ^= v >> 31;
-    for (int i = 0; i < 6; i++, v /= 62)
-        x6[i] = letters[v % 62];
+    unsigned char bytes[6] = {0};
+    if (getrandom(bytes, sizeof bytes, 0) != (ssize_t)sizeof bytes) { /* never short for 6 bytes; else a counter */
+        static unsigned counter;
+        unsigned v = ++counter ^ (unsigned)getpid();
+        memcpy(bytes, &v, sizeof v);
+    }
+    for (int i = 0; i < 6; i++)
+        x6[i] = letters[bytes[i] % 62];
 }
 
 /* An unnamed staging linked under a new hidden name (f->tmp, tracked for

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudfit/common/escape.h"
+
 /* Takes `word` into the list. */
 static cf_status push_word(cf_shell_words *w, cf_buf *word)
 {
@@ -127,71 +129,44 @@ void cf_shell_quote(cf_buf *out, const char *word)
     cf_buf_puts(out, "'");
 }
 
-/* The length of an invisible format character at p (zero-width and
- * bidirectional controls, the byte-order mark: U+200B–U+200F, U+202A–U+202E,
- * U+2060–U+2064, U+2066–U+2069, U+FEFF), else 0. Such a character in a
- * command to copy shows as nothing, or reorders what is shown. */
-static size_t format_char(const unsigned char *p, unsigned *cp)
-{
-    if (p[0] == 0xe2 && (p[1] == 0x80 || p[1] == 0x81) && (p[2] & 0xc0) == 0x80) {
-        unsigned c = 0x2000u | ((unsigned)(p[1] & 0x3f) << 6) | (unsigned)(p[2] & 0x3f);
-        if ((c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
-            (c >= 0x2066 && c <= 0x2069)) {
-            *cp = c;
-            return 3;
-        }
-    }
-    if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
-        *cp = 0xfeff;
-        return 3;
-    }
-    return 0;
-}
-
-/* Whether `word` holds a control character or an invisible format
- * character: inside '…' a newline is kept, but a table, markdown or a
- * terminal shows it as something else (a space, an escape), so what a
- * user copies names another file. */
-static int needs_ansi_c(const char *word)
-{
-    unsigned cp;
-    for (const unsigned char *p = (const unsigned char *)word; *p; p++)
-        if (*p < 0x20 || *p == 0x7f || format_char(p, &cp))
-            return 1;
-    return 0;
-}
-
-/* $'…' (bash, zsh, ksh; POSIX.1-2024 sh): every control byte and format
- * character as an escape, the rest as it is. */
+/* $'…' (bash, zsh, ksh; POSIX.1-2024 sh) with every character that
+ * cf_has_controls finds (C0, DEL, C1, the characters that reorder the text
+ * around them, bytes that are not UTF-8) as an escape, the rest as it is. */
 static void ansi_c_quote(cf_buf *out, const char *word)
 {
     cf_buf_puts(out, "$'");
-    for (const unsigned char *p = (const unsigned char *)word; *p; p++) {
-        unsigned cp;
-        size_t n = format_char(p, &cp);
-        if (n) {
+    size_t avail = strlen(word);
+    for (const char *p = word; *p;) {
+        const unsigned char c = (unsigned char)*p;
+        size_t n = cf_utf8_sequence_length(p, avail);
+        unsigned cp = n >= 2 ? cf_utf8_reordering(p, n) : 0;
+        if (n == 2 && c == 0xc2 && (unsigned char)p[1] <= 0x9f)
+            cp = (unsigned char)p[1]; /* C1 */
+        if (cp) {
             cf_buf_printf(out, "\\u%04x", cp);
-            p += n - 1;
-        } else if (*p == '\\' || *p == '\'') {
-            cf_buf_printf(out, "\\%c", *p);
-        } else if (*p == '\n') {
-            cf_buf_puts(out, "\\n");
-        } else if (*p == '\t') {
-            cf_buf_puts(out, "\\t");
-        } else if (*p == '\r') {
-            cf_buf_puts(out, "\\r");
-        } else if (*p < 0x20 || *p == 0x7f) {
-            cf_buf_printf(out, "\\x%02x", *p);
+        } else if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+            n = 1;
+            if (c == '\n' || c == '\t' || c == '\r')
+                cf_buf_printf(out, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+            else
+                cf_buf_printf(out, "\\x%02x", c);
+        } else if (c == '\\' || c == '\'') {
+            cf_buf_printf(out, "\\%c", c);
         } else {
-            cf_buf_append(out, (const char *)p, 1);
+            cf_buf_append(out, p, n);
         }
+        p += n;
+        avail -= n;
     }
     cf_buf_puts(out, "'");
 }
 
 void cf_shell_word(cf_buf *out, const char *word)
 {
-    if (needs_ansi_c(word)) {
+    /* inside '…' a newline is kept, but a table, markdown or a terminal
+     * shows it as something else (a space, an escape): what a user copies
+     * named another file */
+    if (cf_has_controls(word)) {
         ansi_c_quote(out, word);
         return;
     }

@@ -105,7 +105,7 @@ static void test_quote_round_trips(void **state)
 }
 
 /* A word with a control or an invisible format character is written
- * $'…': inside '…' a newline (markdown shows a space) or U+202E (shown as
+ * $'…' (what cf_has_controls finds): inside '…' a newline (markdown shows a space) or U+202E (shown as
  * the letters \u202e, or reordering the line) made the command a user
  * copies name another file. bash and zsh read these back to the word
  * (checked by hand: printf '%s' $'…' | cmp). */
@@ -117,7 +117,8 @@ static void test_word_with_controls_is_ansi_c_quoted(void **state)
     } cases[] = {
         {"dir\nx/it's\xe2\x80\xae" "evil\tjob.json", "$'dir\\nx/it\\'s\\u202e" "evil\\tjob.json'"},
         {"a\\b\x1b[31m", "$'a\\\\b\\x1b[31m'"},
-        {"\xef\xbb\xbfspec.json", "$'\\ufeffspec.json'"},
+        {"\xe2\x81\xa6spec\xc2\x85.json", "$'\\u2066spec\\u0085.json'"}, /* an isolate, a C1 */
+        {"bad\xff.json", "$'bad\\xff.json'"},                                 /* not UTF-8 */
         {"caf\xc3\xa9 job.json", "'caf\xc3\xa9 job.json'"}, /* other UTF-8: single quotes, as before */
         {"plain.json", "plain.json"},
     };

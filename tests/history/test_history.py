@@ -812,16 +812,13 @@ def test_hostile_names_are_bound_parameters():
     check_db(db)
 
 
-def test_profile_stored_last_wins_a_tie_and_after_migration():
-    """Of two cached profiles of one GPU type with the same created_at (whole seconds; SOURCE_DATE_EPOCH fixes it
-    here), the one stored last gives the throughput. The cache sorted ties by backend and device name, so a runner
-    profile beat a trace profile stored after it, and a re-stored profile kept its place. A history of schema
-    version 8 (no profiles.seq) is migrated by the next command that writes; its rows sort as before."""
-    db = new_db("profile-tie")
+def profile_tie_bench(db, name):
+    """For the profile-cache order tests: a ResNet-50 spec on AWS T4, `profile(runner)` storing a profile in db
+    (trace or the fake exec runner), and `t4_from()` naming the backend of the profile recommend then uses."""
     trace = "trace:" + os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
     fake = ("exec:/usr/bin/python3 " + os.path.join(SRC, "tests", "search", "fake_runner.py") +
             " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
-    spec = tmp("profile-tie.json")
+    spec = tmp(name + ".json")
     with open(spec, "w") as f:
         json.dump({"name": "imagenet", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
                    "training": {"epochs": 90, "batch": 200, "lr": 0.08, "optimizer": "momentum"},
@@ -838,6 +835,17 @@ def test_profile_stored_last_wins_a_tie_and_after_migration():
         doc = json.loads(out)
         note = [g for g in doc["explanation"]["gpus"] if g["gpu"] == "T4"][0]["note"]
         return "trace" if "(trace, " in note else "runner" if "(runner, " in note else note
+
+    return profile, t4_from, fake, trace, spec
+
+
+def test_profile_stored_last_wins_a_tie_and_after_migration():
+    """Of two cached profiles of one GPU type with the same created_at (whole seconds; SOURCE_DATE_EPOCH fixes it
+    here), the one stored last gives the throughput. The cache sorted ties by backend and device name, so a runner
+    profile beat a trace profile stored after it, and a re-stored profile kept its place. A history of schema
+    version 8 (no profiles.seq) is migrated by the next command that writes; its rows sort as before."""
+    db = new_db("profile-tie")
+    profile, t4_from, fake, trace, spec = profile_tie_bench(db, "profile-tie")
 
     profile(fake)
     profile(trace)
@@ -866,26 +874,7 @@ def test_profile_damaged_seq_is_tolerated():
     next seq overflow, so every later profile of the spec failed on PostgreSQL ("bigint out of range", exit 1) and
     SQLite stored a REAL; it, and text in SQLite, also won every tie of its second over profiles stored after it."""
     db = new_db("profile-bad-seq")
-    trace = "trace:" + os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
-    fake = ("exec:/usr/bin/python3 " + os.path.join(SRC, "tests", "search", "fake_runner.py") +
-            " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
-    spec = tmp("profile-bad-seq.json")
-    with open(spec, "w") as f:
-        json.dump({"name": "imagenet", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
-                   "training": {"epochs": 90, "batch": 200, "lr": 0.08, "optimizer": "momentum"},
-                   "profile": {"noise_scale": 4000}, "search": {"objective": "cost", "deadline_hours": 30,
-                                                                 "clouds": ["aws"], "max_nodes": 2}}, f)
-
-    def profile(runner):
-        rc, out, err = run("profile", "--db", db, spec, "--runner", runner, "--gpu", "T4", "--probe-steps", "3", "-q")
-        assert rc == 0, err
-
-    def t4_from():
-        rc, out, err = run("recommend", "--db", db, spec, "--gpu", "T4", "--no-history", "-f", "json")
-        assert rc == 0, err
-        doc = json.loads(out)
-        note = [g for g in doc["explanation"]["gpus"] if g["gpu"] == "T4"][0]["note"]
-        return "trace" if "(trace, " in note else "runner" if "(runner, " in note else note
+    profile, t4_from, fake, trace, _ = profile_tie_bench(db, "profile-bad-seq")
 
     def seqs():
         return query(db, "SELECT backend, seq FROM profiles ORDER BY backend")

@@ -32,10 +32,11 @@ void cf_shell_words_free(cf_shell_words *w);
 void cf_shell_quote(cf_buf *out, const char *word);
 /* Appends `word` as it is where a shell would read nothing else in it
  * (letters, digits, . _ / + - =), else cf_shell_quote's form; a leading '-'
- * is quoted too, for the reader. A word holding a control character or an
- * invisible format character (U+202E, U+200B, …) is written $'…' with
- * those as escapes (\n, \x1b, \u202e), so that every format shows the
- * command a shell runs: for commands printed to be copied, not scripts. */
+ * is quoted too, for the reader. A word holding what cf_has_controls finds
+ * (a control character, one that reorders the text such as U+202E, a byte
+ * that is not UTF-8) is written $'…' with those as escapes (\n, \x1b,
+ * \u202e), so that every format shows the command a shell runs: for
+ * commands printed to be copied, not scripts. */
 void cf_shell_word(cf_buf *out, const char *word);
 
 #endif
