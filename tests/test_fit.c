@@ -199,6 +199,11 @@ static void test_unknown_nic_bounds_nothing(void **state)
     assert_true(on_known.inter_gbps > 100);
     carried = cf_perf_on_network(&on_known, 400, 0);
     assert_true(carried.inter_gbps <= CF_DEFAULT_UNKNOWN_NETWORK_GBPS && carried.nic_gbps == CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
+    /* nothing measured, profiled on a known NIC, on a VM whose NIC is unknown: the default network, whose NIC
+     * stays unknown (its interval spans the catalog's NICs: test_unknown_nic_interval_spans_fabrics) */
+    cf_perf_params profiled_only = cf_perf_defaults(NULL);
+    carried = cf_perf_on_network(&profiled_only, 400, 0);
+    assert_true(carried.inter_gbps == 0 && carried.nic_gbps == 0 && carried.network_provenance == CF_PROV_DEFAULT);
     /* a slower measured network: the same fit as on a known 50 Gbit/s NIC */
     cf_perf_params truth = truth_params(bytes);
     static const int train[][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}};
@@ -218,6 +223,63 @@ static void test_unknown_nic_bounds_nothing(void **state)
                        8 * bytes / (cf_default_inter_gbps(CF_DEFAULT_UNKNOWN_NETWORK_GBPS) * 1e9) +
                            cf_perf_hop_latency_s(&none.k, CF_DEFAULT_UNKNOWN_NETWORK_GBPS, bytes, 2),
                        1e-9);
+}
+
+/* The default network on a NIC the catalog does not give guesses 10 Gbit/s:
+ * its 80 % interval must hold the predictions on the catalog's slowest NIC
+ * (2.5 Gbit/s, TCP) and fastest (3,200 Gbit/s, RDMA), where one on a known
+ * NIC (u_def) and one measured keep their width, and the point stays the
+ * 10 Gbit/s guess. (The interval was u_def's either way: a Lambda VM's
+ * guess looked as certain as a known NIC's, and DGX A100 rows under a GPU
+ * name with no catalog NIC erred 96 % with 8 % of them covered.) */
+static void test_unknown_nic_interval_spans_fabrics(void **state)
+{
+    (void)state;
+    const double z = CF_INTERVAL_Z;
+    double sizes[] = {50e6, 400e6, 4e9};
+    for (size_t b = 0; b < sizeof sizes / sizeof *sizes; b++) {
+        double bytes = sizes[b];
+        cf_perf_params unknown = truth_params(bytes);
+        unknown.nic_gbps = 0;
+        unknown.inter_gbps = 0;
+        unknown.hide = -1;
+        unknown.overhead_s = 0;
+        unknown.network_provenance = CF_PROV_DEFAULT;
+        cf_perf_params slowest = unknown, fastest = unknown, guess = unknown;
+        slowest.nic_gbps = CF_UNKNOWN_NIC_SLOWEST_GBPS;
+        fastest.nic_gbps = CF_UNKNOWN_NIC_FIT_BOUND_GBPS;
+        guess.nic_gbps = CF_DEFAULT_UNKNOWN_NETWORK_GBPS; /* the same guess on a NIC the catalog gives */
+        static const int shapes[][2] = {{2, 1}, {2, 4}, {4, 4}, {8, 1}, {16, 4}};
+        for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+            int nodes = shapes[i][0], g = shapes[i][1];
+            for (int m = 16; m <= 256; m *= 4)
+                for (int s = 1; s <= 4; s *= 4) {
+                    cf_step u = cf_perf_predict(&unknown, bytes, nodes, g, nodes * g, m, s);
+                    cf_step k = cf_perf_predict(&guess, bytes, nodes, g, nodes * g, m, s);
+                    double lo = u.step_s * exp(-z * u.sigma), hi = u.step_s * exp(z * u.sigma_up);
+                    double t_slow = cf_perf_predict(&slowest, bytes, nodes, g, nodes * g, m, s).step_s;
+                    double t_fast = cf_perf_predict(&fastest, bytes, nodes, g, nodes * g, m, s).step_s;
+                    assert_true(t_fast < u.step_s && u.step_s < t_slow);
+                    assert_true(lo <= t_fast * (1 + 1e-9));
+                    assert_true(hi >= t_slow * (1 - 1e-9));
+                    /* the point is the guess's; a known NIC's default keeps u_def (narrower) */
+                    assert_float_equal(u.step_s, k.step_s, 1e-12 * k.step_s);
+                    assert_true(k.sigma < u.sigma && k.sigma_up < u.sigma_up);
+                    cf_perf_net net = cf_perf_network_term(&guess, bytes, nodes, g, nodes * g);
+                    assert_float_equal(net.sigma_net, guess.k.sigma_default_net, 1e-12);
+                }
+        }
+        /* a network measured on that unknown NIC: σ_net is the fit's, as before */
+        cf_perf_params measured = truth_params(bytes);
+        measured.nic_gbps = 0;
+        measured.sigma_fit = 0.07;
+        measured.max_nodes_measured = 2;
+        measured.max_node_gpus_measured = 1;
+        cf_perf_net net = cf_perf_network_term(&measured, bytes, 2, 1, 2);
+        assert_float_equal(net.sigma_net, 0.07, 1e-12);
+        assert_float_equal(net.sigma_net_below, 0.07, 1e-12);
+        assert_float_equal(net.sigma_net_above, 0.07, 1e-12);
+    }
 }
 
 /* The 80 % interval covers about 80 % of measurements drawn from a known
@@ -361,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_recovers_synthetic_network),
         cmocka_unit_test(test_bandwidth_bound),
         cmocka_unit_test(test_unknown_nic_bounds_nothing),
+        cmocka_unit_test(test_unknown_nic_interval_spans_fabrics),
         cmocka_unit_test(test_interval_coverage_known_model),
         cmocka_unit_test(test_interval_coverage_over_growth_belief),
         cmocka_unit_test(test_needs_single_node_rows),

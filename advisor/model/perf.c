@@ -164,6 +164,10 @@ cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps
         return q;
     }
     q.inter_gbps = 0; /* the default for this NIC */
+    /* An unknown NIC stays unknown: the default's guess bounds nothing here
+     * (its floor at 10 Gbit/s lies below the default all-reduce at any
+     * shape) and its interval spans the catalog's NICs (cf_perf_network_term) */
+    q.nic_gbps = nominal_gbps > 0 ? nominal_gbps : 0;
     q.hide = -1;
     q.overhead_s = 0;
     q.two_vm_exponent = 0;
@@ -499,12 +503,29 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
         int g_meas = measured && p->max_node_gpus_measured > 0 ? p->max_node_gpus_measured : 1;
         double distance = fmax(0.0, log((double)g / g_meas));
         n.sigma_shape = p->k.sigma_shape * sqrt(distance);
+        double net_below = 0, net_above = 0; /* σ_net on each side */
         if (!measured) {
-            n.sigma_net = p->k.sigma_default_net;
+            n.sigma_net = net_below = net_above = p->k.sigma_default_net;
+            if (p->nic_gbps <= 0) {
+                /* A NIC the catalog does not give: the default's 10 Gbit/s
+                 * is a guess, so each side reaches at least the all-reduce on
+                 * the catalog's slowest and fastest NIC (a declared prior,
+                 * CF_UNKNOWN_NIC_SLOWEST_GBPS) */
+                double z = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
+                cf_perf_params end = *p;
+                end.nic_gbps = CF_UNKNOWN_NIC_SLOWEST_GBPS;
+                double slowest = allreduce(&end, bytes, nodes, g, gpus, NULL);
+                end.nic_gbps = CF_UNKNOWN_NIC_FIT_BOUND_GBPS;
+                double fastest = allreduce(&end, bytes, nodes, g, gpus, NULL);
+                net_below = fmax(net_below, log(n.allreduce_s / fastest) / z);
+                net_above = fmax(net_above, log(slowest / n.allreduce_s) / z);
+                n.sigma_net = fmax(net_below, net_above);
+            }
         } else {
             int away = !(nodes == 2 && gpus == 2);
             double ext = fabs(log(fmax(n.allreduce_s, 1e-12) / n.a2_s));
-            n.sigma_net = hypot(p->sigma_fit, p->k.sigma_away * away + p->k.sigma_extrapolate * ext);
+            n.sigma_net = net_below = net_above =
+                hypot(p->sigma_fit, p->k.sigma_away * away + p->k.sigma_extrapolate * ext);
         }
         /* The growth exponent's range beyond the measured node count
          * (CF_PERF_GROWTH_NODES_MIN/MAX): its 10th and 90th percentiles. */
@@ -515,9 +536,9 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
         double below = p->k.sigma_shape_below * n.sigma_shape;
         double growth_below = fmax(0.0, p->k.growth_nodes - a_lo) * growth;
         double growth_above = fmax(0.0, a_hi - p->k.growth_nodes) * growth;
-        n.sigma_net_below = sqrt(n.sigma_net * n.sigma_net + below * below + growth_below * growth_below);
+        n.sigma_net_below = sqrt(net_below * net_below + below * below + growth_below * growth_below);
         n.sigma_net_above =
-            sqrt(n.sigma_net * n.sigma_net + n.sigma_shape * n.sigma_shape + growth_above * growth_above);
+            sqrt(net_above * net_above + n.sigma_shape * n.sigma_shape + growth_above * growth_above);
         n.factor_below = exp(-z * n.sigma_net_below);
         n.factor_above = exp(z * n.sigma_net_above);
     } else {

@@ -51,7 +51,9 @@
 #define CF_PERF_FIXED_SHARE 0.148       /* fixed share of a step with a single profiled batch (carry rule's φ) */
 /* Interval constants: log-normal, σ² = kT²(σ_T² + s0²) + [T1 estimated](u_ing ln g)²
  * + share²·σ_net² + σ_carry²; σ_net² = σ_fit² + (u0·[not the probe's shape] +
- * u_ext·|ln(A/A2)|)² with a measured network, u_def² without. */
+ * u_ext·|ln(A/A2)|)² with a measured network, u_def² without (on a NIC
+ * the catalog does not give, each side at least as wide as the all-reduce
+ * on its slowest and fastest NIC: CF_UNKNOWN_NIC_SLOWEST_GBPS). */
 #define CF_PERF_SIGMA_SCALE 1.25        /* kT */
 #define CF_PERF_SIGMA_FLOOR 0.04        /* s0 */
 #define CF_PERF_SIGMA_AWAY 0.0          /* u0 (0.20 before the shape term took its place; kept for the lab) */
@@ -101,6 +103,13 @@
 /* The fastest NIC any catalog VM has (p5.48xlarge, 3,200 Gbit/s EFA): the
  * bound of a network fit on a NIC the catalog does not give. */
 #define CF_UNKNOWN_NIC_FIT_BOUND_GBPS 3200.0
+/* The default network on a NIC the catalog does not give is a guess: its
+ * 80 % interval spans the all-reduce on the slowest NIC any catalog VM has
+ * (2.5 Gbit/s: AWS g5.xlarge, g6.xlarge, p3.2xlarge, …, over TCP) and on
+ * the fastest (CF_UNKNOWN_NIC_FIT_BOUND_GBPS, over RDMA), each with the
+ * default efficiency of its class — a declared prior over the fabrics the
+ * catalog sells, not fitted to any cluster (docs/model.md "Intervals"). */
+#define CF_UNKNOWN_NIC_SLOWEST_GBPS 2.5
 #define CF_RDMA_MIN_NOMINAL_GBPS 400.0                /* the catalog's EFA / InfiniBand aggregates */
 #define CF_DEFAULT_RDMA_EFFICIENCY 0.5                /* RDMA: half the nominal rate */
 /* TCP (NCCL sockets): AWS documents a 5 Gbit/s limit per flow between
@@ -210,7 +219,7 @@ typedef struct {
     int nodes;
     double allreduce_s;         /* A */
     double a2_s;                /* the probe's A2 (latency included) */
-    double sigma_net;           /* σ_net at this shape (0 for one node) */
+    double sigma_net;           /* σ_net at this shape, the wider side's (0 for one node) */
     double sigma_shape;         /* σ_shape: more GPUs per node than measured, the upper side (u_shape_lo of it below) */
     double sigma_net_below, sigma_net_above; /* σ_net, σ_shape and the growth exponent's range, each side */
     double factor_below, factor_above; /* e^(−z·sigma_net_below), e^(z·sigma_net_above), z = 1.2816 (1 for one node) */
