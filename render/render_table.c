@@ -193,8 +193,12 @@ static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
     switch (prov) {
     case CF_PROV_DEFAULT:
         cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, the default for %s (min(½ nominal, %g Gbit/s) "
-                           "over TCP, ½ nominal for RDMA; docs/model.md) — a 2-node probe would measure it\n",
+                           "over TCP, ½ nominal for RDMA; docs/model.md) — a 2-node probe would measure it",
                       gbps, nic, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
+        if (c->vm->network_gbps <= 0) /* a guess: the interval spans the catalog's NICs (docs/model.md "Intervals") */
+            cf_buf_printf(out, "; the NIC is unknown, so the step's 80%% interval spans the catalog's NICs, %g to %g Gbit/s",
+                          CF_UNKNOWN_NIC_SLOWEST_GBPS, CF_UNKNOWN_NIC_FIT_BOUND_GBPS);
+        cf_buf_puts(out, "\n");
         break;
     case CF_PROV_ESTIMATED:
         if (perf->reference_network_gbps > 0)

@@ -141,6 +141,60 @@ static void test_skipped_group_is_a_note(void **state)
     free(text);
 }
 
+/* The file's rows under a GPU no catalog VM has with 4 per VM (Quadro RTX
+ * 6000: Lambda's one-GPU VM, whose NIC the catalog does not give either):
+ * with nothing measured across VMs the default network is a guess, and the
+ * run says so with a hint naming --inter-node-gbps; its interval is wider
+ * than the same guess on a NIC given (--inter-node-gbps 10: the same
+ * points). A measured network (--with-2node-probe) or a given NIC says
+ * nothing. (The guess was silent, its interval a known NIC's.) */
+static void test_unknown_nic_guess_is_a_note(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text;
+    read_data(&text, &len);
+    char *renamed = malloc(2 * len + 1024);
+    assert_non_null(renamed);
+    const char *line = strchr(text, '\n') + 1;
+    size_t n = (size_t)(line - text);
+    memcpy(renamed, text, n);
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t line_len = end ? (size_t)(end - line) + 1 : strlen(line);
+        assert_true(strncmp(line, "imagenet,T4,", 12) == 0);
+        n += (size_t)sprintf(renamed + n, "imagenet,Quadro RTX 6000,%.*s", (int)(line_len - 12), line + 12);
+        line += line_len;
+    }
+    cf_validate_result guess, known, probe;
+    notes_seen seen = {0}, seen_known = {0}, seen_probe = {0};
+    cf_validate_request req = {.path = "rtx.csv", .text = renamed, .len = n, .note = on_note, .note_ctx = &seen};
+    run_ok(&req, &guess);
+    assert_int_equal(seen.n_warnings, 1);
+    assert_non_null(strstr(seen.warnings[0], "rtx.csv: imagenet/Quadro RTX 6000/aws: the NIC is unknown"));
+    assert_non_null(strstr(seen.warnings[0], "guessed 10 Gbit/s"));
+    assert_int_equal(seen.n_hints, 1);
+    assert_non_null(strstr(seen.hints[0], "--inter-node-gbps"));
+    cf_validate_request kreq = req;
+    kreq.note_ctx = &seen_known;
+    kreq.inter_node_gbps = 10;
+    run_ok(&kreq, &known);
+    assert_int_equal(seen_known.n_warnings, 0);
+    assert_int_equal(guess.report.overall.n, known.report.overall.n);
+    assert_true(fabs(guess.report.overall.median_ape - known.report.overall.median_ape) < 1e-12);
+    assert_true(guess.report.overall.interval_coverage > known.report.overall.interval_coverage);
+    cf_validate_request preq = req;
+    preq.note_ctx = &seen_probe;
+    preq.with_2node_probe = 1;
+    run_ok(&preq, &probe);
+    assert_int_equal(seen_probe.n_warnings, 0);
+    cf_validate_result_free(&guess);
+    cf_validate_result_free(&known);
+    cf_validate_result_free(&probe);
+    free(renamed);
+    free(text);
+}
+
 /* The file's rows with the GPU spelled as nvidia-smi and others do
  * ("Tesla T4" on the multi-node rows, "t4" on some single-node ones): one
  * GPU, one group, scored as the file that says "T4" throughout (they were
@@ -370,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_single_node_fit_matches_cli_json),
         cmocka_unit_test(test_two_node_probe_matches_cli_json),
         cmocka_unit_test(test_skipped_group_is_a_note),
+        cmocka_unit_test(test_unknown_nic_guess_is_a_note),
         cmocka_unit_test(test_gpu_spellings_are_one_group),
         cmocka_unit_test(test_nothing_predicted_is_an_error),
         cmocka_unit_test(test_empty_growth_range_is_refused),

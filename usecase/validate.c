@@ -111,6 +111,53 @@ static cf_status note_groups(const cf_validate_request *req, const cf_validate_g
     return CF_OK;
 }
 
+/* Says which groups' multi-node rows were predicted on a guessed network:
+ * nothing measured across VMs and a NIC the catalog does not give (their
+ * interval spans the catalog's NICs, docs/model.md "Intervals"). */
+static cf_status note_unknown_nic(const cf_validate_request *req, const cf_validate_group *groups, size_t n_groups)
+{
+    cf_buf text = CF_BUF_INIT;
+    size_t n = 0;
+    for (size_t g = 0; g < n_groups; g++) {
+        const cf_validate_group *group = &groups[g];
+        int multi_node = 0;
+        for (int b = 0; b < group->n_buckets; b++)
+            multi_node |= group->bucket_nodes[b] > 1 && group->by_nodes[b].n > 0;
+        if (group->skipped || group->failed || !multi_node || group->params.network_provenance != CF_PROV_DEFAULT ||
+            group->params.nic_gbps > 0)
+            continue;
+        if (n < 3)
+            cf_buf_printf(&text, "%s%s", n ? ", " : "", group->label);
+        n++;
+    }
+    if (n > 3)
+        cf_buf_printf(&text, " and %zu more", n - 3);
+    if (cf_buf_failed(&text)) {
+        cf_buf_free(&text);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    if (n) {
+        char *line = NULL;
+        size_t len = strlen(req->path) + text.len + 400;
+        if (!(line = malloc(len))) {
+            cf_buf_free(&text);
+            return cf_error_set(CF_ERR_NOMEM, "out of memory");
+        }
+        snprintf(line, len,
+                 "%s: %s: the NIC is unknown (no catalog VM has that GPU and GPUs per VM) and nothing measured the "
+                 "network, so their multi-node rows are predicted on a guessed %g Gbit/s; their 80 %% interval spans "
+                 "the catalog's NICs, %g to %g Gbit/s",
+                 req->path, cf_buf_cstr(&text), CF_DEFAULT_UNKNOWN_NETWORK_GBPS, CF_UNKNOWN_NIC_SLOWEST_GBPS,
+                 CF_UNKNOWN_NIC_FIT_BOUND_GBPS);
+        note(req, CF_NOTE_WARNING, line);
+        note(req, CF_NOTE_HINT, "pass --inter-node-gbps GBPS with the cluster's NIC, or --with-2node-probe to fit the "
+                                "network on its 2-node × 1-GPU rows");
+        free(line);
+    }
+    cf_buf_free(&text);
+    return CF_OK;
+}
+
 /* Rows naming one GPU of the table in other spellings ("T4", "Tesla T4",
  * "t4": docs/catalog.md "GPU names") are one GPU: each takes the spelling of
  * the file's first row of that GPU, so they form one group (they were two,
@@ -220,7 +267,7 @@ cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *ou
         return st;
     if (out->report.overall.n == 0)
         return cf_validate_nothing_predicted(req->path, &out->options, out->groups, out->n_groups);
-    return CF_OK;
+    return note_unknown_nic(req, out->groups, out->n_groups);
 }
 
 void cf_validate_result_free(cf_validate_result *out)

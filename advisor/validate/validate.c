@@ -308,8 +308,8 @@ static void source_text(const cf_validate_group *g, char *out, size_t n)
     else if (!g->gpu_info)
         snprintf(out, n, "GPU not in the GPU table: default network (pass --inter-node-gbps)");
     else
-        snprintf(out, n, "no catalog VM with %s × this many GPUs: default network (pass --inter-node-gbps)",
-                 g->gpu_info->model);
+        snprintf(out, n, "no catalog VM with %s × this many GPUs, NIC unknown: default network, %g Gbit/s guessed "
+                         "(pass --inter-node-gbps)", g->gpu_info->model, CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
 }
 
 /* With with_2node_probe, a group left on the default network says why: its
