@@ -47,8 +47,8 @@ static const table_desc measurements_t = {
     "measurements",
     "recommendation_id, recorded_at, spec_hash, spec_name, cloud, instance_type, gpu, gpus_per_node, nodes,"
     " local_batch, accumulation, step_time_s, total_hours, total_usd, predicted_step_time_s, predicted_hours,"
-    " predicted_total_usd, note, source_hash, uid",
-    "ittttttiiiirrrrrrttt"};
+    " predicted_total_usd, note, after_recommendation, source_hash, uid",
+    "ittttttiiiirrrrrrtitt"};
 static const table_desc profiles_t = {
     "profiles", "spec_key, backend, device, spec_name, created_at, is_gpu, b_noise, max_local_batch, profile_json",
     "tttttirit"};
@@ -168,6 +168,21 @@ static long long map_find(const id_map *m, long long old_id)
             hi = mid;
     }
     return lo < m->n && m->old_ids[lo] == old_id ? m->new_ids[lo] : 0;
+}
+
+/* The new id of the newest copied row whose old id is at most `old_id`
+ * (0 when none): what a measurement's after_recommendation becomes. */
+static long long map_floor(const id_map *m, long long old_id)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->old_ids[mid] <= old_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 ? m->new_ids[lo - 1] : 0;
 }
 
 /* The open statements of a copy. */
@@ -343,8 +358,15 @@ static cf_status copy_measurements(copy_ctx *x, const id_map *map)
             cf_db_bind_int64(dst, 1, parent);
         else
             cf_db_bind_null(dst, 1); /* its recommendation was pruned */
+        enum { AFTER = 18 }; /* after_recommendation: the source's ids, mapped as the recommendations were */
+        long long after = cf_db_column_is_null(src, AFTER) ? 0 : map_floor(map, cf_db_column_int64(src, AFTER));
         for (int i = 1; i < n; i++)
-            copy_value(src, i, dst, i + 1, type_of(&measurements_t, i));
+            if (i != AFTER)
+                copy_value(src, i, dst, i + 1, type_of(&measurements_t, i));
+            else if (after > 0)
+                cf_db_bind_int64(dst, i + 1, after);
+            else
+                cf_db_bind_null(dst, i + 1); /* not known: by time, as older rows */
         if (cf_db_step(dst) == CF_DB_FAILED)
             st = cf_db_error(x->to, "cannot copy into");
         else if (cf_db_changes(dst) > 0)

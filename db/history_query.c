@@ -415,9 +415,10 @@ static cf_status record_body(cf_db *db, void *data)
     static const char sql[] =
         "INSERT INTO measurements(recommendation_id, recorded_at, spec_hash, spec_name, cloud, instance_type, gpu,"
         " gpus_per_node, nodes, local_batch, accumulation, step_time_s, total_hours, total_usd,"
-        " predicted_step_time_s, predicted_hours, predicted_total_usd, note, source_hash, uid)"
+        " predicted_step_time_s, predicted_hours, predicted_total_usd, note, source_hash, uid, after_recommendation)"
         " SELECT id, ?2, spec_hash, spec_name, cloud, instance_type, gpu, gpus_per_node, nodes, local_batch,"
-        " accumulation, ?3, ?4, ?5, step_time_s, hours, total_usd, ?6, coalesce(source_hash, spec_hash), ?7"
+        " accumulation, ?3, ?4, ?5, step_time_s, hours, total_usd, ?6, coalesce(source_hash, spec_hash), ?7,"
+        " (SELECT max(newest.id) FROM recommendations newest)" /* the baselines this run comes after */
         " FROM recommendations WHERE id = ?1 RETURNING id";
     cf_history_measurement *m = data;
     char uid[33];
@@ -462,7 +463,7 @@ cf_status cf_history_record_measurement(cf_db *db, cf_history_measurement *m, lo
     "SELECT id, coalesce(recommendation_id, 0), recorded_at, spec_hash, spec_name, cloud,"                      \
     " instance_type, gpu, gpus_per_node, nodes, local_batch, accumulation, step_time_s,"                        \
     " total_hours, total_usd, predicted_step_time_s, predicted_hours, predicted_total_usd,"                     \
-    " note FROM measurements "
+    " note, coalesce(after_recommendation, 0) FROM measurements "
 
 static cf_status read_measurements(cf_db *db, cf_db_stmt *stmt, cf_history_measurement **out, size_t *n_out);
 
@@ -528,6 +529,7 @@ static cf_status read_measurements(cf_db *db, cf_db_stmt *stmt, cf_history_measu
         m->predicted_hours = cf_db_column_double(stmt, 16);
         m->predicted_total_usd = cf_db_column_double(stmt, 17);
         copy_text(m->note, sizeof m->note, stmt, 18);
+        m->after_recommendation = cf_db_column_int64(stmt, 19);
     }
     if (st == CF_OK && rc != CF_DB_DONE)
         st = cf_db_error(db, "cannot read measurements from");

@@ -164,6 +164,14 @@ const char *const cf_db_migrations[] = {
      * among those of the same created_at. Older rows: 0 (their order within
      * a second is not known). */
     "ALTER TABLE profiles ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;",
+    /* 10: the largest recommendation id when a measurement was recorded.
+     * "Recorded since the baseline" compared recorded_at with the
+     * baseline's created_at, whole seconds: a run recorded in the
+     * baseline's second, after it, was never counted (the gate's note said
+     * "spec: unchanged" and no cause). The baseline's id is what a run
+     * recorded after it saw; older rows and rows `history migrate` could
+     * not place: NULL (by time, as before). */
+    "ALTER TABLE measurements ADD COLUMN after_recommendation INTEGER;",
 };
 
 const int cf_db_migration_count = (int)(sizeof cf_db_migrations / sizeof *cf_db_migrations);

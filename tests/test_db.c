@@ -53,7 +53,7 @@ static void test_open_migrate_insert(void **state)
     (void)state;
     cf_db *db = NULL;
     assert_int_equal(cf_db_open(db_path, &db), CF_OK);
-    assert_int_equal(cf_db_schema_version(db), 9); /* 9: profiles.seq, the order profiles were stored in */
+    assert_int_equal(cf_db_schema_version(db), 10); /* 10: measurements.after_recommendation */
     cf_history_record r = sample("resnet50");
     long long id1 = 0, id2 = 0, count = 0;
     assert_int_equal(cf_history_insert(db, &r, &id1), CF_OK);
@@ -64,7 +64,7 @@ static void test_open_migrate_insert(void **state)
     cf_db_close(db);
     /* reopen: migrations are not re-applied, rows are kept */
     assert_int_equal(cf_db_open(db_path, &db), CF_OK);
-    assert_int_equal(cf_db_schema_version(db), 9); /* 9: profiles.seq */
+    assert_int_equal(cf_db_schema_version(db), 10); /* 10: measurements.after_recommendation */
     assert_int_equal(cf_history_count(db, &count), CF_OK);
     assert_int_equal(count, 2);
     cf_db_close(db);

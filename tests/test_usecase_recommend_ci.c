@@ -348,6 +348,44 @@ static void test_increase_gate_names_a_run_recorded_since(void **state)
     cf_db_close(db);
 }
 
+/* A run of an earlier recommendation recorded after the baseline, in its
+ * second: the count compared recorded_at with the baseline's created_at,
+ * whole seconds, so it was never named (the note said "spec: unchanged"
+ * and nothing else). Now the ids order it (measurements.after_recommendation). */
+static void test_increase_gate_names_a_run_recorded_in_the_baselines_second(void **state)
+{
+    (void)state;
+    cf_db *db = NULL;
+    assert_int_equal(cf_db_open(db_path, &db), CF_OK);
+    run older, base;
+    assert_int_equal(recommend(&older, db, NULL, NULL), CF_OK);
+    long long older_id = record(db, &older);
+    done(&older);
+    assert_int_equal(recommend(&base, db, NULL, NULL), CF_OK);
+    long long base_id = record(db, &base);
+    done(&base);
+    /* of the older recommendation, recorded after the baseline, in its second (SOURCE_DATE_EPOCH) */
+    cf_history_measurement m;
+    memset(&m, 0, sizeof m);
+    m.recommendation_id = older_id;
+    cf_now_iso8601(m.recorded_at, sizeof m.recorded_at);
+    m.step_time_s = 0.9, m.total_hours = m.total_usd = NAN;
+    long long mid = 0;
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_history_record_measurement(db, &m, &mid), CF_OK);
+    assert_int_equal(cf_db_release(db, 1), CF_OK);
+
+    cf_gate_limits limits = {.max_increase = -1};
+    assert_int_equal(cf_gate_limits_set_increase(&limits, "0%"), CF_OK);
+    run r;
+    assert_int_equal(recommend(&r, db, &limits, NULL), CF_OK);
+    assert_int_equal(r.res.baseline.id, base_id);
+    assert_string_equal(r.res.baseline.created_at, m.recorded_at); /* the same second */
+    assert_non_null(strstr(r.res.gates[0].note, "; evidence: 1 recorded run since the baseline; "));
+    done(&r);
+    cf_db_close(db);
+}
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -434,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_launch_specs),
         cmocka_unit_test(test_launch_fallbacks_do_not_follow_top),
         cmocka_unit_test(test_increase_gate_names_a_run_recorded_since),
+        cmocka_unit_test(test_increase_gate_names_a_run_recorded_in_the_baselines_second),
         cmocka_unit_test(test_increase_gate_names_changed_price_overrides),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

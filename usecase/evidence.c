@@ -135,8 +135,20 @@ cf_status cf_evidence_count_since(cf_db *db, const cf_spec *spec, const char *si
     cf_status st = cf_history_measurements_for_spec(db, spec->source_hash, &ms, &n);
     if (st != CF_OK)
         return st;
-    for (size_t i = 0; i < n; i++) /* timestamps are of whole seconds: a run of it or later is later whatever */
-        *n_recorded += (since_id > 0 && ms[i].recommendation_id >= since_id) || strcmp(ms[i].recorded_at, since) > 0;
+    /* A run of the baseline or a later recommendation is later whatever;
+     * else the ids order it: a run recorded once the baseline was stored
+     * saw its id. Timestamps are whole seconds (a run recorded in the
+     * baseline's second, after it, was never counted): only for rows that
+     * do not have the id (older rows, a --compare-to baseline). */
+    for (size_t i = 0; i < n; i++) {
+        const cf_history_measurement *m = &ms[i];
+        if (since_id > 0 && m->recommendation_id >= since_id)
+            (*n_recorded)++;
+        else if (since_id > 0 && m->after_recommendation > 0)
+            *n_recorded += m->after_recommendation >= since_id;
+        else
+            *n_recorded += strcmp(m->recorded_at, since) > 0;
+    }
     free(ms);
     char key[65], before[65];
     cf_cached_profile_list list = {0};

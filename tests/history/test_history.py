@@ -853,12 +853,12 @@ def test_profile_stored_last_wins_a_tie_and_after_migration():
     assert t4_from() == "trace"  # stored last; was the runner's ("runner" < "trace")
     profile(fake)  # stored again: now the newest
     assert t4_from() == "runner"
-    # Back to schema version 8, as an older cloudfit left it: the column gone, ties by name.
+    # Back to schema version 8, as an older cloudfit left it: the columns of 9 and 10 gone, ties by name.
+    query(db, "ALTER TABLE profiles DROP COLUMN seq")
+    query(db, "ALTER TABLE measurements DROP COLUMN after_recommendation")
     if PG:
-        query(db, "ALTER TABLE profiles DROP COLUMN seq")
         query(db, "UPDATE cloudfit_schema SET version = 8")
     else:
-        query(db, "ALTER TABLE profiles DROP COLUMN seq")
         query(db, "PRAGMA user_version = 8")
     rc, out, err = run("recommend", "--db", db, spec, "--gpu", "T4", "--no-history", "-f", "json")
     assert "schema version 8" in err and "cached profiles and price snapshots are not used" in err, err  # read-only

@@ -420,6 +420,7 @@ def test_two_first_writers_migrate_once_under_repeatable_read():
     assert rc == 0, err
     dbname = pgcluster.Cluster.dbname(url)
     CLUSTER.sql(dbname, "ALTER TABLE profiles DROP COLUMN seq")  # as cloudfit of schema version 8 left it
+    CLUSTER.sql(dbname, "ALTER TABLE measurements DROP COLUMN after_recommendation")
     CLUSTER.sql(dbname, "UPDATE cloudfit_schema SET version = 8")
     CLUSTER.sql("postgres", f"ALTER DATABASE {dbname} SET default_transaction_isolation = 'repeatable read'")
     holder = subprocess.Popen([CLUSTER.psql, "-X", "-q", "-A", "-t", "-h", CLUSTER.socket_dir, "-p", str(CLUSTER.port),

@@ -150,6 +150,7 @@ typedef struct {
     double step_time_s, total_hours, total_usd;
     double predicted_step_time_s, predicted_hours, predicted_total_usd;
     char note[256];
+    long long after_recommendation; /* the largest recommendation id when it was recorded; 0 = not known */
 } cf_history_measurement;
 
 /* Stores a measurement; the configuration and predictions are copied from

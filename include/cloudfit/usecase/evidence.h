@@ -45,7 +45,8 @@ void cf_evidence_free(cf_evidence *ev);
 /* How much of what cf_evidence_read reads for `spec` from `db` came after
  * a recommendation made at `since` (ISO 8601 UTC; `since_id` its history
  * id, 0 = none): recorded runs (a run of that recommendation or a later
- * one always did; else by when it was recorded) and cached profiles (by
+ * one always did; else one recorded once `since_id` was stored, or, where
+ * the row does not say, by when it was recorded) and cached profiles (by
  * when they were made). What an earlier recommendation's prediction
  * could not use. A profile cache that cannot be read counts none. */
 cf_status cf_evidence_count_since(cf_db *db, const cf_spec *spec, const char *since, long long since_id,
