@@ -88,6 +88,42 @@ static void test_single_node_fit_matches_cli_json(void **state)
     free(text);
 }
 
+/* Rows that repeat a configuration (model, GPU, profile, precision,
+ * shape, batch) are kept, each fitted and scored as a row of its own — a
+ * campaign that repeats a run measured it twice —, and said: the count
+ * and the first repeat's lines (a row written twice was scored twice
+ * without a word). "Tesla T4" is the same GPU as "T4". */
+static void test_repeated_configurations_are_said(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text;
+    read_data(&text, &len);
+    const char *row2 = strchr(text, '\n') + 1, *row3 = strchr(row2, '\n') + 1;
+    cf_buf more = CF_BUF_INIT;
+    cf_buf_append(&more, text, len);
+    cf_buf_append(&more, row2, (size_t)(row3 - row2)); /* line 102: line 2 again, the same step time */
+    /* line 103: line 3's configuration, the GPU as nvidia-smi says, another step time */
+    cf_buf_puts(&more, "imagenet,Tesla T4,aws,4,placement,1,1,1,40,40,0.26,,,\r\n");
+    free(text);
+    assert_false(cf_buf_failed(&more));
+    notes_seen seen = {0};
+    cf_validate_request req = {.path = "repeats.csv", .text = more.data, .len = more.len, .note = on_note,
+                               .note_ctx = &seen};
+    cf_validate_result res;
+    run_ok(&req, &res);
+    assert_int_equal(res.set.n_rows, 102);
+    assert_int_equal(res.groups[0].n_fit, 22); /* both kept */
+    assert_int_equal(seen.n_warnings, 1);
+    assert_string_equal(seen.warnings[0], "repeats.csv: 2 rows repeat the configuration of an earlier row (the first: "
+                                          "line 102 repeats line 2, imagenet/T4 1 node × 1 GPU, batch 20 per GPU), "
+                                          "1 with the same step time; each row is fitted and scored as a row of its "
+                                          "own");
+    assert_int_equal(seen.n_hints, 1);
+    cf_validate_result_free(&res);
+    cf_buf_free(&more);
+}
+
 /* `validate -f json --with-2node-probe ...`: 25 rows fitted, 75 predicted. */
 static void test_two_node_probe_matches_cli_json(void **state)
 {
@@ -423,6 +459,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_node_fit_matches_cli_json),
         cmocka_unit_test(test_two_node_probe_matches_cli_json),
+        cmocka_unit_test(test_repeated_configurations_are_said),
         cmocka_unit_test(test_skipped_group_is_a_note),
         cmocka_unit_test(test_unknown_nic_guess_is_a_note),
         cmocka_unit_test(test_gpu_spellings_are_one_group),

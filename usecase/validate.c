@@ -158,6 +158,81 @@ static cf_status note_unknown_nic(const cf_validate_request *req, const cf_valid
     return CF_OK;
 }
 
+/* Rows of one configuration: the group's model, GPU (one spelling, after
+ * unify_gpu_names), profile and precision, and the run's shape and batch;
+ * then by line. */
+static int configuration_cmp(const cf_measurement *x, const cf_measurement *y)
+{
+    int c = strcmp(x->model, y->model);
+    if (!c) c = strcmp(x->gpu, y->gpu);
+    if (!c) c = strcmp(x->profile, y->profile);
+    if (!c) c = (x->has_precision ? 1 + (int)x->precision : 0) - (y->has_precision ? 1 + (int)y->precision : 0);
+    if (!c) c = (x->hw_gpus_per_node > y->hw_gpus_per_node) - (x->hw_gpus_per_node < y->hw_gpus_per_node);
+    if (!c) c = (x->num_nodes > y->num_nodes) - (x->num_nodes < y->num_nodes);
+    if (!c) c = (x->num_gpus > y->num_gpus) - (x->num_gpus < y->num_gpus);
+    if (!c) c = (x->local_bsz > y->local_bsz) - (x->local_bsz < y->local_bsz);
+    return c ? c : strcmp(x->placement, y->placement);
+}
+
+static int configuration_order(const void *a, const void *b)
+{
+    const cf_measurement *x = *(const cf_measurement *const *)a, *y = *(const cf_measurement *const *)b;
+    int c = configuration_cmp(x, y);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* A configuration measured more than once is kept: every row is fitted
+ * (in the training subset) and scored as a row of its own, as a campaign
+ * that repeats a run measured it. It is said, with the count and the
+ * first repeat's lines: a row written twice was scored twice without a
+ * word. */
+static cf_status note_repeats(const cf_validate_request *req, const cf_measurement_set *set)
+{
+    if (set->n_rows < 2)
+        return CF_OK;
+    const cf_measurement **by = malloc(set->n_rows * sizeof *by);
+    if (!by)
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < set->n_rows; i++)
+        by[i] = &set->rows[i];
+    qsort(by, set->n_rows, sizeof *by, configuration_order);
+    size_t repeats = 0, same_time = 0;
+    const cf_measurement *first = NULL, *of = NULL, *start = by[0];
+    for (size_t i = 1; i < set->n_rows; i++) {
+        if (configuration_cmp(start, by[i]) != 0) {
+            start = by[i];
+            continue;
+        }
+        repeats++;
+        same_time += by[i]->step_time_s == start->step_time_s;
+        if (!first || by[i]->line < first->line)
+            first = by[i], of = start;
+    }
+    free(by);
+    if (!repeats)
+        return CF_OK;
+    cf_buf text = CF_BUF_INIT;
+    cf_buf_printf(&text, "%s: %zu row%s repeat%s the configuration of an earlier row (the first: line %ld repeats "
+                  "line %ld, %s/%s %d node%s × %d GPU%s, batch %d per GPU)", req->path, repeats,
+                  repeats == 1 ? "" : "s", repeats == 1 ? "s" : "", first->line, of->line, first->model, first->gpu,
+                  first->num_nodes, first->num_nodes == 1 ? "" : "s", first->num_gpus, first->num_gpus == 1 ? "" : "s",
+                  first->local_bsz);
+    if (same_time)
+        cf_buf_printf(&text, ", %zu with the same step time", same_time);
+    cf_buf_puts(&text, "; each row is fitted and scored as a row of its own");
+    if (cf_buf_failed(&text)) {
+        cf_buf_free(&text);
+        return cf_error_set(CF_ERR_NOMEM, "out of memory");
+    }
+    note(req, CF_NOTE_WARNING, cf_buf_cstr(&text));
+    note(req, CF_NOTE_HINT, same_time ? "a row with the same step time may be written twice: remove the copy; "
+                                        "repeated runs of a configuration are real data and are kept"
+                                      : "repeated runs of a configuration are real data and are kept: each weighs "
+                                        "in the fit and the scores as one row");
+    cf_buf_free(&text);
+    return CF_OK;
+}
+
 /* Rows naming one GPU of the table in other spellings ("T4", "Tesla T4",
  * "t4": docs/catalog.md "GPU names") are one GPU: each takes the spelling of
  * the file's first row of that GPU, so they form one group (they were two,
@@ -232,6 +307,8 @@ cf_status cf_validate_run(const cf_validate_request *req, cf_validate_result *ou
         return st;
     if ((st = unify_gpu_names(&out->set, out->catalog.gpus, out->catalog.n_gpus)) != CF_OK ||
         (st = train_gpu_names(req, out)) != CF_OK)
+        return st;
+    if ((st = note_repeats(req, &out->set)) != CF_OK)
         return st;
     if ((st = cf_validate_find_groups(out->set.rows, out->set.n_rows, &out->groups, &out->n_groups)) != CF_OK)
         return st;
