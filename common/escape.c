@@ -112,6 +112,16 @@ void cf_text_clip(const char *text, size_t max_bytes, char *out, size_t n)
     out[len] = '\0';
 }
 
+void cf_text_fit_clip(const char *text, size_t max_bytes, char *out, size_t n)
+{
+    char escaped[1024];
+    if (cf_has_controls(text)) { /* as cf_text_fit: escaped, then cut */
+        cf_escape_into(text, escaped, sizeof escaped);
+        text = escaped;
+    }
+    cf_text_clip(text, max_bytes, out, n);
+}
+
 /* The code point of the well-formed n-byte sequence at p (n 1 to 4). */
 static unsigned code_point(const unsigned char *p, size_t n)
 {

@@ -113,8 +113,9 @@ static void list_cells(cf_history_list_writer *w, const cf_history_row *row)
     snprintf(cells[6], CELL, "%ld", c->global_batch);
     cf_text_duration(c->hours, cells[7], CELL);
     snprintf(cells[8], CELL, "%.2f", c->total_usd);
-    /* cut at a character boundary: "%.40s" showed half an 'é' as '\xc3' */
-    cf_text_fit(row->ci.branch[0] ? row->ci.branch : "-", 40, cells[9], CELL);
+    /* cut at a character boundary ("%.40s" showed half an 'é' as '\xc3'), ending in "…" (a branch cut at
+     * 40 bytes read as another, whole branch); the commit is a short hash, its first 10 digits */
+    cf_text_fit_clip(row->ci.branch[0] ? row->ci.branch : "-", 40, cells[9], CELL);
     cf_text_fit(row->ci.commit[0] ? row->ci.commit : "-", 10, cells[10], CELL);
     for (int k = 0; k < NC; k++) {
         /* Control characters from outside (branch names) are shown as '?'. */

@@ -319,6 +319,18 @@ static void test_baseline_from_text(void **state)
     snprintf(text, sizeof text, "%s%s", snap, strstr(good_doc, "\"chosen\""));
     assert_int_equal(cf_baseline_from_text(text, strlen(text), "snap.json", &b), CF_OK);
     assert_string_equal(b.catalog, "snapshot-1 2026-07-30");
+    /* names longer than a configuration keeps are cut at a character boundary and end in "…": the markdown
+     * comparison showed "my-private-clou" and 63 bytes of an instance type as the baseline's, whole */
+    char long_names[2048];
+    snprintf(long_names, sizeof long_names,
+             "{\"chosen\":{\"cloud\":\"my-private-cloud-\xc3\xa9-two\",\"region\":\"us-east-1\","
+             "\"instance_type\":\"Standard_ND96isr_H100_v5_with_an_extraordinarily_long_custom_suffix_\xc3\xa9\","
+             "%s", strstr(good_doc, "\"gpu\":"));
+    assert_int_equal(cf_baseline_from_text(long_names, strlen(long_names), "long.json", &b), CF_OK);
+    assert_string_equal(b.chosen.cloud, "my-private-c\xe2\x80\xa6");
+    assert_true(strlen(b.chosen.instance_type) <= sizeof b.chosen.instance_type - 1);
+    assert_non_null(strstr(b.chosen.instance_type, "Standard_ND96isr_H100_v5_with_an_extraordinarily_long_"));
+    assert_string_equal(b.chosen.instance_type + strlen(b.chosen.instance_type) - 3, "\xe2\x80\xa6");
 }
 
 static void refused_doc(const char *text, const char *want)

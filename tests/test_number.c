@@ -336,6 +336,15 @@ static void test_utf8_prefix_and_clip(void **state)
         snprintf(shown, sizeof shown, "%.*s", (int)cf_utf8_prefix(name, max), name);
         assert_int_equal(cf_utf8_invalid_at(shown), -1);
     }
+    /* cf_text_fit_clip: escaped as cf_text_fit, cut as cf_text_clip (cf_text_fit's cut had no mark) */
+    cf_text_fit_clip("my-private-cloud-\xc3\xa9-two", 15, out, 16);
+    assert_string_equal(out, "my-private-c\xe2\x80\xa6");
+    cf_text_fit_clip("lambda", 15, out, 16);
+    assert_string_equal(out, "lambda");
+    cf_text_fit_clip("a\nbcdefghijk", 10, out, sizeof out);
+    assert_null(strchr(out, '\n'));
+    assert_int_equal(strlen(out), 10);
+    assert_non_null(strstr(out, "\xe2\x80\xa6"));
 }
 
 static void test_escape_output(void **state)

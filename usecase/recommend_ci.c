@@ -26,7 +26,7 @@ void cf_baseline_from_row(const cf_history_row *row, cf_baseline *out)
      * (cf_text_fit): "%.64s" of 'release/xéé…' stored half an 'é' in the
      * gate notes, which PostgreSQL refused (the run failed, exit 1) */
     char branch[72];
-    cf_text_fit(row->ci.branch, 64, branch, sizeof branch);
+    cf_text_fit_clip(row->ci.branch, 64, branch, sizeof branch); /* a cut ends in "…" */
     if (branch[0])
         snprintf(out->source, sizeof out->source, "recommendation %lld (%s, %s)", row->id, branch,
                  row->created_at);

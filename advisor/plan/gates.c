@@ -265,7 +265,8 @@ static const cJSON *field(const cJSON *o, const char *key, int want_string, cons
 
 static void copy_string(char *out, size_t n, const cJSON *v)
 {
-    cf_text_fit(v ? v->valuestring : "", n - 1, out, n); /* at a character boundary */
+    /* at a character boundary, and a cut says so: the markdown comparison showed "my-private-clou" */
+    cf_text_fit_clip(v ? v->valuestring : "", n - 1, out, n);
 }
 
 /* An optional number of the chosen configuration (an interval); NaN when absent. */
@@ -288,7 +289,7 @@ static void overrides_from_doc(const cJSON *doc, cf_baseline *out)
         return;
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(ov, "file");
     const cJSON *sha = cJSON_GetObjectItemCaseSensitive(ov, "sha256");
-    cf_text_fit(cJSON_IsString(file) && file->valuestring[0] ? file->valuestring : "?",
+    cf_text_fit_clip(cJSON_IsString(file) && file->valuestring[0] ? file->valuestring : "?",
                 sizeof out->overrides_file - 1, out->overrides_file, sizeof out->overrides_file);
     if (cJSON_IsString(sha) && strlen(sha->valuestring) == sizeof out->overrides_sha256 - 1 &&
         strspn(sha->valuestring, "0123456789abcdef") == sizeof out->overrides_sha256 - 1)

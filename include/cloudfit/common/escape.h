@@ -43,6 +43,10 @@ size_t cf_utf8_prefix(const char *text, size_t max_bytes);
  * n - 1), else cut at a character boundary and ended with "…" (counted in
  * max_bytes): a name shortened for a message or a note. Not escaped. */
 void cf_text_clip(const char *text, size_t max_bytes, char *out, size_t n);
+/* cf_text_fit, but a cut ends in "…" as cf_text_clip's does: a name from
+ * outside shown in a table cell or a note (a baseline document's instance
+ * type, a CI branch), which must say it was cut. */
+void cf_text_fit_clip(const char *text, size_t max_bytes, char *out, size_t n);
 /* 1 when `text` has a character that cf_escape_controls would change. */
 int cf_has_controls(const char *text);
 /* Terminal columns of the character at p (avail bytes readable; *len its
