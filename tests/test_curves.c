@@ -109,6 +109,26 @@ static cf_gpu_perf t4_reference(const cf_job *job)
     return ref;
 }
 
+/* The unknown NIC's range (the fit's bound, the default network's
+ * interval) is the catalog's: its slowest and fastest NIC. A catalog that
+ * grows past either end fails here, not silently (the bound said 3,200
+ * Gbit/s while the catalog sold 6,400). */
+static void test_unknown_nic_range_is_the_catalogs(void **state)
+{
+    (void)state;
+    cf_catalog cat;
+    assert_int_equal(cf_catalog_load_embedded(&cat), CF_OK);
+    double slowest = INFINITY, fastest = 0;
+    for (size_t i = 0; i < cat.n_vms; i++)
+        if (cat.vms[i].network_gbps > 0) {
+            slowest = fmin(slowest, cat.vms[i].network_gbps);
+            fastest = fmax(fastest, cat.vms[i].network_gbps);
+        }
+    assert_float_equal(slowest, CF_UNKNOWN_NIC_SLOWEST_GBPS, 1e-9);
+    assert_float_equal(fastest, CF_UNKNOWN_NIC_FIT_BOUND_GBPS, 1e-9);
+    cf_catalog_free(&cat);
+}
+
 /* Physical sanity over the whole catalog: for every GPU type and VM
  * network the catalog sells, small and large models, a measured or no
  * network, every node count up to 16 and three per-GPU batches, adding a
@@ -233,6 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scaling_curve),
         cmocka_unit_test(test_scaling_limits),
+        cmocka_unit_test(test_unknown_nic_range_is_the_catalogs),
         cmocka_unit_test(test_scaling_catalog_sweep),
         cmocka_unit_test(test_stateff_curve),
     };

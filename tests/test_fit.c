@@ -227,7 +227,7 @@ static void test_unknown_nic_bounds_nothing(void **state)
 
 /* The default network on a NIC the catalog does not give guesses 10 Gbit/s:
  * its 80 % interval must hold the predictions on the catalog's slowest NIC
- * (2.5 Gbit/s, TCP) and fastest (3,200 Gbit/s, RDMA), where one on a known
+ * (2.5 Gbit/s, TCP) and fastest (6,400 Gbit/s, RDMA), where one on a known
  * NIC (u_def) and one measured keep their width, and the point stays the
  * 10 Gbit/s guess. (The interval was u_def's either way: a Lambda VM's
  * guess looked as certain as a known NIC's, and DGX A100 rows under a GPU
