@@ -764,6 +764,15 @@ int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const ch
     int row = known_values_row(o, command);
     if (arg && (o->kind == OPT_STRING || o->kind == OPT_LIST) && (o->commands & command) && check_rule(o, command, command_name, arg))
         return CF_EXIT_USAGE;
+    /* An empty file, folder or runner (-o "$UNSET") is a usage error where the options are read: -o '' ran
+     * the whole command, then failed to write '' (exit 1); --compare-to '' was a missing file (exit 3).
+     * (--emit-dir's own check says more, and without --emit the option is ignored.) */
+    if (arg && !arg[0] && names_a_path(o) && (o->commands & command) && strcmp(o->long_name, "emit-dir") != 0)
+        return usage_error(command_name, "option '--%s' expects %s, got ''", o->long_name,
+                           strstr(o->arg_name, "RUNNER") ? "trace:MEASUREMENTS.csv or exec:'COMMAND TEMPLATE'"
+                           : strstr(o->arg_name, "DIR")  ? "a folder name"
+                           : strstr(o->arg_name, "URL")  ? "a postgresql:// URL or a file name"
+                                                         : "a file name");
     if (row < 0 || !known_values[row].checked || !arg)
         return 0;
     const char *values = known_values[row].values;

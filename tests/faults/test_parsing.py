@@ -27,6 +27,32 @@ def test_numeric_options_decimal_only():
     assert rc == 0 and len(json.loads(out)["alternatives"]) == 2, err
 
 
+def test_an_empty_file_option_is_a_usage_error():
+    """-o '' ran the whole recommendation, then failed to write '' (exit 1, an I/O failure); --compare-to ''
+    and simulate --trace '' were a missing file (exit 3). An empty file, folder or runner is refused as the
+    options are read, exit 2, naming the option, in every command, from the configuration file too (--emit-dir ''
+    has its own message, tests/cli/test_recommend.py)."""
+    trace = "trace:" + os.path.join(os.path.dirname(SPEC), "data", "resnet18-cifar10-t4-profile.csv")
+    cases = [(("recommend", "--no-history", SPEC), option, "a file name")
+             for option in ("-o", "--out-file", "--report", "--plot", "--compare-to", "--price-overrides")]
+    cases += [(("search", "--no-history", "--runner", trace, SPEC), "-o", "a file name"),
+              (("profile", "--backend", "cpu", SPEC), "--csv", "a file name"),
+              (("simulate", SPEC), "--trace", "a file name"),
+              (("simulate", SPEC), "--calibrate", "a folder name"),
+              (("validate", SPEC), "--rows", "a file name"),
+              (("history", "migrate"), "--to", "a postgresql:// URL or a file name")]
+    long_name = {"-o": "--out-file"}
+    for args, option, what in cases:
+        rc, out, err = run(args[0], option, "", *args[1:])
+        want = "option '%s' expects %s, got ''" % (long_name.get(option, option), what)
+        assert rc == 2 and out == "" and want in err, (args, option, rc, err)
+    rc, out, err = run("recommend", "--no-history", "-o", "-", "-f", "json", SPEC)  # '-' is standard output
+    assert rc == 0 and json.loads(out)["chosen"], err
+    config = write("config.json", json.dumps({"recommend": {"out-file": ""}}))
+    rc, out, err = run("recommend", "--no-history", SPEC, env=dict(ENV, CLOUDFIT_CONFIG=config))
+    assert rc == 2 and out == "" and "option '--out-file' expects a file name, got ''" in err, (rc, err)
+
+
 def test_a_value_that_is_an_option_is_refused():
     """An option's value given as the next word that is itself a long option (an empty shell variable:
     "--branch $EMPTY --db URL") made '--db' the value and the URL a stray argument; it is refused naming
