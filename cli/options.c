@@ -16,7 +16,9 @@
 #include "cloudfit/common/number.h"
 #include "cloudfit/common/shell_words.h"
 #include "cloudfit/common/text_wrap.h"
+#include "cloudfit/advisor/search.h"
 #include "cloudfit/profiler.h"
+#include "cloudfit/profiler/runners.h"
 #include "cloudfit/render.h"
 #include "cloudfit/render/emit_common.h"
 #include "cloudfit/spec/types.h"
@@ -182,9 +184,11 @@ const cf_cli_option cf_cli_option_table[] = {
     {"csv", 0, OPT_STRING, "FILE", CMD_PROFILE, OFF(csv_path),
      "also write the measurements as CSV (columns of the Pollux throughput.csv) to FILE"},
     {"timeout", 0, OPT_DOUBLE, "S", CMD_PROFILE, OFF(timeout_s),
-     "exec backend or --runner: stop a script that prints nothing for S seconds (default " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_DEFAULT) ")"},
+     "exec backend or --runner: stop a script that prints nothing for S seconds, " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_MIN) " to "
+     DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_MAX) " (default " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_DEFAULT) ")"},
     {"timeout", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(timeout_s),
-     "exec runner: stop a probe that prints nothing for S seconds (default " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_DEFAULT) ")"},
+     "exec runner: stop a probe that prints nothing for S seconds, " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_MIN) " to "
+     DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_MAX) " (default " DEFAULT_TEXT(CF_PROBE_TIMEOUT_S_DEFAULT) ")"},
     {"noise-steps", 0, OPT_INT, "N", CMD_PROFILE, OFF(noise_steps),
      "training steps of the noise-scale run (default 200)"},
     {"noise-micro-batches", 0, OPT_INT, "K", CMD_PROFILE, OFF(noise_micro_batches),
@@ -224,8 +228,8 @@ const cf_cli_option cf_cli_option_table[] = {
     {"price", 0, OPT_LIST, "GPU=USD", CMD_SEARCH | CMD_PROFILE, OFF(prices),
      "trace runner: price GPU at USD per GPU-hour instead of the catalog; repeatable"},
     {"trace-nic-gbps", 0, OPT_DOUBLE, "GBPS", CMD_SEARCH | CMD_PROFILE, OFF(trace_nic_gbps),
-     "trace runner: the nominal NIC of the cluster the trace was measured on, for every configuration (default: "
-     "the pricing VM's)"},
+     "trace runner: the nominal NIC of the cluster the trace was measured on, " DEFAULT_TEXT(CF_TRACE_NIC_GBPS_MIN) " to "
+     DEFAULT_TEXT(CF_TRACE_NIC_GBPS_MAX) " Gbit/s, for every configuration (default: the pricing VM's)"},
     {"probe-startup-s", 0, OPT_DOUBLE, "S", CMD_SEARCH, OFF(probe_startup_s),
      "charge S seconds of start-up (paid, no progress; at most 86400, a day) per profile run and probe (default 0)"},
     /* spot, elastic, heterogeneous (docs/spot.md) */
@@ -336,6 +340,28 @@ static int int_option_range(const cf_cli_option *o, int *min)
     return 1000000;
 }
 
+/* The range of a number option whose meaning bounds it, in its unit ("seconds"), or NULL: the others
+ * take any positive number (or are checked against the spec's range where they override it).
+ * --timeout 1e-300 timed every probe out at once, --trace-nic-gbps 1e-300 predicted 4.7e-21 s steps. */
+static const char *double_option_range(const cf_cli_option *o, double *min, double *max, const char **note)
+{
+    static const struct {
+        const char *name;
+        double min, max;
+        const char *unit, *note;
+    } limits[] = {{"timeout", CF_PROBE_TIMEOUT_S_MIN, CF_PROBE_TIMEOUT_S_MAX, "seconds", " (a day)"},
+                  {"trace-nic-gbps", CF_TRACE_NIC_GBPS_MIN, CF_TRACE_NIC_GBPS_MAX, "Gbit/s", ""},
+                  {"probe-startup-s", 0, CF_SEARCH_PROBE_STARTUP_MAX_S, "seconds", " (a day per run)"}};
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
+        if (strcmp(o->long_name, limits[i].name) == 0) {
+            *min = limits[i].min;
+            *max = limits[i].max;
+            *note = limits[i].note;
+            return limits[i].unit;
+        }
+    return NULL;
+}
+
 static int usage_error(const char *command, const char *fmt, ...) CF_PRINTF(2, 3);
 static int usage_error(const char *command, const char *fmt, ...)
 {
@@ -416,6 +442,18 @@ static int store(const cf_cli_option *o, const char *command, const char *arg, c
         char why[96] = "";
         cf_number_result r = usd ? cf_number_usd(arg, -HUGE_VAL, HUGE_VAL, &v, why, sizeof why)
                                  : cf_number_double(arg, -HUGE_VAL, HUGE_VAL, &v);
+        double lo = 0, hi = HUGE_VAL;
+        const char *note = "", *unit = double_option_range(o, &lo, &hi, &note);
+        char range[128], lo_text[32], hi_text[32];
+        if (unit) { /* "seconds from 1 to 86400 (a day)", whatever is wrong with the value */
+            cf_number_plain_text(lo, CF_NUMBER_AS_GIVEN, lo_text, sizeof lo_text);
+            cf_number_plain_text(hi, CF_NUMBER_AS_GIVEN, hi_text, sizeof hi_text);
+            snprintf(range, sizeof range, "%s from %s to %s%s", unit, lo_text, hi_text, note);
+            what = range;
+        }
+        if (r == CF_NUMBER_OK && unit && !(v >= lo && v <= hi))
+            return usage_error(command, "option '--%s' expects %s, got '%s'", o->long_name, what,
+                               shown_arg(arg, shown, sizeof shown));
         if (r == CF_NUMBER_OK && v == 0 && cf_cli_option_takes_zero(o)) {
             *(double *)field = 0;
             return 0;

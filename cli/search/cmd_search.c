@@ -119,9 +119,6 @@ static int request_of(const cf_cli_options *o, cf_search_session_request *req, c
     req->trace_noise_sd = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : -1;
     if (o->trace_noise && req->trace_noise_sd < 0 && strncmp(o->runner, "trace:", 6) == 0)
         return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%%), got '%s'", o->trace_noise);
-    if (o->probe_startup_s > CF_SEARCH_PROBE_STARTUP_MAX_S)
-        return usage("option '--probe-startup-s' expects seconds from 0 to %g (a day per run), got %g",
-                     CF_SEARCH_PROBE_STARTUP_MAX_S, o->probe_startup_s);
     if (o->prices.n && strncmp(o->runner, "exec:", 5) == 0)
         return usage("option '--price' is for the trace runner; %s", "the exec runner prices from the catalog");
     return 0;

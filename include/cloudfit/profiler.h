@@ -65,6 +65,10 @@ const char *cf_probe_device_difference(const cf_probe_device *kept, const cf_pro
 
 /* Seconds an exec probe may stay silent before it is stopped (profile, search, runners). */
 #define CF_PROBE_TIMEOUT_S_DEFAULT 120
+/* The silence --timeout may allow: a second to a day (1e-300 s timed every
+ * run out at once, and 1e300 s never ended a hung one). */
+#define CF_PROBE_TIMEOUT_S_MIN 1
+#define CF_PROBE_TIMEOUT_S_MAX 86400
 
 typedef struct {
     double timeout_s;          /* exec: kill the script after this long without a line; <= 0 = CF_PROBE_TIMEOUT_S_DEFAULT */

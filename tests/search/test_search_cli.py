@@ -272,6 +272,30 @@ def test_probe_startup_is_bounded():
     assert day["search"]["profile_cost_usd"] > zero["search"]["profile_cost_usd"] > 0
 
 
+def test_timeout_and_trace_nic_are_bounded():
+    """--timeout and --trace-nic-gbps took any positive number: --timeout 1e-300 timed every probe out at once
+    (exit 6), 1e300 never stopped a hung one, --trace-nic-gbps 1e-300 predicted steps of 4.7e-21 s. They are
+    refused naming the option, the value and the range, exit 2, in search and profile, from the configuration
+    file too; the bounds themselves are taken."""
+    for option, values, want in (("--timeout", ("1e-300", "0.5", "86401", "1e300", "-1", "inf", ""),
+                                  "expects seconds from 1 to 86400 (a day), got '%s'"),
+                                 ("--trace-nic-gbps", ("1e-300", "0.09", "1000001", "1e300", "nan"),
+                                  "expects Gbit/s from 0.1 to 1000000, got '%s'")):
+        for value in values:
+            for command, extra in (("search", ()), ("profile", ("--gpu", "T4"))):
+                p = subprocess.run([BIN, command, SPEC, "--runner", "trace:" + TRACE, "--no-history", *extra,
+                                    option, value], capture_output=True, text=True, env=ENV, timeout=120)
+                assert p.returncode == 2 and p.stdout == "", (command, option, value, p.returncode, p.stderr)
+                assert ("cloudfit: option '%s' " + want) % (option, value) in p.stderr, p.stderr
+    for option, value in (("--trace-nic-gbps", "0.1"), ("--trace-nic-gbps", "1000000"), ("--timeout", "1"),
+                          ("--timeout", "86400")):
+        rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", option, value)
+        assert rc in (0, 4) and "chosen:" in out and "expects" not in err, (option, value, rc, err)
+    config = write("bounded-config.json", json.dumps({"search": {"timeout": 1e300}}))
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", env=dict(ENV, CLOUDFIT_CONFIG=config))
+    assert rc == 2 and "option '--timeout' expects seconds from 1 to 86400" in err, (rc, err)
+
+
 def test_savings_line_says_slower_and_dearer():
     """The table's savings line printed a pick slower than training.current as "-92.64 h faster" and one dearer
     as "$-98.56 (-48.3%)": it says "h slower" and "none: $… more" now, and the JSON keeps the signed numbers."""

@@ -66,6 +66,12 @@ typedef struct {
     size_t n_gpu_table;
 } cf_trace_runner_config;
 
+/* The NIC a trace may say it was measured on (--trace-nic-gbps), in Gbit/s:
+ * 1e-300 predicted a step of 4.7e-21 s; the top is the spec's
+ * sync_s.inter_node_gbps bound. */
+#define CF_TRACE_NIC_GBPS_MIN 0.1
+#define CF_TRACE_NIC_GBPS_MAX 1e6
+
 cf_status cf_trace_runner_open(const cf_trace_runner_config *config, cf_trace_runner *out);
 cf_search_runner cf_trace_runner_iface(cf_trace_runner *t);
 void cf_trace_runner_close(cf_trace_runner *t);
