@@ -736,7 +736,9 @@ static const struct {
      "a percentage below 100% or a fraction below 1 (e.g. 3% or 0.03; a number without % is a fraction)"},
     {"min-share", CMD_ALL, RULE_FRACTION,
      "a percentage below 100% or a fraction below 1 (e.g. 25% or 0.25; a number without % is a fraction)"},
-    {"margin", CMD_ALL, RULE_FRACTION, "a fraction or a percentage (e.g. 3%)"},
+    /* the range said: "expects a fraction or a percentage" of --trace-noise 200% read as a contradiction */
+    {"margin", CMD_ALL, RULE_FRACTION, "a fraction below 1 or a percentage below 100% (e.g. 3% or 0.03)"},
+    {"trace-noise", CMD_ALL, RULE_FRACTION, "a fraction below 1 or a percentage below 100% (e.g. 2% or 0.02)"},
     {"safety-sds", CMD_ALL, RULE_SDS, "a number from 0 to 5"},
     /* every command that takes them: history's, prices' and profile's were
      * left to the command, so config show showed an empty one as in effect,

@@ -239,9 +239,7 @@ static int runner_request(const cf_cli_options *o, cf_profile_request *req, cf_c
     if (o->gpus.n != 1)
         return usage("option '--runner' needs exactly one --gpu GPU (the GPU type to profile)",
                      "e.g. cloudfit profile model.json --runner trace:runs.csv --gpu T4");
-    double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02;
-    if (noise < 0)
-        return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%)", "e.g. --trace-noise 0");
+    double noise = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : 0.02; /* checked as the options were read */
     int rc = cf_cli_catalog_open(o, 0, src);
     if (rc)
         return rc;

@@ -117,8 +117,6 @@ static int request_of(const cf_cli_options *o, cf_search_session_request *req, c
     req->prefer_regions = (const char *const *)o->prefer_regions.items;
     req->n_prefer_regions = (size_t)o->prefer_regions.n;
     req->trace_noise_sd = o->trace_noise ? cf_cli_parse_fraction(o->trace_noise) : -1;
-    if (o->trace_noise && req->trace_noise_sd < 0 && strncmp(o->runner, "trace:", 6) == 0)
-        return usage("option '--trace-noise' expects a fraction or a percentage (e.g. 2%%), got '%s'", o->trace_noise);
     if (o->prices.n && strncmp(o->runner, "exec:", 5) == 0)
         return usage("option '--price' is for the trace runner; %s", "the exec runner prices from the catalog");
     return 0;
