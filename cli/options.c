@@ -747,6 +747,9 @@ static const struct {
     {"region", CMD_ALL, RULE_NAME, "a name"},
     {"db", CMD_ALL, RULE_NAME, "a file name or a postgresql:// URL"}, /* '' was read as no database at all */
     {"instance-type", CMD_ALL, RULE_NAME, "a name"},
+    /* '' was a model of no trace row (exit 3), and no model constant at all (taken, exit 0) */
+    {"trace-model", CMD_ALL, RULE_NAME, "a model name"},
+    {"model-constants", CMD_ALL, RULE_NAME, "NAME=VALUE[,NAME=VALUE...]"},
     {"since", CMD_ALL, RULE_WHEN, NULL},
     {"until", CMD_ALL, RULE_WHEN, NULL},
     {"older-than", CMD_ALL, RULE_WHEN, NULL},

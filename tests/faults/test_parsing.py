@@ -53,6 +53,19 @@ def test_an_empty_file_option_is_a_usage_error():
     assert rc == 2 and out == "" and "option '--out-file' expects a file name, got ''" in err, (rc, err)
 
 
+def test_an_empty_model_or_constant_list_is_a_usage_error():
+    """search --trace-model '' looked for trace rows of the model '' (exit 3, as if the file were at fault), and
+    validate --model-constants '' was taken as no constant at all (exit 0). Both are exit 2 naming the option."""
+    trace = os.path.join(os.path.dirname(SPEC), "data", "resnet18-cifar10-t4-profile.csv")
+    for args, option, what in ((("search", "--no-history", "--runner", "trace:" + trace, SPEC), "--trace-model",
+                                "a model name"),
+                               (("profile", "--runner", "trace:" + trace, "--gpu", "T4", SPEC), "--trace-model",
+                                "a model name"),
+                               (("validate", trace), "--model-constants", "NAME=VALUE[,NAME=VALUE...]")):
+        rc, out, err = run(args[0], option + "=", *args[1:])
+        assert rc == 2 and out == "" and "option '%s' expects %s, got ''" % (option, what) in err, (args, rc, err)
+
+
 def test_a_value_that_is_an_option_is_refused():
     """An option's value given as the next word that is itself a long option (an empty shell variable:
     "--branch $EMPTY --db URL") made '--db' the value and the URL a stray argument; it is refused naming
