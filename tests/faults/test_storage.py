@@ -329,7 +329,10 @@ def test_outputs_are_checked_before_anything_is_published():
                               env=ENV, cwd=folder, timeout=120)
     for bad in ("adir", "adir/", ".", ""):
         p = rec("-o", "out.txt", "--plot", "p.svg", "--emit", "k8s", "--emit-dir", "new/sub", "--report", bad)
-        assert p.returncode == 1 and "cannot write" in p.stderr, (bad, p.returncode, p.stderr)
+        if bad:
+            assert p.returncode == 1 and "cannot write" in p.stderr, (bad, p.returncode, p.stderr)
+        else:  # an empty value is a usage error, said before anything runs
+            assert p.returncode == 2 and "expects a file name, got ''" in p.stderr, (p.returncode, p.stderr)
         assert [f for f in os.listdir(folder) if not f.startswith("h.db")] == ["adir"], (bad, os.listdir(folder))
         assert not os.path.exists(db) or db_rows(db, "recommendations") == 0
     # one new file under two spellings: a usage error before anything runs (it was found only at publishing)
