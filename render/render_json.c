@@ -147,7 +147,7 @@ static cJSON *constraints_json(const cf_constraints *s)
     return o;
 }
 
-static cJSON *gpus_json(const cf_inputs *in)
+static cJSON *gpus_json(const cf_inputs *in, const char *spec_memory_format)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < in->n_perf; i++) {
@@ -186,6 +186,14 @@ static cJSON *gpus_json(const cf_inputs *in)
         else
             cJSON_AddNullToObject(o, "network_note");
         cJSON_AddStringToObject(o, "note", g->note);
+        /* the profile's memory format against the spec's, where they differ (the interval is wider) */
+        if (g->profile_memory_format[0] && spec_memory_format[0]) {
+            cJSON *f = cJSON_AddObjectToObject(o, "memory_format_mismatch");
+            cJSON_AddStringToObject(f, "profile", g->profile_memory_format);
+            cJSON_AddStringToObject(f, "spec", spec_memory_format);
+        } else {
+            cJSON_AddNullToObject(o, "memory_format_mismatch");
+        }
         cJSON_AddItemToArray(a, o);
     }
     return a;
@@ -232,7 +240,7 @@ static cJSON *explanation_json(const cf_report *r)
     cJSON_AddBoolToObject(lr, "sqrt_form", c->lr.sqrt_form);
     cJSON_AddNumberToObject(lr, "factor", cf_json_round(c->lr.factor, 4));
     cJSON_AddItemToObject(lr, "by_nodes", lr_table_json(r, c));
-    cJSON_AddItemToObject(o, "gpus", gpus_json(in));
+    cJSON_AddItemToObject(o, "gpus", gpus_json(in, r->spec->job.memory_format));
     cJSON *counts = cJSON_AddObjectToObject(o, "search");
     cJSON_AddNumberToObject(counts, "offers", (double)r->n_offers);
     cJSON_AddNumberToObject(counts, "model_evaluations", (double)r->advice->n_evaluated);

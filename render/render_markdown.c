@@ -267,7 +267,7 @@ static void reasons(const cf_report *r, cf_buf *out)
         cf_buf_puts(out, "\n");
     }
     for (int i = 0; i < in->n_notes; i++) {
-        cf_buf_puts(out, "- note: ");
+        cf_buf_puts(out, strncmp(in->notes[i], "hint: ", 6) == 0 ? "- " : "- note: ");
         cell(out, in->notes[i]);
         cf_buf_puts(out, "\n");
     }

@@ -310,8 +310,8 @@ static void explanation(const cf_report *r, cf_buf *out)
         cf_report_extrapolation_note(c, out);
         cf_buf_puts(out, "\n");
     }
-    for (int i = 0; i < in->n_notes; i++)
-        cf_buf_printf(out, "  note: %s\n", in->notes[i]);
+    for (int i = 0; i < in->n_notes; i++) /* a note's hint (advisor/model/inputs.c) is its own line */
+        cf_buf_printf(out, strncmp(in->notes[i], "hint: ", 6) == 0 ? "  %s\n" : "  note: %s\n", in->notes[i]);
 }
 
 void cf_report_table(const cf_report *r, cf_buf *out, int color) { cf_report_table_fit(r, out, color, 0); }

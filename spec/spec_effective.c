@@ -164,7 +164,10 @@ static cJSON *copy_member(const cJSON *from, const char *key)
  * model.precision (with_precision 0): a profile records the precision it
  * was measured in and recommend moves it to the spec's, so the key must not
  * change when the spec says how the job trains (recommend's note asks for
- * exactly that edit, which used to discard the profile). */
+ * exactly that edit, which used to discard the profile). Never with
+ * model.memory_format: the profile records its own too, and recommend
+ * compares the two (older versions had no such key, so the key they
+ * stored under has none either). */
 static cf_status profile_key(const cf_spec *spec, int with_precision, char out[65])
 {
     if (!spec->canonical_json)
@@ -180,6 +183,7 @@ static cf_status profile_key(const cf_spec *spec, int with_precision, char out[6
     if ((item = copy_member(doc, "model"))) {
         if (!with_precision)
             cJSON_DeleteItemFromObjectCaseSensitive(item, "precision");
+        cJSON_DeleteItemFromObjectCaseSensitive(item, "memory_format");
         cJSON_AddItemToObject(key, "model", item);
     }
     if ((item = copy_member(doc, "data")))

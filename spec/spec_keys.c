@@ -9,7 +9,7 @@
 
 static const char *const top_keys[] = {"$schema", "description", "name", "model", "data",
                                        "training", "profile", "search", NULL};
-static const char *const model_keys[] = {"parameters", "gradient_bytes", "precision",
+static const char *const model_keys[] = {"parameters", "gradient_bytes", "precision", "memory_format",
                                          "flops_per_sample", "memory_per_sample_mib",
                                          "architecture", NULL};
 static const char *const mlp_keys[] = {"type", "layers", "activation", NULL};
@@ -60,6 +60,8 @@ static const named_list sections[] = {
 };
 
 static const char *const precisions[] = {"fp32", "tf32", "fp16", "bf16", NULL};
+/* the probe's device event's memory formats (profiler/probe_exec.c, docs/exec-protocol.md) */
+static const char *const memory_formats[] = {"contiguous", "channels_last", "channels_last_3d", NULL};
 static const char *const arch_types[] = {"mlp", "cnn", "decoder", NULL};
 static const char *const activations[] = {"relu", "gelu", NULL};
 static const char *const optimizers[] = {"sgd", "momentum", "adam", "adamw", "lamb", NULL};
@@ -71,6 +73,7 @@ static const char *const spot_policies[] = {"never", "allow", "only", NULL};
 
 static const named_list enums[] = {
     {"model.precision", precisions},
+    {"model.memory_format", memory_formats},
     {"model.architecture.type", arch_types},
     {"model.architecture.activation", activations},
     {"training.optimizer", optimizers},

@@ -148,6 +148,12 @@ static cf_status read_model_object(spec_ctx *c, const cJSON *model, cf_spec *out
     if (st == CF_OK)
         st = spec_field_enum(c, model, "precision", cf_spec_enum_values("model.precision"), &precision);
     out->job.precision = (cf_precision)precision;
+    int memory_format = -1; /* not said: nothing to compare a profile's with */
+    if (st == CF_OK)
+        st = spec_field_enum(c, model, "memory_format", cf_spec_enum_values("model.memory_format"), &memory_format);
+    if (st == CF_OK && memory_format >= 0)
+        snprintf(out->job.memory_format, sizeof out->job.memory_format, "%s",
+                 cf_spec_enum_values("model.memory_format")[memory_format]);
     if (st == CF_OK)
         st = spec_field_number(c, model, "flops_per_sample", &SPEC_RULE_FLOPS_PER_SAMPLE, NULL,
                                &out->job.flops_per_sample);

@@ -441,6 +441,71 @@ static void test_measurement_precision_column(void **state)
     cf_inputs_free(&in);
 }
 
+/* A profile run in another memory format than the spec's
+ * model.memory_format: the compute's log sd takes σ_format in quadrature —
+ * on the profiled GPU type and on every type carried over from it — the
+ * point stays, and a note and its hint say so. A profile or a spec that
+ * does not say its format changes nothing. */
+typedef struct {
+    double sigma_a100, sigma_t4, step_a100, step_t4; /* log sd of compute; a 1-GPU step at batch 64 */
+    int notes;
+    char mismatch[20];
+} format_outcome;
+
+static format_outcome with_formats(const char *profiled, const char *job_format)
+{
+    cf_job j = job();
+    snprintf(j.memory_format, sizeof j.memory_format, "%s", job_format);
+    const cf_vm *cands[] = {&vms[0], &vms[1]};
+    cf_profile cached = gpu_profile("A100-40GB", 0.02, 0.002);
+    snprintf(cached.precision, sizeof cached.precision, "tf32"); /* the job's fp32: moved, σ of its own */
+    snprintf(cached.memory_format, sizeof cached.memory_format, "%s", profiled);
+    cf_inputs_request rq = request(&j, cands, 2);
+    rq.profiles = &cached;
+    rq.n_profiles = 1;
+    cf_inputs in;
+    if (cf_inputs_build(&rq, &in) != CF_OK)
+        fail_msg("%s", cf_error_message());
+    const cf_gpu_perf *a100 = cf_inputs_perf(&in, "A100-40GB"), *t4 = cf_inputs_perf(&in, "T4");
+    assert_non_null(a100);
+    assert_non_null(t4);
+    assert_string_equal(t4->carried_from, "A100-40GB");
+    assert_string_equal(t4->profile_memory_format, a100->profile_memory_format);
+    format_outcome o = {a100->params.sigma_compute, t4->params.sigma_compute,
+                        cf_perf_node_step(&a100->params, 0, 1, 64).step_s, cf_perf_node_step(&t4->params, 0, 1, 64).step_s,
+                        has_note(&in, "(model.memory_format)") + has_note(&in, "hint: profile in "), ""};
+    snprintf(o.mismatch, sizeof o.mismatch, "%s", a100->profile_memory_format);
+    cf_inputs_free(&in);
+    return o;
+}
+
+static void test_profile_memory_format_widens_the_interval(void **state)
+{
+    (void)state;
+    format_outcome same = with_formats("channels_last", "channels_last");
+    format_outcome other = with_formats("contiguous", "channels_last");
+    double s = CF_CARRY_SIGMA_MEMORY_FORMAT;
+    assert_true(s > 0.588 && s < 0.6); /* the 80 % interval holds ×2.125 (ln 2.125 / 1.2816 = 0.588), just */
+    assert_true(same.sigma_a100 > 0);  /* tf32 → fp32 already */
+    assert_float_equal(other.sigma_a100, hypot(same.sigma_a100, s), 1e-12);
+    assert_float_equal(other.sigma_t4, hypot(same.sigma_t4, s), 1e-12); /* carried: inherited */
+    assert_float_equal(other.step_a100, same.step_a100, 0);               /* the point stays */
+    assert_float_equal(other.step_t4, same.step_t4, 0);
+    assert_int_equal(other.notes, 2);
+    assert_string_equal(other.mismatch, "contiguous");
+    /* the same format, or either side unsaid: as before */
+    const char *const unchanged[][2] = {{"channels_last", "channels_last"}, {"", "channels_last"}, {"contiguous", ""},
+                                        {"", ""}};
+    for (size_t i = 0; i < sizeof unchanged / sizeof *unchanged; i++) {
+        format_outcome o = with_formats(unchanged[i][0], unchanged[i][1]);
+        assert_float_equal(o.sigma_a100, same.sigma_a100, 0);
+        assert_float_equal(o.sigma_t4, same.sigma_t4, 0);
+        assert_float_equal(o.step_a100, same.step_a100, 0);
+        assert_int_equal(o.notes, 0);
+        assert_string_equal(o.mismatch, "");
+    }
+}
+
 static void test_measurement_rows_are_selected_and_fitted(void **state)
 {
     (void)state;
@@ -615,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_falling_step_times_are_noted),
         cmocka_unit_test(test_measurement_rows_match_by_gpu_not_spelling),
         cmocka_unit_test(test_measurement_precision_column),
+        cmocka_unit_test(test_profile_memory_format_widens_the_interval),
         cmocka_unit_test(test_unknown_gpu_names_the_key),
         cmocka_unit_test(test_given_keys_resolve_and_name_each_gpu_once),
         cmocka_unit_test(test_given_ceiling_is_carried),

@@ -396,6 +396,35 @@ static void test_spec_key_ignores_precision(void **state)
     cf_spec_free(&b);
 }
 
+/* Nor is model.memory_format, under either key: the profile records the
+ * format it ran in and recommend compares the two, and its hint asks for a
+ * new profile in the job's format — which a key of its own would have left
+ * unseen beside the old one. */
+static void test_spec_key_ignores_memory_format(void **state)
+{
+    (void)state;
+    static const char *const with_format =
+        "{\"name\": \"p\", \"model\": {\"parameters\": 1000000, \"precision\": \"fp16\","
+        " \"memory_format\": \"channels_last\"},"
+        " \"data\": {\"samples\": 10000}, \"training\": {\"epochs\": 1, \"batch\": 32, \"lr\": 0.1}}";
+    static const char *const without =
+        "{\"name\": \"p\", \"model\": {\"parameters\": 1000000, \"precision\": \"fp16\"},"
+        " \"data\": {\"samples\": 10000}, \"training\": {\"epochs\": 1, \"batch\": 32, \"lr\": 0.1}}";
+    cf_spec a, b;
+    load_spec(with_format, &a);
+    load_spec(without, &b);
+    char ka[65], kb[65], before_a[65], before_b[65];
+    assert_int_equal(cf_spec_profile_key(&a, ka), CF_OK);
+    assert_int_equal(cf_spec_profile_key(&b, kb), CF_OK);
+    assert_string_equal(ka, kb);
+    assert_int_equal(cf_spec_profile_key_before_precision(&a, before_a), CF_OK);
+    assert_int_equal(cf_spec_profile_key_before_precision(&b, before_b), CF_OK);
+    assert_string_equal(before_a, before_b);
+    assert_string_not_equal(before_a, "");
+    cf_spec_free(&a);
+    cf_spec_free(&b);
+}
+
 /* A failure in the middle of the sweep returns nothing at all. */
 static void test_failure_returns_nothing(void **state)
 {
@@ -480,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_spec_key),
         cmocka_unit_test(test_spec_key_ignores_precision),
+        cmocka_unit_test(test_spec_key_ignores_memory_format),
         cmocka_unit_test(test_failure_returns_nothing),
         cmocka_unit_test(test_engine_backend_needs_mlp),
         cmocka_unit_test(test_median_and_fit),

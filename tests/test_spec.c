@@ -55,6 +55,7 @@ static void test_minimal_defaults(void **state)
     assert_true(s.job.parameters == 1000.0);
     assert_int_equal(s.job.gradient_bytes, 4);
     assert_int_equal(s.job.precision, CF_PREC_FP32);
+    assert_string_equal(s.job.memory_format, ""); /* not said */
     assert_true(s.job.flops_per_sample == 0.0 && s.job.memory_per_sample_mib == 0.0);
     assert_string_equal(s.job.architecture_type, "");
     assert_int_equal(s.job.n_mlp_layers, 0);
@@ -107,6 +108,7 @@ static const char full_spec[] =
     "  \"description\": \"every field\",\n"
     "  \"name\": \"resnet50-imagenet_v1.2\",\n"
     "  \"model\": {\"parameters\": 25557032, \"gradient_bytes\": 2, \"precision\": \"bf16\",\n"
+    "            \"memory_format\": \"channels_last\",\n"
     "            \"flops_per_sample\": 1.23e10, \"memory_per_sample_mib\": 95,\n"
     "            \"architecture\": {\"type\": \"cnn\", \"channels\": [64, 128, 256], \"image_size\": 224,\n"
     "                             \"classes\": 1000}},\n"
@@ -136,6 +138,7 @@ static void check_full_model(const cf_spec *s)
     assert_true(s->job.parameters == 25557032.0);
     assert_int_equal(s->job.gradient_bytes, 2);
     assert_int_equal(s->job.precision, CF_PREC_BF16);
+    assert_string_equal(s->job.memory_format, "channels_last");
     assert_true(s->job.flops_per_sample == 1.23e10);
     assert_true(s->job.memory_per_sample_mib == 95.0);
     assert_string_equal(s->job.architecture_type, "cnn");
@@ -387,6 +390,20 @@ static const bad_case bad_cases[] = {
      "model.json: model.gradient_bytes: expected one of 1, 2, 4, 8, got 3", NULL},
     {"{" NAME ", \"model\": {\"parameters\": 10, \"precision\": \"fp8\"}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
      "model.json: model.precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", got \"fp8\"", NULL},
+    /* the probe's names, not PyTorch's attribute or a layout's letters */
+    {"{" NAME ", \"model\": {\"parameters\": 10, \"memory_format\": \"channels-last\"}, " DATA ", " TRAIN "}",
+     CF_ERR_INVALID,
+     "model.json: model.memory_format: expected one of \"contiguous\", \"channels_last\", \"channels_last_3d\", got "
+     "\"channels-last\"",
+     "did you mean \"channels_last\"?"},
+    {"{" NAME ", \"model\": {\"parameters\": 10, \"memory_format\": \"NHWC\"}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: model.memory_format: expected one of \"contiguous\", \"channels_last\", \"channels_last_3d\", got "
+     "\"NHWC\"",
+     NULL},
+    {"{" NAME ", \"model\": {\"parameters\": 10, \"memory_format\": true}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
+     "model.json: model.memory_format: expected one of \"contiguous\", \"channels_last\", \"channels_last_3d\", got "
+     "true",
+     NULL},
     {"{" NAME ", \"model\": {\"parameters\": 10, \"flops_per_sample\": -1e9}, " DATA ", " TRAIN "}", CF_ERR_INVALID,
      "model.json: model.flops_per_sample: expected a positive number up to 1e21, got -1000000000", NULL},
     {"{" NAME ", \"model\": {\"architecture\": {\"type\": \"mlp\", \"layers\": [784]}}, " DATA ", " TRAIN "}",
@@ -799,6 +816,7 @@ static void test_schema_agrees(void **state)
         check_schema_keys(schema, sections[i][0], sections[i][1]);
     static const char *const enums[][2] = {
         {"model.precision", "$defs/model/properties/precision"},
+        {"model.memory_format", "$defs/model/properties/memory_format"},
         {"model.architecture.activation", "$defs/mlp/properties/activation"},
         {"training.optimizer", "$defs/training/properties/optimizer"},
         {"training.lr_rule", "$defs/training/properties/lr_rule"},

@@ -111,6 +111,7 @@ cf_status cf_gpu_perf_estimate(const cf_job *job, const cf_gpu *target, const cf
         p->network_provenance = ref_p.inter_gbps > 0 ? CF_PROV_ESTIMATED : CF_PROV_DEFAULT;
         out->reference_network_gbps = ref->reference_network_gbps;
         snprintf(out->carried_from, sizeof out->carried_from, "%s", ref_gpu->model);
+        snprintf(out->profile_memory_format, sizeof out->profile_memory_format, "%s", ref->profile_memory_format);
         /* The same rule `validate --crossgpu` scores, with this profile's
          * own fixed per-step share and the memory-ceiling batch ratio. */
         int m_ref = ref_p.max_local_batch;

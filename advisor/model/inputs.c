@@ -477,6 +477,40 @@ static void profile_precision(const cf_inputs_request *rq, const cf_gpu *gpu, co
              p->backend, gpu->model, p->precision, cf_precision_name(rq->job->precision), r, p->precision);
 }
 
+/* A profile run in another memory format than the job trains in (the
+ * spec's model.memory_format; either one unsaid: nothing to compare, and
+ * nothing changes). No peak ratio moves the step as for the precision:
+ * the point stays and the compute's log sd widens by
+ * CF_CARRY_SIGMA_MEMORY_FORMAT in quadrature (declared from one
+ * measurement, cloudfit/advisor/carry.h); the GPU types carried over from
+ * this one inherit both. */
+static void profile_memory_format(const cf_inputs_request *rq, const cf_gpu *gpu, const cf_profile *p,
+                                  cf_gpu_perf *perf, cf_inputs *in)
+{
+    const char *job_format = rq->job->memory_format;
+    if (!p->memory_format[0] || !job_format[0] || strcmp(p->memory_format, job_format) == 0)
+        return;
+    perf->params.sigma_compute = hypot(perf->params.sigma_compute, CF_CARRY_SIGMA_MEMORY_FORMAT);
+    snprintf(perf->profile_memory_format, sizeof perf->profile_memory_format, "%s", p->memory_format);
+    add_note(in,
+             "the %s profile on %s ran in memory format %s, the job in %s (model.memory_format): step times kept, "
+             "their interval widened (σ %.2f, declared from one measurement)",
+             p->backend, gpu->model, p->memory_format, job_format, CF_CARRY_SIGMA_MEMORY_FORMAT);
+    /* what the probe helper takes (docs/profiler.md); it has no 3-D layout */
+    const char *how = strcmp(job_format, "channels_last") == 0 ? "cloudfit_probe.run(..., channels_last=True)"
+                      : strcmp(job_format, "contiguous") == 0  ? "cloudfit_probe.run(..., channels_last=False)"
+                                                               : "a probe whose device event reports it";
+    char hint[sizeof in->notes[0]];
+    snprintf(hint, sizeof hint,
+             "hint: profile in %s to measure it (%s; docs/profiler.md), or set model.memory_format to %s if the job "
+             "trains as profiled",
+             job_format, how, p->memory_format);
+    for (int i = 0; i < in->n_notes; i++) /* two profiles in the same format: one hint */
+        if (strcmp(in->notes[i], hint) == 0)
+            return;
+    add_note(in, "%s", hint);
+}
+
 /* A measured GPU profile becomes that GPU type's parameters. Profiles come
  * newest first; `used_by[k]` is the profile that set in->perf[k], so an
  * older profile of the same GPU type is set aside (said in a note) rather
@@ -536,6 +570,7 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
     if (p->n_runs > 0 && use_runner_runs(rq->job, gpu, p, perf, &in->fits[k], in)) {
         /* A runner sees no out-of-memory answer. */
         ceiling_lower_bound(rq->job, gpu, p->max_local_batch, &perf->params);
+        profile_memory_format(rq, gpu, p, perf, in);
         return;
     }
     memset(perf, 0, sizeof *perf);
@@ -585,6 +620,7 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
     snprintf(perf->note, sizeof perf->note, "measured by 'cloudfit profile' (%s backend, %s%s): t_c(m) = %.3g + %.3g·m s, "
              "R² %s", p->backend, how, p->created_at, p->alpha_s, p->beta_s, r2);
     profile_precision(rq, gpu, p, q, in);
+    profile_memory_format(rq, gpu, p, perf, in);
 }
 
 /* ---- the noise model -------------------------------------------------------------------- */

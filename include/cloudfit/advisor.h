@@ -20,6 +20,8 @@ typedef struct {
     cf_perf_params params;
     double reference_network_gbps;  /* nominal NIC of the VM the network was fitted on; 0 = none */
     char carried_from[CF_GPU_NAME_MAX]; /* GPU type the compute profile was carried over from, "" if none */
+    char profile_memory_format[20]; /* the memory format the profile (this type's, or the one carried from)
+                                       ran in where the spec's model.memory_format names another; "" if none */
     char note[224];                 /* how the numbers were obtained, one line */
     char network_note[200];         /* how inter_gbps was measured (e.g. "measured probe: ..."); "" = see
                                        params.network_provenance */

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+import jsonschema
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyharness  # noqa: E402
 
@@ -221,6 +223,67 @@ def test_precision_moves_to_the_spec_precision():
     rc, out, err = run("prec", "recommend", "--db", db, "--no-history", spec16)
     assert rc == 0, err
     assert "(exec backend, bf16, channels_last, " in out and "trained in bf16, the job in" not in out, out
+
+
+def test_memory_format_mismatch_widens_and_says_so():
+    # The probe ran channels_last; a spec that says the job trains
+    # contiguous gets the same point with a wider interval (σ_format in
+    # quadrature), a note and a hint in every format, and JSON names both
+    # formats. A spec that does not say, or says channels_last, gets neither.
+    db = os.path.join(TMP, "fmt.db")
+    silent = make_spec("fmt", spec_precision="bf16")
+    with open(silent) as f:
+        doc = json.load(f)
+    same, other = os.path.join(TMP, "fmt_same.json"), os.path.join(TMP, "fmt_other.json")
+    for path, memory_format in ((same, "channels_last"), (other, "contiguous")):
+        doc["model"]["memory_format"] = memory_format
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    open(os.path.join(TMP, "fmt.fixed"), "w").close()
+    rc, out, err = run("fmt", "profile", "--db", db, "--noise-steps", "20", other)
+    assert rc == 0, err
+    docs = {}
+    for name, spec in (("silent", silent), ("same", same), ("other", other)):
+        rc, out, err = run("fmt", "recommend", "--db", db, "--no-history", "--format", "json", spec)
+        assert rc == 0 and "using the cached exec profile" in err, err  # the key leaves the format out
+        docs[name] = json.loads(out)
+    for name in ("silent", "same"):
+        d = docs[name]
+        assert d["chosen"]["step_time_sigma"] == docs["silent"]["chosen"]["step_time_sigma"], d["chosen"]
+        assert not [n for n in d["explanation"]["notes"] if "memory format" in n or "hint:" in n], d["explanation"]
+        assert all(g["memory_format_mismatch"] is None for g in d["explanation"]["gpus"]), d["explanation"]["gpus"]
+    a, b = docs["silent"]["chosen"], docs["other"]["chosen"]
+    assert (a["instance_type"], a["local_batch"]) == (b["instance_type"], b["local_batch"]), (a, b)
+    assert a["step_time_s"] == b["step_time_s"], (a, b)  # the point stays
+    assert a["nodes"] == 1, a  # one node: the step's log sd is the compute part's alone
+    want = (a["step_time_sigma"] ** 2 + 0.59 ** 2) ** 0.5
+    assert abs(b["step_time_sigma"] - want) < 2e-3 and b["hours_p90"] > a["hours_p90"], (a, b, want)
+    jsonschema.validate(docs["other"], json.load(open(os.path.join(SRC, "data", "schema", "recommendation.schema.json"))))
+    gpus = {g["gpu"]: g for g in docs["other"]["explanation"]["gpus"]}
+    assert gpus["A100-40GB"]["memory_format_mismatch"] == {"profile": "channels_last", "spec": "contiguous"}, gpus
+    carried = [g for g in gpus.values() if g["carried_from"] == "A100-40GB"]
+    assert carried and all(g["memory_format_mismatch"] == gpus["A100-40GB"]["memory_format_mismatch"]
+                           for g in carried), carried
+    note = ("the exec profile on A100-40GB ran in memory format channels_last, the job in contiguous "
+            "(model.memory_format): step times kept, their interval widened (σ 0.59, declared from one measurement)")
+    hint = ("hint: profile in contiguous to measure it (cloudfit_probe.run(..., channels_last=False); "
+            "docs/profiler.md), or set model.memory_format to channels_last if the job trains as profiled")
+    assert note in docs["other"]["explanation"]["notes"] and hint in docs["other"]["explanation"]["notes"], \
+        docs["other"]["explanation"]["notes"]
+    def md(text):  # as a markdown cell escapes it
+        return text.replace("_", "\\_")
+
+    for fmt, lines in (("table", ("  note: " + note, "  " + hint)), ("markdown", ("- note: " + md(note), "- " + md(hint))),
+                       ("html", ("  note: " + note, "  " + hint))):
+        report = os.path.join(TMP, "fmt.html")
+        args = ["--report", report] if fmt == "html" else ["--format", fmt]
+        rc, out, err = run("fmt", "recommend", "--db", db, "--no-history", *args, other)
+        assert rc == 0, err
+        if fmt == "html":
+            with open(report) as f:
+                out = f.read()
+        for line in lines:
+            assert line in out, (fmt, line, out)
 
 
 def test_setting_model_precision_keeps_the_profile():

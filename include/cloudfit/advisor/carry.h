@@ -50,4 +50,15 @@ typedef struct {
     double base, half, per_generation, precision, per_peak_log, vendor;
 } cf_carry_sigma_rule;
 
+/* A profile run in another memory format than the job trains in (the
+ * spec's model.memory_format against the format the probe reported): no
+ * rule moves the step — channels_last speeds a convolution net on tensor
+ * cores and may slow another model — so the point stays and the
+ * compute's log sd widens by this, in quadrature. Declared from one
+ * measurement, not calibrated: ResNet-50 on one H100 trained 2,222
+ * samples/s contiguous and 4,722 channels_last (issue 25, ×2.13);
+ * ln(4722/2222)/1.2816 = 0.588, rounded up so that the 80 % interval just
+ * holds that change (docs/model.md). */
+#define CF_CARRY_SIGMA_MEMORY_FORMAT 0.59
+
 #endif

@@ -42,6 +42,7 @@ typedef struct {
     double parameters;
     int gradient_bytes;                 /* bytes per gradient element on the wire; default 4 */
     cf_precision precision;             /* default: fp16 when gradient_bytes == 2, else fp32 */
+    char memory_format[20];             /* "" (not said) | "contiguous" | "channels_last" | "channels_last_3d" */
     double flops_per_sample;            /* 0 = unknown */
     double memory_per_sample_mib;       /* 0 = unknown */
     char architecture_type[16];         /* "" | "mlp" | "cnn" | "decoder" */
