@@ -325,6 +325,8 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
                 qsort(t, (size_t)timed, sizeof *t, cmp_double);
                 *out = timed % 2 ? t[timed / 2] : t[timed / 2 - 1] + 0.5 * (t[timed / 2] - t[timed / 2 - 1]);
                 free(t);
+                snprintf(e->precision, sizeof e->precision, "%s", res.precision);
+                snprintf(e->memory_format, sizeof e->memory_format, "%s", res.memory_format);
             }
         }
         if (st == CF_OK || res.steps)
@@ -338,9 +340,16 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
     return st;
 }
 
+static void exec_trained(void *ctx, const char **precision, const char **memory_format)
+{
+    const cf_exec_runner *e = ctx;
+    *precision = e->precision;
+    *memory_format = e->memory_format;
+}
+
 cf_search_runner cf_exec_runner_iface(cf_exec_runner *e)
 {
-    return (cf_search_runner){e, exec_probe};
+    return (cf_search_runner){e, exec_probe, exec_trained};
 }
 
 void cf_exec_runner_close(cf_exec_runner *e)

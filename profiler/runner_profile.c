@@ -42,6 +42,32 @@ static cf_status run_once_or_twice(const cf_runner_profile_plan *plan, const cf_
     return st;
 }
 
+/* The precision and memory format a run reported stay the same over the
+ * profile's runs, as over a sweep's (profiler/sweep.c): one profile, one
+ * way of training; recommend moves the step to the spec's precision and
+ * compares the format with the spec's. A run that does not say keeps what
+ * the others said. */
+static cf_status keep_setting(char *kept, size_t n, const char *reported, const char *what)
+{
+    if (!reported || !reported[0])
+        return CF_OK;
+    if (!kept[0])
+        snprintf(kept, n, "%s", reported);
+    else if (strcmp(kept, reported) != 0)
+        return cf_error_set(CF_ERR_INVALID, "the %s changed between runs ('%s', then '%s')", what, kept, reported);
+    return CF_OK;
+}
+
+static cf_status note_training(const cf_search_runner *r, cf_profile *p)
+{
+    const char *precision = "", *memory_format = "";
+    if (!r->trained)
+        return CF_OK;
+    r->trained(r->ctx, &precision, &memory_format);
+    cf_status st = keep_setting(p->precision, sizeof p->precision, precision, "precision");
+    return st == CF_OK ? keep_setting(p->memory_format, sizeof p->memory_format, memory_format, "memory format") : st;
+}
+
 static void add_run(cf_profile *p, const cf_search_candidate *c, double step_s, const char *kind)
 {
     cf_profile_run_row *r = &p->runs[p->n_runs++];
@@ -72,6 +98,8 @@ static cf_status run_light(const cf_runner_profile_plan *plan, const cf_search_r
         shape_text(c, what, sizeof what);
         report(plan, (int)i, total, what);
         cf_status st = run_once_or_twice(plan, runner, c, plan->profile_steps, (int)i, what, &t);
+        if (st == CF_OK)
+            st = note_training(runner, p);
         if (st != CF_OK) {
             cf_error_prefix("light profile run %s", what);
             return st;
@@ -108,6 +136,8 @@ static cf_status run_probe(const cf_runner_profile_plan *plan, const cf_search_r
         snprintf(label, sizeof label, "probe: %s", what); /* what names the shape: "4 nodes × 4 GPUs, batch 20 ..." */
         report(plan, (int)(plan->n_light + i), total, label);
         cf_status st = run_once_or_twice(plan, runner, c, plan->probe_steps, (int)(plan->n_light + i), label, &t);
+        if (st == CF_OK)
+            st = note_training(runner, p);
         if (st == CF_ERR_INTERRUPTED || st == CF_ERR_NOMEM) {
             cf_error_prefix("%s", label);
             return st;

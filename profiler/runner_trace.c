@@ -348,7 +348,7 @@ static cf_status trace_probe(void *ctx, const cf_search_candidate *c, int steps,
 
 cf_search_runner cf_trace_runner_iface(cf_trace_runner *t)
 {
-    return (cf_search_runner){t, trace_probe};
+    return (cf_search_runner){t, trace_probe, NULL};
 }
 
 void cf_trace_runner_close(cf_trace_runner *t)

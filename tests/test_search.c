@@ -156,7 +156,7 @@ static void test_finds_known_optimum(void **state)
             cf_search_options o;
             options_for(p, &o);
             runner_ctx ctx = {.p = p};
-            cf_search_runner runner = {&ctx, probe};
+            cf_search_runner runner = {&ctx, probe, NULL};
             cf_search_result r;
             assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
             cf_search_score sc;
@@ -205,7 +205,7 @@ static void test_progress_bound_holds(void **state)
     o.progress = note_progress;
     o.progress_ctx = &seen;
     runner_ctx ctx = {.p = p};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
     assert_int_equal(r.n_profile_runs, 7); /* the light profile with its 2-node probe */
@@ -237,7 +237,7 @@ static void test_model_alone_is_fooled(void **state)
             options_for(p, &o);
             o.method = CF_SEARCH_MODEL_ONLY;
             runner_ctx ctx = {.p = p};
-            cf_search_runner runner = {&ctx, probe};
+            cf_search_runner runner = {&ctx, probe, NULL};
             cf_search_result r;
             cf_status st = cf_search_run(&o, &runner, &r);
             assert_true(st == CF_OK || st == CF_ERR_INFEASIBLE);
@@ -269,7 +269,7 @@ static void test_probes_before_calling_infeasible(void **state)
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     cf_status st = cf_search_run(&o, &runner, &r);
     assert_int_equal(st, CF_OK);
@@ -288,7 +288,7 @@ static void test_stopping_rules(void **state)
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     /* At most one probe: it is the best estimate, measured. */
     o.max_probes = 1;
@@ -319,7 +319,7 @@ static void test_runner_failures(void **state)
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p, .mode = RUN_FAIL_FIRST_PROFILE};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
     assert_int_equal(r.n_failed, 1);
@@ -363,7 +363,7 @@ static void check_remeasured(double high_factor, int high_runs, int min_runs)
     long oracle = sc.oracle;
     runner_ctx ctx = {.p = p, .mode = RUN_FIRST_HIGH, .high_candidate = oracle, .high_factor = high_factor,
                       .high_runs = high_runs};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
     int runs_of_oracle = 0;
@@ -401,7 +401,7 @@ static void run_seeded(const problem *p, cf_search_method method, unsigned long 
     o.seed = seed;
     runner_ctx ctx = {.p = p, .rng = gsl_rng_alloc(gsl_rng_mt19937), .noise_sd = 0.02};
     gsl_rng_set(ctx.rng, seed);
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     assert_int_equal(cf_search_run(&o, &runner, r), CF_OK);
     gsl_rng_free(ctx.rng);
 }
@@ -442,7 +442,7 @@ static void test_score_and_accounting(void **state)
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
     cf_search_score sc;
@@ -503,7 +503,7 @@ static void test_summary_and_explained(void **state)
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
     assert_true(r.chosen >= 0);
@@ -583,7 +583,7 @@ static void test_bad_options(void **state)
     cf_search_options o;
     options_for(p, &o);
     runner_ctx ctx = {.p = p};
-    cf_search_runner runner = {&ctx, probe};
+    cf_search_runner runner = {&ctx, probe, NULL};
     cf_search_result r;
     o.n_candidates = 0;
     assert_int_equal(cf_search_run(&o, &runner, &r), CF_ERR_INVALID);

@@ -570,6 +570,7 @@ static void use_throughput(const cf_inputs_request *rq, const cf_profile *p, siz
     if (p->n_runs > 0 && use_runner_runs(rq->job, gpu, p, perf, &in->fits[k], in)) {
         /* A runner sees no out-of-memory answer. */
         ceiling_lower_bound(rq->job, gpu, p->max_local_batch, &perf->params);
+        profile_precision(rq, gpu, p, &perf->params, in);
         profile_memory_format(rq, gpu, p, perf, in);
         return;
     }

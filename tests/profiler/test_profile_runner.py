@@ -282,6 +282,46 @@ def test_newest_profile_of_a_gpu_gives_its_throughput():
             % (trace_at, runner_at)) in doc["explanation"]["notes"], doc["explanation"]["notes"]
 
 
+def test_exec_runner_profile_keeps_precision_and_memory_format():
+    """The exec runner's 'device' event says how the run trained; a runner profile dropped it (stored null), so
+    recommend used an fp16 channels_last profile for an fp32 contiguous job as it was, silently. Now the profile
+    stores both, as a sweep does, and recommend moves the precision and compares the memory format."""
+    db = os.path.join(TMP, "trained.db")
+    doc = json.loads(json.dumps(SPEC))
+    doc["search"].update(clouds=["aws"], max_nodes=2, deadline_hours=1000)  # the wider interval still fits
+    doc["model"].update(precision="fp32", memory_format="contiguous")
+    path = write("trained.json", json.dumps(doc))
+    template = ("exec:/usr/bin/python3 " + FAKE +
+                " --nodes {nodes} --gpus {gpus_per_node} --batch {local_batch} --instance {instance_type}")
+    said = {"precision": "fp16", "memory_format": "channels_last"}
+    env = dict(ENV, FAKE_DEVICE=json.dumps(said))
+    p = subprocess.run([BIN, "profile", path, "--runner", template, "--gpu", "T4", "--instance-type", "g4dn.12xlarge",
+                        "--probe-steps", "3", "-f", "json", "--db", db], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert {k: json.loads(p.stdout)[k] for k in said} == said, p.stdout
+    batches = [r["local_batch"] for r in json.loads(p.stdout)["runner"]["runs"] if r["kind"] == "profile"]
+    assert batches[-1] != batches[0], batches
+    assert [{k: json.loads(d)[k] for k in said} for _, _, d in stored(db)] == [said], stored(db)
+    rc, out, err = run("recommend", path, "--gpu", "T4", "--no-history", "-f", "json", db=db)
+    assert rc == 0, err
+    rec = json.loads(out)
+    notes = rec["explanation"]["notes"]
+    assert [n for n in notes if n.startswith("the runner profile on T4 trained in fp16, the job in fp32 "
+                                             "(model.precision): step times × ")], notes
+    assert [n for n in notes if n.startswith("the runner profile on T4 ran in memory format channels_last, "
+                                             "the job in contiguous (model.memory_format)")], notes
+    t4 = [g for g in rec["explanation"]["gpus"] if g["gpu"] == "T4"][0]
+    assert t4["memory_format_mismatch"] == {"profile": "channels_last", "spec": "contiguous"}, t4
+    # One profile, one way of training: a run that reports another precision fails the light profile.
+    env["FAKE_DEVICE_%d" % batches[-1]] = json.dumps({"precision": "bf16"})
+    p = subprocess.run([BIN, "profile", path, "--runner", template, "--gpu", "T4", "--instance-type", "g4dn.12xlarge",
+                        "--probe-steps", "3", "-q", "--db", os.path.join(TMP, "trained2.db")], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.returncode == 3 and "the precision changed between runs ('fp16', then 'bf16')" in p.stderr, \
+        (p.returncode, p.stderr)
+
+
 def test_carried_over_gpus_show_their_own_line():
     """explanation.gpus[].alpha_s/beta_s of a GPU type carried over from the T4 profile were T4's own line, though its
     note said '×0.48 time per sample': now the line the model uses, the profile's times the carry factor."""

@@ -10,6 +10,9 @@ comma-separated list of MODE:GPUS:BATCH with MODE one of
     hang     print nothing and sleep (the runner's --timeout must stop it)
     flaky    fail the first run only (a marker file in FAKE_STATE_DIR)
     ctlerror an 'error' event whose message holds ESC, CR and TAB
+FAKE_DEVICE (environment, JSON) adds fields to the 'device' event, e.g.
+{"precision": "fp16", "memory_format": "channels_last"}; FAKE_DEVICE_<BATCH>
+replaces it for that per-GPU batch.
 """
 import argparse, json, os, sys, time
 
@@ -48,7 +51,9 @@ if a.nodes > 1:
     step += 0.08 + 0.01 * a.nodes
 warm, steps = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"])
 # "gpus" is the world size: every node's GPUs together
-print(json.dumps({"event": "device", "name": "Tesla T4 (fake)", "memory_gib": 16, "gpus": a.gpus * a.nodes}))
+extra = json.loads(os.environ.get("FAKE_DEVICE_%d" % a.batch, os.environ.get("FAKE_DEVICE", "{}")))
+print(json.dumps(dict({"event": "device", "name": "Tesla T4 (fake)", "memory_gib": 16, "gpus": a.gpus * a.nodes},
+                      **extra)))
 for i in range(warm + steps):
     print(json.dumps({"event": "step", "step": i + 1, "time_s": step * (1.5 if i < warm else 1.0),
                       "samples": a.batch * a.gpus * a.nodes}))

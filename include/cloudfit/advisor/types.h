@@ -27,6 +27,11 @@ typedef struct {
 typedef struct {
     void *ctx;
     cf_status (*probe)(void *ctx, const cf_search_candidate *candidate, int steps, double *out_step_time_s);
+    /* How the last run that succeeded trained, as its probe said (the
+     * 'device' event's precision and memory format, "" each where it did
+     * not); NULL for a runner that cannot tell (a trace). A runner profile
+     * stores them as a sweep does (profiler/runner_profile.c). */
+    void (*trained)(void *ctx, const char **precision, const char **memory_format);
 } cf_search_runner;
 
 #endif

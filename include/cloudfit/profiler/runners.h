@@ -96,6 +96,8 @@ typedef struct {
     size_t n_runs;
     const cf_gpu *gpus;               /* the GPU table a 'device' event's name is resolved in */
     size_t n_gpus;                    /*   (NULL: the name is not checked); not owned */
+    char precision[8];                /* the last good run's 'device' event said (""; not said) */
+    char memory_format[16];
 } cf_exec_runner;
 
 /* Splits and checks the template (placeholders: {cloud} {region}
