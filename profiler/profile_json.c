@@ -1,6 +1,7 @@
 /* A profile as JSON: the profile cache's storage form and the output of
  * `cloudfit profile --format json` (documented in docs/profiler.md). */
 #include "cloudfit/profiler.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/common/json.h"
 
 #include <cjson/cJSON.h>
@@ -324,6 +325,17 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
         r.st = cf_error_set(CF_ERR_INVALID, "stored profile: 'precision': expected fp32, tf32, fp16, bf16 or amp, got "
                             "'%.32s'", p->precision);
     optional_str(&r, doc, "memory_format", p->memory_format, sizeof p->memory_format);
+    /* recommend compares it with the spec's model.memory_format: one the
+     * probe could not have reported (probe_exec.c's list), or cut short by
+     * the buffer, would widen the interval and name it in a note */
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(doc, "memory_format");
+    if (r.st == CF_OK && cJSON_IsString(format) && strcmp(format->valuestring, "contiguous") != 0 &&
+        strcmp(format->valuestring, "channels_last") != 0 && strcmp(format->valuestring, "channels_last_3d") != 0) {
+        char shown[64];
+        cf_text_clip(format->valuestring, 35, shown, sizeof shown);
+        r.st = cf_error_set(CF_ERR_INVALID, "stored profile: 'memory_format': expected contiguous, channels_last or "
+                            "channels_last_3d, got '%s'", shown);
+    }
     str(&r, doc, "created_at", p->created_at, sizeof p->created_at);
     p->steps = num_int(&r, doc, "steps");
     p->warmup_steps = num_int(&r, doc, "warmup_steps");

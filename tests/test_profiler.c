@@ -320,6 +320,10 @@ static void test_json_round_trip(void **state)
         {"\"step_time_s\":", "\"step_time_s\":-", "'points[0]': expected a local_batch ≥ 1 and a positive step_time_s"},
         {"\"local_batch\":16", "\"local_batch\":0", "'points[0]': expected a local_batch ≥ 1"},
         {"\"gpus\":1", "\"gpus\":0", "'device.gpus': expected a positive integer"},
+        /* compared with the spec's model.memory_format: the interval widened for a name no probe reports */
+        {"\"memory_format\":null", "\"memory_format\":\"NHWC\"",
+         "'memory_format': expected contiguous, channels_last or channels_last_3d, got 'NHWC'"},
+        {"\"memory_format\":null", "\"memory_format\":\"channels_last_3dx\"", "got 'channels_last_3dx'"},
     };
     a = cf_profile_to_json(&p, 0);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
