@@ -25,6 +25,16 @@ const char *cf_spot_policy_name(cf_spot_policy v)
     static const char *const names[] = {"never", "allow", "only"};
     return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
 }
+const char *const cf_memory_formats[] = {"contiguous", "channels_last", "channels_last_3d", NULL};
+
+int cf_memory_format_known(const char *name)
+{
+    for (int i = 0; name && cf_memory_formats[i]; i++)
+        if (strcmp(name, cf_memory_formats[i]) == 0)
+            return 1;
+    return 0;
+}
+
 const char *cf_precision_name(cf_precision v)
 {
     static const char *const names[] = {"fp32", "tf32", "fp16", "bf16", "amp"};

@@ -380,7 +380,6 @@ static cf_status field_number(const parse_state *ps, const cJSON *obj, const cha
 }
 
 static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
-static const char *const memory_formats[] = {"contiguous", "channels_last", "channels_last_3d", NULL};
 
 /* An optional string member of the device event from a fixed list, the
  * same in every device event of the run. */
@@ -463,7 +462,7 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
     cf_status st_fmt = device_setting(ps, ev, "precision", precision_names, ps->out->precision,
                                       sizeof ps->out->precision);
     if (st_fmt == CF_OK)
-        st_fmt = device_setting(ps, ev, "memory_format", memory_formats, ps->out->memory_format,
+        st_fmt = device_setting(ps, ev, "memory_format", cf_memory_formats, ps->out->memory_format,
                                 sizeof ps->out->memory_format);
     if (st_fmt != CF_OK)
         return st_fmt;

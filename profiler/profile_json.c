@@ -329,8 +329,7 @@ cf_status cf_profile_from_json(const char *text, cf_profile *p)
      * probe could not have reported (probe_exec.c's list), or cut short by
      * the buffer, would widen the interval and name it in a note */
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(doc, "memory_format");
-    if (r.st == CF_OK && cJSON_IsString(format) && strcmp(format->valuestring, "contiguous") != 0 &&
-        strcmp(format->valuestring, "channels_last") != 0 && strcmp(format->valuestring, "channels_last_3d") != 0) {
+    if (r.st == CF_OK && cJSON_IsString(format) && !cf_memory_format_known(format->valuestring)) {
         char shown[64];
         cf_text_clip(format->valuestring, 35, shown, sizeof shown);
         r.st = cf_error_set(CF_ERR_INVALID, "stored profile: 'memory_format': expected contiguous, channels_last or "

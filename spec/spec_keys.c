@@ -60,8 +60,6 @@ static const named_list sections[] = {
 };
 
 static const char *const precisions[] = {"fp32", "tf32", "fp16", "bf16", NULL};
-/* the probe's device event's memory formats (profiler/probe_exec.c, docs/exec-protocol.md) */
-static const char *const memory_formats[] = {"contiguous", "channels_last", "channels_last_3d", NULL};
 static const char *const arch_types[] = {"mlp", "cnn", "decoder", NULL};
 static const char *const activations[] = {"relu", "gelu", NULL};
 static const char *const optimizers[] = {"sgd", "momentum", "adam", "adamw", "lamb", NULL};
@@ -73,7 +71,7 @@ static const char *const spot_policies[] = {"never", "allow", "only", NULL};
 
 static const named_list enums[] = {
     {"model.precision", precisions},
-    {"model.memory_format", memory_formats},
+    {"model.memory_format", cf_memory_formats},
     {"model.architecture.type", arch_types},
     {"model.architecture.activation", activations},
     {"training.optimizer", optimizers},

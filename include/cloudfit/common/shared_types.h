@@ -13,6 +13,12 @@ typedef enum { CF_PREC_FP32, CF_PREC_TF32, CF_PREC_FP16, CF_PREC_BF16, CF_PREC_A
 typedef enum { CF_PROV_MEASURED, CF_PROV_FITTED, CF_PROV_ESTIMATED, CF_PROV_DEFAULT } cf_provenance;
 
 const char *cf_precision_name(cf_precision v);
+/* The memory formats a probe's device event may report (docs/exec-protocol.md),
+ * NULL-terminated: the one list the probe parser, the spec's
+ * model.memory_format and a stored profile's reader check against. */
+extern const char *const cf_memory_formats[];
+/* Whether `name` is one of cf_memory_formats. */
+int cf_memory_format_known(const char *name);
 /* "fp32", "tf32", "fp16", "bf16", "amp" (any case) → *out; 0 when the name is none of them. */
 int cf_precision_parse(const char *name, cf_precision *out);
 const char *cf_provenance_name(cf_provenance v);
