@@ -218,6 +218,40 @@ static cJSON *lr_table_json(const cf_report *r, const cf_config *c)
     return a;
 }
 
+/* What the chosen plan's all-reduce between VMs rests on, as the table's
+ * and the markdown's "network:" line says it (cf_report_network_text):
+ * the effective rate and its provenance (null on one VM), the VM's NIC
+ * (null where the catalog gives none), the span of NICs its step interval
+ * covers when that NIC is a guess (null otherwise), and the line. */
+static cJSON *network_json(const cf_report *r, const cf_config *c)
+{
+    const cf_advice_explained *e = r->advice->explained;
+    cJSON *o = cJSON_CreateObject();
+    cf_buf note = CF_BUF_INIT;
+    int between = cf_report_network_text(r, c, &note);
+    if (between) {
+        cJSON_AddNumberToObject(o, "effective_gbps", cf_json_round(e->inter_gbps, 4));
+        cJSON_AddStringToObject(o, "provenance", cf_provenance_name(e->inter_provenance));
+    } else {
+        cJSON_AddNullToObject(o, "effective_gbps");
+        cJSON_AddNullToObject(o, "provenance");
+    }
+    if (c->vm->network_gbps > 0)
+        cJSON_AddNumberToObject(o, "nic_gbps", c->vm->network_gbps);
+    else
+        cJSON_AddNullToObject(o, "nic_gbps");
+    if (between && cf_report_network_is_guess(r, c)) {
+        cJSON *span = cJSON_AddArrayToObject(o, "interval_spans_gbps");
+        cJSON_AddItemToArray(span, cJSON_CreateNumber(CF_UNKNOWN_NIC_SLOWEST_GBPS));
+        cJSON_AddItemToArray(span, cJSON_CreateNumber(CF_UNKNOWN_NIC_FIT_BOUND_GBPS));
+    } else {
+        cJSON_AddNullToObject(o, "interval_spans_gbps");
+    }
+    cJSON_AddStringToObject(o, "note", cf_buf_cstr(&note));
+    cf_buf_free(&note);
+    return o;
+}
+
 static cJSON *explanation_json(const cf_report *r)
 {
     const cf_config *c = &r->advice->ranked[0];
@@ -241,6 +275,7 @@ static cJSON *explanation_json(const cf_report *r)
     cJSON_AddNumberToObject(lr, "factor", cf_json_round(c->lr.factor, 4));
     cJSON_AddItemToObject(lr, "by_nodes", lr_table_json(r, c));
     cJSON_AddItemToObject(o, "gpus", gpus_json(in, r->spec->job.memory_format));
+    cJSON_AddItemToObject(o, "network", network_json(r, c));
     cJSON *counts = cJSON_AddObjectToObject(o, "search");
     cJSON_AddNumberToObject(counts, "offers", (double)r->n_offers);
     cJSON_AddNumberToObject(counts, "model_evaluations", (double)r->advice->n_evaluated);

@@ -247,6 +247,15 @@ static void reasons(const cf_report *r, cf_buf *out)
             cell(out, in->perf[i].note);
             cf_buf_puts(out, "\n");
         }
+    /* the table's network line: what the all-reduce rests on, a guessed NIC's interval */
+    cf_buf network = CF_BUF_INIT;
+    cf_report_network_text(r, c, &network);
+    cf_buf_puts(out, "- network: ");
+    cell(out, cf_buf_cstr(&network));
+    cf_buf_puts(out, "\n");
+    if (network.failed)
+        out->failed = 1;
+    cf_buf_free(&network);
     if (r->advice->next.kind != CF_MEASURE_NONE) {
         cf_buf_puts(out, "- **next measurement**: ");
         cf_buf sentence = CF_BUF_INIT, cmd = CF_BUF_INIT;

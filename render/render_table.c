@@ -171,8 +171,10 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
 }
 
 /* How the inter-node cost was obtained: a fitted probe, a carried or given
- * figure, or the documented default for the VM's NIC. */
-static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
+ * figure, or the documented default for the VM's NIC (a guess on a NIC the
+ * catalog does not give: the step's interval spans the catalog's NICs).
+ * The same words in every format (cloudfit/render.h). */
+int cf_report_network_text(const cf_report *r, const cf_config *c, cf_buf *out)
 {
     const cf_advice_explained *e = r->advice->explained;
     const cf_gpu_perf *perf = NULL;
@@ -180,8 +182,8 @@ static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
         if (strcmp(r->inputs->perf[i].gpu, c->vm->gpu_model) == 0)
             perf = &r->inputs->perf[i];
     if (!perf || !e || !e->have_network) {
-        cf_buf_printf(out, "  - network: one VM, no inter-node all-reduce\n");
-        return;
+        cf_buf_printf(out, "one VM, no inter-node all-reduce");
+        return 0;
     }
     cf_provenance prov = e->inter_provenance; /* computed once (cloudfit/advisor/explain.h) */
     double gbps = e->inter_gbps;
@@ -192,35 +194,41 @@ static void network_line(const cf_report *r, const cf_config *c, cf_buf *out)
         snprintf(nic, sizeof nic, "a NIC of unknown speed (%g Gbit/s assumed)", CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
     switch (prov) {
     case CF_PROV_DEFAULT:
-        cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, the default for %s (min(½ nominal, %g Gbit/s) "
+        cf_buf_printf(out, "%.1f Gbit/s effective between VMs, the default for %s (min(½ nominal, %g Gbit/s) "
                            "over TCP, ½ nominal for RDMA; docs/model.md) — a 2-node probe would measure it",
                       gbps, nic, CF_DEFAULT_TCP_ALLREDUCE_GBPS);
-        if (c->vm->network_gbps <= 0) /* a guess: the interval spans the catalog's NICs (docs/model.md "Intervals") */
+        if (cf_report_network_is_guess(r, c)) /* the interval spans the catalog's NICs (docs/model.md "Intervals") */
             cf_buf_printf(out, "; the NIC is unknown, so the step's 80%% interval spans the catalog's NICs, %g to %g Gbit/s",
                           CF_UNKNOWN_NIC_SLOWEST_GBPS, CF_UNKNOWN_NIC_FIT_BOUND_GBPS);
-        cf_buf_puts(out, "\n");
         break;
     case CF_PROV_ESTIMATED:
         if (perf->reference_network_gbps > 0)
-            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried from a measurement on a %g Gbit/s "
-                               "NIC to %s%s%s\n", gbps, perf->reference_network_gbps, nic,
+            cf_buf_printf(out, "%.1f Gbit/s effective between VMs, carried from a measurement on a %g Gbit/s "
+                               "NIC to %s%s%s", gbps, perf->reference_network_gbps, nic,
                           perf->network_note[0] ? "; " : "", perf->network_note);
         else /* a rate given with no NIC (a spec's sync_s.inter_node_gbps): kept as is, not scaled (cf_perf_on_network) */
-            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, carried as is from %s%s to %s (the NIC it "
-                               "was measured on is not known, so it is not scaled to this one)%s%s\n", gbps,
+            cf_buf_printf(out, "%.1f Gbit/s effective between VMs, carried as is from %s%s to %s (the NIC it "
+                               "was measured on is not known, so it is not scaled to this one)%s%s", gbps,
                           perf->carried_from[0] ? perf->carried_from : "a measurement",
                           perf->carried_from[0] ? "'s profile" : "", nic, perf->network_note[0] ? "; " : "",
                           perf->network_note);
         break;
     default:
         if (perf->network_note[0]) /* e.g. the 2-node probe of `cloudfit profile --runner` */
-            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from the %s\n", gbps,
+            cf_buf_printf(out, "%.1f Gbit/s effective between VMs, %s from the %s", gbps,
                           cf_provenance_name(prov), perf->network_note);
         else
-            cf_buf_printf(out, "  - network: %.1f Gbit/s effective between VMs, %s from multi-node measurements\n",
+            cf_buf_printf(out, "%.1f Gbit/s effective between VMs, %s from multi-node measurements",
                           gbps, cf_provenance_name(prov));
         break;
     }
+    return 1;
+}
+
+int cf_report_network_is_guess(const cf_report *r, const cf_config *c)
+{
+    const cf_advice_explained *e = r->advice->explained;
+    return e && e->have_network && e->inter_provenance == CF_PROV_DEFAULT && c->vm->network_gbps <= 0;
 }
 
 void cf_report_extrapolation_note(const cf_config *c, cf_buf *out)
@@ -291,7 +299,9 @@ static void explanation(const cf_report *r, cf_buf *out)
     if (n_est)
         cf_buf_printf(out, "  - %zu other GPU type%s estimated from the GPU table (see --format json)\n", n_est,
                       n_est == 1 ? "" : "s");
-    network_line(r, c, out);
+    cf_buf_puts(out, "  - network: ");
+    cf_report_network_text(r, c, out);
+    cf_buf_puts(out, "\n");
     char price_origin[192], price_age[48], availability[384];
     cf_vm_price_origin(c->vm, c->spot, price_origin, sizeof price_origin);
     cf_vm_price_age_text(c->vm, c->spot, price_age, sizeof price_age);

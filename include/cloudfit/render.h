@@ -119,6 +119,17 @@ cf_status cf_emit_k8s_with(const cf_report *report, const char *entrypoint, cons
  * name), no key given twice. */
 cf_status cf_emit_k8s_check_selectors(const char *const *selectors, size_t n);
 
+/* What the chosen plan's all-reduce between VMs rests on (a fitted probe,
+ * a carried or given rate, or the default for its NIC; "one VM, ..." for a
+ * plan on one VM): the table's "network:" line, the markdown's, and the
+ * JSON's explanation.network.note. No newline. 1 when the plan has an
+ * all-reduce between VMs, 0 on one VM. cf_report_network_is_guess:
+ * the default on a NIC the catalog does not give, whose step interval
+ * spans the catalog's NICs (CF_UNKNOWN_NIC_SLOWEST_GBPS to
+ * CF_UNKNOWN_NIC_FIT_BOUND_GBPS), which the text says. */
+int cf_report_network_text(const cf_report *r, const cf_config *c, cf_buf *out);
+int cf_report_network_is_guess(const cf_report *r, const cf_config *c);
+
 /* The note for a configuration whose node count is beyond every measurement
  * its network was fitted on (cf_config.network_measured_max_nodes > 0);
  * nothing otherwise. No newline. */

@@ -9,6 +9,9 @@ the 2-node × 1-GPU probe, docs/spec.md).
   the explanation claimed "fitted from multi-node measurements").
 - A GPU type carried over from that profile says where its rate comes
   from, not "a measurement on a 0 Gbit/s NIC".
+- Without sync_s on Lambda (a NIC the catalog does not give) the network
+  is a guess whose step interval spans the catalog's NICs: the table, the
+  markdown comment and the JSON (explanation.network) all say so.
 Usage: test_network_text.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
@@ -34,8 +37,17 @@ with open(SPEC, "w") as f:
                "search": {"objective": "time", "deadline_hours": 200, "budget_usd": 5000, "max_nodes": 16}}, f)
 
 
-def recommend(*args):
-    p = subprocess.run([BIN, "recommend", "--no-history", "-q", *args, SPEC], capture_output=True, text=True,
+NOSYNC = os.path.join(TMP, "nosync.json")
+with open(SPEC) as f:
+    nosync = json.load(f)
+del nosync["profile"]["gpus"]["T4"]["sync_s"]
+nosync["name"] = "nosync"
+with open(NOSYNC, "w") as f:
+    json.dump(nosync, f)
+
+
+def recommend(*args, spec=SPEC):
+    p = subprocess.run([BIN, "recommend", "--no-history", "-q", *args, spec], capture_output=True, text=True,
                        env=ENV, timeout=120, cwd=TMP)
     assert p.returncode == 0, (args, p.returncode, p.stderr)
     return p.stdout
@@ -60,6 +72,24 @@ def test_carried_rate_names_no_zero_nic():
     line = [x for x in table.splitlines() if x.startswith("  - network:")][0]
     assert "0 Gbit/s NIC" not in line.replace("50 Gbit/s NIC", ""), line
     assert "carried as is from T4's profile" in line, line
+
+
+def test_unknown_nic_guess_is_said_in_every_format():
+    doc = json.loads(recommend("--cloud", "lambda", "-f", "json", spec=NOSYNC))
+    chosen = doc["chosen"]
+    assert chosen["nodes"] > 1 and chosen["provenance"]["network"] == "default", chosen
+    net = doc["explanation"]["network"]
+    assert net["provenance"] == "default" and net["nic_gbps"] is None, net
+    assert net["interval_spans_gbps"] == [2.5, 6400], net
+    table = recommend("--cloud", "lambda", spec=NOSYNC)
+    line = [x for x in table.splitlines() if x.startswith("  - network:")][0]
+    assert line == "  - network: " + net["note"], (line, net["note"])
+    assert "the NIC is unknown, so the step's 80% interval spans the catalog's NICs, 2.5 to 6400 Gbit/s" in line, line
+    markdown = recommend("--cloud", "lambda", "-f", "markdown", spec=NOSYNC)
+    assert "- network: " in markdown and "spans the catalog's NICs, 2.5 to 6400 Gbit/s" in markdown, markdown
+    # a measured rate on a known NIC: no span
+    net = json.loads(recommend("--gpu", "T4", "-f", "json"))["explanation"]["network"]
+    assert net["interval_spans_gbps"] is None and net["provenance"] != "default", net
 
 
 def main():
