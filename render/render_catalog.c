@@ -177,6 +177,14 @@ void cf_catalog_source_overrides_text(const cf_catalog_source *s, const cf_vm *c
     cf_buf_puts(out, "\n");
 }
 
+void cf_catalog_source_restricted_text(const cf_catalog_source *s, cf_buf *out)
+{
+    if (s && s->in_use.n_restricted_left_out)
+        cf_buf_printf(out, "%zu offer%s in regions that need an access request left out "
+                           "(--include-restricted-regions offers them)",
+                      s->in_use.n_restricted_left_out, s->in_use.n_restricted_left_out == 1 ? "" : "s");
+}
+
 void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *catalog, double age_days,
                                const cf_vm *chosen, int spot, int mixed, cf_buf *out)
 {
@@ -187,10 +195,11 @@ void cf_catalog_source_explain(const cf_catalog_source *s, const cf_catalog *cat
         snprintf(line, sizeof line, "%s, data of %s (oldest %s), %.0f days old", catalog->name, catalog->data_date,
                  catalog->oldest_date, floor(age_days));
     cf_buf_printf(out, "  - catalog: %s\n", line);
-    if (s && s->in_use.n_restricted_left_out)
-        cf_buf_printf(out, "  - %zu offer%s in regions that need an access request left out "
-                           "(--include-restricted-regions offers them)\n",
-                      s->in_use.n_restricted_left_out, s->in_use.n_restricted_left_out == 1 ? "" : "s");
+    if (s && s->in_use.n_restricted_left_out) {
+        cf_buf_puts(out, "  - ");
+        cf_catalog_source_restricted_text(s, out);
+        cf_buf_puts(out, "\n");
+    }
     if (s && s->too_old) {
         cf_buf_puts(out, "  note: ");
         cf_catalog_source_too_old_text(s, out);

@@ -280,6 +280,16 @@ static void reasons(const cf_report *r, cf_buf *out)
         cell(out, in->notes[i]);
         cf_buf_puts(out, "\n");
     }
+    if (r->catalog_source && r->catalog_source->in_use.n_restricted_left_out) { /* the table's line */
+        cf_buf restricted = CF_BUF_INIT;
+        cf_catalog_source_restricted_text(r->catalog_source, &restricted);
+        cf_buf_puts(out, "- ");
+        cell(out, cf_buf_cstr(&restricted));
+        cf_buf_puts(out, "\n");
+        if (restricted.failed)
+            out->failed = 1;
+        cf_buf_free(&restricted);
+    }
     if (r->catalog_source && r->catalog_source->too_old) { /* the table's note: a comment left it out */
         cf_buf note = CF_BUF_INIT;
         cf_catalog_source_too_old_text(r->catalog_source, &note);

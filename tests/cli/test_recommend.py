@@ -344,6 +344,28 @@ def test_markdown_says_the_prices_are_too_old_as_the_table_does():
             assert "prices in use are up to" not in md, md
 
 
+def test_markdown_says_restricted_regions_were_left_out_as_the_table_does():
+    """The table's Why lines say 'N offers in regions that need an access request left out
+    (--include-restricted-regions offers them)' (JSON: catalog.prices_in_use.restricted_left_out); the markdown
+    comment left that line out, so a PR reader did not learn that cheaper regions may not have been searched."""
+    spec = example("resnet50-imagenet.json")
+    for extra, left_out in (((), True), (("--include-restricted-regions",), False)):
+        rc, table, err = run("recommend", "--no-history", "-q", *extra, spec)
+        assert rc == 0, err
+        rc, md, err = run("recommend", "--no-history", "-q", "-f", "markdown", *extra, spec)
+        assert rc == 0, err
+        rc, js, err = run("recommend", "--no-history", "-q", "-f", "json", *extra, spec)
+        assert rc == 0, err
+        count = json.loads(js)["catalog"]["prices_in_use"]["restricted_left_out"]
+        line = re.search(r"^  - (\d+ offers? in regions that need an access request left out .*)$", table, re.M)
+        assert bool(line) == left_out == (count > 0), (table, count)
+        if left_out:
+            assert line.group(1).startswith(f"{count} offer"), (line.group(1), count)
+            assert f"- {line.group(1)}" in md.splitlines(), md
+        else:
+            assert "access request" not in md, md
+
+
 def test_missing_file():
     db = os.path.join(TMP, "missing.db")
     rc, out, err = run("recommend", "--db", db, "nope.json")

@@ -25,6 +25,10 @@ void cf_vm_price_age_text(const cf_vm *vm, int spot, char *out, size_t cap);
  * 'cloudfit prices update'", or nothing when the prices are not too old:
  * the note of the table's Why lines and of the markdown comment. */
 void cf_catalog_source_too_old_text(const cf_catalog_source *src, cf_buf *out);
+/* "N offers in regions that need an access request left out
+ * (--include-restricted-regions offers them)", or nothing when none were:
+ * a line of the table's Why and of the markdown comment. No newline. */
+void cf_catalog_source_restricted_text(const cf_catalog_source *src, cf_buf *out);
 /* What the price overrides did, one line each, every line ending in '\n'
  * and without a list marker (the table's and the markdown's "why" lines):
  * how many rules changed how many rows, and which rule changed each price
