@@ -196,6 +196,33 @@ static void gates_section(const cf_report *r, cf_buf *out)
     }
 }
 
+/* The table's Why lines ("  - TEXT", a continuation indented further) as
+ * list items, each escaped as outside text: the spot plan's lines
+ * (render_spot.c) say the same in both. */
+static void text_items(cf_buf *out, const cf_buf *text)
+{
+    cf_buf line = CF_BUF_INIT;
+    for (const char *p = cf_buf_cstr(text); *p;) {
+        size_t len = strcspn(p, "\n");
+        line.len = 0;
+        cf_buf_append(&line, p, len);
+        const char *body = cf_buf_cstr(&line);
+        if (strncmp(body, "  - ", 4) == 0) {
+            cf_buf_puts(out, "- ");
+            body += 4;
+        } else { /* a continuation of the item above */
+            body += strspn(body, " ");
+            cf_buf_puts(out, "  ");
+        }
+        cell(out, body);
+        cf_buf_puts(out, "\n");
+        p += len + (p[len] == '\n');
+    }
+    if (line.failed || text->failed)
+        out->failed = 1;
+    cf_buf_free(&line);
+}
+
 static void reasons(const cf_report *r, cf_buf *out)
 {
     const cf_config *c = &r->advice->ranked[0];
@@ -211,6 +238,13 @@ static void reasons(const cf_report *r, cf_buf *out)
                   c->step_time_s, c->compute_s, c->sync_s, efficiency, 100 * c->stat_efficiency);
     cf_buf_printf(out, "- learning rate %.4g (%s rule)%s\n", c->lr.lr, cf_lr_rule_name(c->lr.rule_used),
                   c->lr.warmup_recommended ? ", warm up over the first ~5% of steps" : "");
+    if (c->spot) { /* the preemption model, spot alone against the deadline, checkpoints, the mixed plan, elastic */
+        cf_buf spot = CF_BUF_INIT;
+        cf_report_spot_text(r, c, &spot);
+        cf_report_elastic_text(r, c, &spot);
+        text_items(out, &spot);
+        cf_buf_free(&spot);
+    }
     cf_buf_printf(out, "- provenance: throughput %s, noise scale %s, network %s, price %s\n",
                   cf_provenance_name(c->prov_throughput), cf_provenance_name(c->prov_noise),
                   cf_provenance_name(c->prov_network), cf_provenance_name(c->prov_price));

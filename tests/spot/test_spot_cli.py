@@ -566,6 +566,24 @@ def test_capacity_label_agrees_across_formats():
     assert seen_mixed, "no example picks a mixed plan: the test checks nothing about it"
 
 
+def test_markdown_explains_the_spot_plan_as_the_table_does():
+    """The table's Why lines of a spot plan (the preemption model, spot alone against the deadline — "misses the
+    24 h deadline at 90%" —, checkpoints, the mixed plan, the elastic plan) are the markdown's too: the comment CI
+    posts showed the spot+od pick without saying that spot alone misses the deadline."""
+    common = ("recommend", "--no-history", "-q", "--spot", "allow", RESNET)
+    rc, table, err = run(*common)
+    rc2, md, err2 = run(*common, "-f", "markdown")
+    assert rc == rc2 == 0, (err, err2)
+    lines = [l[4:] for l in table.splitlines()
+             if l.startswith("  - ") and l[4:].startswith(("spot preemption model", "spot alone", "checkpoint:",
+                                                             "mixed plan", "elastic:"))]
+    assert len(lines) == 5, table
+    items = md.splitlines()
+    for line in lines:
+        want = "- " + line.replace("*", "\\*").replace("_", "\\_").replace("~", "\\~")
+        assert want in items, (want, md)
+
+
 def test_confidence_is_honoured_for_spot():
     """--confidence sets the spot plans' check quantile (stated in the JSON), as it sets the on-demand one."""
     checked = {}
