@@ -231,6 +231,15 @@ static void reasons(const cf_report *r, cf_buf *out)
     cf_buf_printf(out, "- %zu offer%s searched, %zu configuration%s the constraints (objective: %s)\n",
                   r->n_offers, r->n_offers == 1 ? "" : "s", r->advice->n_feasible,
                   r->advice->n_feasible == 1 ? " meets" : "s meet", cf_objective_name(r->spec->search.objective));
+    /* the figures the deadline and the budget were held to, as the table gives them */
+    cf_buf held = CF_BUF_INIT;
+    cf_report_constraint_text(r, c, &held);
+    cf_buf_puts(out, "- ");
+    cell(out, cf_buf_cstr(&held));
+    cf_buf_puts(out, "\n");
+    if (held.failed)
+        out->failed = 1;
+    cf_buf_free(&held);
     char efficiency[16];
     cf_number_share_text(c->parallel_efficiency, efficiency, sizeof efficiency);
     cf_buf_printf(out, "- step %.3f s (compute %.3f s, all-reduce %.3f s); parallel efficiency %s, statistical "

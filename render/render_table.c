@@ -123,14 +123,17 @@ static void table(const cf_report *r, cf_buf *out, int color, int width)
     free(short_ptr);
 }
 
-static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
+/* "cheapest of N configurations that meet the deadline (POINT; AT at 90% ≤
+ * D h) and the budget (...) with 90% confidence": the figures the limits
+ * were held to (cloudfit/render.h). */
+void cf_report_constraint_text(const cf_report *r, const cf_config *c, cf_buf *out)
 {
     const cf_spec *s = r->spec;
     char money[32], feasible[32];
     fmt_money(money, sizeof money, c->total_usd);
     fmt_count(feasible, sizeof feasible, (double)r->advice->n_feasible);
     const char *goal = s->search.objective == CF_OBJ_COST ? "cheapest" : s->search.objective == CF_OBJ_TIME ? "fastest" : "best time × cost";
-    cf_buf_printf(out, "  - %s of %s configurations", goal, feasible);
+    cf_buf_printf(out, "%s of %s configurations", goal, feasible);
     if (s->search.deadline_hours > 0 || s->search.budget_usd > 0) {
         char conf[16];
         cf_number_percent_text(s->search.confidence > 0 ? s->search.confidence : CF_DEFAULT_CONFIDENCE, conf, sizeof conf);
@@ -167,7 +170,6 @@ static void constraint_line(const cf_report *r, const cf_config *c, cf_buf *out)
         }
         cf_buf_printf(out, " with %s confidence", conf);
     }
-    cf_buf_puts(out, "\n");
 }
 
 /* How the inter-node cost was obtained: a fitted probe, a carried or given
@@ -248,7 +250,9 @@ static void explanation(const cf_report *r, cf_buf *out)
     const cf_spec *s = r->spec;
     cf_buf_printf(out, "\nWhy %s/%s %s × %d%s%s%s:\n", c->vm->cloud, c->vm->region, c->vm->instance_type, c->nodes,
                   c->spot ? " (" : "", cf_config_capacity_label(c), c->spot ? ")" : "");
-    constraint_line(r, c, out);
+    cf_buf_puts(out, "  - ");
+    cf_report_constraint_text(r, c, out);
+    cf_buf_puts(out, "\n");
     const cf_advice_explained *e = r->advice->explained;
     double step_lo = e ? e->step_p10_s : NAN, step_hi = e ? e->step_p90_s : NAN;
     char efficiency[16];

@@ -119,6 +119,12 @@ cf_status cf_emit_k8s_with(const cf_report *report, const char *entrypoint, cons
  * name), no key given twice. */
 cf_status cf_emit_k8s_check_selectors(const char *const *selectors, size_t n);
 
+/* The first of the table's Why lines, also the markdown's: the objective
+ * among the configurations that meet the limits, and the figures (the
+ * point, and the value at the confidence — a spot plan's check quantile)
+ * the deadline and the budget were held to. No newline. */
+void cf_report_constraint_text(const cf_report *r, const cf_config *c, cf_buf *out);
+
 /* What the chosen plan's all-reduce between VMs rests on (a fitted probe,
  * a carried or given rate, or the default for its NIC; "one VM, ..." for a
  * plan on one VM): the table's "network:" line, the markdown's, and the

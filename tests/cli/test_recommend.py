@@ -366,6 +366,21 @@ def test_markdown_says_restricted_regions_were_left_out_as_the_table_does():
             assert "access request" not in md, md
 
 
+def test_markdown_gives_the_figures_the_limits_were_held_to():
+    """The table's first Why line gives the figures the deadline and the budget were held to at the confidence
+    ('20.7 h at 99% ≤ 24 h', '$142 at 99% ≤ $1,500'; JSON hours_at_confidence, total_usd_at_confidence); the
+    markdown comment said only 'met with 99% confidence', not how close to the limits the plan is."""
+    spec = example("resnet50-imagenet.json")
+    for conf in ("0.5", "0.99"):
+        rc, table, err = run("recommend", "--no-history", "-q", "--confidence", conf, spec)
+        assert rc == 0, err
+        rc, md, err = run("recommend", "--no-history", "-q", "--confidence", conf, "-f", "markdown", spec)
+        assert rc == 0, err
+        line = re.search(r"^  - (cheapest of .* configurations that meet the deadline .*)$", table, re.M)
+        assert line and f"at {round(100 * float(conf))}% ≤ 24 h" in line.group(1), table
+        assert f"- {line.group(1)}" in md.splitlines(), (line.group(1), md)
+
+
 def test_missing_file():
     db = os.path.join(TMP, "missing.db")
     rc, out, err = run("recommend", "--db", db, "nope.json")
