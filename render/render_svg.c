@@ -28,7 +28,7 @@ static void describe(const cf_plot_point *pt, cf_buf *out)
     cf_number_plain_text(pt->hours, 3, h, sizeof h);
     cf_buf_printf(out, "%s: %d × %s (%d×%s) on %s/%s, %s: %s h, %s", pt->chosen ? "chosen" : "front", c->nodes,
                   c->vm->instance_type, c->gpus_per_node, c->vm->gpu_model, c->vm->cloud, c->vm->region,
-                  c->spot ? "spot" : "on-demand", h, usd);
+                  c->spot ? cf_config_capacity_label(c) : "on-demand", h, usd); /* spot+od as every format says it */
     if (pt->hours_p10 > 0) {
         cf_number_plain_text(pt->hours_p10, 3, lo, sizeof lo);
         cf_number_plain_text(pt->hours_p90, 3, hi, sizeof hi);

@@ -90,6 +90,15 @@ static void test_front_svg(void **state)
     /* spot is a triangle (a path), on-demand a circle */
     assert_int_equal(count(s, "<path d=\"M0,"), 2); /* the point and the legend's */
     assert_int_equal(count(s, "<g"), count(s, "</g>"));
+
+    /* the tooltips label a mixed plan (spot, then on demand) spot+od, as the table, markdown and report do */
+    assert_non_null(strstr(s, "on aws/us-east-1, spot: 1.5 h"));
+    cf_buf_free(&b);
+    configs[0].mixed = 1;
+    cf_render_front_svg(&p, &b);
+    assert_non_null(strstr(cf_buf_cstr(&b), "on aws/us-east-1, spot+od: 1.5 h"));
+    assert_null(strstr(cf_buf_cstr(&b), ", spot: "));
+    configs[0].mixed = 0;
     cf_buf_free(&b);
 
     /* no intervals: no whisker, no legend line for them */
