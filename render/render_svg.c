@@ -32,7 +32,14 @@ static void describe(const cf_plot_point *pt, cf_buf *out)
     if (pt->hours_p10 > 0) {
         cf_number_plain_text(pt->hours_p10, 3, lo, sizeof lo);
         cf_number_plain_text(pt->hours_p90, 3, hi, sizeof hi);
-        cf_buf_printf(out, " (80%% interval %s–%s h)", lo, hi);
+        cf_buf_printf(out, " (80%% interval %s–%s h", lo, hi);
+        if (pt->usd_p10 > 0) { /* the cost's too, as the whiskers and every other format give it */
+            char usd_lo[32], usd_hi[32];
+            money(pt->usd_p10, usd_lo, sizeof usd_lo);
+            money(pt->usd_p90, usd_hi, sizeof usd_hi);
+            cf_buf_printf(out, ", %s–%s", usd_lo, usd_hi);
+        }
+        cf_buf_puts(out, ")");
     }
 }
 

@@ -92,7 +92,8 @@ static void test_front_svg(void **state)
     assert_int_equal(count(s, "<g"), count(s, "</g>"));
 
     /* the tooltips label a mixed plan (spot, then on demand) spot+od, as the table, markdown and report do */
-    assert_non_null(strstr(s, "on aws/us-east-1, spot: 1.5 h"));
+    assert_non_null(strstr(s, "on aws/us-east-1, spot: 1.5 h, $300 (80% interval 1.2–1.9 h, $250–$380)"));
+    assert_non_null(strstr(s, "4 h, $120 (80% interval 3.5–5 h)")); /* no cost interval: none said */
     cf_buf_free(&b);
     configs[0].mixed = 1;
     cf_render_front_svg(&p, &b);
