@@ -169,6 +169,12 @@ static cJSON *group_json(const cf_validate_group *g)
     cJSON_AddNumberToObject(jp, "profile_sigma", p->sigma_profile);
     cJSON_AddNumberToObject(jp, "nic_gbps", p->nic_gbps);
     cJSON_AddNumberToObject(jp, "inter_gbps", g->inter_gbps);
+    if (p->nic_span_gbps[1] > p->nic_span_gbps[0] && p->nic_span_gbps[0] > 0) {
+        const double span[2] = {p->nic_span_gbps[0], p->nic_span_gbps[1]};
+        cJSON_AddItemToObject(jp, "nic_span_gbps", cJSON_CreateDoubleArray(span, 2));
+    } else {
+        cJSON_AddNullToObject(jp, "nic_span_gbps");
+    }
     cJSON_AddBoolToObject(jp, "nic_bound_hit", p->bound_hit);
     cJSON_AddNumberToObject(jp, "hide_fraction", p->hide >= 0 ? p->hide : p->k.hide_default);
     cJSON_AddNumberToObject(jp, "overhead_s", p->overhead_s);

@@ -269,6 +269,28 @@ static void test_unknown_nic_interval_spans_fabrics(void **state)
                     assert_float_equal(net.sigma_net, guess.k.sigma_default_net, 1e-12);
                 }
         }
+        /* a VM inferred among several (validate: 100–1,600 Gbit/s): the
+         * slowest's point, the interval's fast side reaching the fastest, its
+         * slow side u_def's as on the slowest alone; moved to another VM,
+         * the span is gone */
+        cf_perf_params among = guess, fast = guess;
+        among.nic_gbps = 100;
+        among.nic_span_gbps[0] = 100;
+        among.nic_span_gbps[1] = 1600;
+        cf_perf_params alone = among;
+        alone.nic_span_gbps[0] = alone.nic_span_gbps[1] = 0;
+        fast.nic_gbps = 1600;
+        for (int nodes = 2; nodes <= 8; nodes *= 2) {
+            cf_step a = cf_perf_predict(&among, bytes, nodes, 4, nodes * 4, 32, 1);
+            cf_step o = cf_perf_predict(&alone, bytes, nodes, 4, nodes * 4, 32, 1);
+            double t_fast = cf_perf_predict(&fast, bytes, nodes, 4, nodes * 4, 32, 1).step_s;
+            assert_float_equal(a.step_s, o.step_s, 1e-12 * o.step_s);
+            assert_true(a.step_s * exp(-z * a.sigma) <= t_fast * (1 + 1e-9));
+            assert_true(o.step_s * exp(-z * o.sigma) > t_fast);
+            assert_float_equal(a.sigma_up, o.sigma_up, 1e-12);
+        }
+        cf_perf_params moved = cf_perf_on_network(&among, 0, 400);
+        assert_float_equal(moved.nic_span_gbps[1], 0, 0);
         /* a network measured on that unknown NIC: σ_net is the fit's, as before */
         cf_perf_params measured = truth_params(bytes);
         measured.nic_gbps = 0;

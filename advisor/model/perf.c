@@ -148,6 +148,7 @@ double cf_default_inter_gbps(double nominal_gbps)
 cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps, double nominal_gbps)
 {
     cf_perf_params q = *p;
+    q.nic_span_gbps[0] = q.nic_span_gbps[1] = 0; /* another VM: whose NICs are its own */
     double nominal = nominal_gbps > 0 ? nominal_gbps : CF_DEFAULT_UNKNOWN_NETWORK_GBPS;
     /* A NIC the catalog does not give bounds nothing measured on it (both
      * unknown: the cluster the network was fitted on); a network measured
@@ -506,16 +507,25 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
         double net_below = 0, net_above = 0; /* σ_net on each side */
         if (!measured) {
             n.sigma_net = net_below = net_above = p->k.sigma_default_net;
+            /* A NIC the catalog does not give: the default's 10 Gbit/s is a
+             * guess, so each side reaches at least the all-reduce on the
+             * catalog's slowest and fastest NIC (a declared prior,
+             * CF_UNKNOWN_NIC_SLOWEST_GBPS); a VM inferred among several,
+             * on the slowest and fastest of theirs (nic_span_gbps). */
+            double span_lo = 0, span_hi = 0;
             if (p->nic_gbps <= 0) {
-                /* A NIC the catalog does not give: the default's 10 Gbit/s
-                 * is a guess, so each side reaches at least the all-reduce on
-                 * the catalog's slowest and fastest NIC (a declared prior,
-                 * CF_UNKNOWN_NIC_SLOWEST_GBPS) */
+                span_lo = CF_UNKNOWN_NIC_SLOWEST_GBPS;
+                span_hi = CF_UNKNOWN_NIC_FIT_BOUND_GBPS;
+            } else if (p->nic_span_gbps[0] > 0 && p->nic_span_gbps[1] > p->nic_span_gbps[0]) {
+                span_lo = p->nic_span_gbps[0];
+                span_hi = p->nic_span_gbps[1];
+            }
+            if (span_hi > 0) {
                 double z = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
                 cf_perf_params end = *p;
-                end.nic_gbps = CF_UNKNOWN_NIC_SLOWEST_GBPS;
+                end.nic_gbps = span_lo;
                 double slowest = allreduce(&end, bytes, nodes, g, gpus, NULL);
-                end.nic_gbps = CF_UNKNOWN_NIC_FIT_BOUND_GBPS;
+                end.nic_gbps = span_hi;
                 double fastest = allreduce(&end, bytes, nodes, g, gpus, NULL);
                 net_below = fmax(net_below, log(n.allreduce_s / fastest) / z);
                 net_above = fmax(net_above, log(slowest / n.allreduce_s) / z);

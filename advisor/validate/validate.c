@@ -237,6 +237,18 @@ static cf_status light_profile_rows(const cf_measurement *rows, size_t n_rows, c
     return st;
 }
 
+/* A group left on the default network: the slowest NIC it may have, the
+ * interval spanning the fastest (cf_perf_network_term). */
+static void span_default_network(cf_validate_group *g)
+{
+    if (g->nominal_inter_gbps > 0)
+        g->params.nic_gbps = g->nominal_inter_gbps; /* the fit was bounded by the fastest */
+    if (g->nic_span_gbps[1] > g->nic_span_gbps[0] && g->nic_span_gbps[0] > 0) {
+        g->params.nic_span_gbps[0] = g->nic_span_gbps[0];
+        g->params.nic_span_gbps[1] = g->nic_span_gbps[1];
+    }
+}
+
 static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_validate_options *o,
                            cf_validate_group *g, char *fitted)
 {
@@ -259,8 +271,14 @@ static cf_status fit_group(const cf_measurement *rows, size_t n_rows, const cf_v
     g->n_fit = n;
     cf_perf_params start;
     start_params(o, g, &start);
-    cf_status st = cf_perf_fit(train, n, g->gradient_bytes, g->nominal_inter_gbps, &start, &g->params, &g->fit);
+    /* A network fitted on the rows is bounded by the fastest NIC the
+     * cluster may have (the slowest would cap a fast cluster measured as
+     * fast); a default one is the slowest's, its interval spanning both. */
+    double fit_nic = g->nic_span_gbps[1] > g->nominal_inter_gbps ? g->nic_span_gbps[1] : g->nominal_inter_gbps;
+    cf_status st = cf_perf_fit(train, n, g->gradient_bytes, fit_nic, &start, &g->params, &g->fit);
     free(train);
+    if (st == CF_OK && g->params.network_provenance == CF_PROV_DEFAULT)
+        span_default_network(g);
     return st;
 }
 
@@ -287,6 +305,8 @@ static cf_status carry_group(const cf_validate_group *ref, cf_validate_group *g)
     if (p.network_provenance == CF_PROV_FITTED)
         p.network_provenance = CF_PROV_ESTIMATED;
     g->params = p;
+    if (p.network_provenance == CF_PROV_DEFAULT)
+        span_default_network(g);
     snprintf(g->carried_from, sizeof g->carried_from, "%s", ref->gpu);
     return CF_OK;
 }
@@ -302,6 +322,11 @@ static void source_text(const cf_validate_group *g, char *out, size_t n)
                  100 * (g->params.hide >= 0 ? g->params.hide : g->params.k.hide_default), g->params.overhead_s);
     else if (g->given_inter_gbps > 0)
         snprintf(out, n, "--inter-node-gbps %g with the default efficiency", g->given_inter_gbps);
+    else if (vm && g->params.nic_span_gbps[1] > g->params.nic_span_gbps[0])
+        snprintf(out, n, "catalog VM %s %s (%g Gbit/s NIC, the slowest of the catalog's %s × %d VMs: the interval "
+                         "spans theirs, to %g Gbit/s) with the default efficiency (pass --inter-node-gbps)",
+                 vm->cloud, vm->instance_type, vm->network_gbps, g->gpu_info ? g->gpu_info->model : g->gpu,
+                 g->hw_gpus_per_node, g->params.nic_span_gbps[1]);
     else if (vm)
         snprintf(out, n, "catalog VM %s %s (%g Gbit/s NIC) with the default efficiency", vm->cloud, vm->instance_type,
                  vm->network_gbps);
@@ -317,9 +342,9 @@ static void source_text(const cf_validate_group *g, char *out, size_t n)
 static void network_source(const cf_validate_group *g, const cf_validate_options *o, char *out, size_t n)
 {
     if (o->with_2node_probe && !g->carried_from[0] && g->params.network_provenance == CF_PROV_DEFAULT) {
-        char rest[160];
+        char rest[448];
         source_text(g, rest, sizeof rest);
-        snprintf(out, n, "no 2-node × 1-GPU row to fit the probe on: %.150s", rest);
+        snprintf(out, n, "no 2-node × 1-GPU row to fit the probe on: %.440s", rest);
         return;
     }
     source_text(g, out, n);
@@ -412,19 +437,27 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
 
 /* The offer for a measured (GPU, GPUs per node): one of the campaign's
  * cloud when the profile names one ("aws"), and among several the smallest
- * NIC figure (the conservative reading). NULL when none. */
+ * NIC figure (the conservative reading); span gets the smallest and
+ * largest NIC among those it chose from (which of them the cluster is, the
+ * rows do not say). NULL when none. */
 static const cf_vm *measured_offer(const cf_validate_context *ctx, const cf_gpu *gpu, int gpus_per_vm,
-                                   const char *profile)
+                                   const char *profile, double span[2])
 {
     const cf_vm *best = NULL;
     int best_same_cloud = 0;
+    span[0] = span[1] = 0;
     for (size_t i = 0; gpu && i < ctx->n_vms; i++) {
         const cf_vm *vm = &ctx->vms[i];
         if (strcmp(vm->gpu_model, gpu->model) != 0 || vm->gpu_count != gpus_per_vm || !(vm->network_gbps > 0))
             continue;
         int same_cloud = strcasecmp(vm->cloud, profile) == 0;
-        if (!best || same_cloud > best_same_cloud ||
-            (same_cloud == best_same_cloud && vm->network_gbps < best->network_gbps)) {
+        if (best && same_cloud < best_same_cloud)
+            continue;
+        if (!best || same_cloud > best_same_cloud) /* the campaign's cloud: only its VMs count */
+            span[0] = span[1] = vm->network_gbps;
+        span[0] = fmin(span[0], vm->network_gbps);
+        span[1] = fmax(span[1], vm->network_gbps);
+        if (!best || same_cloud > best_same_cloud || vm->network_gbps < best->network_gbps) {
             best = vm;
             best_same_cloud = same_cloud;
         }
@@ -481,7 +514,9 @@ void cf_validate_prepare(const cf_measurement *rows, size_t n_rows, const cf_val
         g->gradient_bytes = params * 4.0; /* fp32 gradients, as DDP all-reduces them */
         group_vm_size(rows, n_rows, g);
         g->gpu_info = cf_gpu_resolve(ctx->gpus, ctx->n_gpus, g->gpu);
-        g->network_vm = measured_offer(ctx, g->gpu_info, g->hw_gpus_per_node, g->profile);
+        g->network_vm = measured_offer(ctx, g->gpu_info, g->hw_gpus_per_node, g->profile, g->nic_span_gbps);
+        if (ctx->inter_node_gbps > 0)
+            g->nic_span_gbps[0] = g->nic_span_gbps[1] = ctx->inter_node_gbps;
         g->given_inter_gbps = ctx->inter_node_gbps;
         g->nominal_inter_gbps = ctx->inter_node_gbps > 0 ? ctx->inter_node_gbps
                                 : g->network_vm          ? g->network_vm->network_gbps

@@ -177,6 +177,12 @@ typedef struct {
     int nvlink;                 /* NVLink/NVSwitch inside the node (else PCIe) */
     /* Network. */
     double nic_gbps;            /* nominal NIC of the VM the predictions are for; 0 = unknown */
+    /* The NICs the VM may have where which VM it is was inferred, not
+     * given (validate: a cluster's GPU and GPUs per VM match catalog VMs of
+     * several NICs; nic_gbps is the slowest): the default network's
+     * interval spans the all-reduce on both ends. {0, 0}: none (a known
+     * VM, or an unknown NIC, which spans the catalog's). */
+    double nic_span_gbps[2];
     double inter_gbps;          /* effective all-reduce rate of the 2 × 1 probe, Gbit/s; 0 = the default for the NIC */
     double hide;                /* ρ */
     double overhead_s;          /* c0 */

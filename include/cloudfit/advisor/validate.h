@@ -72,6 +72,12 @@ typedef struct {
     double nominal_inter_gbps;           /* VM NIC for (gpu, GPUs per node); 0 = unknown */
     const cf_gpu *gpu_info;              /* GPU table row, NULL when unknown */
     const cf_vm *network_vm;             /* the offer whose NIC nominal_inter_gbps is; NULL when none */
+    /* The slowest and fastest NIC of the catalog VMs the group may have
+     * run on (its GPU and GPUs per VM; its campaign's cloud where that has
+     * one): nominal_inter_gbps is the slowest; a network fitted on the
+     * group's rows is bounded by the fastest, a default one's interval
+     * spans both. Equal when one NIC (or --inter-node-gbps), 0 when none. */
+    double nic_span_gbps[2];
     double given_inter_gbps;             /* > 0: the caller's figure for every group (--inter-node-gbps) */
     /* The VM size (GPUs per VM) whose NIC network_vm is: the group's
      * multi-node rows' (they crossed it), else its first row's; hw_line is
@@ -87,7 +93,7 @@ typedef struct {
     cf_perf_fit_report fit;              /* what the fit used (not for carried-over groups) */
     char carried_from[CF_GPU_NAME_MAX];  /* "" unless predicted from another GPU type */
     double inter_gbps;                   /* the inter-node all-reduce rate the model used: fitted, else the NIC's default */
-    char network_source[200];            /* where that rate came from, for people */
+    char network_source[512];            /* where that rate came from, for people */
     cf_ape_stats all;
     int bucket_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];   /* node count of each bucket (last: all larger) */
     cf_ape_stats by_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];
