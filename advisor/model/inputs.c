@@ -496,10 +496,11 @@ static void profile_memory_format(const cf_inputs_request *rq, const cf_gpu *gpu
              "the %s profile on %s ran in memory format %s, the job in %s (model.memory_format): step times kept, "
              "their interval widened (σ %.2f, declared from one measurement)",
              p->backend, gpu->model, p->memory_format, job_format, CF_CARRY_SIGMA_MEMORY_FORMAT);
-    /* what the probe helper takes (docs/profiler.md); it has no 3-D layout */
+    /* what the probe helper takes (docs/profiler.md); a 3-D layout it reads from the model's weights */
     const char *how = strcmp(job_format, "channels_last") == 0 ? "cloudfit_probe.run(..., channels_last=True)"
                       : strcmp(job_format, "contiguous") == 0  ? "cloudfit_probe.run(..., channels_last=False)"
-                                                               : "a probe whose device event reports it";
+                                                               : "cloudfit_probe.run(...) on a model moved to "
+                                                                 "torch.channels_last_3d";
     char hint[sizeof in->notes[0]];
     snprintf(hint, sizeof hint,
              "hint: profile in %s to measure it (%s; docs/profiler.md), or set model.memory_format to %s if the job "

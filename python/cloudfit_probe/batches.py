@@ -23,17 +23,20 @@ def batch_size_of(batch):
     return None
 
 
-def to_device(batch, device, channels_last):
-    """The batch's tensors on `device` (4-D floating ones channels-last when asked)."""
+def to_device(batch, device, memory_format):
+    """The batch's tensors on `device`, in `memory_format`: 4-D floating
+    ones channels-last for "channels_last", 5-D ones for "channels_last_3d"."""
     if torch.is_tensor(batch):
         t = batch.to(device, non_blocking=True)
-        if channels_last and t.dim() == 4 and t.is_floating_point():
+        if t.is_floating_point() and memory_format == "channels_last" and t.dim() == 4:
             t = t.contiguous(memory_format=torch.channels_last)
+        elif t.is_floating_point() and memory_format == "channels_last_3d" and t.dim() == 5:
+            t = t.contiguous(memory_format=torch.channels_last_3d)
         return t
     if isinstance(batch, dict):
-        return {k: to_device(v, device, channels_last) for k, v in batch.items()}
+        return {k: to_device(v, device, memory_format) for k, v in batch.items()}
     if isinstance(batch, (list, tuple)):
-        moved = [to_device(v, device, channels_last) for v in batch]
+        moved = [to_device(v, device, memory_format) for v in batch]
         if isinstance(batch, tuple):
             return type(batch)(*moved) if hasattr(batch, "_fields") else tuple(moved)  # a namedtuple, or not
         return moved

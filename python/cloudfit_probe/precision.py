@@ -1,5 +1,5 @@
 """How a step computes: the precision (fp32, tf32, fp16, bf16; "auto") and
-the memory format (contiguous, channels_last), resolved once per run and
+the memory format (contiguous, channels_last, channels_last_3d), resolved once per run and
 reported in the `device` event. Works with PyTorch 1.12 and 2.x."""
 import contextlib
 
@@ -61,10 +61,16 @@ def grad_scaler():
     return torch.cuda.amp.GradScaler()
 
 
-def model_is_channels_last(model):
-    """True when a 4-D parameter (a convolution's weight) is stored
-    channels-last: model.to(memory_format=torch.channels_last) was called."""
+def model_memory_format(model):
+    """How the model's convolution weights are stored: "channels_last" when
+    a 4-D one is (model.to(memory_format=torch.channels_last)),
+    "channels_last_3d" when a 5-D one is (a Conv3d model moved with
+    torch.channels_last_3d), else "contiguous"."""
     for p in model.parameters():
-        if p.dim() == 4 and not p.is_contiguous() and p.is_contiguous(memory_format=torch.channels_last):
-            return True
-    return False
+        if p.is_contiguous():
+            continue
+        if p.dim() == 4 and p.is_contiguous(memory_format=torch.channels_last):
+            return "channels_last"
+        if p.dim() == 5 and p.is_contiguous(memory_format=torch.channels_last_3d):
+            return "channels_last_3d"
+    return "contiguous"

@@ -234,8 +234,9 @@ def run(model, loss_fn, batches, optimizer=None, precision="auto", *, scaler=Non
                (autocast), or "auto" (bf16 on a GPU that has it, else fp16;
                fp32 on a CPU)
     scaler     your GradScaler for fp16 (default: a new one)
-    channels_last  4-D inputs channels-last; None: when the model's
-               convolution weights are (model.to(memory_format=...))
+    channels_last  4-D inputs channels-last (5-D ones channels_last_3d for a
+               model stored so); None: when the model's convolution
+               weights are (model.to(memory_format=...))
     device     where batches go; default: the model's parameters' device
     """
     workers = _Workers()
@@ -266,9 +267,16 @@ def _run(ch, workers, model, loss_fn, batches, optimizer, precision, scaler, cha
     device = torch.device(device)
     precision = prec.resolve(precision, device)
     inner = model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
+    # What the device event says the run trained in: a Conv3d model stored
+    # channels_last_3d was reported "contiguous", and recommend then
+    # compared that with a spec's model.memory_format channels_last_3d.
+    stored = prec.model_memory_format(inner)
     if channels_last is None:
-        channels_last = prec.model_is_channels_last(inner)
-    memory_format = "channels_last" if channels_last else "contiguous"
+        memory_format = stored
+    elif channels_last:
+        memory_format = "channels_last_3d" if stored == "channels_last_3d" else "channels_last"
+    else:
+        memory_format = "contiguous"
     if precision == "fp16" and scaler is None:
         scaler = prec.grad_scaler()
     if optimizer is None:
@@ -287,7 +295,7 @@ def _run(ch, workers, model, loss_fn, batches, optimizer, precision, scaler, cha
     stepper = _Stepper(model, loss_fn, optimizer, precision, device, workers, scaler, max_rescales)
     model.train()
     for step in range(1, cfg.warmup_steps + cfg.steps + 1):
-        micro = [to_device(stream.next(), device, channels_last) for _ in range(local)]
+        micro = [to_device(stream.next(), device, memory_format) for _ in range(local)]
         time_s, norms, mean, loss = stepper.step(step, micro, k, noise)
         event = dict(step=step, time_s=time_s, samples=cfg.local_batch * (k if noise else workers.world))
         if math.isfinite(loss):

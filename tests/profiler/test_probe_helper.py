@@ -171,6 +171,43 @@ def test_oom_nonfinite_and_stray_prints():
     assert [pt["local_batch"] for pt in prof["points"]] == [4, 16] and prof["noise"]["b_noise"] > 0, prof
 
 
+# A Conv3d model; LAYOUT (channels_last_3d, contiguous) is how its weights
+# are stored, ASK the run's channels_last argument. The loss checks the
+# layout of the 5-D inputs it is given.
+CONV3D = r'''
+import os, sys, torch, torch.nn as nn
+import cloudfit_probe
+torch.manual_seed(0)
+model = nn.Sequential(nn.Conv3d(2, 4, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(4, 3))
+if os.environ["LAYOUT"] == "channels_last_3d":
+    model = model.to(memory_format=torch.channels_last_3d)
+data = torch.utils.data.TensorDataset(torch.randn(64, 2, 4, 4, 4), torch.randint(0, 3, (64,)))
+def loss_fn(model, batch):
+    x, y = batch
+    print("input channels_last_3d: %s" % (x.is_contiguous(memory_format=torch.channels_last_3d) and x.stride(1) == 1))
+    return nn.functional.cross_entropy(model(x), y)
+ask = {"": None, "1": True, "0": False}[os.environ.get("ASK", "")]
+sys.exit(cloudfit_probe.run(model, loss_fn, data, torch.optim.SGD(model.parameters(), lr=0.1), channels_last=ask))
+'''
+
+
+def test_channels_last_3d_model_is_reported_as_such():
+    """A Conv3d model stored torch.channels_last_3d was reported "contiguous" (only 4-D weights were looked at),
+    so recommend compared a contiguous profile with a spec's model.memory_format channels_last_3d: a wider
+    interval and a hint to profile in the format it had been profiled in. Now the device event says
+    channels_last_3d and the 5-D inputs are moved to that layout; channels_last=False still says contiguous."""
+    script = write("conv3d.py", CONV3D)
+    run_env = dict(CLOUDFIT_LOCAL_BATCH=4, CLOUDFIT_MICRO_BATCHES=1, CLOUDFIT_STEPS=2, CLOUDFIT_WARMUP_STEPS=1)
+    for layout, ask, want in (("channels_last_3d", "", "channels_last_3d"), ("channels_last_3d", "1", "channels_last_3d"),
+                              ("channels_last_3d", "0", "contiguous"), ("contiguous", "", "contiguous")):
+        lines, err = probe_lines([script], LAYOUT=layout, ASK=ask, **run_env)
+        device = next(e for e in lines if e["event"] == "device")
+        assert device["memory_format"] == want, (layout, ask, device)
+        assert [e["event"] for e in lines][-1] == "done", lines
+        moved = "input channels_last_3d: True" in err
+        assert moved == (want == "channels_last_3d"), (layout, ask, err)
+
+
 def test_pip_install_from_the_checkout():
     target = os.path.join(TMP, "site")
     build = shutil.copytree(HELPER, os.path.join(TMP, "python-src"))  # setuptools writes build/ and egg-info here
