@@ -180,6 +180,21 @@ cf_perf_params cf_perf_on_network(const cf_perf_params *p, double reference_gbps
     return q;
 }
 
+int cf_perf_default_nic_span(const cf_perf_params *p, double span[2])
+{
+    span[0] = span[1] = 0;
+    if (p->network_provenance != CF_PROV_DEFAULT)
+        return 0;
+    if (p->nic_gbps <= 0) {
+        span[0] = CF_UNKNOWN_NIC_SLOWEST_GBPS;
+        span[1] = CF_UNKNOWN_NIC_FIT_BOUND_GBPS;
+    } else if (p->nic_span_gbps[0] > 0 && p->nic_span_gbps[1] > p->nic_span_gbps[0]) {
+        span[0] = p->nic_span_gbps[0];
+        span[1] = p->nic_span_gbps[1];
+    }
+    return span[1] > 0;
+}
+
 int cf_network_extrapolated_from(const cf_perf_params *p, int nodes)
 {
     int measured = p->network_provenance == CF_PROV_MEASURED || p->network_provenance == CF_PROV_FITTED ||
@@ -512,15 +527,9 @@ cf_perf_net cf_perf_network_term(const cf_perf_params *p, double bytes, int node
              * catalog's slowest and fastest NIC (a declared prior,
              * CF_UNKNOWN_NIC_SLOWEST_GBPS); a VM inferred among several,
              * on the slowest and fastest of theirs (nic_span_gbps). */
-            double span_lo = 0, span_hi = 0;
-            if (p->nic_gbps <= 0) {
-                span_lo = CF_UNKNOWN_NIC_SLOWEST_GBPS;
-                span_hi = CF_UNKNOWN_NIC_FIT_BOUND_GBPS;
-            } else if (p->nic_span_gbps[0] > 0 && p->nic_span_gbps[1] > p->nic_span_gbps[0]) {
-                span_lo = p->nic_span_gbps[0];
-                span_hi = p->nic_span_gbps[1];
-            }
-            if (span_hi > 0) {
+            double span[2];
+            if (cf_perf_default_nic_span(p, span)) {
+                double span_lo = span[0], span_hi = span[1];
                 double z = cf_normal_two_sided_z(CF_INTERVAL_LEVEL);
                 cf_perf_params end = *p;
                 end.nic_gbps = span_lo;

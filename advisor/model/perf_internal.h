@@ -18,6 +18,14 @@ cf_perf_params cf_perf_defaults(const cf_gpu *gpu);
  * CF_DEFAULT_TCP_ALLREDUCE_GBPS over TCP. */
 double cf_default_inter_gbps(double nominal_gbps);
 
+/* The NICs the default network's 80 % interval spans (span = {slowest,
+ * fastest} Gbit/s; returns 1): on a NIC the catalog does not give
+ * (nic_gbps 0) the catalog's, CF_UNKNOWN_NIC_SLOWEST_GBPS to
+ * CF_UNKNOWN_NIC_FIT_BOUND_GBPS; on a VM inferred among several, its
+ * nic_span_gbps. 0 (span {0, 0}) for a measured or fitted network and a
+ * known VM. What the interval uses and the reports say. */
+int cf_perf_default_nic_span(const cf_perf_params *p, double span[2]);
+
 /* 1 when a NIC of `nominal_gbps` is an RDMA fabric (EFA, InfiniBand: from
  * CF_RDMA_MIN_NOMINAL_GBPS), 0 for TCP; an unknown NIC (0) is the
  * default's, TCP. A network measured on one fabric is carried to the other

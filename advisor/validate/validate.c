@@ -422,6 +422,7 @@ cf_status cf_validate_steps(const cf_measurement *rows, size_t n_rows, const cf_
         cf_validate_group *g = &groups[k];
         g->inter_gbps = g->params.inter_gbps > 0 ? g->params.inter_gbps : cf_default_inter_gbps(g->params.nic_gbps);
         network_source(g, options, g->network_source, sizeof g->network_source);
+        cf_perf_default_nic_span(&g->params, g->interval_span_gbps); /* the catalog's on an unknown NIC */
     }
     if (st == CF_OK && overall) {
         *overall = cf_ape_summarise(all_errors, n_all);

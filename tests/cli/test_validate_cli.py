@@ -85,6 +85,21 @@ def test_probe_rows_missing_and_an_unknown_nic():
     assert abs(g["errors"]["median_ape"] - known["errors"]["median_ape"]) < 0.02, (g["errors"], known["errors"])
 
 
+def test_nic_span_said_for_an_unknown_nic():
+    """JSON nic_span_gbps is what the default network's interval spans. On a NIC no catalog VM gives it was null,
+    while the interval spans the catalog's NICs and the warning said so ("their 80 % interval spans the catalog's
+    NICs, 2.5 to 6400 Gbit/s"); a known VM of one NIC, a measured or a given network span nothing."""
+    unknown = renamed("imagenet", "Quadro RTX 6000", "span-unknown-nic.csv")
+    p = subprocess.run([BIN, "validate", "-f", "json", unknown], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "their 80 % interval spans the catalog's NICs, 2.5 to 6400 Gbit/s" in p.stderr, p.stderr
+    params = json.loads(p.stdout)["groups"][0]["model_parameters"]
+    assert params["nic_gbps"] == 0 and params["nic_span_gbps"] == [2.5, 6400], params
+    for args in ((DATA,), ("--with-2node-probe", DATA), ("--with-2node-probe", unknown), ("--inter-node-gbps", "50", unknown)):
+        params = run_json(*args)["groups"][0]["model_parameters"]
+        assert params["nic_span_gbps"] is None, (args, params)
+
+
 def test_inter_node_option_named():
     doc = run_json("--inter-node-gbps", "100", DATA)
     g = doc["groups"][0]

@@ -94,6 +94,7 @@ typedef struct {
     char carried_from[CF_GPU_NAME_MAX];  /* "" unless predicted from another GPU type */
     double inter_gbps;                   /* the inter-node all-reduce rate the model used: fitted, else the NIC's default */
     char network_source[512];            /* where that rate came from, for people */
+    double interval_span_gbps[2];        /* the NICs its default network's 80 % interval spans; {0, 0}: none */
     cf_ape_stats all;
     int bucket_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];   /* node count of each bucket (last: all larger) */
     cf_ape_stats by_nodes[CF_VALIDATE_MAX_NODE_BUCKETS];
