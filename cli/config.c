@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cloudfit/common/json.h"
+#include "cloudfit/common/number.h"
 #include "cloudfit/db.h"
 #include "commands.h"
 #include "exit_codes.h"
@@ -358,7 +359,12 @@ static int store(const cf_cli_option *o, unsigned command, const char *command_n
         return cf_cli_option_store(o, command_name, cJSON_IsTrue(v) ? NULL : "false", opts);
     case OPT_INT:
     case OPT_DOUBLE:
-        snprintf(text, sizeof text, o->kind == OPT_INT ? "%.0f" : "%.17g", v->valuedouble);
+        /* the fewest digits that read back as the value: "%.17g" made a file's "timeout": 0.7 the
+         * message's "got '0.69999999999999996'", not the value as written */
+        if (o->kind == OPT_INT)
+            snprintf(text, sizeof text, "%.0f", v->valuedouble);
+        else
+            cf_number_exact_text(v->valuedouble, text, sizeof text);
         return cf_cli_option_store(o, command_name, text, opts);
     case OPT_STRING:
         return cf_cli_option_store(o, command_name, v->valuestring, opts);

@@ -373,6 +373,11 @@ def test_config_show_refuses_what_the_command_refuses():
             ("profile", "trace-noise", "1.5", [SPEC, "--runner", trace, "--gpu", "T4"],
              "expects a fraction below 1 or a percentage below 100% (e.g. 2% or 0.02), got '1.5'"),
             ("search", "safety-sds", "9", [SPEC, "--no-history", "--runner", trace], "expects a number from 0 to 5"),
+            # a number as written in the file: "%.17g" said "got '0.69999999999999996'"
+            ("search", "timeout", 0.7, [SPEC, "--no-history", "--runner", trace],
+             "expects seconds from 1 to 86400 (a day), got '0.7'\n"),
+            ("profile", "trace-nic-gbps", 1e300, [SPEC, "--runner", trace, "--gpu", "T4"],
+             "expects Gbit/s from 0.1 to 1000000, got '1e+300'\n"),
             ("simulate", "instance-type", "", [SPEC], "expects a name, got ''"),
             ("history", "since", "yesterday", [], "is not a date or time"),
             ("history", "older-than", "soon", ["prune"], "is not a date or time"),
