@@ -416,6 +416,77 @@ static void test_replay_many_shares_the_pass(void **state)
     }
 }
 
+/* Two runs alike to the last bit: every field (a shortcut that moved the
+ * time by one rounding would change a calibration's counts). */
+static void assert_runs_identical(const cf_spot_run *a, const cf_spot_run *b)
+{
+    const double da[] = {a->wall_h, a->node_h[0], a->node_h[1], a->lost_h, a->below_h, a->zero_h, a->samples_h,
+                         a->stalled_h};
+    const double db[] = {b->wall_h, b->node_h[0], b->node_h[1], b->lost_h, b->below_h, b->zero_h, b->samples_h,
+                         b->stalled_h};
+    assert_memory_equal(da, db, sizeof da);
+    assert_int_equal(a->preemptions, b->preemptions);
+    assert_int_equal(a->checkpoints, b->checkpoints);
+    assert_int_equal(a->restarts, b->restarts);
+    assert_int_equal(a->stalled, b->stalled);
+    assert_int_equal(a->stop, b->stop);
+}
+
+/* The calibration's shortcuts (advisor/spot/spot_calibrate.c), on paths
+ * drawn from a model as its bootstrap draws them, from a start every hour:
+ * cf_spot_replay_until is cf_spot_replay for a replay that finishes by its
+ * stop, and gives up past it otherwise; cf_spot_replay_lengths gives for
+ * each length what cf_spot_replay_until gives for it alone, to the bit,
+ * with and without stops, elastic and gang, on one VM or several. */
+static void test_replay_until_and_lengths(void **state)
+{
+    (void)state;
+    cf_spot_process proc = {.up_median_h = 6, .up_sigma = 1.2, .down_median_h = 2, .down_sigma = 1.0,
+                            .kd_per_h = 0.2, .kr_per_h = 1.5, .qf = 0.5, .qr = 0.7};
+    for (int variant = 0; variant < 4; variant++) {
+        int nodes = variant == 0 ? 1 : variant == 1 ? 4 : 16;
+        cf_spot_path p;
+        assert_int_equal(cf_spot_path_generate(&proc, nodes, 600, 11u + (unsigned)variant, &p), CF_OK);
+        cf_spot_plan plan = {.n_types = 1, .nodes = {nodes, 0}, .checkpoint_h = 0.1, .restart_h = 0.2,
+                             .interval_h = 1.5, .semantics = variant == 3 ? CF_SPOT_GANG : CF_SPOT_ELASTIC};
+        const double work[4] = {40, 10, 2.5, 0.625};
+        const double no_stop[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, stops[4] = {90, 30, 12, 4};
+        size_t cap = (size_t)p.total_h + 2, shorter = 0, past = 0;
+        size_t *seg = malloc(cap * sizeof *seg);
+        double *off = malloc(cap * sizeof *off);
+        assert_non_null(seg);
+        assert_non_null(off);
+        size_t n = cf_spot_starts_grid(&p, 1.0, seg, off);
+        assert_true(n > 500);
+        for (size_t i = 0; i < n; i++) {
+            for (int stopped = 0; stopped < 2; stopped++) {
+                const double *stop_h = stopped ? stops : no_stop;
+                cf_spot_run runs[4];
+                cf_spot_replay_lengths(&p, seg[i], off[i], &plan, work, stop_h, 4, runs);
+                for (int k = 0; k < 4; k++) {
+                    cf_spot_plan one = plan;
+                    one.work_h = work[k];
+                    cf_spot_run alone, full;
+                    cf_spot_replay_until(&p, seg[i], off[i], &one, stop_h[k], &alone);
+                    assert_runs_identical(&runs[k], &alone);
+                    cf_spot_replay(&p, seg[i], off[i], &one, &full);
+                    if (full.wall_h <= stop_h[k]) {
+                        assert_runs_identical(&alone, &full);
+                    } else {
+                        assert_true(alone.wall_h > stop_h[k]);
+                        past += isinf(alone.wall_h) && !isinf(full.wall_h);
+                    }
+                    shorter += k > 0 && full.wall_h < runs[0].wall_h;
+                }
+            }
+        }
+        assert_true(shorter > n && past > 0); /* both shortcuts were taken */
+        free(seg);
+        free(off);
+        cf_spot_path_free(&p);
+    }
+}
+
 static void test_mixed_plan(void **state)
 {
     (void)state;
@@ -1246,6 +1317,7 @@ int main(void)
         cmocka_unit_test(test_replay_caps),
         cmocka_unit_test(test_replay_never_ends),
         cmocka_unit_test(test_replay_many_shares_the_pass),
+        cmocka_unit_test(test_replay_until_and_lengths),
         cmocka_unit_test(test_mixed_plan),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_quantiles_place),

@@ -33,23 +33,65 @@ void cf_calibrate_result_free(cf_calibrate_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The replays of item `it` on path p from n starts: counts of wall times at
- * or below each model quantile added to below[]; the wall times into
- * wall[] when not NULL. */
-static void score_item(const cf_calibrate_trace *t, const cf_calibrate_item *it, const cf_spot_path *p,
-                       const size_t *seg, const double *off, size_t n, size_t *below, double *wall)
+/* Without wall times only the counts are wanted, so a replay may stop once
+ * it is past the item's largest quantile (cf_spot_replay_until: the counts
+ * are the same). */
+static double stop_of(const cf_calibrate_item *it, int want_wall)
 {
-    cf_spot_plan plan = {.n_types = 1, .nodes = {t->nodes, 0}, .work_h = it->work_h,
-                         .checkpoint_h = t->checkpoint_h, .restart_h = t->restart_h, .interval_h = it->interval_h,
+    double stop_h = want_wall ? INFINITY : -INFINITY;
+    for (int q = 0; q < CF_CAL_N && !want_wall; q++)
+        if (!(it->model_h[q] <= stop_h)) /* larger, or NaN: no stop */
+            stop_h = isnan(it->model_h[q]) ? INFINITY : it->model_h[q];
+    return stop_h;
+}
+
+/* The replays of trace j's items (all, or the scored ones) on path p from n
+ * starts: for the k-th of them, the counts of wall times at or below each
+ * model quantile added to below[k·CF_CAL_N + q], and the wall times into
+ * wall[k·n + i] when wall is not NULL. The lengths of one start are
+ * replayed together (cf_spot_replay_lengths: the items of a trace share
+ * the plan but for the work, longest first). Returns the items taken. */
+static size_t score_trace(const cf_calibrate_trace *t, const cf_calibrate_result *res, size_t j, int scored_only,
+                          const cf_spot_path *p, const size_t *seg, const double *off, size_t n, size_t *below,
+                          double *wall)
+{
+    const cf_calibrate_item *mine[CF_CALIBRATE_LENGTHS];
+    size_t m = 0;
+    for (size_t k = 0; k < res->n_items && m < CF_CALIBRATE_LENGTHS; k++)
+        if (res->items[k].trace == j && (res->items[k].scored || !scored_only))
+            mine[m++] = &res->items[k];
+    if (!m)
+        return 0;
+    cf_spot_plan plan = {.n_types = 1, .nodes = {t->nodes, 0}, .work_h = mine[0]->work_h,
+                         .checkpoint_h = t->checkpoint_h, .restart_h = t->restart_h, .interval_h = mine[0]->interval_h,
                          .semantics = CF_SPOT_ELASTIC};
-    for (size_t i = 0; i < n; i++) {
-        cf_spot_run run;
-        cf_spot_replay(p, seg[i], off[i], &plan, &run);
-        for (int q = 0; q < CF_CAL_N; q++)
-            below[q] += run.wall_h <= it->model_h[q];
-        if (wall)
-            wall[i] = run.wall_h;
+    double work[CF_CALIBRATE_LENGTHS], stop_h[CF_CALIBRATE_LENGTHS];
+    int together = 1; /* one plan but for the work, longest first (as model_items makes them) */
+    for (size_t k = 0; k < m; k++) {
+        work[k] = mine[k]->work_h;
+        stop_h[k] = stop_of(mine[k], wall != NULL);
+        together &= mine[k]->interval_h == mine[0]->interval_h && (k == 0 || work[k] <= work[k - 1]);
     }
+    for (size_t i = 0; i < n; i++) {
+        cf_spot_run runs[CF_CALIBRATE_LENGTHS];
+        if (together) {
+            cf_spot_replay_lengths(p, seg[i], off[i], &plan, work, stop_h, m, runs);
+        } else {
+            for (size_t k = 0; k < m; k++) {
+                cf_spot_plan one = plan;
+                one.work_h = work[k];
+                one.interval_h = mine[k]->interval_h;
+                cf_spot_replay_until(p, seg[i], off[i], &one, stop_h[k], &runs[k]);
+            }
+        }
+        for (size_t k = 0; k < m; k++) {
+            for (int q = 0; q < CF_CAL_N; q++)
+                below[k * CF_CAL_N + (size_t)q] += runs[k].wall_h <= mine[k]->model_h[q];
+            if (wall)
+                wall[k * n + i] = runs[k].wall_h;
+        }
+    }
+    return m;
 }
 
 typedef struct {
@@ -90,12 +132,13 @@ static void boot_one(void *data, size_t b, int thread)
         size_t n = seg && off ? cf_spot_starts_grid(&path, step, seg, off) : 0;
         if (!n)
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-        for (size_t k = 0; k < c->res->n_items && st == CF_OK; k++) {
-            const cf_calibrate_item *it = &c->res->items[k];
-            if (it->trace != j || !it->scored)
-                continue;
-            score_item(t, it, &path, seg, off, n, below, NULL);
-            windows += n;
+        if (st == CF_OK) {
+            size_t here[CF_CALIBRATE_LENGTHS * CF_CAL_N] = {0};
+            size_t m = score_trace(t, c->res, j, 1, &path, seg, off, n, here, NULL);
+            for (size_t k = 0; k < m; k++)
+                for (int q = 0; q < CF_CAL_N; q++)
+                    below[q] += here[k * CF_CAL_N + (size_t)q];
+            windows += m * n;
         }
         free(seg);
         free(off);
@@ -216,26 +259,29 @@ cf_status cf_spot_calibrate(const cf_calibrate_trace *traces, size_t n, const cf
         double step_j = cf_spot_start_step(t->path, step);
         size_t cap = (size_t)(t->path->total_h / step_j) + 2;
         size_t *seg = malloc(cap * sizeof *seg);
-        double *off = malloc(cap * sizeof *off), *wall = malloc(cap * sizeof *wall);
+        double *off = malloc(cap * sizeof *off), *wall = malloc(cap * CF_CALIBRATE_LENGTHS * sizeof *wall);
         size_t m = seg && off && wall ? cf_spot_starts_grid(t->path, step_j, seg, off) : 0;
         if (!m)
             st = cf_error_set(CF_ERR_NOMEM, "out of memory");
-        for (size_t k = 0; k < out->n_items && st == CF_OK; k++) {
+        size_t here[CF_CALIBRATE_LENGTHS * CF_CAL_N] = {0};
+        size_t mine = st == CF_OK ? score_trace(t, out, j, 0, t->path, seg, off, m, here, wall) : 0;
+        for (size_t k = 0, r = 0; k < out->n_items && r < mine; k++) {
             cf_calibrate_item *it = &out->items[k];
             if (it->trace != j)
                 continue;
-            size_t here[CF_CAL_N] = {0};
-            score_item(t, it, t->path, seg, off, m, here, wall);
+            const size_t *counts = &here[r * CF_CAL_N];
+            double *walls = &wall[r * m];
+            r++;
             it->windows = m;
             for (int q = 0; q < CF_CAL_N; q++)
-                it->share[q] = (double)here[q] / (double)m;
-            qsort(wall, m, sizeof *wall, cmp_double);
-            it->replay_p50_h = cf_quantile_sorted(wall, m, 0.5);
-            it->replay_p90_h = cf_quantile_sorted(wall, m, 0.9);
+                it->share[q] = (double)counts[q] / (double)m;
+            qsort(walls, m, sizeof *walls, cmp_double);
+            it->replay_p50_h = cf_quantile_sorted(walls, m, 0.5);
+            it->replay_p90_h = cf_quantile_sorted(walls, m, 0.9);
             if (!it->scored)
                 continue;
             for (int q = 0; q < CF_CAL_N; q++)
-                below[q] += here[q];
+                below[q] += counts[q];
             out->windows += m;
         }
         free(seg);

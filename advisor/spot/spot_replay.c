@@ -506,6 +506,24 @@ static void shared_totals(const shared_pass *sh, size_t i, uint64_t to, cf_spot_
 #undef SPAN_INT
 }
 
+/* cf_spot_replay_lengths: where a shorter job's replay takes over from the
+ * longest one's (the whole state at the top of segment i), and the
+ * followers still to hand it to. */
+typedef struct {
+    size_t i;
+    double t, left;
+    int fresh, phase, nrun[CF_SPOT_MAX_TYPES];
+    double w, ws, since, phl, wck;
+    cf_spot_run out;
+} replay_fork;
+
+typedef struct {
+    const double *work; /* the followers' work, each at most the one before it and the leader's */
+    size_t n;           /* followers 0..n-1 not handed their state yet (the shortest goes first) */
+    double stop_h;      /* the least stop_h of all */
+    replay_fork *fork;  /* one per follower */
+} lengths_ctx;
+
 #define ADVANCE(x)                                                                                                   \
     do {                                                                                                             \
         double x_ = (x);                                                                                             \
@@ -526,7 +544,8 @@ static void shared_totals(const shared_pass *sh, size_t i, uint64_t to, cf_spot_
 static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, size_t seg, double offset_h,
                                                          const cf_spot_plan *pl, cf_spot_run *out, pass_steps *steps,
                                                          const int may_record, shared_pass *sh, const int build,
-                                                         size_t *count)
+                                                         size_t *count, const double stop_h, lengths_ctx *ln,
+                                                         const replay_fork *from)
 {
     memset(out, 0, sizeof *out);
     const int K = pl->n_types > 1 ? 2 : 1;
@@ -551,9 +570,42 @@ static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, 
     cf_spot_run pass_run = {0};
     int recording = build; /* steps->on, in a register */
     int fresh = 0, merged = 0, stalls = 0; /* left is a whole segment; jumped (or too late to) */
+    if (from) { /* a shorter job, from where the longest one's replay handed it over (always in its first pass) */
+        i = from->i;
+        t = from->t;
+        left = from->left;
+        fresh = from->fresh;
+        phase = from->phase;
+        copy_counts(nrun, from->nrun, CF_SPOT_MAX_TYPES);
+        w = from->w;
+        ws = from->ws;
+        since = from->since;
+        phl = from->phl;
+        wck = from->wck;
+        *out = from->out;
+    }
     for (;;) {
         if (count)
             ++*count;
+        if (ln) {
+            /* The work enters this segment's decisions only through the time to finish
+             * (W − w)/rate, and only where it is at most what is left of the segment or
+             * one interval. In this segment the VMs running are at most those the
+             * segment holds, so the rate is at most their share (none while it holds
+             * none): a shorter job further than that from its end does here what the
+             * longest one does, step for step. Each is handed the state before the
+             * first segment where that may not hold, and before any segment that may
+             * end the replay otherwise or wrap the path (a margin of an hour against
+             * rounding). */
+            const double d = p->d_h[i], most = default_share(pl, &p->c[i * (size_t)p->n_types]);
+            const int all = i + 1 == p->n || !(t + d + 1 < max_h) || !(t + d + 1 < ln->stop_h);
+            while (ln->n > 0 && (all || !(ln->work[ln->n - 1] - w >= most * (2 * d + tau + 1)))) {
+                replay_fork *f = &ln->fork[--ln->n];
+                *f = (replay_fork){.i = i, .t = t, .left = left, .fresh = fresh, .phase = phase,
+                                   .nrun = {nrun[0], nrun[1]}, .w = w, .ws = ws, .since = since, .phl = phl,
+                                   .wck = wck, .out = *out};
+            }
+        }
         if (build) {
             sh->st[i] = state_of(phase, nrun, w, ws, since, phl, wck);
             sh->first[i] = steps->n;
@@ -719,6 +771,11 @@ static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, 
             out->stop = CF_SPOT_STOP_HOURS;
             return;
         }
+        if (t > stop_h) { /* cf_spot_replay_until: it ends after stop_h, whenever that is */
+            out->wall_h = INFINITY;
+            out->stop = CF_SPOT_STOP_HOURS;
+            return;
+        }
         if (++i == p->n) {
             i = 0;
             if (build) { /* the shared pass: back in the state it began in */
@@ -770,16 +827,61 @@ static inline __attribute__((always_inline)) void replay(const cf_spot_path *p, 
 }
 #undef ADVANCE
 
-void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *pl, cf_spot_run *out)
+void cf_spot_replay_until(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *pl, double stop_h,
+                          cf_spot_run *out)
 {
     const double max_h = pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
     if (4 * p->total_h < max_h) {
         pass_steps steps = {0};
-        replay(p, seg, offset_h, pl, out, &steps, 1, NULL, 0, NULL);
+        replay(p, seg, offset_h, pl, out, &steps, 1, NULL, 0, NULL, stop_h, NULL, NULL);
         free(steps.x);
     } else {
-        replay(p, seg, offset_h, pl, out, NULL, 0, NULL, 0, NULL);
+        replay(p, seg, offset_h, pl, out, NULL, 0, NULL, 0, NULL, stop_h, NULL, NULL);
     }
+}
+
+void cf_spot_replay(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *pl, cf_spot_run *out)
+{
+    cf_spot_replay_until(p, seg, offset_h, pl, INFINITY, out);
+}
+
+void cf_spot_replay_lengths(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *pl,
+                            const double *work, const double *stop_h, size_t n, cf_spot_run *runs)
+{
+    int shared = n >= 2 && n <= CF_SPOT_MAX_LENGTHS && pl->n_types == 1 && p->n_types == 1 && !pl->rate;
+    for (size_t k = 1; k < n && shared; k++)
+        shared = work[k] <= work[k - 1];
+    cf_spot_plan lp = *pl;
+    if (!shared) {
+        for (size_t k = 0; k < n; k++) {
+            lp.work_h = work[k];
+            cf_spot_replay_until(p, seg, offset_h, &lp, stop_h[k], &runs[k]);
+        }
+        return;
+    }
+    const double max_h = pl->max_h > 0 ? pl->max_h : CF_SPOT_MAX_HOURS;
+    const int record = 4 * p->total_h < max_h; /* as cf_spot_replay_until */
+    replay_fork forks[CF_SPOT_MAX_LENGTHS];
+    lengths_ctx ln = {.work = work + 1, .n = n - 1, .stop_h = stop_h[0], .fork = forks};
+    for (size_t k = 1; k < n; k++)
+        ln.stop_h = lesser(ln.stop_h, stop_h[k]);
+    lp.work_h = work[0];
+    pass_steps steps = {0};
+    if (record)
+        replay(p, seg, offset_h, &lp, &runs[0], &steps, 1, NULL, 0, NULL, stop_h[0], &ln, NULL);
+    else
+        replay(p, seg, offset_h, &lp, &runs[0], NULL, 0, NULL, 0, NULL, stop_h[0], &ln, NULL);
+    for (size_t k = 1; k < n; k++) {
+        lp.work_h = work[k];
+        if (record) {
+            steps.n = 0;
+            steps.on = steps.lost = steps.repeated = 0;
+            replay(p, seg, offset_h, &lp, &runs[k], &steps, 1, NULL, 0, NULL, stop_h[k], NULL, &forks[k - 1]);
+        } else {
+            replay(p, seg, offset_h, &lp, &runs[k], NULL, 0, NULL, 0, NULL, stop_h[k], NULL, &forks[k - 1]);
+        }
+    }
+    free(steps.x);
 }
 
 /* The shared pass from the state s0 at segment 0 (sh->ready when it comes
@@ -801,7 +903,7 @@ static void shared_build(shared_pass *sh, const cf_spot_path *p, const cf_spot_p
     pass_steps steps = {.on = 1};
     if (sh->st && sh->first && sh->tot) {
         cf_spot_run run;
-        replay(p, 0, 0, pl, &run, &steps, 1, sh, 1, count);
+        replay(p, 0, 0, pl, &run, &steps, 1, sh, 1, count, INFINITY, NULL, NULL);
     }
     sh->x = steps.x;
     sh->m = steps.n;
@@ -831,7 +933,7 @@ void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double 
         for (size_t k = 0; k < n; k++) {
             steps.n = 0;
             steps.on = steps.lost = steps.repeated = 0;
-            replay(p, seg[k], off[k], pl, &runs[k], &steps, 1, &sh, 0, &count);
+            replay(p, seg[k], off[k], pl, &runs[k], &steps, 1, &sh, 0, &count, INFINITY, NULL, NULL);
             if (steps.repeated && !sh.tried)
                 shared_build(&sh, p, pl, &steps.fixed, &count);
         }
@@ -839,7 +941,7 @@ void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double 
         shared_free(&sh);
     } else {
         for (size_t k = 0; k < n; k++)
-            replay(p, seg[k], off[k], pl, &runs[k], NULL, 0, NULL, 0, &count);
+            replay(p, seg[k], off[k], pl, &runs[k], NULL, 0, NULL, 0, &count, INFINITY, NULL, NULL);
     }
     if (segments)
         *segments = count;

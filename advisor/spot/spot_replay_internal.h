@@ -56,6 +56,29 @@ void cf_quantiles_place(double *values, size_t n, const double *q, size_t n_q);
 void cf_spot_replay_many(const cf_spot_path *p, const size_t *seg, const double *off, size_t n,
                          const cf_spot_plan *plan, cf_spot_run *runs, size_t *segments);
 
+/* cf_spot_replay, given up at the end of the first segment that ends
+ * after stop_h (wall_h INFINITY, stop CF_SPOT_STOP_HOURS): a replay that
+ * finishes by stop_h gives the same run, step for step, and one that
+ * finishes later gives a wall_h above stop_h too (INFINITY), so a count
+ * of wall times at or below any bound up to stop_h is the same. The
+ * calibration's bootstrap, which only counts, stops there instead of
+ * replaying its slowest windows to the end. */
+void cf_spot_replay_until(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *plan, double stop_h,
+                          cf_spot_run *out);
+
+/* The same plan replayed from one start for several amounts of work,
+ * work[0] ≥ work[1] ≥ … (plan->work_h is not read), into runs[k] as
+ * cf_spot_replay_until(p, seg, offset_h, plan with work[k], stop_h[k])
+ * gives, step for step: the work enters a replay's decisions only near its
+ * end, so a shorter job does what the longest one does up to a segment
+ * near its own end, and goes on from there with the longest one's state
+ * instead of replaying that stretch again. Shared for one VM type without
+ * a per-state rate and at most CF_SPOT_MAX_LENGTHS lengths; otherwise each
+ * is replayed on its own. */
+#define CF_SPOT_MAX_LENGTHS 8
+void cf_spot_replay_lengths(const cf_spot_path *p, size_t seg, double offset_h, const cf_spot_plan *plan,
+                            const double *work, const double *stop_h, size_t n, cf_spot_run *runs);
+
 /* Appends a segment (joined with the last one when the counts agree). */
 cf_status cf_spot_path_push(cf_spot_path *p, double d_h, const int *counts);
 
