@@ -301,6 +301,32 @@ static void test_launch_fallbacks_do_not_follow_top(void **state)
     free(at100);
 }
 
+/* Records a run of recommendation `id` at 0.9 s per step (slower than
+ * predicted), now (SOURCE_DATE_EPOCH: the second the recommendations were
+ * made in); its recorded_at into `recorded_at` (32 bytes) unless NULL. */
+static void record_slow_run(cf_db *db, long long id, char *recorded_at)
+{
+    cf_history_measurement m;
+    memset(&m, 0, sizeof m);
+    m.recommendation_id = id;
+    cf_now_iso8601(m.recorded_at, sizeof m.recorded_at);
+    m.step_time_s = 0.9, m.total_hours = m.total_usd = NAN;
+    long long mid = 0;
+    assert_int_equal(cf_db_hold(db), CF_OK);
+    assert_int_equal(cf_history_record_measurement(db, &m, &mid), CF_OK);
+    assert_int_equal(cf_db_release(db, 1), CF_OK);
+    if (recorded_at)
+        snprintf(recorded_at, 32, "%s", m.recorded_at);
+}
+
+/* --max-cost-increase 0% */
+static cf_gate_limits no_increase(void)
+{
+    cf_gate_limits limits = {.max_increase = -1};
+    assert_int_equal(cf_gate_limits_set_increase(&limits, "0%"), CF_OK);
+    return limits;
+}
+
 /* The same spec, but a real run recorded since the baseline (cloudfit
  * record) moved the prediction: the increase gate's note said "spec:
  * unchanged" and nothing else, never the recorded run that was the cause.
@@ -316,18 +342,8 @@ static void test_increase_gate_names_a_run_recorded_since(void **state)
     long long id = record(db, &base);
     done(&base);
     /* twice the predicted step time, recorded in the baseline's second (SOURCE_DATE_EPOCH) */
-    cf_history_measurement m;
-    memset(&m, 0, sizeof m);
-    m.recommendation_id = id;
-    cf_now_iso8601(m.recorded_at, sizeof m.recorded_at);
-    m.step_time_s = 0.9, m.total_hours = m.total_usd = NAN;
-    long long mid = 0;
-    assert_int_equal(cf_db_hold(db), CF_OK);
-    assert_int_equal(cf_history_record_measurement(db, &m, &mid), CF_OK);
-    assert_int_equal(cf_db_release(db, 1), CF_OK);
-
-    cf_gate_limits limits = {.max_increase = -1};
-    assert_int_equal(cf_gate_limits_set_increase(&limits, "0%"), CF_OK);
+    record_slow_run(db, id, NULL);
+    cf_gate_limits limits = no_increase();
     run r;
     assert_int_equal(recommend(&r, db, &limits, NULL), CF_OK);
     assert_int_equal(r.res.baseline.id, id);
@@ -365,22 +381,13 @@ static void test_increase_gate_names_a_run_recorded_in_the_baselines_second(void
     long long base_id = record(db, &base);
     done(&base);
     /* of the older recommendation, recorded after the baseline, in its second (SOURCE_DATE_EPOCH) */
-    cf_history_measurement m;
-    memset(&m, 0, sizeof m);
-    m.recommendation_id = older_id;
-    cf_now_iso8601(m.recorded_at, sizeof m.recorded_at);
-    m.step_time_s = 0.9, m.total_hours = m.total_usd = NAN;
-    long long mid = 0;
-    assert_int_equal(cf_db_hold(db), CF_OK);
-    assert_int_equal(cf_history_record_measurement(db, &m, &mid), CF_OK);
-    assert_int_equal(cf_db_release(db, 1), CF_OK);
-
-    cf_gate_limits limits = {.max_increase = -1};
-    assert_int_equal(cf_gate_limits_set_increase(&limits, "0%"), CF_OK);
+    char recorded_at[32];
+    record_slow_run(db, older_id, recorded_at);
+    cf_gate_limits limits = no_increase();
     run r;
     assert_int_equal(recommend(&r, db, &limits, NULL), CF_OK);
     assert_int_equal(r.res.baseline.id, base_id);
-    assert_string_equal(r.res.baseline.created_at, m.recorded_at); /* the same second */
+    assert_string_equal(r.res.baseline.created_at, recorded_at); /* the same second */
     assert_non_null(strstr(r.res.gates[0].note, "; evidence: 1 recorded run since the baseline; "));
     done(&r);
     cf_db_close(db);
