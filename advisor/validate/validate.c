@@ -331,7 +331,8 @@ static void source_text(const cf_validate_group *g, char *out, size_t n)
         snprintf(out, n, "catalog VM %s %s (%g Gbit/s NIC) with the default efficiency", vm->cloud, vm->instance_type,
                  vm->network_gbps);
     else if (!g->gpu_info)
-        snprintf(out, n, "GPU not in the GPU table: default network (pass --inter-node-gbps)");
+        snprintf(out, n, "GPU not in the GPU table, NIC unknown: default network, %g Gbit/s guessed (pass "
+                         "--inter-node-gbps)", CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
     else
         snprintf(out, n, "no catalog VM with %s × this many GPUs, NIC unknown: default network, %g Gbit/s guessed "
                          "(pass --inter-node-gbps)", g->gpu_info->model, CF_DEFAULT_UNKNOWN_NETWORK_GBPS);
