@@ -38,7 +38,6 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "tests", "launch"))
 import sky_catalog  # noqa: E402
 import validators as V  # noqa: E402
-import yaml  # noqa: E402
 
 STATE = os.environ["FAKE_SKY_STATE"]
 CLUSTERS = os.path.join(STATE, "clusters.json")
@@ -170,6 +169,7 @@ def cluster_gpus(cloud, region, instance_type, gpus, errors):
 
 
 def read_task(path, errors):
+    import yaml  # here: its import costs every other command of this process ~0.05 s
     try:
         doc = yaml.safe_load(open(path))
     except OSError as e:
