@@ -95,6 +95,12 @@ def calls(root, which):
     return [json.loads(line) for line in open(path)] if os.path.exists(path) else []
 
 
+def calls_so_far(root, which):
+    """calls() while the launcher may be writing: a line not yet complete is left out."""
+    path = os.path.join(root, which, "calls.jsonl")
+    return [line for line in open(path) if line.endswith("\n")] if os.path.exists(path) else []
+
+
 def run_runner(runner, args, env, timeout=120):
     return subprocess.run(["/usr/bin/python3", runner, *args], capture_output=True, text=True, env=env,
                           timeout=timeout)
@@ -257,7 +263,12 @@ def interrupted(runner, args, env, root, how):
     while not leftovers(root) and time.time() < deadline:
         time.sleep(0.1)
     assert leftovers(root), "the runner never launched anything"
-    time.sleep(0.5)
+    # stopped while the job runs: once the launcher's command after the launch (sky exec, kubectl get) has
+    # started, not after a fixed 0.5 s
+    launcher = "sky" if runner == SKY_RUNNER else "kubectl"
+    while len(calls_so_far(root, launcher)) < 2 and time.time() < deadline:
+        time.sleep(0.02)
+    assert len(calls_so_far(root, launcher)) >= 2, calls_so_far(root, launcher)
     if how == "SIGINT":
         p.send_signal(signal.SIGINT)
     else:  # cloudfit's timeout: SIGKILL to the whole process group
@@ -292,10 +303,17 @@ def test_skypilot_failed_teardown_keeps_and_names_the_state():
     check_protocol(p.stdout)  # the measurement was relayed; no event after `done`
     kept = os.path.join(root, "tmp", state_dirs(root, 0)[0])
     assert f"state is kept in {kept}" in p.stderr and "sky down -y cf-probe-" in p.stderr, p.stderr
-    time.sleep(1.5)  # the watchdog's second try fails too
+    # the watchdog's second try fails too: its `sky down` appends its output to torn-down.log (waited for,
+    # not a fixed 1.5 s), then the watchdog exits without a third
+    log = os.path.join(kept, "torn-down.log")
+    deadline = time.time() + 30
+    while time.time() < deadline and not (os.path.exists(log) and
+                                          open(log).read().count("simulated failure to terminate") >= 2):
+        time.sleep(0.05)
+    time.sleep(0.3)  # time for a third try, which must not come
     assert [x[0] for x in calls(root, "sky")].count("down") == 2, calls(root, "sky")
-    assert os.path.exists(os.path.join(kept, "torn-down.log")) and not os.path.exists(os.path.join(kept, "torn-down"))
-    assert "simulated failure to terminate" in open(os.path.join(kept, "torn-down.log")).read()
+    assert os.path.exists(log) and not os.path.exists(os.path.join(kept, "torn-down"))
+    assert open(log).read().count("simulated failure to terminate") == 2, open(log).read()
 
 
 def test_a_failed_teardown_is_the_runners_last_word_and_fails_the_run():
