@@ -64,20 +64,23 @@ def test_db_in_a_missing_folder_says_the_folder_is_missing():
     assert not os.path.exists(folder)
 
 
-def hold_lock(db, seconds, ready):
+def hold_lock(db, seconds, ready, release):
+    """Holds the write lock of `db` (ready set once it does) until `release`
+    is set, for at most `seconds`: the tests release it once they saw what
+    they waited for, instead of waiting out a fixed time."""
     con = sqlite3.connect(db, isolation_level=None, timeout=0)
     con.execute("BEGIN EXCLUSIVE")
     con.execute("INSERT INTO specs VALUES ('lockholder', 'x', '{}', '2026')")
     ready.set()
-    time.sleep(seconds)
+    release.wait(seconds)
     con.execute("ROLLBACK")
     con.close()
 
 
 def test_locked_database_bounded_wait_names_the_lock_and_no_out_file():
     db = fresh_db()
-    ready = threading.Event()
-    t = threading.Thread(target=hold_lock, args=(db, 6, ready))
+    ready, release = threading.Event(), threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 6, ready, release))
     t.start()
     ready.wait(5)
     out_file = os.path.join(tmp(), "r.json")
@@ -88,6 +91,7 @@ def test_locked_database_bounded_wait_names_the_lock_and_no_out_file():
     started_read = time.time()
     rc_h, out_h, err_h = run("history", "--db", db, "-f", "json")
     read_s = time.time() - started_read
+    release.set()
     t.join()
     assert rc == 1 and "locked" in err and "CLOUDFIT_DB_LOCK_TIMEOUT_S" in err, (rc, err)
     assert elapsed < 5, elapsed
@@ -158,8 +162,8 @@ def test_a_writer_killed_before_publishing_leaves_nothing():
     import signal
     db = fresh_db()
     folder = tmp()
-    ready = threading.Event()
-    t = threading.Thread(target=hold_lock, args=(db, 8, ready))
+    ready, release = threading.Event(), threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 8, ready, release))
     t.start()
     ready.wait(5)
     p = subprocess.Popen([BIN, "recommend", "--db", db, "-q", "-f", "json", "-o", os.path.join(folder, "r.json"),
@@ -173,6 +177,7 @@ def test_a_writer_killed_before_publishing_leaves_nothing():
     staged = staged_in(p.pid, folder)
     p.send_signal(signal.SIGKILL)
     p.wait()
+    release.set()
     t.join()
     assert staged == 4, staged  # the four outputs staged, waiting for the lock
     assert os.listdir(folder) == [], os.listdir(folder)
@@ -282,12 +287,13 @@ def test_writer_killed_mid_transaction_never_fails_another_early():
     assert p.returncode == 0, (p.returncode, err)
     assert db_rows(db, "recommendations") == 1
     db_ok(db)
-    ready = threading.Event()
-    t = threading.Thread(target=hold_lock, args=(db, 3, ready))
+    ready, release = threading.Event(), threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 3, ready, release))
     t.start()
     ready.wait(5)
     started = time.time()
     rc, out, err = recommend(db, env=dict(ENV, CLOUDFIT_DB_LOCK_TIMEOUT_S="1.5"))
+    release.set()
     t.join()
     assert rc == 1 and "held its write lock for the 1.5 s this command waited" in err, (rc, err)
     assert time.time() - started >= 1.4
@@ -296,8 +302,8 @@ def test_writer_killed_mid_transaction_never_fails_another_early():
 def test_sigint_while_waiting_for_a_lock_stops_at_once():
     import signal
     db = fresh_db()
-    ready = threading.Event()
-    t = threading.Thread(target=hold_lock, args=(db, 8, ready))
+    ready, release = threading.Event(), threading.Event()
+    t = threading.Thread(target=hold_lock, args=(db, 8, ready, release))
     t.start()
     ready.wait(5)
     p = subprocess.Popen([BIN, "recommend", "--db", db, "-q", SPEC], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -307,6 +313,7 @@ def test_sigint_while_waiting_for_a_lock_stops_at_once():
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
     elapsed = time.time() - started
+    release.set()
     t.join()
     assert p.returncode == 130 and b"interrupted by SIGINT" in err, (p.returncode, err)
     assert elapsed < 3, elapsed
