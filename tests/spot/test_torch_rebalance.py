@@ -13,7 +13,11 @@ loop's own wall clock (forward to the last gradient bucket's all-reduce hook). A
 
 Skipped (exit 77, with a message) where python3-torch is not installed, and where the machine was too busy for the
 throttle (over 25 % of the steps of a phase with the controller took 30 % longer than their pace: the speed ratio
-the assertions assume did not hold). Usage: test_torch_rebalance.py CLOUDFIT SRC"""
+the assertions assume did not hold).
+
+PART "errors" runs only the checks of the arguments and answers the example refuses (ten short runs that each import
+torch: ~10 s, nothing timed), "balance" only the timed DDP run the assertions above judge: CTest runs them as two
+tests, so that only the second is RUN_SERIAL. Without PART, both. Usage: test_torch_rebalance.py CLOUDFIT SRC [PART]"""
 import json
 import os
 import shutil
@@ -23,6 +27,8 @@ import sys
 import tempfile
 
 BIN, SRC = sys.argv[1], sys.argv[2]
+PART = sys.argv[3] if len(sys.argv) > 3 else "all"
+assert PART in ("errors", "balance", "all"), PART
 
 try:
     import torch  # noqa: F401
@@ -32,43 +38,53 @@ except ImportError:
     sys.exit(77)
 
 SCRIPT = os.path.join(SRC, "examples", "elastic", "torch_rebalance.py")
-# Arguments it cannot run: refused at once (--steps 0 trained a phase, then divided by zero), and a cloudfit that
-# refuses its options is said so (it was a BrokenPipeError inside torch's nested tracebacks).
-for bad, message in ((["--steps", "0"], "--steps must be at least 1"),
-                     (["--global-batch", "1"], "--global-batch must be at least 2")):
-    p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, *bad], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2 and message in p.stderr and not p.stdout, (bad, p.returncode, p.stderr[-2000:])
-p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, "--window", "200000", "--steps", "3"],
-                   capture_output=True, text=True, timeout=120)
-assert p.returncode == 1 and "cloudfit: option '--window' expects a positive integer (1 to 100000)" in p.stderr, p.stderr[-2000:]
-assert "cloudfit rebalance exited with status 2" in p.stderr and "BrokenPipeError" not in p.stderr, p.stderr[-3000:]
-# ... and before any training: the options, and a cloudfit that is not there, were found after the whole equal phase
-assert not p.stdout, p.stdout[-2000:]
-p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", os.path.join(SRC, "no-such-dir", "cloudfit"), "--steps", "3"],
-                   capture_output=True, text=True, timeout=120)
-assert p.returncode == 1 and "cannot run cloudfit '" in p.stderr and "No such file" in p.stderr, p.stderr[-2000:]
-assert not p.stdout, p.stdout[-2000:]
-# A cloudfit whose answers are not batches summing to the global batch (another version, a wrapper that prints to
-# standard output) stops the run quoting the line; it was trained on (empty slices, a NaN loss, exit 0) or ended in a
-# bare JSONDecodeError. One that exits 0 without answering is not said to have left a message.
-FAKES = tempfile.mkdtemp(prefix="cloudfit-fake-")
-for name, body, message in (
-        ("wrong_sum", "echo '{\"batches\": [1000, 5], \"changed\": true}'",
-         "answered '{\"batches\": [1000, 5], \"changed\": true}': expected a JSON object whose \"batches\" are 2 "
-         "positive integers summing to the global batch 512"),
-        ("three", "echo '{\"batches\": [200, 200, 112]}'", "are 2 positive integers"),
-        ("garbage", "echo not json", "cloudfit rebalance answered 'not json'"),
-        ("silent", "exit 0", "cloudfit rebalance exited with status 0 without answering")):
-    fake = os.path.join(FAKES, name)
-    with open(fake, "w") as f:
-        f.write(f"#!/bin/sh\nwhile read line; do {body}; done\n")
-    os.chmod(fake, 0o755)
-    p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", fake, "--steps", "2", "--window", "1"],
+
+
+def errors():
+    # Arguments it cannot run: refused at once (--steps 0 trained a phase, then divided by zero), and a cloudfit that
+    # refuses its options is said so (it was a BrokenPipeError inside torch's nested tracebacks).
+    for bad, message in ((["--steps", "0"], "--steps must be at least 1"),
+                         (["--global-batch", "1"], "--global-batch must be at least 2")):
+        p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, *bad], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2 and message in p.stderr and not p.stdout, (bad, p.returncode, p.stderr[-2000:])
+    p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN, "--window", "200000", "--steps", "3"],
                        capture_output=True, text=True, timeout=120)
-    assert p.returncode == 1 and message in p.stderr, (name, p.returncode, p.stderr[-2000:])
-    assert "JSONDecodeError" not in p.stderr and "message is above" not in p.stderr, (name, p.stderr[-2000:])
-    assert '"summary": "rebalance"' not in p.stdout, (name, p.stdout[-2000:])
-shutil.rmtree(FAKES)
+    assert p.returncode == 1 and "cloudfit: option '--window' expects a positive integer (1 to 100000)" in p.stderr, p.stderr[-2000:]
+    assert "cloudfit rebalance exited with status 2" in p.stderr and "BrokenPipeError" not in p.stderr, p.stderr[-3000:]
+    # ... and before any training: the options, and a cloudfit that is not there, were found after the whole equal phase
+    assert not p.stdout, p.stdout[-2000:]
+    p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", os.path.join(SRC, "no-such-dir", "cloudfit"), "--steps", "3"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "cannot run cloudfit '" in p.stderr and "No such file" in p.stderr, p.stderr[-2000:]
+    assert not p.stdout, p.stdout[-2000:]
+    # A cloudfit whose answers are not batches summing to the global batch (another version, a wrapper that prints to
+    # standard output) stops the run quoting the line; it was trained on (empty slices, a NaN loss, exit 0) or ended in a
+    # bare JSONDecodeError. One that exits 0 without answering is not said to have left a message.
+    FAKES = tempfile.mkdtemp(prefix="cloudfit-fake-")
+    for name, body, message in (
+            ("wrong_sum", "echo '{\"batches\": [1000, 5], \"changed\": true}'",
+             "answered '{\"batches\": [1000, 5], \"changed\": true}': expected a JSON object whose \"batches\" are 2 "
+             "positive integers summing to the global batch 512"),
+            ("three", "echo '{\"batches\": [200, 200, 112]}'", "are 2 positive integers"),
+            ("garbage", "echo not json", "cloudfit rebalance answered 'not json'"),
+            ("silent", "exit 0", "cloudfit rebalance exited with status 0 without answering")):
+        fake = os.path.join(FAKES, name)
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\nwhile read line; do {body}; done\n")
+        os.chmod(fake, 0o755)
+        p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", fake, "--steps", "2", "--window", "1"],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 1 and message in p.stderr, (name, p.returncode, p.stderr[-2000:])
+        assert "JSONDecodeError" not in p.stderr and "message is above" not in p.stderr, (name, p.stderr[-2000:])
+        assert '"summary": "rebalance"' not in p.stdout, (name, p.stdout[-2000:])
+    shutil.rmtree(FAKES)
+
+
+if PART in ("errors", "all"):
+    errors()
+if PART == "errors":
+    print("1 passed, 0 failed")
+    sys.exit(0)
 
 WINDOW, STEPS, NOISE_WINDOWS = 10, 50, 30
 p = subprocess.run([sys.executable, SCRIPT, "--cloudfit", BIN,
