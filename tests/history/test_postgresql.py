@@ -35,6 +35,7 @@
 Usage: test_postgresql.py CLOUDFIT_BINARY SOURCE_DIR"""
 import json
 import os
+import select
 import signal
 import socket
 import sqlite3
@@ -366,7 +367,13 @@ def test_lock_timeout():
         p = subprocess.Popen([sys.argv[1], "recommend", "--db", url, *FAST, "-q", "--objective", "time", SPEC],
                              env=clean_env(CLOUDFIT_DB_LOCK_TIMEOUT_S="120"), stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
-        time.sleep(2.5)  # well into the wait for the lock (a recommend takes about 0.5 s here)
+        # in the wait for the lock: its backend waits (not a fixed 2.5 s, "well into the wait" when a recommend
+        # took about 0.5 s)
+        for _ in range(300):
+            if p.poll() is not None or query(url, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"):
+                break
+            time.sleep(0.05)
+        assert p.poll() is None, (p.returncode, p.communicate()[1])
         p.send_signal(2)
         started = time.monotonic()
         _, err = p.communicate(timeout=60)
@@ -561,10 +568,15 @@ def test_record_racing_a_prune_of_its_recommendation():
     check_db(url)
 
 
-def stopped_within(args, sig, env, after_s=1.0):
-    """Runs cloudfit, sends `sig` after_s later: (exit status, seconds from the signal to the exit, stderr)."""
+def stopped_within(args, sig, env, listener, accepted):
+    """Runs cloudfit, sends `sig` once its connection reached `listener` (accepted, kept open in `accepted`,
+    never answered): (exit status, seconds from the signal to the exit, stderr)."""
     p = subprocess.Popen([BIN, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(after_s)
+    if not select.select([listener], [], [], 20)[0]:
+        p.kill()
+        p.communicate()
+        raise AssertionError(f"{args}: no connection to the server within 20 s")
+    accepted.append(listener.accept()[0])  # cloudfit now waits for the server's first answer
     started = time.monotonic()
     p.send_signal(sig)
     try:
@@ -583,10 +595,11 @@ def test_a_stop_signal_ends_a_connection_to_a_server_that_never_answers():
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
     url = f"postgresql://alice:{SECRET}@127.0.0.1:{listener.getsockname()[1]}/cloudfit"
+    accepted = []
     try:
         for timeout, sig, code in (("30", signal.SIGTERM, 143), ("0", signal.SIGINT, 130)):
             for args in (["history", "--db", url], ["recommend", "--db", url, *FAST, "-q", SPEC]):
-                rc, took, err = stopped_within(args, sig, clean_env(PGCONNECT_TIMEOUT=timeout))
+                rc, took, err = stopped_within(args, sig, clean_env(PGCONNECT_TIMEOUT=timeout), listener, accepted)
                 assert rc == code and f"interrupted by {sig.name}" in err, (args, rc, err)
                 assert took < 2, (args, timeout, took)
                 no_secret(err)
@@ -596,6 +609,8 @@ def test_a_stop_signal_ends_a_connection_to_a_server_that_never_answers():
         assert rc == 1 and "timeout expired" in err and "alice:***@" in err, (rc, err)
         assert 1.5 < time.monotonic() - started < 10
     finally:
+        for c in accepted:
+            c.close()
         listener.close()
 
 
