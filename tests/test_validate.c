@@ -699,6 +699,30 @@ static void test_steps_light_profile(void **state)
     free(groups);
 }
 
+/* A GPU table row and a catalog VM with what cf_validate_prepare reads. */
+static cf_gpu table_gpu(const char *model, double fp32_tflops, double bandwidth_gbs, double memory_gib)
+{
+    cf_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    snprintf(gpu.model, sizeof gpu.model, "%s", model);
+    gpu.fp32_tflops = fp32_tflops;
+    gpu.memory_bandwidth_gbs = bandwidth_gbs;
+    gpu.memory_gib = memory_gib;
+    return gpu;
+}
+
+static cf_vm catalog_vm(const char *cloud, const char *instance_type, const char *gpu, int gpu_count, double nic_gbps)
+{
+    cf_vm vm;
+    memset(&vm, 0, sizeof vm);
+    snprintf(vm.cloud, sizeof vm.cloud, "%s", cloud);
+    snprintf(vm.instance_type, sizeof vm.instance_type, "%s", instance_type);
+    snprintf(vm.gpu_model, sizeof vm.gpu_model, "%s", gpu);
+    vm.gpu_count = gpu_count;
+    vm.network_gbps = nic_gbps;
+    return vm;
+}
+
 /* Two groups of one model and GPU that differ in precision, on 4- and
  * 8-GPU VMs: each group's NIC is its own VM size's (the fp16 group took
  * the first row's, the 4-GPU VM's); within a group the multi-node rows
@@ -708,23 +732,9 @@ static void test_steps_light_profile(void **state)
 static void test_prepare_group_vm_size(void **state)
 {
     (void)state;
-    cf_gpu gpu;
-    memset(&gpu, 0, sizeof gpu);
-    snprintf(gpu.model, sizeof gpu.model, "G9");
-    gpu.fp32_tflops = 10;
-    gpu.memory_bandwidth_gbs = 900;
-    gpu.memory_gib = 80;
-    cf_vm vms[3];
-    memset(vms, 0, sizeof vms);
-    static const int sizes[3] = {1, 4, 8};
-    static const double nics[3] = {25, 100, 400};
-    for (int v = 0; v < 3; v++) {
-        snprintf(vms[v].cloud, sizeof vms[v].cloud, "aws");
-        snprintf(vms[v].instance_type, sizeof vms[v].instance_type, "g9.%d", sizes[v]);
-        snprintf(vms[v].gpu_model, sizeof vms[v].gpu_model, "G9");
-        vms[v].gpu_count = sizes[v];
-        vms[v].network_gbps = nics[v];
-    }
+    cf_gpu gpu = table_gpu("G9", 10, 900, 80);
+    cf_vm vms[3] = {catalog_vm("aws", "g9.1", "G9", 1, 25), catalog_vm("aws", "g9.4", "G9", 4, 100),
+                    catalog_vm("aws", "g9.8", "G9", 8, 400)};
     cf_measurement rows[8];
     memset(rows, 0, sizeof rows);
     /* {precision (0: fp32, 1: fp16), hw, nodes, gpus} */
@@ -784,23 +794,9 @@ static void test_prepare_nic_span(void **state)
 {
     (void)state;
     const double bytes = 40e6;
-    cf_gpu gpu;
-    memset(&gpu, 0, sizeof gpu);
-    snprintf(gpu.model, sizeof gpu.model, "T4");
-    gpu.fp32_tflops = 8;
-    gpu.memory_bandwidth_gbs = 320;
-    gpu.memory_gib = 16;
-    cf_vm vms[3];
-    memset(vms, 0, sizeof vms);
-    static const char *const clouds[3] = {"gcp", "aws", "azure"};
-    static const double nics[3] = {100, 400, 1600};
-    for (int v = 0; v < 3; v++) {
-        snprintf(vms[v].cloud, sizeof vms[v].cloud, "%s", clouds[v]);
-        snprintf(vms[v].instance_type, sizeof vms[v].instance_type, "t4x4-%s", clouds[v]);
-        snprintf(vms[v].gpu_model, sizeof vms[v].gpu_model, "T4");
-        vms[v].gpu_count = 4;
-        vms[v].network_gbps = nics[v];
-    }
+    cf_gpu gpu = table_gpu("T4", 8, 320, 16);
+    cf_vm vms[3] = {catalog_vm("gcp", "t4x4-gcp", "T4", 4, 100), catalog_vm("aws", "t4x4-aws", "T4", 4, 400),
+                    catalog_vm("azure", "t4x4-azure", "T4", 4, 1600)};
     /* the truth: a fast fabric (1,600 Gbit/s RDMA, half of it effective) */
     cf_perf_params truth = model_truth(bytes);
     truth.nic_gbps = 1600;
