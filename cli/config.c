@@ -115,15 +115,15 @@ static int check_value(const cf_cli_option *o, const cJSON *v, const char *key_p
         return cJSON_IsBool(v) ? 0 : config_error(key_path, "expected true or false%s", "");
     case OPT_STRING:
         return cJSON_IsString(v) ? 0 : config_error(key_path, "expected a string%s", "");
-    case OPT_INT: /* the type; the option's range is checked as on the command line (store: "1 to 1000000") */
-        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 1)
-            return config_error(key_path, "expected a positive integer%s", "");
-        return 0;
+    case OPT_INT:
     case OPT_DOUBLE:
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
-            (v->valuedouble <= 0 && !(v->valuedouble == 0 && cf_cli_option_takes_zero(o))))
-            return config_error(key_path, "expected a positive number%s", "");
-        return 0;
+        /* the type only: the value (its sign, a count's whole number, the option's range) is checked as on
+         * the command line when the command runs (store), exit 2 with the range: "timeout": 0 and
+         * "top": 0 were "expected a positive number", exit 3, where 0.5 and 2000000 said the range */
+        if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
+            return 0;
+        return config_error(key_path, o->kind == OPT_INT ? "expected a positive integer%s" : "expected a positive number%s",
+                            ", written as a JSON number");
     case OPT_LIST: {
         const cJSON *item;
         if (cJSON_IsString(v))
@@ -360,8 +360,9 @@ static int store(const cf_cli_option *o, unsigned command, const char *command_n
     case OPT_INT:
     case OPT_DOUBLE:
         /* the fewest digits that read back as the value: "%.17g" made a file's "timeout": 0.7 the
-         * message's "got '0.69999999999999996'", not the value as written */
-        if (o->kind == OPT_INT)
+         * message's "got '0.69999999999999996'", not the value as written; a whole number whole
+         * (100000 read "1e+05"), and a count's fraction kept ("%.0f" stored "top": 2.5 as 2) */
+        if (v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e21)
             snprintf(text, sizeof text, "%.0f", v->valuedouble);
         else
             cf_number_exact_text(v->valuedouble, text, sizeof text);

@@ -239,9 +239,8 @@ def test_bad_files_name_the_file_and_the_key():
     cases = [
         ({"colour": "never"}, "colour: unknown key"),
         ({"recommend": {"topp": 3}}, "recommend.topp: unknown key"),
-        ({"top": "5"}, "top: expected a positive integer"),
-        ({"top": 0}, "top: expected a positive integer"),
-        ({"deadline-hours": -1}, "deadline-hours: expected a positive number"),
+        ({"top": "5"}, "top: expected a positive integer, written as a JSON number"),
+        ({"deadline-hours": "-1"}, "deadline-hours: expected a positive number, written as a JSON number"),
         ({"no-history": "yes"}, "no-history: expected true or false"),
         ({"cloud": [1]}, "cloud: expected a string or a list"),
         ({"note": "x"}, "note: --note describes one run"),
@@ -319,6 +318,27 @@ def test_values_are_checked_like_the_command_line():
         assert rc == 2 and err.startswith("cloudfit: %s: %s: option '--" % (CONFIG, key)) and "hint:" in err, \
             (doc, rc, err)
         assert "expected a positive integer" not in err and ("top" not in key or "(1 to 1000000)" in err), err
+    # a number of the right JSON type but outside its option's range is the command line's error, whichever
+    # side of the range: "timeout": 0, "top": 0, "deadline-hours": -1 were "expected a positive number", exit 3,
+    # with no range, where 0.5, 2000000 and --timeout 0 said the range, exit 2; "top": 2.5 is not stored as 2,
+    # and 100000 is quoted as written ("1e+05")
+    for doc, cmd, key, value in (({"profile": {"timeout": 0}}, "profile", "profile.timeout", "0"),
+                                 ({"profile": {"timeout": -5}}, "profile", "profile.timeout", "-5"),
+                                 ({"profile": {"timeout": 100000}}, "profile", "profile.timeout", "100000"),
+                                 ({"recommend": {"top": 0}}, "recommend", "recommend.top", "0"),
+                                 ({"recommend": {"top": 2.5}}, "recommend", "recommend.top", "2.5"),
+                                 ({"deadline-hours": -1}, "recommend", "deadline-hours", "-1"),
+                                 ({"search": {"probe-startup-s": -1}}, "search", "search.probe-startup-s", "-1"),
+                                 ({"history": {"limit": 0}}, "history", "history.limit", "0")):
+        option = key.split(".")[-1]
+        rc, out, cli_err = run(cmd, "--" + option, value, *([] if cmd == "history" else [SPEC]),
+                               CLOUDFIT_CONFIG="/dev/null")
+        assert rc == 2 and cli_err.startswith("cloudfit: option '--%s' expects " % option), (cmd, option, rc, cli_err)
+        config(doc)
+        for args in ([cmd, *([] if cmd == "history" else [SPEC])], ["config", "show", cmd]):
+            rc, out, err = run(*args)
+            assert rc == 2 and err.splitlines()[0] == "cloudfit: %s: %s: %s" % (
+                CONFIG, key, cli_err.splitlines()[0][len("cloudfit: "):]), (doc, args, rc, err, cli_err)
     # config show checks them as the command does (it showed "cheapest" as the effective value, exit 0);
     # the top level alone shows one key for commands with different sets ("format": "csv" is history's)
     for doc, args, key in (({"recommend": {"objective": "cheapest"}}, ["recommend"], "recommend.objective"),
