@@ -363,9 +363,11 @@ void cf_report_side_by_side_markdown(const cf_report *r, cf_buf *out)
     const cf_advice *a = r->advice;
     if (r->spec->search.spot == CF_SPOT_NEVER || (!a->have_best_ondemand && !a->have_best_spot))
         return;
-    /* times as the text writes them ("10 min / 41 min / 25.8 h"): in bare hours a 10-minute plan read "0.2" */
-    cf_buf_puts(out, "\n### Best on-demand and best spot plan\n\n| plan | configuration | time (p10 / p50 / p90) | "
-                     "total $ (p10 / p50 / p90) |\n|---|---|---|---|\n");
+    /* times as the text writes them ("10 min / 41 min / 25.8 h"): in bare hours a 10-minute plan read "0.2";
+     * the three quantiles are the spot plan's, as the text's heading says: under "time (p10 / p50 / p90)" the
+     * on-demand plan's one figure (its median) read as all three */
+    cf_buf_puts(out, "\n### Best on-demand and best spot plan\n\n| plan | configuration | time (spot: p10 / p50 / p90) "
+                     "| total $ (spot: p10 / p50 / p90) |\n|---|---|---|---|\n");
     for (int k = 0; k < 2; k++) {
         const cf_config *c = k == 0 ? &a->best_ondemand : &a->best_spot;
         char h[3][24];

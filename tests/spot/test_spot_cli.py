@@ -669,7 +669,10 @@ def test_side_by_side_times_agree_across_formats():
     for kind, (_, time) in t.items():
         assert m[kind][1] == time, (kind, m[kind], time)
         assert re.search(r"\d (min|h|s)$", m[kind][1]), m[kind]
-    assert "| time (p10 / p50 / p90) |" in md, md
+    # the quantiles are spot's, as the text's heading says ("spot: p10 / p50 / p90 of its distribution"): the
+    # on-demand row's one figure, its median, stood under "time (p10 / p50 / p90)" as if it were all three
+    assert "(spot: p10 / p50 / p90 of its distribution)" in text, text
+    assert "| time (spot: p10 / p50 / p90) | total $ (spot: p10 / p50 / p90) |" in md, md
 
 
 def test_side_by_side_markdown_says_what_is_missing():
