@@ -5,12 +5,18 @@ see: every relative link and anchor in README.md and docs/*.md resolves
 existed), and every key of `recommend --format json` — on-demand, spot
 allowed with its Monte Carlo and elastic plan, and --mix — is named in
 docs/output.md (`best_by_kind.spot_configurations_simulated`,
-`elastic.warmup.after_lr_jump_factor`, `checkpoint.interval_rule` were not).
+`elastic.warmup.after_lr_jump_factor`, `checkpoint.interval_rule` were not);
+likewise the JSON of the other commands, each on tiny inputs, against the page
+that documents it (search.md, spot.md, profiler.md, model.md, pricing.md,
+history.md: `search.savings.current_usd`, the whole of `simulate`'s and
+`validate`'s documents and `prices`' offers were named nowhere).
 Usage: test_docs_drift.py CLOUDFIT_BINARY SOURCE_DIR"""
+import functools
 import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -21,6 +27,8 @@ BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 TMP = pyharness.temp_dir(prefix="cloudfit-docs-drift-")
 ENV = pyharness.clean_env(TMP, CLOUDFIT_CONFIG="/dev/null")
 RESNET = os.path.join("examples", "resnet50-imagenet.json")
+TRACES = os.path.join("examples", "spot-traces")
+TRACE = os.path.join("tests", "data", "search-t4-imagenet.csv")  # the measurements the search tests replay
 
 
 def prose_lines(path):
@@ -73,9 +81,20 @@ def test_relative_links_and_anchors_resolve():
     assert not broken, "broken links:\n  " + "\n  ".join(broken)
 
 
+HISTORY = os.path.join(TMP, "history.db")
+
+
+@functools.lru_cache(maxsize=None)
 def recommend_json(*args):
-    p = subprocess.run([BIN, "recommend", "--no-history", "-q", "-f", "json", *args, RESNET], cwd=SRC,
+    """Stored in HISTORY, run once for the two tests that read it."""
+    p = subprocess.run([BIN, "recommend", "--db", HISTORY, "-q", "-f", "json", *args, RESNET], cwd=SRC,
                        capture_output=True, text=True, env=ENV, timeout=300)
+    assert p.returncode == 0, (args, p.returncode, p.stderr)
+    return json.loads(p.stdout)
+
+
+def cloudfit_json(*args):
+    p = subprocess.run([BIN, *args], cwd=SRC, capture_output=True, text=True, env=ENV, timeout=120)
     assert p.returncode == 0, (args, p.returncode, p.stderr)
     return json.loads(p.stdout)
 
@@ -90,18 +109,77 @@ def keys(value, path, out):
             keys(v, path + "[]", out)
 
 
-def test_every_recommend_json_key_is_in_output_md():
-    with open(os.path.join(SRC, "docs", "output.md"), encoding="utf-8") as f:
-        doc = f.read()
-    named = set(re.findall(r"`([^`]+)`", doc)) | set(re.findall(r'"(\w+)":', doc))
+def documented_words(*pages):
+    """Each word of each code span (`p10/p50/p90`, `hours_p10`…) and each "key": of the
+    pages; the fences of code blocks are left out, so that they do not pair with a backtick."""
     words = set()
-    for span in named:  # `p10/p50/p90`, `hours_p10`…: each word of a code span
-        words.update(re.findall(r"\w+", span))
+    for page in pages:
+        with open(os.path.join(SRC, "docs", page), encoding="utf-8") as f:
+            doc = "".join(line for line in f if not line.lstrip().startswith("```"))
+        for span in set(re.findall(r"`([^`]+)`", doc)) | set(re.findall(r'"(\w+)":', doc)):
+            words.update(re.findall(r"\w+", span))
+    return words
+
+
+def assert_documented(pages, *documents):
     found = {}
-    keys(recommend_json(), "", found)
-    keys(recommend_json("--spot", "allow", "--mix"), "", found)
+    for document in documents:
+        keys(document, "", found)
+    words = documented_words(*pages)
     missing = sorted(path for k, path in found.items() if k not in words)
-    assert not missing, "keys of recommend's JSON that docs/output.md does not name:\n  " + "\n  ".join(missing)
+    assert not missing, "keys of the JSON that docs/%s do not name:\n  %s" % (
+        ", docs/".join(pages), "\n  ".join(missing))
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def test_every_recommend_json_key_is_in_output_md():
+    assert_documented(["output.md"], recommend_json(), recommend_json("--spot", "allow", "--mix"))
+
+
+def test_every_history_json_key_is_in_history_md():
+    """The two recommendations of recommend's test, stored: the list, one row and their diff."""
+    recommend_json()
+    recommend_json("--spot", "allow", "--mix")
+    db = ["--db", HISTORY]
+    assert_documented(["history.md", "output.md"], cloudfit_json("history", *db, "-f", "json"),
+                      cloudfit_json("history", *db, "show", "1", "-f", "json"),
+                      cloudfit_json("history", *db, "diff", "1", "2", "-f", "json"))
+
+
+def test_every_search_json_key_is_in_search_md():
+    """The trace runner on the shipped T4 measurements, with training.current (savings) and spot plans."""
+    spec = write("imagenet.json", json.dumps({
+        "name": "imagenet", "model": {"parameters": 25557032}, "data": {"samples": 1281167},
+        "training": {"epochs": 90, "batch": 200, "lr": 0.08, "optimizer": "momentum",
+                     "current": {"gpu": "T4", "gpus_per_node": 4, "nodes": 1}},
+        "profile": {"noise_scale": 4000}, "search": {"objective": "cost", "deadline_hours": 30}}))
+    assert_documented(["search.md", "output.md"],
+                      cloudfit_json("search", spec, "--runner", "trace:" + TRACE, "--no-history", "-q", "-f", "json",
+                                    "--seed", "3", "--spot", "allow"))
+
+
+
+
+
+def test_every_profile_json_key_is_in_profiler_md():
+    """The CPU engine on a tiny MLP, and the trace runner (its `runner` object)."""
+    spec = write("tiny.json", json.dumps({
+        "name": "tiny", "model": {"architecture": {"type": "mlp", "layers": [4, 8, 3]}},
+        "data": {"samples": 100}, "training": {"epochs": 1, "batch": 16, "lr": 0.05},
+        "profile": {"backend": "cpu", "local_batches": [2, 4], "steps": 3}}))
+    db = os.path.join(TMP, "profiles.db")
+    assert_documented(["profiler.md"], cloudfit_json("profile", "-q", "--noise-steps", "3", "--db", db, "-f", "json", spec),
+                      cloudfit_json("profile", "-q", "--runner", "trace:" + TRACE, "--gpu", "T4", "--db", db, "-f", "json",
+                                    write("imagenet-t4.json", json.dumps({
+                                        "name": "imagenet", "model": {"parameters": 25557032},
+                                        "data": {"samples": 1281167},
+                                        "training": {"epochs": 90, "batch": 200, "lr": 0.08}}))))
 
 
 if __name__ == "__main__":
