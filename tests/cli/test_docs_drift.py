@@ -164,6 +164,19 @@ def test_every_search_json_key_is_in_search_md():
                                     "--seed", "3", "--spot", "allow"))
 
 
+def test_every_simulate_json_key_is_in_spot_md():
+    """A replay of one shipped trace, and --calibrate on a folder of that one trace."""
+    name = "availability_1node_02-15-2023_us-east-1c_V100x1.csv"
+    folder = os.path.join(TMP, "traces")
+    os.makedirs(folder, exist_ok=True)
+    shutil.copy(os.path.join(SRC, TRACES, name), folder)
+    with open(os.path.join(SRC, TRACES, "index.csv"), encoding="utf-8") as f:
+        index = [line for n, line in enumerate(f) if n == 0 or line.startswith(name + ",")]
+    write(os.path.join("traces", "index.csv"), "".join(index))
+    age = ["--max-catalog-age-days", "100000", "-f", "json"]
+    assert_documented(["spot.md"], cloudfit_json("simulate", RESNET, "--trace", os.path.join(TRACES, name), *age),
+                      cloudfit_json("simulate", RESNET, "--calibrate", folder, *age))
+
 
 
 
