@@ -178,6 +178,20 @@ def test_every_simulate_json_key_is_in_spot_md():
                       cloudfit_json("simulate", RESNET, "--calibrate", folder, *age))
 
 
+def test_every_validate_json_key_is_in_model_md():
+    """Each of the three kinds: step times, --gns and --crossgpu, on a few rows."""
+    cross = write("crossgpu.csv", "gpu,gpu_count,model,precision,batch_size_per_gpu,throughput\n" + "".join(
+        "%s,1,resnet50,%s,64,%d\n" % row for row in [("V100", "fp32", 350), ("A100-40GB", "fp32", 600),
+                                                      ("A100-40GB", "tf32", 1000), ("V100", "fp16", 900),
+                                                      ("A100-40GB", "bf16", 2000), ("H100", "fp32", 1200)]))
+    traces = write("gns-traces.csv", "model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n" + "".join(
+        "cifar10,%d,128,%d,%.3f,%d,%.3f,%.1f\n" % (batch, e, e / 20.0, e * per_epoch, 0.5 + e * 0.02, 300.0 + 40 * e)
+        for batch, per_epoch in ((128, 100), (512, 30)) for e in range(1, 21)))
+    models = write("gns-models.csv", "model,m0,metric_name,metric_better\ncifar10,128,acc,higher\n")
+    assert_documented(["model.md"], cloudfit_json("validate", "-f", "json", TRACE),
+                      cloudfit_json("validate", "-f", "json", "--crossgpu", cross),
+                      cloudfit_json("validate", "-f", "json", "--gns", traces, "--models", models))
+
 
 
 def test_every_profile_json_key_is_in_profiler_md():
