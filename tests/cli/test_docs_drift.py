@@ -193,6 +193,9 @@ def test_every_validate_json_key_is_in_model_md():
                       cloudfit_json("validate", "-f", "json", "--gns", traces, "--models", models))
 
 
+def test_every_prices_json_key_is_in_pricing_md():
+    assert_documented(["pricing.md"], cloudfit_json("prices", "-f", "json"), cloudfit_json("prices", "A100", "-f", "json"))
+
 
 def test_every_profile_json_key_is_in_profiler_md():
     """The CPU engine on a tiny MLP, and the trace runner (its `runner` object)."""
