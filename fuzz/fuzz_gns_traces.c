@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     parse(text, size, models_csv, sizeof models_csv - 1);
     static const char traces_csv[] = "model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n"
-                                     "cifar10,128,128,1,0.1,100,0.5,300\n";
+                                     "cifar10,128,128,1,100,100,0.5,300\n";
     parse(traces_csv, sizeof traces_csv - 1, text, size);
     return 0;
 }

@@ -186,6 +186,52 @@ static cf_status m0_agrees(cf_gns_traces *t)
                         bad->line, bad->m0, t->models_name, its->line, its->model, its->m0);
 }
 
+/* Progress is counted in M0 steps (docs/model.md "Statistical efficiency":
+ * one step at batch M makes r = (B + M0)·M / ((B + M)·M0) of them, and r
+ * lies between 1 and M/M0 for any noise scale B ≥ 0). So the M0 run's
+ * progress is its iteration count, and a run at batch M has made between
+ * 1 and M/M0 times its iterations. The prediction reads the M0 run's
+ * progress as M0 steps: a progress in another unit (a fraction of
+ * training, epochs) was taken without a word and predicted 0 iterations.
+ * Tolerance 5 %: the shipped Pollux traces are within 0.3 % of it (the
+ * M0 runs' progress/iteration 1.0000–1.0026; the larger runs' at most
+ * 0.9999·M/M0 and at least 1.3), while a progress in another unit is off
+ * by a factor, far more than 5 %.
+ * The first row by line that is outside is named. */
+#define CF_GNS_PROGRESS_TOLERANCE 0.05
+
+static cf_status progress_counts_m0_steps(const cf_gns_traces *t)
+{
+    const cf_gns_row *bad = NULL;
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const cf_gns_row *r = &t->rows[i];
+        double k = (double)r->batch_size / r->m0, q = r->progress / r->iteration;
+        double lo = k < 1 ? k : 1, hi = k > 1 ? k : 1;
+        if ((q > hi * (1 + CF_GNS_PROGRESS_TOLERANCE) || q < lo / (1 + CF_GNS_PROGRESS_TOLERANCE)) &&
+            (!bad || r->line < bad->line))
+            bad = r;
+    }
+    if (!bad)
+        return CF_OK;
+    if (bad->batch_size == bad->m0)
+        cf_error_set(CF_ERR_INVALID,
+                     "%s:%ld: column 'progress': %g at iteration %g of the M0 run (batch %d); progress is counted in "
+                     "M0 steps, so the M0 run's progress should equal its iterations",
+                     t->traces_name, bad->line, bad->progress, bad->iteration, bad->batch_size);
+    else {
+        double k = (double)bad->batch_size / bad->m0, lo = k < 1 ? k : 1, hi = k > 1 ? k : 1;
+        cf_error_set(CF_ERR_INVALID,
+                     "%s:%ld: column 'progress': %g at iteration %g of the run at batch %d (M0 %d); progress is "
+                     "counted in M0 steps, of which one step at batch %d makes between %g and %g, so it should be "
+                     "between %g and %g",
+                     t->traces_name, bad->line, bad->progress, bad->iteration, bad->batch_size, bad->m0,
+                     bad->batch_size, lo, hi, bad->iteration * lo, bad->iteration * hi);
+    }
+    cf_error_hint("progress counts M0 steps: the M0 run's is its iteration; a fraction f of training is f times the "
+                  "M0 run's iterations over the whole training (docs/model.md \"The validate command\")");
+    return CF_ERR_INVALID;
+}
+
 cf_status cf_gns_traces_parse(const char *traces_text, size_t traces_len, const char *traces_name,
                               const char *models_text, size_t models_len, const char *models_name,
                               cf_gns_traces *out)
@@ -200,6 +246,8 @@ cf_status cf_gns_traces_parse(const char *traces_text, size_t traces_len, const 
         st = parse_models(models_text, models_len, models_name, out);
     if (st == CF_OK)
         st = m0_agrees(out);
+    if (st == CF_OK)
+        st = progress_counts_m0_steps(out);
     if (st != CF_OK)
         cf_gns_traces_free(out);
     return st;

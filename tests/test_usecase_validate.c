@@ -339,10 +339,11 @@ static void test_gns_run_scores_the_larger_batch(void **state)
     (void)state;
     cf_buf traces = CF_BUF_INIT;
     cf_buf_puts(&traces, "model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n");
-    const int batches[2] = {128, 512}, iterations_per_epoch[2] = {100, 30};
+    /* progress in M0 steps: the M0 run's is its iterations, the 512 run makes 3 (of at most 512/128) a step */
+    const int batches[2] = {128, 512}, iterations_per_epoch[2] = {100, 30}, progress_per_epoch[2] = {100, 90};
     for (int b = 0; b < 2; b++)
         for (int e = 1; e <= 20; e++)
-            cf_buf_printf(&traces, "cifar10,%d,128,%d,%.3f,%d,%.3f,%.1f\n", batches[b], e, e / 20.0,
+            cf_buf_printf(&traces, "cifar10,%d,128,%d,%d,%d,%.3f,%.1f\n", batches[b], e, e * progress_per_epoch[b],
                           e * iterations_per_epoch[b], 0.5 + e * 0.02, 300.0 + 40 * e);
     char traces_path[512], models_path[512];
     write_temp(traces_path, sizeof traces_path, "traces.csv", cf_buf_cstr(&traces));
@@ -356,6 +357,9 @@ static void test_gns_run_scores_the_larger_batch(void **state)
     assert_string_equal(report.predictions[0].model, "cifar10");
     assert_int_equal(report.predictions[0].batch, 512);
     assert_true(report.predictions[0].measured_iterations == 600);
+    /* 676 (+12.6 %); a progress counted as a fraction of training (0.05 ... 1.0) predicted 0 */
+    double predicted = report.predictions[0].predicted_iterations;
+    assert_true(predicted > 600 * 0.8 && predicted < 600 * 1.5);
     cf_validate_gns_report_free(&report);
 
     char missing[600];

@@ -185,8 +185,8 @@ def test_every_validate_json_key_is_in_model_md():
                                                       ("A100-40GB", "tf32", 1000), ("V100", "fp16", 900),
                                                       ("A100-40GB", "bf16", 2000), ("H100", "fp32", 1200)]))
     traces = write("gns-traces.csv", "model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n" + "".join(
-        "cifar10,%d,128,%d,%.3f,%d,%.3f,%.1f\n" % (batch, e, e / 20.0, e * per_epoch, 0.5 + e * 0.02, 300.0 + 40 * e)
-        for batch, per_epoch in ((128, 100), (512, 30)) for e in range(1, 21)))
+        "cifar10,%d,128,%d,%d,%d,%.3f,%.1f\n" % (batch, e, e * progress, e * per_epoch, 0.5 + e * 0.02, 300.0 + 40 * e)
+        for batch, per_epoch, progress in ((128, 100, 100), (512, 30, 90)) for e in range(1, 21)))
     models = write("gns-models.csv", "model,m0,metric_name,metric_better\ncifar10,128,acc,higher\n")
     assert_documented(["model.md"], cloudfit_json("validate", "-f", "json", TRACE),
                       cloudfit_json("validate", "-f", "json", "--crossgpu", cross),

@@ -490,15 +490,16 @@ def test_train_gpus_names_no_gpu():
 
 def test_extreme_results_print_short():
     """--inter-node-gbps 1e-300 and a progress of 1e300 in a noise trace printed errors of 2.9e302 % with all their
-    ~300 digits (%f); a magnitude of 1e9 or more is written %.3g."""
+    ~300 digits (%f); a magnitude of 1e9 or more is written %.3g. (The M0 run's progress is its iterations: both are
+    1e300 at its last epoch.)"""
     rc, out, err = run("--inter-node-gbps", "1e-300", DATA)
     assert rc == 0 and "e+3" in out, (rc, out, err)
     assert max(len(line) for line in out.splitlines()) < 200, out
     traces, models = gns_files("cifar10,128,acc,higher\n", "extreme")
     with open(traces) as f:
         lines = f.read().splitlines()
-    lines = [",".join(l.split(",")[:4] + ["1e300"] + l.split(",")[5:]) if l.startswith("cifar10,128,128,20,") else l
-             for l in lines]
+    lines = [",".join(l.split(",")[:4] + ["1e300", "1e300"] + l.split(",")[6:]) if l.startswith("cifar10,128,128,20,")
+             else l for l in lines]
     with open(traces, "w") as f:
         f.write("\n".join(lines) + "\n")
     rc, out, err = run("--gns", traces, "--models", models)
@@ -510,12 +511,13 @@ def gns_files(models, name, drop_m0_run=False):
     traces = os.path.join(TMP, name + "-traces.csv")
     with open(traces, "w") as f:
         f.write("model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n")
-        for batch, per_epoch in ((128, 100), (512, 30)):
+        # progress in M0 steps: the M0 run's is its iterations, the 512 run makes 3 (of at most 512/128) a step
+        for batch, per_epoch, progress in ((128, 100, 100), (512, 30, 90)):
             if batch == 128 and drop_m0_run:
                 continue
             for e in range(1, 21):
-                f.write("cifar10,%d,128,%d,%.3f,%d,%.3f,%.1f\n" % (batch, e, e / 20.0, e * per_epoch,
-                                                                    0.5 + e * 0.02, 300.0 + 40 * e))
+                f.write("cifar10,%d,128,%d,%d,%d,%.3f,%.1f\n" % (batch, e, e * progress, e * per_epoch,
+                                                                  0.5 + e * 0.02, 300.0 + 40 * e))
     path = os.path.join(TMP, name + "-models.csv")
     with open(path, "w") as f:
         f.write("model,m0,metric_name,metric_better\n" + models)
@@ -546,10 +548,10 @@ def test_gns_models_file_is_checked_and_named():
     assert rc == 3 and out == "", (rc, out)
     assert "nothing could be predicted" in err, err
     with open(traces, "a") as f:  # one scoreable model beside the unlisted one: ncf, M0 256, and a run at 1024
-        for batch, per_epoch in ((256, 100), (1024, 30)):
+        for batch, per_epoch, progress in ((256, 100, 100), (1024, 30, 90)):
             for e in range(1, 21):
-                f.write("ncf,%d,256,%d,%.3f,%d,%.3f,%.1f\n" % (batch, e, e / 20.0, e * per_epoch, 0.5 + e * 0.02,
-                                                              300.0 + 40 * e))
+                f.write("ncf,%d,256,%d,%d,%d,%.3f,%.1f\n" % (batch, e, e * progress, e * per_epoch, 0.5 + e * 0.02,
+                                                            300.0 + 40 * e))
     rc, out, err = run("--gns", traces, "--models", models)
     assert rc == 0 and "left out: " in out and "trace rows of models %s does not list (the first: 'cifar10', %s:2)" % (
         models, traces) in out, (rc, out, err)
@@ -557,13 +559,37 @@ def test_gns_models_file_is_checked_and_named():
     assert doc["rows_left_out"] > 0 and doc["first_model"] == "cifar10" and doc["first_line"] == 2, doc
     traces, models = gns_files("cifar10,512,acc,higher\n", "nothing")
     with open(traces) as f:
-        only_512 = [line.replace(",128,", ",512,", 1) for line in f if ",512," in line]
+        # the 512 run as its own M0 run: m0 512, its progress its iterations
+        only_512 = [",".join(fields[:2] + ["512", fields[3], fields[5]] + fields[5:])
+                    for fields in (line.split(",") for line in f if ",512," in line)]
     with open(traces, "w") as f:
         f.write("model,batch_size,m0,epoch,progress,iteration,metric,b_noise\n" + "".join(only_512))
     rc, out, err = run("--gns", traces, "--models", models)
     assert rc == 3 and out == "", (rc, out)
     assert "nothing could be predicted: no model has a run at a batch above its M0" in err, err
 
+
+def test_gns_progress_is_in_m0_steps():
+    """progress is counted in M0 steps (docs/model.md): a trace whose progress was a fraction of training (0.05 ...
+    1.0, as the project's own test traces had) was taken without a word and predicted 0 iterations against 600
+    (-99.9 %). It is exit 3 naming the row; a consistent file predicts a sensible number."""
+    traces, models = gns_files("cifar10,128,acc,higher\n", "fraction")
+    with open(traces) as f:
+        lines = f.read().splitlines()
+    with open(traces, "w") as f:
+        for line in lines:
+            fields = line.split(",")
+            if fields[0] == "cifar10":
+                fields[4] = "%.3f" % (int(fields[3]) / 20.0)
+            f.write(",".join(fields) + "\n")
+    rc, out, err = run("--gns", traces, "--models", models)
+    assert rc == 3 and out == "", (rc, out, err)
+    assert ("cloudfit: %s:2: column 'progress': 0.05 at iteration 100 of the M0 run (batch 128); progress is counted "
+            "in M0 steps, so the M0 run's progress should equal its iterations\nhint: " % traces) in err, err
+    traces, models = gns_files("cifar10,128,acc,higher\n", "consistent")
+    doc = run_json("--gns", traces, "--models", models)
+    p = doc["predictions"][0]
+    assert p["measured_iterations"] == 600 and 0.5 < p["predicted_iterations"] / 600 < 2, p
 
 def test_light_profile():
     # the search's light profile: 1 GPU at 20, 81, 200; the full node (4 GPUs) at 20, 200; the probe at 20, 200

@@ -190,14 +190,14 @@ MODELS = "model,m0,metric_name,metric_better\ncifar10,128,accuracy,higher\n"
 
 
 def test_noise_trace_integers_range_checked_and_markers_refused():
-    t = write("t.csv", traces("cifar10,99999999999,128,1,0.1,100,0.5,300\n"))
+    t = write("t.csv", traces("cifar10,99999999999,128,1,100,100,0.5,300\n"))
     m = write("m.csv", MODELS)
     rc, out, err = run("validate", "--gns", t, "--models", m)
     assert rc == 3 and "%s:2: column 'batch_size'" % t in err and "out of range" in err, (rc, err)
-    t = write("t.csv", traces("cifar10,128,128,1,0.1,100,0.5,-1\n"))
+    t = write("t.csv", traces("cifar10,128,128,1,100,100,0.5,-1\n"))
     rc, out, err = run("validate", "--gns", t, "--models", m)
     assert rc == 3 and "%s:2: column 'b_noise'" % t in err, (rc, err)
-    t = write("t.csv", traces("cifar10,128,128,1,0.1,100,0.5,300\n"))
+    t = write("t.csv", traces("cifar10,128,128,1,100,100,0.5,300\n"))
     rc, out, err = run("validate", "--gns", t, "--models", write("m0.csv", "model,m0,metric_name,metric_better\n"))
     assert rc == 3 and "no models after the header" in err, (rc, err)
 
