@@ -80,6 +80,16 @@ static double plan_hours_at(const cf_config *c, double startup_h, double z_sigma
     return startup_h + (c->hours - startup_h) * exp(z_sigma);
 }
 
+/* A plan's cost when it takes `hours`: its own cost scaled with its time.
+ * For an on-demand plan that is hours × its cluster's price; a spot plan's
+ * cost is its Monte Carlo's (no VM is billed while preempted or waiting
+ * for capacity), far below hours × the spot price, at which it read as
+ * dearer than it is and lost to plans worse by the objective. */
+static double plan_usd_at(const cf_config *c, double hours)
+{
+    return c->hours > 0 ? c->total_usd * hours / c->hours : hours * c->usd_per_hour;
+}
+
 static double objective(cf_objective obj, double hours, double usd)
 {
     return obj == CF_OBJ_TIME ? hours : obj == CF_OBJ_BALANCED ? hours * usd : usd;
@@ -113,7 +123,7 @@ static int choice_at(const outcome *o, double z, double *best_value, double *cho
         if (!p)
             continue;
         double h = plan_hours_at(p, o->startup_h, z * o->part[i]);
-        double v = objective(o->limits->objective, h, h * p->usd_per_hour);
+        double v = objective(o->limits->objective, h, plan_usd_at(p, h));
         int feasible = i < 2;
         /* a spot plan moves with its GPU type's throughput, but its spread is the preemptions' (its Monte
          * Carlo met the limits): it stays feasible */
