@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cloudfit/advisor/gates.h"
 #include "cloudfit/advisor/rebalance.h"
@@ -724,7 +725,10 @@ const char *cf_cli_option_values(const cf_cli_option *o, unsigned command)
  * here with the library's parser, wherever the value comes from, so that
  * `config show COMMAND` refuses a configuration file's value as COMMAND does
  * (it showed "confidence": "1.5" that recommend then refused). */
-typedef enum { RULE_PROBABILITY, RULE_FRACTION, RULE_SDS, RULE_NAME, RULE_WHEN, RULE_INCREASE, RULE_SELECTOR, RULE_WORDS } value_rule;
+typedef enum {
+    RULE_PROBABILITY, RULE_FRACTION, RULE_SDS, RULE_NAME, RULE_WHEN, RULE_INCREASE, RULE_SELECTOR, RULE_WORDS,
+    RULE_SIDE_FILE
+} value_rule;
 static const struct {
     const char *option;
     unsigned commands;
@@ -756,6 +760,11 @@ static const struct {
     {"max-cost-increase", CMD_ALL, RULE_INCREASE, NULL},
     {"node-selector", CMD_ALL, RULE_SELECTOR, NULL},
     {"entrypoint", CMD_ALL, RULE_WORDS, NULL},
+    /* files written beside the result: '-' wrote a file named '-' where -o - is standard output */
+    {"report", CMD_ALL, RULE_SIDE_FILE, "report.html"},
+    {"plot", CMD_ALL, RULE_SIDE_FILE, "front.svg"},
+    {"csv", CMD_PROFILE, RULE_SIDE_FILE, "profile.csv"},
+    {"rows", CMD_VALIDATE, RULE_SIDE_FILE, "rows.csv"},
 };
 
 static int check_rule(const cf_cli_option *o, unsigned command, const char *command_name, const char *arg)
@@ -787,6 +796,14 @@ static int check_rule(const cf_cli_option *o, unsigned command, const char *comm
             cf_error_clear();
             return CF_EXIT_USAGE;
         case RULE_SELECTOR: return cf_emit_k8s_check_selectors(&arg, 1) == CF_OK ? 0 : cf_report_error();
+        case RULE_SIDE_FILE:
+            if (strcmp(arg, "-") != 0)
+                return 0;
+            cf_log_error("option '--%s' writes a file beside the result, not standard output: '-' would be a file "
+                         "named '-'", o->long_name);
+            cf_log_hint("name a file, e.g. '--%s %s' (-o - is the result on standard output)", o->long_name,
+                        value_rules[i].expects);
+            return CF_EXIT_USAGE;
         case RULE_WORDS: {
             cf_shell_words words;
             if (cf_emit_split_words(arg, &words) != CF_OK)
@@ -800,6 +817,18 @@ static int check_rule(const cf_cli_option *o, unsigned command, const char *comm
                                value_rules[i].expects, shown_arg(arg, shown, sizeof shown));
     }
     return 0;
+}
+
+int cf_cli_side_file_error(const char *long_name, const char *path)
+{
+    cf_error_prefix("option '--%s'", long_name);
+    struct stat st;
+    for (size_t i = 0; i < sizeof value_rules / sizeof *value_rules; i++)
+        if (value_rules[i].rule == RULE_SIDE_FILE && !strcmp(value_rules[i].option, long_name) && path &&
+            stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            cf_error_hint("name a file in it, e.g. '%s%s%s'", path, path[strlen(path) - 1] == '/' ? "" : "/",
+                          value_rules[i].expects);
+    return cf_report_error();
 }
 
 int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const char *command_name, const char *arg)

@@ -188,6 +188,11 @@ int cf_cli_option_check_value(const cf_cli_option *o, unsigned command, const ch
 /* Whether a number option takes 0: the one whose stated default is 0
  * ("(default 0)": --probe-startup-s 0, its default, was refused). */
 int cf_cli_option_takes_zero(const cf_cli_option *o);
+/* A file written beside the result (--report, --plot, --csv, --rows) could
+ * not be staged: names the option in the message, and where the path is a
+ * folder hints a file of the option's own kind in it (the library's hint
+ * proposed 'DIR/out.json' for an HTML report). Prints; returns the exit code. */
+int cf_cli_side_file_error(const char *long_name, const char *path);
 /* Whether option --`long_name` was given on the command line. */
 int cf_cli_on_command_line(const cf_cli_options *opts, const char *long_name);
 /* The options of `command` given on the command line that only some of

@@ -127,8 +127,10 @@ static int finish(const cf_cli_options *o, cf_db *db, const char *db_name, const
         cf_profile_csv(p, gpu_model[0] ? gpu_model : NULL, &text);
         if (cf_buf_failed(&text))
             cf_error_set(CF_ERR_NOMEM, "out of memory writing the CSV");
-        if (cf_buf_failed(&text) || cf_staged_set_add(&side, o->csv_path, text.data, text.len) != CF_OK)
+        if (cf_buf_failed(&text))
             rc = cf_report_error();
+        else if (cf_staged_set_add(&side, o->csv_path, text.data, text.len) != CF_OK)
+            rc = cf_cli_side_file_error("csv", o->csv_path);
         cf_buf_free(&text);
     }
     cf_cli_result result;

@@ -5,6 +5,7 @@
 
 #include "cloudfit/common/fileio.h"
 #include "commands.h"
+#include "options.h"
 #include "term/output.h"
 #include "cloudfit/render/plots.h"
 
@@ -22,14 +23,14 @@ int cf_recommend_chart(const cf_cli_options *o, const cf_report *r, cf_buf *text
     return 0;
 }
 
-static int write_rendered(const char *path, const cf_buf *text, cf_staged_set *side)
+static int write_rendered(const char *option, const char *path, const cf_buf *text, cf_staged_set *side)
 {
     if (cf_buf_failed(text)) {
         cf_error_set(CF_ERR_NOMEM, "out of memory rendering %s", path);
         return cf_report_error();
     }
     if (cf_staged_set_add(side, path, text->data, text->len) != CF_OK)
-        return cf_report_error();
+        return cf_cli_side_file_error(option, path);
     return 0;
 }
 
@@ -45,13 +46,13 @@ int cf_recommend_visual_files(const cf_cli_options *o, const cf_report *r, cf_st
         cf_buf svg = CF_BUF_INIT;
         cf_buf_puts(&svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         cf_render_front_svg(&plots, &svg);
-        rc = write_rendered(o->plot_path, &svg, side);
+        rc = write_rendered("plot", o->plot_path, &svg, side);
         cf_buf_free(&svg);
     }
     if (rc == 0 && o->report_path) {
         cf_buf html = CF_BUF_INIT;
         cf_report_html(&plots, &html);
-        rc = write_rendered(o->report_path, &html, side);
+        rc = write_rendered("report", o->report_path, &html, side);
         cf_buf_free(&html);
     }
     cf_report_plots_free(&plots);

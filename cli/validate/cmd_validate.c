@@ -148,7 +148,7 @@ static int validate_steps(const cf_cli_options *o, const char *path)
         cf_validate_rows_csv(result.set.rows, result.set.n_rows, result.per_row, &csv);
         cf_escape_output(csv.data ? csv.data : "", csv.len, CF_ESCAPE_CSV, NULL, &shown);
         if (cf_file_stage(o->rows_path, shown.data ? shown.data : "", shown.len, &rows_file) != CF_OK)
-            rc = cf_report_error();
+            rc = cf_cli_side_file_error("rows", o->rows_path);
         cf_buf_free(&csv);
         cf_buf_free(&shown);
     }

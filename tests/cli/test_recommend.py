@@ -206,6 +206,29 @@ def test_emit_onto_a_directory_names_the_option_and_a_hint_that_works():
     assert left == ["mlp-synthetic.pytorchjob.yaml"] and db_rows(db) == 0, (os.listdir(d), err)
 
 
+def test_side_files_name_their_option_and_refuse_standard_output():
+    """--report - and --plot - wrote a file named '-' (exit 0) where -o - is standard output; a folder given to
+    --report or --plot failed without naming the option and hinted 'DIR/out.json' for an HTML report or an SVG.
+    Now '-' is a usage error (exit 2, nothing run or written) and a folder names the option and hints a file of
+    the option's own kind (exit 1, nothing written or stored)."""
+    d = tempfile.mkdtemp(dir=TMP)
+    db = os.path.join(d, "h.db")
+    for option, example_name in (("--report", "report.html"), ("--plot", "front.svg")):
+        p = subprocess.run([BIN, "recommend", "-q", "--db", db, option, "-", example("mlp-synthetic.json")],
+                           cwd=d, capture_output=True, text=True, env=ENV, timeout=120)
+        assert p.returncode == 2 and p.stdout == "", (option, p.returncode, p.stdout[:200])
+        assert f"cloudfit: option '{option}' writes a file beside the result, not standard output" in p.stderr, p.stderr
+        assert f"hint: name a file, e.g. '{option} {example_name}'" in p.stderr, p.stderr
+        assert not os.path.exists(os.path.join(d, "-")), os.listdir(d)
+        folder = os.path.join(d, "out")
+        os.makedirs(folder, exist_ok=True)
+        rc, out, err = run("recommend", "-q", "--db", db, option, folder, example("mlp-synthetic.json"))
+        assert rc == 1 and out == "", (option, rc, err)
+        assert f"cloudfit: option '{option}': cannot write '{folder}': Is a directory" in err, err
+        assert f"hint: name a file in it, e.g. '{folder}/{example_name}'" in err, err
+        assert os.listdir(folder) == [] and db_rows(db) == 0, (os.listdir(folder), err)
+
+
 def test_resnet50_table_meets_constraints():
     db = os.path.join(TMP, "t1.db")
     rc, out, err = run("recommend", "--db", db, example("resnet50-imagenet.json"))
