@@ -770,7 +770,7 @@ def test_simulate_calibrate_on_the_shipped_traces():
     rc, _, err = run("simulate", RESNET, "--calibrate", TRACES, "--trace", os.path.join(TRACES, rows[0]["file"]))
     assert rc == 2 and "--trace" in err, err
     rc, _, err = run("simulate", RESNET, "--calibrate", os.path.join(TMP, "nowhere"))
-    assert rc != 0 and "nowhere" in err, err
+    assert rc == 3 and "nowhere" in err, (rc, err)  # a missing input: bad input, not a crash
     # an index that lists no trace is nothing to score (it was exit 0, every share nan); a gpus_per_vm of 0 or
     # 100 is not a GPU VM (it was taken, and chose the model row)
     with open(os.path.join(TRACES, "index.csv")) as f:
@@ -862,7 +862,7 @@ def test_simulate_reads_the_public_traces_layout():
     with open(os.path.join(empty, "notes.csv"), "w") as f:
         f.write("a,b\n1,2\n")
     rc, out, err = run("simulate", RESNET, "--calibrate", empty)
-    assert rc != 0 and "no trace found" in err and "notes.csv" in err and "hint:" in err and "index.csv" in err, err
+    assert rc == 3 and "no trace found" in err and "notes.csv" in err and "hint:" in err and "index.csv" in err, err
 
 
 def test_simulate_warns_when_the_job_outlasts_the_trace():
