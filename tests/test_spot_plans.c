@@ -29,6 +29,9 @@ static size_t check_config(const cf_config *c, const cf_constraints *k, double c
         assert_true(c->hours_at_confidence <= k->deadline_hours + 1e-6);
     if (k->budget_usd > 0)
         assert_true(c->usd_at_confidence <= k->budget_usd + 1e-9);
+    /* spot only: never an on-demand configuration, nor one that falls back to on-demand VMs */
+    if (k->spot == CF_SPOT_ONLY)
+        assert_true(c->spot && !c->mixed);
     if (!c->spot)
         return 0;
     const cf_spot_spread *d = cf_config_spot_spread(c);
@@ -39,8 +42,6 @@ static size_t check_config(const cf_config *c, const cf_constraints *k, double c
     assert_float_equal(c->spot_est.confidence, confidence, 1e-12);
     assert_float_equal(c->spot_est.check_quantile, 1 - (1 - confidence) / 2, 1e-12);
     assert_float_equal(d->q, c->spot_est.check_quantile, 1e-12);
-    if (k->spot == CF_SPOT_ONLY)
-        assert_false(c->mixed);
     return 1;
 }
 
