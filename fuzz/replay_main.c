@@ -3,7 +3,8 @@
  * file in every directory named (not recursively; dot files skipped).
  * Built in every build (gcc included), so the seed corpus and the
  * regression inputs (fuzz/regressions/TARGET/) are replayed by ctest: a
- * crash, a sanitizer report or a hang fails the test. */
+ * crash, a sanitizer report or a hang fails the test, and so does a
+ * missing corpus (the first argument) or no input at all. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +43,13 @@ int main(int argc, char **argv)
     int n = 0, failed = 0;
     for (int i = 1; i < argc; i++) {
         struct stat st;
-        if (stat(argv[i], &st) != 0)
+        if (stat(argv[i], &st) != 0) {
+            if (i == 1) { /* the seed corpus: a wrong path would replay nothing and pass */
+                fprintf(stderr, "replay: no corpus at %s\n", argv[i]);
+                failed = 1;
+            }
             continue; /* an empty regressions folder may not exist in a checkout */
+        }
         if (!S_ISDIR(st.st_mode)) {
             failed |= run_file(argv[i]);
             n++;
@@ -65,5 +71,9 @@ int main(int argc, char **argv)
             closedir(d);
     }
     printf("replayed %d inputs\n", n);
+    if (n == 0) {
+        fprintf(stderr, "replay: no input replayed: nothing was checked\n");
+        return 1;
+    }
     return failed;
 }
