@@ -15,7 +15,7 @@ import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-from fhelp import BIN, ENV, SRC, main, tmp
+from fhelp import BIN, ENV, SRC, Skip, main, tmp
 
 TRACE_RUNNER = "trace:" + os.path.join(SRC, "tests", "data", "search-t4-imagenet.csv")
 AVAILABILITY = os.path.join(SRC, "examples", "spot-traces", "availability_16node_08-27-2023_us-east-2b_V100x1.csv")
@@ -281,8 +281,7 @@ def sanitized():
 def test_too_many_open_files_is_not_bad_input():
     """'Too many open files' was exit 3 (bad input), or a hint that the database was not writable."""
     if sanitized():
-        print("  SKIPPED under the sanitizers: LeakSanitizer needs file descriptors of its own at exit")
-        return
+        raise Skip("under the sanitizers: LeakSanitizer needs file descriptors of its own at exit")
     spec = os.path.join(SRC, "examples", "resnet50-imagenet.json")
     for n in (5, 6, 8):
         p = subprocess.run(["prlimit", "--nofile=%d" % n, BIN, "recommend", "--no-history", "-q", spec],
@@ -296,8 +295,7 @@ def test_a_small_address_space_never_hangs():
     threads, started at load, retried their 128 MiB buffer and main's join waited on them; at 40 MiB it exited
     130 as if interrupted. Now no worker starts at load: the command runs, or says it is out of memory (exit 1)."""
     if sanitized():
-        print("  SKIPPED under the sanitizers: AddressSanitizer reserves its shadow memory beyond any such limit")
-        return
+        raise Skip("under the sanitizers: AddressSanitizer reserves its shadow memory beyond any such limit")
     spec = os.path.join(SRC, "examples", "mlp-synthetic.json")
     for mib, args in ((64, ["--version"]), (128, ["--version"]), (160, ["help"]),
                       (256, ["recommend", "--no-history", "-q", spec])):
@@ -324,8 +322,7 @@ def test_synthetic_data_out_of_memory_is_not_a_model_that_does_not_fit():
     reported as 'the model alone does not fit' with hints to lower the widths, exit 4: it is out of memory
     (exit 1), and data.samples is what to lower."""
     if sanitized():
-        print("  SKIPPED under the sanitizers: AddressSanitizer reserves its shadow memory beyond any such limit")
-        return
+        raise Skip("under the sanitizers: AddressSanitizer reserves its shadow memory beyond any such limit")
     folder = tmp()
     spec = os.path.join(folder, "wide.json")
     json.dump({"name": "wide", "model": {"architecture": {"type": "mlp", "layers": [100000, 64, 10]}},

@@ -15,7 +15,7 @@ import ssl
 import subprocess
 import sys
 
-from fhelp import BIN, ENV, PY, SRC, example, main, run, run_bytes, tmp, write
+from fhelp import BIN, ENV, PY, SRC, Skip, example, main, run, run_bytes, tmp, write
 
 sys.path.insert(0, os.path.join(SRC, "tests", "pricing"))
 from fixture_server import FixtureServer  # noqa: E402
@@ -83,8 +83,7 @@ class TLSServer(FixtureServer):
 
 def test_https_verified_unless_the_ca_is_given():
     if not shutil.which("openssl"):
-        print("  SKIPPED: no openssl command to make a certificate")
-        return
+        raise Skip("no openssl command to make a certificate")
     folder = tmp()
     key, cert = self_signed(folder)
     with TLSServer(cert, key) as server:

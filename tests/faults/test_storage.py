@@ -19,8 +19,8 @@ import tempfile
 import threading
 import time
 
-from fhelp import (BIN, ENV, PY, db_ok, db_rows, example, have_unshare, in_mount_ns, main, run, spec_file, tmp,
-                   write)
+from fhelp import (BIN, ENV, PY, Skip, db_ok, db_rows, example, have_unshare, in_mount_ns, main, run, spec_file,
+                   tmp, write)
 
 SPEC = example("resnet18-cifar10.json")
 
@@ -245,10 +245,7 @@ def test_outputs_and_history_checked_before_a_paid_run():
                        "--out-file", missing_out, example("resnet50-imagenet.json"))
     assert rc == 1 and "cannot write '%s'" % missing_out in err, (rc, err)
     assert "search:" not in err, err
-    made = db_for_a_read_only_folder()
-    if not made:
-        return
-    folder, db = made
+    folder, db = db_for_a_read_only_folder()
     for extra in (["--db", tmp("p2.db"), "--csv", os.path.join(folder, "m.csv")], ["--db", db]):
         rc, out, err = in_mount_ns(read_only(folder), [BIN, "profile", *extra, spec], env=env)
         assert rc == 1 and folder in err and "Read-only file system" in err, (extra, rc, err)
@@ -609,8 +606,7 @@ def test_another_users_history_is_read_without_leaving_files():
     owner's next write failed on them: "attempt to write a readonly database"), also while the owner
     has it open (the -shm there is used read-only)."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
-        print("  SKIPPED: needs root and setpriv to act as two users")
-        return
+        raise Skip("needs root and setpriv to act as two users")
     folder = tempfile.mkdtemp(prefix="cloudfit-shared-", dir="/tmp")  # the test's own TMP is 0700
     os.chmod(folder, 0o1777)
     try:
@@ -659,8 +655,7 @@ def test_launch_spec_another_user_owns_in_a_sticky_folder():
     and exited 1, with the new SkyPilot task next to the old torchrun script. Now refused before anything
     is stored or published, naming the file."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
-        print("  SKIPPED: needs root and setpriv to act as two users")
-        return
+        raise Skip("needs root and setpriv to act as two users")
     folder = tempfile.mkdtemp(prefix="cloudfit-shared-", dir="/tmp")  # the test's own TMP is 0700
     os.chmod(folder, 0o1777)
     home = tempfile.mkdtemp(prefix="cloudfit-home-", dir="/tmp")
@@ -690,11 +685,10 @@ def read_only(folder):
 
 
 def db_for_a_read_only_folder():
-    """(folder, database with one recommendation), or None where no mount
-    namespace can make a folder read-only for root."""
+    """(folder, database with one recommendation); the test is skipped where
+    no mount namespace can make a folder read-only for root."""
     if not have_unshare():
-        print("  SKIPPED: no mount namespaces here (unshare -m): cannot make a folder read-only for root")
-        return None
+        raise Skip("no mount namespaces here (unshare -m): cannot make a folder read-only for root")
     folder = tmp()
     db = os.path.join(folder, "h.db")
     rc, out, err = recommend(db)
@@ -703,10 +697,7 @@ def db_for_a_read_only_folder():
 
 
 def test_read_only_folder():
-    made = db_for_a_read_only_folder()
-    if not made:
-        return
-    folder, db = made
+    folder, db = db_for_a_read_only_folder()
     count = db_rows(db, "recommendations")
     setup = read_only(folder)
     rc, out, err = in_mount_ns(setup, [BIN, "history", "--db", db, "-f", "json"])
@@ -736,10 +727,7 @@ def test_read_only_folder_with_a_wal_but_no_shm():
     gone, in a read-only folder: read commands see the commit (the files
     are read from a private copy, removed afterwards) instead of failing
     with "No such file or directory" or missing what is in the log."""
-    made = db_for_a_read_only_folder()
-    if not made:
-        return
-    folder, db = made
+    folder, db = db_for_a_read_only_folder()
     subprocess.run([PY, "-c", WAL_LEFT_BEHIND, db], check=True)
     os.remove(db + "-shm")
     assert os.path.getsize(db + "-wal") > 0
@@ -764,8 +752,7 @@ def test_read_only_folder_with_a_wal_but_no_shm():
 
 def test_disk_full():
     if not have_unshare():
-        print("  SKIPPED: no mount namespaces here (unshare -m): no small file system to fill")
-        return
+        raise Skip("no mount namespaces here (unshare -m): no small file system to fill")
     folder = tmp()
     db = os.path.join(folder, "h.db")
     out_file = os.path.join(folder, "out.json")
@@ -800,8 +787,7 @@ def test_database_open_failing_for_want_of_descriptors_or_space_says_so():
         assert beside == [os.path.basename(db)], (limit, beside)  # no -wal, -shm left
     assert db_rows(db, "recommendations") == 1
     if not have_unshare():
-        print("  SKIPPED (the full disk): no mount namespaces here (unshare -m)")
-        return
+        raise Skip("the full disk: no mount namespaces here (unshare -m); the descriptor limits were checked")
     folder = tmp()
     setup = ('mount -t tmpfs -o size=1m tmpfs "%s" && "%s" recommend --db "%s/h.db" -q "%s" >/dev/null && '
              'dd if=/dev/zero of="%s/fill" bs=4k 2>/dev/null; true' % (folder, BIN, folder, SPEC, folder))
@@ -815,8 +801,7 @@ def test_new_database_on_a_full_disk_is_not_left_half_made():
     (schema version 1 or 3 of 7), and later commands said it held no history or needed upgrading. Now the
     upgrade is one transaction and a database this command made and could not set up is removed."""
     if not have_unshare():
-        print("  SKIPPED: no mount namespaces here (unshare -m): no small file system to fill")
-        return
+        raise Skip("no mount namespaces here (unshare -m): no small file system to fill")
     for free_kib in (0, 16, 64, 128):
         folder = tmp()
         db = os.path.join(folder, "new.db")
@@ -838,8 +823,7 @@ def test_migrate_to_a_new_database_on_a_full_disk_leaves_nothing():
     database is as it was") and left NEW.db, -wal and -shm: an empty history that then read as a migration
     of nothing. A destination this command created is removed when the copy fails."""
     if not have_unshare():
-        print("  SKIPPED: no mount namespaces here (unshare -m): no small file system to fill")
-        return
+        raise Skip("no mount namespaces here (unshare -m): no small file system to fill")
     src = tmp("src.db")
     for name in ("mlp-synthetic.json", "resnet50-imagenet.json", "resnet18-cifar10.json"):
         rc, out, err = run("recommend", "--db", src, "-q", example(name))
