@@ -207,6 +207,17 @@ static void test_held_back_plan(void **state)
     assert_false(m.about == CF_MEASURE_FOR_HELD_BACK && m.could_change_choice);
 }
 
+/* The chosen plan made a spot plan with its Monte Carlo's cost (0: the
+ * plan's own) and 80 % interval. */
+static void choose_spot(fixture *f, double total_usd, double usd_p10, double usd_p90)
+{
+    f->advice.ranked[0].spot = 1;
+    if (total_usd > 0)
+        f->advice.ranked[0].total_usd = total_usd;
+    f->advice.ranked[0].total_usd_p10 = usd_p10;
+    f->advice.ranked[0].total_usd_p90 = usd_p90;
+}
+
 /* A spot plan chosen (its spread is the preemptions', not a measurement's):
  * compared at its point, and a carried-over runner-up still valued. */
 static void test_spot_chosen(void **state)
@@ -214,10 +225,7 @@ static void test_spot_chosen(void **state)
     (void)state;
     fixture f;
     setup(&f, 10.5);
-    f.advice.ranked[0].spot = 1;
-    /* the Monte Carlo's 80 % interval, far wider than the throughput's alone */
-    f.advice.ranked[0].total_usd_p10 = 60;
-    f.advice.ranked[0].total_usd_p90 = 400;
+    choose_spot(&f, 0, 60, 400); /* the Monte Carlo's 80 % interval, far wider than the throughput's alone */
     f.advice.ranked[1] = plan_of(&f.vm_b, 10.5, 0.3, 0.05);
     cf_next_measurement m;
     cf_next_measurement_choose(&f.in, &f.advice, &m);
@@ -241,9 +249,7 @@ static void test_spot_chosen_same_gpu(void **state)
     (void)state;
     fixture f;
     setup(&f, 10.5);
-    f.advice.ranked[0].spot = 1;
-    f.advice.ranked[0].total_usd_p10 = 60;
-    f.advice.ranked[0].total_usd_p90 = 400;
+    choose_spot(&f, 0, 60, 400);
     f.advice.ranked[1] = plan_of(&f.vm_a, 10.5, 0.3, 0.05);
     f.advice.ranked[1].nodes = 2; /* another node count: the runner-up */
     cf_next_measurement m;
@@ -269,10 +275,7 @@ static void test_spot_chosen_at_its_own_cost(void **state)
     (void)state;
     fixture f;
     setup(&f, 10.5);
-    f.advice.ranked[0].spot = 1;
-    f.advice.ranked[0].total_usd = 50;
-    f.advice.ranked[0].total_usd_p10 = 30;
-    f.advice.ranked[0].total_usd_p90 = 200;
+    choose_spot(&f, 50, 30, 200);
     f.advice.ranked[1] = plan_of(&f.vm_b, 8, 0.3, 0.05);
     cf_next_measurement m;
     cf_next_measurement_choose(&f.in, &f.advice, &m);

@@ -366,6 +366,16 @@ static void test_trace_models_listed_and_something_scored(void **state)
     cf_gns_traces_free(&t);
 }
 
+/* The traces file t.csv of the gns tests' header and these rows, parsed
+ * against m.csv. */
+static cf_status parse_rows(const char *rows, cf_gns_traces *t)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s",
+             "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n", rows);
+    return cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", t);
+}
+
 /* A run is one row per epoch with its progress and iteration growing: an
  * epoch given twice (the rows' order was qsort's, undefined) and a progress
  * that falls were taken without a word. */
@@ -373,37 +383,27 @@ static void test_trace_runs_one_row_per_epoch(void **state)
 {
     (void)state;
     cf_gns_traces t;
-    const char *head = "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n";
-    char text[1024];
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
-             "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
-             "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n"
-             "up,100,100,1,10,10,1000,acc,0.99,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+                                "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
+                                "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n"
+                                "up,100,100,1,10,10,1000,acc,0.99,1,1,100\n", &t),
                      CF_ERR_INVALID);
     assert_string_equal(cf_error_message(), "t.csv:5: model 'up' batch 100: epoch 1 is given twice (first at line 2)");
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
-             "up,100,100,2,5,20,2000,acc,0.9,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+                                "up,100,100,2,5,20,2000,acc,0.9,1,1,100\n", &t),
                      CF_ERR_INVALID);
     assert_string_equal(cf_error_message(),
                         "t.csv:3: column 'progress': expected more than 10 (epoch 1 of the same run, line 2), got 5");
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,400,100,2,20,10,4000,acc,0.85,1,1,100\n"
-             "up,400,100,1,10,10,2000,acc,0.6,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,400,100,2,20,10,4000,acc,0.85,1,1,100\n"
+                                "up,400,100,1,10,10,2000,acc,0.6,1,1,100\n", &t),
                      CF_ERR_INVALID);
     assert_string_equal(cf_error_message(),
                         "t.csv:2: column 'iteration': expected more than 10 (epoch 1 of the same run, line 3), got 10");
     /* rows in any order are sorted; each run checked on its own */
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,400,100,2,20,10,4000,acc,0.85,1,1,100\n"
-             "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n"
-             "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
-             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,400,100,2,20,10,4000,acc,0.85,1,1,100\n"
+                                "up,100,100,2,20,20,2000,acc,0.9,1,1,100\n"
+                                "up,400,100,1,10,5,2000,acc,0.6,1,1,100\n"
+                                "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n", &t),
                      CF_OK);
     assert_int_equal(t.rows[0].line, 5);
     cf_gns_traces_free(&t);
@@ -418,40 +418,30 @@ static void test_trace_progress_in_m0_steps(void **state)
 {
     (void)state;
     cf_gns_traces t;
-    const char *head = "model,batch_size,m0,epoch,progress,iteration,samples,metric_name,metric,grad_sqr,grad_var,b_noise\n";
-    char text[1024];
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,100,100,1,0.05,100,1000,acc,0.5,1,1,100\n"
-             "up,100,100,2,0.1,200,2000,acc,0.9,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,100,100,1,0.05,100,1000,acc,0.5,1,1,100\n"
+                                "up,100,100,2,0.1,200,2000,acc,0.9,1,1,100\n", &t),
                      CF_ERR_INVALID);
     assert_string_equal(cf_error_message(),
                         "t.csv:2: column 'progress': 0.05 at iteration 100 of the M0 run (batch 100); progress is "
                         "counted in M0 steps, so the M0 run's progress should equal its iterations");
     assert_non_null(strstr(cf_error_hint_text(), "M0 steps"));
     /* a larger run's progress above iterations × M/M0 (here 4), or below its iterations */
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
-             "up,400,100,1,10,2,2000,acc,0.6,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,100,100,1,10,10,1000,acc,0.5,1,1,100\n"
+                                "up,400,100,1,10,2,2000,acc,0.6,1,1,100\n", &t),
                      CF_ERR_INVALID);
     assert_string_equal(cf_error_message(),
                         "t.csv:3: column 'progress': 10 at iteration 2 of the run at batch 400 (M0 100); progress is "
                         "counted in M0 steps, of which one step at batch 400 makes between 1 and 4, so it should be "
                         "between 2 and 8");
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,400,100,1,5,10,2000,acc,0.6,1,1,100\n"
-             "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,400,100,1,5,10,2000,acc,0.6,1,1,100\n"
+                                "up,100,100,1,10,10,1000,acc,0.5,1,1,100\n", &t),
                      CF_ERR_INVALID);
     assert_non_null(
         strstr(cf_error_message(), "t.csv:2: column 'progress': 5 at iteration 10 of the run at batch 400"));
     /* within 5 %: the M0 run 2 % off (the shipped traces: 0.26 %), the larger run at exactly 1 and M/M0 */
-    snprintf(text, sizeof text, "%s%s", head,
-             "up,100,100,1,10.2,10,1000,acc,0.5,1,1,100\n"
-             "up,400,100,1,10,10,2000,acc,0.6,1,1,100\n"
-             "up,400,100,2,80,20,4000,acc,0.7,1,1,100\n");
-    assert_int_equal(cf_gns_traces_parse(text, strlen(text), "t.csv", models_csv, strlen(models_csv), "m.csv", &t),
+    assert_int_equal(parse_rows("up,100,100,1,10.2,10,1000,acc,0.5,1,1,100\n"
+                                "up,400,100,1,10,10,2000,acc,0.6,1,1,100\n"
+                                "up,400,100,2,80,20,4000,acc,0.7,1,1,100\n", &t),
                      CF_OK);
     cf_gns_traces_free(&t);
 }
