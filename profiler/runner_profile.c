@@ -144,7 +144,13 @@ static cf_status run_probe(const cf_runner_profile_plan *plan, const cf_search_r
         }
         if (st != CF_OK) {
             snprintf(p->probe_status, sizeof p->probe_status, "failed");
-            snprintf(p->probe_note, sizeof p->probe_note, "%s: %s", what, cf_error_message());
+            /* stored with the profile's JSON: escaped and cut at a
+             * character boundary (the runner's message quotes its output,
+             * raw; a byte that is not UTF-8, or a cut inside 'é', made
+             * the stored profile unreadable) */
+            char note[1024];
+            snprintf(note, sizeof note, "%s: %s", what, cf_error_message());
+            cf_text_fit_clip(note, sizeof p->probe_note - 1, p->probe_note, sizeof p->probe_note);
             cf_error_clear();
             return CF_OK;
         }

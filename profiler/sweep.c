@@ -1,6 +1,7 @@
 /* The profile: batch-size sweep, memory ceiling, linear fit and the noise
  * run, on any probe backend (include/cloudfit/profiler.h). */
 #include "cloudfit/profiler.h"
+#include "cloudfit/common/escape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -326,7 +327,11 @@ static cf_status noise_run(const cf_probe_backend *be, cf_probe *probe, const cf
             cf_error_prefix("%s backend, noise run (local batch %d × %d micro-batches)", be->name, b, k);
             if (st != CF_ERR_INTERRUPTED && st != CF_ERR_NOMEM) {
                 out->noise_failed = 1;
-                snprintf(out->noise_error, sizeof out->noise_error, "the noise run failed: %s", cf_error_message());
+                /* stored with the profile: escaped, cut at a character
+                 * boundary (as runner_profile.c's probe note) */
+                char why[1024];
+                snprintf(why, sizeof why, "the noise run failed: %s", cf_error_message());
+                cf_text_fit_clip(why, sizeof out->noise_error - 1, out->noise_error, sizeof out->noise_error);
             }
             return st;
         }

@@ -537,6 +537,48 @@ def test_a_run_on_fewer_gpus_is_not_this_shapes_throughput():
     assert all(not r["failed"] for r in runs if r["config"]["nodes"] * r["config"]["gpus_per_node"] == 1), runs
 
 
+BAD_TEXT_RUNNER = r"""
+import json, os, sys
+nodes, gpus_per_node, shift = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if nodes > 1:  # the 2-node probe fails: a line with ESC and a byte that is not UTF-8, or a long French error
+    if shift == "raw":
+        sys.stdout.buffer.write(b"Traceback \x1b[31m\xff\n")
+    else:
+        print(json.dumps({"event": "error", "message": shift + "\u00e9" * 200}, ensure_ascii=False))
+    sys.exit(0)
+b = int(os.environ["CLOUDFIT_LOCAL_BATCH"])
+print(json.dumps({"event": "device", "name": "Tesla T4", "gpus": gpus_per_node}))
+for i in range(int(os.environ["CLOUDFIT_WARMUP_STEPS"]) + int(os.environ["CLOUDFIT_STEPS"])):
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.02 + 0.002 * b, "samples": b * gpus_per_node}))
+print(json.dumps({"event": "done"}))
+"""
+
+
+def test_a_failed_probes_message_is_stored_as_text():
+    # the failed probe's message quotes the runner's output: stored raw (a
+    # byte 0xff) or cut at its field's size inside an 'é', the profile
+    # stored with exit 0 was not UTF-8, and recommend found it unreadable
+    script = write("bad_text_runner.py", BAD_TEXT_RUNNER)
+    for shift in ("raw", "x", "xy"):  # one of "x", "xy" puts the cut inside a character
+        db = os.path.join(TMP, "bad-text-%s.db" % shift)
+        template = "exec:/usr/bin/python3 %s {nodes} {gpus_per_node} %s" % (script, shift)
+        path = spec("bad-text-" + shift)
+        rc, out, err = run("profile", path, "--runner", template, "--gpu", "T4", "--probe-steps", "2", db=db)
+        assert rc == 0, (shift, rc, err)
+        con = sqlite3.connect(db)
+        con.text_factory = bytes
+        (raw,) = con.execute("SELECT profile_json FROM profiles").fetchone()
+        con.close()
+        runner = json.loads(raw.decode("utf-8"))["runner"]  # UnicodeDecodeError before the fix
+        assert runner["probe_status"] == "failed", runner
+        note = runner["probe_note"]
+        assert "\x1b" not in note, note
+        said = "Traceback \\e[31m\\xff" if shift == "raw" else "the script reported an error"
+        assert said in note, note
+        rc, out, err = run("recommend", path, db=db)
+        assert "unreadable" not in err, err
+
+
 def test_usage_errors():
     path = spec("e")
     cases = [
