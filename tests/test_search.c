@@ -16,6 +16,7 @@
 
 #include "../advisor/search/search_internal.h"
 #include "cloudfit/advisor/explain.h"
+#include "cloudfit/common/escape.h"
 #include "cloudfit/advisor/search.h"
 #include "cloudfit/spec.h"
 #include "../advisor/model/perf_internal.h"
@@ -44,6 +45,7 @@ typedef struct {
     long high_candidate;   /* RUN_FIRST_HIGH: its first high_runs runs (1 if 0) read high_factor × the truth */
     double high_factor;
     int high_runs;
+    const char *fail_message; /* RUN_FAIL_FIRST_PROFILE: the failure's message, when not the default */
 } runner_ctx;
 
 static cf_status probe(void *ctx, const cf_search_candidate *c, int steps, double *out)
@@ -54,7 +56,8 @@ static cf_status probe(void *ctx, const cf_search_candidate *c, int steps, doubl
     assert_true(steps > 0);
     r->total_calls++;
     if (r->mode == RUN_FAIL_FIRST_PROFILE && c->nodes == 1 && c->gpus_per_node == 1 && c->local_batch == 16)
-        return cf_error_set(CF_ERR_UNAVAILABLE, "'fake' exited with status 1");
+        return cf_error_set(CF_ERR_UNAVAILABLE, "%s",
+                            r->fail_message ? r->fail_message : "'fake' exited with status 1");
     if (r->mode == RUN_FLAKY && r->calls[i]++ == 0)
         return cf_error_set(CF_ERR_UNAVAILABLE, "'fake' stdout line 1: not JSON");
     if (r->mode == RUN_FIRST_HIGH && (long)i == r->high_candidate && r->calls[i]++ < (r->high_runs ? r->high_runs : 1)) {
@@ -331,6 +334,24 @@ static void test_runner_failures(void **state)
     for (size_t i = 1; i < r.n_runs; i++)
         assert_false(r.runs[i].candidate == r.runs[0].candidate); /* never tried again */
     cf_search_result_free(&r);
+    /* The message is stored (search_probes.error) as text: it quotes the
+     * runner's output, raw (ESC, a byte that is not UTF-8) and long (cut
+     * at the field's size inside an 'é', the row was not UTF-8). */
+    for (int shift = 0; shift < 2; shift++) {
+        char message[600];
+        int n = snprintf(message, sizeof message, "%s'fake': got '\x1b[31m\xff': ", shift ? "x" : "");
+        while (n + 2 < (int)sizeof message)
+            n += snprintf(message + n, sizeof message - (size_t)n, "\xc3\xa9");
+        runner_ctx text = {.p = p, .mode = RUN_FAIL_FIRST_PROFILE, .fail_message = message};
+        runner.ctx = &text;
+        assert_int_equal(cf_search_run(&o, &runner, &r), CF_OK);
+        assert_true(r.runs[0].failed);
+        assert_int_equal(cf_utf8_invalid_at(r.runs[0].error), -1);
+        assert_false(cf_has_controls(r.runs[0].error));
+        assert_non_null(strstr(r.runs[0].error, "got '\\e[31m\\xff'"));
+        cf_search_result_free(&r);
+    }
+    runner.ctx = &ctx;
     /* A failure that goes away on the retry is not a failed configuration. */
     runner_ctx flaky = {.p = p, .mode = RUN_FLAKY};
     runner.ctx = &flaky;

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cloudfit/common/escape.h"
 #include "search_internal.h"
 #include "../advisor_internal.h"
 #include "../model/perf_internal.h"
@@ -411,8 +412,12 @@ static cf_status run_one(state *s, size_t c, cf_search_run_kind kind, int steps)
         if (st != CF_OK && st != CF_ERR_UNAVAILABLE && st != CF_ERR_INVALID)
             return st;
         s->last_failure = st == CF_OK ? CF_ERR_UNAVAILABLE : st;
-        snprintf(run->error, sizeof run->error, "%s",
-                 st == CF_OK ? "the runner reported no valid step time" : cf_error_message());
+        /* stored (search_probes.error) and shown: escaped and cut at a
+         * character boundary (the message quotes the runner's output: a
+         * byte that is not UTF-8, or a cut inside 'é', made the row
+         * unreadable to strict UTF-8 readers, and PostgreSQL refuse it) */
+        cf_text_fit_clip(st == CF_OK ? "the runner reported no valid step time" : cf_error_message(),
+                         sizeof run->error - 1, run->error, sizeof run->error);
     }
     if (run->attempts > 2)
         run->attempts = 2;
