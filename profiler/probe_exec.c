@@ -719,6 +719,15 @@ static cf_status drain_lines(parse_state *ps, bytes *pending, int eof)
     cf_status st = CF_OK;
     for (;;) {
         char *nl = pending->len > start ? memchr(pending->data + start, '\n', pending->len - start) : NULL;
+        /* a complete line is held to the limit too: a line whose newline
+         * came in the read that took it past 1 MiB (or any line, when the
+         * whole output is parsed at once) was read as an event */
+        size_t len = nl ? (size_t)(nl - (pending->data + start)) : eof ? pending->len - start : 0;
+        if (len > MAX_LINE_BYTES) {
+            ps->line++;
+            st = line_error(ps, "%s", "a line longer than 1 MiB");
+            break;
+        }
         if (!nl) {
             if (eof && pending->len > start) { /* a last line without its newline */
                 st = on_line(ps, pending->data + start, pending->len - start);

@@ -200,6 +200,24 @@ static void expect_parse_error(const char *text, const char *part1, const char *
     assert_int_equal(res.n_steps, 0);
 }
 
+/* A line longer than 1 MiB is an error however it arrives: a complete one
+ * (its newline read with it) was parsed as an event. */
+static void test_line_longer_than_a_mib(void **state)
+{
+    (void)state;
+    static const char head[] = "{\"event\": \"device\", \"name\": \"T4\", \"pad\": \"";
+    size_t pad = (1u << 20) + 100, n = strlen(head) + pad + 3;
+    char *text = malloc(n + 1);
+    assert_non_null(text);
+    memcpy(text, head, strlen(head));
+    memset(text + strlen(head), 'a', pad);
+    memcpy(text + strlen(head) + pad, "\"}\n", 4);
+    expect_parse_error(text, "stdout line 1", "a line longer than 1 MiB");
+    text[n - 1] = '\0'; /* the last line, without its newline */
+    expect_parse_error(text, "stdout line 1", "a line longer than 1 MiB");
+    free(text);
+}
+
 static void test_not_json_column_and_token(void **state)
 {
     (void)state;
@@ -450,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_script_text_escaped_in_messages),
         cmocka_unit_test(test_malformed_line),
         cmocka_unit_test(test_not_json_column_and_token),
+        cmocka_unit_test(test_line_longer_than_a_mib),
         cmocka_unit_test(test_step_numbers),
         cmocka_unit_test(test_crash),
         cmocka_unit_test(test_timeout),
