@@ -307,6 +307,30 @@ static void note_skipped(cf_spot_trace_set *set, const char *path, const char *w
     set->n_skipped++;
 }
 
+static size_t folders_in(const char *path)
+{
+    size_t k = 0;
+    for (; *path; path++)
+        k += *path == '/';
+    return k;
+}
+
+/* The path by which paths[i]'s file is read: a file reached by more than
+ * one path (a link to the folder itself or one above it, two links to one
+ * file) is one trace, read by its path with the fewest folders, then the
+ * first in path order (it was scored once per path: a link `again -> .`
+ * scored a folder's every trace five times, four levels down). */
+static size_t first_path_of(char *const *paths, const struct stat *ids, const int *known, size_t n, size_t i)
+{
+    size_t best = i;
+    for (size_t j = 0; known[i] && j < n; j++)
+        if (j != i && known[j] && ids[j].st_dev == ids[i].st_dev && ids[j].st_ino == ids[i].st_ino &&
+            (folders_in(paths[j]) < folders_in(paths[best]) ||
+             (folders_in(paths[j]) == folders_in(paths[best]) && j < best)))
+            best = j;
+    return best;
+}
+
 /* A folder without index.csv: the traces its file names describe. */
 static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
 {
@@ -315,9 +339,21 @@ static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
     cf_status st = walk(dir, 4, &paths, &n, &cap);
     if (st == CF_OK && n)
         qsort(paths, n, sizeof *paths, by_path);
-    if (st == CF_OK && !(out->traces = calloc(n ? n : 1, sizeof *out->traces)))
+    struct stat *ids = NULL;
+    int *known = NULL;
+    if (st == CF_OK && (!(out->traces = calloc(n ? n : 1, sizeof *out->traces)) ||
+                        !(ids = calloc(n ? n : 1, sizeof *ids)) || !(known = calloc(n ? n : 1, sizeof *known))))
         st = cf_error_set(CF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == CF_OK && i < n; i++)
+        known[i] = stat(paths[i], &ids[i]) == 0;
     for (size_t i = 0; st == CF_OK && i < n; i++) {
+        size_t first = first_path_of(paths, ids, known, n, i);
+        if (first != i) {
+            char why[CF_PATH_MAX + 32];
+            snprintf(why, sizeof why, "the same file as '%s'", paths[first]);
+            note_skipped(out, paths[i], why);
+            continue;
+        }
         cf_spot_trace_vm vm;
         if (!cf_spot_trace_vm_from_path(paths[i], &vm)) {
             note_skipped(out, paths[i], "its name says neither the nodes, zone, GPU nor VM size");
@@ -341,6 +377,8 @@ static cf_status load_by_name(const char *dir, cf_spot_trace_set *out)
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
+    free(ids);
+    free(known);
     return st;
 }
 

@@ -1036,6 +1036,33 @@ static void test_trace_folder_without_index(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A file reached by more than one path (a link to the folder itself, a
+ * second link to the file) is one trace: read by its shortest path, the
+ * others skipped and named (a link `again -> .` scored it five times). */
+static void test_trace_folder_same_file_once(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/cloudfit-samefile-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    const char *name = "availability_1node_02-15-2023_us-east-1a_V100x1.csv";
+    put(root, name, "t_s,nodes_available\n0,1\n195,0\n390,1\n");
+    assert_int_equal(symlink(".", at(root, "again")), 0);
+    assert_int_equal(mkdir(at(root, "sub"), 0755), 0);
+    char target[700];
+    snprintf(target, sizeof target, "%s/%s", root, name);
+    assert_int_equal(symlink(target, at(root, "sub/availability_1node_02-15-2023_us-east-1a_V100x1.csv")), 0);
+    cf_spot_trace_set set;
+    assert_int_equal(cf_spot_trace_set_load(root, &set), CF_OK);
+    assert_int_equal(set.n, 1);
+    assert_string_equal(set.traces[0].name, at(root, name));
+    assert_int_equal(set.n_skipped, 8); /* again/… four levels down, sub/… and again/…/sub/… */
+    assert_non_null(strstr(set.skipped, "(the same file as '"));
+    cf_spot_trace_set_free(&set);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The index.csv beside a --trace file is read whole, as --calibrate reads
  * it: its row describes the trace; a broken row, even another file's, or a
  * file listed twice, is an error naming the index and its line, never a
@@ -1328,6 +1355,7 @@ int main(void)
         cmocka_unit_test(test_trace_names),
         cmocka_unit_test(test_trace_json),
         cmocka_unit_test(test_trace_folder_without_index),
+        cmocka_unit_test(test_trace_folder_same_file_once),
         cmocka_unit_test(test_trace_index_beside_a_trace),
         cmocka_unit_test(test_degenerate_inputs),
         cmocka_unit_test(test_node_count_growth),
