@@ -178,7 +178,7 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
         longest = out->result.rows[i].spread.p50_h > longest ? out->result.rows[i].spread.p50_h : longest;
     if (!(sim->work_h > path->total_h / 2) && !(longest > path->total_h / 2))
         return;
-    char text[512], limit[160];
+    char text[1024], limit[160];
     cf_spot_spread stops = {0}; /* what stopped the unfinished starts, over every row */
     for (int i = 0; i < out->result.n_rows; i++) {
         stops.n_unfinished += out->result.rows[i].spread.n_unfinished;
@@ -188,14 +188,40 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
     if (!isfinite(longest) && !(sim->work_h > path->total_h / 2)) {
         /* A short job that never ends: not the trace's length but its runs
          * (each shorter than a restart and the work before the next
-         * checkpoint, or no VM held at all) */
+         * checkpoint, or no VM held at all), or the LR rule of the rows that
+         * do not end (no expected progress at the counts the trace holds).
+         * The rows are named where others end: the warning said the job
+         * "finishes from no start" and blamed the trace while the gain rule
+         * finished in 84 h. */
         char work[32]; /* a short job's hours to 3 digits, never "1.5e+02" as %.2g wrote 148 h */
         cf_number_plain_text(sim->work_h, 3, work, sizeof work);
-        snprintf(text, sizeof text,
-                 "the job (%s h of work) replayed on the trace (%.1f h) finishes from no start %s: "
-                 "its runs of held VMs are too short for a restart (%.1f min) and the work up to a checkpoint, "
-                 "or the VMs it needs are never held",
-                 work, path->total_h, limit, 60 * sim->restart_h);
+        char rows[200] = "";
+        int n_never = 0, n_stalled = 0, n_some = 0;
+        for (int i = 0; i < out->result.n_rows; i++) {
+            const cf_simulate_row *row = &out->result.rows[i];
+            if (isfinite(row->spread.p50_h))
+                continue;
+            n_never++;
+            n_stalled += row->no_progress_max_nodes > 0;
+            n_some += row->spread.n_unfinished < row->spread.n;
+            size_t used = strlen(rows);
+            snprintf(rows + used, sizeof rows - used, "%s%s%s", used ? ", " : "",
+                     out->setup.n_types > 1 ? "" : row->batch == CF_ELASTIC_HOLD ? "hold/" : "shrink/", row->rule);
+        }
+        char which[240];
+        if (n_never == out->result.n_rows)
+            snprintf(which, sizeof which, "%s", n_never > 1 ? " under every rule" : "");
+        else
+            snprintf(which, sizeof which, " under %s (the other rows finish)", rows);
+        const char *stalled = "the LR rule makes no expected progress on the VMs the trace holds (the notes under "
+                              "the table)";
+        char runs[200];
+        snprintf(runs, sizeof runs, "its runs of held VMs are too short for a restart (%.1f min) and the work up to a "
+                 "checkpoint, or the VMs it needs are never held", 60 * sim->restart_h);
+        snprintf(text, sizeof text, "the job (%s h of work) replayed on the trace (%.1f h) finishes from %s %s%s: %s%s%s",
+                 work, path->total_h, n_some ? "fewer than half the starts" : "no start", limit, which,
+                 n_stalled ? stalled : runs, n_stalled && n_stalled < n_never ? ", or " : "",
+                 n_stalled && n_stalled < n_never ? runs : "");
         note(req, CF_NOTE_WARNING, text);
         return;
     }

@@ -157,6 +157,25 @@ def test_simulate_one_rule_and_errors():
         assert says in json.loads(out)["warnings"][0], out
 
 
+def test_simulate_rows_that_never_finish_named_with_their_cause():
+    # a 16-VM trace that holds one VM after its first tick: the gain rows finish, the rules with no expected
+    # progress on one VM never do. The warning said "finishes from no start" and blamed the trace's runs.
+    stuck = os.path.join(TMP, "stuck-at-one.csv")
+    with open(stuck, "w") as f:
+        f.write("t_s,nodes_available\n0,16\n" + "".join(f"{i * 300},1\n" for i in range(1, 3000)))
+    rc, out, err = run("simulate", "-f", "json", RESNET, "--trace", stuck, "--gpu", "V100",
+                       "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    doc = json.loads(out)
+    never = [f"{r['batch']}/{r['rule']}" for r in doc["rules"] if r["p50_hours"] is None]
+    assert never and len(never) < len(doc["rules"]), doc["rules"]
+    assert all(r["no_progress_at_or_below_nodes"] for r in doc["rules"] if r["p50_hours"] is None), doc["rules"]
+    warning = [w for w in doc["warnings"] if "finishes from" in w]
+    assert len(warning) == 1 and f"under {', '.join(never)} (the other rows finish)" in warning[0], doc["warnings"]
+    assert "no expected progress" in warning[0] and "too short for a restart" not in warning[0], warning
+    assert warning[0] in err, err
+
+
 def test_simulate_two_traces_mix_types():
     a = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-1f_V100x1.csv")
     b = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-2a_V100x1.csv")
