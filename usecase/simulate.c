@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cloudfit/common/fileio.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/pricing/offer_pick.h"
 
@@ -166,6 +167,31 @@ static cf_status pick_offers(const cf_simulate_run_request *req, cf_simulate_run
     return CF_OK;
 }
 
+static double trace_hours(const cf_spot_trace *t)
+{
+    double h = 0;
+    for (size_t i = 0; i < t->n_ticks; i++)
+        h += t->dt_h[i];
+    return h;
+}
+
+/* Two traces are replayed together over the shorter one's length
+ * (cf_spot_trace_merge): say what of the longer is not used (a 45-day
+ * trace beside a 2-hour one was cut to 2 hours without a word). */
+static void note_cut(const cf_simulate_run_request *req, const cf_simulate_run_result *out)
+{
+    double h[2] = {trace_hours(&out->traces[0]), trace_hours(&out->traces[1])};
+    int longer = h[1] > h[0];
+    double used = h[!longer];
+    if (!(h[longer] - used > 1e-9 * h[longer]))
+        return;
+    char text[512];
+    snprintf(text, sizeof text, "the two traces cover %.1f h and %.1f h: they are replayed together over their first "
+             "%.1f h, and the last %.1f h of %s are not used", h[0], h[1], used, h[longer] - used,
+             cf_basename(out->traces[longer].name));
+    note(req, CF_NOTE_WARNING, text);
+}
+
 /* A job longer than the trace replays it more than once from every start
  * (the trace is circular: after its last tick comes its first): say so,
  * and how often, since the spread then says little about the process. */
@@ -264,6 +290,8 @@ cf_status cf_simulate_run(const cf_simulate_run_request *caller_req, cf_simulate
                  "not modelled", out->vms[0]->cloud, out->vms[0]->region, out->vms[1]->cloud, out->vms[1]->region);
         note(req, CF_NOTE_WARNING, text);
     }
+    if (out->n_traces == 2)
+        note_cut(req, out);
     cf_evidence evidence;
     if ((st = cf_evidence_read(req->db, req->db_name, spec, 1, req->note, req->note_ctx, &evidence)) != CF_OK)
         return st;

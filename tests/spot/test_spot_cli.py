@@ -176,6 +176,25 @@ def test_simulate_rows_that_never_finish_named_with_their_cause():
     assert warning[0] in err, err
 
 
+def test_simulate_two_traces_of_different_lengths_say_the_cut():
+    # two traces are replayed over the shorter one's length: the rest of the longer is said to be unused
+    # (a 45-day trace beside a 2-hour one was cut to 2 hours without a word); traces of one length say nothing
+    short = os.path.join(TMP, "two-hours.csv")
+    with open(short, "w") as f:
+        f.write("t_s,nodes_available\n0,1\n3600,1\n")
+    long_trace = os.path.join(TRACES, TRACE_1C)
+    rc, out, err = run("simulate", "-f", "json", RESNET, "--trace", long_trace, "--trace", short, "--gpu", "V100",
+                       "--gpu", "T4", "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    cut = [w for w in json.loads(out)["warnings"] if "the two traces cover" in w]
+    assert len(cut) == 1 and "over their first 2.0 h" in cut[0] and f"of {TRACE_1C} are not used" in cut[0], cut
+    assert cut[0] in err, err
+    other = os.path.join(TRACES, "availability_1node_02-15-2023_us-east-1a_V100x1.csv")
+    rc, out, err = run("simulate", RESNET, "--trace", long_trace, "--trace", other, "--gpu", "V100", "--gpu", "T4",
+                       "--max-catalog-age-days", "100000")
+    assert rc == 0 and "the two traces cover" not in err, err
+
+
 def test_simulate_two_traces_mix_types():
     a = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-1f_V100x1.csv")
     b = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-2a_V100x1.csv")
