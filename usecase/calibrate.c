@@ -27,7 +27,7 @@ static cf_status load(const cf_simulate_calibrate_request *req, cf_simulate_cali
     size_t n = c->set.n;
     if (n == 0) { /* an index.csv with a header and no row: nothing to score (an empty folder says so too) */
         cf_error_set(CF_ERR_INVALID, "%s: no trace to score (its index.csv lists none)", req->traces_dir);
-        cf_error_hint("list each trace file in index.csv (docs/spot.md, \"Traces\")");
+        cf_error_hint("list each trace file in index.csv (docs/spot.md, \"Trace folders\")");
         return CF_ERR_INVALID;
     }
     c->vms = calloc(n, sizeof *c->vms);

@@ -195,6 +195,20 @@ def test_simulate_two_traces_of_different_lengths_say_the_cut():
     assert rc == 0 and "the two traces cover" not in err, err
 
 
+def test_calibrate_an_index_that_lists_no_trace():
+    # the hint names a section docs/spot.md has ("Traces" named none)
+    d = os.path.join(TMP, "index-lists-none")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "index.csv"), "w") as f:
+        f.write("file,nodes_requested,zone,gpu,gpus_per_vm\n")
+    rc, out, err = run("simulate", RESNET, "--calibrate", d, "--max-catalog-age-days", "100000")
+    assert rc == 3 and out == "" and "its index.csv lists none" in err, (rc, err)
+    section = re.search(r'docs/spot\.md, "([^"]+)"', err)
+    assert section, err
+    with open(os.path.join(SRC, "docs", "spot.md")) as f:
+        assert re.search(r"^#+ " + re.escape(section.group(1)) + "$", f.read(), re.M), section.group(1)
+
+
 def test_simulate_two_traces_mix_types():
     a = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-1f_V100x1.csv")
     b = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-2a_V100x1.csv")
