@@ -143,6 +143,20 @@ void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)
                      "batch and point of training (docs/spot.md).\n");
 }
 
+/* A figure of the table in the JSON: 5 significant digits, never fewer
+ * than the table prints (`decimals` after the point): the JSON said
+ * progress_per_usd 1125200 where the table said 1125241, and would say
+ * 12346 h where the table says 12345.7. */
+static void add_shown(cJSON *o, const char *key, double v, int decimals)
+{
+    int digits = 5;
+    if (isfinite(v) && v != 0) {
+        int shown = (int)floor(log10(fabs(v))) + 1 + decimals;
+        digits = shown > digits ? (shown < 17 ? shown : 17) : digits;
+    }
+    cf_json_add_rounded(o, key, v, digits);
+}
+
 cJSON *cf_simulate_json(const cf_simulate_report *r)
 {
     const cf_simulate_setup *s = r->setup;
@@ -207,19 +221,19 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "rule", row->rule);
         cJSON_AddStringToObject(o, "batch", s->n_types > 1 ? "hold" : batch_name(row->batch));
-        cf_json_add_rounded(o, "p10_hours", sp->p10_h, 5);
-        cf_json_add_rounded(o, "p50_hours", sp->p50_h, 5);
-        cf_json_add_rounded(o, "p90_hours", sp->p90_h, 5);
-        cf_json_add_rounded(o, "p50_usd", sp->p50_usd, 5);
-        cf_json_add_rounded(o, "p90_usd", sp->p90_usd, 5);
+        add_shown(o, "p10_hours", sp->p10_h, 1);
+        add_shown(o, "p50_hours", sp->p50_h, 1);
+        add_shown(o, "p90_hours", sp->p90_h, 1);
+        add_shown(o, "p50_usd", sp->p50_usd, 2);
+        add_shown(o, "p90_usd", sp->p90_usd, 2);
         cf_json_add_rounded(o, "mean_usd", sp->mean_usd, 5);
-        cf_json_add_rounded(o, "mean_checkpoints", sp->mean_checkpoints, 5);
-        cf_json_add_rounded(o, "mean_restarts", sp->mean_restarts, 5);
-        cf_json_add_rounded(o, "mean_preemptions", sp->mean_preemptions, 5);
-        cf_json_add_rounded(o, "mean_lost_work_hours", sp->mean_lost_h, 5);
-        cf_json_add_rounded(o, "mean_hours_below_nodes", sp->mean_below_h, 5);
-        cf_json_add_rounded(o, "mean_samples", row->mean_samples, 5);
-        cf_json_add_rounded(o, "progress_per_usd", row->progress_per_usd, 5);
+        add_shown(o, "mean_checkpoints", sp->mean_checkpoints, 1);
+        add_shown(o, "mean_restarts", sp->mean_restarts, 1);
+        add_shown(o, "mean_preemptions", sp->mean_preemptions, 1);
+        add_shown(o, "mean_lost_work_hours", sp->mean_lost_h, 2);
+        add_shown(o, "mean_hours_below_nodes", sp->mean_below_h, 1);
+        add_shown(o, "mean_samples", row->mean_samples, -5);
+        add_shown(o, "progress_per_usd", row->progress_per_usd, 0);
         cJSON_AddNumberToObject(o, "unfinished_starts", (double)sp->n_unfinished);
         cJSON_AddNumberToObject(o, "unfinished_starts_pass_cap", (double)sp->n_unfinished_passes);
         if (row->no_progress_max_nodes)

@@ -209,6 +209,23 @@ def test_calibrate_an_index_that_lists_no_trace():
         assert re.search(r"^#+ " + re.escape(section.group(1)) + "$", f.read(), re.M), section.group(1)
 
 
+def test_simulate_json_carries_the_tables_figures():
+    # the JSON rounds to 5 significant digits but never coarser than the table prints: it said
+    # progress_per_usd 1125200 where the table said 1125241
+    trace = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-1f_V100x1.csv")
+    rc, table, err = run("simulate", RESNET, "--trace", trace, "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    rc, out, err = run("simulate", "-f", "json", RESNET, "--trace", trace, "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    rows = [line.split() for line in table.splitlines() if re.match(r"^ (hold|shrink) ", line)]
+    doc = json.loads(out)
+    assert len(rows) == len(doc["rules"]) == 8, table
+    for cells, r in zip(rows, doc["rules"]):
+        assert cells[-1] == str(r["progress_per_usd"]), (cells, r)
+        assert cells[2] == f"{r['p10_hours']:.1f}" and cells[9] == f"{r['p90_usd']:.2f}", (cells, r)
+        assert cells[-2] == f"{r['mean_samples'] / 1e6:.1f}", (cells, r)
+
+
 def test_simulate_two_traces_mix_types():
     a = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-1f_V100x1.csv")
     b = os.path.join(TRACES, "preemption_4node_08-03-2023_us-east-2a_V100x1.csv")
