@@ -21,7 +21,8 @@ static cf_status load(const cf_simulate_calibrate_request *req, cf_simulate_cali
         if (!sets[k]->n_skipped)
             continue;
         char text[1200];
-        snprintf(text, sizeof text, "%s: %zu file%s skipped (no index.csv; each with its reason): %s", dirs[k], sets[k]->n_skipped, sets[k]->n_skipped == 1 ? "" : "s", sets[k]->skipped);
+        snprintf(text, sizeof text, "%s: %zu file%s skipped (no index.csv; each with its reason): %s", dirs[k],
+                 sets[k]->n_skipped, sets[k]->n_skipped == 1 ? "" : "s", sets[k]->skipped);
         req->note(req->note_ctx, CF_NOTE_WARNING, text);
     }
     size_t n = c->set.n;
