@@ -202,6 +202,13 @@ static cf_status load_described(const char *path, int requested, const cf_spot_t
     char *text = NULL;
     size_t len = 0;
     cf_status st = cf_read_file(path, &text, &len);
+    if (st != CF_OK && meta && meta->index_row[0]) {
+        /* the row that lists it, as the index's other errors name it (it
+         * said only "cannot open 'DIR/x.csv'") */
+        cf_error_prefix("%s: column 'file'", meta->index_row);
+        if (!cf_error_hint_text()[0])
+            cf_error_hint("put the file beside index.csv, or correct or remove the row");
+    }
     if (st != CF_OK)
         return st;
     st = cf_spot_trace_parse(text, len, path, requested > 0 ? requested : meta ? meta->requested : 0, out);

@@ -278,6 +278,23 @@ def test_simulate_index_beside_a_trace():
             assert rc == 3 and says in err and out == "", (body, rc, err)
 
 
+def test_simulate_index_row_of_a_missing_file():
+    """An index.csv row whose file is not there said only "cannot open 'DIR/x.csv'" (exit 3), not which line
+    of the index named it; now the error names DIR/index.csv:LINE as the index's other errors do, with a hint,
+    for --calibrate DIR and for --trace DIR/x.csv."""
+    d = os.path.join(TMP, "index-missing")
+    os.makedirs(d, exist_ok=True)
+    name = "availability_1node_02-15-2023_us-east-1a_V100x1.csv"
+    if not os.path.exists(os.path.join(d, name)):
+        os.symlink(os.path.abspath(os.path.join(TRACES, name)), os.path.join(d, name))
+    with open(os.path.join(d, "index.csv"), "w") as f:
+        f.write(f"file,nodes_requested,zone,gpu,gpus_per_vm\n{name},1,us-east-1a,V100,1\nx.csv,1,us-east-1a,V100,1\n")
+    says = f"{d}/index.csv:3: column 'file': cannot open '{d}/x.csv'"
+    for args in (("--calibrate", d), ("--trace", os.path.join(d, "x.csv"))):
+        rc, out, err = run("simulate", RESNET, *args)
+        assert rc == 3 and out == "" and says in err and "\nhint: " in err, (args, rc, err)
+
+
 def test_simulate_index_zone_and_cloud_are_checked():
     """An index.csv row with an empty zone, or a cloud that contradicts its zone (gcp with us-east-1a), was
     accepted and the replay priced on whatever offer was cheapest (gcp/asia-east1), exit 0; a zone whose region
