@@ -267,6 +267,26 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
                             "scores shorter lengths too)");
 }
 
+/* The notes of how each trace's offer was found, as one: both when two
+ * traces each have one (each retired GPU's stand-in), each after its
+ * trace's name (only the first trace's was kept). */
+static void join_notes(cf_simulate_run_result *out)
+{
+    int both = out->n_traces > 1 && out->notes[0][0] && out->notes[1][0];
+    size_t used = 0;
+    for (size_t k = 0; k < out->n_traces; k++) {
+        if (!out->notes[k][0])
+            continue;
+        if (both)
+            used += (size_t)snprintf(out->note + used, sizeof out->note - used, "%s%s: %s", k ? "; " : "",
+                                     cf_basename(out->traces[k].name), out->notes[k]);
+        else
+            snprintf(out->note, sizeof out->note, "%s", out->notes[k]);
+        if (used >= sizeof out->note)
+            break;
+    }
+}
+
 cf_status cf_simulate_run(const cf_simulate_run_request *caller_req, cf_simulate_run_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -319,9 +339,10 @@ cf_status cf_simulate_run(const cf_simulate_run_request *caller_req, cf_simulate
     if ((st = cf_simulate(&out->setup.req, &out->result)) != CF_OK)
         return st;
     note_outlasting(req, out);
+    join_notes(out);
     out->report = (cf_simulate_report){.spec = spec, .trace = trace, .path = &out->path, .setup = &out->setup,
                                        .result = &out->result,
-                                       .note = out->notes[0][0] ? out->notes[0] : out->n_traces > 1 ? out->notes[1] : "",
+                                       .note = out->note,
                                        .warnings = out->warnings, .n_warnings = out->n_warnings};
     return CF_OK;
 }

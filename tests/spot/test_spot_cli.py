@@ -195,6 +195,25 @@ def test_simulate_two_traces_of_different_lengths_say_the_cut():
     assert rc == 0 and "the two traces cover" not in err, err
 
 
+def test_simulate_two_retired_gpu_traces_keep_both_notes():
+    # each trace's VM can carry a retired-GPU note (K80: a stand-in); with two, plan.note kept only the
+    # first trace's; now both, each after its trace's name, in the JSON and the table
+    a = os.path.join(TRACES, "availability_1node_10-26-2022_us-west-2a_K80x1.csv")
+    b = os.path.join(TRACES, "availability_1node_10-26-2022_us-west-2b_K80x8.csv")
+    rc, out, err = run("simulate", "-f", "json", RESNET, "--trace", a, "--trace", b, "--max-catalog-age-days", "100000")
+    assert rc == 0, err
+    note = json.loads(out)["plan"]["note"]
+    for path, vm in ((a, "p2.xlarge, K80"), (b, "p2.16xlarge, K80")):
+        assert f"{os.path.basename(path)}: the trace's VM ({vm}) is not in the catalog" in note, note
+    rc, table, err = run("simulate", RESNET, "--trace", a, "--trace", b, "--max-catalog-age-days", "100000")
+    assert rc == 0 and f"note: {note}\n" in table, table
+    # one retired trace beside a sold one: its note alone, as before
+    v100 = os.path.join(TRACES, "availability_1node_10-26-2022_us-west-2b_V100x1.csv")
+    rc, out, err = run("simulate", "-f", "json", RESNET, "--trace", a, "--trace", v100, "--max-catalog-age-days",
+                       "100000")
+    assert rc == 0 and json.loads(out)["plan"]["note"].startswith("the trace's VM (p2.xlarge, K80)"), out
+
+
 def test_calibrate_an_index_that_lists_no_trace():
     # the hint names a section docs/spot.md has ("Traces" named none)
     d = os.path.join(TMP, "index-lists-none")

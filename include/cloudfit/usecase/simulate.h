@@ -59,6 +59,7 @@ typedef struct {
     const cf_vm *vms[2];             /* the offer of each trace */
     int nodes[2];
     char notes[2][320];              /* how each offer was found ("" = by its index row) */
+    char note[1024];                 /* the notes as one (each after its trace's name when both have one) */
     char warnings[CF_SIMULATE_MAX_WARNINGS][512]; /* what `note` was told as warnings, for the JSON */
     int n_warnings;
     cf_inputs inputs;
