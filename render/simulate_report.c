@@ -21,6 +21,9 @@ static void hours_cell(char *out, size_t n, double h)
         snprintf(out, n, "never");
 }
 
+/* A row's batch policy, in the table's column, its notes and the JSON
+ * alike: the mixed-types row holds the batch where memory allows ("hold";
+ * its column said "-" while its notes said "hold, mixed-types"). */
 static const char *batch_name(cf_elastic_batch b) { return b == CF_ELASTIC_HOLD ? "hold" : "shrink"; }
 
 void cf_simulate_stop_text(const cf_spot_spread *sp, double trace_h, char *out, size_t out_size)
@@ -115,7 +118,7 @@ void cf_simulate_table(const cf_simulate_report *r, cf_buf *out)
         char wall[64];
         snprintf(wall, sizeof wall, "%s / %s / %s", a, b, c);
         cf_buf_printf(out, " %-7s %-11s  %-24s  %-18s %6.1f  %8.1f  %7.1f  %6.2f  %7.1f  %11.1f  %s\n",
-                      r->setup->n_types > 1 ? "-" : batch_name(row->batch), row->rule, wall, cost,
+                      batch_name(row->batch), row->rule, wall, cost,
                       sp->mean_checkpoints, sp->mean_restarts, sp->mean_preemptions, sp->mean_lost_h, sp->mean_below_h,
                       row->mean_samples / 1e6, ppd);
     }
@@ -220,7 +223,7 @@ cJSON *cf_simulate_json(const cf_simulate_report *r)
         const cf_spot_spread *sp = &row->spread;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "rule", row->rule);
-        cJSON_AddStringToObject(o, "batch", s->n_types > 1 ? "hold" : batch_name(row->batch));
+        cJSON_AddStringToObject(o, "batch", batch_name(row->batch));
         add_shown(o, "p10_hours", sp->p10_h, 1);
         add_shown(o, "p50_hours", sp->p50_h, 1);
         add_shown(o, "p90_hours", sp->p90_h, 1);

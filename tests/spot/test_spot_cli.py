@@ -214,6 +214,24 @@ def test_simulate_two_retired_gpu_traces_keep_both_notes():
     assert rc == 0 and json.loads(out)["plan"]["note"].startswith("the trace's VM (p2.xlarge, K80)"), out
 
 
+def test_simulate_mixed_types_batch_column_agrees():
+    # with two VM types the table's BATCH column said "-" while the note under it said "hold, mixed-types" and
+    # the JSON "hold": the row holds the batch where memory allows, and all three now say "hold"
+    short = os.path.join(TMP, "flapping.csv")
+    with open(short, "w") as f:
+        f.write("t_s,nodes_available\n0,1\n300,0\n600,1\n900,0\n")
+    args = ("simulate", RESNET, "--trace", short, "--trace", short, "--gpu", "V100", "--gpu", "T4",
+            "--max-catalog-age-days", "100000")
+    rc, out, err = run(*args, "-f", "json")
+    assert rc == 0, err
+    assert [(r["batch"], r["rule"]) for r in json.loads(out)["rules"]] == [("hold", "mixed-types")], out
+    rc, table, err = run(*args)
+    assert rc == 0, err
+    rows = [line.split()[:2] for line in table.splitlines() if "mixed-types  " in line]
+    assert rows == [["hold", "mixed-types"]], table
+    assert "  note: hold, mixed-types: 2 of 2 starts do not finish" in table, table
+
+
 def test_calibrate_an_index_that_lists_no_trace():
     # the hint names a section docs/spot.md has ("Traces" named none)
     d = os.path.join(TMP, "index-lists-none")
