@@ -70,21 +70,36 @@ static int gpu_selected(const gpu_models *m, const char *gpu_model)
     return 0;
 }
 
+/* The lists the row does not pass, as bits 1 << CF_FILTER_*, without the
+ * region restriction. */
+static unsigned row_misses(const cf_vm *vm, const cf_catalog_filter *filter, const gpu_models *gpus)
+{
+    unsigned misses = 0;
+    if (!cloud_selected(filter, vm->cloud))
+        misses |= 1u << CF_FILTER_CLOUDS;
+    if (filter->n_regions && !in_list(vm->region, filter->regions, filter->n_regions, 0))
+        misses |= 1u << CF_FILTER_REGIONS;
+    if (filter->n_gpus && !gpu_selected(gpus, vm->gpu_model))
+        misses |= 1u << CF_FILTER_GPUS;
+    if (filter->spot == CF_SPOT_ONLY && vm->price_spot_usd_per_hr == 0.0)
+        misses |= 1u << CF_FILTER_SPOT;
+    /* Spot / flex-start only machines have no on-demand price. */
+    if (filter->spot == CF_SPOT_NEVER && vm->price_ondemand_usd_per_hr == 0.0)
+        misses |= 1u << CF_FILTER_SPOT;
+    return misses;
+}
+
 /* Without the region restriction: 1 = passes. */
 static int row_passes_but_restriction(const cf_vm *vm, const cf_catalog_filter *filter, const gpu_models *gpus)
 {
-    if (!cloud_selected(filter, vm->cloud))
-        return 0;
-    if (filter->n_regions && !in_list(vm->region, filter->regions, filter->n_regions, 0))
-        return 0;
-    if (filter->n_gpus && !gpu_selected(gpus, vm->gpu_model))
-        return 0;
-    if (filter->spot == CF_SPOT_ONLY && vm->price_spot_usd_per_hr == 0.0)
-        return 0;
-    /* Spot / flex-start only machines have no on-demand price. */
-    if (filter->spot == CF_SPOT_NEVER && vm->price_ondemand_usd_per_hr == 0.0)
-        return 0;
-    return 1;
+    return row_misses(vm, filter, gpus) == 0;
+}
+
+unsigned cf_catalog_filter_misses(const cf_catalog *catalog, const cf_catalog_filter *filter, const cf_vm *vm)
+{
+    gpu_models gpus;
+    gpu_models_init(&gpus, catalog, filter);
+    return row_misses(vm, filter, &gpus);
 }
 
 /* A region that needs an access request is left out unless asked for:

@@ -119,6 +119,7 @@ static cf_status read_enums(spec_ctx *c, const cJSON *search, cf_spec *out)
         st = spec_field_enum(c, search, "spot", cf_spec_enum_values("search.spot"), &spot);
     out->search.objective = (cf_objective)objective;
     out->search.spot = (cf_spot_policy)spot;
+    out->search.spot_given = cJSON_GetObjectItemCaseSensitive(search, "spot") != NULL;
     return st;
 }
 

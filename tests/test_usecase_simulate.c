@@ -123,10 +123,63 @@ static void test_one_rule_matches_cli(void **state)
     assert_json_equal(row->spread.p50_usd, 313.47);
     assert_json_equal(row->progress_per_usd, 621060);
     assert_int_equal(res.result.n_starts, 1083);
-    assert_int_equal(f->n_warnings, 0);
+    /* the spec's own limits the replay is outside: its spot policy and deadline (test_limits_are_noted) */
+    assert_int_equal(f->n_warnings, 1);
+    assert_non_null(strstr(f->warnings[0], "outside the spec's search.spot never (the trace is a spot VM's "
+                                           "availability), search.deadline_hours 24 (the median wall time is 54.4 h "
+                                           "at best):"));
     /* what render/ shows is in the result */
     assert_ptr_equal(res.report.result, &res.result);
     assert_string_equal(res.report.note, "");
+    cf_simulate_run_result_free(&res);
+}
+
+/* simulate replays the trace's VMs whatever the spec's search allows: a
+ * spec limited to gcp, A100, 2 nodes, a deadline and a budget was replayed
+ * on 16 × aws V100 without a word; now a warning names each limit the
+ * plan is outside (in the JSON's warnings too), with a hint. */
+static void test_limits_are_noted(void **state)
+{
+    fixture *f = *state;
+    cf_constraints *c = &f->spec.search;
+    snprintf(c->clouds[0], sizeof c->clouds[0], "gcp");
+    c->n_clouds = 1;
+    snprintf(c->gpus[0], sizeof c->gpus[0], "A100");
+    c->n_gpus = 1;
+    c->max_nodes = 2;
+    c->max_gpus = 8;
+    c->deadline_hours = 5;
+    c->budget_usd = 100;
+    c->spot = CF_SPOT_ALLOW;
+    const char *paths[] = {TRACES TRACE_16N};
+    cf_simulate_run_request req = request(f, paths, 1);
+    req.rules = CF_SIM_GAIN;
+    req.batches = CF_SIM_SHRINK;
+    cf_simulate_run_result res;
+    if (cf_simulate_run(&req, &res) != CF_OK)
+        fail_msg("cf_simulate_run: %s", cf_error_message());
+    assert_int_equal(f->n_warnings, 1);
+    assert_string_equal(f->warnings[0],
+                        "the replayed plan (16 × aws/us-east-2 p3.2xlarge, V100) is outside the spec's search.clouds "
+                        "(aws not in it), search.gpus (V100 not in it), search.max_nodes 2 (16 VMs), search.max_gpus 8 "
+                        "(16 GPUs), search.deadline_hours 5 (the median wall time is 54.4 h at best), "
+                        "search.budget_usd 100 (the median cost is $313.47 at best): simulate replays the trace's "
+                        "VMs, whatever the spec's search allows");
+    assert_int_equal(res.n_warnings, 1);
+    assert_string_equal(res.report.warnings[0], f->warnings[0]);
+    assert_int_equal(f->n_hints, 1);
+    assert_non_null(strstr(f->hints[0], "'cloudfit recommend --spot allow' plans within the search"));
+    cf_simulate_run_result_free(&res);
+    /* within every limit (spot allowed, no deadline or budget): nothing */
+    f->n_warnings = f->n_hints = 0;
+    c->n_clouds = c->n_gpus = 0;
+    c->max_nodes = 16;
+    c->max_gpus = 64;
+    c->deadline_hours = c->budget_usd = 0;
+    if (cf_simulate_run(&req, &res) != CF_OK)
+        fail_msg("cf_simulate_run: %s", cf_error_message());
+    assert_int_equal(f->n_warnings, 0);
+    assert_int_equal(f->n_hints, 0);
     cf_simulate_run_result_free(&res);
 }
 
@@ -158,11 +211,12 @@ static void test_outlasting_job_is_noted(void **state)
     cf_simulate_run_result res;
     if (cf_simulate_run(&req, &res) != CF_OK)
         fail_msg("cf_simulate_run: %s", cf_error_message());
-    assert_int_equal(f->n_warnings, 1);
+    assert_int_equal(f->n_warnings, 2); /* and the V100 plan outside the spec's search.gpus */
     assert_non_null(strstr(f->warnings[0], "the job (5663.5 h of work, a median of 8142.2 h of wall time) outlasts "
                                            "half the trace (427.6 h)"));
     assert_non_null(strstr(f->warnings[0], "19.0 times for the median start"));
-    assert_int_equal(f->n_hints, 1);
+    assert_non_null(strstr(f->warnings[1], "outside the spec's search.gpus (V100 not in it)"));
+    assert_int_equal(f->n_hints, 2);
     assert_non_null(strstr(f->hints[0], "--calibrate"));
     cf_simulate_run_result_free(&res);
 }
@@ -246,6 +300,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_one_rule_matches_cli, setup_resnet, teardown),
         cmocka_unit_test_setup_teardown(test_all_rules, setup_resnet, teardown),
+        cmocka_unit_test_setup_teardown(test_limits_are_noted, setup_resnet, teardown),
         cmocka_unit_test_setup_teardown(test_outlasting_job_is_noted, setup_gpt2, teardown),
         cmocka_unit_test_setup_teardown(test_errors_name_the_input, setup_resnet, teardown),
         cmocka_unit_test_setup_teardown(test_calibrate_matches_cli, setup_resnet, teardown),

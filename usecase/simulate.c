@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cloudfit/common/buf.h"
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/number.h"
 #include "cloudfit/pricing/offer_pick.h"
@@ -267,6 +268,83 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
                             "scores shorter lengths too)");
 }
 
+/* simulate replays the trace's VMs whatever the spec's search allows
+ * (docs/spot.md): say which of its limits the replayed plan is outside (a
+ * spec limited to gcp, 2 nodes and A100 was replayed on 16 × aws V100
+ * without a word). Clouds, regions and GPUs as recommend filters offers
+ * (cf_catalog_filter_misses); the nodes and GPUs of both types together,
+ * as recommend --mix counts them; the deadline and budget against the
+ * best row's median; an explicit spot policy of never (the trace is a spot
+ * VM's availability), or only on a VM without a spot price. */
+static void note_limits(const cf_simulate_run_request *req, const cf_simulate_run_result *out)
+{
+    const cf_constraints *c = &req->spec->search;
+    cf_catalog_filter_storage fs;
+    cf_catalog_filter_from(c, c->spot, &fs);
+    static const cf_filter_field fields[3] = {CF_FILTER_CLOUDS, CF_FILTER_REGIONS, CF_FILTER_GPUS};
+    static const char *const names[3] = {"clouds", "regions", "gpus"};
+    cf_buf plan = CF_BUF_INIT, missed[3] = {CF_BUF_INIT, CF_BUF_INIT, CF_BUF_INIT}, limits = CF_BUF_INIT;
+    unsigned misses = 0;
+    int nodes = 0, gpus = 0;
+    for (size_t k = 0; k < out->n_traces; k++) {
+        const cf_vm *vm = out->vms[k];
+        unsigned m = cf_catalog_filter_misses(req->catalog, &fs.filter, vm);
+        const char *value[3] = {vm->cloud, vm->region, vm->gpu_model};
+        for (int f = 0; f < 3; f++) /* each value once */
+            if (m & 1u << fields[f] && (!missed[f].len || strcmp(cf_buf_cstr(&missed[f]), value[f]) != 0))
+                cf_buf_printf(&missed[f], "%s%s", missed[f].len ? ", " : "", value[f]);
+        misses |= m;
+        nodes += out->nodes[k];
+        gpus += out->nodes[k] * vm->gpu_count;
+        cf_buf_printf(&plan, "%s%d × %s/%s %s, %s", k ? " + " : "", out->nodes[k], vm->cloud, vm->region,
+                      vm->instance_type, vm->gpu_model);
+    }
+    double best_h = INFINITY, best_usd = INFINITY;
+    for (int i = 0; i < out->result.n_rows; i++) {
+        const cf_spot_spread *sp = &out->result.rows[i].spread;
+        best_h = sp->p50_h < best_h ? sp->p50_h : best_h;
+        best_usd = sp->p50_usd < best_usd ? sp->p50_usd : best_usd;
+    }
+    for (int f = 0; f < 3; f++)
+        if (misses & 1u << fields[f])
+            cf_buf_printf(&limits, "%ssearch.%s (%s not in it)", limits.len ? ", " : "", names[f],
+                          cf_buf_cstr(&missed[f]));
+    if (c->max_nodes > 0 && nodes > c->max_nodes)
+        cf_buf_printf(&limits, "%ssearch.max_nodes %d (%d VMs)", limits.len ? ", " : "", c->max_nodes, nodes);
+    if (c->max_gpus > 0 && gpus > c->max_gpus)
+        cf_buf_printf(&limits, "%ssearch.max_gpus %d (%d GPUs)", limits.len ? ", " : "", c->max_gpus, gpus);
+    if ((c->spot == CF_SPOT_NEVER && c->spot_given) || (misses & 1u << CF_FILTER_SPOT))
+        cf_buf_printf(&limits, "%ssearch.spot %s (%s)", limits.len ? ", " : "", cf_spot_policy_name(c->spot),
+                      c->spot == CF_SPOT_NEVER ? "the trace is a spot VM's availability" : "the VM has no spot price");
+    if (c->deadline_hours > 0 && !(best_h <= c->deadline_hours)) {
+        cf_buf_printf(&limits, "%ssearch.deadline_hours %g (", limits.len ? ", " : "", c->deadline_hours);
+        if (isfinite(best_h))
+            cf_buf_printf(&limits, "the median wall time is %.1f h at best)", best_h);
+        else
+            cf_buf_puts(&limits, "the median start never finishes)");
+    }
+    if (c->budget_usd > 0 && !(best_usd <= c->budget_usd)) {
+        cf_buf_printf(&limits, "%ssearch.budget_usd %g (", limits.len ? ", " : "", c->budget_usd);
+        if (isfinite(best_usd))
+            cf_buf_printf(&limits, "the median cost is $%.2f at best)", best_usd);
+        else
+            cf_buf_puts(&limits, "the median start never finishes)");
+    }
+    if (limits.len) {
+        cf_buf text = CF_BUF_INIT;
+        cf_buf_printf(&text, "the replayed plan (%s) is outside the spec's %s: simulate replays the trace's VMs, "
+                      "whatever the spec's search allows", cf_buf_cstr(&plan), cf_buf_cstr(&limits));
+        note(req, CF_NOTE_WARNING, cf_buf_cstr(&text));
+        note(req, CF_NOTE_HINT, "'cloudfit recommend --spot allow' plans within the search; replay its plan on a "
+                                "trace recorded on its VMs (docs/spot.md, \"`cloudfit simulate`\")");
+        cf_buf_free(&text);
+    }
+    cf_buf_free(&plan);
+    cf_buf_free(&limits);
+    for (int f = 0; f < 3; f++)
+        cf_buf_free(&missed[f]);
+}
+
 /* The notes of how each trace's offer was found, as one: both when two
  * traces each have one (each retired GPU's stand-in), each after its
  * trace's name (only the first trace's was kept). */
@@ -339,6 +417,7 @@ cf_status cf_simulate_run(const cf_simulate_run_request *caller_req, cf_simulate
     if ((st = cf_simulate(&out->setup.req, &out->result)) != CF_OK)
         return st;
     note_outlasting(req, out);
+    note_limits(req, out);
     join_notes(out);
     out->report = (cf_simulate_report){.spec = spec, .trace = trace, .path = &out->path, .setup = &out->setup,
                                        .result = &out->result,

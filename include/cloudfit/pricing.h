@@ -107,6 +107,11 @@ cf_status cf_catalog_explain_empty(const cf_catalog *catalog, const cf_catalog_f
  * --spot is a switch): "115 offers without --spot". */
 cf_status cf_catalog_explain_empty_as(const cf_catalog *catalog, const cf_catalog_filter *filter,
                                       const char *spot_label);
+/* The lists of `filter` that `vm` does not pass, as bits 1 << CF_FILTER_*
+ * (CF_FILTER_CLOUDS, _REGIONS, _GPUS, _SPOT: the spot policy, which
+ * cf_catalog_filter_rows applies as a price the VM must have); 0 when it
+ * passes them all. The region restriction is not checked. */
+unsigned cf_catalog_filter_misses(const cf_catalog *catalog, const cf_catalog_filter *filter, const cf_vm *vm);
 /* Checks filter values against the catalog: an unknown cloud or GPU name is
  * CF_ERR_INVALID with a hint listing the known ones. */
 cf_status cf_catalog_check_filter(const cf_catalog *catalog, const cf_catalog_filter *filter);

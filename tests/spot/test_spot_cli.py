@@ -232,6 +232,34 @@ def test_simulate_mixed_types_batch_column_agrees():
     assert "  note: hold, mixed-types: 2 of 2 starts do not finish" in table, table
 
 
+def test_simulate_says_the_limits_of_the_spec_it_replays_outside():
+    # simulate replays the trace's VMs whatever the spec's search allows (by design), but said nothing: a spec
+    # limited to gcp, A100 and 2 nodes was replayed on 16 x aws V100 without a word. Now a warning, on stderr and
+    # in the JSON's warnings, names each limit the plan is outside, with a hint.
+    spec = os.path.join(TMP, "limited.json")
+    doc = json.load(open(RESNET))
+    doc["profile"]["gpus"] = {g: os.path.join(EXAMPLES, p) for g, p in doc["profile"]["gpus"].items()}
+    doc["search"].update(clouds=["gcp"], gpus=["A100"], max_nodes=2, deadline_hours=5, budget_usd=100)
+    json.dump(doc, open(spec, "w"))
+    trace = os.path.join(TRACES, "availability_16node_08-27-2023_us-east-2b_V100x1.csv")
+    args = ("simulate", spec, "--trace", trace, "--rule", "gain", "--batch", "hold", "--max-catalog-age-days", "100000")
+    rc, out, err = run(*args, "-f", "json")
+    assert rc == 0, err
+    said = [w for w in json.loads(out)["warnings"] if "the replayed plan" in w]
+    assert len(said) == 1 and said[0] in err, (said, err)
+    for words in ("the replayed plan (16 × aws/us-east-2 p3.2xlarge, V100) is outside the spec's search.clouds "
+                  "(aws not in it), search.gpus (V100 not in it), search.max_nodes 2 (16 VMs), search.spot never",
+                  "search.deadline_hours 5 (the median wall time is ", "search.budget_usd 100 (the median cost is $",
+                  "simulate replays the trace's VMs, whatever the spec's search allows"):
+        assert words in said[0], said
+    assert "\nhint: 'cloudfit recommend --spot allow' plans within the search" in err, err
+    # a spec whose search the plan is within says nothing of it (spot allowed: the trace is a spot VM's)
+    doc["search"] = {"spot": "allow"}
+    json.dump(doc, open(spec, "w"))
+    rc, out, err = run(*args)
+    assert rc == 0 and "the replayed plan" not in err, err
+
+
 def test_calibrate_an_index_that_lists_no_trace():
     # the hint names a section docs/spot.md has ("Traces" named none)
     d = os.path.join(TMP, "index-lists-none")
@@ -998,14 +1026,15 @@ def test_simulate_warns_when_the_job_outlasts_the_trace():
     # the JSON document says it too (a pipeline reads stdout, not stderr)
     rc, out, err = run("simulate", gpt2, "--trace", path, "--rule", "gain", "--batch", "hold",
                        "--max-catalog-age-days", "100000", "-f", "json")
-    warnings = json.loads(out)["warnings"]
-    assert rc == 0 and len(warnings) == 1 and "outlasts" in warnings[0] and warnings[0] in err, (warnings, err)
+    warnings = json.loads(out)["warnings"]  # and the V100 plan outside the spec's search.gpus
+    assert rc == 0 and len(warnings) == 2 and "outlasts" in warnings[0] and warnings[0] in err, (warnings, err)
+    assert "outside the spec's search.gpus (V100 not in it)" in warnings[1], warnings
     rc, out, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",
                        "--batch", "hold", "--max-catalog-age-days", "100000")
     assert rc == 0 and "outlasts" not in err, err
     rc, out, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",
                        "--batch", "hold", "--max-catalog-age-days", "100000", "-f", "json")
-    assert rc == 0 and json.loads(out)["warnings"] == [], err
+    assert rc == 0 and not [w for w in json.loads(out)["warnings"] if "outlasts" in w], err
     # the samples to the target are a count: the JSON gives the table's whole number (it gave 115310000, 5
     # significant digits, where the table said 115305030)
     rc, text, err = run("simulate", RESNET, "--trace", os.path.join(TRACES, TRACE_1C), "--rule", "gain",

@@ -16,7 +16,7 @@ typedef struct {
     const cf_simulate_setup *setup;
     const cf_simulate_result *result;
     const char *note;            /* e.g. the trace's VM is not in the catalog; "" = none */
-    const char (*warnings)[512]; /* the warnings said on stderr (JSON `warnings`) */
+    const char (*warnings)[1024]; /* the warnings said on stderr (JSON `warnings`) */
     int n_warnings;
 } cf_simulate_report;
 

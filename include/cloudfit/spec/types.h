@@ -85,6 +85,7 @@ typedef struct {
     int max_accumulation;               /* default 8 */
     int max_global_batch;               /* default 64 × batch */
     cf_spot_policy spot;                /* default never */
+    int spot_given;                     /* search.spot (or --spot) was said, not the default */
     double startup_minutes;             /* default 10: provisioning, image pull, data staging */
     double confidence;                  /* default 0.9: the deadline and budget hold with this probability */
     double checkpoint_minutes;          /* 0 (default) = from the checkpoint size and storage_mb_per_s */

@@ -23,7 +23,7 @@
 #include "cloudfit/render/simulate_report.h"
 #include "cloudfit/spec.h"
 
-#define CF_SIMULATE_MAX_WARNINGS 4
+#define CF_SIMULATE_MAX_WARNINGS 8
 #include "cloudfit/usecase/evidence.h"
 
 typedef struct {
@@ -48,7 +48,8 @@ typedef struct {
     unsigned batches;                /* CF_SIM_HOLD | CF_SIM_SHRINK; 0 = both */
     int gang;                        /* all nodes or none (CF_SPOT_GANG); else elastic */
     cf_note_fn note;                 /* the job outlasts the trace (warning + hint), two traces in two
-                                        regions (warning); NULL = nothing */
+                                        regions (warning), the plan outside the spec's search (warning +
+                                        hint); NULL = nothing */
     void *note_ctx;
 } cf_simulate_run_request;
 
@@ -60,7 +61,7 @@ typedef struct {
     int nodes[2];
     char notes[2][320];              /* how each offer was found ("" = by its index row) */
     char note[1024];                 /* the notes as one (each after its trace's name when both have one) */
-    char warnings[CF_SIMULATE_MAX_WARNINGS][512]; /* what `note` was told as warnings, for the JSON */
+    char warnings[CF_SIMULATE_MAX_WARNINGS][1024]; /* what `note` was told as warnings, for the JSON */
     int n_warnings;
     cf_inputs inputs;
     int have_inputs;
