@@ -475,6 +475,45 @@ static cf_status on_device(parse_state *ps, const cJSON *ev)
     return CF_OK;
 }
 
+/* A step's "samples" is what the run was asked to train: one device's
+ * samples of the step (CLOUDFIT_LOCAL_BATCH × CLOUDFIT_MICRO_BATCHES, as a
+ * single process reports them) or all its devices' together (that times
+ * the world size: a runner's nodes × GPUs per node, else the 'device'
+ * event's "gpus"), as cloudfit_probe reports them under torchrun. Anything
+ * else is a run that trained another batch (a launcher that dropped
+ * {local_batch}, a hard-coded batch size): its step time would be stored
+ * as the batch asked for. */
+static cf_status check_samples(const parse_state *ps, double samples)
+{
+    const cf_probe_run *run = ps->run;
+    const cf_probe_device *d = &ps->out->device;
+    if (run->local_batch <= 0 || run->micro_batches <= 0)
+        return CF_OK;
+    /* a device event whose "gpus" is not the runner's world size fails the
+     * run on that count (profiler/runner_exec.c), which says what went wrong */
+    if (run->world_size > 0 && ps->out->device_gpus_given && d->gpus != run->world_size)
+        return CF_OK;
+    int world = run->world_size > 0 ? run->world_size : ps->out->device_gpus_given ? d->gpus : 1;
+    double per_device = (double)run->local_batch * run->micro_batches;
+    double all = per_device * world;
+    if (samples == per_device || samples == all)
+        return CF_OK;
+    char asked[160];
+    const char *unit = d->is_gpu ? "GPU" : "device";
+    if (world > 1)
+        snprintf(asked, sizeof asked, "%.0f per device (CLOUDFIT_LOCAL_BATCH %d × %d micro-batch%s), %.0f over its "
+                 "%d %ss", per_device, run->local_batch, run->micro_batches, run->micro_batches == 1 ? "" : "es",
+                 all, world, unit);
+    else
+        snprintf(asked, sizeof asked, "%.0f (CLOUDFIT_LOCAL_BATCH %d × %d micro-batch%s) on its one %s", per_device,
+                 run->local_batch, run->micro_batches, run->micro_batches == 1 ? "" : "es", unit);
+    cf_status st = line_error(ps, "\"samples\": %.0f, but the run was asked for %s", samples, asked);
+    cf_error_hint("\"samples\" is the step's samples on one device (CLOUDFIT_LOCAL_BATCH × "
+                  "CLOUDFIT_MICRO_BATCHES) or on all the run's devices together: a run that trains another batch "
+                  "(a launcher that drops {local_batch}, a hard-coded batch size) measures another configuration");
+    return st;
+}
+
 static cf_status on_step(parse_state *ps, const cJSON *ev)
 {
     if (!ps->out->has_device)
@@ -519,6 +558,9 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
         return st;
     if (samples != floor(samples) || samples > 1e15)
         return line_error(ps, "%s", "\"samples\": expected an integer from 1 to 1e15");
+    st = check_samples(ps, samples);
+    if (st != CF_OK)
+        return st;
     if (ps->out->n_steps > 0 && (long)step <= ps->last_step) { /* the first step may be 0 */
         char what[96];
         snprintf(what, sizeof what, "\"step\": expected a step after %ld (steps increase), got %ld", ps->last_step,

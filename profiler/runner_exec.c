@@ -277,7 +277,8 @@ static cf_status exec_probe(void *ctx, const cf_search_candidate *c, int steps, 
         st = backend.open(&backend, job, &popts, &probe);
     if (st == CF_OK) {
         cf_probe_run run = {.local_batch = c->local_batch, .micro_batches = 1, .steps = steps,
-                            .warmup_steps = e->warmup_steps, .seed = e->seed};
+                            .warmup_steps = e->warmup_steps, .seed = e->seed,
+                            .world_size = c->nodes * c->gpus_per_node};
         cf_probe_result res;
         st = backend.run(probe, &run, &res);
         e->n_runs++;

@@ -148,7 +148,7 @@ static cf_status timed_run(const cf_probe_backend *be, cf_probe *probe, const cf
                            int steps, int warmup, cf_profile *out, int *oom, cf_profile_point *point,
                            char *oom_reason, size_t reason_n, int *oom_model)
 {
-    cf_probe_run run = {batch, 1, steps, warmup, o->seed};
+    cf_probe_run run = {batch, 1, steps, warmup, o->seed, 0};
     cf_probe_result res;
     memset(&res, 0, sizeof res);
     cf_status st = be->run(probe, &run, &res);
@@ -316,7 +316,7 @@ static cf_status noise_run(const cf_probe_backend *be, cf_probe *probe, const cf
         out->noise_micro_batches = k;
         out->noise_steps = o->noise_steps;
         progress(ps, "noise scale: %d steps of %d micro-batches", o->noise_steps, k);
-        cf_probe_run run = {b, k, o->noise_steps, 0, o->seed};
+        cf_probe_run run = {b, k, o->noise_steps, 0, o->seed, 0};
         memset(&res, 0, sizeof res);
         cf_status st = be->run(probe, &run, &res);
         if (!first_oom_b)

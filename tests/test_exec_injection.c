@@ -25,7 +25,7 @@ static const char *runner_script =
     "w, n = int(os.environ['CLOUDFIT_WARMUP_STEPS']), int(os.environ['CLOUDFIT_STEPS'])\n"
     "print(json.dumps({'event': 'device', 'name': 'Tesla T4', 'memory_gib': 16}), flush=True)\n"
     "for i in range(w + n):\n"
-    "    print(json.dumps({'event': 'step', 'step': i + 1, 'time_s': 0.1, 'samples': 8}), flush=True)\n"
+    "    print(json.dumps({'event': 'step', 'step': i + 1, 'time_s': 0.1, 'samples': int(os.environ['CLOUDFIT_LOCAL_BATCH'])}), flush=True)\n"
     "print(json.dumps({'event': 'done'}), flush=True)\n";
 
 static void test_values_are_single_argv_words(void **state)

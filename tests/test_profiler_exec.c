@@ -84,7 +84,7 @@ static cf_status run_script(const char *name, const char *script, double timeout
     cf_probe_options po = {.timeout_s = timeout_s, .settings = NULL};
     cf_probe *probe = NULL;
     assert_int_equal((po.settings = &spec.probe, be.open(&be, &spec.job, &po, &probe)), CF_OK);
-    cf_probe_run run = {4, 2, 3, 1, 42};
+    cf_probe_run run = {4, 2, 3, 1, 42, 0};
     memset(res, 0x5a, sizeof *res);
     cf_status st = be.run(probe, &run, res);
     be.close(probe);
@@ -191,7 +191,7 @@ static void test_malformed_line(void **state)
  * Python's non-finite floats (json.dumps writes NaN, Infinity) get a hint. */
 static void expect_parse_error(const char *text, const char *part1, const char *part2)
 {
-    cf_probe_run run = {8, 2, 1, 0, 1};
+    cf_probe_run run = {8, 2, 1, 0, 1, 0};
     cf_probe_result res;
     assert_int_equal(cf_probe_exec_parse_output(text, strlen(text), &run, &res), CF_ERR_INVALID);
     printf("  %s\n", cf_error_message());
@@ -435,7 +435,7 @@ static void test_one_device_per_run_and_profile(void **state)
     /* Restating the device with fewer fields keeps the first's. */
     snprintf(text, sizeof text, "%s{\"event\": \"device\", \"name\": \"GPU\", \"type\": \"gpu\"}\n"
              "{\"event\": \"step\", \"step\": 1, \"time_s\": 0.1, \"samples\": 16}\n{\"event\": \"done\"}\n", first);
-    cf_probe_run run = {8, 2, 1, 0, 1};
+    cf_probe_run run = {8, 2, 1, 0, 1, 0};
     cf_probe_result res;
     assert_int_equal(cf_probe_exec_parse_output(text, strlen(text), &run, &res), CF_OK);
     assert_true(res.device.memory_gib == 16 && res.device.gpus == 1 && res.device.is_gpu);
@@ -460,11 +460,66 @@ static void test_one_device_per_run_and_profile(void **state)
     cf_spec_free(&spec);
 }
 
+/* A step's "samples" is one device's samples (CLOUDFIT_LOCAL_BATCH ×
+ * CLOUDFIT_MICRO_BATCHES) or all the run's devices' (that times the world
+ * size: the runner's nodes × GPUs per node, else the 'device' event's
+ * "gpus"); anything else is a run that trained another batch, whose step
+ * time was stored as the batch asked for. */
+static void test_samples_are_the_batch_asked_for(void **state)
+{
+    (void)state;
+    static const struct {
+        int world_size;
+        const char *device;
+        int samples;
+        const char *error; /* NULL: accepted */
+    } cases[] = {
+        {0, "", 16, NULL},                 /* one device's: 8 × 2 */
+        {0, ", \"gpus\": 4", 16, NULL},    /* one device's, of 4 */
+        {0, ", \"gpus\": 4", 64, NULL},    /* the 4 devices' together */
+        {0, "", 32, "stdout line 2: \"samples\": 32, but the run was asked for 16 (CLOUDFIT_LOCAL_BATCH 8 × 2 "
+                    "micro-batches) on its one GPU"},
+        {0, ", \"gpus\": 4", 8, "stdout line 2: \"samples\": 8, but the run was asked for 16 per device "
+                                "(CLOUDFIT_LOCAL_BATCH 8 × 2 micro-batches), 64 over its 4 GPUs"},
+        {0, ", \"gpus\": 4, \"type\": \"cpu\"", 32, "64 over its 4 devices"},
+        {8, "", 128, NULL},                /* a runner's 2 nodes × 4 GPUs, "gpus" left out */
+        {8, ", \"gpus\": 8", 16, NULL},
+        {8, "", 64, "\"samples\": 64, but the run was asked for 16 per device (CLOUDFIT_LOCAL_BATCH 8 × 2 "
+                    "micro-batches), 128 over its 8 GPUs"},
+        {8, ", \"gpus\": 4", 64, NULL},    /* the runner refuses the run on its "gpus" (runner_exec.c) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"event\": \"device\", \"name\": \"GPU\"%s}\n"
+                 "{\"event\": \"step\", \"step\": 1, \"time_s\": 0.1, \"samples\": %d}\n{\"event\": \"done\"}\n",
+                 cases[i].device, cases[i].samples);
+        cf_probe_run run = {8, 2, 1, 0, 1, cases[i].world_size};
+        cf_probe_result res;
+        cf_status st = cf_probe_exec_parse_output(text, strlen(text), &run, &res);
+        if (!cases[i].error) {
+            if (st != CF_OK)
+                fail_msg("case %zu: %s", i, cf_error_message());
+            assert_int_equal(res.n_steps, 1);
+            assert_int_equal(res.steps[0].samples, cases[i].samples);
+            cf_probe_result_free(&res);
+            continue;
+        }
+        assert_int_equal(st, CF_ERR_INVALID);
+        printf("  %s\n", cf_error_message());
+        if (!strstr(cf_error_message(), cases[i].error))
+            fail_msg("case %zu: expected '%s' in: %s", i, cases[i].error, cf_error_message());
+        assert_non_null(strstr(cf_error_hint_text(), "\"samples\" is the step's samples on one device"));
+        assert_null(res.steps);
+        assert_int_equal(res.n_steps, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_run_and_environment),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_samples_are_the_batch_asked_for),
         cmocka_unit_test(test_script_text_escaped_in_messages),
         cmocka_unit_test(test_malformed_line),
         cmocka_unit_test(test_not_json_column_and_token),

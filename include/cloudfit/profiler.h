@@ -26,7 +26,7 @@
 /* One optimizer step as a backend reports it. */
 typedef struct {
     double time_s;                              /* wall time of the step */
-    long samples;                               /* samples in the step (all micro-batches) */
+    long samples;                               /* samples in the step (all micro-batches; one device's or all's) */
     double micro_sqnorms[CF_PROBE_MAX_MICRO];   /* |g_i|² per micro-batch (empty with one micro-batch) */
     int n_micro;
     double mean_sqnorm;                         /* |mean of the micro-batch gradients|²; < 0 = not reported */
@@ -41,6 +41,10 @@ typedef struct {
     int steps;                 /* steps after warm-up */
     int warmup_steps;
     unsigned long seed;
+    int world_size;            /* exec: the devices the run trains on, every node's together (a runner's nodes ×
+                                * GPUs per node); 0 = the 'device' event's "gpus" (1 when it gives none). A
+                                * step's "samples" must be local_batch × micro_batches (one device's) or that
+                                * times the world size (docs/exec-protocol.md) */
 } cf_probe_run;
 
 typedef struct {

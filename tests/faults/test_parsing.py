@@ -433,7 +433,8 @@ line = json.dumps({"event": "device", "name": name, "memory_gib": 16}, ensure_as
 sys.stdout.buffer.write(line.replace(b"T4", b"T4\xff\xfe", 1) + b"\n")
 sys.stdout.flush()
 for i in range(w + n):
-    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01 + 0.001 * b, "samples": b}), flush=True)
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01 + 0.001 * b,
+                      "samples": b * int(os.environ["CLOUDFIT_MICRO_BATCHES"])}), flush=True)
 print(json.dumps({"event": "done"}), flush=True)
 '''
 

@@ -30,7 +30,8 @@ if MODE == "hang":
     time.sleep(600)
 w, n = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"])
 for i in range(w + n):
-    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.02, "samples": 8}), flush=True)
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.02,
+                      "samples": int(os.environ["CLOUDFIT_LOCAL_BATCH"]) * int(os.environ["CLOUDFIT_MICRO_BATCHES"])}), flush=True)
 print(json.dumps({"event": "done"}), flush=True)
 # MODE == "done-keep-stdout": the helpers inherited stdout and keep it open
 '''

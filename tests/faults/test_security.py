@@ -27,7 +27,8 @@ with open(os.environ["ARGV_OUT"], "w") as f:
 w, n = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"])
 print(json.dumps({"event": "device", "name": "NVIDIA A100-SXM4-40GB", "memory_gib": 40}), flush=True)
 for i in range(w + n):
-    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01, "samples": 8}), flush=True)
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01,
+                      "samples": int(os.environ["CLOUDFIT_LOCAL_BATCH"]) * int(os.environ["CLOUDFIT_MICRO_BATCHES"])}), flush=True)
 print(json.dumps({"event": "done"}), flush=True)
 '''
 EVIL = ["; touch PWNED1", "$(touch PWNED2)", "`touch PWNED3`", "a\nb", "it's \"quoted\"", "*", "$HOME", " "]

@@ -207,7 +207,8 @@ w, n = int(os.environ["CLOUDFIT_WARMUP_STEPS"]), int(os.environ["CLOUDFIT_STEPS"
 b = int(os.environ["CLOUDFIT_LOCAL_BATCH"])
 print(json.dumps({"event": "device", "name": "NVIDIA A100-SXM4-40GB", "memory_gib": 40}), flush=True)
 for i in range(w + n):
-    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01 + 0.001 * b, "samples": b}), flush=True)
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01 + 0.001 * b,
+                      "samples": b * int(os.environ["CLOUDFIT_MICRO_BATCHES"])}), flush=True)
 print(json.dumps({"event": "done"}), flush=True)
 '''
 

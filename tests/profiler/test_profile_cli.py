@@ -66,7 +66,7 @@ DEVICE = 'echo \'{"event": "device", "name": "%s", "memory_gib": 40, "type": "%s
 STEPS = ('n=$((CLOUDFIT_WARMUP_STEPS + CLOUDFIT_STEPS)); i=1\n'
          'while [ $i -le $n ]; do\n'
          '  t=$(awk "BEGIN {print 0.02 + 0.001 * $CLOUDFIT_LOCAL_BATCH}")\n'
-         '  echo "{\\"event\\": \\"step\\", \\"step\\": $i, \\"time_s\\": $t, \\"samples\\": $CLOUDFIT_LOCAL_BATCH,'
+         '  echo "{\\"event\\": \\"step\\", \\"step\\": $i, \\"time_s\\": $t, \\"samples\\": $((CLOUDFIT_LOCAL_BATCH * CLOUDFIT_MICRO_BATCHES)),'
          ' \\"micro_sqnorms\\": [$(awk "BEGIN {for (j = 1; j <= $CLOUDFIT_MICRO_BATCHES; j++)'
          ' printf \\"%s3.0\\", (j > 1 ? \\",\\" : \\"\\")}")], \\"mean_sqnorm\\": 1.0}"\n'
          '  i=$((i + 1))\n'
@@ -215,6 +215,15 @@ def test_exec_malformed_line():
                   "exec backend, local batch 8", "stdout line 2", "expected one JSON object per line")
 
 
+
+def test_exec_a_run_of_another_batch_is_refused():
+    # a script that trains 16 whatever CLOUDFIT_LOCAL_BATCH says, and reports it: its step times were stored
+    # as batch 8's and 16's, and the profile as complete
+    check_failure("other-batch", DEVICE % ("T4", "gpu") + STEPS.replace(
+        "$((CLOUDFIT_LOCAL_BATCH * CLOUDFIT_MICRO_BATCHES))", "16"), 3,
+        "exec backend, local batch 8", "stdout line 2: \"samples\": 16, but the run was asked for 8 "
+        "(CLOUDFIT_LOCAL_BATCH 8 × 1 micro-batch) on its one GPU", "hint: \"samples\" is the step's samples")
+
 def test_exec_crash():
     check_failure("crash", DEVICE % ("T4", "gpu") + 'kill -SEGV $$\n', 6, "crashed (signal 11", "after stdout line 1")
 
@@ -313,7 +322,7 @@ def test_helper_writes_a_subnormal_as_zero():
         "c, ch = Config(), Channel()",
         "ch.emit('device', name='NVIDIA A100-SXM4-40GB')",
         "for i in range(c.warmup_steps + c.steps):",
-        "    ch.emit('step', step=i, time_s=0.01, samples=c.local_batch, loss=5e-324 if i == 1 else 1.0,",
+        "    ch.emit('step', step=i, time_s=0.01, samples=c.local_batch * c.micro_batches, loss=5e-324 if i == 1 else 1.0,",
         "            micro_sqnorms=[3.0, 1e-320][:c.micro_batches], mean_sqnorm=1.0)",
         "ch.emit('done')", ""]))
     spec = json.loads(open(exec_spec("subnormal", "")).read())

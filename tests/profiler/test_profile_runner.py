@@ -537,6 +537,66 @@ def test_a_run_on_fewer_gpus_is_not_this_shapes_throughput():
     assert all(not r["failed"] for r in runs if r["config"]["nodes"] * r["config"]["gpus_per_node"] == 1), runs
 
 
+
+SAMPLES_RUNNER = r"""
+import json, os, sys
+nodes, gpus_per_node, batch, mode = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+world = nodes * gpus_per_node
+if mode == "fixed":  # a launcher that ignores {local_batch}: it always trains 16 per GPU, and says so
+    batch = 16
+print(json.dumps({"event": "device", "name": "Tesla T4", "gpus": world}))
+samples = batch if mode == "device" else batch * world
+for i in range(int(os.environ["CLOUDFIT_WARMUP_STEPS"]) + int(os.environ["CLOUDFIT_STEPS"])):
+    print(json.dumps({"event": "step", "step": i + 1, "time_s": 0.01 + 0.001 * batch, "samples": samples}))
+print(json.dumps({"event": "done"}))
+"""
+
+
+def test_a_run_that_trained_another_batch_is_not_the_batch_asked_for():
+    # "samples" is one device's (CLOUDFIT_LOCAL_BATCH × CLOUDFIT_MICRO_BATCHES) or the world's (× nodes × GPUs
+    # per node): a launcher that dropped {local_batch} and trained 16 per GPU had its step time stored as
+    # batches 32 and 64's, without a word
+    script = write("samples_runner.py", SAMPLES_RUNNER)
+    for mode in ("device", "world", "fixed"):
+        db = os.path.join(TMP, "samples-%s.db" % mode)
+        template = "exec:/usr/bin/python3 %s {nodes} {gpus_per_node} {local_batch} %s" % (script, mode)
+        rc, out, err = run("profile", spec("samples-" + mode), "--runner", template, "--gpu", "T4",
+                           "--probe-steps", "2", db=db)
+        if mode != "fixed":
+            assert rc == 0 and len(stored(db)) == 1, (mode, rc, err)
+            runner = json.loads(stored(db)[0][2])["runner"]
+            assert runner["probe_status"] == "measured", runner
+            continue
+        assert rc == 3, (mode, rc, err)
+        assert "nothing was stored" in err and (not os.path.exists(db) or stored(db) == []), err
+        m = re.search(r"'[^']*samples_runner.py 1 1 (\d+) fixed': stdout line 2: \"samples\": 16, but the run was "
+                      r"asked for (\d+) \(CLOUDFIT_LOCAL_BATCH (\d+) × 1 micro-batch\) on its one GPU", err)
+        assert m and m.group(1) == m.group(2) == m.group(3) != "16", err
+        assert "hint: \"samples\" is the step's samples on one device" in err, err
+    # search: the same check; a full VM's run names both accepted values
+    template = "exec:/usr/bin/python3 %s {nodes} {gpus_per_node} {local_batch} fixed" % script
+    s = json.loads(json.dumps(SPEC))
+    s["profile"]["local_batches"] = [16, 32, 64]
+    rc, out, err = run("search", write("samples-search.json", json.dumps(s)), "--runner", template, "--gpu", "T4",
+                       "--cloud", "aws", "--max-nodes", "2", "--probe-steps", "2", "--no-history", "-f", "json")
+    runs = json.loads(out)["search"]["runs"] if rc == 0 else []
+    # it reports 16 × its world size: that is taken as one device's samples where the batch asked for is that
+    # (64 on a 4-GPU VM): the rule cannot tell those apart
+    def accepted(c):
+        return 16 * c["nodes"] * c["gpus_per_node"] in (c["local_batch"], c["local_batch"] * c["nodes"] *
+                                                             c["gpus_per_node"])
+    bad = [r for r in runs if not accepted(r["config"])]
+    assert bad and all(r["failed"] for r in bad), (rc, err, runs)
+    assert all(not r["failed"] for r in runs if accepted(r["config"])), runs
+    for r in bad:
+        c = r["config"]
+        world = c["nodes"] * c["gpus_per_node"]
+        said = "\"samples\": %d, but the run was asked for %d" % (16 * world, c["local_batch"])
+        if world > 1:
+            said += " per device (CLOUDFIT_LOCAL_BATCH %d × 1 micro-batch), %d over its %d GPUs" % (
+                c["local_batch"], c["local_batch"] * world, world)
+        assert said in r["error"], (said, r)
+
 BAD_TEXT_RUNNER = r"""
 import json, os, sys
 nodes, gpus_per_node, shift = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
