@@ -518,10 +518,6 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
 {
     if (!ps->out->has_device)
         return line_error(ps, "%s", "a 'step' event before the 'device' event");
-    /* 'oom' says the batch does not fit: a step after it contradicts it
-     * (its steps were dropped and the run taken as out of memory) */
-    if (ps->out->oom)
-        return line_error(ps, "%s", "a 'step' event after the 'oom' event (a run that reports 'oom' ends there)");
     cf_probe_step s;
     memset(&s, 0, sizeof s);
     s.mean_sqnorm = -1;
@@ -600,6 +596,31 @@ static cf_status on_step(parse_state *ps, const cJSON *ev)
     return CF_OK;
 }
 
+static int known_event(const char *kind)
+{
+    static const char *const events[] = {"device", "step", "oom", "error", "done"};
+    for (size_t i = 0; i < sizeof events / sizeof *events; i++)
+        if (strcmp(kind, events[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* 'oom' says the batch does not fit, and ends the run: the script prints
+ * it and exits (docs/exec-protocol.md). Any event after it contradicts it
+ * (a step: its steps were dropped and the run taken as out of memory) or
+ * is a script that went on after it; an 'error' keeps its message. */
+static cf_status after_oom(const parse_state *ps, const char *kind, const cJSON *ev)
+{
+    const char *article = strcmp(kind, "oom") == 0 || strcmp(kind, "error") == 0 ? "an" : "a";
+    if (strcmp(kind, "error") != 0)
+        return line_error(ps, "%s '%s' event after the 'oom' event (a run that reports 'oom' ends there)", article,
+                          kind);
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
+    char said[400];
+    cf_escape_into(cJSON_IsString(msg) ? msg->valuestring : "(no message)", said, sizeof said);
+    return line_error(ps, "an 'error' event after the 'oom' event (a run that reports 'oom' ends there): %s", said);
+}
+
 static cf_status on_line(parse_state *ps, char *text, size_t len)
 {
     ps->line++;
@@ -648,6 +669,8 @@ static cf_status on_line(parse_state *ps, char *text, size_t len)
     cf_status st = CF_OK;
     if (!cJSON_IsString(kind)) {
         st = line_error(ps, "expected an \"event\" member (device, step, oom, error or done) in '%s'", shown);
+    } else if (ps->out->oom && known_event(kind->valuestring)) {
+        st = after_oom(ps, kind->valuestring, ev);
     } else if (strcmp(kind->valuestring, "device") == 0) {
         st = on_device(ps, ev);
     } else if (strcmp(kind->valuestring, "step") == 0) {

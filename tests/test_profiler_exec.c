@@ -151,6 +151,31 @@ static void test_oom(void **state)
     assert_int_equal(res.oom, 1);
     assert_int_equal(res.n_steps, 0);
     cf_probe_result_free(&res);
+    /* 'oom' ends the run: any event after it (a second 'oom', a 'device',
+     * 'done', an 'error') is a protocol error like a step after it; they
+     * were accepted without a word */
+    static const char *const after[][2] = {
+        {"{\"event\": \"oom\"}", "stdout line 3: an 'oom' event after the 'oom' event (a run that reports 'oom' "
+                                   "ends there)"},
+        {"{\"event\": \"device\", \"name\": \"Test GPU\", \"memory_gib\": 16}",
+         "stdout line 3: a 'device' event after the 'oom' event"},
+        {"{\"event\": \"done\"}", "stdout line 3: a 'done' event after the 'oom' event"},
+        {"{\"event\": \"error\", \"message\": \"CUDA error\"}",
+         "stdout line 3: an 'error' event after the 'oom' event (a run that reports 'oom' ends there): CUDA error"},
+    };
+    for (size_t i = 0; i < sizeof after / sizeof *after; i++) {
+        char script[512];
+        snprintf(script, sizeof script, "%secho '{\"event\": \"oom\"}'\necho '%s'\n", DEVICE, after[i][0]);
+        expect_error(run_script("oom-then", script, 5, &res), CF_ERR_INVALID, &res, after[i][1], NULL);
+        assert_int_equal(res.oom, 0);
+    }
+    /* the parser on its own (fuzz_exec_line, the replayed corpus) says the same */
+    static const char oom_done[] = "{\"event\": \"device\", \"name\": \"cpu\", \"type\": \"cpu\"}\n"
+                                   "{\"event\": \"oom\"}\n{\"event\": \"done\"}\n";
+    cf_probe_run run = {8, 1, 1, 0, 1, 0};
+    assert_int_equal(cf_probe_exec_parse_output(oom_done, strlen(oom_done), &run, &res), CF_ERR_INVALID);
+    if (!strstr(cf_error_message(), "stdout line 3: a 'done' event after the 'oom' event"))
+        fail_msg("unexpected message: %s", cf_error_message());
 }
 
 /* A script's text in a message (its 'error' event, its last stderr line)

@@ -224,6 +224,13 @@ def test_exec_a_run_of_another_batch_is_refused():
         "exec backend, local batch 8", "stdout line 2: \"samples\": 16, but the run was asked for 8 "
         "(CLOUDFIT_LOCAL_BATCH 8 × 1 micro-batch) on its one GPU", "hint: \"samples\" is the step's samples")
 
+
+def test_exec_an_event_after_oom_is_refused():
+    # 'oom' ends the run: a 'done' (or a second 'oom', a 'device') after it was accepted without a word
+    check_failure("oom-done", DEVICE % ("T4", "gpu") + "echo '{\"event\": \"oom\"}'\necho '{\"event\": \"done\"}'\n",
+                  3, "exec backend, local batch 8", "stdout line 3: a 'done' event after the 'oom' event (a run that "
+                  "reports 'oom' ends there)")
+
 def test_exec_crash():
     check_failure("crash", DEVICE % ("T4", "gpu") + 'kill -SEGV $$\n', 6, "crashed (signal 11", "after stdout line 1")
 
