@@ -152,12 +152,46 @@ static void test_lr_follows_the_trace(void **state)
     test_free(c);
 }
 
+/* Holding the batch rounds the per-GPU batch to the nearest, which may go
+ * past search.max_global_batch: 4 single-GPU VMs at 128 (M_N = 512, the
+ * limit) on 3 VMs held 3 × 171 = 513. Every count stays within the limit:
+ * 3 × 170 = 510. */
+static void test_hold_stays_within_max_global_batch(void **state)
+{
+    (void)state;
+    plan_case *c = test_malloc(sizeof *c);
+    plan_case_init(c, 1000);
+    c->req.nodes = 4;
+    c->req.local_batch = 128;
+    c->req.accumulation = 1;
+    c->req.max_accumulation = 1;
+    c->req.max_local_batch = 200;
+    c->req.max_global_batch = 512;
+    cf_elastic_plan *plan = test_malloc(sizeof *plan);
+    assert_int_equal(cf_elastic_plan_for(&c->req, plan), CF_OK);
+    for (int n = 1; n <= 4; n++) {
+        printf("  %d VMs: %d × %d = %ld\n", n, plan->points[n - 1].local_batch, plan->points[n - 1].accumulation,
+               plan->points[n - 1].global_batch);
+        assert_true(plan->points[n - 1].global_batch <= 512);
+    }
+    assert_int_equal(plan->points[2].local_batch, 170);
+    assert_int_equal(plan->points[2].global_batch, 510);
+    assert_int_equal(plan->points[3].global_batch, 512);
+    /* no limit: the nearest, as before */
+    c->req.max_global_batch = 0;
+    assert_int_equal(cf_elastic_plan_for(&c->req, plan), CF_OK);
+    assert_int_equal(plan->points[2].global_batch, 513);
+    test_free(plan);
+    test_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_progress_threshold_16_vms),
         cmocka_unit_test(test_simulate_and_recommend_agree),
         cmocka_unit_test(test_lr_follows_the_trace),
+        cmocka_unit_test(test_hold_stays_within_max_global_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,7 +65,8 @@ static void rule_as_reference(const cf_lr_function *f, double m, double *m_ref, 
 }
 
 /* Per-GPU batch, accumulation and global batch at n nodes under the batch
- * policy. Hold: of every (m, s) within the limits, the product closest to
+ * policy. Hold: of every (m, s) within the limits (memory, max_accumulation,
+ * max_global_batch: the nearest per-GPU batch may round past it), the product closest to
  * the plan's global batch (ties: the smaller accumulation, then the
  * larger m); the plan's own (m, s) at n = N. */
 static void batch_at(const cf_elastic_request *r, int n, int *local, int *acc, long *m)
@@ -86,6 +87,10 @@ static void batch_at(const cf_elastic_request *r, int n, int *local, int *acc, l
             mm = 1;
         if (mm > max_m)
             mm = max_m;
+        if (r->max_global_batch > 0 && per * mm > r->max_global_batch)
+            mm = r->max_global_batch / per; /* rounded up past the limit: the largest within it */
+        if (mm < 1)
+            continue;
         long got = per * mm, gap = got > want ? got - want : want - got;
         if (best_gap < 0 || gap < best_gap) {
             best_gap = gap;

@@ -21,6 +21,7 @@ cf_status cf_elastic_plan_of_config(const cf_job *job, const cf_constraints *lim
                               .nodes = c->nodes, .gpus_per_node = c->gpus_per_node, .local_batch = c->local_batch,
                               .accumulation = c->accumulation, .max_accumulation = limits->max_accumulation,
                               .max_local_batch = params.max_local_batch > 0 ? params.max_local_batch : 0,
+                              .max_global_batch = limits->max_global_batch,
                               .noise = noise, .batch = CF_ELASTIC_HOLD};
     cf_status st = cf_elastic_plan_for(&req, plan);
     if (st != CF_OK) {

@@ -200,6 +200,7 @@ cf_status cf_simulate_prepare(const cf_advisor_input *in, const cf_vm *const *vm
                                               .nodes = nodes[0], .gpus_per_node = c->gpus_per_node,
                                               .local_batch = c->local_batch, .accumulation = c->accumulation,
                                               .max_accumulation = k->max_accumulation,
+                                              .max_global_batch = k->max_global_batch,
                                               .max_local_batch = out->perf[0].max_local_batch > 0
                                                                      ? out->perf[0].max_local_batch
                                                                      : 0,

@@ -22,8 +22,9 @@
 #define CF_ELASTIC_HOLD_TOLERANCE 0.05
 
 /* How the global batch follows the node count: hold it (the per-GPU
- * batch and accumulation, within the memory ceiling and max_accumulation,
- * whose product on n nodes comes closest to the plan's global batch; when
+ * batch and accumulation, within the memory ceiling, max_accumulation and
+ * max_global_batch, whose product on n nodes comes closest to the plan's
+ * global batch; when
  * even the largest falls short, the batch shrinks and the LR rule
  * applies), or let it shrink with the nodes. */
 typedef enum { CF_ELASTIC_HOLD = 0, CF_ELASTIC_SHRINK = 1 } cf_elastic_batch;
@@ -78,6 +79,7 @@ typedef struct {
     int nodes, gpus_per_node, local_batch, accumulation;
     int max_accumulation;
     int max_local_batch;       /* memory ceiling per GPU; 0 = the plan's local batch is the most */
+    long max_global_batch;     /* search.max_global_batch: no count's batch goes above it; 0 = no limit */
     const cf_noise_model *noise; /* the advisor's (recommend's) noise model */
     cf_elastic_batch batch;
 } cf_elastic_request;
