@@ -162,6 +162,10 @@ static void scaling_notes(const cf_report_plots *p, cf_buf *out)
         else if (pt->reason == CF_SCALING_TWO_VM)
             cf_buf_printf(out, " At %d nodes the step departs from the trend: two VMs of several GPUs were measured "
                                "slower than three (the fitted two-VM slowdown, docs/model.md).", pt->nodes);
+        else if (pt->reason == CF_SCALING_LATENCY_BOUND)
+            cf_buf_printf(out, " At %d nodes the throughput is below %d nodes': the all-reduce's per-hop latency "
+                               "(2 hops per gradient bucket for each VM added) outgrows the added VM's share of a "
+                               "step it dominates.", pt->nodes, pt->nodes - 1);
         else if (pt->reason == CF_SCALING_UNEXPLAINED)
             cf_buf_printf(out, " At %d nodes the model predicts a throughput change it cannot explain.", pt->nodes);
     }

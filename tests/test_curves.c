@@ -184,7 +184,8 @@ static void test_scaling_catalog_sweep(void **state)
                     for (int n = 2; n <= 16; n++) {
                         cf_scaling_reason why = cf_perf_scaling_reason(&p, bytes, n, vm->gpu_count, batches[b], 1);
                         checked++;
-                        explained += why == CF_SCALING_NETWORK_BOUND || why == CF_SCALING_TWO_VM;
+                        explained += why == CF_SCALING_NETWORK_BOUND || why == CF_SCALING_TWO_VM ||
+                                     why == CF_SCALING_LATENCY_BOUND;
                         if (why == CF_SCALING_UNEXPLAINED) {
                             unexplained++;
                             print_message("unexplained: %s %s ×%d, %g parameters, batch %d, %d nodes, network %s\n",
@@ -200,6 +201,36 @@ static void test_scaling_catalog_sweep(void **state)
     assert_true(explained > 0); /* the sweep reaches the cases with a reason */
     assert_int_equal(unexplained, 0);
     cf_catalog_free(&cat);
+}
+
+/* A step the ring's per-hop latency dominates: 1 M parameters (one DDP
+ * bucket), 8 µs of compute, a 273 Gbit/s network on a VM whose NIC the
+ * catalog does not give (TCP's latency, 2·10⁻⁴ s per hop): every VM
+ * added brings 2 hops, 4·10⁻⁴ s, against a step of 5·10⁻⁴ s on two VMs,
+ * so the throughput falls from 2 to 3 nodes and on. Found by a random
+ * sweep of `recommend --report`, whose scaling figure said "the model
+ * predicts a throughput change it cannot explain" at 3 to 8 nodes. */
+static void test_scaling_latency_bound(void **state)
+{
+    (void)state;
+    cf_perf_params p = cf_perf_defaults(NULL);
+    p.alpha_s = 0;
+    p.beta_s = 1e-6;
+    p.inter_gbps = 273;
+    p.max_local_batch = 8;
+    cf_perf_params q = cf_perf_on_network(&p, 0, 0);
+    double bytes = 4e6;
+    assert_int_equal(cf_perf_scaling_reason(&q, bytes, 2, 1, 8, 1), CF_SCALING_NETWORK_BOUND);
+    for (int n = 3; n <= 8; n++) {
+        double x_before = (n - 1) / cf_perf_step_s(&q, bytes, n - 1, 1, 8, 1);
+        double x_after = n / cf_perf_step_s(&q, bytes, n, 1, 8, 1);
+        assert_true(x_after < x_before);
+        assert_int_equal(cf_perf_scaling_reason(&q, bytes, n, 1, 8, 1), CF_SCALING_LATENCY_BOUND);
+    }
+    /* without the per-hop latency nothing falls past two VMs */
+    q.k.hop_latency_s = 0;
+    for (int n = 3; n <= 8; n++)
+        assert_int_equal(cf_perf_scaling_reason(&q, bytes, n, 1, 8, 1), CF_SCALING_REGULAR);
 }
 
 static void test_scaling_limits(void **state)
@@ -252,6 +283,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scaling_curve),
+        cmocka_unit_test(test_scaling_latency_bound),
         cmocka_unit_test(test_scaling_limits),
         cmocka_unit_test(test_unknown_nic_range_is_the_catalogs),
         cmocka_unit_test(test_scaling_catalog_sweep),

@@ -661,6 +661,13 @@ cf_scaling_reason cf_perf_scaling_reason(const cf_perf_params *p, double bytes, 
         return CF_SCALING_TWO_VM;
     if (nodes == 2 && after.visible_s >= accumulation * after.compute_s * (1 - tol))
         return CF_SCALING_NETWORK_BOUND;
+    /* The ring's latency grows by 2 hops per bucket with each VM (2(N−1) in
+     * all): where it dominates the step, adding a VM adds more time than
+     * its share. Named when the step without that added latency would not
+     * fall (the visible part grows by at most the all-reduce's growth). */
+    double added_latency = hop_latency(p, bytes, nodes) - hop_latency(p, bytes, nodes - 1);
+    if (x_after < x_before && (after.step_s - added_latency) * (nodes - 1) <= before.step_s * nodes * (1 + tol))
+        return CF_SCALING_LATENCY_BOUND;
     return CF_SCALING_UNEXPLAINED;
 }
 

@@ -240,6 +240,8 @@ typedef enum {
     CF_SCALING_REGULAR,         /* X(N−1) ≤ X(N) ≤ X(N−1)·N/(N−1) */
     CF_SCALING_NETWORK_BOUND,   /* N = 2: the visible all-reduce between the VMs takes longer than a one-VM step */
     CF_SCALING_TWO_VM,          /* N = 2 or 3: two VMs of g > 1 GPUs were measured slower than three (b2) */
+    CF_SCALING_LATENCY_BOUND,   /* the throughput falls, and would not without the ring's latency that the added
+                                   VM brings (2 hops per DDP bucket): a step the per-hop latency dominates */
     CF_SCALING_UNEXPLAINED      /* none of these: a defect of the model (tests/test_curves.c sweeps the catalog) */
 } cf_scaling_reason;
 
