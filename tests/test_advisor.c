@@ -921,6 +921,9 @@ static void test_memory_ceiling(void **state)
     memset(&ref, 0, sizeof ref);
     ref.params.max_local_batch = 8;
     assert_int_equal(cf_estimate_max_local_batch(&spec.job, 16, &ref, 16), 0);
+    assert_int_equal(cf_estimate_max_local_batch(&spec.job, 24, &ref, 16), 0); /* more memory: runs as well */
+    /* less memory than the GPU it ran on: the measurement says nothing there, the formula rules it out */
+    assert_true(cf_estimate_max_local_batch(&spec.job, 12, &ref, 16) < 0);
 }
 
 static cf_gpu carry_gpu(const char *name, double fp16_tflops, double bandwidth_gbs, double memory_gib)

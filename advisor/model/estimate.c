@@ -52,8 +52,13 @@ int cf_estimate_max_local_batch(const cf_job *job, double gpu_memory_gib, const 
          * weights, gradients and optimizer state alone are more than the
          * GPU holds, which no batch changes. A reference profile that ran
          * where this says nothing fits (sharded state, say) keeps it
-         * unknown: the measurement wins over the formula. */
-        int ran_below_formula = ref && ref->params.max_local_batch > 0 && ref_memory_gib > 0;
+         * unknown on a GPU with at least the reference's memory: the
+         * measurement wins over the formula there. It says nothing about a
+         * smaller GPU, which the formula still rules out (a 20B AdamW job
+         * that ran on an H200 offered a 16 GB T4, whose usable memory holds
+         * not even the bf16 weights). */
+        int ran_below_formula =
+            ref && ref->params.max_local_batch > 0 && ref_memory_gib > 0 && gpu_memory_gib >= ref_memory_gib;
         return gpu_memory_gib > 0 && free_bytes <= 0 && !ran_below_formula ? -1 : 0;
     }
     if (free_bytes < per_sample_bytes)
