@@ -284,6 +284,24 @@ cf_status cf_price_overrides_apply_rules(cf_price_overrides *ov, cf_catalog *cat
                         break;
                     }
                 } else {
+                    /* Two instance rules that give one price of one offer contradict each other,
+                     * also when their text differs (one without a region or GPU covers the other's
+                     * offer): the later would silently win. */
+                    int od_by = r->price_ondemand_usd_per_hr > 0 ? price_rules[2 * i] : 0;
+                    int spot_by = r->price_spot_usd_per_hr > 0 ? price_rules[2 * i + 1] : 0;
+                    int od_again = od_by > 0 && ov->items[od_by - 1].kind == CF_OVERRIDE_INSTANCE;
+                    int spot_again = spot_by > 0 && ov->items[spot_by - 1].kind == CF_OVERRIDE_INSTANCE;
+                    if (od_again || spot_again) {
+                        const cf_price_override *a = &ov->items[(od_again ? od_by : spot_by) - 1];
+                        int gpu = r->gpu[0] || a->gpu[0];
+                        st = cf_error_set(CF_ERR_INVALID, "%s: %s: gives the %s price of %s/%s %s%s%s again (%s "
+                                          "gives it)", ov->path, r->key_path, od_again ? "on-demand" : "spot",
+                                          vm->cloud, vm->region, vm->instance_type, gpu ? " " : "",
+                                          gpu ? vm->gpu_model : "", a->key_path);
+                        cf_error_hint("give each offer's price once: remove one of the two rules, or give each "
+                                      "its region (and GPU) so that they name different offers");
+                        break;
+                    }
                     /* The user's price: not the catalog's kind or date (it has none) */
                     if (r->price_ondemand_usd_per_hr > 0) {
                         price_rules[2 * i] = (int)k + 1;

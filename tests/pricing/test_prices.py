@@ -1222,6 +1222,17 @@ def test_bad_override_files():
                         {"cloud": "AWS", "region": "us-east-1", "instance_type": "p5.48xlarge",
                          "price_ondemand_usd_per_hr": 45, "price_spot_usd_per_hr": 20}]},
          "instances[1]: gives the on-demand price of aws/us-east-1 p5.48xlarge again (instances[0] gives it)"),
+        # the same, where the later rule names no region: it covers us-east-1 too, and its $60 used to win
+        ({"instances": [{"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge",
+                         "price_ondemand_usd_per_hr": 50},
+                        {"cloud": "aws", "instance_type": "p5.48xlarge", "price_ondemand_usd_per_hr": 60}]},
+         "instances[1]: gives the on-demand price of aws/us-east-1 p5.48xlarge again (instances[0] gives it)"),
+        # and where one names the GPU and the other does not (gcp n1 hosts carry several GPUs)
+        ({"instances": [{"cloud": "gcp", "region": "us-central1", "instance_type": "n1-highmem-8", "gpu": "T4",
+                         "price_spot_usd_per_hr": 0.4},
+                        {"cloud": "gcp", "region": "us-central1", "instance_type": "n1-highmem-8",
+                         "price_spot_usd_per_hr": 0.5}]},
+         "instances[1]: gives the spot price of gcp/us-central1 n1-highmem-8 T4 again (instances[0] gives it)"),
     ]
     for i, (body, needle) in enumerate(cases):
         path = write("bad%d.json" % i, body)
