@@ -13,6 +13,7 @@
 
 #include "cloudfit/common/fileio.h"
 #include "cloudfit/common/hash.h"
+#include "cloudfit/pricing.h"
 
 static cf_status bad(const char *name, const char *path, const char *what)
 {
@@ -206,11 +207,13 @@ cf_status cf_price_overrides_load(const char *path, cf_price_overrides *out)
     return st;
 }
 
-static int matches(const cf_price_override *r, const cf_vm *vm)
+/* gpu_model: the rule's "gpu" as the model it names (cf_catalog_gpu_filter_model: "Tesla T4" is T4, as in
+ * every other GPU filter), NULL when the rule names none. */
+static int matches(const cf_price_override *r, const char *gpu_model, const cf_vm *vm)
 {
     return (!r->cloud[0] || strcasecmp(r->cloud, vm->cloud) == 0) && (!r->region[0] || strcmp(r->region, vm->region) == 0) &&
            (!r->instance_type[0] || strcmp(r->instance_type, vm->instance_type) == 0) &&
-           (!r->gpu[0] || strcasecmp(r->gpu, vm->gpu_model) == 0);
+           (!gpu_model || strcasecmp(gpu_model, vm->gpu_model) == 0);
 }
 
 cf_status cf_price_overrides_apply(cf_price_overrides *ov, cf_catalog *catalog, int *rule_of_row)
@@ -256,9 +259,10 @@ cf_status cf_price_overrides_apply_rules(cf_price_overrides *ov, cf_catalog *cat
             r->rows_matched = 0;
             r->spot_left_out = 0;
             r->spot_left_out_example[0] = '\0';
+            const char *gpu_model = r->gpu[0] ? cf_catalog_gpu_filter_model(catalog, r->gpu) : NULL;
             for (size_t i = 0; i < catalog->n_vms; i++) {
                 cf_vm *vm = &work[i];
-                if (!matches(r, vm))
+                if (!matches(r, gpu_model, vm))
                     continue;
                 r->rows_matched++;
                 rules[i] = (int)k + 1;
@@ -329,9 +333,11 @@ cf_status cf_price_overrides_apply_rules(cf_price_overrides *ov, cf_catalog *cat
                 }
             }
             if (st == CF_OK && r->kind == CF_OVERRIDE_INSTANCE && r->rows_matched == 0) {
-                st = cf_error_set(CF_ERR_INVALID, "%s: %s: no catalog row matches %s%s%s %s", ov->path, r->key_path,
-                                  r->cloud, r->region[0] ? "/" : "", r->region, r->instance_type);
-                cf_error_hint("check the spelling against 'cloudfit prices GPU' (the catalog's instance types)");
+                st = cf_error_set(CF_ERR_INVALID, "%s: %s: no catalog row matches %s%s%s %s%s%s%s", ov->path,
+                                  r->key_path, r->cloud, r->region[0] ? "/" : "", r->region, r->instance_type,
+                                  r->gpu[0] ? " with GPU '" : "", r->gpu, r->gpu[0] ? "'" : "");
+                cf_error_hint("check the spelling against 'cloudfit prices GPU' (the catalog's instance types and "
+                              "their GPUs)");
             }
         }
     }

@@ -1238,6 +1238,21 @@ def test_bad_override_files():
         path = write("bad%d.json" % i, body)
         rc, out, err = run("recommend", "--no-history", "--price-overrides", path, EXAMPLE)
         assert rc == 3 and path in err and needle in err, (needle, err)
+    # an override's "gpu" reads GPU names as every GPU filter does ("Tesla T4" is T4; it matched no row), and a
+    # rule whose GPU matches nothing says so, not only the VM
+    tool = write("tool.json", {"instances": [{"cloud": "gcp", "region": "us-central1", "instance_type": "n1-highmem-8",
+                                              "gpu": "Tesla T4", "price_ondemand_usd_per_hr": 1.0}],
+                               "discounts": [{"gpu": "NVIDIA H100 80GB HBM3", "percent": 50}]})
+    rc, out, err = run("prices", "--cloud", "gcp", "--region", "us-central1", "--gpu", "T4:2", "--gpu", "H100",
+                       "--price-overrides", tool, "-f", "json")
+    assert rc == 0 and "matches no catalog row" not in err, err
+    cheapest = {g["gpu"]: g for g in json.loads(out)["gpus"]}
+    assert cheapest["T4"]["price_override_rule"] == 2, cheapest["T4"]
+    assert cheapest["H100"]["price_override_rule"] == 1, cheapest["H100"]
+    k80 = write("k80.json", {"instances": [{"cloud": "gcp", "region": "us-central1", "instance_type": "n1-highmem-8",
+                                            "gpu": "K80", "price_ondemand_usd_per_hr": 1.0}]})
+    rc, out, err = run("prices", "T4", "--price-overrides", k80)
+    assert rc == 3 and "instances[0]: no catalog row matches gcp/us-central1 n1-highmem-8 with GPU 'K80'" in err, err
     # one rule for the on-demand price and one for the spot price of an offer do not contradict each other
     split = write("split.json", {"instances": [
         {"cloud": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge", "price_ondemand_usd_per_hr": 40},
