@@ -8,6 +8,8 @@
 
 #include "cloudfit/common/buf.h"
 #include "cloudfit/db.h"
+#include "cloudfit/usecase/prices.h"
+#include "io/evidence.h"
 #include "commands.h"
 #include "config.h"
 #include "cloudfit/common/help_default.h"
@@ -129,6 +131,7 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         return CF_EXIT_USAGE;
     }
     const cf_command *target = NULL;
+    const char *prices_form = NULL; /* "update" or "listing" for 'config show prices [update]' */
     cf_cli_options given, effective;
     cf_cli_options_init(&given);
     if (argc >= 3 && argv[2][0] != '-') {
@@ -142,6 +145,14 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         int rc = cf_cli_parse(target->bit, target->name, argc - 2, argv + 2, &given, &n_pos);
         if (rc)
             return rc;
+        /* 'prices update' takes none of the listing's options and the listing none of its: shown as the
+         * command runs, with its notes (all of prices' options were shown as in effect for 'prices update') */
+        if (target->bit == CMD_PRICES) {
+            prices_form = n_pos >= 1 && strcmp(argv[3], "update") == 0 ? "update" : "listing";
+            const char *named[CF_CLI_MAX_OPTIONS] = {0};
+            size_t n = cf_cli_subcommand_options_given(&given, CMD_PRICES, cf_prices_option_subcommands, named);
+            cf_prices_check_options(prices_form, named, n, cf_cli_note, NULL);
+        }
     } else if (argc >= 3) {
         cf_log_error("config show: options need the command they are for, e.g. 'cloudfit config show recommend %s'",
                      argv[2]);
@@ -170,7 +181,8 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
         fclose(f);
     cf_buf_puts(&out, "precedence: command line > environment > configuration file (the command's section, then the "
                       "top level) > default\n\n");
-    cf_buf_printf(&out, "%s:\n", target ? target->name : "every command (see 'cloudfit config show COMMAND' for one)");
+    cf_buf_printf(&out, "%s%s:\n", target ? target->name : "every command (see 'cloudfit config show COMMAND' for one)",
+                  prices_form && !strcmp(prices_form, "update") ? " update" : "");
     row *rows = calloc(cf_cli_option_count, sizeof *rows);
     size_t n_rows = 0;
     if (!rows) {
@@ -182,6 +194,9 @@ int cmd_config(int argc, char **argv, const cf_cli_options *unused, int n_unused
     for (size_t i = 0; i < cf_cli_option_count; i++) {
         const cf_cli_option *o = &cf_cli_option_table[i];
         if (!(o->commands & command) || strcmp(o->long_name, "help") == 0 || strcmp(o->long_name, "man") == 0)
+            continue;
+        const char *takes = prices_form ? cf_prices_option_subcommands(o->long_name) : NULL;
+        if (takes && strcmp(takes, prices_form) != 0)
             continue;
         int repeated = 0; /* one line per name at the top level (e.g. --spot of recommend and of prices) */
         for (size_t k = 0; k < i && !target; k++)

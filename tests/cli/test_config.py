@@ -211,6 +211,23 @@ def test_config_show_of_the_commands_that_do_not_read_the_file():
     os.remove(CONFIG)
 
 
+def test_config_show_prices_update_shows_what_prices_update_takes():
+    """config show prices update listed --spot, --gpu, --format … as in effect (from the command line, even)
+    while prices update ignores each with a note: it now shows the form's own options under 'prices update:'
+    and says the same notes; the listing form keeps the listing's."""
+    rc, out, err = run("config", "show", "prices", "update", "--spot", "--gpu", "T4")
+    assert rc == 0, err
+    assert "\nprices update:\n" in out, out
+    for option in ("spot", "gpu", "format", "price-overrides"):
+        assert "--%s " % option not in out, (option, out)
+    assert "--max-price-change" in out and "--db" in out, out
+    assert "note: --gpu applies to 'prices' only, not 'prices update'; ignored" in err, err
+    assert "note: --spot applies to 'prices' only, not 'prices update'; ignored" in err, err
+    out, rows = show("prices", "--spot")
+    assert "\nprices:\n" in out and rows["spot"] == ("true", "command line"), out
+    assert "max-price-change" not in rows, rows
+
+
 def test_long_configuration_paths():
     """A path of 1,100 bytes is read (it was cut at 1,023 and another path looked up); one over PATH_MAX is an
     error (exit 3), never a shorter path."""
