@@ -279,6 +279,23 @@ static void test_sub_options(void **state)
     assert_int_equal(cf_history_check_options("prune", filter, 1, keep_note, NULL), CF_ERR_USAGE);
     assert_non_null(strstr(cf_error_message(), "does not take --since"));
     cf_error_clear();
+    /* the subcommands that write refuse what they would not honour: prune --to
+     * deleted without a copy, migrate --model/--dry-run/--older-than copied
+     * the whole history, each with a note only */
+    assert_int_equal(cf_history_check_options("prune", to, 1, keep_note, NULL), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "prune deletes, it copies nothing: it does not take --to"));
+    cf_error_clear();
+    assert_int_equal(cf_history_check_options("migrate", filter, 1, keep_note, NULL), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "migrate copies the whole history: it does not take --since"));
+    cf_error_clear();
+    assert_int_equal(cf_history_check_options("migrate", age, 2, keep_note, NULL), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "does not take --older-than"));
+    cf_error_clear();
+    const char *dry[] = {"dry-run"};
+    assert_int_equal(cf_history_check_options("migrate", dry, 1, keep_note, NULL), CF_ERR_USAGE);
+    assert_non_null(strstr(cf_error_message(), "does not take --dry-run"));
+    cf_error_clear();
+    assert_int_equal(n_notes, 0);
     assert_int_equal(cf_history_check_options("list", age, 2, keep_note, NULL), CF_OK);
     assert_int_equal(n_notes, 2); /* --dry-run given to list: noted (the CLI said nothing) */
     assert_string_equal(last_note, "note: --dry-run applies to 'history prune' only; ignored");

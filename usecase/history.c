@@ -400,11 +400,26 @@ static int has_word(const char *words, const char *word)
 cf_status cf_history_check_options(const char *sub, const char *const *given, size_t n_given, cf_note_fn note,
                                    void *note_ctx)
 {
+    /* The subcommands that write refuse what they would not honour: noted
+     * and ignored, prune --to deleted what the user meant to keep a copy
+     * of, and migrate --model/--since/--dry-run copied the whole history. */
     for (size_t i = 0; i < n_given; i++) {
         int row = sub_option_row(given[i]);
-        if (row >= 0 && sub_options[row].list_filter && !strcmp(sub, "prune")) {
+        if (row < 0 || has_word(sub_options[row].subcommands, sub) || !strcmp(given[i], "format"))
+            continue;
+        if (!strcmp(sub, "prune") && sub_options[row].list_filter) {
             cf_error_set(CF_ERR_USAGE, "history prune deletes by age alone: it does not take --%s", given[i]);
             cf_error_hint("'history prune --older-than AGE --dry-run' lists what it would delete, every spec's");
+            return CF_ERR_USAGE;
+        }
+        if (!strcmp(sub, "prune")) { /* --to */
+            cf_error_set(CF_ERR_USAGE, "history prune deletes, it copies nothing: it does not take --%s", given[i]);
+            cf_error_hint("keep a copy first with 'cloudfit history migrate --to DATABASE', then prune");
+            return CF_ERR_USAGE;
+        }
+        if (!strcmp(sub, "migrate")) {
+            cf_error_set(CF_ERR_USAGE, "history migrate copies the whole history: it does not take --%s", given[i]);
+            cf_error_hint("a row copied before is not copied again; 'cloudfit history' lists what the source holds");
             return CF_ERR_USAGE;
         }
     }

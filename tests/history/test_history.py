@@ -615,6 +615,15 @@ def test_prune():
     rc, out, err = run("history", "--db", db, "--older-than", "30d", "--to", "x.db")
     assert rc == 0 and "note: --older-than applies to 'history prune' only; ignored" in err, err
     assert "note: --to applies to 'history migrate' only; ignored" in err, err
+    # the subcommands that write refuse what they would not honour (noted and ignored, prune --to
+    # deleted without the copy, migrate --model / --dry-run copied the whole history)
+    rc, out, err = run("history", "--db", db, "prune", "--older-than", "9999-12-31", "--to", tmp("archive.db"))
+    assert rc == 2 and "history prune deletes, it copies nothing: it does not take --to" in err, err
+    assert query(db, "SELECT count(*) FROM recommendations") == [(2,)] and not os.path.exists(tmp("archive.db"))
+    for args in (["--model", "pruned-only"], ["--dry-run"], ["--older-than", "30d"], ["--since", "1d"]):
+        rc, out, err = run("history", "--db", db, "migrate", "--to", tmp("subset.db"), *args)
+        assert rc == 2 and "history migrate copies the whole history: it does not take " + args[0] in err, (args, err)
+        assert not os.path.exists(tmp("subset.db")), args
     # prune and migrate print text: -f json there was ignored without a word
     for args in (["prune", "--older-than", "30d", "--dry-run"], ["prune", "--older-than", "30d"],
                  ["migrate", "--to", tmp("format-copy.db")]):
