@@ -259,55 +259,79 @@ static const char *change_text(double measured, double predicted, char *out, siz
     return out;
 }
 
+/* Stored text as one line of a table: a line break or another control
+ * character in a row another client wrote (a shared PostgreSQL history, an
+ * edited file) is shown escaped, as the list's cells show it; the output's
+ * own sanitiser keeps line breaks, and a stored "\n" made a line of
+ * `history show` or `history diff`. Text without one is returned as is. */
+typedef struct {
+    char slot[24][1024];
+    int next;
+} shown_text;
+
+static const char *one_line(shown_text *p, const char *text)
+{
+    if (!cf_has_controls(text))
+        return text;
+    char *b = p->slot[p->next++ % 24];
+    cf_escape_into(text, b, sizeof p->slot[0]);
+    return b;
+}
+
 void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
 {
+    shown_text st;
+    st.next = 0;
+#define L(x) one_line(&st, (x))
     const cf_history_row *row = r->row;
     const cf_history_config *c = &row->chosen;
     cf_buf_printf(out, "recommendation %lld\n", row->id);
-    cf_buf_printf(out, "  created      %s (cloudfit %s)\n", row->created_at, row->tool_version);
-    cf_buf_printf(out, "  spec         %s (%s)\n", row->spec_name, row->spec_hash);
-    cf_buf_printf(out, "  objective    %s\n", row->objective);
-    cf_buf_printf(out, "  catalog      %s, data of %s\n", row->catalog_name, row->catalog_date);
-    cf_buf_printf(out, "  chosen       %d × %s%s (%d×%s) on %s/%s\n", c->nodes, c->instance_type,
-                  !c->spot ? "" : c->mixed ? " (spot+od)" : " (spot)", c->gpus_per_node, c->gpu, c->cloud, c->region);
+    cf_buf_printf(out, "  created      %s (cloudfit %s)\n", L(row->created_at), L(row->tool_version));
+    cf_buf_printf(out, "  spec         %s (%s)\n", L(row->spec_name), L(row->spec_hash));
+    cf_buf_printf(out, "  objective    %s\n", L(row->objective));
+    cf_buf_printf(out, "  catalog      %s, data of %s\n", L(row->catalog_name), L(row->catalog_date));
+    cf_buf_printf(out, "  chosen       %d × %s%s (%d×%s) on %s/%s\n", c->nodes, L(c->instance_type),
+                  !c->spot ? "" : c->mixed ? " (spot+od)" : " (spot)", c->gpus_per_node, L(c->gpu), L(c->cloud),
+                  L(c->region));
     cf_buf_printf(out, "  batch        %d per GPU × %d accumulation = %ld global, lr %.4g\n", c->local_batch,
                   c->accumulation, c->global_batch, c->lr);
     cf_buf_printf(out, "  predicted    step %.4g s, %.2f h, $%.2f ($%.4g per node-hour)\n", c->step_time_s, c->hours,
                   c->total_usd, c->usd_per_node_hour);
     const cf_ci_info *ci = &row->ci;
     if (ci->provider[0]) {
-        cf_buf_printf(out, "  ci           %s", ci->provider);
+        cf_buf_printf(out, "  ci           %s", L(ci->provider));
         if (ci->branch[0])
-            cf_buf_printf(out, ", branch %s", ci->branch);
-        if (ci->commit[0])
-            cf_buf_printf(out, ", commit %.*s", (int)cf_utf8_prefix(ci->commit, 12), ci->commit);
+            cf_buf_printf(out, ", branch %s", L(ci->branch));
+        if (ci->commit[0]) {
+            const char *commit = L(ci->commit);
+            cf_buf_printf(out, ", commit %.*s", (int)cf_utf8_prefix(commit, 12), commit);
+        }
         if (ci->pull_request[0])
-            cf_buf_printf(out, ", pull request %s", ci->pull_request);
+            cf_buf_printf(out, ", pull request %s", L(ci->pull_request));
         if (ci->run_url[0])
-            cf_buf_printf(out, "\n               %s", ci->run_url);
+            cf_buf_printf(out, "\n               %s", L(ci->run_url));
         cf_buf_puts(out, "\n");
     }
     if (r->n_alternatives) {
         cf_buf_puts(out, "alternatives\n");
         for (size_t i = 0; i < r->n_alternatives; i++) {
             const cf_history_config *a = &r->alternatives[i];
-            cf_buf_printf(out, "  %2d  %s/%s  %s%s  %d×%d %s  batch %ld  %.1f h  $%.2f\n", a->rank, a->cloud,
-                          a->region, a->instance_type, !a->spot ? "" : a->mixed ? " (spot+od)" : " (spot)", a->nodes,
-                          a->gpus_per_node, a->gpu,
-                          a->global_batch, a->hours, a->total_usd);
+            cf_buf_printf(out, "  %2d  %s/%s  %s%s  %d×%d %s  batch %ld  %.1f h  $%.2f\n", a->rank, L(a->cloud),
+                          L(a->region), L(a->instance_type), !a->spot ? "" : a->mixed ? " (spot+od)" : " (spot)",
+                          a->nodes, a->gpus_per_node, L(a->gpu), a->global_batch, a->hours, a->total_usd);
         }
     }
     if (r->n_gates) {
         cf_buf_puts(out, "gates\n");
         for (size_t i = 0; i < r->n_gates; i++)
-            cf_buf_printf(out, "  %-22s %s  %s\n", r->gates[i].name, r->gates[i].passed ? "pass" : "FAIL",
-                          r->gates[i].note);
+            cf_buf_printf(out, "  %-22s %s  %s\n", L(r->gates[i].name), r->gates[i].passed ? "pass" : "FAIL",
+                          L(r->gates[i].note));
     }
     if (r->n_measurements) {
         cf_buf_puts(out, "measured (cloudfit record)\n");
         for (size_t i = 0; i < r->n_measurements; i++) {
             const cf_history_measurement *m = &r->measurements[i];
-            cf_buf_printf(out, "  #%lld  %s", m->id, m->recorded_at);
+            cf_buf_printf(out, "  #%lld  %s", m->id, L(m->recorded_at));
             char change[48];
             if (!isnan(m->step_time_s))
                 cf_buf_printf(out, "  step %.4g s, predicted %.4g s (%s)", m->step_time_s, c->step_time_s,
@@ -326,6 +350,7 @@ void cf_history_show_table(const cf_history_show_report *r, cf_buf *out)
             cf_buf_puts(out, "\n");
         }
     }
+#undef L
 }
 
 void cf_history_show_csv(const cf_history_show_report *r, cf_buf *out)
@@ -370,8 +395,10 @@ void cf_history_diff_table(const cf_history_diff_report *r, cf_buf *out)
 {
     const cf_diff_entry *e = r->diff.entries;
     size_t n = r->diff.n;
+    shown_text st = {.next = 0};
     cf_buf_printf(out, "recommendation %lld (%s) → %lld (%s): %zu of %zu fields changed\n", r->from->id,
-                  r->from->created_at, r->to->id, r->to->created_at, r->diff.n_changed, n);
+                  one_line(&st, r->from->created_at), r->to->id, one_line(&st, r->to->created_at), r->diff.n_changed,
+                  n);
     int w = 0;
     for (size_t i = 0; i < n; i++)
         if (e[i].changed && cf_utf8_width(e[i].before) > w)
@@ -381,7 +408,7 @@ void cf_history_diff_table(const cf_history_diff_report *r, cf_buf *out)
             continue;
         cf_buf_printf(out, "  %-14s %-18s ", e[i].group, e[i].key);
         cf_buf_pad(out, e[i].before, w, 1);
-        cf_buf_printf(out, " → %s", e[i].after);
+        cf_buf_printf(out, " → %s", one_line(&st, e[i].after));
         double pct = cf_diff_pct(&e[i]);
         if (isfinite(pct))
             cf_buf_printf(out, "  (%+.1f%%)", pct);
@@ -459,8 +486,10 @@ void cf_record_text(const cf_record_report *r, cf_buf *out)
     const cf_history_measurement *m = r->measurement;
     const cf_history_row *row = r->row;
     const cf_history_config *c = &row->chosen;
+    shown_text st = {.next = 0};
     cf_buf_printf(out, "recorded measurement %lld for recommendation %lld (%s on %d × %s, %d×%s)\n",
-                  r->measurement_id, row->id, row->spec_name, c->nodes, c->instance_type, c->gpus_per_node, c->gpu);
+                  r->measurement_id, row->id, one_line(&st, row->spec_name), c->nodes, one_line(&st, c->instance_type),
+                  c->gpus_per_node, one_line(&st, c->gpu));
     char change[48];
     if (!isnan(m->step_time_s))
         cf_buf_printf(out, "  step time   %.4g s measured, %.4g s predicted (%s)\n", m->step_time_s, c->step_time_s,
@@ -472,7 +501,8 @@ void cf_record_text(const cf_record_report *r, cf_buf *out)
         cf_buf_printf(out, "  cost        $%.2f measured, $%.2f predicted (%s)\n", m->total_usd, c->total_usd,
                       change_text(m->total_usd, c->total_usd, change, sizeof change));
     if (!isnan(m->step_time_s))
-        cf_buf_printf(out, "later recommendations for %s use this step time for %s\n", row->spec_name, c->gpu);
+        cf_buf_printf(out, "later recommendations for %s use this step time for %s\n", one_line(&st, row->spec_name),
+                      one_line(&st, c->gpu));
     else
         cf_buf_puts(out, "no step time given: kept in the history, but later recommendations cannot use it\n");
 }

@@ -242,6 +242,36 @@ static void test_history_diff_csv_has_the_values(void **state)
     cf_buf_free(&out);
 }
 
+/* history show and history diff (table) write stored text as one line: a
+ * line break in a row another client wrote (a shared PostgreSQL history, an
+ * edited file) made a line of their output, which the output's sanitiser
+ * keeps; the list's cells escaped it. */
+static void test_history_show_and_diff_keep_stored_text_on_its_line(void **state)
+{
+    (void)state;
+    cf_history_row a, b;
+    history_row(&a, 1, "main");
+    history_row(&b, 2, "x\nforged");
+    snprintf(b.chosen.region, sizeof b.chosen.region, "us-east-1\n  predicted    step 0.001 s");
+    snprintf(b.chosen.gpu, sizeof b.chosen.gpu, "H100\x1b[2J");
+    cf_history_show_report show = {.row = &b};
+    cf_buf out = CF_BUF_INIT;
+    cf_history_show_table(&show, &out);
+    const char *text = cf_buf_cstr(&out);
+    assert_non_null(strstr(text, "/us-east-1\\n  predicted    step 0.001 s\n"));
+    assert_non_null(strstr(text, "(1×H100\\e[2J)"));
+    assert_non_null(strstr(text, ", branch x\\nforged"));
+    assert_null(strstr(text, "\n  predicted    step 0.001 s"));
+    cf_buf_free(&out);
+    cf_history_diff_report r = {.from = &a, .to = &b};
+    cf_history_compare(&a, &b, &r.diff);
+    cf_history_diff_table(&r, &out);
+    text = cf_buf_cstr(&out);
+    assert_non_null(strstr(text, " → us-east-1\\n  predicted    step 0.001 s\n"));
+    assert_null(strstr(text, "\n  predicted"));
+    cf_buf_free(&out);
+}
+
 /* The BRANCH cell is cut at 40 bytes at a character boundary: "%.40s"
  * showed half an 'é' as '\xc3'. */
 static void test_history_table_cuts_whole_characters(void **state)
@@ -715,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_catalog_source_json),
         cmocka_unit_test(test_chosen_price_rule_is_of_the_price_paid),
         cmocka_unit_test(test_history_diff_csv_has_the_values),
+        cmocka_unit_test(test_history_show_and_diff_keep_stored_text_on_its_line),
         cmocka_unit_test(test_history_csv_has_the_run_url), cmocka_unit_test(test_profile_csv_and_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
