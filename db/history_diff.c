@@ -1,5 +1,6 @@
 /* Field-by-field comparison of stored recommendations (cloudfit/db/history_diff.h). */
 #include "cloudfit/db/history_diff.h"
+#include "cloudfit/common/number.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,12 +19,15 @@ static void text_entry(cf_diff_entry *e, const char *key, const char *group, con
 
 /* `digits` significant digits, never in exponent notation: a number too
  * large for them is shown whole, a price to the cent (a cost of
- * $1,234,567.89 was "1.23457e+06", and a change of it under $5 not one). */
+ * $1,234,567.89 was "1.23457e+06", and a change of it under $5 not one),
+ * and one under 1e-4 in decimals (an LR of 4.21e-05 is "0.0000421"). */
 static void shown(char *out, size_t n, double v, int digits, int cents)
 {
     snprintf(out, n, "%.*g", digits, v);
     if (strchr(out, 'e') && fabs(v) >= 1)
         snprintf(out, n, "%.*f", cents ? 2 : 0, v);
+    else if (strchr(out, 'e'))
+        cf_number_plain_text(v, digits, out, n);
 }
 
 /* Numbers compare at the precision they are shown with: a change below

@@ -140,6 +140,15 @@ static void test_large_numbers_are_shown_whole(void **state)
     cf_history_compare(&a, &b, &d);
     assert_string_equal(entry(&d, "lr")->before, "123457");
     assert_string_equal(entry(&d, "total_usd")->before, "1234567.89");
+    /* and a small one in decimals: BERT's LR of 4.21e-05 was shown so */
+    a.chosen.lr = 4.21e-05;
+    b.chosen.lr = 4.2149e-05;
+    a.chosen.step_time_s = 1.23456e-7;
+    cf_history_compare(&a, &b, &d);
+    assert_string_equal(entry(&d, "lr")->before, "0.0000421");
+    assert_string_equal(entry(&d, "lr")->after, "0.00004215");
+    assert_true(entry(&d, "lr")->changed);
+    assert_string_equal(entry(&d, "step_time_s")->before, "0.0000001235");
 }
 
 static void test_pct_needs_a_nonzero_number_before(void **state)
