@@ -176,6 +176,14 @@ cf_status cf_history_list_check(cf_history_query_request *req, char hash[65])
         st = empty_filter("--cloud", req->clouds[i], "a cloud name");
     for (size_t i = 0; i < req->n_gpus && st == CF_OK; i++)
         st = empty_filter("--gpu", req->gpus[i], "a GPU name");
+    /* since is inclusive, until exclusive: a range with no time in it (the
+     * two swapped, `--since 1d --until 7d`) listed nothing, exit 0 */
+    if (st == CF_OK && f->since && f->until && strcmp(f->since, f->until) >= 0) {
+        st = cf_error_set(CF_ERR_USAGE, "options '--since' (%s) and '--until' (%s): no time is in the range; "
+                          "--since must come before --until", f->since, f->until);
+        cf_error_hint("--since is inclusive, --until exclusive: e.g. '--since 14d --until 7d' (the week before the "
+                      "last) or '--since 2026-11-01 --until 2026-12-01'");
+    }
     size_t n = f->spec_hash ? strlen(f->spec_hash) : 0;
     for (size_t i = 0; i < n && st == CF_OK; i++)
         if (!isxdigit((unsigned char)f->spec_hash[i]) || i >= 64) {

@@ -153,14 +153,14 @@ static int list(const cf_cli_options *o, out_format fmt)
                    .limit = o->limit > 0 ? o->limit : DEFAULT_LIMIT},
         .clouds = (const char *const *)o->clouds.items, .n_clouds = (size_t)o->clouds.n,
         .gpus = (const char *const *)o->gpus.items, .n_gpus = (size_t)o->gpus.n};
-    if (cf_history_list_check(&req, hash) != CF_OK)
-        return cf_report_error();
     int rc;
     if ((rc = parse_time_option("--since", o->since, since, sizeof since)) ||
         (rc = parse_time_option("--until", o->until, until, sizeof until)))
         return rc;
     req.filter.since = o->since ? since : NULL;
     req.filter.until = o->until ? until : NULL;
+    if (cf_history_list_check(&req, hash) != CF_OK)
+        return cf_report_error();
     return list_rows(o, fmt, &req);
 }
 

@@ -456,6 +456,12 @@ def test_since_until_are_checked_dates():
         assert rc == 0 and len(json.loads(out)) == n, (args, rc, out, err)
     rc, out, err = run("history", "--db", db, "prune", "--older-than", "2026-13-01")
     assert rc == 2 and "--older-than" in err and "month 13" in err, (rc, err)
+    # a range with no time in it (the two swapped; equal: since inclusive, until exclusive) listed nothing, exit 0
+    for since, until in (("2026-12-01", "2026-01-01"), ("2026-11-18", "2026-11-18"), ("1d", "7d")):
+        for fmt in ("table", "json", "csv"):
+            rc, out, err = run("history", "--db", db, "-f", fmt, "--since", since, "--until", until)
+            assert rc == 2 and out == "" and "options '--since' (" in err and "no time is in the range" in err, \
+                (since, until, fmt, rc, err)
 
 
 def test_empty_filters_are_usage_errors():

@@ -49,7 +49,8 @@ typedef struct {
  * and so is a spec hash prefix of anything but 1 to 64 hex digits. The
  * prefix is lowered into `hash` (hashes are lowercase hex; a prefix is
  * matched in any case, as git matches object names) and the filter then
- * points there. */
+ * points there. With both since and until, since must come before until
+ * (CF_ERR_USAGE naming both: a range with no time in it listed nothing). */
 cf_status cf_history_list_check(cf_history_query_request *req, char hash[65]);
 /* CF_OK and `out` filled for req->kind, or a status with the last error
  * set (an id the history does not hold says so). cf_history_query_free
