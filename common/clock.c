@@ -158,6 +158,17 @@ cf_status cf_duration_parse_s(const char *text, double *out_s)
     return CF_OK;
 }
 
+/* A number and one unit letter (30d, -1d, 1e12h): an age, whatever its range. */
+static int written_as_age(const char *text)
+{
+    size_t len = text ? strlen(text) : 0;
+    if (len < 2 || !strchr("mhdw", text[len - 1]))
+        return 0;
+    char *end = NULL;
+    (void)strtod(text, &end);
+    return end == text + len - 1;
+}
+
 cf_status cf_when_parse(const char *text, char *out, size_t n, int *as_given)
 {
     double age_s;
@@ -166,6 +177,9 @@ cf_status cf_when_parse(const char *text, char *out, size_t n, int *as_given)
         cf_iso8601_ago(age_s, out, n);
         return CF_OK;
     }
+    if (written_as_age(text)) /* an age out of range was "not a date or time", its limit unsaid */
+        return cf_error_set(CF_ERR_INVALID, "'%s' is not an age cloudfit takes: expected 0 to 1000000000 minutes, "
+                            "hours, days or weeks (30d, 12h, 90m, 2w)", text);
     cf_error_clear(); /* what is wrong with it as a date (a word that is neither says so too) */
     cf_status st = cf_iso8601_normalize(text, out, n);
     *as_given = st == CF_OK;

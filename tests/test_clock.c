@@ -136,6 +136,12 @@ static void test_when(void **state)
     assert_int_equal(as_given, 0);
     assert_non_null(strstr(cf_error_message(), "yesterday"));
     cf_error_clear();
+    /* an age out of range says so and its limit (it was "not a date or time", the date forms listed) */
+    for (const char *const *age = (const char *const[]){"-1d", "99999999999d", "2e9h", NULL}; *age; age++) {
+        assert_int_equal(cf_when_parse(*age, out, sizeof out, &as_given), CF_ERR_INVALID);
+        assert_non_null(strstr(cf_error_message(), "is not an age cloudfit takes: expected 0 to 1000000000"));
+        cf_error_clear();
+    }
 }
 
 /* Ages reaching before the year 1000 (and before year 0) stay four-digit
