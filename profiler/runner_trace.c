@@ -157,10 +157,15 @@ cf_status cf_search_price_parse(const char *text, cf_search_price *out)
     cf_escape_into(text, shown, sizeof shown);
     if (!eq || eq == text || (size_t)(eq - text) >= sizeof out->gpu)
         return cf_error_set(CF_ERR_INVALID, "expects GPU=USD_PER_GPU_HR (e.g. T4=0.53 or T4=$0.53), got '%s'", shown);
-    /* the price as every money option takes it: 0.53 or $0.53 */
+    /* the price as every money option takes it: 0.53 or $0.53; below $1e5 an hour, as a price override's
+     * (pricing/price_overrides.c): --price T4=1e300 made every cost a 300-digit number */
     cf_number_result r = cf_number_usd(eq + 1, 0, HUGE_VAL, &v, why, sizeof why);
     if (r == CF_NUMBER_OK && !(v > 0))
         snprintf(why, sizeof why, "a price of 0");
+    else if (r == CF_NUMBER_OK && !(v < CF_SEARCH_PRICE_MAX)) {
+        snprintf(why, sizeof why, "not below $%g per GPU-hour", CF_SEARCH_PRICE_MAX);
+        r = CF_NUMBER_RANGE;
+    }
     if (r != CF_NUMBER_OK || !(v > 0))
         return cf_error_set(CF_ERR_INVALID, "expects GPU=USD_PER_GPU_HR (e.g. T4=0.53 or T4=$0.53), got '%s' (%s)",
                             shown, why);

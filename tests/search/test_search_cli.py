@@ -507,6 +507,18 @@ def test_shares_of_the_job_under_the_measured_times_without_an_oracle():
     assert "(%.2f%% of the job)" % ov["profile_cost_pct"] in out, out  # the table the same
 
 
+def test_a_price_past_any_real_one_is_refused():
+    """--price took any finite number: T4=1e300 made the chosen line, the oracle line and the $/HR column
+    300-digit numbers (exit 0). A price is below $1e5 per GPU-hour now, as a price override's per VM-hour:
+    more is exit 2 naming the bound, before any run; a price just under it still runs."""
+    for price in ("T4=1e300", "T4=$100000"):
+        rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--price", price)
+        assert rc == 2 and out == "", (price, rc, out)
+        assert "'--price'" in err and "not below $100000 per GPU-hour" in err and "search:" not in err, err
+    doc = trace_json("--price", "T4=99999", "--method", "model")
+    assert doc["chosen"]["usd_per_hour"] < 1e6 * doc["chosen"]["nodes"], doc["chosen"]
+
+
 def test_a_runner_without_single_node_configurations_is_not_called_infeasible():
     """A trace with multi-node rows only: the light profile has nothing to run on one VM, so no GPU type has a
     model; the search ran the 2-node probe anyway and exited 4, "no configuration meets the deadline", with a

@@ -24,8 +24,10 @@ typedef struct {
     char gpu[CF_GPU_NAME_MAX];
     double usd_per_gpu_hr;
 } cf_search_price;
-/* "GPU=USD_PER_GPU_HR" (T4=0.53): a GPU name and a positive decimal price.
- * CF_ERR_INVALID saying what was expected. */
+/* Prices are below this many US dollars per GPU-hour (as a price override's per VM-hour). */
+#define CF_SEARCH_PRICE_MAX 1e5
+/* "GPU=USD_PER_GPU_HR" (T4=0.53): a GPU name and a decimal price above 0 and
+ * below CF_SEARCH_PRICE_MAX. CF_ERR_INVALID saying what was expected. */
 cf_status cf_search_price_parse(const char *text, cf_search_price *out);
 
 typedef struct cf_trace_runner cf_trace_runner;
