@@ -271,14 +271,22 @@ cf_status cf_trace_runner_open(const cf_trace_runner_config *cfg, cf_trace_runne
             continue;
         }
         if (p) {
-            cf_vm *s = &t->synthetic[t->n_synthetic++];
-            snprintf(s->cloud, sizeof s->cloud, "%s", trace_cloud);
-            snprintf(s->region, sizeof s->region, "%s", "-");
-            snprintf(s->instance_type, sizeof s->instance_type, "%d×%s (--price)", g, r->gpu);
-            snprintf(s->gpu_model, sizeof s->gpu_model, "%s", r->gpu);
-            s->gpu_count = g;
-            s->price_ondemand_usd_per_hr = g * p->usd_per_gpu_hr;
-            s->interruptions_pct_per_month = -1;
+            /* one VM per shape, as the catalog has one: a VM per configuration made every configuration an offer */
+            cf_vm *s = NULL;
+            for (size_t k = 0; k < t->n_synthetic && !s; k++)
+                if (t->synthetic[k].gpu_count == g && strcasecmp(t->synthetic[k].gpu_model, r->gpu) == 0 &&
+                    strcmp(t->synthetic[k].cloud, trace_cloud) == 0)
+                    s = &t->synthetic[k];
+            if (!s) {
+                s = &t->synthetic[t->n_synthetic++];
+                snprintf(s->cloud, sizeof s->cloud, "%s", trace_cloud);
+                snprintf(s->region, sizeof s->region, "%s", "-");
+                snprintf(s->instance_type, sizeof s->instance_type, "%d×%s (--price)", g, r->gpu);
+                snprintf(s->gpu_model, sizeof s->gpu_model, "%s", r->gpu);
+                s->gpu_count = g;
+                s->price_ondemand_usd_per_hr = g * p->usd_per_gpu_hr;
+                s->interruptions_pct_per_month = -1;
+            }
             vm = s;
         }
         c->vm = vm;

@@ -519,6 +519,17 @@ def test_a_price_past_any_real_one_is_refused():
     assert doc["chosen"]["usd_per_hour"] < 1e6 * doc["chosen"]["nodes"], doc["chosen"]
 
 
+def test_a_price_makes_one_offer_per_shape():
+    """--price made a VM per configuration: the trace's 100 T4 configurations on 4 shapes (1-4 GPUs per VM)
+    were '100 offers' in the table's header and explanation.search.offers, where the catalog's pricing of the
+    same trace counts its 3 VMs. It is one VM per shape now, the choices unchanged."""
+    doc = trace_json("--price", "T4=0.5")
+    assert doc["explanation"]["search"]["offers"] == 4, doc["explanation"]["search"]
+    assert doc["explanation"]["search"]["priced_configurations"] == 100, doc["explanation"]["search"]
+    rc, out, err = run(SPEC, "--runner", "trace:" + TRACE, "--no-history", "--price", "T4=0.5")
+    assert rc == 0 and "imagenet: 4 offers × " in out, (rc, out, err)
+
+
 def test_a_runner_without_single_node_configurations_is_not_called_infeasible():
     """A trace with multi-node rows only: the light profile has nothing to run on one VM, so no GPU type has a
     model; the search ran the 2-node probe anyway and exited 4, "no configuration meets the deadline", with a
