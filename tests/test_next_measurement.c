@@ -161,6 +161,7 @@ static void test_ranking_cannot_flip(void **state)
     assert_string_equal(m.gpu, "A");
     assert_false(m.could_change_choice);
     assert_true(m.flip_probability < 1e-3);
+    assert_true(m.expected_gain == 0); /* no outcome changes the choice: not a rounding's 1e-17 */
     assert_true(m.usd_p90_after < m.usd_p90);
     assert_non_null(strstr(m.reason, "would narrow"));
 }

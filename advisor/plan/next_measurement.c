@@ -389,6 +389,10 @@ void cf_next_measurement_choose(const cf_advisor_input *in, const cf_advice *adv
             o.narrowing = chosen->spot ? 0 : up - up_after;
             /* the value of the measurement: the expected improvement of the choice made after it */
             o.gain = m->expected_gain = cf_expected_improvement(outcome_value, &oc, c0) / c0;
+            /* a gain below 1e-9 of the plan's value is the arithmetic's rounding, not a gain (the JSON said
+             * 1.52e-17, another build 5.77e-17, where the choice changes at no outcome) */
+            if (fabs(o.gain) < 1e-9)
+                o.gain = m->expected_gain = 0;
             oc.count_changes = 1;
             m->flip_probability = cf_expected_improvement(outcome_value, &oc, INFINITY);
             m->could_change_choice = m->flip_probability >= FLIP_WORTH_MEASURING;
