@@ -567,6 +567,8 @@ int cf_cli_parse(unsigned command, const char *command_name, int argc, char **ar
                 for (int i = 1; i < argc && !cluster[0]; i++)
                     if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && strchr(argv[i] + 1, optopt))
                         cluster = argv[i];
+                if (strlen(cluster) == 2) /* the option alone, not a cluster: "unknown option '-1' in '-1'" */
+                    cluster = "";
                 return usage_error(command_name, "unknown option '-%c'%s%s%s%s", optopt, cluster[0] ? " in '" : "",
                                    cluster, cluster[0] ? "'" : "",
                                    optopt == '=' ? " (a short option takes no '=value'; the long one does: --quiet=false)" : "");

@@ -623,7 +623,10 @@ def test_usage_errors():
     assert p.returncode == 0 and json.loads(p.stdout)["chosen"] and os.listdir(folder) == [], (p.stderr, os.listdir(folder))
     # an unknown short option inside a cluster is named (-q=false was "unknown option 'recommend'")
     rc, out, err = run("recommend", "-q=false", example("mlp-synthetic.json"))
-    assert rc == 2 and "unknown option '-='" in err and "--quiet=false" in err, err
+    assert rc == 2 and "unknown option '-=' in '-q=false'" in err and "--quiet=false" in err, err
+    # an unknown short option alone is not a cluster ("unknown option '-1' in '-1'")
+    rc, out, err = run("history", "show", "-1")
+    assert rc == 2 and "cloudfit: unknown option '-1'\n" in err, err
     # a prefix of several options was called unknown
     rc, out, err = run("prices", "--wid", "40")
     assert rc == 2 and "ambiguous option '--wid': --width, --wide; give the whole name" in err, err
