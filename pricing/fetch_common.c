@@ -64,8 +64,9 @@ cf_status cf_fetch_json(const cf_fetch_ctx *ctx, const char *url, const char *wh
         char why[300], shown[2048];
         snprintf(why, sizeof why, "%s", cf_error_message());
         cf_http_redact(url, shown, sizeof shown);
-        st = cf_error_set(CF_ERR_NETWORK, "%s: the response from %s is not valid JSON (%zu bytes; %s): truncated or "
-                          "corrupt", what, shown, body.len, why);
+        /* called truncated only when it ends early: a price of 1e400 was "truncated or corrupt" */
+        st = cf_error_set(CF_ERR_NETWORK, "%s: the response from %s is not valid JSON (%zu bytes; %s)%s", what, shown,
+                          body.len, why, strstr(why, "end of input") ? ": truncated" : "");
         cf_error_hint("nothing from this response was used; run the update again later");
     }
     cf_buf_free(&body);

@@ -13,7 +13,8 @@ of the body, then nothing for server.stall_s while the connection stays open),
 trickle (the whole body in small pieces spread over server.trickle_s:
 slow but steady), loop (pagination points back at the same page), bomb (a
 gzip body of 64 KiB that inflates to 65 MiB: one byte over the client's
-64 MiB limit for a JSON page, plus 1 MiB), redirect (302 to server.redirect_to). "times"
+64 MiB limit for a JSON page, plus 1 MiB), redirect (302 to server.redirect_to), huge (the first
+"retailPrice" written as 1e400, past any double). "times"
 = how many requests get the fault (default: all).
 
 server.gcp_shuffle = SEED serves the GCP SKU list in a shuffled order
@@ -172,6 +173,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(self.send(302, b"", [("Location", self.server.redirect_to)]))
         elif kind == "truncate":
             self.wfile.write(self.send(status, body[: len(body) // 2]))
+        elif kind == "huge":
+            text = body.decode()
+            at = text.index('"retailPrice":') + len('"retailPrice":')
+            end = at + len(text[at:]) - len(text[at:].lstrip(" 0123456789.eE+-"))
+            self.wfile.write(self.send(status, (text[:at] + " 1e400" + text[end:]).encode()))
         elif kind == "loop":
             text = body.decode()
             if url.path == "/api/retail/prices":

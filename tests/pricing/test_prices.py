@@ -435,7 +435,15 @@ def test_dropped_connection_always_fails_on_streamed_offer_file():
 
 def test_truncated_json_fails_and_keeps_snapshot():
     rc, err, db, before, after, _ = fault_case("/api/retail/prices", "truncate")
-    assert_kept(rc, err, db, before, after, "is not valid JSON", "truncated or corrupt")
+    assert_kept(rc, err, db, before, after, "is not valid JSON", "got end of input): truncated")
+
+
+def test_a_price_past_any_double_is_not_called_truncated():
+    """A price of 1e400 was "not valid JSON (...: number out of range '1e400'): truncated or corrupt": the reason
+    was right, the guess after it wrong. Only an answer that ends early is called truncated."""
+    rc, err, db, before, after, _ = fault_case("/api/retail/prices", "huge")
+    assert_kept(rc, err, db, before, after, "is not valid JSON", "number out of range '1e400'")
+    assert "truncated" not in err and "corrupt" not in err, err
 
 
 def test_slow_response_times_out():
