@@ -268,6 +268,21 @@ static void note_outlasting(const cf_simulate_run_request *req, const cf_simulat
                             "scores shorter lengths too)");
 }
 
+/* "search.KEY LIMIT (the median … at best)" in `limits` when the rows' best
+ * median (`best`, hours or dollars; infinite when no start finishes) is past
+ * a limit given. */
+static void median_past(cf_buf *limits, const char *key, double limit, double best, int dollars)
+{
+    if (!(limit > 0) || best <= limit)
+        return;
+    cf_buf_printf(limits, "%ssearch.%s %g (", limits->len ? ", " : "", key, limit);
+    if (isfinite(best))
+        cf_buf_printf(limits, "the median %s is %s%.*f%s at best)", dollars ? "cost" : "wall time", dollars ? "$" : "",
+                      dollars ? 2 : 1, best, dollars ? "" : " h");
+    else
+        cf_buf_puts(limits, "the median start never finishes)");
+}
+
 /* simulate replays the trace's VMs whatever the spec's search allows
  * (docs/spot.md): say which of its limits the replayed plan is outside (a
  * spec limited to gcp, 2 nodes and A100 was replayed on 16 × aws V100
@@ -316,20 +331,8 @@ static void note_limits(const cf_simulate_run_request *req, const cf_simulate_ru
     if ((c->spot == CF_SPOT_NEVER && c->spot_given) || (misses & 1u << CF_FILTER_SPOT))
         cf_buf_printf(&limits, "%ssearch.spot %s (%s)", limits.len ? ", " : "", cf_spot_policy_name(c->spot),
                       c->spot == CF_SPOT_NEVER ? "the trace is a spot VM's availability" : "the VM has no spot price");
-    if (c->deadline_hours > 0 && !(best_h <= c->deadline_hours)) {
-        cf_buf_printf(&limits, "%ssearch.deadline_hours %g (", limits.len ? ", " : "", c->deadline_hours);
-        if (isfinite(best_h))
-            cf_buf_printf(&limits, "the median wall time is %.1f h at best)", best_h);
-        else
-            cf_buf_puts(&limits, "the median start never finishes)");
-    }
-    if (c->budget_usd > 0 && !(best_usd <= c->budget_usd)) {
-        cf_buf_printf(&limits, "%ssearch.budget_usd %g (", limits.len ? ", " : "", c->budget_usd);
-        if (isfinite(best_usd))
-            cf_buf_printf(&limits, "the median cost is $%.2f at best)", best_usd);
-        else
-            cf_buf_puts(&limits, "the median start never finishes)");
-    }
+    median_past(&limits, "deadline_hours", c->deadline_hours, best_h, 0);
+    median_past(&limits, "budget_usd", c->budget_usd, best_usd, 1);
     if (limits.len) {
         cf_buf text = CF_BUF_INIT;
         cf_buf_printf(&text, "the replayed plan (%s) is outside the spec's %s: simulate replays the trace's VMs, "
